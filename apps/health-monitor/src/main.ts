@@ -1,0 +1,5 @@
+import 'reflect-metadata';
+import { HealthMonitorModule } from '@certlane/health-monitor';
+import { runService } from '@certlane/platform';
+
+void runService('health-monitor', [HealthMonitorModule.forRoot()]);

@@ -1,0 +1,5 @@
+import 'reflect-metadata';
+import { ProtocolFrontendsModule } from '@certlane/protocol-frontends';
+import { runService } from '@certlane/platform';
+
+void runService('protocol-frontends', [ProtocolFrontendsModule.forRoot()]);

@@ -1,0 +1,147 @@
+import 'reflect-metadata';
+import type { Server as HttpsServer } from 'node:https';
+import { relative } from 'node:path';
+import { ApiGatewayModule } from '@certlane/api-gateway';
+import { AuthModule } from '@certlane/auth';
+import { SERVICE_NAMES } from '@certlane/contracts';
+import { DeploymentDispatchModule } from '@certlane/deployment-dispatch';
+import { HealthMonitorModule } from '@certlane/health-monitor';
+import { IssuanceModule } from '@certlane/issuance';
+import { NotifierModule } from '@certlane/notifier';
+import {
+  createCertlaneApp,
+  createLogger,
+  exitOnConfigError,
+  InProcessBus,
+  loadConfig,
+  MessageBus,
+  Metrics,
+  migrateService,
+  NatsBus,
+  readBuildInfo,
+  ReadinessRegistry,
+  readTlsMaterial,
+  reloadTlsOnSighup,
+} from '@certlane/platform';
+import { ProtocolFrontendsModule } from '@certlane/protocol-frontends';
+import { RevocationModule } from '@certlane/revocation';
+import { startEmbeddedPostgres } from './database';
+import { applyDefaults, openDataDir } from './data-dir';
+
+const PROGRAM = 'certlane';
+
+/**
+ * `npm start`: the whole system in one process on embedded defaults: embedded Postgres, the
+ * in-process bus, generated secrets and a self-signed certificate in SERVICE_DATA_DIR. Any
+ * SERVICE_* variable set in the environment wins over the generated value; setting
+ * SERVICE_DATABASE_URL / SERVICE_NATS_URL uses real servers instead of the embedded ones.
+ */
+async function main(): Promise<void> {
+  const env = process.env;
+  const dataDir = await openDataDir(env.SERVICE_DATA_DIR || '.certlane-data');
+  const useEmbeddedPostgres = !env.SERVICE_DATABASE_URL;
+  const useNats = !!env.SERVICE_NATS_URL;
+  applyDefaults(env, {
+    SERVICE_TLS_CERT_PATH: dataDir.certPath,
+    SERVICE_TLS_KEY_PATH: dataDir.keyPath,
+    SERVICE_AUTH_SECRET: dataDir.secrets.auth_secret,
+    SERVICE_CONFIG_ENCRYPTION_KEY: dataDir.secrets.config_encryption_key,
+    SERVICE_BOOTSTRAP_TOKEN: dataDir.secrets.bootstrap_token,
+    SERVICE_DATABASE_POOL_SIZE: '4',
+  });
+
+  let config;
+  let tls;
+  try {
+    config = loadConfig(env);
+    tls = readTlsMaterial(config.tls);
+  } catch (error) {
+    exitOnConfigError(PROGRAM, error);
+  }
+  const buildInfo = readBuildInfo();
+  const logger = createLogger({ service: 'quickstart', version: buildInfo.version, level: config.logLevel });
+
+  const embedded = useEmbeddedPostgres
+    ? await startEmbeddedPostgres(
+        dataDir.root,
+        Number(env.SERVICE_EMBEDDED_POSTGRES_PORT || 54329),
+        dataDir.secrets.postgres_password,
+      )
+    : undefined;
+  if (embedded) config = { ...config, database: { ...config.database, url: embedded.url } };
+
+  for (const service of SERVICE_NAMES) await migrateService(service, config, logger);
+
+  const bus: MessageBus = useNats
+    ? await NatsBus.connect({
+        servers: config.nats.servers,
+        namespace: config.nats.namespace,
+        name: PROGRAM,
+        requestTimeoutMs: config.nats.requestTimeoutMs,
+        onUnexpected: (error) => logger.error({ err: error }, 'bus handler failed'),
+      })
+    : new InProcessBus({
+        requestTimeoutMs: config.nats.requestTimeoutMs,
+        onUnexpected: (error) => logger.error({ err: error }, 'bus handler failed'),
+      });
+
+  const app = await createCertlaneApp(
+    {
+      config,
+      logger,
+      bus,
+      metrics: new Metrics('quickstart'),
+      readiness: new ReadinessRegistry(),
+      buildInfo,
+      tls,
+    },
+    [
+      ApiGatewayModule.forRoot(),
+      AuthModule.forRoot(),
+      IssuanceModule.forRoot(),
+      DeploymentDispatchModule.forRoot(),
+      RevocationModule.forRoot(),
+      ProtocolFrontendsModule.forRoot(),
+      NotifierModule.forRoot(),
+      HealthMonitorModule.forRoot(),
+    ],
+  );
+  await app.listen(config.port, config.listenAddress);
+  reloadTlsOnSighup(app.getHttpServer() as HttpsServer, config.tls, logger);
+
+  const shutdown = async () => {
+    await app.close();
+    await bus.close();
+    await embedded?.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
+
+  const secrets = relative(process.cwd(), dataDir.secretsFile) || dataDir.secretsFile;
+  const cert = relative(process.cwd(), config.tls.certPath) || config.tls.certPath;
+  const keyCommand =
+    env.SERVICE_AUTH_SECRET === dataDir.secrets.auth_secret
+      ? `$(node -p "require('./${secrets}').auth_secret")`
+      : '$SERVICE_AUTH_SECRET';
+  process.stdout.write(
+    [
+      '',
+      `Certlane ${buildInfo.version} is running at https://localhost:${config.port} (TLS 1.3, one process).`,
+      `  database: ${embedded ? `embedded Postgres in ${relative(process.cwd(), dataDir.root) || dataDir.root}/postgres` : 'SERVICE_DATABASE_URL'}`,
+      `  bus:      ${useNats ? 'NATS at SERVICE_NATS_URL' : 'in-process'}`,
+      `  auth:     ${config.auth.type}; generated secrets are in ${secrets} (mode 0600)`,
+      '',
+      'Next:',
+      `  export CERTLANE_KEY=${keyCommand}`,
+      `  curl --cacert ${cert} -H "Authorization: Bearer $CERTLANE_KEY" https://localhost:${config.port}/api/v1/renewal-policies`,
+      `  curl --cacert ${cert} https://localhost:${config.port}/api/v1/version`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+main().catch((error) => {
+  process.stderr.write(`${PROGRAM}: startup failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

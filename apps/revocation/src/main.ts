@@ -1,0 +1,5 @@
+import 'reflect-metadata';
+import { RevocationModule } from '@certlane/revocation';
+import { runService } from '@certlane/platform';
+
+void runService('revocation', [RevocationModule.forRoot()]);

@@ -1,0 +1,30 @@
+// Shared Jest settings for every project: SWC transform (with decorator metadata, as the
+// build uses) and the workspace path aliases, read from tsconfig.base.json so they cannot drift.
+const path = require('node:path');
+const { compilerOptions } = require('./tsconfig.base.json');
+
+const moduleNameMapper = Object.fromEntries(
+  Object.entries(compilerOptions.paths).map(([alias, [target]]) => [
+    `^${alias.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`,
+    path.join(__dirname, target),
+  ]),
+);
+
+const swcConfig = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+    target: 'es2022',
+    keepClassNames: true,
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: 'inline',
+};
+
+module.exports = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['@swc/jest', swcConfig] },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper,
+  setupFiles: [path.join(__dirname, 'libs/testing/src/setup-env.js')],
+};

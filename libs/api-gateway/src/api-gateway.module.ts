@@ -1,0 +1,19 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ServiceCoreModule } from '@certlane/platform';
+import { AuthGuard } from './auth/auth.guard';
+import { RenewalPoliciesController } from './renewal-policies/renewal-policies.controller';
+import { SystemController } from './system/system.controller';
+
+/** The public API: authenticates, validates, and forwards to the owning service over the bus. */
+@Module({})
+export class ApiGatewayModule {
+  static forRoot(): DynamicModule {
+    return {
+      module: ApiGatewayModule,
+      imports: [ServiceCoreModule.forService({ service: 'api-gateway' })],
+      controllers: [SystemController, RenewalPoliciesController],
+      providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
+    };
+  }
+}

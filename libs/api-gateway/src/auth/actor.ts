@@ -1,0 +1,24 @@
+import type { Request } from 'express';
+import { RequestContext } from '@certlane/contracts';
+import { requestIdOf } from '@certlane/platform';
+
+/** Who is calling. Until the auth service lands, only the env API key or the demo actor. */
+export interface Actor {
+  id: string;
+  kind: 'api-key' | 'demo';
+}
+
+const ACTOR = Symbol('certlane.actor');
+
+export function setActor(request: Request, actor: Actor): void {
+  (request as unknown as Record<symbol, Actor>)[ACTOR] = actor;
+}
+
+export function actorOf(request: Request): Actor | undefined {
+  return (request as unknown as Record<symbol, Actor | undefined>)[ACTOR];
+}
+
+/** The context a gateway request carries over the bus. */
+export function busContext(request: Request): RequestContext {
+  return { request_id: requestIdOf(request), actor_id: actorOf(request)?.id };
+}

@@ -1,0 +1,76 @@
+import { EventContract, RequestContract, shape } from './messaging/contract';
+import { Page } from './pagination/page';
+import {
+  CreateRenewalPolicyRequest,
+  ListRenewalPoliciesRequest,
+  RenewalPolicyDeleted,
+  RenewalPolicyDto,
+  RenewalPolicyIdRequest,
+  UpdateRenewalPolicyRequest,
+} from './renewal-policies/renewal-policy.dto';
+import { PingRequest, PingResponse } from './system/ping.dto';
+
+/** Every deployable service; the first segment of its subjects and the name of its schema. */
+export const SERVICE_NAMES = [
+  'api-gateway',
+  'auth',
+  'issuance',
+  'deployment-dispatch',
+  'revocation',
+  'protocol-frontends',
+  'notifier',
+  'health-monitor',
+] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** Request/reply subjects: `<service>.v1.<verb-noun>`, served by a queue group of that service. */
+export const requestContracts = {
+  'issuance.v1.list-renewal-policies': {
+    request: ListRenewalPoliciesRequest,
+    response: shape<Page<RenewalPolicyDto>>(),
+  },
+  'issuance.v1.get-renewal-policy': { request: RenewalPolicyIdRequest, response: shape<RenewalPolicyDto>() },
+  'issuance.v1.create-renewal-policy': {
+    request: CreateRenewalPolicyRequest,
+    response: shape<RenewalPolicyDto>(),
+  },
+  'issuance.v1.update-renewal-policy': {
+    request: UpdateRenewalPolicyRequest,
+    response: shape<RenewalPolicyDto>(),
+  },
+  'issuance.v1.delete-renewal-policy': {
+    request: RenewalPolicyIdRequest,
+    response: shape<RenewalPolicyDeleted>(),
+  },
+  'auth.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
+  'issuance.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
+  'deployment-dispatch.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
+  'revocation.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
+  'protocol-frontends.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
+  'notifier.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
+  'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
+} satisfies Record<string, RequestContract<object, unknown>>;
+
+/** Durable events: `<service>.v1.<entity>.<past-verb>`, carried by JetStream. */
+export const eventContracts = {
+  'issuance.v1.renewal-policy.created': { payload: shape<RenewalPolicyDto>() },
+  'issuance.v1.renewal-policy.updated': { payload: shape<RenewalPolicyDto>() },
+  'issuance.v1.renewal-policy.deleted': { payload: shape<RenewalPolicyDeleted>() },
+} satisfies Record<string, EventContract<unknown>>;
+
+export type RequestSubject = keyof typeof requestContracts;
+export type EventSubject = keyof typeof eventContracts;
+export type RequestOf<S extends RequestSubject> = InstanceType<(typeof requestContracts)[S]['request']>;
+export type ResponseOf<S extends RequestSubject> = NonNullable<
+  (typeof requestContracts)[S]['response']['__shape']
+>;
+export type EventOf<E extends EventSubject> = NonNullable<(typeof eventContracts)[E]['payload']['__shape']>;
+
+export type PingSubject = `${Exclude<ServiceName, 'api-gateway'>}.v1.ping`;
+export const pingSubject = (service: Exclude<ServiceName, 'api-gateway'>): PingSubject =>
+  `${service}.v1.ping`;
+
+/** The service that owns a subject: its first dot-separated segment. */
+export function owningService(subject: string): string {
+  return subject.slice(0, subject.indexOf('.'));
+}

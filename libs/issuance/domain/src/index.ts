@@ -1,0 +1,2 @@
+export * from './renewal-policy-id';
+export * from './renewal-policy';

@@ -1,0 +1,101 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { CertlaneError, ErrorCode, Page, RenewalPolicyDto, ResolvedPage } from '@certlane/contracts';
+import { RenewalPolicyFields } from '@certlane/issuance-domain';
+import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { RenewalPolicyEntity } from './renewal-policy.entity';
+
+export function toDto(row: RenewalPolicyEntity): RenewalPolicyDto {
+  return {
+    id: row.id,
+    name: row.name,
+    renewal_window_days: row.renewal_window_days,
+    max_retries: row.max_retries,
+    retry_interval_seconds: row.retry_interval_seconds,
+    alert_thresholds_days: row.alert_thresholds_days,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** Storage of renewal policies in the issuance schema. */
+@Injectable()
+export class RenewalPolicyRepository {
+  constructor(@InjectDataSource('issuance') private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  async list(page: ResolvedPage): Promise<Page<RenewalPolicyDto>> {
+    const [rows, total] = await this.dataSource.getRepository(RenewalPolicyEntity).findAndCount({
+      order: { id: 'ASC' },
+      skip: page.offset,
+      take: page.per_page,
+    });
+    return { data: rows.map(toDto), total, page: page.page, per_page: page.per_page };
+  }
+
+  find(id: string, manager: EntityManager = this.dataSource.manager): Promise<RenewalPolicyEntity | null> {
+    return manager.getRepository(RenewalPolicyEntity).findOneBy({ id });
+  }
+
+  /** Locks the slug so concurrent creates with the same slug pick distinct ids. */
+  async idsWithPrefix(manager: EntityManager, baseId: string): Promise<Set<string>> {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`renewal-policy-id:${baseId}`]);
+    const rows: { id: string }[] = await manager.query(
+      `SELECT id FROM renewal_policies WHERE id = $1 OR id LIKE $2`,
+      [baseId, `${baseId.replace(/[\\%_]/g, '\\$&')}-%`],
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
+  async insert(
+    manager: EntityManager,
+    id: string,
+    fields: RenewalPolicyFields,
+  ): Promise<RenewalPolicyEntity> {
+    const repository = manager.getRepository(RenewalPolicyEntity);
+    try {
+      await repository.insert({ id, ...fields });
+    } catch (error) {
+      throw translateUniqueViolation(error, fields.name);
+    }
+    return (await repository.findOneBy({ id })) as RenewalPolicyEntity;
+  }
+
+  async update(
+    manager: EntityManager,
+    id: string,
+    fields: RenewalPolicyFields,
+  ): Promise<RenewalPolicyEntity> {
+    const repository = manager.getRepository(RenewalPolicyEntity);
+    try {
+      await repository.update({ id }, { ...fields });
+    } catch (error) {
+      throw translateUniqueViolation(error, fields.name);
+    }
+    return (await repository.findOneBy({ id })) as RenewalPolicyEntity;
+  }
+
+  async delete(manager: EntityManager, id: string): Promise<boolean> {
+    const result = await manager.getRepository(RenewalPolicyEntity).delete({ id });
+    return (result.affected ?? 0) > 0;
+  }
+}
+
+function translateUniqueViolation(error: unknown, name: string): unknown {
+  const driverError = (error as QueryFailedError & { driverError?: { code?: string; constraint?: string } })
+    .driverError;
+  if (
+    error instanceof QueryFailedError &&
+    driverError?.code === '23505' &&
+    driverError.constraint === 'renewal_policies_name_key'
+  ) {
+    return new CertlaneError(
+      ErrorCode.RenewalPolicyDuplicateName,
+      `a renewal policy named ${JSON.stringify(name)} already exists`,
+    );
+  }
+  return error;
+}

@@ -1,0 +1,79 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  CertlaneError,
+  CreateRenewalPolicyRequest,
+  ErrorCode,
+  ListRenewalPoliciesRequest,
+  Page,
+  RenewalPolicyDeleted,
+  RenewalPolicyDto,
+  resolvePage,
+  UpdateRenewalPolicyRequest,
+} from '@certlane/contracts';
+import {
+  applyRenewalPolicyChanges,
+  newRenewalPolicy,
+  nextFreeId,
+  renewalPolicyId,
+} from '@certlane/issuance-domain';
+import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import { RenewalPolicyRepository, toDto } from './renewal-policy.repository';
+
+const notFound = (id: string) =>
+  new CertlaneError(ErrorCode.RenewalPolicyNotFound, `renewal policy ${JSON.stringify(id)} not found`);
+
+/** Renewal policy use cases; each change commits with its event in the outbox. */
+@Injectable()
+export class RenewalPolicyService {
+  constructor(
+    private readonly repository: RenewalPolicyRepository,
+    @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
+  ) {}
+
+  list(request: ListRenewalPoliciesRequest): Promise<Page<RenewalPolicyDto>> {
+    return this.repository.list(resolvePage(request));
+  }
+
+  async get(id: string): Promise<RenewalPolicyDto> {
+    const row = await this.repository.find(id);
+    if (!row) throw notFound(id);
+    return toDto(row);
+  }
+
+  async create(request: CreateRenewalPolicyRequest, actorId?: string): Promise<RenewalPolicyDto> {
+    const fields = newRenewalPolicy(request);
+    const created = await this.repository.transaction(async (manager) => {
+      const baseId = renewalPolicyId(fields.name);
+      const id = nextFreeId(baseId, await this.repository.idsWithPrefix(manager, baseId));
+      const dto = toDto(await this.repository.insert(manager, id, fields));
+      await this.outbox.add(manager, 'issuance.v1.renewal-policy.created', dto, actorId);
+      return dto;
+    });
+    this.outbox.committed();
+    return created;
+  }
+
+  async update(request: UpdateRenewalPolicyRequest, actorId?: string): Promise<RenewalPolicyDto> {
+    const { id, ...changes } = request;
+    const updated = await this.repository.transaction(async (manager) => {
+      const current = await this.repository.find(id, manager);
+      if (!current) throw notFound(id);
+      const dto = toDto(
+        await this.repository.update(manager, id, applyRenewalPolicyChanges(current, changes)),
+      );
+      await this.outbox.add(manager, 'issuance.v1.renewal-policy.updated', dto, actorId);
+      return dto;
+    });
+    this.outbox.committed();
+    return updated;
+  }
+
+  async delete(id: string, actorId?: string): Promise<RenewalPolicyDeleted> {
+    await this.repository.transaction(async (manager) => {
+      if (!(await this.repository.delete(manager, id))) throw notFound(id);
+      await this.outbox.add(manager, 'issuance.v1.renewal-policy.deleted', { id }, actorId);
+    });
+    this.outbox.committed();
+    return { id };
+  }
+}

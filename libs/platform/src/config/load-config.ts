@@ -1,0 +1,174 @@
+import { AUTH_TYPES, AuthType, CertlaneConfig, LOG_LEVELS } from './certlane-config';
+import { ConfigError } from './config-error';
+import { parseBoolean, parseDuration, parseEnum, parseInteger, parseList } from './parsers';
+import { CONFIG_VARIABLES, KNOWN_VARIABLE_NAMES } from './variables';
+
+export type Env = Record<string, string | undefined>;
+
+export const ENCRYPTION_KEY_MIN_LENGTH = 32;
+export const AUTH_SECRET_MIN_LENGTH = 16;
+
+const PLACEHOLDER =
+  /^(change[-_ ]?me.*|changeit|replace[-_ ]?me.*|placeholder|example|secret|password|default|demo|test|todo|none|null|your[-_ ].*|<.*>|x+|0+|1234.*)$/i;
+
+/** True for values that are obviously not real secrets (documentation samples, "changeme"...). */
+export function isPlaceholderSecret(value: string): boolean {
+  return PLACEHOLDER.test(value.trim()) || /change[-_ ]?me|replace[-_ ]?me|placeholder/i.test(value);
+}
+
+/**
+ * Spec 5.1: `jwt` was removed in favour of an authenticating gateway; anything else unknown is
+ * invalid. Called by loadConfig and again by the gateway at runtime.
+ */
+export function assertSupportedAuthType(raw: string): AuthType {
+  const value = raw.trim().toLowerCase();
+  if (value === 'jwt') {
+    throw new ConfigError(
+      'SERVICE_AUTH_TYPE=jwt is not supported: put an authenticating gateway (JWT, SAML, mTLS, LDAP) in front of Certlane and run it with SERVICE_AUTH_TYPE=none and SERVICE_DEMO_MODE_ACK=true',
+    );
+  }
+  if (!(AUTH_TYPES as readonly string[]).includes(value)) {
+    throw new ConfigError(`SERVICE_AUTH_TYPE=${JSON.stringify(raw)} is not valid: use api-key, oidc or none`);
+  }
+  return value as AuthType;
+}
+
+function withDefaults(env: Env): (name: string) => string | undefined {
+  const defaults = new Map(CONFIG_VARIABLES.map((v) => [v.name, v.default]));
+  return (name) => {
+    const value = env[name];
+    return value !== undefined && value !== '' ? value : defaults.get(name);
+  };
+}
+
+function required(get: (name: string) => string | undefined, name: string, why: string): string {
+  const value = get(name);
+  if (value === undefined || value.trim() === '') throw new ConfigError(`${name} is required: ${why}`);
+  return value;
+}
+
+/** Parses and validates every SERVICE_* variable; throws ConfigError with one clear line. */
+export function loadConfig(env: Env): CertlaneConfig {
+  const get = withDefaults(env);
+  const demoModeAck = parseBoolean('SERVICE_DEMO_MODE_ACK', get('SERVICE_DEMO_MODE_ACK') ?? 'false');
+
+  const authType = assertSupportedAuthType(get('SERVICE_AUTH_TYPE') ?? 'api-key');
+  if (authType === 'none' && !demoModeAck) {
+    throw new ConfigError(
+      'SERVICE_AUTH_TYPE=none turns authentication off: it is allowed only with SERVICE_DEMO_MODE_ACK=true (demo use, or behind an authenticating gateway)',
+    );
+  }
+
+  const certPath = required(
+    get,
+    'SERVICE_TLS_CERT_PATH',
+    'Certlane serves TLS only (set it and SERVICE_TLS_KEY_PATH to PEM files)',
+  );
+  const keyPath = required(
+    get,
+    'SERVICE_TLS_KEY_PATH',
+    'Certlane serves TLS only (set it and SERVICE_TLS_CERT_PATH to PEM files)',
+  );
+
+  const authSecret = get('SERVICE_AUTH_SECRET');
+  if (authType === 'api-key') {
+    if (!authSecret) throw new ConfigError('SERVICE_AUTH_SECRET is required when SERVICE_AUTH_TYPE=api-key');
+    if (authSecret.length < AUTH_SECRET_MIN_LENGTH) {
+      throw new ConfigError(`SERVICE_AUTH_SECRET must be at least ${AUTH_SECRET_MIN_LENGTH} characters`);
+    }
+  }
+  if (authSecret && isPlaceholderSecret(authSecret) && !demoModeAck) {
+    throw new ConfigError(
+      'SERVICE_AUTH_SECRET is a placeholder value: generate a real secret (for example `openssl rand -hex 32`) or set SERVICE_DEMO_MODE_ACK=true for demo use',
+    );
+  }
+
+  const encryptionKey = required(
+    get,
+    'SERVICE_CONFIG_ENCRYPTION_KEY',
+    'it encrypts secret-bearing configuration at rest',
+  );
+  if (encryptionKey.length < ENCRYPTION_KEY_MIN_LENGTH) {
+    throw new ConfigError(
+      `SERVICE_CONFIG_ENCRYPTION_KEY must be at least ${ENCRYPTION_KEY_MIN_LENGTH} characters`,
+    );
+  }
+  if (isPlaceholderSecret(encryptionKey) && !demoModeAck) {
+    throw new ConfigError(
+      'SERVICE_CONFIG_ENCRYPTION_KEY is a placeholder value: generate a real key (for example `openssl rand -hex 32`) or set SERVICE_DEMO_MODE_ACK=true for demo use',
+    );
+  }
+
+  const corsOrigins = parseList(get('SERVICE_CORS_ORIGINS') ?? '');
+  if (corsOrigins.includes('*') && !demoModeAck) {
+    throw new ConfigError(
+      'SERVICE_CORS_ORIGINS contains the wildcard *: list the allowed origins, or set SERVICE_DEMO_MODE_ACK=true for demo use',
+    );
+  }
+  for (const origin of corsOrigins) {
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError(
+        `SERVICE_CORS_ORIGINS entry ${JSON.stringify(origin)} is not an origin like https://certs.example.com`,
+      );
+    }
+  }
+
+  const natsServers = parseList(get('SERVICE_NATS_URL') ?? '');
+  for (const server of natsServers) {
+    if (!/^(nats|tls):\/\//.test(server)) {
+      throw new ConfigError(
+        `SERVICE_NATS_URL entry ${JSON.stringify(server)} must start with nats:// or tls://`,
+      );
+    }
+  }
+  const namespace = get('SERVICE_NATS_NAMESPACE');
+  if (namespace && !/^[A-Za-z0-9_-]{1,64}$/.test(namespace)) {
+    throw new ConfigError('SERVICE_NATS_NAMESPACE may hold only letters, digits, - and _ (at most 64)');
+  }
+  const databaseUrl = get('SERVICE_DATABASE_URL') ?? '';
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('SERVICE_DATABASE_URL must be a postgres:// URL');
+  }
+
+  return {
+    port: parseInteger('SERVICE_PORT', get('SERVICE_PORT') ?? '', 1, 65535),
+    listenAddress: get('SERVICE_LISTEN_ADDRESS') ?? '0.0.0.0',
+    tls: { certPath, keyPath },
+    outboundTls: {
+      caBundlePath: get('SERVICE_SERVER_CA_BUNDLE_PATH'),
+      insecureSkipVerify: parseBoolean(
+        'SERVICE_SERVER_TLS_INSECURE_SKIP_VERIFY',
+        get('SERVICE_SERVER_TLS_INSECURE_SKIP_VERIFY') ?? 'false',
+      ),
+    },
+    database: {
+      url: databaseUrl,
+      poolSize: parseInteger('SERVICE_DATABASE_POOL_SIZE', get('SERVICE_DATABASE_POOL_SIZE') ?? '', 1, 200),
+    },
+    nats: {
+      servers: natsServers,
+      namespace: get('SERVICE_NATS_NAMESPACE') || undefined,
+      requestTimeoutMs: parseDuration(
+        'SERVICE_BUS_REQUEST_TIMEOUT',
+        get('SERVICE_BUS_REQUEST_TIMEOUT') ?? '',
+      ),
+    },
+    auth: { type: authType, secret: authSecret },
+    demoModeAck,
+    demoSeed: parseBoolean('SERVICE_DEMO_SEED', get('SERVICE_DEMO_SEED') ?? 'false'),
+    configEncryptionKey: encryptionKey,
+    corsOrigins,
+    bootstrapToken: get('SERVICE_BOOTSTRAP_TOKEN'),
+    logLevel: parseEnum('SERVICE_LOG_LEVEL', get('SERVICE_LOG_LEVEL') ?? 'info', LOG_LEVELS),
+    maxRequestBodyBytes: parseInteger(
+      'SERVICE_MAX_REQUEST_BODY_BYTES',
+      get('SERVICE_MAX_REQUEST_BODY_BYTES') ?? '',
+      1024,
+      256 * 1024 * 1024,
+    ),
+    migrationsDir: get('SERVICE_MIGRATIONS_DIR'),
+    unknownVariables: Object.keys(env).filter(
+      (name) => name.startsWith('SERVICE_') && !KNOWN_VARIABLE_NAMES.has(name),
+    ),
+  };
+}

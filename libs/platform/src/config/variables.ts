@@ -1,0 +1,129 @@
+/**
+ * The catalogue of every SERVICE_* environment variable: name, default and meaning. The README's
+ * configuration table is checked against this list by a test, and an unknown SERVICE_* variable
+ * in the environment (a typo, usually) is reported at startup.
+ */
+export interface VariableSpec {
+  name: string;
+  default?: string;
+  secret?: boolean;
+  description: string;
+}
+
+export const CONFIG_VARIABLES: readonly VariableSpec[] = [
+  { name: 'SERVICE_PORT', default: '8443', description: 'TLS port the process listens on.' },
+  { name: 'SERVICE_LISTEN_ADDRESS', default: '0.0.0.0', description: 'Address the TLS listener binds to.' },
+  {
+    name: 'SERVICE_TLS_CERT_PATH',
+    description: 'PEM server certificate (chain). Required. Reloaded on SIGHUP.',
+  },
+  {
+    name: 'SERVICE_TLS_KEY_PATH',
+    description: 'PEM private key of the server certificate. Required. Reloaded on SIGHUP.',
+  },
+  {
+    name: 'SERVICE_SERVER_CA_BUNDLE_PATH',
+    description:
+      'Extra PEM roots trusted by outbound TLS clients (NATS, Postgres, connectors), added to the system roots.',
+  },
+  {
+    name: 'SERVICE_SERVER_TLS_INSECURE_SKIP_VERIFY',
+    default: 'false',
+    description:
+      'Development only: outbound TLS clients skip certificate verification. Logs a warning at startup.',
+  },
+  {
+    name: 'SERVICE_DATABASE_URL',
+    default: 'postgres://postgres@127.0.0.1:5432/certlane',
+    description: 'Postgres connection URL. Each service uses its own schema in this database.',
+  },
+  {
+    name: 'SERVICE_DATABASE_POOL_SIZE',
+    default: '10',
+    description: 'Maximum Postgres connections per service process.',
+  },
+  {
+    name: 'SERVICE_NATS_URL',
+    default: 'nats://127.0.0.1:4222',
+    description:
+      'NATS server(s), comma-separated; JetStream must be enabled. `tls://` URLs use the outbound TLS settings.',
+  },
+  {
+    name: 'SERVICE_NATS_NAMESPACE',
+    default: '',
+    description:
+      'Optional prefix for every NATS subject and JetStream stream, so several Certlane environments can share one NATS cluster.',
+  },
+  {
+    name: 'SERVICE_BUS_REQUEST_TIMEOUT',
+    default: '5s',
+    description: 'How long a bus request waits for a reply before failing with upstream_timeout (504).',
+  },
+  {
+    name: 'SERVICE_AUTH_TYPE',
+    default: 'api-key',
+    description: 'api-key, oidc or none. `jwt` and anything else are refused at startup.',
+  },
+  {
+    name: 'SERVICE_AUTH_SECRET',
+    secret: true,
+    description:
+      'Required in api-key mode: accepted as a bearer API key (compared by SHA-256 hash). At least 16 characters, not a placeholder.',
+  },
+  {
+    name: 'SERVICE_DEMO_MODE_ACK',
+    default: 'false',
+    description: 'Acknowledges demo use: allows auth type none, placeholder secrets and wildcard CORS.',
+  },
+  {
+    name: 'SERVICE_DEMO_SEED',
+    default: 'false',
+    description: "Apply each service's demo seed at startup (the baseline seed always runs).",
+  },
+  {
+    name: 'SERVICE_CONFIG_ENCRYPTION_KEY',
+    secret: true,
+    description:
+      'Key material for AES-256-GCM encryption of secret-bearing config at rest. Required, at least 32 characters, not a placeholder.',
+  },
+  {
+    name: 'SERVICE_CORS_ORIGINS',
+    default: '',
+    description:
+      'Comma-separated browser origins allowed by CORS on the gateway. `*` is refused unless SERVICE_DEMO_MODE_ACK=true.',
+  },
+  {
+    name: 'SERVICE_BOOTSTRAP_TOKEN',
+    secret: true,
+    description: 'One-shot day-0 token that mints the first admin key (used by the auth service).',
+  },
+  {
+    name: 'SERVICE_LOG_LEVEL',
+    default: 'info',
+    description: 'trace, debug, info, warn, error or fatal. Logs are JSON lines with secrets redacted.',
+  },
+  {
+    name: 'SERVICE_MAX_REQUEST_BODY_BYTES',
+    default: '1048576',
+    description: 'Largest accepted request body; larger requests get 413 payload_too_large.',
+  },
+  {
+    name: 'SERVICE_MIGRATIONS_DIR',
+    description:
+      'Directory holding migrations/<service>/*.sql. Default: the nearest `migrations/` above the program.',
+  },
+  {
+    name: 'SERVICE_DATA_DIR',
+    default: '.certlane-data',
+    description:
+      'Quick start only: where generated secrets, the TLS certificate and embedded Postgres data live.',
+  },
+  {
+    name: 'SERVICE_EMBEDDED_POSTGRES_PORT',
+    default: '54329',
+    description:
+      'Quick start only: port of the embedded Postgres (used when SERVICE_DATABASE_URL is not set).',
+  },
+];
+
+export const KNOWN_VARIABLE_NAMES: ReadonlySet<string> = new Set(CONFIG_VARIABLES.map((v) => v.name));

@@ -1,0 +1,78 @@
+import { INestApplication } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import express from 'express';
+import helmet from 'helmet';
+import { CertlaneConfig } from '../config/certlane-config';
+import { CertlaneLogger } from '../logging/logger';
+import { Metrics } from '../observability/metrics';
+import { CertlaneExceptionFilter } from './exception-filter';
+import { requestIdMiddleware, requestIdOf } from './request-id';
+import { toCertlaneError } from './to-certlane-error';
+import { DtoValidationPipe } from './validation-pipe';
+
+/**
+ * The HTTP conventions every Certlane listener shares: request ids, access log and metrics,
+ * security headers, a JSON body limit, CORS for the configured origins only, DTO validation and
+ * the one error body.
+ */
+export function configureHttp(
+  app: INestApplication,
+  deps: { config: CertlaneConfig; logger: CertlaneLogger; metrics: Metrics },
+): void {
+  const { config, logger, metrics } = deps;
+  const server = app.getHttpAdapter().getInstance() as express.Express;
+  server.disable('x-powered-by');
+  app.use(requestIdMiddleware);
+  app.use(accessLog(logger, metrics));
+  app.use(
+    helmet({
+      contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      hsts: { maxAge: 31536000, includeSubDomains: true },
+      crossOriginResourcePolicy: { policy: 'same-origin' },
+    }),
+  );
+  app.use(
+    express.json({
+      limit: config.maxRequestBodyBytes,
+      strict: true,
+      type: ['application/json', 'application/*+json'],
+    }),
+  );
+  // Body-parser failures become coded errors here, before Nest turns them into a generic 400.
+  app.use((error: unknown, _request: Request, _response: Response, next: NextFunction) => {
+    const [mapped, expected] = toCertlaneError(error);
+    next(expected ? mapped : error);
+  });
+  if (config.corsOrigins.length > 0) {
+    app.enableCors({
+      origin: config.corsOrigins.includes('*') ? true : config.corsOrigins,
+      credentials: !config.corsOrigins.includes('*'),
+      exposedHeaders: ['X-Request-Id'],
+    });
+  }
+  app.useGlobalPipes(new DtoValidationPipe());
+  app.useGlobalFilters(new CertlaneExceptionFilter(logger));
+}
+
+function accessLog(logger: CertlaneLogger, metrics: Metrics) {
+  return (request: Request, response: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    response.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = (request.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      metrics.httpRequests.inc({ method: request.method, route, status: String(response.statusCode) });
+      metrics.httpDuration.observe({ method: request.method, route }, seconds);
+      logger.info(
+        {
+          request_id: requestIdOf(request),
+          method: request.method,
+          path: request.path,
+          status: response.statusCode,
+          duration_ms: Math.round(seconds * 100000) / 100,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

@@ -1,0 +1,48 @@
+import { ErrorCode } from '@certlane/contracts';
+
+/** The one mapping from error code to HTTP status. Adding a code without a status fails to compile. */
+export function httpStatusFor(code: ErrorCode): number {
+  switch (code) {
+    case 'validation_failed':
+    case 'malformed_json':
+      return 400;
+    case 'unauthenticated':
+      return 401;
+    case 'forbidden':
+      return 403;
+    case 'not_found':
+    case 'route_not_found':
+    case 'renewal_policy_not_found':
+      return 404;
+    case 'method_not_allowed':
+      return 405;
+    case 'conflict':
+    case 'renewal_policy_duplicate_name':
+    case 'renewal_policy_in_use':
+      return 409;
+    case 'gone':
+      return 410;
+    case 'payload_too_large':
+      return 413;
+    case 'unsupported_media_type':
+      return 415;
+    case 'unprocessable':
+      return 422;
+    case 'rate_limited':
+      return 429;
+    case 'internal_error':
+      return 500;
+    case 'not_implemented':
+      return 501;
+    case 'service_unavailable':
+      return 503;
+    case 'upstream_timeout':
+      return 504;
+    default:
+      return assertNever(code);
+  }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unmapped error code ${String(value)}`);
+}

@@ -1,0 +1,40 @@
+import { HttpException } from '@nestjs/common';
+import { CertlaneError, ErrorCode } from '@certlane/contracts';
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: ErrorCode.ValidationFailed,
+  401: ErrorCode.Unauthenticated,
+  403: ErrorCode.Forbidden,
+  404: ErrorCode.RouteNotFound,
+  405: ErrorCode.MethodNotAllowed,
+  413: ErrorCode.PayloadTooLarge,
+  415: ErrorCode.UnsupportedMediaType,
+};
+
+/**
+ * Normalises whatever a request raised into a CertlaneError: our own errors pass through;
+ * body-parser and Nest routing errors get their code; anything else is an internal error whose
+ * details stay in the log, not in the response. Returns [error, expected].
+ */
+export function toCertlaneError(error: unknown): [CertlaneError, boolean] {
+  if (error instanceof CertlaneError) return [error, true];
+  const parserType = (error as { type?: string } | null)?.type;
+  if (parserType === 'entity.parse.failed') {
+    return [new CertlaneError(ErrorCode.MalformedJson, 'the request body is not valid JSON'), true];
+  }
+  if (parserType === 'entity.too.large') {
+    return [new CertlaneError(ErrorCode.PayloadTooLarge, 'the request body is too large'), true];
+  }
+  if (parserType === 'encoding.unsupported' || parserType === 'charset.unsupported') {
+    return [new CertlaneError(ErrorCode.UnsupportedMediaType, 'unsupported request body encoding'), true];
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const code = STATUS_CODES[status];
+    if (code) {
+      const message = code === ErrorCode.RouteNotFound ? 'no such route' : error.message;
+      return [new CertlaneError(code, message), true];
+    }
+  }
+  return [new CertlaneError(ErrorCode.Internal, 'internal error'), false];
+}

@@ -1,0 +1,38 @@
+import {
+  CertlaneError,
+  DtoClass,
+  ErrorCode,
+  RequestContext,
+  requestContracts,
+  RequestSubject,
+} from '@certlane/contracts';
+import { validateDto } from '../validation/validate-dto';
+import { Reply, RequestHandler } from './message-bus';
+
+/**
+ * Runs a handler for a decoded request: validates the payload against the subject's DTO, and
+ * turns the outcome into a Reply. Shared by both bus implementations, so they behave alike.
+ */
+export async function dispatchRequest<S extends RequestSubject>(
+  subject: S,
+  handler: RequestHandler<S>,
+  payload: unknown,
+  context: RequestContext,
+  onUnexpected: (error: unknown) => void,
+): Promise<Reply<unknown>> {
+  try {
+    const contract: { request: DtoClass } = requestContracts[subject];
+    const request = await validateDto(contract.request, payload);
+    const data = await handler(request as Parameters<RequestHandler<S>>[0], context);
+    return { ok: true, data: data ?? null };
+  } catch (error) {
+    if (error instanceof CertlaneError) return { ok: false, error: error.toPayload() };
+    onUnexpected(error);
+    return { ok: false, error: { code: ErrorCode.Internal, message: 'internal error' } };
+  }
+}
+
+export function unwrapReply<T>(reply: Reply<T>): T {
+  if (reply.ok) return reply.data;
+  throw CertlaneError.fromPayload(reply.error);
+}

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CertlaneError,
+  ErrorCode,
+  EventEnvelope,
+  EventOf,
+  EventSubject,
+  owningService,
+  RequestOf,
+  RequestSubject,
+  ResponseOf,
+} from '@certlane/contracts';
+import { dispatchRequest, unwrapReply } from './dispatch';
+import { EventHandler, MessageBus, RequestHandler, RequestOptions } from './message-bus';
+
+interface Consumer {
+  subject: string;
+  handler: (event: EventEnvelope<unknown>) => Promise<void>;
+  position: number;
+  running: boolean;
+  retryTimer?: NodeJS.Timeout;
+}
+
+/**
+ * The single-process bus: same interface and semantics as the NATS bus (payload validation,
+ * typed errors, JSON round trip, round-robin among handlers of a subject, durable consumers
+ * that start from the first event, resume, retry on failure and deduplicate by envelope id),
+ * with everything kept in this process's memory.
+ */
+export class InProcessBus implements MessageBus {
+  readonly kind = 'in-process' as const;
+  private readonly handlers = new Map<string, RequestHandler<RequestSubject>[]>();
+  private readonly roundRobin = new Map<string, number>();
+  private readonly log = new Map<string, EventEnvelope<unknown>[]>();
+  private readonly seenEventIds = new Set<string>();
+  private readonly consumers = new Map<string, Consumer>();
+  private closed = false;
+
+  constructor(
+    private readonly options: {
+      requestTimeoutMs: number;
+      retryDelayMs?: number;
+      onUnexpected?: (e: unknown) => void;
+    },
+  ) {}
+
+  async request<S extends RequestSubject>(
+    subject: S,
+    payload: RequestOf<S>,
+    options?: RequestOptions,
+  ): Promise<ResponseOf<S>> {
+    const handlers = this.handlers.get(subject) ?? [];
+    if (this.closed || handlers.length === 0) {
+      throw new CertlaneError(
+        ErrorCode.ServiceUnavailable,
+        `no ${owningService(subject)} instance is answering`,
+      );
+    }
+    const turn = this.roundRobin.get(subject) ?? 0;
+    this.roundRobin.set(subject, turn + 1);
+    const handler = handlers[turn % handlers.length];
+    const context = {
+      request_id: options?.context?.request_id ?? randomUUID(),
+      actor_id: options?.context?.actor_id,
+    };
+    const wirePayload: unknown = JSON.parse(JSON.stringify(payload ?? {}));
+    const timeoutMs = options?.timeoutMs ?? this.options.requestTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new CertlaneError(
+              ErrorCode.UpstreamTimeout,
+              `${owningService(subject)} did not answer in ${timeoutMs} ms`,
+            ),
+          ),
+        timeoutMs,
+      );
+    });
+    try {
+      const reply = await Promise.race([
+        dispatchRequest(subject, handler, wirePayload, context, (e) => this.options.onUnexpected?.(e)),
+        timeout,
+      ]);
+      return unwrapReply(JSON.parse(JSON.stringify(reply))) as ResponseOf<S>;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async handle<S extends RequestSubject>(subject: S, handler: RequestHandler<S>): Promise<void> {
+    const list = this.handlers.get(subject) ?? [];
+    list.push(handler as unknown as RequestHandler<RequestSubject>);
+    this.handlers.set(subject, list);
+  }
+
+  async publish<E extends EventSubject>(subject: E, envelope: EventEnvelope<EventOf<E>>): Promise<void> {
+    if (this.closed) throw new CertlaneError(ErrorCode.ServiceUnavailable, 'the bus is closed');
+    if (this.seenEventIds.has(envelope.id)) return;
+    this.seenEventIds.add(envelope.id);
+    const events = this.log.get(subject) ?? [];
+    events.push(JSON.parse(JSON.stringify(envelope)));
+    this.log.set(subject, events);
+    for (const consumer of this.consumers.values()) {
+      if (consumer.subject === subject) void this.pump(consumer);
+    }
+  }
+
+  async consume<E extends EventSubject>(
+    subject: E,
+    consumer: string,
+    handler: EventHandler<E>,
+  ): Promise<void> {
+    const existing = this.consumers.get(consumer);
+    const state: Consumer = {
+      subject,
+      handler: handler as unknown as Consumer['handler'],
+      position: existing?.subject === subject ? existing.position : 0,
+      running: false,
+    };
+    this.consumers.set(consumer, state);
+    void this.pump(state);
+  }
+
+  private async pump(consumer: Consumer): Promise<void> {
+    if (consumer.running || this.closed) return;
+    consumer.running = true;
+    try {
+      const events = this.log.get(consumer.subject) ?? [];
+      while (consumer.position < events.length && !this.closed) {
+        try {
+          await consumer.handler(events[consumer.position]);
+          consumer.position += 1;
+        } catch (error) {
+          this.options.onUnexpected?.(error);
+          consumer.retryTimer = setTimeout(() => void this.pump(consumer), this.options.retryDelayMs ?? 1000);
+          return;
+        }
+      }
+    } finally {
+      consumer.running = false;
+    }
+  }
+
+  async isHealthy(): Promise<boolean> {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const consumer of this.consumers.values()) clearTimeout(consumer.retryTimer);
+  }
+}

@@ -1,0 +1,51 @@
+import {
+  EventEnvelope,
+  EventOf,
+  EventSubject,
+  RequestContext,
+  RequestOf,
+  RequestSubject,
+  ResponseOf,
+} from '@certlane/contracts';
+
+export interface RequestOptions {
+  context?: Partial<RequestContext>;
+  timeoutMs?: number;
+}
+
+export type RequestHandler<S extends RequestSubject> = (
+  payload: RequestOf<S>,
+  context: RequestContext,
+) => Promise<ResponseOf<S>>;
+
+export type EventHandler<E extends EventSubject> = (event: EventEnvelope<EventOf<E>>) => Promise<void>;
+
+/** What a reply carries across the bus. */
+export type Reply<T> =
+  { ok: true; data: T } | { ok: false; error: { code: string; message: string; details?: unknown } };
+
+/**
+ * One interface, two implementations: NATS (request/reply with queue groups; JetStream for
+ * durable events) and an in-process bus for the single-process quick start. Handlers validate
+ * their payload against the subject's DTO before they run; failures travel as typed errors.
+ */
+export interface MessageBus {
+  readonly kind: 'nats' | 'in-process';
+  request<S extends RequestSubject>(
+    subject: S,
+    payload: RequestOf<S>,
+    options?: RequestOptions,
+  ): Promise<ResponseOf<S>>;
+  /** Serves a subject; replicas of the owning service share the load (one handler per request). */
+  handle<S extends RequestSubject>(subject: S, handler: RequestHandler<S>): Promise<void>;
+  /** Durable publish. Envelope ids deduplicate repeated publishes of the same event. */
+  publish<E extends EventSubject>(subject: E, envelope: EventEnvelope<EventOf<E>>): Promise<void>;
+  /**
+   * Durable consumer named `consumer`: receives every event of the subject from the start of
+   * the stream, resumes where it stopped after a restart, and gets an event again when the
+   * handler throws. Handlers must be idempotent (see consumeOnce).
+   */
+  consume<E extends EventSubject>(subject: E, consumer: string, handler: EventHandler<E>): Promise<void>;
+  isHealthy(): Promise<boolean>;
+  close(): Promise<void>;
+}

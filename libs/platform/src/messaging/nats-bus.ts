@@ -1,0 +1,252 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CertlaneError,
+  ErrorCode,
+  EventEnvelope,
+  EventOf,
+  EventSubject,
+  owningService,
+  RequestOf,
+  RequestSubject,
+  ResponseOf,
+} from '@certlane/contracts';
+import {
+  AckPolicy,
+  connect,
+  ConnectionOptions,
+  ConsumerMessages,
+  DeliverPolicy,
+  headers as natsHeaders,
+  JetStreamClient,
+  JetStreamManager,
+  JSONCodec,
+  MsgHdrs,
+  nanos,
+  NatsConnection,
+  NatsError,
+  RetentionPolicy,
+  StorageType,
+  Subscription,
+} from 'nats';
+import { dispatchRequest, unwrapReply } from './dispatch';
+import { EventHandler, MessageBus, Reply, RequestHandler, RequestOptions } from './message-bus';
+
+const codec = JSONCodec<unknown>();
+const REQUEST_ID_HEADER = 'Certlane-Request-Id';
+const ACTOR_HEADER = 'Certlane-Actor-Id';
+/** JetStream drops a re-published message whose msgID it saw within this window. */
+const DUPLICATE_WINDOW_MS = 2 * 60_000;
+const RETRY_DELAY_MS = 1000;
+
+export interface NatsBusOptions {
+  servers: string[];
+  name: string;
+  requestTimeoutMs: number;
+  tls?: ConnectionOptions['tls'];
+  /** Prefix for every subject and stream, so several environments (or tests) can share one NATS. */
+  namespace?: string;
+  onUnexpected?: (error: unknown) => void;
+}
+
+/** The JetStream stream holding one service's events (`<service>.v1.<entity>.<verb>`). */
+export function streamFor(subject: string, namespace = ''): { name: string; subjects: string[] } {
+  const service = owningService(subject);
+  const prefix = namespace ? `${namespace.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_` : '';
+  return {
+    name: `${prefix}CERTLANE_${service.toUpperCase().replace(/-/g, '_')}`,
+    subjects: [`${namespace ? `${namespace}.` : ''}${service}.v1.*.*`],
+  };
+}
+
+export class NatsBus implements MessageBus {
+  readonly kind = 'nats' as const;
+  private readonly subscriptions: Subscription[] = [];
+  private readonly consumers: ConsumerMessages[] = [];
+  private readonly ensuredStreams = new Map<string, Promise<void>>();
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly options: NatsBusOptions,
+  ) {}
+
+  private wire(subject: string): string {
+    return this.options.namespace ? `${this.options.namespace}.${subject}` : subject;
+  }
+
+  static async connect(options: NatsBusOptions): Promise<NatsBus> {
+    if (options.namespace && !/^[A-Za-z0-9_-]+$/.test(options.namespace)) {
+      throw new Error(
+        `NATS namespace ${JSON.stringify(options.namespace)} may hold only letters, digits, - and _`,
+      );
+    }
+    const nc = await connect({
+      servers: options.servers,
+      name: options.name,
+      tls: options.tls,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+    });
+    const jsm = await nc.jetstreamManager();
+    return new NatsBus(nc, nc.jetstream(), jsm, options);
+  }
+
+  async request<S extends RequestSubject>(
+    subject: S,
+    payload: RequestOf<S>,
+    options?: RequestOptions,
+  ): Promise<ResponseOf<S>> {
+    const headers = natsHeaders();
+    headers.set(REQUEST_ID_HEADER, options?.context?.request_id ?? randomUUID());
+    if (options?.context?.actor_id) headers.set(ACTOR_HEADER, options.context.actor_id);
+    const timeout = options?.timeoutMs ?? this.options.requestTimeoutMs;
+    try {
+      const message = await this.nc.request(this.wire(subject), codec.encode(payload ?? {}), {
+        timeout,
+        headers,
+      });
+      return unwrapReply(codec.decode(message.data) as Reply<ResponseOf<S>>);
+    } catch (error) {
+      throw translateNatsError(error, subject, timeout);
+    }
+  }
+
+  async handle<S extends RequestSubject>(subject: S, handler: RequestHandler<S>): Promise<void> {
+    const subscription = this.nc.subscribe(this.wire(subject), {
+      queue: owningService(subject),
+      callback: (error, message) => {
+        if (error) return this.options.onUnexpected?.(error);
+        void (async () => {
+          let payload: unknown;
+          try {
+            payload = message.data.length ? codec.decode(message.data) : {};
+          } catch {
+            message.respond(
+              codec.encode({
+                ok: false,
+                error: { code: ErrorCode.ValidationFailed, message: 'payload is not JSON' },
+              }),
+            );
+            return;
+          }
+          const context = contextFrom(message.headers);
+          const reply = await dispatchRequest(subject, handler, payload, context, (e) =>
+            this.options.onUnexpected?.(e),
+          );
+          message.respond(codec.encode(reply));
+        })();
+      },
+    });
+    this.subscriptions.push(subscription);
+    await this.nc.flush();
+  }
+
+  async publish<E extends EventSubject>(subject: E, envelope: EventEnvelope<EventOf<E>>): Promise<void> {
+    await this.ensureStream(subject);
+    try {
+      await this.js.publish(this.wire(subject), codec.encode(envelope), { msgID: envelope.id });
+    } catch (error) {
+      throw translateNatsError(error, subject, this.options.requestTimeoutMs);
+    }
+  }
+
+  async consume<E extends EventSubject>(
+    subject: E,
+    consumer: string,
+    handler: EventHandler<E>,
+  ): Promise<void> {
+    const stream = streamFor(subject, this.options.namespace);
+    await this.ensureStream(subject);
+    const durable = consumer.replace(/[^A-Za-z0-9_-]/g, '_');
+    await this.jsm.consumers.add(stream.name, {
+      durable_name: durable,
+      filter_subject: this.wire(subject),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(30_000),
+      max_deliver: -1,
+    });
+    const messages = await (await this.js.consumers.get(stream.name, durable)).consume({ max_messages: 64 });
+    this.consumers.push(messages);
+    void (async () => {
+      for await (const message of messages) {
+        try {
+          await handler(codec.decode(message.data) as EventEnvelope<EventOf<E>>);
+          message.ack();
+        } catch (error) {
+          this.options.onUnexpected?.(error);
+          message.nak(RETRY_DELAY_MS);
+        }
+      }
+    })();
+  }
+
+  private ensureStream(subject: string): Promise<void> {
+    const stream = streamFor(subject, this.options.namespace);
+    let ensured = this.ensuredStreams.get(stream.name);
+    if (!ensured) {
+      ensured = this.jsm.streams
+        .add({
+          name: stream.name,
+          subjects: stream.subjects,
+          retention: RetentionPolicy.Limits,
+          storage: StorageType.File,
+          max_age: nanos(7 * 24 * 3600_000),
+          duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+        })
+        .then(() => undefined)
+        .catch((error: unknown) => {
+          this.ensuredStreams.delete(stream.name);
+          throw error;
+        });
+      this.ensuredStreams.set(stream.name, ensured);
+    }
+    return ensured;
+  }
+
+  async isHealthy(): Promise<boolean> {
+    if (this.nc.isClosed()) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1000)));
+    try {
+      return await Promise.race([this.nc.flush().then(() => true), timedOut]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const messages of this.consumers) messages.stop();
+    if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
+  }
+}
+
+function contextFrom(headers: MsgHdrs | undefined) {
+  return {
+    request_id: headers?.get(REQUEST_ID_HEADER) || randomUUID(),
+    actor_id: headers?.get(ACTOR_HEADER) || undefined,
+  };
+}
+
+function translateNatsError(error: unknown, subject: string, timeoutMs: number): unknown {
+  if (error instanceof CertlaneError) return error;
+  if (error instanceof NatsError) {
+    if (error.code === '503') {
+      return new CertlaneError(
+        ErrorCode.ServiceUnavailable,
+        `no ${owningService(subject)} instance is answering`,
+      );
+    }
+    if (error.code === 'TIMEOUT') {
+      return new CertlaneError(
+        ErrorCode.UpstreamTimeout,
+        `${owningService(subject)} did not answer in ${timeoutMs} ms`,
+      );
+    }
+    return new CertlaneError(ErrorCode.ServiceUnavailable, `message bus error: ${error.message}`);
+  }
+  return error;
+}

@@ -1,0 +1,107 @@
+import { EventEnvelope, EventSubject } from '@certlane/contracts';
+import { DataSource } from 'typeorm';
+import { MessageBus } from './message-bus';
+
+export interface OutboxRelayOptions {
+  schema: string;
+  /** Poll interval; `kick()` after a commit publishes sooner. */
+  intervalMs?: number;
+  batchSize?: number;
+  onError?: (error: unknown) => void;
+}
+
+interface OutboxRow {
+  seq: string;
+  subject: string;
+  envelope: EventEnvelope<unknown>;
+}
+
+/**
+ * Publishes committed outbox rows in order. Rows are claimed with FOR UPDATE SKIP LOCKED, so
+ * replicas share the work without publishing a row twice; a crash after publishing but before
+ * marking re-publishes the same envelope id, which JetStream and consumers deduplicate.
+ */
+export class OutboxRelay {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+  private again = false;
+  private stopped = true;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly bus: MessageBus,
+    private readonly options: OutboxRelayOptions,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Ask for a relay pass now (after a transaction that wrote to the outbox committed). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.loop(), delayMs);
+  }
+
+  private async loop(): Promise<void> {
+    if (this.stopped || this.running) return;
+    let published = 0;
+    try {
+      this.running = this.relayOnce();
+      published = await this.running;
+    } catch (error) {
+      this.options.onError?.(error);
+    } finally {
+      this.running = undefined;
+    }
+    if (this.stopped) return;
+    const more = published === (this.options.batchSize ?? 100) || this.again;
+    this.again = false;
+    this.schedule(more ? 0 : (this.options.intervalMs ?? 1000));
+  }
+
+  /** One pass: publishes up to a batch of pending rows; returns how many were published. */
+  async relayOnce(): Promise<number> {
+    const table = `"${this.options.schema}".outbox`;
+    return this.dataSource.transaction(async (manager) => {
+      const rows: OutboxRow[] = await manager.query(
+        `SELECT seq, subject, envelope FROM ${table} WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.options.batchSize ?? 100],
+      );
+      const done: string[] = [];
+      try {
+        for (const row of rows) {
+          await this.bus.publish(row.subject as EventSubject, row.envelope as never);
+          done.push(row.seq);
+        }
+      } catch (error) {
+        const failed = rows[done.length];
+        await manager.query(`UPDATE ${table} SET attempts = attempts + 1, last_error = $2 WHERE seq = $1`, [
+          failed.seq,
+          String((error as Error).message ?? error).slice(0, 2000),
+        ]);
+        this.options.onError?.(error);
+      }
+      if (done.length > 0) {
+        await manager.query(`UPDATE ${table} SET published_at = now() WHERE seq = ANY($1::bigint[])`, [done]);
+      }
+      return done.length;
+    });
+  }
+}

@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import { EventEnvelope, EventOf, EventSubject } from '@certlane/contracts';
+
+/** Anything that can run SQL inside the caller's transaction (a TypeORM EntityManager, a QueryRunner). */
+export interface SqlExecutor {
+  query(sql: string, parameters?: unknown[]): Promise<unknown>;
+}
+
+export function buildEnvelope<E extends EventSubject>(
+  subject: E,
+  data: EventOf<E>,
+  actorId?: string,
+): EventEnvelope<EventOf<E>> {
+  return { id: randomUUID(), subject, occurred_at: new Date().toISOString(), actor_id: actorId, data };
+}
+
+/**
+ * Writes an event into the service's outbox table using the caller's transaction, so the state
+ * change and its event commit or roll back together. The relay publishes it afterwards.
+ */
+export async function addToOutbox<E extends EventSubject>(
+  executor: SqlExecutor,
+  schema: string,
+  subject: E,
+  data: EventOf<E>,
+  actorId?: string,
+): Promise<EventEnvelope<EventOf<E>>> {
+  const envelope = buildEnvelope(subject, data, actorId);
+  await executor.query(`INSERT INTO "${schema}".outbox (id, subject, envelope) VALUES ($1, $2, $3)`, [
+    envelope.id,
+    subject,
+    JSON.stringify(envelope),
+  ]);
+  return envelope;
+}

@@ -1,0 +1,35 @@
+import { CertlaneError, DtoClass, FieldError } from '@certlane/contracts';
+import { plainToInstance } from 'class-transformer';
+import { validate, ValidationError } from 'class-validator';
+
+function flatten(errors: ValidationError[], parent = ''): FieldError[] {
+  return errors.flatMap((error) => {
+    const field = parent ? `${parent}.${error.property}` : error.property;
+    const own = Object.entries(error.constraints ?? {}).map(([constraint, message]) => ({
+      field,
+      message: constraint === 'whitelistValidation' ? `${field} is not a known field` : message,
+    }));
+    return [...own, ...flatten(error.children ?? [], field)];
+  });
+}
+
+/**
+ * The one validation used for HTTP bodies and queries and for bus payloads alike: unknown
+ * fields are refused, declared transforms applied, and failures become validation_failed (400)
+ * naming each offending field.
+ */
+export async function validateDto<T extends object>(cls: DtoClass<T>, input: unknown): Promise<T> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new CertlaneError('validation_failed', 'the request body must be a JSON object');
+  }
+  const instance = plainToInstance(cls, input, { exposeDefaultValues: false }) as T;
+  const errors = await validate(instance, {
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    stopAtFirstError: true,
+    validationError: { target: false, value: false },
+  });
+  if (errors.length > 0) throw CertlaneError.validation(flatten(errors));
+  return instance;
+}

@@ -1,0 +1,1 @@
+export * from './protocol-frontends.module';

@@ -1,0 +1,6 @@
+export * from './test-database';
+export * from './test-nats';
+export * from './tls-fixture';
+export * from './test-env';
+export * from './https-client';
+export * from './service-process';

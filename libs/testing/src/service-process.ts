@@ -1,0 +1,73 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { httpsRequest } from './https-client';
+
+const WORKSPACE = resolve(__dirname, '../../..');
+
+export interface ServiceProcess {
+  name: string;
+  port: number;
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<number | null>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export function builtEntry(app: string): string {
+  const entry = join(WORKSPACE, 'dist', 'apps', app, 'src', 'main.js');
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first (npm test does)`);
+  return entry;
+}
+
+/** Runs a built service as its own process and resolves once its /ready answers 200. */
+export async function startServiceProcess(
+  name: string,
+  env: Record<string, string | undefined>,
+  options: { ca: string; readyTimeoutMs?: number },
+): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [builtEntry(name)], {
+    env: { PATH: process.env.PATH, ...env, SERVICE_PORT: String(port), SERVICE_LISTEN_ADDRESS: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+  const url = `https://127.0.0.1:${port}`;
+  const service: ServiceProcess = {
+    name,
+    port,
+    url,
+    child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output}`);
+    const ready = await httpsRequest(`${url}/ready`, { ca: options.ca }).catch(() => undefined);
+    if (ready?.status === 200) return service;
+    if (Date.now() > deadline) {
+      await service.stop();
+      throw new Error(`${name} was not ready within the timeout:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
