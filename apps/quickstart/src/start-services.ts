@@ -1,0 +1,66 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { SERVICE_NAMES, ServiceName } from '@certlane/contracts';
+import { ensureDatabase } from './database';
+import { applyDefaults, openDataDir } from './data-dir';
+
+const PROGRAM = 'certlane start:services';
+const DIST_APPS = resolve(__dirname, '../..');
+
+/**
+ * `npm run start:services`: the eight services as separate processes against real Postgres
+ * (SERVICE_DATABASE_URL, default the local server) and real NATS (SERVICE_NATS_URL, default the
+ * local server). Secrets and the TLS certificate come from SERVICE_DATA_DIR as with `npm start`.
+ * The gateway listens on SERVICE_PORT (default 8443); the other services on the following ports.
+ * If any service exits, the others are stopped and the launcher exits non-zero.
+ */
+async function main(): Promise<void> {
+  const env = process.env;
+  const dataDir = await openDataDir(env.SERVICE_DATA_DIR || '.certlane-data');
+  applyDefaults(env, {
+    SERVICE_TLS_CERT_PATH: dataDir.certPath,
+    SERVICE_TLS_KEY_PATH: dataDir.keyPath,
+    SERVICE_AUTH_SECRET: dataDir.secrets.auth_secret,
+    SERVICE_CONFIG_ENCRYPTION_KEY: dataDir.secrets.config_encryption_key,
+    SERVICE_BOOTSTRAP_TOKEN: dataDir.secrets.bootstrap_token,
+    SERVICE_DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/certlane',
+    SERVICE_NATS_URL: 'nats://127.0.0.1:4222',
+    SERVICE_DATABASE_POOL_SIZE: '5',
+  });
+  await ensureDatabase(env.SERVICE_DATABASE_URL as string);
+
+  const basePort = Number(env.SERVICE_PORT || 8443);
+  const children = new Map<ServiceName, ChildProcess>();
+  let stopping = false;
+  const stopAll = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    for (const child of children.values()) if (child.exitCode === null) child.kill('SIGTERM');
+    const exit = () => process.exit(code);
+    Promise.all(
+      [...children.values()].map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)),
+    ).then(exit, exit);
+  };
+
+  SERVICE_NAMES.forEach((service, index) => {
+    const port = service === 'api-gateway' ? basePort : basePort + index;
+    const child = spawn(process.execPath, [join(DIST_APPS, service, 'src', 'main.js')], {
+      env: { ...env, SERVICE_PORT: String(port) },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    children.set(service, child);
+    child.once('exit', (code, signal) => {
+      if (stopping) return;
+      process.stderr.write(`${PROGRAM}: ${service} exited (${signal ?? code}); stopping the others\n`);
+      stopAll(code || 1);
+    });
+    process.stderr.write(`${PROGRAM}: ${service} pid ${child.pid} on https://localhost:${port}\n`);
+  });
+  process.once('SIGINT', () => stopAll(0));
+  process.once('SIGTERM', () => stopAll(0));
+}
+
+main().catch((error) => {
+  process.stderr.write(`${PROGRAM}: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
