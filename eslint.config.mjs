@@ -25,25 +25,67 @@ function boundaries({ tests }) {
     allow: [],
     banTransitiveDependencies: false,
     depConstraints: [
-      ...services.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: [`scope:${s}`, 'scope:shared'] })),
+      ...services.map((s) => ({
+        sourceTag: `scope:${s}`,
+        onlyDependOnLibsWithTags: [`scope:${s}`, 'scope:shared'],
+      })),
       { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-      { sourceTag: 'scope:client', onlyDependOnLibsWithTags: ['scope:client', 'scope:shared'], bannedExternalImports: io },
+      {
+        sourceTag: 'scope:client',
+        onlyDependOnLibsWithTags: ['scope:client', 'scope:shared'],
+        bannedExternalImports: io,
+      },
       { sourceTag: 'scope:quickstart', onlyDependOnLibsWithTags: ['*'] },
       { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared'] },
-      { sourceTag: 'type:app', onlyDependOnLibsWithTags: withTesting(['type:feature', 'type:platform', 'type:contract', 'type:util']) },
+      {
+        sourceTag: 'type:app',
+        onlyDependOnLibsWithTags: withTesting([
+          'type:feature',
+          'type:platform',
+          'type:contract',
+          'type:util',
+        ]),
+      },
       { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:testing', 'type:util'] },
       {
         sourceTag: 'type:feature',
-        onlyDependOnLibsWithTags: withTesting(['type:feature', 'type:data-access', 'type:domain', 'type:platform', 'type:contract', 'type:util']),
+        onlyDependOnLibsWithTags: withTesting([
+          'type:feature',
+          'type:data-access',
+          'type:domain',
+          'type:platform',
+          'type:contract',
+          'type:util',
+        ]),
       },
       {
         sourceTag: 'type:data-access',
-        onlyDependOnLibsWithTags: withTesting(['type:data-access', 'type:domain', 'type:platform', 'type:contract', 'type:util']),
+        onlyDependOnLibsWithTags: withTesting([
+          'type:data-access',
+          'type:domain',
+          'type:platform',
+          'type:contract',
+          'type:util',
+        ]),
       },
-      { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:util'], bannedExternalImports: io },
-      { sourceTag: 'type:contract', onlyDependOnLibsWithTags: ['type:contract', 'type:util'], bannedExternalImports: io },
-      { sourceTag: 'type:platform', onlyDependOnLibsWithTags: withTesting(['type:platform', 'type:contract', 'type:util']) },
-      { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:testing', 'type:platform', 'type:contract', 'type:util'] },
+      {
+        sourceTag: 'type:domain',
+        onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:util'],
+        bannedExternalImports: io,
+      },
+      {
+        sourceTag: 'type:contract',
+        onlyDependOnLibsWithTags: ['type:contract', 'type:util'],
+        bannedExternalImports: io,
+      },
+      {
+        sourceTag: 'type:platform',
+        onlyDependOnLibsWithTags: withTesting(['type:platform', 'type:contract', 'type:util']),
+      },
+      {
+        sourceTag: 'type:testing',
+        onlyDependOnLibsWithTags: ['type:testing', 'type:platform', 'type:contract', 'type:util'],
+      },
     ],
   };
 }

@@ -13,7 +13,18 @@ rmSync('dist/apps', { recursive: true, force: true });
 rmSync('dist/libs', { recursive: true, force: true });
 execFileSync(
   process.execPath,
-  [swc, 'apps', 'libs', '-d', 'dist', '--config-file', '.swcrc', '--ignore', '**/*.spec.ts,**/*.int-spec.ts,apps/e2e/**', '--quiet'],
+  [
+    swc,
+    'apps',
+    'libs',
+    '-d',
+    'dist',
+    '--config-file',
+    '.swcrc',
+    '--ignore',
+    '**/*.spec.ts,**/*.int-spec.ts,apps/e2e/**',
+    '--quiet',
+  ],
   { stdio: 'inherit' },
 );
 
@@ -29,7 +40,9 @@ const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const buildInfo = {
   version,
   commit: process.env.CERTLANE_BUILD_COMMIT || git('rev-parse', 'HEAD') || 'unknown',
-  modified: String(process.env.CERTLANE_BUILD_MODIFIED ?? (git('status', '--porcelain', '--untracked-files=no') !== '')),
+  modified: String(
+    process.env.CERTLANE_BUILD_MODIFIED ?? git('status', '--porcelain', '--untracked-files=no') !== '',
+  ),
   build_time: new Date().toISOString(),
 };
 mkdirSync('dist', { recursive: true });

@@ -4,7 +4,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 const [root, name, tags, kind] = process.argv.slice(2);
 const project = {
-  $schema: '../../node_modules/nx/schemas/project-schema.json'.replace(/^(\.\.\/)+/, '../'.repeat(root.split('/').length)),
+  $schema: '../../node_modules/nx/schemas/project-schema.json'.replace(
+    /^(\.\.\/)+/,
+    '../'.repeat(root.split('/').length),
+  ),
   name,
   sourceRoot: `${root}/src`,
   projectType: kind === 'app' ? 'application' : 'library',

@@ -41,9 +41,13 @@ module.exports = async function globalSetup() {
   process.env.TEST_DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
   process.env.TEST_NATS_URL ||= 'nats://127.0.0.1:4222';
   const missing = [];
-  if (!(await reachable(process.env.TEST_DATABASE_URL, 5432))) missing.push(`Postgres at ${process.env.TEST_DATABASE_URL}`);
-  if (!(await reachable(process.env.TEST_NATS_URL, 4222))) missing.push(`NATS at ${process.env.TEST_NATS_URL}`);
+  if (!(await reachable(process.env.TEST_DATABASE_URL, 5432)))
+    missing.push(`Postgres at ${process.env.TEST_DATABASE_URL}`);
+  if (!(await reachable(process.env.TEST_NATS_URL, 4222)))
+    missing.push(`NATS at ${process.env.TEST_NATS_URL}`);
   if (missing.length) {
-    throw new Error(`integration tests need ${missing.join(' and ')}: start them (see .ci/run) or set TEST_DATABASE_URL / TEST_NATS_URL`);
+    throw new Error(
+      `integration tests need ${missing.join(' and ')}: start them (see .ci/run) or set TEST_DATABASE_URL / TEST_NATS_URL`,
+    );
   }
 };

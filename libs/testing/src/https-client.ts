@@ -15,7 +15,13 @@ export function httpsRequest(
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: options.method ?? 'GET', headers: options.headers, ca: options.ca, minVersion: 'TLSv1.3', agent: false },
+      {
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        ca: options.ca,
+        minVersion: 'TLSv1.3',
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -13,7 +13,10 @@ export function testDatabaseServerUrl(): string {
 
 /** A fresh, empty database of its own for one test file, so tests never see each other's rows. */
 export async function createTestDatabase(label = 'test'): Promise<TestDatabase> {
-  const name = `certlane_${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${randomBytes(5).toString('hex')}`;
+  const name = `certlane_${label
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()
+    .slice(0, 20)}_${randomBytes(5).toString('hex')}`;
   const admin = new Client({ connectionString: testDatabaseServerUrl() });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${name}"`);

@@ -28,5 +28,11 @@ export async function createTlsFixture(commonName = 'localhost'): Promise<TlsFix
   const keyPath = join(dir, 'server.key');
   writeFileSync(certPath, generated.certPem);
   writeFileSync(keyPath, generated.keyPem, { mode: 0o600 });
-  return { dir, certPath, keyPath, certPem: generated.certPem, fingerprint: fingerprintOf(generated.certPem) };
+  return {
+    dir,
+    certPath,
+    keyPath,
+    certPem: generated.certPem,
+    fingerprint: fingerprintOf(generated.certPem),
+  };
 }
