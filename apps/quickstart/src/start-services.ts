@@ -32,14 +32,19 @@ async function main(): Promise<void> {
   const basePort = Number(env.SERVICE_PORT || 8443);
   const children = new Map<ServiceName, ChildProcess>();
   let stopping = false;
+  // Exits with `code`, or 1 when a service fails to shut down cleanly.
   const stopAll = (code: number) => {
     if (stopping) return;
     stopping = true;
-    for (const child of children.values()) if (child.exitCode === null) child.kill('SIGTERM');
-    const exit = () => process.exit(code);
-    Promise.all(
-      [...children.values()].map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)),
-    ).then(exit, exit);
+    const exits = [...children.values()].map((child) =>
+      child.exitCode !== null
+        ? Promise.resolve(child.exitCode)
+        : new Promise<number | null>((done) => {
+            child.once('exit', (exitCode) => done(exitCode));
+            child.kill('SIGTERM');
+          }),
+    );
+    void Promise.all(exits).then((codes) => process.exit(codes.every((c) => c === 0) ? code : code || 1));
   };
 
   SERVICE_NAMES.forEach((service, index) => {

@@ -72,6 +72,7 @@ export class ServiceCoreModule {
           name: service,
           inject: [CERTLANE_CONFIG],
           useFactory: (config: CertlaneConfig) => ({
+            name: service,
             type: 'postgres' as const,
             url: config.database.url,
             schema,
