@@ -11,6 +11,7 @@ export * from './tls/self-signed';
 export * from './database/schema-name';
 export * from './database/migrations-dir';
 export * from './database/migration-runner';
+export * from './database/postgres-connection';
 export * from './validation/validate-dto';
 export * from './messaging/message-bus';
 export * from './messaging/in-process-bus';

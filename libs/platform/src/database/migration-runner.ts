@@ -9,6 +9,8 @@ const MIGRATION_FILE = /^(\d{4})_[a-z0-9_]+\.sql$/;
 
 export interface MigrationOptions {
   databaseUrl: string;
+  /** TLS settings for the connection (see postgresConnection). */
+  ssl?: { ca: string[]; rejectUnauthorized: boolean };
   /** Postgres schema the service owns. */
   schema: string;
   /** migrations/<service> directory: NNNN_description.sql files and an optional seeds/ folder. */

@@ -7,6 +7,7 @@ import { CONFIG_ERROR_EXIT_CODE, ConfigError } from '../config/config-error';
 import { loadConfig } from '../config/load-config';
 import { locateMigrationsDir } from '../database/migrations-dir';
 import { runMigrations } from '../database/migration-runner';
+import { postgresConnection } from '../database/postgres-connection';
 import { schemaFor } from '../database/schema-name';
 import { CertlaneLogger, createLogger } from '../logging/logger';
 import { NatsBus } from '../messaging/nats-bus';
@@ -34,10 +35,12 @@ export async function migrateService(
   attempts = 30,
 ): Promise<void> {
   const directory = join(locateMigrationsDir(config.migrationsDir), service);
+  const connection = postgresConnection(config.database.url, outboundTlsOptions(config.outboundTls));
   for (let attempt = 1; ; attempt++) {
     try {
       const result = await runMigrations({
-        databaseUrl: config.database.url,
+        databaseUrl: connection.connectionString,
+        ssl: connection.ssl,
         schema: schemaFor(service),
         directory,
         demoSeed: config.demoSeed,

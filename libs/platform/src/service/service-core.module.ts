@@ -11,7 +11,9 @@ import { hostname } from 'node:os';
 import { pingSubject, ServiceName } from '@certlane/contracts';
 import { DataSource, EntitySchema } from 'typeorm';
 import { CertlaneConfig } from '../config/certlane-config';
+import { postgresConnection } from '../database/postgres-connection';
 import { schemaFor } from '../database/schema-name';
+import { outboundTlsOptions } from '../tls/outbound-tls';
 import { CertlaneLogger } from '../logging/logger';
 import { MessageBus } from '../messaging/message-bus';
 import { OutboxRelay } from '../messaging/outbox-relay';
@@ -71,18 +73,25 @@ export class ServiceCoreModule {
         TypeOrmModule.forRootAsync({
           name: service,
           inject: [CERTLANE_CONFIG],
-          useFactory: (config: CertlaneConfig) => ({
-            name: service,
-            type: 'postgres' as const,
-            url: config.database.url,
-            schema,
-            entities: options.entities ?? [],
-            synchronize: false,
-            migrationsRun: false,
-            applicationName: `certlane-${service}`,
-            // Raw SQL in repositories and the outbox resolve unqualified names in the service's schema.
-            extra: { max: config.database.poolSize, options: `-c search_path=${schema},public` },
-          }),
+          useFactory: (config: CertlaneConfig) => {
+            const connection = postgresConnection(
+              config.database.url,
+              outboundTlsOptions(config.outboundTls),
+            );
+            return {
+              name: service,
+              type: 'postgres' as const,
+              url: connection.connectionString,
+              ssl: connection.ssl ?? false,
+              schema,
+              entities: options.entities ?? [],
+              synchronize: false,
+              migrationsRun: false,
+              applicationName: `certlane-${service}`,
+              // Raw SQL in repositories and the outbox resolve unqualified names in the service's schema.
+              extra: { max: config.database.poolSize, options: `-c search_path=${schema},public` },
+            };
+          },
         }),
       ],
       providers: [
