@@ -33,3 +33,4 @@ export * from './service/service-core.module';
 export * from './service/service-outbox';
 export * from './service/create-app';
 export * from './service/run-service';
+export * from './database/schema-drift';
