@@ -22,6 +22,7 @@ import {
   ReadinessRegistry,
   readTlsMaterial,
   reloadTlsOnSighup,
+  warnAboutRiskySettings,
 } from '@certlane/platform';
 import { ProtocolFrontendsModule } from '@certlane/protocol-frontends';
 import { RevocationModule } from '@certlane/revocation';
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
   }
   const buildInfo = readBuildInfo();
   const logger = createLogger({ service: 'quickstart', version: buildInfo.version, level: config.logLevel });
+  warnAboutRiskySettings(config, logger);
 
   const embedded = useEmbeddedPostgres
     ? await startEmbeddedPostgres(

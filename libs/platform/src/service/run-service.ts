@@ -5,6 +5,7 @@ import { ServiceName } from '@certlane/contracts';
 import { CertlaneConfig } from '../config/certlane-config';
 import { CONFIG_ERROR_EXIT_CODE, ConfigError } from '../config/config-error';
 import { loadConfig } from '../config/load-config';
+import { warnAboutRiskySettings } from '../config/startup-warnings';
 import { locateMigrationsDir } from '../database/migrations-dir';
 import { runMigrations } from '../database/migration-runner';
 import { postgresConnection } from '../database/postgres-connection';
@@ -75,8 +76,7 @@ export async function runService(service: ServiceName, modules: (Type | DynamicM
   }
   const buildInfo = readBuildInfo();
   const logger = createLogger({ service, version: buildInfo.version, level: config.logLevel });
-  for (const name of config.unknownVariables)
-    logger.warn({ variable: name }, 'unknown SERVICE_* variable ignored');
+  warnAboutRiskySettings(config, logger);
   try {
     const outbound = outboundTlsOptions(config.outboundTls, logger);
     await migrateService(service, config, logger);
