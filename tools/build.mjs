@@ -5,9 +5,18 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const swc = require.resolve('@swc/cli/bin/swc.js');
+
+// The path aliases live in tsconfig.base.json only; SWC gets them from there.
+const swcrc = JSON.parse(readFileSync('.swcrc', 'utf8'));
+const { compilerOptions } = JSON.parse(readFileSync('tsconfig.base.json', 'utf8'));
+swcrc.jsc.baseUrl = resolve('.');
+swcrc.jsc.paths = compilerOptions.paths;
+mkdirSync('tmp', { recursive: true });
+writeFileSync('tmp/swcrc.build.json', JSON.stringify(swcrc));
 
 rmSync('dist/apps', { recursive: true, force: true });
 rmSync('dist/libs', { recursive: true, force: true });
@@ -20,7 +29,7 @@ execFileSync(
     '-d',
     'dist',
     '--config-file',
-    '.swcrc',
+    'tmp/swcrc.build.json',
     '--ignore',
     '**/*.spec.ts,**/*.int-spec.ts,apps/e2e/**',
     '--quiet',

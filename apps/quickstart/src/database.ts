@@ -9,13 +9,13 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-/** Creates the database named in `url` when it does not exist yet (connecting to `postgres`). */
-export async function ensureDatabase(url: string): Promise<void> {
-  const target = new URL(url);
+/** Creates the database named in the URL when it does not exist yet (connecting to `postgres`). */
+export async function ensureDatabase(connection: { connectionString: string; ssl?: object }): Promise<void> {
+  const target = new URL(connection.connectionString);
   const name = decodeURIComponent(target.pathname.slice(1));
-  const admin = new URL(url);
+  const admin = new URL(connection.connectionString);
   admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
+  const client = new Client({ connectionString: admin.toString(), ssl: connection.ssl });
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
@@ -56,6 +56,6 @@ export async function startEmbeddedPostgres(
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/certlane`;
-  await ensureDatabase(url);
+  await ensureDatabase({ connectionString: url });
   return { url, stop: () => pg.stop() };
 }

@@ -9,6 +9,8 @@ import { HealthMonitorModule } from '@certlane/health-monitor';
 import { IssuanceModule } from '@certlane/issuance';
 import { NotifierModule } from '@certlane/notifier';
 import {
+  busHooks,
+  connectNatsBus,
   createCertlaneApp,
   createLogger,
   exitOnConfigError,
@@ -17,7 +19,9 @@ import {
   MessageBus,
   Metrics,
   migrateService,
-  NatsBus,
+  outboundTlsOptions,
+  parseInteger,
+  postgresConnection,
   readBuildInfo,
   ReadinessRegistry,
   readTlsMaterial,
@@ -26,7 +30,7 @@ import {
 } from '@certlane/platform';
 import { ProtocolFrontendsModule } from '@certlane/protocol-frontends';
 import { RevocationModule } from '@certlane/revocation';
-import { startEmbeddedPostgres } from './database';
+import { ensureDatabase, startEmbeddedPostgres } from './database';
 import { applyDefaults, openDataDir } from './data-dir';
 
 const PROGRAM = 'certlane';
@@ -62,30 +66,37 @@ async function main(): Promise<void> {
   const buildInfo = readBuildInfo();
   const logger = createLogger({ service: 'quickstart', version: buildInfo.version, level: config.logLevel });
   warnAboutRiskySettings(config, logger);
+  let outbound;
+  try {
+    outbound = outboundTlsOptions(config.outboundTls, logger);
+  } catch (error) {
+    exitOnConfigError(PROGRAM, error);
+  }
 
+  let embeddedPort = 0;
+  try {
+    embeddedPort = parseInteger(
+      'SERVICE_EMBEDDED_POSTGRES_PORT',
+      env.SERVICE_EMBEDDED_POSTGRES_PORT || '54329',
+      1,
+      65535,
+    );
+  } catch (error) {
+    exitOnConfigError(PROGRAM, error);
+  }
   const embedded = useEmbeddedPostgres
-    ? await startEmbeddedPostgres(
-        dataDir.root,
-        Number(env.SERVICE_EMBEDDED_POSTGRES_PORT || 54329),
-        dataDir.secrets.postgres_password,
-      )
+    ? await startEmbeddedPostgres(dataDir.root, embeddedPort, dataDir.secrets.postgres_password)
     : undefined;
+  if (!embedded) await ensureDatabase(postgresConnection(config.database.url, outbound));
   if (embedded) config = { ...config, database: { ...config.database, url: embedded.url } };
 
   for (const service of SERVICE_NAMES) await migrateService(service, config, logger);
 
+  const metrics = new Metrics('quickstart');
+  const hooks = busHooks(logger, metrics);
   const bus: MessageBus = useNats
-    ? await NatsBus.connect({
-        servers: config.nats.servers,
-        namespace: config.nats.namespace,
-        name: PROGRAM,
-        requestTimeoutMs: config.nats.requestTimeoutMs,
-        onUnexpected: (error) => logger.error({ err: error }, 'bus handler failed'),
-      })
-    : new InProcessBus({
-        requestTimeoutMs: config.nats.requestTimeoutMs,
-        onUnexpected: (error) => logger.error({ err: error }, 'bus handler failed'),
-      });
+    ? await connectNatsBus(config, PROGRAM, outbound, hooks)
+    : new InProcessBus({ requestTimeoutMs: config.nats.requestTimeoutMs, ...hooks });
 
   const app = await createCertlaneApp(
     {

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     SERVICE_NATS_URL: 'nats://127.0.0.1:4222',
     SERVICE_DATABASE_POOL_SIZE: '5',
   });
-  await ensureDatabase(env.SERVICE_DATABASE_URL as string);
+  await ensureDatabase({ connectionString: env.SERVICE_DATABASE_URL as string });
 
   const basePort = Number(env.SERVICE_PORT || 8443);
   const children = new Map<ServiceName, ChildProcess>();

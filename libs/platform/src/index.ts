@@ -33,5 +33,6 @@ export * from './service/platform.module';
 export * from './service/service-core.module';
 export * from './service/service-outbox';
 export * from './service/create-app';
+export * from './service/connect-bus';
 export * from './service/run-service';
 export * from './database/schema-drift';

@@ -4,6 +4,8 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 export const PAGE_DEFAULT = 1;
 export const PER_PAGE_DEFAULT = 50;
 export const PER_PAGE_MAX = 500;
+/** Far beyond any real list; keeps offsets within safe integers. */
+export const PAGE_MAX = 1_000_000_000;
 
 /** The pagination envelope of every list (spec 2.1). */
 export interface Page<T> {
@@ -15,13 +17,14 @@ export interface Page<T> {
 
 /** Query strings arrive as text: only plain decimal digits become numbers, anything else fails IsInt. */
 export const digitsToNumber = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
+  typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
 
 export class PageQuery {
   @IsOptional()
   @Transform(digitsToNumber)
   @IsInt({ message: 'page must be an integer' })
   @Min(1, { message: 'page must be at least 1' })
+  @Max(PAGE_MAX, { message: `page must be at most ${PAGE_MAX}` })
   page?: number;
 
   @IsOptional()

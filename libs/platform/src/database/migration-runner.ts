@@ -59,6 +59,7 @@ export async function runMigrations(options: MigrationOptions): Promise<Migratio
   const migrations = [...PLATFORM_MIGRATIONS, ...readMigrationFiles(options.directory)];
   const client = new Client({
     connectionString: options.databaseUrl,
+    ssl: options.ssl,
     application_name: `certlane-migrate-${options.schema}`,
   });
   await client.connect();

@@ -7,7 +7,7 @@ import {
   RequestSubject,
 } from '@certlane/contracts';
 import { validateDto } from '../validation/validate-dto';
-import { Reply, RequestHandler } from './message-bus';
+import { BusHooks, Reply, RequestHandler } from './message-bus';
 
 /**
  * Runs a handler for a decoded request: validates the payload against the subject's DTO, and
@@ -18,16 +18,21 @@ export async function dispatchRequest<S extends RequestSubject>(
   handler: RequestHandler<S>,
   payload: unknown,
   context: RequestContext,
-  onUnexpected: (error: unknown) => void,
+  hooks: BusHooks,
 ): Promise<Reply<unknown>> {
   try {
     const contract: { request: DtoClass } = requestContracts[subject];
     const request = await validateDto(contract.request, payload);
     const data = await handler(request as Parameters<RequestHandler<S>>[0], context);
+    hooks.onRequestHandled?.(subject, 'ok');
     return { ok: true, data: data ?? null };
   } catch (error) {
-    if (error instanceof CertlaneError) return { ok: false, error: error.toPayload() };
-    onUnexpected(error);
+    if (error instanceof CertlaneError) {
+      hooks.onRequestHandled?.(subject, error.code);
+      return { ok: false, error: error.toPayload() };
+    }
+    hooks.onUnexpected?.(error);
+    hooks.onRequestHandled?.(subject, ErrorCode.Internal);
     return { ok: false, error: { code: ErrorCode.Internal, message: 'internal error' } };
   }
 }

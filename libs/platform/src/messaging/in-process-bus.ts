@@ -11,13 +11,15 @@ import {
   ResponseOf,
 } from '@certlane/contracts';
 import { dispatchRequest, unwrapReply } from './dispatch';
-import { EventHandler, MessageBus, RequestHandler, RequestOptions } from './message-bus';
+import { BusHooks, EventHandler, MessageBus, RequestHandler, RequestOptions } from './message-bus';
 
 interface Consumer {
   subject: string;
   handler: (event: EventEnvelope<unknown>) => Promise<void>;
   position: number;
   running: boolean;
+  /** Replaced by a newer consume() under the same name: stops pumping. */
+  retired?: boolean;
   retryTimer?: NodeJS.Timeout;
 }
 
@@ -36,13 +38,7 @@ export class InProcessBus implements MessageBus {
   private readonly consumers = new Map<string, Consumer>();
   private closed = false;
 
-  constructor(
-    private readonly options: {
-      requestTimeoutMs: number;
-      retryDelayMs?: number;
-      onUnexpected?: (e: unknown) => void;
-    },
-  ) {}
+  constructor(private readonly options: { requestTimeoutMs: number; retryDelayMs?: number } & BusHooks) {}
 
   async request<S extends RequestSubject>(
     subject: S,
@@ -80,7 +76,7 @@ export class InProcessBus implements MessageBus {
     });
     try {
       const reply = await Promise.race([
-        dispatchRequest(subject, handler, wirePayload, context, (e) => this.options.onUnexpected?.(e)),
+        dispatchRequest(subject, handler, wirePayload, context, this.options),
         timeout,
       ]);
       return unwrapReply(JSON.parse(JSON.stringify(reply))) as ResponseOf<S>;
@@ -113,6 +109,8 @@ export class InProcessBus implements MessageBus {
     handler: EventHandler<E>,
   ): Promise<void> {
     const existing = this.consumers.get(consumer);
+    clearTimeout(existing?.retryTimer);
+    if (existing) existing.retired = true;
     const state: Consumer = {
       subject,
       handler: handler as unknown as Consumer['handler'],
@@ -124,11 +122,11 @@ export class InProcessBus implements MessageBus {
   }
 
   private async pump(consumer: Consumer): Promise<void> {
-    if (consumer.running || this.closed) return;
+    if (consumer.running || consumer.retired || this.closed) return;
     consumer.running = true;
     try {
       const events = this.log.get(consumer.subject) ?? [];
-      while (consumer.position < events.length && !this.closed) {
+      while (consumer.position < events.length && !this.closed && !consumer.retired) {
         try {
           await consumer.handler(events[consumer.position]);
           consumer.position += 1;

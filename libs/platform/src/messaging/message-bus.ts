@@ -20,6 +20,14 @@ export type RequestHandler<S extends RequestSubject> = (
 
 export type EventHandler<E extends EventSubject> = (event: EventEnvelope<EventOf<E>>) => Promise<void>;
 
+/** Observation points shared by both bus implementations. */
+export interface BusHooks {
+  /** A handler threw something other than a CertlaneError (logged; the caller sees internal_error). */
+  onUnexpected?: (error: unknown) => void;
+  /** A request was handled here; `outcome` is 'ok' or the error code returned. */
+  onRequestHandled?: (subject: string, outcome: string) => void;
+}
+
 /** What a reply carries across the bus. */
 export type Reply<T> =
   { ok: true; data: T } | { ok: false; error: { code: string; message: string; details?: unknown } };

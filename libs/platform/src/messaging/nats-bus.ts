@@ -29,7 +29,7 @@ import {
   Subscription,
 } from 'nats';
 import { dispatchRequest, unwrapReply } from './dispatch';
-import { EventHandler, MessageBus, Reply, RequestHandler, RequestOptions } from './message-bus';
+import { BusHooks, EventHandler, MessageBus, Reply, RequestHandler, RequestOptions } from './message-bus';
 
 const codec = JSONCodec<unknown>();
 const REQUEST_ID_HEADER = 'Certlane-Request-Id';
@@ -38,14 +38,13 @@ const ACTOR_HEADER = 'Certlane-Actor-Id';
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
 const RETRY_DELAY_MS = 1000;
 
-export interface NatsBusOptions {
+export interface NatsBusOptions extends BusHooks {
   servers: string[];
   name: string;
   requestTimeoutMs: number;
   tls?: ConnectionOptions['tls'];
   /** Prefix for every subject and stream, so several environments (or tests) can share one NATS. */
   namespace?: string;
-  onUnexpected?: (error: unknown) => void;
 }
 
 /** The JetStream stream holding one service's events (`<service>.v1.<entity>.<verb>`). */
@@ -87,6 +86,8 @@ export class NatsBus implements MessageBus {
       tls: options.tls,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
+      // Keep trying when NATS is not up yet at start (orchestrators start pods in any order).
+      waitOnFirstConnect: true,
     });
     const jsm = await nc.jetstreamManager();
     return new NatsBus(nc, nc.jetstream(), jsm, options);
@@ -131,11 +132,17 @@ export class NatsBus implements MessageBus {
             return;
           }
           const context = contextFrom(message.headers);
-          const reply = await dispatchRequest(subject, handler, payload, context, (e) =>
-            this.options.onUnexpected?.(e),
-          );
-          message.respond(codec.encode(reply));
-        })();
+          const reply = await dispatchRequest(subject, handler, payload, context, this.options);
+          try {
+            message.respond(codec.encode(reply));
+          } catch (error) {
+            // e.g. MAX_PAYLOAD_EXCEEDED: answer with a typed error rather than leave the caller waiting.
+            this.options.onUnexpected?.(error);
+            message.respond(
+              codec.encode({ ok: false, error: { code: ErrorCode.Internal, message: 'internal error' } }),
+            );
+          }
+        })().catch((error: unknown) => this.options.onUnexpected?.(error));
       },
     });
     this.subscriptions.push(subscription);
@@ -143,8 +150,8 @@ export class NatsBus implements MessageBus {
   }
 
   async publish<E extends EventSubject>(subject: E, envelope: EventEnvelope<EventOf<E>>): Promise<void> {
-    await this.ensureStream(subject);
     try {
+      await this.ensureStream(subject);
       await this.js.publish(this.wire(subject), codec.encode(envelope), { msgID: envelope.id });
     } catch (error) {
       throw translateNatsError(error, subject, this.options.requestTimeoutMs);
@@ -157,16 +164,22 @@ export class NatsBus implements MessageBus {
     handler: EventHandler<E>,
   ): Promise<void> {
     const stream = streamFor(subject, this.options.namespace);
-    await this.ensureStream(subject);
     const durable = consumer.replace(/[^A-Za-z0-9_-]/g, '_');
-    await this.jsm.consumers.add(stream.name, {
-      durable_name: durable,
-      filter_subject: this.wire(subject),
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: nanos(30_000),
-      max_deliver: -1,
-    });
+    try {
+      await this.ensureStream(subject);
+      await this.jsm.consumers.add(stream.name, {
+        durable_name: durable,
+        filter_subject: this.wire(subject),
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: nanos(30_000),
+        max_deliver: -1,
+        // One event in flight per consumer: a retried event is not overtaken by later ones.
+        max_ack_pending: 1,
+      });
+    } catch (error) {
+      throw translateNatsError(error, subject, this.options.requestTimeoutMs);
+    }
     const messages = await (await this.js.consumers.get(stream.name, durable)).consume({ max_messages: 64 });
     this.consumers.push(messages);
     void (async () => {

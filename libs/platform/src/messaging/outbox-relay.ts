@@ -8,7 +8,13 @@ export interface OutboxRelayOptions {
   intervalMs?: number;
   batchSize?: number;
   onError?: (error: unknown) => void;
+  /** Published outbox rows are kept this long (for inspection), then deleted. Default 7 days. */
+  keepPublishedDays?: number;
+  /** Inbox ids are kept this long; longer than any redelivery can take. Default 30 days. */
+  keepInboxDays?: number;
 }
+
+const PRUNE_INTERVAL_MS = 3600_000;
 
 interface OutboxRow {
   seq: string;
@@ -17,15 +23,17 @@ interface OutboxRow {
 }
 
 /**
- * Publishes committed outbox rows in order. Rows are claimed with FOR UPDATE SKIP LOCKED, so
- * replicas share the work without publishing a row twice; a crash after publishing but before
- * marking re-publishes the same envelope id, which JetStream and consumers deduplicate.
+ * Publishes committed outbox rows in commit order. One relay pass at a time per schema holds a
+ * transaction advisory lock, so replicas never publish a row twice nor out of order (a replica
+ * that finds the lock taken skips its pass); a crash after publishing but before marking
+ * re-publishes the same envelope id, which JetStream and consumers deduplicate.
  */
 export class OutboxRelay {
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
   private again = false;
   private stopped = true;
+  private lastPrune = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -65,6 +73,10 @@ export class OutboxRelay {
     try {
       this.running = this.relayOnce();
       published = await this.running;
+      if (Date.now() - this.lastPrune > PRUNE_INTERVAL_MS) {
+        this.lastPrune = Date.now();
+        await this.prune();
+      }
     } catch (error) {
       this.options.onError?.(error);
     } finally {
@@ -76,10 +88,29 @@ export class OutboxRelay {
     this.schedule(more ? 0 : (this.options.intervalMs ?? 1000));
   }
 
+  /** Deletes published outbox rows and inbox ids past their retention; returns rows deleted. */
+  async prune(): Promise<number> {
+    const schema = `"${this.options.schema}"`;
+    const [, outbox] = await this.dataSource.query(
+      `DELETE FROM ${schema}.outbox WHERE published_at < now() - make_interval(days => $1)`,
+      [this.options.keepPublishedDays ?? 7],
+    );
+    const [, inbox] = await this.dataSource.query(
+      `DELETE FROM ${schema}.inbox WHERE processed_at < now() - make_interval(days => $1)`,
+      [this.options.keepInboxDays ?? 30],
+    );
+    return Number(outbox ?? 0) + Number(inbox ?? 0);
+  }
+
   /** One pass: publishes up to a batch of pending rows; returns how many were published. */
   async relayOnce(): Promise<number> {
     const table = `"${this.options.schema}".outbox`;
     return this.dataSource.transaction(async (manager) => {
+      const [{ locked }]: { locked: boolean }[] = await manager.query(
+        'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked',
+        [`certlane:outbox-relay:${this.options.schema}`],
+      );
+      if (!locked) return 0;
       const rows: OutboxRow[] = await manager.query(
         `SELECT seq, subject, envelope FROM ${table} WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.options.batchSize ?? 100],

@@ -1,5 +1,6 @@
 import { DynamicModule, Type } from '@nestjs/common';
 import type { Server as HttpsServer } from 'node:https';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServiceName } from '@certlane/contracts';
 import { CertlaneConfig } from '../config/certlane-config';
@@ -11,12 +12,12 @@ import { runMigrations } from '../database/migration-runner';
 import { postgresConnection } from '../database/postgres-connection';
 import { schemaFor } from '../database/schema-name';
 import { CertlaneLogger, createLogger } from '../logging/logger';
-import { NatsBus } from '../messaging/nats-bus';
 import { Metrics } from '../observability/metrics';
 import { ReadinessRegistry } from '../observability/readiness';
 import { outboundTlsOptions } from '../tls/outbound-tls';
 import { readTlsMaterial, reloadTlsOnSighup } from '../tls/server-tls';
 import { readBuildInfo } from './build-info';
+import { busHooks, connectNatsBus } from './connect-bus';
 import { createCertlaneApp } from './create-app';
 
 /** Prints a refused configuration as one line and exits with EX_CONFIG; rethrows anything else. */
@@ -36,6 +37,8 @@ export async function migrateService(
   attempts = 30,
 ): Promise<void> {
   const directory = join(locateMigrationsDir(config.migrationsDir), service);
+  if (!existsSync(directory))
+    logger.warn({ directory }, 'no migrations directory for this service; only platform tables are created');
   const connection = postgresConnection(config.database.url, outboundTlsOptions(config.outboundTls));
   for (let attempt = 1; ; attempt++) {
     try {
@@ -80,22 +83,14 @@ export async function runService(service: ServiceName, modules: (Type | DynamicM
   try {
     const outbound = outboundTlsOptions(config.outboundTls, logger);
     await migrateService(service, config, logger);
-    const bus = await NatsBus.connect({
-      servers: config.nats.servers,
-      namespace: config.nats.namespace,
-      name: program,
-      requestTimeoutMs: config.nats.requestTimeoutMs,
-      tls: config.nats.servers.some((s) => s.startsWith('tls://'))
-        ? ({ ca: outbound.ca.join('\n'), rejectUnauthorized: outbound.rejectUnauthorized } as never)
-        : undefined,
-      onUnexpected: (error) => logger.error({ err: error }, 'bus handler failed'),
-    });
+    const metrics = new Metrics(service);
+    const bus = await connectNatsBus(config, program, outbound, busHooks(logger, metrics));
     const app = await createCertlaneApp(
       {
         config,
         logger,
         bus,
-        metrics: new Metrics(service),
+        metrics,
         readiness: new ReadinessRegistry(),
         buildInfo,
         tls,

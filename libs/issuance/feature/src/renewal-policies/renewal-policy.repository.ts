@@ -40,9 +40,13 @@ export class RenewalPolicyRepository {
     return manager.getRepository(RenewalPolicyEntity).findOneBy({ id });
   }
 
-  /** Locks the slug so concurrent creates with the same slug pick distinct ids. */
+  /**
+   * Ids taken by `baseId` and its suffixed forms. Id allocation is serialised by one
+   * transaction lock: a slug can equal another policy's suffixed id ("Web TLS 2" and the second
+   * "Web TLS"), so a per-slug lock would not be enough. Creates are rare; the lock is cheap.
+   */
   async idsWithPrefix(manager: EntityManager, baseId: string): Promise<Set<string>> {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`renewal-policy-id:${baseId}`]);
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['certlane:issuance:renewal-policy-ids']);
     const rows: { id: string }[] = await manager.query(
       `SELECT id FROM renewal_policies WHERE id = $1 OR id LIKE $2`,
       [baseId, `${baseId.replace(/[\\%_]/g, '\\$&')}-%`],
