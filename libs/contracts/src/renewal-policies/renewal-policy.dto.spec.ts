@@ -88,11 +88,11 @@ describe(CreateRenewalPolicyRequest.name, () => {
     expect(messages[0]).toContain('alert_thresholds_days');
   });
 
-  // Production bug: ArrayUnique(undefined, { message }) drops its options when the first argument
+  // Regression: ArrayUnique(undefined, { message }) drops its options when the first argument
   // is not a function (class-validator 0.15 reads the options from the first argument), so the API
   // answers with class-validator's default "All alert_thresholds_days's elements must be unique".
-  // Flip to `it` once fixed.
-  it.failing('refuses repeated alert thresholds with its own message', async () => {
+  //
+  it('refuses repeated alert thresholds with its own message', async () => {
     expect(
       await messagesFor(CreateRenewalPolicyRequest, { ...minimal, alert_thresholds_days: [30, 30] }),
     ).toEqual(['alert_thresholds_days must not repeat a value']);

@@ -51,7 +51,7 @@ const Thresholds = () =>
     ArrayMaxSize(L.alertThresholdDays.maxEntries, {
       message: `alert_thresholds_days holds at most ${L.alertThresholdDays.maxEntries} entries`,
     }),
-    ArrayUnique(undefined, { message: 'alert_thresholds_days must not repeat a value' }),
+    ArrayUnique({ message: 'alert_thresholds_days must not repeat a value' }),
     IsInt({ each: true, message: 'each alert_thresholds_days entry must be an integer' }),
     Min(L.alertThresholdDays.min, {
       each: true,

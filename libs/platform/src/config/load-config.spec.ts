@@ -245,9 +245,9 @@ describe(loadConfig.name, () => {
       );
     });
 
-    // Production bug: a list of only separators parses to no server at all, and the NATS client
-    // then silently falls back to its own default (localhost:4222). Flip to `it` once fixed.
-    it.failing('refuses a SERVICE_NATS_URL that names no server', () => {
+    // Regression: a list of only separators parses to no server at all, and the NATS client
+    // then silently falls back to its own default (localhost:4222).
+    it('refuses a SERVICE_NATS_URL that names no server', () => {
       expect(refusal(validServiceEnv({ SERVICE_NATS_URL: ' , ' })).message).toMatch(/^SERVICE_NATS_URL/);
     });
 
@@ -375,9 +375,9 @@ describe(isPlaceholderSecret.name, () => {
     },
   );
 
-  // Production bug: the `1234.*` alternative of PLACEHOLDER refuses one real `openssl rand -hex 32`
-  // key in 65536 (every one that happens to start with 1234). Flip to `it` once fixed.
-  it.failing('accepts a random hex key that happens to start with 1234', () => {
+  // Regression: the `1234.*` alternative of PLACEHOLDER refuses one real `openssl rand -hex 32`
+  // key in 65536 (every one that happens to start with 1234).
+  it('accepts a random hex key that happens to start with 1234', () => {
     expect(isPlaceholderSecret('1234f3b1c9e07a6d4c21b8e5a0d9c7f2e4b6a1d0c3e5f7a9b2c4d6e8f0a1b3c5')).toBe(
       false,
     );

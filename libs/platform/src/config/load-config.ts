@@ -9,7 +9,7 @@ export const ENCRYPTION_KEY_MIN_LENGTH = 32;
 export const AUTH_SECRET_MIN_LENGTH = 16;
 
 const PLACEHOLDER =
-  /^(change[-_ ]?me.*|changeit|replace[-_ ]?me.*|placeholder|example|secret|password|default|demo|test|todo|none|null|your[-_ ].*|<.*>|x+|0+|1234.*)$/i;
+  /^(change[-_ ]?me.*|changeit|replace[-_ ]?me.*|placeholder|example|secret|password|default|demo|test|todo|none|null|your[-_ ].*|<.*>|x+|0+|1234\d*)$/i;
 
 /** True for values that are obviously not real secrets (documentation samples, "changeme"...). */
 export function isPlaceholderSecret(value: string): boolean {
@@ -114,12 +114,18 @@ export function loadConfig(env: Env): CertlaneConfig {
   }
 
   const natsServers = parseList(get('SERVICE_NATS_URL') ?? '');
+  if (natsServers.length === 0) {
+    throw new ConfigError('SERVICE_NATS_URL must name at least one nats:// or tls:// server');
+  }
   for (const server of natsServers) {
     if (!/^(nats|tls):\/\//.test(server)) {
       throw new ConfigError(
         `SERVICE_NATS_URL entry ${JSON.stringify(server)} must start with nats:// or tls://`,
       );
     }
+  }
+  if (parseDuration('SERVICE_BUS_REQUEST_TIMEOUT', get('SERVICE_BUS_REQUEST_TIMEOUT') ?? '') < 100) {
+    throw new ConfigError('SERVICE_BUS_REQUEST_TIMEOUT must be at least 100ms');
   }
   const namespace = get('SERVICE_NATS_NAMESPACE');
   if (namespace && !/^[A-Za-z0-9_-]{1,64}$/.test(namespace)) {

@@ -98,11 +98,11 @@ describe(toCertlaneError.name, () => {
     });
   });
 
-  // Production bug: body-parser failures caused by the client other than the four mapped types
+  // Regression: body-parser failures caused by the client other than the four mapped types
   // (request.size.invalid when Content-Length does not match the body, request.aborted,
   // parameters.too.many...) become internal_error: a 500 and an "unhandled error" log line for a
-  // client mistake. Flip to `it` once fixed.
-  it.failing.each([
+  // client mistake.
+  it.each([
     ['request.size.invalid', 400],
     ['request.aborted', 400],
   ])('maps the client-side body-parser error %s to an expected 4xx', (type, status) => {

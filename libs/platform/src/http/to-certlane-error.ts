@@ -28,6 +28,17 @@ export function toCertlaneError(error: unknown): [CertlaneError, boolean] {
   if (parserType === 'encoding.unsupported' || parserType === 'charset.unsupported') {
     return [new CertlaneError(ErrorCode.UnsupportedMediaType, 'unsupported request body encoding'), true];
   }
+  // Any other body-parser failure the client caused (size mismatch, aborted upload...).
+  const parserStatus = (error as { status?: unknown } | null)?.status;
+  if (parserType && typeof parserStatus === 'number' && parserStatus >= 400 && parserStatus < 500) {
+    return [
+      new CertlaneError(
+        STATUS_CODES[parserStatus] ?? ErrorCode.ValidationFailed,
+        'the request body could not be read',
+      ),
+      true,
+    ];
+  }
   if (error instanceof HttpException) {
     const status = error.getStatus();
     const code = STATUS_CODES[status];

@@ -18,7 +18,7 @@ export interface LoggerOptions {
  * anything is written.
  */
 export function createLogger(options: LoggerOptions): CertlaneLogger {
-  return pino(
+  const logger = pino(
     {
       level: options.level,
       base: { service: options.service, version: options.version, pid: process.pid },
@@ -28,15 +28,36 @@ export function createLogger(options: LoggerOptions): CertlaneLogger {
         level: (label) => ({ level: label }),
         log: (object) => redactValue(object) as Record<string, unknown>,
       },
+      // formatters.log already turned errors into redacted {type, message, stack}.
+      serializers: { err: (value: unknown) => value },
       hooks: {
         logMethod(args, method) {
-          const scrubbed = args.map((arg) => (typeof arg === 'string' ? redactText(arg) : arg));
+          const scrubbed: unknown[] = args.map((arg, index) =>
+            typeof arg === 'string' ? redactText(arg) : index > 0 ? redactValue(arg) : arg,
+          );
+          // Without a message pino copies the error's own message, after this hook: supply it scrubbed.
+          const first = scrubbed[0] as { err?: unknown } | undefined;
+          const error = first instanceof Error ? first : first?.err instanceof Error ? first.err : undefined;
+          if (error && typeof scrubbed[1] !== 'string') scrubbed.splice(1, 0, redactText(error.message));
           return method.apply(this, scrubbed as Parameters<typeof method>);
         },
       },
     },
     options.destination ?? pino.destination({ fd: 1, sync: false }),
   );
+  return withRedactedBindings(logger);
+}
+
+/** pino does not run formatters over child bindings, so they are redacted when the child is made. */
+function withRedactedBindings(logger: CertlaneLogger): CertlaneLogger {
+  const child = logger.child.bind(logger) as unknown as (
+    bindings: pino.Bindings,
+    options?: object,
+  ) => CertlaneLogger;
+  const redactedChild = (bindings: pino.Bindings, options?: object) =>
+    withRedactedBindings(child(redactValue(bindings) as pino.Bindings, options));
+  logger.child = redactedChild as unknown as typeof logger.child;
+  return logger;
 }
 
 /** Routes NestJS's own log calls into the service's pino logger. */

@@ -129,10 +129,10 @@ describe(redactValue.name, () => {
     expect(JSON.stringify(redacted)).not.toContain('eyJhbGciOi');
   });
 
-  // Production bug: SERVICE_CONFIG_ENCRYPTION_KEY is `secret: true` in the variables table, but
+  // Regression: SERVICE_CONFIG_ENCRYPTION_KEY is `secret: true` in the variables table, but
   // neither its name nor the CertlaneConfig field holding it (configEncryptionKey) matches
-  // SECRET_FIELD_PATTERN, so logging the environment or the config prints the key. Flip to `it` once fixed.
-  it.failing('redacts every secret variable of the table and the config fields that hold them', () => {
+  // SECRET_FIELD_PATTERN, so logging the environment or the config prints the key.
+  it('redacts every secret variable of the table and the config fields that hold them', () => {
     const secretNames = CONFIG_VARIABLES.filter((v) => v.secret).map((v) => v.name);
     expect(secretNames).toEqual(
       expect.arrayContaining([
