@@ -46,7 +46,9 @@ export class RenewalPolicyRepository {
    * "Web TLS"), so a per-slug lock would not be enough. Creates are rare; the lock is cheap.
    */
   async idsWithPrefix(manager: EntityManager, baseId: string): Promise<Set<string>> {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['certlane:issuance:renewal-policy-ids']);
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+      'certlane:issuance:renewal-policy-ids',
+    ]);
     const rows: { id: string }[] = await manager.query(
       `SELECT id FROM renewal_policies WHERE id = $1 OR id LIKE $2`,
       [baseId, `${baseId.replace(/[\\%_]/g, '\\$&')}-%`],
