@@ -103,7 +103,7 @@ async function main(): Promise<void> {
       config,
       logger,
       bus,
-      metrics: new Metrics('quickstart'),
+      metrics,
       readiness: new ReadinessRegistry(),
       buildInfo,
       tls,

@@ -165,6 +165,7 @@ export class NatsBus implements MessageBus {
   ): Promise<void> {
     const stream = streamFor(subject, this.options.namespace);
     const durable = consumer.replace(/[^A-Za-z0-9_-]/g, '_');
+    let messages: ConsumerMessages;
     try {
       await this.ensureStream(subject);
       await this.jsm.consumers.add(stream.name, {
@@ -177,10 +178,10 @@ export class NatsBus implements MessageBus {
         // One event in flight per consumer: a retried event is not overtaken by later ones.
         max_ack_pending: 1,
       });
+      messages = await (await this.js.consumers.get(stream.name, durable)).consume({ max_messages: 64 });
     } catch (error) {
       throw translateNatsError(error, subject, this.options.requestTimeoutMs);
     }
-    const messages = await (await this.js.consumers.get(stream.name, durable)).consume({ max_messages: 64 });
     this.consumers.push(messages);
     void (async () => {
       for await (const message of messages) {
