@@ -5,6 +5,9 @@ import { RenewalPolicyFields } from '@certlane/issuance-domain';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { RenewalPolicyEntity } from './renewal-policy.entity';
 
+const FIND_BY_ID = `SELECT id, name, renewal_window_days, max_retries, retry_interval_seconds, alert_thresholds_days,
+  created_at, updated_at FROM renewal_policies WHERE id = $1`;
+
 export function toDto(row: RenewalPolicyEntity): RenewalPolicyDto {
   return {
     id: row.id,
@@ -38,6 +41,15 @@ export class RenewalPolicyRepository {
 
   find(id: string, manager: EntityManager = this.dataSource.manager): Promise<RenewalPolicyEntity | null> {
     return manager.getRepository(RenewalPolicyEntity).findOneBy({ id });
+  }
+
+  /**
+   * The read behind GET /renewal-policies/{id}, the hottest path: plain SQL, no query builder
+   * (see bench/gateway-roundtrip).
+   */
+  async findDto(id: string): Promise<RenewalPolicyDto | null> {
+    const rows: RenewalPolicyEntity[] = await this.dataSource.query(FIND_BY_ID, [id]);
+    return rows.length > 0 ? toDto(rows[0]) : null;
   }
 
   /**

@@ -35,9 +35,9 @@ export class RenewalPolicyService {
   }
 
   async get(id: string): Promise<RenewalPolicyDto> {
-    const row = await this.repository.find(id);
-    if (!row) throw notFound(id);
-    return toDto(row);
+    const policy = await this.repository.findDto(id);
+    if (!policy) throw notFound(id);
+    return policy;
   }
 
   async create(request: CreateRenewalPolicyRequest, actorId?: string): Promise<RenewalPolicyDto> {
