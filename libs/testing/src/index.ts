@@ -4,3 +4,4 @@ export * from './tls-fixture';
 export * from './test-env';
 export * from './https-client';
 export * from './service-process';
+export * from './eventually';

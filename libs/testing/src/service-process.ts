@@ -32,6 +32,62 @@ export function builtEntry(app: string): string {
   return entry;
 }
 
+export interface ProcessRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** stdout and stderr interleaved in the order they arrived. */
+  output: string;
+}
+
+/**
+ * Runs a command to its end and collects what it printed; SIGKILLs it after `timeoutMs`. Without
+ * `env` the command inherits this process's environment.
+ */
+export function runCommand(
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+): Promise<ProcessRun> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(command, args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      output += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    // 'close' (not 'exit') so both pipes are fully read.
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolveRun({ code, signal, stdout, stderr, output });
+    });
+  });
+}
+
+/** Runs a built service that is expected to exit on its own (a refused configuration, say). */
+export function runToExit(
+  app: string,
+  env: Record<string, string | undefined>,
+  options: { timeoutMs?: number } = {},
+): Promise<ProcessRun> {
+  return runCommand(process.execPath, [builtEntry(app)], {
+    env: { PATH: process.env.PATH, ...env },
+    timeoutMs: options.timeoutMs,
+  });
+}
+
 /** Runs a built service as its own process and resolves once its /ready answers 200. */
 export async function startServiceProcess(
   name: string,

@@ -1,24 +1,10 @@
+import { validServiceEnv } from '@certlane/testing';
 import { ConfigError } from './config-error';
 import { Env, isPlaceholderSecret, loadConfig } from './load-config';
 import { CONFIG_VARIABLES } from './variables';
 
 /** A real-looking (non-placeholder) value of the given length. */
 const realSecret = (length: number) => 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0'.repeat(4).slice(0, length);
-
-/**
- * A valid environment with the given overrides (undefined removes a variable). Deliberately not
- * libs/testing's validServiceEnv: platform importing @certlane/testing is a circular dependency
- * (testing -> platform) that the module-boundary lint rule refuses.
- */
-function validServiceEnv(overrides: Env = {}): Env {
-  return {
-    SERVICE_TLS_CERT_PATH: '/etc/certlane/tls.crt',
-    SERVICE_TLS_KEY_PATH: '/etc/certlane/tls.key',
-    SERVICE_AUTH_SECRET: 'f3b1c9e07a6d4c21b8e5a0d9c7f2e4b6a1d0c3e5',
-    SERVICE_CONFIG_ENCRYPTION_KEY: '9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a0f9e8d',
-    ...overrides,
-  };
-}
 
 /** Runs loadConfig and returns the ConfigError it throws; fails the test if it throws nothing else. */
 function refusal(env: Env): ConfigError {

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTestDatabase, TestDatabase } from '@certlane/testing';
 import { Client } from 'pg';
 import { MigrationOptions, runMigrations } from './migration-runner';
 import { locateMigrationsDir } from './migrations-dir';
@@ -13,38 +13,6 @@ import { quoteIdent, schemaFor } from './schema-name';
  * edits and misnamed files, all-or-nothing migrations, and seeds; plus a check that every
  * migration the repository ships can safely run twice.
  */
-
-/*
- * The helpers below mirror libs/testing (createTestDatabase) on purpose: libs/testing
- * depends on platform, so importing @certlane/testing from a platform test is a circular
- * dependency the module-boundary lint rule refuses.
- */
-
-interface TestDatabase {
-  url: string;
-  drop(): Promise<void>;
-}
-
-/** A fresh, empty database of this file's own (see libs/testing's createTestDatabase). */
-async function createTestDatabase(label: string): Promise<TestDatabase> {
-  const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `certlane_${label}_${randomBytes(5).toString('hex')}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
 
 const FIXTURES = join(__dirname, '__fixtures__');
 const OK_VERSIONS = ['platform-0001_outbox_inbox', '0001_create_things', '0002_add_column'];

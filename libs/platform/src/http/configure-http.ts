@@ -22,6 +22,8 @@ export function configureHttp(
   const { config, logger, metrics } = deps;
   const server = app.getHttpAdapter().getInstance() as express.Express;
   server.disable('x-powered-by');
+  // API responses are small, uncached JSON: hashing every body for an ETag costs more than it saves.
+  server.set('etag', false);
   app.use(requestIdMiddleware);
   app.use(accessLog(logger, metrics));
   app.use(
@@ -55,13 +57,14 @@ export function configureHttp(
 }
 
 function accessLog(logger: CertlaneLogger, metrics: Metrics) {
+  const observe = metrics.httpObserver();
   return (request: Request, response: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     response.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = (request.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      metrics.httpRequests.inc({ method: request.method, route, status: String(response.statusCode) });
-      metrics.httpDuration.observe({ method: request.method, route }, seconds);
+      observe(request.method, route, response.statusCode, seconds);
+      if (!logger.isLevelEnabled('info')) return;
       logger.info(
         {
           request_id: requestIdOf(request),

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   CertlaneError,
   ErrorCode,
@@ -9,6 +8,7 @@ import {
   RenewalPolicyIdRequest,
   RequestContext,
 } from '@certlane/contracts';
+import { eventually, testNatsUrl, uniqueNamespace } from '@certlane/testing';
 import { connect } from 'nats';
 import { InProcessBus } from './in-process-bus';
 import { MessageBus } from './message-bus';
@@ -20,14 +20,6 @@ import { buildEnvelope } from './outbox';
  * against each: request/reply with validation and typed errors, load sharing between replicas,
  * and durable, ordered, deduplicated, redelivered and resumable event consumers.
  */
-
-/*
- * The helpers below mirror libs/testing (testNatsUrl, uniqueNamespace) on purpose: libs/testing
- * depends on platform, so importing @certlane/testing from a platform test is a circular
- * dependency the module-boundary lint rule refuses.
- */
-const testNatsUrl = () => process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-const uniqueNamespace = (label: string) => `${label}_${randomBytes(5).toString('hex')}`;
 
 const CREATED = 'issuance.v1.renewal-policy.created' as const;
 type Created = EventEnvelope<EventOf<typeof CREATED>>;
@@ -43,15 +35,6 @@ function policy(id: string, name = `Policy ${id}`): RenewalPolicyDto {
     created_at: '2025-01-01T00:00:00.000Z',
     updated_at: '2025-01-01T00:00:00.000Z',
   };
-}
-
-/** Polls `probe` until it returns true; fails with `what` after the deadline. */
-async function eventually(probe: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** The CertlaneError a promise rejects with (fails the test when it resolves or throws something else). */

@@ -1,17 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
+import { testNatsUrl, uniqueNamespace } from '@certlane/testing';
 import { NatsBus } from './nats-bus';
 
 /**
  * What only the NATS bus has to get right (the shared behaviour is in bus.contract.int-spec.ts):
  * limits of the transport must still end in a typed reply.
- *
- * testNatsUrl and uniqueNamespace mirror libs/testing on purpose: libs/testing depends on
- * platform, so importing @certlane/testing from a platform test is a circular dependency the
- * module-boundary lint rule refuses.
  */
-const testNatsUrl = () => process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-const uniqueNamespace = (label: string) => `${label}_${randomBytes(5).toString('hex')}`;
 
 describe(NatsBus.name, () => {
   const open: NatsBus[] = [];

@@ -6,6 +6,7 @@ import {
   EventOf,
   EventSubject,
   owningService,
+  RequestContext,
   RequestOf,
   RequestSubject,
   ResponseOf,
@@ -16,11 +17,9 @@ import {
   ConnectionOptions,
   ConsumerMessages,
   DeliverPolicy,
-  headers as natsHeaders,
   JetStreamClient,
   JetStreamManager,
   JSONCodec,
-  MsgHdrs,
   nanos,
   NatsConnection,
   NatsError,
@@ -32,8 +31,12 @@ import { dispatchRequest, unwrapReply } from './dispatch';
 import { BusHooks, EventHandler, MessageBus, Reply, RequestHandler, RequestOptions } from './message-bus';
 
 const codec = JSONCodec<unknown>();
-const REQUEST_ID_HEADER = 'Certlane-Request-Id';
-const ACTOR_HEADER = 'Certlane-Actor-Id';
+
+/** A request on the wire: the caller's context travels with the payload (cheaper than NATS headers). */
+interface WireRequest {
+  context: RequestContext;
+  payload: unknown;
+}
 /** JetStream drops a re-published message whose msgID it saw within this window. */
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
 const RETRY_DELAY_MS = 1000;
@@ -100,15 +103,14 @@ export class NatsBus implements MessageBus {
     payload: RequestOf<S>,
     options?: RequestOptions,
   ): Promise<ResponseOf<S>> {
-    const headers = natsHeaders();
-    headers.set(REQUEST_ID_HEADER, options?.context?.request_id ?? randomUUID());
-    if (options?.context?.actor_id) headers.set(ACTOR_HEADER, options.context.actor_id);
+    const context: RequestContext = {
+      request_id: options?.context?.request_id ?? randomUUID(),
+      actor_id: options?.context?.actor_id,
+    };
     const timeout = options?.timeoutMs ?? this.options.requestTimeoutMs;
     try {
-      const message = await this.nc.request(this.wire(subject), codec.encode(payload ?? {}), {
-        timeout,
-        headers,
-      });
+      const wire: WireRequest = { context, payload: payload ?? {} };
+      const message = await this.nc.request(this.wire(subject), codec.encode(wire), { timeout });
       return unwrapReply(codec.decode(message.data) as Reply<ResponseOf<S>>);
     } catch (error) {
       throw translateNatsError(error, subject, timeout);
@@ -121,20 +123,23 @@ export class NatsBus implements MessageBus {
       callback: (error, message) => {
         if (error) return this.options.onUnexpected?.(error);
         void (async () => {
-          let payload: unknown;
+          let request: WireRequest;
           try {
-            payload = message.data.length ? codec.decode(message.data) : {};
+            request = codec.decode(message.data) as WireRequest;
+            if (!request || typeof request !== 'object' || typeof request.context?.request_id !== 'string') {
+              throw new Error('not a Certlane request');
+            }
           } catch {
             message.respond(
               codec.encode({
                 ok: false,
-                error: { code: ErrorCode.ValidationFailed, message: 'payload is not JSON' },
+                error: { code: ErrorCode.ValidationFailed, message: 'not a Certlane bus request' },
               }),
             );
             return;
           }
-          const context = contextFrom(message.headers);
-          const reply = await dispatchRequest(subject, handler, payload, context, this.options);
+          const context = { request_id: request.context.request_id, actor_id: request.context.actor_id };
+          const reply = await dispatchRequest(subject, handler, request.payload, context, this.options);
           try {
             message.respond(codec.encode(reply));
           } catch (error) {
@@ -238,13 +243,6 @@ export class NatsBus implements MessageBus {
     for (const messages of this.consumers) messages.stop();
     if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
   }
-}
-
-function contextFrom(headers: MsgHdrs | undefined) {
-  return {
-    request_id: headers?.get(REQUEST_ID_HEADER) || randomUUID(),
-    actor_id: headers?.get(ACTOR_HEADER) || undefined,
-  };
 }
 
 function translateNatsError(error: unknown, subject: string, timeoutMs: number): unknown {

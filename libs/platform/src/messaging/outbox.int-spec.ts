@@ -1,10 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventEnvelope, EventOf, EventSubject, RenewalPolicyDto } from '@certlane/contracts';
+import {
+  createTestDatabase,
+  eventually,
+  TestDatabase,
+  testNatsUrl,
+  uniqueNamespace,
+} from '@certlane/testing';
 import { connect, JSONCodec } from 'nats';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { runMigrations } from '../database/migration-runner';
 import { consumeOnce } from './inbox';
@@ -19,40 +24,6 @@ import { OutboxRelay } from './outbox-relay';
  * its transaction committed, whatever happens to the relay in between, and consumers that use
  * the inbox process it once.
  */
-
-/*
- * The helpers below mirror libs/testing (createTestDatabase, testNatsUrl, uniqueNamespace) on purpose: libs/testing
- * depends on platform, so importing @certlane/testing from a platform test is a circular
- * dependency the module-boundary lint rule refuses.
- */
-const testNatsUrl = () => process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
-const uniqueNamespace = (label: string) => `${label}_${randomBytes(5).toString('hex')}`;
-
-interface TestDatabase {
-  url: string;
-  drop(): Promise<void>;
-}
-
-/** A fresh, empty database of this file's own (see libs/testing's createTestDatabase). */
-async function createTestDatabase(label: string): Promise<TestDatabase> {
-  const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `certlane_${label}_${randomBytes(5).toString('hex')}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
 
 const SCHEMA = 'issuance';
 const CREATED = 'issuance.v1.renewal-policy.created' as const;
@@ -69,14 +40,6 @@ function policy(id: string): RenewalPolicyDto {
     created_at: '2025-01-01T00:00:00.000Z',
     updated_at: '2025-01-01T00:00:00.000Z',
   };
-}
-
-async function eventually(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** An in-process bus that records the id of every envelope handed to publish (before dedup). */

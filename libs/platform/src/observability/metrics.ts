@@ -7,6 +7,27 @@ export class Metrics {
   readonly httpDuration: Histogram<'method' | 'route'>;
   readonly busRequests: Counter<'subject' | 'outcome'>;
 
+  /**
+   * Records one HTTP request. Label-bound children are cached per (method, route, status), so
+   * the hot path skips prom-client's label hashing.
+   */
+  httpObserver(): (method: string, route: string, status: number, seconds: number) => void {
+    const children = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
+    return (method, route, status, seconds) => {
+      const key = `${method} ${status} ${route}`;
+      let child = children.get(key);
+      if (!child) {
+        child = {
+          count: this.httpRequests.labels({ method, route, status: String(status) }),
+          duration: this.httpDuration.labels({ method, route }),
+        };
+        children.set(key, child);
+      }
+      child.count.inc();
+      child.duration.observe(seconds);
+    };
+  }
+
   constructor(service: string) {
     this.registry.setDefaultLabels({ service });
     collectDefaultMetrics({ register: this.registry, prefix: 'certlane_' });

@@ -1,24 +1,27 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { createHash, randomBytes, X509Certificate } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { connect, ConnectionOptions, TLSSocket } from 'node:tls';
-import { Client } from 'pg';
-import { generateSelfSignedCertificate } from './self-signed';
+import {
+  createTestDatabase,
+  createTlsFixture,
+  fingerprintOf,
+  httpsRequest,
+  runCommand,
+  ServiceProcess,
+  startServiceProcess,
+  TestDatabase,
+  testNatsUrl,
+  uniqueNamespace,
+  validServiceEnv,
+} from '@certlane/testing';
 
 /**
  * The listener of a real service process (spec 1): TLS 1.3 only, no plaintext, and the
  * certificate is swapped on SIGHUP without a restart (reloadTlsOnSighup).
- *
- * The helpers are local on purpose: libs/testing depends on platform, so importing
- * @certlane/testing from a platform test is a circular dependency the lint rule refuses.
  */
-const WORKSPACE = resolve(__dirname, '../../../..');
-const ENTRY = join(WORKSPACE, 'dist', 'apps', 'issuance', 'src', 'main.js');
 
 interface Pair {
   certPem: string;
@@ -26,27 +29,12 @@ interface Pair {
   fingerprint: string;
 }
 
-const fingerprintOf = (pem: string | Buffer) =>
-  createHash('sha256').update(new X509Certificate(pem).raw).digest('hex');
-
+/** A fresh certificate and key (the harness's TLS fixture), held in memory. */
 async function newPair(commonName: string): Promise<Pair> {
-  const generated = await generateSelfSignedCertificate({
-    commonName,
-    dnsNames: ['localhost'],
-    ipAddresses: ['127.0.0.1'],
-  });
-  return { ...generated, fingerprint: fingerprintOf(generated.certPem) };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
+  const { dir, certPem, keyPath, fingerprint } = await createTlsFixture(commonName);
+  const keyPem = readFileSync(keyPath, 'utf8');
+  rmSync(dir, { recursive: true, force: true });
+  return { certPem, keyPem, fingerprint };
 }
 
 /**
@@ -69,18 +57,8 @@ async function pollUntil<T>(
   }
 }
 
-function getStatus(port: number, path: string, ca: string): Promise<number> {
-  return new Promise((resolveStatus, reject) => {
-    const req = httpsRequest(
-      { host: '127.0.0.1', port, path, ca, minVersion: 'TLSv1.3', agent: false },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolveStatus(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+async function getStatus(port: number, path: string, ca: string): Promise<number> {
+  return (await httpsRequest(`https://127.0.0.1:${port}${path}`, { ca })).status;
 }
 
 /** Completes a handshake with the given options; resolves with the socket or rejects with the TLS error. */
@@ -95,109 +73,66 @@ function handshake(port: number, options: ConnectionOptions): Promise<TLSSocket>
 async function servedFingerprint(port: number): Promise<string> {
   const socket = await handshake(port, { rejectUnauthorized: false });
   try {
-    return createHash('sha256').update(socket.getPeerX509Certificate()!.raw).digest('hex');
+    return fingerprintOf(socket.getPeerX509Certificate()!.raw);
   } finally {
     socket.destroy();
   }
 }
 
-function openssl(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn('openssl', args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, output });
-    });
-    child.stdin.end();
-  });
-}
+const openssl = (args: string[]) => runCommand('openssl', args, { timeoutMs: 15_000 });
 
 describe('TLS listener of a running service', () => {
   const dir = mkdtempSync(join(tmpdir(), 'certlane-tls-listener-'));
   const certPath = join(dir, 'server.crt');
   const keyPath = join(dir, 'server.key');
-  const databaseName = `certlane_tlslistener_${randomBytes(5).toString('hex')}`;
-  const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  let database: TestDatabase;
   let original: Pair;
+  let service: ServiceProcess;
   let child: ChildProcess;
-  let exited: Promise<number | null>;
-  let output = '';
   let port: number;
 
-  const admin = async (sql: string) => {
-    const client = new Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
   const assertAlive = () => {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`issuance exited (${child.exitCode ?? child.signalCode}):\n${output}`);
+      throw new Error(`issuance exited (${child.exitCode ?? child.signalCode}):\n${service.output()}`);
     }
   };
   /** The complete JSON log lines written so far (a trailing partial line waits for the next call). */
   const logLines = () =>
-    output
+    service
+      .output()
       .split('\n')
       .slice(0, -1)
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as { message?: string; pid?: number; level?: string });
 
   beforeAll(async () => {
-    if (!existsSync(ENTRY))
-      throw new Error(`${ENTRY} is missing: run \`npm run build\` first (npm test does)`);
     original = await newPair('original');
     writeFileSync(certPath, original.certPem);
     writeFileSync(keyPath, original.keyPem, { mode: 0o600 });
-    await admin(`CREATE DATABASE "${databaseName}"`);
-    const databaseUrl = new URL(serverUrl);
-    databaseUrl.pathname = `/${databaseName}`;
-    port = await freePort();
-    child = spawn(process.execPath, [ENTRY], {
-      env: {
-        PATH: process.env.PATH,
-        SERVICE_PORT: String(port),
-        SERVICE_LISTEN_ADDRESS: '127.0.0.1',
+    database = await createTestDatabase('tlslistener');
+    service = await startServiceProcess(
+      'issuance',
+      validServiceEnv({
         SERVICE_TLS_CERT_PATH: certPath,
         SERVICE_TLS_KEY_PATH: keyPath,
-        SERVICE_AUTH_SECRET: randomBytes(24).toString('hex'),
-        SERVICE_CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
-        SERVICE_DATABASE_URL: databaseUrl.toString(),
-        SERVICE_NATS_URL: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
-        SERVICE_NATS_NAMESPACE: `tls_${randomBytes(5).toString('hex')}`,
+        SERVICE_DATABASE_URL: database.url,
+        SERVICE_NATS_URL: testNatsUrl(),
+        SERVICE_NATS_NAMESPACE: uniqueNamespace('tls'),
         SERVICE_LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    exited = new Promise((resolveExit) => child.once('exit', (code) => resolveExit(code)));
-    await pollUntil(
-      'the service to be ready',
-      async () => ((await getStatus(port, '/ready', original.certPem)) === 200 ? true : undefined),
-      assertAlive,
-      30_000,
-    ).catch((error: Error) => {
-      throw new Error(`${error.message}\n${output}`);
-    });
+      }),
+      { ca: original.certPem, readyTimeoutMs: 30_000 },
+    );
+    ({ child, port } = service);
   }, 60_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
+    if (service) {
+      // SIGTERM first; a process still running after 10 s is killed.
       const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
+      await service.stop();
       clearTimeout(killer);
     }
-    await admin(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
+    await database?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
