@@ -36,3 +36,4 @@ export * from './service/create-app';
 export * from './service/connect-bus';
 export * from './service/run-service';
 export * from './database/schema-drift';
+export * from './database/prepared-query';

@@ -17,6 +17,8 @@ export const AUTH_SECRET_ACTOR_ID = 'actor-service-auth-secret';
 @Injectable()
 export class AuthGuard implements CanActivate {
   private readonly verifier?: ApiKeyVerifier;
+  /** Route metadata does not change at run time: look it up once per handler. */
+  private readonly publicHandlers = new WeakMap<object, boolean>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -27,10 +29,12 @@ export class AuthGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    const isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const handler = context.getHandler();
+    let isPublic = this.publicHandlers.get(handler);
+    if (isPublic === undefined) {
+      isPublic = !!this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [handler, context.getClass()]);
+      this.publicHandlers.set(handler, isPublic);
+    }
     if (isPublic) return true;
     const request = context.switchToHttp().getRequest<Request>();
     if (this.config.auth.type === 'none') {

@@ -20,6 +20,7 @@ import {
   JetStreamClient,
   JetStreamManager,
   JSONCodec,
+  Msg,
   nanos,
   NatsConnection,
   NatsError,
@@ -28,6 +29,8 @@ import {
   Subscription,
 } from 'nats';
 import { dispatchRequest, unwrapReply } from './dispatch';
+import { PublishBatcher } from './publish-batcher';
+import { NoRespondersError, ReplyMux, ReplyTimeoutError } from './reply-mux';
 import { BusHooks, EventHandler, MessageBus, Reply, RequestHandler, RequestOptions } from './message-bus';
 
 const codec = JSONCodec<unknown>();
@@ -65,13 +68,18 @@ export class NatsBus implements MessageBus {
   private readonly subscriptions: Subscription[] = [];
   private readonly consumers: ConsumerMessages[] = [];
   private readonly ensuredStreams = new Map<string, Promise<void>>();
+  private readonly replies: ReplyMux;
+  private readonly publisher: PublishBatcher;
 
   private constructor(
     private readonly nc: NatsConnection,
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly options: NatsBusOptions,
-  ) {}
+  ) {
+    this.publisher = new PublishBatcher(nc);
+    this.replies = new ReplyMux(nc, this.publisher);
+  }
 
   private wire(subject: string): string {
     return this.options.namespace ? `${this.options.namespace}.${subject}` : subject;
@@ -110,8 +118,8 @@ export class NatsBus implements MessageBus {
     const timeout = options?.timeoutMs ?? this.options.requestTimeoutMs;
     try {
       const wire: WireRequest = { context, payload: payload ?? {} };
-      const message = await this.nc.request(this.wire(subject), codec.encode(wire), { timeout });
-      return unwrapReply(codec.decode(message.data) as Reply<ResponseOf<S>>);
+      const reply = await this.replies.request(this.wire(subject), codec.encode(wire), timeout);
+      return unwrapReply(codec.decode(reply) as Reply<ResponseOf<S>>);
     } catch (error) {
       throw translateNatsError(error, subject, timeout);
     }
@@ -130,7 +138,8 @@ export class NatsBus implements MessageBus {
               throw new Error('not a Certlane request');
             }
           } catch {
-            message.respond(
+            this.respond(
+              message,
               codec.encode({
                 ok: false,
                 error: { code: ErrorCode.ValidationFailed, message: 'not a Certlane bus request' },
@@ -141,11 +150,12 @@ export class NatsBus implements MessageBus {
           const context = { request_id: request.context.request_id, actor_id: request.context.actor_id };
           const reply = await dispatchRequest(subject, handler, request.payload, context, this.options);
           try {
-            message.respond(codec.encode(reply));
+            this.respond(message, codec.encode(reply));
           } catch (error) {
             // e.g. MAX_PAYLOAD_EXCEEDED: answer with a typed error rather than leave the caller waiting.
             this.options.onUnexpected?.(error);
-            message.respond(
+            this.respond(
+              message,
               codec.encode({ ok: false, error: { code: ErrorCode.Internal, message: 'internal error' } }),
             );
           }
@@ -154,6 +164,10 @@ export class NatsBus implements MessageBus {
     });
     this.subscriptions.push(subscription);
     await this.nc.flush();
+  }
+
+  private respond(message: Msg, data: Uint8Array): void {
+    if (message.reply) this.publisher.publish(message.reply, data);
   }
 
   async publish<E extends EventSubject>(subject: E, envelope: EventEnvelope<EventOf<E>>): Promise<void> {
@@ -240,6 +254,7 @@ export class NatsBus implements MessageBus {
   }
 
   async close(): Promise<void> {
+    this.replies.close();
     for (const messages of this.consumers) messages.stop();
     if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
   }
@@ -247,6 +262,18 @@ export class NatsBus implements MessageBus {
 
 function translateNatsError(error: unknown, subject: string, timeoutMs: number): unknown {
   if (error instanceof CertlaneError) return error;
+  if (error instanceof NoRespondersError) {
+    return new CertlaneError(
+      ErrorCode.ServiceUnavailable,
+      `no ${owningService(subject)} instance is answering`,
+    );
+  }
+  if (error instanceof ReplyTimeoutError) {
+    return new CertlaneError(
+      ErrorCode.UpstreamTimeout,
+      `${owningService(subject)} did not answer in ${timeoutMs} ms`,
+    );
+  }
   if (error instanceof NatsError) {
     if (error.code === '503') {
       return new CertlaneError(

@@ -2,11 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CertlaneError, ErrorCode, Page, RenewalPolicyDto, ResolvedPage } from '@certlane/contracts';
 import { RenewalPolicyFields } from '@certlane/issuance-domain';
+import { PreparedQuery } from '@certlane/platform';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { RenewalPolicyEntity } from './renewal-policy.entity';
 
-const FIND_BY_ID = `SELECT id, name, renewal_window_days, max_retries, retry_interval_seconds, alert_thresholds_days,
-  created_at, updated_at FROM renewal_policies WHERE id = $1`;
+const FIND_BY_ID = new PreparedQuery<RenewalPolicyEntity>(
+  'issuance_renewal_policy_by_id',
+  `SELECT id, name, renewal_window_days, max_retries, retry_interval_seconds, alert_thresholds_days,
+     created_at, updated_at FROM renewal_policies WHERE id = $1`,
+);
 
 export function toDto(row: RenewalPolicyEntity): RenewalPolicyDto {
   return {
@@ -48,7 +52,7 @@ export class RenewalPolicyRepository {
    * (see bench/gateway-roundtrip).
    */
   async findDto(id: string): Promise<RenewalPolicyDto | null> {
-    const rows: RenewalPolicyEntity[] = await this.dataSource.query(FIND_BY_ID, [id]);
+    const rows = await FIND_BY_ID.rows(this.dataSource, [id]);
     return rows.length > 0 ? toDto(rows[0]) : null;
   }
 
