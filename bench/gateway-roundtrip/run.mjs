@@ -695,11 +695,13 @@ async function main() {
   };
 
   let profileDir;
+  // BENCH_NODE_ARGS: extra node flags for every measured server (ours and the hello-world alike).
+  const extraNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const execArgvFor = (label) => {
-    if (!settings.cpuProf) return [];
+    if (!settings.cpuProf) return extraNodeArgs;
     profileDir ??= join(RESULTS_DIR, `profiles-${stamp}`);
     mkdirSync(profileDir, { recursive: true });
-    return ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${label}.cpuprofile`];
+    return [...extraNodeArgs, '--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${label}.cpuprofile`];
   };
 
   // 2. issuance and api-gateway, each its own process, from a private copy of dist/ taken now, in
