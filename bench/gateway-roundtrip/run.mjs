@@ -701,7 +701,12 @@ async function main() {
     if (!settings.cpuProf) return extraNodeArgs;
     profileDir ??= join(RESULTS_DIR, `profiles-${stamp}`);
     mkdirSync(profileDir, { recursive: true });
-    return [...extraNodeArgs, '--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${label}.cpuprofile`];
+    return [
+      ...extraNodeArgs,
+      '--cpu-prof',
+      `--cpu-prof-dir=${profileDir}`,
+      `--cpu-prof-name=${label}.cpuprofile`,
+    ];
   };
 
   // 2. issuance and api-gateway, each its own process, from a private copy of dist/ taken now, in
