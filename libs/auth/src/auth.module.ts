@@ -1,13 +1,18 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceCoreModule } from '@certlane/platform';
+import { AuthHandlers } from './auth.handlers';
+import { ApiKeyRepository } from './api-keys/api-key.repository';
+import { ApiKeyService } from './api-keys/api-key.service';
+import { BootstrapService } from './bootstrap/bootstrap.service';
 
-/**
- * The auth service. This shell owns its schema (migrations, outbox, readiness) and answers
- * `auth.v1.ping`; its features land with their issues.
- */
+/** The auth service: owns schema `auth` (API keys, role grants, the bootstrap state so far). */
 @Module({})
 export class AuthModule {
   static forRoot(): DynamicModule {
-    return { module: AuthModule, imports: [ServiceCoreModule.forService({ service: 'auth' })] };
+    return {
+      module: AuthModule,
+      imports: [ServiceCoreModule.forService({ service: 'auth' })],
+      providers: [ApiKeyRepository, ApiKeyService, BootstrapService, AuthHandlers],
+    };
   }
 }

@@ -6,3 +6,4 @@ export * from './renewal-policies/renewal-policy-limits';
 export * from './renewal-policies/renewal-policy.dto';
 export * from './system/ping.dto';
 export * from './subjects';
+export * from './auth/auth.dto';

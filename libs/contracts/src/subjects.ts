@@ -9,6 +9,21 @@ import {
   UpdateRenewalPolicyRequest,
 } from './renewal-policies/renewal-policy.dto';
 import { PingRequest, PingResponse } from './system/ping.dto';
+import {
+  ApiKeyDto,
+  ApiKeyIdRequest,
+  ApiKeyRevoked,
+  ApiKeyWithSecret,
+  AuthenticateApiKeyRequest,
+  AuthenticateApiKeyResponse,
+  BootstrapConsumed,
+  BootstrapRequest,
+  BootstrapResponse,
+  BootstrapStatus,
+  BootstrapStatusRequest,
+  CreateApiKeyCommand,
+  ListApiKeysRequest,
+} from './auth/auth.dto';
 
 /** Every deployable service; the first segment of its subjects and the name of its schema. */
 export const SERVICE_NAMES = [
@@ -43,6 +58,16 @@ export const requestContracts = {
     response: shape<RenewalPolicyDeleted>(),
   },
   'auth.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
+  'auth.v1.authenticate-api-key': {
+    request: AuthenticateApiKeyRequest,
+    response: shape<AuthenticateApiKeyResponse>(),
+  },
+  'auth.v1.get-bootstrap-status': { request: BootstrapStatusRequest, response: shape<BootstrapStatus>() },
+  'auth.v1.bootstrap': { request: BootstrapRequest, response: shape<BootstrapResponse>() },
+  'auth.v1.list-api-keys': { request: ListApiKeysRequest, response: shape<Page<ApiKeyDto>>() },
+  'auth.v1.create-api-key': { request: CreateApiKeyCommand, response: shape<ApiKeyWithSecret>() },
+  'auth.v1.rotate-api-key': { request: ApiKeyIdRequest, response: shape<ApiKeyWithSecret>() },
+  'auth.v1.delete-api-key': { request: ApiKeyIdRequest, response: shape<ApiKeyRevoked>() },
   'issuance.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'deployment-dispatch.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'revocation.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
@@ -56,6 +81,8 @@ export const eventContracts = {
   'issuance.v1.renewal-policy.created': { payload: shape<RenewalPolicyDto>() },
   'issuance.v1.renewal-policy.updated': { payload: shape<RenewalPolicyDto>() },
   'issuance.v1.renewal-policy.deleted': { payload: shape<RenewalPolicyDeleted>() },
+  'auth.v1.api-key.revoked': { payload: shape<ApiKeyRevoked>() },
+  'auth.v1.bootstrap.consumed': { payload: shape<BootstrapConsumed>() },
 } satisfies Record<string, EventContract<unknown>>;
 
 export type RequestSubject = keyof typeof requestContracts;

@@ -2,10 +2,11 @@ import type { Request } from 'express';
 import { RequestContext } from '@certlane/contracts';
 import { requestIdOf } from '@certlane/platform';
 
-/** Who is calling. Until the auth service lands, only the env API key or the demo actor. */
+/** Who is calling: the env API key, a stored API key (resolved by the auth service), or the demo actor. */
 export interface Actor {
   id: string;
-  kind: 'api-key' | 'demo';
+  kind: 'service-secret' | 'api-key' | 'demo';
+  admin: boolean;
 }
 
 const ACTOR = Symbol('certlane.actor');

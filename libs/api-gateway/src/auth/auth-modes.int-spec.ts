@@ -30,15 +30,20 @@ describe('gateway authentication modes', () => {
       SERVICE_NATS_NAMESPACE: uniqueNamespace('auth'),
       SERVICE_BUS_REQUEST_TIMEOUT: '2s',
     };
-  });
+    // The gateway asks the auth service about bearer keys other than SERVICE_AUTH_SECRET.
+    started.push(await startServiceProcess('auth', { ...validServiceEnv(), ...baseEnv }, { ca }));
+  }, 60_000);
 
   afterAll(async () => {
     await Promise.all(started.map((s) => s.stop()));
     await database?.drop();
   });
 
-  async function gateway(env: Record<string, string | undefined>): Promise<ServiceProcess> {
-    const service = await startServiceProcess('api-gateway', { ...env, ...baseEnv }, { ca });
+  async function gateway(
+    env: Record<string, string | undefined>,
+    overrides: Record<string, string> = {},
+  ): Promise<ServiceProcess> {
+    const service = await startServiceProcess('api-gateway', { ...env, ...baseEnv, ...overrides }, { ca });
     started.push(service);
     return service;
   }
@@ -93,5 +98,16 @@ describe('gateway authentication modes', () => {
       { ca },
     );
     expect(query.status).toBe(401);
+  });
+
+  it('fails closed with 503 for an unknown key when the auth service does not answer', async () => {
+    const env = validServiceEnv();
+    const service = await gateway(env, { SERVICE_NATS_NAMESPACE: uniqueNamespace('noauth') });
+    const unknown = await httpsRequest(`${service.url}/api/v1/renewal-policies`, {
+      ca,
+      headers: { authorization: 'Bearer 0000000000000000000000000000000000000000000000000000000000000000' },
+    });
+    expect(unknown.status).toBe(503);
+    expect(unknown.json()).toMatchObject({ code: 'service_unavailable' });
   });
 });

@@ -2,54 +2,93 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
-import { assertSupportedAuthType, CERTLANE_CONFIG, CertlaneConfig, PUBLIC_ROUTE } from '@certlane/platform';
-import { setActor } from './actor';
+import {
+  assertSupportedAuthType,
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  MESSAGE_BUS,
+  MessageBus,
+  PUBLIC_ROUTE,
+  requestIdOf,
+} from '@certlane/platform';
+import { Actor, setActor } from './actor';
+import { ADMIN_ONLY } from './admin-only';
 import { ApiKeyVerifier, bearerToken } from './api-key-verifier';
+import { PrincipalCache } from './principal-cache';
 
 export const DEMO_ACTOR_ID = 'actor-demo-anon';
 export const AUTH_SECRET_ACTOR_ID = 'actor-service-auth-secret';
 
 /**
  * Every route needs credentials unless marked @PublicRoute(). In api-key (and, until sessions
- * land, oidc) mode the bearer key must equal SERVICE_AUTH_SECRET; in none mode every request
- * acts as actor-demo-anon. Nothing is open by accident: no key configured means no key accepted.
+ * land, oidc) mode the bearer key is either SERVICE_AUTH_SECRET (an admin) or a key stored by the
+ * auth service, asked over the bus and cached for seconds; in none mode every request acts as
+ * actor-demo-anon. @AdminOnly() routes refuse non-admins with 403. Nothing is open by accident:
+ * an unknown key, or an auth service that does not answer, never lets a request through.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
   private readonly verifier?: ApiKeyVerifier;
-  /** Route metadata does not change at run time: look it up once per handler. */
   private readonly publicHandlers = new WeakMap<object, boolean>();
+  private readonly adminHandlers = new WeakMap<object, boolean>();
+  private readonly principals = new PrincipalCache();
 
   constructor(
     private readonly reflector: Reflector,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
   ) {
     assertSupportedAuthType(config.auth.type);
     if (config.auth.secret) this.verifier = new ApiKeyVerifier(config.auth.secret);
   }
 
-  canActivate(context: ExecutionContext): boolean {
-    const handler = context.getHandler();
-    let isPublic = this.publicHandlers.get(handler);
-    if (isPublic === undefined) {
-      isPublic = !!this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [handler, context.getClass()]);
-      this.publicHandlers.set(handler, isPublic);
-    }
-    if (isPublic) return true;
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.flag(this.publicHandlers, PUBLIC_ROUTE, context)) return true;
     const request = context.switchToHttp().getRequest<Request>();
-    if (this.config.auth.type === 'none') {
-      setActor(request, { id: DEMO_ACTOR_ID, kind: 'demo' });
-      return true;
+    const actor = await this.authenticate(request, context);
+    setActor(request, actor);
+    if (!actor.admin && this.flag(this.adminHandlers, ADMIN_ONLY, context)) {
+      throw new CertlaneError(ErrorCode.Forbidden, 'this route is for admins only');
     }
-    const token = bearerToken(request.header('authorization'));
-    if (!token || !this.verifier?.matches(token)) {
-      context.switchToHttp().getResponse<Response>().setHeader('WWW-Authenticate', 'Bearer realm="certlane"');
-      throw new CertlaneError(
-        ErrorCode.Unauthenticated,
-        token ? 'the API key is not valid' : 'this route needs an API key: send Authorization: Bearer <key>',
-      );
-    }
-    setActor(request, { id: AUTH_SECRET_ACTOR_ID, kind: 'api-key' });
     return true;
+  }
+
+  private async authenticate(request: Request, context: ExecutionContext): Promise<Actor> {
+    if (this.config.auth.type === 'none') return { id: DEMO_ACTOR_ID, kind: 'demo', admin: true };
+    const token = bearerToken(request.header('authorization'));
+    if (token && this.verifier?.matches(token))
+      return { id: AUTH_SECRET_ACTOR_ID, kind: 'service-secret', admin: true };
+    if (token) {
+      const keyHash = PrincipalCache.keyOf(token);
+      let principal = this.principals.get(keyHash);
+      if (!principal) {
+        const answer = await this.bus.request(
+          'auth.v1.authenticate-api-key',
+          { key: token },
+          { context: { request_id: requestIdOf(request) } },
+        );
+        if (answer.principal) {
+          principal = answer.principal;
+          this.principals.set(keyHash, principal);
+        }
+      }
+      if (principal) return { id: principal.actor_id, kind: 'api-key', admin: principal.admin };
+    }
+    context.switchToHttp().getResponse<Response>().setHeader('WWW-Authenticate', 'Bearer realm="certlane"');
+    throw new CertlaneError(
+      ErrorCode.Unauthenticated,
+      token ? 'the API key is not valid' : 'this route needs an API key: send Authorization: Bearer <key>',
+    );
+  }
+
+  /** Route metadata does not change at run time: look it up once per handler. */
+  private flag(cache: WeakMap<object, boolean>, key: string, context: ExecutionContext): boolean {
+    const handler = context.getHandler();
+    let value = cache.get(handler);
+    if (value === undefined) {
+      value = !!this.reflector.getAllAndOverride<boolean>(key, [handler, context.getClass()]);
+      cache.set(handler, value);
+    }
+    return value;
   }
 }

@@ -14,13 +14,15 @@ import {
 
 /**
  * The renewal-policy slice through the real gateway and issuance processes over real NATS and
- * Postgres (spec 2.8, 4.6, 2.1).
+ * Postgres (spec 2.8, 4.6, 2.1); the auth service runs too, since the gateway asks it about
+ * keys it does not know.
  */
 describe('renewal policies through gateway -> NATS -> issuance -> Postgres', () => {
   let database: TestDatabase;
   let tls: TlsFixture;
   let gateway: ServiceProcess;
   let issuance: ServiceProcess;
+  let auth: ServiceProcess;
   let ca: string;
   const env = validServiceEnv();
 
@@ -47,14 +49,15 @@ describe('renewal policies through gateway -> NATS -> issuance -> Postgres', () 
       SERVICE_NATS_NAMESPACE: uniqueNamespace('slice'),
       SERVICE_LOG_LEVEL: 'warn',
     });
-    [issuance, gateway] = await Promise.all([
+    [auth, issuance, gateway] = await Promise.all([
+      startServiceProcess('auth', env, { ca }),
       startServiceProcess('issuance', env, { ca }),
       startServiceProcess('api-gateway', env, { ca }),
     ]);
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all([gateway?.stop(), issuance?.stop()]);
+    await Promise.all([gateway?.stop(), issuance?.stop(), auth?.stop()]);
     await database?.drop();
   });
 

@@ -24,6 +24,10 @@ export const ErrorCode = {
   RenewalPolicyNotFound: 'renewal_policy_not_found',
   RenewalPolicyDuplicateName: 'renewal_policy_duplicate_name',
   RenewalPolicyInUse: 'renewal_policy_in_use',
+  BootstrapUnavailable: 'bootstrap_unavailable',
+  BootstrapTokenInvalid: 'bootstrap_token_invalid',
+  ApiKeyNotFound: 'api_key_not_found',
+  ApiKeyNameTaken: 'api_key_name_taken',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

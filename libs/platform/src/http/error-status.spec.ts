@@ -31,12 +31,16 @@ describe(httpStatusFor.name, () => {
     ['not_implemented', 501],
     ['service_unavailable', 503],
     ['upstream_timeout', 504],
+    ['bootstrap_unavailable', 410],
+    ['bootstrap_token_invalid', 401],
+    ['api_key_not_found', 404],
+    ['api_key_name_taken', 409],
   ] as [ErrorCode, number][])('maps %s to %d', (code, status) => {
     expect(httpStatusFor(code)).toBe(status);
   });
 
   it('has an expectation above for every code, so a new code needs a deliberate status', () => {
-    expect(ALL_ERROR_CODES).toHaveLength(20);
+    expect(ALL_ERROR_CODES).toHaveLength(24);
   });
 
   it('throws for a value that is not an error code instead of inventing a status', () => {

@@ -7,20 +7,24 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'malformed_json':
       return 400;
     case 'unauthenticated':
+    case 'bootstrap_token_invalid':
       return 401;
     case 'forbidden':
       return 403;
     case 'not_found':
     case 'route_not_found':
     case 'renewal_policy_not_found':
+    case 'api_key_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
     case 'conflict':
     case 'renewal_policy_duplicate_name':
     case 'renewal_policy_in_use':
+    case 'api_key_name_taken':
       return 409;
     case 'gone':
+    case 'bootstrap_unavailable':
       return 410;
     case 'payload_too_large':
       return 413;

@@ -1,6 +1,6 @@
 import { CertlaneError, DtoClass, FieldError } from '@certlane/contracts';
 import { plainToInstance } from 'class-transformer';
-import { validate, ValidationError } from 'class-validator';
+import { getMetadataStorage, validate, ValidationError } from 'class-validator';
 
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
@@ -21,6 +21,16 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
 export async function validateDto<T extends object>(cls: DtoClass<T>, input: unknown): Promise<T> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new CertlaneError('validation_failed', 'the request body must be a JSON object');
+  }
+  // A DTO without fields (a request that takes no parameters) accepts only an empty object.
+  if (getMetadataStorage().getTargetValidationMetadatas(cls, '', false, false).length === 0) {
+    const unknown = Object.keys(input);
+    if (unknown.length > 0) {
+      throw CertlaneError.validation(
+        unknown.map((field) => ({ field, message: `${field} is not a known field` })),
+      );
+    }
+    return new cls();
   }
   const instance = plainToInstance(cls, input, { exposeDefaultValues: false }) as T;
   const errors = await validate(instance, {

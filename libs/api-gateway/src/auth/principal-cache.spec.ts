@@ -1,0 +1,29 @@
+import { PrincipalCache } from './principal-cache';
+
+const alice = { actor_id: 'alice', actor_type: 'api-key' as const, admin: true, key_id: 'key-1' };
+const bob = { actor_id: 'bob', actor_type: 'api-key' as const, admin: false, key_id: 'key-2' };
+
+describe(PrincipalCache.name, () => {
+  it('keys entries by the SHA-256 of the key, never the key itself', () => {
+    expect(PrincipalCache.keyOf('secret-key')).toMatch(/^[0-9a-f]{64}$/);
+    expect(PrincipalCache.keyOf('secret-key')).not.toContain('secret');
+  });
+
+  it('answers within the TTL and forgets after it', () => {
+    const cache = new PrincipalCache(5000);
+    cache.set('h1', alice, 1000);
+    expect(cache.get('h1', 5999)).toEqual(alice);
+    expect(cache.get('h1', 6000)).toBeUndefined();
+    expect(cache.get('h1', 6001)).toBeUndefined();
+  });
+
+  it('evicts the oldest entry when full', () => {
+    const cache = new PrincipalCache(5000, 2);
+    cache.set('h1', alice, 0);
+    cache.set('h2', bob, 0);
+    cache.set('h3', alice, 0);
+    expect(cache.get('h1', 1)).toBeUndefined();
+    expect(cache.get('h2', 1)).toEqual(bob);
+    expect(cache.get('h3', 1)).toEqual(alice);
+  });
+});

@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import { Principal } from '@certlane/contracts';
+
+/**
+ * Recently authenticated API keys, keyed by the key's SHA-256 (the key itself is not kept),
+ * for a few seconds: most requests then skip the round trip to the auth service. A deleted or
+ * rotated key stops working within the TTL.
+ */
+export class PrincipalCache {
+  private readonly entries = new Map<string, { principal: Principal; expiresAt: number }>();
+
+  constructor(
+    private readonly ttlMs = 5000,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  static keyOf(token: string): string {
+    return createHash('sha256').update(token, 'utf8').digest('hex');
+  }
+
+  get(keyHash: string, now = Date.now()): Principal | undefined {
+    const entry = this.entries.get(keyHash);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= now) {
+      this.entries.delete(keyHash);
+      return undefined;
+    }
+    return entry.principal;
+  }
+
+  set(keyHash: string, principal: Principal, now = Date.now()): void {
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(keyHash, { principal, expiresAt: now + this.ttlMs });
+  }
+}

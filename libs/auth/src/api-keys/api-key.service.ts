@@ -1,0 +1,90 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  ApiKeyRevoked,
+  ApiKeyWithSecret,
+  AuthenticateApiKeyResponse,
+  CertlaneError,
+  CreateApiKeyCommand,
+  ErrorCode,
+  ListApiKeysRequest,
+  Page,
+  ApiKeyDto,
+  resolvePage,
+} from '@certlane/contracts';
+import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import { ApiKeyRepository, toApiKeyDto } from './api-key.repository';
+import { generateApiKey, hashApiKey, newApiKeyId } from './api-key-secret';
+
+const notFound = (id: string) =>
+  new CertlaneError(ErrorCode.ApiKeyNotFound, `API key ${JSON.stringify(id)} not found`);
+
+/** API keys: shown once, stored as SHA-256, looked up by hash; expired keys are refused. */
+@Injectable()
+export class ApiKeyService {
+  constructor(
+    private readonly repository: ApiKeyRepository,
+    @Inject(outboxToken('auth')) private readonly outbox: ServiceOutbox,
+  ) {}
+
+  async authenticate(key: string, now = new Date()): Promise<AuthenticateApiKeyResponse> {
+    const row = await this.repository.findByHash(hashApiKey(key));
+    if (!row || (row.expires_at && row.expires_at <= now)) return { principal: null };
+    void this.repository.touch(row.id).catch(() => undefined);
+    return { principal: { actor_id: row.actor_id, actor_type: 'api-key', key_id: row.id, admin: row.admin } };
+  }
+
+  list(request: ListApiKeysRequest): Promise<Page<ApiKeyDto>> {
+    return this.repository.list(resolvePage(request));
+  }
+
+  async create(command: CreateApiKeyCommand): Promise<ApiKeyWithSecret> {
+    if (command.expires_at && new Date(command.expires_at) <= new Date()) {
+      throw CertlaneError.validation([{ field: 'expires_at', message: 'expires_at must be in the future' }]);
+    }
+    const key = generateApiKey();
+    const row = await this.repository.transaction((manager) =>
+      this.repository.insert(manager, {
+        id: newApiKeyId(),
+        name: command.name,
+        keyHash: hashApiKey(key),
+        actorId:
+          command.actor_id ??
+          command.name
+            .toLowerCase()
+            .replace(/[^a-z0-9._-]+/g, '-')
+            .slice(0, 64),
+        admin: command.admin ?? false,
+        createdBy: command.created_by,
+        expiresAt: command.expires_at ?? null,
+      }),
+    );
+    return { ...toApiKeyDto(row), key };
+  }
+
+  /** A new secret for the same key record; the old secret stops working at once. */
+  async rotate(id: string, actorId?: string): Promise<ApiKeyWithSecret> {
+    const key = generateApiKey();
+    const row = await this.repository.transaction(async (manager) => {
+      const current = await this.repository.find(manager, id);
+      if (!current) throw notFound(id);
+      const rotated = await this.repository.replaceHash(manager, id, hashApiKey(key));
+      await this.outbox.add(manager, 'auth.v1.api-key.revoked', { id, actor_id: current.actor_id }, actorId);
+      return rotated;
+    });
+    this.outbox.committed();
+    return { ...toApiKeyDto(row), key };
+  }
+
+  async delete(id: string, actorId?: string): Promise<ApiKeyRevoked> {
+    const revoked = await this.repository.transaction(async (manager) => {
+      const current = await this.repository.find(manager, id);
+      if (!current) throw notFound(id);
+      await this.repository.delete(manager, id);
+      const event = { id, actor_id: current.actor_id };
+      await this.outbox.add(manager, 'auth.v1.api-key.revoked', event, actorId);
+      return event;
+    });
+    this.outbox.committed();
+    return revoked;
+  }
+}

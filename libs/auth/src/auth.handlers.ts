@@ -1,0 +1,30 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import { ApiKeyService } from './api-keys/api-key.service';
+import { BootstrapService } from './bootstrap/bootstrap.service';
+
+/** Serves the auth subjects of libs/contracts on the bus. */
+@Injectable()
+export class AuthHandlers implements OnApplicationBootstrap {
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly keys: ApiKeyService,
+    private readonly bootstrap: BootstrapService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await Promise.all([
+      this.bus.handle('auth.v1.authenticate-api-key', (request) => this.keys.authenticate(request.key)),
+      this.bus.handle('auth.v1.get-bootstrap-status', () => this.bootstrap.status()),
+      this.bus.handle('auth.v1.bootstrap', (request) => this.bootstrap.consume(request)),
+      this.bus.handle('auth.v1.list-api-keys', (request) => this.keys.list(request)),
+      this.bus.handle('auth.v1.create-api-key', (request) => this.keys.create(request)),
+      this.bus.handle('auth.v1.rotate-api-key', (request, context) =>
+        this.keys.rotate(request.id, context.actor_id),
+      ),
+      this.bus.handle('auth.v1.delete-api-key', (request, context) =>
+        this.keys.delete(request.id, context.actor_id),
+      ),
+    ]);
+  }
+}

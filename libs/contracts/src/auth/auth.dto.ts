@@ -1,0 +1,112 @@
+import { IsBoolean, IsISO8601, IsNotEmpty, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { PageQuery } from '../pagination/page';
+
+/** Actor names: lower case, digits, `.`, `_`, `-`; 2..64 characters, starting alphanumeric. */
+export const ACTOR_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{1,63}$/;
+
+/** Who a request acts as, resolved by the auth service (or the gateway for the env key). */
+export interface Principal {
+  actor_id: string;
+  actor_type: 'api-key' | 'service-secret' | 'demo';
+  /** Id of the stored API key, when the caller used one. */
+  key_id?: string;
+  admin: boolean;
+}
+
+export class AuthenticateApiKeyRequest {
+  @IsString()
+  @IsNotEmpty()
+  key!: string;
+}
+
+export interface AuthenticateApiKeyResponse {
+  principal: Principal | null;
+}
+
+export class BootstrapStatusRequest {}
+
+export interface BootstrapStatus {
+  available: boolean;
+}
+
+/** POST /api/v1/auth/bootstrap (spec 5.6). */
+export class BootstrapRequest {
+  @IsString({ message: 'token must be a string' })
+  @IsNotEmpty({ message: 'token is required' })
+  token!: string;
+
+  @IsString({ message: 'actor_id must be a string' })
+  @Matches(ACTOR_ID_PATTERN, {
+    message: 'actor_id must be 2-64 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit',
+  })
+  actor_id!: string;
+}
+
+export interface BootstrapResponse {
+  actor_id: string;
+  key_id: string;
+  /** The minted API key: shown this once, stored only as its SHA-256 hash. */
+  key: string;
+  role_ids: string[];
+}
+
+/** A stored API key as the API shows it: never the key, never its hash. */
+export interface ApiKeyDto {
+  id: string;
+  name: string;
+  actor_id: string;
+  tenant: string;
+  admin: boolean;
+  created_by: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface ApiKeyWithSecret extends ApiKeyDto {
+  /** Shown once, at creation or rotation. */
+  key: string;
+}
+
+export class CreateApiKeyRequest {
+  @IsString()
+  @Length(1, 128, { message: 'name must be 1 to 128 characters' })
+  name!: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(ACTOR_ID_PATTERN, { message: 'actor_id must be 2-64 characters of a-z, 0-9, ".", "_" or "-"' })
+  actor_id?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  admin?: boolean;
+
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'expires_at must be an ISO 8601 timestamp' })
+  expires_at?: string;
+}
+
+export class CreateApiKeyCommand extends CreateApiKeyRequest {
+  @IsString()
+  @IsNotEmpty()
+  created_by!: string;
+}
+
+export class ApiKeyIdRequest {
+  @IsString()
+  @IsNotEmpty()
+  id!: string;
+}
+
+export class ListApiKeysRequest extends PageQuery {}
+
+export interface ApiKeyRevoked {
+  id: string;
+  actor_id: string;
+}
+
+export interface BootstrapConsumed {
+  actor_id: string;
+  key_id: string;
+}
