@@ -4,8 +4,18 @@ import { ServiceCoreModule } from '@certlane/platform';
 import { AuthGuard } from './auth/auth.guard';
 import { ApiKeysController } from './auth-routes/api-keys.controller';
 import { BootstrapController } from './auth-routes/bootstrap.controller';
+import { MeController } from './auth-routes/me.controller';
 import { RenewalPoliciesController } from './renewal-policies/renewal-policies.controller';
 import { SystemController } from './system/system.controller';
+
+/** Every controller of the public API; the route table test walks this list. */
+export const GATEWAY_CONTROLLERS = [
+  SystemController,
+  BootstrapController,
+  MeController,
+  ApiKeysController,
+  RenewalPoliciesController,
+];
 
 /** The public API: authenticates, validates, and forwards to the owning service over the bus. */
 @Module({})
@@ -14,7 +24,7 @@ export class ApiGatewayModule {
     return {
       module: ApiGatewayModule,
       imports: [ServiceCoreModule.forService({ service: 'api-gateway' })],
-      controllers: [SystemController, BootstrapController, ApiKeysController, RenewalPoliciesController],
+      controllers: GATEWAY_CONTROLLERS,
       providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
     };
   }

@@ -4,15 +4,24 @@ import { AuthHandlers } from './auth.handlers';
 import { ApiKeyRepository } from './api-keys/api-key.repository';
 import { ApiKeyService } from './api-keys/api-key.service';
 import { BootstrapService } from './bootstrap/bootstrap.service';
+import { RoleRepository } from './roles/role.repository';
+import { RoleSeeder } from './roles/role-seeder';
 
-/** The auth service: owns schema `auth` (API keys, role grants, the bootstrap state so far). */
+/** The auth service: owns schema `auth` (API keys, roles and grants, the bootstrap state so far). */
 @Module({})
 export class AuthModule {
   static forRoot(): DynamicModule {
     return {
       module: AuthModule,
       imports: [ServiceCoreModule.forService({ service: 'auth' })],
-      providers: [ApiKeyRepository, ApiKeyService, BootstrapService, AuthHandlers],
+      providers: [
+        ApiKeyRepository,
+        RoleRepository,
+        RoleSeeder,
+        ApiKeyService,
+        BootstrapService,
+        AuthHandlers,
+      ],
     };
   }
 }

@@ -7,3 +7,4 @@ export * from './renewal-policies/renewal-policy.dto';
 export * from './system/ping.dto';
 export * from './subjects';
 export * from './auth/auth.dto';
+export * from './auth/permissions';

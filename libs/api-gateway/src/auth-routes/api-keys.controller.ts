@@ -1,25 +1,47 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
-import { ApiKeyDto, ApiKeyWithSecret, CreateApiKeyRequest, Page, PageQuery } from '@certlane/contracts';
+import {
+  ApiKeyDto,
+  ApiKeyWithSecret,
+  CertlaneError,
+  CreateApiKeyRequest,
+  ErrorCode,
+  Page,
+  PageQuery,
+} from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { actorOf, busContext } from '../auth/actor';
-import { AdminOnly } from '../auth/admin-only';
+import { RequirePermission } from '../auth/route-access';
 
-/** Stored API keys (design: docs/decisions/0013-api-keys-and-bootstrap.md); admin only for now. */
-@AdminOnly()
+/**
+ * Stored API keys (docs/decisions/0013-api-keys-and-bootstrap.md). Creating an admin key takes
+ * an admin; granting roles with a key takes auth.role.assign, and r-admin only an admin.
+ */
 @Controller('api/v1/auth/api-keys')
 export class ApiKeysController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
   @Get()
+  @RequirePermission('auth.key.list')
   list(@Query() query: PageQuery, @Req() request: Request): Promise<Page<ApiKeyDto>> {
     return this.bus.request('auth.v1.list-api-keys', query, { context: busContext(request) });
   }
 
   @Post()
   @HttpCode(201)
+  @RequirePermission('auth.key.create')
   create(@Body() body: CreateApiKeyRequest, @Req() request: Request): Promise<ApiKeyWithSecret> {
-    const createdBy = actorOf(request)?.id ?? 'unknown';
+    const actor = actorOf(request);
+    const roleIds = body.role_ids ?? [];
+    if ((body.admin || roleIds.includes('r-admin')) && !actor?.admin) {
+      throw new CertlaneError(ErrorCode.Forbidden, 'only an admin can create an admin key or grant r-admin');
+    }
+    if (roleIds.length > 0 && !actor?.permissions.has('auth.role.assign')) {
+      throw new CertlaneError(ErrorCode.Forbidden, 'granting roles needs the permission auth.role.assign', {
+        permission: 'auth.role.assign',
+      });
+    }
+    const createdBy = actor?.id ?? 'unknown';
     return this.bus.request(
       'auth.v1.create-api-key',
       { ...body, created_by: createdBy },
@@ -29,12 +51,14 @@ export class ApiKeysController {
 
   @Post(':id/rotate')
   @HttpCode(200)
+  @RequirePermission('auth.key.rotate')
   rotate(@Param('id') id: string, @Req() request: Request): Promise<ApiKeyWithSecret> {
     return this.bus.request('auth.v1.rotate-api-key', { id }, { context: busContext(request) });
   }
 
   @Delete(':id')
   @HttpCode(204)
+  @RequirePermission('auth.key.delete')
   async delete(@Param('id') id: string, @Req() request: Request): Promise<void> {
     await this.bus.request('auth.v1.delete-api-key', { id }, { context: busContext(request) });
   }

@@ -7,6 +7,8 @@ export interface Actor {
   id: string;
   kind: 'service-secret' | 'api-key' | 'demo';
   admin: boolean;
+  roleIds: readonly string[];
+  permissions: ReadonlySet<string>;
 }
 
 const ACTOR = Symbol('certlane.actor');

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { CertlaneError, ErrorCode } from '@certlane/contracts';
+import { CertlaneError, ErrorCode, PERMISSIONS } from '@certlane/contracts';
 import {
   assertSupportedAuthType,
   CERTLANE_CONFIG,
@@ -15,6 +15,9 @@ import { Actor, setActor } from './actor';
 import { ADMIN_ONLY } from './admin-only';
 import { ApiKeyVerifier, bearerToken } from './api-key-verifier';
 import { PrincipalCache } from './principal-cache';
+import { ANY_AUTHENTICATED, REQUIRED_PERMISSION } from './route-access';
+
+const EVERY_PERMISSION: ReadonlySet<string> = new Set(PERMISSIONS);
 
 export const DEMO_ACTOR_ID = 'actor-demo-anon';
 export const AUTH_SECRET_ACTOR_ID = 'actor-service-auth-secret';
@@ -31,6 +34,7 @@ export class AuthGuard implements CanActivate {
   private readonly verifier?: ApiKeyVerifier;
   private readonly publicHandlers = new WeakMap<object, boolean>();
   private readonly adminHandlers = new WeakMap<object, boolean>();
+  private readonly requiredPermissions = new WeakMap<object, string | null>();
   private readonly principals = new PrincipalCache();
 
   constructor(
@@ -50,14 +54,35 @@ export class AuthGuard implements CanActivate {
     if (!actor.admin && this.flag(this.adminHandlers, ADMIN_ONLY, context)) {
       throw new CertlaneError(ErrorCode.Forbidden, 'this route is for admins only');
     }
+    const permission = this.permissionFor(context);
+    if (permission && permission !== ANY_AUTHENTICATED && !actor.permissions.has(permission)) {
+      throw new CertlaneError(ErrorCode.Forbidden, `this route needs the permission ${permission}`, {
+        permission,
+      });
+    }
     return true;
   }
 
   private async authenticate(request: Request, context: ExecutionContext): Promise<Actor> {
-    if (this.config.auth.type === 'none') return { id: DEMO_ACTOR_ID, kind: 'demo', admin: true };
+    if (this.config.auth.type === 'none') {
+      return {
+        id: DEMO_ACTOR_ID,
+        kind: 'demo',
+        admin: true,
+        roleIds: ['r-admin'],
+        permissions: EVERY_PERMISSION,
+      };
+    }
     const token = bearerToken(request.header('authorization'));
-    if (token && this.verifier?.matches(token))
-      return { id: AUTH_SECRET_ACTOR_ID, kind: 'service-secret', admin: true };
+    if (token && this.verifier?.matches(token)) {
+      return {
+        id: AUTH_SECRET_ACTOR_ID,
+        kind: 'service-secret',
+        admin: true,
+        roleIds: ['r-admin'],
+        permissions: EVERY_PERMISSION,
+      };
+    }
     if (token) {
       const keyHash = PrincipalCache.keyOf(token);
       let principal = this.principals.get(keyHash);
@@ -72,13 +97,31 @@ export class AuthGuard implements CanActivate {
           this.principals.set(keyHash, principal);
         }
       }
-      if (principal) return { id: principal.actor_id, kind: 'api-key', admin: principal.admin };
+      if (principal) {
+        return {
+          id: principal.actor_id,
+          kind: 'api-key',
+          admin: principal.admin,
+          roleIds: principal.role_ids,
+          permissions: new Set(principal.permissions),
+        };
+      }
     }
     context.switchToHttp().getResponse<Response>().setHeader('WWW-Authenticate', 'Bearer realm="certlane"');
     throw new CertlaneError(
       ErrorCode.Unauthenticated,
       token ? 'the API key is not valid' : 'this route needs an API key: send Authorization: Bearer <key>',
     );
+  }
+
+  private permissionFor(context: ExecutionContext): string | null {
+    const handler = context.getHandler();
+    let permission = this.requiredPermissions.get(handler);
+    if (permission === undefined) {
+      permission = this.reflector.get<string>(REQUIRED_PERMISSION, handler) ?? null;
+      this.requiredPermissions.set(handler, permission);
+    }
+    return permission;
   }
 
   /** Route metadata does not change at run time: look it up once per handler. */

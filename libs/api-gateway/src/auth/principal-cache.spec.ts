@@ -1,7 +1,21 @@
 import { PrincipalCache } from './principal-cache';
 
-const alice = { actor_id: 'alice', actor_type: 'api-key' as const, admin: true, key_id: 'key-1' };
-const bob = { actor_id: 'bob', actor_type: 'api-key' as const, admin: false, key_id: 'key-2' };
+const alice = {
+  actor_id: 'alice',
+  actor_type: 'api-key' as const,
+  admin: true,
+  key_id: 'key-1',
+  role_ids: [],
+  permissions: [],
+};
+const bob = {
+  actor_id: 'bob',
+  actor_type: 'api-key' as const,
+  admin: false,
+  key_id: 'key-2',
+  role_ids: [],
+  permissions: [],
+};
 
 describe(PrincipalCache.name, () => {
   it('keys entries by the SHA-256 of the key, never the key itself', () => {

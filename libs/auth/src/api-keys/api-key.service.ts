@@ -9,9 +9,11 @@ import {
   ListApiKeysRequest,
   Page,
   ApiKeyDto,
+  PERMISSIONS,
   resolvePage,
 } from '@certlane/contracts';
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import { RoleRepository } from '../roles/role.repository';
 import { ApiKeyRepository, toApiKeyDto } from './api-key.repository';
 import { generateApiKey, hashApiKey, newApiKeyId } from './api-key-secret';
 
@@ -23,6 +25,7 @@ const notFound = (id: string) =>
 export class ApiKeyService {
   constructor(
     private readonly repository: ApiKeyRepository,
+    private readonly roles: RoleRepository,
     @Inject(outboxToken('auth')) private readonly outbox: ServiceOutbox,
   ) {}
 
@@ -30,7 +33,17 @@ export class ApiKeyService {
     const row = await this.repository.findByHash(hashApiKey(key));
     if (!row || (row.expires_at && row.expires_at <= now)) return { principal: null };
     void this.repository.touch(row.id).catch(() => undefined);
-    return { principal: { actor_id: row.actor_id, actor_type: 'api-key', key_id: row.id, admin: row.admin } };
+    const grants = await this.roles.grantsOf(row.actor_id);
+    return {
+      principal: {
+        actor_id: row.actor_id,
+        actor_type: 'api-key',
+        key_id: row.id,
+        admin: row.admin,
+        role_ids: grants.roleIds,
+        permissions: row.admin ? [...PERMISSIONS] : grants.permissions,
+      },
+    };
   }
 
   list(request: ListApiKeysRequest): Promise<Page<ApiKeyDto>> {
@@ -42,22 +55,32 @@ export class ApiKeyService {
       throw CertlaneError.validation([{ field: 'expires_at', message: 'expires_at must be in the future' }]);
     }
     const key = generateApiKey();
-    const row = await this.repository.transaction((manager) =>
-      this.repository.insert(manager, {
+    const actorId =
+      command.actor_id ??
+      command.name
+        .toLowerCase()
+        .replace(/[^a-z0-9._-]+/g, '-')
+        .slice(0, 64);
+    const roleIds = [...new Set(command.role_ids ?? [])];
+    const row = await this.repository.transaction(async (manager) => {
+      const unknown = await this.roles.unknownRoles(manager, roleIds);
+      if (unknown.length > 0) {
+        throw CertlaneError.validation(
+          unknown.map((id) => ({ field: 'role_ids', message: `role ${id} does not exist` })),
+        );
+      }
+      const inserted = await this.repository.insert(manager, {
         id: newApiKeyId(),
         name: command.name,
         keyHash: hashApiKey(key),
-        actorId:
-          command.actor_id ??
-          command.name
-            .toLowerCase()
-            .replace(/[^a-z0-9._-]+/g, '-')
-            .slice(0, 64),
+        actorId,
         admin: command.admin ?? false,
         createdBy: command.created_by,
         expiresAt: command.expires_at ?? null,
-      }),
-    );
+      });
+      for (const roleId of roleIds) await this.repository.grant(manager, actorId, roleId, command.created_by);
+      return inserted;
+    });
     return { ...toApiKeyDto(row), key };
   }
 

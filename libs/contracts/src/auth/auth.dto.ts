@@ -1,4 +1,14 @@
-import { IsBoolean, IsISO8601, IsNotEmpty, IsOptional, IsString, Length, Matches } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsISO8601,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+} from 'class-validator';
 import { PageQuery } from '../pagination/page';
 
 /** Actor names: lower case, digits, `.`, `_`, `-`; 2..64 characters, starting alphanumeric. */
@@ -11,6 +21,18 @@ export interface Principal {
   /** Id of the stored API key, when the caller used one. */
   key_id?: string;
   admin: boolean;
+  role_ids: string[];
+  /** Effective permissions: the union of the actor's roles (every permission for admins). */
+  permissions: string[];
+}
+
+/** GET /api/v1/auth/me. */
+export interface AuthMe {
+  actor_id: string;
+  actor_type: Principal['actor_type'];
+  admin: boolean;
+  role_ids: string[];
+  effective_permissions: string[];
 }
 
 export class AuthenticateApiKeyRequest {
@@ -81,6 +103,12 @@ export class CreateApiKeyRequest {
   @IsOptional()
   @IsBoolean()
   admin?: boolean;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(16)
+  @Matches(/^r-[a-z0-9-]{1,60}$/, { each: true, message: 'each role id must look like r-<name>' })
+  role_ids?: string[];
 
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'expires_at must be an ISO 8601 timestamp' })

@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { DEFAULT_ROLES, PERMISSIONS } from '@certlane/contracts';
+import {
+  createTestDatabase,
+  createTlsFixture,
+  httpsRequest,
+  ServiceProcess,
+  startServiceProcess,
+  TestDatabase,
+  testNatsUrl,
+  uniqueNamespace,
+  validServiceEnv,
+} from '@certlane/testing';
+import { Client } from 'pg';
+
+/** Roles and permissions (spec 5.3) through the real gateway, auth and issuance processes. */
+describe('role-based access through the gateway', () => {
+  let database: TestDatabase;
+  let processes: ServiceProcess[] = [];
+  let gatewayUrl: string;
+  let ca: string;
+  const env = validServiceEnv();
+  const admin = env.SERVICE_AUTH_SECRET!;
+  const keys: Record<string, string> = {};
+
+  const api = (method: string, path: string, key: string, body?: unknown) =>
+    httpsRequest(`${gatewayUrl}${path}`, {
+      method,
+      ca,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    database = await createTestDatabase('rbac');
+    const tls = await createTlsFixture();
+    ca = readFileSync(tls.certPath, 'utf8');
+    Object.assign(env, {
+      SERVICE_TLS_CERT_PATH: tls.certPath,
+      SERVICE_TLS_KEY_PATH: tls.keyPath,
+      SERVICE_DATABASE_URL: database.url,
+      SERVICE_NATS_URL: testNatsUrl(),
+      SERVICE_NATS_NAMESPACE: uniqueNamespace('rbac'),
+      SERVICE_LOG_LEVEL: 'warn',
+    });
+    processes = await Promise.all(
+      ['auth', 'issuance', 'api-gateway'].map((name) => startServiceProcess(name, env, { ca })),
+    );
+    gatewayUrl = processes[2].url;
+    for (const role of ['r-viewer', 'r-operator', 'r-auditor', 'r-cli']) {
+      const created = await api('POST', '/api/v1/auth/api-keys', admin, {
+        name: `key-${role}`,
+        role_ids: [role],
+      });
+      expect(created.status).toBe(201);
+      keys[role] = (created.json() as { key: string }).key;
+    }
+    keys.none = (
+      (await api('POST', '/api/v1/auth/api-keys', admin, { name: 'no-roles' })).json() as { key: string }
+    ).key;
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p.stop()));
+    await database?.drop();
+  });
+
+  it('seeds the seven default roles with the catalogue permissions', async () => {
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    const { rows } = await client.query<{ role_id: string; n: number }>(
+      'SELECT role_id, count(*)::int AS n FROM auth.role_permissions GROUP BY role_id ORDER BY role_id',
+    );
+    await client.end();
+    expect(Object.fromEntries(rows.map((r) => [r.role_id, r.n]))).toEqual(
+      Object.fromEntries(Object.entries(DEFAULT_ROLES).map(([id, role]) => [id, role.permissions.length])),
+    );
+    expect(DEFAULT_ROLES['r-admin'].permissions).toHaveLength(PERMISSIONS.length);
+  });
+
+  it.each([
+    ['r-viewer', 'GET', '/api/v1/renewal-policies', undefined, 200],
+    ['r-viewer', 'POST', '/api/v1/renewal-policies', { name: 'Viewer made', max_retries: 1 }, 403],
+    ['r-operator', 'POST', '/api/v1/renewal-policies', { name: 'Operator made', max_retries: 1 }, 201],
+    ['r-operator', 'GET', '/api/v1/auth/api-keys', undefined, 403],
+    ['r-auditor', 'GET', '/api/v1/renewal-policies', undefined, 403],
+    ['r-cli', 'GET', '/api/v1/auth/api-keys', undefined, 200],
+    ['none', 'GET', '/api/v1/renewal-policies', undefined, 403],
+    ['none', 'GET', '/api/v1/auth/check', undefined, 200],
+  ])('%s: %s %s answers %d', async (who, method, path, body, status) => {
+    const response = await api(method, path, keys[who], body);
+    expect(response.status).toBe(status);
+    if (status === 403) expect(response.json()).toMatchObject({ code: 'forbidden' });
+  });
+
+  it('reports the effective permissions of the caller on /api/v1/auth/me', async () => {
+    const me = (await api('GET', '/api/v1/auth/me', keys['r-viewer'])).json() as {
+      actor_id: string;
+      role_ids: string[];
+      effective_permissions: string[];
+    };
+    expect(me.actor_id).toBe('key-r-viewer');
+    expect(me.role_ids).toEqual(['r-viewer']);
+    expect(me.effective_permissions).toEqual([...DEFAULT_ROLES['r-viewer'].permissions].sort());
+  });
+
+  it('stops a key with key management but no auth.role.assign from escalating', async () => {
+    expect((await api('POST', '/api/v1/auth/api-keys', keys['r-cli'], { name: 'cli-made' })).status).toBe(
+      201,
+    );
+    expect(
+      (await api('POST', '/api/v1/auth/api-keys', keys['r-cli'], { name: 'cli-admin', admin: true })).status,
+    ).toBe(403);
+    const grant = await api('POST', '/api/v1/auth/api-keys', keys['r-cli'], {
+      name: 'cli-grant',
+      role_ids: ['r-operator'],
+    });
+    expect(grant.status).toBe(403);
+  });
+
+  it('refuses an unknown role with 400', async () => {
+    const response = await api('POST', '/api/v1/auth/api-keys', admin, {
+      name: 'ghost',
+      role_ids: ['r-ghost'],
+    });
+    expect(response.status).toBe(400);
+  });
+});

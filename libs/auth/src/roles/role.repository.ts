@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DEFAULT_ROLES, PERMISSIONS } from '@certlane/contracts';
+import { PreparedQuery } from '@certlane/platform';
+import { DataSource, EntityManager } from 'typeorm';
+
+const GRANTS_OF_ACTOR = new PreparedQuery<{ role_id: string; permission: string | null }>(
+  'auth_grants_of_actor',
+  `SELECT ar.role_id, rp.permission FROM actor_roles ar
+     LEFT JOIN role_permissions rp ON rp.role_id = ar.role_id
+    WHERE ar.actor_id = $1`,
+);
+
+/** Roles, their permissions and actors' grants in the auth schema. */
+@Injectable()
+export class RoleRepository {
+  constructor(@InjectDataSource('auth') private readonly dataSource: DataSource) {}
+
+  /** Writes the default roles from the catalogue; idempotent, serialised across replicas. */
+  async seedDefaultRoles(): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['certlane:auth:seed-roles']);
+      for (const [id, role] of Object.entries(DEFAULT_ROLES)) {
+        await manager.query(
+          `INSERT INTO roles (id, description, builtin) VALUES ($1, $2, true)
+           ON CONFLICT (id) DO UPDATE SET description = EXCLUDED.description, builtin = true`,
+          [id, role.description],
+        );
+        await manager.query(
+          'DELETE FROM role_permissions WHERE role_id = $1 AND NOT (permission = ANY($2::text[]))',
+          [id, role.permissions],
+        );
+        await manager.query(
+          `INSERT INTO role_permissions (role_id, permission) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
+          [id, role.permissions],
+        );
+      }
+    });
+  }
+
+  /** The roles an actor holds and the union of their permissions. */
+  async grantsOf(actorId: string): Promise<{ roleIds: string[]; permissions: string[] }> {
+    const rows = await GRANTS_OF_ACTOR.rows(this.dataSource, [actorId]);
+    const roleIds = [...new Set(rows.map((row) => row.role_id))].sort();
+    const granted = new Set(rows.map((row) => row.permission).filter((p): p is string => p !== null));
+    return { roleIds, permissions: PERMISSIONS.filter((p) => granted.has(p)) };
+  }
+
+  async unknownRoles(manager: EntityManager, roleIds: string[]): Promise<string[]> {
+    if (roleIds.length === 0) return [];
+    const rows: { id: string }[] = await manager.query('SELECT id FROM roles WHERE id = ANY($1::text[])', [
+      roleIds,
+    ]);
+    const known = new Set(rows.map((row) => row.id));
+    return roleIds.filter((id) => !known.has(id));
+  }
+}
