@@ -168,6 +168,21 @@ describe('bootstrap and API keys through gateway -> NATS -> auth', () => {
     expect((await api('GET', '/api/v1/auth/api-keys', { key: created.key })).status).toBe(401);
   });
 
+  it('drops a deleted key from the gateway cache at once (well inside the 5 s TTL)', async () => {
+    const created = (
+      await api('POST', '/api/v1/auth/api-keys', { key: adminKey, body: { name: 'cached', admin: true } })
+    ).json() as { id: string; key: string };
+    expect((await api('GET', '/api/v1/auth/api-keys', { key: created.key })).status).toBe(200);
+    const deletedAt = Date.now();
+    expect((await api('DELETE', `/api/v1/auth/api-keys/${created.id}`, { key: adminKey })).status).toBe(204);
+    await eventually(
+      async () => (await api('GET', '/api/v1/auth/api-keys', { key: created.key })).status === 401,
+      'the deleted key to be refused',
+      2000,
+    );
+    expect(Date.now() - deletedAt).toBeLessThan(4000);
+  });
+
   it('deletes a key with 204; it then stops working; an unknown id is 404', async () => {
     const created = (
       await api('POST', '/api/v1/auth/api-keys', { key: adminKey, body: { name: 'to-delete' } })

@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { CertlaneError, ErrorCode, PERMISSIONS } from '@certlane/contracts';
@@ -30,7 +30,7 @@ export const AUTH_SECRET_ACTOR_ID = 'actor-service-auth-secret';
  * an unknown key, or an auth service that does not answer, never lets a request through.
  */
 @Injectable()
-export class AuthGuard implements CanActivate {
+export class AuthGuard implements CanActivate, OnApplicationBootstrap {
   private readonly verifier?: ApiKeyVerifier;
   private readonly publicHandlers = new WeakMap<object, boolean>();
   private readonly adminHandlers = new WeakMap<object, boolean>();
@@ -44,6 +44,13 @@ export class AuthGuard implements CanActivate {
   ) {
     assertSupportedAuthType(config.auth.type);
     if (config.auth.secret) this.verifier = new ApiKeyVerifier(config.auth.secret);
+  }
+
+  /** Every gateway replica drops a revoked key from its cache as soon as the event arrives. */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.bus.subscribe('auth.v1.api-key.revoked', async (event) =>
+      this.principals.dropKey(event.data.id),
+    );
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

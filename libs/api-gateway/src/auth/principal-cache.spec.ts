@@ -31,6 +31,15 @@ describe(PrincipalCache.name, () => {
     expect(cache.get('h1', 6001)).toBeUndefined();
   });
 
+  it('drops every entry of a revoked key and keeps the others', () => {
+    const cache = new PrincipalCache(5000);
+    cache.set('h1', alice, 0);
+    cache.set('h2', bob, 0);
+    cache.dropKey('key-1');
+    expect(cache.get('h1', 1)).toBeUndefined();
+    expect(cache.get('h2', 1)).toEqual(bob);
+  });
+
   it('evicts the oldest entry when full', () => {
     const cache = new PrincipalCache(5000, 2);
     cache.set('h1', alice, 0);

@@ -4,7 +4,7 @@ import { Principal } from '@certlane/contracts';
 /**
  * Recently authenticated API keys, keyed by the key's SHA-256 (the key itself is not kept),
  * for a few seconds: most requests then skip the round trip to the auth service. A deleted or
- * rotated key stops working within the TTL.
+ * rotated key is dropped when its revocation event arrives, and at the latest after the TTL.
  */
 export class PrincipalCache {
   private readonly entries = new Map<string, { principal: Principal; expiresAt: number }>();
@@ -26,6 +26,13 @@ export class PrincipalCache {
       return undefined;
     }
     return entry.principal;
+  }
+
+  /** Forgets every entry of a stored key (after it was deleted or rotated). */
+  dropKey(keyId: string): void {
+    for (const [hash, entry] of this.entries) {
+      if (entry.principal.key_id === keyId) this.entries.delete(hash);
+    }
   }
 
   set(keyHash: string, principal: Principal, now = Date.now()): void {

@@ -255,6 +255,21 @@ function describeBusContract(name: string, makeBus: () => Promise<MessageBus>, p
       });
     });
 
+    describe('fan-out subscriptions', () => {
+      it('gives every subscriber (every replica) each event published after it subscribed', async () => {
+        const first = await newBus();
+        const second = track(await peers.replicaOf(first));
+        const seen: Record<string, string[]> = { first: [], second: [] };
+        await first.subscribe(CREATED, async (event) => void seen.first.push(event.id));
+        await second.subscribe(CREATED, async (event) => void seen.second.push(event.id));
+        const event = buildEnvelope(CREATED, policy('rp-fanout'));
+        await first.publish(CREATED, event);
+
+        await eventually(() => seen.first.length >= 1 && seen.second.length >= 1, 'both subscribers');
+        expect(seen).toEqual({ first: [event.id], second: [event.id] });
+      });
+    });
+
     describe('durable events', () => {
       /** Starts a consumer that records what its handler completed. */
       async function recordingConsumer(bus: MessageBus, consumer: string) {

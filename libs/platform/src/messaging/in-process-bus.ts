@@ -36,6 +36,7 @@ export class InProcessBus implements MessageBus {
   private readonly log = new Map<string, EventEnvelope<unknown>[]>();
   private readonly seenEventIds = new Set<string>();
   private readonly consumers = new Map<string, Consumer>();
+  private readonly listeners = new Map<string, EventHandler<EventSubject>[]>();
   private closed = false;
 
   constructor(private readonly options: { requestTimeoutMs: number; retryDelayMs?: number } & BusHooks) {}
@@ -101,6 +102,11 @@ export class InProcessBus implements MessageBus {
     for (const consumer of this.consumers.values()) {
       if (consumer.subject === subject) void this.pump(consumer);
     }
+    for (const listener of this.listeners.get(subject) ?? []) {
+      void listener(JSON.parse(JSON.stringify(envelope))).catch((error: unknown) =>
+        this.options.onUnexpected?.(error),
+      );
+    }
   }
 
   async consume<E extends EventSubject>(
@@ -139,6 +145,12 @@ export class InProcessBus implements MessageBus {
     } finally {
       consumer.running = false;
     }
+  }
+
+  async subscribe<E extends EventSubject>(subject: E, handler: EventHandler<E>): Promise<void> {
+    const list = this.listeners.get(subject) ?? [];
+    list.push(handler as unknown as EventHandler<EventSubject>);
+    this.listeners.set(subject, list);
   }
 
   async isHealthy(): Promise<boolean> {

@@ -54,6 +54,11 @@ export interface MessageBus {
    * handler throws. Handlers must be idempotent (see consumeOnce).
    */
   consume<E extends EventSubject>(subject: E, consumer: string, handler: EventHandler<E>): Promise<void>;
+  /**
+   * Non-durable fan-out: every subscribed process sees each event published from now on (cache
+   * invalidation and the like). Nothing is replayed and nothing is acknowledged.
+   */
+  subscribe<E extends EventSubject>(subject: E, handler: EventHandler<E>): Promise<void>;
   isHealthy(): Promise<boolean>;
   close(): Promise<void>;
 }

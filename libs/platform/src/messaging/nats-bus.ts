@@ -217,6 +217,23 @@ export class NatsBus implements MessageBus {
     })();
   }
 
+  async subscribe<E extends EventSubject>(subject: E, handler: EventHandler<E>): Promise<void> {
+    const subscription = this.nc.subscribe(this.wire(subject), {
+      callback: (error, message) => {
+        if (error) return this.options.onUnexpected?.(error);
+        let event: EventEnvelope<EventOf<E>>;
+        try {
+          event = codec.decode(message.data) as EventEnvelope<EventOf<E>>;
+        } catch (decodeError) {
+          return this.options.onUnexpected?.(decodeError);
+        }
+        handler(event).catch((handlerError: unknown) => this.options.onUnexpected?.(handlerError));
+      },
+    });
+    this.subscriptions.push(subscription);
+    await this.nc.flush();
+  }
+
   private ensureStream(subject: string): Promise<void> {
     const stream = streamFor(subject, this.options.namespace);
     let ensured = this.ensuredStreams.get(stream.name);
