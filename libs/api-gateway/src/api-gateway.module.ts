@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ServiceCoreModule } from '@certlane/platform';
 import { AuthGuard } from './auth/auth.guard';
+import { ActorsController } from './auth-routes/actors.controller';
 import { ApiKeysController } from './auth-routes/api-keys.controller';
 import { BootstrapController } from './auth-routes/bootstrap.controller';
 import { MeController } from './auth-routes/me.controller';
@@ -14,6 +15,7 @@ export const GATEWAY_CONTROLLERS = [
   BootstrapController,
   MeController,
   ApiKeysController,
+  ActorsController,
   RenewalPoliciesController,
 ];
 

@@ -1,5 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { resolvePage } from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import { RoleRepository } from './roles/role.repository';
 import { ApiKeyService } from './api-keys/api-key.service';
 import { BootstrapService } from './bootstrap/bootstrap.service';
 
@@ -10,6 +12,7 @@ export class AuthHandlers implements OnApplicationBootstrap {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly keys: ApiKeyService,
     private readonly bootstrap: BootstrapService,
+    private readonly roles: RoleRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -22,6 +25,7 @@ export class AuthHandlers implements OnApplicationBootstrap {
       this.bus.handle('auth.v1.rotate-api-key', (request, context) =>
         this.keys.rotate(request.id, context.actor_id),
       ),
+      this.bus.handle('auth.v1.list-actors', (request) => this.roles.listActors(resolvePage(request))),
       this.bus.handle('auth.v1.delete-api-key', (request, context) =>
         this.keys.delete(request.id, context.actor_id),
       ),

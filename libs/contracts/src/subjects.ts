@@ -10,6 +10,7 @@ import {
 } from './renewal-policies/renewal-policy.dto';
 import { PingRequest, PingResponse } from './system/ping.dto';
 import {
+  ActorRoles,
   ApiKeyDto,
   ApiKeyIdRequest,
   ApiKeyRevoked,
@@ -22,6 +23,7 @@ import {
   BootstrapStatus,
   BootstrapStatusRequest,
   CreateApiKeyCommand,
+  ListActorsRequest,
   ListApiKeysRequest,
 } from './auth/auth.dto';
 
@@ -68,6 +70,7 @@ export const requestContracts = {
   'auth.v1.create-api-key': { request: CreateApiKeyCommand, response: shape<ApiKeyWithSecret>() },
   'auth.v1.rotate-api-key': { request: ApiKeyIdRequest, response: shape<ApiKeyWithSecret>() },
   'auth.v1.delete-api-key': { request: ApiKeyIdRequest, response: shape<ApiKeyRevoked>() },
+  'auth.v1.list-actors': { request: ListActorsRequest, response: shape<Page<ActorRoles>>() },
   'issuance.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'deployment-dispatch.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'revocation.v1.ping': { request: PingRequest, response: shape<PingResponse>() },

@@ -121,6 +121,21 @@ describe('role-based access through the gateway', () => {
     expect(grant.status).toBe(403);
   });
 
+  it('lists one row per actor with its roles on /api/v1/auth/keys (auth.role.list)', async () => {
+    const response = await api('GET', '/api/v1/auth/keys?per_page=500', admin);
+    expect(response.status).toBe(200);
+    const rows = (response.json() as { data: { actor_id: string; actor_type: string; role_ids: string[] }[] })
+      .data;
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { actor_id: 'key-r-viewer', actor_type: 'api-key', role_ids: ['r-viewer'] },
+        { actor_id: 'no-roles', actor_type: 'api-key', role_ids: [] },
+      ]),
+    );
+    expect(new Set(rows.map((r) => r.actor_id)).size).toBe(rows.length);
+    expect((await api('GET', '/api/v1/auth/keys', keys['r-operator'])).status).toBe(403);
+  });
+
   it('refuses an unknown role with 400', async () => {
     const response = await api('POST', '/api/v1/auth/api-keys', admin, {
       name: 'ghost',

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DEFAULT_ROLES, PERMISSIONS } from '@certlane/contracts';
+import { ActorRoles, DEFAULT_ROLES, Page, PERMISSIONS, ResolvedPage } from '@certlane/contracts';
 import { PreparedQuery } from '@certlane/platform';
 import { DataSource, EntityManager } from 'typeorm';
 
@@ -44,6 +44,22 @@ export class RoleRepository {
     const roleIds = [...new Set(rows.map((row) => row.role_id))].sort();
     const granted = new Set(rows.map((row) => row.permission).filter((p): p is string => p !== null));
     return { roleIds, permissions: PERMISSIONS.filter((p) => granted.has(p)) };
+  }
+
+  /** Every actor that has a key or a grant, with its roles, one row each. */
+  async listActors(page: ResolvedPage): Promise<Page<ActorRoles>> {
+    const rows: ActorRoles[] = await this.dataSource.query(
+      `WITH actors AS (SELECT actor_id FROM api_keys UNION SELECT actor_id FROM actor_roles)
+       SELECT a.actor_id,
+              CASE WHEN EXISTS (SELECT 1 FROM api_keys k WHERE k.actor_id = a.actor_id) THEN 'api-key' ELSE 'user' END AS actor_type,
+              COALESCE((SELECT array_agg(r.role_id ORDER BY r.role_id) FROM actor_roles r WHERE r.actor_id = a.actor_id), '{}') AS role_ids
+         FROM actors a ORDER BY a.actor_id LIMIT $1 OFFSET $2`,
+      [page.per_page, page.offset],
+    );
+    const [{ total }] = await this.dataSource.query(
+      'SELECT count(*)::int AS total FROM (SELECT actor_id FROM api_keys UNION SELECT actor_id FROM actor_roles) a',
+    );
+    return { data: rows, total, page: page.page, per_page: page.per_page };
   }
 
   async unknownRoles(manager: EntityManager, roleIds: string[]): Promise<string[]> {

@@ -138,3 +138,12 @@ export interface BootstrapConsumed {
   actor_id: string;
   key_id: string;
 }
+
+export class ListActorsRequest extends PageQuery {}
+
+/** GET /api/v1/auth/keys: one row per actor (spec 4.10). */
+export interface ActorRoles {
+  actor_id: string;
+  actor_type: 'api-key' | 'user';
+  role_ids: string[];
+}
