@@ -6,6 +6,7 @@ import { ActorsController } from './auth-routes/actors.controller';
 import { ApiKeysController } from './auth-routes/api-keys.controller';
 import { BootstrapController } from './auth-routes/bootstrap.controller';
 import { MeController } from './auth-routes/me.controller';
+import { GrantsController, RolesController } from './auth-routes/roles.controller';
 import { RenewalPoliciesController } from './renewal-policies/renewal-policies.controller';
 import { SystemController } from './system/system.controller';
 
@@ -16,6 +17,8 @@ export const GATEWAY_CONTROLLERS = [
   MeController,
   ApiKeysController,
   ActorsController,
+  RolesController,
+  GrantsController,
   RenewalPoliciesController,
 ];
 

@@ -2,6 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { resolvePage } from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { RoleRepository } from './roles/role.repository';
+import { RoleService } from './roles/role.service';
 import { ApiKeyService } from './api-keys/api-key.service';
 import { BootstrapService } from './bootstrap/bootstrap.service';
 
@@ -13,6 +14,7 @@ export class AuthHandlers implements OnApplicationBootstrap {
     private readonly keys: ApiKeyService,
     private readonly bootstrap: BootstrapService,
     private readonly roles: RoleRepository,
+    private readonly roleAdmin: RoleService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -24,6 +26,21 @@ export class AuthHandlers implements OnApplicationBootstrap {
       this.bus.handle('auth.v1.create-api-key', (request) => this.keys.create(request)),
       this.bus.handle('auth.v1.rotate-api-key', (request, context) =>
         this.keys.rotate(request.id, context.actor_id),
+      ),
+      this.bus.handle('auth.v1.list-roles', (request) => this.roleAdmin.list(request)),
+      this.bus.handle('auth.v1.get-role', (request) => this.roleAdmin.get(request.id)),
+      this.bus.handle('auth.v1.create-role', (request, context) =>
+        this.roleAdmin.create(request, context.actor_id),
+      ),
+      this.bus.handle('auth.v1.update-role', (request, context) =>
+        this.roleAdmin.update(request, context.actor_id),
+      ),
+      this.bus.handle('auth.v1.delete-role', (request, context) =>
+        this.roleAdmin.delete(request.id, context.actor_id),
+      ),
+      this.bus.handle('auth.v1.grant-role', (request) => this.roleAdmin.grant(request)),
+      this.bus.handle('auth.v1.revoke-role', (request, context) =>
+        this.roleAdmin.revoke(request, context.actor_id),
       ),
       this.bus.handle('auth.v1.list-actors', (request) => this.roles.listActors(resolvePage(request))),
       this.bus.handle('auth.v1.delete-api-key', (request, context) =>

@@ -6,6 +6,7 @@ import { ApiKeyService } from './api-keys/api-key.service';
 import { BootstrapService } from './bootstrap/bootstrap.service';
 import { RoleRepository } from './roles/role.repository';
 import { RoleSeeder } from './roles/role-seeder';
+import { RoleService } from './roles/role.service';
 
 /** The auth service: owns schema `auth` (API keys, roles and grants, the bootstrap state so far). */
 @Module({})
@@ -18,6 +19,7 @@ export class AuthModule {
         ApiKeyRepository,
         RoleRepository,
         RoleSeeder,
+        RoleService,
         ApiKeyService,
         BootstrapService,
         AuthHandlers,

@@ -8,3 +8,4 @@ export * from './system/ping.dto';
 export * from './subjects';
 export * from './auth/auth.dto';
 export * from './auth/permissions';
+export * from './auth/roles.dto';

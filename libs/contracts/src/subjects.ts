@@ -10,6 +10,17 @@ import {
 } from './renewal-policies/renewal-policy.dto';
 import { PingRequest, PingResponse } from './system/ping.dto';
 import {
+  CreateRoleRequest,
+  GrantCommand,
+  GrantDto,
+  GrantRequest,
+  GrantsChanged,
+  ListRolesRequest,
+  RoleDto,
+  RoleIdRequest,
+  UpdateRoleRequest,
+} from './auth/roles.dto';
+import {
   ActorRoles,
   ApiKeyDto,
   ApiKeyIdRequest,
@@ -71,6 +82,13 @@ export const requestContracts = {
   'auth.v1.rotate-api-key': { request: ApiKeyIdRequest, response: shape<ApiKeyWithSecret>() },
   'auth.v1.delete-api-key': { request: ApiKeyIdRequest, response: shape<ApiKeyRevoked>() },
   'auth.v1.list-actors': { request: ListActorsRequest, response: shape<Page<ActorRoles>>() },
+  'auth.v1.list-roles': { request: ListRolesRequest, response: shape<Page<RoleDto>>() },
+  'auth.v1.get-role': { request: RoleIdRequest, response: shape<RoleDto>() },
+  'auth.v1.create-role': { request: CreateRoleRequest, response: shape<RoleDto>() },
+  'auth.v1.update-role': { request: UpdateRoleRequest, response: shape<RoleDto>() },
+  'auth.v1.delete-role': { request: RoleIdRequest, response: shape<GrantsChanged>() },
+  'auth.v1.grant-role': { request: GrantCommand, response: shape<GrantDto>() },
+  'auth.v1.revoke-role': { request: GrantRequest, response: shape<GrantsChanged>() },
   'issuance.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'deployment-dispatch.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'revocation.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
@@ -86,6 +104,7 @@ export const eventContracts = {
   'issuance.v1.renewal-policy.deleted': { payload: shape<RenewalPolicyDeleted>() },
   'auth.v1.api-key.revoked': { payload: shape<ApiKeyRevoked>() },
   'auth.v1.bootstrap.consumed': { payload: shape<BootstrapConsumed>() },
+  'auth.v1.grants.changed': { payload: shape<GrantsChanged>() },
 } satisfies Record<string, EventContract<unknown>>;
 
 export type RequestSubject = keyof typeof requestContracts;

@@ -3,6 +3,7 @@ import { DEFAULT_ROLES, PERMISSIONS } from '@certlane/contracts';
 import {
   createTestDatabase,
   createTlsFixture,
+  eventually,
   httpsRequest,
   ServiceProcess,
   startServiceProcess,
@@ -134,6 +135,74 @@ describe('role-based access through the gateway', () => {
     );
     expect(new Set(rows.map((r) => r.actor_id)).size).toBe(rows.length);
     expect((await api('GET', '/api/v1/auth/keys', keys['r-operator'])).status).toBe(403);
+  });
+
+  describe('role and grant management', () => {
+    it('creates a custom role and refuses duplicates, unknown permissions and changes to default roles', async () => {
+      const created = await api('POST', '/api/v1/auth/roles', admin, {
+        id: 'r-policy-reader',
+        description: 'reads renewal policies',
+        permissions: ['renewal_policy.read'],
+      });
+      expect(created.status).toBe(201);
+      expect(created.json()).toMatchObject({
+        id: 'r-policy-reader',
+        builtin: false,
+        permissions: ['renewal_policy.read'],
+      });
+      expect(
+        (await api('POST', '/api/v1/auth/roles', admin, { id: 'r-policy-reader', permissions: [] })).status,
+      ).toBe(409);
+      expect(
+        (await api('POST', '/api/v1/auth/roles', admin, { id: 'r-bad', permissions: ['cert.fly'] })).status,
+      ).toBe(400);
+      expect((await api('PUT', '/api/v1/auth/roles/r-viewer', admin, { permissions: [] })).status).toBe(409);
+      expect((await api('DELETE', '/api/v1/auth/roles/r-admin', admin)).status).toBe(409);
+      const roles = (await api('GET', '/api/v1/auth/roles', admin)).json() as { total: number };
+      expect(roles.total).toBe(8);
+    });
+
+    it('applies a grant and its revocation to a cached key within moments', async () => {
+      expect((await api('GET', '/api/v1/renewal-policies', keys.none)).status).toBe(403);
+      expect(
+        (
+          await api('POST', '/api/v1/auth/grants', admin, {
+            actor_id: 'no-roles',
+            role_id: 'r-policy-reader',
+          })
+        ).status,
+      ).toBe(201);
+      await eventually(
+        async () => (await api('GET', '/api/v1/renewal-policies', keys.none)).status === 200,
+        'the grant',
+        2000,
+      );
+      expect((await api('DELETE', '/api/v1/auth/grants/no-roles/r-policy-reader', admin)).status).toBe(204);
+      await eventually(
+        async () => (await api('GET', '/api/v1/renewal-policies', keys.none)).status === 403,
+        'the revocation',
+        2000,
+      );
+      expect((await api('DELETE', '/api/v1/auth/grants/no-roles/r-policy-reader', admin)).status).toBe(404);
+    });
+
+    it('needs auth.role.assign to grant, and an admin to grant r-admin', async () => {
+      const byCli = await api('POST', '/api/v1/auth/grants', keys['r-cli'], {
+        actor_id: 'key-r-cli',
+        role_id: 'r-operator',
+      });
+      expect(byCli.status).toBe(403);
+    });
+
+    it('deletes a custom role with its grants', async () => {
+      await api('POST', '/api/v1/auth/grants', admin, { actor_id: 'no-roles', role_id: 'r-policy-reader' });
+      expect((await api('DELETE', '/api/v1/auth/roles/r-policy-reader', admin)).status).toBe(204);
+      expect((await api('GET', '/api/v1/auth/roles/r-policy-reader', admin)).status).toBe(404);
+      const actors = (await api('GET', '/api/v1/auth/keys?per_page=500', admin)).json() as {
+        data: { actor_id: string; role_ids: string[] }[];
+      };
+      expect(actors.data.find((a) => a.actor_id === 'no-roles')?.role_ids).toEqual([]);
+    });
   });
 
   it('refuses an unknown role with 400', async () => {

@@ -46,11 +46,15 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
     if (config.auth.secret) this.verifier = new ApiKeyVerifier(config.auth.secret);
   }
 
-  /** Every gateway replica drops a revoked key from its cache as soon as the event arrives. */
+  /** Every gateway replica drops revoked keys and changed grants from its cache as events arrive. */
   async onApplicationBootstrap(): Promise<void> {
     await this.bus.subscribe('auth.v1.api-key.revoked', async (event) =>
       this.principals.dropKey(event.data.id),
     );
+    await this.bus.subscribe('auth.v1.grants.changed', async (event) => {
+      if (event.data.role_id) this.principals.clear();
+      else if (event.data.actor_id) this.principals.dropActor(event.data.actor_id);
+    });
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

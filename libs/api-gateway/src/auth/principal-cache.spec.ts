@@ -40,6 +40,17 @@ describe(PrincipalCache.name, () => {
     expect(cache.get('h2', 1)).toEqual(bob);
   });
 
+  it('drops the entries of an actor whose grants changed, and everything on clear', () => {
+    const cache = new PrincipalCache(5000);
+    cache.set('h1', alice, 0);
+    cache.set('h2', bob, 0);
+    cache.dropActor('bob');
+    expect(cache.get('h2', 1)).toBeUndefined();
+    expect(cache.get('h1', 1)).toEqual(alice);
+    cache.clear();
+    expect(cache.get('h1', 1)).toBeUndefined();
+  });
+
   it('evicts the oldest entry when full', () => {
     const cache = new PrincipalCache(5000, 2);
     cache.set('h1', alice, 0);

@@ -35,6 +35,18 @@ export class PrincipalCache {
     }
   }
 
+  /** Forgets every entry of an actor (its grants changed). */
+  dropActor(actorId: string): void {
+    for (const [hash, entry] of this.entries) {
+      if (entry.principal.actor_id === actorId) this.entries.delete(hash);
+    }
+  }
+
+  /** Forgets everything (a role's permissions changed). */
+  clear(): void {
+    this.entries.clear();
+  }
+
   set(keyHash: string, principal: Principal, now = Date.now()): void {
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;

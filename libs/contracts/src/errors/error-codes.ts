@@ -28,6 +28,10 @@ export const ErrorCode = {
   BootstrapTokenInvalid: 'bootstrap_token_invalid',
   ApiKeyNotFound: 'api_key_not_found',
   ApiKeyNameTaken: 'api_key_name_taken',
+  RoleNotFound: 'role_not_found',
+  RoleExists: 'role_exists',
+  RoleBuiltin: 'role_builtin',
+  GrantNotFound: 'grant_not_found',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

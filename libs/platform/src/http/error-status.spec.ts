@@ -35,12 +35,16 @@ describe(httpStatusFor.name, () => {
     ['bootstrap_token_invalid', 401],
     ['api_key_not_found', 404],
     ['api_key_name_taken', 409],
+    ['role_not_found', 404],
+    ['role_exists', 409],
+    ['role_builtin', 409],
+    ['grant_not_found', 404],
   ] as [ErrorCode, number][])('maps %s to %d', (code, status) => {
     expect(httpStatusFor(code)).toBe(status);
   });
 
   it('has an expectation above for every code, so a new code needs a deliberate status', () => {
-    expect(ALL_ERROR_CODES).toHaveLength(24);
+    expect(ALL_ERROR_CODES).toHaveLength(28);
   });
 
   it('throws for a value that is not an error code instead of inventing a status', () => {

@@ -15,6 +15,8 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'route_not_found':
     case 'renewal_policy_not_found':
     case 'api_key_not_found':
+    case 'role_not_found':
+    case 'grant_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
@@ -22,6 +24,8 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'renewal_policy_duplicate_name':
     case 'renewal_policy_in_use':
     case 'api_key_name_taken':
+    case 'role_exists':
+    case 'role_builtin':
       return 409;
     case 'gone':
     case 'bootstrap_unavailable':

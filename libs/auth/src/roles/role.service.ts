@@ -1,0 +1,183 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  CertlaneError,
+  CreateRoleRequest,
+  ErrorCode,
+  GrantCommand,
+  GrantDto,
+  GrantRequest,
+  GrantsChanged,
+  ListRolesRequest,
+  Page,
+  PERMISSIONS,
+  resolvePage,
+  RoleDto,
+  UpdateRoleRequest,
+} from '@certlane/contracts';
+import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+
+interface RoleRow {
+  id: string;
+  description: string;
+  builtin: boolean;
+  created_at: Date;
+  permissions: string[] | null;
+}
+
+const ROLE_SELECT = `SELECT r.id, r.description, r.builtin, r.created_at,
+  (SELECT array_agg(p.permission ORDER BY p.permission) FROM role_permissions p WHERE p.role_id = r.id) AS permissions
+  FROM roles r`;
+
+const toDto = (row: RoleRow): RoleDto => ({
+  id: row.id,
+  description: row.description,
+  builtin: row.builtin,
+  permissions: PERMISSIONS.filter((p) => (row.permissions ?? []).includes(p)),
+  created_at: row.created_at.toISOString(),
+});
+
+const notFound = (id: string) =>
+  new CertlaneError(ErrorCode.RoleNotFound, `role ${JSON.stringify(id)} not found`);
+
+/**
+ * Custom roles and grants. The seven default roles are builtin: they follow the catalogue and
+ * cannot be edited or deleted (409). Every change publishes auth.v1.grants.changed so gateways
+ * drop cached permissions.
+ */
+@Injectable()
+export class RoleService {
+  constructor(
+    @InjectDataSource('auth') private readonly dataSource: DataSource,
+    @Inject(outboxToken('auth')) private readonly outbox: ServiceOutbox,
+  ) {}
+
+  async list(request: ListRolesRequest): Promise<Page<RoleDto>> {
+    const page = resolvePage(request);
+    const rows: RoleRow[] = await this.dataSource.query(`${ROLE_SELECT} ORDER BY r.id LIMIT $1 OFFSET $2`, [
+      page.per_page,
+      page.offset,
+    ]);
+    const [{ total }] = await this.dataSource.query('SELECT count(*)::int AS total FROM roles');
+    return { data: rows.map(toDto), total, page: page.page, per_page: page.per_page };
+  }
+
+  async get(id: string, manager: EntityManager = this.dataSource.manager): Promise<RoleDto> {
+    const rows: RoleRow[] = await manager.query(`${ROLE_SELECT} WHERE r.id = $1`, [id]);
+    if (rows.length === 0) throw notFound(id);
+    return toDto(rows[0]);
+  }
+
+  async create(request: CreateRoleRequest, actorId?: string): Promise<RoleDto> {
+    return this.change(async (manager) => {
+      try {
+        await manager.query('INSERT INTO roles (id, description) VALUES ($1, $2)', [
+          request.id,
+          request.description ?? '',
+        ]);
+      } catch (error) {
+        if (
+          error instanceof QueryFailedError &&
+          (error as { driverError?: { code?: string } }).driverError?.code === '23505'
+        ) {
+          throw new CertlaneError(ErrorCode.RoleExists, `role ${JSON.stringify(request.id)} already exists`);
+        }
+        throw error;
+      }
+      await this.setPermissions(manager, request.id, request.permissions);
+      return { role: await this.get(request.id, manager), changed: { role_id: request.id } };
+    }, actorId);
+  }
+
+  async update(request: UpdateRoleRequest, actorId?: string): Promise<RoleDto> {
+    return this.change(async (manager) => {
+      const current = await this.editable(manager, request.id);
+      if (request.description !== undefined) {
+        await manager.query('UPDATE roles SET description = $2 WHERE id = $1', [
+          current.id,
+          request.description,
+        ]);
+      }
+      if (request.permissions) await this.setPermissions(manager, current.id, request.permissions);
+      return { role: await this.get(current.id, manager), changed: { role_id: current.id } };
+    }, actorId);
+  }
+
+  async delete(id: string, actorId?: string): Promise<GrantsChanged> {
+    return this.change(async (manager) => {
+      await this.editable(manager, id);
+      await manager.query('DELETE FROM actor_roles WHERE role_id = $1', [id]);
+      await manager.query('DELETE FROM roles WHERE id = $1', [id]);
+      return { role: { role_id: id }, changed: { role_id: id } };
+    }, actorId);
+  }
+
+  async grant(command: GrantCommand): Promise<GrantDto> {
+    return this.change(async (manager) => {
+      await this.get(command.role_id, manager);
+      const rows: { granted_by: string; granted_at: Date }[] = await manager.query(
+        `INSERT INTO actor_roles (actor_id, role_id, granted_by) VALUES ($1, $2, $3)
+         ON CONFLICT (actor_id, role_id) DO UPDATE SET actor_id = EXCLUDED.actor_id
+         RETURNING granted_by, granted_at`,
+        [command.actor_id, command.role_id, command.granted_by],
+      );
+      const grant = {
+        actor_id: command.actor_id,
+        role_id: command.role_id,
+        granted_by: rows[0].granted_by,
+        granted_at: rows[0].granted_at.toISOString(),
+      };
+      return { role: grant, changed: { actor_id: command.actor_id } };
+    }, command.granted_by);
+  }
+
+  async revoke(request: GrantRequest, actorId?: string): Promise<GrantsChanged> {
+    return this.change(async (manager) => {
+      const [, removed]: [unknown, number] = await manager.query(
+        'DELETE FROM actor_roles WHERE actor_id = $1 AND role_id = $2',
+        [request.actor_id, request.role_id],
+      );
+      if (!removed) {
+        throw new CertlaneError(
+          ErrorCode.GrantNotFound,
+          `${request.actor_id} does not hold ${request.role_id}`,
+        );
+      }
+      return { role: { actor_id: request.actor_id }, changed: { actor_id: request.actor_id } };
+    }, actorId);
+  }
+
+  /** Runs a change in one transaction with its auth.v1.grants.changed event. */
+  private async change<T>(
+    work: (manager: EntityManager) => Promise<{ role: T; changed: GrantsChanged }>,
+    actorId?: string,
+  ): Promise<T> {
+    const result = await this.dataSource.transaction(async (manager) => {
+      const outcome = await work(manager);
+      await this.outbox.add(manager, 'auth.v1.grants.changed', outcome.changed, actorId);
+      return outcome.role;
+    });
+    this.outbox.committed();
+    return result;
+  }
+
+  private async editable(manager: EntityManager, id: string): Promise<{ id: string }> {
+    const rows: { id: string; builtin: boolean }[] = await manager.query(
+      'SELECT id, builtin FROM roles WHERE id = $1 FOR UPDATE',
+      [id],
+    );
+    if (rows.length === 0) throw notFound(id);
+    if (rows[0].builtin)
+      throw new CertlaneError(ErrorCode.RoleBuiltin, `role ${id} is a default role and cannot be changed`);
+    return rows[0];
+  }
+
+  private async setPermissions(manager: EntityManager, roleId: string, permissions: string[]): Promise<void> {
+    await manager.query('DELETE FROM role_permissions WHERE role_id = $1', [roleId]);
+    await manager.query(
+      'INSERT INTO role_permissions (role_id, permission) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING',
+      [roleId, [...new Set(permissions)]],
+    );
+  }
+}
