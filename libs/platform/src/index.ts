@@ -3,6 +3,7 @@ export * from './config/config-error';
 export * from './config/load-config';
 export * from './config/parsers';
 export * from './config/variables';
+export * from './config/named-keys';
 export * from './config/startup-warnings';
 export * from './logging/logger';
 export * from './logging/redact';

@@ -100,6 +100,25 @@ describe('gateway authentication modes', () => {
     expect(query.status).toBe(401);
   });
 
+  it('accepts keys from SERVICE_API_KEYS_NAMED with the permissions of their roles', async () => {
+    const viewerKey = '9f'.repeat(20);
+    const service = await gateway(
+      validServiceEnv({ SERVICE_API_KEYS_NAMED: `grafana:${viewerKey}:r-viewer` }),
+    );
+    const me = await httpsRequest(`${service.url}/api/v1/auth/me`, {
+      ca,
+      headers: { authorization: `Bearer ${viewerKey}` },
+    });
+    expect(me.json()).toMatchObject({ actor_id: 'grafana', admin: false, role_ids: ['r-viewer'] });
+    const create = await httpsRequest(`${service.url}/api/v1/renewal-policies`, {
+      method: 'POST',
+      ca,
+      headers: { authorization: `Bearer ${viewerKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x', max_retries: 1 }),
+    });
+    expect(create.status).toBe(403);
+  });
+
   it('fails closed with 503 for an unknown key when the auth service does not answer', async () => {
     const env = validServiceEnv();
     const service = await gateway(env, { SERVICE_NATS_NAMESPACE: uniqueNamespace('noauth') });

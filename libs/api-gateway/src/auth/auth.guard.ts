@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { CertlaneError, ErrorCode, PERMISSIONS } from '@certlane/contracts';
+import { CertlaneError, DEFAULT_ROLES, ErrorCode, PERMISSIONS } from '@certlane/contracts';
 import {
   assertSupportedAuthType,
   CERTLANE_CONFIG,
@@ -36,6 +36,8 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
   private readonly adminHandlers = new WeakMap<object, boolean>();
   private readonly requiredPermissions = new WeakMap<object, string | null>();
   private readonly principals = new PrincipalCache();
+  /** SERVICE_API_KEYS_NAMED, by the SHA-256 of each key (the keys themselves are not kept). */
+  private readonly namedKeys = new Map<string, Actor>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -44,6 +46,16 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
   ) {
     assertSupportedAuthType(config.auth.type);
     if (config.auth.secret) this.verifier = new ApiKeyVerifier(config.auth.secret);
+    for (const named of config.auth.namedKeys) {
+      const permissions = new Set(named.roleIds.flatMap((role) => DEFAULT_ROLES[role]?.permissions ?? []));
+      this.namedKeys.set(PrincipalCache.keyOf(named.key), {
+        id: named.name,
+        kind: 'api-key',
+        admin: named.roleIds.includes('r-admin'),
+        roleIds: named.roleIds,
+        permissions,
+      });
+    }
   }
 
   /** Every gateway replica drops revoked keys and changed grants from its cache as events arrive. */
@@ -96,6 +108,8 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
     }
     if (token) {
       const keyHash = PrincipalCache.keyOf(token);
+      const named = this.namedKeys.get(keyHash);
+      if (named) return named;
       let principal = this.principals.get(keyHash);
       if (!principal) {
         const answer = await this.bus.request(

@@ -1,3 +1,5 @@
+import { NamedApiKey } from './named-keys';
+
 export const AUTH_TYPES = ['api-key', 'oidc', 'none'] as const;
 export type AuthType = (typeof AUTH_TYPES)[number];
 
@@ -12,7 +14,7 @@ export interface CertlaneConfig {
   outboundTls: { caBundlePath?: string; insecureSkipVerify: boolean };
   database: { url: string; poolSize: number };
   nats: { servers: string[]; namespace?: string; requestTimeoutMs: number };
-  auth: { type: AuthType; secret?: string };
+  auth: { type: AuthType; secret?: string; namedKeys: NamedApiKey[] };
   demoModeAck: boolean;
   demoSeed: boolean;
   configEncryptionKey: string;

@@ -60,7 +60,7 @@ describe(loadConfig.name, () => {
           SERVICE_AUTH_SECRET: undefined,
         }),
       );
-      expect(config.auth).toEqual({ type: 'none', secret: undefined });
+      expect(config.auth).toEqual({ type: 'none', secret: undefined, namedKeys: [] });
       expect(config.demoModeAck).toBe(true);
     });
 
@@ -122,7 +122,7 @@ describe(loadConfig.name, () => {
       const config = loadConfig(
         validServiceEnv({ SERVICE_AUTH_SECRET: 'change-me-please-now', SERVICE_DEMO_MODE_ACK: 'true' }),
       );
-      expect(config.auth).toEqual({ type: 'api-key', secret: 'change-me-please-now' });
+      expect(config.auth).toEqual({ type: 'api-key', secret: 'change-me-please-now', namedKeys: [] });
     });
 
     it('refuses a short secret even with SERVICE_DEMO_MODE_ACK=true', () => {

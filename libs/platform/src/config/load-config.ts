@@ -1,6 +1,7 @@
 import { AUTH_TYPES, AuthType, CertlaneConfig, LOG_LEVELS } from './certlane-config';
 import { ConfigError } from './config-error';
 import { parseBoolean, parseDuration, parseEnum, parseInteger, parseList } from './parsers';
+import { parseNamedApiKeys } from './named-keys';
 import { CONFIG_VARIABLES, KNOWN_VARIABLE_NAMES } from './variables';
 
 export type Env = Record<string, string | undefined>;
@@ -99,6 +100,13 @@ export function loadConfig(env: Env): CertlaneConfig {
     );
   }
 
+  const namedKeys = parseNamedApiKeys(get('SERVICE_API_KEYS_NAMED'));
+  for (const named of namedKeys) {
+    if (isPlaceholderSecret(named.key) && !demoModeAck) {
+      throw new ConfigError(`SERVICE_API_KEYS_NAMED (${named.name}): the key is a placeholder value`);
+    }
+  }
+
   const corsOrigins = parseList(get('SERVICE_CORS_ORIGINS') ?? '');
   if (corsOrigins.includes('*') && !demoModeAck) {
     throw new ConfigError(
@@ -159,7 +167,7 @@ export function loadConfig(env: Env): CertlaneConfig {
         get('SERVICE_BUS_REQUEST_TIMEOUT') ?? '',
       ),
     },
-    auth: { type: authType, secret: authSecret },
+    auth: { type: authType, secret: authSecret, namedKeys },
     demoModeAck,
     demoSeed: parseBoolean('SERVICE_DEMO_SEED', get('SERVICE_DEMO_SEED') ?? 'false'),
     configEncryptionKey: encryptionKey,

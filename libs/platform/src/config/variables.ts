@@ -71,6 +71,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'Required in api-key mode: accepted as a bearer API key (compared by SHA-256 hash). At least 16 characters, not a placeholder.',
   },
   {
+    name: 'SERVICE_API_KEYS_NAMED',
+    secret: true,
+    description:
+      'Extra API keys defined in the environment: comma-separated `name:key:role[+role]` entries (name = actor id, key >= 16 characters, default role ids). Read by the gateway.',
+  },
+  {
     name: 'SERVICE_DEMO_MODE_ACK',
     default: 'false',
     description: 'Acknowledges demo use: allows auth type none, placeholder secrets and wildcard CORS.',

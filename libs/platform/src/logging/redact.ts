@@ -1,6 +1,6 @@
 /** Field names whose values never reach a log line, whatever object they appear in. */
 export const SECRET_FIELD_PATTERN =
-  /pass(word|phrase)?|secret|token|api[-_]?key|private[-_]?key|key[-_]?pem|authorization|cookie|credential|key_hash|encryption[-_]?key|encryptionkey/i;
+  /pass(word|phrase)?|secret|token|api[-_]?key|private[-_]?key|key[-_]?pem|authorization|cookie|credential|key_hash|encryption[-_]?key|encryptionkey|named[-_]?keys/i;
 
 const PRIVATE_KEY_BLOCK = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?(-----END \1PRIVATE KEY-----|$)/g;
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
