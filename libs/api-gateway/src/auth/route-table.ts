@@ -1,0 +1,41 @@
+import { RequestMethod, Type } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { PUBLIC_ROUTE } from '@certlane/platform';
+import { ADMIN_ONLY } from './admin-only';
+import { REQUIRED_PERMISSION } from './route-access';
+
+export interface RouteEntry {
+  method: string;
+  /** Express-style path, e.g. `/api/v1/renewal-policies/:id`. */
+  path: string;
+  /** The access rules found: `public`, `admin`, `authenticated` or a permission name. */
+  access: string[];
+}
+
+/** Reads every route of the given controllers with its access rules from the decorators. */
+export function routeTable(controllers: readonly Type[]): RouteEntry[] {
+  return controllers.flatMap((controller) => {
+    const base = Reflect.getMetadata(PATH_METADATA, controller) as string;
+    const classPublic = Reflect.getMetadata(PUBLIC_ROUTE, controller) === true;
+    const classAdmin = Reflect.getMetadata(ADMIN_ONLY, controller) === true;
+    return Object.getOwnPropertyNames(controller.prototype)
+      .filter((name) => name !== 'constructor')
+      .map((name) => (controller.prototype as Record<string, unknown>)[name])
+      .filter(
+        (handler): handler is object =>
+          typeof handler === 'function' && Reflect.hasMetadata(PATH_METADATA, handler),
+      )
+      .map((handler) => {
+        const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
+        const path = [base, Reflect.getMetadata(PATH_METADATA, handler) as string]
+          .filter((p) => p && p !== '/')
+          .join('/');
+        const access = [
+          classPublic || Reflect.getMetadata(PUBLIC_ROUTE, handler) === true ? 'public' : null,
+          classAdmin || Reflect.getMetadata(ADMIN_ONLY, handler) === true ? 'admin' : null,
+          (Reflect.getMetadata(REQUIRED_PERMISSION, handler) as string | undefined) ?? null,
+        ].filter((a): a is string => a !== null);
+        return { method, path: `/${path}`, access };
+      });
+  });
+}
