@@ -1,16 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { DEFAULT_ROLES } from '@certlane/contracts';
-import {
-  createTestDatabase,
-  createTlsFixture,
-  httpsRequest,
-  ServiceProcess,
-  startServiceProcess,
-  TestDatabase,
-  testNatsUrl,
-  uniqueNamespace,
-  validServiceEnv,
-} from '@certlane/testing';
+import { httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
 import { GATEWAY_CONTROLLERS } from './api-gateway.module';
 import { ANY_AUTHENTICATED } from './auth/route-access';
 import { RouteEntry, routeTable } from './auth/route-table';
@@ -24,32 +13,18 @@ type Caller = 'no credentials' | 'wrong key' | keyof typeof DEFAULT_ROLES;
  * else when allowed. A route added without an access rule already fails route-table.spec.ts.
  */
 describe('authorization matrix', () => {
-  let database: TestDatabase;
-  let processes: ServiceProcess[] = [];
+  let system: TestSystem;
   let ca: string;
   let gatewayUrl: string;
-  const env = validServiceEnv();
   const keys: Partial<Record<Caller, string>> = { 'wrong key': 'f'.repeat(64) };
   const routes = routeTable(GATEWAY_CONTROLLERS);
   const callers: Caller[] = ['no credentials', 'wrong key', ...(Object.keys(DEFAULT_ROLES) as Caller[])];
 
   beforeAll(async () => {
-    database = await createTestDatabase('matrix');
-    const tls = await createTlsFixture();
-    ca = readFileSync(tls.certPath, 'utf8');
-    Object.assign(env, {
-      SERVICE_TLS_CERT_PATH: tls.certPath,
-      SERVICE_TLS_KEY_PATH: tls.keyPath,
-      SERVICE_DATABASE_URL: database.url,
-      SERVICE_NATS_URL: testNatsUrl(),
-      SERVICE_NATS_NAMESPACE: uniqueNamespace('matrix'),
-      SERVICE_LOG_LEVEL: 'warn',
-      SERVICE_BUS_REQUEST_TIMEOUT: '2s',
-    });
-    processes = await Promise.all(
-      ['auth', 'api-gateway'].map((name) => startServiceProcess(name, env, { ca })),
-    );
-    gatewayUrl = processes[1].url;
+    system = await startTestSystem('matrix', ['auth', 'api-gateway'], { SERVICE_BUS_REQUEST_TIMEOUT: '2s' });
+    ca = system.ca;
+    gatewayUrl = system.services['api-gateway'].url;
+    const env = system.env;
     for (const role of Object.keys(DEFAULT_ROLES)) {
       const created = await httpsRequest(`${gatewayUrl}/api/v1/auth/api-keys`, {
         method: 'POST',
@@ -63,8 +38,7 @@ describe('authorization matrix', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all(processes.map((p) => p.stop()));
-    await database?.drop();
+    await system?.stop();
   });
 
   function expected(route: RouteEntry, caller: Caller): 'allowed' | 401 | 403 {

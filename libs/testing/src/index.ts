@@ -5,3 +5,4 @@ export * from './test-env';
 export * from './https-client';
 export * from './service-process';
 export * from './eventually';
+export * from './test-system';

@@ -1,27 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { DEFAULT_ROLES, PERMISSIONS } from '@certlane/contracts';
-import {
-  createTestDatabase,
-  createTlsFixture,
-  eventually,
-  httpsRequest,
-  ServiceProcess,
-  startServiceProcess,
-  TestDatabase,
-  testNatsUrl,
-  uniqueNamespace,
-  validServiceEnv,
-} from '@certlane/testing';
+import { eventually, httpsRequest, startTestSystem, TestDatabase, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
 
 /** Roles and permissions (spec 5.3) through the real gateway, auth and issuance processes. */
 describe('role-based access through the gateway', () => {
+  let system: TestSystem;
   let database: TestDatabase;
-  let processes: ServiceProcess[] = [];
   let gatewayUrl: string;
   let ca: string;
-  const env = validServiceEnv();
-  const admin = env.SERVICE_AUTH_SECRET!;
+  let admin: string;
   const keys: Record<string, string> = {};
 
   const api = (method: string, path: string, key: string, body?: unknown) =>
@@ -36,21 +23,10 @@ describe('role-based access through the gateway', () => {
     });
 
   beforeAll(async () => {
-    database = await createTestDatabase('rbac');
-    const tls = await createTlsFixture();
-    ca = readFileSync(tls.certPath, 'utf8');
-    Object.assign(env, {
-      SERVICE_TLS_CERT_PATH: tls.certPath,
-      SERVICE_TLS_KEY_PATH: tls.keyPath,
-      SERVICE_DATABASE_URL: database.url,
-      SERVICE_NATS_URL: testNatsUrl(),
-      SERVICE_NATS_NAMESPACE: uniqueNamespace('rbac'),
-      SERVICE_LOG_LEVEL: 'warn',
-    });
-    processes = await Promise.all(
-      ['auth', 'issuance', 'api-gateway'].map((name) => startServiceProcess(name, env, { ca })),
-    );
-    gatewayUrl = processes[2].url;
+    system = await startTestSystem('rbac', ['auth', 'issuance', 'api-gateway']);
+    ({ ca, database } = system);
+    admin = system.env.SERVICE_AUTH_SECRET!;
+    gatewayUrl = system.services['api-gateway'].url;
     for (const role of ['r-viewer', 'r-operator', 'r-auditor', 'r-cli']) {
       const created = await api('POST', '/api/v1/auth/api-keys', admin, {
         name: `key-${role}`,
@@ -65,8 +41,7 @@ describe('role-based access through the gateway', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all(processes.map((p) => p.stop()));
-    await database?.drop();
+    await system?.stop();
   });
 
   it('seeds the seven default roles with the catalogue permissions', async () => {
