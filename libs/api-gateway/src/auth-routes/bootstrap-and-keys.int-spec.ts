@@ -1,31 +1,18 @@
-import { readFileSync } from 'node:fs';
-import {
-  createTestDatabase,
-  createTlsFixture,
-  eventually,
-  httpsRequest,
-  ServiceProcess,
-  startServiceProcess,
-  TestDatabase,
-  testNatsUrl,
-  uniqueNamespace,
-  validServiceEnv,
-} from '@certlane/testing';
+import { eventually, httpsRequest, startTestSystem, TestDatabase, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
 
 const BOOTSTRAP_TOKEN = 'bootstrap-token-for-tests-0123456789';
 
 /** Day-0 bootstrap (spec 5.6) and stored API keys, through the real gateway and auth processes. */
 describe('bootstrap and API keys through gateway -> NATS -> auth', () => {
+  let system: TestSystem;
   let database: TestDatabase;
-  let gateway: ServiceProcess;
-  let auth: ServiceProcess;
+  let gatewayUrl: string;
   let ca: string;
-  const env = validServiceEnv({ SERVICE_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN });
   const bodies: string[] = [];
 
   const api = async (method: string, path: string, options: { key?: string; body?: unknown } = {}) => {
-    const response = await httpsRequest(`${gateway.url}${path}`, {
+    const response = await httpsRequest(`${gatewayUrl}${path}`, {
       method,
       ca,
       headers: {
@@ -39,26 +26,15 @@ describe('bootstrap and API keys through gateway -> NATS -> auth', () => {
   };
 
   beforeAll(async () => {
-    database = await createTestDatabase('bootstrap');
-    const tls = await createTlsFixture();
-    ca = readFileSync(tls.certPath, 'utf8');
-    Object.assign(env, {
-      SERVICE_TLS_CERT_PATH: tls.certPath,
-      SERVICE_TLS_KEY_PATH: tls.keyPath,
-      SERVICE_DATABASE_URL: database.url,
-      SERVICE_NATS_URL: testNatsUrl(),
-      SERVICE_NATS_NAMESPACE: uniqueNamespace('boot'),
-      SERVICE_LOG_LEVEL: 'warn',
+    system = await startTestSystem('bootstrap', ['auth', 'api-gateway'], {
+      SERVICE_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
     });
-    [auth, gateway] = await Promise.all([
-      startServiceProcess('auth', env, { ca }),
-      startServiceProcess('api-gateway', env, { ca }),
-    ]);
+    ({ ca, database } = system);
+    gatewayUrl = system.services['api-gateway'].url;
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all([gateway?.stop(), auth?.stop()]);
-    await database?.drop();
+    await system?.stop();
   });
 
   let adminKey: string;
