@@ -9,3 +9,4 @@ export * from './subjects';
 export * from './auth/auth.dto';
 export * from './auth/permissions';
 export * from './auth/roles.dto';
+export * from './audit/audit-record';

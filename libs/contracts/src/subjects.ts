@@ -1,3 +1,4 @@
+import { AuditRecord } from './audit/audit-record';
 import { EventContract, RequestContract, shape } from './messaging/contract';
 import { Page } from './pagination/page';
 import {
@@ -105,6 +106,14 @@ export const eventContracts = {
   'auth.v1.api-key.revoked': { payload: shape<ApiKeyRevoked>() },
   'auth.v1.bootstrap.consumed': { payload: shape<BootstrapConsumed>() },
   'auth.v1.grants.changed': { payload: shape<GrantsChanged>() },
+  'api-gateway.v1.audit.recorded': { payload: shape<AuditRecord>() },
+  'auth.v1.audit.recorded': { payload: shape<AuditRecord>() },
+  'issuance.v1.audit.recorded': { payload: shape<AuditRecord>() },
+  'deployment-dispatch.v1.audit.recorded': { payload: shape<AuditRecord>() },
+  'revocation.v1.audit.recorded': { payload: shape<AuditRecord>() },
+  'protocol-frontends.v1.audit.recorded': { payload: shape<AuditRecord>() },
+  'notifier.v1.audit.recorded': { payload: shape<AuditRecord>() },
+  'health-monitor.v1.audit.recorded': { payload: shape<AuditRecord>() },
 } satisfies Record<string, EventContract<unknown>>;
 
 export type RequestSubject = keyof typeof requestContracts;
@@ -114,6 +123,10 @@ export type ResponseOf<S extends RequestSubject> = NonNullable<
   (typeof requestContracts)[S]['response']['__shape']
 >;
 export type EventOf<E extends EventSubject> = NonNullable<(typeof eventContracts)[E]['payload']['__shape']>;
+
+/** The subject on which a service publishes its audit records (spec 6.1). */
+export type AuditSubject = `${ServiceName}.v1.audit.recorded`;
+export const auditSubject = (service: ServiceName): AuditSubject => `${service}.v1.audit.recorded`;
 
 export type PingSubject = `${Exclude<ServiceName, 'api-gateway'>}.v1.ping`;
 export const pingSubject = (service: Exclude<ServiceName, 'api-gateway'>): PingSubject =>

@@ -106,6 +106,7 @@ export class ServiceCoreModule {
                 onError: (error) =>
                   logger.warn({ err: error, schema }, 'outbox relay: publish failed; will retry'),
               }),
+              service,
             ),
         },
         ServiceLifecycle,

@@ -1,4 +1,11 @@
-import { EventEnvelope, EventOf, EventSubject } from '@certlane/contracts';
+import {
+  AuditRecord,
+  auditSubject,
+  EventEnvelope,
+  EventOf,
+  EventSubject,
+  ServiceName,
+} from '@certlane/contracts';
 import { addToOutbox, SqlExecutor } from '../messaging/outbox';
 import { OutboxRelay } from '../messaging/outbox-relay';
 
@@ -7,6 +14,8 @@ export class ServiceOutbox {
   constructor(
     readonly schema: string,
     readonly relay: OutboxRelay,
+    /** The service whose audit subject this outbox publishes on. */
+    readonly service: ServiceName,
   ) {}
 
   add<E extends EventSubject>(
@@ -16,6 +25,14 @@ export class ServiceOutbox {
     actorId?: string,
   ): Promise<EventEnvelope<EventOf<E>>> {
     return addToOutbox(executor, this.schema, subject, data, actorId);
+  }
+
+  /**
+   * Records one audit event (spec 6.1) in the caller's transaction: it commits or rolls back with
+   * the change it describes, and the relay carries it to the auth service's audit store.
+   */
+  audit(executor: SqlExecutor, record: AuditRecord): Promise<EventEnvelope<AuditRecord>> {
+    return addToOutbox(executor, this.schema, auditSubject(this.service), record, record.actor_id);
   }
 
   /** Call after the transaction that wrote events has committed. */
