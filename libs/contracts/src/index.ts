@@ -10,3 +10,4 @@ export * from './auth/auth.dto';
 export * from './auth/permissions';
 export * from './auth/roles.dto';
 export * from './audit/audit-record';
+export * from './auth/grant-scope';

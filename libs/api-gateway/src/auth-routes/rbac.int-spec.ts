@@ -104,8 +104,13 @@ describe('role-based access through the gateway', () => {
       .data;
     expect(rows).toEqual(
       expect.arrayContaining([
-        { actor_id: 'key-r-viewer', actor_type: 'api-key', role_ids: ['r-viewer'] },
-        { actor_id: 'no-roles', actor_type: 'api-key', role_ids: [] },
+        {
+          actor_id: 'key-r-viewer',
+          actor_type: 'api-key',
+          role_ids: ['r-viewer'],
+          grants: [{ role_id: 'r-viewer', scope: '*' }],
+        },
+        { actor_id: 'no-roles', actor_type: 'api-key', role_ids: [], grants: [] },
       ]),
     );
     expect(new Set(rows.map((r) => r.actor_id)).size).toBe(rows.length);
@@ -177,6 +182,112 @@ describe('role-based access through the gateway', () => {
         data: { actor_id: string; role_ids: string[] }[];
       };
       expect(actors.data.find((a) => a.actor_id === 'no-roles')?.role_ids).toEqual([]);
+    });
+  });
+
+  describe('scoped grants (ADR 0019)', () => {
+    let scopedKey: string;
+
+    beforeAll(async () => {
+      const created = await api('POST', '/api/v1/auth/api-keys', admin, { name: 'team-payments-operator' });
+      scopedKey = (created.json() as { key: string }).key;
+      const granted = await api('POST', '/api/v1/auth/grants', admin, {
+        actor_id: 'team-payments-operator',
+        role_id: 'r-operator',
+        scope: 'team:payments',
+      });
+      expect(granted.status).toBe(201);
+      expect(granted.json()).toMatchObject({ role_id: 'r-operator', scope: 'team:payments' });
+    });
+
+    it('holds the role only within its scope: route checks, which are global, refuse it', async () => {
+      const me = (await api('GET', '/api/v1/auth/me', scopedKey)).json() as {
+        effective_permissions: string[];
+        scoped_permissions: Record<string, string[]>;
+      };
+      expect(me.effective_permissions).toEqual([]);
+      expect(me.scoped_permissions['team:payments']).toEqual(
+        expect.arrayContaining(['renewal_policy.create', 'renewal_policy.read']),
+      );
+      expect((await api('GET', '/api/v1/renewal-policies', scopedKey)).status).toBe(403);
+      const inScope = await api(
+        'GET',
+        '/api/v1/auth/check?permission=renewal_policy.create&scope=team:payments',
+        scopedKey,
+      );
+      expect(inScope.json()).toEqual({
+        status: 'ok',
+        permission: 'renewal_policy.create',
+        scope: 'team:payments',
+        allowed: true,
+        via: 'scope',
+      });
+      const elsewhere = await api(
+        'GET',
+        '/api/v1/auth/check?permission=renewal_policy.create&scope=team:search',
+        scopedKey,
+      );
+      expect(elsewhere.json()).toMatchObject({ allowed: false, via: null });
+    });
+
+    it('lets a global grant beat the scoped one, in every scope', async () => {
+      await api('POST', '/api/v1/auth/grants', admin, {
+        actor_id: 'team-payments-operator',
+        role_id: 'r-viewer',
+      });
+      await eventually(
+        async () => (await api('GET', '/api/v1/renewal-policies', scopedKey)).status === 200,
+        'the global viewer grant',
+        2000,
+      );
+      const me = (await api('GET', '/api/v1/auth/me', scopedKey)).json() as {
+        scoped_permissions: Record<string, string[]>;
+      };
+      expect(me.scoped_permissions['team:payments']).not.toContain('renewal_policy.read');
+      const check = await api(
+        'GET',
+        '/api/v1/auth/check?permission=renewal_policy.read&scope=team:search',
+        scopedKey,
+      );
+      expect(check.json()).toMatchObject({ allowed: true, via: 'global' });
+    });
+
+    it('revokes a scoped grant by its scope, and refuses bad scopes and a scoped r-admin', async () => {
+      expect(
+        (await api('DELETE', '/api/v1/auth/grants/team-payments-operator/r-operator', admin)).status,
+      ).toBe(404);
+      expect(
+        (
+          await api(
+            'DELETE',
+            '/api/v1/auth/grants/team-payments-operator/r-operator?scope=team:payments',
+            admin,
+          )
+        ).status,
+      ).toBe(204);
+      await eventually(
+        async () => {
+          const me = (await api('GET', '/api/v1/auth/me', scopedKey)).json() as {
+            scoped_permissions: Record<string, string[]>;
+          };
+          return me.scoped_permissions['team:payments'] === undefined;
+        },
+        'the scoped revocation',
+        2000,
+      );
+      const badScope = await api('POST', '/api/v1/auth/grants', admin, {
+        actor_id: 'team-payments-operator',
+        role_id: 'r-operator',
+        scope: 'planet:earth',
+      });
+      expect(badScope.status).toBe(400);
+      const scopedAdmin = await api('POST', '/api/v1/auth/grants', admin, {
+        actor_id: 'team-payments-operator',
+        role_id: 'r-admin',
+        scope: 'team:payments',
+      });
+      expect(scopedAdmin.status).toBe(400);
+      expect((await api('GET', '/api/v1/auth/check?permission=cert.fly', scopedKey)).status).toBe(400);
     });
   });
 

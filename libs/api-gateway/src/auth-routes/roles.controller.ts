@@ -18,6 +18,7 @@ import {
   ErrorCode,
   GrantDto,
   GrantRequest,
+  GrantScopeQuery,
   Page,
   PageQuery,
   RoleChanges,
@@ -91,11 +92,12 @@ export class GrantsController {
   async revoke(
     @Param('actorId') actorId: string,
     @Param('roleId') roleId: string,
+    @Query() query: GrantScopeQuery,
     @Req() request: Request,
   ): Promise<void> {
     await this.bus.request(
       'auth.v1.revoke-role',
-      { actor_id: actorId, role_id: roleId },
+      { actor_id: actorId, role_id: roleId, scope: query.scope },
       { context: busContext(request) },
     );
   }

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { RequestContext } from '@certlane/contracts';
+import { PermissionGrants, RequestContext } from '@certlane/contracts';
 import { requestIdOf } from '@certlane/platform';
 
 /** Who is calling: the env API key, a stored API key (resolved by the auth service), or the demo actor. */
@@ -8,7 +8,17 @@ export interface Actor {
   kind: 'service-secret' | 'api-key' | 'demo';
   admin: boolean;
   roleIds: readonly string[];
+  /** Global permissions: what route-level checks consult. */
   permissions: ReadonlySet<string>;
+  /** Permissions that hold only within a scope (ADR 0019); checked with isPermitted. */
+  scopedPermissions: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+export const NO_SCOPED_PERMISSIONS: ReadonlyMap<string, ReadonlySet<string>> = new Map();
+
+/** The actor's grants in the shape the pure rule `isPermitted` takes. */
+export function grantsOf(actor: Actor): PermissionGrants {
+  return { global: actor.permissions, scoped: actor.scopedPermissions };
 }
 
 const ACTOR = Symbol('certlane.actor');

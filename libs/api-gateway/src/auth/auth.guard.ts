@@ -11,7 +11,7 @@ import {
   PUBLIC_ROUTE,
   requestIdOf,
 } from '@certlane/platform';
-import { Actor, setActor } from './actor';
+import { Actor, NO_SCOPED_PERMISSIONS, setActor } from './actor';
 import { ADMIN_ONLY } from './admin-only';
 import { ApiKeyVerifier, bearerToken } from './api-key-verifier';
 import { PrincipalCache } from './principal-cache';
@@ -54,6 +54,7 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
         admin: named.roleIds.includes('r-admin'),
         roleIds: named.roleIds,
         permissions,
+        scopedPermissions: NO_SCOPED_PERMISSIONS,
       });
     }
   }
@@ -94,6 +95,7 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
         admin: true,
         roleIds: ['r-admin'],
         permissions: EVERY_PERMISSION,
+        scopedPermissions: NO_SCOPED_PERMISSIONS,
       };
     }
     const token = bearerToken(request.header('authorization'));
@@ -104,6 +106,7 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
         admin: true,
         roleIds: ['r-admin'],
         permissions: EVERY_PERMISSION,
+        scopedPermissions: NO_SCOPED_PERMISSIONS,
       };
     }
     if (token) {
@@ -129,6 +132,9 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
           admin: principal.admin,
           roleIds: principal.role_ids,
           permissions: new Set(principal.permissions),
+          scopedPermissions: new Map(
+            Object.entries(principal.scoped_permissions ?? {}).map(([scope, list]) => [scope, new Set(list)]),
+          ),
         };
       }
     }

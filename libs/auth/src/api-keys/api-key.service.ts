@@ -42,6 +42,7 @@ export class ApiKeyService {
         admin: row.admin,
         role_ids: grants.roleIds,
         permissions: row.admin ? [...PERMISSIONS] : grants.permissions,
+        scoped_permissions: row.admin ? {} : grants.scopedPermissions,
       },
     };
   }

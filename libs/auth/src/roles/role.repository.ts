@@ -1,15 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ActorRoles, DEFAULT_ROLES, Page, PERMISSIONS, ResolvedPage } from '@certlane/contracts';
+import {
+  ActorRoles,
+  DEFAULT_ROLES,
+  GLOBAL_SCOPE,
+  Page,
+  PERMISSIONS,
+  ResolvedPage,
+} from '@certlane/contracts';
 import { PreparedQuery } from '@certlane/platform';
 import { DataSource, EntityManager } from 'typeorm';
 
-const GRANTS_OF_ACTOR = new PreparedQuery<{ role_id: string; permission: string | null }>(
+const GRANTS_OF_ACTOR = new PreparedQuery<{ role_id: string; scope: string; permission: string | null }>(
   'auth_grants_of_actor',
-  `SELECT ar.role_id, rp.permission FROM actor_roles ar
+  `SELECT ar.role_id, ar.scope, rp.permission FROM actor_roles ar
      LEFT JOIN role_permissions rp ON rp.role_id = ar.role_id
     WHERE ar.actor_id = $1`,
 );
+
+export interface ActorGrants {
+  roleIds: string[];
+  /** Permissions of global grants. */
+  permissions: string[];
+  scopedPermissions: Record<string, string[]>;
+}
 
 /** Roles, their permissions and actors' grants in the auth schema. */
 @Injectable()
@@ -38,12 +52,26 @@ export class RoleRepository {
     });
   }
 
-  /** The roles an actor holds and the union of their permissions. */
-  async grantsOf(actorId: string): Promise<{ roleIds: string[]; permissions: string[] }> {
+  /**
+   * The roles an actor holds, the union of the permissions of its global grants, and per scope
+   * the permissions its scoped grants add (a permission held globally is not repeated).
+   */
+  async grantsOf(actorId: string): Promise<ActorGrants> {
     const rows = await GRANTS_OF_ACTOR.rows(this.dataSource, [actorId]);
     const roleIds = [...new Set(rows.map((row) => row.role_id))].sort();
-    const granted = new Set(rows.map((row) => row.permission).filter((p): p is string => p !== null));
-    return { roleIds, permissions: PERMISSIONS.filter((p) => granted.has(p)) };
+    const global = new Set<string>();
+    const scoped = new Map<string, Set<string>>();
+    for (const { scope, permission } of rows) {
+      if (permission === null) continue;
+      if (scope === GLOBAL_SCOPE) global.add(permission);
+      else scoped.set(scope, (scoped.get(scope) ?? new Set()).add(permission));
+    }
+    const scopedPermissions: Record<string, string[]> = {};
+    for (const [scope, permissions] of [...scoped].sort(([a], [b]) => a.localeCompare(b))) {
+      const extra = PERMISSIONS.filter((p) => permissions.has(p) && !global.has(p));
+      if (extra.length > 0) scopedPermissions[scope] = extra;
+    }
+    return { roleIds, permissions: PERMISSIONS.filter((p) => global.has(p)), scopedPermissions };
   }
 
   /** Every actor that has a key or a grant, with its roles, one row each. */
@@ -52,7 +80,9 @@ export class RoleRepository {
       `WITH actors AS (SELECT actor_id FROM api_keys UNION SELECT actor_id FROM actor_roles)
        SELECT a.actor_id,
               CASE WHEN EXISTS (SELECT 1 FROM api_keys k WHERE k.actor_id = a.actor_id) THEN 'api-key' ELSE 'user' END AS actor_type,
-              COALESCE((SELECT array_agg(r.role_id ORDER BY r.role_id) FROM actor_roles r WHERE r.actor_id = a.actor_id), '{}') AS role_ids
+              COALESCE((SELECT array_agg(DISTINCT r.role_id ORDER BY r.role_id) FROM actor_roles r WHERE r.actor_id = a.actor_id), '{}') AS role_ids,
+              COALESCE((SELECT json_agg(json_build_object('role_id', r.role_id, 'scope', r.scope) ORDER BY r.role_id, r.scope)
+                          FROM actor_roles r WHERE r.actor_id = a.actor_id), '[]') AS grants
          FROM actors a ORDER BY a.actor_id LIMIT $1 OFFSET $2`,
       [page.per_page, page.offset],
     );

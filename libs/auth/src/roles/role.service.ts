@@ -3,6 +3,7 @@ import {
   CertlaneError,
   CreateRoleRequest,
   ErrorCode,
+  GLOBAL_SCOPE,
   GrantCommand,
   GrantDto,
   GrantRequest,
@@ -116,15 +117,20 @@ export class RoleService {
   async grant(command: GrantCommand): Promise<GrantDto> {
     return this.change(async (manager) => {
       await this.get(command.role_id, manager);
+      const scope = command.scope ?? GLOBAL_SCOPE;
+      if (command.role_id === 'r-admin' && scope !== GLOBAL_SCOPE) {
+        throw CertlaneError.validation([{ field: 'scope', message: 'r-admin can only be granted globally' }]);
+      }
       const rows: { granted_by: string; granted_at: Date }[] = await manager.query(
-        `INSERT INTO actor_roles (actor_id, role_id, granted_by) VALUES ($1, $2, $3)
-         ON CONFLICT (actor_id, role_id) DO UPDATE SET actor_id = EXCLUDED.actor_id
+        `INSERT INTO actor_roles (actor_id, role_id, granted_by, scope) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (actor_id, role_id, scope) DO UPDATE SET actor_id = EXCLUDED.actor_id
          RETURNING granted_by, granted_at`,
-        [command.actor_id, command.role_id, command.granted_by],
+        [command.actor_id, command.role_id, command.granted_by, scope],
       );
       const grant = {
         actor_id: command.actor_id,
         role_id: command.role_id,
+        scope,
         granted_by: rows[0].granted_by,
         granted_at: rows[0].granted_at.toISOString(),
       };
@@ -134,14 +140,15 @@ export class RoleService {
 
   async revoke(request: GrantRequest, actorId?: string): Promise<GrantsChanged> {
     return this.change(async (manager) => {
+      const scope = request.scope ?? GLOBAL_SCOPE;
       const [, removed]: [unknown, number] = await manager.query(
-        'DELETE FROM actor_roles WHERE actor_id = $1 AND role_id = $2',
-        [request.actor_id, request.role_id],
+        'DELETE FROM actor_roles WHERE actor_id = $1 AND role_id = $2 AND scope = $3',
+        [request.actor_id, request.role_id, scope],
       );
       if (!removed) {
         throw new CertlaneError(
           ErrorCode.GrantNotFound,
-          `${request.actor_id} does not hold ${request.role_id}`,
+          `${request.actor_id} does not hold ${request.role_id} in scope ${scope}`,
         );
       }
       return { role: { actor_id: request.actor_id }, changed: { actor_id: request.actor_id } };

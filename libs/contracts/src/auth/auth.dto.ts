@@ -2,6 +2,7 @@ import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
+  IsIn,
   IsISO8601,
   IsNotEmpty,
   IsOptional,
@@ -10,6 +11,8 @@ import {
   Matches,
 } from 'class-validator';
 import { PageQuery } from '../pagination/page';
+import { GRANT_SCOPE_PATTERN } from './grant-scope';
+import { PERMISSIONS } from './permissions';
 
 /** Actor names: lower case, digits, `.`, `_`, `-`; 2..64 characters, starting alphanumeric. */
 export const ACTOR_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{1,63}$/;
@@ -22,8 +25,10 @@ export interface Principal {
   key_id?: string;
   admin: boolean;
   role_ids: string[];
-  /** Effective permissions: the union of the actor's roles (every permission for admins). */
+  /** Effective global permissions: the union of the actor's global grants (all of them for admins). */
   permissions: string[];
+  /** Permissions held only within a scope (`team:payments` -> [...]), from scoped grants. */
+  scoped_permissions?: Record<string, string[]>;
 }
 
 /** GET /api/v1/auth/me. */
@@ -33,6 +38,29 @@ export interface AuthMe {
   admin: boolean;
   role_ids: string[];
   effective_permissions: string[];
+  /** Permissions that apply only within a scope; a global permission is never repeated here. */
+  scoped_permissions: Record<string, string[]>;
+}
+
+export class AuthCheckQuery {
+  @IsOptional()
+  @IsIn(PERMISSIONS as unknown as string[], { message: 'permission must name a catalogued permission' })
+  permission?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(GRANT_SCOPE_PATTERN, { message: 'scope must be "*" or <kind>:<id>' })
+  scope?: string;
+}
+
+/** GET /api/v1/auth/check: `{status}`, plus the answer for `?permission=[&scope=]` when asked. */
+export interface AuthCheck {
+  status: 'ok';
+  permission?: string;
+  scope?: string;
+  allowed?: boolean;
+  /** Which grant allows it: `global` beats `scope`. */
+  via?: 'global' | 'scope' | null;
 }
 
 export class AuthenticateApiKeyRequest {
@@ -145,5 +173,7 @@ export class ListActorsRequest extends PageQuery {}
 export interface ActorRoles {
   actor_id: string;
   actor_type: 'api-key' | 'user';
+  /** Every role the actor holds, globally or in some scope. */
   role_ids: string[];
+  grants: { role_id: string; scope: string }[];
 }

@@ -10,6 +10,7 @@ import {
 } from 'class-validator';
 import { PageQuery } from '../pagination/page';
 import { ACTOR_ID_PATTERN } from './auth.dto';
+import { GLOBAL_SCOPE, GRANT_SCOPE_PATTERN } from './grant-scope';
 import { PERMISSIONS } from './permissions';
 
 export const ROLE_ID_PATTERN = /^r-[a-z0-9-]{1,60}$/;
@@ -81,6 +82,22 @@ export class GrantRequest {
   @IsString()
   @Matches(ROLE_ID_PATTERN, { message: 'role_id must look like r-<name>' })
   role_id!: string;
+
+  /** `*` (the default: everywhere) or `<kind>:<id>`, e.g. `team:payments` (ADR 0019). */
+  @IsOptional()
+  @IsString()
+  @Matches(GRANT_SCOPE_PATTERN, {
+    message: `scope must be "${GLOBAL_SCOPE}" or <kind>:<id> with kind one of team, owner, profile, issuer, certificate, target, agent, tenant`,
+  })
+  scope?: string;
+}
+
+/** `?scope=` of DELETE /api/v1/auth/grants/{actor}/{role}; absent means the global grant. */
+export class GrantScopeQuery {
+  @IsOptional()
+  @IsString()
+  @Matches(GRANT_SCOPE_PATTERN, { message: 'scope must be "*" or <kind>:<id>' })
+  scope?: string;
 }
 
 export class GrantCommand extends GrantRequest {
@@ -92,6 +109,7 @@ export class GrantCommand extends GrantRequest {
 export interface GrantDto {
   actor_id: string;
   role_id: string;
+  scope: string;
   granted_by: string;
   granted_at: string;
 }
