@@ -21,9 +21,8 @@
 //   BENCH_SNAPSHOT_DIST=0     run dist/ in place instead of from a private copy taken at start
 //                             (the copy keeps a concurrent `npm run build` from pulling files away
 //                             from under the running services)
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -32,6 +31,8 @@ import {
   cleanup,
   cleanups,
   cpuMeter,
+  createBenchCertificate,
+  createBenchDatabase,
   fetchOnce,
   freePort,
   log,
@@ -47,7 +48,6 @@ import {
 } from '../lib/harness.mjs';
 
 const require = createRequire(import.meta.url);
-const { Client: PgClient } = require('pg');
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -162,59 +162,8 @@ async function main() {
   log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})`);
 
   // 1. Database, certificate, secrets.
-  const database = `certlane_bench_${randomBytes(5).toString('hex')}`;
-  const admin = new PgClient({ connectionString: settings.databaseServerUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${database}"`);
-  } finally {
-    await admin.end();
-  }
-  cleanups.push([
-    `database ${database}`,
-    async () => {
-      const client = new PgClient({ connectionString: settings.databaseServerUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-        log(`dropped database ${database}`);
-      } finally {
-        await client.end();
-      }
-    },
-  ]);
-  const databaseUrl = new URL(settings.databaseServerUrl);
-  databaseUrl.pathname = `/${database}`;
-  log(`created database ${database}`);
-
-  const tmp = mkdtempSync(join(os.tmpdir(), 'certlane-bench-'));
-  cleanups.push([`temp dir ${tmp}`, () => rmSync(tmp, { recursive: true, force: true })]);
-  const certPath = join(tmp, 'cert.pem');
-  const keyPath = join(tmp, 'key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      keyPath,
-      '-out',
-      certPath,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  const ca = readFileSync(certPath, 'utf8');
+  const { database, url: databaseUrl } = await createBenchDatabase(settings.databaseServerUrl);
+  const { certPath, keyPath, ca } = createBenchCertificate();
 
   const secret = randomBytes(24).toString('hex');
   const namespace = `bench_${randomBytes(5).toString('hex')}`;
@@ -223,7 +172,7 @@ async function main() {
     SERVICE_TLS_KEY_PATH: keyPath,
     SERVICE_AUTH_SECRET: secret,
     SERVICE_CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    SERVICE_DATABASE_URL: databaseUrl.toString(),
+    SERVICE_DATABASE_URL: databaseUrl,
     SERVICE_NATS_URL: settings.natsUrl,
     SERVICE_NATS_NAMESPACE: namespace,
     SERVICE_LOG_LEVEL: 'warn',

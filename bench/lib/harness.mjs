@@ -1,12 +1,14 @@
 // Shared by the benches under bench/: start processes, drive load with autocannon (TLS verified),
 // account CPU per process group, and clean up whatever was created, in reverse order.
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
@@ -499,4 +501,73 @@ export async function pacedLatency(url, { rate, seconds, ca, headers, expectedBo
   } finally {
     agent.destroy();
   }
+}
+
+/** A fresh database on the server, dropped by the clean-up. Returns its name and URL. */
+export async function createBenchDatabase(databaseServerUrl) {
+  const database = `certlane_bench_${randomBytes(5).toString('hex')}`;
+  const admin = new PgClient({ connectionString: databaseServerUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${database}"`);
+  } finally {
+    await admin.end();
+  }
+  cleanups.push([
+    `database ${database}`,
+    async () => {
+      const client = new PgClient({ connectionString: databaseServerUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+        log(`dropped database ${database}`);
+      } finally {
+        await client.end();
+      }
+    },
+  ]);
+  const url = new URL(databaseServerUrl);
+  url.pathname = `/${database}`;
+  log(`created database ${database}`);
+  return { database, url: url.toString() };
+}
+
+/** A self-signed P-256 certificate for localhost/127.0.0.1 in a temp dir removed by the clean-up. */
+export function createBenchCertificate() {
+  const tmp = mkdtempSync(join(os.tmpdir(), 'certlane-bench-'));
+  cleanups.push([`temp dir ${tmp}`, () => rmSync(tmp, { recursive: true, force: true })]);
+  const certPath = join(tmp, 'cert.pem');
+  const keyPath = join(tmp, 'key.pem');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  return { certPath, keyPath, ca: readFileSync(certPath, 'utf8') };
+}
+
+/** Median of numbers (undefined for none). */
+export function median(values) {
+  const sorted = values.filter((v) => typeof v === 'number').sort((a, b) => a - b);
+  if (sorted.length === 0) return undefined;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
