@@ -2,7 +2,9 @@
 // TEST_DATABASE_URL / TEST_NATS_URL given, testcontainers starts both; otherwise the servers named
 // by those variables (default: the local ones on 5432 and 4222) are used. Fails fast and clearly
 // when neither is available.
-const { existsSync } = require('node:fs');
+const { existsSync, mkdtempSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
 const net = require('node:net');
 
 function dockerAvailable() {
@@ -21,6 +23,8 @@ function reachable(url, fallbackPort) {
 }
 
 module.exports = async function globalSetup() {
+  // The suite-wide secret scan (response-audit.ts) collects into this directory.
+  process.env.CERTLANE_RESPONSE_AUDIT_DIR = mkdtempSync(join(tmpdir(), 'certlane-response-audit-'));
   if (!process.env.TEST_DATABASE_URL && !process.env.TEST_NATS_URL && dockerAvailable()) {
     try {
       const { GenericContainer, Wait } = require('testcontainers');

@@ -1,4 +1,5 @@
 import { request } from 'node:https';
+import { recordResponseBody } from './response-audit';
 
 export interface HttpsResult {
   status: number;
@@ -27,6 +28,7 @@ export function httpsRequest(
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
+          recordResponseBody(url, res.statusCode ?? 0, text);
           resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
         });
       },

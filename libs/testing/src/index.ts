@@ -6,3 +6,4 @@ export * from './https-client';
 export * from './service-process';
 export * from './eventually';
 export * from './test-system';
+export * from './response-audit';

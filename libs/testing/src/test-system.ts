@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { collectDatabaseSecrets, recordSecrets } from './response-audit';
 import { createTestDatabase, TestDatabase } from './test-database';
 import { testNatsUrl, uniqueNamespace } from './test-nats';
 import { createTlsFixture } from './tls-fixture';
@@ -41,6 +42,12 @@ export async function startTestSystem(
   const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const stop = async () => {
     await Promise.all(running.map((service) => service.stop()));
+    recordSecrets(`${label} env`, [
+      env.SERVICE_AUTH_SECRET,
+      env.SERVICE_CONFIG_ENCRYPTION_KEY,
+      env.SERVICE_BOOTSTRAP_TOKEN,
+    ]);
+    recordSecrets(`${label} database`, await collectDatabaseSecrets(database.url));
     await database.drop();
   };
   const failure = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
