@@ -1,7 +1,9 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ServiceCoreModule } from '@certlane/platform';
 import { AuthGuard } from './auth/auth.guard';
+import { routeTable } from './auth/route-table';
+import { GATEWAY_ROUTES, MethodNotAllowedMiddleware } from './http/method-not-allowed.middleware';
 import { ActorsController } from './auth-routes/actors.controller';
 import { ApiKeysController } from './auth-routes/api-keys.controller';
 import { BootstrapController } from './auth-routes/bootstrap.controller';
@@ -24,13 +26,20 @@ export const GATEWAY_CONTROLLERS = [
 
 /** The public API: authenticates, validates, and forwards to the owning service over the bus. */
 @Module({})
-export class ApiGatewayModule {
+export class ApiGatewayModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(MethodNotAllowedMiddleware).forRoutes('*path');
+  }
+
   static forRoot(): DynamicModule {
     return {
       module: ApiGatewayModule,
       imports: [ServiceCoreModule.forService({ service: 'api-gateway' })],
       controllers: GATEWAY_CONTROLLERS,
-      providers: [{ provide: APP_GUARD, useClass: AuthGuard }],
+      providers: [
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: GATEWAY_ROUTES, useFactory: () => routeTable(GATEWAY_CONTROLLERS) },
+      ],
     };
   }
 }

@@ -303,6 +303,17 @@ describe('renewal policies through gateway -> NATS -> issuance -> Postgres', () 
     });
   });
 
+  it('answers 405 with Allow for a wrong method on a known path, and on admin routes (spec 4.9)', async () => {
+    const patch = await api('PATCH', '/api/v1/renewal-policies/rp-anything', { name: 'x' });
+    expect(patch.status).toBe(405);
+    expect(patch.headers.allow).toBe('DELETE, GET, HEAD, PUT');
+    expect(patch.json()).toMatchObject({ code: 'method_not_allowed' });
+    const admin = await api('PUT', '/api/v1/admin/est/profiles', {});
+    expect(admin.status).toBe(405);
+    expect(admin.headers.allow).toBe('GET, HEAD, POST');
+    expect((await api('PATCH', '/api/v1/no-such-route')).status).toBe(404);
+  });
+
   it('writes each change and its event to the outbox, and the relay publishes them', async () => {
     const { Client } = await import('pg');
     await api('POST', '/api/v1/renewal-policies', { name: 'Outboxed', max_retries: 1 });
