@@ -10,7 +10,14 @@ import { randomBytes, scrypt, ScryptOptions, timingSafeEqual } from 'node:crypto
  * 32 MiB default. Stored parameters are bounded before use, so a damaged row cannot make the
  * service allocate gigabytes.
  */
-export const SCRYPT_PARAMS = { logN: 15, r: 8, p: 1, keyLength: 32, saltLength: 16 } as const;
+export interface ScryptParams {
+  logN: number;
+  r: number;
+  p: number;
+  keyLength: number;
+  saltLength: number;
+}
+export const SCRYPT_PARAMS: Readonly<ScryptParams> = { logN: 15, r: 8, p: 1, keyLength: 32, saltLength: 16 };
 const MAX_LOG_N = 20;
 const MAX_R = 16;
 const MAX_P = 4;
@@ -26,7 +33,7 @@ function derive(password: string, salt: Buffer, logN: number, r: number, p: numb
   );
 }
 
-export async function hashPassword(password: string, params = SCRYPT_PARAMS): Promise<string> {
+export async function hashPassword(password: string, params: Readonly<ScryptParams> = SCRYPT_PARAMS): Promise<string> {
   const salt = randomBytes(params.saltLength);
   const hash = await derive(password, salt, params.logN, params.r, params.p, params.keyLength);
   return `$scrypt$ln=${params.logN},r=${params.r},p=${params.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
