@@ -667,6 +667,20 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
     }, 30_000);
   });
 
+  describe('oidc mode', () => {
+    it('authenticates session cookies there too, and API keys keep working', async () => {
+      const oidc = await startServiceProcess('api-gateway', { ...system.env, SERVICE_AUTH_TYPE: 'oidc' }, { ca });
+      extra.push(oidc);
+      const session = await login('alice', PASSWORD, { url: oidc.url });
+      expect(session.status).toBe(200);
+      const me = await call('GET', `${oidc.url}/api/v1/auth/me`, { cookie: session.cookie });
+      expect(me.json()).toMatchObject({ actor_id: 'alice', actor_type: 'session' });
+      expect((await call('GET', `${oidc.url}/api/v1/auth/me`, { key: adminKey })).status).toBe(200);
+      const noCsrf = await call('DELETE', `${oidc.url}/api/v1/auth/sessions`, { cookie: session.cookie });
+      expect(noCsrf.status).toBe(403);
+    }, 30_000);
+  });
+
   describe('audit and secrets', () => {
     it('records one auth audit event per operation in the outbox', async () => {
       const actions = await auditActions();
@@ -718,5 +732,33 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
       expect(all).not.toMatch(/\$scrypt\$|key_hash|password_hash|csrf_token_hash|session_cookie/);
       expect(all).not.toMatch(/v1\.[0-9a-f]{8}\.[0-9a-f]{32}\.[A-Za-z0-9_-]{43}/);
     });
+  });
+});
+
+/** Demo mode (SERVICE_AUTH_TYPE=none) has nothing to clean up yet: the cleanup refuses with 503. */
+describe('demo-residual cleanup in demo mode', () => {
+  let system: TestSystem;
+
+  beforeAll(async () => {
+    system = await startTestSystem('demo503', ['auth', 'api-gateway'], {
+      SERVICE_AUTH_TYPE: 'none',
+      SERVICE_DEMO_MODE_ACK: 'true',
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  it('answers 503 demo_mode_active, and the runtime config says demo mode', async () => {
+    const url = system.services['api-gateway'].url;
+    const cleanup = await httpsRequest(`${url}/api/v1/auth/demo-residual/cleanup`, {
+      method: 'POST',
+      ca: system.ca,
+    });
+    expect(cleanup.status).toBe(503);
+    expect(cleanup.json()).toMatchObject({ code: 'demo_mode_active' });
+    const runtime = await httpsRequest(`${url}/api/v1/auth/runtime-config`, { ca: system.ca });
+    expect(runtime.json()).toMatchObject({ auth_type: 'none', demo_mode: true, breakglass: { enabled: false } });
   });
 });
