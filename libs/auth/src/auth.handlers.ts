@@ -54,7 +54,9 @@ export class AuthHandlers implements OnApplicationBootstrap {
         this.keys.delete(request.id, context.actor_id),
       ),
       this.bus.handle('auth.v1.authenticate-session', (request) => this.sessions.authenticate(request)),
-      this.bus.handle('auth.v1.logout', (request, context) => this.sessions.logout(request, context.request_id)),
+      this.bus.handle('auth.v1.logout', (request, context) =>
+        this.sessions.logout(request, context.request_id),
+      ),
       this.bus.handle('auth.v1.list-sessions', (request) => this.sessions.list(request)),
       this.bus.handle('auth.v1.revoke-session', (request, context) =>
         this.sessions.revoke(request, context.request_id),

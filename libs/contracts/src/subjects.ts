@@ -125,7 +125,10 @@ export const requestContracts = {
   'auth.v1.logout': { request: LogoutCommand, response: shape<LoggedOut>() },
   'auth.v1.list-sessions': { request: ListSessionsCommand, response: shape<Page<SessionDto>>() },
   'auth.v1.revoke-session': { request: RevokeSessionCommand, response: shape<SessionRevoked>() },
-  'auth.v1.revoke-other-sessions': { request: RevokeOtherSessionsCommand, response: shape<SessionsRevoked>() },
+  'auth.v1.revoke-other-sessions': {
+    request: RevokeOtherSessionsCommand,
+    response: shape<SessionsRevoked>(),
+  },
   'auth.v1.breakglass-login': { request: BreakGlassLoginCommand, response: shape<BreakGlassLoginResult>() },
   'auth.v1.list-breakglass-credentials': {
     request: ListBreakGlassCredentialsRequest,

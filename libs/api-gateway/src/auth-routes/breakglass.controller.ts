@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isIP } from 'node:net';
 import {
@@ -55,7 +67,12 @@ export class BreakGlassLoginController {
     );
     response.setHeader(
       'Set-Cookie',
-      sessionCookies(result.session_cookie, result.csrf_token, this.config.session.sameSite, SESSION_LIFETIME_SECONDS),
+      sessionCookies(
+        result.session_cookie,
+        result.csrf_token,
+        this.config.session.sameSite,
+        SESSION_LIFETIME_SECONDS,
+      ),
     );
     return {
       actor_id: result.actor_id,

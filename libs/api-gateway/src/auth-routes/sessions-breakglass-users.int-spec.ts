@@ -91,7 +91,8 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
       ip: options.ip ?? freshIp(),
       userAgent: options.userAgent,
     });
-    const body = response.status === 200 ? (response.json() as { session_id: string; csrf_token: string }) : null;
+    const body =
+      response.status === 200 ? (response.json() as { session_id: string; csrf_token: string }) : null;
     return {
       status: response.status,
       cookie: `service_session=${cookieValue(response, 'service_session')}`,
@@ -178,15 +179,19 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
       expect(list.status).toBe(200);
       expect(list.json()).toMatchObject({ total: 1, data: [{ actor_id: 'alice', locked: false }] });
       expect(list.text).not.toMatch(/hash|scrypt|password/);
-      const stored = await db.query<{ password_hash: string }>('SELECT password_hash FROM auth.breakglass_credentials');
+      const stored = await db.query<{ password_hash: string }>(
+        'SELECT password_hash FROM auth.breakglass_credentials',
+      );
       expect(stored.rows[0].password_hash).toMatch(/^\$scrypt\$ln=15,r=8,p=1\$/);
     });
 
     it('answers 404 when deleting or unlocking an unknown credential', async () => {
-      expect((await call('DELETE', `${gw1}/api/v1/auth/breakglass/credentials/nobody`, { key: adminKey })).status).toBe(
-        404,
-      );
-      const unlock = await call('POST', `${gw1}/api/v1/auth/breakglass/credentials/nobody/unlock`, { key: adminKey });
+      expect(
+        (await call('DELETE', `${gw1}/api/v1/auth/breakglass/credentials/nobody`, { key: adminKey })).status,
+      ).toBe(404);
+      const unlock = await call('POST', `${gw1}/api/v1/auth/breakglass/credentials/nobody/unlock`, {
+        key: adminKey,
+      });
       expect(unlock.status).toBe(404);
       expect(unlock.json()).toMatchObject({ code: 'breakglass_credential_not_found' });
     });
@@ -214,7 +219,9 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
       const [session, csrf] = setCookies(alice.response);
       const value = alice.cookie.split('=')[1];
       expect(value).toMatch(/^v1\.[0-9a-f]{8}\.[0-9a-f]{32}\.[A-Za-z0-9_-]{43}$/);
-      expect(session).toBe(`service_session=${value}; Max-Age=28800; Path=/; Secure; SameSite=Strict; HttpOnly`);
+      expect(session).toBe(
+        `service_session=${value}; Max-Age=28800; Path=/; Secure; SameSite=Strict; HttpOnly`,
+      );
       expect(csrf).toBe(`service_csrf=${alice.csrf}; Max-Age=28800; Path=/; Secure; SameSite=Strict`);
       expect(csrf).not.toContain('HttpOnly');
       expect(setCookies(alice.response)).toHaveLength(2);
@@ -240,21 +247,36 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
       });
       expect(wrong.status).toBe(403);
       const other = await login('alice');
-      const crossed = await call('POST', `${gw2}/api/v1/auth/api-keys`, { cookie: alice.cookie, csrf: other.csrf, body });
+      const crossed = await call('POST', `${gw2}/api/v1/auth/api-keys`, {
+        cookie: alice.cookie,
+        csrf: other.csrf,
+        body,
+      });
       expect(crossed.status).toBe(403);
-      const right = await call('POST', `${gw1}/api/v1/auth/api-keys`, { cookie: alice.cookie, csrf: alice.csrf, body });
-      expect(right.status).toBe(201);
-      expect(right.json()).toMatchObject({ name: 'made-by-session', created_by: 'alice' });
-      const deleted = await call('DELETE', `${gw2}/api/v1/auth/api-keys/${(right.json() as { id: string }).id}`, {
+      const right = await call('POST', `${gw1}/api/v1/auth/api-keys`, {
         cookie: alice.cookie,
         csrf: alice.csrf,
+        body,
       });
+      expect(right.status).toBe(201);
+      expect(right.json()).toMatchObject({ name: 'made-by-session', created_by: 'alice' });
+      const deleted = await call(
+        'DELETE',
+        `${gw2}/api/v1/auth/api-keys/${(right.json() as { id: string }).id}`,
+        {
+          cookie: alice.cookie,
+          csrf: alice.csrf,
+        },
+      );
       expect(deleted.status).toBe(204);
     });
 
     it('does not ask GET requests for the CSRF token, nor bearer-key requests', async () => {
       expect((await call('GET', `${gw1}/api/v1/auth/api-keys`, { cookie: alice.cookie })).status).toBe(200);
-      const bearer = await call('POST', `${gw1}/api/v1/auth/api-keys`, { key: adminKey, body: { name: 'no-csrf' } });
+      const bearer = await call('POST', `${gw1}/api/v1/auth/api-keys`, {
+        key: adminKey,
+        body: { name: 'no-csrf' },
+      });
       expect(bearer.status).toBe(201);
     });
 
@@ -267,7 +289,16 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
       const tamperedMac = `${payload}.${mac[0] === 'A' ? 'B' : 'A'}${mac.slice(1)}`;
       const tamperedId = `${version}.${kid}.${id.replace(/^./, id[0] === 'a' ? 'b' : 'a')}.${mac}`;
       const unknownKid = `${version}.${kid === '00000000' ? '11111111' : '00000000'}.${id}.${mac}`;
-      for (const bad of [forged, tamperedMac, tamperedId, unknownKid, `pl-${value}`, `pl-${id}`, 'junk', '']) {
+      for (const bad of [
+        forged,
+        tamperedMac,
+        tamperedId,
+        unknownKid,
+        `pl-${value}`,
+        `pl-${id}`,
+        'junk',
+        '',
+      ]) {
         const response = await call('GET', `${gw1}/api/v1/auth/me`, { cookie: `service_session=${bad}` });
         expect([bad, response.status]).toEqual([bad, 401]);
         expect(response.json()).toMatchObject({ code: 'unauthenticated' });
@@ -277,9 +308,15 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
     it('binds the session to its user agent: another agent is 401, the same one 200', async () => {
       const bound = await login('alice', PASSWORD, { userAgent: 'browser-a/1.0' });
       expect(bound.status).toBe(200);
-      const same = await call('GET', `${gw1}/api/v1/auth/me`, { cookie: bound.cookie, userAgent: 'browser-a/1.0' });
+      const same = await call('GET', `${gw1}/api/v1/auth/me`, {
+        cookie: bound.cookie,
+        userAgent: 'browser-a/1.0',
+      });
       expect(same.status).toBe(200);
-      const other = await call('GET', `${gw1}/api/v1/auth/me`, { cookie: bound.cookie, userAgent: 'browser-b/2.0' });
+      const other = await call('GET', `${gw1}/api/v1/auth/me`, {
+        cookie: bound.cookie,
+        userAgent: 'browser-b/2.0',
+      });
       expect(other.status).toBe(401);
       const none = await call('GET', `${gw2}/api/v1/auth/me`, { cookie: bound.cookie });
       expect(none.status).toBe(401);
@@ -301,7 +338,9 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
     it('logs out: 401 without a cookie, 403 without the CSRF token, 204 clearing both cookies, then 401', async () => {
       const session = await login('alice');
       expect((await call('POST', `${gw1}/auth/logout`)).status).toBe(401);
-      expect((await call('POST', `${gw1}/auth/logout`, { cookie: 'service_session=pl-abc' })).status).toBe(401);
+      expect((await call('POST', `${gw1}/auth/logout`, { cookie: 'service_session=pl-abc' })).status).toBe(
+        401,
+      );
       const noCsrf = await call('POST', `${gw1}/auth/logout`, { cookie: session.cookie });
       expect(noCsrf.status).toBe(403);
       expect((await call('GET', `${gw2}/api/v1/auth/me`, { cookie: session.cookie })).status).toBe(200);
@@ -327,7 +366,8 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
 
     beforeAll(async () => {
       expect((await setCredential('bob')).status).toBe(201);
-      operatorKey = (await createKey({ name: 'operator', actor_id: 'op-user', role_ids: ['r-operator'] })).key;
+      operatorKey = (await createKey({ name: 'operator', actor_id: 'op-user', role_ids: ['r-operator'] }))
+        .key;
       viewerKey = (await createKey({ name: 'viewer', actor_id: 'view-user', role_ids: ['r-viewer'] })).key;
     });
 
@@ -363,13 +403,17 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
     });
 
     it('lists every actor with ?all=true only with auth.session.list.all; paginates', async () => {
-      expect((await call('GET', `${gw1}/api/v1/auth/sessions?all=true`, { key: operatorKey })).status).toBe(403);
+      expect((await call('GET', `${gw1}/api/v1/auth/sessions?all=true`, { key: operatorKey })).status).toBe(
+        403,
+      );
       expect((await call('GET', `${gw1}/api/v1/auth/sessions`, { key: operatorKey })).json()).toMatchObject({
         total: 0,
         data: [],
       });
       expect((await call('GET', `${gw1}/api/v1/auth/sessions`, { key: viewerKey })).status).toBe(403);
-      const all = await call('GET', `${gw1}/api/v1/auth/sessions?all=true&per_page=1&page=2`, { key: adminKey });
+      const all = await call('GET', `${gw1}/api/v1/auth/sessions?all=true&per_page=1&page=2`, {
+        key: adminKey,
+      });
       expect(all.status).toBe(200);
       const page = all.json() as { data: { actor_id: string }[]; total: number; page: number };
       expect(page.page).toBe(2);
@@ -379,7 +423,9 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
         await call('GET', `${gw1}/api/v1/auth/sessions?all=true&per_page=500`, { key: adminKey })
       ).json() as { data: { actor_id: string }[] };
       expect(new Set(everything.data.map((s) => s.actor_id))).toEqual(new Set(['alice', 'bob']));
-      expect((await call('GET', `${gw1}/api/v1/auth/sessions?all=maybe`, { key: adminKey })).status).toBe(400);
+      expect((await call('GET', `${gw1}/api/v1/auth/sessions?all=maybe`, { key: adminKey })).status).toBe(
+        400,
+      );
     });
 
     it("revokes one session: own always, another's with auth.session.revoke, 403 without, 404 unknown", async () => {
@@ -392,22 +438,32 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
       expect((await call('GET', `${gw1}/api/v1/auth/me`, { cookie: own.cookie })).status).toBe(401);
 
       const target = await login('bob');
-      const byViewer = await call('DELETE', `${gw1}/api/v1/auth/sessions/${target.sessionId}`, { key: viewerKey });
+      const byViewer = await call('DELETE', `${gw1}/api/v1/auth/sessions/${target.sessionId}`, {
+        key: viewerKey,
+      });
       expect(byViewer.status).toBe(403);
-      const byOperator = await call('DELETE', `${gw1}/api/v1/auth/sessions/${target.sessionId}`, { key: operatorKey });
+      const byOperator = await call('DELETE', `${gw1}/api/v1/auth/sessions/${target.sessionId}`, {
+        key: operatorKey,
+      });
       expect(byOperator.status).toBe(204);
-      const unknown = await call('DELETE', `${gw1}/api/v1/auth/sessions/${'0'.repeat(32)}`, { key: adminKey });
+      const unknown = await call('DELETE', `${gw1}/api/v1/auth/sessions/${'0'.repeat(32)}`, {
+        key: adminKey,
+      });
       expect(unknown.status).toBe(404);
       expect(unknown.json()).toMatchObject({ code: 'session_not_found' });
       expect(
-        (await call('DELETE', `${gw1}/api/v1/auth/sessions/${target.sessionId}`, { key: operatorKey })).status,
+        (await call('DELETE', `${gw1}/api/v1/auth/sessions/${target.sessionId}`, { key: operatorKey }))
+          .status,
       ).toBe(404);
     });
 
     it('revokes all sessions of the caller but the current one', async () => {
       const keep = await login('bob');
       const other = await login('bob');
-      const response = await call('DELETE', `${gw1}/api/v1/auth/sessions`, { cookie: keep.cookie, csrf: keep.csrf });
+      const response = await call('DELETE', `${gw1}/api/v1/auth/sessions`, {
+        cookie: keep.cookie,
+        csrf: keep.csrf,
+      });
       expect(response.status).toBe(200);
       expect((response.json() as { revoked: number }).revoked).toBeGreaterThanOrEqual(1);
       expect((await call('GET', `${gw1}/api/v1/auth/me`, { cookie: keep.cookie })).status).toBe(200);
@@ -485,30 +541,36 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
       const locked = await login('carol', PASSWORD, { ip: freshIp() });
       expect(locked.status).toBe(423);
       expect(locked.response.json()).toMatchObject({ code: 'breakglass_locked' });
-      const list = (await call('GET', `${gw1}/api/v1/auth/breakglass/credentials`, { key: adminKey })).json() as {
+      const list = (
+        await call('GET', `${gw1}/api/v1/auth/breakglass/credentials`, { key: adminKey })
+      ).json() as {
         data: { actor_id: string; locked: boolean; failed_attempts: number }[];
       };
       expect(list.data.find((c) => c.actor_id === 'carol')).toMatchObject({
         locked: true,
         failed_attempts: LOCKOUT_THRESHOLD,
       });
-      const unlock = await call('POST', `${gw2}/api/v1/auth/breakglass/credentials/carol/unlock`, { key: adminKey });
+      const unlock = await call('POST', `${gw2}/api/v1/auth/breakglass/credentials/carol/unlock`, {
+        key: adminKey,
+      });
       expect(unlock.status).toBe(200);
       expect(unlock.json()).toMatchObject({ actor_id: 'carol', locked: false, failed_attempts: 0 });
       const after = await login('carol', PASSWORD);
       expect(after.status).toBe(200);
       expect(
         (await call('GET', `${gw1}/api/v1/auth/breakglass/credentials`, { key: adminKey })).json(),
-      ).toMatchObject({ data: expect.arrayContaining([expect.objectContaining({ actor_id: 'carol', failed_attempts: 0 })]) });
+      ).toMatchObject({
+        data: expect.arrayContaining([expect.objectContaining({ actor_id: 'carol', failed_attempts: 0 })]),
+      });
     });
 
     it('deletes a credential with 204, ending its sessions; its login then fails', async () => {
       expect((await setCredential('dave')).status).toBe(201);
       const session = await login('dave');
       expect((await call('GET', `${gw2}/api/v1/auth/me`, { cookie: session.cookie })).status).toBe(200);
-      expect((await call('DELETE', `${gw1}/api/v1/auth/breakglass/credentials/dave`, { key: adminKey })).status).toBe(
-        204,
-      );
+      expect(
+        (await call('DELETE', `${gw1}/api/v1/auth/breakglass/credentials/dave`, { key: adminKey })).status,
+      ).toBe(204);
       await eventually(
         async () => (await call('GET', `${gw2}/api/v1/auth/me`, { cookie: session.cookie })).status === 401,
         "the deleted credential's session to end",
@@ -526,7 +588,12 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
       expect(users).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ id: 'root-admin', kind: 'api-key', active: true, deactivated_at: null }),
-          expect.objectContaining({ id: 'alice', kind: 'breakglass', active: true, last_login_at: expect.any(String) }),
+          expect.objectContaining({
+            id: 'alice',
+            kind: 'breakglass',
+            active: true,
+            last_login_at: expect.any(String),
+          }),
         ]),
       );
     });
@@ -536,7 +603,9 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
       expect(self.status).toBe(409);
       expect(self.json()).toMatchObject({ code: 'user_self_deactivation' });
       expect((await call('DELETE', `${gw1}/api/v1/auth/users/nobody`, { key: adminKey })).status).toBe(404);
-      expect((await call('POST', `${gw1}/api/v1/auth/users/nobody/reactivate`, { key: adminKey })).status).toBe(404);
+      expect(
+        (await call('POST', `${gw1}/api/v1/auth/users/nobody/reactivate`, { key: adminKey })).status,
+      ).toBe(404);
     });
 
     it('deactivates a user: its cached key and session die at once on both gateways; reactivation lets it log in again', async () => {
@@ -570,7 +639,9 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
       );
       expect(Date.now() - started).toBeLessThan(4000);
       expect((await login('erin')).status).toBe(401);
-      const listed = (await call('GET', `${gw1}/api/v1/auth/users?per_page=500`, { key: adminKey })).json() as {
+      const listed = (
+        await call('GET', `${gw1}/api/v1/auth/users?per_page=500`, { key: adminKey })
+      ).json() as {
         data: { id: string; active: boolean }[];
       };
       expect(listed.data.find((u) => u.id === 'erin')).toMatchObject({ active: false });
@@ -583,7 +654,8 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
     });
 
     it('shows the runtime auth settings to holders of auth.role.assign only', async () => {
-      const operatorKey = (await createKey({ name: 'op-2', actor_id: 'op-two', role_ids: ['r-operator'] })).key;
+      const operatorKey = (await createKey({ name: 'op-2', actor_id: 'op-two', role_ids: ['r-operator'] }))
+        .key;
       expect((await call('GET', `${gw1}/api/v1/auth/runtime-config`, { key: operatorKey })).status).toBe(403);
       const response = await call('GET', `${gw1}/api/v1/auth/runtime-config`, { key: adminKey });
       expect(response.status).toBe(200);
@@ -661,7 +733,9 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
       const runtime = await call('GET', `${disabled.url}/api/v1/auth/runtime-config`, { key: adminKey });
       expect(runtime.json()).toMatchObject({ breakglass: { enabled: false } });
       // The enabled gateway still serves the credential that the disabled one refused to touch.
-      expect((await call('GET', `${gw1}/api/v1/auth/breakglass/credentials`, { key: adminKey })).json()).toMatchObject({
+      expect(
+        (await call('GET', `${gw1}/api/v1/auth/breakglass/credentials`, { key: adminKey })).json(),
+      ).toMatchObject({
         data: expect.arrayContaining([expect.objectContaining({ actor_id: 'alice' })]),
       });
     }, 30_000);
@@ -669,7 +743,11 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
 
   describe('oidc mode', () => {
     it('authenticates session cookies there too, and API keys keep working', async () => {
-      const oidc = await startServiceProcess('api-gateway', { ...system.env, SERVICE_AUTH_TYPE: 'oidc' }, { ca });
+      const oidc = await startServiceProcess(
+        'api-gateway',
+        { ...system.env, SERVICE_AUTH_TYPE: 'oidc' },
+        { ca },
+      );
       extra.push(oidc);
       const session = await login('alice', PASSWORD, { url: oidc.url });
       expect(session.status).toBe(200);
@@ -759,6 +837,10 @@ describe('demo-residual cleanup in demo mode', () => {
     expect(cleanup.status).toBe(503);
     expect(cleanup.json()).toMatchObject({ code: 'demo_mode_active' });
     const runtime = await httpsRequest(`${url}/api/v1/auth/runtime-config`, { ca: system.ca });
-    expect(runtime.json()).toMatchObject({ auth_type: 'none', demo_mode: true, breakglass: { enabled: false } });
+    expect(runtime.json()).toMatchObject({
+      auth_type: 'none',
+      demo_mode: true,
+      breakglass: { enabled: false },
+    });
   });
 });

@@ -32,9 +32,13 @@ export class SessionsController {
   list(@Query() query: ListSessionsQuery, @Req() request: Request): Promise<Page<SessionDto>> {
     const actor = caller(request);
     if (query.all && !actor.permissions.has('auth.session.list.all')) {
-      throw new CertlaneError(ErrorCode.Forbidden, 'listing every session needs the permission auth.session.list.all', {
-        permission: 'auth.session.list.all',
-      });
+      throw new CertlaneError(
+        ErrorCode.Forbidden,
+        'listing every session needs the permission auth.session.list.all',
+        {
+          permission: 'auth.session.list.all',
+        },
+      );
     }
     return this.bus.request(
       'auth.v1.list-sessions',

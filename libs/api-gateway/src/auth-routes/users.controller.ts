@@ -63,12 +63,17 @@ export class AuthSettingsController {
         idle_timeout_seconds: session.idleTimeoutMs / 1000,
         bind_user_agent: session.bindUserAgent,
         gc_interval_seconds: session.gcIntervalMs / 1000,
-        signing_secret_source: session.dedicatedSecret ? 'SERVICE_SESSION_SECRET' : 'SERVICE_CONFIG_ENCRYPTION_KEY',
+        signing_secret_source: session.dedicatedSecret
+          ? 'SERVICE_SESSION_SECRET'
+          : 'SERVICE_CONFIG_ENCRYPTION_KEY',
       },
       breakglass: {
         enabled: breakGlass.enabled,
         lockout_threshold: breakGlass.lockoutThreshold,
-        rate_limit: { attempts: BREAKGLASS_RATE_LIMIT.attempts, window_seconds: BREAKGLASS_RATE_LIMIT.windowSeconds },
+        rate_limit: {
+          attempts: BREAKGLASS_RATE_LIMIT.attempts,
+          window_seconds: BREAKGLASS_RATE_LIMIT.windowSeconds,
+        },
       },
       trusted_proxies: [...trustedProxies],
     };

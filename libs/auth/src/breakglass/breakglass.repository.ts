@@ -45,7 +45,9 @@ export class BreakGlassRepository {
     clientIp: string,
     windowSeconds: number,
   ): Promise<{ times: number[]; now: number }> {
-    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`certlane:auth:breakglass-ip:${clientIp}`]);
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+      `certlane:auth:breakglass-ip:${clientIp}`,
+    ]);
     const rows: { t: number | null; now: number }[] = await manager.query(
       `SELECT (extract(epoch FROM a.attempted_at) * 1000)::float8 AS t, (extract(epoch FROM c.now) * 1000)::float8 AS now
          FROM (SELECT clock_timestamp() AS now) c
@@ -91,7 +93,9 @@ export class BreakGlassRepository {
       `SELECT ${COLUMNS} FROM breakglass_credentials ORDER BY actor_id LIMIT $1 OFFSET $2`,
       [page.per_page, page.offset],
     );
-    const [{ total }] = await this.dataSource.query('SELECT count(*)::int AS total FROM breakglass_credentials');
+    const [{ total }] = await this.dataSource.query(
+      'SELECT count(*)::int AS total FROM breakglass_credentials',
+    );
     return { data: rows.map(toCredentialDto), total, page: page.page, per_page: page.per_page };
   }
 

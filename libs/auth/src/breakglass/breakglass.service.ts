@@ -143,9 +143,15 @@ export class BreakGlassService {
       await this.users.ensure(manager, request.actor_id, 'breakglass');
       await this.outbox.audit(
         manager,
-        authAudit('auth.breakglass_credential_set', caller, { type: RESOURCE, id: request.actor_id }, 'success', {
-          rotated: !!existing,
-        }),
+        authAudit(
+          'auth.breakglass_credential_set',
+          caller,
+          { type: RESOURCE, id: request.actor_id },
+          'success',
+          {
+            rotated: !!existing,
+          },
+        ),
       );
       return { credential: toCredentialDto(row), created: !existing };
     });

@@ -33,7 +33,10 @@ function derive(password: string, salt: Buffer, logN: number, r: number, p: numb
   );
 }
 
-export async function hashPassword(password: string, params: Readonly<ScryptParams> = SCRYPT_PARAMS): Promise<string> {
+export async function hashPassword(
+  password: string,
+  params: Readonly<ScryptParams> = SCRYPT_PARAMS,
+): Promise<string> {
   const salt = randomBytes(params.saltLength);
   const hash = await derive(password, salt, params.logN, params.r, params.p, params.keyLength);
   return `$scrypt$ln=${params.logN},r=${params.r},p=${params.p}$${salt.toString('base64')}$${hash.toString('base64')}`;

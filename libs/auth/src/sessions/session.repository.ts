@@ -112,7 +112,12 @@ export class SessionRepository {
       `SELECT count(*)::int AS total FROM sessions WHERE ${where}`,
       [idleSeconds, actorId],
     );
-    return { data: rows.map((row) => toDto(row, currentId)), total, page: page.page, per_page: page.per_page };
+    return {
+      data: rows.map((row) => toDto(row, currentId)),
+      total,
+      page: page.page,
+      per_page: page.per_page,
+    };
   }
 
   /** An active session, locked for the transaction. */

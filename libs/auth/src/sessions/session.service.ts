@@ -77,7 +77,11 @@ export class SessionService {
       clientIp: login.clientIp,
       lifetimeSeconds: SESSION_LIFETIME_SECONDS,
     });
-    await this.users.recordLogin(manager, login.actorId, login.method === 'breakglass' ? 'breakglass' : 'oidc');
+    await this.users.recordLogin(
+      manager,
+      login.actorId,
+      login.method === 'breakglass' ? 'breakglass' : 'oidc',
+    );
     return {
       sessionId,
       cookie: this.keyring.sign(sessionId),
@@ -198,7 +202,8 @@ export class SessionService {
   }
 
   private async revoked(manager: EntityManager, ids: string[], actorId: string): Promise<void> {
-    for (const id of ids) await this.outbox.add(manager, 'auth.v1.session.revoked', { id, actor_id: actorId });
+    for (const id of ids)
+      await this.outbox.add(manager, 'auth.v1.session.revoked', { id, actor_id: actorId });
   }
 
   private async validSession(request: AuthenticateSessionRequest): Promise<SessionRow | undefined> {

@@ -36,7 +36,10 @@ export class UserRepository {
 
   /** Records that an actor exists; the first kind seen stays. */
   async ensure(manager: EntityManager, id: string, kind: UserKind): Promise<void> {
-    await manager.query('INSERT INTO users (id, kind) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [id, kind]);
+    await manager.query('INSERT INTO users (id, kind) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [
+      id,
+      kind,
+    ]);
   }
 
   async recordLogin(manager: EntityManager, id: string, kind: UserKind): Promise<void> {
@@ -62,7 +65,9 @@ export class UserRepository {
   }
 
   async find(manager: EntityManager, id: string): Promise<UserRow | undefined> {
-    const rows: UserRow[] = await manager.query(`SELECT ${COLUMNS} FROM users WHERE id = $1 FOR UPDATE`, [id]);
+    const rows: UserRow[] = await manager.query(`SELECT ${COLUMNS} FROM users WHERE id = $1 FOR UPDATE`, [
+      id,
+    ]);
     return rows[0];
   }
 

@@ -21,7 +21,8 @@ import { toUserDto, UserRepository } from './user.repository';
 /** The synthetic actor of `SERVICE_AUTH_TYPE=none` (spec 5.1). */
 export const DEMO_ACTOR_ID = 'actor-demo-anon';
 
-const notFound = (id: string) => new CertlaneError(ErrorCode.UserNotFound, `user ${JSON.stringify(id)} not found`);
+const notFound = (id: string) =>
+  new CertlaneError(ErrorCode.UserNotFound, `user ${JSON.stringify(id)} not found`);
 
 /**
  * Users (docs/decisions/0018): list, deactivate (which revokes every session and deletes every

@@ -216,7 +216,9 @@ describe(loadConfig.name, () => {
     });
 
     it('accepts Lax and Strict in any case and refuses None or anything else', () => {
-      expect(loadConfig(validServiceEnv({ SERVICE_SESSION_SAMESITE: 'strict' })).session.sameSite).toBe('Strict');
+      expect(loadConfig(validServiceEnv({ SERVICE_SESSION_SAMESITE: 'strict' })).session.sameSite).toBe(
+        'Strict',
+      );
       expect(loadConfig(validServiceEnv({ SERVICE_SESSION_SAMESITE: ' LAX ' })).session.sameSite).toBe('Lax');
       for (const value of ['None', 'none', 'lax;', 'true']) {
         expect(refusal(validServiceEnv({ SERVICE_SESSION_SAMESITE: value })).message).toBe(
@@ -227,7 +229,9 @@ describe(loadConfig.name, () => {
 
     it('takes SERVICE_SESSION_SECRET as a list of secrets of at least 32 characters, not placeholders', () => {
       const [first, second] = [realSecret(32), realSecret(40)];
-      expect(loadConfig(validServiceEnv({ SERVICE_SESSION_SECRET: `${first}, ${second}` })).session).toMatchObject({
+      expect(
+        loadConfig(validServiceEnv({ SERVICE_SESSION_SECRET: `${first}, ${second}` })).session,
+      ).toMatchObject({
         secrets: [first, second],
         dedicatedSecret: true,
       });
@@ -249,7 +253,9 @@ describe(loadConfig.name, () => {
       );
       refusal(validServiceEnv({ SERVICE_SESSION_IDLE_TIMEOUT: '8h1m' }));
       refusal(validServiceEnv({ SERVICE_SESSION_IDLE_TIMEOUT: '30' }));
-      expect(loadConfig(validServiceEnv({ SERVICE_SESSION_GC_INTERVAL: '1s' })).session.gcIntervalMs).toBe(1000);
+      expect(loadConfig(validServiceEnv({ SERVICE_SESSION_GC_INTERVAL: '1s' })).session.gcIntervalMs).toBe(
+        1000,
+      );
       refusal(validServiceEnv({ SERVICE_SESSION_GC_INTERVAL: '999ms' }));
       refusal(validServiceEnv({ SERVICE_SESSION_GC_INTERVAL: '25h' }));
     });

@@ -1,5 +1,12 @@
 import { isIP } from 'node:net';
-import { AUTH_TYPES, AuthType, CertlaneConfig, LOG_LEVELS, SAME_SITE_VALUES, SameSite } from './certlane-config';
+import {
+  AUTH_TYPES,
+  AuthType,
+  CertlaneConfig,
+  LOG_LEVELS,
+  SAME_SITE_VALUES,
+  SameSite,
+} from './certlane-config';
 import { ConfigError } from './config-error';
 import { parseBoolean, parseDuration, parseEnum, parseInteger, parseList } from './parsers';
 import { parseNamedApiKeys } from './named-keys';

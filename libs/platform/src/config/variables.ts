@@ -117,7 +117,8 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
   {
     name: 'SERVICE_SESSION_BIND_USER_AGENT',
     default: 'false',
-    description: 'Refuse a session cookie presented with a User-Agent other than the one it was created with.',
+    description:
+      'Refuse a session cookie presented with a User-Agent other than the one it was created with.',
   },
   {
     name: 'SERVICE_SESSION_IDLE_TIMEOUT',
@@ -143,7 +144,8 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
   {
     name: 'SERVICE_BREAKGLASS_LOCKOUT_THRESHOLD',
     default: '5',
-    description: 'Consecutive failed break-glass logins that lock a credential until an admin unlocks it (1..100).',
+    description:
+      'Consecutive failed break-glass logins that lock a credential until an admin unlocks it (1..100).',
   },
   {
     name: 'SERVICE_LOG_LEVEL',
