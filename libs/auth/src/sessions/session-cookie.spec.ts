@@ -1,5 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { deriveSigningKey, newCsrfToken, newSessionId, SessionKeyring, sha256Hex } from './session-cookie';
+import {
+  csrfMatches,
+  deriveSigningKey,
+  newCsrfToken,
+  newSessionId,
+  SessionKeyring,
+  sha256Hex,
+} from './session-cookie';
 
 const SECRET_A = 'a'.repeat(20) + '-first-session-secret';
 const SECRET_B = 'b'.repeat(20) + '-second-session-secret';
@@ -86,5 +93,21 @@ describe('session secrets', () => {
 
   it('hashes with SHA-256 hex', () => {
     expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+});
+
+describe(csrfMatches.name, () => {
+  const token = newCsrfToken();
+
+  it('accepts the token whose SHA-256 is stored', () => {
+    expect(csrfMatches(token, sha256Hex(token))).toBe(true);
+  });
+
+  it('refuses a missing, empty, altered or other token, and a malformed stored hash', () => {
+    expect(csrfMatches(undefined, sha256Hex(token))).toBe(false);
+    expect(csrfMatches('', sha256Hex(''))).toBe(false);
+    expect(csrfMatches(`${token}x`, sha256Hex(token))).toBe(false);
+    expect(csrfMatches(newCsrfToken(), sha256Hex(token))).toBe(false);
+    expect(csrfMatches(token, 'zz')).toBe(false);
   });
 });

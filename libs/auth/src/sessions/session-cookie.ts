@@ -44,6 +44,14 @@ export function sha256Hex(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
 }
 
+/** Constant-time comparison of a presented CSRF token with the stored SHA-256 (hex). */
+export function csrfMatches(presented: string | undefined, expectedHash: string): boolean {
+  if (!presented) return false;
+  const given = Buffer.from(sha256Hex(presented), 'hex');
+  const expected = Buffer.from(expectedHash, 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
 export class SessionKeyring {
   private readonly keys: SessionSigningKey[];
 

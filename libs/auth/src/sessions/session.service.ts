@@ -20,12 +20,11 @@ import {
   SessionsRevoked,
 } from '@certlane/contracts';
 import { CERTLANE_CONFIG, CertlaneConfig, outboxToken, ServiceOutbox } from '@certlane/platform';
-import { timingSafeEqual } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { authAudit } from '../audit/auth-audit';
 import { RoleRepository } from '../roles/role.repository';
 import { UserRepository } from '../users/user.repository';
-import { newCsrfToken, newSessionId, SessionKeyring, sha256Hex } from './session-cookie';
+import { csrfMatches, newCsrfToken, newSessionId, SessionKeyring, sha256Hex } from './session-cookie';
 import { SessionRepository, SessionRow } from './session.repository';
 
 export interface OpenedSession {
@@ -233,12 +232,4 @@ export class SessionService {
       permissions: admin ? [...PERMISSIONS] : grants.permissions,
     };
   }
-}
-
-/** Constant-time comparison of a presented CSRF token with the stored SHA-256 (hex). */
-export function csrfMatches(presented: string | undefined, expectedHash: string): boolean {
-  if (!presented) return false;
-  const given = Buffer.from(sha256Hex(presented), 'hex');
-  const expected = Buffer.from(expectedHash, 'hex');
-  return given.length === expected.length && timingSafeEqual(given, expected);
 }
