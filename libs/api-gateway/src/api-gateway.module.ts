@@ -9,6 +9,12 @@ import { ApiKeysController } from './auth-routes/api-keys.controller';
 import { BootstrapController } from './auth-routes/bootstrap.controller';
 import { MeController } from './auth-routes/me.controller';
 import { GrantsController, RolesController } from './auth-routes/roles.controller';
+import {
+  BreakGlassCredentialsController,
+  BreakGlassLoginController,
+} from './auth-routes/breakglass.controller';
+import { LogoutController, SessionsController } from './auth-routes/sessions.controller';
+import { AuthSettingsController, UsersController } from './auth-routes/users.controller';
 import { RenewalPoliciesController } from './renewal-policies/renewal-policies.controller';
 import { SystemController } from './system/system.controller';
 
@@ -21,6 +27,12 @@ export const GATEWAY_CONTROLLERS = [
   ActorsController,
   RolesController,
   GrantsController,
+  SessionsController,
+  LogoutController,
+  BreakGlassLoginController,
+  BreakGlassCredentialsController,
+  UsersController,
+  AuthSettingsController,
   RenewalPoliciesController,
 ];
 

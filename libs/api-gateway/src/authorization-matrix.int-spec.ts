@@ -10,7 +10,10 @@ type Caller = 'no credentials' | 'wrong key' | keyof typeof DEFAULT_ROLES;
  * The authorization matrix (spec 5.3): every gateway route x every default role, no
  * credentials and a wrong key. The expected answer comes from the route table: 401 without a
  * valid key (public routes excepted), 403 when the role lacks the route's permission, anything
- * else when allowed. A route added without an access rule already fails route-table.spec.ts.
+ * else when allowed. `session` routes (logout) check the session cookie themselves: without one
+ * they answer 401 to every caller, bearer key or not. Break-glass is enabled here so its routes
+ * follow the same rules (disabled, they answer 404 to everyone: sessions-breakglass-users.int-spec).
+ * A route added without an access rule already fails route-table.spec.ts.
  */
 describe('authorization matrix', () => {
   let system: TestSystem;
@@ -21,7 +24,10 @@ describe('authorization matrix', () => {
   const callers: Caller[] = ['no credentials', 'wrong key', ...(Object.keys(DEFAULT_ROLES) as Caller[])];
 
   beforeAll(async () => {
-    system = await startTestSystem('matrix', ['auth', 'api-gateway'], { SERVICE_BUS_REQUEST_TIMEOUT: '2s' });
+    system = await startTestSystem('matrix', ['auth', 'api-gateway'], {
+      SERVICE_BUS_REQUEST_TIMEOUT: '2s',
+      SERVICE_BREAKGLASS_ENABLED: 'true',
+    });
     ca = system.ca;
     gatewayUrl = system.services['api-gateway'].url;
     const env = system.env;
@@ -44,6 +50,7 @@ describe('authorization matrix', () => {
   function expected(route: RouteEntry, caller: Caller): 'allowed' | 401 | 403 {
     const [rule] = route.access;
     if (rule === 'public') return 'allowed';
+    if (rule === 'session') return 401;
     if (caller === 'no credentials' || caller === 'wrong key') return 401;
     if (rule === ANY_AUTHENTICATED) return 'allowed';
     if (rule === 'admin') return caller === 'r-admin' ? 'allowed' : 403;

@@ -16,8 +16,23 @@ describe('gateway route table', () => {
         'GET /api/v1/renewal-policies',
         'POST /api/v1/auth/bootstrap',
         'GET /api/v1/auth/me',
+        'POST /auth/logout',
+        'POST /auth/breakglass/login',
+        'DELETE /api/v1/auth/sessions/:id',
+        'POST /api/v1/auth/breakglass/credentials/:actorId/unlock',
+        'POST /api/v1/auth/demo-residual/cleanup',
       ]),
     );
+  });
+
+  it('lists the session-checked and public auth routes of spec 5.2 as such', () => {
+    const access = Object.fromEntries(table.map((r) => [r.route, r.access]));
+    expect(access['POST /auth/logout']).toEqual(['session']);
+    expect(access['POST /auth/breakglass/login']).toEqual(['public']);
+    expect(access['GET /api/v1/auth/sessions']).toEqual(['auth.session.list']);
+    expect(access['GET /api/v1/auth/breakglass/credentials']).toEqual(['auth.breakglass.admin']);
+    expect(access['DELETE /api/v1/auth/users/:id']).toEqual(['auth.user.deactivate']);
+    expect(access['GET /api/v1/auth/runtime-config']).toEqual(['auth.role.assign']);
   });
 
   it.each(table.map((entry) => [entry.route, entry]))('%s names exactly one access rule', (_route, entry) => {
@@ -26,6 +41,6 @@ describe('gateway route table', () => {
 
   it.each(table.map((entry) => [entry.route, entry]))('%s names a catalogued permission', (_route, entry) => {
     const [rule] = entry.access;
-    expect(['public', 'admin', ANY_AUTHENTICATED, ...PERMISSIONS]).toContain(rule);
+    expect(['public', 'session', 'admin', ANY_AUTHENTICATED, ...PERMISSIONS]).toContain(rule);
   });
 });

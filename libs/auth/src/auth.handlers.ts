@@ -5,6 +5,10 @@ import { RoleRepository } from './roles/role.repository';
 import { RoleService } from './roles/role.service';
 import { ApiKeyService } from './api-keys/api-key.service';
 import { BootstrapService } from './bootstrap/bootstrap.service';
+import { callerOf } from './audit/auth-audit';
+import { BreakGlassService } from './breakglass/breakglass.service';
+import { SessionService } from './sessions/session.service';
+import { UserService } from './users/user.service';
 
 /** Serves the auth subjects of libs/contracts on the bus. */
 @Injectable()
@@ -15,6 +19,9 @@ export class AuthHandlers implements OnApplicationBootstrap {
     private readonly bootstrap: BootstrapService,
     private readonly roles: RoleRepository,
     private readonly roleAdmin: RoleService,
+    private readonly sessions: SessionService,
+    private readonly breakGlass: BreakGlassService,
+    private readonly users: UserService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -45,6 +52,40 @@ export class AuthHandlers implements OnApplicationBootstrap {
       this.bus.handle('auth.v1.list-actors', (request) => this.roles.listActors(resolvePage(request))),
       this.bus.handle('auth.v1.delete-api-key', (request, context) =>
         this.keys.delete(request.id, context.actor_id),
+      ),
+      this.bus.handle('auth.v1.authenticate-session', (request) => this.sessions.authenticate(request)),
+      this.bus.handle('auth.v1.logout', (request, context) =>
+        this.sessions.logout(request, context.request_id),
+      ),
+      this.bus.handle('auth.v1.list-sessions', (request) => this.sessions.list(request)),
+      this.bus.handle('auth.v1.revoke-session', (request, context) =>
+        this.sessions.revoke(request, context.request_id),
+      ),
+      this.bus.handle('auth.v1.revoke-other-sessions', (request, context) =>
+        this.sessions.revokeOthers(request, context.request_id),
+      ),
+      this.bus.handle('auth.v1.breakglass-login', (request, context) =>
+        this.breakGlass.login(request, context.request_id),
+      ),
+      this.bus.handle('auth.v1.list-breakglass-credentials', (request) => this.breakGlass.list(request)),
+      this.bus.handle('auth.v1.set-breakglass-credential', (request, context) =>
+        this.breakGlass.set(request, callerOf(context)),
+      ),
+      this.bus.handle('auth.v1.delete-breakglass-credential', (request, context) =>
+        this.breakGlass.delete(request.actor_id, callerOf(context)),
+      ),
+      this.bus.handle('auth.v1.unlock-breakglass-credential', (request, context) =>
+        this.breakGlass.unlock(request.actor_id, callerOf(context)),
+      ),
+      this.bus.handle('auth.v1.list-users', (request) => this.users.list(request)),
+      this.bus.handle('auth.v1.deactivate-user', (request, context) =>
+        this.users.deactivate(request.actor_id, callerOf(context)),
+      ),
+      this.bus.handle('auth.v1.reactivate-user', (request, context) =>
+        this.users.reactivate(request.actor_id, callerOf(context)),
+      ),
+      this.bus.handle('auth.v1.cleanup-demo-residual', (_request, context) =>
+        this.users.cleanupDemoResidual(callerOf(context)),
       ),
     ]);
   }

@@ -7,8 +7,18 @@ import { BootstrapService } from './bootstrap/bootstrap.service';
 import { RoleRepository } from './roles/role.repository';
 import { RoleSeeder } from './roles/role-seeder';
 import { RoleService } from './roles/role.service';
+import { BreakGlassRepository } from './breakglass/breakglass.repository';
+import { BreakGlassService } from './breakglass/breakglass.service';
+import { SessionGc } from './sessions/session-gc';
+import { SessionRepository } from './sessions/session.repository';
+import { SessionService } from './sessions/session.service';
+import { UserRepository } from './users/user.repository';
+import { UserService } from './users/user.service';
 
-/** The auth service: owns schema `auth` (API keys, roles and grants, the bootstrap state so far). */
+/**
+ * The auth service: owns schema `auth` (API keys, roles and grants, the bootstrap state, users,
+ * sessions and break-glass credentials).
+ */
 @Module({})
 export class AuthModule {
   static forRoot(): DynamicModule {
@@ -22,6 +32,13 @@ export class AuthModule {
         RoleService,
         ApiKeyService,
         BootstrapService,
+        UserRepository,
+        SessionRepository,
+        SessionService,
+        SessionGc,
+        BreakGlassRepository,
+        BreakGlassService,
+        UserService,
         AuthHandlers,
       ],
     };

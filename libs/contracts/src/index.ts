@@ -9,5 +9,8 @@ export * from './subjects';
 export * from './auth/auth.dto';
 export * from './auth/permissions';
 export * from './auth/roles.dto';
+export * from './auth/sessions.dto';
+export * from './auth/breakglass.dto';
+export * from './auth/users.dto';
 export * from './audit/audit-record';
 export * from './auth/grant-scope';

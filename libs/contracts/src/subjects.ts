@@ -38,6 +38,34 @@ import {
   ListActorsRequest,
   ListApiKeysRequest,
 } from './auth/auth.dto';
+import {
+  AuthenticateSessionRequest,
+  AuthenticateSessionResponse,
+  ListSessionsCommand,
+  LoggedOut,
+  LogoutCommand,
+  RevokeOtherSessionsCommand,
+  RevokeSessionCommand,
+  SessionDto,
+  SessionRevoked,
+  SessionsRevoked,
+} from './auth/sessions.dto';
+import {
+  ActorIdRequest,
+  BreakGlassCredentialDto,
+  BreakGlassCredentialSet,
+  BreakGlassLoginCommand,
+  BreakGlassLoginResult,
+  ListBreakGlassCredentialsRequest,
+  SetBreakGlassCredentialRequest,
+} from './auth/breakglass.dto';
+import {
+  CleanupDemoResidualRequest,
+  DemoResidualRemoved,
+  ListUsersRequest,
+  UserDeactivated,
+  UserDto,
+} from './auth/users.dto';
 
 /** Every deployable service; the first segment of its subjects and the name of its schema. */
 export const SERVICE_NAMES = [
@@ -90,6 +118,38 @@ export const requestContracts = {
   'auth.v1.delete-role': { request: RoleIdRequest, response: shape<GrantsChanged>() },
   'auth.v1.grant-role': { request: GrantCommand, response: shape<GrantDto>() },
   'auth.v1.revoke-role': { request: GrantRequest, response: shape<GrantsChanged>() },
+  'auth.v1.authenticate-session': {
+    request: AuthenticateSessionRequest,
+    response: shape<AuthenticateSessionResponse>(),
+  },
+  'auth.v1.logout': { request: LogoutCommand, response: shape<LoggedOut>() },
+  'auth.v1.list-sessions': { request: ListSessionsCommand, response: shape<Page<SessionDto>>() },
+  'auth.v1.revoke-session': { request: RevokeSessionCommand, response: shape<SessionRevoked>() },
+  'auth.v1.revoke-other-sessions': {
+    request: RevokeOtherSessionsCommand,
+    response: shape<SessionsRevoked>(),
+  },
+  'auth.v1.breakglass-login': { request: BreakGlassLoginCommand, response: shape<BreakGlassLoginResult>() },
+  'auth.v1.list-breakglass-credentials': {
+    request: ListBreakGlassCredentialsRequest,
+    response: shape<Page<BreakGlassCredentialDto>>(),
+  },
+  'auth.v1.set-breakglass-credential': {
+    request: SetBreakGlassCredentialRequest,
+    response: shape<BreakGlassCredentialSet>(),
+  },
+  'auth.v1.delete-breakglass-credential': { request: ActorIdRequest, response: shape<SessionsRevoked>() },
+  'auth.v1.unlock-breakglass-credential': {
+    request: ActorIdRequest,
+    response: shape<BreakGlassCredentialDto>(),
+  },
+  'auth.v1.list-users': { request: ListUsersRequest, response: shape<Page<UserDto>>() },
+  'auth.v1.deactivate-user': { request: ActorIdRequest, response: shape<UserDeactivated>() },
+  'auth.v1.reactivate-user': { request: ActorIdRequest, response: shape<UserDto>() },
+  'auth.v1.cleanup-demo-residual': {
+    request: CleanupDemoResidualRequest,
+    response: shape<DemoResidualRemoved>(),
+  },
   'issuance.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'deployment-dispatch.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'revocation.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
@@ -106,6 +166,7 @@ export const eventContracts = {
   'auth.v1.api-key.revoked': { payload: shape<ApiKeyRevoked>() },
   'auth.v1.bootstrap.consumed': { payload: shape<BootstrapConsumed>() },
   'auth.v1.grants.changed': { payload: shape<GrantsChanged>() },
+  'auth.v1.session.revoked': { payload: shape<SessionRevoked>() },
   'api-gateway.v1.audit.recorded': { payload: shape<AuditRecord>() },
   'auth.v1.audit.recorded': { payload: shape<AuditRecord>() },
   'issuance.v1.audit.recorded': { payload: shape<AuditRecord>() },

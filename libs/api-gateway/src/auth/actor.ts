@@ -2,10 +2,15 @@ import type { Request } from 'express';
 import { PermissionGrants, RequestContext } from '@certlane/contracts';
 import { requestIdOf } from '@certlane/platform';
 
-/** Who is calling: the env API key, a stored API key (resolved by the auth service), or the demo actor. */
+/**
+ * Who is calling: the env API key, a stored API key or a session cookie (both resolved by the
+ * auth service), or the demo actor.
+ */
 export interface Actor {
   id: string;
-  kind: 'service-secret' | 'api-key' | 'demo';
+  kind: 'service-secret' | 'api-key' | 'demo' | 'session';
+  /** The session the request came with (kind `session`). */
+  sessionId?: string;
   admin: boolean;
   roleIds: readonly string[];
   /** Global permissions: what route-level checks consult. */

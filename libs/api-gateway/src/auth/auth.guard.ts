@@ -1,7 +1,15 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { CertlaneError, DEFAULT_ROLES, ErrorCode, PERMISSIONS } from '@certlane/contracts';
+import {
+  CertlaneError,
+  CSRF_HEADER,
+  DEFAULT_ROLES,
+  ErrorCode,
+  PERMISSIONS,
+  Principal,
+  SESSION_COOKIE,
+} from '@certlane/contracts';
 import {
   assertSupportedAuthType,
   CERTLANE_CONFIG,
@@ -15,7 +23,8 @@ import { Actor, NO_SCOPED_PERMISSIONS, setActor } from './actor';
 import { ADMIN_ONLY } from './admin-only';
 import { ApiKeyVerifier, bearerToken } from './api-key-verifier';
 import { PrincipalCache } from './principal-cache';
-import { ANY_AUTHENTICATED, REQUIRED_PERMISSION } from './route-access';
+import { ANY_AUTHENTICATED, BREAKGLASS_ROUTE, REQUIRED_PERMISSION } from './route-access';
+import { csrfTokenMatches, isStateChanging, readCookie } from './session-cookies';
 
 const EVERY_PERMISSION: ReadonlySet<string> = new Set(PERMISSIONS);
 
@@ -23,17 +32,22 @@ export const DEMO_ACTOR_ID = 'actor-demo-anon';
 export const AUTH_SECRET_ACTOR_ID = 'actor-service-auth-secret';
 
 /**
- * Every route needs credentials unless marked @PublicRoute(). In api-key (and, until sessions
- * land, oidc) mode the bearer key is either SERVICE_AUTH_SECRET (an admin) or a key stored by the
- * auth service, asked over the bus and cached for seconds; in none mode every request acts as
- * actor-demo-anon. @AdminOnly() routes refuse non-admins with 403. Nothing is open by accident:
- * an unknown key, or an auth service that does not answer, never lets a request through.
+ * Every route needs credentials unless marked @PublicRoute(). In api-key and oidc mode the
+ * bearer key is either SERVICE_AUTH_SECRET (an admin), a named key, or a key stored by the auth
+ * service; without a bearer key, a `service_session` cookie is checked by the auth service. Both
+ * answers are cached for seconds and dropped when a revocation event arrives. A state-changing
+ * request authenticated by the cookie must echo the CSRF token in X-CSRF-Token (403 otherwise);
+ * bearer requests are not subject to CSRF. In none mode every request acts as actor-demo-anon.
+ * Break-glass routes answer 404 to everyone while break-glass is disabled. Nothing is open by
+ * accident: an unknown key or session, or an auth service that does not answer, never lets a
+ * request through.
  */
 @Injectable()
 export class AuthGuard implements CanActivate, OnApplicationBootstrap {
   private readonly verifier?: ApiKeyVerifier;
   private readonly publicHandlers = new WeakMap<object, boolean>();
   private readonly adminHandlers = new WeakMap<object, boolean>();
+  private readonly breakGlassHandlers = new WeakMap<object, boolean>();
   private readonly requiredPermissions = new WeakMap<object, string | null>();
   private readonly principals = new PrincipalCache();
   /** SERVICE_API_KEYS_NAMED, by the SHA-256 of each key (the keys themselves are not kept). */
@@ -64,6 +78,9 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
     await this.bus.subscribe('auth.v1.api-key.revoked', async (event) =>
       this.principals.dropKey(event.data.id),
     );
+    await this.bus.subscribe('auth.v1.session.revoked', async (event) =>
+      this.principals.dropSession(event.data.id),
+    );
     await this.bus.subscribe('auth.v1.grants.changed', async (event) => {
       if (event.data.role_id) this.principals.clear();
       else if (event.data.actor_id) this.principals.dropActor(event.data.actor_id);
@@ -71,6 +88,9 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (!this.config.breakGlass.enabled && this.flag(this.breakGlassHandlers, BREAKGLASS_ROUTE, context)) {
+      throw new CertlaneError(ErrorCode.RouteNotFound, 'break-glass is disabled');
+    }
     if (this.flag(this.publicHandlers, PUBLIC_ROUTE, context)) return true;
     const request = context.switchToHttp().getRequest<Request>();
     const actor = await this.authenticate(request, context);
@@ -125,24 +145,56 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
           this.principals.set(keyHash, principal);
         }
       }
-      if (principal) {
-        return {
-          id: principal.actor_id,
-          kind: 'api-key',
-          admin: principal.admin,
-          roleIds: principal.role_ids,
-          permissions: new Set(principal.permissions),
-          scopedPermissions: new Map(
-            Object.entries(principal.scoped_permissions ?? {}).map(([scope, list]) => [scope, new Set(list)]),
-          ),
-        };
-      }
+      if (principal) return toActor(principal);
+    }
+    const cookie = token ? undefined : readCookie(request.header('cookie'), SESSION_COOKIE);
+    if (cookie) {
+      const actor = await this.sessionActor(request, cookie);
+      if (actor) return actor;
     }
     context.switchToHttp().getResponse<Response>().setHeader('WWW-Authenticate', 'Bearer realm="certlane"');
     throw new CertlaneError(
       ErrorCode.Unauthenticated,
-      token ? 'the API key is not valid' : 'this route needs an API key: send Authorization: Bearer <key>',
+      token
+        ? 'the API key is not valid'
+        : cookie
+          ? 'the session is not valid'
+          : 'this route needs an API key (Authorization: Bearer <key>) or a session cookie',
     );
+  }
+
+  /**
+   * The actor of a session cookie, or undefined when the auth service does not know it. The
+   * cache key covers the user agent when sessions are bound to it, so another agent is asked
+   * about (and refused) rather than served from the cache.
+   */
+  private async sessionActor(request: Request, cookie: string): Promise<Actor | undefined> {
+    if (cookie.startsWith('pl-')) return undefined;
+    const userAgent = request.header('user-agent') ?? '';
+    const cacheKey = PrincipalCache.keyOf(
+      `session\0${cookie}\0${this.config.session.bindUserAgent ? userAgent : ''}`,
+    );
+    let cached = this.principals.lookup(cacheKey);
+    if (!cached) {
+      const answer = await this.bus.request(
+        'auth.v1.authenticate-session',
+        { cookie, user_agent: userAgent.slice(0, 2048) },
+        { context: { request_id: requestIdOf(request) } },
+      );
+      if (!answer.session) return undefined;
+      cached = { principal: answer.session.principal, csrfTokenHash: answer.session.csrf_token_hash };
+      this.principals.set(cacheKey, cached.principal, Date.now(), cached.csrfTokenHash);
+    }
+    if (
+      isStateChanging(request.method) &&
+      !csrfTokenMatches(request.header(CSRF_HEADER), cached.csrfTokenHash ?? '')
+    ) {
+      throw new CertlaneError(
+        ErrorCode.CsrfTokenInvalid,
+        'a state-changing request with a session cookie must echo the service_csrf cookie in X-CSRF-Token',
+      );
+    }
+    return toActor(cached.principal);
   }
 
   private permissionFor(context: ExecutionContext): string | null {
@@ -165,4 +217,18 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
     }
     return value;
   }
+}
+
+function toActor(principal: Principal): Actor {
+  return {
+    id: principal.actor_id,
+    kind: principal.actor_type === 'session' ? 'session' : 'api-key',
+    sessionId: principal.session_id,
+    admin: principal.admin,
+    roleIds: principal.role_ids,
+    permissions: new Set(principal.permissions),
+    scopedPermissions: new Map(
+      Object.entries(principal.scoped_permissions ?? {}).map(([scope, list]) => [scope, new Set(list)]),
+    ),
+  };
 }

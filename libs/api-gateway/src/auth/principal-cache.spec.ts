@@ -61,3 +61,26 @@ describe(PrincipalCache.name, () => {
     expect(cache.get('h3', 1)).toEqual(alice);
   });
 });
+
+describe('PrincipalCache with sessions', () => {
+  const session = {
+    actor_id: 'carol',
+    actor_type: 'session' as const,
+    admin: true,
+    session_id: 'a'.repeat(32),
+    role_ids: [],
+    permissions: [],
+  };
+
+  it('keeps the CSRF token hash with a session entry and drops the entry when the session is revoked', () => {
+    const cache = new PrincipalCache(5000);
+    cache.set('s1', session, 0, 'c'.repeat(64));
+    cache.set('h2', bob, 0);
+    expect(cache.lookup('s1', 1)).toEqual({ principal: session, csrfTokenHash: 'c'.repeat(64) });
+    cache.dropSession('b'.repeat(32));
+    expect(cache.get('s1', 1)).toEqual(session);
+    cache.dropSession(session.session_id);
+    expect(cache.get('s1', 1)).toBeUndefined();
+    expect(cache.get('h2', 1)).toEqual(bob);
+  });
+});

@@ -1,13 +1,21 @@
 import { createHash } from 'node:crypto';
 import { Principal } from '@certlane/contracts';
 
+interface Entry {
+  principal: Principal;
+  /** Sessions only: the SHA-256 (hex) of the session's CSRF token. */
+  csrfTokenHash?: string;
+  expiresAt: number;
+}
+
 /**
- * Recently authenticated API keys, keyed by the key's SHA-256 (the key itself is not kept),
- * for a few seconds: most requests then skip the round trip to the auth service. A deleted or
- * rotated key is dropped when its revocation event arrives, and at the latest after the TTL.
+ * Recently authenticated API keys and session cookies, keyed by the SHA-256 of the credential
+ * (the credential itself is not kept), for a few seconds: most requests then skip the round
+ * trip to the auth service. A deleted or rotated key, or a revoked session, is dropped when its
+ * revocation event arrives, and at the latest after the TTL.
  */
 export class PrincipalCache {
-  private readonly entries = new Map<string, { principal: Principal; expiresAt: number }>();
+  private readonly entries = new Map<string, Entry>();
 
   constructor(
     private readonly ttlMs = 5000,
@@ -19,13 +27,25 @@ export class PrincipalCache {
   }
 
   get(keyHash: string, now = Date.now()): Principal | undefined {
+    return this.lookup(keyHash, now)?.principal;
+  }
+
+  /** The principal and, for a session, its CSRF token hash. */
+  lookup(keyHash: string, now = Date.now()): Omit<Entry, 'expiresAt'> | undefined {
     const entry = this.entries.get(keyHash);
     if (!entry) return undefined;
     if (entry.expiresAt <= now) {
       this.entries.delete(keyHash);
       return undefined;
     }
-    return entry.principal;
+    return { principal: entry.principal, csrfTokenHash: entry.csrfTokenHash };
+  }
+
+  /** Forgets a revoked session. */
+  dropSession(sessionId: string): void {
+    for (const [hash, entry] of this.entries) {
+      if (entry.principal.session_id === sessionId) this.entries.delete(hash);
+    }
   }
 
   /** Forgets every entry of a stored key (after it was deleted or rotated). */
@@ -47,11 +67,11 @@ export class PrincipalCache {
     this.entries.clear();
   }
 
-  set(keyHash: string, principal: Principal, now = Date.now()): void {
+  set(keyHash: string, principal: Principal, now = Date.now(), csrfTokenHash?: string): void {
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(keyHash, { principal, expiresAt: now + this.ttlMs });
+    this.entries.set(keyHash, { principal, csrfTokenHash, expiresAt: now + this.ttlMs });
   }
 }

@@ -2,13 +2,13 @@ import { RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { PUBLIC_ROUTE } from '@certlane/platform';
 import { ADMIN_ONLY } from './admin-only';
-import { REQUIRED_PERMISSION } from './route-access';
+import { REQUIRED_PERMISSION, SESSION_ROUTE } from './route-access';
 
 export interface RouteEntry {
   method: string;
   /** Express-style path, e.g. `/api/v1/renewal-policies/:id`. */
   path: string;
-  /** The access rules found: `public`, `admin`, `authenticated` or a permission name. */
+  /** The access rules found: `public`, `session`, `admin`, `authenticated` or a permission name. */
   access: string[];
 }
 
@@ -30,8 +30,9 @@ export function routeTable(controllers: readonly Type[]): RouteEntry[] {
         const path = [base, Reflect.getMetadata(PATH_METADATA, handler) as string]
           .filter((p) => p && p !== '/')
           .join('/');
+        const publicRule = Reflect.getMetadata(SESSION_ROUTE, handler) === true ? 'session' : 'public';
         const access = [
-          classPublic || Reflect.getMetadata(PUBLIC_ROUTE, handler) === true ? 'public' : null,
+          classPublic || Reflect.getMetadata(PUBLIC_ROUTE, handler) === true ? publicRule : null,
           classAdmin || Reflect.getMetadata(ADMIN_ONLY, handler) === true ? 'admin' : null,
           (Reflect.getMetadata(REQUIRED_PERMISSION, handler) as string | undefined) ?? null,
         ].filter((a): a is string => a !== null);

@@ -28,9 +28,12 @@ export interface NewApiKey {
 
 const COLUMNS = 'id, name, actor_id, tenant, admin, created_by, created_at, expires_at, last_used_at';
 
+/** A key of a deactivated user authenticates as nothing (docs/decisions/0018). */
 const FIND_BY_HASH = new PreparedQuery<ApiKeyRow>(
-  'auth_api_key_by_hash',
-  `SELECT ${COLUMNS} FROM api_keys WHERE key_hash = $1`,
+  'auth_api_key_by_active_hash',
+  `SELECT k.id, k.name, k.actor_id, k.tenant, k.admin, k.created_by, k.created_at, k.expires_at, k.last_used_at
+     FROM api_keys k LEFT JOIN users u ON u.id = k.actor_id
+    WHERE k.key_hash = $1 AND COALESCE(u.active, true)`,
 );
 
 export function toApiKeyDto(row: ApiKeyRow): ApiKeyDto {
@@ -120,6 +123,19 @@ export class ApiKeyRepository {
 
   async delete(manager: EntityManager, id: string): Promise<void> {
     await manager.query('DELETE FROM api_keys WHERE id = $1', [id]);
+  }
+
+  /** Deletes the keys of an actor, and with `orCreatedBy` also the keys it created; returns them. */
+  async deleteOfActor(
+    manager: EntityManager,
+    actorId: string,
+    orCreatedBy = false,
+  ): Promise<{ id: string; actor_id: string }[]> {
+    const [rows]: [{ id: string; actor_id: string }[], number] = await manager.query(
+      'DELETE FROM api_keys WHERE actor_id = $1 OR ($2 AND created_by = $1) RETURNING id, actor_id',
+      [actorId, orCreatedBy],
+    );
+    return rows;
   }
 
   async grant(manager: EntityManager, actorId: string, roleId: string, grantedBy: string): Promise<void> {

@@ -14,6 +14,7 @@ import {
 } from '@certlane/contracts';
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
 import { RoleRepository } from '../roles/role.repository';
+import { UserRepository } from '../users/user.repository';
 import { ApiKeyRepository, toApiKeyDto } from './api-key.repository';
 import { generateApiKey, hashApiKey, newApiKeyId } from './api-key-secret';
 
@@ -26,6 +27,7 @@ export class ApiKeyService {
   constructor(
     private readonly repository: ApiKeyRepository,
     private readonly roles: RoleRepository,
+    private readonly users: UserRepository,
     @Inject(outboxToken('auth')) private readonly outbox: ServiceOutbox,
   ) {}
 
@@ -80,6 +82,7 @@ export class ApiKeyService {
         expiresAt: command.expires_at ?? null,
       });
       for (const roleId of roleIds) await this.repository.grant(manager, actorId, roleId, command.created_by);
+      await this.users.ensure(manager, actorId, 'api-key');
       return inserted;
     });
     return { ...toApiKeyDto(row), key };

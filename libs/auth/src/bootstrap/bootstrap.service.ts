@@ -9,6 +9,7 @@ import {
 import { CERTLANE_CONFIG, CertlaneConfig, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { ApiKeyRepository } from '../api-keys/api-key.repository';
 import { generateApiKey, hashApiKey, newApiKeyId, secretsEqual } from '../api-keys/api-key-secret';
+import { UserRepository } from '../users/user.repository';
 
 const ADMIN_ROLE = 'r-admin';
 
@@ -21,6 +22,7 @@ const ADMIN_ROLE = 'r-admin';
 export class BootstrapService {
   constructor(
     private readonly repository: ApiKeyRepository,
+    private readonly users: UserRepository,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     @Inject(outboxToken('auth')) private readonly outbox: ServiceOutbox,
   ) {}
@@ -60,6 +62,7 @@ export class BootstrapService {
         expiresAt: null,
       });
       await this.repository.grant(manager, request.actor_id, ADMIN_ROLE, 'bootstrap');
+      await this.users.ensure(manager, request.actor_id, 'api-key');
       await manager.query('INSERT INTO bootstrap_state (actor_id, key_id) VALUES ($1, $2)', [
         request.actor_id,
         keyId,

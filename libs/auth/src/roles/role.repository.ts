@@ -92,6 +92,15 @@ export class RoleRepository {
     return { data: rows, total, page: page.page, per_page: page.per_page };
   }
 
+  /** Deletes the grants an actor holds, and with `orGrantedBy` the grants it gave; returns the actors touched. */
+  async deleteGrantsOf(manager: EntityManager, actorId: string, orGrantedBy = false): Promise<string[]> {
+    const [rows]: [{ actor_id: string }[], number] = await manager.query(
+      'DELETE FROM actor_roles WHERE actor_id = $1 OR ($2 AND granted_by = $1) RETURNING actor_id',
+      [actorId, orGrantedBy],
+    );
+    return rows.map((row) => row.actor_id);
+  }
+
   async unknownRoles(manager: EntityManager, roleIds: string[]): Promise<string[]> {
     if (roleIds.length === 0) return [];
     const rows: { id: string }[] = await manager.query('SELECT id FROM roles WHERE id = ANY($1::text[])', [

@@ -20,9 +20,11 @@ export const ACTOR_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{1,63}$/;
 /** Who a request acts as, resolved by the auth service (or the gateway for the env key). */
 export interface Principal {
   actor_id: string;
-  actor_type: 'api-key' | 'service-secret' | 'demo';
+  actor_type: 'api-key' | 'service-secret' | 'demo' | 'session';
   /** Id of the stored API key, when the caller used one. */
   key_id?: string;
+  /** Id of the session, when the caller came with a session cookie. */
+  session_id?: string;
   admin: boolean;
   role_ids: string[];
   /** Effective global permissions: the union of the actor's global grants (all of them for admins). */

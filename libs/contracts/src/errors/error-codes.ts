@@ -32,6 +32,13 @@ export const ErrorCode = {
   RoleExists: 'role_exists',
   RoleBuiltin: 'role_builtin',
   GrantNotFound: 'grant_not_found',
+  CsrfTokenInvalid: 'csrf_token_invalid',
+  SessionNotFound: 'session_not_found',
+  BreakGlassLocked: 'breakglass_locked',
+  BreakGlassCredentialNotFound: 'breakglass_credential_not_found',
+  UserNotFound: 'user_not_found',
+  UserSelfDeactivation: 'user_self_deactivation',
+  DemoModeActive: 'demo_mode_active',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -6,6 +6,27 @@ export type AuthType = (typeof AUTH_TYPES)[number];
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+export const SAME_SITE_VALUES = ['Lax', 'Strict'] as const;
+export type SameSite = (typeof SAME_SITE_VALUES)[number];
+
+/** Browser sessions (spec 5.4, docs/decisions/0017-sessions-and-csrf.md). */
+export interface SessionConfig {
+  sameSite: SameSite;
+  /** Secrets the cookie signing keys derive from; the first signs. Never empty. */
+  secrets: string[];
+  /** True when `secrets` came from SERVICE_SESSION_SECRET, false when derived from the encryption key. */
+  dedicatedSecret: boolean;
+  bindUserAgent: boolean;
+  idleTimeoutMs: number;
+  gcIntervalMs: number;
+}
+
+/** Break-glass password login (spec 5.7, docs/decisions/0018-break-glass-and-users.md). */
+export interface BreakGlassConfig {
+  enabled: boolean;
+  lockoutThreshold: number;
+}
+
 /** The validated configuration of one process. Built only by loadConfig. */
 export interface CertlaneConfig {
   port: number;
@@ -23,5 +44,9 @@ export interface CertlaneConfig {
   logLevel: LogLevel;
   maxRequestBodyBytes: number;
   migrationsDir?: string;
+  session: SessionConfig;
+  /** IPs/CIDRs of proxies whose X-Forwarded-For is believed; empty trusts none. */
+  trustedProxies: string[];
+  breakGlass: BreakGlassConfig;
   unknownVariables: string[];
 }

@@ -198,6 +198,104 @@ describe(loadConfig.name, () => {
     });
   });
 
+  describe('sessions, trusted proxies and break-glass', () => {
+    it('defaults to SameSite Lax, no UA binding, 60 m idle, 10 m GC, no proxies, break-glass off at 5', () => {
+      const config = loadConfig(validServiceEnv());
+      expect(config).toMatchObject({
+        session: {
+          sameSite: 'Lax',
+          dedicatedSecret: false,
+          bindUserAgent: false,
+          idleTimeoutMs: 3_600_000,
+          gcIntervalMs: 600_000,
+        },
+        trustedProxies: [],
+        breakGlass: { enabled: false, lockoutThreshold: 5 },
+      });
+      expect(config.session.secrets).toEqual([config.configEncryptionKey]);
+    });
+
+    it('accepts Lax and Strict in any case and refuses None or anything else', () => {
+      expect(loadConfig(validServiceEnv({ SERVICE_SESSION_SAMESITE: 'strict' })).session.sameSite).toBe(
+        'Strict',
+      );
+      expect(loadConfig(validServiceEnv({ SERVICE_SESSION_SAMESITE: ' LAX ' })).session.sameSite).toBe('Lax');
+      for (const value of ['None', 'none', 'lax;', 'true']) {
+        expect(refusal(validServiceEnv({ SERVICE_SESSION_SAMESITE: value })).message).toBe(
+          `SERVICE_SESSION_SAMESITE=${JSON.stringify(value)} is not valid: use Lax or Strict`,
+        );
+      }
+    });
+
+    it('takes SERVICE_SESSION_SECRET as a list of secrets of at least 32 characters, not placeholders', () => {
+      const [first, second] = [realSecret(32), realSecret(40)];
+      expect(
+        loadConfig(validServiceEnv({ SERVICE_SESSION_SECRET: `${first}, ${second}` })).session,
+      ).toMatchObject({
+        secrets: [first, second],
+        dedicatedSecret: true,
+      });
+      expect(refusal(validServiceEnv({ SERVICE_SESSION_SECRET: realSecret(31) })).message).toContain(
+        'at least 32 characters',
+      );
+      const placeholder = `changeme-${realSecret(32)}`;
+      const error = refusal(validServiceEnv({ SERVICE_SESSION_SECRET: placeholder }));
+      expect(error.message).toContain('placeholder');
+      expect(error.message).not.toContain(placeholder);
+    });
+
+    it('bounds the idle timeout to 1m..8h and the GC interval to 1s..24h', () => {
+      expect(loadConfig(validServiceEnv({ SERVICE_SESSION_IDLE_TIMEOUT: '8h' })).session.idleTimeoutMs).toBe(
+        8 * 3_600_000,
+      );
+      expect(refusal(validServiceEnv({ SERVICE_SESSION_IDLE_TIMEOUT: '59s' })).message).toBe(
+        'SERVICE_SESSION_IDLE_TIMEOUT must be between 1m and 8h',
+      );
+      refusal(validServiceEnv({ SERVICE_SESSION_IDLE_TIMEOUT: '8h1m' }));
+      refusal(validServiceEnv({ SERVICE_SESSION_IDLE_TIMEOUT: '30' }));
+      expect(loadConfig(validServiceEnv({ SERVICE_SESSION_GC_INTERVAL: '1s' })).session.gcIntervalMs).toBe(
+        1000,
+      );
+      refusal(validServiceEnv({ SERVICE_SESSION_GC_INTERVAL: '999ms' }));
+      refusal(validServiceEnv({ SERVICE_SESSION_GC_INTERVAL: '25h' }));
+    });
+
+    it('parses the UA binding and break-glass settings', () => {
+      const config = loadConfig(
+        validServiceEnv({
+          SERVICE_SESSION_BIND_USER_AGENT: 'true',
+          SERVICE_BREAKGLASS_ENABLED: 'yes',
+          SERVICE_BREAKGLASS_LOCKOUT_THRESHOLD: '10',
+        }),
+      );
+      expect(config.session.bindUserAgent).toBe(true);
+      expect(config.breakGlass).toEqual({ enabled: true, lockoutThreshold: 10 });
+      refusal(validServiceEnv({ SERVICE_BREAKGLASS_LOCKOUT_THRESHOLD: '0' }));
+      refusal(validServiceEnv({ SERVICE_BREAKGLASS_LOCKOUT_THRESHOLD: '101' }));
+      refusal(validServiceEnv({ SERVICE_BREAKGLASS_ENABLED: 'maybe' }));
+    });
+
+    it('accepts IPs, CIDRs and the loopback/linklocal/uniquelocal names as trusted proxies', () => {
+      const value = '10.0.0.1, 192.168.0.0/16,fd00::/8, ::1, loopback';
+      expect(loadConfig(validServiceEnv({ SERVICE_TRUSTED_PROXIES: value })).trustedProxies).toEqual([
+        '10.0.0.1',
+        '192.168.0.0/16',
+        'fd00::/8',
+        '::1',
+        'loopback',
+      ]);
+    });
+
+    it.each(['proxy.example.com', '10.0.0.0/33', '10.0.0.1/8/2', '::1/129', '300.1.1.1', '10.0.0.0/'])(
+      'refuses %s as a trusted proxy',
+      (entry) => {
+        expect(refusal(validServiceEnv({ SERVICE_TRUSTED_PROXIES: entry })).message).toBe(
+          `SERVICE_TRUSTED_PROXIES entry ${JSON.stringify(entry)} is not an IP address or CIDR like 10.0.0.0/8`,
+        );
+      },
+    );
+  });
+
   describe('malformed values', () => {
     it.each([
       ['SERVICE_PORT', '0'],

@@ -1,4 +1,12 @@
-import { AUTH_TYPES, AuthType, CertlaneConfig, LOG_LEVELS } from './certlane-config';
+import { isIP } from 'node:net';
+import {
+  AUTH_TYPES,
+  AuthType,
+  CertlaneConfig,
+  LOG_LEVELS,
+  SAME_SITE_VALUES,
+  SameSite,
+} from './certlane-config';
 import { ConfigError } from './config-error';
 import { parseBoolean, parseDuration, parseEnum, parseInteger, parseList } from './parsers';
 import { parseNamedApiKeys } from './named-keys';
@@ -8,6 +16,45 @@ export type Env = Record<string, string | undefined>;
 
 export const ENCRYPTION_KEY_MIN_LENGTH = 32;
 export const AUTH_SECRET_MIN_LENGTH = 16;
+export const SESSION_SECRET_MIN_LENGTH = 32;
+
+/** `Lax` or `Strict`, any case; `None` and anything else are refused (spec 5.4). */
+export function parseSameSite(raw: string): SameSite {
+  const value = raw.trim().toLowerCase();
+  const match = SAME_SITE_VALUES.find((allowed) => allowed.toLowerCase() === value);
+  if (!match) {
+    throw new ConfigError(`SERVICE_SESSION_SAMESITE=${JSON.stringify(raw)} is not valid: use Lax or Strict`);
+  }
+  return match;
+}
+
+/** Names Express accepts besides addresses, for the usual private ranges. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** SERVICE_TRUSTED_PROXIES: IPs, CIDRs (`10.0.0.0/8`, `fd00::/8`) or loopback/linklocal/uniquelocal. */
+export function parseTrustedProxies(raw: string): string[] {
+  const entries = parseList(raw);
+  for (const entry of entries) {
+    if (PROXY_RANGE_NAMES.includes(entry)) continue;
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const maxPrefix = family === 4 ? 32 : 128;
+    const prefixOk =
+      prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix && rest.length === 0);
+    if (family === 0 || !prefixOk) {
+      throw new ConfigError(
+        `SERVICE_TRUSTED_PROXIES entry ${JSON.stringify(entry)} is not an IP address or CIDR like 10.0.0.0/8`,
+      );
+    }
+  }
+  return entries;
+}
+
+function durationWithin(name: string, raw: string, minMs: number, maxMs: number, bounds: string): number {
+  const value = parseDuration(name, raw);
+  if (value < minMs || value > maxMs) throw new ConfigError(`${name} must be between ${bounds}`);
+  return value;
+}
 
 const PLACEHOLDER =
   /^(change[-_ ]?me.*|changeit|replace[-_ ]?me.*|placeholder|example|secret|password|default|demo|test|todo|none|null|your[-_ ].*|<.*>|x+|0+|1234\d*)$/i;
@@ -139,6 +186,20 @@ export function loadConfig(env: Env): CertlaneConfig {
   if (namespace && !/^[A-Za-z0-9_-]{1,64}$/.test(namespace)) {
     throw new ConfigError('SERVICE_NATS_NAMESPACE may hold only letters, digits, - and _ (at most 64)');
   }
+  const sessionSecrets = parseList(get('SERVICE_SESSION_SECRET') ?? '');
+  for (const secret of sessionSecrets) {
+    if (secret.length < SESSION_SECRET_MIN_LENGTH) {
+      throw new ConfigError(
+        `SERVICE_SESSION_SECRET: each secret must be at least ${SESSION_SECRET_MIN_LENGTH} characters`,
+      );
+    }
+    if (isPlaceholderSecret(secret) && !demoModeAck) {
+      throw new ConfigError('SERVICE_SESSION_SECRET is a placeholder value: generate a real secret');
+    }
+  }
+  const sameSite = parseSameSite(get('SERVICE_SESSION_SAMESITE') ?? 'Lax');
+  const trustedProxies = parseTrustedProxies(get('SERVICE_TRUSTED_PROXIES') ?? '');
+
   const databaseUrl = get('SERVICE_DATABASE_URL') ?? '';
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('SERVICE_DATABASE_URL must be a postgres:// URL');
@@ -181,6 +242,39 @@ export function loadConfig(env: Env): CertlaneConfig {
       256 * 1024 * 1024,
     ),
     migrationsDir: get('SERVICE_MIGRATIONS_DIR'),
+    session: {
+      sameSite,
+      secrets: sessionSecrets.length > 0 ? sessionSecrets : [encryptionKey],
+      dedicatedSecret: sessionSecrets.length > 0,
+      bindUserAgent: parseBoolean(
+        'SERVICE_SESSION_BIND_USER_AGENT',
+        get('SERVICE_SESSION_BIND_USER_AGENT') ?? 'false',
+      ),
+      idleTimeoutMs: durationWithin(
+        'SERVICE_SESSION_IDLE_TIMEOUT',
+        get('SERVICE_SESSION_IDLE_TIMEOUT') ?? '',
+        60_000,
+        8 * 3_600_000,
+        '1m and 8h',
+      ),
+      gcIntervalMs: durationWithin(
+        'SERVICE_SESSION_GC_INTERVAL',
+        get('SERVICE_SESSION_GC_INTERVAL') ?? '',
+        1000,
+        24 * 3_600_000,
+        '1s and 24h',
+      ),
+    },
+    trustedProxies,
+    breakGlass: {
+      enabled: parseBoolean('SERVICE_BREAKGLASS_ENABLED', get('SERVICE_BREAKGLASS_ENABLED') ?? 'false'),
+      lockoutThreshold: parseInteger(
+        'SERVICE_BREAKGLASS_LOCKOUT_THRESHOLD',
+        get('SERVICE_BREAKGLASS_LOCKOUT_THRESHOLD') ?? '',
+        1,
+        100,
+      ),
+    },
     unknownVariables: Object.keys(env).filter(
       (name) => name.startsWith('SERVICE_') && !KNOWN_VARIABLE_NAMES.has(name),
     ),

@@ -69,6 +69,12 @@ describe('service startup refusals (built issuance binary)', () => {
       'SERVICE_CONFIG_ENCRYPTION_KEY',
     ],
     ['SERVICE_CORS_ORIGINS=*', { SERVICE_CORS_ORIGINS: '*' }, 'SERVICE_CORS_ORIGINS'],
+    ['SERVICE_SESSION_SAMESITE=None', { SERVICE_SESSION_SAMESITE: 'None' }, 'SERVICE_SESSION_SAMESITE'],
+    [
+      'a SERVICE_TRUSTED_PROXIES host name',
+      { SERVICE_TRUSTED_PROXIES: 'proxy.local' },
+      'SERVICE_TRUSTED_PROXIES',
+    ],
     [
       'a TLS certificate file that does not exist',
       { SERVICE_TLS_CERT_PATH: join(dir, 'missing.crt') },

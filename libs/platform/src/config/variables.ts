@@ -104,6 +104,50 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     description: 'One-shot day-0 token that mints the first admin key (used by the auth service).',
   },
   {
+    name: 'SERVICE_SESSION_SAMESITE',
+    default: 'Lax',
+    description: 'SameSite attribute of the service_session and service_csrf cookies: Lax or Strict.',
+  },
+  {
+    name: 'SERVICE_SESSION_SECRET',
+    secret: true,
+    description:
+      'Secret(s) the session cookie signing keys are derived from (HKDF): comma-separated, each at least 32 characters; the first signs, all verify. Default: derived from SERVICE_CONFIG_ENCRYPTION_KEY.',
+  },
+  {
+    name: 'SERVICE_SESSION_BIND_USER_AGENT',
+    default: 'false',
+    description:
+      'Refuse a session cookie presented with a User-Agent other than the one it was created with.',
+  },
+  {
+    name: 'SERVICE_SESSION_IDLE_TIMEOUT',
+    default: '60m',
+    description: 'A session unused for this long ends before its 8 h lifetime (1m..8h).',
+  },
+  {
+    name: 'SERVICE_SESSION_GC_INTERVAL',
+    default: '10m',
+    description: 'How often the auth service deletes expired, idle and revoked sessions (1s..24h).',
+  },
+  {
+    name: 'SERVICE_TRUSTED_PROXIES',
+    default: '',
+    description:
+      'Comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For the gateway believes. Default: none (the client IP is the TCP peer).',
+  },
+  {
+    name: 'SERVICE_BREAKGLASS_ENABLED',
+    default: 'false',
+    description: 'Enables break-glass password login and its admin routes; when false they all answer 404.',
+  },
+  {
+    name: 'SERVICE_BREAKGLASS_LOCKOUT_THRESHOLD',
+    default: '5',
+    description:
+      'Consecutive failed break-glass logins that lock a credential until an admin unlocks it (1..100).',
+  },
+  {
     name: 'SERVICE_LOG_LEVEL',
     default: 'info',
     description: 'trace, debug, info, warn, error or fatal. Logs are JSON lines with secrets redacted.',

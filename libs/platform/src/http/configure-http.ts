@@ -24,6 +24,8 @@ export function configureHttp(
   server.disable('x-powered-by');
   // API responses are small, uncached JSON: hashing every body for an ETag costs more than it saves.
   server.set('etag', false);
+  // SERVICE_TRUSTED_PROXIES: request.ip comes from X-Forwarded-For only through these hops.
+  server.set('trust proxy', config.trustedProxies.length > 0 ? config.trustedProxies : false);
   const securityHeaders = helmet({
     contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     hsts: { maxAge: 31536000, includeSubDomains: true },

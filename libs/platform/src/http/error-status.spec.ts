@@ -39,12 +39,19 @@ describe(httpStatusFor.name, () => {
     ['role_exists', 409],
     ['role_builtin', 409],
     ['grant_not_found', 404],
+    ['csrf_token_invalid', 403],
+    ['session_not_found', 404],
+    ['breakglass_locked', 423],
+    ['breakglass_credential_not_found', 404],
+    ['user_not_found', 404],
+    ['user_self_deactivation', 409],
+    ['demo_mode_active', 503],
   ] as [ErrorCode, number][])('maps %s to %d', (code, status) => {
     expect(httpStatusFor(code)).toBe(status);
   });
 
   it('has an expectation above for every code, so a new code needs a deliberate status', () => {
-    expect(ALL_ERROR_CODES).toHaveLength(28);
+    expect(ALL_ERROR_CODES).toHaveLength(35);
   });
 
   it('throws for a value that is not an error code instead of inventing a status', () => {

@@ -10,6 +10,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'bootstrap_token_invalid':
       return 401;
     case 'forbidden':
+    case 'csrf_token_invalid':
       return 403;
     case 'not_found':
     case 'route_not_found':
@@ -17,6 +18,9 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'api_key_not_found':
     case 'role_not_found':
     case 'grant_not_found':
+    case 'session_not_found':
+    case 'breakglass_credential_not_found':
+    case 'user_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
@@ -26,6 +30,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'api_key_name_taken':
     case 'role_exists':
     case 'role_builtin':
+    case 'user_self_deactivation':
       return 409;
     case 'gone':
     case 'bootstrap_unavailable':
@@ -36,6 +41,8 @@ export function httpStatusFor(code: ErrorCode): number {
       return 415;
     case 'unprocessable':
       return 422;
+    case 'breakglass_locked':
+      return 423;
     case 'rate_limited':
       return 429;
     case 'internal_error':
@@ -43,6 +50,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'not_implemented':
       return 501;
     case 'service_unavailable':
+    case 'demo_mode_active':
       return 503;
     case 'upstream_timeout':
       return 504;

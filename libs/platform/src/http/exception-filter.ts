@@ -21,6 +21,10 @@ export class CertlaneExceptionFilter implements ExceptionFilter {
     }
     const { status, body } = errorResponse(error, requestId);
     if (response.headersSent) return;
+    const retryAfter = error.details?.retry_after_seconds;
+    if (error.code === 'rate_limited' && typeof retryAfter === 'number') {
+      response.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
+    }
     response.status(status).json(body);
   }
 }

@@ -1,0 +1,104 @@
+import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import {
+  CertlaneError,
+  CSRF_HEADER,
+  ErrorCode,
+  ListSessionsQuery,
+  Page,
+  SESSION_COOKIE,
+  SessionDto,
+  SessionsRevoked,
+} from '@certlane/contracts';
+import { CERTLANE_CONFIG, CertlaneConfig, MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import { Actor, actorOf, busContext } from '../auth/actor';
+import { AnyAuthenticated, RequirePermission, SessionRoute } from '../auth/route-access';
+import { clearedSessionCookies, readCookie } from '../auth/session-cookies';
+
+function caller(request: Request): Actor {
+  const actor = actorOf(request);
+  if (!actor) throw new CertlaneError(ErrorCode.Unauthenticated, 'not authenticated');
+  return actor;
+}
+
+/** Sessions (spec 4.10, 5.4; docs/decisions/0017-sessions-and-csrf.md). */
+@Controller('api/v1/auth/sessions')
+export class SessionsController {
+  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
+
+  /** The caller's own sessions; `?all=true` every actor's (auth.session.list.all). */
+  @Get()
+  @RequirePermission('auth.session.list')
+  list(@Query() query: ListSessionsQuery, @Req() request: Request): Promise<Page<SessionDto>> {
+    const actor = caller(request);
+    if (query.all && !actor.permissions.has('auth.session.list.all')) {
+      throw new CertlaneError(
+        ErrorCode.Forbidden,
+        'listing every session needs the permission auth.session.list.all',
+        {
+          permission: 'auth.session.list.all',
+        },
+      );
+    }
+    return this.bus.request(
+      'auth.v1.list-sessions',
+      { ...query, actor_id: actor.id, current_session_id: actor.sessionId },
+      { context: busContext(request) },
+    );
+  }
+
+  /** Own sessions may always be revoked; another actor's needs auth.session.revoke (403). */
+  @Delete(':id')
+  @HttpCode(204)
+  @AnyAuthenticated()
+  async revoke(@Param('id') id: string, @Req() request: Request): Promise<void> {
+    const actor = caller(request);
+    await this.bus.request(
+      'auth.v1.revoke-session',
+      { id, actor_id: actor.id, may_revoke_others: actor.permissions.has('auth.session.revoke') },
+      { context: busContext(request) },
+    );
+  }
+
+  /** Revokes every session of the caller except the one this request came with. */
+  @Delete()
+  @HttpCode(200)
+  @AnyAuthenticated()
+  revokeOthers(@Req() request: Request): Promise<SessionsRevoked> {
+    const actor = caller(request);
+    return this.bus.request(
+      'auth.v1.revoke-other-sessions',
+      { actor_id: actor.id, keep_session_id: actor.sessionId },
+      { context: busContext(request) },
+    );
+  }
+}
+
+/** POST /auth/logout (spec 4.10, 5.2): checks the session cookie itself, then clears both cookies. */
+@Controller('auth')
+export class LogoutController {
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
+  ) {}
+
+  @Post('logout')
+  @HttpCode(204)
+  @SessionRoute()
+  async logout(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
+    const cookie = readCookie(request.header('cookie'), SESSION_COOKIE);
+    if (!cookie || cookie.length > 512) {
+      throw new CertlaneError(ErrorCode.Unauthenticated, 'logout needs a valid service_session cookie');
+    }
+    await this.bus.request(
+      'auth.v1.logout',
+      {
+        cookie,
+        user_agent: (request.header('user-agent') ?? '').slice(0, 2048),
+        csrf_token: request.header(CSRF_HEADER)?.slice(0, 256),
+      },
+      { context: busContext(request) },
+    );
+    response.setHeader('Set-Cookie', clearedSessionCookies(this.config.session.sameSite));
+  }
+}
