@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ServiceCoreModule } from '@certlane/platform';
+import { AuditController } from './audit-routes/audit.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { ActorsController } from './auth-routes/actors.controller';
 import { ApiKeysController } from './auth-routes/api-keys.controller';
@@ -20,6 +21,7 @@ export const GATEWAY_CONTROLLERS = [
   RolesController,
   GrantsController,
   RenewalPoliciesController,
+  AuditController,
 ];
 
 /** The public API: authenticates, validates, and forwards to the owning service over the bus. */

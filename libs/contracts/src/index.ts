@@ -10,3 +10,6 @@ export * from './auth/auth.dto';
 export * from './auth/permissions';
 export * from './auth/roles.dto';
 export * from './audit/audit-record';
+export * from './audit/audit-actions';
+export * from './audit/audit-chain';
+export * from './audit/audit-query';
