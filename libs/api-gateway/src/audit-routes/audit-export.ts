@@ -4,7 +4,7 @@ import {
   AuditExportPlan,
   ExportAuditPageRequest,
 } from '@certlane/contracts';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { ndjsonLines, writeWithBackpressure } from './ndjson-writer';
 
 /** Events the gateway asks the auth service for at a time. */
@@ -24,7 +24,7 @@ export type FetchExportPage = (request: ExportAuditPageRequest) => Promise<Audit
 export async function streamAuditExport(
   plan: AuditExportPlan,
   fetchPage: FetchExportPage,
-  response: Response,
+  response: ServerResponse,
 ): Promise<number> {
   const base: ExportAuditPageRequest = {
     from: plan.from.toISOString(),
@@ -35,7 +35,7 @@ export async function streamAuditExport(
   let remaining = plan.limit;
   let pending: Promise<AuditExportPage> | undefined = fetchPage(base);
   const first = await pending;
-  response.status(200);
+  response.statusCode = 200;
   response.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
   response.setHeader('Cache-Control', 'no-store');
   response.flushHeaders();
