@@ -28,11 +28,15 @@ function source(total: number, padding = 0) {
     requests.push(request);
     const start = request.after_seq ?? 0;
     const data: AuditEventDto[] = [];
-    for (let seq = start + 1; seq <= Math.min(total, start + request.limit); seq += 1) data.push(event(seq, padding));
+    for (let seq = start + 1; seq <= Math.min(total, start + request.limit); seq += 1)
+      data.push(event(seq, padding));
     const last = data[data.length - 1];
     return {
       data,
-      next: data.length === request.limit && last ? { after_occurred_at: last.occurred_at, after_seq: last.seq } : null,
+      next:
+        data.length === request.limit && last
+          ? { after_occurred_at: last.occurred_at, after_seq: last.seq }
+          : null,
     };
   };
   return { requests, fetchPage };

@@ -14,7 +14,10 @@ const record: AuditRecord = {
   details: { policy: { name: 'Nightly', thresholds: [30, 7] } },
 };
 
-const envelope = (data: unknown, overrides: Partial<EventEnvelope<unknown>> = {}): EventEnvelope<unknown> => ({
+const envelope = (
+  data: unknown,
+  overrides: Partial<EventEnvelope<unknown>> = {},
+): EventEnvelope<unknown> => ({
   id: '5f1b6a8e-8f8d-4d0e-9a55-2b1f0c3d4e5f',
   subject: 'issuance.v1.audit.recorded',
   occurred_at: '2026-05-01T09:59:59.123Z',
@@ -41,7 +44,10 @@ describe(auditEntryFromEnvelope.name, () => {
   });
 
   it('writes the event time in the canonical form (UTC, milliseconds)', () => {
-    const entry = auditEntryFromEnvelope('auth', envelope(record, { occurred_at: '2026-05-01T11:59:59.123456+02:00' }));
+    const entry = auditEntryFromEnvelope(
+      'auth',
+      envelope(record, { occurred_at: '2026-05-01T11:59:59.123456+02:00' }),
+    );
     expect(entry.occurred_at).toBe('2026-05-01T09:59:59.123Z');
   });
 
@@ -61,7 +67,11 @@ describe(auditEntryFromEnvelope.name, () => {
   });
 
   it('stores an invalid record as audit.record_rejected naming the problems, not the record', () => {
-    const entry = auditEntryFromEnvelope('issuance', envelope({ ...record, event_category: 'security' }), NOW);
+    const entry = auditEntryFromEnvelope(
+      'issuance',
+      envelope({ ...record, event_category: 'security' }),
+      NOW,
+    );
     expect(entry).toEqual({
       event_id: '5f1b6a8e-8f8d-4d0e-9a55-2b1f0c3d4e5f',
       service: 'issuance',
@@ -105,14 +115,38 @@ describe(auditRecordProblems.name, () => {
     ['an array', [record], 'the record is not an object'],
     ['no action', { ...record, action: undefined }, 'action must be a string of 1 to 200 characters'],
     ['an empty actor', { ...record, actor_id: '' }, 'actor_id must be a string of 1 to 200 characters'],
-    ['a long resource id', { ...record, resource_id: 'x'.repeat(201) }, 'resource_id must be a string of 1 to 200 characters'],
-    ['a number as resource type', { ...record, resource_type: 7 }, 'resource_type must be a string of 1 to 200 characters'],
+    [
+      'a long resource id',
+      { ...record, resource_id: 'x'.repeat(201) },
+      'resource_id must be a string of 1 to 200 characters',
+    ],
+    [
+      'a number as resource type',
+      { ...record, resource_type: 7 },
+      'resource_type must be a string of 1 to 200 characters',
+    ],
     ['an unknown outcome', { ...record, outcome: 'ok' }, 'outcome must be one of success, failure, denied'],
-    ['a numeric request id', { ...record, request_id: 12 }, 'request_id must be a string of 1 to 128 characters'],
+    [
+      'a numeric request id',
+      { ...record, request_id: 12 },
+      'request_id must be a string of 1 to 128 characters',
+    ],
     ['details as an array', { ...record, details: ['x'] }, 'details must be an object'],
-    ['U+0000 in details', { ...record, details: { note: 'a\u0000b' } }, 'details must not contain U+0000 or unpaired surrogates'],
-    ['a lone surrogate in a details key', { ...record, details: { ['\ud800']: 1 } }, 'details must not contain U+0000 or unpaired surrogates'],
-    ['U+0000 in the action', { ...record, action: 'x\u0000' }, 'action must be a string of 1 to 200 characters'],
+    [
+      'U+0000 in details',
+      { ...record, details: { note: 'a\u0000b' } },
+      'details must not contain U+0000 or unpaired surrogates',
+    ],
+    [
+      'a lone surrogate in a details key',
+      { ...record, details: { ['\ud800']: 1 } },
+      'details must not contain U+0000 or unpaired surrogates',
+    ],
+    [
+      'U+0000 in the action',
+      { ...record, action: 'x\u0000' },
+      'action must be a string of 1 to 200 characters',
+    ],
   ])('reports %s', (_case, data, problem) => {
     expect(auditRecordProblems(data)).toEqual([problem]);
   });
