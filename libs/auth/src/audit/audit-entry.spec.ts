@@ -151,6 +151,14 @@ describe(auditRecordProblems.name, () => {
     expect(auditRecordProblems(data)).toEqual([problem]);
   });
 
+  it('refuses details over 64 KiB of JSON and accepts them up to that', () => {
+    const sized = (bytes: number) => ({ ...record, details: { p: 'x'.repeat(bytes - '{"p":""}'.length) } });
+    expect(auditRecordProblems(sized(64 * 1024))).toEqual([]);
+    expect(auditRecordProblems(sized(64 * 1024 + 1))).toEqual([
+      'details must be at most 65536 bytes of JSON',
+    ]);
+  });
+
   it('accepts surrogate pairs (emoji) in details', () => {
     expect(auditRecordProblems({ ...record, details: { note: 'ok \u{1F512}' } })).toEqual([]);
   });

@@ -14,6 +14,8 @@ export type AuditEntry = Omit<UnchainedAuditEvent, 'recorded_at'>;
 
 const MAX_TEXT = 200;
 const MAX_REQUEST_ID = 128;
+/** Keeps every stored event well inside one export page and one NATS message. */
+export const MAX_DETAILS_BYTES = 64 * 1024;
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -62,6 +64,8 @@ export function auditRecordProblems(data: unknown): string[] {
   } else if (holdsUnstorableText(data.details)) {
     // The record would be refused by Postgres on every redelivery and block the stream.
     problems.push('details must not contain U+0000 or unpaired surrogates');
+  } else if (data.details && Buffer.byteLength(JSON.stringify(data.details)) > MAX_DETAILS_BYTES) {
+    problems.push(`details must be at most ${MAX_DETAILS_BYTES} bytes of JSON`);
   }
   return problems;
 }
