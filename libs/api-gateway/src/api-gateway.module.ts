@@ -1,6 +1,7 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ServiceCoreModule } from '@certlane/platform';
+import { AuditController } from './audit-routes/audit.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { routeTable } from './auth/route-table';
 import { GATEWAY_ROUTES, MethodNotAllowedMiddleware } from './http/method-not-allowed.middleware';
@@ -34,6 +35,7 @@ export const GATEWAY_CONTROLLERS = [
   UsersController,
   AuthSettingsController,
   RenewalPoliciesController,
+  AuditController,
 ];
 
 /** The public API: authenticates, validates, and forwards to the owning service over the bus. */

@@ -28,31 +28,21 @@ export class AuthHandlers implements OnApplicationBootstrap {
     await Promise.all([
       this.bus.handle('auth.v1.authenticate-api-key', (request) => this.keys.authenticate(request.key)),
       this.bus.handle('auth.v1.get-bootstrap-status', () => this.bootstrap.status()),
-      this.bus.handle('auth.v1.bootstrap', (request) => this.bootstrap.consume(request)),
+      this.bus.handle('auth.v1.bootstrap', (request, context) => this.bootstrap.consume(request, context)),
       this.bus.handle('auth.v1.list-api-keys', (request) => this.keys.list(request)),
-      this.bus.handle('auth.v1.create-api-key', (request) => this.keys.create(request)),
-      this.bus.handle('auth.v1.rotate-api-key', (request, context) =>
-        this.keys.rotate(request.id, context.actor_id),
-      ),
+      this.bus.handle('auth.v1.create-api-key', (request, context) => this.keys.create(request, context)),
+      this.bus.handle('auth.v1.rotate-api-key', (request, context) => this.keys.rotate(request.id, context)),
       this.bus.handle('auth.v1.list-roles', (request) => this.roleAdmin.list(request)),
       this.bus.handle('auth.v1.get-role', (request) => this.roleAdmin.get(request.id)),
-      this.bus.handle('auth.v1.create-role', (request, context) =>
-        this.roleAdmin.create(request, context.actor_id),
-      ),
-      this.bus.handle('auth.v1.update-role', (request, context) =>
-        this.roleAdmin.update(request, context.actor_id),
-      ),
+      this.bus.handle('auth.v1.create-role', (request, context) => this.roleAdmin.create(request, context)),
+      this.bus.handle('auth.v1.update-role', (request, context) => this.roleAdmin.update(request, context)),
       this.bus.handle('auth.v1.delete-role', (request, context) =>
-        this.roleAdmin.delete(request.id, context.actor_id),
+        this.roleAdmin.delete(request.id, context),
       ),
-      this.bus.handle('auth.v1.grant-role', (request) => this.roleAdmin.grant(request)),
-      this.bus.handle('auth.v1.revoke-role', (request, context) =>
-        this.roleAdmin.revoke(request, context.actor_id),
-      ),
+      this.bus.handle('auth.v1.grant-role', (request, context) => this.roleAdmin.grant(request, context)),
+      this.bus.handle('auth.v1.revoke-role', (request, context) => this.roleAdmin.revoke(request, context)),
       this.bus.handle('auth.v1.list-actors', (request) => this.roles.listActors(resolvePage(request))),
-      this.bus.handle('auth.v1.delete-api-key', (request, context) =>
-        this.keys.delete(request.id, context.actor_id),
-      ),
+      this.bus.handle('auth.v1.delete-api-key', (request, context) => this.keys.delete(request.id, context)),
       this.bus.handle('auth.v1.authenticate-session', (request) => this.sessions.authenticate(request)),
       this.bus.handle('auth.v1.logout', (request, context) =>
         this.sessions.logout(request, context.request_id),

@@ -1,6 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceCoreModule } from '@certlane/platform';
 import { AuthHandlers } from './auth.handlers';
+import { AuditEventRepository } from './audit/audit-event.repository';
+import { AuditHandlers } from './audit/audit.handlers';
+import { AuditIngestion } from './audit/audit-ingestion';
+import { AuditStore } from './audit/audit-store';
 import { ApiKeyRepository } from './api-keys/api-key.repository';
 import { ApiKeyService } from './api-keys/api-key.service';
 import { BootstrapService } from './bootstrap/bootstrap.service';
@@ -17,7 +21,7 @@ import { UserService } from './users/user.service';
 
 /**
  * The auth service: owns schema `auth` (API keys, roles and grants, the bootstrap state, users,
- * sessions and break-glass credentials).
+ * sessions and break-glass credentials, the audit store).
  */
 @Module({})
 export class AuthModule {
@@ -40,6 +44,10 @@ export class AuthModule {
         BreakGlassService,
         UserService,
         AuthHandlers,
+        AuditEventRepository,
+        AuditStore,
+        AuditIngestion,
+        AuditHandlers,
       ],
     };
   }

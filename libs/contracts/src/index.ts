@@ -14,3 +14,6 @@ export * from './auth/breakglass.dto';
 export * from './auth/users.dto';
 export * from './audit/audit-record';
 export * from './auth/grant-scope';
+export * from './audit/audit-actions';
+export * from './audit/audit-chain';
+export * from './audit/audit-query';

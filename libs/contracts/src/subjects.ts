@@ -1,4 +1,11 @@
-import { AuditRecord } from './audit/audit-record';
+import { AuditChainVerification } from './audit/audit-chain';
+import {
+  AuditExportPage,
+  ExportAuditPageRequest,
+  ListAuditEventsRequest,
+  VerifyAuditChainRequest,
+} from './audit/audit-query';
+import { AuditEventDto, AuditRecord } from './audit/audit-record';
 import { EventContract, RequestContract, shape } from './messaging/contract';
 import { Page } from './pagination/page';
 import {
@@ -149,6 +156,12 @@ export const requestContracts = {
   'auth.v1.cleanup-demo-residual': {
     request: CleanupDemoResidualRequest,
     response: shape<DemoResidualRemoved>(),
+  },
+  'auth.v1.list-audit-events': { request: ListAuditEventsRequest, response: shape<Page<AuditEventDto>>() },
+  'auth.v1.export-audit-page': { request: ExportAuditPageRequest, response: shape<AuditExportPage>() },
+  'auth.v1.verify-audit-chain': {
+    request: VerifyAuditChainRequest,
+    response: shape<AuditChainVerification>(),
   },
   'issuance.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'deployment-dispatch.v1.ping': { request: PingRequest, response: shape<PingResponse>() },

@@ -1,6 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ApiKeyRevoked,
+  AuditAction,
+  auditOrigin,
+  RequestContext,
   ApiKeyWithSecret,
   AuthenticateApiKeyResponse,
   CertlaneError,
@@ -53,7 +56,7 @@ export class ApiKeyService {
     return this.repository.list(resolvePage(request));
   }
 
-  async create(command: CreateApiKeyCommand): Promise<ApiKeyWithSecret> {
+  async create(command: CreateApiKeyCommand, context?: RequestContext): Promise<ApiKeyWithSecret> {
     if (command.expires_at && new Date(command.expires_at) <= new Date()) {
       throw CertlaneError.validation([{ field: 'expires_at', message: 'expires_at must be in the future' }]);
     }
@@ -83,32 +86,71 @@ export class ApiKeyService {
       });
       for (const roleId of roleIds) await this.repository.grant(manager, actorId, roleId, command.created_by);
       await this.users.ensure(manager, actorId, 'api-key');
+      await this.outbox.audit(manager, {
+        action: AuditAction.ApiKeyCreated,
+        event_category: 'auth',
+        ...auditOrigin(context, command.created_by),
+        resource_type: 'api_key',
+        resource_id: inserted.id,
+        outcome: 'success',
+        details: {
+          name: inserted.name,
+          key_actor_id: inserted.actor_id,
+          admin: inserted.admin,
+          role_ids: roleIds,
+          expires_at: inserted.expires_at?.toISOString() ?? null,
+        },
+      });
       return inserted;
     });
+    this.outbox.committed();
     return { ...toApiKeyDto(row), key };
   }
 
   /** A new secret for the same key record; the old secret stops working at once. */
-  async rotate(id: string, actorId?: string): Promise<ApiKeyWithSecret> {
+  async rotate(id: string, context?: RequestContext): Promise<ApiKeyWithSecret> {
     const key = generateApiKey();
     const row = await this.repository.transaction(async (manager) => {
       const current = await this.repository.find(manager, id);
       if (!current) throw notFound(id);
       const rotated = await this.repository.replaceHash(manager, id, hashApiKey(key));
-      await this.outbox.add(manager, 'auth.v1.api-key.revoked', { id, actor_id: current.actor_id }, actorId);
+      await this.outbox.add(
+        manager,
+        'auth.v1.api-key.revoked',
+        { id, actor_id: current.actor_id },
+        context?.actor_id,
+      );
+      await this.outbox.audit(manager, {
+        action: AuditAction.ApiKeyRotated,
+        event_category: 'auth',
+        ...auditOrigin(context),
+        resource_type: 'api_key',
+        resource_id: id,
+        outcome: 'success',
+        details: { name: current.name, key_actor_id: current.actor_id },
+      });
       return rotated;
     });
     this.outbox.committed();
     return { ...toApiKeyDto(row), key };
   }
 
-  async delete(id: string, actorId?: string): Promise<ApiKeyRevoked> {
+  async delete(id: string, context?: RequestContext): Promise<ApiKeyRevoked> {
     const revoked = await this.repository.transaction(async (manager) => {
       const current = await this.repository.find(manager, id);
       if (!current) throw notFound(id);
       await this.repository.delete(manager, id);
       const event = { id, actor_id: current.actor_id };
-      await this.outbox.add(manager, 'auth.v1.api-key.revoked', event, actorId);
+      await this.outbox.add(manager, 'auth.v1.api-key.revoked', event, context?.actor_id);
+      await this.outbox.audit(manager, {
+        action: AuditAction.ApiKeyDeleted,
+        event_category: 'auth',
+        ...auditOrigin(context),
+        resource_type: 'api_key',
+        resource_id: id,
+        outcome: 'success',
+        details: { name: current.name, key_actor_id: current.actor_id },
+      });
       return event;
     });
     this.outbox.committed();

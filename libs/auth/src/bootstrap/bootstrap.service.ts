@@ -1,10 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  AuditAction,
+  auditOrigin,
   BootstrapRequest,
   BootstrapResponse,
   BootstrapStatus,
   CertlaneError,
   ErrorCode,
+  RequestContext,
 } from '@certlane/contracts';
 import { CERTLANE_CONFIG, CertlaneConfig, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { ApiKeyRepository } from '../api-keys/api-key.repository';
@@ -36,7 +39,7 @@ export class BootstrapService {
     return { available };
   }
 
-  async consume(request: BootstrapRequest): Promise<BootstrapResponse> {
+  async consume(request: BootstrapRequest, context?: RequestContext): Promise<BootstrapResponse> {
     const token = this.config.bootstrapToken;
     const key = generateApiKey();
     const keyId = newApiKeyId();
@@ -73,6 +76,16 @@ export class BootstrapService {
         { actor_id: request.actor_id, key_id: keyId },
         request.actor_id,
       );
+      // The caller is anonymous (the token is the credential): the record names the new admin.
+      await this.outbox.audit(manager, {
+        action: AuditAction.BootstrapConsume,
+        event_category: 'auth',
+        ...auditOrigin({ request_id: context?.request_id }, request.actor_id),
+        resource_type: 'api_key',
+        resource_id: keyId,
+        outcome: 'success',
+        details: { key_actor_id: request.actor_id, role_ids: [ADMIN_ROLE] },
+      });
       return { actor_id: request.actor_id, key_id: keyId, key, role_ids: [ADMIN_ROLE] };
     });
     this.outbox.committed();

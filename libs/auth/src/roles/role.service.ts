@@ -1,5 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  AuditAction,
+  auditOrigin,
+  AuditRecord,
   CertlaneError,
   CreateRoleRequest,
   ErrorCode,
@@ -11,6 +14,7 @@ import {
   ListRolesRequest,
   Page,
   PERMISSIONS,
+  RequestContext,
   resolvePage,
   RoleDto,
   UpdateRoleRequest,
@@ -37,6 +41,24 @@ const toDto = (row: RoleRow): RoleDto => ({
   builtin: row.builtin,
   permissions: PERMISSIONS.filter((p) => (row.permissions ?? []).includes(p)),
   created_at: row.created_at.toISOString(),
+});
+
+/** What a role or grant change records; the category, actor and outcome are added by change(). */
+type RoleChangeAudit = Pick<AuditRecord, 'action' | 'resource_type' | 'resource_id' | 'details'>;
+
+const roleAudit = (action: string, role: RoleDto): RoleChangeAudit => ({
+  action,
+  resource_type: 'role',
+  resource_id: role.id,
+  details: { description: role.description, permissions: role.permissions },
+});
+
+/** A grant is recorded against the actor who gains or loses the role. */
+const grantAudit = (action: string, actorId: string, roleId: string, scope: string): RoleChangeAudit => ({
+  action,
+  resource_type: 'actor',
+  resource_id: actorId,
+  details: { role_id: roleId, scope },
 });
 
 const notFound = (id: string) =>
@@ -70,7 +92,7 @@ export class RoleService {
     return toDto(rows[0]);
   }
 
-  async create(request: CreateRoleRequest, actorId?: string): Promise<RoleDto> {
+  async create(request: CreateRoleRequest, context?: RequestContext): Promise<RoleDto> {
     return this.change(async (manager) => {
       try {
         await manager.query('INSERT INTO roles (id, description) VALUES ($1, $2)', [
@@ -87,11 +109,16 @@ export class RoleService {
         throw error;
       }
       await this.setPermissions(manager, request.id, request.permissions);
-      return { role: await this.get(request.id, manager), changed: { role_id: request.id } };
-    }, actorId);
+      const role = await this.get(request.id, manager);
+      return {
+        role,
+        changed: { role_id: request.id },
+        audit: roleAudit(AuditAction.RoleCreated, role),
+      };
+    }, context);
   }
 
-  async update(request: UpdateRoleRequest, actorId?: string): Promise<RoleDto> {
+  async update(request: UpdateRoleRequest, context?: RequestContext): Promise<RoleDto> {
     return this.change(async (manager) => {
       const current = await this.editable(manager, request.id);
       if (request.description !== undefined) {
@@ -101,44 +128,70 @@ export class RoleService {
         ]);
       }
       if (request.permissions) await this.setPermissions(manager, current.id, request.permissions);
-      return { role: await this.get(current.id, manager), changed: { role_id: current.id } };
-    }, actorId);
+      const role = await this.get(current.id, manager);
+      return {
+        role,
+        changed: { role_id: current.id },
+        audit: roleAudit(AuditAction.RoleUpdated, role),
+      };
+    }, context);
   }
 
-  async delete(id: string, actorId?: string): Promise<GrantsChanged> {
+  async delete(id: string, context?: RequestContext): Promise<GrantsChanged> {
     return this.change(async (manager) => {
       await this.editable(manager, id);
-      await manager.query('DELETE FROM actor_roles WHERE role_id = $1', [id]);
-      await manager.query('DELETE FROM roles WHERE id = $1', [id]);
-      return { role: { role_id: id }, changed: { role_id: id } };
-    }, actorId);
-  }
-
-  async grant(command: GrantCommand): Promise<GrantDto> {
-    return this.change(async (manager) => {
-      await this.get(command.role_id, manager);
-      const scope = command.scope ?? GLOBAL_SCOPE;
-      if (command.role_id === 'r-admin' && scope !== GLOBAL_SCOPE) {
-        throw CertlaneError.validation([{ field: 'scope', message: 'r-admin can only be granted globally' }]);
-      }
-      const rows: { granted_by: string; granted_at: Date }[] = await manager.query(
-        `INSERT INTO actor_roles (actor_id, role_id, granted_by, scope) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (actor_id, role_id, scope) DO UPDATE SET actor_id = EXCLUDED.actor_id
-         RETURNING granted_by, granted_at`,
-        [command.actor_id, command.role_id, command.granted_by, scope],
+      const [, revoked]: [unknown, number] = await manager.query(
+        'DELETE FROM actor_roles WHERE role_id = $1',
+        [id],
       );
-      const grant = {
-        actor_id: command.actor_id,
-        role_id: command.role_id,
-        scope,
-        granted_by: rows[0].granted_by,
-        granted_at: rows[0].granted_at.toISOString(),
+      await manager.query('DELETE FROM roles WHERE id = $1', [id]);
+      return {
+        role: { role_id: id },
+        changed: { role_id: id },
+        audit: {
+          action: AuditAction.RoleDeleted,
+          resource_type: 'role',
+          resource_id: id,
+          details: { grants_removed: revoked ?? 0 },
+        },
       };
-      return { role: grant, changed: { actor_id: command.actor_id } };
-    }, command.granted_by);
+    }, context);
   }
 
-  async revoke(request: GrantRequest, actorId?: string): Promise<GrantsChanged> {
+  async grant(command: GrantCommand, context?: RequestContext): Promise<GrantDto> {
+    return this.change(
+      async (manager) => {
+        await this.get(command.role_id, manager);
+        const scope = command.scope ?? GLOBAL_SCOPE;
+        if (command.role_id === 'r-admin' && scope !== GLOBAL_SCOPE) {
+          throw CertlaneError.validation([
+            { field: 'scope', message: 'r-admin can only be granted globally' },
+          ]);
+        }
+        const rows: { granted_by: string; granted_at: Date }[] = await manager.query(
+          `INSERT INTO actor_roles (actor_id, role_id, granted_by, scope) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (actor_id, role_id, scope) DO UPDATE SET actor_id = EXCLUDED.actor_id
+           RETURNING granted_by, granted_at`,
+          [command.actor_id, command.role_id, command.granted_by, scope],
+        );
+        const grant = {
+          actor_id: command.actor_id,
+          role_id: command.role_id,
+          scope,
+          granted_by: rows[0].granted_by,
+          granted_at: rows[0].granted_at.toISOString(),
+        };
+        return {
+          role: grant,
+          changed: { actor_id: command.actor_id },
+          audit: grantAudit(AuditAction.RoleGranted, command.actor_id, command.role_id, scope),
+        };
+      },
+      { request_id: context?.request_id, actor_id: context?.actor_id ?? command.granted_by },
+    );
+  }
+
+  async revoke(request: GrantRequest, context?: RequestContext): Promise<GrantsChanged> {
     return this.change(async (manager) => {
       const scope = request.scope ?? GLOBAL_SCOPE;
       const [, removed]: [unknown, number] = await manager.query(
@@ -151,18 +204,28 @@ export class RoleService {
           `${request.actor_id} does not hold ${request.role_id} in scope ${scope}`,
         );
       }
-      return { role: { actor_id: request.actor_id }, changed: { actor_id: request.actor_id } };
-    }, actorId);
+      return {
+        role: { actor_id: request.actor_id },
+        changed: { actor_id: request.actor_id },
+        audit: grantAudit(AuditAction.RoleRevoked, request.actor_id, request.role_id, scope),
+      };
+    }, context);
   }
 
-  /** Runs a change in one transaction with its auth.v1.grants.changed event. */
+  /** Runs a change in one transaction with its auth.v1.grants.changed event and its audit record. */
   private async change<T>(
-    work: (manager: EntityManager) => Promise<{ role: T; changed: GrantsChanged }>,
-    actorId?: string,
+    work: (manager: EntityManager) => Promise<{ role: T; changed: GrantsChanged; audit: RoleChangeAudit }>,
+    context?: Partial<RequestContext>,
   ): Promise<T> {
     const result = await this.dataSource.transaction(async (manager) => {
       const outcome = await work(manager);
-      await this.outbox.add(manager, 'auth.v1.grants.changed', outcome.changed, actorId);
+      await this.outbox.add(manager, 'auth.v1.grants.changed', outcome.changed, context?.actor_id);
+      await this.outbox.audit(manager, {
+        ...outcome.audit,
+        event_category: 'auth',
+        ...auditOrigin(context),
+        outcome: 'success',
+      });
       return outcome.role;
     });
     this.outbox.committed();

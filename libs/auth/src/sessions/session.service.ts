@@ -167,7 +167,7 @@ export class SessionService {
       await this.revoked(manager, revokedIds, command.actor_id);
       await this.outbox.audit(
         manager,
-        authAudit('auth.session_revoked', caller, { type: 'session', id: command.actor_id }, 'success', {
+        authAudit('auth.session_revoked', caller, { type: 'actor', id: command.actor_id }, 'success', {
           scope: 'all_but_current',
           revoked: revokedIds.length,
         }),

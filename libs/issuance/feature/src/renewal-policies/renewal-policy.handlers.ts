@@ -15,13 +15,13 @@ export class RenewalPolicyHandlers implements OnApplicationBootstrap {
       this.bus.handle('issuance.v1.list-renewal-policies', (request) => this.policies.list(request)),
       this.bus.handle('issuance.v1.get-renewal-policy', (request) => this.policies.get(request.id)),
       this.bus.handle('issuance.v1.create-renewal-policy', (request, context) =>
-        this.policies.create(request, context.actor_id),
+        this.policies.create(request, context),
       ),
       this.bus.handle('issuance.v1.update-renewal-policy', (request, context) =>
-        this.policies.update(request, context.actor_id),
+        this.policies.update(request, context),
       ),
       this.bus.handle('issuance.v1.delete-renewal-policy', (request, context) =>
-        this.policies.delete(request.id, context.actor_id),
+        this.policies.delete(request.id, context),
       ),
     ]);
   }

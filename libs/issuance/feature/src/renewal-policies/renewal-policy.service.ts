@@ -1,5 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  AuditAction,
+  auditOrigin,
+  AuditRecord,
   CertlaneError,
   CreateRenewalPolicyRequest,
   ErrorCode,
@@ -7,6 +10,7 @@ import {
   Page,
   RenewalPolicyDeleted,
   RenewalPolicyDto,
+  RequestContext,
   resolvePage,
   UpdateRenewalPolicyRequest,
 } from '@certlane/contracts';
@@ -18,6 +22,22 @@ import {
 } from '@certlane/issuance-domain';
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
 import { RenewalPolicyRepository, toDto } from './renewal-policy.repository';
+
+/** Renewal-policy changes are configuration (spec 6.1 category `config`). */
+const policyAudit = (
+  action: string,
+  id: string,
+  context: RequestContext | undefined,
+  details: Record<string, unknown>,
+): AuditRecord => ({
+  action,
+  event_category: 'config',
+  ...auditOrigin(context),
+  resource_type: 'renewal_policy',
+  resource_id: id,
+  outcome: 'success',
+  details,
+});
 
 const notFound = (id: string) =>
   new CertlaneError(ErrorCode.RenewalPolicyNotFound, `renewal policy ${JSON.stringify(id)} not found`);
@@ -40,20 +60,24 @@ export class RenewalPolicyService {
     return policy;
   }
 
-  async create(request: CreateRenewalPolicyRequest, actorId?: string): Promise<RenewalPolicyDto> {
+  async create(request: CreateRenewalPolicyRequest, context?: RequestContext): Promise<RenewalPolicyDto> {
     const fields = newRenewalPolicy(request);
     const created = await this.repository.transaction(async (manager) => {
       const baseId = renewalPolicyId(fields.name);
       const id = nextFreeId(baseId, await this.repository.idsWithPrefix(manager, baseId));
       const dto = toDto(await this.repository.insert(manager, id, fields));
-      await this.outbox.add(manager, 'issuance.v1.renewal-policy.created', dto, actorId);
+      await this.outbox.add(manager, 'issuance.v1.renewal-policy.created', dto, context?.actor_id);
+      await this.outbox.audit(
+        manager,
+        policyAudit(AuditAction.RenewalPolicyCreated, dto.id, context, { policy: dto }),
+      );
       return dto;
     });
     this.outbox.committed();
     return created;
   }
 
-  async update(request: UpdateRenewalPolicyRequest, actorId?: string): Promise<RenewalPolicyDto> {
+  async update(request: UpdateRenewalPolicyRequest, context?: RequestContext): Promise<RenewalPolicyDto> {
     const { id, ...changes } = request;
     const updated = await this.repository.transaction(async (manager) => {
       const current = await this.repository.find(id, manager);
@@ -61,17 +85,25 @@ export class RenewalPolicyService {
       const dto = toDto(
         await this.repository.update(manager, id, applyRenewalPolicyChanges(current, changes)),
       );
-      await this.outbox.add(manager, 'issuance.v1.renewal-policy.updated', dto, actorId);
+      await this.outbox.add(manager, 'issuance.v1.renewal-policy.updated', dto, context?.actor_id);
+      await this.outbox.audit(
+        manager,
+        policyAudit(AuditAction.RenewalPolicyUpdated, id, context, {
+          changed_fields: Object.keys(changes).sort(),
+          policy: dto,
+        }),
+      );
       return dto;
     });
     this.outbox.committed();
     return updated;
   }
 
-  async delete(id: string, actorId?: string): Promise<RenewalPolicyDeleted> {
+  async delete(id: string, context?: RequestContext): Promise<RenewalPolicyDeleted> {
     await this.repository.transaction(async (manager) => {
       if (!(await this.repository.delete(manager, id))) throw notFound(id);
-      await this.outbox.add(manager, 'issuance.v1.renewal-policy.deleted', { id }, actorId);
+      await this.outbox.add(manager, 'issuance.v1.renewal-policy.deleted', { id }, context?.actor_id);
+      await this.outbox.audit(manager, policyAudit(AuditAction.RenewalPolicyDeleted, id, context, {}));
     });
     this.outbox.committed();
     return { id };

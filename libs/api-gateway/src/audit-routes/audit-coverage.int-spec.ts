@@ -1,0 +1,377 @@
+import { randomBytes } from 'node:crypto';
+import { AuditCategory, AuditEventDto } from '@certlane/contracts';
+import { eventually, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
+import { Client } from 'pg';
+import { GATEWAY_CONTROLLERS } from '../api-gateway.module';
+import { routeTable } from '../auth/route-table';
+
+const BOOTSTRAP_TOKEN = 'bootstrap-token-for-audit-coverage-0123456789';
+const ADMIN_SECRET_ACTOR = 'actor-service-auth-secret';
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+interface ExpectedEvent {
+  service: string;
+  action: string;
+  event_category: AuditCategory;
+  actor_id: string;
+  resource_type: string;
+  resource_id: string;
+}
+
+/** Sends one request as the given key (default: the SERVICE_AUTH_SECRET admin). */
+type Call = (
+  method: string,
+  path: string,
+  options?: { body?: unknown; key?: string | null; requestId?: string; session?: BrowserSession },
+) => Promise<HttpsResult>;
+
+/**
+ * How to exercise one mutating route: set up what it needs (with other request ids), then make
+ * the call under test with `requestId`, and say which audit event it must write.
+ */
+type RouteCase = (
+  call: Call,
+  requestId: string,
+) => Promise<{ response: HttpsResult; expected: ExpectedEvent }>;
+
+/** A break-glass login's cookies and CSRF token, for calls authenticated by the session. */
+interface BrowserSession {
+  id: string;
+  cookie: string;
+  csrf: string;
+}
+
+const BREAKGLASS_PASSWORD = 'correct horse battery staple 42';
+
+const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}`;
+const json = <T>(response: HttpsResult) => response.json() as T;
+
+const authEvent = (action: string, resource_type: string, resource_id: string): ExpectedEvent => ({
+  service: 'auth',
+  action,
+  event_category: 'auth',
+  actor_id: ADMIN_SECRET_ACTOR,
+  resource_type,
+  resource_id,
+});
+const policyEvent = (action: string, resource_id: string): ExpectedEvent => ({
+  service: 'issuance',
+  action,
+  event_category: 'config',
+  actor_id: ADMIN_SECRET_ACTOR,
+  resource_type: 'renewal_policy',
+  resource_id,
+});
+
+async function createKey(call: Call): Promise<{ id: string; actor_id: string }> {
+  const created = await call('POST', '/api/v1/auth/api-keys', { body: { name: unique('setup-key') } });
+  expect(created.status).toBe(201);
+  return json(created);
+}
+
+async function createRole(call: Call): Promise<string> {
+  const id = unique('r-setup');
+  const created = await call('POST', '/api/v1/auth/roles', { body: { id, permissions: ['audit.read'] } });
+  expect(created.status).toBe(201);
+  return id;
+}
+
+async function createPolicy(call: Call): Promise<string> {
+  const created = await call('POST', '/api/v1/renewal-policies', {
+    body: { name: unique('Setup policy'), max_retries: 1 },
+  });
+  expect(created.status).toBe(201);
+  return json<{ id: string }>(created).id;
+}
+
+async function breakGlassActor(call: Call): Promise<string> {
+  const actorId = unique('bg');
+  const set = await call('POST', '/api/v1/auth/breakglass/credentials', {
+    body: { actor_id: actorId, password: BREAKGLASS_PASSWORD },
+  });
+  expect(set.status).toBe(201);
+  return actorId;
+}
+
+/** Logs in with break-glass and returns the session (the cookies of the response). */
+async function browserSession(call: Call): Promise<BrowserSession & { actorId: string }> {
+  const actorId = await breakGlassActor(call);
+  const login = await call('POST', '/auth/breakglass/login', {
+    key: null,
+    body: { actor_id: actorId, password: BREAKGLASS_PASSWORD },
+  });
+  expect(login.status).toBe(200);
+  const cookies = ([] as string[]).concat(login.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]);
+  const body = json<{ session_id: string; csrf_token: string }>(login);
+  return { actorId, id: body.session_id, cookie: cookies.join('; '), csrf: body.csrf_token };
+}
+
+/**
+ * Every mutating gateway route -> how to call it. A route missing here fails the suite: whoever
+ * adds a POST, PUT, PATCH or DELETE route adds its case, and with it the proof that it audits.
+ */
+const ROUTE_CASES: Record<string, RouteCase> = {
+  'POST /api/v1/auth/bootstrap': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/auth/bootstrap', {
+      key: null,
+      requestId,
+      body: { token: BOOTSTRAP_TOKEN, actor_id: 'audit-day-zero' },
+    });
+    const minted = json<{ key_id: string }>(response);
+    return {
+      response,
+      expected: {
+        ...authEvent('bootstrap.consume', 'api_key', minted.key_id),
+        actor_id: 'audit-day-zero',
+      },
+    };
+  },
+  'POST /api/v1/auth/api-keys': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/auth/api-keys', {
+      requestId,
+      body: { name: unique('audited-key'), role_ids: ['r-viewer'] },
+    });
+    return {
+      response,
+      expected: authEvent('auth.api_key_created', 'api_key', json<{ id: string }>(response).id),
+    };
+  },
+  'POST /api/v1/auth/api-keys/:id/rotate': async (call, requestId) => {
+    const { id } = await createKey(call);
+    const response = await call('POST', `/api/v1/auth/api-keys/${id}/rotate`, { requestId });
+    return { response, expected: authEvent('auth.api_key_rotated', 'api_key', id) };
+  },
+  'DELETE /api/v1/auth/api-keys/:id': async (call, requestId) => {
+    const { id } = await createKey(call);
+    const response = await call('DELETE', `/api/v1/auth/api-keys/${id}`, { requestId });
+    return { response, expected: authEvent('auth.api_key_deleted', 'api_key', id) };
+  },
+  'POST /api/v1/auth/roles': async (call, requestId) => {
+    const id = unique('r-audited');
+    const response = await call('POST', '/api/v1/auth/roles', {
+      requestId,
+      body: { id, permissions: ['renewal_policy.read'] },
+    });
+    return { response, expected: authEvent('auth.role_created', 'role', id) };
+  },
+  'PUT /api/v1/auth/roles/:id': async (call, requestId) => {
+    const id = await createRole(call);
+    const response = await call('PUT', `/api/v1/auth/roles/${id}`, {
+      requestId,
+      body: { description: 'edited' },
+    });
+    return { response, expected: authEvent('auth.role_updated', 'role', id) };
+  },
+  'DELETE /api/v1/auth/roles/:id': async (call, requestId) => {
+    const id = await createRole(call);
+    const response = await call('DELETE', `/api/v1/auth/roles/${id}`, { requestId });
+    return { response, expected: authEvent('auth.role_deleted', 'role', id) };
+  },
+  'POST /api/v1/auth/grants': async (call, requestId) => {
+    const { actor_id } = await createKey(call);
+    const response = await call('POST', '/api/v1/auth/grants', {
+      requestId,
+      body: { actor_id, role_id: 'r-operator' },
+    });
+    return { response, expected: authEvent('auth.role_granted', 'actor', actor_id) };
+  },
+  'DELETE /api/v1/auth/grants/:actorId/:roleId': async (call, requestId) => {
+    const { actor_id } = await createKey(call);
+    const granted = await call('POST', '/api/v1/auth/grants', { body: { actor_id, role_id: 'r-viewer' } });
+    expect(granted.status).toBe(201);
+    const response = await call('DELETE', `/api/v1/auth/grants/${actor_id}/r-viewer`, { requestId });
+    return { response, expected: authEvent('auth.role_revoked', 'actor', actor_id) };
+  },
+  'POST /api/v1/renewal-policies': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/renewal-policies', {
+      requestId,
+      body: { name: unique('Audited policy'), max_retries: 2 },
+    });
+    return { response, expected: policyEvent('renewal_policy.created', json<{ id: string }>(response).id) };
+  },
+  'PUT /api/v1/renewal-policies/:id': async (call, requestId) => {
+    const id = await createPolicy(call);
+    const response = await call('PUT', `/api/v1/renewal-policies/${id}`, {
+      requestId,
+      body: { max_retries: 4 },
+    });
+    return { response, expected: policyEvent('renewal_policy.updated', id) };
+  },
+  'DELETE /api/v1/renewal-policies/:id': async (call, requestId) => {
+    const id = await createPolicy(call);
+    const response = await call('DELETE', `/api/v1/renewal-policies/${id}`, { requestId });
+    return { response, expected: policyEvent('renewal_policy.deleted', id) };
+  },
+  'POST /auth/breakglass/login': async (call, requestId) => {
+    const actorId = await breakGlassActor(call);
+    const response = await call('POST', '/auth/breakglass/login', {
+      key: null,
+      requestId,
+      body: { actor_id: actorId, password: BREAKGLASS_PASSWORD },
+    });
+    return {
+      response,
+      expected: {
+        ...authEvent('auth.breakglass_login_succeeded', 'breakglass_credential', actorId),
+        actor_id: actorId,
+      },
+    };
+  },
+  'POST /auth/logout': async (call, requestId) => {
+    const session = await browserSession(call);
+    const response = await call('POST', '/auth/logout', { key: null, session, requestId });
+    return {
+      response,
+      expected: { ...authEvent('auth.logout', 'session', session.id), actor_id: session.actorId },
+    };
+  },
+  'DELETE /api/v1/auth/sessions/:id': async (call, requestId) => {
+    const session = await browserSession(call);
+    const response = await call('DELETE', `/api/v1/auth/sessions/${session.id}`, { requestId });
+    return { response, expected: authEvent('auth.session_revoked', 'session', session.id) };
+  },
+  'DELETE /api/v1/auth/sessions': async (call, requestId) => {
+    const response = await call('DELETE', '/api/v1/auth/sessions', { requestId });
+    return { response, expected: authEvent('auth.session_revoked', 'actor', ADMIN_SECRET_ACTOR) };
+  },
+  'POST /api/v1/auth/breakglass/credentials': async (call, requestId) => {
+    const actorId = unique('bg-set');
+    const response = await call('POST', '/api/v1/auth/breakglass/credentials', {
+      requestId,
+      body: { actor_id: actorId, password: BREAKGLASS_PASSWORD },
+    });
+    return {
+      response,
+      expected: authEvent('auth.breakglass_credential_set', 'breakglass_credential', actorId),
+    };
+  },
+  'DELETE /api/v1/auth/breakglass/credentials/:actorId': async (call, requestId) => {
+    const actorId = await breakGlassActor(call);
+    const response = await call('DELETE', `/api/v1/auth/breakglass/credentials/${actorId}`, { requestId });
+    return {
+      response,
+      expected: authEvent('auth.breakglass_credential_deleted', 'breakglass_credential', actorId),
+    };
+  },
+  'POST /api/v1/auth/breakglass/credentials/:actorId/unlock': async (call, requestId) => {
+    const actorId = await breakGlassActor(call);
+    const response = await call('POST', `/api/v1/auth/breakglass/credentials/${actorId}/unlock`, {
+      requestId,
+    });
+    return { response, expected: authEvent('auth.breakglass_unlocked', 'breakglass_credential', actorId) };
+  },
+  'DELETE /api/v1/auth/users/:id': async (call, requestId) => {
+    const { actor_id } = await createKey(call);
+    const response = await call('DELETE', `/api/v1/auth/users/${actor_id}`, { requestId });
+    return { response, expected: authEvent('auth.user_deactivated', 'user', actor_id) };
+  },
+  'POST /api/v1/auth/users/:id/reactivate': async (call, requestId) => {
+    const { actor_id } = await createKey(call);
+    expect((await call('DELETE', `/api/v1/auth/users/${actor_id}`)).status).toBe(200);
+    const response = await call('POST', `/api/v1/auth/users/${actor_id}/reactivate`, { requestId });
+    return { response, expected: authEvent('auth.user_reactivated', 'user', actor_id) };
+  },
+  'POST /api/v1/auth/demo-residual/cleanup': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/auth/demo-residual/cleanup', { requestId });
+    return { response, expected: authEvent('auth.demo_residual_cleaned', 'user', 'actor-demo-anon') };
+  },
+};
+
+/** Spec 6.1: every mutating operation records exactly one audit event, through the real processes. */
+describe('audit coverage of every mutating gateway route', () => {
+  let system: TestSystem;
+  let db: Client;
+  let outboxSchemas: string[];
+  const mutating = routeTable(GATEWAY_CONTROLLERS)
+    .filter((route) => MUTATING.has(route.method))
+    .map((route) => `${route.method} ${route.path}`);
+
+  const call: Call = (method, path, options = {}) => {
+    const key = options.key === undefined ? system.env.SERVICE_AUTH_SECRET : options.key;
+    return httpsRequest(`${system.services['api-gateway'].url}${path}`, {
+      method,
+      ca: system.ca,
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(options.session ? { cookie: options.session.cookie, 'x-csrf-token': options.session.csrf } : {}),
+        ...(options.requestId ? { 'x-request-id': options.requestId } : {}),
+        ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+  };
+
+  /** The audit records committed to any service's outbox for a request (what the service emitted). */
+  async function emitted(requestId: string): Promise<string[]> {
+    const union = outboxSchemas
+      .map(
+        (schema) =>
+          `SELECT id::text FROM "${schema}".outbox WHERE subject LIKE '%.audit.recorded' AND envelope->'data'->>'request_id' = $1`,
+      )
+      .join(' UNION ALL ');
+    return (await db.query<{ id: string }>(union, [requestId])).rows.map((row) => row.id);
+  }
+
+  beforeAll(async () => {
+    system = await startTestSystem('auditcov', ['auth', 'issuance', 'api-gateway'], {
+      SERVICE_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
+      SERVICE_BREAKGLASS_ENABLED: 'true',
+    });
+    db = new Client({ connectionString: system.database.url });
+    await db.connect();
+    outboxSchemas = (
+      await db.query<{ table_schema: string }>(
+        `SELECT table_schema FROM information_schema.tables WHERE table_name = 'outbox' ORDER BY 1`,
+      )
+    ).rows.map((row) => row.table_schema);
+  }, 60_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await system?.stop();
+  });
+
+  it('finds the mutating routes and has a case for each of them, and none for a route that is gone', () => {
+    expect(mutating).toEqual(
+      expect.arrayContaining(['POST /api/v1/renewal-policies', 'POST /api/v1/auth/bootstrap']),
+    );
+    const missing = mutating.filter((route) => !ROUTE_CASES[route]);
+    expect({ 'mutating routes without an audit case': missing }).toEqual({
+      'mutating routes without an audit case': [],
+    });
+    const stale = Object.keys(ROUTE_CASES).filter((route) => !mutating.includes(route));
+    expect({ 'audit cases for routes that do not exist': stale }).toEqual({
+      'audit cases for routes that do not exist': [],
+    });
+  });
+
+  it.each(mutating.map((route) => [route]))('%s writes exactly one audit event', async (route) => {
+    const routeCase = ROUTE_CASES[route];
+    if (!routeCase) throw new Error(`no audit case for ${route}: add one to ROUTE_CASES`);
+    const requestId = unique('audit-cov');
+    const { response, expected } = await routeCase(call, requestId);
+    expect(`${response.status} ${response.status < 300 ? '' : response.text}`).toMatch(/^2\d\d $/);
+    // What the services committed for this request: exactly one audit record.
+    const ids = await emitted(requestId);
+    expect(ids).toHaveLength(1);
+    // ...and the store holds it, once, as sent.
+    let stored: AuditEventDto[] = [];
+    await eventually(async () => {
+      const listed = await call('GET', `/api/v1/audit?per_page=500&action=${expected.action}`);
+      stored = json<{ data: AuditEventDto[] }>(listed).data.filter((event) => event.request_id === requestId);
+      return stored.length > 0;
+    }, `the audit event of ${route} in the store`);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({
+      ...expected,
+      event_id: ids[0],
+      outcome: 'success',
+      request_id: requestId,
+    });
+    const { rows } = await db.query(
+      'SELECT count(*)::int AS n FROM auth.audit_events WHERE request_id = $1',
+      [requestId],
+    );
+    expect(rows).toEqual([{ n: 1 }]);
+  });
+});

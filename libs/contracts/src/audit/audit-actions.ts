@@ -1,0 +1,48 @@
+/**
+ * Action codes recorded today (docs/decisions/0016-audit-store.md lists each with its category
+ * and resource). Spec 6.1 names more for features not built yet; add them here as they land.
+ */
+export const AuditAction = {
+  BootstrapConsume: 'bootstrap.consume',
+  ApiKeyCreated: 'auth.api_key_created',
+  ApiKeyRotated: 'auth.api_key_rotated',
+  ApiKeyDeleted: 'auth.api_key_deleted',
+  RoleCreated: 'auth.role_created',
+  RoleUpdated: 'auth.role_updated',
+  RoleDeleted: 'auth.role_deleted',
+  RoleGranted: 'auth.role_granted',
+  RoleRevoked: 'auth.role_revoked',
+  Logout: 'auth.logout',
+  SessionRevoked: 'auth.session_revoked',
+  BreakGlassLoginSucceeded: 'auth.breakglass_login_succeeded',
+  BreakGlassLoginFailed: 'auth.breakglass_login_failed',
+  BreakGlassLocked: 'auth.breakglass_locked',
+  BreakGlassCredentialSet: 'auth.breakglass_credential_set',
+  BreakGlassCredentialDeleted: 'auth.breakglass_credential_deleted',
+  BreakGlassUnlocked: 'auth.breakglass_unlocked',
+  UserDeactivated: 'auth.user_deactivated',
+  UserReactivated: 'auth.user_reactivated',
+  DemoResidualCleaned: 'auth.demo_residual_cleaned',
+  RenewalPolicyCreated: 'renewal_policy.created',
+  RenewalPolicyUpdated: 'renewal_policy.updated',
+  RenewalPolicyDeleted: 'renewal_policy.deleted',
+  /** Stored by the audit store itself in place of a record that failed validation. */
+  RecordRejected: 'audit.record_rejected',
+} as const;
+
+export type AuditActionCode = (typeof AuditAction)[keyof typeof AuditAction];
+
+/** The actor of work that no caller asked for, and of requests that arrived without an actor. */
+export const SYSTEM_ACTOR = 'system';
+export const UNKNOWN_ACTOR = 'unknown';
+
+/** Who and which request an audit record names: the bus context's actor and request id. */
+export function auditOrigin(
+  context: { actor_id?: string; request_id?: string } | undefined,
+  fallbackActor: string = UNKNOWN_ACTOR,
+): { actor_id: string; request_id?: string } {
+  return {
+    actor_id: context?.actor_id || fallbackActor,
+    ...(context?.request_id ? { request_id: context.request_id } : {}),
+  };
+}
