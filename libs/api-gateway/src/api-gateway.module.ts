@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { ServiceCoreModule } from '@certlane/platform';
 import { AuditController } from './audit-routes/audit.controller';
 import { AuthGuard } from './auth/auth.guard';
+import { PrincipalCache } from './auth/principal-cache';
 import { routeTable } from './auth/route-table';
 import { GATEWAY_ROUTES, MethodNotAllowedMiddleware } from './http/method-not-allowed.middleware';
 import { ActorsController } from './auth-routes/actors.controller';
@@ -51,6 +52,7 @@ export class ApiGatewayModule implements NestModule {
       imports: [ServiceCoreModule.forService({ service: 'api-gateway' })],
       controllers: GATEWAY_CONTROLLERS,
       providers: [
+        { provide: PrincipalCache, useFactory: () => new PrincipalCache() },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: GATEWAY_ROUTES, useFactory: () => routeTable(GATEWAY_CONTROLLERS) },
       ],

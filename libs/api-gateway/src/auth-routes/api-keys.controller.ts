@@ -11,6 +11,7 @@ import {
 } from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { actorOf, busContext } from '../auth/actor';
+import { PrincipalCache } from '../auth/principal-cache';
 import { RequirePermission } from '../auth/route-access';
 
 /**
@@ -19,7 +20,10 @@ import { RequirePermission } from '../auth/route-access';
  */
 @Controller('api/v1/auth/api-keys')
 export class ApiKeysController {
-  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly principals: PrincipalCache,
+  ) {}
 
   @Get()
   @RequirePermission('auth.key.list')
@@ -52,8 +56,14 @@ export class ApiKeysController {
   @Post(':id/rotate')
   @HttpCode(200)
   @RequirePermission('auth.key.rotate')
-  rotate(@Param('id') id: string, @Req() request: Request): Promise<ApiKeyWithSecret> {
-    return this.bus.request('auth.v1.rotate-api-key', { id }, { context: busContext(request) });
+  async rotate(@Param('id') id: string, @Req() request: Request): Promise<ApiKeyWithSecret> {
+    const rotated = await this.bus.request(
+      'auth.v1.rotate-api-key',
+      { id },
+      { context: busContext(request) },
+    );
+    this.principals.dropKey(id);
+    return rotated;
   }
 
   @Delete(':id')
@@ -61,5 +71,6 @@ export class ApiKeysController {
   @RequirePermission('auth.key.delete')
   async delete(@Param('id') id: string, @Req() request: Request): Promise<void> {
     await this.bus.request('auth.v1.delete-api-key', { id }, { context: busContext(request) });
+    this.principals.dropKey(id);
   }
 }

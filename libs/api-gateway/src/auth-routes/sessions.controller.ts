@@ -1,3 +1,4 @@
+import { PrincipalCache } from '../auth/principal-cache';
 import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import {
@@ -24,7 +25,10 @@ function caller(request: Request): Actor {
 /** Sessions (spec 4.10, 5.4; docs/decisions/0017-sessions-and-csrf.md). */
 @Controller('api/v1/auth/sessions')
 export class SessionsController {
-  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly principals: PrincipalCache,
+  ) {}
 
   /** The caller's own sessions; `?all=true` every actor's (auth.session.list.all). */
   @Get()
@@ -53,24 +57,27 @@ export class SessionsController {
   @AnyAuthenticated()
   async revoke(@Param('id') id: string, @Req() request: Request): Promise<void> {
     const actor = caller(request);
-    await this.bus.request(
+    const revoked = await this.bus.request(
       'auth.v1.revoke-session',
       { id, actor_id: actor.id, may_revoke_others: actor.permissions.has('auth.session.revoke') },
       { context: busContext(request) },
     );
+    this.principals.dropSession(revoked.id);
   }
 
   /** Revokes every session of the caller except the one this request came with. */
   @Delete()
   @HttpCode(200)
   @AnyAuthenticated()
-  revokeOthers(@Req() request: Request): Promise<SessionsRevoked> {
+  async revokeOthers(@Req() request: Request): Promise<SessionsRevoked> {
     const actor = caller(request);
-    return this.bus.request(
+    const revoked = await this.bus.request(
       'auth.v1.revoke-other-sessions',
       { actor_id: actor.id, keep_session_id: actor.sessionId },
       { context: busContext(request) },
     );
+    this.principals.dropActor(actor.id);
+    return revoked;
   }
 }
 
@@ -80,6 +87,7 @@ export class LogoutController {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
+    private readonly principals: PrincipalCache,
   ) {}
 
   @Post('logout')
@@ -90,7 +98,7 @@ export class LogoutController {
     if (!cookie || cookie.length > 512) {
       throw new CertlaneError(ErrorCode.Unauthenticated, 'logout needs a valid service_session cookie');
     }
-    await this.bus.request(
+    const loggedOut = await this.bus.request(
       'auth.v1.logout',
       {
         cookie,
@@ -99,6 +107,7 @@ export class LogoutController {
       },
       { context: busContext(request) },
     );
+    this.principals.dropSession(loggedOut.session_id);
     response.setHeader('Set-Cookie', clearedSessionCookies(this.config.session.sameSite));
   }
 }

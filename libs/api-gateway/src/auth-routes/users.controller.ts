@@ -12,12 +12,16 @@ import {
 } from '@certlane/contracts';
 import { CERTLANE_CONFIG, CertlaneConfig, MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { busContext } from '../auth/actor';
+import { PrincipalCache } from '../auth/principal-cache';
 import { RequirePermission } from '../auth/route-access';
 
 /** Users (spec 4.10; docs/decisions/0018-break-glass-and-users.md). */
 @Controller('api/v1/auth/users')
 export class UsersController {
-  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly principals: PrincipalCache,
+  ) {}
 
   @Get()
   @RequirePermission('auth.user.read')
@@ -29,8 +33,14 @@ export class UsersController {
   @Delete(':id')
   @HttpCode(200)
   @RequirePermission('auth.user.deactivate')
-  deactivate(@Param('id') id: string, @Req() request: Request): Promise<UserDeactivated> {
-    return this.bus.request('auth.v1.deactivate-user', { actor_id: id }, { context: busContext(request) });
+  async deactivate(@Param('id') id: string, @Req() request: Request): Promise<UserDeactivated> {
+    const deactivated = await this.bus.request(
+      'auth.v1.deactivate-user',
+      { actor_id: id },
+      { context: busContext(request) },
+    );
+    this.principals.dropActor(id);
+    return deactivated;
   }
 
   @Post(':id/reactivate')

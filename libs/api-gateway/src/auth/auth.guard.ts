@@ -49,7 +49,6 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
   private readonly adminHandlers = new WeakMap<object, boolean>();
   private readonly breakGlassHandlers = new WeakMap<object, boolean>();
   private readonly requiredPermissions = new WeakMap<object, string | null>();
-  private readonly principals = new PrincipalCache();
   /** SERVICE_API_KEYS_NAMED, by the SHA-256 of each key (the keys themselves are not kept). */
   private readonly namedKeys = new Map<string, Actor>();
 
@@ -57,6 +56,8 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
     private readonly reflector: Reflector,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    /** Shared with the controllers that revoke, so this replica forgets at once. */
+    private readonly principals: PrincipalCache,
   ) {
     assertSupportedAuthType(config.auth.type);
     if (config.auth.secret) this.verifier = new ApiKeyVerifier(config.auth.secret);
