@@ -15,7 +15,12 @@ export class ApiKeyVerifier {
   }
 
   matches(presented: string): boolean {
-    return timingSafeEqual(sha256(presented), this.expectedHash);
+    return this.matchesHash(sha256(presented));
+  }
+
+  /** The same check when the caller already holds the presented key's SHA-256. */
+  matchesHash(presentedHash: Buffer): boolean {
+    return timingSafeEqual(presentedHash, this.expectedHash);
   }
 }
 

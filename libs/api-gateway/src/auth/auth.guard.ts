@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { CanActivate, ExecutionContext, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
@@ -120,7 +121,9 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
       };
     }
     const token = bearerToken(request.header('authorization'));
-    if (token && this.verifier?.matches(token)) {
+    // One SHA-256 per request serves both the env-secret check and the cache lookup.
+    const tokenDigest = token ? createHash('sha256').update(token, 'utf8').digest() : undefined;
+    if (tokenDigest && this.verifier?.matchesHash(tokenDigest)) {
       return {
         id: AUTH_SECRET_ACTOR_ID,
         kind: 'service-secret',
@@ -130,8 +133,8 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
         scopedPermissions: NO_SCOPED_PERMISSIONS,
       };
     }
-    if (token) {
-      const keyHash = PrincipalCache.keyOf(token);
+    if (token && tokenDigest) {
+      const keyHash = tokenDigest.toString('hex');
       const named = this.namedKeys.get(keyHash);
       if (named) return named;
       let principal = this.principals.get(keyHash);
@@ -220,7 +223,19 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
   }
 }
 
+/** Actors built from cached principals: built once per principal, not once per request. */
+const actors = new WeakMap<Principal, Actor>();
+
 function toActor(principal: Principal): Actor {
+  let actor = actors.get(principal);
+  if (!actor) {
+    actor = buildActor(principal);
+    actors.set(principal, actor);
+  }
+  return actor;
+}
+
+function buildActor(principal: Principal): Actor {
   return {
     id: principal.actor_id,
     kind: principal.actor_type === 'session' ? 'session' : 'api-key',
