@@ -16,7 +16,9 @@ export interface CaValidity {
 }
 
 /** A self-signed root CA certificate for `signer`'s key. */
-export function createSelfSignedCa(options: CaValidity & { subject: NameInput; signer: Signer }): Promise<IssuedCertificate> {
+export function createSelfSignedCa(
+  options: CaValidity & { subject: NameInput; signer: Signer },
+): Promise<IssuedCertificate> {
   const name = encodeName(options.subject);
   // No AKI is passed: the builder then uses the certificate's own key identifier.
   const parts = issuerParts(name, options.signer, undefined, {});

@@ -29,7 +29,12 @@ beforeAll(async () => {
 
 afterAll(() => ws.remove());
 
-async function issueFromOpenSslCsr(name: string, keyArgs: readonly string[], subject: string, extra: string[] = []) {
+async function issueFromOpenSslCsr(
+  name: string,
+  keyArgs: readonly string[],
+  subject: string,
+  extra: string[] = [],
+) {
   const { csrPem } = ws.csr(name, [...keyArgs], subject, extra);
   const csr = parseCsr(csrPem);
   const issued = await pki.ca.issue(templateFromCsr(csr, { validityDays: 30, mustStaple: true }));
@@ -47,7 +52,18 @@ describe('CertificateAuthority.issue', () => {
     expect(result.output).toContain('leaf.pem: OK');
     expect(result.status).toBe(0);
     // openssl also checks the X.509 purpose for TLS servers.
-    expect(ws.run(['verify', '-purpose', 'sslserver', '-CAfile', 'root.pem', '-untrusted', 'intermediate.pem', 'leaf.pem']).status).toBe(0);
+    expect(
+      ws.run([
+        'verify',
+        '-purpose',
+        'sslserver',
+        '-CAfile',
+        'root.pem',
+        '-untrusted',
+        'intermediate.pem',
+        'leaf.pem',
+      ]).status,
+    ).toBe(0);
   });
 
   it('fails openssl verification without the intermediate (the check can fail)', async () => {
@@ -66,11 +82,15 @@ describe('CertificateAuthority.issue', () => {
     expect(text).toContain('Version: 3 (0x2)');
     expect(text).toMatch(/X509v3 Basic Constraints: critical\s+CA:FALSE/);
     expect(text).toMatch(/X509v3 Key Usage: critical\s+Digital Signature/);
-    expect(text).toMatch(/X509v3 Extended Key Usage:\s+TLS Web Server Authentication, TLS Web Client Authentication/);
+    expect(text).toMatch(
+      /X509v3 Extended Key Usage:\s+TLS Web Server Authentication, TLS Web Client Authentication/,
+    );
     expect(text).toMatch(
       /X509v3 Subject Alternative Name:\s+DNS:profile.example.test, IP Address:192.0.2.9, email:ops@example.test, URI:https:\/\/example.test\/x/,
     );
-    expect(text).toMatch(/X509v3 CRL Distribution Points:\s+Full Name:\s+URI:http:\/\/pki.example.test\/crl\/issuer-1/);
+    expect(text).toMatch(
+      /X509v3 CRL Distribution Points:\s+Full Name:\s+URI:http:\/\/pki.example.test\/crl\/issuer-1/,
+    );
     expect(text).toMatch(/OCSP - URI:http:\/\/pki.example.test\/ocsp\/issuer-1/);
     expect(text).toMatch(/CA Issuers - URI:http:\/\/pki.example.test\/ca\/issuer-1.der/);
     expect(text).toMatch(/TLS Feature:\s+status_request/);
@@ -92,7 +112,11 @@ describe('CertificateAuthority.issue', () => {
   });
 
   it('copies the CSR subject bytes verbatim', async () => {
-    const { csr, cert } = await issueFromOpenSslCsr('subject', KEY_ARGS['P-256'], '/C=DE/O=Beispiel GmbH/OU=Ops/CN=subject.example.test');
+    const { csr, cert } = await issueFromOpenSslCsr(
+      'subject',
+      KEY_ARGS['P-256'],
+      '/C=DE/O=Beispiel GmbH/OU=Ops/CN=subject.example.test',
+    );
     expect(cert.subject.der.equals(csr.subject.der)).toBe(true);
     expect(cert.subject.text).toBe('CN=subject.example.test,OU=Ops,O=Beispiel GmbH,C=DE');
   });
@@ -141,7 +165,9 @@ describe('CertificateAuthority.issue', () => {
   ])('certifies %s subject keys with a fitting key usage', async (label, keyArgs, usage) => {
     const name = `key-${label}`;
     await issueFromOpenSslCsr(name, keyArgs, `/CN=${label.toLowerCase()}.example.test`);
-    expect(ws.run(['verify', '-CAfile', 'root.pem', '-untrusted', 'intermediate.pem', `${name}.pem`]).status).toBe(0);
+    expect(
+      ws.run(['verify', '-CAfile', 'root.pem', '-untrusted', 'intermediate.pem', `${name}.pem`]).status,
+    ).toBe(0);
     expect(ws.ok(['x509', '-in', `${name}.pem`, '-noout', '-text']).stdout).toMatch(
       new RegExp(`X509v3 Key Usage: critical\\s+${usage}\\n`),
     );
@@ -151,20 +177,30 @@ describe('CertificateAuthority.issue', () => {
     ['RSA 2048', { algorithm: 'RSA', size: 2048 }],
     ['ECDSA P-384', { algorithm: 'ECDSA', curve: 'P-384' }],
     ['Ed25519', { algorithm: 'Ed25519' }],
-  ] as const)('builds a root, intermediate and leaf with %s CA keys that openssl verifies', async (label, spec) => {
-    const other = await createTestPki(spec);
-    const dir = `ca-${label.replace(/ /g, '-')}`;
-    ws.write(`${dir}-root.pem`, certificatePem(other.root));
-    ws.write(`${dir}-int.pem`, certificatePem(other.intermediate));
-    const { csrPem } = ws.csr(`${dir}-leaf`, [...KEY_ARGS['P-256']], '/CN=leaf.example.test');
-    const issued = await other.ca.issue(templateFromCsr(parseCsr(csrPem)));
-    ws.write(`${dir}-leaf.pem`, toPem(PemLabel.certificate, issued.der));
-    const result = ws.run(['verify', '-CAfile', `${dir}-root.pem`, '-untrusted', `${dir}-int.pem`, `${dir}-leaf.pem`]);
-    expect(result.output).toContain(`${dir}-leaf.pem: OK`);
-    const rootText = ws.ok(['x509', '-in', `${dir}-root.pem`, '-noout', '-text']).stdout;
-    expect(rootText).toMatch(/X509v3 Basic Constraints: critical\s+CA:TRUE, pathlen:1/);
-    expect(rootText).toMatch(/X509v3 Key Usage: critical\s+Digital Signature, Certificate Sign, CRL Sign/);
-  });
+  ] as const)(
+    'builds a root, intermediate and leaf with %s CA keys that openssl verifies',
+    async (label, spec) => {
+      const other = await createTestPki(spec);
+      const dir = `ca-${label.replace(/ /g, '-')}`;
+      ws.write(`${dir}-root.pem`, certificatePem(other.root));
+      ws.write(`${dir}-int.pem`, certificatePem(other.intermediate));
+      const { csrPem } = ws.csr(`${dir}-leaf`, [...KEY_ARGS['P-256']], '/CN=leaf.example.test');
+      const issued = await other.ca.issue(templateFromCsr(parseCsr(csrPem)));
+      ws.write(`${dir}-leaf.pem`, toPem(PemLabel.certificate, issued.der));
+      const result = ws.run([
+        'verify',
+        '-CAfile',
+        `${dir}-root.pem`,
+        '-untrusted',
+        `${dir}-int.pem`,
+        `${dir}-leaf.pem`,
+      ]);
+      expect(result.output).toContain(`${dir}-leaf.pem: OK`);
+      const rootText = ws.ok(['x509', '-in', `${dir}-root.pem`, '-noout', '-text']).stdout;
+      expect(rootText).toMatch(/X509v3 Basic Constraints: critical\s+CA:TRUE, pathlen:1/);
+      expect(rootText).toMatch(/X509v3 Key Usage: critical\s+Digital Signature, Certificate Sign, CRL Sign/);
+    },
+  );
 
   it('clamps notAfter to the CA certificate and can refuse instead', async () => {
     const { csrPem } = ws.csr('clamp', [...KEY_ARGS['P-256']], '/CN=clamp.example.test');
@@ -172,7 +208,11 @@ describe('CertificateAuthority.issue', () => {
     const template = templateFromCsr(csr, { validityDays: 365 * 50 });
     const issued = await pki.ca.issue(template);
     expect(issued.notAfter.getTime()).toBe(pki.intermediate.notAfter.getTime());
-    const strict = new CertificateAuthority({ certificate: pki.intermediate, signer: pki.intermediateSigner, beyondIssuerValidity: 'refuse' });
+    const strict = new CertificateAuthority({
+      certificate: pki.intermediate,
+      signer: pki.intermediateSigner,
+      beyondIssuerValidity: 'refuse',
+    });
     await expect(strict.issue(template)).rejects.toMatchObject({ code: 'profile_invalid' });
   });
 
@@ -195,9 +235,10 @@ describe('CertificateAuthority.issue', () => {
     const { csrPem, keyPem } = ws.csr('notca', [...KEY_ARGS['P-256']], '/CN=notca.example.test');
     const issued = await pki.ca.issue(templateFromCsr(parseCsr(csrPem)));
     const { SoftwareSigner } = await import('./keys/key-provider');
-    expect(() => new CertificateAuthority({ certificate: issued.der, signer: SoftwareSigner.fromPrivateKey(keyPem) })).toThrow(
-      expect.objectContaining({ code: 'issuer_invalid' }),
-    );
+    expect(
+      () =>
+        new CertificateAuthority({ certificate: issued.der, signer: SoftwareSigner.fromPrivateKey(keyPem) }),
+    ).toThrow(expect.objectContaining({ code: 'issuer_invalid' }));
   });
 
   it('refuses a signer whose key is not the CA certificate key', () => {
@@ -244,20 +285,32 @@ describe('CertificateAuthority.issue', () => {
     const { csrPem } = ws.csr('empty', [...KEY_ARGS['P-256']], '/');
     const csr = parseCsr(csrPem);
     await expect(pki.ca.issue(templateFromCsr(csr))).rejects.toMatchObject({ code: 'profile_invalid' });
-    const issued = await pki.ca.issue(templateFromCsr(csr, { subjectAltNames: [{ type: 'dns', value: 'only-san.example.test' }] }));
+    const issued = await pki.ca.issue(
+      templateFromCsr(csr, { subjectAltNames: [{ type: 'dns', value: 'only-san.example.test' }] }),
+    );
     const cert = parseCertificate(issued.der);
     expect(cert.extensions.find((e) => e.oid === Oid.subjectAltName)?.critical).toBe(true);
     ws.write('empty.pem', certificatePem(cert));
-    expect(ws.run(['verify', '-CAfile', 'root.pem', '-untrusted', 'intermediate.pem', 'empty.pem']).status).toBe(0);
+    expect(
+      ws.run(['verify', '-CAfile', 'root.pem', '-untrusted', 'intermediate.pem', 'empty.pem']).status,
+    ).toBe(0);
   });
 
   it('refuses notAfter before notBefore and invalid serials', async () => {
     const { csrPem } = ws.csr('times', [...KEY_ARGS['P-256']], '/CN=times.example.test');
     const template = templateFromCsr(parseCsr(csrPem));
-    await expect(pki.ca.issue({ ...template, notAfter: template.notBefore })).rejects.toMatchObject({ code: 'profile_invalid' });
-    await expect(pki.ca.issue({ ...template, serialNumber: Buffer.from([0x80, 1]) })).rejects.toMatchObject({ code: 'serial_invalid' });
-    await expect(pki.ca.issue({ ...template, serialNumber: Buffer.alloc(21, 1) })).rejects.toMatchObject({ code: 'serial_invalid' });
-    await expect(pki.ca.issue({ ...template, serialNumber: Buffer.from([0]) })).rejects.toMatchObject({ code: 'serial_invalid' });
+    await expect(pki.ca.issue({ ...template, notAfter: template.notBefore })).rejects.toMatchObject({
+      code: 'profile_invalid',
+    });
+    await expect(pki.ca.issue({ ...template, serialNumber: Buffer.from([0x80, 1]) })).rejects.toMatchObject({
+      code: 'serial_invalid',
+    });
+    await expect(pki.ca.issue({ ...template, serialNumber: Buffer.alloc(21, 1) })).rejects.toMatchObject({
+      code: 'serial_invalid',
+    });
+    await expect(pki.ca.issue({ ...template, serialNumber: Buffer.from([0]) })).rejects.toMatchObject({
+      code: 'serial_invalid',
+    });
   });
 
   it('makes a delegated OCSP responder certificate with OCSPSigning and ocsp-nocheck', async () => {
@@ -276,7 +329,18 @@ describe('CertificateAuthority.issue', () => {
     expect(text).toMatch(/X509v3 Extended Key Usage:\s+OCSP Signing/);
     expect(text).toContain('OCSP No Check');
     expect(text).not.toContain('CRL Distribution Points');
-    expect(ws.run(['verify', '-purpose', 'ocsphelper', '-CAfile', 'root.pem', '-untrusted', 'intermediate.pem', 'responder.pem']).status).toBe(0);
+    expect(
+      ws.run([
+        'verify',
+        '-purpose',
+        'ocsphelper',
+        '-CAfile',
+        'root.pem',
+        '-untrusted',
+        'intermediate.pem',
+        'responder.pem',
+      ]).status,
+    ).toBe(0);
   });
 
   it('returns PkiError, never another error, for keys outside the supported set', async () => {

@@ -119,7 +119,9 @@ export function issuerParts(
     algorithm: signer.signatureAlgorithm.identifier,
     authorityKeyId: authorityKeyId && authorityKeyIdentifierExtension(authorityKeyId),
     urls: normalized,
-    defaultCdp: normalized.crlDistributionPoints?.length ? crlDistributionPointsExtension(normalized.crlDistributionPoints) : undefined,
+    defaultCdp: normalized.crlDistributionPoints?.length
+      ? crlDistributionPointsExtension(normalized.crlDistributionPoints)
+      : undefined,
     defaultAia:
       normalized.ocspUrls?.length || normalized.caIssuersUrls?.length
         ? authorityInfoAccessExtension(normalized.ocspUrls ?? [], normalized.caIssuersUrls ?? [])
@@ -181,10 +183,19 @@ export interface BuiltTbs {
   notAfter: Date;
 }
 
-export async function signTbs(parts: IssuerParts, signer: Signer, template: CertificateTemplate): Promise<IssuedCertificate> {
+export async function signTbs(
+  parts: IssuerParts,
+  signer: Signer,
+  template: CertificateTemplate,
+): Promise<IssuedCertificate> {
   const { tbs, serial, notBefore, notAfter } = buildTbs(parts, template);
   const signature = await signer.sign(tbs);
-  return { der: sequence(tbs, parts.algorithm, bitString(signature)), serialNumber: serialHex(serial), notBefore, notAfter };
+  return {
+    der: sequence(tbs, parts.algorithm, bitString(signature)),
+    serialNumber: serialHex(serial),
+    notBefore,
+    notAfter,
+  };
 }
 
 function cached(parts: IssuerParts, key: string, build: () => Buffer): Buffer {
@@ -211,7 +222,10 @@ export function buildTbs(parts: IssuerParts, template: CertificateTemplate): Bui
   }
   if (parts.notAfterLimit && notAfter > parts.notAfterLimit) {
     if (parts.beyondIssuer === 'refuse') {
-      throw new PkiError('profile_invalid', `notAfter ${notAfter.toISOString()} is after the CA's own notAfter`);
+      throw new PkiError(
+        'profile_invalid',
+        `notAfter ${notAfter.toISOString()} is after the CA's own notAfter`,
+      );
     }
     notAfter = parts.notAfterLimit;
   }
@@ -222,7 +236,10 @@ export function buildTbs(parts: IssuerParts, template: CertificateTemplate): Bui
   const subjectEmpty = subject.length === 2;
   const sans = template.subjectAltNames ?? [];
   if (subjectEmpty && sans.length === 0) {
-    throw new PkiError('profile_invalid', 'a certificate needs a subject or at least one subject alternative name');
+    throw new PkiError(
+      'profile_invalid',
+      'a certificate needs a subject or at least one subject alternative name',
+    );
   }
 
   const extensions: Buffer[] = [];
@@ -234,18 +251,33 @@ export function buildTbs(parts: IssuerParts, template: CertificateTemplate): Bui
   const ca = template.ca;
   add(
     Oid.basicConstraints,
-    ca ? cached(parts, `bc:${ca.pathLength}`, () => basicConstraintsExtension(true, ca.pathLength)) : END_ENTITY_CONSTRAINTS,
+    ca
+      ? cached(parts, `bc:${ca.pathLength}`, () => basicConstraintsExtension(true, ca.pathLength))
+      : END_ENTITY_CONSTRAINTS,
   );
   const keyUsage = template.keyUsage;
-  if (keyUsage?.length) add(Oid.keyUsage, cached(parts, `ku:${keyUsage.join(',')}`, () => keyUsageExtension(keyUsage)));
+  if (keyUsage?.length)
+    add(
+      Oid.keyUsage,
+      cached(parts, `ku:${keyUsage.join(',')}`, () => keyUsageExtension(keyUsage)),
+    );
   const eku = template.extendedKeyUsage;
-  if (eku?.length) add(Oid.extKeyUsage, cached(parts, `eku:${eku.join(',')}`, () => extendedKeyUsageExtension(eku)));
+  if (eku?.length)
+    add(
+      Oid.extKeyUsage,
+      cached(parts, `eku:${eku.join(',')}`, () => extendedKeyUsageExtension(eku)),
+    );
   const ski = keyIdentifier(template.publicKey);
   add(Oid.subjectKeyIdentifier, subjectKeyIdentifierExtension(ski));
   add(Oid.authorityKeyIdentifier, parts.authorityKeyId ?? authorityKeyIdentifierExtension(ski));
   if (sans.length) add(Oid.subjectAltName, subjectAltNameExtension(sans, subjectEmpty));
   const cdpUrls = template.crlDistributionPoints;
-  const cdp = cdpUrls === undefined ? parts.defaultCdp : cdpUrls.length ? crlDistributionPointsExtension(cdpUrls) : undefined;
+  const cdp =
+    cdpUrls === undefined
+      ? parts.defaultCdp
+      : cdpUrls.length
+        ? crlDistributionPointsExtension(cdpUrls)
+        : undefined;
   if (cdp) add(Oid.crlDistributionPoints, cdp);
   let aia = parts.defaultAia;
   if (template.ocspUrls !== undefined || template.caIssuersUrls !== undefined) {
@@ -287,7 +319,10 @@ export function keyIdentifier(publicKey: PublicKeyInfo): Buffer {
 export function assertCanIssue(certificate: Certificate, usage: 'keyCertSign' | 'cRLSign'): void {
   const { basicConstraints, keyUsage } = certificate.decoded;
   if (usage === 'keyCertSign' && !basicConstraints?.ca) {
-    throw new PkiError('issuer_invalid', `${certificate.subject.text} is not a CA certificate (basicConstraints cA is not set)`);
+    throw new PkiError(
+      'issuer_invalid',
+      `${certificate.subject.text} is not a CA certificate (basicConstraints cA is not set)`,
+    );
   }
   if (keyUsage && !keyUsage.includes(usage)) {
     throw new PkiError('issuer_invalid', `${certificate.subject.text} lacks the ${usage} key usage`);
@@ -298,7 +333,11 @@ export function assertCanIssue(certificate: Certificate, usage: 'keyCertSign' | 
 export function assertSignerMatches(certificate: Certificate, signer: Signer): void {
   const a = certificate.publicKey;
   const b = signer.publicKey;
-  if (a.algorithmOid !== b.algorithmOid || a.curve !== b.curve || !a.subjectPublicKey.equals(b.subjectPublicKey)) {
+  if (
+    a.algorithmOid !== b.algorithmOid ||
+    a.curve !== b.curve ||
+    !a.subjectPublicKey.equals(b.subjectPublicKey)
+  ) {
     throw new PkiError('key_mismatch', `the signing key does not belong to ${certificate.subject.text}`);
   }
 }

@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import { AlgorithmIdentifier, readAlgorithmIdentifier } from './algorithm-identifier';
-import { DerCursor, bytesOf, readBitString, readIntegerBytes, readRoot, readSmallInteger, readTime } from './der/reader';
+import {
+  DerCursor,
+  bytesOf,
+  readBitString,
+  readIntegerBytes,
+  readRoot,
+  readSmallInteger,
+  readTime,
+} from './der/reader';
 import { Tag, contextConstructed } from './der/tags';
 import { PkiError } from './errors';
 import { DecodedExtensions, decodeExtensions } from './extensions/standard';
@@ -43,8 +51,14 @@ export type CertificateInput = string | Uint8Array | Certificate;
 
 const WHAT = 'certificate';
 
-export function parseCertificate(input: string | Uint8Array, options: { maxBytes?: number } = {}): Certificate {
-  const der = decodeSingle(input, [PemLabel.certificate], { maxBytes: options.maxBytes ?? MAX_CERTIFICATE_BYTES, what: WHAT });
+export function parseCertificate(
+  input: string | Uint8Array,
+  options: { maxBytes?: number } = {},
+): Certificate {
+  const der = decodeSingle(input, [PemLabel.certificate], {
+    maxBytes: options.maxBytes ?? MAX_CERTIFICATE_BYTES,
+    what: WHAT,
+  });
   return parseCertificateDer(der);
 }
 
@@ -54,10 +68,14 @@ export function toCertificate(input: CertificateInput): Certificate {
 }
 
 /** Every certificate of a PEM bundle, in order (other blocks ignored). */
-export function parseCertificates(input: string | Uint8Array, options: { maxBytes?: number } = {}): Certificate[] {
-  return decodeAll(input, [PemLabel.certificate], { maxBytes: options.maxBytes, what: 'certificate bundle' }).map((der) =>
-    parseCertificateDer(der),
-  );
+export function parseCertificates(
+  input: string | Uint8Array,
+  options: { maxBytes?: number } = {},
+): Certificate[] {
+  return decodeAll(input, [PemLabel.certificate], {
+    maxBytes: options.maxBytes,
+    what: 'certificate bundle',
+  }).map((der) => parseCertificateDer(der));
 }
 
 function parseCertificateDer(der: Buffer): Certificate {
@@ -65,7 +83,11 @@ function parseCertificateDer(der: Buffer): Certificate {
   const root = readRoot(der, Tag.Sequence, WHAT);
   const outer = DerCursor.of(der, root, WHAT);
   const tbsTlv = outer.next(Tag.Sequence, 'TBSCertificate');
-  const signatureAlgorithm = readAlgorithmIdentifier(der, outer.next(Tag.Sequence, 'signatureAlgorithm'), WHAT);
+  const signatureAlgorithm = readAlgorithmIdentifier(
+    der,
+    outer.next(Tag.Sequence, 'signatureAlgorithm'),
+    WHAT,
+  );
   const signatureBits = readBitString(der, outer.next(Tag.BitString, 'signatureValue'), WHAT);
   outer.end();
 
@@ -76,14 +98,19 @@ function parseCertificateDer(der: Buffer): Certificate {
     const inner = DerCursor.of(der, versionTlv, WHAT);
     version = readSmallInteger(der, inner.next(Tag.Integer, 'version'), WHAT) + 1;
     inner.end();
-    if (version > 3) throw new PkiError('der_invalid', `${WHAT}: unknown version ${version}`, { object: WHAT });
+    if (version > 3)
+      throw new PkiError('der_invalid', `${WHAT}: unknown version ${version}`, { object: WHAT });
   }
   const serialBytes = readIntegerBytes(der, tbs.next(Tag.Integer, 'serialNumber'), WHAT);
   const innerAlgorithm = readAlgorithmIdentifier(der, tbs.next(Tag.Sequence, 'signature'), WHAT);
   if (!innerAlgorithm.der.equals(signatureAlgorithm.der)) {
-    throw new PkiError('der_invalid', `${WHAT}: signature algorithms inside and outside TBSCertificate differ (RFC 5280 4.1.1.2)`, {
-      object: WHAT,
-    });
+    throw new PkiError(
+      'der_invalid',
+      `${WHAT}: signature algorithms inside and outside TBSCertificate differ (RFC 5280 4.1.1.2)`,
+      {
+        object: WHAT,
+      },
+    );
   }
   const issuer = readName(der, tbs.next(Tag.Sequence, 'issuer'), WHAT);
   const validity = DerCursor.of(der, tbs.next(Tag.Sequence, 'validity'), WHAT);
@@ -98,13 +125,15 @@ function parseCertificateDer(der: Buffer): Certificate {
   let extensions: Extension[] = [];
   const extensionsTlv = tbs.optional(contextConstructed(3));
   if (extensionsTlv) {
-    if (version !== 3) throw new PkiError('der_invalid', `${WHAT}: extensions in a v${version} certificate`, { object: WHAT });
+    if (version !== 3)
+      throw new PkiError('der_invalid', `${WHAT}: extensions in a v${version} certificate`, { object: WHAT });
     const inner = DerCursor.of(der, extensionsTlv, WHAT);
     extensions = readExtensions(der, inner.next(Tag.Sequence, 'Extensions'), WHAT);
     inner.end();
   }
   tbs.end();
-  if (signatureBits.unusedBits !== 0) throw new PkiError('der_invalid', `${WHAT}: signature has unused bits`, { object: WHAT });
+  if (signatureBits.unusedBits !== 0)
+    throw new PkiError('der_invalid', `${WHAT}: signature has unused bits`, { object: WHAT });
   return {
     der,
     tbs: bytesOf(der, tbsTlv),

@@ -39,7 +39,10 @@ export function buildChain(certificate: CertificateInput, pool: readonly Certifi
   let current = leaf;
   while (chain.length < MAX_CHAIN_LENGTH && !current.selfIssued) {
     const issuer = candidates.find(
-      (c) => !chain.some((x) => x.fingerprintSha256 === c.fingerprintSha256) && mayHaveIssued(c, current) && isSignedBy(current, c),
+      (c) =>
+        !chain.some((x) => x.fingerprintSha256 === c.fingerprintSha256) &&
+        mayHaveIssued(c, current) &&
+        isSignedBy(current, c),
     );
     if (!issuer) break;
     chain.push(issuer);
@@ -57,7 +60,11 @@ export interface VerifyChainOptions {
 }
 
 function invalid(message: string, certificate: Certificate, reason: string): PkiError {
-  return new PkiError('chain_invalid', message, { reason, subject: certificate.subject.text, serial: certificate.serialNumber });
+  return new PkiError('chain_invalid', message, {
+    reason,
+    subject: certificate.subject.text,
+    serial: certificate.serialNumber,
+  });
 }
 
 /**
@@ -89,13 +96,24 @@ export function verifyChain(options: VerifyChainOptions): Certificate[] {
     );
     const issuer = intermediates.find((c) => named.includes(c) && isSignedBy(current, c));
     if (!issuer) {
-      if (named.length > 0) throw invalid(`the signature of ${current.subject.text} does not verify with its issuer's key`, current, 'signature');
+      if (named.length > 0)
+        throw invalid(
+          `the signature of ${current.subject.text} does not verify with its issuer's key`,
+          current,
+          'signature',
+        );
       if (current.selfIssued && isSignedBy(current, current)) {
-        throw new PkiError('chain_incomplete', `${current.subject.text} is a self-signed certificate that is not a trust anchor`, {
-          subject: current.subject.text,
-        });
+        throw new PkiError(
+          'chain_incomplete',
+          `${current.subject.text} is a self-signed certificate that is not a trust anchor`,
+          {
+            subject: current.subject.text,
+          },
+        );
       }
-      throw new PkiError('chain_incomplete', `no issuer found for ${current.subject.text}`, { subject: current.subject.text });
+      throw new PkiError('chain_incomplete', `no issuer found for ${current.subject.text}`, {
+        subject: current.subject.text,
+      });
     }
     path.push(issuer);
     current = issuer;
@@ -103,10 +121,20 @@ export function verifyChain(options: VerifyChainOptions): Certificate[] {
   }
 
   path.forEach((cert, index) => {
-    if (at < cert.notBefore) throw invalid(`${cert.subject.text} is not valid before ${cert.notBefore.toISOString()}`, cert, 'not_yet_valid');
-    if (at > cert.notAfter) throw invalid(`${cert.subject.text} expired at ${cert.notAfter.toISOString()}`, cert, 'expired');
+    if (at < cert.notBefore)
+      throw invalid(
+        `${cert.subject.text} is not valid before ${cert.notBefore.toISOString()}`,
+        cert,
+        'not_yet_valid',
+      );
+    if (at > cert.notAfter)
+      throw invalid(`${cert.subject.text} expired at ${cert.notAfter.toISOString()}`, cert, 'expired');
     if (cert.decoded.unhandledCritical.length) {
-      throw invalid(`${cert.subject.text} has unknown critical extensions ${cert.decoded.unhandledCritical.join(', ')}`, cert, 'critical_extension');
+      throw invalid(
+        `${cert.subject.text} has unknown critical extensions ${cert.decoded.unhandledCritical.join(', ')}`,
+        cert,
+        'critical_extension',
+      );
     }
     if (index === 0) return;
     const { basicConstraints, keyUsage } = cert.decoded;
@@ -116,12 +144,20 @@ export function verifyChain(options: VerifyChainOptions): Certificate[] {
       throw invalid(`${cert.subject.text} issued a certificate but is not a CA`, cert, 'not_a_ca');
     }
     if (keyUsage && !keyUsage.includes('keyCertSign')) {
-      throw invalid(`${cert.subject.text} issued a certificate without the keyCertSign usage`, cert, 'key_usage');
+      throw invalid(
+        `${cert.subject.text} issued a certificate without the keyCertSign usage`,
+        cert,
+        'key_usage',
+      );
     }
     // Non-self-issued intermediates between this CA and the leaf (RFC 5280 6.1.4 (l)/(m)).
     const below = path.slice(1, index).filter((c) => !c.selfIssued).length;
     if (basicConstraints?.pathLength !== undefined && below > basicConstraints.pathLength) {
-      throw invalid(`${cert.subject.text} allows ${basicConstraints.pathLength} CAs below it, the path has ${below}`, cert, 'path_length');
+      throw invalid(
+        `${cert.subject.text} allows ${basicConstraints.pathLength} CAs below it, the path has ${below}`,
+        cert,
+        'path_length',
+      );
     }
   });
   return path;

@@ -1,5 +1,14 @@
 import { readAlgorithmIdentifier } from './algorithm-identifier';
-import { DerCursor, Tlv, bytesOf, readBitString, readOid, readRoot, readSmallInteger, readString } from './der/reader';
+import {
+  DerCursor,
+  Tlv,
+  bytesOf,
+  readBitString,
+  readOid,
+  readRoot,
+  readSmallInteger,
+  readString,
+} from './der/reader';
 import { Tag, contextConstructed } from './der/tags';
 import { bitString, oid, sequence, set, smallInteger, tlv, tlvList } from './der/writer';
 import { PkiError } from './errors';
@@ -83,7 +92,8 @@ export function parseCsr(input: string | Uint8Array, options: ParseCsrOptions = 
 
   const info = DerCursor.of(der, infoTlv, WHAT);
   const version = readSmallInteger(der, info.next(Tag.Integer, 'version'), WHAT);
-  if (version !== 0) throw new PkiError('der_invalid', `${WHAT}: version must be 0 (v1), found ${version}`, { object: WHAT });
+  if (version !== 0)
+    throw new PkiError('der_invalid', `${WHAT}: version must be 0 (v1), found ${version}`, { object: WHAT });
   const subject = readName(der, info.next(Tag.Sequence, 'subject'), WHAT);
   const publicKey = readSpki(der, info.next(Tag.Sequence, 'subjectPKInfo'), WHAT);
   // attributes [0] is required by RFC 2986 but some encoders omit it when empty.
@@ -96,7 +106,9 @@ export function parseCsr(input: string | Uint8Array, options: ParseCsrOptions = 
   for (const attribute of attributes) {
     if (attribute.oid === Oid.extensionRequest) {
       if (attribute.values.length !== 1) {
-        throw new PkiError('extension_invalid', `${WHAT}: extensionRequest must have exactly one value`, { object: WHAT });
+        throw new PkiError('extension_invalid', `${WHAT}: extensionRequest must have exactly one value`, {
+          object: WHAT,
+        });
       }
       const value = attribute.values[0];
       requestedExtensions = decodeExtensionValue('extensionRequest', WHAT, () =>
@@ -108,9 +120,11 @@ export function parseCsr(input: string | Uint8Array, options: ParseCsrOptions = 
     }
   }
 
-  const signatureAlgorithm = signatureAlgorithmOf(algorithm, WHAT);
+  // The key is judged first: "RSA-1024 is too weak" says more than "its signature algorithm is".
   if (options.keyPolicy !== false) assertSupportedKey(publicKey, options.keyPolicy ?? {});
-  if (signatureBits.unusedBits !== 0) throw new PkiError('csr_signature_invalid', `${WHAT}: signature has unused bits`);
+  const signatureAlgorithm = signatureAlgorithmOf(algorithm, WHAT);
+  if (signatureBits.unusedBits !== 0)
+    throw new PkiError('csr_signature_invalid', `${WHAT}: signature has unused bits`);
   const infoBytes = bytesOf(der, infoTlv);
   if (options.verifySignature !== false) {
     if (publicKey.algorithm !== signatureAlgorithm.keyAlgorithm) {
@@ -120,7 +134,10 @@ export function parseCsr(input: string | Uint8Array, options: ParseCsrOptions = 
       );
     }
     if (!verifySignature(signatureAlgorithm, publicKey, infoBytes, signatureBits.bytes)) {
-      throw new PkiError('csr_signature_invalid', `${WHAT}: the signature does not verify with the CSR's public key`);
+      throw new PkiError(
+        'csr_signature_invalid',
+        `${WHAT}: the signature does not verify with the CSR's public key`,
+      );
     }
   }
   const requested = decodeExtensions(requestedExtensions, WHAT);
@@ -177,7 +194,12 @@ export async function createCsr(options: CreateCsrOptions): Promise<{ der: Buffe
   const attributes = extensions.length
     ? tlv(contextConstructed(0), sequence(oid(Oid.extensionRequest), set(tlvList(Tag.Sequence, extensions))))
     : tlv(contextConstructed(0));
-  const info = sequence(smallInteger(0), encodeName(options.subject), options.signer.publicKey.spki, attributes);
+  const info = sequence(
+    smallInteger(0),
+    encodeName(options.subject),
+    options.signer.publicKey.spki,
+    attributes,
+  );
   const signature = await options.signer.sign(info);
   const der = sequence(info, options.signer.signatureAlgorithm.identifier, bitString(signature));
   return { der, pem: toPem(PemLabel.certificateRequest, der) };

@@ -52,6 +52,17 @@ const ATTRIBUTES: AttributeSpec[] = [
   { shortName: 'UID', oid: Oid.userId, max: 256, encode: 'utf8' },
 ];
 
+const STRING_TAGS = new Set<number>([
+  Tag.Utf8String,
+  Tag.PrintableString,
+  Tag.Ia5String,
+  Tag.NumericString,
+  Tag.VisibleString,
+  Tag.TeletexString,
+  Tag.BmpString,
+  Tag.UniversalString,
+]);
+
 const BY_SHORT_NAME = new Map(ATTRIBUTES.map((a) => [a.shortName.toLowerCase(), a]));
 const BY_OID = new Map(ATTRIBUTES.map((a) => [a.oid, a]));
 
@@ -63,7 +74,9 @@ const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
 /** DER of a Name with one single-valued RDN per entry, most significant first. */
 export function encodeName(input: NameInput): Buffer {
   const rdns = input.map(([type, value]) => {
-    const spec = BY_SHORT_NAME.get(type.toLowerCase()) ?? (/^[0-2](\.[0-9]+)+$/.test(type) ? BY_OID.get(type) : undefined);
+    const spec =
+      BY_SHORT_NAME.get(type.toLowerCase()) ??
+      (/^[0-2](\.[0-9]+)+$/.test(type) ? BY_OID.get(type) : undefined);
     const attributeOid = spec?.oid ?? (/^[0-2](\.[0-9]+)+$/.test(type) ? type : undefined);
     if (!attributeOid) throw new PkiError('name_invalid', `unknown name attribute ${JSON.stringify(type)}`);
     if (typeof value !== 'string' || value.length === 0) {
@@ -73,18 +86,21 @@ export function encodeName(input: NameInput): Buffer {
       throw new PkiError('name_invalid', `name attribute ${type} contains control characters`);
     }
     const max = spec?.max ?? 256;
-    if ([...value].length > max) throw new PkiError('name_invalid', `name attribute ${type} is longer than ${max} characters`);
+    if ([...value].length > max)
+      throw new PkiError('name_invalid', `name attribute ${type} is longer than ${max} characters`);
     let encoded: Buffer;
     switch (spec?.encode ?? 'utf8') {
       case 'printable':
-        if (!PRINTABLE.test(value)) throw new PkiError('name_invalid', `name attribute ${type} must be a PrintableString`);
+        if (!PRINTABLE.test(value))
+          throw new PkiError('name_invalid', `name attribute ${type} must be a PrintableString`);
         if (spec?.shortName === 'C' && !/^[A-Z]{2}$/.test(value)) {
           throw new PkiError('name_invalid', 'countryName must be two upper-case letters (ISO 3166)');
         }
         encoded = printableString(value);
         break;
       case 'ia5':
-        if (!/^[\x20-\x7e]*$/.test(value)) throw new PkiError('name_invalid', `name attribute ${type} must be ASCII`);
+        if (!/^[\x20-\x7e]*$/.test(value))
+          throw new PkiError('name_invalid', `name attribute ${type} must be ASCII`);
         encoded = ia5String(value);
         break;
       default:
@@ -100,26 +116,25 @@ export function parseName(der: Buffer, what = 'name'): DistinguishedName {
 }
 
 export function readName(buf: Buffer, tlv: Tlv, what: string): DistinguishedName {
-  if (tlv.tag !== Tag.Sequence) throw new PkiError('der_invalid', `${what}: Name must be a SEQUENCE`, { object: what });
+  if (tlv.tag !== Tag.Sequence)
+    throw new PkiError('der_invalid', `${what}: Name must be a SEQUENCE`, { object: what });
   const attributes: NameAttribute[] = [];
   const rdnCursor = DerCursor.of(buf, tlv, what);
   let rdn = 0;
   while (!rdnCursor.done) {
     const rdnTlv = rdnCursor.next(Tag.Set, 'RelativeDistinguishedName');
     const atvCursor = DerCursor.of(buf, rdnTlv, what);
-    if (atvCursor.done) throw new PkiError('der_invalid', `${what}: empty RelativeDistinguishedName`, { object: what });
+    if (atvCursor.done)
+      throw new PkiError('der_invalid', `${what}: empty RelativeDistinguishedName`, { object: what });
     while (!atvCursor.done) {
       const atv = DerCursor.of(buf, atvCursor.next(Tag.Sequence, 'AttributeTypeAndValue'), what);
       const attributeOid = readOid(buf, atv.next(Tag.Oid, 'attribute type'), what);
       const valueTlv = atv.next();
       atv.end();
-      let value: string;
-      try {
-        value = readString(buf, valueTlv, what);
-      } catch {
-        // A value of a non-string type is shown as RFC 4514 hex: #<DER>.
-        value = `#${bytesOf(buf, valueTlv).toString('hex')}`;
-      }
+      // A value of a non-string type is shown as RFC 4514 hex: #<DER>; a malformed string is refused.
+      const value = STRING_TAGS.has(valueTlv.tag)
+        ? readString(buf, valueTlv, what)
+        : `#${bytesOf(buf, valueTlv).toString('hex')}`;
       attributes.push({ oid: attributeOid, shortName: BY_OID.get(attributeOid)?.shortName, value, rdn });
     }
     rdn++;
@@ -132,7 +147,9 @@ export function readName(buf: Buffer, tlv: Tlv, what: string): DistinguishedName
 function nameText(attributes: NameAttribute[]): string {
   const rdns: string[][] = [];
   for (const a of attributes) {
-    (rdns[a.rdn] ??= []).push(`${a.shortName ?? a.oid}=${a.value.startsWith('#') && !a.shortName ? a.value : escapeValue(a.value)}`);
+    (rdns[a.rdn] ??= []).push(
+      `${a.shortName ?? a.oid}=${a.value.startsWith('#') && !a.shortName ? a.value : escapeValue(a.value)}`,
+    );
   }
   return rdns
     .reverse()

@@ -40,7 +40,9 @@ export function checkSize(length: number, maxBytes: number, what: string): void 
 }
 
 function textOf(input: string | Uint8Array): string {
-  return typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('latin1');
+  return typeof input === 'string'
+    ? input
+    : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('latin1');
 }
 
 /** Strict base64 (standard alphabet, padding only at the end, whitespace ignored) to bytes. */
@@ -69,7 +71,11 @@ export function parsePemBlocks(
     if (label === undefined) {
       if (!line.startsWith('-----BEGIN')) continue;
       const begin = BEGIN.exec(line);
-      if (!begin) throw new PkiError('pem_invalid', `${what}: malformed BEGIN line ${i + 1}`, { object: what, line: i + 1 });
+      if (!begin)
+        throw new PkiError('pem_invalid', `${what}: malformed BEGIN line ${i + 1}`, {
+          object: what,
+          line: i + 1,
+        });
       label = begin[1] ?? '';
       body = [];
       continue;
@@ -100,7 +106,8 @@ export function parsePemBlocks(
     }
     body.push(line);
   }
-  if (label !== undefined) throw new PkiError('pem_invalid', `${what}: block ${label} has no END line`, { object: what });
+  if (label !== undefined)
+    throw new PkiError('pem_invalid', `${what}: block ${label} has no END line`, { object: what });
   return blocks;
 }
 
@@ -134,9 +141,13 @@ export function decodeSingle(
       );
     }
     if (matching.length > 1) {
-      throw new PkiError('pem_invalid', `${what}: ${matching.length} ${labels[0]} blocks where one was expected`, {
-        object: what,
-      });
+      throw new PkiError(
+        'pem_invalid',
+        `${what}: ${matching.length} ${labels[0]} blocks where one was expected`,
+        {
+          object: what,
+        },
+      );
     }
     checkSize(matching[0].der.length, maxBytes, what);
     return matching[0].der;
@@ -153,7 +164,10 @@ export function decodeAll(
   labels: readonly string[],
   options: { maxBytes?: number; what: string },
 ): Buffer[] {
-  const blocks = parsePemBlocks(input, { maxBytes: options.maxBytes ?? DEFAULT_MAX_PEM_BYTES, what: options.what });
+  const blocks = parsePemBlocks(input, {
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_PEM_BYTES,
+    what: options.what,
+  });
   const matching = blocks.filter((b) => labels.includes(b.label)).map((b) => b.der);
   if (matching.length === 0) {
     throw new PkiError(
@@ -172,7 +186,15 @@ function looksLikeText(bytes: Uint8Array): boolean {
   const sample = bytes.subarray(0, Math.min(bytes.byteLength, 64));
   for (const b of sample) {
     const base64ish =
-      (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x2b || b === 0x2f || b === 0x3d || b === 0x0a || b === 0x0d || b === 0x20;
+      (b >= 0x30 && b <= 0x39) ||
+      (b >= 0x41 && b <= 0x5a) ||
+      (b >= 0x61 && b <= 0x7a) ||
+      b === 0x2b ||
+      b === 0x2f ||
+      b === 0x3d ||
+      b === 0x0a ||
+      b === 0x0d ||
+      b === 0x20;
     if (!base64ish) return false;
   }
   return true;

@@ -33,11 +33,17 @@ export function defaultKeyUsage(key: PublicKeyInfo): KeyUsage[] {
 }
 
 /** The certificate template for a CSR under a profile, at `now`. */
-export function templateFromCsr(csr: CertificationRequest, profile: LeafProfile = {}, now = new Date()): CertificateTemplate {
+export function templateFromCsr(
+  csr: CertificationRequest,
+  profile: LeafProfile = {},
+  now = new Date(),
+): CertificateTemplate {
   const seconds = profile.validitySeconds ?? (profile.validityDays ?? DEFAULT_LEAF_VALIDITY_DAYS) * DAY;
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new PkiError('profile_invalid', 'validity must be positive');
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new PkiError('profile_invalid', 'validity must be positive');
   const backdate = profile.backdateSeconds ?? 0;
-  if (!Number.isFinite(backdate) || backdate < 0) throw new PkiError('profile_invalid', 'backdateSeconds must not be negative');
+  if (!Number.isFinite(backdate) || backdate < 0)
+    throw new PkiError('profile_invalid', 'backdateSeconds must not be negative');
   const subjectAltNames = profile.subjectAltNames ?? csr.subjectAltNames.map(sanFromRequest);
   return {
     publicKey: csr.publicKey,
@@ -60,6 +66,9 @@ function sanFromRequest(name: { type: string; value: string }): SubjectAltNameIn
     case 'uri':
       return { type: name.type, value: name.value };
     default:
-      throw new PkiError('san_invalid', `the CSR requests a ${name.type} subject alternative name, which is not supported`);
+      throw new PkiError(
+        'san_invalid',
+        `the CSR requests a ${name.type} subject alternative name, which is not supported`,
+      );
   }
 }

@@ -41,7 +41,9 @@ export function parseSerialHex(text: string): Buffer {
   const magnitude = Buffer.from(hex, 'hex');
   const octets = magnitude[0] & 0x80 ? Buffer.concat([Buffer.of(0), magnitude]) : magnitude;
   if (octets.length > 20) {
-    throw new PkiError('serial_invalid', 'serial number is longer than 20 octets', { serial: text.slice(0, 64) });
+    throw new PkiError('serial_invalid', 'serial number is longer than 20 octets', {
+      serial: text.slice(0, 64),
+    });
   }
   return octets;
 }

@@ -27,7 +27,12 @@ export interface SignatureAlgorithm {
   readonly identifier: Buffer;
 }
 
-function define(name: SignatureAlgorithmName, dotted: string, hash: HashName | null, keyAlgorithm: KeyAlgorithm): SignatureAlgorithm {
+function define(
+  name: SignatureAlgorithmName,
+  dotted: string,
+  hash: HashName | null,
+  keyAlgorithm: KeyAlgorithm,
+): SignatureAlgorithm {
   const identifier = keyAlgorithm === 'RSA' ? sequence(oid(dotted), NULL) : sequence(oid(dotted));
   return Object.freeze({ name, oid: dotted, hash, keyAlgorithm, identifier });
 }
@@ -55,19 +60,29 @@ export function signatureAlgorithmOf(identifier: AlgorithmIdentifier, what: stri
   const algorithm = BY_OID.get(identifier.oid);
   if (!algorithm) {
     if (WEAK[identifier.oid]) {
-      throw new PkiError('signature_algorithm_weak', `${what}: ${WEAK[identifier.oid]} signatures are refused as weak`, {
-        algorithm: WEAK[identifier.oid],
-      });
+      throw new PkiError(
+        'signature_algorithm_weak',
+        `${what}: ${WEAK[identifier.oid]} signatures are refused as weak`,
+        {
+          algorithm: WEAK[identifier.oid],
+        },
+      );
     }
-    throw new PkiError('signature_algorithm_unsupported', `${what}: signature algorithm ${identifier.oid} is not supported`, {
-      algorithm: identifier.oid,
-    });
+    throw new PkiError(
+      'signature_algorithm_unsupported',
+      `${what}: signature algorithm ${identifier.oid} is not supported`,
+      {
+        algorithm: identifier.oid,
+      },
+    );
   }
   const params = identifier.parameters;
   const paramsOk =
     algorithm.keyAlgorithm === 'RSA' ? params === undefined || params.equals(NULL) : params === undefined;
   if (!paramsOk) {
-    throw new PkiError('der_invalid', `${what}: unexpected parameters for ${algorithm.name}`, { object: what });
+    throw new PkiError('der_invalid', `${what}: unexpected parameters for ${algorithm.name}`, {
+      object: what,
+    });
   }
   return algorithm;
 }
@@ -78,7 +93,9 @@ export function defaultSignatureAlgorithm(key: PublicKeyInfo): SignatureAlgorith
     case 'RSA':
       return SignatureAlgorithms.sha256WithRSAEncryption;
     case 'ECDSA':
-      return key.curve === 'P-384' ? SignatureAlgorithms['ecdsa-with-SHA384'] : SignatureAlgorithms['ecdsa-with-SHA256'];
+      return key.curve === 'P-384'
+        ? SignatureAlgorithms['ecdsa-with-SHA384']
+        : SignatureAlgorithms['ecdsa-with-SHA256'];
     case 'Ed25519':
       return SignatureAlgorithms.Ed25519;
     default:

@@ -22,11 +22,18 @@ export interface Tlv {
 const MAX_LENGTH_OCTETS = 4;
 
 export function derError(what: string, message: string, offset?: number): PkiError {
-  return new PkiError('der_invalid', `${what}: ${message}`, offset === undefined ? { object: what } : { object: what, offset });
+  return new PkiError(
+    'der_invalid',
+    `${what}: ${message}`,
+    offset === undefined ? { object: what } : { object: what, offset },
+  );
 }
 
 function truncated(what: string, offset: number): PkiError {
-  return new PkiError('der_truncated', `${what}: DER truncated at offset ${offset}`, { object: what, offset });
+  return new PkiError('der_truncated', `${what}: DER truncated at offset ${offset}`, {
+    object: what,
+    offset,
+  });
 }
 
 /** Reads one TLV starting at `offset`; it must end at or before `limit`. */
@@ -61,7 +68,8 @@ export function readTlv(buf: Uint8Array, offset: number, limit: number, what: st
 export function readRoot(buf: Uint8Array, tag: number, what: string): Tlv {
   const tlv = readTlv(buf, 0, buf.length, what);
   if (tlv.tag !== tag) throw derError(what, `expected ${tagName(tag)}, found ${tagName(tlv.tag)}`, 0);
-  if (tlv.end !== buf.length) throw derError(what, `${buf.length - tlv.end} trailing bytes after the DER`, tlv.end);
+  if (tlv.end !== buf.length)
+    throw derError(what, `${buf.length - tlv.end} trailing bytes after the DER`, tlv.end);
   return tlv;
 }
 
@@ -80,7 +88,8 @@ export class DerCursor {
   }
 
   static of(buf: Buffer, parent: Tlv, what: string): DerCursor {
-    if ((parent.tag & 0x20) === 0) throw derError(what, `${tagName(parent.tag)} is not constructed`, parent.start);
+    if ((parent.tag & 0x20) === 0)
+      throw derError(what, `${tagName(parent.tag)} is not constructed`, parent.start);
     return new DerCursor(buf, parent, what);
   }
 
@@ -99,7 +108,11 @@ export class DerCursor {
   /** The next element; with `tag`, it must have that tag. */
   next(tag?: number, label?: string): Tlv {
     if (this.pos >= this.limit) {
-      throw derError(this.what, `missing ${label ?? (tag === undefined ? 'element' : tagName(tag))}`, this.pos);
+      throw derError(
+        this.what,
+        `missing ${label ?? (tag === undefined ? 'element' : tagName(tag))}`,
+        this.pos,
+      );
     }
     const tlv = readTlv(this.buf, this.pos, this.limit, this.what);
     if (tag !== undefined && tlv.tag !== tag) {
@@ -120,7 +133,8 @@ export class DerCursor {
 
   /** Asserts that every child was read. */
   end(): void {
-    if (this.pos < this.limit) throw derError(this.what, `unexpected ${tagName(this.buf[this.pos])}`, this.pos);
+    if (this.pos < this.limit)
+      throw derError(this.what, `unexpected ${tagName(this.buf[this.pos])}`, this.pos);
   }
 
   /** The remaining children. */
@@ -206,7 +220,8 @@ export function readBitString(buf: Buffer, tlv: Tlv, what: string): { unusedBits
   if (tlv.end === tlv.valueStart) throw derError(what, 'empty BIT STRING', tlv.start);
   const unusedBits = buf[tlv.valueStart];
   if (unusedBits > 7) throw derError(what, 'BIT STRING with more than 7 unused bits', tlv.start);
-  if (unusedBits > 0 && tlv.end - tlv.valueStart === 1) throw derError(what, 'empty BIT STRING with unused bits', tlv.start);
+  if (unusedBits > 0 && tlv.end - tlv.valueStart === 1)
+    throw derError(what, 'empty BIT STRING with unused bits', tlv.start);
   return { unusedBits, bytes: buf.subarray(tlv.valueStart + 1, tlv.end) };
 }
 
@@ -241,7 +256,15 @@ export function readTime(buf: Buffer, tlv: Tlv, what: string): Date {
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute, second, millis);
-  if (month < 1 || month > 12 || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) {
+  if (
+    month < 1 ||
+    month > 12 ||
+    date.getUTCMonth() !== month - 1 ||
+    date.getUTCDate() !== day ||
+    hour > 23 ||
+    minute > 59 ||
+    second > 59
+  ) {
     throw derError(what, `invalid date ${JSON.stringify(text)}`, tlv.start);
   }
   return date;

@@ -116,7 +116,8 @@ export function bigInteger(value: bigint): Buffer {
 }
 
 export function enumerated(value: number): Buffer {
-  if (!Number.isInteger(value) || value < 0 || value > 127) throw new RangeError(`ENUMERATED out of range: ${value}`);
+  if (!Number.isInteger(value) || value < 0 || value > 127)
+    throw new RangeError(`ENUMERATED out of range: ${value}`);
   return Buffer.from([Tag.Enumerated, 1, value]);
 }
 
@@ -153,7 +154,8 @@ export function oid(dotted: string): Buffer {
 }
 
 export const utf8String = (value: string): Buffer => tlv(Tag.Utf8String, Buffer.from(value, 'utf8'));
-export const printableString = (value: string): Buffer => tlv(Tag.PrintableString, Buffer.from(value, 'latin1'));
+export const printableString = (value: string): Buffer =>
+  tlv(Tag.PrintableString, Buffer.from(value, 'latin1'));
 export const ia5String = (value: string): Buffer => tlv(Tag.Ia5String, Buffer.from(value, 'latin1'));
 
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
@@ -177,7 +179,10 @@ export function generalizedTime(date: Date): Buffer {
   checkDate(date);
   const year = date.getUTCFullYear();
   if (year < 0 || year > 9999) throw new PkiError('profile_invalid', `year ${year} cannot be encoded`);
-  return tlv(Tag.GeneralizedTime, Buffer.from(String(year).padStart(4, '0') + timeDigits(date) + 'Z', 'latin1'));
+  return tlv(
+    Tag.GeneralizedTime,
+    Buffer.from(String(year).padStart(4, '0') + timeDigits(date) + 'Z', 'latin1'),
+  );
 }
 
 /** UTCTime (YYMMDDHHMMSSZ); only for 1950 through 2049. */

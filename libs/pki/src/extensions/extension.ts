@@ -12,7 +12,9 @@ export interface Extension {
 }
 
 export function encodeExtension(extensionOid: string, critical: boolean, valueDer: Uint8Array): Buffer {
-  return critical ? sequence(oid(extensionOid), TRUE, octetString(valueDer)) : sequence(oid(extensionOid), octetString(valueDer));
+  return critical
+    ? sequence(oid(extensionOid), TRUE, octetString(valueDer))
+    : sequence(oid(extensionOid), octetString(valueDer));
 }
 
 /** Extensions ::= SEQUENCE SIZE (1..MAX) OF Extension; a repeated OID is refused (RFC 5280 4.2). */
@@ -45,10 +47,14 @@ export function decodeExtensionValue<T>(name: string, what: string, decode: () =
     return decode();
   } catch (error) {
     if (error instanceof PkiError && (error.code === 'der_invalid' || error.code === 'der_truncated')) {
-      throw new PkiError('extension_invalid', `${what}: ${name} extension does not decode: ${error.message}`, {
-        object: what,
-        extension: name,
-      });
+      throw new PkiError(
+        'extension_invalid',
+        `${what}: ${name} extension does not decode: ${error.message}`,
+        {
+          object: what,
+          extension: name,
+        },
+      );
     }
     throw error;
   }

@@ -37,7 +37,9 @@ export function readGeneralNames(buf: Buffer, tlv: Tlv, what: string): GeneralNa
 export function readGeneralName(buf: Buffer, tlv: Tlv, what: string): GeneralName {
   const ascii = () => {
     const bytes = valueOf(buf, tlv);
-    for (const b of bytes) if (b > 0x7e || b < 0x20) throw new PkiError('der_invalid', `${what}: non-ASCII IA5String in a GeneralName`);
+    for (const b of bytes)
+      if (b > 0x7e || b < 0x20)
+        throw new PkiError('der_invalid', `${what}: non-ASCII IA5String in a GeneralName`);
     return bytes.toString('latin1');
   };
   switch (tlv.tag) {
@@ -58,7 +60,13 @@ export function readGeneralName(buf: Buffer, tlv: Tlv, what: string): GeneralNam
     case contextPrimitive(GN.RegisteredId): {
       const content = valueOf(buf, tlv);
       const asOid = Buffer.concat([Buffer.of(Tag.Oid, content.length), content]);
-      return { type: 'registeredId', value: content.length < 128 ? readOid(asOid, readRoot(asOid, Tag.Oid, what), what) : content.toString('hex') };
+      return {
+        type: 'registeredId',
+        value:
+          content.length < 128
+            ? readOid(asOid, readRoot(asOid, Tag.Oid, what), what)
+            : content.toString('hex'),
+      };
     }
     default:
       return { type: 'other', value: bytesOf(buf, tlv).toString('hex') };
@@ -80,7 +88,7 @@ function ipText(bytes: Buffer, what: string): string {
 function compressIpv6(groups: string[]): string {
   let bestStart = -1;
   let bestLength = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== '0') {
       i++;
       continue;
@@ -116,14 +124,18 @@ export function ipAddressBytes(text: string): Buffer | undefined {
   let tailV4: number[] = [];
   const lastColon = text.lastIndexOf(':');
   if (text.slice(lastColon + 1).includes('.')) {
-    tailV4 = text.slice(lastColon + 1).split('.').map(Number);
+    tailV4 = text
+      .slice(lastColon + 1)
+      .split('.')
+      .map(Number);
     head = `${text.slice(0, lastColon + 1)}0:0`;
   }
   const [left, right] = head.split('::');
   const leftGroups = left ? left.split(':') : [];
   const rightGroups = right !== undefined && right !== '' ? right.split(':') : [];
   const missing = 8 - leftGroups.length - rightGroups.length;
-  const groups = right === undefined ? leftGroups : [...leftGroups, ...Array(missing).fill('0'), ...rightGroups];
+  const groups =
+    right === undefined ? leftGroups : [...leftGroups, ...Array(missing).fill('0'), ...rightGroups];
   const out = Buffer.alloc(16);
   groups.forEach((g, i) => out.writeUInt16BE(parseInt(g, 16), i * 2));
   if (tailV4.length === 4) out.set(tailV4, 12);
@@ -138,11 +150,13 @@ export function encodeSubjectAltName(san: SubjectAltNameInput): Buffer {
   const value = typeof san?.value === 'string' ? san.value : '';
   switch (san?.type) {
     case 'dns':
-      if (!isValidDnsName(value)) throw new PkiError('san_invalid', `not a valid DNS name: ${JSON.stringify(value)}`, { san });
+      if (!isValidDnsName(value))
+        throw new PkiError('san_invalid', `not a valid DNS name: ${JSON.stringify(value)}`, { san });
       return implicit(GN.DnsName, Buffer.from(value.toLowerCase(), 'latin1'));
     case 'ip': {
       const bytes = ipAddressBytes(value);
-      if (!bytes) throw new PkiError('san_invalid', `not a valid IP address: ${JSON.stringify(value)}`, { san });
+      if (!bytes)
+        throw new PkiError('san_invalid', `not a valid IP address: ${JSON.stringify(value)}`, { san });
       return implicit(GN.IpAddress, bytes);
     }
     case 'email': {
@@ -158,7 +172,10 @@ export function encodeSubjectAltName(san: SubjectAltNameInput): Buffer {
       }
       return implicit(GN.Uri, Buffer.from(value, 'latin1'));
     default:
-      throw new PkiError('san_invalid', `unsupported subject alternative name type ${JSON.stringify(san?.type)}`);
+      throw new PkiError(
+        'san_invalid',
+        `unsupported subject alternative name type ${JSON.stringify(san?.type)}`,
+      );
   }
 }
 

@@ -1,10 +1,36 @@
-import { DerCursor, readBitString, readBoolean, readOid, readRoot, readSmallInteger, valueOf } from '../der/reader';
+import {
+  DerCursor,
+  readBitString,
+  readBoolean,
+  readOid,
+  readRoot,
+  readSmallInteger,
+  valueOf,
+} from '../der/reader';
 import { Tag, contextConstructed, contextPrimitive } from '../der/tags';
-import { NULL, TRUE, explicit, implicit, namedBits, octetString, oid, sequence, smallInteger, tlvList } from '../der/writer';
+import {
+  NULL,
+  TRUE,
+  explicit,
+  implicit,
+  namedBits,
+  octetString,
+  oid,
+  sequence,
+  smallInteger,
+  tlvList,
+} from '../der/writer';
 import { PkiError } from '../errors';
 import { Oid } from '../oids';
 import { Extension, decodeExtensionValue, encodeExtension } from './extension';
-import { GeneralName, SubjectAltNameInput, encodeGeneralNames, readGeneralName, readGeneralNames, uriGeneralName } from './general-name';
+import {
+  GeneralName,
+  SubjectAltNameInput,
+  encodeGeneralNames,
+  readGeneralName,
+  readGeneralNames,
+  uriGeneralName,
+} from './general-name';
 
 /** RFC 5280 4.2.1.3 KeyUsage bits, by name and bit number. */
 export const KEY_USAGES = [
@@ -55,14 +81,22 @@ export function keyUsageExtension(usages: readonly KeyUsage[]): Buffer {
 
 /** Extended key usages by name (serverAuth, ...) or dotted OID. */
 export function extendedKeyUsageExtension(usages: readonly string[]): Buffer {
-  if (usages.length === 0) throw new PkiError('profile_invalid', 'extended key usage must name at least one purpose');
+  if (usages.length === 0)
+    throw new PkiError('profile_invalid', 'extended key usage must name at least one purpose');
   const oids = usages.map((u) => {
     const known = (EXTENDED_KEY_USAGES as Record<string, string>)[u];
     if (known) return known;
     if (/^[0-2](\.(0|[1-9][0-9]*))+$/.test(u)) return u;
     throw new PkiError('profile_invalid', `unknown extended key usage ${JSON.stringify(u)}`);
   });
-  return encodeExtension(Oid.extKeyUsage, false, tlvList(Tag.Sequence, [...new Set(oids)].map((o) => oid(o))));
+  return encodeExtension(
+    Oid.extKeyUsage,
+    false,
+    tlvList(
+      Tag.Sequence,
+      [...new Set(oids)].map((o) => oid(o)),
+    ),
+  );
 }
 
 /** SAN; critical when the subject is empty (RFC 5280 4.2.1.6). */
@@ -84,7 +118,10 @@ export function crlDistributionPointsExtension(urls: readonly string[]): Buffer 
   return encodeExtension(Oid.crlDistributionPoints, false, sequence(sequence(explicit(0, fullName))));
 }
 
-export function authorityInfoAccessExtension(ocspUrls: readonly string[], caIssuersUrls: readonly string[]): Buffer {
+export function authorityInfoAccessExtension(
+  ocspUrls: readonly string[],
+  caIssuersUrls: readonly string[],
+): Buffer {
   const descriptions = [
     ...ocspUrls.map((u) => sequence(oid(Oid.ocsp), uriGeneralName(u))),
     ...caIssuersUrls.map((u) => sequence(oid(Oid.caIssuers), uriGeneralName(u))),
@@ -127,28 +164,43 @@ export function decodeExtensions(extensions: readonly Extension[], what: string)
     const v = ext.value;
     switch (ext.oid) {
       case Oid.basicConstraints:
-        out.basicConstraints = { ...decodeExtensionValue('basicConstraints', what, () => decodeBasicConstraints(v, what)), critical: ext.critical };
+        out.basicConstraints = {
+          ...decodeExtensionValue('basicConstraints', what, () => decodeBasicConstraints(v, what)),
+          critical: ext.critical,
+        };
         break;
       case Oid.keyUsage:
         out.keyUsage = decodeExtensionValue('keyUsage', what, () => decodeKeyUsage(v, what));
         break;
       case Oid.extKeyUsage:
-        out.extendedKeyUsage = decodeExtensionValue('extKeyUsage', what, () => decodeOidList(v, what).map((o) => EKU_NAMES.get(o) ?? o));
+        out.extendedKeyUsage = decodeExtensionValue('extKeyUsage', what, () =>
+          decodeOidList(v, what).map((o) => EKU_NAMES.get(o) ?? o),
+        );
         break;
       case Oid.subjectAltName:
-        out.subjectAltNames = decodeExtensionValue('subjectAltName', what, () => readGeneralNames(v, readRoot(v, Tag.Sequence, what), what));
+        out.subjectAltNames = decodeExtensionValue('subjectAltName', what, () =>
+          readGeneralNames(v, readRoot(v, Tag.Sequence, what), what),
+        );
         break;
       case Oid.subjectKeyIdentifier:
-        out.subjectKeyIdentifier = decodeExtensionValue('subjectKeyIdentifier', what, () => valueOf(v, readRoot(v, Tag.OctetString, what)));
+        out.subjectKeyIdentifier = decodeExtensionValue('subjectKeyIdentifier', what, () =>
+          valueOf(v, readRoot(v, Tag.OctetString, what)),
+        );
         break;
       case Oid.authorityKeyIdentifier:
-        out.authorityKeyIdentifier = decodeExtensionValue('authorityKeyIdentifier', what, () => decodeAuthorityKeyId(v, what));
+        out.authorityKeyIdentifier = decodeExtensionValue('authorityKeyIdentifier', what, () =>
+          decodeAuthorityKeyId(v, what),
+        );
         break;
       case Oid.crlDistributionPoints:
-        out.crlDistributionPoints = decodeExtensionValue('cRLDistributionPoints', what, () => decodeCrlDistributionPoints(v, what));
+        out.crlDistributionPoints = decodeExtensionValue('cRLDistributionPoints', what, () =>
+          decodeCrlDistributionPoints(v, what),
+        );
         break;
       case Oid.authorityInfoAccess: {
-        const aia = decodeExtensionValue('authorityInfoAccess', what, () => decodeAuthorityInfoAccess(v, what));
+        const aia = decodeExtensionValue('authorityInfoAccess', what, () =>
+          decodeAuthorityInfoAccess(v, what),
+        );
         out.ocspUrls = aia.ocsp;
         out.caIssuersUrls = aia.caIssuers;
         break;
@@ -180,7 +232,7 @@ function decodeKeyUsage(v: Buffer, what: string): KeyUsage[] {
   const { bytes } = readBitString(v, readRoot(v, Tag.BitString, what), what);
   const usages: KeyUsage[] = [];
   KEY_USAGES.forEach((name, bit) => {
-    if ((bit >> 3) < bytes.length && bytes[bit >> 3] & (0x80 >> (bit & 7))) usages.push(name);
+    if (bit >> 3 < bytes.length && bytes[bit >> 3] & (0x80 >> (bit & 7))) usages.push(name);
   });
   return usages;
 }
@@ -234,4 +286,3 @@ function decodeAuthorityInfoAccess(v: Buffer, what: string): { ocsp: string[]; c
   }
   return out;
 }
-

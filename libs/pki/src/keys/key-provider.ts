@@ -50,7 +50,8 @@ export class SoftwareSigner implements Signer {
   private readonly hash: string | null;
 
   constructor(private readonly privateKey: KeyObject) {
-    if (privateKey.type !== 'private') throw new PkiError('key_invalid', 'a software signer needs a private key');
+    if (privateKey.type !== 'private')
+      throw new PkiError('key_invalid', 'a software signer needs a private key');
     this.publicKey = describeKeyObject(privateKey);
     assertSupportedKey(this.publicKey);
     this.signatureAlgorithm = defaultSignatureAlgorithm(this.publicKey);
@@ -62,7 +63,9 @@ export class SoftwareSigner implements Signer {
     let keyObject: KeyObject;
     try {
       keyObject =
-        typeof key === 'string' ? createPrivateKey(key) : createPrivateKey({ key, format: 'der', type: 'pkcs8' });
+        typeof key === 'string'
+          ? createPrivateKey(key)
+          : createPrivateKey({ key, format: 'der', type: 'pkcs8' });
     } catch (error) {
       throw new PkiError('key_invalid', `private key does not load: ${(error as Error).message}`);
     }
@@ -109,17 +112,26 @@ function generate(spec: KeySpec): Promise<{ privateKey: KeyObject; publicKey: Ke
   switch (spec.algorithm) {
     case 'RSA':
       if (![2048, 3072, 4096].includes(spec.size)) {
-        throw new PkiError('key_size_unsupported', `RSA key of ${spec.size} bits is not supported (2048, 3072 or 4096)`);
+        throw new PkiError(
+          'key_size_unsupported',
+          `RSA key of ${spec.size} bits is not supported (2048, 3072 or 4096)`,
+        );
       }
       return generateKeyPairAsync('rsa', { modulusLength: spec.size, publicExponent: 65537 });
     case 'ECDSA':
       if (spec.curve !== 'P-256' && spec.curve !== 'P-384') {
-        throw new PkiError('curve_unsupported', `elliptic curve ${String(spec.curve)} is not supported (P-256 or P-384)`);
+        throw new PkiError(
+          'curve_unsupported',
+          `elliptic curve ${String(spec.curve)} is not supported (P-256 or P-384)`,
+        );
       }
       return generateKeyPairAsync('ec', { namedCurve: spec.curve });
     case 'Ed25519':
       return generateKeyPairAsync('ed25519');
     default:
-      throw new PkiError('key_algorithm_unsupported', `key algorithm ${String((spec as { algorithm: unknown }).algorithm)} is not supported`);
+      throw new PkiError(
+        'key_algorithm_unsupported',
+        `key algorithm ${String((spec as { algorithm: unknown }).algorithm)} is not supported`,
+      );
   }
 }

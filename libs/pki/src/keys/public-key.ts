@@ -59,12 +59,24 @@ export function readSpki(buf: Buffer, tlv: Tlv, what: string): PublicKeyInfo {
     case Oid.rsaEncryption: {
       const rsa = readRsaPublicKey(key, what);
       const size = bitLength(rsa.modulus);
-      return { algorithm: 'RSA', algorithmOid: algorithm.oid, size, spki, subjectPublicKey: key, description: `RSA-${size}`, rsa };
+      return {
+        algorithm: 'RSA',
+        algorithmOid: algorithm.oid,
+        size,
+        spki,
+        subjectPublicKey: key,
+        description: `RSA-${size}`,
+        rsa,
+      };
     }
     case Oid.ecPublicKey: {
-      if (!algorithm.parameters) throw new PkiError('key_invalid', `${what}: EC key without curve parameters`);
+      if (!algorithm.parameters)
+        throw new PkiError('key_invalid', `${what}: EC key without curve parameters`);
       if (algorithm.parameters[0] !== Tag.Oid) {
-        throw new PkiError('curve_unsupported', `${what}: explicit or implicit EC curve parameters are not supported`);
+        throw new PkiError(
+          'curve_unsupported',
+          `${what}: explicit or implicit EC curve parameters are not supported`,
+        );
       }
       const curveOid = readOid(algorithm.parameters, readRoot(algorithm.parameters, Tag.Oid, what), what);
       const curve = CURVES_BY_OID[curveOid];
@@ -72,7 +84,8 @@ export function readSpki(buf: Buffer, tlv: Tlv, what: string): PublicKeyInfo {
       if (curve) {
         const uncompressed = key.length === 1 + 2 * curve.pointBytes && key[0] === 4;
         const compressed = key.length === 1 + curve.pointBytes && (key[0] === 2 || key[0] === 3);
-        if (!uncompressed && !compressed) throw new PkiError('key_invalid', `${what}: malformed ${name} point`);
+        if (!uncompressed && !compressed)
+          throw new PkiError('key_invalid', `${what}: malformed ${name} point`);
       }
       return {
         algorithm: 'ECDSA',
@@ -86,17 +99,56 @@ export function readSpki(buf: Buffer, tlv: Tlv, what: string): PublicKeyInfo {
     }
     case Oid.ed25519:
       if (key.length !== 32) throw new PkiError('key_invalid', `${what}: Ed25519 key must be 32 bytes`);
-      return { algorithm: 'Ed25519', algorithmOid: algorithm.oid, size: 256, spki, subjectPublicKey: key, description: 'Ed25519' };
+      return {
+        algorithm: 'Ed25519',
+        algorithmOid: algorithm.oid,
+        size: 256,
+        spki,
+        subjectPublicKey: key,
+        description: 'Ed25519',
+      };
     case Oid.ed448:
-      return { algorithm: 'Ed448', algorithmOid: algorithm.oid, size: 456, spki, subjectPublicKey: key, description: 'Ed448' };
+      return {
+        algorithm: 'Ed448',
+        algorithmOid: algorithm.oid,
+        size: 456,
+        spki,
+        subjectPublicKey: key,
+        description: 'Ed448',
+      };
     case Oid.x25519:
-      return { algorithm: 'X25519', algorithmOid: algorithm.oid, size: 256, spki, subjectPublicKey: key, description: 'X25519' };
+      return {
+        algorithm: 'X25519',
+        algorithmOid: algorithm.oid,
+        size: 256,
+        spki,
+        subjectPublicKey: key,
+        description: 'X25519',
+      };
     case Oid.dsa:
-      return { algorithm: 'DSA', algorithmOid: algorithm.oid, spki, subjectPublicKey: key, description: 'DSA' };
+      return {
+        algorithm: 'DSA',
+        algorithmOid: algorithm.oid,
+        spki,
+        subjectPublicKey: key,
+        description: 'DSA',
+      };
     case Oid.rsaPss:
-      return { algorithm: 'RSA-PSS', algorithmOid: algorithm.oid, spki, subjectPublicKey: key, description: 'RSA-PSS' };
+      return {
+        algorithm: 'RSA-PSS',
+        algorithmOid: algorithm.oid,
+        spki,
+        subjectPublicKey: key,
+        description: 'RSA-PSS',
+      };
     default:
-      return { algorithm: 'unknown', algorithmOid: algorithm.oid, spki, subjectPublicKey: key, description: algorithm.oid };
+      return {
+        algorithm: 'unknown',
+        algorithmOid: algorithm.oid,
+        spki,
+        subjectPublicKey: key,
+        description: algorithm.oid,
+      };
   }
 }
 
@@ -106,13 +158,16 @@ function readRsaPublicKey(key: Buffer, what: string): { modulus: Buffer; exponen
   try {
     root = readRoot(key, Tag.Sequence, label);
   } catch (error) {
-    throw new PkiError('key_invalid', `${what}: malformed RSA public key`, { cause: (error as Error).message });
+    throw new PkiError('key_invalid', `${what}: malformed RSA public key`, {
+      cause: (error as Error).message,
+    });
   }
   const cursor = DerCursor.of(key, root, label);
   const modulus = readIntegerBytes(key, cursor.next(Tag.Integer, 'modulus'), label);
   const exponent = readIntegerBytes(key, cursor.next(Tag.Integer, 'publicExponent'), label);
   cursor.end();
-  if (modulus[0] & 0x80 || exponent[0] & 0x80) throw new PkiError('key_invalid', `${what}: negative RSA modulus or exponent`);
+  if (modulus[0] & 0x80 || exponent[0] & 0x80)
+    throw new PkiError('key_invalid', `${what}: negative RSA modulus or exponent`);
   const result = { modulus: stripLeadingZeros(modulus), exponent: stripLeadingZeros(exponent) };
   if (result.modulus[0] === 0) throw new PkiError('key_invalid', `${what}: RSA modulus is zero`);
   return result;
@@ -147,14 +202,22 @@ export function assertSupportedKey(info: PublicKeyInfo, policy: KeyPolicy = {}):
     case 'RSA': {
       const size = info.size ?? 0;
       if (size < MIN_RSA_BITS) {
-        throw new PkiError('key_too_weak', `RSA key of ${size} bits is too weak; at least ${MIN_RSA_BITS} bits are required`, {
-          key: info.description,
-        });
+        throw new PkiError(
+          'key_too_weak',
+          `RSA key of ${size} bits is too weak; at least ${MIN_RSA_BITS} bits are required`,
+          {
+            key: info.description,
+          },
+        );
       }
       if (!(RSA_KEY_SIZES as readonly number[]).includes(size)) {
-        throw new PkiError('key_size_unsupported', `RSA key of ${size} bits is not supported (2048, 3072 or 4096)`, {
-          key: info.description,
-        });
+        throw new PkiError(
+          'key_size_unsupported',
+          `RSA key of ${size} bits is not supported (2048, 3072 or 4096)`,
+          {
+            key: info.description,
+          },
+        );
       }
       const e = info.rsa?.exponent ?? Buffer.alloc(1);
       if ((e.length === 1 && e[0] < 3) || (e[e.length - 1] & 1) === 0 || e.length > 8) {
@@ -166,23 +229,35 @@ export function assertSupportedKey(info: PublicKeyInfo, policy: KeyPolicy = {}):
     }
     case 'ECDSA':
       if (!(NAMED_CURVES as readonly string[]).includes(info.curve ?? '')) {
-        throw new PkiError('curve_unsupported', `elliptic curve ${info.curve} is not supported (P-256 or P-384)`, {
-          key: info.description,
-        });
+        throw new PkiError(
+          'curve_unsupported',
+          `elliptic curve ${info.curve} is not supported (P-256 or P-384)`,
+          {
+            key: info.description,
+          },
+        );
       }
       break;
     case 'Ed25519':
       break;
     default:
-      throw new PkiError('key_algorithm_unsupported', `key algorithm ${info.description} is not supported (RSA, ECDSA, Ed25519)`, {
-        key: info.description,
-      });
+      throw new PkiError(
+        'key_algorithm_unsupported',
+        `key algorithm ${info.description} is not supported (RSA, ECDSA, Ed25519)`,
+        {
+          key: info.description,
+        },
+      );
   }
   if (policy.allowed && !policy.allowed.some((a) => a === info.algorithm || a === info.description)) {
-    throw new PkiError('key_not_allowed', `${info.description} keys are not allowed here (${policy.allowed.join(', ')})`, {
-      key: info.description,
-      allowed: policy.allowed,
-    });
+    throw new PkiError(
+      'key_not_allowed',
+      `${info.description} keys are not allowed here (${policy.allowed.join(', ')})`,
+      {
+        key: info.description,
+        allowed: policy.allowed,
+      },
+    );
   }
 }
 
@@ -199,7 +274,10 @@ export function publicKeyObject(info: PublicKeyInfo): KeyObject {
   try {
     key = createPublicKey(jwkInput(info) ?? { key: info.spki, format: 'der', type: 'spki' });
   } catch (error) {
-    throw new PkiError('key_invalid', `${info.description} public key does not load: ${(error as Error).message}`);
+    throw new PkiError(
+      'key_invalid',
+      `${info.description} public key does not load: ${(error as Error).message}`,
+    );
   }
   keyObjects.set(info, key);
   return key;
@@ -207,9 +285,20 @@ export function publicKeyObject(info: PublicKeyInfo): KeyObject {
 
 function jwkInput(info: PublicKeyInfo): { key: Record<string, string>; format: 'jwk' } | undefined {
   if (info.algorithm === 'RSA' && info.rsa) {
-    return { key: { kty: 'RSA', n: info.rsa.modulus.toString('base64url'), e: info.rsa.exponent.toString('base64url') }, format: 'jwk' };
+    return {
+      key: {
+        kty: 'RSA',
+        n: info.rsa.modulus.toString('base64url'),
+        e: info.rsa.exponent.toString('base64url'),
+      },
+      format: 'jwk',
+    };
   }
-  if (info.algorithm === 'ECDSA' && (info.curve === 'P-256' || info.curve === 'P-384') && info.subjectPublicKey[0] === 4) {
+  if (
+    info.algorithm === 'ECDSA' &&
+    (info.curve === 'P-256' || info.curve === 'P-384') &&
+    info.subjectPublicKey[0] === 4
+  ) {
     const n = (info.subjectPublicKey.length - 1) / 2;
     return {
       key: {
@@ -222,7 +311,10 @@ function jwkInput(info: PublicKeyInfo): { key: Record<string, string>; format: '
     };
   }
   if (info.algorithm === 'Ed25519') {
-    return { key: { kty: 'OKP', crv: 'Ed25519', x: info.subjectPublicKey.toString('base64url') }, format: 'jwk' };
+    return {
+      key: { kty: 'OKP', crv: 'Ed25519', x: info.subjectPublicKey.toString('base64url') },
+      format: 'jwk',
+    };
   }
   return undefined;
 }

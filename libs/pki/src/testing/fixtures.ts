@@ -19,7 +19,10 @@ const YEAR = 365 * 86_400_000;
 
 export async function createTestPki(
   spec: KeySpec = { algorithm: 'ECDSA', curve: 'P-256' },
-  options: { now?: Date; urls?: { crlDistributionPoints?: string[]; ocspUrls?: string[]; caIssuersUrls?: string[] } } = {},
+  options: {
+    now?: Date;
+    urls?: { crlDistributionPoints?: string[]; ocspUrls?: string[]; caIssuersUrls?: string[] };
+  } = {},
 ): Promise<TestPki> {
   const now = options.now ?? new Date();
   const { signer: rootSigner } = await provider.generate(spec);
@@ -51,6 +54,10 @@ export async function createTestPki(
     }),
   );
   const intermediate = parseCertificate(intermediateIssued.der);
-  const ca = new CertificateAuthority({ certificate: intermediate, signer: intermediateSigner, ...options.urls });
+  const ca = new CertificateAuthority({
+    certificate: intermediate,
+    signer: intermediateSigner,
+    ...options.urls,
+  });
   return { root, rootSigner, rootCa, intermediate, intermediateSigner, ca };
 }

@@ -46,13 +46,31 @@ export class OpenSslWorkspace {
   /** Runs openssl and fails with its output when it exits non-zero. */
   ok(args: string[], input?: string | Buffer): OpenSslResult {
     const result = this.run(args, input);
-    if (result.status !== 0) throw new Error(`openssl ${args.join(' ')} exited ${result.status}:\n${result.output}`);
+    if (result.status !== 0)
+      throw new Error(`openssl ${args.join(' ')} exited ${result.status}:\n${result.output}`);
     return result;
   }
 
   /** A key and CSR made by `openssl req`; `keyArgs` e.g. ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']. */
-  csr(name: string, keyArgs: string[], subject: string, extra: string[] = []): { csrPem: string; keyPem: string } {
-    this.ok(['req', '-new', ...keyArgs, '-nodes', '-keyout', `${name}.key`, '-subj', subject, ...extra, '-out', `${name}.csr`]);
+  csr(
+    name: string,
+    keyArgs: string[],
+    subject: string,
+    extra: string[] = [],
+  ): { csrPem: string; keyPem: string } {
+    this.ok([
+      'req',
+      '-new',
+      ...keyArgs,
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-subj',
+      subject,
+      ...extra,
+      '-out',
+      `${name}.csr`,
+    ]);
     return { csrPem: this.readText(`${name}.csr`), keyPem: this.readText(`${name}.key`) };
   }
 
