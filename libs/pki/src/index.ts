@@ -18,3 +18,5 @@ export * from './ca';
 export * from './profile';
 export * from './chain';
 export * from './pem-export';
+export * from './revocation-reason';
+export * from './crl';

@@ -36,7 +36,13 @@ export class OpenSslWorkspace {
 
   /** Runs openssl with `args` in the workspace directory; never throws on a non-zero exit. */
   run(args: string[], input?: string | Buffer): OpenSslResult {
-    const result = spawnSync('openssl', args, { cwd: this.dir, input, encoding: 'buffer', timeout: 60_000 });
+    const result = spawnSync('openssl', args, {
+      cwd: this.dir,
+      input,
+      encoding: 'buffer',
+      timeout: 60_000,
+      maxBuffer: 512 * 1024 * 1024,
+    });
     if (result.error) throw result.error;
     const stdout = result.stdout.toString('utf8');
     const stderr = result.stderr.toString('utf8');
