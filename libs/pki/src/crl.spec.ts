@@ -136,6 +136,7 @@ describe(CrlIssuer.name, () => {
       'good.pem',
     ]);
     expect(good.output).toContain('good.pem: OK');
+    expect(parseCrl(der).entries.map((e) => e.serialNumber)).not.toContain(goodLeaf.serialNumber);
   });
 
   it('makes an empty CRL (no revokedCertificates field) that openssl accepts', async () => {
