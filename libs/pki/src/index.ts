@@ -20,3 +20,7 @@ export * from './chain';
 export * from './pem-export';
 export * from './revocation-reason';
 export * from './crl';
+export * from './ocsp/cert-id';
+export * from './ocsp/request';
+export * from './ocsp/response';
+export * from './ocsp/http';
