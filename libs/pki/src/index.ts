@@ -24,3 +24,4 @@ export * from './ocsp/cert-id';
 export * from './ocsp/request';
 export * from './ocsp/response';
 export * from './ocsp/http';
+export * from './pkcs12';
