@@ -5,7 +5,11 @@ import { KeyUsage } from './extensions/standard';
 import { NameInput, encodeName } from './name';
 
 /** Key usage of the CA certificates made here: keyCertSign and cRLSign, plus digitalSignature for OCSP. */
-export const CA_KEY_USAGE: readonly KeyUsage[] = ['digitalSignature', 'keyCertSign', 'cRLSign'];
+export const CA_KEY_USAGE: readonly KeyUsage[] = Object.freeze([
+  'digitalSignature',
+  'keyCertSign',
+  'cRLSign',
+] as KeyUsage[]);
 
 export interface CaValidity {
   notBefore: Date;

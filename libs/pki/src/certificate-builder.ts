@@ -198,6 +198,26 @@ export async function signTbs(
   };
 }
 
+/** Encoded extensions per usage list: by array identity first (profiles reuse their arrays), then by content. */
+const byList = new WeakMap<object, Map<IssuerParts, Buffer>>();
+
+function cachedList(
+  parts: IssuerParts,
+  prefix: string,
+  list: readonly string[],
+  build: () => Buffer,
+): Buffer {
+  let perIssuer = byList.get(list);
+  const hit = perIssuer?.get(parts);
+  if (hit) return hit;
+  const value = cached(parts, `${prefix}:${list.join(',')}`, build);
+  if (Object.isFrozen(list)) {
+    if (!perIssuer) byList.set(list, (perIssuer = new Map()));
+    perIssuer.set(parts, value);
+  }
+  return value;
+}
+
 function cached(parts: IssuerParts, key: string, build: () => Buffer): Buffer {
   let value = parts.cache.get(key);
   if (!value) {
@@ -259,13 +279,13 @@ export function buildTbs(parts: IssuerParts, template: CertificateTemplate): Bui
   if (keyUsage?.length)
     add(
       Oid.keyUsage,
-      cached(parts, `ku:${keyUsage.join(',')}`, () => keyUsageExtension(keyUsage)),
+      cachedList(parts, 'ku', keyUsage, () => keyUsageExtension(keyUsage)),
     );
   const eku = template.extendedKeyUsage;
   if (eku?.length)
     add(
       Oid.extKeyUsage,
-      cached(parts, `eku:${eku.join(',')}`, () => extendedKeyUsageExtension(eku)),
+      cachedList(parts, 'eku', eku, () => extendedKeyUsageExtension(eku)),
     );
   const ski = keyIdentifier(template.publicKey);
   add(Oid.subjectKeyIdentifier, subjectKeyIdentifierExtension(ski));

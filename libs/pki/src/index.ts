@@ -25,3 +25,4 @@ export * from './ocsp/request';
 export * from './ocsp/response';
 export * from './ocsp/http';
 export * from './pkcs12';
+export * from './connectors/issuer-connector';

@@ -140,7 +140,16 @@ export function readName(buf: Buffer, tlv: Tlv, what: string): DistinguishedName
     rdn++;
   }
   const commonName = [...attributes].reverse().find((a) => a.oid === Oid.commonName)?.value;
-  return { der: bytesOf(buf, tlv), attributes, text: nameText(attributes), commonName };
+  // The RFC 4514 text is only built when someone reads it (parsing a CSR on the hot path does not).
+  let text: string | undefined;
+  return {
+    der: bytesOf(buf, tlv),
+    attributes,
+    get text() {
+      return (text ??= nameText(attributes));
+    },
+    commonName,
+  };
 }
 
 /** RFC 4514: RDNs in reverse order, `+` inside a multi-valued RDN, special characters escaped. */

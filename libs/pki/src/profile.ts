@@ -28,8 +28,16 @@ export interface LeafProfile {
 const DAY = 86_400;
 export const DEFAULT_LEAF_VALIDITY_DAYS = 90;
 
-export function defaultKeyUsage(key: PublicKeyInfo): KeyUsage[] {
-  return key.algorithm === 'RSA' ? ['digitalSignature', 'keyEncipherment'] : ['digitalSignature'];
+const RSA_KEY_USAGE: readonly KeyUsage[] = Object.freeze([
+  'digitalSignature',
+  'keyEncipherment',
+] as KeyUsage[]);
+const SIGNING_KEY_USAGE: readonly KeyUsage[] = Object.freeze(['digitalSignature'] as KeyUsage[]);
+const DEFAULT_EKU: readonly string[] = Object.freeze(['serverAuth', 'clientAuth']);
+
+/** digitalSignature, plus keyEncipherment for RSA (TLS 1.2 RSA key exchange). */
+export function defaultKeyUsage(key: PublicKeyInfo): readonly KeyUsage[] {
+  return key.algorithm === 'RSA' ? RSA_KEY_USAGE : SIGNING_KEY_USAGE;
 }
 
 /** The certificate template for a CSR under a profile, at `now`. */
@@ -52,7 +60,7 @@ export function templateFromCsr(
     notBefore: new Date(now.getTime() - backdate * 1000),
     notAfter: new Date(now.getTime() + seconds * 1000),
     keyUsage: profile.keyUsage ?? defaultKeyUsage(csr.publicKey),
-    extendedKeyUsage: profile.extendedKeyUsage ?? ['serverAuth', 'clientAuth'],
+    extendedKeyUsage: profile.extendedKeyUsage ?? DEFAULT_EKU,
     mustStaple: profile.mustStaple,
     keyPolicy: profile.keyPolicy,
   };

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { PkiError } from './errors';
 
 /** Octets of a serial Certlane assigns: 17 random octets, the first 01xxxxxx (positive, no leading zero). */
@@ -10,10 +10,22 @@ export const SERIAL_OCTETS = 17;
  * fixed. Returned as the INTEGER's content octets.
  */
 export function randomSerial(): Buffer {
-  const bytes = randomBytes(SERIAL_OCTETS);
+  if (poolOffset + SERIAL_OCTETS > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const bytes = Buffer.allocUnsafe(SERIAL_OCTETS);
+  pool.copy(bytes, 0, poolOffset, poolOffset + SERIAL_OCTETS);
+  // Bytes taken from the pool are overwritten so they can never be handed out twice.
+  pool.fill(0, poolOffset, poolOffset + SERIAL_OCTETS);
+  poolOffset += SERIAL_OCTETS;
   bytes[0] = (bytes[0] & 0x3f) | 0x40;
   return bytes;
 }
+
+// One CSPRNG call per 240 serials instead of one per serial.
+const pool = Buffer.alloc(SERIAL_OCTETS * 240);
+let poolOffset = pool.length;
 
 /** Lower-case hex of an INTEGER's content octets, with a sign-padding 00 removed. */
 export function serialHex(contentOctets: Uint8Array): string {

@@ -180,11 +180,23 @@ export function readBoolean(buf: Buffer, tlv: Tlv, what: string): boolean {
   return b === 0xff;
 }
 
+const oidCache = new Map<string, string>();
+
 export function readOid(buf: Buffer, tlv: Tlv, what: string): string {
   const start = tlv.valueStart;
   const end = tlv.end;
   if (end === start) throw derError(what, 'empty OBJECT IDENTIFIER', tlv.start);
   if (end - start > 128) throw derError(what, 'OBJECT IDENTIFIER too long', tlv.start);
+  // The same few dozen OIDs recur in every certificate, CSR and OCSP request.
+  const key = end - start <= 16 ? buf.toString('latin1', start, end) : undefined;
+  const cached = key === undefined ? undefined : oidCache.get(key);
+  if (cached !== undefined) return cached;
+  const dotted = decodeOid(buf, start, end, what);
+  if (key !== undefined && oidCache.size < 2048) oidCache.set(key, dotted);
+  return dotted;
+}
+
+function decodeOid(buf: Buffer, start: number, end: number, what: string): string {
   const arcs: string[] = [];
   let value = 0;
   let big: bigint | undefined;
