@@ -186,6 +186,7 @@ async function main() {
     `node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model}), ${settings.rounds} rounds of ${settings.seconds} s`,
   );
   const started = new Date();
+  const loadAtStart = os.loadavg();
   const raw = await rawSign();
   const issuanceP256 = await issuanceBench('P-256 CA', { algorithm: 'ECDSA', curve: 'P-256' });
   const issuanceRsa = await issuanceBench('RSA-2048 CA', { algorithm: 'RSA', size: 2048 });
@@ -231,7 +232,7 @@ async function main() {
     node_version: process.version,
     cpu_count: os.cpus().length,
     cpu_model: os.cpus()[0]?.model,
-    load_average_at_start: os.loadavg(),
+    load_average_at_start: loadAtStart,
     load_average_at_end: null,
     started_at: started.toISOString(),
     raw_sign: raw,

@@ -313,6 +313,22 @@ describe('CertificateAuthority.issue', () => {
     });
   });
 
+  it('refuses a bad pathLength and a subject that is not DER, with PkiErrors', async () => {
+    const { csrPem } = ws.csr('bad-input', [...KEY_ARGS['P-256']], '/CN=bad-input.example.test');
+    const template = templateFromCsr(parseCsr(csrPem));
+    for (const pathLength of [-1, 1.5, 256]) {
+      await expect(pki.ca.issue({ ...template, ca: { pathLength } })).rejects.toMatchObject({
+        code: 'profile_invalid',
+      });
+    }
+    await expect(pki.ca.issue({ ...template, subject: Buffer.from('3100', 'hex') })).rejects.toMatchObject({
+      code: 'der_invalid',
+    });
+    await expect(pki.ca.issue({ ...template, notBefore: new Date('garbage') })).rejects.toMatchObject({
+      code: 'profile_invalid',
+    });
+  });
+
   it('makes a delegated OCSP responder certificate with OCSPSigning and ocsp-nocheck', async () => {
     const { signer } = await provider.generate({ algorithm: 'ECDSA', curve: 'P-256' });
     const now = Date.now();

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Certificate, CertificateInput, toCertificate } from './certificate';
+import { readRoot } from './der/reader';
 import { Tag } from './der/tags';
 import { bitString, sequence, tlv, unsignedInteger, x509Time } from './der/writer';
 import { PkiError } from './errors';
@@ -253,6 +254,12 @@ export function buildTbs(parts: IssuerParts, template: CertificateTemplate): Bui
     throw new PkiError('profile_invalid', 'notAfter must be later than notBefore');
   }
   const subject = Buffer.isBuffer(template.subject) ? template.subject : encodeName(template.subject);
+  // A subject given as DER (normally the CSR's, already parsed) must at least be one SEQUENCE.
+  if (Buffer.isBuffer(template.subject)) readRoot(subject, Tag.Sequence, 'subject');
+  const pathLength = template.ca?.pathLength;
+  if (pathLength !== undefined && (!Number.isInteger(pathLength) || pathLength < 0 || pathLength > 255)) {
+    throw new PkiError('profile_invalid', 'pathLength must be an integer from 0 to 255');
+  }
   const subjectEmpty = subject.length === 2;
   const sans = template.subjectAltNames ?? [];
   if (subjectEmpty && sans.length === 0) {

@@ -256,6 +256,20 @@ describe(CrlIssuer.name, () => {
     );
   });
 
+  it('refuses a non-integer CRL number, an invalid thisUpdate and a missing revocation date', async () => {
+    expect(await code(crlIssuer.build({ crlNumber: 1.5, thisUpdate, entries: [] }))).toBe('profile_invalid');
+    expect(
+      await code(crlIssuer.build({ crlNumber: '7' as unknown as number, thisUpdate, entries: [] })),
+    ).toBe('profile_invalid');
+    expect(await code(crlIssuer.build({ crlNumber: 1, thisUpdate: new Date(NaN), entries: [] }))).toBe(
+      'profile_invalid',
+    );
+    const noDate = [{ serialNumber: '01' }] as unknown as RevokedEntry[];
+    expect(await code(crlIssuer.build({ crlNumber: 1, thisUpdate, entries: noDate }))).toBe(
+      'profile_invalid',
+    );
+  });
+
   it('refuses nextUpdate not after thisUpdate and negative CRL numbers', async () => {
     expect(
       await code(crlIssuer.build({ crlNumber: 1, thisUpdate, nextUpdate: thisUpdate, entries: [] })),

@@ -96,9 +96,18 @@ export class CrlIssuer {
   /** The DER of a CertificateList (RFC 5280 5.1), v2, signed by the CA. */
   async build(content: CrlContent): Promise<Buffer> {
     const thisUpdate = content.thisUpdate;
+    if (!(thisUpdate instanceof Date) || Number.isNaN(thisUpdate.getTime())) {
+      throw new PkiError('profile_invalid', 'thisUpdate must be a valid date');
+    }
     const nextUpdate = content.nextUpdate ?? new Date(thisUpdate.getTime() + CRL_VALIDITY_MS);
     if (!(nextUpdate.getTime() > thisUpdate.getTime())) {
       throw new PkiError('profile_invalid', 'nextUpdate must be later than thisUpdate');
+    }
+    if (typeof content.crlNumber === 'number' && !Number.isSafeInteger(content.crlNumber)) {
+      throw new PkiError('profile_invalid', 'cRLNumber must be an integer');
+    }
+    if (typeof content.crlNumber !== 'number' && typeof content.crlNumber !== 'bigint') {
+      throw new PkiError('profile_invalid', 'cRLNumber must be an integer');
     }
     const crlNumber = BigInt(content.crlNumber);
     if (crlNumber < 0n || crlNumber >= 1n << 159n) {
@@ -159,6 +168,7 @@ function encodeEntries(entries: Iterable<RevokedEntry>): { chunks: Buffer[]; len
       offset = 0;
     }
     const serial = serialOctets(entry.serialNumber);
+    if (!(entry.revokedAt instanceof Date)) throw new PkiError('profile_invalid', 'revokedAt must be a Date');
     const time = entry.revokedAt.getTime();
     if (time !== lastTime) {
       lastTimeBytes = x509Time(entry.revokedAt);

@@ -118,6 +118,11 @@ describe(buildPkcs12.name, () => {
     expect(() => buildPkcs12(leaf, [], { password: 5 as unknown as string })).toThrow(
       expect.objectContaining({ code: 'profile_invalid' }),
     );
+    for (const counts of [{ iterations: 0 }, { macIterations: 1.5 }, { iterations: 20_000_000 }]) {
+      expect(() => buildPkcs12(leaf, [], { password: 'x', ...counts })).toThrow(
+        expect.objectContaining({ code: 'profile_invalid' }),
+      );
+    }
   });
 
   it('derives keys as RFC 7292 B.2 does (the published SHA-1 vectors)', () => {

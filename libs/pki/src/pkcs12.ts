@@ -53,6 +53,11 @@ export function buildPkcs12(
       `the PKCS#12 password must be a string of at most ${MAX_PASSWORD_CHARS} characters`,
     );
   }
+  for (const count of [options.iterations, options.macIterations]) {
+    if (count !== undefined && (!Number.isInteger(count) || count < 1 || count > 10_000_000)) {
+      throw new PkiError('profile_invalid', 'PKCS#12 iteration counts must be integers from 1 to 10,000,000');
+    }
+  }
   const bags = certificates.map((der, index) => certBag(der, index === 0 ? options.friendlyName : undefined));
   const safeContents = tlvList(Tag.Sequence, bags);
   const contentInfo =
