@@ -1,0 +1,131 @@
+import type { RevocationReason } from '../revocation-reason';
+
+/**
+ * The contract every issuer connector implements (issue 4, point 2): the local CA first, then
+ * ACME, secrets-vault PKI, cloud private CAs, commercial REST CAs, the enterprise directory CA and
+ * the script adapter. Types only: the implementations live in `libs/connectors/<kind>/` and the
+ * issuance service calls them through this interface alone. Certificates cross it as PEM text,
+ * serials as lower-case hex, times as `Date`.
+ */
+
+/** What a connector can do, so callers answer 501 (spec section 7) instead of trying. */
+export interface IssuerCapabilities {
+  /** Serves a CRL for what it issues (`GET /api/v1/crl/{issuer_id}`). */
+  crl: boolean;
+  /** Answers OCSP for what it issues (`GET /api/v1/ocsp/{issuer_id}/{serial}`). */
+  ocsp: boolean;
+  /** Can revoke at the CA. When false, revocation is recorded locally only. */
+  revoke: boolean;
+  /** Has a renewal operation of its own (ACME ARI, CA-side renew); otherwise renew = issue. */
+  renew: boolean;
+  /** Can hand out its CA chain. */
+  caChain: boolean;
+  /** Certificate issued in the same call; false when the CA answers later (approval, polling). */
+  synchronous: boolean;
+}
+
+/** The certificate-level choices made by a profile, passed to the CA (which may ignore or override some). */
+export interface IssuanceProfileRequest {
+  validityDays?: number;
+  keyUsage?: string[];
+  extendedKeyUsage?: string[];
+  mustStaple?: boolean;
+  /** SANs to certify instead of the ones the CSR requests. */
+  subjectAltNames?: Array<{ type: 'dns' | 'ip' | 'email' | 'uri'; value: string }>;
+  /** Connector-specific profile or template name at the CA (e.g. an ACME profile, a vault role). */
+  caProfile?: string;
+}
+
+export interface IssueRequest {
+  /** PKCS#10 CSR, PEM. The private key never reaches the connector. */
+  csrPem: string;
+  profile: IssuanceProfileRequest;
+  /** Makes a retried call return the first result instead of issuing twice (where the CA allows). */
+  idempotencyKey: string;
+  /** For logs and audit at the CA; never secret. */
+  requestId?: string;
+}
+
+export interface RenewRequest extends IssueRequest {
+  /** The certificate being renewed, PEM (ACME ARI and some CAs link the two). */
+  previousCertificatePem: string;
+}
+
+export interface IssuedCertificateResult {
+  certificatePem: string;
+  /** The issuing chain, issuer first, PEM concatenated; without the leaf. */
+  chainPem: string;
+  serialNumber: string;
+  notBefore: Date;
+  notAfter: Date;
+  fingerprintSha256: string;
+}
+
+/** For connectors that are not synchronous: where to poll for the result. */
+export interface PendingIssuance {
+  pending: true;
+  /** Opaque reference the connector understands in `poll`. */
+  reference: string;
+  retryAfterSeconds: number;
+}
+
+export interface RevokeRequest {
+  serialNumber: string;
+  reason: RevocationReason;
+  /** Default: now. */
+  revokedAt?: Date;
+  /** Some CAs identify the certificate by its PEM rather than its serial. */
+  certificatePem?: string;
+  idempotencyKey: string;
+}
+
+export interface CaChainResult {
+  /** The CA certificates, issuing CA first, root last when the CA gives it, PEM concatenated. */
+  chainPem: string;
+}
+
+export interface ConnectionTestResult {
+  ok: boolean;
+  /** Human-readable and free of secrets (no tokens, no passwords, no key material). */
+  message: string;
+  /** Round trip to the CA, when one was made. */
+  latencyMs?: number;
+}
+
+/** Failures a connector reports; the issuance service maps them to job states and HTTP codes. */
+export type IssuerErrorKind =
+  /** The CA refused this request for good (policy, bad CSR, unauthorized name): do not retry. */
+  | 'rejected'
+  /** The CA is unreachable or overloaded: retry with backoff. */
+  | 'unavailable'
+  /** The connector's configuration or credentials are wrong: fix the issuer, do not retry. */
+  | 'misconfigured'
+  /** The operation is not supported by this kind (see capabilities). */
+  | 'unsupported';
+
+export interface IssuerConnector {
+  /** The issuer kind, e.g. `local_ca`, `acme`. */
+  readonly kind: string;
+  readonly capabilities: IssuerCapabilities;
+  issue(request: IssueRequest): Promise<IssuedCertificateResult | PendingIssuance>;
+  renew(request: RenewRequest): Promise<IssuedCertificateResult | PendingIssuance>;
+  /** Only for connectors that are not synchronous. */
+  poll?(reference: string): Promise<IssuedCertificateResult | PendingIssuance>;
+  revoke(request: RevokeRequest): Promise<void>;
+  getCaChain(): Promise<CaChainResult>;
+  testConnection(): Promise<ConnectionTestResult>;
+}
+
+/**
+ * How a kind is registered: it validates its stored config (decrypted by the caller) and builds a
+ * connector from it. `redact` returns the config as shown to users, secret-bearing keys replaced
+ * (spec 2.12).
+ */
+export interface IssuerConnectorFactory<Config = unknown, Dependencies = unknown> {
+  readonly kind: string;
+  readonly capabilities: IssuerCapabilities;
+  /** Throws a validation error naming the offending fields. */
+  validateConfig(config: unknown): Config;
+  redact(config: Config): Record<string, unknown>;
+  create(config: Config, dependencies: Dependencies): IssuerConnector;
+}

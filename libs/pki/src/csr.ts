@@ -1,0 +1,206 @@
+import { readAlgorithmIdentifier } from './algorithm-identifier';
+import {
+  DerCursor,
+  Tlv,
+  bytesOf,
+  readBitString,
+  readOid,
+  readRoot,
+  readSmallInteger,
+  readString,
+} from './der/reader';
+import { Tag, contextConstructed } from './der/tags';
+import { bitString, oid, sequence, set, smallInteger, tlv, tlvList } from './der/writer';
+import { PkiError } from './errors';
+import { Extension, decodeExtensionValue, readExtensions } from './extensions/extension';
+import { GeneralName, SubjectAltNameInput } from './extensions/general-name';
+import {
+  DecodedExtensions,
+  ExtendedKeyUsageName,
+  KeyUsage,
+  basicConstraintsExtension,
+  decodeExtensions,
+  extendedKeyUsageExtension,
+  keyUsageExtension,
+  subjectAltNameExtension,
+} from './extensions/standard';
+import { Signer } from './keys/key-provider';
+import { KeyPolicy, PublicKeyInfo, assertSupportedKey, readSpki } from './keys/public-key';
+import { DistinguishedName, NameInput, encodeName, readName } from './name';
+import { Oid } from './oids';
+import { PemLabel, decodeSingle, toPem } from './pem';
+import { SignatureAlgorithm, signatureAlgorithmOf, verifySignature } from './signature-algorithm';
+
+/** 64 KiB: a CSR is typically under 2 KiB; this bounds the work an untrusted one can cause. */
+export const MAX_CSR_BYTES = 64 * 1024;
+
+export interface CsrAttribute {
+  oid: string;
+  /** The DER of each value in the attribute's SET. */
+  values: Buffer[];
+}
+
+/** A PKCS#10 certification request (RFC 2986), parsed and (by default) verified. */
+export interface CertificationRequest {
+  der: Buffer;
+  /** The DER of CertificationRequestInfo, the signed part. */
+  info: Buffer;
+  subject: DistinguishedName;
+  publicKey: PublicKeyInfo;
+  signatureAlgorithm: SignatureAlgorithm;
+  signature: Buffer;
+  /** Every attribute, the extension request included. */
+  attributes: CsrAttribute[];
+  /** The extensions of the PKCS#9 extensionRequest attribute, as requested. */
+  requestedExtensions: Extension[];
+  /** The requested extensions libs/pki understands, decoded. */
+  requested: DecodedExtensions;
+  /** Requested subject alternative names (empty when none). */
+  subjectAltNames: GeneralName[];
+  /**
+   * The PKCS#9 challengePassword attribute (SCEP uses it as a one-time secret). It is a secret:
+   * never log it or return it.
+   */
+  challengePassword?: string;
+}
+
+export interface ParseCsrOptions {
+  /** Verify the self-signature (default true). Only skip it for display of stored CSRs. */
+  verifySignature?: boolean;
+  /** Refuse unsupported or weak keys (default: the library's rules); `false` only describes the key. */
+  keyPolicy?: KeyPolicy | false;
+  maxBytes?: number;
+}
+
+const WHAT = 'CSR';
+
+/**
+ * Parses a CSR given as PEM (`CERTIFICATE REQUEST` or `NEW CERTIFICATE REQUEST`, CRLF and bundles
+ * tolerated), bare base64 or DER, checks its key and verifies its signature.
+ */
+export function parseCsr(input: string | Uint8Array, options: ParseCsrOptions = {}): CertificationRequest {
+  const der = decodeSingle(input, [PemLabel.certificateRequest, PemLabel.newCertificateRequest], {
+    maxBytes: options.maxBytes ?? MAX_CSR_BYTES,
+    what: WHAT,
+  });
+  const root = readRoot(der, Tag.Sequence, WHAT);
+  const outer = DerCursor.of(der, root, WHAT);
+  const infoTlv = outer.next(Tag.Sequence, 'CertificationRequestInfo');
+  const algorithm = readAlgorithmIdentifier(der, outer.next(Tag.Sequence, 'signatureAlgorithm'), WHAT);
+  const signatureBits = readBitString(der, outer.next(Tag.BitString, 'signature'), WHAT);
+  outer.end();
+
+  const info = DerCursor.of(der, infoTlv, WHAT);
+  const version = readSmallInteger(der, info.next(Tag.Integer, 'version'), WHAT);
+  if (version !== 0)
+    throw new PkiError('der_invalid', `${WHAT}: version must be 0 (v1), found ${version}`, { object: WHAT });
+  const subject = readName(der, info.next(Tag.Sequence, 'subject'), WHAT);
+  const publicKey = readSpki(der, info.next(Tag.Sequence, 'subjectPKInfo'), WHAT);
+  // attributes [0] is required by RFC 2986 but some encoders omit it when empty.
+  const attributesTlv = info.optional(contextConstructed(0));
+  info.end();
+
+  const attributes = attributesTlv ? readAttributes(der, attributesTlv) : [];
+  let requestedExtensions: Extension[] = [];
+  let challengePassword: string | undefined;
+  for (const attribute of attributes) {
+    if (attribute.oid === Oid.extensionRequest) {
+      if (attribute.values.length !== 1) {
+        throw new PkiError('extension_invalid', `${WHAT}: extensionRequest must have exactly one value`, {
+          object: WHAT,
+        });
+      }
+      const value = attribute.values[0];
+      requestedExtensions = decodeExtensionValue('extensionRequest', WHAT, () =>
+        readExtensions(value, readRoot(value, Tag.Sequence, WHAT), WHAT),
+      );
+    } else if (attribute.oid === Oid.challengePassword && attribute.values.length === 1) {
+      const value = attribute.values[0];
+      challengePassword = readString(value, readRoot(value, value[0], WHAT), WHAT);
+    }
+  }
+
+  // The key is judged first: "RSA-1024 is too weak" says more than "its signature algorithm is".
+  if (options.keyPolicy !== false) assertSupportedKey(publicKey, options.keyPolicy ?? {});
+  const signatureAlgorithm = signatureAlgorithmOf(algorithm, WHAT);
+  if (signatureBits.unusedBits !== 0)
+    throw new PkiError('csr_signature_invalid', `${WHAT}: signature has unused bits`);
+  const infoBytes = bytesOf(der, infoTlv);
+  if (options.verifySignature !== false) {
+    if (publicKey.algorithm !== signatureAlgorithm.keyAlgorithm) {
+      throw new PkiError(
+        'csr_signature_invalid',
+        `${WHAT}: ${signatureAlgorithm.name} signature cannot come from a ${publicKey.description} key`,
+      );
+    }
+    if (!verifySignature(signatureAlgorithm, publicKey, infoBytes, signatureBits.bytes)) {
+      throw new PkiError(
+        'csr_signature_invalid',
+        `${WHAT}: the signature does not verify with the CSR's public key`,
+      );
+    }
+  }
+  const requested = decodeExtensions(requestedExtensions, WHAT);
+  return {
+    der,
+    info: infoBytes,
+    subject,
+    publicKey,
+    signatureAlgorithm,
+    signature: signatureBits.bytes,
+    attributes,
+    requestedExtensions,
+    requested,
+    subjectAltNames: requested.subjectAltNames ?? [],
+    challengePassword,
+  };
+}
+
+function readAttributes(der: Buffer, tlvAttributes: Tlv): CsrAttribute[] {
+  const cursor = DerCursor.of(der, tlvAttributes, WHAT);
+  const out: CsrAttribute[] = [];
+  while (!cursor.done) {
+    const attribute = DerCursor.of(der, cursor.next(Tag.Sequence, 'Attribute'), WHAT);
+    const attributeOid = readOid(der, attribute.next(Tag.Oid, 'attribute type'), WHAT);
+    const valuesTlv = attribute.next(Tag.Set, 'attribute values');
+    attribute.end();
+    const values = DerCursor.of(der, valuesTlv, WHAT)
+      .rest()
+      .map((v) => bytesOf(der, v));
+    out.push({ oid: attributeOid, values });
+  }
+  return out;
+}
+
+export interface CreateCsrOptions {
+  subject: NameInput;
+  signer: Signer;
+  subjectAltNames?: readonly SubjectAltNameInput[];
+  keyUsage?: readonly KeyUsage[];
+  extendedKeyUsage?: readonly (ExtendedKeyUsageName | string)[];
+  /** Request CA basic constraints (for a sub-CA CSR sent to an external root). */
+  ca?: { pathLength?: number };
+}
+
+/** A PKCS#10 CSR signed by `signer` (the local CA uses it for a sub-CA under an external root). */
+export async function createCsr(options: CreateCsrOptions): Promise<{ der: Buffer; pem: string }> {
+  const extensions: Buffer[] = [];
+  if (options.ca) extensions.push(basicConstraintsExtension(true, options.ca.pathLength));
+  if (options.keyUsage?.length) extensions.push(keyUsageExtension(options.keyUsage));
+  if (options.extendedKeyUsage?.length) extensions.push(extendedKeyUsageExtension(options.extendedKeyUsage));
+  if (options.subjectAltNames?.length) {
+    extensions.push(subjectAltNameExtension(options.subjectAltNames, options.subject.length === 0));
+  }
+  const attributes = extensions.length
+    ? tlv(contextConstructed(0), sequence(oid(Oid.extensionRequest), set(tlvList(Tag.Sequence, extensions))))
+    : tlv(contextConstructed(0));
+  const info = sequence(
+    smallInteger(0),
+    encodeName(options.subject),
+    options.signer.publicKey.spki,
+    attributes,
+  );
+  const signature = await options.signer.sign(info);
+  const der = sequence(info, options.signer.signatureAlgorithm.identifier, bitString(signature));
+  return { der, pem: toPem(PemLabel.certificateRequest, der) };
+}
