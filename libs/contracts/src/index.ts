@@ -17,3 +17,4 @@ export * from './auth/grant-scope';
 export * from './audit/audit-actions';
 export * from './audit/audit-chain';
 export * from './audit/audit-query';
+export * from './pki/revocation.dto';

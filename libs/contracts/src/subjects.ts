@@ -1,3 +1,13 @@
+import {
+  CertificateRevoked,
+  IssueOcspResponderRequest,
+  IssuerCaInfo,
+  IssuerIdRequest,
+  OcspResponderCertificate,
+  RevokeCertificateRequest,
+  SignDigestRequest,
+  SignDigestResponse,
+} from './pki/revocation.dto';
 import { AuditChainVerification } from './audit/audit-chain';
 import {
   AuditExportPage,
@@ -163,6 +173,16 @@ export const requestContracts = {
     request: VerifyAuditChainRequest,
     response: shape<AuditChainVerification>(),
   },
+  'issuance.v1.get-issuer-ca': { request: IssuerIdRequest, response: shape<IssuerCaInfo>() },
+  'issuance.v1.sign-digest': { request: SignDigestRequest, response: shape<SignDigestResponse>() },
+  'issuance.v1.issue-ocsp-responder': {
+    request: IssueOcspResponderRequest,
+    response: shape<OcspResponderCertificate>(),
+  },
+  'issuance.v1.revoke-certificate': {
+    request: RevokeCertificateRequest,
+    response: shape<CertificateRevoked>(),
+  },
   'issuance.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'deployment-dispatch.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'revocation.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
@@ -176,6 +196,7 @@ export const eventContracts = {
   'issuance.v1.renewal-policy.created': { payload: shape<RenewalPolicyDto>() },
   'issuance.v1.renewal-policy.updated': { payload: shape<RenewalPolicyDto>() },
   'issuance.v1.renewal-policy.deleted': { payload: shape<RenewalPolicyDeleted>() },
+  'issuance.v1.certificate.revoked': { payload: shape<CertificateRevoked>() },
   'auth.v1.api-key.revoked': { payload: shape<ApiKeyRevoked>() },
   'auth.v1.bootstrap.consumed': { payload: shape<BootstrapConsumed>() },
   'auth.v1.grants.changed': { payload: shape<GrantsChanged>() },

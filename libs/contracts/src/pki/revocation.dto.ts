@@ -1,0 +1,97 @@
+import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
+/** RFC 5280 reason codes, camelCase on the wire (spec 2.16). */
+export const REVOCATION_REASONS = [
+  'unspecified',
+  'keyCompromise',
+  'cACompromise',
+  'affiliationChanged',
+  'superseded',
+  'cessationOfOperation',
+  'certificateHold',
+  'removeFromCRL',
+  'privilegeWithdrawn',
+  'aACompromise',
+] as const;
+export type RevocationReason = (typeof REVOCATION_REASONS)[number];
+
+/** Serial numbers travel as lower-case hex without leading zeros beyond one byte, at most 20 octets. */
+export const SERIAL_HEX_PATTERN = /^[0-9a-f]{1,40}$/;
+
+export class IssuerIdRequest {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  issuer_id!: string;
+}
+
+/** What the revocation service needs to know about an issuing CA (issuance.v1.get-issuer-ca). */
+export interface IssuerCaInfo {
+  issuer_id: string;
+  kind: string;
+  capabilities: { crl: boolean; ocsp: boolean };
+  /** The CA certificate that signs this issuer's certificates and CRLs. */
+  ca_certificate_pem: string;
+  /** The CA certificate and its parents up to the root. */
+  chain_pem: string;
+  /** The X.509 signature algorithm the CA key signs with, e.g. `ecdsa-with-SHA256`, `sha256WithRSAEncryption`. */
+  signature_algorithm: string;
+}
+
+/**
+ * issuance.v1.sign-digest: the CA signs a digest the caller computed over data it built (a
+ * TBSCertList), so CA private keys never leave the issuance service (ADR 0021).
+ */
+export class SignDigestRequest extends IssuerIdRequest {
+  @IsIn(['crl'])
+  purpose!: 'crl';
+
+  @IsIn(['sha256', 'sha384', 'sha512'])
+  digest_algorithm!: 'sha256' | 'sha384' | 'sha512';
+
+  @IsString()
+  @Matches(/^[A-Za-z0-9+/]{40,88}={0,2}$/, { message: 'digest_base64 must be a base64 digest' })
+  digest_base64!: string;
+}
+
+export interface SignDigestResponse {
+  /** The signature in the X.509 encoding of the CA's signature algorithm (ECDSA as DER). */
+  signature_base64: string;
+  signature_algorithm: string;
+}
+
+/** issuance.v1.issue-ocsp-responder: a delegated OCSP responder certificate for the caller's key. */
+export class IssueOcspResponderRequest extends IssuerIdRequest {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(16384)
+  csr_pem!: string;
+}
+
+export interface OcspResponderCertificate {
+  certificate_pem: string;
+  chain_pem: string;
+  not_after: string;
+}
+
+/** issuance.v1.revoke-certificate: records a revocation for the issuer and publishes it. */
+export class RevokeCertificateRequest extends IssuerIdRequest {
+  @IsString()
+  @Matches(SERIAL_HEX_PATTERN, { message: 'serial_hex must be 1 to 40 lower-case hex digits' })
+  serial_hex!: string;
+
+  @IsOptional()
+  @IsIn(REVOCATION_REASONS as unknown as string[], {
+    message: `reason must be one of ${REVOCATION_REASONS.join(', ')}`,
+  })
+  reason?: RevocationReason;
+}
+
+/** Event issuance.v1.certificate.revoked (consumed by the revocation service). */
+export interface CertificateRevoked {
+  issuer_id: string;
+  serial_hex: string;
+  reason: RevocationReason;
+  revoked_at: string;
+  certificate_id?: string;
+}
