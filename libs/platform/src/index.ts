@@ -5,6 +5,7 @@ export * from './config/parsers';
 export * from './config/variables';
 export * from './config/named-keys';
 export * from './config/startup-warnings';
+export * from './crypto/secret-box';
 export * from './logging/logger';
 export * from './logging/redact';
 export * from './tls/server-tls';

@@ -39,6 +39,8 @@ export interface CertlaneConfig {
   demoModeAck: boolean;
   demoSeed: boolean;
   configEncryptionKey: string;
+  /** Public base URL of the revocation service (CRL DP and OCSP AIA of issued certificates), no trailing slash. */
+  revocationBaseUrl: string;
   corsOrigins: string[];
   bootstrapToken?: string;
   logLevel: LogLevel;

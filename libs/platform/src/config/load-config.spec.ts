@@ -466,4 +466,23 @@ describe(isPlaceholderSecret.name, () => {
       false,
     );
   });
+
+  describe('SERVICE_REVOCATION_BASE_URL', () => {
+    it('defaults to https://localhost:8443 and drops a trailing slash', () => {
+      expect(loadConfig(validServiceEnv()).revocationBaseUrl).toBe('https://localhost:8443');
+      expect(
+        loadConfig(validServiceEnv({ SERVICE_REVOCATION_BASE_URL: 'http://pki.example.com/rev/' }))
+          .revocationBaseUrl,
+      ).toBe('http://pki.example.com/rev');
+    });
+
+    it.each(['pki.example.com', 'ftp://pki.example.com', 'https://pki.example.com/?x=1', 'https://u:p@h'])(
+      'refuses %s',
+      (value) => {
+        expect(refusal(validServiceEnv({ SERVICE_REVOCATION_BASE_URL: value })).message).toContain(
+          'SERVICE_REVOCATION_BASE_URL',
+        );
+      },
+    );
+  });
 });

@@ -50,6 +50,24 @@ export function parseTrustedProxies(raw: string): string[] {
   return entries;
 }
 
+/** SERVICE_REVOCATION_BASE_URL: an absolute http(s) URL without query or fragment; trailing slashes dropped. */
+export function parseRevocationBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(
+      `SERVICE_REVOCATION_BASE_URL=${JSON.stringify(raw)} is not an absolute URL like https://pki.example.com`,
+    );
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username) {
+    throw new ConfigError(
+      'SERVICE_REVOCATION_BASE_URL must be an http(s) URL without credentials, query or fragment',
+    );
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
 function durationWithin(name: string, raw: string, minMs: number, maxMs: number, bounds: string): number {
   const value = parseDuration(name, raw);
   if (value < minMs || value > maxMs) throw new ConfigError(`${name} must be between ${bounds}`);
@@ -200,6 +218,8 @@ export function loadConfig(env: Env): CertlaneConfig {
   const sameSite = parseSameSite(get('SERVICE_SESSION_SAMESITE') ?? 'Lax');
   const trustedProxies = parseTrustedProxies(get('SERVICE_TRUSTED_PROXIES') ?? '');
 
+  const revocationBaseUrl = parseRevocationBaseUrl(get('SERVICE_REVOCATION_BASE_URL') ?? '');
+
   const databaseUrl = get('SERVICE_DATABASE_URL') ?? '';
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('SERVICE_DATABASE_URL must be a postgres:// URL');
@@ -232,6 +252,7 @@ export function loadConfig(env: Env): CertlaneConfig {
     demoModeAck,
     demoSeed: parseBoolean('SERVICE_DEMO_SEED', get('SERVICE_DEMO_SEED') ?? 'false'),
     configEncryptionKey: encryptionKey,
+    revocationBaseUrl,
     corsOrigins,
     bootstrapToken: get('SERVICE_BOOTSTRAP_TOKEN'),
     logLevel: parseEnum('SERVICE_LOG_LEVEL', get('SERVICE_LOG_LEVEL') ?? 'info', LOG_LEVELS),

@@ -93,6 +93,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'Key material for AES-256-GCM encryption of secret-bearing config at rest. Required, at least 32 characters, not a placeholder.',
   },
   {
+    name: 'SERVICE_REVOCATION_BASE_URL',
+    default: 'https://localhost:8443',
+    description:
+      'Public https base URL of the revocation service that issued certificates embed: CRL at <base>/crl/<issuer_id>.crl, OCSP at <base>/ocsp/<issuer_id>.',
+  },
+  {
     name: 'SERVICE_CORS_ORIGINS',
     default: '',
     description:
