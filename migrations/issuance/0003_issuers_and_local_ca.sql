@@ -24,6 +24,8 @@ CREATE TABLE IF NOT EXISTS ca_certificates (
   subject             text NOT NULL,
   certificate_pem     text,
   csr_pem             text,
+  -- A sub-CA's external parents (issuer first, up to the external root), as installed.
+  external_chain_pem  text,
   key_provider        text NOT NULL DEFAULT 'software',
   private_key_sealed  text NOT NULL CHECK (private_key_sealed LIKE 'v1.%'),
   status              text NOT NULL CHECK (status IN ('active', 'retired', 'pending')),
@@ -60,4 +62,11 @@ CREATE TABLE IF NOT EXISTS revocations (
   reason      text NOT NULL,
   revoked_at  timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (issuer_id, serial_hex)
+);
+
+-- Baseline seeds applied once (the default local CA issuer): an operator who deletes what a seed
+-- made does not see it come back on the next start.
+CREATE TABLE IF NOT EXISTS baseline_seeds (
+  name        text PRIMARY KEY,
+  applied_at  timestamptz NOT NULL DEFAULT now()
 );
