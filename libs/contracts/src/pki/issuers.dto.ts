@@ -83,12 +83,7 @@ export class CreateIssuerRequest {
  * secret-bearing value sent back as `********` keeps the stored secret. `type` may be repeated
  * but not changed.
  */
-export class UpdateIssuerRequest {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(128)
-  id!: string;
-
+export class IssuerChanges {
   @IsOptional()
   @IsString({ message: 'name must be a string' })
   @Length(1, 255, { message: 'name must be 1 to 255 characters' })
@@ -101,6 +96,13 @@ export class UpdateIssuerRequest {
   @IsOptional()
   @IsObject({ message: 'config must be an object' })
   config?: Record<string, unknown>;
+}
+
+export class UpdateIssuerRequest extends IssuerChanges {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  id!: string;
 }
 
 export interface IssuerDeleted {
@@ -274,12 +276,8 @@ export class CreateCaRequest {
   issuing?: boolean;
 }
 
-export class UploadCaCertificateRequest {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(128)
-  id!: string;
-
+/** Body of POST /api/v1/intermediate-cas/{id}/certificate. */
+export class CaCertificateUpload {
   @IsString()
   @IsNotEmpty()
   @MaxLength(65536)
@@ -290,4 +288,11 @@ export class UploadCaCertificateRequest {
   @IsString()
   @MaxLength(262144)
   chain_pem?: string;
+}
+
+export class UploadCaCertificateRequest extends CaCertificateUpload {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  id!: string;
 }
