@@ -27,7 +27,8 @@ export function recordSecrets(source: string, values: readonly (string | undefin
 }
 
 /** Columns whose values are secrets wherever they live: hashes of keys and passwords, ciphertexts, private keys. */
-const SECRET_COLUMN = '(key_hash|password_hash|token_hash|csrf_hash|secret|ciphertext|private_key|encrypted)';
+const SECRET_COLUMN =
+  '(key_hash|password_hash|token_hash|csrf_hash|secret|ciphertext|private_key|encrypted|sealed)';
 /** Hash-chain columns of the audit log are published on purpose. */
 const PUBLIC_COLUMNS = new Set(['audit_events.hash', 'audit_events.prev_hash']);
 
