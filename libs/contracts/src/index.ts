@@ -1,3 +1,5 @@
+// Some DTOs use class-transformer's @Type, which reads decorator metadata when the class is defined.
+import 'reflect-metadata';
 export * from './errors/error-codes';
 export * from './errors/certlane-error';
 export * from './pagination/page';
