@@ -18,6 +18,7 @@ import {
 import { LogoutController, SessionsController } from './auth-routes/sessions.controller';
 import { AuthSettingsController, UsersController } from './auth-routes/users.controller';
 import { RenewalPoliciesController } from './renewal-policies/renewal-policies.controller';
+import { RevocationController } from './revocation-routes/revocation.controller';
 import { SystemController } from './system/system.controller';
 
 /** Every controller of the public API; the route table test walks this list. */
@@ -37,6 +38,7 @@ export const GATEWAY_CONTROLLERS = [
   AuthSettingsController,
   RenewalPoliciesController,
   AuditController,
+  RevocationController,
 ];
 
 /** The public API: authenticates, validates, and forwards to the owning service over the bus. */

@@ -18,3 +18,4 @@ export * from './audit/audit-actions';
 export * from './audit/audit-chain';
 export * from './audit/audit-query';
 export * from './pki/revocation.dto';
+export * from './pki/revocation-service.dto';
