@@ -12,15 +12,28 @@ function envelope(data: CertificateRevoked, id = randomUUID()): EventEnvelope<Ce
   return { id, subject: SUBJECT, occurred_at: new Date().toISOString(), data };
 }
 
-function post(url: string, ca: string, body: Buffer, contentType: string): Promise<{ status: number; body: Buffer; type?: string }> {
+function post(
+  url: string,
+  ca: string,
+  body: Buffer,
+  contentType: string,
+): Promise<{ status: number; body: Buffer; type?: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpsRaw(url, { method: 'POST', ca, agent: false, headers: { 'content-type': contentType } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), type: res.headers['content-type'] }),
-      );
-    });
+    const req = httpsRaw(
+      url,
+      { method: 'POST', ca, agent: false, headers: { 'content-type': contentType } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks),
+            type: res.headers['content-type'],
+          }),
+        );
+      },
+    );
     req.once('error', reject);
     req.end(body);
   });
@@ -99,7 +112,10 @@ describe('revocation service: certificate.revoked consumer', () => {
   it('acknowledges and drops an invalid event instead of storing it or blocking the stream', async () => {
     await bus.publish(SUBJECT, envelope({ ...first, serial_hex: 'NOT-HEX' }));
     await bus.publish(SUBJECT, envelope({ ...first, serial_hex: '4d44' }));
-    await eventually(async () => (await rows()).some((r) => r.serial_hex === '4d44'), 'the valid event stored');
+    await eventually(
+      async () => (await rows()).some((r) => r.serial_hex === '4d44'),
+      'the valid event stored',
+    );
     expect((await rows()).map((r) => r.serial_hex)).toEqual(['4a11', '4b22', '4c33', '4d44']);
   });
 
@@ -137,7 +153,10 @@ describe('revocation service: certificate.revoked consumer', () => {
     await bus.publish(SUBJECT, envelope({ ...first, reason: 'affiliationChanged' }));
     system.services.revocation = await startServiceProcess('revocation', system.env, { ca: system.ca });
 
-    await eventually(async () => (await rows()).some((r) => r.serial_hex === '4e55'), 'the event sent while down');
+    await eventually(
+      async () => (await rows()).some((r) => r.serial_hex === '4e55'),
+      'the event sent while down',
+    );
     const stored = await rows();
     expect(stored.map((r) => [r.serial_hex, r.reason])).toEqual([
       ['4a11', 'keyCompromise'],

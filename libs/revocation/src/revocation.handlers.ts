@@ -1,5 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { CrlDocument, ListRevocationsRequest, OcspResponseDocument, RevocationList } from '@certlane/contracts';
+import {
+  CrlDocument,
+  ListRevocationsRequest,
+  OcspResponseDocument,
+  RevocationList,
+} from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { CrlPublisher } from './crl/crl-publisher';
 import { CrlRepository } from './crl/crl.repository';
@@ -31,7 +36,11 @@ export class RevocationHandlers implements OnApplicationBootstrap {
 
   private async list(request: ListRevocationsRequest): Promise<RevocationList> {
     if (request.issuer_id !== undefined) await this.directory.get(request.issuer_id);
-    const { rows, total } = await this.revocations.page(request.issuer_id, request.limit ?? 1000, request.offset ?? 0);
+    const { rows, total } = await this.revocations.page(
+      request.issuer_id,
+      request.limit ?? 1000,
+      request.offset ?? 0,
+    );
     return {
       version: Number(await this.crlStates.highestNumber(request.issuer_id)),
       entries: rows.map((row) => ({

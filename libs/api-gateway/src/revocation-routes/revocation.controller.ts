@@ -23,7 +23,11 @@ export class RevocationController {
 
   @Get('crl/:issuerId')
   @RequirePermission('certificate.read')
-  async crl(@Param('issuerId') issuerId: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+  async crl(
+    @Param('issuerId') issuerId: string,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
     const crl = await this.bus.request(
       'revocation.v1.get-crl',
       { issuer_id: issuerId },

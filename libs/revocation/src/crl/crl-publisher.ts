@@ -32,7 +32,8 @@ export class CrlPublisher implements RevocationListener, OnApplicationBootstrap,
         await this.rebuild(issuerId);
       },
       CRL_DEBOUNCE_MS,
-      (issuerId, error) => this.logger.warn({ err: error, issuer_id: issuerId }, 'CRL rebuild failed; will retry'),
+      (issuerId, error) =>
+        this.logger.warn({ err: error, issuer_id: issuerId }, 'CRL rebuild failed; will retry'),
     );
   }
 
@@ -62,7 +63,10 @@ export class CrlPublisher implements RevocationListener, OnApplicationBootstrap,
   /** Builds, signs and stores the next CRL of an issuer. */
   async rebuild(issuerId: string): Promise<CrlState> {
     const ca = await this.directory.require(issuerId, 'crl');
-    const issuer = new CrlIssuer({ certificate: ca.ca_certificate_pem, signer: new RemoteCaSigner(this.bus, ca) });
+    const issuer = new CrlIssuer({
+      certificate: ca.ca_certificate_pem,
+      signer: new RemoteCaSigner(this.bus, ca),
+    });
     const state = await this.repository.rebuild(issuerId, async (previous, entries) => {
       const crlNumber = nextCrlNumber(previous);
       const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);

@@ -54,7 +54,11 @@ export class CrlRepository {
          WHERE issuer_id = $1 AND reason <> 'removeFromCRL' ORDER BY serial_hex`,
         [issuerId],
       );
-      const entries = rows.map((r) => ({ serialNumber: r.serial_hex, revokedAt: r.revoked_at, reason: parseRevocationReason(r.reason) }));
+      const entries = rows.map((r) => ({
+        serialNumber: r.serial_hex,
+        revokedAt: r.revoked_at,
+        reason: parseRevocationReason(r.reason),
+      }));
       const built = await build(previous[0] ? BigInt(previous[0].crl_number) : undefined, entries);
       await manager.query(
         `INSERT INTO crl_state (issuer_id, crl_number, this_update, next_update, der, updated_at)

@@ -8,7 +8,9 @@ import { CertlaneError, ErrorCode } from '@certlane/contracts';
 export function readRawBody(request: Request, limit: number): Promise<Buffer> {
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
-    return Promise.reject(new CertlaneError(ErrorCode.PayloadTooLarge, `request body exceeds ${limit} bytes`));
+    return Promise.reject(
+      new CertlaneError(ErrorCode.PayloadTooLarge, `request body exceeds ${limit} bytes`),
+    );
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

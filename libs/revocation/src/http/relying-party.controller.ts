@@ -39,11 +39,18 @@ export class RelyingPartyController {
       thisUpdate: state.this_update,
       nextUpdate: state.next_update,
     });
-    response.set({ ...headers, 'content-type': 'application/pkix-crl' }).status(200).end(state.der);
+    response
+      .set({ ...headers, 'content-type': 'application/pkix-crl' })
+      .status(200)
+      .end(state.der);
   }
 
   @Post('ocsp/:issuerId')
-  async ocspPost(@Param('issuerId') issuerId: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+  async ocspPost(
+    @Param('issuerId') issuerId: string,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
     if (!isOcspRequestContentType(request.headers['content-type'])) {
       throw new CertlaneError(ErrorCode.UnsupportedMediaType, 'OCSP requests are application/ocsp-request');
     }
@@ -52,11 +59,17 @@ export class RelyingPartyController {
   }
 
   @Get('ocsp/:issuerId/*request')
-  async ocspGet(@Param('issuerId') issuerId: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+  async ocspGet(
+    @Param('issuerId') issuerId: string,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
     // The raw path after /ocsp/<issuer>/: base64 may hold '/' and is percent-encoded (RFC 5019 5).
     const path = request.originalUrl.split('?')[0];
     const prefix = `/ocsp/${encodeURIComponent(issuerId)}/`;
-    const encoded = path.startsWith(prefix) ? path.slice(prefix.length) : path.slice(path.indexOf('/', 6) + 1);
+    const encoded = path.startsWith(prefix)
+      ? path.slice(prefix.length)
+      : path.slice(path.indexOf('/', 6) + 1);
     let der: Buffer;
     try {
       der = decodeOcspGetPath(encoded);

@@ -30,7 +30,11 @@ export function certStatusFor(
   if (revocation && revocation.reason !== 'removeFromCRL') {
     return revocation.reason === 'unspecified'
       ? { status: 'revoked', revokedAt: revocation.revoked_at }
-      : { status: 'revoked', revokedAt: revocation.revoked_at, reason: parseRevocationReason(revocation.reason) };
+      : {
+          status: 'revoked',
+          revokedAt: revocation.revoked_at,
+          reason: parseRevocationReason(revocation.reason),
+        };
   }
   return plausibleSerial(kind, canonicalSerialHex) ? { status: 'good' } : { status: 'unknown' };
 }

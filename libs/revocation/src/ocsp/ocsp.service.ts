@@ -89,7 +89,11 @@ export class OcspService implements RevocationListener, OnApplicationBootstrap, 
     }
     const kind = (await this.directory.get(issuerId)).kind;
     const times = responseTimes(new Date());
-    const responseDer = await loaded.responder.respondTo(request, (serial) => this.status(issuerId, kind, serial), times);
+    const responseDer = await loaded.responder.respondTo(
+      request,
+      (serial) => this.status(issuerId, kind, serial),
+      times,
+    );
     return { der: responseDer, times };
   }
 
@@ -156,7 +160,9 @@ export class OcspService implements RevocationListener, OnApplicationBootstrap, 
   private responder(issuerId: string): Promise<LoadedResponder> {
     const existing = this.responders.get(issuerId);
     if (existing) {
-      return existing.then((loaded) => (loaded.renewAt.getTime() > Date.now() ? loaded : this.reload(issuerId)));
+      return existing.then((loaded) =>
+        loaded.renewAt.getTime() > Date.now() ? loaded : this.reload(issuerId),
+      );
     }
     return this.reload(issuerId);
   }

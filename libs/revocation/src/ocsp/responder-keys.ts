@@ -1,7 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { IssuerCaInfo } from '@certlane/contracts';
-import { CERTLANE_CONFIG, CertlaneConfig, CertlaneLogger, LOGGER, MESSAGE_BUS, MessageBus, SecretBox } from '@certlane/platform';
-import { createCsr, OcspResponder, parseCertificate, SoftwareKeyProvider, SoftwareSigner } from '@certlane/pki';
+import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  CertlaneLogger,
+  LOGGER,
+  MESSAGE_BUS,
+  MessageBus,
+  SecretBox,
+} from '@certlane/platform';
+import {
+  createCsr,
+  OcspResponder,
+  parseCertificate,
+  SoftwareKeyProvider,
+  SoftwareSigner,
+} from '@certlane/pki';
 import { ResponderRepository } from './responder.repository';
 
 /** HKDF info label of the responder keys' secret box (distinct from every other use of the key). */
@@ -47,7 +61,10 @@ export class ResponderKeys {
         const loaded = this.open(ca, row.sealed_private_key, row.certificate_pem);
         if (loaded.renewAt.getTime() > now.getTime()) return loaded;
       } catch (error) {
-        this.logger.warn({ err: error, issuer_id: ca.issuer_id }, 'stored OCSP responder unusable; issuing a new one');
+        this.logger.warn(
+          { err: error, issuer_id: ca.issuer_id },
+          'stored OCSP responder unusable; issuing a new one',
+        );
       }
     }
     return this.issue(ca);
@@ -83,7 +100,11 @@ export class ResponderKeys {
   private open(ca: IssuerCaInfo, sealed: string, certificatePem: string): LoadedResponder {
     const signer = SoftwareSigner.fromPrivateKey(this.box.openBuffer(sealed, ca.issuer_id));
     const certificate = parseCertificate(certificatePem);
-    const responder = new OcspResponder({ issuer: ca.ca_certificate_pem, signer, responderCertificate: certificate });
+    const responder = new OcspResponder({
+      issuer: ca.ca_certificate_pem,
+      signer,
+      responderCertificate: certificate,
+    });
     return {
       responder,
       notAfter: certificate.notAfter,

@@ -20,7 +20,12 @@ export const OCSP_CACHE_MAX_ENTRIES = 100_000;
 export function responseTimes(now: Date, validityMs = OCSP_RESPONSE_VALIDITY_MS) {
   const thisUpdate = new Date(Math.floor(now.getTime() / 1000) * 1000);
   const nextUpdate = new Date(thisUpdate.getTime() + validityMs);
-  return { producedAt: thisUpdate, thisUpdate, nextUpdate, refreshAt: new Date(thisUpdate.getTime() + validityMs / 2) };
+  return {
+    producedAt: thisUpdate,
+    thisUpdate,
+    nextUpdate,
+    refreshAt: new Date(thisUpdate.getTime() + validityMs / 2),
+  };
 }
 
 const keyOf = (issuerId: string, certIdDer: Buffer) => `${issuerId} ${certIdDer.toString('base64')}`;

@@ -37,9 +37,15 @@ export class RevocationConsumer implements OnApplicationBootstrap {
         return;
       }
       let stored = false;
-      await consumeOnce(this.repository.dataSource, 'revocation', REVOCATION_CONSUMER, envelope, async (manager) => {
-        stored = await this.repository.insert(manager, envelope.id, event);
-      });
+      await consumeOnce(
+        this.repository.dataSource,
+        'revocation',
+        REVOCATION_CONSUMER,
+        envelope,
+        async (manager) => {
+          stored = await this.repository.insert(manager, envelope.id, event);
+        },
+      );
       if (!stored) return;
       this.logger.info(
         { issuer_id: event.issuer_id, serial_hex: event.serial_hex, reason: event.reason },

@@ -22,7 +22,14 @@ export class RevocationRepository {
     const rows = (await executor.query(
       `INSERT INTO revocations (issuer_id, serial_hex, reason, revoked_at, event_id, certificate_id)
        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING serial_hex`,
-      [event.issuer_id, event.serial_hex, event.reason, event.revoked_at, eventId, event.certificate_id ?? null],
+      [
+        event.issuer_id,
+        event.serial_hex,
+        event.reason,
+        event.revoked_at,
+        eventId,
+        event.certificate_id ?? null,
+      ],
     )) as unknown[];
     return rows.length > 0;
   }

@@ -1,4 +1,9 @@
-import { CertificateRevoked, REVOCATION_REASONS, RevocationReason, SERIAL_HEX_PATTERN } from '@certlane/contracts';
+import {
+  CertificateRevoked,
+  REVOCATION_REASONS,
+  RevocationReason,
+  SERIAL_HEX_PATTERN,
+} from '@certlane/contracts';
 
 /** A serial as the revocation service keys it: lower-case hex, no leading zeros (`0` for zero). */
 export function canonicalSerial(hex: string): string {
