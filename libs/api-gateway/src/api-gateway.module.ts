@@ -17,6 +17,7 @@ import {
 } from './auth-routes/breakglass.controller';
 import { LogoutController, SessionsController } from './auth-routes/sessions.controller';
 import { AuthSettingsController, UsersController } from './auth-routes/users.controller';
+import { IntermediateCasController, IssuersController } from './issuers/issuers.controller';
 import { RenewalPoliciesController } from './renewal-policies/renewal-policies.controller';
 import { RevocationController } from './revocation-routes/revocation.controller';
 import { SystemController } from './system/system.controller';
@@ -37,6 +38,8 @@ export const GATEWAY_CONTROLLERS = [
   UsersController,
   AuthSettingsController,
   RenewalPoliciesController,
+  IssuersController,
+  IntermediateCasController,
   AuditController,
   RevocationController,
 ];

@@ -16,6 +16,22 @@ import {
   OcspResponseDocument,
   RevocationList,
 } from './pki/revocation-service.dto';
+import {
+  CaCertificateDto,
+  CaIdRequest,
+  CreateCaRequest,
+  CreateIssuerRequest,
+  IssueCertificateRequest,
+  IssuedCertificateDto,
+  IssuerDeleted,
+  IssuerDto,
+  IssuerIdOnlyRequest,
+  IssuerTestResult,
+  ListCaCertificatesRequest,
+  ListIssuersRequest,
+  UpdateIssuerRequest,
+  UploadCaCertificateRequest,
+} from './pki/issuers.dto';
 import { AuditChainVerification } from './audit/audit-chain';
 import {
   AuditExportPage,
@@ -190,6 +206,24 @@ export const requestContracts = {
   'issuance.v1.revoke-certificate': {
     request: RevokeCertificateRequest,
     response: shape<CertificateRevoked>(),
+  },
+  'issuance.v1.issue-certificate': {
+    request: IssueCertificateRequest,
+    response: shape<IssuedCertificateDto>(),
+  },
+  'issuance.v1.list-issuers': { request: ListIssuersRequest, response: shape<Page<IssuerDto>>() },
+  'issuance.v1.get-issuer': { request: IssuerIdOnlyRequest, response: shape<IssuerDto>() },
+  'issuance.v1.create-issuer': { request: CreateIssuerRequest, response: shape<IssuerDto>() },
+  'issuance.v1.update-issuer': { request: UpdateIssuerRequest, response: shape<IssuerDto>() },
+  'issuance.v1.delete-issuer': { request: IssuerIdOnlyRequest, response: shape<IssuerDeleted>() },
+  'issuance.v1.test-issuer': { request: IssuerIdOnlyRequest, response: shape<IssuerTestResult>() },
+  'issuance.v1.list-cas': { request: ListCaCertificatesRequest, response: shape<Page<CaCertificateDto>>() },
+  'issuance.v1.get-ca': { request: CaIdRequest, response: shape<CaCertificateDto>() },
+  'issuance.v1.create-ca': { request: CreateCaRequest, response: shape<CaCertificateDto>() },
+  'issuance.v1.retire-ca': { request: CaIdRequest, response: shape<CaCertificateDto>() },
+  'issuance.v1.install-ca-certificate': {
+    request: UploadCaCertificateRequest,
+    response: shape<CaCertificateDto>(),
   },
   'issuance.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'deployment-dispatch.v1.ping': { request: PingRequest, response: shape<PingResponse>() },

@@ -7,3 +7,4 @@ export * from './service-process';
 export * from './eventually';
 export * from './test-system';
 export * from './response-audit';
+export * from './external-root';

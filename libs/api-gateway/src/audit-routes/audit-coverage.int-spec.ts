@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { AuditCategory, AuditEventDto } from '@certlane/contracts';
-import { eventually, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
+import {
+  eventually,
+  httpsRequest,
+  HttpsResult,
+  signSubCaWithExternalRoot,
+  startTestSystem,
+  TestSystem,
+} from '@certlane/testing';
 import { Client } from 'pg';
 import { GATEWAY_CONTROLLERS } from '../api-gateway.module';
 import { routeTable } from '../auth/route-table';
@@ -62,6 +69,39 @@ const policyEvent = (action: string, resource_id: string): ExpectedEvent => ({
   resource_type: 'renewal_policy',
   resource_id,
 });
+
+const issuerEvent = (action: string, resource_id: string, resource_type = 'issuer'): ExpectedEvent => ({
+  service: 'issuance',
+  action,
+  event_category: 'config',
+  actor_id: ADMIN_SECRET_ACTOR,
+  resource_type,
+  resource_id,
+});
+
+/** An issuer of a type that holds no CA (so it can be deleted). */
+async function createVaultIssuer(call: Call): Promise<string> {
+  const created = await call('POST', '/api/v1/issuers', {
+    body: {
+      name: unique('Setup vault'),
+      type: 'vault_pki',
+      config: { address: 'https://vault.example.com', mount: 'pki', role: 'web', token: 's.setup-token' },
+    },
+  });
+  expect(created.status).toBe(201);
+  return json<{ id: string }>(created).id;
+}
+
+async function createCa(
+  call: Call,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; csr_pem: string | null }> {
+  const created = await call('POST', '/api/v1/intermediate-cas', {
+    body: { issuer_id: 'iss-local', common_name: unique('Setup CA'), ...body },
+  });
+  expect(created.status).toBe(201);
+  return json(created);
+}
 
 async function createKey(call: Call): Promise<{ id: string; actor_id: string }> {
   const created = await call('POST', '/api/v1/auth/api-keys', { body: { name: unique('setup-key') } });
@@ -201,6 +241,56 @@ const ROUTE_CASES: Record<string, RouteCase> = {
     const id = await createPolicy(call);
     const response = await call('DELETE', `/api/v1/renewal-policies/${id}`, { requestId });
     return { response, expected: policyEvent('renewal_policy.deleted', id) };
+  },
+  'POST /api/v1/issuers': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/issuers', {
+      requestId,
+      body: { name: unique('Audited issuer'), type: 'local_ca' },
+    });
+    return { response, expected: issuerEvent('issuer.created', json<{ id: string }>(response).id) };
+  },
+  'PUT /api/v1/issuers/:id': async (call, requestId) => {
+    const id = await createVaultIssuer(call);
+    const response = await call('PUT', `/api/v1/issuers/${id}`, {
+      requestId,
+      body: {
+        config: { address: 'https://vault2.example.com', mount: 'pki', role: 'api', token: '********' },
+      },
+    });
+    return { response, expected: issuerEvent('issuer.updated', id) };
+  },
+  'DELETE /api/v1/issuers/:id': async (call, requestId) => {
+    const id = await createVaultIssuer(call);
+    const response = await call('DELETE', `/api/v1/issuers/${id}`, { requestId });
+    return { response, expected: issuerEvent('issuer.deleted', id) };
+  },
+  'POST /api/v1/issuers/:id/test': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/issuers/iss-local/test', { requestId });
+    return { response, expected: issuerEvent('issuer.tested', 'iss-local') };
+  },
+  'POST /api/v1/intermediate-cas': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/intermediate-cas', {
+      requestId,
+      body: { issuer_id: 'iss-local', common_name: unique('Audited CA'), parent_id: 'ca-local-root' },
+    });
+    return {
+      response,
+      expected: issuerEvent('ca.created', json<{ id: string }>(response).id, 'ca_certificate'),
+    };
+  },
+  'POST /api/v1/intermediate-cas/:id/retire': async (call, requestId) => {
+    const { id } = await createCa(call);
+    const response = await call('POST', `/api/v1/intermediate-cas/${id}/retire`, { requestId });
+    return { response, expected: issuerEvent('ca.retired', id, 'ca_certificate') };
+  },
+  'POST /api/v1/intermediate-cas/:id/certificate': async (call, requestId) => {
+    const pending = await createCa(call, { external: true });
+    const signed = signSubCaWithExternalRoot(pending.csr_pem as string);
+    const response = await call('POST', `/api/v1/intermediate-cas/${pending.id}/certificate`, {
+      requestId,
+      body: { certificate_pem: signed.certificatePem, chain_pem: signed.rootPem },
+    });
+    return { response, expected: issuerEvent('ca.certificate_installed', pending.id, 'ca_certificate') };
   },
   'POST /auth/breakglass/login': async (call, requestId) => {
     const actorId = await breakGlassActor(call);

@@ -26,6 +26,16 @@ export const AuditAction = {
   RenewalPolicyCreated: 'renewal_policy.created',
   RenewalPolicyUpdated: 'renewal_policy.updated',
   RenewalPolicyDeleted: 'renewal_policy.deleted',
+  IssuerCreated: 'issuer.created',
+  IssuerUpdated: 'issuer.updated',
+  IssuerDeleted: 'issuer.deleted',
+  IssuerTested: 'issuer.tested',
+  CaCreated: 'ca.created',
+  CaCertificateInstalled: 'ca.certificate_installed',
+  CaRetired: 'ca.retired',
+  CertificateIssued: 'certificate.issued',
+  CertificateRevoked: 'certificate.revoked',
+  OcspResponderIssued: 'ocsp_responder.issued',
   /** Stored by the audit store itself in place of a record that failed validation. */
   RecordRejected: 'audit.record_rejected',
 } as const;

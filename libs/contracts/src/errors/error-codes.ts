@@ -39,6 +39,14 @@ export const ErrorCode = {
   UserNotFound: 'user_not_found',
   UserSelfDeactivation: 'user_self_deactivation',
   DemoModeActive: 'demo_mode_active',
+  IssuerNotFound: 'issuer_not_found',
+  IssuerDuplicateName: 'issuer_duplicate_name',
+  IssuerInUse: 'issuer_in_use',
+  IssuerConfigInvalid: 'issuer_config_invalid',
+  CaNotFound: 'ca_not_found',
+  CaNotActive: 'ca_not_active',
+  CsrInvalid: 'csr_invalid',
+  CertificateNotFound: 'certificate_not_found',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

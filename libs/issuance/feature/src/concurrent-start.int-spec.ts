@@ -22,7 +22,7 @@ describe('issuance replicas starting together', () => {
     await database?.drop();
   });
 
-  it('both become ready, and every migration is applied exactly once', async () => {
+  it('both become ready, every migration is applied exactly once, and the baseline seed runs once', async () => {
     const tls = await createTlsFixture();
     const ca = readFileSync(tls.certPath, 'utf8');
     const env = validServiceEnv({
@@ -44,14 +44,30 @@ describe('issuance replicas starting together', () => {
         'SELECT version, count(*)::int AS n FROM issuance.schema_migrations GROUP BY version ORDER BY version',
       );
       const policies = await client.query('SELECT id FROM issuance.renewal_policies');
+      const issuers = await client.query('SELECT id, issuing_ca_id FROM issuance.issuers');
+      const cas = await client.query(
+        'SELECT id, parent_id, status FROM issuance.ca_certificates ORDER BY id',
+      );
+      const seedAudits = await client.query(
+        `SELECT count(*)::int AS n FROM issuance.outbox WHERE subject = 'issuance.v1.audit.recorded'
+           AND envelope::text LIKE '%baseline_seed%'`,
+      );
       await client.end();
       expect(rows.map((r) => r.version)).toEqual([
         '0001_renewal_policies',
         '0002_default_renewal_policy',
+        '0003_issuers_and_local_ca',
         'platform-0001_outbox_inbox',
       ]);
       expect(rows.every((r) => r.n === 1)).toBe(true);
       expect(policies.rows).toEqual([{ id: 'rp-default' }]);
+      // The baseline seed ran once: one default issuer, one root, one issuing intermediate, one audit record.
+      expect(issuers.rows).toEqual([{ id: 'iss-local', issuing_ca_id: 'ca-local-issuing-1' }]);
+      expect(cas.rows).toEqual([
+        { id: 'ca-local-issuing-1', parent_id: 'ca-local-root', status: 'active' },
+        { id: 'ca-local-root', parent_id: null, status: 'active' },
+      ]);
+      expect(seedAudits.rows).toEqual([{ n: 1 }]);
     } finally {
       const codes = await Promise.all(replicas.map((r) => r.stop()));
       expect(codes).toEqual([0, 0]);

@@ -46,12 +46,20 @@ describe(httpStatusFor.name, () => {
     ['user_not_found', 404],
     ['user_self_deactivation', 409],
     ['demo_mode_active', 503],
+    ['issuer_not_found', 404],
+    ['issuer_duplicate_name', 409],
+    ['issuer_in_use', 409],
+    ['issuer_config_invalid', 400],
+    ['ca_not_found', 404],
+    ['ca_not_active', 409],
+    ['csr_invalid', 400],
+    ['certificate_not_found', 404],
   ] as [ErrorCode, number][])('maps %s to %d', (code, status) => {
     expect(httpStatusFor(code)).toBe(status);
   });
 
   it('has an expectation above for every code, so a new code needs a deliberate status', () => {
-    expect(ALL_ERROR_CODES).toHaveLength(35);
+    expect(ALL_ERROR_CODES).toHaveLength(43);
   });
 
   it('throws for a value that is not an error code instead of inventing a status', () => {

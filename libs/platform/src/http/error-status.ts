@@ -5,6 +5,8 @@ export function httpStatusFor(code: ErrorCode): number {
   switch (code) {
     case 'validation_failed':
     case 'malformed_json':
+    case 'issuer_config_invalid':
+    case 'csr_invalid':
       return 400;
     case 'unauthenticated':
     case 'bootstrap_token_invalid':
@@ -21,6 +23,9 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'session_not_found':
     case 'breakglass_credential_not_found':
     case 'user_not_found':
+    case 'issuer_not_found':
+    case 'ca_not_found':
+    case 'certificate_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
@@ -31,6 +36,9 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'role_exists':
     case 'role_builtin':
     case 'user_self_deactivation':
+    case 'issuer_duplicate_name':
+    case 'issuer_in_use':
+    case 'ca_not_active':
       return 409;
     case 'gone':
     case 'bootstrap_unavailable':

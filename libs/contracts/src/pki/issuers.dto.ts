@@ -1,0 +1,298 @@
+import { Type } from 'class-transformer';
+import {
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { PageQuery } from '../pagination/page';
+
+/**
+ * The twelve issuer connector kinds (spec section 1), as type ids on the wire (ADR 0022). Only
+ * `local_ca` issues today; the others are stored and validated, and their test answers
+ * `not_implemented`.
+ */
+export const ISSUER_TYPES = [
+  'local_ca',
+  'acme',
+  'vault_pki',
+  'aws_private_ca',
+  'google_cas',
+  'azure_key_vault',
+  'digicert',
+  'sectigo',
+  'globalsign',
+  'entrust',
+  'adcs',
+  'script',
+] as const;
+export type IssuerType = (typeof ISSUER_TYPES)[number];
+
+/** The id of the issuer the baseline seed creates (a local CA with a root and an issuing intermediate). */
+export const DEFAULT_ISSUER_ID = 'iss-local';
+/** What a redacted secret-bearing config value reads as in responses. */
+export const REDACTED = '********';
+
+/** An issuer as the API returns it: secret-bearing config values redacted, ciphertext never. */
+export interface IssuerDto {
+  id: string;
+  name: string;
+  type: IssuerType;
+  config: Record<string, unknown>;
+  capabilities: { crl: boolean; ocsp: boolean; revoke: boolean; issue: boolean };
+  /** The CA this issuer issues under (local CA only), or null. */
+  issuing_ca_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export class ListIssuersRequest extends PageQuery {}
+
+export class IssuerIdOnlyRequest {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  id!: string;
+}
+
+/** POST /api/v1/issuers. `config` is validated per type by the issuance service. */
+export class CreateIssuerRequest {
+  @IsString({ message: 'name must be a string' })
+  @Length(1, 255, { message: 'name must be 1 to 255 characters' })
+  name!: string;
+
+  @IsIn(ISSUER_TYPES as unknown as string[], { message: `type must be one of ${ISSUER_TYPES.join(', ')}` })
+  type!: IssuerType;
+
+  @IsOptional()
+  @IsObject({ message: 'config must be an object' })
+  config?: Record<string, unknown>;
+}
+
+/**
+ * PUT /api/v1/issuers/{id}: `name` and `config` replace the stored ones when present; a
+ * secret-bearing value sent back as `********` keeps the stored secret. `type` may be repeated
+ * but not changed.
+ */
+export class IssuerChanges {
+  @IsOptional()
+  @IsString({ message: 'name must be a string' })
+  @Length(1, 255, { message: 'name must be 1 to 255 characters' })
+  name?: string;
+
+  @IsOptional()
+  @IsIn(ISSUER_TYPES as unknown as string[], { message: `type must be one of ${ISSUER_TYPES.join(', ')}` })
+  type?: IssuerType;
+
+  @IsOptional()
+  @IsObject({ message: 'config must be an object' })
+  config?: Record<string, unknown>;
+}
+
+export class UpdateIssuerRequest extends IssuerChanges {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  id!: string;
+}
+
+export interface IssuerDeleted {
+  id: string;
+}
+
+/** POST /api/v1/issuers/{id}/test: a StatusResponse (spec 4.1) with the connector's verdict. */
+export interface IssuerTestResult {
+  status: 'ok' | 'failed' | 'not_implemented';
+  message: string;
+  latency_ms?: number;
+}
+
+export type SanType = 'dns' | 'ip' | 'email' | 'uri';
+
+export class SanInput {
+  @IsIn(['dns', 'ip', 'email', 'uri'])
+  type!: SanType;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(1024)
+  value!: string;
+}
+
+/** issuance.v1.issue-certificate: a certificate from a CSR (the local CA signs it at once). */
+export class IssueCertificateRequest {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  issuer_id?: string;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(65536)
+  csr_pem!: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  validity_days?: number;
+
+  /** Replace the CSR's requested SANs. */
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => SanInput)
+  sans?: SanInput[];
+
+  @IsOptional()
+  @IsBoolean()
+  must_staple?: boolean;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  idempotency_key?: string;
+}
+
+export interface IssuedCertificateDto {
+  issuer_id: string;
+  ca_id: string;
+  certificate_pem: string;
+  /** Issuing CA first, up to the root. */
+  chain_pem: string;
+  /** Leaf then chain. */
+  full_pem: string;
+  serial_hex: string;
+  fingerprint_sha256: string;
+  not_before: string;
+  not_after: string;
+}
+
+export interface CertificateRevocationDto {
+  issuer_id: string;
+  serial_hex: string;
+  reason: string;
+  revoked_at: string;
+}
+
+// ---- Local CA certificates (intermediate-CA routes, ADR 0022) ----
+
+export const CA_KEY_ALGORITHMS = ['ECDSA-P256', 'ECDSA-P384', 'RSA-2048', 'RSA-3072', 'RSA-4096'] as const;
+export type CaKeyAlgorithm = (typeof CA_KEY_ALGORITHMS)[number];
+
+export interface CaCertificateDto {
+  id: string;
+  issuer_id: string | null;
+  parent_id: string | null;
+  subject: string;
+  status: 'active' | 'retired' | 'pending';
+  /** Whether its issuer issues under it now. */
+  issuing: boolean;
+  certificate_pem: string | null;
+  /** Only while pending: the CSR for the external root to sign. */
+  csr_pem: string | null;
+  serial_hex: string | null;
+  not_before: string | null;
+  not_after: string | null;
+  created_at: string;
+  retired_at: string | null;
+}
+
+export class ListCaCertificatesRequest extends PageQuery {
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  issuer_id?: string;
+}
+
+export class CaIdRequest {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  id!: string;
+}
+
+/**
+ * POST /api/v1/intermediate-cas: without `parent_id` a self-signed root; with `parent_id` a child
+ * CA signed by that CA; with `external: true` a sub-CA whose key is made here and whose
+ * certificate an external root signs (status pending, CSR out; then
+ * POST /api/v1/intermediate-cas/{id}/certificate).
+ */
+export class CreateCaRequest {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  issuer_id!: string;
+
+  @IsString()
+  @Length(1, 64, { message: 'common_name must be 1 to 64 characters' })
+  common_name!: string;
+
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  organization?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  parent_id?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  external?: boolean;
+
+  @IsOptional()
+  @IsIn(CA_KEY_ALGORITHMS as unknown as string[], {
+    message: `key_algorithm must be one of ${CA_KEY_ALGORITHMS.join(', ')}`,
+  })
+  key_algorithm?: CaKeyAlgorithm;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(36500)
+  validity_days?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  path_length?: number;
+
+  /** Make it the issuer's issuing CA once it is active. */
+  @IsOptional()
+  @IsBoolean()
+  issuing?: boolean;
+}
+
+/** Body of POST /api/v1/intermediate-cas/{id}/certificate. */
+export class CaCertificateUpload {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(65536)
+  certificate_pem!: string;
+
+  /** The external CA's chain up to its root, PEM. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(262144)
+  chain_pem?: string;
+}
+
+export class UploadCaCertificateRequest extends CaCertificateUpload {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  id!: string;
+}

@@ -1,0 +1,111 @@
+import { ISSUER_TYPES, REDACTED } from '@certlane/contracts';
+import {
+  ISSUER_TYPE_SPECS,
+  isSecretKey,
+  mergeRedactedSecrets,
+  redactConfig,
+  validateIssuerConfig,
+} from './issuer-config';
+import { issuerId } from './issuer-id';
+
+describe('issuer types', () => {
+  it('defines the twelve types of spec section 1, only local_ca implemented', () => {
+    expect(ISSUER_TYPES).toHaveLength(12);
+    expect(Object.keys(ISSUER_TYPE_SPECS).sort()).toEqual([...ISSUER_TYPES].sort());
+    expect(ISSUER_TYPES.filter((t) => ISSUER_TYPE_SPECS[t].implemented)).toEqual(['local_ca']);
+  });
+
+  it('names no local_ca setting so that it would be redacted', () => {
+    expect(Object.keys(ISSUER_TYPE_SPECS.local_ca.fields).filter(isSecretKey)).toEqual([]);
+  });
+});
+
+describe(validateIssuerConfig.name, () => {
+  it('accepts a valid config and an empty local_ca config', () => {
+    expect(validateIssuerConfig('local_ca', {})).toEqual([]);
+    expect(
+      validateIssuerConfig('vault_pki', {
+        address: 'https://vault.example.com:8200',
+        mount: 'pki',
+        role: 'web',
+        token: 's.abc',
+      }),
+    ).toEqual([]);
+  });
+
+  it('names missing required keys, unknown keys and wrong types', () => {
+    const problems = validateIssuerConfig('vault_pki', { address: 'http://vault', mount: 3, extra: 1 });
+    expect(problems.map((p) => p.field).sort()).toEqual(['address', 'extra', 'mount', 'role', 'token']);
+    expect(problems.find((p) => p.field === 'address')?.message).toBe(
+      'config.address must be an https:// URL',
+    );
+    expect(problems.find((p) => p.field === 'token')?.message).toBe('config.token is required for vault_pki');
+  });
+
+  it('checks integer bounds and enums', () => {
+    expect(validateIssuerConfig('local_ca', { default_validity_days: 0 })[0].message).toBe(
+      'config.default_validity_days must be between 1 and 3650',
+    );
+    expect(validateIssuerConfig('local_ca', { ca_algorithm: 'DSA' })[0].message).toMatch(
+      /must be one of ECDSA-P256/,
+    );
+  });
+
+  it('refuses shell metacharacters in commands', () => {
+    expect(validateIssuerConfig('script', { issue_command: '/opt/issue.sh --csr in.pem' })).toEqual([]);
+    for (const bad of ['/opt/issue.sh; rm -rf /', 'a && b', 'a | b', 'echo $(id)', 'a `id`']) {
+      expect(validateIssuerConfig('script', { issue_command: bad })).toEqual([
+        { field: 'issue_command', message: 'config.issue_command must not contain shell metacharacters' },
+      ]);
+    }
+  });
+
+  it('never echoes a value in its messages', () => {
+    const problems = validateIssuerConfig('vault_pki', { address: 'not a url SECRETVALUE', token: 42 });
+    expect(JSON.stringify(problems)).not.toContain('SECRETVALUE');
+  });
+});
+
+describe(redactConfig.name, () => {
+  it('redacts keys containing password, secret, token or key, in any case', () => {
+    expect(
+      redactConfig({
+        login: 'bob',
+        password: 'p',
+        client_secret: 'c',
+        Token: 't',
+        api_key: 'k',
+        eab_hmac_key: 'h',
+        base_url: 'https://x',
+      }),
+    ).toEqual({
+      login: 'bob',
+      password: REDACTED,
+      client_secret: REDACTED,
+      Token: REDACTED,
+      api_key: REDACTED,
+      eab_hmac_key: REDACTED,
+      base_url: 'https://x',
+    });
+  });
+});
+
+describe(mergeRedactedSecrets.name, () => {
+  it('keeps a stored secret sent back redacted, replaces it otherwise, and drops absent keys', () => {
+    const stored = { token: 'old', role: 'web', mount: 'pki' };
+    expect(mergeRedactedSecrets(stored, { token: REDACTED, role: 'api' })).toEqual({
+      token: 'old',
+      role: 'api',
+    });
+    expect(mergeRedactedSecrets(stored, { token: 'new' })).toEqual({ token: 'new' });
+    expect(mergeRedactedSecrets(stored, { role: REDACTED })).toEqual({ role: REDACTED });
+  });
+});
+
+describe(issuerId.name, () => {
+  it('is iss-<slug>', () => {
+    expect(issuerId('Local CA')).toBe('iss-local-ca');
+    expect(issuerId('!!!')).toBe('iss-issuer');
+    expect(issuerId('x'.repeat(200))).toMatch(/^iss-x{56}$/);
+  });
+});

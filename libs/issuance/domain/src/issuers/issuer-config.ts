@@ -1,0 +1,212 @@
+import { CA_KEY_ALGORITHMS, IssuerType, REDACTED } from '@certlane/contracts';
+
+/** One config key of an issuer type. */
+interface FieldSpec {
+  type: 'string' | 'https_url' | 'integer' | 'boolean' | 'command' | 'enum';
+  required?: boolean;
+  values?: readonly string[];
+  min?: number;
+  max?: number;
+}
+
+/** What an issuer type can do; only `local_ca` issues today (ADR 0022). */
+export interface IssuerTypeSpec {
+  fields: Record<string, FieldSpec>;
+  implemented: boolean;
+  capabilities: { crl: boolean; ocsp: boolean; revoke: boolean; issue: boolean };
+}
+
+const s = (required = false): FieldSpec => ({ type: 'string', required });
+const url = (required = false): FieldSpec => ({ type: 'https_url', required });
+const NONE = { crl: false, ocsp: false, revoke: false, issue: false };
+
+/**
+ * The config keys of the twelve issuer types (spec section 1). Secret-bearing keys are those whose
+ * name contains password, secret, token or key (spec 2.12); they are redacted in every response.
+ */
+export const ISSUER_TYPE_SPECS: Record<IssuerType, IssuerTypeSpec> = {
+  local_ca: {
+    implemented: true,
+    capabilities: { crl: true, ocsp: true, revoke: true, issue: true },
+    fields: {
+      default_validity_days: { type: 'integer', min: 1, max: 3650 },
+      max_validity_days: { type: 'integer', min: 1, max: 3650 },
+      ca_algorithm: { type: 'enum', values: CA_KEY_ALGORITHMS },
+      organization: s(),
+    },
+  },
+  acme: {
+    implemented: false,
+    capabilities: NONE,
+    fields: {
+      directory_url: url(true),
+      email: s(true),
+      eab_kid: s(),
+      eab_hmac_key: s(),
+      challenge_type: { type: 'enum', values: ['http-01', 'dns-01', 'dns-persist-01'] },
+      profile: s(),
+    },
+  },
+  vault_pki: {
+    implemented: false,
+    capabilities: NONE,
+    fields: { address: url(true), mount: s(true), role: s(true), token: s(true), namespace: s() },
+  },
+  aws_private_ca: {
+    implemented: false,
+    capabilities: NONE,
+    fields: {
+      region: s(true),
+      ca_arn: s(true),
+      template_arn: s(),
+      access_key_id: s(),
+      secret_access_key: s(),
+    },
+  },
+  google_cas: {
+    implemented: false,
+    capabilities: NONE,
+    fields: { project: s(true), location: s(true), ca_pool: s(true), service_account_key: s() },
+  },
+  azure_key_vault: {
+    implemented: false,
+    capabilities: NONE,
+    fields: {
+      vault_url: url(true),
+      tenant_id: s(true),
+      client_id: s(true),
+      client_secret: s(true),
+      issuer_name: s(),
+    },
+  },
+  digicert: {
+    implemented: false,
+    capabilities: NONE,
+    fields: { api_key: s(true), product_name_id: s(true), organization_id: s(), base_url: url() },
+  },
+  sectigo: {
+    implemented: false,
+    capabilities: NONE,
+    fields: {
+      base_url: url(true),
+      customer_uri: s(true),
+      login: s(true),
+      password: s(true),
+      cert_type: s(),
+    },
+  },
+  globalsign: {
+    implemented: false,
+    capabilities: NONE,
+    fields: { api_key: s(true), api_secret: s(true), product_code: s(true), base_url: url() },
+  },
+  entrust: {
+    implemented: false,
+    capabilities: NONE,
+    fields: { base_url: url(true), username: s(true), password: s(true), ca_id: s(true) },
+  },
+  adcs: {
+    implemented: false,
+    capabilities: NONE,
+    fields: {
+      host: s(true),
+      ca_name: s(true),
+      template: s(true),
+      username: s(true),
+      password: s(true),
+    },
+  },
+  script: {
+    implemented: false,
+    capabilities: NONE,
+    fields: {
+      issue_command: { type: 'command', required: true },
+      revoke_command: { type: 'command' },
+      timeout_seconds: { type: 'integer', min: 1, max: 3600 },
+    },
+  },
+};
+
+/** A config key that carries a secret (spec 2.12): its name contains password, secret, token or key. */
+export function isSecretKey(name: string): boolean {
+  return /password|secret|token|key/i.test(name);
+}
+
+/** The config as shown to users: every secret-bearing value replaced by `********`. */
+export function redactConfig(config: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(config).map(([name, value]) => [name, isSecretKey(name) ? REDACTED : value]),
+  );
+}
+
+/** Characters a shell would interpret: refused in connector commands (spec 2.12). */
+const SHELL_METACHARACTERS = /[;&|`$<>(){}[\]\\!*?~#'"\n\r]/;
+const MAX_STRING = 4096;
+
+export interface ConfigProblem {
+  field: string;
+  message: string;
+}
+
+/**
+ * Checks `config` against its type: unknown keys, missing required keys, value types, https URLs,
+ * shell metacharacters. Returns the problems (empty when valid). Secrets are never echoed.
+ */
+export function validateIssuerConfig(type: IssuerType, config: Record<string, unknown>): ConfigProblem[] {
+  const spec = ISSUER_TYPE_SPECS[type];
+  const problems: ConfigProblem[] = [];
+  for (const name of Object.keys(config)) {
+    if (!(name in spec.fields))
+      problems.push({ field: name, message: `config.${name} is not a ${type} setting` });
+  }
+  for (const [name, field] of Object.entries(spec.fields)) {
+    const value = config[name];
+    if (value === undefined || value === null || value === '') {
+      if (field.required) problems.push({ field: name, message: `config.${name} is required for ${type}` });
+      continue;
+    }
+    const problem = checkValue(name, field, value);
+    if (problem) problems.push({ field: name, message: problem });
+  }
+  return problems;
+}
+
+function checkValue(name: string, field: FieldSpec, value: unknown): string | null {
+  switch (field.type) {
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isInteger(value)) return `config.${name} must be an integer`;
+      if ((field.min !== undefined && value < field.min) || (field.max !== undefined && value > field.max))
+        return `config.${name} must be between ${field.min} and ${field.max}`;
+      return null;
+    case 'boolean':
+      return typeof value === 'boolean' ? null : `config.${name} must be true or false`;
+    case 'enum':
+      return typeof value === 'string' && field.values?.includes(value)
+        ? null
+        : `config.${name} must be one of ${field.values?.join(', ')}`;
+    default:
+      if (typeof value !== 'string') return `config.${name} must be a string`;
+      if (value.length > MAX_STRING) return `config.${name} must be at most ${MAX_STRING} characters`;
+      if (field.type === 'https_url' && !/^https:\/\/[^\s/?#]+(\/[^\s]*)?$/.test(value))
+        return `config.${name} must be an https:// URL`;
+      if (field.type === 'command' && SHELL_METACHARACTERS.test(value))
+        return `config.${name} must not contain shell metacharacters`;
+      return null;
+  }
+}
+
+/**
+ * PUT: a secret-bearing value sent back as `********` (what GET showed) keeps the stored secret;
+ * any other value replaces it.
+ */
+export function mergeRedactedSecrets(
+  stored: Record<string, unknown>,
+  incoming: Record<string, unknown>,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(incoming).map(([name, value]) => [
+      name,
+      value === REDACTED && isSecretKey(name) && name in stored ? stored[name] : value,
+    ]),
+  );
+}

@@ -1,0 +1,233 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { CaCertificateDto, ResolvedPage, RevocationReason } from '@certlane/contracts';
+import { DataSource, EntityManager } from 'typeorm';
+
+export interface CaRow {
+  id: string;
+  issuer_id: string | null;
+  parent_id: string | null;
+  subject: string;
+  certificate_pem: string | null;
+  csr_pem: string | null;
+  external_chain_pem: string | null;
+  key_provider: string;
+  private_key_sealed: string;
+  status: 'active' | 'retired' | 'pending';
+  serial_hex: string | null;
+  not_before: Date | null;
+  not_after: Date | null;
+  created_at: Date;
+  retired_at: Date | null;
+  /** Joined: whether the issuer issues under it. */
+  issuing?: boolean;
+}
+
+const COLUMNS = `c.id, c.issuer_id, c.parent_id, c.subject, c.certificate_pem, c.csr_pem, c.external_chain_pem,
+  c.key_provider, c.private_key_sealed, c.status, c.serial_hex, c.not_before, c.not_after, c.created_at,
+  c.retired_at, (i.issuing_ca_id IS NOT NULL AND i.issuing_ca_id = c.id) AS issuing`;
+const FROM = 'ca_certificates c LEFT JOIN issuers i ON i.id = c.issuer_id';
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+export function caDto(row: CaRow): CaCertificateDto {
+  return {
+    id: row.id,
+    issuer_id: row.issuer_id,
+    parent_id: row.parent_id,
+    subject: row.subject,
+    status: row.status,
+    issuing: row.issuing === true,
+    certificate_pem: row.certificate_pem,
+    csr_pem: row.status === 'pending' ? row.csr_pem : null,
+    serial_hex: row.serial_hex,
+    not_before: iso(row.not_before),
+    not_after: iso(row.not_after),
+    created_at: row.created_at.toISOString(),
+    retired_at: iso(row.retired_at),
+  };
+}
+
+export type NewCaRow = Pick<
+  CaRow,
+  | 'id'
+  | 'issuer_id'
+  | 'parent_id'
+  | 'subject'
+  | 'certificate_pem'
+  | 'csr_pem'
+  | 'private_key_sealed'
+  | 'status'
+  | 'serial_hex'
+  | 'not_before'
+  | 'not_after'
+>;
+
+export interface IssuedRow {
+  issuer_id: string;
+  serial_hex: string;
+  ca_id: string;
+  fingerprint_sha256: string;
+  subject: string;
+  not_before: Date;
+  not_after: Date;
+  purpose: 'leaf' | 'ocsp_responder';
+}
+
+/** Storage of local CA certificates, what they issued and what was revoked (raw SQL). */
+@Injectable()
+export class CaRepository {
+  constructor(@InjectDataSource('issuance') readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  async list(page: ResolvedPage, issuerId?: string): Promise<{ rows: CaRow[]; total: number }> {
+    const where = issuerId ? 'WHERE c.issuer_id = $3' : '';
+    const params: unknown[] = [page.per_page, page.offset, ...(issuerId ? [issuerId] : [])];
+    const rows: CaRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM ${FROM} ${where} ORDER BY c.created_at, c.id LIMIT $1 OFFSET $2`,
+      params,
+    );
+    const [{ total }] = await this.dataSource.query(
+      `SELECT count(*)::int AS total FROM ca_certificates c ${issuerId ? 'WHERE c.issuer_id = $1' : ''}`,
+      issuerId ? [issuerId] : [],
+    );
+    return { rows, total };
+  }
+
+  async find(
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+    lock = false,
+  ): Promise<CaRow | null> {
+    const rows: CaRow[] = await manager.query(
+      `SELECT ${COLUMNS} FROM ${FROM} WHERE c.id = $1${lock ? ' FOR UPDATE OF c' : ''}`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The CA's parents, issuer first, up to a root or an external parent (at most 10). */
+  async parents(ca: CaRow, manager: EntityManager = this.dataSource.manager): Promise<CaRow[]> {
+    const out: CaRow[] = [];
+    let current = ca;
+    while (current.parent_id && out.length < 10) {
+      const parent = await this.find(current.parent_id, manager);
+      if (!parent) break;
+      out.push(parent);
+      current = parent;
+    }
+    return out;
+  }
+
+  async insert(manager: EntityManager, row: NewCaRow): Promise<void> {
+    await manager.query(
+      `INSERT INTO ca_certificates (id, issuer_id, parent_id, subject, certificate_pem, csr_pem, private_key_sealed,
+         status, serial_hex, not_before, not_after)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        row.id,
+        row.issuer_id,
+        row.parent_id,
+        row.subject,
+        row.certificate_pem,
+        row.csr_pem,
+        row.private_key_sealed,
+        row.status,
+        row.serial_hex,
+        row.not_before,
+        row.not_after,
+      ],
+    );
+  }
+
+  async install(
+    manager: EntityManager,
+    id: string,
+    fields: {
+      certificate_pem: string;
+      external_chain_pem: string | null;
+      serial_hex: string;
+      subject: string;
+      not_before: Date;
+      not_after: Date;
+    },
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE ca_certificates SET certificate_pem = $2, external_chain_pem = $3, serial_hex = $4, subject = $5,
+         not_before = $6, not_after = $7, status = 'active' WHERE id = $1`,
+      [
+        id,
+        fields.certificate_pem,
+        fields.external_chain_pem,
+        fields.serial_hex,
+        fields.subject,
+        fields.not_before,
+        fields.not_after,
+      ],
+    );
+  }
+
+  async retire(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(`UPDATE ca_certificates SET status = 'retired', retired_at = now() WHERE id = $1`, [
+      id,
+    ]);
+  }
+
+  async recordIssued(manager: EntityManager, row: IssuedRow): Promise<void> {
+    await manager.query(
+      `INSERT INTO issued_certificates (issuer_id, serial_hex, ca_id, fingerprint_sha256, subject, not_before, not_after, purpose)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        row.issuer_id,
+        row.serial_hex,
+        row.ca_id,
+        row.fingerprint_sha256,
+        row.subject,
+        row.not_before,
+        row.not_after,
+        row.purpose,
+      ],
+    );
+  }
+
+  async issued(manager: EntityManager, issuerId: string, serialHex: string): Promise<boolean> {
+    const rows = await manager.query(
+      'SELECT 1 FROM issued_certificates WHERE issuer_id = $1 AND serial_hex = $2',
+      [issuerId, serialHex],
+    );
+    return rows.length > 0;
+  }
+
+  /** Inserts the revocation; returns the stored one and whether it is new (a repeat changes nothing). */
+  async revoke(
+    manager: EntityManager,
+    issuerId: string,
+    serialHex: string,
+    reason: RevocationReason,
+  ): Promise<{ reason: RevocationReason; revoked_at: Date; created: boolean }> {
+    const inserted: { reason: RevocationReason; revoked_at: Date }[] = await manager.query(
+      `INSERT INTO revocations (issuer_id, serial_hex, reason) VALUES ($1, $2, $3)
+       ON CONFLICT DO NOTHING RETURNING reason, revoked_at`,
+      [issuerId, serialHex, reason],
+    );
+    if (inserted.length > 0) return { ...inserted[0], created: true };
+    const [existing] = await manager.query(
+      'SELECT reason, revoked_at FROM revocations WHERE issuer_id = $1 AND serial_hex = $2',
+      [issuerId, serialHex],
+    );
+    return { ...existing, created: false };
+  }
+
+  /** Serialises the baseline seed across replicas; true when it had already been applied. */
+  async claimSeed(manager: EntityManager, name: string): Promise<boolean> {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`certlane:issuance:seed:${name}`]);
+    const rows = await manager.query(
+      'INSERT INTO baseline_seeds (name) VALUES ($1) ON CONFLICT DO NOTHING RETURNING name',
+      [name],
+    );
+    return rows.length === 0;
+  }
+}

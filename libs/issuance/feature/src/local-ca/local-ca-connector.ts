@@ -1,0 +1,163 @@
+import { CertlaneError, ErrorCode } from '@certlane/contracts';
+import {
+  CaChainResult,
+  CertificateAuthority,
+  Certificate,
+  ConnectionTestResult,
+  exportPem,
+  IssuedCertificateResult,
+  IssuerCapabilities,
+  IssuerConnector,
+  IssueRequest,
+  parseCertificate,
+  parseCsr,
+  RenewRequest,
+  RevokeRequest,
+  Signer,
+  templateFromCsr,
+} from '@certlane/pki';
+import { asInputError } from './pki-errors';
+
+export const LOCAL_CA_CAPABILITIES: IssuerCapabilities = Object.freeze({
+  crl: true,
+  ocsp: true,
+  revoke: true,
+  renew: false,
+  caChain: true,
+  synchronous: true,
+});
+
+/** The CA a local CA issuer issues under, loaded (key unsealed) by the issuance service. */
+export interface IssuingCa {
+  id: string;
+  certificatePem: string;
+  /** The CA's parents up to the root (issuer first), without the CA itself. */
+  parentsPem: string[];
+  signer: Signer;
+}
+
+export interface LocalCaDependencies {
+  /** The active issuing CA; throws `ca_not_active` when it is retired or pending. */
+  issuingCa(): Promise<IssuingCa>;
+  /** Records the revocation (the local CA is the CA: revoking is recording). */
+  recordRevocation(request: RevokeRequest): Promise<void>;
+  /** Public base URL of the revocation service (SERVICE_REVOCATION_BASE_URL). */
+  revocationBaseUrl: string;
+  issuerId: string;
+  /** Defaults of the issuer's config. */
+  defaultValidityDays?: number;
+  maxValidityDays?: number;
+}
+
+/** CRL distribution point and OCSP responder of an issuer (ADR 0021). */
+export function revocationUrls(baseUrl: string, issuerId: string): { crl: string; ocsp: string } {
+  const base = baseUrl.replace(/\/+$/, '');
+  const id = encodeURIComponent(issuerId);
+  return { crl: `${base}/crl/${id}.crl`, ocsp: `${base}/ocsp/${id}` };
+}
+
+/** A leaf certificate with the CA that signed it (the `ca_id` the issuance service records). */
+export interface LocalCaIssued extends IssuedCertificateResult {
+  caId: string;
+  certificate: Certificate;
+}
+
+/**
+ * The local CA issuer connector (issue 4 point 2): signs CSRs with the issuer's issuing CA through
+ * the pki key provider's signer, every certificate carrying the CRL DP and OCSP AIA of
+ * SERVICE_REVOCATION_BASE_URL. Renewal is issuance. Revocation is recorded by the service.
+ */
+export class LocalCaConnector implements IssuerConnector {
+  readonly kind = 'local_ca';
+  readonly capabilities = LOCAL_CA_CAPABILITIES;
+
+  constructor(private readonly dependencies: LocalCaDependencies) {}
+
+  async issue(request: IssueRequest, now = new Date()): Promise<LocalCaIssued> {
+    let csr;
+    try {
+      csr = parseCsr(request.csrPem);
+    } catch (error) {
+      throw asInputError(error, 'CSR refused');
+    }
+    const days = request.profile.validityDays ?? this.dependencies.defaultValidityDays;
+    const max = this.dependencies.maxValidityDays;
+    if (days !== undefined && max !== undefined && days > max) {
+      throw new CertlaneError(
+        ErrorCode.ValidationFailed,
+        `validity_days ${days} exceeds the issuer's max_validity_days ${max}`,
+      );
+    }
+    const ca = await this.dependencies.issuingCa();
+    const urls = revocationUrls(this.dependencies.revocationBaseUrl, this.dependencies.issuerId);
+    const authority = new CertificateAuthority({
+      certificate: ca.certificatePem,
+      signer: ca.signer,
+      crlDistributionPoints: [urls.crl],
+      ocspUrls: [urls.ocsp],
+    });
+    let issued;
+    try {
+      const template = templateFromCsr(
+        csr,
+        {
+          validityDays: days,
+          mustStaple: request.profile.mustStaple,
+          subjectAltNames: request.profile.subjectAltNames,
+          keyUsage: request.profile.keyUsage as never,
+          extendedKeyUsage: request.profile.extendedKeyUsage,
+        },
+        now,
+      );
+      issued = await authority.issue(template);
+    } catch (error) {
+      throw asInputError(error, 'certificate request refused');
+    }
+    const certificate = parseCertificate(issued.der);
+    const pem = exportPem(certificate, [ca.certificatePem, ...ca.parentsPem]);
+    return {
+      caId: ca.id,
+      certificate,
+      certificatePem: pem.cert_pem,
+      chainPem: pem.chain_pem,
+      serialNumber: certificate.serialNumber,
+      notBefore: certificate.notBefore,
+      notAfter: certificate.notAfter,
+      fingerprintSha256: certificate.fingerprintSha256,
+    };
+  }
+
+  renew(request: RenewRequest): Promise<LocalCaIssued> {
+    return this.issue(request);
+  }
+
+  revoke(request: RevokeRequest): Promise<void> {
+    return this.dependencies.recordRevocation(request);
+  }
+
+  async getCaChain(): Promise<CaChainResult> {
+    const ca = await this.dependencies.issuingCa();
+    return { chainPem: [ca.certificatePem, ...ca.parentsPem].join('') };
+  }
+
+  /** Loads the issuing CA and signs a probe with its key: proves the sealed key opens and matches. */
+  async testConnection(): Promise<ConnectionTestResult> {
+    const started = Date.now();
+    try {
+      const ca = await this.dependencies.issuingCa();
+      new CertificateAuthority({ certificate: ca.certificatePem, signer: ca.signer });
+      await ca.signer.sign(Buffer.from('certlane local CA test'));
+      return {
+        ok: true,
+        message: `issuing CA ${ca.id} is active and its key signs`,
+        latencyMs: Date.now() - started,
+      };
+    } catch (error) {
+      return {
+        ok: false,
+        message: error instanceof CertlaneError ? error.message : 'the issuing CA cannot sign',
+        latencyMs: Date.now() - started,
+      };
+    }
+  }
+}
