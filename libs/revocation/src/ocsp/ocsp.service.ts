@@ -126,9 +126,12 @@ export class OcspService implements RevocationListener, OnApplicationBootstrap, 
   }
 
   private async single(issuerId: string, loaded: LoadedResponder, certId: CertId): Promise<OcspAnswer> {
-    const cached = this.cache.get(issuerId, certId.der, new Date());
-    if (cached) return cached;
-    return this.sign(issuerId, loaded, certId);
+    const entry =
+      this.cache.get(issuerId, certId.der, new Date()) ?? (await this.sign(issuerId, loaded, certId));
+    return {
+      der: entry.der,
+      times: { producedAt: entry.producedAt, thisUpdate: entry.thisUpdate, nextUpdate: entry.nextUpdate },
+    };
   }
 
   /** Signs and caches; signs again if a revocation arrived meanwhile (it may be about this serial). */
