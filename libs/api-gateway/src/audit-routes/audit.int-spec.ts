@@ -142,8 +142,9 @@ describe('audit store, list, export and verify', () => {
     };
     auditorKey = await keyWith('r-auditor');
     viewerKey = await keyWith('r-viewer');
-    // The two key creations are audited; wait until the store has them, then add the synthetic ones.
-    await eventually(async () => (await count()) === 2, 'the key creations in the audit store');
+    // The baseline seed (issuer iss-local) and the two key creations are audited; wait until the
+    // store has all three, then add the synthetic ones.
+    await eventually(async () => (await count()) === 3, 'the seed and key creations in the audit store');
     await appendEvents(db, SYNTHETIC);
   }, 60_000);
 
@@ -174,7 +175,7 @@ describe('audit store, list, export and verify', () => {
       expect(page).toMatchObject({ total: 4, page: 1, per_page: 50 });
       expect(page.data.map((e) => e.resource_id)).toEqual(['r-x', 'rp-a', 'cert-1', 'rp-a']);
       expect(page.data[0]).toEqual(
-        expect.objectContaining({ service: 'notifier', seq: 8, request_id: expect.any(String) }),
+        expect.objectContaining({ service: 'notifier', seq: 9, request_id: expect.any(String) }),
       );
       const second = await list('actor_id=list-alice&per_page=3&page=2');
       expect(second).toMatchObject({
@@ -317,7 +318,7 @@ describe('audit store, list, export and verify', () => {
       for (const event of events) expect(auditEventHash(event.prev_hash, event)).toBe(event.hash);
       expect(events[0]).toEqual({
         ...SYNTHETIC[0],
-        seq: 3,
+        seq: 4,
         prev_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
         hash: expect.any(String),
       });
