@@ -19,6 +19,7 @@ import { LogoutController, SessionsController } from './auth-routes/sessions.con
 import { AuthSettingsController, UsersController } from './auth-routes/users.controller';
 import { IntermediateCasController, IssuersController } from './issuers/issuers.controller';
 import { RenewalPoliciesController } from './renewal-policies/renewal-policies.controller';
+import { RevocationController } from './revocation-routes/revocation.controller';
 import { SystemController } from './system/system.controller';
 
 /** Every controller of the public API; the route table test walks this list. */
@@ -40,6 +41,7 @@ export const GATEWAY_CONTROLLERS = [
   IssuersController,
   IntermediateCasController,
   AuditController,
+  RevocationController,
 ];
 
 /** The public API: authenticates, validates, and forwards to the owning service over the bus. */

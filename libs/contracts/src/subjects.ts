@@ -9,6 +9,14 @@ import {
   SignDigestResponse,
 } from './pki/revocation.dto';
 import {
+  CrlDocument,
+  GetCrlRequest,
+  GetOcspResponseRequest,
+  ListRevocationsRequest,
+  OcspResponseDocument,
+  RevocationList,
+} from './pki/revocation-service.dto';
+import {
   CaCertificateDto,
   CaIdRequest,
   CreateCaRequest,
@@ -220,6 +228,12 @@ export const requestContracts = {
   'issuance.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'deployment-dispatch.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'revocation.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
+  'revocation.v1.list-revocations': { request: ListRevocationsRequest, response: shape<RevocationList>() },
+  'revocation.v1.get-crl': { request: GetCrlRequest, response: shape<CrlDocument>() },
+  'revocation.v1.get-ocsp-response': {
+    request: GetOcspResponseRequest,
+    response: shape<OcspResponseDocument>(),
+  },
   'protocol-frontends.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'notifier.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },

@@ -1,1 +1,2 @@
 export * from './revocation.module';
+export * from './crl/remote-ca-signer';

@@ -1,0 +1,65 @@
+import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ListRevocationsRequest, RevocationList } from '@certlane/contracts';
+import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import { busContext } from '../auth/actor';
+import { RequirePermission } from '../auth/route-access';
+
+/**
+ * /api/v1/crl and /api/v1/ocsp (spec 4.4), served by the revocation service: JSON revocation
+ * list, DER CRL and DER OCSP response per issuer (binary bodies cross the bus as base64). Reading
+ * revocation status needs `certificate.read`; relying parties use the revocation service's own
+ * unauthenticated /crl and /ocsp endpoints instead.
+ */
+@Controller('api/v1')
+export class RevocationController {
+  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
+
+  @Get('crl')
+  @RequirePermission('certificate.read')
+  list(@Query() query: ListRevocationsRequest, @Req() request: Request): Promise<RevocationList> {
+    return this.bus.request('revocation.v1.list-revocations', query, { context: busContext(request) });
+  }
+
+  @Get('crl/:issuerId')
+  @RequirePermission('certificate.read')
+  async crl(
+    @Param('issuerId') issuerId: string,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const crl = await this.bus.request(
+      'revocation.v1.get-crl',
+      { issuer_id: issuerId },
+      { context: busContext(request) },
+    );
+    response
+      .set({
+        'content-type': 'application/pkix-crl',
+        'last-modified': new Date(crl.this_update).toUTCString(),
+        expires: new Date(crl.next_update).toUTCString(),
+        'cache-control': 'no-store',
+      })
+      .status(200)
+      .end(Buffer.from(crl.crl_base64, 'base64'));
+  }
+
+  @Get('ocsp/:issuerId/:serial')
+  @RequirePermission('certificate.read')
+  async ocsp(
+    @Param('issuerId') issuerId: string,
+    @Param('serial') serial: string,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const ocsp = await this.bus.request(
+      'revocation.v1.get-ocsp-response',
+      { issuer_id: issuerId, serial_hex: serial },
+      { context: busContext(request) },
+    );
+    response
+      .set({ 'content-type': 'application/ocsp-response', 'cache-control': 'no-store' })
+      .status(200)
+      .end(Buffer.from(ocsp.response_base64, 'base64'));
+  }
+}

@@ -1,0 +1,70 @@
+import { Transform } from 'class-transformer';
+import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { digitsToNumber } from '../pagination/page';
+import { IssuerIdRequest } from './revocation.dto';
+
+/** A serial as a client may type it: 1 to 40 hex digits, either case (normalised by the service). */
+export const SERIAL_HEX_INPUT_PATTERN = /^[0-9a-fA-F]{1,40}$/;
+
+/** revocation.v1.get-crl: the current CRL of an issuer (DER, base64 on the bus). */
+export class GetCrlRequest extends IssuerIdRequest {}
+
+export interface CrlDocument {
+  issuer_id: string;
+  /** Decimal: CRL numbers may exceed 2^53. */
+  crl_number: string;
+  this_update: string;
+  next_update: string;
+  crl_base64: string;
+}
+
+/** revocation.v1.get-ocsp-response: the signed OCSP response about one serial (SHA-1 CertID). */
+export class GetOcspResponseRequest extends IssuerIdRequest {
+  @IsString()
+  @Matches(SERIAL_HEX_INPUT_PATTERN, { message: 'serial must be 1 to 40 hex digits' })
+  serial_hex!: string;
+}
+
+export interface OcspResponseDocument {
+  response_base64: string;
+  produced_at?: string;
+  this_update?: string;
+  next_update?: string;
+}
+
+/** revocation.v1.list-revocations: the revocation list as JSON (spec 4.4), all issuers or one. */
+export class ListRevocationsRequest {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  issuer_id?: string;
+
+  @IsOptional()
+  @Transform(digitsToNumber)
+  @IsInt({ message: 'limit must be an integer' })
+  @Min(1, { message: 'limit must be at least 1' })
+  @Max(10_000, { message: 'limit must be at most 10000' })
+  limit?: number;
+
+  @IsOptional()
+  @Transform(digitsToNumber)
+  @IsInt({ message: 'offset must be an integer' })
+  @Min(0, { message: 'offset must be at least 0' })
+  offset?: number;
+}
+
+export interface RevocationListEntry {
+  issuer_id: string;
+  serial_number: string;
+  revocation_date: string;
+  revocation_reason: string;
+}
+
+export interface RevocationList {
+  /** The CRL number of the issuer asked for, or the highest of all issuers (0 before any CRL). */
+  version: number;
+  entries: RevocationListEntry[];
+  total: number;
+  generated_at: string;
+}

@@ -1,0 +1,82 @@
+import { IssuerHashes, createSelfSignedCa, SoftwareKeyProvider } from '@certlane/pki';
+import { CachedResponse, ResponseCache, responseTimes } from './response-cache';
+
+describe(ResponseCache.name, () => {
+  let hashes: IssuerHashes;
+  const now = new Date('2026-03-01T10:00:00.400Z');
+
+  beforeAll(async () => {
+    const { signer } = await new SoftwareKeyProvider().generate({ algorithm: 'ECDSA', curve: 'P-256' });
+    const root = await createSelfSignedCa({
+      subject: [['CN', 'cache test']],
+      signer,
+      notBefore: new Date(now.getTime() - 1000),
+      notAfter: new Date(now.getTime() + 86_400_000),
+    });
+    hashes = new IssuerHashes(root.der);
+  });
+
+  const entry = (
+    issuerId: string,
+    serial: string,
+    at: Date,
+    hash: 'sha1' | 'sha256' = 'sha1',
+  ): CachedResponse => ({
+    issuerId,
+    certId: hashes.certId(serial, hash),
+    der: Buffer.from(`${issuerId}/${serial}/${hash}/${at.toISOString()}`),
+    ...responseTimes(at),
+  });
+
+  it('times a response: whole seconds, one hour valid, refreshed after half an hour', () => {
+    const times = responseTimes(now);
+    expect(times.thisUpdate.toISOString()).toBe('2026-03-01T10:00:00.000Z');
+    expect(times.producedAt).toEqual(times.thisUpdate);
+    expect(times.nextUpdate.toISOString()).toBe('2026-03-01T11:00:00.000Z');
+    expect(times.refreshAt.toISOString()).toBe('2026-03-01T10:30:00.000Z');
+  });
+
+  it('returns a response until its refresh time, per issuer and CertID', () => {
+    const cache = new ResponseCache();
+    const e = entry('iss-a', '4a11', now);
+    cache.put(e);
+    expect(cache.get('iss-a', e.certId.der, now)).toBe(e);
+    expect(cache.get('iss-a', e.certId.der, new Date('2026-03-01T10:29:59Z'))).toBe(e);
+    expect(cache.get('iss-a', e.certId.der, new Date('2026-03-01T10:30:00Z'))).toBeUndefined();
+    expect(cache.get('iss-b', e.certId.der, now)).toBeUndefined();
+    expect(cache.get('iss-a', hashes.certId('4a11', 'sha256').der, now)).toBeUndefined();
+    expect(cache.due(new Date('2026-03-01T10:30:00Z'))).toEqual([e]);
+    expect(cache.due(now)).toEqual([]);
+  });
+
+  it('finds every cached variant of a serial, leading zeros or not, and replaces on put', () => {
+    const cache = new ResponseCache();
+    const sha1 = entry('iss-a', '4a11', now);
+    const sha256 = entry('iss-a', '4a11', now, 'sha256');
+    cache.put(sha1);
+    cache.put(sha256);
+    cache.put(entry('iss-a', '4b22', now));
+    expect(cache.forSerial('iss-a', '4a11')).toEqual([sha1, sha256]);
+    expect(cache.forSerial('iss-a', '004a11')).toEqual([sha1, sha256]);
+    const later = entry('iss-a', '4a11', new Date('2026-03-01T10:05:00Z'));
+    cache.put(later);
+    expect(cache.size).toBe(3);
+    expect(cache.forSerial('iss-a', '4a11')).toEqual([later, sha256]);
+  });
+
+  it('evicts the least recently stored beyond its bound and drops an issuer', () => {
+    const cache = new ResponseCache(2);
+    const a = entry('iss-a', '01', now);
+    const b = entry('iss-b', '02', now);
+    const c = entry('iss-a', '03', now);
+    cache.put(a);
+    cache.put(b);
+    cache.put(c);
+    expect(cache.size).toBe(2);
+    expect(cache.get('iss-a', a.certId.der, now)).toBeUndefined();
+    expect(cache.forSerial('iss-a', '01')).toEqual([]);
+    cache.dropIssuer('iss-a');
+    expect(cache.size).toBe(1);
+    expect(cache.get('iss-b', b.certId.der, now)).toBe(b);
+  });
+});

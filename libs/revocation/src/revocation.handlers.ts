@@ -1,0 +1,77 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  CrlDocument,
+  ListRevocationsRequest,
+  OcspResponseDocument,
+  RevocationList,
+} from '@certlane/contracts';
+import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import { CrlPublisher } from './crl/crl-publisher';
+import { CrlRepository } from './crl/crl.repository';
+import { OcspService } from './ocsp/ocsp.service';
+import { RevocationRepository } from './revocations/revocation.repository';
+import { IssuerCaDirectory } from './issuer-ca.directory';
+
+/** Serves the revocation.v1.* subjects the gateway forwards its CRL and OCSP routes to. */
+@Injectable()
+export class RevocationHandlers implements OnApplicationBootstrap {
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    private readonly crls: CrlPublisher,
+    private readonly crlStates: CrlRepository,
+    private readonly ocsp: OcspService,
+    private readonly revocations: RevocationRepository,
+    private readonly directory: IssuerCaDirectory,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await Promise.all([
+      this.bus.handle('revocation.v1.list-revocations', (request) => this.list(request)),
+      this.bus.handle('revocation.v1.get-crl', (request) => this.crl(request.issuer_id)),
+      this.bus.handle('revocation.v1.get-ocsp-response', (request) =>
+        this.ocspResponse(request.issuer_id, request.serial_hex),
+      ),
+    ]);
+  }
+
+  private async list(request: ListRevocationsRequest): Promise<RevocationList> {
+    if (request.issuer_id !== undefined) await this.directory.get(request.issuer_id);
+    const { rows, total } = await this.revocations.page(
+      request.issuer_id,
+      request.limit ?? 1000,
+      request.offset ?? 0,
+    );
+    return {
+      version: Number(await this.crlStates.highestNumber(request.issuer_id)),
+      entries: rows.map((row) => ({
+        issuer_id: row.issuer_id,
+        serial_number: row.serial_hex,
+        revocation_date: row.revoked_at.toISOString(),
+        revocation_reason: row.reason,
+      })),
+      total,
+      generated_at: new Date().toISOString(),
+    };
+  }
+
+  private async crl(issuerId: string): Promise<CrlDocument> {
+    const state = await this.crls.current(issuerId);
+    return {
+      issuer_id: issuerId,
+      crl_number: state.crl_number.toString(),
+      this_update: state.this_update.toISOString(),
+      next_update: state.next_update.toISOString(),
+      crl_base64: state.der.toString('base64'),
+    };
+  }
+
+  private async ocspResponse(issuerId: string, serialHex: string): Promise<OcspResponseDocument> {
+    const answer = await this.ocsp.forSerial(issuerId, serialHex.toLowerCase());
+    return {
+      response_base64: answer.der.toString('base64'),
+      produced_at: answer.times?.producedAt.toISOString(),
+      this_update: answer.times?.thisUpdate.toISOString(),
+      next_update: answer.times?.nextUpdate.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,57 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { CertificateRevoked } from '@certlane/contracts';
+import { consumeOnce, LOGGER, CertlaneLogger, MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import { RevocationRepository } from './revocation.repository';
+import { parseRevokedEvent } from './revoked-event';
+
+/** Durable JetStream consumer name, shared by every replica of the revocation service. */
+export const REVOCATION_CONSUMER = 'revocation-revocations';
+
+/** Told after a revocation has been committed (the CRL and OCSP publishers). */
+export interface RevocationListener {
+  revoked(event: CertificateRevoked): void;
+}
+export const REVOCATION_LISTENERS = Symbol('REVOCATION_LISTENERS');
+
+/**
+ * Keeps the revocations table from `issuance.v1.certificate.revoked`. Idempotent twice over: the
+ * envelope id goes into the inbox in the same transaction (a redelivery is skipped), and the
+ * (issuer, serial) primary key ignores a second event about the same certificate. Listeners are
+ * told after the commit, so what they publish is what a restart would rebuild.
+ */
+@Injectable()
+export class RevocationConsumer implements OnApplicationBootstrap {
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(LOGGER) private readonly logger: CertlaneLogger,
+    private readonly repository: RevocationRepository,
+    @Inject(REVOCATION_LISTENERS) private readonly listeners: RevocationListener[],
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.bus.consume('issuance.v1.certificate.revoked', REVOCATION_CONSUMER, async (envelope) => {
+      const event = parseRevokedEvent(envelope.data);
+      if ('invalid' in event) {
+        // Redelivering it would not make it valid: log and acknowledge.
+        this.logger.error({ event_id: envelope.id, problem: event.invalid }, 'revocation event refused');
+        return;
+      }
+      let stored = false;
+      await consumeOnce(
+        this.repository.dataSource,
+        'revocation',
+        REVOCATION_CONSUMER,
+        envelope,
+        async (manager) => {
+          stored = await this.repository.insert(manager, envelope.id, event);
+        },
+      );
+      if (!stored) return;
+      this.logger.info(
+        { issuer_id: event.issuer_id, serial_hex: event.serial_hex, reason: event.reason },
+        'certificate revocation recorded',
+      );
+      for (const listener of this.listeners) listener.revoked(event);
+    });
+  }
+}

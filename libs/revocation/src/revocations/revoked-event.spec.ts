@@ -1,0 +1,94 @@
+import { canonicalSerial, parseRevokedEvent } from './revoked-event';
+import { certStatusFor, plausibleSerial } from '../ocsp/cert-status';
+import { responderRenewAt } from '../ocsp/responder-keys';
+
+const valid = {
+  issuer_id: 'iss-local',
+  serial_hex: '004a11',
+  reason: 'keyCompromise',
+  revoked_at: '2026-01-02T03:04:05Z',
+};
+
+describe(parseRevokedEvent.name, () => {
+  it('accepts a contract event, with a canonical serial and an ISO time', () => {
+    expect(parseRevokedEvent({ ...valid, certificate_id: 'crt-1' })).toEqual({
+      issuer_id: 'iss-local',
+      serial_hex: '4a11',
+      reason: 'keyCompromise',
+      revoked_at: '2026-01-02T03:04:05.000Z',
+      certificate_id: 'crt-1',
+    });
+  });
+
+  it('defaults the reason to unspecified and maps the spec spelling of two reasons', () => {
+    expect(parseRevokedEvent({ ...valid, reason: undefined })).toMatchObject({ reason: 'unspecified' });
+    expect(parseRevokedEvent({ ...valid, reason: 'caCompromise' })).toMatchObject({ reason: 'cACompromise' });
+    expect(parseRevokedEvent({ ...valid, reason: 'aaCompromise' })).toMatchObject({ reason: 'aACompromise' });
+  });
+
+  it.each([
+    [null, /not an object/],
+    [{ ...valid, issuer_id: '' }, /issuer_id/],
+    [{ ...valid, issuer_id: 'x'.repeat(129) }, /issuer_id/],
+    [{ ...valid, serial_hex: '4A11' }, /serial_hex/],
+    [{ ...valid, serial_hex: 'a'.repeat(41) }, /serial_hex/],
+    [{ ...valid, reason: 'lost' }, /reason/],
+    [{ ...valid, reason: 'constructor' }, /reason/],
+    [{ ...valid, revoked_at: 'yesterday' }, /revoked_at/],
+    [{ ...valid, revoked_at: 5 }, /revoked_at/],
+    [{ ...valid, certificate_id: 5 }, /certificate_id/],
+  ])('refuses %j', (event, problem) => {
+    const parsed = parseRevokedEvent(event);
+    expect('invalid' in parsed && parsed.invalid).toMatch(problem);
+  });
+
+  it('canonicalises serials', () => {
+    expect(canonicalSerial('00FF')).toBe('ff');
+    expect(canonicalSerial('000')).toBe('0');
+  });
+});
+
+describe('OCSP status', () => {
+  const localSerial = '4' + 'a'.repeat(33);
+
+  it('knows the local CA serial format (17 octets, first bits 01)', () => {
+    expect(plausibleSerial('local_ca', localSerial)).toBe(true);
+    expect(plausibleSerial('local_ca', '7' + '0'.repeat(33))).toBe(true);
+    expect(plausibleSerial('local_ca', '8' + '0'.repeat(33))).toBe(false);
+    expect(plausibleSerial('local_ca', '4a11')).toBe(false);
+    expect(plausibleSerial('acme', '4a11')).toBe(true);
+  });
+
+  it('is revoked with time and reason, good when plausible, unknown otherwise', () => {
+    const at = new Date('2026-01-02T03:04:05Z');
+    expect(certStatusFor('local_ca', '4a11', { reason: 'keyCompromise', revoked_at: at })).toEqual({
+      status: 'revoked',
+      revokedAt: at,
+      reason: 'keyCompromise',
+    });
+    expect(certStatusFor('local_ca', '4a11', { reason: 'cACompromise', revoked_at: at })).toEqual({
+      status: 'revoked',
+      revokedAt: at,
+      reason: 'caCompromise',
+    });
+    expect(certStatusFor('local_ca', '4a11', { reason: 'unspecified', revoked_at: at })).toEqual({
+      status: 'revoked',
+      revokedAt: at,
+    });
+    expect(certStatusFor('local_ca', localSerial, { reason: 'removeFromCRL', revoked_at: at })).toEqual({
+      status: 'good',
+    });
+    expect(certStatusFor('local_ca', localSerial, undefined)).toEqual({ status: 'good' });
+    expect(certStatusFor('local_ca', '4a11', undefined)).toEqual({ status: 'unknown' });
+  });
+
+  it('renews a responder certificate after two thirds of its life, at the latest a day before it ends', () => {
+    const from = new Date('2026-01-01T00:00:00Z');
+    expect(responderRenewAt(from, new Date('2026-01-31T00:00:00Z')).toISOString()).toBe(
+      '2026-01-21T00:00:00.000Z',
+    );
+    expect(responderRenewAt(from, new Date('2026-01-02T12:00:00Z')).toISOString()).toBe(
+      '2026-01-01T12:00:00.000Z',
+    );
+  });
+});
