@@ -10,7 +10,7 @@ import { ActorsController } from './auth-routes/actors.controller';
 import { ApiKeysController } from './auth-routes/api-keys.controller';
 import { BootstrapController } from './auth-routes/bootstrap.controller';
 import { MeController } from './auth-routes/me.controller';
-import { GrantsController, RolesController } from './auth-routes/roles.controller';
+import { GrantsController, PermissionsController, RolesController } from './auth-routes/roles.controller';
 import {
   BreakGlassCredentialsController,
   BreakGlassLoginController,
@@ -31,6 +31,7 @@ export const GATEWAY_CONTROLLERS = [
   ActorsController,
   RolesController,
   GrantsController,
+  PermissionsController,
   SessionsController,
   LogoutController,
   BreakGlassLoginController,

@@ -42,6 +42,9 @@ export class AuthHandlers implements OnApplicationBootstrap {
       this.bus.handle('auth.v1.grant-role', (request, context) => this.roleAdmin.grant(request, context)),
       this.bus.handle('auth.v1.revoke-role', (request, context) => this.roleAdmin.revoke(request, context)),
       this.bus.handle('auth.v1.list-actors', (request) => this.roles.listActors(resolvePage(request))),
+      this.bus.handle('auth.v1.list-grants', (request) =>
+        this.roles.listGrants(resolvePage(request), request),
+      ),
       this.bus.handle('auth.v1.delete-api-key', (request, context) => this.keys.delete(request.id, context)),
       this.bus.handle('auth.v1.authenticate-session', (request) => this.sessions.authenticate(request)),
       this.bus.handle('auth.v1.logout', (request, context) =>

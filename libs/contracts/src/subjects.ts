@@ -57,6 +57,7 @@ import {
   GrantDto,
   GrantRequest,
   GrantsChanged,
+  ListGrantsRequest,
   ListRolesRequest,
   RoleDto,
   RoleIdRequest,
@@ -159,6 +160,7 @@ export const requestContracts = {
   'auth.v1.delete-role': { request: RoleIdRequest, response: shape<GrantsChanged>() },
   'auth.v1.grant-role': { request: GrantCommand, response: shape<GrantDto>() },
   'auth.v1.revoke-role': { request: GrantRequest, response: shape<GrantsChanged>() },
+  'auth.v1.list-grants': { request: ListGrantsRequest, response: shape<Page<GrantDto>>() },
   'auth.v1.authenticate-session': {
     request: AuthenticateSessionRequest,
     response: shape<AuthenticateSessionResponse>(),

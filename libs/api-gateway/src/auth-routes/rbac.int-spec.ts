@@ -230,6 +230,21 @@ describe('role-based access through the gateway', () => {
       expect(elsewhere.json()).toMatchObject({ allowed: false, via: null });
     });
 
+    it('lists grants with their scopes, filtered by actor, role and scope', async () => {
+      const listed = await api('GET', '/api/v1/auth/grants?actor_id=team-payments-operator', admin);
+      expect(listed.status).toBe(200);
+      expect(listed.json()).toMatchObject({
+        total: 1,
+        data: [{ actor_id: 'team-payments-operator', role_id: 'r-operator', scope: 'team:payments' }],
+      });
+      const byScope = (
+        await api('GET', '/api/v1/auth/grants?scope=team:payments&role_id=r-operator', admin)
+      ).json() as { data: { actor_id: string }[] };
+      expect(byScope.data.map((g) => g.actor_id)).toEqual(['team-payments-operator']);
+      expect((await api('GET', '/api/v1/auth/grants?scope=planet:x', admin)).status).toBe(400);
+      expect((await api('GET', '/api/v1/auth/grants', keys['r-viewer'])).status).toBe(403);
+    });
+
     it('lets a global grant beat the scoped one, in every scope', async () => {
       await api('POST', '/api/v1/auth/grants', admin, {
         actor_id: 'team-payments-operator',
@@ -289,6 +304,18 @@ describe('role-based access through the gateway', () => {
       expect(scopedAdmin.status).toBe(400);
       expect((await api('GET', '/api/v1/auth/check?permission=cert.fly', scopedKey)).status).toBe(400);
     });
+  });
+
+  it('serves the permission catalogue with the default roles holding each permission', async () => {
+    const response = await api('GET', '/api/v1/auth/permissions', admin);
+    expect(response.status).toBe(200);
+    const catalogue = response.json() as { total: number; data: { name: string; default_roles: string[] }[] };
+    expect(catalogue.data.map((p) => p.name)).toEqual([...PERMISSIONS]);
+    expect(catalogue.data.find((p) => p.name === 'audit.export')?.default_roles).toEqual([
+      'r-admin',
+      'r-auditor',
+    ]);
+    expect((await api('GET', '/api/v1/auth/permissions', keys['r-viewer'])).status).toBe(403);
   });
 
   it('refuses an unknown role with 400', async () => {

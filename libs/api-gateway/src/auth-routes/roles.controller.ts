@@ -19,6 +19,10 @@ import {
   GrantDto,
   GrantRequest,
   GrantScopeQuery,
+  ListGrantsRequest,
+  PermissionDto,
+  PERMISSIONS,
+  DEFAULT_ROLES,
   Page,
   PageQuery,
   RoleChanges,
@@ -71,6 +75,12 @@ export class RolesController {
 export class GrantsController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
+  @Get()
+  @RequirePermission('auth.role.list')
+  list(@Query() query: ListGrantsRequest, @Req() request: Request): Promise<Page<GrantDto>> {
+    return this.bus.request('auth.v1.list-grants', query, { context: busContext(request) });
+  }
+
   @Post()
   @HttpCode(201)
   @RequirePermission('auth.role.assign')
@@ -100,5 +110,21 @@ export class GrantsController {
       { actor_id: actorId, role_id: roleId, scope: query.scope },
       { context: busContext(request) },
     );
+  }
+}
+
+/** The permission catalogue (spec 5.3), with the default roles that hold each permission. */
+@Controller('api/v1/auth/permissions')
+export class PermissionsController {
+  @Get()
+  @RequirePermission('auth.role.list')
+  list(): { data: PermissionDto[]; total: number } {
+    const data = PERMISSIONS.map((name) => ({
+      name,
+      default_roles: Object.entries(DEFAULT_ROLES)
+        .filter(([, role]) => role.permissions.includes(name))
+        .map(([id]) => id),
+    }));
+    return { data, total: data.length };
   }
 }

@@ -4,6 +4,7 @@ import {
   ActorRoles,
   DEFAULT_ROLES,
   GLOBAL_SCOPE,
+  GrantDto,
   Page,
   PERMISSIONS,
   ResolvedPage,
@@ -90,6 +91,32 @@ export class RoleRepository {
       'SELECT count(*)::int AS total FROM (SELECT actor_id FROM api_keys UNION SELECT actor_id FROM actor_roles) a',
     );
     return { data: rows, total, page: page.page, per_page: page.per_page };
+  }
+
+  /** Grants, newest first, optionally filtered by actor, role and scope. */
+  async listGrants(
+    page: ResolvedPage,
+    filter: { actor_id?: string; role_id?: string; scope?: string },
+  ): Promise<Page<GrantDto>> {
+    const where = `WHERE ($1::text IS NULL OR actor_id = $1) AND ($2::text IS NULL OR role_id = $2)
+                     AND ($3::text IS NULL OR scope = $3)`;
+    const parameters = [filter.actor_id ?? null, filter.role_id ?? null, filter.scope ?? null];
+    const rows: { actor_id: string; role_id: string; scope: string; granted_by: string; granted_at: Date }[] =
+      await this.dataSource.query(
+        `SELECT actor_id, role_id, scope, granted_by, granted_at FROM actor_roles ${where}
+          ORDER BY granted_at DESC, actor_id, role_id, scope LIMIT $4 OFFSET $5`,
+        [...parameters, page.per_page, page.offset],
+      );
+    const [{ total }] = await this.dataSource.query(
+      `SELECT count(*)::int AS total FROM actor_roles ${where}`,
+      parameters,
+    );
+    return {
+      data: rows.map((row) => ({ ...row, granted_at: row.granted_at.toISOString() })),
+      total,
+      page: page.page,
+      per_page: page.per_page,
+    };
   }
 
   /** Deletes the grants an actor holds, and with `orGrantedBy` the grants it gave; returns the actors touched. */

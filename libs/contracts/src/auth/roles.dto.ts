@@ -73,6 +73,30 @@ export class UpdateRoleRequest extends RoleChanges {
   id!: string;
 }
 
+/** GET /api/v1/auth/grants: optional filters. */
+export class ListGrantsRequest extends PageQuery {
+  @IsOptional()
+  @IsString()
+  @Matches(ACTOR_ID_PATTERN, { message: 'actor_id must be 2-64 characters of a-z, 0-9, ".", "_" or "-"' })
+  actor_id?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(ROLE_ID_PATTERN, { message: 'role_id must look like r-<name>' })
+  role_id?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(GRANT_SCOPE_PATTERN, { message: 'scope must be "*" or <kind>:<id>' })
+  scope?: string;
+}
+
+/** GET /api/v1/auth/permissions: the catalogue, with the default roles that hold each name. */
+export interface PermissionDto {
+  name: string;
+  default_roles: string[];
+}
+
 /** POST /api/v1/auth/grants and the grant commands on the bus. */
 export class GrantRequest {
   @IsString()
