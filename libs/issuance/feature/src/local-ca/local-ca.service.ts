@@ -42,6 +42,7 @@ import { EntityManager } from 'typeorm';
 import { issuerAudit, issuerNotFound, LocalCaHooks } from '../issuers/issuer.service';
 import { IssuerRepository, IssuerRow } from '../issuers/issuer.repository';
 import { caSubject, createChild, createRoot, createSubCaRequest, NewCa } from './ca-factory';
+import { CaKeyCache } from './ca-key-cache';
 import { CaRepository, caDto, CaRow } from './ca.repository';
 import { signDigest } from './digest-signer';
 import { IssuanceSecrets } from './issuance-secrets';
@@ -73,6 +74,13 @@ function newCaId(): string {
 @Injectable()
 export class LocalCaService implements LocalCaHooks {
   private readonly keys = new SoftwareKeyProvider();
+  /** Unsealed CA signers (and their issuing authorities), per CA; dropped when a CA is retired. */
+  private readonly caKeys = new CaKeyCache((ca) =>
+    this.keys.load({
+      provider: ca.key_provider,
+      reference: this.secrets.openKey(ca.id, ca.private_key_sealed),
+    }),
+  );
 
   constructor(
     private readonly cas: CaRepository,
@@ -333,6 +341,7 @@ export class LocalCaService implements LocalCaHooks {
       return caDto(row);
     });
     this.outbox.committed();
+    this.caKeys.drop(id);
     return dto;
   }
 
@@ -349,10 +358,7 @@ export class LocalCaService implements LocalCaHooks {
   }
 
   private signer(ca: CaRow): Promise<Signer> {
-    return this.keys.load({
-      provider: ca.key_provider,
-      reference: this.secrets.openKey(ca.id, ca.private_key_sealed),
-    });
+    return this.caKeys.signer(ca);
   }
 
   private async parentsPem(ca: CaRow, manager?: EntityManager): Promise<string[]> {
@@ -392,11 +398,13 @@ export class LocalCaService implements LocalCaHooks {
         const ca = issuer.issuing_ca_id ? await this.cas.find(issuer.issuing_ca_id) : null;
         if (!ca) throw new CertlaneError(ErrorCode.CaNotActive, `issuer ${issuer.id} has no issuing CA`);
         this.assertActive(ca);
+        const certificatePem = ca.certificate_pem as string;
         return {
           id: ca.id,
-          certificatePem: ca.certificate_pem as string,
-          parentsPem: await this.parentsPem(ca),
+          certificatePem,
+          parentsPem: await this.caKeys.parents(ca, certificatePem, () => this.parentsPem(ca)),
           signer: await this.signer(ca),
+          authority: (urls) => this.caKeys.authority(ca, certificatePem, urls),
         };
       },
       recordRevocation: async () => undefined,
