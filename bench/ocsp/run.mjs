@@ -152,6 +152,7 @@ async function main() {
   /** GET and POST must give the same signed response, verified by openssl, with the expected status. */
   const check = async (target) => {
     const get = await fetchDer(`${revocation.url}${target.getPath}`, system.ca);
+    target.firstGetHeaders ??= get.headers;
     const post = await fetchDer(`${revocation.url}/ocsp/${ISSUER}`, system.ca, {
       method: 'POST',
       body: target.der,
@@ -179,7 +180,13 @@ async function main() {
       if (!new RegExp(`0x${target.serial}: ${target.status}`, 'i').test(text)) return { ok: false, text };
     }
     if (!get.body.equals(post.body)) return { ok: false, text: 'GET and POST answered different responses' };
-    return { ok: true, body: get.body, getHeaders: get.headers, postHeaders: post.headers };
+    return {
+      ok: true,
+      body: get.body,
+      getHeaders: get.headers,
+      postHeaders: post.headers,
+      firstGetHeaders: target.firstGetHeaders,
+    };
   };
   // The revocation reaches the revocation service through the outbox and the bus: wait for it.
   const deadline = Date.now() + 30_000;
@@ -191,6 +198,18 @@ async function main() {
       throw new Error(`OCSP answers not as expected: ${checked.map((c) => c.text).join('\n')}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+  // The first GET went through Express (cache miss), this one is answered from the cache: same headers.
+  const [slowGet, fastGet] = [
+    checked[0].firstGetHeaders,
+    (await fetchDer(`${revocation.url}${targets[0].getPath}`, system.ca)).headers,
+  ];
+  const names = (h) =>
+    Object.keys(h)
+      .filter((n) => n !== 'date')
+      .sort()
+      .join(',');
+  if (names(slowGet) !== names(fastGet))
+    throw new Error(`cached GET headers differ from the first GET's: ${names(fastGet)} vs ${names(slowGet)}`);
   targets.forEach((t, i) =>
     Object.assign(t, { response: checked[i].body, expected: checked[i].body.toString() }),
   );
