@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   AuditAction,
   auditOrigin,
+  AuditRecord,
   CaCertificateDto,
   CertificateRevoked,
   CertlaneError,
@@ -43,7 +44,8 @@ import { issuerAudit, issuerNotFound, LocalCaHooks } from '../issuers/issuer.ser
 import { IssuerRepository, IssuerRow } from '../issuers/issuer.repository';
 import { caSubject, createChild, createRoot, createSubCaRequest, NewCa } from './ca-factory';
 import { CaKeyCache } from './ca-key-cache';
-import { CaRepository, caDto, CaRow } from './ca.repository';
+import { CaRepository, caDto, CaRow, IssuedRow } from './ca.repository';
+import { GroupCommit } from './group-commit';
 import { signDigest } from './digest-signer';
 import { IssuanceSecrets } from './issuance-secrets';
 import { IssuingCa, LocalCaConnector } from './local-ca-connector';
@@ -81,6 +83,21 @@ export class LocalCaService implements LocalCaHooks {
       reference: this.secrets.openKey(ca.id, ca.private_key_sealed),
     }),
   );
+
+  /** Issued certificates and their audit records, written by group commit (one transaction per batch). */
+  private readonly issuedWriter = new GroupCommit<{ row: IssuedRow; audit: AuditRecord }>(async (items) => {
+    await this.cas.transaction(async (manager) => {
+      await this.cas.recordIssuedMany(
+        manager,
+        items.map((i) => i.row),
+      );
+      await this.outbox.auditMany(
+        manager,
+        items.map((i) => i.audit),
+      );
+    });
+    this.outbox.committed();
+  });
 
   constructor(
     private readonly cas: CaRepository,
@@ -430,8 +447,9 @@ export class LocalCaService implements LocalCaHooks {
       },
       idempotencyKey: request.idempotency_key ?? '',
     });
-    await this.cas.transaction(async (manager) => {
-      await this.cas.recordIssued(manager, {
+    // The row and its audit record commit together, grouped with concurrent issuances.
+    await this.issuedWriter.write({
+      row: {
         issuer_id: issuer.id,
         serial_hex: issued.serialNumber,
         ca_id: issued.caId,
@@ -440,8 +458,8 @@ export class LocalCaService implements LocalCaHooks {
         not_before: issued.notBefore,
         not_after: issued.notAfter,
         purpose: 'leaf',
-      });
-      await this.outbox.audit(manager, {
+      },
+      audit: {
         action: AuditAction.CertificateIssued,
         event_category: 'cert_lifecycle',
         ...auditOrigin(context),
@@ -455,9 +473,8 @@ export class LocalCaService implements LocalCaHooks {
           fingerprint_sha256: issued.fingerprintSha256,
           not_after: issued.notAfter.toISOString(),
         },
-      });
+      },
     });
-    this.outbox.committed();
     return {
       issuer_id: issuer.id,
       ca_id: issued.caId,
