@@ -47,7 +47,7 @@ export async function addManyToOutbox<E extends EventSubject>(
   const envelopes = events.map((e) => buildEnvelope(e.subject, e.data, e.actorId));
   await executor.query(
     `INSERT INTO "${schema}".outbox (id, subject, envelope)
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS t(id, subject, envelope, n) ORDER BY n`,
+     SELECT t.id, t.subject, t.envelope FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS t(id, subject, envelope, n) ORDER BY t.n`,
     [envelopes.map((e) => e.id), envelopes.map((e) => e.subject), envelopes.map((e) => JSON.stringify(e))],
   );
   return envelopes;
