@@ -138,6 +138,18 @@ async function main() {
       meter.start();
       const result = await load(bus, payloads, settings.durationSeconds, settings.concurrency);
       result.cpu = meter.stop();
+      // The audit events go out through the outbox relay after the reply: does it keep up?
+      const backlog = async () =>
+        (await db.query('SELECT count(*)::int AS n FROM issuance.outbox WHERE published_at IS NULL')).rows[0]
+          .n;
+      result.outbox_backlog_at_end = await backlog();
+      const drainStarted = performance.now();
+      while ((await backlog()) > 0) {
+        if (performance.now() - drainStarted > 120_000)
+          throw new Error('the outbox did not drain within 120 s');
+        await sleep(100);
+      }
+      result.outbox_drain_seconds = round((performance.now() - drainStarted) / 1000, 1);
       await sleep(1100); // let Postgres flush its statistics
       const dbAfter = await dbCounters(settings.databaseServerUrl, system.database);
       result.postgres_transactions_per_certificate = round3(
@@ -160,6 +172,9 @@ async function main() {
           `${result.issued} certificates answered, ${result.rows_found} rows in issued_certificates`,
         );
       delete result.serials;
+      log(
+        `round ${i + 1}: outbox backlog ${result.outbox_backlog_at_end} rows at the end, drained in ${result.outbox_drain_seconds} s`,
+      );
       log(
         `round ${i + 1}: ${result.certificates_per_second} certificates/s, p50 ${result.latency_ms.p50} ms, p99 ${result.latency_ms.p99} ms, ` +
           `issuance CPU ${result.cpu_ms_per_certificate.issuance} ms/cert, other processes ${result.cpu.other_processes_percent}%`,
@@ -186,6 +201,8 @@ async function main() {
       ]),
     ),
     postgres_transactions_per_certificate: median(rounds.map((r) => r.postgres_transactions_per_certificate)),
+    outbox_backlog_at_end: median(rounds.map((r) => r.outbox_backlog_at_end)),
+    outbox_drain_seconds: median(rounds.map((r) => r.outbox_drain_seconds)),
     max_other_processes_cpu_percent: Math.max(...rounds.map((r) => r.cpu.other_processes_percent ?? 0)),
     target_certificates_per_second: TARGET_RATE,
     node_version: process.version,
@@ -208,6 +225,7 @@ async function main() {
       `  ${summary.certificates_per_second} certificates/s (target >= ${TARGET_RATE}) ${summary.pass ? 'MET' : 'MISS'}`,
       `  latency p50 ${summary.p50_ms} ms, p99 ${summary.p99_ms} ms; Postgres transactions per certificate ${summary.postgres_transactions_per_certificate}`,
       `  CPU ms/certificate: ${JSON.stringify(summary.cpu_ms_per_certificate)}`,
+      `  audit outbox: ${summary.outbox_backlog_at_end} rows unpublished at the end, drained in ${summary.outbox_drain_seconds} s`,
       `  other processes' CPU: up to ${summary.max_other_processes_cpu_percent}% of the machine${summary.noisy_machine ? ' (NOISY: figures unreliable)' : ''}`,
       `Results: ${file}`,
       `BENCH_RESULT ${JSON.stringify(summary)}`,
