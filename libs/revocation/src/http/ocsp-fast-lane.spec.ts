@@ -3,8 +3,10 @@ import { AddressInfo } from 'node:net';
 import { ocspCacheHeaders } from '@certlane/pki';
 import { securityHeaderValues } from '@certlane/platform';
 import type { OcspAnswer } from '../ocsp/ocsp.service';
-import { installInFront, OCSP_GET_ROUTE, ocspFastLane } from './ocsp-fast-lane';
+import type { Request } from 'express';
+import { installInFront, OCSP_GET_ROUTE, OCSP_POST_ROUTE, ocspFastLane } from './ocsp-fast-lane';
 import { ocspGetKey, ocspHeaders, ocspPostKey } from './ocsp-http';
+import { readRawBody } from './raw-body';
 
 const times = {
   producedAt: new Date(Math.floor(Date.now() / 1000) * 1000),
@@ -19,13 +21,19 @@ describe('OCSP fast lane', () => {
   const cachedKeys = new Map<string, OcspAnswer>();
   const observed: unknown[][] = [];
   const behind: string[] = [];
+  const behindBodies: string[] = [];
+  const cachedBody = Buffer.from([0x30, 0x02, 0x30, 0x00]);
 
   beforeAll(async () => {
     cachedKeys.set(`iss-a ${ocspGetKey('MEMw%2FQT')}`, answer);
+    cachedKeys.set(`iss-a ${ocspPostKey(cachedBody)}`, answer);
     server = createServer((request, response) => {
       behind.push(`${request.method} ${request.url}`);
-      response.statusCode = 299;
-      response.end('express');
+      void readRawBody(request as Request, 1000).then((body) => {
+        behindBodies.push(body.toString('hex'));
+        response.statusCode = 299;
+        response.end('express');
+      });
     });
     installInFront(
       server,
@@ -38,7 +46,7 @@ describe('OCSP fast lane', () => {
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-  const send = (path: string, method = 'GET', headers: Record<string, string> = {}) =>
+  const send = (path: string, method = 'GET', headers: Record<string, string> = {}, body?: Buffer) =>
     new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
       const req = httpRequest(`${base}${path}`, { method, headers, agent: false }, (res) => {
         const chunks: Buffer[] = [];
@@ -48,7 +56,7 @@ describe('OCSP fast lane', () => {
         );
       });
       req.on('error', reject);
-      req.end();
+      req.end(body);
     });
 
   it('answers a cached GET itself, with the security, request id and RFC 5019 cache headers', async () => {
@@ -84,6 +92,32 @@ describe('OCSP fast lane', () => {
     expect(
       (await send('/ocsp/iss-a/MEMw%2FQT', 'GET', { 'x-request-id': 'bad id' })).headers['x-request-id'],
     ).not.toBe('bad id');
+  });
+
+  it('answers a cached POST by its body bytes, with no-cache, and passes a miss on with its body', async () => {
+    const before = behind.length;
+    const ocspRequest = { 'content-type': 'application/ocsp-request' };
+    const hit = await send('/ocsp/iss-a', 'POST', ocspRequest, cachedBody);
+    expect(behind.length).toBe(before);
+    expect(hit.status).toBe(200);
+    expect(hit.body.equals(answer.der)).toBe(true);
+    expect(hit.headers['cache-control']).toBe('no-cache');
+    expect(hit.headers.etag).toBe(ocspCacheHeaders(answer.der, times).etag);
+    expect(hit.headers['content-security-policy']).toBeDefined();
+    expect(observed.at(-1)?.slice(0, 3)).toEqual(['POST', OCSP_POST_ROUTE, 200]);
+
+    const other = Buffer.from([0x30, 0x01, 0x05]);
+    const miss = await send('/ocsp/iss-a', 'POST', ocspRequest, other);
+    expect(miss.status).toBe(299);
+    expect(behindBodies.at(-1)).toBe(other.toString('hex'));
+    // Another media type or issuer: not read by the lane, the listener behind reads the stream.
+    for (const [path, headers] of [
+      ['/ocsp/iss-a', { 'content-type': 'application/json' }],
+      ['/ocsp/iss-b', ocspRequest],
+    ] as const) {
+      expect((await send(path, 'POST', headers, cachedBody)).status).toBe(299);
+      expect(behindBodies.at(-1)).toBe(cachedBody.toString('hex'));
+    }
   });
 
   it('leaves everything else to the listener behind it', async () => {
