@@ -385,6 +385,12 @@ async function main() {
       bare_get: med((r) => r.saturated.bare_get.cpu_ms_per_request['bare-https']),
       bare_post: med((r) => r.saturated.bare_post.cpu_ms_per_request['bare-https']),
     },
+    benchmark_cpu_ms_per_request: {
+      ocsp_get: med((r) => r.saturated.ocsp_get.cpu_ms_per_request.benchmark),
+      ocsp_post: med((r) => r.saturated.ocsp_post.cpu_ms_per_request.benchmark),
+      bare_get: med((r) => r.saturated.bare_get.cpu_ms_per_request.benchmark),
+      bare_post: med((r) => r.saturated.bare_post.cpu_ms_per_request.benchmark),
+    },
     max_other_processes_cpu_percent: Math.max(
       ...rounds.flatMap((r) => Object.values(r.saturated).map((m) => m.cpu.other_processes_percent ?? 0)),
     ),
@@ -392,6 +398,19 @@ async function main() {
     node_version: process.version,
     cpu_count: os.cpus().length,
     cpu_model: os.cpus()[0]?.model,
+  };
+  // What the CPU costs per request would give on idle cores (less sensitive to steal than req/s):
+  // the server and autocannon each run on one core, and together they share all of them.
+  const cores = os.cpus().length;
+  const capacity = (server, bench) => Math.min(1 / server, 1 / bench, cores / (server + bench));
+  const estimate = (ours, bare) =>
+    round3(
+      capacity(summary.cpu_ms_per_request[ours], summary.benchmark_cpu_ms_per_request[ours]) /
+        capacity(summary.cpu_ms_per_request[bare], summary.benchmark_cpu_ms_per_request[bare]),
+    );
+  summary.cpu_bound_ratio_estimate = {
+    get: estimate('ocsp_get', 'bare_get'),
+    post: estimate('ocsp_post', 'bare_post'),
   };
   // CPU stolen by the hypervisor (other VMs on the host) during the measured runs.
   summary.max_steal_percent = Math.max(
@@ -420,7 +439,8 @@ async function main() {
       `  GET  (RFC 5019): ${s.ocsp_get_rps} req/s vs bare ${s.bare_get_rps} req/s -> ${round(100 * s.get_ratio, 1)}% (target >= ${100 * TARGET_GET_RATIO}%) ${yes(s.pass_get_ratio)}`,
       `       p99 ${s.ocsp_get_p99_ms} ms (exact ${s.ocsp_get_p99_ms_exact} ms; bare ${s.bare_get_p99_ms} ms) (target < ${TARGET_GET_P99_MS} ms) ${yes(s.pass_get_p99)}`,
       `  POST (RFC 6960): ${s.ocsp_post_rps} req/s vs bare ${s.bare_post_rps} req/s -> ${round(100 * s.post_ratio, 1)}% (target >= ${100 * TARGET_POST_RATIO}%) ${yes(s.pass_post_ratio)}; vs bare GET ${round(100 * s.post_ratio_vs_bare_get, 1)}%`,
-      `  CPU ms/request: ${JSON.stringify(s.cpu_ms_per_request)}`,
+      `  CPU ms/request, server: ${JSON.stringify(s.cpu_ms_per_request)}; autocannon: ${JSON.stringify(s.benchmark_cpu_ms_per_request)}`,
+      `  ratio these CPU costs give on idle cores: GET ${s.cpu_bound_ratio_estimate.get}, POST ${s.cpu_bound_ratio_estimate.post}`,
       s.sequential_p50_ms_exact
         ? `  1 connection p50/p99 ms: ${JSON.stringify(s.sequential_p50_ms_exact)} / ${JSON.stringify(s.sequential_p99_ms_exact)}`
         : '',
