@@ -274,7 +274,10 @@ export function percentile(sorted, p) {
 export async function cannon({
   title,
   url,
+  method,
   headers,
+  body,
+  requests,
   connections,
   durationSeconds,
   overallRate,
@@ -317,6 +320,9 @@ export async function cannon({
     setupClient,
   };
   if (overallRate) options.overallRate = overallRate;
+  if (method) options.method = method;
+  if (body !== undefined) options.body = body;
+  if (requests) options.requests = requests; // cycled through by every connection
   if (secure) options.tlsOptions = { ca, minVersion: 'TLSv1.3' };
   if (verifyBody) options.verifyBody = verifyBody;
   const result = await autocannon(options);

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceCoreModule } from '@certlane/platform';
 import { CrlPublisher } from './crl/crl-publisher';
 import { CrlRepository } from './crl/crl.repository';
+import { OcspFastLaneInstaller } from './http/ocsp-fast-lane';
 import { RelyingPartyController } from './http/relying-party.controller';
 import { IssuerCaDirectory } from './issuer-ca.directory';
 import { OcspService } from './ocsp/ocsp.service';
@@ -38,6 +39,7 @@ export class RevocationModule {
         },
         RevocationConsumer,
         RevocationHandlers,
+        OcspFastLaneInstaller,
       ],
     };
   }

@@ -26,11 +26,7 @@ export function configureHttp(
   server.set('etag', false);
   // SERVICE_TRUSTED_PROXIES: request.ip comes from X-Forwarded-For only through these hops.
   server.set('trust proxy', config.trustedProxies.length > 0 ? config.trustedProxies : false);
-  const securityHeaders = helmet({
-    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-    hsts: { maxAge: 31536000, includeSubDomains: true },
-    crossOriginResourcePolicy: { policy: 'same-origin' },
-  });
+  const securityHeaders = createSecurityHeaders();
   const parseJson = express.json({
     limit: config.maxRequestBodyBytes,
     strict: true,
@@ -61,6 +57,40 @@ export function configureHttp(
   }
   app.useGlobalPipes(new DtoValidationPipe());
   app.useGlobalFilters(new CertlaneExceptionFilter(logger));
+}
+
+function createSecurityHeaders() {
+  return helmet({
+    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    hsts: { maxAge: 31536000, includeSubDomains: true },
+    crossOriginResourcePolicy: { policy: 'same-origin' },
+  });
+}
+
+let staticSecurityHeaders: ReadonlyArray<readonly [string, string]> | undefined;
+
+/**
+ * The security headers every Certlane response carries (helmet with the settings above; none
+ * depends on the request), for a route that answers without Express.
+ */
+export function securityHeaderValues(): ReadonlyArray<readonly [string, string]> {
+  if (!staticSecurityHeaders) {
+    const recorded = new Map<string, string>();
+    const response = {
+      setHeader: (name: string, value: string | number | readonly string[]) =>
+        recorded.set(name, String(value)),
+      removeHeader: (name: string) => recorded.delete(name),
+    };
+    let failure: unknown;
+    createSecurityHeaders()({} as Request, response as unknown as Response, (error?: unknown) => {
+      failure = error;
+    });
+    if (failure) throw failure;
+    staticSecurityHeaders = Object.freeze(
+      [...recorded].map(([name, value]) => Object.freeze([name, value] as const)),
+    );
+  }
+  return staticSecurityHeaders;
 }
 
 function accessLog(logger: CertlaneLogger, metrics: Metrics) {

@@ -16,7 +16,7 @@ import { consumeOnce } from './inbox';
 import { InProcessBus } from './in-process-bus';
 import { MessageBus } from './message-bus';
 import { NatsBus, streamFor } from './nats-bus';
-import { addToOutbox, buildEnvelope, SqlExecutor } from './outbox';
+import { addManyToOutbox, addToOutbox, buildEnvelope, SqlExecutor } from './outbox';
 import { OutboxRelay } from './outbox-relay';
 
 /**
@@ -169,6 +169,30 @@ describe(OutboxRelay.name, () => {
     );
     expect(await relay(bus).relayOnce()).toBe(0);
     expect(bus.published).toHaveLength(5);
+  });
+
+  it('writes several events in one statement, in order, published like single ones', async () => {
+    const bus = new RecordingBus();
+    const single = await commitEvent('rp-before');
+    const many = await dataSource.transaction((manager) =>
+      addManyToOutbox(
+        manager,
+        SCHEMA,
+        ['rp-a', 'rp-b', 'rp-c'].map((id) => ({ subject: CREATED, data: policy(id), actorId: 'user-2' })),
+      ),
+    );
+    expect(await dataSource.transaction((manager) => addManyToOutbox(manager, SCHEMA, []))).toEqual([]);
+    expect(many.map((e) => [e.subject, e.data.id, e.actor_id])).toEqual([
+      [CREATED, 'rp-a', 'user-2'],
+      [CREATED, 'rp-b', 'user-2'],
+      [CREATED, 'rp-c', 'user-2'],
+    ]);
+    expect(await relay(bus).relayOnce()).toBe(4);
+    expect(bus.published).toEqual([single.id, ...many.map((e) => e.id)]);
+    const stored: { envelope: Created }[] = await dataSource.query(
+      `SELECT envelope FROM "${SCHEMA}".outbox ORDER BY seq`,
+    );
+    expect(stored.map((row) => row.envelope)).toEqual([single, ...many]);
   });
 
   it('never publishes an event whose transaction rolled back', async () => {

@@ -33,3 +33,22 @@ export async function addToOutbox<E extends EventSubject>(
   ]);
   return envelope;
 }
+
+/**
+ * Writes several events into the outbox in one statement (same transaction semantics as
+ * addToOutbox), in the order given. Returns their envelopes.
+ */
+export async function addManyToOutbox<E extends EventSubject>(
+  executor: SqlExecutor,
+  schema: string,
+  events: { subject: E; data: EventOf<E>; actorId?: string }[],
+): Promise<EventEnvelope<EventOf<E>>[]> {
+  if (events.length === 0) return [];
+  const envelopes = events.map((e) => buildEnvelope(e.subject, e.data, e.actorId));
+  await executor.query(
+    `INSERT INTO "${schema}".outbox (id, subject, envelope)
+     SELECT t.id, t.subject, t.envelope FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS t(id, subject, envelope, n) ORDER BY t.n`,
+    [envelopes.map((e) => e.id), envelopes.map((e) => e.subject), envelopes.map((e) => JSON.stringify(e))],
+  );
+  return envelopes;
+}

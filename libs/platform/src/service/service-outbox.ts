@@ -6,7 +6,7 @@ import {
   EventSubject,
   ServiceName,
 } from '@certlane/contracts';
-import { addToOutbox, SqlExecutor } from '../messaging/outbox';
+import { addManyToOutbox, addToOutbox, SqlExecutor } from '../messaging/outbox';
 import { OutboxRelay } from '../messaging/outbox-relay';
 
 /** What a service's code uses to emit durable events: write in the transaction, then kick the relay. */
@@ -33,6 +33,16 @@ export class ServiceOutbox {
    */
   audit(executor: SqlExecutor, record: AuditRecord): Promise<EventEnvelope<AuditRecord>> {
     return addToOutbox(executor, this.schema, auditSubject(this.service), record, record.actor_id);
+  }
+
+  /** Several audit events in one statement, in the caller's transaction (see `audit`). */
+  auditMany(executor: SqlExecutor, records: AuditRecord[]): Promise<EventEnvelope<AuditRecord>[]> {
+    const subject = auditSubject(this.service);
+    return addManyToOutbox(
+      executor,
+      this.schema,
+      records.map((record) => ({ subject, data: record, actorId: record.actor_id })),
+    ) as Promise<EventEnvelope<AuditRecord>[]>;
   }
 
   /** Call after the transaction that wrote events has committed. */

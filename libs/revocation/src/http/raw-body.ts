@@ -1,11 +1,20 @@
 import type { Request } from 'express';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
 
+const PRELOADED = Symbol('certlane.preloadedBody');
+
+/** Attaches a body already read from the request (by the OCSP fast lane) for readRawBody. */
+export function preloadBody(request: object, body: Buffer): void {
+  (request as Record<symbol, Buffer>)[PRELOADED] = body;
+}
+
 /**
- * The raw body of one request, at most `limit` bytes. The shared HTTP setup parses only JSON;
+ * The raw body of one request, at most `limit` bytes (or the body the OCSP fast lane read). The shared HTTP setup parses only JSON;
  * the OCSP POST route (application/ocsp-request) reads its DER body with this instead.
  */
 export function readRawBody(request: Request, limit: number): Promise<Buffer> {
+  const preloaded = (request as unknown as Record<symbol, Buffer | undefined>)[PRELOADED];
+  if (preloaded) return Promise.resolve(preloaded);
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     return Promise.reject(

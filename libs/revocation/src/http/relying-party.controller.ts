@@ -12,6 +12,7 @@ import {
 } from '@certlane/pki';
 import { CrlPublisher } from '../crl/crl-publisher';
 import { OcspAnswer, OcspService } from '../ocsp/ocsp.service';
+import { ocspGetKey, ocspHeaders, ocspPostKey } from './ocsp-http';
 import { readRawBody } from './raw-body';
 
 const CRL_FILE = /^(.{1,128})\.crl$/;
@@ -55,7 +56,8 @@ export class RelyingPartyController {
       throw new CertlaneError(ErrorCode.UnsupportedMediaType, 'OCSP requests are application/ocsp-request');
     }
     const body = await readRawBody(request, MAX_OCSP_REQUEST_BYTES);
-    send(response, await this.ocsp.answer(issuerId, body), false);
+    const key = ocspPostKey(body);
+    send(response, this.ocsp.cached(issuerId, key) ?? (await this.ocsp.answer(issuerId, body, key)), false);
   }
 
   @Get('ocsp/:issuerId/*request')
@@ -70,6 +72,9 @@ export class RelyingPartyController {
     const encoded = path.startsWith(prefix)
       ? path.slice(prefix.length)
       : path.slice(path.indexOf('/', 6) + 1);
+    const key = ocspGetKey(encoded);
+    const hit = this.ocsp.cached(issuerId, key);
+    if (hit) return send(response, hit, true);
     let der: Buffer;
     try {
       der = decodeOcspGetPath(encoded);
@@ -78,14 +83,10 @@ export class RelyingPartyController {
       send(response, { der: ocspErrorResponse('malformedRequest') }, true);
       return;
     }
-    send(response, await this.ocsp.answer(issuerId, der), true);
+    send(response, await this.ocsp.answer(issuerId, der, key), true);
   }
 }
 
 function send(response: Response, answer: OcspAnswer, cacheable: boolean): void {
-  const headers = answer.times
-    ? ocspCacheHeaders(answer.der, answer.times)
-    : { 'content-type': 'application/ocsp-response', 'cache-control': 'no-cache' };
-  if (!cacheable && answer.times) headers['cache-control'] = 'no-cache';
-  response.set(headers).status(200).end(answer.der);
+  response.set(ocspHeaders(answer, cacheable)).status(200).end(answer.der);
 }

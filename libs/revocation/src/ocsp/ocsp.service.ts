@@ -66,8 +66,20 @@ export class OcspService implements RevocationListener, OnApplicationBootstrap, 
     if (this.sweepTimer) clearInterval(this.sweepTimer);
   }
 
-  /** RFC 6960 POST body or decoded RFC 5019 GET: always an OCSP response, never an HTTP error. */
-  async answer(issuerId: string, der: Buffer): Promise<OcspAnswer> {
+  /**
+   * The cached answer to an exact request answered before (`requestKey`: the GET path or the POST
+   * body as a string, with a prefix telling them apart), without parsing it; undefined otherwise.
+   */
+  cached(issuerId: string, requestKey: string): OcspAnswer | undefined {
+    const entry = this.cache.lookup(issuerId, requestKey, new Date());
+    return entry && { der: entry.der, times: entry };
+  }
+
+  /**
+   * RFC 6960 POST body or decoded RFC 5019 GET: always an OCSP response, never an HTTP error.
+   * With `requestKey` (see `cached`), a one-CertID answer is found again by `cached`.
+   */
+  async answer(issuerId: string, der: Buffer, requestKey?: string): Promise<OcspAnswer> {
     let request: OcspRequest;
     try {
       request = parseOcspRequest(der);
@@ -85,7 +97,9 @@ export class OcspService implements RevocationListener, OnApplicationBootstrap, 
       return { der: ocspErrorResponse('unauthorized') };
     }
     if (request.certIds.length === 1 && !request.nonceExtension) {
-      return this.single(issuerId, loaded, request.certIds[0]);
+      const answer = await this.single(issuerId, loaded, request.certIds[0]);
+      if (requestKey !== undefined) this.cache.remember(issuerId, requestKey, request.certIds[0].der);
+      return answer;
     }
     const kind = (await this.directory.get(issuerId)).kind;
     const times = responseTimes(new Date());

@@ -79,4 +79,37 @@ describe(ResponseCache.name, () => {
     expect(cache.size).toBe(1);
     expect(cache.get('iss-b', b.certId.der, now)).toBe(b);
   });
+
+  it('finds a response again by the exact request, always the current entry of its CertID', () => {
+    const cache = new ResponseCache(2);
+    const first = entry('iss-a', '4a11', now);
+    cache.put(first);
+    expect(cache.lookup('iss-a', 'Gabc', now)).toBeUndefined();
+    cache.remember('iss-a', 'Gabc', first.certId.der);
+    cache.remember('iss-a', 'Pxyz', first.certId.der);
+    expect(cache.lookup('iss-a', 'Gabc', now)).toBe(first);
+    expect(cache.lookup('iss-a', 'Pxyz', now)).toBe(first);
+    expect(cache.lookup('iss-b', 'Gabc', now)).toBeUndefined();
+    // Re-signed (e.g. after a revocation): the same request now finds the new response.
+    const resigned = entry('iss-a', '4a11', new Date('2026-03-01T10:00:05Z'));
+    cache.put(resigned);
+    expect(cache.lookup('iss-a', 'Gabc', now)).toBe(resigned);
+    // Due for refresh: not served from the request index either.
+    expect(cache.lookup('iss-a', 'Gabc', new Date('2026-03-01T10:31:00Z'))).toBeUndefined();
+    // Dropped with its issuer (new responder): the request misses until answered again.
+    cache.dropIssuer('iss-a');
+    expect(cache.lookup('iss-a', 'Gabc', now)).toBeUndefined();
+  });
+
+  it('bounds the request index like the responses', () => {
+    const cache = new ResponseCache(2);
+    const e = entry('iss-a', '4a11', now);
+    cache.put(e);
+    cache.remember('iss-a', 'G1', e.certId.der);
+    cache.remember('iss-a', 'G2', e.certId.der);
+    cache.remember('iss-a', 'G3', e.certId.der);
+    expect(cache.lookup('iss-a', 'G1', now)).toBeUndefined();
+    expect(cache.lookup('iss-a', 'G2', now)).toBe(e);
+    expect(cache.lookup('iss-a', 'G3', now)).toBe(e);
+  });
 });

@@ -40,6 +40,8 @@ const serialKey = (issuerId: string, serial: string) => `${issuerId} ${canonical
 export class ResponseCache {
   private readonly entries = new Map<string, CachedResponse>();
   private readonly bySerial = new Map<string, Set<string>>();
+  /** The exact request (GET path or POST body) a cached response answers -> the entry's key. */
+  private readonly byRequest = new Map<string, string>();
 
   constructor(private readonly maxEntries = OCSP_CACHE_MAX_ENTRIES) {}
 
@@ -63,6 +65,32 @@ export class ResponseCache {
     while (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next().value as string;
       this.remove(oldest);
+    }
+  }
+
+  /**
+   * The cached response for an exact request seen before (issuer and GET path, or issuer and POST
+   * body), without parsing it: the entry that `get` would return for the request's CertID.
+   */
+  lookup(issuerId: string, request: string, now: Date): CachedResponse | undefined {
+    const requestKey = `${issuerId} ${request}`;
+    const key = this.byRequest.get(requestKey);
+    if (key === undefined) return undefined;
+    const entry = this.entries.get(key);
+    if (!entry) {
+      this.byRequest.delete(requestKey);
+      return undefined;
+    }
+    return entry.refreshAt.getTime() > now.getTime() ? entry : undefined;
+  }
+
+  /** Remembers that this exact request asks about `certIdDer` (a one-CertID request without nonce). */
+  remember(issuerId: string, request: string, certIdDer: Buffer): void {
+    const requestKey = `${issuerId} ${request}`;
+    this.byRequest.delete(requestKey);
+    this.byRequest.set(requestKey, keyOf(issuerId, certIdDer));
+    while (this.byRequest.size > this.maxEntries) {
+      this.byRequest.delete(this.byRequest.keys().next().value as string);
     }
   }
 

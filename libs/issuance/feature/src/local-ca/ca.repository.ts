@@ -193,6 +193,26 @@ export class CaRepository {
     );
   }
 
+  /** Several issued certificates in one statement (the issuance group commit). */
+  async recordIssuedMany(manager: EntityManager, rows: IssuedRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const column = <K extends keyof IssuedRow>(key: K) => rows.map((row) => row[key]);
+    await manager.query(
+      `INSERT INTO issued_certificates (issuer_id, serial_hex, ca_id, fingerprint_sha256, subject, not_before, not_after, purpose)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[], $8::text[])`,
+      [
+        column('issuer_id'),
+        column('serial_hex'),
+        column('ca_id'),
+        column('fingerprint_sha256'),
+        column('subject'),
+        column('not_before'),
+        column('not_after'),
+        column('purpose'),
+      ],
+    );
+  }
+
   async issued(manager: EntityManager, issuerId: string, serialHex: string): Promise<boolean> {
     const rows = await manager.query(
       'SELECT 1 FROM issued_certificates WHERE issuer_id = $1 AND serial_hex = $2',

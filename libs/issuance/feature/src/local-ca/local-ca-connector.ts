@@ -34,6 +34,8 @@ export interface IssuingCa {
   /** The CA's parents up to the root (issuer first), without the CA itself. */
   parentsPem: string[];
   signer: Signer;
+  /** The CA's issuing authority for these URLs, when the caller keeps one (built here otherwise). */
+  authority?(urls: { crl: string; ocsp: string }): Promise<CertificateAuthority>;
 }
 
 export interface LocalCaDependencies {
@@ -90,14 +92,16 @@ export class LocalCaConnector implements IssuerConnector {
     }
     const ca = await this.dependencies.issuingCa();
     const urls = revocationUrls(this.dependencies.revocationBaseUrl, this.dependencies.issuerId);
-    const authority = new CertificateAuthority({
-      certificate: ca.certificatePem,
-      signer: ca.signer,
-      crlDistributionPoints: [urls.crl],
-      ocspUrls: [urls.ocsp],
-    });
     let issued;
     try {
+      const authority = ca.authority
+        ? await ca.authority(urls)
+        : new CertificateAuthority({
+            certificate: ca.certificatePem,
+            signer: ca.signer,
+            crlDistributionPoints: [urls.crl],
+            ocspUrls: [urls.ocsp],
+          });
       const template = templateFromCsr(
         csr,
         {

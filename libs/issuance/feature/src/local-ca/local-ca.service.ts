@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   AuditAction,
   auditOrigin,
+  AuditRecord,
   CaCertificateDto,
   CertificateRevoked,
   CertlaneError,
@@ -42,7 +43,9 @@ import { EntityManager } from 'typeorm';
 import { issuerAudit, issuerNotFound, LocalCaHooks } from '../issuers/issuer.service';
 import { IssuerRepository, IssuerRow } from '../issuers/issuer.repository';
 import { caSubject, createChild, createRoot, createSubCaRequest, NewCa } from './ca-factory';
-import { CaRepository, caDto, CaRow } from './ca.repository';
+import { CaKeyCache } from './ca-key-cache';
+import { CaRepository, caDto, CaRow, IssuedRow } from './ca.repository';
+import { GroupCommit } from './group-commit';
 import { signDigest } from './digest-signer';
 import { IssuanceSecrets } from './issuance-secrets';
 import { IssuingCa, LocalCaConnector } from './local-ca-connector';
@@ -73,6 +76,28 @@ function newCaId(): string {
 @Injectable()
 export class LocalCaService implements LocalCaHooks {
   private readonly keys = new SoftwareKeyProvider();
+  /** Unsealed CA signers (and their issuing authorities), per CA; dropped when a CA is retired. */
+  private readonly caKeys = new CaKeyCache((ca) =>
+    this.keys.load({
+      provider: ca.key_provider,
+      reference: this.secrets.openKey(ca.id, ca.private_key_sealed),
+    }),
+  );
+
+  /** Issued certificates and their audit records, written by group commit (one transaction per batch). */
+  private readonly issuedWriter = new GroupCommit<{ row: IssuedRow; audit: AuditRecord }>(async (items) => {
+    await this.cas.transaction(async (manager) => {
+      await this.cas.recordIssuedMany(
+        manager,
+        items.map((i) => i.row),
+      );
+      await this.outbox.auditMany(
+        manager,
+        items.map((i) => i.audit),
+      );
+    });
+    this.outbox.committed();
+  });
 
   constructor(
     private readonly cas: CaRepository,
@@ -333,6 +358,7 @@ export class LocalCaService implements LocalCaHooks {
       return caDto(row);
     });
     this.outbox.committed();
+    this.caKeys.drop(id);
     return dto;
   }
 
@@ -349,10 +375,7 @@ export class LocalCaService implements LocalCaHooks {
   }
 
   private signer(ca: CaRow): Promise<Signer> {
-    return this.keys.load({
-      provider: ca.key_provider,
-      reference: this.secrets.openKey(ca.id, ca.private_key_sealed),
-    });
+    return this.caKeys.signer(ca);
   }
 
   private async parentsPem(ca: CaRow, manager?: EntityManager): Promise<string[]> {
@@ -392,11 +415,13 @@ export class LocalCaService implements LocalCaHooks {
         const ca = issuer.issuing_ca_id ? await this.cas.find(issuer.issuing_ca_id) : null;
         if (!ca) throw new CertlaneError(ErrorCode.CaNotActive, `issuer ${issuer.id} has no issuing CA`);
         this.assertActive(ca);
+        const certificatePem = ca.certificate_pem as string;
         return {
           id: ca.id,
-          certificatePem: ca.certificate_pem as string,
-          parentsPem: await this.parentsPem(ca),
+          certificatePem,
+          parentsPem: await this.caKeys.parents(ca, certificatePem, () => this.parentsPem(ca)),
           signer: await this.signer(ca),
+          authority: (urls) => this.caKeys.authority(ca, certificatePem, urls),
         };
       },
       recordRevocation: async () => undefined,
@@ -422,8 +447,9 @@ export class LocalCaService implements LocalCaHooks {
       },
       idempotencyKey: request.idempotency_key ?? '',
     });
-    await this.cas.transaction(async (manager) => {
-      await this.cas.recordIssued(manager, {
+    // The row and its audit record commit together, grouped with concurrent issuances.
+    await this.issuedWriter.write({
+      row: {
         issuer_id: issuer.id,
         serial_hex: issued.serialNumber,
         ca_id: issued.caId,
@@ -432,8 +458,8 @@ export class LocalCaService implements LocalCaHooks {
         not_before: issued.notBefore,
         not_after: issued.notAfter,
         purpose: 'leaf',
-      });
-      await this.outbox.audit(manager, {
+      },
+      audit: {
         action: AuditAction.CertificateIssued,
         event_category: 'cert_lifecycle',
         ...auditOrigin(context),
@@ -447,9 +473,8 @@ export class LocalCaService implements LocalCaHooks {
           fingerprint_sha256: issued.fingerprintSha256,
           not_after: issued.notAfter.toISOString(),
         },
-      });
+      },
     });
-    this.outbox.committed();
     return {
       issuer_id: issuer.id,
       ca_id: issued.caId,
