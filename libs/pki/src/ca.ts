@@ -3,6 +3,8 @@ import { Signer } from './keys/key-provider';
 import { PublicKeyInfo } from './keys/public-key';
 import { KeyUsage } from './extensions/standard';
 import { NameInput, encodeName } from './name';
+import { Certificate } from './certificate';
+import { PkiError } from './errors';
 
 /** Key usage of the CA certificates made here: keyCertSign and cRLSign, plus digitalSignature for OCSP. */
 export const CA_KEY_USAGE: readonly KeyUsage[] = Object.freeze([
@@ -74,4 +76,25 @@ export function ocspResponderTemplate(options: {
     ocspUrls: [],
     caIssuersUrls: [],
   };
+}
+
+/**
+ * The pathLength a new CA directly under `parent` may carry (RFC 5280 4.2.1.9): refused when the
+ * parent is not a CA or its pathLength is 0; otherwise the requested value, clamped to one less
+ * than the parent's, so every CA in a tree built here also satisfies its ancestors' limits.
+ */
+export function childCaPathLength(parent: Certificate, requested?: number): number | undefined {
+  const constraints = parent.decoded.basicConstraints;
+  if (!constraints?.ca) {
+    throw new PkiError('issuer_invalid', 'the parent certificate is not a CA');
+  }
+  if (constraints.pathLength === undefined) return requested;
+  if (constraints.pathLength === 0) {
+    throw new PkiError(
+      'issuer_invalid',
+      'the parent CA has pathLength 0: it may issue end-entity certificates only, not another CA',
+    );
+  }
+  const limit = constraints.pathLength - 1;
+  return requested === undefined ? limit : Math.min(requested, limit);
 }

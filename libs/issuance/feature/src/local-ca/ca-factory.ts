@@ -1,6 +1,7 @@
 import { CaKeyAlgorithm } from '@certlane/contracts';
 import {
   CertificateAuthority,
+  childCaPathLength,
   createCsr,
   createSelfSignedCa,
   intermediateCaTemplate,
@@ -99,13 +100,14 @@ export async function createChild(
   const { pkcs8, signer } = await generate(provider, options.keyAlgorithm);
   const now = options.now ?? new Date();
   const authority = new CertificateAuthority({ certificate: parent.certificatePem, signer: parent.signer });
+  const pathLength = childCaPathLength(parseCertificate(parent.certificatePem), options.pathLength);
   const issued = await authority.issue(
     intermediateCaTemplate({
       subject: options.subject,
       publicKey: signer.publicKey,
       notBefore: now,
       notAfter: new Date(now.getTime() + options.validityDays * DAY_MS),
-      pathLength: options.pathLength,
+      pathLength,
     }),
   );
   return describe(pkcs8, issued.der);

@@ -335,6 +335,16 @@ describe('issuers and the local CA', () => {
     ).rejects.toMatchObject({ code: 'certificate_not_found' });
   });
 
+  it('refuses a child CA under a CA whose pathLength is 0 (the seeded issuing CA)', async () => {
+    const refused = await api('POST', '/api/v1/intermediate-cas', {
+      issuer_id: 'iss-local',
+      common_name: 'Too deep',
+      parent_id: 'ca-local-issuing-1',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json()).toMatchObject({ details: { rule: 'issuer_invalid' } });
+  });
+
   it('creates a sub-CA under an external root: CSR out, signed certificate in', async () => {
     const pending = await api('POST', '/api/v1/intermediate-cas', {
       issuer_id: 'iss-local',
