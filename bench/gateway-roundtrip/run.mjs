@@ -28,7 +28,6 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  cleanup,
   cleanups,
   cpuMeter,
   createBenchCertificate,
@@ -45,6 +44,8 @@ import {
   round3,
   sleep,
   startProcess,
+  positiveNumberEnv,
+  runBench,
 } from '../lib/harness.mjs';
 
 const require = createRequire(import.meta.url);
@@ -58,13 +59,7 @@ const POLICY_ID = 'rp-bench';
 /** Above this share of the machine's CPU used by processes that are not part of the bench, warn. */
 const NOISE_LIMIT_PERCENT = 10;
 
-const num = (name, fallback) => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name}=${raw} is not a positive number`);
-  return value;
-};
+const num = positiveNumberEnv;
 const flag = (name) => /^(1|true|yes|on)$/i.test(process.env[name] ?? '');
 
 const settings = {
@@ -610,14 +605,4 @@ async function main() {
   return summary;
 }
 
-let exitCode = 0;
-try {
-  const summary = await main();
-  if (settings.enforceTargets && !summary.pass) exitCode = 2;
-} catch (error) {
-  log(`FAILED: ${error?.stack ?? error}`);
-  exitCode = 1;
-} finally {
-  await cleanup();
-}
-process.exit(exitCode);
+await runBench(main, settings.enforceTargets);

@@ -18,7 +18,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import {
-  cleanup,
   cpuMeter,
   dbCounters,
   log,
@@ -27,19 +26,15 @@ import {
   round,
   round3,
   sleep,
+  positiveNumberEnv,
+  runBench,
 } from '../lib/harness.mjs';
 import { benchSystem, busClient, RESULTS_DIR, startService } from '../lib/services.mjs';
 import { makeCsrs, pki } from '../pki/common.mjs';
 
 const TARGET_RATE = 1000;
 
-const num = (name, fallback) => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name}=${raw} is not a positive number`);
-  return value;
-};
+const num = positiveNumberEnv;
 const settings = {
   rounds: Math.round(num('BENCH_ROUNDS', 1)),
   durationSeconds: num('BENCH_DURATION_SECONDS', 10),
@@ -235,14 +230,4 @@ async function main() {
   return summary;
 }
 
-let exitCode = 0;
-try {
-  const summary = await main();
-  if (settings.enforceTargets && !summary.pass) exitCode = 2;
-} catch (error) {
-  log(`failed: ${error.stack ?? error}`);
-  exitCode = 1;
-} finally {
-  await cleanup();
-}
-process.exit(exitCode);
+await runBench(main, settings.enforceTargets);

@@ -577,3 +577,30 @@ export function median(values) {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
+
+/** A positive number from the environment, or `fallback` when unset; anything else stops the bench. */
+export function positiveNumberEnv(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name}=${raw} is not a positive number`);
+  return value;
+}
+
+/**
+ * Runs a bench's `main` (which returns its summary with `pass`), always cleans up, and exits:
+ * 0, 1 on failure, 2 when a target is missed and `enforceTargets` is set.
+ */
+export async function runBench(main, enforceTargets) {
+  let exitCode = 0;
+  try {
+    const summary = await main();
+    if (enforceTargets && !summary.pass) exitCode = 2;
+  } catch (error) {
+    log(`failed: ${error?.stack ?? error}`);
+    exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+  process.exit(exitCode);
+}

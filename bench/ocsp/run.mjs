@@ -17,7 +17,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import { join } from 'node:path';
 import {
-  cleanup,
   cleanups,
   fetchOnce,
   freePort,
@@ -28,6 +27,7 @@ import {
   round,
   round3,
   startProcess,
+  runBench,
 } from '../lib/harness.mjs';
 import { benchSystem, busClient, RESULTS_DIR, startService } from '../lib/services.mjs';
 import { makeCsrs, pki } from '../pki/common.mjs';
@@ -448,14 +448,4 @@ async function main() {
   return summary;
 }
 
-let exitCode = 0;
-try {
-  const summary = await main();
-  if (settings.enforceTargets && !summary.pass) exitCode = 2;
-} catch (error) {
-  log(`failed: ${error.stack ?? error}`);
-  exitCode = 1;
-} finally {
-  await cleanup();
-}
-process.exit(exitCode);
+await runBench(main, settings.enforceTargets);
