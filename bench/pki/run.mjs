@@ -15,7 +15,7 @@
 //   BENCH_CRL_OPENSSL=1      check each built CRL with `openssl crl -verify` (0 to skip)
 //   BENCH_ENFORCE_TARGETS=1  exit 2 when a target is missed (default: report only)
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +48,22 @@ const TARGETS = {
   crl_1m_peak_rss_mib: 1024,
 };
 
+/** The machine's CPU ticks (all cores) from /proc/stat: busy, idle and stolen by the hypervisor. */
+function machineTicks() {
+  try {
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal: steal ?? 0 };
+  } catch {
+    return undefined;
+  }
+}
+const CLK_TCK = 100;
+
 /**
  * Runs `op` (sync or async) in a loop for `seconds` after a 1 s warm-up and returns ops/s, the
  * process CPU time per op and CPU/wall (how many cores the loop really used).
@@ -57,6 +73,7 @@ async function rate(op, seconds) {
   let stop = until(1000);
   while (performance.now() < stop) for (let i = 0; i < 16; i++) await op();
   const cpu0 = process.cpuUsage();
+  const machine0 = machineTicks();
   const t0 = performance.now();
   stop = t0 + seconds * 1000;
   let n = 0;
@@ -67,26 +84,59 @@ async function rate(op, seconds) {
   const wall = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  const machine1 = machineTicks();
+  // Steal: CPU the hypervisor gave to other guests; other load: busy CPU outside this process.
+  let stealPercent;
+  let otherPercent;
+  if (machine0 && machine1) {
+    const busy = (machine1.busy - machine0.busy) / CLK_TCK;
+    const steal = (machine1.steal - machine0.steal) / CLK_TCK;
+    const capacity = busy + (machine1.idle - machine0.idle) / CLK_TCK + steal;
+    if (capacity > 0) {
+      stealPercent = round((100 * steal) / capacity, 1);
+      otherPercent = round((100 * Math.max(0, busy - cpuSeconds)) / capacity, 1);
+    }
+  }
   return {
     per_s: n / wall,
     ops: n,
     wall_s: wall,
     cpu_us_per_op: (cpuSeconds / n) * 1e6,
     cpu_per_wall: cpuSeconds / wall,
+    steal_percent: stealPercent,
+    other_load_percent: otherPercent,
   };
 }
 
-async function rounds(label, op) {
+async function rounds(label, op, paired) {
   const runs = [];
+  const pairedRuns = [];
+  const report = (name, r, last) =>
+    log(
+      `${name} round ${r + 1}: ${Math.round(last.per_s)}/s, ${round(last.cpu_us_per_op, 1)} µs CPU/op, steal ${last.steal_percent} %, other load ${last.other_load_percent} %`,
+    );
   for (let r = 0; r < settings.rounds; r++) {
     runs.push(await rate(op, settings.seconds));
-    log(`${label} round ${r + 1}: ${Math.round(runs.at(-1).per_s)}/s`);
+    report(label, r, runs.at(-1));
+    // A variant to compare with, measured right after each round (same conditions, interleaved).
+    if (paired) {
+      pairedRuns.push(await rate(paired.op, settings.seconds));
+      report(paired.label, r, pairedRuns.at(-1));
+    }
   }
+  const result = summarize(runs);
+  if (paired) result.paired = summarize(pairedRuns);
+  return result;
+}
+
+function summarize(runs) {
   return {
     per_s: round(median(runs.map((x) => x.per_s))),
     cpu_us_per_op: round(median(runs.map((x) => x.cpu_us_per_op)), 2),
     cpu_per_wall: round(median(runs.map((x) => x.cpu_per_wall)), 2),
     rounds: runs.map((x) => round(x.per_s)),
+    steal_percent: runs.map((x) => x.steal_percent),
+    other_load_percent: runs.map((x) => x.other_load_percent),
   };
 }
 
@@ -97,12 +147,23 @@ async function issuanceBench(label, caSpec) {
   let i = 0;
   let last;
   const issue = async () => {
-    // The full in-process path: parse the CSR DER, check its key, verify its signature, build
-    // the template and the TBSCertificate, sign with the CA key, assemble.
-    const csr = pki.parseCsr(csrs[i++ & 255]);
+    // The full in-process path, as the local CA runs it: parse the CSR DER, check its key,
+    // import it and verify its signature (parseCsrAsync), build the template and the
+    // TBSCertificate, sign with the CA key, assemble.
+    const csr = await pki.parseCsrAsync(csrs[i++ & 255]);
     last = await setup.ca.issue(pki.templateFromCsr(csr, { validityDays: 90 }, now));
   };
-  const result = await rounds(`issuance ${label}`, issue);
+  // The same with the synchronous parseCsr (the CSR key imported as JWK), interleaved with the
+  // rounds above for a fair comparison.
+  let k = 0;
+  const issueSync = async () => {
+    const csr = pki.parseCsr(csrs[k++ & 255]);
+    return setup.ca.issue(pki.templateFromCsr(csr, { validityDays: 90 }, now));
+  };
+  const result = await rounds(`issuance ${label}`, issue, {
+    label: `issuance ${label} with sync parseCsr`,
+    op: issueSync,
+  });
   // The last certificate issued must verify with the CA key (node:crypto, i.e. OpenSSL).
   const x509 = new crypto.X509Certificate(last.der);
   if (!x509.verify(new crypto.X509Certificate(setup.ca.certificate.der).publicKey)) {
@@ -122,6 +183,8 @@ async function issuanceBench(label, caSpec) {
     return setup.ca.issue(pki.templateFromCsr(csr, { validityDays: 90 }, now));
   };
   const breakdown = {
+    issuance_with_sync_parse_csr_per_s: result.paired.per_s,
+    issuance_with_sync_parse_csr_cpu_us: result.paired.cpu_us_per_op,
     issuance_without_csr_verify_per_s: round(
       (await rate(issueUnverified, Math.min(3, settings.seconds))).per_s,
     ),
@@ -204,7 +267,12 @@ async function main() {
     issuance_rsa2048_per_s: issuanceRsa.per_s,
     issuance_p256_vs_raw_sign: round(issuanceP256.per_s / raw.p256.per_s, 3),
     issuance_rsa2048_vs_raw_sign: round(issuanceRsa.per_s / raw.rsa2048.per_s, 3),
+    issuance_p256_with_sync_parse_csr_per_s: issuanceP256.breakdown.issuance_with_sync_parse_csr_per_s,
     issuance_p256_without_csr_verify_per_s: issuanceP256.breakdown.issuance_without_csr_verify_per_s,
+    issuance_p256_cpu_us_per_certificate: issuanceP256.cpu_us_per_op,
+    issuance_p256_with_sync_parse_csr_cpu_us_per_certificate:
+      issuanceP256.breakdown.issuance_with_sync_parse_csr_cpu_us,
+    raw_sign_p256_cpu_us_per_signature: raw.p256.cpu_us_per_op,
     issuance_rsa2048_without_csr_verify_per_s: issuanceRsa.breakdown.issuance_without_csr_verify_per_s,
     ocsp_sign_p256_per_s: ocsp.fresh_response.per_s,
     ocsp_post_p256_per_s: ocsp.parse_request_and_respond.per_s,
@@ -241,6 +309,13 @@ async function main() {
     crl,
   };
   details.load_average_at_end = os.loadavg();
+  const measured = [raw.p256, raw.rsa2048, issuanceP256, issuanceRsa, ocsp.fresh_response];
+  summary.max_steal_percent = Math.max(
+    ...measured.flatMap((m) => m.steal_percent).filter((x) => x !== undefined),
+  );
+  summary.max_other_load_percent = Math.max(
+    ...measured.flatMap((m) => m.other_load_percent).filter((x) => x !== undefined),
+  );
   summary.load_average = {
     start: details.load_average_at_start.map((x) => round(x, 2)),
     end: details.load_average_at_end.map((x) => round(x, 2)),
@@ -258,6 +333,11 @@ async function main() {
     ['raw crypto.sign RSA-2048', raw.rsa2048.per_s, ''],
     ['issuance, P-256 CA (CSR P-256)', issuanceP256.per_s, `target ${TARGETS.issuance_p256_per_s}`],
     ['issuance, RSA-2048 CA (CSR P-256)', issuanceRsa.per_s, `target ${TARGETS.issuance_rsa2048_per_s}`],
+    [
+      '  same, P-256 CA, sync parseCsr (JWK import)',
+      issuanceP256.breakdown.issuance_with_sync_parse_csr_per_s,
+      'context',
+    ],
     [
       '  same, P-256 CA, CSR not verified',
       issuanceP256.breakdown.issuance_without_csr_verify_per_s,
@@ -280,6 +360,7 @@ async function main() {
     );
   }
   out.push(
+    `  CPU per P-256 certificate ${issuanceP256.cpu_us_per_op} µs (raw P-256 signature ${raw.p256.cpu_us_per_op} µs); steal up to ${summary.max_steal_percent} %, other load up to ${summary.max_other_load_percent} % of the machine`,
     `  pass: ${JSON.stringify(summary.pass)}`,
     `  results: ${file}`,
     `BENCH_RESULT ${JSON.stringify(summary)}`,

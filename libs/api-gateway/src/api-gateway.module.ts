@@ -17,10 +17,27 @@ import {
 } from './auth-routes/breakglass.controller';
 import { LogoutController, SessionsController } from './auth-routes/sessions.controller';
 import { AuthSettingsController, UsersController } from './auth-routes/users.controller';
+import { BulkCertificatesController, EstBulkRevokeController } from './bulk/bulk.controller';
+// Certificate inventory, lifecycle and jobs (ADR 0024).
+import { CertificatesController } from './certificates/certificates.controller';
+import { JobsController } from './jobs/jobs.controller';
+// Policy rules and violations (ADR 0028).
+import { PoliciesController } from './policies/policies.controller';
 import { IntermediateCasController, IssuersController } from './issuers/issuers.controller';
 import { RenewalPoliciesController } from './renewal-policies/renewal-policies.controller';
 import { RevocationController } from './revocation-routes/revocation.controller';
 import { SystemController } from './system/system.controller';
+// Inventory: owners and teams, stats (ADR 0024).
+import { OwnersController, TeamsController } from './owners-teams/owners-teams.controller';
+import { StatsController } from './stats/stats.controller';
+// The agent work protocol (ADR 0027).
+import { AgentWorkController } from './agent-work/agent-work.controller';
+// Agents and targets (ADR 0026).
+import { AgentsController } from './agents/agents.controller';
+import { TargetsController } from './targets/targets.controller';
+// Profiles and approvals (ADR 0025).
+import { ApprovalsController } from './approvals/approvals.controller';
+import { ProfilesController } from './profiles/profiles.controller';
 
 /** Every controller of the public API; the route table test walks this list. */
 export const GATEWAY_CONTROLLERS = [
@@ -39,10 +56,30 @@ export const GATEWAY_CONTROLLERS = [
   UsersController,
   AuthSettingsController,
   RenewalPoliciesController,
+  // Literal /certificates/bulk-* paths: before any controller with /certificates/:id routes.
+  BulkCertificatesController,
+  EstBulkRevokeController,
   IssuersController,
   IntermediateCasController,
   AuditController,
   RevocationController,
+  // Certificate inventory, lifecycle and jobs (ADR 0024).
+  CertificatesController,
+  JobsController,
+  // Inventory: owners and teams, stats (ADR 0024).
+  TeamsController,
+  OwnersController,
+  StatsController,
+  // The agent work protocol (ADR 0027).
+  AgentWorkController,
+  // Agents and targets (ADR 0026).
+  AgentsController,
+  TargetsController,
+  // Profiles and approvals (ADR 0025).
+  ProfilesController,
+  ApprovalsController,
+  // Policy rules and violations (ADR 0028).
+  PoliciesController,
 ];
 
 /** The public API: authenticates, validates, and forwards to the owning service over the bus. */

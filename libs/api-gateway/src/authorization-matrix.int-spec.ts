@@ -36,7 +36,14 @@ describe('authorization matrix', () => {
         method: 'POST',
         ca,
         headers: { authorization: `Bearer ${env.SERVICE_AUTH_SECRET}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `matrix-${role}`, role_ids: [role], admin: role === 'r-admin' }),
+        body: JSON.stringify({
+          name: `matrix-${role}`,
+          role_ids: [role],
+          admin: role === 'r-admin',
+          // The agent work routes answer only the agent itself (ADR 0027): the r-agent key is the
+          // placeholder agent's, so its allowed routes are allowed for it.
+          ...(role === 'r-agent' ? { actor_id: 'agent.matrix-placeholder' } : {}),
+        }),
       });
       expect(created.status).toBe(201);
       keys[role as Caller] = (created.json() as { key: string }).key;

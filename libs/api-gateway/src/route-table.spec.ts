@@ -25,6 +25,22 @@ describe('gateway route table', () => {
     );
   });
 
+  // Inventory: owners and teams, stats (ADR 0024).
+  it('guards owners, teams and stats with their own permissions', () => {
+    const access = Object.fromEntries(table.map((r) => [r.route, r.access]));
+    for (const kind of ['owner', 'team']) {
+      expect(access[`GET /api/v1/${kind}s`]).toEqual([`${kind}.read`]);
+      expect(access[`GET /api/v1/${kind}s/:id`]).toEqual([`${kind}.read`]);
+      expect(access[`POST /api/v1/${kind}s`]).toEqual([`${kind}.create`]);
+      expect(access[`PUT /api/v1/${kind}s/:id`]).toEqual([`${kind}.edit`]);
+      expect(access[`DELETE /api/v1/${kind}s/:id`]).toEqual([`${kind}.delete`]);
+    }
+    expect(access['GET /api/v1/stats/summary']).toEqual(['certificate.read']);
+    expect(access['GET /api/v1/stats/expiration-timeline']).toEqual(['certificate.read']);
+    expect(access['GET /api/v1/stats/issuance-rate']).toEqual(['certificate.read']);
+    expect(access['GET /api/v1/stats/job-trends']).toEqual(['job.read']);
+  });
+
   it('lists the session-checked and public auth routes of spec 5.2 as such', () => {
     const access = Object.fromEntries(table.map((r) => [r.route, r.access]));
     expect(access['POST /auth/logout']).toEqual(['session']);

@@ -22,3 +22,16 @@ export * from './audit/audit-query';
 export * from './pki/revocation.dto';
 export * from './pki/revocation-service.dto';
 export * from './pki/issuers.dto';
+export * from './certificates/certificate.dto';
+export * from './certificates/owners-teams.dto';
+export * from './certificates/bulk.dto';
+export * from './certificates/stats.dto';
+export * from './jobs/job.dto';
+export * from './certificates/lifecycle-bodies.dto';
+// The agent work protocol (ADR 0027).
+export * from './agents/agent-work.dto';
+export * from './agents/agent.dto';
+export * from './targets/target.dto';
+export * from './profiles/profile.dto';
+export * from './approvals/approval.dto';
+export * from './policies/policy.dto';

@@ -1,8 +1,17 @@
+import { agentEventContracts, agentRequestContracts } from './agents/agent-subjects';
+import { certificateEventContracts, certificateRequestContracts } from './certificates/certificate-subjects';
+// The agent work protocol (ADR 0027).
+import { agentWorkRequestContracts } from './agents/agent-work-subjects';
+import { profileEventContracts, profileRequestContracts } from './profiles/profile-subjects';
+import { policyEventContracts, policyRequestContracts } from './policies/policy-subjects';
 import {
+  CertificateIssued,
   CertificateRevoked,
+  GetIssuedCertificateRequest,
+  IssuedCertificateLookup,
   IssueOcspResponderRequest,
   IssuerCaInfo,
-  IssuerIdRequest,
+  IssuerCaRequest,
   OcspResponderCertificate,
   RevokeCertificateRequest,
   SignDigestRequest,
@@ -124,6 +133,11 @@ export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** Request/reply subjects: `<service>.v1.<verb-noun>`, served by a queue group of that service. */
 export const requestContracts = {
+  ...certificateRequestContracts,
+  ...agentWorkRequestContracts,
+  ...agentRequestContracts,
+  ...profileRequestContracts,
+  ...policyRequestContracts,
   'issuance.v1.list-renewal-policies': {
     request: ListRenewalPoliciesRequest,
     response: shape<Page<RenewalPolicyDto>>(),
@@ -199,7 +213,11 @@ export const requestContracts = {
     request: VerifyAuditChainRequest,
     response: shape<AuditChainVerification>(),
   },
-  'issuance.v1.get-issuer-ca': { request: IssuerIdRequest, response: shape<IssuerCaInfo>() },
+  'issuance.v1.get-issuer-ca': { request: IssuerCaRequest, response: shape<IssuerCaInfo>() },
+  'issuance.v1.get-issued-certificate': {
+    request: GetIssuedCertificateRequest,
+    response: shape<IssuedCertificateLookup>(),
+  },
   'issuance.v1.sign-digest': { request: SignDigestRequest, response: shape<SignDigestResponse>() },
   'issuance.v1.issue-ocsp-responder': {
     request: IssueOcspResponderRequest,
@@ -243,9 +261,14 @@ export const requestContracts = {
 
 /** Durable events: `<service>.v1.<entity>.<past-verb>`, carried by JetStream. */
 export const eventContracts = {
+  ...certificateEventContracts,
+  ...agentEventContracts,
+  ...profileEventContracts,
+  ...policyEventContracts,
   'issuance.v1.renewal-policy.created': { payload: shape<RenewalPolicyDto>() },
   'issuance.v1.renewal-policy.updated': { payload: shape<RenewalPolicyDto>() },
   'issuance.v1.renewal-policy.deleted': { payload: shape<RenewalPolicyDeleted>() },
+  'issuance.v1.certificate.issued': { payload: shape<CertificateIssued>() },
   'issuance.v1.certificate.revoked': { payload: shape<CertificateRevoked>() },
   'auth.v1.api-key.revoked': { payload: shape<ApiKeyRevoked>() },
   'auth.v1.bootstrap.consumed': { payload: shape<BootstrapConsumed>() },

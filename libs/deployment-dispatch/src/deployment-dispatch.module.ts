@@ -1,9 +1,18 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceCoreModule } from '@certlane/platform';
+// Agents and targets (ADR 0026).
+import { AgentHandlers } from './agents/agent.handlers';
+import { AgentRepository } from './agents/agent.repository';
+import { AgentService } from './agents/agent.service';
+import { ConnectionProbe } from './targets/connection-probe';
+import { TargetHandlers } from './targets/target.handlers';
+import { TargetRepository } from './targets/target.repository';
+import { TargetSecrets } from './targets/target-secrets';
+import { TargetService } from './targets/target.service';
 
 /**
- * The deployment-dispatch service. This shell owns its schema (migrations, outbox, readiness) and answers
- * `deployment-dispatch.v1.ping`; its features land with their issues.
+ * The deployment-dispatch service: owns schema `deployment_dispatch` (agents, targets; the four
+ * sentinel agents come from the baseline seed) and answers `deployment-dispatch.v1.*`.
  */
 @Module({})
 export class DeploymentDispatchModule {
@@ -11,6 +20,17 @@ export class DeploymentDispatchModule {
     return {
       module: DeploymentDispatchModule,
       imports: [ServiceCoreModule.forService({ service: 'deployment-dispatch' })],
+      providers: [
+        // Agents and targets (ADR 0026).
+        AgentRepository,
+        AgentService,
+        AgentHandlers,
+        TargetSecrets,
+        TargetRepository,
+        ConnectionProbe,
+        TargetService,
+        TargetHandlers,
+      ],
     };
   }
 }

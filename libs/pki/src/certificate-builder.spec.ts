@@ -2,7 +2,7 @@ import { X509Certificate as NodeX509 } from 'node:crypto';
 import { X509Certificate as PeculiarX509 } from '@peculiar/x509';
 import { CertificateAuthority } from './certificate-builder';
 import { certificatePem, parseCertificate } from './certificate';
-import { parseCsr } from './csr';
+import { parseCsr, parseCsrAsync } from './csr';
 import { isPkiError } from './errors';
 import { templateFromCsr } from './profile';
 import { createSelfSignedCa, ocspResponderTemplate } from './ca';
@@ -65,6 +65,47 @@ describe('CertificateAuthority.issue', () => {
       ]).status,
     ).toBe(0);
   });
+
+  it.each(['P-256', 'P-384', 'RSA-2048'] as const)(
+    'issues from a %s CSR read by parseCsrAsync (the local CA path) what openssl verifies and prints as the parseCsr path',
+    async (key) => {
+      const name = `fast-${key}`;
+      const { csrPem } = ws.csr(name, [...KEY_ARGS[key]], `/CN=${name}.example.test/O=Example`, [
+        '-addext',
+        `subjectAltName=DNS:${name}.example.test,IP:192.0.2.7`,
+      ]);
+      const now = new Date();
+      const profile = { validityDays: 30, mustStaple: true };
+      for (const [label, csr] of [
+        ['fast', await parseCsrAsync(csrPem)],
+        ['slow', parseCsr(csrPem)],
+      ] as const) {
+        const issued = await pki.ca.issue(templateFromCsr(csr, profile, now));
+        ws.write(`${name}-${label}.pem`, toPem(PemLabel.certificate, issued.der));
+        const verified = ws.run([
+          'verify',
+          '-purpose',
+          'sslserver',
+          '-CAfile',
+          'root.pem',
+          '-untrusted',
+          'intermediate.pem',
+          `${name}-${label}.pem`,
+        ]);
+        expect(verified.output).toContain(`${name}-${label}.pem: OK`);
+      }
+      // Everything openssl prints after the serial (which is random) is the same on both paths.
+      const text = (label: string) => {
+        const printed = ws.ok(['x509', '-noout', '-text', '-in', `${name}-${label}.pem`]).stdout;
+        return printed.slice(printed.indexOf('Signature Algorithm'), printed.lastIndexOf('Signature Value'));
+      };
+      const fast = text('fast');
+      expect(fast).toContain('X509v3 Subject Alternative Name');
+      expect(fast).toContain('X509v3 CRL Distribution Points');
+      expect(fast).toContain('TLS Feature');
+      expect(fast).toBe(text('slow'));
+    },
+  );
 
   it('fails openssl verification without the intermediate (the check can fail)', async () => {
     await issueFromOpenSslCsr('lonely', KEY_ARGS['P-256'], '/CN=lonely.example.test');

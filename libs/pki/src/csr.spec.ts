@@ -1,5 +1,5 @@
 import { Pkcs10CertificateRequest } from '@peculiar/x509';
-import { createCsr, parseCsr } from './csr';
+import { createCsr, parseCsr, parseCsrAsync } from './csr';
 import { PkiError } from './errors';
 import { SoftwareKeyProvider } from './keys/key-provider';
 import { Oid } from './oids';
@@ -228,6 +228,70 @@ describe(parseCsr.name, () => {
         corrupted[i] = value;
         // Either a typed error or (for bytes that do not matter to DER, e.g. inside a string) a parse.
         expect(() => code(() => parseCsr(corrupted))).not.toThrow();
+      }
+    }
+  });
+});
+
+describe(parseCsrAsync.name, () => {
+  async function asyncOutcome(input: Buffer | string): Promise<string> {
+    try {
+      const csr = await parseCsrAsync(input);
+      return `ok ${csr.subject.text}`;
+    } catch (error) {
+      if (error instanceof PkiError) return `${error.code}: ${error.message}`;
+      throw error;
+    }
+  }
+  function syncOutcome(input: Buffer | string): string {
+    try {
+      return `ok ${parseCsr(input).subject.text}`;
+    } catch (error) {
+      if (error instanceof PkiError) return `${error.code}: ${error.message}`;
+      throw error;
+    }
+  }
+
+  it.each(['P-256', 'P-384', 'RSA-2048', 'Ed25519'] as const)(
+    'returns what parseCsr returns for an openssl %s CSR',
+    async (key) => {
+      const { csrPem } = ws.csr(`async-${key}`, [...KEY_ARGS[key]], '/O=Example/CN=async.example.test', [
+        '-addext',
+        'subjectAltName=DNS:async.example.test,IP:192.0.2.7',
+      ]);
+      const fast = await parseCsrAsync(csrPem);
+      expect(fast).toEqual(parseCsr(csrPem));
+      expect(fast.subjectAltNames).toHaveLength(2);
+    },
+  );
+
+  it('refuses a P-256 point that is not on the curve with key_invalid, as parseCsr does', async () => {
+    const { csrPem } = ws.csr('offcurve', [...KEY_ARGS['P-256']], '/CN=offcurve.example.test');
+    const der = Buffer.from(derOf(csrPem));
+    const point = parseCsr(der).publicKey.subjectPublicKey;
+    const at = der.indexOf(point);
+    der[at + point.length - 1] ^= 0x01;
+    const outcome = await asyncOutcome(der);
+    expect(outcome).toMatch(/^key_invalid: ECDSA-P-256 public key does not load/);
+    expect(syncOutcome(der)).toMatch(/^key_invalid: ECDSA-P-256 public key does not load/);
+  });
+
+  it('gives the same outcome and error as parseCsr for every truncation and byte corruption', async () => {
+    const { csrPem } = ws.csr('async-fuzz', [...KEY_ARGS['P-256']], '/CN=fuzz.example.test', [
+      '-addext',
+      'subjectAltName=DNS:fuzz.example.test',
+    ]);
+    const der = derOf(csrPem);
+    for (let cut = 0; cut < der.length; cut++) {
+      const truncated = der.subarray(0, cut);
+      expect(await asyncOutcome(truncated)).toBe(syncOutcome(truncated));
+    }
+    for (let i = 0; i < der.length; i++) {
+      for (const value of [0x00, 0x80, 0xff]) {
+        if (der[i] === value) continue;
+        const corrupted = Buffer.from(der);
+        corrupted[i] = value;
+        expect(await asyncOutcome(corrupted)).toBe(syncOutcome(corrupted));
       }
     }
   });

@@ -10,7 +10,7 @@ import {
   readString,
 } from './der/reader';
 import { Tag, contextConstructed } from './der/tags';
-import { bitString, oid, sequence, set, smallInteger, tlv, tlvList } from './der/writer';
+import { bitString, oid, sequence, set, smallInteger, tlv, tlvList, utf8String } from './der/writer';
 import { PkiError } from './errors';
 import { Extension, decodeExtensionValue, readExtensions } from './extensions/extension';
 import { GeneralName, SubjectAltNameInput } from './extensions/general-name';
@@ -18,6 +18,7 @@ import {
   DecodedExtensions,
   ExtendedKeyUsageName,
   KeyUsage,
+  MUST_STAPLE_EXTENSION,
   basicConstraintsExtension,
   decodeExtensions,
   extendedKeyUsageExtension,
@@ -29,7 +30,12 @@ import { KeyPolicy, PublicKeyInfo, assertSupportedKey, readSpki } from './keys/p
 import { DistinguishedName, NameInput, encodeName, readName } from './name';
 import { Oid } from './oids';
 import { PemLabel, decodeSingle, toPem } from './pem';
-import { SignatureAlgorithm, signatureAlgorithmOf, verifySignature } from './signature-algorithm';
+import {
+  SignatureAlgorithm,
+  signatureAlgorithmOf,
+  verifySignature,
+  verifySignatureAsync,
+} from './signature-algorithm';
 
 /** 64 KiB: a CSR is typically under 2 KiB; this bounds the work an untrusted one can cause. */
 export const MAX_CSR_BYTES = 64 * 1024;
@@ -79,6 +85,38 @@ const WHAT = 'CSR';
  * tolerated), bare base64 or DER, checks its key and verifies its signature.
  */
 export function parseCsr(input: string | Uint8Array, options: ParseCsrOptions = {}): CertificationRequest {
+  const parts = readCsr(input, options);
+  if (options.verifySignature !== false) {
+    assertKeyMatchesAlgorithm(parts);
+    const { signatureAlgorithm, publicKey, info, signature } = parts;
+    if (!verifySignature(signatureAlgorithm, publicKey, info, signature)) throw signatureMismatch();
+  }
+  return withExtensions(parts);
+}
+
+/**
+ * `parseCsr` for the issuance hot path: the same checks, errors and result, but the CSR's key is
+ * imported through `importPublicKey` (cheaper for EC keys). It runs on the calling thread like
+ * `parseCsr`; only the import's API is a promise.
+ */
+export async function parseCsrAsync(
+  input: string | Uint8Array,
+  options: ParseCsrOptions = {},
+): Promise<CertificationRequest> {
+  const parts = readCsr(input, options);
+  if (options.verifySignature !== false) {
+    assertKeyMatchesAlgorithm(parts);
+    const { signatureAlgorithm, publicKey, info, signature } = parts;
+    if (!(await verifySignatureAsync(signatureAlgorithm, publicKey, info, signature)))
+      throw signatureMismatch();
+  }
+  return withExtensions(parts);
+}
+
+type CsrParts = Omit<CertificationRequest, 'requested' | 'subjectAltNames'>;
+
+/** Everything up to the signature check: DER structure, key policy, signature algorithm. */
+function readCsr(input: string | Uint8Array, options: ParseCsrOptions): CsrParts {
   const der = decodeSingle(input, [PemLabel.certificateRequest, PemLabel.newCertificateRequest], {
     maxBytes: options.maxBytes ?? MAX_CSR_BYTES,
     what: WHAT,
@@ -125,34 +163,50 @@ export function parseCsr(input: string | Uint8Array, options: ParseCsrOptions = 
   const signatureAlgorithm = signatureAlgorithmOf(algorithm, WHAT);
   if (signatureBits.unusedBits !== 0)
     throw new PkiError('csr_signature_invalid', `${WHAT}: signature has unused bits`);
-  const infoBytes = bytesOf(der, infoTlv);
-  if (options.verifySignature !== false) {
-    if (publicKey.algorithm !== signatureAlgorithm.keyAlgorithm) {
-      throw new PkiError(
-        'csr_signature_invalid',
-        `${WHAT}: ${signatureAlgorithm.name} signature cannot come from a ${publicKey.description} key`,
-      );
-    }
-    if (!verifySignature(signatureAlgorithm, publicKey, infoBytes, signatureBits.bytes)) {
-      throw new PkiError(
-        'csr_signature_invalid',
-        `${WHAT}: the signature does not verify with the CSR's public key`,
-      );
-    }
-  }
-  const requested = decodeExtensions(requestedExtensions, WHAT);
   return {
     der,
-    info: infoBytes,
+    info: bytesOf(der, infoTlv),
     subject,
     publicKey,
     signatureAlgorithm,
     signature: signatureBits.bytes,
     attributes,
     requestedExtensions,
+    challengePassword,
+  };
+}
+
+function assertKeyMatchesAlgorithm({ publicKey, signatureAlgorithm }: CsrParts): void {
+  if (publicKey.algorithm !== signatureAlgorithm.keyAlgorithm) {
+    throw new PkiError(
+      'csr_signature_invalid',
+      `${WHAT}: ${signatureAlgorithm.name} signature cannot come from a ${publicKey.description} key`,
+    );
+  }
+}
+
+function signatureMismatch(): PkiError {
+  return new PkiError(
+    'csr_signature_invalid',
+    `${WHAT}: the signature does not verify with the CSR's public key`,
+  );
+}
+
+function withExtensions(parts: CsrParts): CertificationRequest {
+  const requested = decodeExtensions(parts.requestedExtensions, WHAT);
+  // Spelled out rather than spread: this runs once per issued certificate.
+  return {
+    der: parts.der,
+    info: parts.info,
+    subject: parts.subject,
+    publicKey: parts.publicKey,
+    signatureAlgorithm: parts.signatureAlgorithm,
+    signature: parts.signature,
+    attributes: parts.attributes,
+    requestedExtensions: parts.requestedExtensions,
     requested,
     subjectAltNames: requested.subjectAltNames ?? [],
-    challengePassword,
+    challengePassword: parts.challengePassword,
   };
 }
 
@@ -180,6 +234,11 @@ export interface CreateCsrOptions {
   extendedKeyUsage?: readonly (ExtendedKeyUsageName | string)[];
   /** Request CA basic constraints (for a sub-CA CSR sent to an external root). */
   ca?: { pathLength?: number };
+  /** Request the TLS feature status_request (must-staple, RFC 7633). */
+  mustStaple?: boolean;
+  /** PKCS#9 attributes (UTF8String values): a secret for challengePassword, never log it. */
+  challengePassword?: string;
+  unstructuredName?: string;
 }
 
 /** A PKCS#10 CSR signed by `signer` (the local CA uses it for a sub-CA under an external root). */
@@ -191,9 +250,18 @@ export async function createCsr(options: CreateCsrOptions): Promise<{ der: Buffe
   if (options.subjectAltNames?.length) {
     extensions.push(subjectAltNameExtension(options.subjectAltNames, options.subject.length === 0));
   }
-  const attributes = extensions.length
-    ? tlv(contextConstructed(0), sequence(oid(Oid.extensionRequest), set(tlvList(Tag.Sequence, extensions))))
-    : tlv(contextConstructed(0));
+  if (options.mustStaple) extensions.push(MUST_STAPLE_EXTENSION);
+  const attributeList: Buffer[] = [];
+  if (options.challengePassword !== undefined) {
+    attributeList.push(sequence(oid(Oid.challengePassword), set(utf8String(options.challengePassword))));
+  }
+  if (options.unstructuredName !== undefined) {
+    attributeList.push(sequence(oid(Oid.unstructuredName), set(utf8String(options.unstructuredName))));
+  }
+  if (extensions.length) {
+    attributeList.push(sequence(oid(Oid.extensionRequest), set(tlvList(Tag.Sequence, extensions))));
+  }
+  const attributes = tlv(contextConstructed(0), ...attributeList);
   const info = sequence(
     smallInteger(0),
     encodeName(options.subject),

@@ -2,7 +2,7 @@ import { KeyObject, verify } from 'node:crypto';
 import { AlgorithmIdentifier } from './algorithm-identifier';
 import { NULL, oid, sequence } from './der/writer';
 import { PkiError } from './errors';
-import { KeyAlgorithm, PublicKeyInfo, publicKeyObject } from './keys/public-key';
+import { KeyAlgorithm, PublicKeyInfo, importPublicKey, publicKeyObject } from './keys/public-key';
 import { Oid } from './oids';
 
 export type SignatureAlgorithmName =
@@ -117,6 +117,25 @@ export function verifySignature(
     return verify(algorithm.hash, data, keyObject, signature);
   } catch {
     // OpenSSL rejects some malformed signatures (bad ECDSA DER) by throwing rather than returning false.
+    return false;
+  }
+}
+
+/**
+ * `verifySignature` for a key seen for the first time (a CSR's): the key is imported through
+ * `importPublicKey`, which is cheaper for EC points. Same results, on the calling thread.
+ */
+export async function verifySignatureAsync(
+  algorithm: SignatureAlgorithm,
+  key: PublicKeyInfo,
+  data: Uint8Array,
+  signature: Uint8Array,
+): Promise<boolean> {
+  if (key.algorithm !== algorithm.keyAlgorithm) return false;
+  const keyObject = await importPublicKey(key);
+  try {
+    return verify(algorithm.hash, data, keyObject, signature);
+  } catch {
     return false;
   }
 }

@@ -27,9 +27,9 @@ export class RevocationHandlers implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     await Promise.all([
       this.bus.handle('revocation.v1.list-revocations', (request) => this.list(request)),
-      this.bus.handle('revocation.v1.get-crl', (request) => this.crl(request.issuer_id)),
+      this.bus.handle('revocation.v1.get-crl', (request) => this.crl(request.issuer_id, request.ca_id)),
       this.bus.handle('revocation.v1.get-ocsp-response', (request) =>
-        this.ocspResponse(request.issuer_id, request.serial_hex),
+        this.ocspResponse(request.issuer_id, request.serial_hex, request.ca_id),
       ),
     ]);
   }
@@ -54,10 +54,11 @@ export class RevocationHandlers implements OnApplicationBootstrap {
     };
   }
 
-  private async crl(issuerId: string): Promise<CrlDocument> {
-    const state = await this.crls.current(issuerId);
+  private async crl(issuerId: string, caId?: string): Promise<CrlDocument> {
+    const state = await this.crls.current(issuerId, caId);
     return {
       issuer_id: issuerId,
+      ca_id: state.ca_id,
       crl_number: state.crl_number.toString(),
       this_update: state.this_update.toISOString(),
       next_update: state.next_update.toISOString(),
@@ -65,8 +66,12 @@ export class RevocationHandlers implements OnApplicationBootstrap {
     };
   }
 
-  private async ocspResponse(issuerId: string, serialHex: string): Promise<OcspResponseDocument> {
-    const answer = await this.ocsp.forSerial(issuerId, serialHex.toLowerCase());
+  private async ocspResponse(
+    issuerId: string,
+    serialHex: string,
+    caId?: string,
+  ): Promise<OcspResponseDocument> {
+    const answer = await this.ocsp.forSerial(issuerId, serialHex.toLowerCase(), caId);
     return {
       response_base64: answer.der.toString('base64'),
       produced_at: answer.times?.producedAt.toISOString(),

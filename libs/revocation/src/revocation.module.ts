@@ -11,10 +11,14 @@ import { ResponderRepository } from './ocsp/responder.repository';
 import { RevocationHandlers } from './revocation.handlers';
 import { REVOCATION_LISTENERS, RevocationConsumer } from './revocations/revocation-consumer';
 import { RevocationRepository } from './revocations/revocation.repository';
+import { ISSUANCE_LISTENERS, IssuedConsumer } from './issued/issued-consumer';
+import { IssuedRepository } from './issued/issued.repository';
+import { IssuedSerials } from './issued/issued-serials';
 
 /**
- * The revocation service (ADR 0021): keeps the revocations it hears from issuance, publishes a
- * CRL per issuer and answers OCSP with a delegated responder, on the bus (for the gateway's
+ * The revocation service (ADR 0021, ADR 0023): keeps the certificates issuance issued and the
+ * revocations it hears of, publishes a CRL per CA of each issuer and answers OCSP with a delegated
+ * responder per CA, on the bus (for the gateway's
  * /api/v1/crl and /api/v1/ocsp routes) and on its own listener for relying parties.
  */
 @Module({})
@@ -26,6 +30,8 @@ export class RevocationModule {
       controllers: [RelyingPartyController],
       providers: [
         RevocationRepository,
+        IssuedRepository,
+        IssuedSerials,
         CrlRepository,
         ResponderRepository,
         IssuerCaDirectory,
@@ -38,6 +44,8 @@ export class RevocationModule {
           useFactory: (crls: CrlPublisher, ocsp: OcspService) => [crls, ocsp],
         },
         RevocationConsumer,
+        { provide: ISSUANCE_LISTENERS, inject: [OcspService], useFactory: (ocsp: OcspService) => [ocsp] },
+        IssuedConsumer,
         RevocationHandlers,
         OcspFastLaneInstaller,
       ],

@@ -1,8 +1,11 @@
-/** Polls `probe` until it returns true; fails with `what` after the deadline. */
+/**
+ * Polls `probe` until it returns true; fails with `what` after the deadline. The default deadline
+ * is generous: events cross outbox, relay and JetStream, which a loaded 2-core CI machine slows.
+ */
 export async function eventually(
   probe: () => boolean | Promise<boolean>,
   what: string,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {

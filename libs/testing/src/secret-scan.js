@@ -2,6 +2,7 @@
 const SECRET_SHAPES = [
   { name: 'a PEM private key', pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----/ },
   { name: 'a key_hash field', pattern: /"key_hash"\s*:/ },
+  { name: 'an api_key_hash field', pattern: /"api_key_hash"\s*:/ },
   { name: 'a password_hash field', pattern: /"password_hash"\s*:/ },
   { name: 'an scrypt password hash', pattern: /\$scrypt\$/ },
 ];

@@ -26,6 +26,7 @@ describe('the suite-wide secret scan', () => {
   it.each([
     ['-----BEGIN PRIVATE KEY-----\nMIIB', 'a PEM private key'],
     ['{"key_hash": "abc"}', 'a key_hash field'],
+    ['{"id":"a1","api_key_hash":"abc"}', 'an api_key_hash field'],
     ['{"password_hash":"x"}', 'a password_hash field'],
     ['$scrypt$ln=15,r=8,p=1$salt$hash', 'an scrypt password hash'],
   ])('finds the secret shape in %j', (body, name) => {

@@ -88,15 +88,46 @@ export function runToExit(
   });
 }
 
-/** Runs a built service as its own process and resolves once its /ready answers 200. */
+/** How often a start is retried when another process took the free port first. */
+const PORT_RACE_ATTEMPTS = 5;
+
+class AddressInUse extends Error {}
+
+/**
+ * Runs a built service as its own process and resolves once its /ready answers 200. A port found
+ * free can be taken by a parallel test before the service binds it; that start is retried on a
+ * new port.
+ */
 export async function startServiceProcess(
   name: string,
   env: Record<string, string | undefined>,
   options: { ca: string; readyTimeoutMs?: number },
 ): Promise<ServiceProcess> {
-  const port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(name, env, options, await freePort());
+    } catch (error) {
+      if (!(error instanceof AddressInUse) || attempt >= PORT_RACE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function startOnce(
+  name: string,
+  env: Record<string, string | undefined>,
+  options: { ca: string; readyTimeoutMs?: number },
+  port: number,
+): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [builtEntry(name)], {
-    env: { PATH: process.env.PATH, ...env, SERVICE_PORT: String(port), SERVICE_LISTEN_ADDRESS: '127.0.0.1' },
+    env: {
+      PATH: process.env.PATH,
+      // The renewal loop (ADR 0028) would renew the short-lived certificates of unrelated tests
+      // after a minute; tests of the loop set their own interval.
+      SERVICE_RENEWAL_SWEEP_INTERVAL: '1h',
+      ...env,
+      SERVICE_PORT: String(port),
+      SERVICE_LISTEN_ADDRESS: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -117,7 +148,12 @@ export async function startServiceProcess(
   };
   const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null) {
+      const message = `${name} exited with ${child.exitCode}:\n${output}`;
+      throw output.includes(`EADDRINUSE: address already in use 127.0.0.1:${port}`)
+        ? new AddressInUse(message)
+        : new Error(message);
+    }
     const ready = await httpsRequest(`${url}/ready`, { ca: options.ca }).catch(() => undefined);
     if (ready?.status === 200) return service;
     if (Date.now() > deadline) {

@@ -40,8 +40,10 @@ export async function startTestSystem(
   });
   const started = await Promise.allSettled(services.map((name) => startServiceProcess(name, env, { ca })));
   const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const byName: Record<string, ServiceProcess> = Object.fromEntries(running.map((s) => [s.name, s]));
   const stop = async () => {
-    await Promise.all(running.map((service) => service.stop()));
+    // A test may replace a service (a restart): stop what `services` holds now as well.
+    await Promise.all([...new Set([...running, ...Object.values(byName)])].map((service) => service.stop()));
     recordSecrets(`${label} env`, [
       env.SERVICE_AUTH_SECRET,
       env.SERVICE_CONFIG_ENCRYPTION_KEY,
@@ -55,5 +57,5 @@ export async function startTestSystem(
     await stop();
     throw failure.reason;
   }
-  return { env, ca, database, services: Object.fromEntries(running.map((s) => [s.name, s])), stop };
+  return { env, ca, database, services: byName, stop };
 }

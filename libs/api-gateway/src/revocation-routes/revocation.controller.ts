@@ -25,12 +25,15 @@ export class RevocationController {
   @RequirePermission('certificate.read')
   async crl(
     @Param('issuerId') issuerId: string,
+    @Query('ca_id') caId: unknown,
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
+    // Without ca_id: the CRL of the issuer's issuing CA (spec 4.4); with it, of that CA of the
+    // issuer, a retired one too (ADR 0023). The revocation service validates the id.
     const crl = await this.bus.request(
       'revocation.v1.get-crl',
-      { issuer_id: issuerId },
+      { issuer_id: issuerId, ...(caId === undefined ? {} : { ca_id: caId as string }) },
       { context: busContext(request) },
     );
     response

@@ -12,6 +12,14 @@ export const PERMISSIONS = [
   'certificate.deploy',
   'certificate.revoke',
   'certificate.export',
+  'owner.read',
+  'owner.create',
+  'owner.edit',
+  'owner.delete',
+  'team.read',
+  'team.create',
+  'team.edit',
+  'team.delete',
   'renewal_policy.read',
   'renewal_policy.create',
   'renewal_policy.edit',
@@ -85,6 +93,8 @@ const reads = PERMISSIONS.filter(
 );
 const operator: Permission[] = [
   ...all('certificate.'),
+  ...all('owner.'),
+  ...all('team.'),
   ...all('renewal_policy.'),
   ...all('policy.'),
   ...all('profile.'),
@@ -105,6 +115,8 @@ const operator: Permission[] = [
 ];
 const destructive = new Set<Permission>([
   'certificate.delete',
+  'owner.delete',
+  'team.delete',
   'renewal_policy.delete',
   'policy.delete',
   'profile.delete',

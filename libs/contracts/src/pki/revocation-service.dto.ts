@@ -1,16 +1,21 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { digitsToNumber } from '../pagination/page';
-import { IssuerIdRequest } from './revocation.dto';
+import { IssuerCaRequest } from './revocation.dto';
 
 /** A serial as a client may type it: 1 to 40 hex digits, either case (normalised by the service). */
 export const SERIAL_HEX_INPUT_PATTERN = /^[0-9a-fA-F]{1,40}$/;
 
-/** revocation.v1.get-crl: the current CRL of an issuer (DER, base64 on the bus). */
-export class GetCrlRequest extends IssuerIdRequest {}
+/**
+ * revocation.v1.get-crl: the current CRL of an issuer's issuing CA, or of one of its CAs with
+ * `ca_id` (a retired one too), DER, base64 on the bus.
+ */
+export class GetCrlRequest extends IssuerCaRequest {}
 
 export interface CrlDocument {
   issuer_id: string;
+  /** The CA that signed the CRL. */
+  ca_id: string;
   /** Decimal: CRL numbers may exceed 2^53. */
   crl_number: string;
   this_update: string;
@@ -19,7 +24,7 @@ export interface CrlDocument {
 }
 
 /** revocation.v1.get-ocsp-response: the signed OCSP response about one serial (SHA-1 CertID). */
-export class GetOcspResponseRequest extends IssuerIdRequest {
+export class GetOcspResponseRequest extends IssuerCaRequest {
   @IsString()
   @Matches(SERIAL_HEX_INPUT_PATTERN, { message: 'serial must be 1 to 40 hex digits' })
   serial_hex!: string;

@@ -25,24 +25,51 @@ export class IssuerIdRequest {
   issuer_id!: string;
 }
 
+/** A local CA certificate id (`ca-...`). */
+export const CA_ID_PATTERN = /^ca-[a-z0-9-]{1,80}$/;
+
+/**
+ * An issuer and, optionally, one of its CAs (any status but pending); without `ca_id`, the
+ * issuer's issuing CA (ADR 0023).
+ */
+export class IssuerCaRequest extends IssuerIdRequest {
+  @IsOptional()
+  @IsString()
+  @Matches(CA_ID_PATTERN, { message: 'ca_id must be a CA id like ca-0123abcd' })
+  ca_id?: string;
+}
+
+/** One CA certificate of an issuer, as the revocation service routes OCSP and publishes CRLs. */
+export interface IssuerCaSummary {
+  ca_id: string;
+  certificate_pem: string;
+  status: 'active' | 'retired';
+  /** The issuer's current issuing CA. */
+  issuing: boolean;
+}
+
 /** What the revocation service needs to know about an issuing CA (issuance.v1.get-issuer-ca). */
 export interface IssuerCaInfo {
   issuer_id: string;
   kind: string;
   capabilities: { crl: boolean; ocsp: boolean };
-  /** The CA certificate that signs this issuer's certificates and CRLs. */
+  /** The CA described: the one asked for, else the issuer's issuing CA. */
+  ca_id: string;
+  /** The CA certificate that signs this CA's certificates and CRLs. */
   ca_certificate_pem: string;
   /** The CA certificate and its parents up to the root. */
   chain_pem: string;
   /** The X.509 signature algorithm the CA key signs with, e.g. `ecdsa-with-SHA256`, `sha256WithRSAEncryption`. */
   signature_algorithm: string;
+  /** Every CA of the issuer that has a certificate (active or retired), the issuing one included. */
+  cas: IssuerCaSummary[];
 }
 
 /**
  * issuance.v1.sign-digest: the CA signs a digest the caller computed over data it built (a
  * TBSCertList), so CA private keys never leave the issuance service (ADR 0021).
  */
-export class SignDigestRequest extends IssuerIdRequest {
+export class SignDigestRequest extends IssuerCaRequest {
   @IsIn(['crl'])
   purpose!: 'crl';
 
@@ -61,7 +88,7 @@ export interface SignDigestResponse {
 }
 
 /** issuance.v1.issue-ocsp-responder: a delegated OCSP responder certificate for the caller's key. */
-export class IssueOcspResponderRequest extends IssuerIdRequest {
+export class IssueOcspResponderRequest extends IssuerCaRequest {
   @IsString()
   @IsNotEmpty()
   @MaxLength(16384)
@@ -94,4 +121,32 @@ export interface CertificateRevoked {
   reason: RevocationReason;
   revoked_at: string;
   certificate_id?: string;
+}
+
+/**
+ * Event issuance.v1.certificate.issued: the local CA issued a certificate (published through the
+ * outbox in the transaction that records it). The revocation service keeps the serials, so OCSP
+ * answers `good` only for certificates that exist (ADR 0023).
+ */
+export interface CertificateIssued {
+  issuer_id: string;
+  /** The CA that signed it. */
+  ca_id: string;
+  serial_hex: string;
+  not_before: string;
+  not_after: string;
+  fingerprint_sha256: string;
+  issued_at: string;
+}
+
+/** issuance.v1.get-issued-certificate: did the issuer issue this serial, and under which CA? */
+export class GetIssuedCertificateRequest extends IssuerIdRequest {
+  @IsString()
+  @Matches(SERIAL_HEX_PATTERN, { message: 'serial_hex must be 1 to 40 lower-case hex digits' })
+  serial_hex!: string;
+}
+
+export interface IssuedCertificateLookup {
+  /** The certificate, or null when the issuer never issued this serial. */
+  certificate: CertificateIssued | null;
 }

@@ -6,6 +6,9 @@ export type AuthType = (typeof AUTH_TYPES)[number];
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+export const KEYGEN_MODES = ['agent', 'server'] as const;
+export type KeygenMode = (typeof KEYGEN_MODES)[number];
+
 export const SAME_SITE_VALUES = ['Lax', 'Strict'] as const;
 export type SameSite = (typeof SAME_SITE_VALUES)[number];
 
@@ -27,6 +30,18 @@ export interface BreakGlassConfig {
   lockoutThreshold: number;
 }
 
+/** The revocation service's timers (docs/decisions/0023-issued-serials-and-per-ca-revocation.md). */
+export interface RevocationTimingConfig {
+  crlSweepIntervalMs: number;
+  /** A CRL is rebuilt once its nextUpdate is this close. */
+  crlRefreshBeforeMs: number;
+  ocspSweepIntervalMs: number;
+  /** A cached OCSP response is re-signed once its nextUpdate is this close. */
+  ocspRefreshBeforeMs: number;
+  /** A delegated responder certificate is renewed this long before notAfter (or at two thirds of its life). */
+  responderRenewBeforeMs: number;
+}
+
 /** The validated configuration of one process. Built only by loadConfig. */
 export interface CertlaneConfig {
   port: number;
@@ -38,9 +53,16 @@ export interface CertlaneConfig {
   auth: { type: AuthType; secret?: string; namedKeys: NamedApiKey[] };
   demoModeAck: boolean;
   demoSeed: boolean;
+  /** SERVICE_KEYGEN_MODE: `agent` (jobs start in AwaitingCSR) or `server` (spec 1, ADR 0024). */
+  keygenMode: KeygenMode;
+  /** SERVICE_POLICY_SWEEP_INTERVAL: how often issuance re-evaluates every certificate against the policy rules (ADR 0028). */
+  policySweepIntervalMs: number;
+  /** SERVICE_RENEWAL_SWEEP_INTERVAL: how often issuance looks for certificates due for renewal (ADR 0028). */
+  renewalSweepIntervalMs: number;
   configEncryptionKey: string;
   /** Public base URL of the revocation service (CRL DP and OCSP AIA of issued certificates), no trailing slash. */
   revocationBaseUrl: string;
+  revocation: RevocationTimingConfig;
   corsOrigins: string[];
   bootstrapToken?: string;
   logLevel: LogLevel;
@@ -50,5 +72,7 @@ export interface CertlaneConfig {
   /** IPs/CIDRs of proxies whose X-Forwarded-For is believed; empty trusts none. */
   trustedProxies: string[];
   breakGlass: BreakGlassConfig;
+  /** The issuance service's expiry loop (ADR 0024): how often it re-reads certificate dates. */
+  expiry: { sweepIntervalMs: number };
   unknownVariables: string[];
 }

@@ -260,6 +260,19 @@ describe(loadConfig.name, () => {
       refusal(validServiceEnv({ SERVICE_SESSION_GC_INTERVAL: '25h' }));
     });
 
+    // Inventory (ADR 0024).
+    it('defaults the expiry sweep interval to 5m and bounds it to 1s..24h', () => {
+      expect(loadConfig(validServiceEnv()).expiry.sweepIntervalMs).toBe(300_000);
+      expect(
+        loadConfig(validServiceEnv({ SERVICE_EXPIRY_SWEEP_INTERVAL: '1s' })).expiry.sweepIntervalMs,
+      ).toBe(1000);
+      expect(refusal(validServiceEnv({ SERVICE_EXPIRY_SWEEP_INTERVAL: '999ms' })).message).toBe(
+        'SERVICE_EXPIRY_SWEEP_INTERVAL must be between 1s and 24h',
+      );
+      refusal(validServiceEnv({ SERVICE_EXPIRY_SWEEP_INTERVAL: '25h' }));
+      refusal(validServiceEnv({ SERVICE_EXPIRY_SWEEP_INTERVAL: '5' }));
+    });
+
     it('parses the UA binding and break-glass settings', () => {
       const config = loadConfig(
         validServiceEnv({
@@ -354,6 +367,7 @@ describe(loadConfig.name, () => {
         auth: { type: 'api-key' },
         demoModeAck: false,
         demoSeed: false,
+        keygenMode: 'agent',
         corsOrigins: [],
         bootstrapToken: undefined,
         logLevel: 'info',
@@ -465,6 +479,85 @@ describe(isPlaceholderSecret.name, () => {
     expect(isPlaceholderSecret('1234f3b1c9e07a6d4c21b8e5a0d9c7f2e4b6a1d0c3e5f7a9b2c4d6e8f0a1b3c5')).toBe(
       false,
     );
+  });
+
+  describe('SERVICE_POLICY_SWEEP_INTERVAL and SERVICE_RENEWAL_SWEEP_INTERVAL', () => {
+    it('default to 1h and 1m', () => {
+      expect(loadConfig(validServiceEnv())).toMatchObject({
+        policySweepIntervalMs: 3_600_000,
+        renewalSweepIntervalMs: 60_000,
+      });
+    });
+
+    it('accept durations within bounds and refuse others', () => {
+      const config = loadConfig(
+        validServiceEnv({ SERVICE_POLICY_SWEEP_INTERVAL: '5s', SERVICE_RENEWAL_SWEEP_INTERVAL: '1s' }),
+      );
+      expect(config).toMatchObject({ policySweepIntervalMs: 5000, renewalSweepIntervalMs: 1000 });
+      expect(refusal(validServiceEnv({ SERVICE_POLICY_SWEEP_INTERVAL: '25h' })).message).toContain(
+        'SERVICE_POLICY_SWEEP_INTERVAL',
+      );
+      expect(refusal(validServiceEnv({ SERVICE_RENEWAL_SWEEP_INTERVAL: '2h' })).message).toContain(
+        'SERVICE_RENEWAL_SWEEP_INTERVAL',
+      );
+    });
+  });
+
+  describe('SERVICE_KEYGEN_MODE', () => {
+    it('defaults to agent and accepts server', () => {
+      expect(loadConfig(validServiceEnv()).keygenMode).toBe('agent');
+      expect(loadConfig(validServiceEnv({ SERVICE_KEYGEN_MODE: 'server' })).keygenMode).toBe('server');
+    });
+
+    it('refuses another value', () => {
+      expect(refusal(validServiceEnv({ SERVICE_KEYGEN_MODE: 'hsm' })).message).toContain(
+        'SERVICE_KEYGEN_MODE',
+      );
+    });
+  });
+
+  describe('revocation timers', () => {
+    it('defaults to a 1m CRL sweep, 12h CRL lead, 30s OCSP sweep, 30m OCSP lead and 24h responder lead', () => {
+      expect(loadConfig(validServiceEnv()).revocation).toEqual({
+        crlSweepIntervalMs: 60_000,
+        crlRefreshBeforeMs: 12 * 3_600_000,
+        ocspSweepIntervalMs: 30_000,
+        ocspRefreshBeforeMs: 30 * 60_000,
+        responderRenewBeforeMs: 24 * 3_600_000,
+      });
+    });
+
+    it('accepts the short values the sweep tests use', () => {
+      expect(
+        loadConfig(
+          validServiceEnv({
+            SERVICE_CRL_SWEEP_INTERVAL: '1s',
+            SERVICE_CRL_REFRESH_BEFORE: '23h59m58s',
+            SERVICE_OCSP_SWEEP_INTERVAL: '1s',
+            SERVICE_OCSP_REFRESH_BEFORE: '59m57s',
+            SERVICE_OCSP_RESPONDER_RENEW_BEFORE: '719h59m55s',
+          }),
+        ).revocation,
+      ).toEqual({
+        crlSweepIntervalMs: 1000,
+        crlRefreshBeforeMs: 24 * 3_600_000 - 2000,
+        ocspSweepIntervalMs: 1000,
+        ocspRefreshBeforeMs: 3_600_000 - 3000,
+        responderRenewBeforeMs: 720 * 3_600_000 - 5000,
+      });
+    });
+
+    it.each([
+      ['SERVICE_CRL_SWEEP_INTERVAL', '999ms'],
+      ['SERVICE_CRL_SWEEP_INTERVAL', '2h'],
+      ['SERVICE_CRL_REFRESH_BEFORE', '24h'],
+      ['SERVICE_OCSP_SWEEP_INTERVAL', 'soon'],
+      ['SERVICE_OCSP_REFRESH_BEFORE', '1h'],
+      ['SERVICE_OCSP_RESPONDER_RENEW_BEFORE', '59s'],
+      ['SERVICE_OCSP_RESPONDER_RENEW_BEFORE', '721h'],
+    ])('refuses %s=%s', (name, value) => {
+      expect(refusal(validServiceEnv({ [name]: value })).message).toContain(name);
+    });
   });
 
   describe('SERVICE_REVOCATION_BASE_URL', () => {

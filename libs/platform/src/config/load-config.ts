@@ -3,6 +3,7 @@ import {
   AUTH_TYPES,
   AuthType,
   CertlaneConfig,
+  KEYGEN_MODES,
   LOG_LEVELS,
   SAME_SITE_VALUES,
   SameSite,
@@ -67,6 +68,8 @@ export function parseRevocationBaseUrl(raw: string): string {
   }
   return url.toString().replace(/\/+$/, '');
 }
+
+const HOUR_MS = 3_600_000;
 
 function durationWithin(name: string, raw: string, minMs: number, maxMs: number, bounds: string): number {
   const value = parseDuration(name, raw);
@@ -251,8 +254,60 @@ export function loadConfig(env: Env): CertlaneConfig {
     auth: { type: authType, secret: authSecret, namedKeys },
     demoModeAck,
     demoSeed: parseBoolean('SERVICE_DEMO_SEED', get('SERVICE_DEMO_SEED') ?? 'false'),
+    keygenMode: parseEnum('SERVICE_KEYGEN_MODE', get('SERVICE_KEYGEN_MODE') ?? 'agent', KEYGEN_MODES),
+    policySweepIntervalMs: durationWithin(
+      'SERVICE_POLICY_SWEEP_INTERVAL',
+      get('SERVICE_POLICY_SWEEP_INTERVAL') ?? '',
+      1000,
+      24 * HOUR_MS,
+      '1s and 24h',
+    ),
+    renewalSweepIntervalMs: durationWithin(
+      'SERVICE_RENEWAL_SWEEP_INTERVAL',
+      get('SERVICE_RENEWAL_SWEEP_INTERVAL') ?? '',
+      1000,
+      HOUR_MS,
+      '1s and 1h',
+    ),
     configEncryptionKey: encryptionKey,
     revocationBaseUrl,
+    revocation: {
+      crlSweepIntervalMs: durationWithin(
+        'SERVICE_CRL_SWEEP_INTERVAL',
+        get('SERVICE_CRL_SWEEP_INTERVAL') ?? '',
+        1000,
+        HOUR_MS,
+        '1s and 1h',
+      ),
+      crlRefreshBeforeMs: durationWithin(
+        'SERVICE_CRL_REFRESH_BEFORE',
+        get('SERVICE_CRL_REFRESH_BEFORE') ?? '',
+        1000,
+        24 * HOUR_MS - 1000,
+        '1s and 23h59m59s',
+      ),
+      ocspSweepIntervalMs: durationWithin(
+        'SERVICE_OCSP_SWEEP_INTERVAL',
+        get('SERVICE_OCSP_SWEEP_INTERVAL') ?? '',
+        1000,
+        HOUR_MS,
+        '1s and 1h',
+      ),
+      ocspRefreshBeforeMs: durationWithin(
+        'SERVICE_OCSP_REFRESH_BEFORE',
+        get('SERVICE_OCSP_REFRESH_BEFORE') ?? '',
+        1000,
+        HOUR_MS - 1000,
+        '1s and 59m59s',
+      ),
+      responderRenewBeforeMs: durationWithin(
+        'SERVICE_OCSP_RESPONDER_RENEW_BEFORE',
+        get('SERVICE_OCSP_RESPONDER_RENEW_BEFORE') ?? '',
+        60_000,
+        720 * HOUR_MS,
+        '1m and 720h',
+      ),
+    },
     corsOrigins,
     bootstrapToken: get('SERVICE_BOOTSTRAP_TOKEN'),
     logLevel: parseEnum('SERVICE_LOG_LEVEL', get('SERVICE_LOG_LEVEL') ?? 'info', LOG_LEVELS),
@@ -294,6 +349,15 @@ export function loadConfig(env: Env): CertlaneConfig {
         get('SERVICE_BREAKGLASS_LOCKOUT_THRESHOLD') ?? '',
         1,
         100,
+      ),
+    },
+    expiry: {
+      sweepIntervalMs: durationWithin(
+        'SERVICE_EXPIRY_SWEEP_INTERVAL',
+        get('SERVICE_EXPIRY_SWEEP_INTERVAL') ?? '',
+        1000,
+        24 * 3_600_000,
+        '1s and 24h',
       ),
     },
     unknownVariables: Object.keys(env).filter(

@@ -87,6 +87,24 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     description: "Apply each service's demo seed at startup (the baseline seed always runs).",
   },
   {
+    name: 'SERVICE_KEYGEN_MODE',
+    default: 'agent',
+    description:
+      'Who generates certificate keys: `agent` (jobs wait in AwaitingCSR; the service never sees a private key) or `server`.',
+  },
+  {
+    name: 'SERVICE_POLICY_SWEEP_INTERVAL',
+    default: '1h',
+    description:
+      'Issuance: how often every certificate is re-evaluated against the enabled policy rules, in batches, one replica at a time (1s..24h).',
+  },
+  {
+    name: 'SERVICE_RENEWAL_SWEEP_INTERVAL',
+    default: '1m',
+    description:
+      'Issuance: how often the renewal loop creates renewal jobs for certificates inside their renewal window, retries failed ones and sends expiry warnings (1s..1h).',
+  },
+  {
     name: 'SERVICE_CONFIG_ENCRYPTION_KEY',
     secret: true,
     description:
@@ -96,7 +114,36 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     name: 'SERVICE_REVOCATION_BASE_URL',
     default: 'https://localhost:8443',
     description:
-      'Public https base URL of the revocation service that issued certificates embed: CRL at <base>/crl/<issuer_id>.crl, OCSP at <base>/ocsp/<issuer_id>.',
+      'Public https base URL of the revocation service that issued certificates embed: CRL at <base>/crl/<issuer_id>/<ca_id>.crl (the signing CA), OCSP at <base>/ocsp/<issuer_id>.',
+  },
+  {
+    name: 'SERVICE_CRL_SWEEP_INTERVAL',
+    default: '1m',
+    description: 'Revocation service: how often it looks for CRLs due for a rebuild (1s..1h).',
+  },
+  {
+    name: 'SERVICE_CRL_REFRESH_BEFORE',
+    default: '12h',
+    description:
+      'Revocation service: a CRL (valid 24h) is rebuilt once its nextUpdate is this close (1s..23h59m59s).',
+  },
+  {
+    name: 'SERVICE_OCSP_SWEEP_INTERVAL',
+    default: '30s',
+    description:
+      'Revocation service: how often cached OCSP responses and responder certificates due for renewal are renewed (1s..1h).',
+  },
+  {
+    name: 'SERVICE_OCSP_REFRESH_BEFORE',
+    default: '30m',
+    description:
+      'Revocation service: a cached OCSP response (valid 1h) is re-signed once its nextUpdate is this close (1s..59m59s).',
+  },
+  {
+    name: 'SERVICE_OCSP_RESPONDER_RENEW_BEFORE',
+    default: '24h',
+    description:
+      'Revocation service: a delegated OCSP responder certificate is renewed this long before it expires, or after two thirds of its life if that comes first (1m..720h).',
   },
   {
     name: 'SERVICE_CORS_ORIGINS',
@@ -136,6 +183,13 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     default: '10m',
     description: 'How often the auth service deletes expired, idle and revoked sessions (1s..24h).',
   },
+  // Inventory (ADR 0024).
+  {
+    name: 'SERVICE_EXPIRY_SWEEP_INTERVAL',
+    default: '5m',
+    description:
+      'How often the issuance service moves certificates by their dates (Active -> Expiring -> Expired, Failed -> Expired) (1s..24h).',
+  },
   {
     name: 'SERVICE_TRUSTED_PROXIES',
     default: '',
@@ -167,6 +221,51 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     name: 'SERVICE_MIGRATIONS_DIR',
     description:
       'Directory holding migrations/<service>/*.sql. Default: the nearest `migrations/` above the program.',
+  },
+  // The agent (apps/agent, ADR 0030) reads these, plus SERVICE_SERVER_URL,
+  // SERVICE_SERVER_CA_BUNDLE_PATH, SERVICE_SERVER_TLS_INSECURE_SKIP_VERIFY and SERVICE_LOG_LEVEL;
+  // the services do not use them.
+  {
+    name: 'SERVICE_SERVER_URL',
+    description:
+      'Agent only: https:// URL of the API gateway. Required; an http:// URL is refused at startup.',
+  },
+  { name: 'SERVICE_AGENT_ID', description: 'Agent only: the id the agent was registered with. Required.' },
+  {
+    name: 'SERVICE_AGENT_API_KEY',
+    secret: true,
+    description:
+      'Agent only: the API key returned once by the registration (or use SERVICE_AGENT_API_KEY_FILE).',
+  },
+  {
+    name: 'SERVICE_AGENT_API_KEY_FILE',
+    description:
+      'Agent only: file holding the API key (preferred over the variable: it stays out of the environment).',
+  },
+  {
+    name: 'SERVICE_AGENT_STATE_DIR',
+    default: '/var/lib/certlane-agent',
+    description: 'Agent only: where the agent keeps its private keys (directories 0700, files 0600).',
+  },
+  {
+    name: 'SERVICE_AGENT_TARGETS_FILE',
+    description:
+      'Agent only: JSON object mapping target ids to {type, config, endpoint} for deployments (default targets.json in the state dir).',
+  },
+  {
+    name: 'SERVICE_AGENT_POLL_INTERVAL_SECONDS',
+    default: '30',
+    description: 'Agent only: work poll interval (jittered by +-20%).',
+  },
+  {
+    name: 'SERVICE_AGENT_HEARTBEAT_INTERVAL_SECONDS',
+    default: '60',
+    description: 'Agent only: heartbeat interval (jittered by +-20%).',
+  },
+  {
+    name: 'SERVICE_AGENT_BACKOFF_MAX_SECONDS',
+    default: '300',
+    description: 'Agent only: cap of the exponential backoff after failed calls.',
   },
   {
     name: 'SERVICE_DATA_DIR',

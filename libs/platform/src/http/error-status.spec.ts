@@ -10,7 +10,7 @@ describe(httpStatusFor.name, () => {
     expect(status).toBeLessThanOrEqual(599);
   });
 
-  it.each([
+  const expectations: [ErrorCode, number][] = [
     ['validation_failed', 400],
     ['malformed_json', 400],
     ['unauthenticated', 401],
@@ -54,12 +54,48 @@ describe(httpStatusFor.name, () => {
     ['ca_not_active', 409],
     ['csr_invalid', 400],
     ['certificate_not_found', 404],
-  ] as [ErrorCode, number][])('maps %s to %d', (code, status) => {
+    ['certificate_exists', 409],
+    ['certificate_version_not_found', 404],
+    ['certificate_not_renewable', 400],
+    ['renewal_in_progress', 409],
+    ['certificate_not_issued', 400],
+    ['stored_pem_unparseable', 422],
+    ['reference_invalid', 400],
+    ['owner_not_found', 404],
+    ['owner_exists', 409],
+    ['owner_in_use', 409],
+    ['team_not_found', 404],
+    ['team_exists', 409],
+    ['team_in_use', 409],
+    ['bulk_criteria_empty', 400],
+    ['job_not_found', 404],
+    ['job_invalid_transition', 400],
+    ['verification_not_found', 404],
+    ['policy_rule_not_found', 404],
+    ['agent_not_found', 404],
+    ['agent_exists', 409],
+    ['agent_retired', 410],
+    ['agent_sentinel', 403],
+    ['agent_has_dependencies', 409],
+    ['target_not_found', 404],
+    ['target_exists', 409],
+    ['target_config_invalid', 400],
+    // Profiles and approvals (ADR 0025).
+    ['profile_not_found', 404],
+    ['profile_exists', 409],
+    ['profile_in_use', 409],
+    ['profile_violation', 400],
+    ['approval_not_found', 404],
+    ['approval_not_pending', 409],
+    ['approval_self_decision', 403],
+  ];
+
+  it.each(expectations)('maps %s to %d', (code, status) => {
     expect(httpStatusFor(code)).toBe(status);
   });
 
   it('has an expectation above for every code, so a new code needs a deliberate status', () => {
-    expect(ALL_ERROR_CODES).toHaveLength(43);
+    expect(expectations.map(([code]) => code).sort()).toEqual([...ALL_ERROR_CODES].sort());
   });
 
   it('throws for a value that is not an error code instead of inventing a status', () => {
@@ -96,6 +132,34 @@ describe(errorResponse.name, () => {
         request_id: 'req-2',
         details: { fields: [{ field: 'max_retries', message: 'max_retries must be between 0 and 10' }] },
       },
+    });
+  });
+
+  it('lifts integer details.counts to the top level with the message as error (spec 4.7 {error, counts})', () => {
+    const counts = { active_targets: 2, active_certificates: 1, pending_jobs: 0 };
+    const error = new CertlaneError(ErrorCode.AgentHasDependencies, 'agent "a1" has active dependencies', {
+      counts,
+    });
+    expect(errorResponse(error, 'req-3')).toEqual({
+      status: 409,
+      body: {
+        code: 'agent_has_dependencies',
+        message: 'agent "a1" has active dependencies',
+        request_id: 'req-3',
+        details: { counts },
+        error: 'agent "a1" has active dependencies',
+        counts,
+      },
+    });
+  });
+
+  it('leaves details that are not integer counts where they are', () => {
+    const error = new CertlaneError(ErrorCode.Conflict, 'x', { counts: { a: 'one' } });
+    expect(errorResponse(error, 'r').body).toEqual({
+      code: 'conflict',
+      message: 'x',
+      request_id: 'r',
+      details: { counts: { a: 'one' } },
     });
   });
 

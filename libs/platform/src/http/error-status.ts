@@ -7,12 +7,21 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'malformed_json':
     case 'issuer_config_invalid':
     case 'csr_invalid':
+    case 'certificate_not_renewable':
+    case 'certificate_not_issued':
+    case 'reference_invalid':
+    case 'bulk_criteria_empty':
+    case 'job_invalid_transition':
+    case 'target_config_invalid':
+    case 'profile_violation':
       return 400;
     case 'unauthenticated':
     case 'bootstrap_token_invalid':
       return 401;
     case 'forbidden':
     case 'csrf_token_invalid':
+    case 'agent_sentinel':
+    case 'approval_self_decision':
       return 403;
     case 'not_found':
     case 'route_not_found':
@@ -26,6 +35,16 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'issuer_not_found':
     case 'ca_not_found':
     case 'certificate_not_found':
+    case 'certificate_version_not_found':
+    case 'owner_not_found':
+    case 'team_not_found':
+    case 'job_not_found':
+    case 'verification_not_found':
+    case 'agent_not_found':
+    case 'target_not_found':
+    case 'profile_not_found':
+    case 'approval_not_found':
+    case 'policy_rule_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
@@ -39,15 +58,29 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'issuer_duplicate_name':
     case 'issuer_in_use':
     case 'ca_not_active':
+    case 'certificate_exists':
+    case 'renewal_in_progress':
+    case 'owner_exists':
+    case 'owner_in_use':
+    case 'team_exists':
+    case 'team_in_use':
+    case 'agent_exists':
+    case 'agent_has_dependencies':
+    case 'target_exists':
+    case 'profile_exists':
+    case 'profile_in_use':
+    case 'approval_not_pending':
       return 409;
     case 'gone':
     case 'bootstrap_unavailable':
+    case 'agent_retired':
       return 410;
     case 'payload_too_large':
       return 413;
     case 'unsupported_media_type':
       return 415;
     case 'unprocessable':
+    case 'stored_pem_unparseable':
       return 422;
     case 'breakglass_locked':
       return 423;

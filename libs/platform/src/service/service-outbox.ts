@@ -27,6 +27,20 @@ export class ServiceOutbox {
     return addToOutbox(executor, this.schema, subject, data, actorId);
   }
 
+  /** Several events of one subject in one statement, in the caller's transaction (see `add`). */
+  addMany<E extends EventSubject>(
+    executor: SqlExecutor,
+    subject: E,
+    data: EventOf<E>[],
+    actorId?: string,
+  ): Promise<EventEnvelope<EventOf<E>>[]> {
+    return addManyToOutbox(
+      executor,
+      this.schema,
+      data.map((item) => ({ subject, data: item, actorId })),
+    );
+  }
+
   /**
    * Records one audit event (spec 6.1) in the caller's transaction: it commits or rolls back with
    * the change it describes, and the relay carries it to the auth service's audit store.

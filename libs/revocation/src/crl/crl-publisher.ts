@@ -1,45 +1,66 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CertificateRevoked } from '@certlane/contracts';
-import { CertlaneLogger, LOGGER, MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  CertlaneLogger,
+  LOGGER,
+  MESSAGE_BUS,
+  MessageBus,
+} from '@certlane/platform';
 import { CrlIssuer } from '@certlane/pki';
+import { IssuedSerials } from '../issued/issued-serials';
 import { RevocationListener } from '../revocations/revocation-consumer';
+import { RevocationRepository } from '../revocations/revocation.repository';
 import { IssuerCaDirectory } from '../issuer-ca.directory';
 import { CRL_DEBOUNCE_MS, CRL_VALIDITY, KeyedDebouncer, nextCrlNumber } from './crl-schedule';
 import { CrlRepository, CrlState } from './crl.repository';
 import { RemoteCaSigner } from './remote-ca-signer';
 
-/** How often the service looks for CRLs due for a rebuild (half-life reached, revocation missed). */
-export const CRL_SWEEP_INTERVAL_MS = 60_000;
+/** Revocations whose CA is resolved per sweep (those stored while issuance was unreachable). */
+const RESOLVE_BATCH = 100;
+
+const keyOf = (issuerId: string, caId: string) => `${issuerId}\n${caId}`;
 
 /**
- * Publishes one CRL per issuer: built with libs/pki, signed by the issuing CA through
- * `RemoteCaSigner`, stored with a strictly increasing number. Rebuilt ~100 ms after a revocation
- * commits (coalesced), half-way through its 24 h validity, and at start for what was missed.
+ * Publishes one CRL per CA of an issuer (ADR 0023), retired CAs included: built with libs/pki,
+ * signed by that CA through `RemoteCaSigner`, stored with a strictly increasing number. Rebuilt
+ * ~100 ms after a revocation commits (coalesced), once its nextUpdate is within
+ * SERVICE_CRL_REFRESH_BEFORE (the sweep, every SERVICE_CRL_SWEEP_INTERVAL), and at start for what
+ * was missed.
  */
 @Injectable()
 export class CrlPublisher implements RevocationListener, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly debouncer: KeyedDebouncer<string>;
+  private readonly sweepIntervalMs: number;
+  private readonly refreshBeforeMs: number;
   private sweepTimer?: NodeJS.Timeout;
 
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
+    @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
     private readonly directory: IssuerCaDirectory,
     private readonly repository: CrlRepository,
+    private readonly revocations: RevocationRepository,
+    private readonly issued: IssuedSerials,
   ) {
+    this.sweepIntervalMs = config.revocation.crlSweepIntervalMs;
+    this.refreshBeforeMs = config.revocation.crlRefreshBeforeMs;
     this.debouncer = new KeyedDebouncer(
-      async (issuerId) => {
-        await this.rebuild(issuerId);
+      async (key) => {
+        const [issuerId, caId] = key.split('\n');
+        await this.rebuild(issuerId, caId);
       },
       CRL_DEBOUNCE_MS,
-      (issuerId, error) =>
-        this.logger.warn({ err: error, issuer_id: issuerId }, 'CRL rebuild failed; will retry'),
+      (key, error) =>
+        this.logger.warn({ err: error, issuer_id: key.split('\n')[0] }, 'CRL rebuild failed; will retry'),
     );
   }
 
   onApplicationBootstrap(): void {
     void this.sweep();
-    this.sweepTimer = setInterval(() => void this.sweep(), CRL_SWEEP_INTERVAL_MS);
+    this.sweepTimer = setInterval(() => void this.sweep(), this.sweepIntervalMs);
     this.sweepTimer.unref();
   }
 
@@ -48,39 +69,56 @@ export class CrlPublisher implements RevocationListener, OnApplicationBootstrap,
     this.debouncer.close();
   }
 
-  revoked(event: CertificateRevoked): void {
-    this.debouncer.request(event.issuer_id);
+  revoked(event: CertificateRevoked, caId?: string | null): void {
+    if (caId) this.debouncer.request(keyOf(event.issuer_id, caId));
   }
 
-  /** The current CRL of an issuer, built now if there is none yet or it has expired. */
-  async current(issuerId: string): Promise<CrlState> {
-    await this.directory.require(issuerId, 'crl');
-    const state = await this.repository.find(issuerId);
+  /**
+   * The current CRL of a CA of an issuer (without `caId`: its issuing CA), built now if there is
+   * none yet or it has expired.
+   */
+  async current(issuerId: string, caId?: string): Promise<CrlState> {
+    const ca = await this.directory.require(issuerId, 'crl', caId);
+    const state = await this.repository.find(issuerId, ca.ca_id);
     if (state && state.next_update.getTime() > Date.now()) return state;
-    return this.rebuild(issuerId);
+    return this.rebuild(issuerId, ca.ca_id);
   }
 
-  /** Builds, signs and stores the next CRL of an issuer. */
-  async rebuild(issuerId: string): Promise<CrlState> {
-    const ca = await this.directory.require(issuerId, 'crl');
+  /** Builds, signs and stores the next CRL of a CA of an issuer. */
+  async rebuild(issuerId: string, caId: string): Promise<CrlState> {
+    const ca = await this.directory.require(issuerId, 'crl', caId);
     const issuer = new CrlIssuer({
       certificate: ca.ca_certificate_pem,
       signer: new RemoteCaSigner(this.bus, ca),
     });
-    const state = await this.repository.rebuild(issuerId, async (previous, entries) => {
+    const state = await this.repository.rebuild(issuerId, caId, async (previous, entries) => {
       const crlNumber = nextCrlNumber(previous);
       const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
       const nextUpdate = new Date(thisUpdate.getTime() + CRL_VALIDITY);
       const der = await issuer.build({ crlNumber, thisUpdate, nextUpdate, entries });
       return { crl_number: crlNumber, this_update: thisUpdate, next_update: nextUpdate, der };
     });
-    this.logger.info({ issuer_id: issuerId, crl_number: state.crl_number.toString() }, 'CRL published');
+    this.logger.info(
+      { issuer_id: issuerId, ca_id: caId, crl_number: state.crl_number.toString() },
+      'CRL published',
+    );
     return state;
   }
 
-  private async sweep(): Promise<void> {
+  /** The timer: resolves the CA of revocations stored without one, then rebuilds the CRLs due. */
+  async sweep(): Promise<void> {
     try {
-      for (const issuerId of await this.repository.due(new Date())) this.debouncer.request(issuerId);
+      for (const row of await this.revocations.unresolved(RESOLVE_BATCH)) {
+        const caId = await this.issued.caOf(row.issuer_id, row.serial_hex);
+        await this.revocations.resolveCa(row.issuer_id, row.serial_hex, caId ?? '');
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'CA of revoked serials not resolved; will retry');
+    }
+    try {
+      for (const due of await this.repository.due(new Date(), this.refreshBeforeMs)) {
+        this.debouncer.request(keyOf(due.issuer_id, due.ca_id));
+      }
     } catch (error) {
       this.logger.warn({ err: error }, 'CRL sweep failed');
     }

@@ -31,6 +31,16 @@ describe('CRL schedule', () => {
     expect(crlRefreshAt(thisUpdate, nextUpdate).toISOString()).toBe('2026-01-01T12:00:00.000Z');
   });
 
+  it('refreshes a CRL the configured lead time before its nextUpdate, never before thisUpdate', () => {
+    const thisUpdate = new Date('2026-01-01T00:00:00Z');
+    const nextUpdate = new Date('2026-01-02T00:00:00Z');
+    expect(crlRefreshAt(thisUpdate, nextUpdate, 3600_000).toISOString()).toBe('2026-01-01T23:00:00.000Z');
+    expect(crlRefreshAt(thisUpdate, nextUpdate, 24 * 3600_000 - 2000).toISOString()).toBe(
+      '2026-01-01T00:00:02.000Z',
+    );
+    expect(crlRefreshAt(thisUpdate, nextUpdate, 48 * 3600_000)).toEqual(thisUpdate);
+  });
+
   it('numbers CRLs 1, 2, 3 ... beyond 2^53', () => {
     expect(nextCrlNumber(undefined)).toBe(1n);
     expect(nextCrlNumber(1n)).toBe(2n);

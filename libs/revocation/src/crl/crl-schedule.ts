@@ -5,13 +5,21 @@ export const CRL_VALIDITY = CRL_VALIDITY_MS;
 /** A revocation is folded into the CRL this long after its commit, with whatever else came meanwhile. */
 export const CRL_DEBOUNCE_MS = 100;
 
+/** By default a CRL is rebuilt half-way through its validity (SERVICE_CRL_REFRESH_BEFORE). */
+export const CRL_REFRESH_BEFORE_MS = CRL_VALIDITY / 2;
+
 /**
- * When a CRL is rebuilt although nothing was revoked: half-way through its validity, so a
- * relying party fetching it just before nextUpdate finds a newer one, and a failed rebuild has
- * twelve hours of retries before the published CRL expires.
+ * When a CRL is rebuilt although nothing was revoked: `refreshBeforeMs` before its nextUpdate
+ * (by default half-way, so a relying party fetching it just before nextUpdate finds a newer one,
+ * and a failed rebuild has twelve hours of retries before the published CRL expires). The sweep's
+ * query (CrlRepository.due) applies the same rule.
  */
-export function crlRefreshAt(thisUpdate: Date, nextUpdate: Date): Date {
-  return new Date(thisUpdate.getTime() + (nextUpdate.getTime() - thisUpdate.getTime()) / 2);
+export function crlRefreshAt(
+  thisUpdate: Date,
+  nextUpdate: Date,
+  refreshBeforeMs = CRL_REFRESH_BEFORE_MS,
+): Date {
+  return new Date(Math.max(thisUpdate.getTime(), nextUpdate.getTime() - refreshBeforeMs));
 }
 
 /** The CRL number after `previous` (1 for the first CRL): strictly increasing (RFC 5280 5.2.3). */

@@ -73,9 +73,11 @@ function info(pem: string, algorithm: string): IssuerCaInfo {
     issuer_id: 'iss-test',
     kind: 'local_ca',
     capabilities: { crl: true, ocsp: true },
+    ca_id: 'ca-test',
     ca_certificate_pem: pem,
     chain_pem: pem,
     signature_algorithm: algorithm,
+    cas: [{ ca_id: 'ca-test', certificate_pem: pem, status: 'active', issuing: true }],
   };
 }
 
@@ -106,6 +108,7 @@ describe(RemoteCaSigner.name, () => {
       expect(requests).toEqual([
         {
           issuer_id: 'iss-test',
+          ca_id: 'ca-test',
           purpose: 'crl',
           digest_algorithm: 'sha256',
           digest_base64: expect.any(String),

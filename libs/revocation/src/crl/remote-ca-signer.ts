@@ -54,6 +54,7 @@ export class RemoteCaSigner implements Signer {
   async sign(data: Uint8Array): Promise<Buffer> {
     const request: SignDigestRequest = {
       issuer_id: this.ca.issuer_id,
+      ca_id: this.ca.ca_id,
       purpose: 'crl',
       digest_algorithm: this.hash,
       digest_base64: createHash(this.hash).update(data).digest('base64'),

@@ -11,11 +11,13 @@ import {
   PkiError,
 } from '@certlane/pki';
 import { CrlPublisher } from '../crl/crl-publisher';
+import { CrlState } from '../crl/crl.repository';
 import { OcspAnswer, OcspService } from '../ocsp/ocsp.service';
 import { ocspGetKey, ocspHeaders, ocspPostKey } from './ocsp-http';
 import { readRawBody } from './raw-body';
 
 const CRL_FILE = /^(.{1,128})\.crl$/;
+const CA_CRL_FILE = /^(ca-[a-z0-9-]{1,80})\.crl$/;
 
 /**
  * What relying parties fetch from the URLs issued certificates carry (CRL DP and OCSP AIA), served
@@ -30,20 +32,26 @@ export class RelyingPartyController {
     private readonly ocsp: OcspService,
   ) {}
 
+  /** The CRL of the issuer's current issuing CA: the CRL DP that local CA certificates carry. */
   @Get('crl/:file')
   async crl(@Param('file') file: string, @Res() response: Response): Promise<void> {
     const match = CRL_FILE.exec(file);
     if (!match) throw new CertlaneError(ErrorCode.NotFound, 'CRLs are served as /crl/<issuer_id>.crl');
-    const state = await this.crls.current(match[1]);
-    const headers = ocspCacheHeaders(state.der, {
-      producedAt: state.this_update,
-      thisUpdate: state.this_update,
-      nextUpdate: state.next_update,
-    });
-    response
-      .set({ ...headers, 'content-type': 'application/pkix-crl' })
-      .status(200)
-      .end(state.der);
+    sendCrl(response, await this.crls.current(match[1]));
+  }
+
+  /** The CRL of one CA of the issuer, a retired one too (ADR 0023). */
+  @Get('crl/:issuerId/:file')
+  async caCrl(
+    @Param('issuerId') issuerId: string,
+    @Param('file') file: string,
+    @Res() response: Response,
+  ): Promise<void> {
+    const match = CA_CRL_FILE.exec(file);
+    if (!match) {
+      throw new CertlaneError(ErrorCode.NotFound, 'CA CRLs are served as /crl/<issuer_id>/<ca_id>.crl');
+    }
+    sendCrl(response, await this.crls.current(issuerId, match[1]));
   }
 
   @Post('ocsp/:issuerId')
@@ -85,6 +93,18 @@ export class RelyingPartyController {
     }
     send(response, await this.ocsp.answer(issuerId, der, key), true);
   }
+}
+
+function sendCrl(response: Response, state: CrlState): void {
+  const headers = ocspCacheHeaders(state.der, {
+    producedAt: state.this_update,
+    thisUpdate: state.this_update,
+    nextUpdate: state.next_update,
+  });
+  response
+    .set({ ...headers, 'content-type': 'application/pkix-crl' })
+    .status(200)
+    .end(state.der);
 }
 
 function send(response: Response, answer: OcspAnswer, cacheable: boolean): void {

@@ -10,7 +10,7 @@ export interface KnownRevocation {
 /**
  * Could the issuer have issued this serial? The local CA draws every serial as 17 random octets
  * whose first two bits are `01` (libs/pki serial.ts), so anything else cannot be one of its
- * certificates. Other kinds: no format is known, so every serial is plausible.
+ * certificates (and needs no lookup). Other kinds: no format is known, so every serial is plausible.
  */
 export function plausibleSerial(kind: string, canonicalSerialHex: string): boolean {
   if (kind !== 'local_ca') return true;
@@ -18,14 +18,22 @@ export function plausibleSerial(kind: string, canonicalSerialHex: string): boole
 }
 
 /**
- * The OCSP status of a serial (ADR 0021): `revoked` with its time and reason when a revocation is
- * recorded (removeFromCRL means no longer revoked); `good` for a serial the issuer could have
- * issued; `unknown` otherwise. `unspecified` is sent without a reason, as in the CRL.
+ * Whether the CA a CertID names issued the serial: `true`, `false` (never issued, or issued by
+ * another CA of the issuer), or `undefined` when this kind of issuer tells nothing about issuance.
+ */
+export type IssuedByCa = boolean | undefined;
+
+/**
+ * The OCSP status of a serial (ADR 0021, ADR 0023): `revoked` with its time and reason when a
+ * revocation is recorded (removeFromCRL means no longer revoked); `good` for a certificate the CA
+ * issued (for issuers that report no issuance, a serial they could have issued); `unknown`
+ * otherwise. `unspecified` is sent without a reason, as in the CRL.
  */
 export function certStatusFor(
   kind: string,
   canonicalSerialHex: string,
   revocation: KnownRevocation | undefined,
+  issuedByCa: IssuedByCa,
 ): CertStatus {
   if (revocation && revocation.reason !== 'removeFromCRL') {
     return revocation.reason === 'unspecified'
@@ -36,5 +44,7 @@ export function certStatusFor(
           reason: parseRevocationReason(revocation.reason),
         };
   }
-  return plausibleSerial(kind, canonicalSerialHex) ? { status: 'good' } : { status: 'unknown' };
+  if (!plausibleSerial(kind, canonicalSerialHex)) return { status: 'unknown' };
+  if (issuedByCa === undefined) return { status: 'good' };
+  return issuedByCa ? { status: 'good' } : { status: 'unknown' };
 }

@@ -1,6 +1,17 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { CertificateRevoked, CertlaneError, ErrorCode } from '@certlane/contracts';
-import { CertlaneLogger, httpStatusFor, LOGGER, MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import { Counter } from 'prom-client';
+import { CertificateIssued, CertificateRevoked, CertlaneError, ErrorCode } from '@certlane/contracts';
+import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  CertlaneLogger,
+  httpStatusFor,
+  LOGGER,
+  MESSAGE_BUS,
+  MessageBus,
+  Metrics,
+  METRICS,
+} from '@certlane/platform';
 import {
   CertId,
   CertStatus,
@@ -11,19 +22,22 @@ import {
   PkiError,
 } from '@certlane/pki';
 import { IssuerCaDirectory } from '../issuer-ca.directory';
+import { IssuanceListener } from '../issued/issued-consumer';
+import { IssuedSerials } from '../issued/issued-serials';
 import { RevocationListener } from '../revocations/revocation-consumer';
 import { RevocationRepository } from '../revocations/revocation.repository';
 import { canonicalSerial, parseRevokedEvent } from '../revocations/revoked-event';
-import { certStatusFor, KnownRevocation } from './cert-status';
+import { certStatusFor, IssuedByCa, KnownRevocation, plausibleSerial } from './cert-status';
 import { LoadedResponder, ResponderKeys } from './responder-keys';
 import { CachedResponse, ResponseCache, responseTimes } from './response-cache';
 
-/** How often cached responses due for refresh are re-signed and responders due for renewal renewed. */
-export const OCSP_SWEEP_INTERVAL_MS = 30_000;
 /** Revocations seen on the bus are trusted from memory this long (until every replica's table has them). */
 const RECENT_REVOCATION_MS = 10 * 60_000;
 /** Revoked serials pre-signed when a responder is loaded (the rest are signed on first request). */
 const PRESIGN_MAX = 50_000;
+
+/** Why a response was signed (metric label). */
+export type SigningTrigger = 'request' | 'sweep' | 'revocation' | 'issuance' | 'presign';
 
 /** An OCSP answer: a signed response (with its times, for cache headers) or an unsigned error. */
 export interface OcspAnswer {
@@ -31,34 +45,65 @@ export interface OcspAnswer {
   times?: { producedAt: Date; thisUpdate: Date; nextUpdate: Date };
 }
 
+interface ResponderSlot {
+  issuerId: string;
+  loading: Promise<LoadedResponder>;
+  loaded?: LoadedResponder;
+}
+
+const slotKey = (issuerId: string, caId: string) => `${issuerId} ${caId}`;
+
 /**
- * The OCSP responder of every issuer. Responses about one certificate without a nonce (every GET
- * and most POSTs) are pre-signed and cached per CertID, re-signed half-way through their one-hour
- * validity and at once when the certificate is revoked; every replica hears revocations on the
- * bus (fan-out), so none keeps serving `good` for a revoked certificate.
+ * The OCSP responder of every CA of every issuer (ADR 0021, ADR 0023). A request is routed to the
+ * CA its CertID names (issuerNameHash and issuerKeyHash), retired CAs included, and signed by that
+ * CA's delegated responder. Responses about one certificate without a nonce (every GET and most
+ * POSTs) are pre-signed and cached per CertID, re-signed before they expire (the sweep) and at
+ * once when the certificate is revoked; every replica hears revocations on the bus (fan-out), so
+ * none keeps serving `good` for a revoked certificate. `good` only for a serial the CA issued.
  */
 @Injectable()
-export class OcspService implements RevocationListener, OnApplicationBootstrap, OnApplicationShutdown {
+export class OcspService
+  implements RevocationListener, IssuanceListener, OnApplicationBootstrap, OnApplicationShutdown
+{
   private readonly cache = new ResponseCache();
-  private readonly responders = new Map<string, Promise<LoadedResponder>>();
+  private readonly responders = new Map<string, ResponderSlot>();
   private readonly recent = new Map<string, KnownRevocation & { until: number }>();
+  private readonly signed: Counter<'trigger'>;
+  private readonly refreshBeforeMs: number;
+  private readonly sweepIntervalMs: number;
   private generation = 0;
   private sweepTimer?: NodeJS.Timeout;
+  private sweeping = false;
 
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
+    @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
+    @Inject(METRICS) metrics: Metrics,
     private readonly directory: IssuerCaDirectory,
     private readonly revocations: RevocationRepository,
+    private readonly serials: IssuedSerials,
     private readonly keys: ResponderKeys,
-  ) {}
+  ) {
+    this.refreshBeforeMs = config.revocation.ocspRefreshBeforeMs;
+    this.sweepIntervalMs = config.revocation.ocspSweepIntervalMs;
+    const name = 'certlane_ocsp_responses_signed_total';
+    this.signed =
+      (metrics.registry.getSingleMetric(name) as Counter<'trigger'> | undefined) ??
+      new Counter({
+        name,
+        help: 'OCSP responses signed, by what caused the signature',
+        labelNames: ['trigger'],
+        registers: [metrics.registry],
+      });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.bus.subscribe('issuance.v1.certificate.revoked', async (envelope) => {
       const event = parseRevokedEvent(envelope.data);
       if (!('invalid' in event)) this.revoked(event);
     });
-    this.sweepTimer = setInterval(() => void this.sweep(), OCSP_SWEEP_INTERVAL_MS);
+    this.sweepTimer = setInterval(() => void this.sweep(), this.sweepIntervalMs);
     this.sweepTimer.unref();
   }
 
@@ -87,34 +132,51 @@ export class OcspService implements RevocationListener, OnApplicationBootstrap, 
       if (error instanceof PkiError) return { der: ocspErrorResponse('malformedRequest') };
       throw error;
     }
-    let loaded: LoadedResponder;
     try {
-      loaded = await this.responder(issuerId);
+      const info = await this.directory.require(issuerId, 'ocsp');
+      // One responder signs a response: every CertID must name the same CA of the issuer.
+      const caId = await this.directory.route(issuerId, request.certIds[0]);
+      if (caId === undefined) return { der: ocspErrorResponse('unauthorized') };
+      const loaded = await this.responder(issuerId, caId);
+      if (!request.certIds.every((id) => loaded.responder.serves(id))) {
+        return { der: ocspErrorResponse('unauthorized') };
+      }
+      if (request.certIds.length === 1 && !request.nonceExtension) {
+        const answer = await this.single(issuerId, loaded, request.certIds[0], 'request');
+        if (requestKey !== undefined) this.cache.remember(issuerId, requestKey, request.certIds[0].der);
+        return answer;
+      }
+      const times = responseTimes(new Date(), this.refreshBeforeMs);
+      const statuses = new Map<string, CertStatus>();
+      for (const certId of request.certIds) {
+        statuses.set(certId.serialNumber, await this.status(issuerId, caId, info.kind, certId.serialNumber));
+      }
+      const responseDer = await loaded.responder.respondTo(
+        request,
+        async (serial) => statuses.get(serial) as CertStatus,
+        times,
+      );
+      this.signed.inc({ trigger: 'request' });
+      return { der: responseDer, times };
     } catch (error) {
       return { der: ocspErrorResponse(this.errorStatus(issuerId, error)) };
     }
-    if (!request.certIds.every((id) => loaded.responder.serves(id))) {
-      return { der: ocspErrorResponse('unauthorized') };
-    }
-    if (request.certIds.length === 1 && !request.nonceExtension) {
-      const answer = await this.single(issuerId, loaded, request.certIds[0]);
-      if (requestKey !== undefined) this.cache.remember(issuerId, requestKey, request.certIds[0].der);
-      return answer;
-    }
-    const kind = (await this.directory.get(issuerId)).kind;
-    const times = responseTimes(new Date());
-    const responseDer = await loaded.responder.respondTo(
-      request,
-      (serial) => this.status(issuerId, kind, serial),
-      times,
-    );
-    return { der: responseDer, times };
   }
 
-  /** The response about one serial (hex) with a SHA-1 CertID, as the gateway route serves it. */
-  async forSerial(issuerId: string, serialHex: string): Promise<OcspAnswer> {
-    const loaded = await this.responder(issuerId);
-    return this.single(issuerId, loaded, loaded.responder.certId(canonicalSerial(serialHex), 'sha1'));
+  /**
+   * The response about one serial (hex) with a SHA-1 CertID, as the gateway route serves it: from
+   * the CA `caId`, else the CA that issued the serial, else the issuer's issuing CA.
+   */
+  async forSerial(issuerId: string, serialHex: string, caId?: string): Promise<OcspAnswer> {
+    const serial = canonicalSerial(serialHex);
+    const info = await this.directory.require(issuerId, 'ocsp', caId);
+    let ca = caId ?? info.ca_id;
+    if (caId === undefined && plausibleSerial(info.kind, serial)) {
+      ca = (await this.serials.caOf(issuerId, serial)) ?? info.ca_id;
+      if (!info.cas.some((known) => known.ca_id === ca)) ca = info.ca_id;
+    }
+    const loaded = await this.responder(issuerId, ca);
+    return this.single(issuerId, loaded, loaded.responder.certId(serial, 'sha1'), 'request');
   }
 
   /** Told by the consumer (after its commit) and by the bus fan-out (every replica). */
@@ -126,22 +188,52 @@ export class OcspService implements RevocationListener, OnApplicationBootstrap, 
       until: Date.now() + RECENT_REVOCATION_MS,
     });
     this.generation++;
-    void this.resign(event.issuer_id, serial).catch((error: unknown) =>
+    void this.resign(event.issuer_id, serial, 'revocation', true).catch((error: unknown) =>
       this.logger.warn({ err: error, issuer_id: event.issuer_id }, 'OCSP re-sign after revocation failed'),
     );
   }
 
-  private async resign(issuerId: string, serial: string): Promise<void> {
-    const cached = this.cache.forSerial(issuerId, serial);
-    const loaded = this.responders.has(issuerId) ? await this.responder(issuerId) : undefined;
-    if (!loaded) return;
-    const certIds = cached.length ? cached.map((c) => c.certId) : [loaded.responder.certId(serial, 'sha1')];
-    for (const certId of certIds) await this.sign(issuerId, loaded, certId);
+  /**
+   * Told by the issued-event consumer after its commit: a response cached for this serial before
+   * the certificate existed (`unknown`) is signed again.
+   */
+  issued(event: CertificateIssued): void {
+    this.directory.noteCa(event.issuer_id, event.ca_id);
+    this.generation++;
+    void this.resign(event.issuer_id, canonicalSerial(event.serial_hex), 'issuance', false).catch(
+      (error: unknown) =>
+        this.logger.warn({ err: error, issuer_id: event.issuer_id }, 'OCSP re-sign after issuance failed'),
+    );
   }
 
-  private async single(issuerId: string, loaded: LoadedResponder, certId: CertId): Promise<OcspAnswer> {
+  private async resign(
+    issuerId: string,
+    serial: string,
+    trigger: SigningTrigger,
+    presignWhenUncached: boolean,
+  ): Promise<void> {
+    const cached = this.cache.forSerial(issuerId, serial);
+    for (const entry of cached) {
+      const slot = this.responders.get(slotKey(issuerId, entry.caId));
+      if (slot) await this.sign(issuerId, await slot.loading, entry.certId, trigger);
+    }
+    if (cached.length > 0 || !presignWhenUncached) return;
+    const caId = await this.serials.caOf(issuerId, serial).catch(() => null);
+    const slot = caId ? this.responders.get(slotKey(issuerId, caId)) : undefined;
+    if (!slot) return;
+    const loaded = await slot.loading;
+    await this.sign(issuerId, loaded, loaded.responder.certId(serial, 'sha1'), trigger);
+  }
+
+  private async single(
+    issuerId: string,
+    loaded: LoadedResponder,
+    certId: CertId,
+    trigger: SigningTrigger,
+  ): Promise<OcspAnswer> {
     const entry =
-      this.cache.get(issuerId, certId.der, new Date()) ?? (await this.sign(issuerId, loaded, certId));
+      this.cache.get(issuerId, certId.der, new Date()) ??
+      (await this.sign(issuerId, loaded, certId, trigger));
     return {
       der: entry.der,
       times: { producedAt: entry.producedAt, thisUpdate: entry.thisUpdate, nextUpdate: entry.nextUpdate },
@@ -149,14 +241,20 @@ export class OcspService implements RevocationListener, OnApplicationBootstrap, 
   }
 
   /** Signs and caches; signs again if a revocation arrived meanwhile (it may be about this serial). */
-  private async sign(issuerId: string, loaded: LoadedResponder, certId: CertId): Promise<CachedResponse> {
+  private async sign(
+    issuerId: string,
+    loaded: LoadedResponder,
+    certId: CertId,
+    trigger: SigningTrigger,
+  ): Promise<CachedResponse> {
     const kind = (await this.directory.get(issuerId)).kind;
     for (let attempt = 0; ; attempt++) {
       const generation = this.generation;
-      const status = await this.status(issuerId, kind, certId.serialNumber);
-      const times = responseTimes(new Date());
+      const status = await this.status(issuerId, loaded.caId, kind, certId.serialNumber);
+      const times = responseTimes(new Date(), this.refreshBeforeMs);
       const der = await loaded.responder.respond([{ certId, status }], times);
-      const entry: CachedResponse = { issuerId, certId, der, ...times };
+      this.signed.inc({ trigger });
+      const entry: CachedResponse = { issuerId, caId: loaded.caId, certId, der, ...times };
       if (generation === this.generation) {
         this.cache.put(entry);
         return entry;
@@ -165,50 +263,65 @@ export class OcspService implements RevocationListener, OnApplicationBootstrap, 
     }
   }
 
-  private async status(issuerId: string, kind: string, serialHex: string): Promise<CertStatus> {
+  /**
+   * revoked (memory of recent events, then the table), else good only when the CA the CertID
+   * names issued the serial (the issued table, then issuance itself on a miss); throws when
+   * issuance cannot be asked (the caller answers tryLater).
+   */
+  private async status(issuerId: string, caId: string, kind: string, serialHex: string): Promise<CertStatus> {
     const serial = canonicalSerial(serialHex);
-    const key = `${issuerId} ${serial}`;
-    const recent = this.recent.get(key);
-    if (recent && recent.until > Date.now()) return certStatusFor(kind, serial, recent);
-    const row = await this.revocations.find(issuerId, serial);
-    return certStatusFor(kind, serial, row);
+    const recent = this.recent.get(`${issuerId} ${serial}`);
+    const revocation =
+      recent && recent.until > Date.now() ? recent : await this.revocations.find(issuerId, serial);
+    let issuedByCa: IssuedByCa;
+    const revoked = revocation !== undefined && revocation.reason !== 'removeFromCRL';
+    if (kind === 'local_ca' && !revoked && plausibleSerial(kind, serial)) {
+      issuedByCa = (await this.serials.caOf(issuerId, serial)) === caId;
+    }
+    return certStatusFor(kind, serial, revocation, issuedByCa);
   }
 
-  private responder(issuerId: string): Promise<LoadedResponder> {
-    const existing = this.responders.get(issuerId);
-    if (existing) {
-      return existing.then((loaded) =>
-        loaded.renewAt.getTime() > Date.now() ? loaded : this.reload(issuerId),
+  private responder(issuerId: string, caId: string): Promise<LoadedResponder> {
+    const slot = this.responders.get(slotKey(issuerId, caId));
+    if (slot) {
+      return slot.loading.then((loaded) =>
+        loaded.renewAt.getTime() > Date.now() ? loaded : this.reload(issuerId, caId, slot),
       );
     }
-    return this.reload(issuerId);
+    return this.reload(issuerId, caId);
   }
 
-  private reload(issuerId: string): Promise<LoadedResponder> {
-    const loading = this.directory.require(issuerId, 'ocsp').then((ca) => this.keys.load(ca));
-    this.responders.set(issuerId, loading);
+  /** Loads (or renews) a CA's responder; concurrent callers of one renewal share it. */
+  private reload(issuerId: string, caId: string, expired?: ResponderSlot): Promise<LoadedResponder> {
+    const key = slotKey(issuerId, caId);
+    const current = this.responders.get(key);
+    if (expired && current && current !== expired) return current.loading;
+    const loading = this.directory.require(issuerId, 'ocsp', caId).then((ca) => this.keys.load(ca));
+    const slot: ResponderSlot = { issuerId, loading };
+    this.responders.set(key, slot);
     loading.then(
       (loaded) => {
-        this.cache.dropIssuer(issuerId);
+        slot.loaded = loaded;
+        this.cache.dropIssuer(issuerId, caId);
         void this.presign(issuerId, loaded);
       },
       () => {
-        if (this.responders.get(issuerId) === loading) this.responders.delete(issuerId);
+        if (this.responders.get(key) === slot) this.responders.delete(key);
       },
     );
     return loading;
   }
 
-  /** Pre-signs the (SHA-1 CertID) response of every revoked serial of a newly loaded responder. */
+  /** Pre-signs the (SHA-1 CertID) response of every revoked serial of a newly loaded responder's CA. */
   private async presign(issuerId: string, loaded: LoadedResponder): Promise<void> {
     try {
-      const rows = await this.revocations.listForIssuer(issuerId);
+      const rows = await this.revocations.listForCa(issuerId, loaded.caId);
       for (const row of rows.slice(0, PRESIGN_MAX)) {
-        if (this.responders.get(issuerId) === undefined) return;
-        await this.single(issuerId, loaded, loaded.responder.certId(row.serial_hex, 'sha1'));
+        if (this.responders.get(slotKey(issuerId, loaded.caId))?.loaded !== loaded) return;
+        await this.single(issuerId, loaded, loaded.responder.certId(row.serial_hex, 'sha1'), 'presign');
       }
     } catch (error) {
-      this.logger.warn({ err: error, issuer_id: issuerId }, 'OCSP pre-signing failed');
+      this.logger.warn({ err: error, issuer_id: issuerId, ca_id: loaded.caId }, 'OCSP pre-signing failed');
     }
   }
 
@@ -221,16 +334,34 @@ export class OcspService implements RevocationListener, OnApplicationBootstrap, 
     return 'tryLater';
   }
 
-  private async sweep(): Promise<void> {
+  /**
+   * The timer: renews the responders due for renewal (before their certificate expires) and
+   * re-signs the cached responses due for refresh (before their nextUpdate).
+   */
+  async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
     const now = new Date();
-    for (const [key, recent] of this.recent) if (recent.until <= now.getTime()) this.recent.delete(key);
     try {
+      for (const [key, recent] of this.recent) if (recent.until <= now.getTime()) this.recent.delete(key);
+      for (const slot of [...this.responders.values()]) {
+        const loaded = slot.loaded;
+        if (!loaded || loaded.renewAt.getTime() > now.getTime()) continue;
+        await this.reload(slot.issuerId, loaded.caId, slot).catch((error: unknown) =>
+          this.logger.warn(
+            { err: error, issuer_id: slot.issuerId, ca_id: loaded.caId },
+            'OCSP responder renewal failed',
+          ),
+        );
+      }
       for (const entry of this.cache.due(now)) {
-        const loaded = await this.responder(entry.issuerId);
-        await this.sign(entry.issuerId, loaded, entry.certId);
+        const loaded = await this.responder(entry.issuerId, entry.caId);
+        await this.sign(entry.issuerId, loaded, entry.certId, 'sweep');
       }
     } catch (error) {
       this.logger.warn({ err: error }, 'OCSP refresh failed; will retry');
+    } finally {
+      this.sweeping = false;
     }
   }
 }

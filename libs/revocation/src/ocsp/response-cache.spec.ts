@@ -23,6 +23,7 @@ describe(ResponseCache.name, () => {
     hash: 'sha1' | 'sha256' = 'sha1',
   ): CachedResponse => ({
     issuerId,
+    caId: 'ca-test',
     certId: hashes.certId(serial, hash),
     der: Buffer.from(`${issuerId}/${serial}/${hash}/${at.toISOString()}`),
     ...responseTimes(at),
@@ -34,6 +35,12 @@ describe(ResponseCache.name, () => {
     expect(times.producedAt).toEqual(times.thisUpdate);
     expect(times.nextUpdate.toISOString()).toBe('2026-03-01T11:00:00.000Z');
     expect(times.refreshAt.toISOString()).toBe('2026-03-01T10:30:00.000Z');
+  });
+
+  it('re-signs a response the configured lead time before its nextUpdate, never before it was signed', () => {
+    expect(responseTimes(now, 5 * 60_000).refreshAt.toISOString()).toBe('2026-03-01T10:55:00.000Z');
+    expect(responseTimes(now, 3_600_000 - 3000).refreshAt.toISOString()).toBe('2026-03-01T10:00:03.000Z');
+    expect(responseTimes(now, 2 * 3_600_000).refreshAt.toISOString()).toBe('2026-03-01T10:00:00.000Z');
   });
 
   it('returns a response until its refresh time, per issuer and CertID', () => {

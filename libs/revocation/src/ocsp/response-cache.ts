@@ -4,6 +4,8 @@ import { canonicalSerial } from '../revocations/revoked-event';
 /** A signed response kept for GETs and nonce-less POSTs. */
 export interface CachedResponse {
   issuerId: string;
+  /** The CA of the issuer the CertID names (its responder signed this). */
+  caId: string;
   certId: CertId;
   der: Buffer;
   producedAt: Date;
@@ -13,18 +15,25 @@ export interface CachedResponse {
   refreshAt: Date;
 }
 
-/** How long a signed OCSP response is valid, and when it is re-signed (half-way). */
+/** How long a signed OCSP response is valid. */
 export const OCSP_RESPONSE_VALIDITY_MS = 60 * 60_000;
+/** By default a response is re-signed half-way (SERVICE_OCSP_REFRESH_BEFORE). */
+export const OCSP_REFRESH_BEFORE_MS = 30 * 60_000;
 export const OCSP_CACHE_MAX_ENTRIES = 100_000;
 
-export function responseTimes(now: Date, validityMs = OCSP_RESPONSE_VALIDITY_MS) {
+/** The times of a response signed now, re-signed `refreshBeforeMs` before its nextUpdate. */
+export function responseTimes(
+  now: Date,
+  refreshBeforeMs = OCSP_REFRESH_BEFORE_MS,
+  validityMs = OCSP_RESPONSE_VALIDITY_MS,
+) {
   const thisUpdate = new Date(Math.floor(now.getTime() / 1000) * 1000);
   const nextUpdate = new Date(thisUpdate.getTime() + validityMs);
   return {
     producedAt: thisUpdate,
     thisUpdate,
     nextUpdate,
-    refreshAt: new Date(thisUpdate.getTime() + validityMs / 2),
+    refreshAt: new Date(Math.max(thisUpdate.getTime(), nextUpdate.getTime() - refreshBeforeMs)),
   };
 }
 
@@ -105,9 +114,11 @@ export class ResponseCache {
     return [...this.entries.values()].filter((e) => e.refreshAt.getTime() <= now.getTime());
   }
 
-  /** Drops everything about an issuer (its responder changed). */
-  dropIssuer(issuerId: string): void {
-    for (const [key, entry] of this.entries) if (entry.issuerId === issuerId) this.remove(key);
+  /** Drops everything about an issuer, or about one of its CAs (its responder changed). */
+  dropIssuer(issuerId: string, caId?: string): void {
+    for (const [key, entry] of this.entries) {
+      if (entry.issuerId === issuerId && (caId === undefined || entry.caId === caId)) this.remove(key);
+    }
   }
 
   private remove(key: string): void {

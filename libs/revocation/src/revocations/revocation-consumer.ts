@@ -1,15 +1,19 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { CertificateRevoked } from '@certlane/contracts';
 import { consumeOnce, LOGGER, CertlaneLogger, MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import { IssuedSerials } from '../issued/issued-serials';
 import { RevocationRepository } from './revocation.repository';
 import { parseRevokedEvent } from './revoked-event';
 
 /** Durable JetStream consumer name, shared by every replica of the revocation service. */
 export const REVOCATION_CONSUMER = 'revocation-revocations';
 
-/** Told after a revocation has been committed (the CRL and OCSP publishers). */
+/**
+ * Told after a revocation has been committed (the CRL and OCSP publishers), with the CA that
+ * issued the certificate when known (null: not known yet, resolved later by the CRL sweep).
+ */
 export interface RevocationListener {
-  revoked(event: CertificateRevoked): void;
+  revoked(event: CertificateRevoked, caId?: string | null): void;
 }
 export const REVOCATION_LISTENERS = Symbol('REVOCATION_LISTENERS');
 
@@ -25,6 +29,7 @@ export class RevocationConsumer implements OnApplicationBootstrap {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
     private readonly repository: RevocationRepository,
+    private readonly issued: IssuedSerials,
     @Inject(REVOCATION_LISTENERS) private readonly listeners: RevocationListener[],
   ) {}
 
@@ -36,6 +41,18 @@ export class RevocationConsumer implements OnApplicationBootstrap {
         this.logger.error({ event_id: envelope.id, problem: event.invalid }, 'revocation event refused');
         return;
       }
+      // Which CA issued it (its CRL lists it): known here, or asked of issuance. Unreachable:
+      // stored without a CA and resolved by the CRL sweep, so the stream never waits on issuance.
+      const caId = await this.issued.caOf(event.issuer_id, event.serial_hex).then(
+        (ca) => ca ?? '',
+        (error: unknown) => {
+          this.logger.warn(
+            { err: error, issuer_id: event.issuer_id },
+            'CA of a revoked serial not known yet',
+          );
+          return null;
+        },
+      );
       let stored = false;
       await consumeOnce(
         this.repository.dataSource,
@@ -43,15 +60,15 @@ export class RevocationConsumer implements OnApplicationBootstrap {
         REVOCATION_CONSUMER,
         envelope,
         async (manager) => {
-          stored = await this.repository.insert(manager, envelope.id, event);
+          stored = await this.repository.insert(manager, envelope.id, event, caId);
         },
       );
       if (!stored) return;
       this.logger.info(
-        { issuer_id: event.issuer_id, serial_hex: event.serial_hex, reason: event.reason },
+        { issuer_id: event.issuer_id, ca_id: caId, serial_hex: event.serial_hex, reason: event.reason },
         'certificate revocation recorded',
       );
-      for (const listener of this.listeners) listener.revoked(event);
+      for (const listener of this.listeners) listener.revoked(event, caId);
     });
   }
 }

@@ -17,11 +17,19 @@ export interface RevocationRow {
 export class RevocationRepository {
   constructor(@InjectDataSource('revocation') readonly dataSource: DataSource) {}
 
-  /** Inserts a revocation; a second event for the same issuer and serial changes nothing. Returns true when stored. */
-  async insert(executor: SqlExecutor, eventId: string, event: CertificateRevoked): Promise<boolean> {
+  /**
+   * Inserts a revocation with the CA that issued the certificate (null: not known yet, '': never
+   * issued); a second event for the same issuer and serial changes nothing. True when stored.
+   */
+  async insert(
+    executor: SqlExecutor,
+    eventId: string,
+    event: CertificateRevoked,
+    caId: string | null,
+  ): Promise<boolean> {
     const rows = (await executor.query(
-      `INSERT INTO revocations (issuer_id, serial_hex, reason, revoked_at, event_id, certificate_id)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING serial_hex`,
+      `INSERT INTO revocations (issuer_id, serial_hex, reason, revoked_at, event_id, certificate_id, ca_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING serial_hex`,
       [
         event.issuer_id,
         event.serial_hex,
@@ -29,9 +37,29 @@ export class RevocationRepository {
         event.revoked_at,
         eventId,
         event.certificate_id ?? null,
+        caId,
       ],
     )) as unknown[];
     return rows.length > 0;
+  }
+
+  /** Revocations whose CA is not known yet (stored while issuance was unreachable, or before 0002). */
+  unresolved(limit: number): Promise<{ issuer_id: string; serial_hex: string }[]> {
+    return this.dataSource.query(
+      'SELECT issuer_id, serial_hex FROM revocations WHERE ca_id IS NULL ORDER BY recorded_at LIMIT $1',
+      [limit],
+    );
+  }
+
+  /**
+   * Records the CA of a revocation ('' when issuance never issued the serial). `recorded_at` moves
+   * to now, so the CRL sweep sees the CA's CRL as older than the revocation and rebuilds it.
+   */
+  async resolveCa(issuerId: string, serialHex: string, caId: string): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE revocations SET ca_id = $3, recorded_at = now() WHERE issuer_id = $1 AND serial_hex = $2 AND ca_id IS NULL',
+      [issuerId, serialHex, caId],
+    );
   }
 
   async find(issuerId: string, serialHex: string): Promise<RevocationRow | undefined> {
@@ -42,11 +70,12 @@ export class RevocationRepository {
     return rows[0];
   }
 
-  /** Every revocation of an issuer, in serial order (what a full CRL lists). */
-  listForIssuer(issuerId: string): Promise<RevocationRow[]> {
+  /** Every revocation of certificates one CA of an issuer issued, in serial order. */
+  listForCa(issuerId: string, caId: string): Promise<RevocationRow[]> {
     return this.dataSource.query(
-      'SELECT issuer_id, serial_hex, reason, revoked_at FROM revocations WHERE issuer_id = $1 ORDER BY serial_hex',
-      [issuerId],
+      `SELECT issuer_id, serial_hex, reason, revoked_at FROM revocations WHERE issuer_id = $1 AND ca_id = $2
+       ORDER BY serial_hex`,
+      [issuerId, caId],
     );
   }
 
@@ -68,13 +97,5 @@ export class RevocationRepository {
       issuerId === undefined ? [] : [issuerId],
     );
     return { rows, total: Number(counted[0].total) };
-  }
-
-  /** Issuers that have at least one revocation or a published CRL. */
-  async knownIssuers(): Promise<string[]> {
-    const rows: { issuer_id: string }[] = await this.dataSource.query(
-      'SELECT issuer_id FROM revocations UNION SELECT issuer_id FROM crl_state ORDER BY 1',
-    );
-    return rows.map((r) => r.issuer_id);
   }
 }

@@ -26,6 +26,7 @@ import {
 } from '@certlane/issuance-domain';
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
+import { isForeignKeyViolation } from '../inventory/pg-violation';
 import { IssuanceSecrets } from '../local-ca/issuance-secrets';
 import { IssuerRepository, IssuerRow } from './issuer.repository';
 
@@ -193,7 +194,19 @@ export class IssuerService {
           usage,
         );
       }
-      await this.repository.delete(manager, id);
+      try {
+        await this.repository.delete(manager, id);
+      } catch (error) {
+        // Managed certificates (the inventory) reference their issuer with a foreign key.
+        if (isForeignKeyViolation(error, ['certificates_issuer_id_fkey'])) {
+          throw new CertlaneError(
+            ErrorCode.IssuerInUse,
+            `issuer ${JSON.stringify(id)} is used by managed certificates; move them to another issuer first`,
+            { referenced_by: 'certificates' },
+          );
+        }
+        throw error;
+      }
       await this.outbox.audit(
         manager,
         issuerAudit(AuditAction.IssuerDeleted, id, context, { type: current.kind }),

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CaCertificateDto, ResolvedPage, RevocationReason } from '@certlane/contracts';
+import { PreparedQuery } from '@certlane/platform';
 import { DataSource, EntityManager } from 'typeorm';
+import type { IssuerRow } from '../issuers/issuer.repository';
 
 export interface CaRow {
   id: string;
@@ -27,6 +29,36 @@ const COLUMNS = `c.id, c.issuer_id, c.parent_id, c.subject, c.certificate_pem, c
   c.key_provider, c.private_key_sealed, c.status, c.serial_hex, c.not_before, c.not_after, c.created_at,
   c.retired_at, (i.issuing_ca_id IS NOT NULL AND i.issuing_ca_id = c.id) AS issuing`;
 const FROM = 'ca_certificates c LEFT JOIN issuers i ON i.id = c.issuer_id';
+
+/** The columns of CaRow, prefixed `ca_`, for reading a CA next to another row. */
+const CA_PREFIXED = [
+  'id',
+  'issuer_id',
+  'parent_id',
+  'subject',
+  'certificate_pem',
+  'csr_pem',
+  'external_chain_pem',
+  'key_provider',
+  'private_key_sealed',
+  'status',
+  'serial_hex',
+  'not_before',
+  'not_after',
+  'created_at',
+  'retired_at',
+] as const;
+
+/**
+ * The issuer and its issuing CA in one statement (issuance reads both for every certificate).
+ * The CA row has the columns `find` returns; `issuing` says whether the CA belongs to this issuer.
+ */
+const ISSUER_WITH_ISSUING_CA = new PreparedQuery<Record<string, unknown>>(
+  'issuance_issuer_with_issuing_ca',
+  `SELECT i.id, i.name, i.kind, i.config_sealed, i.config_public, i.issuing_ca_id, i.created_at, i.updated_at,
+     ${CA_PREFIXED.map((column) => `c.${column} AS ca_${column}`).join(', ')}, c.issuer_id = i.id AS ca_issuing
+   FROM issuers i LEFT JOIN ca_certificates c ON c.id = i.issuing_ca_id WHERE i.id = $1`,
+);
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -107,6 +139,26 @@ export class CaRepository {
       [id],
     );
     return rows[0] ?? null;
+  }
+
+  /** The issuer and its issuing CA (null without one), in one round trip; null for an unknown issuer. */
+  async findIssuerWithIssuingCa(issuerId: string): Promise<{ issuer: IssuerRow; ca: CaRow | null } | null> {
+    const [row] = await ISSUER_WITH_ISSUING_CA.rows(this.dataSource, [issuerId]);
+    if (!row) return null;
+    const issuer = {
+      id: row.id,
+      name: row.name,
+      kind: row.kind,
+      config_sealed: row.config_sealed,
+      config_public: row.config_public,
+      issuing_ca_id: row.issuing_ca_id,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    } as IssuerRow;
+    if (row.ca_id === null || row.ca_id === undefined) return { issuer, ca: null };
+    const ca: Record<string, unknown> = { issuing: row.ca_issuing };
+    for (const column of CA_PREFIXED) ca[column] = row[`ca_${column}`];
+    return { issuer, ca: ca as unknown as CaRow };
   }
 
   /** The CA's parents, issuer first, up to a root or an external parent (at most 10). */
@@ -239,6 +291,35 @@ export class CaRepository {
       [issuerId, serialHex],
     );
     return { ...existing, created: false };
+  }
+
+  /** Which of the serials the issuer issued (one statement). */
+  async issuedSerials(manager: EntityManager, issuerId: string, serials: string[]): Promise<Set<string>> {
+    if (serials.length === 0) return new Set();
+    const rows: { serial_hex: string }[] = await manager.query(
+      'SELECT serial_hex FROM issued_certificates WHERE issuer_id = $1 AND serial_hex = ANY($2::text[])',
+      [issuerId, serials],
+    );
+    return new Set(rows.map((row) => row.serial_hex));
+  }
+
+  /**
+   * Many revocations of one issuer in one statement (bulk revoke). Returns those that are new;
+   * serials already revoked keep their first reason and date and are not returned.
+   */
+  async revokeMany(
+    manager: EntityManager,
+    issuerId: string,
+    serials: string[],
+    reason: RevocationReason,
+  ): Promise<{ serial_hex: string; revoked_at: Date }[]> {
+    if (serials.length === 0) return [];
+    return manager.query(
+      `INSERT INTO revocations (issuer_id, serial_hex, reason)
+       SELECT $1, s, $3 FROM unnest($2::text[]) AS s
+       ON CONFLICT DO NOTHING RETURNING serial_hex, revoked_at`,
+      [issuerId, serials, reason],
+    );
   }
 
   /** Serialises the baseline seed across replicas; true when it had already been applied. */

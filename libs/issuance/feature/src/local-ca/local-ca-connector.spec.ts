@@ -3,7 +3,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
-import { createCsr, SoftwareKeyProvider, SoftwareSigner, verifyChain } from '@certlane/pki';
+import {
+  createCsr,
+  exportPem,
+  parseCertificate,
+  SoftwareKeyProvider,
+  SoftwareSigner,
+  verifyChain,
+} from '@certlane/pki';
 import { caSubject, createChild, createRoot, createSubCaRequest } from './ca-factory';
 import { IssuingCa, LocalCaConnector, LocalCaDependencies, revocationUrls } from './local-ca-connector';
 
@@ -64,6 +71,25 @@ describe(LocalCaConnector.name, () => {
     expect(instance.capabilities).toMatchObject({ crl: true, ocsp: true, revoke: true, synchronous: true });
   });
 
+  it('returns the PEMs exportPem writes, also for a chain stored with CRLF line ends (kept per chain)', async () => {
+    const { issuing } = await caPair();
+    const crlf = { ...issuing, parentsPem: issuing.parentsPem.map((pem) => pem.replace(/\n/g, '\r\n')) };
+    for (const ca of [issuing, crlf, issuing]) {
+      const issued = await connector(ca).instance.issue({
+        csrPem: await leafCsr(),
+        profile: {},
+        idempotencyKey: '',
+      });
+      const expected = exportPem(parseCertificate(issued.certificatePem), [
+        ca.certificatePem,
+        ...ca.parentsPem,
+      ]);
+      expect(issued.certificatePem).toBe(expected.cert_pem);
+      expect(issued.chainPem).toBe(expected.chain_pem);
+      expect(issued.chainPem).not.toContain('\r');
+    }
+  });
+
   it('issues a leaf that chains to the root (pki and openssl) and carries CDP and OCSP AIA', async () => {
     const { root, issuing } = await caPair();
     const { instance } = connector(issuing);
@@ -76,7 +102,7 @@ describe(LocalCaConnector.name, () => {
     expect(issued.serialNumber).toMatch(/^[0-9a-f]+$/);
     expect(issued.notAfter.getTime() - issued.notBefore.getTime()).toBe(30 * 86_400_000);
     expect(issued.certificate.decoded.crlDistributionPoints).toEqual([
-      'http://pki.example.com/crl/iss-test.crl',
+      'http://pki.example.com/crl/iss-test/ca-test-issuing.crl',
     ]);
     expect(issued.certificate.decoded.ocspUrls).toEqual(['http://pki.example.com/ocsp/iss-test']);
     expect(issued.certificate.decoded.subjectAltNames?.map((n) => n.value)).toEqual([
@@ -163,9 +189,9 @@ describe(LocalCaConnector.name, () => {
 });
 
 describe(revocationUrls.name, () => {
-  it('builds CDP and OCSP URLs under the base, without a double slash', () => {
-    expect(revocationUrls('https://localhost:8443/', 'iss-local')).toEqual({
-      crl: 'https://localhost:8443/crl/iss-local.crl',
+  it('builds CDP (per signing CA) and OCSP (per issuer) URLs under the base, without a double slash', () => {
+    expect(revocationUrls('https://localhost:8443/', 'iss-local', 'ca-local-issuing-1')).toEqual({
+      crl: 'https://localhost:8443/crl/iss-local/ca-local-issuing-1.crl',
       ocsp: 'https://localhost:8443/ocsp/iss-local',
     });
   });

@@ -4,17 +4,18 @@ import {
   CertificateAuthority,
   Certificate,
   ConnectionTestResult,
-  exportPem,
   IssuedCertificateResult,
   IssuerCapabilities,
   IssuerConnector,
   IssueRequest,
   parseCertificate,
-  parseCsr,
+  parseCsrAsync,
+  PemLabel,
   RenewRequest,
   RevokeRequest,
   Signer,
   templateFromCsr,
+  toPem,
 } from '@certlane/pki';
 import { asInputError } from './pki-errors';
 
@@ -51,11 +52,37 @@ export interface LocalCaDependencies {
   maxValidityDays?: number;
 }
 
-/** CRL distribution point and OCSP responder of an issuer (ADR 0021). */
-export function revocationUrls(baseUrl: string, issuerId: string): { crl: string; ocsp: string } {
+/**
+ * CRL distribution point and OCSP responder of a certificate the CA `caId` of an issuer signs
+ * (ADR 0021, ADR 0023). The CRL URL names the CA, so a certificate keeps pointing at the CRL of
+ * the CA that signed it after the issuer moves to a new issuing CA; the OCSP responder of the
+ * issuer answers for all of its CAs.
+ */
+export function revocationUrls(
+  baseUrl: string,
+  issuerId: string,
+  caId: string,
+): { crl: string; ocsp: string } {
   const base = baseUrl.replace(/\/+$/, '');
   const id = encodeURIComponent(issuerId);
-  return { crl: `${base}/crl/${id}.crl`, ocsp: `${base}/ocsp/${id}` };
+  return { crl: `${base}/crl/${id}/${encodeURIComponent(caId)}.crl`, ocsp: `${base}/ocsp/${id}` };
+}
+
+/**
+ * The chain's PEM as `exportPem` writes it (each certificate parsed and written again), kept per
+ * chain: parsing the CA certificates for every issued certificate cost more than building it.
+ */
+const chainPems = new Map<string, string>();
+
+function chainPem(chain: readonly string[]): string {
+  const key = chain.join('');
+  let pem = chainPems.get(key);
+  if (pem === undefined) {
+    pem = chain.map((c) => toPem(PemLabel.certificate, parseCertificate(c).der)).join('');
+    if (chainPems.size >= 64) chainPems.clear();
+    chainPems.set(key, pem);
+  }
+  return pem;
 }
 
 /** A leaf certificate with the CA that signed it (the `ca_id` the issuance service records). */
@@ -78,7 +105,7 @@ export class LocalCaConnector implements IssuerConnector {
   async issue(request: IssueRequest, now = new Date()): Promise<LocalCaIssued> {
     let csr;
     try {
-      csr = parseCsr(request.csrPem);
+      csr = await parseCsrAsync(request.csrPem);
     } catch (error) {
       throw asInputError(error, 'CSR refused');
     }
@@ -91,7 +118,7 @@ export class LocalCaConnector implements IssuerConnector {
       );
     }
     const ca = await this.dependencies.issuingCa();
-    const urls = revocationUrls(this.dependencies.revocationBaseUrl, this.dependencies.issuerId);
+    const urls = revocationUrls(this.dependencies.revocationBaseUrl, this.dependencies.issuerId, ca.id);
     let issued;
     try {
       const authority = ca.authority
@@ -118,12 +145,11 @@ export class LocalCaConnector implements IssuerConnector {
       throw asInputError(error, 'certificate request refused');
     }
     const certificate = parseCertificate(issued.der);
-    const pem = exportPem(certificate, [ca.certificatePem, ...ca.parentsPem]);
     return {
       caId: ca.id,
       certificate,
-      certificatePem: pem.cert_pem,
-      chainPem: pem.chain_pem,
+      certificatePem: toPem(PemLabel.certificate, issued.der),
+      chainPem: chainPem([ca.certificatePem, ...ca.parentsPem]),
       serialNumber: certificate.serialNumber,
       notBefore: certificate.notBefore,
       notAfter: certificate.notAfter,

@@ -53,7 +53,9 @@ export class IssuerHandlers implements OnApplicationBootstrap {
       this.bus.handle('issuance.v1.revoke-certificate', (request, context) =>
         this.localCa.revoke(request, context),
       ),
-      this.bus.handle('issuance.v1.get-issuer-ca', (request) => this.localCa.issuerCaInfo(request.issuer_id)),
+      this.bus.handle('issuance.v1.get-issuer-ca', (request) =>
+        this.localCa.issuerCaInfo(request.issuer_id, request.ca_id),
+      ),
       this.bus.handle('issuance.v1.sign-digest', (request) => this.localCa.signDigest(request)),
       this.bus.handle('issuance.v1.issue-ocsp-responder', (request, context) =>
         this.localCa.issueOcspResponder(request, context),

@@ -212,7 +212,9 @@ describe('issuers and the local CA', () => {
     );
     expect(out.trim()).toBe('leaf.pem: OK');
     const leaf = parseCertificate(issued.certificate_pem);
-    expect(leaf.decoded.crlDistributionPoints).toEqual(['https://localhost:8443/crl/iss-local.crl']);
+    expect(leaf.decoded.crlDistributionPoints).toEqual([
+      'https://localhost:8443/crl/iss-local/ca-local-issuing-1.crl',
+    ]);
     expect(leaf.decoded.ocspUrls).toEqual(['https://localhost:8443/ocsp/iss-local']);
     const recorded = await db.query(
       'SELECT ca_id, fingerprint_sha256 FROM issuance.issued_certificates WHERE issuer_id = $1 AND serial_hex = $2',
@@ -233,6 +235,29 @@ describe('issuers and the local CA', () => {
       code: 'csr_invalid',
       details: { rule: 'key_too_weak' },
     });
+  });
+
+  it('refuses issuance for an unknown issuer and beyond the issuer config max_validity_days', async () => {
+    const csr = await csrFor('limits.example.com');
+    await expect(
+      bus.request('issuance.v1.issue-certificate', { issuer_id: 'iss-nobody', csr_pem: csr }),
+    ).rejects.toMatchObject({ code: 'issuer_not_found' });
+    const created = await api('POST', '/api/v1/issuers', {
+      name: 'Short-lived CA',
+      type: 'local_ca',
+      config: { max_validity_days: 30 },
+    });
+    expect(created.status).toBe(201);
+    const issuer = created.json() as IssuerDto;
+    await expect(
+      bus.request('issuance.v1.issue-certificate', { issuer_id: issuer.id, csr_pem: csr, validity_days: 31 }),
+    ).rejects.toMatchObject({ code: 'validation_failed' });
+    const issued = (await bus.request('issuance.v1.issue-certificate', {
+      issuer_id: issuer.id,
+      csr_pem: csr,
+      validity_days: 30,
+    })) as { ca_id: string };
+    expect(issued.ca_id).toBe(issuer.issuing_ca_id);
   });
 
   it('stops issuance under a retired CA (409) but keeps its CA material for CRL and OCSP', async () => {

@@ -5,6 +5,7 @@ import {
   auditOrigin,
   AuditRecord,
   CaCertificateDto,
+  CertificateIssued,
   CertificateRevoked,
   CertlaneError,
   CreateCaRequest,
@@ -20,6 +21,7 @@ import {
   Page,
   RequestContext,
   resolvePage,
+  RevocationReason,
   RevokeCertificateRequest,
   SignDigestRequest,
   SignDigestResponse,
@@ -38,7 +40,13 @@ import {
   Signer,
   toPem,
 } from '@certlane/pki';
-import { CERTLANE_CONFIG, CertlaneConfig, outboxToken, ServiceOutbox } from '@certlane/platform';
+import {
+  addManyToOutbox,
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  outboxToken,
+  ServiceOutbox,
+} from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { issuerAudit, issuerNotFound, LocalCaHooks } from '../issuers/issuer.service';
 import { IssuerRepository, IssuerRow } from '../issuers/issuer.repository';
@@ -50,6 +58,7 @@ import { signDigest } from './digest-signer';
 import { IssuanceSecrets } from './issuance-secrets';
 import { IssuingCa, LocalCaConnector } from './local-ca-connector';
 import { asInputError } from './pki-errors';
+import { ReadCoalescer } from './read-coalescer';
 
 const ROOT_VALIDITY_DAYS = 7300;
 const INTERMEDIATE_VALIDITY_DAYS = 3650;
@@ -84,8 +93,26 @@ export class LocalCaService implements LocalCaHooks {
     }),
   );
 
-  /** Issued certificates and their audit records, written by group commit (one transaction per batch). */
-  private readonly issuedWriter = new GroupCommit<{ row: IssuedRow; audit: AuditRecord }>(async (items) => {
+  /** Issuer and issuing CA rows for issuance, one read per round trip per issuer under load. */
+  private readonly issuerReads = new ReadCoalescer((issuerId: string) =>
+    this.cas.findIssuerWithIssuingCa(issuerId),
+  );
+
+  /** Validity limits of issuer configs, per sealed config (see validityConfig). */
+  private readonly validityConfigs = new Map<
+    string,
+    { defaultValidityDays?: number; maxValidityDays?: number }
+  >();
+
+  /**
+   * Issued certificates, their audit records and their `issuance.v1.certificate.issued` events,
+   * written by group commit (one transaction per batch).
+   */
+  private readonly issuedWriter = new GroupCommit<{
+    row: IssuedRow;
+    audit: AuditRecord;
+    event: CertificateIssued;
+  }>(async (items) => {
     await this.cas.transaction(async (manager) => {
       await this.cas.recordIssuedMany(
         manager,
@@ -94,6 +121,11 @@ export class LocalCaService implements LocalCaHooks {
       await this.outbox.auditMany(
         manager,
         items.map((i) => i.audit),
+      );
+      await this.outbox.addMany(
+        manager,
+        'issuance.v1.certificate.issued',
+        items.map((i) => i.event),
       );
     });
     this.outbox.committed();
@@ -392,27 +424,45 @@ export class LocalCaService implements LocalCaHooks {
     return pems;
   }
 
-  /** The issuer's issuing CA row (any status), for CRL/OCSP material; the issuer must be a local CA. */
-  private async issuerCa(issuerId: string, what: string): Promise<{ issuer: IssuerRow; ca: CaRow }> {
+  /**
+   * The issuer's CA `caId` (any status; it must belong to the issuer), else its issuing CA, for
+   * CRL/OCSP material (ADR 0023); the issuer must be a local CA.
+   */
+  private async issuerCa(
+    issuerId: string,
+    what: string,
+    caId?: string,
+  ): Promise<{ issuer: IssuerRow; ca: CaRow }> {
     const issuer = await this.issuers.find(issuerId);
     if (!issuer) throw issuerNotFound(issuerId);
     if (issuer.kind !== 'local_ca') throw notLocal(issuer, what);
-    const ca = issuer.issuing_ca_id ? await this.cas.find(issuer.issuing_ca_id) : null;
+    const id = caId ?? issuer.issuing_ca_id;
+    const ca = id ? await this.cas.find(id) : null;
+    if (caId !== undefined && ca?.issuer_id !== issuer.id) throw caNotFound(caId);
     if (!ca || !ca.certificate_pem) {
       throw new CertlaneError(ErrorCode.CaNotActive, `issuer ${issuerId} has no CA certificate yet`);
     }
     return { issuer, ca };
   }
 
-  private connector(issuer: IssuerRow): LocalCaConnector {
-    const config = this.secrets.openConfig(issuer.id, issuer.config_sealed);
+  /**
+   * The issuer's connector. `issuingCaRow`: the issuing CA row when the caller has just read it
+   * (undefined: read it when needed).
+   */
+  private connector(issuer: IssuerRow, issuingCaRow?: CaRow | null): LocalCaConnector {
+    const config = this.validityConfig(issuer);
     return new LocalCaConnector({
       issuerId: issuer.id,
       revocationBaseUrl: this.config.revocationBaseUrl,
-      defaultValidityDays: config.default_validity_days as number | undefined,
-      maxValidityDays: config.max_validity_days as number | undefined,
+      defaultValidityDays: config.defaultValidityDays,
+      maxValidityDays: config.maxValidityDays,
       issuingCa: async (): Promise<IssuingCa> => {
-        const ca = issuer.issuing_ca_id ? await this.cas.find(issuer.issuing_ca_id) : null;
+        const ca =
+          issuingCaRow !== undefined
+            ? issuingCaRow
+            : issuer.issuing_ca_id
+              ? await this.cas.find(issuer.issuing_ca_id)
+              : null;
         if (!ca) throw new CertlaneError(ErrorCode.CaNotActive, `issuer ${issuer.id} has no issuing CA`);
         this.assertActive(ca);
         const certificatePem = ca.certificate_pem as string;
@@ -428,6 +478,26 @@ export class LocalCaService implements LocalCaHooks {
     });
   }
 
+  /**
+   * The validity limits of an issuer's sealed config, opened once per sealed value (the sealed
+   * string changes whenever the config does, so an entry is never stale). Only these two numbers
+   * are kept.
+   */
+  private validityConfig(issuer: IssuerRow): { defaultValidityDays?: number; maxValidityDays?: number } {
+    const key = `${issuer.id}\n${issuer.config_sealed}`;
+    let limits = this.validityConfigs.get(key);
+    if (!limits) {
+      const config = this.secrets.openConfig(issuer.id, issuer.config_sealed);
+      limits = {
+        defaultValidityDays: config.default_validity_days as number | undefined,
+        maxValidityDays: config.max_validity_days as number | undefined,
+      };
+      if (this.validityConfigs.size >= 256) this.validityConfigs.clear();
+      this.validityConfigs.set(key, limits);
+    }
+    return limits;
+  }
+
   async test(issuer: IssuerRow): Promise<IssuerTestResult> {
     const result = await this.connector(issuer).testConnection();
     return { status: result.ok ? 'ok' : 'failed', message: result.message, latency_ms: result.latencyMs };
@@ -435,10 +505,13 @@ export class LocalCaService implements LocalCaHooks {
 
   async issue(request: IssueCertificateRequest, context?: RequestContext): Promise<IssuedCertificateDto> {
     const issuerId = request.issuer_id ?? DEFAULT_ISSUER_ID;
-    const issuer = await this.issuers.find(issuerId);
-    if (!issuer) throw issuerNotFound(issuerId);
+    // The issuer and its issuing CA in one read, shared with concurrent issuances (each gets a
+    // read started after it arrived); the CA's status is still checked after the CSR.
+    const found = await this.issuerReads.get(issuerId);
+    if (!found) throw issuerNotFound(issuerId);
+    const { issuer } = found;
     if (issuer.kind !== 'local_ca') throw notLocal(issuer, 'issue');
-    const issued = await this.connector(issuer).issue({
+    const issued = await this.connector(issuer, found.ca).issue({
       csrPem: request.csr_pem,
       profile: {
         validityDays: request.validity_days,
@@ -474,6 +547,15 @@ export class LocalCaService implements LocalCaHooks {
           not_after: issued.notAfter.toISOString(),
         },
       },
+      event: {
+        issuer_id: issuer.id,
+        ca_id: issued.caId,
+        serial_hex: issued.serialNumber,
+        not_before: issued.notBefore.toISOString(),
+        not_after: issued.notAfter.toISOString(),
+        fingerprint_sha256: issued.fingerprintSha256,
+        issued_at: new Date().toISOString(),
+      },
     });
     return {
       issuer_id: issuer.id,
@@ -493,26 +575,8 @@ export class LocalCaService implements LocalCaHooks {
     const issuer = await this.issuers.find(request.issuer_id);
     if (!issuer) throw issuerNotFound(request.issuer_id);
     const event = await this.cas.transaction(async (manager) => {
-      if (issuer.kind === 'local_ca' && !(await this.cas.issued(manager, issuer.id, request.serial_hex))) {
-        throw new CertlaneError(
-          ErrorCode.CertificateNotFound,
-          `issuer ${issuer.id} issued no certificate with serial ${request.serial_hex}`,
-        );
-      }
-      const stored = await this.cas.revoke(
-        manager,
-        issuer.id,
-        request.serial_hex,
-        request.reason ?? 'unspecified',
-      );
-      const payload: CertificateRevoked = {
-        issuer_id: issuer.id,
-        serial_hex: request.serial_hex,
-        reason: stored.reason,
-        revoked_at: new Date(stored.revoked_at).toISOString(),
-      };
-      if (!stored.created) return payload;
-      await this.outbox.add(manager, 'issuance.v1.certificate.revoked', payload, context?.actor_id);
+      const { payload, created } = await this.recordRevocation(manager, issuer, request, context);
+      if (!created) return payload;
       await this.outbox.audit(manager, {
         action: AuditAction.CertificateRevoked,
         event_category: 'cert_lifecycle',
@@ -528,24 +592,149 @@ export class LocalCaService implements LocalCaHooks {
     return event;
   }
 
+  /**
+   * Bulk revoke's issuer step, in the caller's transaction: records the revocations of many
+   * serials (one statement per issuer) and publishes issuance.v1.certificate.revoked for each new
+   * one through the outbox, with no audit record per serial (the bulk call writes one). Returns
+   * the serials that could not be revoked, with why: an unknown issuer, or a serial the local CA
+   * never issued. The caller calls outbox.committed() after its commit.
+   */
+  async revokeMany(
+    manager: EntityManager,
+    items: { issuer_id: string; serial_hex: string; certificate_id: string }[],
+    reason: RevocationReason,
+    context?: RequestContext,
+  ): Promise<{ certificate_id: string; message: string }[]> {
+    const failures = new Map<string, string>();
+    const byIssuer = new Map<string, typeof items>();
+    for (const item of items) byIssuer.set(item.issuer_id, [...(byIssuer.get(item.issuer_id) ?? []), item]);
+    // First every check, so a certificate with one bad serial has none of its serials revoked.
+    for (const [issuerId, group] of byIssuer) {
+      const issuer = await this.issuers.find(issuerId, manager);
+      if (!issuer) {
+        for (const item of group) failures.set(item.certificate_id, `issuer ${issuerId} not found`);
+        continue;
+      }
+      if (issuer.kind !== 'local_ca') continue;
+      const serials = group.map((item) => item.serial_hex);
+      const issued = await this.cas.issuedSerials(manager, issuerId, serials);
+      for (const item of group) {
+        if (!issued.has(item.serial_hex)) {
+          failures.set(
+            item.certificate_id,
+            `issuer ${issuerId} issued no certificate with serial ${item.serial_hex}`,
+          );
+        }
+      }
+    }
+    const events: CertificateRevoked[] = [];
+    for (const [issuerId, group] of byIssuer) {
+      const certificateOf = new Map(
+        group
+          .filter((item) => !failures.has(item.certificate_id))
+          .map((i) => [i.serial_hex, i.certificate_id]),
+      );
+      const created = await this.cas.revokeMany(manager, issuerId, [...certificateOf.keys()], reason);
+      for (const row of created) {
+        events.push({
+          issuer_id: issuerId,
+          serial_hex: row.serial_hex,
+          reason,
+          revoked_at: new Date(row.revoked_at).toISOString(),
+          certificate_id: certificateOf.get(row.serial_hex),
+        });
+      }
+    }
+    await addManyToOutbox(
+      manager,
+      this.outbox.schema,
+      events.map((data) => ({
+        subject: 'issuance.v1.certificate.revoked' as const,
+        data,
+        actorId: context?.actor_id,
+      })),
+    );
+    return [...failures].map(([certificate_id, message]) => ({ certificate_id, message }));
+  }
+
+  /**
+   * The same revocation inside the caller's transaction and without an audit record of its own:
+   * for the managed-certificate revoke, whose one audit record (certificate.revoked on the managed
+   * certificate) lists the serials. The caller calls `outbox.committed()` after its commit.
+   */
+  async revokeWithin(
+    manager: EntityManager,
+    request: RevokeCertificateRequest,
+    context?: RequestContext,
+  ): Promise<CertificateRevoked & { created: boolean }> {
+    const issuer = await this.issuers.find(request.issuer_id, manager);
+    if (!issuer) throw issuerNotFound(request.issuer_id);
+    const { payload, created } = await this.recordRevocation(manager, issuer, request, context);
+    return { ...payload, created };
+  }
+
+  private async recordRevocation(
+    manager: EntityManager,
+    issuer: IssuerRow,
+    request: RevokeCertificateRequest,
+    context?: RequestContext,
+  ): Promise<{ payload: CertificateRevoked; created: boolean }> {
+    if (issuer.kind === 'local_ca' && !(await this.cas.issued(manager, issuer.id, request.serial_hex))) {
+      throw new CertlaneError(
+        ErrorCode.CertificateNotFound,
+        `issuer ${issuer.id} issued no certificate with serial ${request.serial_hex}`,
+      );
+    }
+    const stored = await this.cas.revoke(
+      manager,
+      issuer.id,
+      request.serial_hex,
+      request.reason ?? 'unspecified',
+    );
+    const payload: CertificateRevoked = {
+      issuer_id: issuer.id,
+      serial_hex: request.serial_hex,
+      reason: stored.reason,
+      revoked_at: new Date(stored.revoked_at).toISOString(),
+    };
+    if (stored.created) {
+      await this.outbox.add(manager, 'issuance.v1.certificate.revoked', payload, context?.actor_id);
+    }
+    return { payload, created: stored.created };
+  }
+
   // ---- for the revocation service ----
 
-  async issuerCaInfo(issuerId: string): Promise<IssuerCaInfo> {
-    const { issuer, ca } = await this.issuerCa(issuerId, 'serve CRLs or OCSP');
+  async issuerCaInfo(issuerId: string, caId?: string): Promise<IssuerCaInfo> {
+    const { issuer, ca } = await this.issuerCa(issuerId, 'serve CRLs or OCSP', caId);
     const certificate = parseCertificate(ca.certificate_pem as string);
     const signer = await this.signer(ca);
+    const { rows } = await this.cas.list({ page: 1, per_page: 1000, offset: 0 }, issuer.id);
     return {
       issuer_id: issuer.id,
       kind: issuer.kind,
       capabilities: { crl: signer.signatureAlgorithm.hash !== null, ocsp: true },
+      ca_id: ca.id,
       ca_certificate_pem: toPem('CERTIFICATE', certificate.der),
       chain_pem: [ca.certificate_pem as string, ...(await this.parentsPem(ca))].join(''),
       signature_algorithm: signer.signatureAlgorithm.name,
+      cas: rows.flatMap((row) =>
+        row.status === 'pending' || !row.certificate_pem
+          ? []
+          : [
+              {
+                ca_id: row.id,
+                certificate_pem: row.certificate_pem,
+                status: row.status,
+                issuing: row.id === issuer.issuing_ca_id,
+              },
+            ],
+      ),
     };
   }
 
   async signDigest(request: SignDigestRequest): Promise<SignDigestResponse> {
-    const { ca } = await this.issuerCa(request.issuer_id, 'sign CRLs');
+    const { ca } = await this.issuerCa(request.issuer_id, 'sign CRLs', request.ca_id);
     const pkcs8 = this.secrets.openKey(ca.id, ca.private_key_sealed);
     const signer = await this.keys.load({ provider: ca.key_provider, reference: pkcs8 });
     const hash = signer.signatureAlgorithm.hash;
@@ -566,12 +755,12 @@ export class LocalCaService implements LocalCaHooks {
     };
   }
 
-  /** A delegated OCSP responder certificate (RFC 6960 4.2.2.2), also under a retired issuing CA. */
+  /** A delegated OCSP responder certificate (RFC 6960 4.2.2.2) from the issuing CA or `ca_id`, retired ones too. */
   async issueOcspResponder(
     request: IssueOcspResponderRequest,
     context?: RequestContext,
   ): Promise<OcspResponderCertificate> {
-    const { issuer, ca } = await this.issuerCa(request.issuer_id, 'serve OCSP');
+    const { issuer, ca } = await this.issuerCa(request.issuer_id, 'serve OCSP', request.ca_id);
     let csr;
     try {
       csr = parseCsr(request.csr_pem);

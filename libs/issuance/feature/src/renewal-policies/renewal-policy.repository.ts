@@ -100,9 +100,21 @@ export class RenewalPolicyRepository {
     return (await repository.findOneBy({ id })) as RenewalPolicyEntity;
   }
 
+  /** A policy certificates still reference is refused (409, spec 2.2): the foreign key says so. */
   async delete(manager: EntityManager, id: string): Promise<boolean> {
-    const result = await manager.getRepository(RenewalPolicyEntity).delete({ id });
-    return (result.affected ?? 0) > 0;
+    try {
+      const result = await manager.getRepository(RenewalPolicyEntity).delete({ id });
+      return (result.affected ?? 0) > 0;
+    } catch (error) {
+      const driverError = (error as { driverError?: { code?: string } }).driverError;
+      if (error instanceof QueryFailedError && driverError?.code === '23503') {
+        throw new CertlaneError(
+          ErrorCode.RenewalPolicyInUse,
+          `renewal policy ${JSON.stringify(id)} is used by certificates; move them to another policy first`,
+        );
+      }
+      throw error;
+    }
   }
 }
 

@@ -21,6 +21,7 @@ import {
   renewalPolicyId,
 } from '@certlane/issuance-domain';
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import { isForeignKeyViolation } from '../inventory/pg-violation';
 import { RenewalPolicyRepository, toDto } from './renewal-policy.repository';
 
 /** Renewal-policy changes are configuration (spec 6.1 category `config`). */
@@ -99,12 +100,23 @@ export class RenewalPolicyService {
     return updated;
   }
 
+  /** Refused (409 renewal_policy_in_use) while a certificate references the policy (foreign key). */
   async delete(id: string, context?: RequestContext): Promise<RenewalPolicyDeleted> {
-    await this.repository.transaction(async (manager) => {
-      if (!(await this.repository.delete(manager, id))) throw notFound(id);
-      await this.outbox.add(manager, 'issuance.v1.renewal-policy.deleted', { id }, context?.actor_id);
-      await this.outbox.audit(manager, policyAudit(AuditAction.RenewalPolicyDeleted, id, context, {}));
-    });
+    try {
+      await this.repository.transaction(async (manager) => {
+        if (!(await this.repository.delete(manager, id))) throw notFound(id);
+        await this.outbox.add(manager, 'issuance.v1.renewal-policy.deleted', { id }, context?.actor_id);
+        await this.outbox.audit(manager, policyAudit(AuditAction.RenewalPolicyDeleted, id, context, {}));
+      });
+    } catch (error) {
+      if (isForeignKeyViolation(error, ['certificates_renewal_policy_id_fkey'])) {
+        throw new CertlaneError(
+          ErrorCode.RenewalPolicyInUse,
+          `renewal policy ${JSON.stringify(id)} is used by certificates; move them to another policy first`,
+        );
+      }
+      throw error;
+    }
     this.outbox.committed();
     return { id };
   }

@@ -1,0 +1,379 @@
+import { execFileSync } from 'node:child_process';
+import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type {
+  AgentCertificateDto,
+  AgentCsrAccepted,
+  AgentReportStatus,
+  AgentWorkItem,
+  AgentWorkResponse,
+} from '@certlane/contracts';
+import type {
+  DeploymentHost,
+  DeploymentMaterial,
+  DeploymentResult,
+  TargetConnector,
+} from '@certlane/connectors';
+import { parseCsr } from '@certlane/pki';
+import { CertlaneAgent, subjectAltNamesFor } from './agent';
+import { KeyStore } from './key-store';
+import type { Logger } from './logger';
+import { AgentGoneError, AgentServerClient, HostFacts, ServerError } from './server-client';
+import type { TargetConfigSource, TargetSpec } from './targets';
+import { connectorRegistry } from './targets';
+
+const quiet: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
+
+/** A server that issues each CSR with an openssl CA and records everything the agent sent. */
+class FakeServer implements AgentServerClient {
+  sent: string[] = [];
+  reports: { job: string; status: AgentReportStatus; error?: string }[] = [];
+  heartbeats: HostFacts[] = [];
+  queue: AgentWorkItem[] = [];
+  versions = new Map<string, AgentCertificateDto>();
+  fail: Partial<Record<'work' | 'heartbeat' | 'csr', Error>> = {};
+
+  constructor(private readonly dir: string) {}
+
+  async heartbeat(facts: HostFacts) {
+    this.sent.push(JSON.stringify(facts));
+    if (this.fail.heartbeat) throw this.fail.heartbeat;
+    this.heartbeats.push(facts);
+  }
+  async work(): Promise<AgentWorkResponse> {
+    if (this.fail.work) throw this.fail.work;
+    const jobs = this.queue;
+    this.queue = [];
+    return { jobs, count: jobs.length };
+  }
+  async submitCsr(certificateId: string, csrPem: string): Promise<AgentCsrAccepted> {
+    this.sent.push(JSON.stringify({ csr_pem: csrPem, certificate_id: certificateId }));
+    if (this.fail.csr) throw this.fail.csr;
+    writeFileSync(join(this.dir, 'req.csr'), csrPem);
+    execFileSync(
+      'openssl',
+      [
+        'x509',
+        '-req',
+        '-in',
+        'req.csr',
+        '-CA',
+        'ca.crt',
+        '-CAkey',
+        'ca.key',
+        '-days',
+        '30',
+        '-copy_extensions',
+        'copy',
+        '-out',
+        'leaf.crt',
+      ],
+      { cwd: this.dir, stdio: 'ignore' },
+    );
+    const leaf = readFileSync(join(this.dir, 'leaf.crt'), 'utf8');
+    const x509 = new X509Certificate(leaf);
+    const versionId = `ver-${this.versions.size + 1}`;
+    const dto: AgentCertificateDto = {
+      certificate_id: certificateId,
+      version_id: versionId,
+      leaf_pem: leaf,
+      chain_pem: readFileSync(join(this.dir, 'ca.crt'), 'utf8'),
+      certificate_pem: leaf + readFileSync(join(this.dir, 'ca.crt'), 'utf8'),
+      serial_number: x509.serialNumber,
+      fingerprint_sha256: x509.fingerprint256,
+      not_before: x509.validFrom,
+      not_after: x509.validTo,
+    };
+    this.versions.set(versionId, dto);
+    return {
+      status: 'accepted',
+      job_id: 'j',
+      job_status: 'Completed',
+      certificate_id: certificateId,
+      version_id: versionId,
+      serial_number: dto.serial_number,
+      fingerprint_sha256: dto.fingerprint_sha256,
+      not_after: dto.not_after,
+    };
+  }
+  async certificate(_id: string, versionId?: string | null) {
+    const dto = versionId ? this.versions.get(versionId) : [...this.versions.values()].pop();
+    if (!dto) throw new ServerError(404, 'certificate_version_not_found', 'no version');
+    return dto;
+  }
+  async reportStatus(job: string, status: AgentReportStatus, error?: string) {
+    this.sent.push(JSON.stringify({ status, error }));
+    this.reports.push({ job, status, ...(error !== undefined ? { error } : {}) });
+  }
+}
+
+/** The test double of a target kind: writes the files, or fails as told. */
+class FileConnector implements TargetConnector {
+  readonly type = 'nginx' as const;
+  deployed: DeploymentMaterial[] = [];
+  result: Partial<DeploymentResult> = {};
+  async deploy(
+    config: Readonly<Record<string, unknown>>,
+    material: DeploymentMaterial,
+    _host: DeploymentHost,
+  ): Promise<DeploymentResult> {
+    this.deployed.push(material);
+    if (this.result.ok === false)
+      return {
+        ok: false,
+        rolledBack: true,
+        steps: [{ step: 'validate', ok: false, detail: 'nginx -t said no' }],
+        ...this.result,
+      };
+    writeFileSync(String(config.cert_path), material.certificatePem + material.chainPem);
+    writeFileSync(String(config.key_path), material.privateKeyPem, { mode: 0o600 });
+    return { ok: true, rolledBack: false, steps: [{ step: 'write', ok: true }] };
+  }
+}
+
+const item = (over: Partial<AgentWorkItem>): AgentWorkItem => ({
+  job_id: 'job-1',
+  type: 'Issuance',
+  status: 'AwaitingCSR',
+  certificate_id: 'web',
+  common_name: 'web.example.com',
+  sans: ['www.example.com', '10.0.0.1'],
+  key_algorithm: 'ECDSA-P256',
+  target_id: '',
+  version_id: null,
+  attempts: 0,
+  max_attempts: 3,
+  created_at: new Date().toISOString(),
+  ...over,
+});
+
+describe('CertlaneAgent job handling', () => {
+  let dir: string;
+  let server: FakeServer;
+  let connector: FileConnector;
+  let targets: Record<string, TargetSpec>;
+  let agent: CertlaneAgent;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'certlane-agent-spec-'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        'ca.key',
+        '-out',
+        'ca.crt',
+        '-subj',
+        '/CN=Fake CA',
+        '-days',
+        '30',
+      ],
+      { cwd: dir, stdio: 'ignore' },
+    );
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  beforeEach(() => {
+    server = new FakeServer(dir);
+    connector = new FileConnector();
+    targets = {};
+    const source: TargetConfigSource = { get: async (id) => targets[id] ?? null };
+    agent = new CertlaneAgent({
+      server,
+      keys: new KeyStore(join(dir, 'state')),
+      targets: source,
+      connectors: connectorRegistry([connector]),
+      host: {
+        run: async () => ({ exitCode: 0, stdout: '', stderr: '', timedOut: false }),
+        servedFingerprint: async () => '',
+        log: () => undefined,
+      },
+      logger: quiet,
+      facts: () => ({ version: 't', hostname: 'h', os: 'linux', architecture: 'x64' }),
+      pollIntervalMs: 1000,
+      heartbeatIntervalMs: 1000,
+      backoffMaxMs: 8000,
+    });
+  });
+
+  it('answers an AwaitingCSR job with a CSR for a key it wrote 0600 and never sent', async () => {
+    server.queue = [item({ key_algorithm: 'ECDSA-P384' })];
+    expect(await agent.pollOnce()).toEqual(['csr-submitted']);
+    const keyPath = join(dir, 'state', 'keys', 'web', 'ver-1.key.pem');
+    expect(statSync(keyPath).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'state', 'keys')).mode & 0o777).toBe(0o700);
+    const key = readFileSync(keyPath, 'utf8');
+    expect(key).toContain('-----BEGIN PRIVATE KEY-----');
+    expect(readdirSync(join(dir, 'state', 'keys', 'web'))).toEqual(['ver-1.key.pem']);
+    const csrBody = JSON.parse(server.sent.find((s) => s.includes('csr_pem'))!) as { csr_pem: string };
+    const csr = parseCsr(csrBody.csr_pem);
+    expect(csr.publicKey.algorithm).toBe('ECDSA');
+    expect(csr.subject.attributes.map((a) => [a.shortName, a.value])).toEqual([['CN', 'web.example.com']]);
+    expect(
+      new X509Certificate(server.versions.get('ver-1')!.leaf_pem).checkPrivateKey(createPrivateKey(key)),
+    ).toBe(true);
+    const body = key.split('\n').slice(1, -2).join('');
+    for (const sent of server.sent) {
+      expect(sent).not.toContain('PRIVATE KEY');
+      expect(sent).not.toContain(body.slice(0, 40));
+    }
+    expect(server.reports).toEqual([]);
+  });
+
+  it('builds the SANs by form: the CN as DNS, IPs, e-mail, URIs', () => {
+    expect(
+      subjectAltNamesFor('web.example.com', [
+        'www.example.com',
+        '10.0.0.1',
+        'a@b.example',
+        'spiffe://x/y',
+        'WEB.example.com',
+      ]),
+    ).toEqual([
+      { type: 'dns', value: 'web.example.com' },
+      { type: 'dns', value: 'www.example.com' },
+      { type: 'ip', value: '10.0.0.1' },
+      { type: 'email', value: 'a@b.example' },
+      { type: 'uri', value: 'spiffe://x/y' },
+    ]);
+  });
+
+  it('reports Failed with the reason when the server refuses the CSR, and drops the key', async () => {
+    server.fail.csr = new ServerError(400, 'csr_invalid', 'POST /csr: 400 csr_invalid: CN mismatch');
+    server.queue = [item({ job_id: 'job-bad', certificate_id: 'bad' })];
+    expect(await agent.pollOnce()).toEqual(['failed']);
+    expect(server.reports).toEqual([
+      { job: 'job-bad', status: 'Failed', error: 'POST /csr: 400 csr_invalid: CN mismatch' },
+    ]);
+    expect(readdirSync(join(dir, 'state', 'keys', 'bad'))).toEqual([]);
+  });
+
+  it('leaves the job for the next poll on a transient CSR error', async () => {
+    server.fail.csr = new ServerError(503, 'service_unavailable', 'down');
+    server.queue = [item({ job_id: 'job-503', certificate_id: 'later' })];
+    await expect(agent.pollOnce()).rejects.toThrow('down');
+    expect(server.reports).toEqual([]);
+  });
+
+  it('deploys a version through the target connector: Running then Completed', async () => {
+    server.queue = [item({})];
+    await agent.pollOnce();
+    targets['tgt-1'] = {
+      type: 'nginx',
+      config: { cert_path: join(dir, 'served.crt'), key_path: join(dir, 'served.key') },
+      endpoint: '127.0.0.1:1',
+    };
+    server.queue = [
+      item({
+        job_id: 'job-d',
+        type: 'Deployment',
+        status: 'Pending',
+        target_id: 'tgt-1',
+        version_id: 'ver-1',
+      }),
+    ];
+    expect(await agent.pollOnce()).toEqual(['completed']);
+    expect(server.reports.map((r) => [r.job, r.status])).toEqual([
+      ['job-d', 'Running'],
+      ['job-d', 'Completed'],
+    ]);
+    const material = connector.deployed[0];
+    expect(material.fingerprintSha256).toBe(
+      createHash('sha256').update(new X509Certificate(material.certificatePem).raw).digest('hex'),
+    );
+    expect(readFileSync(join(dir, 'served.key'), 'utf8')).toBe(
+      readFileSync(join(dir, 'state', 'keys', 'web', 'ver-1.key.pem'), 'utf8'),
+    );
+    for (const sent of server.sent) expect(sent).not.toContain('PRIVATE KEY');
+  });
+
+  it("reports Failed with the connector's error, or a missing target, kind or key", async () => {
+    server.queue = [item({})];
+    await agent.pollOnce();
+    targets['tgt-broken'] = { type: 'nginx', config: {} };
+    targets['tgt-iis'] = { type: 'iis', config: {} };
+    connector.result = { ok: false, error: 'validate failed' };
+    server.queue = [
+      item({
+        job_id: 'd1',
+        type: 'Deployment',
+        status: 'Pending',
+        target_id: 'tgt-broken',
+        version_id: 'ver-1',
+      }),
+      item({
+        job_id: 'd2',
+        type: 'Deployment',
+        status: 'Pending',
+        target_id: 'tgt-unknown',
+        version_id: 'ver-1',
+      }),
+      item({
+        job_id: 'd3',
+        type: 'Deployment',
+        status: 'Pending',
+        target_id: 'tgt-iis',
+        version_id: 'ver-1',
+      }),
+      item({
+        job_id: 'd4',
+        type: 'Deployment',
+        status: 'Pending',
+        target_id: 'tgt-broken',
+        certificate_id: 'web',
+        version_id: 'ver-9',
+      }),
+    ];
+    expect(await agent.pollOnce()).toEqual(['failed', 'failed', 'failed', 'failed']);
+    const failures = Object.fromEntries(
+      server.reports.filter((r) => r.status === 'Failed').map((r) => [r.job, r.error]),
+    );
+    expect(failures.d1).toBe(
+      'validate failed [rolled back to the previous certificate] steps: validate:failed (nginx -t said no)',
+    );
+    expect(failures.d2).toBe(
+      'target tgt-unknown is not configured on this agent (SERVICE_AGENT_TARGETS_FILE)',
+    );
+    expect(failures.d3).toBe('this agent has no connector for target kind iis');
+    expect(failures.d4).toMatch(/no version/);
+  });
+
+  it('stops on 410 and on 401 from any call, and backs off on errors', async () => {
+    const sleeps: number[] = [];
+    let now = 0;
+    const run = (fail: Error, where: 'work' | 'heartbeat') => {
+      server.fail = { [where]: fail };
+      const looping = new CertlaneAgent({
+        ...(agent as unknown as { deps: ConstructorParameters<typeof CertlaneAgent>[0] }).deps,
+        heartbeatIntervalMs: 60_000,
+        random: () => 0.5,
+        now: () => now,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          now += ms;
+          if (sleeps.length === 4) server.fail = { [where]: new AgentGoneError(410) };
+        },
+      });
+      return looping.run();
+    };
+    expect(await run(new AgentGoneError(401), 'heartbeat')).toMatchObject({ reason: 'gone', status: 401 });
+    expect(await run(new Error('ECONNREFUSED'), 'work')).toMatchObject({ reason: 'gone', status: 410 });
+    // 1 s polls failing: 0.75, 1.5, 3, 6 s of backoff (base 1 s doubled, upper half, cap 8 s)
+    expect(sleeps).toEqual([750, 1500, 3000, 6000]);
+    expect(server.heartbeats).toHaveLength(1);
+  });
+});

@@ -1,0 +1,285 @@
+import { isIP } from 'node:net';
+import type { AgentWorkItem } from '@certlane/contracts';
+import type { DeploymentHost, DeploymentResult } from '@certlane/connectors';
+import { createCsr, SubjectAltNameInput } from '@certlane/pki';
+import { backoffDelay, jittered } from './backoff';
+import { KeyStore } from './key-store';
+import type { Logger } from './logger';
+import { AgentGoneError, AgentServerClient, HostFacts, ServerError } from './server-client';
+import type { ConnectorResolver, TargetConfigSource } from './targets';
+
+/** The names a CSR asks for: the common name as a DNS name, then the SANs typed by form. */
+export function subjectAltNamesFor(commonName: string, sans: readonly string[]): SubjectAltNameInput[] {
+  const out: SubjectAltNameInput[] = [];
+  const seen = new Set<string>();
+  const add = (entry: SubjectAltNameInput) => {
+    const key = `${entry.type}:${entry.value.toLowerCase()}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(entry);
+    }
+  };
+  if (
+    /^[A-Za-z0-9*]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$/.test(commonName)
+  ) {
+    add({ type: 'dns', value: commonName });
+  }
+  for (const value of sans) {
+    if (isIP(value)) add({ type: 'ip', value });
+    else if (value.includes('://')) add({ type: 'uri', value });
+    else if (value.includes('@')) add({ type: 'email', value });
+    else add({ type: 'dns', value });
+  }
+  return out;
+}
+
+/** A failed deployment's steps, as one line for the job's `last_error`. */
+export function describeFailure(result: DeploymentResult): string {
+  const steps = result.steps.map(
+    (s) => `${s.step}:${s.ok ? 'ok' : 'failed'}${s.detail && !s.ok ? ` (${s.detail})` : ''}`,
+  );
+  const head = result.error ?? 'the deployment failed';
+  return `${head}${result.rolledBack ? ' [rolled back to the previous certificate]' : ''}${steps.length ? ` steps: ${steps.join(', ')}` : ''}`;
+}
+
+export interface AgentDependencies {
+  server: AgentServerClient;
+  keys: KeyStore;
+  targets: TargetConfigSource;
+  connectors: ConnectorResolver;
+  host: DeploymentHost;
+  logger: Logger;
+  facts: () => HostFacts;
+  pollIntervalMs: number;
+  heartbeatIntervalMs: number;
+  backoffMaxMs: number;
+  random?: () => number;
+  now?: () => number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export type JobOutcome = 'csr-submitted' | 'completed' | 'failed' | 'skipped';
+
+const abortableSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolvePromise) => {
+    if (signal.aborted) return resolvePromise();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolvePromise();
+    }
+    signal.addEventListener('abort', done);
+  });
+
+/**
+ * The agent (ADR 0030): heartbeats and polls on their own jittered schedules, backs off on errors,
+ * handles each work item (a CSR from a key it generates and keeps; a deployment through the target's
+ * connector) and stops when the server says it is gone (410, or 401 once its key is revoked).
+ */
+export class CertlaneAgent {
+  private readonly random: () => number;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  private readonly stopper = new AbortController();
+
+  constructor(private readonly deps: AgentDependencies) {
+    this.random = deps.random ?? Math.random;
+    this.now = deps.now ?? Date.now;
+    this.sleep = deps.sleep ?? abortableSleep;
+  }
+
+  stop(): void {
+    this.stopper.abort();
+  }
+
+  /** Runs until stopped (resolves `stopped`) or the server says the agent is gone. */
+  async run(): Promise<{ reason: 'stopped' } | { reason: 'gone'; status: 401 | 410; message: string }> {
+    const { logger } = this.deps;
+    let nextHeartbeat = this.now();
+    let nextPoll = this.now();
+    let heartbeatFailures = 0;
+    let pollFailures = 0;
+    const retryBase = (interval: number) => Math.min(interval, 5_000);
+    try {
+      while (!this.stopper.signal.aborted) {
+        if (this.now() >= nextHeartbeat) {
+          try {
+            await this.deps.server.heartbeat(this.deps.facts());
+            heartbeatFailures = 0;
+            nextHeartbeat = this.now() + jittered(this.deps.heartbeatIntervalMs, this.random);
+          } catch (error) {
+            if (error instanceof AgentGoneError) throw error;
+            heartbeatFailures++;
+            const delay = backoffDelay(
+              heartbeatFailures,
+              retryBase(this.deps.heartbeatIntervalMs),
+              this.deps.backoffMaxMs,
+              this.random,
+            );
+            logger.warn('heartbeat failed', { error: (error as Error).message, retry_in_ms: delay });
+            nextHeartbeat = this.now() + delay;
+          }
+        }
+        if (this.stopper.signal.aborted) break;
+        if (this.now() >= nextPoll) {
+          try {
+            await this.pollOnce();
+            pollFailures = 0;
+            nextPoll = this.now() + jittered(this.deps.pollIntervalMs, this.random);
+          } catch (error) {
+            if (error instanceof AgentGoneError) throw error;
+            pollFailures++;
+            const delay = backoffDelay(
+              pollFailures,
+              retryBase(this.deps.pollIntervalMs),
+              this.deps.backoffMaxMs,
+              this.random,
+            );
+            logger.warn('work poll failed', { error: (error as Error).message, retry_in_ms: delay });
+            nextPoll = this.now() + delay;
+          }
+        }
+        const wait = Math.max(0, Math.min(nextHeartbeat, nextPoll) - this.now());
+        await this.sleep(wait, this.stopper.signal);
+      }
+      return { reason: 'stopped' };
+    } catch (error) {
+      if (error instanceof AgentGoneError)
+        return { reason: 'gone', status: error.status, message: error.message };
+      throw error;
+    }
+  }
+
+  /** One poll: every work item in order. Throws on a failed poll (the loop backs off). */
+  async pollOnce(): Promise<JobOutcome[]> {
+    const work = await this.deps.server.work();
+    if (work.count > 0) this.deps.logger.info('work received', { count: work.count });
+    const outcomes: JobOutcome[] = [];
+    for (const item of work.jobs) {
+      if (this.stopper.signal.aborted) break;
+      outcomes.push(await this.handle(item));
+    }
+    return outcomes;
+  }
+
+  /** One work item. Transient server errors are thrown (the item comes back on the next poll). */
+  async handle(item: AgentWorkItem): Promise<JobOutcome> {
+    if (item.status === 'AwaitingCSR' && (item.type === 'Issuance' || item.type === 'Renewal')) {
+      return this.submitCsr(item);
+    }
+    if (item.type === 'Deployment' && item.status === 'Pending') return this.deploy(item);
+    this.deps.logger.warn('work item of an unknown kind skipped', {
+      job_id: item.job_id,
+      type: item.type,
+      status: item.status,
+    });
+    return 'skipped';
+  }
+
+  private async submitCsr(item: AgentWorkItem): Promise<JobOutcome> {
+    const { keys, server, logger } = this.deps;
+    const fields = {
+      job_id: item.job_id,
+      certificate_id: item.certificate_id,
+      key_algorithm: item.key_algorithm,
+    };
+    let csrPem: string;
+    try {
+      const { signer, path } = await keys.generateForJob(
+        item.certificate_id,
+        item.job_id,
+        item.key_algorithm,
+      );
+      logger.info('key generated on the agent', { ...fields, key_path: path });
+      csrPem = (
+        await createCsr({
+          subject: [['CN', item.common_name]],
+          signer,
+          subjectAltNames: subjectAltNamesFor(item.common_name, item.sans),
+        })
+      ).pem;
+    } catch (error) {
+      const message = `the agent could not generate the key or CSR: ${(error as Error).message}`;
+      logger.error('key generation failed', { ...fields, error: message });
+      await server.reportStatus(item.job_id, 'Failed', message);
+      return 'failed';
+    }
+    try {
+      const accepted = await server.submitCsr(item.certificate_id, csrPem);
+      keys.promote(item.certificate_id, item.job_id, accepted.version_id);
+      logger.info('CSR accepted, certificate issued', {
+        ...fields,
+        version_id: accepted.version_id,
+        serial_number: accepted.serial_number,
+        not_after: accepted.not_after,
+      });
+      return 'csr-submitted';
+    } catch (error) {
+      if (error instanceof ServerError && error.status === 400 && error.code === 'csr_invalid') {
+        // The server will not take this CSR however often it is sent: fail the job with its reason.
+        keys.discard(item.certificate_id, item.job_id);
+        logger.error('CSR refused', { ...fields, error: error.message });
+        await server.reportStatus(item.job_id, 'Failed', error.message);
+        return 'failed';
+      }
+      throw error;
+    }
+  }
+
+  private async deploy(item: AgentWorkItem): Promise<JobOutcome> {
+    const { server, logger } = this.deps;
+    const fields = { job_id: item.job_id, certificate_id: item.certificate_id, target_id: item.target_id };
+    await server.reportStatus(item.job_id, 'Running');
+    logger.info('deployment started', fields);
+    let error: string | undefined;
+    try {
+      error = await this.deployTo(item);
+    } catch (thrown) {
+      if (thrown instanceof AgentGoneError) throw thrown;
+      error = (thrown as Error).message || 'the deployment failed';
+    }
+    if (error === undefined) {
+      await server.reportStatus(item.job_id, 'Completed');
+      logger.info('deployment completed', fields);
+      return 'completed';
+    }
+    logger.error('deployment failed', { ...fields, error });
+    await server.reportStatus(item.job_id, 'Failed', error);
+    return 'failed';
+  }
+
+  /** Undefined when deployed; otherwise the reason, for the job's `last_error`. */
+  private async deployTo(item: AgentWorkItem): Promise<string | undefined> {
+    if (!item.target_id) return 'the deployment names no target';
+    const target = await this.deps.targets.get(item.target_id);
+    if (!target)
+      return `target ${item.target_id} is not configured on this agent (SERVICE_AGENT_TARGETS_FILE)`;
+    const connector = this.deps.connectors.connectorFor(target.type);
+    if (!connector) return `this agent has no connector for target kind ${target.type}`;
+    const certificate = await this.deps.server.certificate(item.certificate_id, item.version_id);
+    const privateKeyPem = this.deps.keys.keyFor(
+      item.certificate_id,
+      certificate.version_id,
+      certificate.leaf_pem,
+    );
+    if (!privateKeyPem) {
+      return `this agent holds no private key for ${item.certificate_id} version ${certificate.version_id} (its key was generated elsewhere)`;
+    }
+    const result = await connector.deploy(
+      target.config,
+      {
+        certificatePem: certificate.leaf_pem,
+        chainPem: certificate.chain_pem,
+        privateKeyPem,
+        fingerprintSha256: certificate.fingerprint_sha256.replace(/:/g, '').toLowerCase(),
+      },
+      this.deps.host,
+      {
+        ...(target.endpoint ? { endpoint: target.endpoint } : {}),
+        serverName: target.server_name ?? item.common_name,
+      },
+    );
+    return result.ok ? undefined : describeFailure(result);
+  }
+}

@@ -1,0 +1,122 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { KeyAlgorithmName } from '@certlane/contracts';
+import { KeySpec, SoftwareKeyProvider, SoftwareSigner, toPem } from '@certlane/pki';
+
+/** The pki key to generate for a certificate's `key_algorithm` (the names of spec 2.2). */
+export function keySpecFor(algorithm: KeyAlgorithmName): KeySpec {
+  switch (algorithm) {
+    case 'ECDSA-P256':
+      return { algorithm: 'ECDSA', curve: 'P-256' };
+    case 'ECDSA-P384':
+      return { algorithm: 'ECDSA', curve: 'P-384' };
+    case 'RSA-2048':
+      return { algorithm: 'RSA', size: 2048 };
+    case 'RSA-3072':
+      return { algorithm: 'RSA', size: 3072 };
+    case 'RSA-4096':
+      return { algorithm: 'RSA', size: 4096 };
+    case 'Ed25519':
+      return { algorithm: 'Ed25519' };
+    default:
+      throw new Error(`key algorithm ${String(algorithm)} is not supported by this agent`);
+  }
+}
+
+const SAFE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+function safe(name: string, what: string): string {
+  if (!SAFE.test(name) || name.includes('..'))
+    throw new Error(`${what} ${JSON.stringify(name)} is not a safe file name`);
+  return name;
+}
+
+/**
+ * Private keys on the agent's disk, never anywhere else (ADR 0030): directories 0700, files 0600,
+ * written to a temporary name, synced and renamed. A key generated for a CSR is kept under the
+ * job (`keys/<certificate>/job-<job>.key.pem`) until the CSR is accepted, then renamed to the
+ * version the server issued for it (`keys/<certificate>/<version>.key.pem`), which is what a
+ * deployment of that version loads.
+ */
+export class KeyStore {
+  private readonly provider = new SoftwareKeyProvider();
+
+  constructor(private readonly stateDir: string) {}
+
+  private path(certificateId: string, name: string): string {
+    return join(
+      this.stateDir,
+      'keys',
+      safe(certificateId, 'certificate id'),
+      `${safe(name, 'key name')}.key.pem`,
+    );
+  }
+
+  /** Generates a key for a job's CSR and writes it (0600) before anything is sent. */
+  async generateForJob(
+    certificateId: string,
+    jobId: string,
+    algorithm: KeyAlgorithmName,
+  ): Promise<{ signer: SoftwareSigner; path: string }> {
+    const { signer } = await this.provider.generate(keySpecFor(algorithm));
+    const path = this.path(certificateId, `job-${jobId}`);
+    writePrivateFile(path, toPem('PRIVATE KEY', signer.exportPkcs8()));
+    return { signer, path };
+  }
+
+  /** The job's key becomes the key of the version the server issued for its CSR. */
+  promote(certificateId: string, jobId: string, versionId: string): string {
+    const from = this.path(certificateId, `job-${jobId}`);
+    const to = this.path(certificateId, versionId);
+    renameSync(from, to);
+    return to;
+  }
+
+  discard(certificateId: string, jobId: string): void {
+    const path = this.path(certificateId, `job-${jobId}`);
+    if (existsSync(path)) unlinkSync(path);
+  }
+
+  keyPath(certificateId: string, versionId: string): string {
+    return this.path(certificateId, versionId);
+  }
+
+  /** The PEM key of a version, checked against its certificate; null when this agent has none. */
+  keyFor(certificateId: string, versionId: string, leafPem: string): string | null {
+    const path = this.path(certificateId, versionId);
+    if (!existsSync(path)) return null;
+    const pem = readFileSync(path, 'utf8');
+    if (!new X509Certificate(leafPem).checkPrivateKey(createPrivateKey(pem))) {
+      throw new Error(
+        `the key stored for ${certificateId} version ${versionId} does not match its certificate`,
+      );
+    }
+    return pem;
+  }
+}
+
+/** Writes `content` with mode 0600 (directories 0700) atomically: temp file, fsync, rename. */
+export function writePrivateFile(path: string, content: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const temp = `${path}.tmp-${process.pid}-${Date.now()}`;
+  const fd = openSync(temp, 'wx', 0o600);
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  chmodSync(temp, 0o600); // whatever the umask
+  renameSync(temp, path);
+}

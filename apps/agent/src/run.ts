@@ -1,0 +1,122 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { arch, hostname, networkInterfaces, platform, release } from 'node:os';
+import { join } from 'node:path';
+import { NodeDeploymentHost, type TargetConnector } from '@certlane/connectors';
+import { CertlaneAgent } from './agent';
+import { AGENT_CONFIG_ERROR_EXIT_CODE, AgentConfig, AgentConfigError, loadAgentConfig } from './config';
+import { KeyStore } from './key-store';
+import { jsonLogger } from './logger';
+import { HostFacts, HttpsAgentServerClient } from './server-client';
+import { connectorRegistry, FileTargetConfigSource } from './targets';
+
+/** The version stamped by tools/build.mjs (dist/build-info.json), else the package's. */
+export function agentVersion(): string {
+  for (const path of [
+    join(__dirname, '../../../build-info.json'),
+    join(__dirname, '../../../../package.json'),
+  ]) {
+    try {
+      const parsed = JSON.parse(readFileSync(path, 'utf8')) as { version?: unknown };
+      if (typeof parsed.version === 'string') return parsed.version;
+    } catch {
+      // next
+    }
+  }
+  return 'unknown';
+}
+
+export function hostFacts(version: string): HostFacts {
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && !i.internal && i.family === 'IPv4')?.address;
+  return {
+    version,
+    hostname: hostname().slice(0, 253) || 'unknown',
+    os: `${platform()} ${release()}`.slice(0, 128),
+    architecture: arch(),
+    ...(address ? { ip_address: address } : {}),
+  };
+}
+
+export interface RunAgentOptions {
+  env?: Record<string, string | undefined>;
+  argv?: readonly string[];
+  /** The target kinds this agent can deploy to (libs/connectors). */
+  connectors?: readonly TargetConnector[];
+}
+
+/**
+ * Starts the agent and resolves with the process exit code: 0 when stopped by a signal or when the
+ * server says the agent is gone (410, 401), 78 for a refused configuration.
+ */
+export async function runAgent(options: RunAgentOptions = {}): Promise<number> {
+  let config: AgentConfig;
+  try {
+    config = loadAgentConfig(options.env ?? process.env, options.argv ?? process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof AgentConfigError) {
+      process.stderr.write(`certlane-agent: configuration error: ${error.message}\n`);
+      return AGENT_CONFIG_ERROR_EXIT_CODE;
+    }
+    throw error;
+  }
+  const logger = jsonLogger(config.logLevel);
+  try {
+    mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+  } catch {
+    process.stderr.write(
+      `certlane-agent: configuration error: SERVICE_AGENT_STATE_DIR ${config.stateDir} cannot be created\n`,
+    );
+    return AGENT_CONFIG_ERROR_EXIT_CODE;
+  }
+  if (config.insecureSkipVerify) {
+    logger.warn(
+      'SERVICE_SERVER_TLS_INSECURE_SKIP_VERIFY is set: the server certificate is NOT verified (development only)',
+    );
+  }
+  const version = agentVersion();
+  const server = new HttpsAgentServerClient(config, `certlane-agent/${version}`);
+  const connectors = options.connectors ?? [];
+  const agent = new CertlaneAgent({
+    server,
+    keys: new KeyStore(config.stateDir),
+    targets: new FileTargetConfigSource(config.targetsFile),
+    connectors: connectorRegistry(connectors),
+    host: new NodeDeploymentHost({ log: (message, fields) => logger.info(message, fields) }),
+    logger,
+    facts: () => hostFacts(version),
+    pollIntervalMs: config.pollIntervalMs,
+    heartbeatIntervalMs: config.heartbeatIntervalMs,
+    backoffMaxMs: config.backoffMaxMs,
+  });
+  const onSignal = (signal: string) => {
+    logger.info('stopping', { signal });
+    agent.stop();
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  logger.info('agent started', {
+    agent_id: config.agentId,
+    server_url: config.serverUrl,
+    version,
+    state_dir: config.stateDir,
+    targets_file: config.targetsFile,
+    targets_file_present: existsSync(config.targetsFile),
+    target_kinds: connectors.map((c) => c.type),
+    poll_interval_ms: config.pollIntervalMs,
+    heartbeat_interval_ms: config.heartbeatIntervalMs,
+  });
+  try {
+    const outcome = await agent.run();
+    if (outcome.reason === 'gone') {
+      logger.warn(`agent exiting: ${outcome.message}`, { agent_id: config.agentId, status: outcome.status });
+    } else {
+      logger.info('agent stopped', { agent_id: config.agentId });
+    }
+    return 0;
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    server.close();
+  }
+}

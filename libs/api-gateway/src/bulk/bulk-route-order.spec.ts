@@ -1,0 +1,33 @@
+import { GATEWAY_CONTROLLERS } from '../api-gateway.module';
+import { routeTable } from '../auth/route-table';
+
+/** Express-style path pattern (`:param` = one segment) as a regular expression. */
+const pattern = (path: string) => new RegExp(`^${path.replace(/:[A-Za-z0-9_]+/g, '[^/]+')}$`);
+
+/**
+ * Routes are matched in registration order (the order of GATEWAY_CONTROLLERS): a literal bulk
+ * path must be registered before any `/api/v1/certificates/:id` route that would capture it.
+ */
+describe('bulk routes in the gateway route table', () => {
+  const table = routeTable(GATEWAY_CONTROLLERS);
+  const literals = [
+    'POST /api/v1/certificates/bulk-revoke',
+    'POST /api/v1/certificates/bulk-renew',
+    'POST /api/v1/certificates/bulk-reassign',
+    'POST /api/v1/est/certificates/bulk-revoke',
+  ];
+
+  it.each(literals.map((route) => [route]))('%s is served by its own route, first in order', (route) => {
+    const [method, path] = route.split(' ');
+    const first = table.find((entry) => entry.method === method && pattern(entry.path).test(path));
+    expect(first && `${first.method} ${first.path}`).toBe(route);
+  });
+
+  it('gates the EST bulk revoke on admin and the others on certificate permissions', () => {
+    const access = Object.fromEntries(table.map((r) => [`${r.method} ${r.path}`, r.access]));
+    expect(access['POST /api/v1/est/certificates/bulk-revoke']).toEqual(['admin']);
+    expect(access['POST /api/v1/certificates/bulk-revoke']).toEqual(['certificate.revoke']);
+    expect(access['POST /api/v1/certificates/bulk-renew']).toEqual(['certificate.renew']);
+    expect(access['POST /api/v1/certificates/bulk-reassign']).toEqual(['certificate.edit']);
+  });
+});

@@ -1,0 +1,190 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Put,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
+import type { Request, Response } from 'express';
+import {
+  CertificateChanges,
+  CertificateDto,
+  CertificateVersionDto,
+  CreateCertificateRequest,
+  DeployCertificateBody,
+  ExportPkcs12Body,
+  ListCertificatesRequest,
+  Page,
+  PageQuery,
+  PemExportDto,
+  PemExportQuery,
+  RenewCertificateBody,
+  RenewCertificateQuery,
+  RevokeCertificateBody,
+  StatusResponse,
+} from '@certlane/contracts';
+import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import { busContext } from '../auth/actor';
+import { RequirePermission } from '../auth/route-access';
+import { attachmentName, optionalBody, queryFlag, renewForce } from './request-flags';
+
+/** /api/v1/certificates (spec 4.2, ADR 0024): validated here, served by the issuance service. */
+@Controller('api/v1/certificates')
+export class CertificatesController {
+  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
+
+  @Get()
+  @RequirePermission('certificate.read')
+  list(@Query() query: ListCertificatesRequest, @Req() request: Request): Promise<Page<CertificateDto>> {
+    return this.bus.request('issuance.v1.list-certificates', query, { context: busContext(request) });
+  }
+
+  @Post()
+  @HttpCode(201)
+  @RequirePermission('certificate.create')
+  create(@Body() body: CreateCertificateRequest, @Req() request: Request): Promise<CertificateDto> {
+    return this.bus.request('issuance.v1.create-certificate', body, { context: busContext(request) });
+  }
+
+  @Get(':id')
+  @RequirePermission('certificate.read')
+  get(@Param('id') id: string, @Req() request: Request): Promise<CertificateDto> {
+    return this.bus.request('issuance.v1.get-certificate', { id }, { context: busContext(request) });
+  }
+
+  @Put(':id')
+  @RequirePermission('certificate.edit')
+  update(
+    @Param('id') id: string,
+    @Body() body: CertificateChanges,
+    @Req() request: Request,
+  ): Promise<CertificateDto> {
+    return this.bus.request(
+      'issuance.v1.update-certificate',
+      { ...body, id },
+      { context: busContext(request) },
+    );
+  }
+
+  /** Archives: the certificate stays in the inventory with status Archived. */
+  @Delete(':id')
+  @HttpCode(204)
+  @RequirePermission('certificate.delete')
+  async archive(@Param('id') id: string, @Req() request: Request): Promise<void> {
+    await this.bus.request('issuance.v1.archive-certificate', { id }, { context: busContext(request) });
+  }
+
+  @Get(':id/versions')
+  @RequirePermission('certificate.read')
+  versions(
+    @Param('id') id: string,
+    @Query() query: PageQuery,
+    @Req() request: Request,
+  ): Promise<Page<CertificateVersionDto>> {
+    return this.bus.request(
+      'issuance.v1.list-certificate-versions',
+      { ...query, id },
+      { context: busContext(request) },
+    );
+  }
+
+  @Post(':id/renew')
+  @HttpCode(202)
+  @RequirePermission('certificate.renew')
+  async renew(
+    @Param('id') id: string,
+    @Query() query: RenewCertificateQuery,
+    @Req() request: Request,
+  ): Promise<StatusResponse> {
+    const body = await optionalBody(RenewCertificateBody, request);
+    return this.bus.request(
+      'issuance.v1.renew-certificate',
+      { id, force: renewForce(query.force, body.force) },
+      { context: busContext(request) },
+    );
+  }
+
+  @Post(':id/deploy')
+  @HttpCode(202)
+  @RequirePermission('certificate.deploy')
+  async deploy(@Param('id') id: string, @Req() request: Request): Promise<StatusResponse> {
+    const body = await optionalBody(DeployCertificateBody, request);
+    return this.bus.request(
+      'issuance.v1.deploy-certificate',
+      { id, ...(body.target_id !== undefined ? { target_id: body.target_id } : {}) },
+      { context: busContext(request) },
+    );
+  }
+
+  @Post(':id/revoke')
+  @HttpCode(200)
+  @RequirePermission('certificate.revoke')
+  async revoke(@Param('id') id: string, @Req() request: Request): Promise<StatusResponse> {
+    const body = await optionalBody(RevokeCertificateBody, request);
+    return this.bus.request(
+      'issuance.v1.revoke-managed-certificate',
+      { id, ...(body.reason !== undefined ? { reason: body.reason } : {}) },
+      { context: busContext(request) },
+    );
+  }
+
+  /** JSON `{cert_pem, chain_pem, full_pem}`, or with `download=true` the full PEM as a file. */
+  @Get(':id/export/pem')
+  @RequirePermission('certificate.export')
+  async exportPem(
+    @Param('id') id: string,
+    @Query() query: PemExportQuery,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const pem: PemExportDto = await this.bus.request(
+      'issuance.v1.export-certificate-pem',
+      { id },
+      { context: busContext(request) },
+    );
+    if (!queryFlag(query.download)) {
+      response.status(200).json(pem);
+      return;
+    }
+    response
+      .set({
+        'content-type': 'application/x-pem-file',
+        'content-disposition': `attachment; filename="${attachmentName(id, 'pem')}"`,
+        'cache-control': 'no-store',
+      })
+      .status(200)
+      .end(pem.full_pem);
+  }
+
+  /** PKCS#12 with the certificate and its chain, never a private key. */
+  @Post(':id/export/pkcs12')
+  @HttpCode(200)
+  @RequirePermission('certificate.export')
+  async exportPkcs12(
+    @Param('id') id: string,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const body = await optionalBody(ExportPkcs12Body, request);
+    const exported = await this.bus.request(
+      'issuance.v1.export-certificate-pkcs12',
+      { id, ...(body.password !== undefined ? { password: body.password } : {}) },
+      { context: busContext(request) },
+    );
+    response
+      .set({
+        'content-type': 'application/x-pkcs12',
+        'content-disposition': `attachment; filename="${attachmentName(id, 'p12')}"`,
+        'cache-control': 'no-store',
+      })
+      .status(200)
+      .end(Buffer.from(exported.pkcs12_base64, 'base64'));
+  }
+}

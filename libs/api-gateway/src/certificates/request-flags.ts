@@ -1,0 +1,28 @@
+import type { Request } from 'express';
+import { DtoClass } from '@certlane/contracts';
+import { validateDto } from '@certlane/platform';
+
+/**
+ * A body that may be absent altogether (spec 4.2: renew, deploy, revoke, export; 4.5: reject,
+ * verify): no body reads as `{}`, anything else is validated like every other body.
+ */
+export function optionalBody<T extends object>(cls: DtoClass<T>, request: Request): Promise<T> {
+  const body: unknown = request.body;
+  const empty =
+    body === undefined ||
+    (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+  return validateDto(cls, empty ? {} : body);
+}
+
+/** `true` or `1` in the query (spec 4.2). */
+export const queryFlag = (value: string | undefined): boolean => value === 'true' || value === '1';
+
+/** Renew's force: from the query (`true`/`1`) or the body (`{force: true}`); default false. */
+export function renewForce(query: string | undefined, body: boolean | undefined): boolean {
+  return queryFlag(query) || body === true;
+}
+
+/** A file name for Content-Disposition: the certificate id is already `[a-z0-9._-]`, but be safe. */
+export function attachmentName(id: string, extension: string): string {
+  return `${id.replace(/[^A-Za-z0-9._-]/g, '_') || 'certificate'}.${extension}`;
+}

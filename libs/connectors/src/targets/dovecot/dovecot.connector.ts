@@ -1,0 +1,14 @@
+import { ConnectorConfigSchema, PEM_FILE_FIELDS } from '../config-schema';
+import type { DeploymentEngineOptions } from '../engine/deploy-engine';
+import { pemFilesConnector } from '../pem-files';
+import type { TargetConnector } from '../target-connector';
+
+/** ADR 0026: cert_path, key_path, chain_path, file_mode, reload/validate/restart_command. */
+export const DOVECOT_CONFIG_SCHEMA: ConnectorConfigSchema = PEM_FILE_FIELDS;
+
+export function dovecotConnector(engineOptions: DeploymentEngineOptions = {}): TargetConnector {
+  return pemFilesConnector(
+    { type: 'dovecot', schema: DOVECOT_CONFIG_SCHEMA, starttls: 'imap' },
+    engineOptions,
+  );
+}

@@ -1,0 +1,207 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { isIP, Socket, connect as netConnect } from 'node:net';
+import { connect as tlsConnect, TLSSocket } from 'node:tls';
+import type { CommandResult, DeploymentHost } from '../target-connector';
+
+export interface NodeDeploymentHostOptions {
+  /** Default command timeout when the caller gives none (60 s). */
+  commandTimeoutMs?: number;
+  /** TCP connect + (STARTTLS) + TLS handshake deadline (5 s). */
+  connectTimeoutMs?: number;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+const MAX_OUTPUT = 1024 * 1024;
+
+/** `host:port`, `[v6]:port`. */
+export function parseEndpoint(endpoint: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(endpoint.trim());
+  const port = match ? Number(match[3]) : NaN;
+  if (!match || port < 1 || port > 65535) throw new Error(`endpoint must be host:port`);
+  return { host: match[1] ?? match[2], port };
+}
+
+/**
+ * The real side effects: commands through execFile (never a shell) with a timeout, and the
+ * served leaf read over TLS (SNI = the server name, or the endpoint's host when it is a name;
+ * the chain is not validated: we compare fingerprints), directly or after SMTP / IMAP STARTTLS.
+ */
+export class NodeDeploymentHost implements DeploymentHost {
+  constructor(private readonly options: NodeDeploymentHostOptions = {}) {}
+
+  run(argv: readonly string[], options: { timeoutMs?: number } = {}): Promise<CommandResult> {
+    const timeout = options.timeoutMs ?? this.options.commandTimeoutMs ?? 60_000;
+    return new Promise((resolve) => {
+      if (argv.length === 0) {
+        resolve({ exitCode: null, stdout: '', stderr: 'empty command', timedOut: false });
+        return;
+      }
+      execFile(
+        argv[0],
+        argv.slice(1),
+        { shell: false, timeout, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT, windowsHide: true },
+        (error, stdout, stderr) => {
+          if (!error) {
+            resolve({ exitCode: 0, stdout: String(stdout), stderr: String(stderr), timedOut: false });
+            return;
+          }
+          const failure = error as NodeJS.ErrnoException & { killed?: boolean; signal?: string | null };
+          const code = typeof failure.code === 'number' ? failure.code : null;
+          const timedOut = Boolean(failure.killed) && failure.signal === 'SIGKILL' && code === null;
+          resolve({
+            exitCode: code,
+            stdout: String(stdout ?? ''),
+            stderr:
+              String(stderr ?? '') ||
+              (typeof failure.code === 'string' ? `${failure.code}: ${failure.message}` : ''),
+            timedOut,
+          });
+        },
+      );
+    });
+  }
+
+  async servedFingerprint(
+    endpoint: string,
+    serverName?: string,
+    options: { starttls?: 'smtp' | 'imap' } = {},
+  ): Promise<string> {
+    const { host, port } = parseEndpoint(endpoint);
+    const sni = serverName ?? (isIP(host) ? undefined : host);
+    const timeout = this.options.connectTimeoutMs ?? 5_000;
+    const raw = await withDeadline(timeout, async (track) => {
+      let plain: Socket | undefined;
+      if (options.starttls) {
+        plain = track(await connectPlain(host, port));
+        await (options.starttls === 'smtp' ? smtpStartTls(plain) : imapStartTls(plain));
+      }
+      const tls = track(await handshake({ host, port, socket: plain, servername: sni }));
+      const certificate = tls.getPeerX509Certificate();
+      tls.destroy();
+      if (!certificate) throw new Error('the endpoint served no certificate');
+      return certificate.raw;
+    });
+    return createHash('sha256').update(raw).digest('hex');
+  }
+
+  log(message: string, fields?: Record<string, unknown>): void {
+    this.options.log?.(message, fields);
+  }
+}
+
+type Track = <S extends Socket>(socket: S) => S;
+
+async function withDeadline<T>(ms: number, work: (track: Track) => Promise<T>): Promise<T> {
+  const sockets: Socket[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no TLS handshake within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([
+      work((socket) => {
+        sockets.push(socket);
+        return socket;
+      }),
+      deadline,
+    ]);
+  } finally {
+    clearTimeout(timer);
+    for (const socket of sockets) socket.destroy();
+  }
+}
+
+function connectPlain(host: string, port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect({ host, port });
+    socket.once('connect', () => {
+      socket.off('error', reject);
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
+}
+
+function handshake(options: {
+  host: string;
+  port: number;
+  socket?: Socket;
+  servername?: string;
+}): Promise<TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const tls = tlsConnect({
+      host: options.host,
+      port: options.port,
+      socket: options.socket,
+      servername: options.servername,
+      // We compare the leaf's fingerprint; trust in the chain is not what is checked here.
+      rejectUnauthorized: false,
+    });
+    tls.once('secureConnect', () => {
+      tls.off('error', reject);
+      resolve(tls);
+    });
+    tls.once('error', reject);
+  });
+}
+
+/** Reads lines until `done` accepts one; returns all lines read. */
+function readUntil(socket: Socket, done: (line: string) => boolean): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    const lines: string[] = [];
+    const onData = (chunk: Buffer) => {
+      buffer += chunk.toString('latin1');
+      let index: number;
+      while ((index = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, index).replace(/\r$/, '');
+        buffer = buffer.slice(index + 1);
+        lines.push(line);
+        if (done(line)) {
+          cleanup();
+          resolve(lines);
+          return;
+        }
+      }
+      if (buffer.length > 64 * 1024) fail(new Error('protocol line too long'));
+    };
+    const fail = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onEnd = () => fail(new Error('connection closed during STARTTLS'));
+    const cleanup = () => {
+      socket.off('data', onData);
+      socket.off('error', fail);
+      socket.off('end', onEnd);
+    };
+    socket.on('data', onData);
+    socket.once('error', fail);
+    socket.once('end', onEnd);
+  });
+}
+
+/** SMTP (RFC 3207): greeting 220, EHLO, STARTTLS -> 220, then the TLS handshake. */
+async function smtpStartTls(socket: Socket): Promise<void> {
+  const finalReply = (line: string) => /^\d{3} /.test(line) || /^\d{3}$/.test(line);
+  const greeting = await readUntil(socket, finalReply);
+  if (!greeting.at(-1)?.startsWith('220')) throw new Error('SMTP greeting was not 220');
+  socket.write('EHLO certlane-verify\r\n');
+  const ehlo = await readUntil(socket, finalReply);
+  if (!ehlo.at(-1)?.startsWith('250')) throw new Error('SMTP EHLO was refused');
+  if (!ehlo.some((line) => /^250[- ]STARTTLS/i.test(line)))
+    throw new Error('SMTP server does not offer STARTTLS');
+  socket.write('STARTTLS\r\n');
+  const reply = await readUntil(socket, finalReply);
+  if (!reply.at(-1)?.startsWith('220')) throw new Error('SMTP STARTTLS was refused');
+}
+
+/** IMAP (RFC 3501 6.2.1): untagged OK greeting, `a1 STARTTLS` -> `a1 OK`, then TLS. */
+async function imapStartTls(socket: Socket): Promise<void> {
+  const greeting = await readUntil(socket, (line) => line.startsWith('* '));
+  if (!/^\* (OK|PREAUTH)/i.test(greeting.at(-1) ?? '')) throw new Error('IMAP greeting was not OK');
+  socket.write('a1 STARTTLS\r\n');
+  const reply = await readUntil(socket, (line) => line.startsWith('a1 '));
+  if (!/^a1 OK/i.test(reply.at(-1) ?? '')) throw new Error('IMAP STARTTLS was refused');
+}

@@ -1,0 +1,175 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { AgentDto, ResolvedPage } from '@certlane/contracts';
+import { agentStatus } from '@certlane/deployment-dispatch-domain';
+import { PreparedQuery } from '@certlane/platform';
+import { DataSource, EntityManager } from 'typeorm';
+import { returningRows } from '../returning';
+
+/** An agent row as read for responses: never the key hash (it is not even selected). */
+export interface AgentRow {
+  id: string;
+  name: string;
+  hostname: string;
+  sentinel: boolean;
+  os: string;
+  architecture: string;
+  ip_address: string;
+  version: string;
+  last_heartbeat_at: Date | null;
+  registered_at: Date;
+  retired_at: Date | null;
+  retired_reason: string | null;
+  api_key_id: string | null;
+}
+
+const COLUMNS = `id, name, hostname, sentinel, os, architecture, ip_address, version, last_heartbeat_at,
+  registered_at, retired_at, retired_reason, api_key_id`;
+
+/** The heartbeat, the hottest write: a named prepared statement on the pool (see PreparedQuery). */
+const HEARTBEAT = new PreparedQuery<AgentRow>(
+  'deployment_dispatch_agent_heartbeat',
+  `UPDATE agents SET last_heartbeat_at = now(),
+     version = COALESCE($2, version), hostname = COALESCE($3, hostname), os = COALESCE($4, os),
+     architecture = COALESCE($5, architecture), ip_address = COALESCE($6, ip_address)
+   WHERE id = $1 AND retired_at IS NULL
+   RETURNING ${COLUMNS}`,
+);
+
+export function agentDto(row: AgentRow, now = new Date()): AgentDto {
+  return {
+    id: row.id,
+    name: row.name,
+    hostname: row.hostname,
+    status: agentStatus(row, now),
+    last_heartbeat_at: row.last_heartbeat_at?.toISOString() ?? null,
+    registered_at: row.registered_at.toISOString(),
+    os: row.os,
+    architecture: row.architecture,
+    ip_address: row.ip_address,
+    version: row.version,
+    sentinel: row.sentinel,
+    retired_at: row.retired_at?.toISOString() ?? null,
+    retired_reason: row.retired_reason,
+  };
+}
+
+export interface HeartbeatFacts {
+  version?: string;
+  hostname?: string;
+  os?: string;
+  architecture?: string;
+  ip_address?: string;
+}
+
+/** Storage of agents in schema deployment_dispatch (raw SQL). */
+@Injectable()
+export class AgentRepository {
+  constructor(@InjectDataSource('deployment-dispatch') readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  async list(page: ResolvedPage, retired: boolean): Promise<{ rows: AgentRow[]; total: number }> {
+    const where = retired ? 'retired_at IS NOT NULL' : 'retired_at IS NULL';
+    const order = retired ? 'retired_at DESC, id' : 'registered_at, id';
+    const rows: AgentRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM agents WHERE ${where} ORDER BY ${order} LIMIT $1 OFFSET $2`,
+      [page.per_page, page.offset],
+    );
+    const [{ total }] = await this.dataSource.query(
+      `SELECT count(*)::int AS total FROM agents WHERE ${where}`,
+    );
+    return { rows, total };
+  }
+
+  async find(
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+    lock = false,
+  ): Promise<AgentRow | null> {
+    const rows: AgentRow[] = await manager.query(
+      `SELECT ${COLUMNS} FROM agents WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Whether the id is taken (by any agent, retired too) or the name by an agent that is not retired. */
+  async taken(id: string, name: string): Promise<'id' | 'name' | null> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM agents WHERE id = $1 OR (lower(name) = lower($2) AND retired_at IS NULL) LIMIT 2`,
+      [id, name],
+    );
+    if (rows.some((row) => row.id === id)) return 'id';
+    return rows.length > 0 ? 'name' : null;
+  }
+
+  async insert(
+    manager: EntityManager,
+    agent: { id: string; name: string; hostname: string; apiKeyHash: string; apiKeyId: string },
+  ): Promise<AgentRow> {
+    const rows: AgentRow[] = await manager.query(
+      `INSERT INTO agents (id, name, hostname, api_key_hash, api_key_id) VALUES ($1, $2, $3, $4, $5)
+       RETURNING ${COLUMNS}`,
+      [agent.id, agent.name, agent.hostname, agent.apiKeyHash, agent.apiKeyId],
+    );
+    return rows[0];
+  }
+
+  /**
+   * The heartbeat: one statement on the hot path. Null when no agent that is not retired has the
+   * id (the caller tells unknown from retired with `find`).
+   */
+  async heartbeat(id: string, facts: HeartbeatFacts): Promise<AgentRow | null> {
+    const rows = await HEARTBEAT.rows(this.dataSource, [
+      id,
+      facts.version ?? null,
+      facts.hostname ?? null,
+      facts.os ?? null,
+      facts.architecture ?? null,
+      facts.ip_address ?? null,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  /** Targets of the agent that are not retired. */
+  async activeTargetCount(id: string, manager: EntityManager = this.dataSource.manager): Promise<number> {
+    const [{ n }] = await manager.query(
+      'SELECT count(*)::int AS n FROM targets WHERE agent_id = $1 AND retired_at IS NULL',
+      [id],
+    );
+    return n;
+  }
+
+  async retire(manager: EntityManager, id: string, reason: string | null): Promise<AgentRow> {
+    const rows = returningRows<AgentRow>(
+      await manager.query(
+        `UPDATE agents SET retired_at = now(), retired_reason = $2, updated_at = now() WHERE id = $1
+       RETURNING ${COLUMNS}`,
+        [id, reason],
+      ),
+    );
+    return rows[0];
+  }
+
+  /** Retires the agent's active targets (force); never deletes them. Returns their ids. */
+  async retireTargetsOf(manager: EntityManager, id: string): Promise<string[]> {
+    const rows = returningRows<{ id: string }>(
+      await manager.query(
+        `UPDATE targets SET retired_at = now(), updated_at = now() WHERE agent_id = $1 AND retired_at IS NULL
+       RETURNING id`,
+        [id],
+      ),
+    );
+    return rows.map((row) => row.id).sort();
+  }
+
+  async markKeyRevoked(id: string): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE agents SET api_key_revoked_at = now() WHERE id = $1 AND api_key_revoked_at IS NULL',
+      [id],
+    );
+  }
+}

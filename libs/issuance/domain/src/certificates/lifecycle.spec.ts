@@ -1,0 +1,38 @@
+import { initialJobStatus, producesVersion, statusByDates } from './lifecycle';
+
+describe('initialJobStatus', () => {
+  it.each([
+    ['Issuance', 'agent', 'AwaitingCSR'],
+    ['Renewal', 'agent', 'AwaitingCSR'],
+    ['Issuance', 'server', 'Pending'],
+    ['Renewal', 'server', 'Pending'],
+    ['Deployment', 'agent', 'Pending'],
+    ['Deployment', 'server', 'Pending'],
+    ['Validation', 'agent', 'Pending'],
+  ] as const)('starts a %s job in %s key generation as %s', (type, mode, expected) => {
+    expect(initialJobStatus(type, mode)).toBe(expected);
+  });
+});
+
+describe('producesVersion', () => {
+  it('is true for issuance and renewal only', () => {
+    expect(
+      ['Issuance', 'Renewal', 'Deployment', 'Validation'].map((t) => producesVersion(t as never)),
+    ).toEqual([true, true, false, false]);
+  });
+});
+
+describe('statusByDates', () => {
+  const now = new Date('2026-01-01T00:00:00Z');
+  const days = (n: number) => new Date(now.getTime() + n * 86_400_000);
+
+  it('is Pending without a version', () => {
+    expect(statusByDates(null, now, 30)).toBe('Pending');
+  });
+
+  it('reads Active, Expiring and Expired from the dates and the renewal window', () => {
+    expect(statusByDates(days(90), now, 30)).toBe('Active');
+    expect(statusByDates(days(10), now, 30)).toBe('Expiring');
+    expect(statusByDates(days(-1), now, 30)).toBe('Expired');
+  });
+});

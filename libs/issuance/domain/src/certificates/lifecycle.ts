@@ -1,0 +1,31 @@
+import { CertificateStatus, JobStatus, JobType } from '@certlane/contracts';
+import { statusByValidity } from './certificate-status';
+
+/** Who generates a managed certificate's private key (SERVICE_KEYGEN_MODE, ADR 0024). */
+export type KeyGeneration = 'agent' | 'server';
+
+/** Job types whose work is to produce a new certificate version. */
+export function producesVersion(type: JobType): boolean {
+  return type === 'Issuance' || type === 'Renewal';
+}
+
+/**
+ * The status a job starts in (spec section 3: key-generation-mode-aware): an issuance or renewal
+ * waits for the agent's CSR in agent mode; everything else (and server-mode issuance) is Pending.
+ * Approval gates, when a profile asks for one, come before this.
+ */
+export function initialJobStatus(
+  type: JobType,
+  mode: KeyGeneration,
+): Extract<JobStatus, 'Pending' | 'AwaitingCSR'> {
+  return producesVersion(type) && mode === 'agent' ? 'AwaitingCSR' : 'Pending';
+}
+
+/** What the dates of the current version say; Pending while there is no version. */
+export function statusByDates(
+  notAfter: Date | null,
+  now: Date,
+  renewalWindowDays: number,
+): CertificateStatus {
+  return notAfter ? statusByValidity(notAfter, now, renewalWindowDays) : 'Pending';
+}

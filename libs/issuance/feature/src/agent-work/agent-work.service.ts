@@ -1,0 +1,362 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  AgentCertificateDto,
+  AgentCertificateRequest,
+  AgentCsrAccepted,
+  agentActorId,
+  AgentWorkResponse,
+  AuditAction,
+  CertlaneError,
+  ErrorCode,
+  IssuedCertificateDto,
+  JobDto,
+  ReportAgentJobStatusRequest,
+  RequestContext,
+  SubmitAgentCsrRequest,
+} from '@certlane/contracts';
+import { agentReportRefusal, checkCsrAgainstCertificate, CsrFacts } from '@certlane/issuance-domain';
+import { CertlaneLogger, LOGGER } from '@certlane/platform';
+import { ProfileEnforcer } from '../profiles/profile-enforcer';
+import { CertificationRequest, parseCertificate, parseCsr, PemLabel, toPem } from '@certlane/pki';
+import { keyAlgorithmName } from '../certificates/certificate-keys';
+import { CertificateRow } from '../certificates/certificate.repository';
+import {
+  certificateNotFound,
+  InventoryWriter,
+  jobNotFound,
+  lifecycleAudit,
+} from '../certificates/inventory-writer';
+import { subjectAltNamesFor } from '../certificates/subject-alt-names';
+import { JobRow, jobDto } from '../jobs/job.repository';
+import { LocalCaService } from '../local-ca/local-ca.service';
+import { asInputError } from '../local-ca/pki-errors';
+import { AgentWorkRepository } from './agent-work.repository';
+
+/** What the CSR rules of libs/issuance/domain read from a parsed CSR. */
+export function csrFacts(csr: CertificationRequest): CsrFacts {
+  return {
+    subject: { commonName: csr.subject.commonName, attributes: csr.subject.attributes },
+    subjectAltNames: csr.subjectAltNames,
+    publicKey: csr.publicKey,
+    requestsCa: csr.requested.basicConstraints?.ca === true,
+  };
+}
+
+/** A job is the agent's when its agent_id is the agent or its certificate's agent_id is. */
+const belongsTo = (agentId: string, job: JobRow, certificate: CertificateRow) =>
+  job.agent_id === agentId || certificate.agent_id === agentId;
+
+const csrRefused = (message: string, rule: string) =>
+  new CertlaneError(ErrorCode.CsrInvalid, `CSR refused: ${message}`, { rule, field: 'csr_pem' });
+
+/**
+ * The agent work protocol (spec 4.7, ADR 0027): the poll, CSR submission (agent key generation:
+ * the service sees the CSR, never the key), the issued certificate, and job status reports. Every
+ * status change goes through the InventoryWriter and the job machine of libs/issuance/domain.
+ */
+@Injectable()
+export class AgentWorkService {
+  constructor(
+    private readonly repository: AgentWorkRepository,
+    private readonly writer: InventoryWriter,
+    private readonly localCa: LocalCaService,
+    private readonly profiles: ProfileEnforcer,
+    @Inject(LOGGER) private readonly logger: CertlaneLogger,
+  ) {}
+
+  async work(agentId: string): Promise<AgentWorkResponse> {
+    const jobs = await this.repository.work(agentId);
+    return { jobs, count: jobs.length };
+  }
+
+  /**
+   * Checks the CSR (signature and key rules while parsing, then the certificate's rules), moves
+   * the job AwaitingCSR -> Running and commits; the certificate's issuer issues outside any
+   * transaction (no connection or row lock is held while it signs); then, in a second transaction,
+   * the version is stored (with the CSR), the job completes and the certificate takes the status
+   * its dates give. An issuer failure fails the job (and the certificate, as the job machine says)
+   * and is answered with the issuer's error. One audit record, written with the outcome.
+   */
+  async submitCsr(request: SubmitAgentCsrRequest, context?: RequestContext): Promise<AgentCsrAccepted> {
+    let csr: CertificationRequest;
+    try {
+      csr = parseCsr(request.csr_pem);
+    } catch (error) {
+      throw asInputError(error, 'CSR refused');
+    }
+    const jobId = await this.awaitingJob(request, csr.subject.commonName);
+    const facts = csrFacts(csr);
+    const csrPem = toPem(PemLabel.certificateRequest, csr.der);
+
+    const started = await this.writer.jobs.transaction(async (manager) => {
+      const { job, certificate } = await this.writer.lockJob(manager, jobId);
+      if (!belongsTo(request.agent_id, job, certificate)) throw jobNotFound(jobId);
+      const names = subjectAltNamesFor(certificate.common_name, certificate.sans);
+      const check = checkCsrAgainstCertificate(facts, {
+        common_name: certificate.common_name,
+        key_algorithm: certificate.key_algorithm,
+        names,
+      });
+      if (!check.ok) throw csrRefused(check.message, check.rule);
+      // The certificate's profile (ADR 0025): 400 profile_violation naming the broken rule.
+      const profile = await this.profiles.assertCsrAllowed(certificate.profile_id, csr, manager);
+      const running = await this.writer.transitionJob(
+        manager,
+        job,
+        certificate,
+        { kind: 'csr-submitted' },
+        context,
+      );
+      return { job: running.job, certificate: running.certificate, names, profile };
+    });
+    this.writer.outbox.committed();
+
+    const { job, certificate, names, profile } = started;
+    let issued: IssuedCertificateDto;
+    try {
+      // The local CA's own certificate.issued record carries the job id as its request id, so the
+      // route keeps exactly one audit record (as the server-mode runner does).
+      issued = await this.localCa.issue(
+        {
+          issuer_id: certificate.issuer_id,
+          csr_pem: csrPem,
+          sans: names,
+          ...(profile?.validity_days ? { validity_days: profile.validity_days } : {}),
+          ...(profile?.must_staple ? { must_staple: true } : {}),
+        },
+        { actor_id: context?.actor_id ?? agentActorId(request.agent_id), request_id: job.id },
+      );
+    } catch (error) {
+      await this.failIssuance(job, error, context);
+      throw error;
+    }
+
+    const parsed = parseCertificate(issued.certificate_pem);
+    const versionId = `ver-${randomUUID()}`;
+    const completed = await this.writer.jobs.transaction(async (manager) => {
+      const { job: current, certificate: locked } = await this.writer.lockJob(manager, job.id);
+      if (current.status !== 'Running') return null;
+      const stored = await this.writer.storeVersion(
+        manager,
+        locked,
+        {
+          id: versionId,
+          certificate_id: locked.id,
+          serial_number: parsed.serialNumber,
+          fingerprint_sha256: parsed.fingerprintSha256,
+          key_algorithm: keyAlgorithmName(csr.publicKey) ?? csr.publicKey.description,
+          key_size: csr.publicKey.size ?? 0,
+          issued_at: new Date(),
+          not_before: parsed.notBefore,
+          not_after: parsed.notAfter,
+          cert_pem: issued.certificate_pem,
+          chain_pem: issued.chain_pem,
+          csr_pem: csrPem,
+          issuer_id: issued.issuer_id,
+          job_id: job.id,
+        },
+        context,
+      );
+      const done = await this.writer.transitionJob(
+        manager,
+        current,
+        stored.certificate,
+        { kind: 'complete' },
+        context,
+        { versionId },
+      );
+      await this.writer.outbox.audit(
+        manager,
+        lifecycleAudit(AuditAction.JobCsrSubmitted, 'job', job.id, context, {
+          agent_id: request.agent_id,
+          certificate_id: job.certificate_id,
+          type: job.type,
+          version_id: versionId,
+          serial_number: parsed.serialNumber,
+          fingerprint_sha256: parsed.fingerprintSha256,
+          key_algorithm: csr.publicKey.description,
+          certificate_status: done.certificate.status,
+        }),
+      );
+      return done.job;
+    });
+    this.writer.outbox.committed();
+    if (!completed) {
+      await this.auditDropped(job, request.agent_id, context);
+      throw new CertlaneError(
+        ErrorCode.JobInvalidTransition,
+        `job ${job.id} was cancelled while its certificate was issued; the result was dropped`,
+        { status: 'Cancelled' },
+      );
+    }
+    return {
+      status: 'accepted',
+      job_id: completed.id,
+      job_status: completed.status,
+      certificate_id: completed.certificate_id,
+      version_id: versionId,
+      serial_number: parsed.serialNumber,
+      fingerprint_sha256: parsed.fingerprintSha256,
+      not_after: parsed.notAfter.toISOString(),
+    };
+  }
+
+  /**
+   * The AwaitingCSR job a CSR answers: the oldest of the named certificate's, or without
+   * certificate_id the one whose certificate's common name the CSR carries. 404 when there is
+   * none (an unknown certificate or one that is not the agent's is certificate_not_found).
+   */
+  private async awaitingJob(request: SubmitAgentCsrRequest, commonName: string | undefined): Promise<string> {
+    const agentId = request.agent_id;
+    if (request.certificate_id !== undefined) {
+      if (!(await this.repository.certificateIsAgents(agentId, request.certificate_id))) {
+        throw certificateNotFound(request.certificate_id);
+      }
+      const [job] = await this.repository.awaitingCsr(agentId, request.certificate_id);
+      if (!job) {
+        throw new CertlaneError(
+          ErrorCode.JobNotFound,
+          `no job of certificate ${JSON.stringify(request.certificate_id)} awaits a CSR`,
+        );
+      }
+      return job.id;
+    }
+    const awaiting = await this.repository.awaitingCsr(agentId);
+    const cn = commonName?.toLowerCase();
+    const matching = awaiting.filter((job) => job.common_name.toLowerCase() === cn);
+    const certificates = new Set(matching.map((job) => job.certificate_id));
+    if (certificates.size > 1) {
+      throw new CertlaneError(
+        ErrorCode.ValidationFailed,
+        `certificate_id is required: ${certificates.size} certificates with the common name ` +
+          `${JSON.stringify(commonName)} await a CSR`,
+        { field: 'certificate_id' },
+      );
+    }
+    if (matching.length === 0) {
+      throw new CertlaneError(
+        ErrorCode.JobNotFound,
+        `no job of agent ${JSON.stringify(agentId)} awaits a CSR for the common name ` +
+          `${JSON.stringify(commonName ?? '')}; name the certificate with certificate_id`,
+      );
+    }
+    return matching[0].id;
+  }
+
+  /** The issuer refused or failed: the Running job fails (and the certificate as the machine says). */
+  private async failIssuance(job: JobRow, error: unknown, context?: RequestContext): Promise<void> {
+    const message = error instanceof Error ? error.message : String(error);
+    this.logger.warn(
+      { job_id: job.id, certificate_id: job.certificate_id, err: error },
+      'issuance of an agent CSR failed',
+    );
+    await this.writer.jobs.transaction(async (manager) => {
+      const { job: current, certificate } = await this.writer.lockJob(manager, job.id);
+      if (current.status === 'Running') {
+        await this.writer.transitionJob(manager, current, certificate, { kind: 'fail' }, context, {
+          error: message,
+        });
+      }
+      await this.writer.outbox.audit(manager, {
+        ...lifecycleAudit(AuditAction.JobCsrSubmitted, 'job', job.id, context, {
+          agent_id: current.agent_id,
+          certificate_id: job.certificate_id,
+          type: job.type,
+          error: message,
+        }),
+        outcome: 'failure',
+      });
+    });
+    this.writer.outbox.committed();
+  }
+
+  private async auditDropped(job: JobRow, agentId: string, context?: RequestContext): Promise<void> {
+    await this.writer.jobs.transaction((manager) =>
+      this.writer.outbox.audit(manager, {
+        ...lifecycleAudit(AuditAction.JobCsrSubmitted, 'job', job.id, context, {
+          agent_id: agentId,
+          certificate_id: job.certificate_id,
+          type: job.type,
+          error: 'the job was cancelled while its certificate was issued',
+        }),
+        outcome: 'failure',
+      }),
+    );
+    this.writer.outbox.committed();
+  }
+
+  /** The issued material of the agent's certificate: the current version, or the one named. */
+  async certificate(request: AgentCertificateRequest): Promise<AgentCertificateDto> {
+    const id = request.certificate_id;
+    if (!(await this.repository.certificateIsAgents(request.agent_id, id))) throw certificateNotFound(id);
+    const certificate = (await this.writer.certificates.find(id)) as CertificateRow;
+    const versionId = request.version_id ?? certificate.current_version_id;
+    const version = versionId ? await this.writer.certificates.version(versionId) : null;
+    if (!version || version.certificate_id !== id) {
+      throw new CertlaneError(
+        ErrorCode.CertificateVersionNotFound,
+        request.version_id
+          ? `certificate ${JSON.stringify(id)} has no version ${JSON.stringify(request.version_id)}`
+          : `certificate ${JSON.stringify(id)} has no version yet`,
+      );
+    }
+    const leaf = version.cert_pem.endsWith('\n') ? version.cert_pem : `${version.cert_pem}\n`;
+    return {
+      certificate_id: id,
+      version_id: version.id,
+      certificate_pem: leaf + version.chain_pem,
+      leaf_pem: leaf,
+      chain_pem: version.chain_pem,
+      serial_number: version.serial_number,
+      fingerprint_sha256: version.fingerprint_sha256,
+      not_before: version.not_before.toISOString(),
+      not_after: version.not_after.toISOString(),
+    };
+  }
+
+  /**
+   * An agent's status report: the job machine's `report` event, after the agent rules of
+   * libs/issuance/domain (an Issuance/Renewal job advances through its CSR; the agent may only
+   * fail it while it awaits one). Failed keeps the error in last_error; a completed deployment
+   * keeps the version it shipped (version_id, set when the job was created).
+   */
+  async report(request: ReportAgentJobStatusRequest, context?: RequestContext): Promise<JobDto> {
+    const row = await this.writer.jobs.transaction(async (manager) => {
+      const { job, certificate } = await this.writer.lockJob(manager, request.job_id);
+      if (!belongsTo(request.agent_id, job, certificate)) throw jobNotFound(request.job_id);
+      const refusal = agentReportRefusal(job.type, job.status, request.status);
+      if (refusal) throw new CertlaneError(ErrorCode.JobInvalidTransition, refusal, { status: job.status });
+      const error =
+        request.status === 'Failed' ? request.error?.trim() || 'the agent reported a failure' : undefined;
+      const versionId =
+        job.type === 'Deployment' && request.status === 'Completed' && !job.version_id
+          ? (certificate.current_version_id ?? undefined)
+          : undefined;
+      const changed = await this.writer.transitionJob(
+        manager,
+        job,
+        certificate,
+        { kind: 'report', status: request.status },
+        context,
+        { error, versionId },
+      );
+      await this.writer.outbox.audit(
+        manager,
+        lifecycleAudit(AuditAction.JobStatusReported, 'job', job.id, context, {
+          agent_id: request.agent_id,
+          certificate_id: job.certificate_id,
+          type: job.type,
+          from: job.status,
+          to: changed.job.status,
+          ...(error ? { error } : {}),
+          ...(changed.job.version_id ? { version_id: changed.job.version_id } : {}),
+          certificate_status: changed.certificate.status,
+        }),
+      );
+      return changed.job;
+    });
+    this.writer.outbox.committed();
+    return jobDto(row);
+  }
+}

@@ -1,0 +1,203 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  AuditAction,
+  CertlaneError,
+  DeployCertificateRequest,
+  ErrorCode,
+  RenewCertificateRequest,
+  RequestContext,
+  RevocationReason,
+  RevokeManagedCertificateRequest,
+  StatusResponse,
+} from '@certlane/contracts';
+import { CertlaneLogger, LOGGER } from '@certlane/platform';
+import { EntityManager } from 'typeorm';
+import { LocalCaService } from '../local-ca/local-ca.service';
+import { CertificateRow } from './certificate.repository';
+import { InventoryWriter, lifecycleAudit } from './inventory-writer';
+import { ServerIssuanceRunner } from './server-issuance.runner';
+
+/** What happened at the issuer for one serial of a revoked certificate. */
+export interface IssuerRevocation {
+  issuer_id: string;
+  serial_number: string;
+  version_id: string;
+  outcome: 'revoked' | 'already_revoked' | 'failed';
+  error?: string;
+}
+
+/** One certificate of a `revokeMany` call. */
+export type RevokeOutcome =
+  | { certificate_id: string; ok: true; from: string; issuer: IssuerRevocation[] }
+  | { certificate_id: string; ok: false; error: CertlaneError };
+
+/** Renew, deploy and revoke a managed certificate (spec 4.2, section 3). */
+@Injectable()
+export class CertificateLifecycleService {
+  constructor(
+    private readonly writer: InventoryWriter,
+    private readonly runner: ServerIssuanceRunner,
+    private readonly localCa: LocalCaService,
+    @Inject(LOGGER) private readonly logger: CertlaneLogger,
+  ) {}
+
+  /**
+   * The certificate row lock serialises renewals of one certificate: of concurrent requests the
+   * first moves it to RenewalInProgress, the others then see that status and get 409 (unless
+   * forced). In server mode the new version is issued before the answer.
+   */
+  async renew(request: RenewCertificateRequest, context?: RequestContext): Promise<StatusResponse> {
+    const force = request.force === true;
+    const job = await this.writer.jobs.transaction(async (manager) => {
+      const current = await this.writer.lockCertificate(manager, request.id);
+      const row = await this.writer.applyCertificateEvent(
+        manager,
+        current,
+        { kind: 'renew', force },
+        context,
+      );
+      const job = await this.writer.createJob(manager, row, 'Renewal', context);
+      await this.writer.outbox.audit(
+        manager,
+        lifecycleAudit(AuditAction.CertificateRenewalRequested, 'certificate', request.id, context, {
+          job_id: job.id,
+          force,
+          from: current.status,
+          job_status: job.status,
+        }),
+      );
+      return job;
+    });
+    this.writer.outbox.committed();
+    if (this.runner.enabled) await this.runner.run(job.id);
+    return { status: 'accepted', message: `renewal job ${job.id} created`, job_id: job.id };
+  }
+
+  /**
+   * A Deployment job for the current version. The target is stored as given: targets belong to
+   * the deployment work that comes later (ADR 0024).
+   */
+  async deploy(request: DeployCertificateRequest, context?: RequestContext): Promise<StatusResponse> {
+    const job = await this.writer.jobs.transaction(async (manager) => {
+      const certificate = await this.writer.lockCertificate(manager, request.id);
+      if (!certificate.current_version_id) {
+        throw new CertlaneError(
+          ErrorCode.CertificateNotIssued,
+          `certificate ${request.id} has no issued version to deploy`,
+        );
+      }
+      const job = await this.writer.createJob(manager, certificate, 'Deployment', context, {
+        target_id: request.target_id,
+        version_id: certificate.current_version_id,
+      });
+      await this.writer.outbox.audit(
+        manager,
+        lifecycleAudit(AuditAction.CertificateDeployRequested, 'certificate', request.id, context, {
+          job_id: job.id,
+          target_id: request.target_id ?? '',
+          version_id: certificate.current_version_id,
+        }),
+      );
+      return job;
+    });
+    this.writer.outbox.committed();
+    return { status: 'accepted', message: `deployment job ${job.id} created`, job_id: job.id };
+  }
+
+  /** POST /certificates/{id}/revoke: one certificate, one audit record listing the issuer outcomes. */
+  async revoke(request: RevokeManagedCertificateRequest, context?: RequestContext): Promise<StatusResponse> {
+    const reason = request.reason ?? 'unspecified';
+    const [outcome] = await this.writer.jobs.transaction(async (manager) => {
+      const outcomes = await this.revokeMany(manager, [request.id], reason, context);
+      const [first] = outcomes;
+      if (!first.ok) throw first.error;
+      await this.writer.outbox.audit(
+        manager,
+        lifecycleAudit(AuditAction.CertificateRevoked, 'certificate', request.id, context, {
+          reason,
+          from: first.from,
+          issuer: first.issuer,
+        }),
+      );
+      return outcomes;
+    });
+    this.writer.outbox.committed();
+    const failed = outcome.ok ? outcome.issuer.filter((i) => i.outcome === 'failed').length : 0;
+    return {
+      status: 'revoked',
+      ...(failed > 0
+        ? { message: `the issuer was not notified for ${failed} serial(s); see the audit log` }
+        : {}),
+    };
+  }
+
+  /**
+   * Revokes certificates inside the caller's transaction, for this route and for bulk revoke:
+   * each certificate is locked, moved to Revoked (revoked_at, reason; status-changed event), and
+   * every unexpired version's serial is revoked at its issuer through the local CA's revocation
+   * path (recorded, issuance.v1.certificate.revoked published, so the revocation service's CRL and
+   * OCSP show it). The issuer step is best effort: it runs under a savepoint, and a failure is
+   * logged and reported in the outcome without undoing the inventory change. No audit record is
+   * written here (the caller writes its one record), and the caller calls `outbox.committed()`
+   * after its commit. Unknown ids come back as `ok: false` with certificate_not_found.
+   */
+  async revokeMany(
+    manager: EntityManager,
+    certificateIds: readonly string[],
+    reason: RevocationReason,
+    context?: RequestContext,
+  ): Promise<RevokeOutcome[]> {
+    const outcomes: RevokeOutcome[] = [];
+    for (const id of certificateIds) {
+      let current: CertificateRow;
+      try {
+        current = await this.writer.lockCertificate(manager, id);
+      } catch (error) {
+        if (error instanceof CertlaneError) {
+          outcomes.push({ certificate_id: id, ok: false, error });
+          continue;
+        }
+        throw error;
+      }
+      await this.writer.applyCertificateEvent(manager, current, { kind: 'revoke' }, context, { reason });
+      const issuer: IssuerRevocation[] = [];
+      for (const version of await this.writer.certificates.unexpiredVersions(manager, id)) {
+        issuer.push(await this.revokeAtIssuer(manager, id, version, reason, context));
+      }
+      outcomes.push({ certificate_id: id, ok: true, from: current.status, issuer });
+    }
+    return outcomes;
+  }
+
+  private async revokeAtIssuer(
+    manager: EntityManager,
+    certificateId: string,
+    version: { id: string; issuer_id: string; serial_number: string },
+    reason: RevocationReason,
+    context?: RequestContext,
+  ): Promise<IssuerRevocation> {
+    const base = {
+      issuer_id: version.issuer_id,
+      serial_number: version.serial_number,
+      version_id: version.id,
+    };
+    await manager.query('SAVEPOINT issuer_revoke');
+    try {
+      const result = await this.localCa.revokeWithin(
+        manager,
+        { issuer_id: version.issuer_id, serial_hex: version.serial_number, reason },
+        context,
+      );
+      await manager.query('RELEASE SAVEPOINT issuer_revoke');
+      return { ...base, outcome: result.created ? 'revoked' : 'already_revoked' };
+    } catch (error) {
+      await manager.query('ROLLBACK TO SAVEPOINT issuer_revoke');
+      const message = error instanceof Error ? error.message : String(error);
+      this.logger.warn(
+        { certificate_id: certificateId, ...base, err: error },
+        'revocation at the issuer failed; the certificate stays revoked in the inventory',
+      );
+      return { ...base, outcome: 'failed', error: message };
+    }
+  }
+}

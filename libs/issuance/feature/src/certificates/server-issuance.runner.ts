@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { RequestContext } from '@certlane/contracts';
+import { CertlaneLogger, LOGGER } from '@certlane/platform';
+import { requiredEkus } from '@certlane/issuance-domain';
+import { createCsr, parseCertificate, parseCsr, SoftwareKeyProvider } from '@certlane/pki';
+import { LocalCaService } from '../local-ca/local-ca.service';
+import { JobRow } from '../jobs/job.repository';
+import { assertCsrAllowed, ProfileEnforcer } from '../profiles/profile-enforcer';
+import { CertificateKeySealer, keySpecFor } from './certificate-keys';
+import { CertificateRow } from './certificate.repository';
+import { InventoryWriter } from './inventory-writer';
+import { subjectAltNamesFor } from './subject-alt-names';
+
+/** How often a replica looks for server-mode work a stopped replica left Pending. */
+export const SERVER_ISSUANCE_SWEEP_MS = 30_000;
+
+/**
+ * Server key generation (SERVICE_KEYGEN_MODE=server, ADR 0024): runs a Pending issuance or
+ * renewal job. The request that created the job commits it first, then calls `run` and waits, so
+ * the caller sees the certificate issued in the same response; a periodic sweep runs what a
+ * stopped replica left behind. A job is claimed Pending -> Running under `FOR UPDATE SKIP LOCKED`
+ * in its own transaction, so two replicas never issue for the same job.
+ */
+@Injectable()
+export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly keys = new SoftwareKeyProvider();
+  private timer?: NodeJS.Timeout;
+  private sweeping = false;
+
+  constructor(
+    private readonly writer: InventoryWriter,
+    private readonly localCa: LocalCaService,
+    private readonly sealer: CertificateKeySealer,
+    @Inject(LOGGER) private readonly logger: CertlaneLogger,
+    private readonly profiles: ProfileEnforcer,
+  ) {}
+
+  get enabled(): boolean {
+    return this.writer.keygenMode === 'server';
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.enabled) return;
+    this.timer = setInterval(() => void this.sweep(), SERVER_ISSUANCE_SWEEP_MS);
+    this.timer.unref();
+    void this.sweep();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      for (const id of await this.writer.jobs.pendingIssuanceIds(20)) await this.run(id);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'server issuance sweep failed; will retry');
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  /**
+   * Runs the job if it is Pending server-mode work nobody else holds. Never throws: the caller's
+   * own change is committed already; what fails here is logged, and work left Pending is picked
+   * up by the sweep.
+   */
+  async run(jobId: string): Promise<void> {
+    if (!this.enabled) return;
+    try {
+      await this.claimAndIssue(jobId);
+    } catch (error) {
+      this.logger.error(
+        { job_id: jobId, err: error },
+        'server issuance could not run; the sweep retries Pending jobs',
+      );
+    }
+  }
+
+  private async claimAndIssue(jobId: string): Promise<void> {
+    const claimed = await this.writer.jobs.transaction(async (manager) => {
+      const job = await this.writer.jobs.claimPending(manager, jobId);
+      if (!job) return null;
+      // The certificate is read, not locked: its lock is always taken before a job's.
+      const certificate = (await this.writer.certificates.find(
+        job.certificate_id,
+        manager,
+      )) as CertificateRow;
+      const started = await this.writer.transitionJob(
+        manager,
+        job,
+        certificate,
+        { kind: 'start' },
+        undefined,
+      );
+      return { job: started.job, certificate };
+    });
+    if (!claimed) return;
+    this.writer.outbox.committed();
+    const { job, certificate } = claimed;
+    const context: RequestContext = { actor_id: job.requested_by, request_id: job.id };
+    try {
+      // The certificate's profile (ADR 0025): the CSR asks for what the profile requires, and a
+      // CSR that still breaks a rule (a key algorithm it does not allow...) fails the job naming it.
+      const profile = await this.profiles.profileOf(certificate.profile_id);
+      const { signer } = await this.keys.generate(keySpecFor(certificate.key_algorithm));
+      const csr = await createCsr({
+        subject: [['CN', certificate.common_name]],
+        signer,
+        subjectAltNames: subjectAltNamesFor(certificate.common_name, certificate.sans),
+        ...(profile ? { mustStaple: profile.must_staple, extendedKeyUsage: requiredEkus(profile) } : {}),
+      });
+      if (profile) assertCsrAllowed(parseCsr(csr.pem), profile);
+      const issued = await this.localCa.issue(
+        {
+          issuer_id: certificate.issuer_id,
+          csr_pem: csr.pem,
+          ...(profile?.validity_days ? { validity_days: profile.validity_days } : {}),
+          ...(profile?.must_staple ? { must_staple: true } : {}),
+        },
+        context,
+      );
+      const parsed = parseCertificate(issued.certificate_pem);
+      const versionId = `ver-${randomUUID()}`;
+      await this.finish(job, async (manager, locked) => {
+        const stored = await this.writer.storeVersion(
+          manager,
+          locked,
+          {
+            id: versionId,
+            certificate_id: locked.id,
+            serial_number: parsed.serialNumber,
+            fingerprint_sha256: parsed.fingerprintSha256,
+            key_algorithm: certificate.key_algorithm,
+            key_size: parsed.publicKey.size ?? 0,
+            issued_at: new Date(),
+            not_before: parsed.notBefore,
+            not_after: parsed.notAfter,
+            cert_pem: issued.certificate_pem,
+            chain_pem: issued.chain_pem,
+            csr_pem: csr.pem,
+            issuer_id: issued.issuer_id,
+            job_id: job.id,
+          },
+          context,
+        );
+        await this.writer.certificates.addKey(
+          manager,
+          versionId,
+          locked.id,
+          this.sealer.seal(versionId, signer.exportPkcs8()),
+        );
+        return { to: 'complete', certificate: stored.certificate, versionId };
+      });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.logger.warn(
+        { job_id: job.id, certificate_id: job.certificate_id, err: error },
+        'server issuance failed',
+      );
+      await this.finish(job, async (_manager, locked) => ({
+        to: 'fail',
+        certificate: locked,
+        error: message,
+      }));
+    }
+  }
+
+  /** Completes or fails the claimed job unless it was cancelled meanwhile (then the result is dropped). */
+  private async finish(
+    claimed: JobRow,
+    work: (
+      manager: Parameters<Parameters<InventoryWriter['jobs']['transaction']>[0]>[0],
+      certificate: CertificateRow,
+    ) => Promise<{
+      to: 'complete' | 'fail';
+      certificate: CertificateRow;
+      versionId?: string;
+      error?: string;
+    }>,
+  ): Promise<void> {
+    const finished = await this.writer.jobs.transaction(async (manager) => {
+      const { job, certificate } = await this.writer.lockJob(manager, claimed.id);
+      if (job.status !== 'Running') {
+        this.logger.warn(
+          { job_id: job.id, status: job.status },
+          'server issuance result dropped: the job is no longer running',
+        );
+        return false;
+      }
+      const outcome = await work(manager, certificate);
+      await this.writer.transitionJob(
+        manager,
+        job,
+        outcome.certificate,
+        { kind: outcome.to },
+        { actor_id: job.requested_by, request_id: job.id },
+        { versionId: outcome.versionId, error: outcome.error },
+      );
+      return true;
+    });
+    if (finished) this.writer.outbox.committed();
+  }
+}
