@@ -250,6 +250,40 @@ describe('policy rules and violations', () => {
       expect(await violations(empty.id)).toEqual([]);
     });
 
+    it('an evaluation racing a rule being disabled writes no violation for the disabled rule', async () => {
+      const rule = await createRule({ type: 'RenewalLeadTime', severity: 'Error', config: {} });
+      // Disable the rule in a transaction held open, as the update route does (rule row, then its
+      // violations), while a certificate create evaluates every enabled rule.
+      const disabler = new Client({ connectionString: system.database.url });
+      await disabler.connect();
+      try {
+        await disabler.query('BEGIN');
+        await disabler.query('UPDATE issuance.policy_rules SET enabled = false WHERE id = $1', [rule.id]);
+        await disabler.query(
+          'UPDATE issuance.policy_violations SET resolved_at = now() WHERE rule_id = $1 AND resolved_at IS NULL',
+          [rule.id],
+        );
+        let createDone = false;
+        const create = call('POST', '/api/v1/certificates', {
+          common_name: `${unique('race')}.example.com`,
+        }).finally(() => (createDone = true));
+        await eventually(async () => {
+          if (createDone) return true;
+          const waiting = await db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%policy_rules%'`,
+          );
+          return waiting.rows[0].n > 0;
+        }, 'the create to evaluate the rules (or to wait for the disabling transaction)');
+        await disabler.query('COMMIT');
+        const created = (await create).json() as CertificateDto;
+        expect(created.id).toMatch(/^mc-/);
+        expect((await violations(rule.id)).filter((v) => v.certificate_id === created.id)).toEqual([]);
+      } finally {
+        await disabler.end();
+      }
+    });
+
     it('the periodic and on-change sweep evaluates certificates that existed before the rule', async () => {
       const created = (
         await call('POST', '/api/v1/certificates', { common_name: `${unique('pre')}.example.org` })

@@ -16,7 +16,7 @@ export class PolicyEnforcer {
 
   /** Re-evaluates the given certificates (the caller holds their row locks). */
   async evaluateCertificates(executor: Executor, certificateIds: string[]): Promise<number> {
-    const rules = await this.repository.enabledRules(executor);
+    const rules = await this.repository.lockEnabledRules(executor);
     if (rules.length === 0) return 0;
     return this.write(executor, await this.repository.subjects(executor, certificateIds), rules);
   }

@@ -94,16 +94,19 @@ export class PolicySweeper implements OnApplicationBootstrap, OnApplicationShutd
   private async walk(): Promise<PolicySweepOutcome> {
     const repository = this.enforcer.repository;
     const outcome: PolicySweepOutcome = { certificates: 0, violations: 0 };
-    const rules = await repository.enabledRules();
-    if (rules.length === 0) return outcome;
     let after = '';
     for (;;) {
       const end = await repository.batchEnd(after, POLICY_SWEEP_BATCH);
-      await repository.transaction(async (tx) => {
+      const anyRule = await repository.transaction(async (tx) => {
+        // Read per batch under lock: a rule changed during the walk applies from the next batch.
+        const rules = await repository.lockEnabledRules(tx);
+        if (rules.length === 0) return false;
         const subjects = await repository.subjectBatch(tx, after, end);
         outcome.certificates += subjects.length;
         outcome.violations += await this.enforcer.write(tx, subjects, rules);
+        return true;
       });
+      if (!anyRule) return outcome;
       if (end === null) return outcome;
       after = end;
     }

@@ -181,6 +181,17 @@ export class PolicyRepository {
     ) as Promise<(PolicyRuleInput & { name: string })[]>;
   }
 
+  /**
+   * The enabled rules, share-locked for the caller's transaction before it writes violations: a
+   * rule being disabled, retyped or reconfigured concurrently is waited for and then read as
+   * committed, so no violation is written for a rule that has just been disabled.
+   */
+  lockEnabledRules(executor: Executor): Promise<(PolicyRuleInput & { name: string })[]> {
+    return executor.query(
+      'SELECT id, name, type, severity, config FROM policy_rules WHERE enabled ORDER BY id FOR SHARE',
+    ) as Promise<(PolicyRuleInput & { name: string })[]>;
+  }
+
   async listViolations(ruleId: string, page: ResolvedPage): Promise<Page<PolicyViolationDto>> {
     const [rows, [{ total }]] = await Promise.all([
       this.dataSource.query(
