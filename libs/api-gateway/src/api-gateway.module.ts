@@ -1,6 +1,6 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { ServiceCoreModule } from '@certlane/platform';
+import { CERTLANE_CONFIG, CertlaneConfig, ServiceCoreModule } from '@certlane/platform';
 import { AuditController } from './audit-routes/audit.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { PrincipalCache } from './auth/principal-cache';
@@ -95,7 +95,12 @@ export class ApiGatewayModule implements NestModule {
       imports: [ServiceCoreModule.forService({ service: 'api-gateway' })],
       controllers: GATEWAY_CONTROLLERS,
       providers: [
-        { provide: PrincipalCache, useFactory: () => new PrincipalCache() },
+        {
+          provide: PrincipalCache,
+          inject: [CERTLANE_CONFIG],
+          useFactory: (config: CertlaneConfig) =>
+            new PrincipalCache(5000, 100_000, config.auth.agentPrincipalCacheTtlMs),
+        },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: GATEWAY_ROUTES, useFactory: () => routeTable(GATEWAY_CONTROLLERS) },
       ],

@@ -146,7 +146,8 @@ async function startOnce(
       return exited;
     },
   };
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
+  // Generous: on 2 shared cores a Nest process can take tens of seconds to boot under load.
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 45_000);
   for (;;) {
     if (child.exitCode !== null) {
       const message = `${name} exited with ${child.exitCode}:\n${output}`;

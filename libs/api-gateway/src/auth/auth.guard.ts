@@ -77,6 +77,8 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
 
   /** Every gateway replica drops revoked keys and changed grants from its cache as events arrive. */
   async onApplicationBootstrap(): Promise<void> {
+    // Revocations published while this replica was cut off from NATS were missed.
+    this.bus.onReconnect(() => this.principals.clear());
     await this.bus.subscribe('auth.v1.api-key.revoked', async (event) =>
       this.principals.dropKey(event.data.id),
     );

@@ -1,4 +1,4 @@
-import { PrincipalCache } from './principal-cache';
+import { isAgentPrincipal, PrincipalCache } from './principal-cache';
 
 const alice = {
   actor_id: 'alice',
@@ -82,5 +82,55 @@ describe('PrincipalCache with sessions', () => {
     cache.dropSession(session.session_id);
     expect(cache.get('s1', 1)).toBeUndefined();
     expect(cache.get('h2', 1)).toEqual(bob);
+  });
+
+  describe('agent keys', () => {
+    const agent = {
+      actor_id: 'agent.web-01',
+      actor_type: 'api-key' as const,
+      admin: false,
+      key_id: 'key-a',
+      role_ids: ['r-agent'],
+      permissions: ['agent.heartbeat'],
+      scoped_permissions: {},
+    };
+
+    it('keeps an agent principal for the agent TTL and everything else for the short one', () => {
+      const cache = new PrincipalCache(5000, 10, 300_000);
+      cache.set('agent', agent, 0);
+      cache.set('other', bob, 0);
+      expect(cache.get('other', 5000)).toBeUndefined();
+      expect(cache.get('agent', 299_999)).toEqual(agent);
+      expect(cache.get('agent', 300_000)).toBeUndefined();
+    });
+
+    it('still forgets an agent key at once when it is revoked', () => {
+      const cache = new PrincipalCache(5000, 10, 300_000);
+      cache.set('agent', agent, 0);
+      cache.dropKey('key-a');
+      expect(cache.get('agent', 1)).toBeUndefined();
+    });
+
+    it.each([
+      ['an admin key', { admin: true }],
+      ['a second role', { role_ids: ['r-agent', 'r-viewer'] }],
+      ['another role', { role_ids: ['r-operator'] }],
+      ['a scoped grant', { scoped_permissions: { 'team:x': ['certificate.view'] } }],
+      ['an actor outside the agent convention', { actor_id: 'web-01' }],
+      ['a session', { actor_type: 'session' as const }],
+    ])('is not an agent principal with %s', (_label, change) => {
+      expect(isAgentPrincipal(agent)).toBe(true);
+      expect(isAgentPrincipal({ ...agent, ...change })).toBe(false);
+    });
+  });
+
+  it('re-setting an entry moves it to the end of the eviction order', () => {
+    const cache = new PrincipalCache(5000, 2);
+    cache.set('h1', alice, 0);
+    cache.set('h2', bob, 0);
+    cache.set('h1', alice, 1);
+    cache.set('h3', bob, 1);
+    expect(cache.get('h1', 2)).toEqual(alice);
+    expect(cache.get('h2', 2)).toBeUndefined();
   });
 });

@@ -13,13 +13,18 @@ interface Entry {
  * (the credential itself is not kept), for a few seconds: most requests then skip the round
  * trip to the auth service. A deleted or rotated key, or a revoked session, is dropped when its
  * revocation event arrives, and at the latest after the TTL.
+ *
+ * Agent keys (actor `agent.<id>` holding only r-agent, never admin) live longer (`agentTtlMs`):
+ * an agent comes back every 20-30 s, past the short TTL, so a fleet would otherwise ask auth on
+ * every request. Their revocation (retirement deletes the key) arrives as the same event.
  */
 export class PrincipalCache {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
     private readonly ttlMs = 5000,
-    private readonly maxEntries = 10_000,
+    private readonly maxEntries = 100_000,
+    private readonly agentTtlMs = ttlMs,
   ) {}
 
   static keyOf(token: string): string {
@@ -68,10 +73,25 @@ export class PrincipalCache {
   }
 
   set(keyHash: string, principal: Principal, now = Date.now(), csrfTokenHash?: string): void {
+    // Re-inserted at the end, so eviction takes the entry set longest ago.
+    this.entries.delete(keyHash);
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(keyHash, { principal, csrfTokenHash, expiresAt: now + this.ttlMs });
+    const ttl = isAgentPrincipal(principal) ? this.agentTtlMs : this.ttlMs;
+    this.entries.set(keyHash, { principal, csrfTokenHash, expiresAt: now + ttl });
   }
+}
+
+/** An agent's own key: the agent actor convention (ADR 0026) with nothing but the agent role. */
+export function isAgentPrincipal(principal: Principal): boolean {
+  return (
+    principal.actor_type === 'api-key' &&
+    principal.actor_id.startsWith('agent.') &&
+    !principal.admin &&
+    principal.role_ids.length === 1 &&
+    principal.role_ids[0] === 'r-agent' &&
+    Object.keys(principal.scoped_permissions ?? {}).length === 0
+  );
 }

@@ -50,7 +50,13 @@ export interface CertlaneConfig {
   outboundTls: { caBundlePath?: string; insecureSkipVerify: boolean };
   database: { url: string; poolSize: number };
   nats: { servers: string[]; namespace?: string; requestTimeoutMs: number };
-  auth: { type: AuthType; secret?: string; namedKeys: NamedApiKey[] };
+  auth: {
+    type: AuthType;
+    secret?: string;
+    namedKeys: NamedApiKey[];
+    /** Gateway: how long an agent key's principal is cached (other credentials: 5 s). */
+    agentPrincipalCacheTtlMs: number;
+  };
   demoModeAck: boolean;
   demoSeed: boolean;
   /** SERVICE_KEYGEN_MODE: `agent` (jobs start in AwaitingCSR) or `server` (spec 1, ADR 0024). */

@@ -60,7 +60,12 @@ describe(loadConfig.name, () => {
           SERVICE_AUTH_SECRET: undefined,
         }),
       );
-      expect(config.auth).toEqual({ type: 'none', secret: undefined, namedKeys: [] });
+      expect(config.auth).toEqual({
+        type: 'none',
+        secret: undefined,
+        namedKeys: [],
+        agentPrincipalCacheTtlMs: 300_000,
+      });
       expect(config.demoModeAck).toBe(true);
     });
 
@@ -122,7 +127,12 @@ describe(loadConfig.name, () => {
       const config = loadConfig(
         validServiceEnv({ SERVICE_AUTH_SECRET: 'change-me-please-now', SERVICE_DEMO_MODE_ACK: 'true' }),
       );
-      expect(config.auth).toEqual({ type: 'api-key', secret: 'change-me-please-now', namedKeys: [] });
+      expect(config.auth).toEqual({
+        type: 'api-key',
+        secret: 'change-me-please-now',
+        namedKeys: [],
+        agentPrincipalCacheTtlMs: 300_000,
+      });
     });
 
     it('refuses a short secret even with SERVICE_DEMO_MODE_ACK=true', () => {
@@ -242,6 +252,19 @@ describe(loadConfig.name, () => {
       const error = refusal(validServiceEnv({ SERVICE_SESSION_SECRET: placeholder }));
       expect(error.message).toContain('placeholder');
       expect(error.message).not.toContain(placeholder);
+    });
+
+    it('bounds the agent principal cache TTL to 1s..1h, 5m by default', () => {
+      expect(loadConfig(validServiceEnv()).auth.agentPrincipalCacheTtlMs).toBe(300_000);
+      expect(
+        loadConfig(validServiceEnv({ SERVICE_AGENT_PRINCIPAL_CACHE_TTL: '30s' })).auth
+          .agentPrincipalCacheTtlMs,
+      ).toBe(30_000);
+      for (const raw of ['500ms', '1h1s', 'soon']) {
+        expect(() => loadConfig(validServiceEnv({ SERVICE_AGENT_PRINCIPAL_CACHE_TTL: raw }))).toThrow(
+          /SERVICE_AGENT_PRINCIPAL_CACHE_TTL/,
+        );
+      }
     });
 
     it('bounds the idle timeout to 1m..8h and the GC interval to 1s..24h', () => {

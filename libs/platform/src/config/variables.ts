@@ -174,6 +174,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'Refuse a session cookie presented with a User-Agent other than the one it was created with.',
   },
   {
+    name: 'SERVICE_AGENT_PRINCIPAL_CACHE_TTL',
+    default: '5m',
+    description:
+      'Gateway: how long an agent key (role r-agent only) stays authenticated from the cache before auth is asked again (1s..1h). Revocation events and a NATS reconnect drop entries at once.',
+  },
+  {
     name: 'SERVICE_SESSION_IDLE_TIMEOUT',
     default: '60m',
     description: 'A session unused for this long ends before its 8 h lifetime (1m..8h).',

@@ -153,6 +153,9 @@ export class InProcessBus implements MessageBus {
     this.listeners.set(subject, list);
   }
 
+  /** One process has no connection to lose. */
+  onReconnect(): void {}
+
   async isHealthy(): Promise<boolean> {
     return !this.closed;
   }

@@ -59,6 +59,11 @@ export interface MessageBus {
    * invalidation and the like). Nothing is replayed and nothing is acknowledged.
    */
   subscribe<E extends EventSubject>(subject: E, handler: EventHandler<E>): Promise<void>;
+  /**
+   * Called after the connection to the broker came back: fan-out events published while it was
+   * down were lost, so caches kept fresh by `subscribe` should be dropped.
+   */
+  onReconnect(listener: () => void): void;
   isHealthy(): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
+import { createServer, connect as tcpConnect, Server, Socket } from 'node:net';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
-import { testNatsUrl, uniqueNamespace } from '@certlane/testing';
+import { eventually, testNatsUrl, uniqueNamespace } from '@certlane/testing';
 import { NatsBus } from './nats-bus';
 
 /**
@@ -38,5 +39,45 @@ describe(NatsBus.name, () => {
     expect(error).toBeInstanceOf(CertlaneError);
     expect((error as CertlaneError).code).toBe(ErrorCode.Internal);
     expect(unexpected).toHaveLength(1);
+  });
+
+  it('tells its reconnect listeners when the connection to NATS came back', async () => {
+    // A TCP relay in front of the real server: cutting its sockets drops the bus's connection.
+    const upstream = new URL(testNatsUrl());
+    const sockets = new Set<Socket>();
+    const relay: Server = createServer((client) => {
+      const server = tcpConnect(Number(upstream.port || 4222), upstream.hostname);
+      for (const socket of [client, server]) {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => sockets.delete(socket));
+      }
+      client.pipe(server).pipe(client);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    let bus: NatsBus | undefined;
+    try {
+      const port = (relay.address() as { port: number }).port;
+      bus = await NatsBus.connect({
+        servers: [`nats://127.0.0.1:${port}`],
+        name: 'certlane-nats-bus-reconnect-test',
+        requestTimeoutMs: 5_000,
+        namespace: uniqueNamespace('natsbus'),
+      });
+      let reconnects = 0;
+      bus.onReconnect(() => reconnects++);
+      await bus.handle('issuance.v1.ping', async () => ({ service: 'issuance', instance: 'i' }));
+      expect(reconnects).toBe(0);
+
+      for (const socket of sockets) socket.destroy();
+      await eventually(async () => reconnects === 1, 'the bus to reconnect through the relay');
+      const answer = await bus.request('issuance.v1.ping', {}, { timeoutMs: 3000 });
+      expect(answer.instance).toBe('i');
+    } finally {
+      // The bus first: it would reconnect through the relay and keep it from closing.
+      await bus?.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
+    }
   });
 });

@@ -17,6 +17,7 @@ import {
   ConnectionOptions,
   ConsumerMessages,
   DeliverPolicy,
+  Events,
   JetStreamClient,
   JetStreamManager,
   JSONCodec,
@@ -79,6 +80,20 @@ export class NatsBus implements MessageBus {
   ) {
     this.publisher = new PublishBatcher(nc);
     this.replies = new ReplyMux(nc, this.publisher);
+    void this.watchReconnects();
+  }
+
+  private readonly reconnectListeners: (() => void)[] = [];
+
+  onReconnect(listener: () => void): void {
+    this.reconnectListeners.push(listener);
+  }
+
+  private async watchReconnects(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type !== Events.Reconnect) continue;
+      for (const listener of this.reconnectListeners) listener();
+    }
   }
 
   private wire(subject: string): string {
