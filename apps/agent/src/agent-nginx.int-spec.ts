@@ -48,7 +48,8 @@ function filesUnder(root: string): string[] {
  * the real built agent (dist/apps/agent/src/main.js) with its built-in nginx connector configured
  * by SERVICE_AGENT_TARGETS_FILE. The agent generates the key, answers the Issuance job with a CSR,
  * deploys to nginx (which reloads and serves the issued leaf, as `openssl s_client` sees it),
- * answers the renewal with a new CSR, deploys version 2, and the server verifies the deployment.
+ * answers the renewal with a new CSR, deploys version 2 and records its verification with the
+ * job's status (ADR 0032); the server's own check agrees.
  */
 describe('agent + nginx: issue, deploy, renew, redeploy, verify (all real processes)', () => {
   let system: TestSystem;
@@ -319,7 +320,15 @@ http {
     );
   }, 90_000);
 
-  it('verify: the server connects to nginx and records `verified` for the deployment job', async () => {
+  it('verify: the agent recorded `verified` with its report; the server re-checks on request', async () => {
+    const recorded = await api('GET', `/api/v1/jobs/${deployJob}/verification`);
+    expect(recorded.status).toBe(200);
+    expect(json<JobVerificationDto>(recorded)).toMatchObject({
+      endpoint: `127.0.0.1:${port}`,
+      result: 'verified',
+      served_fingerprint_sha256: served(),
+      expected_fingerprint_sha256: await exportedFingerprint(),
+    });
     const verified = await api('POST', `/api/v1/jobs/${deployJob}/verify`, {
       endpoint: `127.0.0.1:${port}`,
       server_name: CN,

@@ -7,6 +7,7 @@ import type {
   AgentCertificateDto,
   AgentCsrAccepted,
   AgentReportStatus,
+  AgentVerificationReport,
   AgentWorkItem,
   AgentWorkResponse,
 } from '@certlane/contracts';
@@ -34,7 +35,12 @@ const quiet: Logger = {
 /** A server that issues each CSR with an openssl CA and records everything the agent sent. */
 class FakeServer implements AgentServerClient {
   sent: string[] = [];
-  reports: { job: string; status: AgentReportStatus; error?: string }[] = [];
+  reports: {
+    job: string;
+    status: AgentReportStatus;
+    error?: string;
+    verification?: AgentVerificationReport;
+  }[] = [];
   heartbeats: HostFacts[] = [];
   queue: AgentWorkItem[] = [];
   versions = new Map<string, AgentCertificateDto>();
@@ -108,9 +114,19 @@ class FakeServer implements AgentServerClient {
     if (!dto) throw new ServerError(404, 'certificate_version_not_found', 'no version');
     return dto;
   }
-  async reportStatus(job: string, status: AgentReportStatus, error?: string) {
-    this.sent.push(JSON.stringify({ status, error }));
-    this.reports.push({ job, status, ...(error !== undefined ? { error } : {}) });
+  async reportStatus(
+    job: string,
+    status: AgentReportStatus,
+    error?: string,
+    verification?: AgentVerificationReport,
+  ) {
+    this.sent.push(JSON.stringify({ status, error, verification }));
+    this.reports.push({
+      job,
+      status,
+      ...(error !== undefined ? { error } : {}),
+      ...(verification ? { verification } : {}),
+    });
   }
 }
 
@@ -134,7 +150,7 @@ class FileConnector implements TargetConnector {
       };
     writeFileSync(String(config.cert_path), material.certificatePem + material.chainPem);
     writeFileSync(String(config.key_path), material.privateKeyPem, { mode: 0o600 });
-    return { ok: true, rolledBack: false, steps: [{ step: 'write', ok: true }] };
+    return { ok: true, rolledBack: false, steps: [{ step: 'write', ok: true }], ...this.result };
   }
 }
 
@@ -299,6 +315,57 @@ describe('CertlaneAgent job handling', () => {
       readFileSync(join(dir, 'state', 'keys', 'web', 'ver-1.key.pem'), 'utf8'),
     );
     for (const sent of server.sent) expect(sent).not.toContain('PRIVATE KEY');
+  });
+
+  it('carries what the connector verified at the endpoint in the Completed or Failed report', async () => {
+    server.queue = [item({})];
+    await agent.pollOnce();
+    targets['tgt-1'] = {
+      type: 'nginx',
+      config: { cert_path: join(dir, 'served.crt'), key_path: join(dir, 'served.key') },
+      endpoint: '127.0.0.1:8443',
+    };
+    const deployment = (job_id: string) =>
+      item({ job_id, type: 'Deployment', status: 'Pending', target_id: 'tgt-1', version_id: 'ver-1' });
+    const fingerprint = server.versions.get('ver-1')!.fingerprint_sha256.replace(/:/g, '').toLowerCase();
+    connector.result = {
+      steps: [
+        { step: 'write', ok: true },
+        { step: 'verify', ok: true },
+      ],
+      servedFingerprintSha256: fingerprint,
+    };
+    server.queue = [deployment('d-ok')];
+    expect(await agent.pollOnce()).toEqual(['completed']);
+    const old = 'ab'.repeat(32);
+    connector.result = {
+      ok: false,
+      error: 'verify failed',
+      steps: [
+        { step: 'verify', ok: false },
+        { step: 'rollback', ok: true },
+      ],
+      servedFingerprintSha256: old,
+    };
+    server.queue = [deployment('d-bad')];
+    expect(await agent.pollOnce()).toEqual(['failed']);
+    expect(server.reports.filter((r) => r.status !== 'Running')).toEqual([
+      {
+        job: 'd-ok',
+        status: 'Completed',
+        verification: {
+          endpoint: '127.0.0.1:8443',
+          served_fingerprint_sha256: fingerprint,
+          result: 'verified',
+        },
+      },
+      {
+        job: 'd-bad',
+        status: 'Failed',
+        error: expect.stringContaining('verify failed [rolled back'),
+        verification: { endpoint: '127.0.0.1:8443', served_fingerprint_sha256: old, result: 'mismatch' },
+      },
+    ]);
   });
 
   it("reports Failed with the connector's error, or a missing target, kind or key", async () => {

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { AgentWorkItem } from '@certlane/contracts';
+import type { AgentVerificationReport, AgentWorkItem } from '@certlane/contracts';
 import type { DeploymentHost, DeploymentResult } from '@certlane/connectors';
 import { createCsr, SubjectAltNameInput } from '@certlane/pki';
 import { backoffDelay, jittered } from './backoff';
@@ -7,6 +7,7 @@ import { KeyStore } from './key-store';
 import type { Logger } from './logger';
 import { AgentGoneError, AgentServerClient, HostFacts, ServerError } from './server-client';
 import type { ConnectorResolver, TargetConfigSource } from './targets';
+import { verificationOf } from './verification';
 
 /** The names a CSR asks for: the common name as a DNS name, then the SANs typed by form. */
 export function subjectAltNamesFor(commonName: string, sans: readonly string[]): SubjectAltNameInput[] {
@@ -59,6 +60,11 @@ export interface AgentDependencies {
 }
 
 export type JobOutcome = 'csr-submitted' | 'completed' | 'failed' | 'skipped';
+
+/** What a deployment observed besides its outcome, for the status report. */
+interface DeploymentSeen {
+  verification?: AgentVerificationReport;
+}
 
 const abortableSleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolvePromise) => {
@@ -233,24 +239,30 @@ export class CertlaneAgent {
     await server.reportStatus(item.job_id, 'Running');
     logger.info('deployment started', fields);
     let error: string | undefined;
+    const seen: DeploymentSeen = {};
     try {
-      error = await this.deployTo(item);
+      error = await this.deployTo(item, seen);
     } catch (thrown) {
       if (thrown instanceof AgentGoneError) throw thrown;
       error = (thrown as Error).message || 'the deployment failed';
     }
+    const { verification } = seen;
+    const verified = verification ? { verification: verification.result } : {};
     if (error === undefined) {
-      await server.reportStatus(item.job_id, 'Completed');
-      logger.info('deployment completed', fields);
+      await server.reportStatus(item.job_id, 'Completed', undefined, verification);
+      logger.info('deployment completed', { ...fields, ...verified });
       return 'completed';
     }
-    logger.error('deployment failed', { ...fields, error });
-    await server.reportStatus(item.job_id, 'Failed', error);
+    logger.error('deployment failed', { ...fields, ...verified, error });
+    await server.reportStatus(item.job_id, 'Failed', error, verification);
     return 'failed';
   }
 
-  /** Undefined when deployed; otherwise the reason, for the job's `last_error`. */
-  private async deployTo(item: AgentWorkItem): Promise<string | undefined> {
+  /**
+   * Undefined when deployed; otherwise the reason, for the job's `last_error`. What the connector
+   * verified at the endpoint is left in `seen` for the status report.
+   */
+  private async deployTo(item: AgentWorkItem, seen: DeploymentSeen): Promise<string | undefined> {
     if (!item.target_id) return 'the deployment names no target';
     const target = await this.deps.targets.get(item.target_id);
     if (!target)
@@ -280,6 +292,7 @@ export class CertlaneAgent {
         serverName: target.server_name ?? item.common_name,
       },
     );
+    seen.verification = verificationOf(result, target.endpoint);
     return result.ok ? undefined : describeFailure(result);
   }
 }

@@ -4,6 +4,7 @@ import type {
   AgentCertificateDto,
   AgentCsrAccepted,
   AgentReportStatus,
+  AgentVerificationReport,
   AgentWorkResponse,
 } from '@certlane/contracts';
 import type { AgentConfig } from './config';
@@ -23,7 +24,12 @@ export interface AgentServerClient {
   work(): Promise<AgentWorkResponse>;
   submitCsr(certificateId: string, csrPem: string): Promise<AgentCsrAccepted>;
   certificate(certificateId: string, versionId?: string | null): Promise<AgentCertificateDto>;
-  reportStatus(jobId: string, status: AgentReportStatus, error?: string): Promise<void>;
+  reportStatus(
+    jobId: string,
+    status: AgentReportStatus,
+    error?: string,
+    verification?: AgentVerificationReport,
+  ): Promise<void>;
 }
 
 /** An answer other than 2xx; `code` is the error body's code when it has one. */
@@ -103,10 +109,16 @@ export class HttpsAgentServerClient implements AgentServerClient {
     ) as Promise<AgentCertificateDto>;
   }
 
-  async reportStatus(jobId: string, status: AgentReportStatus, error?: string): Promise<void> {
+  async reportStatus(
+    jobId: string,
+    status: AgentReportStatus,
+    error?: string,
+    verification?: AgentVerificationReport,
+  ): Promise<void> {
     await this.call('POST', `/jobs/${encodeURIComponent(jobId)}/status`, {
       status,
-      ...(error !== undefined ? { error: error.slice(0, 4000) } : {}),
+      ...(error !== undefined ? { error: error.slice(0, 2000) } : {}),
+      ...(verification ? { verification } : {}),
     });
   }
 

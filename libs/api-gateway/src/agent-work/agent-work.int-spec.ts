@@ -404,6 +404,116 @@ describe('agent work protocol (agent key generation)', () => {
     expect((await certificate()).status).toBe('Active');
   });
 
+  it("keeps the agent's verification with its report, checked against the job's version (ADR 0032)", async () => {
+    const deployment = json<{ job_id: string }>(
+      await asAdmin('POST', '/api/v1/certificates/aw-web/deploy', { target_id: 'tgt-aw-3' }),
+    ).job_id;
+    const deployed = (await certificate()).current_version_id;
+    const expected = json<AgentCertificateDto>(
+      await asA('GET', `/api/v1/agents/${AGENT_A}/certificates/aw-web?version_id=${deployed}`),
+    ).fingerprint_sha256;
+    const report = (body: unknown) =>
+      asA('POST', `/api/v1/agents/${AGENT_A}/jobs/${deployment}/status`, body);
+    const endpoint = '127.0.0.1:8443';
+    const refused = async (body: unknown, field: string) => {
+      const response = await report(body);
+      const error = json<{ code: string; details: { field?: string; fields?: { field: string }[] } }>(
+        response,
+      );
+      const fields = error.details.field ?? error.details.fields?.map((e) => e.field).join(',');
+      expect([response.status, error.code, fields]).toEqual([400, 'validation_failed', field]);
+    };
+    // Not with Running; not a shape the contract does not allow.
+    await refused(
+      {
+        status: 'Running',
+        verification: { endpoint, served_fingerprint_sha256: expected, result: 'verified' },
+      },
+      'verification',
+    );
+    expect((await job(deployment)).status).toBe('Pending');
+    expect((await report({ status: 'Running' })).status).toBe(200);
+    await refused({ status: 'Completed', verification: 'verified' }, 'verification');
+    await refused({ status: 'Completed', verification: { endpoint, result: 'fine' } }, 'verification.result');
+    await refused(
+      {
+        status: 'Completed',
+        verification: { endpoint, served_fingerprint_sha256: 'zz', result: 'verified' },
+      },
+      'verification.served_fingerprint_sha256',
+    );
+    // A claim the version contradicts is refused: the expected leaf is the server's, not the agent's.
+    const other = 'ab'.repeat(32);
+    await refused(
+      {
+        status: 'Completed',
+        verification: { endpoint, served_fingerprint_sha256: other, result: 'verified' },
+      },
+      'verification.result',
+    );
+    await refused(
+      {
+        status: 'Failed',
+        verification: { endpoint, served_fingerprint_sha256: expected, result: 'mismatch' },
+      },
+      'verification.result',
+    );
+    expect((await job(deployment)).status).toBe('Running');
+    const none = await asAdmin('GET', `/api/v1/jobs/${deployment}/verification`);
+    expect([none.status, json<{ code: string }>(none).code]).toEqual([404, 'verification_not_found']);
+
+    const completed = await report({
+      status: 'Completed',
+      verification: {
+        endpoint,
+        served_fingerprint_sha256: expected.toUpperCase().match(/../g)!.join(':'),
+        result: 'verified',
+      },
+    });
+    expect(completed.status).toBe(200);
+    expect(json<JobDto>(completed).status).toBe('Completed');
+    const stored = await asAdmin('GET', `/api/v1/jobs/${deployment}/verification`);
+    expect(stored.status).toBe(200);
+    expect(stored.json()).toEqual({
+      job_id: deployment,
+      certificate_id: 'aw-web',
+      endpoint,
+      result: 'verified',
+      expected_fingerprint_sha256: expected,
+      served_fingerprint_sha256: expected,
+      error: '',
+      checked_at: expect.any(String),
+    });
+    const audited = await db.query<{ details: unknown }>(
+      `SELECT envelope->'data'->'details' AS details FROM issuance.outbox
+        WHERE subject LIKE '%audit.recorded' AND envelope->'data'->>'action' = 'job.status_reported'
+          AND envelope->'data'->>'resource_id' = $1 AND envelope->'data'->'details'->>'to' = 'Completed'`,
+      [deployment],
+    );
+    expect(audited.rows).toEqual([
+      {
+        details: expect.objectContaining({ verification: { endpoint, result: 'verified' }, to: 'Completed' }),
+      },
+    ]);
+
+    // A failed deployment whose endpoint could not be read keeps why.
+    const second = json<{ job_id: string }>(
+      await asAdmin('POST', '/api/v1/certificates/aw-web/deploy', { target_id: 'tgt-aw-3' }),
+    ).job_id;
+    const failed = await asA('POST', `/api/v1/agents/${AGENT_A}/jobs/${second}/status`, {
+      status: 'Failed',
+      error: 'verify failed',
+      verification: { endpoint, result: 'unreachable', error: 'connect ECONNREFUSED 127.0.0.1:8443' },
+    });
+    expect(failed.status).toBe(200);
+    expect(json(await asAdmin('GET', `/api/v1/jobs/${second}/verification`))).toMatchObject({
+      result: 'unreachable',
+      expected_fingerprint_sha256: expected,
+      served_fingerprint_sha256: '',
+      error: 'connect ECONNREFUSED 127.0.0.1:8443',
+    });
+  });
+
   it('gives up a renewal when the agent reports it Failed: the certificate becomes Failed', async () => {
     const renewalJob = json<{ job_id: string }>(
       await asAdmin('POST', '/api/v1/certificates/aw-web/renew'),

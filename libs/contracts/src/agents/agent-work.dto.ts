@@ -1,7 +1,19 @@
-import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  IsIn,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { AGENT_ID_PATTERN } from './agent.dto';
 import { KeyAlgorithmName } from '../certificates/certificate.dto';
-import { JobStatus, JobType } from '../jobs/job.dto';
+import { JobStatus, JobType, VERIFICATION_RESULTS, VerificationResult } from '../jobs/job.dto';
 
 /**
  * The agent work protocol (spec 4.7; docs/decisions/0027-agent-work-protocol.md): an agent polls
@@ -126,6 +138,40 @@ export interface AgentCertificateDto {
   not_after: string;
 }
 
+/**
+ * What the agent saw when its connector checked the deployed endpoint (ADR 0032): the leaf it
+ * served, or why it could not be read. The expected fingerprint is never the agent's: issuance
+ * takes it from the job's version and checks the claimed result against it.
+ */
+export class AgentVerificationReport {
+  /** `host:port` the agent connected to (the target's endpoint). */
+  @IsString()
+  @Length(3, 300)
+  endpoint!: string;
+
+  /** SHA-256 of the served leaf's DER, hex (colons allowed); empty when nothing was served. */
+  @IsOptional()
+  @IsString()
+  @ValidateIf((_, value) => value !== '')
+  @Matches(/^([0-9a-fA-F]{2}:?){31}[0-9a-fA-F]{2}$/, {
+    message: 'served_fingerprint_sha256 must be a SHA-256 fingerprint (64 hex digits)',
+  })
+  served_fingerprint_sha256?: string;
+
+  @IsString()
+  @IsIn(VERIFICATION_RESULTS as unknown as string[], {
+    message: `result must be one of ${VERIFICATION_RESULTS.join(', ')}`,
+  })
+  result!: VerificationResult;
+
+  /** Why the endpoint could not be checked (unreachable). */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(2000)
+  error?: string;
+}
+
 /** Body of POST /api/v1/agents/{id}/jobs/{job_id}/status. */
 export class ReportAgentJobStatusBody {
   @IsString()
@@ -138,6 +184,13 @@ export class ReportAgentJobStatusBody {
   @IsString()
   @MaxLength(2000)
   error?: string;
+
+  /** A deployment's verification, with its Completed or Failed report (ADR 0032). */
+  @IsOptional()
+  @IsObject({ message: 'verification must be an object' })
+  @ValidateNested()
+  @Type(() => AgentVerificationReport)
+  verification?: AgentVerificationReport;
 }
 
 export class ReportAgentJobStatusRequest extends ReportAgentJobStatusBody {

@@ -7,6 +7,7 @@ export * from './jobs/job-status';
 export * from './bulk/bulk-plan';
 export * from './certificates/lifecycle';
 export * from './agent-work/agent-work-rules';
+export * from './agent-work/agent-verification';
 export * from './profiles/profile-rules';
 export * from './approvals/approval-decision';
 // Policy rules and renewal scheduling (ADR 0028).

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import {
   AgentCertificateDto,
   AgentCertificateRequest,
   AgentCsrAccepted,
+  AgentReportStatus,
+  AgentVerificationReport,
   agentActorId,
   AgentWorkResponse,
   AuditAction,
@@ -15,7 +18,13 @@ import {
   RequestContext,
   SubmitAgentCsrRequest,
 } from '@certlane/contracts';
-import { agentReportRefusal, checkCsrAgainstCertificate, CsrFacts } from '@certlane/issuance-domain';
+import {
+  agentReportRefusal,
+  AgentVerificationRecord,
+  agentVerificationRecord,
+  checkCsrAgainstCertificate,
+  CsrFacts,
+} from '@certlane/issuance-domain';
 import { CertlaneLogger, LOGGER } from '@certlane/platform';
 import { ProfileEnforcer } from '../profiles/profile-enforcer';
 import { CertificationRequest, parseCertificate, parseCsr, PemLabel, toPem } from '@certlane/pki';
@@ -319,7 +328,9 @@ export class AgentWorkService {
    * An agent's status report: the job machine's `report` event, after the agent rules of
    * libs/issuance/domain (an Issuance/Renewal job advances through its CSR; the agent may only
    * fail it while it awaits one). Failed keeps the error in last_error; a completed deployment
-   * keeps the version it shipped (version_id, set when the job was created).
+   * keeps the version it shipped (version_id, set when the job was created). A deployment's
+   * `verification` (ADR 0032) is checked against that version's fingerprint and kept in
+   * job_verifications in the same transaction.
    */
   async report(request: ReportAgentJobStatusRequest, context?: RequestContext): Promise<JobDto> {
     const row = await this.writer.jobs.transaction(async (manager) => {
@@ -327,6 +338,9 @@ export class AgentWorkService {
       if (!belongsTo(request.agent_id, job, certificate)) throw jobNotFound(request.job_id);
       const refusal = agentReportRefusal(job.type, job.status, request.status);
       if (refusal) throw new CertlaneError(ErrorCode.JobInvalidTransition, refusal, { status: job.status });
+      const verification = request.verification
+        ? await this.verificationRecord(manager, request.verification, request.status, job, certificate)
+        : undefined;
       const error =
         request.status === 'Failed' ? request.error?.trim() || 'the agent reported a failure' : undefined;
       const versionId =
@@ -341,6 +355,13 @@ export class AgentWorkService {
         context,
         { error, versionId },
       );
+      if (verification) {
+        await this.writer.jobs.addVerification(manager, {
+          job_id: job.id,
+          certificate_id: job.certificate_id,
+          ...verification,
+        });
+      }
       await this.writer.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.JobStatusReported, 'job', job.id, context, {
@@ -352,11 +373,40 @@ export class AgentWorkService {
           ...(error ? { error } : {}),
           ...(changed.job.version_id ? { version_id: changed.job.version_id } : {}),
           certificate_status: changed.certificate.status,
+          ...(verification
+            ? { verification: { endpoint: verification.endpoint, result: verification.result } }
+            : {}),
         }),
       );
       return changed.job;
     });
     this.writer.outbox.committed();
     return jobDto(row);
+  }
+
+  /** The agent's verification as the row to keep, or 400 when it contradicts the job (domain rules). */
+  private async verificationRecord(
+    manager: EntityManager,
+    claim: AgentVerificationReport,
+    reported: AgentReportStatus,
+    job: JobRow,
+    certificate: CertificateRow,
+  ): Promise<AgentVerificationRecord> {
+    const versionId = job.version_id ?? certificate.current_version_id;
+    const version = versionId ? await this.writer.certificates.version(versionId, manager) : null;
+    if (!version && job.type === 'Deployment') {
+      throw new CertlaneError(
+        ErrorCode.ValidationFailed,
+        `job ${job.id} names no certificate version to verify against`,
+        { field: 'verification' },
+      );
+    }
+    const check = agentVerificationRecord(claim, {
+      type: job.type,
+      reported,
+      expectedFingerprintSha256: version?.fingerprint_sha256 ?? '',
+    });
+    if (!check.ok) throw new CertlaneError(ErrorCode.ValidationFailed, check.message, { field: check.field });
+    return check.record;
   }
 }
