@@ -6,10 +6,12 @@ import { join } from 'node:path';
 import type {
   AgentCertificateDto,
   AgentCsrAccepted,
+  AgentKeyDto,
   AgentReportStatus,
   AgentVerificationReport,
   AgentWorkItem,
   AgentWorkResponse,
+  RecipientPublicJwk,
 } from '@certlane/contracts';
 import type {
   DeploymentHost,
@@ -17,7 +19,7 @@ import type {
   DeploymentResult,
   TargetConnector,
 } from '@certlane/connectors';
-import { parseCsr } from '@certlane/pki';
+import { parseCsr, wrapPrivateKey } from '@certlane/pki';
 import { CertlaneAgent, subjectAltNamesFor } from './agent';
 import { KeyStore } from './key-store';
 import type { Logger } from './logger';
@@ -62,6 +64,21 @@ class FakeServer implements AgentServerClient {
   async submitCsr(certificateId: string, csrPem: string): Promise<AgentCsrAccepted> {
     this.sent.push(JSON.stringify({ csr_pem: csrPem, certificate_id: certificateId }));
     if (this.fail.csr) throw this.fail.csr;
+    const versionId = this.sign(certificateId, csrPem, `ver-${this.versions.size + 1}`);
+    const dto = this.versions.get(versionId)!;
+    return {
+      status: 'accepted',
+      job_id: 'j',
+      job_status: 'Completed',
+      certificate_id: certificateId,
+      version_id: versionId,
+      serial_number: dto.serial_number,
+      fingerprint_sha256: dto.fingerprint_sha256,
+      not_after: dto.not_after,
+    };
+  }
+  /** Issues the CSR with the openssl CA as version `versionId`. */
+  private sign(certificateId: string, csrPem: string, versionId: string): string {
     writeFileSync(join(this.dir, 'req.csr'), csrPem);
     execFileSync(
       'openssl',
@@ -85,7 +102,6 @@ class FakeServer implements AgentServerClient {
     );
     const leaf = readFileSync(join(this.dir, 'leaf.crt'), 'utf8');
     const x509 = new X509Certificate(leaf);
-    const versionId = `ver-${this.versions.size + 1}`;
     const dto: AgentCertificateDto = {
       certificate_id: certificateId,
       version_id: versionId,
@@ -98,22 +114,66 @@ class FakeServer implements AgentServerClient {
       not_after: x509.validTo,
     };
     this.versions.set(versionId, dto);
-    return {
-      status: 'accepted',
-      job_id: 'j',
-      job_status: 'Completed',
-      certificate_id: certificateId,
-      version_id: versionId,
-      serial_number: dto.serial_number,
-      fingerprint_sha256: dto.fingerprint_sha256,
-      not_after: dto.not_after,
-    };
+    return versionId;
   }
   async certificate(_id: string, versionId?: string | null) {
     const dto = versionId ? this.versions.get(versionId) : [...this.versions.values()].pop();
     if (!dto) throw new ServerError(404, 'certificate_version_not_found', 'no version');
     return dto;
   }
+  /** Server key generation: the keys the server holds per version (ADR 0033). */
+  serverKeys = new Map<string, string>();
+  /** A version issued with a key made here, as SERVICE_KEYGEN_MODE=server does; `heldKey` is what the server keeps. */
+  issueServerSide(certificateId: string, versionId: string, heldKey?: 'own' | 'other' | 'none'): string {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-new',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        'srv.key',
+        '-out',
+        'req.csr',
+        '-subj',
+        `/CN=${certificateId}.example.com`,
+      ],
+      { cwd: this.dir, stdio: 'ignore' },
+    );
+    const key = readFileSync(join(this.dir, 'srv.key'), 'utf8');
+    const csr = readFileSync(join(this.dir, 'req.csr'), 'utf8');
+    const accepted = this.sign(certificateId, csr, versionId);
+    if (heldKey === 'own' || heldKey === undefined) this.serverKeys.set(accepted, key);
+    if (heldKey === 'other') {
+      execFileSync(
+        'openssl',
+        ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', 'other.key'],
+        {
+          cwd: this.dir,
+          stdio: 'ignore',
+        },
+      );
+      this.serverKeys.set(accepted, readFileSync(join(this.dir, 'other.key'), 'utf8'));
+    }
+    return key;
+  }
+  async certificateKey(
+    certificateId: string,
+    versionId: string,
+    recipientPublicJwk: RecipientPublicJwk,
+  ): Promise<AgentKeyDto> {
+    this.sent.push(JSON.stringify({ recipient_public_jwk: recipientPublicJwk, version_id: versionId }));
+    const key = this.serverKeys.get(versionId);
+    if (!key) throw new ServerError(404, 'certificate_key_not_found', 'the service holds no private key');
+    const jwe = await wrapPrivateKey(key, recipientPublicJwk, { certificateId, versionId });
+    this.received.push(jwe);
+    return { certificate_id: certificateId, version_id: versionId, private_key_jwe: jwe };
+  }
+  received: string[] = [];
   async reportStatus(
     job: string,
     status: AgentReportStatus,
@@ -417,6 +477,84 @@ describe('CertlaneAgent job handling', () => {
     );
     expect(failures.d3).toBe('this agent has no connector for target kind iis');
     expect(failures.d4).toMatch(/no version/);
+  });
+
+  const deployment = (jobId: string, certificateId: string, versionId: string) =>
+    item({
+      job_id: jobId,
+      type: 'Deployment',
+      status: 'Pending',
+      certificate_id: certificateId,
+      target_id: 'tgt-s',
+      version_id: versionId,
+    });
+
+  it('fetches a server-generated key wrapped to a one-time key, stores it 0600 and deploys it', async () => {
+    const key = server.issueServerSide('srv', 'ver-s1');
+    targets['tgt-s'] = {
+      type: 'nginx',
+      config: { cert_path: join(dir, 's.crt'), key_path: join(dir, 's.key') },
+    };
+    server.queue = [deployment('job-s', 'srv', 'ver-s1')];
+    expect(await agent.pollOnce()).toEqual(['completed']);
+    const stored = join(dir, 'state', 'keys', 'srv', 'ver-s1.key.pem');
+    expect(statSync(stored).mode & 0o777).toBe(0o600);
+    expect(createPrivateKey(readFileSync(stored, 'utf8')).export({ format: 'jwk' })).toEqual(
+      createPrivateKey(key).export({ format: 'jwk' }),
+    );
+    expect(readFileSync(join(dir, 's.key'), 'utf8')).toBe(readFileSync(stored, 'utf8'));
+    const fetch = JSON.parse(server.sent.find((s) => s.includes('recipient_public_jwk'))!) as {
+      recipient_public_jwk: Record<string, unknown>;
+      version_id: string;
+    };
+    expect(fetch.version_id).toBe('ver-s1');
+    expect(Object.keys(fetch.recipient_public_jwk).sort()).toEqual(['crv', 'kty', 'x', 'y']);
+    const body = key.split('\n').slice(1, -2).join('');
+    for (const text of [...server.sent, ...server.received]) {
+      expect(text).not.toContain('PRIVATE KEY');
+      expect(text).not.toContain(body.slice(0, 40));
+    }
+    // A second deployment of the version uses the stored key: no second fetch.
+    server.queue = [deployment('job-s2', 'srv', 'ver-s1')];
+    expect(await agent.pollOnce()).toEqual(['completed']);
+    expect(server.sent.filter((s) => s.includes('recipient_public_jwk'))).toHaveLength(1);
+  });
+
+  it('uses a new recipient key for every fetch', async () => {
+    server.issueServerSide('srv2', 'ver-a');
+    server.issueServerSide('srv2', 'ver-b');
+    targets['tgt-s'] = {
+      type: 'nginx',
+      config: { cert_path: join(dir, 's.crt'), key_path: join(dir, 's.key') },
+    };
+    server.queue = [deployment('j-a', 'srv2', 'ver-a'), deployment('j-b', 'srv2', 'ver-b')];
+    expect(await agent.pollOnce()).toEqual(['completed', 'completed']);
+    const jwks = server.sent
+      .filter((s) => s.includes('recipient_public_jwk'))
+      .map((s) => (JSON.parse(s) as { recipient_public_jwk: { x: string } }).recipient_public_jwk.x);
+    expect(new Set(jwks).size).toBe(2);
+  });
+
+  it('fails the deployment when neither the agent nor the server holds the key, or the released key does not match', async () => {
+    server.issueServerSide('srv3', 'ver-none', 'none');
+    server.issueServerSide('srv3', 'ver-other', 'other');
+    targets['tgt-s'] = {
+      type: 'nginx',
+      config: { cert_path: join(dir, 's.crt'), key_path: join(dir, 's.key') },
+    };
+    server.queue = [deployment('j-none', 'srv3', 'ver-none'), deployment('j-other', 'srv3', 'ver-other')];
+    expect(await agent.pollOnce()).toEqual(['failed', 'failed']);
+    const failures = Object.fromEntries(
+      server.reports.filter((r) => r.status === 'Failed').map((r) => [r.job, r.error]),
+    );
+    expect(failures['j-none']).toBe(
+      'neither this agent nor the server holds a private key for srv3 version ver-none',
+    );
+    expect(failures['j-other']).toBe(
+      'the wrapped key does not match the certificate of srv3 version ver-other',
+    );
+    expect(readdirSync(join(dir, 'state', 'keys')).includes('srv3')).toBe(false);
+    expect(connector.deployed).toEqual([]);
   });
 
   it('stops on 410 and on 401 from any call, and backs off on errors', async () => {

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { AgentVerificationReport, AgentWorkItem } from '@certlane/contracts';
 import type { DeploymentHost, DeploymentResult } from '@certlane/connectors';
-import { createCsr, SubjectAltNameInput } from '@certlane/pki';
+import { createCsr, generateRecipientKey, SubjectAltNameInput, unwrapPrivateKey } from '@certlane/pki';
 import { backoffDelay, jittered } from './backoff';
 import { KeyStore } from './key-store';
 import type { Logger } from './logger';
@@ -259,6 +259,36 @@ export class CertlaneAgent {
   }
 
   /**
+   * A server-generated key (SERVICE_KEYGEN_MODE=server, ADR 0033): fetched wrapped to a P-256 key
+   * made for this fetch alone, opened here, checked against the certificate, and stored 0600 like
+   * the agent's own keys. Null when the server holds none (the key was generated on an agent).
+   */
+  private async fetchServerKey(
+    certificateId: string,
+    certificate: { version_id: string; leaf_pem: string },
+  ): Promise<string | null> {
+    const label = { certificateId, versionId: certificate.version_id };
+    const recipient = await generateRecipientKey();
+    let wrapped: string;
+    try {
+      wrapped = (
+        await this.deps.server.certificateKey(certificateId, certificate.version_id, recipient.publicJwk)
+      ).private_key_jwe;
+    } catch (error) {
+      if (error instanceof ServerError && error.code === 'certificate_key_not_found') return null;
+      throw error;
+    }
+    const pem = await unwrapPrivateKey(wrapped, recipient.privateKey, label, certificate.leaf_pem);
+    const path = this.deps.keys.storeFetched(certificateId, certificate.version_id, pem);
+    this.deps.logger.info('server-generated key fetched wrapped and stored', {
+      certificate_id: certificateId,
+      version_id: certificate.version_id,
+      key_path: path,
+    });
+    return this.deps.keys.keyFor(certificateId, certificate.version_id, certificate.leaf_pem);
+  }
+
+  /**
    * Undefined when deployed; otherwise the reason, for the job's `last_error`. What the connector
    * verified at the endpoint is left in `seen` for the status report.
    */
@@ -270,13 +300,11 @@ export class CertlaneAgent {
     const connector = this.deps.connectors.connectorFor(target.type);
     if (!connector) return `this agent has no connector for target kind ${target.type}`;
     const certificate = await this.deps.server.certificate(item.certificate_id, item.version_id);
-    const privateKeyPem = this.deps.keys.keyFor(
-      item.certificate_id,
-      certificate.version_id,
-      certificate.leaf_pem,
-    );
+    const privateKeyPem =
+      this.deps.keys.keyFor(item.certificate_id, certificate.version_id, certificate.leaf_pem) ??
+      (await this.fetchServerKey(item.certificate_id, certificate));
     if (!privateKeyPem) {
-      return `this agent holds no private key for ${item.certificate_id} version ${certificate.version_id} (its key was generated elsewhere)`;
+      return `neither this agent nor the server holds a private key for ${item.certificate_id} version ${certificate.version_id}`;
     }
     const result = await connector.deploy(
       target.config,

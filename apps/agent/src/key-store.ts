@@ -92,6 +92,13 @@ export class KeyStore {
     return this.path(certificateId, versionId);
   }
 
+  /** Stores a key the server released for a version (ADR 0033), 0600; the caller checked it. */
+  storeFetched(certificateId: string, versionId: string, pem: string): string {
+    const path = this.path(certificateId, versionId);
+    writePrivateFile(path, pem);
+    return path;
+  }
+
   /** The PEM key of a version, checked against its certificate; null when this agent has none. */
   keyFor(certificateId: string, versionId: string, leafPem: string): string | null {
     const path = this.path(certificateId, versionId);

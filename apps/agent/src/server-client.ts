@@ -3,9 +3,11 @@ import { rootCertificates } from 'node:tls';
 import type {
   AgentCertificateDto,
   AgentCsrAccepted,
+  AgentKeyDto,
   AgentReportStatus,
   AgentVerificationReport,
   AgentWorkResponse,
+  RecipientPublicJwk,
 } from '@certlane/contracts';
 import type { AgentConfig } from './config';
 
@@ -18,12 +20,18 @@ export interface HostFacts {
   ip_address?: string;
 }
 
-/** The server as the agent sees it: the heartbeat and the four work routes (ADR 0027). */
+/** The server as the agent sees it: the heartbeat, the four work routes (ADR 0027) and the key fetch (ADR 0033). */
 export interface AgentServerClient {
   heartbeat(facts: HostFacts): Promise<void>;
   work(): Promise<AgentWorkResponse>;
   submitCsr(certificateId: string, csrPem: string): Promise<AgentCsrAccepted>;
   certificate(certificateId: string, versionId?: string | null): Promise<AgentCertificateDto>;
+  /** A server-generated key, wrapped as a JWE to `recipientPublicJwk` (ADR 0033). */
+  certificateKey(
+    certificateId: string,
+    versionId: string,
+    recipientPublicJwk: RecipientPublicJwk,
+  ): Promise<AgentKeyDto>;
   reportStatus(
     jobId: string,
     status: AgentReportStatus,
@@ -107,6 +115,17 @@ export class HttpsAgentServerClient implements AgentServerClient {
       'GET',
       `/certificates/${encodeURIComponent(certificateId)}${query}`,
     ) as Promise<AgentCertificateDto>;
+  }
+
+  certificateKey(
+    certificateId: string,
+    versionId: string,
+    recipientPublicJwk: RecipientPublicJwk,
+  ): Promise<AgentKeyDto> {
+    return this.call('POST', `/certificates/${encodeURIComponent(certificateId)}/key`, {
+      recipient_public_jwk: recipientPublicJwk,
+      version_id: versionId,
+    }) as Promise<AgentKeyDto>;
   }
 
   async reportStatus(

@@ -41,6 +41,15 @@ describe('gateway route table', () => {
     expect(access['GET /api/v1/stats/job-trends']).toEqual(['job.read']);
   });
 
+  it('guards the agent work routes with the agent permissions of r-agent (ADR 0027, 0033)', () => {
+    const access = Object.fromEntries(table.map((r) => [r.route, r.access]));
+    expect(access['GET /api/v1/agents/:id/work']).toEqual(['agent.work.poll']);
+    expect(access['POST /api/v1/agents/:id/csr']).toEqual(['agent.csr.submit']);
+    expect(access['GET /api/v1/agents/:id/certificates/:certId']).toEqual(['agent.work.poll']);
+    expect(access['POST /api/v1/agents/:id/certificates/:certId/key']).toEqual(['agent.key.fetch']);
+    expect(access['POST /api/v1/agents/:id/jobs/:jobId/status']).toEqual(['agent.job.report']);
+  });
+
   it('lists the session-checked and public auth routes of spec 5.2 as such', () => {
     const access = Object.fromEntries(table.map((r) => [r.route, r.access]));
     expect(access['POST /auth/logout']).toEqual(['session']);

@@ -4,6 +4,8 @@ import {
   AgentCertificateDto,
   AgentCertificateQuery,
   AgentCsrAccepted,
+  AgentKeyBody,
+  AgentKeyDto,
   agentActorId,
   AgentWorkResponse,
   CertlaneError,
@@ -76,6 +78,27 @@ export class AgentWorkController {
     return this.bus.request(
       'issuance.v1.get-agent-certificate',
       { ...query, agent_id: id, certificate_id: certId },
+      { context: busContext(request) },
+    );
+  }
+
+  /**
+   * A server-generated private key (SERVICE_KEYGEN_MODE=server), wrapped as a JWE to the ephemeral
+   * P-256 key in the body (ADR 0033); never the plaintext. Audited by issuance.
+   */
+  @Post(':id/certificates/:certId/key')
+  @HttpCode(200)
+  @RequirePermission('agent.key.fetch')
+  async key(
+    @Param('id') id: string,
+    @Param('certId') certId: string,
+    @Req() request: Request,
+  ): Promise<AgentKeyDto> {
+    assertOwnWork(request, id);
+    const body = await validateDto(AgentKeyBody, request.body);
+    return this.bus.request(
+      'issuance.v1.release-agent-certificate-key',
+      { ...body, agent_id: id, certificate_id: certId },
       { context: busContext(request) },
     );
   }

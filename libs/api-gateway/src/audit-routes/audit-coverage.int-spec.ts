@@ -8,7 +8,8 @@ import {
   startTestSystem,
   TestSystem,
 } from '@certlane/testing';
-import { createCsr, SoftwareKeyProvider } from '@certlane/pki';
+import { createCsr, generateRecipientKey, SoftwareKeyProvider } from '@certlane/pki';
+import { SecretBox } from '@certlane/platform';
 import { Client } from 'pg';
 import { GATEWAY_CONTROLLERS } from '../api-gateway.module';
 import { routeTable } from '../auth/route-table';
@@ -327,7 +328,30 @@ async function createAgentCertificate(call: Call, issued: boolean): Promise<stri
   return id;
 }
 
+/** SERVICE_CONFIG_ENCRYPTION_KEY of the system, to seal a server-held key as the issuance service does. */
+const keySealing = { secret: '' };
+
 const AGENT_WORK_ROUTE_CASES: Record<string, RouteCase> = {
+  // The system runs in agent key generation, so the server-held key a release needs is sealed
+  // and stored here the way SERVICE_KEYGEN_MODE=server stores it (ADR 0024, 0033).
+  'POST /api/v1/agents/:id/certificates/:certId/key': async (call, requestId) => {
+    const id = await createAgentCertificate(call, true);
+    const versionId = json<{ current_version_id: string }>(
+      await call('GET', `/api/v1/certificates/${id}`),
+    ).current_version_id;
+    const { signer } = await new SoftwareKeyProvider().generate({ algorithm: 'ECDSA', curve: 'P-256' });
+    const box = new SecretBox(keySealing.secret, 'issuance certificate private key v1');
+    await sqlForCases.db!.query(
+      'INSERT INTO issuance.certificate_keys (version_id, certificate_id, private_key_sealed) VALUES ($1, $2, $3)',
+      [versionId, id, box.seal(signer.exportPkcs8(), versionId)],
+    );
+    const { publicJwk } = await generateRecipientKey();
+    const response = await call('POST', `/api/v1/agents/audit-agent/certificates/${id}/key`, {
+      requestId,
+      body: { recipient_public_jwk: publicJwk },
+    });
+    return { response, expected: lifecycleEvent('certificate.key_released', 'certificate', id) };
+  },
   'POST /api/v1/agents/:id/csr': async (call, requestId) => {
     const id = await createAgentCertificate(call, false);
     const job = await firstJobOf(call, id);
@@ -889,6 +913,7 @@ describe('audit coverage of every mutating gateway route', () => {
     await db.connect();
     sqlForCases.db = db;
     lifecycleDatabase.url = system.database.url;
+    keySealing.secret = system.env.SERVICE_CONFIG_ENCRYPTION_KEY as string;
     outboxSchemas = (
       await db.query<{ table_schema: string }>(
         `SELECT table_schema FROM information_schema.tables WHERE table_name = 'outbox' ORDER BY 1`,

@@ -4,6 +4,8 @@ import {
   AgentCertificateDto,
   AgentCertificateRequest,
   AgentCsrAccepted,
+  AgentKeyDto,
+  AgentKeyRequest,
   AgentWorkRequest,
   AgentWorkResponse,
   ReportAgentJobStatusRequest,
@@ -18,5 +20,7 @@ export const agentWorkRequestContracts = {
     request: AgentCertificateRequest,
     response: shape<AgentCertificateDto>(),
   },
+  /** A server-generated key, wrapped to the agent's ephemeral key (ADR 0033). */
+  'issuance.v1.release-agent-certificate-key': { request: AgentKeyRequest, response: shape<AgentKeyDto>() },
   'issuance.v1.report-agent-job-status': { request: ReportAgentJobStatusRequest, response: shape<JobDto>() },
 } satisfies Record<string, RequestContract<object, unknown>>;

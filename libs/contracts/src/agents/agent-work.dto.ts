@@ -11,6 +11,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { IsRecipientPublicJwk, RecipientPublicJwk } from './recipient-jwk';
 import { AGENT_ID_PATTERN } from './agent.dto';
 import { KeyAlgorithmName } from '../certificates/certificate.dto';
 import { JobStatus, JobType, VERIFICATION_RESULTS, VerificationResult } from '../jobs/job.dto';
@@ -170,6 +171,44 @@ export class AgentVerificationReport {
   @IsNotEmpty()
   @MaxLength(2000)
   error?: string;
+}
+
+/**
+ * Body of POST /api/v1/agents/{id}/certificates/{cert_id}/key (ADR 0033): the public half of an
+ * ephemeral P-256 key the agent made for this fetch, and optionally the version (default current).
+ */
+export class AgentKeyBody {
+  @IsRecipientPublicJwk()
+  recipient_public_jwk!: RecipientPublicJwk;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  version_id?: string;
+}
+
+export class AgentKeyRequest extends AgentKeyBody {
+  @IsString()
+  @Matches(AGENT_ID_PATTERN, {
+    message: 'agent id must be 1-58 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit',
+  })
+  agent_id!: string;
+
+  @IsString()
+  @MaxLength(128)
+  certificate_id!: string;
+}
+
+/**
+ * A server-generated private key, released to the agent wrapped: `private_key_jwe` is a compact
+ * JWE (alg ECDH-ES+A256KW, enc A256GCM) to `recipient_public_jwk` whose plaintext is the PKCS#8
+ * PEM; its protected header names the certificate and version (`kid` `<certificate>/<version>`,
+ * `certificate_id`, `version_id`). Never the plaintext key.
+ */
+export interface AgentKeyDto {
+  certificate_id: string;
+  version_id: string;
+  private_key_jwe: string;
 }
 
 /** Body of POST /api/v1/agents/{id}/jobs/{job_id}/status. */

@@ -59,6 +59,8 @@ export const AuditAction = {
   // The agent work protocol (ADR 0027).
   JobCsrSubmitted: 'job.csr_submitted',
   JobStatusReported: 'job.status_reported',
+  /** A server-generated key released, wrapped, to an agent (ADR 0033). */
+  CertificateKeyReleased: 'certificate.key_released',
   // Agents and targets (ADR 0026); the two retirement codes are spec 6.1's.
   AgentRegistered: 'agent.registered',
   AgentRetired: 'agent_retired',

@@ -47,6 +47,7 @@ export const PERMISSIONS = [
   'agent.work.poll',
   'agent.job.report',
   'agent.csr.submit',
+  'agent.key.fetch',
   'discovery.push',
   'discovery.read',
   'discovery.claim',
@@ -133,12 +134,13 @@ export const DEFAULT_ROLES: Record<string, { description: string; permissions: r
   },
   'r-viewer': { description: 'Read-only', permissions: reads },
   'r-agent': {
-    description: 'Agents: heartbeat, work poll, job report, CSR, discovery push',
+    description: 'Agents: heartbeat, work poll, job report, CSR, wrapped server key fetch, discovery push',
     permissions: [
       'agent.heartbeat',
       'agent.work.poll',
       'agent.job.report',
       'agent.csr.submit',
+      'agent.key.fetch',
       'discovery.push',
     ],
   },

@@ -49,6 +49,8 @@ export const ErrorCode = {
   CertificateNotFound: 'certificate_not_found',
   CertificateExists: 'certificate_exists',
   CertificateVersionNotFound: 'certificate_version_not_found',
+  /** No server-held private key for the version (agent key generation, ADR 0033). */
+  CertificateKeyNotFound: 'certificate_key_not_found',
   CertificateNotRenewable: 'certificate_not_renewable',
   RenewalInProgress: 'renewal_in_progress',
   CertificateNotIssued: 'certificate_not_issued',

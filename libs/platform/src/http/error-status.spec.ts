@@ -56,6 +56,7 @@ describe(httpStatusFor.name, () => {
     ['certificate_not_found', 404],
     ['certificate_exists', 409],
     ['certificate_version_not_found', 404],
+    ['certificate_key_not_found', 404],
     ['certificate_not_renewable', 400],
     ['renewal_in_progress', 409],
     ['certificate_not_issued', 400],

@@ -36,6 +36,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'ca_not_found':
     case 'certificate_not_found':
     case 'certificate_version_not_found':
+    case 'certificate_key_not_found':
     case 'owner_not_found':
     case 'team_not_found':
     case 'job_not_found':

@@ -17,6 +17,9 @@ export class AgentWorkHandlers implements OnApplicationBootstrap {
         this.work.submitCsr(request, context),
       ),
       this.bus.handle('issuance.v1.get-agent-certificate', (request) => this.work.certificate(request)),
+      this.bus.handle('issuance.v1.release-agent-certificate-key', (request, context) =>
+        this.work.releaseKey(request, context),
+      ),
       this.bus.handle('issuance.v1.report-agent-job-status', (request, context) =>
         this.work.report(request, context),
       ),

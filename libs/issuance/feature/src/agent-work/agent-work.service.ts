@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import {
@@ -7,6 +7,8 @@ import {
   AgentCsrAccepted,
   AgentReportStatus,
   AgentVerificationReport,
+  AgentKeyDto,
+  AgentKeyRequest,
   agentActorId,
   AgentWorkResponse,
   AuditAction,
@@ -14,6 +16,9 @@ import {
   ErrorCode,
   IssuedCertificateDto,
   JobDto,
+  KEY_RELEASE_ALG,
+  KEY_RELEASE_ENC,
+  RecipientPublicJwk,
   ReportAgentJobStatusRequest,
   RequestContext,
   SubmitAgentCsrRequest,
@@ -27,9 +32,16 @@ import {
 } from '@certlane/issuance-domain';
 import { CertlaneLogger, LOGGER } from '@certlane/platform';
 import { ProfileEnforcer } from '../profiles/profile-enforcer';
-import { CertificationRequest, parseCertificate, parseCsr, PemLabel, toPem } from '@certlane/pki';
-import { keyAlgorithmName } from '../certificates/certificate-keys';
-import { CertificateRow } from '../certificates/certificate.repository';
+import {
+  CertificationRequest,
+  parseCertificate,
+  parseCsr,
+  PemLabel,
+  toPem,
+  wrapPrivateKey,
+} from '@certlane/pki';
+import { CertificateKeySealer, keyAlgorithmName } from '../certificates/certificate-keys';
+import { CertificateRow, VersionRow } from '../certificates/certificate.repository';
 import {
   certificateNotFound,
   InventoryWriter,
@@ -52,6 +64,12 @@ export function csrFacts(csr: CertificationRequest): CsrFacts {
   };
 }
 
+/** The RFC 7638 thumbprint of an EC public JWK: which ephemeral key a release was wrapped to. */
+export function jwkThumbprint(jwk: RecipientPublicJwk): string {
+  const canonical = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
+  return createHash('sha256').update(canonical).digest('base64url');
+}
+
 /** A job is the agent's when its agent_id is the agent or its certificate's agent_id is. */
 const belongsTo = (agentId: string, job: JobRow, certificate: CertificateRow) =>
   job.agent_id === agentId || certificate.agent_id === agentId;
@@ -71,6 +89,7 @@ export class AgentWorkService {
     private readonly writer: InventoryWriter,
     private readonly localCa: LocalCaService,
     private readonly profiles: ProfileEnforcer,
+    private readonly sealer: CertificateKeySealer,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
   ) {}
 
@@ -298,18 +317,7 @@ export class AgentWorkService {
   /** The issued material of the agent's certificate: the current version, or the one named. */
   async certificate(request: AgentCertificateRequest): Promise<AgentCertificateDto> {
     const id = request.certificate_id;
-    if (!(await this.repository.certificateIsAgents(request.agent_id, id))) throw certificateNotFound(id);
-    const certificate = (await this.writer.certificates.find(id)) as CertificateRow;
-    const versionId = request.version_id ?? certificate.current_version_id;
-    const version = versionId ? await this.writer.certificates.version(versionId) : null;
-    if (!version || version.certificate_id !== id) {
-      throw new CertlaneError(
-        ErrorCode.CertificateVersionNotFound,
-        request.version_id
-          ? `certificate ${JSON.stringify(id)} has no version ${JSON.stringify(request.version_id)}`
-          : `certificate ${JSON.stringify(id)} has no version yet`,
-      );
-    }
+    const version = await this.agentsVersion(request.agent_id, id, request.version_id);
     const leaf = version.cert_pem.endsWith('\n') ? version.cert_pem : `${version.cert_pem}\n`;
     return {
       certificate_id: id,
@@ -322,6 +330,74 @@ export class AgentWorkService {
       not_before: version.not_before.toISOString(),
       not_after: version.not_after.toISOString(),
     };
+  }
+
+  /**
+   * The version of the agent's certificate: the one named, or the current one. 404
+   * certificate_not_found when the certificate is unknown or not the agent's, and
+   * certificate_version_not_found when there is no such version (or none yet).
+   */
+  private async agentsVersion(agentId: string, id: string, requested?: string): Promise<VersionRow> {
+    if (!(await this.repository.certificateIsAgents(agentId, id))) throw certificateNotFound(id);
+    const certificate = (await this.writer.certificates.find(id)) as CertificateRow;
+    const versionId = requested ?? certificate.current_version_id;
+    const version = versionId ? await this.writer.certificates.version(versionId) : null;
+    if (!version || version.certificate_id !== id) {
+      throw new CertlaneError(
+        ErrorCode.CertificateVersionNotFound,
+        requested
+          ? `certificate ${JSON.stringify(id)} has no version ${JSON.stringify(requested)}`
+          : `certificate ${JSON.stringify(id)} has no version yet`,
+      );
+    }
+    return version;
+  }
+
+  /**
+   * Releases a server-generated key (SERVICE_KEYGEN_MODE=server, ADR 0033) to the agent, wrapped:
+   * the sealed key is opened here, encrypted at once as a JWE to the agent's ephemeral P-256 key,
+   * and only the JWE leaves the service (the bus and the gateway never carry the plaintext). The
+   * audit record (certificate, version, agent, the recipient key's thumbprint; never the key) is
+   * committed before the answer: no release goes unrecorded. 404 certificate_key_not_found when
+   * the service holds no key for the version (agent key generation: the key is on the agent).
+   */
+  async releaseKey(request: AgentKeyRequest, context?: RequestContext): Promise<AgentKeyDto> {
+    const id = request.certificate_id;
+    const version = await this.agentsVersion(request.agent_id, id, request.version_id);
+    const sealed = await this.writer.certificates.sealedKey(version.id);
+    if (!sealed) {
+      throw new CertlaneError(
+        ErrorCode.CertificateKeyNotFound,
+        `the service holds no private key for certificate ${JSON.stringify(id)} version ` +
+          `${JSON.stringify(version.id)}: its key was generated on the agent (agent key generation)`,
+        { certificate_id: id, version_id: version.id },
+      );
+    }
+    const pkcs8 = this.sealer.open(version.id, sealed);
+    let jwe: string;
+    try {
+      jwe = await wrapPrivateKey(toPem(PemLabel.privateKey, pkcs8), request.recipient_public_jwk, {
+        certificateId: id,
+        versionId: version.id,
+      });
+    } finally {
+      pkcs8.fill(0);
+    }
+    await this.writer.jobs.transaction((manager) =>
+      this.writer.outbox.audit(
+        manager,
+        lifecycleAudit(AuditAction.CertificateKeyReleased, 'certificate', id, context, {
+          agent_id: request.agent_id,
+          version_id: version.id,
+          serial_number: version.serial_number,
+          key_algorithm: version.key_algorithm,
+          wrapping: `${KEY_RELEASE_ALG}/${KEY_RELEASE_ENC}`,
+          recipient_key_thumbprint: jwkThumbprint(request.recipient_public_jwk),
+        }),
+      ),
+    );
+    this.writer.outbox.committed();
+    return { certificate_id: id, version_id: version.id, private_key_jwe: jwe };
   }
 
   /**

@@ -314,6 +314,15 @@ export class CertificateRepository {
     );
   }
 
+  /** The sealed server-generated key of a version (SERVICE_KEYGEN_MODE=server), or null when none is held. */
+  async sealedKey(versionId: string): Promise<string | null> {
+    const rows: { private_key_sealed: string }[] = await this.dataSource.query(
+      'SELECT private_key_sealed FROM certificate_keys WHERE version_id = $1',
+      [versionId],
+    );
+    return rows[0]?.private_key_sealed ?? null;
+  }
+
   async version(id: string, manager: EntityManager = this.dataSource.manager): Promise<VersionRow | null> {
     const rows: VersionRow[] = await manager.query(
       `SELECT ${VERSION_COLUMNS} FROM certificate_versions WHERE id = $1`,
