@@ -31,6 +31,7 @@ export * from './certificates/lifecycle-bodies.dto';
 // The agent work protocol (ADR 0027).
 export * from './agents/agent-work.dto';
 export * from './agents/agent.dto';
+export * from './deployments/agentless-deployment.dto';
 export * from './targets/target.dto';
 export * from './profiles/profile.dto';
 export * from './approvals/approval.dto';

@@ -59,6 +59,9 @@ export const AuditAction = {
   // The agent work protocol (ADR 0027).
   JobCsrSubmitted: 'job.csr_submitted',
   JobStatusReported: 'job.status_reported',
+  // Agentless deployments from deployment-dispatch (ADR 0031).
+  JobDeploymentStarted: 'job.deployment_started',
+  JobDeploymentFinished: 'job.deployment_finished',
   // Agents and targets (ADR 0026); the two retirement codes are spec 6.1's.
   AgentRegistered: 'agent.registered',
   AgentRetired: 'agent_retired',
