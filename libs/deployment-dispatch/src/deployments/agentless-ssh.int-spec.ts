@@ -345,4 +345,49 @@ http {
     expect(report.status).toBe('Failed');
     expect((await job(jobId)).attempts).toBe(1);
   }, 60_000);
+
+  it('an agent that also sees the job (its certificate names the agent) cannot report on the claimed job', async () => {
+    const registered = await api('POST', '/api/v1/agents', {
+      id: 'ssh-side-agent',
+      name: 'ssh-side-agent',
+      hostname: 'h',
+    });
+    expect(registered.status).toBe(201);
+    const agentKey = json<{ api_key: string }>(registered).api_key;
+    const created = await api('POST', '/api/v1/certificates', {
+      id: 'ssh-with-agent',
+      common_name: CN,
+      key_algorithm: 'ECDSA-P256',
+      agent_id: 'ssh-side-agent',
+    });
+    expect(created.status).toBe(201);
+    await eventually(
+      async () =>
+        json<CertificateDto>(await api('GET', '/api/v1/certificates/ssh-with-agent')).status === 'Active',
+      'certificate ssh-with-agent issued',
+    );
+    const jobId = await deploy('ssh-with-agent', 'tgt-not-in-dispatch');
+    const claim = await bus.request('issuance.v1.start-agentless-deployment', { job_id: jobId });
+    expect(claim.started).toBe(true);
+    const report = await httpsRequest(
+      `${system.services['api-gateway'].url}/api/v1/agents/ssh-side-agent/jobs/${jobId}/status`,
+      {
+        method: 'POST',
+        ca: system.ca,
+        headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ status: 'Failed', error: 'not configured here' }),
+      },
+    );
+    expect(report.status).toBe(400);
+    expect(json<{ code: string; message: string }>(report)).toMatchObject({
+      code: 'job_invalid_transition',
+      message: `job ${jobId} is run by deployment-dispatch (agentless target); agents do not report it`,
+    });
+    expect((await job(jobId)).status).toBe('Running');
+    const finished = await bus.request('issuance.v1.finish-agentless-deployment', {
+      job_id: jobId,
+      status: 'Completed',
+    });
+    expect(finished.status).toBe('Completed');
+  }, 60_000);
 });

@@ -16,6 +16,9 @@ import { CertificateRow } from '../certificates/certificate.repository';
 import { InventoryWriter, lifecycleAudit } from '../certificates/inventory-writer';
 import { JobRow, jobDto } from '../jobs/job.repository';
 
+/** The `claimed_by` of jobs deployment-dispatch runs. */
+export const AGENTLESS_CLAIMANT = 'deployment-dispatch';
+
 /** Why a certificate version without a server-held key cannot go to an SSH target. */
 export const NO_SERVER_KEY_MESSAGE =
   'the certificate version has no server-held private key (it was issued with agent key generation); ' +
@@ -71,6 +74,7 @@ export class AgentlessDeploymentService {
         return this.fail(manager, job, certificate, 'the stored private key does not open', context);
       }
       const running = await this.writer.transitionJob(manager, job, certificate, { kind: 'start' }, context);
+      await this.writer.jobs.markClaimed(manager, job.id, AGENTLESS_CLAIMANT);
       await this.writer.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.JobDeploymentStarted, 'job', job.id, context, {
