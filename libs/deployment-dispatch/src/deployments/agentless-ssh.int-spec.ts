@@ -320,6 +320,10 @@ http {
     // A deployment to a target deployment-dispatch does not know: it leaves the job alone.
     const jobId = await deploy('ssh-web', 'tgt-not-in-dispatch');
     expect((await job(jobId)).status).toBe('Pending');
+    // Only a job started as an agentless deployment can be finished as one.
+    await expect(
+      bus.request('issuance.v1.finish-agentless-deployment', { job_id: jobId, status: 'Completed' }),
+    ).rejects.toMatchObject({ code: 'job_invalid_transition' });
     const claims = await Promise.all(
       Array.from(
         { length: 6 },

@@ -4,6 +4,8 @@ import {
   AGENTLESS_DEPLOYMENT_KEY_LABEL,
   AgentlessDeploymentStart,
   AuditAction,
+  CertlaneError,
+  ErrorCode,
   FinishAgentlessDeploymentRequest,
   JobDto,
   RequestContext,
@@ -109,6 +111,13 @@ export class AgentlessDeploymentService {
   async finish(request: FinishAgentlessDeploymentRequest, context?: RequestContext): Promise<JobDto> {
     const row = await this.writer.jobs.transaction(async (manager) => {
       const { job, certificate } = await this.writer.lockJob(manager, request.job_id);
+      if ((await this.writer.jobs.claimedBy(manager, job.id)) !== AGENTLESS_CLAIMANT) {
+        throw new CertlaneError(
+          ErrorCode.JobInvalidTransition,
+          `job ${job.id} was not started as an agentless deployment`,
+          { status: job.status },
+        );
+      }
       if (job.status === request.status) return job;
       const error =
         request.status === 'Failed' ? request.error?.trim() || 'the agentless deployment failed' : undefined;
