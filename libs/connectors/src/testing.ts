@@ -8,3 +8,5 @@ export {
   waitUntil,
 } from './targets/testing/servers';
 export type { ServerProcess } from './targets/testing/servers';
+export { createThrowawayUser, startTestSshd } from './targets/testing/sshd';
+export type { TestSshd } from './targets/testing/sshd';

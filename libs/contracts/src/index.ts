@@ -32,6 +32,7 @@ export * from './certificates/lifecycle-bodies.dto';
 export * from './agents/agent-work.dto';
 export * from './agents/agent.dto';
 export * from './agents/recipient-jwk';
+export * from './deployments/agentless-deployment.dto';
 export * from './targets/target.dto';
 export * from './profiles/profile.dto';
 export * from './approvals/approval.dto';

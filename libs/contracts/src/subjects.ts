@@ -2,6 +2,8 @@ import { agentEventContracts, agentRequestContracts } from './agents/agent-subje
 import { certificateEventContracts, certificateRequestContracts } from './certificates/certificate-subjects';
 // The agent work protocol (ADR 0027).
 import { agentWorkRequestContracts } from './agents/agent-work-subjects';
+// Agentless deployments (ADR 0031).
+import { agentlessDeploymentRequestContracts } from './deployments/agentless-deployment-subjects';
 import { profileEventContracts, profileRequestContracts } from './profiles/profile-subjects';
 import { policyEventContracts, policyRequestContracts } from './policies/policy-subjects';
 import {
@@ -135,6 +137,7 @@ export type ServiceName = (typeof SERVICE_NAMES)[number];
 export const requestContracts = {
   ...certificateRequestContracts,
   ...agentWorkRequestContracts,
+  ...agentlessDeploymentRequestContracts,
   ...agentRequestContracts,
   ...profileRequestContracts,
   ...policyRequestContracts,

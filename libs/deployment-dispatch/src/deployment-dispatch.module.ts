@@ -9,10 +9,14 @@ import { TargetHandlers } from './targets/target.handlers';
 import { TargetRepository } from './targets/target.repository';
 import { TargetSecrets } from './targets/target-secrets';
 import { TargetService } from './targets/target.service';
+// Agentless SSH deployments (ADR 0031).
+import { AgentlessDeploymentHandlers } from './deployments/agentless-deployment.handlers';
+import { AgentlessDeploymentRunner } from './deployments/agentless-deployment.runner';
 
 /**
  * The deployment-dispatch service: owns schema `deployment_dispatch` (agents, targets; the four
- * sentinel agents come from the baseline seed) and answers `deployment-dispatch.v1.*`.
+ * sentinel agents come from the baseline seed), answers `deployment-dispatch.v1.*`, and runs the
+ * agentless SSH deployments (ADR 0031).
  */
 @Module({})
 export class DeploymentDispatchModule {
@@ -30,6 +34,9 @@ export class DeploymentDispatchModule {
         ConnectionProbe,
         TargetService,
         TargetHandlers,
+        // Agentless SSH deployments (ADR 0031).
+        AgentlessDeploymentRunner,
+        AgentlessDeploymentHandlers,
       ],
     };
   }

@@ -61,6 +61,9 @@ export const AuditAction = {
   JobStatusReported: 'job.status_reported',
   /** A server-generated key released, wrapped, to an agent (ADR 0033). */
   CertificateKeyReleased: 'certificate.key_released',
+  // Agentless deployments from deployment-dispatch (ADR 0031).
+  JobDeploymentStarted: 'job.deployment_started',
+  JobDeploymentFinished: 'job.deployment_finished',
   // Agents and targets (ADR 0026); the two retirement codes are spec 6.1's.
   AgentRegistered: 'agent.registered',
   AgentRetired: 'agent_retired',

@@ -1,3 +1,5 @@
+import { AgentlessDeploymentHandlers } from './agentless-deployments/agentless-deployment.handlers';
+import { AgentlessDeploymentService } from './agentless-deployments/agentless-deployment.service';
 import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceCoreModule } from '@certlane/platform';
 import { BulkHandlers } from './bulk/bulk.handlers';
@@ -106,6 +108,9 @@ export class IssuanceModule {
         AgentWorkRepository,
         AgentWorkService,
         AgentWorkHandlers,
+        // Agentless deployments run by deployment-dispatch (ADR 0031).
+        AgentlessDeploymentService,
+        AgentlessDeploymentHandlers,
         // What blocks an agent's retirement (ADR 0026).
         AgentDependenciesHandler,
         // Profiles and approvals (ADR 0025).

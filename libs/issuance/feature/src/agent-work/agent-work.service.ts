@@ -412,6 +412,15 @@ export class AgentWorkService {
     const row = await this.writer.jobs.transaction(async (manager) => {
       const { job, certificate } = await this.writer.lockJob(manager, request.job_id);
       if (!belongsTo(request.agent_id, job, certificate)) throw jobNotFound(request.job_id);
+      // A deployment deployment-dispatch runs agentless (ADR 0031) is not the agent's to report.
+      const claimant = await this.writer.jobs.claimedBy(manager, job.id);
+      if (claimant) {
+        throw new CertlaneError(
+          ErrorCode.JobInvalidTransition,
+          `job ${job.id} is run by ${claimant} (agentless target); agents do not report it`,
+          { status: job.status },
+        );
+      }
       const refusal = agentReportRefusal(job.type, job.status, request.status);
       if (refusal) throw new CertlaneError(ErrorCode.JobInvalidTransition, refusal, { status: job.status });
       const verification = request.verification
