@@ -109,7 +109,11 @@ http {
       servedFingerprintSha256: renewed.fingerprintSha256,
     });
     expect(result.steps.map((s) => s.step)).toEqual(['write', 'swap', 'validate', 'reload', 'verify']);
-    expect(opensslServedFingerprint(port)).toBe(renewed.fingerprintSha256);
+    // An old worker may still take a connection while it drains after the reload.
+    await waitUntil(
+      () => opensslServedFingerprint(port) === renewed.fingerprintSha256,
+      'nginx serving the renewed certificate to openssl',
+    );
     expect(readFileSync(config.cert_path, 'utf8')).toBe(
       renewed.certificatePem.trim() + '\n' + renewed.chainPem.trim() + '\n',
     );
@@ -168,6 +172,10 @@ http {
     const renewed = ca.issue();
     const result = await deploy(renewed);
     expect(result.ok).toBe(true);
-    expect(opensslServedFingerprint(port)).toBe(renewed.fingerprintSha256);
+    // An old worker may still take a connection while it drains after the reload.
+    await waitUntil(
+      () => opensslServedFingerprint(port) === renewed.fingerprintSha256,
+      'nginx serving the renewed certificate to openssl',
+    );
   });
 });

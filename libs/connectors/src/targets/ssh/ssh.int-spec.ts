@@ -114,7 +114,11 @@ http {
       ['reload', true],
       ['verify', true],
     ]);
-    expect(opensslServedFingerprint(port)).toBe(renewed.fingerprintSha256);
+    // An old nginx worker may still take a connection or two while it drains after the reload.
+    await waitUntil(
+      () => opensslServedFingerprint(port) === renewed.fingerprintSha256,
+      'nginx serving the renewed certificate to openssl',
+    );
     expect(readFileSync(`${dir}/certs/fullchain.pem`, 'utf8')).toBe(
       `${renewed.certificatePem.trim()}\n${renewed.chainPem.trim()}\n`,
     );
