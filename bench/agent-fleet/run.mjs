@@ -20,7 +20,8 @@
 // Environment switches (all optional):
 //   BENCH_FLEET_STEPS=1000,2500,5000,10000,20000,35000,50000  fleet sizes, in order
 //   BENCH_WORK_SHARE=0.02       share of agents with work   BENCH_CONNECTIONS=200
-//   BENCH_STEP_SECONDS=20       measured seconds per step   BENCH_WARMUP_SECONDS=5
+//   BENCH_STEP_SECONDS=20       measured seconds per step
+//   BENCH_WARMUP_SECONDS        default: one pass over the fleet (every agent sends a request, 20 s)
 //   BENCH_TARGET_P99_MS=50      BENCH_ENFORCE_TARGETS=1 (exit 2 when 50,000 agents do not hold)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres  BENCH_NATS_URL=nats://127.0.0.1:4222
 import { createHash, randomBytes } from 'node:crypto';
@@ -59,7 +60,8 @@ const settings = {
   workShare: num('BENCH_WORK_SHARE', 0.02),
   connections: Math.round(num('BENCH_CONNECTIONS', 200)),
   stepSeconds: num('BENCH_STEP_SECONDS', 20),
-  warmupSeconds: num('BENCH_WARMUP_SECONDS', 5),
+  // 0 = one pass over the fleet: every agent has sent a request, as in a fleet that has been running.
+  warmupSeconds: process.env.BENCH_WARMUP_SECONDS ? num('BENCH_WARMUP_SECONDS', 20) : 0,
   targetP99Ms: num('BENCH_TARGET_P99_MS', 50),
   driver: process.env.BENCH_DRIVER === 'autocannon' ? 'autocannon' : 'paced',
   enforceTargets: flag('BENCH_ENFORCE_TARGETS'),
@@ -344,6 +346,7 @@ async function main() {
   let held;
   for (const agents of settings.steps) {
     const rate = Math.round(agents / 60 + agents / 30);
+    const warmupSeconds = settings.warmupSeconds || Math.max(5, Math.ceil(agents / rate));
     // Request n goes to agent n mod N; its kind cycles so that every agent sends one heartbeat and
     // two polls per 3N requests (per 60 s at this rate), spread evenly over the window.
     const spec = (n) => {
@@ -364,7 +367,13 @@ async function main() {
     };
     const connections = Math.min(settings.connections, agents);
     log(`step ${agents} agents: ${rate} req/s over at most ${connections} connections (${settings.driver})`);
-    const step = { agents, target_rps: rate, connections, driver: settings.driver };
+    const step = {
+      agents,
+      target_rps: rate,
+      connections,
+      driver: settings.driver,
+      warmup_seconds: warmupSeconds,
+    };
     try {
       let run;
       if (settings.driver === 'autocannon') {
@@ -395,7 +404,7 @@ async function main() {
             groups,
             database: system.database,
             databaseServerUrl: settings.databaseServerUrl,
-            warmupSeconds: settings.warmupSeconds,
+            warmupSeconds,
           },
         );
         run = {
@@ -417,8 +426,8 @@ async function main() {
         cleanups.push([`connection pool of step ${agents}`, () => pool.agent.destroy()]);
         const drive = (seconds, offset) =>
           pacedFleet({ origin: gateway.url, pool, rate, seconds, next: (n) => spec(n + offset) });
-        log(`${agents} agents: warm-up ${settings.warmupSeconds} s`);
-        const warmup = await drive(settings.warmupSeconds, 0);
+        log(`${agents} agents: warm-up ${warmupSeconds} s`);
+        const warmup = await drive(warmupSeconds, 0);
         if (warmup.errors || warmup.tls_failures.length)
           throw new Error(
             `warm-up: ${warmup.errors} errors ${JSON.stringify(warmup.error_samples)} ${warmup.tls_failures}`,
@@ -427,7 +436,7 @@ async function main() {
         const dbBefore = await dbCounters(settings.databaseServerUrl, system.database);
         const meter = cpuMeter(groups);
         meter.start();
-        run = await drive(settings.stepSeconds, Math.round(settings.warmupSeconds * rate));
+        run = await drive(settings.stepSeconds, Math.round(warmupSeconds * rate));
         run.cpu = meter.stop();
         await sleep(1100);
         const dbAfter = await dbCounters(settings.databaseServerUrl, system.database);
