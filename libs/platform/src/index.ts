@@ -39,3 +39,4 @@ export * from './service/connect-bus';
 export * from './service/run-service';
 export * from './database/schema-drift';
 export * from './database/prepared-query';
+export * from './database/group-commit';

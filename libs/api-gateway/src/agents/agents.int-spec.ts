@@ -257,6 +257,38 @@ describe('agents through gateway -> NATS -> deployment-dispatch (+ auth, issuanc
       expect(response.status).toBe(404);
       expect(response.json()).toMatchObject({ code: 'agent_not_found' });
     });
+
+    it('answers concurrent heartbeats (written together) each with its own agent, 404 and 410 among them', async () => {
+      const agents = await Promise.all(Array.from({ length: 12 }, () => register()));
+      const retired = await register();
+      expect((await api('DELETE', `/api/v1/agents/${retired.id}`)).status).toBe(200);
+      const ghost = unique('ghost');
+      const answers = await Promise.all([
+        ...agents.map((agent, i) =>
+          api('POST', `/api/v1/agents/${agent.id}/heartbeat`, { body: { version: `v${i}`, os: `os-${i}` } }),
+        ),
+        api('POST', `/api/v1/agents/${ghost}/heartbeat`, { body: { version: 'x' } }),
+        api('POST', `/api/v1/agents/${retired.id}/heartbeat`, { body: { version: 'x' } }),
+      ]);
+      agents.forEach((agent, i) => {
+        expect(answers[i].status).toBe(200);
+        expect(answers[i].json()).toMatchObject({
+          id: agent.id,
+          version: `v${i}`,
+          os: `os-${i}`,
+          status: 'Online',
+        });
+      });
+      expect(answers[12].status).toBe(404);
+      expect(answers[13].status).toBe(410);
+      const { rows } = await db.query<{ id: string; version: string }>(
+        'SELECT id, version FROM deployment_dispatch.agents WHERE id = ANY($1::text[]) ORDER BY id',
+        [[...agents.map((a) => a.id), retired.id]],
+      );
+      const versions = Object.fromEntries(rows.map((row) => [row.id, row.version]));
+      agents.forEach((agent, i) => expect(versions[agent.id]).toBe(`v${i}`));
+      expect(versions[retired.id]).not.toBe('x');
+    });
   });
 
   describe('lists and get', () => {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { AgentDto, ResolvedPage } from '@certlane/contracts';
 import { agentStatus } from '@certlane/deployment-dispatch-domain';
-import { PreparedQuery } from '@certlane/platform';
+import { GroupCommit, PreparedQuery } from '@certlane/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { returningRows } from '../returning';
 
@@ -36,6 +36,16 @@ const HEARTBEAT = new PreparedQuery<AgentRow>(
    RETURNING ${COLUMNS}`,
 );
 
+/** Heartbeats that arrived together, in one statement (the columns of HEARTBEAT, one row each). */
+const HEARTBEATS = `UPDATE agents a SET last_heartbeat_at = now(),
+     version = COALESCE(f.version, a.version), hostname = COALESCE(f.hostname, a.hostname),
+     os = COALESCE(f.os, a.os), architecture = COALESCE(f.architecture, a.architecture),
+     ip_address = COALESCE(f.ip_address, a.ip_address)
+   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+     AS f(id, version, hostname, os, architecture, ip_address)
+   WHERE a.id = f.id AND a.retired_at IS NULL
+   RETURNING ${COLUMNS.replace(/(\w+)/g, 'a.$1')}`;
+
 export function agentDto(row: AgentRow, now = new Date()): AgentDto {
   return {
     id: row.id,
@@ -65,6 +75,14 @@ export interface HeartbeatFacts {
 /** Storage of agents in schema deployment_dispatch (raw SQL). */
 @Injectable()
 export class AgentRepository {
+  /**
+   * Heartbeats group-committed: a fleet sends hundreds a second, and those that arrive while one
+   * statement runs share the next one (one commit and WAL flush instead of one each).
+   */
+  private readonly heartbeats = new GroupCommit<{ id: string; facts: HeartbeatFacts }, AgentRow | null>(
+    (batch) => this.heartbeatBatch(batch),
+  );
+
   constructor(@InjectDataSource('deployment-dispatch') readonly dataSource: DataSource) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
@@ -122,16 +140,35 @@ export class AgentRepository {
    * The heartbeat: one statement on the hot path. Null when no agent that is not retired has the
    * id (the caller tells unknown from retired with `find`).
    */
-  async heartbeat(id: string, facts: HeartbeatFacts): Promise<AgentRow | null> {
-    const rows = await HEARTBEAT.rows(this.dataSource, [
-      id,
-      facts.version ?? null,
-      facts.hostname ?? null,
-      facts.os ?? null,
-      facts.architecture ?? null,
-      facts.ip_address ?? null,
+  heartbeat(id: string, facts: HeartbeatFacts): Promise<AgentRow | null> {
+    return this.heartbeats.write({ id, facts });
+  }
+
+  private async heartbeatBatch(batch: { id: string; facts: HeartbeatFacts }[]): Promise<(AgentRow | null)[]> {
+    if (batch.length === 1) {
+      const [{ id, facts }] = batch;
+      const rows = await HEARTBEAT.rows(this.dataSource, [
+        id,
+        facts.version ?? null,
+        facts.hostname ?? null,
+        facts.os ?? null,
+        facts.architecture ?? null,
+        facts.ip_address ?? null,
+      ]);
+      return [rows[0] ?? null];
+    }
+    const column = (pick: (facts: HeartbeatFacts) => string | undefined) =>
+      batch.map(({ facts }) => pick(facts) ?? null);
+    const result: unknown = await this.dataSource.query(HEARTBEATS, [
+      batch.map(({ id }) => id),
+      column((f) => f.version),
+      column((f) => f.hostname),
+      column((f) => f.os),
+      column((f) => f.architecture),
+      column((f) => f.ip_address),
     ]);
-    return rows[0] ?? null;
+    const byId = new Map(returningRows<AgentRow>(result).map((row) => [row.id, row]));
+    return batch.map(({ id }) => byId.get(id) ?? null);
   }
 
   /** Targets of the agent that are not retired. */

@@ -44,6 +44,7 @@ import {
   addManyToOutbox,
   CERTLANE_CONFIG,
   CertlaneConfig,
+  GroupCommit,
   outboxToken,
   ServiceOutbox,
 } from '@certlane/platform';
@@ -53,7 +54,6 @@ import { IssuerRepository, IssuerRow } from '../issuers/issuer.repository';
 import { caSubject, createChild, createRoot, createSubCaRequest, NewCa } from './ca-factory';
 import { CaKeyCache } from './ca-key-cache';
 import { CaRepository, caDto, CaRow, IssuedRow } from './ca.repository';
-import { GroupCommit } from './group-commit';
 import { signDigest } from './digest-signer';
 import { IssuanceSecrets } from './issuance-secrets';
 import { IssuingCa, LocalCaConnector } from './local-ca-connector';

@@ -2,20 +2,21 @@
  * Group commit: writes that arrive while a transaction is running are collected and written
  * together in the next one (at most `maxBatch` per transaction, one transaction at a time), so
  * many concurrent callers pay for one BEGIN/COMMIT and one WAL flush instead of one each. Each
- * caller's promise settles when its own item is committed. If a batch fails, its items are
- * written again one by one, so one bad item fails only its own caller.
+ * caller's promise settles when its own item is committed, with the result `writeBatch` gave for
+ * it (the result at the item's index; `undefined` when it returns nothing). If a batch fails, its
+ * items are written again one by one, so one bad item fails only its own caller.
  */
-export class GroupCommit<T> {
-  private queue: { item: T; resolve: () => void; reject: (error: unknown) => void }[] = [];
+export class GroupCommit<T, R = void> {
+  private queue: { item: T; resolve: (result: R) => void; reject: (error: unknown) => void }[] = [];
   private flushing = false;
 
   constructor(
-    private readonly writeBatch: (items: T[]) => Promise<void>,
+    private readonly writeBatch: (items: T[]) => Promise<R[] | void>,
     private readonly maxBatch = 256,
   ) {}
 
-  write(item: T): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  write(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
       if (!this.flushing) void this.flush();
     });
@@ -27,8 +28,8 @@ export class GroupCommit<T> {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.maxBatch);
         try {
-          await this.writeBatch(batch.map((w) => w.item));
-          for (const w of batch) w.resolve();
+          const results = await this.writeBatch(batch.map((w) => w.item));
+          batch.forEach((w, i) => w.resolve(results?.[i] as R));
         } catch (error) {
           if (batch.length === 1) {
             batch[0].reject(error);
@@ -36,8 +37,8 @@ export class GroupCommit<T> {
           }
           for (const w of batch) {
             try {
-              await this.writeBatch([w.item]);
-              w.resolve();
+              const results = await this.writeBatch([w.item]);
+              w.resolve(results?.[0] as R);
             } catch (single) {
               w.reject(single);
             }

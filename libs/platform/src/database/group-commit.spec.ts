@@ -51,3 +51,20 @@ describe(GroupCommit.name, () => {
     expect(written).toEqual([1, 12, 14, 15]);
   });
 });
+
+describe('GroupCommit results', () => {
+  it("settles each caller with its own item's result, also after a failed batch is split", async () => {
+    const commit = new GroupCommit<number, string>(async (items) => {
+      if (items.length > 1 && items.includes(3)) throw new Error('batch refused');
+      if (items.length === 1 && items[0] === 3) throw new Error('three is bad');
+      return items.map((n) => `row-${n}`);
+    });
+    const outcomes = await Promise.allSettled([1, 2, 3, 4].map((n) => commit.write(n)));
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message))).toEqual([
+      'row-1',
+      'row-2',
+      'three is bad',
+      'row-4',
+    ]);
+  });
+});
