@@ -22,6 +22,8 @@
 //   BENCH_WORK_SHARE=0.02       share of agents with work   BENCH_CONNECTIONS=200
 //   BENCH_STEP_SECONDS=20       measured seconds per step
 //   BENCH_WARMUP_SECONDS        default: one pass over the fleet (every agent sends a request, 20 s)
+//   BENCH_CPU_PROF=1            run gateway, issuance and deployment-dispatch with --cpu-prof (profiles in
+//                               bench/results/profiles-<ts>/; reduce with gateway-roundtrip/profile-summary.mjs)
 //   BENCH_TARGET_P99_MS=50      BENCH_ENFORCE_TARGETS=1 (exit 2 when 50,000 agents do not hold)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres  BENCH_NATS_URL=nats://127.0.0.1:4222
 import { createHash, randomBytes } from 'node:crypto';
@@ -278,14 +280,15 @@ async function pacedFleet({ origin, pool, rate, seconds, next, timeoutMs = 10_00
 
 async function main() {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const cpuProfDir = flag('BENCH_CPU_PROF') ? join(RESULTS_DIR, `profiles-${stamp}`) : undefined;
   log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})`);
   const system = await benchSystem(settings);
   const serviceEnv = { SERVICE_EXPIRY_SWEEP_INTERVAL: '24h' };
   log('starting auth, issuance and deployment-dispatch');
   const [auth, issuance, dispatch] = await Promise.all([
     startService(system, 'auth', { extraEnv: serviceEnv }),
-    startService(system, 'issuance', { extraEnv: serviceEnv }),
-    startService(system, 'deployment-dispatch', { extraEnv: serviceEnv }),
+    startService(system, 'issuance', { extraEnv: serviceEnv, cpuProfDir }),
+    startService(system, 'deployment-dispatch', { extraEnv: serviceEnv, cpuProfDir }),
   ]);
 
   const fleet = Math.max(...settings.steps);
@@ -297,7 +300,7 @@ async function main() {
   const authorization = Array.from({ length: fleet }, (_, i) => `Bearer ${sha256Hex(`${keySeed}:${i}`)}`);
 
   log('starting api-gateway');
-  const gateway = await startService(system, 'api-gateway', { extraEnv: serviceEnv });
+  const gateway = await startService(system, 'api-gateway', { extraEnv: serviceEnv, cpuProfDir });
   const groups = () => ({
     'api-gateway': [gateway.pid],
     auth: [auth.pid],
