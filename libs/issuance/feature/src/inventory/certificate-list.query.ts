@@ -59,10 +59,14 @@ export const CERTIFICATE_COLUMNS = [
 /** The filterable columns, in the order their conditions are written. */
 const FILTER_COLUMNS = ['status', 'environment', 'owner_id', 'team_id', 'issuer_id'] as const;
 
-/** `WHERE a = $k AND b = $k+1 ...` for the filters present (none: ''), numbering from `first`. */
+/**
+ * `WHERE a = $k AND b = $k+1 ...` for the filters present (none: ''), numbering from `first`;
+ * columns prefixed with `alias` (like 'n.') when given.
+ */
 export function certificateListWhere(
   filter: CertificateListFilter,
   first = 1,
+  alias = '',
 ): { clause: string; values: string[] } {
   const conditions: string[] = [];
   const values: string[] = [];
@@ -70,7 +74,7 @@ export function certificateListWhere(
     const value = filter[column];
     if (value === undefined) continue;
     values.push(value);
-    conditions.push(`${column} = $${first + values.length - 1}`);
+    conditions.push(`${alias}${column} = $${first + values.length - 1}`);
   }
   return { clause: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', values };
 }
@@ -130,4 +134,103 @@ export function certificateListCountQuery(filter: CertificateListFilter): SqlSta
     };
   }
   return { text: `SELECT count(*)::int AS total FROM certificates ${clause}`, values };
+}
+
+/** `timestamptz` as `Date.prototype.toISOString()` writes it (milliseconds, truncated, `Z`). */
+const isoText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * `tags` as `JSON.stringify` writes the object node-postgres parses from the jsonb: compact (jsonb's
+ * text has a space after ':' and ','), keys in jsonb's order except that integer-like keys come
+ * first in numeric order, as in every JavaScript object (ADR 0034).
+ */
+const compactTags = `(SELECT coalesce('{' || string_agg(to_json(t.key)::text || ':' || t.value::text, ','
+      ORDER BY CASE WHEN t.key ~ '^(0|[1-9][0-9]{0,9})$' AND t.key::bigint < 4294967295 THEN t.key::bigint END
+      NULLS LAST, t.n) || '}', '{}')
+    FROM jsonb_each(c.tags) WITH ORDINALITY AS t(key, value, n))::json`;
+
+/**
+ * The select list that makes `row_to_json` write exactly what `certificateDto` (the DTO mapper of
+ * the certificate repository) and `JSON.stringify` write: the same field names in the same order,
+ * owner/team ids '' for none, timestamps as `toISOString()`, nulls as null.
+ */
+const CERTIFICATE_JSON_SELECT: Record<(typeof CERTIFICATE_COLUMNS)[number], string> = {
+  id: 'c.id',
+  name: 'c.name',
+  common_name: 'c.common_name',
+  sans: 'c.sans',
+  environment: 'c.environment',
+  owner_id: "coalesce(c.owner_id, '')",
+  team_id: "coalesce(c.team_id, '')",
+  issuer_id: 'c.issuer_id',
+  renewal_policy_id: 'c.renewal_policy_id',
+  profile_id: 'c.profile_id',
+  agent_id: 'c.agent_id',
+  source: 'c.source',
+  status: 'c.status',
+  key_algorithm: 'c.key_algorithm',
+  tags: compactTags,
+  not_before: isoText('c.not_before'),
+  expires_at: isoText('c.expires_at'),
+  current_version_id: 'c.current_version_id',
+  last_renewed_at: isoText('c.last_renewed_at'),
+  revoked_at: isoText('c.revoked_at'),
+  revocation_reason: 'c.revocation_reason',
+  created_at: isoText('c.created_at'),
+  updated_at: isoText('c.updated_at'),
+};
+
+export interface SeekPage {
+  per_page: number;
+  /** Rows to skip after `afterId` (or from the start when there is none). */
+  offset: number;
+  /** Keyset start: only ids greater than this one (an anchor, list-anchors.ts). */
+  afterId?: string;
+}
+
+/**
+ * One page as a single JSON array text (column `data`), byte for byte what
+ * `JSON.stringify(rows.map(certificateDto))` gives, so issuance and the gateway pass it on
+ * without parsing (ADR 0034). Same deferred join as certificateListPageQuery; with `afterId` the
+ * index range starts after that id, so a deep page skips only `offset` entries past its anchor.
+ */
+export function certificateListJsonPageQuery(filter: CertificateListFilter, page: SeekPage): SqlStatement {
+  const after = page.afterId !== undefined;
+  const { clause, values } = certificateListWhere(filter, after ? 4 : 3);
+  const where = after ? (clause ? `${clause} AND id > $3` : 'WHERE id > $3') : clause;
+  const columns = CERTIFICATE_COLUMNS.map((column) => `${CERTIFICATE_JSON_SELECT[column]} AS ${column}`).join(
+    ',\n    ',
+  );
+  return {
+    text: `SELECT coalesce('[' || string_agg(row_to_json(r)::text, ',' ORDER BY r.id) || ']', '[]') AS data
+FROM (
+  SELECT ${columns}
+  FROM (SELECT id FROM certificates ${where} ORDER BY id LIMIT $1 OFFSET $2) AS page
+  JOIN certificates c ON c.id = page.id
+) AS r`,
+    values: after
+      ? [page.per_page, page.offset, page.afterId, ...values]
+      : [page.per_page, page.offset, ...values],
+  };
+}
+
+/**
+ * The anchors of a filtered list: the id of every `spacing`-th row (positions spacing-1,
+ * 2*spacing-1, ... counted from 0), in order. Each step hops `spacing` index entries from the
+ * previous anchor, index-only, so the whole list is walked once (about 70 ms per million entries).
+ */
+export function certificateListAnchorsQuery(filter: CertificateListFilter, spacing: number): SqlStatement {
+  const { clause, values } = certificateListWhere(filter, 2);
+  const inner = certificateListWhere(filter, 2, 'n.').clause;
+  const next = inner ? `${inner} AND n.id > a.id` : 'WHERE n.id > a.id';
+  return {
+    text: `WITH RECURSIVE a(id) AS (
+  (SELECT id FROM certificates ${clause} ORDER BY id OFFSET $1 - 1 LIMIT 1)
+  UNION ALL
+  SELECT (SELECT n.id FROM certificates n ${next} ORDER BY n.id OFFSET $1 - 1 LIMIT 1)
+  FROM a WHERE a.id IS NOT NULL
+)
+SELECT id FROM a WHERE id IS NOT NULL ORDER BY id`,
+    values: [spacing, ...values],
+  };
 }

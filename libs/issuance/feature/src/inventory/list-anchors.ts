@@ -1,0 +1,97 @@
+import type { CertificateListFilter } from './certificate-list.query';
+
+/**
+ * Deep OFFSET pages without walking the skipped rows (ADR 0034). For one filter, the anchors are
+ * the ids at positions K-1, 2K-1, ... of the list in id order (K = ANCHOR_SPACING); page N then
+ * starts after the nearest anchor at or before its offset and skips fewer than K index entries.
+ * This module is pure: the seek arithmetic, the cache key and a cache that coalesces concurrent
+ * builds and expires entries (the clock is passed in).
+ */
+export const ANCHOR_SPACING = 1000;
+/** How long anchors serve without a rebuild; a deep page may be this stale at most (ADR 0034). */
+export const ANCHOR_TTL_MS = 10_000;
+/** Distinct filters kept at once; the oldest entry goes first. */
+export const ANCHOR_CACHE_ENTRIES = 256;
+
+export interface Seek {
+  /** Start after this id (none: from the start of the list). */
+  afterId?: string;
+  /** Rows to skip from there. */
+  offset: number;
+}
+
+/**
+ * Where a page at `offset` starts, given anchors[j] = id at position (j+1)*spacing - 1. Uses the
+ * last anchor before the offset's row, so the remaining skip is below `spacing`; past the last
+ * anchor, the last one (the list is shorter than the offset: the page comes out short or empty,
+ * as with OFFSET).
+ */
+export function seekFromAnchors(offset: number, anchors: readonly string[], spacing = ANCHOR_SPACING): Seek {
+  const blocks = Math.min(Math.floor(offset / spacing), anchors.length);
+  if (blocks === 0) return { offset };
+  return { afterId: anchors[blocks - 1], offset: offset - blocks * spacing };
+}
+
+/** Whether a page at `offset` is deep enough for the anchors to pay (shallow pages use OFFSET). */
+export const usesAnchors = (offset: number, spacing = ANCHOR_SPACING) => offset >= spacing;
+
+/** One cache key per filter, whatever the order its fields were given in. */
+export function anchorKey(filter: CertificateListFilter): string {
+  return JSON.stringify([
+    filter.status,
+    filter.environment,
+    filter.owner_id,
+    filter.team_id,
+    filter.issuer_id,
+  ]);
+}
+
+interface Entry {
+  anchors: Promise<readonly string[]>;
+  /** The list's exact total when the build started: a different total now means it changed. */
+  total: number;
+  builtAt: number;
+}
+
+/**
+ * Anchors per filter. An entry serves while it is younger than the TTL, the list's total is still
+ * the one it was built for, and no write of this replica happened since (invalidate()). Requests
+ * that find no valid entry share one build (coalesced); a failed build is not kept.
+ */
+export class ListAnchorCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly ttlMs = ANCHOR_TTL_MS,
+    private readonly maxEntries = ANCHOR_CACHE_ENTRIES,
+  ) {}
+
+  anchors(key: string, total: number, build: () => Promise<readonly string[]>): Promise<readonly string[]> {
+    const now = this.now();
+    const entry = this.entries.get(key);
+    if (entry && entry.total === total && now - entry.builtAt < this.ttlMs) return entry.anchors;
+    const anchors = build();
+    const fresh: Entry = { anchors, total, builtAt: now };
+    this.entries.delete(key);
+    this.entries.set(key, fresh);
+    while (this.entries.size > this.maxEntries)
+      this.entries.delete(this.entries.keys().next().value as string);
+    anchors.catch(() => {
+      if (this.entries.get(key) === fresh) this.entries.delete(key);
+    });
+    return anchors;
+  }
+
+  /**
+   * This replica wrote certificates: every filter's anchors may have moved. A build in flight is
+   * dropped too (its snapshot may predate the write); callers already waiting on it still get it.
+   */
+  invalidate(): void {
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
