@@ -152,18 +152,9 @@ export class NatsBus implements MessageBus {
     payload: RequestOf<S>,
     options?: RequestOptions,
   ): Promise<ResponseOf<S>> {
-    const context: RequestContext = {
-      request_id: options?.context?.request_id ?? randomUUID(),
-      actor_id: options?.context?.actor_id,
-    };
-    const timeout = options?.timeoutMs ?? this.options.requestTimeoutMs;
-    try {
-      const wire: WireRequest = { context, payload: payload ?? {} };
-      const reply = await this.replies.request(this.wire(subject), codec.encode(wire), timeout);
-      return unwrapReply(codec.decode(reply) as Reply<ResponseOf<S>>);
-    } catch (error) {
-      throw translateNatsError(error, subject, timeout);
-    }
+    return this.roundTrip(subject, payload, options, (reply) =>
+      unwrapReply(codec.decode(reply) as Reply<ResponseOf<S>>),
+    );
   }
 
   async requestRaw<S extends RequestSubject>(
@@ -171,6 +162,20 @@ export class NatsBus implements MessageBus {
     payload: RequestOf<S>,
     options?: RequestOptions,
   ): Promise<string> {
+    return this.roundTrip(
+      subject,
+      payload,
+      options,
+      (reply) => okDataText(reply) ?? JSON.stringify(unwrapReply(codec.decode(reply) as Reply<unknown>)),
+    );
+  }
+
+  private async roundTrip<T>(
+    subject: RequestSubject,
+    payload: unknown,
+    options: RequestOptions | undefined,
+    read: (reply: Uint8Array) => T,
+  ): Promise<T> {
     const context: RequestContext = {
       request_id: options?.context?.request_id ?? randomUUID(),
       actor_id: options?.context?.actor_id,
@@ -178,8 +183,7 @@ export class NatsBus implements MessageBus {
     const timeout = options?.timeoutMs ?? this.options.requestTimeoutMs;
     try {
       const wire: WireRequest = { context, payload: payload ?? {} };
-      const reply = await this.replies.request(this.wire(subject), codec.encode(wire), timeout);
-      return okDataText(reply) ?? JSON.stringify(unwrapReply(codec.decode(reply) as Reply<unknown>));
+      return read(await this.replies.request(this.wire(subject), codec.encode(wire), timeout));
     } catch (error) {
       throw translateNatsError(error, subject, timeout);
     }

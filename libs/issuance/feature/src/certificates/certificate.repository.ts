@@ -17,9 +17,10 @@ import { RawJson } from '@certlane/platform';
 import {
   certificateListAnchorsQuery,
   certificateListCountQuery,
-  certificateListJsonPageQuery,
+  certificateListTextPageQuery,
   SeekPage,
 } from '../inventory/certificate-list.query';
+import { certificatePageJson, CertificateTextRow } from '../inventory/certificate-page-json';
 import {
   ANCHOR_SPACING,
   anchorKey,
@@ -193,7 +194,7 @@ export class CertificateRepository {
   }
 
   /**
-   * One page in id order and its exact total, as the envelope's JSON text built by Postgres
+   * One page in id order and its exact total, as the envelope's JSON text written from text columns
    * (SQL and plans: inventory/certificate-list.query.ts; ADR 0034). A shallow page runs the page
    * and the count concurrently; a deep one counts first, then seeks from the filter's anchors.
    */
@@ -209,8 +210,10 @@ export class CertificateRepository {
     const count = async () =>
       ((await this.dataSource.query(countQuery.text, countQuery.values)) as { total: number }[])[0].total;
     const pageJson = async (seek: SeekPage) => {
-      const query = certificateListJsonPageQuery(filter, seek);
-      return ((await this.dataSource.query(query.text, query.values)) as { data: string }[])[0].data;
+      const query = certificateListTextPageQuery(filter, seek);
+      return certificatePageJson(
+        (await this.dataSource.query(query.text, query.values)) as CertificateTextRow[],
+      );
     };
     let data: string;
     let total: number;

@@ -3,7 +3,7 @@ import {
   certificateListAfterQuery,
   certificateListAnchorsQuery,
   certificateListCountQuery,
-  certificateListJsonPageQuery,
+  certificateListTextPageQuery,
   certificateListPageQuery,
   certificateListWhere,
 } from './certificate-list.query';
@@ -69,23 +69,26 @@ describe('certificate list SQL', () => {
     );
   });
 
-  it('builds the JSON page from the same deferred join, each field under its DTO name in DTO order', () => {
-    const { text, values } = certificateListJsonPageQuery(
+  it('reads the text page from the same deferred join, each column under its DTO name in DTO order', () => {
+    const { text, values } = certificateListTextPageQuery(
       { status: 'Active' },
       { per_page: 50, offset: 100 },
     );
     expect(text).toContain(
       'FROM (SELECT id FROM certificates WHERE status = $3 ORDER BY id LIMIT $1 OFFSET $2) AS page',
     );
-    expect(text).toContain("string_agg(row_to_json(r)::text, ',' ORDER BY r.id)");
+    expect(text).toMatch(/ORDER BY c\.id$/);
+    expect(text).toContain(
+      `to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`,
+    );
     expect(values).toEqual([50, 100, 'Active']);
     const positions = CERTIFICATE_COLUMNS.map((column) => text.indexOf(` AS ${column}`));
     expect(positions.every((position) => position > 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
   });
 
-  it('seeks a JSON page after an anchor id, the filters numbered after it', () => {
-    const seek = certificateListJsonPageQuery(
+  it('seeks a text page after an anchor id, the filters numbered after it', () => {
+    const seek = certificateListTextPageQuery(
       { status: 'Active', team_id: 't1' },
       { per_page: 50, offset: 950, afterId: 'mc-0498999' },
     );
@@ -93,7 +96,7 @@ describe('certificate list SQL', () => {
       '(SELECT id FROM certificates WHERE status = $4 AND team_id = $5 AND id > $3 ORDER BY id LIMIT $1 OFFSET $2)',
     );
     expect(seek.values).toEqual([50, 950, 'mc-0498999', 'Active', 't1']);
-    expect(certificateListJsonPageQuery({}, { per_page: 5, offset: 0, afterId: 'x' }).text).toContain(
+    expect(certificateListTextPageQuery({}, { per_page: 5, offset: 0, afterId: 'x' }).text).toContain(
       '(SELECT id FROM certificates WHERE id > $3 ORDER BY id LIMIT $1 OFFSET $2)',
     );
   });

@@ -140,25 +140,16 @@ export function certificateListCountQuery(filter: CertificateListFilter): SqlSta
 const isoText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * `tags` as `JSON.stringify` writes the object node-postgres parses from the jsonb: compact (jsonb's
- * text has a space after ':' and ','), keys in jsonb's order except that integer-like keys come
- * first in numeric order, as in every JavaScript object (ADR 0034).
+ * Each column as the text its JSON needs (certificate-page-json.ts writes the page from these):
+ * timestamps as `toISOString()` writes them, `sans` as a compact JSON array, `tags` as jsonb
+ * text, owner/team ids '' for none. Plain strings on the wire: no `Date`, array or jsonb parsing
+ * in the service (ADR 0034).
  */
-const compactTags = `(SELECT coalesce('{' || string_agg(to_json(t.key)::text || ':' || t.value::text, ','
-      ORDER BY CASE WHEN t.key ~ '^(0|[1-9][0-9]{0,9})$' AND t.key::bigint < 4294967295 THEN t.key::bigint END
-      NULLS LAST, t.n) || '}', '{}')
-    FROM jsonb_each(c.tags) WITH ORDINALITY AS t(key, value, n))::json`;
-
-/**
- * The select list that makes `row_to_json` write exactly what `certificateDto` (the DTO mapper of
- * the certificate repository) and `JSON.stringify` write: the same field names in the same order,
- * owner/team ids '' for none, timestamps as `toISOString()`, nulls as null.
- */
-const CERTIFICATE_JSON_SELECT: Record<(typeof CERTIFICATE_COLUMNS)[number], string> = {
+const CERTIFICATE_TEXT_SELECT: Record<(typeof CERTIFICATE_COLUMNS)[number], string> = {
   id: 'c.id',
   name: 'c.name',
   common_name: 'c.common_name',
-  sans: 'c.sans',
+  sans: 'array_to_json(c.sans)::text',
   environment: 'c.environment',
   owner_id: "coalesce(c.owner_id, '')",
   team_id: "coalesce(c.team_id, '')",
@@ -169,7 +160,7 @@ const CERTIFICATE_JSON_SELECT: Record<(typeof CERTIFICATE_COLUMNS)[number], stri
   source: 'c.source',
   status: 'c.status',
   key_algorithm: 'c.key_algorithm',
-  tags: compactTags,
+  tags: 'c.tags::text',
   not_before: isoText('c.not_before'),
   expires_at: isoText('c.expires_at'),
   current_version_id: 'c.current_version_id',
@@ -189,25 +180,22 @@ export interface SeekPage {
 }
 
 /**
- * One page as a single JSON array text (column `data`), byte for byte what
- * `JSON.stringify(rows.map(certificateDto))` gives, so issuance and the gateway pass it on
- * without parsing (ADR 0034). Same deferred join as certificateListPageQuery; with `afterId` the
- * index range starts after that id, so a deep page skips only `offset` entries past its anchor.
+ * One page in id order, every column as text ready for JSON (CERTIFICATE_TEXT_SELECT). Same
+ * deferred join as certificateListPageQuery; with `afterId` the index range starts after that id,
+ * so a deep page skips only `offset` entries past its anchor.
  */
-export function certificateListJsonPageQuery(filter: CertificateListFilter, page: SeekPage): SqlStatement {
+export function certificateListTextPageQuery(filter: CertificateListFilter, page: SeekPage): SqlStatement {
   const after = page.afterId !== undefined;
   const { clause, values } = certificateListWhere(filter, after ? 4 : 3);
   const where = after ? (clause ? `${clause} AND id > $3` : 'WHERE id > $3') : clause;
-  const columns = CERTIFICATE_COLUMNS.map((column) => `${CERTIFICATE_JSON_SELECT[column]} AS ${column}`).join(
-    ',\n    ',
+  const columns = CERTIFICATE_COLUMNS.map((column) => `${CERTIFICATE_TEXT_SELECT[column]} AS ${column}`).join(
+    ', ',
   );
   return {
-    text: `SELECT coalesce('[' || string_agg(row_to_json(r)::text, ',' ORDER BY r.id) || ']', '[]') AS data
-FROM (
-  SELECT ${columns}
-  FROM (SELECT id FROM certificates ${where} ORDER BY id LIMIT $1 OFFSET $2) AS page
-  JOIN certificates c ON c.id = page.id
-) AS r`,
+    text: `SELECT ${columns}
+FROM (SELECT id FROM certificates ${where} ORDER BY id LIMIT $1 OFFSET $2) AS page
+JOIN certificates c ON c.id = page.id
+ORDER BY c.id`,
     values: after
       ? [page.per_page, page.offset, page.afterId, ...values]
       : [page.per_page, page.offset, ...values],

@@ -71,9 +71,39 @@ describe('list anchors', () => {
       now += 9_999;
       expect(await anchorsOf.anchors('k', 5, () => build())).toEqual(['x']);
       expect(builds).toBe(1);
-      now += 1;
-      expect(await anchorsOf.anchors('k', 5, () => build(['y']))).toEqual(['y']);
+    });
+
+    it('serves expired anchors while one background build replaces them', async () => {
+      const anchorsOf = cache();
+      await anchorsOf.anchors('k', 5, () => build(['x']));
+      now += 10_000;
+      let release!: (value: string[]) => void;
+      const slow = () => {
+        builds += 1;
+        return new Promise<string[]>((resolve) => (release = resolve));
+      };
+      expect(await anchorsOf.anchors('k', 5, slow)).toEqual(['x']);
+      expect(await anchorsOf.anchors('k', 5, slow)).toEqual(['x']);
       expect(builds).toBe(2);
+      release(['y']);
+      await Promise.resolve();
+      expect(await anchorsOf.anchors('k', 5, () => build(['z']))).toEqual(['y']);
+      expect(builds).toBe(2);
+    });
+
+    it('drops a background refresh that a write overtook', async () => {
+      const anchorsOf = cache();
+      await anchorsOf.anchors('k', 5, () => build(['x']));
+      now += 10_000;
+      let release!: (value: string[]) => void;
+      expect(
+        await anchorsOf.anchors('k', 5, () => new Promise<string[]>((resolve) => (release = resolve))),
+      ).toEqual(['x']);
+      anchorsOf.invalidate();
+      release(['stale']);
+      await Promise.resolve();
+      expect(anchorsOf.size).toBe(0);
+      expect(await anchorsOf.anchors('k', 5, () => build(['fresh']))).toEqual(['fresh']);
     });
 
     it('rebuilds when the total changed (another replica wrote)', async () => {

@@ -51,15 +51,22 @@ interface Entry {
   /** The list's exact total when the build started: a different total now means it changed. */
   total: number;
   builtAt: number;
+  /** The anchors once built: served while a replacement for an expired entry is being built. */
+  built?: readonly string[];
 }
 
 /**
  * Anchors per filter. An entry serves while it is younger than the TTL, the list's total is still
  * the one it was built for, and no write of this replica happened since (invalidate()). Requests
- * that find no valid entry share one build (coalesced); a failed build is not kept.
+ * that find no entry, or one whose total moved, wait for a build (shared by concurrent callers).
+ * An entry that only aged past the TTL keeps serving while its replacement is built in the
+ * background, so a refresh does not stall every deep page; it is replaced once that build is
+ * done. A failed build is not kept.
  */
 export class ListAnchorCache {
   private readonly entries = new Map<string, Entry>();
+  /** Expired entries whose replacement is being built (one build each). */
+  private readonly refreshing = new WeakSet<Entry>();
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -70,17 +77,53 @@ export class ListAnchorCache {
   anchors(key: string, total: number, build: () => Promise<readonly string[]>): Promise<readonly string[]> {
     const now = this.now();
     const entry = this.entries.get(key);
-    if (entry && entry.total === total && now - entry.builtAt < this.ttlMs) return entry.anchors;
-    const anchors = build();
-    const fresh: Entry = { anchors, total, builtAt: now };
+    if (entry && entry.total === total) {
+      if (now - entry.builtAt < this.ttlMs) return entry.anchors;
+      if (entry.built) {
+        this.refresh(key, entry, total, build, now);
+        return entry.anchors;
+      }
+    }
+    return this.start(key, total, build, now).anchors;
+  }
+
+  private start(key: string, total: number, build: () => Promise<readonly string[]>, now: number): Entry {
+    const fresh: Entry = { anchors: build(), total, builtAt: now };
+    this.store(key, fresh);
+    fresh.anchors.then(
+      (anchors) => (fresh.built = anchors),
+      () => {
+        if (this.entries.get(key) === fresh) this.entries.delete(key);
+      },
+    );
+    return fresh;
+  }
+
+  /** Builds the replacement of an expired entry once; the old one serves until it is ready. */
+  private refresh(
+    key: string,
+    stale: Entry,
+    total: number,
+    build: () => Promise<readonly string[]>,
+    now: number,
+  ): void {
+    if (this.refreshing.has(stale)) return;
+    this.refreshing.add(stale);
+    build().then(
+      (anchors) => {
+        // Stored only if nothing replaced or dropped the stale entry meanwhile (a write, a new total).
+        if (this.entries.get(key) !== stale) return;
+        this.store(key, { anchors: Promise.resolve(anchors), built: anchors, total, builtAt: now });
+      },
+      () => this.refreshing.delete(stale),
+    );
+  }
+
+  private store(key: string, entry: Entry): void {
     this.entries.delete(key);
-    this.entries.set(key, fresh);
+    this.entries.set(key, entry);
     while (this.entries.size > this.maxEntries)
       this.entries.delete(this.entries.keys().next().value as string);
-    anchors.catch(() => {
-      if (this.entries.get(key) === fresh) this.entries.delete(key);
-    });
-    return anchors;
   }
 
   /**
