@@ -94,6 +94,23 @@ export async function explainInventory(db, { runs = 5, targetMs = 50 } = {}) {
     };
   }
   // Keyset alternative to the deep page (an `after` id instead of an OFFSET).
+  // What the service runs since ADR 0034: the page as text columns ready for JSON, and deep
+  // pages sought from the filter's anchors (one anchor build per filter and TTL).
+  const anchorsModule = distModule('libs/issuance/feature/src/inventory/list-anchors.js');
+  for (const [name, filter, page] of listScenarios()) {
+    const offset = (page.page - 1) * page.per_page;
+    let seek = { offset };
+    if (anchorsModule.usesAnchors(offset)) {
+      const build = list.certificateListAnchorsQuery(filter, anchorsModule.ANCHOR_SPACING);
+      results[`anchor build (${name})`] = { informational: true, page: await explain(db, build, runs) };
+      const anchors = (await db.query(build.text, build.values)).rows.map((row) => row.id);
+      seek = anchorsModule.seekFromAnchors(offset, anchors);
+    }
+    const statement = list.certificateListTextPageQuery(filter, { per_page: page.per_page, ...seek });
+    await db.query(statement.text, statement.values);
+    const json = await explain(db, statement, runs);
+    results[`text page (${name})`] = { page: json, under_target: json.client_ms_median < targetMs };
+  }
   results['keyset page after mc-0500000, status=Active'] = {
     informational: true,
     page: await explain(db, list.certificateListAfterQuery({ status: 'Active' }, 'mc-0500000', 50), runs),

@@ -57,6 +57,7 @@ import { PolicyRepository } from './policies/policy.repository';
 import { PolicyService } from './policies/policy.service';
 import { PolicySweeper } from './policies/policy-sweeper';
 import { RenewalHandlers } from './renewals/renewal.handlers';
+import { ListAnchorCache } from './inventory/list-anchors';
 import { RenewalRepository } from './renewals/renewal.repository';
 import { RenewalScheduler } from './renewals/renewal-scheduler';
 
@@ -85,6 +86,7 @@ export class IssuanceModule {
         BulkService,
         BulkHandlers,
         // Certificate inventory, lifecycle and jobs (ADR 0024).
+        { provide: ListAnchorCache, useFactory: () => new ListAnchorCache() },
         CertificateRepository,
         JobRepository,
         CertificateKeySealer,

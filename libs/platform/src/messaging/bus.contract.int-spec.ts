@@ -11,7 +11,7 @@ import {
 import { eventually, testNatsUrl, uniqueNamespace } from '@certlane/testing';
 import { connect } from 'nats';
 import { InProcessBus } from './in-process-bus';
-import { MessageBus } from './message-bus';
+import { MessageBus, RawJson } from './message-bus';
 import { NatsBus, streamFor } from './nats-bus';
 import { buildEnvelope } from './outbox';
 
@@ -155,6 +155,34 @@ function describeBusContract(name: string, makeBus: () => Promise<MessageBus>, p
         expect(wrongPing.code).toBe(ErrorCode.ValidationFailed);
         expect(getHandler).not.toHaveBeenCalled();
         expect(pingHandler).not.toHaveBeenCalled();
+      });
+
+      it('passes a RawJson answer through as its text (requestRaw) and as its value (request)', async () => {
+        const bus = await newBus();
+        // Spacing and key order exactly as written, a character JSON escapes, and non-ASCII text.
+        const text = '{"id":"rp-raw","name":"Politique \\"é\\" ✓","renewal_window_days":30}';
+        await bus.handle('issuance.v1.get-renewal-policy', async () => new RawJson<RenewalPolicyDto>(text));
+        await bus.handle('issuance.v1.ping', async () => ({ service: 'issuance', instance: 'é' }));
+
+        await expect(bus.requestRaw('issuance.v1.get-renewal-policy', { id: 'rp-raw' })).resolves.toBe(text);
+        await expect(bus.request('issuance.v1.get-renewal-policy', { id: 'rp-raw' })).resolves.toEqual(
+          JSON.parse(text),
+        );
+        // An ordinary answer comes as JSON.stringify writes it.
+        await expect(bus.requestRaw('issuance.v1.ping', {})).resolves.toBe(
+          '{"service":"issuance","instance":"é"}',
+        );
+      });
+
+      it("throws a handler's CertlaneError from requestRaw as from request", async () => {
+        const bus = await newBus();
+        await bus.handle('issuance.v1.get-renewal-policy', async ({ id }) => {
+          throw new CertlaneError(ErrorCode.RenewalPolicyNotFound, `renewal policy ${id} not found`);
+        });
+        const error = await certlaneFailure(
+          bus.requestRaw('issuance.v1.get-renewal-policy', { id: 'rp-gone' }),
+        );
+        expect(error.code).toBe('renewal_policy_not_found');
       });
 
       it('delivers a CertlaneError thrown by the handler with its code, message and details', async () => {

@@ -86,6 +86,14 @@ export class InProcessBus implements MessageBus {
     }
   }
 
+  async requestRaw<S extends RequestSubject>(
+    subject: S,
+    payload: RequestOf<S>,
+    options?: RequestOptions,
+  ): Promise<string> {
+    return JSON.stringify(await this.request(subject, payload, options));
+  }
+
   async handle<S extends RequestSubject>(subject: S, handler: RequestHandler<S>): Promise<void> {
     const list = this.handlers.get(subject) ?? [];
     list.push(handler as unknown as RequestHandler<RequestSubject>);

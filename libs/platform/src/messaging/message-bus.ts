@@ -16,7 +16,7 @@ export interface RequestOptions {
 export type RequestHandler<S extends RequestSubject> = (
   payload: RequestOf<S>,
   context: RequestContext,
-) => Promise<ResponseOf<S>>;
+) => Promise<ResponseOf<S> | RawJson<ResponseOf<S>>>;
 
 export type EventHandler<E extends EventSubject> = (event: EventEnvelope<EventOf<E>>) => Promise<void>;
 
@@ -26,6 +26,23 @@ export interface BusHooks {
   onUnexpected?: (error: unknown) => void;
   /** A request was handled here; `outcome` is 'ok' or the error code returned. */
   onRequestHandled?: (subject: string, outcome: string) => void;
+}
+
+/**
+ * A handler's result that is already JSON text (e.g. built by Postgres): the NATS bus splices it
+ * into the reply as is, and `requestRaw` hands it to the caller as text, so neither side parses
+ * or re-stringifies it (ADR 0034). Anything that serialises it generically (JSON.stringify, the
+ * in-process bus) sees the value it encodes.
+ */
+export class RawJson<T = unknown> {
+  /** Only ties the text to the type it encodes (never set). */
+  declare readonly encodes?: T;
+
+  constructor(readonly json: string) {}
+
+  toJSON(): unknown {
+    return JSON.parse(this.json);
+  }
 }
 
 /** What a reply carries across the bus. */
@@ -44,6 +61,16 @@ export interface MessageBus {
     payload: RequestOf<S>,
     options?: RequestOptions,
   ): Promise<ResponseOf<S>>;
+  /**
+   * Like request(), but the successful reply's data as JSON text (what JSON.stringify of
+   * request()'s result gives, or a handler's RawJson verbatim): for a gateway route that writes
+   * the body as it came. Errors are thrown as by request().
+   */
+  requestRaw<S extends RequestSubject>(
+    subject: S,
+    payload: RequestOf<S>,
+    options?: RequestOptions,
+  ): Promise<string>;
   /** Serves a subject; replicas of the owning service share the load (one handler per request). */
   handle<S extends RequestSubject>(subject: S, handler: RequestHandler<S>): Promise<void>;
   /** Durable publish. Envelope ids deduplicate repeated publishes of the same event. */

@@ -32,9 +32,35 @@ import {
 import { dispatchRequest, unwrapReply } from './dispatch';
 import { PublishBatcher } from './publish-batcher';
 import { NoRespondersError, ReplyMux, ReplyTimeoutError } from './reply-mux';
-import { BusHooks, EventHandler, MessageBus, Reply, RequestHandler, RequestOptions } from './message-bus';
+import {
+  BusHooks,
+  EventHandler,
+  MessageBus,
+  RawJson,
+  Reply,
+  RequestHandler,
+  RequestOptions,
+} from './message-bus';
 
 const codec = JSONCodec<unknown>();
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+/** How every successful reply starts on the wire (JSON.stringify of `{ ok: true, data }`). */
+const OK_PREFIX = utf8.encode('{"ok":true,"data":');
+const CLOSE_BRACE = 0x7d;
+
+/** A reply's bytes; a RawJson result is spliced in as it is, without a parse/stringify round. */
+function encodeReply(reply: Reply<unknown>): Uint8Array {
+  if (reply.ok && reply.data instanceof RawJson) return utf8.encode(`{"ok":true,"data":${reply.data.json}}`);
+  return codec.encode(reply);
+}
+
+/** The data of a successful reply as JSON text, or undefined when the reply is not one. */
+function okDataText(reply: Uint8Array): string | undefined {
+  if (reply.length <= OK_PREFIX.length || reply[reply.length - 1] !== CLOSE_BRACE) return undefined;
+  for (let i = 0; i < OK_PREFIX.length; i++) if (reply[i] !== OK_PREFIX[i]) return undefined;
+  return utf8Decoder.decode(reply.subarray(OK_PREFIX.length, reply.length - 1));
+}
 
 /** A request on the wire: the caller's context travels with the payload (cheaper than NATS headers). */
 interface WireRequest {
@@ -126,6 +152,30 @@ export class NatsBus implements MessageBus {
     payload: RequestOf<S>,
     options?: RequestOptions,
   ): Promise<ResponseOf<S>> {
+    return this.roundTrip(subject, payload, options, (reply) =>
+      unwrapReply(codec.decode(reply) as Reply<ResponseOf<S>>),
+    );
+  }
+
+  async requestRaw<S extends RequestSubject>(
+    subject: S,
+    payload: RequestOf<S>,
+    options?: RequestOptions,
+  ): Promise<string> {
+    return this.roundTrip(
+      subject,
+      payload,
+      options,
+      (reply) => okDataText(reply) ?? JSON.stringify(unwrapReply(codec.decode(reply) as Reply<unknown>)),
+    );
+  }
+
+  private async roundTrip<T>(
+    subject: RequestSubject,
+    payload: unknown,
+    options: RequestOptions | undefined,
+    read: (reply: Uint8Array) => T,
+  ): Promise<T> {
     const context: RequestContext = {
       request_id: options?.context?.request_id ?? randomUUID(),
       actor_id: options?.context?.actor_id,
@@ -133,8 +183,7 @@ export class NatsBus implements MessageBus {
     const timeout = options?.timeoutMs ?? this.options.requestTimeoutMs;
     try {
       const wire: WireRequest = { context, payload: payload ?? {} };
-      const reply = await this.replies.request(this.wire(subject), codec.encode(wire), timeout);
-      return unwrapReply(codec.decode(reply) as Reply<ResponseOf<S>>);
+      return read(await this.replies.request(this.wire(subject), codec.encode(wire), timeout));
     } catch (error) {
       throw translateNatsError(error, subject, timeout);
     }
@@ -165,7 +214,7 @@ export class NatsBus implements MessageBus {
           const context = { request_id: request.context.request_id, actor_id: request.context.actor_id };
           const reply = await dispatchRequest(subject, handler, request.payload, context, this.options);
           try {
-            this.respond(message, codec.encode(reply));
+            this.respond(message, encodeReply(reply));
           } catch (error) {
             // e.g. MAX_PAYLOAD_EXCEEDED: answer with a typed error rather than leave the caller waiting.
             this.options.onUnexpected?.(error);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { ListAnchorCache } from '../inventory/list-anchors';
 import { CertificateSource, CertificateStatus, JobStatus, RevocationReason } from '@certlane/contracts';
 import { BulkSelection } from '@certlane/issuance-domain';
 import { DataSource, EntityManager } from 'typeorm';
@@ -38,7 +39,10 @@ type Executor = Pick<EntityManager, 'query'>;
  */
 @Injectable()
 export class BulkRepository {
-  constructor(@InjectDataSource('issuance') private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource('issuance') private readonly dataSource: DataSource,
+    private readonly anchors: ListAnchorCache,
+  ) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
@@ -106,6 +110,7 @@ export class BulkRepository {
        SELECT now() AS now`,
       [ids, reason],
     );
+    this.anchors.invalidate();
     return row.now;
   }
 
@@ -117,6 +122,7 @@ export class BulkRepository {
        SELECT now() AS now`,
       [ids],
     );
+    this.anchors.invalidate();
     return row.now;
   }
 
@@ -157,6 +163,7 @@ export class BulkRepository {
        WHERE id = ANY($1::text[])`,
       [ids, ownerId, teamId ?? null],
     );
+    this.anchors.invalidate();
   }
 
   async ownerExists(id: string): Promise<boolean> {

@@ -13,7 +13,21 @@ import {
   ResolvedPage,
   RevocationReason,
 } from '@certlane/contracts';
-import { certificateListCountQuery, certificateListPageQuery } from '../inventory/certificate-list.query';
+import { RawJson } from '@certlane/platform';
+import {
+  certificateListAnchorsQuery,
+  certificateListCountQuery,
+  certificateListTextPageQuery,
+  SeekPage,
+} from '../inventory/certificate-list.query';
+import { certificatePageJson, CertificateTextRow } from '../inventory/certificate-page-json';
+import {
+  ANCHOR_SPACING,
+  anchorKey,
+  ListAnchorCache,
+  seekFromAnchors,
+  usesAnchors,
+} from '../inventory/list-anchors';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 
 export interface CertificateRow {
@@ -158,7 +172,10 @@ export const referenceInvalid = (field: string, value: string) =>
 /** Storage of managed certificates, their versions and sealed keys (raw SQL, schema issuance). */
 @Injectable()
 export class CertificateRepository {
-  constructor(@InjectDataSource('issuance') readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource('issuance') readonly dataSource: DataSource,
+    private readonly anchors: ListAnchorCache,
+  ) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
@@ -176,8 +193,12 @@ export class CertificateRepository {
     return rows[0] ?? null;
   }
 
-  /** One page in id order and its exact total (SQL and plans: inventory/certificate-list.query.ts). */
-  async list(request: ListCertificatesRequest, page: ResolvedPage): Promise<Page<CertificateDto>> {
+  /**
+   * One page in id order and its exact total, as the envelope's JSON text written from text columns
+   * (SQL and plans: inventory/certificate-list.query.ts; ADR 0034). A shallow page runs the page
+   * and the count concurrently; a deep one counts first, then seeks from the filter's anchors.
+   */
+  async list(request: ListCertificatesRequest, page: ResolvedPage): Promise<RawJson<Page<CertificateDto>>> {
     const filter = {
       status: request.status,
       environment: request.environment,
@@ -185,13 +206,32 @@ export class CertificateRepository {
       team_id: request.team_id,
       issuer_id: request.issuer_id,
     };
-    const pageQuery = certificateListPageQuery(filter, page);
     const countQuery = certificateListCountQuery(filter);
-    const [rows, [{ total }]] = await Promise.all([
-      this.dataSource.query(pageQuery.text, pageQuery.values) as Promise<CertificateRow[]>,
-      this.dataSource.query(countQuery.text, countQuery.values) as Promise<{ total: number }[]>,
-    ]);
-    return { data: rows.map(certificateDto), total, page: page.page, per_page: page.per_page };
+    const count = async () =>
+      ((await this.dataSource.query(countQuery.text, countQuery.values)) as { total: number }[])[0].total;
+    const pageJson = async (seek: SeekPage) => {
+      const query = certificateListTextPageQuery(filter, seek);
+      return certificatePageJson(
+        (await this.dataSource.query(query.text, query.values)) as CertificateTextRow[],
+      );
+    };
+    let data: string;
+    let total: number;
+    if (!usesAnchors(page.offset)) {
+      [data, total] = await Promise.all([
+        pageJson({ per_page: page.per_page, offset: page.offset }),
+        count(),
+      ]);
+    } else {
+      total = await count();
+      const anchors = await this.anchors.anchors(anchorKey(filter), total, async () => {
+        const query = certificateListAnchorsQuery(filter, ANCHOR_SPACING);
+        const rows = (await this.dataSource.query(query.text, query.values)) as { id: string }[];
+        return rows.map((row) => row.id);
+      });
+      data = await pageJson({ per_page: page.per_page, ...seekFromAnchors(page.offset, anchors) });
+    }
+    return new RawJson(`{"data":${data},"total":${total},"page":${page.page},"per_page":${page.per_page}}`);
   }
 
   /** The first reference among `fields` that names nothing; empty owner/team ids mean none. */
@@ -226,6 +266,7 @@ export class CertificateRepository {
          RETURNING ${CERTIFICATE_COLUMNS}`,
         [id, ...writableValues(fields)],
       );
+      this.anchors.invalidate();
       return rows[0];
     } catch (error) {
       throw translateWriteError(error, id);
@@ -242,6 +283,7 @@ export class CertificateRepository {
          WHERE id = $1 RETURNING ${CERTIFICATE_COLUMNS}`,
         [id, ...writableValues(fields)],
       );
+      this.anchors.invalidate();
       return rows[0];
     } catch (error) {
       throw translateWriteError(error, id);
@@ -262,6 +304,7 @@ export class CertificateRepository {
         : `UPDATE certificates SET status = $2, updated_at = now() WHERE id = $1 RETURNING ${CERTIFICATE_COLUMNS}`,
       revocation ? [id, status, revocation.reason] : [id, status],
     );
+    this.anchors.invalidate();
     return rows[0];
   }
 

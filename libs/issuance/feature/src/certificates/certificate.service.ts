@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { RawJson } from '@certlane/platform';
 import {
   AuditAction,
   CertificateDto,
@@ -88,7 +89,7 @@ export class CertificateService {
     private readonly policies: PolicyEnforcer,
   ) {}
 
-  list(request: ListCertificatesRequest): Promise<Page<CertificateDto>> {
+  list(request: ListCertificatesRequest): Promise<RawJson<Page<CertificateDto>>> {
     return this.repository.list(request, resolvePage(request));
   }
 

@@ -1,7 +1,9 @@
 import {
   CERTIFICATE_COLUMNS,
   certificateListAfterQuery,
+  certificateListAnchorsQuery,
   certificateListCountQuery,
+  certificateListTextPageQuery,
   certificateListPageQuery,
   certificateListWhere,
 } from './certificate-list.query';
@@ -59,5 +61,57 @@ describe('certificate list SQL', () => {
       values: [50, 'mc-0500000', 'Active'],
     });
     expect(certificateListAfterQuery({}, 'x', 10).text).toContain('WHERE id > $2 ORDER BY id LIMIT $1');
+  });
+
+  it('prefixes filter columns with an alias when asked', () => {
+    expect(certificateListWhere({ status: 'Active', issuer_id: 'i' }, 2, 'n.').clause).toBe(
+      'WHERE n.status = $2 AND n.issuer_id = $3',
+    );
+  });
+
+  it('reads the text page from the same deferred join, each column under its DTO name in DTO order', () => {
+    const { text, values } = certificateListTextPageQuery(
+      { status: 'Active' },
+      { per_page: 50, offset: 100 },
+    );
+    expect(text).toContain(
+      'FROM (SELECT id FROM certificates WHERE status = $3 ORDER BY id LIMIT $1 OFFSET $2) AS page',
+    );
+    expect(text).toMatch(/ORDER BY c\.id$/);
+    expect(text).toContain(
+      `to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`,
+    );
+    expect(values).toEqual([50, 100, 'Active']);
+    const positions = CERTIFICATE_COLUMNS.map((column) => text.indexOf(` AS ${column}`));
+    expect(positions.every((position) => position > 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  });
+
+  it('seeks a text page after an anchor id, the filters numbered after it', () => {
+    const seek = certificateListTextPageQuery(
+      { status: 'Active', team_id: 't1' },
+      { per_page: 50, offset: 950, afterId: 'mc-0498999' },
+    );
+    expect(seek.text).toContain(
+      '(SELECT id FROM certificates WHERE status = $4 AND team_id = $5 AND id > $3 ORDER BY id LIMIT $1 OFFSET $2)',
+    );
+    expect(seek.values).toEqual([50, 950, 'mc-0498999', 'Active', 't1']);
+    expect(certificateListTextPageQuery({}, { per_page: 5, offset: 0, afterId: 'x' }).text).toContain(
+      '(SELECT id FROM certificates WHERE id > $3 ORDER BY id LIMIT $1 OFFSET $2)',
+    );
+  });
+
+  it('builds anchors by hopping `spacing` index entries at a time, filters as parameters', () => {
+    const hostile = "x' OR '1'='1";
+    const { text, values } = certificateListAnchorsQuery({ status: 'Active', owner_id: hostile }, 1000);
+    expect(text).toContain(
+      '(SELECT id FROM certificates WHERE status = $2 AND owner_id = $3 ORDER BY id OFFSET $1 - 1 LIMIT 1)',
+    );
+    expect(text).toContain(
+      'SELECT n.id FROM certificates n WHERE n.status = $2 AND n.owner_id = $3 AND n.id > a.id ORDER BY n.id OFFSET $1 - 1 LIMIT 1',
+    );
+    expect(text).not.toContain(hostile);
+    expect(values).toEqual([1000, 'Active', hostile]);
+    expect(certificateListAnchorsQuery({}, 10).text).toContain('FROM certificates n WHERE n.id > a.id');
   });
 });

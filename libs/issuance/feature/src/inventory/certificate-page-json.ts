@@ -1,0 +1,57 @@
+/**
+ * The JSON of a list page written straight from text columns (certificateListTextPageQuery),
+ * byte for byte what `JSON.stringify(rows.map(certificateDto))` wrote from parsed rows: same field
+ * names and order, same escapes, `null` for none. Skipping the `Date`, array and object building
+ * of the DTO path roughly halves the service's CPU per page (ADR 0034). Pure.
+ */
+export interface CertificateTextRow {
+  id: string;
+  name: string;
+  common_name: string;
+  /** A compact JSON array (array_to_json). */
+  sans: string;
+  environment: string;
+  owner_id: string;
+  team_id: string;
+  issuer_id: string;
+  renewal_policy_id: string;
+  profile_id: string;
+  agent_id: string;
+  source: string;
+  status: string;
+  key_algorithm: string;
+  /** jsonb text: not compact, and keys in jsonb's order (re-serialised below). */
+  tags: string;
+  not_before: string | null;
+  expires_at: string | null;
+  current_version_id: string | null;
+  last_renewed_at: string | null;
+  revoked_at: string | null;
+  revocation_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const str = JSON.stringify;
+const nullable = (value: string | null) => (value === null ? 'null' : str(value));
+/** As the DTO path did: node-postgres JSON.parses jsonb, the reply JSON.stringifies the object. */
+const tagsJson = (tags: string) => (tags === '{}' ? '{}' : str(JSON.parse(tags)));
+
+export function certificatePageJson(rows: readonly CertificateTextRow[]): string {
+  let out = '[';
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    if (i > 0) out += ',';
+    out +=
+      `{"id":${str(r.id)},"name":${str(r.name)},"common_name":${str(r.common_name)},"sans":${r.sans}` +
+      `,"environment":${str(r.environment)},"owner_id":${str(r.owner_id)},"team_id":${str(r.team_id)}` +
+      `,"issuer_id":${str(r.issuer_id)},"renewal_policy_id":${str(r.renewal_policy_id)}` +
+      `,"profile_id":${str(r.profile_id)},"agent_id":${str(r.agent_id)},"source":${str(r.source)}` +
+      `,"status":${str(r.status)},"key_algorithm":${str(r.key_algorithm)},"tags":${tagsJson(r.tags)}` +
+      `,"not_before":${nullable(r.not_before)},"expires_at":${nullable(r.expires_at)}` +
+      `,"current_version_id":${nullable(r.current_version_id)},"last_renewed_at":${nullable(r.last_renewed_at)}` +
+      `,"revoked_at":${nullable(r.revoked_at)},"revocation_reason":${nullable(r.revocation_reason)}` +
+      `,"created_at":${str(r.created_at)},"updated_at":${str(r.updated_at)}}`;
+  }
+  return `${out}]`;
+}
