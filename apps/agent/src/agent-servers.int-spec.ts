@@ -19,7 +19,7 @@ import {
   opensslFingerprint,
   opensslServedFingerprint,
   ServerProcess,
-  ServerSite,
+  siteTargetConfig,
   waitUntil,
   writeApacheSite,
   writeCaddySite,
@@ -125,7 +125,7 @@ async function caddy(dir: string): Promise<Kind> {
   );
   const initial = writePlaceholderCertificate(site.keyPath, site.certPath, cn);
   const kind = { type: 'caddy', cn, certificate: 'srv-caddy', target: 'tgt-caddy', port } as const;
-  return started({ ...kind, serverConfig: site.serverConfig }, site, initial, () => filesConfig(site));
+  return started({ ...kind, serverConfig: site.serverConfig }, site, initial, () => siteTargetConfig(site));
 }
 
 async function postfix(dir: string): Promise<Kind> {
@@ -136,7 +136,7 @@ async function postfix(dir: string): Promise<Kind> {
   const site = writePostfixSite(join(dir, 'postfix'), port, cn);
   const initial = writePlaceholderCertificate(site.keyPath, site.certPath, cn);
   const kind = { type: 'postfix', cn, certificate: 'srv-postfix', target: 'tgt-postfix', port } as const;
-  return started({ ...kind, starttls: 'smtp' }, site, initial, () => filesConfig(site));
+  return started({ ...kind, starttls: 'smtp' }, site, initial, () => siteTargetConfig(site));
 }
 
 async function dovecot(dir: string): Promise<Kind> {
@@ -145,16 +145,8 @@ async function dovecot(dir: string): Promise<Kind> {
   const site = writeDovecotSite(join(dir, 'dovecot'), port);
   const initial = writePlaceholderCertificate(site.keyPath, site.certPath, cn);
   const kind = { type: 'dovecot', cn, certificate: 'srv-dovecot', target: 'tgt-dovecot', port } as const;
-  return started({ ...kind, starttls: 'imap' }, site, initial, () => filesConfig(site));
+  return started({ ...kind, starttls: 'imap' }, site, initial, () => siteTargetConfig(site));
 }
-
-/** The target config of a server reading a certificate file and a key file. */
-const filesConfig = (site: ServerSite) => ({
-  cert_path: site.certPath,
-  key_path: site.keyPath,
-  validate_command: site.validateCommand,
-  reload_command: site.reloadCommand,
-});
 
 function keystore(dir: string): Kind {
   const d = join(dir, 'keystore');

@@ -11,6 +11,7 @@ export {
 export type { ServerProcess } from './targets/testing/servers';
 export {
   caddyEnv,
+  siteTargetConfig,
   writeApacheSite,
   writeCaddySite,
   writeDovecotSite,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { targetConnector } from '../registry';
 import { describeServerScenario } from '../testing/server-scenarios';
-import { ServerSite, writeCaddySite } from '../testing/server-sites';
+import { ServerSite, siteTargetConfig, writeCaddySite } from '../testing/server-sites';
 import { freePort, ServerProcess } from '../testing/servers';
 import { createTestCa, TestCa } from '../testing/test-certificates';
 
@@ -34,12 +34,7 @@ describe('caddy connector against a real Caddy', () => {
     ca: () => ca,
     connector: targetConnector('caddy'),
     port: () => port,
-    config: () => ({
-      cert_path: site.certPath,
-      key_path: site.keyPath,
-      validate_command: site.validateCommand,
-      reload_command: site.reloadCommand,
-    }),
+    config: () => siteTargetConfig(site),
     serverConfigPath: () => site.serverConfig,
     brokenLine: '}',
     deployedFiles: () => [site.certPath, site.keyPath],

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { targetConnector } from '../registry';
 import { describeServerScenario } from '../testing/server-scenarios';
-import { ServerSite, writeDovecotSite } from '../testing/server-sites';
+import { ServerSite, siteTargetConfig, writeDovecotSite } from '../testing/server-sites';
 import { freePort, ServerProcess } from '../testing/servers';
 import { createTestCa, TestCa } from '../testing/test-certificates';
 
@@ -35,12 +35,7 @@ describe('dovecot connector against a real Dovecot (IMAP STARTTLS)', () => {
     connector: targetConnector('dovecot'),
     port: () => port,
     starttls: 'imap',
-    config: () => ({
-      cert_path: site.certPath,
-      key_path: site.keyPath,
-      validate_command: site.validateCommand,
-      reload_command: site.reloadCommand,
-    }),
+    config: () => siteTargetConfig(site),
     serverConfigPath: () => site.serverConfig,
     brokenLine: 'this line is not a setting',
     deployedFiles: () => [site.certPath, site.keyPath],

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { NodeDeploymentHost } from '../engine/node-deployment-host';
 import { targetConnector } from '../registry';
 import type { DeploymentMaterial } from '../target-connector';
-import { ServerSite, writeNginxSite } from '../testing/server-sites';
+import { ServerSite, siteTargetConfig, writeNginxSite } from '../testing/server-sites';
 import { freePort, opensslServedFingerprint, ServerProcess, waitUntil } from '../testing/servers';
 import { createTestCa, TestCa } from '../testing/test-certificates';
 
@@ -33,12 +33,7 @@ describe('nginx connector against a real nginx', () => {
     port = await freePort();
     site = writeNginxSite(dir, port);
     conf = site.serverConfig;
-    config = {
-      cert_path: site.certPath,
-      key_path: site.keyPath,
-      validate_command: site.validateCommand,
-      reload_command: site.reloadCommand,
-    };
+    config = siteTargetConfig(site);
   });
 
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { targetConnector } from '../registry';
 import { describeServerScenario } from '../testing/server-scenarios';
-import { ServerSite, writePostfixSite } from '../testing/server-sites';
+import { ServerSite, siteTargetConfig, writePostfixSite } from '../testing/server-sites';
 import { freePort, ServerProcess } from '../testing/servers';
 import { createTestCa, TestCa } from '../testing/test-certificates';
 
@@ -37,12 +37,7 @@ describe('postfix connector against a real Postfix (SMTP STARTTLS)', () => {
     starttls: 'smtp',
     // smtpd reads the certificate when a new smtpd process starts, not only at reload.
     checksIneffectiveReload: false,
-    config: () => ({
-      cert_path: site.certPath,
-      key_path: site.keyPath,
-      validate_command: site.validateCommand,
-      reload_command: site.reloadCommand,
-    }),
+    config: () => siteTargetConfig(site),
     serverConfigPath: () => site.serverConfig,
     brokenLine: 'this line is not a parameter',
     deployedFiles: () => [site.certPath, site.keyPath],

@@ -18,6 +18,14 @@ export interface ServerSite {
   start(): ServerProcess;
 }
 
+/** The target config of a site: its certificate and key paths, validate and reload commands. */
+export const siteTargetConfig = (site: ServerSite) => ({
+  cert_path: site.certPath,
+  key_path: site.keyPath,
+  validate_command: site.validateCommand,
+  reload_command: site.reloadCommand,
+});
+
 /** nginx with its own prefix, pid file, temp paths and logs; `binary` names nginx in the commands. */
 export function writeNginxSite(
   dir: string,
