@@ -103,7 +103,8 @@ export default [
     },
   },
   {
-    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts'],
+    // An app's test helpers (apps/<app>/src/testing) are test code: not built, not shipped.
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'apps/*/src/testing/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@nx/enforce-module-boundaries': ['error', boundaries({ tests: true })],

@@ -31,7 +31,7 @@ execFileSync(
     '--config-file',
     'tmp/swcrc.build.json',
     '--ignore',
-    '**/*.spec.ts,**/*.int-spec.ts,apps/e2e/**',
+    '**/*.spec.ts,**/*.int-spec.ts,apps/e2e/**,apps/*/src/testing/**',
     '--quiet',
   ],
   { stdio: 'inherit' },

@@ -1,46 +1,29 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CertificateDto, JobDto, JobVerificationDto } from '@certlane/contracts';
+import type { CertificateDto, JobVerificationDto } from '@certlane/contracts';
 import {
   freePort,
   hasBinary,
+  opensslFingerprint,
   opensslServedFingerprint,
   ServerProcess,
-  startServer,
+  ServerSite,
   waitUntil,
+  writeNginxSite,
+  writePlaceholderCertificate,
 } from '@certlane/connectors/testing';
-import {
-  builtEntry,
-  eventually,
-  httpsRequest,
-  HttpsResult,
-  recordSecrets,
-  startTestSystem,
-  TestSystem,
-} from '@certlane/testing';
+import { builtEntry, eventually, recordSecrets, startTestSystem, TestSystem } from '@certlane/testing';
+import { adminApi, json } from './testing/admin-api';
+import { writeAgentKey, writeServerCa, writeTargetsFile } from './testing/agent-files';
+import { AgentProcess, startAgentProcess } from './testing/agent-process';
+import { agentOnline, jobCompleted } from './testing/agent-waits';
+import { filesUnder, pemBody, privateKeysUnder } from './testing/private-keys';
 
 const AGENT = 'nginx-agent-01';
 const CN = 'shop.example.com';
 const CERT = 'shop-web';
 const TARGET = 'tgt-nginx-shop';
-
-/** Every regular file under `root` (recursively). */
-function filesUnder(root: string): string[] {
-  return readdirSync(root, { recursive: true, encoding: 'utf8' })
-    .map((f) => join(root, f))
-    .filter((f) => statSync(f).isFile());
-}
 
 /**
  * The headline flow with real parts only (ADR 0027, 0029, 0030): the real auth, issuance,
@@ -53,54 +36,29 @@ function filesUnder(root: string): string[] {
  */
 describe('agent + nginx: issue, deploy, renew, redeploy, verify (all real processes)', () => {
   let system: TestSystem;
-  let admin: string;
   let dir: string;
   let port: number;
+  let site: ServerSite;
   let nginx: ServerProcess | undefined;
-  let child: ChildProcess | undefined;
-  let output = '';
+  let agent: AgentProcess | undefined;
   let deployJob: string;
-  const nginxDir = () => join(dir, 'nginx');
-  const keyPath = () => join(nginxDir(), 'certs', 'server.key');
-  const certPath = () => join(nginxDir(), 'certs', 'fullchain.pem');
+  const output = () => agent?.output() ?? '';
+  const keyPath = () => site.keyPath;
+  const certPath = () => site.certPath;
   const stateDir = () => join(dir, 'agent-state');
 
-  const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
-    httpsRequest(`${system.services['api-gateway'].url}${path}`, {
-      method,
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${admin}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-  const json = <T>(response: HttpsResult) => response.json() as T;
-  const job = async (id: string) => json<JobDto>(await api('GET', `/api/v1/jobs/${id}`));
-  const jobsOf = async (certificateId: string) =>
-    json<{ data: JobDto[] }>(await api('GET', `/api/v1/jobs?certificate_id=${certificateId}&per_page=100`))
-      .data;
+  const { api, job, jobsOf } = adminApi(() => system);
   const certificate = async () => json<CertificateDto>(await api('GET', `/api/v1/certificates/${CERT}`));
-  const exportedFingerprint = async () => {
-    const pem = json<{ cert_pem: string }>(
-      await api('GET', `/api/v1/certificates/${CERT}/export/pem`),
-    ).cert_pem;
-    return execFileSync('openssl', ['x509', '-noout', '-fingerprint', '-sha256'], { input: pem })
-      .toString()
-      .replace(/^.*=/, '')
-      .replace(/[:\s]/g, '')
-      .toLowerCase();
-  };
+  const exportedFingerprint = async () =>
+    opensslFingerprint(
+      json<{ cert_pem: string }>(await api('GET', `/api/v1/certificates/${CERT}/export/pem`)).cert_pem,
+    );
   const served = () => opensslServedFingerprint(port, { serverName: CN });
   const deployAndWait = async () => {
     const deployed = await api('POST', `/api/v1/certificates/${CERT}/deploy`, { target_id: TARGET });
     expect(deployed.status).toBe(202);
     const id = json<{ job_id: string }>(deployed).job_id;
-    await eventually(async () => {
-      const status = (await job(id)).status;
-      if (status === 'Failed') throw new Error(`deployment failed: ${(await job(id)).last_error}`);
-      return status === 'Completed';
-    }, `the deployment completed (agent output: ${output})`);
+    await jobCompleted(job, id, 'the deployment', output);
     return id;
   };
 
@@ -108,8 +66,6 @@ describe('agent + nginx: issue, deploy, renew, redeploy, verify (all real proces
     if (!hasBinary('nginx') || !hasBinary('openssl')) throw new Error('nginx and openssl are required');
     builtEntry('agent');
     dir = mkdtempSync(join(tmpdir(), 'certlane-agent-nginx-'));
-    mkdirSync(join(nginxDir(), 'certs'), { recursive: true });
-    mkdirSync(join(nginxDir(), 'logs'));
     system = await startTestSystem('agentnginx', [
       'auth',
       'issuance',
@@ -117,98 +73,34 @@ describe('agent + nginx: issue, deploy, renew, redeploy, verify (all real proces
       'deployment-dispatch',
       'api-gateway',
     ]);
-    admin = system.env.SERVICE_AUTH_SECRET!;
 
-    // nginx needs a certificate to start: a throw-away self-signed placeholder the agent replaces.
     port = await freePort();
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=placeholder',
-        '-keyout',
-        keyPath(),
-        '-out',
-        certPath(),
-      ],
-      { stdio: 'ignore' },
-    );
-    chmodSync(keyPath(), 0o600);
-    const conf = join(nginxDir(), 'nginx.conf');
-    const d = nginxDir();
-    writeFileSync(
-      conf,
-      `daemon off;
-worker_processes 1;
-pid ${d}/nginx.pid;
-error_log ${d}/logs/error.log;
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path ${d}/body; proxy_temp_path ${d}/proxy; fastcgi_temp_path ${d}/fastcgi;
-  uwsgi_temp_path ${d}/uwsgi; scgi_temp_path ${d}/scgi;
-  server {
-    listen 127.0.0.1:${port} ssl;
-    server_name ${CN};
-    ssl_certificate ${certPath()};
-    ssl_certificate_key ${keyPath()};
-    return 200 "ok\\n";
-  }
-}
-`,
-    );
-    nginx = startServer('nginx', ['-p', `${d}/`, '-c', conf, '-e', `${d}/logs/error.log`]);
-    const placeholder = execFileSync('openssl', [
-      'x509',
-      '-noout',
-      '-fingerprint',
-      '-sha256',
-      '-in',
-      certPath(),
-    ])
-      .toString()
-      .replace(/^.*=/, '')
-      .replace(/[:\s]/g, '')
-      .toLowerCase();
+    site = writeNginxSite(join(dir, 'nginx'), port, { serverName: CN });
+    // nginx needs a certificate to start: a throw-away self-signed placeholder the agent replaces.
+    const placeholder = writePlaceholderCertificate(keyPath(), certPath());
+    nginx = site.start();
     await waitUntil(() => served() === placeholder, `nginx serving the placeholder (${nginx?.output()})`);
 
-    const nginxArgs = `nginx -p ${d}/ -c ${conf} -e ${d}/logs/error.log`;
-    writeFileSync(
-      join(dir, 'targets.json'),
-      JSON.stringify({
-        [TARGET]: {
-          type: 'nginx',
-          config: {
-            cert_path: certPath(),
-            key_path: keyPath(),
-            validate_command: `${nginxArgs} -t`,
-            reload_command: `${nginxArgs} -s reload`,
-          },
-          endpoint: `127.0.0.1:${port}`,
+    writeTargetsFile(dir, [
+      {
+        id: TARGET,
+        type: 'nginx',
+        config: {
+          cert_path: certPath(),
+          key_path: keyPath(),
+          validate_command: site.validateCommand,
+          reload_command: site.reloadCommand,
         },
-      }),
-    );
-    writeFileSync(join(dir, 'server-ca.pem'), system.ca);
+        endpoint: `127.0.0.1:${port}`,
+      },
+    ]);
+    writeServerCa(dir, system.ca);
   }, 120_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
+    if (agent && agent.child.exitCode === null) agent.child.kill('SIGKILL');
     await nginx?.stop();
-    if (dir) {
-      const keys = filesUnder(dir)
-        .map((f) => readFileSync(f, 'utf8'))
-        .filter((text) => text.includes('PRIVATE KEY'));
-      recordSecrets('agent and nginx private keys', keys);
-    }
+    if (dir) recordSecrets('agent and nginx private keys', privateKeysUnder(dir));
     await system?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -220,9 +112,7 @@ http {
       hostname: 'nginx-host',
     });
     expect(registered.status).toBe(201);
-    writeFileSync(join(dir, 'agent.key'), `${json<{ api_key: string }>(registered).api_key}\n`, {
-      mode: 0o600,
-    });
+    writeAgentKey(dir, json<{ api_key: string }>(registered).api_key);
 
     const target = await api('POST', '/api/v1/targets', {
       id: TARGET,
@@ -234,27 +124,14 @@ http {
     });
     expect(target.status).toBe(201);
 
-    child = spawn(process.execPath, [builtEntry('agent')], {
-      env: {
-        PATH: process.env.PATH,
-        SERVICE_SERVER_URL: system.services['api-gateway'].url,
-        SERVICE_AGENT_ID: AGENT,
-        SERVICE_AGENT_API_KEY_FILE: join(dir, 'agent.key'),
-        SERVICE_SERVER_CA_BUNDLE_PATH: join(dir, 'server-ca.pem'),
-        SERVICE_AGENT_STATE_DIR: stateDir(),
-        SERVICE_AGENT_TARGETS_FILE: join(dir, 'targets.json'),
-        SERVICE_AGENT_POLL_INTERVAL_SECONDS: '0.3',
-        SERVICE_AGENT_HEARTBEAT_INTERVAL_SECONDS: '1',
-        SERVICE_AGENT_BACKOFF_MAX_SECONDS: '2',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    agent = startAgentProcess({
+      dir,
+      agentId: AGENT,
+      serverUrl: system.services['api-gateway'].url,
+      caPath: join(dir, 'server-ca.pem'),
+      stateDir: stateDir(),
     });
-    child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-    await eventually(
-      async () => json<{ status: string }>(await api('GET', `/api/v1/agents/${AGENT}`)).status === 'Online',
-      `the agent came online (agent output: ${output})`,
-    );
+    await agentOnline(api, AGENT, agent.output);
   }, 60_000);
 
   it('the agent generates the key and answers the Issuance job with a CSR', async () => {
@@ -270,7 +147,7 @@ http {
     expect(['AwaitingCSR', 'Completed']).toContain(issuance.status);
     await eventually(
       async () => (await job(issuance.id)).status === 'Completed',
-      `the Issuance job completed (agent output: ${output})`,
+      `the Issuance job completed (agent output: ${output()})`,
     );
     const issued = await certificate();
     expect(issued.status).toBe('Active');
@@ -301,7 +178,7 @@ http {
     expect(['AwaitingCSR', 'Completed']).toContain(renewal!.status);
     await eventually(
       async () => (await job(renewal!.id)).status === 'Completed',
-      `the renewal completed (agent output: ${output})`,
+      `the renewal completed (agent output: ${output()})`,
     );
     const v2 = await certificate();
     expect(v2.current_version_id).not.toBe(v1.current_version_id);
@@ -350,10 +227,7 @@ http {
     expect(withKeys.some((f) => f.startsWith(`${stateDir()}/`))).toBe(true);
     // The responses this test saw (recorded by httpsRequest) are scanned for these keys at teardown
     // (afterAll: recordSecrets); checked here as well for the certificate's API views.
-    const keyBody = readFileSync(keyPath(), 'utf8')
-      .split('\n')
-      .filter((l) => l && !l.startsWith('-----'))
-      .join('');
+    const keyBody = pemBody(readFileSync(keyPath(), 'utf8'));
     for (const path of [
       `/api/v1/certificates/${CERT}`,
       `/api/v1/certificates/${CERT}/versions`,
@@ -365,6 +239,6 @@ http {
       expect(body).not.toContain('PRIVATE KEY');
       expect(body).not.toContain(keyBody.slice(0, 48));
     }
-    expect(output).not.toContain('PRIVATE KEY');
+    expect(output()).not.toContain('PRIVATE KEY');
   });
 });

@@ -1,84 +1,18 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpsServer, request as httpsRequestRaw, Server } from 'node:https';
-import { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { AuditEventDto, CertificateDto, JobDto } from '@certlane/contracts';
-import {
-  builtEntry,
-  createTlsFixture,
-  eventually,
-  httpsRequest,
-  HttpsResult,
-  recordSecrets,
-  startTestSystem,
-  TestSystem,
-  TlsFixture,
-} from '@certlane/testing';
+import { join } from 'node:path';
+import type { AuditEventDto, CertificateDto } from '@certlane/contracts';
+import { builtEntry, eventually, recordSecrets, startTestSystem, TestSystem } from '@certlane/testing';
+import { adminApi, json } from './testing/admin-api';
+import { writeAgentKey } from './testing/agent-files';
+import { writeFilesConnectorAgent } from './testing/files-connector-agent';
+import { AgentProcess, startAgentProcess } from './testing/agent-process';
+import { jobCompleted } from './testing/agent-waits';
+import { pemBody } from './testing/private-keys';
+import { RecordingProxy, startRecordingProxy } from './testing/recording-proxy';
 
 const AGENT = 'srvkey-agent-01';
-const DIST_RUN = resolve(__dirname, '../../../dist/apps/agent/src/run.js');
-
-interface Exchange {
-  method: string;
-  path: string;
-  request: string;
-  status: number;
-  response: string;
-}
-
-/**
- * A TLS-terminating recording proxy between the agent and the gateway that keeps both directions:
- * every request body the agent sent and every response body it read.
- */
-async function recordingProxy(tls: TlsFixture, upstream: string, upstreamCa: string) {
-  const exchanges: Exchange[] = [];
-  const server: Server = createHttpsServer(
-    { cert: readFileSync(tls.certPath), key: readFileSync(tls.keyPath), minVersion: 'TLSv1.3' },
-    (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks);
-        const forward = httpsRequestRaw(
-          `${upstream}${req.url}`,
-          {
-            method: req.method,
-            ca: upstreamCa,
-            headers: { ...req.headers, host: new URL(upstream).host },
-            agent: false,
-          },
-          (answer) => {
-            const parts: Buffer[] = [];
-            answer.on('data', (c: Buffer) => parts.push(c));
-            answer.on('end', () => {
-              const text = Buffer.concat(parts);
-              exchanges.push({
-                method: req.method ?? '',
-                path: req.url ?? '',
-                request: body.toString('utf8'),
-                status: answer.statusCode ?? 0,
-                response: text.toString('utf8'),
-              });
-              res.writeHead(answer.statusCode ?? 502, answer.headers);
-              res.end(text);
-            });
-          },
-        );
-        forward.on('error', () => {
-          res.writeHead(502);
-          res.end();
-        });
-        forward.end(body);
-      });
-    },
-  );
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const url = `https://localhost:${(server.address() as AddressInfo).port}`;
-  return { url, exchanges, close: () => new Promise<void>((done) => server.close(() => done())) };
-}
 
 /**
  * Server key generation end to end (ADR 0033): SERVICE_KEYGEN_MODE=server issues the certificate
@@ -88,26 +22,10 @@ async function recordingProxy(tls: TlsFixture, upstream: string, upstreamCa: str
  */
 describe('certlane-agent with server-generated keys (real process)', () => {
   let system: TestSystem;
-  let admin: string;
   let dir: string;
-  let proxy: Awaited<ReturnType<typeof recordingProxy>>;
-  let proxyTls: TlsFixture;
-  let child: ChildProcess | undefined;
-  let output = '';
-  let exited: Promise<number | null> | undefined;
-
-  const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
-    httpsRequest(`${system.services['api-gateway'].url}${path}`, {
-      method,
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${admin}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-  const json = <T>(response: HttpsResult) => response.json() as T;
-  const job = async (id: string) => json<JobDto>(await api('GET', `/api/v1/jobs/${id}`));
+  let proxy: RecordingProxy;
+  let agent: AgentProcess | undefined;
+  const { api, job } = adminApi(() => system);
 
   beforeAll(async () => {
     builtEntry('agent');
@@ -117,15 +35,13 @@ describe('certlane-agent with server-generated keys (real process)', () => {
       ['auth', 'issuance', 'revocation', 'deployment-dispatch', 'api-gateway'],
       { SERVICE_KEYGEN_MODE: 'server' },
     );
-    admin = system.env.SERVICE_AUTH_SECRET!;
-    proxyTls = await createTlsFixture();
-    proxy = await recordingProxy(proxyTls, system.services['api-gateway'].url, system.ca);
+    proxy = await startRecordingProxy(system.services['api-gateway'].url, system.ca);
   }, 120_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      child.kill('SIGTERM');
-      await exited;
+    if (agent && agent.child.exitCode === null) {
+      agent.child.kill('SIGTERM');
+      await agent.exited;
     }
     await proxy?.close();
     await system?.stop();
@@ -151,56 +67,21 @@ describe('certlane-agent with server-generated keys (real process)', () => {
     const certificate = json<CertificateDto>(created);
     expect(certificate.status).toBe('Active');
 
-    writeFileSync(join(dir, 'agent.key'), `${agentKey}\n`, { mode: 0o600 });
-    writeFileSync(
-      join(dir, 'targets.json'),
-      JSON.stringify({ 'tgt-files': { type: 'nginx', config: { dir: join(dir, 'deployed') } } }),
-    );
-    writeFileSync(
-      join(dir, 'agent-with-test-connector.js'),
-      `const fs = require('node:fs');
-const path = require('node:path');
-const { runAgent } = require(${JSON.stringify(DIST_RUN)});
-const files = {
-  type: 'nginx',
-  async deploy(config, material) {
-    fs.mkdirSync(config.dir, { recursive: true });
-    fs.writeFileSync(path.join(config.dir, 'cert.pem'), material.certificatePem + material.chainPem);
-    fs.writeFileSync(path.join(config.dir, 'key.pem'), material.privateKeyPem, { mode: 0o600 });
-    return { ok: true, rolledBack: false, steps: [{ step: 'write', ok: true }] };
-  },
-};
-runAgent({ connectors: [files] }).then((code) => process.exit(code));
-`,
-    );
+    writeAgentKey(dir, agentKey);
+    const script = writeFilesConnectorAgent(dir);
     const deployed = await api('POST', '/api/v1/certificates/srv-web/deploy', { target_id: 'tgt-files' });
     expect(deployed.status).toBe(202);
     const deployment = json<{ job_id: string }>(deployed).job_id;
 
-    child = spawn(process.execPath, [join(dir, 'agent-with-test-connector.js')], {
-      env: {
-        PATH: process.env.PATH,
-        SERVICE_SERVER_URL: proxy.url,
-        SERVICE_AGENT_ID: AGENT,
-        SERVICE_AGENT_API_KEY_FILE: join(dir, 'agent.key'),
-        SERVICE_SERVER_CA_BUNDLE_PATH: proxyTls.certPath,
-        SERVICE_AGENT_STATE_DIR: join(dir, 'state'),
-        SERVICE_AGENT_TARGETS_FILE: join(dir, 'targets.json'),
-        SERVICE_AGENT_POLL_INTERVAL_SECONDS: '0.3',
-        SERVICE_AGENT_HEARTBEAT_INTERVAL_SECONDS: '1',
-        SERVICE_AGENT_BACKOFF_MAX_SECONDS: '2',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    agent = startAgentProcess({
+      dir,
+      agentId: AGENT,
+      serverUrl: proxy.url,
+      caPath: proxy.caPath,
+      stateDir: join(dir, 'state'),
+      script,
     });
-    child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-    exited = new Promise((done) => child!.once('exit', (code) => done(code)));
-
-    await eventually(async () => {
-      const { status, last_error } = await job(deployment);
-      if (status === 'Failed') throw new Error(`the deployment failed: ${last_error}`);
-      return status === 'Completed';
-    }, `the deployment completed (agent output: ${output})`);
+    await jobCompleted(job, deployment, 'the deployment', agent.output);
 
     const keyPath = join(dir, 'state', 'keys', 'srv-web', `${certificate.current_version_id}.key.pem`);
     const stored = readFileSync(keyPath, 'utf8');
@@ -228,10 +109,7 @@ runAgent({ connectors: [files] }).then((code) => process.exit(code));
     });
 
     // Nothing in plaintext, either way, nor in the agent's log.
-    const base64 = stored
-      .split('\n')
-      .filter((line) => line && !line.startsWith('-----'))
-      .join('');
+    const base64 = pemBody(stored);
     expect(proxy.exchanges.length).toBeGreaterThan(3);
     for (const exchange of proxy.exchanges) {
       for (const body of [exchange.request, exchange.response]) {
@@ -239,8 +117,8 @@ runAgent({ connectors: [files] }).then((code) => process.exit(code));
         expect(body.replace(/\\n/g, '')).not.toContain(base64.slice(0, 48));
       }
     }
-    expect(output).not.toContain('PRIVATE KEY');
-    expect(output).not.toContain(base64.slice(0, 48));
+    expect(agent.output()).not.toContain('PRIVATE KEY');
+    expect(agent.output()).not.toContain(base64.slice(0, 48));
 
     // The release is audited: certificate, version and agent.
     await eventually(async () => {
@@ -253,7 +131,7 @@ runAgent({ connectors: [files] }).then((code) => process.exit(code));
       );
     }, 'the certificate.key_released audit record');
 
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    agent.child.kill('SIGTERM');
+    expect(await agent.exited).toBe(0);
   }, 120_000);
 });

@@ -1,36 +1,39 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import {
   appendFileSync,
   chmodSync,
-  chownSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JobDto, JobVerificationDto, TargetType } from '@certlane/contracts';
 import {
+  caddyEnv,
   freePort,
   hasBinary,
+  opensslFingerprint,
   opensslServedFingerprint,
   ServerProcess,
-  startServer,
+  siteTargetConfig,
   waitUntil,
+  writeApacheSite,
+  writeCaddySite,
+  writeDovecotSite,
+  writeHaproxySite,
+  writePlaceholderCertificate,
+  writePostfixSite,
 } from '@certlane/connectors/testing';
-import {
-  builtEntry,
-  eventually,
-  httpsRequest,
-  HttpsResult,
-  recordSecrets,
-  startTestSystem,
-  TestSystem,
-} from '@certlane/testing';
+import { builtEntry, eventually, recordSecrets, startTestSystem, TestSystem } from '@certlane/testing';
+import { adminApi, json } from './testing/admin-api';
+import { writeAgentKey, writeServerCa, writeTargetsFile } from './testing/agent-files';
+import { AgentProcess, startAgentProcess } from './testing/agent-process';
+import { agentOnline } from './testing/agent-waits';
+import { privateKeysUnder } from './testing/private-keys';
 
 const AGENT = 'servers-agent-01';
 const STORE_PASSWORD = 'keystore-secret-7731';
@@ -51,348 +54,98 @@ interface Kind {
   stop?: () => Promise<void>;
 }
 
-const fingerprintOf = (pem: string) =>
-  execFileSync('openssl', ['x509', '-noout', '-fingerprint', '-sha256'], { input: pem })
-    .toString()
-    .replace(/^.*=/, '')
-    .replace(/[:\s]/g, '')
-    .toLowerCase();
-
-/** A throw-away self-signed certificate for the server to start with; the agent replaces it. */
-function placeholder(cn: string, keyPath: string, certPath: string): string {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${cn}`,
-      '-addext',
-      `subjectAltName=DNS:${cn}`,
-      '-keyout',
-      keyPath,
-      '-out',
-      certPath,
-    ],
-    { stdio: 'ignore' },
-  );
-  chmodSync(keyPath, 0o600);
-  return fingerprintOf(readFileSync(certPath, 'utf8'));
-}
-
 const served = (kind: Kind) =>
   opensslServedFingerprint(kind.port!, { serverName: kind.cn, starttls: kind.starttls });
 
-async function startAndWait(kind: Kind, server: ServerProcess, initial: string): Promise<void> {
+/**
+ * A kind served by a real server: its placeholder certificate written, the server started and
+ * serving it; the target config is the site's paths and commands.
+ */
+async function started(
+  kind: Omit<Kind, 'config' | 'stop'>,
+  site: { start(): ServerProcess },
+  placeholder: string,
+  config: (server: ServerProcess) => Record<string, string>,
+): Promise<Kind> {
+  const server = site.start();
+  const ready: Kind = { ...kind, config: config(server), stop: () => server.stop() };
   await waitUntil(
-    () => served(kind) === initial,
+    () => served(ready) === placeholder,
     `${kind.type} serving its placeholder (${server.output()})`,
     20_000,
   );
+  return ready;
 }
 
 async function haproxy(dir: string): Promise<Kind> {
   const d = join(dir, 'haproxy');
-  mkdirSync(d);
   const cn = 'haproxy.example.com';
   const port = await freePort();
-  const pem = join(d, 'site.pem');
-  const initial = placeholder(cn, join(d, 'k.pem'), join(d, 'c.pem'));
-  writeFileSync(pem, readFileSync(join(d, 'c.pem'), 'utf8') + readFileSync(join(d, 'k.pem'), 'utf8'), {
-    mode: 0o600,
-  });
-  rmSync(join(d, 'k.pem'));
-  const cfg = join(d, 'haproxy.cfg');
+  const site = writeHaproxySite(d, port);
+  const initial = writePlaceholderCertificate(join(d, 'k.pem'), join(d, 'c.pem'), cn);
   writeFileSync(
-    cfg,
-    `global
-  maxconn 64
-defaults
-  mode http
-  timeout connect 2s
-  timeout client 5s
-  timeout server 5s
-frontend fe
-  bind 127.0.0.1:${port} ssl crt ${pem}
-  http-request return status 200 content-type text/plain string ok
-`,
-  );
-  // Master-worker mode: the master's pid stays, reload is USR2 to it (as systemd's reload does).
-  const server = startServer('haproxy', ['-W', '-db', '-f', cfg, '-p', join(d, 'haproxy.pid')]);
-  const kind: Kind = {
-    type: 'haproxy',
-    cn,
-    certificate: 'srv-haproxy',
-    target: 'tgt-haproxy',
-    port,
-    serverConfig: cfg,
-    config: {
-      pem_path: pem,
-      validate_command: `haproxy -c -q -f ${cfg}`,
-      reload_command: `kill -USR2 ${server.child.pid}`,
+    site.pemPath,
+    readFileSync(join(d, 'c.pem'), 'utf8') + readFileSync(join(d, 'k.pem'), 'utf8'),
+    {
+      mode: 0o600,
     },
-    stop: () => server.stop(),
-  };
-  await startAndWait(kind, server, initial);
-  return kind;
+  );
+  rmSync(join(d, 'k.pem'));
+  const kind = { type: 'haproxy', cn, certificate: 'srv-haproxy', target: 'tgt-haproxy', port } as const;
+  return started({ ...kind, serverConfig: site.serverConfig }, site, initial, (server) => ({
+    pem_path: site.pemPath,
+    validate_command: site.validateCommand,
+    reload_command: site.reloadCommand(server),
+  }));
 }
 
 async function apache(dir: string): Promise<Kind> {
-  const d = join(dir, 'apache');
-  mkdirSync(join(d, 'certs'), { recursive: true });
   const cn = 'apache.example.com';
   const port = await freePort();
-  const initial = placeholder(cn, join(d, 'certs', 'server.key'), join(d, 'certs', 'cert.pem'));
-  writeFileSync(join(d, 'certs', 'chain.pem'), readFileSync(join(d, 'certs', 'cert.pem')));
-  const conf = join(d, 'httpd.conf');
-  const modules = '/usr/lib/apache2/modules';
-  writeFileSync(
-    conf,
-    `ServerRoot ${d}
-ServerName ${cn}
-DefaultRuntimeDir ${d}
-PidFile ${d}/httpd.pid
-ErrorLog ${d}/error.log
-LogLevel warn
-LoadModule mpm_event_module ${modules}/mod_mpm_event.so
-LoadModule authz_core_module ${modules}/mod_authz_core.so
-LoadModule socache_shmcb_module ${modules}/mod_socache_shmcb.so
-LoadModule ssl_module ${modules}/mod_ssl.so
-User www-data
-Group www-data
-Listen 127.0.0.1:${port}
-SSLSessionCache none
-<VirtualHost 127.0.0.1:${port}>
-  ServerName ${cn}
-  SSLEngine on
-  SSLCertificateFile ${d}/certs/cert.pem
-  SSLCertificateChainFile ${d}/certs/chain.pem
-  SSLCertificateKeyFile ${d}/certs/server.key
-</VirtualHost>
-`,
-  );
-  const server = startServer('apache2', ['-f', conf, '-DFOREGROUND']);
-  const kind: Kind = {
-    type: 'apache',
-    cn,
-    certificate: 'srv-apache',
-    target: 'tgt-apache',
-    port,
-    serverConfig: conf,
-    config: {
-      cert_path: `${d}/certs/cert.pem`,
-      chain_path: `${d}/certs/chain.pem`,
-      key_path: `${d}/certs/server.key`,
-      validate_command: `apache2 -f ${conf} -t`,
-      reload_command: `apache2 -f ${conf} -k graceful`,
-    },
-    stop: () => server.stop(),
-  };
-  await startAndWait(kind, server, initial);
-  return kind;
+  const site = writeApacheSite(join(dir, 'apache'), port, cn);
+  const initial = writePlaceholderCertificate(site.keyPath, site.certPath, cn);
+  writeFileSync(site.chainPath, readFileSync(site.certPath));
+  const kind = { type: 'apache', cn, certificate: 'srv-apache', target: 'tgt-apache', port } as const;
+  return started({ ...kind, serverConfig: site.serverConfig }, site, initial, () => ({
+    cert_path: site.certPath,
+    chain_path: site.chainPath,
+    key_path: site.keyPath,
+    validate_command: site.validateCommand,
+    reload_command: site.reloadCommand,
+  }));
 }
-
-/** Caddy's CLI and server keep their state under HOME / XDG dirs: all inside the test dir. */
-const caddyEnv = (dir: string) => ({
-  HOME: join(dir, 'home'),
-  XDG_DATA_HOME: join(dir, 'home', 'data'),
-  XDG_CONFIG_HOME: join(dir, 'home', 'config'),
-});
 
 async function caddy(dir: string): Promise<Kind> {
-  const d = join(dir, 'caddy');
-  mkdirSync(join(d, 'certs'), { recursive: true });
   const cn = 'caddy.example.com';
   const port = await freePort();
-  const adminPort = await freePort();
-  const initial = placeholder(cn, join(d, 'certs', 'key.pem'), join(d, 'certs', 'cert.pem'));
-  const caddyfile = join(d, 'Caddyfile');
-  writeFileSync(
-    caddyfile,
-    `{
-\tadmin 127.0.0.1:${adminPort}
-\tauto_https disable_redirects
-\tstorage file_system ${d}/storage
-\tskip_install_trust
-}
-https://${cn}:${port} {
-\tbind 127.0.0.1
-\ttls ${d}/certs/cert.pem ${d}/certs/key.pem
-\trespond "ok"
-}
-`,
+  const site = writeCaddySite(
+    join(dir, 'caddy'),
+    { port, adminPort: await freePort() },
+    { serverName: cn, home: join(dir, 'home') },
   );
-  const server = startServer(
-    'caddy',
-    ['run', '--config', caddyfile, '--adapter', 'caddyfile'],
-    caddyEnv(dir),
-  );
-  const kind: Kind = {
-    type: 'caddy',
-    cn,
-    certificate: 'srv-caddy',
-    target: 'tgt-caddy',
-    port,
-    serverConfig: caddyfile,
-    config: {
-      cert_path: `${d}/certs/cert.pem`,
-      key_path: `${d}/certs/key.pem`,
-      validate_command: `caddy validate --config ${caddyfile} --adapter caddyfile`,
-      // --force: Caddy skips a reload whose config text is unchanged (only the files changed).
-      reload_command: `caddy reload --config ${caddyfile} --adapter caddyfile --address 127.0.0.1:${adminPort} --force`,
-    },
-    stop: () => server.stop(),
-  };
-  await startAndWait(kind, server, initial);
-  return kind;
+  const initial = writePlaceholderCertificate(site.keyPath, site.certPath, cn);
+  const kind = { type: 'caddy', cn, certificate: 'srv-caddy', target: 'tgt-caddy', port } as const;
+  return started({ ...kind, serverConfig: site.serverConfig }, site, initial, () => siteTargetConfig(site));
 }
 
 async function postfix(dir: string): Promise<Kind> {
-  const d = join(dir, 'postfix');
-  mkdirSync(d);
   // The postfix daemons traverse the directories as the postfix user.
   chmodSync(dir, 0o755);
-  chmodSync(d, 0o755);
-  for (const sub of ['conf', 'certs', 'queue', 'data']) mkdirSync(join(d, sub));
-  chownSync(join(d, 'data'), Number(execFileSync('id', ['-u', 'postfix']).toString().trim()), userInfo().gid);
   const cn = 'mail.example.com';
   const port = await freePort();
-  const initial = placeholder(cn, join(d, 'certs', 'key.pem'), join(d, 'certs', 'cert.pem'));
-  const conf = join(d, 'conf');
-  writeFileSync(
-    join(conf, 'main.cf'),
-    `compatibility_level = 3.6
-queue_directory = ${d}/queue
-data_directory = ${d}/data
-mail_owner = postfix
-setgid_group = postdrop
-inet_interfaces = 127.0.0.1
-inet_protocols = ipv4
-myhostname = ${cn}
-mydestination =
-maillog_file_prefixes = ${d}
-maillog_file = ${d}/maillog
-smtpd_tls_security_level = may
-smtpd_tls_cert_file = ${d}/certs/cert.pem
-smtpd_tls_key_file = ${d}/certs/key.pem
-`,
-  );
-  const services = [
-    `127.0.0.1:${port} inet n - n - - smtpd`,
-    'pickup unix n - n 60 1 pickup',
-    'cleanup unix n - n - 0 cleanup',
-    'qmgr unix n - n 300 1 qmgr',
-    'tlsmgr unix - - n 1000? 1 tlsmgr',
-    'rewrite unix - - n - - trivial-rewrite',
-    'bounce unix - - n - 0 bounce',
-    'defer unix - - n - 0 bounce',
-    'trace unix - - n - 0 bounce',
-    'verify unix - - n - 1 verify',
-    'flush unix n - n 1000? 0 flush',
-    'proxymap unix - - n - - proxymap',
-    'smtp unix - - n - - smtp',
-    'relay unix - - n - - smtp',
-    'showq unix n - n - - showq',
-    'error unix - - n - - error',
-    'retry unix - - n - - error',
-    'discard unix - - n - - discard',
-    'local unix - n n - - local',
-    'anvil unix - - n - 1 anvil',
-    'scache unix - - n - 1 scache',
-    'postlog unix-dgram n - n - 1 postlogd',
-  ];
-  writeFileSync(join(conf, 'master.cf'), `${services.join('\n')}\n`);
-  const server = startServer('postfix', ['-c', conf, 'start-fg']);
-  const kind: Kind = {
-    type: 'postfix',
-    cn,
-    certificate: 'srv-postfix',
-    target: 'tgt-postfix',
-    port,
-    starttls: 'smtp',
-    config: {
-      cert_path: `${d}/certs/cert.pem`,
-      key_path: `${d}/certs/key.pem`,
-      validate_command: `postfix -c ${conf} check`,
-      reload_command: `postfix -c ${conf} reload`,
-    },
-    stop: async () => {
-      try {
-        execFileSync('postfix', ['-c', conf, 'stop'], { stdio: 'ignore' });
-      } catch {
-        // not running
-      }
-      await server.stop();
-    },
-  };
-  await startAndWait(kind, server, initial);
-  return kind;
+  const site = writePostfixSite(join(dir, 'postfix'), port, cn);
+  const initial = writePlaceholderCertificate(site.keyPath, site.certPath, cn);
+  const kind = { type: 'postfix', cn, certificate: 'srv-postfix', target: 'tgt-postfix', port } as const;
+  return started({ ...kind, starttls: 'smtp' }, site, initial, () => siteTargetConfig(site));
 }
 
 async function dovecot(dir: string): Promise<Kind> {
-  const d = join(dir, 'dovecot');
-  for (const sub of ['certs', 'run', 'state']) mkdirSync(join(d, sub), { recursive: true });
   const cn = 'imap.example.com';
   const port = await freePort();
-  const initial = placeholder(cn, join(d, 'certs', 'key.pem'), join(d, 'certs', 'cert.pem'));
-  const conf = join(d, 'dovecot.conf');
-  writeFileSync(
-    conf,
-    `base_dir = ${d}/run
-state_dir = ${d}/state
-log_path = ${d}/dovecot.log
-protocols = imap
-listen = 127.0.0.1
-ssl = yes
-ssl_cert = <${d}/certs/cert.pem
-ssl_key = <${d}/certs/key.pem
-passdb {
-  driver = static
-  args = password=unused
-}
-userdb {
-  driver = static
-  args = uid=nobody gid=nogroup home=${d}/home
-}
-service imap-login {
-  chroot =
-  inet_listener imap {
-    port = ${port}
-  }
-  inet_listener imaps {
-    port = 0
-  }
-}
-service anvil {
-  chroot =
-}
-`,
-  );
-  const server = startServer('dovecot', ['-F', '-c', conf]);
-  const kind: Kind = {
-    type: 'dovecot',
-    cn,
-    certificate: 'srv-dovecot',
-    target: 'tgt-dovecot',
-    port,
-    starttls: 'imap',
-    config: {
-      cert_path: `${d}/certs/cert.pem`,
-      key_path: `${d}/certs/key.pem`,
-      validate_command: `doveconf -c ${conf} -n`,
-      reload_command: `doveadm -c ${conf} reload`,
-    },
-    stop: () => server.stop(),
-  };
-  await startAndWait(kind, server, initial);
-  return kind;
+  const site = writeDovecotSite(join(dir, 'dovecot'), port);
+  const initial = writePlaceholderCertificate(site.keyPath, site.certPath, cn);
+  const kind = { type: 'dovecot', cn, certificate: 'srv-dovecot', target: 'tgt-dovecot', port } as const;
+  return started({ ...kind, starttls: 'imap' }, site, initial, () => siteTargetConfig(site));
 }
 
 function keystore(dir: string): Kind {
@@ -446,47 +199,29 @@ function keystoreFingerprint(kind: Kind): string | undefined {
  */
 describe('agent + real servers: HAProxy, Apache, Caddy, Postfix, Dovecot, a Java keystore', () => {
   let system: TestSystem;
-  let admin: string;
   let dir: string;
   let kinds: Kind[] = [];
-  let child: ChildProcess | undefined;
-  let output = '';
+  let agent: AgentProcess | undefined;
+  const output = () => agent?.output() ?? '';
   const versions = new Map<string, string[]>(); // certificate -> fingerprints, oldest first
   const stateDir = () => join(dir, 'agent-state');
   const servers = () => kinds.filter((k) => k.port !== undefined);
   const kind = (type: TargetType) => kinds.find((k) => k.type === type)!;
 
-  const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
-    httpsRequest(`${system.services['api-gateway'].url}${path}`, {
-      method,
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${admin}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-  const json = <T>(response: HttpsResult) => response.json() as T;
-  const job = async (id: string) => json<JobDto>(await api('GET', `/api/v1/jobs/${id}`));
+  const { api, job } = adminApi(() => system);
   const exportedFingerprint = async (certificate: string) =>
-    fingerprintOf(
+    opensslFingerprint(
       json<{ cert_pem: string }>(await api('GET', `/api/v1/certificates/${certificate}/export/pem`)).cert_pem,
     );
   const writeTargets = (overrides: Record<string, Record<string, string>> = {}) =>
-    writeFileSync(
-      join(dir, 'targets.json'),
-      JSON.stringify(
-        Object.fromEntries(
-          kinds.map((k) => [
-            k.target,
-            {
-              type: k.type,
-              config: { ...k.config, ...overrides[k.target] },
-              ...(k.port ? { endpoint: `127.0.0.1:${k.port}` } : {}),
-            },
-          ]),
-        ),
-      ),
+    writeTargetsFile(
+      dir,
+      kinds.map((k) => ({
+        id: k.target,
+        type: k.type,
+        config: { ...k.config, ...overrides[k.target] },
+        endpoint: k.port ? `127.0.0.1:${k.port}` : undefined,
+      })),
     );
   /** Waits until every job is finished; returns them. */
   const finished = async (ids: string[], what: string): Promise<JobDto[]> => {
@@ -496,7 +231,7 @@ describe('agent + real servers: HAProxy, Apache, Caddy, Postfix, Dovecot, a Java
         jobs = await Promise.all(ids.map(job));
         return jobs.every((j) => ['Completed', 'Failed', 'Cancelled'].includes(j.status));
       },
-      `${what} (agent output: ${output})`,
+      `${what} (agent output: ${output()})`,
       45_000,
     );
     return jobs;
@@ -531,7 +266,7 @@ describe('agent + real servers: HAProxy, Apache, Caddy, Postfix, Dovecot, a Java
     builtEntry('agent');
     dir = mkdtempSync(join(tmpdir(), 'certlane-agent-servers-'));
     mkdirSync(join(dir, 'home'));
-    const [started] = await Promise.all([
+    const [running] = await Promise.all([
       startTestSystem('agentservers', [
         'auth',
         'issuance',
@@ -553,24 +288,20 @@ describe('agent + real servers: HAProxy, Apache, Caddy, Postfix, Dovecot, a Java
         if (failure) throw (failure as PromiseRejectedResult).reason;
       })(),
     ]);
-    system = started;
-    admin = system.env.SERVICE_AUTH_SECRET!;
+    system = running;
     recordSecrets('keystore password', [STORE_PASSWORD]);
     writeTargets();
-    writeFileSync(join(dir, 'server-ca.pem'), system.ca);
+    writeServerCa(dir, system.ca);
   }, 120_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
+    if (agent && agent.child.exitCode === null) agent.child.kill('SIGKILL');
     await Promise.all(kinds.map((k) => k.stop?.()));
-    if (dir) {
-      const keys = readdirSync(dir, { recursive: true, encoding: 'utf8' })
-        .map((f) => join(dir, f))
-        .filter((f) => statSync(f).isFile() && !f.endsWith('.p12'))
-        .map((f) => readFileSync(f, 'utf8'))
-        .filter((text) => text.includes('PRIVATE KEY'));
-      recordSecrets('agent and server private keys', keys);
-    }
+    if (dir)
+      recordSecrets(
+        'agent and server private keys',
+        privateKeysUnder(dir, (f) => f.endsWith('.p12')),
+      );
     await system?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -582,9 +313,7 @@ describe('agent + real servers: HAProxy, Apache, Caddy, Postfix, Dovecot, a Java
       hostname: 'servers-host',
     });
     expect(registered.status).toBe(201);
-    writeFileSync(join(dir, 'agent.key'), `${json<{ api_key: string }>(registered).api_key}\n`, {
-      mode: 0o600,
-    });
+    writeAgentKey(dir, json<{ api_key: string }>(registered).api_key);
     for (const k of kinds) {
       const paths = Object.fromEntries(Object.entries(k.config).filter(([key]) => !key.endsWith('_command')));
       const target = await api('POST', '/api/v1/targets', {
@@ -599,28 +328,15 @@ describe('agent + real servers: HAProxy, Apache, Caddy, Postfix, Dovecot, a Java
       if (k.type === 'java_keystore') expect(target.text).not.toContain(STORE_PASSWORD);
     }
 
-    child = spawn(process.execPath, [builtEntry('agent')], {
-      env: {
-        PATH: process.env.PATH,
-        ...caddyEnv(dir),
-        SERVICE_SERVER_URL: system.services['api-gateway'].url,
-        SERVICE_AGENT_ID: AGENT,
-        SERVICE_AGENT_API_KEY_FILE: join(dir, 'agent.key'),
-        SERVICE_SERVER_CA_BUNDLE_PATH: join(dir, 'server-ca.pem'),
-        SERVICE_AGENT_STATE_DIR: stateDir(),
-        SERVICE_AGENT_TARGETS_FILE: join(dir, 'targets.json'),
-        SERVICE_AGENT_POLL_INTERVAL_SECONDS: '0.3',
-        SERVICE_AGENT_HEARTBEAT_INTERVAL_SECONDS: '1',
-        SERVICE_AGENT_BACKOFF_MAX_SECONDS: '2',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    agent = startAgentProcess({
+      dir,
+      agentId: AGENT,
+      serverUrl: system.services['api-gateway'].url,
+      caPath: join(dir, 'server-ca.pem'),
+      stateDir: stateDir(),
+      env: caddyEnv(join(dir, 'home')),
     });
-    child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-    await eventually(
-      async () => json<{ status: string }>(await api('GET', `/api/v1/agents/${AGENT}`)).status === 'Online',
-      `the agent came online (agent output: ${output})`,
-    );
+    await agentOnline(api, AGENT, agent.output);
   }, 60_000);
 
   it('issues one certificate per kind from the keys and CSRs the agent generates', async () => {
@@ -735,8 +451,8 @@ describe('agent + real servers: HAProxy, Apache, Caddy, Postfix, Dovecot, a Java
   }, 60_000);
 
   it('private keys stay in the agent state dir and the servers key files, never in the agent output', () => {
-    expect(output).not.toContain('PRIVATE KEY');
-    expect(output).not.toContain(STORE_PASSWORD);
+    expect(output()).not.toContain('PRIVATE KEY');
+    expect(output()).not.toContain(STORE_PASSWORD);
     expect(statSync(join(stateDir(), 'keys')).isDirectory()).toBe(true);
   });
 });

@@ -13,27 +13,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { KeyAlgorithmName } from '@certlane/contracts';
-import { KeySpec, SoftwareKeyProvider, SoftwareSigner, toPem } from '@certlane/pki';
-
-/** The pki key to generate for a certificate's `key_algorithm` (the names of spec 2.2). */
-export function keySpecFor(algorithm: KeyAlgorithmName): KeySpec {
-  switch (algorithm) {
-    case 'ECDSA-P256':
-      return { algorithm: 'ECDSA', curve: 'P-256' };
-    case 'ECDSA-P384':
-      return { algorithm: 'ECDSA', curve: 'P-384' };
-    case 'RSA-2048':
-      return { algorithm: 'RSA', size: 2048 };
-    case 'RSA-3072':
-      return { algorithm: 'RSA', size: 3072 };
-    case 'RSA-4096':
-      return { algorithm: 'RSA', size: 4096 };
-    case 'Ed25519':
-      return { algorithm: 'Ed25519' };
-    default:
-      throw new Error(`key algorithm ${String(algorithm)} is not supported by this agent`);
-  }
-}
+import { keySpecFor, SoftwareKeyProvider, SoftwareSigner, toPem } from '@certlane/pki';
 
 const SAFE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 function safe(name: string, what: string): string {

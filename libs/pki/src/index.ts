@@ -8,6 +8,7 @@ export * from './algorithm-identifier';
 export * from './signature-algorithm';
 export * from './keys/public-key';
 export * from './keys/key-provider';
+export * from './keys/key-spec-names';
 export * from './keys/key-wrap';
 export * from './extensions/extension';
 export * from './extensions/general-name';

@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {
@@ -14,10 +13,12 @@ import {
   freePort,
   opensslServedFingerprint,
   ServerProcess,
-  startServer,
+  ServerSite,
   startTestSshd,
   TestSshd,
   waitUntil,
+  writeNginxSite,
+  writePlaceholderCertificate,
 } from '@certlane/connectors/testing';
 import { NatsBus } from '@certlane/platform';
 import {
@@ -49,6 +50,7 @@ describe('agentless SSH deployment (all real processes, sshd and nginx)', () => 
   let nginx: ServerProcess | undefined;
   let bus: NatsBus;
   let db: Client;
+  let site: ServerSite;
   const certPath = () => join(dir, 'certs', 'fullchain.pem');
   const keyPath = () => join(dir, 'certs', 'server.key');
 
@@ -65,22 +67,19 @@ describe('agentless SSH deployment (all real processes, sshd and nginx)', () => 
   const json = <T>(response: HttpsResult) => response.json() as T;
   const job = async (id: string) => json<JobDto>(await api('GET', `/api/v1/jobs/${id}`));
   const served = () => opensslServedFingerprint(port, { serverName: CN });
-  const sshConfig = (overrides: Record<string, unknown> = {}) => {
-    const nginxArgs = `/usr/sbin/nginx -p ${dir}/ -c ${dir}/nginx.conf -e ${dir}/logs/error.log`;
-    return {
-      host: '127.0.0.1',
-      port: sshd.port,
-      username: 'root',
-      auth_method: 'key',
-      private_key: sshd.clientPrivateKey,
-      host_key_fingerprint: sshd.hostKeyFingerprint,
-      cert_path: certPath(),
-      key_path: keyPath(),
-      validate_command: `${nginxArgs} -t`,
-      reload_command: `${nginxArgs} -s reload`,
-      ...overrides,
-    };
-  };
+  const sshConfig = (overrides: Record<string, unknown> = {}) => ({
+    host: '127.0.0.1',
+    port: sshd.port,
+    username: 'root',
+    auth_method: 'key',
+    private_key: sshd.clientPrivateKey,
+    host_key_fingerprint: sshd.hostKeyFingerprint,
+    cert_path: certPath(),
+    key_path: keyPath(),
+    validate_command: site.validateCommand,
+    reload_command: site.reloadCommand,
+    ...overrides,
+  });
   const createTarget = async (id: string, config: Record<string, unknown>) => {
     const created = await api('POST', '/api/v1/targets', {
       id,
@@ -132,65 +131,12 @@ describe('agentless SSH deployment (all real processes, sshd and nginx)', () => 
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'certlane-agentless-'));
-    mkdirSync(join(dir, 'certs'));
-    mkdirSync(join(dir, 'logs'));
     sshd = await startTestSshd();
     port = await freePort();
+    site = writeNginxSite(dir, port, { serverName: CN, binary: '/usr/sbin/nginx' });
     // nginx needs a certificate to start: a self-signed placeholder the deployment replaces.
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=placeholder',
-        '-keyout',
-        keyPath(),
-        '-out',
-        certPath(),
-      ],
-      { stdio: 'ignore' },
-    );
-    chmodSync(keyPath(), 0o600);
-    writeFileSync(
-      join(dir, 'nginx.conf'),
-      `daemon off;
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/logs/error.log;
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  server {
-    listen 127.0.0.1:${port} ssl;
-    server_name ${CN};
-    ssl_certificate ${certPath()};
-    ssl_certificate_key ${keyPath()};
-    return 200 "ok\\n";
-  }
-}
-`,
-    );
-    nginx = startServer('nginx', [
-      '-p',
-      `${dir}/`,
-      '-c',
-      join(dir, 'nginx.conf'),
-      '-e',
-      `${dir}/logs/error.log`,
-    ]);
-    const placeholder = new X509Certificate(readFileSync(certPath())).fingerprint256
-      .replace(/:/g, '')
-      .toLowerCase();
+    const placeholder = writePlaceholderCertificate(keyPath(), certPath());
+    nginx = site.start();
     await waitUntil(() => served() === placeholder, 'nginx serving the placeholder');
 
     system = await startTestSystem(

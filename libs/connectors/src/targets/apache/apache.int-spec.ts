@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { targetConnector } from '../registry';
 import { describeServerScenario } from '../testing/server-scenarios';
-import { freePort, ServerProcess, startServer } from '../testing/servers';
+import { ServerSite, writeApacheSite } from '../testing/server-sites';
+import { freePort, ServerProcess } from '../testing/servers';
 import { createTestCa, TestCa } from '../testing/test-certificates';
 
 // A real Apache httpd (Debian package apache2; .ci/run installs it) in the foreground with a
@@ -12,40 +13,14 @@ describe('apache connector against a real Apache httpd', () => {
   let ca: TestCa;
   let dir: string;
   let port: number;
-  let conf: string;
+  let site: ServerSite & { chainPath: string };
   let apache: ServerProcess | undefined;
 
   beforeAll(async () => {
     ca = createTestCa();
     dir = mkdtempSync(join(tmpdir(), 'certlane-apache-'));
-    mkdirSync(join(dir, 'certs'));
     port = await freePort();
-    conf = join(dir, 'httpd.conf');
-    const modules = '/usr/lib/apache2/modules';
-    writeFileSync(
-      conf,
-      `ServerRoot ${dir}
-ServerName localhost
-DefaultRuntimeDir ${dir}
-PidFile ${dir}/httpd.pid
-ErrorLog ${dir}/error.log
-LogLevel warn
-LoadModule mpm_event_module ${modules}/mod_mpm_event.so
-LoadModule authz_core_module ${modules}/mod_authz_core.so
-LoadModule socache_shmcb_module ${modules}/mod_socache_shmcb.so
-LoadModule ssl_module ${modules}/mod_ssl.so
-User www-data
-Group www-data
-Listen 127.0.0.1:${port}
-SSLSessionCache none
-<VirtualHost 127.0.0.1:${port}>
-  SSLEngine on
-  SSLCertificateFile ${dir}/certs/cert.pem
-  SSLCertificateChainFile ${dir}/certs/chain.pem
-  SSLCertificateKeyFile ${dir}/certs/server.key
-</VirtualHost>
-`,
-    );
+    site = writeApacheSite(dir, port);
   });
 
   afterAll(async () => {
@@ -59,19 +34,19 @@ SSLSessionCache none
     connector: targetConnector('apache'),
     port: () => port,
     config: () => ({
-      cert_path: `${dir}/certs/cert.pem`,
-      chain_path: `${dir}/certs/chain.pem`,
-      key_path: `${dir}/certs/server.key`,
+      cert_path: site.certPath,
+      chain_path: site.chainPath,
+      key_path: site.keyPath,
       file_mode: '0640',
-      validate_command: `apache2 -f ${conf} -t`,
-      reload_command: `apache2 -f ${conf} -k graceful`,
+      validate_command: site.validateCommand,
+      reload_command: site.reloadCommand,
     }),
-    serverConfigPath: () => conf,
+    serverConfigPath: () => site.serverConfig,
     brokenLine: 'ThisIsNotADirective on',
-    deployedFiles: () => [`${dir}/certs/cert.pem`, `${dir}/certs/chain.pem`, `${dir}/certs/server.key`],
-    keyFile: () => [`${dir}/certs/server.key`, 0o640],
+    deployedFiles: () => [site.certPath, site.chainPath, site.keyPath],
+    keyFile: () => [site.keyPath, 0o640],
     start: () => {
-      apache = startServer('apache2', ['-f', conf, '-DFOREGROUND']);
+      apache = site.start();
     },
   });
 });

@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { targetConnector } from '../registry';
 import { describeServerScenario } from '../testing/server-scenarios';
-import { freePort, ServerProcess, startServer } from '../testing/servers';
+import { ServerSite, siteTargetConfig, writeCaddySite } from '../testing/server-sites';
+import { freePort, ServerProcess } from '../testing/servers';
 import { createTestCa, TestCa } from '../testing/test-certificates';
 
 // A real Caddy (Debian package caddy; .ci/run installs it) with a Caddyfile in a temporary
@@ -13,33 +14,14 @@ describe('caddy connector against a real Caddy', () => {
   let ca: TestCa;
   let dir: string;
   let port: number;
-  let adminPort: number;
-  let caddyfile: string;
+  let site: ServerSite;
   let caddy: ServerProcess | undefined;
-  const env = () => ({ HOME: dir, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config') });
 
   beforeAll(async () => {
     ca = createTestCa();
     dir = mkdtempSync(join(tmpdir(), 'certlane-caddy-'));
-    mkdirSync(join(dir, 'certs'));
     port = await freePort();
-    adminPort = await freePort();
-    caddyfile = join(dir, 'Caddyfile');
-    writeFileSync(
-      caddyfile,
-      `{
-\tadmin 127.0.0.1:${adminPort}
-\tauto_https disable_redirects
-\tstorage file_system ${dir}/storage
-\tskip_install_trust
-}
-https://localhost:${port} {
-\tbind 127.0.0.1
-\ttls ${dir}/certs/cert.pem ${dir}/certs/key.pem
-\trespond "ok"
-}
-`,
-    );
+    site = writeCaddySite(dir, { port, adminPort: await freePort() }, { home: dir });
   });
 
   afterAll(async () => {
@@ -52,18 +34,13 @@ https://localhost:${port} {
     ca: () => ca,
     connector: targetConnector('caddy'),
     port: () => port,
-    config: () => ({
-      cert_path: `${dir}/certs/cert.pem`,
-      key_path: `${dir}/certs/key.pem`,
-      validate_command: `caddy validate --config ${caddyfile} --adapter caddyfile`,
-      reload_command: `caddy reload --config ${caddyfile} --adapter caddyfile --address 127.0.0.1:${adminPort} --force`,
-    }),
-    serverConfigPath: () => caddyfile,
+    config: () => siteTargetConfig(site),
+    serverConfigPath: () => site.serverConfig,
     brokenLine: '}',
-    deployedFiles: () => [`${dir}/certs/cert.pem`, `${dir}/certs/key.pem`],
-    keyFile: () => [`${dir}/certs/key.pem`, 0o600],
+    deployedFiles: () => [site.certPath, site.keyPath],
+    keyFile: () => [site.keyPath, 0o600],
     start: () => {
-      caddy = startServer('caddy', ['run', '--config', caddyfile, '--adapter', 'caddyfile'], env());
+      caddy = site.start();
     },
   });
 });

@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { targetConnector } from '../registry';
 import { describeServerScenario } from '../testing/server-scenarios';
-import { freePort, ServerProcess, startServer } from '../testing/servers';
+import { HaproxySite, writeHaproxySite } from '../testing/server-sites';
+import { freePort, ServerProcess } from '../testing/servers';
 import { createTestCa, TestCa } from '../testing/test-certificates';
 import { haproxyPem } from './haproxy.connector';
 
@@ -14,29 +15,15 @@ describe('haproxy connector against a real HAProxy', () => {
   let ca: TestCa;
   let dir: string;
   let port: number;
-  let cfg: string;
+  let site: HaproxySite;
   let haproxy: ServerProcess | undefined;
-  const pemPath = () => join(dir, 'site.pem');
+  const pemPath = () => site.pemPath;
 
   beforeAll(async () => {
     ca = createTestCa();
     dir = mkdtempSync(join(tmpdir(), 'certlane-haproxy-'));
     port = await freePort();
-    cfg = join(dir, 'haproxy.cfg');
-    writeFileSync(
-      cfg,
-      `global
-  maxconn 64
-defaults
-  mode http
-  timeout connect 2s
-  timeout client 5s
-  timeout server 5s
-frontend fe
-  bind 127.0.0.1:${port} ssl crt ${dir}/site.pem
-  http-request return status 200 content-type text/plain string ok
-`,
-    );
+    site = writeHaproxySite(dir, port);
   });
 
   afterAll(async () => {
@@ -51,15 +38,15 @@ frontend fe
     port: () => port,
     config: () => ({
       pem_path: pemPath(),
-      validate_command: `haproxy -c -q -f ${cfg}`,
-      reload_command: `kill -USR2 ${haproxy?.child.pid ?? 0}`,
+      validate_command: site.validateCommand,
+      reload_command: site.reloadCommand(haproxy),
     }),
-    serverConfigPath: () => cfg,
+    serverConfigPath: () => site.serverConfig,
     brokenLine: '  this-is-not-a-keyword at all',
     deployedFiles: () => [pemPath()],
     keyFile: () => [pemPath(), 0o600],
     start: () => {
-      haproxy = startServer('haproxy', ['-W', '-db', '-f', cfg, '-p', join(dir, 'haproxy.pid')]);
+      haproxy = site.start();
     },
   });
 

@@ -1,25 +1,12 @@
-import {
-  appendFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NodeDeploymentHost } from '../engine/node-deployment-host';
 import { targetConnector } from '../registry';
 import type { DeploymentMaterial } from '../target-connector';
+import { ServerSite, siteTargetConfig, writeNginxSite } from '../testing/server-sites';
+import { freePort, opensslServedFingerprint, ServerProcess, waitUntil } from '../testing/servers';
 import { createTestCa, TestCa } from '../testing/test-certificates';
-import {
-  freePort,
-  opensslServedFingerprint,
-  ServerProcess,
-  startServer,
-  waitUntil,
-} from '../testing/servers';
 
 // A real nginx (Debian package; .ci/run installs it) on a loopback high port with its own
 // prefix, config, pid file and logs in a temporary directory.
@@ -28,6 +15,7 @@ describe('nginx connector against a real nginx', () => {
   let dir: string;
   let port: number;
   let nginx: ServerProcess;
+  let site: ServerSite;
   let conf: string;
   let config: Record<string, string>;
   const host = new NodeDeploymentHost();
@@ -42,38 +30,10 @@ describe('nginx connector against a real nginx', () => {
   beforeAll(async () => {
     ca = createTestCa();
     dir = mkdtempSync(join(tmpdir(), 'certlane-nginx-'));
-    mkdirSync(join(dir, 'certs'));
-    mkdirSync(join(dir, 'logs'));
     port = await freePort();
-    conf = join(dir, 'nginx.conf');
-    writeFileSync(
-      conf,
-      `daemon off;
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/logs/error.log;
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  server {
-    listen 127.0.0.1:${port} ssl;
-    server_name localhost;
-    ssl_certificate ${dir}/certs/fullchain.pem;
-    ssl_certificate_key ${dir}/certs/server.key;
-    return 200 "ok\\n";
-  }
-}
-`,
-    );
-    const nginxArgs = `nginx -p ${dir}/ -c ${conf} -e ${dir}/logs/error.log`;
-    config = {
-      cert_path: `${dir}/certs/fullchain.pem`,
-      key_path: `${dir}/certs/server.key`,
-      validate_command: `${nginxArgs} -t`,
-      reload_command: `${nginxArgs} -s reload`,
-    };
+    site = writeNginxSite(dir, port);
+    conf = site.serverConfig;
+    config = siteTargetConfig(site);
   });
 
   afterAll(async () => {
@@ -94,7 +54,7 @@ http {
     expect(statSync(config.key_path).mode & 0o777).toBe(0o600);
     expect(statSync(config.cert_path).mode & 0o777).toBe(0o644);
 
-    nginx = startServer('nginx', ['-p', `${dir}/`, '-c', conf, '-e', `${dir}/logs/error.log`]);
+    nginx = site.start();
     await waitUntil(
       () => opensslServedFingerprint(port) === initial.fingerprintSha256,
       'nginx serving the initial certificate',

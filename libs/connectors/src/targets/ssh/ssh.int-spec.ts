@@ -1,17 +1,12 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NodeDeploymentHost } from '../engine/node-deployment-host';
 import type { DeploymentMaterial } from '../target-connector';
 import { createThrowawayUser, startTestSshd, TestSshd } from '../testing/sshd';
 import { createTestCa, TestCa } from '../testing/test-certificates';
-import {
-  freePort,
-  opensslServedFingerprint,
-  ServerProcess,
-  startServer,
-  waitUntil,
-} from '../testing/servers';
+import { ServerSite, writeNginxSite } from '../testing/server-sites';
+import { freePort, opensslServedFingerprint, ServerProcess, waitUntil } from '../testing/servers';
 import { sshConnector } from './ssh.connector';
 
 // A real sshd (openssh-server) and a real nginx on loopback high ports, both with their config in
@@ -22,7 +17,7 @@ describe('ssh connector against a real sshd and nginx', () => {
   let sshd: TestSshd;
   let dir: string;
   let port: number;
-  let conf: string;
+  let site: ServerSite;
   let nginx: ServerProcess | undefined;
   let config: Record<string, unknown>;
   const host = new NodeDeploymentHost();
@@ -41,32 +36,8 @@ describe('ssh connector against a real sshd and nginx', () => {
     ca = createTestCa();
     sshd = await startTestSshd({ passwordAuthentication: true });
     dir = mkdtempSync(join(tmpdir(), 'certlane-ssh-nginx-'));
-    mkdirSync(join(dir, 'certs'));
-    mkdirSync(join(dir, 'logs'));
     port = await freePort();
-    conf = join(dir, 'nginx.conf');
-    writeFileSync(
-      conf,
-      `daemon off;
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/logs/error.log;
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  server {
-    listen 127.0.0.1:${port} ssl;
-    server_name localhost;
-    ssl_certificate ${dir}/certs/fullchain.pem;
-    ssl_certificate_key ${dir}/certs/server.key;
-    return 200 "ok\\n";
-  }
-}
-`,
-    );
-    const nginxArgs = `/usr/sbin/nginx -p ${dir}/ -c ${conf} -e ${dir}/logs/error.log`;
+    site = writeNginxSite(dir, port, { binary: '/usr/sbin/nginx' });
     config = {
       host: '127.0.0.1',
       port: sshd.port,
@@ -74,10 +45,10 @@ http {
       auth_method: 'key',
       private_key: sshd.clientPrivateKey,
       host_key_fingerprint: sshd.hostKeyFingerprint,
-      cert_path: `${dir}/certs/fullchain.pem`,
-      key_path: `${dir}/certs/server.key`,
-      validate_command: `${nginxArgs} -t`,
-      reload_command: `${nginxArgs} -s reload`,
+      cert_path: site.certPath,
+      key_path: site.keyPath,
+      validate_command: site.validateCommand,
+      reload_command: site.reloadCommand,
     };
   });
 
@@ -97,7 +68,7 @@ http {
     expect(statSync(`${dir}/certs/fullchain.pem`).mode & 0o777).toBe(0o644);
     expect(readFileSync(`${dir}/certs/server.key`, 'utf8')).toBe(`${initial.privateKeyPem.trim()}\n`);
 
-    nginx = startServer('nginx', ['-p', `${dir}/`, '-c', conf, '-e', `${dir}/logs/error.log`]);
+    nginx = site.start();
     await waitUntil(
       () => opensslServedFingerprint(port) === initial.fingerprintSha256,
       'nginx serving the initial certificate',

@@ -36,12 +36,18 @@ export function opensslServedFingerprint(
   const pem = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(output);
   if (!pem) throw new Error('openssl s_client saw no certificate');
   // The same fingerprint again from `openssl x509`, so the comparison does not rest on our parser.
-  const x509 = execFileSync('openssl', ['x509', '-noout', '-fingerprint', '-sha256'], {
-    input: pem[0],
-  }).toString();
-  const hex = /=([0-9A-F:]+)/.exec(x509)?.[1].replace(/:/g, '').toLowerCase();
+  const hex = opensslFingerprint(pem[0]);
   if (hex !== certificateFingerprint(pem[0])) throw new Error('openssl and node disagree on the fingerprint');
   return hex;
+}
+
+/** A certificate's SHA-256 fingerprint (lower-case hex, no colons) per `openssl x509`. */
+export function opensslFingerprint(pem: string): string {
+  return execFileSync('openssl', ['x509', '-noout', '-fingerprint', '-sha256'], { input: pem })
+    .toString()
+    .replace(/^.*=/, '')
+    .replace(/[:\s]/g, '')
+    .toLowerCase();
 }
 
 /** Polls until the probe holds (no fixed sleeps). */

@@ -1,11 +1,12 @@
 // Test material made with the openssl CLI (so the tests do not depend on the code under test):
 // a CA and leaves it signs for localhost / 127.0.0.1, as DeploymentMaterial.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { certificateFingerprint } from '../engine/material';
 import type { DeploymentMaterial } from '../target-connector';
+import { opensslFingerprint } from './servers';
 
 export interface TestCa {
   dir: string;
@@ -95,4 +96,36 @@ export function createTestCa(): TestCa {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A throw-away self-signed certificate (key 0600) for a server to start with before the code under
+ * test replaces it; returns its fingerprint per `openssl x509`.
+ */
+export function writePlaceholderCertificate(
+  keyPath: string,
+  certPath: string,
+  commonName = 'placeholder',
+): string {
+  openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    `/CN=${commonName}`,
+    '-addext',
+    `subjectAltName=DNS:${commonName}`,
+    '-keyout',
+    keyPath,
+    '-out',
+    certPath,
+  ]);
+  chmodSync(keyPath, 0o600);
+  return opensslFingerprint(readFileSync(certPath, 'utf8'));
 }

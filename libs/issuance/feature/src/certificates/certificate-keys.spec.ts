@@ -1,5 +1,6 @@
 import { KEY_ALGORITHMS } from '@certlane/contracts';
-import { keyAlgorithmName, keySpecFor } from './certificate-keys';
+import { keySpecFor } from '@certlane/pki';
+import { keyAlgorithmName } from './certificate-keys';
 
 describe('keySpecFor and keyAlgorithmName', () => {
   it.each(KEY_ALGORITHMS.map((name) => [name]))('map %s to a key spec and back', (name) => {

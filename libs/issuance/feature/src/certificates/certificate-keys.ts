@@ -1,25 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { KeyAlgorithmName } from '@certlane/contracts';
 import { CERTLANE_CONFIG, CertlaneConfig, SecretBox } from '@certlane/platform';
-import { KeySpec } from '@certlane/pki';
-
-/** The pki key to generate for a certificate's `key_algorithm`. */
-export function keySpecFor(algorithm: KeyAlgorithmName): KeySpec {
-  switch (algorithm) {
-    case 'ECDSA-P256':
-      return { algorithm: 'ECDSA', curve: 'P-256' };
-    case 'ECDSA-P384':
-      return { algorithm: 'ECDSA', curve: 'P-384' };
-    case 'RSA-2048':
-      return { algorithm: 'RSA', size: 2048 };
-    case 'RSA-3072':
-      return { algorithm: 'RSA', size: 3072 };
-    case 'RSA-4096':
-      return { algorithm: 'RSA', size: 4096 };
-    case 'Ed25519':
-      return { algorithm: 'Ed25519' };
-  }
-}
 
 /** The certificate's `key_algorithm` for a key read from a certificate (imports), if it is one we name. */
 export function keyAlgorithmName(key: {

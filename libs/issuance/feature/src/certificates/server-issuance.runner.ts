@@ -3,11 +3,11 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { RequestContext } from '@certlane/contracts';
 import { CertlaneLogger, LOGGER } from '@certlane/platform';
 import { requiredEkus } from '@certlane/issuance-domain';
-import { createCsr, parseCertificate, parseCsr, SoftwareKeyProvider } from '@certlane/pki';
+import { createCsr, keySpecFor, parseCertificate, parseCsr, SoftwareKeyProvider } from '@certlane/pki';
 import { LocalCaService } from '../local-ca/local-ca.service';
 import { JobRow } from '../jobs/job.repository';
 import { assertCsrAllowed, ProfileEnforcer } from '../profiles/profile-enforcer';
-import { CertificateKeySealer, keySpecFor } from './certificate-keys';
+import { CertificateKeySealer } from './certificate-keys';
 import { CertificateRow } from './certificate.repository';
 import { InventoryWriter } from './inventory-writer';
 import { subjectAltNamesFor } from './subject-alt-names';

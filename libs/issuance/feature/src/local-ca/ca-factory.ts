@@ -7,6 +7,7 @@ import {
   intermediateCaTemplate,
   KeyProvider,
   KeySpec,
+  keySpecFor,
   NameInput,
   parseCertificate,
   Signer,
@@ -17,18 +18,7 @@ const DAY_MS = 86_400_000;
 
 /** The local CA's key algorithms as pki key specs; ECDSA P-256 is the default (ADR 0021). */
 export function caKeySpec(algorithm: CaKeyAlgorithm = 'ECDSA-P256'): KeySpec {
-  switch (algorithm) {
-    case 'ECDSA-P256':
-      return { algorithm: 'ECDSA', curve: 'P-256' };
-    case 'ECDSA-P384':
-      return { algorithm: 'ECDSA', curve: 'P-384' };
-    case 'RSA-2048':
-      return { algorithm: 'RSA', size: 2048 };
-    case 'RSA-3072':
-      return { algorithm: 'RSA', size: 3072 };
-    case 'RSA-4096':
-      return { algorithm: 'RSA', size: 4096 };
-  }
+  return keySpecFor(algorithm);
 }
 
 export function caSubject(commonName: string, organization?: string): NameInput {

@@ -1,0 +1,25 @@
+import type { JobDto } from '@certlane/contracts';
+import { httpsRequest, HttpsResult, TestSystem } from '@certlane/testing';
+
+export const json = <T>(response: HttpsResult) => response.json() as T;
+
+export type Api = (method: string, path: string, body?: unknown) => Promise<HttpsResult>;
+
+/** The gateway's API as the test system's admin (its bootstrap secret), with the job look-ups. */
+export function adminApi(system: () => TestSystem) {
+  const api: Api = (method, path, body) =>
+    httpsRequest(`${system().services['api-gateway'].url}${path}`, {
+      method,
+      ca: system().ca,
+      headers: {
+        authorization: `Bearer ${system().env.SERVICE_AUTH_SECRET!}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  const job = async (id: string) => json<JobDto>(await api('GET', `/api/v1/jobs/${id}`));
+  const jobsOf = async (certificateId: string) =>
+    json<{ data: JobDto[] }>(await api('GET', `/api/v1/jobs?certificate_id=${certificateId}&per_page=100`))
+      .data;
+  return { api, job, jobsOf };
+}
