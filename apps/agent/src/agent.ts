@@ -321,6 +321,14 @@ export class CertlaneAgent {
       },
     );
     seen.verification = verificationOf(result, target.endpoint);
-    return result.ok ? undefined : describeFailure(result);
+    if (!result.ok) return describeFailure(result);
+    const pruned = this.deps.keys.pruneBefore(item.certificate_id, certificate.version_id);
+    if (pruned.length > 0) {
+      this.deps.logger.info('keys of older versions deleted', {
+        certificate_id: item.certificate_id,
+        versions: pruned,
+      });
+    }
+    return undefined;
   }
 }

@@ -6,8 +6,10 @@ import {
   fsyncSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
@@ -77,6 +79,30 @@ export class KeyStore {
     const path = this.path(certificateId, versionId);
     writePrivateFile(path, pem);
     return path;
+  }
+
+  /**
+   * After `versionId` was deployed: deletes the certificate's version keys older than it, except the
+   * newest of them (what a rollback to the previous version needs). Keys of CSRs still in flight
+   * (`job-*`) and newer versions stay. Returns the versions whose keys were deleted.
+   */
+  pruneBefore(certificateId: string, versionId: string): string[] {
+    const dir = dirname(this.path(certificateId, versionId));
+    const deployed = this.path(certificateId, versionId);
+    if (!existsSync(deployed)) return [];
+    const deployedAt = statSync(deployed).mtimeMs;
+    const older = readdirSync(dir)
+      .filter((name) => name.endsWith('.key.pem') && !name.startsWith('job-'))
+      .map((name) => ({ version: name.slice(0, -'.key.pem'.length), path: join(dir, name) }))
+      .filter(({ version }) => version !== versionId)
+      .map((key) => ({ ...key, at: statSync(key.path).mtimeMs }))
+      .filter(({ at }) => at <= deployedAt)
+      .sort((a, b) => b.at - a.at);
+    // The newest older key stays for a rollback; the rest go.
+    return older.slice(1).map(({ version, path }) => {
+      unlinkSync(path);
+      return version;
+    });
   }
 
   /** The PEM key of a version, checked against its certificate; null when this agent has none. */
