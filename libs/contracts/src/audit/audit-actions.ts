@@ -56,6 +56,8 @@ export const AuditAction = {
   JobApproved: 'job.approved',
   JobRejected: 'job.rejected',
   JobVerified: 'job.verified',
+  /** A job Running past SERVICE_JOB_RUNNING_TIMEOUT failed by the reaper (ADR 0024). */
+  JobTimedOut: 'job.timed_out',
   // The agent work protocol (ADR 0027).
   JobCsrSubmitted: 'job.csr_submitted',
   JobStatusReported: 'job.status_reported',

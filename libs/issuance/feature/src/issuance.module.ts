@@ -29,6 +29,7 @@ import { RenewalPolicyService } from './renewal-policies/renewal-policy.service'
 import { IssuedCertificateLookupHandler } from './issued-certificates/issued-certificate-lookup';
 // Inventory: owners and teams, stats, the expiry loop (ADR 0024).
 import { ExpiryLoop } from './expiry/expiry-loop';
+import { StaleJobReaper } from './jobs/stale-job-reaper';
 import { CertificateCountCompactor } from './inventory/certificate-counts';
 import { ExpirySweep } from './expiry/expiry-sweep';
 import { OwnerTeamHandlers } from './owners-teams/owner-team.handlers';
@@ -105,6 +106,7 @@ export class IssuanceModule {
         StatsHandlers,
         ExpirySweep,
         ExpiryLoop,
+        StaleJobReaper,
         CertificateCountCompactor,
         // The agent work protocol (ADR 0027).
         AgentWorkRepository,

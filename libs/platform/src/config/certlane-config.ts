@@ -80,5 +80,7 @@ export interface CertlaneConfig {
   breakGlass: BreakGlassConfig;
   /** The issuance service's expiry loop (ADR 0024): how often it re-reads certificate dates. */
   expiry: { sweepIntervalMs: number };
+  /** The issuance service's stale-job reaper: a job Running this long without a change fails. */
+  jobs: { runningTimeoutMs: number };
   unknownVariables: string[];
 }

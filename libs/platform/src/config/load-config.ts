@@ -371,6 +371,15 @@ export function loadConfig(env: Env): CertlaneConfig {
         '1s and 24h',
       ),
     },
+    jobs: {
+      runningTimeoutMs: durationWithin(
+        'SERVICE_JOB_RUNNING_TIMEOUT',
+        get('SERVICE_JOB_RUNNING_TIMEOUT') ?? '',
+        1000,
+        24 * HOUR_MS,
+        '1s and 24h',
+      ),
+    },
     unknownVariables: Object.keys(env).filter(
       (name) => name.startsWith('SERVICE_') && !KNOWN_VARIABLE_NAMES.has(name),
     ),

@@ -180,6 +180,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'Gateway: how long an agent key (role r-agent only) stays authenticated from the cache before auth is asked again (1s..1h). Revocation events and a NATS reconnect drop entries at once.',
   },
   {
+    name: 'SERVICE_JOB_RUNNING_TIMEOUT',
+    default: '30m',
+    description:
+      'Issuance: a job left Running this long without a change (its worker lost: a crashed replica or agent) is failed, so the renewal loop can retry it (1s..24h).',
+  },
+  {
     name: 'SERVICE_SESSION_IDLE_TIMEOUT',
     default: '60m',
     description: 'A session unused for this long ends before its 8 h lifetime (1m..8h).',
