@@ -17,6 +17,7 @@ import {
   freePort,
   hasBinary,
   opensslFingerprint,
+  keytoolEntrySha256,
   opensslServedFingerprint,
   ServerProcess,
   siteTargetConfig,
@@ -184,7 +185,7 @@ function keystoreFingerprint(kind: Kind): string | undefined {
     { stdio: ['ignore', 'pipe', 'pipe'] },
   ).toString();
   expect(listing).toMatch(/Entry type: PrivateKeyEntry/);
-  return /SHA256: ([0-9A-F:]+)/.exec(listing)?.[1].replace(/:/g, '').toLowerCase();
+  return keytoolEntrySha256(listing);
 }
 
 /**

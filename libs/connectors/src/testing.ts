@@ -3,6 +3,7 @@
 export {
   freePort,
   hasBinary,
+  keytoolEntrySha256,
   opensslFingerprint,
   opensslServedFingerprint,
   startServer,

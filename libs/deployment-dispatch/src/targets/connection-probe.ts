@@ -1,19 +1,11 @@
 import { isIP, Socket } from 'node:net';
 import { connect as tlsConnect, TLSSocket } from 'node:tls';
 import { Injectable } from '@nestjs/common';
+import { readEndpoint } from '@certlane/connectors';
 import { TargetCheck } from '@certlane/contracts';
 
 /** How long each step of the probe may take. */
 export const PROBE_TIMEOUT_MS = 3000;
-
-/** `host:port` (a bracketed IPv6 host allowed) into its parts. */
-export function parseEndpoint(endpoint: string): { host: string; port: number } | null {
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(endpoint);
-  if (!match) return null;
-  const port = Number(match[3]);
-  if (port < 1 || port > 65535) return null;
-  return { host: match[1] ?? match[2], port };
-}
 
 /**
  * The reachability part of a target's connection test: a TCP connect to the endpoint, then a TLS
@@ -23,7 +15,7 @@ export function parseEndpoint(endpoint: string): { host: string; port: number } 
 @Injectable()
 export class ConnectionProbe {
   async probe(endpoint: string): Promise<TargetCheck[]> {
-    const parsed = parseEndpoint(endpoint);
+    const parsed = readEndpoint(endpoint);
     if (!parsed) return [{ name: 'reachability', ok: false, message: 'endpoint is not host:port' }];
     const tcp = await this.tcp(parsed.host, parsed.port);
     if (!tcp.ok) {

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { isIP, Socket, connect as netConnect } from 'node:net';
 import { connect as tlsConnect, TLSSocket } from 'node:tls';
 import type { CommandResult, DeploymentHost } from '../target-connector';
+import { readEndpoint } from './endpoint';
 
 export interface NodeDeploymentHostOptions {
   /** Default command timeout when the caller gives none (60 s). */
@@ -14,12 +15,11 @@ export interface NodeDeploymentHostOptions {
 
 const MAX_OUTPUT = 1024 * 1024;
 
-/** `host:port`, `[v6]:port`. */
+/** `host:port`, `[v6]:port`; throws otherwise. */
 export function parseEndpoint(endpoint: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(endpoint.trim());
-  const port = match ? Number(match[3]) : NaN;
-  if (!match || port < 1 || port > 65535) throw new Error(`endpoint must be host:port`);
-  return { host: match[1] ?? match[2], port };
+  const parsed = readEndpoint(endpoint);
+  if (!parsed) throw new Error(`endpoint must be host:port`);
+  return parsed;
 }
 
 /**

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { NodeDeploymentHost } from '../engine/node-deployment-host';
 import { targetConnector } from '../registry';
 import { createTestCa, TestCa } from '../testing/test-certificates';
+import { keytoolEntrySha256 } from '../testing/servers';
 
 // The real keytool (/usr/bin/keytool; .ci/run installs a JRE when missing) and openssl.
 describe.each(['PKCS12', 'JKS'])('java_keystore connector with the real keytool (%s)', (storeType) => {
@@ -36,8 +37,7 @@ describe.each(['PKCS12', 'JKS'])('java_keystore connector with the real keytool 
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     ).toString();
-  const sha256Of = (listing: string) =>
-    /SHA256: ([0-9A-F:]+)/.exec(listing)?.[1].replace(/:/g, '').toLowerCase();
+  const sha256Of = keytoolEntrySha256;
 
   beforeAll(() => {
     ca = createTestCa();

@@ -41,6 +41,11 @@ export function opensslServedFingerprint(
   return hex;
 }
 
+/** The SHA-256 fingerprint (lower-case hex, no colons) of the entry in a `keytool -list -v` listing. */
+export function keytoolEntrySha256(listing: string): string | undefined {
+  return /SHA256: ([0-9A-F:]+)/.exec(listing)?.[1].replace(/:/g, '').toLowerCase();
+}
+
 /** A certificate's SHA-256 fingerprint (lower-case hex, no colons) per `openssl x509`. */
 export function opensslFingerprint(pem: string): string {
   return execFileSync('openssl', ['x509', '-noout', '-fingerprint', '-sha256'], { input: pem })

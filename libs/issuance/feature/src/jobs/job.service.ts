@@ -13,12 +13,13 @@ import {
   StatusResponse,
   VerifyJobRequest,
 } from '@certlane/contracts';
+import { readEndpoint } from '@certlane/connectors';
 import { producesVersion } from '@certlane/issuance-domain';
 import { ApprovalGate } from '../approvals/approval-gate';
 import { InventoryWriter, jobNotFound, lifecycleAudit } from '../certificates/inventory-writer';
 import { ServerIssuanceRunner } from '../certificates/server-issuance.runner';
 import { jobDto, JobRepository, verificationDto } from './job.repository';
-import { parseEndpoint, probeLeaf } from './tls-probe';
+import { probeLeaf } from './tls-probe';
 
 /** Jobs (spec 4.5, note J; ADR 0024): list, read, cancel, approve, reject, verify deployments. */
 @Injectable()
@@ -145,7 +146,8 @@ export class JobService {
         { field: 'endpoint' },
       );
     }
-    const endpoint = parseEndpoint(request.endpoint);
+    // A bare host means port 443.
+    const endpoint = readEndpoint(request.endpoint, 443);
     if (!endpoint) {
       throw new CertlaneError(ErrorCode.ValidationFailed, 'endpoint must be host:port', {
         field: 'endpoint',

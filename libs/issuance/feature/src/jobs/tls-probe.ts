@@ -4,15 +4,6 @@ import { NodeDeploymentHost } from '@certlane/connectors';
 /** How long a verification waits for the TLS handshake (below the bus request timeout). */
 export const TLS_PROBE_TIMEOUT_MS = 3_000;
 
-/** `host:port`, `[v6]:port` or a bare host (port 443). */
-export function parseEndpoint(endpoint: string): { host: string; port: number } | null {
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s/]+))(?::(\d{1,5}))?$/.exec(endpoint.trim());
-  if (!match) return null;
-  const port = match[3] ? Number(match[3]) : 443;
-  if (port < 1 || port > 65535) return null;
-  return { host: match[1] ?? match[2], port };
-}
-
 export type ProbeResult = { ok: true; fingerprintSha256: string } | { ok: false; error: string };
 
 /**
