@@ -1,11 +1,11 @@
-import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { CERTLANE_CONFIG, CertlaneConfig, ServiceCoreModule } from '@certlane/platform';
 import { AuditController } from './audit-routes/audit.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { PrincipalCache } from './auth/principal-cache';
 import { routeTable } from './auth/route-table';
-import { GATEWAY_ROUTES, MethodNotAllowedMiddleware } from './http/method-not-allowed.middleware';
+import { GATEWAY_ROUTES, MethodNotAllowedFallback } from './http/method-not-allowed';
 import { ActorsController } from './auth-routes/actors.controller';
 import { ApiKeysController } from './auth-routes/api-keys.controller';
 import { BootstrapController } from './auth-routes/bootstrap.controller';
@@ -84,11 +84,7 @@ export const GATEWAY_CONTROLLERS = [
 
 /** The public API: authenticates, validates, and forwards to the owning service over the bus. */
 @Module({})
-export class ApiGatewayModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(MethodNotAllowedMiddleware).forRoutes('*path');
-  }
-
+export class ApiGatewayModule {
   static forRoot(): DynamicModule {
     return {
       module: ApiGatewayModule,
@@ -103,6 +99,7 @@ export class ApiGatewayModule implements NestModule {
         },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: GATEWAY_ROUTES, useFactory: () => routeTable(GATEWAY_CONTROLLERS) },
+        MethodNotAllowedFallback,
       ],
     };
   }

@@ -26,7 +26,8 @@ export function configureHttp(
   server.set('etag', false);
   // SERVICE_TRUSTED_PROXIES: request.ip comes from X-Forwarded-For only through these hops.
   server.set('trust proxy', config.trustedProxies.length > 0 ? config.trustedProxies : false);
-  const securityHeaders = createSecurityHeaders();
+  // helmet's headers do not depend on the request: computed once, set per response.
+  const securityHeaders = securityHeaderValues();
   const parseJson = express.json({
     limit: config.maxRequestBodyBytes,
     strict: true,
@@ -37,11 +38,9 @@ export function configureHttp(
   app.use((request: Request, response: Response, next: NextFunction) => {
     requestIdMiddleware(request, response, () => undefined);
     observe(request, response);
-    securityHeaders(request, response, (error?: unknown) => {
-      if (error) return next(error);
-      if (request.method === 'GET' || request.method === 'HEAD') return next();
-      parseJson(request, response, next);
-    });
+    for (const [name, value] of securityHeaders) response.setHeader(name, value);
+    if (request.method === 'GET' || request.method === 'HEAD') return next();
+    parseJson(request, response, next);
   });
   // Body-parser failures become coded errors here, before Nest turns them into a generic 400.
   app.use((error: unknown, _request: Request, _response: Response, next: NextFunction) => {

@@ -1,8 +1,8 @@
 import { DynamicModule, INestApplication, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ExpressAdapter } from '@nestjs/platform-express';
 import { httpsServerOptions, TlsMaterial } from '../tls/server-tls';
 import { configureHttp } from '../http/configure-http';
+import { IndexedExpressAdapter } from '../http/indexed-express-adapter';
 import { NestPinoLogger } from '../logging/logger';
 import { PlatformDeps, PlatformModule } from './platform.module';
 
@@ -18,7 +18,7 @@ export async function createCertlaneApp(
   @Module({ imports: [PlatformModule.forRoot(deps), ...modules] })
   class CertlaneRootModule {}
 
-  const app = await NestFactory.create(CertlaneRootModule, new ExpressAdapter(), {
+  const app = await NestFactory.create(CertlaneRootModule, new IndexedExpressAdapter(), {
     httpsOptions: httpsServerOptions(deps.tls),
     bodyParser: false,
     logger: new NestPinoLogger(deps.logger),
