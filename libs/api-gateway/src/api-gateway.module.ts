@@ -3,6 +3,8 @@ import { APP_GUARD } from '@nestjs/core';
 import { CERTLANE_CONFIG, CertlaneConfig, ServiceCoreModule } from '@certlane/platform';
 import { AuditController } from './audit-routes/audit.controller';
 import { AuthGuard } from './auth/auth.guard';
+import { Authenticator } from './auth/authenticator';
+import { GatewayFastLaneInstaller } from './fast-lane/fast-lane';
 import { PrincipalCache } from './auth/principal-cache';
 import { routeTable } from './auth/route-table';
 import { GATEWAY_ROUTES, MethodNotAllowedFallback } from './http/method-not-allowed';
@@ -97,6 +99,8 @@ export class ApiGatewayModule {
           useFactory: (config: CertlaneConfig) =>
             new PrincipalCache(5000, 100_000, config.auth.agentPrincipalCacheTtlMs),
         },
+        Authenticator,
+        GatewayFastLaneInstaller,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: GATEWAY_ROUTES, useFactory: () => routeTable(GATEWAY_CONTROLLERS) },
         MethodNotAllowedFallback,

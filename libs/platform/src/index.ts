@@ -24,6 +24,8 @@ export * from './messaging/outbox-relay';
 export * from './messaging/inbox';
 export * from './http/error-status';
 export * from './http/error-body';
+export * from './http/exception-filter';
+export * from './http/front-lane';
 export * from './http/public-route';
 export * from './http/request-id';
 export * from './http/configure-http';

@@ -15,7 +15,7 @@ import {
   SubmitAgentCsrBody,
 } from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus, validateDto } from '@certlane/platform';
-import { actorOf, busContext } from '../auth/actor';
+import { Actor, actorOf, busContext } from '../auth/actor';
 import { RequirePermission } from '../auth/route-access';
 
 /**
@@ -24,7 +24,11 @@ import { RequirePermission } from '../auth/route-access';
  * read, so another agent learns nothing from validation errors either.
  */
 export function assertOwnWork(request: Request, agentId: string): void {
-  const actor = actorOf(request);
+  assertOwnWorkOf(actorOf(request), agentId);
+}
+
+/** assertOwnWork for an actor already at hand. */
+export function assertOwnWorkOf(actor: Actor | undefined, agentId: string): void {
   if (actor && (actor.admin || actor.id === agentActorId(agentId))) return;
   throw new CertlaneError(
     ErrorCode.Forbidden,

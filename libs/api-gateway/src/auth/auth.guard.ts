@@ -1,95 +1,32 @@
-import { createHash } from 'node:crypto';
-import { CanActivate, ExecutionContext, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import {
-  CertlaneError,
-  CSRF_HEADER,
-  DEFAULT_ROLES,
-  ErrorCode,
-  PERMISSIONS,
-  Principal,
-  SESSION_COOKIE,
-} from '@certlane/contracts';
-import {
-  assertSupportedAuthType,
-  CERTLANE_CONFIG,
-  CertlaneConfig,
-  MESSAGE_BUS,
-  MessageBus,
-  PUBLIC_ROUTE,
-  requestIdOf,
-} from '@certlane/platform';
-import { Actor, NO_SCOPED_PERMISSIONS, setActor } from './actor';
+import { CertlaneError, CSRF_HEADER, ErrorCode } from '@certlane/contracts';
+import { CERTLANE_CONFIG, CertlaneConfig, PUBLIC_ROUTE, requestIdOf } from '@certlane/platform';
+import { Actor, setActor } from './actor';
 import { ADMIN_ONLY } from './admin-only';
-import { ApiKeyVerifier, bearerToken } from './api-key-verifier';
-import { PrincipalCache } from './principal-cache';
+import { Authenticator, Credentials, WWW_AUTHENTICATE } from './authenticator';
 import { ANY_AUTHENTICATED, BREAKGLASS_ROUTE, REQUIRED_PERMISSION } from './route-access';
-import { csrfTokenMatches, isStateChanging, readCookie } from './session-cookies';
 
-const EVERY_PERMISSION: ReadonlySet<string> = new Set(PERMISSIONS);
-
-export const DEMO_ACTOR_ID = 'actor-demo-anon';
-export const AUTH_SECRET_ACTOR_ID = 'actor-service-auth-secret';
+export { AUTH_SECRET_ACTOR_ID, DEMO_ACTOR_ID } from './authenticator';
 
 /**
- * Every route needs credentials unless marked @PublicRoute(). In api-key and oidc mode the
- * bearer key is either SERVICE_AUTH_SECRET (an admin), a named key, or a key stored by the auth
- * service; without a bearer key, a `service_session` cookie is checked by the auth service. Both
- * answers are cached for seconds and dropped when a revocation event arrives. A state-changing
- * request authenticated by the cookie must echo the CSRF token in X-CSRF-Token (403 otherwise);
- * bearer requests are not subject to CSRF. In none mode every request acts as actor-demo-anon.
- * Break-glass routes answer 404 to everyone while break-glass is disabled. Nothing is open by
- * accident: an unknown key or session, or an auth service that does not answer, never lets a
- * request through.
+ * Every route needs credentials unless marked @PublicRoute() (the Authenticator says whose);
+ * admin-only routes and route permissions are checked here, before any service call. Break-glass
+ * routes answer 404 to everyone while break-glass is disabled.
  */
 @Injectable()
-export class AuthGuard implements CanActivate, OnApplicationBootstrap {
-  private readonly verifier?: ApiKeyVerifier;
+export class AuthGuard implements CanActivate {
   private readonly publicHandlers = new WeakMap<object, boolean>();
   private readonly adminHandlers = new WeakMap<object, boolean>();
   private readonly breakGlassHandlers = new WeakMap<object, boolean>();
   private readonly requiredPermissions = new WeakMap<object, string | null>();
-  /** SERVICE_API_KEYS_NAMED, by the SHA-256 of each key (the keys themselves are not kept). */
-  private readonly namedKeys = new Map<string, Actor>();
 
   constructor(
     private readonly reflector: Reflector,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
-    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
-    /** Shared with the controllers that revoke, so this replica forgets at once. */
-    private readonly principals: PrincipalCache,
-  ) {
-    assertSupportedAuthType(config.auth.type);
-    if (config.auth.secret) this.verifier = new ApiKeyVerifier(config.auth.secret);
-    for (const named of config.auth.namedKeys) {
-      const permissions = new Set(named.roleIds.flatMap((role) => DEFAULT_ROLES[role]?.permissions ?? []));
-      this.namedKeys.set(PrincipalCache.keyOf(named.key), {
-        id: named.name,
-        kind: 'api-key',
-        admin: named.roleIds.includes('r-admin'),
-        roleIds: named.roleIds,
-        permissions,
-        scopedPermissions: NO_SCOPED_PERMISSIONS,
-      });
-    }
-  }
-
-  /** Every gateway replica drops revoked keys and changed grants from its cache as events arrive. */
-  async onApplicationBootstrap(): Promise<void> {
-    // Revocations published while this replica was cut off from NATS were missed.
-    this.bus.onReconnect(() => this.principals.clear());
-    await this.bus.subscribe('auth.v1.api-key.revoked', async (event) =>
-      this.principals.dropKey(event.data.id),
-    );
-    await this.bus.subscribe('auth.v1.session.revoked', async (event) =>
-      this.principals.dropSession(event.data.id),
-    );
-    await this.bus.subscribe('auth.v1.grants.changed', async (event) => {
-      if (event.data.role_id) this.principals.clear();
-      else if (event.data.actor_id) this.principals.dropActor(event.data.actor_id);
-    });
-  }
+    private readonly authenticator: Authenticator,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (!this.config.breakGlass.enabled && this.flag(this.breakGlassHandlers, BREAKGLASS_ROUTE, context)) {
@@ -97,110 +34,22 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
     }
     if (this.flag(this.publicHandlers, PUBLIC_ROUTE, context)) return true;
     const request = context.switchToHttp().getRequest<Request>();
-    const actor = await this.authenticate(request, context);
+    const actor = await this.authenticator.authenticate(credentialsOf(request)).catch((error: unknown) => {
+      if (error instanceof CertlaneError && error.code === ErrorCode.Unauthenticated) {
+        context
+          .switchToHttp()
+          .getResponse<Response>()
+          .setHeader(...WWW_AUTHENTICATE);
+      }
+      throw error;
+    });
     setActor(request, actor);
     if (!actor.admin && this.flag(this.adminHandlers, ADMIN_ONLY, context)) {
       throw new CertlaneError(ErrorCode.Forbidden, 'this route is for admins only');
     }
     const permission = this.permissionFor(context);
-    if (permission && permission !== ANY_AUTHENTICATED && !actor.permissions.has(permission)) {
-      throw new CertlaneError(ErrorCode.Forbidden, `this route needs the permission ${permission}`, {
-        permission,
-      });
-    }
+    if (permission && permission !== ANY_AUTHENTICATED) assertPermission(actor, permission);
     return true;
-  }
-
-  private async authenticate(request: Request, context: ExecutionContext): Promise<Actor> {
-    if (this.config.auth.type === 'none') {
-      return {
-        id: DEMO_ACTOR_ID,
-        kind: 'demo',
-        admin: true,
-        roleIds: ['r-admin'],
-        permissions: EVERY_PERMISSION,
-        scopedPermissions: NO_SCOPED_PERMISSIONS,
-      };
-    }
-    const token = bearerToken(request.header('authorization'));
-    // One SHA-256 per request serves both the env-secret check and the cache lookup.
-    const tokenDigest = token ? createHash('sha256').update(token, 'utf8').digest() : undefined;
-    if (tokenDigest && this.verifier?.matchesHash(tokenDigest)) {
-      return {
-        id: AUTH_SECRET_ACTOR_ID,
-        kind: 'service-secret',
-        admin: true,
-        roleIds: ['r-admin'],
-        permissions: EVERY_PERMISSION,
-        scopedPermissions: NO_SCOPED_PERMISSIONS,
-      };
-    }
-    if (token && tokenDigest) {
-      const keyHash = tokenDigest.toString('hex');
-      const named = this.namedKeys.get(keyHash);
-      if (named) return named;
-      let principal = this.principals.get(keyHash);
-      if (!principal) {
-        const answer = await this.bus.request(
-          'auth.v1.authenticate-api-key',
-          { key: token },
-          { context: { request_id: requestIdOf(request) } },
-        );
-        if (answer.principal) {
-          principal = answer.principal;
-          this.principals.set(keyHash, principal);
-        }
-      }
-      if (principal) return toActor(principal);
-    }
-    const cookie = token ? undefined : readCookie(request.header('cookie'), SESSION_COOKIE);
-    if (cookie) {
-      const actor = await this.sessionActor(request, cookie);
-      if (actor) return actor;
-    }
-    context.switchToHttp().getResponse<Response>().setHeader('WWW-Authenticate', 'Bearer realm="certlane"');
-    throw new CertlaneError(
-      ErrorCode.Unauthenticated,
-      token
-        ? 'the API key is not valid'
-        : cookie
-          ? 'the session is not valid'
-          : 'this route needs an API key (Authorization: Bearer <key>) or a session cookie',
-    );
-  }
-
-  /**
-   * The actor of a session cookie, or undefined when the auth service does not know it. The
-   * cache key covers the user agent when sessions are bound to it, so another agent is asked
-   * about (and refused) rather than served from the cache.
-   */
-  private async sessionActor(request: Request, cookie: string): Promise<Actor | undefined> {
-    if (cookie.startsWith('pl-')) return undefined;
-    const userAgent = request.header('user-agent') ?? '';
-    const cacheKey = PrincipalCache.keyOf(
-      `session\0${cookie}\0${this.config.session.bindUserAgent ? userAgent : ''}`,
-    );
-    let cached = this.principals.lookup(cacheKey);
-    if (!cached) {
-      const answer = await this.bus.request(
-        'auth.v1.authenticate-session',
-        { cookie, user_agent: userAgent.slice(0, 2048) },
-        { context: { request_id: requestIdOf(request) } },
-      );
-      if (!answer.session) return undefined;
-      cached = { principal: answer.session.principal, csrfTokenHash: answer.session.csrf_token_hash };
-      this.principals.set(cacheKey, cached.principal, Date.now(), cached.csrfTokenHash);
-    }
-    if (
-      isStateChanging(request.method) &&
-      !csrfTokenMatches(request.header(CSRF_HEADER), cached.csrfTokenHash ?? '')
-    ) {
-      throw new CertlaneError(
-        ErrorCode.CsrfTokenInvalid,
-        'a state-changing request with a session cookie must echo the service_csrf cookie in X-CSRF-Token',
-      );
-    }
-    return toActor(cached.principal);
   }
 
   private permissionFor(context: ExecutionContext): string | null {
@@ -225,28 +74,22 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
   }
 }
 
-/** Actors built from cached principals: built once per principal, not once per request. */
-const actors = new WeakMap<Principal, Actor>();
-
-function toActor(principal: Principal): Actor {
-  let actor = actors.get(principal);
-  if (!actor) {
-    actor = buildActor(principal);
-    actors.set(principal, actor);
-  }
-  return actor;
+/** 403 unless the actor holds the route's permission globally. */
+export function assertPermission(actor: Actor, permission: string): void {
+  if (actor.permissions.has(permission)) return;
+  throw new CertlaneError(ErrorCode.Forbidden, `this route needs the permission ${permission}`, {
+    permission,
+  });
 }
 
-function buildActor(principal: Principal): Actor {
+/** The credentials of an Express request. */
+export function credentialsOf(request: Request): Credentials {
   return {
-    id: principal.actor_id,
-    kind: principal.actor_type === 'session' ? 'session' : 'api-key',
-    sessionId: principal.session_id,
-    admin: principal.admin,
-    roleIds: principal.role_ids,
-    permissions: new Set(principal.permissions),
-    scopedPermissions: new Map(
-      Object.entries(principal.scoped_permissions ?? {}).map(([scope, list]) => [scope, new Set(list)]),
-    ),
+    method: request.method,
+    requestId: requestIdOf(request),
+    authorization: request.header('authorization'),
+    cookie: request.header('cookie'),
+    userAgent: request.header('user-agent'),
+    csrfToken: request.header(CSRF_HEADER),
   };
 }

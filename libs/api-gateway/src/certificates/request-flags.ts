@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import { DtoClass } from '@certlane/contracts';
 import { validateDto } from '@certlane/platform';
 
@@ -6,8 +5,8 @@ import { validateDto } from '@certlane/platform';
  * A body that may be absent altogether (spec 4.2: renew, deploy, revoke, export; 4.5: reject,
  * verify): no body reads as `{}`, anything else is validated like every other body.
  */
-export function optionalBody<T extends object>(cls: DtoClass<T>, request: Request): Promise<T> {
-  const body: unknown = request.body;
+export function optionalBody<T extends object>(cls: DtoClass<T>, request: { body?: unknown }): Promise<T> {
+  const body = request.body;
   const empty =
     body === undefined ||
     (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);

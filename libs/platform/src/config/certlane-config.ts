@@ -73,6 +73,8 @@ export interface CertlaneConfig {
   bootstrapToken?: string;
   logLevel: LogLevel;
   maxRequestBodyBytes: number;
+  /** SERVICE_GATEWAY_FAST_LANE: the gateway answers its hottest forwarding routes before Express. */
+  gatewayFastLane: boolean;
   migrationsDir?: string;
   session: SessionConfig;
   /** IPs/CIDRs of proxies whose X-Forwarded-For is believed; empty trusts none. */

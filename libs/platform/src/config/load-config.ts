@@ -265,6 +265,7 @@ export function loadConfig(env: Env): CertlaneConfig {
     },
     demoModeAck,
     demoSeed: parseBoolean('SERVICE_DEMO_SEED', get('SERVICE_DEMO_SEED') ?? 'false'),
+    gatewayFastLane: parseBoolean('SERVICE_GATEWAY_FAST_LANE', get('SERVICE_GATEWAY_FAST_LANE') ?? 'true'),
     keygenMode: parseEnum('SERVICE_KEYGEN_MODE', get('SERVICE_KEYGEN_MODE') ?? 'agent', KEYGEN_MODES),
     policySweepIntervalMs: durationWithin(
       'SERVICE_POLICY_SWEEP_INTERVAL',

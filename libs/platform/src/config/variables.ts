@@ -180,6 +180,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'Gateway: how long an agent key (role r-agent only) stays authenticated from the cache before auth is asked again (1s..1h). Revocation events and a NATS reconnect drop entries at once.',
   },
   {
+    name: 'SERVICE_GATEWAY_FAST_LANE',
+    default: 'true',
+    description:
+      'Gateway: answer the hottest forwarding routes (renewal policy get, agent heartbeat and work poll) before Express and Nest, with the same authentication, checks and responses. false sends every request through Nest.',
+  },
+  {
     name: 'SERVICE_JOB_RUNNING_TIMEOUT',
     default: '30m',
     description:

@@ -1,4 +1,5 @@
 import { INestApplication } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
 import helmet from 'helmet';
@@ -28,16 +29,14 @@ export function configureHttp(
   server.set('trust proxy', config.trustedProxies.length > 0 ? config.trustedProxies : false);
   // helmet's headers do not depend on the request: computed once, set per response.
   const securityHeaders = securityHeaderValues();
-  const parseJson = express.json({
-    limit: config.maxRequestBodyBytes,
-    strict: true,
-    type: ['application/json', 'application/*+json'],
-  });
-  const observe = accessLog(logger, metrics);
+  const parseJson = jsonBodyParser(config);
+  const observe = requestObserver(logger, metrics);
+  const routeOf = (request: Request) => () =>
+    (request.route as { path?: string } | undefined)?.path ?? 'unmatched';
   // One middleware rather than four router layers: every request pays for each layer.
   app.use((request: Request, response: Response, next: NextFunction) => {
     requestIdMiddleware(request, response, () => undefined);
-    observe(request, response);
+    observe(request, response, requestIdOf(request), routeOf(request));
     for (const [name, value] of securityHeaders) response.setHeader(name, value);
     if (request.method === 'GET' || request.method === 'HEAD') return next();
     parseJson(request, response, next);
@@ -56,6 +55,15 @@ export function configureHttp(
   }
   app.useGlobalPipes(new DtoValidationPipe());
   app.useGlobalFilters(new CertlaneExceptionFilter(logger));
+}
+
+/** The JSON body parser of every listener (also for requests answered before Express). */
+export function jsonBodyParser(config: Pick<CertlaneConfig, 'maxRequestBodyBytes'>) {
+  return express.json({
+    limit: config.maxRequestBodyBytes,
+    strict: true,
+    type: ['application/json', 'application/*+json'],
+  });
 }
 
 function createSecurityHeaders() {
@@ -92,20 +100,34 @@ export function securityHeaderValues(): ReadonlyArray<readonly [string, string]>
   return staticSecurityHeaders;
 }
 
-function accessLog(logger: CertlaneLogger, metrics: Metrics) {
+/**
+ * The access log line and HTTP metrics of one request, recorded when its response finishes: for
+ * Express requests and for requests answered before Express (a fast lane), which name their
+ * route pattern themselves.
+ */
+export type RequestObserver = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  requestId: string,
+  route: () => string,
+) => void;
+
+export function requestObserver(logger: CertlaneLogger, metrics: Metrics): RequestObserver {
   const observe = metrics.httpObserver();
-  return (request: Request, response: Response) => {
+  return (request, response, requestId, route) => {
     const started = process.hrtime.bigint();
     response.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = (request.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      observe(request.method, route, response.statusCode, seconds);
+      const method = request.method ?? '';
+      observe(method, route(), response.statusCode, seconds);
       if (!logger.isLevelEnabled('info')) return;
+      const url = request.url ?? '';
+      const query = url.indexOf('?');
       logger.info(
         {
-          request_id: requestIdOf(request),
-          method: request.method,
-          path: request.path,
+          request_id: requestId,
+          method,
+          path: query < 0 ? url : url.slice(0, query),
           status: response.statusCode,
           duration_ms: Math.round(seconds * 100000) / 100,
         },

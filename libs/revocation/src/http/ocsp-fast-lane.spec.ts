@@ -1,10 +1,10 @@
 import { createServer, request as httpRequest, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { ocspCacheHeaders } from '@certlane/pki';
-import { securityHeaderValues } from '@certlane/platform';
+import { installInFront, securityHeaderValues } from '@certlane/platform';
 import type { OcspAnswer } from '../ocsp/ocsp.service';
 import type { Request } from 'express';
-import { installInFront, OCSP_GET_ROUTE, OCSP_POST_ROUTE, ocspFastLane } from './ocsp-fast-lane';
+import { OCSP_GET_ROUTE, OCSP_POST_ROUTE, ocspFastLane } from './ocsp-fast-lane';
 import { ocspGetKey, ocspHeaders, ocspPostKey } from './ocsp-http';
 import { readRawBody } from './raw-body';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { Metrics, METRICS, securityHeaderValues } from '@certlane/platform';
+import { FastLane, installInFront, Metrics, METRICS, securityHeaderValues } from '@certlane/platform';
 import { isOcspRequestContentType, MAX_OCSP_REQUEST_BYTES } from '@certlane/pki';
 import { OcspAnswer, OcspService } from '../ocsp/ocsp.service';
 import { ocspGetKey, ocspHeaders, ocspPostKey } from './ocsp-http';
@@ -13,10 +13,6 @@ export const OCSP_GET_ROUTE = '/ocsp/:issuerId/*request';
 export const OCSP_POST_ROUTE = '/ocsp/:issuerId';
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const PLAIN_SEGMENT = /^[A-Za-z0-9._~-]{1,128}$/;
-
-export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
-/** Handles the request, or calls `next` to leave it to Express (with a POST body it read attached). */
-export type FastLane = (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
 
 /**
  * OCSP requests whose answer is cached, answered before Express and Nest (which cost ten times
@@ -97,17 +93,6 @@ export function ocspFastLane(
     });
     request.once('error', (error) => response.destroy(error));
   };
-}
-
-/** Puts the fast lane in front of the HTTP server's request listeners (Express). */
-export function installInFront(server: Server, lane: FastLane): void {
-  const listeners = server.listeners('request') as RequestListener[];
-  server.removeAllListeners('request');
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    lane(request, response, () => {
-      for (const listener of listeners) listener.call(server, request, response);
-    });
-  });
 }
 
 /** Installs the OCSP fast lane on the service's own HTTPS listener when the application boots. */

@@ -1,0 +1,203 @@
+import {
+  httpsRequest,
+  HttpsResult,
+  ServiceProcess,
+  startServiceProcess,
+  startTestSystem,
+  TestSystem,
+} from '@certlane/testing';
+import { routeTable } from '../auth/route-table';
+import { GATEWAY_CONTROLLERS } from '../api-gateway.module';
+import { FORWARDING_ROUTES } from './forwarding-routes';
+
+/** Headers that differ between any two responses (time, connection) and say nothing about the route. */
+const INCIDENTAL_HEADERS = new Set(['date', 'connection', 'keep-alive']);
+/** Fields a heartbeat changes on every call. */
+const MOMENTS = /"(last_heartbeat_at|updated_at)":"[^"]+"/g;
+
+/**
+ * The fast lane (ADR 0035) answers exactly as Nest does: every case below goes to two gateways
+ * over the same auth, issuance and deployment-dispatch processes, one with the lane (the default)
+ * and one with SERVICE_GATEWAY_FAST_LANE=false, with the same X-Request-Id, and the two responses
+ * must be equal: status, every header but date and connection, and the body (heartbeat moments
+ * aside).
+ */
+describe('gateway fast lane: the same answers as Nest', () => {
+  let system: TestSystem;
+  let nestOnly: ServiceProcess;
+  let admin: string;
+  const agentKeys: Record<string, string> = {};
+  let viewerKey: string;
+  let requestNumber = 0;
+
+  const call = (
+    base: string,
+    requestId: string,
+    method: string,
+    path: string,
+    options: { key?: string; body?: string; headers?: Record<string, string> },
+  ) =>
+    httpsRequest(`${base}${path}`, {
+      method,
+      ca: system.ca,
+      headers: {
+        'x-request-id': requestId,
+        ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
+        ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...options.headers,
+      },
+      body: options.body,
+    });
+
+  const comparable = (response: HttpsResult) => ({
+    status: response.status,
+    headers: Object.fromEntries(
+      Object.entries(response.headers)
+        .filter(([name]) => !INCIDENTAL_HEADERS.has(name))
+        .sort(([a], [b]) => a.localeCompare(b)),
+    ),
+    body: response.text.replace(MOMENTS, '"$1":"<moment>"'),
+  });
+
+  /** Sends the request to both gateways; returns the lane's answer after checking it equals Nest's. */
+  async function both(
+    method: string,
+    path: string,
+    options: { key?: string; body?: string; headers?: Record<string, string> } = {},
+  ): Promise<HttpsResult> {
+    const requestId = `fast-lane-${++requestNumber}`;
+    const lane = await call(system.services['api-gateway'].url, requestId, method, path, options);
+    const nest = await call(nestOnly.url, requestId, method, path, options);
+    expect(comparable(lane)).toEqual(comparable(nest));
+    return lane;
+  }
+
+  beforeAll(async () => {
+    system = await startTestSystem('fastlane', ['auth', 'issuance', 'deployment-dispatch', 'api-gateway']);
+    nestOnly = await startServiceProcess(
+      'api-gateway',
+      { ...system.env, SERVICE_GATEWAY_FAST_LANE: 'false' },
+      { ca: system.ca },
+    );
+    admin = system.env.SERVICE_AUTH_SECRET!;
+    const asAdmin = (method: string, path: string, body: unknown) =>
+      call(system.services['api-gateway'].url, 'setup', method, path, {
+        key: admin,
+        body: JSON.stringify(body),
+      });
+    expect(
+      (await asAdmin('POST', '/api/v1/renewal-policies', { name: 'Fast Lane', max_retries: 3 })).status,
+    ).toBe(201);
+    for (const id of ['fl-a', 'fl-b']) {
+      const registered = await asAdmin('POST', '/api/v1/agents', {
+        id,
+        name: id,
+        hostname: `${id}.example.com`,
+      });
+      expect(registered.status).toBe(201);
+      agentKeys[id] = (registered.json() as { api_key: string }).api_key;
+    }
+    const viewer = await asAdmin('POST', '/api/v1/auth/api-keys', {
+      name: 'fast-lane-viewer',
+      actor_id: 'fast-lane-viewer',
+      role_ids: ['r-viewer'],
+    });
+    expect(viewer.status).toBe(201);
+    viewerKey = (viewer.json() as { key: string }).key;
+  }, 120_000);
+
+  afterAll(async () => {
+    await nestOnly?.stop();
+    await system?.stop();
+  });
+
+  it('declares only routes Nest serves, with the same method, path and permission', () => {
+    const table = routeTable(GATEWAY_CONTROLLERS);
+    for (const route of FORWARDING_ROUTES) {
+      // Neither public nor admin-only: the permission is the whole rule.
+      expect(table).toContainEqual({ method: route.method, path: route.path, access: [route.permission] });
+    }
+  });
+
+  describe('GET /api/v1/renewal-policies/{id}', () => {
+    it('answers a policy', async () => {
+      const response = await both('GET', '/api/v1/renewal-policies/rp-fast-lane', { key: admin });
+      expect(response.status).toBe(200);
+      expect(response.json()).toMatchObject({ id: 'rp-fast-lane', name: 'Fast Lane' });
+    });
+
+    it.each([
+      ['an unknown id', '/api/v1/renewal-policies/rp-nothing', 'admin', 404],
+      ['no credentials', '/api/v1/renewal-policies/rp-fast-lane', 'none', 401],
+      ['an unknown key', '/api/v1/renewal-policies/rp-fast-lane', 'unknown', 401],
+      ['a key without renewal_policy.read', '/api/v1/renewal-policies/rp-fast-lane', 'agent', 403],
+      ['a viewer key', '/api/v1/renewal-policies/rp-fast-lane', 'viewer', 200],
+      ['an encoded id (left to Express)', '/api/v1/renewal-policies/rp%2Dfast-lane', 'admin', 200],
+      ['a query string (left to Express)', '/api/v1/renewal-policies/rp-fast-lane?x=1', 'admin', 200],
+      ['a trailing slash (left to Express)', '/api/v1/renewal-policies/rp-fast-lane/', 'admin', 200],
+      ['upper case (left to Express)', '/API/v1/renewal-policies/rp-fast-lane', 'admin', 200],
+    ])('%s', async (_case, path, who, status) => {
+      const key = {
+        admin,
+        none: undefined,
+        unknown: 'not-a-key-of-anyone-0123456789',
+        agent: agentKeys['fl-a'],
+        viewer: viewerKey,
+      }[who];
+      const response = await both('GET', path, { key });
+      expect(response.status).toBe(status);
+      if (status === 401) expect(response.headers['www-authenticate']).toBe('Bearer realm="certlane"');
+    });
+  });
+
+  describe('GET /api/v1/agents/{id}/work', () => {
+    it.each([
+      ['its own agent', 'fl-a', 'fl-a', 200],
+      ["another agent's key", 'fl-b', 'fl-a', 403],
+      ['an admin', 'fl-b', 'admin', 200],
+      ['a viewer (no agent.work.poll)', 'fl-a', 'viewer', 403],
+      ['no credentials', 'fl-a', 'none', 401],
+    ])('%s', async (_case, agent, who, status) => {
+      const key =
+        who === 'admin' ? admin : who === 'viewer' ? viewerKey : who === 'none' ? undefined : agentKeys[who];
+      const response = await both('GET', `/api/v1/agents/${agent}/work`, { key });
+      expect(response.status).toBe(status);
+      if (status === 200) expect(response.json()).toEqual({ jobs: [], count: 0 });
+    });
+  });
+
+  describe('POST /api/v1/agents/{id}/heartbeat', () => {
+    const facts = { version: '9.9.9', hostname: 'fl-a.example.com', os: 'linux', architecture: 'amd64' };
+
+    it.each([
+      ['host facts', { body: JSON.stringify(facts) }, 200],
+      ['no body', {}, 200],
+      ['an empty object', { body: '{}' }, 200],
+      [
+        'a body of another media type (not parsed, as by Express)',
+        { body: 'os=bsd', headers: { 'content-type': 'text/plain' } },
+        200,
+      ],
+      ['an unknown field', { body: JSON.stringify({ api_key_hash: 'x' }) }, 400],
+      ['a field of the wrong type', { body: JSON.stringify({ hostname: 7 }) }, 400],
+      ['malformed JSON', { body: '{"os":' }, 400],
+      ['a JSON array', { body: '[1,2]' }, 400],
+      ['a body over the size limit', { body: JSON.stringify({ hostname: 'x'.repeat(2_000_000) }) }, 413],
+    ])('%s', async (_case, options, status) => {
+      const response = await both('POST', '/api/v1/agents/fl-a/heartbeat', {
+        key: agentKeys['fl-a'],
+        ...options,
+      });
+      expect(response.status).toBe(status);
+      if (status === 200) expect(response.json()).toMatchObject({ id: 'fl-a', status: 'Online' });
+    });
+
+    it("refuses another agent's key, an unknown agent and a missing key alike", async () => {
+      expect((await both('POST', '/api/v1/agents/fl-b/heartbeat', { key: agentKeys['fl-a'] })).status).toBe(
+        403,
+      );
+      expect((await both('POST', '/api/v1/agents/fl-nobody/heartbeat', { key: admin })).status).toBe(404);
+      expect((await both('POST', '/api/v1/agents/fl-a/heartbeat', {})).status).toBe(401);
+    });
+  });
+});
