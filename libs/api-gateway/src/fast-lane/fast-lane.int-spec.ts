@@ -59,6 +59,11 @@ describe('gateway fast lane: the same answers as Nest', () => {
     body: response.text.replace(MOMENTS, '"$1":"<moment>"'),
   });
 
+  /** The key of a named caller: `admin`, `viewer`, an agent id, `unknown` (nobody's) or `none`. */
+  const keyOf = (who: string): string | undefined =>
+    ({ admin, viewer: viewerKey, unknown: 'not-a-key-of-anyone-0123456789', none: undefined })[who] ??
+    agentKeys[who];
+
   /** Sends the request to both gateways; returns the lane's answer after checking it equals Nest's. */
   async function both(
     method: string,
@@ -130,21 +135,14 @@ describe('gateway fast lane: the same answers as Nest', () => {
       ['an unknown id', '/api/v1/renewal-policies/rp-nothing', 'admin', 404],
       ['no credentials', '/api/v1/renewal-policies/rp-fast-lane', 'none', 401],
       ['an unknown key', '/api/v1/renewal-policies/rp-fast-lane', 'unknown', 401],
-      ['a key without renewal_policy.read', '/api/v1/renewal-policies/rp-fast-lane', 'agent', 403],
+      ['a key without renewal_policy.read', '/api/v1/renewal-policies/rp-fast-lane', 'fl-a', 403],
       ['a viewer key', '/api/v1/renewal-policies/rp-fast-lane', 'viewer', 200],
       ['an encoded id (left to Express)', '/api/v1/renewal-policies/rp%2Dfast-lane', 'admin', 200],
       ['a query string (left to Express)', '/api/v1/renewal-policies/rp-fast-lane?x=1', 'admin', 200],
       ['a trailing slash (left to Express)', '/api/v1/renewal-policies/rp-fast-lane/', 'admin', 200],
       ['upper case (left to Express)', '/API/v1/renewal-policies/rp-fast-lane', 'admin', 200],
     ])('%s', async (_case, path, who, status) => {
-      const key = {
-        admin,
-        none: undefined,
-        unknown: 'not-a-key-of-anyone-0123456789',
-        agent: agentKeys['fl-a'],
-        viewer: viewerKey,
-      }[who];
-      const response = await both('GET', path, { key });
+      const response = await both('GET', path, { key: keyOf(who) });
       expect(response.status).toBe(status);
       if (status === 401) expect(response.headers['www-authenticate']).toBe('Bearer realm="certlane"');
     });
@@ -158,9 +156,7 @@ describe('gateway fast lane: the same answers as Nest', () => {
       ['a viewer (no agent.work.poll)', 'fl-a', 'viewer', 403],
       ['no credentials', 'fl-a', 'none', 401],
     ])('%s', async (_case, agent, who, status) => {
-      const key =
-        who === 'admin' ? admin : who === 'viewer' ? viewerKey : who === 'none' ? undefined : agentKeys[who];
-      const response = await both('GET', `/api/v1/agents/${agent}/work`, { key });
+      const response = await both('GET', `/api/v1/agents/${agent}/work`, { key: keyOf(who) });
       expect(response.status).toBe(status);
       if (status === 200) expect(response.json()).toEqual({ jobs: [], count: 0 });
     });
