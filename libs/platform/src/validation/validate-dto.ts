@@ -1,6 +1,9 @@
 import { CertlaneError, DtoClass, FieldError } from '@certlane/contracts';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, ValidationError } from 'class-validator';
+import { cacheValidationMetadata } from './metadata-cache';
+
+cacheValidationMetadata();
 
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
