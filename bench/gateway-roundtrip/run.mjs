@@ -472,16 +472,21 @@ async function main() {
     hello_plain_rps: helloPlainRps,
     ratio_vs_hello_tls: ratioTls,
     ratio_vs_hello_plain: ratioPlain,
-    p50_ms_at_1000rps: fixed.latency_ms.p50,
-    p99_ms_at_1000rps: fixed.latency_ms.p99,
+    // The target figure: every response's latency, corrected for coordinated omission with the
+    // interval each connection was due at (harness.correctedPercentiles); never below the exact one.
+    p50_ms_at_1000rps: fixed.latency_ms_corrected.p50,
+    p99_ms_at_1000rps: fixed.latency_ms_corrected.p99,
     p50_ms_exact_at_1000rps: fixed.latency_ms_exact.p50,
     p99_ms_exact_at_1000rps: fixed.latency_ms_exact.p99,
+    // autocannon's own (whole ms; its correction takes 1 ms as the interval, see correctedPercentiles).
+    p50_ms_autocannon_at_1000rps: fixed.latency_ms.p50,
+    p99_ms_autocannon_at_1000rps: fixed.latency_ms.p99,
     achieved_rps_at_fixed_rate: fixed.rps_avg,
     fixed_rate_target_rps: settings.rate,
     target_ratio: TARGET_RATIO,
     target_p99_ms: TARGET_P99_MS,
     pass_ratio: ratioTls >= TARGET_RATIO,
-    pass_p99: fixed.latency_ms.p99 < TARGET_P99_MS,
+    pass_p99: fixed.latency_ms_corrected.p99 < TARGET_P99_MS,
     pass_rate: fixed.rps_avg >= settings.rate * 0.95,
     pass: false,
     gateway_path_cpu_ms_per_request: gatewayPathCpu,
@@ -537,6 +542,12 @@ async function main() {
     `Fixed rate: ${settings.rate} req/s over ${settings.rateConnections} connections, ${settings.rateDurationSeconds} s (achieved ${fixed.rps_avg} req/s)`,
   );
   out.push(line(`gateway at ${settings.rate} req/s`, fixed));
+  out.push(
+    `      corrected for coordinated omission (interval ${fixed.latency_ms_corrected.interval_ms} ms, ` +
+      `${fixed.latency_ms_corrected.synthetic_samples} synthetic samples): p50 ${fixed.latency_ms_corrected.p50} ms, ` +
+      `p99 ${fixed.latency_ms_corrected.p99} ms, p99.9 ${fixed.latency_ms_corrected.p999} ms ` +
+      `(autocannon's own p99 ${fixed.latency_ms.p99} ms counts a 1 ms interval)`,
+  );
   out.push(cpuLine(fixed));
   if (results.hops) {
     const h = results.hops;

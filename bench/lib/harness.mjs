@@ -357,6 +357,11 @@ export async function cannon({
       p999: round(percentile(latencies, 99.9), 3),
       max: round(latencies.at(-1), 3),
     },
+    ...(overallRate
+      ? {
+          latency_ms_corrected: correctedPercentiles(latencies, 1000 / (overallRate / result.connections)),
+        }
+      : {}),
     errors: result.errors,
     timeouts: result.timeouts,
     non2xx: result.non2xx,
@@ -364,6 +369,31 @@ export async function cannon({
     status_codes: statusCodes,
     tls_connections_verified: secure ? tls.verified : null,
     tls_failures: tls.failures,
+  };
+}
+
+/**
+ * Percentiles of `sorted` (ms) corrected for coordinated omission as HdrHistogram's
+ * recordValueWithExpectedInterval does: a response slower than the interval at which its
+ * connection was due to send (`intervalMs`) also counts the requests that would have waited
+ * behind it, at value - interval, value - 2 * interval, ... down to the interval. autocannon 8
+ * passes `Math.ceil(1 / rate)` as that interval, seconds for a histogram in milliseconds (1 ms
+ * where 100 req/s per connection means 10 ms), so its own figure counts every response about as
+ * many times as it took milliseconds; this is the same correction with the interval in ms.
+ */
+export function correctedPercentiles(sorted, intervalMs) {
+  const values = [...sorted];
+  for (const value of sorted) {
+    for (let missing = value - intervalMs; missing >= intervalMs; missing -= intervalMs) values.push(missing);
+  }
+  values.sort((a, b) => a - b);
+  return {
+    interval_ms: round(intervalMs, 3),
+    synthetic_samples: values.length - sorted.length,
+    p50: round(percentile(values, 50), 3),
+    p90: round(percentile(values, 90), 3),
+    p99: round(percentile(values, 99), 3),
+    p999: round(percentile(values, 99.9), 3),
   };
 }
 
