@@ -46,6 +46,7 @@ import {
   runBench,
   sleep,
 } from '../lib/harness.mjs';
+import { leanHttpsPool } from '../lib/lean-https.mjs';
 import { benchSystem, RESULTS_DIR, startService } from '../lib/services.mjs';
 
 const require = createRequire(import.meta.url);
@@ -65,7 +66,10 @@ const settings = {
   // 0 = one pass over the fleet: every agent has sent a request, as in a fleet that has been running.
   warmupSeconds: process.env.BENCH_WARMUP_SECONDS ? num('BENCH_WARMUP_SECONDS', 20) : 0,
   targetP99Ms: num('BENCH_TARGET_P99_MS', 50),
-  driver: process.env.BENCH_DRIVER === 'autocannon' ? 'autocannon' : 'paced',
+  // paced (default): the open loop over lean sockets; node-https: the same loop over node:https.
+  driver: ['autocannon', 'node-https'].includes(process.env.BENCH_DRIVER ?? '')
+    ? process.env.BENCH_DRIVER
+    : 'paced',
   enforceTargets: flag('BENCH_ENFORCE_TARGETS'),
   databaseServerUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
   natsUrl: process.env.BENCH_NATS_URL || 'nats://127.0.0.1:4222',
@@ -177,13 +181,16 @@ async function seedFleet(databaseUrl, count, keySeed) {
 
 /**
  * The paced driver (default): an open loop over a keep-alive pool of at most `connections` TLS
- * sockets (node:https, verified against the bench CA, TLS 1.3 only). Request n is due at
+ * sockets (bench/lib/lean-https.mjs, verified against the bench CA, TLS 1.3 only; node:https's
+ * per-request objects cost the load process about 0.2 ms of CPU on the cores the system uses, and
+ * BENCH_DRIVER=node-https runs the same loop over node:https for comparison). Request n is due at
  * start + n/rate and goes to `next(n)`; latency counts from the due time, so queueing in the
  * client or the server is not hidden (no coordinated omission). autocannon's overallRate sends each
  * connection's share of a second back to back at the start of every second, which a fleet of
  * independent agents does not do (BENCH_DRIVER=autocannon runs it anyway, for comparison).
  */
-function fleetPool({ ca, connections }) {
+function fleetPool({ origin, ca, connections, driver }) {
+  if (driver === 'paced') return { lean: leanHttpsPool({ origin, ca, connections }) };
   const agent = new HttpsAgent({
     keepAlive: true,
     maxSockets: connections,
@@ -198,8 +205,10 @@ function fleetPool({ ca, connections }) {
 }
 
 async function pacedFleet({ origin, pool, rate, seconds, next, timeoutMs = 10_000 }) {
-  const { agent, seen } = pool;
-  const tls = { verified: 0, failures: [] };
+  const { agent, seen, lean } = pool;
+  const tls = lean ? lean.tls : { verified: 0, failures: [] };
+  const verifiedBefore = tls.verified;
+  const failuresBefore = tls.failures.length;
   const latencies = [];
   // Polls (GET) read; heartbeats (POST) write and commit: their tails can differ.
   const byMethod = { GET: [], POST: [] };
@@ -207,49 +216,61 @@ async function pacedFleet({ origin, pool, rate, seconds, next, timeoutMs = 10_00
   let errors = 0;
   let mismatches = 0;
   const errorSamples = new Set();
-  const one = (spec, scheduled) =>
-    new Promise((done) => {
-      const fail = (message) => {
+  const record = (spec, scheduled, status, body) => {
+    statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+    if (status !== 200) {
+      if (errorSamples.size < 5) errorSamples.add(`${status} ${body.slice(0, 200)}`);
+    } else if (spec.expect && !body.includes(spec.expect)) {
+      mismatches++;
+    } else {
+      const latency = performance.now() - scheduled;
+      latencies.push(latency);
+      byMethod[spec.method]?.push(latency);
+    }
+  };
+  const leanOne = (spec, scheduled) =>
+    lean.request(spec).then(
+      ({ status, body }) => record(spec, scheduled, status, body),
+      (error) => {
         errors++;
-        if (errorSamples.size < 5) errorSamples.add(message);
-        done();
-      };
-      const req = httpsRequest(
-        `${origin}${spec.path}`,
-        { agent, method: spec.method, headers: spec.headers, timeout: timeoutMs },
-        (res) => {
-          const chunks = [];
-          res.on('data', (c) => chunks.push(c));
-          res.on('end', () => {
-            statusCodes[res.statusCode] = (statusCodes[res.statusCode] ?? 0) + 1;
-            if (res.statusCode !== 200) {
-              if (errorSamples.size < 5)
-                errorSamples.add(`${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`);
-            } else if (spec.expect && !Buffer.concat(chunks).toString('utf8').includes(spec.expect)) {
-              mismatches++;
-            } else {
-              const latency = performance.now() - scheduled;
-              latencies.push(latency);
-              byMethod[spec.method]?.push(latency);
-            }
+        if (errorSamples.size < 5) errorSamples.add(error.message);
+      },
+    );
+  const one = (spec, scheduled) =>
+    lean
+      ? leanOne(spec, scheduled)
+      : new Promise((done) => {
+          const fail = (message) => {
+            errors++;
+            if (errorSamples.size < 5) errorSamples.add(message);
             done();
+          };
+          const req = httpsRequest(
+            `${origin}${spec.path}`,
+            { agent, method: spec.method, headers: spec.headers, timeout: timeoutMs },
+            (res) => {
+              const chunks = [];
+              res.on('data', (c) => chunks.push(c));
+              res.on('end', () => {
+                record(spec, scheduled, res.statusCode, Buffer.concat(chunks).toString('utf8'));
+                done();
+              });
+              res.on('error', (e) => fail(e.message));
+            },
+          );
+          req.on('socket', (socket) => {
+            if (seen.has(socket)) return;
+            seen.add(socket);
+            socket.once('secureConnect', () => {
+              if (socket.authorized && socket.getProtocol() === 'TLSv1.3') tls.verified++;
+              else tls.failures.push(String(socket.authorizationError ?? socket.getProtocol()));
+            });
           });
-          res.on('error', (e) => fail(e.message));
-        },
-      );
-      req.on('socket', (socket) => {
-        if (seen.has(socket)) return;
-        seen.add(socket);
-        socket.once('secureConnect', () => {
-          if (socket.authorized && socket.getProtocol() === 'TLSv1.3') tls.verified++;
-          else tls.failures.push(String(socket.authorizationError ?? socket.getProtocol()));
+          req.on('timeout', () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)));
+          req.on('error', (e) => fail(e.message));
+          if (spec.body !== undefined) req.write(spec.body);
+          req.end();
         });
-      });
-      req.on('timeout', () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)));
-      req.on('error', (e) => fail(e.message));
-      if (spec.body !== undefined) req.write(spec.body);
-      req.end();
-    });
   {
     const interval = 1000 / rate;
     const total = Math.round(seconds * rate);
@@ -285,8 +306,8 @@ async function pacedFleet({ origin, pool, rate, seconds, next, timeoutMs = 10_00
       mismatches,
       error_samples: [...errorSamples],
       status_codes: statusCodes,
-      tls_connections_verified: tls.verified,
-      tls_failures: tls.failures,
+      tls_connections_verified: tls.verified - verifiedBefore,
+      tls_failures: tls.failures.slice(failuresBefore),
     };
   }
 }
@@ -438,8 +459,11 @@ async function main() {
         };
       } else {
         // One pool per step: the warm-up opens the connections, the measurement reuses them.
-        const pool = fleetPool({ ca: system.ca, connections });
-        cleanups.push([`connection pool of step ${agents}`, () => pool.agent.destroy()]);
+        const pool = fleetPool({ origin: gateway.url, ca: system.ca, connections, driver: settings.driver });
+        cleanups.push([
+          `connection pool of step ${agents}`,
+          () => (pool.lean ? pool.lean.close() : pool.agent.destroy()),
+        ]);
         const drive = (seconds, offset) =>
           pacedFleet({ origin: gateway.url, pool, rate, seconds, next: (n) => spec(n + offset) });
         log(`${agents} agents: warm-up ${warmupSeconds} s`);
@@ -457,7 +481,8 @@ async function main() {
         await sleep(1100);
         const dbAfter = await dbCounters(settings.databaseServerUrl, system.database);
         run.postgres_transactions_per_request = round3((dbAfter.xacts - dbBefore.xacts) / run.requests_total);
-        pool.agent.destroy();
+        if (pool.lean) pool.lean.close();
+        else pool.agent.destroy();
         // Sockets opened by the warm-up were verified there; the measurement may open no new one.
         run.tls_connections_verified += warmup.tls_connections_verified;
         if (run.tls_failures.length || run.tls_connections_verified < 1)
