@@ -131,8 +131,24 @@ describe('deployFiles', () => {
     ];
     const result = await deployFiles(plan(), material, host, clock());
     expect(result.ok).toBe(true);
-    expect(host.servedCalls).toHaveLength(4);
-    expect(result.steps.at(-1)?.detail).toContain('attempt 4');
+    // The fourth connection got the new leaf; two more in a row confirmed it.
+    expect(host.servedCalls).toHaveLength(6);
+    expect(result.steps.at(-1)?.detail).toContain('attempt 4, 3 connections in a row');
+  });
+
+  it('does not take one connection to a new worker for done while old workers still answer', async () => {
+    const host = new FakeHost();
+    host.served = [
+      material.fingerprintSha256,
+      oldMaterial.fingerprintSha256, // an old worker of a graceful reload
+      material.fingerprintSha256,
+      material.fingerprintSha256,
+      material.fingerprintSha256,
+    ];
+    const result = await deployFiles(plan(), material, host, clock());
+    expect(result.ok).toBe(true);
+    expect(host.servedCalls).toHaveLength(5);
+    expect(result.steps.at(-1)?.detail).toContain('attempt 2, 3 connections in a row');
   });
 
   it('validate failing: restores the previous files byte for byte with their modes, no reload', async () => {

@@ -37,6 +37,13 @@ export interface DeploymentEngineOptions {
   /** How long verification retries after the reload (default 15 s), and how often (500 ms). */
   verifyDeadlineMs?: number;
   verifyIntervalMs?: number;
+  /**
+   * After the first connection that gets the new leaf, how many more in a row must get it
+   * (default 2, 200 ms apart): a graceful reload (nginx, Apache, HAProxy) can leave old workers
+   * accepting connections with the old certificate for a moment.
+   */
+  verifyConfirmations?: number;
+  verifyConfirmIntervalMs?: number;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
 }
@@ -73,7 +80,8 @@ interface Swapped {
  * 3. validate: run `validate_command` (argv, no shell) against the files in place; the running
  *    server has not loaded them yet;
  * 4. reload: run `reload_command`, or `restart_command` without one;
- * 5. verify: poll the endpoint until it serves the expected leaf fingerprint, within a deadline.
+ * 5. verify: poll the endpoint until it serves the expected leaf fingerprint on three connections
+ *    in a row (old workers of a graceful reload may still answer for a moment), within a deadline.
  *
  * A failure of swap, validate, reload or verify restores the previous files byte for byte (with
  * their modes; a file that did not exist is removed) and, once the server may have loaded the
@@ -209,23 +217,34 @@ export async function deployFiles(
   const expected = material.fingerprintSha256.toLowerCase();
   const deadline = now() + (options.verifyDeadlineMs ?? 15_000);
   const interval = options.verifyIntervalMs ?? 500;
+  const confirmations = options.verifyConfirmations ?? 2;
+  const confirmInterval = options.verifyConfirmIntervalMs ?? 200;
+  const endpoint = plan.endpoint;
+  const probe = async () =>
+    (
+      await host.servedFingerprint(
+        endpoint,
+        plan.serverName,
+        plan.starttls ? { starttls: plan.starttls } : undefined,
+      )
+    ).toLowerCase();
   let served: string | undefined;
   let lastError = '';
   for (let attempt = 1; ; attempt += 1) {
     try {
-      served = (
-        await host.servedFingerprint(
-          plan.endpoint,
-          plan.serverName,
-          plan.starttls ? { starttls: plan.starttls } : undefined,
-        )
-      ).toLowerCase();
+      served = await probe();
       lastError = '';
+      let confirmed = 0;
+      while (served === expected && confirmed < confirmations) {
+        await sleep(confirmInterval);
+        served = await probe();
+        if (served === expected) confirmed += 1;
+      }
       if (served === expected) {
         steps.push({
           step: 'verify',
           ok: true,
-          detail: `${plan.endpoint} serves ${served} (attempt ${attempt})`,
+          detail: `${plan.endpoint} serves ${served} (attempt ${attempt}, ${confirmations + 1} connections in a row)`,
         });
         host.log('deployment done', { verified: true });
         return { ok: true, rolledBack: false, steps, servedFingerprintSha256: served };
