@@ -14,16 +14,32 @@ function portsFree(first: number, count: number): Promise<boolean> {
     new Promise<boolean>((done) => {
       const server = createServer();
       server.once('error', () => done(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
+      // The services listen on every interface.
+      server.listen(port, '0.0.0.0', () => server.close(() => done(true)));
     });
   return Promise.all(Array.from({ length: count }, (_, i) => one(first + i))).then((all) =>
     all.every(Boolean),
   );
 }
 
+/**
+ * The first port of the kernel's ephemeral range: client sockets (Postgres, NATS, other tests)
+ * take their local ports from it at any moment, so a listener range must stay below it.
+ */
+function ephemeralStart(): number {
+  try {
+    return (
+      Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768
+    );
+  } catch {
+    return 32768;
+  }
+}
+
 async function freeBasePort(): Promise<number> {
+  const span = Math.max(1000, ephemeralStart() - 20000 - SERVICE_NAMES.length);
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20000 + Math.floor(Math.random() * 20000);
+    const base = 20000 + Math.floor(Math.random() * span);
     if (await portsFree(base, SERVICE_NAMES.length)) return base;
   }
   throw new Error('no free port range');
@@ -42,8 +58,9 @@ describe('Certlane as separate processes', () => {
   let key: string;
   const gateway = () => `https://localhost:${base}`;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('e2e');
+  /** Launches start:services on a free port range and waits until all eight are ready. */
+  async function launch(): Promise<'ready' | 'port-taken'> {
+    output = '';
     base = await freeBasePort();
     const dataDir = mkdtempSync(join(tmpdir(), 'certlane-e2e-'));
     launcher = spawn(process.execPath, [join(WORKSPACE, 'dist/apps/quickstart/src/start-services.js')], {
@@ -65,7 +82,11 @@ describe('Certlane as separate processes', () => {
     const deadline = Date.now() + 45_000;
     const pending = new Set(SERVICE_NAMES.map((_, i) => base + i));
     while (pending.size > 0) {
-      if (launcher.exitCode !== null) throw new Error(`start:services exited early:\n${output}`);
+      if (launcher.exitCode !== null) {
+        // Another process took one of the ports between the check and the listen: try another range.
+        if (output.includes('EADDRINUSE')) return 'port-taken';
+        throw new Error(`start:services exited early:\n${output}`);
+      }
       if (Date.now() > deadline) throw new Error(`services not ready on ports ${[...pending]}:\n${output}`);
       for (const port of pending) {
         const ready = await curl(`https://localhost:${port}/ready`, { cacert }).catch(() => undefined);
@@ -74,7 +95,15 @@ describe('Certlane as separate processes', () => {
       if (pending.size) await new Promise((r) => setTimeout(r, 200));
     }
     key = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')).auth_secret;
-  }, 60_000);
+    return 'ready';
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase('e2e');
+    for (let attempt = 1; (await launch()) === 'port-taken'; attempt++) {
+      if (attempt === 3) throw new Error(`start:services found a port taken three times:\n${output}`);
+    }
+  }, 150_000);
 
   afterAll(async () => {
     if (launcher && launcher.exitCode === null) {
