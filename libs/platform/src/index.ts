@@ -36,6 +36,7 @@ export * from './service/build-info';
 export * from './service/platform.module';
 export * from './service/service-core.module';
 export * from './service/service-outbox';
+export * from './service/periodic-task';
 export * from './service/create-app';
 export * from './service/connect-bus';
 export * from './service/run-service';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { CERTLANE_CONFIG, CertlaneConfig, CertlaneLogger, LOGGER } from '@certlane/platform';
+import { CERTLANE_CONFIG, CertlaneConfig, CertlaneLogger, LOGGER, PeriodicTask } from '@certlane/platform';
 import { BreakGlassRepository } from '../breakglass/breakglass.repository';
 import { SessionService } from './session.service';
 
@@ -10,26 +10,23 @@ import { SessionService } from './session.service';
  */
 @Injectable()
 export class SessionGc implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly loop: PeriodicTask;
 
   constructor(
     private readonly sessions: SessionService,
     private readonly breakGlass: BreakGlassRepository,
-    @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
+    @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.sweep().finally(() => (this.running = undefined));
-    }, this.config.session.gcIntervalMs);
-    this.timer.unref();
+  ) {
+    this.loop = new PeriodicTask(() => this.sweep(), config.session.gcIntervalMs);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onApplicationBootstrap(): void {
+    this.loop.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
   async sweep(): Promise<void> {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { CERTLANE_CONFIG, CertlaneConfig, CertlaneLogger, LOGGER } from '@certlane/platform';
+import { CERTLANE_CONFIG, CertlaneConfig, CertlaneLogger, LOGGER, PeriodicTask } from '@certlane/platform';
 import { ExpirySweep } from './expiry-sweep';
 
 /**
@@ -8,29 +8,22 @@ import { ExpirySweep } from './expiry-sweep';
  */
 @Injectable()
 export class ExpiryLoop implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly loop: PeriodicTask;
 
   constructor(
     private readonly sweep: ExpirySweep,
-    @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
+    @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
-  ) {}
+  ) {
+    this.loop = new PeriodicTask(() => this.run(), config.expiry.sweepIntervalMs);
+  }
 
   onApplicationBootstrap(): void {
-    this.tick();
-    this.timer = setInterval(() => this.tick(), this.config.expiry.sweepIntervalMs);
-    this.timer.unref();
+    this.loop.start({ runNow: true });
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.run().finally(() => (this.running = undefined));
+  onApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async run(): Promise<void> {

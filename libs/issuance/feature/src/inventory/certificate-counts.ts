@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { CertlaneLogger, LOGGER } from '@certlane/platform';
+import { CertlaneLogger, LOGGER, PeriodicTask } from '@certlane/platform';
 import { DataSource } from 'typeorm';
 
 /** How often the deltas of certificate_count_deltas are folded into one row per key. */
@@ -28,8 +28,7 @@ SELECT dimension, value, sum(delta) FROM folded GROUP BY dimension, value HAVING
  */
 @Injectable()
 export class CertificateCountCompactor implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly loop = new PeriodicTask(() => this.compactLogged(), COUNT_COMPACTION_INTERVAL_MS);
 
   constructor(
     @InjectDataSource('issuance') private readonly dataSource: DataSource,
@@ -37,15 +36,11 @@ export class CertificateCountCompactor implements OnApplicationBootstrap, OnAppl
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.compactLogged().finally(() => (this.running = undefined));
-    }, COUNT_COMPACTION_INTERVAL_MS);
-    this.timer.unref();
+    this.loop.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One compaction; false when another replica held the lock. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AuditAction, RequestContext, SYSTEM_ACTOR } from '@certlane/contracts';
-import { CERTLANE_CONFIG, CertlaneConfig, CertlaneLogger, LOGGER } from '@certlane/platform';
+import { CERTLANE_CONFIG, CertlaneConfig, CertlaneLogger, LOGGER, PeriodicTask } from '@certlane/platform';
 import { InventoryWriter, lifecycleAudit } from '../certificates/inventory-writer';
 
 /** Jobs failed per pass; the next pass takes the rest. */
@@ -21,33 +21,31 @@ export function reapIntervalMs(runningTimeoutMs: number): number {
  */
 @Injectable()
 export class StaleJobReaper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly loop: PeriodicTask;
 
   constructor(
     private readonly writer: InventoryWriter,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
-  ) {}
+  ) {
+    this.loop = new PeriodicTask(() => this.reapLogged(), reapIntervalMs(config.jobs.runningTimeoutMs));
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.tick(), reapIntervalMs(this.config.jobs.runningTimeoutMs));
-    this.timer.unref();
+    this.loop.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.reap()
-      .then((failed) => {
-        if (failed > 0) this.logger.warn({ failed }, 'jobs left Running by a lost worker were failed');
-      })
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'stale job reaper failed; will retry'))
-      .finally(() => (this.running = undefined));
+  private async reapLogged(): Promise<void> {
+    try {
+      const failed = await this.reap();
+      if (failed > 0) this.logger.warn({ failed }, 'jobs left Running by a lost worker were failed');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'stale job reaper failed; will retry');
+    }
   }
 
   /** One pass: fails every job Running since before the cutoff; returns how many. */
