@@ -109,6 +109,19 @@ describe('gateway fast lane: the same answers as Nest', () => {
     });
     expect(viewer.status).toBe(201);
     viewerKey = (viewer.json() as { key: string }).key;
+    for (const [id, environment] of [
+      ['fl-cert-1', 'prod'],
+      ['fl-cert-2', 'staging'],
+      ['fl-cert-3', 'prod'],
+    ]) {
+      const created = await asAdmin('POST', '/api/v1/certificates', {
+        id,
+        common_name: `${id}.example.com`,
+        environment,
+        tags: { team: 'edge', ü: 'x"y' },
+      });
+      expect(created.status).toBe(201);
+    }
   }, 120_000);
 
   afterAll(async () => {
@@ -145,6 +158,42 @@ describe('gateway fast lane: the same answers as Nest', () => {
       const response = await both('GET', path, { key: keyOf(who) });
       expect(response.status).toBe(status);
       if (status === 401) expect(response.headers['www-authenticate']).toBe('Bearer realm="certlane"');
+    });
+  });
+
+  describe('GET /api/v1/certificates', () => {
+    it('answers a page with its filters', async () => {
+      const response = await both('GET', '/api/v1/certificates?environment=prod&per_page=1&page=2', {
+        key: admin,
+      });
+      expect(response.status).toBe(200);
+      expect(response.json()).toMatchObject({ total: 2, page: 2, per_page: 1, data: [{ id: 'fl-cert-3' }] });
+    });
+
+    it.each([
+      ['no query string', '/api/v1/certificates', 'admin', 200],
+      ['an empty query string', '/api/v1/certificates?', 'admin', 200],
+      ['a viewer key', '/api/v1/certificates?environment=prod', 'viewer', 200],
+      ['a percent-encoded value', '/api/v1/certificates?environment=pr%6Fd&owner_id=', 'admin', 200],
+      ['a plus for a space', '/api/v1/certificates?environment=no+such+env', 'admin', 200],
+      ['an unknown status', '/api/v1/certificates?status=Sleeping', 'admin', 400],
+      ['a repeated parameter', '/api/v1/certificates?environment=prod&environment=staging', 'admin', 400],
+      ['an unknown parameter', '/api/v1/certificates?colour=blue', 'admin', 400],
+      ['a page that is not a number', '/api/v1/certificates?page=two', 'admin', 400],
+      ['per_page out of range', '/api/v1/certificates?per_page=100000', 'admin', 400],
+      ['a bracketed parameter', '/api/v1/certificates?status[]=Active', 'admin', 400],
+      ['no credentials', '/api/v1/certificates?status=Active', 'none', 401],
+      ['an agent key (no certificate.read)', '/api/v1/certificates', 'fl-a', 403],
+      ['a trailing slash (left to Express)', '/api/v1/certificates/?environment=prod', 'admin', 200],
+      ['upper case (left to Express)', '/API/v1/certificates?environment=prod', 'admin', 200],
+    ])('%s', async (_case, path, who, status) => {
+      const response = await both('GET', path, { key: keyOf(who) });
+      expect(response.status).toBe(status);
+    });
+
+    it('leaves HEAD to Express', async () => {
+      const response = await both('HEAD', '/api/v1/certificates?environment=prod', { key: admin });
+      expect(response.status).toBe(200);
     });
   });
 

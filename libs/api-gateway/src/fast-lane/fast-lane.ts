@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { parse as parseQueryString } from 'node:querystring';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
@@ -59,6 +60,7 @@ export function gatewayFastLane(deps: GatewayFastLaneDeps): FastLane {
   const serve = async (
     route: ForwardingRoute,
     params: Record<string, string>,
+    query: string,
     request: IncomingMessage,
     response: ServerResponse,
   ) => {
@@ -86,7 +88,8 @@ export function gatewayFastLane(deps: GatewayFastLaneDeps): FastLane {
         });
       assertPermission(actor, route.permission);
       if (route.ownWork) assertOwnWorkOf(actor, params.id);
-      const payload = await route.payload(params, body);
+      // Express's `simple` query parser, which the gateway keeps (Express 5's default).
+      const payload = await route.payload(params, body, parseQueryString(query));
       const json = await deps.bus.requestRaw(route.subject, payload, {
         context: { request_id: requestId, actor_id: actor.id },
       });
@@ -100,7 +103,7 @@ export function gatewayFastLane(deps: GatewayFastLaneDeps): FastLane {
     if (request.headers.origin !== undefined) return next();
     const match = matcher.match(request.method, request.url);
     if (!match) return next();
-    void serve(match.value, match.params, request, response);
+    void serve(match.value, match.params, match.query, request, response);
   };
 }
 

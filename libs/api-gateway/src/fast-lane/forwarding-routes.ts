@@ -1,4 +1,5 @@
-import { AgentHeartbeatBody, RequestOf, RequestSubject } from '@certlane/contracts';
+import { AgentHeartbeatBody, ListCertificatesRequest, RequestOf, RequestSubject } from '@certlane/contracts';
+import { validateDto } from '@certlane/platform';
 import { optionalBody } from '../certificates/request-flags';
 
 /**
@@ -16,15 +17,33 @@ export interface ForwardingRoute<S extends RequestSubject = RequestSubject> {
   subject: S;
   /** The agent work rule (assertOwnWork): only the agent of `:id`, or an admin. */
   ownWork?: boolean;
-  /** The bus payload from the path parameters and the parsed body, validated as the controller does. */
-  payload(params: Readonly<Record<string, string>>, body: unknown): RequestOf<S> | Promise<RequestOf<S>>;
+  /** Whether the route reads a query string (the controller's @Query()); others leave one to Express. */
+  query?: boolean;
+  /**
+   * The bus payload from the path parameters, the parsed body and the parsed query string (as
+   * Express's `simple` query parser gives it), validated as the controller does.
+   */
+  payload(
+    params: Readonly<Record<string, string>>,
+    body: unknown,
+    query: Record<string, unknown>,
+  ): RequestOf<S> | Promise<RequestOf<S>>;
 }
 
 const route = <S extends RequestSubject>(definition: ForwardingRoute<S>): ForwardingRoute =>
   definition as unknown as ForwardingRoute;
 
-/** The hot paths: a fleet's heartbeats and polls, and the foundation's benchmark route. */
+/** The hot paths: a fleet's heartbeats and polls, the inventory list, and the foundation's benchmark route. */
 export const FORWARDING_ROUTES: readonly ForwardingRoute[] = [
+  route({
+    method: 'GET',
+    path: '/api/v1/certificates',
+    permission: 'certificate.read',
+    status: 200,
+    subject: 'issuance.v1.list-certificates',
+    query: true,
+    payload: (_params, _body, query) => validateDto(ListCertificatesRequest, query),
+  }),
   route({
     method: 'GET',
     path: '/api/v1/renewal-policies/:id',

@@ -5,16 +5,19 @@ describe('RouteMatcher', () => {
     { method: 'GET', path: '/api/v1/agents/:id/work', value: 'work' },
     { method: 'POST', path: '/api/v1/agents/:id/heartbeat', value: 'heartbeat' },
     { method: 'GET', path: '/api/v1/renewal-policies/:id', value: 'policy' },
+    { method: 'GET', path: '/api/v1/certificates', query: true, value: 'list' },
   ]);
 
   it('matches the exact spelling and takes the parameters as written', () => {
     expect(matcher.match('GET', '/api/v1/agents/a-1.x_~/work')).toEqual({
       value: 'work',
       params: { id: 'a-1.x_~' },
+      query: '',
     });
     expect(matcher.match('POST', '/api/v1/agents/a1/heartbeat')).toEqual({
       value: 'heartbeat',
       params: { id: 'a1' },
+      query: '',
     });
     expect(matcher.match('GET', '/api/v1/renewal-policies/rp-x')?.value).toBe('policy');
   });
@@ -36,6 +39,24 @@ describe('RouteMatcher', () => {
     ['no URL', 'GET', undefined],
   ])('leaves %s to Express', (_case, method, url) => {
     expect(matcher.match(method, url)).toBeNull();
+  });
+
+  it('hands the raw query string to a route that reads one', () => {
+    expect(matcher.match('GET', '/api/v1/certificates')).toEqual({ value: 'list', params: {}, query: '' });
+    expect(matcher.match('GET', '/api/v1/certificates?')).toEqual({ value: 'list', params: {}, query: '' });
+    expect(matcher.match('GET', '/api/v1/certificates?status=Active&page=2&x=%20?y')).toEqual({
+      value: 'list',
+      params: {},
+      query: 'status=Active&page=2&x=%20?y',
+    });
+  });
+
+  it.each([
+    ['a trailing slash before the query', '/api/v1/certificates/?status=Active'],
+    ['a fragment', '/api/v1/certificates?status=Active#top'],
+    ['upper case literals', '/api/v1/Certificates?status=Active'],
+  ])('leaves a query route with %s to Express', (_case, url) => {
+    expect(matcher.match('GET', url)).toBeNull();
   });
 
   it('refuses an over-long parameter', () => {

@@ -13,7 +13,7 @@ import {
   ResolvedPage,
   RevocationReason,
 } from '@certlane/contracts';
-import { RawJson } from '@certlane/platform';
+import { queryRows, RawJson } from '@certlane/platform';
 import {
   certificateListAnchorsQuery,
   certificateListCountQuery,
@@ -207,14 +207,11 @@ export class CertificateRepository {
       issuer_id: request.issuer_id,
     };
     const countQuery = certificateListCountQuery(filter);
-    const count = async () =>
-      ((await this.dataSource.query(countQuery.text, countQuery.values)) as { total: number }[])[0].total;
-    const pageJson = async (seek: SeekPage) => {
-      const query = certificateListTextPageQuery(filter, seek);
-      return certificatePageJson(
-        (await this.dataSource.query(query.text, query.values)) as CertificateTextRow[],
+    const count = async () => (await queryRows<{ total: number }>(this.dataSource, countQuery))[0].total;
+    const pageJson = async (seek: SeekPage) =>
+      certificatePageJson(
+        await queryRows<CertificateTextRow>(this.dataSource, certificateListTextPageQuery(filter, seek)),
       );
-    };
     let data: string;
     let total: number;
     if (!usesAnchors(page.offset)) {

@@ -16,14 +16,17 @@ describe('certificate list SQL', () => {
   it('counts with no filter or one from the per-filter counts, with more by COUNT(*)', () => {
     const fromCounts =
       'SELECT coalesce(sum(delta), 0)::int AS total FROM certificate_count_deltas WHERE dimension = $1 AND value = $2';
-    expect(certificateListCountQuery({})).toEqual({ text: fromCounts, values: ['', ''] });
+    const name = 'certificate-list-count';
+    expect(certificateListCountQuery({})).toEqual({ text: fromCounts, values: ['', ''], name });
     expect(certificateListCountQuery({ team_id: 't1' })).toEqual({
       text: fromCounts,
       values: ['team_id', 't1'],
+      name,
     });
     expect(certificateListCountQuery({ status: 'Active', environment: 'prod' })).toEqual({
       text: 'SELECT count(*)::int AS total FROM certificates WHERE status = $1 AND environment = $2',
       values: ['Active', 'prod'],
+      name: undefined,
     });
   });
 
@@ -113,5 +116,36 @@ describe('certificate list SQL', () => {
     expect(text).not.toContain(hostile);
     expect(values).toEqual([1000, 'Active', hostile]);
     expect(certificateListAnchorsQuery({}, 10).text).toContain('FROM certificates n WHERE n.id > a.id');
+  });
+
+  it('names only statements whose plan fits every value, one name per text', () => {
+    const columns = ['status', 'environment', 'owner_id', 'team_id', 'issuer_id'] as const;
+    const textOf = new Map<string, string>();
+    let named = 0;
+    for (let mask = 0; mask < 1 << columns.length; mask++) {
+      const filter = Object.fromEntries(
+        columns.filter((_, bit) => mask & (1 << bit)).map((column) => [column, 'Active']),
+      );
+      const filters = Object.keys(filter).length;
+      const statements = [
+        certificateListCountQuery(filter),
+        certificateListTextPageQuery(filter, { per_page: 50, offset: 0 }),
+        certificateListTextPageQuery(filter, { per_page: 50, offset: 7, afterId: 'mc-1' }),
+      ];
+      for (const statement of statements) {
+        if (filters >= 2) {
+          expect(statement.name).toBeUndefined();
+          continue;
+        }
+        expect(statement.name).toBeDefined();
+        named++;
+        const name = statement.name as string;
+        expect(textOf.get(name) ?? statement.text).toBe(statement.text);
+        textOf.set(name, statement.text);
+      }
+    }
+    // One count for every shape, a page and a seek page per filter column and for none.
+    expect(named).toBe(18);
+    expect(textOf.size).toBe(1 + 2 * (columns.length + 1));
   });
 });
