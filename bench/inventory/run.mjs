@@ -17,6 +17,9 @@
 //   BENCH_KEEP_DATABASE=1       keep the seeded database (its URL is printed) for manual EXPLAINs
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres  BENCH_NATS_URL=nats://127.0.0.1:4222
 //   BENCH_ENFORCE_TARGETS=1     exit 2 when the target is missed (default: report only)
+//   BENCH_ONLY=<text>           measure only the HTTP queries whose name contains <text> (e.g. `deep`)
+//   BENCH_CPU_PROF=1            run issuance and api-gateway with --cpu-prof (profiles in
+//                               bench/results/profiles-<ts>/; reduce with gateway-roundtrip/profile-summary.mjs)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -40,6 +43,8 @@ const settings = {
   explainRuns: Math.round(num('BENCH_EXPLAIN_RUNS', 5)),
   keepDatabase: flag('BENCH_KEEP_DATABASE'),
   enforceTargets: flag('BENCH_ENFORCE_TARGETS'),
+  only: process.env.BENCH_ONLY || undefined,
+  cpuProf: flag('BENCH_CPU_PROF'),
   databaseServerUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
   natsUrl: process.env.BENCH_NATS_URL || 'nats://127.0.0.1:4222',
 };
@@ -69,8 +74,9 @@ async function main() {
     SERVICE_RENEWAL_SWEEP_INTERVAL: '1h',
     SERVICE_POLICY_SWEEP_INTERVAL: '24h',
   };
+  const cpuProfDir = settings.cpuProf ? join(RESULTS_DIR, `profiles-${stamp}`) : undefined;
   log('starting issuance');
-  const issuance = await startService(system, 'issuance', { extraEnv: serviceEnv });
+  const issuance = await startService(system, 'issuance', { extraEnv: serviceEnv, cpuProfDir });
 
   const db = new Client({ connectionString: system.databaseUrl });
   await db.connect();
@@ -93,7 +99,7 @@ async function main() {
   log('starting auth and api-gateway');
   const [auth, gateway] = await Promise.all([
     startService(system, 'auth', { extraEnv: serviceEnv }),
-    startService(system, 'api-gateway', { extraEnv: serviceEnv }),
+    startService(system, 'api-gateway', { extraEnv: serviceEnv, cpuProfDir }),
   ]);
   const headers = { authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}` };
   const groups = () => ({ issuance: [issuance.pid], 'api-gateway': [gateway.pid], auth: [auth.pid] });
@@ -106,6 +112,7 @@ async function main() {
   const measureAll = async (runs) => {
     const results = {};
     for (const [name, spec] of runs) {
+      if (settings.only && !name.includes(settings.only)) continue;
       const run = await measure(
         { title: name, ...common, ...spec },
         {

@@ -16,9 +16,9 @@ import {
 import { queryRows, RawJson } from '@certlane/platform';
 import {
   certificateListAnchorsQuery,
+  certificateListCountedPageQuery,
   certificateListCountQuery,
   certificateListTextPageQuery,
-  SeekPage,
 } from '../inventory/certificate-list.query';
 import { certificatePageJson, CertificateTextRow } from '../inventory/certificate-page-json';
 import {
@@ -195,8 +195,9 @@ export class CertificateRepository {
 
   /**
    * One page in id order and its exact total, as the envelope's JSON text written from text columns
-   * (SQL and plans: inventory/certificate-list.query.ts; ADR 0034). A shallow page runs the page
-   * and the count concurrently; a deep one counts first, then seeks from the filter's anchors.
+   * (SQL and plans: inventory/certificate-list.query.ts; ADR 0034). A shallow page reads its rows
+   * and the total in one statement (a page with no rows counts separately); a deep one counts
+   * first, then seeks from the filter's anchors.
    */
   async list(request: ListCertificatesRequest, page: ResolvedPage): Promise<RawJson<Page<CertificateDto>>> {
     const filter = {
@@ -206,28 +207,28 @@ export class CertificateRepository {
       team_id: request.team_id,
       issuer_id: request.issuer_id,
     };
-    const countQuery = certificateListCountQuery(filter);
-    const count = async () => (await queryRows<{ total: number }>(this.dataSource, countQuery))[0].total;
-    const pageJson = async (seek: SeekPage) =>
-      certificatePageJson(
-        await queryRows<CertificateTextRow>(this.dataSource, certificateListTextPageQuery(filter, seek)),
-      );
-    let data: string;
+    const count = async () =>
+      (await queryRows<{ total: number }>(this.dataSource, certificateListCountQuery(filter)))[0].total;
+    let rows: CertificateTextRow[];
     let total: number;
     if (!usesAnchors(page.offset)) {
-      [data, total] = await Promise.all([
-        pageJson({ per_page: page.per_page, offset: page.offset }),
-        count(),
-      ]);
+      const counted = await queryRows<CertificateTextRow & { total: number }>(
+        this.dataSource,
+        certificateListCountedPageQuery(filter, { per_page: page.per_page, offset: page.offset }),
+      );
+      rows = counted;
+      total = counted.length > 0 ? counted[0].total : await count();
     } else {
       total = await count();
       const anchors = await this.anchors.anchors(anchorKey(filter), total, async () => {
         const query = certificateListAnchorsQuery(filter, ANCHOR_SPACING);
-        const rows = (await this.dataSource.query(query.text, query.values)) as { id: string }[];
-        return rows.map((row) => row.id);
+        const found = (await this.dataSource.query(query.text, query.values)) as { id: string }[];
+        return found.map((row) => row.id);
       });
-      data = await pageJson({ per_page: page.per_page, ...seekFromAnchors(page.offset, anchors) });
+      const seek = { per_page: page.per_page, ...seekFromAnchors(page.offset, anchors) };
+      rows = await queryRows<CertificateTextRow>(this.dataSource, certificateListTextPageQuery(filter, seek));
     }
+    const data = certificatePageJson(rows);
     return new RawJson(`{"data":${data},"total":${total},"page":${page.page},"per_page":${page.per_page}}`);
   }
 

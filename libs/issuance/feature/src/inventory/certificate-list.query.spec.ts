@@ -2,6 +2,7 @@ import {
   CERTIFICATE_COLUMNS,
   certificateListAfterQuery,
   certificateListAnchorsQuery,
+  certificateListCountedPageQuery,
   certificateListCountQuery,
   certificateListTextPageQuery,
   certificateListPageQuery,
@@ -147,5 +148,30 @@ describe('certificate list SQL', () => {
     // One count for every shape, a page and a seek page per filter column and for none.
     expect(named).toBe(18);
     expect(textOf.size).toBe(1 + 2 * (columns.length + 1));
+  });
+
+  it('reads a first page with its total in one statement, the count numbered after the page', () => {
+    const none = certificateListCountedPageQuery({}, { per_page: 50, offset: 100 });
+    expect(none.text).toContain(
+      ', (SELECT coalesce(sum(delta), 0)::int AS total FROM certificate_count_deltas WHERE dimension = $3 AND value = $4) AS total\nFROM (SELECT id FROM certificates  ORDER BY id LIMIT $1 OFFSET $2) AS page',
+    );
+    expect(none.values).toEqual([50, 100, '', '']);
+    expect(none.name).toBe('certificate-list-counted-page');
+
+    const one = certificateListCountedPageQuery({ team_id: 't1' }, { per_page: 10, offset: 0 });
+    expect(one.text).toContain('WHERE dimension = $4 AND value = $5) AS total');
+    expect(one.text).toContain('FROM (SELECT id FROM certificates WHERE team_id = $3 ORDER BY id');
+    expect(one.values).toEqual([10, 0, 't1', 'team_id', 't1']);
+    expect(one.name).toBe('certificate-list-counted-page-team_id');
+
+    const two = certificateListCountedPageQuery({ status: 'Active', owner_id: 'o1' }, { per_page: 5, offset: 0 });
+    expect(two.text).toContain(
+      ', (SELECT count(*)::int AS total FROM certificates WHERE status = $5 AND owner_id = $6) AS total',
+    );
+    expect(two.values).toEqual([5, 0, 'Active', 'o1', 'Active', 'o1']);
+    expect(two.name).toBeUndefined();
+    // The select list is the text page's, with the total last.
+    const page = certificateListTextPageQuery({ team_id: 't1' }, { per_page: 10, offset: 0 });
+    expect(one.text.startsWith(page.text.slice(0, page.text.indexOf('\nFROM ')))).toBe(true);
   });
 });

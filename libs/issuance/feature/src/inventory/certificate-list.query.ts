@@ -133,14 +133,14 @@ export function certificateListAfterQuery(
  * triggers, compacted by CertificateCountCompactor), a few index entries instead of up to a
  * million. With two or more filters, COUNT(*) on the most selective index the planner finds.
  */
-export function certificateListCountQuery(filter: CertificateListFilter): SqlStatement {
-  const { clause, values } = certificateListWhere(filter);
+export function certificateListCountQuery(filter: CertificateListFilter, first = 1): SqlStatement {
+  const { clause, values } = certificateListWhere(filter, first);
   if (values.length <= 1) {
     const dimension = FILTER_COLUMNS.find((column) => filter[column] !== undefined) ?? '';
     return {
-      text: `SELECT coalesce(sum(delta), 0)::int AS total FROM certificate_count_deltas WHERE dimension = $1 AND value = $2`,
+      text: `SELECT coalesce(sum(delta), 0)::int AS total FROM certificate_count_deltas WHERE dimension = $${first} AND value = $${first + 1}`,
       values: [dimension, values[0] ?? ''],
-      name: 'certificate-list-count',
+      name: first === 1 ? 'certificate-list-count' : undefined,
     };
   }
   return { text: `SELECT count(*)::int AS total FROM certificates ${clause}`, values };
@@ -236,4 +236,29 @@ export function certificateListAnchorsQuery(filter: CertificateListFilter, spaci
 SELECT id FROM a WHERE id IS NOT NULL ORDER BY id`,
     values: [spacing, ...values],
   };
+}
+
+/**
+ * A first page and its total in one statement (one round trip instead of two): the text page of
+ * certificateListTextPageQuery with the count of certificateListCountQuery as a `total` column,
+ * an uncorrelated subquery Postgres evaluates once. A page with no rows carries no total; the
+ * caller counts separately then (a page past the end, or a filter nothing matches).
+ */
+export function certificateListCountedPageQuery(
+  filter: CertificateListFilter,
+  page: { per_page: number; offset: number },
+): SqlStatement {
+  const rows = certificateListTextPageQuery(filter, page);
+  const count = certificateListCountQuery(filter, rows.values.length + 1);
+  const [select, from] = splitOnce(rows.text, '\nFROM ');
+  return {
+    text: `${select}, (${count.text}) AS total\nFROM ${from}`,
+    values: [...rows.values, ...count.values],
+    name: rows.name?.replace('certificate-list-page', 'certificate-list-counted-page'),
+  };
+}
+
+function splitOnce(text: string, separator: string): [string, string] {
+  const at = text.indexOf(separator);
+  return [text.slice(0, at), text.slice(at + separator.length)];
 }
