@@ -18,6 +18,7 @@ export * from './database/postgres-connection';
 export * from './validation/validate-dto';
 export * from './messaging/message-bus';
 export * from './messaging/in-process-bus';
+export * from './messaging/request-coalescer';
 export * from './messaging/nats-bus';
 export * from './messaging/outbox';
 export * from './messaging/outbox-relay';

@@ -1,9 +1,11 @@
+import { connect } from 'nats';
 import {
   httpsRequest,
   HttpsResult,
   ServiceProcess,
   startServiceProcess,
   startTestSystem,
+  testNatsUrl,
   TestSystem,
 } from '@certlane/testing';
 import { routeTable } from '../auth/route-table';
@@ -158,6 +160,51 @@ describe('gateway fast lane: the same answers as Nest', () => {
       const response = await both('GET', path, { key: keyOf(who) });
       expect(response.status).toBe(status);
       if (status === 401) expect(response.headers['www-authenticate']).toBe('Bearer realm="certlane"');
+    });
+  });
+
+  describe('concurrent agent requests (coalesced, ADR 0036)', () => {
+    it('answers each of many concurrent polls and heartbeats as Nest does, sending them to the services in batches', async () => {
+      // A plain subscriber sees a copy of every batch message on the bus.
+      const nc = await connect({ servers: testNatsUrl() });
+      const batches: string[] = [];
+      const seen = nc.subscribe(`${system.env.SERVICE_NATS_NAMESPACE}.batch.>`, {
+        callback: (_error, message) => batches.push(message.subject),
+      });
+      try {
+        const facts = JSON.stringify({ version: '1.2.3', hostname: 'fl-b.example.com' });
+        const cases: [string, string, { key?: string; body?: string }, number][] = [];
+        for (let round = 0; round < 8; round++) {
+          cases.push(
+            ['GET', '/api/v1/agents/fl-a/work', { key: agentKeys['fl-a'] }, 200],
+            ['GET', '/api/v1/agents/fl-b/work', { key: admin }, 200],
+            ['POST', '/api/v1/agents/fl-b/heartbeat', { key: agentKeys['fl-b'], body: facts }, 200],
+            ['POST', '/api/v1/agents/fl-b/heartbeat', { key: agentKeys['fl-a'] }, 403],
+            ['POST', '/api/v1/agents/fl-nobody/heartbeat', { key: admin }, 404],
+            ['POST', '/api/v1/agents/fl-a/heartbeat', { key: agentKeys['fl-a'], body: '{"os":7}' }, 400],
+          );
+        }
+        const lane = system.services['api-gateway'].url;
+        const sent = cases.map(([method, path, options], i) =>
+          call(lane, `fast-lane-burst-${i}`, method, path, options),
+        );
+        const answers = await Promise.all(sent);
+        for (const [i, [method, path, options, status]] of cases.entries()) {
+          expect(answers[i].status).toBe(status);
+          const nest = await call(nestOnly.url, `fast-lane-burst-${i}`, method, path, options);
+          expect(comparable(answers[i])).toEqual(comparable(nest));
+        }
+        await nc.flush();
+        // The requests the lane forwards (400s stop in the gateway) went partly in batches.
+        expect(batches.length).toBeGreaterThan(0);
+        const subjects = ['batch.issuance.v1.get-agent-work', 'batch.deployment-dispatch.v1.agent-heartbeat'];
+        for (const subject of batches) {
+          expect(subjects.map((name) => `${system.env.SERVICE_NATS_NAMESPACE}.${name}`)).toContain(subject);
+        }
+      } finally {
+        seen.unsubscribe();
+        await nc.close();
+      }
     });
   });
 

@@ -17,6 +17,7 @@ import {
   MessageBus,
   METRICS,
   Metrics,
+  RequestCoalescer,
   RequestObserver,
   requestObserver,
   securityHeaderValues,
@@ -32,7 +33,7 @@ import { RouteMatcher } from './route-matcher';
 export interface GatewayFastLaneDeps {
   routes: readonly ForwardingRoute[];
   authenticator: Pick<Authenticator, 'authenticate'>;
-  bus: Pick<MessageBus, 'requestRaw'>;
+  bus: Pick<MessageBus, 'requestRaw' | 'requestBatch'>;
   observe: RequestObserver;
   logger: CertlaneLogger;
   parseJson: (request: Request, response: Response, next: (error?: unknown) => void) => void;
@@ -42,13 +43,18 @@ export interface GatewayFastLaneDeps {
  * The gateway's forwarding routes answered before Express and Nest (ADR 0035), in the order the
  * Nest pipeline works: request id, security headers, access log and metrics; the JSON body;
  * authentication (401 with WWW-Authenticate), the route permission, the agent-work rule; the
- * payload validated as the controller validates it; the bus request, whose reply is written as
- * it came. Every error gets the exception filter's status and body. A request with an Origin
+ * payload validated as the controller validates it; the bus request (coalesced with others of
+ * its route where the route says so, ADR 0036), whose reply is written as it came. Every error gets the exception filter's status and body. A request with an Origin
  * header (CORS is Express's) or that the route matcher does not take goes on to Express.
  */
 export function gatewayFastLane(deps: GatewayFastLaneDeps): FastLane {
   const matcher = new RouteMatcher(deps.routes.map((route) => ({ ...route, value: route })));
   const security = securityHeaderValues();
+  const coalescers = new Map(
+    deps.routes
+      .filter((route) => route.coalesce)
+      .map((route) => [route, new RequestCoalescer(deps.bus, route.subject)]),
+  );
 
   const readBody = (request: IncomingMessage, response: ServerResponse) =>
     new Promise<unknown>((resolve, reject) =>
@@ -90,9 +96,11 @@ export function gatewayFastLane(deps: GatewayFastLaneDeps): FastLane {
       if (route.ownWork) assertOwnWorkOf(actor, params.id);
       // Express's `simple` query parser, which the gateway keeps (Express 5's default).
       const payload = await route.payload(params, body, parseQueryString(query));
-      const json = await deps.bus.requestRaw(route.subject, payload, {
-        context: { request_id: requestId, actor_id: actor.id },
-      });
+      const context = { request_id: requestId, actor_id: actor.id };
+      const coalescer = coalescers.get(route);
+      const json = coalescer
+        ? await coalescer.requestRaw(payload, context)
+        : await deps.bus.requestRaw(route.subject, payload, { context });
       writeJson(response, route.status, json);
     } catch (error) {
       writeErrorReply(response, error, requestId, deps.logger, (request.url ?? '').split('?')[0]);

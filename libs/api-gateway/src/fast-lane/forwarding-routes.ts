@@ -20,6 +20,11 @@ export interface ForwardingRoute<S extends RequestSubject = RequestSubject> {
   /** Whether the route reads a query string (the controller's @Query()); others leave one to Express. */
   query?: boolean;
   /**
+   * Whether concurrent requests of the route travel to their service together (RequestCoalescer,
+   * ADR 0036): for the small, frequent requests of an agent fleet.
+   */
+  coalesce?: boolean;
+  /**
    * The bus payload from the path parameters, the parsed body and the parsed query string (as
    * Express's `simple` query parser gives it), validated as the controller does.
    */
@@ -59,6 +64,7 @@ export const FORWARDING_ROUTES: readonly ForwardingRoute[] = [
     status: 200,
     subject: 'issuance.v1.get-agent-work',
     ownWork: true,
+    coalesce: true,
     payload: ({ id }) => ({ agent_id: id }),
   }),
   route({
@@ -67,6 +73,7 @@ export const FORWARDING_ROUTES: readonly ForwardingRoute[] = [
     permission: 'agent.heartbeat',
     status: 200,
     subject: 'deployment-dispatch.v1.agent-heartbeat',
+    coalesce: true,
     payload: async ({ id }, body) => ({ ...(await optionalBody(AgentHeartbeatBody, { body })), id }),
   }),
 ];

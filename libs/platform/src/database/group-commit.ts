@@ -4,7 +4,9 @@
  * many concurrent callers pay for one BEGIN/COMMIT and one WAL flush instead of one each. Each
  * caller's promise settles when its own item is committed, with the result `writeBatch` gave for
  * it (the result at the item's index; `undefined` when it returns nothing). If a batch fails, its
- * items are written again one by one, so one bad item fails only its own caller.
+ * items are written again one by one, so one bad item fails only its own caller. The same shape
+ * serves reads that many callers make at once (the agent work poll reads every waiting agent's
+ * jobs in one statement).
  */
 export class GroupCommit<T, R = void> {
   private queue: { item: T; resolve: (result: R) => void; reject: (error: unknown) => void }[] = [];

@@ -283,6 +283,122 @@ function describeBusContract(name: string, makeBus: () => Promise<MessageBus>, p
       });
     });
 
+    describe('batches (requestBatch)', () => {
+      it('answers each request of a batch as requestRaw answers it alone, in order, each with its context', async () => {
+        const bus = await newBus();
+        const contexts: RequestContext[] = [];
+        await bus.handle('issuance.v1.get-renewal-policy', async ({ id }, context) => {
+          contexts.push(context);
+          if (id === 'rp-gone') {
+            throw new CertlaneError(ErrorCode.RenewalPolicyNotFound, `renewal policy ${id} not found`, {
+              id,
+            });
+          }
+          if (id === 'rp-bug') throw new Error('a secret detail');
+          if (id === 'rp-raw') return new RawJson<RenewalPolicyDto>('{"id":"rp-raw","raw":"✓ \\"q\\""}');
+          return policy(id);
+        });
+        const requests = [
+          { payload: { id: 'rp-1' }, context: { request_id: 'batch-1', actor_id: 'user-1' } },
+          { payload: { id: 'rp-gone' }, context: { request_id: 'batch-2' } },
+          { payload: { id: 'rp-raw' }, context: { request_id: 'batch-3', actor_id: 'agent.a1' } },
+          { payload: { id: 7 } as unknown as RenewalPolicyIdRequest, context: { request_id: 'batch-4' } },
+          { payload: { id: 'rp-bug' }, context: { request_id: 'batch-5' } },
+          { payload: { id: 'rp-2' } },
+        ];
+
+        const outcomes = await bus.requestBatch('issuance.v1.get-renewal-policy', requests);
+
+        expect(outcomes).toHaveLength(6);
+        expect(outcomes[0]).toEqual({ ok: true, json: JSON.stringify(policy('rp-1')) });
+        expect(outcomes[2]).toEqual({ ok: true, json: '{"id":"rp-raw","raw":"✓ \\"q\\""}' });
+        expect(outcomes[5]).toEqual({ ok: true, json: JSON.stringify(policy('rp-2')) });
+        const failures = [outcomes[1], outcomes[3], outcomes[4]].map((outcome) => {
+          if (outcome.ok) throw new Error(`expected a failure, got ${outcome.json}`);
+          expect(outcome.error).toBeInstanceOf(CertlaneError);
+          return outcome.error;
+        });
+        expect(failures.map((error) => error.code)).toEqual([
+          'renewal_policy_not_found',
+          ErrorCode.ValidationFailed,
+          ErrorCode.Internal,
+        ]);
+        expect(failures[0].details).toEqual({ id: 'rp-gone' });
+        expect(failures[2].message).not.toContain('secret');
+        // Each request alone gives the same outcome.
+        for (const [i, request] of requests.entries()) {
+          const alone = await bus.requestRaw('issuance.v1.get-renewal-policy', request.payload).then(
+            (json) => ({ ok: true, json }),
+            (error: CertlaneError) => ({ ok: false, code: error.code }),
+          );
+          const batched = outcomes[i];
+          expect(alone).toEqual(batched.ok ? batched : { ok: false, code: batched.error.code });
+        }
+        // The invalid payload never reached the handler; every other request did, with its context.
+        const batchContexts = contexts.slice(0, 5);
+        const batchIds = batchContexts.map((context) => context.request_id);
+        expect(batchIds.filter((id) => id.startsWith('batch-')).sort()).toEqual([
+          'batch-1',
+          'batch-2',
+          'batch-3',
+          'batch-5',
+        ]);
+        // The last request had no request id: it was given one.
+        expect(batchIds.filter((id) => !id.startsWith('batch-'))).toEqual([expect.any(String)]);
+        expect(batchContexts).toContainEqual({ request_id: 'batch-1', actor_id: 'user-1' });
+        expect(batchContexts).toContainEqual({ request_id: 'batch-3', actor_id: 'agent.a1' });
+      });
+
+      it('runs the requests of a batch concurrently, as separate requests would be', async () => {
+        const bus = await newBus();
+        const both = gate();
+        let waiting = 0;
+        await bus.handle('issuance.v1.ping', async () => {
+          if (++waiting === 2) both.open();
+          await both.wait;
+          return { service: 'issuance', instance: 'i' };
+        });
+        const outcomes = await bus.requestBatch('issuance.v1.ping', [{ payload: {} }, { payload: {} }]);
+        expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, true]);
+      });
+
+      it('answers an empty batch with no outcomes, and a batch nobody serves with service_unavailable', async () => {
+        const bus = await newBus();
+        await expect(bus.requestBatch('issuance.v1.ping', [])).resolves.toEqual([]);
+        const error = await certlaneFailure(bus.requestBatch('auth.v1.ping', [{ payload: {} }]));
+        expect(error.code).toBe(ErrorCode.ServiceUnavailable);
+      });
+
+      it('lets replicas share batches, each request handled once', async () => {
+        const first = await newBus();
+        const second = track(await peers.replicaOf(first));
+        let handled = 0;
+        for (const bus of [first, second]) {
+          await bus.handle(
+            'issuance.v1.ping',
+            async ({ from }) => (handled++, { service: 'issuance', instance: from ?? '' }),
+          );
+        }
+        const batches = await Promise.all(
+          Array.from({ length: 10 }, (_, b) =>
+            first.requestBatch(
+              'issuance.v1.ping',
+              Array.from({ length: 3 }, (_, i) => ({ payload: { from: `c-${b}-${i}` } })),
+            ),
+          ),
+        );
+        expect(handled).toBe(30);
+        batches.forEach((outcomes, b) =>
+          expect(outcomes).toEqual(
+            [0, 1, 2].map((i) => ({
+              ok: true,
+              json: JSON.stringify({ service: 'issuance', instance: `c-${b}-${i}` }),
+            })),
+          ),
+        );
+      });
+    });
+
     describe('fan-out subscriptions', () => {
       it('gives every subscriber (every replica) each event published after it subscribed', async () => {
         const first = await newBus();

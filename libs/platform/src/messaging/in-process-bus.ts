@@ -11,7 +11,15 @@ import {
   ResponseOf,
 } from '@certlane/contracts';
 import { dispatchRequest, unwrapReply } from './dispatch';
-import { BusHooks, EventHandler, MessageBus, RequestHandler, RequestOptions } from './message-bus';
+import {
+  BatchedRequest,
+  BatchOutcome,
+  BusHooks,
+  EventHandler,
+  MessageBus,
+  RequestHandler,
+  RequestOptions,
+} from './message-bus';
 
 interface Consumer {
   subject: string;
@@ -92,6 +100,32 @@ export class InProcessBus implements MessageBus {
     options?: RequestOptions,
   ): Promise<string> {
     return JSON.stringify(await this.request(subject, payload, options));
+  }
+
+  /** Each request as requestRaw, concurrently; only the missing handler fails the whole call. */
+  async requestBatch<S extends RequestSubject>(
+    subject: S,
+    requests: readonly BatchedRequest<S>[],
+    options?: Pick<RequestOptions, 'timeoutMs'>,
+  ): Promise<BatchOutcome[]> {
+    if (requests.length === 0) return [];
+    if (this.closed || (this.handlers.get(subject) ?? []).length === 0) {
+      throw new CertlaneError(
+        ErrorCode.ServiceUnavailable,
+        `no ${owningService(subject)} instance is answering`,
+      );
+    }
+    return Promise.all(
+      requests.map(({ payload, context }) =>
+        this.requestRaw(subject, payload, { context, timeoutMs: options?.timeoutMs }).then(
+          (json): BatchOutcome => ({ ok: true, json }),
+          (error: unknown): BatchOutcome => {
+            if (error instanceof CertlaneError) return { ok: false, error };
+            throw error;
+          },
+        ),
+      ),
+    );
   }
 
   async handle<S extends RequestSubject>(subject: S, handler: RequestHandler<S>): Promise<void> {

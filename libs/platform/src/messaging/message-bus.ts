@@ -1,4 +1,5 @@
 import {
+  CertlaneError,
   EventEnvelope,
   EventOf,
   EventSubject,
@@ -45,6 +46,15 @@ export class RawJson<T = unknown> {
   }
 }
 
+/** One request of a batch (MessageBus.requestBatch): its payload and its own context. */
+export interface BatchedRequest<S extends RequestSubject> {
+  payload: RequestOf<S>;
+  context?: Partial<RequestContext>;
+}
+
+/** One request's outcome in a batch: its data as JSON text (as requestRaw gives it), or its error. */
+export type BatchOutcome = { ok: true; json: string } | { ok: false; error: CertlaneError };
+
 /** What a reply carries across the bus. */
 export type Reply<T> =
   { ok: true; data: T } | { ok: false; error: { code: string; message: string; details?: unknown } };
@@ -71,7 +81,21 @@ export interface MessageBus {
     payload: RequestOf<S>,
     options?: RequestOptions,
   ): Promise<string>;
-  /** Serves a subject; replicas of the owning service share the load (one handler per request). */
+  /**
+   * Several requests to one subject in one bus message (ADR 0036): each is validated, handled and
+   * answered on its own, with its own context, exactly as requestRaw would; only the trip is
+   * shared. The outcomes come in the order of the requests. A failure of the trip itself (no
+   * responder, timeout, a reply too large for one message) rejects the whole call.
+   */
+  requestBatch<S extends RequestSubject>(
+    subject: S,
+    requests: readonly BatchedRequest<S>[],
+    options?: Pick<RequestOptions, 'timeoutMs'>,
+  ): Promise<BatchOutcome[]>;
+  /**
+   * Serves a subject, single requests and batches alike; replicas of the owning service share the
+   * load (one handler per request).
+   */
   handle<S extends RequestSubject>(subject: S, handler: RequestHandler<S>): Promise<void>;
   /** Durable publish. Envelope ids deduplicate repeated publishes of the same event. */
   publish<E extends EventSubject>(subject: E, envelope: EventEnvelope<EventOf<E>>): Promise<void>;

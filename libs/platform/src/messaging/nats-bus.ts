@@ -29,10 +29,13 @@ import {
   StorageType,
   Subscription,
 } from 'nats';
+import { frameReplies, isFramed, unframeReplies } from './batch-frames';
 import { dispatchRequest, unwrapReply } from './dispatch';
 import { PublishBatcher } from './publish-batcher';
 import { NoRespondersError, ReplyMux, ReplyTimeoutError } from './reply-mux';
 import {
+  BatchedRequest,
+  BatchOutcome,
   BusHooks,
   EventHandler,
   MessageBus,
@@ -66,6 +69,40 @@ function okDataText(reply: Uint8Array): string | undefined {
 interface WireRequest {
   context: RequestContext;
   payload: unknown;
+}
+
+const isWireRequest = (value: unknown): value is WireRequest =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as WireRequest).context === 'object' &&
+  (value as WireRequest).context !== null &&
+  typeof (value as WireRequest).context.request_id === 'string';
+
+/**
+ * Batches travel on `batch.<subject>` (ADR 0036): a request subject has three tokens and each
+ * service's event stream captures `<service>.v1.*.*`, so `<subject>.batch` would be stored by
+ * JetStream instead of reaching the handler.
+ */
+const batchSubject = (subject: string) => `batch.${subject}`;
+
+const notARequest = (what: string) =>
+  codec.encode({
+    ok: false,
+    error: { code: ErrorCode.ValidationFailed, message: `not a Certlane bus ${what}` },
+  });
+const INTERNAL_ERROR_REPLY = codec.encode({
+  ok: false,
+  error: { code: ErrorCode.Internal, message: 'internal error' },
+});
+
+/** One request's outcome from its reply bytes, as requestRaw would read them. */
+function batchOutcome(reply: Uint8Array): BatchOutcome {
+  const json = okDataText(reply);
+  if (json !== undefined) return { ok: true, json };
+  const decoded = codec.decode(reply) as Reply<unknown>;
+  return decoded.ok
+    ? { ok: true, json: JSON.stringify(decoded.data) }
+    : { ok: false, error: CertlaneError.fromPayload(decoded.error) };
 }
 /** JetStream drops a re-published message whose msgID it saw within this window. */
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
@@ -170,6 +207,32 @@ export class NatsBus implements MessageBus {
     );
   }
 
+  async requestBatch<S extends RequestSubject>(
+    subject: S,
+    requests: readonly BatchedRequest<S>[],
+    options?: Pick<RequestOptions, 'timeoutMs'>,
+  ): Promise<BatchOutcome[]> {
+    if (requests.length === 0) return [];
+    const timeout = options?.timeoutMs ?? this.options.requestTimeoutMs;
+    const batch: WireRequest[] = requests.map(({ payload, context }) => ({
+      context: { request_id: context?.request_id ?? randomUUID(), actor_id: context?.actor_id },
+      payload: payload ?? {},
+    }));
+    let reply: Uint8Array;
+    try {
+      reply = await this.replies.request(this.wire(batchSubject(subject)), codec.encode({ batch }), timeout);
+    } catch (error) {
+      throw translateNatsError(error, subject, timeout);
+    }
+    if (!isFramed(reply)) {
+      unwrapReply(codec.decode(reply) as Reply<unknown>);
+      throw new CertlaneError(ErrorCode.Internal, 'internal error');
+    }
+    const replies = unframeReplies(reply);
+    if (replies.length !== requests.length) throw new CertlaneError(ErrorCode.Internal, 'internal error');
+    return replies.map(batchOutcome);
+  }
+
   private async roundTrip<T>(
     subject: RequestSubject,
     payload: unknown,
@@ -190,44 +253,72 @@ export class NatsBus implements MessageBus {
   }
 
   async handle<S extends RequestSubject>(subject: S, handler: RequestHandler<S>): Promise<void> {
-    const subscription = this.nc.subscribe(this.wire(subject), {
-      queue: owningService(subject),
-      callback: (error, message) => {
-        if (error) return this.options.onUnexpected?.(error);
-        void (async () => {
-          let request: WireRequest;
-          try {
-            request = codec.decode(message.data) as WireRequest;
-            if (!request || typeof request !== 'object' || typeof request.context?.request_id !== 'string') {
-              throw new Error('not a Certlane request');
-            }
-          } catch {
-            this.respond(
-              message,
-              codec.encode({
-                ok: false,
-                error: { code: ErrorCode.ValidationFailed, message: 'not a Certlane bus request' },
-              }),
-            );
-            return;
-          }
-          const context = { request_id: request.context.request_id, actor_id: request.context.actor_id };
-          const reply = await dispatchRequest(subject, handler, request.payload, context, this.options);
-          try {
-            this.respond(message, encodeReply(reply));
-          } catch (error) {
-            // e.g. MAX_PAYLOAD_EXCEEDED: answer with a typed error rather than leave the caller waiting.
-            this.options.onUnexpected?.(error);
-            this.respond(
-              message,
-              codec.encode({ ok: false, error: { code: ErrorCode.Internal, message: 'internal error' } }),
-            );
-          }
-        })().catch((error: unknown) => this.options.onUnexpected?.(error));
-      },
-    });
-    this.subscriptions.push(subscription);
+    const queue = owningService(subject);
+    const serve = (work: (message: Msg) => Promise<void>) => (error: NatsError | null, message: Msg) => {
+      if (error) return this.options.onUnexpected?.(error);
+      work(message).catch((failure: unknown) => this.options.onUnexpected?.(failure));
+    };
+    this.subscriptions.push(
+      this.nc.subscribe(this.wire(subject), {
+        queue,
+        callback: serve((message) => this.serveOne(subject, handler, message)),
+      }),
+      this.nc.subscribe(this.wire(batchSubject(subject)), {
+        queue,
+        callback: serve((message) => this.serveBatch(subject, handler, message)),
+      }),
+    );
     await this.nc.flush();
+  }
+
+  private async serveOne<S extends RequestSubject>(
+    subject: S,
+    handler: RequestHandler<S>,
+    message: Msg,
+  ): Promise<void> {
+    let request: unknown;
+    try {
+      request = codec.decode(message.data);
+    } catch {
+      request = undefined;
+    }
+    if (!isWireRequest(request)) return this.respond(message, notARequest('request'));
+    const context = { request_id: request.context.request_id, actor_id: request.context.actor_id };
+    const reply = await dispatchRequest(subject, handler, request.payload, context, this.options);
+    this.respondOrFail(message, () => encodeReply(reply));
+  }
+
+  /** Each request of a batch dispatched as if it had come alone, concurrently; one framed reply. */
+  private async serveBatch<S extends RequestSubject>(
+    subject: S,
+    handler: RequestHandler<S>,
+    message: Msg,
+  ): Promise<void> {
+    let batch: unknown;
+    try {
+      batch = (codec.decode(message.data) as { batch?: unknown } | null)?.batch;
+    } catch {
+      batch = undefined;
+    }
+    if (!Array.isArray(batch)) return this.respond(message, notARequest('batch'));
+    const replies = await Promise.all(
+      batch.map(async (request: unknown) => {
+        if (!isWireRequest(request)) return notARequest('request');
+        const context = { request_id: request.context.request_id, actor_id: request.context.actor_id };
+        return encodeReply(await dispatchRequest(subject, handler, request.payload, context, this.options));
+      }),
+    );
+    this.respondOrFail(message, () => frameReplies(replies));
+  }
+
+  /** Sends the reply; one that cannot be sent (e.g. MAX_PAYLOAD_EXCEEDED) becomes internal_error, so the caller is not left waiting. */
+  private respondOrFail(message: Msg, encode: () => Uint8Array): void {
+    try {
+      this.respond(message, encode());
+    } catch (error) {
+      this.options.onUnexpected?.(error);
+      this.respond(message, INTERNAL_ERROR_REPLY);
+    }
   }
 
   private respond(message: Msg, data: Uint8Array): void {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { AGENT_WORK_LIMIT, AgentWorkItem, JobStatus, JobType, KeyAlgorithmName } from '@certlane/contracts';
-import { PreparedQuery } from '@certlane/platform';
+import { GroupCommit, PreparedQuery } from '@certlane/platform';
 import { DataSource } from 'typeorm';
 
 interface WorkRow {
@@ -36,19 +36,43 @@ function mine(statuses: string): string {
 }
 
 /**
- * The poll, a named prepared statement (planned once per connection, then a generic plan: the
- * hot path of the agent fleet, ADR 0027).
+ * The polls of many agents at once (`$1`, an array of agent ids), a named prepared statement: each
+ * agent's open jobs as the single-agent form of `mine` finds them, tagged with the agent (a job of
+ * two agents, by its own agent_id and by its certificate's, is each one's), oldest first and at
+ * most AGENT_WORK_LIMIT per agent (ADR 0027, ADR 0036).
  */
-const POLL = new PreparedQuery<WorkRow>(
-  'issuance-agent-work-poll',
-  `WITH mine AS (${mine("'Pending', 'AwaitingCSR'")})
-   SELECT j.id, j.type, j.status, j.certificate_id, j.target_id, j.version_id, j.attempts,
-          j.max_attempts, j.created_at, c.common_name, c.sans, c.key_algorithm
-     FROM mine JOIN jobs j ON j.id = mine.id JOIN certificates c ON c.id = j.certificate_id
-    WHERE ${WORK_FILTER}
-    ORDER BY j.created_at, j.id
-    LIMIT ${AGENT_WORK_LIMIT}`,
+const POLL_MANY = new PreparedQuery<WorkRow & { owner: string }>(
+  'issuance-agent-work-poll-many',
+  `WITH mine AS (
+     SELECT j.id, j.agent_id AS owner FROM jobs j
+      WHERE j.agent_id = ANY($1::text[]) AND j.status IN ('Pending', 'AwaitingCSR')
+     UNION
+     SELECT j.id, c.agent_id AS owner FROM certificates c JOIN jobs j ON j.certificate_id = c.id
+      WHERE c.agent_id = ANY($1::text[]) AND c.agent_id <> '' AND j.status IN ('Pending', 'AwaitingCSR')
+   ), work AS (
+     SELECT mine.owner, j.id, j.type, j.status, j.certificate_id, j.target_id, j.version_id, j.attempts,
+            j.max_attempts, j.created_at, c.common_name, c.sans, c.key_algorithm,
+            row_number() OVER (PARTITION BY mine.owner ORDER BY j.created_at, j.id) AS rank
+       FROM mine JOIN jobs j ON j.id = mine.id JOIN certificates c ON c.id = j.certificate_id
+      WHERE ${WORK_FILTER}
+   )
+   SELECT * FROM work WHERE rank <= ${AGENT_WORK_LIMIT} ORDER BY owner, created_at, id`,
 );
+
+const workItem = (row: WorkRow): AgentWorkItem => ({
+  job_id: row.id,
+  type: row.type,
+  status: row.status,
+  certificate_id: row.certificate_id,
+  common_name: row.common_name,
+  sans: row.sans,
+  key_algorithm: row.key_algorithm,
+  target_id: row.target_id,
+  version_id: row.type === 'Deployment' ? row.version_id : null,
+  attempts: row.attempts,
+  max_attempts: row.max_attempts,
+  created_at: row.created_at.toISOString(),
+});
 
 /**
  * The reads of the agent work protocol (ADR 0027). An agent's jobs are those whose `agent_id` is
@@ -60,25 +84,26 @@ export class AgentWorkRepository {
   constructor(@InjectDataSource('issuance') readonly dataSource: DataSource) {}
 
   /**
-   * The poll, one statement: the two ways a job is an agent's, each an index scan over open jobs
-   * only (jobs_agent_open; certificates_agent then jobs_certificate_open), oldest first.
+   * Polls that arrive while one is being read are read together, in one statement (POLL_MANY):
+   * under a fleet's load one query per round trip instead of one per agent.
    */
-  async work(agentId: string): Promise<AgentWorkItem[]> {
-    const rows = await POLL.rows(this.dataSource, [agentId]);
-    return rows.map((row) => ({
-      job_id: row.id,
-      type: row.type,
-      status: row.status,
-      certificate_id: row.certificate_id,
-      common_name: row.common_name,
-      sans: row.sans,
-      key_algorithm: row.key_algorithm,
-      target_id: row.target_id,
-      version_id: row.type === 'Deployment' ? row.version_id : null,
-      attempts: row.attempts,
-      max_attempts: row.max_attempts,
-      created_at: row.created_at.toISOString(),
-    }));
+  private readonly polls = new GroupCommit<string, AgentWorkItem[]>((agentIds) => this.workOf(agentIds));
+
+  /** The agent's open jobs that it acts on, oldest first (the poll of spec 4.7). */
+  work(agentId: string): Promise<AgentWorkItem[]> {
+    return this.polls.write(agentId);
+  }
+
+  /** The polls of several agents, each agent's jobs at its index (an agent asked twice, twice). */
+  async workOf(agentIds: readonly string[]): Promise<AgentWorkItem[][]> {
+    const rows = await POLL_MANY.rows(this.dataSource, [[...new Set(agentIds)]]);
+    const byAgent = new Map<string, AgentWorkItem[]>();
+    for (const row of rows) {
+      const items = byAgent.get(row.owner) ?? [];
+      items.push(workItem(row));
+      byAgent.set(row.owner, items);
+    }
+    return agentIds.map((id) => byAgent.get(id) ?? []);
   }
 
   /**

@@ -19,6 +19,7 @@ import {
   certificateListCountedPageQuery,
   certificateListCountQuery,
   certificateListTextPageQuery,
+  SeekPage,
 } from '../inventory/certificate-list.query';
 import { certificatePageJson, CertificateTextRow } from '../inventory/certificate-page-json';
 import {
@@ -209,24 +210,50 @@ export class CertificateRepository {
     };
     const count = async () =>
       (await queryRows<{ total: number }>(this.dataSource, certificateListCountQuery(filter)))[0].total;
+    const countedPage = async (seek: SeekPage) => {
+      const rows = await queryRows<CertificateTextRow & { total: number }>(
+        this.dataSource,
+        certificateListCountedPageQuery(filter, seek),
+      );
+      return { rows, total: rows.length > 0 ? rows[0].total : await count() };
+    };
     let rows: CertificateTextRow[];
     let total: number;
     if (!usesAnchors(page.offset)) {
-      const counted = await queryRows<CertificateTextRow & { total: number }>(
-        this.dataSource,
-        certificateListCountedPageQuery(filter, { per_page: page.per_page, offset: page.offset }),
-      );
-      rows = counted;
-      total = counted.length > 0 ? counted[0].total : await count();
+      ({ rows, total } = await countedPage({ per_page: page.per_page, offset: page.offset }));
     } else {
-      total = await count();
-      const anchors = await this.anchors.anchors(anchorKey(filter), total, async () => {
+      const key = anchorKey(filter);
+      const buildAnchors = async () => {
         const query = certificateListAnchorsQuery(filter, ANCHOR_SPACING);
         const found = (await this.dataSource.query(query.text, query.values)) as { id: string }[];
         return found.map((row) => row.id);
+      };
+      const seek = (anchors: readonly string[]) => ({
+        per_page: page.per_page,
+        ...seekFromAnchors(page.offset, anchors),
       });
-      const seek = { per_page: page.per_page, ...seekFromAnchors(page.offset, anchors) };
-      rows = await queryRows<CertificateTextRow>(this.dataSource, certificateListTextPageQuery(filter, seek));
+      // With anchors at hand, read the page from them and count in the same statement; they hold
+      // when the cache gives the same anchors for the total counted (the usual case).
+      const guess = this.anchors.peek(key);
+      if (guess) {
+        const counted = await countedPage(seek(guess));
+        total = counted.total;
+        const anchors = await this.anchors.anchors(key, total, buildAnchors);
+        rows =
+          anchors === guess
+            ? counted.rows
+            : await queryRows<CertificateTextRow>(
+                this.dataSource,
+                certificateListTextPageQuery(filter, seek(anchors)),
+              );
+      } else {
+        total = await count();
+        const anchors = await this.anchors.anchors(key, total, buildAnchors);
+        rows = await queryRows<CertificateTextRow>(
+          this.dataSource,
+          certificateListTextPageQuery(filter, seek(anchors)),
+        );
+      }
     }
     const data = certificatePageJson(rows);
     return new RawJson(`{"data":${data},"total":${total},"page":${page.page},"per_page":${page.per_page}}`);

@@ -164,7 +164,10 @@ describe('certificate list SQL', () => {
     expect(one.values).toEqual([10, 0, 't1', 'team_id', 't1']);
     expect(one.name).toBe('certificate-list-counted-page-team_id');
 
-    const two = certificateListCountedPageQuery({ status: 'Active', owner_id: 'o1' }, { per_page: 5, offset: 0 });
+    const two = certificateListCountedPageQuery(
+      { status: 'Active', owner_id: 'o1' },
+      { per_page: 5, offset: 0 },
+    );
     expect(two.text).toContain(
       ', (SELECT count(*)::int AS total FROM certificates WHERE status = $5 AND owner_id = $6) AS total',
     );

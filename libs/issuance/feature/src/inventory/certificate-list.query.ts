@@ -239,15 +239,13 @@ SELECT id FROM a WHERE id IS NOT NULL ORDER BY id`,
 }
 
 /**
- * A first page and its total in one statement (one round trip instead of two): the text page of
- * certificateListTextPageQuery with the count of certificateListCountQuery as a `total` column,
- * an uncorrelated subquery Postgres evaluates once. A page with no rows carries no total; the
- * caller counts separately then (a page past the end, or a filter nothing matches).
+ * A page and its total in one statement (one round trip instead of two): the text page of
+ * certificateListTextPageQuery (from the start or after an anchor) with the count of
+ * certificateListCountQuery as a `total` column, an uncorrelated subquery Postgres evaluates once.
+ * A page with no rows carries no total; the caller counts separately then (a page past the end, or
+ * a filter nothing matches).
  */
-export function certificateListCountedPageQuery(
-  filter: CertificateListFilter,
-  page: { per_page: number; offset: number },
-): SqlStatement {
+export function certificateListCountedPageQuery(filter: CertificateListFilter, page: SeekPage): SqlStatement {
   const rows = certificateListTextPageQuery(filter, page);
   const count = certificateListCountQuery(filter, rows.values.length + 1);
   const [select, from] = splitOnce(rows.text, '\nFROM ');

@@ -106,6 +106,30 @@ describe('list anchors', () => {
       expect(await anchorsOf.anchors('k', 5, () => build(['fresh']))).toEqual(['fresh']);
     });
 
+    it('lets a caller peek at built anchors without building, and tells it when the guess holds', async () => {
+      const anchorsOf = cache();
+      expect(anchorsOf.peek('k')).toBeUndefined();
+      let release!: (value: string[]) => void;
+      const pending = anchorsOf.anchors(
+        'k',
+        5,
+        () => new Promise<string[]>((resolve) => (release = resolve)),
+      );
+      // A build in flight is not a guess.
+      expect(anchorsOf.peek('k')).toBeUndefined();
+      release(['x']);
+      const built = await pending;
+      const guess = anchorsOf.peek('k');
+      expect(guess).toBe(built);
+      // The same total: the same array, so the guess holds; even once expired (served while refreshed).
+      expect(await anchorsOf.anchors('k', 5, () => build(['y']))).toBe(guess);
+      now += 10_000;
+      expect(await anchorsOf.anchors('k', 5, () => build(['y']))).toBe(guess);
+      // Another total: other anchors, so the guess does not hold.
+      expect(await anchorsOf.anchors('k', 6, () => build(['z']))).not.toBe(guess);
+      expect(anchorsOf.peek('other')).toBeUndefined();
+    });
+
     it('rebuilds when the total changed (another replica wrote)', async () => {
       const anchorsOf = cache();
       await anchorsOf.anchors('k', 5, () => build(['x']));

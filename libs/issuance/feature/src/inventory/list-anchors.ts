@@ -87,6 +87,15 @@ export class ListAnchorCache {
     return this.start(key, total, build, now).anchors;
   }
 
+  /**
+   * The anchors built for `key`, if any, whatever their total and age, without building or
+   * refreshing anything: a guess to read a deep page with while its total is counted in the same
+   * statement. The guess holds when anchors(key, thatTotal) then returns this same array.
+   */
+  peek(key: string): readonly string[] | undefined {
+    return this.entries.get(key)?.built;
+  }
+
   private start(key: string, total: number, build: () => Promise<readonly string[]>, now: number): Entry {
     const fresh: Entry = { anchors: build(), total, builtAt: now };
     this.store(key, fresh);
