@@ -100,9 +100,28 @@ describe('certificate list SQL', () => {
       '(SELECT id FROM certificates WHERE status = $4 AND team_id = $5 AND id > $3 ORDER BY id LIMIT $1 OFFSET $2)',
     );
     expect(seek.values).toEqual([50, 950, 'mc-0498999', 'Active', 't1']);
-    expect(certificateListTextPageQuery({}, { per_page: 5, offset: 0, afterId: 'x' }).text).toContain(
+    expect(certificateListTextPageQuery({}, { per_page: 5, offset: 3, afterId: 'x' }).text).toContain(
       '(SELECT id FROM certificates WHERE id > $3 ORDER BY id LIMIT $1 OFFSET $2)',
     );
+  });
+
+  it('reads a page that skips nothing straight from the index range, from the start or an anchor', () => {
+    const first = certificateListTextPageQuery({ status: 'Active' }, { per_page: 50, offset: 0 });
+    expect(first.text).toMatch(
+      /\nFROM certificates c WHERE c\.status = \$3 ORDER BY c\.id LIMIT \$1 OFFSET \$2$/,
+    );
+    expect(first.text).not.toContain('JOIN');
+    expect(first.values).toEqual([50, 0, 'Active']);
+    expect(first.name).toBe('certificate-list-page-first-status');
+    const anchored = certificateListTextPageQuery({}, { per_page: 5, offset: 0, afterId: 'x' });
+    expect(anchored.text).toMatch(
+      /\nFROM certificates c WHERE c\.id > \$3 ORDER BY c\.id LIMIT \$1 OFFSET \$2$/,
+    );
+    expect(anchored.values).toEqual([5, 0, 'x']);
+    expect(anchored.name).toBe('certificate-list-page-first-after');
+    // The same select list as the deferred form.
+    const deferred = certificateListTextPageQuery({ status: 'Active' }, { per_page: 50, offset: 1 });
+    expect(first.text.split('\nFROM ')[0]).toBe(deferred.text.split('\nFROM ')[0]);
   });
 
   it('builds anchors by hopping `spacing` index entries at a time, filters as parameters', () => {
@@ -160,9 +179,9 @@ describe('certificate list SQL', () => {
 
     const one = certificateListCountedPageQuery({ team_id: 't1' }, { per_page: 10, offset: 0 });
     expect(one.text).toContain('WHERE dimension = $4 AND value = $5) AS total');
-    expect(one.text).toContain('FROM (SELECT id FROM certificates WHERE team_id = $3 ORDER BY id');
+    expect(one.text).toContain('\nFROM certificates c WHERE c.team_id = $3 ORDER BY c.id LIMIT $1 OFFSET $2');
     expect(one.values).toEqual([10, 0, 't1', 'team_id', 't1']);
-    expect(one.name).toBe('certificate-list-counted-page-team_id');
+    expect(one.name).toBe('certificate-list-counted-page-first-team_id');
 
     const two = certificateListCountedPageQuery(
       { status: 'Active', owner_id: 'o1' },

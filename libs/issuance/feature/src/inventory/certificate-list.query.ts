@@ -6,6 +6,7 @@ import type { CertificateStatus } from '@certlane/contracts';
  *
  * - Filters are ANDed equalities; each has an index ending in `id` (migration 0004), so a page is
  *   an index range read in list order. Values go in as parameters, never into the text.
+ * - A first page (nothing skipped) reads its rows straight from that index range.
  * - The page is a *deferred join*: the ids of the page are found first, by an index-only scan of
  *   the filter's index (or the primary key), and only those `per_page` rows are read from the
  *   table. A deep OFFSET then skips index entries, not table rows: page 10,000 of 50 reads
@@ -15,10 +16,13 @@ import type { CertificateStatus } from '@certlane/contracts';
  *   more it is COUNT(*) with the same filter. Index-only scans need the visibility map to be
  *   current: autovacuum keeps it so in steady state; a bulk load must be followed by VACUUM.
  * - Run the page and the count concurrently (two statements on two pool connections).
- * - With no filter or one, a statement is named (prepared once per connection): an equality on
- *   one column with an index on (column, id) has one best plan whatever the value. With two or
- *   more, which index wins depends on the values (a rare status with a common environment, or the
- *   reverse), so those are planned for their values every time.
+ * - With no filter or one, a statement is named (prepared once per connection, parsed once): an
+ *   equality on one column with an index on (column, id) has one best plan whatever the value.
+ *   With two or more, which index wins depends on the values (a rare status with a common
+ *   environment, or the reverse), so those stay unnamed. Postgres still plans a named deferred
+ *   join for its values each time (`plan_cache_mode` auto: its generic plan, with LIMIT and OFFSET
+ *   unknown, would hash-join the whole table, and is costed accordingly, so never chosen); the
+ *   first-page form's generic plan is the index range itself.
  */
 export interface CertificateListFilter {
   status?: CertificateStatus;
@@ -190,30 +194,36 @@ export interface SeekPage {
 }
 
 /**
- * One page in id order, every column as text ready for JSON (CERTIFICATE_TEXT_SELECT). Same
- * deferred join as certificateListPageQuery; with `afterId` the index range starts after that id,
- * so a deep page skips only `offset` entries past its anchor.
+ * One page in id order, every column as text ready for JSON (CERTIFICATE_TEXT_SELECT). A page that
+ * skips rows (`offset` > 0) is the same deferred join as certificateListPageQuery: the page's ids
+ * from the index, then only those rows; with `afterId` the index range starts after that id, so a
+ * deep page skips only `offset` entries past its anchor. A page that skips nothing reads its rows
+ * straight from the filter's index in id order, half the Postgres time of the join (measured in
+ * bench/README.md "## inventory"): there are no skipped rows for the join to save.
  */
 export function certificateListTextPageQuery(filter: CertificateListFilter, page: SeekPage): SqlStatement {
   const after = page.afterId !== undefined;
-  const { clause, values } = certificateListWhere(filter, after ? 4 : 3);
-  const where = after ? (clause ? `${clause} AND id > $3` : 'WHERE id > $3') : clause;
+  const direct = page.offset === 0;
+  const { clause, values } = certificateListWhere(filter, after ? 4 : 3, direct ? 'c.' : '');
+  const id = direct ? 'c.id' : 'id';
+  const where = after ? (clause ? `${clause} AND ${id} > $3` : `WHERE ${id} > $3`) : clause;
   const columns = CERTIFICATE_COLUMNS.map((column) => `${CERTIFICATE_TEXT_SELECT[column]} AS ${column}`).join(
     ', ',
   );
   const filtered = FILTER_COLUMNS.filter((column) => filter[column] !== undefined);
+  const shape = `${direct ? '-first' : ''}${after ? '-after' : ''}${filtered.length ? `-${filtered[0]}` : ''}`;
   return {
-    text: `SELECT ${columns}
+    text: direct
+      ? `SELECT ${columns}
+FROM certificates c ${where} ORDER BY c.id LIMIT $1 OFFSET $2`
+      : `SELECT ${columns}
 FROM (SELECT id FROM certificates ${where} ORDER BY id LIMIT $1 OFFSET $2) AS page
 JOIN certificates c ON c.id = page.id
 ORDER BY c.id`,
     values: after
       ? [page.per_page, page.offset, page.afterId, ...values]
       : [page.per_page, page.offset, ...values],
-    name:
-      filtered.length <= 1
-        ? `certificate-list-page${after ? '-after' : ''}${filtered.length ? `-${filtered[0]}` : ''}`
-        : undefined,
+    name: filtered.length <= 1 ? `certificate-list-page${shape}` : undefined,
   };
 }
 
