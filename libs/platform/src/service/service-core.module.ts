@@ -89,7 +89,12 @@ export class ServiceCoreModule {
               migrationsRun: false,
               applicationName: `certlane-${service}`,
               // Raw SQL in repositories and the outbox resolve unqualified names in the service's schema.
-              extra: { max: config.database.poolSize, options: `-c search_path=${schema},public` },
+              // DateStyle ISO (Postgres's default, which node-postgres' date parsing already needs)
+              // is pinned, since some reads format timestamp text themselves (certificate-page-json.ts).
+              extra: {
+                max: config.database.poolSize,
+                options: `-c search_path=${schema},public -c DateStyle=ISO,MDY`,
+              },
             };
           },
         }),

@@ -83,7 +83,7 @@ describe('certificate list SQL', () => {
     );
     expect(text).toMatch(/ORDER BY c\.id$/);
     expect(text).toContain(
-      `to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`,
+      `(c.created_at AT TIME ZONE 'UTC')::text AS created_at`,
     );
     expect(values).toEqual([50, 100, 'Active']);
     const positions = CERTIFICATE_COLUMNS.map((column) => text.indexOf(` AS ${column}`));

@@ -150,12 +150,16 @@ export function certificateListCountQuery(filter: CertificateListFilter, first =
   return { text: `SELECT count(*)::int AS total FROM certificates ${clause}`, values };
 }
 
-/** `timestamptz` as `Date.prototype.toISOString()` writes it (milliseconds, truncated, `Z`). */
-const isoText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/**
+ * `timestamptz` as the text of the UTC timestamp (`YYYY-MM-DD HH:MM:SS[.ffffff]` in DateStyle ISO,
+ * which the pool pins): certificatePageJson turns it into `toISOString()`'s form. Half the Postgres
+ * time of `to_char`, which reads its format pattern on every call.
+ */
+const utcText = (column: string) => `(${column} AT TIME ZONE 'UTC')::text`;
 
 /**
  * Each column as the text its JSON needs (certificate-page-json.ts writes the page from these):
- * timestamps as `toISOString()` writes them, `sans` as a compact JSON array, `tags` as jsonb
+ * timestamps as UTC timestamp text, `sans` as a compact JSON array, `tags` as jsonb
  * text, owner/team ids '' for none. Plain strings on the wire: no `Date`, array or jsonb parsing
  * in the service (ADR 0034).
  */
@@ -175,14 +179,14 @@ const CERTIFICATE_TEXT_SELECT: Record<(typeof CERTIFICATE_COLUMNS)[number], stri
   status: 'c.status',
   key_algorithm: 'c.key_algorithm',
   tags: 'c.tags::text',
-  not_before: isoText('c.not_before'),
-  expires_at: isoText('c.expires_at'),
+  not_before: utcText('c.not_before'),
+  expires_at: utcText('c.expires_at'),
   current_version_id: 'c.current_version_id',
-  last_renewed_at: isoText('c.last_renewed_at'),
-  revoked_at: isoText('c.revoked_at'),
+  last_renewed_at: utcText('c.last_renewed_at'),
+  revoked_at: utcText('c.revoked_at'),
   revocation_reason: 'c.revocation_reason',
-  created_at: isoText('c.created_at'),
-  updated_at: isoText('c.updated_at'),
+  created_at: utcText('c.created_at'),
+  updated_at: utcText('c.updated_at'),
 };
 
 export interface SeekPage {

@@ -22,6 +22,7 @@ export interface CertificateTextRow {
   key_algorithm: string;
   /** jsonb text: not compact, and keys in jsonb's order (re-serialised below). */
   tags: string;
+  /** Timestamps: UTC timestamp text, `YYYY-MM-DD HH:MM:SS[.ffffff]` (isoTimestamp). */
   not_before: string | null;
   expires_at: string | null;
   current_version_id: string | null;
@@ -34,6 +35,31 @@ export interface CertificateTextRow {
 
 const str = JSON.stringify;
 const nullable = (value: string | null) => (value === null ? 'null' : str(value));
+
+const TIMESTAMP_TEXT = /^(\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?( BC)?$/;
+
+/**
+ * A UTC timestamp as Postgres writes it (`YYYY-MM-DD HH:MM:SS[.ffffff]`, DateStyle ISO; trailing
+ * zeros of the fraction dropped) as `Date.prototype.toISOString()` writes the same instant:
+ * milliseconds truncated, as node-postgres' `Date` kept them, and `Z`. Years past 9999 and BC
+ * dates take the slow path to toISOString's own `+YYYYYY` form.
+ */
+export function isoTimestamp(text: string): string {
+  if (text.length === 19 && text[4] === '-') return `${text.slice(0, 10)}T${text.slice(11)}.000Z`;
+  const lastIsDigit = text.charCodeAt(text.length - 1) <= 0x39;
+  if (text.length > 20 && text.length <= 26 && text[4] === '-' && text[19] === '.' && lastIsDigit) {
+    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${(text.slice(20, 23) + '00').slice(0, 3)}Z`;
+  }
+  const parts = TIMESTAMP_TEXT.exec(text);
+  if (!parts) throw new Error(`not a timestamp: ${JSON.stringify(text)}`);
+  const [, year, month, day, hour, minute, second, fraction = '', bc] = parts;
+  const date = new Date(0);
+  date.setUTCFullYear(bc ? 1 - Number(year) : Number(year), Number(month) - 1, Number(day));
+  date.setUTCHours(Number(hour), Number(minute), Number(second), Number((fraction + '00').slice(0, 3)));
+  return date.toISOString();
+}
+
+const timestamp = (value: string | null) => (value === null ? 'null' : `"${isoTimestamp(value)}"`);
 /** As the DTO path did: node-postgres JSON.parses jsonb, the reply JSON.stringifies the object. */
 const tagsJson = (tags: string) => (tags === '{}' ? '{}' : str(JSON.parse(tags)));
 
@@ -48,10 +74,10 @@ export function certificatePageJson(rows: readonly CertificateTextRow[]): string
       `,"issuer_id":${str(r.issuer_id)},"renewal_policy_id":${str(r.renewal_policy_id)}` +
       `,"profile_id":${str(r.profile_id)},"agent_id":${str(r.agent_id)},"source":${str(r.source)}` +
       `,"status":${str(r.status)},"key_algorithm":${str(r.key_algorithm)},"tags":${tagsJson(r.tags)}` +
-      `,"not_before":${nullable(r.not_before)},"expires_at":${nullable(r.expires_at)}` +
-      `,"current_version_id":${nullable(r.current_version_id)},"last_renewed_at":${nullable(r.last_renewed_at)}` +
-      `,"revoked_at":${nullable(r.revoked_at)},"revocation_reason":${nullable(r.revocation_reason)}` +
-      `,"created_at":${str(r.created_at)},"updated_at":${str(r.updated_at)}}`;
+      `,"not_before":${timestamp(r.not_before)},"expires_at":${timestamp(r.expires_at)}` +
+      `,"current_version_id":${nullable(r.current_version_id)},"last_renewed_at":${timestamp(r.last_renewed_at)}` +
+      `,"revoked_at":${timestamp(r.revoked_at)},"revocation_reason":${nullable(r.revocation_reason)}` +
+      `,"created_at":${timestamp(r.created_at)},"updated_at":${timestamp(r.updated_at)}}`;
   }
   return `${out}]`;
 }
