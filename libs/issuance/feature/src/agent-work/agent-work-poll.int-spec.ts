@@ -93,6 +93,12 @@ describe('the agent work poll, batched (ADR 0036)', () => {
     expect(batched[2]).toHaveLength(AGENT_WORK_LIMIT);
     expect(batched[3]).toEqual(batched[0]);
     expect(batched[4]).toEqual([]);
+    // A batch of one agent (asked once or twice) runs the single-agent statement: the same jobs.
+    for (const agent of ['a1', 'a2', 'a3']) {
+      const [alone, again] = await repository.workOf([agent, agent]);
+      expect(alone).toEqual(batched[agents.indexOf(agent)]);
+      expect(again).toEqual(alone);
+    }
   });
 
   it('answers concurrent polls, coalesced or not, as each alone', async () => {
