@@ -183,7 +183,7 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     name: 'SERVICE_GATEWAY_FAST_LANE',
     default: 'true',
     description:
-      'Gateway: answer the hottest forwarding routes (renewal policy get, agent heartbeat and work poll) before Express and Nest, with the same authentication, checks and responses. false sends every request through Nest.',
+      'Gateway: answer the hottest forwarding routes (renewal policy get, agent heartbeat and work poll, certificate list) before Express and Nest, with the same authentication, checks and responses; agent heartbeats and polls travel to their services in batches under load. false sends every request through Nest.',
   },
   {
     name: 'SERVICE_JOB_RUNNING_TIMEOUT',
