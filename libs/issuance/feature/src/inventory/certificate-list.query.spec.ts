@@ -82,9 +82,7 @@ describe('certificate list SQL', () => {
       'FROM (SELECT id FROM certificates WHERE status = $3 ORDER BY id LIMIT $1 OFFSET $2) AS page',
     );
     expect(text).toMatch(/ORDER BY c\.id$/);
-    expect(text).toContain(
-      `(c.created_at AT TIME ZONE 'UTC')::text AS created_at`,
-    );
+    expect(text).toContain(`(c.created_at AT TIME ZONE 'UTC')::text AS created_at`);
     expect(values).toEqual([50, 100, 'Active']);
     const positions = CERTIFICATE_COLUMNS.map((column) => text.indexOf(` AS ${column}`));
     expect(positions.every((position) => position > 0)).toBe(true);
