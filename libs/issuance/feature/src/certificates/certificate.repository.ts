@@ -197,8 +197,8 @@ export class CertificateRepository {
   /**
    * One page in id order and its exact total, as the envelope's JSON text written from text columns
    * (SQL and plans: inventory/certificate-list.query.ts; ADR 0034). A shallow page reads its rows
-   * and the total in one statement (a page with no rows counts separately); a deep one counts
-   * first, then seeks from the filter's anchors.
+   * and the total in one statement (a page with no rows counts separately); a deep one seeks from
+   * the filter's anchors, counted in the same statement when anchors are at hand, else counted first.
    */
   async list(request: ListCertificatesRequest, page: ResolvedPage): Promise<RawJson<Page<CertificateDto>>> {
     const filter = {
@@ -232,6 +232,8 @@ export class CertificateRepository {
         per_page: page.per_page,
         ...seekFromAnchors(page.offset, anchors),
       });
+      const pageAfter = (anchors: readonly string[]) =>
+        queryRows<CertificateTextRow>(this.dataSource, certificateListTextPageQuery(filter, seek(anchors)));
       // With anchors at hand, read the page from them and count in the same statement; they hold
       // when the cache gives the same anchors for the total counted (the usual case).
       const guess = this.anchors.peek(key);
@@ -239,20 +241,10 @@ export class CertificateRepository {
         const counted = await countedPage(seek(guess));
         total = counted.total;
         const anchors = await this.anchors.anchors(key, total, buildAnchors);
-        rows =
-          anchors === guess
-            ? counted.rows
-            : await queryRows<CertificateTextRow>(
-                this.dataSource,
-                certificateListTextPageQuery(filter, seek(anchors)),
-              );
+        rows = anchors === guess ? counted.rows : await pageAfter(anchors);
       } else {
         total = await count();
-        const anchors = await this.anchors.anchors(key, total, buildAnchors);
-        rows = await queryRows<CertificateTextRow>(
-          this.dataSource,
-          certificateListTextPageQuery(filter, seek(anchors)),
-        );
+        rows = await pageAfter(await this.anchors.anchors(key, total, buildAnchors));
       }
     }
     const data = certificatePageJson(rows);
