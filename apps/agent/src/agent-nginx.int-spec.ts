@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CertificateDto, JobVerificationDto } from '@certlane/contracts';
@@ -151,9 +151,11 @@ describe('agent + nginx: issue, deploy, renew, redeploy, verify (all real proces
     );
     const issued = await certificate();
     expect(issued.status).toBe('Active');
-    expect(
-      statSync(join(stateDir(), 'keys', CERT, `${issued.current_version_id}.key.pem`)).mode & 0o777,
-    ).toBe(0o600);
+    // The job completes when the server accepts the CSR; the agent files the key under the issued
+    // version once it has read that answer, a moment later.
+    const versionKey = join(stateDir(), 'keys', CERT, `${issued.current_version_id}.key.pem`);
+    await eventually(async () => existsSync(versionKey), `the agent filed the key under ${versionKey}`);
+    expect(statSync(versionKey).mode & 0o777).toBe(0o600);
   }, 60_000);
 
   it('deploy: the agent writes the files, nginx reloads and serves the issued certificate', async () => {

@@ -115,6 +115,9 @@ describe('certlane-agent (real process)', () => {
     const certificate = json<CertificateDto>(await api('GET', '/api/v1/certificates/agent-web'));
     expect(certificate.status).toBe('Active');
     const keyPath = join(dir, 'state', 'keys', 'agent-web', `${certificate.current_version_id}.key.pem`);
+    // The job completes when the server accepts the CSR; the agent files the key under the issued
+    // version once it has read that answer, a moment later.
+    await eventually(async () => existsSync(keyPath), `the agent filed the key under ${keyPath}`);
     expect(statSync(keyPath).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, 'state', 'keys')).mode & 0o777).toBe(0o700);
     const key = readFileSync(keyPath, 'utf8');
