@@ -131,10 +131,7 @@ export class Authenticator implements OnApplicationBootstrap {
           { key: token },
           { context: { request_id: request.requestId } },
         );
-        if (answer.principal) {
-          principal = answer.principal;
-          this.principals.set(keyHash, principal);
-        }
+        if (answer.principal && this.principals.set(keyHash, answer.principal)) principal = answer.principal;
       }
       if (principal) return toActor(principal);
     }
@@ -173,7 +170,8 @@ export class Authenticator implements OnApplicationBootstrap {
       );
       if (!answer.session) return undefined;
       cached = { principal: answer.session.principal, csrfTokenHash: answer.session.csrf_token_hash };
-      this.principals.set(cacheKey, cached.principal, Date.now(), cached.csrfTokenHash);
+      if (!this.principals.set(cacheKey, cached.principal, Date.now(), cached.csrfTokenHash))
+        return undefined;
     }
     if (isStateChanging(request.method) && !csrfTokenMatches(request.csrfToken, cached.csrfTokenHash ?? '')) {
       throw new CertlaneError(

@@ -51,6 +51,53 @@ describe(PrincipalCache.name, () => {
     expect(cache.get('h1', 1)).toBeUndefined();
   });
 
+  describe('a key with expires_at (spec 5.1: an expired key is refused)', () => {
+    const expiresAt = 10_000;
+    const expiring = { ...bob, expires_at: new Date(expiresAt).toISOString() };
+
+    it('answers up to the millisecond before the key expires and not from that millisecond on', () => {
+      const cache = new PrincipalCache(5000);
+      expect(cache.set('h', expiring, expiresAt - 1000)).toBe(true);
+      expect(cache.get('h', expiresAt - 1)).toEqual(expiring);
+      expect(cache.get('h', expiresAt)).toBeUndefined();
+    });
+
+    it('still forgets after the TTL when the key expires later', () => {
+      const cache = new PrincipalCache(5000);
+      cache.set('h', expiring, 0);
+      expect(cache.get('h', 4999)).toEqual(expiring);
+      expect(cache.get('h', 5000)).toBeUndefined();
+    });
+
+    it('caches nothing and says so when the key expired before the answer was cached', () => {
+      const cache = new PrincipalCache(5000);
+      expect(cache.set('h', expiring, expiresAt)).toBe(false);
+      expect(cache.get('h', expiresAt - 1)).toBeUndefined();
+    });
+
+    it('treats an unreadable expires_at as already past', () => {
+      const cache = new PrincipalCache(5000);
+      expect(cache.set('h', { ...bob, expires_at: 'not a date' }, 0)).toBe(false);
+      expect(cache.get('h', 1)).toBeUndefined();
+    });
+
+    it('refuses an agent key when it expires, not at the end of the long agent TTL', () => {
+      const cache = new PrincipalCache(5000, 10, 300_000);
+      const agent = {
+        actor_id: 'agent.web-01',
+        actor_type: 'api-key' as const,
+        admin: false,
+        key_id: 'key-a',
+        role_ids: ['r-agent'],
+        permissions: ['agent.heartbeat'],
+        expires_at: new Date(expiresAt).toISOString(),
+      };
+      cache.set('agent', agent, 0);
+      expect(cache.get('agent', expiresAt - 1)).toEqual(agent);
+      expect(cache.get('agent', expiresAt)).toBeUndefined();
+    });
+  });
+
   it('evicts the oldest entry when full', () => {
     const cache = new PrincipalCache(5000, 2);
     cache.set('h1', alice, 0);

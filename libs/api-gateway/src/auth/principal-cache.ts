@@ -12,7 +12,8 @@ interface Entry {
  * Recently authenticated API keys and session cookies, keyed by the SHA-256 of the credential
  * (the credential itself is not kept), for a few seconds: most requests then skip the round
  * trip to the auth service. A deleted or rotated key, or a revoked session, is dropped when its
- * revocation event arrives, and at the latest after the TTL.
+ * revocation event arrives, and at the latest after the TTL. An entry never outlives the
+ * credential: a key with `expires_at` is refused from that millisecond on, whatever the TTL.
  *
  * Agent keys (actor `agent.<id>` holding only r-agent, never admin) live longer (`agentTtlMs`):
  * an agent comes back every 20-30 s, past the short TTL, so a fleet would otherwise ask auth on
@@ -72,16 +73,33 @@ export class PrincipalCache {
     this.entries.clear();
   }
 
-  set(keyHash: string, principal: Principal, now = Date.now(), csrfTokenHash?: string): void {
+  /**
+   * Caches the principal for the TTL, or until its credential expires if that comes first.
+   * Returns false, caching nothing, when the credential has already expired: the caller must not
+   * use the principal either (it was valid when the auth service looked, not any more).
+   */
+  set(keyHash: string, principal: Principal, now = Date.now(), csrfTokenHash?: string): boolean {
     // Re-inserted at the end, so eviction takes the entry set longest ago.
     this.entries.delete(keyHash);
+    const credentialExpiresAt = credentialExpiry(principal);
+    if (credentialExpiresAt <= now) return false;
+    const ttl = isAgentPrincipal(principal) ? this.agentTtlMs : this.ttlMs;
+    const expiresAt = Math.min(now + ttl, credentialExpiresAt);
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    const ttl = isAgentPrincipal(principal) ? this.agentTtlMs : this.ttlMs;
-    this.entries.set(keyHash, { principal, csrfTokenHash, expiresAt: now + ttl });
+    this.entries.set(keyHash, { principal, csrfTokenHash, expiresAt });
+    return true;
   }
+}
+
+/** The instant (ms) the principal's credential expires: Infinity when it does not expire. */
+function credentialExpiry(principal: Principal): number {
+  if (principal.expires_at === undefined) return Infinity;
+  const expiry = Date.parse(principal.expires_at);
+  // Fail closed: an unreadable expiry counts as already past, never as "no expiry".
+  return Number.isNaN(expiry) ? -Infinity : expiry;
 }
 
 /** An agent's own key: the agent actor convention (ADR 0026) with nothing but the agent role. */

@@ -48,6 +48,7 @@ export class ApiKeyService {
         role_ids: grants.roleIds,
         permissions: row.admin ? [...PERMISSIONS] : grants.permissions,
         scoped_permissions: row.admin ? {} : grants.scopedPermissions,
+        ...(row.expires_at ? { expires_at: row.expires_at.toISOString() } : {}),
       },
     };
   }

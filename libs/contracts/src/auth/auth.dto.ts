@@ -31,6 +31,11 @@ export interface Principal {
   permissions: string[];
   /** Permissions held only within a scope (`team:payments` -> [...]), from scoped grants. */
   scoped_permissions?: Record<string, string[]>;
+  /**
+   * When the credential stops being valid (ISO 8601): a stored API key's `expires_at`. Absent when
+   * it does not expire on its own. Whoever caches the principal must not use it from this instant.
+   */
+  expires_at?: string;
 }
 
 /** GET /api/v1/auth/me. */
