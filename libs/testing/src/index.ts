@@ -8,3 +8,4 @@ export * from './eventually';
 export * from './test-system';
 export * from './response-audit';
 export * from './external-root';
+export * from './private-servers';

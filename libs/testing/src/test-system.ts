@@ -17,6 +17,13 @@ export interface TestSystem {
   stop(): Promise<void>;
 }
 
+/** Where a test system's Postgres and NATS are, when not the shared test servers. */
+export interface TestSystemServers {
+  /** A Postgres server URL (its `postgres` database); the system's database is created there. */
+  databaseServerUrl?: string;
+  natsUrl?: string;
+}
+
 /**
  * Built services started as separate processes on a fresh database, a NATS namespace of their
  * own and one TLS fixture, each waited for until /ready answers.
@@ -25,15 +32,16 @@ export async function startTestSystem(
   label: string,
   services: string[],
   overrides: Record<string, string> = {},
+  servers: TestSystemServers = {},
 ): Promise<TestSystem> {
-  const database = await createTestDatabase(label);
+  const database = await createTestDatabase(label, servers.databaseServerUrl);
   const tls = await createTlsFixture();
   const ca = readFileSync(tls.certPath, 'utf8');
   const env = validServiceEnv({
     SERVICE_TLS_CERT_PATH: tls.certPath,
     SERVICE_TLS_KEY_PATH: tls.keyPath,
     SERVICE_DATABASE_URL: database.url,
-    SERVICE_NATS_URL: testNatsUrl(),
+    SERVICE_NATS_URL: servers.natsUrl ?? testNatsUrl(),
     SERVICE_NATS_NAMESPACE: uniqueNamespace(label),
     SERVICE_LOG_LEVEL: 'warn',
     ...overrides,

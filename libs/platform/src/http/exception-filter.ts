@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { CertlaneLogger } from '../logging/logger';
 import { ErrorBody, errorResponse } from './error-body';
 import { requestIdOf } from './request-id';
+import { retryAfterSeconds } from './retry-after';
 import { toCertlaneError } from './to-certlane-error';
 
 /** Renders every error, from any route or middleware, in the one error body shape. */
@@ -36,10 +37,8 @@ export function errorReply(
   if (!expected) logger.error({ err: exception, request_id: requestId, path }, 'unhandled error');
   const { status, body } = errorResponse(error, requestId);
   const headers: [string, string][] = [];
-  const retryAfter = error.details?.retry_after_seconds;
-  if (error.code === 'rate_limited' && typeof retryAfter === 'number') {
-    headers.push(['Retry-After', String(Math.max(1, Math.ceil(retryAfter)))]);
-  }
+  const retryAfter = retryAfterSeconds(error);
+  if (retryAfter !== undefined) headers.push(['Retry-After', String(retryAfter)]);
   return { status, body, headers };
 }
 

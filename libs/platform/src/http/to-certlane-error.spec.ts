@@ -111,4 +111,12 @@ describe(toCertlaneError.name, () => {
     expect(httpStatusFor(mapped.code)).toBeGreaterThanOrEqual(400);
     expect(httpStatusFor(mapped.code)).toBeLessThan(500);
   });
+
+  it('makes an unreachable database an expected service_unavailable, not a 500', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const [mapped, expected] = toCertlaneError(refused);
+    expect(mapped.code).toBe(ErrorCode.ServiceUnavailable);
+    expect(httpStatusFor(mapped.code)).toBe(503);
+    expect(expected).toBe(true);
+  });
 });

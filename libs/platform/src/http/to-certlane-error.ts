@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
+import { databaseOutageError } from '../database/database-unreachable';
 
 const STATUS_CODES: Record<number, ErrorCode> = {
   400: ErrorCode.ValidationFailed,
@@ -13,8 +14,9 @@ const STATUS_CODES: Record<number, ErrorCode> = {
 
 /**
  * Normalises whatever a request raised into a CertlaneError: our own errors pass through;
- * body-parser and Nest routing errors get their code; anything else is an internal error whose
- * details stay in the log, not in the response. Returns [error, expected].
+ * body-parser and Nest routing errors get their code; an unreachable database is
+ * service_unavailable; anything else is an internal error whose details stay in the log, not in
+ * the response. Returns [error, expected].
  */
 export function toCertlaneError(error: unknown): [CertlaneError, boolean] {
   if (error instanceof CertlaneError) return [error, true];
@@ -47,5 +49,7 @@ export function toCertlaneError(error: unknown): [CertlaneError, boolean] {
       return [new CertlaneError(code, message), true];
     }
   }
+  const outage = databaseOutageError(error);
+  if (outage) return [outage, true];
   return [new CertlaneError(ErrorCode.Internal, 'internal error'), false];
 }

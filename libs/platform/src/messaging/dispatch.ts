@@ -6,6 +6,7 @@ import {
   requestContracts,
   RequestSubject,
 } from '@certlane/contracts';
+import { databaseOutageError } from '../database/database-unreachable';
 import { validateDto } from '../validation/validate-dto';
 import { BusHooks, Reply, RequestHandler } from './message-bus';
 
@@ -27,9 +28,10 @@ export async function dispatchRequest<S extends RequestSubject>(
     hooks.onRequestHandled?.(subject, 'ok');
     return { ok: true, data: data ?? null };
   } catch (error) {
-    if (error instanceof CertlaneError) {
-      hooks.onRequestHandled?.(subject, error.code);
-      return { ok: false, error: error.toPayload() };
+    const expected = error instanceof CertlaneError ? error : databaseOutageError(error);
+    if (expected) {
+      hooks.onRequestHandled?.(subject, expected.code);
+      return { ok: false, error: expected.toPayload() };
     }
     hooks.onUnexpected?.(error);
     hooks.onRequestHandled?.(subject, ErrorCode.Internal);

@@ -1,6 +1,6 @@
 import { createServer, connect as tcpConnect, Server, Socket } from 'node:net';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
-import { eventually, testNatsUrl, uniqueNamespace } from '@certlane/testing';
+import { eventually, startPrivateNats, testNatsUrl, uniqueNamespace } from '@certlane/testing';
 import { NatsBus } from './nats-bus';
 
 /**
@@ -80,4 +80,53 @@ describe(NatsBus.name, () => {
       await new Promise<void>((resolve) => relay.close(() => resolve()));
     }
   });
+
+  it('fails requests and publishes at once with service_unavailable while NATS is down, and works again after', async () => {
+    const nats = await startPrivateNats();
+    let bus: NatsBus | undefined;
+    try {
+      bus = await NatsBus.connect({
+        servers: [nats.url],
+        name: 'certlane-nats-bus-outage-test',
+        requestTimeoutMs: 5_000,
+        namespace: uniqueNamespace('natsbus'),
+      });
+      await bus.handle('issuance.v1.ping', async () => ({ service: 'issuance', instance: 'i' }));
+      let reconnects = 0;
+      bus.onReconnect(() => reconnects++);
+
+      await nats.stop();
+      const connected = bus;
+      await eventually(
+        async () => !(await connected.isHealthy()),
+        'the bus to notice the server is gone',
+        5000,
+      );
+      const started = Date.now();
+      const failures = await Promise.all([
+        bus.request('issuance.v1.ping', {}).catch((e: unknown) => e),
+        bus.requestBatch('issuance.v1.ping', [{ payload: {} }]).catch((e: unknown) => e),
+        bus
+          .publish('issuance.v1.renewal-policy.created', {
+            id: 'e-1',
+            subject: 'issuance.v1.renewal-policy.created',
+            occurred_at: new Date().toISOString(),
+            data: {},
+          } as never)
+          .catch((e: unknown) => e),
+      ]);
+      expect(Date.now() - started).toBeLessThan(1000);
+      for (const failure of failures) {
+        expect(failure).toBeInstanceOf(CertlaneError);
+        expect((failure as CertlaneError).code).toBe(ErrorCode.ServiceUnavailable);
+      }
+
+      await nats.start();
+      await eventually(async () => reconnects === 1, 'the bus to reconnect', 15_000);
+      expect((await bus.request('issuance.v1.ping', {}, { timeoutMs: 3000 })).instance).toBe('i');
+    } finally {
+      await bus?.close();
+      await nats.destroy();
+    }
+  }, 30_000);
 });

@@ -17,7 +17,6 @@ import {
   ConnectionOptions,
   ConsumerMessages,
   DeliverPolicy,
-  Events,
   JetStreamClient,
   JetStreamManager,
   JSONCodec,
@@ -30,9 +29,10 @@ import {
   Subscription,
 } from 'nats';
 import { frameReplies, isFramed, unframeReplies } from './batch-frames';
+import { ConnectionWatch } from './connection-watch';
 import { dispatchRequest, unwrapReply } from './dispatch';
 import { PublishBatcher } from './publish-batcher';
-import { NoRespondersError, ReplyMux, ReplyTimeoutError } from './reply-mux';
+import { BusDisconnectedError, NoRespondersError, ReplyMux, ReplyTimeoutError } from './reply-mux';
 import {
   BatchedRequest,
   BatchOutcome,
@@ -134,6 +134,7 @@ export class NatsBus implements MessageBus {
   private readonly ensuredStreams = new Map<string, Promise<void>>();
   private readonly replies: ReplyMux;
   private readonly publisher: PublishBatcher;
+  private readonly connection: ConnectionWatch;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -142,21 +143,12 @@ export class NatsBus implements MessageBus {
     private readonly options: NatsBusOptions,
   ) {
     this.publisher = new PublishBatcher(nc);
-    this.replies = new ReplyMux(nc, this.publisher);
-    void this.watchReconnects();
+    this.connection = new ConnectionWatch(nc);
+    this.replies = new ReplyMux(nc, this.publisher, this.connection);
   }
-
-  private readonly reconnectListeners: (() => void)[] = [];
 
   onReconnect(listener: () => void): void {
-    this.reconnectListeners.push(listener);
-  }
-
-  private async watchReconnects(): Promise<void> {
-    for await (const status of this.nc.status()) {
-      if (status.type !== Events.Reconnect) continue;
-      for (const listener of this.reconnectListeners) listener();
-    }
+    this.connection.onReconnect(listener);
   }
 
   private wire(subject: string): string {
@@ -327,6 +319,7 @@ export class NatsBus implements MessageBus {
 
   async publish<E extends EventSubject>(subject: E, envelope: EventEnvelope<EventOf<E>>): Promise<void> {
     try {
+      if (!this.connection.connected) throw new BusDisconnectedError('disconnected');
       await this.ensureStream(subject);
       await this.js.publish(this.wire(subject), codec.encode(envelope), { msgID: envelope.id });
     } catch (error) {
@@ -413,7 +406,7 @@ export class NatsBus implements MessageBus {
   }
 
   async isHealthy(): Promise<boolean> {
-    if (this.nc.isClosed()) return false;
+    if (this.nc.isClosed() || !this.connection.connected) return false;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1000)));
     try {
@@ -434,6 +427,9 @@ export class NatsBus implements MessageBus {
 
 function translateNatsError(error: unknown, subject: string, timeoutMs: number): unknown {
   if (error instanceof CertlaneError) return error;
+  if (error instanceof BusDisconnectedError) {
+    return new CertlaneError(ErrorCode.ServiceUnavailable, 'the message bus is unreachable; try again later');
+  }
   if (error instanceof NoRespondersError) {
     return new CertlaneError(
       ErrorCode.ServiceUnavailable,

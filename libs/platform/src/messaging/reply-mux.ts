@@ -1,8 +1,11 @@
 import { createInbox, Msg, NatsConnection, Subscription } from 'nats';
+import { ConnectionWatch } from './connection-watch';
 import { PublishBatcher } from './publish-batcher';
 
 export class NoRespondersError extends Error {}
 export class ReplyTimeoutError extends Error {}
+/** The connection to NATS is down (the client is reconnecting): the request was not sent. */
+export class BusDisconnectedError extends Error {}
 
 interface Pending {
   resolve: (data: Uint8Array) => void;
@@ -29,6 +32,7 @@ export class ReplyMux {
   constructor(
     private readonly nc: NatsConnection,
     private readonly publisher: PublishBatcher,
+    private readonly connection: ConnectionWatch,
   ) {
     this.subscription = nc.subscribe(`${this.prefix}*`, {
       callback: (_error, message) => this.settle(message),
@@ -39,6 +43,9 @@ export class ReplyMux {
 
   request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
     if (this.closed || this.nc.isClosed()) return Promise.reject(new NoRespondersError('connection closed'));
+    // While the client reconnects nats.js would buffer the request and we would wait out the
+    // timeout; a request already in flight keeps waiting (it may have been served: 504, not 503).
+    if (!this.connection.connected) return Promise.reject(new BusDisconnectedError('disconnected'));
     const token = (++this.sequence).toString(36);
     return new Promise((resolve, reject) => {
       this.pending.set(token, { resolve, reject, deadline: Date.now() + timeoutMs });
