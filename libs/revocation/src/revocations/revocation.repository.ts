@@ -52,11 +52,12 @@ export class RevocationRepository {
     executor: SqlExecutor,
     event: CertificateRevoked,
   ): Promise<{ ca_id: string | null } | undefined> {
-    const rows = (await executor.query(
+    // TypeORM answers a DELETE with [rows, affected].
+    const [rows] = (await executor.query(
       `DELETE FROM revocations WHERE issuer_id = $1 AND serial_hex = $2 AND reason = 'certificateHold'
        RETURNING ca_id`,
       [event.issuer_id, event.serial_hex],
-    )) as { ca_id: string | null }[];
+    )) as [{ ca_id: string | null }[], number];
     return rows[0];
   }
 

@@ -299,12 +299,12 @@ export class CaRepository {
    * revoked, or revoked for another reason, which is final).
    */
   async releaseHold(manager: EntityManager, issuerId: string, serialHex: string): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
-      `DELETE FROM revocations WHERE issuer_id = $1 AND serial_hex = $2 AND reason = 'certificateHold'
-       RETURNING serial_hex`,
+    // TypeORM answers a DELETE with [rows, affected].
+    const [, deleted]: [unknown[], number] = await manager.query(
+      `DELETE FROM revocations WHERE issuer_id = $1 AND serial_hex = $2 AND reason = 'certificateHold'`,
       [issuerId, serialHex],
     );
-    return rows.length > 0;
+    return deleted > 0;
   }
 
   /** Which of the serials the issuer issued (one statement). */
