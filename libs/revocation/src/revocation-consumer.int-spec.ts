@@ -89,7 +89,11 @@ describe('revocation service: certificate.revoked consumer', () => {
     await bus.publish(SUBJECT, event);
     // Same certificate, another event id: the primary key keeps the first.
     await bus.publish(SUBJECT, envelope({ ...first, reason: 'superseded' }));
-    await bus.publish(SUBJECT, envelope({ ...first, serial_hex: '4b22', reason: 'cACompromise' }));
+    // The old ASN.1 spelling, as events published before ADR 0037 carry it: stored as spec 2.16 spells it.
+    await bus.publish(
+      SUBJECT,
+      envelope({ ...first, serial_hex: '4b22', reason: 'cACompromise' } as unknown as CertificateRevoked),
+    );
 
     await eventually(async () => (await rows()).length === 2, 'two revocations stored');
     // Let every event be handled: the marker is the last one published.
@@ -100,7 +104,7 @@ describe('revocation service: certificate.revoked consumer', () => {
     const stored = await rows();
     expect(stored.map((r) => [r.serial_hex, r.reason])).toEqual([
       ['4a11', 'keyCompromise'],
-      ['4b22', 'cACompromise'],
+      ['4b22', 'caCompromise'],
       ['4c33', 'unspecified'],
     ]);
     expect(stored[0].event_id).toBe(event.id);
@@ -160,10 +164,31 @@ describe('revocation service: certificate.revoked consumer', () => {
     const stored = await rows();
     expect(stored.map((r) => [r.serial_hex, r.reason])).toEqual([
       ['4a11', 'keyCompromise'],
-      ['4b22', 'cACompromise'],
+      ['4b22', 'caCompromise'],
       ['4c33', 'unspecified'],
       ['4d44', 'keyCompromise'],
       ['4e55', 'superseded'],
     ]);
   }, 60_000);
+
+  it('drops a certificateHold on removeFromCRL (RFC 5280 5.3.1) and leaves a revocation for another reason', async () => {
+    await bus.publish(SUBJECT, envelope({ ...first, serial_hex: '4f66', reason: 'certificateHold' }));
+    await eventually(async () => (await rows()).some((r) => r.serial_hex === '4f66'), 'the hold stored');
+
+    await bus.publish(SUBJECT, envelope({ ...first, serial_hex: '4f66', reason: 'removeFromCRL' }));
+    await bus.publish(SUBJECT, envelope({ ...first, serial_hex: '4a11', reason: 'removeFromCRL' }));
+    // Held again after the release: recorded afresh (the consumer applies them in order).
+    await bus.publish(SUBJECT, envelope({ ...first, serial_hex: '4f77', reason: 'certificateHold' }));
+    await bus.publish(SUBJECT, envelope({ ...first, serial_hex: '4f77', reason: 'removeFromCRL' }));
+    await bus.publish(SUBJECT, envelope({ ...first, serial_hex: '4f77', reason: 'certificateHold' }));
+    const marker = envelope({ ...first, serial_hex: '4f88', reason: 'unspecified' });
+    await bus.publish(SUBJECT, marker);
+    await eventually(async () => (await rows()).some((r) => r.serial_hex === '4f88'), 'the marker stored');
+
+    const stored = (await rows()).map((r) => [r.serial_hex, r.reason]);
+    expect(stored).not.toContainEqual(['4f66', expect.anything()]);
+    expect(stored).toContainEqual(['4a11', 'keyCompromise']);
+    expect(stored).toContainEqual(['4f77', 'certificateHold']);
+    expect(stored.filter(([, reason]) => reason === 'removeFromCRL')).toEqual([]);
+  });
 });

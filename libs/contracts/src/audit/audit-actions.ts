@@ -35,6 +35,8 @@ export const AuditAction = {
   CaRetired: 'ca.retired',
   CertificateIssued: 'certificate.issued',
   CertificateRevoked: 'certificate.revoked',
+  /** removeFromCRL released a certificateHold (ADR 0037). */
+  CertificateHoldReleased: 'certificate.hold_released',
   OcspResponderIssued: 'ocsp_responder.issued',
   CertificateCreated: 'certificate.created',
   CertificateUpdated: 'certificate.updated',

@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { REVOCATION_REASONS, RevocationReason } from '../pki/revocation.dto';
+import { OptionalRevocationReason, RevocationReason } from '../pki/revocation.dto';
 import { CERTIFICATE_SOURCES, CertificateSource } from './certificate.dto';
 
 /** Most ids one bulk call may name; criteria mode has no limit (it runs in batches). */
@@ -56,10 +56,7 @@ export class BulkCriteria {
 }
 
 export class BulkRevokeRequest extends BulkCriteria {
-  @IsOptional()
-  @IsIn(REVOCATION_REASONS as unknown as string[], {
-    message: `reason must be one of ${REVOCATION_REASONS.join(', ')}`,
-  })
+  @OptionalRevocationReason()
   reason?: RevocationReason;
 }
 

@@ -12,7 +12,7 @@ import {
   MaxLength,
 } from 'class-validator';
 import { PageQuery } from '../pagination/page';
-import { REVOCATION_REASONS, RevocationReason } from '../pki/revocation.dto';
+import { OptionalRevocationReason, RevocationReason } from '../pki/revocation.dto';
 
 /** Every status a managed certificate can be in (docs/decisions/0024-certificate-inventory-and-jobs.md). */
 export const CERTIFICATE_STATUSES = [
@@ -259,10 +259,7 @@ export class DeployCertificateRequest extends CertificateIdRequest {
 
 /** POST /api/v1/certificates/{id}/revoke. */
 export class RevokeManagedCertificateRequest extends CertificateIdRequest {
-  @IsOptional()
-  @IsIn(REVOCATION_REASONS as unknown as string[], {
-    message: `reason must be one of ${REVOCATION_REASONS.join(', ')}`,
-  })
+  @OptionalRevocationReason()
   reason?: RevocationReason;
 }
 

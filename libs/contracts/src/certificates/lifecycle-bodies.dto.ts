@@ -1,5 +1,5 @@
 import { IsBoolean, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { REVOCATION_REASONS, RevocationReason } from '../pki/revocation.dto';
+import { OptionalRevocationReason, RevocationReason } from '../pki/revocation.dto';
 import { CertificateFields } from './certificate.dto';
 
 /**
@@ -34,10 +34,7 @@ export class DeployCertificateBody {
 }
 
 export class RevokeCertificateBody {
-  @IsOptional()
-  @IsIn(REVOCATION_REASONS as unknown as string[], {
-    message: `reason must be one of ${REVOCATION_REASONS.join(', ')}`,
-  })
+  @OptionalRevocationReason()
   reason?: RevocationReason;
 }
 

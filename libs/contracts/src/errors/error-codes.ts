@@ -54,6 +54,8 @@ export const ErrorCode = {
   CertificateNotRenewable: 'certificate_not_renewable',
   RenewalInProgress: 'renewal_in_progress',
   CertificateNotIssued: 'certificate_not_issued',
+  /** removeFromCRL names a certificate whose revocation is not a certificateHold (ADR 0037). */
+  CertificateNotOnHold: 'certificate_not_on_hold',
   StoredPemUnparseable: 'stored_pem_unparseable',
   ReferenceInvalid: 'reference_invalid',
   OwnerNotFound: 'owner_not_found',

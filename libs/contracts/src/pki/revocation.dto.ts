@@ -1,19 +1,55 @@
+import { Transform } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
-/** RFC 5280 reason codes, camelCase on the wire (spec 2.16). */
+/** RFC 5280 reason codes, camelCase on the wire, spelt as spec 2.16 spells them. */
 export const REVOCATION_REASONS = [
   'unspecified',
   'keyCompromise',
-  'cACompromise',
+  'caCompromise',
   'affiliationChanged',
   'superseded',
   'cessationOfOperation',
   'certificateHold',
   'removeFromCRL',
   'privilegeWithdrawn',
-  'aACompromise',
+  'aaCompromise',
 ] as const;
 export type RevocationReason = (typeof REVOCATION_REASONS)[number];
+
+/**
+ * RFC 5280's ASN.1 spelling of two reasons, the spelling this API demanded before ADR 0037: still
+ * accepted on input and in events, read as the spec's spelling, never written.
+ */
+const REVOCATION_REASON_ALIASES: Readonly<Record<string, RevocationReason>> = {
+  cACompromise: 'caCompromise',
+  aACompromise: 'aaCompromise',
+};
+
+/** The spec's spelling of a reason given in the old ASN.1 spelling; anything else unchanged. */
+export function revocationReasonFromWire(value: unknown): unknown {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(REVOCATION_REASON_ALIASES, value)
+    ? REVOCATION_REASON_ALIASES[value]
+    : value;
+}
+
+export function isRevocationReason(value: unknown): value is RevocationReason {
+  return (REVOCATION_REASONS as readonly unknown[]).includes(value);
+}
+
+/**
+ * An optional `reason` field of a request (single, bulk and EST bulk revoke, the bus revoke): one
+ * of spec 2.16's reasons, the old spelling read as the new one, anything else 400.
+ */
+export function OptionalRevocationReason(): PropertyDecorator {
+  const decorators: PropertyDecorator[] = [
+    IsOptional(),
+    Transform(({ value }) => revocationReasonFromWire(value)),
+    IsIn(REVOCATION_REASONS as unknown as string[], {
+      message: `reason must be one of ${REVOCATION_REASONS.join(', ')}`,
+    }),
+  ];
+  return (target, property) => decorators.forEach((decorate) => decorate(target, property));
+}
 
 /** Serial numbers travel as lower-case hex without leading zeros beyond one byte, at most 20 octets. */
 export const SERIAL_HEX_PATTERN = /^[0-9a-f]{1,40}$/;
@@ -107,18 +143,21 @@ export class RevokeCertificateRequest extends IssuerIdRequest {
   @Matches(SERIAL_HEX_PATTERN, { message: 'serial_hex must be 1 to 40 lower-case hex digits' })
   serial_hex!: string;
 
-  @IsOptional()
-  @IsIn(REVOCATION_REASONS as unknown as string[], {
-    message: `reason must be one of ${REVOCATION_REASONS.join(', ')}`,
-  })
+  @OptionalRevocationReason()
   reason?: RevocationReason;
 }
 
-/** Event issuance.v1.certificate.revoked (consumed by the revocation service). */
+/**
+ * Event issuance.v1.certificate.revoked (consumed by the revocation service). With reason
+ * `removeFromCRL` it is what that reason is in an RFC 5280 delta CRL entry: the serial's
+ * `certificateHold` is released and the certificate is no longer revoked (ADR 0037); it travels
+ * on this subject so one ordered consumer sees a hold and its release in order.
+ */
 export interface CertificateRevoked {
   issuer_id: string;
   serial_hex: string;
   reason: RevocationReason;
+  /** When it was revoked; for `removeFromCRL`, when the hold was released. */
   revoked_at: string;
   certificate_id?: string;
 }

@@ -60,6 +60,7 @@ describe(httpStatusFor.name, () => {
     ['certificate_not_renewable', 400],
     ['renewal_in_progress', 409],
     ['certificate_not_issued', 400],
+    ['certificate_not_on_hold', 400],
     ['stored_pem_unparseable', 422],
     ['reference_invalid', 400],
     ['owner_not_found', 404],

@@ -9,6 +9,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'csr_invalid':
     case 'certificate_not_renewable':
     case 'certificate_not_issued':
+    case 'certificate_not_on_hold':
     case 'reference_invalid':
     case 'bulk_criteria_empty':
     case 'job_invalid_transition':

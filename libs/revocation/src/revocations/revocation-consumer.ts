@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { CertificateRevoked } from '@certlane/contracts';
+import { CertificateRevoked, EventEnvelope } from '@certlane/contracts';
 import { consumeOnce, LOGGER, CertlaneLogger, MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { IssuedSerials } from '../issued/issued-serials';
 import { RevocationRepository } from './revocation.repository';
@@ -41,34 +41,79 @@ export class RevocationConsumer implements OnApplicationBootstrap {
         this.logger.error({ event_id: envelope.id, problem: event.invalid }, 'revocation event refused');
         return;
       }
-      // Which CA issued it (its CRL lists it): known here, or asked of issuance. Unreachable:
-      // stored without a CA and resolved by the CRL sweep, so the stream never waits on issuance.
-      const caId = await this.issued.caOf(event.issuer_id, event.serial_hex).then(
-        (ca) => ca ?? '',
-        (error: unknown) => {
-          this.logger.warn(
-            { err: error, issuer_id: event.issuer_id },
-            'CA of a revoked serial not known yet',
-          );
-          return null;
-        },
-      );
-      let stored = false;
-      await consumeOnce(
-        this.repository.dataSource,
-        'revocation',
-        REVOCATION_CONSUMER,
-        envelope,
-        async (manager) => {
-          stored = await this.repository.insert(manager, envelope.id, event, caId);
-        },
-      );
-      if (!stored) return;
+      const change =
+        event.reason === 'removeFromCRL'
+          ? await this.releaseHold(envelope, event)
+          : await this.record(envelope, event);
+      if (!change) return;
       this.logger.info(
-        { issuer_id: event.issuer_id, ca_id: caId, serial_hex: event.serial_hex, reason: event.reason },
-        'certificate revocation recorded',
+        {
+          issuer_id: event.issuer_id,
+          ca_id: change.caId,
+          serial_hex: event.serial_hex,
+          reason: event.reason,
+        },
+        event.reason === 'removeFromCRL' ? 'certificate hold released' : 'certificate revocation recorded',
       );
-      for (const listener of this.listeners) listener.revoked(event, caId);
+      for (const listener of this.listeners) listener.revoked(event, change.caId);
     });
+  }
+
+  /** Stores a revocation with the CA that issued it; undefined when it was already stored. */
+  private async record(
+    envelope: EventEnvelope<unknown>,
+    event: CertificateRevoked,
+  ): Promise<{ caId: string | null } | undefined> {
+    // Which CA issued it (its CRL lists it): known here, or asked of issuance. Unreachable:
+    // stored without a CA and resolved by the CRL sweep, so the stream never waits on issuance.
+    const caId = await this.issued.caOf(event.issuer_id, event.serial_hex).then(
+      (ca) => ca ?? '',
+      (error: unknown) => {
+        this.logger.warn({ err: error, issuer_id: event.issuer_id }, 'CA of a revoked serial not known yet');
+        return null;
+      },
+    );
+    let stored = false;
+    await consumeOnce(
+      this.repository.dataSource,
+      'revocation',
+      REVOCATION_CONSUMER,
+      envelope,
+      async (manager) => {
+        stored = await this.repository.insert(manager, envelope.id, event, caId);
+      },
+    );
+    return stored ? { caId } : undefined;
+  }
+
+  /**
+   * removeFromCRL (RFC 5280 5.3.1, ADR 0037): the serial's certificateHold is dropped, so the
+   * listeners rebuild the CRL without it and answer good in OCSP. A serial not on hold is left
+   * alone (issuance releases only holds; a revocation for another reason is final). This
+   * consumer takes one message at a time, so a hold and its release are applied in order.
+   */
+  private async releaseHold(
+    envelope: EventEnvelope<unknown>,
+    event: CertificateRevoked,
+  ): Promise<{ caId: string | null } | undefined> {
+    let released: { ca_id: string | null } | undefined;
+    const fresh = await consumeOnce(
+      this.repository.dataSource,
+      'revocation',
+      REVOCATION_CONSUMER,
+      envelope,
+      async (manager) => {
+        released = await this.repository.releaseHold(manager, event);
+      },
+    );
+    if (!fresh) return undefined;
+    if (!released) {
+      this.logger.warn(
+        { issuer_id: event.issuer_id, serial_hex: event.serial_hex },
+        'removeFromCRL for a serial not on hold; nothing changed',
+      );
+      return undefined;
+    }
+    return { caId: released.ca_id };
   }
 }

@@ -43,6 +43,24 @@ export class RevocationRepository {
     return rows.length > 0;
   }
 
+  /**
+   * removeFromCRL (ADR 0037): deletes the serial's certificateHold, so the next CRL omits it and
+   * OCSP answers good. Returns the CA of the released revocation (null when not known yet), or
+   * undefined when the serial is not on hold (not revoked, or revoked for good: left as it is).
+   */
+  async releaseHold(
+    executor: SqlExecutor,
+    event: CertificateRevoked,
+  ): Promise<{ ca_id: string | null } | undefined> {
+    // TypeORM answers a DELETE with [rows, affected].
+    const [rows] = (await executor.query(
+      `DELETE FROM revocations WHERE issuer_id = $1 AND serial_hex = $2 AND reason = 'certificateHold'
+       RETURNING ca_id`,
+      [event.issuer_id, event.serial_hex],
+    )) as [{ ca_id: string | null }[], number];
+    return rows[0];
+  }
+
   /** Revocations whose CA is not known yet (stored while issuance was unreachable, or before 0002). */
   unresolved(limit: number): Promise<{ issuer_id: string; serial_hex: string }[]> {
     return this.dataSource.query(

@@ -20,10 +20,15 @@ describe(parseRevokedEvent.name, () => {
     });
   });
 
-  it('defaults the reason to unspecified and maps the spec spelling of two reasons', () => {
+  it('defaults the reason to unspecified and keeps the spec 2.16 spelling of caCompromise and aaCompromise', () => {
     expect(parseRevokedEvent({ ...valid, reason: undefined })).toMatchObject({ reason: 'unspecified' });
-    expect(parseRevokedEvent({ ...valid, reason: 'caCompromise' })).toMatchObject({ reason: 'cACompromise' });
-    expect(parseRevokedEvent({ ...valid, reason: 'aaCompromise' })).toMatchObject({ reason: 'aACompromise' });
+    expect(parseRevokedEvent({ ...valid, reason: 'caCompromise' })).toMatchObject({ reason: 'caCompromise' });
+    expect(parseRevokedEvent({ ...valid, reason: 'aaCompromise' })).toMatchObject({ reason: 'aaCompromise' });
+  });
+
+  it('reads an event in the old ASN.1 spelling (published before ADR 0037) as the spec spelling', () => {
+    expect(parseRevokedEvent({ ...valid, reason: 'cACompromise' })).toMatchObject({ reason: 'caCompromise' });
+    expect(parseRevokedEvent({ ...valid, reason: 'aACompromise' })).toMatchObject({ reason: 'aaCompromise' });
   });
 
   it.each([
@@ -66,7 +71,7 @@ describe('OCSP status', () => {
       revokedAt: at,
       reason: 'keyCompromise',
     });
-    expect(certStatusFor('local_ca', '4a11', { reason: 'cACompromise', revoked_at: at }, false)).toEqual({
+    expect(certStatusFor('local_ca', '4a11', { reason: 'caCompromise', revoked_at: at }, false)).toEqual({
       status: 'revoked',
       revokedAt: at,
       reason: 'caCompromise',

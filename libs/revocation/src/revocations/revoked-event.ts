@@ -1,7 +1,8 @@
 import {
   CertificateRevoked,
+  isRevocationReason,
   REVOCATION_REASONS,
-  RevocationReason,
+  revocationReasonFromWire,
   SERIAL_HEX_PATTERN,
 } from '@certlane/contracts';
 
@@ -9,12 +10,6 @@ import {
 export function canonicalSerial(hex: string): string {
   return hex.toLowerCase().replace(/^0+/, '') || '0';
 }
-
-/** Spec 2.16 spells two reasons caCompromise/aaCompromise; the contract keeps RFC 5280's ASN.1 names. */
-const RFC_SPELLING: Record<string, RevocationReason> = {
-  caCompromise: 'cACompromise',
-  aaCompromise: 'aACompromise',
-};
 
 /**
  * Checks an `issuance.v1.certificate.revoked` payload (events are not validated by the bus) and
@@ -29,8 +24,9 @@ export function parseRevokedEvent(data: unknown): CertificateRevoked | { invalid
   const serial = event.serial_hex;
   if (typeof serial !== 'string' || !SERIAL_HEX_PATTERN.test(serial))
     return { invalid: 'serial_hex must be 1 to 40 lower-case hex digits' };
-  const reason = RFC_SPELLING[event.reason as string] ?? event.reason ?? 'unspecified';
-  if (!(REVOCATION_REASONS as readonly unknown[]).includes(reason))
+  // Events published before ADR 0037 may spell caCompromise/aaCompromise the ASN.1 way.
+  const reason = revocationReasonFromWire(event.reason ?? 'unspecified');
+  if (!isRevocationReason(reason))
     return { invalid: `reason must be one of ${REVOCATION_REASONS.join(', ')}` };
   const revokedAt = typeof event.revoked_at === 'string' ? new Date(event.revoked_at) : undefined;
   if (!revokedAt || Number.isNaN(revokedAt.getTime())) return { invalid: 'revoked_at must be an ISO date' };
@@ -40,7 +36,7 @@ export function parseRevokedEvent(data: unknown): CertificateRevoked | { invalid
   return {
     issuer_id: issuerId,
     serial_hex: canonicalSerial(serial),
-    reason: reason as RevocationReason,
+    reason,
     revoked_at: revokedAt.toISOString(),
     ...(certificateId === undefined ? {} : { certificate_id: certificateId }),
   };

@@ -2,6 +2,7 @@ import { CERTIFICATE_STATUSES, CertificateStatus } from '@certlane/contracts';
 import {
   CertificateEvent,
   nextCertificateStatus,
+  releasesHold,
   skippedByBulkRenew,
   statusByValidity,
 } from './certificate-status';
@@ -81,6 +82,51 @@ const cases: [string, CertificateEvent, Record<CertificateStatus, string>][] = [
     table(['Revoked', 'Revoked', 'Revoked', 'Revoked', 'Revoked', 'Revoked', 'Revoked', 'Revoked']),
   ],
   [
+    'removeFromCRL on a held certificate, no renewal open',
+    { kind: 'release-hold', revocationReason: 'certificateHold', openRenewals: 0, fallback: 'Expiring' },
+    table([
+      'Pending',
+      'Active',
+      'Expiring',
+      'Expired',
+      'RenewalInProgress',
+      'Failed',
+      'Expiring',
+      'Archived',
+    ]),
+  ],
+  [
+    'removeFromCRL on a held certificate whose renewal is still open',
+    { kind: 'release-hold', revocationReason: 'certificateHold', openRenewals: 1, fallback: 'Active' },
+    table([
+      'Pending',
+      'Active',
+      'Expiring',
+      'Expired',
+      'RenewalInProgress',
+      'Failed',
+      'RenewalInProgress',
+      'Archived',
+    ]),
+  ],
+  [
+    'removeFromCRL on a held certificate whose dates have passed',
+    { kind: 'release-hold', revocationReason: 'certificateHold', openRenewals: 0, fallback: 'Expired' },
+    table(['Pending', 'Active', 'Expiring', 'Expired', 'RenewalInProgress', 'Failed', 'Expired', 'Archived']),
+  ],
+  [
+    'removeFromCRL on a certificate never revoked',
+    { kind: 'release-hold', revocationReason: null, openRenewals: 0, fallback: 'Active' },
+    table(CERTIFICATE_STATUSES.map(() => 'refused:certificate_not_on_hold')),
+  ],
+  ...(['keyCompromise', 'unspecified', 'caCompromise', 'superseded'] as const).map(
+    (reason): [string, CertificateEvent, Record<CertificateStatus, string>] => [
+      `removeFromCRL on a certificate revoked for ${reason}`,
+      { kind: 'release-hold', revocationReason: reason, openRenewals: 0, fallback: 'Active' },
+      table(CERTIFICATE_STATUSES.map(() => 'refused:certificate_not_on_hold')),
+    ],
+  ),
+  [
     'clock says Expiring',
     { kind: 'clock', validity: 'Expiring' },
     table([
@@ -130,6 +176,30 @@ describe('nextCertificateStatus', () => {
       ok: false,
       refusal: 'certificate_not_renewable',
       message: expect.stringContaining('Expired'),
+    });
+  });
+});
+
+describe('releasesHold', () => {
+  it('is true for removeFromCRL only: every other reason revokes', () => {
+    expect(releasesHold('removeFromCRL')).toBe(true);
+    for (const reason of ['certificateHold', 'keyCompromise', 'unspecified', 'aaCompromise'] as const) {
+      expect(releasesHold(reason)).toBe(false);
+    }
+  });
+
+  it('explains why a certificate revoked for good cannot be released', () => {
+    expect(
+      nextCertificateStatus('Revoked', {
+        kind: 'release-hold',
+        revocationReason: 'keyCompromise',
+        openRenewals: 0,
+        fallback: 'Active',
+      }),
+    ).toEqual({
+      ok: false,
+      refusal: 'certificate_not_on_hold',
+      message: expect.stringContaining('keyCompromise'),
     });
   });
 });

@@ -1,4 +1,4 @@
-import { CertificateStatus } from '@certlane/contracts';
+import { CertificateStatus, RevocationReason } from '@certlane/contracts';
 
 const DAY_MS = 86_400_000;
 
@@ -20,10 +20,21 @@ export type CertificateEvent =
   | { kind: 'renewal-abandoned'; openRenewals: number; fallback: CertificateStatus }
   | { kind: 'archive' }
   | { kind: 'revoke' }
+  /**
+   * removeFromCRL (RFC 5280 5.3.1, ADR 0037): releases a certificateHold. `revocationReason` is the
+   * certificate's recorded revocation reason (null when not revoked); `openRenewals` and `fallback`
+   * as for renewal-abandoned, to say where a held certificate goes back to.
+   */
+  | {
+      kind: 'release-hold';
+      revocationReason: RevocationReason | null;
+      openRenewals: number;
+      fallback: CertificateStatus;
+    }
   /** The expiry loop re-reading the dates of the current version. */
   | { kind: 'clock'; validity: CertificateStatus };
 
-export type Refusal = 'certificate_not_renewable' | 'renewal_in_progress';
+export type Refusal = 'certificate_not_renewable' | 'renewal_in_progress' | 'certificate_not_on_hold';
 
 export type Transition =
   { ok: true; to: CertificateStatus } | { ok: false; refusal: Refusal; message: string };
@@ -62,10 +73,33 @@ export function nextCertificateStatus(from: CertificateStatus, event: Certificat
       return to('Archived');
     case 'revoke':
       return to('Revoked');
+    case 'release-hold':
+      if (event.revocationReason !== 'certificateHold') {
+        return {
+          ok: false,
+          refusal: 'certificate_not_on_hold',
+          message:
+            event.revocationReason === null
+              ? 'removeFromCRL releases a certificateHold; this certificate is not revoked'
+              : `removeFromCRL releases a certificateHold; this certificate is revoked for ${event.revocationReason}, which is final`,
+        };
+      }
+      // A hold is not a revocation (RFC 5280 5.3.1): the certificate goes back to what it would be
+      // without it. A status the hold did not set (renewed or archived since) stays.
+      if (from !== 'Revoked') return to(from);
+      return to(event.openRenewals > 0 ? 'RenewalInProgress' : event.fallback);
     case 'clock':
       if (DATE_DRIVEN.has(from)) return to(event.validity);
       return to(from === 'Failed' && event.validity === 'Expired' ? 'Expired' : from);
   }
+}
+
+/**
+ * A "revocation" with reason removeFromCRL revokes nothing: it releases a certificateHold (RFC 5280
+ * 5.3.1), the machine's `release-hold` event.
+ */
+export function releasesHold(reason: RevocationReason): boolean {
+  return reason === 'removeFromCRL';
 }
 
 /** Bulk renew silently skips these (spec section 3). */

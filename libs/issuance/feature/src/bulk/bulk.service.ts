@@ -32,6 +32,7 @@ import {
   planBulkReassign,
   planBulkRenew,
   planBulkRevoke,
+  releasesHold,
   StatusChange,
   unmatchedIdErrors,
 } from '@certlane/issuance-domain';
@@ -139,8 +140,18 @@ export class BulkService {
     action: string,
     context?: RequestContext,
   ): Promise<BulkRevokeResult> {
-    const selection = select(request, forcedSource);
     const reason = request.reason ?? 'unspecified';
+    if (releasesHold(reason)) {
+      // A release is per certificate and all-or-nothing at its issuers (ADR 0037).
+      throw CertlaneError.validation([
+        {
+          field: 'reason',
+          message:
+            'removeFromCRL releases a certificateHold one certificate at a time (POST /api/v1/certificates/{id}/revoke); bulk revoke does not take it',
+        },
+      ]);
+    }
+    const selection = select(request, forcedSource);
     const totals = await this.walk(selection, async (manager, rows) => {
       const plan = planBulkRevoke(rows);
       const candidates = plan.change.map((change) => change.id);

@@ -10,6 +10,7 @@ import {
   RevokeManagedCertificateRequest,
   StatusResponse,
 } from '@certlane/contracts';
+import { releasesHold } from '@certlane/issuance-domain';
 import { CertlaneLogger, LOGGER } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { LocalCaService } from '../local-ca/local-ca.service';
@@ -104,9 +105,13 @@ export class CertificateLifecycleService {
     return { status: 'accepted', message: `deployment job ${job.id} created`, job_id: job.id };
   }
 
-  /** POST /certificates/{id}/revoke: one certificate, one audit record listing the issuer outcomes. */
+  /**
+   * POST /certificates/{id}/revoke: one certificate, one audit record listing the issuer outcomes.
+   * Reason removeFromCRL revokes nothing: it releases a certificateHold (`releaseHold`).
+   */
   async revoke(request: RevokeManagedCertificateRequest, context?: RequestContext): Promise<StatusResponse> {
     const reason = request.reason ?? 'unspecified';
+    if (releasesHold(reason)) return this.releaseHold(request.id, context);
     const [outcome] = await this.writer.jobs.transaction(async (manager) => {
       const outcomes = await this.revokeMany(manager, [request.id], reason, context);
       const [first] = outcomes;
@@ -128,6 +133,61 @@ export class CertificateLifecycleService {
       ...(failed > 0
         ? { message: `the issuer was not notified for ${failed} serial(s); see the audit log` }
         : {}),
+    };
+  }
+
+  /**
+   * removeFromCRL on a held certificate (RFC 5280 5.3.1, ADR 0037): it is no longer revoked
+   * anywhere. The machine's `release-hold` puts it back where its dates and open renewals say
+   * (400 certificate_not_on_hold unless its revocation is a certificateHold), the revocation
+   * fields are cleared, and the hold of every unexpired serial is released at its issuer, which
+   * tells the revocation service (next CRL without the serial, OCSP good). All in one
+   * transaction, unlike revoke's best-effort issuer step: a release the issuer did not record
+   * would leave the CRL and OCSP saying revoked while the inventory says not.
+   */
+  private async releaseHold(id: string, context?: RequestContext): Promise<StatusResponse> {
+    const certificate = await this.writer.jobs.transaction(async (manager) => {
+      const current = await this.writer.lockCertificate(manager, id);
+      const row = await this.writer.applyCertificateEvent(
+        manager,
+        current,
+        {
+          kind: 'release-hold',
+          revocationReason: current.revocation_reason,
+          openRenewals: await this.writer.jobs.openRenewals(manager, id, ''),
+          fallback: await this.writer.fallbackStatus(manager, current),
+        },
+        context,
+        { reason: null },
+      );
+      const versions = await this.writer.certificates.unexpiredVersions(manager, id);
+      const released = await this.localCa.releaseHoldsWithin(
+        manager,
+        versions.map((version) => ({
+          issuer_id: version.issuer_id,
+          serial_hex: version.serial_number,
+          certificate_id: id,
+        })),
+        context,
+      );
+      await this.writer.outbox.audit(
+        manager,
+        lifecycleAudit(AuditAction.CertificateHoldReleased, 'certificate', id, context, {
+          reason: 'removeFromCRL',
+          from: current.status,
+          to: row.status,
+          released: released.map((event) => ({
+            issuer_id: event.issuer_id,
+            serial_number: event.serial_hex,
+          })),
+        }),
+      );
+      return row;
+    });
+    this.writer.outbox.committed();
+    return {
+      status: 'released',
+      message: `certificateHold released; the certificate is ${certificate.status} and no longer revoked`,
     };
   }
 

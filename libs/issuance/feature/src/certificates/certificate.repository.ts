@@ -307,19 +307,26 @@ export class CertificateRepository {
     }
   }
 
+  /**
+   * Sets the status and, with `revocation`, records a revocation (the first one's date and reason
+   * are kept) or, with `reason: null`, clears it (a released certificateHold).
+   */
   async setStatus(
     manager: EntityManager,
     id: string,
     status: CertificateStatus,
-    revocation?: { reason: RevocationReason },
+    revocation?: { reason: RevocationReason | null },
   ): Promise<CertificateRow> {
     const [rows]: [CertificateRow[], number] = await manager.query(
-      revocation
-        ? `UPDATE certificates SET status = $2, revoked_at = COALESCE(revoked_at, now()),
-             revocation_reason = COALESCE(revocation_reason, $3), updated_at = now()
-           WHERE id = $1 RETURNING ${CERTIFICATE_COLUMNS}`
-        : `UPDATE certificates SET status = $2, updated_at = now() WHERE id = $1 RETURNING ${CERTIFICATE_COLUMNS}`,
-      revocation ? [id, status, revocation.reason] : [id, status],
+      revocation === undefined
+        ? `UPDATE certificates SET status = $2, updated_at = now() WHERE id = $1 RETURNING ${CERTIFICATE_COLUMNS}`
+        : revocation.reason === null
+          ? `UPDATE certificates SET status = $2, revoked_at = NULL, revocation_reason = NULL, updated_at = now()
+             WHERE id = $1 RETURNING ${CERTIFICATE_COLUMNS}`
+          : `UPDATE certificates SET status = $2, revoked_at = COALESCE(revoked_at, now()),
+               revocation_reason = COALESCE(revocation_reason, $3), updated_at = now()
+             WHERE id = $1 RETURNING ${CERTIFICATE_COLUMNS}`,
+      revocation?.reason ? [id, status, revocation.reason] : [id, status],
     );
     this.anchors.invalidate();
     return rows[0];

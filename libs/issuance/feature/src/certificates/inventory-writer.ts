@@ -11,6 +11,7 @@ import {
 import {
   CertificateEvent,
   initialJobStatus,
+  Refusal,
   JobEvent,
   nextCertificateStatus,
   nextJobStatus,
@@ -28,6 +29,12 @@ export const certificateNotFound = (id: string) =>
   new CertlaneError(ErrorCode.CertificateNotFound, `certificate ${JSON.stringify(id)} not found`);
 export const jobNotFound = (id: string) =>
   new CertlaneError(ErrorCode.JobNotFound, `job ${JSON.stringify(id)} not found`);
+
+const REFUSAL_CODES: Record<Refusal, ErrorCode> = {
+  certificate_not_renewable: ErrorCode.CertificateNotRenewable,
+  renewal_in_progress: ErrorCode.RenewalInProgress,
+  certificate_not_on_hold: ErrorCode.CertificateNotOnHold,
+};
 
 /** Certificate lifecycle actions are `cert_lifecycle` (spec 6.1). */
 export function lifecycleAudit(
@@ -90,21 +97,23 @@ export class InventoryWriter {
     return statusByDates(certificate.expires_at, new Date(), window);
   }
 
-  /** Applies one event of the certificate machine; a refusal becomes its error code. */
+  /**
+   * Applies one event of the certificate machine; a refusal becomes its error code. `revocation`
+   * records a revocation (`reason`) or clears it (`reason: null`, a released hold).
+   */
   async applyCertificateEvent(
     manager: EntityManager,
     certificate: CertificateRow,
     event: CertificateEvent,
     context: RequestContext | undefined,
-    revocation?: { reason: RevocationReason },
+    revocation?: { reason: RevocationReason | null },
   ): Promise<CertificateRow> {
     const transition = nextCertificateStatus(certificate.status, event);
     if (!transition.ok) {
-      const code =
-        transition.refusal === 'renewal_in_progress'
-          ? ErrorCode.RenewalInProgress
-          : ErrorCode.CertificateNotRenewable;
-      throw new CertlaneError(code, transition.message, { status: certificate.status });
+      throw new CertlaneError(REFUSAL_CODES[transition.refusal], transition.message, {
+        status: certificate.status,
+        revocation_reason: certificate.revocation_reason,
+      });
     }
     if (transition.to === certificate.status && !revocation) return certificate;
     const row = await this.certificates.setStatus(manager, certificate.id, transition.to, revocation);

@@ -293,6 +293,20 @@ export class CaRepository {
     return { ...existing, created: false };
   }
 
+  /**
+   * Releases the certificateHold of a serial (removeFromCRL, ADR 0037): its hold revocation is
+   * deleted, so a later revocation is recorded afresh. False when the serial is not on hold (not
+   * revoked, or revoked for another reason, which is final).
+   */
+  async releaseHold(manager: EntityManager, issuerId: string, serialHex: string): Promise<boolean> {
+    // TypeORM answers a DELETE with [rows, affected].
+    const [, deleted]: [unknown[], number] = await manager.query(
+      `DELETE FROM revocations WHERE issuer_id = $1 AND serial_hex = $2 AND reason = 'certificateHold'`,
+      [issuerId, serialHex],
+    );
+    return deleted > 0;
+  }
+
   /** Which of the serials the issuer issued (one statement). */
   async issuedSerials(manager: EntityManager, issuerId: string, serials: string[]): Promise<Set<string>> {
     if (serials.length === 0) return new Set();

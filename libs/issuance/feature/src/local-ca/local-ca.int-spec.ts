@@ -360,6 +360,38 @@ describe('issuers and the local CA', () => {
     ).rejects.toMatchObject({ code: 'certificate_not_found' });
   });
 
+  it('releases a certificateHold with removeFromCRL and refuses it for a serial not on hold (400 certificate_not_on_hold)', async () => {
+    const issued = (await bus.request('issuance.v1.issue-certificate', {
+      csr_pem: await csrFor('hold-me.example.com'),
+    })) as IssuedCertificateDto;
+    const revoke = (reason: string) =>
+      bus.request('issuance.v1.revoke-certificate', {
+        issuer_id: 'iss-local',
+        serial_hex: issued.serial_hex,
+        reason: reason as 'certificateHold',
+      });
+    await expect(revoke('removeFromCRL')).rejects.toMatchObject({ code: 'certificate_not_on_hold' });
+    await revoke('certificateHold');
+    expect(await revoke('removeFromCRL')).toMatchObject({
+      serial_hex: issued.serial_hex,
+      reason: 'removeFromCRL',
+    });
+    await expect(revoke('removeFromCRL')).rejects.toMatchObject({ code: 'certificate_not_on_hold' });
+    const stored = await db.query('SELECT reason FROM issuance.revocations WHERE serial_hex = $1', [
+      issued.serial_hex,
+    ]);
+    expect(stored.rows).toEqual([]);
+    const events = await db.query(
+      `SELECT envelope->'data'->>'reason' AS reason FROM issuance.outbox
+        WHERE subject = 'issuance.v1.certificate.revoked' AND envelope->'data'->>'serial_hex' = $1 ORDER BY seq`,
+      [issued.serial_hex],
+    );
+    expect(events.rows.map((r) => r.reason)).toEqual(['certificateHold', 'removeFromCRL']);
+
+    await revoke('keyCompromise');
+    await expect(revoke('removeFromCRL')).rejects.toMatchObject({ code: 'certificate_not_on_hold' });
+  });
+
   it('refuses a child CA under a CA whose pathLength is 0 (the seeded issuing CA)', async () => {
     const refused = await api('POST', '/api/v1/intermediate-cas', {
       issuer_id: 'iss-local',

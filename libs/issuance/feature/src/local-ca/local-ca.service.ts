@@ -48,6 +48,7 @@ import {
   outboxToken,
   ServiceOutbox,
 } from '@certlane/platform';
+import { releasesHold } from '@certlane/issuance-domain';
 import { EntityManager } from 'typeorm';
 import { issuerAudit, issuerNotFound, LocalCaHooks } from '../issuers/issuer.service';
 import { IssuerRepository, IssuerRow } from '../issuers/issuer.repository';
@@ -570,10 +571,15 @@ export class LocalCaService implements LocalCaHooks {
     };
   }
 
-  /** Records the revocation and publishes issuance.v1.certificate.revoked (once per serial). */
+  /**
+   * Records the revocation and publishes issuance.v1.certificate.revoked (once per serial). With
+   * reason removeFromCRL it releases the serial's certificateHold instead (ADR 0037), and refuses
+   * a serial that is not on hold.
+   */
   async revoke(request: RevokeCertificateRequest, context?: RequestContext): Promise<CertificateRevoked> {
     const issuer = await this.issuers.find(request.issuer_id);
     if (!issuer) throw issuerNotFound(request.issuer_id);
+    if (request.reason && releasesHold(request.reason)) return this.releaseSerialHold(request, context);
     const event = await this.cas.transaction(async (manager) => {
       const { payload, created } = await this.recordRevocation(manager, issuer, request, context);
       if (!created) return payload;
@@ -590,6 +596,67 @@ export class LocalCaService implements LocalCaHooks {
     });
     this.outbox.committed();
     return event;
+  }
+
+  private async releaseSerialHold(
+    request: RevokeCertificateRequest,
+    context?: RequestContext,
+  ): Promise<CertificateRevoked> {
+    const event = await this.cas.transaction(async (manager) => {
+      const [released] = await this.releaseHoldsWithin(
+        manager,
+        [{ issuer_id: request.issuer_id, serial_hex: request.serial_hex }],
+        context,
+      );
+      if (!released) {
+        throw new CertlaneError(
+          ErrorCode.CertificateNotOnHold,
+          `serial ${request.serial_hex} of issuer ${request.issuer_id} is not on hold; removeFromCRL releases a certificateHold`,
+        );
+      }
+      await this.outbox.audit(manager, {
+        action: AuditAction.CertificateHoldReleased,
+        event_category: 'cert_lifecycle',
+        ...auditOrigin(context),
+        resource_type: 'certificate',
+        resource_id: request.serial_hex,
+        outcome: 'success',
+        details: { issuer_id: request.issuer_id, released_at: released.revoked_at },
+      });
+      return released;
+    });
+    this.outbox.committed();
+    return event;
+  }
+
+  /**
+   * Releases the certificateHold of serials inside the caller's transaction (removeFromCRL, ADR
+   * 0037): each hold revocation is deleted and issuance.v1.certificate.revoked with reason
+   * removeFromCRL is published for it, so the revocation service drops the serial from its CRL
+   * and answers good in OCSP. Returns the events of the serials released (those not on hold are
+   * left alone). The caller writes the audit record and calls `outbox.committed()` after its commit.
+   */
+  async releaseHoldsWithin(
+    manager: EntityManager,
+    items: readonly { issuer_id: string; serial_hex: string; certificate_id?: string }[],
+    context?: RequestContext,
+  ): Promise<CertificateRevoked[]> {
+    const releasedAt = new Date().toISOString();
+    const events: CertificateRevoked[] = [];
+    for (const item of items) {
+      if (!(await this.cas.releaseHold(manager, item.issuer_id, item.serial_hex))) continue;
+      events.push({
+        issuer_id: item.issuer_id,
+        serial_hex: item.serial_hex,
+        reason: 'removeFromCRL',
+        revoked_at: releasedAt,
+        ...(item.certificate_id === undefined ? {} : { certificate_id: item.certificate_id }),
+      });
+    }
+    for (const event of events) {
+      await this.outbox.add(manager, 'issuance.v1.certificate.revoked', event, context?.actor_id);
+    }
+    return events;
   }
 
   /**

@@ -1,0 +1,332 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpsRaw } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CertificateDto, CertificateVersionDto, RevocationList } from '@certlane/contracts';
+import { eventually, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
+import { Client } from 'pg';
+
+/** Binary-safe HTTPS GET (the DER CRL). */
+function rawGet(url: string, ca: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRaw(url, { ca, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve(Buffer.concat(chunks)));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Spec 2.16's spelling of the reasons on every revoke route and in every output, and
+ * removeFromCRL as RFC 5280 5.3.1 means it (ADR 0037), end to end through the gateway with the
+ * real auth, issuance, revocation and gateway processes; the signed CRL and OCSP are read with
+ * the real openssl.
+ */
+describe('revocation reasons (spec 2.16) and removeFromCRL', () => {
+  let system: TestSystem;
+  let db: Client;
+  let dir: string;
+  let admin: string;
+
+  const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
+    httpsRequest(`${system.services['api-gateway'].url}${path}`, {
+      method,
+      ca: system.ca,
+      headers: {
+        authorization: `Bearer ${admin}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const certificateOf = async (id: string) =>
+    (await api('GET', `/api/v1/certificates/${id}`)).json() as CertificateDto;
+  const openssl = (args: string[]) => {
+    const result = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    return { output: `${result.stdout}\n${result.stderr}`, stdout: result.stdout };
+  };
+
+  /** Creates a certificate (issued at once: server key generation) and returns its version. */
+  const issued = async (id: string, extra: Record<string, unknown> = {}): Promise<CertificateVersionDto> => {
+    const created = await api('POST', '/api/v1/certificates', {
+      id,
+      common_name: `${id}.example.com`,
+      ...extra,
+    });
+    expect(`${created.status} ${created.text}`).toMatch(/^201 /);
+    const versions = (await api('GET', `/api/v1/certificates/${id}/versions`)).json() as {
+      data: CertificateVersionDto[];
+    };
+    return versions.data[0];
+  };
+
+  /** The JSON CRL's reason for a serial, or undefined when it is not listed. */
+  const jsonCrlReason = async (serial: string) => {
+    const list = (await api('GET', '/api/v1/crl')).json() as RevocationList;
+    return list.entries.find((entry) => entry.serial_number === serial)?.revocation_reason;
+  };
+  const auditDetails = async (action: string, resourceId: string) => {
+    let details: Record<string, unknown> | undefined;
+    await eventually(async () => {
+      const { rows } = await db.query(
+        'SELECT details FROM auth.audit_events WHERE action = $1 AND resource_id = $2 ORDER BY seq DESC',
+        [action, resourceId],
+      );
+      details = rows[0]?.details;
+      return details !== undefined;
+    }, `an audit record ${action} for ${resourceId}`);
+    return details as Record<string, unknown>;
+  };
+  const signedCrlText = async () => {
+    writeFileSync(
+      join(dir, 'now.crl'),
+      await rawGet(`${system.services.revocation.url}/crl/iss-local.crl`, system.ca),
+    );
+    return openssl(['crl', '-inform', 'DER', '-in', 'now.crl', '-noout', '-text', '-CAfile', 'chain.pem']);
+  };
+  const ocspStatus = (serial: string) =>
+    openssl([
+      'ocsp',
+      '-issuer',
+      'issuing.pem',
+      '-serial',
+      `0x${serial}`,
+      '-url',
+      `${system.services.revocation.url}/ocsp/iss-local`,
+      '-CAfile',
+      'chain.pem',
+    ]).output;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'certlane-reasons-'));
+    system = await startTestSystem('reasons', ['auth', 'issuance', 'revocation', 'api-gateway'], {
+      SERVICE_KEYGEN_MODE: 'server',
+    });
+    admin = system.env.SERVICE_AUTH_SECRET!;
+    db = new Client({ connectionString: system.database.url });
+    await db.connect();
+  }, 90_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await system?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('spec 2.16 spelling', () => {
+    it('accepts caCompromise on the single revoke route and spells it so in the certificate, the JSON CRL and the audit record', async () => {
+      const version = await issued('rr-single');
+      const response = await api('POST', '/api/v1/certificates/rr-single/revoke', { reason: 'caCompromise' });
+      expect(`${response.status} ${response.text}`).toMatch(/^200 /);
+      expect(await certificateOf('rr-single')).toMatchObject({
+        status: 'Revoked',
+        revocation_reason: 'caCompromise',
+      });
+      await eventually(
+        async () => (await jsonCrlReason(version.serial_number)) === 'caCompromise',
+        'the JSON CRL lists it as caCompromise',
+      );
+      expect(await auditDetails('certificate.revoked', 'rr-single')).toMatchObject({
+        reason: 'caCompromise',
+      });
+    });
+
+    it('accepts aaCompromise on bulk revoke and spells it so in the certificate, the JSON CRL and the audit record', async () => {
+      const version = await issued('rr-bulk');
+      const response = await api('POST', '/api/v1/certificates/bulk-revoke', {
+        certificate_ids: ['rr-bulk'],
+        reason: 'aaCompromise',
+      });
+      expect(`${response.status} ${response.text}`).toMatch(/^200 /);
+      expect(response.json()).toMatchObject({ total_revoked: 1, total_failed: 0 });
+      expect(await certificateOf('rr-bulk')).toMatchObject({ revocation_reason: 'aaCompromise' });
+      await eventually(
+        async () => (await jsonCrlReason(version.serial_number)) === 'aaCompromise',
+        'the JSON CRL lists it as aaCompromise',
+      );
+      expect(await auditDetails('certificate.bulk_revoked', 'bulk')).toMatchObject({
+        reason: 'aaCompromise',
+        criteria: { certificate_ids: ['rr-bulk'] },
+      });
+    });
+
+    it('accepts caCompromise on EST bulk revoke and spells it so in the certificate, the JSON CRL and the audit record', async () => {
+      const version = await issued('rr-est', { source: 'EST' });
+      const response = await api('POST', '/api/v1/est/certificates/bulk-revoke', {
+        certificate_ids: ['rr-est'],
+        reason: 'caCompromise',
+      });
+      expect(`${response.status} ${response.text}`).toMatch(/^200 /);
+      expect(response.json()).toMatchObject({ total_revoked: 1 });
+      expect(await certificateOf('rr-est')).toMatchObject({ revocation_reason: 'caCompromise' });
+      await eventually(
+        async () => (await jsonCrlReason(version.serial_number)) === 'caCompromise',
+        'the JSON CRL lists it as caCompromise',
+      );
+      expect(await auditDetails('est_bulk_revoke', 'bulk')).toMatchObject({ reason: 'caCompromise' });
+    });
+
+    it('reads the old ASN.1 spelling cACompromise as an alias and answers and stores the spec spelling', async () => {
+      const version = await issued('rr-alias');
+      const response = await api('POST', '/api/v1/certificates/rr-alias/revoke', { reason: 'cACompromise' });
+      expect(response.status).toBe(200);
+      expect(await certificateOf('rr-alias')).toMatchObject({ revocation_reason: 'caCompromise' });
+      await eventually(
+        async () => (await jsonCrlReason(version.serial_number)) === 'caCompromise',
+        'the JSON CRL lists it as caCompromise',
+      );
+      const { rows } = await db.query('SELECT reason FROM revocation.revocations WHERE serial_hex = $1', [
+        version.serial_number,
+      ]);
+      expect(rows).toEqual([{ reason: 'caCompromise' }]);
+    });
+
+    it('still refuses an unknown reason with 400 on every route', async () => {
+      await issued('rr-unknown');
+      for (const [path, body] of [
+        ['/api/v1/certificates/rr-unknown/revoke', { reason: 'CaCompromise' }],
+        ['/api/v1/certificates/bulk-revoke', { certificate_ids: ['rr-unknown'], reason: 'lost' }],
+        ['/api/v1/est/certificates/bulk-revoke', { certificate_ids: ['rr-unknown'], reason: 'lost' }],
+      ] as const) {
+        const response = await api('POST', path, body);
+        expect({ path, status: response.status, code: (response.json() as { code: string }).code }).toEqual({
+          path,
+          status: 400,
+          code: 'validation_failed',
+        });
+      }
+    });
+  });
+
+  describe('removeFromCRL (RFC 5280 5.3.1)', () => {
+    let held: CertificateVersionDto;
+
+    it('puts a certificate on hold: Revoked with certificateHold, in the signed CRL and revoked in OCSP', async () => {
+      held = await issued('rr-hold');
+      const response = await api('POST', '/api/v1/certificates/rr-hold/revoke', {
+        reason: 'certificateHold',
+      });
+      expect(response.status).toBe(200);
+      expect(await certificateOf('rr-hold')).toMatchObject({
+        status: 'Revoked',
+        revocation_reason: 'certificateHold',
+      });
+      const [issuing] =
+        held.chain_pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n?/g) ?? [];
+      writeFileSync(join(dir, 'issuing.pem'), issuing ?? '');
+      writeFileSync(join(dir, 'chain.pem'), held.chain_pem);
+      await eventually(
+        async () => (await signedCrlText()).stdout.toUpperCase().includes(held.serial_number.toUpperCase()),
+        'the held serial in the signed CRL',
+        10_000,
+      );
+      expect((await signedCrlText()).stdout).toMatch(
+        new RegExp(
+          `Serial Number: ${held.serial_number.toUpperCase()}[\\s\\S]*?CRL Reason Code:\\s+Certificate Hold`,
+        ),
+      );
+      await eventually(
+        async () => ocspStatus(held.serial_number).includes(`0x${held.serial_number}: revoked`),
+        'OCSP revoked',
+        10_000,
+      );
+    });
+
+    it('un-revokes a held certificate everywhere: inventory, JSON CRL, signed CRL and OCSP', async () => {
+      const response = await api('POST', '/api/v1/certificates/rr-hold/revoke', { reason: 'removeFromCRL' });
+      expect(`${response.status} ${response.text}`).toMatch(/^200 /);
+      expect(response.json()).toMatchObject({ status: 'released' });
+      expect(await certificateOf('rr-hold')).toMatchObject({
+        status: 'Active',
+        revoked_at: null,
+        revocation_reason: null,
+      });
+      const list = await api('GET', '/api/v1/certificates?status=Revoked&per_page=500');
+      expect((list.json() as { data: CertificateDto[] }).data.map((c) => c.id)).not.toContain('rr-hold');
+
+      await eventually(
+        async () => (await jsonCrlReason(held.serial_number)) === undefined,
+        'the JSON CRL no longer lists it',
+      );
+      await eventually(
+        async () => !(await signedCrlText()).stdout.toUpperCase().includes(held.serial_number.toUpperCase()),
+        'the next signed CRL omits it',
+        10_000,
+      );
+      const crl = await signedCrlText();
+      expect(crl.output).toContain('verify OK');
+      expect(crl.stdout).not.toMatch(/Remove From CRL/i);
+      await eventually(
+        async () => ocspStatus(held.serial_number).includes(`0x${held.serial_number}: good`),
+        'OCSP good',
+        10_000,
+      );
+      expect(ocspStatus(held.serial_number)).toContain('Response verify OK');
+
+      const { rows } = await db.query(
+        `SELECT (SELECT count(*)::int FROM issuance.revocations WHERE serial_hex = $1) AS issuance,
+                (SELECT count(*)::int FROM revocation.revocations WHERE serial_hex = $1) AS revocation`,
+        [held.serial_number],
+      );
+      expect(rows).toEqual([{ issuance: 0, revocation: 0 }]);
+      expect(await auditDetails('certificate.hold_released', 'rr-hold')).toMatchObject({
+        reason: 'removeFromCRL',
+        from: 'Revoked',
+        to: 'Active',
+        released: [{ issuer_id: 'iss-local', serial_number: held.serial_number }],
+      });
+    });
+
+    it('can hold a released certificate again', async () => {
+      expect(
+        (await api('POST', '/api/v1/certificates/rr-hold/revoke', { reason: 'certificateHold' })).status,
+      ).toBe(200);
+      expect(await certificateOf('rr-hold')).toMatchObject({
+        status: 'Revoked',
+        revocation_reason: 'certificateHold',
+      });
+      await eventually(
+        async () => (await jsonCrlReason(held.serial_number)) === 'certificateHold',
+        'the JSON CRL lists the new hold',
+      );
+    });
+
+    it('refuses removeFromCRL with 400 certificate_not_on_hold on a certificate never revoked or revoked for good', async () => {
+      const fresh = await issued('rr-fresh');
+      const never = await api('POST', '/api/v1/certificates/rr-fresh/revoke', { reason: 'removeFromCRL' });
+      expect(never.status).toBe(400);
+      expect(never.json()).toMatchObject({ code: 'certificate_not_on_hold' });
+      expect(await certificateOf('rr-fresh')).toMatchObject({ status: 'Active', revocation_reason: null });
+
+      const final = await api('POST', '/api/v1/certificates/rr-single/revoke', { reason: 'removeFromCRL' });
+      expect(final.status).toBe(400);
+      expect(final.json()).toMatchObject({
+        code: 'certificate_not_on_hold',
+        details: { revocation_reason: 'caCompromise' },
+      });
+      expect(await certificateOf('rr-single')).toMatchObject({
+        status: 'Revoked',
+        revocation_reason: 'caCompromise',
+      });
+      const { rows } = await db.query('SELECT serial_hex FROM issuance.revocations WHERE serial_hex = $1', [
+        fresh.serial_number,
+      ]);
+      expect(rows).toEqual([]);
+    });
+
+    it('refuses removeFromCRL on bulk and EST bulk revoke with 400: a hold is released one certificate at a time', async () => {
+      for (const path of ['/api/v1/certificates/bulk-revoke', '/api/v1/est/certificates/bulk-revoke']) {
+        const response = await api('POST', path, { certificate_ids: ['rr-hold'], reason: 'removeFromCRL' });
+        expect({ path, status: response.status, code: (response.json() as { code: string }).code }).toEqual({
+          path,
+          status: 400,
+          code: 'validation_failed',
+        });
+      }
+      expect(await certificateOf('rr-hold')).toMatchObject({ revocation_reason: 'certificateHold' });
+    });
+  });
+});
