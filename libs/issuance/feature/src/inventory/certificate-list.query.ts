@@ -160,7 +160,7 @@ const utcText = (column: string) => `(${column} AT TIME ZONE 'UTC')::text`;
 /**
  * Each column as the text its JSON needs (certificate-page-json.ts writes the page from these):
  * timestamps as UTC timestamp text, `sans` as a compact JSON array, `tags` as jsonb
- * text, owner/team ids '' for none. Plain strings on the wire: no `Date`, array or jsonb parsing
+ * text, owner/team/issuer ids '' for none. Plain strings on the wire: no `Date`, array or jsonb parsing
  * in the service (ADR 0034).
  */
 const CERTIFICATE_TEXT_SELECT: Record<(typeof CERTIFICATE_COLUMNS)[number], string> = {
@@ -171,7 +171,7 @@ const CERTIFICATE_TEXT_SELECT: Record<(typeof CERTIFICATE_COLUMNS)[number], stri
   environment: 'c.environment',
   owner_id: "coalesce(c.owner_id, '')",
   team_id: "coalesce(c.team_id, '')",
-  issuer_id: 'c.issuer_id',
+  issuer_id: "coalesce(c.issuer_id, '')",
   renewal_policy_id: 'c.renewal_policy_id',
   profile_id: 'c.profile_id',
   agent_id: 'c.agent_id',

@@ -93,7 +93,7 @@ function violationDto(row: ViolationRow): PolicyViolationDto {
   };
 }
 
-const SUBJECT_SELECT = `SELECT c.id, c.common_name, c.sans, c.environment, c.issuer_id, c.tags,
+const SUBJECT_SELECT = `SELECT c.id, c.common_name, c.sans, c.environment, coalesce(c.issuer_id, '') AS issuer_id, c.tags,
     c.not_before, c.expires_at AS not_after, rp.renewal_window_days
   FROM certificates c LEFT JOIN renewal_policies rp ON rp.id = c.renewal_policy_id`;
 
