@@ -249,6 +249,8 @@ export class CertificateService {
     const dto = await this.repository.transaction(async (manager) => {
       const current = await this.writer.lockCertificate(manager, id);
       const row = await this.writer.applyCertificateEvent(manager, current, { kind: 'archive' }, context);
+      // Its open policy violations are resolved (the sweep passes archived certificates by).
+      await this.policies.evaluateCertificates(manager, [id]);
       const dto = certificateDto(row);
       await this.writer.outbox.add(manager, 'issuance.v1.certificate.archived', dto, context?.actor_id);
       await this.writer.outbox.audit(
