@@ -324,6 +324,38 @@ describe('certificates and jobs (agent key generation)', () => {
   });
 
   describe('GET /api/v1/certificates', () => {
+    it('leaves archived certificates out of the default list and its total; status=Archived and the id still reach them', async () => {
+      const env = uniqueId('arch');
+      const kept = await create({ id: `${env}-kept`, environment: env });
+      const gone = await create({ id: `${env}-gone`, environment: env });
+      expect((await api('DELETE', `/api/v1/certificates/${gone.id}`)).status).toBe(204);
+      type List = { data: CertificateDto[]; total: number };
+      const byEnvironment = json<List>(await api('GET', `/api/v1/certificates?environment=${env}`));
+      expect({ ids: byEnvironment.data.map((c) => c.id), total: byEnvironment.total }).toEqual({
+        ids: [kept.id],
+        total: 1,
+      });
+      const archived = json<List>(
+        await api('GET', `/api/v1/certificates?environment=${env}&status=Archived`),
+      );
+      expect({ ids: archived.data.map((c) => c.id), total: archived.total }).toEqual({
+        ids: [gone.id],
+        total: 1,
+      });
+      const all = json<List>(await api('GET', '/api/v1/certificates?per_page=500'));
+      expect(all.data.map((c) => c.id)).not.toContain(gone.id);
+      expect(all.data.every((c) => c.status !== 'Archived')).toBe(true);
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS n FROM issuance.certificates WHERE status <> 'Archived'`,
+      );
+      expect(all.total).toBe(rows[0].n);
+      const byStatus = json<List>(await api('GET', '/api/v1/certificates?status=Archived&per_page=500'));
+      expect(byStatus.data.map((c) => c.id)).toContain(gone.id);
+      expect((await api('GET', `/api/v1/certificates/${gone.id}`)).json()).toMatchObject({
+        status: 'Archived',
+      });
+    });
+
     it('filters by status, environment, owner, team and issuer, ordered by id, paginated', async () => {
       const env = uniqueId('env');
       const a = await create({ id: `${env}-a`, environment: env });

@@ -73,8 +73,10 @@ export const CERTIFICATE_COLUMNS = [
 const FILTER_COLUMNS = ['status', 'environment', 'owner_id', 'team_id', 'issuer_id'] as const;
 
 /**
- * `WHERE a = $k AND b = $k+1 ...` for the filters present (none: ''), numbering from `first`;
- * columns prefixed with `alias` (like 'n.') when given.
+ * `WHERE a = $k AND b = $k+1 ...` for the filters present, numbering from `first`; columns
+ * prefixed with `alias` (like 'n.') when given. Without a status filter, Archived certificates are
+ * left out (ADR 0043): a constant condition, so `values` (and which statements are named) depend
+ * on the filters given only; the unfiltered list reads migration 0012's partial index.
  */
 export function certificateListWhere(
   filter: CertificateListFilter,
@@ -89,7 +91,8 @@ export function certificateListWhere(
     values.push(value);
     conditions.push(`${alias}${column} = $${first + values.length - 1}`);
   }
-  return { clause: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', values };
+  if (filter.status === undefined) conditions.push(`${alias}status <> 'Archived'`);
+  return { clause: `WHERE ${conditions.join(' AND ')}`, values };
 }
 
 /**
