@@ -27,6 +27,11 @@ export function isSignedBy(child: Certificate, issuer: Certificate): boolean {
   }
 }
 
+/** `issuer` issued `child`: its subject is child's issuer, key identifiers agree, the signature verifies. */
+export function isIssuerOf(issuer: Certificate, child: Certificate): boolean {
+  return mayHaveIssued(issuer, child) && isSignedBy(child, issuer);
+}
+
 /**
  * Orders a bundle: the certificate first, then its issuer, and so on, as far as `pool` allows
  * (name, key identifier and signature must match). Used to assemble `chain_pem` from whatever
@@ -39,10 +44,7 @@ export function buildChain(certificate: CertificateInput, pool: readonly Certifi
   let current = leaf;
   while (chain.length < MAX_CHAIN_LENGTH && !current.selfIssued) {
     const issuer = candidates.find(
-      (c) =>
-        !chain.some((x) => x.fingerprintSha256 === c.fingerprintSha256) &&
-        mayHaveIssued(c, current) &&
-        isSignedBy(current, c),
+      (c) => !chain.some((x) => x.fingerprintSha256 === c.fingerprintSha256) && isIssuerOf(c, current),
     );
     if (!issuer) break;
     chain.push(issuer);

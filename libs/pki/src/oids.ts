@@ -52,6 +52,8 @@ export const Oid = {
   unstructuredName: '1.2.840.113549.1.9.2',
   friendlyName: '1.2.840.113549.1.9.20',
   localKeyId: '1.2.840.113549.1.9.21',
+  /** Java's "trusted key usage" bag attribute: keytool lists a key-less certificate bag only with it. */
+  oracleTrustedKeyUsage: '2.16.840.1.113894.746875.1.1',
   // Certificate and CRL extensions (RFC 5280, 6960, 7633)
   subjectKeyIdentifier: '2.5.29.14',
   keyUsage: '2.5.29.15',

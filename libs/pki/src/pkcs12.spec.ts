@@ -1,6 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import forge from 'node-forge';
 import { parseCsr } from './csr';
-import { buildPkcs12, pkcs12Kdf } from './pkcs12';
+import { buildPkcs12, pkcs12Aliases, pkcs12Kdf } from './pkcs12';
 import { templateFromCsr } from './profile';
 import { TestPki, createTestPki } from './testing/fixtures';
 import { KEY_ARGS, OpenSslWorkspace } from './testing/openssl';
@@ -19,6 +20,34 @@ beforeAll(async () => {
 afterAll(() => ws.remove());
 
 const chain = () => [pki.intermediate, pki.root];
+
+/** `keytool -list` of a PKCS#12 file: each entry's alias, type and SHA-256 fingerprint, in order. */
+function keytoolList(file: string, storePassword: string): { output: string; entries: string[][] } {
+  const result = spawnSync(
+    'keytool',
+    // English dates ("Nov 24, 2026") whatever the machine's locale.
+    [
+      '-J-Duser.language=en',
+      '-J-Duser.country=US',
+      '-list',
+      '-storetype',
+      'PKCS12',
+      '-keystore',
+      ws.path(file),
+      '-storepass',
+      storePassword,
+    ],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
+  const output = `${result.stdout}\n${result.stderr}`;
+  expect({ status: result.status, output }).toEqual({ status: 0, output });
+  const entries = [
+    ...result.stdout.matchAll(
+      /^(.+), \w{3} \d{1,2}, \d{4}, (\w+),\s*\nCertificate fingerprint \(SHA-256\): ([0-9A-F:]+)$/gm,
+    ),
+  ].map(([, alias, type, fingerprint]) => [alias, type, fingerprint.replace(/:/g, '').toLowerCase()]);
+  return { output, entries };
+}
 
 describe(buildPkcs12.name, () => {
   it('with a password: openssl reads three certificate bags, AES-256 PBES2, SHA-256 MAC, and no key', () => {
@@ -98,6 +127,52 @@ describe(buildPkcs12.name, () => {
     expect(info.output).not.toMatch(/Encrypted data/);
     expect(info.output.match(/Certificate bag/g)).toHaveLength(3);
     expect(info.output).not.toMatch(/Key bag|Shrouded Keybag/);
+  });
+
+  it.each([
+    ['a password', 'correct horse'],
+    ['an empty password', ''],
+    ['no password', undefined],
+  ])('with %s: keytool lists the leaf and the chain as trusted certificate entries', (_, password) => {
+    ws.write('java.p12', buildPkcs12(leaf, chain(), { password, friendlyName: 'Payments API' }));
+    const { output, entries } = keytoolList('java.p12', password ?? 'unused');
+    expect(output).toContain('Your keystore contains 3 entries');
+    // keytool prints aliases lower-cased, ordered by alias.
+    expect(entries).toEqual([
+      ['payments api', 'trustedCertEntry', leaf.fingerprintSha256],
+      ['test issuing ca ecdsa', 'trustedCertEntry', pki.intermediate.fingerprintSha256],
+      ['test root ecdsa', 'trustedCertEntry', pki.root.fingerprintSha256],
+    ]);
+    expect(output).not.toMatch(/PrivateKeyEntry/);
+  });
+
+  it('gives every bag a friendlyName and keeps openssl reading it with no key bag', () => {
+    ws.write('named.p12', buildPkcs12(leaf, chain()));
+    const info = ws.run(['pkcs12', '-info', '-nokeys', '-in', 'named.p12', '-passin', 'pass:']);
+    expect(info.status).toBe(0);
+    expect([...info.stdout.matchAll(/friendlyName: (.*)$/gm)].map((m) => m[1])).toEqual([
+      'p12.example.test',
+      'Test Issuing CA ECDSA',
+      'Test Root ECDSA',
+    ]);
+    expect(info.output).not.toMatch(/Key bag|Shrouded Keybag|PRIVATE KEY/);
+  });
+
+  it('names the leaf by friendlyName and the others by common name, suffixing aliases Java would merge', () => {
+    expect(pkcs12Aliases([leaf, pki.intermediate, pki.root], 'Payments API')).toEqual([
+      'Payments API',
+      'Test Issuing CA ECDSA',
+      'Test Root ECDSA',
+    ]);
+    expect(pkcs12Aliases([leaf, pki.intermediate], '')).toEqual([
+      'p12.example.test',
+      'Test Issuing CA ECDSA',
+    ]);
+    expect(pkcs12Aliases([leaf, pki.intermediate, pki.intermediate], 'TEST ISSUING CA ECDSA')).toEqual([
+      'TEST ISSUING CA ECDSA',
+      'Test Issuing CA ECDSA (2)',
+      'Test Issuing CA ECDSA (3)',
+    ]);
   });
 
   it('is read by node-forge as well, with no key bag', () => {

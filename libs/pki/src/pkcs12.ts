@@ -1,5 +1,5 @@
 import { createCipheriv, createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { CertificateInput, toCertificate } from './certificate';
+import { Certificate, CertificateInput, toCertificate } from './certificate';
 import { Tag } from './der/tags';
 import {
   NULL,
@@ -24,7 +24,10 @@ export interface Pkcs12Options {
    * "passwordless" PKCS#12 that Java and OpenSSL read).
    */
   password?: string;
-  /** friendlyName of the leaf certificate's bag. */
+  /**
+   * friendlyName (the keystore alias) of the leaf certificate's bag; by default, as for the chain,
+   * the subject's common name.
+   */
   friendlyName?: string;
   /** PBKDF2 iterations (default 10,000) and MAC iterations (default 2,048). */
   iterations?: number;
@@ -38,14 +41,14 @@ const MAX_PASSWORD_CHARS = 1024;
 /**
  * A PKCS#12 (RFC 7292) file holding a certificate and its chain and never a private key: there
  * is no parameter through which one could be passed. The leaf comes first, then the chain in the
- * order given.
+ * order given; each is a trusted-certificate entry under its own alias for Java (ADR 0043).
  */
 export function buildPkcs12(
   certificate: CertificateInput,
   chain: readonly CertificateInput[] = [],
   options: Pkcs12Options = {},
 ): Buffer {
-  const certificates = [certificate, ...chain].map((c) => toCertificate(c).der);
+  const certificates = [certificate, ...chain].map((c) => toCertificate(c));
   const { password } = options;
   if (password !== undefined && (typeof password !== 'string' || password.length > MAX_PASSWORD_CHARS)) {
     throw new PkiError(
@@ -58,7 +61,8 @@ export function buildPkcs12(
       throw new PkiError('profile_invalid', 'PKCS#12 iteration counts must be integers from 1 to 10,000,000');
     }
   }
-  const bags = certificates.map((der, index) => certBag(der, index === 0 ? options.friendlyName : undefined));
+  const aliases = pkcs12Aliases(certificates, options.friendlyName);
+  const bags = certificates.map((c, index) => certBag(c.der, aliases[index]));
   const safeContents = tlvList(Tag.Sequence, bags);
   const contentInfo =
     password === undefined
@@ -71,12 +75,37 @@ export function buildPkcs12(
   return sequence(...parts);
 }
 
-function certBag(der: Buffer, friendlyName?: string): Buffer {
+/**
+ * Every bag is a trusted-certificate entry for Java: keytool shows a key-less certificate bag only
+ * when it carries Oracle's trusted-key-usage attribute (and takes the entry's alias from its
+ * friendlyName); OpenSSL ignores the attribute.
+ */
+function certBag(der: Buffer, alias: string): Buffer {
   const value = explicit(0, sequence(oid(Oid.x509Certificate), explicit(0, octetString(der))));
-  if (friendlyName === undefined) return sequence(oid(Oid.certBag), value);
-  const bmp = Buffer.from(friendlyName, 'utf16le').swap16();
-  const attributes = set(sequence(oid(Oid.friendlyName), set(tlv(Tag.BmpString, bmp))));
-  return sequence(oid(Oid.certBag), value, attributes);
+  const bmp = Buffer.from(alias, 'utf16le').swap16();
+  const attributes = [
+    sequence(oid(Oid.friendlyName), set(tlv(Tag.BmpString, bmp))),
+    sequence(oid(Oid.oracleTrustedKeyUsage), set(oid(Oid.anyExtendedKeyUsage))),
+  ].sort(Buffer.compare); // DER orders a SET OF by its encodings
+  return sequence(oid(Oid.certBag), value, set(...attributes));
+}
+
+/**
+ * One alias per certificate: the leaf's is `friendlyName` when given, every other one the subject's
+ * common name (or its whole DN). Java compares aliases case-insensitively and keeps one entry per
+ * alias, so repeats get a ` (2)`, ` (3)`... suffix.
+ */
+export function pkcs12Aliases(certificates: readonly Certificate[], friendlyName?: string): string[] {
+  const taken = new Set<string>();
+  return certificates.map((certificate, index) => {
+    const wanted =
+      (index === 0 && friendlyName ? friendlyName : undefined) ??
+      (certificate.subject.commonName || certificate.subject.text || `certificate ${index + 1}`);
+    let alias = wanted;
+    for (let n = 2; taken.has(alias.toLowerCase()); n++) alias = `${wanted} (${n})`;
+    taken.add(alias.toLowerCase());
+    return alias;
+  });
 }
 
 function dataContentInfo(content: Buffer): Buffer {

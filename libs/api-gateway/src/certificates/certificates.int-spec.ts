@@ -3,7 +3,14 @@ import { createServer, Server } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { CertificateDto, CertificateVersionDto, IssuedCertificateDto, JobDto } from '@certlane/contracts';
 import { NatsBus } from '@certlane/platform';
-import { createCsr, SoftwareKeyProvider } from '@certlane/pki';
+import {
+  CertificateAuthority,
+  certificatePem,
+  createCsr,
+  createSelfSignedCa,
+  parseCertificate,
+  SoftwareKeyProvider,
+} from '@certlane/pki';
 import {
   freePort,
   httpsRequest,
@@ -74,6 +81,38 @@ describe('certificates and jobs (agent key generation)', () => {
       certificate_pem: own.certificate_pem + own.chain_pem,
     });
     return { own, certificate };
+  }
+
+  /** A certificate from a CA Certlane does not hold, with SANs and a validity of its own. */
+  async function foreignCertificate() {
+    const { signer: caSigner } = await provider.generate({ algorithm: 'ECDSA', curve: 'P-256' });
+    const caCertificate = parseCertificate(
+      (
+        await createSelfSignedCa({
+          subject: [['CN', 'Elsewhere Root CA']],
+          signer: caSigner,
+          notBefore: new Date('2025-01-01T00:00:00Z'),
+          notAfter: new Date('2040-01-01T00:00:00Z'),
+        })
+      ).der,
+    );
+    const { signer } = await provider.generate({ algorithm: 'ECDSA', curve: 'P-256' });
+    const leaf = parseCertificate(
+      (
+        await new CertificateAuthority({ certificate: caCertificate, signer: caSigner }).issue({
+          publicKey: signer.publicKey,
+          subject: [['CN', 'foreign.example.org']],
+          subjectAltNames: [
+            { type: 'dns', value: 'foreign.example.org' },
+            { type: 'dns', value: 'alt.example.org' },
+            { type: 'ip', value: '192.0.2.7' },
+          ],
+          notBefore: new Date('2025-06-01T00:00:00Z'),
+          notAfter: new Date('2035-06-01T00:00:00Z'),
+        })
+      ).der,
+    );
+    return { leaf, pem: certificatePem(leaf) + certificatePem(caCertificate) };
   }
 
   const jobsOf = async (certificateId: string) =>
@@ -196,6 +235,81 @@ describe('certificates and jobs (agent key generation)', () => {
       });
     });
 
+    it('records an import the local CA issued under iss-local, its version too', async () => {
+      const { certificate } = await imported('local-import.example.com');
+      expect(certificate).toMatchObject({
+        issuer_id: 'iss-local',
+        common_name: 'local-import.example.com',
+        sans: ['local-import.example.com'],
+      });
+      const versions = json<{ data: CertificateVersionDto[] }>(
+        await api('GET', `/api/v1/certificates/${certificate.id}/versions`),
+      );
+      expect(versions.data[0].issuer_id).toBe('iss-local');
+    });
+
+    it('imports a certificate from a CA Certlane does not hold under no issuer, keeping its subject, SANs and validity', async () => {
+      const { leaf, pem } = await foreignCertificate();
+      const response = await api('POST', '/api/v1/certificates', {
+        id: uniqueId('foreign'),
+        common_name: 'placeholder.example.com',
+        sans: ['placeholder.example.com'],
+        certificate_pem: pem,
+      });
+      expect(response.status).toBe(201);
+      const certificate = json<CertificateDto>(response);
+      expect(certificate).toMatchObject({
+        name: 'foreign.example.org',
+        common_name: 'foreign.example.org',
+        sans: ['foreign.example.org', 'alt.example.org', '192.0.2.7'],
+        issuer_id: '',
+        status: 'Active',
+        not_before: '2025-06-01T00:00:00.000Z',
+        expires_at: '2035-06-01T00:00:00.000Z',
+      });
+      expect(json<CertificateDto>(await api('GET', `/api/v1/certificates/${certificate.id}`))).toEqual(
+        certificate,
+      );
+      const versions = json<{ data: CertificateVersionDto[] }>(
+        await api('GET', `/api/v1/certificates/${certificate.id}/versions`),
+      );
+      expect(versions.data[0]).toMatchObject({ issuer_id: '', serial_number: leaf.serialNumber });
+      const underLocal = json<{ data: CertificateDto[] }>(
+        await api('GET', '/api/v1/certificates?issuer_id=iss-local&per_page=500'),
+      );
+      expect(underLocal.data.map((c) => c.id)).not.toContain(certificate.id);
+      // Revoking it tells no issuer: the local CA's revocations (its CRL and OCSP) stay clear of it.
+      const revoked = await api('POST', `/api/v1/certificates/${certificate.id}/revoke`, {});
+      expect(revoked.status).toBe(200);
+      expect(revoked.json()).toEqual({ status: 'revoked' });
+      const { rows } = await db.query(
+        'SELECT count(*)::int AS n FROM issuance.revocations WHERE serial_hex = $1',
+        [leaf.serialNumber],
+      );
+      expect(rows[0].n).toBe(0);
+    });
+
+    it('takes common_name from the certificate when an import gives none', async () => {
+      const { pem } = await foreignCertificate();
+      const response = await api('POST', '/api/v1/certificates', { certificate_pem: pem });
+      expect(response.status).toBe(201);
+      expect(response.json()).toMatchObject({
+        name: 'foreign.example.org',
+        common_name: 'foreign.example.org',
+      });
+    });
+
+    it('refuses an import naming a CA issuer that did not sign it with 400 validation_failed', async () => {
+      const { pem } = await foreignCertificate();
+      const response = await api('POST', '/api/v1/certificates', {
+        common_name: 'foreign.example.org',
+        issuer_id: 'iss-local',
+        certificate_pem: pem,
+      });
+      expect(response.status).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'validation_failed', details: { field: 'issuer_id' } });
+    });
+
     it('refuses a certificate_pem that does not parse with 400', async () => {
       const response = await api('POST', '/api/v1/certificates', {
         common_name: 'bad.example.com',
@@ -210,6 +324,38 @@ describe('certificates and jobs (agent key generation)', () => {
   });
 
   describe('GET /api/v1/certificates', () => {
+    it('leaves archived certificates out of the default list and its total; status=Archived and the id still reach them', async () => {
+      const env = uniqueId('arch');
+      const kept = await create({ id: `${env}-kept`, environment: env });
+      const gone = await create({ id: `${env}-gone`, environment: env });
+      expect((await api('DELETE', `/api/v1/certificates/${gone.id}`)).status).toBe(204);
+      type List = { data: CertificateDto[]; total: number };
+      const byEnvironment = json<List>(await api('GET', `/api/v1/certificates?environment=${env}`));
+      expect({ ids: byEnvironment.data.map((c) => c.id), total: byEnvironment.total }).toEqual({
+        ids: [kept.id],
+        total: 1,
+      });
+      const archived = json<List>(
+        await api('GET', `/api/v1/certificates?environment=${env}&status=Archived`),
+      );
+      expect({ ids: archived.data.map((c) => c.id), total: archived.total }).toEqual({
+        ids: [gone.id],
+        total: 1,
+      });
+      const all = json<List>(await api('GET', '/api/v1/certificates?per_page=500'));
+      expect(all.data.map((c) => c.id)).not.toContain(gone.id);
+      expect(all.data.every((c) => c.status !== 'Archived')).toBe(true);
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS n FROM issuance.certificates WHERE status <> 'Archived'`,
+      );
+      expect(all.total).toBe(rows[0].n);
+      const byStatus = json<List>(await api('GET', '/api/v1/certificates?status=Archived&per_page=500'));
+      expect(byStatus.data.map((c) => c.id)).toContain(gone.id);
+      expect((await api('GET', `/api/v1/certificates/${gone.id}`)).json()).toMatchObject({
+        status: 'Archived',
+      });
+    });
+
     it('filters by status, environment, owner, team and issuer, ordered by id, paginated', async () => {
       const env = uniqueId('env');
       const a = await create({ id: `${env}-a`, environment: env });

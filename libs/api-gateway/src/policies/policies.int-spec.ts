@@ -238,6 +238,38 @@ describe('policy rules and violations', () => {
       await call('PUT', `/api/v1/policies/${issuers.id}`, { severity: 'Error' });
     });
 
+    it('raises no violation on revoked, archived or expired certificates, and resolves their open ones', async () => {
+      const flagged = async () => {
+        const created = (
+          await call('POST', '/api/v1/certificates', {
+            common_name: `${unique('retired')}.example.com`,
+            environment: 'staging',
+          })
+        ).json() as CertificateDto;
+        const mine = async () =>
+          (await violations(environments.id)).filter((v) => v.certificate_id === created.id);
+        expect(await mine()).toHaveLength(1);
+        return { id: created.id, mine };
+      };
+      // Updates re-evaluate: a change that would still break the rule raises nothing any more.
+      const reevaluate = async (id: string) =>
+        expect((await call('PUT', `/api/v1/certificates/${id}`, { environment: 'qa' })).status).toBe(200);
+
+      const archived = await flagged();
+      expect((await call('DELETE', `/api/v1/certificates/${archived.id}`)).status).toBe(204);
+      expect(await archived.mine()).toEqual([]);
+
+      const revoked = await flagged();
+      expect((await call('POST', `/api/v1/certificates/${revoked.id}/revoke`, {})).status).toBe(200);
+      await reevaluate(revoked.id);
+      expect(await revoked.mine()).toEqual([]);
+
+      const expired = await flagged();
+      await db.query(`UPDATE issuance.certificates SET status = 'Expired' WHERE id = $1`, [expired.id]);
+      await reevaluate(expired.id);
+      expect(await expired.mine()).toEqual([]);
+    });
+
     it('reports the missing-field violation for an empty config', async () => {
       const empty = await createRule({ type: 'RenewalLeadTime', severity: 'Error', config: {} });
       const created = (

@@ -10,6 +10,7 @@ import {
   Length,
   Matches,
   MaxLength,
+  ValidateIf,
 } from 'class-validator';
 import { PageQuery } from '../pagination/page';
 import { OptionalRevocationReason, RevocationReason } from '../pki/revocation.dto';
@@ -151,11 +152,18 @@ export class CreateCertificateRequest extends CertificateFields {
   @Matches(RESOURCE_ID_PATTERN, { message: `id ${RESOURCE_ID_MESSAGE}` })
   id?: string;
 
+  /** Required unless certificate_pem is given (an import takes it from the certificate). */
+  @ValidateIf(
+    (request: CreateCertificateRequest) => !request.certificate_pem || request.common_name !== undefined,
+  )
   @IsString()
   @Length(1, 253)
-  common_name!: string;
+  common_name?: string;
 
-  /** Imports an existing certificate (and chain) as version 1 instead of issuing one. */
+  /**
+   * Imports an existing certificate (and chain) as version 1 instead of issuing one: common_name,
+   * sans and the issuer come from the certificate (ADR 0043).
+   */
   @IsOptional()
   @IsString()
   @MaxLength(262144)

@@ -14,4 +14,5 @@ export * from './approvals/approval-decision';
 export * from './policies/policy-config';
 export * from './policies/domain-match';
 export * from './policies/evaluate-policy';
+export * from './policies/policy-scope';
 export * from './renewals/renewal-schedule';

@@ -41,7 +41,7 @@ import {
   wrapPrivateKey,
 } from '@certlane/pki';
 import { CertificateKeySealer, keyAlgorithmName } from '../certificates/certificate-keys';
-import { CertificateRow, VersionRow } from '../certificates/certificate.repository';
+import { CertificateRow, issuerToIssueFrom, VersionRow } from '../certificates/certificate.repository';
 import {
   certificateNotFound,
   InventoryWriter,
@@ -147,7 +147,7 @@ export class AgentWorkService {
       // route keeps exactly one audit record (as the server-mode runner does).
       issued = await this.localCa.issue(
         {
-          issuer_id: certificate.issuer_id,
+          issuer_id: issuerToIssueFrom(certificate),
           csr_pem: csrPem,
           sans: names,
           ...(profile?.validity_days ? { validity_days: profile.validity_days } : {}),

@@ -96,7 +96,7 @@ export class BulkRepository {
     if (certificateIds.length === 0) return Promise.resolve([]);
     return executor.query(
       `SELECT certificate_id, issuer_id, lower(serial_number) AS serial_hex FROM certificate_versions
-       WHERE certificate_id = ANY($1::text[]) AND not_after > now()`,
+       WHERE certificate_id = ANY($1::text[]) AND not_after > now() AND issuer_id <> ''`,
       [certificateIds],
     );
   }

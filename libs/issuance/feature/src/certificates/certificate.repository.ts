@@ -39,7 +39,8 @@ export interface CertificateRow {
   environment: string;
   owner_id: string | null;
   team_id: string | null;
-  issuer_id: string;
+  /** Null for an imported certificate no CA Certlane holds has issued (ADR 0043). */
+  issuer_id: string | null;
   renewal_policy_id: string;
   profile_id: string;
   agent_id: string;
@@ -107,7 +108,7 @@ export function certificateDto(row: CertificateRow): CertificateDto {
     environment: row.environment,
     owner_id: row.owner_id ?? '',
     team_id: row.team_id ?? '',
-    issuer_id: row.issuer_id,
+    issuer_id: row.issuer_id ?? '',
     renewal_policy_id: row.renewal_policy_id,
     profile_id: row.profile_id,
     agent_id: row.agent_id,
@@ -164,6 +165,19 @@ export const REFERENCES = [
   { field: 'profile_id', table: 'profiles' },
 ] as const;
 export type ReferenceField = (typeof REFERENCES)[number]['field'];
+
+/**
+ * The issuer a new version of `certificate` is issued by. An import from a CA Certlane does not
+ * hold has none (ADR 0043): it is not silently reissued by the default CA; the job fails until
+ * an issuer_id is set.
+ */
+export function issuerToIssueFrom(certificate: Pick<CertificateRow, 'id' | 'issuer_id'>): string {
+  if (certificate.issuer_id !== null) return certificate.issuer_id;
+  throw new CertlaneError(
+    ErrorCode.IssuerNotFound,
+    `certificate ${JSON.stringify(certificate.id)} has no issuer (it was imported); set issuer_id to issue a new version`,
+  );
+}
 
 export const referenceInvalid = (field: string, value: string) =>
   new CertlaneError(ErrorCode.ReferenceInvalid, `${field} ${JSON.stringify(value)} does not exist`, {
@@ -419,8 +433,9 @@ export class CertificateRepository {
   /** Versions still inside their validity: what a revocation must reach at the issuer. */
   async unexpiredVersions(manager: EntityManager, certificateId: string): Promise<VersionRow[]> {
     return manager.query(
+      // A version with no issuer (an import, ADR 0043) has nobody to tell of its revocation.
       `SELECT ${VERSION_COLUMNS} FROM certificate_versions
-        WHERE certificate_id = $1 AND not_after > now() ORDER BY version`,
+        WHERE certificate_id = $1 AND not_after > now() AND issuer_id <> '' ORDER BY version`,
       [certificateId],
     );
   }

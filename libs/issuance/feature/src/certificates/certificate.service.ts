@@ -19,8 +19,16 @@ import {
   resolvePage,
   UpdateCertificateRequest,
 } from '@certlane/contracts';
-import { buildPkcs12, Certificate, exportPem, isPkiError, parseCertificates } from '@certlane/pki';
+import {
+  buildPkcs12,
+  Certificate,
+  exportPem,
+  isPkiError,
+  parseCertificate,
+  parseCertificates,
+} from '@certlane/pki';
 import { EntityManager } from 'typeorm';
+import { CaRepository } from '../local-ca/ca.repository';
 import { keyAlgorithmName } from './certificate-keys';
 import {
   CertificateRepository,
@@ -30,6 +38,7 @@ import {
   VersionRow,
   versionDto,
 } from './certificate.repository';
+import { importedCommonName, importedIssuer, importedSans } from './imported-certificate';
 import { certificateNotFound, InventoryWriter, lifecycleAudit } from './inventory-writer';
 import { ServerIssuanceRunner } from './server-issuance.runner';
 import { PolicyEnforcer } from '../policies/policy-enforcer';
@@ -87,6 +96,7 @@ export class CertificateService {
     private readonly writer: InventoryWriter,
     private readonly runner: ServerIssuanceRunner,
     private readonly policies: PolicyEnforcer,
+    private readonly cas: CaRepository,
   ) {}
 
   list(request: ListCertificatesRequest): Promise<RawJson<Page<CertificateDto>>> {
@@ -103,14 +113,20 @@ export class CertificateService {
     checkTags(request.tags);
     const imported = request.certificate_pem ? parseImport(request.certificate_pem) : null;
     const id = request.id ?? `mc-${randomBytes(8).toString('hex')}`;
+    // An import keeps what the certificate says (ADR 0043): its names and the issuer that signed it.
+    const commonName = imported
+      ? importedCommonName(imported.leaf, request.common_name)
+      : (request.common_name as string);
     const fields: CertificateWritable = {
-      name: request.name ?? request.common_name.slice(0, 255),
-      common_name: request.common_name,
-      sans: request.sans ?? [],
+      name: request.name ?? commonName.slice(0, 255),
+      common_name: commonName,
+      sans: imported ? importedSans(imported.leaf) : (request.sans ?? []),
       environment: request.environment ?? '',
       owner_id: request.owner_id || null,
       team_id: request.team_id || null,
-      issuer_id: request.issuer_id ?? DEFAULT_ISSUER_ID,
+      issuer_id: imported
+        ? await this.importedIssuer(imported.leaf, request.issuer_id)
+        : (request.issuer_id ?? DEFAULT_ISSUER_ID),
       renewal_policy_id: request.renewal_policy_id ?? DEFAULT_RENEWAL_POLICY_ID,
       profile_id: request.profile_id ?? '',
       agent_id: request.agent_id ?? '',
@@ -150,6 +166,14 @@ export class CertificateService {
     return dto;
   }
 
+  private async importedIssuer(leaf: Certificate, requested: string | undefined): Promise<string | null> {
+    const held = (await this.cas.installedCertificates()).map((ca) => ({
+      issuer_id: ca.issuer_id,
+      certificate: parseCertificate(ca.certificate_pem),
+    }));
+    return importedIssuer(leaf, held, requested);
+  }
+
   private async storeImport(
     manager: EntityManager,
     row: CertificateRow,
@@ -174,7 +198,7 @@ export class CertificateService {
         cert_pem: pem.cert_pem,
         chain_pem: pem.chain_pem,
         csr_pem: null,
-        issuer_id: row.issuer_id,
+        issuer_id: row.issuer_id ?? '',
         job_id: null,
       },
       context,
@@ -225,6 +249,8 @@ export class CertificateService {
     const dto = await this.repository.transaction(async (manager) => {
       const current = await this.writer.lockCertificate(manager, id);
       const row = await this.writer.applyCertificateEvent(manager, current, { kind: 'archive' }, context);
+      // Its open policy violations are resolved (the sweep passes archived certificates by).
+      await this.policies.evaluateCertificates(manager, [id]);
       const dto = certificateDto(row);
       await this.writer.outbox.add(manager, 'issuance.v1.certificate.archived', dto, context?.actor_id);
       await this.writer.outbox.audit(

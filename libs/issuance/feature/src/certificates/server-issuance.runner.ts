@@ -8,7 +8,7 @@ import { LocalCaService } from '../local-ca/local-ca.service';
 import { JobRow } from '../jobs/job.repository';
 import { assertCsrAllowed, ProfileEnforcer } from '../profiles/profile-enforcer';
 import { CertificateKeySealer } from './certificate-keys';
-import { CertificateRow } from './certificate.repository';
+import { CertificateRow, issuerToIssueFrom } from './certificate.repository';
 import { InventoryWriter } from './inventory-writer';
 import { subjectAltNamesFor } from './subject-alt-names';
 
@@ -116,7 +116,7 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
       if (profile) assertCsrAllowed(parseCsr(csr.pem), profile);
       const issued = await this.localCa.issue(
         {
-          issuer_id: certificate.issuer_id,
+          issuer_id: issuerToIssueFrom(certificate),
           csr_pem: csr.pem,
           ...(profile?.validity_days ? { validity_days: profile.validity_days } : {}),
           ...(profile?.must_staple ? { must_staple: true } : {}),

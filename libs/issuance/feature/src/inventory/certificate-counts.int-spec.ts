@@ -1,14 +1,19 @@
 import { startTestSystem, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
 import { COMPACT_CERTIFICATE_COUNTS } from './certificate-counts';
-import { certificateListCountQuery, CertificateListFilter } from './certificate-list.query';
+import {
+  certificateListCountQuery,
+  CertificateListFilter,
+  certificateListWhere,
+} from './certificate-list.query';
 import { insertCertificate } from './testing-fixtures';
 
 const DIMENSIONS = ['status', 'environment', 'owner_id', 'team_id', 'issuer_id'] as const;
 
 /**
  * The per-filter certificate counts of migration 0005 (triggers on certificates, compaction)
- * always equal COUNT(*) of the filter, whatever inserts, updates and deletes happened.
+ * always equal COUNT(*) of the list's filter (Archived left out unless the status is asked for,
+ * migration 0012), whatever inserts, updates and deletes happened.
  */
 describe('certificate counts', () => {
   let system: TestSystem;
@@ -42,11 +47,8 @@ describe('certificate counts', () => {
     for (const filter of filters) {
       const counted = certificateListCountQuery(filter);
       const [{ total }] = (await db.query(counted.text, counted.values)).rows;
-      const [dimension, value] = Object.entries(filter)[0] ?? [];
-      const { rows } = await db.query(
-        `SELECT count(*)::int AS n FROM certificates${dimension ? ` WHERE ${dimension} = $1` : ''}`,
-        dimension ? [value] : [],
-      );
+      const { clause, values } = certificateListWhere(filter);
+      const { rows } = await db.query(`SELECT count(*)::int AS n FROM certificates ${clause}`, values);
       if (total !== rows[0].n) wrong.push({ filter, counted: total, actual: rows[0].n });
     }
     return wrong;

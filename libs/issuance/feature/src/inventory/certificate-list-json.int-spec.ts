@@ -7,6 +7,7 @@ import {
   CertificateListFilter,
   certificateListPageQuery,
   certificateListTextPageQuery,
+  certificateListWhere,
   SeekPage,
 } from './certificate-list.query';
 import { certificatePageJson, CertificateTextRow } from './certificate-page-json';
@@ -56,11 +57,9 @@ describe('certificate list JSON and anchors', () => {
   }
 
   async function total(filter: CertificateListFilter): Promise<number> {
-    const where = Object.entries(filter).map(([column], i) => `${column} = $${i + 1}`);
-    const { rows } = await db.query(
-      `SELECT count(*)::int AS n FROM certificates${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`,
-      Object.values(filter),
-    );
+    // The list's own filter: Archived rows only when the status asks for them (ADR 0043).
+    const { clause, values } = certificateListWhere(filter);
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM certificates ${clause}`, values);
     return rows[0].n;
   }
 

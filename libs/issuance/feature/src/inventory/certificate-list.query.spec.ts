@@ -10,8 +10,16 @@ import {
 } from './certificate-list.query';
 
 describe('certificate list SQL', () => {
-  it('filters by nothing when no filter is given', () => {
-    expect(certificateListWhere({})).toEqual({ clause: '', values: [] });
+  it('leaves Archived certificates out when no status is asked for, and only then', () => {
+    expect(certificateListWhere({})).toEqual({ clause: "WHERE status <> 'Archived'", values: [] });
+    expect(certificateListWhere({ environment: 'prod' }, 1, 'c.')).toEqual({
+      clause: "WHERE c.environment = $1 AND c.status <> 'Archived'",
+      values: ['prod'],
+    });
+    expect(certificateListWhere({ status: 'Archived' })).toEqual({
+      clause: 'WHERE status = $1',
+      values: ['Archived'],
+    });
   });
 
   it('counts with no filter or one from the per-filter counts, with more by COUNT(*)', () => {
@@ -64,7 +72,9 @@ describe('certificate list SQL', () => {
       text: `SELECT ${CERTIFICATE_COLUMNS.join(', ')} FROM certificates WHERE status = $3 AND id > $2 ORDER BY id LIMIT $1`,
       values: [50, 'mc-0500000', 'Active'],
     });
-    expect(certificateListAfterQuery({}, 'x', 10).text).toContain('WHERE id > $2 ORDER BY id LIMIT $1');
+    expect(certificateListAfterQuery({}, 'x', 10).text).toContain(
+      "WHERE status <> 'Archived' AND id > $2 ORDER BY id LIMIT $1",
+    );
   });
 
   it('prefixes filter columns with an alias when asked', () => {
@@ -99,7 +109,7 @@ describe('certificate list SQL', () => {
     );
     expect(seek.values).toEqual([50, 950, 'mc-0498999', 'Active', 't1']);
     expect(certificateListTextPageQuery({}, { per_page: 5, offset: 3, afterId: 'x' }).text).toContain(
-      '(SELECT id FROM certificates WHERE id > $3 ORDER BY id LIMIT $1 OFFSET $2)',
+      "(SELECT id FROM certificates WHERE status <> 'Archived' AND id > $3 ORDER BY id LIMIT $1 OFFSET $2)",
     );
   });
 
@@ -113,7 +123,7 @@ describe('certificate list SQL', () => {
     expect(first.name).toBe('certificate-list-page-first-status');
     const anchored = certificateListTextPageQuery({}, { per_page: 5, offset: 0, afterId: 'x' });
     expect(anchored.text).toMatch(
-      /\nFROM certificates c WHERE c\.id > \$3 ORDER BY c\.id LIMIT \$1 OFFSET \$2$/,
+      /\nFROM certificates c WHERE c\.status <> 'Archived' AND c\.id > \$3 ORDER BY c\.id LIMIT \$1 OFFSET \$2$/,
     );
     expect(anchored.values).toEqual([5, 0, 'x']);
     expect(anchored.name).toBe('certificate-list-page-first-after');
@@ -133,7 +143,9 @@ describe('certificate list SQL', () => {
     );
     expect(text).not.toContain(hostile);
     expect(values).toEqual([1000, 'Active', hostile]);
-    expect(certificateListAnchorsQuery({}, 10).text).toContain('FROM certificates n WHERE n.id > a.id');
+    expect(certificateListAnchorsQuery({}, 10).text).toContain(
+      "FROM certificates n WHERE n.status <> 'Archived' AND n.id > a.id",
+    );
   });
 
   it('names only statements whose plan fits every value, one name per text', () => {
@@ -170,14 +182,16 @@ describe('certificate list SQL', () => {
   it('reads a first page with its total in one statement, the count numbered after the page', () => {
     const none = certificateListCountedPageQuery({}, { per_page: 50, offset: 100 });
     expect(none.text).toContain(
-      ', (SELECT coalesce(sum(delta), 0)::int AS total FROM certificate_count_deltas WHERE dimension = $3 AND value = $4) AS total\nFROM (SELECT id FROM certificates  ORDER BY id LIMIT $1 OFFSET $2) AS page',
+      ", (SELECT coalesce(sum(delta), 0)::int AS total FROM certificate_count_deltas WHERE dimension = $3 AND value = $4) AS total\nFROM (SELECT id FROM certificates WHERE status <> 'Archived' ORDER BY id LIMIT $1 OFFSET $2) AS page",
     );
     expect(none.values).toEqual([50, 100, '', '']);
     expect(none.name).toBe('certificate-list-counted-page');
 
     const one = certificateListCountedPageQuery({ team_id: 't1' }, { per_page: 10, offset: 0 });
     expect(one.text).toContain('WHERE dimension = $4 AND value = $5) AS total');
-    expect(one.text).toContain('\nFROM certificates c WHERE c.team_id = $3 ORDER BY c.id LIMIT $1 OFFSET $2');
+    expect(one.text).toContain(
+      "\nFROM certificates c WHERE c.team_id = $3 AND c.status <> 'Archived' ORDER BY c.id LIMIT $1 OFFSET $2",
+    );
     expect(one.values).toEqual([10, 0, 't1', 'team_id', 't1']);
     expect(one.name).toBe('certificate-list-counted-page-first-team_id');
 

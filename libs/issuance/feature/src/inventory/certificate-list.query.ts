@@ -73,8 +73,10 @@ export const CERTIFICATE_COLUMNS = [
 const FILTER_COLUMNS = ['status', 'environment', 'owner_id', 'team_id', 'issuer_id'] as const;
 
 /**
- * `WHERE a = $k AND b = $k+1 ...` for the filters present (none: ''), numbering from `first`;
- * columns prefixed with `alias` (like 'n.') when given.
+ * `WHERE a = $k AND b = $k+1 ...` for the filters present, numbering from `first`; columns
+ * prefixed with `alias` (like 'n.') when given. Without a status filter, Archived certificates are
+ * left out (ADR 0043): a constant condition, so `values` (and which statements are named) depend
+ * on the filters given only; the unfiltered list reads migration 0012's partial index.
  */
 export function certificateListWhere(
   filter: CertificateListFilter,
@@ -89,7 +91,8 @@ export function certificateListWhere(
     values.push(value);
     conditions.push(`${alias}${column} = $${first + values.length - 1}`);
   }
-  return { clause: conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '', values };
+  if (filter.status === undefined) conditions.push(`${alias}status <> 'Archived'`);
+  return { clause: `WHERE ${conditions.join(' AND ')}`, values };
 }
 
 /**
@@ -160,7 +163,7 @@ const utcText = (column: string) => `(${column} AT TIME ZONE 'UTC')::text`;
 /**
  * Each column as the text its JSON needs (certificate-page-json.ts writes the page from these):
  * timestamps as UTC timestamp text, `sans` as a compact JSON array, `tags` as jsonb
- * text, owner/team ids '' for none. Plain strings on the wire: no `Date`, array or jsonb parsing
+ * text, owner/team/issuer ids '' for none. Plain strings on the wire: no `Date`, array or jsonb parsing
  * in the service (ADR 0034).
  */
 const CERTIFICATE_TEXT_SELECT: Record<(typeof CERTIFICATE_COLUMNS)[number], string> = {
@@ -171,7 +174,7 @@ const CERTIFICATE_TEXT_SELECT: Record<(typeof CERTIFICATE_COLUMNS)[number], stri
   environment: 'c.environment',
   owner_id: "coalesce(c.owner_id, '')",
   team_id: "coalesce(c.team_id, '')",
-  issuer_id: 'c.issuer_id',
+  issuer_id: "coalesce(c.issuer_id, '')",
   renewal_policy_id: 'c.renewal_policy_id',
   profile_id: 'c.profile_id',
   agent_id: 'c.agent_id',

@@ -129,6 +129,15 @@ export class CaRepository {
     return { rows, total };
   }
 
+  /** Every installed CA certificate of an issuer (active ones first), to tell who issued an import. */
+  installedCertificates(): Promise<{ issuer_id: string; certificate_pem: string }[]> {
+    return this.dataSource.query(
+      `SELECT issuer_id, certificate_pem FROM ca_certificates
+        WHERE certificate_pem IS NOT NULL AND issuer_id IS NOT NULL
+        ORDER BY status = 'active' DESC, created_at, id`,
+    );
+  }
+
   async find(
     id: string,
     manager: EntityManager = this.dataSource.manager,

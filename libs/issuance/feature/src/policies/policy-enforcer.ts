@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { evaluatePolicyRule, PolicyRuleInput } from '@certlane/issuance-domain';
+import { evaluatePolicyRule, isPolicyExempt, PolicyRuleInput } from '@certlane/issuance-domain';
 import { EntityManager } from 'typeorm';
 import { PolicyRepository, StoredPolicySubject, ViolationWrite } from './policy.repository';
 
@@ -9,6 +9,7 @@ type Executor = Pick<EntityManager, 'query'>;
  * Evaluates the enabled policy rules on stored certificates and keeps their violations current:
  * in the caller's transaction on certificate create, update and issuance, and in batches by the
  * sweep. A rule whose config is malformed is skipped: its open violations are left as they are.
+ * Revoked, archived and expired certificates raise none, and every open one of theirs is resolved.
  */
 @Injectable()
 export class PolicyEnforcer {
@@ -29,7 +30,9 @@ export class PolicyEnforcer {
   ): Promise<number> {
     const findings: ViolationWrite[] = [];
     const evaluated = new Set<string>();
-    for (const subject of subjects) {
+    const exempt = subjects.filter((subject) => isPolicyExempt(subject.status));
+    const live = subjects.filter((subject) => !isPolicyExempt(subject.status));
+    for (const subject of live) {
       for (const rule of rules) {
         const outcome = evaluatePolicyRule(rule, subject);
         if (outcome.outcome === 'skipped') continue;
@@ -47,10 +50,18 @@ export class PolicyEnforcer {
     }
     await this.repository.replaceViolations(
       executor,
-      subjects.map((subject) => subject.id),
+      live.map((subject) => subject.id),
       [...evaluated],
       findings,
     );
+    if (exempt.length > 0) {
+      await this.repository.replaceViolations(
+        executor,
+        exempt.map((subject) => subject.id),
+        rules.map((rule) => rule.id),
+        [],
+      );
+    }
     return findings.length;
   }
 }

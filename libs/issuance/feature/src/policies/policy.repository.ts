@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
+  CertificateStatus,
   Page,
   PolicyRuleDto,
   PolicyRuleType,
@@ -43,6 +44,7 @@ interface ViolationRow {
 /** A certificate as the rules see it, with the id it is stored under. */
 export interface StoredPolicySubject extends PolicySubject {
   id: string;
+  status: CertificateStatus;
 }
 
 /** A finding to store: one open violation per rule and certificate. */
@@ -93,7 +95,7 @@ function violationDto(row: ViolationRow): PolicyViolationDto {
   };
 }
 
-const SUBJECT_SELECT = `SELECT c.id, c.common_name, c.sans, c.environment, c.issuer_id, c.tags,
+const SUBJECT_SELECT = `SELECT c.id, c.status, c.common_name, c.sans, c.environment, coalesce(c.issuer_id, '') AS issuer_id, c.tags,
     c.not_before, c.expires_at AS not_after, rp.renewal_window_days
   FROM certificates c LEFT JOIN renewal_policies rp ON rp.id = c.renewal_policy_id`;
 
