@@ -13,7 +13,7 @@ const DIMENSIONS = ['status', 'environment', 'owner_id', 'team_id', 'issuer_id']
 /**
  * The per-filter certificate counts of migration 0005 (triggers on certificates, compaction)
  * always equal COUNT(*) of the list's filter (Archived left out unless the status is asked for,
- * migration 0012), whatever inserts, updates and deletes happened.
+ * migration 0013), whatever inserts, updates and deletes happened.
  */
 describe('certificate counts', () => {
   let system: TestSystem;

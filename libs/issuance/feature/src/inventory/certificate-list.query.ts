@@ -76,7 +76,7 @@ const FILTER_COLUMNS = ['status', 'environment', 'owner_id', 'team_id', 'issuer_
  * `WHERE a = $k AND b = $k+1 ...` for the filters present, numbering from `first`; columns
  * prefixed with `alias` (like 'n.') when given. Without a status filter, Archived certificates are
  * left out (ADR 0043): a constant condition, so `values` (and which statements are named) depend
- * on the filters given only; the unfiltered list reads migration 0012's partial index.
+ * on the filters given only; the unfiltered list reads migration 0013's partial index.
  */
 export function certificateListWhere(
   filter: CertificateListFilter,
