@@ -35,7 +35,11 @@ export function pgViolation(error: unknown): PgViolation | undefined {
   return { code, constraint, table };
 }
 
-const matches = (violation: PgViolation | undefined, codes: readonly string[], constraints?: readonly string[]) =>
+const matches = (
+  violation: PgViolation | undefined,
+  codes: readonly string[],
+  constraints?: readonly string[],
+) =>
   violation !== undefined &&
   codes.includes(violation.code) &&
   (constraints === undefined || constraints.includes(violation.constraint ?? ''));

@@ -134,7 +134,14 @@ function assertSafeString(
     );
   }
   if (text.includes('\0')) {
-    throw refused(ErrorCode.InputNulByte, `a string of the ${location} holds a NUL character`, location, parent, {}, key);
+    throw refused(
+      ErrorCode.InputNulByte,
+      `a string of the ${location} holds a NUL character`,
+      location,
+      parent,
+      {},
+      key,
+    );
   }
 }
 

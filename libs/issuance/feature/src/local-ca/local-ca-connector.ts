@@ -113,7 +113,10 @@ export class LocalCaConnector implements IssuerConnector {
     const max = this.dependencies.maxValidityDays;
     if (days !== undefined && max !== undefined && days > max) {
       throw CertlaneError.validation([
-        { field: 'validity_days', message: `validity_days ${days} exceeds the issuer's max_validity_days ${max}` },
+        {
+          field: 'validity_days',
+          message: `validity_days ${days} exceeds the issuer's max_validity_days ${max}`,
+        },
       ]);
     }
     const ca = await this.dependencies.issuingCa();

@@ -266,7 +266,9 @@ export class LocalCaService implements LocalCaHooks {
       const parent = await this.cas.find(request.parent_id);
       if (!parent) throw caNotFound(request.parent_id);
       if (parent.issuer_id !== issuer.id) {
-        throw CertlaneError.validation([{ field: 'parent_id', message: `CA ${parent.id} belongs to another issuer` }]);
+        throw CertlaneError.validation([
+          { field: 'parent_id', message: `CA ${parent.id} belongs to another issuer` },
+        ]);
       }
       this.assertActive(parent);
       try {

@@ -56,8 +56,7 @@ function checkConfig(type: PolicyRuleType, config: unknown): void {
   }
 }
 
-const badValidity = (message: string) =>
-  CertlaneError.validation([{ field: 'not_after', message }]);
+const badValidity = (message: string) => CertlaneError.validation([{ field: 'not_after', message }]);
 
 /** Policy rules (spec 2.6), their violations (2.7), and the dry run (ADR 0028). */
 @Injectable()
