@@ -269,7 +269,7 @@ describe('targets through gateway -> NATS -> deployment-dispatch', () => {
       expect(response.status).toBe(400);
       expect(response.json()).toMatchObject({
         code: 'target_config_invalid',
-        details: { fields: ['secret_access_key'] },
+        details: { fields: [expect.objectContaining({ field: 'secret_access_key' })] },
       });
     });
 
