@@ -318,7 +318,7 @@ describe('certificates and jobs (agent key generation)', () => {
       expect(response.status).toBe(400);
       expect(response.json()).toMatchObject({
         code: 'validation_failed',
-        details: { field: 'certificate_pem' },
+        details: { fields: [expect.objectContaining({ field: 'certificate_pem' })] },
       });
     });
   });

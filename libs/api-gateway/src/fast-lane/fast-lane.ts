@@ -1,11 +1,11 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { parse as parseQueryString } from 'node:querystring';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { CertlaneError, CSRF_HEADER, ErrorCode } from '@certlane/contracts';
 import {
   acceptRequestId,
+  assertSafeUrl,
   CERTLANE_CONFIG,
   CertlaneConfig,
   CertlaneLogger,
@@ -17,6 +17,7 @@ import {
   MessageBus,
   METRICS,
   Metrics,
+  parseQuery,
   RequestCoalescer,
   RequestObserver,
   requestObserver,
@@ -75,6 +76,7 @@ export function gatewayFastLane(deps: GatewayFastLaneDeps): FastLane {
     for (const [name, value] of security) response.setHeader(name, value);
     deps.observe(request, response, requestId, () => route.path);
     try {
+      assertSafeUrl(request.url ?? '');
       const body = route.method === 'POST' ? await readBody(request, response) : undefined;
       const headers = request.headers;
       const actor = await deps.authenticator
@@ -94,8 +96,8 @@ export function gatewayFastLane(deps: GatewayFastLaneDeps): FastLane {
         });
       assertPermission(actor, route.permission);
       if (route.ownWork) assertOwnWorkOf(actor, params.id);
-      // Express's `simple` query parser, which the gateway keeps (Express 5's default).
-      const payload = await route.payload(params, body, parseQueryString(query));
+      // The query parser Express has (configureHttp): querystring, held to the input bounds.
+      const payload = await route.payload(params, body, parseQuery(query));
       const context = { request_id: requestId, actor_id: actor.id };
       const coalescer = coalescers.get(route);
       const json = coalescer

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiKeyDto, CertlaneError, ErrorCode, Page, ResolvedPage } from '@certlane/contracts';
-import { PreparedQuery } from '@certlane/platform';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { isUniqueViolation, PreparedQuery } from '@certlane/platform';
+import { DataSource, EntityManager } from 'typeorm';
 
 interface ApiKeyRow {
   id: string;
@@ -97,12 +97,7 @@ export class ApiKeyRepository {
       );
       return rows[0];
     } catch (error) {
-      const driverError = (error as { driverError?: { code?: string; constraint?: string } }).driverError;
-      if (
-        error instanceof QueryFailedError &&
-        driverError?.code === '23505' &&
-        driverError.constraint === 'api_keys_name_key'
-      ) {
+      if (isUniqueViolation(error, ['api_keys_name_key'])) {
         throw new CertlaneError(
           ErrorCode.ApiKeyNameTaken,
           `an API key named ${JSON.stringify(key.name)} already exists`,

@@ -19,9 +19,9 @@ import {
   RoleDto,
   UpdateRoleRequest,
 } from '@certlane/contracts';
-import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import { isUniqueViolation, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 interface RoleRow {
   id: string;
@@ -100,10 +100,7 @@ export class RoleService {
           request.description ?? '',
         ]);
       } catch (error) {
-        if (
-          error instanceof QueryFailedError &&
-          (error as { driverError?: { code?: string } }).driverError?.code === '23505'
-        ) {
+        if (isUniqueViolation(error)) {
           throw new CertlaneError(ErrorCode.RoleExists, `role ${JSON.stringify(request.id)} already exists`);
         }
         throw error;

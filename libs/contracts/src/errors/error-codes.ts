@@ -6,6 +6,13 @@
 export const ErrorCode = {
   ValidationFailed: 'validation_failed',
   MalformedJson: 'malformed_json',
+  // Hostile or oversized input, refused at the edge before validation (ADR 0040).
+  InputNulByte: 'input_nul_byte',
+  InputTooDeep: 'input_too_deep',
+  InputTooWide: 'input_too_wide',
+  InputStringTooLong: 'input_string_too_long',
+  InputKeyForbidden: 'input_key_forbidden',
+  BodyEncodingInvalid: 'body_encoding_invalid',
   Unauthenticated: 'unauthenticated',
   Forbidden: 'forbidden',
   NotFound: 'not_found',
@@ -42,6 +49,7 @@ export const ErrorCode = {
   IssuerNotFound: 'issuer_not_found',
   IssuerDuplicateName: 'issuer_duplicate_name',
   IssuerInUse: 'issuer_in_use',
+  IssuerTypeImmutable: 'issuer_type_immutable',
   IssuerConfigInvalid: 'issuer_config_invalid',
   CaNotFound: 'ca_not_found',
   CaNotActive: 'ca_not_active',

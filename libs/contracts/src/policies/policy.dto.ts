@@ -54,7 +54,7 @@ export interface PolicyRuleDto {
   updated_at: string;
 }
 
-/** An object, a string (raw JSON text, stored verbatim) or null. */
+/** An object or a string (raw JSON text, stored verbatim), either at most POLICY_CONFIG_MAX_CHARS long; or null. */
 const IsPolicyConfig = () =>
   ValidateBy({
     name: 'isPolicyConfig',
@@ -62,9 +62,12 @@ const IsPolicyConfig = () =>
       validate: (value: unknown) =>
         value === null ||
         (typeof value === 'string' && value.length <= POLICY_CONFIG_MAX_CHARS) ||
-        (typeof value === 'object' && !Array.isArray(value)),
+        // An object is stored as its JSON text, which the store bounds too (a CHECK constraint).
+        (typeof value === 'object' &&
+          !Array.isArray(value) &&
+          JSON.stringify(value).length <= POLICY_CONFIG_MAX_CHARS),
       defaultMessage: () =>
-        `config must be a JSON object, null, or a string of JSON text (at most ${POLICY_CONFIG_MAX_CHARS} characters)`,
+        `config must be a JSON object or a string of JSON text of at most ${POLICY_CONFIG_MAX_CHARS} characters, or null`,
     },
   });
 

@@ -24,13 +24,13 @@ import {
 import { decideRetirement, isSentinelAgent } from '@certlane/deployment-dispatch-domain';
 import {
   CertlaneLogger,
+  isUniqueViolation,
   LOGGER,
   MESSAGE_BUS,
   MessageBus,
   outboxToken,
   ServiceOutbox,
 } from '@certlane/platform';
-import { QueryFailedError } from 'typeorm';
 import { agentDto, AgentRepository, AgentRow } from './agent.repository';
 
 /** The role every agent key gets (libs/contracts DEFAULT_ROLES). */
@@ -61,13 +61,6 @@ export function sideRequestId(context: RequestContext | undefined, suffix: strin
 }
 
 export const sha256Hex = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
-
-function isUniqueViolation(error: unknown): boolean {
-  return (
-    error instanceof QueryFailedError &&
-    (error as QueryFailedError & { driverError?: { code?: string } }).driverError?.code === '23505'
-  );
-}
 
 /** Agents (spec 2.4, 4.7; ADR 0026): registration with a per-agent key, heartbeat, retirement. */
 @Injectable()

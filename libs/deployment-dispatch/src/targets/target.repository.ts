@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CertlaneError, ErrorCode, ResolvedPage, TargetDto, TargetType } from '@certlane/contracts';
 import { redactTargetConfig } from '@certlane/deployment-dispatch-domain';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { isUniqueViolation } from '@certlane/platform';
 import { returningRows } from '../returning';
 
 export interface TargetRow {
@@ -131,8 +132,7 @@ export class TargetRepository {
       );
       return rows[0];
     } catch (error) {
-      const code = (error as QueryFailedError & { driverError?: { code?: string } }).driverError?.code;
-      if (error instanceof QueryFailedError && code === '23505') {
+      if (isUniqueViolation(error)) {
         throw new CertlaneError(ErrorCode.TargetExists, `target ${JSON.stringify(id)} already exists`);
       }
       throw error;

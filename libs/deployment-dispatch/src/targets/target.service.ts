@@ -59,7 +59,7 @@ function checkConfig(type: TargetType, config: Record<string, unknown>): void {
   const all = [...problems, ...unresolved];
   if (all.length > 0) {
     throw new CertlaneError(ErrorCode.TargetConfigInvalid, all.map((p) => p.message).join('; '), {
-      fields: all.map((p) => p.field),
+      fields: all.map(({ field, message }) => ({ field, message })),
     });
   }
 }
@@ -141,7 +141,7 @@ export class TargetService {
         throw new CertlaneError(
           ErrorCode.TargetConfigInvalid,
           `a target's type cannot change (${current.kind} to ${request.type}); create a new target`,
-          { fields: ['type'] },
+          { fields: [{ field: 'type', message: 'type cannot change' }] },
         );
       }
       const stored = this.secrets.open(current.id, current.config_sealed);

@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import { CertlaneConfig } from '../config/certlane-config';
 import { CertlaneLogger } from '../logging/logger';
 import { Metrics } from '../observability/metrics';
+import { assertSafeInput, assertSafeUrl, parseQuery } from '../validation/input-guard';
 import { CertlaneExceptionFilter } from './exception-filter';
 import { requestIdMiddleware, requestIdOf } from './request-id';
 import { toCertlaneError } from './to-certlane-error';
@@ -27,6 +28,8 @@ export function configureHttp(
   server.set('etag', false);
   // SERVICE_TRUSTED_PROXIES: request.ip comes from X-Forwarded-For only through these hops.
   server.set('trust proxy', config.trustedProxies.length > 0 ? config.trustedProxies : false);
+  // Express's `simple` parser (querystring), held to the input bounds (ADR 0040).
+  server.set('query parser', parseQuery);
   // helmet's headers do not depend on the request: computed once, set per response.
   const securityHeaders = securityHeaderValues();
   const parseJson = jsonBodyParser(config);
@@ -38,6 +41,11 @@ export function configureHttp(
     requestIdMiddleware(request, response, () => undefined);
     observe(request, response, requestIdOf(request), routeOf(request));
     for (const [name, value] of securityHeaders) response.setHeader(name, value);
+    try {
+      assertSafeUrl(request.url);
+    } catch (error) {
+      return next(error);
+    }
     if (request.method === 'GET' || request.method === 'HEAD') return next();
     parseJson(request, response, next);
   });
@@ -57,13 +65,28 @@ export function configureHttp(
   app.useGlobalFilters(new CertlaneExceptionFilter(logger));
 }
 
-/** The JSON body parser of every listener (also for requests answered before Express). */
-export function jsonBodyParser(config: Pick<CertlaneConfig, 'maxRequestBodyBytes'>) {
-  return express.json({
+/**
+ * The JSON body parser of every listener (also for requests answered before Express): the parsed
+ * body is held to the input bounds (ADR 0040) before anything else reads it.
+ */
+export function jsonBodyParser(
+  config: Pick<CertlaneConfig, 'maxRequestBodyBytes'>,
+): (request: Request, response: Response, next: (error?: unknown) => void) => void {
+  const parse = express.json({
     limit: config.maxRequestBodyBytes,
     strict: true,
     type: ['application/json', 'application/*+json'],
   });
+  return (request, response, next) =>
+    parse(request, response, (error?: unknown) => {
+      if (error) return next(error);
+      try {
+        assertSafeInput(request.body, 'body');
+      } catch (refused) {
+        return next(refused);
+      }
+      next();
+    });
 }
 
 function createSecurityHeaders() {

@@ -5,6 +5,12 @@ export function httpStatusFor(code: ErrorCode): number {
   switch (code) {
     case 'validation_failed':
     case 'malformed_json':
+    case 'input_nul_byte':
+    case 'input_too_deep':
+    case 'input_too_wide':
+    case 'input_string_too_long':
+    case 'input_key_forbidden':
+    case 'body_encoding_invalid':
     case 'issuer_config_invalid':
     case 'csr_invalid':
     case 'certificate_not_renewable':
@@ -59,6 +65,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'user_self_deactivation':
     case 'issuer_duplicate_name':
     case 'issuer_in_use':
+    case 'issuer_type_immutable':
     case 'ca_not_active':
     case 'certificate_exists':
     case 'renewal_in_progress':

@@ -119,4 +119,37 @@ describe(toCertlaneError.name, () => {
     expect(httpStatusFor(mapped.code)).toBe(503);
     expect(expected).toBe(true);
   });
+
+  it('maps a body that does not decompress (Content-Encoding br, gzip) to body_encoding_invalid, expected', () => {
+    for (const [code, errno] of [
+      ['ERR__ERROR_FORMAT_PADDING_1', -14],
+      ['Z_DATA_ERROR', -3],
+    ] as const) {
+      // body-parser wraps the zlib error as a 400 without a `type`.
+      const error = Object.assign(new Error('Decompression failed'), {
+        code,
+        errno,
+        status: 400,
+        expose: true,
+      });
+      const [mapped, expected] = toCertlaneError(error);
+      expect([mapped.code, httpStatusFor(mapped.code), expected]).toEqual([
+        ErrorCode.BodyEncodingInvalid,
+        400,
+        true,
+      ]);
+    }
+  });
+
+  it('maps a Postgres integrity error no caller mapped to its 4xx code, logged as a gap', () => {
+    const restrict = Object.assign(new Error('violates RESTRICT setting'), {
+      driverError: { code: '23001' },
+    });
+    const [mapped, expected] = toCertlaneError(restrict);
+    expect([mapped.code, httpStatusFor(mapped.code), expected]).toEqual([ErrorCode.Conflict, 409, false]);
+    const nul = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+      code: '22021',
+    });
+    expect(toCertlaneError(nul)[0].code).toBe(ErrorCode.InputNulByte);
+  });
 });

@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
 import { databaseOutageError } from '../database/database-unreachable';
+import { pgIntegrityError } from '../database/pg-errors';
 
 const STATUS_CODES: Record<number, ErrorCode> = {
   400: ErrorCode.ValidationFailed,
@@ -30,8 +31,17 @@ export function toCertlaneError(error: unknown): [CertlaneError, boolean] {
   if (parserType === 'encoding.unsupported' || parserType === 'charset.unsupported') {
     return [new CertlaneError(ErrorCode.UnsupportedMediaType, 'unsupported request body encoding'), true];
   }
-  // Any other body-parser failure the client caused (size mismatch, aborted upload...).
   const parserStatus = (error as { status?: unknown } | null)?.status;
+  if (parserStatus === 400 && isDecompressionError(error)) {
+    return [
+      new CertlaneError(
+        ErrorCode.BodyEncodingInvalid,
+        'the request body does not decode with its Content-Encoding',
+      ),
+      true,
+    ];
+  }
+  // Any other body-parser failure the client caused (size mismatch, aborted upload...).
   if (parserType && typeof parserStatus === 'number' && parserStatus >= 400 && parserStatus < 500) {
     return [
       new CertlaneError(
@@ -51,5 +61,14 @@ export function toCertlaneError(error: unknown): [CertlaneError, boolean] {
   }
   const outage = databaseOutageError(error);
   if (outage) return [outage, true];
+  // A Postgres integrity error no caller mapped: still the client's 4xx, but logged (a gap).
+  const integrity = pgIntegrityError(error);
+  if (integrity) return [integrity, false];
   return [new CertlaneError(ErrorCode.Internal, 'internal error'), false];
+}
+
+/** A zlib or brotli failure (gzip, deflate, br bodies), which body-parser raises as a plain 400. */
+function isDecompressionError(error: unknown): boolean {
+  const { code, errno } = error as { code?: unknown; errno?: unknown };
+  return typeof errno === 'number' && typeof code === 'string' && /^(Z_|ERR__)/.test(code);
 }

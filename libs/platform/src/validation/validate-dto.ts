@@ -5,13 +5,51 @@ import { cacheValidationMetadata } from './metadata-cache';
 
 cacheValidationMetadata();
 
+/** Rules about a value's type: when one fails, it is the problem, whatever else failed with it. */
+const TYPE_RULES = [
+  'isDefined',
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isArray',
+  'isObject',
+  'isDate',
+  'isEnum',
+  'isIn',
+];
+
+/**
+ * The failed rule to report: a type rule first (a number sent for a string "must be a string",
+ * not "must be at most 128 characters"), else the first the DTO declares (decorators are recorded
+ * bottom-up, so the last one recorded).
+ */
+function firstProblem(constraints: [string, string][]): [string, string] {
+  for (const rule of TYPE_RULES) {
+    const found = constraints.find(([constraint]) => constraint === rule);
+    if (found) return found;
+  }
+  return constraints[constraints.length - 1];
+}
+
+/** One message per offending field; a required field that is missing says so. */
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.entries(error.constraints ?? {}).map(([constraint, message]) => ({
-      field,
-      message: constraint === 'whitelistValidation' ? `${field} is not a known field` : message,
-    }));
+    const constraints = Object.entries(error.constraints ?? {});
+    const own: FieldError[] = [];
+    if (constraints.length > 0) {
+      const [constraint, message] = firstProblem(constraints);
+      own.push({
+        field,
+        message:
+          constraint === 'whitelistValidation'
+            ? `${field} is not a known field`
+            : error.value === undefined
+              ? `${field} is required`
+              : message,
+      });
+    }
     return [...own, ...flatten(error.children ?? [], field)];
   });
 }
@@ -23,7 +61,7 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
  */
 export async function validateDto<T extends object>(cls: DtoClass<T>, input: unknown): Promise<T> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw new CertlaneError('validation_failed', 'the request body must be a JSON object');
+    throw CertlaneError.validation([{ field: '', message: 'the request body must be a JSON object' }]);
   }
   // A DTO without fields (a request that takes no parameters) accepts only an empty object.
   if (getMetadataStorage().getTargetValidationMetadatas(cls, '', false, false).length === 0) {
@@ -40,8 +78,9 @@ export async function validateDto<T extends object>(cls: DtoClass<T>, input: unk
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
-    stopAtFirstError: true,
-    validationError: { target: false, value: false },
+    // Every rule of a failing field runs, so flatten can report the first declared one.
+    stopAtFirstError: false,
+    validationError: { target: false, value: true },
   });
   if (errors.length > 0) throw CertlaneError.validation(flatten(errors));
   return instance;

@@ -255,12 +255,14 @@ export class AgentWorkService {
     const matching = awaiting.filter((job) => job.common_name.toLowerCase() === cn);
     const certificates = new Set(matching.map((job) => job.certificate_id));
     if (certificates.size > 1) {
-      throw new CertlaneError(
-        ErrorCode.ValidationFailed,
-        `certificate_id is required: ${certificates.size} certificates with the common name ` +
-          `${JSON.stringify(commonName)} await a CSR`,
-        { field: 'certificate_id' },
-      );
+      throw CertlaneError.validation([
+        {
+          field: 'certificate_id',
+          message:
+            `certificate_id is required: ${certificates.size} certificates with the common name ` +
+            `${JSON.stringify(commonName)} await a CSR`,
+        },
+      ]);
     }
     if (matching.length === 0) {
       throw new CertlaneError(
@@ -480,18 +482,16 @@ export class AgentWorkService {
     const versionId = job.version_id ?? certificate.current_version_id;
     const version = versionId ? await this.writer.certificates.version(versionId, manager) : null;
     if (!version && job.type === 'Deployment') {
-      throw new CertlaneError(
-        ErrorCode.ValidationFailed,
-        `job ${job.id} names no certificate version to verify against`,
-        { field: 'verification' },
-      );
+      throw CertlaneError.validation([
+        { field: 'verification', message: `job ${job.id} names no certificate version to verify against` },
+      ]);
     }
     const check = agentVerificationRecord(claim, {
       type: job.type,
       reported,
       expectedFingerprintSha256: version?.fingerprint_sha256 ?? '',
     });
-    if (!check.ok) throw new CertlaneError(ErrorCode.ValidationFailed, check.message, { field: check.field });
+    if (!check.ok) throw CertlaneError.validation([{ field: check.field, message: check.message }]);
     return check.record;
   }
 }

@@ -13,7 +13,7 @@ import {
   ResolvedPage,
   RevocationReason,
 } from '@certlane/contracts';
-import { queryRows, RawJson } from '@certlane/platform';
+import { isMissingReference, isUniqueViolation, pgViolation, queryRows, RawJson } from '@certlane/platform';
 import {
   certificateListAnchorsQuery,
   certificateListCountedPageQuery,
@@ -29,7 +29,7 @@ import {
   seekFromAnchors,
   usesAnchors,
 } from '../inventory/list-anchors';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 export interface CertificateRow {
   id: string;
@@ -469,14 +469,12 @@ const FOREIGN_KEY_FIELDS: Record<string, ReferenceField> = {
 
 /** A taken id is 409; a reference deleted between the check and the write is still a 400. */
 function translateWriteError(error: unknown, id: string): unknown {
-  if (!(error instanceof QueryFailedError)) return error;
-  const driver = (error as QueryFailedError & { driverError?: { code?: string; constraint?: string } })
-    .driverError;
-  if (driver?.code === '23505' && driver.constraint === 'certificates_pkey') {
+  if (isUniqueViolation(error, ['certificates_pkey'])) {
     return new CertlaneError(ErrorCode.CertificateExists, `certificate ${JSON.stringify(id)} already exists`);
   }
-  const field = driver?.constraint ? FOREIGN_KEY_FIELDS[driver.constraint] : undefined;
-  if (driver?.code === '23503' && field) {
+  const constraint = pgViolation(error)?.constraint;
+  const field = constraint ? FOREIGN_KEY_FIELDS[constraint] : undefined;
+  if (field && isMissingReference(error, [constraint as string])) {
     return new CertlaneError(ErrorCode.ReferenceInvalid, `${field} does not exist`, { field });
   }
   return error;

@@ -58,16 +58,17 @@ function parseImport(pem: string): { leaf: Certificate; chain: Certificate[] } {
   try {
     certificates = parseCertificates(pem, { maxBytes: 262144 });
   } catch (error) {
-    throw new CertlaneError(
-      ErrorCode.ValidationFailed,
-      `certificate_pem: ${isPkiError(error) ? error.message : 'does not parse'}`,
-      { field: 'certificate_pem', ...(isPkiError(error) ? { rule: error.code } : {}) },
-    );
+    throw CertlaneError.validation([
+      {
+        field: 'certificate_pem',
+        message: `certificate_pem: ${isPkiError(error) ? error.message : 'does not parse'}`,
+      },
+    ]);
   }
   if (certificates.length === 0) {
-    throw new CertlaneError(ErrorCode.ValidationFailed, 'certificate_pem holds no certificate', {
-      field: 'certificate_pem',
-    });
+    throw CertlaneError.validation([
+      { field: 'certificate_pem', message: 'certificate_pem holds no certificate' },
+    ]);
   }
   const [leaf, ...chain] = certificates;
   return { leaf, chain };

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CertlaneError, ErrorCode, IssuerType, ResolvedPage } from '@certlane/contracts';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { isUniqueViolation } from '@certlane/platform';
 
 export interface IssuerRow {
   id: string;
@@ -113,12 +114,7 @@ export class IssuerRepository {
 }
 
 function translateUniqueViolation(error: unknown, name: string): unknown {
-  const driverError = (error as { driverError?: { code?: string; constraint?: string } }).driverError;
-  if (
-    error instanceof QueryFailedError &&
-    driverError?.code === '23505' &&
-    driverError.constraint === 'issuers_name_key'
-  ) {
+  if (isUniqueViolation(error, ['issuers_name_key'])) {
     return new CertlaneError(
       ErrorCode.IssuerDuplicateName,
       `an issuer named ${JSON.stringify(name)} already exists`,

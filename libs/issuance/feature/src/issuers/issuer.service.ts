@@ -24,9 +24,8 @@ import {
   redactConfig,
   validateIssuerConfig,
 } from '@certlane/issuance-domain';
-import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import { isStillReferenced, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
-import { isForeignKeyViolation } from '../inventory/pg-violation';
 import { IssuanceSecrets } from '../local-ca/issuance-secrets';
 import { IssuerRepository, IssuerRow } from './issuer.repository';
 
@@ -73,7 +72,7 @@ function checkConfig(type: IssuerType, config: Record<string, unknown>): void {
   const problems = validateIssuerConfig(type, config);
   if (problems.length > 0) {
     throw new CertlaneError(ErrorCode.IssuerConfigInvalid, problems.map((p) => p.message).join('; '), {
-      fields: problems.map((p) => p.field),
+      fields: problems.map(({ field, message }) => ({ field, message })),
     });
   }
 }
@@ -151,7 +150,7 @@ export class IssuerService {
       if (!current) throw issuerNotFound(request.id);
       if (request.type !== undefined && request.type !== current.kind) {
         throw new CertlaneError(
-          ErrorCode.IssuerInUse,
+          ErrorCode.IssuerTypeImmutable,
           `an issuer's type cannot change (${current.kind} to ${request.type}); create a new issuer`,
         );
       }
@@ -198,7 +197,7 @@ export class IssuerService {
         await this.repository.delete(manager, id);
       } catch (error) {
         // Managed certificates (the inventory) reference their issuer with a foreign key.
-        if (isForeignKeyViolation(error, ['certificates_issuer_id_fkey'])) {
+        if (isStillReferenced(error, ['certificates_issuer_id_fkey'])) {
           throw new CertlaneError(
             ErrorCode.IssuerInUse,
             `issuer ${JSON.stringify(id)} is used by managed certificates; move them to another issuer first`,

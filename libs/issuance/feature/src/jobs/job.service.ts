@@ -134,24 +134,22 @@ export class JobService {
     const job = await this.jobs.find(request.id);
     if (!job) throw jobNotFound(request.id);
     if (job.type !== 'Deployment') {
-      throw new CertlaneError(
-        ErrorCode.ValidationFailed,
-        `job ${job.id} is a ${job.type} job; only deployments are verified`,
-      );
+      throw CertlaneError.validation([
+        { field: 'id', message: `job ${job.id} is a ${job.type} job; only deployments are verified` },
+      ]);
     }
     if (!request.endpoint) {
-      throw new CertlaneError(
-        ErrorCode.ValidationFailed,
-        'endpoint is required (host:port): the job has no target endpoint to verify against',
-        { field: 'endpoint' },
-      );
+      throw CertlaneError.validation([
+        {
+          field: 'endpoint',
+          message: 'endpoint is required (host:port): the job has no target endpoint to verify against',
+        },
+      ]);
     }
     // A bare host means port 443.
     const endpoint = readEndpoint(request.endpoint, 443);
     if (!endpoint) {
-      throw new CertlaneError(ErrorCode.ValidationFailed, 'endpoint must be host:port', {
-        field: 'endpoint',
-      });
+      throw CertlaneError.validation([{ field: 'endpoint', message: 'endpoint must be host:port' }]);
     }
     const certificate = await this.writer.certificates.find(job.certificate_id);
     const version = job.version_id ? await this.writer.certificates.version(job.version_id) : null;

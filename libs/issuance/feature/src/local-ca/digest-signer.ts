@@ -23,10 +23,12 @@ const DIGEST_INFO_PREFIX: Record<DigestAlgorithm, Buffer> = {
  */
 export function signDigest(pkcs8Der: Buffer, algorithm: DigestAlgorithm, digest: Buffer): Buffer {
   if (digest.length !== DIGEST_LENGTH[algorithm]) {
-    throw new CertlaneError(
-      ErrorCode.ValidationFailed,
-      `a ${algorithm} digest is ${DIGEST_LENGTH[algorithm]} bytes, got ${digest.length}`,
-    );
+    throw CertlaneError.validation([
+      {
+        field: 'digest_base64',
+        message: `a ${algorithm} digest is ${DIGEST_LENGTH[algorithm]} bytes, got ${digest.length}`,
+      },
+    ]);
   }
   const key = createPrivateKey({ key: pkcs8Der, format: 'der', type: 'pkcs8' });
   switch (key.asymmetricKeyType) {

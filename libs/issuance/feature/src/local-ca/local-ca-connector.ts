@@ -1,4 +1,4 @@
-import { CertlaneError, ErrorCode } from '@certlane/contracts';
+import { CertlaneError } from '@certlane/contracts';
 import {
   CaChainResult,
   CertificateAuthority,
@@ -112,10 +112,12 @@ export class LocalCaConnector implements IssuerConnector {
     const days = request.profile.validityDays ?? this.dependencies.defaultValidityDays;
     const max = this.dependencies.maxValidityDays;
     if (days !== undefined && max !== undefined && days > max) {
-      throw new CertlaneError(
-        ErrorCode.ValidationFailed,
-        `validity_days ${days} exceeds the issuer's max_validity_days ${max}`,
-      );
+      throw CertlaneError.validation([
+        {
+          field: 'validity_days',
+          message: `validity_days ${days} exceeds the issuer's max_validity_days ${max}`,
+        },
+      ]);
     }
     const ca = await this.dependencies.issuingCa();
     const urls = revocationUrls(this.dependencies.revocationBaseUrl, this.dependencies.issuerId, ca.id);

@@ -134,7 +134,10 @@ describe('issuers and the local CA', () => {
     });
     expect(duplicate.status).toBe(409);
     expect(duplicate.json()).toMatchObject({ code: 'issuer_duplicate_name' });
-    expect((await api('PUT', '/api/v1/issuers/iss-vault-prod', { type: 'acme' })).status).toBe(409);
+    const typeChange = await api('PUT', '/api/v1/issuers/iss-vault-prod', { type: 'acme' });
+    expect(typeChange.status).toBe(409);
+    // Its own code: the issuer is not "in use", its type is fixed at creation.
+    expect(typeChange.json()).toMatchObject({ code: 'issuer_type_immutable' });
 
     const test = await api('POST', '/api/v1/issuers/iss-vault-prod/test');
     expect(test.status).toBe(200);

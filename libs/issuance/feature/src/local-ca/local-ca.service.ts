@@ -249,10 +249,9 @@ export class LocalCaService implements LocalCaHooks {
     if (!issuer) throw issuerNotFound(request.issuer_id);
     if (issuer.kind !== 'local_ca') throw notLocal(issuer, 'hold CA certificates');
     if (request.external && request.parent_id) {
-      throw new CertlaneError(
-        ErrorCode.ValidationFailed,
-        'a CA is either external (CSR out) or under parent_id, not both',
-      );
+      throw CertlaneError.validation([
+        { field: 'parent_id', message: 'a CA is either external (CSR out) or under parent_id, not both' },
+      ]);
     }
     const options = {
       subject: caSubject(request.common_name, request.organization),
@@ -268,7 +267,9 @@ export class LocalCaService implements LocalCaHooks {
       const parent = await this.cas.find(request.parent_id);
       if (!parent) throw caNotFound(request.parent_id);
       if (parent.issuer_id !== issuer.id) {
-        throw new CertlaneError(ErrorCode.ValidationFailed, `CA ${parent.id} belongs to another issuer`);
+        throw CertlaneError.validation([
+          { field: 'parent_id', message: `CA ${parent.id} belongs to another issuer` },
+        ]);
       }
       this.assertActive(parent);
       try {
@@ -806,10 +807,12 @@ export class LocalCaService implements LocalCaHooks {
     const signer = await this.keys.load({ provider: ca.key_provider, reference: pkcs8 });
     const hash = signer.signatureAlgorithm.hash;
     if (hash !== null && hash !== request.digest_algorithm) {
-      throw new CertlaneError(
-        ErrorCode.ValidationFailed,
-        `CA ${ca.id} signs with ${signer.signatureAlgorithm.name}: send a ${hash} digest, not ${request.digest_algorithm}`,
-      );
+      throw CertlaneError.validation([
+        {
+          field: 'digest_algorithm',
+          message: `CA ${ca.id} signs with ${signer.signatureAlgorithm.name}: send a ${hash} digest, not ${request.digest_algorithm}`,
+        },
+      ]);
     }
     const signature = signDigest(
       pkcs8,

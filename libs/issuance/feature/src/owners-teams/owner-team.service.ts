@@ -19,9 +19,15 @@ import {
   UpdateOwnerRequest,
   UpdateTeamRequest,
 } from '@certlane/contracts';
-import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import {
+  isMissingReference,
+  isStillReferenced,
+  isUniqueViolation,
+  outboxToken,
+  pgViolation,
+  ServiceOutbox,
+} from '@certlane/platform';
 import { EntityManager } from 'typeorm';
-import { isForeignKeyViolation, isUniqueViolation, pgViolation } from '../inventory/pg-violation';
 import { OwnerTeamRepository, ownerDto, OwnerRow, teamDto, TeamRow } from './owner-team.repository';
 
 type Kind = 'owner' | 'team';
@@ -60,19 +66,19 @@ const changedFields = <T extends object>(before: T, after: T, fields: (keyof T)[
 
 /** Maps the storage errors of a write to the API's codes; anything else passes through. */
 function translate(error: unknown, kind: Kind, id: string, name: string, teamId: string | null): unknown {
-  if (kind === 'team' && isUniqueViolation(error, 'teams_name_key')) {
+  if (kind === 'team' && isUniqueViolation(error, ['teams_name_key'])) {
     return new CertlaneError(ErrorCode.TeamExists, `a team named ${JSON.stringify(name)} already exists`, {
       field: 'name',
     });
   }
-  if (isUniqueViolation(error, `${kind}s_pkey`)) {
+  if (isUniqueViolation(error, [`${kind}s_pkey`])) {
     return new CertlaneError(
       kind === 'owner' ? ErrorCode.OwnerExists : ErrorCode.TeamExists,
       `${kind} ${JSON.stringify(id)} already exists`,
       { field: 'id' },
     );
   }
-  if (kind === 'owner' && isForeignKeyViolation(error, ['owners_team_id_fkey'])) {
+  if (kind === 'owner' && isMissingReference(error, ['owners_team_id_fkey'])) {
     return new CertlaneError(
       ErrorCode.ReferenceInvalid,
       `team_id: team ${JSON.stringify(teamId)} does not exist`,
@@ -231,7 +237,7 @@ export class OwnerTeamService {
         );
       });
     } catch (error) {
-      if (isForeignKeyViolation(error)) {
+      if (isStillReferenced(error)) {
         // The referencing table names what still uses it: certificates, or (for a team) owners.
         const usedBy = pgViolation(error)?.table ?? 'certificates';
         throw new CertlaneError(

@@ -52,12 +52,11 @@ const notFound = (id: string) =>
 function checkConfig(type: PolicyRuleType, config: unknown): void {
   const problem = configProblem(type, config);
   if (problem) {
-    throw new CertlaneError(ErrorCode.ValidationFailed, `config: ${problem}`, { field: 'config' });
+    throw CertlaneError.validation([{ field: 'config', message: `config: ${problem}` }]);
   }
 }
 
-const badValidity = (message: string) =>
-  new CertlaneError(ErrorCode.ValidationFailed, message, { field: 'not_after' });
+const badValidity = (message: string) => CertlaneError.validation([{ field: 'not_after', message }]);
 
 /** Policy rules (spec 2.6), their violations (2.7), and the dry run (ADR 0028). */
 @Injectable()

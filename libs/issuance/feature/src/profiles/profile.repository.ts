@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CertlaneError, ErrorCode, Page, ProfileDto, ResolvedPage } from '@certlane/contracts';
 import { ProfileFields } from '@certlane/issuance-domain';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { isStillReferenced, isUniqueViolation } from '@certlane/platform';
 
 export interface ProfileRow extends ProfileFields {
   id: string;
@@ -103,12 +104,7 @@ export class ProfileRepository {
       );
       return rows[0];
     } catch (error) {
-      const driver = (error as { driverError?: { code?: string; constraint?: string } }).driverError;
-      if (
-        error instanceof QueryFailedError &&
-        driver?.code === '23505' &&
-        driver.constraint === 'profiles_pkey'
-      ) {
+      if (isUniqueViolation(error, ['profiles_pkey'])) {
         throw new CertlaneError(ErrorCode.ProfileExists, `profile ${JSON.stringify(id)} already exists`);
       }
       throw error;
@@ -140,8 +136,7 @@ export class ProfileRepository {
     try {
       await manager.query('DELETE FROM profiles WHERE id = $1', [id]);
     } catch (error) {
-      const driver = (error as { driverError?: { code?: string } }).driverError;
-      if (error instanceof QueryFailedError && driver?.code === '23503') throw profileInUse(id);
+      if (isStillReferenced(error)) throw profileInUse(id);
       throw error;
     }
   }

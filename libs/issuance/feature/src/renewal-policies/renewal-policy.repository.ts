@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CertlaneError, ErrorCode, Page, RenewalPolicyDto, ResolvedPage } from '@certlane/contracts';
 import { RenewalPolicyFields } from '@certlane/issuance-domain';
-import { PreparedQuery } from '@certlane/platform';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { isUniqueViolation, PreparedQuery } from '@certlane/platform';
+import { DataSource, EntityManager } from 'typeorm';
 import { RenewalPolicyEntity } from './renewal-policy.entity';
 
 const FIND_BY_ID = new PreparedQuery<RenewalPolicyEntity>(
@@ -100,32 +100,15 @@ export class RenewalPolicyRepository {
     return (await repository.findOneBy({ id })) as RenewalPolicyEntity;
   }
 
-  /** A policy certificates still reference is refused (409, spec 2.2): the foreign key says so. */
+  /** A policy certificates still reference is refused by the foreign key (the service maps it). */
   async delete(manager: EntityManager, id: string): Promise<boolean> {
-    try {
-      const result = await manager.getRepository(RenewalPolicyEntity).delete({ id });
-      return (result.affected ?? 0) > 0;
-    } catch (error) {
-      const driverError = (error as { driverError?: { code?: string } }).driverError;
-      if (error instanceof QueryFailedError && driverError?.code === '23503') {
-        throw new CertlaneError(
-          ErrorCode.RenewalPolicyInUse,
-          `renewal policy ${JSON.stringify(id)} is used by certificates; move them to another policy first`,
-        );
-      }
-      throw error;
-    }
+    const result = await manager.getRepository(RenewalPolicyEntity).delete({ id });
+    return (result.affected ?? 0) > 0;
   }
 }
 
 function translateUniqueViolation(error: unknown, name: string): unknown {
-  const driverError = (error as QueryFailedError & { driverError?: { code?: string; constraint?: string } })
-    .driverError;
-  if (
-    error instanceof QueryFailedError &&
-    driverError?.code === '23505' &&
-    driverError.constraint === 'renewal_policies_name_key'
-  ) {
+  if (isUniqueViolation(error, ['renewal_policies_name_key'])) {
     return new CertlaneError(
       ErrorCode.RenewalPolicyDuplicateName,
       `a renewal policy named ${JSON.stringify(name)} already exists`,

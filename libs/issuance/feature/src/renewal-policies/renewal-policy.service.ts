@@ -20,8 +20,7 @@ import {
   nextFreeId,
   renewalPolicyId,
 } from '@certlane/issuance-domain';
-import { outboxToken, ServiceOutbox } from '@certlane/platform';
-import { isForeignKeyViolation } from '../inventory/pg-violation';
+import { isStillReferenced, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { RenewalPolicyRepository, toDto } from './renewal-policy.repository';
 
 /** Renewal-policy changes are configuration (spec 6.1 category `config`). */
@@ -109,7 +108,7 @@ export class RenewalPolicyService {
         await this.outbox.audit(manager, policyAudit(AuditAction.RenewalPolicyDeleted, id, context, {}));
       });
     } catch (error) {
-      if (isForeignKeyViolation(error, ['certificates_renewal_policy_id_fkey'])) {
+      if (isStillReferenced(error, ['certificates_renewal_policy_id_fkey'])) {
         throw new CertlaneError(
           ErrorCode.RenewalPolicyInUse,
           `renewal policy ${JSON.stringify(id)} is used by certificates; move them to another policy first`,
