@@ -43,7 +43,9 @@ const PROGRAM = 'certlane';
  */
 async function main(): Promise<void> {
   const env = process.env;
-  const dataDir = await openDataDir(env.SERVICE_DATA_DIR || '.certlane-data');
+  const dataDir = await openDataDir(env.SERVICE_DATA_DIR || '.certlane-data').catch((error: unknown) =>
+    exitOnConfigError(PROGRAM, error),
+  );
   const useEmbeddedPostgres = !env.SERVICE_DATABASE_URL;
   const useNats = !!env.SERVICE_NATS_URL;
   applyDefaults(env, {
@@ -85,7 +87,9 @@ async function main(): Promise<void> {
     exitOnConfigError(PROGRAM, error);
   }
   const embedded = useEmbeddedPostgres
-    ? await startEmbeddedPostgres(dataDir.root, embeddedPort, dataDir.secrets.postgres_password)
+    ? await startEmbeddedPostgres(dataDir.root, embeddedPort, dataDir.secrets.postgres_password).catch(
+        (error: unknown) => exitOnConfigError(PROGRAM, error),
+      )
     : undefined;
   if (!embedded) await ensureDatabase(postgresConnection(config.database.url, outbound));
   if (embedded) config = { ...config, database: { ...config.database, url: embedded.url } };
@@ -154,7 +158,9 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error) => {
-  process.stderr.write(`${PROGRAM}: startup failed: ${(error as Error).stack ?? String(error)}\n`);
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `${PROGRAM}: startup failed: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
   process.exit(1);
 });
