@@ -32,6 +32,7 @@ import { ProtocolFrontendsModule } from '@certlane/protocol-frontends';
 import { RevocationModule } from '@certlane/revocation';
 import { ensureDatabase, startEmbeddedPostgres } from './database';
 import { applyDefaults, openDataDir } from './data-dir';
+import { nextSteps } from './next-steps';
 
 const PROGRAM = 'certlane';
 
@@ -142,19 +143,19 @@ async function main(): Promise<void> {
       ? `$(node -p "require('./${secrets}').auth_secret")`
       : '$SERVICE_AUTH_SECRET';
   process.stdout.write(
-    [
-      '',
-      `Certlane ${buildInfo.version} is running at https://localhost:${config.port} (TLS 1.3, one process).`,
-      `  database: ${embedded ? `embedded Postgres in ${relative(process.cwd(), dataDir.root) || dataDir.root}/postgres` : 'SERVICE_DATABASE_URL'}`,
-      `  bus:      ${useNats ? 'NATS at SERVICE_NATS_URL' : 'in-process'}`,
-      `  auth:     ${config.auth.type}; generated secrets are in ${secrets} (mode 0600)`,
-      '',
-      'Next:',
-      `  export CERTLANE_KEY=${keyCommand}`,
-      `  curl --cacert ${cert} -H "Authorization: Bearer $CERTLANE_KEY" https://localhost:${config.port}/api/v1/renewal-policies`,
-      `  curl --cacert ${cert} https://localhost:${config.port}/api/v1/version`,
-      '',
-    ].join('\n') + '\n',
+    nextSteps({
+      version: buildInfo.version,
+      port: config.port,
+      keyCommand,
+      secretsFile: secrets,
+      certFile: cert,
+      database: embedded
+        ? `embedded Postgres in ${relative(process.cwd(), dataDir.root) || dataDir.root}/postgres`
+        : 'SERVICE_DATABASE_URL',
+      bus: useNats ? 'NATS at SERVICE_NATS_URL' : 'in-process',
+      authType: config.auth.type,
+      keygenMode: config.keygenMode,
+    }),
   );
 }
 
