@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { generateSelfSignedCertificate } from '@certlane/platform';
+import { ConfigError, generateSelfSignedCertificate } from '@certlane/platform';
 
 /** Secrets the quick start generates once and keeps in the data directory. */
 export interface GeneratedSecrets {
@@ -24,10 +24,24 @@ const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 /**
  * Creates (first run) or reopens (later runs) the local data directory: generated secrets
  * (mode 0600) and a self-signed TLS certificate for localhost. Nothing is regenerated once it
- * exists, so keys and data survive restarts.
+ * exists, so keys and data survive restarts. A directory that cannot be created or written is a
+ * ConfigError naming SERVICE_DATA_DIR.
  */
 export async function openDataDir(path: string): Promise<DataDir> {
   const root = resolve(path);
+  try {
+    return await populateDataDir(root);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!code) throw error;
+    throw new ConfigError(
+      `the data directory ${root} cannot be written (${(error as Error).message}); ` +
+        `set SERVICE_DATA_DIR to a writable directory`,
+    );
+  }
+}
+
+async function populateDataDir(root: string): Promise<DataDir> {
   // The root is traversable (0711) so a dedicated postgres user can reach its own subdirectory;
   // the secrets file and the TLS folder stay private.
   mkdirSync(root, { recursive: true, mode: 0o711 });

@@ -32,6 +32,7 @@ import { ProtocolFrontendsModule } from '@certlane/protocol-frontends';
 import { RevocationModule } from '@certlane/revocation';
 import { ensureDatabase, startEmbeddedPostgres } from './database';
 import { applyDefaults, openDataDir } from './data-dir';
+import { nextSteps } from './next-steps';
 
 const PROGRAM = 'certlane';
 
@@ -43,7 +44,9 @@ const PROGRAM = 'certlane';
  */
 async function main(): Promise<void> {
   const env = process.env;
-  const dataDir = await openDataDir(env.SERVICE_DATA_DIR || '.certlane-data');
+  const dataDir = await openDataDir(env.SERVICE_DATA_DIR || '.certlane-data').catch((error: unknown) =>
+    exitOnConfigError(PROGRAM, error),
+  );
   const useEmbeddedPostgres = !env.SERVICE_DATABASE_URL;
   const useNats = !!env.SERVICE_NATS_URL;
   applyDefaults(env, {
@@ -85,7 +88,9 @@ async function main(): Promise<void> {
     exitOnConfigError(PROGRAM, error);
   }
   const embedded = useEmbeddedPostgres
-    ? await startEmbeddedPostgres(dataDir.root, embeddedPort, dataDir.secrets.postgres_password)
+    ? await startEmbeddedPostgres(dataDir.root, embeddedPort, dataDir.secrets.postgres_password).catch(
+        (error: unknown) => exitOnConfigError(PROGRAM, error),
+      )
     : undefined;
   if (!embedded) await ensureDatabase(postgresConnection(config.database.url, outbound));
   if (embedded) config = { ...config, database: { ...config.database, url: embedded.url } };
@@ -138,23 +143,25 @@ async function main(): Promise<void> {
       ? `$(node -p "require('./${secrets}').auth_secret")`
       : '$SERVICE_AUTH_SECRET';
   process.stdout.write(
-    [
-      '',
-      `Certlane ${buildInfo.version} is running at https://localhost:${config.port} (TLS 1.3, one process).`,
-      `  database: ${embedded ? `embedded Postgres in ${relative(process.cwd(), dataDir.root) || dataDir.root}/postgres` : 'SERVICE_DATABASE_URL'}`,
-      `  bus:      ${useNats ? 'NATS at SERVICE_NATS_URL' : 'in-process'}`,
-      `  auth:     ${config.auth.type}; generated secrets are in ${secrets} (mode 0600)`,
-      '',
-      'Next:',
-      `  export CERTLANE_KEY=${keyCommand}`,
-      `  curl --cacert ${cert} -H "Authorization: Bearer $CERTLANE_KEY" https://localhost:${config.port}/api/v1/renewal-policies`,
-      `  curl --cacert ${cert} https://localhost:${config.port}/api/v1/version`,
-      '',
-    ].join('\n') + '\n',
+    nextSteps({
+      version: buildInfo.version,
+      port: config.port,
+      keyCommand,
+      secretsFile: secrets,
+      certFile: cert,
+      database: embedded
+        ? `embedded Postgres in ${relative(process.cwd(), dataDir.root) || dataDir.root}/postgres`
+        : 'SERVICE_DATABASE_URL',
+      bus: useNats ? 'NATS at SERVICE_NATS_URL' : 'in-process',
+      authType: config.auth.type,
+      keygenMode: config.keygenMode,
+    }),
   );
 }
 
-main().catch((error) => {
-  process.stderr.write(`${PROGRAM}: startup failed: ${(error as Error).stack ?? String(error)}\n`);
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `${PROGRAM}: startup failed: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { SERVICE_NAMES, ServiceName } from '@certlane/contracts';
+import { exitOnConfigError } from '@certlane/platform';
 import { ensureDatabase } from './database';
 import { applyDefaults, openDataDir } from './data-dir';
 
@@ -16,7 +17,9 @@ const DIST_APPS = resolve(__dirname, '../..');
  */
 async function main(): Promise<void> {
   const env = process.env;
-  const dataDir = await openDataDir(env.SERVICE_DATA_DIR || '.certlane-data');
+  const dataDir = await openDataDir(env.SERVICE_DATA_DIR || '.certlane-data').catch((error: unknown) =>
+    exitOnConfigError(PROGRAM, error),
+  );
   applyDefaults(env, {
     SERVICE_TLS_CERT_PATH: dataDir.certPath,
     SERVICE_TLS_KEY_PATH: dataDir.keyPath,
@@ -65,7 +68,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => stopAll(0));
 }
 
-main().catch((error) => {
-  process.stderr.write(`${PROGRAM}: ${(error as Error).stack ?? String(error)}\n`);
+main().catch((error: unknown) => {
+  process.stderr.write(`${PROGRAM}: ${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });
