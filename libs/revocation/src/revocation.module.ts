@@ -4,6 +4,7 @@ import { CrlPublisher } from './crl/crl-publisher';
 import { CrlRepository } from './crl/crl.repository';
 import { OcspFastLaneInstaller } from './http/ocsp-fast-lane';
 import { RelyingPartyController } from './http/relying-party.controller';
+import { RelyingPartyOcsp } from './http/relying-party-ocsp';
 import { IssuerCaDirectory } from './issuer-ca.directory';
 import { OcspService } from './ocsp/ocsp.service';
 import { ResponderKeys } from './ocsp/responder-keys';
@@ -38,6 +39,7 @@ export class RevocationModule {
         ResponderKeys,
         CrlPublisher,
         OcspService,
+        RelyingPartyOcsp,
         {
           provide: REVOCATION_LISTENERS,
           inject: [CrlPublisher, OcspService],
