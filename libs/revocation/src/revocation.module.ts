@@ -6,6 +6,7 @@ import { OcspFastLaneInstaller } from './http/ocsp-fast-lane';
 import { RelyingPartyController } from './http/relying-party.controller';
 import { RelyingPartyOcsp } from './http/relying-party-ocsp';
 import { IssuerCaDirectory } from './issuer-ca.directory';
+import { RevocationFiles } from './publication/revocation-files';
 import { OcspService } from './ocsp/ocsp.service';
 import { ResponderKeys } from './ocsp/responder-keys';
 import { ResponderRepository } from './ocsp/responder.repository';
@@ -37,6 +38,7 @@ export class RevocationModule {
         ResponderRepository,
         IssuerCaDirectory,
         ResponderKeys,
+        RevocationFiles,
         CrlPublisher,
         OcspService,
         RelyingPartyOcsp,
@@ -46,7 +48,11 @@ export class RevocationModule {
           useFactory: (crls: CrlPublisher, ocsp: OcspService) => [crls, ocsp],
         },
         RevocationConsumer,
-        { provide: ISSUANCE_LISTENERS, inject: [OcspService], useFactory: (ocsp: OcspService) => [ocsp] },
+        {
+          provide: ISSUANCE_LISTENERS,
+          inject: [OcspService, CrlPublisher],
+          useFactory: (ocsp: OcspService, crls: CrlPublisher) => [ocsp, crls],
+        },
         IssuedConsumer,
         RevocationHandlers,
         OcspFastLaneInstaller,

@@ -117,6 +117,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'Public https base URL of the revocation service that issued certificates embed: CRL at <base>/crl/<issuer_id>/<ca_id>.crl (the signing CA), OCSP at <base>/ocsp/<issuer_id>.',
   },
   {
+    name: 'SERVICE_REVOCATION_PUBLISH_DIR',
+    default: '',
+    description:
+      'Revocation service: directory it publishes every signed CRL and the pre-signed RFC 5019 OCSP responses into, as files for a static plain-http web server (crl/<issuer_id>/<ca_id>.crl, ocsp/<issuer_id>/<base64 request>), each written beside and renamed. Empty: nothing is published.',
+  },
+  {
     name: 'SERVICE_CRL_SWEEP_INTERVAL',
     default: '1m',
     description: 'Revocation service: how often it looks for CRLs due for a rebuild (1s..1h).',
