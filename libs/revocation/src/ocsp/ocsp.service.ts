@@ -204,9 +204,8 @@ export class OcspService
     this.directory.noteCa(event.issuer_id, event.ca_id);
     this.generation++;
     const serial = canonicalSerial(event.serial_hex);
-    void this.resign(event.issuer_id, serial, 'issuance', this.files.enabled).catch(
-      (error: unknown) =>
-        this.logger.warn({ err: error, issuer_id: event.issuer_id }, 'OCSP re-sign after issuance failed'),
+    void this.resign(event.issuer_id, serial, 'issuance', this.files.enabled).catch((error: unknown) =>
+      this.logger.warn({ err: error, issuer_id: event.issuer_id }, 'OCSP re-sign after issuance failed'),
     );
   }
 
