@@ -114,7 +114,7 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     name: 'SERVICE_REVOCATION_BASE_URL',
     default: 'https://localhost:8443',
     description:
-      'Public https base URL of the revocation service that issued certificates embed: CRL at <base>/crl/<issuer_id>/<ca_id>.crl (the signing CA), OCSP at <base>/ocsp/<issuer_id>.',
+      'Public https base URL of the revocation service that issued certificates embed: CRL at <base>/crl/<issuer_id>/<ca_id>.crl (the signing CA), OCSP at <base>/ocsp/<issuer_id>. The quick start and start:services default it to https://localhost:<SERVICE_PORT>, where the gateway answers these paths.',
   },
   {
     name: 'SERVICE_REVOCATION_PUBLISH_DIR',
