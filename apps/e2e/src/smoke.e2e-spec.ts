@@ -1,49 +1,13 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SERVICE_NAMES } from '@certlane/contracts';
 import { createTestDatabase, TestDatabase, testNatsUrl, uniqueNamespace } from '@certlane/testing';
 import { curl, run } from './cli-tools';
+import { freeBasePort } from './ports';
 
 const WORKSPACE = resolve(__dirname, '../../..');
-
-function portsFree(first: number, count: number): Promise<boolean> {
-  const one = (port: number) =>
-    new Promise<boolean>((done) => {
-      const server = createServer();
-      server.once('error', () => done(false));
-      // The services listen on every interface.
-      server.listen(port, '0.0.0.0', () => server.close(() => done(true)));
-    });
-  return Promise.all(Array.from({ length: count }, (_, i) => one(first + i))).then((all) =>
-    all.every(Boolean),
-  );
-}
-
-/**
- * The first port of the kernel's ephemeral range: client sockets (Postgres, NATS, other tests)
- * take their local ports from it at any moment, so a listener range must stay below it.
- */
-function ephemeralStart(): number {
-  try {
-    return (
-      Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768
-    );
-  } catch {
-    return 32768;
-  }
-}
-
-async function freeBasePort(): Promise<number> {
-  const span = Math.max(1000, ephemeralStart() - 20000 - SERVICE_NAMES.length);
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20000 + Math.floor(Math.random() * span);
-    if (await portsFree(base, SERVICE_NAMES.length)) return base;
-  }
-  throw new Error('no free port range');
-}
 
 /**
  * The smoke a user would run: `npm run start:services` (eight processes over real NATS and
@@ -61,7 +25,7 @@ describe('Certlane as separate processes', () => {
   /** Launches start:services on a free port range and waits until all eight are ready. */
   async function launch(): Promise<'ready' | 'port-taken'> {
     output = '';
-    base = await freeBasePort();
+    base = await freeBasePort(SERVICE_NAMES.length);
     const dataDir = mkdtempSync(join(tmpdir(), 'certlane-e2e-'));
     launcher = spawn(process.execPath, [join(WORKSPACE, 'dist/apps/quickstart/src/start-services.js')], {
       env: {

@@ -33,6 +33,7 @@ import { RevocationModule } from '@certlane/revocation';
 import { ensureDatabase, startEmbeddedPostgres } from './database';
 import { applyDefaults, openDataDir } from './data-dir';
 import { nextSteps } from './next-steps';
+import { localPublicOrigin } from './public-origin';
 
 const PROGRAM = 'certlane';
 
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
     SERVICE_AUTH_SECRET: dataDir.secrets.auth_secret,
     SERVICE_CONFIG_ENCRYPTION_KEY: dataDir.secrets.config_encryption_key,
     SERVICE_BOOTSTRAP_TOKEN: dataDir.secrets.bootstrap_token,
+    SERVICE_REVOCATION_BASE_URL: localPublicOrigin(env),
     SERVICE_DATABASE_POOL_SIZE: '4',
   });
 

@@ -4,6 +4,7 @@ import { SERVICE_NAMES, ServiceName } from '@certlane/contracts';
 import { exitOnConfigError } from '@certlane/platform';
 import { ensureDatabase } from './database';
 import { applyDefaults, openDataDir } from './data-dir';
+import { localPublicOrigin } from './public-origin';
 
 const PROGRAM = 'certlane start:services';
 const DIST_APPS = resolve(__dirname, '../..');
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
     SERVICE_AUTH_SECRET: dataDir.secrets.auth_secret,
     SERVICE_CONFIG_ENCRYPTION_KEY: dataDir.secrets.config_encryption_key,
     SERVICE_BOOTSTRAP_TOKEN: dataDir.secrets.bootstrap_token,
+    SERVICE_REVOCATION_BASE_URL: localPublicOrigin(env),
     SERVICE_DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/certlane',
     SERVICE_NATS_URL: 'nats://127.0.0.1:4222',
     SERVICE_DATABASE_POOL_SIZE: '5',

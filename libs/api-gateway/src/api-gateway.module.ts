@@ -27,6 +27,7 @@ import { JobsController } from './jobs/jobs.controller';
 import { PoliciesController } from './policies/policies.controller';
 import { IntermediateCasController, IssuersController } from './issuers/issuers.controller';
 import { RenewalPoliciesController } from './renewal-policies/renewal-policies.controller';
+import { RelyingPartyForwardingController } from './revocation-routes/relying-party-forwarding.controller';
 import { RevocationController } from './revocation-routes/revocation.controller';
 import { SystemController } from './system/system.controller';
 // Inventory: owners and teams, stats (ADR 0024).
@@ -84,14 +85,26 @@ export const GATEWAY_CONTROLLERS = [
   PoliciesController,
 ];
 
+export interface ApiGatewayOptions {
+  /**
+   * Also answer the relying-party /crl and /ocsp paths, forwarded to the revocation service over
+   * the bus (ADR 0038): for a gateway in its own process. Off where the revocation service's own
+   * routes share the listener (the quick start).
+   */
+  forwardRelyingPartyPaths?: boolean;
+}
+
 /** The public API: authenticates, validates, and forwards to the owning service over the bus. */
 @Module({})
 export class ApiGatewayModule {
-  static forRoot(): DynamicModule {
+  static forRoot(options: ApiGatewayOptions = {}): DynamicModule {
+    const controllers = options.forwardRelyingPartyPaths
+      ? [...GATEWAY_CONTROLLERS, RelyingPartyForwardingController]
+      : GATEWAY_CONTROLLERS;
     return {
       module: ApiGatewayModule,
       imports: [ServiceCoreModule.forService({ service: 'api-gateway' })],
-      controllers: GATEWAY_CONTROLLERS,
+      controllers,
       providers: [
         {
           provide: PrincipalCache,
@@ -102,7 +115,7 @@ export class ApiGatewayModule {
         Authenticator,
         GatewayFastLaneInstaller,
         { provide: APP_GUARD, useClass: AuthGuard },
-        { provide: GATEWAY_ROUTES, useFactory: () => routeTable(GATEWAY_CONTROLLERS) },
+        { provide: GATEWAY_ROUTES, useFactory: () => routeTable(controllers) },
         MethodNotAllowedFallback,
       ],
     };

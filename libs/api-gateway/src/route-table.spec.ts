@@ -2,6 +2,7 @@ import { PERMISSIONS } from '@certlane/contracts';
 import { GATEWAY_CONTROLLERS } from './api-gateway.module';
 import { ANY_AUTHENTICATED } from './auth/route-access';
 import { routeTable } from './auth/route-table';
+import { RelyingPartyForwardingController } from './revocation-routes/relying-party-forwarding.controller';
 
 /** Spec 5.3: no gateway route exists without a decision on who may call it. */
 describe('gateway route table', () => {
@@ -58,6 +59,15 @@ describe('gateway route table', () => {
     expect(access['GET /api/v1/auth/breakglass/credentials']).toEqual(['auth.breakglass.admin']);
     expect(access['DELETE /api/v1/auth/users/:id']).toEqual(['auth.user.deactivate']);
     expect(access['GET /api/v1/auth/runtime-config']).toEqual(['auth.role.assign']);
+  });
+
+  it('forwards the relying-party CRL and OCSP paths without credentials (ADR 0038)', () => {
+    expect(routeTable([RelyingPartyForwardingController])).toEqual([
+      { method: 'GET', path: '/crl/:file', access: ['public'] },
+      { method: 'GET', path: '/crl/:issuerId/:file', access: ['public'] },
+      { method: 'POST', path: '/ocsp/:issuerId', access: ['public'] },
+      { method: 'GET', path: '/ocsp/:issuerId/*request', access: ['public'] },
+    ]);
   });
 
   it.each(table.map((entry) => [entry.route, entry]))('%s names exactly one access rule', (_route, entry) => {

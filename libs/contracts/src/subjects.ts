@@ -20,6 +20,7 @@ import {
   SignDigestResponse,
 } from './pki/revocation.dto';
 import {
+  AnswerOcspRequest,
   CrlDocument,
   GetCrlRequest,
   GetOcspResponseRequest,
@@ -257,6 +258,7 @@ export const requestContracts = {
     request: GetOcspResponseRequest,
     response: shape<OcspResponseDocument>(),
   },
+  'revocation.v1.answer-ocsp': { request: AnswerOcspRequest, response: shape<OcspResponseDocument>() },
   'protocol-frontends.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'notifier.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },

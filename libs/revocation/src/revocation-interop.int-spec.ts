@@ -288,6 +288,77 @@ describe('revocation service with the local CA: CRL and OCSP', () => {
     expect((await raw(`${revocationUrl()}/crl/iss-nope.crl`, system.ca)).status).toBe(404);
   });
 
+  it('answers the relying-party paths on the gateway as on its own listener (ADR 0038)', async () => {
+    const gateway = system.services['api-gateway'].url;
+    for (const path of ['/crl/iss-local.crl', `/crl/iss-local/${good.ca_id}.crl`]) {
+      const [direct, forwarded] = await Promise.all([
+        raw(`${revocationUrl()}${path}`, system.ca),
+        raw(`${gateway}${path}`, system.ca),
+      ]);
+      expect(forwarded.status).toBe(200);
+      expect(forwarded.body.equals(direct.body)).toBe(true);
+      for (const header of ['content-type', 'etag', 'last-modified', 'expires'])
+        expect([path, header, forwarded.headers[header]]).toEqual([path, header, direct.headers[header]]);
+    }
+    expect((await raw(`${gateway}/crl/iss-local/nope.crl`, system.ca)).status).toBe(404);
+    expect((await raw(`${gateway}/crl/iss-nope.crl`, system.ca)).status).toBe(404);
+
+    openssl([
+      'ocsp',
+      '-issuer',
+      'issuing.pem',
+      '-serial',
+      `0x${good.serial_hex}`,
+      '-no_nonce',
+      '-reqout',
+      'gw.req',
+    ]);
+    const request = readFileSync(join(dir, 'gw.req'));
+    const get = await raw(`${gateway}/ocsp/iss-local/${encodeOcspGetPath(request)}`, system.ca);
+    expect(get.status).toBe(200);
+    expect(get.headers['content-type']).toBe('application/ocsp-response');
+    expect(get.headers['cache-control']).toMatch(/^max-age=\d+, public, no-transform, must-revalidate$/);
+    const post = await raw(`${gateway}/ocsp/iss-local`, system.ca, {
+      method: 'POST',
+      headers: { 'content-type': 'application/ocsp-request' },
+      body: request,
+    });
+    expect(post.status).toBe(200);
+    expect(post.headers['cache-control']).toBe('no-cache');
+    expect(post.body.equals(get.body)).toBe(true);
+    writeFileSync(join(dir, 'gw.resp'), post.body);
+    const checked = openssl([
+      'ocsp',
+      '-respin',
+      'gw.resp',
+      '-issuer',
+      'issuing.pem',
+      '-serial',
+      `0x${good.serial_hex}`,
+      '-CAfile',
+      'chain.pem',
+    ]);
+    expect(checked.output).toContain('Response verify OK');
+    expect(checked.output).toMatch(/: good/);
+
+    const wrongType = await raw(`${gateway}/ocsp/iss-local`, system.ca, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: request,
+    });
+    expect(wrongType.status).toBe(415);
+    const tooLarge = await raw(`${gateway}/ocsp/iss-local`, system.ca, {
+      method: 'POST',
+      headers: { 'content-type': 'application/ocsp-request' },
+      body: Buffer.alloc(16 * 1024 + 1),
+    });
+    expect(tooLarge.status).toBe(413);
+    // RFC 6960 2.3: a request that does not parse is answered malformedRequest (HTTP 200).
+    const malformed = await raw(`${gateway}/ocsp/iss-local/bm90LW9jc3A%3D`, system.ca);
+    expect(malformed.status).toBe(200);
+    expect(malformed.body.equals(Buffer.from('30030a0101', 'hex'))).toBe(true);
+  });
+
   it('keeps the revocation, the CRL number and the responder key across a restart', async () => {
     const responderBefore = await db.query(
       'SELECT sealed_private_key, certificate_pem FROM revocation.ocsp_responders',

@@ -1,18 +1,26 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import {
+  AnswerOcspRequest,
+  CertlaneError,
   CrlDocument,
+  ErrorCode,
   ListRevocationsRequest,
   OcspResponseDocument,
   RevocationList,
 } from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import { MAX_OCSP_REQUEST_BYTES } from '@certlane/pki';
 import { CrlPublisher } from './crl/crl-publisher';
 import { CrlRepository } from './crl/crl.repository';
-import { OcspService } from './ocsp/ocsp.service';
+import { RelyingPartyOcsp } from './http/relying-party-ocsp';
+import { OcspAnswer, OcspService } from './ocsp/ocsp.service';
 import { RevocationRepository } from './revocations/revocation.repository';
 import { IssuerCaDirectory } from './issuer-ca.directory';
 
-/** Serves the revocation.v1.* subjects the gateway forwards its CRL and OCSP routes to. */
+/**
+ * Serves the revocation.v1.* subjects the gateway forwards its CRL and OCSP routes to: the
+ * /api/v1 routes, and in the separate-services deployment the relying-party /crl and /ocsp paths.
+ */
 @Injectable()
 export class RevocationHandlers implements OnApplicationBootstrap {
   constructor(
@@ -22,6 +30,7 @@ export class RevocationHandlers implements OnApplicationBootstrap {
     private readonly ocsp: OcspService,
     private readonly revocations: RevocationRepository,
     private readonly directory: IssuerCaDirectory,
+    private readonly relyingPartyOcsp: RelyingPartyOcsp,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -31,6 +40,7 @@ export class RevocationHandlers implements OnApplicationBootstrap {
       this.bus.handle('revocation.v1.get-ocsp-response', (request) =>
         this.ocspResponse(request.issuer_id, request.serial_hex, request.ca_id),
       ),
+      this.bus.handle('revocation.v1.answer-ocsp', (request) => this.answerOcsp(request)),
     ]);
   }
 
@@ -66,17 +76,34 @@ export class RevocationHandlers implements OnApplicationBootstrap {
     };
   }
 
+  private async answerOcsp(request: AnswerOcspRequest): Promise<OcspResponseDocument> {
+    if (request.form === 'get') {
+      return ocspDocument(await this.relyingPartyOcsp.get(request.issuer_id, request.request));
+    }
+    const body = Buffer.from(request.request, 'base64');
+    if (body.length > MAX_OCSP_REQUEST_BYTES) {
+      throw new CertlaneError(
+        ErrorCode.PayloadTooLarge,
+        `request body exceeds ${MAX_OCSP_REQUEST_BYTES} bytes`,
+      );
+    }
+    return ocspDocument(await this.relyingPartyOcsp.post(request.issuer_id, body));
+  }
+
   private async ocspResponse(
     issuerId: string,
     serialHex: string,
     caId?: string,
   ): Promise<OcspResponseDocument> {
-    const answer = await this.ocsp.forSerial(issuerId, serialHex.toLowerCase(), caId);
-    return {
-      response_base64: answer.der.toString('base64'),
-      produced_at: answer.times?.producedAt.toISOString(),
-      this_update: answer.times?.thisUpdate.toISOString(),
-      next_update: answer.times?.nextUpdate.toISOString(),
-    };
+    return ocspDocument(await this.ocsp.forSerial(issuerId, serialHex.toLowerCase(), caId));
   }
+}
+
+function ocspDocument(answer: OcspAnswer): OcspResponseDocument {
+  return {
+    response_base64: answer.der.toString('base64'),
+    produced_at: answer.times?.producedAt.toISOString(),
+    this_update: answer.times?.thisUpdate.toISOString(),
+    next_update: answer.times?.nextUpdate.toISOString(),
+  };
 }

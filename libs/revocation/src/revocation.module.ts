@@ -4,7 +4,9 @@ import { CrlPublisher } from './crl/crl-publisher';
 import { CrlRepository } from './crl/crl.repository';
 import { OcspFastLaneInstaller } from './http/ocsp-fast-lane';
 import { RelyingPartyController } from './http/relying-party.controller';
+import { RelyingPartyOcsp } from './http/relying-party-ocsp';
 import { IssuerCaDirectory } from './issuer-ca.directory';
+import { RevocationFiles } from './publication/revocation-files';
 import { OcspService } from './ocsp/ocsp.service';
 import { ResponderKeys } from './ocsp/responder-keys';
 import { ResponderRepository } from './ocsp/responder.repository';
@@ -36,15 +38,21 @@ export class RevocationModule {
         ResponderRepository,
         IssuerCaDirectory,
         ResponderKeys,
+        RevocationFiles,
         CrlPublisher,
         OcspService,
+        RelyingPartyOcsp,
         {
           provide: REVOCATION_LISTENERS,
           inject: [CrlPublisher, OcspService],
           useFactory: (crls: CrlPublisher, ocsp: OcspService) => [crls, ocsp],
         },
         RevocationConsumer,
-        { provide: ISSUANCE_LISTENERS, inject: [OcspService], useFactory: (ocsp: OcspService) => [ocsp] },
+        {
+          provide: ISSUANCE_LISTENERS,
+          inject: [OcspService, CrlPublisher],
+          useFactory: (ocsp: OcspService, crls: CrlPublisher) => [ocsp, crls],
+        },
         IssuedConsumer,
         RevocationHandlers,
         OcspFastLaneInstaller,

@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
-import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { digitsToNumber } from '../pagination/page';
-import { IssuerCaRequest } from './revocation.dto';
+import { IssuerCaRequest, IssuerIdRequest } from './revocation.dto';
 
 /** A serial as a client may type it: 1 to 40 hex digits, either case (normalised by the service). */
 export const SERIAL_HEX_INPUT_PATTERN = /^[0-9a-fA-F]{1,40}$/;
@@ -35,6 +35,23 @@ export interface OcspResponseDocument {
   produced_at?: string;
   this_update?: string;
   next_update?: string;
+}
+
+/**
+ * revocation.v1.answer-ocsp: a relying party's OCSP request as it reached the gateway, answered as
+ * the revocation service's own listener would (ADR 0038): `get` carries the raw path after
+ * /ocsp/<issuer_id>/ (RFC 5019 GET, still percent-encoded), `post` the base64 of the DER body
+ * (RFC 6960 POST). The answer is always an OCSP response (errors too).
+ */
+export class AnswerOcspRequest extends IssuerIdRequest {
+  @IsIn(['get', 'post'])
+  form!: 'get' | 'post';
+
+  /** The GET path or the base64 POST body; bounded by MAX_OCSP_REQUEST_BYTES on both sides. */
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(32 * 1024)
+  request!: string;
 }
 
 /** revocation.v1.list-revocations: the revocation list as JSON (spec 4.4), all issuers or one. */

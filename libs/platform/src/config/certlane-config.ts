@@ -40,6 +40,8 @@ export interface RevocationTimingConfig {
   ocspRefreshBeforeMs: number;
   /** A delegated responder certificate is renewed this long before notAfter (or at two thirds of its life). */
   responderRenewBeforeMs: number;
+  /** Where CRLs and pre-signed OCSP responses are published as files for plain-http servers (ADR 0038). */
+  publishDir?: string;
 }
 
 /** The validated configuration of one process. Built only by loadConfig. */

@@ -284,6 +284,7 @@ export function loadConfig(env: Env): CertlaneConfig {
     configEncryptionKey: encryptionKey,
     revocationBaseUrl,
     revocation: {
+      publishDir: get('SERVICE_REVOCATION_PUBLISH_DIR') || undefined,
       crlSweepIntervalMs: durationWithin(
         'SERVICE_CRL_SWEEP_INTERVAL',
         get('SERVICE_CRL_SWEEP_INTERVAL') ?? '',

@@ -114,7 +114,13 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     name: 'SERVICE_REVOCATION_BASE_URL',
     default: 'https://localhost:8443',
     description:
-      'Public https base URL of the revocation service that issued certificates embed: CRL at <base>/crl/<issuer_id>/<ca_id>.crl (the signing CA), OCSP at <base>/ocsp/<issuer_id>.',
+      'Public https base URL of the revocation service that issued certificates embed: CRL at <base>/crl/<issuer_id>/<ca_id>.crl (the signing CA), OCSP at <base>/ocsp/<issuer_id>. The quick start and start:services default it to https://localhost:<SERVICE_PORT>, where the gateway answers these paths.',
+  },
+  {
+    name: 'SERVICE_REVOCATION_PUBLISH_DIR',
+    default: '',
+    description:
+      'Revocation service: directory it publishes every signed CRL and the pre-signed RFC 5019 OCSP responses into, as files for a static plain-http web server (crl/<issuer_id>/<ca_id>.crl, ocsp/<issuer_id>/<base64 request>), each written beside and renamed. Empty: nothing is published.',
   },
   {
     name: 'SERVICE_CRL_SWEEP_INTERVAL',

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { CertificateRevoked } from '@certlane/contracts';
+import { CertificateIssued, CertificateRevoked } from '@certlane/contracts';
 import {
   CERTLANE_CONFIG,
   CertlaneConfig,
@@ -9,7 +9,9 @@ import {
   MessageBus,
 } from '@certlane/platform';
 import { CrlIssuer } from '@certlane/pki';
+import { IssuanceListener } from '../issued/issued-consumer';
 import { IssuedSerials } from '../issued/issued-serials';
+import { RevocationFiles } from '../publication/revocation-files';
 import { RevocationListener } from '../revocations/revocation-consumer';
 import { RevocationRepository } from '../revocations/revocation.repository';
 import { IssuerCaDirectory } from '../issuer-ca.directory';
@@ -27,10 +29,14 @@ const keyOf = (issuerId: string, caId: string) => `${issuerId}\n${caId}`;
  * signed by that CA through `RemoteCaSigner`, stored with a strictly increasing number. Rebuilt
  * ~100 ms after a revocation commits (coalesced), once its nextUpdate is within
  * SERVICE_CRL_REFRESH_BEFORE (the sweep, every SERVICE_CRL_SWEEP_INTERVAL), and at start for what
- * was missed.
+ * was missed. With SERVICE_REVOCATION_PUBLISH_DIR, every CRL built is also written as a file
+ * (ADR 0038), the first CRL of a CA is built as soon as it issues (a static server cannot ask for
+ * one), and the stored CRLs are written again at start.
  */
 @Injectable()
-export class CrlPublisher implements RevocationListener, OnApplicationBootstrap, OnApplicationShutdown {
+export class CrlPublisher
+  implements RevocationListener, IssuanceListener, OnApplicationBootstrap, OnApplicationShutdown
+{
   private readonly debouncer: KeyedDebouncer<string>;
   private readonly sweepIntervalMs: number;
   private readonly refreshBeforeMs: number;
@@ -43,7 +49,8 @@ export class CrlPublisher implements RevocationListener, OnApplicationBootstrap,
     private readonly directory: IssuerCaDirectory,
     private readonly repository: CrlRepository,
     private readonly revocations: RevocationRepository,
-    private readonly issued: IssuedSerials,
+    private readonly serials: IssuedSerials,
+    private readonly files: RevocationFiles,
   ) {
     this.sweepIntervalMs = config.revocation.crlSweepIntervalMs;
     this.refreshBeforeMs = config.revocation.crlRefreshBeforeMs;
@@ -59,6 +66,7 @@ export class CrlPublisher implements RevocationListener, OnApplicationBootstrap,
   }
 
   onApplicationBootstrap(): void {
+    if (this.files.enabled) void this.republish();
     void this.sweep();
     this.sweepTimer = setInterval(() => void this.sweep(), this.sweepIntervalMs);
     this.sweepTimer.unref();
@@ -71,6 +79,29 @@ export class CrlPublisher implements RevocationListener, OnApplicationBootstrap,
 
   revoked(event: CertificateRevoked, caId?: string | null): void {
     if (caId) this.debouncer.request(keyOf(event.issuer_id, caId));
+  }
+
+  /** Told by the issued-event consumer: with publication on, a CA's first CRL is built at once. */
+  issued(event: CertificateIssued): void {
+    if (!this.files.enabled) return;
+    void this.repository.find(event.issuer_id, event.ca_id).then(
+      (state) => {
+        if (!state) this.debouncer.request(keyOf(event.issuer_id, event.ca_id));
+      },
+      (error: unknown) =>
+        this.logger.warn({ err: error, issuer_id: event.issuer_id }, 'CRL state not read after issuance'),
+    );
+  }
+
+  /** Writes every stored CRL still valid to the publication store (the directory may be new). */
+  private async republish(): Promise<void> {
+    try {
+      for (const state of await this.repository.valid(new Date())) {
+        await this.files.crl(state.issuer_id, state.ca_id, state.der);
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'republishing the stored CRLs failed');
+    }
   }
 
   /**
@@ -98,6 +129,7 @@ export class CrlPublisher implements RevocationListener, OnApplicationBootstrap,
       const der = await issuer.build({ crlNumber, thisUpdate, nextUpdate, entries });
       return { crl_number: crlNumber, this_update: thisUpdate, next_update: nextUpdate, der };
     });
+    await this.files.crl(issuerId, caId, state.der);
     this.logger.info(
       { issuer_id: issuerId, ca_id: caId, crl_number: state.crl_number.toString() },
       'CRL published',
@@ -109,7 +141,7 @@ export class CrlPublisher implements RevocationListener, OnApplicationBootstrap,
   async sweep(): Promise<void> {
     try {
       for (const row of await this.revocations.unresolved(RESOLVE_BATCH)) {
-        const caId = await this.issued.caOf(row.issuer_id, row.serial_hex);
+        const caId = await this.serials.caOf(row.issuer_id, row.serial_hex);
         await this.revocations.resolveCa(row.issuer_id, row.serial_hex, caId ?? '');
       }
     } catch (error) {

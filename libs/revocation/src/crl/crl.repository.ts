@@ -101,6 +101,16 @@ export class CrlRepository {
     return BigInt(rows[0]?.n ?? 0);
   }
 
+  /** Every per-CA CRL whose nextUpdate is still ahead. */
+  async valid(now: Date): Promise<CrlState[]> {
+    const rows: CrlRow[] = await this.dataSource.query(
+      `SELECT issuer_id, ca_id, crl_number, this_update, next_update, der FROM crl_state
+       WHERE ca_id <> '' AND next_update > $1`,
+      [now],
+    );
+    return rows.map(toState);
+  }
+
   /**
    * CAs whose CRL is due: its nextUpdate within `refreshBeforeMs`, older than a revocation of
    * the CA, or none yet while the CA has revocations.

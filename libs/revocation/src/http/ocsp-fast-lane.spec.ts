@@ -6,7 +6,7 @@ import type { OcspAnswer } from '../ocsp/ocsp.service';
 import type { Request } from 'express';
 import { OCSP_GET_ROUTE, OCSP_POST_ROUTE, ocspFastLane } from './ocsp-fast-lane';
 import { ocspGetKey, ocspHeaders, ocspPostKey } from './ocsp-http';
-import { readRawBody } from './raw-body';
+import { readRawBody } from '@certlane/platform';
 
 const times = {
   producedAt: new Date(Math.floor(Date.now() / 1000) * 1000),

@@ -6,7 +6,7 @@ import { FastLane, installInFront, Metrics, METRICS, securityHeaderValues } from
 import { isOcspRequestContentType, MAX_OCSP_REQUEST_BYTES } from '@certlane/pki';
 import { OcspAnswer, OcspService } from '../ocsp/ocsp.service';
 import { ocspGetKey, ocspHeaders, ocspPostKey } from './ocsp-http';
-import { preloadBody } from './raw-body';
+import { preloadBody } from '@certlane/platform';
 
 /** The route patterns the metrics record, as for the controller's routes. */
 export const OCSP_GET_ROUTE = '/ocsp/:issuerId/*request';

@@ -1,4 +1,4 @@
-import { ocspCacheHeaders } from '@certlane/pki';
+import { ocspResponseHeaders } from '@certlane/pki';
 import type { OcspAnswer } from '../ocsp/ocsp.service';
 
 /** The cache key of an RFC 5019 GET: the raw (still encoded) path after /ocsp/<issuer>/. */
@@ -7,7 +7,7 @@ export const ocspGetKey = (encodedPath: string): string => `G${encodedPath}`;
 /** The cache key of an RFC 6960 POST: the DER body, one character per byte. */
 export const ocspPostKey = (body: Buffer): string => `P${body.toString('latin1')}`;
 
-const UNCACHED = Object.freeze({ 'content-type': 'application/ocsp-response', 'cache-control': 'no-cache' });
+const UNCACHED = Object.freeze(ocspResponseHeaders(Buffer.alloc(0), undefined, false));
 
 interface Memo {
   second: number;
@@ -30,7 +30,7 @@ export function ocspHeaders(
   const second = Math.floor(now / 1000);
   let entry = memo.get(answer.der);
   if (!entry || entry.second !== second) {
-    const get = ocspCacheHeaders(answer.der, answer.times, new Date(now));
+    const get = ocspResponseHeaders(answer.der, answer.times, true, new Date(now));
     entry = { second, get, post: { ...get, 'cache-control': 'no-cache' } };
     memo.set(answer.der, entry);
   }

@@ -1,23 +1,19 @@
 import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
-import { PublicRoute } from '@certlane/platform';
+import { PublicRoute, readRawBody } from '@certlane/platform';
 import {
-  decodeOcspGetPath,
+  CA_CRL_FILE,
+  crlResponseHeaders,
+  ISSUER_CRL_FILE,
   isOcspRequestContentType,
   MAX_OCSP_REQUEST_BYTES,
-  ocspCacheHeaders,
-  ocspErrorResponse,
-  PkiError,
 } from '@certlane/pki';
 import { CrlPublisher } from '../crl/crl-publisher';
 import { CrlState } from '../crl/crl.repository';
-import { OcspAnswer, OcspService } from '../ocsp/ocsp.service';
-import { ocspGetKey, ocspHeaders, ocspPostKey } from './ocsp-http';
-import { readRawBody } from './raw-body';
-
-const CRL_FILE = /^(.{1,128})\.crl$/;
-const CA_CRL_FILE = /^(ca-[a-z0-9-]{1,80})\.crl$/;
+import { OcspAnswer } from '../ocsp/ocsp.service';
+import { ocspHeaders } from './ocsp-http';
+import { RelyingPartyOcsp } from './relying-party-ocsp';
 
 /**
  * What relying parties fetch from the URLs issued certificates carry (CRL DP and OCSP AIA), served
@@ -29,13 +25,13 @@ const CA_CRL_FILE = /^(ca-[a-z0-9-]{1,80})\.crl$/;
 export class RelyingPartyController {
   constructor(
     private readonly crls: CrlPublisher,
-    private readonly ocsp: OcspService,
+    private readonly ocsp: RelyingPartyOcsp,
   ) {}
 
   /** The CRL of the issuer's current issuing CA: the CRL DP that local CA certificates carry. */
   @Get('crl/:file')
   async crl(@Param('file') file: string, @Res() response: Response): Promise<void> {
-    const match = CRL_FILE.exec(file);
+    const match = ISSUER_CRL_FILE.exec(file);
     if (!match) throw new CertlaneError(ErrorCode.NotFound, 'CRLs are served as /crl/<issuer_id>.crl');
     sendCrl(response, await this.crls.current(match[1]));
   }
@@ -64,8 +60,7 @@ export class RelyingPartyController {
       throw new CertlaneError(ErrorCode.UnsupportedMediaType, 'OCSP requests are application/ocsp-request');
     }
     const body = await readRawBody(request, MAX_OCSP_REQUEST_BYTES);
-    const key = ocspPostKey(body);
-    send(response, this.ocsp.cached(issuerId, key) ?? (await this.ocsp.answer(issuerId, body, key)), false);
+    send(response, await this.ocsp.post(issuerId, body), false);
   }
 
   @Get('ocsp/:issuerId/*request')
@@ -80,29 +75,13 @@ export class RelyingPartyController {
     const encoded = path.startsWith(prefix)
       ? path.slice(prefix.length)
       : path.slice(path.indexOf('/', 6) + 1);
-    const key = ocspGetKey(encoded);
-    const hit = this.ocsp.cached(issuerId, key);
-    if (hit) return send(response, hit, true);
-    let der: Buffer;
-    try {
-      der = decodeOcspGetPath(encoded);
-    } catch (error) {
-      if (!(error instanceof PkiError)) throw error;
-      send(response, { der: ocspErrorResponse('malformedRequest') }, true);
-      return;
-    }
-    send(response, await this.ocsp.answer(issuerId, der, key), true);
+    send(response, await this.ocsp.get(issuerId, encoded), true);
   }
 }
 
 function sendCrl(response: Response, state: CrlState): void {
-  const headers = ocspCacheHeaders(state.der, {
-    producedAt: state.this_update,
-    thisUpdate: state.this_update,
-    nextUpdate: state.next_update,
-  });
   response
-    .set({ ...headers, 'content-type': 'application/pkix-crl' })
+    .set(crlResponseHeaders(state.der, { thisUpdate: state.this_update, nextUpdate: state.next_update }))
     .status(200)
     .end(state.der);
 }

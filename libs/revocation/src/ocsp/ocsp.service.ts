@@ -24,6 +24,7 @@ import {
 import { IssuerCaDirectory } from '../issuer-ca.directory';
 import { IssuanceListener } from '../issued/issued-consumer';
 import { IssuedSerials } from '../issued/issued-serials';
+import { RevocationFiles } from '../publication/revocation-files';
 import { RevocationListener } from '../revocations/revocation-consumer';
 import { RevocationRepository } from '../revocations/revocation.repository';
 import { canonicalSerial, parseRevokedEvent } from '../revocations/revoked-event';
@@ -84,6 +85,7 @@ export class OcspService
     private readonly revocations: RevocationRepository,
     private readonly serials: IssuedSerials,
     private readonly keys: ResponderKeys,
+    private readonly files: RevocationFiles,
   ) {
     this.refreshBeforeMs = config.revocation.ocspRefreshBeforeMs;
     this.sweepIntervalMs = config.revocation.ocspSweepIntervalMs;
@@ -195,14 +197,15 @@ export class OcspService
 
   /**
    * Told by the issued-event consumer after its commit: a response cached for this serial before
-   * the certificate existed (`unknown`) is signed again.
+   * the certificate existed (`unknown`) is signed again; with publication on (ADR 0038), the
+   * certificate's `good` response is signed now, so its file exists before a relying party asks.
    */
   issued(event: CertificateIssued): void {
     this.directory.noteCa(event.issuer_id, event.ca_id);
     this.generation++;
-    void this.resign(event.issuer_id, canonicalSerial(event.serial_hex), 'issuance', false).catch(
-      (error: unknown) =>
-        this.logger.warn({ err: error, issuer_id: event.issuer_id }, 'OCSP re-sign after issuance failed'),
+    const serial = canonicalSerial(event.serial_hex);
+    void this.resign(event.issuer_id, serial, 'issuance', this.files.enabled).catch((error: unknown) =>
+      this.logger.warn({ err: error, issuer_id: event.issuer_id }, 'OCSP re-sign after issuance failed'),
     );
   }
 
@@ -219,9 +222,11 @@ export class OcspService
     }
     if (cached.length > 0 || !presignWhenUncached) return;
     const caId = await this.serials.caOf(issuerId, serial).catch(() => null);
-    const slot = caId ? this.responders.get(slotKey(issuerId, caId)) : undefined;
-    if (!slot) return;
-    const loaded = await slot.loading;
+    if (!caId) return;
+    const slot = this.responders.get(slotKey(issuerId, caId));
+    // Published responses are signed even before the responder served a request.
+    if (!slot && !this.files.enabled) return;
+    const loaded = slot ? await slot.loading : await this.responder(issuerId, caId);
     await this.sign(issuerId, loaded, loaded.responder.certId(serial, 'sha1'), trigger);
   }
 
@@ -257,6 +262,7 @@ export class OcspService
       const entry: CachedResponse = { issuerId, caId: loaded.caId, certId, der, ...times };
       if (generation === this.generation) {
         this.cache.put(entry);
+        await this.files.ocsp(issuerId, certId, der);
         return entry;
       }
       if (attempt >= 2) return entry;

@@ -42,6 +42,26 @@ describe(validateIssuerConfig.name, () => {
     expect(problems.find((p) => p.field === 'token')?.message).toBe('config.token is required for vault_pki');
   });
 
+  it('takes an http or https publication_base_url for a local CA, without credentials, query or fragment', () => {
+    for (const url of [
+      'http://crl.example.com',
+      'http://crl.example.com:8080/pki/',
+      'https://cdn.example.com/x',
+    ]) {
+      expect(validateIssuerConfig('local_ca', { publication_base_url: url })).toEqual([]);
+    }
+    for (const url of [
+      'ftp://crl.example.com',
+      'http://u:p@crl.example.com',
+      'http://crl.example.com/?a=1',
+      'crl',
+    ]) {
+      expect(validateIssuerConfig('local_ca', { publication_base_url: url })[0]?.message).toBe(
+        'config.publication_base_url must be an http:// or https:// URL without credentials, query or fragment',
+      );
+    }
+  });
+
   it('checks integer bounds and enums', () => {
     expect(validateIssuerConfig('local_ca', { default_validity_days: 0 })[0].message).toBe(
       'config.default_validity_days must be between 1 and 3650',

@@ -2,7 +2,7 @@ import { CA_KEY_ALGORITHMS, IssuerType, REDACTED } from '@certlane/contracts';
 
 /** One config key of an issuer type. */
 interface FieldSpec {
-  type: 'string' | 'https_url' | 'integer' | 'boolean' | 'command' | 'enum';
+  type: 'string' | 'https_url' | 'http_url' | 'integer' | 'boolean' | 'command' | 'enum';
   required?: boolean;
   values?: readonly string[];
   min?: number;
@@ -33,6 +33,8 @@ export const ISSUER_TYPE_SPECS: Record<IssuerType, IssuerTypeSpec> = {
       max_validity_days: { type: 'integer', min: 1, max: 3650 },
       ca_algorithm: { type: 'enum', values: CA_KEY_ALGORITHMS },
       organization: s(),
+      // The static server of the files SERVICE_REVOCATION_PUBLISH_DIR holds (ADR 0038).
+      publication_base_url: { type: 'http_url' },
     },
   },
   acme: {
@@ -189,6 +191,8 @@ function checkValue(name: string, field: FieldSpec, value: unknown): string | nu
       if (value.length > MAX_STRING) return `config.${name} must be at most ${MAX_STRING} characters`;
       if (field.type === 'https_url' && !/^https:\/\/[^\s/?#]+(\/[^\s]*)?$/.test(value))
         return `config.${name} must be an https:// URL`;
+      if (field.type === 'http_url' && !/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/.test(value))
+        return `config.${name} must be an http:// or https:// URL without credentials, query or fragment`;
       if (field.type === 'command' && SHELL_METACHARACTERS.test(value))
         return `config.${name} must not contain shell metacharacters`;
       return null;

@@ -11,7 +11,7 @@ import { caSubject, createRoot } from './ca-factory';
 import { CaKeyCache, CaKeyRow } from './ca-key-cache';
 
 const provider = new SoftwareKeyProvider();
-const urls = { crl: 'https://pki.example.com/crl/iss.crl', ocsp: 'https://pki.example.com/ocsp/iss' };
+const urls = { crl: ['https://pki.example.com/crl/iss.crl'], ocsp: ['https://pki.example.com/ocsp/iss'] };
 
 async function setup() {
   const root = await createRoot(provider, { subject: caSubject('Cache Root'), validityDays: 365 });
@@ -62,7 +62,7 @@ describe(CaKeyCache.name, () => {
     const pem = root.certificatePem!;
     const a = await cache.authority(row, pem, urls);
     expect(await cache.authority(row, pem, { ...urls })).toBe(a);
-    const other = await cache.authority(row, pem, { ...urls, ocsp: 'https://other.example.com/ocsp' });
+    const other = await cache.authority(row, pem, { ...urls, ocsp: ['https://other.example.com/ocsp'] });
     expect(other).not.toBe(a);
 
     const { signer } = await provider.generate({ algorithm: 'ECDSA', curve: 'P-256' });

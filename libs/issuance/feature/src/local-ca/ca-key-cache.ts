@@ -44,18 +44,18 @@ export class CaKeyCache {
   async authority(
     ca: CaKeyRow,
     certificatePem: string,
-    urls: { crl: string; ocsp: string },
+    urls: { crl: readonly string[]; ocsp: readonly string[] },
   ): Promise<CertificateAuthority> {
     const entry = this.entry(ca);
     const signer = await entry.signer;
-    const key = `${urls.crl}\n${urls.ocsp}\n${certificatePem}`;
+    const key = `${urls.crl.join(' ')}\n${urls.ocsp.join(' ')}\n${certificatePem}`;
     let authority = entry.authorities.get(key);
     if (!authority) {
       authority = new CertificateAuthority({
         certificate: certificatePem,
         signer,
-        crlDistributionPoints: [urls.crl],
-        ocspUrls: [urls.ocsp],
+        crlDistributionPoints: [...urls.crl],
+        ocspUrls: [...urls.ocsp],
       });
       if (this.entries.get(ca.id) === entry) entry.authorities.set(key, authority);
     }

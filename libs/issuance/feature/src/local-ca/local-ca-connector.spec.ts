@@ -191,8 +191,20 @@ describe(LocalCaConnector.name, () => {
 describe(revocationUrls.name, () => {
   it('builds CDP (per signing CA) and OCSP (per issuer) URLs under the base, without a double slash', () => {
     expect(revocationUrls('https://localhost:8443/', 'iss-local', 'ca-local-issuing-1')).toEqual({
-      crl: 'https://localhost:8443/crl/iss-local/ca-local-issuing-1.crl',
-      ocsp: 'https://localhost:8443/ocsp/iss-local',
+      crl: ['https://localhost:8443/crl/iss-local/ca-local-issuing-1.crl'],
+      ocsp: ['https://localhost:8443/ocsp/iss-local'],
+    });
+  });
+
+  it('puts the publication base (plain http) first and the https service second (ADR 0038)', () => {
+    expect(
+      revocationUrls('https://pki.example.com', 'iss-local', 'ca-1', 'http://crl.example.com/pki/'),
+    ).toEqual({
+      crl: [
+        'http://crl.example.com/pki/crl/iss-local/ca-1.crl',
+        'https://pki.example.com/crl/iss-local/ca-1.crl',
+      ],
+      ocsp: ['http://crl.example.com/pki/ocsp/iss-local', 'https://pki.example.com/ocsp/iss-local'],
     });
   });
 });

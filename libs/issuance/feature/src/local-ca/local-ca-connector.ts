@@ -36,7 +36,7 @@ export interface IssuingCa {
   parentsPem: string[];
   signer: Signer;
   /** The CA's issuing authority for these URLs, when the caller keeps one (built here otherwise). */
-  authority?(urls: { crl: string; ocsp: string }): Promise<CertificateAuthority>;
+  authority?(urls: RevocationUrls): Promise<CertificateAuthority>;
 }
 
 export interface LocalCaDependencies {
@@ -46,26 +46,42 @@ export interface LocalCaDependencies {
   recordRevocation(request: RevokeRequest): Promise<void>;
   /** Public base URL of the revocation service (SERVICE_REVOCATION_BASE_URL). */
   revocationBaseUrl: string;
+  /** The issuer's `publication_base_url`: the static http server of its published files (ADR 0038). */
+  publicationBaseUrl?: string;
   issuerId: string;
   /** Defaults of the issuer's config. */
   defaultValidityDays?: number;
   maxValidityDays?: number;
 }
 
+/** The CRL DP URIs (one distribution point) and OCSP responders a certificate carries, in order. */
+export interface RevocationUrls {
+  crl: string[];
+  ocsp: string[];
+}
+
 /**
  * CRL distribution point and OCSP responder of a certificate the CA `caId` of an issuer signs
  * (ADR 0021, ADR 0023). The CRL URL names the CA, so a certificate keeps pointing at the CRL of
  * the CA that signed it after the issuer moves to a new issuing CA; the OCSP responder of the
- * issuer answers for all of its CAs.
+ * issuer answers for all of its CAs. With a publication base (ADR 0038), its URLs come first:
+ * the same paths on the static server of the published files, which plain-http relying parties
+ * (most of them, and those that try the first location only) can fetch; the https URLs follow.
  */
 export function revocationUrls(
   baseUrl: string,
   issuerId: string,
   caId: string,
-): { crl: string; ocsp: string } {
-  const base = baseUrl.replace(/\/+$/, '');
+  publicationBaseUrl?: string,
+): RevocationUrls {
   const id = encodeURIComponent(issuerId);
-  return { crl: `${base}/crl/${id}/${encodeURIComponent(caId)}.crl`, ocsp: `${base}/ocsp/${id}` };
+  const bases = [publicationBaseUrl, baseUrl]
+    .filter((base): base is string => !!base)
+    .map((base) => base.replace(/\/+$/, ''));
+  return {
+    crl: bases.map((base) => `${base}/crl/${id}/${encodeURIComponent(caId)}.crl`),
+    ocsp: bases.map((base) => `${base}/ocsp/${id}`),
+  };
 }
 
 /**
@@ -120,7 +136,12 @@ export class LocalCaConnector implements IssuerConnector {
       ]);
     }
     const ca = await this.dependencies.issuingCa();
-    const urls = revocationUrls(this.dependencies.revocationBaseUrl, this.dependencies.issuerId, ca.id);
+    const urls = revocationUrls(
+      this.dependencies.revocationBaseUrl,
+      this.dependencies.issuerId,
+      ca.id,
+      this.dependencies.publicationBaseUrl,
+    );
     let issued;
     try {
       const authority = ca.authority
@@ -128,8 +149,8 @@ export class LocalCaConnector implements IssuerConnector {
         : new CertificateAuthority({
             certificate: ca.certificatePem,
             signer: ca.signer,
-            crlDistributionPoints: [urls.crl],
-            ocspUrls: [urls.ocsp],
+            crlDistributionPoints: urls.crl,
+            ocspUrls: urls.ocsp,
           });
       const template = templateFromCsr(
         csr,

@@ -78,6 +78,13 @@ function newCaId(): string {
   return `ca-${randomBytes(8).toString('hex')}`;
 }
 
+/** What the local CA connector reads of an issuer's config. */
+interface ConnectorConfig {
+  defaultValidityDays?: number;
+  maxValidityDays?: number;
+  publicationBaseUrl?: string;
+}
+
 /**
  * The local CA: CA trees per issuer (roots, intermediates, sub-CAs under external roots), issuance
  * from CSRs, revocation, and what the revocation service needs (CA info, digest signing, delegated
@@ -99,11 +106,8 @@ export class LocalCaService implements LocalCaHooks {
     this.cas.findIssuerWithIssuingCa(issuerId),
   );
 
-  /** Validity limits of issuer configs, per sealed config (see validityConfig). */
-  private readonly validityConfigs = new Map<
-    string,
-    { defaultValidityDays?: number; maxValidityDays?: number }
-  >();
+  /** What the connector reads of issuer configs, per sealed config (see connectorConfig). */
+  private readonly connectorConfigs = new Map<string, ConnectorConfig>();
 
   /**
    * Issued certificates, their audit records and their `issuance.v1.certificate.issued` events,
@@ -452,10 +456,11 @@ export class LocalCaService implements LocalCaHooks {
    * (undefined: read it when needed).
    */
   private connector(issuer: IssuerRow, issuingCaRow?: CaRow | null): LocalCaConnector {
-    const config = this.validityConfig(issuer);
+    const config = this.connectorConfig(issuer);
     return new LocalCaConnector({
       issuerId: issuer.id,
       revocationBaseUrl: this.config.revocationBaseUrl,
+      publicationBaseUrl: config.publicationBaseUrl,
       defaultValidityDays: config.defaultValidityDays,
       maxValidityDays: config.maxValidityDays,
       issuingCa: async (): Promise<IssuingCa> => {
@@ -481,21 +486,22 @@ export class LocalCaService implements LocalCaHooks {
   }
 
   /**
-   * The validity limits of an issuer's sealed config, opened once per sealed value (the sealed
-   * string changes whenever the config does, so an entry is never stale). Only these two numbers
-   * are kept.
+   * The validity limits and publication base of an issuer's sealed config, opened once per sealed
+   * value (the sealed string changes whenever the config does, so an entry is never stale). Only
+   * these values are kept (none is secret).
    */
-  private validityConfig(issuer: IssuerRow): { defaultValidityDays?: number; maxValidityDays?: number } {
+  private connectorConfig(issuer: IssuerRow): ConnectorConfig {
     const key = `${issuer.id}\n${issuer.config_sealed}`;
-    let limits = this.validityConfigs.get(key);
+    let limits = this.connectorConfigs.get(key);
     if (!limits) {
       const config = this.secrets.openConfig(issuer.id, issuer.config_sealed);
       limits = {
         defaultValidityDays: config.default_validity_days as number | undefined,
         maxValidityDays: config.max_validity_days as number | undefined,
+        publicationBaseUrl: (config.publication_base_url as string | undefined) || undefined,
       };
-      if (this.validityConfigs.size >= 256) this.validityConfigs.clear();
-      this.validityConfigs.set(key, limits);
+      if (this.connectorConfigs.size >= 256) this.connectorConfigs.clear();
+      this.connectorConfigs.set(key, limits);
     }
     return limits;
   }
