@@ -40,6 +40,8 @@ export interface RevocationTimingConfig {
   ocspRefreshBeforeMs: number;
   /** A delegated responder certificate is renewed this long before notAfter (or at two thirds of its life). */
   responderRenewBeforeMs: number;
+  /** What the cache of signed OCSP responses may hold, in bytes (ADR 0039). */
+  ocspCacheMaxBytes: number;
 }
 
 /** The validated configuration of one process. Built only by loadConfig. */
