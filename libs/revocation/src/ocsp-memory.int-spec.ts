@@ -16,13 +16,13 @@ const POD_MEMORY_LIMIT_BYTES = 384 * 1024 * 1024;
 const CACHE_MAX_BYTES = 8 * 1024 * 1024;
 /**
  * Growth allowed over the highest RSS of the warm-up: the cache's byte bound (it holds only
- * answers about issued serials, none here, but the bound is what the design promises) plus 64 MiB
- * for the garbage the V8 heap holds between two major collections, which varies from one
- * collection to the next (peaks of 60 to 100 MiB above the low points were seen at 10,000 to
- * 60,000 requests, with no trend). Retaining about 10 KB per distinct request, as the cache of
- * every answer did, grows the process by some 900 MiB over 100,000 requests.
+ * answers about issued serials, none here, but the bound is what the design promises) plus
+ * 128 MiB for the garbage the V8 heap holds between two major collections, which varies from one
+ * collection to the next (samples every 10,000 requests went 127, 160, 228, 170, 157, 169 MiB:
+ * no trend, peaks up to 100 MiB above the low points). Retaining about 10 KB per distinct
+ * request, as the cache of every answer did, grew the process by 949 MiB.
  */
-const ALLOWED_GROWTH_BYTES = CACHE_MAX_BYTES + 64 * 1024 * 1024;
+const ALLOWED_GROWTH_BYTES = CACHE_MAX_BYTES + 128 * 1024 * 1024;
 
 function residentBytes(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -42,9 +42,11 @@ function neverIssuedSerial(index: number): Buffer {
 }
 
 /**
- * Memory of the revocation service under unauthenticated OCSP traffic (spec section 8): 100,000
- * distinct RFC 5019 GETs about serials never issued, over a few keep-alive connections, to the
- * built service process; its resident set is sampled from /proc all along.
+ * Memory of the revocation service under unauthenticated OCSP traffic (spec section 8, ADR 0039):
+ * 100,000 distinct RFC 5019 GETs about serials never issued, over a few keep-alive connections,
+ * to the built service process; its resident set is sampled from /proc all along. About 1 ms of
+ * CPU per request, all processes together: 1 to 2 minutes on an idle 2-core machine, longer when
+ * it is shared (hence the timeout).
  */
 describe('revocation service memory under distinct OCSP requests', () => {
   let system: TestSystem;
@@ -113,5 +115,5 @@ describe('revocation service memory under distinct OCSP requests', () => {
     peak = Math.max(peak, residentBytes(pid));
     expect(peak - baseline).toBeLessThanOrEqual(ALLOWED_GROWTH_BYTES);
     expect(peak).toBeLessThan(POD_MEMORY_LIMIT_BYTES);
-  }, 360_000);
+  }, 600_000);
 });
