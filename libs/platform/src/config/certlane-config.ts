@@ -42,6 +42,8 @@ export interface RevocationTimingConfig {
   responderRenewBeforeMs: number;
   /** Where CRLs and pre-signed OCSP responses are published as files for plain-http servers (ADR 0038). */
   publishDir?: string;
+  /** What the cache of signed OCSP responses may hold, in bytes (ADR 0039). */
+  ocspCacheMaxBytes: number;
 }
 
 /** The validated configuration of one process. Built only by loadConfig. */

@@ -540,13 +540,14 @@ describe(isPlaceholderSecret.name, () => {
   });
 
   describe('revocation timers', () => {
-    it('defaults to a 1m CRL sweep, 12h CRL lead, 30s OCSP sweep, 30m OCSP lead and 24h responder lead', () => {
+    it('defaults to a 1m CRL sweep, 12h CRL lead, 30s OCSP sweep, 30m OCSP lead, 24h responder lead and a 32 MiB OCSP cache', () => {
       expect(loadConfig(validServiceEnv()).revocation).toEqual({
         crlSweepIntervalMs: 60_000,
         crlRefreshBeforeMs: 12 * 3_600_000,
         ocspSweepIntervalMs: 30_000,
         ocspRefreshBeforeMs: 30 * 60_000,
         responderRenewBeforeMs: 24 * 3_600_000,
+        ocspCacheMaxBytes: 32 * 1024 * 1024,
       });
     });
 
@@ -559,6 +560,7 @@ describe(isPlaceholderSecret.name, () => {
             SERVICE_OCSP_SWEEP_INTERVAL: '1s',
             SERVICE_OCSP_REFRESH_BEFORE: '59m57s',
             SERVICE_OCSP_RESPONDER_RENEW_BEFORE: '719h59m55s',
+            SERVICE_OCSP_CACHE_MAX_BYTES: '1048576',
           }),
         ).revocation,
       ).toEqual({
@@ -567,6 +569,7 @@ describe(isPlaceholderSecret.name, () => {
         ocspSweepIntervalMs: 1000,
         ocspRefreshBeforeMs: 3_600_000 - 3000,
         responderRenewBeforeMs: 720 * 3_600_000 - 5000,
+        ocspCacheMaxBytes: 1024 * 1024,
       });
     });
 
@@ -578,6 +581,9 @@ describe(isPlaceholderSecret.name, () => {
       ['SERVICE_OCSP_REFRESH_BEFORE', '1h'],
       ['SERVICE_OCSP_RESPONDER_RENEW_BEFORE', '59s'],
       ['SERVICE_OCSP_RESPONDER_RENEW_BEFORE', '721h'],
+      ['SERVICE_OCSP_CACHE_MAX_BYTES', '1048575'],
+      ['SERVICE_OCSP_CACHE_MAX_BYTES', '1073741825'],
+      ['SERVICE_OCSP_CACHE_MAX_BYTES', '32MiB'],
     ])('refuses %s=%s', (name, value) => {
       expect(refusal(validServiceEnv({ [name]: value })).message).toContain(name);
     });

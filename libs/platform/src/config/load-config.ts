@@ -320,6 +320,12 @@ export function loadConfig(env: Env): CertlaneConfig {
         720 * HOUR_MS,
         '1m and 720h',
       ),
+      ocspCacheMaxBytes: parseInteger(
+        'SERVICE_OCSP_CACHE_MAX_BYTES',
+        get('SERVICE_OCSP_CACHE_MAX_BYTES') ?? '',
+        1024 * 1024,
+        1024 * 1024 * 1024,
+      ),
     },
     corsOrigins,
     bootstrapToken: get('SERVICE_BOOTSTRAP_TOKEN'),

@@ -152,6 +152,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'Revocation service: a delegated OCSP responder certificate is renewed this long before it expires, or after two thirds of its life if that comes first (1m..720h).',
   },
   {
+    name: 'SERVICE_OCSP_CACHE_MAX_BYTES',
+    default: '33554432',
+    description:
+      'Revocation service: bytes its cache of signed OCSP responses (and of the requests that ask for them) may hold; the least recently used go first. Answers about serials never issued are not cached (1048576..1073741824).',
+  },
+  {
     name: 'SERVICE_CORS_ORIGINS',
     default: '',
     description:

@@ -30,12 +30,22 @@ import { RevocationRepository } from '../revocations/revocation.repository';
 import { canonicalSerial, parseRevokedEvent } from '../revocations/revoked-event';
 import { certStatusFor, IssuedByCa, KnownRevocation, plausibleSerial } from './cert-status';
 import { LoadedResponder, ResponderKeys } from './responder-keys';
+import { ByteBoundedLru } from './byte-bounded-lru';
 import { CachedResponse, ResponseCache, responseTimes } from './response-cache';
 
 /** Revocations seen on the bus are trusted from memory this long (until every replica's table has them). */
 const RECENT_REVOCATION_MS = 10 * 60_000;
 /** Revoked serials pre-signed when a responder is loaded (the rest are signed on first request). */
 const PRESIGN_MAX = 50_000;
+/** Pre-signing stops once the response cache is this full: requested answers must not be evicted for it. */
+const PRESIGN_CACHE_SHARE = 0.5;
+/**
+ * Bound of the recent revocations: some 20,000 events. The oldest go first, which only sends a
+ * lookup to the table, committed long before that many later revocations arrived.
+ */
+const RECENT_REVOCATIONS_MAX_BYTES = 4 * 1024 * 1024;
+/** What one recent revocation costs beyond its key (the record, its Date, the map slot). */
+const RECENT_REVOCATION_OVERHEAD_BYTES = 160;
 
 /** Why a response was signed (metric label). */
 export type SigningTrigger = 'request' | 'sweep' | 'revocation' | 'issuance' | 'presign';
@@ -61,14 +71,18 @@ const slotKey = (issuerId: string, caId: string) => `${issuerId} ${caId}`;
  * POSTs) are pre-signed and cached per CertID, re-signed before they expire (the sweep) and at
  * once when the certificate is revoked; every replica hears revocations on the bus (fan-out), so
  * none keeps serving `good` for a revoked certificate. `good` only for a serial the CA issued.
+ * Answers `unknown` (serials never issued) are signed on demand and never cached, and every
+ * cache here is bounded in bytes (ADR 0039): requests nobody authenticates cannot grow memory.
  */
 @Injectable()
 export class OcspService
   implements RevocationListener, IssuanceListener, OnApplicationBootstrap, OnApplicationShutdown
 {
-  private readonly cache = new ResponseCache();
+  private readonly cache: ResponseCache;
   private readonly responders = new Map<string, ResponderSlot>();
-  private readonly recent = new Map<string, KnownRevocation & { until: number }>();
+  private readonly recent = new ByteBoundedLru<string, KnownRevocation & { until: number }>(
+    RECENT_REVOCATIONS_MAX_BYTES,
+  );
   private readonly signed: Counter<'trigger'>;
   private readonly refreshBeforeMs: number;
   private readonly sweepIntervalMs: number;
@@ -89,6 +103,7 @@ export class OcspService
   ) {
     this.refreshBeforeMs = config.revocation.ocspRefreshBeforeMs;
     this.sweepIntervalMs = config.revocation.ocspSweepIntervalMs;
+    this.cache = new ResponseCache(config.revocation.ocspCacheMaxBytes);
     const name = 'certlane_ocsp_responses_signed_total';
     this.signed =
       (metrics.registry.getSingleMetric(name) as Counter<'trigger'> | undefined) ??
@@ -124,7 +139,7 @@ export class OcspService
 
   /**
    * RFC 6960 POST body or decoded RFC 5019 GET: always an OCSP response, never an HTTP error.
-   * With `requestKey` (see `cached`), a one-CertID answer is found again by `cached`.
+   * With `requestKey` (see `cached`), a one-CertID answer that was cached is found again by `cached`.
    */
   async answer(issuerId: string, der: Buffer, requestKey?: string): Promise<OcspAnswer> {
     let request: OcspRequest;
@@ -144,8 +159,11 @@ export class OcspService
         return { der: ocspErrorResponse('unauthorized') };
       }
       if (request.certIds.length === 1 && !request.nonceExtension) {
-        const answer = await this.single(issuerId, loaded, request.certIds[0], 'request');
-        if (requestKey !== undefined) this.cache.remember(issuerId, requestKey, request.certIds[0].der);
+        const certId = request.certIds[0];
+        const answer = await this.single(issuerId, loaded, certId, 'request');
+        if (requestKey !== undefined && this.cache.has(issuerId, certId.der)) {
+          this.cache.remember(issuerId, requestKey, certId.der);
+        }
         return answer;
       }
       const times = responseTimes(new Date(), this.refreshBeforeMs);
@@ -184,11 +202,16 @@ export class OcspService
   /** Told by the consumer (after its commit) and by the bus fan-out (every replica). */
   revoked(event: CertificateRevoked): void {
     const serial = canonicalSerial(event.serial_hex);
-    this.recent.set(`${event.issuer_id} ${serial}`, {
-      reason: event.reason,
-      revoked_at: new Date(event.revoked_at),
-      until: Date.now() + RECENT_REVOCATION_MS,
-    });
+    const key = `${event.issuer_id} ${serial}`;
+    this.recent.set(
+      key,
+      {
+        reason: event.reason,
+        revoked_at: new Date(event.revoked_at),
+        until: Date.now() + RECENT_REVOCATION_MS,
+      },
+      RECENT_REVOCATION_OVERHEAD_BYTES + key.length,
+    );
     this.generation++;
     void this.resign(event.issuer_id, serial, 'revocation', true).catch((error: unknown) =>
       this.logger.warn({ err: error, issuer_id: event.issuer_id }, 'OCSP re-sign after revocation failed'),
@@ -196,9 +219,10 @@ export class OcspService
   }
 
   /**
-   * Told by the issued-event consumer after its commit: a response cached for this serial before
-   * the certificate existed (`unknown`) is signed again; with publication on (ADR 0038), the
-   * certificate's `good` response is signed now, so its file exists before a relying party asks.
+   * Told by the issued-event consumer after its commit: any response cached for this serial is
+   * signed again (`unknown` answers are not cached, so a new certificate's first request signs);
+   * with publication on (ADR 0038), the certificate's `good` response is signed now, so its file
+   * exists before a relying party asks.
    */
   issued(event: CertificateIssued): void {
     this.directory.noteCa(event.issuer_id, event.ca_id);
@@ -245,7 +269,11 @@ export class OcspService
     };
   }
 
-  /** Signs and caches; signs again if a revocation arrived meanwhile (it may be about this serial). */
+  /**
+   * Signs, and caches unless the answer is `unknown` (a serial never issued: anyone can ask about
+   * endless many, ADR 0039); signs again if a revocation arrived meanwhile (it may be about this
+   * serial).
+   */
   private async sign(
     issuerId: string,
     loaded: LoadedResponder,
@@ -261,9 +289,11 @@ export class OcspService
       this.signed.inc({ trigger });
       const entry: CachedResponse = { issuerId, caId: loaded.caId, certId, der, ...times };
       if (generation === this.generation) {
-        this.cache.put(entry);
-        await this.files.ocsp(issuerId, certId, der);
-        return entry;
+        // Answers about serials never issued are neither cached nor published (ADR 0039).
+        if (status.status === 'unknown') return entry;
+        const stored = this.cache.put(entry);
+        await this.files.ocsp(issuerId, certId, stored.der);
+        return stored;
       }
       if (attempt >= 2) return entry;
     }
@@ -276,7 +306,7 @@ export class OcspService
    */
   private async status(issuerId: string, caId: string, kind: string, serialHex: string): Promise<CertStatus> {
     const serial = canonicalSerial(serialHex);
-    const recent = this.recent.get(`${issuerId} ${serial}`);
+    const recent = this.recent.peek(`${issuerId} ${serial}`);
     const revocation =
       recent && recent.until > Date.now() ? recent : await this.revocations.find(issuerId, serial);
     let issuedByCa: IssuedByCa;
@@ -324,6 +354,7 @@ export class OcspService
       const rows = await this.revocations.listForCa(issuerId, loaded.caId);
       for (const row of rows.slice(0, PRESIGN_MAX)) {
         if (this.responders.get(slotKey(issuerId, loaded.caId))?.loaded !== loaded) return;
+        if (this.cache.bytes >= this.cache.maxBytes * PRESIGN_CACHE_SHARE) return;
         await this.single(issuerId, loaded, loaded.responder.certId(row.serial_hex, 'sha1'), 'presign');
       }
     } catch (error) {
@@ -349,7 +380,8 @@ export class OcspService
     this.sweeping = true;
     const now = new Date();
     try {
-      for (const [key, recent] of this.recent) if (recent.until <= now.getTime()) this.recent.delete(key);
+      for (const [key, recent] of [...this.recent])
+        if (recent.until <= now.getTime()) this.recent.delete(key);
       for (const slot of [...this.responders.values()]) {
         const loaded = slot.loaded;
         if (!loaded || loaded.renewAt.getTime() > now.getTime()) continue;
