@@ -538,6 +538,33 @@ describe('agents through gateway -> NATS -> deployment-dispatch (+ auth, issuanc
       }, 'the revocation recorded');
     });
 
+    it("answers the retired agent's own heartbeat with 410 once its key is revoked, and refuses that key elsewhere with 401", async () => {
+      const agent = await register();
+      const other = await register();
+      expect((await api('DELETE', `/api/v1/agents/${agent.id}`)).status).toBe(200);
+      await eventually(
+        async () => (await api('GET', '/api/v1/auth/me', { key: agent.api_key })).status === 401,
+        'the retired agent key revoked',
+      );
+      const gone = await api('POST', `/api/v1/agents/${agent.id}/heartbeat`, { key: agent.api_key });
+      expect(gone.status).toBe(410);
+      expect(gone.json()).toMatchObject({ code: 'agent_retired' });
+      expect(gone.headers['www-authenticate']).toBeUndefined();
+      // Every other route, and the heartbeat of any other agent, keeps refusing the key.
+      for (const [method, path] of [
+        ['GET', `/api/v1/agents/${agent.id}/work`],
+        ['GET', `/api/v1/agents/${agent.id}`],
+        ['POST', `/api/v1/agents/${other.id}/heartbeat`],
+      ]) {
+        const refused = await api(method, path, { key: agent.api_key });
+        expect([method, path, refused.status]).toEqual([method, path, 401]);
+        expect(refused.json()).toMatchObject({ code: 'unauthenticated' });
+      }
+      // A key that was never an agent's stays 401 on a retired agent's heartbeat.
+      const stranger = await api('POST', `/api/v1/agents/${agent.id}/heartbeat`, { key: other.api_key + 'x' });
+      expect(stranger.status).toBe(401);
+    });
+
     it('lets the database refuse deleting an agent that owns targets (FK ON DELETE RESTRICT)', async () => {
       const agent = await register();
       await addDependencies(agent.id);

@@ -26,13 +26,15 @@ import {
 } from '@certlane/platform';
 import { assertOwnWorkOf } from '../agent-work/agent-work.controller';
 import { assertPermission } from '../auth/auth.guard';
-import { Authenticator, WWW_AUTHENTICATE } from '../auth/authenticator';
+import { Authenticator, Credentials, WWW_AUTHENTICATE } from '../auth/authenticator';
+import { RetiredAgentKeys } from '../auth/retired-agent-keys';
 import { FORWARDING_ROUTES, ForwardingRoute } from './forwarding-routes';
 import { RouteMatcher } from './route-matcher';
 
 export interface GatewayFastLaneDeps {
   routes: readonly ForwardingRoute[];
   authenticator: Pick<Authenticator, 'authenticate'>;
+  retiredAgents: Pick<RetiredAgentKeys, 'refusalFor'>;
   bus: Pick<MessageBus, 'requestRaw' | 'requestBatch'>;
   observe: RequestObserver;
   logger: CertlaneLogger;
@@ -77,21 +79,23 @@ export function gatewayFastLane(deps: GatewayFastLaneDeps): FastLane {
     try {
       const body = route.method === 'POST' ? await readBody(request, response) : undefined;
       const headers = request.headers;
-      const actor = await deps.authenticator
-        .authenticate({
-          method: route.method,
-          requestId,
-          authorization: headers.authorization,
-          cookie: headers.cookie,
-          userAgent: headers['user-agent'],
-          csrfToken: single(headers[CSRF_HEADER.toLowerCase()]),
-        })
-        .catch((error: unknown) => {
-          if (error instanceof CertlaneError && error.code === ErrorCode.Unauthenticated) {
-            response.setHeader(...WWW_AUTHENTICATE);
-          }
-          throw error;
-        });
+      const credentials: Credentials = {
+        method: route.method,
+        requestId,
+        authorization: headers.authorization,
+        cookie: headers.cookie,
+        userAgent: headers['user-agent'],
+        csrfToken: single(headers[CSRF_HEADER.toLowerCase()]),
+      };
+      const actor = await deps.authenticator.authenticate(credentials).catch(async (error: unknown) => {
+        const refusal = route.retiredAgent
+          ? await deps.retiredAgents.refusalFor(error, credentials, params.id)
+          : error;
+        if (refusal instanceof CertlaneError && refusal.code === ErrorCode.Unauthenticated) {
+          response.setHeader(...WWW_AUTHENTICATE);
+        }
+        throw refusal;
+      });
       assertPermission(actor, route.permission);
       if (route.ownWork) assertOwnWorkOf(actor, params.id);
       // Express's `simple` query parser, which the gateway keeps (Express 5's default).
@@ -123,6 +127,7 @@ export class GatewayFastLaneInstaller implements OnApplicationBootstrap {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly authenticator: Authenticator,
+    private readonly retiredAgents: RetiredAgentKeys,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(METRICS) private readonly metrics: Metrics,
@@ -138,6 +143,7 @@ export class GatewayFastLaneInstaller implements OnApplicationBootstrap {
       gatewayFastLane({
         routes: FORWARDING_ROUTES,
         authenticator: this.authenticator,
+        retiredAgents: this.retiredAgents,
         bus: this.bus,
         observe: requestObserver(this.logger, this.metrics),
         logger: this.logger,
