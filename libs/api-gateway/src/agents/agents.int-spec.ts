@@ -561,7 +561,9 @@ describe('agents through gateway -> NATS -> deployment-dispatch (+ auth, issuanc
         expect(refused.json()).toMatchObject({ code: 'unauthenticated' });
       }
       // A key that was never an agent's stays 401 on a retired agent's heartbeat.
-      const stranger = await api('POST', `/api/v1/agents/${agent.id}/heartbeat`, { key: other.api_key + 'x' });
+      const stranger = await api('POST', `/api/v1/agents/${agent.id}/heartbeat`, {
+        key: other.api_key + 'x',
+      });
       expect(stranger.status).toBe(401);
     });
 

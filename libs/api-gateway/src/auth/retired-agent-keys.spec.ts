@@ -24,7 +24,9 @@ describe(RetiredAgentKeys.name, () => {
 
   it('keeps the 401 for a key that is not the retired agent’s', async () => {
     const { keys: other } = keys({ retired: false });
-    expect(await other.refusalFor(unauthenticated, credentials('Bearer nobody'), 'edge-1')).toBe(unauthenticated);
+    expect(await other.refusalFor(unauthenticated, credentials('Bearer nobody'), 'edge-1')).toBe(
+      unauthenticated,
+    );
   });
 
   it('keeps the 401 when deployment-dispatch cannot answer', async () => {
@@ -38,7 +40,9 @@ describe(RetiredAgentKeys.name, () => {
     const { request, keys: retired } = keys({ retired: true });
     const csrf = new CertlaneError(ErrorCode.CsrfTokenInvalid, 'no token');
     expect(await retired.refusalFor(unauthenticated, credentials(), 'edge-1')).toBe(unauthenticated);
-    expect(await retired.refusalFor(unauthenticated, credentials('Bearer k'), undefined)).toBe(unauthenticated);
+    expect(await retired.refusalFor(unauthenticated, credentials('Bearer k'), undefined)).toBe(
+      unauthenticated,
+    );
     expect(await retired.refusalFor(csrf, credentials('Bearer k'), 'edge-1')).toBe(csrf);
     expect(request).not.toHaveBeenCalled();
   });

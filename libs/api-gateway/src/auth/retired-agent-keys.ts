@@ -25,7 +25,11 @@ export class RetiredAgentKeys {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: Pick<MessageBus, 'request'>) {}
 
   /** The error to answer instead of `refusal` on agent `agentId`'s heartbeat. */
-  async refusalFor(refusal: unknown, credentials: Credentials, agentId: string | undefined): Promise<unknown> {
+  async refusalFor(
+    refusal: unknown,
+    credentials: Credentials,
+    agentId: string | undefined,
+  ): Promise<unknown> {
     if (!(refusal instanceof CertlaneError && refusal.code === ErrorCode.Unauthenticated)) return refusal;
     const token = bearerToken(credentials.authorization);
     if (!token || !agentId) return refusal;
