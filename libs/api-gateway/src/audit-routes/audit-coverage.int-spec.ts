@@ -262,7 +262,7 @@ const LIFECYCLE_ROUTE_CASES: Record<string, RouteCase> = {
     const id = await createManagedCertificate(call, true);
     const response = await call('POST', `/api/v1/certificates/${id}/deploy`, {
       requestId,
-      body: { target_id: 't-1' },
+      body: { target_id: await createTarget(call) },
     });
     return { response, expected: lifecycleEvent('certificate.deploy_requested', 'certificate', id) };
   },

@@ -81,7 +81,7 @@ describe('certificates and jobs (agent key generation)', () => {
       .data;
 
   beforeAll(async () => {
-    system = await startTestSystem('certs', ['auth', 'issuance', 'api-gateway']);
+    system = await startTestSystem('certs', ['auth', 'issuance', 'deployment-dispatch', 'api-gateway']);
     admin = system.env.SERVICE_AUTH_SECRET!;
     bus = await NatsBus.connect({
       servers: [testNatsUrl()],
@@ -374,22 +374,106 @@ describe('certificates and jobs (agent key generation)', () => {
   });
 
   describe('POST /api/v1/certificates/{id}/deploy', () => {
-    it('creates a Pending Deployment job with the target as given (202), 400 without a version, 404 unknown', async () => {
+    /** A target at deployment-dispatch: run by `agentId`, or agentless (aws_acm) without one. */
+    async function target(agentId?: string): Promise<string> {
+      const id = uniqueId('tgt');
+      const created = await api(
+        'POST',
+        '/api/v1/targets',
+        agentId
+          ? {
+              id,
+              name: id,
+              type: 'nginx',
+              agent_id: agentId,
+              config: { cert_path: '/srv/c.pem', key_path: '/srv/k.pem' },
+            }
+          : { id, name: id, type: 'aws_acm', config: { region: 'eu-west-1' } },
+      );
+      expect(created.status).toBe(201);
+      return id;
+    }
+    async function agent(): Promise<string> {
+      const id = uniqueId('edge');
+      expect(
+        (await api('POST', '/api/v1/agents', { id, name: id, hostname: `${id}.example.com` })).status,
+      ).toBe(201);
+      return id;
+    }
+    const deploy = (certificateId: string, body?: unknown) =>
+      api('POST', `/api/v1/certificates/${certificateId}/deploy`, body);
+
+    it('creates a Pending Deployment job for the target (202), 400 without a version, 404 unknown', async () => {
       const { certificate } = await imported('deploy.example.com');
-      const response = await api('POST', `/api/v1/certificates/${certificate.id}/deploy`, {
-        target_id: 'tgt-web',
-      });
+      const targetId = await target();
+      const response = await deploy(certificate.id, { target_id: targetId });
       expect(response.status).toBe(202);
       const job = json<JobDto>(await api('GET', `/api/v1/jobs/${json<{ job_id: string }>(response).job_id}`));
-      expect(job).toMatchObject({ type: 'Deployment', status: 'Pending', target_id: 'tgt-web' });
+      expect(job).toMatchObject({ type: 'Deployment', status: 'Pending', target_id: targetId });
       const pending = await create();
-      const refused = await api('POST', `/api/v1/certificates/${pending.id}/deploy`);
+      const refused = await deploy(pending.id);
       expect(refused.status).toBe(400);
       expect(refused.json()).toMatchObject({ code: 'certificate_not_issued' });
       expect((await api('POST', '/api/v1/certificates/nope/deploy')).status).toBe(404);
+      expect((await deploy(certificate.id, { target_id: 7 })).status).toBe(400);
+    });
+
+    it('answers 404 target_not_found for a target that does not exist, and creates no job', async () => {
+      const { certificate } = await imported('deploy-nope.example.com');
+      const response = await deploy(certificate.id, { target_id: 'nope' });
+      expect(response.status).toBe(404);
+      expect(response.json()).toMatchObject({ code: 'target_not_found' });
+      expect(await jobsOf(certificate.id)).toEqual([]);
+    });
+
+    it('answers 409 target_retired for a target retired with its agent', async () => {
+      const { certificate } = await imported('deploy-retired.example.com');
+      const edge = await agent();
+      const targetId = await target(edge);
+      expect((await api('DELETE', `/api/v1/agents/${edge}?force=true&reason=gone`)).status).toBe(200);
+      const response = await deploy(certificate.id, { target_id: targetId });
+      expect(response.status).toBe(409);
+      expect(response.json()).toMatchObject({ code: 'target_retired' });
+      expect(await jobsOf(certificate.id)).toEqual([]);
+    });
+
+    it.each(['Revoked', 'Archived', 'Expired'])(
+      'answers 409 certificate_not_deployable for a %s certificate, with or without a target',
+      async (status) => {
+        const { certificate } = await imported(`deploy-${status.toLowerCase()}.example.com`);
+        await db.query('UPDATE issuance.certificates SET status = $2 WHERE id = $1', [
+          certificate.id,
+          status,
+        ]);
+        for (const body of [undefined, { target_id: await target() }]) {
+          const response = await deploy(certificate.id, body);
+          expect(response.status).toBe(409);
+          expect(response.json()).toMatchObject({ code: 'certificate_not_deployable', details: { status } });
+        }
+        expect(await jobsOf(certificate.id)).toEqual([]);
+      },
+    );
+
+    it("answers 409 target_agent_mismatch for a target of another agent than the certificate's; gives the job to the target's agent otherwise", async () => {
+      const [mine, theirs] = [await agent(), await agent()];
+      const { certificate } = await imported('deploy-agents.example.com');
+      await api('PUT', `/api/v1/certificates/${certificate.id}`, { agent_id: mine });
+      const mismatch = await deploy(certificate.id, { target_id: await target(theirs) });
+      expect(mismatch.status).toBe(409);
+      expect(mismatch.json()).toMatchObject({ code: 'target_agent_mismatch' });
+      const own = await deploy(certificate.id, { target_id: await target(mine) });
       expect(
-        (await api('POST', `/api/v1/certificates/${certificate.id}/deploy`, { target_id: 7 })).status,
-      ).toBe(400);
+        json<JobDto>(await api('GET', `/api/v1/jobs/${json<{ job_id: string }>(own).job_id}`)),
+      ).toMatchObject({
+        agent_id: mine,
+      });
+      // A certificate without an agent (server key generation) is deployed by the target's agent.
+      const { certificate: unassigned } = await imported('deploy-unassigned.example.com');
+      const accepted = await deploy(unassigned.id, { target_id: await target(theirs) });
+      expect(accepted.status).toBe(202);
+      expect(
+        json<JobDto>(await api('GET', `/api/v1/jobs/${json<{ job_id: string }>(accepted).job_id}`)),
+      ).toMatchObject({ agent_id: theirs });
     });
   });
 
