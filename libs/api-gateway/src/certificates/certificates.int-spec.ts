@@ -332,6 +332,52 @@ describe('certificates and jobs (agent key generation)', () => {
       expect((await jobsOf(certificate.id)).filter((j) => j.type === 'Renewal')).toHaveLength(3);
     });
 
+    it("supersedes the certificate's older open renewal jobs when forced: they are cancelled, naming the new job", async () => {
+      const { certificate } = await imported('supersede.example.com');
+      const first = json<{ job_id: string }>(
+        await api('POST', `/api/v1/certificates/${certificate.id}/renew`),
+      );
+      const forced = await api('POST', `/api/v1/certificates/${certificate.id}/renew?force=true`);
+      expect(forced.status).toBe(202);
+      const { job_id } = json<{ job_id: string }>(forced);
+      const jobs = await jobsOf(certificate.id);
+      expect(
+        jobs.filter((j) => !['Completed', 'Failed', 'Cancelled'].includes(j.status)).map((j) => j.id),
+      ).toEqual([job_id]);
+      expect(jobs.find((j) => j.id === first.job_id)).toMatchObject({
+        status: 'Cancelled',
+        last_error: `superseded by ${job_id}`,
+      });
+      expect(json<CertificateDto>(await api('GET', `/api/v1/certificates/${certificate.id}`)).status).toBe(
+        'RenewalInProgress',
+      );
+    });
+
+    it("gives a single renewal and a bulk renewal the same max_attempts: the renewal policy's max_retries + 1", async () => {
+      const policy = await api('POST', '/api/v1/renewal-policies', {
+        name: uniqueId('Attempts'),
+        max_retries: 5,
+      });
+      expect(policy.status).toBe(201);
+      const policyId = json<{ id: string }>(policy).id;
+      const single = (await imported('attempts-single.example.com')).certificate;
+      const bulk = (await imported('attempts-bulk.example.com')).certificate;
+      for (const id of [single.id, bulk.id]) {
+        expect((await api('PUT', `/api/v1/certificates/${id}`, { renewal_policy_id: policyId })).status).toBe(
+          200,
+        );
+      }
+      expect((await api('POST', `/api/v1/certificates/${single.id}/renew`)).status).toBe(202);
+      const bulkRenewed = await api('POST', '/api/v1/certificates/bulk-renew', {
+        certificate_ids: [bulk.id],
+      });
+      expect(bulkRenewed.status).toBe(200);
+      for (const id of [single.id, bulk.id]) {
+        const [renewal] = (await jobsOf(id)).filter((j) => j.type === 'Renewal');
+        expect([id, renewal.max_attempts]).toEqual([id, 6]);
+      }
+    });
+
     it('refuses an archived certificate with 400 certificate_not_renewable, even forced; 404 unknown', async () => {
       const created = await create();
       await api('DELETE', `/api/v1/certificates/${created.id}`);
@@ -369,7 +415,10 @@ describe('certificates and jobs (agent key generation)', () => {
         ),
       );
       expect(forced.map((r) => r.status)).toEqual(Array(10).fill(202));
-      expect((await jobsOf(certificate.id)).filter((j) => j.type === 'Renewal')).toHaveLength(11);
+      const renewals = (await jobsOf(certificate.id)).filter((j) => j.type === 'Renewal');
+      expect(renewals).toHaveLength(11);
+      // Each forced renewal superseded the one before: one stays open.
+      expect(renewals.filter((j) => j.status === 'Cancelled')).toHaveLength(10);
     });
   });
 

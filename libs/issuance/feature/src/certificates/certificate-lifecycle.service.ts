@@ -46,19 +46,22 @@ export class CertificateLifecycleService {
   /**
    * The certificate row lock serialises renewals of one certificate: of concurrent requests the
    * first moves it to RenewalInProgress, the others then see that status and get 409 (unless
-   * forced). In server mode the new version is issued before the answer.
+   * forced). The new job supersedes the certificate's older open issuance and renewal jobs: they
+   * are cancelled through the job machine, named in the audit record (ADR 0042). In server mode
+   * the new version is issued before the answer.
    */
   async renew(request: RenewCertificateRequest, context?: RequestContext): Promise<StatusResponse> {
     const force = request.force === true;
     const job = await this.writer.jobs.transaction(async (manager) => {
       const current = await this.writer.lockCertificate(manager, request.id);
-      const row = await this.writer.applyCertificateEvent(
-        manager,
-        current,
-        { kind: 'renew', force },
-        context,
-      );
+      let row = await this.writer.applyCertificateEvent(manager, current, { kind: 'renew', force }, context);
       const job = await this.writer.createJob(manager, row, 'Renewal', context);
+      const superseded: string[] = [];
+      for (const older of await this.writer.jobs.openVersionJobs(manager, row.id, job.id)) {
+        row = (await this.writer.cancelJob(manager, older, row, context, `superseded by ${job.id}`))
+          .certificate;
+        superseded.push(older.id);
+      }
       await this.writer.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateRenewalRequested, 'certificate', request.id, context, {
@@ -66,6 +69,7 @@ export class CertificateLifecycleService {
           force,
           from: current.status,
           job_status: job.status,
+          superseded_job_ids: superseded,
         }),
       );
       return job;
