@@ -46,6 +46,8 @@ describe('certificates and jobs (agent key generation)', () => {
     const response = await api('POST', '/api/v1/certificates', {
       id: uniqueId('cert'),
       common_name: 'svc.example.com',
+      // Agent key generation (the default) needs an agent (ADR 0042); issuance does not look it up.
+      agent_id: 'cert-agent',
       ...body,
     });
     expect(response.status).toBe(201);
@@ -67,11 +69,12 @@ describe('certificates and jobs (agent key generation)', () => {
     return { ...issued, keyPem };
   }
 
-  async function imported(name = 'imported.example.com') {
+  async function imported(name = 'imported.example.com', extra: Record<string, unknown> = {}) {
     const own = await issueOwn(name);
     const certificate = await create({
       common_name: name,
       certificate_pem: own.certificate_pem + own.chain_pem,
+      ...extra,
     });
     return { own, certificate };
   }
@@ -131,7 +134,10 @@ describe('certificates and jobs (agent key generation)', () => {
     });
 
     it('generates an mc- id when none is given', async () => {
-      const response = await api('POST', '/api/v1/certificates', { common_name: 'gen.example.com' });
+      const response = await api('POST', '/api/v1/certificates', {
+        common_name: 'gen.example.com',
+        agent_id: 'cert-agent',
+      });
       expect(response.status).toBe(201);
       expect(json<CertificateDto>(response).id).toMatch(/^mc-[0-9a-f]{16}$/);
     });
@@ -378,6 +384,23 @@ describe('certificates and jobs (agent key generation)', () => {
       }
     });
 
+    it('refuses with 400 keygen_agent_missing to create or renew, in agent key generation, a certificate without an agent', async () => {
+      const id = uniqueId('no-agent');
+      const refused = await api('POST', '/api/v1/certificates', { id, common_name: 'no-agent.example.com' });
+      expect(refused.status).toBe(400);
+      expect(refused.json()).toMatchObject({ code: 'keygen_agent_missing', details: { field: 'agent_id' } });
+      expect((await api('GET', `/api/v1/certificates/${id}`)).status).toBe(404);
+      // An import needs no key and no agent; renewing it does.
+      const { certificate } = await imported('no-agent-import.example.com', { agent_id: '' });
+      const renew = await api('POST', `/api/v1/certificates/${certificate.id}/renew`);
+      expect(renew.status).toBe(400);
+      expect(renew.json()).toMatchObject({ code: 'keygen_agent_missing' });
+      expect(await jobsOf(certificate.id)).toEqual([]);
+      expect(json<CertificateDto>(await api('GET', `/api/v1/certificates/${certificate.id}`)).status).toBe(
+        'Active',
+      );
+    });
+
     it('refuses an archived certificate with 400 certificate_not_renewable, even forced; 404 unknown', async () => {
       const created = await create();
       await api('DELETE', `/api/v1/certificates/${created.id}`);
@@ -517,7 +540,7 @@ describe('certificates and jobs (agent key generation)', () => {
         agent_id: mine,
       });
       // A certificate without an agent (server key generation) is deployed by the target's agent.
-      const { certificate: unassigned } = await imported('deploy-unassigned.example.com');
+      const { certificate: unassigned } = await imported('deploy-unassigned.example.com', { agent_id: '' });
       const accepted = await deploy(unassigned.id, { target_id: await target(theirs) });
       expect(accepted.status).toBe(202);
       expect(

@@ -120,6 +120,8 @@ describe('gateway fast lane: the same answers as Nest', () => {
       const created = await asAdmin('POST', '/api/v1/certificates', {
         id,
         common_name: `${id}.example.com`,
+        // An agent id no agent of this test polls: agent key generation needs one (ADR 0042).
+        agent_id: 'fl-keygen',
         environment,
         tags: { team: 'edge', ü: 'x"y' },
       });

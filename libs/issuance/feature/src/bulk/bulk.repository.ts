@@ -12,6 +12,7 @@ export interface BulkCertificateRow {
   source: CertificateSource;
   owner_id: string | null;
   team_id: string | null;
+  agent_id: string;
 }
 
 export interface UnexpiredVersion {
@@ -29,7 +30,7 @@ export interface CreatedJob {
   profile_id: string;
 }
 
-const ROW_COLUMNS = 'id, status, source, owner_id, team_id';
+const ROW_COLUMNS = 'id, status, source, owner_id, team_id, agent_id';
 
 type Executor = Pick<EntityManager, 'query'>;
 

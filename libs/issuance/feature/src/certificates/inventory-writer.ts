@@ -12,6 +12,7 @@ import {
   CertificateEvent,
   initialJobStatus,
   JobEvent,
+  keyGenerationRefusal,
   nextCertificateStatus,
   nextJobStatus,
   producesVersion,
@@ -128,7 +129,8 @@ export class InventoryWriter {
   /**
    * A new job on a certificate, in the initial status of the key-generation mode; an issuance or
    * renewal whose profile requires approval waits in AwaitingApproval with a cert_issuance
-   * approval opened in the same transaction (ADR 0025).
+   * approval opened in the same transaction (ADR 0025). In agent key generation an issuance or
+   * renewal of a certificate without an agent is 400 keygen_agent_missing (ADR 0042).
    */
   async createJob(
     manager: EntityManager,
@@ -137,6 +139,8 @@ export class InventoryWriter {
     context: RequestContext | undefined,
     extra: { target_id?: string; version_id?: string | null; agent_id?: string } = {},
   ): Promise<JobRow> {
+    const noAgent = keyGenerationRefusal(type, this.keygenMode, certificate.agent_id);
+    if (noAgent) throw new CertlaneError(ErrorCode.KeygenAgentMissing, noAgent, { field: 'agent_id' });
     const held = await this.approvals.holdsJob(manager, type, certificate.profile_id);
     const maxAttempts = producesVersion(type)
       ? renewalMaxAttempts({
