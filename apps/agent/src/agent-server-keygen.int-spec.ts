@@ -25,7 +25,7 @@ describe('certlane-agent with server-generated keys (real process)', () => {
   let dir: string;
   let proxy: RecordingProxy;
   let agent: AgentProcess | undefined;
-  const { api, job } = adminApi(() => system);
+  const { api, job, registerTarget } = adminApi(() => system);
 
   beforeAll(async () => {
     builtEntry('agent');
@@ -56,6 +56,7 @@ describe('certlane-agent with server-generated keys (real process)', () => {
     });
     expect(registered.status).toBe(201);
     const agentKey = json<{ api_key: string }>(registered).api_key;
+    await registerTarget('tgt-files', AGENT);
 
     const created = await api('POST', '/api/v1/certificates', {
       id: 'srv-web',

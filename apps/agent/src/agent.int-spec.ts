@@ -34,7 +34,7 @@ describe('certlane-agent (real process)', () => {
   let agentKey: string;
   let agentProcess: AgentProcess | undefined;
   const output = () => agentProcess?.output() ?? '';
-  const { api, job, jobsOf } = adminApi(() => system);
+  const { api, job, jobsOf, registerTarget } = adminApi(() => system);
 
   beforeAll(async () => {
     builtEntry('agent'); // fails early with a clear message when dist/ is missing
@@ -84,6 +84,9 @@ describe('certlane-agent (real process)', () => {
     expect(registered.status).toBe(201);
     agentKey = json<{ api_key: string }>(registered).api_key;
     expect(agentKey).toMatch(/^[0-9a-f]{64}$/);
+    // Both known to the server; only tgt-files is in the agent's targets file.
+    await registerTarget('tgt-files', AGENT);
+    await registerTarget('tgt-nowhere', AGENT);
 
     const created = await api('POST', '/api/v1/certificates', {
       id: 'agent-web',

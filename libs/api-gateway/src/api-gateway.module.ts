@@ -6,6 +6,7 @@ import { AuthGuard } from './auth/auth.guard';
 import { Authenticator } from './auth/authenticator';
 import { GatewayFastLaneInstaller } from './fast-lane/fast-lane';
 import { PrincipalCache } from './auth/principal-cache';
+import { RetiredAgentKeys } from './auth/retired-agent-keys';
 import { routeTable } from './auth/route-table';
 import { GATEWAY_ROUTES, MethodNotAllowedFallback } from './http/method-not-allowed';
 import { ActorsController } from './auth-routes/actors.controller';
@@ -113,6 +114,7 @@ export class ApiGatewayModule {
             new PrincipalCache(5000, 100_000, config.auth.agentPrincipalCacheTtlMs),
         },
         Authenticator,
+        RetiredAgentKeys,
         GatewayFastLaneInstaller,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: GATEWAY_ROUTES, useFactory: () => routeTable(controllers) },

@@ -44,7 +44,8 @@ describe('deleting what is still referenced, on PostgreSQL 18', () => {
     system = await startTestSystem(
       'referenced-deletes-pg18',
       ['auth', 'issuance', 'api-gateway'],
-      {},
+      // Server key generation: in agent mode a certificate needs an agent to be created at all.
+      { SERVICE_KEYGEN_MODE: 'server' },
       { databaseServerUrl: postgres.url },
     );
     // A team only an owner references, a team only the certificate references, and an owner and

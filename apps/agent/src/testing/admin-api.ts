@@ -21,5 +21,16 @@ export function adminApi(system: () => TestSystem) {
   const jobsOf = async (certificateId: string) =>
     json<{ data: JobDto[] }>(await api('GET', `/api/v1/jobs?certificate_id=${certificateId}&per_page=100`))
       .data;
-  return { api, job, jobsOf };
+  /** Registers target `id` at the server for the agent (deploy refuses targets it does not know). */
+  const registerTarget = async (id: string, agentId: string) => {
+    const created = await api('POST', '/api/v1/targets', {
+      id,
+      name: id,
+      type: 'nginx',
+      agent_id: agentId,
+      config: { cert_path: `/srv/${id}/cert.pem`, key_path: `/srv/${id}/key.pem` },
+    });
+    if (created.status !== 201) throw new Error(`target ${id}: ${created.status} ${created.text}`);
+  };
+  return { api, job, jobsOf, registerTarget };
 }

@@ -102,7 +102,13 @@ describe('agent work protocol (agent key generation)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'certlane-agent-work-'));
-    system = await startTestSystem('agentwork', ['auth', 'issuance', 'revocation', 'api-gateway']);
+    system = await startTestSystem('agentwork', [
+      'auth',
+      'issuance',
+      'revocation',
+      'deployment-dispatch',
+      'api-gateway',
+    ]);
     admin = system.env.SERVICE_AUTH_SECRET!;
     db = new Client({ connectionString: system.database.url });
     await db.connect();
@@ -119,6 +125,21 @@ describe('agent work protocol (agent key generation)', () => {
       });
       expect(minted.status).toBe(201);
       keys[name] = json<{ key: string }>(minted).key;
+    }
+    // Deploy checks its target (ADR 0042): agent A runs the targets the tests deploy to.
+    expect(
+      (await asAdmin('POST', '/api/v1/agents', { id: AGENT_A, name: AGENT_A, hostname: 'aw-a.example.com' }))
+        .status,
+    ).toBe(201);
+    for (const id of ['tgt-aw-1', 'tgt-aw-2', 'tgt-aw-3']) {
+      const target = await asAdmin('POST', '/api/v1/targets', {
+        id,
+        name: id,
+        type: 'nginx',
+        agent_id: AGENT_A,
+        config: { cert_path: `/srv/${id}/cert.pem`, key_path: `/srv/${id}/key.pem` },
+      });
+      expect(target.status).toBe(201);
     }
   }, 90_000);
 

@@ -24,6 +24,7 @@ import {
 } from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { busContext } from '../auth/actor';
+import { RetiredAgentAnswered } from '../auth/retired-agent-keys';
 import { RequirePermission } from '../auth/route-access';
 import { optionalBody, queryFlag } from '../certificates/request-flags';
 
@@ -97,6 +98,7 @@ export class AgentsController {
   @Post(':id/heartbeat')
   @HttpCode(200)
   @RequirePermission('agent.heartbeat')
+  @RetiredAgentAnswered()
   async heartbeat(@Param('id') id: string, @Req() request: Request): Promise<AgentDto> {
     const body = await optionalBody(AgentHeartbeatBody, request);
     return this.bus.request(

@@ -492,6 +492,36 @@ describe('agents through gateway -> NATS -> deployment-dispatch (+ auth, issuanc
       });
     });
 
+    it("cancels the retired agent's waiting jobs with the retirement as their reason, and no one else's", async () => {
+      const agent = await register();
+      const other = await register();
+      const { certificateId } = await addDependencies(agent.id);
+      const { certificateId: othersCertificate } = await addDependencies(other.id);
+      const jobsOf = async (id: string) =>
+        (
+          (await api('GET', `/api/v1/jobs?certificate_id=${id}`)).json() as {
+            data: { id: string; status: string; last_error: string }[];
+          }
+        ).data;
+      expect((await jobsOf(certificateId)).map((job) => job.status)).toEqual(['AwaitingCSR']);
+      const retired = await api('DELETE', `/api/v1/agents/${agent.id}?force=true&reason=host%20destroyed`);
+      expect(retired.status).toBe(200);
+      await eventually(
+        async () => (await jobsOf(certificateId))[0].status === 'Cancelled',
+        "the retired agent's job cancelled",
+      );
+      const [cancelled] = await jobsOf(certificateId);
+      expect(cancelled.last_error).toBe(`agent "${agent.id}" was retired: host destroyed`);
+      await eventually(async () => {
+        const { rows } = await db.query(
+          `SELECT actor_id, details FROM auth.audit_events WHERE action = 'job.cancelled' AND resource_id = $1`,
+          [cancelled.id],
+        );
+        return rows.length === 1 && rows[0].actor_id === 'system';
+      }, 'the cancellation audited');
+      expect((await jobsOf(othersCertificate)).map((job) => job.status)).toEqual(['AwaitingCSR']);
+    });
+
     it('answers 204 for an agent already retired, with no body and no new audit record', async () => {
       const agent = await register();
       expect((await api('DELETE', `/api/v1/agents/${agent.id}`)).status).toBe(200);
@@ -536,6 +566,35 @@ describe('agents through gateway -> NATS -> deployment-dispatch (+ auth, issuanc
         );
         return rows[0].api_key_revoked_at !== null;
       }, 'the revocation recorded');
+    });
+
+    it("answers the retired agent's own heartbeat with 410 once its key is revoked, and refuses that key elsewhere with 401", async () => {
+      const agent = await register();
+      const other = await register();
+      expect((await api('DELETE', `/api/v1/agents/${agent.id}`)).status).toBe(200);
+      await eventually(
+        async () => (await api('GET', '/api/v1/auth/me', { key: agent.api_key })).status === 401,
+        'the retired agent key revoked',
+      );
+      const gone = await api('POST', `/api/v1/agents/${agent.id}/heartbeat`, { key: agent.api_key });
+      expect(gone.status).toBe(410);
+      expect(gone.json()).toMatchObject({ code: 'agent_retired' });
+      expect(gone.headers['www-authenticate']).toBeUndefined();
+      // Every other route, and the heartbeat of any other agent, keeps refusing the key.
+      for (const [method, path] of [
+        ['GET', `/api/v1/agents/${agent.id}/work`],
+        ['GET', `/api/v1/agents/${agent.id}`],
+        ['POST', `/api/v1/agents/${other.id}/heartbeat`],
+      ]) {
+        const refused = await api(method, path, { key: agent.api_key });
+        expect([method, path, refused.status]).toEqual([method, path, 401]);
+        expect(refused.json()).toMatchObject({ code: 'unauthenticated' });
+      }
+      // A key that was never an agent's stays 401 on a retired agent's heartbeat.
+      const stranger = await api('POST', `/api/v1/agents/${agent.id}/heartbeat`, {
+        key: other.api_key + 'x',
+      });
+      expect(stranger.status).toBe(401);
     });
 
     it('lets the database refuse deleting an agent that owns targets (FK ON DELETE RESTRICT)', async () => {

@@ -203,6 +203,7 @@ async function createManagedCertificate(call: Call, issued = false): Promise<str
     body: {
       id,
       common_name: `${id}.example.com`,
+      agent_id: 'audit-agent',
       ...(certificatePem ? { certificate_pem: certificatePem } : {}),
     },
   });
@@ -236,7 +237,7 @@ const LIFECYCLE_ROUTE_CASES: Record<string, RouteCase> = {
     const id = unique('mc-created');
     const response = await call('POST', '/api/v1/certificates', {
       requestId,
-      body: { id, common_name: 'created.example.com' },
+      body: { id, common_name: 'created.example.com', agent_id: 'audit-agent' },
     });
     return { response, expected: lifecycleEvent('certificate.created', 'certificate', id) };
   },
@@ -262,7 +263,7 @@ const LIFECYCLE_ROUTE_CASES: Record<string, RouteCase> = {
     const id = await createManagedCertificate(call, true);
     const response = await call('POST', `/api/v1/certificates/${id}/deploy`, {
       requestId,
-      body: { target_id: 't-1' },
+      body: { target_id: await createTarget(call) },
     });
     return { response, expected: lifecycleEvent('certificate.deploy_requested', 'certificate', id) };
   },
@@ -409,7 +410,12 @@ async function pendingIssuanceApproval(call: Call): Promise<string> {
   const profileId = await createProfile(call, { requires_approval: true });
   const certificateId = unique('mc-gated');
   const created = await call('POST', '/api/v1/certificates', {
-    body: { id: certificateId, common_name: `${certificateId}.example.com`, profile_id: profileId },
+    body: {
+      id: certificateId,
+      common_name: `${certificateId}.example.com`,
+      profile_id: profileId,
+      agent_id: 'audit-agent',
+    },
   });
   expect(created.status).toBe(201);
   const listed = await call(

@@ -6,6 +6,7 @@ import { CERTLANE_CONFIG, CertlaneConfig, PUBLIC_ROUTE, requestIdOf } from '@cer
 import { Actor, setActor } from './actor';
 import { ADMIN_ONLY } from './admin-only';
 import { Authenticator, Credentials, WWW_AUTHENTICATE } from './authenticator';
+import { RETIRED_AGENT_ROUTE, RetiredAgentKeys } from './retired-agent-keys';
 import { ANY_AUTHENTICATED, BREAKGLASS_ROUTE, REQUIRED_PERMISSION } from './route-access';
 
 export { AUTH_SECRET_ACTOR_ID, DEMO_ACTOR_ID } from './authenticator';
@@ -20,12 +21,14 @@ export class AuthGuard implements CanActivate {
   private readonly publicHandlers = new WeakMap<object, boolean>();
   private readonly adminHandlers = new WeakMap<object, boolean>();
   private readonly breakGlassHandlers = new WeakMap<object, boolean>();
+  private readonly retiredAgentHandlers = new WeakMap<object, boolean>();
   private readonly requiredPermissions = new WeakMap<object, string | null>();
 
   constructor(
     private readonly reflector: Reflector,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     private readonly authenticator: Authenticator,
+    private readonly retiredAgents: RetiredAgentKeys,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -34,14 +37,18 @@ export class AuthGuard implements CanActivate {
     }
     if (this.flag(this.publicHandlers, PUBLIC_ROUTE, context)) return true;
     const request = context.switchToHttp().getRequest<Request>();
-    const actor = await this.authenticator.authenticate(credentialsOf(request)).catch((error: unknown) => {
-      if (error instanceof CertlaneError && error.code === ErrorCode.Unauthenticated) {
+    const credentials = credentialsOf(request);
+    const actor = await this.authenticator.authenticate(credentials).catch(async (error: unknown) => {
+      const refusal = this.flag(this.retiredAgentHandlers, RETIRED_AGENT_ROUTE, context)
+        ? await this.retiredAgents.refusalFor(error, credentials, single(request.params?.id))
+        : error;
+      if (refusal instanceof CertlaneError && refusal.code === ErrorCode.Unauthenticated) {
         context
           .switchToHttp()
           .getResponse<Response>()
           .setHeader(...WWW_AUTHENTICATE);
       }
-      throw error;
+      throw refusal;
     });
     setActor(request, actor);
     if (!actor.admin && this.flag(this.adminHandlers, ADMIN_ONLY, context)) {
@@ -81,6 +88,8 @@ export function assertPermission(actor: Actor, permission: string): void {
     permission,
   });
 }
+
+const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 /** The credentials of an Express request. */
 export function credentialsOf(request: Request): Credentials {

@@ -53,6 +53,8 @@ describe('certificates and jobs (agent key generation)', () => {
     const response = await api('POST', '/api/v1/certificates', {
       id: uniqueId('cert'),
       common_name: 'svc.example.com',
+      // Agent key generation (the default) needs an agent (ADR 0042); issuance does not look it up.
+      agent_id: 'cert-agent',
       ...body,
     });
     expect(response.status).toBe(201);
@@ -74,11 +76,12 @@ describe('certificates and jobs (agent key generation)', () => {
     return { ...issued, keyPem };
   }
 
-  async function imported(name = 'imported.example.com') {
+  async function imported(name = 'imported.example.com', extra: Record<string, unknown> = {}) {
     const own = await issueOwn(name);
     const certificate = await create({
       common_name: name,
       certificate_pem: own.certificate_pem + own.chain_pem,
+      ...extra,
     });
     return { own, certificate };
   }
@@ -120,7 +123,7 @@ describe('certificates and jobs (agent key generation)', () => {
       .data;
 
   beforeAll(async () => {
-    system = await startTestSystem('certs', ['auth', 'issuance', 'api-gateway']);
+    system = await startTestSystem('certs', ['auth', 'issuance', 'deployment-dispatch', 'api-gateway']);
     admin = system.env.SERVICE_AUTH_SECRET!;
     bus = await NatsBus.connect({
       servers: [testNatsUrl()],
@@ -170,7 +173,10 @@ describe('certificates and jobs (agent key generation)', () => {
     });
 
     it('generates an mc- id when none is given', async () => {
-      const response = await api('POST', '/api/v1/certificates', { common_name: 'gen.example.com' });
+      const response = await api('POST', '/api/v1/certificates', {
+        common_name: 'gen.example.com',
+        agent_id: 'cert-agent',
+      });
       expect(response.status).toBe(201);
       expect(json<CertificateDto>(response).id).toMatch(/^mc-[0-9a-f]{16}$/);
     });
@@ -478,6 +484,69 @@ describe('certificates and jobs (agent key generation)', () => {
       expect((await jobsOf(certificate.id)).filter((j) => j.type === 'Renewal')).toHaveLength(3);
     });
 
+    it("supersedes the certificate's older open renewal jobs when forced: they are cancelled, naming the new job", async () => {
+      const { certificate } = await imported('supersede.example.com');
+      const first = json<{ job_id: string }>(
+        await api('POST', `/api/v1/certificates/${certificate.id}/renew`),
+      );
+      const forced = await api('POST', `/api/v1/certificates/${certificate.id}/renew?force=true`);
+      expect(forced.status).toBe(202);
+      const { job_id } = json<{ job_id: string }>(forced);
+      const jobs = await jobsOf(certificate.id);
+      expect(
+        jobs.filter((j) => !['Completed', 'Failed', 'Cancelled'].includes(j.status)).map((j) => j.id),
+      ).toEqual([job_id]);
+      expect(jobs.find((j) => j.id === first.job_id)).toMatchObject({
+        status: 'Cancelled',
+        last_error: `superseded by ${job_id}`,
+      });
+      expect(json<CertificateDto>(await api('GET', `/api/v1/certificates/${certificate.id}`)).status).toBe(
+        'RenewalInProgress',
+      );
+    });
+
+    it("gives a single renewal and a bulk renewal the same max_attempts: the renewal policy's max_retries + 1", async () => {
+      const policy = await api('POST', '/api/v1/renewal-policies', {
+        name: uniqueId('Attempts'),
+        max_retries: 5,
+      });
+      expect(policy.status).toBe(201);
+      const policyId = json<{ id: string }>(policy).id;
+      const single = (await imported('attempts-single.example.com')).certificate;
+      const bulk = (await imported('attempts-bulk.example.com')).certificate;
+      for (const id of [single.id, bulk.id]) {
+        expect((await api('PUT', `/api/v1/certificates/${id}`, { renewal_policy_id: policyId })).status).toBe(
+          200,
+        );
+      }
+      expect((await api('POST', `/api/v1/certificates/${single.id}/renew`)).status).toBe(202);
+      const bulkRenewed = await api('POST', '/api/v1/certificates/bulk-renew', {
+        certificate_ids: [bulk.id],
+      });
+      expect(bulkRenewed.status).toBe(200);
+      for (const id of [single.id, bulk.id]) {
+        const [renewal] = (await jobsOf(id)).filter((j) => j.type === 'Renewal');
+        expect([id, renewal.max_attempts]).toEqual([id, 6]);
+      }
+    });
+
+    it('refuses with 400 keygen_agent_missing to create or renew, in agent key generation, a certificate without an agent', async () => {
+      const id = uniqueId('no-agent');
+      const refused = await api('POST', '/api/v1/certificates', { id, common_name: 'no-agent.example.com' });
+      expect(refused.status).toBe(400);
+      expect(refused.json()).toMatchObject({ code: 'keygen_agent_missing', details: { field: 'agent_id' } });
+      expect((await api('GET', `/api/v1/certificates/${id}`)).status).toBe(404);
+      // An import needs no key and no agent; renewing it does.
+      const { certificate } = await imported('no-agent-import.example.com', { agent_id: '' });
+      const renew = await api('POST', `/api/v1/certificates/${certificate.id}/renew`);
+      expect(renew.status).toBe(400);
+      expect(renew.json()).toMatchObject({ code: 'keygen_agent_missing' });
+      expect(await jobsOf(certificate.id)).toEqual([]);
+      expect(json<CertificateDto>(await api('GET', `/api/v1/certificates/${certificate.id}`)).status).toBe(
+        'Active',
+      );
+    });
+
     it('refuses an archived certificate with 400 certificate_not_renewable, even forced; 404 unknown', async () => {
       const created = await create();
       await api('DELETE', `/api/v1/certificates/${created.id}`);
@@ -515,27 +584,114 @@ describe('certificates and jobs (agent key generation)', () => {
         ),
       );
       expect(forced.map((r) => r.status)).toEqual(Array(10).fill(202));
-      expect((await jobsOf(certificate.id)).filter((j) => j.type === 'Renewal')).toHaveLength(11);
+      const renewals = (await jobsOf(certificate.id)).filter((j) => j.type === 'Renewal');
+      expect(renewals).toHaveLength(11);
+      // Each forced renewal superseded the one before: one stays open.
+      expect(renewals.filter((j) => j.status === 'Cancelled')).toHaveLength(10);
     });
   });
 
   describe('POST /api/v1/certificates/{id}/deploy', () => {
-    it('creates a Pending Deployment job with the target as given (202), 400 without a version, 404 unknown', async () => {
+    /** A target at deployment-dispatch: run by `agentId`, or agentless (aws_acm) without one. */
+    async function target(agentId?: string): Promise<string> {
+      const id = uniqueId('tgt');
+      const created = await api(
+        'POST',
+        '/api/v1/targets',
+        agentId
+          ? {
+              id,
+              name: id,
+              type: 'nginx',
+              agent_id: agentId,
+              config: { cert_path: '/srv/c.pem', key_path: '/srv/k.pem' },
+            }
+          : { id, name: id, type: 'aws_acm', config: { region: 'eu-west-1' } },
+      );
+      expect(created.status).toBe(201);
+      return id;
+    }
+    async function agent(): Promise<string> {
+      const id = uniqueId('edge');
+      expect(
+        (await api('POST', '/api/v1/agents', { id, name: id, hostname: `${id}.example.com` })).status,
+      ).toBe(201);
+      return id;
+    }
+    const deploy = (certificateId: string, body?: unknown) =>
+      api('POST', `/api/v1/certificates/${certificateId}/deploy`, body);
+
+    it('creates a Pending Deployment job for the target (202), 400 without a version, 404 unknown', async () => {
       const { certificate } = await imported('deploy.example.com');
-      const response = await api('POST', `/api/v1/certificates/${certificate.id}/deploy`, {
-        target_id: 'tgt-web',
-      });
+      const targetId = await target();
+      const response = await deploy(certificate.id, { target_id: targetId });
       expect(response.status).toBe(202);
       const job = json<JobDto>(await api('GET', `/api/v1/jobs/${json<{ job_id: string }>(response).job_id}`));
-      expect(job).toMatchObject({ type: 'Deployment', status: 'Pending', target_id: 'tgt-web' });
+      expect(job).toMatchObject({ type: 'Deployment', status: 'Pending', target_id: targetId });
       const pending = await create();
-      const refused = await api('POST', `/api/v1/certificates/${pending.id}/deploy`);
+      const refused = await deploy(pending.id);
       expect(refused.status).toBe(400);
       expect(refused.json()).toMatchObject({ code: 'certificate_not_issued' });
       expect((await api('POST', '/api/v1/certificates/nope/deploy')).status).toBe(404);
+      expect((await deploy(certificate.id, { target_id: 7 })).status).toBe(400);
+    });
+
+    it('answers 404 target_not_found for a target that does not exist, and creates no job', async () => {
+      const { certificate } = await imported('deploy-nope.example.com');
+      const response = await deploy(certificate.id, { target_id: 'nope' });
+      expect(response.status).toBe(404);
+      expect(response.json()).toMatchObject({ code: 'target_not_found' });
+      expect(await jobsOf(certificate.id)).toEqual([]);
+    });
+
+    it('answers 409 target_retired for a target retired with its agent', async () => {
+      const { certificate } = await imported('deploy-retired.example.com');
+      const edge = await agent();
+      const targetId = await target(edge);
+      expect((await api('DELETE', `/api/v1/agents/${edge}?force=true&reason=gone`)).status).toBe(200);
+      const response = await deploy(certificate.id, { target_id: targetId });
+      expect(response.status).toBe(409);
+      expect(response.json()).toMatchObject({ code: 'target_retired' });
+      expect(await jobsOf(certificate.id)).toEqual([]);
+    });
+
+    it.each(['Revoked', 'Archived', 'Expired'])(
+      'answers 409 certificate_not_deployable for a %s certificate, with or without a target',
+      async (status) => {
+        const { certificate } = await imported(`deploy-${status.toLowerCase()}.example.com`);
+        await db.query('UPDATE issuance.certificates SET status = $2 WHERE id = $1', [
+          certificate.id,
+          status,
+        ]);
+        for (const body of [undefined, { target_id: await target() }]) {
+          const response = await deploy(certificate.id, body);
+          expect(response.status).toBe(409);
+          expect(response.json()).toMatchObject({ code: 'certificate_not_deployable', details: { status } });
+        }
+        expect(await jobsOf(certificate.id)).toEqual([]);
+      },
+    );
+
+    it("answers 409 target_agent_mismatch for a target of another agent than the certificate's; gives the job to the target's agent otherwise", async () => {
+      const [mine, theirs] = [await agent(), await agent()];
+      const { certificate } = await imported('deploy-agents.example.com');
+      await api('PUT', `/api/v1/certificates/${certificate.id}`, { agent_id: mine });
+      const mismatch = await deploy(certificate.id, { target_id: await target(theirs) });
+      expect(mismatch.status).toBe(409);
+      expect(mismatch.json()).toMatchObject({ code: 'target_agent_mismatch' });
+      const own = await deploy(certificate.id, { target_id: await target(mine) });
       expect(
-        (await api('POST', `/api/v1/certificates/${certificate.id}/deploy`, { target_id: 7 })).status,
-      ).toBe(400);
+        json<JobDto>(await api('GET', `/api/v1/jobs/${json<{ job_id: string }>(own).job_id}`)),
+      ).toMatchObject({
+        agent_id: mine,
+      });
+      // A certificate without an agent (server key generation) is deployed by the target's agent.
+      const { certificate: unassigned } = await imported('deploy-unassigned.example.com', { agent_id: '' });
+      const accepted = await deploy(unassigned.id, { target_id: await target(theirs) });
+      expect(accepted.status).toBe(202);
+      expect(
+        json<JobDto>(await api('GET', `/api/v1/jobs/${json<{ job_id: string }>(accepted).job_id}`)),
+      ).toMatchObject({ agent_id: theirs });
     });
   });
 

@@ -1,5 +1,6 @@
 import { connect } from 'nats';
 import {
+  eventually,
   httpsRequest,
   HttpsResult,
   ServiceProcess,
@@ -119,6 +120,8 @@ describe('gateway fast lane: the same answers as Nest', () => {
       const created = await asAdmin('POST', '/api/v1/certificates', {
         id,
         common_name: `${id}.example.com`,
+        // An agent id no agent of this test polls: agent key generation needs one (ADR 0042).
+        agent_id: 'fl-keygen',
         environment,
         tags: { team: 'edge', ü: 'x"y' },
       });
@@ -282,6 +285,35 @@ describe('gateway fast lane: the same answers as Nest', () => {
       });
       expect(response.status).toBe(status);
       if (status === 200) expect(response.json()).toMatchObject({ id: 'fl-a', status: 'Online' });
+    });
+
+    it("answers a retired agent's own revoked key with 410 on its heartbeat and 401 elsewhere", async () => {
+      const asAdmin = (method: string, path: string, body?: unknown) =>
+        call(system.services['api-gateway'].url, 'setup-retired', method, path, {
+          key: admin,
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      const registered = await asAdmin('POST', '/api/v1/agents', {
+        id: 'fl-retired',
+        name: 'fl-retired',
+        hostname: 'fl-retired.example.com',
+      });
+      const key = (registered.json() as { api_key: string }).api_key;
+      expect((await asAdmin('DELETE', '/api/v1/agents/fl-retired')).status).toBe(200);
+      // Each gateway drops the key from its cache when the revocation event reaches it.
+      await eventually(async () => {
+        const answers = await Promise.all(
+          [system.services['api-gateway'].url, nestOnly.url].map((base) =>
+            call(base, 'wait-retired', 'GET', '/api/v1/agents/fl-retired/work', { key }),
+          ),
+        );
+        return answers.every((answer) => answer.status === 401);
+      }, 'the retired agent key revoked in both gateways');
+      expect((await both('GET', '/api/v1/agents/fl-retired/work', { key })).status).toBe(401);
+      const gone = await both('POST', '/api/v1/agents/fl-retired/heartbeat', { key });
+      expect(gone.status).toBe(410);
+      expect(gone.json()).toMatchObject({ code: 'agent_retired' });
+      expect((await both('POST', '/api/v1/agents/fl-a/heartbeat', { key })).status).toBe(401);
     });
 
     it("refuses another agent's key, an unknown agent and a missing key alike", async () => {

@@ -27,13 +27,15 @@ import {
 } from '@certlane/platform';
 import { assertOwnWorkOf } from '../agent-work/agent-work.controller';
 import { assertPermission } from '../auth/auth.guard';
-import { Authenticator, WWW_AUTHENTICATE } from '../auth/authenticator';
+import { Authenticator, Credentials, WWW_AUTHENTICATE } from '../auth/authenticator';
+import { RetiredAgentKeys } from '../auth/retired-agent-keys';
 import { FORWARDING_ROUTES, ForwardingRoute } from './forwarding-routes';
 import { RouteMatcher } from './route-matcher';
 
 export interface GatewayFastLaneDeps {
   routes: readonly ForwardingRoute[];
   authenticator: Pick<Authenticator, 'authenticate'>;
+  retiredAgents: Pick<RetiredAgentKeys, 'refusalFor'>;
   bus: Pick<MessageBus, 'requestRaw' | 'requestBatch'>;
   observe: RequestObserver;
   logger: CertlaneLogger;
@@ -79,21 +81,23 @@ export function gatewayFastLane(deps: GatewayFastLaneDeps): FastLane {
       assertSafeUrl(request.url ?? '');
       const body = route.method === 'POST' ? await readBody(request, response) : undefined;
       const headers = request.headers;
-      const actor = await deps.authenticator
-        .authenticate({
-          method: route.method,
-          requestId,
-          authorization: headers.authorization,
-          cookie: headers.cookie,
-          userAgent: headers['user-agent'],
-          csrfToken: single(headers[CSRF_HEADER.toLowerCase()]),
-        })
-        .catch((error: unknown) => {
-          if (error instanceof CertlaneError && error.code === ErrorCode.Unauthenticated) {
-            response.setHeader(...WWW_AUTHENTICATE);
-          }
-          throw error;
-        });
+      const credentials: Credentials = {
+        method: route.method,
+        requestId,
+        authorization: headers.authorization,
+        cookie: headers.cookie,
+        userAgent: headers['user-agent'],
+        csrfToken: single(headers[CSRF_HEADER.toLowerCase()]),
+      };
+      const actor = await deps.authenticator.authenticate(credentials).catch(async (error: unknown) => {
+        const refusal = route.retiredAgent
+          ? await deps.retiredAgents.refusalFor(error, credentials, params.id)
+          : error;
+        if (refusal instanceof CertlaneError && refusal.code === ErrorCode.Unauthenticated) {
+          response.setHeader(...WWW_AUTHENTICATE);
+        }
+        throw refusal;
+      });
       assertPermission(actor, route.permission);
       if (route.ownWork) assertOwnWorkOf(actor, params.id);
       // The query parser Express has (configureHttp): querystring, held to the input bounds.
@@ -125,6 +129,7 @@ export class GatewayFastLaneInstaller implements OnApplicationBootstrap {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly authenticator: Authenticator,
+    private readonly retiredAgents: RetiredAgentKeys,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(METRICS) private readonly metrics: Metrics,
@@ -140,6 +145,7 @@ export class GatewayFastLaneInstaller implements OnApplicationBootstrap {
       gatewayFastLane({
         routes: FORWARDING_ROUTES,
         authenticator: this.authenticator,
+        retiredAgents: this.retiredAgents,
         bus: this.bus,
         observe: requestObserver(this.logger, this.metrics),
         logger: this.logger,

@@ -17,6 +17,8 @@ export interface ForwardingRoute<S extends RequestSubject = RequestSubject> {
   subject: S;
   /** The agent work rule (assertOwnWork): only the agent of `:id`, or an admin. */
   ownWork?: boolean;
+  /** The controller's @RetiredAgentAnswered(): retired agent `:id`'s own key gets 410, not 401. */
+  retiredAgent?: boolean;
   /** Whether the route reads a query string (the controller's @Query()); others leave one to Express. */
   query?: boolean;
   /**
@@ -73,6 +75,7 @@ export const FORWARDING_ROUTES: readonly ForwardingRoute[] = [
     permission: 'agent.heartbeat',
     status: 200,
     subject: 'deployment-dispatch.v1.agent-heartbeat',
+    retiredAgent: true,
     coalesce: true,
     payload: async ({ id }, body) => ({ ...(await optionalBody(AgentHeartbeatBody, { body })), id }),
   }),

@@ -482,6 +482,7 @@ describe('issuance approval (agent key generation)', () => {
           id: 'pa-agent',
           common_name: 'agent.example.com',
           profile_id: 'prof-gated',
+          agent_id: 'pa-edge',
         })
       ).status,
     ).toBe(201);

@@ -23,6 +23,8 @@ import {
   ListRetiredAgentsRequest,
   RegisterAgentRequest,
   RetireAgentRequest,
+  RetiredAgentKeyAnswer,
+  RetiredAgentKeyRequest,
 } from './agent.dto';
 
 /** Agents and targets (deployment-dispatch), and what issuance counts for a retirement (ADR 0026). */
@@ -39,6 +41,10 @@ export const agentRequestContracts = {
   },
   'deployment-dispatch.v1.agent-heartbeat': { request: AgentHeartbeatRequest, response: shape<AgentDto>() },
   'deployment-dispatch.v1.retire-agent': { request: RetireAgentRequest, response: shape<AgentRetirement>() },
+  'deployment-dispatch.v1.identify-retired-agent-key': {
+    request: RetiredAgentKeyRequest,
+    response: shape<RetiredAgentKeyAnswer>(),
+  },
   'deployment-dispatch.v1.list-targets': { request: ListTargetsRequest, response: shape<Page<TargetDto>>() },
   'deployment-dispatch.v1.get-target': { request: TargetIdRequest, response: shape<TargetDto>() },
   'deployment-dispatch.v1.create-target': { request: CreateTargetRequest, response: shape<TargetDto>() },

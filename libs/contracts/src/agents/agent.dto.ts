@@ -188,12 +188,38 @@ export interface AgentRegisteredEvent {
   agent: AgentDto;
 }
 
-/** `deployment-dispatch.v1.agent.retired`: the consumer revokes `api_key_id` at the auth service. */
+/**
+ * `deployment-dispatch.v1.agent.retired`: one consumer revokes `api_key_id` at the auth service,
+ * another (issuance) cancels the agent's waiting jobs with `reason` (ADR 0042).
+ */
 export interface AgentRetiredEvent {
   agent_id: string;
   api_key_id: string | null;
   forced: boolean;
   retired_target_ids: string[];
+  /** The retirement's reason; absent in events written before it was carried. */
+  reason?: string | null;
+}
+
+/** The SHA-256 (hex) of an API key, as agents store it (`api_key_hash`). */
+export const KEY_HASH_PATTERN = /^[0-9a-f]{64}$/;
+
+/**
+ * `deployment-dispatch.v1.identify-retired-agent-key`: whether `key_hash` is the key retired agent
+ * `id` was registered with (its heartbeat then answers 410, ADR 0042).
+ */
+export class RetiredAgentKeyRequest {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  id!: string;
+
+  @Matches(KEY_HASH_PATTERN)
+  key_hash!: string;
+}
+
+export interface RetiredAgentKeyAnswer {
+  retired: boolean;
 }
 
 /** `issuance.v1.count-agent-dependencies`: what issuance holds for an agent. */

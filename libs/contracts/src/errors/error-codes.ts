@@ -85,6 +85,11 @@ export const ErrorCode = {
   TargetNotFound: 'target_not_found',
   TargetExists: 'target_exists',
   TargetConfigInvalid: 'target_config_invalid',
+  // Deploy checks and agent key generation (ADR 0042).
+  TargetRetired: 'target_retired',
+  TargetAgentMismatch: 'target_agent_mismatch',
+  CertificateNotDeployable: 'certificate_not_deployable',
+  KeygenAgentMissing: 'keygen_agent_missing',
   // Profiles and approvals (ADR 0025).
   ProfileNotFound: 'profile_not_found',
   ProfileExists: 'profile_exists',

@@ -30,6 +30,9 @@ export class AgentHandlers implements OnApplicationBootstrap {
       this.bus.handle('deployment-dispatch.v1.retire-agent', (request, context) =>
         this.agents.retire(request, context),
       ),
+      this.bus.handle('deployment-dispatch.v1.identify-retired-agent-key', (request) =>
+        this.agents.identifyRetiredKey(request),
+      ),
       // Idempotent: deleting a key twice is "not found", which counts as done. A failure is
       // retried (the event comes back after 1 s) until the auth service confirms.
       this.bus.consume(

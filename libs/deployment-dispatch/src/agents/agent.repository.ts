@@ -192,6 +192,15 @@ export class AgentRepository {
     return rows.map((row) => row.id).sort();
   }
 
+  /** Whether `keyHash` is the key retired agent `id` was registered with (the hash outlives the key). */
+  async isRetiredAgentKey(id: string, keyHash: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      'SELECT 1 FROM agents WHERE id = $1 AND api_key_hash = $2 AND retired_at IS NOT NULL',
+      [id, keyHash],
+    );
+    return rows.length > 0;
+  }
+
   async markKeyRevoked(id: string): Promise<void> {
     await this.dataSource.query(
       'UPDATE agents SET api_key_revoked_at = now() WHERE id = $1 AND api_key_revoked_at IS NULL',

@@ -19,6 +19,8 @@ import {
   RequestContext,
   resolvePage,
   RetireAgentRequest,
+  RetiredAgentKeyAnswer,
+  RetiredAgentKeyRequest,
   SYSTEM_ACTOR,
 } from '@certlane/contracts';
 import { decideRetirement, isSentinelAgent } from '@certlane/deployment-dispatch-domain';
@@ -178,6 +180,15 @@ export class AgentService {
     throw new CertlaneError(ErrorCode.AgentRetired, `agent ${JSON.stringify(id)} is retired`);
   }
 
+  /**
+   * Whether the key (by its SHA-256) is retired agent `id`'s own. Its key is revoked at retirement,
+   * so the gateway asks this when such a key is refused on the agent's heartbeat: yes makes the
+   * answer 410 instead of 401 (spec 3, 4.7; ADR 0042).
+   */
+  async identifyRetiredKey(request: RetiredAgentKeyRequest): Promise<RetiredAgentKeyAnswer> {
+    return { retired: await this.repository.isRetiredAgentKey(request.id, request.key_hash) };
+  }
+
   /** What issuance holds for the agent, plus its active targets. */
   private async dependencies(id: string): Promise<AgentDependencyCounts> {
     const [issuance, activeTargets] = await Promise.all([
@@ -259,6 +270,7 @@ export class AgentService {
           api_key_id: agent.api_key_id,
           forced: force,
           retired_target_ids: retiredTargets,
+          reason: decision.reason,
         },
         context?.actor_id,
       );

@@ -93,6 +93,17 @@ describe('agentless SSH deployment (all real processes, sshd and nginx)', () => 
     expect(target.config.private_key).toBe('********');
     return target;
   };
+  /** A target deployment-dispatch does not run itself (not ssh, no agent): it leaves the job alone. */
+  const leftAlone = async (id: string) => {
+    const created = await api('POST', '/api/v1/targets', {
+      id,
+      name: id,
+      type: 'aws_acm',
+      config: { region: 'eu-west-1' },
+    });
+    expect(created.status).toBe(201);
+    return id;
+  };
   const issuedCertificate = async (id: string) => {
     expect(
       (await api('POST', '/api/v1/certificates', { id, common_name: CN, key_algorithm: 'ECDSA-P256' }))
@@ -263,8 +274,7 @@ describe('agentless SSH deployment (all real processes, sshd and nginx)', () => 
   }, 60_000);
 
   it('the claim is the lock: of concurrent claims of one job exactly one starts it', async () => {
-    // A deployment to a target deployment-dispatch does not know: it leaves the job alone.
-    const jobId = await deploy('ssh-web', 'tgt-not-in-dispatch');
+    const jobId = await deploy('ssh-web', await leftAlone('tgt-left-alone-1'));
     expect((await job(jobId)).status).toBe('Pending');
     // Only a job started as an agentless deployment can be finished as one.
     await expect(
@@ -316,7 +326,7 @@ describe('agentless SSH deployment (all real processes, sshd and nginx)', () => 
         json<CertificateDto>(await api('GET', '/api/v1/certificates/ssh-with-agent')).status === 'Active',
       'certificate ssh-with-agent issued',
     );
-    const jobId = await deploy('ssh-with-agent', 'tgt-not-in-dispatch');
+    const jobId = await deploy('ssh-with-agent', await leftAlone('tgt-left-alone-2'));
     const claim = await bus.request('issuance.v1.start-agentless-deployment', { job_id: jobId });
     expect(claim.started).toBe(true);
     const report = await httpsRequest(

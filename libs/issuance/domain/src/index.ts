@@ -6,6 +6,7 @@ export * from './certificates/certificate-status';
 export * from './jobs/job-status';
 export * from './bulk/bulk-plan';
 export * from './certificates/lifecycle';
+export * from './certificates/deployment';
 export * from './agent-work/agent-work-rules';
 export * from './agent-work/agent-verification';
 export * from './profiles/profile-rules';

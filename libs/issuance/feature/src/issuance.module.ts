@@ -43,6 +43,7 @@ import { AgentWorkRepository } from './agent-work/agent-work.repository';
 import { AgentWorkService } from './agent-work/agent-work.service';
 // What blocks an agent's retirement (ADR 0026).
 import { AgentDependenciesHandler } from './agent-dependencies/agent-dependencies.handler';
+import { AgentRetirementHandler } from './agent-dependencies/agent-retirement.handler';
 // Profiles and approvals (ADR 0025).
 import { ApprovalGate } from './approvals/approval-gate';
 import { ApprovalRepository } from './approvals/approval.repository';
@@ -117,6 +118,7 @@ export class IssuanceModule {
         AgentlessDeploymentHandlers,
         // What blocks an agent's retirement (ADR 0026).
         AgentDependenciesHandler,
+        AgentRetirementHandler,
         // Profiles and approvals (ADR 0025).
         ProfileRepository,
         ApprovalRepository,

@@ -89,6 +89,10 @@ describe(httpStatusFor.name, () => {
     ['target_not_found', 404],
     ['target_exists', 409],
     ['target_config_invalid', 400],
+    ['target_retired', 409],
+    ['target_agent_mismatch', 409],
+    ['certificate_not_deployable', 409],
+    ['keygen_agent_missing', 400],
     // Profiles and approvals (ADR 0025).
     ['profile_not_found', 404],
     ['profile_exists', 409],

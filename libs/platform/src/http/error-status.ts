@@ -21,6 +21,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'job_invalid_transition':
     case 'target_config_invalid':
     case 'profile_violation':
+    case 'keygen_agent_missing':
       return 400;
     case 'unauthenticated':
     case 'bootstrap_token_invalid':
@@ -79,6 +80,9 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'profile_exists':
     case 'profile_in_use':
     case 'approval_not_pending':
+    case 'target_retired':
+    case 'target_agent_mismatch':
+    case 'certificate_not_deployable':
       return 409;
     case 'gone':
     case 'bootstrap_unavailable':

@@ -1,4 +1,4 @@
-import { initialJobStatus, producesVersion, statusByDates } from './lifecycle';
+import { initialJobStatus, keyGenerationRefusal, producesVersion, statusByDates } from './lifecycle';
 
 describe('initialJobStatus', () => {
   it.each([
@@ -34,5 +34,18 @@ describe('statusByDates', () => {
     expect(statusByDates(days(90), now, 30)).toBe('Active');
     expect(statusByDates(days(10), now, 30)).toBe('Expiring');
     expect(statusByDates(days(-1), now, 30)).toBe('Expired');
+  });
+});
+
+describe('keyGenerationRefusal', () => {
+  it.each([
+    ['Issuance', 'agent', '', true],
+    ['Renewal', 'agent', '', true],
+    ['Issuance', 'agent', 'edge-1', false],
+    ['Renewal', 'server', '', false],
+    ['Deployment', 'agent', '', false],
+    ['Validation', 'agent', '', false],
+  ] as const)('refuses a %s job in %s key generation for agent %j: %s', (type, mode, agent, refused) => {
+    expect(keyGenerationRefusal(type, mode, agent) !== null).toBe(refused);
   });
 });

@@ -29,3 +29,16 @@ export function statusByDates(
 ): CertificateStatus {
   return notAfter ? statusByValidity(notAfter, now, renewalWindowDays) : 'Pending';
 }
+
+/**
+ * Why a job of this type cannot be created for a certificate with this agent (`''`: none), or
+ * null: an issuance or renewal in agent key generation needs an agent to make the key and send
+ * the CSR; without one its AwaitingCSR job would wait for nobody (ADR 0042).
+ */
+export function keyGenerationRefusal(type: JobType, mode: KeyGeneration, agentId: string): string | null {
+  if (!producesVersion(type) || mode !== 'agent' || agentId !== '') return null;
+  return (
+    'agent key generation (SERVICE_KEYGEN_MODE=agent) needs an agent to generate the key: ' +
+    'give the certificate an agent_id, or import the certificate'
+  );
+}

@@ -1,4 +1,10 @@
-import { daysRemaining, expiryWarningsDue, renewalDue, retryDue } from './renewal-schedule';
+import {
+  daysRemaining,
+  expiryWarningsDue,
+  renewalDue,
+  retryDue,
+  renewalMaxAttempts,
+} from './renewal-schedule';
 
 const DAY = 86_400_000;
 const NOW = new Date('2026-06-01T12:00:00Z');
@@ -84,5 +90,13 @@ describe('daysRemaining', () => {
   it('rounds down, negative once expired', () => {
     expect(daysRemaining(inDays(6.9), NOW)).toBe(6);
     expect(daysRemaining(inDays(-0.5), NOW)).toBe(-1);
+  });
+});
+
+describe(renewalMaxAttempts.name, () => {
+  it("is the first attempt plus the policy's retries, the one rule for single, bulk and scheduled jobs", () => {
+    expect(renewalMaxAttempts({ max_retries: 0 })).toBe(1);
+    expect(renewalMaxAttempts({ max_retries: 3 })).toBe(4);
+    expect(renewalMaxAttempts({ max_retries: 10 })).toBe(11);
   });
 });

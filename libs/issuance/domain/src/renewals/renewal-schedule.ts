@@ -6,7 +6,15 @@ export function renewalDue(expiresAt: Date, now: Date, windowDays: number): bool
 }
 
 /**
- * A failed renewal job is tried again while it has attempts left (max_retries + 1 in all) and the
+ * How often an issuance or renewal job may be tried: the first attempt and the renewal policy's
+ * `max_retries`. The one rule for every such job, created singly, in bulk or by the renewal loop.
+ */
+export function renewalMaxAttempts(policy: { max_retries: number }): number {
+  return policy.max_retries + 1;
+}
+
+/**
+ * A failed renewal job is tried again while it has attempts left (renewalMaxAttempts) and the
  * retry interval has passed since its last failure. Every failure counts as an attempt, also one
  * that came before the job ever ran (an agent that failed without sending a CSR): attempts made
  * = max(attempts, retries + 1), where `retries` counts the loop's earlier retries of the job.
@@ -16,7 +24,7 @@ export function retryDue(
   policy: { max_retries: number; retry_interval_seconds: number },
   now: Date,
 ): boolean {
-  if (Math.max(job.attempts, job.retries + 1) >= policy.max_retries + 1) return false;
+  if (Math.max(job.attempts, job.retries + 1) >= renewalMaxAttempts(policy)) return false;
   if (!job.failed_at) return true;
   return job.failed_at.getTime() + policy.retry_interval_seconds * 1000 <= now.getTime();
 }

@@ -415,7 +415,7 @@ describe('bulk certificate operations', () => {
 
     it('lists unknown ids of ids mode as failures and renews the others', async () => {
       const tag = unique('rni');
-      await insertCertificates(db, [{ id: `${tag}-1` }]);
+      await insertCertificates(db, [{ id: `${tag}-1`, agent_id: 'bulk-agent' }]);
       const response = await api('/api/v1/certificates/bulk-renew', {
         certificate_ids: [`${tag}-1`, `${tag}-nope`],
       });
@@ -426,13 +426,29 @@ describe('bulk certificate operations', () => {
         errors: [{ certificate_id: `${tag}-nope`, message: 'not found' }],
       });
     });
+
+    it('fails the certificates without an agent in agent key generation, as a single renew would, and renews the others', async () => {
+      const tag = unique('rna');
+      await insertCertificates(db, [{ id: `${tag}-1`, agent_id: 'bulk-agent' }, { id: `${tag}-2` }]);
+      const response = await api('/api/v1/certificates/bulk-renew', {
+        certificate_ids: [`${tag}-1`, `${tag}-2`],
+      });
+      expect(response.json()).toMatchObject({
+        total_matched: 2,
+        total_enqueued: 1,
+        total_failed: 1,
+        enqueued_jobs: [{ certificate_id: `${tag}-1` }],
+        errors: [{ certificate_id: `${tag}-2`, message: expect.stringContaining('needs an agent') }],
+      });
+      expect((await certificateRow(db, `${tag}-2`)).status).toBe('Active');
+    });
   });
 
   describe('batches', () => {
     it('walks criteria mode across several batches (keyset on id) and counts every certificate once', async () => {
       const owner = unique('many');
       await insertOwner(db, owner);
-      await seedCertificates(db, owner, 4500, { owner_id: owner });
+      await seedCertificates(db, owner, 4500, { owner_id: owner, agent_id: 'bulk-agent' });
       const response = await api('/api/v1/certificates/bulk-renew', { owner_id: owner });
       const result = response.json() as BulkRenewResult;
       expect(result).toMatchObject({
@@ -460,9 +476,9 @@ describe('bulk certificate operations', () => {
       const owner = unique('poison');
       await insertOwner(db, owner);
       await insertCertificates(db, [
-        { id: `${owner}-1`, owner_id: owner },
-        { id: `${owner}-2-poison`, owner_id: owner },
-        { id: `${owner}-3`, owner_id: owner },
+        { id: `${owner}-1`, owner_id: owner, agent_id: 'bulk-agent' },
+        { id: `${owner}-2-poison`, owner_id: owner, agent_id: 'bulk-agent' },
+        { id: `${owner}-3`, owner_id: owner, agent_id: 'bulk-agent' },
       ]);
       // A database failure on one row (a trigger standing in for any error the batch hits).
       await db.query(`CREATE FUNCTION issuance.bulk_test_refuse() RETURNS trigger AS $$

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ListAnchorCache } from '../inventory/list-anchors';
 import { CertificateSource, CertificateStatus, JobStatus, RevocationReason } from '@certlane/contracts';
-import { BulkSelection } from '@certlane/issuance-domain';
+import { BulkSelection, renewalMaxAttempts } from '@certlane/issuance-domain';
 import { DataSource, EntityManager } from 'typeorm';
 
 /** A certificate as a bulk batch reads it. */
@@ -12,6 +12,7 @@ export interface BulkCertificateRow {
   source: CertificateSource;
   owner_id: string | null;
   team_id: string | null;
+  agent_id: string;
 }
 
 export interface UnexpiredVersion {
@@ -29,7 +30,7 @@ export interface CreatedJob {
   profile_id: string;
 }
 
-const ROW_COLUMNS = 'id, status, source, owner_id, team_id';
+const ROW_COLUMNS = 'id, status, source, owner_id, team_id, agent_id';
 
 type Executor = Pick<EntityManager, 'query'>;
 
@@ -128,27 +129,38 @@ export class BulkRepository {
 
   /**
    * One Renewal job per certificate in one statement; a job may be tried as often as the
-   * certificate's renewal policy allows (max_retries + 1 attempts).
+   * certificate's renewal policy allows (renewalMaxAttempts, as for a single renewal).
    */
-  createRenewalJobs(
+  async createRenewalJobs(
     executor: Executor,
     jobs: { id: string; certificate_id: string }[],
     status: JobStatus,
     requestedBy: string,
   ): Promise<CreatedJob[]> {
-    if (jobs.length === 0) return Promise.resolve([]);
+    if (jobs.length === 0) return [];
+    const policies: { id: string; max_retries: number }[] = await executor.query(
+      `SELECT c.id, rp.max_retries FROM certificates c JOIN renewal_policies rp ON rp.id = c.renewal_policy_id
+        WHERE c.id = ANY($1::text[])`,
+      [jobs.map((job) => job.certificate_id)],
+    );
+    const maxAttempts = new Map(policies.map((row) => [row.id, renewalMaxAttempts(row)]));
     return executor.query(
       `WITH created AS (
          INSERT INTO jobs (id, type, status, certificate_id, agent_id, requested_by, max_attempts)
          SELECT j.id, 'Renewal', CASE WHEN p.requires_approval THEN 'AwaitingApproval' ELSE $3 END,
-                c.id, c.agent_id, $4, rp.max_retries + 1
-         FROM unnest($1::text[], $2::text[]) AS j(id, certificate_id)
+                c.id, c.agent_id, $4, j.max_attempts
+         FROM unnest($1::text[], $2::text[], $5::int[]) AS j(id, certificate_id, max_attempts)
          JOIN certificates c ON c.id = j.certificate_id
-         JOIN renewal_policies rp ON rp.id = c.renewal_policy_id
          LEFT JOIN profiles p ON p.id = c.profile_ref
          RETURNING id, certificate_id, agent_id, status)
        SELECT created.*, c.profile_id FROM created JOIN certificates c ON c.id = created.certificate_id`,
-      [jobs.map((job) => job.id), jobs.map((job) => job.certificate_id), status, requestedBy],
+      [
+        jobs.map((job) => job.id),
+        jobs.map((job) => job.certificate_id),
+        status,
+        requestedBy,
+        jobs.map((job) => maxAttempts.get(job.certificate_id) ?? renewalMaxAttempts({ max_retries: 0 })),
+      ],
     );
   }
 

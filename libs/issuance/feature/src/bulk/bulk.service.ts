@@ -28,6 +28,7 @@ import {
   CappedList,
   chunks,
   initialRenewalJobStatus,
+  keyGenerationRefusal,
   matchesSource,
   planBulkReassign,
   planBulkRenew,
@@ -197,8 +198,18 @@ export class BulkService {
     const requestedBy = context?.actor_id || SYSTEM_ACTOR;
     const totals = await this.walk(selection, async (manager, rows) => {
       const plan = planBulkRenew(rows);
-      if (plan.change.length === 0) return { ...empty(), matched: rows.length, skipped: plan.skipped.length };
-      const ids = plan.change.map((change) => change.id);
+      // In agent key generation a certificate without an agent fails, as a single renew would (ADR 0042).
+      const agents = new Map(rows.map((row) => [row.id, row.agent_id]));
+      const errors: BulkItemError[] = [];
+      const changes = plan.change.filter((change) => {
+        const refusal = keyGenerationRefusal('Renewal', this.config.keygenMode, agents.get(change.id) ?? '');
+        if (refusal) errors.push({ certificate_id: change.id, message: refusal });
+        return !refusal;
+      });
+      if (changes.length === 0) {
+        return { ...empty(), matched: rows.length, skipped: plan.skipped.length, errors };
+      }
+      const ids = changes.map((change) => change.id);
       const at = await this.repository.markRenewalInProgress(manager, ids);
       const created = await this.repository.createRenewalJobs(
         manager,
@@ -206,7 +217,7 @@ export class BulkService {
         status,
         requestedBy,
       );
-      await this.statusEvents(manager, plan.change, at, context);
+      await this.statusEvents(manager, changes, at, context);
       // Jobs of certificates whose profile requires approval wait for it (ADR 0025).
       const held = created.filter((job) => job.status === 'AwaitingApproval');
       const opened = await this.approvals.insertIssuanceMany(manager, held, requestedBy);
@@ -228,7 +239,7 @@ export class BulkService {
         matched: rows.length,
         changed: created.length,
         skipped: plan.skipped.length,
-        errors: [],
+        errors,
         jobs: created.map((job) => ({ certificate_id: job.certificate_id, job_id: job.id })),
       };
     });

@@ -57,13 +57,13 @@ export async function seedCertificates(
   db: SqlClient,
   prefix: string,
   count: number,
-  fields: { owner_id?: string; status?: CertificateStatus } = {},
+  fields: { owner_id?: string; status?: CertificateStatus; agent_id?: string } = {},
 ): Promise<void> {
   await db.query(
-    `INSERT INTO issuance.certificates (id, name, common_name, status, owner_id, issuer_id, renewal_policy_id)
-     SELECT id, id, id || '.example.com', $3, $4, 'iss-local', 'rp-default'
+    `INSERT INTO issuance.certificates (id, name, common_name, status, owner_id, issuer_id, renewal_policy_id, agent_id)
+     SELECT id, id, id || '.example.com', $3, $4, 'iss-local', 'rp-default', $5
      FROM (SELECT $1 || '-' || lpad(n::text, 6, '0') AS id FROM generate_series(1, $2::int) AS n) s`,
-    [prefix, count, fields.status ?? 'Active', fields.owner_id ?? null],
+    [prefix, count, fields.status ?? 'Active', fields.owner_id ?? null, fields.agent_id ?? ''],
   );
 }
 

@@ -10,12 +10,12 @@ import {
   RevokeManagedCertificateRequest,
   StatusResponse,
 } from '@certlane/contracts';
-import { releasesHold } from '@certlane/issuance-domain';
-import { CertlaneLogger, LOGGER } from '@certlane/platform';
+import { deploymentAgent, deployRefusal, DeployTargetFacts, releasesHold } from '@certlane/issuance-domain';
+import { CertlaneLogger, LOGGER, MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { LocalCaService } from '../local-ca/local-ca.service';
 import { CertificateRow } from './certificate.repository';
-import { InventoryWriter, lifecycleAudit } from './inventory-writer';
+import { certificateNotFound, InventoryWriter, lifecycleAudit } from './inventory-writer';
 import { ServerIssuanceRunner } from './server-issuance.runner';
 
 /** What happened at the issuer for one serial of a revoked certificate. */
@@ -39,25 +39,29 @@ export class CertificateLifecycleService {
     private readonly writer: InventoryWriter,
     private readonly runner: ServerIssuanceRunner,
     private readonly localCa: LocalCaService,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
   ) {}
 
   /**
    * The certificate row lock serialises renewals of one certificate: of concurrent requests the
    * first moves it to RenewalInProgress, the others then see that status and get 409 (unless
-   * forced). In server mode the new version is issued before the answer.
+   * forced). The new job supersedes the certificate's older open issuance and renewal jobs: they
+   * are cancelled through the job machine, named in the audit record (ADR 0042). In server mode
+   * the new version is issued before the answer.
    */
   async renew(request: RenewCertificateRequest, context?: RequestContext): Promise<StatusResponse> {
     const force = request.force === true;
     const job = await this.writer.jobs.transaction(async (manager) => {
       const current = await this.writer.lockCertificate(manager, request.id);
-      const row = await this.writer.applyCertificateEvent(
-        manager,
-        current,
-        { kind: 'renew', force },
-        context,
-      );
+      let row = await this.writer.applyCertificateEvent(manager, current, { kind: 'renew', force }, context);
       const job = await this.writer.createJob(manager, row, 'Renewal', context);
+      const superseded: string[] = [];
+      for (const older of await this.writer.jobs.openVersionJobs(manager, row.id, job.id)) {
+        row = (await this.writer.cancelJob(manager, older, row, context, `superseded by ${job.id}`))
+          .certificate;
+        superseded.push(older.id);
+      }
       await this.writer.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateRenewalRequested, 'certificate', request.id, context, {
@@ -65,6 +69,7 @@ export class CertificateLifecycleService {
           force,
           from: current.status,
           job_status: job.status,
+          superseded_job_ids: superseded,
         }),
       );
       return job;
@@ -75,12 +80,23 @@ export class CertificateLifecycleService {
   }
 
   /**
-   * A Deployment job for the current version. The target is stored as given: targets belong to
-   * the deployment work that comes later (ADR 0024).
+   * A Deployment job for the current version, to the named target (ADR 0042): an unknown target
+   * is 404; a Revoked, Archived or Expired certificate, a retired target, or a target run by
+   * another agent than the certificate's is 409 (deployRefusal). The job is for the target's agent
+   * when it names one, else for the certificate's.
    */
   async deploy(request: DeployCertificateRequest, context?: RequestContext): Promise<StatusResponse> {
+    if (!(await this.writer.certificates.find(request.id))) throw certificateNotFound(request.id);
+    const target = request.target_id ? await this.deployTarget(request.target_id, context) : null;
     const job = await this.writer.jobs.transaction(async (manager) => {
       const certificate = await this.writer.lockCertificate(manager, request.id);
+      const refused = deployRefusal(certificate, target);
+      if (refused) {
+        throw new CertlaneError(refused.refusal, refused.message, {
+          status: certificate.status,
+          ...(target ? { target_id: target.id, target_agent_id: target.agent_id } : {}),
+        });
+      }
       if (!certificate.current_version_id) {
         throw new CertlaneError(
           ErrorCode.CertificateNotIssued,
@@ -90,6 +106,7 @@ export class CertificateLifecycleService {
       const job = await this.writer.createJob(manager, certificate, 'Deployment', context, {
         target_id: request.target_id,
         version_id: certificate.current_version_id,
+        agent_id: deploymentAgent(certificate, target),
       });
       await this.writer.outbox.audit(
         manager,
@@ -103,6 +120,12 @@ export class CertificateLifecycleService {
     });
     this.writer.outbox.committed();
     return { status: 'accepted', message: `deployment job ${job.id} created`, job_id: job.id };
+  }
+
+  /** The target as deployment-dispatch knows it (404 target_not_found when it does not). */
+  private async deployTarget(id: string, context?: RequestContext): Promise<DeployTargetFacts> {
+    const target = await this.bus.request('deployment-dispatch.v1.get-target', { id }, { context });
+    return { id: target.id, agent_id: target.agent_id, retired: target.retired_at !== null };
   }
 
   /**

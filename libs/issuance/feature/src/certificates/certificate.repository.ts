@@ -288,6 +288,15 @@ export class CertificateRepository {
     return rows[0]?.renewal_window_days ?? 30;
   }
 
+  /** The renewal policy's `max_retries` (0 when the policy is gone: one attempt). */
+  async renewalMaxRetries(manager: EntityManager, policyId: string): Promise<number> {
+    const rows: { max_retries: number }[] = await manager.query(
+      'SELECT max_retries FROM renewal_policies WHERE id = $1',
+      [policyId],
+    );
+    return rows[0]?.max_retries ?? 0;
+  }
+
   async insert(manager: EntityManager, id: string, fields: CertificateWritable): Promise<CertificateRow> {
     try {
       const rows: CertificateRow[] = await manager.query(

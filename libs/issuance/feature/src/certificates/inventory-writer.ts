@@ -13,9 +13,11 @@ import {
   initialJobStatus,
   Refusal,
   JobEvent,
+  keyGenerationRefusal,
   nextCertificateStatus,
   nextJobStatus,
   producesVersion,
+  renewalMaxAttempts,
   statusByDates,
 } from '@certlane/issuance-domain';
 import { CERTLANE_CONFIG, CertlaneConfig, outboxToken, ServiceOutbox } from '@certlane/platform';
@@ -136,21 +138,30 @@ export class InventoryWriter {
   /**
    * A new job on a certificate, in the initial status of the key-generation mode; an issuance or
    * renewal whose profile requires approval waits in AwaitingApproval with a cert_issuance
-   * approval opened in the same transaction (ADR 0025).
+   * approval opened in the same transaction (ADR 0025). In agent key generation an issuance or
+   * renewal of a certificate without an agent is 400 keygen_agent_missing (ADR 0042).
    */
   async createJob(
     manager: EntityManager,
     certificate: CertificateRow,
     type: JobType,
     context: RequestContext | undefined,
-    extra: { target_id?: string; version_id?: string | null } = {},
+    extra: { target_id?: string; version_id?: string | null; agent_id?: string } = {},
   ): Promise<JobRow> {
+    const noAgent = keyGenerationRefusal(type, this.keygenMode, certificate.agent_id);
+    if (noAgent) throw new CertlaneError(ErrorCode.KeygenAgentMissing, noAgent, { field: 'agent_id' });
     const held = await this.approvals.holdsJob(manager, type, certificate.profile_id);
+    const maxAttempts = producesVersion(type)
+      ? renewalMaxAttempts({
+          max_retries: await this.certificates.renewalMaxRetries(manager, certificate.renewal_policy_id),
+        })
+      : undefined;
     const job = await this.jobs.insert(manager, {
+      max_attempts: maxAttempts,
       type,
       status: held ? 'AwaitingApproval' : initialJobStatus(type, this.keygenMode),
       certificate_id: certificate.id,
-      agent_id: certificate.agent_id,
+      agent_id: extra.agent_id ?? certificate.agent_id,
       target_id: extra.target_id ?? '',
       requested_by: context?.actor_id || 'system',
       version_id: extra.version_id ?? null,
@@ -221,6 +232,21 @@ export class InventoryWriter {
       );
     }
     return { job: row, certificate: cert };
+  }
+
+  /**
+   * Cancels a job through the job machine (`reason`, when given, kept as its last_error); a job
+   * held for approval has that approval rejected with it (ADR 0025). The certificate must be locked.
+   */
+  async cancelJob(
+    manager: EntityManager,
+    job: JobRow,
+    certificate: CertificateRow,
+    context: RequestContext | undefined,
+    reason?: string,
+  ): Promise<{ job: JobRow; certificate: CertificateRow }> {
+    await this.approvals.decideForJob(manager, job.id, 'cancel', context, reason);
+    return this.transitionJob(manager, job, certificate, { kind: 'cancel' }, context, { error: reason });
   }
 
   /** Stores a version, makes it current, and sets the status its dates give (certificate locked). */

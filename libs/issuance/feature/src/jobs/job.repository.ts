@@ -40,6 +40,8 @@ export interface NewJob {
   target_id: string;
   requested_by: string;
   version_id: string | null;
+  /** Absent: the table's default. */
+  max_attempts?: number;
 }
 
 export interface VerificationRow {
@@ -138,8 +140,9 @@ export class JobRepository {
 
   async insert(manager: EntityManager, job: NewJob): Promise<JobRow> {
     const rows: JobRow[] = await manager.query(
-      `INSERT INTO jobs (id, type, status, certificate_id, agent_id, target_id, requested_by, version_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${JOB_COLUMNS}`,
+      `INSERT INTO jobs (id, type, status, certificate_id, agent_id, target_id, requested_by, version_id,
+         max_attempts)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9, 3)) RETURNING ${JOB_COLUMNS}`,
       [
         `job-${randomUUID()}`,
         job.type,
@@ -149,6 +152,7 @@ export class JobRepository {
         job.target_id,
         job.requested_by,
         job.version_id,
+        job.max_attempts ?? null,
       ],
     );
     return rows[0];
@@ -185,6 +189,32 @@ export class JobRepository {
       [certificateId, exceptId],
     );
     return n;
+  }
+
+  /** The certificate's open Issuance and Renewal jobs other than `exceptId`, locked (certificate locked first). */
+  openVersionJobs(manager: EntityManager, certificateId: string, exceptId: string): Promise<JobRow[]> {
+    return manager.query(
+      `SELECT ${JOB_COLUMNS} FROM jobs
+        WHERE certificate_id = $1 AND id <> $2 AND type IN ('Issuance', 'Renewal')
+          AND status NOT IN ('Completed', 'Failed', 'Cancelled')
+        ORDER BY created_at, id FOR UPDATE`,
+      [certificateId, exceptId],
+    );
+  }
+
+  /**
+   * Ids of an agent's jobs in `statuses`, oldest first: those assigned to it and those of its
+   * certificates (the work protocol's "the agent's jobs", ADR 0027).
+   */
+  async agentJobIds(agentId: string, statuses: readonly JobStatus[], limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM jobs
+        WHERE status = ANY($2::text[])
+          AND (agent_id = $1 OR certificate_id IN (SELECT id FROM certificates WHERE agent_id = $1))
+        ORDER BY created_at, id LIMIT $3`,
+      [agentId, statuses, limit],
+    );
+    return rows.map((row) => row.id);
   }
 
   /**

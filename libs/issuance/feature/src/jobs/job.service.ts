@@ -4,6 +4,7 @@ import {
   CertlaneError,
   ErrorCode,
   JobDto,
+  JobStatus,
   JobVerificationDto,
   ListJobsRequest,
   Page,
@@ -20,6 +21,9 @@ import { InventoryWriter, jobNotFound, lifecycleAudit } from '../certificates/in
 import { ServerIssuanceRunner } from '../certificates/server-issuance.runner';
 import { jobDto, JobRepository, verificationDto } from './job.repository';
 import { probeLeaf } from './tls-probe';
+
+/** The statuses in which a job waits for its agent, cancelled when the agent is retired (ADR 0042). */
+export const AGENT_WAITING_STATUSES: readonly JobStatus[] = ['Pending', 'AwaitingCSR', 'AwaitingApproval'];
 
 /** Jobs (spec 4.5, note J; ADR 0024): list, read, cancel, approve, reject, verify deployments. */
 @Injectable()
@@ -44,9 +48,7 @@ export class JobService {
   async cancel(id: string, context?: RequestContext): Promise<StatusResponse> {
     await this.jobs.transaction(async (manager) => {
       const { job, certificate } = await this.writer.lockJob(manager, id);
-      // A held job's approval is rejected with it (ADR 0025).
-      await this.approvals.decideForJob(manager, id, 'cancel', context);
-      const changed = await this.writer.transitionJob(manager, job, certificate, { kind: 'cancel' }, context);
+      const changed = await this.writer.cancelJob(manager, job, certificate, context);
       await this.writer.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.JobCancelled, 'job', id, context, {
@@ -59,6 +61,40 @@ export class JobService {
     });
     this.writer.outbox.committed();
     return { status: 'cancelled', job_id: id };
+  }
+
+  /**
+   * A retired agent's jobs that wait for it (Pending, AwaitingCSR, AwaitingApproval: nobody else
+   * would take them) are cancelled with the retirement as their reason, each in its own
+   * transaction with a `job.cancelled` record (ADR 0042). Running jobs are left to finish or to the
+   * stale-job reaper. Idempotent: a job already finished is skipped. Returns the cancelled ids.
+   */
+  async withdrawAgentJobs(agentId: string, reason: string, context: RequestContext): Promise<string[]> {
+    const withdrawn: string[] = [];
+    for (;;) {
+      const ids = await this.jobs.agentJobIds(agentId, AGENT_WAITING_STATUSES, 500);
+      for (const id of ids) {
+        await this.jobs.transaction(async (manager) => {
+          const { job, certificate } = await this.writer.lockJob(manager, id);
+          if (!AGENT_WAITING_STATUSES.includes(job.status)) return;
+          const changed = await this.writer.cancelJob(manager, job, certificate, context, reason);
+          await this.writer.outbox.audit(
+            manager,
+            lifecycleAudit(AuditAction.JobCancelled, 'job', id, context, {
+              certificate_id: job.certificate_id,
+              type: job.type,
+              from: job.status,
+              certificate_status: changed.certificate.status,
+              reason,
+              agent_id: agentId,
+            }),
+          );
+          withdrawn.push(id);
+        });
+        this.writer.outbox.committed();
+      }
+      if (ids.length < 500) return withdrawn;
+    }
   }
 
   /**

@@ -29,6 +29,7 @@ describe('stale job reaper', () => {
   async function runningJob(age: string): Promise<{ certificate: string; job: string }> {
     const created = await call('POST', '/api/v1/certificates', {
       common_name: `reap-${randomBytes(4).toString('hex')}.example.com`,
+      agent_id: 'reap-agent',
     });
     expect(created.status).toBe(201);
     const certificate = (created.json() as CertificateDto).id;
