@@ -114,7 +114,7 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
         ...(profile ? { mustStaple: profile.must_staple, extendedKeyUsage: requiredEkus(profile) } : {}),
       });
       if (profile) assertCsrAllowed(parseCsr(csr.pem), profile);
-      const issued = await this.localCa.issue(
+      const signed = await this.localCa.sign(
         {
           issuer_id: certificate.issuer_id,
           csr_pem: csr.pem,
@@ -123,9 +123,13 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
         },
         context,
       );
+      const issued = signed.certificate;
       const parsed = parseCertificate(issued.certificate_pem);
       const versionId = `ver-${randomUUID()}`;
       await this.finish(job, async (manager, locked) => {
+        // The serial is recorded (and announced to the revocation service) in the transaction
+        // that stores its version and completes the job: all of it commits, or none (ADR 0045).
+        await this.localCa.recordIssued(manager, signed);
         const stored = await this.writer.storeVersion(
           manager,
           locked,
