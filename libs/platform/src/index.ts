@@ -44,3 +44,5 @@ export * from './service/run-service';
 export * from './database/schema-drift';
 export * from './database/prepared-query';
 export * from './database/group-commit';
+export * from './database/database-unreachable';
+export * from './database/retry-while-unreachable';

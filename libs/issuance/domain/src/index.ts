@@ -4,6 +4,7 @@ export * from './issuers/issuer-config';
 export * from './issuers/issuer-id';
 export * from './certificates/certificate-status';
 export * from './jobs/job-status';
+export * from './jobs/running-lease';
 export * from './bulk/bulk-plan';
 export * from './certificates/lifecycle';
 export * from './agent-work/agent-work-rules';

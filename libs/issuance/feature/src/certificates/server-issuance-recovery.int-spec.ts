@@ -4,13 +4,18 @@ import { eventually, httpsRequest, startTestSystem, TestSystem } from '@certlane
 import { Client } from 'pg';
 
 /**
- * Server key generation records an issued serial in the transaction that stores its version and
+ * Server key generation recovers from a failure mid-issuance without leaving anything behind.
+ *
+ * One unit: server key generation records an issued serial in the transaction that stores its version and
  * completes the job (ADR 0045): when that transaction fails after the CA signed, no serial is left
  * recorded without a version (one the revocation service would answer `good` for, whose key is
  * lost and that no API can revoke). The failure is injected with a trigger that refuses the
  * version of certificates named `refused-*`.
+ *
+ * Prompt retry: a job left Running by a lost worker is queued again after SERVICE_JOB_SERVER_LEASE
+ * (3 s here) and issued, while attempts remain (ADR 0045).
  */
-describe('server issuance as one unit', () => {
+describe('server issuance recovery', () => {
   let system: TestSystem;
   let db: Client;
 
@@ -36,8 +41,9 @@ describe('server issuance as one unit', () => {
     ).rows.map((row) => row.serial_hex);
 
   beforeAll(async () => {
-    system = await startTestSystem('oneunit', ['auth', 'issuance', 'api-gateway'], {
+    system = await startTestSystem('srvrecover', ['auth', 'issuance', 'api-gateway'], {
       SERVICE_KEYGEN_MODE: 'server',
+      SERVICE_JOB_SERVER_LEASE: '3s',
     });
     db = new Client({ connectionString: system.database.url });
     await db.connect();
@@ -99,5 +105,68 @@ describe('server issuance as one unit', () => {
          AND envelope->'data'->>'serial_hex' NOT IN (SELECT serial_number FROM issuance.certificate_versions)`,
     );
     expect(events.rows).toEqual([]);
+  }, 60_000);
+
+  /** An issued certificate whose Issuance job is put back to Running, as a worker lost mid-run leaves it. */
+  async function lostRun(attempts: number): Promise<{ certificate: string; job: string }> {
+    const created = await call('POST', '/api/v1/certificates', {
+      common_name: `lost-${randomBytes(4).toString('hex')}.example.com`,
+    });
+    expect(created.status).toBe(201);
+    const certificate = (created.json() as CertificateDto).id;
+    await db.query(`UPDATE issuance.certificates SET status = 'Pending' WHERE id = $1`, [certificate]);
+    const { rows } = await db.query<{ id: string }>(
+      `UPDATE issuance.jobs SET status = 'Running', completed_at = NULL, version_id = NULL, attempts = $2,
+         updated_at = now() - interval '1 hour'
+       WHERE certificate_id = $1 RETURNING id`,
+      [certificate, attempts],
+    );
+    expect(rows).toHaveLength(1);
+    return { certificate, job: rows[0].id };
+  }
+
+  const jobOf = async (id: string) =>
+    (
+      await db.query<{ status: string; attempts: number; last_error: string; version_id: string | null }>(
+        'SELECT status, attempts, last_error, version_id FROM issuance.jobs WHERE id = $1',
+        [id],
+      )
+    ).rows[0];
+
+  it('queues a server-run job whose worker was lost again after the lease, and issues it', async () => {
+    const lost = await lostRun(1);
+    await eventually(
+      async () => (await jobOf(lost.job)).status === 'Completed',
+      'the lost job to be re-queued and completed (lease 3 s)',
+    );
+    const job = await jobOf(lost.job);
+    expect(job.attempts).toBe(2);
+    expect(job.last_error).toMatch(/worker holding the job was lost .*queued again \(attempt 1 of 3\)/);
+    const versions = await db.query(
+      'SELECT id FROM issuance.certificate_versions WHERE certificate_id = $1',
+      [lost.certificate],
+    );
+    expect(versions.rows).toHaveLength(2);
+    expect(versions.rows.map((row: { id: string }) => row.id)).toContain(job.version_id);
+    expect(
+      ((await call('GET', `/api/v1/certificates/${lost.certificate}`)).json() as CertificateDto).status,
+    ).toBe('Active');
+    expect(await orphanSerials()).toEqual([]);
+    await eventually(async () => {
+      const audit = (await call('GET', `/api/v1/audit?resource_id=${lost.job}`)).json() as {
+        data: { action: string; details: { status?: string } }[];
+      };
+      return audit.data.some(
+        (event) => event.action === 'job.timed_out' && event.details.status === 'Pending',
+      );
+    }, 'the job.timed_out audit record naming the re-queue');
+  }, 60_000);
+
+  it('fails a lost server-run job that has no attempt left', async () => {
+    const lost = await lostRun(3);
+    await eventually(async () => (await jobOf(lost.job)).status === 'Failed', 'the exhausted job to fail');
+    expect(
+      ((await call('GET', `/api/v1/certificates/${lost.certificate}`)).json() as CertificateDto).status,
+    ).toBe('Failed');
   }, 60_000);
 });
