@@ -20,7 +20,7 @@ import { CertificateRow } from './certificate.repository';
 import { InventoryWriter } from './inventory-writer';
 import { subjectAltNamesFor } from './subject-alt-names';
 
-/** How often a replica looks for server-mode work a stopped replica left Pending. */
+/** How often (at most) a replica looks for server-mode work left Pending (a stopped replica, an outage). */
 export const SERVER_ISSUANCE_SWEEP_MS = 30_000;
 
 /**
@@ -51,7 +51,10 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
 
   onApplicationBootstrap(): void {
     if (!this.enabled) return;
-    this.timer = setInterval(() => void this.sweep(), SERVER_ISSUANCE_SWEEP_MS);
+    // Never slower than the server lease: work left Pending (a claim lost to an outage) runs as
+    // promptly as work the reaper re-queues.
+    const every = Math.min(SERVER_ISSUANCE_SWEEP_MS, runningLeaseMs('Issuance', 'server', this.config.jobs));
+    this.timer = setInterval(() => void this.sweep(), every);
     this.timer.unref();
     void this.sweep();
   }
