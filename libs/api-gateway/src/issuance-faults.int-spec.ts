@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   eventually,
   httpsRequest,
+  HttpsResult,
   PrivateServer,
   startPrivateNats,
   startPrivatePostgres,
@@ -10,6 +11,8 @@ import {
   TestSystem,
 } from '@certlane/testing';
 import { Client } from 'pg';
+import { AUTH_SECRET_ACTOR_ID } from './auth/authenticator';
+import { idempotentResourceId } from './idempotency/idempotency-key';
 
 /** How long a server-run job may stay Running before it is re-queued (SERVICE_JOB_SERVER_LEASE). */
 const SERVER_LEASE = '5s';
@@ -30,7 +33,8 @@ interface Fired {
  * fired while the system's own Postgres restarts, while its own NATS restarts, and while the
  * issuance process is killed (SIGKILL) and started again. Afterwards: every answer was a success
  * or an outage answer (503/504, never 500); every create that succeeded exists; one that did not
- * either does not exist or, retried, gives the one certificate of its id; no certificate stays Pending with an open job past the recovery bound; no serial the
+ * either does not exist or, retried with the same Idempotency-Key, answers 201 with the one
+ * certificate of that key; no certificate stays Pending with an open job past the recovery bound; no serial the
  * local CA recorded lacks a version, and every serial the revocation service knows as issued
  * belongs to a version. Never the shared Postgres and NATS: both servers are this file's own.
  */
@@ -74,9 +78,16 @@ describe('issuance under faults', () => {
     return { kind, certificateId, idempotencyKey, body, status };
   };
 
-  const newCreate = (label: string) => {
-    const id = `mc-${label}-${randomBytes(4).toString('hex')}`;
-    return fire('create', id, { id, common_name: `${id}.example.com` });
+  /** A create with an Idempotency-Key and no id: its id derives from the caller and the key. */
+  const newCreate = async (label: string): Promise<Fired> => {
+    const idempotencyKey = `k-${randomBytes(8).toString('hex')}`;
+    const certificateId = idempotentResourceId('mc', AUTH_SECRET_ACTOR_ID, idempotencyKey);
+    const body = { common_name: `${label}-${randomBytes(4).toString('hex')}.faults.example.com` };
+    const status = await call('POST', '/api/v1/certificates', body, idempotencyKey).then(
+      (response) => response.status,
+      () => 0,
+    );
+    return { kind: 'create', certificateId, idempotencyKey, body, status };
   };
 
   /** Certificates issued before the fault, to revoke during it. */
@@ -122,9 +133,10 @@ describe('issuance under faults', () => {
     await eventually(
       async () =>
         (
-          await sql<{ n: number }>(`SELECT count(*)::int AS n FROM issuance.certificates WHERE id LIKE $1`, [
-            `mc-${label}-%`,
-          ])
+          await sql<{ n: number }>(
+            `SELECT count(*)::int AS n FROM issuance.certificates WHERE common_name LIKE $1`,
+            [`${label}-%`],
+          )
         )[0].n > 0,
       'a create of this round to reach the issuance service',
       20_000,
@@ -133,6 +145,24 @@ describe('issuance under faults', () => {
     faultOver = true;
     await Promise.all(lanes);
     return fired;
+  }
+
+  /**
+   * A client's retry with the same key: again while the key is in use (a lost attempt holds it
+   * until its lease runs out).
+   */
+  async function retry(path: string, body: unknown, idempotencyKey: string): Promise<HttpsResult> {
+    let retried = await call('POST', path, body, idempotencyKey);
+    const inUse = (response: HttpsResult) =>
+      response.status === 409 && (response.json() as { code: string }).code === 'idempotency_key_in_use';
+    if (inUse(retried)) {
+      await eventually(
+        async () => !inUse((retried = await call('POST', path, body, idempotencyKey))),
+        'the lost attempt to let go of its Idempotency-Key',
+        RECOVERY_MS,
+      );
+    }
+    return retried;
   }
 
   const serviceAnswers = async () =>
@@ -150,20 +180,16 @@ describe('issuance under faults', () => {
         if (status === 201) expect(got.status).toBe(200);
         else expect([200, 404]).toContain(got.status);
         if (status !== 201) {
-          // The retry a client makes, with the same id: created now, or 409 as it exists already.
-          const retried = await call('POST', '/api/v1/certificates', body, idempotencyKey);
-          expect([201, 409]).toContain(retried.status);
-          expect((await call('GET', `/api/v1/certificates/${certificateId}`)).status).toBe(200);
+          // The retry a client makes, with the same key: the one certificate of that key, created
+          // now or by the first attempt (409 idempotency_key_in_use while a lost attempt's lease runs).
+          const retried = await retry('/api/v1/certificates', body, idempotencyKey);
+          expect(retried.status).toBe(201);
+          expect((retried.json() as { id: string }).id).toBe(certificateId);
         }
       } else {
         if (status === 200) expect((got.json() as { status: string }).status).toBe('Revoked');
         // Revoking a Revoked certificate answers 200 again (natural idempotency).
-        const retried = await call(
-          'POST',
-          `/api/v1/certificates/${certificateId}/revoke`,
-          body,
-          idempotencyKey,
-        );
+        const retried = await retry(`/api/v1/certificates/${certificateId}/revoke`, body, idempotencyKey);
         expect(retried.status).toBe(200);
         const after = (await call('GET', `/api/v1/certificates/${certificateId}`)).json() as {
           status: string;

@@ -16,3 +16,4 @@ export * from './policies/policy-config';
 export * from './policies/domain-match';
 export * from './policies/evaluate-policy';
 export * from './renewals/renewal-schedule';
+export * from './idempotency/idempotency-decision';

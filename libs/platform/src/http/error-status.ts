@@ -5,6 +5,7 @@ export function httpStatusFor(code: ErrorCode): number {
   switch (code) {
     case 'validation_failed':
     case 'malformed_json':
+    case 'idempotency_key_invalid':
     case 'issuer_config_invalid':
     case 'csr_invalid':
     case 'certificate_not_renewable':
@@ -50,6 +51,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'method_not_allowed':
       return 405;
     case 'conflict':
+    case 'idempotency_key_in_use':
     case 'renewal_policy_duplicate_name':
     case 'renewal_policy_in_use':
     case 'api_key_name_taken':
@@ -81,6 +83,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'unsupported_media_type':
       return 415;
     case 'unprocessable':
+    case 'idempotency_key_reused':
     case 'stored_pem_unparseable':
       return 422;
     case 'breakglass_locked':
