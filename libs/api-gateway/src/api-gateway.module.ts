@@ -1,8 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { CERTLANE_CONFIG, CertlaneConfig, ServiceCoreModule } from '@certlane/platform';
 import { AuditController } from './audit-routes/audit.controller';
 import { AuthGuard } from './auth/auth.guard';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { Authenticator } from './auth/authenticator';
 import { GatewayFastLaneInstaller } from './fast-lane/fast-lane';
 import { PrincipalCache } from './auth/principal-cache';
@@ -117,6 +118,7 @@ export class ApiGatewayModule {
         RetiredAgentKeys,
         GatewayFastLaneInstaller,
         { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
         { provide: GATEWAY_ROUTES, useFactory: () => routeTable(controllers) },
         MethodNotAllowedFallback,
       ],

@@ -37,3 +37,4 @@ export * from './targets/target.dto';
 export * from './profiles/profile.dto';
 export * from './approvals/approval.dto';
 export * from './policies/policy.dto';
+export * from './idempotency/idempotency.dto';

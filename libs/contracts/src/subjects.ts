@@ -5,6 +5,13 @@ import { agentWorkRequestContracts } from './agents/agent-work-subjects';
 // Agentless deployments (ADR 0031).
 import { agentlessDeploymentRequestContracts } from './deployments/agentless-deployment-subjects';
 import { profileEventContracts, profileRequestContracts } from './profiles/profile-subjects';
+import {
+  BeginIdempotentRequest,
+  FinishIdempotentRequest,
+  IdempotencyKeyDone,
+  IdempotencyKeyRef,
+  IdempotentBegin,
+} from './idempotency/idempotency.dto';
 import { policyEventContracts, policyRequestContracts } from './policies/policy-subjects';
 import {
   CertificateIssued,
@@ -137,6 +144,13 @@ export type ServiceName = (typeof SERVICE_NAMES)[number];
 /** Request/reply subjects: `<service>.v1.<verb-noun>`, served by a queue group of that service. */
 export const requestContracts = {
   ...certificateRequestContracts,
+  // Idempotency-Key (ADR 0045): the keys live in issuance's schema.
+  'issuance.v1.idempotency-begin': { request: BeginIdempotentRequest, response: shape<IdempotentBegin>() },
+  'issuance.v1.idempotency-finish': {
+    request: FinishIdempotentRequest,
+    response: shape<IdempotencyKeyDone>(),
+  },
+  'issuance.v1.idempotency-abandon': { request: IdempotencyKeyRef, response: shape<IdempotencyKeyDone>() },
   ...agentWorkRequestContracts,
   ...agentlessDeploymentRequestContracts,
   ...agentRequestContracts,

@@ -47,3 +47,5 @@ export * from './database/schema-drift';
 export * from './database/prepared-query';
 export * from './database/group-commit';
 export * from './database/pg-errors';
+export * from './database/database-unreachable';
+export * from './database/retry-while-unreachable';

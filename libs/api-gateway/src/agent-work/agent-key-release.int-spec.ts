@@ -254,7 +254,7 @@ describe('agent key release (server key generation)', () => {
   });
 
   it.each([
-    ['no recipient key', {}, 'recipient_public_jwk must be a JWK object'],
+    ['no recipient key', {}, 'recipient_public_jwk is required'],
     [
       'a private JWK',
       {

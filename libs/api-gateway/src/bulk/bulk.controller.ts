@@ -11,6 +11,7 @@ import {
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { AdminOnly } from '../auth/admin-only';
 import { busContext } from '../auth/actor';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { RequirePermission } from '../auth/route-access';
 
 /**
@@ -29,6 +30,7 @@ export class BulkCertificatesController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
   @Post('bulk-revoke')
+  @Idempotent({ waitMs: BULK_REQUEST_TIMEOUT_MS })
   @HttpCode(200)
   @RequirePermission('certificate.revoke')
   revoke(@Body() body: BulkRevokeRequest, @Req() request: Request): Promise<BulkRevokeResult> {
@@ -39,6 +41,7 @@ export class BulkCertificatesController {
   }
 
   @Post('bulk-renew')
+  @Idempotent({ waitMs: BULK_REQUEST_TIMEOUT_MS })
   @HttpCode(200)
   @RequirePermission('certificate.renew')
   renew(@Body() body: BulkRenewRequest, @Req() request: Request): Promise<BulkRenewResult> {
@@ -49,6 +52,7 @@ export class BulkCertificatesController {
   }
 
   @Post('bulk-reassign')
+  @Idempotent({ waitMs: BULK_REQUEST_TIMEOUT_MS })
   @HttpCode(200)
   @RequirePermission('certificate.edit')
   reassign(@Body() body: BulkReassignRequest, @Req() request: Request): Promise<BulkReassignResult> {
@@ -65,6 +69,7 @@ export class EstBulkRevokeController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
   @Post('bulk-revoke')
+  @Idempotent({ waitMs: BULK_REQUEST_TIMEOUT_MS })
   @HttpCode(200)
   @AdminOnly()
   revoke(@Body() body: BulkRevokeRequest, @Req() request: Request): Promise<BulkRevokeResult> {

@@ -17,6 +17,8 @@ import {
   CertificateChanges,
   CertificateDto,
   CertificateVersionDto,
+  CertlaneError,
+  ErrorCode,
   CreateCertificateRequest,
   DeployCertificateBody,
   ExportPkcs12Body,
@@ -32,6 +34,8 @@ import {
 } from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { busContext } from '../auth/actor';
+import { idempotentResourceId } from '../idempotency/idempotency-key';
+import { Idempotent, idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { RequirePermission } from '../auth/route-access';
 import { attachmentName, optionalBody, queryFlag, renewForce } from './request-flags';
 
@@ -60,9 +64,27 @@ export class CertificatesController {
 
   @Post()
   @HttpCode(201)
+  @Idempotent()
   @RequirePermission('certificate.create')
-  create(@Body() body: CreateCertificateRequest, @Req() request: Request): Promise<CertificateDto> {
-    return this.bus.request('issuance.v1.create-certificate', body, { context: busContext(request) });
+  async create(@Body() body: CreateCertificateRequest, @Req() request: Request): Promise<CertificateDto> {
+    const context = busContext(request);
+    // With an Idempotency-Key and no id of the client's, the id derives from the key (ADR 0045):
+    // an attempt run again after the first was lost without an answer finds what the first made.
+    const key = body.id === undefined ? idempotencyKeyOf(request) : undefined;
+    const derived = key === undefined ? undefined : idempotentResourceId('mc', context.actor_id ?? '', key);
+    try {
+      return await this.bus.request(
+        'issuance.v1.create-certificate',
+        derived ? { ...body, id: derived } : body,
+        {
+          context,
+        },
+      );
+    } catch (error) {
+      if (!derived || !(error instanceof CertlaneError) || error.code !== ErrorCode.CertificateExists)
+        throw error;
+      return this.bus.request('issuance.v1.get-certificate', { id: derived }, { context });
+    }
   }
 
   @Get(':id')
@@ -108,6 +130,7 @@ export class CertificatesController {
   }
 
   @Post(':id/renew')
+  @Idempotent()
   @HttpCode(202)
   @RequirePermission('certificate.renew')
   async renew(
@@ -124,6 +147,7 @@ export class CertificatesController {
   }
 
   @Post(':id/deploy')
+  @Idempotent()
   @HttpCode(202)
   @RequirePermission('certificate.deploy')
   async deploy(@Param('id') id: string, @Req() request: Request): Promise<StatusResponse> {
@@ -136,6 +160,7 @@ export class CertificatesController {
   }
 
   @Post(':id/revoke')
+  @Idempotent()
   @HttpCode(200)
   @RequirePermission('certificate.revoke')
   async revoke(@Param('id') id: string, @Req() request: Request): Promise<StatusResponse> {

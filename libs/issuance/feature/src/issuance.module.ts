@@ -36,6 +36,8 @@ import { OwnerTeamHandlers } from './owners-teams/owner-team.handlers';
 import { OwnerTeamRepository } from './owners-teams/owner-team.repository';
 import { OwnerTeamService } from './owners-teams/owner-team.service';
 import { StatsHandlers } from './stats/stats.handlers';
+import { IdempotencyKeyRepository } from './idempotency/idempotency-key.repository';
+import { IdempotencyKeyService } from './idempotency/idempotency-key.service';
 import { StatsService } from './stats/stats.service';
 // The agent work protocol (ADR 0027).
 import { AgentWorkHandlers } from './agent-work/agent-work.handlers';
@@ -108,6 +110,9 @@ export class IssuanceModule {
         ExpirySweep,
         ExpiryLoop,
         StaleJobReaper,
+        // Idempotency-Key storage for the gateway (ADR 0045).
+        IdempotencyKeyRepository,
+        IdempotencyKeyService,
         CertificateCountCompactor,
         // The agent work protocol (ADR 0027).
         AgentWorkRepository,

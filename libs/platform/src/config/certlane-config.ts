@@ -86,7 +86,10 @@ export interface CertlaneConfig {
   breakGlass: BreakGlassConfig;
   /** The issuance service's expiry loop (ADR 0024): how often it re-reads certificate dates. */
   expiry: { sweepIntervalMs: number };
-  /** The issuance service's stale-job reaper: a job Running this long without a change fails. */
-  jobs: { runningTimeoutMs: number };
+  /**
+   * The issuance service's stale-job reaper: a job Running this long without a change fails;
+   * server-run issuance and renewal have the shorter `serverLeaseMs` and are queued again (ADR 0045).
+   */
+  jobs: { runningTimeoutMs: number; serverLeaseMs: number };
   unknownVariables: string[];
 }

@@ -387,6 +387,13 @@ export function loadConfig(env: Env): CertlaneConfig {
         24 * HOUR_MS,
         '1s and 24h',
       ),
+      serverLeaseMs: durationWithin(
+        'SERVICE_JOB_SERVER_LEASE',
+        get('SERVICE_JOB_SERVER_LEASE') ?? '',
+        1000,
+        HOUR_MS,
+        '1s and 1h',
+      ),
     },
     unknownVariables: Object.keys(env).filter(
       (name) => name.startsWith('SERVICE_') && !KNOWN_VARIABLE_NAMES.has(name),

@@ -204,6 +204,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'Issuance: a job left Running this long without a change (its worker lost: a crashed replica or agent) is failed, so the renewal loop can retry it (1s..24h).',
   },
   {
+    name: 'SERVICE_JOB_SERVER_LEASE',
+    default: '2m',
+    description:
+      'Issuance, server key generation: an issuance or renewal job the service runs itself and that stays Running this long (at most SERVICE_JOB_RUNNING_TIMEOUT) lost its worker, and is queued again while attempts remain (1s..1h).',
+  },
+  {
     name: 'SERVICE_SESSION_IDLE_TIMEOUT',
     default: '60m',
     description: 'A session unused for this long ends before its 8 h lifetime (1m..8h).',

@@ -1,5 +1,5 @@
 import { ErrorCode } from '@certlane/contracts';
-import { QueryFailedError } from 'typeorm';
+import { QueryFailedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { databaseOutageError, isDatabaseUnreachable } from './database-unreachable';
 
 /** An error as node-postgres raises it: an Error with the server's SQLSTATE in `code`. */
@@ -23,6 +23,10 @@ describe(isDatabaseUnreachable.name, () => {
     [
       'a lost connection inside a TypeORM QueryFailedError',
       new QueryFailedError('SELECT 1', [], new Error('Connection terminated unexpectedly')),
+    ],
+    [
+      'a transaction whose lost connection TypeORM already released',
+      new QueryRunnerProviderAlreadyReleasedError(),
     ],
     ['a refused connection as the cause', new Error('query failed', { cause: socketError('ECONNREFUSED') })],
     [

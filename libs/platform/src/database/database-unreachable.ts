@@ -1,4 +1,5 @@
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
+import { QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 
 /** Socket-level failures to reach the server (Node's error codes). */
 const NETWORK_CODES = new Set([
@@ -35,6 +36,9 @@ const MAX_DEPTH = 4;
  */
 export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   if (depth > MAX_DEPTH || typeof error !== 'object' || error === null) return false;
+  // TypeORM released the transaction's connection because it was lost under it (the next query
+  // of that transaction fails this way rather than with the driver's error).
+  if (error instanceof QueryRunnerProviderAlreadyReleasedError) return true;
   const { code, message, driverError, cause, errors } = error as {
     code?: unknown;
     message?: unknown;

@@ -11,6 +11,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'input_string_too_long':
     case 'input_key_forbidden':
     case 'body_encoding_invalid':
+    case 'idempotency_key_invalid':
     case 'issuer_config_invalid':
     case 'csr_invalid':
     case 'certificate_not_renewable':
@@ -58,6 +59,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'method_not_allowed':
       return 405;
     case 'conflict':
+    case 'idempotency_key_in_use':
     case 'renewal_policy_duplicate_name':
     case 'renewal_policy_in_use':
     case 'api_key_name_taken':
@@ -93,6 +95,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'unsupported_media_type':
       return 415;
     case 'unprocessable':
+    case 'idempotency_key_reused':
     case 'stored_pem_unparseable':
       return 422;
     case 'breakglass_locked':

@@ -19,7 +19,9 @@ export type JobEvent =
   /** An agent's status report; unknown strings never reach here (validated as DTO). */
   | { kind: 'report'; status: 'Running' | 'Completed' | 'Failed' }
   /** The renewal loop retrying a failed job while attempts remain. */
-  | { kind: 'retry'; next: 'Pending' | 'AwaitingCSR' };
+  | { kind: 'retry'; next: 'Pending' | 'AwaitingCSR' }
+  /** The Running lease of server-run work ran out (its worker was lost): queue it again. */
+  | { kind: 'release' };
 
 export type JobTransition = { ok: true; to: JobStatus } | { ok: false; message: string };
 
@@ -57,5 +59,7 @@ export function nextJobStatus(from: JobStatus, event: JobEvent): JobTransition {
       return { ok: true, to: event.status };
     case 'retry':
       return from === 'Failed' ? { ok: true, to: event.next } : refuse('only a failed job is retried');
+    case 'release':
+      return from === 'Running' ? { ok: true, to: 'Pending' } : refuse('only a running job is released');
   }
 }

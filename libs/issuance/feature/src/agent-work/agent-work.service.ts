@@ -14,7 +14,6 @@ import {
   AuditAction,
   CertlaneError,
   ErrorCode,
-  IssuedCertificateDto,
   JobDto,
   KEY_RELEASE_ALG,
   KEY_RELEASE_ENC,
@@ -50,7 +49,7 @@ import {
 } from '../certificates/inventory-writer';
 import { subjectAltNamesFor } from '../certificates/subject-alt-names';
 import { JobRow, jobDto } from '../jobs/job.repository';
-import { LocalCaService } from '../local-ca/local-ca.service';
+import { LocalCaService, SignedCertificate } from '../local-ca/local-ca.service';
 import { asInputError } from '../local-ca/pki-errors';
 import { AgentWorkRepository } from './agent-work.repository';
 
@@ -141,11 +140,11 @@ export class AgentWorkService {
     this.writer.outbox.committed();
 
     const { job, certificate, names, profile } = started;
-    let issued: IssuedCertificateDto;
+    let signed: SignedCertificate;
     try {
       // The local CA's own certificate.issued record carries the job id as its request id, so the
       // route keeps exactly one audit record (as the server-mode runner does).
-      issued = await this.localCa.issue(
+      signed = await this.localCa.sign(
         {
           issuer_id: issuerToIssueFrom(certificate),
           csr_pem: csrPem,
@@ -160,11 +159,15 @@ export class AgentWorkService {
       throw error;
     }
 
+    const issued = signed.certificate;
     const parsed = parseCertificate(issued.certificate_pem);
     const versionId = `ver-${randomUUID()}`;
     const completed = await this.writer.jobs.transaction(async (manager) => {
       const { job: current, certificate: locked } = await this.writer.lockJob(manager, job.id);
       if (current.status !== 'Running') return null;
+      // Serial, version and job completion commit together or not at all (ADR 0045): a dropped
+      // or failed result leaves no serial the revocation service would answer `good` for.
+      await this.localCa.recordIssued(manager, signed);
       const stored = await this.writer.storeVersion(
         manager,
         locked,

@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { RequestContext } from '@certlane/contracts';
-import { CertlaneLogger, LOGGER } from '@certlane/platform';
-import { requiredEkus } from '@certlane/issuance-domain';
+import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  CertlaneLogger,
+  isDatabaseUnreachable,
+  LOGGER,
+  retryWhileDatabaseUnreachable,
+} from '@certlane/platform';
+import { requiredEkus, runningLeaseMs } from '@certlane/issuance-domain';
+import { EntityManager } from 'typeorm';
 import { createCsr, keySpecFor, parseCertificate, parseCsr, SoftwareKeyProvider } from '@certlane/pki';
-import { LocalCaService } from '../local-ca/local-ca.service';
+import { LocalCaService, SignedCertificate } from '../local-ca/local-ca.service';
 import { JobRow } from '../jobs/job.repository';
 import { assertCsrAllowed, ProfileEnforcer } from '../profiles/profile-enforcer';
 import { CertificateKeySealer } from './certificate-keys';
@@ -12,7 +20,7 @@ import { CertificateRow, issuerToIssueFrom } from './certificate.repository';
 import { InventoryWriter } from './inventory-writer';
 import { subjectAltNamesFor } from './subject-alt-names';
 
-/** How often a replica looks for server-mode work a stopped replica left Pending. */
+/** How often (at most) a replica looks for server-mode work left Pending (a stopped replica, an outage). */
 export const SERVER_ISSUANCE_SWEEP_MS = 30_000;
 
 /**
@@ -34,6 +42,7 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
     private readonly sealer: CertificateKeySealer,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
     private readonly profiles: ProfileEnforcer,
+    @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
   ) {}
 
   get enabled(): boolean {
@@ -42,7 +51,10 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
 
   onApplicationBootstrap(): void {
     if (!this.enabled) return;
-    this.timer = setInterval(() => void this.sweep(), SERVER_ISSUANCE_SWEEP_MS);
+    // Never slower than the server lease: work left Pending (a claim lost to an outage) runs as
+    // promptly as work the reaper re-queues.
+    const every = Math.min(SERVER_ISSUANCE_SWEEP_MS, runningLeaseMs('Issuance', 'server', this.config.jobs));
+    this.timer = setInterval(() => void this.sweep(), every);
     this.timer.unref();
     void this.sweep();
   }
@@ -81,6 +93,33 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
   }
 
   private async claimAndIssue(jobId: string): Promise<void> {
+    // A database outage does not strand the job: each step runs again once the database answers
+    // (bounded by the server lease, after which the stale-job reaper re-queues it; ADR 0045).
+    const claimed = await this.retrying(jobId, 'claim', () => this.claim(jobId));
+    if (!claimed) return;
+    const { job, certificate } = claimed;
+    const context: RequestContext = { actor_id: job.requested_by, request_id: job.id };
+    try {
+      const made = await this.retrying(job.id, 'sign', () => this.make(certificate, context));
+      await this.retrying(job.id, 'store', () =>
+        this.finish(job, (manager, locked) => this.store(manager, locked, job, made, context)),
+      );
+    } catch (error) {
+      // Still unreachable after the lease: the job stays Running and the reaper re-queues it.
+      if (isDatabaseUnreachable(error)) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      this.logger.warn(
+        { job_id: job.id, certificate_id: job.certificate_id, err: error },
+        'server issuance failed',
+      );
+      await this.retrying(job.id, 'fail', () =>
+        this.finish(job, async (_manager, locked) => ({ to: 'fail', certificate: locked, error: message })),
+      );
+    }
+  }
+
+  /** Pending -> Running under `FOR UPDATE SKIP LOCKED`, committed; null when not ours to run. */
+  private async claim(jobId: string): Promise<{ job: JobRow; certificate: CertificateRow } | null> {
     const claimed = await this.writer.jobs.transaction(async (manager) => {
       const job = await this.writer.jobs.claimPending(manager, jobId);
       if (!job) return null;
@@ -98,96 +137,107 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
       );
       return { job: started.job, certificate };
     });
-    if (!claimed) return;
-    this.writer.outbox.committed();
-    const { job, certificate } = claimed;
-    const context: RequestContext = { actor_id: job.requested_by, request_id: job.id };
-    try {
-      // The certificate's profile (ADR 0025): the CSR asks for what the profile requires, and a
-      // CSR that still breaks a rule (a key algorithm it does not allow...) fails the job naming it.
-      const profile = await this.profiles.profileOf(certificate.profile_id);
-      const { signer } = await this.keys.generate(keySpecFor(certificate.key_algorithm));
-      const csr = await createCsr({
-        subject: [['CN', certificate.common_name]],
-        signer,
-        subjectAltNames: subjectAltNamesFor(certificate.common_name, certificate.sans),
-        ...(profile ? { mustStaple: profile.must_staple, extendedKeyUsage: requiredEkus(profile) } : {}),
-      });
-      if (profile) assertCsrAllowed(parseCsr(csr.pem), profile);
-      const issued = await this.localCa.issue(
-        {
-          issuer_id: issuerToIssueFrom(certificate),
-          csr_pem: csr.pem,
-          ...(profile?.validity_days ? { validity_days: profile.validity_days } : {}),
-          ...(profile?.must_staple ? { must_staple: true } : {}),
-        },
-        context,
-      );
-      const parsed = parseCertificate(issued.certificate_pem);
-      const versionId = `ver-${randomUUID()}`;
-      await this.finish(job, async (manager, locked) => {
-        const stored = await this.writer.storeVersion(
-          manager,
-          locked,
-          {
-            id: versionId,
-            certificate_id: locked.id,
-            serial_number: parsed.serialNumber,
-            fingerprint_sha256: parsed.fingerprintSha256,
-            key_algorithm: certificate.key_algorithm,
-            key_size: parsed.publicKey.size ?? 0,
-            issued_at: new Date(),
-            not_before: parsed.notBefore,
-            not_after: parsed.notAfter,
-            cert_pem: issued.certificate_pem,
-            chain_pem: issued.chain_pem,
-            csr_pem: csr.pem,
-            issuer_id: issued.issuer_id,
-            job_id: job.id,
-          },
-          context,
-        );
-        await this.writer.certificates.addKey(
-          manager,
-          versionId,
-          locked.id,
-          this.sealer.seal(versionId, signer.exportPkcs8()),
-        );
-        return { to: 'complete', certificate: stored.certificate, versionId };
-      });
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.logger.warn(
-        { job_id: job.id, certificate_id: job.certificate_id, err: error },
-        'server issuance failed',
-      );
-      await this.finish(job, async (_manager, locked) => ({
-        to: 'fail',
-        certificate: locked,
-        error: message,
-      }));
-    }
+    if (claimed) this.writer.outbox.committed();
+    return claimed;
   }
 
-  /** Completes or fails the claimed job unless it was cancelled meanwhile (then the result is dropped). */
+  /** A fresh key, its CSR, and the certificate the local CA signs for it (nothing written yet). */
+  private async make(certificate: CertificateRow, context: RequestContext): Promise<Made> {
+    // The certificate's profile (ADR 0025): the CSR asks for what the profile requires, and a
+    // CSR that still breaks a rule (a key algorithm it does not allow...) fails the job naming it.
+    const profile = await this.profiles.profileOf(certificate.profile_id);
+    const { signer } = await this.keys.generate(keySpecFor(certificate.key_algorithm));
+    const csr = await createCsr({
+      subject: [['CN', certificate.common_name]],
+      signer,
+      subjectAltNames: subjectAltNamesFor(certificate.common_name, certificate.sans),
+      ...(profile ? { mustStaple: profile.must_staple, extendedKeyUsage: requiredEkus(profile) } : {}),
+    });
+    if (profile) assertCsrAllowed(parseCsr(csr.pem), profile);
+    const signed = await this.localCa.sign(
+      {
+        issuer_id: issuerToIssueFrom(certificate),
+        csr_pem: csr.pem,
+        ...(profile?.validity_days ? { validity_days: profile.validity_days } : {}),
+        ...(profile?.must_staple ? { must_staple: true } : {}),
+      },
+      context,
+    );
+    return { signed, csrPem: csr.pem, pkcs8: signer.exportPkcs8() };
+  }
+
+  /**
+   * Records the serial, stores the version and its sealed key: in the transaction that completes
+   * the job, so all of it commits or none (ADR 0045).
+   */
+  private async store(
+    manager: EntityManager,
+    locked: CertificateRow,
+    job: JobRow,
+    made: Made,
+    context: RequestContext,
+  ): Promise<Outcome> {
+    const issued = made.signed.certificate;
+    const parsed = parseCertificate(issued.certificate_pem);
+    const versionId = `ver-${randomUUID()}`;
+    await this.localCa.recordIssued(manager, made.signed);
+    const stored = await this.writer.storeVersion(
+      manager,
+      locked,
+      {
+        id: versionId,
+        certificate_id: locked.id,
+        serial_number: parsed.serialNumber,
+        fingerprint_sha256: parsed.fingerprintSha256,
+        key_algorithm: locked.key_algorithm,
+        key_size: parsed.publicKey.size ?? 0,
+        issued_at: new Date(),
+        not_before: parsed.notBefore,
+        not_after: parsed.notAfter,
+        cert_pem: issued.certificate_pem,
+        chain_pem: issued.chain_pem,
+        csr_pem: made.csrPem,
+        issuer_id: issued.issuer_id,
+        job_id: job.id,
+      },
+      context,
+    );
+    await this.writer.certificates.addKey(
+      manager,
+      versionId,
+      locked.id,
+      this.sealer.seal(versionId, made.pkcs8),
+    );
+    return { to: 'complete', certificate: stored.certificate, versionId };
+  }
+
+  private retrying<T>(jobId: string, step: string, work: () => Promise<T>): Promise<T> {
+    return retryWhileDatabaseUnreachable(work, {
+      giveUpAfterMs: runningLeaseMs('Issuance', 'server', this.config.jobs),
+      onRetry: (error, delayMs) =>
+        this.logger.warn(
+          { job_id: jobId, step, err: error, retry_in_ms: delayMs },
+          'server issuance: the database is unreachable; retrying',
+        ),
+    });
+  }
+
+  /**
+   * Completes or fails the claimed job if it is still this run's: Running, and not claimed again
+   * since (`attempts` grows with every start, so a run whose lease the reaper released and another
+   * replica re-claimed finds a different count). Otherwise the result is dropped, and nothing of
+   * it (not even the serial) is recorded.
+   */
   private async finish(
     claimed: JobRow,
-    work: (
-      manager: Parameters<Parameters<InventoryWriter['jobs']['transaction']>[0]>[0],
-      certificate: CertificateRow,
-    ) => Promise<{
-      to: 'complete' | 'fail';
-      certificate: CertificateRow;
-      versionId?: string;
-      error?: string;
-    }>,
+    work: (manager: EntityManager, certificate: CertificateRow) => Promise<Outcome>,
   ): Promise<void> {
     const finished = await this.writer.jobs.transaction(async (manager) => {
       const { job, certificate } = await this.writer.lockJob(manager, claimed.id);
-      if (job.status !== 'Running') {
+      if (job.status !== 'Running' || job.attempts !== claimed.attempts) {
         this.logger.warn(
-          { job_id: job.id, status: job.status },
-          'server issuance result dropped: the job is no longer running',
+          { job_id: job.id, status: job.status, attempts: job.attempts, claimed_attempt: claimed.attempts },
+          "server issuance result dropped: the job is no longer this run's",
         );
         return false;
       }
@@ -204,4 +254,18 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
     });
     if (finished) this.writer.outbox.committed();
   }
+}
+
+/** What a run made before storing it: the signed certificate, its CSR and its private key. */
+interface Made {
+  signed: SignedCertificate;
+  csrPem: string;
+  pkcs8: Buffer;
+}
+
+interface Outcome {
+  to: 'complete' | 'fail';
+  certificate: CertificateRow;
+  versionId?: string;
+  error?: string;
 }

@@ -74,6 +74,19 @@ const notLocal = (row: IssuerRow, what: string) =>
     `issuer ${row.id} is of type ${row.kind}, which cannot ${what} yet`,
   );
 
+/** What recording an issued certificate writes: the serial, its audit record, its event. */
+interface IssuedRecord {
+  row: IssuedRow;
+  audit: AuditRecord;
+  event: CertificateIssued;
+}
+
+/** A certificate signed but not yet recorded (see LocalCaService.sign). */
+export interface SignedCertificate {
+  certificate: IssuedCertificateDto;
+  record: IssuedRecord;
+}
+
 function newCaId(): string {
   return `ca-${randomBytes(8).toString('hex')}`;
 }
@@ -110,29 +123,11 @@ export class LocalCaService implements LocalCaHooks {
   private readonly connectorConfigs = new Map<string, ConnectorConfig>();
 
   /**
-   * Issued certificates, their audit records and their `issuance.v1.certificate.issued` events,
-   * written by group commit (one transaction per batch).
+   * Issued certificates of the bus `issue` command, their audit records and their
+   * `issuance.v1.certificate.issued` events, written by group commit (one transaction per batch).
    */
-  private readonly issuedWriter = new GroupCommit<{
-    row: IssuedRow;
-    audit: AuditRecord;
-    event: CertificateIssued;
-  }>(async (items) => {
-    await this.cas.transaction(async (manager) => {
-      await this.cas.recordIssuedMany(
-        manager,
-        items.map((i) => i.row),
-      );
-      await this.outbox.auditMany(
-        manager,
-        items.map((i) => i.audit),
-      );
-      await this.outbox.addMany(
-        manager,
-        'issuance.v1.certificate.issued',
-        items.map((i) => i.event),
-      );
-    });
+  private readonly issuedWriter = new GroupCommit<IssuedRecord>(async (records) => {
+    await this.cas.transaction((manager) => this.writeIssued(manager, records));
     this.outbox.committed();
   });
 
@@ -511,7 +506,23 @@ export class LocalCaService implements LocalCaHooks {
     return { status: result.ok ? 'ok' : 'failed', message: result.message, latency_ms: result.latencyMs };
   }
 
+  /**
+   * The bus `issue` command: signs, then records the serial, its audit record and its event by
+   * group commit before answering (a certificate is handed out only once it is recorded).
+   */
   async issue(request: IssueCertificateRequest, context?: RequestContext): Promise<IssuedCertificateDto> {
+    const signed = await this.sign(request, context);
+    await this.issuedWriter.write(signed.record);
+    return signed.certificate;
+  }
+
+  /**
+   * Signs a certificate from a CSR and writes nothing: the caller records it with `recordIssued`
+   * in the transaction that stores what the certificate is for (the inventory's version), so a
+   * serial is recorded, and its revocation service learns of it, exactly when that commits (ADR
+   * 0045). A signed certificate never recorded was never handed out.
+   */
+  async sign(request: IssueCertificateRequest, context?: RequestContext): Promise<SignedCertificate> {
     const issuerId = request.issuer_id ?? DEFAULT_ISSUER_ID;
     // The issuer and its issuing CA in one read, shared with concurrent issuances (each gets a
     // read started after it arrived); the CA's status is still checked after the CSR.
@@ -528,8 +539,7 @@ export class LocalCaService implements LocalCaHooks {
       },
       idempotencyKey: request.idempotency_key ?? '',
     });
-    // The row and its audit record commit together, grouped with concurrent issuances.
-    await this.issuedWriter.write({
+    const record: IssuedRecord = {
       row: {
         issuer_id: issuer.id,
         serial_hex: issued.serialNumber,
@@ -564,8 +574,8 @@ export class LocalCaService implements LocalCaHooks {
         fingerprint_sha256: issued.fingerprintSha256,
         issued_at: new Date().toISOString(),
       },
-    });
-    return {
+    };
+    const certificate: IssuedCertificateDto = {
       issuer_id: issuer.id,
       ca_id: issued.caId,
       certificate_pem: issued.certificatePem,
@@ -576,6 +586,31 @@ export class LocalCaService implements LocalCaHooks {
       not_before: issued.notBefore.toISOString(),
       not_after: issued.notAfter.toISOString(),
     };
+    return { certificate, record };
+  }
+
+  /**
+   * Records a signed certificate (serial, audit record, `issuance.v1.certificate.issued` through
+   * the outbox) in the caller's transaction; the caller calls `outbox.committed()` after its commit.
+   */
+  recordIssued(manager: EntityManager, signed: SignedCertificate): Promise<void> {
+    return this.writeIssued(manager, [signed.record]);
+  }
+
+  private async writeIssued(manager: EntityManager, records: IssuedRecord[]): Promise<void> {
+    await this.cas.recordIssuedMany(
+      manager,
+      records.map((r) => r.row),
+    );
+    await this.outbox.auditMany(
+      manager,
+      records.map((r) => r.audit),
+    );
+    await this.outbox.addMany(
+      manager,
+      'issuance.v1.certificate.issued',
+      records.map((r) => r.event),
+    );
   }
 
   /**
