@@ -15,6 +15,7 @@ import {
   daysRemaining,
   expiryWarningsDue,
   initialJobStatus,
+  keyGenerationRefusal,
   nextCertificateStatus,
   nextJobStatus,
   renewalDue,
@@ -38,6 +39,9 @@ import { RenewalRepository, ScheduledPolicy } from './renewal.repository';
 /** Certificates per renewal-loop transaction. */
 export const RENEWAL_BATCH = 1000;
 
+/** How many ids of due certificates the loop cannot renew one sweep's warning names per reason. */
+const NOT_RENEWABLE_SAMPLE = 20;
+
 /**
  * The renewal loop (ADR 0028), every SERVICE_RENEWAL_SWEEP_INTERVAL on every replica:
  * 1. certificates inside their renewal window (Active or Expiring) get a Renewal job and move to
@@ -47,6 +51,9 @@ export const RENEWAL_BATCH = 1000;
  *    retry) and move to RenewalInProgress;
  * 3. certificates that crossed an alert threshold of their policy get one
  *    `issuance.v1.certificate.expiry-warning` per expiry date and threshold.
+ * Steps 1 and 2 pass by certificates no job can renew (`versionJobRefusal`: no issuer, or no
+ * agent in agent key generation): they stay due, get their expiry warnings, and each sweep logs
+ * a warning naming them (`not_renewable` in the result).
  * Replicas share the work: candidate rows are locked FOR UPDATE SKIP LOCKED and leave the
  * candidate set in the transaction that handles them, so each certificate is renewed once.
  */
@@ -99,9 +106,11 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
       jobs_created: 0,
       jobs_retried: 0,
       expiry_warnings: 0,
+      not_renewable: 0,
       duration_ms: 0,
     };
     const serverJobs: string[] = [];
+    const notRenewable = { no_issuer: [] as string[], no_agent: [] as string[] };
     const policies = await this.repository.policies();
     for (const policy of policies) {
       for (;;) {
@@ -110,6 +119,25 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
         serverJobs.push(...created);
         if (created.length < RENEWAL_BATCH) break;
       }
+      const left = await this.repository.notRenewableDue(
+        this.repository.dataSource.manager,
+        policy,
+        this.agentRequired,
+        NOT_RENEWABLE_SAMPLE,
+      );
+      result.not_renewable += left.total;
+      notRenewable.no_issuer.push(...left.no_issuer);
+      notRenewable.no_agent.push(...left.no_agent);
+    }
+    if (result.not_renewable > 0) {
+      this.logger.warn(
+        {
+          not_renewable: result.not_renewable,
+          no_issuer: notRenewable.no_issuer.slice(0, NOT_RENEWABLE_SAMPLE),
+          no_agent: notRenewable.no_agent.slice(0, NOT_RENEWABLE_SAMPLE),
+        },
+        'due certificates not renewed: no issuer (set issuer_id), or no agent in agent key generation (set agent_id)',
+      );
     }
     for (;;) {
       const retried = await this.retryBatch();
@@ -142,10 +170,15 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
     return initialJobStatus('Renewal', this.config.keygenMode);
   }
 
+  /** Whether a renewal needs the certificate's agent (keyGenerationRefusal of an agentless one). */
+  private get agentRequired(): boolean {
+    return keyGenerationRefusal('Renewal', this.config.keygenMode, '') !== null;
+  }
+
   /** One batch of due certificates -> RenewalInProgress with a Renewal job each; returns the job ids. */
   private async renewBatch(policy: ScheduledPolicy): Promise<string[]> {
     const created = await this.repository.transaction(async (manager) => {
-      const rows = await this.repository.dueBatch(manager, policy, RENEWAL_BATCH);
+      const rows = await this.repository.dueBatch(manager, policy, this.agentRequired, RENEWAL_BATCH);
       const changes = rows.flatMap((row) => {
         if (!renewalDue(row.expires_at, row.db_now, policy.renewal_window_days)) return [];
         const transition = nextCertificateStatus(row.status, { kind: 'renew', force: false });
@@ -192,7 +225,7 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
   /** One batch of failed certificates whose last job is retried; returns the job ids. */
   private async retryBatch(): Promise<string[]> {
     const retried = await this.repository.transaction(async (manager) => {
-      const rows = await this.repository.retryBatch(manager, RENEWAL_BATCH);
+      const rows = await this.repository.retryBatch(manager, this.agentRequired, RENEWAL_BATCH);
       const due = rows.filter((row) =>
         retryDue(
           { attempts: row.attempts, retries: row.retries, failed_at: row.completed_at },
