@@ -39,8 +39,11 @@ import { RenewalRepository, ScheduledPolicy } from './renewal.repository';
 /** Certificates per renewal-loop transaction. */
 export const RENEWAL_BATCH = 1000;
 
-/** How many ids of due certificates the loop cannot renew one sweep's warning names per reason. */
+/** How many ids of due certificates the loop cannot renew one warning names per reason. */
 const NOT_RENEWABLE_SAMPLE = 20;
+
+/** The same count of due certificates the loop cannot renew is logged again after this long. */
+const NOT_RENEWABLE_REPEAT_MS = 3_600_000;
 
 /**
  * The renewal loop (ADR 0028), every SERVICE_RENEWAL_SWEEP_INTERVAL on every replica:
@@ -52,8 +55,8 @@ const NOT_RENEWABLE_SAMPLE = 20;
  * 3. certificates that crossed an alert threshold of their policy get one
  *    `issuance.v1.certificate.expiry-warning` per expiry date and threshold.
  * Steps 1 and 2 pass by certificates no job can renew (`versionJobRefusal`: no issuer, or no
- * agent in agent key generation): they stay due, get their expiry warnings, and each sweep logs
- * a warning naming them (`not_renewable` in the result).
+ * agent in agent key generation): they stay due, get their expiry warnings, and a warning log
+ * names them (`warnNotRenewable`; their count is `not_renewable` in the result).
  * Replicas share the work: candidate rows are locked FOR UPDATE SKIP LOCKED and leave the
  * candidate set in the transaction that handles them, so each certificate is renewed once.
  */
@@ -61,6 +64,7 @@ const NOT_RENEWABLE_SAMPLE = 20;
 export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer?: NodeJS.Timeout;
   private running?: Promise<RenewalSweepResult>;
+  private notRenewableWarned?: { total: number; at: number };
 
   constructor(
     private readonly repository: RenewalRepository,
@@ -129,16 +133,7 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
       notRenewable.no_issuer.push(...left.no_issuer);
       notRenewable.no_agent.push(...left.no_agent);
     }
-    if (result.not_renewable > 0) {
-      this.logger.warn(
-        {
-          not_renewable: result.not_renewable,
-          no_issuer: notRenewable.no_issuer.slice(0, NOT_RENEWABLE_SAMPLE),
-          no_agent: notRenewable.no_agent.slice(0, NOT_RENEWABLE_SAMPLE),
-        },
-        'due certificates not renewed: no issuer (set issuer_id), or no agent in agent key generation (set agent_id)',
-      );
-    }
+    this.warnNotRenewable(result.not_renewable, notRenewable);
     for (;;) {
       const retried = await this.retryBatch();
       result.jobs_retried += retried.length;
@@ -168,6 +163,29 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
 
   private get jobStatus() {
     return initialJobStatus('Renewal', this.config.keygenMode);
+  }
+
+  /**
+   * A warning naming due certificates the loop passes by, when their count changes and otherwise
+   * once an hour (the sweep runs every minute by default).
+   */
+  private warnNotRenewable(total: number, ids: { no_issuer: string[]; no_agent: string[] }): void {
+    if (total === 0) {
+      this.notRenewableWarned = undefined;
+      return;
+    }
+    const last = this.notRenewableWarned;
+    const now = Date.now();
+    if (last?.total === total && now - last.at < NOT_RENEWABLE_REPEAT_MS) return;
+    this.notRenewableWarned = { total, at: now };
+    this.logger.warn(
+      {
+        not_renewable: total,
+        no_issuer: ids.no_issuer.slice(0, NOT_RENEWABLE_SAMPLE),
+        no_agent: ids.no_agent.slice(0, NOT_RENEWABLE_SAMPLE),
+      },
+      'due certificates not renewed: no issuer (set issuer_id), or no agent in agent key generation (set agent_id)',
+    );
   }
 
   /** Whether a renewal needs the certificate's agent (keyGenerationRefusal of an agentless one). */
