@@ -43,17 +43,18 @@ function resetPeak(pid) {
 /**
  * The inventory: every `dueEvery`-th certificate expires in 1..29 days (inside the 30-day window
  * of rp-default), the others in 45..409 days; 2% of the rest are Archived, Revoked or Pending, so
- * the status predicate matters. Issued a year ago (not_before).
+ * the status predicate matters. Issued a year ago (not_before), by the local CA, each run by an
+ * agent (the loop passes by agentless certificates in agent key generation, ADR 0042).
  */
 async function seed(db, count, dueEvery) {
   await db.query(
     `INSERT INTO issuance.certificates (id, name, common_name, status, issuer_id, renewal_policy_id,
-       environment, not_before, expires_at)
+       agent_id, environment, not_before, expires_at)
      SELECT 'bench-' || lpad(n::text, 7, '0'), 'bench-' || n, 'bench-' || n || '.example.com',
        CASE WHEN n % $2 = 0 THEN 'Active'
             WHEN n % 150 = 1 THEN 'Archived' WHEN n % 150 = 2 THEN 'Revoked' WHEN n % 150 = 3 THEN 'Pending'
             ELSE 'Active' END,
-       'iss-local', 'rp-default', 'production', now() - interval '365 days',
+       'iss-local', 'rp-default', 'agt-bench', 'production', now() - interval '365 days',
        CASE WHEN n % $2 = 0 THEN now() + make_interval(days => 1 + n % 29)
             WHEN n % 150 = 3 THEN NULL
             ELSE now() + make_interval(days => 45 + n % 365) END
@@ -87,6 +88,7 @@ async function main() {
       `EXPLAIN (FORMAT JSON) SELECT id, status, expires_at, now() AS db_now FROM issuance.certificates
        WHERE renewal_policy_id = 'rp-default' AND status IN ('Active', 'Expiring') AND expires_at IS NOT NULL
          AND expires_at <= now() + make_interval(days => 30)
+         AND issuer_id IS NOT NULL AND agent_id <> ''
        ORDER BY expires_at LIMIT 1000 FOR UPDATE SKIP LOCKED`,
     );
     const indexes = JSON.stringify(plan.rows[0]['QUERY PLAN']).match(/"Index Name":"[^"]+"/g) ?? [];

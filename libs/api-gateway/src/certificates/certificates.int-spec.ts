@@ -1,7 +1,13 @@
 import { createPrivateKey } from 'node:crypto';
 import { createServer, Server } from 'node:https';
 import { AddressInfo } from 'node:net';
-import { CertificateDto, CertificateVersionDto, IssuedCertificateDto, JobDto } from '@certlane/contracts';
+import {
+  BulkRenewResult,
+  CertificateDto,
+  CertificateVersionDto,
+  IssuedCertificateDto,
+  JobDto,
+} from '@certlane/contracts';
 import { NatsBus } from '@certlane/platform';
 import {
   CertificateAuthority,
@@ -545,6 +551,37 @@ describe('certificates and jobs (agent key generation)', () => {
       expect(json<CertificateDto>(await api('GET', `/api/v1/certificates/${certificate.id}`)).status).toBe(
         'Active',
       );
+    });
+
+    it('refuses with 400 certificate_not_renewable to renew, singly or in bulk, a certificate without an issuer, until PUT gives it one', async () => {
+      const { pem } = await foreignCertificate();
+      const certificate = await create({ id: uniqueId('issuerless'), certificate_pem: pem });
+      expect(certificate.issuer_id).toBe('');
+      const refused = await api('POST', `/api/v1/certificates/${certificate.id}/renew?force=true`);
+      expect(refused.status).toBe(400);
+      expect(refused.json()).toMatchObject({
+        code: 'certificate_not_renewable',
+        message: expect.stringContaining('has no issuer'),
+        details: { field: 'issuer_id' },
+      });
+      const bulk = json<BulkRenewResult>(
+        await api('POST', '/api/v1/certificates/bulk-renew', { certificate_ids: [certificate.id] }),
+      );
+      expect(bulk).toMatchObject({
+        total_enqueued: 0,
+        total_failed: 1,
+        errors: [{ certificate_id: certificate.id, message: expect.stringContaining('has no issuer') }],
+      });
+      expect(await jobsOf(certificate.id)).toEqual([]);
+      expect(json<CertificateDto>(await api('GET', `/api/v1/certificates/${certificate.id}`)).status).toBe(
+        'Active',
+      );
+      // "" does not name an issuer; an existing issuer makes the certificate renewable.
+      const cleared = await api('PUT', `/api/v1/certificates/${certificate.id}`, { issuer_id: '' });
+      expect([cleared.status, cleared.json()]).toMatchObject([400, { code: 'reference_invalid' }]);
+      const given = await api('PUT', `/api/v1/certificates/${certificate.id}`, { issuer_id: 'iss-local' });
+      expect(json<CertificateDto>(given).issuer_id).toBe('iss-local');
+      expect((await api('POST', `/api/v1/certificates/${certificate.id}/renew`)).status).toBe(202);
     });
 
     it('refuses an archived certificate with 400 certificate_not_renewable, even forced; 404 unknown', async () => {

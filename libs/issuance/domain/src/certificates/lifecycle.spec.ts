@@ -1,4 +1,10 @@
-import { initialJobStatus, keyGenerationRefusal, producesVersion, statusByDates } from './lifecycle';
+import {
+  initialJobStatus,
+  keyGenerationRefusal,
+  producesVersion,
+  statusByDates,
+  versionJobRefusal,
+} from './lifecycle';
 
 describe('initialJobStatus', () => {
   it.each([
@@ -47,5 +53,32 @@ describe('keyGenerationRefusal', () => {
     ['Validation', 'agent', '', false],
   ] as const)('refuses a %s job in %s key generation for agent %j: %s', (type, mode, agent, refused) => {
     expect(keyGenerationRefusal(type, mode, agent) !== null).toBe(refused);
+  });
+});
+
+describe('versionJobRefusal', () => {
+  const certificate = (issuer_id: string | null, agent_id: string) => ({ id: 'mc-1', issuer_id, agent_id });
+
+  it.each([
+    ['Renewal', 'server', null, 'edge-1', 'certificate_not_renewable'],
+    ['Issuance', 'agent', '', 'edge-1', 'certificate_not_renewable'],
+    ['Renewal', 'agent', null, '', 'certificate_not_renewable'],
+    ['Renewal', 'agent', 'iss-local', '', 'keygen_agent_missing'],
+    ['Renewal', 'agent', 'iss-local', 'edge-1', null],
+    ['Renewal', 'server', 'iss-local', '', null],
+    ['Deployment', 'agent', null, '', null],
+  ] as const)(
+    'refuses a %s job in %s key generation with issuer %j and agent %j: %s',
+    (type, mode, issuer, agent, code) => {
+      expect(versionJobRefusal(type, mode, certificate(issuer, agent))?.code ?? null).toBe(code);
+    },
+  );
+
+  it('names the missing issuer and how to make the certificate renewable again', () => {
+    expect(versionJobRefusal('Renewal', 'server', certificate(null, ''))).toEqual({
+      code: 'certificate_not_renewable',
+      field: 'issuer_id',
+      message: expect.stringMatching(/"mc-1" has no issuer.*set its issuer_id/),
+    });
   });
 });

@@ -42,3 +42,36 @@ export function keyGenerationRefusal(type: JobType, mode: KeyGeneration, agentId
     'give the certificate an agent_id, or import the certificate'
   );
 }
+
+/** Why a new version cannot be made for a certificate: the error code, the field and a message. */
+export interface VersionJobRefusal {
+  code: 'certificate_not_renewable' | 'keygen_agent_missing';
+  field: 'issuer_id' | 'agent_id';
+  message: string;
+}
+
+/**
+ * Why an issuance or renewal job cannot be created for this certificate, or null. A certificate
+ * without an issuer (imported from a CA Certlane does not hold, ADR 0043) has nobody to sign its
+ * next version; in agent key generation one without an agent has nobody to make its key (ADR
+ * 0042). The one rule for single and bulk renewals and, as SQL, for the renewal loop
+ * (RenewalRepository: `renewableCondition`).
+ */
+export function versionJobRefusal(
+  type: JobType,
+  mode: KeyGeneration,
+  certificate: { id: string; issuer_id: string | null; agent_id: string },
+): VersionJobRefusal | null {
+  if (!producesVersion(type)) return null;
+  if (certificate.issuer_id === null || certificate.issuer_id === '') {
+    return {
+      code: 'certificate_not_renewable',
+      field: 'issuer_id',
+      message:
+        `certificate ${JSON.stringify(certificate.id)} has no issuer (it was imported from a CA Certlane ` +
+        'does not hold): set its issuer_id (PUT /api/v1/certificates/{id}) to renew it',
+    };
+  }
+  const noAgent = keyGenerationRefusal(type, mode, certificate.agent_id);
+  return noAgent ? { code: 'keygen_agent_missing', field: 'agent_id', message: noAgent } : null;
+}

@@ -12,6 +12,7 @@ export interface BulkCertificateRow {
   source: CertificateSource;
   owner_id: string | null;
   team_id: string | null;
+  issuer_id: string | null;
   agent_id: string;
 }
 
@@ -30,7 +31,7 @@ export interface CreatedJob {
   profile_id: string;
 }
 
-const ROW_COLUMNS = 'id, status, source, owner_id, team_id, agent_id';
+const ROW_COLUMNS = 'id, status, source, owner_id, team_id, issuer_id, agent_id';
 
 type Executor = Pick<EntityManager, 'query'>;
 

@@ -28,7 +28,6 @@ import {
   CappedList,
   chunks,
   initialRenewalJobStatus,
-  keyGenerationRefusal,
   matchesSource,
   planBulkReassign,
   planBulkRenew,
@@ -36,6 +35,7 @@ import {
   releasesHold,
   StatusChange,
   unmatchedIdErrors,
+  versionJobRefusal,
 } from '@certlane/issuance-domain';
 import {
   addManyToOutbox,
@@ -198,12 +198,14 @@ export class BulkService {
     const requestedBy = context?.actor_id || SYSTEM_ACTOR;
     const totals = await this.walk(selection, async (manager, rows) => {
       const plan = planBulkRenew(rows);
-      // In agent key generation a certificate without an agent fails, as a single renew would (ADR 0042).
-      const agents = new Map(rows.map((row) => [row.id, row.agent_id]));
+      // A certificate without an issuer, or in agent key generation without an agent, fails as a
+      // single renew would (ADR 0042, 0043).
+      const byId = new Map(rows.map((row) => [row.id, row]));
       const errors: BulkItemError[] = [];
       const changes = plan.change.filter((change) => {
-        const refusal = keyGenerationRefusal('Renewal', this.config.keygenMode, agents.get(change.id) ?? '');
-        if (refusal) errors.push({ certificate_id: change.id, message: refusal });
+        const row = byId.get(change.id);
+        const refusal = row ? versionJobRefusal('Renewal', this.config.keygenMode, row) : null;
+        if (refusal) errors.push({ certificate_id: change.id, message: refusal.message });
         return !refusal;
       });
       if (changes.length === 0) {

@@ -13,12 +13,12 @@ import {
   initialJobStatus,
   Refusal,
   JobEvent,
-  keyGenerationRefusal,
   nextCertificateStatus,
   nextJobStatus,
   producesVersion,
   renewalMaxAttempts,
   statusByDates,
+  versionJobRefusal,
 } from '@certlane/issuance-domain';
 import { CERTLANE_CONFIG, CertlaneConfig, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
@@ -138,8 +138,9 @@ export class InventoryWriter {
   /**
    * A new job on a certificate, in the initial status of the key-generation mode; an issuance or
    * renewal whose profile requires approval waits in AwaitingApproval with a cert_issuance
-   * approval opened in the same transaction (ADR 0025). In agent key generation an issuance or
-   * renewal of a certificate without an agent is 400 keygen_agent_missing (ADR 0042).
+   * approval opened in the same transaction (ADR 0025). An issuance or renewal of a certificate
+   * without an issuer is 400 certificate_not_renewable (ADR 0043), in agent key generation one
+   * without an agent 400 keygen_agent_missing (ADR 0042): `versionJobRefusal`.
    */
   async createJob(
     manager: EntityManager,
@@ -148,8 +149,8 @@ export class InventoryWriter {
     context: RequestContext | undefined,
     extra: { target_id?: string; version_id?: string | null; agent_id?: string } = {},
   ): Promise<JobRow> {
-    const noAgent = keyGenerationRefusal(type, this.keygenMode, certificate.agent_id);
-    if (noAgent) throw new CertlaneError(ErrorCode.KeygenAgentMissing, noAgent, { field: 'agent_id' });
+    const refused = versionJobRefusal(type, this.keygenMode, certificate);
+    if (refused) throw new CertlaneError(refused.code, refused.message, { field: refused.field });
     const held = await this.approvals.holdsJob(manager, type, certificate.profile_id);
     const maxAttempts = producesVersion(type)
       ? renewalMaxAttempts({

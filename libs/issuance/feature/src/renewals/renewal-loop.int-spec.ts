@@ -25,15 +25,25 @@ describe('renewal loop with two issuance replicas', () => {
   let replicas: ServiceProcess[] = [];
   let db: Client;
 
-  /** Inserts certificates of a policy expiring `days` from now (Active, with not_before a year back). */
-  async function seed(prefix: string, count: number, days: number, policy = 'rp-default', status = 'Active') {
+  /**
+   * Inserts certificates of a policy expiring `days` from now (Active, with not_before a year
+   * back), issued by the local CA and run by agent `agt-edge` (agent key generation needs one).
+   */
+  async function seed(
+    prefix: string,
+    count: number,
+    days: number,
+    policy = 'rp-default',
+    status = 'Active',
+    { issuer = 'iss-local' as string | null, agent = 'agt-edge' } = {},
+  ) {
     await db.query(
       `INSERT INTO issuance.certificates (id, name, common_name, status, issuer_id, renewal_policy_id,
-         not_before, expires_at)
-       SELECT $1 || '-' || n, $1 || '-' || n, $1 || '-' || n || '.example.com', $5, 'iss-local', $4,
+         agent_id, not_before, expires_at)
+       SELECT $1 || '-' || n, $1 || '-' || n, $1 || '-' || n || '.example.com', $5, $6, $4, $7,
          now() - interval '300 days', now() + make_interval(days => $3)
        FROM generate_series(1, $2::int) AS n`,
-      [prefix, count, days, policy, status],
+      [prefix, count, days, policy, status, issuer, agent],
     );
   }
 
@@ -180,8 +190,9 @@ describe('renewal loop with two issuance replicas', () => {
     // rp-retry: max_retries 1 (2 attempts), retry_interval_seconds 60.
     const failed = async (id: string, attempts: number, failedSecondsAgo: number) => {
       await db.query(
-        `INSERT INTO issuance.certificates (id, name, common_name, status, issuer_id, renewal_policy_id, expires_at)
-         VALUES ($1, $1, $1 || '.example.com', 'Failed', 'iss-local', 'rp-retry', now() + interval '5 days')`,
+        `INSERT INTO issuance.certificates (id, name, common_name, status, issuer_id, renewal_policy_id,
+           agent_id, expires_at)
+         VALUES ($1, $1, $1 || '.example.com', 'Failed', 'iss-local', 'rp-retry', 'agt-edge', now() + interval '5 days')`,
         [id],
       );
       await db.query(
@@ -253,6 +264,68 @@ describe('renewal loop with two issuance replicas', () => {
       { job_id: 'job-retry-ready', n: 1 },
     ]);
   }, 60_000);
+
+  it('gives no job to a due certificate without an agent or without an issuer, stays due, and names them in a warning', async () => {
+    // One transaction: the sweep that renews the one with an agent sees the others too.
+    await db.query('BEGIN');
+    await seed('agentless', 2, 10, 'rp-default', 'Active', { agent: '' });
+    await seed('issuerless', 1, 10, 'rp-default', 'Expiring', { issuer: null });
+    await seed('agented', 1, 10);
+    // A failed renewal of an agentless certificate is not retried either (interval passed).
+    await db.query(
+      `INSERT INTO issuance.certificates (id, name, common_name, status, issuer_id, renewal_policy_id, expires_at)
+       VALUES ('stuck-1', 'stuck-1', 'stuck-1.example.com', 'Failed', 'iss-local', 'rp-retry', now() + interval '5 days')`,
+    );
+    await db.query(
+      `INSERT INTO issuance.jobs (id, type, status, certificate_id, attempts, max_attempts, last_error, completed_at)
+       VALUES ('job-stuck-1', 'Renewal', 'Failed', 'stuck-1', 1, 2, 'no CSR', now() - interval '120 seconds')`,
+    );
+    await db.query('COMMIT');
+
+    await eventually(
+      async () => (await jobsOf('agented')).length === 1,
+      'the renewal of the agented one',
+      30_000,
+    );
+    const warned = () =>
+      replicas.some((replica) =>
+        replica
+          .output()
+          .split('\n')
+          .some(
+            (line) =>
+              line.includes('due certificates not renewed') &&
+              line.includes('"agentless-1"') &&
+              line.includes('"agentless-2"') &&
+              line.includes('"issuerless-1"'),
+          ),
+      );
+    await eventually(async () => warned(), 'a warning naming the certificates left due', 20_000);
+    // A later sweep of both replicas: still nothing for them.
+    await seed('marker2', 1, 1);
+    await eventually(async () => (await jobsOf('marker2')).length === 1, 'a later sweep');
+    expect(await jobsOf('agentless')).toEqual([]);
+    expect(await jobsOf('issuerless')).toEqual([]);
+    expect(await statusesOf('agentless')).toEqual([{ status: 'Active', n: 2 }]);
+    expect(await statusesOf('issuerless')).toEqual([{ status: 'Expiring', n: 1 }]);
+    const stuck = await db.query(
+      `SELECT c.status, j.status AS job_status, j.retries FROM issuance.certificates c
+       JOIN issuance.jobs j ON j.certificate_id = c.id WHERE c.id = 'stuck-1'`,
+    );
+    expect(stuck.rows).toEqual([{ status: 'Failed', job_status: 'Failed', retries: 0 }]);
+    // The expiry warnings still come: the certificates stay visible as due.
+    const warnings = await db.query<{ certificate_id: string }>(
+      `SELECT DISTINCT envelope->'data'->>'certificate_id' AS certificate_id FROM issuance.outbox
+       WHERE subject = 'issuance.v1.certificate.expiry-warning'
+         AND envelope->'data'->>'certificate_id' IN ('agentless-1', 'agentless-2', 'issuerless-1')
+       ORDER BY 1`,
+    );
+    expect(warnings.rows.map((row) => row.certificate_id)).toEqual([
+      'agentless-1',
+      'agentless-2',
+      'issuerless-1',
+    ]);
+  }, 60_000);
 });
 
 describe('renewal loop in server key-generation mode', () => {
@@ -274,9 +347,12 @@ describe('renewal loop in server key-generation mode', () => {
   });
 
   it('issues the renewal at once, like a renew request: a new version, the job Completed, the certificate Active', async () => {
+    // srv-noissuer was imported from a CA Certlane does not hold: no issuer to renew it (ADR 0043).
     await db.query(
       `INSERT INTO issuance.certificates (id, name, common_name, status, issuer_id, renewal_policy_id, expires_at)
-       VALUES ('srv-1', 'srv-1', 'srv-1.example.com', 'Expiring', 'iss-local', 'rp-default', now() + interval '3 days')`,
+       VALUES ('srv-1', 'srv-1', 'srv-1.example.com', 'Expiring', 'iss-local', 'rp-default', now() + interval '3 days'),
+         ('srv-noissuer', 'srv-noissuer', 'srv-noissuer.example.com', 'Expiring', NULL, 'rp-default',
+          now() + interval '3 days')`,
     );
     const state = async () =>
       (
@@ -303,5 +379,10 @@ describe('renewal loop in server key-generation mode', () => {
         job_status: 'Completed',
       },
     ]);
+    const left = await db.query(
+      `SELECT c.status, (SELECT count(*)::int FROM issuance.jobs j WHERE j.certificate_id = c.id) AS jobs
+       FROM issuance.certificates c WHERE c.id = 'srv-noissuer'`,
+    );
+    expect(left.rows).toEqual([{ status: 'Expiring', jobs: 0 }]);
   }, 60_000);
 });

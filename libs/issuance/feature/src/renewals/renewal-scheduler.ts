@@ -15,6 +15,7 @@ import {
   daysRemaining,
   expiryWarningsDue,
   initialJobStatus,
+  keyGenerationRefusal,
   nextCertificateStatus,
   nextJobStatus,
   renewalDue,
@@ -38,6 +39,12 @@ import { RenewalRepository, ScheduledPolicy } from './renewal.repository';
 /** Certificates per renewal-loop transaction. */
 export const RENEWAL_BATCH = 1000;
 
+/** How many ids of due certificates the loop cannot renew one warning names per reason. */
+const NOT_RENEWABLE_SAMPLE = 20;
+
+/** The same count of due certificates the loop cannot renew is logged again after this long. */
+const NOT_RENEWABLE_REPEAT_MS = 3_600_000;
+
 /**
  * The renewal loop (ADR 0028), every SERVICE_RENEWAL_SWEEP_INTERVAL on every replica:
  * 1. certificates inside their renewal window (Active or Expiring) get a Renewal job and move to
@@ -47,6 +54,9 @@ export const RENEWAL_BATCH = 1000;
  *    retry) and move to RenewalInProgress;
  * 3. certificates that crossed an alert threshold of their policy get one
  *    `issuance.v1.certificate.expiry-warning` per expiry date and threshold.
+ * Steps 1 and 2 pass by certificates no job can renew (`versionJobRefusal`: no issuer, or no
+ * agent in agent key generation): they stay due, get their expiry warnings, and a warning log
+ * names them (`warnNotRenewable`; their count is `not_renewable` in the result).
  * Replicas share the work: candidate rows are locked FOR UPDATE SKIP LOCKED and leave the
  * candidate set in the transaction that handles them, so each certificate is renewed once.
  */
@@ -54,6 +64,7 @@ export const RENEWAL_BATCH = 1000;
 export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer?: NodeJS.Timeout;
   private running?: Promise<RenewalSweepResult>;
+  private notRenewableWarned?: { total: number; at: number };
 
   constructor(
     private readonly repository: RenewalRepository,
@@ -99,9 +110,11 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
       jobs_created: 0,
       jobs_retried: 0,
       expiry_warnings: 0,
+      not_renewable: 0,
       duration_ms: 0,
     };
     const serverJobs: string[] = [];
+    const notRenewable = { no_issuer: [] as string[], no_agent: [] as string[] };
     const policies = await this.repository.policies();
     for (const policy of policies) {
       for (;;) {
@@ -110,7 +123,17 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
         serverJobs.push(...created);
         if (created.length < RENEWAL_BATCH) break;
       }
+      const left = await this.repository.notRenewableDue(
+        this.repository.dataSource.manager,
+        policy,
+        this.agentRequired,
+        NOT_RENEWABLE_SAMPLE,
+      );
+      result.not_renewable += left.total;
+      notRenewable.no_issuer.push(...left.no_issuer);
+      notRenewable.no_agent.push(...left.no_agent);
     }
+    this.warnNotRenewable(result.not_renewable, notRenewable);
     for (;;) {
       const retried = await this.retryBatch();
       result.jobs_retried += retried.length;
@@ -142,10 +165,38 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
     return initialJobStatus('Renewal', this.config.keygenMode);
   }
 
+  /**
+   * A warning naming due certificates the loop passes by, when their count changes and otherwise
+   * once an hour (the sweep runs every minute by default).
+   */
+  private warnNotRenewable(total: number, ids: { no_issuer: string[]; no_agent: string[] }): void {
+    if (total === 0) {
+      this.notRenewableWarned = undefined;
+      return;
+    }
+    const last = this.notRenewableWarned;
+    const now = Date.now();
+    if (last?.total === total && now - last.at < NOT_RENEWABLE_REPEAT_MS) return;
+    this.notRenewableWarned = { total, at: now };
+    this.logger.warn(
+      {
+        not_renewable: total,
+        no_issuer: ids.no_issuer.slice(0, NOT_RENEWABLE_SAMPLE),
+        no_agent: ids.no_agent.slice(0, NOT_RENEWABLE_SAMPLE),
+      },
+      'due certificates not renewed: no issuer (set issuer_id), or no agent in agent key generation (set agent_id)',
+    );
+  }
+
+  /** Whether a renewal needs the certificate's agent (keyGenerationRefusal of an agentless one). */
+  private get agentRequired(): boolean {
+    return keyGenerationRefusal('Renewal', this.config.keygenMode, '') !== null;
+  }
+
   /** One batch of due certificates -> RenewalInProgress with a Renewal job each; returns the job ids. */
   private async renewBatch(policy: ScheduledPolicy): Promise<string[]> {
     const created = await this.repository.transaction(async (manager) => {
-      const rows = await this.repository.dueBatch(manager, policy, RENEWAL_BATCH);
+      const rows = await this.repository.dueBatch(manager, policy, this.agentRequired, RENEWAL_BATCH);
       const changes = rows.flatMap((row) => {
         if (!renewalDue(row.expires_at, row.db_now, policy.renewal_window_days)) return [];
         const transition = nextCertificateStatus(row.status, { kind: 'renew', force: false });
@@ -192,7 +243,7 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
   /** One batch of failed certificates whose last job is retried; returns the job ids. */
   private async retryBatch(): Promise<string[]> {
     const retried = await this.repository.transaction(async (manager) => {
-      const rows = await this.repository.retryBatch(manager, RENEWAL_BATCH);
+      const rows = await this.repository.retryBatch(manager, this.agentRequired, RENEWAL_BATCH);
       const due = rows.filter((row) =>
         retryDue(
           { attempts: row.attempts, retries: row.retries, failed_at: row.completed_at },

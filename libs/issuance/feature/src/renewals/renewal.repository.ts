@@ -48,6 +48,22 @@ export interface AlertCandidate {
   db_now: Date;
 }
 
+/** Due certificates the loop cannot renew: how many, and the first ids (nearest expiry first). */
+export interface NotRenewableDue {
+  total: number;
+  no_issuer: string[];
+  no_agent: string[];
+}
+
+/**
+ * `versionJobRefusal` (libs/issuance/domain) as a row condition: an issuer, and in agent key
+ * generation an agent. Checked on the rows an index scan reads, so the plans stay the same.
+ */
+export function renewableCondition(agentRequired: boolean, alias = ''): string {
+  const column = (name: string) => `${alias}${name}`;
+  return `${column('issuer_id')} IS NOT NULL${agentRequired ? ` AND ${column('agent_id')} <> ''` : ''}`;
+}
+
 /** How long after expiry a certificate still gets its last warnings (threshold 0 included). */
 const ALERT_GRACE = "interval '30 days'";
 
@@ -73,13 +89,20 @@ export class RenewalRepository {
 
   /**
    * Active or Expiring certificates of one renewal policy inside its window
-   * (expires_at - renewal_window_days <= now): index certificates_renewal_due.
+   * (expires_at - renewal_window_days <= now) that a job can renew (`renewableCondition`): index
+   * certificates_renewal_due. The others stay due; `notRenewableDue` names them.
    */
-  dueBatch(executor: Executor, policy: ScheduledPolicy, limit: number): Promise<DueCertificate[]> {
+  dueBatch(
+    executor: Executor,
+    policy: ScheduledPolicy,
+    agentRequired: boolean,
+    limit: number,
+  ): Promise<DueCertificate[]> {
     return executor.query(
       `SELECT id, status, expires_at, now() AS db_now FROM certificates
        WHERE renewal_policy_id = $1 AND status IN ('Active', 'Expiring') AND expires_at IS NOT NULL
          AND expires_at <= now() + make_interval(days => $2)
+         AND ${renewableCondition(agentRequired)}
        ORDER BY expires_at LIMIT $3
        FOR UPDATE SKIP LOCKED`,
       [policy.id, policy.renewal_window_days, limit],
@@ -87,11 +110,35 @@ export class RenewalRepository {
   }
 
   /**
-   * Failed certificates whose latest issuance or renewal job failed, has attempts left and has
-   * waited its retry interval. Failed certificates are few (index certificates_status); the
-   * latest job comes from jobs_certificate.
+   * The due certificates of one policy that `dueBatch` passes by (no issuer, or no agent in
+   * agent key generation), read after the policy's renewals: the same index range, which then
+   * holds only these (and rows another replica is renewing).
    */
-  retryBatch(executor: Executor, limit: number): Promise<RetryCandidate[]> {
+  async notRenewableDue(
+    executor: Executor,
+    policy: ScheduledPolicy,
+    agentRequired: boolean,
+    sample: number,
+  ): Promise<NotRenewableDue> {
+    const [row]: NotRenewableDue[] = await executor.query(
+      `SELECT count(*)::int AS total,
+         (array_agg(id ORDER BY expires_at, id) FILTER (WHERE issuer_id IS NULL))[1:$3] AS no_issuer,
+         (array_agg(id ORDER BY expires_at, id) FILTER (WHERE issuer_id IS NOT NULL))[1:$3] AS no_agent
+       FROM certificates
+       WHERE renewal_policy_id = $1 AND status IN ('Active', 'Expiring') AND expires_at IS NOT NULL
+         AND expires_at <= now() + make_interval(days => $2)
+         AND NOT (${renewableCondition(agentRequired)})`,
+      [policy.id, policy.renewal_window_days, sample],
+    );
+    return { total: row.total, no_issuer: row.no_issuer ?? [], no_agent: row.no_agent ?? [] };
+  }
+
+  /**
+   * Failed certificates whose latest issuance or renewal job failed, has attempts left and has
+   * waited its retry interval, and that a job can renew (`renewableCondition`). Failed
+   * certificates are few (index certificates_status); the latest job comes from jobs_certificate.
+   */
+  retryBatch(executor: Executor, agentRequired: boolean, limit: number): Promise<RetryCandidate[]> {
     return executor.query(
       `SELECT c.id AS certificate_id, c.status, j.id AS job_id, j.type AS job_type, j.status AS job_status,
          j.attempts, j.retries, j.completed_at, rp.max_retries, rp.retry_interval_seconds, now() AS db_now
@@ -101,7 +148,7 @@ export class RenewalRepository {
          SELECT id, type, status, attempts, retries, completed_at FROM jobs
          WHERE certificate_id = c.id AND type IN ('Issuance', 'Renewal')
          ORDER BY created_at DESC, id DESC LIMIT 1) j ON true
-       WHERE c.status = 'Failed' AND j.status = 'Failed'
+       WHERE c.status = 'Failed' AND j.status = 'Failed' AND ${renewableCondition(agentRequired, 'c.')}
          AND GREATEST(j.attempts, j.retries + 1) < rp.max_retries + 1
          AND (j.completed_at IS NULL OR j.completed_at <= now() - make_interval(secs => rp.retry_interval_seconds))
        ORDER BY c.id LIMIT $1
