@@ -32,6 +32,7 @@ export * from './http/public-route';
 export * from './http/request-id';
 export * from './http/configure-http';
 export * from './http/raw-body';
+export * from './http/ocsp-request';
 export * from './observability/metrics';
 export * from './observability/readiness';
 export * from './service/tokens';

@@ -1,15 +1,14 @@
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { CertlaneError, ErrorCode, OcspResponseDocument } from '@certlane/contracts';
-import { MESSAGE_BUS, MessageBus, PublicRoute, readRawBody } from '@certlane/platform';
 import {
-  CA_CRL_FILE,
-  crlResponseHeaders,
-  ISSUER_CRL_FILE,
-  isOcspRequestContentType,
-  MAX_OCSP_REQUEST_BYTES,
-  ocspResponseHeaders,
-} from '@certlane/pki';
+  MESSAGE_BUS,
+  MessageBus,
+  ocspGetRequestPath,
+  PublicRoute,
+  readOcspPostBody,
+} from '@certlane/platform';
+import { CA_CRL_FILE, crlResponseHeaders, ISSUER_CRL_FILE, ocspResponseHeaders } from '@certlane/pki';
 import { busContext } from '../auth/actor';
 
 /**
@@ -52,10 +51,7 @@ export class RelyingPartyForwardingController {
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
-    if (!isOcspRequestContentType(request.headers['content-type'])) {
-      throw new CertlaneError(ErrorCode.UnsupportedMediaType, 'OCSP requests are application/ocsp-request');
-    }
-    const body = await readRawBody(request, MAX_OCSP_REQUEST_BYTES);
+    const body = await readOcspPostBody(request);
     const answer = await this.bus.request(
       'revocation.v1.answer-ocsp',
       { issuer_id: issuerId, form: 'post', request: body.toString('base64') },
@@ -70,12 +66,7 @@ export class RelyingPartyForwardingController {
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
-    // The raw path after /ocsp/<issuer>/: base64 may hold '/' and is percent-encoded (RFC 5019 5).
-    const path = request.originalUrl.split('?')[0];
-    const prefix = `/ocsp/${encodeURIComponent(issuerId)}/`;
-    const encoded = path.startsWith(prefix)
-      ? path.slice(prefix.length)
-      : path.slice(path.indexOf('/', 6) + 1);
+    const encoded = ocspGetRequestPath(request, issuerId);
     const answer = await this.bus.request(
       'revocation.v1.answer-ocsp',
       { issuer_id: issuerId, form: 'get', request: encoded },

@@ -1,14 +1,8 @@
 import { Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
-import { PublicRoute, readRawBody } from '@certlane/platform';
-import {
-  CA_CRL_FILE,
-  crlResponseHeaders,
-  ISSUER_CRL_FILE,
-  isOcspRequestContentType,
-  MAX_OCSP_REQUEST_BYTES,
-} from '@certlane/pki';
+import { ocspGetRequestPath, PublicRoute, readOcspPostBody } from '@certlane/platform';
+import { CA_CRL_FILE, crlResponseHeaders, ISSUER_CRL_FILE } from '@certlane/pki';
 import { CrlPublisher } from '../crl/crl-publisher';
 import { CrlState } from '../crl/crl.repository';
 import { OcspAnswer } from '../ocsp/ocsp.service';
@@ -56,11 +50,7 @@ export class RelyingPartyController {
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
-    if (!isOcspRequestContentType(request.headers['content-type'])) {
-      throw new CertlaneError(ErrorCode.UnsupportedMediaType, 'OCSP requests are application/ocsp-request');
-    }
-    const body = await readRawBody(request, MAX_OCSP_REQUEST_BYTES);
-    send(response, await this.ocsp.post(issuerId, body), false);
+    send(response, await this.ocsp.post(issuerId, await readOcspPostBody(request)), false);
   }
 
   @Get('ocsp/:issuerId/*request')
@@ -69,13 +59,7 @@ export class RelyingPartyController {
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
-    // The raw path after /ocsp/<issuer>/: base64 may hold '/' and is percent-encoded (RFC 5019 5).
-    const path = request.originalUrl.split('?')[0];
-    const prefix = `/ocsp/${encodeURIComponent(issuerId)}/`;
-    const encoded = path.startsWith(prefix)
-      ? path.slice(prefix.length)
-      : path.slice(path.indexOf('/', 6) + 1);
-    send(response, await this.ocsp.get(issuerId, encoded), true);
+    send(response, await this.ocsp.get(issuerId, ocspGetRequestPath(request, issuerId)), true);
   }
 }
 
