@@ -35,6 +35,12 @@ function boundaries({ tests }) {
         onlyDependOnLibsWithTags: ['scope:client', 'scope:shared'],
         bannedExternalImports: io,
       },
+      // Clients (the agent, the API client; the CLI, MCP server and GUI next) are built from
+      // contracts and util libraries only: not libs/platform, which brings Nest, TypeORM and NATS.
+      {
+        sourceTag: 'scope:client',
+        onlyDependOnLibsWithTags: withTesting(['type:contract', 'type:util']),
+      },
       { sourceTag: 'scope:quickstart', onlyDependOnLibsWithTags: ['*'] },
       { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared'] },
       {

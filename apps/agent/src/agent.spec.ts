@@ -23,7 +23,8 @@ import { parseCsr, wrapPrivateKey } from '@certlane/pki';
 import { CertlaneAgent, subjectAltNamesFor } from './agent';
 import { KeyStore } from './key-store';
 import type { Logger } from './logger';
-import { AgentGoneError, AgentServerClient, HostFacts, ServerError } from './server-client';
+import { ApiError } from '@certlane/api-client';
+import { AgentGoneError, AgentServerClient, HostFacts } from './server-client';
 import type { TargetConfigSource, TargetSpec } from './targets';
 import { connectorRegistry } from './targets';
 
@@ -118,7 +119,8 @@ class FakeServer implements AgentServerClient {
   }
   async certificate(_id: string, versionId?: string | null) {
     const dto = versionId ? this.versions.get(versionId) : [...this.versions.values()].pop();
-    if (!dto) throw new ServerError(404, 'certificate_version_not_found', 'no version');
+    if (!dto)
+      throw new ApiError({ status: 404, code: 'certificate_version_not_found', reason: 'no version' });
     return dto;
   }
   /** Server key generation: the keys the server holds per version (ADR 0033). */
@@ -168,7 +170,12 @@ class FakeServer implements AgentServerClient {
   ): Promise<AgentKeyDto> {
     this.sent.push(JSON.stringify({ recipient_public_jwk: recipientPublicJwk, version_id: versionId }));
     const key = this.serverKeys.get(versionId);
-    if (!key) throw new ServerError(404, 'certificate_key_not_found', 'the service holds no private key');
+    if (!key)
+      throw new ApiError({
+        status: 404,
+        code: 'certificate_key_not_found',
+        reason: 'the service holds no private key',
+      });
     const jwe = await wrapPrivateKey(key, recipientPublicJwk, { certificateId, versionId });
     this.received.push(jwe);
     return { certificate_id: certificateId, version_id: versionId, private_key_jwe: jwe };
@@ -329,7 +336,12 @@ describe('CertlaneAgent job handling', () => {
   });
 
   it('reports Failed with the reason when the server refuses the CSR, and drops the key', async () => {
-    server.fail.csr = new ServerError(400, 'csr_invalid', 'POST /csr: 400 csr_invalid: CN mismatch');
+    server.fail.csr = new ApiError({
+      status: 400,
+      code: 'csr_invalid',
+      reason: 'CN mismatch',
+      request: 'POST /csr',
+    });
     server.queue = [item({ job_id: 'job-bad', certificate_id: 'bad' })];
     expect(await agent.pollOnce()).toEqual(['failed']);
     expect(server.reports).toEqual([
@@ -339,7 +351,7 @@ describe('CertlaneAgent job handling', () => {
   });
 
   it('leaves the job for the next poll on a transient CSR error', async () => {
-    server.fail.csr = new ServerError(503, 'service_unavailable', 'down');
+    server.fail.csr = new ApiError({ status: 503, code: 'service_unavailable', reason: 'down' });
     server.queue = [item({ job_id: 'job-503', certificate_id: 'later' })];
     await expect(agent.pollOnce()).rejects.toThrow('down');
     expect(server.reports).toEqual([]);

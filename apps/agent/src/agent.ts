@@ -5,7 +5,8 @@ import { createCsr, generateRecipientKey, SubjectAltNameInput, unwrapPrivateKey 
 import { backoffDelay, jittered } from './backoff';
 import { KeyStore } from './key-store';
 import type { Logger } from './logger';
-import { AgentGoneError, AgentServerClient, HostFacts, ServerError } from './server-client';
+import { ApiError } from '@certlane/api-client';
+import { AgentGoneError, AgentServerClient, HostFacts } from './server-client';
 import type { ConnectorResolver, TargetConfigSource } from './targets';
 import { verificationOf } from './verification';
 
@@ -222,7 +223,7 @@ export class CertlaneAgent {
       });
       return 'csr-submitted';
     } catch (error) {
-      if (error instanceof ServerError && error.status === 400 && error.code === 'csr_invalid') {
+      if (error instanceof ApiError && error.status === 400 && error.code === 'csr_invalid') {
         // The server will not take this CSR however often it is sent: fail the job with its reason.
         keys.discard(item.certificate_id, item.job_id);
         logger.error('CSR refused', { ...fields, error: error.message });
@@ -275,7 +276,7 @@ export class CertlaneAgent {
         await this.deps.server.certificateKey(certificateId, certificate.version_id, recipient.publicJwk)
       ).private_key_jwe;
     } catch (error) {
-      if (error instanceof ServerError && error.code === 'certificate_key_not_found') return null;
+      if (error instanceof ApiError && error.code === 'certificate_key_not_found') return null;
       throw error;
     }
     const pem = await unwrapPrivateKey(wrapped, recipient.privateKey, label, certificate.leaf_pem);

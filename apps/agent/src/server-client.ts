@@ -1,5 +1,4 @@
-import { Agent as HttpsAgent, request } from 'node:https';
-import { rootCertificates } from 'node:tls';
+import { AgentApiClient, ApiError, HttpsJsonClient } from '@certlane/api-client';
 import type {
   AgentCertificateDto,
   AgentCsrAccepted,
@@ -40,17 +39,6 @@ export interface AgentServerClient {
   ): Promise<void>;
 }
 
-/** An answer other than 2xx; `code` is the error body's code when it has one. */
-export class ServerError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /**
  * The server says this agent is gone: 410 (retired) or 401 (its key was revoked at retirement,
  * ADR 0026). The agent stops.
@@ -65,56 +53,51 @@ export class AgentGoneError extends Error {
   }
 }
 
-const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
-const REQUEST_TIMEOUT_MS = 30_000;
+/** 401 and 410 mean the agent is gone; every other failure is the lib's ApiError or ApiNetworkError. */
+function goneOr(error: unknown): never {
+  if (error instanceof ApiError && (error.status === 401 || error.status === 410)) {
+    throw new AgentGoneError(error.status);
+  }
+  throw error;
+}
 
-/** HTTPS only, TLS 1.3, the system roots plus SERVICE_SERVER_CA_BUNDLE_PATH, keep-alive. */
+/** The agent's routes through @certlane/api-client (HTTPS only, TLS 1.3, SERVICE_SERVER_CA_BUNDLE_PATH). */
 export class HttpsAgentServerClient implements AgentServerClient {
-  private readonly agent: HttpsAgent;
-  private readonly base: string;
+  private readonly http: HttpsJsonClient;
+  private readonly api: AgentApiClient;
 
   constructor(
-    private readonly config: Pick<
-      AgentConfig,
-      'serverUrl' | 'agentId' | 'apiKey' | 'caBundle' | 'insecureSkipVerify'
-    >,
-    private readonly userAgent = 'certlane-agent',
+    config: Pick<AgentConfig, 'serverUrl' | 'agentId' | 'apiKey' | 'caBundle' | 'insecureSkipVerify'>,
+    userAgent = 'certlane-agent',
   ) {
-    this.agent = new HttpsAgent({
-      keepAlive: true,
-      maxSockets: 4,
-      minVersion: 'TLSv1.3',
-      ...(config.caBundle ? { ca: [...rootCertificates, config.caBundle] } : {}),
-      rejectUnauthorized: !config.insecureSkipVerify,
+    this.http = new HttpsJsonClient({
+      baseUrl: config.serverUrl,
+      apiKey: config.apiKey,
+      caBundle: config.caBundle,
+      insecureSkipVerify: config.insecureSkipVerify,
+      userAgent,
     });
-    this.base = `${config.serverUrl}/api/v1/agents/${encodeURIComponent(config.agentId)}`;
+    this.api = new AgentApiClient(this.http, config.agentId);
   }
 
   close(): void {
-    this.agent.destroy();
+    this.http.close();
   }
 
   async heartbeat(facts: HostFacts): Promise<void> {
-    await this.call('POST', '/heartbeat', facts);
+    await this.api.heartbeat(facts).catch(goneOr);
   }
 
   work(): Promise<AgentWorkResponse> {
-    return this.call('GET', '/work') as Promise<AgentWorkResponse>;
+    return this.api.work().catch(goneOr);
   }
 
   submitCsr(certificateId: string, csrPem: string): Promise<AgentCsrAccepted> {
-    return this.call('POST', '/csr', {
-      csr_pem: csrPem,
-      certificate_id: certificateId,
-    }) as Promise<AgentCsrAccepted>;
+    return this.api.submitCsr(certificateId, csrPem).catch(goneOr);
   }
 
   certificate(certificateId: string, versionId?: string | null): Promise<AgentCertificateDto> {
-    const query = versionId ? `?version_id=${encodeURIComponent(versionId)}` : '';
-    return this.call(
-      'GET',
-      `/certificates/${encodeURIComponent(certificateId)}${query}`,
-    ) as Promise<AgentCertificateDto>;
+    return this.api.certificate(certificateId, versionId).catch(goneOr);
   }
 
   certificateKey(
@@ -122,10 +105,7 @@ export class HttpsAgentServerClient implements AgentServerClient {
     versionId: string,
     recipientPublicJwk: RecipientPublicJwk,
   ): Promise<AgentKeyDto> {
-    return this.call('POST', `/certificates/${encodeURIComponent(certificateId)}/key`, {
-      recipient_public_jwk: recipientPublicJwk,
-      version_id: versionId,
-    }) as Promise<AgentKeyDto>;
+    return this.api.certificateKey(certificateId, versionId, recipientPublicJwk).catch(goneOr);
   }
 
   async reportStatus(
@@ -134,71 +114,6 @@ export class HttpsAgentServerClient implements AgentServerClient {
     error?: string,
     verification?: AgentVerificationReport,
   ): Promise<void> {
-    await this.call('POST', `/jobs/${encodeURIComponent(jobId)}/status`, {
-      status,
-      ...(error !== undefined ? { error: error.slice(0, 2000) } : {}),
-      ...(verification ? { verification } : {}),
-    });
-  }
-
-  private call(method: string, path: string, body?: unknown): Promise<unknown> {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    return new Promise((resolvePromise, reject) => {
-      const req = request(
-        `${this.base}${path}`,
-        {
-          method,
-          agent: this.agent,
-          timeout: REQUEST_TIMEOUT_MS,
-          headers: {
-            authorization: `Bearer ${this.config.apiKey}`,
-            accept: 'application/json',
-            'user-agent': this.userAgent,
-            ...(payload
-              ? { 'content-type': 'application/json', 'content-length': String(payload.length) }
-              : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > MAX_RESPONSE_BYTES) {
-              req.destroy(new Error('the server answer is too large'));
-              return;
-            }
-            chunks.push(chunk);
-          });
-          res.on('end', () => {
-            const status = res.statusCode ?? 0;
-            const text = Buffer.concat(chunks).toString('utf8');
-            let parsed: unknown = undefined;
-            try {
-              parsed = text ? JSON.parse(text) : undefined;
-            } catch {
-              parsed = undefined;
-            }
-            if (status === 401 || status === 410) return reject(new AgentGoneError(status));
-            if (status < 200 || status >= 300) {
-              const error = (parsed ?? {}) as { code?: unknown; message?: unknown };
-              const code = typeof error.code === 'string' ? error.code : 'http_error';
-              const message = typeof error.message === 'string' ? error.message : `HTTP ${status}`;
-              return reject(
-                new ServerError(status, code, `${method} ${path}: ${status} ${code}: ${message}`),
-              );
-            }
-            resolvePromise(parsed);
-          });
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () =>
-        req.destroy(new Error(`${method} ${path}: no answer within ${REQUEST_TIMEOUT_MS} ms`)),
-      );
-      req.on('error', reject);
-      if (payload) req.write(payload);
-      req.end();
-    });
+    await this.api.reportStatus(jobId, status, error, verification).catch(goneOr);
   }
 }
