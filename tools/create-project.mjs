@@ -12,7 +12,7 @@ const project = {
   sourceRoot: `${root}/src`,
   projectType: kind === 'app' ? 'application' : 'library',
   tags: tags.split(','),
-  targets: {},
+  targets: { test: {}, lint: {} },
 };
 if (kind === 'app') {
   project.targets.build = {
