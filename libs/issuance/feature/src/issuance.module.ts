@@ -18,6 +18,7 @@ import { JobRepository } from './jobs/job.repository';
 import { JobService } from './jobs/job.service';
 import { IssuerRepository } from './issuers/issuer.repository';
 import { IssuerService, LOCAL_CA_HOOKS } from './issuers/issuer.service';
+import { ISSUER_CONNECTORS, issuerConnectors } from './issuers/issuer-connectors';
 import { CaRepository } from './local-ca/ca.repository';
 import { IssuanceSecrets } from './local-ca/issuance-secrets';
 import { IssuerHandlers, LocalCaSeeder } from './local-ca/local-ca.handlers';
@@ -79,6 +80,7 @@ export class IssuanceModule {
         IssuanceSecrets,
         IssuerRepository,
         CaRepository,
+        { provide: ISSUER_CONNECTORS, useFactory: issuerConnectors },
         LocalCaService,
         { provide: LOCAL_CA_HOOKS, useExisting: LocalCaService },
         IssuerService,
