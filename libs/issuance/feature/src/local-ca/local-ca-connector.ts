@@ -118,7 +118,7 @@ export interface LocalCaIssued extends IssuedCertificateResult {
 /**
  * The local CA issuer connector (issue 4 point 2): signs CSRs with the issuer's issuing CA through
  * the pki key provider's signer, every certificate carrying the CRL DP and OCSP AIA of
- * SERVICE_REVOCATION_BASE_URL. Renewal is issuance. Revocation is recorded by the service.
+ * SERVICE_REVOCATION_BASE_URL. Renewal is issuance. Revocation is its record (`recordRevocation`).
  */
 export class LocalCaConnector implements IssuerConnector {
   readonly kind = 'local_ca';
