@@ -18,6 +18,8 @@ import { JobRepository } from './jobs/job.repository';
 import { JobService } from './jobs/job.service';
 import { IssuerRepository } from './issuers/issuer.repository';
 import { IssuerService, LOCAL_CA_HOOKS } from './issuers/issuer.service';
+import { VersionIssuance } from './certificates/version-issuance';
+import { ISSUER_CONNECTORS, issuerConnectors } from './issuers/issuer-connectors';
 import { CaRepository } from './local-ca/ca.repository';
 import { IssuanceSecrets } from './local-ca/issuance-secrets';
 import { IssuerHandlers, LocalCaSeeder } from './local-ca/local-ca.handlers';
@@ -79,6 +81,7 @@ export class IssuanceModule {
         IssuanceSecrets,
         IssuerRepository,
         CaRepository,
+        { provide: ISSUER_CONNECTORS, useFactory: issuerConnectors },
         LocalCaService,
         { provide: LOCAL_CA_HOOKS, useExisting: LocalCaService },
         IssuerService,
@@ -95,6 +98,7 @@ export class IssuanceModule {
         JobRepository,
         CertificateKeySealer,
         InventoryWriter,
+        VersionIssuance,
         ServerIssuanceRunner,
         CertificateService,
         CertificateLifecycleService,

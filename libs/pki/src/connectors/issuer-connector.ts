@@ -56,9 +56,13 @@ export interface IssuedCertificateResult {
   /** The issuing chain, issuer first, PEM concatenated; without the leaf. */
   chainPem: string;
   serialNumber: string;
+  /** The certificate's subject, RFC 4514 text. */
+  subject: string;
   notBefore: Date;
   notAfter: Date;
   fingerprintSha256: string;
+  /** The CA of the issuer's own CA tree that signed it, for issuers that keep one (the local CA). */
+  caId?: string;
 }
 
 /** For connectors that are not synchronous: where to poll for the result. */
@@ -128,4 +132,11 @@ export interface IssuerConnectorFactory<Config = unknown, Dependencies = unknown
   validateConfig(config: unknown): Config;
   redact(config: Config): Record<string, unknown>;
   create(config: Config, dependencies: Dependencies): IssuerConnector;
+}
+
+/** Whether a connector answered "pending" (poll later) rather than with the certificate. */
+export function isPendingIssuance(
+  result: IssuedCertificateResult | PendingIssuance,
+): result is PendingIssuance {
+  return 'pending' in result && result.pending === true;
 }

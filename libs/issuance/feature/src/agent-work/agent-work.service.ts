@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import {
@@ -31,16 +31,9 @@ import {
 } from '@certlane/issuance-domain';
 import { CertlaneLogger, LOGGER } from '@certlane/platform';
 import { ProfileEnforcer } from '../profiles/profile-enforcer';
-import {
-  CertificationRequest,
-  parseCertificate,
-  parseCsr,
-  PemLabel,
-  toPem,
-  wrapPrivateKey,
-} from '@certlane/pki';
+import { CertificationRequest, parseCsr, PemLabel, toPem, wrapPrivateKey } from '@certlane/pki';
 import { CertificateKeySealer, keyAlgorithmName } from '../certificates/certificate-keys';
-import { CertificateRow, issuerToIssueFrom, VersionRow } from '../certificates/certificate.repository';
+import { CertificateRow, VersionRow } from '../certificates/certificate.repository';
 import {
   certificateNotFound,
   InventoryWriter,
@@ -49,7 +42,8 @@ import {
 } from '../certificates/inventory-writer';
 import { subjectAltNamesFor } from '../certificates/subject-alt-names';
 import { JobRow, jobDto } from '../jobs/job.repository';
-import { LocalCaService, SignedCertificate } from '../local-ca/local-ca.service';
+import { SignedCertificate } from '../local-ca/local-ca.service';
+import { VersionIssuance } from '../certificates/version-issuance';
 import { asInputError } from '../local-ca/pki-errors';
 import { AgentWorkRepository } from './agent-work.repository';
 
@@ -86,7 +80,7 @@ export class AgentWorkService {
   constructor(
     private readonly repository: AgentWorkRepository,
     private readonly writer: InventoryWriter,
-    private readonly localCa: LocalCaService,
+    private readonly versions: VersionIssuance,
     private readonly profiles: ProfileEnforcer,
     private readonly sealer: CertificateKeySealer,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
@@ -144,14 +138,9 @@ export class AgentWorkService {
     try {
       // The local CA's own certificate.issued record carries the job id as its request id, so the
       // route keeps exactly one audit record (as the server-mode runner does).
-      signed = await this.localCa.sign(
-        {
-          issuer_id: issuerToIssueFrom(certificate),
-          csr_pem: csrPem,
-          sans: names,
-          ...(profile?.validity_days ? { validity_days: profile.validity_days } : {}),
-          ...(profile?.must_staple ? { must_staple: true } : {}),
-        },
+      signed = await this.versions.sign(
+        certificate,
+        { csrPem, profile, sans: names },
         { actor_id: context?.actor_id ?? agentActorId(request.agent_id), request_id: job.id },
       );
     } catch (error) {
@@ -159,36 +148,19 @@ export class AgentWorkService {
       throw error;
     }
 
-    const issued = signed.certificate;
-    const parsed = parseCertificate(issued.certificate_pem);
-    const versionId = `ver-${randomUUID()}`;
     const completed = await this.writer.jobs.transaction(async (manager) => {
       const { job: current, certificate: locked } = await this.writer.lockJob(manager, job.id);
       if (current.status !== 'Running') return null;
       // Serial, version and job completion commit together or not at all (ADR 0045): a dropped
       // or failed result leaves no serial the revocation service would answer `good` for.
-      await this.localCa.recordIssued(manager, signed);
-      const stored = await this.writer.storeVersion(
+      const stored = await this.versions.store(
         manager,
         locked,
-        {
-          id: versionId,
-          certificate_id: locked.id,
-          serial_number: parsed.serialNumber,
-          fingerprint_sha256: parsed.fingerprintSha256,
-          key_algorithm: keyAlgorithmName(csr.publicKey) ?? csr.publicKey.description,
-          key_size: csr.publicKey.size ?? 0,
-          issued_at: new Date(),
-          not_before: parsed.notBefore,
-          not_after: parsed.notAfter,
-          cert_pem: issued.certificate_pem,
-          chain_pem: issued.chain_pem,
-          csr_pem: csrPem,
-          issuer_id: issued.issuer_id,
-          job_id: job.id,
-        },
+        job,
+        { signed, csrPem, keyAlgorithm: keyAlgorithmName(csr.publicKey) ?? csr.publicKey.description },
         context,
       );
+      const { versionId, issued: parsed } = stored;
       const done = await this.writer.transitionJob(
         manager,
         current,
@@ -210,7 +182,7 @@ export class AgentWorkService {
           certificate_status: done.certificate.status,
         }),
       );
-      return done.job;
+      return { job: done.job, versionId, parsed };
     });
     this.writer.outbox.committed();
     if (!completed) {
@@ -221,11 +193,12 @@ export class AgentWorkService {
         { status: 'Cancelled' },
       );
     }
+    const { job: done, versionId, parsed } = completed;
     return {
       status: 'accepted',
-      job_id: completed.id,
-      job_status: completed.status,
-      certificate_id: completed.certificate_id,
+      job_id: done.id,
+      job_status: done.status,
+      certificate_id: done.certificate_id,
       version_id: versionId,
       serial_number: parsed.serialNumber,
       fingerprint_sha256: parsed.fingerprintSha256,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { RequestContext } from '@certlane/contracts';
 import {
@@ -11,14 +10,13 @@ import {
 } from '@certlane/platform';
 import { requiredEkus, runningLeaseMs } from '@certlane/issuance-domain';
 import { EntityManager } from 'typeorm';
-import { createCsr, keySpecFor, parseCertificate, parseCsr, SoftwareKeyProvider } from '@certlane/pki';
-import { LocalCaService, SignedCertificate } from '../local-ca/local-ca.service';
+import { createCsr, keySpecFor, parseCsr, SoftwareKeyProvider } from '@certlane/pki';
 import { JobRow } from '../jobs/job.repository';
 import { assertCsrAllowed, ProfileEnforcer } from '../profiles/profile-enforcer';
-import { CertificateKeySealer } from './certificate-keys';
-import { CertificateRow, issuerToIssueFrom } from './certificate.repository';
+import { CertificateRow } from './certificate.repository';
 import { InventoryWriter } from './inventory-writer';
 import { subjectAltNamesFor } from './subject-alt-names';
+import { SignedVersion, VersionIssuance } from './version-issuance';
 
 /** How often (at most) a replica looks for server-mode work left Pending (a stopped replica, an outage). */
 export const SERVER_ISSUANCE_SWEEP_MS = 30_000;
@@ -38,8 +36,7 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
 
   constructor(
     private readonly writer: InventoryWriter,
-    private readonly localCa: LocalCaService,
-    private readonly sealer: CertificateKeySealer,
+    private readonly versions: VersionIssuance,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
     private readonly profiles: ProfileEnforcer,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
@@ -102,7 +99,10 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
     try {
       const made = await this.retrying(job.id, 'sign', () => this.make(certificate, context));
       await this.retrying(job.id, 'store', () =>
-        this.finish(job, (manager, locked) => this.store(manager, locked, job, made, context)),
+        this.finish(job, async (manager, locked) => {
+          const stored = await this.versions.store(manager, locked, job, made, context);
+          return { to: 'complete', certificate: stored.certificate, versionId: stored.versionId };
+        }),
       );
     } catch (error) {
       // Still unreachable after the lease: the job stays Running and the reaper re-queues it.
@@ -141,8 +141,8 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
     return claimed;
   }
 
-  /** A fresh key, its CSR, and the certificate the local CA signs for it (nothing written yet). */
-  private async make(certificate: CertificateRow, context: RequestContext): Promise<Made> {
+  /** A fresh key, its CSR, and the certificate the issuer signs for it (nothing written yet). */
+  private async make(certificate: CertificateRow, context: RequestContext): Promise<SignedVersion> {
     // The certificate's profile (ADR 0025): the CSR asks for what the profile requires, and a
     // CSR that still breaks a rule (a key algorithm it does not allow...) fails the job naming it.
     const profile = await this.profiles.profileOf(certificate.profile_id);
@@ -154,61 +154,8 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
       ...(profile ? { mustStaple: profile.must_staple, extendedKeyUsage: requiredEkus(profile) } : {}),
     });
     if (profile) assertCsrAllowed(parseCsr(csr.pem), profile);
-    const signed = await this.localCa.sign(
-      {
-        issuer_id: issuerToIssueFrom(certificate),
-        csr_pem: csr.pem,
-        ...(profile?.validity_days ? { validity_days: profile.validity_days } : {}),
-        ...(profile?.must_staple ? { must_staple: true } : {}),
-      },
-      context,
-    );
-    return { signed, csrPem: csr.pem, pkcs8: signer.exportPkcs8() };
-  }
-
-  /**
-   * Records the serial, stores the version and its sealed key: in the transaction that completes
-   * the job, so all of it commits or none (ADR 0045).
-   */
-  private async store(
-    manager: EntityManager,
-    locked: CertificateRow,
-    job: JobRow,
-    made: Made,
-    context: RequestContext,
-  ): Promise<Outcome> {
-    const issued = made.signed.certificate;
-    const parsed = parseCertificate(issued.certificate_pem);
-    const versionId = `ver-${randomUUID()}`;
-    await this.localCa.recordIssued(manager, made.signed);
-    const stored = await this.writer.storeVersion(
-      manager,
-      locked,
-      {
-        id: versionId,
-        certificate_id: locked.id,
-        serial_number: parsed.serialNumber,
-        fingerprint_sha256: parsed.fingerprintSha256,
-        key_algorithm: locked.key_algorithm,
-        key_size: parsed.publicKey.size ?? 0,
-        issued_at: new Date(),
-        not_before: parsed.notBefore,
-        not_after: parsed.notAfter,
-        cert_pem: issued.certificate_pem,
-        chain_pem: issued.chain_pem,
-        csr_pem: made.csrPem,
-        issuer_id: issued.issuer_id,
-        job_id: job.id,
-      },
-      context,
-    );
-    await this.writer.certificates.addKey(
-      manager,
-      versionId,
-      locked.id,
-      this.sealer.seal(versionId, made.pkcs8),
-    );
-    return { to: 'complete', certificate: stored.certificate, versionId };
+    const signed = await this.versions.sign(certificate, { csrPem: csr.pem, profile }, context);
+    return { signed, csrPem: csr.pem, keyAlgorithm: certificate.key_algorithm, pkcs8: signer.exportPkcs8() };
   }
 
   private retrying<T>(jobId: string, step: string, work: () => Promise<T>): Promise<T> {
@@ -254,13 +201,6 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
     });
     if (finished) this.writer.outbox.committed();
   }
-}
-
-/** What a run made before storing it: the signed certificate, its CSR and its private key. */
-interface Made {
-  signed: SignedCertificate;
-  csrPem: string;
-  pkcs8: Buffer;
 }
 
 interface Outcome {

@@ -7,6 +7,7 @@ import {
   IssuedCertificateResult,
   IssuerCapabilities,
   IssuerConnector,
+  IssuerConnectorFactory,
   IssueRequest,
   parseCertificate,
   parseCsrAsync,
@@ -39,20 +40,27 @@ export interface IssuingCa {
   authority?(urls: RevocationUrls): Promise<CertificateAuthority>;
 }
 
-export interface LocalCaDependencies {
+/** What the issuance service gives every issuer's connector (the local CA is the first kind). */
+export interface IssuerDependencies {
   /** The active issuing CA; throws `ca_not_active` when it is retired or pending. */
   issuingCa(): Promise<IssuingCa>;
-  /** Records the revocation (the local CA is the CA: revoking is recording). */
+  /** Records the revocation in the caller's transaction (the local CA is the CA: revoking is recording). */
   recordRevocation(request: RevokeRequest): Promise<void>;
   /** Public base URL of the revocation service (SERVICE_REVOCATION_BASE_URL). */
   revocationBaseUrl: string;
+  issuerId: string;
+}
+
+/** What the local CA connector reads of its issuer's config. */
+export interface LocalCaConfig {
   /** The issuer's `publication_base_url`: the static http server of its published files (ADR 0038). */
   publicationBaseUrl?: string;
-  issuerId: string;
   /** Defaults of the issuer's config. */
   defaultValidityDays?: number;
   maxValidityDays?: number;
 }
+
+export type LocalCaDependencies = IssuerDependencies & LocalCaConfig;
 
 /** The CRL DP URIs (one distribution point) and OCSP responders a certificate carries, in order. */
 export interface RevocationUrls {
@@ -110,7 +118,7 @@ export interface LocalCaIssued extends IssuedCertificateResult {
 /**
  * The local CA issuer connector (issue 4 point 2): signs CSRs with the issuer's issuing CA through
  * the pki key provider's signer, every certificate carrying the CRL DP and OCSP AIA of
- * SERVICE_REVOCATION_BASE_URL. Renewal is issuance. Revocation is recorded by the service.
+ * SERVICE_REVOCATION_BASE_URL. Renewal is issuance. Revocation is its record (`recordRevocation`).
  */
 export class LocalCaConnector implements IssuerConnector {
   readonly kind = 'local_ca';
@@ -174,6 +182,7 @@ export class LocalCaConnector implements IssuerConnector {
       certificatePem: toPem(PemLabel.certificate, issued.der),
       chainPem: chainPem([ca.certificatePem, ...ca.parentsPem]),
       serialNumber: certificate.serialNumber,
+      subject: certificate.subject.text,
       notBefore: certificate.notBefore,
       notAfter: certificate.notAfter,
       fingerprintSha256: certificate.fingerprintSha256,
@@ -214,3 +223,30 @@ export class LocalCaConnector implements IssuerConnector {
     }
   }
 }
+
+/**
+ * The local CA's entry in the issuer connector registry. Its config (validated against the
+ * issuer type's fields when the issuer is written) holds no secret, so it is shown as stored.
+ */
+export const localCaConnectorFactory: IssuerConnectorFactory<LocalCaConfig, IssuerDependencies> = {
+  kind: 'local_ca',
+  capabilities: LOCAL_CA_CAPABILITIES,
+  validateConfig(config: unknown): LocalCaConfig {
+    const stored = (config ?? {}) as Record<string, unknown>;
+    return {
+      defaultValidityDays: stored.default_validity_days as number | undefined,
+      maxValidityDays: stored.max_validity_days as number | undefined,
+      publicationBaseUrl: (stored.publication_base_url as string | undefined) || undefined,
+    };
+  },
+  redact(config: LocalCaConfig): Record<string, unknown> {
+    return {
+      default_validity_days: config.defaultValidityDays,
+      max_validity_days: config.maxValidityDays,
+      publication_base_url: config.publicationBaseUrl,
+    };
+  },
+  create(config: LocalCaConfig, dependencies: IssuerDependencies): IssuerConnector {
+    return new LocalCaConnector({ ...dependencies, ...config });
+  },
+};

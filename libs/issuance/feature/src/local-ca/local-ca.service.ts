@@ -32,6 +32,8 @@ import {
 import {
   CertificateAuthority,
   exportPem,
+  IssuerConnector,
+  isPendingIssuance,
   ocspResponderTemplate,
   parseCertificate,
   parseCertificates,
@@ -57,7 +59,8 @@ import { CaKeyCache } from './ca-key-cache';
 import { CaRepository, caDto, CaRow, IssuedRow } from './ca.repository';
 import { signDigest } from './digest-signer';
 import { IssuanceSecrets } from './issuance-secrets';
-import { IssuingCa, LocalCaConnector } from './local-ca-connector';
+import { ISSUER_CONNECTORS, IssuerConnectors } from '../issuers/issuer-connectors';
+import { IssuerDependencies, IssuingCa } from './local-ca-connector';
 import { asInputError } from './pki-errors';
 import { ReadCoalescer } from './read-coalescer';
 
@@ -91,13 +94,6 @@ function newCaId(): string {
   return `ca-${randomBytes(8).toString('hex')}`;
 }
 
-/** What the local CA connector reads of an issuer's config. */
-interface ConnectorConfig {
-  defaultValidityDays?: number;
-  maxValidityDays?: number;
-  publicationBaseUrl?: string;
-}
-
 /**
  * The local CA: CA trees per issuer (roots, intermediates, sub-CAs under external roots), issuance
  * from CSRs, revocation, and what the revocation service needs (CA info, digest signing, delegated
@@ -119,8 +115,8 @@ export class LocalCaService implements LocalCaHooks {
     this.cas.findIssuerWithIssuingCa(issuerId),
   );
 
-  /** What the connector reads of issuer configs, per sealed config (see connectorConfig). */
-  private readonly connectorConfigs = new Map<string, ConnectorConfig>();
+  /** What the connectors read of issuer configs, per sealed config (see connectorConfig). */
+  private readonly connectorConfigs = new Map<string, unknown>();
 
   /**
    * Issued certificates of the bus `issue` command, their audit records and their
@@ -137,6 +133,7 @@ export class LocalCaService implements LocalCaHooks {
     private readonly secrets: IssuanceSecrets,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
+    @Inject(ISSUER_CONNECTORS) private readonly connectors: IssuerConnectors,
   ) {}
 
   // ---- CA trees ----
@@ -447,17 +444,24 @@ export class LocalCaService implements LocalCaHooks {
   }
 
   /**
-   * The issuer's connector. `issuingCaRow`: the issuing CA row when the caller has just read it
-   * (undefined: read it when needed).
+   * The issuer's connector, found through the registry by the issuer's kind (501 when the kind has
+   * none; `what` names the operation asked). `issuingCaRow`: the issuing CA row when the caller has
+   * just read it (undefined: read it when needed). `recordRevocation`: how a revocation at a local
+   * CA is recorded, in the caller's transaction (only revocation passes one).
    */
-  private connector(issuer: IssuerRow, issuingCaRow?: CaRow | null): LocalCaConnector {
-    const config = this.connectorConfig(issuer);
-    return new LocalCaConnector({
+  private connector(
+    issuer: IssuerRow,
+    what: string,
+    options: {
+      issuingCaRow?: CaRow | null;
+      recordRevocation?: IssuerDependencies['recordRevocation'];
+    } = {},
+  ): IssuerConnector {
+    const factory = this.connectors.factoryFor(issuer, what);
+    const { issuingCaRow, recordRevocation } = options;
+    return factory.create(this.connectorConfig(issuer, factory.validateConfig), {
       issuerId: issuer.id,
       revocationBaseUrl: this.config.revocationBaseUrl,
-      publicationBaseUrl: config.publicationBaseUrl,
-      defaultValidityDays: config.defaultValidityDays,
-      maxValidityDays: config.maxValidityDays,
       issuingCa: async (): Promise<IssuingCa> => {
         const ca =
           issuingCaRow !== undefined
@@ -476,33 +480,30 @@ export class LocalCaService implements LocalCaHooks {
           authority: (urls) => this.caKeys.authority(ca, certificatePem, urls),
         };
       },
-      recordRevocation: async () => undefined,
+      recordRevocation:
+        recordRevocation ??
+        (() => Promise.reject(new Error('revocation is recorded only inside a transaction'))),
     });
   }
 
   /**
-   * The validity limits and publication base of an issuer's sealed config, opened once per sealed
-   * value (the sealed string changes whenever the config does, so an entry is never stale). Only
-   * these values are kept (none is secret).
+   * The connector's view of an issuer's sealed config (its kind's `validateConfig`), opened once
+   * per sealed value (the sealed string changes whenever the config does, so an entry is never
+   * stale). Only the validated view is kept, not the opened config.
    */
-  private connectorConfig(issuer: IssuerRow): ConnectorConfig {
+  private connectorConfig(issuer: IssuerRow, validate: (config: unknown) => unknown): unknown {
     const key = `${issuer.id}\n${issuer.config_sealed}`;
-    let limits = this.connectorConfigs.get(key);
-    if (!limits) {
-      const config = this.secrets.openConfig(issuer.id, issuer.config_sealed);
-      limits = {
-        defaultValidityDays: config.default_validity_days as number | undefined,
-        maxValidityDays: config.max_validity_days as number | undefined,
-        publicationBaseUrl: (config.publication_base_url as string | undefined) || undefined,
-      };
+    let config = this.connectorConfigs.get(key);
+    if (config === undefined) {
+      config = validate(this.secrets.openConfig(issuer.id, issuer.config_sealed));
       if (this.connectorConfigs.size >= 256) this.connectorConfigs.clear();
-      this.connectorConfigs.set(key, limits);
+      this.connectorConfigs.set(key, config);
     }
-    return limits;
+    return config;
   }
 
   async test(issuer: IssuerRow): Promise<IssuerTestResult> {
-    const result = await this.connector(issuer).testConnection();
+    const result = await this.connector(issuer, 'be tested').testConnection();
     return { status: result.ok ? 'ok' : 'failed', message: result.message, latency_ms: result.latencyMs };
   }
 
@@ -529,8 +530,7 @@ export class LocalCaService implements LocalCaHooks {
     const found = await this.issuerReads.get(issuerId);
     if (!found) throw issuerNotFound(issuerId);
     const { issuer } = found;
-    if (issuer.kind !== 'local_ca') throw notLocal(issuer, 'issue');
-    const issued = await this.connector(issuer, found.ca).issue({
+    const answer = await this.connector(issuer, 'issue', { issuingCaRow: found.ca }).issue({
       csrPem: request.csr_pem,
       profile: {
         validityDays: request.validity_days,
@@ -539,13 +539,22 @@ export class LocalCaService implements LocalCaHooks {
       },
       idempotencyKey: request.idempotency_key ?? '',
     });
+    if (isPendingIssuance(answer)) {
+      throw new CertlaneError(
+        ErrorCode.NotImplemented,
+        `issuer ${issuer.id} answered pending: asynchronous issuance (polling) is not wired yet`,
+      );
+    }
+    // Issuers without a CA tree of their own (remote CAs) name no ca_id.
+    const issued = answer;
+    const caId = answer.caId ?? '';
     const record: IssuedRecord = {
       row: {
         issuer_id: issuer.id,
         serial_hex: issued.serialNumber,
-        ca_id: issued.caId,
+        ca_id: caId,
         fingerprint_sha256: issued.fingerprintSha256,
-        subject: issued.certificate.subject.text,
+        subject: issued.subject,
         not_before: issued.notBefore,
         not_after: issued.notAfter,
         purpose: 'leaf',
@@ -559,15 +568,15 @@ export class LocalCaService implements LocalCaHooks {
         outcome: 'success',
         details: {
           issuer_id: issuer.id,
-          ca_id: issued.caId,
-          subject: issued.certificate.subject.text,
+          ca_id: caId,
+          subject: issued.subject,
           fingerprint_sha256: issued.fingerprintSha256,
           not_after: issued.notAfter.toISOString(),
         },
       },
       event: {
         issuer_id: issuer.id,
-        ca_id: issued.caId,
+        ca_id: caId,
         serial_hex: issued.serialNumber,
         not_before: issued.notBefore.toISOString(),
         not_after: issued.notAfter.toISOString(),
@@ -577,7 +586,7 @@ export class LocalCaService implements LocalCaHooks {
     };
     const certificate: IssuedCertificateDto = {
       issuer_id: issuer.id,
-      ca_id: issued.caId,
+      ca_id: caId,
       certificate_pem: issued.certificatePem,
       chain_pem: issued.chainPem,
       full_pem: issued.certificatePem + issued.chainPem,
@@ -623,7 +632,7 @@ export class LocalCaService implements LocalCaHooks {
     if (!issuer) throw issuerNotFound(request.issuer_id);
     if (request.reason && releasesHold(request.reason)) return this.releaseSerialHold(request, context);
     const event = await this.cas.transaction(async (manager) => {
-      const { payload, created } = await this.recordRevocation(manager, issuer, request, context);
+      const { payload, created } = await this.revokeAtIssuer(manager, issuer, request, context);
       if (!created) return payload;
       await this.outbox.audit(manager, {
         action: AuditAction.CertificateRevoked,
@@ -778,8 +787,34 @@ export class LocalCaService implements LocalCaHooks {
   ): Promise<CertificateRevoked & { created: boolean }> {
     const issuer = await this.issuers.find(request.issuer_id, manager);
     if (!issuer) throw issuerNotFound(request.issuer_id);
-    const { payload, created } = await this.recordRevocation(manager, issuer, request, context);
+    const { payload, created } = await this.revokeAtIssuer(manager, issuer, request, context);
     return { ...payload, created };
+  }
+
+  /**
+   * Revokes the serial at its issuer, in the caller's transaction: through the issuer's connector
+   * when its kind has one (the local CA's revocation is its record, written in `recordRevocation`
+   * below), and recorded locally in any case (a kind without a connector is recorded locally only).
+   */
+  private async revokeAtIssuer(
+    manager: EntityManager,
+    issuer: IssuerRow,
+    request: RevokeCertificateRequest,
+    context?: RequestContext,
+  ): Promise<{ payload: CertificateRevoked; created: boolean }> {
+    let recorded: { payload: CertificateRevoked; created: boolean } | undefined;
+    const recordRevocation = async () => {
+      recorded = await this.recordRevocation(manager, issuer, request, context);
+    };
+    if (this.connectors.has(issuer.kind)) {
+      await this.connector(issuer, 'revoke', { recordRevocation }).revoke({
+        serialNumber: request.serial_hex,
+        reason: request.reason ?? 'unspecified',
+        idempotencyKey: `${issuer.id}/${request.serial_hex}`,
+      });
+    }
+    if (!recorded) await recordRevocation();
+    return recorded as { payload: CertificateRevoked; created: boolean };
   }
 
   private async recordRevocation(
