@@ -8,7 +8,7 @@ export interface RegisteredIssuer {
 }
 
 /**
- * Issuer kind -> connector factory (issue 16 point 4, ADR 0047): the one way issuance finds the
+ * Issuer kind -> connector factory (issue 16 point 4, ADR 0046): the one way issuance finds the
  * connector that talks to a CA. The local CA is registered as `local_ca`; each further kind plugs
  * in with its own factory. A kind without a factory cannot issue, revoke at the CA or hand out CA
  * material: 501 not_implemented, naming the issuer, its kind and what was asked.
