@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { Server as HttpsServer } from 'node:https';
-import { relative } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { ApiGatewayModule } from '@certlane/api-gateway';
 import { AuthModule } from '@certlane/auth';
 import { SERVICE_NAMES } from '@certlane/contracts';
@@ -138,11 +138,11 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void shutdown());
   process.once('SIGTERM', () => void shutdown());
 
-  const secrets = relative(process.cwd(), dataDir.secretsFile) || dataDir.secretsFile;
-  const cert = relative(process.cwd(), config.tls.certPath) || config.tls.certPath;
+  const secrets = shownPath(dataDir.secretsFile);
+  const cert = shownPath(config.tls.certPath);
   const keyCommand =
     env.SERVICE_AUTH_SECRET === dataDir.secrets.auth_secret
-      ? `$(node -p "require('./${secrets}').auth_secret")`
+      ? `$(node -p "require('${isAbsolute(secrets) ? secrets : `./${secrets}`}').auth_secret")`
       : '$SERVICE_AUTH_SECRET';
   process.stdout.write(
     nextSteps({
@@ -152,7 +152,7 @@ async function main(): Promise<void> {
       secretsFile: secrets,
       certFile: cert,
       database: embedded
-        ? `embedded Postgres in ${relative(process.cwd(), dataDir.root) || dataDir.root}/postgres`
+        ? `embedded Postgres in ${shownPath(dataDir.root)}/postgres`
         : 'SERVICE_DATABASE_URL',
       bus: useNats ? 'NATS at SERVICE_NATS_URL' : 'in-process',
       authType: config.auth.type,
@@ -167,3 +167,9 @@ main().catch((error: unknown) => {
   );
   process.exit(1);
 });
+
+/** A path as the user types it: relative to the working directory when inside it, else absolute. */
+function shownPath(path: string): string {
+  const inside = relative(process.cwd(), path);
+  return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : resolve(path);
+}
