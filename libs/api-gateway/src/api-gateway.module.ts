@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { CERTLANE_CONFIG, CertlaneConfig, ServiceCoreModule } from '@certlane/platform';
 import { AuditController } from './audit-routes/audit.controller';
@@ -8,7 +8,11 @@ import { Authenticator } from './auth/authenticator';
 import { GatewayFastLaneInstaller } from './fast-lane/fast-lane';
 import { PrincipalCache } from './auth/principal-cache';
 import { RetiredAgentKeys } from './auth/retired-agent-keys';
-import { routeTable } from './auth/route-table';
+import { RouteEntry, routeTable } from './auth/route-table';
+import { DECLARED_ROUTES } from './routes/declared-routes';
+import { DeclaredRoutesMount } from './routes/declared-routes-mount';
+import { RouteDeclaration } from './routes/route-declaration';
+import { RouteExecutor } from './routes/route-executor';
 import { GATEWAY_ROUTES, MethodNotAllowedFallback } from './http/method-not-allowed';
 import { ActorsController } from './auth-routes/actors.controller';
 import { ApiKeysController } from './auth-routes/api-keys.controller';
@@ -28,12 +32,10 @@ import { JobsController } from './jobs/jobs.controller';
 // Policy rules and violations (ADR 0028).
 import { PoliciesController } from './policies/policies.controller';
 import { IntermediateCasController, IssuersController } from './issuers/issuers.controller';
-import { RenewalPoliciesController } from './renewal-policies/renewal-policies.controller';
 import { RelyingPartyForwardingController } from './revocation-routes/relying-party-forwarding.controller';
 import { RevocationController } from './revocation-routes/revocation.controller';
 import { SystemController } from './system/system.controller';
-// Inventory: owners and teams, stats (ADR 0024).
-import { OwnersController, TeamsController } from './owners-teams/owners-teams.controller';
+// Inventory: stats (ADR 0024).
 import { StatsController } from './stats/stats.controller';
 // The agent work protocol (ADR 0027).
 import { AgentWorkController } from './agent-work/agent-work.controller';
@@ -44,7 +46,11 @@ import { TargetsController } from './targets/targets.controller';
 import { ApprovalsController } from './approvals/approvals.controller';
 import { ProfilesController } from './profiles/profiles.controller';
 
-/** Every controller of the public API; the route table test walks this list. */
+/**
+ * Every Nest controller of the public API: the routes that stream, set cookies, return files or
+ * need handling the route executor lacks. Forward-only routes are declared instead
+ * (routes/declared-routes.ts); gatewayRouteTable() lists both.
+ */
 export const GATEWAY_CONTROLLERS = [
   SystemController,
   BootstrapController,
@@ -60,7 +66,6 @@ export const GATEWAY_CONTROLLERS = [
   BreakGlassCredentialsController,
   UsersController,
   AuthSettingsController,
-  RenewalPoliciesController,
   // Literal /certificates/bulk-* paths: before any controller with /certificates/:id routes.
   BulkCertificatesController,
   EstBulkRevokeController,
@@ -71,9 +76,7 @@ export const GATEWAY_CONTROLLERS = [
   // Certificate inventory, lifecycle and jobs (ADR 0024).
   CertificatesController,
   JobsController,
-  // Inventory: owners and teams, stats (ADR 0024).
-  TeamsController,
-  OwnersController,
+  // Inventory: stats (ADR 0024).
   StatsController,
   // The agent work protocol (ADR 0027).
   AgentWorkController,
@@ -86,6 +89,14 @@ export const GATEWAY_CONTROLLERS = [
   // Policy rules and violations (ADR 0028).
   PoliciesController,
 ];
+
+/** The gateway's route table: the declared routes and the controllers' (the tests walk it). */
+export function gatewayRouteTable(
+  controllers: readonly Type[] = GATEWAY_CONTROLLERS,
+  declared: readonly RouteDeclaration[] = DECLARED_ROUTES,
+): RouteEntry[] {
+  return routeTable(controllers, declared);
+}
 
 export interface ApiGatewayOptions {
   /**
@@ -116,10 +127,13 @@ export class ApiGatewayModule {
         },
         Authenticator,
         RetiredAgentKeys,
+        RouteExecutor,
         GatewayFastLaneInstaller,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
-        { provide: GATEWAY_ROUTES, useFactory: () => routeTable(controllers) },
+        { provide: GATEWAY_ROUTES, useFactory: () => gatewayRouteTable(controllers) },
+        // Both add to the Express app when the modules initialise, in this order.
+        DeclaredRoutesMount,
         MethodNotAllowedFallback,
       ],
     };

@@ -1,17 +1,14 @@
 import { DEFAULT_ROLES } from '@certlane/contracts';
 import { httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
-import { GATEWAY_CONTROLLERS } from './api-gateway.module';
-import { ANY_AUTHENTICATED } from './auth/route-access';
-import { RouteEntry, routeTable } from './auth/route-table';
+import { gatewayRouteTable } from './api-gateway.module';
+import { authorizationMatrix, expectedAnswer, MatrixCaller } from './routes/route-checks';
 
-type Caller = 'no credentials' | 'wrong key' | keyof typeof DEFAULT_ROLES;
+type Caller = MatrixCaller;
 
 /**
  * The authorization matrix (spec 5.3): every gateway route x every default role, no
- * credentials and a wrong key. The expected answer comes from the route table: 401 without a
- * valid key (public routes excepted), 403 when the role lacks the route's permission, anything
- * else when allowed. `session` routes (logout) check the session cookie themselves: without one
- * they answer 401 to every caller, bearer key or not. Break-glass is enabled here so its routes
+ * credentials and a wrong key. The cases and the expected answers come from the route table, declared routes and Nest
+ * controllers alike (routes/route-checks.ts: expectedAnswer). Break-glass is enabled here so its routes
  * follow the same rules (disabled, they answer 404 to everyone: sessions-breakglass-users.int-spec).
  * A route added without an access rule already fails route-table.spec.ts.
  */
@@ -20,8 +17,6 @@ describe('authorization matrix', () => {
   let ca: string;
   let gatewayUrl: string;
   const keys: Partial<Record<Caller, string>> = { 'wrong key': 'f'.repeat(64) };
-  const routes = routeTable(GATEWAY_CONTROLLERS);
-  const callers: Caller[] = ['no credentials', 'wrong key', ...(Object.keys(DEFAULT_ROLES) as Caller[])];
 
   beforeAll(async () => {
     system = await startTestSystem('matrix', ['auth', 'api-gateway'], {
@@ -54,19 +49,7 @@ describe('authorization matrix', () => {
     await system?.stop();
   });
 
-  function expected(route: RouteEntry, caller: Caller): 'allowed' | 401 | 403 {
-    const [rule] = route.access;
-    if (rule === 'public') return 'allowed';
-    if (rule === 'session') return 401;
-    if (caller === 'no credentials' || caller === 'wrong key') return 401;
-    if (rule === ANY_AUTHENTICATED) return 'allowed';
-    if (rule === 'admin') return caller === 'r-admin' ? 'allowed' : 403;
-    return (DEFAULT_ROLES[caller].permissions as readonly string[]).includes(rule) ? 'allowed' : 403;
-  }
-
-  const cases = routes.flatMap((route) =>
-    callers.map((caller) => [`${route.method} ${route.path}`, caller, route] as const),
-  );
+  const cases = authorizationMatrix(gatewayRouteTable());
 
   it.each(cases)('%s as %s', async (_name, caller, route) => {
     // Placeholder ids and an empty body: an allowed call may then fail validation or lookup,
@@ -82,7 +65,7 @@ describe('authorization matrix', () => {
       },
       body: ['POST', 'PUT'].includes(route.method) ? '{}' : undefined,
     });
-    const want = expected(route, caller);
+    const want = expectedAnswer(route, caller);
     if (want === 'allowed') {
       expect([route.path, response.status]).not.toEqual([route.path, 401]);
       expect([route.path, response.status]).not.toEqual([route.path, 403]);

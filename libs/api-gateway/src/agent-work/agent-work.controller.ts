@@ -7,7 +7,6 @@ import {
   AgentKeyBody,
   AgentKeyDto,
   agentActorId,
-  AgentWorkResponse,
   CertlaneError,
   ErrorCode,
   JobDto,
@@ -46,14 +45,6 @@ export function assertOwnWorkOf(actor: Actor | undefined, agentId: string): void
 @Controller('api/v1/agents')
 export class AgentWorkController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
-
-  /** Pending deployments and issuance/renewal jobs awaiting the agent's CSR, oldest first (at most 100). */
-  @Get(':id/work')
-  @RequirePermission('agent.work.poll')
-  work(@Param('id') id: string, @Req() request: Request): Promise<AgentWorkResponse> {
-    assertOwnWork(request, id);
-    return this.bus.request('issuance.v1.get-agent-work', { agent_id: id }, { context: busContext(request) });
-  }
 
   /** 202: the CSR was checked and issued; the job is Completed and the version stored. */
   @Post(':id/csr')

@@ -14,7 +14,6 @@ import {
 import type { Request, Response } from 'express';
 import {
   AgentDto,
-  AgentHeartbeatBody,
   AgentRetirement,
   ListAgentsRequest,
   ListRetiredAgentsQuery,
@@ -24,16 +23,15 @@ import {
 } from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { busContext } from '../auth/actor';
-import { RetiredAgentAnswered } from '../auth/retired-agent-keys';
 import { RequirePermission } from '../auth/route-access';
-import { optionalBody, queryFlag } from '../certificates/request-flags';
+import { queryFlag } from '../certificates/request-flags';
 
 /** POST /api/v1/agents: the agent, plus its API key this once. */
 export type AgentRegistrationResponse = AgentDto & { api_key: string };
 
 /**
- * /api/v1/agents (spec 4.7; ADR 0026): registration, list, the retired list, get, retirement and
- * heartbeat, served by deployment-dispatch. The work protocol routes are another controller's.
+ * /api/v1/agents (spec 4.7; ADR 0026): registration, list, the retired list, get and retirement,
+ * served by deployment-dispatch; the heartbeat is declared (agent.routes.ts). The work protocol routes are another controller's.
  * `retired` is declared before `:id`, so the literal path wins.
  */
 @Controller('api/v1/agents')
@@ -93,18 +91,5 @@ export class AgentsController {
     }
     response.status(200);
     return result;
-  }
-
-  @Post(':id/heartbeat')
-  @HttpCode(200)
-  @RequirePermission('agent.heartbeat')
-  @RetiredAgentAnswered()
-  async heartbeat(@Param('id') id: string, @Req() request: Request): Promise<AgentDto> {
-    const body = await optionalBody(AgentHeartbeatBody, request);
-    return this.bus.request(
-      'deployment-dispatch.v1.agent-heartbeat',
-      { ...body, id },
-      { context: busContext(request) },
-    );
   }
 }

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
@@ -6,7 +7,6 @@ import { CERTLANE_CONFIG, CertlaneConfig, PUBLIC_ROUTE, requestIdOf } from '@cer
 import { Actor, setActor } from './actor';
 import { ADMIN_ONLY } from './admin-only';
 import { Authenticator, Credentials, WWW_AUTHENTICATE } from './authenticator';
-import { RETIRED_AGENT_ROUTE, RetiredAgentKeys } from './retired-agent-keys';
 import { ANY_AUTHENTICATED, BREAKGLASS_ROUTE, REQUIRED_PERMISSION } from './route-access';
 
 export { AUTH_SECRET_ACTOR_ID, DEMO_ACTOR_ID } from './authenticator';
@@ -21,14 +21,12 @@ export class AuthGuard implements CanActivate {
   private readonly publicHandlers = new WeakMap<object, boolean>();
   private readonly adminHandlers = new WeakMap<object, boolean>();
   private readonly breakGlassHandlers = new WeakMap<object, boolean>();
-  private readonly retiredAgentHandlers = new WeakMap<object, boolean>();
   private readonly requiredPermissions = new WeakMap<object, string | null>();
 
   constructor(
     private readonly reflector: Reflector,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     private readonly authenticator: Authenticator,
-    private readonly retiredAgents: RetiredAgentKeys,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -37,11 +35,8 @@ export class AuthGuard implements CanActivate {
     }
     if (this.flag(this.publicHandlers, PUBLIC_ROUTE, context)) return true;
     const request = context.switchToHttp().getRequest<Request>();
-    const credentials = credentialsOf(request);
-    const actor = await this.authenticator.authenticate(credentials).catch(async (error: unknown) => {
-      const refusal = this.flag(this.retiredAgentHandlers, RETIRED_AGENT_ROUTE, context)
-        ? await this.retiredAgents.refusalFor(error, credentials, single(request.params?.id))
-        : error;
+    const credentials = credentialsOf(request, requestIdOf(request));
+    const actor = await this.authenticator.authenticate(credentials).catch((refusal: unknown) => {
       if (refusal instanceof CertlaneError && refusal.code === ErrorCode.Unauthenticated) {
         context
           .switchToHttp()
@@ -91,14 +86,18 @@ export function assertPermission(actor: Actor, permission: string): void {
 
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-/** The credentials of an Express request. */
-export function credentialsOf(request: Request): Credentials {
+/** The credentials of a request (Express's, or one the route executor serves). */
+export function credentialsOf(
+  request: { method: string; headers: IncomingHttpHeaders },
+  requestId: string,
+): Credentials {
+  const headers = request.headers;
   return {
     method: request.method,
-    requestId: requestIdOf(request),
-    authorization: request.header('authorization'),
-    cookie: request.header('cookie'),
-    userAgent: request.header('user-agent'),
-    csrfToken: request.header(CSRF_HEADER),
+    requestId,
+    authorization: headers.authorization,
+    cookie: headers.cookie,
+    userAgent: headers['user-agent'],
+    csrfToken: single(headers[CSRF_HEADER.toLowerCase()]),
   };
 }

@@ -1,21 +1,13 @@
-import { Inject, Injectable, SetMetadata } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { bearerToken } from './api-key-verifier';
 import { Credentials } from './authenticator';
 import { PrincipalCache } from './principal-cache';
 
-export const RETIRED_AGENT_ROUTE = 'certlane:retired-agent-route';
-
-/**
- * Marks the route a retired agent still reaches with its own (revoked) key: the heartbeat of
- * `/agents/:id`, which answers it 410 `agent_retired` so the agent exits (spec 3, 4.7; ADR 0042).
- */
-export const RetiredAgentAnswered = (): MethodDecorator => SetMetadata(RETIRED_AGENT_ROUTE, true);
-
 /**
  * A retired agent's key is revoked at retirement (ADR 0026), so authentication refuses it. On the
- * agent's heartbeat that refusal is turned into 410 when the key is the one the retired agent was
+ * agent's heartbeat (a declared route with `retiredAgent`) that refusal is turned into 410 when the key is the one the retired agent was
  * registered with: deployment-dispatch keeps every agent's key hash, and answers by it. Any other
  * refused key keeps its 401, as does every other route, and so does this one when
  * deployment-dispatch cannot answer (the key is not valid either way).

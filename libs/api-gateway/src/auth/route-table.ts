@@ -1,6 +1,7 @@
 import { RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { PUBLIC_ROUTE } from '@certlane/platform';
+import { accessRule, RouteDeclaration } from '../routes/route-declaration';
 import { ADMIN_ONLY } from './admin-only';
 import { REQUIRED_PERMISSION, SESSION_ROUTE } from './route-access';
 
@@ -10,10 +11,29 @@ export interface RouteEntry {
   path: string;
   /** The access rules found: `public`, `session`, `admin`, `authenticated` or a permission name. */
   access: string[];
+  /** Why a mutating route writes no audit record, when it says so (declared routes). */
+  notAudited?: string;
+}
+
+/**
+ * Every route: the declared ones (routes/declared-routes.ts) with their access rule, and those of
+ * the given Nest controllers with the access rules their decorators name.
+ */
+export function routeTable(
+  controllers: readonly Type[],
+  declared: readonly RouteDeclaration[] = [],
+): RouteEntry[] {
+  return [...declared.map(declaredEntry), ...controllerRoutes(controllers)];
+}
+
+function declaredEntry(route: RouteDeclaration): RouteEntry {
+  const entry: RouteEntry = { method: route.method, path: route.path, access: [accessRule(route)] };
+  if (route.audit !== null && typeof route.audit === 'object') entry.notAudited = route.audit.notAudited;
+  return entry;
 }
 
 /** Reads every route of the given controllers with its access rules from the decorators. */
-export function routeTable(controllers: readonly Type[]): RouteEntry[] {
+function controllerRoutes(controllers: readonly Type[]): RouteEntry[] {
   return controllers.flatMap((controller) => {
     const base = Reflect.getMetadata(PATH_METADATA, controller) as string;
     const classPublic = Reflect.getMetadata(PUBLIC_ROUTE, controller) === true;

@@ -22,7 +22,6 @@ import {
   CreateCertificateRequest,
   DeployCertificateBody,
   ExportPkcs12Body,
-  ListCertificatesRequest,
   Page,
   PageQuery,
   PemExportDto,
@@ -43,24 +42,6 @@ import { attachmentName, optionalBody, queryFlag, renewForce } from './request-f
 @Controller('api/v1/certificates')
 export class CertificatesController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
-
-  /**
-   * The page arrives as JSON text built by Postgres (ADR 0034) and is written as it came: the
-   * same bytes and headers as Express's res.json of the parsed page, without the parse and stringify.
-   */
-  @Get()
-  @RequirePermission('certificate.read')
-  async list(
-    @Query() query: ListCertificatesRequest,
-    @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
-  ): Promise<string> {
-    const page = await this.bus.requestRaw('issuance.v1.list-certificates', query, {
-      context: busContext(request),
-    });
-    response.type('application/json');
-    return page;
-  }
 
   @Post()
   @HttpCode(201)

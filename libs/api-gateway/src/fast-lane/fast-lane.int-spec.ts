@@ -9,9 +9,9 @@ import {
   testNatsUrl,
   TestSystem,
 } from '@certlane/testing';
-import { routeTable } from '../auth/route-table';
 import { GATEWAY_CONTROLLERS } from '../api-gateway.module';
-import { FORWARDING_ROUTES } from './forwarding-routes';
+import { routeTable } from '../auth/route-table';
+import { DECLARED_ROUTES } from '../routes/declared-routes';
 
 /** Headers that differ between any two responses (time, connection) and say nothing about the route. */
 const INCIDENTAL_HEADERS = new Set(['date', 'connection', 'keep-alive']);
@@ -19,15 +19,18 @@ const INCIDENTAL_HEADERS = new Set(['date', 'connection', 'keep-alive']);
 const MOMENTS = /"(last_heartbeat_at|updated_at)":"[^"]+"/g;
 
 /**
- * The fast lane (ADR 0035) answers exactly as Nest does: every case below goes to two gateways
+ * The fast lane (ADR 0035) answers exactly as Express does: every case below goes to two gateways
  * over the same auth, issuance and deployment-dispatch processes, one with the lane (the default)
- * and one with SERVICE_GATEWAY_FAST_LANE=false, with the same X-Request-Id, and the two responses
- * must be equal: status, every header but date and connection, and the body (heartbeat moments
- * aside).
+ * and one with SERVICE_GATEWAY_FAST_LANE=false, where Express routes the request to the same
+ * route executor through its middleware (request id, security headers, body parser, input
+ * guards, CORS), with the same X-Request-Id, and the two responses must be equal: status, every
+ * header but date and connection, and the body (heartbeat moments aside). What each route answers
+ * is held by its own suites (renewal-policies, owners-teams, agent), which passed against the
+ * Nest controllers these declarations replaced.
  */
-describe('gateway fast lane: the same answers as Nest', () => {
+describe('gateway fast lane: the same answers as Express', () => {
   let system: TestSystem;
-  let nestOnly: ServiceProcess;
+  let expressOnly: ServiceProcess;
   let admin: string;
   const agentKeys: Record<string, string> = {};
   let viewerKey: string;
@@ -67,7 +70,7 @@ describe('gateway fast lane: the same answers as Nest', () => {
     ({ admin, viewer: viewerKey, unknown: 'not-a-key-of-anyone-0123456789', none: undefined })[who] ??
     agentKeys[who];
 
-  /** Sends the request to both gateways; returns the lane's answer after checking it equals Nest's. */
+  /** Sends the request to both gateways; returns the lane's answer after checking it equals Express's. */
   async function both(
     method: string,
     path: string,
@@ -75,14 +78,14 @@ describe('gateway fast lane: the same answers as Nest', () => {
   ): Promise<HttpsResult> {
     const requestId = `fast-lane-${++requestNumber}`;
     const lane = await call(system.services['api-gateway'].url, requestId, method, path, options);
-    const nest = await call(nestOnly.url, requestId, method, path, options);
-    expect(comparable(lane)).toEqual(comparable(nest));
+    const viaExpress = await call(expressOnly.url, requestId, method, path, options);
+    expect(comparable(lane)).toEqual(comparable(viaExpress));
     return lane;
   }
 
   beforeAll(async () => {
     system = await startTestSystem('fastlane', ['auth', 'issuance', 'deployment-dispatch', 'api-gateway']);
-    nestOnly = await startServiceProcess(
+    expressOnly = await startServiceProcess(
       'api-gateway',
       { ...system.env, SERVICE_GATEWAY_FAST_LANE: 'false' },
       { ca: system.ca },
@@ -130,16 +133,56 @@ describe('gateway fast lane: the same answers as Nest', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await nestOnly?.stop();
+    await expressOnly?.stop();
     await system?.stop();
   });
 
-  it('declares only routes Nest serves, with the same method, path and permission', () => {
-    const table = routeTable(GATEWAY_CONTROLLERS);
-    for (const route of FORWARDING_ROUTES) {
-      // Neither public nor admin-only: the permission is the whole rule.
-      expect(table).toContainEqual({ method: route.method, path: route.path, access: [route.permission] });
-    }
+  it('declares each route once: no Nest controller serves a declared method and path', () => {
+    const nest = routeTable(GATEWAY_CONTROLLERS).map((route) => `${route.method} ${route.path}`);
+    const declared = DECLARED_ROUTES.map((route) => `${route.method} ${route.path}`);
+    expect(declared.filter((route) => nest.includes(route))).toEqual([]);
+    expect(new Set(declared).size).toBe(declared.length);
+  });
+
+  describe('the declared renewal-policy and owner routes (bodies, 204, query strings)', () => {
+    it.each([
+      ['PUT', '/api/v1/renewal-policies/rp-fast-lane', { name: 'Fast Lane', max_retries: 3 }, 200],
+      ['PUT', '/api/v1/renewal-policies/rp-fast-lane', { max_retries: 11 }, 400],
+      ['PUT', '/api/v1/renewal-policies/rp-fast-lane', '{"name":', 400],
+      ['PUT', '/api/v1/renewal-policies/rp-nothing', { max_retries: 1 }, 404],
+      ['POST', '/api/v1/renewal-policies', { name: 'x', max_retries: 1, colour: 'red' }, 400],
+      ['DELETE', '/api/v1/renewal-policies/rp-nothing', undefined, 404],
+      ['GET', '/api/v1/owners?per_page=2', undefined, 200],
+      ['GET', '/api/v1/owners?per_page=0', undefined, 400],
+      ['GET', '/api/v1/teams/nobody', undefined, 404],
+    ])('%s %s %j', async (method, path, body, status) => {
+      const response = await both(method, path, {
+        key: admin,
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      expect(response.status).toBe(status);
+    });
+
+    it('deletes with 204 and no body or content type, through the lane as through Express', async () => {
+      const answers: HttpsResult[] = [];
+      for (const [name, base] of [
+        ['Lane Deleted', system.services['api-gateway'].url],
+        ['Express Deleted', expressOnly.url],
+      ]) {
+        const created = await call(base, 'setup-delete', 'POST', '/api/v1/renewal-policies', {
+          key: admin,
+          body: JSON.stringify({ name, max_retries: 1 }),
+        });
+        const { id } = created.json() as { id: string };
+        answers.push(
+          await call(base, 'fast-lane-delete', 'DELETE', `/api/v1/renewal-policies/${id}`, { key: admin }),
+        );
+      }
+      expect(answers[0].status).toBe(204);
+      expect(answers[0].text).toBe('');
+      expect(answers[0].headers['content-type']).toBeUndefined();
+      expect(comparable(answers[0])).toEqual(comparable(answers[1]));
+    });
   });
 
   describe('GET /api/v1/renewal-policies/{id}', () => {
@@ -167,7 +210,7 @@ describe('gateway fast lane: the same answers as Nest', () => {
   });
 
   describe('concurrent agent requests (coalesced, ADR 0036)', () => {
-    it('answers each of many concurrent polls and heartbeats as Nest does, sending them to the services in batches', async () => {
+    it('answers each of many concurrent polls and heartbeats as Express does, sending them to the services in batches', async () => {
       // A plain subscriber sees a copy of every batch message on the bus.
       const nc = await connect({ servers: testNatsUrl() });
       const batches: string[] = [];
@@ -194,8 +237,8 @@ describe('gateway fast lane: the same answers as Nest', () => {
         const answers = await Promise.all(sent);
         for (const [i, [method, path, options, status]] of cases.entries()) {
           expect(answers[i].status).toBe(status);
-          const nest = await call(nestOnly.url, `fast-lane-burst-${i}`, method, path, options);
-          expect(comparable(answers[i])).toEqual(comparable(nest));
+          const viaExpress = await call(expressOnly.url, `fast-lane-burst-${i}`, method, path, options);
+          expect(comparable(answers[i])).toEqual(comparable(viaExpress));
         }
         await nc.flush();
         // The requests the lane forwards (400s stop in the gateway) went partly in batches.
@@ -303,7 +346,7 @@ describe('gateway fast lane: the same answers as Nest', () => {
       // Each gateway drops the key from its cache when the revocation event reaches it.
       await eventually(async () => {
         const answers = await Promise.all(
-          [system.services['api-gateway'].url, nestOnly.url].map((base) =>
+          [system.services['api-gateway'].url, expressOnly.url].map((base) =>
             call(base, 'wait-retired', 'GET', '/api/v1/agents/fl-retired/work', { key }),
           ),
         );

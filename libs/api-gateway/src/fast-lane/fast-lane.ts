@@ -2,7 +2,6 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { CertlaneError, CSRF_HEADER, ErrorCode } from '@certlane/contracts';
 import {
   acceptRequestId,
   assertSafeUrl,
@@ -13,51 +12,38 @@ import {
   installInFront,
   jsonBodyParser,
   LOGGER,
-  MESSAGE_BUS,
-  MessageBus,
   METRICS,
   Metrics,
   parseQuery,
-  RequestCoalescer,
   RequestObserver,
   requestObserver,
   securityHeaderValues,
   writeErrorReply,
-  writeJson,
 } from '@certlane/platform';
-import { assertOwnWorkOf } from '../agent-work/agent-work.controller';
-import { assertPermission } from '../auth/auth.guard';
-import { Authenticator, Credentials, WWW_AUTHENTICATE } from '../auth/authenticator';
-import { RetiredAgentKeys } from '../auth/retired-agent-keys';
-import { FORWARDING_ROUTES, ForwardingRoute } from './forwarding-routes';
+import { DECLARED_ROUTES } from '../routes/declared-routes';
+import { RouteDeclaration } from '../routes/route-declaration';
+import { RouteExecutor } from '../routes/route-executor';
 import { RouteMatcher } from './route-matcher';
 
 export interface GatewayFastLaneDeps {
-  routes: readonly ForwardingRoute[];
-  authenticator: Pick<Authenticator, 'authenticate'>;
-  retiredAgents: Pick<RetiredAgentKeys, 'refusalFor'>;
-  bus: Pick<MessageBus, 'requestRaw' | 'requestBatch'>;
+  routes: readonly RouteDeclaration[];
+  executor: Pick<RouteExecutor, 'serve'>;
   observe: RequestObserver;
   logger: CertlaneLogger;
   parseJson: (request: Request, response: Response, next: (error?: unknown) => void) => void;
 }
 
 /**
- * The gateway's forwarding routes answered before Express and Nest (ADR 0035), in the order the
- * Nest pipeline works: request id, security headers, access log and metrics; the JSON body;
- * authentication (401 with WWW-Authenticate), the route permission, the agent-work rule; the
- * payload validated as the controller validates it; the bus request (coalesced with others of
- * its route where the route says so, ADR 0036), whose reply is written as it came. Every error gets the exception filter's status and body. A request with an Origin
- * header (CORS is Express's) or that the route matcher does not take goes on to Express.
+ * The declared routes answered before Express and Nest (ADR 0035): what the Express middleware
+ * does first (request id, security headers, access log and metrics, URL and body guards), then the
+ * route executor. A request with an Origin header (CORS is Express's) or that the route matcher
+ * does not take in its one exact spelling goes on to Express, where the same executor serves it.
  */
 export function gatewayFastLane(deps: GatewayFastLaneDeps): FastLane {
-  const matcher = new RouteMatcher(deps.routes.map((route) => ({ ...route, value: route })));
-  const security = securityHeaderValues();
-  const coalescers = new Map(
-    deps.routes
-      .filter((route) => route.coalesce)
-      .map((route) => [route, new RequestCoalescer(deps.bus, route.subject)]),
+  const matcher = new RouteMatcher(
+    deps.routes.map((route) => ({ ...route, query: route.query !== undefined, value: route })),
   );
+  const security = securityHeaderValues();
 
   const readBody = (request: IncomingMessage, response: ServerResponse) =>
     new Promise<unknown>((resolve, reject) =>
@@ -66,8 +52,8 @@ export function gatewayFastLane(deps: GatewayFastLaneDeps): FastLane {
       ),
     );
 
-  const serve = async (
-    route: ForwardingRoute,
+  const serve = (
+    route: RouteDeclaration,
     params: Record<string, string>,
     query: string,
     request: IncomingMessage,
@@ -77,61 +63,43 @@ export function gatewayFastLane(deps: GatewayFastLaneDeps): FastLane {
     response.setHeader('X-Request-Id', requestId);
     for (const [name, value] of security) response.setHeader(name, value);
     deps.observe(request, response, requestId, () => route.path);
+    const path = (request.url ?? '').split('?')[0];
     try {
       assertSafeUrl(request.url ?? '');
-      const body = route.method === 'POST' ? await readBody(request, response) : undefined;
-      const headers = request.headers;
-      const credentials: Credentials = {
-        method: route.method,
-        requestId,
-        authorization: headers.authorization,
-        cookie: headers.cookie,
-        userAgent: headers['user-agent'],
-        csrfToken: single(headers[CSRF_HEADER.toLowerCase()]),
-      };
-      const actor = await deps.authenticator.authenticate(credentials).catch(async (error: unknown) => {
-        const refusal = route.retiredAgent
-          ? await deps.retiredAgents.refusalFor(error, credentials, params.id)
-          : error;
-        if (refusal instanceof CertlaneError && refusal.code === ErrorCode.Unauthenticated) {
-          response.setHeader(...WWW_AUTHENTICATE);
-        }
-        throw refusal;
-      });
-      assertPermission(actor, route.permission);
-      if (route.ownWork) assertOwnWorkOf(actor, params.id);
-      // The query parser Express has (configureHttp): querystring, held to the input bounds.
-      const payload = await route.payload(params, body, parseQuery(query));
-      const context = { request_id: requestId, actor_id: actor.id };
-      const coalescer = coalescers.get(route);
-      const json = coalescer
-        ? await coalescer.requestRaw(payload, context)
-        : await deps.bus.requestRaw(route.subject, payload, { context });
-      writeJson(response, route.status, json);
     } catch (error) {
-      writeErrorReply(response, error, requestId, deps.logger, (request.url ?? '').split('?')[0]);
+      return writeErrorReply(response, error, requestId, deps.logger, path);
     }
+    void deps.executor.serve(
+      route,
+      {
+        method: route.method,
+        params,
+        headers: request.headers,
+        requestId,
+        path,
+        body: () => (route.method === 'GET' ? Promise.resolve(undefined) : readBody(request, response)),
+        // The query parser Express has (configureHttp): querystring, held to the input bounds.
+        query: () => parseQuery(query),
+      },
+      response,
+    );
   };
 
   return (request, response, next) => {
     if (request.headers.origin !== undefined) return next();
     const match = matcher.match(request.method, request.url);
     if (!match) return next();
-    void serve(match.value, match.params, match.query, request, response);
+    serve(match.value, match.params, match.query, request, response);
   };
 }
-
-const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 /** Installs the fast lane on the gateway's HTTPS listener at boot, unless SERVICE_GATEWAY_FAST_LANE=false. */
 @Injectable()
 export class GatewayFastLaneInstaller implements OnApplicationBootstrap {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    private readonly authenticator: Authenticator,
-    private readonly retiredAgents: RetiredAgentKeys,
+    private readonly executor: RouteExecutor,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
-    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(METRICS) private readonly metrics: Metrics,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
   ) {}
@@ -143,10 +111,8 @@ export class GatewayFastLaneInstaller implements OnApplicationBootstrap {
     installInFront(
       server,
       gatewayFastLane({
-        routes: FORWARDING_ROUTES,
-        authenticator: this.authenticator,
-        retiredAgents: this.retiredAgents,
-        bus: this.bus,
+        routes: DECLARED_ROUTES,
+        executor: this.executor,
         observe: requestObserver(this.logger, this.metrics),
         logger: this.logger,
         parseJson: jsonBodyParser(this.config),

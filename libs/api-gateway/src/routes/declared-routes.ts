@@ -1,0 +1,20 @@
+import { AGENT_WORK_ROUTES } from '../agent-work/agent-work.routes';
+import { AGENT_ROUTES } from '../agents/agent.routes';
+import { CERTIFICATE_ROUTES } from '../certificates/certificate.routes';
+import { OWNER_ROUTES, TEAM_ROUTES } from '../owners-teams/owner-team.routes';
+import { RENEWAL_POLICY_ROUTES } from '../renewal-policies/renewal-policy.routes';
+import { RouteDeclaration } from './route-declaration';
+
+/**
+ * Every declared gateway route (ADR 0014, 0035): the routes that only check their caller and
+ * forward to one bus subject. The rest are Nest controllers (streams, cookies, files,
+ * idempotency, special handling); routeTable() lists both.
+ */
+export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
+  ...CERTIFICATE_ROUTES,
+  ...RENEWAL_POLICY_ROUTES,
+  ...TEAM_ROUTES,
+  ...OWNER_ROUTES,
+  ...AGENT_WORK_ROUTES,
+  ...AGENT_ROUTES,
+];
