@@ -1,0 +1,98 @@
+import { Permission } from '@certlane/contracts';
+import { gatewayRouteTable } from '../api-gateway.module';
+import { AllowedMethods } from '../http/allowed-methods';
+import { DECLARED_ROUTES } from './declared-routes';
+import { declareRoute, RouteDeclaration } from './route-declaration';
+import {
+  accessRuleProblems,
+  auditedRoutes,
+  authorizationMatrix,
+  expectedAnswer,
+  MATRIX_CALLERS,
+  routeName,
+  routesWithoutAuditCase,
+} from './route-checks';
+
+/** A route declared the way a new one would be: the checks fed by the route table must notice it. */
+const toyRoute = (changes: Partial<RouteDeclaration> = {}): RouteDeclaration =>
+  ({
+    ...declareRoute({
+      method: 'POST',
+      path: '/api/v1/toys/:id/squeak',
+      permission: 'renewal_policy.edit',
+      status: 200,
+      errors: [401, 403, 404],
+      subject: 'auth.v1.ping',
+      response: 'PingResponse',
+      audit: 'toy.squeaked',
+      payload: () => ({}) as never,
+    }),
+    ...changes,
+  }) as RouteDeclaration;
+
+describe('a route added to the declarations', () => {
+  const today = gatewayRouteTable();
+  const withToy = (toy = toyRoute()) => gatewayRouteTable(undefined, [...DECLARED_ROUTES, toy]);
+  const toyName = 'POST /api/v1/toys/:id/squeak';
+
+  it('enters the route table with its access rule', () => {
+    expect(withToy()).toContainEqual({
+      method: 'POST',
+      path: '/api/v1/toys/:id/squeak',
+      access: ['renewal_policy.edit'],
+    });
+    expect(withToy(toyRoute({ adminOnly: true, permission: undefined })).map(routeName)).toContain(toyName);
+    expect(withToy(toyRoute({ adminOnly: true, permission: undefined }))).toContainEqual(
+      expect.objectContaining({ path: '/api/v1/toys/:id/squeak', access: ['admin'] }),
+    );
+  });
+
+  it('is refused by the access-rule check when its permission is not catalogued (spec 5.3)', () => {
+    expect(accessRuleProblems(today)).toEqual([]);
+    const uncatalogued = toyRoute({ permission: 'toy.squeak' as Permission });
+    expect(accessRuleProblems(withToy(uncatalogued))).toEqual([`${toyName}: ["toy.squeak"]`]);
+  });
+
+  it('gets a row per caller in the authorization matrix, with the answers its permission implies', () => {
+    const rows = authorizationMatrix(withToy()).filter(([name]) => name === toyName);
+    expect(rows.map(([, caller]) => caller)).toEqual(MATRIX_CALLERS);
+    const answers = Object.fromEntries(
+      rows.map(([, caller, route]) => [caller, expectedAnswer(route, caller)]),
+    );
+    expect(answers).toMatchObject({
+      'no credentials': 401,
+      'wrong key': 401,
+      'r-admin': 'allowed',
+      'r-viewer': 403,
+    });
+  });
+
+  it('is demanded an audit case when it mutates (spec 6.1)', () => {
+    const casesForEveryRouteToday = Object.fromEntries(auditedRoutes(today).map((route) => [route, true]));
+    expect(routesWithoutAuditCase(withToy(), casesForEveryRouteToday)).toEqual([toyName]);
+    const silent = toyRoute({ audit: { notAudited: 'a toy' } });
+    expect(routesWithoutAuditCase(withToy(silent), casesForEveryRouteToday)).toEqual([]);
+  });
+
+  it('answers 405 with its methods in Allow to the others (spec 4.9)', () => {
+    expect(new AllowedMethods(today).refuse('PATCH', '/api/v1/toys/t-1/squeak')).toBeNull();
+    expect(new AllowedMethods(withToy()).refuse('PATCH', '/api/v1/toys/t-1/squeak')).toEqual(['POST']);
+  });
+});
+
+describe('the declared routes', () => {
+  it.each(DECLARED_ROUTES.map((route) => [routeName(route), route]))(
+    '%s says what it audits: an action when it mutates, none when it reads',
+    (_name, route) => {
+      const mutates = route.method !== 'GET';
+      expect(mutates ? route.audit !== null : route.audit === null).toBe(true);
+    },
+  );
+
+  it.each(DECLARED_ROUTES.map((route) => [routeName(route), route]))(
+    '%s declares a reply type unless it answers 204',
+    (_name, route) => {
+      expect(route.response === null).toBe(route.status === 204);
+    },
+  );
+});
