@@ -28,22 +28,16 @@ import { AuthSettingsController, UsersController } from './auth-routes/users.con
 import { BulkCertificatesController, EstBulkRevokeController } from './bulk/bulk.controller';
 // Certificate inventory, lifecycle and jobs (ADR 0024).
 import { CertificatesController } from './certificates/certificates.controller';
-import { JobsController } from './jobs/jobs.controller';
-// Policy rules and violations (ADR 0028).
-import { PoliciesController } from './policies/policies.controller';
 import { IntermediateCasController, IssuersController } from './issuers/issuers.controller';
 import { RelyingPartyForwardingController } from './revocation-routes/relying-party-forwarding.controller';
 import { RevocationController } from './revocation-routes/revocation.controller';
 import { SystemController } from './system/system.controller';
-// Inventory: stats (ADR 0024).
-import { StatsController } from './stats/stats.controller';
 // The agent work protocol (ADR 0027).
 import { AgentWorkController } from './agent-work/agent-work.controller';
 // Agents and targets (ADR 0026).
 import { AgentsController } from './agents/agents.controller';
 import { TargetsController } from './targets/targets.controller';
-// Profiles and approvals (ADR 0025).
-import { ApprovalsController } from './approvals/approvals.controller';
+// Profiles (ADR 0025).
 import { ProfilesController } from './profiles/profiles.controller';
 
 /**
@@ -75,19 +69,13 @@ export const GATEWAY_CONTROLLERS = [
   RevocationController,
   // Certificate inventory, lifecycle and jobs (ADR 0024).
   CertificatesController,
-  JobsController,
-  // Inventory: stats (ADR 0024).
-  StatsController,
   // The agent work protocol (ADR 0027).
   AgentWorkController,
   // Agents and targets (ADR 0026).
   AgentsController,
   TargetsController,
-  // Profiles and approvals (ADR 0025).
+  // Profiles (ADR 0025).
   ProfilesController,
-  ApprovalsController,
-  // Policy rules and violations (ADR 0028).
-  PoliciesController,
 ];
 
 /** The gateway's route table: the declared routes and the controllers' (the tests walk it). */

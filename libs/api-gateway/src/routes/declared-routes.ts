@@ -1,8 +1,12 @@
+import { APPROVAL_ROUTES } from '../approvals/approval.routes';
 import { AGENT_WORK_ROUTES } from '../agent-work/agent-work.routes';
 import { AGENT_ROUTES } from '../agents/agent.routes';
 import { CERTIFICATE_ROUTES } from '../certificates/certificate.routes';
+import { JOB_ROUTES } from '../jobs/job.routes';
 import { OWNER_ROUTES, TEAM_ROUTES } from '../owners-teams/owner-team.routes';
+import { POLICY_ROUTES } from '../policies/policy.routes';
 import { RENEWAL_POLICY_ROUTES } from '../renewal-policies/renewal-policy.routes';
+import { STATS_ROUTES } from '../stats/stats.routes';
 import { RouteDeclaration } from './route-declaration';
 
 /**
@@ -15,6 +19,10 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...RENEWAL_POLICY_ROUTES,
   ...TEAM_ROUTES,
   ...OWNER_ROUTES,
+  ...STATS_ROUTES,
+  ...JOB_ROUTES,
   ...AGENT_WORK_ROUTES,
+  ...APPROVAL_ROUTES,
+  ...POLICY_ROUTES,
   ...AGENT_ROUTES,
 ];
