@@ -34,9 +34,8 @@ import { RevocationController } from './revocation-routes/revocation.controller'
 import { SystemController } from './system/system.controller';
 // The agent work protocol (ADR 0027).
 import { AgentWorkController } from './agent-work/agent-work.controller';
-// Agents and targets (ADR 0026).
+// Agents (ADR 0026).
 import { AgentsController } from './agents/agents.controller';
-import { TargetsController } from './targets/targets.controller';
 // Profiles (ADR 0025).
 import { ProfilesController } from './profiles/profiles.controller';
 
@@ -71,9 +70,8 @@ export const GATEWAY_CONTROLLERS = [
   CertificatesController,
   // The agent work protocol (ADR 0027).
   AgentWorkController,
-  // Agents and targets (ADR 0026).
+  // Agents (ADR 0026).
   AgentsController,
-  TargetsController,
   // Profiles (ADR 0025).
   ProfilesController,
 ];

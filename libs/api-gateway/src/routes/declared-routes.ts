@@ -7,6 +7,7 @@ import { OWNER_ROUTES, TEAM_ROUTES } from '../owners-teams/owner-team.routes';
 import { POLICY_ROUTES } from '../policies/policy.routes';
 import { RENEWAL_POLICY_ROUTES } from '../renewal-policies/renewal-policy.routes';
 import { STATS_ROUTES } from '../stats/stats.routes';
+import { TARGET_ROUTES } from '../targets/target.routes';
 import { RouteDeclaration } from './route-declaration';
 
 /**
@@ -25,4 +26,5 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...APPROVAL_ROUTES,
   ...POLICY_ROUTES,
   ...AGENT_ROUTES,
+  ...TARGET_ROUTES,
 ];
