@@ -126,12 +126,14 @@ export class Authenticator implements OnApplicationBootstrap {
       if (named) return named;
       let principal = this.principals.get(keyHash);
       if (!principal) {
+        const epoch = this.principals.epoch;
         const answer = await this.bus.request(
           'auth.v1.authenticate-api-key',
           { key: token },
           { context: { request_id: request.requestId } },
         );
-        if (answer.principal && this.principals.set(keyHash, answer.principal)) principal = answer.principal;
+        if (answer.principal && this.principals.set(keyHash, answer.principal, Date.now(), undefined, epoch))
+          principal = answer.principal;
       }
       if (principal) return toActor(principal);
     }
@@ -163,6 +165,7 @@ export class Authenticator implements OnApplicationBootstrap {
     );
     let cached = this.principals.lookup(cacheKey);
     if (!cached) {
+      const epoch = this.principals.epoch;
       const answer = await this.bus.request(
         'auth.v1.authenticate-session',
         { cookie, user_agent: userAgent.slice(0, 2048) },
@@ -170,7 +173,7 @@ export class Authenticator implements OnApplicationBootstrap {
       );
       if (!answer.session) return undefined;
       cached = { principal: answer.session.principal, csrfTokenHash: answer.session.csrf_token_hash };
-      if (!this.principals.set(cacheKey, cached.principal, Date.now(), cached.csrfTokenHash))
+      if (!this.principals.set(cacheKey, cached.principal, Date.now(), cached.csrfTokenHash, epoch))
         return undefined;
     }
     if (isStateChanging(request.method) && !csrfTokenMatches(request.csrfToken, cached.csrfTokenHash ?? '')) {

@@ -31,6 +31,34 @@ describe(PrincipalCache.name, () => {
     expect(cache.get('h1', 6001)).toBeUndefined();
   });
 
+  it('does not cache an answer the auth service gave before a revocation event arrived', () => {
+    const cache = new PrincipalCache(5000);
+    const askedAt = cache.epoch;
+    // The key is deleted and its revocation event handled while the lookup is on the wire.
+    cache.dropKey('key-1');
+    expect(cache.set('h1', alice, 0, undefined, askedAt)).toBe(true);
+    expect(cache.get('h1', 1)).toBeUndefined();
+  });
+
+  it('caches an answer when no revocation arrived while it was asked for', () => {
+    const cache = new PrincipalCache(5000);
+    const askedAt = cache.epoch;
+    expect(cache.set('h1', alice, 0, undefined, askedAt)).toBe(true);
+    expect(cache.get('h1', 1)).toEqual(alice);
+  });
+
+  it.each([
+    ['a revoked session', (cache: PrincipalCache) => cache.dropSession('s-1')],
+    ['changed grants of an actor', (cache: PrincipalCache) => cache.dropActor('bob')],
+    ['changed permissions of a role', (cache: PrincipalCache) => cache.clear()],
+  ])('counts %s as a revocation an earlier answer must not outlive', (_case, revoke) => {
+    const cache = new PrincipalCache(5000);
+    const askedAt = cache.epoch;
+    revoke(cache);
+    cache.set('h1', alice, 0, undefined, askedAt);
+    expect(cache.get('h1', 1)).toBeUndefined();
+  });
+
   it('drops every entry of a revoked key and keeps the others', () => {
     const cache = new PrincipalCache(5000);
     cache.set('h1', alice, 0);

@@ -20,6 +20,7 @@ interface Entry {
  * every request. Their revocation (retirement deletes the key) arrives as the same event.
  */
 export class PrincipalCache {
+  private revocations = 0;
   private readonly entries = new Map<string, Entry>();
 
   constructor(
@@ -47,8 +48,18 @@ export class PrincipalCache {
     return { principal: entry.principal, csrfTokenHash: entry.csrfTokenHash };
   }
 
+  /**
+   * Counts the revocations this cache has been told of. An answer the auth service gave before a
+   * revocation event arrived may be about the revoked credential: `set` with the epoch read
+   * before asking does not cache it (else a revoked agent key would live on for the agent TTL).
+   */
+  get epoch(): number {
+    return this.revocations;
+  }
+
   /** Forgets a revoked session. */
   dropSession(sessionId: string): void {
+    this.revocations++;
     for (const [hash, entry] of this.entries) {
       if (entry.principal.session_id === sessionId) this.entries.delete(hash);
     }
@@ -56,6 +67,7 @@ export class PrincipalCache {
 
   /** Forgets every entry of a stored key (after it was deleted or rotated). */
   dropKey(keyId: string): void {
+    this.revocations++;
     for (const [hash, entry] of this.entries) {
       if (entry.principal.key_id === keyId) this.entries.delete(hash);
     }
@@ -63,6 +75,7 @@ export class PrincipalCache {
 
   /** Forgets every entry of an actor (its grants changed). */
   dropActor(actorId: string): void {
+    this.revocations++;
     for (const [hash, entry] of this.entries) {
       if (entry.principal.actor_id === actorId) this.entries.delete(hash);
     }
@@ -70,19 +83,30 @@ export class PrincipalCache {
 
   /** Forgets everything (a role's permissions changed). */
   clear(): void {
+    this.revocations++;
     this.entries.clear();
   }
 
   /**
    * Caches the principal for the TTL, or until its credential expires if that comes first.
    * Returns false, caching nothing, when the credential has already expired: the caller must not
-   * use the principal either (it was valid when the auth service looked, not any more).
+   * use the principal either (it was valid when the auth service looked, not any more). With
+   * `askedAtEpoch` (the epoch read before asking the auth service), an answer overtaken by a
+   * revocation event is not cached: it serves its own request only, as if answered just before
+   * the revocation, and the next request asks again.
    */
-  set(keyHash: string, principal: Principal, now = Date.now(), csrfTokenHash?: string): boolean {
+  set(
+    keyHash: string,
+    principal: Principal,
+    now = Date.now(),
+    csrfTokenHash?: string,
+    askedAtEpoch?: number,
+  ): boolean {
     // Re-inserted at the end, so eviction takes the entry set longest ago.
     this.entries.delete(keyHash);
     const credentialExpiresAt = credentialExpiry(principal);
     if (credentialExpiresAt <= now) return false;
+    if (askedAtEpoch !== undefined && askedAtEpoch !== this.revocations) return true;
     const ttl = isAgentPrincipal(principal) ? this.agentTtlMs : this.ttlMs;
     const expiresAt = Math.min(now + ttl, credentialExpiresAt);
     if (this.entries.size >= this.maxEntries) {
