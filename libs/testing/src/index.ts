@@ -9,3 +9,4 @@ export * from './test-system';
 export * from './response-audit';
 export * from './external-root';
 export * from './private-servers';
+export * from './migrations-before';

@@ -1,12 +1,10 @@
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { runMigrations } from '@certlane/platform';
-import { createTestDatabase, TestDatabase } from '@certlane/testing';
+import { createTestDatabase, migrationsBefore, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
 import { Client } from 'pg';
 
-const MIGRATIONS = join(resolve(__dirname, '../../../..'), 'migrations', 'revocation');
+const MIGRATIONS = serviceMigrationsDir('revocation');
 const SPELLING_MIGRATION = '0003';
 
 /**
@@ -29,10 +27,7 @@ describe('revocation migration 0003: revocation reason spelling', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('revreason');
-    before = mkdtempSync(join(tmpdir(), 'certlane-revocation-0002-'));
-    for (const name of readdirSync(MIGRATIONS).filter((n) => n.endsWith('.sql') && n < SPELLING_MIGRATION)) {
-      copyFileSync(join(MIGRATIONS, name), join(before, name));
-    }
+    before = migrationsBefore('revocation', SPELLING_MIGRATION);
     await migrate(before);
     db = new Client({ connectionString: database.url });
     await db.connect();

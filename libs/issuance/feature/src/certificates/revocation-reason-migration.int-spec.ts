@@ -1,11 +1,9 @@
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
 import { runMigrations } from '@certlane/platform';
-import { createTestDatabase, TestDatabase } from '@certlane/testing';
+import { createTestDatabase, migrationsBefore, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
 import { Client } from 'pg';
 
-const MIGRATIONS = join(resolve(__dirname, '../../../../..'), 'migrations', 'issuance');
+const MIGRATIONS = serviceMigrationsDir('issuance');
 const SPELLING_MIGRATION = '0011';
 
 /**
@@ -22,10 +20,7 @@ describe('issuance migration 0011: revocation reason spelling', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('issreason');
-    before = mkdtempSync(join(tmpdir(), 'certlane-issuance-0010-'));
-    for (const name of readdirSync(MIGRATIONS).filter((n) => n.endsWith('.sql') && n < SPELLING_MIGRATION)) {
-      copyFileSync(join(MIGRATIONS, name), join(before, name));
-    }
+    before = migrationsBefore('issuance', SPELLING_MIGRATION);
     await migrate(before);
     db = new Client({ connectionString: database.url });
     await db.connect();
