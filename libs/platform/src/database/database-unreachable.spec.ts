@@ -1,5 +1,9 @@
 import { ErrorCode } from '@certlane/contracts';
-import { QueryFailedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
+import {
+  QueryFailedError,
+  QueryRunnerAlreadyReleasedError,
+  QueryRunnerProviderAlreadyReleasedError,
+} from 'typeorm';
 import { databaseOutageError, isDatabaseUnreachable } from './database-unreachable';
 
 /** An error as node-postgres raises it: an Error with the server's SQLSTATE in `code`. */
@@ -27,6 +31,14 @@ describe(isDatabaseUnreachable.name, () => {
     [
       'a transaction whose lost connection TypeORM already released',
       new QueryRunnerProviderAlreadyReleasedError(),
+    ],
+    [
+      'a query on a query runner released after its connection was lost',
+      new QueryRunnerAlreadyReleasedError(),
+    ],
+    [
+      'a query on a client closed after a connection error',
+      new Error('Client was closed and is not queryable'),
     ],
     ['a refused connection as the cause', new Error('query failed', { cause: socketError('ECONNREFUSED') })],
     [

@@ -1,5 +1,5 @@
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
-import { QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
+import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 
 /** Socket-level failures to reach the server (Node's error codes). */
 const NETWORK_CODES = new Set([
@@ -23,7 +23,7 @@ const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 
 /** node-postgres's own messages for a lost connection or a pool that could not get one in time. */
 const LOST_CONNECTION =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
 
 /** How deep wrapped errors (TypeORM's driverError, `cause`, AggregateError) are searched. */
 const MAX_DEPTH = 4;
@@ -38,7 +38,11 @@ export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   if (depth > MAX_DEPTH || typeof error !== 'object' || error === null) return false;
   // TypeORM released the transaction's connection because it was lost under it (the next query
   // of that transaction fails this way rather than with the driver's error).
-  if (error instanceof QueryRunnerProviderAlreadyReleasedError) return true;
+  if (
+    error instanceof QueryRunnerProviderAlreadyReleasedError ||
+    error instanceof QueryRunnerAlreadyReleasedError
+  )
+    return true;
   const { code, message, driverError, cause, errors } = error as {
     code?: unknown;
     message?: unknown;
