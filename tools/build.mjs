@@ -3,7 +3,7 @@
 // imports, decorator metadata kept for NestJS) and stamps dist/build-info.json, which
 // GET /api/v1/version reports. Type-checking is `npm run typecheck` (tsc), not this step.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 
@@ -36,6 +36,11 @@ execFileSync(
   ],
   { stdio: 'inherit' },
 );
+
+// The API description ships with the build (the gateway serves it; ADR 0049).
+mkdirSync('dist/openapi', { recursive: true });
+for (const extension of ['json', 'yaml'])
+  copyFileSync(`docs/openapi.${extension}`, `dist/openapi/openapi.${extension}`);
 
 // The agent is also a command (package.json "bin": certlane-agent).
 chmodSync('dist/apps/agent/src/main.js', 0o755);

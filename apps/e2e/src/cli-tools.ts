@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { recordResponse } from '@certlane/testing';
 
 export interface CommandResult {
   code: number;
@@ -48,10 +49,12 @@ export async function curl(
   if (options.key) args.push('-H', `Authorization: Bearer ${options.key}`);
   if (options.body !== undefined)
     args.push('-H', 'Content-Type: application/json', '--data-binary', JSON.stringify(options.body));
-  args.push('--write-out', '\n%{http_code}', url);
+  args.push('--write-out', '\n%{http_code} %{content_type}', url);
   const result = await run('curl', args);
   if (result.code !== 0) throw new Error(`curl ${url} failed (${result.code}): ${result.stderr}`);
   const cut = result.stdout.lastIndexOf('\n');
   const body = result.stdout.slice(0, cut);
-  return { status: Number(result.stdout.slice(cut + 1)), body, json: () => JSON.parse(body) };
+  const [status, contentType] = result.stdout.slice(cut + 1).split(' ');
+  recordResponse({ method: options.method ?? 'GET', url, status: Number(status), contentType, body });
+  return { status: Number(status), body, json: () => JSON.parse(body) };
 }

@@ -9,6 +9,7 @@ import { GatewayFastLaneInstaller } from './fast-lane/fast-lane';
 import { PrincipalCache } from './auth/principal-cache';
 import { RetiredAgentKeys } from './auth/retired-agent-keys';
 import { RouteEntry, routeTable } from './auth/route-table';
+import { OpenApiController } from './openapi/openapi.controller';
 import { DECLARED_ROUTES } from './routes/declared-routes';
 import { DeclaredRoutesMount } from './routes/declared-routes-mount';
 import { RouteDeclaration } from './routes/route-declaration';
@@ -74,6 +75,8 @@ export const GATEWAY_CONTROLLERS = [
   AgentsController,
   // Profiles (ADR 0025).
   ProfilesController,
+  // The API description (ADR 0049).
+  OpenApiController,
 ];
 
 /** The gateway's route table: the declared routes and the controllers' (the tests walk it). */

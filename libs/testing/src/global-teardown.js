@@ -1,6 +1,7 @@
 const { readdirSync, readFileSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 const { findSecrets, SECRET_SHAPES } = require('./secret-scan');
+const { conformanceFindings } = require('./openapi-conformance');
 
 function readRecords(dir, prefix) {
   return readdirSync(dir)
@@ -32,12 +33,31 @@ function scanResponses(dir) {
   }
 }
 
+/**
+ * Checks every response the suite read from a documented route against the API description
+ * (docs/openapi.json, ADR 0049): a status or body the document does not describe fails the run.
+ */
+function checkConformance(dir) {
+  const document = JSON.parse(readFileSync(join(__dirname, '../../../docs/openapi.json'), 'utf8'));
+  const { checked, findings } = conformanceFindings(document, readRecords(dir, 'bodies'));
+  process.stdout.write(
+    `API description: ${checked} responses of documented routes checked: ${findings.length} finding(s)\n`,
+  );
+  if (findings.length > 0) {
+    const distinct = [...new Set(findings)];
+    if (process.env.CERTLANE_OPENAPI_REPORT)
+      require('node:fs').writeFileSync(process.env.CERTLANE_OPENAPI_REPORT, distinct.join('\n'));
+    throw new Error(`responses the API description does not describe:\n${distinct.slice(0, 50).join('\n')}`);
+  }
+}
+
 module.exports = async function globalTeardown() {
   for (const container of globalThis.__CERTLANE_CONTAINERS__ ?? []) await container.stop();
   const dir = process.env.CERTLANE_RESPONSE_AUDIT_DIR;
   if (!dir) return;
   try {
     scanResponses(dir);
+    checkConformance(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

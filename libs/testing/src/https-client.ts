@@ -1,5 +1,5 @@
 import { request } from 'node:https';
-import { recordResponseBody } from './response-audit';
+import { recordResponse } from './response-audit';
 
 export interface HttpsResult {
   status: number;
@@ -28,7 +28,13 @@ export function httpsRequest(
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          recordResponseBody(url, res.statusCode ?? 0, text);
+          recordResponse({
+            method: options.method ?? 'GET',
+            url,
+            status: res.statusCode ?? 0,
+            contentType: res.headers['content-type'],
+            body: text,
+          });
           resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
         });
       },

@@ -16,8 +16,17 @@ const append = (file: string, record: unknown) => {
   if (dir) appendFileSync(join(dir, `${file}-${process.pid}.ndjson`), `${JSON.stringify(record)}\n`);
 };
 
-export function recordResponseBody(url: string, status: number, body: string): void {
-  if (body.length > 0) append('bodies', { url, status, body });
+/** A response a test read: scanned for secrets, and checked against the API description. */
+export interface RecordedResponse {
+  method: string;
+  url: string;
+  status: number;
+  contentType?: string;
+  body: string;
+}
+
+export function recordResponse(response: RecordedResponse): void {
+  append('bodies', response);
 }
 
 /** Values that must never appear in a response body. Short values are ignored (too common to scan). */

@@ -12,6 +12,7 @@ import { CertlaneLogger, LOGGER, MESSAGE_BUS, MessageBus, requestIdOf } from '@c
 import { busContext } from '../auth/actor';
 import { RequirePermission } from '../auth/route-access';
 import { streamAuditExport } from './audit-export';
+import { Documented } from '../openapi/operation-facts';
 
 /** Walking a long chain takes longer than an ordinary request. */
 const VERIFY_TIMEOUT_MS = 300_000;
@@ -45,6 +46,14 @@ export class AuditController {
   /** NDJSON, one AuditEventDto per line, in (occurred_at, seq) order. */
   @Get('export')
   @RequirePermission('audit.export')
+  @Documented({
+    operationId: 'exportAudit',
+    summary: 'Stream audit events as NDJSON, one AuditEventDto per line',
+    status: 200,
+    errors: [403],
+    response: null,
+    produces: 'application/x-ndjson',
+  })
   async export(
     @Query() query: AuditExportQuery,
     @Req() request: Request,

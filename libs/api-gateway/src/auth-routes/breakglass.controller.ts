@@ -26,6 +26,7 @@ import { CERTLANE_CONFIG, CertlaneConfig, MESSAGE_BUS, MessageBus, PublicRoute }
 import { busContext } from '../auth/actor';
 import { BreakGlassRoute, RequirePermission } from '../auth/route-access';
 import { sessionCookies } from '../auth/session-cookies';
+import { Documented } from '../openapi/operation-facts';
 
 /**
  * The client IP of a request: the TCP peer, or the X-Forwarded-For entry Express picks through
@@ -50,6 +51,13 @@ export class BreakGlassLoginController {
   @Post('login')
   @HttpCode(200)
   @PublicRoute()
+  @Documented({
+    operationId: 'breakglassLogin',
+    summary: 'Sign in with a break-glass credential; sets the session and CSRF cookies',
+    status: 200,
+    errors: [401, 404, 423, 429],
+    response: 'BreakGlassLoginResponse',
+  })
   async login(
     @Body() body: BreakGlassLoginRequest,
     @Req() request: Request,

@@ -15,6 +15,7 @@ import { CERTLANE_CONFIG, CertlaneConfig, MESSAGE_BUS, MessageBus } from '@certl
 import { Actor, actorOf, busContext } from '../auth/actor';
 import { AnyAuthenticated, RequirePermission, SessionRoute } from '../auth/route-access';
 import { clearedSessionCookies, readCookie } from '../auth/session-cookies';
+import { Documented } from '../openapi/operation-facts';
 
 function caller(request: Request): Actor {
   const actor = actorOf(request);
@@ -93,6 +94,13 @@ export class LogoutController {
   @Post('logout')
   @HttpCode(204)
   @SessionRoute()
+  @Documented({
+    operationId: 'logout',
+    summary: 'End the session of the cookie and clear both cookies',
+    status: 204,
+    errors: [401, 403],
+    response: null,
+  })
   async logout(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
     const cookie = readCookie(request.header('cookie'), SESSION_COOKIE);
     if (!cookie || cookie.length > 512) {

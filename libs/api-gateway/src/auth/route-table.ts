@@ -1,7 +1,9 @@
 import { RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { PUBLIC_ROUTE } from '@certlane/platform';
-import { accessRule, RouteDeclaration } from '../routes/route-declaration';
+import { OperationFacts } from '../openapi/operation-facts';
+import { documentedFacts } from '../openapi/route-facts';
+import { accessRule, declaredFacts, RouteDeclaration } from '../routes/route-declaration';
 import { ADMIN_ONLY } from './admin-only';
 import { REQUIRED_PERMISSION, SESSION_ROUTE } from './route-access';
 
@@ -13,6 +15,8 @@ export interface RouteEntry {
   access: string[];
   /** Why a mutating route writes no audit record, when it says so (declared routes). */
   notAudited?: string;
+  /** What the API description says of it; a route without facts fails the coverage test. */
+  operation?: OperationFacts;
 }
 
 /**
@@ -27,7 +31,12 @@ export function routeTable(
 }
 
 function declaredEntry(route: RouteDeclaration): RouteEntry {
-  const entry: RouteEntry = { method: route.method, path: route.path, access: [accessRule(route)] };
+  const entry: RouteEntry = {
+    method: route.method,
+    path: route.path,
+    access: [accessRule(route)],
+    operation: declaredFacts(route),
+  };
   if (route.audit !== null && typeof route.audit === 'object') entry.notAudited = route.audit.notAudited;
   return entry;
 }
@@ -56,7 +65,8 @@ function controllerRoutes(controllers: readonly Type[]): RouteEntry[] {
           classAdmin || Reflect.getMetadata(ADMIN_ONLY, handler) === true ? 'admin' : null,
           (Reflect.getMetadata(REQUIRED_PERMISSION, handler) as string | undefined) ?? null,
         ].filter((a): a is string => a !== null);
-        return { method, path: `/${path}`, access };
+        const operation = documentedFacts(controller, handler as (...args: never[]) => unknown);
+        return { method, path: `/${path}`, access, ...(operation ? { operation } : {}) };
       });
   });
 }

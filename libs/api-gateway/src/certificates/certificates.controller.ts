@@ -37,6 +37,7 @@ import { idempotentResourceId } from '../idempotency/idempotency-key';
 import { Idempotent, idempotencyKeyOf } from '../idempotency/idempotency.interceptor';
 import { RequirePermission } from '../auth/route-access';
 import { attachmentName, optionalBody, queryFlag, renewForce } from './request-flags';
+import { Documented } from '../openapi/operation-facts';
 
 /** /api/v1/certificates (spec 4.2, ADR 0024): validated here, served by the issuance service. */
 @Controller('api/v1/certificates')
@@ -156,6 +157,14 @@ export class CertificatesController {
   /** JSON `{cert_pem, chain_pem, full_pem}`, or with `download=true` the full PEM as a file. */
   @Get(':id/export/pem')
   @RequirePermission('certificate.export')
+  @Documented({
+    operationId: 'exportCertificatePem',
+    summary: 'The PEM chain as JSON, or as a file with `download=true`',
+    status: 200,
+    errors: [403, 404, 409],
+    response: 'PemExportDto',
+    alsoProduces: ['application/x-pem-file'],
+  })
   async exportPem(
     @Param('id') id: string,
     @Query() query: PemExportQuery,
@@ -185,6 +194,16 @@ export class CertificatesController {
   @Post(':id/export/pkcs12')
   @HttpCode(200)
   @RequirePermission('certificate.export')
+  @Documented({
+    operationId: 'exportCertificatePkcs12',
+    summary: 'A PKCS#12 file with the certificate and its chain, never a private key',
+    status: 200,
+    errors: [403, 404, 409],
+    body: ExportPkcs12Body,
+    optionalBody: true,
+    response: null,
+    produces: 'application/x-pkcs12',
+  })
   async exportPkcs12(
     @Param('id') id: string,
     @Req() request: Request,

@@ -57,7 +57,7 @@ export const RENEWAL_POLICY_ROUTES = [
     path: `${BASE}/:id`,
     permission: 'renewal_policy.delete',
     status: 204,
-    errors: [401, 403, 404],
+    errors: [401, 403, 404, 409],
     subject: 'issuance.v1.delete-renewal-policy',
     response: null,
     audit: 'renewal_policy.deleted',

@@ -4,6 +4,7 @@ import { ListRevocationsRequest, RevocationList } from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { busContext } from '../auth/actor';
 import { RequirePermission } from '../auth/route-access';
+import { Documented } from '../openapi/operation-facts';
 
 /**
  * /api/v1/crl and /api/v1/ocsp (spec 4.4), served by the revocation service: JSON revocation
@@ -23,6 +24,14 @@ export class RevocationController {
 
   @Get('crl/:issuerId')
   @RequirePermission('certificate.read')
+  @Documented({
+    operationId: 'getIssuerCrl',
+    summary: "The DER CRL of an issuer's issuing CA (or of `ca_id`)",
+    status: 200,
+    errors: [403, 404],
+    response: null,
+    produces: 'application/pkix-crl',
+  })
   async crl(
     @Param('issuerId') issuerId: string,
     @Query('ca_id') caId: unknown,
@@ -49,6 +58,14 @@ export class RevocationController {
 
   @Get('ocsp/:issuerId/:serial')
   @RequirePermission('certificate.read')
+  @Documented({
+    operationId: 'getOcspResponse',
+    summary: 'A DER OCSP response for one serial of an issuer',
+    status: 200,
+    errors: [403, 404],
+    response: null,
+    produces: 'application/ocsp-response',
+  })
   async ocsp(
     @Param('issuerId') issuerId: string,
     @Param('serial') serial: string,

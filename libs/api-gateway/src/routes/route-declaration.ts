@@ -1,4 +1,5 @@
 import { DtoClass, Permission, RequestOf, RequestSubject } from '@certlane/contracts';
+import { OperationFacts } from '../openapi/operation-facts';
 
 /** The methods a declared route may answer (GET also answers HEAD, as Express does). */
 export type DeclaredMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -30,6 +31,11 @@ export type RouteDeclaration<
   path: string;
   /** The success status. */
   status: number;
+  /** Other success statuses the route answers, each with its reply's contracts type or null. */
+  alsoStatus?: Readonly<Record<number, string | null>>;
+  /** The API description's operation id, when the one derived from the subject does not fit. */
+  operationId?: string;
+  summary?: string;
   /** The other statuses the route answers itself or passes on from its service (spec 7). */
   errors: readonly number[];
   subject: S;
@@ -66,3 +72,22 @@ export const declareRoute = <S extends RequestSubject, B extends object = object
 /** The access rule of a declared route, as the route table names it. */
 export const accessRule = (route: RouteDeclaration): string =>
   route.adminOnly ? 'admin' : (route.permission as string);
+
+/** The operation id derived from a subject: `issuance.v1.list-renewal-policies` -> `listRenewalPolicies`. */
+export const operationIdOf = (subject: string): string =>
+  (subject.split('.').pop() ?? subject).replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+
+/** What the API description says of a declared route. */
+export function declaredFacts(route: RouteDeclaration): OperationFacts {
+  return {
+    status: route.status,
+    ...(route.alsoStatus ? { alsoStatus: route.alsoStatus } : {}),
+    errors: route.errors,
+    ...(route.body ? { body: route.body } : {}),
+    ...(route.optionalBody ? { optionalBody: true } : {}),
+    ...(route.query ? { query: route.query } : {}),
+    response: route.response,
+    operationId: route.operationId ?? operationIdOf(route.subject),
+    ...(route.summary ? { summary: route.summary } : {}),
+  };
+}

@@ -1,6 +1,10 @@
 import { Permission } from '@certlane/contracts';
 import { gatewayRouteTable } from '../api-gateway.module';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { AllowedMethods } from '../http/allowed-methods';
+import { routesWithoutOperation } from '../openapi/document-checks';
+import { buildOpenApiDocument, JsonSchema } from '../openapi/openapi-document';
 import { DECLARED_ROUTES } from './declared-routes';
 import { declareRoute, RouteDeclaration } from './route-declaration';
 import {
@@ -30,17 +34,23 @@ const toyRoute = (changes: Partial<RouteDeclaration> = {}): RouteDeclaration =>
     ...changes,
   }) as RouteDeclaration;
 
+const committedDocument = JSON.parse(
+  readFileSync(join(__dirname, '../../../../docs/openapi.json'), 'utf8'),
+) as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, JsonSchema> } };
+
 describe('a route added to the declarations', () => {
   const today = gatewayRouteTable();
   const withToy = (toy = toyRoute()) => gatewayRouteTable(undefined, [...DECLARED_ROUTES, toy]);
   const toyName = 'POST /api/v1/toys/:id/squeak';
 
   it('enters the route table with its access rule', () => {
-    expect(withToy()).toContainEqual({
-      method: 'POST',
-      path: '/api/v1/toys/:id/squeak',
-      access: ['renewal_policy.edit'],
-    });
+    expect(withToy()).toContainEqual(
+      expect.objectContaining({
+        method: 'POST',
+        path: '/api/v1/toys/:id/squeak',
+        access: ['renewal_policy.edit'],
+      }),
+    );
     expect(withToy(toyRoute({ adminOnly: true, permission: undefined })).map(routeName)).toContain(toyName);
     expect(withToy(toyRoute({ adminOnly: true, permission: undefined }))).toContainEqual(
       expect.objectContaining({ path: '/api/v1/toys/:id/squeak', access: ['admin'] }),
@@ -72,6 +82,34 @@ describe('a route added to the declarations', () => {
     expect(routesWithoutAuditCase(withToy(), casesForEveryRouteToday)).toEqual([toyName]);
     const silent = toyRoute({ audit: { notAudited: 'a toy' } });
     expect(routesWithoutAuditCase(withToy(silent), casesForEveryRouteToday)).toEqual([]);
+  });
+
+  it('is demanded an operation in the API description, which the generator builds from its declaration (spec 9)', () => {
+    expect(routesWithoutOperation(withToy(), committedDocument)).toEqual([toyName]);
+    const regenerated = buildOpenApiDocument({
+      routes: withToy(),
+      schemas: { ...committedDocument.components.schemas, PingResponse: { type: 'object' } },
+      dtoName: (dto) => dto.name,
+      responseName: (name) => name,
+      errorCodes: {
+        401: ['unauthenticated'],
+        403: ['forbidden'],
+        404: ['not_found'],
+        500: ['internal_error'],
+        503: ['service_unavailable'],
+        504: ['upstream_timeout'],
+      },
+      version: '2.0.0',
+    }) as typeof committedDocument;
+    expect(routesWithoutOperation(withToy(), regenerated)).toEqual([]);
+    expect(regenerated.paths['/api/v1/toys/{id}/squeak'].post).toMatchObject({
+      operationId: 'ping',
+      'x-certlane-access': ['renewal_policy.edit'],
+      parameters: [{ name: 'id', in: 'path', required: true }],
+      responses: {
+        200: { content: { 'application/json': { schema: { $ref: '#/components/schemas/PingResponse' } } } },
+      },
+    });
   });
 
   it('answers 405 with its methods in Allow to the others (spec 4.9)', () => {
