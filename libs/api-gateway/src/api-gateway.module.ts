@@ -4,6 +4,7 @@ import { CERTLANE_CONFIG, CertlaneConfig, ServiceCoreModule } from '@certlane/pl
 import { AuditController } from './audit-routes/audit.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyKeys } from './idempotency/idempotency-keys';
 import { Authenticator } from './auth/authenticator';
 import { GatewayFastLaneInstaller } from './fast-lane/fast-lane';
 import { PrincipalCache } from './auth/principal-cache';
@@ -113,6 +114,7 @@ export class ApiGatewayModule {
         },
         Authenticator,
         RetiredAgentKeys,
+        IdempotencyKeys,
         RouteExecutor,
         GatewayFastLaneInstaller,
         { provide: APP_GUARD, useClass: AuthGuard },
