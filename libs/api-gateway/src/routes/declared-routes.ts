@@ -1,10 +1,13 @@
 import { APPROVAL_ROUTES } from '../approvals/approval.routes';
 import { AGENT_WORK_ROUTES } from '../agent-work/agent-work.routes';
 import { AGENT_ROUTES } from '../agents/agent.routes';
+import { BULK_ROUTES } from '../bulk/bulk.routes';
 import { CERTIFICATE_ROUTES } from '../certificates/certificate.routes';
+import { INTERMEDIATE_CA_ROUTES, ISSUER_ROUTES } from '../issuers/issuer.routes';
 import { JOB_ROUTES } from '../jobs/job.routes';
 import { OWNER_ROUTES, TEAM_ROUTES } from '../owners-teams/owner-team.routes';
 import { POLICY_ROUTES } from '../policies/policy.routes';
+import { PROFILE_ROUTES } from '../profiles/profile.routes';
 import { RENEWAL_POLICY_ROUTES } from '../renewal-policies/renewal-policy.routes';
 import { STATS_ROUTES } from '../stats/stats.routes';
 import { TARGET_ROUTES } from '../targets/target.routes';
@@ -16,6 +19,8 @@ import { RouteDeclaration } from './route-declaration';
  * idempotency, special handling); routeTable() lists both.
  */
 export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
+  // Literal /certificates/bulk-* paths: before any /certificates/:id route.
+  ...BULK_ROUTES,
   ...CERTIFICATE_ROUTES,
   ...RENEWAL_POLICY_ROUTES,
   ...TEAM_ROUTES,
@@ -27,4 +32,7 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...POLICY_ROUTES,
   ...AGENT_ROUTES,
   ...TARGET_ROUTES,
+  ...ISSUER_ROUTES,
+  ...INTERMEDIATE_CA_ROUTES,
+  ...PROFILE_ROUTES,
 ];
