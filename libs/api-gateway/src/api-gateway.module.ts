@@ -14,21 +14,11 @@ import { DeclaredRoutesMount } from './routes/declared-routes-mount';
 import { RouteDeclaration } from './routes/route-declaration';
 import { RouteExecutor } from './routes/route-executor';
 import { GATEWAY_ROUTES, MethodNotAllowedFallback } from './http/method-not-allowed';
-import { ActorsController } from './auth-routes/actors.controller';
-import { ApiKeysController } from './auth-routes/api-keys.controller';
-import { BootstrapController } from './auth-routes/bootstrap.controller';
-import { MeController } from './auth-routes/me.controller';
-import { GrantsController, PermissionsController, RolesController } from './auth-routes/roles.controller';
-import {
-  BreakGlassCredentialsController,
-  BreakGlassLoginController,
-} from './auth-routes/breakglass.controller';
+import { BreakGlassLoginController } from './auth-routes/breakglass.controller';
 import { LogoutController, SessionsController } from './auth-routes/sessions.controller';
-import { AuthSettingsController, UsersController } from './auth-routes/users.controller';
 import { CertificateExportsController } from './certificates/certificate-exports.controller';
 import { RelyingPartyForwardingController } from './revocation-routes/relying-party-forwarding.controller';
 import { RevocationController } from './revocation-routes/revocation.controller';
-import { SystemController } from './system/system.controller';
 
 /**
  * Every Nest controller of the public API: the routes that stream, set cookies, return files or
@@ -36,20 +26,9 @@ import { SystemController } from './system/system.controller';
  * (routes/declared-routes.ts); gatewayRouteTable() lists both.
  */
 export const GATEWAY_CONTROLLERS = [
-  SystemController,
-  BootstrapController,
-  MeController,
-  ApiKeysController,
-  ActorsController,
-  RolesController,
-  GrantsController,
-  PermissionsController,
   SessionsController,
   LogoutController,
   BreakGlassLoginController,
-  BreakGlassCredentialsController,
-  UsersController,
-  AuthSettingsController,
   AuditController,
   RevocationController,
   CertificateExportsController,

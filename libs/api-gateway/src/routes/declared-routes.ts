@@ -1,6 +1,12 @@
 import { APPROVAL_ROUTES } from '../approvals/approval.routes';
 import { AGENT_WORK_ROUTES } from '../agent-work/agent-work.routes';
 import { AGENT_ROUTES } from '../agents/agent.routes';
+import { API_KEY_ROUTES } from '../auth-routes/api-key.routes';
+import { BOOTSTRAP_ROUTES } from '../auth-routes/bootstrap.routes';
+import { BREAKGLASS_CREDENTIAL_ROUTES } from '../auth-routes/breakglass.routes';
+import { ME_ROUTES } from '../auth-routes/me.routes';
+import { ROLE_ROUTES } from '../auth-routes/role.routes';
+import { USER_ROUTES } from '../auth-routes/user.routes';
 import { BULK_ROUTES } from '../bulk/bulk.routes';
 import { CERTIFICATE_ROUTES } from '../certificates/certificate.routes';
 import { INTERMEDIATE_CA_ROUTES, ISSUER_ROUTES } from '../issuers/issuer.routes';
@@ -10,6 +16,7 @@ import { POLICY_ROUTES } from '../policies/policy.routes';
 import { PROFILE_ROUTES } from '../profiles/profile.routes';
 import { RENEWAL_POLICY_ROUTES } from '../renewal-policies/renewal-policy.routes';
 import { STATS_ROUTES } from '../stats/stats.routes';
+import { SYSTEM_ROUTES } from '../system/system.routes';
 import { TARGET_ROUTES } from '../targets/target.routes';
 import { RouteDeclaration } from './route-declaration';
 
@@ -35,4 +42,11 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...ISSUER_ROUTES,
   ...INTERMEDIATE_CA_ROUTES,
   ...PROFILE_ROUTES,
+  ...SYSTEM_ROUTES,
+  ...BOOTSTRAP_ROUTES,
+  ...ME_ROUTES,
+  ...API_KEY_ROUTES,
+  ...ROLE_ROUTES,
+  ...USER_ROUTES,
+  ...BREAKGLASS_CREDENTIAL_ROUTES,
 ];
