@@ -1,6 +1,7 @@
 import { APPROVAL_ROUTES } from '../approvals/approval.routes';
 import { AGENT_WORK_ROUTES } from '../agent-work/agent-work.routes';
 import { AGENT_ROUTES } from '../agents/agent.routes';
+import { AUDIT_ROUTES } from '../audit-routes/audit.routes';
 import { API_KEY_ROUTES } from '../auth-routes/api-key.routes';
 import { BOOTSTRAP_ROUTES } from '../auth-routes/bootstrap.routes';
 import { BREAKGLASS_CREDENTIAL_ROUTES } from '../auth-routes/breakglass.routes';
@@ -14,6 +15,7 @@ import { JOB_ROUTES } from '../jobs/job.routes';
 import { OWNER_ROUTES, TEAM_ROUTES } from '../owners-teams/owner-team.routes';
 import { POLICY_ROUTES } from '../policies/policy.routes';
 import { PROFILE_ROUTES } from '../profiles/profile.routes';
+import { REVOCATION_ROUTES } from '../revocation-routes/revocation.routes';
 import { RENEWAL_POLICY_ROUTES } from '../renewal-policies/renewal-policy.routes';
 import { STATS_ROUTES } from '../stats/stats.routes';
 import { SYSTEM_ROUTES } from '../system/system.routes';
@@ -49,4 +51,6 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...ROLE_ROUTES,
   ...USER_ROUTES,
   ...BREAKGLASS_CREDENTIAL_ROUTES,
+  ...AUDIT_ROUTES,
+  ...REVOCATION_ROUTES,
 ];
