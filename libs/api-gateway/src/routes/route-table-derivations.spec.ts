@@ -47,6 +47,17 @@ describe('a route added to the declarations', () => {
     );
   });
 
+  it('enters the route table as public when it reads no credentials, and the matrix expects everyone through', () => {
+    const open = toyRoute({ public: true, permission: undefined });
+    expect(withToy(open)).toContainEqual(
+      expect.objectContaining({ path: '/api/v1/toys/:id/squeak', access: ['public'] }),
+    );
+    const rows = authorizationMatrix(withToy(open)).filter(([name]) => name === toyName);
+    expect(rows.map(([, caller, route]) => expectedAnswer(route, caller))).toEqual(
+      MATRIX_CALLERS.map(() => 'allowed'),
+    );
+  });
+
   it('is refused by the access-rule check when its permission is not catalogued (spec 5.3)', () => {
     expect(accessRuleProblems(today)).toEqual([]);
     const uncatalogued = toyRoute({ permission: 'toy.squeak' as Permission });
@@ -86,6 +97,14 @@ describe('the declared routes', () => {
     (_name, route) => {
       const mutates = route.method !== 'GET';
       expect(mutates ? route.audit !== null : route.audit === null).toBe(true);
+    },
+  );
+
+  it.each(DECLARED_ROUTES.filter((route) => route.statusOf).map((route) => [routeName(route), route]))(
+    '%s lists the other statuses its reply may choose, with their reply types',
+    (_name, route) => {
+      expect(Object.keys(route.alsoStatus ?? {}).length).toBeGreaterThan(0);
+      expect(Object.keys(route.alsoStatus ?? {})).not.toContain(String(route.status));
     },
   );
 
