@@ -23,7 +23,9 @@ if (!process.argv.includes('--no-build'))
 
 require('reflect-metadata');
 const { gatewayRouteTable } = require(`${root}/dist/libs/api-gateway/src/api-gateway.module.js`);
-const { buildOpenApiDocument } = require(`${root}/dist/libs/api-gateway/src/openapi/openapi-document.js`);
+const { buildOpenApiDocument, replyComponentName } = require(
+  `${root}/dist/libs/api-gateway/src/openapi/openapi-document.js`,
+);
 const { ErrorCode } = require(`${root}/dist/libs/contracts/src/index.js`);
 const { httpStatusFor } = require(`${root}/dist/libs/platform/src/http/error-status.js`);
 const { validationMetadatasToSchemas } = require('class-validator-jsonschema');
@@ -33,10 +35,6 @@ const { createGenerator } = require('ts-json-schema-generator');
 const routes = gatewayRouteTable();
 const API_VERSION = '2.0.0';
 const SCHEMA_REF = '#/components/schemas/';
-
-/** `Page<JobDto>` -> `PageOfJobDto`: component names allow letters, digits, `.`, `-`, `_` only. */
-const componentName = (typeName) =>
-  typeName.replace(/\s+/g, '').replace(/</g, 'Of').replace(/,/g, 'And').replace(/>/g, '');
 
 // A nested-validated property typed as a plain object reads as a reference to `Object`.
 const requestSchemas = JSON.parse(
@@ -71,13 +69,13 @@ function responseSchemas(typeNames) {
   const { definitions } = generator.createSchema('*');
   const renamed = JSON.parse(
     JSON.stringify(definitions).replace(/"#\/definitions\/([^"]+)"/g, (_, name) =>
-      JSON.stringify(`${SCHEMA_REF}${componentName(decodeURIComponent(name))}`),
+      JSON.stringify(`${SCHEMA_REF}${replyComponentName(decodeURIComponent(name))}`),
     ),
   );
   return Object.fromEntries(
     Object.entries(renamed)
       .filter(([name]) => !/^Reply\d+$|^ErrorBody_$/.test(name))
-      .map(([name, schema]) => [componentName(name), schema]),
+      .map(([name, schema]) => [replyComponentName(name), schema]),
   );
 }
 
@@ -102,8 +100,6 @@ for (const code of Object.values(ErrorCode)) (errorCodes[httpStatusFor(code)] ??
 const document = buildOpenApiDocument({
   routes,
   schemas: { ...requestSchemas, ...replies },
-  dtoName: (dto) => dto.name,
-  responseName: componentName,
   errorCodes,
   version: API_VERSION,
 });
@@ -130,7 +126,9 @@ function operationTable() {
           queryParams: parameters.filter((p) => p.in === 'query').map((p) => p.name),
           body: operation.requestBody ? (operation.requestBody.required ? 'required' : 'optional') : 'none',
           success: success.map(Number),
-          produces: [...new Set(success.flatMap((status) => Object.keys(operation.responses[status].content ?? {})))],
+          produces: [
+            ...new Set(success.flatMap((status) => Object.keys(operation.responses[status].content ?? {}))),
+          ],
         },
       ];
     }),
@@ -165,7 +163,9 @@ if (check) {
     );
     process.exit(1);
   }
-  console.log(`the API description and the client's generated types match the route table (${routes.length} routes)`);
+  console.log(
+    `the API description and the client's generated types match the route table (${routes.length} routes)`,
+  );
 } else {
   mkdirSync('libs/api-client/src/generated', { recursive: true });
   for (const [file, text] of Object.entries(files)) writeFileSync(file, text);

@@ -1,9 +1,9 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { CERTLANE_CONFIG, CertlaneConfig, ServiceCoreModule } from '@certlane/platform';
 import { AuditController } from './audit-routes/audit.controller';
 import { AuthGuard } from './auth/auth.guard';
-import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyKeys } from './idempotency/idempotency-keys';
 import { Authenticator } from './auth/authenticator';
 import { GatewayFastLaneInstaller } from './fast-lane/fast-lane';
 import { PrincipalCache } from './auth/principal-cache';
@@ -15,30 +15,11 @@ import { DeclaredRoutesMount } from './routes/declared-routes-mount';
 import { RouteDeclaration } from './routes/route-declaration';
 import { RouteExecutor } from './routes/route-executor';
 import { GATEWAY_ROUTES, MethodNotAllowedFallback } from './http/method-not-allowed';
-import { ActorsController } from './auth-routes/actors.controller';
-import { ApiKeysController } from './auth-routes/api-keys.controller';
-import { BootstrapController } from './auth-routes/bootstrap.controller';
-import { MeController } from './auth-routes/me.controller';
-import { GrantsController, PermissionsController, RolesController } from './auth-routes/roles.controller';
-import {
-  BreakGlassCredentialsController,
-  BreakGlassLoginController,
-} from './auth-routes/breakglass.controller';
+import { BreakGlassLoginController } from './auth-routes/breakglass.controller';
 import { LogoutController, SessionsController } from './auth-routes/sessions.controller';
-import { AuthSettingsController, UsersController } from './auth-routes/users.controller';
-import { BulkCertificatesController, EstBulkRevokeController } from './bulk/bulk.controller';
-// Certificate inventory, lifecycle and jobs (ADR 0024).
-import { CertificatesController } from './certificates/certificates.controller';
-import { IntermediateCasController, IssuersController } from './issuers/issuers.controller';
+import { CertificateExportsController } from './certificates/certificate-exports.controller';
 import { RelyingPartyForwardingController } from './revocation-routes/relying-party-forwarding.controller';
 import { RevocationController } from './revocation-routes/revocation.controller';
-import { SystemController } from './system/system.controller';
-// The agent work protocol (ADR 0027).
-import { AgentWorkController } from './agent-work/agent-work.controller';
-// Agents (ADR 0026).
-import { AgentsController } from './agents/agents.controller';
-// Profiles (ADR 0025).
-import { ProfilesController } from './profiles/profiles.controller';
 
 /**
  * Every Nest controller of the public API: the routes that stream, set cookies, return files or
@@ -46,35 +27,12 @@ import { ProfilesController } from './profiles/profiles.controller';
  * (routes/declared-routes.ts); gatewayRouteTable() lists both.
  */
 export const GATEWAY_CONTROLLERS = [
-  SystemController,
-  BootstrapController,
-  MeController,
-  ApiKeysController,
-  ActorsController,
-  RolesController,
-  GrantsController,
-  PermissionsController,
   SessionsController,
   LogoutController,
   BreakGlassLoginController,
-  BreakGlassCredentialsController,
-  UsersController,
-  AuthSettingsController,
-  // Literal /certificates/bulk-* paths: before any controller with /certificates/:id routes.
-  BulkCertificatesController,
-  EstBulkRevokeController,
-  IssuersController,
-  IntermediateCasController,
   AuditController,
   RevocationController,
-  // Certificate inventory, lifecycle and jobs (ADR 0024).
-  CertificatesController,
-  // The agent work protocol (ADR 0027).
-  AgentWorkController,
-  // Agents (ADR 0026).
-  AgentsController,
-  // Profiles (ADR 0025).
-  ProfilesController,
+  CertificateExportsController,
   // The API description (ADR 0049).
   OpenApiController,
 ];
@@ -116,10 +74,10 @@ export class ApiGatewayModule {
         },
         Authenticator,
         RetiredAgentKeys,
+        IdempotencyKeys,
         RouteExecutor,
         GatewayFastLaneInstaller,
         { provide: APP_GUARD, useClass: AuthGuard },
-        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
         { provide: GATEWAY_ROUTES, useFactory: () => gatewayRouteTable(controllers) },
         // Both add to the Express app when the modules initialise, in this order.
         DeclaredRoutesMount,

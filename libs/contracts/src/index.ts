@@ -7,6 +7,7 @@ export * from './messaging/contract';
 export * from './renewal-policies/renewal-policy-limits';
 export * from './renewal-policies/renewal-policy.dto';
 export * from './system/ping.dto';
+export * from './system/version.dto';
 export * from './subjects';
 export * from './auth/auth.dto';
 export * from './auth/permissions';

@@ -61,6 +61,42 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "archiveCertificate": {
+    "method": "DELETE",
+    "path": "/api/v1/certificates/{id}",
+    "tag": "certificates",
+    "summary": "DELETE /api/v1/certificates/:id",
+    "access": [
+      "certificate.delete"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "bootstrap": {
+    "method": "POST",
+    "path": "/api/v1/auth/bootstrap",
+    "tag": "auth",
+    "summary": "POST /api/v1/auth/bootstrap",
+    "access": [
+      "public"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "breakglassLogin": {
     "method": "POST",
     "path": "/auth/breakglass/login",
@@ -68,6 +104,60 @@ export const OPERATIONS = {
     "summary": "Sign in with a break-glass credential; sets the session and CSRF cookies",
     "access": [
       "public"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "bulkReassignCertificates": {
+    "method": "POST",
+    "path": "/api/v1/certificates/bulk-reassign",
+    "tag": "certificates",
+    "summary": "POST /api/v1/certificates/bulk-reassign",
+    "access": [
+      "certificate.edit"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "bulkRenewCertificates": {
+    "method": "POST",
+    "path": "/api/v1/certificates/bulk-renew",
+    "tag": "certificates",
+    "summary": "POST /api/v1/certificates/bulk-renew",
+    "access": [
+      "certificate.renew"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "bulkRevokeCertificates": {
+    "method": "POST",
+    "path": "/api/v1/certificates/bulk-revoke",
+    "tag": "certificates",
+    "summary": "POST /api/v1/certificates/bulk-revoke",
+    "access": [
+      "certificate.revoke"
     ],
     "pathParams": [],
     "queryParams": [],
@@ -94,6 +184,96 @@ export const OPERATIONS = {
     "body": "none",
     "success": [
       200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "cleanupDemoResidual": {
+    "method": "POST",
+    "path": "/api/v1/auth/demo-residual/cleanup",
+    "tag": "auth",
+    "summary": "POST /api/v1/auth/demo-residual/cleanup",
+    "access": [
+      "auth.role.assign"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "createApiKey": {
+    "method": "POST",
+    "path": "/api/v1/auth/api-keys",
+    "tag": "auth",
+    "summary": "POST /api/v1/auth/api-keys",
+    "access": [
+      "auth.key.create"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "createCa": {
+    "method": "POST",
+    "path": "/api/v1/intermediate-cas",
+    "tag": "intermediate-cas",
+    "summary": "POST /api/v1/intermediate-cas",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "createCertificate": {
+    "method": "POST",
+    "path": "/api/v1/certificates",
+    "tag": "certificates",
+    "summary": "POST /api/v1/certificates",
+    "access": [
+      "certificate.create"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "createIssuer": {
+    "method": "POST",
+    "path": "/api/v1/issuers",
+    "tag": "issuers",
+    "summary": "POST /api/v1/issuers",
+    "access": [
+      "issuer.create"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
     ],
     "produces": [
       "application/json"
@@ -135,6 +315,24 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "createProfile": {
+    "method": "POST",
+    "path": "/api/v1/profiles",
+    "tag": "profiles",
+    "summary": "POST /api/v1/profiles",
+    "access": [
+      "profile.create"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "createRenewalPolicy": {
     "method": "POST",
     "path": "/api/v1/renewal-policies",
@@ -142,6 +340,24 @@ export const OPERATIONS = {
     "summary": "POST /api/v1/renewal-policies",
     "access": [
       "renewal_policy.create"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "createRole": {
+    "method": "POST",
+    "path": "/api/v1/auth/roles",
+    "tag": "auth",
+    "summary": "POST /api/v1/auth/roles",
+    "access": [
+      "auth.role.create"
     ],
     "pathParams": [],
     "queryParams": [],
@@ -189,6 +405,80 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "deactivateUser": {
+    "method": "DELETE",
+    "path": "/api/v1/auth/users/{id}",
+    "tag": "auth",
+    "summary": "DELETE /api/v1/auth/users/:id",
+    "access": [
+      "auth.user.deactivate"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "deleteApiKey": {
+    "method": "DELETE",
+    "path": "/api/v1/auth/api-keys/{id}",
+    "tag": "auth",
+    "summary": "DELETE /api/v1/auth/api-keys/:id",
+    "access": [
+      "auth.key.delete"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "deleteBreakglassCredential": {
+    "method": "DELETE",
+    "path": "/api/v1/auth/breakglass/credentials/{actorId}",
+    "tag": "auth",
+    "summary": "DELETE /api/v1/auth/breakglass/credentials/:actorId",
+    "access": [
+      "auth.breakglass.admin"
+    ],
+    "pathParams": [
+      "actorId"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "deleteIssuer": {
+    "method": "DELETE",
+    "path": "/api/v1/issuers/{id}",
+    "tag": "issuers",
+    "summary": "DELETE /api/v1/issuers/:id",
+    "access": [
+      "issuer.delete"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
   "deleteOwner": {
     "method": "DELETE",
     "path": "/api/v1/owners/{id}",
@@ -225,6 +515,24 @@ export const OPERATIONS = {
     ],
     "produces": []
   },
+  "deleteProfile": {
+    "method": "DELETE",
+    "path": "/api/v1/profiles/{id}",
+    "tag": "profiles",
+    "summary": "DELETE /api/v1/profiles/:id",
+    "access": [
+      "profile.delete"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
   "deleteRenewalPolicy": {
     "method": "DELETE",
     "path": "/api/v1/renewal-policies/{id}",
@@ -232,6 +540,24 @@ export const OPERATIONS = {
     "summary": "DELETE /api/v1/renewal-policies/:id",
     "access": [
       "renewal_policy.delete"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "deleteRole": {
+    "method": "DELETE",
+    "path": "/api/v1/auth/roles/{id}",
+    "tag": "auth",
+    "summary": "DELETE /api/v1/auth/roles/:id",
+    "access": [
+      "auth.role.delete"
     ],
     "pathParams": [
       "id"
@@ -278,6 +604,44 @@ export const OPERATIONS = {
       204
     ],
     "produces": []
+  },
+  "deployCertificate": {
+    "method": "POST",
+    "path": "/api/v1/certificates/{id}/deploy",
+    "tag": "certificates",
+    "summary": "POST /api/v1/certificates/:id/deploy",
+    "access": [
+      "certificate.deploy"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "optional",
+    "success": [
+      202
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "estBulkRevokeCertificates": {
+    "method": "POST",
+    "path": "/api/v1/est/certificates/bulk-revoke",
+    "tag": "est",
+    "summary": "POST /api/v1/est/certificates/bulk-revoke",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
   },
   "evaluatePolicies": {
     "method": "POST",
@@ -363,6 +727,49 @@ export const OPERATIONS = {
       "application/x-pkcs12"
     ]
   },
+  "getAgent": {
+    "method": "GET",
+    "path": "/api/v1/agents/{id}",
+    "tag": "agents",
+    "summary": "GET /api/v1/agents/:id",
+    "access": [
+      "agent.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getAgentCertificate": {
+    "method": "GET",
+    "path": "/api/v1/agents/{id}/certificates/{certId}",
+    "tag": "agents",
+    "summary": "GET /api/v1/agents/:id/certificates/:certId",
+    "access": [
+      "agent.work.poll"
+    ],
+    "pathParams": [
+      "id",
+      "certId"
+    ],
+    "queryParams": [
+      "version_id"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "getAgentWork": {
     "method": "GET",
     "path": "/api/v1/agents/{id}/work",
@@ -439,6 +846,85 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "getBootstrapStatus": {
+    "method": "GET",
+    "path": "/api/v1/auth/bootstrap",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/bootstrap",
+    "access": [
+      "public"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getCa": {
+    "method": "GET",
+    "path": "/api/v1/intermediate-cas/{id}",
+    "tag": "intermediate-cas",
+    "summary": "GET /api/v1/intermediate-cas/:id",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getCertificate": {
+    "method": "GET",
+    "path": "/api/v1/certificates/{id}",
+    "tag": "certificates",
+    "summary": "GET /api/v1/certificates/:id",
+    "access": [
+      "certificate.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getCheck": {
+    "method": "GET",
+    "path": "/api/v1/auth/check",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/check",
+    "access": [
+      "authenticated"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "permission",
+      "scope"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "getExpirationTimeline": {
     "method": "GET",
     "path": "/api/v1/stats/expiration-timeline",
@@ -459,6 +945,24 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "getInfo": {
+    "method": "GET",
+    "path": "/api/v1/auth/info",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/info",
+    "access": [
+      "public"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "getIssuanceRate": {
     "method": "GET",
     "path": "/api/v1/stats/issuance-rate",
@@ -471,6 +975,26 @@ export const OPERATIONS = {
     "queryParams": [
       "days"
     ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getIssuer": {
+    "method": "GET",
+    "path": "/api/v1/issuers/{id}",
+    "tag": "issuers",
+    "summary": "GET /api/v1/issuers/:id",
+    "access": [
+      "issuer.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
     "body": "none",
     "success": [
       200
@@ -559,6 +1083,24 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "getMe": {
+    "method": "GET",
+    "path": "/api/v1/auth/me",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/me",
+    "access": [
+      "authenticated"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "getOcspResponse": {
     "method": "GET",
     "path": "/api/v1/ocsp/{issuerId}/{serial}",
@@ -600,6 +1142,24 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "getPermissions": {
+    "method": "GET",
+    "path": "/api/v1/auth/permissions",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/permissions",
+    "access": [
+      "auth.role.list"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "getPolicy": {
     "method": "GET",
     "path": "/api/v1/policies/{id}",
@@ -607,6 +1167,26 @@ export const OPERATIONS = {
     "summary": "GET /api/v1/policies/:id",
     "access": [
       "policy.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getProfile": {
+    "method": "GET",
+    "path": "/api/v1/profiles/{id}",
+    "tag": "profiles",
+    "summary": "GET /api/v1/profiles/:id",
+    "access": [
+      "profile.read"
     ],
     "pathParams": [
       "id"
@@ -631,6 +1211,44 @@ export const OPERATIONS = {
     "pathParams": [
       "id"
     ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getRole": {
+    "method": "GET",
+    "path": "/api/v1/auth/roles/{id}",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/roles/:id",
+    "access": [
+      "auth.role.list"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getRuntimeConfig": {
+    "method": "GET",
+    "path": "/api/v1/auth/runtime-config",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/runtime-config",
+    "access": [
+      "auth.role.assign"
+    ],
+    "pathParams": [],
     "queryParams": [],
     "body": "none",
     "success": [
@@ -698,6 +1316,125 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "getVersion": {
+    "method": "GET",
+    "path": "/api/v1/version",
+    "tag": "version",
+    "summary": "GET /api/v1/version",
+    "access": [
+      "public"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "grantRole": {
+    "method": "POST",
+    "path": "/api/v1/auth/grants",
+    "tag": "auth",
+    "summary": "POST /api/v1/auth/grants",
+    "access": [
+      "auth.role.assign"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "installCaCertificate": {
+    "method": "POST",
+    "path": "/api/v1/intermediate-cas/{id}/certificate",
+    "tag": "intermediate-cas",
+    "summary": "POST /api/v1/intermediate-cas/:id/certificate",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listActors": {
+    "method": "GET",
+    "path": "/api/v1/auth/keys",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/keys",
+    "access": [
+      "auth.role.list"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listAgents": {
+    "method": "GET",
+    "path": "/api/v1/agents",
+    "tag": "agents",
+    "summary": "GET /api/v1/agents",
+    "access": [
+      "agent.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listApiKeys": {
+    "method": "GET",
+    "path": "/api/v1/auth/api-keys",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/api-keys",
+    "access": [
+      "auth.key.list"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "listApprovals": {
     "method": "GET",
     "path": "/api/v1/approvals",
@@ -710,6 +1447,77 @@ export const OPERATIONS = {
     "queryParams": [
       "status",
       "approval_kind",
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listAuditEvents": {
+    "method": "GET",
+    "path": "/api/v1/audit",
+    "tag": "audit",
+    "summary": "GET /api/v1/audit",
+    "access": [
+      "audit.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "category",
+      "action",
+      "actor_id",
+      "resource_type",
+      "resource_id",
+      "from",
+      "to",
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listBreakglassCredentials": {
+    "method": "GET",
+    "path": "/api/v1/auth/breakglass/credentials",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/breakglass/credentials",
+    "access": [
+      "auth.breakglass.admin"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listCas": {
+    "method": "GET",
+    "path": "/api/v1/intermediate-cas",
+    "tag": "intermediate-cas",
+    "summary": "GET /api/v1/intermediate-cas",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "issuer_id",
       "page",
       "per_page"
     ],
@@ -736,6 +1544,74 @@ export const OPERATIONS = {
       "owner_id",
       "team_id",
       "issuer_id",
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listCertificateVersions": {
+    "method": "GET",
+    "path": "/api/v1/certificates/{id}/versions",
+    "tag": "certificates",
+    "summary": "GET /api/v1/certificates/:id/versions",
+    "access": [
+      "certificate.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listGrants": {
+    "method": "GET",
+    "path": "/api/v1/auth/grants",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/grants",
+    "access": [
+      "auth.role.list"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "actor_id",
+      "role_id",
+      "scope",
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listIssuers": {
+    "method": "GET",
+    "path": "/api/v1/issuers",
+    "tag": "issuers",
+    "summary": "GET /api/v1/issuers",
+    "access": [
+      "issuer.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
       "page",
       "per_page"
     ],
@@ -837,6 +1713,27 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "listProfiles": {
+    "method": "GET",
+    "path": "/api/v1/profiles",
+    "tag": "profiles",
+    "summary": "GET /api/v1/profiles",
+    "access": [
+      "profile.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "listRenewalPolicies": {
     "method": "GET",
     "path": "/api/v1/renewal-policies",
@@ -847,6 +1744,92 @@ export const OPERATIONS = {
     ],
     "pathParams": [],
     "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listRetiredAgents": {
+    "method": "GET",
+    "path": "/api/v1/agents/retired",
+    "tag": "agents",
+    "summary": "GET /api/v1/agents/retired",
+    "access": [
+      "agent.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listRevocations": {
+    "method": "GET",
+    "path": "/api/v1/crl",
+    "tag": "crl",
+    "summary": "GET /api/v1/crl",
+    "access": [
+      "certificate.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "issuer_id",
+      "limit",
+      "offset"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listRoles": {
+    "method": "GET",
+    "path": "/api/v1/auth/roles",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/roles",
+    "access": [
+      "auth.role.list"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listSessions": {
+    "method": "GET",
+    "path": "/api/v1/auth/sessions",
+    "tag": "auth",
+    "summary": "The caller's sessions, or with `all=true` every actor's",
+    "access": [
+      "auth.session.list"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "all",
       "page",
       "per_page"
     ],
@@ -891,7 +1874,31 @@ export const OPERATIONS = {
       "team.read"
     ],
     "pathParams": [],
-    "queryParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listUsers": {
+    "method": "GET",
+    "path": "/api/v1/auth/users",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/users",
+    "access": [
+      "auth.user.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
     "body": "none",
     "success": [
       200
@@ -915,6 +1922,44 @@ export const OPERATIONS = {
       204
     ],
     "produces": []
+  },
+  "reactivateUser": {
+    "method": "POST",
+    "path": "/api/v1/auth/users/{id}/reactivate",
+    "tag": "auth",
+    "summary": "POST /api/v1/auth/users/:id/reactivate",
+    "access": [
+      "auth.user.deactivate"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "registerAgent": {
+    "method": "POST",
+    "path": "/api/v1/agents",
+    "tag": "agents",
+    "summary": "POST /api/v1/agents",
+    "access": [
+      "agent.create"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
   },
   "rejectApproval": {
     "method": "POST",
@@ -956,6 +2001,270 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "releaseAgentCertificateKey": {
+    "method": "POST",
+    "path": "/api/v1/agents/{id}/certificates/{certId}/key",
+    "tag": "agents",
+    "summary": "POST /api/v1/agents/:id/certificates/:certId/key",
+    "access": [
+      "agent.key.fetch"
+    ],
+    "pathParams": [
+      "id",
+      "certId"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "renewCertificate": {
+    "method": "POST",
+    "path": "/api/v1/certificates/{id}/renew",
+    "tag": "certificates",
+    "summary": "POST /api/v1/certificates/:id/renew",
+    "access": [
+      "certificate.renew"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [
+      "force"
+    ],
+    "body": "optional",
+    "success": [
+      202
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "reportAgentJobStatus": {
+    "method": "POST",
+    "path": "/api/v1/agents/{id}/jobs/{jobId}/status",
+    "tag": "agents",
+    "summary": "POST /api/v1/agents/:id/jobs/:jobId/status",
+    "access": [
+      "agent.job.report"
+    ],
+    "pathParams": [
+      "id",
+      "jobId"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "retireAgent": {
+    "method": "DELETE",
+    "path": "/api/v1/agents/{id}",
+    "tag": "agents",
+    "summary": "DELETE /api/v1/agents/:id",
+    "access": [
+      "agent.retire"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [
+      "force",
+      "reason"
+    ],
+    "body": "none",
+    "success": [
+      200,
+      204
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "retireCa": {
+    "method": "POST",
+    "path": "/api/v1/intermediate-cas/{id}/retire",
+    "tag": "intermediate-cas",
+    "summary": "POST /api/v1/intermediate-cas/:id/retire",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "revokeManagedCertificate": {
+    "method": "POST",
+    "path": "/api/v1/certificates/{id}/revoke",
+    "tag": "certificates",
+    "summary": "POST /api/v1/certificates/:id/revoke",
+    "access": [
+      "certificate.revoke"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "optional",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "revokeOtherSessions": {
+    "method": "DELETE",
+    "path": "/api/v1/auth/sessions",
+    "tag": "auth",
+    "summary": "Revoke every session of the caller but the current one",
+    "access": [
+      "authenticated"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "revokeRole": {
+    "method": "DELETE",
+    "path": "/api/v1/auth/grants/{actorId}/{roleId}",
+    "tag": "auth",
+    "summary": "DELETE /api/v1/auth/grants/:actorId/:roleId",
+    "access": [
+      "auth.role.assign"
+    ],
+    "pathParams": [
+      "actorId",
+      "roleId"
+    ],
+    "queryParams": [
+      "scope"
+    ],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "revokeSession": {
+    "method": "DELETE",
+    "path": "/api/v1/auth/sessions/{id}",
+    "tag": "auth",
+    "summary": "Revoke a session: one's own always, another actor's with auth.session.revoke",
+    "access": [
+      "authenticated"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "rotateApiKey": {
+    "method": "POST",
+    "path": "/api/v1/auth/api-keys/{id}/rotate",
+    "tag": "auth",
+    "summary": "POST /api/v1/auth/api-keys/:id/rotate",
+    "access": [
+      "auth.key.rotate"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "setBreakglassCredential": {
+    "method": "POST",
+    "path": "/api/v1/auth/breakglass/credentials",
+    "tag": "auth",
+    "summary": "POST /api/v1/auth/breakglass/credentials",
+    "access": [
+      "auth.breakglass.admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200,
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "submitAgentCsr": {
+    "method": "POST",
+    "path": "/api/v1/agents/{id}/csr",
+    "tag": "agents",
+    "summary": "POST /api/v1/agents/:id/csr",
+    "access": [
+      "agent.csr.submit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      202
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "testIssuer": {
+    "method": "POST",
+    "path": "/api/v1/issuers/{id}/test",
+    "tag": "issuers",
+    "summary": "POST /api/v1/issuers/:id/test",
+    "access": [
+      "issuer.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "testTarget": {
     "method": "POST",
     "path": "/api/v1/targets/{id}/test",
@@ -969,6 +2278,66 @@ export const OPERATIONS = {
     ],
     "queryParams": [],
     "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "unlockBreakglassCredential": {
+    "method": "POST",
+    "path": "/api/v1/auth/breakglass/credentials/{actorId}/unlock",
+    "tag": "auth",
+    "summary": "POST /api/v1/auth/breakglass/credentials/:actorId/unlock",
+    "access": [
+      "auth.breakglass.admin"
+    ],
+    "pathParams": [
+      "actorId"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "updateCertificate": {
+    "method": "PUT",
+    "path": "/api/v1/certificates/{id}",
+    "tag": "certificates",
+    "summary": "PUT /api/v1/certificates/:id",
+    "access": [
+      "certificate.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "updateIssuer": {
+    "method": "PUT",
+    "path": "/api/v1/issuers/{id}",
+    "tag": "issuers",
+    "summary": "PUT /api/v1/issuers/:id",
+    "access": [
+      "issuer.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
     "success": [
       200
     ],
@@ -1016,6 +2385,27 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "updateProfile": {
+    "method": "PUT",
+    "path": "/api/v1/profiles/{id}",
+    "tag": "profiles",
+    "summary": "PUT /api/v1/profiles/:id",
+    "access": [
+      "profile.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200,
+      202
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "updateRenewalPolicy": {
     "method": "PUT",
     "path": "/api/v1/renewal-policies/{id}",
@@ -1023,6 +2413,26 @@ export const OPERATIONS = {
     "summary": "PUT /api/v1/renewal-policies/:id",
     "access": [
       "renewal_policy.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "updateRole": {
+    "method": "PUT",
+    "path": "/api/v1/auth/roles/{id}",
+    "tag": "auth",
+    "summary": "PUT /api/v1/auth/roles/:id",
+    "access": [
+      "auth.role.edit"
     ],
     "pathParams": [
       "id"
@@ -1069,6 +2479,24 @@ export const OPERATIONS = {
     ],
     "queryParams": [],
     "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "verifyAuditChain": {
+    "method": "GET",
+    "path": "/api/v1/audit/verify",
+    "tag": "audit",
+    "summary": "GET /api/v1/audit/verify",
+    "access": [
+      "audit.read"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
     "success": [
       200
     ],

@@ -1,47 +1,22 @@
 import { Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import {
-  AuditChainVerification,
-  AuditEventDto,
-  AuditExportQuery,
-  AuditListQuery,
-  Page,
-  planAuditExport,
-} from '@certlane/contracts';
+import { AuditExportQuery, planAuditExport } from '@certlane/contracts';
 import { CertlaneLogger, LOGGER, MESSAGE_BUS, MessageBus, requestIdOf } from '@certlane/platform';
 import { busContext } from '../auth/actor';
 import { RequirePermission } from '../auth/route-access';
 import { streamAuditExport } from './audit-export';
 import { Documented } from '../openapi/operation-facts';
 
-/** Walking a long chain takes longer than an ordinary request. */
-const VERIFY_TIMEOUT_MS = 300_000;
-
-/** The audit log (spec 4.10, 6.1), stored by the auth service: list, export, chain check. */
+/**
+ * The audit export (spec 4.10, 6.1), streamed from the auth service; the list and the chain check
+ * are declared (audit.routes.ts).
+ */
 @Controller('api/v1/audit')
 export class AuditController {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
   ) {}
-
-  /** A page of events for the GUI, newest first. */
-  @Get()
-  @RequirePermission('audit.read')
-  list(@Query() query: AuditListQuery, @Req() request: Request): Promise<Page<AuditEventDto>> {
-    return this.bus.request('auth.v1.list-audit-events', query, { context: busContext(request) });
-  }
-
-  /** Walks the hash chain and reports the first broken link. */
-  @Get('verify')
-  @RequirePermission('audit.read')
-  verify(@Req() request: Request): Promise<AuditChainVerification> {
-    return this.bus.request(
-      'auth.v1.verify-audit-chain',
-      {},
-      { context: busContext(request), timeoutMs: VERIFY_TIMEOUT_MS },
-    );
-  }
 
   /** NDJSON, one AuditEventDto per line, in (occurred_at, seq) order. */
   @Get('export')

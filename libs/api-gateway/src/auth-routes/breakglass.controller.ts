@@ -1,30 +1,14 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Inject,
-  Param,
-  Post,
-  Query,
-  Req,
-  Res,
-} from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isIP } from 'node:net';
 import {
-  BreakGlassCredentialDto,
   BreakGlassLoginRequest,
   BreakGlassLoginResponse,
-  Page,
-  PageQuery,
   SESSION_LIFETIME_SECONDS,
-  SetBreakGlassCredentialRequest,
 } from '@certlane/contracts';
 import { CERTLANE_CONFIG, CertlaneConfig, MESSAGE_BUS, MessageBus, PublicRoute } from '@certlane/platform';
 import { busContext } from '../auth/actor';
-import { BreakGlassRoute, RequirePermission } from '../auth/route-access';
+import { BreakGlassRoute } from '../auth/route-access';
 import { sessionCookies } from '../auth/session-cookies';
 import { Documented } from '../openapi/operation-facts';
 
@@ -88,55 +72,5 @@ export class BreakGlassLoginController {
       expires_at: result.expires_at,
       csrf_token: result.csrf_token,
     };
-  }
-}
-
-/** Break-glass credential administration (spec 4.10): auth.breakglass.admin, 404 while disabled. */
-@Controller('api/v1/auth/breakglass/credentials')
-@BreakGlassRoute()
-export class BreakGlassCredentialsController {
-  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
-
-  @Get()
-  @RequirePermission('auth.breakglass.admin')
-  list(@Query() query: PageQuery, @Req() request: Request): Promise<Page<BreakGlassCredentialDto>> {
-    return this.bus.request('auth.v1.list-breakglass-credentials', query, { context: busContext(request) });
-  }
-
-  /** Sets (201) or rotates (200) the password of a credential. */
-  @Post()
-  @RequirePermission('auth.breakglass.admin')
-  async set(
-    @Body() body: SetBreakGlassCredentialRequest,
-    @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
-  ): Promise<BreakGlassCredentialDto> {
-    const result = await this.bus.request('auth.v1.set-breakglass-credential', body, {
-      context: busContext(request),
-    });
-    response.status(result.created ? 201 : 200);
-    return result.credential;
-  }
-
-  @Delete(':actorId')
-  @HttpCode(204)
-  @RequirePermission('auth.breakglass.admin')
-  async delete(@Param('actorId') actorId: string, @Req() request: Request): Promise<void> {
-    await this.bus.request(
-      'auth.v1.delete-breakglass-credential',
-      { actor_id: actorId },
-      { context: busContext(request) },
-    );
-  }
-
-  @Post(':actorId/unlock')
-  @HttpCode(200)
-  @RequirePermission('auth.breakglass.admin')
-  unlock(@Param('actorId') actorId: string, @Req() request: Request): Promise<BreakGlassCredentialDto> {
-    return this.bus.request(
-      'auth.v1.unlock-breakglass-credential',
-      { actor_id: actorId },
-      { context: busContext(request) },
-    );
   }
 }

@@ -34,6 +34,13 @@ export class SessionsController {
   /** The caller's own sessions; `?all=true` every actor's (auth.session.list.all). */
   @Get()
   @RequirePermission('auth.session.list')
+  @Documented({
+    operationId: 'listSessions',
+    summary: "The caller's sessions, or with `all=true` every actor's",
+    status: 200,
+    errors: [403],
+    response: 'Page<SessionDto>',
+  })
   list(@Query() query: ListSessionsQuery, @Req() request: Request): Promise<Page<SessionDto>> {
     const actor = caller(request);
     if (query.all && !actor.permissions.has('auth.session.list.all')) {
@@ -56,6 +63,13 @@ export class SessionsController {
   @Delete(':id')
   @HttpCode(204)
   @AnyAuthenticated()
+  @Documented({
+    operationId: 'revokeSession',
+    summary: "Revoke a session: one's own always, another actor's with auth.session.revoke",
+    status: 204,
+    errors: [403, 404],
+    response: null,
+  })
   async revoke(@Param('id') id: string, @Req() request: Request): Promise<void> {
     const actor = caller(request);
     const revoked = await this.bus.request(
@@ -70,6 +84,13 @@ export class SessionsController {
   @Delete()
   @HttpCode(200)
   @AnyAuthenticated()
+  @Documented({
+    operationId: 'revokeOtherSessions',
+    summary: "Revoke every session of the caller but the current one",
+    status: 200,
+    errors: [],
+    response: 'SessionsRevoked',
+  })
   async revokeOthers(@Req() request: Request): Promise<SessionsRevoked> {
     const actor = caller(request);
     const revoked = await this.bus.request(

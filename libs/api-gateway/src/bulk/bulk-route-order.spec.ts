@@ -1,15 +1,14 @@
-import { GATEWAY_CONTROLLERS } from '../api-gateway.module';
-import { routeTable } from '../auth/route-table';
+import { gatewayRouteTable } from '../api-gateway.module';
 
 /** Express-style path pattern (`:param` = one segment) as a regular expression. */
 const pattern = (path: string) => new RegExp(`^${path.replace(/:[A-Za-z0-9_]+/g, '[^/]+')}$`);
 
 /**
- * Routes are matched in registration order (the order of GATEWAY_CONTROLLERS): a literal bulk
- * path must be registered before any `/api/v1/certificates/:id` route that would capture it.
+ * Routes are matched in the order of the route table (DECLARED_ROUTES, then the controllers): a
+ * literal bulk path must come before any `/api/v1/certificates/:id` route that would capture it.
  */
 describe('bulk routes in the gateway route table', () => {
-  const table = routeTable(GATEWAY_CONTROLLERS);
+  const table = gatewayRouteTable();
   const literals = [
     'POST /api/v1/certificates/bulk-revoke',
     'POST /api/v1/certificates/bulk-renew',

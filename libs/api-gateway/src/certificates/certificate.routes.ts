@@ -1,14 +1,29 @@
-import { ListCertificatesRequest } from '@certlane/contracts';
+import {
+  CertificateChanges,
+  CreateCertificateRequest,
+  DeployCertificateBody,
+  ErrorCode,
+  ListCertificatesRequest,
+  PageQuery,
+  RenewCertificateBody,
+  RenewCertificateQuery,
+  RevokeCertificateBody,
+} from '@certlane/contracts';
 import { declareRoute } from '../routes/route-declaration';
+import { renewForce } from './request-flags';
+
+const BASE = '/api/v1/certificates';
 
 /**
- * The inventory list (spec 4.2, ADR 0024). Its page arrives as JSON text built by Postgres (ADR
- * 0034) and is written as it came, like every declared route's reply.
+ * /api/v1/certificates (spec 4.2, ADR 0024): the inventory and the lifecycle actions, served by
+ * the issuance service. The list's page arrives as JSON text built by Postgres (ADR 0034) and is
+ * written as it came, like every declared route's reply. The create and the actions honour
+ * Idempotency-Key (ADR 0045). The exports (files) are CertificateExportsController's.
  */
 export const CERTIFICATE_ROUTES = [
   declareRoute({
     method: 'GET',
-    path: '/api/v1/certificates',
+    path: BASE,
     permission: 'certificate.read',
     status: 200,
     errors: [400, 401, 403],
@@ -17,5 +32,116 @@ export const CERTIFICATE_ROUTES = [
     response: 'Page<CertificateDto>',
     audit: null,
     payload: ({ query }) => query,
+  }),
+  declareRoute({
+    method: 'POST',
+    path: BASE,
+    permission: 'certificate.create',
+    status: 201,
+    errors: [400, 401, 403, 404, 409, 413, 422],
+    subject: 'issuance.v1.create-certificate',
+    body: CreateCertificateRequest,
+    response: 'CertificateDto',
+    audit: 'certificate.created',
+    idempotent: true,
+    keyedId: { prefix: 'mc', exists: ErrorCode.CertificateExists, get: 'issuance.v1.get-certificate' },
+    payload: ({ body }) => body,
+  }),
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/:id`,
+    permission: 'certificate.read',
+    status: 200,
+    errors: [401, 403, 404],
+    subject: 'issuance.v1.get-certificate',
+    response: 'CertificateDto',
+    audit: null,
+    payload: ({ params }) => ({ id: params.id }),
+  }),
+  declareRoute({
+    method: 'PUT',
+    path: `${BASE}/:id`,
+    permission: 'certificate.edit',
+    status: 200,
+    errors: [400, 401, 403, 404, 409, 413],
+    subject: 'issuance.v1.update-certificate',
+    body: CertificateChanges,
+    response: 'CertificateDto',
+    audit: 'certificate.updated',
+    payload: ({ params, body }) => ({ ...body, id: params.id }),
+  }),
+  /** Archives: the certificate stays in the inventory with status Archived. */
+  declareRoute({
+    method: 'DELETE',
+    path: `${BASE}/:id`,
+    permission: 'certificate.delete',
+    status: 204,
+    errors: [401, 403, 404],
+    subject: 'issuance.v1.archive-certificate',
+    response: null,
+    audit: 'certificate.archived',
+    payload: ({ params }) => ({ id: params.id }),
+  }),
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/:id/versions`,
+    permission: 'certificate.read',
+    status: 200,
+    errors: [400, 401, 403, 404],
+    subject: 'issuance.v1.list-certificate-versions',
+    query: PageQuery,
+    response: 'Page<CertificateVersionDto>',
+    audit: null,
+    payload: ({ params, query }) => ({ ...query, id: params.id }),
+  }),
+  /** `force` from the query (`true`/`1`) or the body (`{force: true}`). */
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/:id/renew`,
+    permission: 'certificate.renew',
+    status: 202,
+    errors: [400, 401, 403, 404, 409, 413, 422],
+    subject: 'issuance.v1.renew-certificate',
+    query: RenewCertificateQuery,
+    body: RenewCertificateBody,
+    optionalBody: true,
+    response: 'StatusResponse',
+    audit: 'certificate.renewal_requested',
+    idempotent: true,
+    payload: ({ params, query, body }) => ({ id: params.id, force: renewForce(query.force, body.force) }),
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/:id/deploy`,
+    permission: 'certificate.deploy',
+    status: 202,
+    errors: [400, 401, 403, 404, 409, 413, 422],
+    subject: 'issuance.v1.deploy-certificate',
+    body: DeployCertificateBody,
+    optionalBody: true,
+    response: 'StatusResponse',
+    audit: 'certificate.deploy_requested',
+    idempotent: true,
+    payload: ({ params, body }) => ({
+      id: params.id,
+      ...(body.target_id !== undefined ? { target_id: body.target_id } : {}),
+    }),
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/:id/revoke`,
+    permission: 'certificate.revoke',
+    status: 200,
+    errors: [400, 401, 403, 404, 409, 413, 422],
+    subject: 'issuance.v1.revoke-managed-certificate',
+    body: RevokeCertificateBody,
+    optionalBody: true,
+    response: 'StatusResponse',
+    audit: 'certificate.revoked',
+    idempotent: true,
+    payload: ({ params, body }) => ({
+      id: params.id,
+      ...(body.reason !== undefined ? { reason: body.reason } : {}),
+    }),
   }),
 ];

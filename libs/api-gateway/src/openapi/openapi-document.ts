@@ -9,10 +9,6 @@ export interface DocumentSources {
   routes: readonly RouteEntry[];
   /** Component schemas by name: the DTOs the routes read and the contracts types they reply. */
   schemas: Readonly<Record<string, JsonSchema>>;
-  /** The component name of a request DTO class (its class name). */
-  dtoName: (dto: new (...args: never[]) => unknown) => string;
-  /** The component name of a reply's contracts type: `Page<JobDto>` -> `PageOfJobDto`. */
-  responseName: (typeName: string) => string;
   /** Every error code by the status it answers (libs/platform error-status). */
   errorCodes: Readonly<Record<number, readonly string[]>>;
   version: string;
@@ -27,6 +23,28 @@ export const BODY_STATUSES = [400, 413, 415] as const;
 
 const SCHEMA_REF = '#/components/schemas/';
 const ref = (name: string) => ({ $ref: `${SCHEMA_REF}${name}` });
+
+/**
+ * The component schema of a DTO class: its own, or for a class that only extends another
+ * (`class BulkRenewRequest extends BulkCriteria {}`, no metadata of its own) its parent's.
+ */
+export function dtoSchemaName(
+  dto: new (...args: never[]) => unknown,
+  schemas: Readonly<Record<string, JsonSchema>>,
+): string {
+  for (
+    let type: unknown = dto;
+    typeof type === 'function' && type !== Function.prototype;
+    type = Object.getPrototypeOf(type)
+  ) {
+    if (schemas[(type as { name: string }).name]) return (type as { name: string }).name;
+  }
+  throw new Error(`the DTO ${dto.name} has no schema (no class-validator metadata)`);
+}
+
+/** The component name of a reply's contracts type (names allow letters, digits, `.-_`): `Page<JobDto>` -> `PageOfJobDto`. */
+export const replyComponentName = (typeName: string): string =>
+  typeName.replace(/\s+/g, '').replace(/</g, 'Of').replace(/,/g, 'And').replace(/>/g, '');
 
 /** `/api/v1/agents/:id/work` -> `/api/v1/agents/{id}/work`. */
 export const openApiPath = (expressPath: string): string => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -120,7 +138,7 @@ function operation(route: RouteEntry, sources: DocumentSources): Record<string, 
       ? {
           requestBody: {
             required: !facts.optionalBody,
-            content: { 'application/json': { schema: ref(sources.dtoName(facts.body)) } },
+            content: { 'application/json': { schema: ref(dtoSchemaName(facts.body, sources.schemas)) } },
           },
         }
       : {}),
@@ -138,9 +156,7 @@ function successResponse(
   if (status === 204 || (reply === null && !produces)) return { description };
   const media = produces ?? 'application/json';
   const schema =
-    reply !== null
-      ? ref(sources.responseName(reply))
-      : { type: media.includes('json') ? 'object' : 'string' };
+    reply !== null ? ref(replyComponentName(reply)) : { type: media.includes('json') ? 'object' : 'string' };
   return { description, content: { [media]: { schema } } };
 }
 
@@ -163,7 +179,7 @@ function pathParameters(path: string) {
 
 function queryParameters(query: NonNullable<RouteEntry['operation']>['query'], sources: DocumentSources) {
   if (!query) return [];
-  const schema = sources.schemas[sources.dtoName(query)] ?? {};
+  const schema = sources.schemas[dtoSchemaName(query, sources.schemas)] ?? {};
   const required = new Set((schema.required as string[] | undefined) ?? []);
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   return Object.entries(properties).map(([name, property]) => ({

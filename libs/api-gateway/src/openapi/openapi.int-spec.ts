@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
 
-const committed = (extension: string) => readFileSync(join(__dirname, `../../../../docs/openapi.${extension}`), 'utf8');
+const committed = (extension: string) =>
+  readFileSync(join(__dirname, `../../../../docs/openapi.${extension}`), 'utf8');
 
 /** GET /api/v1/openapi.json and .yaml (spec 9; ADR 0049): the committed document, to anyone. */
 describe('the served API description', () => {

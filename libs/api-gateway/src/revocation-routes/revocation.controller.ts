@@ -1,26 +1,19 @@
 import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ListRevocationsRequest, RevocationList } from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { busContext } from '../auth/actor';
 import { RequirePermission } from '../auth/route-access';
 import { Documented } from '../openapi/operation-facts';
 
 /**
- * /api/v1/crl and /api/v1/ocsp (spec 4.4), served by the revocation service: JSON revocation
- * list, DER CRL and DER OCSP response per issuer (binary bodies cross the bus as base64). Reading
- * revocation status needs `certificate.read`; relying parties use the revocation service's own
- * unauthenticated /crl and /ocsp endpoints instead.
+ * /api/v1/crl/{issuer} and /api/v1/ocsp (spec 4.4), served by the revocation service: DER CRL and
+ * DER OCSP response per issuer, files (binary bodies cross the bus as base64; the JSON revocation
+ * list is declared, revocation.routes.ts). Reading revocation status needs `certificate.read`;
+ * relying parties use the revocation service's own unauthenticated /crl and /ocsp endpoints instead.
  */
 @Controller('api/v1')
 export class RevocationController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
-
-  @Get('crl')
-  @RequirePermission('certificate.read')
-  list(@Query() query: ListRevocationsRequest, @Req() request: Request): Promise<RevocationList> {
-    return this.bus.request('revocation.v1.list-revocations', query, { context: busContext(request) });
-  }
 
   @Get('crl/:issuerId')
   @RequirePermission('certificate.read')

@@ -2,6 +2,7 @@ import { Permission } from '@certlane/contracts';
 import { gatewayRouteTable } from '../api-gateway.module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { AllowedMethods } from '../http/allowed-methods';
 import { routesWithoutOperation } from '../openapi/document-checks';
 import { buildOpenApiDocument, JsonSchema } from '../openapi/openapi-document';
@@ -57,6 +58,17 @@ describe('a route added to the declarations', () => {
     );
   });
 
+  it('enters the route table as public when it reads no credentials, and the matrix expects everyone through', () => {
+    const open = toyRoute({ public: true, permission: undefined });
+    expect(withToy(open)).toContainEqual(
+      expect.objectContaining({ path: '/api/v1/toys/:id/squeak', access: ['public'] }),
+    );
+    const rows = authorizationMatrix(withToy(open)).filter(([name]) => name === toyName);
+    expect(rows.map(([, caller, route]) => expectedAnswer(route, caller))).toEqual(
+      MATRIX_CALLERS.map(() => 'allowed'),
+    );
+  });
+
   it('is refused by the access-rule check when its permission is not catalogued (spec 5.3)', () => {
     expect(accessRuleProblems(today)).toEqual([]);
     const uncatalogued = toyRoute({ permission: 'toy.squeak' as Permission });
@@ -88,9 +100,11 @@ describe('a route added to the declarations', () => {
     expect(routesWithoutOperation(withToy(), committedDocument)).toEqual([toyName]);
     const regenerated = buildOpenApiDocument({
       routes: withToy(),
-      schemas: { ...committedDocument.components.schemas, PingResponse: { type: 'object' } },
-      dtoName: (dto) => dto.name,
-      responseName: (name) => name,
+      schemas: {
+        ...validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' }),
+        ...committedDocument.components.schemas,
+        PingResponse: { type: 'object' },
+      },
       errorCodes: {
         401: ['unauthenticated'],
         403: ['forbidden'],
@@ -124,6 +138,14 @@ describe('the declared routes', () => {
     (_name, route) => {
       const mutates = route.method !== 'GET';
       expect(mutates ? route.audit !== null : route.audit === null).toBe(true);
+    },
+  );
+
+  it.each(DECLARED_ROUTES.filter((route) => route.statusOf).map((route) => [routeName(route), route]))(
+    '%s lists the other statuses its reply may choose, with their reply types',
+    (_name, route) => {
+      expect(Object.keys(route.alsoStatus ?? {}).length).toBeGreaterThan(0);
+      expect(Object.keys(route.alsoStatus ?? {})).not.toContain(String(route.status));
     },
   );
 

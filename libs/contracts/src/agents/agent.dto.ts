@@ -52,12 +52,15 @@ export interface AgentDto {
   retired_reason: string | null;
 }
 
-/** POST /api/v1/agents: the agent and, this once, its API key. */
+/** deployment-dispatch.v1.register-agent: the agent and, this once, its API key. */
 export interface AgentRegistered {
   agent: AgentDto;
   /** Shown once; stored only as its SHA-256 hash. */
   api_key: string;
 }
+
+/** The answer of POST /api/v1/agents: the agent, plus its API key this once. */
+export type AgentRegistrationResponse = AgentDto & { api_key: string };
 
 const AGENT_ID_MESSAGE =
   'id must be 1 to 58 lower-case letters, digits, ".", "_" or "-", starting with a letter or digit';

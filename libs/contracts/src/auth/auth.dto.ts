@@ -70,6 +70,12 @@ export interface AuthCheck {
   via?: 'global' | 'scope' | null;
 }
 
+/** GET /api/v1/auth/info (no credentials needed): how callers authenticate here. */
+export interface AuthInfo {
+  auth_type: string;
+  required: boolean;
+}
+
 export class AuthenticateApiKeyRequest {
   @IsString()
   @IsNotEmpty()

@@ -97,6 +97,12 @@ export interface PermissionDto {
   default_roles: string[];
 }
 
+/** GET /api/v1/auth/permissions: every catalogued permission, in catalogue order. */
+export interface PermissionCatalogue {
+  data: PermissionDto[];
+  total: number;
+}
+
 /** POST /api/v1/auth/grants and the grant commands on the bus. */
 export class GrantRequest {
   @IsString()

@@ -146,6 +146,11 @@ export class ListProfilesRequest extends PageQuery {}
 export type ProfileUpdateResult =
   { applied: true; profile: ProfileDto } | { applied: false; pending_approval_id: string };
 
+/** The 202 answer of PUT /api/v1/profiles/{id}: the edit waits for this approval. */
+export interface ProfilePendingApproval {
+  pending_approval_id: string;
+}
+
 export interface ProfileDeleted {
   id: string;
 }
