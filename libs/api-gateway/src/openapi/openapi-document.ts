@@ -118,8 +118,7 @@ function operation(route: RouteEntry, sources: DocumentSources): Record<string, 
     ...INFRASTRUCTURE_STATUSES,
   ]);
   const responses: Record<string, unknown> = {};
-  for (const [status, reply] of successes)
-    responses[status] = successResponse(status, reply, facts.produces, sources);
+  for (const [status, reply] of successes) responses[status] = successResponse(status, reply, facts.produces);
   const main = responses[facts.status] as { content?: Record<string, unknown> };
   for (const media of facts.alsoProduces ?? [])
     main.content = { ...main.content, [media]: { schema: { type: 'string' } } };
@@ -146,12 +145,7 @@ function operation(route: RouteEntry, sources: DocumentSources): Record<string, 
   };
 }
 
-function successResponse(
-  status: number,
-  reply: string | null,
-  produces: string | undefined,
-  sources: DocumentSources,
-) {
+function successResponse(status: number, reply: string | null, produces: string | undefined) {
   const description = STATUS_CODES[status] ?? String(status);
   if (status === 204 || (reply === null && !produces)) return { description };
   const media = produces ?? 'application/json';
