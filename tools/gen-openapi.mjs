@@ -26,7 +26,14 @@ const { gatewayRouteTable } = require(`${root}/dist/libs/api-gateway/src/api-gat
 const { buildOpenApiDocument, replyComponentName } = require(
   `${root}/dist/libs/api-gateway/src/openapi/openapi-document.js`,
 );
-const { ErrorCode } = require(`${root}/dist/libs/contracts/src/index.js`);
+const {
+  ErrorCode,
+  IS_POLICY_CONFIG,
+  IS_RECIPIENT_PUBLIC_JWK,
+  POLICY_CONFIG_JSON_SCHEMA,
+  RECIPIENT_PUBLIC_JWK_JSON_SCHEMA,
+} = require(`${root}/dist/libs/contracts/src/index.js`);
+const { getMetadataStorage, ValidationTypes } = require('class-validator');
 const { httpStatusFor } = require(`${root}/dist/libs/platform/src/http/error-status.js`);
 const { validationMetadatasToSchemas } = require('class-validator-jsonschema');
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage');
@@ -36,14 +43,28 @@ const routes = gatewayRouteTable();
 const API_VERSION = '2.0.0';
 const SCHEMA_REF = '#/components/schemas/';
 
+/** The JSON Schema of each custom class-validator decorator (a new one must be added here). */
+const CUSTOM_VALIDATION_SCHEMAS = {
+  [IS_RECIPIENT_PUBLIC_JWK]: RECIPIENT_PUBLIC_JWK_JSON_SCHEMA,
+  [IS_POLICY_CONFIG]: POLICY_CONFIG_JSON_SCHEMA,
+};
+const customValidationSchema = (meta) => {
+  const [constraint] = getMetadataStorage().getTargetValidatorConstraints(meta.constraintCls);
+  const schema = CUSTOM_VALIDATION_SCHEMAS[constraint?.name];
+  if (!schema)
+    throw new Error(`no JSON Schema for the custom validation ${constraint?.name} (tools/gen-openapi.mjs)`);
+  return schema;
+};
+
 // A nested-validated property typed as a plain object reads as a reference to `Object`.
 const requestSchemas = JSON.parse(
   JSON.stringify(
     validationMetadatasToSchemas({
       refPointerPrefix: SCHEMA_REF,
       classTransformerMetadataStorage: defaultMetadataStorage,
+      additionalConverters: { [ValidationTypes.CUSTOM_VALIDATION]: customValidationSchema },
     }),
-  ).replaceAll(`{"$ref":"${SCHEMA_REF}Object"}`, '{"type":"object"}'),
+  ).replaceAll(`{"$ref":"${SCHEMA_REF}Object"}`, '{"type":"object","additionalProperties":true}'),
 );
 
 function responseSchemas(typeNames) {

@@ -13,6 +13,7 @@ import type {
   ReportAgentJobStatusBody,
   SubmitAgentCsrBody,
 } from '@certlane/contracts';
+import { ApiClient } from './api-client';
 import type { HttpsJsonClient } from './https-json-client';
 
 /** The job status report's `error` is cut to this many characters (the route's limit). */
@@ -20,38 +21,38 @@ export const AGENT_REPORT_ERROR_MAX = 2000;
 
 /**
  * The routes an agent calls, under /api/v1/agents/{id} (spec 4.7): the heartbeat, the four work
- * routes (ADR 0027) and the key release (ADR 0033).
+ * routes (ADR 0027) and the key release (ADR 0033), through the operations of the API description
+ * (ApiClient), so the contracts types it returns are checked against the document's.
  */
 export class AgentApiClient {
-  private readonly prefix: string;
+  private readonly api: ApiClient;
 
   constructor(
-    private readonly http: HttpsJsonClient,
-    agentId: string,
+    http: HttpsJsonClient,
+    private readonly agentId: string,
   ) {
-    this.prefix = `/api/v1/agents/${encodeURIComponent(agentId)}`;
+    this.api = new ApiClient(http);
   }
 
   heartbeat(facts: AgentHeartbeatBody): Promise<AgentDto> {
-    return this.http.request<AgentDto>('POST', `${this.prefix}/heartbeat`, facts);
+    return this.api.call('agentHeartbeat', { path: { id: this.agentId }, body: facts });
   }
 
   work(): Promise<AgentWorkResponse> {
-    return this.http.request<AgentWorkResponse>('GET', `${this.prefix}/work`);
+    return this.api.call('getAgentWork', { path: { id: this.agentId } });
   }
 
   submitCsr(certificateId: string, csrPem: string): Promise<AgentCsrAccepted> {
     const body: SubmitAgentCsrBody = { csr_pem: csrPem, certificate_id: certificateId };
-    return this.http.request<AgentCsrAccepted>('POST', `${this.prefix}/csr`, body);
+    return this.api.call('submitAgentCsr', { path: { id: this.agentId }, body });
   }
 
   /** The latest version, or `versionId`. */
   certificate(certificateId: string, versionId?: string | null): Promise<AgentCertificateDto> {
-    const query = versionId ? `?version_id=${encodeURIComponent(versionId)}` : '';
-    return this.http.request<AgentCertificateDto>(
-      'GET',
-      `${this.prefix}/certificates/${encodeURIComponent(certificateId)}${query}`,
-    );
+    return this.api.call('getAgentCertificate', {
+      path: { id: this.agentId, certId: certificateId },
+      ...(versionId ? { query: { version_id: versionId } } : {}),
+    });
   }
 
   /** A server-generated key, wrapped as a JWE to `recipientPublicJwk` (ADR 0033). */
@@ -61,11 +62,10 @@ export class AgentApiClient {
     recipientPublicJwk: RecipientPublicJwk,
   ): Promise<AgentKeyDto> {
     const body: AgentKeyBody = { recipient_public_jwk: recipientPublicJwk, version_id: versionId };
-    return this.http.request<AgentKeyDto>(
-      'POST',
-      `${this.prefix}/certificates/${encodeURIComponent(certificateId)}/key`,
+    return this.api.call('releaseAgentCertificateKey', {
+      path: { id: this.agentId, certId: certificateId },
       body,
-    );
+    });
   }
 
   reportStatus(
@@ -79,6 +79,6 @@ export class AgentApiClient {
       ...(error !== undefined ? { error: error.slice(0, AGENT_REPORT_ERROR_MAX) } : {}),
       ...(verification ? { verification } : {}),
     };
-    return this.http.request<JobDto>('POST', `${this.prefix}/jobs/${encodeURIComponent(jobId)}/status`, body);
+    return this.api.call('reportAgentJobStatus', { path: { id: this.agentId, jobId }, body });
   }
 }

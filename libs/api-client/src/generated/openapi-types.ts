@@ -2054,7 +2054,20 @@ export interface components {
             version?: string;
         };
         AgentKeyBody: {
-            recipient_public_jwk: Record<string, never>;
+            /** @description An ephemeral EC P-256 public JWK (RFC 7517/7518); private members are refused. */
+            recipient_public_jwk: {
+                alg?: string;
+                /** @constant */
+                crv: "P-256";
+                ext?: boolean;
+                key_ops?: string[];
+                kid?: string;
+                /** @constant */
+                kty: "EC";
+                use?: string;
+                x: string;
+                y: string;
+            };
             version_id?: string;
         };
         /** @description A server-generated private key, released to the agent wrapped: `private_key_jwe` is a compact JWE (alg ECDH-ES+A256KW, enc A256GCM) to `recipient_public_jwk` whose plaintext is the PKCS#8 PEM; its protected header names the certificate and version (`kid` `<certificate>/<version>`, `certificate_id`, `version_id`). Never the plaintext key. */
@@ -2513,7 +2526,10 @@ export interface components {
             team_id?: string;
         };
         CreatePolicyRuleRequest: {
-            config?: Record<string, never>;
+            /** @description A JSON object, or its JSON text (at most 65536 characters), or null. */
+            config?: {
+                [key: string]: unknown;
+            } | string | null;
             description?: string;
             enabled?: boolean;
             name: string;
@@ -2933,7 +2949,10 @@ export interface components {
             severity: components["schemas"]["PolicySeverity"];
         };
         PolicyRuleChanges: {
-            config?: Record<string, never>;
+            /** @description A JSON object, or its JSON text (at most 65536 characters), or null. */
+            config?: {
+                [key: string]: unknown;
+            } | string | null;
             description?: string;
             enabled?: boolean;
             name?: string;

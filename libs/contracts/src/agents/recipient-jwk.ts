@@ -18,6 +18,25 @@ export interface RecipientPublicJwk {
   key_ops?: string[];
 }
 
+/** The shape of RecipientPublicJwk as JSON Schema, for the API description (ADR 0049). */
+export const RECIPIENT_PUBLIC_JWK_JSON_SCHEMA = {
+  type: 'object',
+  description: 'An ephemeral EC P-256 public JWK (RFC 7517/7518); private members are refused.',
+  required: ['kty', 'crv', 'x', 'y'],
+  additionalProperties: false,
+  properties: {
+    kty: { const: 'EC' },
+    crv: { const: 'P-256' },
+    x: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
+    y: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
+    kid: { type: 'string' },
+    alg: { type: 'string' },
+    use: { type: 'string' },
+    ext: { type: 'boolean' },
+    key_ops: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
 /** The JWE algorithms of a key release: key agreement plus AES key wrap, AES-GCM content. */
 export const KEY_RELEASE_ALG = 'ECDH-ES+A256KW';
 export const KEY_RELEASE_ENC = 'A256GCM';
@@ -101,11 +120,13 @@ export function recipientJwkProblem(value: unknown): string | null {
   return null;
 }
 
+export const IS_RECIPIENT_PUBLIC_JWK = 'isRecipientPublicJwk';
+
 /** class-validator decorator: the property is a recipient key as `recipientJwkProblem` says. */
 export function IsRecipientPublicJwk(options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {
     registerDecorator({
-      name: 'isRecipientPublicJwk',
+      name: IS_RECIPIENT_PUBLIC_JWK,
       target: target.constructor,
       propertyName: propertyName as string,
       options,

@@ -54,10 +54,22 @@ export interface PolicyRuleDto {
   updated_at: string;
 }
 
+export const IS_POLICY_CONFIG = 'isPolicyConfig';
+
+/** PolicyConfig as JSON Schema, for the API description (ADR 0049). */
+export const POLICY_CONFIG_JSON_SCHEMA = {
+  description: `A JSON object, or its JSON text (at most ${POLICY_CONFIG_MAX_CHARS} characters), or null.`,
+  anyOf: [
+    { type: 'object', additionalProperties: true },
+    { type: 'string', maxLength: POLICY_CONFIG_MAX_CHARS },
+    { type: 'null' },
+  ],
+} as const;
+
 /** An object or a string (raw JSON text, stored verbatim), either at most POLICY_CONFIG_MAX_CHARS long; or null. */
 const IsPolicyConfig = () =>
   ValidateBy({
-    name: 'isPolicyConfig',
+    name: IS_POLICY_CONFIG,
     validator: {
       validate: (value: unknown) =>
         value === null ||
