@@ -45,7 +45,7 @@ export class ApiClient {
     const operation = OPERATIONS[operationId];
     if (!operation)
       throw new ApiClientConfigError(`no operation ${String(operationId)} in the API description`);
-    if (!(operation.produces as readonly string[]).every((media) => media.includes('json'))) {
+    if (!(operation.produces as readonly string[]).every((media) => media === 'application/json')) {
       throw new ApiClientConfigError(`${operationId} answers ${operation.produces.join(', ')}, not JSON`);
     }
     const { path, query, body } = input as {

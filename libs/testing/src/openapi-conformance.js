@@ -2,6 +2,8 @@ const Ajv2020 = require('ajv/dist/2020').default;
 const addFormats = require('ajv-formats').default;
 
 const BASE = 'urn:certlane:openapi';
+/** application/json and the `+json` suffix types; not NDJSON, which is lines of JSON. */
+const isJson = (media) => media === 'application/json' || media.endsWith('+json');
 const pointer = (segments) =>
   segments.map((s) => String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
@@ -68,7 +70,7 @@ function conformanceFindings(document, responses) {
       continue;
     }
     const media = actual || mediaTypes[0];
-    if (!media.includes('json')) continue;
+    if (!isJson(media)) continue;
     let body;
     try {
       body = JSON.parse(response.body);

@@ -88,7 +88,7 @@ export class SessionsController {
     operationId: 'revokeOtherSessions',
     summary: "Revoke every session of the caller but the current one",
     status: 200,
-    errors: [],
+    errors: [403],
     response: 'SessionsRevoked',
   })
   async revokeOthers(@Req() request: Request): Promise<SessionsRevoked> {

@@ -22,7 +22,7 @@ export class CertificateExportsController {
     operationId: 'exportCertificatePem',
     summary: 'The PEM chain as JSON, or as a file with `download=true`',
     status: 200,
-    errors: [403, 404, 409],
+    errors: [403, 404, 409, 422],
     response: 'PemExportDto',
     alsoProduces: ['application/x-pem-file'],
   })
@@ -59,7 +59,7 @@ export class CertificateExportsController {
     operationId: 'exportCertificatePkcs12',
     summary: 'A PKCS#12 file with the certificate and its chain, never a private key',
     status: 200,
-    errors: [403, 404, 409],
+    errors: [403, 404, 409, 422],
     body: ExportPkcs12Body,
     optionalBody: true,
     response: null,
