@@ -86,7 +86,7 @@ export class SessionsController {
   @AnyAuthenticated()
   @Documented({
     operationId: 'revokeOtherSessions',
-    summary: "Revoke every session of the caller but the current one",
+    summary: 'Revoke every session of the caller but the current one',
     status: 200,
     errors: [403],
     response: 'SessionsRevoked',
