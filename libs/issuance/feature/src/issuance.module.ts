@@ -24,6 +24,7 @@ import { CaRepository } from './local-ca/ca.repository';
 import { IssuanceSecrets } from './local-ca/issuance-secrets';
 import { IssuerHandlers, LocalCaSeeder } from './local-ca/local-ca.handlers';
 import { LocalCaService } from './local-ca/local-ca.service';
+import { IssuerRevocation } from './revocations/issuer-revocation';
 import { RenewalPolicyEntity } from './renewal-policies/renewal-policy.entity';
 import { RenewalPolicyHandlers } from './renewal-policies/renewal-policy.handlers';
 import { RenewalPolicyRepository } from './renewal-policies/renewal-policy.repository';
@@ -85,6 +86,7 @@ export class IssuanceModule {
         LocalCaService,
         { provide: LOCAL_CA_HOOKS, useExisting: LocalCaService },
         IssuerService,
+        IssuerRevocation,
         LocalCaSeeder,
         IssuerHandlers,
         IssuedCertificateLookupHandler,

@@ -20,6 +20,7 @@ import {
   EventSubject,
   JobCreated,
   RequestContext,
+  RevocationReason,
   SYSTEM_ACTOR,
 } from '@certlane/contracts';
 import {
@@ -46,7 +47,7 @@ import {
 } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { approvalDto, ApprovalRepository } from '../approvals/approval.repository';
-import { LocalCaService } from '../local-ca/local-ca.service';
+import { IssuerRevocation } from '../revocations/issuer-revocation';
 import { BulkCertificateRow, BulkRepository } from './bulk.repository';
 
 /** Certificates per transaction: big enough to amortise round trips, small enough to keep locks short. */
@@ -118,7 +119,7 @@ export class BulkService {
 
   constructor(
     private readonly repository: BulkRepository,
-    private readonly localCa: LocalCaService,
+    private readonly issuerRevocation: IssuerRevocation,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     private readonly approvals: ApprovalRepository,
@@ -157,7 +158,7 @@ export class BulkService {
       const plan = planBulkRevoke(rows);
       const candidates = plan.change.map((change) => change.id);
       const versions = await this.repository.unexpiredVersions(manager, candidates);
-      const failures = await this.localCa.revokeMany(manager, versions, reason, context);
+      const failures = await this.revokeAtIssuers(manager, versions, reason, context);
       const failed = new Set(failures.map((failure) => failure.certificate_id));
       const changes = plan.change.filter((change) => !failed.has(change.id));
       if (changes.length > 0) {
@@ -309,6 +310,27 @@ export class BulkService {
       errors_truncated: result.errors_truncated,
     });
     return result;
+  }
+
+  /**
+   * The issuer step of a batch, in its transaction: a certificate's serials are revoked all or
+   * none, with no audit record per serial (the call writes one). Returns the certificates that
+   * could not be revoked, with why: an unknown issuer, or a serial the local CA never issued.
+   */
+  private async revokeAtIssuers(
+    manager: EntityManager,
+    versions: { issuer_id: string; serial_hex: string; certificate_id: string }[],
+    reason: RevocationReason,
+    context?: RequestContext,
+  ): Promise<BulkItemError[]> {
+    const results = await this.issuerRevocation.revokeSerials(manager, versions, reason, context, {
+      group: (item) => item.certificate_id as string,
+    });
+    const failures = new Map<string, string>();
+    for (const result of results) {
+      if (!result.ok) failures.set(result.item.certificate_id as string, result.error.message);
+    }
+    return [...failures].map(([certificate_id, message]) => ({ certificate_id, message }));
   }
 
   // ---- the batch walk ----

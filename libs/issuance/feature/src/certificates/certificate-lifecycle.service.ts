@@ -13,13 +13,13 @@ import {
 import { deploymentAgent, deployRefusal, DeployTargetFacts, releasesHold } from '@certlane/issuance-domain';
 import { CertlaneLogger, LOGGER, MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
-import { LocalCaService } from '../local-ca/local-ca.service';
+import { IssuerRevocation } from '../revocations/issuer-revocation';
 import { CertificateRow } from './certificate.repository';
 import { certificateNotFound, InventoryWriter, lifecycleAudit } from './inventory-writer';
 import { ServerIssuanceRunner } from './server-issuance.runner';
 
 /** What happened at the issuer for one serial of a revoked certificate. */
-export interface IssuerRevocation {
+export interface IssuerRevocationOutcome {
   issuer_id: string;
   serial_number: string;
   version_id: string;
@@ -29,7 +29,7 @@ export interface IssuerRevocation {
 
 /** One certificate of a `revokeMany` call. */
 export type RevokeOutcome =
-  | { certificate_id: string; ok: true; from: string; issuer: IssuerRevocation[] }
+  | { certificate_id: string; ok: true; from: string; issuer: IssuerRevocationOutcome[] }
   | { certificate_id: string; ok: false; error: CertlaneError };
 
 /** Renew, deploy and revoke a managed certificate (spec 4.2, section 3). */
@@ -38,7 +38,7 @@ export class CertificateLifecycleService {
   constructor(
     private readonly writer: InventoryWriter,
     private readonly runner: ServerIssuanceRunner,
-    private readonly localCa: LocalCaService,
+    private readonly issuerRevocation: IssuerRevocation,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
   ) {}
@@ -184,7 +184,7 @@ export class CertificateLifecycleService {
         { reason: null },
       );
       const versions = await this.writer.certificates.unexpiredVersions(manager, id);
-      const released = await this.localCa.releaseHoldsWithin(
+      const released = await this.issuerRevocation.releaseHoldsWithin(
         manager,
         versions.map((version) => ({
           issuer_id: version.issuer_id,
@@ -215,12 +215,12 @@ export class CertificateLifecycleService {
   }
 
   /**
-   * Revokes certificates inside the caller's transaction, for this route and for bulk revoke:
+   * Revokes certificates inside the caller's transaction, for this route:
    * each certificate is locked, moved to Revoked (revoked_at, reason; status-changed event), and
-   * every unexpired version's serial is revoked at its issuer through the local CA's revocation
-   * path (recorded, issuance.v1.certificate.revoked published, so the revocation service's CRL and
-   * OCSP show it). The issuer step is best effort: it runs under a savepoint, and a failure is
-   * logged and reported in the outcome without undoing the inventory change. No audit record is
+   * every unexpired version's serial is revoked at its issuer (IssuerRevocation: recorded,
+   * issuance.v1.certificate.revoked published, so the revocation service's CRL and OCSP show it).
+   * The issuer step is best effort: it runs under a savepoint, and a failure is logged and
+   * reported in the outcome without undoing the inventory change. No audit record is
    * written here (the caller writes its one record), and the caller calls `outbox.committed()`
    * after its commit. Unknown ids come back as `ok: false` with certificate_not_found.
    */
@@ -243,44 +243,55 @@ export class CertificateLifecycleService {
         throw error;
       }
       await this.writer.applyCertificateEvent(manager, current, { kind: 'revoke' }, context, { reason });
-      const issuer: IssuerRevocation[] = [];
-      for (const version of await this.writer.certificates.unexpiredVersions(manager, id)) {
-        issuer.push(await this.revokeAtIssuer(manager, id, version, reason, context));
-      }
+      const versions = await this.writer.certificates.unexpiredVersions(manager, id);
+      const issuer = await this.revokeAtIssuers(manager, id, versions, reason, context);
       outcomes.push({ certificate_id: id, ok: true, from: current.status, issuer });
     }
     return outcomes;
   }
 
-  private async revokeAtIssuer(
+  /**
+   * The certificate's serials at their issuers, best effort: under a savepoint, so a failure is
+   * logged and reported per serial without undoing the inventory change.
+   */
+  private async revokeAtIssuers(
     manager: EntityManager,
     certificateId: string,
-    version: { id: string; issuer_id: string; serial_number: string },
+    versions: readonly { id: string; issuer_id: string; serial_number: string }[],
     reason: RevocationReason,
     context?: RequestContext,
-  ): Promise<IssuerRevocation> {
-    const base = {
+  ): Promise<IssuerRevocationOutcome[]> {
+    const base = (version: (typeof versions)[number]) => ({
       issuer_id: version.issuer_id,
       serial_number: version.serial_number,
       version_id: version.id,
+    });
+    const failed = (version: (typeof versions)[number], error: unknown): IssuerRevocationOutcome => {
+      this.logger.warn(
+        { certificate_id: certificateId, ...base(version), err: error },
+        'revocation at the issuer failed; the certificate stays revoked in the inventory',
+      );
+      const message = error instanceof Error ? error.message : String(error);
+      return { ...base(version), outcome: 'failed', error: message };
     };
+    if (versions.length === 0) return [];
     await manager.query('SAVEPOINT issuer_revoke');
     try {
-      const result = await this.localCa.revokeWithin(
+      const results = await this.issuerRevocation.revokeSerials(
         manager,
-        { issuer_id: version.issuer_id, serial_hex: version.serial_number, reason },
+        versions.map((version) => ({ issuer_id: version.issuer_id, serial_hex: version.serial_number })),
+        reason,
         context,
       );
       await manager.query('RELEASE SAVEPOINT issuer_revoke');
-      return { ...base, outcome: result.created ? 'revoked' : 'already_revoked' };
+      return versions.map((version, index) => {
+        const result = results[index];
+        if (!result.ok) return failed(version, result.error);
+        return { ...base(version), outcome: result.created ? 'revoked' : 'already_revoked' };
+      });
     } catch (error) {
       await manager.query('ROLLBACK TO SAVEPOINT issuer_revoke');
-      const message = error instanceof Error ? error.message : String(error);
-      this.logger.warn(
-        { certificate_id: certificateId, ...base, err: error },
-        'revocation at the issuer failed; the certificate stays revoked in the inventory',
-      );
-      return { ...base, outcome: 'failed', error: message };
+      return versions.map((version) => failed(version, error));
     }
   }
 }

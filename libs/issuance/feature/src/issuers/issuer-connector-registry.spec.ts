@@ -12,7 +12,8 @@ const dependencies: IssuerDependencies = {
   issuerId: 'iss-test',
   revocationBaseUrl: 'https://pki.example.com',
   issuingCa: () => Promise.reject(new Error('not needed')),
-  recordRevocation: async () => undefined,
+  recordRevocations: () => Promise.reject(new Error('not needed')),
+  issuedSerials: () => Promise.reject(new Error('not needed')),
 };
 
 function fakeFactory(kind: string): IssuerConnectorFactory<unknown, IssuerDependencies> {

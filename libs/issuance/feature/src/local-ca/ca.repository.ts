@@ -274,34 +274,6 @@ export class CaRepository {
     );
   }
 
-  async issued(manager: EntityManager, issuerId: string, serialHex: string): Promise<boolean> {
-    const rows = await manager.query(
-      'SELECT 1 FROM issued_certificates WHERE issuer_id = $1 AND serial_hex = $2',
-      [issuerId, serialHex],
-    );
-    return rows.length > 0;
-  }
-
-  /** Inserts the revocation; returns the stored one and whether it is new (a repeat changes nothing). */
-  async revoke(
-    manager: EntityManager,
-    issuerId: string,
-    serialHex: string,
-    reason: RevocationReason,
-  ): Promise<{ reason: RevocationReason; revoked_at: Date; created: boolean }> {
-    const inserted: { reason: RevocationReason; revoked_at: Date }[] = await manager.query(
-      `INSERT INTO revocations (issuer_id, serial_hex, reason) VALUES ($1, $2, $3)
-       ON CONFLICT DO NOTHING RETURNING reason, revoked_at`,
-      [issuerId, serialHex, reason],
-    );
-    if (inserted.length > 0) return { ...inserted[0], created: true };
-    const [existing] = await manager.query(
-      'SELECT reason, revoked_at FROM revocations WHERE issuer_id = $1 AND serial_hex = $2',
-      [issuerId, serialHex],
-    );
-    return { ...existing, created: false };
-  }
-
   /**
    * Releases the certificateHold of a serial (removeFromCRL, ADR 0037): its hold revocation is
    * deleted, so a later revocation is recorded afresh. False when the serial is not on hold (not
@@ -342,6 +314,19 @@ export class CaRepository {
        SELECT $1, s, $3 FROM unnest($2::text[]) AS s
        ON CONFLICT DO NOTHING RETURNING serial_hex, revoked_at`,
       [issuerId, serials, reason],
+    );
+  }
+
+  /** The stored revocations of these serials of the issuer (their first reason and date). */
+  async revocations(
+    manager: EntityManager,
+    issuerId: string,
+    serials: string[],
+  ): Promise<{ serial_hex: string; reason: RevocationReason; revoked_at: Date }[]> {
+    if (serials.length === 0) return [];
+    return manager.query(
+      'SELECT serial_hex, reason, revoked_at FROM revocations WHERE issuer_id = $1 AND serial_hex = ANY($2::text[])',
+      [issuerId, serials],
     );
   }
 

@@ -43,9 +43,10 @@ function connector(issuing: IssuingCa | (() => never), extra: Partial<LocalCaDep
     issuerId: 'iss-test',
     revocationBaseUrl: 'http://pki.example.com/',
     issuingCa: async () => (typeof issuing === 'function' ? issuing() : issuing),
-    recordRevocation: async (request) => {
-      revoked.push(request);
+    recordRevocations: async (requests) => {
+      revoked.push(...requests);
     },
+    issuedSerials: async (serials) => new Set(serials.filter((serial) => serial.startsWith('ab'))),
     ...extra,
   });
   return { instance, revoked };
@@ -177,6 +178,7 @@ describe(LocalCaConnector.name, () => {
     expect((await instance.getCaChain()).chainPem).toBe(issuing.certificatePem + root.certificatePem);
     await instance.revoke({ serialNumber: 'abcd', reason: 'keyCompromise', idempotencyKey: 'r' });
     expect(revoked).toEqual([{ serialNumber: 'abcd', reason: 'keyCompromise', idempotencyKey: 'r' }]);
+    expect(await instance.unknownSerials(['abcd', 'ffee'])).toEqual(['ffee']);
     expect(await instance.testConnection()).toMatchObject({ ok: true });
   });
 

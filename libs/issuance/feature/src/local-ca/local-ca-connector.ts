@@ -44,8 +44,10 @@ export interface IssuingCa {
 export interface IssuerDependencies {
   /** The active issuing CA; throws `ca_not_active` when it is retired or pending. */
   issuingCa(): Promise<IssuingCa>;
-  /** Records the revocation in the caller's transaction (the local CA is the CA: revoking is recording). */
-  recordRevocation(request: RevokeRequest): Promise<void>;
+  /** Records revocations in the caller's transaction (the local CA is the CA: revoking is recording). */
+  recordRevocations(requests: RevokeRequest[]): Promise<void>;
+  /** Which of these serials the issuer's CA tree issued (its register, in the caller's transaction). */
+  issuedSerials(serialNumbers: string[]): Promise<Set<string>>;
   /** Public base URL of the revocation service (SERVICE_REVOCATION_BASE_URL). */
   revocationBaseUrl: string;
   issuerId: string;
@@ -118,7 +120,8 @@ export interface LocalCaIssued extends IssuedCertificateResult {
 /**
  * The local CA issuer connector (issue 4 point 2): signs CSRs with the issuer's issuing CA through
  * the pki key provider's signer, every certificate carrying the CRL DP and OCSP AIA of
- * SERVICE_REVOCATION_BASE_URL. Renewal is issuance. Revocation is its record (`recordRevocation`).
+ * SERVICE_REVOCATION_BASE_URL. Renewal is issuance. Revocation is its record (`recordRevocations`),
+ * in batches, of serials its register says it issued (`unknownSerials`).
  */
 export class LocalCaConnector implements IssuerConnector {
   readonly kind = 'local_ca';
@@ -194,7 +197,16 @@ export class LocalCaConnector implements IssuerConnector {
   }
 
   revoke(request: RevokeRequest): Promise<void> {
-    return this.dependencies.recordRevocation(request);
+    return this.revokeMany([request]);
+  }
+
+  revokeMany(requests: RevokeRequest[]): Promise<void> {
+    return this.dependencies.recordRevocations(requests);
+  }
+
+  async unknownSerials(serialNumbers: string[]): Promise<string[]> {
+    const issued = await this.dependencies.issuedSerials(serialNumbers);
+    return serialNumbers.filter((serial) => !issued.has(serial));
   }
 
   async getCaChain(): Promise<CaChainResult> {

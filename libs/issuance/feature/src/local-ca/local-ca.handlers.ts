@@ -2,6 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestj
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { IssuerService } from '../issuers/issuer.service';
 import { LocalCaService } from './local-ca.service';
+import { IssuerRevocation } from '../revocations/issuer-revocation';
 
 /** The baseline seed: the default local CA issuer, before any request is served. */
 @Injectable()
@@ -20,6 +21,7 @@ export class IssuerHandlers implements OnApplicationBootstrap {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly issuers: IssuerService,
     private readonly localCa: LocalCaService,
+    private readonly issuerRevocation: IssuerRevocation,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -51,7 +53,7 @@ export class IssuerHandlers implements OnApplicationBootstrap {
         this.localCa.issue(request, context),
       ),
       this.bus.handle('issuance.v1.revoke-certificate', (request, context) =>
-        this.localCa.revoke(request, context),
+        this.issuerRevocation.revoke(request, context),
       ),
       this.bus.handle('issuance.v1.get-issuer-ca', (request) =>
         this.localCa.issuerCaInfo(request.issuer_id, request.ca_id),

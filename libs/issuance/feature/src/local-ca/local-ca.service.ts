@@ -6,7 +6,6 @@ import {
   AuditRecord,
   CaCertificateDto,
   CertificateIssued,
-  CertificateRevoked,
   CertlaneError,
   CreateCaRequest,
   DEFAULT_ISSUER_ID,
@@ -21,8 +20,6 @@ import {
   Page,
   RequestContext,
   resolvePage,
-  RevocationReason,
-  RevokeCertificateRequest,
   SignDigestRequest,
   SignDigestResponse,
   SYSTEM_ACTOR,
@@ -42,15 +39,7 @@ import {
   Signer,
   toPem,
 } from '@certlane/pki';
-import {
-  addManyToOutbox,
-  CERTLANE_CONFIG,
-  CertlaneConfig,
-  GroupCommit,
-  outboxToken,
-  ServiceOutbox,
-} from '@certlane/platform';
-import { releasesHold } from '@certlane/issuance-domain';
+import { CERTLANE_CONFIG, CertlaneConfig, GroupCommit, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { issuerAudit, issuerNotFound, LocalCaHooks } from '../issuers/issuer.service';
 import { IssuerRepository, IssuerRow } from '../issuers/issuer.repository';
@@ -446,19 +435,22 @@ export class LocalCaService implements LocalCaHooks {
   /**
    * The issuer's connector, found through the registry by the issuer's kind (501 when the kind has
    * none; `what` names the operation asked). `issuingCaRow`: the issuing CA row when the caller has
-   * just read it (undefined: read it when needed). `recordRevocation`: how a revocation at a local
-   * CA is recorded, in the caller's transaction (only revocation passes one).
+   * just read it (undefined: read it when needed). `revocation`: the transaction a revocation runs
+   * in and how it is recorded there (only revocation passes one).
    */
   private connector(
     issuer: IssuerRow,
     what: string,
     options: {
       issuingCaRow?: CaRow | null;
-      recordRevocation?: IssuerDependencies['recordRevocation'];
+      revocation?: {
+        manager: EntityManager;
+        recordRevocations: IssuerDependencies['recordRevocations'];
+      };
     } = {},
   ): IssuerConnector {
     const factory = this.connectors.factoryFor(issuer, what);
-    const { issuingCaRow, recordRevocation } = options;
+    const { issuingCaRow, revocation } = options;
     return factory.create(this.connectorConfig(issuer, factory.validateConfig), {
       issuerId: issuer.id,
       revocationBaseUrl: this.config.revocationBaseUrl,
@@ -480,10 +472,25 @@ export class LocalCaService implements LocalCaHooks {
           authority: (urls) => this.caKeys.authority(ca, certificatePem, urls),
         };
       },
-      recordRevocation:
-        recordRevocation ??
+      recordRevocations:
+        revocation?.recordRevocations ??
         (() => Promise.reject(new Error('revocation is recorded only inside a transaction'))),
+      issuedSerials: (serials) =>
+        this.cas.issuedSerials(revocation?.manager ?? this.cas.dataSource.manager, issuer.id, serials),
     });
+  }
+
+  /**
+   * The issuer's connector for revoking in the caller's transaction (IssuerRevocation), recording
+   * through `recordRevocations`; null when its kind has none (its revocations are recorded locally).
+   */
+  revocationConnector(
+    manager: EntityManager,
+    issuer: IssuerRow,
+    recordRevocations: IssuerDependencies['recordRevocations'],
+  ): IssuerConnector | null {
+    if (!this.connectors.has(issuer.kind)) return null;
+    return this.connector(issuer, 'revoke', { revocation: { manager, recordRevocations } });
   }
 
   /**
@@ -622,231 +629,6 @@ export class LocalCaService implements LocalCaHooks {
     );
   }
 
-  /**
-   * Records the revocation and publishes issuance.v1.certificate.revoked (once per serial). With
-   * reason removeFromCRL it releases the serial's certificateHold instead (ADR 0037), and refuses
-   * a serial that is not on hold.
-   */
-  async revoke(request: RevokeCertificateRequest, context?: RequestContext): Promise<CertificateRevoked> {
-    const issuer = await this.issuers.find(request.issuer_id);
-    if (!issuer) throw issuerNotFound(request.issuer_id);
-    if (request.reason && releasesHold(request.reason)) return this.releaseSerialHold(request, context);
-    const event = await this.cas.transaction(async (manager) => {
-      const { payload, created } = await this.revokeAtIssuer(manager, issuer, request, context);
-      if (!created) return payload;
-      await this.outbox.audit(manager, {
-        action: AuditAction.CertificateRevoked,
-        event_category: 'cert_lifecycle',
-        ...auditOrigin(context),
-        resource_type: 'certificate',
-        resource_id: request.serial_hex,
-        outcome: 'success',
-        details: { issuer_id: issuer.id, reason: payload.reason, revoked_at: payload.revoked_at },
-      });
-      return payload;
-    });
-    this.outbox.committed();
-    return event;
-  }
-
-  private async releaseSerialHold(
-    request: RevokeCertificateRequest,
-    context?: RequestContext,
-  ): Promise<CertificateRevoked> {
-    const event = await this.cas.transaction(async (manager) => {
-      const [released] = await this.releaseHoldsWithin(
-        manager,
-        [{ issuer_id: request.issuer_id, serial_hex: request.serial_hex }],
-        context,
-      );
-      if (!released) {
-        throw new CertlaneError(
-          ErrorCode.CertificateNotOnHold,
-          `serial ${request.serial_hex} of issuer ${request.issuer_id} is not on hold; removeFromCRL releases a certificateHold`,
-        );
-      }
-      await this.outbox.audit(manager, {
-        action: AuditAction.CertificateHoldReleased,
-        event_category: 'cert_lifecycle',
-        ...auditOrigin(context),
-        resource_type: 'certificate',
-        resource_id: request.serial_hex,
-        outcome: 'success',
-        details: { issuer_id: request.issuer_id, released_at: released.revoked_at },
-      });
-      return released;
-    });
-    this.outbox.committed();
-    return event;
-  }
-
-  /**
-   * Releases the certificateHold of serials inside the caller's transaction (removeFromCRL, ADR
-   * 0037): each hold revocation is deleted and issuance.v1.certificate.revoked with reason
-   * removeFromCRL is published for it, so the revocation service drops the serial from its CRL
-   * and answers good in OCSP. Returns the events of the serials released (those not on hold are
-   * left alone). The caller writes the audit record and calls `outbox.committed()` after its commit.
-   */
-  async releaseHoldsWithin(
-    manager: EntityManager,
-    items: readonly { issuer_id: string; serial_hex: string; certificate_id?: string }[],
-    context?: RequestContext,
-  ): Promise<CertificateRevoked[]> {
-    const releasedAt = new Date().toISOString();
-    const events: CertificateRevoked[] = [];
-    for (const item of items) {
-      if (!(await this.cas.releaseHold(manager, item.issuer_id, item.serial_hex))) continue;
-      events.push({
-        issuer_id: item.issuer_id,
-        serial_hex: item.serial_hex,
-        reason: 'removeFromCRL',
-        revoked_at: releasedAt,
-        ...(item.certificate_id === undefined ? {} : { certificate_id: item.certificate_id }),
-      });
-    }
-    for (const event of events) {
-      await this.outbox.add(manager, 'issuance.v1.certificate.revoked', event, context?.actor_id);
-    }
-    return events;
-  }
-
-  /**
-   * Bulk revoke's issuer step, in the caller's transaction: records the revocations of many
-   * serials (one statement per issuer) and publishes issuance.v1.certificate.revoked for each new
-   * one through the outbox, with no audit record per serial (the bulk call writes one). Returns
-   * the serials that could not be revoked, with why: an unknown issuer, or a serial the local CA
-   * never issued. The caller calls outbox.committed() after its commit.
-   */
-  async revokeMany(
-    manager: EntityManager,
-    items: { issuer_id: string; serial_hex: string; certificate_id: string }[],
-    reason: RevocationReason,
-    context?: RequestContext,
-  ): Promise<{ certificate_id: string; message: string }[]> {
-    const failures = new Map<string, string>();
-    const byIssuer = new Map<string, typeof items>();
-    for (const item of items) byIssuer.set(item.issuer_id, [...(byIssuer.get(item.issuer_id) ?? []), item]);
-    // First every check, so a certificate with one bad serial has none of its serials revoked.
-    for (const [issuerId, group] of byIssuer) {
-      const issuer = await this.issuers.find(issuerId, manager);
-      if (!issuer) {
-        for (const item of group) failures.set(item.certificate_id, `issuer ${issuerId} not found`);
-        continue;
-      }
-      if (issuer.kind !== 'local_ca') continue;
-      const serials = group.map((item) => item.serial_hex);
-      const issued = await this.cas.issuedSerials(manager, issuerId, serials);
-      for (const item of group) {
-        if (!issued.has(item.serial_hex)) {
-          failures.set(
-            item.certificate_id,
-            `issuer ${issuerId} issued no certificate with serial ${item.serial_hex}`,
-          );
-        }
-      }
-    }
-    const events: CertificateRevoked[] = [];
-    for (const [issuerId, group] of byIssuer) {
-      const certificateOf = new Map(
-        group
-          .filter((item) => !failures.has(item.certificate_id))
-          .map((i) => [i.serial_hex, i.certificate_id]),
-      );
-      const created = await this.cas.revokeMany(manager, issuerId, [...certificateOf.keys()], reason);
-      for (const row of created) {
-        events.push({
-          issuer_id: issuerId,
-          serial_hex: row.serial_hex,
-          reason,
-          revoked_at: new Date(row.revoked_at).toISOString(),
-          certificate_id: certificateOf.get(row.serial_hex),
-        });
-      }
-    }
-    await addManyToOutbox(
-      manager,
-      this.outbox.schema,
-      events.map((data) => ({
-        subject: 'issuance.v1.certificate.revoked' as const,
-        data,
-        actorId: context?.actor_id,
-      })),
-    );
-    return [...failures].map(([certificate_id, message]) => ({ certificate_id, message }));
-  }
-
-  /**
-   * The same revocation inside the caller's transaction and without an audit record of its own:
-   * for the managed-certificate revoke, whose one audit record (certificate.revoked on the managed
-   * certificate) lists the serials. The caller calls `outbox.committed()` after its commit.
-   */
-  async revokeWithin(
-    manager: EntityManager,
-    request: RevokeCertificateRequest,
-    context?: RequestContext,
-  ): Promise<CertificateRevoked & { created: boolean }> {
-    const issuer = await this.issuers.find(request.issuer_id, manager);
-    if (!issuer) throw issuerNotFound(request.issuer_id);
-    const { payload, created } = await this.revokeAtIssuer(manager, issuer, request, context);
-    return { ...payload, created };
-  }
-
-  /**
-   * Revokes the serial at its issuer, in the caller's transaction: through the issuer's connector
-   * when its kind has one (the local CA's revocation is its record, written in `recordRevocation`
-   * below), and recorded locally in any case (a kind without a connector is recorded locally only).
-   */
-  private async revokeAtIssuer(
-    manager: EntityManager,
-    issuer: IssuerRow,
-    request: RevokeCertificateRequest,
-    context?: RequestContext,
-  ): Promise<{ payload: CertificateRevoked; created: boolean }> {
-    let recorded: { payload: CertificateRevoked; created: boolean } | undefined;
-    const recordRevocation = async () => {
-      recorded = await this.recordRevocation(manager, issuer, request, context);
-    };
-    if (this.connectors.has(issuer.kind)) {
-      await this.connector(issuer, 'revoke', { recordRevocation }).revoke({
-        serialNumber: request.serial_hex,
-        reason: request.reason ?? 'unspecified',
-        idempotencyKey: `${issuer.id}/${request.serial_hex}`,
-      });
-    }
-    if (!recorded) await recordRevocation();
-    return recorded as { payload: CertificateRevoked; created: boolean };
-  }
-
-  private async recordRevocation(
-    manager: EntityManager,
-    issuer: IssuerRow,
-    request: RevokeCertificateRequest,
-    context?: RequestContext,
-  ): Promise<{ payload: CertificateRevoked; created: boolean }> {
-    if (issuer.kind === 'local_ca' && !(await this.cas.issued(manager, issuer.id, request.serial_hex))) {
-      throw new CertlaneError(
-        ErrorCode.CertificateNotFound,
-        `issuer ${issuer.id} issued no certificate with serial ${request.serial_hex}`,
-      );
-    }
-    const stored = await this.cas.revoke(
-      manager,
-      issuer.id,
-      request.serial_hex,
-      request.reason ?? 'unspecified',
-    );
-    const payload: CertificateRevoked = {
-      issuer_id: issuer.id,
-      serial_hex: request.serial_hex,
-      reason: stored.reason,
-      revoked_at: new Date(stored.revoked_at).toISOString(),
-    };
-    if (stored.created) {
-      await this.outbox.add(manager, 'issuance.v1.certificate.revoked', payload, context?.actor_id);
-    }
-    return { payload, created: stored.created };
-  }
-
   // ---- for the revocation service ----
 
   async issuerCaInfo(issuerId: string, caId?: string): Promise<IssuerCaInfo> {
@@ -860,7 +642,7 @@ export class LocalCaService implements LocalCaHooks {
       capabilities: { crl: signer.signatureAlgorithm.hash !== null, ocsp: true },
       ca_id: ca.id,
       ca_certificate_pem: toPem('CERTIFICATE', certificate.der),
-      chain_pem: [ca.certificate_pem as string, ...(await this.parentsPem(ca))].join(''),
+      chain_pem: await this.caChainPem(issuer, ca),
       signature_algorithm: signer.signatureAlgorithm.name,
       cas: rows.flatMap((row) =>
         row.status === 'pending' || !row.certificate_pem
@@ -875,6 +657,18 @@ export class LocalCaService implements LocalCaHooks {
             ],
       ),
     };
+  }
+
+  /**
+   * The chain of the CA: the issuing CA's through the issuer's connector (`getCaChain`), that of
+   * another CA of the tree (retired, or not issuing) from the tree itself.
+   */
+  private async caChainPem(issuer: IssuerRow, ca: CaRow): Promise<string> {
+    if (ca.id === issuer.issuing_ca_id && ca.status === 'active') {
+      const connector = this.connector(issuer, 'serve CRLs or OCSP', { issuingCaRow: ca });
+      return (await connector.getCaChain()).chainPem;
+    }
+    return [ca.certificate_pem as string, ...(await this.parentsPem(ca))].join('');
   }
 
   async signDigest(request: SignDigestRequest): Promise<SignDigestResponse> {
