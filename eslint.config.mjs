@@ -15,8 +15,8 @@ const services = [
   'notifier',
   'health-monitor',
 ];
-/** The issuance libraries (tag `issuance:<layer>`), lowest first: domain, ca, governance... */
-const issuanceLayers = ['domain', 'ca', 'governance', 'inventory', 'jobs', 'service'];
+/** The issuance libraries (tag `issuance:<layer>`), lowest first: domain, data(-access), ca... */
+const issuanceLayers = ['domain', 'data', 'ca', 'governance', 'inventory', 'jobs', 'service'];
 const io = ['@nestjs/*', 'typeorm', '@nestjs/typeorm', 'nats', 'pg', 'express'];
 
 /** Tests (and only tests) may also use the shared test harness, libs/testing. */

@@ -22,10 +22,6 @@ const COLUMNS = 'id, name, kind, config_sealed, config_public, issuing_ca_id, cr
 export class IssuerRepository {
   constructor(@InjectDataSource('issuance') readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
   async list(page: ResolvedPage): Promise<{ rows: IssuerRow[]; total: number }> {
     const rows: IssuerRow[] = await this.dataSource.query(
       `SELECT ${COLUMNS} FROM issuers ORDER BY id LIMIT $1 OFFSET $2`,

@@ -28,6 +28,7 @@ import { isStillReferenced, outboxToken, ServiceOutbox } from '@certlane/platfor
 import { EntityManager } from 'typeorm';
 import { IssuanceSecrets } from './issuance-secrets';
 import { IssuerRepository, IssuerRow } from './issuer.repository';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 export function issuerDto(row: IssuerRow): IssuerDto {
   return {
@@ -88,6 +89,7 @@ export const LOCAL_CA_HOOKS = Symbol('LOCAL_CA_HOOKS');
 @Injectable()
 export class IssuerService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly repository: IssuerRepository,
     private readonly secrets: IssuanceSecrets,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
@@ -110,7 +112,7 @@ export class IssuerService {
   async create(request: CreateIssuerRequest, context?: RequestContext): Promise<IssuerDto> {
     const config = request.config ?? {};
     checkConfig(request.type, config);
-    const created = await this.repository.transaction(async (manager) => {
+    const created = await this.unitOfWork.run(async (manager) => {
       const baseId = issuerId(request.name);
       const id = nextFreeId(baseId, await this.repository.idsWithPrefix(manager, baseId));
       let row = await this.repository.insert(manager, {
@@ -140,12 +142,11 @@ export class IssuerService {
       );
       return dto;
     });
-    this.outbox.committed();
     return created;
   }
 
   async update(request: UpdateIssuerRequest, context?: RequestContext): Promise<IssuerDto> {
-    const updated = await this.repository.transaction(async (manager) => {
+    const updated = await this.unitOfWork.run(async (manager) => {
       const current = await this.repository.find(request.id, manager, true);
       if (!current) throw issuerNotFound(request.id);
       if (request.type !== undefined && request.type !== current.kind) {
@@ -176,13 +177,12 @@ export class IssuerService {
       );
       return dto;
     });
-    this.outbox.committed();
     return updated;
   }
 
   /** Refused (409) while the issuer has CA certificates or issued certificates: CRL and OCSP need them. */
   async delete(id: string, context?: RequestContext): Promise<IssuerDeleted> {
-    await this.repository.transaction(async (manager) => {
+    await this.unitOfWork.run(async (manager) => {
       const current = await this.repository.find(id, manager, true);
       if (!current) throw issuerNotFound(id);
       const usage = await this.repository.usage(manager, id);
@@ -211,7 +211,6 @@ export class IssuerService {
         issuerAudit(AuditAction.IssuerDeleted, id, context, { type: current.kind }),
       );
     });
-    this.outbox.committed();
     return { id };
   }
 
@@ -225,13 +224,12 @@ export class IssuerService {
             status: 'not_implemented',
             message: `the ${row.kind} connector is not implemented yet: its configuration is stored and validated, but it cannot be tested or issue`,
           };
-    await this.repository.transaction((manager) =>
+    await this.unitOfWork.run((manager) =>
       this.outbox.audit(
         manager,
         issuerAudit(AuditAction.IssuerTested, id, context, { status: result.status }),
       ),
     );
-    this.outbox.committed();
     return result;
   }
 }

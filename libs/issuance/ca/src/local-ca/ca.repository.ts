@@ -111,10 +111,6 @@ export interface IssuedRow {
 export class CaRepository {
   constructor(@InjectDataSource('issuance') readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
   async list(page: ResolvedPage, issuerId?: string): Promise<{ rows: CaRow[]; total: number }> {
     const where = issuerId ? 'WHERE c.issuer_id = $3' : '';
     const params: unknown[] = [page.per_page, page.offset, ...(issuerId ? [issuerId] : [])];

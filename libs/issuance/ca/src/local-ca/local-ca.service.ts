@@ -52,6 +52,7 @@ import { ISSUER_CONNECTORS, IssuerConnectors } from '../issuers/issuer-connector
 import { IssuerDependencies, IssuingCa } from '../issuers/issuer-dependencies';
 import { asInputError } from './pki-errors';
 import { ReadCoalescer } from './read-coalescer';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 const ROOT_VALIDITY_DAYS = 7300;
 const INTERMEDIATE_VALIDITY_DAYS = 3650;
@@ -112,11 +113,11 @@ export class LocalCaService implements LocalCaHooks {
    * `issuance.v1.certificate.issued` events, written by group commit (one transaction per batch).
    */
   private readonly issuedWriter = new GroupCommit<IssuedRecord>(async (records) => {
-    await this.cas.transaction((manager) => this.writeIssued(manager, records));
-    this.outbox.committed();
+    await this.unitOfWork.run((manager) => this.writeIssued(manager, records));
   });
 
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly cas: CaRepository,
     private readonly issuers: IssuerRepository,
     private readonly secrets: IssuanceSecrets,
@@ -182,7 +183,7 @@ export class LocalCaService implements LocalCaHooks {
    * `iss-local` with root `ca-local-root` and issuing intermediate `ca-local-issuing-1`.
    */
   async seedDefaultIssuer(): Promise<boolean> {
-    const created = await this.cas.transaction(async (manager) => {
+    const created = await this.unitOfWork.run(async (manager) => {
       if (await this.cas.claimSeed(manager, 'default-local-ca')) return false;
       if (await this.issuers.find(DEFAULT_ISSUER_ID, manager)) return false;
       const config = {};
@@ -213,7 +214,6 @@ export class LocalCaService implements LocalCaHooks {
       );
       return true;
     });
-    if (created) this.outbox.committed();
     return created;
   }
 
@@ -270,7 +270,7 @@ export class LocalCaService implements LocalCaHooks {
       made = await createRoot(this.keys, options);
     }
     const id = newCaId();
-    const dto = await this.cas.transaction(async (manager) => {
+    const dto = await this.unitOfWork.run(async (manager) => {
       await this.storeCa(manager, id, issuer.id, request.parent_id ?? null, made);
       if (request.issuing && made.certificatePem) await this.issuers.setIssuingCa(manager, issuer.id, id);
       const row = (await this.cas.find(id, manager)) as CaRow;
@@ -293,7 +293,6 @@ export class LocalCaService implements LocalCaHooks {
       );
       return caDto(row);
     });
-    this.outbox.committed();
     return dto;
   }
 
@@ -302,7 +301,7 @@ export class LocalCaService implements LocalCaHooks {
     request: UploadCaCertificateRequest,
     context?: RequestContext,
   ): Promise<CaCertificateDto> {
-    const dto = await this.cas.transaction(async (manager) => {
+    const dto = await this.unitOfWork.run(async (manager) => {
       const ca = await this.cas.find(request.id, manager, true);
       if (!ca) throw caNotFound(request.id);
       if (ca.status !== 'pending') {
@@ -347,13 +346,12 @@ export class LocalCaService implements LocalCaHooks {
       );
       return caDto(row);
     });
-    this.outbox.committed();
     return dto;
   }
 
   /** Stops new issuance under the CA; it keeps signing CRLs and OCSP for what it issued. */
   async retireCa(id: string, context?: RequestContext): Promise<CaCertificateDto> {
-    const dto = await this.cas.transaction(async (manager) => {
+    const dto = await this.unitOfWork.run(async (manager) => {
       const ca = await this.cas.find(id, manager, true);
       if (!ca) throw caNotFound(id);
       if (ca.status !== 'active') {
@@ -376,7 +374,6 @@ export class LocalCaService implements LocalCaHooks {
       );
       return caDto(row);
     });
-    this.outbox.committed();
     this.caKeys.drop(id);
     return dto;
   }
@@ -607,7 +604,7 @@ export class LocalCaService implements LocalCaHooks {
 
   /**
    * Records a signed certificate (serial, audit record, `issuance.v1.certificate.issued` through
-   * the outbox) in the caller's transaction; the caller calls `outbox.committed()` after its commit.
+   * the outbox) in the caller's unit of work (UnitOfWork), which publishes them after its commit.
    */
   recordIssued(manager: EntityManager, signed: SignedCertificate): Promise<void> {
     return this.writeIssued(manager, [signed.record]);
@@ -722,7 +719,7 @@ export class LocalCaService implements LocalCaHooks {
     );
     const certificate = parseCertificate(issued.der);
     const parents = await this.parentsPem(ca);
-    await this.cas.transaction(async (manager) => {
+    await this.unitOfWork.run(async (manager) => {
       await this.cas.recordIssued(manager, {
         issuer_id: issuer.id,
         serial_hex: certificate.serialNumber,
@@ -743,7 +740,6 @@ export class LocalCaService implements LocalCaHooks {
         details: { issuer_id: issuer.id, ca_id: ca.id, not_after: certificate.notAfter.toISOString() },
       });
     });
-    this.outbox.committed();
     const pem = exportPem(certificate, [ca.certificate_pem as string, ...parents]);
     return {
       certificate_pem: pem.cert_pem,

@@ -17,6 +17,7 @@ import { issuerNotFound } from '../issuers/issuer.service';
 import { IssuerRepository, IssuerRow } from '../issuers/issuer.repository';
 import { CaRepository } from '../local-ca/ca.repository';
 import { LocalCaService } from '../local-ca/local-ca.service';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** A serial to revoke at its issuer; `certificate_id` (when given) is carried into its event. */
 export interface SerialToRevoke {
@@ -67,6 +68,7 @@ interface IssuerBatch {
 @Injectable()
 export class IssuerRevocation {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly issuers: IssuerRepository,
     private readonly cas: CaRepository,
     private readonly localCa: LocalCaService,
@@ -82,7 +84,7 @@ export class IssuerRevocation {
     const issuer = await this.issuers.find(request.issuer_id);
     if (!issuer) throw issuerNotFound(request.issuer_id);
     if (request.reason && releasesHold(request.reason)) return this.releaseSerialHold(request, context);
-    const event = await this.cas.transaction(async (manager) => {
+    const event = await this.unitOfWork.run(async (manager) => {
       const [result] = await this.revokeSerials(
         manager,
         [{ issuer_id: issuer.id, serial_hex: request.serial_hex }],
@@ -103,7 +105,6 @@ export class IssuerRevocation {
       }
       return result.event;
     });
-    this.outbox.committed();
     return event;
   }
 
@@ -182,7 +183,7 @@ export class IssuerRevocation {
     request: RevokeCertificateRequest,
     context?: RequestContext,
   ): Promise<CertificateRevoked> {
-    const event = await this.cas.transaction(async (manager) => {
+    const event = await this.unitOfWork.run(async (manager) => {
       const [released] = await this.releaseHoldsWithin(
         manager,
         [{ issuer_id: request.issuer_id, serial_hex: request.serial_hex }],
@@ -205,7 +206,6 @@ export class IssuerRevocation {
       });
       return released;
     });
-    this.outbox.committed();
     return event;
   }
 
@@ -214,7 +214,7 @@ export class IssuerRevocation {
    * 0037): each hold revocation is deleted and issuance.v1.certificate.revoked with reason
    * removeFromCRL is published for it, so the revocation service drops the serial from its CRL
    * and answers good in OCSP. Returns the events of the serials released (those not on hold are
-   * left alone). The caller writes the audit record and calls `outbox.committed()` after its commit.
+   * left alone). The caller writes the audit record, in its unit of work (UnitOfWork).
    */
   async releaseHoldsWithin(
     manager: EntityManager,

@@ -56,10 +56,6 @@ export function approvalDto(row: ApprovalRow): ApprovalDto {
 export class ApprovalRepository {
   constructor(@InjectDataSource('issuance') readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
   /** Whether the profile requires approval (its row key-share locked against a concurrent delete). */
   async profileRequiresApproval(manager: EntityManager, id: string): Promise<boolean> {
     if (!id) return false;

@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CERTLANE_CONFIG, CertlaneConfig, CertlaneLogger, LOGGER } from '@certlane/platform';
 import { PolicyEnforcer } from './policy-enforcer';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** Certificates per sweep transaction. */
 export const POLICY_SWEEP_BATCH = 1000;
@@ -25,6 +26,7 @@ export class PolicySweeper implements OnApplicationBootstrap, OnApplicationShutd
   private again = false;
 
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly enforcer: PolicyEnforcer,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
@@ -97,7 +99,7 @@ export class PolicySweeper implements OnApplicationBootstrap, OnApplicationShutd
     let after = '';
     for (;;) {
       const end = await repository.batchEnd(after, POLICY_SWEEP_BATCH);
-      const anyRule = await repository.transaction(async (tx) => {
+      const anyRule = await this.unitOfWork.run(async (tx) => {
         // Read per batch under lock: a rule changed during the walk applies from the next batch.
         const rules = await repository.lockEnabledRules(tx);
         if (rules.length === 0) return false;

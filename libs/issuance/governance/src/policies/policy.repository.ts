@@ -104,10 +104,6 @@ const SUBJECT_SELECT = `SELECT c.id, c.status, c.common_name, c.sans, c.environm
 export class PolicyRepository {
   constructor(@InjectDataSource('issuance') readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
   async list(page: ResolvedPage): Promise<Page<PolicyRuleDto>> {
     const [rows, [{ total }]] = await Promise.all([
       this.dataSource.query(

@@ -27,6 +27,7 @@ import { outboxToken, ServiceOutbox } from '@certlane/platform';
 import { DEFAULT_RENEWAL_POLICY_ID } from '../renewal-policies/renewal-policy.repository';
 import { PolicySweeper } from './policy-sweeper';
 import { PolicyRepository, PolicyRuleFields, policyRuleDto } from './policy.repository';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 const DAY_MS = 86_400_000;
 
@@ -62,6 +63,7 @@ const badValidity = (message: string) => CertlaneError.validation([{ field: 'not
 @Injectable()
 export class PolicyService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly repository: PolicyRepository,
     private readonly sweeper: PolicySweeper,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
@@ -87,21 +89,20 @@ export class PolicyService {
       enabled: request.enabled ?? true,
       description: request.description ?? '',
     };
-    const dto = await this.repository.transaction(async (manager) => {
+    const dto = await this.unitOfWork.run(async (manager) => {
       const id = `pol-${randomBytes(8).toString('hex')}`;
       const dto = policyRuleDto(await this.repository.insert(manager, id, fields));
       await this.outbox.add(manager, 'issuance.v1.policy.created', dto, context?.actor_id);
       await this.outbox.audit(manager, policyAudit(AuditAction.PolicyCreated, id, context, { policy: dto }));
       return dto;
     });
-    this.outbox.committed();
     this.sweeper.requestSoon();
     return dto;
   }
 
   async update(request: UpdatePolicyRuleRequest, context?: RequestContext): Promise<PolicyRuleDto> {
     const { id, ...changes } = request;
-    const dto = await this.repository.transaction(async (manager) => {
+    const dto = await this.unitOfWork.run(async (manager) => {
       const current = await this.repository.find(id, manager, true);
       if (!current) throw notFound(id);
       const type = changes.type ?? current.type;
@@ -135,19 +136,17 @@ export class PolicyService {
       );
       return dto;
     });
-    this.outbox.committed();
     this.sweeper.requestSoon();
     return dto;
   }
 
   async delete(id: string, context?: RequestContext): Promise<PolicyRuleDeleted> {
-    await this.repository.transaction(async (manager) => {
+    await this.unitOfWork.run(async (manager) => {
       // Its violations go with it (ON DELETE CASCADE).
       if (!(await this.repository.delete(manager, id))) throw notFound(id);
       await this.outbox.add(manager, 'issuance.v1.policy.deleted', { id }, context?.actor_id);
       await this.outbox.audit(manager, policyAudit(AuditAction.PolicyDeleted, id, context, {}));
     });
-    this.outbox.committed();
     return { id };
   }
 
@@ -202,7 +201,7 @@ export class PolicyService {
         });
       }
     }
-    await this.repository.transaction((manager) =>
+    await this.unitOfWork.run((manager) =>
       this.outbox.audit(
         manager,
         policyAudit(AuditAction.PolicyEvaluated, 'dry-run', context, {
@@ -213,7 +212,6 @@ export class PolicyService {
         }),
       ),
     );
-    this.outbox.committed();
     return result;
   }
 }

@@ -58,10 +58,6 @@ function values(fields: ProfileFields): unknown[] {
 export class ProfileRepository {
   constructor(@InjectDataSource('issuance') readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
   /** `lock`: `update` for changes, `key share` to keep it from being deleted meanwhile. */
   async find(
     id: string,

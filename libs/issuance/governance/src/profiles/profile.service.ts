@@ -24,6 +24,7 @@ import {
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
 import { ApprovalGate } from '../approvals/approval-gate';
 import { profileDto, profileNotFound, ProfileRepository } from './profile.repository';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** Profile changes are configuration (spec 6.1 category `config`). */
 export const profileAudit = (
@@ -51,6 +52,7 @@ const changedFields = (changes: object) =>
 @Injectable()
 export class ProfileService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly repository: ProfileRepository,
     private readonly approvals: ApprovalGate,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
@@ -68,7 +70,7 @@ export class ProfileService {
 
   async create(request: CreateProfileRequest, context?: RequestContext): Promise<ProfileDto> {
     const { fields, dropped } = newProfile(request);
-    const dto = await this.repository.transaction(async (manager) => {
+    const dto = await this.unitOfWork.run(async (manager) => {
       let id = request.id;
       if (!id) {
         const base = profileId(fields.name);
@@ -82,7 +84,6 @@ export class ProfileService {
       );
       return dto;
     });
-    this.outbox.committed();
     return dto;
   }
 
@@ -92,7 +93,7 @@ export class ProfileService {
    */
   async update(request: UpdateProfileRequest, context?: RequestContext): Promise<ProfileUpdateResult> {
     const { id, ...changes } = request;
-    const result = await this.repository.transaction(async (manager): Promise<ProfileUpdateResult> => {
+    const result = await this.unitOfWork.run(async (manager): Promise<ProfileUpdateResult> => {
       const current = await this.repository.find(id, manager, 'update');
       if (!current) throw profileNotFound(id);
       if (profileEditNeedsApproval(current, changes)) {
@@ -124,13 +125,12 @@ export class ProfileService {
       );
       return { applied: true, profile: dto };
     });
-    this.outbox.committed();
     return result;
   }
 
   /** 409 profile_in_use while certificates name it; its pending edits are rejected with it. */
   async delete(id: string, context?: RequestContext): Promise<ProfileDeleted> {
-    await this.repository.transaction(async (manager) => {
+    await this.unitOfWork.run(async (manager) => {
       if (!(await this.repository.find(id, manager, 'update'))) throw profileNotFound(id);
       const certificates = await this.repository.certificateCount(manager, id);
       if (certificates > 0) throw ProfileRepository.inUse(id, certificates);
@@ -144,7 +144,6 @@ export class ProfileService {
         }),
       );
     });
-    this.outbox.committed();
     return { id };
   }
 }

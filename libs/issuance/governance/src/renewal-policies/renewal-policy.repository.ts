@@ -33,10 +33,6 @@ export function toDto(row: RenewalPolicyEntity): RenewalPolicyDto {
 export class RenewalPolicyRepository {
   constructor(@InjectDataSource('issuance') private readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
   async list(page: ResolvedPage): Promise<Page<RenewalPolicyDto>> {
     const [rows, total] = await this.dataSource.getRepository(RenewalPolicyEntity).findAndCount({
       order: { id: 'ASC' },

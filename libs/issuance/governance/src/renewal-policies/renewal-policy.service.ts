@@ -22,6 +22,7 @@ import {
 } from '@certlane/issuance-domain';
 import { isStillReferenced, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { RenewalPolicyRepository, toDto } from './renewal-policy.repository';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** Renewal-policy changes are configuration (spec 6.1 category `config`). */
 const policyAudit = (
@@ -46,6 +47,7 @@ const notFound = (id: string) =>
 @Injectable()
 export class RenewalPolicyService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly repository: RenewalPolicyRepository,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
   ) {}
@@ -62,7 +64,7 @@ export class RenewalPolicyService {
 
   async create(request: CreateRenewalPolicyRequest, context?: RequestContext): Promise<RenewalPolicyDto> {
     const fields = newRenewalPolicy(request);
-    const created = await this.repository.transaction(async (manager) => {
+    const created = await this.unitOfWork.run(async (manager) => {
       const baseId = renewalPolicyId(fields.name);
       const id = nextFreeId(baseId, await this.repository.idsWithPrefix(manager, baseId));
       const dto = toDto(await this.repository.insert(manager, id, fields));
@@ -73,13 +75,12 @@ export class RenewalPolicyService {
       );
       return dto;
     });
-    this.outbox.committed();
     return created;
   }
 
   async update(request: UpdateRenewalPolicyRequest, context?: RequestContext): Promise<RenewalPolicyDto> {
     const { id, ...changes } = request;
-    const updated = await this.repository.transaction(async (manager) => {
+    const updated = await this.unitOfWork.run(async (manager) => {
       const current = await this.repository.find(id, manager);
       if (!current) throw notFound(id);
       const dto = toDto(
@@ -95,14 +96,13 @@ export class RenewalPolicyService {
       );
       return dto;
     });
-    this.outbox.committed();
     return updated;
   }
 
   /** Refused (409 renewal_policy_in_use) while a certificate references the policy (foreign key). */
   async delete(id: string, context?: RequestContext): Promise<RenewalPolicyDeleted> {
     try {
-      await this.repository.transaction(async (manager) => {
+      await this.unitOfWork.run(async (manager) => {
         if (!(await this.repository.delete(manager, id))) throw notFound(id);
         await this.outbox.add(manager, 'issuance.v1.renewal-policy.deleted', { id }, context?.actor_id);
         await this.outbox.audit(manager, policyAudit(AuditAction.RenewalPolicyDeleted, id, context, {}));
@@ -116,7 +116,6 @@ export class RenewalPolicyService {
       }
       throw error;
     }
-    this.outbox.committed();
     return { id };
   }
 }

@@ -26,6 +26,7 @@ import {
   profileNotFound,
   ProfileRepository,
 } from '@certlane/issuance-governance';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** Issuance approvals are certificate lifecycle, profile edits configuration (spec 6.1). */
 const approvalAudit = (
@@ -47,6 +48,7 @@ const approvalAudit = (
 @Injectable()
 export class ApprovalService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly approvals: ApprovalRepository,
     private readonly gate: ApprovalGate,
     private readonly profiles: ProfileRepository,
@@ -75,7 +77,7 @@ export class ApprovalService {
     if (!approval) throw approvalNotFound(request.id);
     const reason = request.reason?.trim() ?? '';
     if (approval.approval_kind === 'profile_edit') {
-      const decided = await this.approvals.transaction(async (manager) => {
+      const decided = await this.unitOfWork.run(async (manager) => {
         // Lock order: the profile, then its approvals (as profile delete does).
         const profile = await this.profiles.find(approval.profile_id as string, manager, 'update');
         const decided = await this.gate.decide(manager, approval.id, 'approve', context, reason);
@@ -95,10 +97,9 @@ export class ApprovalService {
         );
         return decided;
       });
-      this.outbox.committed();
       return approvalDto(decided);
     }
-    const { decided, job } = await this.approvals.transaction(async (manager) => {
+    const { decided, job } = await this.unitOfWork.run(async (manager) => {
       // Lock order: the certificate, its job, then the approval (as the job routes do).
       const { job, certificate } = await this.writer.lockJob(manager, approval.job_id as string);
       const decided = await this.gate.decide(manager, approval.id, 'approve', context, reason);
@@ -119,7 +120,6 @@ export class ApprovalService {
       );
       return { decided, job: changed.job };
     });
-    this.outbox.committed();
     if (this.runner.enabled && producesVersion(job.type)) await this.runner.run(job.id);
     return approvalDto(decided);
   }
@@ -132,7 +132,7 @@ export class ApprovalService {
     const approval = await this.approvals.find(request.id);
     if (!approval) throw approvalNotFound(request.id);
     const reason = request.reason?.trim() || 'rejected';
-    const decided = await this.approvals.transaction(async (manager) => {
+    const decided = await this.unitOfWork.run(async (manager) => {
       let details: Record<string, unknown> = { reason };
       let decided: ApprovalRow;
       if (approval.approval_kind === 'cert_issuance') {
@@ -165,7 +165,6 @@ export class ApprovalService {
       );
       return decided;
     });
-    this.outbox.committed();
     return approvalDto(decided);
   }
 }

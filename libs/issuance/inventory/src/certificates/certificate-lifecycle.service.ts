@@ -17,6 +17,7 @@ import { IssuerRevocation } from '@certlane/issuance-ca';
 import { CertificateRow } from './certificate.repository';
 import { certificateNotFound, InventoryWriter, lifecycleAudit } from './inventory-writer';
 import { ServerIssuanceRunner } from './server-issuance.runner';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** What happened at the issuer for one serial of a revoked certificate. */
 export interface IssuerRevocationOutcome {
@@ -36,6 +37,7 @@ export type RevokeOutcome =
 @Injectable()
 export class CertificateLifecycleService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly writer: InventoryWriter,
     private readonly runner: ServerIssuanceRunner,
     private readonly issuerRevocation: IssuerRevocation,
@@ -52,7 +54,7 @@ export class CertificateLifecycleService {
    */
   async renew(request: RenewCertificateRequest, context?: RequestContext): Promise<StatusResponse> {
     const force = request.force === true;
-    const job = await this.writer.jobs.transaction(async (manager) => {
+    const job = await this.unitOfWork.run(async (manager) => {
       const current = await this.writer.lockCertificate(manager, request.id);
       let row = await this.writer.applyCertificateEvent(manager, current, { kind: 'renew', force }, context);
       const job = await this.writer.createJob(manager, row, 'Renewal', context);
@@ -74,7 +76,6 @@ export class CertificateLifecycleService {
       );
       return job;
     });
-    this.writer.outbox.committed();
     if (this.runner.enabled) await this.runner.run(job.id);
     return { status: 'accepted', message: `renewal job ${job.id} created`, job_id: job.id };
   }
@@ -88,7 +89,7 @@ export class CertificateLifecycleService {
   async deploy(request: DeployCertificateRequest, context?: RequestContext): Promise<StatusResponse> {
     if (!(await this.writer.certificates.find(request.id))) throw certificateNotFound(request.id);
     const target = request.target_id ? await this.deployTarget(request.target_id, context) : null;
-    const job = await this.writer.jobs.transaction(async (manager) => {
+    const job = await this.unitOfWork.run(async (manager) => {
       const certificate = await this.writer.lockCertificate(manager, request.id);
       const refused = deployRefusal(certificate, target);
       if (refused) {
@@ -118,7 +119,6 @@ export class CertificateLifecycleService {
       );
       return job;
     });
-    this.writer.outbox.committed();
     return { status: 'accepted', message: `deployment job ${job.id} created`, job_id: job.id };
   }
 
@@ -135,7 +135,7 @@ export class CertificateLifecycleService {
   async revoke(request: RevokeManagedCertificateRequest, context?: RequestContext): Promise<StatusResponse> {
     const reason = request.reason ?? 'unspecified';
     if (releasesHold(reason)) return this.releaseHold(request.id, context);
-    const [outcome] = await this.writer.jobs.transaction(async (manager) => {
+    const [outcome] = await this.unitOfWork.run(async (manager) => {
       const outcomes = await this.revokeMany(manager, [request.id], reason, context);
       const [first] = outcomes;
       if (!first.ok) throw first.error;
@@ -149,7 +149,6 @@ export class CertificateLifecycleService {
       );
       return outcomes;
     });
-    this.writer.outbox.committed();
     const failed = outcome.ok ? outcome.issuer.filter((i) => i.outcome === 'failed').length : 0;
     return {
       status: 'revoked',
@@ -169,7 +168,7 @@ export class CertificateLifecycleService {
    * would leave the CRL and OCSP saying revoked while the inventory says not.
    */
   private async releaseHold(id: string, context?: RequestContext): Promise<StatusResponse> {
-    const certificate = await this.writer.jobs.transaction(async (manager) => {
+    const certificate = await this.unitOfWork.run(async (manager) => {
       const current = await this.writer.lockCertificate(manager, id);
       const row = await this.writer.applyCertificateEvent(
         manager,
@@ -207,7 +206,6 @@ export class CertificateLifecycleService {
       );
       return row;
     });
-    this.writer.outbox.committed();
     return {
       status: 'released',
       message: `certificateHold released; the certificate is ${certificate.status} and no longer revoked`,
@@ -221,8 +219,7 @@ export class CertificateLifecycleService {
    * issuance.v1.certificate.revoked published, so the revocation service's CRL and OCSP show it).
    * The issuer step is best effort: it runs under a savepoint, and a failure is logged and
    * reported in the outcome without undoing the inventory change. No audit record is
-   * written here (the caller writes its one record), and the caller calls `outbox.committed()`
-   * after its commit. Unknown ids come back as `ok: false` with certificate_not_found.
+   * written here (the caller writes its one record, in its unit of work). Unknown ids come back as `ok: false` with certificate_not_found.
    */
   async revokeMany(
     manager: EntityManager,

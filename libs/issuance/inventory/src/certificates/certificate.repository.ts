@@ -192,10 +192,6 @@ export class CertificateRepository {
     private readonly anchors: ListAnchorCache,
   ) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
   async find(
     id: string,
     manager: EntityManager = this.dataSource.manager,

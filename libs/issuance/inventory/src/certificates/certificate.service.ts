@@ -42,6 +42,7 @@ import { importedCommonName, importedIssuer, importedSans } from './imported-cer
 import { certificateNotFound, InventoryWriter, lifecycleAudit } from './inventory-writer';
 import { ServerIssuanceRunner } from './server-issuance.runner';
 import { DEFAULT_RENEWAL_POLICY_ID, PolicyEnforcer } from '@certlane/issuance-governance';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 const versionNotFound = (id: string) =>
   new CertlaneError(
@@ -90,6 +91,7 @@ function checkTags(tags: unknown): void {
 @Injectable()
 export class CertificateService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly repository: CertificateRepository,
     private readonly writer: InventoryWriter,
     private readonly runner: ServerIssuanceRunner,
@@ -133,7 +135,7 @@ export class CertificateService {
         request.key_algorithm ?? (imported && keyAlgorithmName(imported.leaf.publicKey)) ?? 'ECDSA-P256',
       tags: request.tags ?? {},
     };
-    const { dto, jobId } = await this.repository.transaction(async (manager) => {
+    const { dto, jobId } = await this.unitOfWork.run(async (manager) => {
       await this.repository.checkReferences(manager, fields);
       let row = await this.repository.insert(manager, id, fields);
       let jobId: string | undefined;
@@ -156,7 +158,6 @@ export class CertificateService {
       );
       return { dto, jobId };
     });
-    this.writer.outbox.committed();
     if (jobId && this.runner.enabled) {
       await this.runner.run(jobId);
       return this.get(id);
@@ -207,7 +208,7 @@ export class CertificateService {
   async update(request: UpdateCertificateRequest, context?: RequestContext): Promise<CertificateDto> {
     const { id, ...changes } = request;
     checkTags(changes.tags);
-    const dto = await this.repository.transaction(async (manager) => {
+    const dto = await this.unitOfWork.run(async (manager) => {
       const current = await this.writer.lockCertificate(manager, id);
       const given = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
       await this.repository.checkReferences(manager, given);
@@ -238,13 +239,12 @@ export class CertificateService {
       );
       return dto;
     });
-    this.writer.outbox.committed();
     return dto;
   }
 
   /** DELETE archives: the row and its versions stay (jobs and audit refer to them). */
   async archive(id: string, context?: RequestContext): Promise<CertificateDto> {
-    const dto = await this.repository.transaction(async (manager) => {
+    const dto = await this.unitOfWork.run(async (manager) => {
       const current = await this.writer.lockCertificate(manager, id);
       const row = await this.writer.applyCertificateEvent(manager, current, { kind: 'archive' }, context);
       // Its open policy violations are resolved (the sweep passes archived certificates by).
@@ -257,7 +257,6 @@ export class CertificateService {
       );
       return dto;
     });
-    this.writer.outbox.committed();
     return dto;
   }
 
@@ -296,7 +295,7 @@ export class CertificateService {
   }
 
   private async auditExport(id: string, versionId: string, format: string, context?: RequestContext) {
-    await this.repository.transaction((manager) =>
+    await this.unitOfWork.run((manager) =>
       this.writer.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateExported, 'certificate', id, context, {
@@ -305,7 +304,6 @@ export class CertificateService {
         }),
       ),
     );
-    this.writer.outbox.committed();
   }
 
   async exportPem(id: string, context?: RequestContext): Promise<PemExportDto> {

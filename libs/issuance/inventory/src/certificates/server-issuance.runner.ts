@@ -17,6 +17,7 @@ import { CertificateRow } from './certificate.repository';
 import { InventoryWriter } from './inventory-writer';
 import { subjectAltNamesFor } from './subject-alt-names';
 import { SignedVersion, VersionIssuance } from './version-issuance';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** How often (at most) a replica looks for server-mode work left Pending (a stopped replica, an outage). */
 export const SERVER_ISSUANCE_SWEEP_MS = 30_000;
@@ -35,6 +36,7 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
   private sweeping = false;
 
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly writer: InventoryWriter,
     private readonly versions: VersionIssuance,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
@@ -120,7 +122,7 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
 
   /** Pending -> Running under `FOR UPDATE SKIP LOCKED`, committed; null when not ours to run. */
   private async claim(jobId: string): Promise<{ job: JobRow; certificate: CertificateRow } | null> {
-    const claimed = await this.writer.jobs.transaction(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       const job = await this.writer.jobs.claimPending(manager, jobId);
       if (!job) return null;
       // The certificate is read, not locked: its lock is always taken before a job's.
@@ -137,8 +139,6 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
       );
       return { job: started.job, certificate };
     });
-    if (claimed) this.writer.outbox.committed();
-    return claimed;
   }
 
   /** A fresh key, its CSR, and the certificate the issuer signs for it (nothing written yet). */
@@ -179,7 +179,7 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
     claimed: JobRow,
     work: (manager: EntityManager, certificate: CertificateRow) => Promise<Outcome>,
   ): Promise<void> {
-    const finished = await this.writer.jobs.transaction(async (manager) => {
+    await this.unitOfWork.run(async (manager) => {
       const { job, certificate } = await this.writer.lockJob(manager, claimed.id);
       if (job.status !== 'Running' || job.attempts !== claimed.attempts) {
         this.logger.warn(
@@ -199,7 +199,6 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
       );
       return true;
     });
-    if (finished) this.writer.outbox.committed();
   }
 }
 

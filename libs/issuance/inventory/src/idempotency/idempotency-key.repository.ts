@@ -19,10 +19,6 @@ const keyValues = (ref: IdempotencyKeyRef) => [ref.actor_id, ref.route, ref.key]
 export class IdempotencyKeyRepository {
   constructor(@InjectDataSource('issuance') readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
   /** Inserts a held row unless the key has one (an expired row is deleted first); true when inserted. */
   async insertHeld(
     manager: EntityManager,

@@ -11,6 +11,7 @@ import {
 import { idempotencyDecision } from '@certlane/issuance-domain';
 import { CertlaneLogger, LOGGER, MESSAGE_BUS, MessageBus, PeriodicTask } from '@certlane/platform';
 import { IdempotencyKeyRepository } from './idempotency-key.repository';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** How long a key and its answer are kept (the draft suggests at least 24 h). */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3_600_000;
@@ -27,6 +28,7 @@ export class IdempotencyKeyService implements OnApplicationBootstrap, OnApplicat
   private readonly pruning = new PeriodicTask(() => this.prune(), PRUNE_INTERVAL_MS);
 
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly keys: IdempotencyKeyRepository,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
@@ -46,7 +48,7 @@ export class IdempotencyKeyService implements OnApplicationBootstrap, OnApplicat
   }
 
   begin(request: BeginIdempotentRequest): Promise<IdempotentBegin> {
-    return this.keys.transaction(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       if (
         await this.keys.insertHeld(
           manager,

@@ -1,7 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { CertlaneLogger, LOGGER, PeriodicTask } from '@certlane/platform';
-import { DataSource } from 'typeorm';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** How often the deltas of certificate_count_deltas are folded into one row per key. */
 export const COUNT_COMPACTION_INTERVAL_MS = 10_000;
@@ -31,7 +30,7 @@ export class CertificateCountCompactor implements OnApplicationBootstrap, OnAppl
   private readonly loop = new PeriodicTask(() => this.compactLogged(), COUNT_COMPACTION_INTERVAL_MS);
 
   constructor(
-    @InjectDataSource('issuance') private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
   ) {}
 
@@ -45,7 +44,7 @@ export class CertificateCountCompactor implements OnApplicationBootstrap, OnAppl
 
   /** One compaction; false when another replica held the lock. */
   compact(): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       const [{ locked }] = await manager.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
         COMPACTION_LOCK,
       ]);

@@ -65,7 +65,7 @@ describe(`${JobRepository.name}.claimPending`, () => {
     const allTried = new Promise<void>((resolve) => (release = resolve));
     const results = await Promise.all(
       jobs.map((repository) =>
-        repository.transaction(async (manager) => {
+        repository.dataSource.transaction(async (manager) => {
           const claimed = await repository.claimPending(manager, id);
           if (++arrived === jobs.length) release();
           await allTried;

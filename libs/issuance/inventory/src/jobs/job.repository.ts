@@ -98,10 +98,6 @@ export function verificationDto(row: VerificationRow): JobVerificationDto {
 export class JobRepository {
   constructor(@InjectDataSource('issuance') readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
   async find(
     id: string,
     manager: EntityManager = this.dataSource.manager,

@@ -53,10 +53,6 @@ export function ownerDto(row: OwnerRow): OwnerDto {
 export class OwnerTeamRepository {
   constructor(@InjectDataSource('issuance') private readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
   async listTeams(page: ResolvedPage): Promise<{ rows: TeamRow[]; total: number }> {
     const rows: TeamRow[] = await this.dataSource.query(
       `SELECT ${TEAM_COLUMNS} FROM teams ORDER BY id LIMIT $1 OFFSET $2`,

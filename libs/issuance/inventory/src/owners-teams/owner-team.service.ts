@@ -29,6 +29,7 @@ import {
 } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { OwnerTeamRepository, ownerDto, OwnerRow, teamDto, TeamRow } from './owner-team.repository';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 type Kind = 'owner' | 'team';
 
@@ -98,6 +99,7 @@ function translate(error: unknown, kind: Kind, id: string, name: string, teamId:
 @Injectable()
 export class OwnerTeamService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly repository: OwnerTeamRepository,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
   ) {}
@@ -213,7 +215,7 @@ export class OwnerTeamService {
   ): Promise<T> {
     let result: T;
     try {
-      result = await this.repository.transaction(async (manager) => {
+      result = await this.unitOfWork.run(async (manager) => {
         const [dto, record] = await work(manager);
         await this.outbox.audit(manager, record);
         return dto;
@@ -221,13 +223,12 @@ export class OwnerTeamService {
     } catch (error) {
       throw translate(error, kind, id, name, teamId);
     }
-    this.outbox.committed();
     return result;
   }
 
   private async delete(kind: Kind, id: string, context?: RequestContext): Promise<OwnerOrTeamDeleted> {
     try {
-      await this.repository.transaction(async (manager) => {
+      await this.unitOfWork.run(async (manager) => {
         if (!(await this.repository.delete(manager, kind === 'owner' ? 'owners' : 'teams', id))) {
           throw notFound(kind, id);
         }
@@ -248,7 +249,6 @@ export class OwnerTeamService {
       }
       throw error;
     }
-    this.outbox.committed();
     return { id };
   }
 }

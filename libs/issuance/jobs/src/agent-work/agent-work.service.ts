@@ -48,6 +48,7 @@ import {
 } from '@certlane/issuance-inventory';
 import { asInputError, SignedCertificate } from '@certlane/issuance-ca';
 import { AgentWorkRepository } from './agent-work.repository';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** What the CSR rules of libs/issuance/domain read from a parsed CSR. */
 export function csrFacts(csr: CertificationRequest): CsrFacts {
@@ -80,6 +81,7 @@ const csrRefused = (message: string, rule: string) =>
 @Injectable()
 export class AgentWorkService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly repository: AgentWorkRepository,
     private readonly writer: InventoryWriter,
     private readonly versions: VersionIssuance,
@@ -112,7 +114,7 @@ export class AgentWorkService {
     const facts = csrFacts(csr);
     const csrPem = toPem(PemLabel.certificateRequest, csr.der);
 
-    const started = await this.writer.jobs.transaction(async (manager) => {
+    const started = await this.unitOfWork.run(async (manager) => {
       const { job, certificate } = await this.writer.lockJob(manager, jobId);
       if (!belongsTo(request.agent_id, job, certificate)) throw jobNotFound(jobId);
       const names = subjectAltNamesFor(certificate.common_name, certificate.sans);
@@ -133,7 +135,6 @@ export class AgentWorkService {
       );
       return { job: running.job, certificate: running.certificate, names, profile };
     });
-    this.writer.outbox.committed();
 
     const { job, certificate, names, profile } = started;
     let signed: SignedCertificate;
@@ -150,7 +151,7 @@ export class AgentWorkService {
       throw error;
     }
 
-    const completed = await this.writer.jobs.transaction(async (manager) => {
+    const completed = await this.unitOfWork.run(async (manager) => {
       const { job: current, certificate: locked } = await this.writer.lockJob(manager, job.id);
       if (current.status !== 'Running') return null;
       // Serial, version and job completion commit together or not at all (ADR 0045): a dropped
@@ -186,7 +187,6 @@ export class AgentWorkService {
       );
       return { job: done.job, versionId, parsed };
     });
-    this.writer.outbox.committed();
     if (!completed) {
       await this.auditDropped(job, request.agent_id, context);
       throw new CertlaneError(
@@ -259,7 +259,7 @@ export class AgentWorkService {
       { job_id: job.id, certificate_id: job.certificate_id, err: error },
       'issuance of an agent CSR failed',
     );
-    await this.writer.jobs.transaction(async (manager) => {
+    await this.unitOfWork.run(async (manager) => {
       const { job: current, certificate } = await this.writer.lockJob(manager, job.id);
       if (current.status === 'Running') {
         await this.writer.transitionJob(manager, current, certificate, { kind: 'fail' }, context, {
@@ -276,11 +276,10 @@ export class AgentWorkService {
         outcome: 'failure',
       });
     });
-    this.writer.outbox.committed();
   }
 
   private async auditDropped(job: JobRow, agentId: string, context?: RequestContext): Promise<void> {
-    await this.writer.jobs.transaction((manager) =>
+    await this.unitOfWork.run((manager) =>
       this.writer.outbox.audit(manager, {
         ...lifecycleAudit(AuditAction.JobCsrSubmitted, 'job', job.id, context, {
           agent_id: agentId,
@@ -291,7 +290,6 @@ export class AgentWorkService {
         outcome: 'failure',
       }),
     );
-    this.writer.outbox.committed();
   }
 
   /** The issued material of the agent's certificate: the current version, or the one named. */
@@ -363,7 +361,7 @@ export class AgentWorkService {
     } finally {
       pkcs8.fill(0);
     }
-    await this.writer.jobs.transaction((manager) =>
+    await this.unitOfWork.run((manager) =>
       this.writer.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateKeyReleased, 'certificate', id, context, {
@@ -376,7 +374,6 @@ export class AgentWorkService {
         }),
       ),
     );
-    this.writer.outbox.committed();
     return { certificate_id: id, version_id: version.id, private_key_jwe: jwe };
   }
 
@@ -389,7 +386,7 @@ export class AgentWorkService {
    * job_verifications in the same transaction.
    */
   async report(request: ReportAgentJobStatusRequest, context?: RequestContext): Promise<JobDto> {
-    const row = await this.writer.jobs.transaction(async (manager) => {
+    const row = await this.unitOfWork.run(async (manager) => {
       const { job, certificate } = await this.writer.lockJob(manager, request.job_id);
       if (!belongsTo(request.agent_id, job, certificate)) throw jobNotFound(request.job_id);
       // A deployment deployment-dispatch runs agentless (ADR 0031) is not the agent's to report.
@@ -445,7 +442,6 @@ export class AgentWorkService {
       );
       return changed.job;
     });
-    this.writer.outbox.committed();
     return jobDto(row);
   }
 

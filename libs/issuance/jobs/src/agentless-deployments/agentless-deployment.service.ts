@@ -21,6 +21,7 @@ import {
   JobRow,
   lifecycleAudit,
 } from '@certlane/issuance-inventory';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** The `claimed_by` of jobs deployment-dispatch runs. */
 export const AGENTLESS_CLAIMANT = 'deployment-dispatch';
@@ -42,6 +43,7 @@ export class AgentlessDeploymentService {
   private readonly box: SecretBox;
 
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly writer: InventoryWriter,
     private readonly sealer: CertificateKeySealer,
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
@@ -54,7 +56,7 @@ export class AgentlessDeploymentService {
     request: StartAgentlessDeploymentRequest,
     context?: RequestContext,
   ): Promise<AgentlessDeploymentStart> {
-    const outcome = await this.writer.jobs.transaction(async (manager): Promise<AgentlessDeploymentStart> => {
+    const outcome = await this.unitOfWork.run(async (manager): Promise<AgentlessDeploymentStart> => {
       const { job, certificate } = await this.writer.lockJob(manager, request.job_id);
       const notClaimed = (reason: string) => ({
         started: false as const,
@@ -104,7 +106,6 @@ export class AgentlessDeploymentService {
         private_key_sealed: this.box.seal(keyPem, job.id),
       };
     });
-    this.writer.outbox.committed();
     return outcome;
   }
 
@@ -113,7 +114,7 @@ export class AgentlessDeploymentService {
    * one audit record. A repeated report of the status the job already has is answered as done.
    */
   async finish(request: FinishAgentlessDeploymentRequest, context?: RequestContext): Promise<JobDto> {
-    const row = await this.writer.jobs.transaction(async (manager) => {
+    const row = await this.unitOfWork.run(async (manager) => {
       const { job, certificate } = await this.writer.lockJob(manager, request.job_id);
       if ((await this.writer.jobs.claimedBy(manager, job.id)) !== AGENTLESS_CLAIMANT) {
         throw new CertlaneError(
@@ -160,7 +161,6 @@ export class AgentlessDeploymentService {
       });
       return changed.job;
     });
-    this.writer.outbox.committed();
     return jobDto(row);
   }
 

@@ -46,10 +46,6 @@ export class BulkRepository {
     private readonly anchors: ListAnchorCache,
   ) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
   get reader(): Executor {
     return this.dataSource.manager;
   }

@@ -38,17 +38,12 @@ import {
   unmatchedIdErrors,
   versionJobRefusal,
 } from '@certlane/issuance-domain';
-import {
-  addManyToOutbox,
-  CERTLANE_CONFIG,
-  CertlaneConfig,
-  outboxToken,
-  ServiceOutbox,
-} from '@certlane/platform';
+import { CERTLANE_CONFIG, CertlaneConfig, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { approvalDto, ApprovalRepository } from '@certlane/issuance-governance';
 import { IssuerRevocation } from '@certlane/issuance-ca';
 import { BulkCertificateRow, BulkRepository } from './bulk.repository';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** Certificates per transaction: big enough to amortise round trips, small enough to keep locks short. */
 export const BULK_BATCH_SIZE = 2000;
@@ -118,6 +113,7 @@ export class BulkService {
   private readonly logger = new Logger(BulkService.name);
 
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly repository: BulkRepository,
     private readonly issuerRevocation: IssuerRevocation,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
@@ -352,12 +348,11 @@ export class BulkService {
       let ids: string[] = [];
       let outcome: BatchOutcome;
       try {
-        outcome = await this.repository.transaction(async (manager) => {
+        outcome = await this.unitOfWork.run(async (manager) => {
           const rows = await this.repository.criteriaBatch(manager, selection, after, BULK_BATCH_SIZE, true);
           ids = rows.map((row) => row.id);
           return rows.length === 0 ? empty() : work(manager, rows);
         });
-        this.outbox.committed();
       } catch (error) {
         // Which ids the failed batch covered, read again without locks; then one by one.
         this.logger.warn(
@@ -388,13 +383,12 @@ export class BulkService {
     source: BulkSelection['source'],
   ): Promise<BatchOutcome> {
     try {
-      const outcome = await this.repository.transaction(async (manager) => {
+      const outcome = await this.unitOfWork.run(async (manager) => {
         const rows = await this.repository.rowsByIds(manager, ids);
         const matched = rows.filter((row) => matchesSource(row, source));
         const done = matched.length === 0 ? empty() : await work(manager, matched);
         return { ...done, errors: [...unmatchedIdErrors(ids, rows, source), ...done.errors] };
       });
-      this.outbox.committed();
       return outcome;
     } catch (error) {
       if (ids.length === 1) {
@@ -451,11 +445,7 @@ export class BulkService {
     data: EventOf<E>[],
     context?: RequestContext,
   ): Promise<unknown> {
-    return addManyToOutbox(
-      manager,
-      this.outbox.schema,
-      data.map((item) => ({ subject, data: item, actorId: context?.actor_id })),
-    );
+    return this.outbox.addMany(manager, subject, data, context?.actor_id);
   }
 
   /** The call's one audit record: what was asked (criteria, at most AUDITED_IDS_MAX ids) and the totals. */
@@ -473,7 +463,7 @@ export class BulkService {
             ...(selection.source ? { source: selection.source } : {}),
           }
         : { ...selection.filters, ...(selection.source ? { source: selection.source } : {}) };
-    await this.repository.transaction((manager) =>
+    await this.unitOfWork.run((manager) =>
       this.outbox.audit(manager, {
         action,
         event_category: 'cert_lifecycle',
@@ -484,7 +474,6 @@ export class BulkService {
         details: { mode: selection.mode, criteria, ...details },
       }),
     );
-    this.outbox.committed();
   }
 }
 

@@ -1,4 +1,5 @@
-import { ServiceOutbox } from '@certlane/platform';
+import { UnitOfWork } from '@certlane/issuance-data-access';
+import { OutboxRelay, ServiceOutbox } from '@certlane/platform';
 import { DataSource } from 'typeorm';
 import { ExpirySweep } from './expiry-sweep';
 import { EXPIRY_BATCH, RENEWAL_WINDOW_BOUNDS } from './expiry.queries';
@@ -24,20 +25,21 @@ function scripted(batches: (number | false)[]) {
     },
   };
   const dataSource = {
-    transaction: (work: (m: typeof manager) => unknown) => work(manager),
+    // A fresh manager per transaction, as TypeORM gives.
+    transaction: (work: (m: typeof manager) => unknown) => work({ ...manager }),
   } as unknown as DataSource;
   const committed = jest.fn();
-  const outbox = { schema: 'issuance', committed } as unknown as ServiceOutbox;
-  return { sweep: new ExpirySweep(dataSource, outbox), statements, committed };
+  const outbox = new ServiceOutbox('issuance', { kick: committed } as unknown as OutboxRelay, 'issuance');
+  return { sweep: new ExpirySweep(new UnitOfWork(dataSource, outbox), outbox), statements, committed };
 }
 
 describe(ExpirySweep.name, () => {
-  it('runs batches until one is short, then kicks the outbox relay once', async () => {
+  it('runs batches until one is short, kicking the outbox relay after each that changed certificates', async () => {
     const { sweep, statements, committed } = scripted([3, 3, 1]);
     expect(await sweep.sweep(new Date(), 3)).toEqual({ ran: true, changed: 7 });
     expect(statements.filter((s) => s === EXPIRY_BATCH)).toHaveLength(3);
     expect(statements.filter((s) => s.includes('outbox'))).toHaveLength(3);
-    expect(committed).toHaveBeenCalledTimes(1);
+    expect(committed).toHaveBeenCalledTimes(3);
   });
 
   it('does nothing when another replica holds the sweep lock', async () => {

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { CertificateStatus } from '@certlane/contracts';
-import { addManyToOutbox, outboxToken, ServiceOutbox } from '@certlane/platform';
-import { DataSource } from 'typeorm';
+import { outboxToken, ServiceOutbox } from '@certlane/platform';
 import { EXPIRY_BATCH, RENEWAL_WINDOW_BOUNDS } from './expiry.queries';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 export const EXPIRY_BATCH_SIZE = 1000;
 /** A sweep stops after this many batches even if more are due (the next sweep goes on). */
@@ -31,30 +30,26 @@ export interface SweepResult {
 @Injectable()
 export class ExpirySweep {
   constructor(
-    @InjectDataSource('issuance') private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
   ) {}
 
   async sweep(now: Date = new Date(), batchSize = EXPIRY_BATCH_SIZE): Promise<SweepResult> {
     let changed = 0;
     let ran = false;
-    try {
-      for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
-        const result = await this.batch(now, batchSize);
-        if (result === undefined) break;
-        ran = true;
-        changed += result;
-        if (result < batchSize) break;
-      }
-    } finally {
-      if (changed > 0) this.outbox.committed();
+    for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
+      const result = await this.batch(now, batchSize);
+      if (result === undefined) break;
+      ran = true;
+      changed += result;
+      if (result < batchSize) break;
     }
     return { ran, changed };
   }
 
   /** One batch; undefined when another replica holds the sweep lock. */
   private batch(now: Date, batchSize: number): Promise<number | undefined> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       const [{ locked }] = await manager.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
         SWEEP_LOCK,
       ]);
@@ -65,14 +60,11 @@ export class ExpirySweep {
         number,
       ];
       const at = now.toISOString();
-      await addManyToOutbox(
+      await this.outbox.addMany(
         manager,
-        this.outbox.schema,
-        rows.map((row) => ({
-          subject: 'issuance.v1.certificate.status-changed' as const,
-          data: { certificate_id: row.id, from: row.from_status, to: row.to_status, at },
-          actorId: 'system',
-        })),
+        'issuance.v1.certificate.status-changed',
+        rows.map((row) => ({ certificate_id: row.id, from: row.from_status, to: row.to_status, at })),
+        'system',
       );
       return rows.length;
     });

@@ -27,6 +27,7 @@ import {
   verificationDto,
 } from '@certlane/issuance-inventory';
 import { probeLeaf } from './tls-probe';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** The statuses in which a job waits for its agent, cancelled when the agent is retired (ADR 0042). */
 export const AGENT_WAITING_STATUSES: readonly JobStatus[] = ['Pending', 'AwaitingCSR', 'AwaitingApproval'];
@@ -35,6 +36,7 @@ export const AGENT_WAITING_STATUSES: readonly JobStatus[] = ['Pending', 'Awaitin
 @Injectable()
 export class JobService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly jobs: JobRepository,
     private readonly writer: InventoryWriter,
     private readonly runner: ServerIssuanceRunner,
@@ -52,7 +54,7 @@ export class JobService {
   }
 
   async cancel(id: string, context?: RequestContext): Promise<StatusResponse> {
-    await this.jobs.transaction(async (manager) => {
+    await this.unitOfWork.run(async (manager) => {
       const { job, certificate } = await this.writer.lockJob(manager, id);
       const changed = await this.writer.cancelJob(manager, job, certificate, context);
       await this.writer.outbox.audit(
@@ -65,7 +67,6 @@ export class JobService {
         }),
       );
     });
-    this.writer.outbox.committed();
     return { status: 'cancelled', job_id: id };
   }
 
@@ -80,7 +81,7 @@ export class JobService {
     for (;;) {
       const ids = await this.jobs.agentJobIds(agentId, AGENT_WAITING_STATUSES, 500);
       for (const id of ids) {
-        await this.jobs.transaction(async (manager) => {
+        await this.unitOfWork.run(async (manager) => {
           const { job, certificate } = await this.writer.lockJob(manager, id);
           if (!AGENT_WAITING_STATUSES.includes(job.status)) return;
           const changed = await this.writer.cancelJob(manager, job, certificate, context, reason);
@@ -97,7 +98,6 @@ export class JobService {
           );
           withdrawn.push(id);
         });
-        this.writer.outbox.committed();
       }
       if (ids.length < 500) return withdrawn;
     }
@@ -109,7 +109,7 @@ export class JobService {
    * approve (403, nothing changes), and the approval is marked approved (ADR 0025).
    */
   async approve(id: string, context?: RequestContext): Promise<JobDto> {
-    const job = await this.jobs.transaction(async (manager) => {
+    const job = await this.unitOfWork.run(async (manager) => {
       const { job, certificate } = await this.writer.lockJob(manager, id);
       await this.approvals.decideForJob(manager, id, 'approve', context);
       const next =
@@ -131,7 +131,6 @@ export class JobService {
       );
       return changed.job;
     });
-    this.writer.outbox.committed();
     if (this.runner.enabled && producesVersion(job.type)) {
       await this.runner.run(job.id);
       return this.get(id);
@@ -141,7 +140,7 @@ export class JobService {
 
   async reject(request: RejectJobRequest, context?: RequestContext): Promise<JobDto> {
     const reason = request.reason?.trim() || 'rejected';
-    const job = await this.jobs.transaction(async (manager) => {
+    const job = await this.unitOfWork.run(async (manager) => {
       const { job, certificate } = await this.writer.lockJob(manager, request.id);
       await this.approvals.decideForJob(manager, request.id, 'reject', context, reason);
       const changed = await this.writer.transitionJob(
@@ -164,7 +163,6 @@ export class JobService {
       );
       return changed.job;
     });
-    this.writer.outbox.committed();
     return jobDto(job);
   }
 
@@ -204,7 +202,7 @@ export class JobService {
       : probe.fingerprintSha256 === version.fingerprint_sha256
         ? 'verified'
         : 'mismatch';
-    const stored = await this.jobs.transaction(async (manager) => {
+    const stored = await this.unitOfWork.run(async (manager) => {
       const row = await this.jobs.addVerification(manager, {
         job_id: job.id,
         certificate_id: job.certificate_id,
@@ -224,7 +222,6 @@ export class JobService {
       );
       return row;
     });
-    this.writer.outbox.committed();
     return verificationDto(stored);
   }
 

@@ -3,6 +3,7 @@ import { AuditAction, RequestContext, SYSTEM_ACTOR } from '@certlane/contracts';
 import { lostWorkerEvent, runningLeaseMs } from '@certlane/issuance-domain';
 import { CERTLANE_CONFIG, CertlaneConfig, CertlaneLogger, LOGGER, PeriodicTask } from '@certlane/platform';
 import { InventoryWriter, lifecycleAudit, ServerIssuanceRunner } from '@certlane/issuance-inventory';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** Jobs failed per pass; the next pass takes the rest. */
 const REAP_BATCH = 100;
@@ -28,6 +29,7 @@ export class StaleJobReaper implements OnApplicationBootstrap, OnApplicationShut
   private readonly loop: PeriodicTask;
 
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly writer: InventoryWriter,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
@@ -81,7 +83,7 @@ export class StaleJobReaper implements OnApplicationBootstrap, OnApplicationShut
   private async handleIfStale(id: string): Promise<boolean | undefined> {
     const context: RequestContext = { request_id: `stale-job-reaper:${id}`, actor_id: SYSTEM_ACTOR };
     const mode = this.config.keygenMode;
-    const outcome = await this.writer.jobs.transaction(async (manager) => {
+    const outcome = await this.unitOfWork.run(async (manager) => {
       const { job, certificate } = await this.writer.lockJob(manager, id);
       const leaseMs = runningLeaseMs(job.type, mode, this.config.jobs);
       if (job.status !== 'Running' || Date.now() - job.updated_at.getTime() < leaseMs) return undefined;
@@ -105,7 +107,6 @@ export class StaleJobReaper implements OnApplicationBootstrap, OnApplicationShut
       );
       return event.kind === 'release';
     });
-    if (outcome !== undefined) this.writer.outbox.committed();
     return outcome;
   }
 }

@@ -22,7 +22,6 @@ import {
   retryDue,
 } from '@certlane/issuance-domain';
 import {
-  addManyToOutbox,
   CERTLANE_CONFIG,
   CertlaneConfig,
   CertlaneLogger,
@@ -35,6 +34,7 @@ import { BulkRepository } from '../bulk/bulk.repository';
 import { approvalDto, ApprovalRepository } from '@certlane/issuance-governance';
 import { ServerIssuanceRunner } from '@certlane/issuance-inventory';
 import { RenewalRepository, ScheduledPolicy } from './renewal.repository';
+import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** Certificates per renewal-loop transaction. */
 export const RENEWAL_BATCH = 1000;
@@ -67,6 +67,7 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
   private notRenewableWarned?: { total: number; at: number };
 
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly repository: RenewalRepository,
     private readonly bulk: BulkRepository,
     private readonly runner: ServerIssuanceRunner,
@@ -142,7 +143,7 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
     }
     result.expiry_warnings = await this.sendWarnings(policies);
     if (result.jobs_created + result.jobs_retried > 0) {
-      await this.repository.transaction((manager) =>
+      await this.unitOfWork.run((manager) =>
         this.outbox.audit(manager, {
           action: AuditAction.RenewalsScheduled,
           event_category: 'cert_lifecycle',
@@ -153,7 +154,6 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
           details: { jobs_created: result.jobs_created, jobs_retried: result.jobs_retried },
         }),
       );
-      this.outbox.committed();
     }
     // Server key generation: issue now, like a renew request does (ServerIssuanceRunner).
     if (this.runner.enabled) for (const id of serverJobs) await this.runner.run(id);
@@ -195,7 +195,7 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
 
   /** One batch of due certificates -> RenewalInProgress with a Renewal job each; returns the job ids. */
   private async renewBatch(policy: ScheduledPolicy): Promise<string[]> {
-    const created = await this.repository.transaction(async (manager) => {
+    const created = await this.unitOfWork.run(async (manager) => {
       const rows = await this.repository.dueBatch(manager, policy, this.agentRequired, RENEWAL_BATCH);
       const changes = rows.flatMap((row) => {
         if (!renewalDue(row.expires_at, row.db_now, policy.renewal_window_days)) return [];
@@ -236,13 +236,12 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
       // Held jobs are counted too (the batch loop stops on a short batch); the runner skips them.
       return jobs.map((job) => job.id);
     });
-    if (created.length > 0) this.outbox.committed();
     return created;
   }
 
   /** One batch of failed certificates whose last job is retried; returns the job ids. */
   private async retryBatch(): Promise<string[]> {
-    const retried = await this.repository.transaction(async (manager) => {
+    const retried = await this.unitOfWork.run(async (manager) => {
       const rows = await this.repository.retryBatch(manager, this.agentRequired, RENEWAL_BATCH);
       const due = rows.filter((row) =>
         retryDue(
@@ -301,7 +300,6 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
       );
       return changes.map((c) => c.row.job_id);
     });
-    if (retried.length > 0) this.outbox.committed();
     return retried;
   }
 
@@ -312,7 +310,7 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
     let sent = 0;
     let after: { expires_at: Date; id: string } | null = null;
     for (;;) {
-      const { count, last, size } = await this.repository.transaction(async (manager) => {
+      const { count, last, size } = await this.unitOfWork.run(async (manager) => {
         const rows = await this.repository.alertBatch(manager, maxThreshold, after, RENEWAL_BATCH);
         const records: { certificate_id: string; expires_at: Date; threshold_days: number }[] = [];
         const announce = new Map<string, { row: (typeof rows)[number]; threshold: number }>();
@@ -347,7 +345,6 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
           size: rows.length,
         };
       });
-      if (count > 0) this.outbox.committed();
       sent += count;
       if (size < RENEWAL_BATCH || !last) return sent;
       after = last;
@@ -357,10 +354,6 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
   /** Many events of one subject in one statement, in the batch's transaction (actor: system). */
   private async events<E extends EventSubject>(manager: EntityManager, subject: E, data: EventOf<E>[]) {
     if (data.length === 0) return;
-    await addManyToOutbox(
-      manager,
-      this.outbox.schema,
-      data.map((item) => ({ subject, data: item, actorId: SYSTEM_ACTOR })),
-    );
+    await this.outbox.addMany(manager, subject, data, SYSTEM_ACTOR);
   }
 }

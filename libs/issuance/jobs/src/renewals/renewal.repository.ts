@@ -76,10 +76,6 @@ const ALERT_GRACE = "interval '30 days'";
 export class RenewalRepository {
   constructor(@InjectDataSource('issuance') readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
   policies(): Promise<ScheduledPolicy[]> {
     return this.dataSource.query(
       `SELECT id, renewal_window_days, max_retries, retry_interval_seconds, alert_thresholds_days
