@@ -6,7 +6,7 @@ import { CertificateLifecycleService } from './certificates/certificate-lifecycl
 import { CertificateHandlers } from './certificates/certificate.handlers';
 import { CertificateRepository } from './certificates/certificate.repository';
 import { CertificateService } from './certificates/certificate.service';
-import { InventoryWriter } from './certificates/inventory-writer';
+import { StatusTransitions } from './certificates/status-transitions';
 import { ServerIssuanceRunner } from './certificates/server-issuance.runner';
 import { VersionIssuance } from './certificates/version-issuance';
 import { IdempotencyKeyRepository } from './idempotency/idempotency-key.repository';
@@ -26,7 +26,7 @@ export const INVENTORY_PROVIDERS: Provider[] = [
   CertificateRepository,
   JobRepository,
   CertificateKeySealer,
-  InventoryWriter,
+  StatusTransitions,
   VersionIssuance,
   ServerIssuanceRunner,
   CertificateService,

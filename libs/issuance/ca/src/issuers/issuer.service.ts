@@ -112,7 +112,7 @@ export class IssuerService {
   async create(request: CreateIssuerRequest, context?: RequestContext): Promise<IssuerDto> {
     const config = request.config ?? {};
     checkConfig(request.type, config);
-    const created = await this.unitOfWork.run(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       const baseId = issuerId(request.name);
       const id = nextFreeId(baseId, await this.repository.idsWithPrefix(manager, baseId));
       let row = await this.repository.insert(manager, {
@@ -142,11 +142,10 @@ export class IssuerService {
       );
       return dto;
     });
-    return created;
   }
 
   async update(request: UpdateIssuerRequest, context?: RequestContext): Promise<IssuerDto> {
-    const updated = await this.unitOfWork.run(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       const current = await this.repository.find(request.id, manager, true);
       if (!current) throw issuerNotFound(request.id);
       if (request.type !== undefined && request.type !== current.kind) {
@@ -177,7 +176,6 @@ export class IssuerService {
       );
       return dto;
     });
-    return updated;
   }
 
   /** Refused (409) while the issuer has CA certificates or issued certificates: CRL and OCSP need them. */

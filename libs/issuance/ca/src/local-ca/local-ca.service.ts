@@ -183,7 +183,7 @@ export class LocalCaService implements LocalCaHooks {
    * `iss-local` with root `ca-local-root` and issuing intermediate `ca-local-issuing-1`.
    */
   async seedDefaultIssuer(): Promise<boolean> {
-    const created = await this.unitOfWork.run(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       if (await this.cas.claimSeed(manager, 'default-local-ca')) return false;
       if (await this.issuers.find(DEFAULT_ISSUER_ID, manager)) return false;
       const config = {};
@@ -214,7 +214,6 @@ export class LocalCaService implements LocalCaHooks {
       );
       return true;
     });
-    return created;
   }
 
   async listCas(request: ListCaCertificatesRequest): Promise<Page<CaCertificateDto>> {
@@ -270,7 +269,7 @@ export class LocalCaService implements LocalCaHooks {
       made = await createRoot(this.keys, options);
     }
     const id = newCaId();
-    const dto = await this.unitOfWork.run(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       await this.storeCa(manager, id, issuer.id, request.parent_id ?? null, made);
       if (request.issuing && made.certificatePem) await this.issuers.setIssuingCa(manager, issuer.id, id);
       const row = (await this.cas.find(id, manager)) as CaRow;
@@ -293,7 +292,6 @@ export class LocalCaService implements LocalCaHooks {
       );
       return caDto(row);
     });
-    return dto;
   }
 
   /** A pending sub-CA gets the certificate its external root signed; it must certify the CA's own key. */
@@ -301,7 +299,7 @@ export class LocalCaService implements LocalCaHooks {
     request: UploadCaCertificateRequest,
     context?: RequestContext,
   ): Promise<CaCertificateDto> {
-    const dto = await this.unitOfWork.run(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       const ca = await this.cas.find(request.id, manager, true);
       if (!ca) throw caNotFound(request.id);
       if (ca.status !== 'pending') {
@@ -346,7 +344,6 @@ export class LocalCaService implements LocalCaHooks {
       );
       return caDto(row);
     });
-    return dto;
   }
 
   /** Stops new issuance under the CA; it keeps signing CRLs and OCSP for what it issued. */

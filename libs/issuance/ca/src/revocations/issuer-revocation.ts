@@ -84,7 +84,7 @@ export class IssuerRevocation {
     const issuer = await this.issuers.find(request.issuer_id);
     if (!issuer) throw issuerNotFound(request.issuer_id);
     if (request.reason && releasesHold(request.reason)) return this.releaseSerialHold(request, context);
-    const event = await this.unitOfWork.run(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       const [result] = await this.revokeSerials(
         manager,
         [{ issuer_id: issuer.id, serial_hex: request.serial_hex }],
@@ -105,7 +105,6 @@ export class IssuerRevocation {
       }
       return result.event;
     });
-    return event;
   }
 
   async revokeSerials(
@@ -183,7 +182,7 @@ export class IssuerRevocation {
     request: RevokeCertificateRequest,
     context?: RequestContext,
   ): Promise<CertificateRevoked> {
-    const event = await this.unitOfWork.run(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       const [released] = await this.releaseHoldsWithin(
         manager,
         [{ issuer_id: request.issuer_id, serial_hex: request.serial_hex }],
@@ -206,7 +205,6 @@ export class IssuerRevocation {
       });
       return released;
     });
-    return event;
   }
 
   /**

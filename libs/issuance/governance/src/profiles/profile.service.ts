@@ -70,7 +70,7 @@ export class ProfileService {
 
   async create(request: CreateProfileRequest, context?: RequestContext): Promise<ProfileDto> {
     const { fields, dropped } = newProfile(request);
-    const dto = await this.unitOfWork.run(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       let id = request.id;
       if (!id) {
         const base = profileId(fields.name);
@@ -84,7 +84,6 @@ export class ProfileService {
       );
       return dto;
     });
-    return dto;
   }
 
   /**
@@ -93,7 +92,7 @@ export class ProfileService {
    */
   async update(request: UpdateProfileRequest, context?: RequestContext): Promise<ProfileUpdateResult> {
     const { id, ...changes } = request;
-    const result = await this.unitOfWork.run(async (manager): Promise<ProfileUpdateResult> => {
+    return this.unitOfWork.run(async (manager): Promise<ProfileUpdateResult> => {
       const current = await this.repository.find(id, manager, 'update');
       if (!current) throw profileNotFound(id);
       if (profileEditNeedsApproval(current, changes)) {
@@ -125,7 +124,6 @@ export class ProfileService {
       );
       return { applied: true, profile: dto };
     });
-    return result;
   }
 
   /** 409 profile_in_use while certificates name it; its pending edits are rejected with it. */

@@ -64,7 +64,7 @@ export class RenewalPolicyService {
 
   async create(request: CreateRenewalPolicyRequest, context?: RequestContext): Promise<RenewalPolicyDto> {
     const fields = newRenewalPolicy(request);
-    const created = await this.unitOfWork.run(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       const baseId = renewalPolicyId(fields.name);
       const id = nextFreeId(baseId, await this.repository.idsWithPrefix(manager, baseId));
       const dto = toDto(await this.repository.insert(manager, id, fields));
@@ -75,12 +75,11 @@ export class RenewalPolicyService {
       );
       return dto;
     });
-    return created;
   }
 
   async update(request: UpdateRenewalPolicyRequest, context?: RequestContext): Promise<RenewalPolicyDto> {
     const { id, ...changes } = request;
-    const updated = await this.unitOfWork.run(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       const current = await this.repository.find(id, manager);
       if (!current) throw notFound(id);
       const dto = toDto(
@@ -96,7 +95,6 @@ export class RenewalPolicyService {
       );
       return dto;
     });
-    return updated;
   }
 
   /** Refused (409 renewal_policy_in_use) while a certificate references the policy (foreign key). */

@@ -13,7 +13,7 @@ import {
 } from '@certlane/contracts';
 import { applyProfileChanges, approvedJobStatus, producesVersion } from '@certlane/issuance-domain';
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
-import { InventoryWriter } from '../certificates/inventory-writer';
+import { StatusTransitions } from '../certificates/status-transitions';
 import { ServerIssuanceRunner } from '../certificates/server-issuance.runner';
 import {
   approvalDto,
@@ -27,6 +27,7 @@ import {
   ProfileRepository,
 } from '@certlane/issuance-governance';
 import { UnitOfWork } from '@certlane/issuance-data-access';
+import { CERTLANE_CONFIG, CertlaneConfig } from '@certlane/platform';
 
 /** Issuance approvals are certificate lifecycle, profile edits configuration (spec 6.1). */
 const approvalAudit = (
@@ -48,11 +49,12 @@ const approvalAudit = (
 @Injectable()
 export class ApprovalService {
   constructor(
+    @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     private readonly unitOfWork: UnitOfWork,
     private readonly approvals: ApprovalRepository,
     private readonly gate: ApprovalGate,
     private readonly profiles: ProfileRepository,
-    private readonly writer: InventoryWriter,
+    private readonly transitions: StatusTransitions,
     private readonly runner: ServerIssuanceRunner,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
   ) {}
@@ -101,13 +103,13 @@ export class ApprovalService {
     }
     const { decided, job } = await this.unitOfWork.run(async (manager) => {
       // Lock order: the certificate, its job, then the approval (as the job routes do).
-      const { job, certificate } = await this.writer.lockJob(manager, approval.job_id as string);
+      const { job, certificate } = await this.transitions.lockJob(manager, approval.job_id as string);
       const decided = await this.gate.decide(manager, approval.id, 'approve', context, reason);
-      const changed = await this.writer.transitionJob(
+      const changed = await this.transitions.transitionJob(
         manager,
         job,
         certificate,
-        { kind: 'approve', next: approvedJobStatus(job.type, this.writer.keygenMode) },
+        { kind: 'approve', next: approvedJobStatus(job.type, this.config.keygenMode) },
         context,
       );
       await this.outbox.audit(
@@ -136,9 +138,9 @@ export class ApprovalService {
       let details: Record<string, unknown> = { reason };
       let decided: ApprovalRow;
       if (approval.approval_kind === 'cert_issuance') {
-        const { job, certificate } = await this.writer.lockJob(manager, approval.job_id as string);
+        const { job, certificate } = await this.transitions.lockJob(manager, approval.job_id as string);
         decided = await this.gate.decide(manager, approval.id, 'reject', context, reason);
-        const changed = await this.writer.transitionJob(
+        const changed = await this.transitions.transitionJob(
           manager,
           job,
           certificate,

@@ -15,9 +15,12 @@ import { CertlaneLogger, LOGGER, MESSAGE_BUS, MessageBus } from '@certlane/platf
 import { EntityManager } from 'typeorm';
 import { IssuerRevocation } from '@certlane/issuance-ca';
 import { CertificateRow } from './certificate.repository';
-import { certificateNotFound, InventoryWriter, lifecycleAudit } from './inventory-writer';
+import { certificateNotFound, StatusTransitions, lifecycleAudit } from './status-transitions';
 import { ServerIssuanceRunner } from './server-issuance.runner';
 import { UnitOfWork } from '@certlane/issuance-data-access';
+import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import { CertificateRepository } from './certificate.repository';
+import { JobRepository } from '../jobs/job.repository';
 
 /** What happened at the issuer for one serial of a revoked certificate. */
 export interface IssuerRevocationOutcome {
@@ -37,8 +40,11 @@ export type RevokeOutcome =
 @Injectable()
 export class CertificateLifecycleService {
   constructor(
+    private readonly jobs: JobRepository,
+    private readonly certificates: CertificateRepository,
+    @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     private readonly unitOfWork: UnitOfWork,
-    private readonly writer: InventoryWriter,
+    private readonly transitions: StatusTransitions,
     private readonly runner: ServerIssuanceRunner,
     private readonly issuerRevocation: IssuerRevocation,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -55,16 +61,21 @@ export class CertificateLifecycleService {
   async renew(request: RenewCertificateRequest, context?: RequestContext): Promise<StatusResponse> {
     const force = request.force === true;
     const job = await this.unitOfWork.run(async (manager) => {
-      const current = await this.writer.lockCertificate(manager, request.id);
-      let row = await this.writer.applyCertificateEvent(manager, current, { kind: 'renew', force }, context);
-      const job = await this.writer.createJob(manager, row, 'Renewal', context);
+      const current = await this.transitions.lockCertificate(manager, request.id);
+      let row = await this.transitions.applyCertificateEvent(
+        manager,
+        current,
+        { kind: 'renew', force },
+        context,
+      );
+      const job = await this.transitions.createJob(manager, row, 'Renewal', context);
       const superseded: string[] = [];
-      for (const older of await this.writer.jobs.openVersionJobs(manager, row.id, job.id)) {
-        row = (await this.writer.cancelJob(manager, older, row, context, `superseded by ${job.id}`))
+      for (const older of await this.jobs.openVersionJobs(manager, row.id, job.id)) {
+        row = (await this.transitions.cancelJob(manager, older, row, context, `superseded by ${job.id}`))
           .certificate;
         superseded.push(older.id);
       }
-      await this.writer.outbox.audit(
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateRenewalRequested, 'certificate', request.id, context, {
           job_id: job.id,
@@ -87,10 +98,10 @@ export class CertificateLifecycleService {
    * when it names one, else for the certificate's.
    */
   async deploy(request: DeployCertificateRequest, context?: RequestContext): Promise<StatusResponse> {
-    if (!(await this.writer.certificates.find(request.id))) throw certificateNotFound(request.id);
+    if (!(await this.certificates.find(request.id))) throw certificateNotFound(request.id);
     const target = request.target_id ? await this.deployTarget(request.target_id, context) : null;
     const job = await this.unitOfWork.run(async (manager) => {
-      const certificate = await this.writer.lockCertificate(manager, request.id);
+      const certificate = await this.transitions.lockCertificate(manager, request.id);
       const refused = deployRefusal(certificate, target);
       if (refused) {
         throw new CertlaneError(refused.refusal, refused.message, {
@@ -104,12 +115,12 @@ export class CertificateLifecycleService {
           `certificate ${request.id} has no issued version to deploy`,
         );
       }
-      const job = await this.writer.createJob(manager, certificate, 'Deployment', context, {
+      const job = await this.transitions.createJob(manager, certificate, 'Deployment', context, {
         target_id: request.target_id,
         version_id: certificate.current_version_id,
         agent_id: deploymentAgent(certificate, target),
       });
-      await this.writer.outbox.audit(
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateDeployRequested, 'certificate', request.id, context, {
           job_id: job.id,
@@ -139,7 +150,7 @@ export class CertificateLifecycleService {
       const outcomes = await this.revokeMany(manager, [request.id], reason, context);
       const [first] = outcomes;
       if (!first.ok) throw first.error;
-      await this.writer.outbox.audit(
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateRevoked, 'certificate', request.id, context, {
           reason,
@@ -169,20 +180,20 @@ export class CertificateLifecycleService {
    */
   private async releaseHold(id: string, context?: RequestContext): Promise<StatusResponse> {
     const certificate = await this.unitOfWork.run(async (manager) => {
-      const current = await this.writer.lockCertificate(manager, id);
-      const row = await this.writer.applyCertificateEvent(
+      const current = await this.transitions.lockCertificate(manager, id);
+      const row = await this.transitions.applyCertificateEvent(
         manager,
         current,
         {
           kind: 'release-hold',
           revocationReason: current.revocation_reason,
-          openRenewals: await this.writer.jobs.openRenewals(manager, id, ''),
-          fallback: await this.writer.fallbackStatus(manager, current),
+          openRenewals: await this.jobs.openRenewals(manager, id, ''),
+          fallback: await this.transitions.fallbackStatus(manager, current),
         },
         context,
         { reason: null },
       );
-      const versions = await this.writer.certificates.unexpiredVersions(manager, id);
+      const versions = await this.certificates.unexpiredVersions(manager, id);
       const released = await this.issuerRevocation.releaseHoldsWithin(
         manager,
         versions.map((version) => ({
@@ -192,7 +203,7 @@ export class CertificateLifecycleService {
         })),
         context,
       );
-      await this.writer.outbox.audit(
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateHoldReleased, 'certificate', id, context, {
           reason: 'removeFromCRL',
@@ -231,7 +242,7 @@ export class CertificateLifecycleService {
     for (const id of certificateIds) {
       let current: CertificateRow;
       try {
-        current = await this.writer.lockCertificate(manager, id);
+        current = await this.transitions.lockCertificate(manager, id);
       } catch (error) {
         if (error instanceof CertlaneError) {
           outcomes.push({ certificate_id: id, ok: false, error });
@@ -239,8 +250,8 @@ export class CertificateLifecycleService {
         }
         throw error;
       }
-      await this.writer.applyCertificateEvent(manager, current, { kind: 'revoke' }, context, { reason });
-      const versions = await this.writer.certificates.unexpiredVersions(manager, id);
+      await this.transitions.applyCertificateEvent(manager, current, { kind: 'revoke' }, context, { reason });
+      const versions = await this.certificates.unexpiredVersions(manager, id);
       const issuer = await this.revokeAtIssuers(manager, id, versions, reason, context);
       outcomes.push({ certificate_id: id, ok: true, from: current.status, issuer });
     }

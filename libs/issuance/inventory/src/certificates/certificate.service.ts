@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { RawJson } from '@certlane/platform';
 import {
   AuditAction,
@@ -39,10 +39,11 @@ import {
   versionDto,
 } from './certificate.repository';
 import { importedCommonName, importedIssuer, importedSans } from './imported-certificate';
-import { certificateNotFound, InventoryWriter, lifecycleAudit } from './inventory-writer';
+import { certificateNotFound, StatusTransitions, lifecycleAudit } from './status-transitions';
 import { ServerIssuanceRunner } from './server-issuance.runner';
 import { DEFAULT_RENEWAL_POLICY_ID, PolicyEnforcer } from '@certlane/issuance-governance';
 import { UnitOfWork } from '@certlane/issuance-data-access';
+import { outboxToken, ServiceOutbox } from '@certlane/platform';
 
 const versionNotFound = (id: string) =>
   new CertlaneError(
@@ -91,9 +92,10 @@ function checkTags(tags: unknown): void {
 @Injectable()
 export class CertificateService {
   constructor(
+    @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     private readonly unitOfWork: UnitOfWork,
     private readonly repository: CertificateRepository,
-    private readonly writer: InventoryWriter,
+    private readonly transitions: StatusTransitions,
     private readonly runner: ServerIssuanceRunner,
     private readonly policies: PolicyEnforcer,
     private readonly cas: CaRepository,
@@ -142,13 +144,13 @@ export class CertificateService {
       if (imported) {
         row = await this.storeImport(manager, row, imported, context);
       } else {
-        jobId = (await this.writer.createJob(manager, row, 'Issuance', context)).id;
+        jobId = (await this.transitions.createJob(manager, row, 'Issuance', context)).id;
         // Policy rules (ADR 0028); an import is evaluated where its version is stored.
         await this.policies.evaluateCertificates(manager, [id]);
       }
       const dto = certificateDto(row);
-      await this.writer.outbox.add(manager, 'issuance.v1.certificate.created', dto, context?.actor_id);
-      await this.writer.outbox.audit(
+      await this.outbox.add(manager, 'issuance.v1.certificate.created', dto, context?.actor_id);
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateCreated, 'certificate', id, context, {
           certificate: dto,
@@ -181,7 +183,7 @@ export class CertificateService {
   ): Promise<CertificateRow> {
     const { leaf, chain } = imported;
     const pem = exportPem(leaf, chain);
-    const stored = await this.writer.storeVersion(
+    const stored = await this.transitions.storeVersion(
       manager,
       row,
       {
@@ -208,8 +210,8 @@ export class CertificateService {
   async update(request: UpdateCertificateRequest, context?: RequestContext): Promise<CertificateDto> {
     const { id, ...changes } = request;
     checkTags(changes.tags);
-    const dto = await this.unitOfWork.run(async (manager) => {
-      const current = await this.writer.lockCertificate(manager, id);
+    return this.unitOfWork.run(async (manager) => {
+      const current = await this.transitions.lockCertificate(manager, id);
       const given = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
       await this.repository.checkReferences(manager, given);
       const merged: CertificateWritable = {
@@ -229,8 +231,8 @@ export class CertificateService {
       };
       const dto = certificateDto(await this.repository.update(manager, id, merged));
       await this.policies.evaluateCertificates(manager, [id]);
-      await this.writer.outbox.add(manager, 'issuance.v1.certificate.updated', dto, context?.actor_id);
-      await this.writer.outbox.audit(
+      await this.outbox.add(manager, 'issuance.v1.certificate.updated', dto, context?.actor_id);
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateUpdated, 'certificate', id, context, {
           changed_fields: Object.keys(given).sort(),
@@ -239,25 +241,28 @@ export class CertificateService {
       );
       return dto;
     });
-    return dto;
   }
 
   /** DELETE archives: the row and its versions stay (jobs and audit refer to them). */
   async archive(id: string, context?: RequestContext): Promise<CertificateDto> {
-    const dto = await this.unitOfWork.run(async (manager) => {
-      const current = await this.writer.lockCertificate(manager, id);
-      const row = await this.writer.applyCertificateEvent(manager, current, { kind: 'archive' }, context);
+    return this.unitOfWork.run(async (manager) => {
+      const current = await this.transitions.lockCertificate(manager, id);
+      const row = await this.transitions.applyCertificateEvent(
+        manager,
+        current,
+        { kind: 'archive' },
+        context,
+      );
       // Its open policy violations are resolved (the sweep passes archived certificates by).
       await this.policies.evaluateCertificates(manager, [id]);
       const dto = certificateDto(row);
-      await this.writer.outbox.add(manager, 'issuance.v1.certificate.archived', dto, context?.actor_id);
-      await this.writer.outbox.audit(
+      await this.outbox.add(manager, 'issuance.v1.certificate.archived', dto, context?.actor_id);
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateArchived, 'certificate', id, context, { from: current.status }),
       );
       return dto;
     });
-    return dto;
   }
 
   async versions(request: ListCertificateVersionsRequest): Promise<Page<CertificateVersionDto>> {
@@ -296,7 +301,7 @@ export class CertificateService {
 
   private async auditExport(id: string, versionId: string, format: string, context?: RequestContext) {
     await this.unitOfWork.run((manager) =>
-      this.writer.outbox.audit(
+      this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateExported, 'certificate', id, context, {
           format,

@@ -14,10 +14,12 @@ import { createCsr, keySpecFor, parseCsr, SoftwareKeyProvider } from '@certlane/
 import { JobRow } from '../jobs/job.repository';
 import { assertCsrAllowed, ProfileEnforcer } from '@certlane/issuance-governance';
 import { CertificateRow } from './certificate.repository';
-import { InventoryWriter } from './inventory-writer';
+import { StatusTransitions } from './status-transitions';
 import { subjectAltNamesFor } from './subject-alt-names';
 import { SignedVersion, VersionIssuance } from './version-issuance';
 import { UnitOfWork } from '@certlane/issuance-data-access';
+import { CertificateRepository } from './certificate.repository';
+import { JobRepository } from '../jobs/job.repository';
 
 /** How often (at most) a replica looks for server-mode work left Pending (a stopped replica, an outage). */
 export const SERVER_ISSUANCE_SWEEP_MS = 30_000;
@@ -36,8 +38,10 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
   private sweeping = false;
 
   constructor(
+    private readonly jobs: JobRepository,
+    private readonly certificates: CertificateRepository,
     private readonly unitOfWork: UnitOfWork,
-    private readonly writer: InventoryWriter,
+    private readonly transitions: StatusTransitions,
     private readonly versions: VersionIssuance,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
     private readonly profiles: ProfileEnforcer,
@@ -45,7 +49,7 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
   ) {}
 
   get enabled(): boolean {
-    return this.writer.keygenMode === 'server';
+    return this.config.keygenMode === 'server';
   }
 
   onApplicationBootstrap(): void {
@@ -66,7 +70,7 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
     if (this.sweeping) return;
     this.sweeping = true;
     try {
-      for (const id of await this.writer.jobs.pendingIssuanceIds(20)) await this.run(id);
+      for (const id of await this.jobs.pendingIssuanceIds(20)) await this.run(id);
     } catch (error) {
       this.logger.warn({ err: error }, 'server issuance sweep failed; will retry');
     } finally {
@@ -123,14 +127,11 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
   /** Pending -> Running under `FOR UPDATE SKIP LOCKED`, committed; null when not ours to run. */
   private async claim(jobId: string): Promise<{ job: JobRow; certificate: CertificateRow } | null> {
     return this.unitOfWork.run(async (manager) => {
-      const job = await this.writer.jobs.claimPending(manager, jobId);
+      const job = await this.jobs.claimPending(manager, jobId);
       if (!job) return null;
       // The certificate is read, not locked: its lock is always taken before a job's.
-      const certificate = (await this.writer.certificates.find(
-        job.certificate_id,
-        manager,
-      )) as CertificateRow;
-      const started = await this.writer.transitionJob(
+      const certificate = (await this.certificates.find(job.certificate_id, manager)) as CertificateRow;
+      const started = await this.transitions.transitionJob(
         manager,
         job,
         certificate,
@@ -180,7 +181,7 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
     work: (manager: EntityManager, certificate: CertificateRow) => Promise<Outcome>,
   ): Promise<void> {
     await this.unitOfWork.run(async (manager) => {
-      const { job, certificate } = await this.writer.lockJob(manager, claimed.id);
+      const { job, certificate } = await this.transitions.lockJob(manager, claimed.id);
       if (job.status !== 'Running' || job.attempts !== claimed.attempts) {
         this.logger.warn(
           { job_id: job.id, status: job.status, attempts: job.attempts, claimed_attempt: claimed.attempts },
@@ -189,7 +190,7 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
         return false;
       }
       const outcome = await work(manager, certificate);
-      await this.writer.transitionJob(
+      await this.transitions.transitionJob(
         manager,
         job,
         outcome.certificate,

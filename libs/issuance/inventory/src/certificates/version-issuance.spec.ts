@@ -4,8 +4,8 @@ import { EntityManager } from 'typeorm';
 import { JobRow } from '../jobs/job.repository';
 import { caSubject, createRoot, LocalCaService, SignedCertificate } from '@certlane/issuance-ca';
 import { CertificateKeySealer } from './certificate-keys';
-import { CertificateRow, NewVersion } from './certificate.repository';
-import { InventoryWriter } from './inventory-writer';
+import { CertificateRepository, CertificateRow, NewVersion } from './certificate.repository';
+import { StatusTransitions } from './status-transitions';
 import { VersionIssuance } from './version-issuance';
 
 const certificate = { id: 'cert-1', issuer_id: 'iss-local' } as CertificateRow;
@@ -45,23 +45,29 @@ function useCase(signed: SignedCertificate) {
       calls.push(`recordIssued ${within === manager} ${recorded === signed}`);
     },
   } as unknown as LocalCaService;
-  const writer = {
+  const transitions = {
     storeVersion: async (within: EntityManager, locked: CertificateRow, version: NewVersion) => {
       calls.push(`storeVersion ${within === manager}`);
       versions.push(version);
       return { certificate: { ...locked, status: 'Active' }, version };
     },
-    certificates: {
-      addKey: async (within: EntityManager, ...rest: unknown[]) => {
-        calls.push(`addKey ${within === manager}`);
-        keys.push(rest);
-      },
+  } as unknown as StatusTransitions;
+  const certificates = {
+    addKey: async (within: EntityManager, ...rest: unknown[]) => {
+      calls.push(`addKey ${within === manager}`);
+      keys.push(rest);
     },
-  } as unknown as InventoryWriter;
+  } as unknown as CertificateRepository;
   const sealer = {
     seal: (versionId: string) => `sealed for ${versionId}`,
   } as unknown as CertificateKeySealer;
-  return { issuance: new VersionIssuance(localCa, writer, sealer), calls, signRequests, versions, keys };
+  return {
+    issuance: new VersionIssuance(certificates, localCa, transitions, sealer),
+    calls,
+    signRequests,
+    versions,
+    keys,
+  };
 }
 
 describe('VersionIssuance', () => {

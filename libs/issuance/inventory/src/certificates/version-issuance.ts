@@ -8,7 +8,8 @@ import { LocalCaService, SignedCertificate } from '@certlane/issuance-ca';
 import { ProfileRow } from '@certlane/issuance-governance';
 import { CertificateKeySealer } from './certificate-keys';
 import { CertificateRow, issuerToIssueFrom } from './certificate.repository';
-import { InventoryWriter } from './inventory-writer';
+import { StatusTransitions } from './status-transitions';
+import { CertificateRepository } from './certificate.repository';
 
 /** What `sign` needs besides the certificate: its CSR and the choices of its profile. */
 export interface VersionRequest {
@@ -45,8 +46,9 @@ export interface StoredVersion {
 @Injectable()
 export class VersionIssuance {
   constructor(
+    private readonly certificates: CertificateRepository,
     private readonly localCa: LocalCaService,
-    private readonly writer: InventoryWriter,
+    private readonly transitions: StatusTransitions,
     private readonly sealer: CertificateKeySealer,
   ) {}
 
@@ -79,7 +81,7 @@ export class VersionIssuance {
     const parsed = parseCertificate(issued.certificate_pem);
     const versionId = `ver-${randomUUID()}`;
     await this.localCa.recordIssued(manager, version.signed);
-    const stored = await this.writer.storeVersion(
+    const stored = await this.transitions.storeVersion(
       manager,
       locked,
       {
@@ -101,7 +103,7 @@ export class VersionIssuance {
       context,
     );
     if (version.pkcs8) {
-      await this.writer.certificates.addKey(
+      await this.certificates.addKey(
         manager,
         versionId,
         locked.id,

@@ -92,7 +92,7 @@ const workItem = (row: WorkRow): AgentWorkItem => ({
 /**
  * The reads of the agent work protocol (ADR 0027). An agent's jobs are those whose `agent_id` is
  * the agent and those of certificates whose `agent_id` is the agent; the writes go through the
- * InventoryWriter like every other job change.
+ * StatusTransitions like every other job change.
  */
 @Injectable()
 export class AgentWorkRepository {

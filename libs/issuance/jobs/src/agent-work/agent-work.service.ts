@@ -36,7 +36,7 @@ import {
   CertificateKeySealer,
   certificateNotFound,
   CertificateRow,
-  InventoryWriter,
+  StatusTransitions,
   jobDto,
   jobNotFound,
   JobRow,
@@ -49,6 +49,9 @@ import {
 import { asInputError, SignedCertificate } from '@certlane/issuance-ca';
 import { AgentWorkRepository } from './agent-work.repository';
 import { UnitOfWork } from '@certlane/issuance-data-access';
+import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import { CertificateRepository } from '@certlane/issuance-inventory';
+import { JobRepository } from '@certlane/issuance-inventory';
 
 /** What the CSR rules of libs/issuance/domain read from a parsed CSR. */
 export function csrFacts(csr: CertificationRequest): CsrFacts {
@@ -76,14 +79,17 @@ const csrRefused = (message: string, rule: string) =>
 /**
  * The agent work protocol (spec 4.7, ADR 0027): the poll, CSR submission (agent key generation:
  * the service sees the CSR, never the key), the issued certificate, and job status reports. Every
- * status change goes through the InventoryWriter and the job machine of libs/issuance/domain.
+ * status change goes through the StatusTransitions and the job machine of libs/issuance/domain.
  */
 @Injectable()
 export class AgentWorkService {
   constructor(
+    private readonly jobs: JobRepository,
+    private readonly certificates: CertificateRepository,
+    @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     private readonly unitOfWork: UnitOfWork,
     private readonly repository: AgentWorkRepository,
-    private readonly writer: InventoryWriter,
+    private readonly transitions: StatusTransitions,
     private readonly versions: VersionIssuance,
     private readonly profiles: ProfileEnforcer,
     private readonly sealer: CertificateKeySealer,
@@ -115,7 +121,7 @@ export class AgentWorkService {
     const csrPem = toPem(PemLabel.certificateRequest, csr.der);
 
     const started = await this.unitOfWork.run(async (manager) => {
-      const { job, certificate } = await this.writer.lockJob(manager, jobId);
+      const { job, certificate } = await this.transitions.lockJob(manager, jobId);
       if (!belongsTo(request.agent_id, job, certificate)) throw jobNotFound(jobId);
       const names = subjectAltNamesFor(certificate.common_name, certificate.sans);
       const check = checkCsrAgainstCertificate(facts, {
@@ -126,7 +132,7 @@ export class AgentWorkService {
       if (!check.ok) throw csrRefused(check.message, check.rule);
       // The certificate's profile (ADR 0025): 400 profile_violation naming the broken rule.
       const profile = await this.profiles.assertCsrAllowed(certificate.profile_id, csr, manager);
-      const running = await this.writer.transitionJob(
+      const running = await this.transitions.transitionJob(
         manager,
         job,
         certificate,
@@ -152,7 +158,7 @@ export class AgentWorkService {
     }
 
     const completed = await this.unitOfWork.run(async (manager) => {
-      const { job: current, certificate: locked } = await this.writer.lockJob(manager, job.id);
+      const { job: current, certificate: locked } = await this.transitions.lockJob(manager, job.id);
       if (current.status !== 'Running') return null;
       // Serial, version and job completion commit together or not at all (ADR 0045): a dropped
       // or failed result leaves no serial the revocation service would answer `good` for.
@@ -164,7 +170,7 @@ export class AgentWorkService {
         context,
       );
       const { versionId, issued: parsed } = stored;
-      const done = await this.writer.transitionJob(
+      const done = await this.transitions.transitionJob(
         manager,
         current,
         stored.certificate,
@@ -172,7 +178,7 @@ export class AgentWorkService {
         context,
         { versionId },
       );
-      await this.writer.outbox.audit(
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.JobCsrSubmitted, 'job', job.id, context, {
           agent_id: request.agent_id,
@@ -260,13 +266,13 @@ export class AgentWorkService {
       'issuance of an agent CSR failed',
     );
     await this.unitOfWork.run(async (manager) => {
-      const { job: current, certificate } = await this.writer.lockJob(manager, job.id);
+      const { job: current, certificate } = await this.transitions.lockJob(manager, job.id);
       if (current.status === 'Running') {
-        await this.writer.transitionJob(manager, current, certificate, { kind: 'fail' }, context, {
+        await this.transitions.transitionJob(manager, current, certificate, { kind: 'fail' }, context, {
           error: message,
         });
       }
-      await this.writer.outbox.audit(manager, {
+      await this.outbox.audit(manager, {
         ...lifecycleAudit(AuditAction.JobCsrSubmitted, 'job', job.id, context, {
           agent_id: current.agent_id,
           certificate_id: job.certificate_id,
@@ -280,7 +286,7 @@ export class AgentWorkService {
 
   private async auditDropped(job: JobRow, agentId: string, context?: RequestContext): Promise<void> {
     await this.unitOfWork.run((manager) =>
-      this.writer.outbox.audit(manager, {
+      this.outbox.audit(manager, {
         ...lifecycleAudit(AuditAction.JobCsrSubmitted, 'job', job.id, context, {
           agent_id: agentId,
           certificate_id: job.certificate_id,
@@ -317,9 +323,9 @@ export class AgentWorkService {
    */
   private async agentsVersion(agentId: string, id: string, requested?: string): Promise<VersionRow> {
     if (!(await this.repository.certificateIsAgents(agentId, id))) throw certificateNotFound(id);
-    const certificate = (await this.writer.certificates.find(id)) as CertificateRow;
+    const certificate = (await this.certificates.find(id)) as CertificateRow;
     const versionId = requested ?? certificate.current_version_id;
-    const version = versionId ? await this.writer.certificates.version(versionId) : null;
+    const version = versionId ? await this.certificates.version(versionId) : null;
     if (!version || version.certificate_id !== id) {
       throw new CertlaneError(
         ErrorCode.CertificateVersionNotFound,
@@ -342,7 +348,7 @@ export class AgentWorkService {
   async releaseKey(request: AgentKeyRequest, context?: RequestContext): Promise<AgentKeyDto> {
     const id = request.certificate_id;
     const version = await this.agentsVersion(request.agent_id, id, request.version_id);
-    const sealed = await this.writer.certificates.sealedKey(version.id);
+    const sealed = await this.certificates.sealedKey(version.id);
     if (!sealed) {
       throw new CertlaneError(
         ErrorCode.CertificateKeyNotFound,
@@ -362,7 +368,7 @@ export class AgentWorkService {
       pkcs8.fill(0);
     }
     await this.unitOfWork.run((manager) =>
-      this.writer.outbox.audit(
+      this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateKeyReleased, 'certificate', id, context, {
           agent_id: request.agent_id,
@@ -387,10 +393,10 @@ export class AgentWorkService {
    */
   async report(request: ReportAgentJobStatusRequest, context?: RequestContext): Promise<JobDto> {
     const row = await this.unitOfWork.run(async (manager) => {
-      const { job, certificate } = await this.writer.lockJob(manager, request.job_id);
+      const { job, certificate } = await this.transitions.lockJob(manager, request.job_id);
       if (!belongsTo(request.agent_id, job, certificate)) throw jobNotFound(request.job_id);
       // A deployment deployment-dispatch runs agentless (ADR 0031) is not the agent's to report.
-      const claimant = await this.writer.jobs.claimedBy(manager, job.id);
+      const claimant = await this.jobs.claimedBy(manager, job.id);
       if (claimant) {
         throw new CertlaneError(
           ErrorCode.JobInvalidTransition,
@@ -409,7 +415,7 @@ export class AgentWorkService {
         job.type === 'Deployment' && request.status === 'Completed' && !job.version_id
           ? (certificate.current_version_id ?? undefined)
           : undefined;
-      const changed = await this.writer.transitionJob(
+      const changed = await this.transitions.transitionJob(
         manager,
         job,
         certificate,
@@ -418,13 +424,13 @@ export class AgentWorkService {
         { error, versionId },
       );
       if (verification) {
-        await this.writer.jobs.addVerification(manager, {
+        await this.jobs.addVerification(manager, {
           job_id: job.id,
           certificate_id: job.certificate_id,
           ...verification,
         });
       }
-      await this.writer.outbox.audit(
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.JobStatusReported, 'job', job.id, context, {
           agent_id: request.agent_id,
@@ -454,7 +460,7 @@ export class AgentWorkService {
     certificate: CertificateRow,
   ): Promise<AgentVerificationRecord> {
     const versionId = job.version_id ?? certificate.current_version_id;
-    const version = versionId ? await this.writer.certificates.version(versionId, manager) : null;
+    const version = versionId ? await this.certificates.version(versionId, manager) : null;
     if (!version && job.type === 'Deployment') {
       throw CertlaneError.validation([
         { field: 'verification', message: `job ${job.id} names no certificate version to verify against` },

@@ -16,12 +16,15 @@ import { EntityManager } from 'typeorm';
 import {
   CertificateKeySealer,
   CertificateRow,
-  InventoryWriter,
+  StatusTransitions,
   jobDto,
   JobRow,
   lifecycleAudit,
 } from '@certlane/issuance-inventory';
 import { UnitOfWork } from '@certlane/issuance-data-access';
+import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import { CertificateRepository } from '@certlane/issuance-inventory';
+import { JobRepository } from '@certlane/issuance-inventory';
 
 /** The `claimed_by` of jobs deployment-dispatch runs. */
 export const AGENTLESS_CLAIMANT = 'deployment-dispatch';
@@ -43,8 +46,11 @@ export class AgentlessDeploymentService {
   private readonly box: SecretBox;
 
   constructor(
+    private readonly jobs: JobRepository,
+    private readonly certificates: CertificateRepository,
+    @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     private readonly unitOfWork: UnitOfWork,
-    private readonly writer: InventoryWriter,
+    private readonly transitions: StatusTransitions,
     private readonly sealer: CertificateKeySealer,
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
@@ -56,8 +62,8 @@ export class AgentlessDeploymentService {
     request: StartAgentlessDeploymentRequest,
     context?: RequestContext,
   ): Promise<AgentlessDeploymentStart> {
-    const outcome = await this.unitOfWork.run(async (manager): Promise<AgentlessDeploymentStart> => {
-      const { job, certificate } = await this.writer.lockJob(manager, request.job_id);
+    return this.unitOfWork.run(async (manager): Promise<AgentlessDeploymentStart> => {
+      const { job, certificate } = await this.transitions.lockJob(manager, request.job_id);
       const notClaimed = (reason: string) => ({
         started: false as const,
         job_id: job.id,
@@ -67,7 +73,7 @@ export class AgentlessDeploymentService {
       if (job.type !== 'Deployment') return notClaimed(`job ${job.id} is a ${job.type} job`);
       // Another replica claimed it first, or it was cancelled: nothing to do (idempotent).
       if (job.status !== 'Pending') return notClaimed(`job ${job.id} is ${job.status}, not Pending`);
-      const version = job.version_id ? await this.writer.certificates.version(job.version_id, manager) : null;
+      const version = job.version_id ? await this.certificates.version(job.version_id, manager) : null;
       if (!version)
         return this.fail(manager, job, certificate, 'the job names no certificate version', context);
       const sealed = await this.sealedKey(manager, version.id);
@@ -81,9 +87,15 @@ export class AgentlessDeploymentService {
         this.logger.warn({ job_id: job.id, err: error }, 'the stored private key does not open');
         return this.fail(manager, job, certificate, 'the stored private key does not open', context);
       }
-      const running = await this.writer.transitionJob(manager, job, certificate, { kind: 'start' }, context);
-      await this.writer.jobs.markClaimed(manager, job.id, AGENTLESS_CLAIMANT);
-      await this.writer.outbox.audit(
+      const running = await this.transitions.transitionJob(
+        manager,
+        job,
+        certificate,
+        { kind: 'start' },
+        context,
+      );
+      await this.jobs.markClaimed(manager, job.id, AGENTLESS_CLAIMANT);
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.JobDeploymentStarted, 'job', job.id, context, {
           certificate_id: job.certificate_id,
@@ -106,7 +118,6 @@ export class AgentlessDeploymentService {
         private_key_sealed: this.box.seal(keyPem, job.id),
       };
     });
-    return outcome;
   }
 
   /**
@@ -115,8 +126,8 @@ export class AgentlessDeploymentService {
    */
   async finish(request: FinishAgentlessDeploymentRequest, context?: RequestContext): Promise<JobDto> {
     const row = await this.unitOfWork.run(async (manager) => {
-      const { job, certificate } = await this.writer.lockJob(manager, request.job_id);
-      if ((await this.writer.jobs.claimedBy(manager, job.id)) !== AGENTLESS_CLAIMANT) {
+      const { job, certificate } = await this.transitions.lockJob(manager, request.job_id);
+      if ((await this.jobs.claimedBy(manager, job.id)) !== AGENTLESS_CLAIMANT) {
         throw new CertlaneError(
           ErrorCode.JobInvalidTransition,
           `job ${job.id} was not started as an agentless deployment`,
@@ -126,7 +137,7 @@ export class AgentlessDeploymentService {
       if (job.status === request.status) return job;
       const error =
         request.status === 'Failed' ? request.error?.trim() || 'the agentless deployment failed' : undefined;
-      const changed = await this.writer.transitionJob(
+      const changed = await this.transitions.transitionJob(
         manager,
         job,
         certificate,
@@ -134,9 +145,9 @@ export class AgentlessDeploymentService {
         context,
         { error },
       );
-      const version = job.version_id ? await this.writer.certificates.version(job.version_id, manager) : null;
+      const version = job.version_id ? await this.certificates.version(job.version_id, manager) : null;
       if (request.verification && version) {
-        await this.writer.jobs.addVerification(manager, {
+        await this.jobs.addVerification(manager, {
           job_id: job.id,
           certificate_id: job.certificate_id,
           endpoint: request.verification.endpoint,
@@ -146,7 +157,7 @@ export class AgentlessDeploymentService {
           error: request.verification.error,
         });
       }
-      await this.writer.outbox.audit(manager, {
+      await this.outbox.audit(manager, {
         ...lifecycleAudit(AuditAction.JobDeploymentFinished, 'job', job.id, context, {
           certificate_id: job.certificate_id,
           target_id: job.target_id,
@@ -180,10 +191,17 @@ export class AgentlessDeploymentService {
     reason: string,
     context: RequestContext | undefined,
   ): Promise<AgentlessDeploymentStart> {
-    const failed = await this.writer.transitionJob(manager, job, certificate, { kind: 'fail' }, context, {
-      error: reason,
-    });
-    await this.writer.outbox.audit(manager, {
+    const failed = await this.transitions.transitionJob(
+      manager,
+      job,
+      certificate,
+      { kind: 'fail' },
+      context,
+      {
+        error: reason,
+      },
+    );
+    await this.outbox.audit(manager, {
       ...lifecycleAudit(AuditAction.JobDeploymentFinished, 'job', job.id, context, {
         certificate_id: job.certificate_id,
         target_id: job.target_id,

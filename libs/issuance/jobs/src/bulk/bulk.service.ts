@@ -383,13 +383,13 @@ export class BulkService {
     source: BulkSelection['source'],
   ): Promise<BatchOutcome> {
     try {
-      const outcome = await this.unitOfWork.run(async (manager) => {
+      // Awaited here, so a failed batch is caught below and retried one by one.
+      return await this.unitOfWork.run(async (manager) => {
         const rows = await this.repository.rowsByIds(manager, ids);
         const matched = rows.filter((row) => matchesSource(row, source));
         const done = matched.length === 0 ? empty() : await work(manager, matched);
         return { ...done, errors: [...unmatchedIdErrors(ids, rows, source), ...done.errors] };
       });
-      return outcome;
     } catch (error) {
       if (ids.length === 1) {
         return { ...empty(), errors: [{ certificate_id: ids[0], message: safeMessage(error) }] };

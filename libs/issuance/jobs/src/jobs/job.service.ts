@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   AuditAction,
   CertlaneError,
@@ -18,7 +18,7 @@ import { readEndpoint } from '@certlane/connectors';
 import { producesVersion } from '@certlane/issuance-domain';
 import { ApprovalGate } from '@certlane/issuance-governance';
 import {
-  InventoryWriter,
+  StatusTransitions,
   jobDto,
   jobNotFound,
   JobRepository,
@@ -28,6 +28,9 @@ import {
 } from '@certlane/issuance-inventory';
 import { probeLeaf } from './tls-probe';
 import { UnitOfWork } from '@certlane/issuance-data-access';
+import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import { CertificateRepository } from '@certlane/issuance-inventory';
+import { CERTLANE_CONFIG, CertlaneConfig } from '@certlane/platform';
 
 /** The statuses in which a job waits for its agent, cancelled when the agent is retired (ADR 0042). */
 export const AGENT_WAITING_STATUSES: readonly JobStatus[] = ['Pending', 'AwaitingCSR', 'AwaitingApproval'];
@@ -36,9 +39,12 @@ export const AGENT_WAITING_STATUSES: readonly JobStatus[] = ['Pending', 'Awaitin
 @Injectable()
 export class JobService {
   constructor(
+    @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
+    private readonly certificates: CertificateRepository,
+    @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     private readonly unitOfWork: UnitOfWork,
     private readonly jobs: JobRepository,
-    private readonly writer: InventoryWriter,
+    private readonly transitions: StatusTransitions,
     private readonly runner: ServerIssuanceRunner,
     private readonly approvals: ApprovalGate,
   ) {}
@@ -55,9 +61,9 @@ export class JobService {
 
   async cancel(id: string, context?: RequestContext): Promise<StatusResponse> {
     await this.unitOfWork.run(async (manager) => {
-      const { job, certificate } = await this.writer.lockJob(manager, id);
-      const changed = await this.writer.cancelJob(manager, job, certificate, context);
-      await this.writer.outbox.audit(
+      const { job, certificate } = await this.transitions.lockJob(manager, id);
+      const changed = await this.transitions.cancelJob(manager, job, certificate, context);
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.JobCancelled, 'job', id, context, {
           certificate_id: job.certificate_id,
@@ -82,10 +88,10 @@ export class JobService {
       const ids = await this.jobs.agentJobIds(agentId, AGENT_WAITING_STATUSES, 500);
       for (const id of ids) {
         await this.unitOfWork.run(async (manager) => {
-          const { job, certificate } = await this.writer.lockJob(manager, id);
+          const { job, certificate } = await this.transitions.lockJob(manager, id);
           if (!AGENT_WAITING_STATUSES.includes(job.status)) return;
-          const changed = await this.writer.cancelJob(manager, job, certificate, context, reason);
-          await this.writer.outbox.audit(
+          const changed = await this.transitions.cancelJob(manager, job, certificate, context, reason);
+          await this.outbox.audit(
             manager,
             lifecycleAudit(AuditAction.JobCancelled, 'job', id, context, {
               certificate_id: job.certificate_id,
@@ -110,18 +116,18 @@ export class JobService {
    */
   async approve(id: string, context?: RequestContext): Promise<JobDto> {
     const job = await this.unitOfWork.run(async (manager) => {
-      const { job, certificate } = await this.writer.lockJob(manager, id);
+      const { job, certificate } = await this.transitions.lockJob(manager, id);
       await this.approvals.decideForJob(manager, id, 'approve', context);
       const next =
-        producesVersion(job.type) && this.writer.keygenMode === 'agent' ? 'AwaitingCSR' : 'Pending';
-      const changed = await this.writer.transitionJob(
+        producesVersion(job.type) && this.config.keygenMode === 'agent' ? 'AwaitingCSR' : 'Pending';
+      const changed = await this.transitions.transitionJob(
         manager,
         job,
         certificate,
         { kind: 'approve', next },
         context,
       );
-      await this.writer.outbox.audit(
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.JobApproved, 'job', id, context, {
           certificate_id: job.certificate_id,
@@ -141,9 +147,9 @@ export class JobService {
   async reject(request: RejectJobRequest, context?: RequestContext): Promise<JobDto> {
     const reason = request.reason?.trim() || 'rejected';
     const job = await this.unitOfWork.run(async (manager) => {
-      const { job, certificate } = await this.writer.lockJob(manager, request.id);
+      const { job, certificate } = await this.transitions.lockJob(manager, request.id);
       await this.approvals.decideForJob(manager, request.id, 'reject', context, reason);
-      const changed = await this.writer.transitionJob(
+      const changed = await this.transitions.transitionJob(
         manager,
         job,
         certificate,
@@ -153,7 +159,7 @@ export class JobService {
           error: reason,
         },
       );
-      await this.writer.outbox.audit(
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.JobRejected, 'job', request.id, context, {
           certificate_id: job.certificate_id,
@@ -191,8 +197,8 @@ export class JobService {
     if (!endpoint) {
       throw CertlaneError.validation([{ field: 'endpoint', message: 'endpoint must be host:port' }]);
     }
-    const certificate = await this.writer.certificates.find(job.certificate_id);
-    const version = job.version_id ? await this.writer.certificates.version(job.version_id) : null;
+    const certificate = await this.certificates.find(job.certificate_id);
+    const version = job.version_id ? await this.certificates.version(job.version_id) : null;
     if (!certificate || !version) {
       throw new CertlaneError(ErrorCode.CertificateNotIssued, `job ${job.id} names no certificate version`);
     }
@@ -212,7 +218,7 @@ export class JobService {
         served_fingerprint_sha256: probe.ok ? probe.fingerprintSha256 : '',
         error: probe.ok ? '' : probe.error,
       });
-      await this.writer.outbox.audit(
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.JobVerified, 'job', job.id, context, {
           certificate_id: job.certificate_id,

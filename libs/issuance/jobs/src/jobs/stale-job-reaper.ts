@@ -2,8 +2,10 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { AuditAction, RequestContext, SYSTEM_ACTOR } from '@certlane/contracts';
 import { lostWorkerEvent, runningLeaseMs } from '@certlane/issuance-domain';
 import { CERTLANE_CONFIG, CertlaneConfig, CertlaneLogger, LOGGER, PeriodicTask } from '@certlane/platform';
-import { InventoryWriter, lifecycleAudit, ServerIssuanceRunner } from '@certlane/issuance-inventory';
+import { StatusTransitions, lifecycleAudit, ServerIssuanceRunner } from '@certlane/issuance-inventory';
 import { UnitOfWork } from '@certlane/issuance-data-access';
+import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import { JobRepository } from '@certlane/issuance-inventory';
 
 /** Jobs failed per pass; the next pass takes the rest. */
 const REAP_BATCH = 100;
@@ -29,8 +31,10 @@ export class StaleJobReaper implements OnApplicationBootstrap, OnApplicationShut
   private readonly loop: PeriodicTask;
 
   constructor(
+    private readonly jobs: JobRepository,
+    @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     private readonly unitOfWork: UnitOfWork,
-    private readonly writer: InventoryWriter,
+    private readonly transitions: StatusTransitions,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
     private readonly runner: ServerIssuanceRunner,
@@ -63,7 +67,7 @@ export class StaleJobReaper implements OnApplicationBootstrap, OnApplicationShut
   /** One pass: fails or re-queues every job Running past its lease; returns how many. */
   async reap(): Promise<number> {
     // Candidates past the shortest lease; each one's own lease is applied under its row lock.
-    const stale: { id: string }[] = await this.writer.jobs.dataSource.query(
+    const stale: { id: string }[] = await this.jobs.dataSource.query(
       `SELECT id FROM jobs WHERE status = 'Running' AND updated_at < now() - make_interval(secs => $1)
        ORDER BY updated_at LIMIT $2`,
       [this.shortestLeaseMs() / 1000, REAP_BATCH],
@@ -83,8 +87,8 @@ export class StaleJobReaper implements OnApplicationBootstrap, OnApplicationShut
   private async handleIfStale(id: string): Promise<boolean | undefined> {
     const context: RequestContext = { request_id: `stale-job-reaper:${id}`, actor_id: SYSTEM_ACTOR };
     const mode = this.config.keygenMode;
-    const outcome = await this.unitOfWork.run(async (manager) => {
-      const { job, certificate } = await this.writer.lockJob(manager, id);
+    return this.unitOfWork.run(async (manager) => {
+      const { job, certificate } = await this.transitions.lockJob(manager, id);
       const leaseMs = runningLeaseMs(job.type, mode, this.config.jobs);
       if (job.status !== 'Running' || Date.now() - job.updated_at.getTime() < leaseMs) return undefined;
       const event = lostWorkerEvent(job, mode);
@@ -93,8 +97,10 @@ export class StaleJobReaper implements OnApplicationBootstrap, OnApplicationShut
         event.kind === 'release'
           ? `no progress for ${seconds} s while Running: the worker holding the job was lost (process restart, crash or database outage); queued again (attempt ${job.attempts} of ${job.max_attempts})`
           : `no progress for ${seconds} s while Running: the worker holding the job was lost (process restart or crash); the job can be retried`;
-      const moved = await this.writer.transitionJob(manager, job, certificate, event, context, { error });
-      await this.writer.outbox.audit(
+      const moved = await this.transitions.transitionJob(manager, job, certificate, event, context, {
+        error,
+      });
+      await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.JobTimedOut, 'job', id, context, {
           certificate_id: job.certificate_id,
@@ -107,6 +113,5 @@ export class StaleJobReaper implements OnApplicationBootstrap, OnApplicationShut
       );
       return event.kind === 'release';
     });
-    return outcome;
   }
 }

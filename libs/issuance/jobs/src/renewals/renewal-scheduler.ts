@@ -195,7 +195,7 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
 
   /** One batch of due certificates -> RenewalInProgress with a Renewal job each; returns the job ids. */
   private async renewBatch(policy: ScheduledPolicy): Promise<string[]> {
-    const created = await this.unitOfWork.run(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       const rows = await this.repository.dueBatch(manager, policy, this.agentRequired, RENEWAL_BATCH);
       const changes = rows.flatMap((row) => {
         if (!renewalDue(row.expires_at, row.db_now, policy.renewal_window_days)) return [];
@@ -236,12 +236,11 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
       // Held jobs are counted too (the batch loop stops on a short batch); the runner skips them.
       return jobs.map((job) => job.id);
     });
-    return created;
   }
 
   /** One batch of failed certificates whose last job is retried; returns the job ids. */
   private async retryBatch(): Promise<string[]> {
-    const retried = await this.unitOfWork.run(async (manager) => {
+    return this.unitOfWork.run(async (manager) => {
       const rows = await this.repository.retryBatch(manager, this.agentRequired, RENEWAL_BATCH);
       const due = rows.filter((row) =>
         retryDue(
@@ -300,7 +299,6 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
       );
       return changes.map((c) => c.row.job_id);
     });
-    return retried;
   }
 
   /** Expiry warnings at the policies' alert thresholds; returns how many were sent. */

@@ -58,24 +58,20 @@ export function lifecycleAudit(
 
 /**
  * Every write that changes a certificate's or a job's status goes through here, inside the
- * caller's transaction: the pure machines of libs/issuance/domain decide, the row is written and
+ * caller's unit of work: the pure machines of libs/issuance/domain decide, the row is written and
  * the status-changed event joins the outbox in the same transaction. Lock order everywhere:
- * the certificate row first, then its job rows.
+ * the certificate row first, then its job rows. Reads and other writes go to the repositories.
  */
 @Injectable()
-export class InventoryWriter {
+export class StatusTransitions {
   constructor(
-    readonly certificates: CertificateRepository,
-    readonly jobs: JobRepository,
-    @Inject(outboxToken('issuance')) readonly outbox: ServiceOutbox,
+    private readonly certificates: CertificateRepository,
+    private readonly jobs: JobRepository,
+    @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     private readonly approvals: ApprovalGate,
     private readonly policies: PolicyEnforcer,
   ) {}
-
-  get keygenMode() {
-    return this.config.keygenMode;
-  }
 
   async lockCertificate(manager: EntityManager, id: string): Promise<CertificateRow> {
     const row = await this.certificates.find(id, manager, true);
@@ -148,7 +144,7 @@ export class InventoryWriter {
     context: RequestContext | undefined,
     extra: { target_id?: string; version_id?: string | null; agent_id?: string } = {},
   ): Promise<JobRow> {
-    const refused = versionJobRefusal(type, this.keygenMode, certificate);
+    const refused = versionJobRefusal(type, this.config.keygenMode, certificate);
     if (refused) throw new CertlaneError(refused.code, refused.message, { field: refused.field });
     const held = await this.approvals.holdsJob(manager, type, certificate.profile_id);
     const maxAttempts = producesVersion(type)
@@ -159,7 +155,7 @@ export class InventoryWriter {
     const job = await this.jobs.insert(manager, {
       max_attempts: maxAttempts,
       type,
-      status: held ? 'AwaitingApproval' : initialJobStatus(type, this.keygenMode),
+      status: held ? 'AwaitingApproval' : initialJobStatus(type, this.config.keygenMode),
       certificate_id: certificate.id,
       agent_id: extra.agent_id ?? certificate.agent_id,
       target_id: extra.target_id ?? '',
