@@ -15,6 +15,8 @@ const services = [
   'notifier',
   'health-monitor',
 ];
+/** The issuance libraries (tag `issuance:<layer>`), lowest first: domain, data(-access), ca... */
+const issuanceLayers = ['domain', 'data', 'ca', 'governance', 'inventory', 'jobs', 'service'];
 const io = ['@nestjs/*', 'typeorm', '@nestjs/typeorm', 'nats', 'pg', 'express'];
 
 /** Tests (and only tests) may also use the shared test harness, libs/testing. */
@@ -41,6 +43,14 @@ function boundaries({ tests }) {
         sourceTag: 'scope:client',
         onlyDependOnLibsWithTags: withTesting(['type:contract', 'type:util']),
       },
+      // The issuance service's libraries, lowest first (ADR 0050): each may use those below it.
+      ...issuanceLayers.map((layer, index) => ({
+        sourceTag: `issuance:${layer}`,
+        onlyDependOnLibsWithTags: withTesting([
+          'scope:shared',
+          ...issuanceLayers.slice(0, index).map((lower) => `issuance:${lower}`),
+        ]),
+      })),
       { sourceTag: 'scope:quickstart', onlyDependOnLibsWithTags: ['*'] },
       { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared'] },
       {

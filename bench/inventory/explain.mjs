@@ -1,5 +1,5 @@
 // The SQL side of the inventory bench: EXPLAIN (ANALYZE, BUFFERS) of the exact statements GET
-// /api/v1/certificates runs (libs/issuance/feature/src/inventory/certificate-list.query.ts, from
+// /api/v1/certificates runs (libs/issuance/inventory/src/inventory/certificate-list.query.ts, from
 // dist/) for every filter and the deep page, plus the get by id and one expiry-loop batch (rolled
 // back). Reports the median execution time of several runs and the plan's scan nodes.
 import { createRequire } from 'node:module';
@@ -72,8 +72,8 @@ async function explain(db, statement, runs) {
 
 /** Runs every statement `runs` times (after one warming run) and returns their timings and plans. */
 export async function explainInventory(db, { runs = 5, targetMs = 50 } = {}) {
-  const list = distModule('libs/issuance/feature/src/inventory/certificate-list.query.js');
-  const expiry = distModule('libs/issuance/feature/src/expiry/expiry.queries.js');
+  const list = distModule('libs/issuance/inventory/src/inventory/certificate-list.query.js');
+  const expiry = distModule('libs/issuance/jobs/src/expiry/expiry.queries.js');
   await db.query('SET search_path TO issuance');
   const results = {};
   for (const [name, filter, page] of listScenarios()) {
@@ -96,7 +96,7 @@ export async function explainInventory(db, { runs = 5, targetMs = 50 } = {}) {
   // Keyset alternative to the deep page (an `after` id instead of an OFFSET).
   // What the service runs since ADR 0034: the page as text columns ready for JSON, and deep
   // pages sought from the filter's anchors (one anchor build per filter and TTL).
-  const anchorsModule = distModule('libs/issuance/feature/src/inventory/list-anchors.js');
+  const anchorsModule = distModule('libs/issuance/inventory/src/inventory/list-anchors.js');
   for (const [name, filter, page] of listScenarios()) {
     const offset = (page.page - 1) * page.per_page;
     let seek = { offset };
@@ -120,7 +120,7 @@ export async function explainInventory(db, { runs = 5, targetMs = 50 } = {}) {
   };
   results['count, status=Active and environment=prod (COUNT(*))'].informational = true;
   // The dashboard (stats.queries.ts), and owners of one team.
-  const stats = distModule('libs/issuance/feature/src/stats/stats.queries.js');
+  const stats = distModule('libs/issuance/inventory/src/stats/stats.queries.js');
   for (const [name, text, values] of [
     ['stats: certificates by status', stats.CERTIFICATES_BY_STATUS, []],
     ['stats: expiring within 7/30/90 days', stats.EXPIRING_WITHIN, []],

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { findSchemaDrift, runMigrations } from '@certlane/platform';
 import { createTestDatabase, TestDatabase } from '@certlane/testing';
 import { DataSource } from 'typeorm';
-import { RenewalPolicyEntity } from './renewal-policies/renewal-policy.entity';
+import { RenewalPolicyEntity } from '@certlane/issuance-governance';
 
 /** The issuance entities agree with the schema that migrations/issuance produces. */
 describe('issuance schema', () => {

@@ -116,6 +116,13 @@ export interface IssuerConnector {
   /** Only for connectors that are not synchronous. */
   poll?(reference: string): Promise<IssuedCertificateResult | PendingIssuance>;
   revoke(request: RevokeRequest): Promise<void>;
+  /** Many serials in one call, for CAs that take a batch; callers fall back to `revoke` per serial. */
+  revokeMany?(requests: RevokeRequest[]): Promise<void>;
+  /**
+   * Of these serials, those the CA never issued, for CAs that keep their own register of what
+   * they issued (the local CA): a caller refuses to revoke them before revoking anything.
+   */
+  unknownSerials?(serialNumbers: string[]): Promise<string[]>;
   getCaChain(): Promise<CaChainResult>;
   testConnection(): Promise<ConnectionTestResult>;
 }

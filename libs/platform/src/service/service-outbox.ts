@@ -11,6 +11,9 @@ import { OutboxRelay } from '../messaging/outbox-relay';
 
 /** What a service's code uses to emit durable events: write in the transaction, then kick the relay. */
 export class ServiceOutbox {
+  /** The transactions (executors) this outbox wrote through, for `wroteThrough`. */
+  private readonly written = new WeakSet<object>();
+
   constructor(
     readonly schema: string,
     readonly relay: OutboxRelay,
@@ -24,6 +27,7 @@ export class ServiceOutbox {
     data: EventOf<E>,
     actorId?: string,
   ): Promise<EventEnvelope<EventOf<E>>> {
+    this.written.add(executor);
     return addToOutbox(executor, this.schema, subject, data, actorId);
   }
 
@@ -34,6 +38,7 @@ export class ServiceOutbox {
     data: EventOf<E>[],
     actorId?: string,
   ): Promise<EventEnvelope<EventOf<E>>[]> {
+    if (data.length > 0) this.written.add(executor);
     return addManyToOutbox(
       executor,
       this.schema,
@@ -46,12 +51,14 @@ export class ServiceOutbox {
    * the change it describes, and the relay carries it to the auth service's audit store.
    */
   audit(executor: SqlExecutor, record: AuditRecord): Promise<EventEnvelope<AuditRecord>> {
+    this.written.add(executor);
     return addToOutbox(executor, this.schema, auditSubject(this.service), record, record.actor_id);
   }
 
   /** Several audit events in one statement, in the caller's transaction (see `audit`). */
   auditMany(executor: SqlExecutor, records: AuditRecord[]): Promise<EventEnvelope<AuditRecord>[]> {
     const subject = auditSubject(this.service);
+    if (records.length > 0) this.written.add(executor);
     return addManyToOutbox(
       executor,
       this.schema,
@@ -59,7 +66,12 @@ export class ServiceOutbox {
     ) as Promise<EventEnvelope<AuditRecord>[]>;
   }
 
-  /** Call after the transaction that wrote events has committed. */
+  /** Whether an event or audit record was written through `executor` (a transaction's manager). */
+  wroteThrough(executor: SqlExecutor): boolean {
+    return this.written.has(executor);
+  }
+
+  /** Call after the transaction that wrote events has committed (UnitOfWork does). */
   committed(): void {
     this.relay.kick();
   }

@@ -1,0 +1,28 @@
+import { Provider } from '@nestjs/common';
+import { IssuedCertificateLookupHandler } from './issued-certificates/issued-certificate-lookup';
+import { issuerConnectors } from './issuer-kinds';
+import { IssuanceSecrets } from './issuers/issuance-secrets';
+import { ISSUER_CONNECTORS } from './issuers/issuer-connectors';
+import { IssuerRepository } from './issuers/issuer.repository';
+import { IssuerService, LOCAL_CA_HOOKS } from './issuers/issuer.service';
+import { CaRepository } from './local-ca/ca.repository';
+import { IssuerHandlers, LocalCaSeeder } from './local-ca/local-ca.handlers';
+import { LocalCaService } from './local-ca/local-ca.service';
+import { IssuerRevocation } from './revocations/issuer-revocation';
+import { IssuerRevocationHandlers } from './revocations/issuer-revocation.handlers';
+
+/** The issuers, the local CA and revocation at the issuer (ADR 0046). */
+export const CA_PROVIDERS: Provider[] = [
+  IssuanceSecrets,
+  IssuerRepository,
+  CaRepository,
+  { provide: ISSUER_CONNECTORS, useFactory: issuerConnectors },
+  LocalCaService,
+  { provide: LOCAL_CA_HOOKS, useExisting: LocalCaService },
+  IssuerService,
+  IssuerRevocation,
+  IssuerRevocationHandlers,
+  LocalCaSeeder,
+  IssuerHandlers,
+  IssuedCertificateLookupHandler,
+];

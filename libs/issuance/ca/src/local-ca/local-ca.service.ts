@@ -1,0 +1,747 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  AuditAction,
+  auditOrigin,
+  AuditRecord,
+  CaCertificateDto,
+  CertificateIssued,
+  CertlaneError,
+  CreateCaRequest,
+  DEFAULT_ISSUER_ID,
+  ErrorCode,
+  IssueCertificateRequest,
+  IssuedCertificateDto,
+  IssueOcspResponderRequest,
+  IssuerCaInfo,
+  IssuerTestResult,
+  ListCaCertificatesRequest,
+  OcspResponderCertificate,
+  Page,
+  RequestContext,
+  resolvePage,
+  SignDigestRequest,
+  SignDigestResponse,
+  SYSTEM_ACTOR,
+  UploadCaCertificateRequest,
+  CaKeyAlgorithm,
+} from '@certlane/contracts';
+import {
+  CertificateAuthority,
+  exportPem,
+  IssuerConnector,
+  isPendingIssuance,
+  ocspResponderTemplate,
+  parseCertificate,
+  parseCertificates,
+  parseCsr,
+  SoftwareKeyProvider,
+  Signer,
+  toPem,
+} from '@certlane/pki';
+import { CERTLANE_CONFIG, CertlaneConfig, GroupCommit, outboxToken, ServiceOutbox } from '@certlane/platform';
+import { EntityManager } from 'typeorm';
+import { issuerAudit, issuerNotFound, LocalCaHooks } from '../issuers/issuer.service';
+import { IssuerRepository, IssuerRow } from '../issuers/issuer.repository';
+import { caSubject, createChild, createRoot, createSubCaRequest, NewCa } from './ca-factory';
+import { CaKeyCache } from './ca-key-cache';
+import { CaRepository, caDto, CaRow, IssuedRow } from './ca.repository';
+import { signDigest } from './digest-signer';
+import { IssuanceSecrets } from '../issuers/issuance-secrets';
+import { ISSUER_CONNECTORS, IssuerConnectors } from '../issuers/issuer-connectors';
+import { IssuerDependencies, IssuingCa } from '../issuers/issuer-dependencies';
+import { asInputError } from './pki-errors';
+import { ReadCoalescer } from './read-coalescer';
+import { UnitOfWork } from '@certlane/issuance-data-access';
+
+const ROOT_VALIDITY_DAYS = 7300;
+const INTERMEDIATE_VALIDITY_DAYS = 3650;
+/** Delegated OCSP responder certificates are short-lived; the revocation service renews them. */
+export const OCSP_RESPONDER_VALIDITY_DAYS = 30;
+
+const caNotFound = (id: string) =>
+  new CertlaneError(ErrorCode.CaNotFound, `CA ${JSON.stringify(id)} not found`);
+const notLocal = (row: IssuerRow, what: string) =>
+  new CertlaneError(
+    ErrorCode.NotImplemented,
+    `issuer ${row.id} is of type ${row.kind}, which cannot ${what} yet`,
+  );
+
+/** What recording an issued certificate writes: the serial, its audit record, its event. */
+interface IssuedRecord {
+  row: IssuedRow;
+  audit: AuditRecord;
+  event: CertificateIssued;
+}
+
+/** A certificate signed but not yet recorded (see LocalCaService.sign). */
+export interface SignedCertificate {
+  certificate: IssuedCertificateDto;
+  record: IssuedRecord;
+}
+
+function newCaId(): string {
+  return `ca-${randomBytes(8).toString('hex')}`;
+}
+
+/**
+ * The local CA: CA trees per issuer (roots, intermediates, sub-CAs under external roots), issuance
+ * from CSRs, revocation, and what the revocation service needs (CA info, digest signing, delegated
+ * OCSP responder certificates). CA private keys are unsealed in memory only to sign (ADR 0021).
+ */
+@Injectable()
+export class LocalCaService implements LocalCaHooks {
+  private readonly keys = new SoftwareKeyProvider();
+  /** Unsealed CA signers (and their issuing authorities), per CA; dropped when a CA is retired. */
+  private readonly caKeys = new CaKeyCache((ca) =>
+    this.keys.load({
+      provider: ca.key_provider,
+      reference: this.secrets.openKey(ca.id, ca.private_key_sealed),
+    }),
+  );
+
+  /** Issuer and issuing CA rows for issuance, one read per round trip per issuer under load. */
+  private readonly issuerReads = new ReadCoalescer((issuerId: string) =>
+    this.cas.findIssuerWithIssuingCa(issuerId),
+  );
+
+  /** What the connectors read of issuer configs, per sealed config (see connectorConfig). */
+  private readonly connectorConfigs = new Map<string, unknown>();
+
+  /**
+   * Issued certificates of the bus `issue` command, their audit records and their
+   * `issuance.v1.certificate.issued` events, written by group commit (one transaction per batch).
+   */
+  private readonly issuedWriter = new GroupCommit<IssuedRecord>(async (records) => {
+    await this.unitOfWork.run((manager) => this.writeIssued(manager, records));
+  });
+
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly cas: CaRepository,
+    private readonly issuers: IssuerRepository,
+    private readonly secrets: IssuanceSecrets,
+    @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
+    @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
+    @Inject(ISSUER_CONNECTORS) private readonly connectors: IssuerConnectors,
+  ) {}
+
+  // ---- CA trees ----
+
+  /** A fresh local_ca issuer's root and issuing intermediate; returns the intermediate's id. */
+  async provisionCas(
+    manager: EntityManager,
+    issuer: IssuerRow,
+    config: Record<string, unknown>,
+    ids?: { root: string; intermediate: string },
+  ): Promise<string> {
+    const algorithm = config.ca_algorithm as CaKeyAlgorithm | undefined;
+    const organization = (config.organization as string | undefined) ?? 'Certlane';
+    const root = await createRoot(this.keys, {
+      subject: caSubject(`${issuer.name} Root CA`.slice(0, 64), organization),
+      keyAlgorithm: algorithm,
+      validityDays: ROOT_VALIDITY_DAYS,
+    });
+    const rootId = ids?.root ?? newCaId();
+    await this.storeCa(manager, rootId, issuer.id, null, root);
+    const intermediate = await createChild(
+      this.keys,
+      {
+        certificatePem: root.certificatePem as string,
+        signer: await this.keys.load({ provider: 'software', reference: root.pkcs8 }),
+      },
+      {
+        subject: caSubject(`${issuer.name} Issuing CA 1`.slice(0, 64), organization),
+        keyAlgorithm: algorithm,
+        validityDays: INTERMEDIATE_VALIDITY_DAYS,
+        pathLength: 0,
+      },
+    );
+    const intermediateId = ids?.intermediate ?? newCaId();
+    await this.storeCa(manager, intermediateId, issuer.id, rootId, intermediate);
+    return intermediateId;
+  }
+
+  private storeCa(manager: EntityManager, id: string, issuerId: string, parentId: string | null, ca: NewCa) {
+    return this.cas.insert(manager, {
+      id,
+      issuer_id: issuerId,
+      parent_id: parentId,
+      subject: ca.subject,
+      certificate_pem: ca.certificatePem ?? null,
+      csr_pem: ca.csrPem ?? null,
+      private_key_sealed: this.secrets.sealKey(id, ca.pkcs8),
+      status: ca.certificatePem ? 'active' : 'pending',
+      serial_hex: ca.serialHex ?? null,
+      not_before: ca.notBefore ?? null,
+      not_after: ca.notAfter ?? null,
+    });
+  }
+
+  /**
+   * The baseline seed (every start, applied once across replicas and restarts): issuer
+   * `iss-local` with root `ca-local-root` and issuing intermediate `ca-local-issuing-1`.
+   */
+  async seedDefaultIssuer(): Promise<boolean> {
+    return this.unitOfWork.run(async (manager) => {
+      if (await this.cas.claimSeed(manager, 'default-local-ca')) return false;
+      if (await this.issuers.find(DEFAULT_ISSUER_ID, manager)) return false;
+      const config = {};
+      let row = await this.issuers.insert(manager, {
+        id: DEFAULT_ISSUER_ID,
+        name: 'Local CA',
+        kind: 'local_ca',
+        config_sealed: this.secrets.sealConfig(DEFAULT_ISSUER_ID, config),
+        config_public: config,
+      });
+      const caId = await this.provisionCas(manager, row, config, {
+        root: 'ca-local-root',
+        intermediate: 'ca-local-issuing-1',
+      });
+      await this.issuers.setIssuingCa(manager, DEFAULT_ISSUER_ID, caId);
+      row = (await this.issuers.find(DEFAULT_ISSUER_ID, manager)) as IssuerRow;
+      await this.outbox.audit(
+        manager,
+        issuerAudit(
+          AuditAction.IssuerCreated,
+          DEFAULT_ISSUER_ID,
+          { actor_id: SYSTEM_ACTOR },
+          {
+            baseline_seed: true,
+            issuer: { id: row.id, name: row.name, type: row.kind, issuing_ca_id: caId },
+          },
+        ),
+      );
+      return true;
+    });
+  }
+
+  async listCas(request: ListCaCertificatesRequest): Promise<Page<CaCertificateDto>> {
+    const page = resolvePage(request);
+    const { rows, total } = await this.cas.list(page, request.issuer_id);
+    return { data: rows.map(caDto), total, page: page.page, per_page: page.per_page };
+  }
+
+  async getCa(id: string): Promise<CaCertificateDto> {
+    const row = await this.cas.find(id);
+    if (!row) throw caNotFound(id);
+    return caDto(row);
+  }
+
+  async createCa(request: CreateCaRequest, context?: RequestContext): Promise<CaCertificateDto> {
+    const issuer = await this.issuers.find(request.issuer_id);
+    if (!issuer) throw issuerNotFound(request.issuer_id);
+    if (issuer.kind !== 'local_ca') throw notLocal(issuer, 'hold CA certificates');
+    if (request.external && request.parent_id) {
+      throw CertlaneError.validation([
+        { field: 'parent_id', message: 'a CA is either external (CSR out) or under parent_id, not both' },
+      ]);
+    }
+    const options = {
+      subject: caSubject(request.common_name, request.organization),
+      keyAlgorithm: request.key_algorithm,
+      validityDays:
+        request.validity_days ?? (request.parent_id ? INTERMEDIATE_VALIDITY_DAYS : ROOT_VALIDITY_DAYS),
+      pathLength: request.path_length,
+    };
+    let made: NewCa;
+    if (request.external) {
+      made = await createSubCaRequest(this.keys, options);
+    } else if (request.parent_id) {
+      const parent = await this.cas.find(request.parent_id);
+      if (!parent) throw caNotFound(request.parent_id);
+      if (parent.issuer_id !== issuer.id) {
+        throw CertlaneError.validation([
+          { field: 'parent_id', message: `CA ${parent.id} belongs to another issuer` },
+        ]);
+      }
+      this.assertActive(parent);
+      try {
+        made = await createChild(
+          this.keys,
+          { certificatePem: parent.certificate_pem as string, signer: await this.signer(parent) },
+          options,
+        );
+      } catch (error) {
+        throw asInputError(error, `CA ${parent.id} cannot sign a child CA`);
+      }
+    } else {
+      made = await createRoot(this.keys, options);
+    }
+    const id = newCaId();
+    return this.unitOfWork.run(async (manager) => {
+      await this.storeCa(manager, id, issuer.id, request.parent_id ?? null, made);
+      if (request.issuing && made.certificatePem) await this.issuers.setIssuingCa(manager, issuer.id, id);
+      const row = (await this.cas.find(id, manager)) as CaRow;
+      await this.outbox.audit(
+        manager,
+        issuerAudit(
+          AuditAction.CaCreated,
+          id,
+          context,
+          {
+            issuer_id: issuer.id,
+            parent_id: row.parent_id,
+            subject: row.subject,
+            status: row.status,
+            issuing: row.issuing === true,
+            serial_hex: row.serial_hex,
+          },
+          'ca_certificate',
+        ),
+      );
+      return caDto(row);
+    });
+  }
+
+  /** A pending sub-CA gets the certificate its external root signed; it must certify the CA's own key. */
+  async installCertificate(
+    request: UploadCaCertificateRequest,
+    context?: RequestContext,
+  ): Promise<CaCertificateDto> {
+    return this.unitOfWork.run(async (manager) => {
+      const ca = await this.cas.find(request.id, manager, true);
+      if (!ca) throw caNotFound(request.id);
+      if (ca.status !== 'pending') {
+        throw new CertlaneError(
+          ErrorCode.CaNotActive,
+          `CA ${ca.id} is ${ca.status}, not waiting for a certificate`,
+        );
+      }
+      let certificate;
+      let chain: string | null = null;
+      try {
+        certificate = parseCertificate(request.certificate_pem);
+        new CertificateAuthority({ certificate, signer: await this.signer(ca) });
+        if (request.chain_pem) {
+          chain = parseCertificates(request.chain_pem)
+            .map((c) => toPem('CERTIFICATE', c.der))
+            .join('');
+        }
+      } catch (error) {
+        throw asInputError(error, 'CA certificate refused');
+      }
+      await this.cas.install(manager, ca.id, {
+        certificate_pem: toPem('CERTIFICATE', certificate.der),
+        external_chain_pem: chain,
+        serial_hex: certificate.serialNumber,
+        subject: certificate.subject.text,
+        not_before: certificate.notBefore,
+        not_after: certificate.notAfter,
+      });
+      const issuer = ca.issuer_id ? await this.issuers.find(ca.issuer_id, manager) : null;
+      if (issuer && !issuer.issuing_ca_id) await this.issuers.setIssuingCa(manager, issuer.id, ca.id);
+      const row = (await this.cas.find(ca.id, manager)) as CaRow;
+      await this.outbox.audit(
+        manager,
+        issuerAudit(
+          AuditAction.CaCertificateInstalled,
+          ca.id,
+          context,
+          { issuer_id: ca.issuer_id, subject: row.subject, serial_hex: row.serial_hex },
+          'ca_certificate',
+        ),
+      );
+      return caDto(row);
+    });
+  }
+
+  /** Stops new issuance under the CA; it keeps signing CRLs and OCSP for what it issued. */
+  async retireCa(id: string, context?: RequestContext): Promise<CaCertificateDto> {
+    const dto = await this.unitOfWork.run(async (manager) => {
+      const ca = await this.cas.find(id, manager, true);
+      if (!ca) throw caNotFound(id);
+      if (ca.status !== 'active') {
+        throw new CertlaneError(
+          ErrorCode.CaNotActive,
+          `CA ${id} is ${ca.status}; only an active CA can be retired`,
+        );
+      }
+      await this.cas.retire(manager, id);
+      const row = (await this.cas.find(id, manager)) as CaRow;
+      await this.outbox.audit(
+        manager,
+        issuerAudit(
+          AuditAction.CaRetired,
+          id,
+          context,
+          { issuer_id: ca.issuer_id, subject: ca.subject },
+          'ca_certificate',
+        ),
+      );
+      return caDto(row);
+    });
+    this.caKeys.drop(id);
+    return dto;
+  }
+
+  // ---- issuance ----
+
+  private assertActive(ca: CaRow): void {
+    if (ca.status !== 'active' || !ca.certificate_pem) {
+      throw new CertlaneError(
+        ErrorCode.CaNotActive,
+        `CA ${ca.id} is ${ca.status}: it issues no new certificates`,
+        { ca_id: ca.id, status: ca.status },
+      );
+    }
+  }
+
+  private signer(ca: CaRow): Promise<Signer> {
+    return this.caKeys.signer(ca);
+  }
+
+  private async parentsPem(ca: CaRow, manager?: EntityManager): Promise<string[]> {
+    const parents = await this.cas.parents(ca, manager);
+    const pems = parents.map((p) => p.certificate_pem).filter((pem): pem is string => !!pem);
+    const top = parents.length > 0 ? parents[parents.length - 1] : ca;
+    if (top.external_chain_pem)
+      pems.push(
+        ...(
+          top.external_chain_pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n?/g) ??
+          []
+        ).map((p) => (p.endsWith('\n') ? p : `${p}\n`)),
+      );
+    return pems;
+  }
+
+  /**
+   * The issuer's CA `caId` (any status; it must belong to the issuer), else its issuing CA, for
+   * CRL/OCSP material (ADR 0023); the issuer must be a local CA.
+   */
+  private async issuerCa(
+    issuerId: string,
+    what: string,
+    caId?: string,
+  ): Promise<{ issuer: IssuerRow; ca: CaRow }> {
+    const issuer = await this.issuers.find(issuerId);
+    if (!issuer) throw issuerNotFound(issuerId);
+    if (issuer.kind !== 'local_ca') throw notLocal(issuer, what);
+    const id = caId ?? issuer.issuing_ca_id;
+    const ca = id ? await this.cas.find(id) : null;
+    if (caId !== undefined && ca?.issuer_id !== issuer.id) throw caNotFound(caId);
+    if (!ca || !ca.certificate_pem) {
+      throw new CertlaneError(ErrorCode.CaNotActive, `issuer ${issuerId} has no CA certificate yet`);
+    }
+    return { issuer, ca };
+  }
+
+  /**
+   * The issuer's connector, found through the registry by the issuer's kind (501 when the kind has
+   * none; `what` names the operation asked). `issuingCaRow`: the issuing CA row when the caller has
+   * just read it (undefined: read it when needed). `revocation`: the transaction a revocation runs
+   * in and how it is recorded there (only revocation passes one).
+   */
+  private connector(
+    issuer: IssuerRow,
+    what: string,
+    options: {
+      issuingCaRow?: CaRow | null;
+      revocation?: {
+        manager: EntityManager;
+        recordRevocations: IssuerDependencies['recordRevocations'];
+      };
+    } = {},
+  ): IssuerConnector {
+    const factory = this.connectors.factoryFor(issuer, what);
+    const { issuingCaRow, revocation } = options;
+    return factory.create(this.connectorConfig(issuer, factory.validateConfig), {
+      issuerId: issuer.id,
+      revocationBaseUrl: this.config.revocationBaseUrl,
+      issuingCa: async (): Promise<IssuingCa> => {
+        const ca =
+          issuingCaRow !== undefined
+            ? issuingCaRow
+            : issuer.issuing_ca_id
+              ? await this.cas.find(issuer.issuing_ca_id)
+              : null;
+        if (!ca) throw new CertlaneError(ErrorCode.CaNotActive, `issuer ${issuer.id} has no issuing CA`);
+        this.assertActive(ca);
+        const certificatePem = ca.certificate_pem as string;
+        return {
+          id: ca.id,
+          certificatePem,
+          parentsPem: await this.caKeys.parents(ca, certificatePem, () => this.parentsPem(ca)),
+          signer: await this.signer(ca),
+          authority: (urls) => this.caKeys.authority(ca, certificatePem, urls),
+        };
+      },
+      recordRevocations:
+        revocation?.recordRevocations ??
+        (() => Promise.reject(new Error('revocation is recorded only inside a transaction'))),
+      issuedSerials: (serials) =>
+        this.cas.issuedSerials(revocation?.manager ?? this.cas.dataSource.manager, issuer.id, serials),
+    });
+  }
+
+  /**
+   * The issuer's connector for revoking in the caller's transaction (IssuerRevocation), recording
+   * through `recordRevocations`; null when its kind has none (its revocations are recorded locally).
+   */
+  revocationConnector(
+    manager: EntityManager,
+    issuer: IssuerRow,
+    recordRevocations: IssuerDependencies['recordRevocations'],
+  ): IssuerConnector | null {
+    if (!this.connectors.has(issuer.kind)) return null;
+    return this.connector(issuer, 'revoke', { revocation: { manager, recordRevocations } });
+  }
+
+  /**
+   * The connector's view of an issuer's sealed config (its kind's `validateConfig`), opened once
+   * per sealed value (the sealed string changes whenever the config does, so an entry is never
+   * stale). Only the validated view is kept, not the opened config.
+   */
+  private connectorConfig(issuer: IssuerRow, validate: (config: unknown) => unknown): unknown {
+    const key = `${issuer.id}\n${issuer.config_sealed}`;
+    let config = this.connectorConfigs.get(key);
+    if (config === undefined) {
+      config = validate(this.secrets.openConfig(issuer.id, issuer.config_sealed));
+      if (this.connectorConfigs.size >= 256) this.connectorConfigs.clear();
+      this.connectorConfigs.set(key, config);
+    }
+    return config;
+  }
+
+  async test(issuer: IssuerRow): Promise<IssuerTestResult> {
+    const result = await this.connector(issuer, 'be tested').testConnection();
+    return { status: result.ok ? 'ok' : 'failed', message: result.message, latency_ms: result.latencyMs };
+  }
+
+  /**
+   * The bus `issue` command: signs, then records the serial, its audit record and its event by
+   * group commit before answering (a certificate is handed out only once it is recorded).
+   */
+  async issue(request: IssueCertificateRequest, context?: RequestContext): Promise<IssuedCertificateDto> {
+    const signed = await this.sign(request, context);
+    await this.issuedWriter.write(signed.record);
+    return signed.certificate;
+  }
+
+  /**
+   * Signs a certificate from a CSR and writes nothing: the caller records it with `recordIssued`
+   * in the transaction that stores what the certificate is for (the inventory's version), so a
+   * serial is recorded, and its revocation service learns of it, exactly when that commits (ADR
+   * 0045). A signed certificate never recorded was never handed out.
+   */
+  async sign(request: IssueCertificateRequest, context?: RequestContext): Promise<SignedCertificate> {
+    const issuerId = request.issuer_id ?? DEFAULT_ISSUER_ID;
+    // The issuer and its issuing CA in one read, shared with concurrent issuances (each gets a
+    // read started after it arrived); the CA's status is still checked after the CSR.
+    const found = await this.issuerReads.get(issuerId);
+    if (!found) throw issuerNotFound(issuerId);
+    const { issuer } = found;
+    const answer = await this.connector(issuer, 'issue', { issuingCaRow: found.ca }).issue({
+      csrPem: request.csr_pem,
+      profile: {
+        validityDays: request.validity_days,
+        subjectAltNames: request.sans,
+        mustStaple: request.must_staple,
+      },
+      idempotencyKey: request.idempotency_key ?? '',
+    });
+    if (isPendingIssuance(answer)) {
+      throw new CertlaneError(
+        ErrorCode.NotImplemented,
+        `issuer ${issuer.id} answered pending: asynchronous issuance (polling) is not wired yet`,
+      );
+    }
+    // Issuers without a CA tree of their own (remote CAs) name no ca_id.
+    const issued = answer;
+    const caId = answer.caId ?? '';
+    const record: IssuedRecord = {
+      row: {
+        issuer_id: issuer.id,
+        serial_hex: issued.serialNumber,
+        ca_id: caId,
+        fingerprint_sha256: issued.fingerprintSha256,
+        subject: issued.subject,
+        not_before: issued.notBefore,
+        not_after: issued.notAfter,
+        purpose: 'leaf',
+      },
+      audit: {
+        action: AuditAction.CertificateIssued,
+        event_category: 'cert_lifecycle',
+        ...auditOrigin(context),
+        resource_type: 'certificate',
+        resource_id: issued.serialNumber,
+        outcome: 'success',
+        details: {
+          issuer_id: issuer.id,
+          ca_id: caId,
+          subject: issued.subject,
+          fingerprint_sha256: issued.fingerprintSha256,
+          not_after: issued.notAfter.toISOString(),
+        },
+      },
+      event: {
+        issuer_id: issuer.id,
+        ca_id: caId,
+        serial_hex: issued.serialNumber,
+        not_before: issued.notBefore.toISOString(),
+        not_after: issued.notAfter.toISOString(),
+        fingerprint_sha256: issued.fingerprintSha256,
+        issued_at: new Date().toISOString(),
+      },
+    };
+    const certificate: IssuedCertificateDto = {
+      issuer_id: issuer.id,
+      ca_id: caId,
+      certificate_pem: issued.certificatePem,
+      chain_pem: issued.chainPem,
+      full_pem: issued.certificatePem + issued.chainPem,
+      serial_hex: issued.serialNumber,
+      fingerprint_sha256: issued.fingerprintSha256,
+      not_before: issued.notBefore.toISOString(),
+      not_after: issued.notAfter.toISOString(),
+    };
+    return { certificate, record };
+  }
+
+  /**
+   * Records a signed certificate (serial, audit record, `issuance.v1.certificate.issued` through
+   * the outbox) in the caller's unit of work (UnitOfWork), which publishes them after its commit.
+   */
+  recordIssued(manager: EntityManager, signed: SignedCertificate): Promise<void> {
+    return this.writeIssued(manager, [signed.record]);
+  }
+
+  private async writeIssued(manager: EntityManager, records: IssuedRecord[]): Promise<void> {
+    await this.cas.recordIssuedMany(
+      manager,
+      records.map((r) => r.row),
+    );
+    await this.outbox.auditMany(
+      manager,
+      records.map((r) => r.audit),
+    );
+    await this.outbox.addMany(
+      manager,
+      'issuance.v1.certificate.issued',
+      records.map((r) => r.event),
+    );
+  }
+
+  // ---- for the revocation service ----
+
+  async issuerCaInfo(issuerId: string, caId?: string): Promise<IssuerCaInfo> {
+    const { issuer, ca } = await this.issuerCa(issuerId, 'serve CRLs or OCSP', caId);
+    const certificate = parseCertificate(ca.certificate_pem as string);
+    const signer = await this.signer(ca);
+    const { rows } = await this.cas.list({ page: 1, per_page: 1000, offset: 0 }, issuer.id);
+    return {
+      issuer_id: issuer.id,
+      kind: issuer.kind,
+      capabilities: { crl: signer.signatureAlgorithm.hash !== null, ocsp: true },
+      ca_id: ca.id,
+      ca_certificate_pem: toPem('CERTIFICATE', certificate.der),
+      chain_pem: await this.caChainPem(issuer, ca),
+      signature_algorithm: signer.signatureAlgorithm.name,
+      cas: rows.flatMap((row) =>
+        row.status === 'pending' || !row.certificate_pem
+          ? []
+          : [
+              {
+                ca_id: row.id,
+                certificate_pem: row.certificate_pem,
+                status: row.status,
+                issuing: row.id === issuer.issuing_ca_id,
+              },
+            ],
+      ),
+    };
+  }
+
+  /**
+   * The chain of the CA: the issuing CA's through the issuer's connector (`getCaChain`), that of
+   * another CA of the tree (retired, or not issuing) from the tree itself.
+   */
+  private async caChainPem(issuer: IssuerRow, ca: CaRow): Promise<string> {
+    if (ca.id === issuer.issuing_ca_id && ca.status === 'active') {
+      const connector = this.connector(issuer, 'serve CRLs or OCSP', { issuingCaRow: ca });
+      return (await connector.getCaChain()).chainPem;
+    }
+    return [ca.certificate_pem as string, ...(await this.parentsPem(ca))].join('');
+  }
+
+  async signDigest(request: SignDigestRequest): Promise<SignDigestResponse> {
+    const { ca } = await this.issuerCa(request.issuer_id, 'sign CRLs', request.ca_id);
+    const pkcs8 = this.secrets.openKey(ca.id, ca.private_key_sealed);
+    const signer = await this.keys.load({ provider: ca.key_provider, reference: pkcs8 });
+    const hash = signer.signatureAlgorithm.hash;
+    if (hash !== null && hash !== request.digest_algorithm) {
+      throw CertlaneError.validation([
+        {
+          field: 'digest_algorithm',
+          message: `CA ${ca.id} signs with ${signer.signatureAlgorithm.name}: send a ${hash} digest, not ${request.digest_algorithm}`,
+        },
+      ]);
+    }
+    const signature = signDigest(
+      pkcs8,
+      request.digest_algorithm,
+      Buffer.from(request.digest_base64, 'base64'),
+    );
+    return {
+      signature_base64: signature.toString('base64'),
+      signature_algorithm: signer.signatureAlgorithm.name,
+    };
+  }
+
+  /** A delegated OCSP responder certificate (RFC 6960 4.2.2.2) from the issuing CA or `ca_id`, retired ones too. */
+  async issueOcspResponder(
+    request: IssueOcspResponderRequest,
+    context?: RequestContext,
+  ): Promise<OcspResponderCertificate> {
+    const { issuer, ca } = await this.issuerCa(request.issuer_id, 'serve OCSP', request.ca_id);
+    let csr;
+    try {
+      csr = parseCsr(request.csr_pem);
+    } catch (error) {
+      throw asInputError(error, 'OCSP responder CSR refused');
+    }
+    const now = new Date();
+    const authority = new CertificateAuthority({
+      certificate: ca.certificate_pem as string,
+      signer: await this.signer(ca),
+    });
+    const issued = await authority.issue(
+      ocspResponderTemplate({
+        subject: csr.subject.der,
+        publicKey: csr.publicKey,
+        notBefore: now,
+        notAfter: new Date(now.getTime() + OCSP_RESPONDER_VALIDITY_DAYS * 86_400_000),
+      }),
+    );
+    const certificate = parseCertificate(issued.der);
+    const parents = await this.parentsPem(ca);
+    await this.unitOfWork.run(async (manager) => {
+      await this.cas.recordIssued(manager, {
+        issuer_id: issuer.id,
+        serial_hex: certificate.serialNumber,
+        ca_id: ca.id,
+        fingerprint_sha256: certificate.fingerprintSha256,
+        subject: certificate.subject.text,
+        not_before: certificate.notBefore,
+        not_after: certificate.notAfter,
+        purpose: 'ocsp_responder',
+      });
+      await this.outbox.audit(manager, {
+        action: AuditAction.OcspResponderIssued,
+        event_category: 'cert_lifecycle',
+        ...auditOrigin(context, SYSTEM_ACTOR),
+        resource_type: 'certificate',
+        resource_id: certificate.serialNumber,
+        outcome: 'success',
+        details: { issuer_id: issuer.id, ca_id: ca.id, not_after: certificate.notAfter.toISOString() },
+      });
+    });
+    const pem = exportPem(certificate, [ca.certificate_pem as string, ...parents]);
+    return {
+      certificate_pem: pem.cert_pem,
+      chain_pem: pem.chain_pem,
+      not_after: certificate.notAfter.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  ApprovalDto,
+  ApprovalKind,
+  ApprovalStatus,
+  ListApprovalsRequest,
+  Page,
+  ResolvedPage,
+} from '@certlane/contracts';
+import { DataSource, EntityManager } from 'typeorm';
+
+export interface ApprovalRow {
+  id: string;
+  approval_kind: ApprovalKind;
+  status: ApprovalStatus;
+  certificate_id: string | null;
+  job_id: string | null;
+  profile_id: string | null;
+  payload: Record<string, unknown> | null;
+  requested_by: string;
+  decided_by: string | null;
+  decided_at: Date | null;
+  reason: string;
+  created_at: Date;
+}
+
+export type NewApproval = Pick<
+  ApprovalRow,
+  'approval_kind' | 'certificate_id' | 'job_id' | 'profile_id' | 'payload' | 'requested_by'
+>;
+
+const COLUMNS = `id, approval_kind, status, certificate_id, job_id, profile_id, payload, requested_by,
+  decided_by, decided_at, reason, created_at`;
+
+export function approvalDto(row: ApprovalRow): ApprovalDto {
+  return {
+    id: row.id,
+    approval_kind: row.approval_kind,
+    status: row.status,
+    certificate_id: row.certificate_id,
+    job_id: row.job_id,
+    profile_id: row.profile_id,
+    payload: row.payload,
+    requested_by: row.requested_by,
+    decided_by: row.decided_by,
+    decided_at: row.decided_at ? row.decided_at.toISOString() : null,
+    reason: row.reason,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/** Approval requests (raw SQL, schema issuance; migration 0006). */
+@Injectable()
+export class ApprovalRepository {
+  constructor(@InjectDataSource('issuance') readonly dataSource: DataSource) {}
+
+  /** Whether the profile requires approval (its row key-share locked against a concurrent delete). */
+  async profileRequiresApproval(manager: EntityManager, id: string): Promise<boolean> {
+    if (!id) return false;
+    const rows: { requires_approval: boolean }[] = await manager.query(
+      'SELECT requires_approval FROM profiles WHERE id = $1 FOR KEY SHARE',
+      [id],
+    );
+    return rows[0]?.requires_approval ?? false;
+  }
+
+  async find(
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+    lock = false,
+  ): Promise<ApprovalRow | null> {
+    const rows: ApprovalRow[] = await manager.query(
+      `SELECT ${COLUMNS} FROM approvals WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The open approval of a job, locked (at most one: approvals_pending_job). */
+  async pendingForJob(manager: EntityManager, jobId: string): Promise<ApprovalRow | null> {
+    const rows: ApprovalRow[] = await manager.query(
+      `SELECT ${COLUMNS} FROM approvals WHERE job_id = $1 AND status = 'pending' FOR UPDATE`,
+      [jobId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Open edits of a profile, locked. */
+  async pendingEditsOf(manager: EntityManager, profileId: string): Promise<ApprovalRow[]> {
+    return manager.query(
+      `SELECT ${COLUMNS} FROM approvals
+        WHERE profile_id = $1 AND status = 'pending' AND approval_kind = 'profile_edit'
+        ORDER BY created_at FOR UPDATE`,
+      [profileId],
+    );
+  }
+
+  /** Newest first; the filters are served by approvals_status and approvals_kind. */
+  async list(request: ListApprovalsRequest, page: ResolvedPage): Promise<Page<ApprovalDto>> {
+    const conditions: string[] = [];
+    const params: unknown[] = [];
+    for (const filter of ['approval_kind', 'status'] as const) {
+      const value = request[filter];
+      if (value === undefined) continue;
+      params.push(value);
+      conditions.push(`${filter} = $${params.length}`);
+    }
+    const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+    const [rows, [{ total }]] = await Promise.all([
+      this.dataSource.query(
+        `SELECT ${COLUMNS} FROM approvals ${where} ORDER BY created_at DESC, id DESC
+         LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        [...params, page.per_page, page.offset],
+      ) as Promise<ApprovalRow[]>,
+      this.dataSource.query(`SELECT count(*)::int AS total FROM approvals ${where}`, params) as Promise<
+        { total: number }[]
+      >,
+    ]);
+    return { data: rows.map(approvalDto), total, page: page.page, per_page: page.per_page };
+  }
+
+  async insert(manager: EntityManager, approval: NewApproval): Promise<ApprovalRow> {
+    const rows: ApprovalRow[] = await manager.query(
+      `INSERT INTO approvals (id, approval_kind, certificate_id, job_id, profile_id, payload, requested_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+      [
+        `apr-${randomUUID()}`,
+        approval.approval_kind,
+        approval.certificate_id,
+        approval.job_id,
+        approval.profile_id,
+        approval.payload === null ? null : JSON.stringify(approval.payload),
+        approval.requested_by,
+      ],
+    );
+    return rows[0];
+  }
+
+  /** cert_issuance approvals of jobs created together (bulk renew), in one statement. */
+  async insertIssuanceMany(
+    manager: EntityManager,
+    jobs: readonly { id: string; certificate_id: string; profile_id: string }[],
+    requestedBy: string,
+  ): Promise<ApprovalRow[]> {
+    if (jobs.length === 0) return [];
+    return manager.query(
+      `INSERT INTO approvals (id, approval_kind, certificate_id, job_id, profile_id, requested_by)
+       SELECT 'apr-' || gen_random_uuid(), 'cert_issuance', j.certificate_id, j.id, j.profile_id, $4
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS j(id, certificate_id, profile_id)
+       RETURNING ${COLUMNS}`,
+      [jobs.map((j) => j.id), jobs.map((j) => j.certificate_id), jobs.map((j) => j.profile_id), requestedBy],
+    );
+  }
+
+  async decide(
+    manager: EntityManager,
+    id: string,
+    status: Exclude<ApprovalStatus, 'pending'>,
+    decidedBy: string,
+    reason: string,
+  ): Promise<ApprovalRow> {
+    const [rows]: [ApprovalRow[], number] = await manager.query(
+      `UPDATE approvals SET status = $2, decided_by = $3, decided_at = now(), reason = $4
+        WHERE id = $1 AND status = 'pending' RETURNING ${COLUMNS}`,
+      [id, status, decidedBy, reason],
+    );
+    return rows[0];
+  }
+}
