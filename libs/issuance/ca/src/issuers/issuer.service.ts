@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AuditAction,
-  auditOrigin,
   AuditRecord,
   CertlaneError,
   CreateIssuerRequest,
@@ -28,7 +27,7 @@ import { isStillReferenced, outboxToken, ServiceOutbox } from '@certlane/platfor
 import { EntityManager } from 'typeorm';
 import { IssuanceSecrets } from './issuance-secrets';
 import { IssuerRepository, IssuerRow } from './issuer.repository';
-import { UnitOfWork } from '@certlane/issuance-data-access';
+import { auditRecord, notFound, pageOf, UnitOfWork } from '@certlane/issuance-data-access';
 
 export function issuerDto(row: IssuerRow): IssuerDto {
   return {
@@ -49,8 +48,7 @@ export function issuerDto(row: IssuerRow): IssuerDto {
   };
 }
 
-export const issuerNotFound = (id: string) =>
-  new CertlaneError(ErrorCode.IssuerNotFound, `issuer ${JSON.stringify(id)} not found`);
+export const issuerNotFound = (id: string) => notFound(ErrorCode.IssuerNotFound, 'issuer', id);
 
 /** Issuer changes are configuration (spec 6.1 category `config`). */
 export const issuerAudit = (
@@ -59,15 +57,7 @@ export const issuerAudit = (
   context: (Pick<RequestContext, 'actor_id'> & Partial<RequestContext>) | undefined,
   details: Record<string, unknown>,
   resourceType = 'issuer',
-): AuditRecord => ({
-  action,
-  event_category: 'config',
-  ...auditOrigin(context),
-  resource_type: resourceType,
-  resource_id: id,
-  outcome: 'success',
-  details,
-});
+): AuditRecord => auditRecord('config', resourceType, action, id, context, details);
 
 function checkConfig(type: IssuerType, config: Record<string, unknown>): void {
   const problems = validateIssuerConfig(type, config);
@@ -99,7 +89,7 @@ export class IssuerService {
   async list(request: ListIssuersRequest): Promise<Page<IssuerDto>> {
     const page = resolvePage(request);
     const { rows, total } = await this.repository.list(page);
-    return { data: rows.map(issuerDto), total, page: page.page, per_page: page.per_page };
+    return pageOf(rows.map(issuerDto), total, page);
   }
 
   async get(id: string): Promise<IssuerDto> {

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AuditAction,
-  auditOrigin,
   AuditRecord,
   CaCertificateDto,
   CertificateIssued,
@@ -52,15 +51,14 @@ import { ISSUER_CONNECTORS, IssuerConnectors } from '../issuers/issuer-connector
 import { IssuerDependencies, IssuingCa } from '../issuers/issuer-dependencies';
 import { asInputError } from './pki-errors';
 import { ReadCoalescer } from './read-coalescer';
-import { UnitOfWork } from '@certlane/issuance-data-access';
+import { auditRecord, notFound, pageOf, UnitOfWork } from '@certlane/issuance-data-access';
 
 const ROOT_VALIDITY_DAYS = 7300;
 const INTERMEDIATE_VALIDITY_DAYS = 3650;
 /** Delegated OCSP responder certificates are short-lived; the revocation service renews them. */
 export const OCSP_RESPONDER_VALIDITY_DAYS = 30;
 
-const caNotFound = (id: string) =>
-  new CertlaneError(ErrorCode.CaNotFound, `CA ${JSON.stringify(id)} not found`);
+const caNotFound = (id: string) => notFound(ErrorCode.CaNotFound, 'CA', id);
 const notLocal = (row: IssuerRow, what: string) =>
   new CertlaneError(
     ErrorCode.NotImplemented,
@@ -219,7 +217,7 @@ export class LocalCaService implements LocalCaHooks {
   async listCas(request: ListCaCertificatesRequest): Promise<Page<CaCertificateDto>> {
     const page = resolvePage(request);
     const { rows, total } = await this.cas.list(page, request.issuer_id);
-    return { data: rows.map(caDto), total, page: page.page, per_page: page.per_page };
+    return pageOf(rows.map(caDto), total, page);
   }
 
   async getCa(id: string): Promise<CaCertificateDto> {
@@ -560,21 +558,20 @@ export class LocalCaService implements LocalCaHooks {
         not_after: issued.notAfter,
         purpose: 'leaf',
       },
-      audit: {
-        action: AuditAction.CertificateIssued,
-        event_category: 'cert_lifecycle',
-        ...auditOrigin(context),
-        resource_type: 'certificate',
-        resource_id: issued.serialNumber,
-        outcome: 'success',
-        details: {
+      audit: auditRecord(
+        'cert_lifecycle',
+        'certificate',
+        AuditAction.CertificateIssued,
+        issued.serialNumber,
+        context,
+        {
           issuer_id: issuer.id,
           ca_id: caId,
           subject: issued.subject,
           fingerprint_sha256: issued.fingerprintSha256,
           not_after: issued.notAfter.toISOString(),
         },
-      },
+      ),
       event: {
         issuer_id: issuer.id,
         ca_id: caId,
@@ -727,15 +724,18 @@ export class LocalCaService implements LocalCaHooks {
         not_after: certificate.notAfter,
         purpose: 'ocsp_responder',
       });
-      await this.outbox.audit(manager, {
-        action: AuditAction.OcspResponderIssued,
-        event_category: 'cert_lifecycle',
-        ...auditOrigin(context, SYSTEM_ACTOR),
-        resource_type: 'certificate',
-        resource_id: certificate.serialNumber,
-        outcome: 'success',
-        details: { issuer_id: issuer.id, ca_id: ca.id, not_after: certificate.notAfter.toISOString() },
-      });
+      await this.outbox.audit(
+        manager,
+        auditRecord(
+          'cert_lifecycle',
+          'certificate',
+          AuditAction.OcspResponderIssued,
+          certificate.serialNumber,
+          context,
+          { issuer_id: issuer.id, ca_id: ca.id, not_after: certificate.notAfter.toISOString() },
+          SYSTEM_ACTOR,
+        ),
+      );
     });
     const pem = exportPem(certificate, [ca.certificate_pem as string, ...parents]);
     return {

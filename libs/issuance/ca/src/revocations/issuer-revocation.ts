@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AuditAction,
-  auditOrigin,
   CertificateRevoked,
   CertlaneError,
   ErrorCode,
@@ -17,7 +16,7 @@ import { issuerNotFound } from '../issuers/issuer.service';
 import { IssuerRepository, IssuerRow } from '../issuers/issuer.repository';
 import { CaRepository } from '../local-ca/ca.repository';
 import { LocalCaService } from '../local-ca/local-ca.service';
-import { UnitOfWork } from '@certlane/issuance-data-access';
+import { auditRecord, UnitOfWork } from '@certlane/issuance-data-access';
 
 /** A serial to revoke at its issuer; `certificate_id` (when given) is carried into its event. */
 export interface SerialToRevoke {
@@ -93,15 +92,17 @@ export class IssuerRevocation {
       );
       if (!result.ok) throw result.error;
       if (result.created) {
-        await this.outbox.audit(manager, {
-          action: AuditAction.CertificateRevoked,
-          event_category: 'cert_lifecycle',
-          ...auditOrigin(context),
-          resource_type: 'certificate',
-          resource_id: request.serial_hex,
-          outcome: 'success',
-          details: { issuer_id: issuer.id, reason: result.event.reason, revoked_at: result.event.revoked_at },
-        });
+        await this.outbox.audit(
+          manager,
+          auditRecord(
+            'cert_lifecycle',
+            'certificate',
+            AuditAction.CertificateRevoked,
+            request.serial_hex,
+            context,
+            { issuer_id: issuer.id, reason: result.event.reason, revoked_at: result.event.revoked_at },
+          ),
+        );
       }
       return result.event;
     });
@@ -194,15 +195,17 @@ export class IssuerRevocation {
           `serial ${request.serial_hex} of issuer ${request.issuer_id} is not on hold; removeFromCRL releases a certificateHold`,
         );
       }
-      await this.outbox.audit(manager, {
-        action: AuditAction.CertificateHoldReleased,
-        event_category: 'cert_lifecycle',
-        ...auditOrigin(context),
-        resource_type: 'certificate',
-        resource_id: request.serial_hex,
-        outcome: 'success',
-        details: { issuer_id: request.issuer_id, released_at: released.revoked_at },
-      });
+      await this.outbox.audit(
+        manager,
+        auditRecord(
+          'cert_lifecycle',
+          'certificate',
+          AuditAction.CertificateHoldReleased,
+          request.serial_hex,
+          context,
+          { issuer_id: request.issuer_id, released_at: released.revoked_at },
+        ),
+      );
       return released;
     });
   }

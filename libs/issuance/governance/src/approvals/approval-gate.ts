@@ -11,9 +11,9 @@ import { ApprovalVerdict, decideApproval, producesVersion } from '@certlane/issu
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { approvalDto, ApprovalRepository, ApprovalRow } from './approval.repository';
+import { notFound } from '@certlane/issuance-data-access';
 
-export const approvalNotFound = (id: string) =>
-  new CertlaneError(ErrorCode.ApprovalNotFound, `approval ${JSON.stringify(id)} not found`);
+export const approvalNotFound = (id: string) => notFound(ErrorCode.ApprovalNotFound, 'approval', id);
 
 /**
  * Opens and decides approval requests inside the caller's transaction (ADR 0025). Used by the

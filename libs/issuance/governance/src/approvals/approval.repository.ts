@@ -10,6 +10,7 @@ import {
   ResolvedPage,
 } from '@certlane/contracts';
 import { DataSource, EntityManager } from 'typeorm';
+import { pageOf } from '@certlane/issuance-data-access';
 
 export interface ApprovalRow {
   id: string;
@@ -118,7 +119,7 @@ export class ApprovalRepository {
         { total: number }[]
       >,
     ]);
-    return { data: rows.map(approvalDto), total, page: page.page, per_page: page.per_page };
+    return pageOf(rows.map(approvalDto), total, page);
   }
 
   async insert(manager: EntityManager, approval: NewApproval): Promise<ApprovalRow> {

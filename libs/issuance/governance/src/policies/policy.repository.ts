@@ -12,6 +12,7 @@ import {
 } from '@certlane/contracts';
 import { parsePolicyConfig, PolicyRuleInput, PolicySubject } from '@certlane/issuance-domain';
 import { DataSource, EntityManager } from 'typeorm';
+import { pageOf } from '@certlane/issuance-data-access';
 
 type Executor = Pick<EntityManager, 'query'>;
 
@@ -114,7 +115,7 @@ export class PolicyRepository {
         { total: number }[]
       >,
     ]);
-    return { data: rows.map(policyRuleDto), total, page: page.page, per_page: page.per_page };
+    return pageOf(rows.map(policyRuleDto), total, page);
   }
 
   async find(
@@ -205,7 +206,7 @@ export class PolicyRepository {
         [ruleId],
       ) as Promise<{ total: number }[]>,
     ]);
-    return { data: rows.map(violationDto), total, page: page.page, per_page: page.per_page };
+    return pageOf(rows.map(violationDto), total, page);
   }
 
   subjects(executor: Executor, certificateIds: string[]): Promise<StoredPolicySubject[]> {

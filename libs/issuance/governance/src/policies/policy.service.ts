@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AuditAction,
-  auditOrigin,
   AuditRecord,
   CertlaneError,
   CreatePolicyRuleRequest,
@@ -27,7 +26,7 @@ import { outboxToken, ServiceOutbox } from '@certlane/platform';
 import { DEFAULT_RENEWAL_POLICY_ID } from '../renewal-policies/renewal-policy.repository';
 import { PolicySweeper } from './policy-sweeper';
 import { PolicyRepository, PolicyRuleFields, policyRuleDto } from './policy.repository';
-import { UnitOfWork } from '@certlane/issuance-data-access';
+import { auditRecord, notFound, UnitOfWork } from '@certlane/issuance-data-access';
 
 const DAY_MS = 86_400_000;
 
@@ -37,18 +36,9 @@ const policyAudit = (
   id: string,
   context: RequestContext | undefined,
   details: Record<string, unknown>,
-): AuditRecord => ({
-  action,
-  event_category: 'config',
-  ...auditOrigin(context),
-  resource_type: 'policy',
-  resource_id: id,
-  outcome: 'success',
-  details,
-});
+): AuditRecord => auditRecord('config', 'policy', action, id, context, details);
 
-const notFound = (id: string) =>
-  new CertlaneError(ErrorCode.PolicyRuleNotFound, `policy rule ${JSON.stringify(id)} not found`);
+const ruleNotFound = (id: string) => notFound(ErrorCode.PolicyRuleNotFound, 'policy rule', id);
 
 function checkConfig(type: PolicyRuleType, config: unknown): void {
   const problem = configProblem(type, config);
@@ -75,7 +65,7 @@ export class PolicyService {
 
   async get(id: string): Promise<PolicyRuleDto> {
     const row = await this.repository.find(id);
-    if (!row) throw notFound(id);
+    if (!row) throw ruleNotFound(id);
     return policyRuleDto(row);
   }
 
@@ -104,7 +94,7 @@ export class PolicyService {
     const { id, ...changes } = request;
     const dto = await this.unitOfWork.run(async (manager) => {
       const current = await this.repository.find(id, manager, true);
-      if (!current) throw notFound(id);
+      if (!current) throw ruleNotFound(id);
       const type = changes.type ?? current.type;
       if (changes.config !== undefined || changes.type !== undefined) {
         checkConfig(type, changes.config !== undefined ? changes.config : policyRuleDto(current).config);
@@ -143,7 +133,7 @@ export class PolicyService {
   async delete(id: string, context?: RequestContext): Promise<PolicyRuleDeleted> {
     await this.unitOfWork.run(async (manager) => {
       // Its violations go with it (ON DELETE CASCADE).
-      if (!(await this.repository.delete(manager, id))) throw notFound(id);
+      if (!(await this.repository.delete(manager, id))) throw ruleNotFound(id);
       await this.outbox.add(manager, 'issuance.v1.policy.deleted', { id }, context?.actor_id);
       await this.outbox.audit(manager, policyAudit(AuditAction.PolicyDeleted, id, context, {}));
     });
@@ -151,7 +141,7 @@ export class PolicyService {
   }
 
   async violations(request: ListPolicyViolationsRequest): Promise<Page<PolicyViolationDto>> {
-    if (!(await this.repository.find(request.id))) throw notFound(request.id);
+    if (!(await this.repository.find(request.id))) throw ruleNotFound(request.id);
     return this.repository.listViolations(request.id, resolvePage(request));
   }
 

@@ -4,6 +4,7 @@ import { CertlaneError, ErrorCode, Page, ProfileDto, ResolvedPage } from '@certl
 import { ProfileFields } from '@certlane/issuance-domain';
 import { DataSource, EntityManager } from 'typeorm';
 import { isStillReferenced, isUniqueViolation } from '@certlane/platform';
+import { notFound, pageOf } from '@certlane/issuance-data-access';
 
 export interface ProfileRow extends ProfileFields {
   id: string;
@@ -30,8 +31,7 @@ export function profileDto(row: ProfileRow): ProfileDto {
   };
 }
 
-export const profileNotFound = (id: string) =>
-  new CertlaneError(ErrorCode.ProfileNotFound, `profile ${JSON.stringify(id)} not found`);
+export const profileNotFound = (id: string) => notFound(ErrorCode.ProfileNotFound, 'profile', id);
 
 const profileInUse = (id: string, certificates?: number) =>
   new CertlaneError(
@@ -79,7 +79,7 @@ export class ProfileRepository {
       ]) as Promise<ProfileRow[]>,
       this.dataSource.query('SELECT count(*)::int AS total FROM profiles') as Promise<{ total: number }[]>,
     ]);
-    return { data: rows.map(profileDto), total, page: page.page, per_page: page.per_page };
+    return pageOf(rows.map(profileDto), total, page);
   }
 
   async idsWithPrefix(manager: EntityManager, prefix: string): Promise<Set<string>> {

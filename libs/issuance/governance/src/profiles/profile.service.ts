@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AuditAction,
-  auditOrigin,
   AuditRecord,
   CreateProfileRequest,
   ListProfilesRequest,
@@ -24,7 +23,7 @@ import {
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
 import { ApprovalGate } from '../approvals/approval-gate';
 import { profileDto, profileNotFound, ProfileRepository } from './profile.repository';
-import { UnitOfWork } from '@certlane/issuance-data-access';
+import { auditRecord, UnitOfWork } from '@certlane/issuance-data-access';
 
 /** Profile changes are configuration (spec 6.1 category `config`). */
 export const profileAudit = (
@@ -32,15 +31,7 @@ export const profileAudit = (
   id: string,
   context: RequestContext | undefined,
   details: Record<string, unknown>,
-): AuditRecord => ({
-  action,
-  event_category: 'config',
-  ...auditOrigin(context),
-  resource_type: 'profile',
-  resource_id: id,
-  outcome: 'success',
-  details,
-});
+): AuditRecord => auditRecord('config', 'profile', action, id, context, details);
 
 const changedFields = (changes: object) =>
   Object.entries(changes)

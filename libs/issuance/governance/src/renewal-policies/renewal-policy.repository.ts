@@ -5,6 +5,7 @@ import { RenewalPolicyFields } from '@certlane/issuance-domain';
 import { isUniqueViolation, PreparedQuery } from '@certlane/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { RenewalPolicyEntity } from './renewal-policy.entity';
+import { pageOf } from '@certlane/issuance-data-access';
 
 /** The renewal policy a certificate gets when the request names none (migration 0002). */
 export const DEFAULT_RENEWAL_POLICY_ID = 'rp-default';
@@ -39,7 +40,7 @@ export class RenewalPolicyRepository {
       skip: page.offset,
       take: page.per_page,
     });
-    return { data: rows.map(toDto), total, page: page.page, per_page: page.per_page };
+    return pageOf(rows.map(toDto), total, page);
   }
 
   find(id: string, manager: EntityManager = this.dataSource.manager): Promise<RenewalPolicyEntity | null> {

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AuditAction,
-  auditOrigin,
   AuditRecord,
   CertlaneError,
   CreateRenewalPolicyRequest,
@@ -22,7 +21,7 @@ import {
 } from '@certlane/issuance-domain';
 import { isStillReferenced, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { RenewalPolicyRepository, toDto } from './renewal-policy.repository';
-import { UnitOfWork } from '@certlane/issuance-data-access';
+import { auditRecord, notFound, UnitOfWork } from '@certlane/issuance-data-access';
 
 /** Renewal-policy changes are configuration (spec 6.1 category `config`). */
 const policyAudit = (
@@ -30,18 +29,9 @@ const policyAudit = (
   id: string,
   context: RequestContext | undefined,
   details: Record<string, unknown>,
-): AuditRecord => ({
-  action,
-  event_category: 'config',
-  ...auditOrigin(context),
-  resource_type: 'renewal_policy',
-  resource_id: id,
-  outcome: 'success',
-  details,
-});
+): AuditRecord => auditRecord('config', 'renewal_policy', action, id, context, details);
 
-const notFound = (id: string) =>
-  new CertlaneError(ErrorCode.RenewalPolicyNotFound, `renewal policy ${JSON.stringify(id)} not found`);
+const policyNotFound = (id: string) => notFound(ErrorCode.RenewalPolicyNotFound, 'renewal policy', id);
 
 /** Renewal policy use cases; each change commits with its event in the outbox. */
 @Injectable()
@@ -58,7 +48,7 @@ export class RenewalPolicyService {
 
   async get(id: string): Promise<RenewalPolicyDto> {
     const policy = await this.repository.findDto(id);
-    if (!policy) throw notFound(id);
+    if (!policy) throw policyNotFound(id);
     return policy;
   }
 
@@ -81,7 +71,7 @@ export class RenewalPolicyService {
     const { id, ...changes } = request;
     return this.unitOfWork.run(async (manager) => {
       const current = await this.repository.find(id, manager);
-      if (!current) throw notFound(id);
+      if (!current) throw policyNotFound(id);
       const dto = toDto(
         await this.repository.update(manager, id, applyRenewalPolicyChanges(current, changes)),
       );
@@ -101,7 +91,7 @@ export class RenewalPolicyService {
   async delete(id: string, context?: RequestContext): Promise<RenewalPolicyDeleted> {
     try {
       await this.unitOfWork.run(async (manager) => {
-        if (!(await this.repository.delete(manager, id))) throw notFound(id);
+        if (!(await this.repository.delete(manager, id))) throw policyNotFound(id);
         await this.outbox.add(manager, 'issuance.v1.renewal-policy.deleted', { id }, context?.actor_id);
         await this.outbox.audit(manager, policyAudit(AuditAction.RenewalPolicyDeleted, id, context, {}));
       });

@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   ApprovalDto,
   AuditAction,
-  auditOrigin,
   AuditRecord,
   DecideApprovalRequest,
   ListApprovalsRequest,
@@ -26,7 +25,7 @@ import {
   profileNotFound,
   ProfileRepository,
 } from '@certlane/issuance-governance';
-import { UnitOfWork } from '@certlane/issuance-data-access';
+import { auditRecord, UnitOfWork } from '@certlane/issuance-data-access';
 import { CERTLANE_CONFIG, CertlaneConfig } from '@certlane/platform';
 
 /** Issuance approvals are certificate lifecycle, profile edits configuration (spec 6.1). */
@@ -35,15 +34,15 @@ const approvalAudit = (
   approval: ApprovalRow,
   context: RequestContext | undefined,
   details: Record<string, unknown>,
-): AuditRecord => ({
-  action,
-  event_category: approval.approval_kind === 'cert_issuance' ? 'cert_lifecycle' : 'config',
-  ...auditOrigin(context),
-  resource_type: 'approval',
-  resource_id: approval.id,
-  outcome: 'success',
-  details: { approval_kind: approval.approval_kind, requested_by: approval.requested_by, ...details },
-});
+): AuditRecord =>
+  auditRecord(
+    approval.approval_kind === 'cert_issuance' ? 'cert_lifecycle' : 'config',
+    'approval',
+    action,
+    approval.id,
+    context,
+    { approval_kind: approval.approval_kind, requested_by: approval.requested_by, ...details },
+  );
 
 /** Approval requests (spec 2.10, section 3; ADR 0025): list, read, approve, reject. */
 @Injectable()

@@ -42,7 +42,7 @@ import { importedCommonName, importedIssuer, importedSans } from './imported-cer
 import { certificateNotFound, StatusTransitions, lifecycleAudit } from './status-transitions';
 import { ServerIssuanceRunner } from './server-issuance.runner';
 import { DEFAULT_RENEWAL_POLICY_ID, PolicyEnforcer } from '@certlane/issuance-governance';
-import { UnitOfWork } from '@certlane/issuance-data-access';
+import { pageOf, UnitOfWork } from '@certlane/issuance-data-access';
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
 
 const versionNotFound = (id: string) =>
@@ -269,7 +269,7 @@ export class CertificateService {
     if (!(await this.repository.find(request.id))) throw certificateNotFound(request.id);
     const page = resolvePage(request);
     const { rows, total } = await this.repository.listVersions(request.id, page);
-    return { data: rows.map(versionDto), total, page: page.page, per_page: page.per_page };
+    return pageOf(rows.map(versionDto), total, page);
   }
 
   // ---- export ----

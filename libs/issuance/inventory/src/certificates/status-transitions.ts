@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  auditOrigin,
   AuditRecord,
   CertlaneError,
   ErrorCode,
@@ -25,11 +24,10 @@ import { EntityManager } from 'typeorm';
 import { ApprovalGate, PolicyEnforcer } from '@certlane/issuance-governance';
 import { JobRepository, JobRow } from '../jobs/job.repository';
 import { CertificateRepository, CertificateRow, NewVersion, VersionRow } from './certificate.repository';
+import { auditRecord, notFound } from '@certlane/issuance-data-access';
 
-export const certificateNotFound = (id: string) =>
-  new CertlaneError(ErrorCode.CertificateNotFound, `certificate ${JSON.stringify(id)} not found`);
-export const jobNotFound = (id: string) =>
-  new CertlaneError(ErrorCode.JobNotFound, `job ${JSON.stringify(id)} not found`);
+export const certificateNotFound = (id: string) => notFound(ErrorCode.CertificateNotFound, 'certificate', id);
+export const jobNotFound = (id: string) => notFound(ErrorCode.JobNotFound, 'job', id);
 
 const REFUSAL_CODES: Record<Refusal, ErrorCode> = {
   certificate_not_renewable: ErrorCode.CertificateNotRenewable,
@@ -45,15 +43,7 @@ export function lifecycleAudit(
   context: RequestContext | undefined,
   details: Record<string, unknown>,
 ): AuditRecord {
-  return {
-    action,
-    event_category: 'cert_lifecycle',
-    ...auditOrigin(context),
-    resource_type: resourceType,
-    resource_id: id,
-    outcome: 'success',
-    details,
-  };
+  return auditRecord('cert_lifecycle', resourceType, action, id, context, details);
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   VerificationResult,
 } from '@certlane/contracts';
 import { DataSource, EntityManager } from 'typeorm';
+import { pageOf } from '@certlane/issuance-data-access';
 
 export interface JobRow {
   id: string;
@@ -131,7 +132,7 @@ export class JobRepository {
         { total: number }[]
       >,
     ]);
-    return { data: rows.map(jobDto), total, page: page.page, per_page: page.per_page };
+    return pageOf(rows.map(jobDto), total, page);
   }
 
   async insert(manager: EntityManager, job: NewJob): Promise<JobRow> {

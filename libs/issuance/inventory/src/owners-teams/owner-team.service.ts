@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AuditAction,
-  auditOrigin,
   AuditRecord,
   CertlaneError,
   CreateOwnerRequest,
@@ -29,7 +28,7 @@ import {
 } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { OwnerTeamRepository, ownerDto, OwnerRow, teamDto, TeamRow } from './owner-team.repository';
-import { UnitOfWork } from '@certlane/issuance-data-access';
+import { auditRecord, notFound, pageOf, UnitOfWork } from '@certlane/issuance-data-access';
 
 type Kind = 'owner' | 'team';
 
@@ -40,21 +39,10 @@ const audit = (
   id: string,
   context: RequestContext | undefined,
   details: Record<string, unknown>,
-): AuditRecord => ({
-  action,
-  event_category: 'config',
-  ...auditOrigin(context),
-  resource_type: kind,
-  resource_id: id,
-  outcome: 'success',
-  details,
-});
+): AuditRecord => auditRecord('config', kind, action, id, context, details);
 
-const notFound = (kind: Kind, id: string) =>
-  new CertlaneError(
-    kind === 'owner' ? ErrorCode.OwnerNotFound : ErrorCode.TeamNotFound,
-    `${kind} ${JSON.stringify(id)} not found`,
-  );
+const ownerOrTeamNotFound = (kind: Kind, id: string) =>
+  notFound(kind === 'owner' ? ErrorCode.OwnerNotFound : ErrorCode.TeamNotFound, kind, id);
 
 const generatedId = (prefix: 'o' | 't') => `${prefix}-${randomBytes(8).toString('hex')}`;
 
@@ -107,12 +95,12 @@ export class OwnerTeamService {
   async listTeams(request: ListTeamsRequest): Promise<Page<TeamDto>> {
     const page = resolvePage(request);
     const { rows, total } = await this.repository.listTeams(page);
-    return { data: rows.map(teamDto), total, page: page.page, per_page: page.per_page };
+    return pageOf(rows.map(teamDto), total, page);
   }
 
   async getTeam(id: string): Promise<TeamDto> {
     const row = await this.repository.findTeam(id);
-    if (!row) throw notFound('team', id);
+    if (!row) throw ownerOrTeamNotFound('team', id);
     return teamDto(row);
   }
 
@@ -131,7 +119,7 @@ export class OwnerTeamService {
   updateTeam(request: UpdateTeamRequest, context?: RequestContext): Promise<TeamDto> {
     return this.write('team', request.id, request.name ?? '', null, async (manager) => {
       const current = await this.repository.findTeam(request.id, manager, true);
-      if (!current) throw notFound('team', request.id);
+      if (!current) throw ownerOrTeamNotFound('team', request.id);
       const next: TeamRow = {
         ...current,
         name: request.name ?? current.name,
@@ -156,12 +144,12 @@ export class OwnerTeamService {
   async listOwners(request: ListOwnersRequest): Promise<Page<OwnerDto>> {
     const page = resolvePage(request);
     const { rows, total } = await this.repository.listOwners(page, request.team_id);
-    return { data: rows.map(ownerDto), total, page: page.page, per_page: page.per_page };
+    return pageOf(rows.map(ownerDto), total, page);
   }
 
   async getOwner(id: string): Promise<OwnerDto> {
     const row = await this.repository.findOwner(id);
-    if (!row) throw notFound('owner', id);
+    if (!row) throw ownerOrTeamNotFound('owner', id);
     return ownerDto(row);
   }
 
@@ -182,7 +170,7 @@ export class OwnerTeamService {
     const teamId = request.team_id === undefined ? undefined : teamRef(request.team_id);
     return this.write('owner', request.id, request.name ?? '', teamId ?? null, async (manager) => {
       const current = await this.repository.findOwner(request.id, manager, true);
-      if (!current) throw notFound('owner', request.id);
+      if (!current) throw ownerOrTeamNotFound('owner', request.id);
       const next: OwnerRow = {
         ...current,
         name: request.name ?? current.name,
@@ -230,7 +218,7 @@ export class OwnerTeamService {
     try {
       await this.unitOfWork.run(async (manager) => {
         if (!(await this.repository.delete(manager, kind === 'owner' ? 'owners' : 'teams', id))) {
-          throw notFound(kind, id);
+          throw ownerOrTeamNotFound(kind, id);
         }
         await this.outbox.audit(
           manager,

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   AuditAction,
-  auditOrigin,
   BULK_ENQUEUED_JOBS_MAX,
   BULK_ERRORS_MAX,
   BulkCriteria,
@@ -43,7 +42,7 @@ import { EntityManager } from 'typeorm';
 import { approvalDto, ApprovalRepository } from '@certlane/issuance-governance';
 import { IssuerRevocation } from '@certlane/issuance-ca';
 import { BulkCertificateRow, BulkRepository } from './bulk.repository';
-import { UnitOfWork } from '@certlane/issuance-data-access';
+import { auditRecord, UnitOfWork } from '@certlane/issuance-data-access';
 
 /** Certificates per transaction: big enough to amortise round trips, small enough to keep locks short. */
 export const BULK_BATCH_SIZE = 2000;
@@ -464,15 +463,14 @@ export class BulkService {
           }
         : { ...selection.filters, ...(selection.source ? { source: selection.source } : {}) };
     await this.unitOfWork.run((manager) =>
-      this.outbox.audit(manager, {
-        action,
-        event_category: 'cert_lifecycle',
-        ...auditOrigin(context),
-        resource_type: 'certificate',
-        resource_id: 'bulk',
-        outcome: 'success',
-        details: { mode: selection.mode, criteria, ...details },
-      }),
+      this.outbox.audit(
+        manager,
+        auditRecord('cert_lifecycle', 'certificate', action, 'bulk', context, {
+          mode: selection.mode,
+          criteria,
+          ...details,
+        }),
+      ),
     );
   }
 }
