@@ -8,9 +8,9 @@ import { Authenticator } from './auth/authenticator';
 import { GatewayFastLaneInstaller } from './fast-lane/fast-lane';
 import { PrincipalCache } from './auth/principal-cache';
 import { RetiredAgentKeys } from './auth/retired-agent-keys';
-import { RouteEntry, routeTable } from './auth/route-table';
+import { RouteEntry, routeTable } from './routes/route-table';
 import { OpenApiController } from './openapi/openapi.controller';
-import { DECLARED_ROUTES } from './routes/declared-routes';
+import { DECLARED_ROUTES } from './declared-routes';
 import { DeclaredRoutesMount } from './routes/declared-routes-mount';
 import { RouteDeclaration } from './routes/route-declaration';
 import { RouteExecutor } from './routes/route-executor';
@@ -24,7 +24,7 @@ import { RevocationController } from './revocation-routes/revocation.controller'
 /**
  * Every Nest controller of the public API: the routes that stream, set cookies, return files or
  * need handling the route executor lacks. Forward-only routes are declared instead
- * (routes/declared-routes.ts); gatewayRouteTable() lists both.
+ * (declared-routes.ts); gatewayRouteTable() lists both.
  */
 export const GATEWAY_CONTROLLERS = [
   SessionsController,

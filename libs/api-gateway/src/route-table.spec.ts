@@ -1,5 +1,5 @@
 import { gatewayRouteTable } from './api-gateway.module';
-import { routeTable } from './auth/route-table';
+import { routeTable } from './routes/route-table';
 import { accessRuleProblems } from './routes/route-checks';
 import { RelyingPartyForwardingController } from './revocation-routes/relying-party-forwarding.controller';
 

@@ -8,7 +8,7 @@ import { BootstrapService } from './bootstrap/bootstrap.service';
 import { callerOf } from './audit/auth-audit';
 import { BreakGlassService } from './breakglass/breakglass.service';
 import { SessionService } from './sessions/session.service';
-import { UserService } from './users/user.service';
+import { UserService } from './user-admin/user.service';
 
 /** Serves the auth subjects of libs/contracts on the bus. */
 @Injectable()

@@ -13,11 +13,11 @@ import { RoleSeeder } from './roles/role-seeder';
 import { RoleService } from './roles/role.service';
 import { BreakGlassRepository } from './breakglass/breakglass.repository';
 import { BreakGlassService } from './breakglass/breakglass.service';
-import { SessionGc } from './sessions/session-gc';
+import { SessionGc } from './session-gc';
 import { SessionRepository } from './sessions/session.repository';
 import { SessionService } from './sessions/session.service';
 import { UserRepository } from './users/user.repository';
-import { UserService } from './users/user.service';
+import { UserService } from './user-admin/user.service';
 
 /**
  * The auth service: owns schema `auth` (API keys, roles and grants, the bootstrap state, users,

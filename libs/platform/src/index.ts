@@ -4,7 +4,7 @@ export * from './config/load-config';
 export * from './config/parsers';
 export * from './config/variables';
 export * from './config/named-keys';
-export * from './config/startup-warnings';
+export * from './service/startup-warnings';
 export * from './crypto/secret-box';
 export * from './logging/logger';
 export * from './logging/redact';

@@ -5,7 +5,7 @@ import {
   RegisterAgentRequest,
   RetireAgentQuery,
 } from '@certlane/contracts';
-import { queryFlag } from '../certificates/request-flags';
+import { queryFlag } from '../routes/request-flags';
 import { declareRoute } from '../routes/route-declaration';
 
 const BASE = '/api/v1/agents';

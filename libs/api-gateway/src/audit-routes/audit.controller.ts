@@ -5,7 +5,7 @@ import { CertlaneLogger, LOGGER, MESSAGE_BUS, MessageBus, requestIdOf } from '@c
 import { busContext } from '../auth/actor';
 import { RequirePermission } from '../auth/route-access';
 import { streamAuditExport } from './audit-export';
-import { Documented } from '../openapi/operation-facts';
+import { Documented } from '../operation-facts/operation-facts';
 
 /**
  * The audit export (spec 4.10, 6.1), streamed from the auth service; the list and the chain check

@@ -10,7 +10,7 @@ import { CERTLANE_CONFIG, CertlaneConfig, MESSAGE_BUS, MessageBus, PublicRoute }
 import { busContext } from '../auth/actor';
 import { BreakGlassRoute } from '../auth/route-access';
 import { sessionCookies } from '../auth/session-cookies';
-import { Documented } from '../openapi/operation-facts';
+import { Documented } from '../operation-facts/operation-facts';
 
 /**
  * The client IP of a request: the TCP peer, or the X-Forwarded-For entry Express picks through

@@ -15,7 +15,7 @@ import { CERTLANE_CONFIG, CertlaneConfig, MESSAGE_BUS, MessageBus } from '@certl
 import { Actor, actorOf, busContext } from '../auth/actor';
 import { AnyAuthenticated, RequirePermission, SessionRoute } from '../auth/route-access';
 import { clearedSessionCookies, readCookie } from '../auth/session-cookies';
-import { Documented } from '../openapi/operation-facts';
+import { Documented } from '../operation-facts/operation-facts';
 
 function caller(request: Request): Actor {
   const actor = actorOf(request);

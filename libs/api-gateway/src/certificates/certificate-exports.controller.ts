@@ -4,8 +4,8 @@ import { ExportPkcs12Body, PemExportDto, PemExportQuery } from '@certlane/contra
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { busContext } from '../auth/actor';
 import { RequirePermission } from '../auth/route-access';
-import { Documented } from '../openapi/operation-facts';
-import { attachmentName, optionalBody, queryFlag } from './request-flags';
+import { Documented } from '../operation-facts/operation-facts';
+import { attachmentName, optionalBody, queryFlag } from '../routes/request-flags';
 
 /**
  * The certificate exports (spec 4.2), served by the issuance service: files, so Nest routes; the

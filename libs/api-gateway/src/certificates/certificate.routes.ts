@@ -10,7 +10,7 @@ import {
   RevokeCertificateBody,
 } from '@certlane/contracts';
 import { declareRoute } from '../routes/route-declaration';
-import { renewForce } from './request-flags';
+import { renewForce } from '../routes/request-flags';
 
 const BASE = '/api/v1/certificates';
 

@@ -10,8 +10,8 @@ import {
   TestSystem,
 } from '@certlane/testing';
 import { GATEWAY_CONTROLLERS } from '../api-gateway.module';
-import { routeTable } from '../auth/route-table';
-import { DECLARED_ROUTES } from '../routes/declared-routes';
+import { routeTable } from '../routes/route-table';
+import { DECLARED_ROUTES } from '../declared-routes';
 
 /** Headers that differ between any two responses (time, connection) and say nothing about the route. */
 const INCIDENTAL_HEADERS = new Set(['date', 'connection', 'keep-alive']);

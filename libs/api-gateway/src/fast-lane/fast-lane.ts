@@ -20,7 +20,7 @@ import {
   securityHeaderValues,
   writeErrorReply,
 } from '@certlane/platform';
-import { DECLARED_ROUTES } from '../routes/declared-routes';
+import { DECLARED_ROUTES } from '../declared-routes';
 import { RouteDeclaration } from '../routes/route-declaration';
 import { RouteExecutor } from '../routes/route-executor';
 import { RouteMatcher } from './route-matcher';

@@ -1,4 +1,4 @@
-import { RouteEntry } from '../auth/route-table';
+import { RouteEntry } from '../routes/route-table';
 
 /** Spec 4.9: admin routes accept GET and POST only; any other method is 405 there. */
 export const ADMIN_PREFIX = '/api/v1/admin/';

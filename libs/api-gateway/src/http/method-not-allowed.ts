@@ -2,7 +2,7 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
-import { RouteEntry } from '../auth/route-table';
+import { RouteEntry } from '../routes/route-table';
 import { AllowedMethods } from './allowed-methods';
 
 /** The gateway's route table (provided by the module, which owns the controller list). */

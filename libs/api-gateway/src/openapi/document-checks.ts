@@ -1,4 +1,4 @@
-import { RouteEntry } from '../auth/route-table';
+import { RouteEntry } from '../routes/route-table';
 import { openApiPath } from './openapi-document';
 
 type Paths = Record<string, Record<string, unknown>>;

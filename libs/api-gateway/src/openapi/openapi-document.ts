@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { RouteEntry } from '../auth/route-table';
+import { RouteEntry } from '../routes/route-table';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
 export type JsonSchema = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { PublicRoute } from '@certlane/platform';
 import { readApiDescription } from './api-description';
-import { Documented } from './operation-facts';
+import { Documented } from '../operation-facts/operation-facts';
 
 /** The API description itself (spec 9), public so that clients and tools can read it first. */
 @PublicRoute()

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { busContext } from '../auth/actor';
 import { RequirePermission } from '../auth/route-access';
-import { Documented } from '../openapi/operation-facts';
+import { Documented } from '../operation-facts/operation-facts';
 
 /**
  * /api/v1/crl/{issuer} and /api/v1/ocsp (spec 4.4), served by the revocation service: DER CRL and

@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { requestIdOf } from '@certlane/platform';
-import { DECLARED_ROUTES } from './declared-routes';
+import { DECLARED_ROUTES } from '../declared-routes';
 import { RouteExecutor } from './route-executor';
 
 /**

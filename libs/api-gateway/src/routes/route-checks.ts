@@ -1,6 +1,6 @@
 import { DEFAULT_ROLES, PERMISSIONS } from '@certlane/contracts';
 import { ANY_AUTHENTICATED } from '../auth/route-access';
-import { RouteEntry } from '../auth/route-table';
+import { RouteEntry } from './route-table';
 
 /**
  * The checks the route table feeds (spec 5.3, 6.1): the route-table spec, the authorization

@@ -2,7 +2,7 @@ import { DtoClass, ErrorCode, Permission, RequestOf, RequestSubject, ResponseOf 
 import type { BuildInfo, CertlaneConfig } from '@certlane/platform';
 import { Actor } from '../auth/actor';
 import { ANY_AUTHENTICATED } from '../auth/route-access';
-import { OperationFacts } from '../openapi/operation-facts';
+import { OperationFacts } from '../operation-facts/operation-facts';
 
 /** The methods a declared route may answer (GET also answers HEAD, as Express does). */
 export type DeclaredMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';

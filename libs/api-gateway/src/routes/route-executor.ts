@@ -21,10 +21,10 @@ import { Authenticator, WWW_AUTHENTICATE } from '../auth/authenticator';
 import { assertOwnWorkOf } from '../auth/own-work';
 import { PrincipalCache } from '../auth/principal-cache';
 import { RetiredAgentKeys } from '../auth/retired-agent-keys';
-import { optionalBody } from '../certificates/request-flags';
+import { optionalBody } from './request-flags';
 import { idempotentResourceId } from '../idempotency/idempotency-key';
 import { IdempotencyKeys } from '../idempotency/idempotency-keys';
-import { DECLARED_ROUTES } from './declared-routes';
+import { DECLARED_ROUTES } from '../declared-routes';
 import { GatewayFacts, RouteDeclaration, RouteInput } from './route-declaration';
 
 /** One request to a declared route, as the front lane or Express hands it over. */

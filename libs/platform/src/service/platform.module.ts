@@ -2,7 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { CertlaneConfig } from '../config/certlane-config';
 import { CertlaneLogger } from '../logging/logger';
 import { MessageBus } from '../messaging/message-bus';
-import { HealthController } from '../observability/health.controller';
+import { HealthController } from './health.controller';
 import { Metrics } from '../observability/metrics';
 import { ReadinessRegistry } from '../observability/readiness';
 import { BuildInfo } from './build-info';

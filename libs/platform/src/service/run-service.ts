@@ -6,7 +6,7 @@ import { ServiceName } from '@certlane/contracts';
 import { CertlaneConfig } from '../config/certlane-config';
 import { CONFIG_ERROR_EXIT_CODE, ConfigError } from '../config/config-error';
 import { loadConfig } from '../config/load-config';
-import { warnAboutRiskySettings } from '../config/startup-warnings';
+import { warnAboutRiskySettings } from './startup-warnings';
 import { locateMigrationsDir } from '../database/migrations-dir';
 import { runMigrations } from '../database/migration-runner';
 import { postgresConnection } from '../database/postgres-connection';

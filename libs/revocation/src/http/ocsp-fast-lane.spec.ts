@@ -5,7 +5,7 @@ import { installInFront, securityHeaderValues } from '@certlane/platform';
 import type { OcspAnswer } from '../ocsp/ocsp.service';
 import type { Request } from 'express';
 import { OCSP_GET_ROUTE, OCSP_POST_ROUTE, ocspFastLane } from './ocsp-fast-lane';
-import { ocspGetKey, ocspHeaders, ocspPostKey } from './ocsp-http';
+import { ocspGetKey, ocspHeaders, ocspPostKey } from '../ocsp/ocsp-http';
 import { readRawBody } from '@certlane/platform';
 
 const times = {

@@ -5,7 +5,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { FastLane, installInFront, Metrics, METRICS, securityHeaderValues } from '@certlane/platform';
 import { isOcspRequestContentType, MAX_OCSP_REQUEST_BYTES } from '@certlane/pki';
 import { OcspAnswer, OcspService } from '../ocsp/ocsp.service';
-import { ocspGetKey, ocspHeaders, ocspPostKey } from './ocsp-http';
+import { ocspGetKey, ocspHeaders, ocspPostKey } from '../ocsp/ocsp-http';
 import { preloadBody } from '@certlane/platform';
 
 /** The route patterns the metrics record, as for the controller's routes. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { decodeOcspGetPath, ocspErrorResponse, PkiError } from '@certlane/pki';
 import { OcspAnswer, OcspService } from '../ocsp/ocsp.service';
-import { ocspGetKey, ocspPostKey } from './ocsp-http';
+import { ocspGetKey, ocspPostKey } from '../ocsp/ocsp-http';
 
 /**
  * A relying party's OCSP request in either HTTP form, answered from the cache by the exact request

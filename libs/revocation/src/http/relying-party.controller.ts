@@ -6,7 +6,7 @@ import { CA_CRL_FILE, crlResponseHeaders, ISSUER_CRL_FILE } from '@certlane/pki'
 import { CrlPublisher } from '../crl/crl-publisher';
 import { CrlState } from '../crl/crl.repository';
 import { OcspAnswer } from '../ocsp/ocsp.service';
-import { ocspHeaders } from './ocsp-http';
+import { ocspHeaders } from '../ocsp/ocsp-http';
 import { RelyingPartyOcsp } from './relying-party-ocsp';
 
 /**

@@ -1,5 +1,5 @@
 import { CA_ID_PATTERN, CertificateIssued, SERIAL_HEX_PATTERN } from '@certlane/contracts';
-import { canonicalSerial } from '../revocations/revoked-event';
+import { canonicalSerial } from '../serials/canonical-serial';
 
 const isoDate = (value: unknown): string | undefined => {
   if (typeof value !== 'string') return undefined;

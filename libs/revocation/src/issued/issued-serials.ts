@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
-import { canonicalSerial } from '../revocations/revoked-event';
+import { canonicalSerial } from '../serials/canonical-serial';
 import { parseIssuedEvent } from './issued-event';
 import { IssuedRepository } from './issued.repository';
 

@@ -11,7 +11,7 @@ import { IssuerCaDirectory } from '../issuer-ca.directory';
 import { IssuedSerials } from '../issued/issued-serials';
 import { RevocationRepository } from '../revocations/revocation.repository';
 import { RevocationFiles } from '../publication/revocation-files';
-import { ocspGetKey } from '../http/ocsp-http';
+import { ocspGetKey } from './ocsp-http';
 import { OcspService } from './ocsp.service';
 import { LoadedResponder, ResponderKeys } from './responder-keys';
 

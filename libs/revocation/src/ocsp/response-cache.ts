@@ -1,5 +1,6 @@
 import { CertId } from '@certlane/pki';
-import { canonicalSerial } from '../revocations/revoked-event';
+import { canonicalSerial } from '../serials/canonical-serial';
+import { OCSP_RESPONSE_VALIDITY_MS } from '../publication/ocsp-validity';
 import { ByteBoundedLru } from './byte-bounded-lru';
 
 /** A signed response kept for GETs and nonce-less POSTs. */
@@ -16,8 +17,6 @@ export interface CachedResponse {
   refreshAt: Date;
 }
 
-/** How long a signed OCSP response is valid. */
-export const OCSP_RESPONSE_VALIDITY_MS = 60 * 60_000;
 /** By default a response is re-signed half-way (SERVICE_OCSP_REFRESH_BEFORE). */
 export const OCSP_REFRESH_BEFORE_MS = 30 * 60_000;
 /** Default of SERVICE_OCSP_CACHE_MAX_BYTES: what the cache may hold, responses and request index. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CERTLANE_CONFIG, CertlaneConfig, CertlaneLogger, LOGGER } from '@certlane/platform';
 import { CertId } from '@certlane/pki';
-import { OCSP_RESPONSE_VALIDITY_MS } from '../ocsp/response-cache';
+import { OCSP_RESPONSE_VALIDITY_MS } from './ocsp-validity';
 import { DirectoryPublicationStore, PublicationStore } from './publication-store';
 import { crlKey, ocspKey } from './published-keys';
 

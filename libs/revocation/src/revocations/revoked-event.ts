@@ -5,11 +5,7 @@ import {
   revocationReasonFromWire,
   SERIAL_HEX_PATTERN,
 } from '@certlane/contracts';
-
-/** A serial as the revocation service keys it: lower-case hex, no leading zeros (`0` for zero). */
-export function canonicalSerial(hex: string): string {
-  return hex.toLowerCase().replace(/^0+/, '') || '0';
-}
+import { canonicalSerial } from '../serials/canonical-serial';
 
 /**
  * Checks an `issuance.v1.certificate.revoked` payload (events are not validated by the bus) and

@@ -1,5 +1,5 @@
 import { ocspResponseHeaders } from '@certlane/pki';
-import type { OcspAnswer } from '../ocsp/ocsp.service';
+import type { OcspAnswer } from './ocsp.service';
 
 /** The cache key of an RFC 5019 GET: the raw (still encoded) path after /ocsp/<issuer>/. */
 export const ocspGetKey = (encodedPath: string): string => `G${encodedPath}`;

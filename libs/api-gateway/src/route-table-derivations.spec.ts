@@ -1,13 +1,13 @@
 import { Permission } from '@certlane/contracts';
-import { gatewayRouteTable } from '../api-gateway.module';
+import { gatewayRouteTable } from './api-gateway.module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
-import { AllowedMethods } from '../http/allowed-methods';
-import { routesWithoutOperation } from '../openapi/document-checks';
-import { buildOpenApiDocument, JsonSchema } from '../openapi/openapi-document';
+import { AllowedMethods } from './http/allowed-methods';
+import { routesWithoutOperation } from './openapi/document-checks';
+import { buildOpenApiDocument, JsonSchema } from './openapi/openapi-document';
 import { DECLARED_ROUTES } from './declared-routes';
-import { declareRoute, RouteDeclaration } from './route-declaration';
+import { declareRoute, RouteDeclaration } from './routes/route-declaration';
 import {
   accessRuleProblems,
   auditedRoutes,
@@ -16,7 +16,7 @@ import {
   MATRIX_CALLERS,
   routeName,
   routesWithoutAuditCase,
-} from './route-checks';
+} from './routes/route-checks';
 
 /** A route declared the way a new one would be: the checks fed by the route table must notice it. */
 const toyRoute = (changes: Partial<RouteDeclaration> = {}): RouteDeclaration =>
@@ -35,9 +35,10 @@ const toyRoute = (changes: Partial<RouteDeclaration> = {}): RouteDeclaration =>
     ...changes,
   }) as RouteDeclaration;
 
-const committedDocument = JSON.parse(
-  readFileSync(join(__dirname, '../../../../docs/openapi.json'), 'utf8'),
-) as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, JsonSchema> } };
+const committedDocument = JSON.parse(readFileSync(join(__dirname, '../../../docs/openapi.json'), 'utf8')) as {
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, JsonSchema> };
+};
 
 describe('a route added to the declarations', () => {
   const today = gatewayRouteTable();

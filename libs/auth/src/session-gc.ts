@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CERTLANE_CONFIG, CertlaneConfig, CertlaneLogger, LOGGER, PeriodicTask } from '@certlane/platform';
-import { BreakGlassRepository } from '../breakglass/breakglass.repository';
-import { SessionService } from './session.service';
+import { BreakGlassRepository } from './breakglass/breakglass.repository';
+import { SessionService } from './sessions/session.service';
 
 /**
  * Every SERVICE_SESSION_GC_INTERVAL, deletes sessions that can no longer authenticate (revoked,

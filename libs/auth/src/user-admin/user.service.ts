@@ -16,7 +16,7 @@ import { authAudit, AuthCaller } from '../audit/auth-audit';
 import { BreakGlassRepository } from '../breakglass/breakglass.repository';
 import { RoleRepository } from '../roles/role.repository';
 import { SessionService } from '../sessions/session.service';
-import { toUserDto, UserRepository } from './user.repository';
+import { toUserDto, UserRepository } from '../users/user.repository';
 
 /** The synthetic actor of `SERVICE_AUTH_TYPE=none` (spec 5.1). */
 export const DEMO_ACTOR_ID = 'actor-demo-anon';

@@ -1,9 +1,9 @@
 import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { PublicRoute } from '../http/public-route';
-import { METRICS, READINESS } from '../service/tokens';
-import { Metrics } from './metrics';
-import { ReadinessRegistry } from './readiness';
+import { METRICS, READINESS } from './tokens';
+import { Metrics } from '../observability/metrics';
+import { ReadinessRegistry } from '../observability/readiness';
 
 /** /health (the process is alive), /ready (its database and bus answer), /metrics (Prometheus). */
 @PublicRoute()

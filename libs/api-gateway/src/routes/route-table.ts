@@ -1,11 +1,11 @@
 import { RequestMethod, Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { PUBLIC_ROUTE } from '@certlane/platform';
-import { OperationFacts } from '../openapi/operation-facts';
-import { documentedFacts } from '../openapi/route-facts';
-import { accessRule, declaredFacts, RouteDeclaration } from '../routes/route-declaration';
-import { ADMIN_ONLY } from './admin-only';
-import { REQUIRED_PERMISSION, SESSION_ROUTE } from './route-access';
+import { OperationFacts } from '../operation-facts/operation-facts';
+import { documentedFacts } from '../operation-facts/route-facts';
+import { accessRule, declaredFacts, RouteDeclaration } from './route-declaration';
+import { ADMIN_ONLY } from '../auth/admin-only';
+import { REQUIRED_PERMISSION, SESSION_ROUTE } from '../auth/route-access';
 
 export interface RouteEntry {
   method: string;
@@ -20,7 +20,7 @@ export interface RouteEntry {
 }
 
 /**
- * Every route: the declared ones (routes/declared-routes.ts) with their access rule, and those of
+ * Every route: the declared ones (declared-routes.ts) with their access rule, and those of
  * the given Nest controllers with the access rules their decorators name.
  */
 export function routeTable(

@@ -1,4 +1,4 @@
-import { CertlaneConfig } from './certlane-config';
+import { CertlaneConfig } from '../config/certlane-config';
 import { CertlaneLogger } from '../logging/logger';
 
 export const NO_AUTH_BANNER = [

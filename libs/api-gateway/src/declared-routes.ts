@@ -1,0 +1,56 @@
+import { APPROVAL_ROUTES } from './approvals/approval.routes';
+import { AGENT_WORK_ROUTES } from './agent-work/agent-work.routes';
+import { AGENT_ROUTES } from './agents/agent.routes';
+import { AUDIT_ROUTES } from './audit-routes/audit.routes';
+import { API_KEY_ROUTES } from './auth-routes/api-key.routes';
+import { BOOTSTRAP_ROUTES } from './auth-routes/bootstrap.routes';
+import { BREAKGLASS_CREDENTIAL_ROUTES } from './auth-routes/breakglass.routes';
+import { ME_ROUTES } from './auth-routes/me.routes';
+import { ROLE_ROUTES } from './auth-routes/role.routes';
+import { USER_ROUTES } from './auth-routes/user.routes';
+import { BULK_ROUTES } from './bulk/bulk.routes';
+import { CERTIFICATE_ROUTES } from './certificates/certificate.routes';
+import { INTERMEDIATE_CA_ROUTES, ISSUER_ROUTES } from './issuers/issuer.routes';
+import { JOB_ROUTES } from './jobs/job.routes';
+import { OWNER_ROUTES, TEAM_ROUTES } from './owners-teams/owner-team.routes';
+import { POLICY_ROUTES } from './policies/policy.routes';
+import { PROFILE_ROUTES } from './profiles/profile.routes';
+import { REVOCATION_ROUTES } from './revocation-routes/revocation.routes';
+import { RENEWAL_POLICY_ROUTES } from './renewal-policies/renewal-policy.routes';
+import { STATS_ROUTES } from './stats/stats.routes';
+import { SYSTEM_ROUTES } from './system/system.routes';
+import { TARGET_ROUTES } from './targets/target.routes';
+import { RouteDeclaration } from './routes/route-declaration';
+
+/**
+ * Every declared gateway route (ADR 0014, 0035): the routes that only check their caller and
+ * forward to one bus subject. The rest are Nest controllers (streams, cookies, files,
+ * idempotency, special handling); routeTable() lists both.
+ */
+export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
+  // Literal /certificates/bulk-* paths: before any /certificates/:id route.
+  ...BULK_ROUTES,
+  ...CERTIFICATE_ROUTES,
+  ...RENEWAL_POLICY_ROUTES,
+  ...TEAM_ROUTES,
+  ...OWNER_ROUTES,
+  ...STATS_ROUTES,
+  ...JOB_ROUTES,
+  ...AGENT_WORK_ROUTES,
+  ...APPROVAL_ROUTES,
+  ...POLICY_ROUTES,
+  ...AGENT_ROUTES,
+  ...TARGET_ROUTES,
+  ...ISSUER_ROUTES,
+  ...INTERMEDIATE_CA_ROUTES,
+  ...PROFILE_ROUTES,
+  ...SYSTEM_ROUTES,
+  ...BOOTSTRAP_ROUTES,
+  ...ME_ROUTES,
+  ...API_KEY_ROUTES,
+  ...ROLE_ROUTES,
+  ...USER_ROUTES,
+  ...BREAKGLASS_CREDENTIAL_ROUTES,
+  ...AUDIT_ROUTES,
+  ...REVOCATION_ROUTES,
+];
