@@ -11,7 +11,7 @@ import { RetiredAgentKeys } from './auth/retired-agent-keys';
 import { RouteEntry, routeTable } from './routes/route-table';
 import { OpenApiController } from './openapi/openapi.controller';
 import { DECLARED_ROUTES } from './declared-routes';
-import { DeclaredRoutesMount } from './routes/declared-routes-mount';
+import { DeclaredRoutesMount } from './declared-routes-mount';
 import { RouteDeclaration } from './routes/route-declaration';
 import { RouteExecutor } from './routes/route-executor';
 import { GATEWAY_ROUTES, MethodNotAllowedFallback } from './http/method-not-allowed';

@@ -24,7 +24,6 @@ import { RetiredAgentKeys } from '../auth/retired-agent-keys';
 import { optionalBody } from './request-flags';
 import { idempotentResourceId } from '../idempotency/idempotency-key';
 import { IdempotencyKeys } from '../idempotency/idempotency-keys';
-import { DECLARED_ROUTES } from '../declared-routes';
 import { GatewayFacts, RouteDeclaration, RouteInput } from './route-declaration';
 
 /** One request to a declared route, as the front lane or Express hands it over. */
@@ -59,7 +58,8 @@ interface Answer {
  */
 @Injectable()
 export class RouteExecutor {
-  private readonly coalescers: Map<RouteDeclaration, RequestCoalescer<RequestSubject>>;
+  /** One coalescer per route that coalesces, made on its first request. */
+  private readonly coalescers = new Map<RouteDeclaration, RequestCoalescer<RequestSubject>>();
   private readonly facts: GatewayFacts;
 
   constructor(
@@ -73,12 +73,6 @@ export class RouteExecutor {
     @Inject(BUILD_INFO) build: BuildInfo,
   ) {
     this.facts = { config, build };
-    this.coalescers = new Map(
-      DECLARED_ROUTES.filter((route) => route.coalesce).map((route) => [
-        route,
-        new RequestCoalescer(bus, route.subject as RequestSubject),
-      ]),
-    );
   }
 
   async serve(route: RouteDeclaration, request: RouteRequest, response: ServerResponse): Promise<void> {
@@ -209,10 +203,11 @@ export class RouteExecutor {
 
   private request(route: RouteDeclaration, payload: object, context: RequestContext): Promise<string> {
     const subject = route.subject as RequestSubject;
-    const coalescer = this.coalescers.get(route);
-    return coalescer
-      ? coalescer.requestRaw(payload as never, context)
-      : this.bus.requestRaw(subject, payload as never, { context, timeoutMs: route.timeoutMs });
+    if (!route.coalesce)
+      return this.bus.requestRaw(subject, payload as never, { context, timeoutMs: route.timeoutMs });
+    let coalescer = this.coalescers.get(route);
+    if (!coalescer) this.coalescers.set(route, (coalescer = new RequestCoalescer(this.bus, subject)));
+    return coalescer.requestRaw(payload as never, context);
   }
 
   /** The principal cache forgets what the route changed, so the next request sees it at once. */

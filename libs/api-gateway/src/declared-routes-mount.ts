@@ -2,8 +2,8 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { requestIdOf } from '@certlane/platform';
-import { DECLARED_ROUTES } from '../declared-routes';
-import { RouteExecutor } from './route-executor';
+import { DECLARED_ROUTES } from './declared-routes';
+import { RouteExecutor } from './routes/route-executor';
 
 /**
  * The declared routes as Express routes, for every request the front lane leaves to Express
