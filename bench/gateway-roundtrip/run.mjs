@@ -209,7 +209,7 @@ async function main() {
       try {
         rmSync(snapshot, { recursive: true, force: true });
         mkdirSync(snapshot, { recursive: true });
-        for (const part of ['libs', 'apps/issuance', 'apps/api-gateway', 'build-info.json'])
+        for (const part of ['libs', 'apps/issuance', 'apps/api-gateway', 'openapi', 'build-info.json'])
           cpSync(join(distDir, part), join(snapshot, part), { recursive: true });
         break;
       } catch (error) {
