@@ -42,8 +42,9 @@ mkdirSync('dist/openapi', { recursive: true });
 for (const extension of ['json', 'yaml'])
   copyFileSync(`docs/openapi.${extension}`, `dist/openapi/openapi.${extension}`);
 
-// The agent is also a command (package.json "bin": certlane-agent).
+// The agent and the MCP server are also commands (package.json "bin").
 chmodSync('dist/apps/agent/src/main.js', 0o755);
+chmodSync('dist/apps/mcp-server/src/main.js', 0o755);
 
 function git(...args) {
   try {

@@ -264,7 +264,19 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
   {
     name: 'SERVICE_SERVER_URL',
     description:
-      'Agent only: https:// URL of the API gateway. Required; an http:// URL is refused at startup.',
+      'Agent and MCP server: https:// URL of the API gateway. Required; an http:// URL is refused at startup.',
+  },
+  // The MCP server (apps/mcp-server, ADR 0051) reads these, plus SERVICE_SERVER_URL and
+  // SERVICE_SERVER_CA_BUNDLE_PATH.
+  {
+    name: 'SERVICE_API_KEY',
+    secret: true,
+    description:
+      'MCP server only: the API key it calls the API with (role r-mcp), or use SERVICE_API_KEY_FILE.',
+  },
+  {
+    name: 'SERVICE_API_KEY_FILE',
+    description: 'MCP server only: file holding its API key (preferred: it stays out of the environment).',
   },
   { name: 'SERVICE_AGENT_ID', description: 'Agent only: the id the agent was registered with. Required.' },
   {
