@@ -45,6 +45,7 @@ for (const extension of ['json', 'yaml'])
 // The agent and the MCP server are also commands (package.json "bin").
 chmodSync('dist/apps/agent/src/main.js', 0o755);
 chmodSync('dist/apps/mcp-server/src/main.js', 0o755);
+chmodSync('dist/apps/cli/src/main.js', 0o755);
 
 function git(...args) {
   try {

@@ -1,7 +1,8 @@
 import type { operations } from './generated/openapi-types';
 import { OperationId, OPERATIONS } from './generated/operations';
 import { ApiClientConfigError } from './api-errors';
-import type { HttpMethod, HttpsJsonClient } from './https-json-client';
+import type { IncomingMessage } from 'node:http';
+import type { FileAnswer, HttpMethod, HttpsJsonClient } from './https-json-client';
 
 type Operation<K extends OperationId> = operations[K];
 
@@ -36,29 +37,54 @@ type QueryValue = string | number | boolean | null | undefined | readonly (strin
  * written by tools/gen-openapi.mjs from docs/openapi.json): `call('getRenewalPolicy', { path:
  * { id } })`. A route that changes changes these types, so callers that no longer fit fail to
  * compile. File and stream operations (PEM/PKCS#12 downloads, CRL, OCSP, the audit export) are
- * not JSON and are refused here.
+ * not JSON: `call` refuses them, `download` and `stream` read them.
  */
 export class ApiClient {
   constructor(private readonly http: HttpsJsonClient) {}
 
   call<K extends OperationId>(operationId: K, input: InputOf<K>): Promise<ReplyOf<K>> {
-    const operation = OPERATIONS[operationId];
-    if (!operation)
-      throw new ApiClientConfigError(`no operation ${String(operationId)} in the API description`);
+    const operation = operationOf(operationId);
     if (!(operation.produces as readonly string[]).every((media) => media === 'application/json')) {
       throw new ApiClientConfigError(`${operationId} answers ${operation.produces.join(', ')}, not JSON`);
     }
-    const { path, query, body } = input as {
-      path?: Record<string, string>;
-      query?: Record<string, QueryValue>;
-      body?: unknown;
-    };
-    return this.http.request<ReplyOf<K>>(
-      operation.method as HttpMethod,
-      `${expandPath(operation.path, path ?? {})}${queryString(query ?? {})}`,
-      body,
-    );
+    const { method, path, body } = requestOf(operation, input);
+    return this.http.request<ReplyOf<K>>(method, path, body);
   }
+
+  /** A file operation (PEM or PKCS#12 export, DER CRL, OCSP response), read whole. */
+  download<K extends OperationId>(operationId: K, input: InputOf<K>): Promise<FileAnswer> {
+    const { method, path, body } = requestOf(operationOf(operationId), input);
+    return this.http.download(method, path, body);
+  }
+
+  /** A stream operation (the audit export), read as it arrives. */
+  stream<K extends OperationId>(operationId: K, input: InputOf<K>): Promise<IncomingMessage> {
+    const { method, path, body } = requestOf(operationOf(operationId), input);
+    return this.http.stream(method, path, body);
+  }
+}
+
+function operationOf(operationId: OperationId): (typeof OPERATIONS)[OperationId] {
+  const operation = OPERATIONS[operationId];
+  if (!operation)
+    throw new ApiClientConfigError(`no operation ${String(operationId)} in the API description`);
+  return operation;
+}
+
+function requestOf(
+  operation: (typeof OPERATIONS)[OperationId],
+  input: unknown,
+): { method: HttpMethod; path: string; body: unknown } {
+  const { path, query, body } = input as {
+    path?: Record<string, string>;
+    query?: Record<string, QueryValue>;
+    body?: unknown;
+  };
+  return {
+    method: operation.method as HttpMethod,
+    path: `${expandPath(operation.path, path ?? {})}${queryString(query ?? {})}`,
+    body,
+  };
 }
 
 /** `/api/v1/agents/{id}/work` with `{ id: 'a/1' }` -> `/api/v1/agents/a%2F1/work`. */

@@ -1,0 +1,71 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type JsonSchema = {
+  type?: string | string[];
+  enum?: readonly unknown[];
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  description?: string;
+  $ref?: string;
+  allOf?: JsonSchema[];
+};
+
+export interface ParameterObject {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  schema: JsonSchema;
+}
+
+export interface OperationObject {
+  operationId: string;
+  summary?: string;
+  description?: string;
+  parameters?: ParameterObject[];
+  requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema }> };
+}
+
+export interface ApiDescription {
+  info: { version: string };
+  paths: Record<string, Record<string, OperationObject>>;
+  components: { schemas: Record<string, JsonSchema> };
+}
+
+/** The API description as built (dist/openapi/) or, from a checkout, as committed (docs/). */
+export function loadApiDescription(): ApiDescription {
+  const file = [
+    join(__dirname, '../../../openapi/openapi.json'),
+    join(__dirname, '../../../docs/openapi.json'),
+  ].find((candidate) => existsSync(candidate));
+  if (!file) throw new Error('the API description (openapi.json) is missing: run npm run build');
+  return JSON.parse(readFileSync(file, 'utf8')) as ApiDescription;
+}
+
+/** Every operation of the description by its operationId. */
+export function operationsById(document: ApiDescription): Map<string, OperationObject> {
+  const byId = new Map<string, OperationObject>();
+  for (const item of Object.values(document.paths))
+    for (const operation of Object.values(item)) byId.set(operation.operationId, operation);
+  return byId;
+}
+
+/** A schema with its top-level `$ref`/`allOf` followed (one object's properties, merged). */
+export function resolveSchema(document: ApiDescription, schema: JsonSchema | undefined): JsonSchema {
+  if (!schema) return {};
+  if (schema.$ref) {
+    const name = schema.$ref.replace('#/components/schemas/', '');
+    return resolveSchema(document, document.components.schemas[name]);
+  }
+  if (schema.allOf) {
+    const parts = schema.allOf.map((part) => resolveSchema(document, part));
+    return {
+      type: 'object',
+      properties: Object.assign({}, ...parts.map((part) => part.properties ?? {})),
+      required: parts.flatMap((part) => part.required ?? []),
+    };
+  }
+  return schema;
+}

@@ -1,0 +1,62 @@
+import { CliConfig, resolveConnection } from './cli-config';
+import { UsageError } from './exit-codes';
+
+const config: CliConfig = {
+  'current-context': 'prod',
+  contexts: {
+    prod: { server: 'https://prod:8443', 'api-key-file': '/keys/prod', 'ca-bundle': '/ca/prod.pem' },
+    lab: { server: 'https://lab:8443', 'api-key-file': '/keys/lab' },
+  },
+};
+const files: Record<string, string> = {
+  '/keys/prod': 'prod-key\n',
+  '/keys/lab': 'lab-key',
+  '/keys/flag': 'flag-key',
+};
+const read = (path: string) => files[path];
+const resolve = (flags: object, env: NodeJS.ProcessEnv = {}) =>
+  resolveConnection(flags, env, config, read, () => 'stdin-key\n');
+
+describe(resolveConnection.name, () => {
+  it('takes the current context when nothing else is set', () => {
+    expect(resolve({})).toEqual({
+      server: 'https://prod:8443',
+      apiKey: 'prod-key',
+      caBundlePath: '/ca/prod.pem',
+      insecureSkipVerify: false,
+    });
+  });
+
+  it('lets --context pick another context', () => {
+    expect(resolve({ context: 'lab' })).toMatchObject({ server: 'https://lab:8443', apiKey: 'lab-key' });
+  });
+
+  it('puts the environment above the context', () => {
+    expect(
+      resolve(
+        {},
+        {
+          SERVICE_SERVER_URL: 'https://env',
+          SERVICE_API_KEY: 'env-key',
+          SERVICE_SERVER_CA_BUNDLE_PATH: '/e',
+        },
+      ),
+    ).toMatchObject({ server: 'https://env', apiKey: 'env-key', caBundlePath: '/e' });
+    expect(resolve({}, { SERVICE_API_KEY_FILE: '/keys/lab', SERVICE_API_KEY: 'env-key' }).apiKey).toBe(
+      'lab-key',
+    );
+  });
+
+  it('puts flags above the environment', () => {
+    const env = { SERVICE_SERVER_URL: 'https://env', SERVICE_API_KEY: 'env-key' };
+    expect(resolve({ server: 'https://flag', apiKeyFile: '/keys/flag' }, env)).toMatchObject({
+      server: 'https://flag',
+      apiKey: 'flag-key',
+    });
+    expect(resolve({ apiKeyStdin: true }, env).apiKey).toBe('stdin-key');
+  });
+
+  it('refuses a context that does not exist', () => {
+    expect(() => resolve({ context: 'nope' })).toThrow(UsageError);
+  });
+});

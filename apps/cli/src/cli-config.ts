@@ -1,0 +1,92 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import { UsageError } from './exit-codes';
+
+/** One named place to talk to: `certlane config set-context prod --server ...`. */
+export interface Context {
+  server?: string;
+  'api-key-file'?: string;
+  'ca-bundle'?: string;
+}
+
+export interface CliConfig {
+  'current-context'?: string;
+  contexts: Record<string, Context>;
+}
+
+/** `--config`, else `$XDG_CONFIG_HOME/certlane/config.yaml`, else `~/.config/certlane/config.yaml`. */
+export function configPath(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (flag) return flag;
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'certlane', 'config.yaml');
+}
+
+export function readConfig(path: string): CliConfig {
+  if (!existsSync(path)) return { contexts: {} };
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`the config file ${path} is not YAML: ${(error as Error).message}`);
+  }
+  const config = (parsed ?? {}) as Partial<CliConfig>;
+  return { ...config, contexts: config.contexts ?? {} };
+}
+
+/** Written whole to a temporary file and renamed, readable by its owner only. */
+export function writeConfig(path: string, config: CliConfig): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, toYaml(config), { mode: 0o600 });
+  chmodSync(temporary, 0o600);
+  renameSync(temporary, path);
+}
+
+/** Where the CLI connects, and with what; each field from the first place that sets it. */
+export interface Connection {
+  server?: string;
+  apiKey?: string;
+  caBundlePath?: string;
+  insecureSkipVerify: boolean;
+}
+
+export interface ConnectionFlags {
+  server?: string;
+  context?: string;
+  apiKeyFile?: string;
+  apiKeyStdin?: boolean;
+  caBundle?: string;
+}
+
+/**
+ * Flags beat the environment (`SERVICE_SERVER_URL`, `SERVICE_API_KEY_FILE`, `SERVICE_API_KEY`,
+ * `SERVICE_SERVER_CA_BUNDLE_PATH`), which beats the context (`--context`, else the current one).
+ * The key never comes from argv: a file, stdin or the environment.
+ */
+export function resolveConnection(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv,
+  config: CliConfig,
+  readText: (path: string) => string,
+  stdinKey: () => string,
+): Connection {
+  const contextName = flags.context ?? config['current-context'];
+  const context = contextName ? config.contexts[contextName] : undefined;
+  if (flags.context && !context)
+    throw new UsageError(`no context "${flags.context}" (certlane config get-contexts lists them)`);
+  // An empty variable is an unset one (`SERVICE_SERVER_URL= certlane ...`).
+  const fromEnv = (name: string) => env[name] || undefined;
+  const keyFile = flags.apiKeyFile ?? fromEnv('SERVICE_API_KEY_FILE');
+  let apiKey: string | undefined;
+  if (flags.apiKeyStdin) apiKey = stdinKey();
+  else if (keyFile) apiKey = readText(keyFile);
+  else if (fromEnv('SERVICE_API_KEY')) apiKey = fromEnv('SERVICE_API_KEY');
+  else if (context?.['api-key-file']) apiKey = readText(context['api-key-file']);
+  return {
+    server: flags.server ?? fromEnv('SERVICE_SERVER_URL') ?? context?.server,
+    apiKey: apiKey?.trim() || undefined,
+    caBundlePath: flags.caBundle ?? fromEnv('SERVICE_SERVER_CA_BUNDLE_PATH') ?? context?.['ca-bundle'],
+    insecureSkipVerify: env.SERVICE_SERVER_TLS_INSECURE_SKIP_VERIFY === 'true',
+  };
+}

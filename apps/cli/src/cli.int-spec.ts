@@ -1,0 +1,272 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { REVOCATION_REASONS } from '@certlane/contracts';
+import { startTestSystem, TestSystem } from '@certlane/testing';
+
+const MAIN = join(__dirname, '../../../dist/apps/cli/src/main.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+describe('the certlane CLI against a running system', () => {
+  let system: TestSystem;
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+
+  const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}, input?: string): Promise<Run> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [MAIN, ...args], { env: { ...env, ...extraEnv } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+      child.stdin.end(input ?? '');
+    });
+  const json = async (args: string[]) => {
+    const run = await cli([...args, '-o', 'json']);
+    if (run.code !== 0) throw new Error(`certlane ${args.join(' ')}: ${run.code} ${run.stderr}`);
+    return JSON.parse(run.stdout) as Record<string, unknown>;
+  };
+
+  beforeAll(async () => {
+    system = await startTestSystem('cli', ['auth', 'issuance', 'revocation', 'api-gateway'], {
+      SERVICE_KEYGEN_MODE: 'server',
+    });
+    dir = mkdtempSync(join(tmpdir(), 'certlane-cli-'));
+    writeFileSync(join(dir, 'ca.pem'), system.ca);
+    writeFileSync(join(dir, 'admin.key'), system.env.SERVICE_AUTH_SECRET!, { mode: 0o600 });
+    env = {
+      PATH: process.env.PATH,
+      HOME: dir,
+      XDG_CONFIG_HOME: join(dir, 'config'),
+      SERVICE_SERVER_URL: system.services['api-gateway'].url,
+      SERVICE_API_KEY_FILE: join(dir, 'admin.key'),
+      SERVICE_SERVER_CA_BUNDLE_PATH: join(dir, 'ca.pem'),
+    };
+  }, 90_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates, reads, lists, updates and deletes through generated commands and flags', async () => {
+    const created = await json(['renewal-policies', 'create', '--name', 'cli-one', '--max-retries', '2']);
+    expect(created).toMatchObject({ id: expect.any(String), name: 'cli-one', max_retries: 2 });
+    const id = String(created.id);
+    expect(await json(['renewal-policies', 'get', id])).toMatchObject({ id, name: 'cli-one' });
+    const updated = await json(['renewal-policies', 'update', id, '--name', 'cli-one', '--max-retries', '4']);
+    expect(updated.max_retries).toBe(4);
+    const table = await cli(['renewal-policies', 'list']);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+NAME/);
+    expect(table.stdout).toContain('cli-one');
+    expect(parseYaml((await cli(['renewal-policies', 'get', id, '-o', 'yaml'])).stdout)).toMatchObject({
+      id,
+    });
+    expect((await cli(['renewal-policies', 'delete', id])).code).toBe(0);
+    expect((await cli(['renewal-policies', 'get', id])).code).toBe(4);
+  });
+
+  it('reads a body from a YAML file, flags overriding its fields', async () => {
+    writeFileSync(join(dir, 'policy.yaml'), 'name: from-file\nmax_retries: 1\nrenewal_window_days: 20\n');
+    const created = await json([
+      'renewal-policies',
+      'create',
+      '--body-file',
+      join(dir, 'policy.yaml'),
+      '--max-retries',
+      '5',
+    ]);
+    expect(created).toMatchObject({ name: 'from-file', max_retries: 5, renewal_window_days: 20 });
+  });
+
+  it('follows every page with --all, as one JSON envelope', async () => {
+    for (let i = 0; i < 5; i++)
+      await json(['renewal-policies', 'create', '--name', `paged-${i}`, '--max-retries', '1']);
+    const one = await json(['renewal-policies', 'list', '--per-page', '2']);
+    expect((one.data as unknown[]).length).toBe(2);
+    const all = await json(['renewal-policies', 'list', '--per-page', '2', '--all']);
+    expect(all.total).toBe(one.total);
+    const names = (all.data as { name: string }[]).map((policy) => policy.name);
+    expect(names.length).toBe(one.total);
+    expect(new Set(names).size).toBe(names.length);
+    for (let i = 0; i < 5; i++) expect(names).toContain(`paged-${i}`);
+  });
+
+  it('prints the error code and message of the API and exits with the documented code', async () => {
+    const missing = await cli(['certs', 'get', 'no-such-cert']);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toMatch(/^error: certificate_not_found: /);
+    writeFileSync(join(dir, 'wrong.key'), 'not-a-key');
+    const unauthenticated = await cli(['certs', 'list'], { SERVICE_API_KEY_FILE: join(dir, 'wrong.key') });
+    expect(unauthenticated.code).toBe(3);
+    const invalid = await cli(['renewal-policies', 'create', '--name', 'x', '--max-retries', '99']);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/^error: \w+: /);
+    const duplicate = await cli(['renewal-policies', 'create', '--name', 'paged-0', '--max-retries', '1']);
+    expect(duplicate.code).toBe(5);
+  });
+
+  it('refuses certs revoke without --reason before sending, with the menu of the ten reasons (spec 7)', async () => {
+    const cert = await json(['certs', 'create', '--id', 'cli-revoke', '--common-name', 'rev.example.com']);
+    expect(cert.status).toBe('Active');
+    const refused = await cli(['certs', 'revoke', 'cli-revoke']);
+    expect(refused.code).toBe(2);
+    for (const reason of REVOCATION_REASONS) expect(refused.stderr).toContain(reason);
+    expect((await json(['certs', 'get', 'cli-revoke'])).status).toBe('Active');
+    const revoked = await cli(['certs', 'revoke', 'cli-revoke', '--reason', 'superseded']);
+    expect(revoked.code).toBe(0);
+    expect((await json(['certs', 'get', 'cli-revoke'])).status).toBe('Revoked');
+    const badReason = await cli(['certs', 'revoke', 'cli-revoke', '--reason', 'bored']);
+    expect(badReason.code).toBe(2);
+  });
+
+  it('refuses agents retire --force without --reason before sending (spec 7)', async () => {
+    const refused = await cli(['agents', 'retire', 'any-agent', '--force']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--force needs --reason');
+  });
+
+  it('renews with --force and waits for the job with --wait', async () => {
+    await json(['certs', 'create', '--id', 'cli-renew', '--common-name', 'renew.example.com']);
+    const renewed = await cli(['certs', 'renew', 'cli-renew', '--force', '--wait', '-o', 'json']);
+    expect(renewed.code).toBe(0);
+    const documents = renewed.stdout
+      .trim()
+      .split(/\n(?=\{)/)
+      .map((text) => JSON.parse(text) as Record<string, unknown>);
+    expect(documents[0].job_id).toEqual(expect.any(String));
+    expect(documents[1]).toMatchObject({ id: documents[0].job_id, status: 'Completed' });
+    expect((await json(['certs', 'versions', 'cli-renew'])).total).toBe(2);
+  });
+
+  it('exports PEM and PKCS#12 to files only its owner can read', async () => {
+    await json(['certs', 'create', '--id', 'cli-export', '--common-name', 'export.example.com']);
+    const pem = join(dir, 'out.pem');
+    expect((await cli(['certs', 'export', 'cli-export', '--pem', '-f', pem])).code).toBe(0);
+    expect(readFileSync(pem, 'utf8')).toContain('BEGIN CERTIFICATE');
+    expect(statSync(pem).mode & 0o777).toBe(0o600);
+    const again = await cli(['certs', 'export', 'cli-export', '--pem', '-f', pem]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('--overwrite');
+    writeFileSync(join(dir, 'p12.pass'), 'secret-pass\n');
+    const p12 = join(dir, 'out.p12');
+    const exported = await cli([
+      'certs',
+      'export',
+      'cli-export',
+      '--p12',
+      '-f',
+      p12,
+      '--password-file',
+      join(dir, 'p12.pass'),
+    ]);
+    expect(exported.code).toBe(0);
+    expect(statSync(p12).mode & 0o777).toBe(0o600);
+    const parsed = spawnSync('openssl', ['pkcs12', '-in', p12, '-passin', 'pass:secret-pass', '-nokeys'], {
+      encoding: 'utf8',
+    });
+    expect(parsed.stdout).toContain('BEGIN CERTIFICATE');
+    expect((await cli(['certs', 'export', 'cli-export'])).code).toBe(2);
+  });
+
+  it('streams the audit export to a file', async () => {
+    const file = join(dir, 'audit.ndjson');
+    const run = await cli(['audit', 'export', '-f', file]);
+    expect(run.code).toBe(0);
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    expect(lines.length).toBeGreaterThan(3);
+    expect(JSON.parse(lines[0])).toHaveProperty('action');
+  });
+
+  it('connects through named contexts, flags and environment above them', async () => {
+    const bare = { SERVICE_SERVER_URL: '', SERVICE_API_KEY_FILE: '', SERVICE_SERVER_CA_BUNDLE_PATH: '' };
+    expect((await cli(['version'], bare)).code).toBe(2);
+    const set = await cli(
+      [
+        'config',
+        'set-context',
+        'test',
+        '--server',
+        env.SERVICE_SERVER_URL!,
+        '--api-key-file',
+        join(dir, 'admin.key'),
+        '--ca-bundle',
+        join(dir, 'ca.pem'),
+      ],
+      bare,
+    );
+    expect(set.code).toBe(0);
+    await cli(['config', 'set-context', 'other', '--server', 'https://127.0.0.1:1'], bare);
+    expect((await cli(['config', 'use-context', 'test'], bare)).code).toBe(0);
+    expect((await cli(['config', 'current-context'], bare)).stdout).toBe('test\n');
+    const listed = await cli(['certs', 'list', '-o', 'json'], bare);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toHaveProperty('total');
+    expect((await cli(['certs', 'list', '--context', 'other'], bare)).code).toBe(7);
+    const configFile = join(dir, 'config', 'certlane', 'config.yaml');
+    expect(statSync(configFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(configFile, 'utf8')).not.toContain(system.env.SERVICE_AUTH_SECRET!);
+  });
+
+  it('refuses an http:// server URL at startup (spec 7)', async () => {
+    const run = await cli(['version'], { SERVICE_SERVER_URL: 'http://127.0.0.1:8443' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('http://');
+  });
+
+  it('reads the key from stdin when asked, never from argv', async () => {
+    const run = await cli(
+      ['auth', 'me', '-o', 'json', '--api-key-stdin'],
+      { SERVICE_API_KEY_FILE: '' },
+      `${system.env.SERVICE_AUTH_SECRET}\n`,
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toHaveProperty('effective_permissions');
+    expect((await cli(['certs', 'list', '--api-key', 'x'])).code).toBe(2);
+  });
+
+  it('completes commands, flags, choices and live ids in real bash', () => {
+    const bin = join(dir, 'bin');
+    spawnSync('mkdir', ['-p', bin]);
+    writeFileSync(join(bin, 'certlane'), `#!/bin/sh\nexec "${process.execPath}" "${MAIN}" "$@"\n`);
+    chmodSync(join(bin, 'certlane'), 0o755);
+    const complete = (words: string[]) => {
+      const script = [
+        'source <(certlane completion bash)',
+        `COMP_WORDS=(certlane ${words.map((word) => `'${word}'`).join(' ')})`,
+        `COMP_CWORD=${words.length}`,
+        '_certlane',
+        'printf "%s\\n" "${COMPREPLY[@]}"',
+      ].join('\n');
+      const result = spawnSync('bash', ['-c', script], {
+        env: { ...env, PATH: `${bin}:${env.PATH}` },
+        encoding: 'utf8',
+      });
+      return result.stdout.split('\n').filter(Boolean);
+    };
+    expect(complete(['ce'])).toEqual(['certs']);
+    expect(complete(['certs', 're'])).toEqual(expect.arrayContaining(['renew', 'revoke']));
+    expect(complete(['certs', 'list', '--st'])).toEqual(['--status']);
+    expect(complete(['certs', 'list', '--status', 'Re'])).toEqual(
+      expect.arrayContaining(['Revoked', 'RenewalInProgress']),
+    );
+    expect(complete(['certs', 'get', 'cli-'])).toEqual(
+      expect.arrayContaining(['cli-revoke', 'cli-renew', 'cli-export']),
+    );
+    for (const shell of ['zsh', 'fish']) {
+      const script = spawnSync(process.execPath, [MAIN, 'completion', shell], { encoding: 'utf8' });
+      expect(script.status).toBe(0);
+      expect(script.stdout).toContain('certlane __complete');
+    }
+  });
+});

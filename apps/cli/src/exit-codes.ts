@@ -1,0 +1,44 @@
+import { ApiClientConfigError, ApiError, ApiNetworkError } from '@certlane/api-client';
+
+/** The CLI's exit codes (docs/cli.md): scripts branch on these. */
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  auth: 3,
+  notFound: 4,
+  conflict: 5,
+  server: 6,
+  network: 7,
+} as const;
+
+/** Wrong use of the CLI, found before anything was sent (a missing `--reason`, a bad flag value). */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** The exit code for an error the CLI stops on. */
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof UsageError || error instanceof ApiClientConfigError) return EXIT.usage;
+  if (error instanceof ApiNetworkError) return EXIT.network;
+  if (!(error instanceof ApiError)) return EXIT.failure;
+  const { status } = error;
+  if (status === 401 || status === 403) return EXIT.auth;
+  if (status === 404 || status === 410) return EXIT.notFound;
+  if (status === 409 || status === 412) return EXIT.conflict;
+  if (status >= 500 || status === 429) return EXIT.server;
+  if (status >= 400) return EXIT.usage;
+  return EXIT.failure;
+}
+
+/** One line for stderr: the API's code and message (and request id), or the local reason. */
+export function errorLine(error: unknown): string {
+  if (error instanceof ApiError) {
+    const id = error.requestId ? ` (request ${error.requestId})` : '';
+    return `error: ${error.code ?? `http_${error.status}`}: ${error.reason}${id}`;
+  }
+  return `error: ${error instanceof Error ? error.message : String(error)}`;
+}

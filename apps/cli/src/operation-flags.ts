@@ -1,0 +1,151 @@
+import type { ApiDescription, JsonSchema, OperationObject } from './api-description';
+import { resolveSchema } from './api-description';
+import { UsageError } from './exit-codes';
+
+/** How a flag's text becomes a value. */
+export type FlagKind = 'string' | 'number' | 'boolean' | 'list' | 'json';
+
+/** One flag of an operation command: a query parameter or a top-level body field. */
+export interface OperationFlag {
+  /** `--per-page` without the dashes. */
+  flag: string;
+  /** The wire name (`per_page`). */
+  key: string;
+  source: 'query' | 'body';
+  kind: FlagKind;
+  choices?: readonly string[];
+  description: string;
+}
+
+/** Flags the CLI itself owns; a field of the same name is set through `--filename` only. */
+export const RESERVED_FLAGS = new Set([
+  'output',
+  'server',
+  'context',
+  'config',
+  'api-key-file',
+  'api-key-stdin',
+  'ca-bundle',
+  'body-file',
+  'file',
+  'all',
+  'yes',
+  'wait',
+  'help',
+  'version',
+]);
+
+const kebab = (name: string) => name.replace(/_/g, '-');
+
+/** Query parameters named like a flag of the CLI itself (`GET /auth/sessions?all=`: every actor's). */
+const QUERY_FLAG_RENAMES: Readonly<Record<string, string>> = { all: 'all-actors' };
+
+const BOOLEAN_WORDS = new Set(['true', 'false', '1', '0']);
+
+function kindOf(schema: JsonSchema): FlagKind {
+  if (schema.enum && schema.enum.length > 0 && schema.enum.every((value) => BOOLEAN_WORDS.has(String(value))))
+    return 'boolean';
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  if (type === 'integer' || type === 'number') return 'number';
+  if (type === 'boolean') return 'boolean';
+  if (type === 'string') return 'string';
+  if (type === 'array' && schema.items && ['string', 'number', 'integer'].includes(String(schema.items.type)))
+    return 'list';
+  return 'json';
+}
+
+function choicesOf(schema: JsonSchema): readonly string[] | undefined {
+  if (kindOf(schema) === 'boolean') return undefined;
+  const values = schema.enum?.filter((value): value is string => typeof value === 'string' && value !== '');
+  return values && values.length > 0 ? values : undefined;
+}
+
+/** The flags of an operation, from its query parameters and its JSON body's top-level fields. */
+export function operationFlags(document: ApiDescription, operation: OperationObject): OperationFlag[] {
+  const flags: OperationFlag[] = [];
+  const taken = new Set<string>();
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in !== 'query') continue;
+    const flag = RESERVED_FLAGS.has(kebab(parameter.name))
+      ? (QUERY_FLAG_RENAMES[parameter.name] ?? `query-${kebab(parameter.name)}`)
+      : kebab(parameter.name);
+    taken.add(flag);
+    flags.push({
+      flag,
+      key: parameter.name,
+      source: 'query',
+      kind: kindOf(parameter.schema),
+      choices: choicesOf(parameter.schema),
+      description: parameter.description ?? `query ${parameter.name}`,
+    });
+  }
+  const body = resolveSchema(document, operation.requestBody?.content['application/json']?.schema);
+  for (const [key, raw] of Object.entries(body.properties ?? {})) {
+    const flag = kebab(key);
+    if (taken.has(flag) || RESERVED_FLAGS.has(flag)) continue;
+    const schema = resolveSchema(document, raw);
+    const kind = kindOf(schema);
+    flags.push({
+      flag,
+      key,
+      source: 'body',
+      kind,
+      choices: choicesOf(schema),
+      description:
+        (schema.description ?? `body field ${key}`) +
+        (kind === 'list' ? ' (repeat the flag for more)' : kind === 'json' ? ' (JSON)' : ''),
+    });
+  }
+  return flags;
+}
+
+/** The text of a flag as the value its kind says; a bad value is a usage error. */
+export function parseFlagValue(flag: OperationFlag, text: string | boolean): unknown {
+  if (flag.kind === 'boolean') {
+    if (text === true || text === 'true' || text === '1') return true;
+    if (text === 'false' || text === '0') return false;
+    throw new UsageError(`--${flag.flag} takes true or false, not "${String(text)}"`);
+  }
+  const value = String(text);
+  if (flag.choices && !flag.choices.includes(value))
+    throw new UsageError(`--${flag.flag} must be one of ${flag.choices.join(', ')} (got "${value}")`);
+  if (flag.kind === 'number') {
+    const number = Number(value);
+    if (value.trim() === '' || !Number.isFinite(number))
+      throw new UsageError(`--${flag.flag} takes a number, not "${value}"`);
+    return number;
+  }
+  if (flag.kind === 'json') {
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      throw new UsageError(`--${flag.flag} takes JSON, and "${value}" is not JSON`);
+    }
+  }
+  return value;
+}
+
+/** Query and body from the flags given (list flags collected), layered over a body file. */
+export function inputFromFlags(
+  flags: readonly OperationFlag[],
+  given: Readonly<Record<string, unknown>>,
+  bodyFile: Record<string, unknown> | undefined,
+): { query: Record<string, unknown>; body: Record<string, unknown> | undefined } {
+  const query: Record<string, unknown> = {};
+  let body = bodyFile ? { ...bodyFile } : undefined;
+  for (const flag of flags) {
+    const raw = given[camel(flag.flag)];
+    if (raw === undefined) continue;
+    const value = Array.isArray(raw)
+      ? raw.map((item) => parseFlagValue({ ...flag, kind: 'string' }, item as string))
+      : parseFlagValue(flag, raw as string | boolean);
+    if (flag.source === 'query') query[flag.key] = value;
+    else (body ??= {})[flag.key] = value;
+  }
+  return { query, body };
+}
+
+/** commander's property name for a flag: `per-page` -> `perPage`. */
+export function camel(flag: string): string {
+  return flag.replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}

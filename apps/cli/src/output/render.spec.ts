@@ -1,0 +1,78 @@
+import { PassThrough } from 'node:stream';
+import { parse as parseYaml } from 'yaml';
+import { PageWriter } from './page-writer';
+import { columnsOf, render } from './render';
+
+const page = {
+  data: [
+    { id: 'c-1', common_name: 'a.example', status: 'Active', sans: ['a', 'b'], tags: { x: 1 }, note: null },
+    { id: 'c-22', common_name: 'bb.example', status: 'Revoked', sans: [], tags: {}, note: 'n' },
+  ],
+  total: 2,
+  page: 1,
+  per_page: 50,
+};
+
+describe(render.name, () => {
+  it('prints JSON and YAML exactly as the API answered (stable for scripts)', () => {
+    expect(JSON.parse(render(page, 'json'))).toEqual(page);
+    expect(parseYaml(render(page, 'yaml'))).toEqual(page);
+  });
+
+  it('prints a page as an aligned table of its items, preferred columns first', () => {
+    const lines = render(page, 'table').trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+COMMON_NAME\s+STATUS\s+SANS\s+NOTE$/);
+    expect(lines[1]).toMatch(/^c-1\s+a\.example\s+Active\s+a,b$/);
+    expect(lines[2].indexOf('bb.example')).toBe(lines[1].indexOf('a.example'));
+  });
+
+  it('puts objects into wide output only', () => {
+    expect(render(page.data[0], 'table')).not.toContain('tags');
+    expect(render(page.data[0], 'wide')).toContain('tags:');
+  });
+
+  it('says so when a list is empty', () => {
+    expect(render({ data: [], total: 0 }, 'table')).toBe('No resources found.\n');
+  });
+
+  it('keeps narrow tables to six columns unless wide', () => {
+    const item = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}`, i]));
+    expect(columnsOf([item], false)).toHaveLength(6);
+    expect(columnsOf([item], true)).toHaveLength(10);
+  });
+});
+
+describe(PageWriter.name, () => {
+  const collect = async (
+    format: 'json' | 'yaml' | 'table',
+    pages: Record<string, unknown>[][],
+    total: number,
+  ) => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const writer = new PageWriter(out, format);
+    for (const items of pages) await writer.page(items);
+    await writer.end(total);
+    return text;
+  };
+
+  it('writes every page into one JSON envelope', async () => {
+    const text = await collect('json', [[{ id: 1 }, { id: 2 }], [{ id: 3 }]], 3);
+    expect(JSON.parse(text)).toEqual({ data: [{ id: 1 }, { id: 2 }, { id: 3 }], total: 3 });
+  });
+
+  it('writes every page into one YAML document', async () => {
+    const text = await collect('yaml', [[{ id: 1 }], [{ id: 2 }]], 2);
+    expect(parseYaml(text)).toEqual({ data: [{ id: 1 }, { id: 2 }], total: 2 });
+  });
+
+  it('writes an empty result as valid JSON', async () => {
+    expect(JSON.parse(await collect('json', [], 0))).toEqual({ data: [], total: 0 });
+  });
+
+  it('writes one table header for all pages', async () => {
+    const text = await collect('table', [[{ id: 'a' }], [{ id: 'b' }]], 2);
+    expect(text).toBe('ID\na\nb\n');
+  });
+});
