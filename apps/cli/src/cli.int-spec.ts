@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { REVOCATION_REASONS } from '@certlane/contracts';
-import { startTestSystem, TestSystem } from '@certlane/testing';
+import { eventually, startTestSystem, TestSystem } from '@certlane/testing';
 
 const MAIN = join(__dirname, '../../../dist/apps/cli/src/main.js');
 
@@ -268,5 +268,84 @@ describe('the certlane CLI against a running system', () => {
       expect(script.status).toBe(0);
       expect(script.stdout).toContain('certlane __complete');
     }
+  });
+
+  describe('in a real terminal (tmux)', () => {
+    const socket = `certlane-cli-${process.pid}`;
+    const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+    const screen = () => tmux('capture-pane', '-p', '-t', 'cli').stdout;
+    const runInTerminal = (args: string[]) => {
+      const script = join(dir, 'tty.sh');
+      const exports = Object.entries(env)
+        .map(([name, value]) => `export ${name}='${String(value ?? '')}'`)
+        .join('\n');
+      writeFileSync(
+        script,
+        `${exports}\n"${process.execPath}" "${MAIN}" ${args.join(' ')}; echo "EXIT=$?"; sleep 60\n`,
+      );
+      tmux('kill-server');
+      const started = tmux('new-session', '-d', '-x', '160', '-y', '40', '-s', 'cli', `sh ${script}`);
+      expect(started.status).toBe(0);
+    };
+
+    afterAll(() => tmux('kill-server'));
+
+    it('asks before deleting, and deletes only on yes', async () => {
+      const policy = await json(['renewal-policies', 'create', '--name', 'tty-delete', '--max-retries', '1']);
+      runInTerminal(['renewal-policies', 'delete', String(policy.id)]);
+      await eventually(() => screen().includes('Go ahead? [y/N]'), 'the confirmation prompt', 15_000);
+      tmux('send-keys', '-t', 'cli', 'n', 'Enter');
+      await eventually(() => /EXIT=\d/.test(screen()), 'the command to end', 15_000);
+      expect(screen()).toContain('error: aborted');
+      expect(screen()).toContain('EXIT=2');
+      expect((await cli(['renewal-policies', 'get', String(policy.id)])).code).toBe(0);
+
+      runInTerminal(['renewal-policies', 'delete', String(policy.id)]);
+      await eventually(() => screen().includes('Go ahead? [y/N]'), 'the confirmation prompt', 15_000);
+      tmux('send-keys', '-t', 'cli', 'y', 'Enter');
+      await eventually(() => /EXIT=\d/.test(screen()), 'the command to end', 15_000);
+      expect(screen()).toContain('EXIT=0');
+      expect((await cli(['renewal-policies', 'get', String(policy.id)])).code).toBe(4);
+    });
+
+    it('does not ask when piped: scripts run unattended', async () => {
+      const policy = await json([
+        'renewal-policies',
+        'create',
+        '--name',
+        'piped-delete',
+        '--max-retries',
+        '1',
+      ]);
+      expect((await cli(['renewal-policies', 'delete', String(policy.id)])).code).toBe(0);
+    });
+
+    it('prints the reason menu on the terminal when certs revoke lacks --reason', async () => {
+      runInTerminal(['certs', 'revoke', 'cli-export']);
+      await eventually(() => /EXIT=\d/.test(screen()), 'the command to end', 15_000);
+      const text = screen();
+      expect(text).toContain('needs --reason');
+      for (const reason of REVOCATION_REASONS) expect(text).toContain(reason);
+      expect(text).toContain('EXIT=2');
+    });
+
+    it('follows pages on a terminal with the output a pipe gets, and writes nothing to stderr when piped', async () => {
+      runInTerminal([
+        'renewal-policies',
+        'list',
+        '--all',
+        '--per-page',
+        '1',
+        '-o',
+        'json',
+        '>',
+        join(dir, 'tty.json'),
+      ]);
+      await eventually(() => /EXIT=\d/.test(screen()), 'the command to end', 15_000);
+      expect(screen()).toContain('EXIT=0');
+      const piped = await cli(['renewal-policies', 'list', '--all', '--per-page', '1', '-o', 'json']);
+      expect(piped.stderr).toBe('');
+      expect(JSON.parse(readFileSync(join(dir, 'tty.json'), 'utf8'))).toEqual(JSON.parse(piped.stdout));
+    });
   });
 });
