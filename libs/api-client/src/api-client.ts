@@ -1,7 +1,7 @@
 import type { operations } from './generated/openapi-types';
 import { OperationId, OPERATIONS } from './generated/operations';
 import { ApiClientConfigError } from './api-errors';
-import type { HttpMethod, HttpsJsonClient } from './https-json-client';
+import type { FileAnswer, HttpMethod, HttpsJsonClient } from './https-json-client';
 
 type Operation<K extends OperationId> = operations[K];
 
@@ -36,7 +36,7 @@ type QueryValue = string | number | boolean | null | undefined | readonly (strin
  * written by tools/gen-openapi.mjs from docs/openapi.json): `call('getRenewalPolicy', { path:
  * { id } })`. A route that changes changes these types, so callers that no longer fit fail to
  * compile. File and stream operations (PEM/PKCS#12 downloads, CRL, OCSP, the audit export) are
- * not JSON and are refused here.
+ * not JSON: `call` refuses them, `download` reads them.
  */
 export class ApiClient {
   constructor(private readonly http: HttpsJsonClient) {}
@@ -48,17 +48,38 @@ export class ApiClient {
     if (!(operation.produces as readonly string[]).every((media) => media === 'application/json')) {
       throw new ApiClientConfigError(`${operationId} answers ${operation.produces.join(', ')}, not JSON`);
     }
-    const { path, query, body } = input as {
-      path?: Record<string, string>;
-      query?: Record<string, QueryValue>;
-      body?: unknown;
-    };
-    return this.http.request<ReplyOf<K>>(
-      operation.method as HttpMethod,
-      `${expandPath(operation.path, path ?? {})}${queryString(query ?? {})}`,
-      body,
-    );
+    const { target, body } = requestOf(operation.path, input);
+    return this.http.request<ReplyOf<K>>(operation.method as HttpMethod, target, body);
   }
+
+  /**
+   * A file or stream operation's answer as bytes with its media type (any operation works; the
+   * Accept header lists the media types it produces), cut at `maxBytes` with `truncated` set.
+   */
+  download<K extends OperationId>(
+    operationId: K,
+    input: InputOf<K>,
+    options: { maxBytes?: number } = {},
+  ): Promise<FileAnswer> {
+    const operation = OPERATIONS[operationId];
+    if (!operation)
+      throw new ApiClientConfigError(`no operation ${String(operationId)} in the API description`);
+    const { target, body } = requestOf(operation.path, input);
+    return this.http.requestFile(operation.method as HttpMethod, target, {
+      body,
+      accept: [...new Set([...operation.produces, 'application/json'])].join(', '),
+      ...options,
+    });
+  }
+}
+
+function requestOf(template: string, input: unknown): { target: string; body: unknown } {
+  const { path, query, body } = input as {
+    path?: Record<string, string>;
+    query?: Record<string, QueryValue>;
+    body?: unknown;
+  };
+  return { target: `${expandPath(template, path ?? {})}${queryString(query ?? {})}`, body };
 }
 
 /** `/api/v1/agents/{id}/work` with `{ id: 'a/1' }` -> `/api/v1/agents/a%2F1/work`. */

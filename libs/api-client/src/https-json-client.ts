@@ -21,6 +21,14 @@ export interface ApiClientOptions {
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** A file answer: its media type (without parameters), its bytes, and whether it was cut at the bound. */
+export interface FileAnswer {
+  status: number;
+  mediaType: string;
+  bytes: Buffer;
+  truncated: boolean;
+}
+
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
@@ -73,10 +81,50 @@ export class HttpsJsonClient {
   }
 
   /** `path` starts with "/" and is already encoded; the answer's JSON (undefined when empty). */
-  request<T>(method: HttpMethod, path: string, body?: unknown): Promise<T> {
+  async request<T>(method: HttpMethod, path: string, body?: unknown): Promise<T> {
+    const answer = await this.exchange(method, path, body, 'application/json', this.maxResponseBytes, false);
+    const text = answer.bytes.toString('utf8');
+    if (!text) return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw new ApiNetworkError(`${method} ${path}: the ${answer.status} answer is not JSON`, {
+        cause: error,
+      });
+    }
+  }
+
+  /**
+   * A file or stream answer (PEM, DER, PKCS#12, NDJSON, YAML) as bytes with its media type, read
+   * up to `maxBytes`: beyond it the transfer is cut and `truncated` set, so a caller can keep
+   * what it has (whole NDJSON lines) or give up. Error answers reject with ApiError as usual.
+   */
+  requestFile(
+    method: HttpMethod,
+    path: string,
+    options: { body?: unknown; accept: string; maxBytes?: number },
+  ): Promise<FileAnswer> {
+    return this.exchange(
+      method,
+      path,
+      options.body,
+      options.accept,
+      options.maxBytes ?? this.maxResponseBytes,
+      true,
+    );
+  }
+
+  private exchange(
+    method: HttpMethod,
+    path: string,
+    body: unknown,
+    accept: string,
+    maxBytes: number,
+    truncate: boolean,
+  ): Promise<FileAnswer> {
     const what = `${method} ${path}`;
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<FileAnswer>((resolve, reject) => {
       const fail = (message: string, cause?: unknown) =>
         reject(new ApiNetworkError(`${what}: ${message}`, cause === undefined ? undefined : { cause }));
       const req = request(
@@ -87,7 +135,7 @@ export class HttpsJsonClient {
           timeout: this.timeoutMs,
           headers: {
             authorization: `Bearer ${this.options.apiKey}`,
-            accept: 'application/json',
+            accept,
             'user-agent': this.options.userAgent ?? 'certlane-api-client',
             ...(payload
               ? { 'content-type': 'application/json', 'content-length': String(payload.length) }
@@ -95,30 +143,40 @@ export class HttpsJsonClient {
           },
         },
         (res) => {
+          const status = res.statusCode ?? 0;
+          const ok = status >= 200 && status < 300;
+          const mediaType = (res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
           const chunks: Buffer[] = [];
           let size = 0;
+          let done = false;
+          const finish = (truncated: boolean) => {
+            if (done) return;
+            done = true;
+            const bytes = Buffer.concat(chunks);
+            if (!ok) return reject(apiErrorFrom(status, bytes.toString('utf8'), what));
+            resolve({ status, mediaType, bytes, truncated });
+          };
           res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > this.maxResponseBytes) {
-              // Reject first: after a destroy the stream may still end, with a truncated body.
-              fail(`the answer is larger than ${this.maxResponseBytes} bytes`);
+            if (done) return;
+            if (size + chunk.length > maxBytes) {
+              if (truncate && ok) {
+                chunks.push(chunk.subarray(0, maxBytes - size));
+                finish(true);
+              } else {
+                // Reject first: after a destroy the stream may still end, with a truncated body.
+                done = true;
+                fail(`the answer is larger than ${maxBytes} bytes`);
+              }
               req.destroy();
               return;
             }
+            size += chunk.length;
             chunks.push(chunk);
           });
-          res.on('end', () => {
-            const status = res.statusCode ?? 0;
-            const text = Buffer.concat(chunks).toString('utf8');
-            if (status < 200 || status >= 300) return reject(apiErrorFrom(status, text, what));
-            if (!text) return resolve(undefined as T);
-            try {
-              resolve(JSON.parse(text) as T);
-            } catch (error) {
-              fail(`the ${status} answer is not JSON`, error);
-            }
+          res.on('end', () => finish(false));
+          res.on('error', (error) => {
+            if (!done) fail(error.message, error);
           });
-          res.on('error', (error) => fail(error.message, error));
         },
       );
       req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
