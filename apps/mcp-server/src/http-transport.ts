@@ -83,6 +83,7 @@ export async function serveMcpOverHttps(
     const server = deps.serverFor(connection.api);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
+      enableJsonResponse: true,
       onsessioninitialized: (id) => {
         sessions.add(id, { transport, close: () => server.close() }, key);
         deps.log(`session opened (${sessions.size} open)`);
