@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { ApiClient, HttpsJsonClient, OPERATIONS } from '@certlane/api-client';
-import { createTlsFixture, runToExit, startTestSystem, TestSystem, TlsFixture } from '@certlane/testing';
+import {
+  createTlsFixture,
+  eventually,
+  runToExit,
+  startTestSystem,
+  TestSystem,
+  TlsFixture,
+} from '@certlane/testing';
 import { toolCatalogue } from './tool-catalogue';
 import { toolSetOf } from './tool-sets';
 
@@ -22,7 +30,9 @@ const result = (value: unknown) => value as ToolResult;
 const textOf = (value: unknown) => result(value).content[0].text ?? '';
 
 /** The MCP server over HTTP as its own process; resolves once it says where it listens. */
-function startHttpServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+function startHttpServer(
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, [MAIN], {
     env: { PATH: process.env.PATH ?? '', SERVICE_MCP_TRANSPORT: 'http', SERVICE_MCP_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -32,7 +42,7 @@ function startHttpServer(env: Record<string, string>): Promise<{ url: string; ch
     child.stderr!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const listening = /listening on (https:\/\/\S+\/mcp)/.exec(output);
-      if (listening) resolve({ url: listening[1], child });
+      if (listening) resolve({ url: listening[1], child, output: () => output });
     });
     child.once('exit', (code) => reject(new Error(`the MCP server exited (${code}): ${output}`)));
   });
@@ -69,6 +79,21 @@ function rawRequest(
     );
     req.on('error', reject);
     req.end(init.body);
+  });
+}
+
+/** How a TLS handshake with `url` at most `maxVersion` ends: the protocol and certificate, or the error. */
+function handshake(url: string, ca: string[], maxVersion: 'TLSv1.2' | 'TLSv1.3'): Promise<string> {
+  const { port, hostname } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = tlsConnect(
+      { host: hostname, port: Number(port), ca, maxVersion, servername: 'localhost' },
+      () => {
+        resolve(`${socket.getProtocol()} ${socket.getPeerX509Certificate()?.fingerprint256}`);
+        socket.end();
+      },
+    );
+    socket.once('error', (error) => resolve(`refused: ${error.message}`));
   });
 }
 
@@ -131,7 +156,7 @@ describe('the MCP server', () => {
     let tls: TlsFixture;
     let mcpKey: string;
     let adminKey: string;
-    let httpServer: { url: string; child: ChildProcess };
+    let httpServer: { url: string; child: ChildProcess; output: () => string };
     const clients: Record<'stdio' | 'http', Client> = {} as never;
     let dispatcher: Agent;
 
@@ -274,21 +299,10 @@ describe('the MCP server', () => {
 
     describe('the HTTP transport', () => {
       it('refuses a TLS 1.2 client', async () => {
-        const { port, hostname } = new URL(httpServer.url);
-        const outcome = await new Promise<string>((resolve) => {
-          const socket = tlsConnect(
-            {
-              host: hostname,
-              port: Number(port),
-              ca: tls.certPem,
-              maxVersion: 'TLSv1.2',
-              servername: 'localhost',
-            },
-            () => resolve(`connected with ${socket.getProtocol()}`),
-          );
-          socket.once('error', (error) => resolve(`refused: ${error.message}`));
-        });
-        expect(outcome).toMatch(/^refused: .*(protocol version|alert)/i);
+        expect(await handshake(httpServer.url, [tls.certPem], 'TLSv1.3')).toMatch(/^TLSv1\.3 /);
+        expect(await handshake(httpServer.url, [tls.certPem], 'TLSv1.2')).toMatch(
+          /^refused: .*(protocol version|alert)/i,
+        );
       });
 
       it('refuses a request without a key, and an initialize with a key the API does not know', async () => {
@@ -371,6 +385,22 @@ describe('the MCP server', () => {
         expect(again.transport.sessionId).toBeDefined();
         await again.transport.terminateSession();
         await again.client.close();
+      });
+
+      // Last: clients trusting only the first certificate cannot open new connections after it.
+      it('serves a new certificate after SIGHUP, still TLS 1.3 only', async () => {
+        const next = await createTlsFixture();
+        try {
+          writeFileSync(tls.certPath, readFileSync(next.certPath));
+          writeFileSync(tls.keyPath, readFileSync(next.keyPath));
+          httpServer.child.kill('SIGHUP');
+          await eventually(() => httpServer.output().includes('TLS certificate reloaded'), 'the reload');
+          const served = await handshake(httpServer.url, [next.certPem], 'TLSv1.3');
+          expect(served).toBe(`TLSv1.3 ${new X509Certificate(next.certPem).fingerprint256}`);
+          expect(await handshake(httpServer.url, [next.certPem], 'TLSv1.2')).toMatch(/^refused: /);
+        } finally {
+          rmSync(next.dir, { recursive: true, force: true });
+        }
       });
     });
   });
