@@ -14,6 +14,9 @@ export interface FileTarget {
   overwrite: boolean;
 }
 
+/** Files (PEM, PKCS#12, a CRL) are read whole; none comes near this. */
+const MAX_FILE_BYTES = 256 * 1024 * 1024;
+
 /** Operations whose answer arrives as a stream of lines (read as it comes, never whole). */
 const STREAMED = new Set(['exportAudit']);
 
@@ -29,15 +32,17 @@ export async function runFileOperation(
 ): Promise<void> {
   const input = { path: request.path, query: request.query, body: request.body } as never;
   if (STREAMED.has(request.operationId)) return streamTo(client, io, request, target, input);
-  const answer = await client.download(request.operationId, input);
+  const answer = await client.download(request.operationId, input, { maxBytes: MAX_FILE_BYTES });
+  if (answer.truncated)
+    throw new Error(`${request.commandLine}: the answer is larger than ${MAX_FILE_BYTES} bytes`);
   if (target.file) {
-    writePrivateFile(target.file, answer.content, target.overwrite);
-    io.stderr.write(`wrote ${answer.content.length} bytes (${answer.contentType}) to ${target.file}\n`);
+    writePrivateFile(target.file, answer.bytes, target.overwrite);
+    io.stderr.write(`wrote ${answer.bytes.length} bytes (${answer.mediaType}) to ${target.file}\n`);
     return;
   }
-  if (io.stdout.isTTY && !isText(answer.contentType))
-    throw new UsageError(`${request.commandLine} answers ${answer.contentType}: pass -f FILE or pipe it`);
-  io.stdout.write(answer.content);
+  if (io.stdout.isTTY && !isText(answer.mediaType))
+    throw new UsageError(`${request.commandLine} answers ${answer.mediaType}: pass -f FILE or pipe it`);
+  io.stdout.write(answer.bytes);
 }
 
 /** Streams the answer, counting lines on a terminal; to a file through a 0600 temporary file. */

@@ -1,70 +1,55 @@
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ApiClient, ApiError, OPERATIONS, OperationId } from '@certlane/api-client';
-import { CatalogueTool } from './tool-catalogue';
-
-type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
-
-const text = (value: unknown, isError = false): ToolResult => ({
-  content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
-  ...(isError ? { isError: true } : {}),
-});
+import { ApiClient, ApiError, expandPath, OPERATIONS, OperationId, queryString } from '@certlane/api-client';
+import { CompiledTools } from './compiled-tools';
+import { fileResult, MAX_FILE_BYTES, textResult, ToolResult } from './tool-results';
 
 /**
- * The MCP server (issue 17): lists one tool per operation of the API description and calls the
- * API for each with the typed client, as the caller's API key (role r-mcp). Input is checked
- * against the tool's schema before any request; API errors come back as tool errors with the
- * API's code and message.
+ * One MCP server session (issue 17): lists the tools of the chosen sets and calls the API for
+ * each with the typed client, as the API key `api` holds. Input is checked against the tool's
+ * schema before any request; API errors come back as tool errors with the API's code and message.
  */
-export function createCertlaneMcpServer(
-  api: ApiClient,
-  tools: readonly CatalogueTool[],
-  version: string,
-): Server {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
-  const byName = new Map(
-    tools.map((tool) => [tool.name as string, { tool, validate: ajv.compile(tool.inputSchema) }]),
-  );
+export function createCertlaneMcpServer(api: ApiClient, tools: CompiledTools, version: string): Server {
   const server = new Server({ name: 'certlane', version }, { capabilities: { tools: {} } });
-
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputSchema as { type: 'object' },
-      annotations: { destructiveHint: tool.destructive, readOnlyHint: tool.readOnly },
-    })),
-  }));
-
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<ToolResult> => {
-    const entry = byName.get(request.params.name);
-    if (!entry) return text(`no tool ${request.params.name}`, true);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.listing }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const entry = tools.get(request.params.name);
+    if (!entry) return textResult(`no tool ${request.params.name}`, true);
     const args = request.params.arguments ?? {};
     if (!entry.validate(args)) {
       const problems = (entry.validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
-      return text(`invalid arguments: ${problems.join('; ')}`, true);
+      return textResult(`invalid arguments: ${problems.join('; ')}`, true);
     }
-    const operation = OPERATIONS[entry.tool.name];
-    const pick = (names: readonly string[]) =>
-      Object.fromEntries(names.filter((name) => args[name] !== undefined).map((name) => [name, args[name]]));
-    try {
-      const reply = await api.call(
-        entry.tool.name as OperationId,
-        {
-          path: pick(operation.pathParams),
-          query: pick(operation.queryParams),
-          ...(args.body !== undefined ? { body: args.body } : {}),
-        } as never,
-      );
-      return text(reply === undefined ? { ok: true } : reply);
-    } catch (error) {
-      if (error instanceof ApiError)
-        return text({ status: error.status, code: error.code, message: error.message }, true);
-      throw error;
-    }
+    return callOperation(api, entry.tool.name, entry.tool.answer === 'json', args);
   });
   return server;
+}
+
+async function callOperation(
+  api: ApiClient,
+  id: OperationId,
+  json: boolean,
+  args: Record<string, unknown>,
+): Promise<ToolResult> {
+  const operation = OPERATIONS[id];
+  const pick = (names: readonly string[]) =>
+    Object.fromEntries(names.filter((name) => args[name] !== undefined).map((name) => [name, args[name]]));
+  const input = {
+    path: pick(operation.pathParams) as Record<string, string>,
+    query: pick(operation.queryParams),
+    ...(args.body !== undefined ? { body: args.body } : {}),
+  };
+  try {
+    if (json) {
+      const reply = await api.call(id, input as never);
+      return textResult(reply === undefined ? { ok: true } : reply);
+    }
+    const answer = await api.download(id, input as never, { maxBytes: MAX_FILE_BYTES });
+    const uri = `certlane:${expandPath(operation.path, input.path)}${queryString(input.query as never)}`;
+    return fileResult(answer, uri);
+  } catch (error) {
+    if (error instanceof ApiError)
+      return textResult({ status: error.status, code: error.code, message: error.message }, true);
+    throw error;
+  }
 }

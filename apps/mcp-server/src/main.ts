@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ApiClient, HttpsJsonClient } from '@certlane/api-client';
 import { createCertlaneMcpServer } from './certlane-mcp-server';
+import { CompiledTools } from './compiled-tools';
+import { serveMcpOverHttps } from './http-transport';
+import { mcpConfig } from './mcp-config';
 import { toolCatalogue } from './tool-catalogue';
+
+const VERSION = '2.0.0';
 
 /** The API description as built (dist/openapi/) or, from a checkout, as committed (docs/). */
 function apiDescription(): Parameters<typeof toolCatalogue>[0] {
@@ -16,31 +21,43 @@ function apiDescription(): Parameters<typeof toolCatalogue>[0] {
   return JSON.parse(readFileSync(file, 'utf8')) as Parameters<typeof toolCatalogue>[0];
 }
 
-/** The key from SERVICE_API_KEY_FILE or SERVICE_API_KEY: never from the command line. */
-function apiKey(env: NodeJS.ProcessEnv): string {
-  const file = env.SERVICE_API_KEY_FILE;
-  const key = file ? readFileSync(file, 'utf8').trim() : env.SERVICE_API_KEY;
-  if (!key) throw new Error('set SERVICE_API_KEY_FILE or SERVICE_API_KEY (an API key with the r-mcp role)');
-  return key;
-}
+const log = (line: string) => process.stderr.write(`certlane-mcp-server: ${line}\n`);
 
 async function main(): Promise<void> {
-  const env = process.env;
-  const baseUrl = env.SERVICE_SERVER_URL;
-  if (!baseUrl) throw new Error('set SERVICE_SERVER_URL (https://host:port of the Certlane API)');
-  const caPath = env.SERVICE_SERVER_CA_BUNDLE_PATH;
-  const http = new HttpsJsonClient({
-    baseUrl,
-    apiKey: apiKey(env),
-    ...(caPath ? { caBundle: readFileSync(caPath, 'utf8') } : {}),
-    userAgent: 'certlane-mcp-server',
+  const config = mcpConfig(process.env);
+  const tools = new CompiledTools(toolCatalogue(apiDescription()), config.toolSets);
+  const connect = (apiKey: string) => {
+    const http = new HttpsJsonClient({
+      baseUrl: config.serverUrl,
+      apiKey,
+      ...(config.caBundle ? { caBundle: config.caBundle } : {}),
+      userAgent: 'certlane-mcp-server',
+    });
+    return { api: new ApiClient(http), close: () => http.close() };
+  };
+  if (config.transport === 'stdio') {
+    const server = createCertlaneMcpServer(connect(config.apiKey!).api, tools, VERSION);
+    await server.connect(new StdioServerTransport());
+    return;
+  }
+  const http = config.http!;
+  const readTls = () => ({ cert: readFileSync(http.certPath), key: readFileSync(http.keyPath) });
+  const running = await serveMcpOverHttps(http, readTls(), {
+    connect,
+    serverFor: (api) => createCertlaneMcpServer(api, tools, VERSION),
+    log,
   });
-  const document = apiDescription();
-  const server = createCertlaneMcpServer(new ApiClient(http), toolCatalogue(document), '2.0.0');
-  await server.connect(new StdioServerTransport());
+  log(`listening on https://${http.host}:${running.port}/mcp (${tools.listing.length} tools)`);
+  process.on('SIGHUP', () => {
+    running.reloadTls(readTls());
+    log('TLS certificate reloaded');
+  });
+  const stop = () => void running.close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`certlane-mcp-server: ${error instanceof Error ? error.message : String(error)}\n`);
+  log(error instanceof Error ? error.message : String(error));
   process.exit(78);
 });

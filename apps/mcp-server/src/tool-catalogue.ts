@@ -1,4 +1,6 @@
 import { OPERATIONS, OperationId } from '@certlane/api-client';
+import { isTextMedia } from './tool-results';
+import { ToolSet, toolSetOf } from './tool-sets';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -15,9 +17,27 @@ interface OpenApiOperation {
   requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema }> };
 }
 
+/** How a tool's answer reaches the assistant: JSON text, a text file (PEM, NDJSON, YAML) or a blob. */
+export type AnswerKind = 'json' | 'text' | 'binary';
+
+/** The kind of an operation's answers: JSON only, else text when every file form is text, else binary. */
+export function answerKindOf(produces: readonly string[]): AnswerKind {
+  const files = produces.filter((media) => media !== 'application/json');
+  if (files.length === 0) return 'json';
+  return files.every(isTextMedia) ? 'text' : 'binary';
+}
+
+const ANSWER_NOTE: Record<AnswerKind, string> = {
+  json: '',
+  text: ' Answers the file as text (NDJSON cut at a whole line when too long).',
+  binary: ' Answers the file as a base64 resource blob.',
+};
+
 /** One MCP tool: an operation of the API description. */
 export interface CatalogueTool {
   name: OperationId;
+  set: ToolSet;
+  answer: AnswerKind;
   description: string;
   inputSchema: JsonSchema;
   destructive: boolean;
@@ -32,48 +52,48 @@ export function isDestructive(operationId: string, method: string): boolean {
 const REF = '#/components/schemas/';
 
 /**
- * The tools of the MCP server, one per JSON operation of the API description (file and stream
- * operations have no tool yet): the input schema holds the path parameters, the query
- * parameters and `body`, self-contained (`$defs` with every schema it reaches).
+ * The tools of the MCP server, one per operation of the API description, in its set (main or
+ * EST): the input schema holds the path parameters, the query parameters and `body`,
+ * self-contained (`$defs` with every schema it reaches). File and stream operations answer text
+ * or a base64 blob (see answerKindOf).
  */
 export function toolCatalogue(document: OpenApiDocument): CatalogueTool[] {
   const operations = new Map<string, { method: string; operation: OpenApiOperation }>();
   for (const item of Object.values(document.paths))
     for (const [method, operation] of Object.entries(item))
       operations.set(operation.operationId, { method: method.toUpperCase(), operation });
-  return (Object.keys(OPERATIONS) as OperationId[])
-    .filter((id) =>
-      (OPERATIONS[id].produces as readonly string[]).every((media) => media === 'application/json'),
-    )
-    .map((id) => {
-      const found = operations.get(id);
-      if (!found) throw new Error(`the operation ${id} is not in the API description`);
-      const { method, operation } = found;
-      const destructive = isDestructive(id, method);
-      const properties: Record<string, JsonSchema> = {};
-      const required: string[] = [];
-      for (const parameter of operation.parameters ?? []) {
-        properties[parameter.name] = { ...parameter.schema, description: `${parameter.in} parameter` };
-        if (parameter.required) required.push(parameter.name);
-      }
-      const body = operation.requestBody?.content['application/json']?.schema;
-      if (body) {
-        properties.body = body;
-        if (operation.requestBody?.required) required.push('body');
-      }
-      if (destructive) {
-        properties.confirm = { const: true, description: 'Must be true: this operation cannot be undone.' };
-        required.push('confirm');
-      }
-      const schema: JsonSchema = { type: 'object', properties, required, additionalProperties: false };
-      return {
-        name: id,
-        description: `${operation.summary ?? id}. ${operation.description ?? ''}`.trim(),
-        inputSchema: withDefinitions(schema, document.components.schemas),
-        destructive,
-        readOnly: method === 'GET',
-      };
-    });
+  return (Object.keys(OPERATIONS) as OperationId[]).map((id) => {
+    const found = operations.get(id);
+    if (!found) throw new Error(`the operation ${id} is not in the API description`);
+    const { method, operation } = found;
+    const answer = answerKindOf(OPERATIONS[id].produces);
+    const destructive = isDestructive(id, method);
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    for (const parameter of operation.parameters ?? []) {
+      properties[parameter.name] = { ...parameter.schema, description: `${parameter.in} parameter` };
+      if (parameter.required) required.push(parameter.name);
+    }
+    const body = operation.requestBody?.content['application/json']?.schema;
+    if (body) {
+      properties.body = body;
+      if (operation.requestBody?.required) required.push('body');
+    }
+    if (destructive) {
+      properties.confirm = { const: true, description: 'Must be true: this operation cannot be undone.' };
+      required.push('confirm');
+    }
+    const schema: JsonSchema = { type: 'object', properties, required, additionalProperties: false };
+    return {
+      name: id,
+      set: toolSetOf(OPERATIONS[id]),
+      answer,
+      description: `${operation.summary ?? id}. ${operation.description ?? ''}`.trim() + ANSWER_NOTE[answer],
+      inputSchema: withDefinitions(schema, document.components.schemas),
+      destructive,
+      readOnly: method === 'GET',
+    };
+  });
 }
 
 /** The schema with `$defs` holding every component it reaches, its references pointing there. */

@@ -37,54 +37,62 @@ type QueryValue = string | number | boolean | null | undefined | readonly (strin
  * written by tools/gen-openapi.mjs from docs/openapi.json): `call('getRenewalPolicy', { path:
  * { id } })`. A route that changes changes these types, so callers that no longer fit fail to
  * compile. File and stream operations (PEM/PKCS#12 downloads, CRL, OCSP, the audit export) are
- * not JSON: `call` refuses them, `download` and `stream` read them.
+ * not JSON: `call` refuses them, `download` reads them whole, `stream` as they arrive.
  */
 export class ApiClient {
   constructor(private readonly http: HttpsJsonClient) {}
 
   call<K extends OperationId>(operationId: K, input: InputOf<K>): Promise<ReplyOf<K>> {
-    const operation = operationOf(operationId);
+    const operation = OPERATIONS[operationId];
+    if (!operation)
+      throw new ApiClientConfigError(`no operation ${String(operationId)} in the API description`);
     if (!(operation.produces as readonly string[]).every((media) => media === 'application/json')) {
       throw new ApiClientConfigError(`${operationId} answers ${operation.produces.join(', ')}, not JSON`);
     }
-    const { method, path, body } = requestOf(operation, input);
-    return this.http.request<ReplyOf<K>>(method, path, body);
+    const { target, body } = requestOf(operation.path, input);
+    return this.http.request<ReplyOf<K>>(operation.method as HttpMethod, target, body);
   }
 
-  /** A file operation (PEM or PKCS#12 export, DER CRL, OCSP response), read whole. */
-  download<K extends OperationId>(operationId: K, input: InputOf<K>): Promise<FileAnswer> {
-    const { method, path, body } = requestOf(operationOf(operationId), input);
-    return this.http.download(method, path, body);
+  /**
+   * A file or stream operation's answer as bytes with its media type (any operation works; the
+   * Accept header lists the media types it produces), cut at `maxBytes` with `truncated` set.
+   */
+  download<K extends OperationId>(
+    operationId: K,
+    input: InputOf<K>,
+    options: { maxBytes?: number } = {},
+  ): Promise<FileAnswer> {
+    const operation = OPERATIONS[operationId];
+    if (!operation)
+      throw new ApiClientConfigError(`no operation ${String(operationId)} in the API description`);
+    const { target, body } = requestOf(operation.path, input);
+    return this.http.requestFile(operation.method as HttpMethod, target, {
+      body,
+      accept: [...new Set([...operation.produces, 'application/json'])].join(', '),
+      ...options,
+    });
   }
 
-  /** A stream operation (the audit export), read as it arrives. */
+  /** A stream operation's answer (the audit export), read by the caller as it arrives. */
   stream<K extends OperationId>(operationId: K, input: InputOf<K>): Promise<IncomingMessage> {
-    const { method, path, body } = requestOf(operationOf(operationId), input);
-    return this.http.stream(method, path, body);
+    const operation = OPERATIONS[operationId];
+    if (!operation)
+      throw new ApiClientConfigError(`no operation ${String(operationId)} in the API description`);
+    const { target, body } = requestOf(operation.path, input);
+    return this.http.stream(operation.method as HttpMethod, target, {
+      body,
+      accept: [...new Set([...operation.produces, 'application/json'])].join(', '),
+    });
   }
 }
 
-function operationOf(operationId: OperationId): (typeof OPERATIONS)[OperationId] {
-  const operation = OPERATIONS[operationId];
-  if (!operation)
-    throw new ApiClientConfigError(`no operation ${String(operationId)} in the API description`);
-  return operation;
-}
-
-function requestOf(
-  operation: (typeof OPERATIONS)[OperationId],
-  input: unknown,
-): { method: HttpMethod; path: string; body: unknown } {
+function requestOf(template: string, input: unknown): { target: string; body: unknown } {
   const { path, query, body } = input as {
     path?: Record<string, string>;
     query?: Record<string, QueryValue>;
     body?: unknown;
   };
-  return {
-    method: operation.method as HttpMethod,
-    path: `${expandPath(operation.path, path ?? {})}${queryString(query ?? {})}`,
-    body,
-  };
+  return { target: `${expandPath(template, path ?? {})}${queryString(query ?? {})}`, body };
 }
 
 /** `/api/v1/agents/{id}/work` with `{ id: 'a/1' }` -> `/api/v1/agents/a%2F1/work`. */

@@ -169,4 +169,22 @@ describe(HttpsJsonClient.name, () => {
     expect(error).toBeInstanceOf(ApiNetworkError);
     expect(error.message).toContain('larger than 1024 bytes');
   });
+
+  it('reads a file answer as bytes with its media type, and cuts it at maxBytes when asked for a file', async () => {
+    const body = `${'{"n":1}\n'.repeat(1000)}`;
+    const { url, seen } = await serve(() => ({ status: 200, body }));
+    const http = client(url, { caBundle: tls.certPem });
+
+    const whole = await http.requestFile('GET', '/api/v1/audit/export', { accept: 'application/x-ndjson' });
+    const cut = await http.requestFile('GET', '/api/v1/audit/export', {
+      accept: 'application/x-ndjson',
+      maxBytes: 100,
+    });
+
+    expect(seen[0].headers.accept).toBe('application/x-ndjson');
+    expect(whole).toMatchObject({ status: 200, mediaType: 'application/json', truncated: false });
+    expect(whole.bytes.toString('utf8')).toBe(body);
+    expect(cut.truncated).toBe(true);
+    expect(cut.bytes.toString('utf8')).toBe(body.slice(0, 100));
+  });
 });

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request } from 'node:https';
 import { rootCertificates } from 'node:tls';
 import { apiErrorFrom, ApiClientConfigError, ApiNetworkError } from './api-errors';
@@ -22,11 +22,12 @@ export interface ApiClientOptions {
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** A file answer: its status, media type and bytes. */
+/** A file answer: its media type (without parameters), its bytes, and whether it was cut at the bound. */
 export interface FileAnswer {
   status: number;
-  contentType: string;
-  content: Buffer;
+  mediaType: string;
+  bytes: Buffer;
+  truncated: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -82,46 +83,130 @@ export class HttpsJsonClient {
 
   /** `path` starts with "/" and is already encoded; the answer's JSON (undefined when empty). */
   async request<T>(method: HttpMethod, path: string, body?: unknown): Promise<T> {
-    const what = `${method} ${path}`;
-    const res = await this.open(method, path, body, 'application/json');
-    const status = res.statusCode ?? 0;
-    const text = (await this.readAll(res, what)).toString('utf8');
-    if (status < 200 || status >= 300) throw apiErrorFrom(status, text, what);
+    const answer = await this.exchange(method, path, body, 'application/json', this.maxResponseBytes, false);
+    const text = answer.bytes.toString('utf8');
     if (!text) return undefined as T;
     try {
       return JSON.parse(text) as T;
     } catch (error) {
-      throw new ApiNetworkError(`${what}: the ${status} answer is not JSON`, { cause: error });
+      throw new ApiNetworkError(`${method} ${path}: the ${answer.status} answer is not JSON`, {
+        cause: error,
+      });
     }
   }
 
-  /** A file answer (PEM, PKCS#12, DER CRL, OCSP), read whole up to `maxResponseBytes`. */
-  async download(method: HttpMethod, path: string, body?: unknown): Promise<FileAnswer> {
-    const what = `${method} ${path}`;
-    const res = await this.open(method, path, body, '*/*');
-    const content = await this.readAll(res, what);
-    const status = res.statusCode ?? 0;
-    if (status < 200 || status >= 300) throw apiErrorFrom(status, content.toString('utf8'), what);
-    return { status, contentType: String(res.headers['content-type'] ?? ''), content };
+  /**
+   * A file or stream answer (PEM, DER, PKCS#12, NDJSON, YAML) as bytes with its media type, read
+   * up to `maxBytes`: beyond it the transfer is cut and `truncated` set, so a caller can keep
+   * what it has (whole NDJSON lines) or give up. Error answers reject with ApiError as usual.
+   */
+  requestFile(
+    method: HttpMethod,
+    path: string,
+    options: { body?: unknown; accept: string; maxBytes?: number },
+  ): Promise<FileAnswer> {
+    return this.exchange(
+      method,
+      path,
+      options.body,
+      options.accept,
+      options.maxBytes ?? this.maxResponseBytes,
+      true,
+    );
   }
 
   /**
    * A streamed answer (the audit export's NDJSON), unbounded: the caller reads it as it arrives.
    * A non-2xx answer is read (bounded) and rejects with its ApiError.
    */
-  async stream(method: HttpMethod, path: string, body?: unknown): Promise<IncomingMessage> {
-    const what = `${method} ${path}`;
-    const res = await this.open(method, path, body, '*/*');
+  async stream(
+    method: HttpMethod,
+    path: string,
+    options: { body?: unknown; accept: string },
+  ): Promise<IncomingMessage> {
+    const { req, res } = await this.open(method, path, options.body, options.accept);
     const status = res.statusCode ?? 0;
     if (status >= 200 && status < 300) return res;
-    throw apiErrorFrom(status, (await this.readAll(res, what)).toString('utf8'), what);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > this.maxResponseBytes) break;
+      chunks.push(chunk);
+    }
+    req.destroy();
+    throw apiErrorFrom(status, Buffer.concat(chunks).toString('utf8'), `${method} ${path}`);
   }
 
-  /** Sends the request; resolves with the answer once its headers arrive. */
-  private open(method: HttpMethod, path: string, body: unknown, accept: string): Promise<IncomingMessage> {
+  private async exchange(
+    method: HttpMethod,
+    path: string,
+    body: unknown,
+    accept: string,
+    maxBytes: number,
+    truncate: boolean,
+  ): Promise<FileAnswer> {
+    const what = `${method} ${path}`;
+    const { req, res } = await this.open(method, path, body, accept);
+    return new Promise<FileAnswer>((resolve, reject) => {
+      const fail = (message: string, cause?: unknown) =>
+        reject(new ApiNetworkError(`${what}: ${message}`, cause === undefined ? undefined : { cause }));
+      const status = res.statusCode ?? 0;
+      const ok = status >= 200 && status < 300;
+      const mediaType = (res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let done = false;
+      const finish = (truncated: boolean) => {
+        if (done) return;
+        done = true;
+        const bytes = Buffer.concat(chunks);
+        if (!ok) return reject(apiErrorFrom(status, bytes.toString('utf8'), what));
+        resolve({ status, mediaType, bytes, truncated });
+      };
+      res.on('data', (chunk: Buffer) => {
+        if (done) return;
+        if (size + chunk.length > maxBytes) {
+          if (truncate && ok) {
+            chunks.push(chunk.subarray(0, maxBytes - size));
+            finish(true);
+          } else {
+            // Reject first: after a destroy the stream may still end, with a truncated body.
+            done = true;
+            fail(`the answer is larger than ${maxBytes} bytes`);
+          }
+          req.destroy();
+          return;
+        }
+        size += chunk.length;
+        chunks.push(chunk);
+      });
+      res.on('end', () => finish(false));
+      res.on('error', (error) => {
+        if (!done) {
+          done = true;
+          fail(error.message, error);
+        }
+      });
+      req.on('error', (error) => {
+        if (!done) {
+          done = true;
+          fail(error.message, error);
+        }
+      });
+    });
+  }
+
+  /** Sends the request; resolves once the answer's headers arrive. */
+  private open(
+    method: HttpMethod,
+    path: string,
+    body: unknown,
+    accept: string,
+  ): Promise<{ req: ClientRequest; res: IncomingMessage }> {
     const what = `${method} ${path}`;
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    return new Promise<IncomingMessage>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const req = request(
         `${this.base}${path}`,
         {
@@ -137,39 +222,12 @@ export class HttpsJsonClient {
               : {}),
           },
         },
-        (res) => {
-          // Once the answer has started, a socket timeout ends the read, not the request.
-          req.setTimeout(0);
-          resolve(res);
-        },
+        (res) => resolve({ req, res }),
       );
       req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
       req.on('error', (error) => reject(new ApiNetworkError(`${what}: ${error.message}`, { cause: error })));
       if (payload) req.write(payload);
       req.end();
-    });
-  }
-
-  /** The whole answer body, refused beyond `maxResponseBytes`. */
-  private readAll(res: IncomingMessage, what: string): Promise<Buffer> {
-    return new Promise<Buffer>((resolve, reject) => {
-      const fail = (message: string, cause?: unknown) =>
-        reject(new ApiNetworkError(`${what}: ${message}`, cause === undefined ? undefined : { cause }));
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > this.maxResponseBytes) {
-          // Reject first: after a destroy the stream may still end, with a truncated body.
-          fail(`the answer is larger than ${this.maxResponseBytes} bytes`);
-          res.destroy();
-          return;
-        }
-        chunks.push(chunk);
-      });
-      res.on('end', () => resolve(Buffer.concat(chunks)));
-      res.on('error', (error) => fail(error.message, error));
-      res.on('aborted', () => fail('the connection closed before the answer ended'));
     });
   }
 }

@@ -266,17 +266,55 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     description:
       'Agent and MCP server: https:// URL of the API gateway. Required; an http:// URL is refused at startup.',
   },
-  // The MCP server (apps/mcp-server, ADR 0051) reads these, plus SERVICE_SERVER_URL and
+  // The MCP server (apps/mcp-server, ADR 0051, 0054) reads these, plus SERVICE_SERVER_URL and
   // SERVICE_SERVER_CA_BUNDLE_PATH.
   {
     name: 'SERVICE_API_KEY',
     secret: true,
     description:
-      'MCP server only: the API key it calls the API with (role r-mcp), or use SERVICE_API_KEY_FILE.',
+      'MCP server over stdio only: the API key it calls the API with (role r-mcp), or use SERVICE_API_KEY_FILE.',
   },
   {
     name: 'SERVICE_API_KEY_FILE',
     description: 'MCP server only: file holding its API key (preferred: it stays out of the environment).',
+  },
+  {
+    name: 'SERVICE_MCP_TRANSPORT',
+    default: 'stdio',
+    description:
+      "MCP server only: stdio (one assistant, the configured key) or http (Streamable HTTP over TLS 1.3, each session with the caller's own bearer key).",
+  },
+  {
+    name: 'SERVICE_MCP_TOOL_SETS',
+    default: 'main,est',
+    description:
+      'MCP server only: the tool sets it lists, comma-separated: main (every non-EST operation), est.',
+  },
+  {
+    name: 'SERVICE_MCP_LISTEN_ADDRESS',
+    default: '127.0.0.1',
+    description: 'MCP server, http transport: address the TLS listener binds to.',
+  },
+  { name: 'SERVICE_MCP_PORT', default: '8444', description: 'MCP server, http transport: TLS port of /mcp.' },
+  {
+    name: 'SERVICE_MCP_TLS_CERT_PATH',
+    description:
+      'MCP server, http transport: PEM certificate (chain) of its listener. Required there; reloaded on SIGHUP.',
+  },
+  {
+    name: 'SERVICE_MCP_TLS_KEY_PATH',
+    description:
+      'MCP server, http transport: PEM private key of its listener. Required there; reloaded on SIGHUP.',
+  },
+  {
+    name: 'SERVICE_MCP_MAX_SESSIONS',
+    default: '64',
+    description: 'MCP server, http transport: open sessions at most; one more initialize gets 503.',
+  },
+  {
+    name: 'SERVICE_MCP_SESSION_IDLE_TIMEOUT_SECONDS',
+    default: '1800',
+    description: 'MCP server, http transport: a session without a request for this long is closed.',
   },
   { name: 'SERVICE_AGENT_ID', description: 'Agent only: the id the agent was registered with. Required.' },
   {
