@@ -272,8 +272,11 @@ describe('the certlane CLI against a running system', () => {
 
   describe('in a real terminal (tmux)', () => {
     const socket = `certlane-cli-${process.pid}`;
-    const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-    const screen = () => tmux('capture-pane', '-p', '-t', 'cli').stdout;
+    const tmux = (...args: string[]) => spawnSync('tmux', ['-f', '/dev/null', '-L', socket, ...args], { encoding: 'utf8' });
+    // A session per run (no kill-server between runs: a dying server races the next new-session).
+    let session = '';
+    let runs = 0;
+    const screen = () => tmux('capture-pane', '-p', '-t', session).stdout;
     const runInTerminal = (args: string[]) => {
       const script = join(dir, 'tty.sh');
       const exports = Object.entries(env)
@@ -283,8 +286,10 @@ describe('the certlane CLI against a running system', () => {
         script,
         `${exports}\n"${process.execPath}" "${MAIN}" ${args.join(' ')}; echo "EXIT=$?"; sleep 60\n`,
       );
-      tmux('kill-server');
-      const started = tmux('new-session', '-d', '-x', '160', '-y', '40', '-s', 'cli', `sh ${script}`);
+      if (session) tmux('kill-session', '-t', session);
+      session = `cli-${++runs}`;
+      const started = tmux('new-session', '-d', '-x', '160', '-y', '40', '-s', session, `sh ${script}`);
+      expect(started.stderr).toBe('');
       expect(started.status).toBe(0);
     };
 
@@ -294,7 +299,7 @@ describe('the certlane CLI against a running system', () => {
       const policy = await json(['renewal-policies', 'create', '--name', 'tty-delete', '--max-retries', '1']);
       runInTerminal(['renewal-policies', 'delete', String(policy.id)]);
       await eventually(() => screen().includes('Go ahead? [y/N]'), 'the confirmation prompt', 15_000);
-      tmux('send-keys', '-t', 'cli', 'n', 'Enter');
+      tmux('send-keys', '-t', session, 'n', 'Enter');
       await eventually(() => /EXIT=\d/.test(screen()), 'the command to end', 15_000);
       expect(screen()).toContain('error: aborted');
       expect(screen()).toContain('EXIT=2');
@@ -302,7 +307,7 @@ describe('the certlane CLI against a running system', () => {
 
       runInTerminal(['renewal-policies', 'delete', String(policy.id)]);
       await eventually(() => screen().includes('Go ahead? [y/N]'), 'the confirmation prompt', 15_000);
-      tmux('send-keys', '-t', 'cli', 'y', 'Enter');
+      tmux('send-keys', '-t', session, 'y', 'Enter');
       await eventually(() => /EXIT=\d/.test(screen()), 'the command to end', 15_000);
       expect(screen()).toContain('EXIT=0');
       expect((await cli(['renewal-policies', 'get', String(policy.id)])).code).toBe(4);
