@@ -272,7 +272,8 @@ describe('the certlane CLI against a running system', () => {
 
   describe('in a real terminal (tmux)', () => {
     const socket = `certlane-cli-${process.pid}`;
-    const tmux = (...args: string[]) => spawnSync('tmux', ['-f', '/dev/null', '-L', socket, ...args], { encoding: 'utf8' });
+    const tmux = (...args: string[]) =>
+      spawnSync('tmux', ['-f', '/dev/null', '-L', socket, ...args], { encoding: 'utf8' });
     // A session per run (no kill-server between runs: a dying server races the next new-session).
     let session = '';
     let runs = 0;
