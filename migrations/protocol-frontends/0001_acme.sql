@@ -80,11 +80,13 @@ CREATE TABLE IF NOT EXISTS acme_challenges (
 CREATE UNIQUE INDEX IF NOT EXISTS acme_challenges_token_key ON acme_challenges (token);
 CREATE INDEX IF NOT EXISTS acme_challenges_processing_idx ON acme_challenges (claimed_until) WHERE status = 'processing';
 
--- The certificate a valid order produced; certificate_id is the inventory's id in issuance.
+-- The certificate a valid order produced (issuer and serial: what revokeCert names to issuance);
+-- certificate_id is the inventory's id in issuance once it is recorded there.
 CREATE TABLE IF NOT EXISTS acme_certificates (
   id             text PRIMARY KEY CHECK (id ~ '^[A-Za-z0-9_-]{8,64}$'),
   order_id       text NOT NULL UNIQUE REFERENCES acme_orders (id),
   account_id     text NOT NULL REFERENCES acme_accounts (id),
+  issuer_id      text NOT NULL CHECK (char_length(issuer_id) BETWEEN 1 AND 128),
   certificate_id text,
   serial_hex     text NOT NULL CHECK (serial_hex ~ '^[0-9a-f]{1,40}$'),
   pem_chain      text NOT NULL,
@@ -94,3 +96,4 @@ CREATE TABLE IF NOT EXISTS acme_certificates (
   created_at     timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS acme_certificates_serial_idx ON acme_certificates (serial_hex);
+CREATE INDEX IF NOT EXISTS acme_orders_account_status_idx ON acme_orders (account_id, status);

@@ -283,6 +283,10 @@ export function loadConfig(env: Env): CertlaneConfig {
     ),
     configEncryptionKey: encryptionKey,
     revocationBaseUrl,
+    acme: {
+      http01Port: parseInteger('SERVICE_ACME_HTTP01_PORT', get('SERVICE_ACME_HTTP01_PORT') ?? '', 1, 65535),
+      issuerId: get('SERVICE_ACME_ISSUER_ID') || undefined,
+    },
     revocation: {
       publishDir: get('SERVICE_REVOCATION_PUBLISH_DIR') || undefined,
       crlSweepIntervalMs: durationWithin(

@@ -3,3 +3,4 @@ export * from './sql/rows';
 export * from './nonces/nonce.store';
 export * from './accounts/account.store';
 export * from './orders/order.store';
+export * from './certificates/certificate.store';

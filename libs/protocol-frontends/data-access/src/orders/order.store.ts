@@ -112,6 +112,56 @@ export class OrderStore {
     return rows[0] ?? null;
   }
 
+  async ordersOf(accountId: string, limit = 1000): Promise<string[]> {
+    const rows = await rowsOf<{ id: string }>(
+      this.executor,
+      'SELECT id FROM acme_orders WHERE account_id = $1 ORDER BY created_at DESC LIMIT $2',
+      [accountId, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async authorization(id: string): Promise<AcmeAuthorizationRow | null> {
+    const rows = await rowsOf<AcmeAuthorizationRow>(
+      this.executor,
+      `SELECT id, account_id, identifier_type, identifier_value, wildcard, status, expires_at
+       FROM acme_authorizations WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async challenge(id: string): Promise<AcmeChallengeRow | null> {
+    const rows = await rowsOf<AcmeChallengeRow>(
+      this.executor,
+      'SELECT id, authorization_id, type, token, status, validated_at, error FROM acme_challenges WHERE id = $1',
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The pending orders an authorization is part of (to move them when it changes). */
+  async pendingOrdersOf(authorizationId: string): Promise<string[]> {
+    const rows = await rowsOf<{ id: string }>(
+      this.executor,
+      `SELECT o.id FROM acme_orders o JOIN acme_order_authorizations oa ON oa.order_id = o.id
+       WHERE oa.authorization_id = $1 AND o.status IN ('pending', 'ready')`,
+      [authorizationId],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Processing challenges no replica holds (a lost validation): the retry sweep's work. */
+  async unclaimedProcessing(limit = 100): Promise<string[]> {
+    const rows = await rowsOf<{ id: string }>(
+      this.executor,
+      `SELECT id FROM acme_challenges WHERE status = 'processing' AND (claimed_until IS NULL OR claimed_until <= now())
+       LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
   async authorizationsOf(orderId: string): Promise<AcmeAuthorizationRow[]> {
     return rowsOf<AcmeAuthorizationRow>(
       this.executor,

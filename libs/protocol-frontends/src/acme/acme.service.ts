@@ -1,0 +1,88 @@
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  CertlaneLogger,
+  LOGGER,
+  MESSAGE_BUS,
+  MessageBus,
+} from '@certlane/platform';
+import { NonceStore, OrderStore } from '@certlane/protocol-frontends-data-access';
+import { AcmeProblem } from '@certlane/protocol-frontends-domain';
+import { AcmeServer } from './acme-server';
+import { validateHttp01 } from './http01-validator';
+
+const SWEEP_INTERVAL_MS = 10_000;
+
+/**
+ * The ACME server of this process: its stores on the service's DataSource, issuance over the bus,
+ * http-01 validation on SERVICE_ACME_HTTP01_PORT, and one sweep (expiry, spent nonces, validations
+ * a lost replica left) that every replica may run: each step is a conditional statement.
+ */
+@Injectable()
+export class AcmeService implements OnModuleInit, OnModuleDestroy {
+  readonly server: AcmeServer;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    @InjectDataSource('protocol-frontends') private readonly dataSource: DataSource,
+    @Inject(MESSAGE_BUS) bus: MessageBus,
+    @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
+    @Inject(LOGGER) private readonly logger: CertlaneLogger,
+  ) {
+    this.server = new AcmeServer({
+      executor: dataSource,
+      transaction: (work) => dataSource.transaction((manager) => work(manager)),
+      issuerId: config.acme.issuerId,
+      issuer: {
+        issue: ({ csrPem, issuerId }) =>
+          bus.request('issuance.v1.issue-certificate', {
+            csr_pem: csrPem,
+            ...(issuerId ? { issuer_id: issuerId } : {}),
+          }),
+        revoke: async ({ issuerId, serialHex, reason }) => {
+          await bus.request('issuance.v1.revoke-certificate', {
+            issuer_id: issuerId,
+            serial_hex: serialHex,
+            reason: reason as never,
+          });
+        },
+      },
+      validate: async (challenge, authorization, keyAuth) => {
+        const identifier = { type: authorization.identifier_type, value: authorization.identifier_value };
+        if (challenge.type !== 'http-01') return { ok: false, problem: unsupported(challenge.type) };
+        return validateHttp01(identifier, challenge.token, keyAuth, {
+          port: config.acme.http01Port,
+          timeoutMs: 10_000,
+        });
+      },
+      onBackgroundError: (error) => this.logger.error({ err: error }, 'ACME request failed'),
+    });
+  }
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  async sweep(): Promise<void> {
+    try {
+      await new OrderStore(this.dataSource).expire(new Date());
+      await new NonceStore(this.dataSource).prune();
+      await this.server.retryLostValidations();
+    } catch (error) {
+      this.logger.warn({ err: error }, 'ACME sweep failed; the next one retries');
+    }
+  }
+}
+
+/** Only http-01 is offered today; a stored challenge of another type cannot be validated. */
+function unsupported(type: string): AcmeProblem {
+  return new AcmeProblem('serverInternal', `${type} validation is not available`);
+}
