@@ -51,15 +51,19 @@ export class AcmeUrls {
   certificate = (id: string) => this.url(`cert/${id}`);
 
   /**
-   * The account id a `kid` names: an account URL of this origin, in either path shape (clients
-   * keep the account URL they registered with even if they later use a profile's directory).
+   * The account id a `kid` names: the path of an account URL, in either path shape (clients keep
+   * the account URL they registered with even if they later use a profile's directory). The
+   * origin is not compared: replicas and names in front of them differ, the account is the same,
+   * and the signature is still checked with that account's key.
    */
   accountIdOf(kid: string): string | null {
-    const prefix = `${this.location.origin}/acme/`;
-    if (!kid.startsWith(prefix)) return null;
-    const match = /^(?:profile\/[A-Za-z0-9_-]{1,64}\/)?account\/([A-Za-z0-9_-]{8,64})$/.exec(
-      kid.slice(prefix.length),
-    );
+    let path: string;
+    try {
+      path = new URL(kid).pathname;
+    } catch {
+      return null;
+    }
+    const match = /^\/acme\/(?:profile\/[A-Za-z0-9_-]{1,64}\/)?account\/([A-Za-z0-9_-]{8,64})$/.exec(path);
     return match ? match[1] : null;
   }
 }
