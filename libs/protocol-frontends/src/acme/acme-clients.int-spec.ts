@@ -16,15 +16,19 @@ const run = promisify(execFile);
 describe('ACME server with real clients', () => {
   let system: TestSystem;
   let directory: string;
+  let gatewayDirectory: string;
   let http01Port: number;
   let work: string;
   let caFile: string;
 
   beforeAll(async () => {
     http01Port = await freePort();
-    system = await startTestSystem('acmeclients', ['issuance', 'protocol-frontends'], {
+    system = await startTestSystem('acmeclients', ['api-gateway', 'issuance', 'protocol-frontends'], {
       SERVICE_ACME_HTTP01_PORT: String(http01Port),
     });
+    // lego goes through the gateway (the one origin of the split deployment, forwarded over the
+    // bus), certbot to the protocol-frontends listener itself (as in the quick start).
+    gatewayDirectory = `${system.services['api-gateway'].url}/acme/directory`;
     directory = `${system.services['protocol-frontends'].url}/acme/directory`;
     work = mkdtempSync(join(tmpdir(), 'certlane-acme-clients-'));
     caFile = join(work, 'ca.pem');
@@ -38,9 +42,9 @@ describe('ACME server with real clients', () => {
 
   const sans = (pem: string) => new X509Certificate(pem).subjectAltName;
 
-  it('lego registers, obtains a certificate with http-01 and revokes it', async () => {
+  it('lego, through the gateway, registers, obtains a certificate with http-01 and revokes it', async () => {
     const path = join(work, 'lego');
-    const common = ['--server', directory, '--path', path, '--email', 'ops@example.com', '--accept-tos'];
+    const common = ['--server', gatewayDirectory, '--path', path, '--email', 'ops@example.com', '--accept-tos'];
     const env = { ...process.env, LEGO_CA_CERTIFICATES: caFile };
     await run(
       'lego',

@@ -1,4 +1,5 @@
-import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { AcmeHttpForwardAnswer, AcmeHttpForwardRequest } from '@certlane/contracts';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
@@ -22,13 +23,13 @@ const SWEEP_INTERVAL_MS = 10_000;
  * a lost replica left) that every replica may run: each step is a conditional statement.
  */
 @Injectable()
-export class AcmeService implements OnModuleInit, OnModuleDestroy {
+export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   readonly server: AcmeServer;
   private timer?: NodeJS.Timeout;
 
   constructor(
     @InjectDataSource('protocol-frontends') private readonly dataSource: DataSource,
-    @Inject(MESSAGE_BUS) bus: MessageBus,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
   ) {
@@ -65,6 +66,36 @@ export class AcmeService implements OnModuleInit, OnModuleDestroy {
   onModuleInit(): void {
     this.timer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
     this.timer.unref();
+  }
+
+  /** The gateway's forwarded `/acme/...` requests (split deployment, ADR 0053). */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.bus.handle('protocol-frontends.v1.acme-http', (request) => this.forwarded(request));
+  }
+
+  async forwarded(request: AcmeHttpForwardRequest): Promise<AcmeHttpForwardAnswer> {
+    let body: unknown;
+    if (request.body_json !== undefined) {
+      try {
+        body = JSON.parse(request.body_json);
+      } catch {
+        body = undefined;
+      }
+    }
+    const answer = await this.server.handle({
+      method: request.method,
+      path: request.path,
+      origin: request.origin,
+      body,
+      contentType: request.content_type,
+    });
+    return {
+      status: answer.status,
+      headers: answer.headers,
+      ...(answer.body === undefined
+        ? {}
+        : { body: typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body) }),
+    };
   }
 
   onModuleDestroy(): void {
