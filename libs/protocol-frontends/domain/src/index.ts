@@ -9,3 +9,4 @@ export * from './identifiers/identifiers';
 export * from './expiry/expiry';
 export * from './jws/acme-jws';
 export * from './jws/acme-request';
+export * from './jws/key-change';

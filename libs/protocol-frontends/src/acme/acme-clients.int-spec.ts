@@ -44,7 +44,15 @@ describe('ACME server with real clients', () => {
 
   it('lego, through the gateway, registers, obtains a certificate with http-01 and revokes it', async () => {
     const path = join(work, 'lego');
-    const common = ['--server', gatewayDirectory, '--path', path, '--email', 'ops@example.com', '--accept-tos'];
+    const common = [
+      '--server',
+      gatewayDirectory,
+      '--path',
+      path,
+      '--email',
+      'ops@example.com',
+      '--accept-tos',
+    ];
     const env = { ...process.env, LEGO_CA_CERTIFICATES: caFile };
     await run(
       'lego',

@@ -85,6 +85,7 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
       newAccount: `${base}new-account`,
       newOrder: `${base}new-order`,
       revokeCert: `${base}revoke-cert`,
+      keyChange: `${base}key-change`,
       meta: { externalAccountRequired: false, profiles: { default: expect.any(String) } },
     });
     const profiled = await exchange(
@@ -223,6 +224,53 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     await b.register();
     const answer = await b.post(a.kid!, '');
     expect(answer.json.type).toBe(urn('unauthorized'));
+  });
+
+  it('RFC 8555 7.3.5: key rollover: the new key signs from then on, the old one no longer verifies', async () => {
+    const c = await client();
+    await c.register();
+    const replacement = await client();
+    const url = (await c.directory()).keyChange;
+    const rolled = await c.post(url, await replacement.innerJws(url, { account: c.kid, oldKey: c.jwk }));
+    expect(rolled.status).toBe(200);
+    expect(rolled.headers.location).toBe(c.kid);
+    const withOldKey = await c.post(c.kid!, '');
+    expect(withOldKey.json.type).toBe(urn('malformed'));
+    replacement.kid = c.kid;
+    expect((await replacement.post(c.kid!, '')).status).toBe(200);
+    // The account is found by its new key.
+    const found = await replacement.post(
+      (await c.directory()).newAccount,
+      { onlyReturnExisting: true },
+      { useJwk: true },
+    );
+    expect(found.headers.location).toBe(c.kid);
+  });
+
+  it('RFC 8555 7.3.5: a rollover to a key another account holds is 409 with that account', async () => {
+    const holder = await client();
+    await holder.register();
+    const c = await client();
+    await c.register();
+    const url = (await c.directory()).keyChange;
+    const answer = await c.post(url, await holder.innerJws(url, { account: c.kid, oldKey: c.jwk }));
+    expect(answer.status).toBe(409);
+    expect(answer.headers['content-type']).toContain(PROBLEM);
+    expect(answer.headers.location).toBe(holder.kid);
+  });
+
+  it('RFC 8555 7.3.5: an inner JWS whose url differs from the outer one is refused', async () => {
+    const c = await client();
+    await c.register();
+    const replacement = await client();
+    const dir = await c.directory();
+    const answer = await c.post(
+      dir.keyChange,
+      await replacement.innerJws(dir.newOrder, { account: c.kid, oldKey: c.jwk }),
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.json.type).toBe(urn('malformed'));
+    expect((await c.post(c.kid!, '')).status).toBe(200);
   });
 
   it('RFC 8555 7.1.3: a wildcard identifier is refused while dns-01 is not offered', async () => {

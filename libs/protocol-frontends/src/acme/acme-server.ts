@@ -23,6 +23,7 @@ import {
   checkCsrAgainstOrder,
   checkNewAccountPayload,
   checkContacts,
+  checkKeyChange,
   checkOrderIdentifiers,
   DEFAULT_ACME_LIFETIMES,
   effectiveAuthorizationStatus,
@@ -141,6 +142,7 @@ export class AcmeServer {
       if (name === 'new-account') return post(this.newAccount);
       if (name === 'new-order') return post(this.newOrder);
       if (name === 'revoke-cert') return post(this.revokeCert);
+      if (name === 'key-change') return post(this.keyChange);
     } else if (sub === undefined) {
       if (name === 'account') return post(this.account, id);
       if (name === 'order') return post(this.order, id);
@@ -173,6 +175,7 @@ export class AcmeServer {
       newAccount: urls.url('new-account'),
       newOrder: urls.url('new-order'),
       revokeCert: urls.url('revoke-cert'),
+      keyChange: urls.url('key-change'),
       meta: {
         externalAccountRequired: false,
         // draft-ietf-acme-profiles: the profiles a newOrder may name.
@@ -570,6 +573,30 @@ export class AcmeServer {
     if (!(await this.certificates.markRevoked(certificate.id, reason)))
       throw new AcmeProblem('alreadyRevoked', 'the certificate is already revoked');
     return { status: 200, headers: {} };
+  };
+
+  private readonly keyChange: Handler = async (request, urls) => {
+    const { payload, header, accountRow } = await this.authenticate(request, urls, 'kid');
+    if (payload.postAsGet) throw new AcmeProblem('malformed', 'keyChange needs the inner JWS as payload');
+    const current = accountRow!;
+    const { newJwk, newThumbprint } = await checkKeyChange(payload.json, {
+      url: `${request.origin}${request.path}`,
+      // Step 7 compares with the outer kid, the account URL as this client knows it.
+      accountUrl: header.kid!,
+      accountJwk: current.jwk,
+    });
+    const outcome = await this.accounts.changeKey(current.id, current.jwk_thumbprint, newJwk, newThumbprint);
+    if (outcome.result === 'conflict') {
+      // RFC 8555 7.3.5: "...the server MUST return 409 (Conflict)" with the account of that key.
+      const conflict = problem(
+        new AcmeProblem('malformed', 'another account already uses the new key', { status: 409 }),
+      );
+      conflict.headers['Location'] = urls.account(outcome.accountId);
+      return conflict;
+    }
+    if (outcome.result === 'stale')
+      throw new AcmeProblem('unauthorized', 'the account key changed meanwhile');
+    return this.accountAnswer((await this.accounts.byId(current.id))!, urls, 200);
   };
 
   /** The retry sweep: validations a lost replica left (its lease ran out) are run again. */

@@ -76,6 +76,37 @@ export class AccountStore {
   }
 
   /**
+   * Key rollover (RFC 8555 7.3.5) as a compare-and-set on the old key: `changed`, or the account
+   * that already holds the new key (`conflict`, RFC 8555 7.3.5 step 9), or `stale` when the
+   * account's key or status changed meanwhile.
+   */
+  async changeKey(
+    id: string,
+    oldThumbprint: string,
+    newJwk: JWK,
+    newThumbprint: string,
+  ): Promise<{ result: 'changed' } | { result: 'conflict'; accountId: string } | { result: 'stale' }> {
+    const holder = await this.byThumbprint(newThumbprint);
+    if (holder) return { result: 'conflict', accountId: holder.id };
+    try {
+      const rows = await rowsOf<{ id: string }>(
+        this.executor,
+        `UPDATE acme_accounts SET jwk = $3, jwk_thumbprint = $4, updated_at = now()
+         WHERE id = $1 AND jwk_thumbprint = $2 AND status = 'valid' RETURNING id`,
+        [id, oldThumbprint, JSON.stringify(newJwk), newThumbprint],
+      );
+      return rows.length ? { result: 'changed' } : { result: 'stale' };
+    } catch (error) {
+      // Another rollover to the same key won the race between the lookup and the update.
+      if ((error as { code?: string }).code === '23505') {
+        const winner = await this.byThumbprint(newThumbprint);
+        if (winner) return { result: 'conflict', accountId: winner.id };
+      }
+      throw error;
+    }
+  }
+
+  /**
    * Applies an account event through the domain state machine, as a compare-and-set on the
    * status read: a concurrent change makes it answer the refusal of the status it lost to.
    */

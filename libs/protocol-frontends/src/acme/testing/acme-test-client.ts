@@ -106,6 +106,17 @@ export class TestAcmeClient {
     return exchange('POST', url, this.ca, await this.sign(url, payload, header));
   }
 
+  /** The inner JWS of a key change (RFC 8555 7.3.5): signed by this key, with its jwk, no nonce. */
+  async innerJws(
+    url: string,
+    payload: unknown,
+  ): Promise<{ protected: string; payload: string; signature: string }> {
+    const jws = await new FlattenedSign(new TextEncoder().encode(JSON.stringify(payload)))
+      .setProtectedHeader({ alg: this.alg, jwk: this.jwk, url })
+      .sign(this.privateKey);
+    return { protected: jws.protected!, payload: jws.payload, signature: jws.signature };
+  }
+
   async register(): Promise<AcmeAnswer> {
     const answer = await this.post(
       (await this.directory()).newAccount,
