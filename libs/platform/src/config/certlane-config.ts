@@ -35,6 +35,8 @@ export interface BreakGlassConfig {
 export interface AcmeConfig {
   /** SERVICE_ACME_HTTP01_PORT: the port http-01 validation connects to (RFC 8555 8.3 says 80; tests use another). */
   http01Port: number;
+  /** SERVICE_ACME_DNS_RESOLVERS: `host[:port]` resolvers dns-01 asks; empty: the system's. */
+  dnsResolvers: string[];
   /** SERVICE_ACME_ISSUER_ID: the issuer the default ACME profile issues with; undefined: issuance's default. */
   issuerId?: string;
 }

@@ -129,6 +129,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'ACME server (protocol-frontends): the port http-01 validation fetches http://<identifier>:<port>/.well-known/acme-challenge/<token> on. RFC 8555 8.3 says 80; tests point it at the port of the client under test.',
   },
   {
+    name: 'SERVICE_ACME_DNS_RESOLVERS',
+    default: '',
+    description:
+      'ACME server (protocol-frontends): comma-separated resolvers (IP[:port], IPv6 in brackets) dns-01 validation asks for the _acme-challenge TXT record. Empty: the system resolvers.',
+  },
+  {
     name: 'SERVICE_ACME_ISSUER_ID',
     default: '',
     description:

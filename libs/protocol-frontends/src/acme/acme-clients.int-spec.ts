@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { X509Certificate } from 'node:crypto';
 import { freePort, startTestSystem, TestSystem } from '@certlane/testing';
+import { BindServer, startBind } from './testing/bind-server';
+import { TestAcmeClient } from './testing/acme-test-client';
 
 const run = promisify(execFile);
 
@@ -20,11 +22,14 @@ describe('ACME server with real clients', () => {
   let http01Port: number;
   let work: string;
   let caFile: string;
+  let bind: BindServer;
 
   beforeAll(async () => {
     http01Port = await freePort();
+    bind = await startBind('acme.test', await freePort());
     system = await startTestSystem('acmeclients', ['api-gateway', 'issuance', 'protocol-frontends'], {
       SERVICE_ACME_HTTP01_PORT: String(http01Port),
+      SERVICE_ACME_DNS_RESOLVERS: bind.address,
     });
     // lego goes through the gateway (the one origin of the split deployment, forwarded over the
     // bus), certbot to the protocol-frontends listener itself (as in the quick start).
@@ -37,6 +42,7 @@ describe('ACME server with real clients', () => {
 
   afterAll(async () => {
     await system?.stop();
+    await bind?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
@@ -146,4 +152,58 @@ describe('ACME server with real clients', () => {
     );
     expect(`${stdout}${stderr}`).toMatch(/revoked/i);
   }, 120_000);
+
+  it('lego obtains a wildcard certificate with dns-01, its TXT records written to a real DNS server (RFC 2136)', async () => {
+    const path = join(work, 'lego-dns');
+    await run(
+      'lego',
+      [
+        '--server',
+        directory,
+        '--path',
+        path,
+        '--email',
+        'ops@example.com',
+        '--accept-tos',
+        '--domains',
+        '*.dns-test.acme.test',
+        '--dns',
+        'rfc2136',
+        '--dns.resolvers',
+        bind.address,
+        '--dns.disable-cp',
+        'run',
+      ],
+      {
+        env: { ...process.env, LEGO_CA_CERTIFICATES: caFile, RFC2136_NAMESERVER: bind.address },
+        timeout: 90_000,
+      },
+    );
+    const pem = readFileSync(join(path, 'certificates', '_.dns-test.acme.test.crt'), 'utf8');
+    expect(sans(pem)).toBe('DNS:*.dns-test.acme.test');
+  }, 120_000);
+
+  it('RFC 8555 8.4: without the TXT record a dns-01 challenge, its authorization and order are invalid', async () => {
+    const c = await TestAcmeClient.create(directory, system.ca);
+    await c.register();
+    const order = await c.post((await c.directory()).newOrder, {
+      identifiers: [{ type: 'dns', value: '*.missing.acme.test' }],
+    });
+    const authzUrl = order.json.authorizations[0];
+    const authz = (await c.post(authzUrl, '')).json;
+    // RFC 8555 7.1.3: a wildcard's authorization offers dns-01 only, for the base domain.
+    expect(authz.wildcard).toBe(true);
+    expect(authz.identifier).toEqual({ type: 'dns', value: 'missing.acme.test' });
+    expect(authz.challenges.map((ch: { type: string }) => ch.type)).toEqual(['dns-01']);
+    await c.post(authz.challenges[0].url, {});
+    let status = 'pending';
+    for (let i = 0; i < 100 && status === 'pending'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await c.post(authzUrl, '')).json.status;
+    }
+    expect(status).toBe('invalid');
+    const challenge = (await c.post(authzUrl, '')).json.challenges[0];
+    expect(challenge.error.type).toBe('urn:ietf:params:acme:error:incorrectResponse');
+    expect((await c.post(order.headers.location as string, '')).json.status).toBe('invalid');
+  }, 60_000);
 });

@@ -273,15 +273,20 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect((await c.post(c.kid!, '')).status).toBe(200);
   });
 
-  it('RFC 8555 7.1.3: a wildcard identifier is refused while dns-01 is not offered', async () => {
+  it('RFC 8555 7.1.3: a wildcard is never offered http-01', async () => {
     const c = await client();
     await c.register();
-    const answer = await c.post((await c.directory()).newOrder, {
-      identifiers: [{ type: 'dns', value: '*.wild.localhost' }],
-    });
-    expect(answer.status).toBe(400);
-    expect(answer.json.type).toBe(urn('rejectedIdentifier'));
-    expect(answer.json.subproblems[0].identifier).toEqual({ type: 'dns', value: '*.wild.localhost' });
+    const answer = await order(c, [{ type: 'dns', value: '*.wild.localhost' }]);
+    const authz = (await c.post(answer.json.authorizations[0], '')).json;
+    expect(authz.challenges.map((ch: { type: string }) => ch.type)).toEqual(['dns-01']);
+  });
+
+  it('RFC 8738 7: an IP identifier is never offered dns-01', async () => {
+    const c = await client();
+    await c.register();
+    const answer = await order(c, [{ type: 'ip', value: '127.0.0.2' }]);
+    const authz = (await c.post(answer.json.authorizations[0], '')).json;
+    expect(authz.challenges.map((ch: { type: string }) => ch.type)).toEqual(['http-01']);
   });
 
   it('orders dns and ip identifiers: finalize before ready is orderNotReady, a mismatched CSR is badCSR, then issues', async () => {
@@ -350,7 +355,7 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     await validateAll(c, created.json, true);
     const authz = (await c.post(created.json.authorizations[0], '')).json;
     expect(authz.status).toBe('invalid');
-    expect(authz.challenges[0]).toMatchObject({
+    expect(authz.challenges.find((ch: { type: string }) => ch.type === 'http-01')).toMatchObject({
       status: 'invalid',
       error: { type: urn('incorrectResponse') },
     });
@@ -362,7 +367,7 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     await c.register();
     const created = await order(c, [{ type: 'dns', value: 'twice.localhost' }]);
     const authz = (await c.post(created.json.authorizations[0], '')).json;
-    const challenge = authz.challenges[0];
+    const challenge = authz.challenges.find((ch: { type: string }) => ch.type === 'http-01');
     responder.answers.set(challenge.token, await c.keyAuthorization(challenge.token));
     const otherChallengeUrl = challenge.url.replace(
       new URL(directoryUrl).origin,

@@ -79,7 +79,7 @@ const REVOCATION_REASONS: Record<number, string> = {
 };
 
 /** The challenge types this server validates today. */
-const OFFERED_CHALLENGES = ['http-01'] as const;
+const OFFERED_CHALLENGES = ['http-01', 'dns-01'] as const;
 
 type Handler = (request: AcmeHttpRequest, urls: AcmeUrls, id?: string) => Promise<AcmeHttpResponse>;
 
@@ -280,7 +280,6 @@ export class AcmeServer {
       throw new AcmeProblem('malformed', `unknown profile ${String(payload.json.profile)}`);
     const identifiers = checkOrderIdentifiers(payload.json.identifiers, { allowIp: true });
     const unreachable = identifiers.filter((i) => challengeTypesFor(i, OFFERED_CHALLENGES).length === 0);
-    // RFC 8555 7.1.3: a wildcard is validated by dns-01 only, which this server does not offer yet.
     if (unreachable.length)
       throw new AcmeProblem(
         'rejectedIdentifier',
@@ -288,7 +287,7 @@ export class AcmeServer {
         {
           subproblems: unreachable.map((identifier) => ({
             type: 'rejectedIdentifier' as const,
-            detail: 'wildcards are validated by dns-01 only, not offered yet',
+            detail: 'no challenge type this server offers can validate it',
             identifier,
           })),
         },

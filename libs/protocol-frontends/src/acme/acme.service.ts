@@ -13,13 +13,14 @@ import {
 import { NonceStore, OrderStore } from '@certlane/protocol-frontends-data-access';
 import { AcmeProblem } from '@certlane/protocol-frontends-domain';
 import { AcmeServer } from './acme-server';
+import { validateDns01 } from './dns01-validator';
 import { validateHttp01 } from './http01-validator';
 
 const SWEEP_INTERVAL_MS = 10_000;
 
 /**
  * The ACME server of this process: its stores on the service's DataSource, issuance over the bus,
- * http-01 validation on SERVICE_ACME_HTTP01_PORT, and one sweep (expiry, spent nonces, validations
+ * http-01 validation on SERVICE_ACME_HTTP01_PORT, dns-01 through SERVICE_ACME_DNS_RESOLVERS, and one sweep (expiry, spent nonces, validations
  * a lost replica left) that every replica may run: each step is a conditional statement.
  */
 @Injectable()
@@ -53,11 +54,17 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       },
       validate: async (challenge, authorization, keyAuth) => {
         const identifier = { type: authorization.identifier_type, value: authorization.identifier_value };
-        if (challenge.type !== 'http-01') return { ok: false, problem: unsupported(challenge.type) };
-        return validateHttp01(identifier, challenge.token, keyAuth, {
-          port: config.acme.http01Port,
-          timeoutMs: 10_000,
-        });
+        if (challenge.type === 'http-01')
+          return validateHttp01(identifier, challenge.token, keyAuth, {
+            port: config.acme.http01Port,
+            timeoutMs: 10_000,
+          });
+        if (challenge.type === 'dns-01')
+          return validateDns01(identifier, keyAuth, {
+            resolvers: config.acme.dnsResolvers,
+            timeoutMs: 5_000,
+          });
+        return { ok: false, problem: unsupported(challenge.type) };
       },
       onBackgroundError: (error) => this.logger.error({ err: error }, 'ACME request failed'),
     });
@@ -113,7 +120,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
   }
 }
 
-/** Only http-01 is offered today; a stored challenge of another type cannot be validated. */
+/** tls-alpn-01 is not offered yet; a stored challenge of another type cannot be validated. */
 function unsupported(type: string): AcmeProblem {
   return new AcmeProblem('serverInternal', `${type} validation is not available`);
 }
