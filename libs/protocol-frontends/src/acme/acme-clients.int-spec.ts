@@ -93,7 +93,7 @@ describe('ACME server with real clients', () => {
     );
   }, 120_000);
 
-  it('certbot registers, obtains a certificate with standalone http-01 and revokes it', async () => {
+  it('certbot registers, obtains a certificate with standalone http-01, renews and revokes it', async () => {
     const dirs = ['config', 'work', 'logs'].map((d) => join(work, `certbot-${d}`));
     const common = [
       '--non-interactive',
@@ -137,6 +137,28 @@ describe('ACME server with real clients', () => {
       'DNS:certbot-test.localhost',
       'DNS:www.certbot-test.localhost',
     ]);
+
+    // Renewal: a new order with the same names (its authorizations reused), a new serial;
+    // certbot sleeps up to 8 minutes before a renewal it runs without a terminal unless told not to.
+    await run(
+      'certbot',
+      [
+        'renew',
+        ...common,
+        '--force-renewal',
+        '--no-random-sleep-on-renew',
+        '--http-01-port',
+        String(http01Port),
+      ],
+      {
+        env,
+        timeout: 90_000,
+      },
+    );
+    const renewed = readFileSync(join(live, 'cert.pem'), 'utf8');
+    expect(new X509Certificate(renewed).serialNumber).not.toBe(new X509Certificate(pem).serialNumber);
+    expect(sans(renewed)).toBe(sans(pem));
+
     const { stdout, stderr } = await run(
       'certbot',
       [
