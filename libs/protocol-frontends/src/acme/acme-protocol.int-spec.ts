@@ -217,6 +217,29 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(refused.json.type).toBe(urn('unauthorized'));
   });
 
+  it('records audit events (spec 6.1) with the account as actor, in the transaction of each change', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [{ type: 'dns', value: 'audit.localhost' }]);
+    await c.post(c.kid!, { contact: ['mailto:new@example.com'] });
+    await c.post(c.kid!, { status: 'deactivated' });
+    const accountId = c.kid!.split('/').pop()!;
+    const { rows } = await db.query(
+      `SELECT envelope->'data' AS data FROM protocol_frontends.outbox
+       WHERE subject = 'protocol-frontends.v1.audit.recorded' AND envelope->'data'->>'actor_id' = $1 ORDER BY seq`,
+      [`acme-account:${accountId}`],
+    );
+    expect(
+      rows.map((r: { data: { action: string; resource_id: string } }) => [r.data.action, r.data.resource_id]),
+    ).toEqual([
+      ['acme.account_created', accountId],
+      ['acme.order_created', (created.headers.location as string).split('/').pop()],
+      ['acme.account_updated', accountId],
+      ['acme.account_deactivated', accountId],
+    ]);
+    expect(rows[2].data.details).toEqual({ contact: ['mailto:new@example.com'] });
+  });
+
   it('RFC 8555 7.3.2: an account cannot read or change another account', async () => {
     const a = await client();
     const b = await client();

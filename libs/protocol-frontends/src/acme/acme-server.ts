@@ -1,5 +1,6 @@
 import { createPublicKey, X509Certificate } from 'node:crypto';
 import { JWK } from 'jose';
+import { AuditAction, AuditRecord } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
 import { parseCsr, PkiError } from '@certlane/pki';
 import {
@@ -65,6 +66,8 @@ export interface AcmeServerDependencies {
   issuerId?: string;
   /** How long a replica holds a challenge it validates. */
   validationLeaseMs?: number;
+  /** Records an audit event (spec 6.1) in the transaction of the change it describes. */
+  audit?: (executor: SqlExecutor, record: AuditRecord) => Promise<unknown>;
   /** Reports a failure the client only sees as serverInternal (or not at all: background validation). */
   onBackgroundError?: (error: unknown) => void;
 }
@@ -223,11 +226,26 @@ export class AcmeServer {
       if (!existing) throw new AcmeProblem('accountDoesNotExist', 'no account exists for this key');
       return this.accountAnswer(existing, urls, 200);
     }
-    const { account, created } = await this.accounts.createOrFind({
-      jwk,
-      thumbprint,
-      contact: input.contact,
-      termsOfServiceAgreed: input.termsOfServiceAgreed,
+    const { account, created } = await this.deps.transaction(async (executor) => {
+      const outcome = await new AccountStore(executor).createOrFind({
+        jwk,
+        thumbprint,
+        contact: input.contact,
+        termsOfServiceAgreed: input.termsOfServiceAgreed,
+      });
+      if (outcome.created)
+        await this.audit(
+          executor,
+          AuditAction.AcmeAccountCreated,
+          'acme_account',
+          outcome.account.id,
+          outcome.account.id,
+          {
+            contact: input.contact,
+            jwk_thumbprint: thumbprint,
+          },
+        );
+      return outcome;
     });
     return this.accountAnswer(account, urls, created ? 201 : 200);
   };
@@ -252,11 +270,36 @@ export class AcmeServer {
       if (payload.json.status !== undefined) {
         if (payload.json.status !== 'deactivated')
           throw new AcmeProblem('malformed', 'an account can only be updated to status "deactivated"');
-        const result = await this.accounts.transition(account.id, { kind: 'deactivate' });
+        const result = await this.deps.transaction(async (executor) => {
+          const outcome = await new AccountStore(executor).transition(account.id, { kind: 'deactivate' });
+          if (outcome?.ok)
+            await this.audit(
+              executor,
+              AuditAction.AcmeAccountDeactivated,
+              'acme_account',
+              account.id,
+              account.id,
+              {},
+            );
+          return outcome;
+        });
         if (!result?.ok) throw result?.problem ?? acmeNotFound('account');
       }
       if (payload.json.contact !== undefined) {
-        const updated = await this.accounts.updateContact(account.id, checkContacts(payload.json.contact));
+        const contact = checkContacts(payload.json.contact);
+        const updated = await this.deps.transaction(async (executor) => {
+          const row = await new AccountStore(executor).updateContact(account.id, contact);
+          if (row)
+            await this.audit(
+              executor,
+              AuditAction.AcmeAccountUpdated,
+              'acme_account',
+              account.id,
+              account.id,
+              { contact },
+            );
+          return row;
+        });
         if (updated) account = updated;
       }
       account = (await this.accounts.byId(account.id)) ?? account;
@@ -293,8 +336,8 @@ export class AcmeServer {
         },
       );
     const now = new Date();
-    const { order } = await this.deps.transaction((executor) =>
-      new OrderStore(executor).create({
+    const { order } = await this.deps.transaction(async (executor) => {
+      const created = await new OrderStore(executor).create({
         accountId: account!.id,
         profileId: DEFAULT_ACME_PROFILE,
         identifiers,
@@ -302,8 +345,13 @@ export class AcmeServer {
         authorizationExpiresAt: new Date(now.getTime() + DEFAULT_ACME_LIFETIMES.pendingMs),
         reuseUntil: new Date(now.getTime() + 24 * 3600_000),
         challengeTypes: (identifier) => challengeTypesFor(identifier, OFFERED_CHALLENGES),
-      }),
-    );
+      });
+      await this.audit(executor, AuditAction.AcmeOrderCreated, 'acme_order', created.order.id, account!.id, {
+        identifiers,
+        profile: DEFAULT_ACME_PROFILE,
+      });
+      return created;
+    });
     // Reused authorizations may already make the order ready.
     await this.advanceOrder(order.id);
     return json(201, await this.orderObject((await this.orders.order(order.id))!, urls), {
@@ -511,6 +559,19 @@ export class AcmeServer {
           notAfter: new Date(issued.not_after),
         });
         await new OrderStore(executor).setOrderStatus(order.id, 'processing', 'valid');
+        await this.audit(
+          executor,
+          AuditAction.AcmeCertificateIssued,
+          'certificate',
+          issued.serial_hex,
+          order.account_id,
+          {
+            issuer_id: issued.issuer_id,
+            order_id: order.id,
+            identifiers: order.identifiers,
+            not_after: issued.not_after,
+          },
+        );
       });
     } catch (error) {
       const failure =
@@ -569,8 +630,23 @@ export class AcmeServer {
       serialHex: certificate.serial_hex,
       reason,
     });
-    if (!(await this.certificates.markRevoked(certificate.id, reason)))
-      throw new AcmeProblem('alreadyRevoked', 'the certificate is already revoked');
+    const marked = await this.deps.transaction(async (executor) => {
+      if (!(await new CertificateStore(executor).markRevoked(certificate.id, reason))) return false;
+      await this.audit(
+        executor,
+        AuditAction.AcmeCertificateRevoked,
+        'certificate',
+        certificate.serial_hex,
+        certificate.account_id,
+        {
+          issuer_id: certificate.issuer_id,
+          reason,
+          by: account ? 'account' : 'certificate_key',
+        },
+      );
+      return true;
+    });
+    if (!marked) throw new AcmeProblem('alreadyRevoked', 'the certificate is already revoked');
     return { status: 200, headers: {} };
   };
 
@@ -584,7 +660,38 @@ export class AcmeServer {
       accountUrl: header.kid!,
       accountJwk: current.jwk,
     });
-    const outcome = await this.accounts.changeKey(current.id, current.jwk_thumbprint, newJwk, newThumbprint);
+    const outcome = await this.deps
+      .transaction(async (executor) => {
+        const changed = await new AccountStore(executor).changeKey(
+          current.id,
+          current.jwk_thumbprint,
+          newJwk,
+          newThumbprint,
+        );
+        if (changed.result === 'taken') throw changed;
+        if (changed.result === 'changed')
+          await this.audit(
+            executor,
+            AuditAction.AcmeAccountKeyChanged,
+            'acme_account',
+            current.id,
+            current.id,
+            {
+              old_jwk_thumbprint: current.jwk_thumbprint,
+              jwk_thumbprint: newThumbprint,
+            },
+          );
+        return changed;
+      })
+      .catch(async (error) => {
+        // The unique key index refused it: another account got the key meanwhile.
+        const holder =
+          (error as { result?: string }).result === 'taken'
+            ? await this.accounts.byThumbprint(newThumbprint)
+            : null;
+        if (!holder) throw error;
+        return { result: 'conflict' as const, accountId: holder.id };
+      });
     if (outcome.result === 'conflict') {
       // RFC 8555 7.3.5: "...the server MUST return 409 (Conflict)" with the account of that key.
       const conflict = problem(
@@ -597,6 +704,26 @@ export class AcmeServer {
       throw new AcmeProblem('unauthorized', 'the account key changed meanwhile');
     return this.accountAnswer((await this.accounts.byId(current.id))!, urls, 200);
   };
+
+  private async audit(
+    executor: SqlExecutor,
+    action: string,
+    resourceType: string,
+    resourceId: string,
+    accountId: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    const category = resourceType === 'acme_account' ? 'auth' : 'cert_lifecycle';
+    await this.deps.audit?.(executor, {
+      action,
+      event_category: category,
+      actor_id: `acme-account:${accountId}`,
+      resource_type: resourceType,
+      resource_id: resourceId,
+      outcome: 'success',
+      details,
+    });
+  }
 
   /** The retry sweep: validations a lost replica left (its lease ran out) are run again. */
   async retryLostValidations(): Promise<number> {

@@ -9,6 +9,8 @@ import {
   LOGGER,
   MESSAGE_BUS,
   MessageBus,
+  outboxToken,
+  ServiceOutbox,
 } from '@certlane/platform';
 import { NonceStore, OrderStore } from '@certlane/protocol-frontends-data-access';
 import { AcmeProblem } from '@certlane/protocol-frontends-domain';
@@ -33,10 +35,16 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
+    @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
   ) {
     this.server = new AcmeServer({
       executor: dataSource,
-      transaction: (work) => dataSource.transaction((manager) => work(manager)),
+      transaction: async (work) => {
+        const result = await dataSource.transaction((manager) => work(manager));
+        outbox.committed();
+        return result;
+      },
+      audit: (executor, record) => outbox.audit(executor, record),
       issuerId: config.acme.issuerId,
       issuer: {
         issue: ({ csrPem, issuerId }) =>

@@ -77,15 +77,21 @@ export class AccountStore {
 
   /**
    * Key rollover (RFC 8555 7.3.5) as a compare-and-set on the old key: `changed`, or the account
-   * that already holds the new key (`conflict`, RFC 8555 7.3.5 step 9), or `stale` when the
-   * account's key or status changed meanwhile.
+   * that already holds the new key (`conflict`, RFC 8555 7.3.5 step 9; `taken` when it got it
+   * concurrently, which aborts a surrounding transaction), or `stale` when the account's key or
+   * status changed meanwhile.
    */
   async changeKey(
     id: string,
     oldThumbprint: string,
     newJwk: JWK,
     newThumbprint: string,
-  ): Promise<{ result: 'changed' } | { result: 'conflict'; accountId: string } | { result: 'stale' }> {
+  ): Promise<
+    | { result: 'changed' }
+    | { result: 'conflict'; accountId: string }
+    | { result: 'stale' }
+    | { result: 'taken' }
+  > {
     const holder = await this.byThumbprint(newThumbprint);
     if (holder) return { result: 'conflict', accountId: holder.id };
     try {
@@ -97,11 +103,9 @@ export class AccountStore {
       );
       return rows.length ? { result: 'changed' } : { result: 'stale' };
     } catch (error) {
-      // Another rollover to the same key won the race between the lookup and the update.
-      if ((error as { code?: string }).code === '23505') {
-        const winner = await this.byThumbprint(newThumbprint);
-        if (winner) return { result: 'conflict', accountId: winner.id };
-      }
+      // Another rollover to the same key won the race between the lookup and the update; the
+      // caller's transaction is aborted, so the caller looks the winner up after it.
+      if ((error as { code?: string }).code === '23505') return { result: 'taken' };
       throw error;
     }
   }
