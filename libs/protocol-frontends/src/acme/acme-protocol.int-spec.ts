@@ -240,6 +240,30 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(rows[2].data.details).toEqual({ contact: ['mailto:new@example.com'] });
   });
 
+  it('RFC 8555 6.3: resources other than the directory and newNonce refuse GET (POST-as-GET only)', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [{ type: 'dns', value: 'get.localhost' }]);
+    const answer = await exchange('GET', created.headers.location as string, system.ca);
+    expect(answer.status).toBe(405);
+    expect(answer.headers.allow).toBe('POST');
+    expect(answer.headers['content-type']).toContain(PROBLEM);
+  });
+
+  it('RFC 8555 7.5.2: a deactivated authorization makes its pending order invalid and cannot be reactivated', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [{ type: 'dns', value: 'deactivate.localhost' }]);
+    const authzUrl = created.json.authorizations[0];
+    const deactivated = await c.post(authzUrl, { status: 'deactivated' });
+    expect(deactivated.json.status).toBe('deactivated');
+    expect((await c.post(created.headers.location as string, '')).json.status).toBe('invalid');
+    const again = await c.post(authzUrl, { status: 'deactivated' });
+    expect(again.json.type).toBe(urn('malformed'));
+    const other = await c.post(authzUrl, { status: 'valid' });
+    expect(other.json.type).toBe(urn('malformed'));
+  });
+
   it('RFC 8555 7.3.2: an account cannot read or change another account', async () => {
     const a = await client();
     const b = await client();
