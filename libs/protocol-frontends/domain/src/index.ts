@@ -10,3 +10,4 @@ export * from './expiry/expiry';
 export * from './jws/acme-jws';
 export * from './jws/acme-request';
 export * from './jws/key-change';
+export * from './challenges/http01-redirect';

@@ -409,6 +409,43 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect((await c.post(created.headers.location as string, '')).json.status).toBe('invalid');
   });
 
+  it('RFC 8555 8.3: http-01 follows a redirect on the validation port, and refuses one to another port', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [
+      { type: 'dns', value: 'redirect.localhost' },
+      { type: 'dns', value: 'badredirect.localhost' },
+    ]);
+    const challenges = [];
+    for (const url of created.json.authorizations) {
+      const authz = (await c.post(url, '')).json;
+      challenges.push({
+        url,
+        name: authz.identifier.value,
+        ch: authz.challenges.find((x: { type: string }) => x.type === 'http-01'),
+      });
+    }
+    for (const { name, ch } of challenges) {
+      if (name === 'redirect.localhost') {
+        responder.redirects.set(ch.token, `/moved/${ch.token}`);
+        responder.answers.set(`/moved/${ch.token}`, await c.keyAuthorization(ch.token));
+      } else {
+        responder.redirects.set(ch.token, `http://badredirect.localhost:1/${ch.token}`);
+      }
+      await c.post(ch.url, {});
+    }
+    const outcome: Record<
+      string,
+      { status: string; challenges: { type: string; error?: { type: string } }[] }
+    > = {};
+    for (const { url, name } of challenges)
+      outcome[name] = (await pollUntil(c, url, (json) => json.status !== 'pending')).json as never;
+    expect(outcome['redirect.localhost'].status).toBe('valid');
+    expect(outcome['badredirect.localhost'].status).toBe('invalid');
+    const failed = outcome['badredirect.localhost'].challenges.find((x) => x.type === 'http-01')!;
+    expect(failed.error?.type).toBe(urn('unauthorized'));
+  });
+
   it('no challenge is validated twice when both replicas are told to start it', async () => {
     const c = await client();
     await c.register();

@@ -167,6 +167,8 @@ export function csrFor(names: { dns?: string[]; ip?: string[]; cn?: string }): s
 export class Http01Responder {
   readonly answers = new Map<string, string>();
   readonly fetches = new Map<string, number>();
+  /** Token (or other path) -> Location: answered with a 302 instead. */
+  readonly redirects = new Map<string, string>();
   private constructor(private readonly server: Server) {}
 
   static async start(port: number): Promise<Http01Responder> {
@@ -176,7 +178,9 @@ export class Http01Responder {
       const token = (req.url ?? '').replace('/.well-known/acme-challenge/', '');
       responder.fetches.set(token, (responder.fetches.get(token) ?? 0) + 1);
       const answer = responder.answers.get(token);
-      if (answer === undefined) res.writeHead(404).end();
+      const redirect = responder.redirects.get(token);
+      if (redirect !== undefined) res.writeHead(302, { location: redirect }).end();
+      else if (answer === undefined) res.writeHead(404).end();
       else res.writeHead(200, { 'content-type': 'text/plain' }).end(answer);
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
