@@ -19,6 +19,7 @@ import { BreakGlassLoginController } from './auth-routes/breakglass.controller';
 import { LogoutController, SessionsController } from './auth-routes/sessions.controller';
 import { CertificateExportsController } from './certificates/certificate-exports.controller';
 import { RelyingPartyForwardingController } from './revocation-routes/relying-party-forwarding.controller';
+import { AcmeForwardingController } from './acme-routes/acme-forwarding.controller';
 import { RevocationController } from './revocation-routes/revocation.controller';
 
 /**
@@ -52,15 +53,22 @@ export interface ApiGatewayOptions {
    * routes share the listener (the quick start).
    */
   forwardRelyingPartyPaths?: boolean;
+  /**
+   * Also answer `/acme/...`, forwarded to protocol-frontends over the bus (ADR 0053): for a
+   * gateway in its own process; off where the protocol-frontends routes share the listener.
+   */
+  forwardAcmePaths?: boolean;
 }
 
 /** The public API: authenticates, validates, and forwards to the owning service over the bus. */
 @Module({})
 export class ApiGatewayModule {
   static forRoot(options: ApiGatewayOptions = {}): DynamicModule {
-    const controllers = options.forwardRelyingPartyPaths
-      ? [...GATEWAY_CONTROLLERS, RelyingPartyForwardingController]
-      : GATEWAY_CONTROLLERS;
+    const controllers = [
+      ...GATEWAY_CONTROLLERS,
+      ...(options.forwardRelyingPartyPaths ? [RelyingPartyForwardingController] : []),
+      ...(options.forwardAcmePaths ? [AcmeForwardingController] : []),
+    ];
     return {
       module: ApiGatewayModule,
       imports: [ServiceCoreModule.forService({ service: 'api-gateway' })],

@@ -2,6 +2,7 @@ import { gatewayRouteTable } from './api-gateway.module';
 import { routeTable } from './routes/route-table';
 import { accessRuleProblems } from './routes/route-checks';
 import { RelyingPartyForwardingController } from './revocation-routes/relying-party-forwarding.controller';
+import { AcmeForwardingController } from './acme-routes/acme-forwarding.controller';
 
 /** Spec 5.3: no gateway route exists without a decision on who may call it. */
 describe('gateway route table', () => {
@@ -67,6 +68,12 @@ describe('gateway route table', () => {
       { method: 'GET', path: '/crl/:issuerId/:file', access: ['public'] },
       { method: 'POST', path: '/ocsp/:issuerId', access: ['public'] },
       { method: 'GET', path: '/ocsp/:issuerId/*request', access: ['public'] },
+    ]);
+  });
+
+  it('forwards every ACME path without API credentials: the JWS authenticates (ADR 0053)', () => {
+    expect(routeTable([AcmeForwardingController])).toEqual([
+      { method: 'ALL', path: '/acme/*path', access: ['public'] },
     ]);
   });
 

@@ -22,6 +22,7 @@ export * from './audit/audit-chain';
 export * from './audit/audit-query';
 export * from './pki/revocation.dto';
 export * from './pki/revocation-service.dto';
+export * from './acme/acme-forward.dto';
 export * from './pki/issuers.dto';
 export * from './certificates/certificate.dto';
 export * from './certificates/owners-teams.dto';

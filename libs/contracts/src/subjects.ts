@@ -26,6 +26,7 @@ import {
   SignDigestRequest,
   SignDigestResponse,
 } from './pki/revocation.dto';
+import { AcmeHttpForwardAnswer, AcmeHttpForwardRequest } from './acme/acme-forward.dto';
 import {
   AnswerOcspRequest,
   CrlDocument,
@@ -274,6 +275,10 @@ export const requestContracts = {
   },
   'revocation.v1.answer-ocsp': { request: AnswerOcspRequest, response: shape<OcspResponseDocument>() },
   'protocol-frontends.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
+  'protocol-frontends.v1.acme-http': {
+    request: AcmeHttpForwardRequest,
+    response: shape<AcmeHttpForwardAnswer>(),
+  },
   'notifier.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
 } satisfies Record<string, RequestContract<object, unknown>>;

@@ -90,6 +90,14 @@ export const AuditAction = {
   PolicyDeleted: 'policy.deleted',
   PolicyEvaluated: 'policy.evaluated',
   RenewalsScheduled: 'certificate.renewals_scheduled',
+  // The ACME server of protocol-frontends (ADR 0053); the actor is `acme-account:<id>`.
+  AcmeAccountCreated: 'acme.account_created',
+  AcmeAccountUpdated: 'acme.account_updated',
+  AcmeAccountDeactivated: 'acme.account_deactivated',
+  AcmeAccountKeyChanged: 'acme.account_key_changed',
+  AcmeOrderCreated: 'acme.order_created',
+  AcmeCertificateIssued: 'acme.certificate_issued',
+  AcmeCertificateRevoked: 'acme.certificate_revoked',
   /** Stored by the audit store itself in place of a record that failed validation. */
   RecordRejected: 'audit.record_rejected',
 } as const;

@@ -31,6 +31,16 @@ export interface BreakGlassConfig {
 }
 
 /** The revocation service's timers (docs/decisions/0023-issued-serials-and-per-ca-revocation.md). */
+/** The ACME server of the protocol-frontends service (issue 19, ADR 0053). */
+export interface AcmeConfig {
+  /** SERVICE_ACME_HTTP01_PORT: the port http-01 validation connects to (RFC 8555 8.3 says 80; tests use another). */
+  http01Port: number;
+  /** SERVICE_ACME_DNS_RESOLVERS: `host[:port]` resolvers dns-01 asks; empty: the system's. */
+  dnsResolvers: string[];
+  /** SERVICE_ACME_ISSUER_ID: the issuer the default ACME profile issues with; undefined: issuance's default. */
+  issuerId?: string;
+}
+
 export interface RevocationTimingConfig {
   crlSweepIntervalMs: number;
   /** A CRL is rebuilt once its nextUpdate is this close. */
@@ -73,6 +83,7 @@ export interface CertlaneConfig {
   /** Public base URL of the revocation service (CRL DP and OCSP AIA of issued certificates), no trailing slash. */
   revocationBaseUrl: string;
   revocation: RevocationTimingConfig;
+  acme: AcmeConfig;
   corsOrigins: string[];
   bootstrapToken?: string;
   logLevel: LogLevel;

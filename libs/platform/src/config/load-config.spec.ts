@@ -589,6 +589,40 @@ describe(isPlaceholderSecret.name, () => {
     });
   });
 
+  describe('ACME settings', () => {
+    it('defaults to port 80, the system resolvers and the default issuer', () => {
+      expect(loadConfig(validServiceEnv()).acme).toEqual({
+        http01Port: 80,
+        dnsResolvers: [],
+        issuerId: undefined,
+      });
+    });
+
+    it('reads the http-01 port, resolvers and issuer', () => {
+      const acme = loadConfig(
+        validServiceEnv({
+          SERVICE_ACME_HTTP01_PORT: '5002',
+          SERVICE_ACME_DNS_RESOLVERS: '127.0.0.1:5353, [::1]:53,10.0.0.2',
+          SERVICE_ACME_ISSUER_ID: 'iss-acme',
+        }),
+      ).acme;
+      expect(acme).toEqual({
+        http01Port: 5002,
+        dnsResolvers: ['127.0.0.1:5353', '[::1]:53', '10.0.0.2'],
+        issuerId: 'iss-acme',
+      });
+    });
+
+    it.each([
+      ['SERVICE_ACME_HTTP01_PORT', '0'],
+      ['SERVICE_ACME_HTTP01_PORT', 'eighty'],
+      ['SERVICE_ACME_DNS_RESOLVERS', 'dns.example.com'],
+      ['SERVICE_ACME_DNS_RESOLVERS', '127.0.0.1:53;8.8.8.8'],
+    ])('refuses %s=%s', (name, value) => {
+      expect(refusal(validServiceEnv({ [name]: value })).message).toContain(name);
+    });
+  });
+
   describe('SERVICE_REVOCATION_BASE_URL', () => {
     it('defaults to https://localhost:8443 and drops a trailing slash', () => {
       expect(loadConfig(validServiceEnv()).revocationBaseUrl).toBe('https://localhost:8443');

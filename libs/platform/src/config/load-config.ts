@@ -51,6 +51,21 @@ export function parseTrustedProxies(raw: string): string[] {
   return entries;
 }
 
+/** SERVICE_ACME_DNS_RESOLVERS: comma-separated IPv4 `a.b.c.d[:port]` or `[v6][:port]` resolvers. */
+function parseResolvers(raw: string): string[] {
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    if (!/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$/.test(entry))
+      throw new ConfigError(
+        `SERVICE_ACME_DNS_RESOLVERS entry ${JSON.stringify(entry)} is not an IP address with an optional port`,
+      );
+  }
+  return entries;
+}
+
 /** SERVICE_REVOCATION_BASE_URL: an absolute http(s) URL without query or fragment; trailing slashes dropped. */
 export function parseRevocationBaseUrl(raw: string): string {
   let url: URL;
@@ -283,6 +298,11 @@ export function loadConfig(env: Env): CertlaneConfig {
     ),
     configEncryptionKey: encryptionKey,
     revocationBaseUrl,
+    acme: {
+      http01Port: parseInteger('SERVICE_ACME_HTTP01_PORT', get('SERVICE_ACME_HTTP01_PORT') ?? '', 1, 65535),
+      issuerId: get('SERVICE_ACME_ISSUER_ID') || undefined,
+      dnsResolvers: parseResolvers(get('SERVICE_ACME_DNS_RESOLVERS') ?? ''),
+    },
     revocation: {
       publishDir: get('SERVICE_REVOCATION_PUBLISH_DIR') || undefined,
       crlSweepIntervalMs: durationWithin(

@@ -123,6 +123,24 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'Revocation service: directory it publishes every signed CRL and the pre-signed RFC 5019 OCSP responses into, as files for a static plain-http web server (crl/<issuer_id>/<ca_id>.crl, ocsp/<issuer_id>/<base64 request>), each written beside and renamed. Empty: nothing is published.',
   },
   {
+    name: 'SERVICE_ACME_HTTP01_PORT',
+    default: '80',
+    description:
+      'ACME server (protocol-frontends): the port http-01 validation fetches http://<identifier>:<port>/.well-known/acme-challenge/<token> on. RFC 8555 8.3 says 80; tests point it at the port of the client under test.',
+  },
+  {
+    name: 'SERVICE_ACME_DNS_RESOLVERS',
+    default: '',
+    description:
+      'ACME server (protocol-frontends): comma-separated resolvers (IP[:port], IPv6 in brackets) dns-01 validation asks for the _acme-challenge TXT record. Empty: the system resolvers.',
+  },
+  {
+    name: 'SERVICE_ACME_ISSUER_ID',
+    default: '',
+    description:
+      "ACME server (protocol-frontends): the issuer the default ACME profile issues with (an issuer id of /api/v1/issuers). Empty: the issuance service's default issuer.",
+  },
+  {
     name: 'SERVICE_CRL_SWEEP_INTERVAL',
     default: '1m',
     description: 'Revocation service: how often it looks for CRLs due for a rebuild (1s..1h).',

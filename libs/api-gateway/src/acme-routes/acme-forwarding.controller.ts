@@ -1,0 +1,37 @@
+import { All, Controller, Inject, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { MESSAGE_BUS, MessageBus, PublicRoute } from '@certlane/platform';
+import { busContext } from '../auth/actor';
+
+/**
+ * The ACME paths (spec 4.11) on the one public origin when protocol-frontends runs as its own
+ * process (ADR 0053, the way of ADR 0038): forwarded over the bus as they came, answered with the
+ * status, headers and body protocol-frontends gives. Authentication is each request's JWS, so
+ * these routes are public here. Not mounted in the quick start, where the protocol-frontends
+ * controller shares the listener.
+ */
+@Controller()
+@PublicRoute()
+export class AcmeForwardingController {
+  constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
+
+  @All('acme/*path')
+  async forward(@Req() request: Request, @Res() response: Response): Promise<void> {
+    const hasBody = request.method === 'POST' && request.body !== undefined;
+    const answer = await this.bus.request(
+      'protocol-frontends.v1.acme-http',
+      {
+        method: request.method,
+        path: request.path,
+        origin: `https://${request.headers.host ?? 'localhost'}`,
+        ...(request.headers['content-type'] ? { content_type: request.headers['content-type'] } : {}),
+        ...(hasBody ? { body_json: JSON.stringify(request.body) } : {}),
+      },
+      { context: busContext(request) },
+    );
+    response.status(answer.status);
+    for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
+    if (answer.body === undefined || request.method === 'HEAD') response.end();
+    else response.end(answer.body);
+  }
+}

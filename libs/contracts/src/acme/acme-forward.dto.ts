@@ -1,0 +1,37 @@
+import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
+/**
+ * protocol-frontends.v1.acme-http: an `/acme/...` request as it reached the gateway, answered as
+ * the protocol-frontends listener would (ADR 0053, as ADR 0038 does for /crl and /ocsp). The
+ * body is the JSON text of the parsed JWS (the JWS itself authenticates it).
+ */
+export class AcmeHttpForwardRequest {
+  @IsIn(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+  method!: string;
+
+  @IsString()
+  @Matches(/^\/acme\/[\x21-\x7e]{0,1024}$/, { message: 'path must be an /acme/ path' })
+  path!: string;
+
+  /** `https://<Host>` as the client addressed the gateway: the JWS `url` must name it. */
+  @IsString()
+  @Matches(/^https:\/\/[\x21-\x7e]{1,300}$/, { message: 'origin must be https://<host>' })
+  origin!: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  content_type?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024 * 1024)
+  body_json?: string;
+}
+
+export interface AcmeHttpForwardAnswer {
+  status: number;
+  headers: Record<string, string | string[]>;
+  /** The body as text (JSON or PEM); absent when there is none. */
+  body?: string;
+}

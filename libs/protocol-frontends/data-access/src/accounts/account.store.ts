@@ -1,0 +1,129 @@
+import { JWK } from 'jose';
+import { SqlExecutor } from '@certlane/platform';
+import { AccountEvent, AccountStatus, nextAccountStatus } from '@certlane/protocol-frontends-domain';
+import { randomId, rowsOf } from '../sql/rows';
+
+export interface AcmeAccountRow {
+  id: string;
+  jwk: JWK;
+  jwk_thumbprint: string;
+  status: AccountStatus;
+  contact: string[];
+  terms_of_service_agreed: boolean;
+  created_at: Date;
+}
+
+const COLUMNS = 'id, jwk, jwk_thumbprint, status, contact, terms_of_service_agreed, created_at';
+
+/** ACME accounts (RFC 8555 7.3), one per key thumbprint. */
+export class AccountStore {
+  constructor(private readonly executor: SqlExecutor) {}
+
+  /**
+   * Creates the account of a key, or returns the one that key already has (RFC 8555 7.3.1):
+   * `created` tells which. Two replicas creating for the same key end with one account.
+   */
+  async createOrFind(input: {
+    jwk: JWK;
+    thumbprint: string;
+    contact: string[];
+    termsOfServiceAgreed: boolean;
+  }): Promise<{ account: AcmeAccountRow; created: boolean }> {
+    const inserted = await rowsOf<AcmeAccountRow>(
+      this.executor,
+      `INSERT INTO acme_accounts (id, jwk, jwk_thumbprint, contact, terms_of_service_agreed)
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (jwk_thumbprint) DO NOTHING RETURNING ${COLUMNS}`,
+      [
+        randomId(),
+        JSON.stringify(input.jwk),
+        input.thumbprint,
+        JSON.stringify(input.contact),
+        input.termsOfServiceAgreed,
+      ],
+    );
+    if (inserted.length) return { account: inserted[0], created: true };
+    const existing = await this.byThumbprint(input.thumbprint);
+    if (!existing) throw new Error('an account conflicted on its key and then vanished');
+    return { account: existing, created: false };
+  }
+
+  async byId(id: string): Promise<AcmeAccountRow | null> {
+    const rows = await rowsOf<AcmeAccountRow>(
+      this.executor,
+      `SELECT ${COLUMNS} FROM acme_accounts WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async byThumbprint(thumbprint: string): Promise<AcmeAccountRow | null> {
+    const rows = await rowsOf<AcmeAccountRow>(
+      this.executor,
+      `SELECT ${COLUMNS} FROM acme_accounts WHERE jwk_thumbprint = $1`,
+      [thumbprint],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Replaces the contacts of a valid account; null when it is not (or no longer) valid. */
+  async updateContact(id: string, contact: string[]): Promise<AcmeAccountRow | null> {
+    const rows = await rowsOf<AcmeAccountRow>(
+      this.executor,
+      `UPDATE acme_accounts SET contact = $2, updated_at = now() WHERE id = $1 AND status = 'valid' RETURNING ${COLUMNS}`,
+      [id, JSON.stringify(contact)],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Key rollover (RFC 8555 7.3.5) as a compare-and-set on the old key: `changed`, or the account
+   * that already holds the new key (`conflict`, RFC 8555 7.3.5 step 9; `taken` when it got it
+   * concurrently, which aborts a surrounding transaction), or `stale` when the account's key or
+   * status changed meanwhile.
+   */
+  async changeKey(
+    id: string,
+    oldThumbprint: string,
+    newJwk: JWK,
+    newThumbprint: string,
+  ): Promise<
+    | { result: 'changed' }
+    | { result: 'conflict'; accountId: string }
+    | { result: 'stale' }
+    | { result: 'taken' }
+  > {
+    const holder = await this.byThumbprint(newThumbprint);
+    if (holder) return { result: 'conflict', accountId: holder.id };
+    try {
+      const rows = await rowsOf<{ id: string }>(
+        this.executor,
+        `UPDATE acme_accounts SET jwk = $3, jwk_thumbprint = $4, updated_at = now()
+         WHERE id = $1 AND jwk_thumbprint = $2 AND status = 'valid' RETURNING id`,
+        [id, oldThumbprint, JSON.stringify(newJwk), newThumbprint],
+      );
+      return rows.length ? { result: 'changed' } : { result: 'stale' };
+    } catch (error) {
+      // Another rollover to the same key won the race between the lookup and the update; the
+      // caller's transaction is aborted, so the caller looks the winner up after it.
+      if ((error as { code?: string }).code === '23505') return { result: 'taken' };
+      throw error;
+    }
+  }
+
+  /**
+   * Applies an account event through the domain state machine, as a compare-and-set on the
+   * status read: a concurrent change makes it answer the refusal of the status it lost to.
+   */
+  async transition(id: string, event: AccountEvent): Promise<ReturnType<typeof nextAccountStatus> | null> {
+    const account = await this.byId(id);
+    if (!account) return null;
+    const result = nextAccountStatus(account.status, event);
+    if (!result.ok) return result;
+    const rows = await rowsOf<{ id: string }>(
+      this.executor,
+      `UPDATE acme_accounts SET status = $3, updated_at = now() WHERE id = $1 AND status = $2 RETURNING id`,
+      [id, account.status, result.to],
+    );
+    return rows.length ? result : this.transition(id, event);
+  }
+}

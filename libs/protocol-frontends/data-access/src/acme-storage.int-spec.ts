@@ -1,0 +1,241 @@
+import { runMigrations } from '@certlane/platform';
+import { challengeTypesFor } from '@certlane/protocol-frontends-domain';
+import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { AccountStore } from './accounts/account.store';
+import { NonceStore } from './nonces/nonce.store';
+import { OrderStore } from './orders/order.store';
+
+const jwk = {
+  kty: 'EC',
+  crv: 'P-256',
+  x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+  y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+};
+const THUMB = 'oKIywvGUpTVTyxMQ3bwIIeQUudfr_CkLMjCE19ECD-U';
+
+/**
+ * The ACME tables (migrations/protocol-frontends/0001) under the stores, on real Postgres, with
+ * two connections standing for two replicas: one through pg, one through TypeORM (as the service).
+ */
+describe('ACME storage', () => {
+  let database: TestDatabase;
+  let pg: Client;
+  let typeorm: DataSource;
+  const day = 24 * 3600_000;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('acmestore');
+    await runMigrations({
+      databaseUrl: database.url,
+      schema: 'protocol_frontends',
+      directory: serviceMigrationsDir('protocol-frontends'),
+      demoSeed: false,
+    });
+    pg = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
+    await pg.connect();
+    typeorm = new DataSource({
+      type: 'postgres',
+      url: database.url,
+      extra: { options: '-c search_path=protocol_frontends' },
+    });
+    await typeorm.initialize();
+  }, 60_000);
+
+  afterAll(async () => {
+    await pg?.end();
+    await typeorm?.destroy();
+    await database?.drop();
+  });
+
+  describe('nonces', () => {
+    it('RFC 8555 6.5: a nonce from one replica is accepted once by the other, then refused', async () => {
+      const nonce = await new NonceStore(pg).issue();
+      const other = new NonceStore(typeorm);
+      expect(await other.consume(nonce)).toBe(true);
+      expect(await other.consume(nonce)).toBe(false);
+      expect(await new NonceStore(pg).consume(nonce)).toBe(false);
+    });
+
+    it('two replicas racing for one nonce: exactly one wins', async () => {
+      for (let i = 0; i < 20; i++) {
+        const nonce = await new NonceStore(pg).issue();
+        const wins = await Promise.all([
+          new NonceStore(pg).consume(nonce),
+          new NonceStore(typeorm).consume(nonce),
+        ]);
+        expect(wins.filter(Boolean)).toHaveLength(1);
+      }
+    });
+
+    it('refuses an expired nonce and a nonce never issued; prune deletes expired ones', async () => {
+      const short = new NonceStore(pg, 1);
+      const nonce = await short.issue();
+      await pg.query(`UPDATE acme_nonces SET expires_at = now() - interval '1 second' WHERE nonce = $1`, [
+        nonce,
+      ]);
+      expect(await short.consume(nonce)).toBe(false);
+      expect(await short.consume('AAAAAAAAAAAAAAAAAAAAAA')).toBe(false);
+      const expired = await short.issue();
+      await pg.query(`UPDATE acme_nonces SET expires_at = now() - interval '1 second' WHERE nonce = $1`, [
+        expired,
+      ]);
+      expect(await short.prune()).toBeGreaterThanOrEqual(1);
+      const { rows } = await pg.query('SELECT count(*)::int AS n FROM acme_nonces WHERE expires_at <= now()');
+      expect(rows[0].n).toBe(0);
+    });
+  });
+
+  describe('accounts', () => {
+    it('RFC 8555 7.3.1: a second newAccount with the same key finds the first account', async () => {
+      const first = await new AccountStore(pg).createOrFind({
+        jwk,
+        thumbprint: THUMB,
+        contact: ['mailto:a@b.co'],
+        termsOfServiceAgreed: true,
+      });
+      const second = await new AccountStore(typeorm).createOrFind({
+        jwk,
+        thumbprint: THUMB,
+        contact: [],
+        termsOfServiceAgreed: true,
+      });
+      expect(first.created).toBe(true);
+      expect(second).toEqual({ account: first.account, created: false });
+      expect(first.account.jwk).toEqual(jwk);
+      expect(first.account.contact).toEqual(['mailto:a@b.co']);
+    });
+
+    it('updates contacts of a valid account, deactivates once, then refuses both', async () => {
+      const store = new AccountStore(typeorm);
+      const { account } = await store.createOrFind({
+        jwk: { ...jwk, x: 'other' },
+        thumbprint: 'A'.repeat(43),
+        contact: [],
+        termsOfServiceAgreed: true,
+      });
+      expect((await store.updateContact(account.id, ['mailto:x@y.zz']))?.contact).toEqual(['mailto:x@y.zz']);
+      expect(await store.transition(account.id, { kind: 'deactivate' })).toEqual({
+        ok: true,
+        to: 'deactivated',
+      });
+      const again = await store.transition(account.id, { kind: 'deactivate' });
+      expect(again?.ok).toBe(false);
+      expect(await store.updateContact(account.id, [])).toBeNull();
+      expect(await store.transition('nosuchaccount', { kind: 'deactivate' })).toBeNull();
+    });
+  });
+
+  describe('orders, authorizations, challenges', () => {
+    let accountId: string;
+    const now = new Date();
+    const create = (store: OrderStore, values: string[]) =>
+      store.create({
+        accountId,
+        profileId: 'default',
+        identifiers: values.map((value) => ({ type: 'dns' as const, value })),
+        expiresAt: new Date(now.getTime() + 7 * day),
+        authorizationExpiresAt: new Date(now.getTime() + 7 * day),
+        reuseUntil: new Date(now.getTime() + day),
+        challengeTypes: (identifier) => challengeTypesFor(identifier, ['http-01', 'dns-01']),
+      });
+
+    beforeAll(async () => {
+      ({
+        account: { id: accountId },
+      } = await new AccountStore(pg).createOrFind({
+        jwk: { ...jwk, x: 'orders' },
+        thumbprint: 'B'.repeat(43),
+        contact: [],
+        termsOfServiceAgreed: true,
+      }));
+    });
+
+    it('stores an order with a pending authorization per identifier and the offered challenges', async () => {
+      const store = new OrderStore(pg);
+      const { order, authorizationIds, reused } = await create(store, ['a.example.com', '*.example.com']);
+      expect(order.status).toBe('pending');
+      expect(reused).toBe(0);
+      const authorizations = await store.authorizationsOf(order.id);
+      expect(authorizations.map((a) => [a.identifier_value, a.wildcard, a.status])).toEqual([
+        ['a.example.com', false, 'pending'],
+        ['example.com', true, 'pending'],
+      ]);
+      expect(authorizationIds).toHaveLength(2);
+      const wildcard = authorizations.find((a) => a.wildcard)!;
+      expect((await store.challengesOf(wildcard.id)).map((c) => c.type)).toEqual(['dns-01']);
+      const plain = authorizations.find((a) => !a.wildcard)!;
+      const challenges = await store.challengesOf(plain.id);
+      expect(challenges.map((c) => c.type)).toEqual(['dns-01', 'http-01']);
+      expect(challenges.every((c) => /^[A-Za-z0-9_-]{43}$/.test(c.token))).toBe(true);
+    });
+
+    it('reuses a valid authorization of the same account and identifier', async () => {
+      const store = new OrderStore(pg);
+      const first = await create(store, ['reuse.example.com']);
+      expect(await store.setAuthorizationStatus(first.authorizationIds[0], 'pending', 'valid')).toBe(true);
+      const second = await create(store, ['reuse.example.com', 'fresh.example.com']);
+      expect(second.reused).toBe(1);
+      expect(second.authorizationIds).toContain(first.authorizationIds[0]);
+    });
+
+    it('a status change is a compare-and-set: of two replicas only one applies it', async () => {
+      const { order } = await create(new OrderStore(pg), ['cas.example.com']);
+      const results = await Promise.all([
+        new OrderStore(pg).setOrderStatus(order.id, 'pending', 'ready'),
+        new OrderStore(typeorm).setOrderStatus(order.id, 'pending', 'ready'),
+      ]);
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect((await new OrderStore(pg).order(order.id))?.status).toBe('ready');
+    });
+
+    it('no challenge is validated twice: one replica claims it until its lease ends', async () => {
+      const store = new OrderStore(pg);
+      const { authorizationIds } = await create(store, ['claim.example.com']);
+      const [challenge] = await store.challengesOf(authorizationIds[0]);
+      expect(await store.claimForValidation(challenge.id, 60_000)).toBe(false);
+      expect(await store.setChallengeStatus(challenge.id, 'pending', 'processing')).toBe(true);
+      const claims = await Promise.all([
+        new OrderStore(pg).claimForValidation(challenge.id, 60_000),
+        new OrderStore(typeorm).claimForValidation(challenge.id, 60_000),
+      ]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      await pg.query(`UPDATE acme_challenges SET claimed_until = now() - interval '1 second' WHERE id = $1`, [
+        challenge.id,
+      ]);
+      expect(await store.claimForValidation(challenge.id, 60_000)).toBe(true);
+      expect(await store.setChallengeStatus(challenge.id, 'processing', 'valid')).toBe(true);
+      const [after] = await store.challengesOf(authorizationIds[0]);
+      expect(after.status).toBe('valid');
+      expect(after.validated_at).toBeInstanceOf(Date);
+    });
+
+    it('the expiry sweep expires pending authorizations and orders once, whichever replica runs it', async () => {
+      const store = new OrderStore(pg);
+      const { order, authorizationIds } = await create(store, ['expire.example.com']);
+      await pg.query(`UPDATE acme_orders SET expires_at = now() - interval '1 minute' WHERE id = $1`, [
+        order.id,
+      ]);
+      await pg.query(
+        `UPDATE acme_authorizations SET expires_at = now() - interval '1 minute' WHERE id = $1`,
+        [authorizationIds[0]],
+      );
+      const sweeps = await Promise.all([
+        store.expire(new Date()),
+        new OrderStore(typeorm).expire(new Date()),
+      ]);
+      expect(sweeps.reduce((n, s) => n + s.orders, 0)).toBe(1);
+      expect(sweeps.reduce((n, s) => n + s.authorizations, 0)).toBe(1);
+      expect((await store.order(order.id))?.status).toBe('invalid');
+      expect((await store.authorizationsOf(order.id))[0].status).toBe('expired');
+    });
+
+    it('the schema refuses a status outside the state machines', async () => {
+      const { order } = await create(new OrderStore(pg), ['check.example.com']);
+      await expect(
+        pg.query(`UPDATE acme_orders SET status = 'done' WHERE id = $1`, [order.id]),
+      ).rejects.toThrow(/check constraint/);
+    });
+  });
+});

@@ -1,0 +1,83 @@
+import { SqlExecutor } from '@certlane/platform';
+import { randomId, rowsOf } from '../sql/rows';
+
+export interface AcmeCertificateRow {
+  id: string;
+  order_id: string;
+  account_id: string;
+  issuer_id: string;
+  serial_hex: string;
+  pem_chain: string;
+  not_after: Date;
+  revoked_at: Date | null;
+  revocation_reason: string | null;
+}
+
+const COLUMNS =
+  'id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_after, revoked_at, revocation_reason';
+
+/** The certificates ACME orders produced: what `cert/{id}` downloads and revokeCert finds. */
+export class CertificateStore {
+  constructor(private readonly executor: SqlExecutor) {}
+
+  async insert(input: {
+    orderId: string;
+    accountId: string;
+    issuerId: string;
+    serialHex: string;
+    pemChain: string;
+    notAfter: Date;
+  }): Promise<AcmeCertificateRow> {
+    const [row] = await rowsOf<AcmeCertificateRow>(
+      this.executor,
+      `INSERT INTO acme_certificates (id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_after)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+      [
+        randomId(),
+        input.orderId,
+        input.accountId,
+        input.issuerId,
+        input.serialHex,
+        input.pemChain,
+        input.notAfter,
+      ],
+    );
+    return row;
+  }
+
+  async byId(id: string): Promise<AcmeCertificateRow | null> {
+    const rows = await rowsOf<AcmeCertificateRow>(
+      this.executor,
+      `SELECT ${COLUMNS} FROM acme_certificates WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async byOrder(orderId: string): Promise<AcmeCertificateRow | null> {
+    const rows = await rowsOf<AcmeCertificateRow>(
+      this.executor,
+      `SELECT ${COLUMNS} FROM acme_certificates WHERE order_id = $1`,
+      [orderId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async bySerial(serialHex: string): Promise<AcmeCertificateRow[]> {
+    return rowsOf<AcmeCertificateRow>(
+      this.executor,
+      `SELECT ${COLUMNS} FROM acme_certificates WHERE serial_hex = $1`,
+      [serialHex],
+    );
+  }
+
+  /** Marks it revoked once; false when it already was (RFC 8555 7.6: alreadyRevoked). */
+  async markRevoked(id: string, reason: string): Promise<boolean> {
+    const rows = await rowsOf<{ id: string }>(
+      this.executor,
+      `UPDATE acme_certificates SET revoked_at = now(), revocation_reason = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id`,
+      [id, reason],
+    );
+    return rows.length === 1;
+  }
+}

@@ -1,0 +1,6 @@
+// ACME storage (issue 19; ADR 0053): schema protocol_frontends, migrations/protocol-frontends.
+export * from './sql/rows';
+export * from './nonces/nonce.store';
+export * from './accounts/account.store';
+export * from './orders/order.store';
+export * from './certificates/certificate.store';

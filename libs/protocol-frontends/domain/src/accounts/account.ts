@@ -1,0 +1,61 @@
+import { AcmeProblem } from '../problems/acme-problem';
+
+/** RFC 8555 7.1.6: the states of an account. */
+export const ACCOUNT_STATUSES = ['valid', 'deactivated', 'revoked'] as const;
+export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
+
+export type AccountEvent = { kind: 'deactivate' } | { kind: 'revoke' };
+
+export type AccountTransition = { ok: true; to: AccountStatus } | { ok: false; problem: AcmeProblem };
+
+/** The account state machine: both ends are final (RFC 8555 7.3.6). */
+export function nextAccountStatus(from: AccountStatus, event: AccountEvent): AccountTransition {
+  if (from !== 'valid')
+    return { ok: false, problem: new AcmeProblem('unauthorized', `the account is ${from}`) };
+  return { ok: true, to: event.kind === 'deactivate' ? 'deactivated' : 'revoked' };
+}
+
+const MAX_CONTACTS = 10;
+
+/** RFC 8555 7.3: contacts are mailto: URLs (the only scheme this server supports). */
+export function checkContacts(raw: unknown): string[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw) || raw.some((c) => typeof c !== 'string'))
+    throw new AcmeProblem('malformed', 'contact must be an array of URLs');
+  if (raw.length > MAX_CONTACTS) throw new AcmeProblem('malformed', `at most ${MAX_CONTACTS} contacts`);
+  return (raw as string[]).map((contact) => {
+    if (!contact.startsWith('mailto:'))
+      throw new AcmeProblem('unsupportedContact', `only mailto: contacts are supported, not ${contact}`);
+    const address = contact.slice('mailto:'.length);
+    // RFC 8555 7.3: a mailto with hfields (?subject=...) or several addresses is invalid.
+    if (!/^[^@\s,?]+@[^@\s,?]+\.[^@\s,?]+$/.test(address))
+      throw new AcmeProblem('invalidContact', `${contact} is not a single e-mail address`);
+    return contact;
+  });
+}
+
+export interface NewAccountRequest {
+  contact: string[];
+  termsOfServiceAgreed: boolean;
+  onlyReturnExisting: boolean;
+}
+
+/** The payload of newAccount (RFC 8555 7.3), checked; the ToS agreement is required when the directory lists terms. */
+export function checkNewAccountPayload(
+  json: Record<string, unknown>,
+  rules: { termsOfServiceRequired: boolean },
+): NewAccountRequest {
+  const { termsOfServiceAgreed, onlyReturnExisting } = json;
+  if (termsOfServiceAgreed !== undefined && typeof termsOfServiceAgreed !== 'boolean')
+    throw new AcmeProblem('malformed', 'termsOfServiceAgreed must be a boolean');
+  if (onlyReturnExisting !== undefined && typeof onlyReturnExisting !== 'boolean')
+    throw new AcmeProblem('malformed', 'onlyReturnExisting must be a boolean');
+  const request = {
+    contact: onlyReturnExisting ? [] : checkContacts(json.contact),
+    termsOfServiceAgreed: termsOfServiceAgreed === true,
+    onlyReturnExisting: onlyReturnExisting === true,
+  };
+  if (!request.onlyReturnExisting && rules.termsOfServiceRequired && !request.termsOfServiceAgreed)
+    throw new AcmeProblem('userActionRequired', 'the terms of service must be agreed to');
+  return request;
+}

@@ -1,0 +1,144 @@
+import { AcmeProblem } from '../problems/acme-problem';
+import {
+  authorizationIdentifier,
+  challengeTypesFor,
+  checkCsrAgainstOrder,
+  checkOrderIdentifiers,
+} from './identifiers';
+
+const problemOf = (fn: () => unknown): AcmeProblem => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof AcmeProblem) return error;
+    throw error;
+  }
+  throw new Error('no problem was thrown');
+};
+
+describe('checkOrderIdentifiers', () => {
+  it('accepts dns and ip identifiers, deduplicated and sorted, IPv6 canonical', () => {
+    expect(
+      checkOrderIdentifiers([
+        { type: 'dns', value: 'b.example.com' },
+        { type: 'dns', value: '*.example.com' },
+        { type: 'ip', value: '2001:DB8:0:0::1' },
+        { type: 'dns', value: 'b.example.com' },
+        { type: 'ip', value: '127.0.0.1' },
+      ]),
+    ).toEqual([
+      { type: 'dns', value: '*.example.com' },
+      { type: 'dns', value: 'b.example.com' },
+      { type: 'ip', value: '127.0.0.1' },
+      { type: 'ip', value: '2001:db8::1' },
+    ]);
+  });
+
+  it.each([[undefined], [[]], ['x'], [{}]])('RFC 8555 7.4: identifiers %j are malformed', (raw) => {
+    expect(problemOf(() => checkOrderIdentifiers(raw)).type).toBe('malformed');
+  });
+
+  it.each([
+    'Upper.example',
+    'localhost',
+    'a..example',
+    '-a.example',
+    'a.*.example',
+    '*.com',
+    'x.example.',
+    '1.2.3.4',
+    'a_b.example',
+  ])('rejects the dns name %s', (value) => {
+    expect(problemOf(() => checkOrderIdentifiers([{ type: 'dns', value }])).type).toBe('rejectedIdentifier');
+  });
+
+  it('accepts *.localhost-style test names', () => {
+    expect(checkOrderIdentifiers([{ type: 'dns', value: 'acme-test.localhost' }])).toHaveLength(1);
+  });
+
+  it('rejects an ip identifier when the profile does not allow them, and a bad address as malformed', () => {
+    expect(
+      problemOf(() => checkOrderIdentifiers([{ type: 'ip', value: '10.0.0.1' }], { allowIp: false })).type,
+    ).toBe('rejectedIdentifier');
+    expect(problemOf(() => checkOrderIdentifiers([{ type: 'ip', value: '010.0.0.1' }])).type).toBe(
+      'malformed',
+    );
+  });
+
+  it('answers an unknown identifier type with unsupportedIdentifier', () => {
+    expect(problemOf(() => checkOrderIdentifiers([{ type: 'email', value: 'a@b.c' }])).type).toBe(
+      'unsupportedIdentifier',
+    );
+  });
+
+  it('RFC 8555 6.7.1: several refused identifiers are one compound problem with a subproblem each', () => {
+    const problem = problemOf(() =>
+      checkOrderIdentifiers([
+        { type: 'dns', value: 'UP.example' },
+        { type: 'email', value: 'x' },
+      ]),
+    );
+    expect(problem.type).toBe('compound');
+    expect(problem.toDocument().subproblems).toHaveLength(2);
+  });
+});
+
+describe('challengeTypesFor', () => {
+  const all = ['http-01', 'dns-01', 'tls-alpn-01'] as const;
+  it('RFC 8555 7.1.3: a wildcard is only offered dns-01', () => {
+    expect(challengeTypesFor({ type: 'dns', value: '*.example.com' }, all)).toEqual(['dns-01']);
+  });
+  it('RFC 8738 7: an IP address is never offered dns-01', () => {
+    expect(challengeTypesFor({ type: 'ip', value: '127.0.0.1' }, all)).toEqual(['http-01', 'tls-alpn-01']);
+  });
+  it('offers only the enabled types', () => {
+    expect(challengeTypesFor({ type: 'dns', value: 'a.example' }, ['http-01'])).toEqual(['http-01']);
+  });
+});
+
+describe('authorizationIdentifier', () => {
+  it('strips the wildcard and marks the authorization', () => {
+    expect(authorizationIdentifier({ type: 'dns', value: '*.example.com' })).toEqual({
+      identifier: { type: 'dns', value: 'example.com' },
+      wildcard: true,
+    });
+    expect(authorizationIdentifier({ type: 'ip', value: '::1' }).wildcard).toBe(false);
+  });
+});
+
+describe('checkCsrAgainstOrder', () => {
+  const order = [
+    { type: 'dns' as const, value: 'a.example' },
+    { type: 'ip' as const, value: '2001:db8::1' },
+  ];
+  it('accepts a CSR naming exactly the identifiers', () => {
+    expect(() =>
+      checkCsrAgainstOrder(
+        { commonName: 'a.example', dnsNames: ['A.example'], ipAddresses: ['2001:DB8::1'] },
+        order,
+      ),
+    ).not.toThrow();
+  });
+  it('RFC 8555 7.4: a CSR lacking an identifier of the order is badCSR', () => {
+    expect(
+      problemOf(() => checkCsrAgainstOrder({ dnsNames: ['a.example'], ipAddresses: [] }, order)).type,
+    ).toBe('badCSR');
+  });
+  it('RFC 8555 7.4: a CSR naming more than the order is badCSR', () => {
+    const problem = problemOf(() =>
+      checkCsrAgainstOrder({ dnsNames: ['a.example', 'b.example'], ipAddresses: ['2001:db8::1'] }, order),
+    );
+    expect(problem.type).toBe('badCSR');
+    expect(problem.detail).toContain('dns:b.example');
+  });
+  it('RFC 8555 7.4: a common name outside the order is badCSR', () => {
+    expect(
+      problemOf(() =>
+        checkCsrAgainstOrder(
+          { commonName: 'c.example', dnsNames: ['a.example'], ipAddresses: ['2001:db8::1'] },
+          order,
+        ),
+      ).type,
+    ).toBe('badCSR');
+  });
+});

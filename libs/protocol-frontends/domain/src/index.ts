@@ -1,0 +1,13 @@
+// The ACME domain (issue 19; ADR 0053): pure rules, no I/O.
+export * from './problems/acme-problem';
+export * from './accounts/account';
+export * from './orders/order-status';
+export * from './authorizations/authorization-status';
+export * from './challenges/challenge-status';
+export * from './challenges/key-authorization';
+export * from './identifiers/identifiers';
+export * from './expiry/expiry';
+export * from './jws/acme-jws';
+export * from './jws/acme-request';
+export * from './jws/key-change';
+export * from './challenges/http01-redirect';

@@ -1,0 +1,231 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { X509Certificate } from 'node:crypto';
+import { freePort, startTestSystem, TestSystem } from '@certlane/testing';
+import { BindServer, startBind } from './testing/bind-server';
+import { TestAcmeClient } from './testing/acme-test-client';
+
+const run = promisify(execFile);
+
+/**
+ * The ACME server against real, unmodified clients from Debian (lego and certbot): account,
+ * order, http-01 validated by fetching from the client's own responder on a test port, finalize,
+ * download, revoke. Names under `.localhost` are loopback (RFC 6761), so no DNS is needed.
+ */
+describe('ACME server with real clients', () => {
+  let system: TestSystem;
+  let directory: string;
+  let gatewayDirectory: string;
+  let http01Port: number;
+  let work: string;
+  let caFile: string;
+  let bind: BindServer;
+
+  beforeAll(async () => {
+    http01Port = await freePort();
+    bind = await startBind('acme.test', await freePort());
+    system = await startTestSystem('acmeclients', ['api-gateway', 'issuance', 'protocol-frontends'], {
+      SERVICE_ACME_HTTP01_PORT: String(http01Port),
+      SERVICE_ACME_DNS_RESOLVERS: bind.address,
+    });
+    // lego goes through the gateway (the one origin of the split deployment, forwarded over the
+    // bus), certbot to the protocol-frontends listener itself (as in the quick start).
+    gatewayDirectory = `${system.services['api-gateway'].url}/acme/directory`;
+    directory = `${system.services['protocol-frontends'].url}/acme/directory`;
+    work = mkdtempSync(join(tmpdir(), 'certlane-acme-clients-'));
+    caFile = join(work, 'ca.pem');
+    writeFileSync(caFile, system.ca);
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await bind?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  const sans = (pem: string) => new X509Certificate(pem).subjectAltName;
+
+  it('lego, through the gateway, registers, obtains a certificate with http-01 and revokes it', async () => {
+    const path = join(work, 'lego');
+    const common = [
+      '--server',
+      gatewayDirectory,
+      '--path',
+      path,
+      '--email',
+      'ops@example.com',
+      '--accept-tos',
+    ];
+    const env = { ...process.env, LEGO_CA_CERTIFICATES: caFile };
+    await run(
+      'lego',
+      [
+        ...common,
+        '--domains',
+        'lego-test.localhost',
+        '--http',
+        '--http.port',
+        `127.0.0.1:${http01Port}`,
+        'run',
+      ],
+      { env, timeout: 90_000 },
+    );
+    const certPath = join(path, 'certificates', 'lego-test.localhost.crt');
+    const pem = readFileSync(certPath, 'utf8');
+    expect(sans(pem)).toBe('DNS:lego-test.localhost');
+    expect(pem.match(/BEGIN CERTIFICATE/g)!.length).toBeGreaterThanOrEqual(2);
+
+    // --keep: lego leaves the files in place, so the second revoke sends the same certificate.
+    await run('lego', [...common, '--domains', 'lego-test.localhost', 'revoke', '--keep'], {
+      env,
+      timeout: 60_000,
+    });
+    const again = await run('lego', [...common, '--domains', 'lego-test.localhost', 'revoke'], {
+      env,
+      timeout: 60_000,
+    }).catch((error: { stderr: string }) => error);
+    // RFC 8555 7.6: revoking a revoked certificate is answered alreadyRevoked.
+    expect(String((again as { stderr: string }).stderr)).toContain(
+      'urn:ietf:params:acme:error:alreadyRevoked',
+    );
+  }, 120_000);
+
+  it('certbot registers, obtains a certificate with standalone http-01, renews and revokes it', async () => {
+    const dirs = ['config', 'work', 'logs'].map((d) => join(work, `certbot-${d}`));
+    const common = [
+      '--non-interactive',
+      '--server',
+      directory,
+      '--config-dir',
+      dirs[0],
+      '--work-dir',
+      dirs[1],
+      '--logs-dir',
+      dirs[2],
+    ];
+    const env = { ...process.env, REQUESTS_CA_BUNDLE: caFile };
+    await run(
+      'certbot',
+      [
+        'certonly',
+        ...common,
+        '--standalone',
+        '--agree-tos',
+        '-m',
+        'ops@example.com',
+        '--http-01-port',
+        String(http01Port),
+        '--http-01-address',
+        '127.0.0.1',
+        '-d',
+        'certbot-test.localhost',
+        '-d',
+        'www.certbot-test.localhost',
+      ],
+      { env, timeout: 90_000 },
+    );
+    const live = join(
+      dirs[0],
+      'live',
+      readdirSync(join(dirs[0], 'live')).find((n) => n.startsWith('certbot-test'))!,
+    );
+    const pem = readFileSync(join(live, 'cert.pem'), 'utf8');
+    expect(sans(pem)?.split(', ').sort()).toEqual([
+      'DNS:certbot-test.localhost',
+      'DNS:www.certbot-test.localhost',
+    ]);
+
+    // Renewal: a new order with the same names (its authorizations reused), a new serial;
+    // certbot sleeps up to 8 minutes before a renewal it runs without a terminal unless told not to.
+    await run(
+      'certbot',
+      [
+        'renew',
+        ...common,
+        '--force-renewal',
+        '--no-random-sleep-on-renew',
+        '--http-01-port',
+        String(http01Port),
+      ],
+      {
+        env,
+        timeout: 90_000,
+      },
+    );
+    const renewed = readFileSync(join(live, 'cert.pem'), 'utf8');
+    expect(new X509Certificate(renewed).serialNumber).not.toBe(new X509Certificate(pem).serialNumber);
+    expect(sans(renewed)).toBe(sans(pem));
+
+    const { stdout, stderr } = await run(
+      'certbot',
+      [
+        'revoke',
+        ...common,
+        '--cert-path',
+        join(live, 'cert.pem'),
+        '--reason',
+        'keycompromise',
+        '--no-delete-after-revoke',
+      ],
+      { env, timeout: 60_000 },
+    );
+    expect(`${stdout}${stderr}`).toMatch(/revoked/i);
+  }, 120_000);
+
+  it('lego obtains a wildcard certificate with dns-01, its TXT records written to a real DNS server (RFC 2136)', async () => {
+    const path = join(work, 'lego-dns');
+    await run(
+      'lego',
+      [
+        '--server',
+        directory,
+        '--path',
+        path,
+        '--email',
+        'ops@example.com',
+        '--accept-tos',
+        '--domains',
+        '*.dns-test.acme.test',
+        '--dns',
+        'rfc2136',
+        '--dns.resolvers',
+        bind.address,
+        '--dns.disable-cp',
+        'run',
+      ],
+      {
+        env: { ...process.env, LEGO_CA_CERTIFICATES: caFile, RFC2136_NAMESERVER: bind.address },
+        timeout: 90_000,
+      },
+    );
+    const pem = readFileSync(join(path, 'certificates', '_.dns-test.acme.test.crt'), 'utf8');
+    expect(sans(pem)).toBe('DNS:*.dns-test.acme.test');
+  }, 120_000);
+
+  it('RFC 8555 8.4: without the TXT record a dns-01 challenge, its authorization and order are invalid', async () => {
+    const c = await TestAcmeClient.create(directory, system.ca);
+    await c.register();
+    const order = await c.post((await c.directory()).newOrder, {
+      identifiers: [{ type: 'dns', value: '*.missing.acme.test' }],
+    });
+    const authzUrl = order.json.authorizations[0];
+    const authz = (await c.post(authzUrl, '')).json;
+    // RFC 8555 7.1.3: a wildcard's authorization offers dns-01 only, for the base domain.
+    expect(authz.wildcard).toBe(true);
+    expect(authz.identifier).toEqual({ type: 'dns', value: 'missing.acme.test' });
+    expect(authz.challenges.map((ch: { type: string }) => ch.type)).toEqual(['dns-01']);
+    await c.post(authz.challenges[0].url, {});
+    let status = 'pending';
+    for (let i = 0; i < 100 && status === 'pending'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await c.post(authzUrl, '')).json.status;
+    }
+    expect(status).toBe('invalid');
+    const challenge = (await c.post(authzUrl, '')).json.challenges[0];
+    expect(challenge.error.type).toBe('urn:ietf:params:acme:error:incorrectResponse');
+    expect((await c.post(order.headers.location as string, '')).json.status).toBe('invalid');
+  }, 60_000);
+});

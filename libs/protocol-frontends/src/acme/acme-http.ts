@@ -1,0 +1,39 @@
+import { AcmeProblem, PROBLEM_CONTENT_TYPE } from '@certlane/protocol-frontends-domain';
+
+/** An ACME request as the server sees it, whichever listener received it. */
+export interface AcmeHttpRequest {
+  method: string;
+  /** The path without the query string. */
+  path: string;
+  /** `https://<Host>`: the origin the client addressed (the `url` header must name it). */
+  origin: string;
+  /** The parsed JSON body of a POST (undefined otherwise). */
+  body?: unknown;
+  contentType?: string;
+}
+
+export interface AcmeHttpResponse {
+  status: number;
+  headers: Record<string, string | string[]>;
+  /** JSON (objects), PEM (strings) or nothing. */
+  body?: unknown;
+}
+
+export const JOSE_CONTENT_TYPE = 'application/jose+json';
+export const PEM_CHAIN_CONTENT_TYPE = 'application/pem-certificate-chain';
+
+export function json(
+  status: number,
+  body: unknown,
+  headers: Record<string, string | string[]> = {},
+): AcmeHttpResponse {
+  return { status, headers: { 'Content-Type': 'application/json', ...headers }, body };
+}
+
+export function problem(error: AcmeProblem): AcmeHttpResponse {
+  return {
+    status: error.status,
+    headers: { 'Content-Type': PROBLEM_CONTENT_TYPE },
+    body: error.toDocument(),
+  };
+}

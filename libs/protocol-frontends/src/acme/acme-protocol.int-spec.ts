@@ -1,0 +1,500 @@
+import {
+  freePort,
+  ServiceProcess,
+  startServiceProcess,
+  startTestSystem,
+  TestSystem,
+} from '@certlane/testing';
+import { Client } from 'pg';
+import { csrFor, exchange, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
+
+const PROBLEM = 'application/problem+json';
+const urn = (type: string) => `urn:ietf:params:acme:error:${type}`;
+
+/**
+ * The ACME server over the wire, rule by rule (RFC 8555), with a plain client that can break one
+ * rule at a time, against two replicas of protocol-frontends on one database and NATS namespace.
+ */
+describe('ACME protocol rules (RFC 8555) over HTTP', () => {
+  let system: TestSystem;
+  let second: ServiceProcess;
+  let responder: Http01Responder;
+  let directoryUrl: string;
+  let secondDirectoryUrl: string;
+  let db: Client;
+
+  beforeAll(async () => {
+    const http01Port = await freePort();
+    system = await startTestSystem('acmeproto', ['issuance', 'protocol-frontends'], {
+      SERVICE_ACME_HTTP01_PORT: String(http01Port),
+    });
+    second = await startServiceProcess('protocol-frontends', system.env, { ca: system.ca });
+    responder = await Http01Responder.start(http01Port);
+    directoryUrl = `${system.services['protocol-frontends'].url}/acme/directory`;
+    secondDirectoryUrl = `${second.url}/acme/directory`;
+    db = new Client({ connectionString: system.database.url });
+    await db.connect();
+  }, 120_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await responder?.stop();
+    await second?.stop();
+    await system?.stop();
+  });
+
+  const client = () => TestAcmeClient.create(directoryUrl, system.ca);
+
+  /** Polls a resource by POST-as-GET until `done` holds (the validation runs in the background). */
+  async function pollUntil(c: TestAcmeClient, url: string, done: (json: { status: string }) => boolean) {
+    for (let i = 0; i < 100; i++) {
+      const answer = await c.post(url, '');
+      if (done(answer.json)) return answer;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`${url} never reached the expected state`);
+  }
+
+  async function order(c: TestAcmeClient, identifiers: { type: string; value: string }[]) {
+    const answer = await c.post((await c.directory()).newOrder, { identifiers });
+    expect(answer.status).toBe(201);
+    return answer;
+  }
+
+  async function validateAll(c: TestAcmeClient, orderJson: { authorizations: string[] }, wrong = false) {
+    for (const authzUrl of orderJson.authorizations) {
+      const authz = (await c.post(authzUrl, '')).json;
+      const challenge = authz.challenges.find((ch: { type: string }) => ch.type === 'http-01');
+      responder.answers.set(
+        challenge.token,
+        wrong ? 'not-the-key-authorization' : await c.keyAuthorization(challenge.token),
+      );
+      const started = await c.post(challenge.url, {});
+      expect(started.status).toBe(200);
+      expect(started.headers.link).toContain(`<${authzUrl}>;rel="up"`);
+      await pollUntil(c, authzUrl, (json) => json.status !== 'pending');
+    }
+  }
+
+  it('serves the directory with meta and profiles', async () => {
+    const answer = await exchange('GET', directoryUrl, system.ca);
+    expect(answer.status).toBe(200);
+    const base = directoryUrl.replace(/directory$/, '');
+    expect(answer.json).toEqual({
+      newNonce: `${base}new-nonce`,
+      newAccount: `${base}new-account`,
+      newOrder: `${base}new-order`,
+      revokeCert: `${base}revoke-cert`,
+      keyChange: `${base}key-change`,
+      meta: { externalAccountRequired: false, profiles: { default: expect.any(String) } },
+    });
+    const profiled = await exchange(
+      'GET',
+      directoryUrl.replace('/acme/', '/acme/profile/default/'),
+      system.ca,
+    );
+    expect(profiled.json.newOrder).toBe(`${base}profile/default/new-order`);
+    expect(
+      (await exchange('GET', directoryUrl.replace('/acme/', '/acme/profile/nope/'), system.ca)).status,
+    ).toBe(404);
+  });
+
+  it('RFC 8555 7.2: newNonce answers HEAD 200 and GET 204 with Replay-Nonce and Cache-Control no-store', async () => {
+    const url = (await (await client()).directory()).newNonce;
+    const head = await exchange('HEAD', url, system.ca);
+    const get = await exchange('GET', url, system.ca);
+    expect([head.status, get.status]).toEqual([200, 204]);
+    for (const answer of [head, get]) {
+      expect(answer.headers['replay-nonce']).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(answer.headers['cache-control']).toBe('no-store');
+    }
+    expect(head.headers['replay-nonce']).not.toBe(get.headers['replay-nonce']);
+  });
+
+  it('RFC 8555 6.5: a request with a used nonce gets badNonce, with a fresh nonce that works', async () => {
+    const c = await client();
+    const url = (await c.directory()).newAccount;
+    const nonce = await c.nonce();
+    expect((await c.post(url, { termsOfServiceAgreed: true }, { nonce, useJwk: true })).status).toBe(201);
+    const replay = await c.post(url, { termsOfServiceAgreed: true }, { nonce, useJwk: true });
+    expect(replay.status).toBe(400);
+    expect(replay.headers['content-type']).toContain(PROBLEM);
+    expect(replay.json.type).toBe(urn('badNonce'));
+    const fresh = replay.headers['replay-nonce'] as string;
+    expect(fresh).toBeTruthy();
+    expect((await c.post(url, { termsOfServiceAgreed: true }, { nonce: fresh, useJwk: true })).status).toBe(
+      200,
+    );
+  });
+
+  it('RFC 8555 6.5: a nonce from one replica is accepted once by the other', async () => {
+    const c = await client();
+    const nonce = await c.nonce();
+    const otherNewAccount = (await exchange('GET', secondDirectoryUrl, system.ca)).json.newAccount;
+    const first = await c.post(otherNewAccount, { termsOfServiceAgreed: true }, { nonce, useJwk: true });
+    expect(first.status).toBe(201);
+    const again = await c.post((await c.directory()).newAccount, {}, { nonce, useJwk: true });
+    expect(again.json.type).toBe(urn('badNonce'));
+  });
+
+  it('RFC 8555 6.2: a POST that is not application/jose+json is refused with 415', async () => {
+    const c = await client();
+    const url = (await c.directory()).newAccount;
+    const answer = await exchange(
+      'POST',
+      url,
+      system.ca,
+      await c.sign(url, {}, { useJwk: true }),
+      'application/json',
+    );
+    expect(answer.status).toBe(415);
+    expect(answer.json.type).toBe(urn('malformed'));
+  });
+
+  it('RFC 8555 6.4: a url header that is not the request URL is unauthorized', async () => {
+    const c = await client();
+    const dir = await c.directory();
+    const answer = await c.post(dir.newAccount, {}, { url: dir.newOrder, useJwk: true });
+    expect(answer.status).toBe(403);
+    expect(answer.json.type).toBe(urn('unauthorized'));
+  });
+
+  it('RFC 8555 6.2: jwk where kid is required is malformed', async () => {
+    const c = await client();
+    await c.register();
+    const answer = await c.post(
+      (await c.directory()).newOrder,
+      { identifiers: [{ type: 'dns', value: 'a.localhost' }] },
+      { useJwk: true },
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.json.type).toBe(urn('malformed'));
+  });
+
+  it('RFC 8555 7.3.1: onlyReturnExisting for an unknown key, and an unknown kid, are accountDoesNotExist', async () => {
+    const c = await client();
+    const dir = await c.directory();
+    const lookup = await c.post(dir.newAccount, { onlyReturnExisting: true }, { useJwk: true });
+    expect(lookup.status).toBe(400);
+    expect(lookup.json.type).toBe(urn('accountDoesNotExist'));
+    const unknown = await c.post(
+      dir.newOrder,
+      { identifiers: [{ type: 'dns', value: 'a.localhost' }] },
+      {
+        kid: dir.newAccount.replace('new-account', 'account/AAAAAAAAAAAAAAAAAAAAAA'),
+      },
+    );
+    expect(unknown.json.type).toBe(urn('accountDoesNotExist'));
+  });
+
+  it('RFC 8555 7.3.1: a second newAccount with the same key answers 200 with the same account', async () => {
+    const c = await client();
+    const first = await c.register();
+    const again = await c.post(
+      (await c.directory()).newAccount,
+      { termsOfServiceAgreed: true },
+      { useJwk: true },
+    );
+    expect([first.status, again.status]).toEqual([201, 200]);
+    expect(again.headers.location).toBe(first.headers.location);
+    const existing = await c.post(
+      (await c.directory()).newAccount,
+      { onlyReturnExisting: true },
+      { useJwk: true },
+    );
+    expect(existing.headers.location).toBe(first.headers.location);
+  });
+
+  it('RFC 8555 7.3.6: after deactivation, requests signed by the account are unauthorized', async () => {
+    const c = await client();
+    await c.register();
+    const deactivated = await c.post(c.kid!, { status: 'deactivated' });
+    expect(deactivated.json.status).toBe('deactivated');
+    const refused = await c.post((await c.directory()).newOrder, {
+      identifiers: [{ type: 'dns', value: 'a.localhost' }],
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.json.type).toBe(urn('unauthorized'));
+  });
+
+  it('records audit events (spec 6.1) with the account as actor, in the transaction of each change', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [{ type: 'dns', value: 'audit.localhost' }]);
+    await c.post(c.kid!, { contact: ['mailto:new@example.com'] });
+    await c.post(c.kid!, { status: 'deactivated' });
+    const accountId = c.kid!.split('/').pop()!;
+    const { rows } = await db.query(
+      `SELECT envelope->'data' AS data FROM protocol_frontends.outbox
+       WHERE subject = 'protocol-frontends.v1.audit.recorded' AND envelope->'data'->>'actor_id' = $1 ORDER BY seq`,
+      [`acme-account:${accountId}`],
+    );
+    expect(
+      rows.map((r: { data: { action: string; resource_id: string } }) => [r.data.action, r.data.resource_id]),
+    ).toEqual([
+      ['acme.account_created', accountId],
+      ['acme.order_created', (created.headers.location as string).split('/').pop()],
+      ['acme.account_updated', accountId],
+      ['acme.account_deactivated', accountId],
+    ]);
+    expect(rows[2].data.details).toEqual({ contact: ['mailto:new@example.com'] });
+  });
+
+  it('RFC 8555 6.3: resources other than the directory and newNonce refuse GET (POST-as-GET only)', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [{ type: 'dns', value: 'get.localhost' }]);
+    const answer = await exchange('GET', created.headers.location as string, system.ca);
+    expect(answer.status).toBe(405);
+    expect(answer.headers.allow).toBe('POST');
+    expect(answer.headers['content-type']).toContain(PROBLEM);
+  });
+
+  it('RFC 8555 7.5.2: a deactivated authorization makes its pending order invalid and cannot be reactivated', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [{ type: 'dns', value: 'deactivate.localhost' }]);
+    const authzUrl = created.json.authorizations[0];
+    const deactivated = await c.post(authzUrl, { status: 'deactivated' });
+    expect(deactivated.json.status).toBe('deactivated');
+    expect((await c.post(created.headers.location as string, '')).json.status).toBe('invalid');
+    const again = await c.post(authzUrl, { status: 'deactivated' });
+    expect(again.json.type).toBe(urn('malformed'));
+    const other = await c.post(authzUrl, { status: 'valid' });
+    expect(other.json.type).toBe(urn('malformed'));
+  });
+
+  it('RFC 8555 7.3.2: an account cannot read or change another account', async () => {
+    const a = await client();
+    const b = await client();
+    await a.register();
+    await b.register();
+    const answer = await b.post(a.kid!, '');
+    expect(answer.json.type).toBe(urn('unauthorized'));
+  });
+
+  it('RFC 8555 7.3.5: key rollover: the new key signs from then on, the old one no longer verifies', async () => {
+    const c = await client();
+    await c.register();
+    const replacement = await client();
+    const url = (await c.directory()).keyChange;
+    const rolled = await c.post(url, await replacement.innerJws(url, { account: c.kid, oldKey: c.jwk }));
+    expect(rolled.status).toBe(200);
+    expect(rolled.headers.location).toBe(c.kid);
+    const withOldKey = await c.post(c.kid!, '');
+    expect(withOldKey.json.type).toBe(urn('malformed'));
+    replacement.kid = c.kid;
+    expect((await replacement.post(c.kid!, '')).status).toBe(200);
+    // The account is found by its new key.
+    const found = await replacement.post(
+      (await c.directory()).newAccount,
+      { onlyReturnExisting: true },
+      { useJwk: true },
+    );
+    expect(found.headers.location).toBe(c.kid);
+  });
+
+  it('RFC 8555 7.3.5: a rollover to a key another account holds is 409 with that account', async () => {
+    const holder = await client();
+    await holder.register();
+    const c = await client();
+    await c.register();
+    const url = (await c.directory()).keyChange;
+    const answer = await c.post(url, await holder.innerJws(url, { account: c.kid, oldKey: c.jwk }));
+    expect(answer.status).toBe(409);
+    expect(answer.headers['content-type']).toContain(PROBLEM);
+    expect(answer.headers.location).toBe(holder.kid);
+  });
+
+  it('RFC 8555 7.3.5: an inner JWS whose url differs from the outer one is refused', async () => {
+    const c = await client();
+    await c.register();
+    const replacement = await client();
+    const dir = await c.directory();
+    const answer = await c.post(
+      dir.keyChange,
+      await replacement.innerJws(dir.newOrder, { account: c.kid, oldKey: c.jwk }),
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.json.type).toBe(urn('malformed'));
+    expect((await c.post(c.kid!, '')).status).toBe(200);
+  });
+
+  it('RFC 8555 7.1.3: a wildcard is never offered http-01', async () => {
+    const c = await client();
+    await c.register();
+    const answer = await order(c, [{ type: 'dns', value: '*.wild.localhost' }]);
+    const authz = (await c.post(answer.json.authorizations[0], '')).json;
+    expect(authz.challenges.map((ch: { type: string }) => ch.type)).toEqual(['dns-01']);
+  });
+
+  it('RFC 8738 7: an IP identifier is never offered dns-01', async () => {
+    const c = await client();
+    await c.register();
+    const answer = await order(c, [{ type: 'ip', value: '127.0.0.2' }]);
+    const authz = (await c.post(answer.json.authorizations[0], '')).json;
+    expect(authz.challenges.map((ch: { type: string }) => ch.type)).toEqual(['http-01']);
+  });
+
+  it('orders dns and ip identifiers: finalize before ready is orderNotReady, a mismatched CSR is badCSR, then issues', async () => {
+    const c = await client();
+    await c.register();
+    const identifiers = [
+      { type: 'dns', value: 'flow.localhost' },
+      { type: 'ip', value: '127.0.0.1' },
+    ];
+    const created = await order(c, identifiers);
+    const orderUrl = created.headers.location as string;
+    expect(created.json).toMatchObject({
+      status: 'pending',
+      identifiers: [
+        { type: 'dns', value: 'flow.localhost' },
+        { type: 'ip', value: '127.0.0.1' },
+      ],
+    });
+    expect(created.json.authorizations).toHaveLength(2);
+
+    // RFC 8555 7.4: finalize before the order is ready.
+    const early = await c.post(created.json.finalize, {
+      csr: csrFor({ dns: ['flow.localhost'], ip: ['127.0.0.1'] }),
+    });
+    expect(early.status).toBe(403);
+    expect(early.json.type).toBe(urn('orderNotReady'));
+
+    await validateAll(c, created.json);
+    const ready = await pollUntil(c, orderUrl, (json) => json.status !== 'pending');
+    expect(ready.json.status).toBe('ready');
+
+    // RFC 8555 7.4: the CSR must name exactly the order's identifiers.
+    const mismatched = await c.post(created.json.finalize, {
+      csr: csrFor({ dns: ['flow.localhost', 'other.localhost'], ip: ['127.0.0.1'] }),
+    });
+    expect(mismatched.json.type).toBe(urn('badCSR'));
+    const missing = await c.post(created.json.finalize, { csr: csrFor({ dns: ['flow.localhost'] }) });
+    expect(missing.json.type).toBe(urn('badCSR'));
+
+    const finalized = await c.post(created.json.finalize, {
+      csr: csrFor({ cn: 'flow.localhost', dns: ['flow.localhost'], ip: ['127.0.0.1'] }),
+    });
+    expect(finalized.status).toBe(200);
+    expect(finalized.json.status).toBe('valid');
+    const download = await c.post(finalized.json.certificate, '');
+    expect(download.headers['content-type']).toBe('application/pem-certificate-chain');
+    expect(download.text.match(/-----BEGIN CERTIFICATE-----/g)!.length).toBeGreaterThanOrEqual(2);
+
+    // A second finalize of a valid order.
+    const again = await c.post(created.json.finalize, {
+      csr: csrFor({ dns: ['flow.localhost'], ip: ['127.0.0.1'] }),
+    });
+    expect(again.json.type).toBe(urn('orderNotReady'));
+
+    // The account lists it; another order for the same names reuses the valid authorizations.
+    const list = await c.post(`${c.kid}/orders`, '');
+    expect(list.json.orders).toContain(orderUrl);
+    const reuse = await order(c, identifiers);
+    expect(reuse.json.status).toBe('ready');
+  });
+
+  it('RFC 8555 8.3: a wrong key authorization makes challenge, authorization and order invalid', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [{ type: 'dns', value: 'wrong.localhost' }]);
+    await validateAll(c, created.json, true);
+    const authz = (await c.post(created.json.authorizations[0], '')).json;
+    expect(authz.status).toBe('invalid');
+    expect(authz.challenges.find((ch: { type: string }) => ch.type === 'http-01')).toMatchObject({
+      status: 'invalid',
+      error: { type: urn('incorrectResponse') },
+    });
+    expect((await c.post(created.headers.location as string, '')).json.status).toBe('invalid');
+  });
+
+  it('RFC 8555 8.3: http-01 follows a redirect on the validation port, and refuses one to another port', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [
+      { type: 'dns', value: 'redirect.localhost' },
+      { type: 'dns', value: 'badredirect.localhost' },
+    ]);
+    const challenges = [];
+    for (const url of created.json.authorizations) {
+      const authz = (await c.post(url, '')).json;
+      challenges.push({
+        url,
+        name: authz.identifier.value,
+        ch: authz.challenges.find((x: { type: string }) => x.type === 'http-01'),
+      });
+    }
+    for (const { name, ch } of challenges) {
+      if (name === 'redirect.localhost') {
+        responder.redirects.set(ch.token, `/moved/${ch.token}`);
+        responder.answers.set(`/moved/${ch.token}`, await c.keyAuthorization(ch.token));
+      } else {
+        responder.redirects.set(ch.token, `http://badredirect.localhost:1/${ch.token}`);
+      }
+      await c.post(ch.url, {});
+    }
+    const outcome: Record<
+      string,
+      { status: string; challenges: { type: string; error?: { type: string } }[] }
+    > = {};
+    for (const { url, name } of challenges)
+      outcome[name] = (await pollUntil(c, url, (json) => json.status !== 'pending')).json as never;
+    expect(outcome['redirect.localhost'].status).toBe('valid');
+    expect(outcome['badredirect.localhost'].status).toBe('invalid');
+    const failed = outcome['badredirect.localhost'].challenges.find((x) => x.type === 'http-01')!;
+    expect(failed.error?.type).toBe(urn('unauthorized'));
+  });
+
+  it('no challenge is validated twice when both replicas are told to start it', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [{ type: 'dns', value: 'twice.localhost' }]);
+    const authz = (await c.post(created.json.authorizations[0], '')).json;
+    const challenge = authz.challenges.find((ch: { type: string }) => ch.type === 'http-01');
+    responder.answers.set(challenge.token, await c.keyAuthorization(challenge.token));
+    const otherChallengeUrl = challenge.url.replace(
+      new URL(directoryUrl).origin,
+      new URL(secondDirectoryUrl).origin,
+    );
+    // Each replica sees the URL it was sent to.
+    const both = await Promise.all([
+      c.post(challenge.url, {}),
+      c.post(otherChallengeUrl, {}, { url: otherChallengeUrl }),
+    ]);
+    expect(both.map((a) => a.status)).toEqual([200, 200]);
+    await pollUntil(c, created.json.authorizations[0], (json) => json.status === 'valid');
+    expect(responder.fetches.get(challenge.token)).toBe(1);
+  });
+
+  it('RFC 8555 7.6: revokeCert by the certificate key or the account; a stranger is unauthorized; twice is alreadyRevoked', async () => {
+    const owner = await client();
+    await owner.register();
+    const created = await order(owner, [{ type: 'dns', value: 'revoke.localhost' }]);
+    await validateAll(owner, created.json);
+    await pollUntil(owner, created.headers.location as string, (json) => json.status === 'ready');
+    const finalized = await owner.post(created.json.finalize, { csr: csrFor({ dns: ['revoke.localhost'] }) });
+    const pem = (await owner.post(finalized.json.certificate, '')).text;
+    const der = Buffer.from(pem.split('-----')[2].replace(/\s+/g, ''), 'base64').toString('base64url');
+
+    const stranger = await client();
+    await stranger.register();
+    const refused = await stranger.post((await stranger.directory()).revokeCert, { certificate: der });
+    expect(refused.json.type).toBe(urn('unauthorized'));
+    const badReason = await owner.post((await owner.directory()).revokeCert, { certificate: der, reason: 7 });
+    expect(badReason.json.type).toBe(urn('badRevocationReason'));
+
+    const revoked = await owner.post((await owner.directory()).revokeCert, { certificate: der, reason: 4 });
+    expect(revoked.status).toBe(200);
+    const twice = await owner.post((await owner.directory()).revokeCert, { certificate: der });
+    expect(twice.json.type).toBe(urn('alreadyRevoked'));
+    // The revocation reached the issuer (issuance's record, which CRL and OCSP follow).
+    const { rows } = await db.query(
+      `SELECT r.reason FROM issuance.revocations r
+       JOIN protocol_frontends.acme_certificates c ON c.issuer_id = r.issuer_id AND c.serial_hex = r.serial_hex
+       WHERE c.order_id = $1`,
+      [created.headers.location!.toString().split('/').pop()],
+    );
+    expect(rows).toEqual([{ reason: 'superseded' }]);
+  });
+});

@@ -1,0 +1,789 @@
+import { createPublicKey, X509Certificate } from 'node:crypto';
+import { JWK } from 'jose';
+import { AuditAction, AuditRecord } from '@certlane/contracts';
+import { SqlExecutor } from '@certlane/platform';
+import { parseCsr, PkiError } from '@certlane/pki';
+import {
+  AccountStore,
+  AcmeAccountRow,
+  AcmeAuthorizationRow,
+  AcmeChallengeRow,
+  AcmeOrderRow,
+  CertificateStore,
+  NonceStore,
+  OrderStore,
+} from '@certlane/protocol-frontends-data-access';
+import {
+  ACME_JWS_ALGORITHMS,
+  AcmeAuthenticatedRequest,
+  AcmeKeyMode,
+  AcmeProblem,
+  acmeNotFound,
+  authenticateAcmeRequest,
+  challengeTypesFor,
+  checkCsrAgainstOrder,
+  checkNewAccountPayload,
+  checkContacts,
+  checkKeyChange,
+  checkOrderIdentifiers,
+  DEFAULT_ACME_LIFETIMES,
+  effectiveAuthorizationStatus,
+  effectiveOrderStatus,
+  jwkThumbprint,
+  keyAuthorization,
+  nextAuthorizationStatus,
+  nextChallengeStatus,
+  nextOrderStatus,
+  orderEventFromAuthorizations,
+  orderExpiry,
+} from '@certlane/protocol-frontends-domain';
+import { AcmeHttpRequest, AcmeHttpResponse, json, PEM_CHAIN_CONTENT_TYPE, problem } from './acme-http';
+import { AcmeUrls, DEFAULT_ACME_PROFILE, locate } from './acme-urls';
+
+/** What the ACME server needs from the issuance service (over the bus in the service). */
+export interface AcmeIssuer {
+  issue(input: { csrPem: string; issuerId?: string }): Promise<{
+    issuer_id: string;
+    serial_hex: string;
+    full_pem: string;
+    not_after: string;
+  }>;
+  revoke(input: { issuerId: string; serialHex: string; reason: string }): Promise<void>;
+}
+
+export type ChallengeValidator = (
+  challenge: AcmeChallengeRow,
+  authorization: AcmeAuthorizationRow,
+  keyAuthorization: string,
+) => Promise<{ ok: true } | { ok: false; problem: AcmeProblem }>;
+
+export interface AcmeServerDependencies {
+  /** Runs `work` in one transaction. */
+  transaction<T>(work: (executor: SqlExecutor) => Promise<T>): Promise<T>;
+  executor: SqlExecutor;
+  issuer: AcmeIssuer;
+  validate: ChallengeValidator;
+  issuerId?: string;
+  /** How long a replica holds a challenge it validates. */
+  validationLeaseMs?: number;
+  /** Records an audit event (spec 6.1) in the transaction of the change it describes. */
+  audit?: (executor: SqlExecutor, record: AuditRecord) => Promise<unknown>;
+  /** Reports a failure the client only sees as serverInternal (or not at all: background validation). */
+  onBackgroundError?: (error: unknown) => void;
+}
+
+/** RFC 5280 reason codes revokeCert accepts (RFC 8555 7.6), as issuance spells them (spec 2.16). */
+const REVOCATION_REASONS: Record<number, string> = {
+  0: 'unspecified',
+  1: 'keyCompromise',
+  3: 'affiliationChanged',
+  4: 'superseded',
+  5: 'cessationOfOperation',
+};
+
+/** The challenge types this server validates today. */
+const OFFERED_CHALLENGES = ['http-01', 'dns-01'] as const;
+
+type Handler = (request: AcmeHttpRequest, urls: AcmeUrls, id?: string) => Promise<AcmeHttpResponse>;
+
+/**
+ * The ACME server (RFC 8555) over the stores of libs/protocol-frontends/data-access: one method,
+ * `handle`, answers every `/acme/...` request whichever listener received it. Every answer carries
+ * a fresh `Replay-Nonce`; every error is a problem document.
+ */
+export class AcmeServer {
+  private readonly nonces: NonceStore;
+  private readonly accounts: AccountStore;
+  private readonly orders: OrderStore;
+  private readonly certificates: CertificateStore;
+
+  constructor(private readonly deps: AcmeServerDependencies) {
+    this.nonces = new NonceStore(deps.executor);
+    this.accounts = new AccountStore(deps.executor);
+    this.orders = new OrderStore(deps.executor);
+    this.certificates = new CertificateStore(deps.executor);
+  }
+
+  async handle(request: AcmeHttpRequest): Promise<AcmeHttpResponse> {
+    const location = locate(request.origin, request.path);
+    let response: AcmeHttpResponse;
+    try {
+      if (!location) throw acmeNotFound('resource');
+      if (location.profile !== DEFAULT_ACME_PROFILE) throw acmeNotFound(`ACME profile ${location.profile}`);
+      response = await this.route(request, new AcmeUrls(location), location.resource);
+    } catch (error) {
+      if (!(error instanceof AcmeProblem)) this.deps.onBackgroundError?.(error);
+      response = problem(
+        error instanceof AcmeProblem
+          ? error
+          : new AcmeProblem('serverInternal', 'the server failed to answer'),
+      );
+    }
+    const urls = location ? new AcmeUrls(location) : null;
+    response.headers['Replay-Nonce'] = await this.nonces.issue();
+    response.headers['Cache-Control'] = 'no-store';
+    if (urls)
+      response.headers['Link'] = appendLink(response.headers['Link'], `<${urls.directory()}>;rel="index"`);
+    return response;
+  }
+
+  private async route(request: AcmeHttpRequest, urls: AcmeUrls, resource: string): Promise<AcmeHttpResponse> {
+    const [name, id, sub, ...rest] = resource.split('/');
+    if (rest.length) throw acmeNotFound('resource');
+    const method = request.method.toUpperCase();
+    if (name === 'directory' && id === undefined)
+      return this.onlyFor(method, ['GET'], () => this.directory(urls));
+    if (name === 'new-nonce' && id === undefined) {
+      return this.onlyFor(method, ['GET', 'HEAD'], async () => ({
+        status: method === 'HEAD' ? 200 : 204,
+        headers: {},
+      }));
+    }
+    const post = (handler: Handler, identifier?: string) =>
+      this.onlyFor(method, ['POST'], () => handler(request, urls, identifier));
+    if (id === undefined) {
+      if (name === 'new-account') return post(this.newAccount);
+      if (name === 'new-order') return post(this.newOrder);
+      if (name === 'revoke-cert') return post(this.revokeCert);
+      if (name === 'key-change') return post(this.keyChange);
+    } else if (sub === undefined) {
+      if (name === 'account') return post(this.account, id);
+      if (name === 'order') return post(this.order, id);
+      if (name === 'authz') return post(this.authorization, id);
+      if (name === 'challenge') return post(this.challenge, id);
+      if (name === 'cert') return post(this.certificate, id);
+    } else {
+      if (name === 'order' && sub === 'finalize') return post(this.finalize, id);
+      if (name === 'account' && sub === 'orders') return post(this.accountOrders, id);
+    }
+    throw acmeNotFound('resource');
+  }
+
+  private async onlyFor(
+    method: string,
+    allowed: string[],
+    answer: () => Promise<AcmeHttpResponse>,
+  ): Promise<AcmeHttpResponse> {
+    if (!allowed.includes(method)) {
+      const refused = problem(new AcmeProblem('malformed', `use ${allowed.join(' or ')}`, { status: 405 }));
+      refused.headers['Allow'] = allowed.join(', ');
+      return refused;
+    }
+    return answer();
+  }
+
+  private async directory(urls: AcmeUrls): Promise<AcmeHttpResponse> {
+    return json(200, {
+      newNonce: urls.url('new-nonce'),
+      newAccount: urls.url('new-account'),
+      newOrder: urls.url('new-order'),
+      revokeCert: urls.url('revoke-cert'),
+      keyChange: urls.url('key-change'),
+      meta: {
+        externalAccountRequired: false,
+        // draft-ietf-acme-profiles: the profiles a newOrder may name.
+        profiles: { [DEFAULT_ACME_PROFILE]: 'The default profile: the issuer configured for ACME.' },
+      },
+    });
+  }
+
+  /** Authenticates a POST to `urls.url(resource)` (RFC 8555 6.2-6.5). */
+  private async authenticate(
+    request: AcmeHttpRequest,
+    urls: AcmeUrls,
+    key: AcmeKeyMode,
+  ): Promise<AcmeAuthenticatedRequest & { accountRow: AcmeAccountRow | null }> {
+    const contentType = (request.contentType ?? '').split(';')[0].trim().toLowerCase();
+    // RFC 8555 6.2: "...the server MUST reject the request" unless application/jose+json (415).
+    if (contentType !== 'application/jose+json')
+      throw new AcmeProblem('malformed', 'ACME requests are application/jose+json', { status: 415 });
+    let accountRow: AcmeAccountRow | null = null;
+    const authenticated = await authenticateAcmeRequest(
+      request.body,
+      { url: `${request.origin}${request.path}`, key },
+      {
+        consumeNonce: (nonce) => this.nonces.consume(nonce),
+        accountByKid: async (kid) => {
+          const id = urls.accountIdOf(kid);
+          accountRow = id ? await this.accounts.byId(id) : null;
+          return accountRow && { id: accountRow.id, jwk: accountRow.jwk, status: accountRow.status };
+        },
+      },
+    );
+    return { ...authenticated, accountRow };
+  }
+
+  private readonly newAccount: Handler = async (request, urls) => {
+    const { payload, jwk } = await this.authenticate(request, urls, 'jwk');
+    if (payload.postAsGet) throw new AcmeProblem('malformed', 'newAccount needs a payload');
+    const input = checkNewAccountPayload(payload.json, { termsOfServiceRequired: false });
+    if (payload.json.externalAccountBinding !== undefined)
+      throw new AcmeProblem('malformed', 'external account binding is not supported yet');
+    const thumbprint = await jwkThumbprint(jwk);
+    if (input.onlyReturnExisting) {
+      const existing = await this.accounts.byThumbprint(thumbprint);
+      // RFC 8555 7.3.1: onlyReturnExisting for an unknown key is accountDoesNotExist.
+      if (!existing) throw new AcmeProblem('accountDoesNotExist', 'no account exists for this key');
+      return this.accountAnswer(existing, urls, 200);
+    }
+    const { account, created } = await this.deps.transaction(async (executor) => {
+      const outcome = await new AccountStore(executor).createOrFind({
+        jwk,
+        thumbprint,
+        contact: input.contact,
+        termsOfServiceAgreed: input.termsOfServiceAgreed,
+      });
+      if (outcome.created)
+        await this.audit(
+          executor,
+          AuditAction.AcmeAccountCreated,
+          'acme_account',
+          outcome.account.id,
+          outcome.account.id,
+          {
+            contact: input.contact,
+            jwk_thumbprint: thumbprint,
+          },
+        );
+      return outcome;
+    });
+    return this.accountAnswer(account, urls, created ? 201 : 200);
+  };
+
+  private accountAnswer(account: AcmeAccountRow, urls: AcmeUrls, status: number): AcmeHttpResponse {
+    return json(status, accountObject(account, urls), { Location: urls.account(account.id) });
+  }
+
+  /** The signing account must be the one the URL names (RFC 8555 7.3.2: else unauthorized). */
+  private ownAccount(authenticated: { account: { id: string } | null }, id: string): string {
+    if (!authenticated.account || authenticated.account.id !== id)
+      throw new AcmeProblem('unauthorized', 'the request is not signed by this account');
+    return id;
+  }
+
+  private readonly account: Handler = async (request, urls, id) => {
+    const authenticated = await this.authenticate(request, urls, 'kid');
+    this.ownAccount(authenticated, id!);
+    const { payload } = authenticated;
+    let account = authenticated.accountRow!;
+    if (!payload.postAsGet) {
+      if (payload.json.status !== undefined) {
+        if (payload.json.status !== 'deactivated')
+          throw new AcmeProblem('malformed', 'an account can only be updated to status "deactivated"');
+        const result = await this.deps.transaction(async (executor) => {
+          const outcome = await new AccountStore(executor).transition(account.id, { kind: 'deactivate' });
+          if (outcome?.ok)
+            await this.audit(
+              executor,
+              AuditAction.AcmeAccountDeactivated,
+              'acme_account',
+              account.id,
+              account.id,
+              {},
+            );
+          return outcome;
+        });
+        if (!result?.ok) throw result?.problem ?? acmeNotFound('account');
+      }
+      if (payload.json.contact !== undefined) {
+        const contact = checkContacts(payload.json.contact);
+        const updated = await this.deps.transaction(async (executor) => {
+          const row = await new AccountStore(executor).updateContact(account.id, contact);
+          if (row)
+            await this.audit(
+              executor,
+              AuditAction.AcmeAccountUpdated,
+              'acme_account',
+              account.id,
+              account.id,
+              { contact },
+            );
+          return row;
+        });
+        if (updated) account = updated;
+      }
+      account = (await this.accounts.byId(account.id)) ?? account;
+    }
+    return this.accountAnswer(account, urls, 200);
+  };
+
+  private readonly accountOrders: Handler = async (request, urls, id) => {
+    const authenticated = await this.authenticate(request, urls, 'kid');
+    this.ownAccount(authenticated, id!);
+    const ids = await this.orders.ordersOf(id!);
+    return json(200, { orders: ids.map((orderId) => urls.order(orderId)) });
+  };
+
+  private readonly newOrder: Handler = async (request, urls) => {
+    const { payload, account } = await this.authenticate(request, urls, 'kid');
+    if (payload.postAsGet) throw new AcmeProblem('malformed', 'newOrder needs a payload');
+    if (payload.json.notBefore !== undefined || payload.json.notAfter !== undefined)
+      throw new AcmeProblem('malformed', 'notBefore and notAfter are not supported by this profile');
+    if (payload.json.profile !== undefined && payload.json.profile !== DEFAULT_ACME_PROFILE)
+      throw new AcmeProblem('malformed', `unknown profile ${String(payload.json.profile)}`);
+    const identifiers = checkOrderIdentifiers(payload.json.identifiers, { allowIp: true });
+    const unreachable = identifiers.filter((i) => challengeTypesFor(i, OFFERED_CHALLENGES).length === 0);
+    if (unreachable.length)
+      throw new AcmeProblem(
+        'rejectedIdentifier',
+        `no offered challenge can validate ${unreachable.map((i) => i.value).join(', ')}`,
+        {
+          subproblems: unreachable.map((identifier) => ({
+            type: 'rejectedIdentifier' as const,
+            detail: 'no challenge type this server offers can validate it',
+            identifier,
+          })),
+        },
+      );
+    const now = new Date();
+    const { order } = await this.deps.transaction(async (executor) => {
+      const created = await new OrderStore(executor).create({
+        accountId: account!.id,
+        profileId: DEFAULT_ACME_PROFILE,
+        identifiers,
+        expiresAt: orderExpiry(now, []),
+        authorizationExpiresAt: new Date(now.getTime() + DEFAULT_ACME_LIFETIMES.pendingMs),
+        reuseUntil: new Date(now.getTime() + 24 * 3600_000),
+        challengeTypes: (identifier) => challengeTypesFor(identifier, OFFERED_CHALLENGES),
+      });
+      await this.audit(executor, AuditAction.AcmeOrderCreated, 'acme_order', created.order.id, account!.id, {
+        identifiers,
+        profile: DEFAULT_ACME_PROFILE,
+      });
+      return created;
+    });
+    // Reused authorizations may already make the order ready.
+    await this.advanceOrder(order.id);
+    return json(201, await this.orderObject((await this.orders.order(order.id))!, urls), {
+      Location: urls.order(order.id),
+    });
+  };
+
+  private async ownOrder(accountId: string, id: string): Promise<AcmeOrderRow> {
+    const order = await this.orders.order(id);
+    if (!order) throw acmeNotFound('order');
+    if (order.account_id !== accountId)
+      throw new AcmeProblem('unauthorized', 'the order belongs to another account');
+    return order;
+  }
+
+  private readonly order: Handler = async (request, urls, id) => {
+    const { account } = await this.authenticate(request, urls, 'kid');
+    return json(200, await this.orderObject(await this.ownOrder(account!.id, id!), urls));
+  };
+
+  private async orderObject(order: AcmeOrderRow, urls: AcmeUrls): Promise<Record<string, unknown>> {
+    const authorizations = await this.orders.authorizationsOf(order.id);
+    const status = effectiveOrderStatus(timed(order), new Date());
+    const certificate = status === 'valid' ? await this.certificates.byOrder(order.id) : null;
+    return {
+      status,
+      expires: order.expires_at.toISOString(),
+      identifiers: order.identifiers,
+      authorizations: authorizations.map((a) => urls.authz(a.id)),
+      finalize: urls.finalize(order.id),
+      ...(certificate ? { certificate: urls.certificate(certificate.id) } : {}),
+      ...(order.error ? { error: order.error } : {}),
+    };
+  }
+
+  private readonly authorization: Handler = async (request, urls, id) => {
+    const { account, payload } = await this.authenticate(request, urls, 'kid');
+    let authorization = await this.orders.authorization(id!);
+    if (!authorization) throw acmeNotFound('authorization');
+    if (authorization.account_id !== account!.id)
+      throw new AcmeProblem('unauthorized', 'the authorization belongs to another account');
+    if (!payload.postAsGet) {
+      if (payload.json.status !== 'deactivated')
+        throw new AcmeProblem('malformed', 'an authorization can only be updated to status "deactivated"');
+      const from = effectiveAuthorizationStatus(timed(authorization), new Date());
+      const result = nextAuthorizationStatus(from, { kind: 'deactivate' });
+      if (!result.ok) throw result.problem;
+      await this.orders.setAuthorizationStatus(authorization.id, from, result.to);
+      await this.advanceOrdersOf(authorization.id);
+      authorization = (await this.orders.authorization(id!))!;
+    }
+    return json(200, await this.authorizationObject(authorization, urls));
+  };
+
+  private async authorizationObject(
+    authorization: AcmeAuthorizationRow,
+    urls: AcmeUrls,
+  ): Promise<Record<string, unknown>> {
+    const challenges = await this.orders.challengesOf(authorization.id);
+    return {
+      identifier: { type: authorization.identifier_type, value: authorization.identifier_value },
+      status: effectiveAuthorizationStatus(timed(authorization), new Date()),
+      expires: authorization.expires_at.toISOString(),
+      challenges: challenges.map((c) => challengeObject(c, urls)),
+      ...(authorization.wildcard ? { wildcard: true } : {}),
+    };
+  }
+
+  private readonly challenge: Handler = async (request, urls, id) => {
+    const { account, payload, jwk } = await this.authenticate(request, urls, 'kid');
+    let challenge = await this.orders.challenge(id!);
+    if (!challenge) throw acmeNotFound('challenge');
+    const authorization = (await this.orders.authorization(challenge.authorization_id))!;
+    if (authorization.account_id !== account!.id)
+      throw new AcmeProblem('unauthorized', 'the challenge belongs to another account');
+    if (!payload.postAsGet) {
+      // RFC 8555 7.5.1: the client says it is ready by posting an empty object.
+      if (
+        effectiveAuthorizationStatus(timed(authorization), new Date()) !== 'pending' &&
+        challenge.status === 'pending'
+      )
+        throw new AcmeProblem('malformed', 'the authorization of this challenge is no longer pending');
+      const result = nextChallengeStatus(challenge.status, { kind: 'respond' });
+      if (!result.ok) throw result.problem;
+      if (
+        result.changed &&
+        (await this.orders.setChallengeStatus(challenge.id, challenge.status, result.to))
+      ) {
+        const thumbprint = await jwkThumbprint(jwk);
+        void this.validate(challenge.id, keyAuthorization(challenge.token, thumbprint)).catch((error) =>
+          this.deps.onBackgroundError?.(error),
+        );
+      }
+      challenge = (await this.orders.challenge(id!))!;
+    }
+    return json(200, challengeObject(challenge, urls), {
+      Link: `<${urls.authz(authorization.id)}>;rel="up"`,
+    });
+  };
+
+  /**
+   * Validates a processing challenge once (the claim keeps other replicas off it) and moves its
+   * authorization and their orders. Returns the challenge's final status, or null when another
+   * replica holds it.
+   */
+  async validate(challengeId: string, expectedKeyAuthorization: string): Promise<string | null> {
+    if (!(await this.orders.claimForValidation(challengeId, this.deps.validationLeaseMs ?? 60_000)))
+      return null;
+    const challenge = (await this.orders.challenge(challengeId))!;
+    const authorization = (await this.orders.authorization(challenge.authorization_id))!;
+    const outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization);
+    const event = outcome.ok ? ({ kind: 'validated' } as const) : ({ kind: 'validation-failed' } as const);
+    const next = nextChallengeStatus('processing', event);
+    if (!next.ok) return null;
+    await this.deps.transaction(async (executor) => {
+      const orders = new OrderStore(executor);
+      if (
+        !(await orders.setChallengeStatus(
+          challenge.id,
+          'processing',
+          next.to,
+          outcome.ok ? undefined : outcome.problem.toDocument(),
+        ))
+      )
+        return;
+      const authzNext = nextAuthorizationStatus(authorization.status, {
+        kind: outcome.ok ? 'challenge-valid' : 'challenge-invalid',
+      });
+      if (!authzNext.ok) return;
+      const lifetime = outcome.ok ? DEFAULT_ACME_LIFETIMES.validAuthorizationMs : 0;
+      if (await orders.setAuthorizationStatus(authorization.id, authorization.status, authzNext.to)) {
+        if (lifetime)
+          await executor.query(
+            "UPDATE acme_authorizations SET expires_at = now() + $2 * interval '1 millisecond' WHERE id = $1",
+            [authorization.id, lifetime],
+          );
+      }
+    });
+    await this.advanceOrdersOf(authorization.id);
+    return next.to;
+  }
+
+  private async advanceOrdersOf(authorizationId: string): Promise<void> {
+    for (const orderId of await this.orders.pendingOrdersOf(authorizationId))
+      await this.advanceOrder(orderId);
+  }
+
+  /** Moves a pending order to ready or invalid as its authorizations now say. */
+  private async advanceOrder(orderId: string): Promise<void> {
+    const order = await this.orders.order(orderId);
+    if (!order) return;
+    const now = new Date();
+    const statuses = (await this.orders.authorizationsOf(orderId)).map((a) =>
+      effectiveAuthorizationStatus(timed(a), now),
+    );
+    const event = orderEventFromAuthorizations(statuses);
+    if (!event) return;
+    const next = nextOrderStatus(order.status, event);
+    if (!next.ok) return;
+    const error =
+      next.to === 'invalid'
+        ? new AcmeProblem('unauthorized', 'an authorization of the order failed or ended').toDocument()
+        : undefined;
+    await this.orders.setOrderStatus(orderId, order.status, next.to, error);
+  }
+
+  private readonly finalize: Handler = async (request, urls, id) => {
+    const { account, payload } = await this.authenticate(request, urls, 'kid');
+    const order = await this.ownOrder(account!.id, id!);
+    if (payload.postAsGet || typeof payload.json.csr !== 'string')
+      throw new AcmeProblem('malformed', 'finalize needs {"csr": <base64url DER>}');
+    const status = effectiveOrderStatus(timed(order), new Date());
+    const next = nextOrderStatus(status, { kind: 'finalize' });
+    if (!next.ok) throw next.problem;
+    const der = Buffer.from(payload.json.csr, 'base64url');
+    let csrPem: string;
+    try {
+      const csr = parseCsr(der);
+      checkCsrAgainstOrder(
+        {
+          commonName: csr.subject.commonName,
+          dnsNames: csr.subjectAltNames.filter((n) => n.type === 'dns').map((n) => n.value),
+          ipAddresses: csr.subjectAltNames.filter((n) => n.type === 'ip').map((n) => n.value),
+        },
+        order.identifiers,
+      );
+      csrPem = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE REQUEST-----\n`;
+    } catch (error) {
+      if (error instanceof AcmeProblem) throw error;
+      if (error instanceof PkiError) throw new AcmeProblem('badCSR', error.message);
+      throw error;
+    }
+    // The compare-and-set makes one finalize of a ready order win; a second sees processing.
+    if (!(await this.orders.setOrderStatus(order.id, 'ready', 'processing')))
+      throw new AcmeProblem('orderNotReady', 'the order is not ready (it is being finalized already)');
+    try {
+      const issued = await this.deps.issuer.issue({ csrPem, issuerId: this.deps.issuerId });
+      await this.deps.transaction(async (executor) => {
+        await new CertificateStore(executor).insert({
+          orderId: order.id,
+          accountId: order.account_id,
+          issuerId: issued.issuer_id,
+          serialHex: issued.serial_hex,
+          pemChain: issued.full_pem,
+          notAfter: new Date(issued.not_after),
+        });
+        await new OrderStore(executor).setOrderStatus(order.id, 'processing', 'valid');
+        await this.audit(
+          executor,
+          AuditAction.AcmeCertificateIssued,
+          'certificate',
+          issued.serial_hex,
+          order.account_id,
+          {
+            issuer_id: issued.issuer_id,
+            order_id: order.id,
+            identifiers: order.identifiers,
+            not_after: issued.not_after,
+          },
+        );
+      });
+    } catch (error) {
+      const failure =
+        error instanceof AcmeProblem
+          ? error
+          : new AcmeProblem('serverInternal', 'the issuer did not issue the certificate');
+      await this.orders.setOrderStatus(order.id, 'processing', 'invalid', failure.toDocument());
+      this.deps.onBackgroundError?.(error);
+    }
+    return json(200, await this.orderObject((await this.orders.order(order.id))!, urls), {
+      Location: urls.order(order.id),
+    });
+  };
+
+  private readonly certificate: Handler = async (request, urls, id) => {
+    const { account } = await this.authenticate(request, urls, 'kid');
+    const certificate = await this.certificates.byId(id!);
+    if (!certificate) throw acmeNotFound('certificate');
+    if (certificate.account_id !== account!.id)
+      throw new AcmeProblem('unauthorized', 'the certificate belongs to another account');
+    return { status: 200, headers: { 'Content-Type': PEM_CHAIN_CONTENT_TYPE }, body: certificate.pem_chain };
+  };
+
+  private readonly revokeCert: Handler = async (request, urls) => {
+    const { account, payload, jwk } = await this.authenticate(request, urls, 'either');
+    if (payload.postAsGet || typeof payload.json.certificate !== 'string')
+      throw new AcmeProblem('malformed', 'revokeCert needs {"certificate": <base64url DER>}');
+    const reasonCode = payload.json.reason ?? 0;
+    const reason = typeof reasonCode === 'number' ? REVOCATION_REASONS[reasonCode] : undefined;
+    if (!reason) throw new AcmeProblem('badRevocationReason', `reason ${String(reasonCode)} is not accepted`);
+    let x509: X509Certificate;
+    try {
+      x509 = new X509Certificate(Buffer.from(payload.json.certificate, 'base64url'));
+    } catch {
+      throw new AcmeProblem('malformed', 'certificate is not a DER X.509 certificate');
+    }
+    const serial = x509.serialNumber.toLowerCase().replace(/^0+(?=.)/, '');
+    const der = x509.raw;
+    const certificate = (await this.certificates.bySerial(serial)).find((c) =>
+      new X509Certificate(c.pem_chain).raw.equals(der),
+    );
+    if (!certificate) throw acmeNotFound('certificate');
+    if (account) {
+      // RFC 8555 7.6: signed by an account, it must be the account that ordered it.
+      if (certificate.account_id !== account.id)
+        throw new AcmeProblem('unauthorized', 'the certificate was not issued to this account');
+    } else if (!sameKey(jwk, x509)) {
+      throw new AcmeProblem(
+        'unauthorized',
+        "the request is signed neither by the account nor by the certificate's key",
+      );
+    }
+    if (certificate.revoked_at) throw new AcmeProblem('alreadyRevoked', 'the certificate is already revoked');
+    await this.deps.issuer.revoke({
+      issuerId: certificate.issuer_id,
+      serialHex: certificate.serial_hex,
+      reason,
+    });
+    const marked = await this.deps.transaction(async (executor) => {
+      if (!(await new CertificateStore(executor).markRevoked(certificate.id, reason))) return false;
+      await this.audit(
+        executor,
+        AuditAction.AcmeCertificateRevoked,
+        'certificate',
+        certificate.serial_hex,
+        certificate.account_id,
+        {
+          issuer_id: certificate.issuer_id,
+          reason,
+          by: account ? 'account' : 'certificate_key',
+        },
+      );
+      return true;
+    });
+    if (!marked) throw new AcmeProblem('alreadyRevoked', 'the certificate is already revoked');
+    return { status: 200, headers: {} };
+  };
+
+  private readonly keyChange: Handler = async (request, urls) => {
+    const { payload, header, accountRow } = await this.authenticate(request, urls, 'kid');
+    if (payload.postAsGet) throw new AcmeProblem('malformed', 'keyChange needs the inner JWS as payload');
+    const current = accountRow!;
+    const { newJwk, newThumbprint } = await checkKeyChange(payload.json, {
+      url: `${request.origin}${request.path}`,
+      // Step 7 compares with the outer kid, the account URL as this client knows it.
+      accountUrl: header.kid!,
+      accountJwk: current.jwk,
+    });
+    const outcome = await this.deps
+      .transaction(async (executor) => {
+        const changed = await new AccountStore(executor).changeKey(
+          current.id,
+          current.jwk_thumbprint,
+          newJwk,
+          newThumbprint,
+        );
+        if (changed.result === 'taken') throw changed;
+        if (changed.result === 'changed')
+          await this.audit(
+            executor,
+            AuditAction.AcmeAccountKeyChanged,
+            'acme_account',
+            current.id,
+            current.id,
+            {
+              old_jwk_thumbprint: current.jwk_thumbprint,
+              jwk_thumbprint: newThumbprint,
+            },
+          );
+        return changed;
+      })
+      .catch(async (error) => {
+        // The unique key index refused it: another account got the key meanwhile.
+        const holder =
+          (error as { result?: string }).result === 'taken'
+            ? await this.accounts.byThumbprint(newThumbprint)
+            : null;
+        if (!holder) throw error;
+        return { result: 'conflict' as const, accountId: holder.id };
+      });
+    if (outcome.result === 'conflict') {
+      // RFC 8555 7.3.5: "...the server MUST return 409 (Conflict)" with the account of that key.
+      const conflict = problem(
+        new AcmeProblem('malformed', 'another account already uses the new key', { status: 409 }),
+      );
+      conflict.headers['Location'] = urls.account(outcome.accountId);
+      return conflict;
+    }
+    if (outcome.result === 'stale')
+      throw new AcmeProblem('unauthorized', 'the account key changed meanwhile');
+    return this.accountAnswer((await this.accounts.byId(current.id))!, urls, 200);
+  };
+
+  private async audit(
+    executor: SqlExecutor,
+    action: string,
+    resourceType: string,
+    resourceId: string,
+    accountId: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    const category = resourceType === 'acme_account' ? 'auth' : 'cert_lifecycle';
+    await this.deps.audit?.(executor, {
+      action,
+      event_category: category,
+      actor_id: `acme-account:${accountId}`,
+      resource_type: resourceType,
+      resource_id: resourceId,
+      outcome: 'success',
+      details,
+    });
+  }
+
+  /** The retry sweep: validations a lost replica left (its lease ran out) are run again. */
+  async retryLostValidations(): Promise<number> {
+    let retried = 0;
+    for (const id of await this.orders.unclaimedProcessing()) {
+      const [row] = (await this.deps.executor.query(
+        `SELECT c.token, a.jwk FROM acme_challenges c JOIN acme_authorizations z ON z.id = c.authorization_id
+         JOIN acme_accounts a ON a.id = z.account_id WHERE c.id = $1`,
+        [id],
+      )) as { token: string; jwk: JWK }[];
+      if (!row) continue;
+      if ((await this.validate(id, keyAuthorization(row.token, await jwkThumbprint(row.jwk)))) !== null)
+        retried++;
+    }
+    return retried;
+  }
+
+  static readonly algorithms = ACME_JWS_ALGORITHMS;
+}
+
+/** A stored row as the domain's expiry rules read it. */
+function timed<S>(row: { status: S; expires_at: Date }): { status: S; expires: Date } {
+  return { status: row.status, expires: row.expires_at };
+}
+
+function accountObject(account: AcmeAccountRow, urls: AcmeUrls): Record<string, unknown> {
+  return {
+    status: account.status,
+    contact: account.contact,
+    termsOfServiceAgreed: account.terms_of_service_agreed,
+    orders: urls.accountOrders(account.id),
+    createdAt: account.created_at.toISOString(),
+  };
+}
+
+function challengeObject(challenge: AcmeChallengeRow, urls: AcmeUrls): Record<string, unknown> {
+  return {
+    type: challenge.type,
+    url: urls.challenge(challenge.id),
+    status: challenge.status,
+    token: challenge.token,
+    ...(challenge.validated_at ? { validated: challenge.validated_at.toISOString() } : {}),
+    ...(challenge.error ? { error: challenge.error } : {}),
+  };
+}
+
+function appendLink(existing: string | string[] | undefined, link: string): string[] {
+  if (existing === undefined) return [link];
+  return [...(Array.isArray(existing) ? existing : [existing]), link];
+}
+
+function sameKey(jwk: JWK, certificate: X509Certificate): boolean {
+  try {
+    const a = createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' }).export({
+      type: 'spki',
+      format: 'der',
+    });
+    const b = certificate.publicKey.export({ type: 'spki', format: 'der' });
+    return Buffer.compare(a, b) === 0;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,134 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { AcmeHttpForwardAnswer, AcmeHttpForwardRequest } from '@certlane/contracts';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  CertlaneLogger,
+  LOGGER,
+  MESSAGE_BUS,
+  MessageBus,
+  outboxToken,
+  ServiceOutbox,
+} from '@certlane/platform';
+import { NonceStore, OrderStore } from '@certlane/protocol-frontends-data-access';
+import { AcmeProblem } from '@certlane/protocol-frontends-domain';
+import { AcmeServer } from './acme-server';
+import { validateDns01 } from './dns01-validator';
+import { validateHttp01 } from './http01-validator';
+
+const SWEEP_INTERVAL_MS = 10_000;
+
+/**
+ * The ACME server of this process: its stores on the service's DataSource, issuance over the bus,
+ * http-01 validation on SERVICE_ACME_HTTP01_PORT, dns-01 through SERVICE_ACME_DNS_RESOLVERS, and one sweep (expiry, spent nonces, validations
+ * a lost replica left) that every replica may run: each step is a conditional statement.
+ */
+@Injectable()
+export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
+  readonly server: AcmeServer;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    @InjectDataSource('protocol-frontends') private readonly dataSource: DataSource,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
+    @Inject(LOGGER) private readonly logger: CertlaneLogger,
+    @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
+  ) {
+    this.server = new AcmeServer({
+      executor: dataSource,
+      transaction: async (work) => {
+        const result = await dataSource.transaction((manager) => work(manager));
+        outbox.committed();
+        return result;
+      },
+      audit: (executor, record) => outbox.audit(executor, record),
+      issuerId: config.acme.issuerId,
+      issuer: {
+        issue: ({ csrPem, issuerId }) =>
+          bus.request('issuance.v1.issue-certificate', {
+            csr_pem: csrPem,
+            ...(issuerId ? { issuer_id: issuerId } : {}),
+          }),
+        revoke: async ({ issuerId, serialHex, reason }) => {
+          await bus.request('issuance.v1.revoke-certificate', {
+            issuer_id: issuerId,
+            serial_hex: serialHex,
+            reason: reason as never,
+          });
+        },
+      },
+      validate: async (challenge, authorization, keyAuth) => {
+        const identifier = { type: authorization.identifier_type, value: authorization.identifier_value };
+        if (challenge.type === 'http-01')
+          return validateHttp01(identifier, challenge.token, keyAuth, {
+            port: config.acme.http01Port,
+            timeoutMs: 10_000,
+          });
+        if (challenge.type === 'dns-01')
+          return validateDns01(identifier, keyAuth, {
+            resolvers: config.acme.dnsResolvers,
+            timeoutMs: 5_000,
+          });
+        return { ok: false, problem: unsupported(challenge.type) };
+      },
+      onBackgroundError: (error) => this.logger.error({ err: error }, 'ACME request failed'),
+    });
+  }
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** The gateway's forwarded `/acme/...` requests (split deployment, ADR 0053). */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.bus.handle('protocol-frontends.v1.acme-http', (request) => this.forwarded(request));
+  }
+
+  async forwarded(request: AcmeHttpForwardRequest): Promise<AcmeHttpForwardAnswer> {
+    let body: unknown;
+    if (request.body_json !== undefined) {
+      try {
+        body = JSON.parse(request.body_json);
+      } catch {
+        body = undefined;
+      }
+    }
+    const answer = await this.server.handle({
+      method: request.method,
+      path: request.path,
+      origin: request.origin,
+      body,
+      contentType: request.content_type,
+    });
+    return {
+      status: answer.status,
+      headers: answer.headers,
+      ...(answer.body === undefined
+        ? {}
+        : { body: typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body) }),
+    };
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  async sweep(): Promise<void> {
+    try {
+      await new OrderStore(this.dataSource).expire(new Date());
+      await new NonceStore(this.dataSource).prune();
+      await this.server.retryLostValidations();
+    } catch (error) {
+      this.logger.warn({ err: error }, 'ACME sweep failed; the next one retries');
+    }
+  }
+}
+
+/** tls-alpn-01 is not offered yet; a stored challenge of another type cannot be validated. */
+function unsupported(type: string): AcmeProblem {
+  return new AcmeProblem('serverInternal', `${type} validation is not available`);
+}

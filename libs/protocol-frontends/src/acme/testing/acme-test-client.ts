@@ -1,0 +1,193 @@
+import { execFileSync } from 'node:child_process';
+import { createServer, Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { calculateJwkThumbprint, exportJWK, FlattenedSign, generateKeyPair, JWK, KeyLike } from 'jose';
+
+export interface AcmeAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+/** One HTTPS exchange with the test CA, the body read whole. */
+export function exchange(
+  method: string,
+  url: string,
+  ca: string,
+  body?: string,
+  contentType = 'application/jose+json',
+): Promise<AcmeAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      url,
+      { method, ca, agent: false, headers: body === undefined ? {} : { 'content-type': contentType } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+      },
+    );
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * A deliberately plain ACME client for the negative tests: it signs whatever header it is told
+ * to, so each test can break exactly one rule. The happy path is covered by certbot and lego.
+ */
+export class TestAcmeClient {
+  kid?: string;
+  private constructor(
+    readonly directoryUrl: string,
+    readonly ca: string,
+    readonly alg: string,
+    readonly privateKey: KeyLike,
+    readonly jwk: JWK,
+  ) {}
+
+  static async create(directoryUrl: string, ca: string, alg = 'ES256'): Promise<TestAcmeClient> {
+    const { privateKey, publicKey } = await generateKeyPair(alg);
+    return new TestAcmeClient(directoryUrl, ca, alg, privateKey, await exportJWK(publicKey));
+  }
+
+  async directory(): Promise<Record<string, string>> {
+    return (await exchange('GET', this.directoryUrl, this.ca)).json;
+  }
+
+  async nonce(): Promise<string> {
+    const answer = await exchange('HEAD', (await this.directory()).newNonce, this.ca);
+    return answer.headers['replay-nonce'] as string;
+  }
+
+  thumbprint(): Promise<string> {
+    return calculateJwkThumbprint(this.jwk);
+  }
+
+  async sign(
+    url: string,
+    payload: unknown,
+    header: { nonce?: string | null; url?: string; useJwk?: boolean; kid?: string } = {},
+  ): Promise<string> {
+    const nonce = header.nonce === undefined ? await this.nonce() : header.nonce;
+    const key =
+      header.useJwk || !(header.kid ?? this.kid) ? { jwk: this.jwk } : { kid: header.kid ?? this.kid };
+    const bytes = payload === '' ? new Uint8Array() : new TextEncoder().encode(JSON.stringify(payload));
+    const jws = await new FlattenedSign(bytes)
+      .setProtectedHeader({
+        alg: this.alg,
+        url: header.url ?? url,
+        ...(nonce === null ? {} : { nonce }),
+        ...key,
+      })
+      .sign(this.privateKey);
+    return JSON.stringify(jws);
+  }
+
+  async post(
+    url: string,
+    payload: unknown,
+    header: { nonce?: string | null; url?: string; useJwk?: boolean; kid?: string } = {},
+  ): Promise<AcmeAnswer> {
+    return exchange('POST', url, this.ca, await this.sign(url, payload, header));
+  }
+
+  /** The inner JWS of a key change (RFC 8555 7.3.5): signed by this key, with its jwk, no nonce. */
+  async innerJws(
+    url: string,
+    payload: unknown,
+  ): Promise<{ protected: string; payload: string; signature: string }> {
+    const jws = await new FlattenedSign(new TextEncoder().encode(JSON.stringify(payload)))
+      .setProtectedHeader({ alg: this.alg, jwk: this.jwk, url })
+      .sign(this.privateKey);
+    return { protected: jws.protected!, payload: jws.payload, signature: jws.signature };
+  }
+
+  async register(): Promise<AcmeAnswer> {
+    const answer = await this.post(
+      (await this.directory()).newAccount,
+      { termsOfServiceAgreed: true, contact: ['mailto:ops@example.com'] },
+      { useJwk: true },
+    );
+    this.kid = answer.headers.location as string;
+    return answer;
+  }
+
+  async keyAuthorization(token: string): Promise<string> {
+    return `${token}.${await this.thumbprint()}`;
+  }
+}
+
+/** A DER CSR (base64url) for the names, made by the openssl CLI with a fresh P-256 key. */
+export function csrFor(names: { dns?: string[]; ip?: string[]; cn?: string }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'certlane-acme-csr-'));
+  try {
+    const san = [...(names.dns ?? []).map((d) => `DNS:${d}`), ...(names.ip ?? []).map((i) => `IP:${i}`)].join(
+      ',',
+    );
+    execFileSync('openssl', [
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-subj',
+      names.cn ? `/CN=${names.cn}` : '/',
+      ...(san ? ['-addext', `subjectAltName=${san}`] : []),
+      '-outform',
+      'DER',
+      '-out',
+      join(dir, 'csr.der'),
+    ]);
+    return readFileSync(join(dir, 'csr.der')).toString('base64url');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The http-01 responder of a client: serves key authorizations and counts the fetches. */
+export class Http01Responder {
+  readonly answers = new Map<string, string>();
+  readonly fetches = new Map<string, number>();
+  /** Token (or other path) -> Location: answered with a 302 instead. */
+  readonly redirects = new Map<string, string>();
+  private constructor(private readonly server: Server) {}
+
+  static async start(port: number): Promise<Http01Responder> {
+    const server = createServer();
+    const responder = new Http01Responder(server);
+    server.on('request', (req, res) => {
+      const token = (req.url ?? '').replace('/.well-known/acme-challenge/', '');
+      responder.fetches.set(token, (responder.fetches.get(token) ?? 0) + 1);
+      const answer = responder.answers.get(token);
+      const redirect = responder.redirects.get(token);
+      if (redirect !== undefined) res.writeHead(302, { location: redirect }).end();
+      else if (answer === undefined) res.writeHead(404).end();
+      else res.writeHead(200, { 'content-type': 'text/plain' }).end(answer);
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    return responder;
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
