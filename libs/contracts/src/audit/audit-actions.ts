@@ -90,6 +90,11 @@ export const AuditAction = {
   PolicyDeleted: 'policy.deleted',
   PolicyEvaluated: 'policy.evaluated',
   RenewalsScheduled: 'certificate.renewals_scheduled',
+  // Endpoint health checks (ADR 0058).
+  HealthCheckCreated: 'health_check.created',
+  HealthCheckUpdated: 'health_check.updated',
+  HealthCheckDeleted: 'health_check.deleted',
+  HealthCheckAcknowledged: 'health_check.acknowledged',
   /** Stored by the audit store itself in place of a record that failed validation. */
   RecordRejected: 'audit.record_rejected',
 } as const;
