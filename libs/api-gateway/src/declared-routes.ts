@@ -11,6 +11,7 @@ import { USER_ROUTES } from './auth-routes/user.routes';
 import { BULK_ROUTES } from './bulk/bulk.routes';
 import { CERTIFICATE_ROUTES } from './certificates/certificate.routes';
 import { INTERMEDIATE_CA_ROUTES, ISSUER_ROUTES } from './issuers/issuer.routes';
+import { HEALTH_CHECK_ROUTES } from './health-checks/health-check.routes';
 import { JOB_ROUTES } from './jobs/job.routes';
 import { OWNER_ROUTES, TEAM_ROUTES } from './owners-teams/owner-team.routes';
 import { POLICY_ROUTES } from './policies/policy.routes';
@@ -53,4 +54,5 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...BREAKGLASS_CREDENTIAL_ROUTES,
   ...AUDIT_ROUTES,
   ...REVOCATION_ROUTES,
+  ...HEALTH_CHECK_ROUTES,
 ];

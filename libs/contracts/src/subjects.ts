@@ -13,6 +13,11 @@ import {
   IdempotentBegin,
 } from './idempotency/idempotency.dto';
 import { policyEventContracts, policyRequestContracts } from './policies/policy-subjects';
+// Endpoint health checks (ADR 0058).
+import {
+  healthCheckEventContracts,
+  healthCheckRequestContracts,
+} from './health-checks/health-check-subjects';
 import {
   CertificateIssued,
   CertificateRevoked,
@@ -281,6 +286,7 @@ export const requestContracts = {
   },
   'notifier.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
+  ...healthCheckRequestContracts,
 } satisfies Record<string, RequestContract<object, unknown>>;
 
 /** Durable events: `<service>.v1.<entity>.<past-verb>`, carried by JetStream. */
@@ -289,6 +295,7 @@ export const eventContracts = {
   ...agentEventContracts,
   ...profileEventContracts,
   ...policyEventContracts,
+  ...healthCheckEventContracts,
   'issuance.v1.renewal-policy.created': { payload: shape<RenewalPolicyDto>() },
   'issuance.v1.renewal-policy.updated': { payload: shape<RenewalPolicyDto>() },
   'issuance.v1.renewal-policy.deleted': { payload: shape<RenewalPolicyDeleted>() },

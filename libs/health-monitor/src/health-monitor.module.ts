@@ -1,16 +1,34 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceCoreModule } from '@certlane/platform';
+import { HealthCheckHandlers } from './health-checks/health-check.handlers';
+import { HealthCheckRepository } from './health-checks/health-check.repository';
+import { HealthCheckService } from './health-checks/health-check.service';
+import { HealthMonitorLoop } from './health-checks/health-monitor.loop';
+import { MONITOR_CLOCK, MonitorClock, SYSTEM_CLOCK } from './health-checks/monitor-clock';
+import { MONITOR_TIMER } from './health-checks/health-monitor.loop';
+import { TlsProber } from './health-checks/tls-prober';
 
 /**
- * The health-monitor service. This shell owns its schema (migrations, outbox, readiness) and answers
- * `health-monitor.v1.ping`; its features land with their issues.
+ * The health-monitor service: owns schema `health_monitor` and answers `health-monitor.v1.*`:
+ * endpoint health checks and the monitor loop that probes them (ADR 0058). Scans, discovery and
+ * the SCEP probe land with issue 23's later steps.
  */
 @Module({})
 export class HealthMonitorModule {
-  static forRoot(): DynamicModule {
+  /** Tests pass a fake clock and `timer: false` to drive the loop themselves (runDue). */
+  static forRoot(options: { clock?: MonitorClock; timer?: boolean } = {}): DynamicModule {
     return {
       module: HealthMonitorModule,
       imports: [ServiceCoreModule.forService({ service: 'health-monitor' })],
+      providers: [
+        { provide: MONITOR_CLOCK, useValue: options.clock ?? SYSTEM_CLOCK },
+        { provide: MONITOR_TIMER, useValue: options.timer ?? true },
+        HealthCheckRepository,
+        HealthCheckService,
+        HealthCheckHandlers,
+        TlsProber,
+        HealthMonitorLoop,
+      ],
     };
   }
 }

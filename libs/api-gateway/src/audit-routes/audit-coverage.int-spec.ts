@@ -547,6 +547,58 @@ const AGENT_TARGET_ROUTE_CASES: Record<string, RouteCase> = {
   },
 };
 
+const healthCheckEvent = (action: string, resource_id: string): ExpectedEvent => ({
+  service: 'health-monitor',
+  action,
+  event_category: 'config',
+  actor_id: ADMIN_SECRET_ACTOR,
+  resource_type: 'health_check',
+  resource_id,
+});
+
+async function createHealthCheck(call: Call): Promise<string> {
+  const response = await call('POST', '/api/v1/health-checks', {
+    body: { host: 'db.example.test', port: 5432 },
+  });
+  return json<{ id: string }>(response).id;
+}
+
+/** Endpoint health checks (ADR 0058); acknowledge needs a check that is not healthy. */
+const HEALTH_CHECK_ROUTE_CASES: Record<string, RouteCase> = {
+  'POST /api/v1/health-checks': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/health-checks', {
+      requestId,
+      body: { host: 'www.example.test' },
+    });
+    return {
+      response,
+      expected: healthCheckEvent('health_check.created', json<{ id: string }>(response).id),
+    };
+  },
+  'PUT /api/v1/health-checks/:id': async (call, requestId) => {
+    const id = await createHealthCheck(call);
+    const response = await call('PUT', `/api/v1/health-checks/${id}`, {
+      requestId,
+      body: { interval_seconds: 120 },
+    });
+    return { response, expected: healthCheckEvent('health_check.updated', id) };
+  },
+  'DELETE /api/v1/health-checks/:id': async (call, requestId) => {
+    const id = await createHealthCheck(call);
+    const response = await call('DELETE', `/api/v1/health-checks/${id}`, { requestId });
+    return { response, expected: healthCheckEvent('health_check.deleted', id) };
+  },
+  'POST /api/v1/health-checks/:id/acknowledge': async (call, requestId) => {
+    const id = await createHealthCheck(call);
+    await sqlForCases.db!.query(
+      `UPDATE health_monitor.health_checks SET status = 'down', consecutive_failures = 5 WHERE id = $1`,
+      [id],
+    );
+    const response = await call('POST', `/api/v1/health-checks/${id}/acknowledge`, { requestId });
+    return { response, expected: healthCheckEvent('health_check.acknowledged', id) };
+  },
+};
+
 const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /api/v1/auth/bootstrap': async (call, requestId) => {
     const response = await call('POST', '/api/v1/auth/bootstrap', {
@@ -863,6 +915,7 @@ const ROUTE_CASES: Record<string, RouteCase> = {
   ...AGENT_WORK_ROUTE_CASES,
   ...AGENT_TARGET_ROUTE_CASES,
   ...PROFILE_ROUTE_CASES,
+  ...HEALTH_CHECK_ROUTE_CASES,
 };
 
 /** Spec 6.1: every mutating operation records exactly one audit event, through the real processes. */
@@ -901,10 +954,14 @@ describe('audit coverage of every mutating gateway route', () => {
   }
 
   beforeAll(async () => {
-    system = await startTestSystem('auditcov', ['auth', 'issuance', 'deployment-dispatch', 'api-gateway'], {
-      SERVICE_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
-      SERVICE_BREAKGLASS_ENABLED: 'true',
-    });
+    system = await startTestSystem(
+      'auditcov',
+      ['auth', 'issuance', 'deployment-dispatch', 'health-monitor', 'api-gateway'],
+      {
+        SERVICE_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
+        SERVICE_BREAKGLASS_ENABLED: 'true',
+      },
+    );
     db = new Client({ connectionString: system.database.url });
     await db.connect();
     sqlForCases.db = db;

@@ -98,6 +98,11 @@ export const AuditAction = {
   AcmeOrderCreated: 'acme.order_created',
   AcmeCertificateIssued: 'acme.certificate_issued',
   AcmeCertificateRevoked: 'acme.certificate_revoked',
+  // Endpoint health checks (ADR 0058).
+  HealthCheckCreated: 'health_check.created',
+  HealthCheckUpdated: 'health_check.updated',
+  HealthCheckDeleted: 'health_check.deleted',
+  HealthCheckAcknowledged: 'health_check.acknowledged',
   /** Stored by the audit store itself in place of a record that failed validation. */
   RecordRejected: 'audit.record_rejected',
 } as const;

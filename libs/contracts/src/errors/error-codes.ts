@@ -103,6 +103,9 @@ export const ErrorCode = {
   ApprovalSelfDecision: 'approval_self_decision',
   // Policy rules and violations (ADR 0028).
   PolicyRuleNotFound: 'policy_rule_not_found',
+  // Endpoint health checks (ADR 0058).
+  HealthCheckNotFound: 'health_check_not_found',
+  HealthCheckNotAlerting: 'health_check_not_alerting',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -79,6 +79,8 @@ export interface CertlaneConfig {
   policySweepIntervalMs: number;
   /** SERVICE_RENEWAL_SWEEP_INTERVAL: how often issuance looks for certificates due for renewal (ADR 0028). */
   renewalSweepIntervalMs: number;
+  /** SERVICE_NETWORK_ALLOW_CIDRS: reserved ranges the health monitor may still reach (ADR 0058); parsed by it. */
+  networkAllowCidrs: string[];
   configEncryptionKey: string;
   /** Public base URL of the revocation service (CRL DP and OCSP AIA of issued certificates), no trailing slash. */
   revocationBaseUrl: string;

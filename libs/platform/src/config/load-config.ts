@@ -296,6 +296,10 @@ export function loadConfig(env: Env): CertlaneConfig {
       HOUR_MS,
       '1s and 1h',
     ),
+    networkAllowCidrs: (get('SERVICE_NETWORK_ALLOW_CIDRS') ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry.length > 0),
     configEncryptionKey: encryptionKey,
     revocationBaseUrl,
     acme: {

@@ -99,6 +99,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'Issuance: how often every certificate is re-evaluated against the enabled policy rules, in batches, one replica at a time (1s..24h).',
   },
   {
+    name: 'SERVICE_NETWORK_ALLOW_CIDRS',
+    default: '',
+    description:
+      'Health monitor: comma-separated CIDR ranges that health probes, scans and the SCEP probe may reach although they are reserved (loopback, link-local, cloud metadata); empty = none (ADR 0058).',
+  },
+  {
     name: 'SERVICE_RENEWAL_SWEEP_INTERVAL',
     default: '1m',
     description:

@@ -55,6 +55,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'profile_not_found':
     case 'approval_not_found':
     case 'policy_rule_not_found':
+    case 'health_check_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
@@ -82,6 +83,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'profile_exists':
     case 'profile_in_use':
     case 'approval_not_pending':
+    case 'health_check_not_alerting':
     case 'target_retired':
     case 'target_agent_mismatch':
     case 'certificate_not_deployable':

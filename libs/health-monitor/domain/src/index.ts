@@ -1,0 +1,7 @@
+// The health monitor's pure domain (ADR 0058): no Nest, database or network imports.
+export * from './health-status/health-status';
+export * from './health-status/probe-verdict';
+export * from './scheduling/probe-schedule';
+export * from './discovered-certificates/discovered-status';
+export * from './network-safety/ip-address';
+export * from './network-safety/reserved-addresses';

@@ -1,0 +1,133 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { connect, DetailedPeerCertificate, PeerCertificate } from 'node:tls';
+import { Inject, Injectable } from '@nestjs/common';
+import { ServedCertificate } from '@certlane/contracts';
+import { checkDestination, Cidr, parseAllowList, ProbeObservation } from '@certlane/health-monitor-domain';
+import { CERTLANE_CONFIG, CertlaneConfig } from '@certlane/platform';
+
+export const PROBE_TIMEOUT_MS = 10_000;
+/** A served chain longer than this is cut: a probe records, it does not walk arbitrary input. */
+const MAX_CHAIN = 10;
+
+export interface ProbeTarget {
+  host: string;
+  port: number;
+  sni: string | null;
+}
+
+export interface ProbeOutcome {
+  observation: ProbeObservation;
+  handshake_ms: number | null;
+  tls_version: string | null;
+  chain: ServedCertificate[];
+}
+
+const colonless = (fingerprint: string) => fingerprint.replace(/:/g, '').toLowerCase();
+
+function servedChain(leaf: DetailedPeerCertificate): ServedCertificate[] {
+  const chain: ServedCertificate[] = [];
+  let current: DetailedPeerCertificate | undefined = leaf;
+  while (current && current.raw && chain.length < MAX_CHAIN) {
+    chain.push(served(current));
+    const next: DetailedPeerCertificate | undefined = current.issuerCertificate;
+    if (!next || next === current || next.fingerprint256 === current.fingerprint256) break;
+    current = next;
+  }
+  return chain;
+}
+
+const dn = (name: PeerCertificate['subject']) =>
+  Object.entries(name ?? {})
+    .map(([key, value]) => `${key}=${Array.isArray(value) ? value.join('+') : value}`)
+    .join(', ');
+
+function served(cert: PeerCertificate): ServedCertificate {
+  return {
+    subject: dn(cert.subject),
+    issuer: dn(cert.issuer),
+    fingerprint_sha256: colonless(cert.fingerprint256),
+    not_before: new Date(cert.valid_from).toISOString(),
+    not_after: new Date(cert.valid_to).toISOString(),
+  };
+}
+
+/**
+ * One TLS handshake to an endpoint: resolves the host once, refuses reserved addresses the
+ * allow-list does not name, dials exactly the address it judged (ADR 0058), and records what the
+ * server presented. Certificates are not verified: the monitor reports what is served.
+ */
+@Injectable()
+export class TlsProber {
+  private readonly allowList: Cidr[];
+  /** How long a probe waits for the handshake (tests shorten it for the slow server). */
+  timeoutMs = PROBE_TIMEOUT_MS;
+
+  constructor(@Inject(CERTLANE_CONFIG) config: CertlaneConfig) {
+    this.allowList = parseAllowList(config.networkAllowCidrs.join(','));
+  }
+
+  async probe(target: ProbeTarget): Promise<ProbeOutcome> {
+    const timeoutMs = this.timeoutMs;
+    const failed = (error: string): ProbeOutcome => ({
+      observation: { kind: 'error', error },
+      handshake_ms: null,
+      tls_version: null,
+      chain: [],
+    });
+    let address: string;
+    try {
+      address = await this.resolve(target.host);
+    } catch (error) {
+      return failed((error as Error).message);
+    }
+    const servername = target.sni ?? (isIP(target.host) ? undefined : target.host);
+    const started = performance.now();
+    return new Promise<ProbeOutcome>((resolve) => {
+      const socket = connect({ host: address, port: target.port, servername, rejectUnauthorized: false });
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve(failed(`no TLS handshake within ${timeoutMs} ms`));
+      }, timeoutMs);
+      socket.once('secureConnect', () => {
+        clearTimeout(timer);
+        const handshake_ms = Math.round(performance.now() - started);
+        const peer = socket.getPeerCertificate(true);
+        const tls_version = socket.getProtocol();
+        socket.end();
+        if (!peer || !peer.raw) {
+          resolve({ ...failed('the server presented no certificate'), handshake_ms, tls_version });
+          return;
+        }
+        resolve({
+          observation: {
+            kind: 'handshake',
+            fingerprint: colonless(peer.fingerprint256),
+            notBefore: new Date(peer.valid_from),
+            notAfter: new Date(peer.valid_to),
+          },
+          handshake_ms,
+          tls_version,
+          chain: servedChain(peer),
+        });
+      });
+      socket.once('error', (error) => {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(failed(error.message));
+      });
+    });
+  }
+
+  /** The one address dialled: every resolved answer must pass, so a mixed answer cannot sneak in. */
+  private async resolve(host: string): Promise<string> {
+    const answers = isIP(host) ? [{ address: host }] : await lookup(host, { all: true, verbatim: true });
+    if (answers.length === 0) throw new Error(`${host} did not resolve`);
+    for (const { address } of answers) {
+      const verdict = checkDestination(address, this.allowList);
+      if (!verdict.allowed)
+        throw new Error(`refused to connect to ${address}: reserved address (${verdict.reason})`);
+    }
+    return answers[0].address;
+  }
+}
