@@ -23,3 +23,8 @@ export * from './targets/ssh/ssh-settings';
 export * from './targets/ssh/ssh-session';
 export * from './targets/ssh/sftp-file-ops';
 export * from './targets/ssh/ssh.connector';
+export * from './notifiers/notifier-connector';
+export * from './notifiers/outbound/outbound-http';
+export * from './notifiers/outbound/reserved-addresses';
+export * from './notifiers/webhook/standard-webhooks';
+export * from './notifiers/webhook/webhook.connector';

@@ -69,6 +69,10 @@ export interface CertlaneConfig {
   policySweepIntervalMs: number;
   /** SERVICE_RENEWAL_SWEEP_INTERVAL: how often issuance looks for certificates due for renewal (ADR 0028). */
   renewalSweepIntervalMs: number;
+  /** SERVICE_NOTIFICATION_RETRY_INTERVAL: the notifier's delivery sweep (spec 1, ADR 0056). */
+  notificationRetryIntervalMs: number;
+  /** SERVICE_NOTIFIER_ALLOWED_NETWORKS: reserved addresses notifier calls may still reach (ADR 0056). */
+  notifierAllowedNetworks: string[];
   configEncryptionKey: string;
   /** Public base URL of the revocation service (CRL DP and OCSP AIA of issued certificates), no trailing slash. */
   revocationBaseUrl: string;
