@@ -28,3 +28,8 @@ export * from './notifiers/outbound/outbound-http';
 export * from './notifiers/outbound/reserved-addresses';
 export * from './notifiers/webhook/standard-webhooks';
 export * from './notifiers/webhook/webhook.connector';
+export * from './notifiers/alerting/alert-identity';
+export * from './notifiers/slack/slack.connector';
+export * from './notifiers/teams/teams.connector';
+export * from './notifiers/pagerduty/pagerduty.connector';
+export * from './notifiers/opsgenie/opsgenie.connector';

@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { NotifierConnector, NotifierKind, webhookConnector } from '@certlane/connectors';
+import {
+  NotifierConnector,
+  NotifierKind,
+  opsGenieConnector,
+  pagerDutyConnector,
+  slackConnector,
+  teamsConnector,
+  webhookConnector,
+} from '@certlane/connectors';
 import { CERTLANE_CONFIG, CertlaneConfig, SecretBox, SqlExecutor } from '@certlane/platform';
 
 /** The SecretBox label of notifier secrets; the notifier id is the associated data. */
@@ -8,6 +16,10 @@ export const NOTIFIER_SECRETS_BOX = 'notifier secrets';
 /** The kinds this build can send with; the others are stored and refused at send time. */
 const CONNECTORS: Partial<Record<NotifierKind, NotifierConnector>> = {
   webhook: webhookConnector as NotifierConnector,
+  slack: slackConnector as NotifierConnector,
+  teams: teamsConnector as NotifierConnector,
+  pagerduty: pagerDutyConnector as NotifierConnector,
+  opsgenie: opsGenieConnector as NotifierConnector,
 };
 
 export type LoadedNotifier =
