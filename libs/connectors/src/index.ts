@@ -33,3 +33,4 @@ export * from './notifiers/slack/slack.connector';
 export * from './notifiers/teams/teams.connector';
 export * from './notifiers/pagerduty/pagerduty.connector';
 export * from './notifiers/opsgenie/opsgenie.connector';
+export * from './notifiers/email/email.connector';

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  emailConnector,
   NotifierConnector,
   NotifierKind,
   opsGenieConnector,
@@ -13,8 +14,9 @@ import { CERTLANE_CONFIG, CertlaneConfig, SecretBox, SqlExecutor } from '@certla
 /** The SecretBox label of notifier secrets; the notifier id is the associated data. */
 export const NOTIFIER_SECRETS_BOX = 'notifier secrets';
 
-/** The kinds this build can send with; the others are stored and refused at send time. */
-const CONNECTORS: Partial<Record<NotifierKind, NotifierConnector>> = {
+/** The six notifier kinds (spec 1) and their connectors. */
+const CONNECTORS: Record<NotifierKind, NotifierConnector> = {
+  email: emailConnector as NotifierConnector,
   webhook: webhookConnector as NotifierConnector,
   slack: slackConnector as NotifierConnector,
   teams: teamsConnector as NotifierConnector,

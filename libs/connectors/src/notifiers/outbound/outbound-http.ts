@@ -21,6 +21,8 @@ export interface OutboundRequest {
 /** How notifiers reach the outside: one POST, address-checked at dial time, timed out, capped. */
 export interface OutboundHttp {
   send(request: OutboundRequest): Promise<OutboundResponse>;
+  /** Resolves a host once and checks the address (for non-HTTP dials such as SMTP): dial what it returns. */
+  checkedAddress(host: string): Promise<string>;
 }
 
 export class OutboundRefused extends Error {
@@ -60,16 +62,25 @@ export class GuardedHttp implements OutboundHttp {
     this.resolve = options.resolve ?? ((host) => lookup(host, { verbatim: true }));
   }
 
+  async checkedAddress(hostname: string): Promise<string> {
+    return (await this.checked(hostname)).address;
+  }
+
+  private async checked(hostname: string): Promise<{ address: string; family: number }> {
+    const host = hostname.replace(/^\[|\]$/g, '');
+    const { address, family } = isIP(host) ? { address: host, family: isIP(host) } : await this.resolve(host);
+    if (refusedAddress(address, this.options.allowed))
+      throw new OutboundRefused(
+        `${hostname} resolves to ${address}, a reserved address that is not allow-listed`,
+      );
+    return { address, family };
+  }
+
   async send(request: OutboundRequest): Promise<OutboundResponse> {
     const url = new URL(request.url);
     if (url.protocol !== 'https:' && url.protocol !== 'http:')
       throw new OutboundRefused(`${url.protocol} URLs are not allowed`);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    const { address, family } = isIP(host) ? { address: host, family: isIP(host) } : await this.resolve(host);
-    if (refusedAddress(address, this.options.allowed))
-      throw new OutboundRefused(
-        `${url.hostname} resolves to ${address}, a reserved address that is not allow-listed`,
-      );
+    const { address, family } = await this.checked(url.hostname);
     const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
       if ((lookupOptions as { all?: boolean }).all)
         (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
