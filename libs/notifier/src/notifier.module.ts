@@ -1,13 +1,29 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceCoreModule } from '@certlane/platform';
+import { DeadNotificationGauge } from './delivery/dead-gauge';
+import { DeliverySweep } from './delivery/delivery-sweep';
+import { NotificationEventConsumer } from './events/event-consumer';
+import { NotificationRepository } from './notifications/notification.repository';
+import { NotifierDirectory } from './notifiers/notifier.directory';
 
 /**
- * The notifier service. This shell owns its schema (migrations, outbox, readiness) and answers
- * `notifier.v1.ping`; its features land with their issues.
+ * The notifier service (ADR 0056): turns certificate, renewal, revocation and deployment events
+ * into notifications routed by rules, and delivers them through notifiers with retry and
+ * dead-letter handling (spec 3).
  */
 @Module({})
 export class NotifierModule {
   static forRoot(): DynamicModule {
-    return { module: NotifierModule, imports: [ServiceCoreModule.forService({ service: 'notifier' })] };
+    return {
+      module: NotifierModule,
+      imports: [ServiceCoreModule.forService({ service: 'notifier' })],
+      providers: [
+        NotificationRepository,
+        NotifierDirectory,
+        DeliverySweep,
+        NotificationEventConsumer,
+        DeadNotificationGauge,
+      ],
+    };
   }
 }

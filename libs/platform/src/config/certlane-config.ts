@@ -81,6 +81,10 @@ export interface CertlaneConfig {
   renewalSweepIntervalMs: number;
   /** SERVICE_NETWORK_ALLOW_CIDRS: reserved ranges the health monitor may still reach (ADR 0058); parsed by it. */
   networkAllowCidrs: string[];
+  /** SERVICE_NOTIFICATION_RETRY_INTERVAL: the notifier's delivery sweep (spec 1, ADR 0056). */
+  notificationRetryIntervalMs: number;
+  /** SERVICE_NOTIFIER_ALLOWED_NETWORKS: reserved addresses notifier calls may still reach (ADR 0056). */
+  notifierAllowedNetworks: string[];
   configEncryptionKey: string;
   /** Public base URL of the revocation service (CRL DP and OCSP AIA of issued certificates), no trailing slash. */
   revocationBaseUrl: string;

@@ -34,9 +34,14 @@ const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
 /** SERVICE_TRUSTED_PROXIES: IPs, CIDRs (`10.0.0.0/8`, `fd00::/8`) or loopback/linklocal/uniquelocal. */
 export function parseTrustedProxies(raw: string): string[] {
+  return parseNetworks('SERVICE_TRUSTED_PROXIES', raw, PROXY_RANGE_NAMES);
+}
+
+/** A comma-separated list of IPs and CIDRs (`10.0.0.0/8`, `fd00::/8`), plus any `names` allowed. */
+export function parseNetworks(variable: string, raw: string, names: readonly string[] = []): string[] {
   const entries = parseList(raw);
   for (const entry of entries) {
-    if (PROXY_RANGE_NAMES.includes(entry)) continue;
+    if (names.includes(entry)) continue;
     const [address, prefix, ...rest] = entry.split('/');
     const family = isIP(address);
     const maxPrefix = family === 4 ? 32 : 128;
@@ -44,7 +49,7 @@ export function parseTrustedProxies(raw: string): string[] {
       prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix && rest.length === 0);
     if (family === 0 || !prefixOk) {
       throw new ConfigError(
-        `SERVICE_TRUSTED_PROXIES entry ${JSON.stringify(entry)} is not an IP address or CIDR like 10.0.0.0/8`,
+        `${variable} entry ${JSON.stringify(entry)} is not an IP address or CIDR like 10.0.0.0/8`,
       );
     }
   }
@@ -300,6 +305,17 @@ export function loadConfig(env: Env): CertlaneConfig {
       .split(',')
       .map((entry) => entry.trim())
       .filter((entry) => entry.length > 0),
+    notificationRetryIntervalMs: durationWithin(
+      'SERVICE_NOTIFICATION_RETRY_INTERVAL',
+      get('SERVICE_NOTIFICATION_RETRY_INTERVAL') ?? '',
+      1000,
+      HOUR_MS,
+      '1s and 1h',
+    ),
+    notifierAllowedNetworks: parseNetworks(
+      'SERVICE_NOTIFIER_ALLOWED_NETWORKS',
+      get('SERVICE_NOTIFIER_ALLOWED_NETWORKS') ?? '',
+    ),
     configEncryptionKey: encryptionKey,
     revocationBaseUrl,
     acme: {

@@ -243,6 +243,19 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     default: '10m',
     description: 'How often the auth service deletes expired, idle and revoked sessions (1s..24h).',
   },
+  // Notifier (ADR 0056).
+  {
+    name: 'SERVICE_NOTIFICATION_RETRY_INTERVAL',
+    default: '2m',
+    description:
+      'Notifier: how often the delivery sweep sends pending notifications and retries failed ones whose backoff has passed (spec 1; 1s..1h).',
+  },
+  {
+    name: 'SERVICE_NOTIFIER_ALLOWED_NETWORKS',
+    default: '',
+    description:
+      'Notifier: comma-separated IPs or CIDRs that outbound notifier calls may reach although reserved (loopback, private, link-local, metadata). Default: none.',
+  },
   // Inventory (ADR 0024).
   {
     name: 'SERVICE_EXPIRY_SWEEP_INTERVAL',

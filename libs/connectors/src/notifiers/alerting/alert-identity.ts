@@ -1,0 +1,28 @@
+import { OutboundNotification } from '../notifier-connector';
+
+/**
+ * For incident tools (PagerDuty, OpsGenie): an alert per certificate and problem, opened by the
+ * bad news and closed by the good news about the same problem, under one stable key.
+ */
+const PROBLEMS: Record<string, { problem: string; action: 'open' | 'close' }> = {
+  'certificate.expiring': { problem: 'expiry', action: 'open' },
+  'certificate.renewal_failed': { problem: 'expiry', action: 'open' },
+  'certificate.renewed': { problem: 'expiry', action: 'close' },
+  'deployment.failed': { problem: 'deployment', action: 'open' },
+  'deployment.succeeded': { problem: 'deployment', action: 'close' },
+};
+
+export function alertIdentity(notification: OutboundNotification): { key: string; action: 'open' | 'close' } {
+  const known = PROBLEMS[notification.event_type];
+  if (known && notification.certificate_id)
+    return { key: `certlane/${notification.certificate_id}/${known.problem}`, action: known.action };
+  return { key: `certlane/${notification.dedup_key}`, action: 'open' };
+}
+
+/** A base URL setting: https (or http for a test receiver), no query. Default when absent. */
+export function baseUrl(value: unknown, fallback: string): string | { invalid: string } {
+  if (value === undefined || value === null || value === '') return fallback;
+  if (typeof value !== 'string' || !/^https?:\/\/[^?#]+$/.test(value))
+    return { invalid: 'api_url must be an http(s) URL' };
+  return value.replace(/\/+$/, '');
+}

@@ -1,0 +1,143 @@
+import { createTransport } from 'nodemailer';
+import { NotifierConnector, OutboundNotification, SendResult } from '../notifier-connector';
+import { OutboundHttp } from '../outbound/outbound-http';
+
+export const SMTP_SECURITY = ['starttls', 'tls', 'none'] as const;
+export type SmtpSecurity = (typeof SMTP_SECURITY)[number];
+
+/**
+ * Settings: `host`, `port` (default 587 for starttls, 465 for tls), `security` (`starttls`
+ * required by default, `tls` implicit, `none` only for a relay on a trusted network), `from`,
+ * `to` (addresses always sent to, besides the owner's and team's), `username`, `ca` (PEM roots
+ * for a private relay). Secrets: `password`.
+ */
+export interface EmailConfig {
+  host: string;
+  port: number;
+  security: SmtpSecurity;
+  from: string;
+  to: string[];
+  username?: string;
+  password?: string;
+  ca?: string;
+}
+
+const ADDRESS = /^[^\s@<>]+@[^\s@<>]+$/;
+const escapeHtml = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
+
+/** The message: subject, a text part and an HTML part with the same facts. */
+export function emailContent(notification: OutboundNotification): {
+  subject: string;
+  text: string;
+  html: string;
+} {
+  const facts = Object.entries(notification.details).filter(([, value]) => value !== null && value !== '');
+  const subject = `[Certlane ${notification.severity}] ${notification.title}`.replace(/[\r\n]+/g, ' ');
+  const text = [
+    notification.title,
+    '',
+    `Event: ${notification.event_type} (${notification.severity})`,
+    ...(notification.certificate_id ? [`Certificate: ${notification.certificate_id}`] : []),
+    ...facts.map(([key, value]) => `${key}: ${value}`),
+    '',
+    `Notification ${notification.id}`,
+  ].join('\n');
+  const rows = facts
+    .map(
+      ([key, value]) =>
+        `<tr><th align="left">${escapeHtml(key)}</th><td>${escapeHtml(String(value))}</td></tr>`,
+    )
+    .join('');
+  const html =
+    `<!doctype html><html><body><h2>${escapeHtml(notification.title)}</h2>` +
+    `<p>${escapeHtml(notification.event_type)} (${escapeHtml(notification.severity)})` +
+    (notification.certificate_id
+      ? `, certificate <code>${escapeHtml(notification.certificate_id)}</code>`
+      : '') +
+    `</p><table>${rows}</table><p><small>Notification ${escapeHtml(notification.id)}</small></p></body></html>`;
+  return { subject, text, html };
+}
+
+function addresses(value: unknown): string[] | undefined {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((a) => typeof a === 'string' && ADDRESS.test(a)))
+    return undefined;
+  return value as string[];
+}
+
+/** Email over SMTP (nodemailer): STARTTLS or implicit TLS, optional auth, HTML and text parts. */
+export const emailConnector: NotifierConnector<EmailConfig> = {
+  kind: 'email',
+  parse(settings, secrets) {
+    const { host, from, username, ca } = settings;
+    if (typeof host !== 'string' || !/^[A-Za-z0-9.:[\]-]{1,253}$/.test(host))
+      return { invalid: 'host must be a host name or address' };
+    const security = settings.security ?? 'starttls';
+    if (!SMTP_SECURITY.includes(security as SmtpSecurity))
+      return { invalid: 'security must be starttls, tls or none' };
+    const port = settings.port ?? (security === 'tls' ? 465 : 587);
+    if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535)
+      return { invalid: 'port must be 1..65535' };
+    if (typeof from !== 'string' || !ADDRESS.test(from)) return { invalid: 'from must be an email address' };
+    const to = addresses(settings.to);
+    if (!to) return { invalid: 'to must be a list of email addresses' };
+    if (username !== undefined && typeof username !== 'string') return { invalid: 'username must be text' };
+    if (ca !== undefined && typeof ca !== 'string') return { invalid: 'ca must be PEM text' };
+    const password = secrets.password;
+    if (password !== undefined && typeof password !== 'string') return { invalid: 'password must be text' };
+    return {
+      host,
+      port: port as number,
+      security: security as SmtpSecurity,
+      from,
+      to,
+      username,
+      password,
+      ca,
+    };
+  },
+  async send(
+    config: EmailConfig,
+    notification: OutboundNotification,
+    http: OutboundHttp,
+  ): Promise<SendResult> {
+    const to = [...new Set([...config.to, ...notification.recipients])];
+    if (to.length === 0)
+      return { ok: false, error: 'no recipients: the notifier lists none and the event has no contacts' };
+    // Dial the checked address; TLS still verifies the certificate for the host name.
+    const address = await http.checkedAddress(config.host);
+    const transport = createTransport({
+      host: address,
+      port: config.port,
+      secure: config.security === 'tls',
+      requireTLS: config.security === 'starttls',
+      ignoreTLS: config.security === 'none',
+      auth: config.username ? { user: config.username, pass: config.password ?? '' } : undefined,
+      tls: { servername: config.host, minVersion: 'TLSv1.2', ...(config.ca ? { ca: config.ca } : {}) },
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 20_000,
+    });
+    try {
+      await transport.sendMail({
+        from: config.from,
+        to,
+        messageId: `<${notification.id}@certlane>`,
+        ...emailContent(notification),
+      });
+      return { ok: true };
+    } catch (error) {
+      const smtp = error as { responseCode?: number; message?: string };
+      return {
+        ok: false,
+        error: `SMTP ${smtp.responseCode ?? 'error'}: ${smtp.message ?? String(error)}`.slice(0, 500),
+      };
+    } finally {
+      transport.close();
+    }
+  },
+};

@@ -1,0 +1,38 @@
+import { OutboundHttp } from './outbound/outbound-http';
+
+export const NOTIFIER_KINDS = ['email', 'webhook', 'slack', 'teams', 'pagerduty', 'opsgenie'] as const;
+export type NotifierKind = (typeof NOTIFIER_KINDS)[number];
+
+/** What a notifier sends: one notification, already routed (docs/notifications.md). */
+export interface OutboundNotification {
+  /** The notification id; the webhook's `webhook-id`, stable across retries. */
+  id: string;
+  event_type: string;
+  severity: 'info' | 'warning' | 'critical';
+  title: string;
+  /** Names the fact (certificate, threshold...): PagerDuty's dedup_key, OpsGenie's alias. */
+  dedup_key: string;
+  certificate_id: string | null;
+  recipients: string[];
+  details: Record<string, string | number | null>;
+  occurred_at: string;
+}
+
+/**
+ * The result of one attempt. `retryAfterSeconds` carries a receiver's Retry-After (429 or 503),
+ * which the delivery state machine honours when it is later than its own backoff.
+ */
+export type SendResult = { ok: true } | { ok: false; error: string; retryAfterSeconds?: number };
+
+/** A notifier kind: settings and secrets already opened by the service, never logged. */
+export interface NotifierConnector<Config = unknown> {
+  kind: NotifierKind;
+  /** Checks stored settings plus opened secrets; returns the config or the reason it is unusable. */
+  parse(settings: Record<string, unknown>, secrets: Record<string, unknown>): Config | { invalid: string };
+  send(
+    config: Config,
+    notification: OutboundNotification,
+    http: OutboundHttp,
+    now: Date,
+  ): Promise<SendResult>;
+}

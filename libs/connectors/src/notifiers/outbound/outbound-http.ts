@@ -1,0 +1,158 @@
+import { lookup } from 'node:dns/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP, LookupFunction } from 'node:net';
+import { refusedAddress } from './reserved-addresses';
+
+export interface OutboundResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body, at most `maxResponseBytes` of it. */
+  body: string;
+}
+
+export interface OutboundRequest {
+  method: 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** How notifiers reach the outside: one POST, address-checked at dial time, timed out, capped. */
+export interface OutboundHttp {
+  send(request: OutboundRequest): Promise<OutboundResponse>;
+  /** Resolves a host once and checks the address (for non-HTTP dials such as SMTP): dial what it returns. */
+  checkedAddress(host: string): Promise<string>;
+}
+
+export class OutboundRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutboundRefused';
+  }
+}
+
+export interface GuardedHttpOptions {
+  allowed: BlockList;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  /** Extra CA certificates for https receivers (SERVICE_SERVER_CA_BUNDLE_PATH). */
+  ca?: string[];
+  /** Resolves a host name; tests swap it to prove the check holds for what is dialled. */
+  resolve?: (host: string) => Promise<{ address: string; family: number }>;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
+
+/**
+ * The guarded client: the host name is resolved once, the address is checked against the
+ * reserved ranges (unless allow-listed), and the connection is made to that very address (the
+ * socket's lookup answers with it), so a DNS answer that changes between check and dial (DNS
+ * rebinding) cannot lead elsewhere. TLS still verifies the certificate for the host name.
+ */
+export class GuardedHttp implements OutboundHttp {
+  private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
+  private readonly resolve: (host: string) => Promise<{ address: string; family: number }>;
+
+  constructor(private readonly options: GuardedHttpOptions) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.resolve = options.resolve ?? ((host) => lookup(host, { verbatim: true }));
+  }
+
+  async checkedAddress(hostname: string): Promise<string> {
+    return (await this.checked(hostname)).address;
+  }
+
+  private async checked(hostname: string): Promise<{ address: string; family: number }> {
+    const host = hostname.replace(/^\[|\]$/g, '');
+    const { address, family } = isIP(host) ? { address: host, family: isIP(host) } : await this.resolve(host);
+    if (refusedAddress(address, this.options.allowed))
+      throw new OutboundRefused(
+        `${hostname} resolves to ${address}, a reserved address that is not allow-listed`,
+      );
+    return { address, family };
+  }
+
+  async send(request: OutboundRequest): Promise<OutboundResponse> {
+    const url = new URL(request.url);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      throw new OutboundRefused(`${url.protocol} URLs are not allowed`);
+    const { address, family } = await this.checked(url.hostname);
+    const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
+      if ((lookupOptions as { all?: boolean }).all)
+        (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+          { address, family },
+        ]);
+      else callback(null, address, family);
+    };
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<OutboundResponse>((resolve, reject) => {
+      const req = send(
+        url,
+        {
+          method: request.method,
+          headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+          lookup: pinned,
+          agent: false,
+          timeout: this.timeoutMs,
+          ...(url.protocol === 'https:' ? { ca: this.options.ca, minVersion: 'TLSv1.2' as const } : {}),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            if (size >= this.maxResponseBytes) return;
+            chunks.push(chunk.subarray(0, this.maxResponseBytes - size));
+            size += chunk.length;
+            if (size >= this.maxResponseBytes) res.destroy();
+          });
+          const done = () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: Buffer.concat(chunks).toString('utf8'),
+            });
+          res.on('end', done);
+          res.on('close', done);
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () =>
+        req.destroy(new Error(`no answer from ${url.host} within ${this.timeoutMs} ms`)),
+      );
+      req.on('error', reject);
+      req.end(request.body);
+    });
+  }
+}
+
+/** Retry-After as seconds (delta-seconds or an HTTP date), undefined when absent or unreadable. */
+export function retryAfterSeconds(value: string | string[] | undefined, now: Date): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw) return undefined;
+  if (/^\d+$/.test(raw.trim())) return Number(raw.trim());
+  const date = Date.parse(raw);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - now.getTime()) / 1000));
+}
+
+/** The common reading of an HTTP answer: 2xx is delivered; anything else a failure to retry. */
+export function httpOutcome(
+  response: OutboundResponse,
+  now: Date,
+): { ok: true } | { ok: false; error: string; retryAfterSeconds?: number } {
+  if (response.status >= 200 && response.status < 300) return { ok: true };
+  const snippet = response.body.replace(/\s+/g, ' ').trim().slice(0, 200);
+  const retryAfter =
+    response.status === 429 || response.status === 503
+      ? retryAfterSeconds(response.headers['retry-after'], now)
+      : undefined;
+  return {
+    ok: false,
+    error: `HTTP ${response.status}${snippet ? `: ${snippet}` : ''}`,
+    ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
+  };
+}

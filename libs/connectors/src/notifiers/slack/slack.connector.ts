@@ -1,0 +1,61 @@
+import { NotifierConnector, OutboundNotification, SendResult } from '../notifier-connector';
+import { httpOutcome, OutboundHttp } from '../outbound/outbound-http';
+
+/** Secrets: `webhook_url`, the incoming webhook (its path is the token). */
+export interface SlackConfig {
+  webhookUrl: string;
+}
+
+const EMOJI = { info: ':information_source:', warning: ':warning:', critical: ':rotating_light:' } as const;
+
+/** An incoming-webhook message with Block Kit blocks and a plain `text` fallback for notifications. */
+export function slackMessage(notification: OutboundNotification): Record<string, unknown> {
+  const fields = Object.entries(notification.details)
+    .filter(([, value]) => value !== null && value !== '')
+    .slice(0, 10)
+    .map(([key, value]) => ({ type: 'mrkdwn', text: `*${key}*\n${String(value).slice(0, 500)}` }));
+  return {
+    text: `${notification.title} (${notification.event_type})`,
+    blocks: [
+      { type: 'header', text: { type: 'plain_text', text: notification.title.slice(0, 150), emoji: true } },
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: `${EMOJI[notification.severity]} *${notification.event_type}* (${notification.severity})`,
+        },
+        ...(fields.length > 0 ? { fields } : {}),
+      },
+      {
+        type: 'context',
+        elements: [
+          { type: 'mrkdwn', text: `Certlane · ${notification.certificate_id ?? notification.dedup_key}` },
+        ],
+      },
+    ],
+  };
+}
+
+export const slackConnector: NotifierConnector<SlackConfig> = {
+  kind: 'slack',
+  parse(_settings, secrets) {
+    const url = secrets.webhook_url;
+    if (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/.test(url))
+      return { invalid: 'webhook_url must be an http(s) URL' };
+    return { webhookUrl: url };
+  },
+  async send(
+    config: SlackConfig,
+    notification: OutboundNotification,
+    http: OutboundHttp,
+    now: Date,
+  ): Promise<SendResult> {
+    const response = await http.send({
+      method: 'POST',
+      url: config.webhookUrl,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(slackMessage(notification)),
+    });
+    return httpOutcome(response, now);
+  },
+};

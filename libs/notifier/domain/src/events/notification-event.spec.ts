@@ -1,0 +1,111 @@
+import { expirySeverity, fromExpiryWarning, fromJobStatusChange, fromRevocation } from './notification-event';
+
+const warning = {
+  certificate_id: 'cert-1',
+  common_name: 'api.example.com',
+  environment: 'production',
+  owner_id: 'alice',
+  team_id: '',
+  renewal_policy_id: 'rp-default',
+  status: 'Expiring',
+  expires_at: '2026-12-08T00:00:00Z',
+  threshold_days: 14,
+  days_remaining: 13,
+};
+
+describe('fromExpiryWarning', () => {
+  it('keys each threshold once per certificate version (expiry date)', () => {
+    const a = fromExpiryWarning(warning, new Date('2026-11-24T00:00:00Z'));
+    const again = fromExpiryWarning(warning, new Date('2026-11-25T00:00:00Z'));
+    const nextThreshold = fromExpiryWarning({ ...warning, threshold_days: 7 }, new Date());
+    const renewed = fromExpiryWarning({ ...warning, expires_at: '2027-02-08T00:00:00Z' }, new Date());
+    expect(again.dedup_key).toBe(a.dedup_key);
+    expect(new Set([a.dedup_key, nextThreshold.dedup_key, renewed.dedup_key]).size).toBe(3);
+  });
+
+  it('carries routing attributes, an empty team as null', () => {
+    const event = fromExpiryWarning(warning, new Date());
+    expect(event).toMatchObject({
+      type: 'certificate.expiring',
+      severity: 'warning',
+      owner_id: 'alice',
+      team_id: null,
+      environment: 'production',
+      title: 'api.example.com expires in 13 days',
+    });
+  });
+
+  it('says "today" at the last threshold', () => {
+    expect(fromExpiryWarning({ ...warning, threshold_days: 0, days_remaining: 0 }, new Date()).title).toBe(
+      'api.example.com expires today',
+    );
+  });
+});
+
+describe('expirySeverity', () => {
+  it('is critical within a week, a warning within two, info before', () => {
+    expect([0, 7, 8, 14, 15, 30].map(expirySeverity)).toEqual([
+      'critical',
+      'critical',
+      'warning',
+      'warning',
+      'info',
+      'info',
+    ]);
+  });
+});
+
+describe('fromRevocation', () => {
+  const revoked = {
+    issuer_id: 'iss-local',
+    serial_hex: '0a1b',
+    reason: 'keyCompromise' as const,
+    revoked_at: '2026-11-24T10:00:00.000Z',
+    certificate_id: 'cert-1',
+  };
+
+  it('maps a revocation to certificate.revoked keyed by issuer and serial', () => {
+    expect(fromRevocation(revoked)).toMatchObject({
+      type: 'certificate.revoked',
+      dedup_key: 'certificate.revoked:iss-local:0a1b',
+      issuer_id: 'iss-local',
+      certificate_id: 'cert-1',
+    });
+  });
+
+  it('ignores the release of a hold', () => {
+    expect(fromRevocation({ ...revoked, reason: 'removeFromCRL' })).toBeNull();
+  });
+});
+
+describe('fromJobStatusChange', () => {
+  const change = {
+    job_id: 'job-1',
+    type: 'Renewal' as const,
+    certificate_id: 'cert-1',
+    from: 'Running' as const,
+    to: 'Failed' as const,
+    error: 'issuer unreachable',
+    at: '2026-11-24T10:00:00.000Z',
+  };
+
+  it.each([
+    ['Renewal', 'Completed', 'certificate.renewed'],
+    ['Renewal', 'Failed', 'certificate.renewal_failed'],
+    ['Issuance', 'Failed', 'certificate.renewal_failed'],
+    ['Deployment', 'Completed', 'deployment.succeeded'],
+    ['Deployment', 'Failed', 'deployment.failed'],
+  ] as const)('%s job -> %s is %s', (type, to, expected) => {
+    expect(fromJobStatusChange({ ...change, type, to })?.type).toBe(expected);
+  });
+
+  it('ignores other job moves', () => {
+    expect(fromJobStatusChange({ ...change, to: 'Running' })).toBeNull();
+    expect(fromJobStatusChange({ ...change, type: 'Validation', to: 'Failed' })).toBeNull();
+    expect(fromJobStatusChange({ ...change, to: 'Cancelled' })).toBeNull();
+  });
+
+  it('a failure carries the job error', () => {
+    expect(fromJobStatusChange(change)?.details.error).toBe('issuer unreachable');
+  });
+});

@@ -1,0 +1,129 @@
+import { CertificateExpiryWarning, CertificateRevoked, JobStatusChanged } from '@certlane/contracts';
+
+/**
+ * The notification event types (spec 6.2 leaves the names to us; docs/notifications.md lists
+ * them). Health, discovery and policy events are named now so rules can already select them.
+ */
+export const NOTIFICATION_EVENT_TYPES = [
+  'certificate.expiring',
+  'certificate.renewed',
+  'certificate.renewal_failed',
+  'certificate.revoked',
+  'deployment.succeeded',
+  'deployment.failed',
+  'policy.violated',
+  'endpoint.health_changed',
+  'discovery.found',
+] as const;
+export type NotificationEventType = (typeof NOTIFICATION_EVENT_TYPES)[number];
+
+export const SEVERITIES = ['info', 'warning', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const severityRank = (severity: Severity): number => SEVERITIES.indexOf(severity);
+
+/**
+ * One thing worth telling someone about, before routing. `dedup_key` names the fact (not the
+ * message that carried it), so a redelivered or repeated bus event yields the same key.
+ */
+export interface NotificationEvent {
+  type: NotificationEventType;
+  severity: Severity;
+  dedup_key: string;
+  certificate_id: string | null;
+  /** Routing attributes; null when the source event does not carry them. */
+  owner_id: string | null;
+  team_id: string | null;
+  environment: string | null;
+  issuer_id: string | null;
+  title: string;
+  details: Record<string, string | number | null>;
+  occurred_at: string;
+}
+
+/** Severity of an expiry warning by days left: a week or less is critical, two weeks a warning. */
+export function expirySeverity(daysRemaining: number): Severity {
+  if (daysRemaining <= 7) return 'critical';
+  if (daysRemaining <= 14) return 'warning';
+  return 'info';
+}
+
+/**
+ * `issuance.v1.certificate.expiry-warning` -> certificate.expiring. The key is certificate,
+ * expiry date (one per certificate version) and threshold: each threshold once per version.
+ */
+export function fromExpiryWarning(event: CertificateExpiryWarning, receivedAt: Date): NotificationEvent {
+  const expiresAt = new Date(event.expires_at).toISOString();
+  return {
+    type: 'certificate.expiring',
+    severity: expirySeverity(event.days_remaining),
+    dedup_key: `certificate.expiring:${event.certificate_id}:${expiresAt}:${event.threshold_days}`,
+    certificate_id: event.certificate_id,
+    owner_id: event.owner_id || null,
+    team_id: event.team_id || null,
+    environment: event.environment || null,
+    issuer_id: null,
+    title:
+      event.days_remaining <= 0
+        ? `${event.common_name} expires today`
+        : `${event.common_name} expires in ${event.days_remaining} days`,
+    details: {
+      common_name: event.common_name,
+      expires_at: expiresAt,
+      threshold_days: event.threshold_days,
+      days_remaining: event.days_remaining,
+    },
+    occurred_at: receivedAt.toISOString(),
+  };
+}
+
+/** `issuance.v1.certificate.revoked` -> certificate.revoked (a hold release is not news). */
+export function fromRevocation(event: CertificateRevoked): NotificationEvent | null {
+  if (event.reason === 'removeFromCRL') return null;
+  return {
+    type: 'certificate.revoked',
+    severity: 'warning',
+    dedup_key: `certificate.revoked:${event.issuer_id}:${event.serial_hex}`,
+    certificate_id: event.certificate_id ?? null,
+    owner_id: null,
+    team_id: null,
+    environment: null,
+    issuer_id: event.issuer_id,
+    title: `Certificate ${event.serial_hex} was revoked (${event.reason})`,
+    details: { serial_hex: event.serial_hex, reason: event.reason },
+    occurred_at: event.revoked_at,
+  };
+}
+
+const JOB_OUTCOMES: Partial<
+  Record<string, { type: NotificationEventType; severity: Severity; verb: string }>
+> = {
+  'Renewal:Completed': { type: 'certificate.renewed', severity: 'info', verb: 'was renewed' },
+  'Renewal:Failed': { type: 'certificate.renewal_failed', severity: 'critical', verb: 'failed to renew' },
+  'Issuance:Failed': { type: 'certificate.renewal_failed', severity: 'critical', verb: 'failed to issue' },
+  'Deployment:Completed': { type: 'deployment.succeeded', severity: 'info', verb: 'was deployed' },
+  'Deployment:Failed': { type: 'deployment.failed', severity: 'critical', verb: 'failed to deploy' },
+};
+
+/**
+ * `issuance.v1.job.status-changed` -> renewal and deployment outcomes; other job moves are not
+ * notifications. The key is the job and the time of the move: a redelivered bus message maps to
+ * the same key, while a job the renewal loop retries and that fails again is a new failure.
+ */
+export function fromJobStatusChange(event: JobStatusChanged): NotificationEvent | null {
+  const outcome = JOB_OUTCOMES[`${event.type}:${event.to}`];
+  if (!outcome) return null;
+  return {
+    type: outcome.type,
+    severity: outcome.severity,
+    dedup_key: `${outcome.type}:${event.job_id}:${event.at}`,
+    certificate_id: event.certificate_id,
+    owner_id: null,
+    team_id: null,
+    environment: null,
+    issuer_id: null,
+    title: `Certificate ${event.certificate_id} ${outcome.verb}`,
+    details: { job_id: event.job_id, job_type: event.type, error: event.error || null },
+    occurred_at: event.at,
+  };
+}

@@ -1,0 +1,4 @@
+export * from './delivery/delivery-state';
+export * from './delivery/retry-backoff';
+export * from './events/notification-event';
+export * from './routing/routing-rule';

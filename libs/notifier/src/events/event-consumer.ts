@@ -1,0 +1,78 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { EventEnvelope } from '@certlane/contracts';
+import {
+  fromExpiryWarning,
+  fromJobStatusChange,
+  fromRevocation,
+  NotificationEvent,
+  planDeliveries,
+} from '@certlane/notifier-domain';
+import { CertlaneLogger, consumeOnce, LOGGER, MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import { DeliverySweep } from '../delivery/delivery-sweep';
+import { NotificationRepository } from '../notifications/notification.repository';
+import { parseExpiryWarning, parseJobStatusChanged, parseRevoked } from './event-parsers';
+
+/** Durable JetStream consumers, shared by every replica of the notifier. */
+export const NOTIFIER_CONSUMERS = {
+  expiry: 'notifier-expiry-warning',
+  revoked: 'notifier-certificate-revoked',
+  jobs: 'notifier-job-status',
+} as const;
+
+type Mapped = NotificationEvent | null | { invalid: string };
+
+/**
+ * Turns the other services' events into notifications (ADR 0056): each envelope id goes into the
+ * inbox in the transaction that stores the planned notifications, and the notifications' dedup
+ * keys absorb a second copy of the same fact, so a JetStream redelivery after a crash adds
+ * nothing. Invalid payloads are logged and acknowledged.
+ */
+@Injectable()
+export class NotificationEventConsumer implements OnApplicationBootstrap {
+  constructor(
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(LOGGER) private readonly logger: CertlaneLogger,
+    private readonly notifications: NotificationRepository,
+    private readonly sweep: DeliverySweep,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.bus.consume('issuance.v1.certificate.expiry-warning', NOTIFIER_CONSUMERS.expiry, (envelope) =>
+      this.handle(NOTIFIER_CONSUMERS.expiry, envelope, () => {
+        const event = parseExpiryWarning(envelope.data);
+        return 'invalid' in event ? event : fromExpiryWarning(event, new Date(envelope.occurred_at));
+      }),
+    );
+    await this.bus.consume('issuance.v1.certificate.revoked', NOTIFIER_CONSUMERS.revoked, (envelope) =>
+      this.handle(NOTIFIER_CONSUMERS.revoked, envelope, () => {
+        const event = parseRevoked(envelope.data);
+        return 'invalid' in event ? event : fromRevocation(event);
+      }),
+    );
+    await this.bus.consume('issuance.v1.job.status-changed', NOTIFIER_CONSUMERS.jobs, (envelope) =>
+      this.handle(NOTIFIER_CONSUMERS.jobs, envelope, () => {
+        const event = parseJobStatusChanged(envelope.data);
+        return 'invalid' in event ? event : fromJobStatusChange(event);
+      }),
+    );
+  }
+
+  private async handle(consumer: string, envelope: EventEnvelope<unknown>, map: () => Mapped): Promise<void> {
+    const event = map();
+    if (event === null) return;
+    if ('invalid' in event) {
+      this.logger.error(
+        { event_id: envelope.id, subject: envelope.subject, problem: event.invalid },
+        'event refused',
+      );
+      return;
+    }
+    let stored = 0;
+    await consumeOnce(this.notifications.dataSource, 'notifier', consumer, envelope, async (manager) => {
+      const rules = await this.notifications.enabledRules(manager);
+      const contacts = await this.notifications.contacts(manager, event.owner_id, event.team_id);
+      stored = await this.notifications.insertPlanned(manager, event, planDeliveries(rules, event, contacts));
+    });
+    if (stored > 0) this.sweep.kick();
+  }
+}

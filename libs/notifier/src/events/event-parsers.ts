@@ -1,0 +1,62 @@
+import { CertificateExpiryWarning, CertificateRevoked, JobStatusChanged } from '@certlane/contracts';
+
+/** Bus payloads are not validated by the bus: these check what the notifier reads. */
+type Parsed<T> = T | { invalid: string };
+
+const isObject = (data: unknown): data is Record<string, unknown> =>
+  typeof data === 'object' && data !== null;
+const isText = (value: unknown): value is string => typeof value === 'string';
+const isDate = (value: unknown): value is string => isText(value) && !Number.isNaN(Date.parse(value));
+
+export function parseExpiryWarning(data: unknown): Parsed<CertificateExpiryWarning> {
+  if (!isObject(data)) return { invalid: 'payload is not an object' };
+  const { certificate_id, common_name, expires_at, threshold_days, days_remaining } = data;
+  if (!isText(certificate_id) || certificate_id.length === 0) return { invalid: 'certificate_id is missing' };
+  if (!isText(common_name)) return { invalid: 'common_name is missing' };
+  if (!isDate(expires_at)) return { invalid: 'expires_at must be a date' };
+  if (!Number.isInteger(threshold_days) || !Number.isInteger(days_remaining))
+    return { invalid: 'threshold_days and days_remaining must be integers' };
+  const text = (value: unknown) => (isText(value) ? value : '');
+  return {
+    certificate_id,
+    common_name,
+    environment: text(data.environment),
+    owner_id: text(data.owner_id),
+    team_id: text(data.team_id),
+    renewal_policy_id: text(data.renewal_policy_id),
+    status: text(data.status),
+    expires_at,
+    threshold_days: threshold_days as number,
+    days_remaining: days_remaining as number,
+  };
+}
+
+export function parseRevoked(data: unknown): Parsed<CertificateRevoked> {
+  if (!isObject(data)) return { invalid: 'payload is not an object' };
+  const { issuer_id, serial_hex, reason, revoked_at, certificate_id } = data;
+  if (!isText(issuer_id) || !isText(serial_hex) || !isText(reason) || !isDate(revoked_at))
+    return { invalid: 'issuer_id, serial_hex, reason and revoked_at are required' };
+  return {
+    issuer_id,
+    serial_hex,
+    reason: reason as CertificateRevoked['reason'],
+    revoked_at,
+    ...(isText(certificate_id) ? { certificate_id } : {}),
+  };
+}
+
+export function parseJobStatusChanged(data: unknown): Parsed<JobStatusChanged> {
+  if (!isObject(data)) return { invalid: 'payload is not an object' };
+  const { job_id, type, certificate_id, from, to, error, at } = data;
+  if (!isText(job_id) || !isText(type) || !isText(certificate_id) || !isText(to) || !isDate(at))
+    return { invalid: 'job_id, type, certificate_id, to and at are required' };
+  return {
+    job_id,
+    type: type as JobStatusChanged['type'],
+    certificate_id,
+    from: (isText(from) ? from : to) as JobStatusChanged['from'],
+    to: to as JobStatusChanged['to'],
+    error: isText(error) ? error : '',
+    at,
+  };
+}

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  DeliveryState,
+  NotificationEvent,
+  PlannedDelivery,
+  RoutingRule,
+  Severity,
+} from '@certlane/notifier-domain';
+import { SqlExecutor } from '@certlane/platform';
+import { DataSource } from 'typeorm';
+
+/** A notification as the sweep sees it: delivery state plus what to send. */
+export interface NotificationRow extends DeliveryState {
+  id: string;
+  dedup_key: string;
+  event_type: string;
+  severity: Severity;
+  certificate_id: string | null;
+  notifier_id: string;
+  recipients: string[];
+  title: string;
+  event: NotificationEvent;
+  created_at: Date;
+}
+
+/** notifications, routing_rules and contacts (migrations/notifier/0001). */
+@Injectable()
+export class NotificationRepository {
+  constructor(@InjectDataSource('notifier') readonly dataSource: DataSource) {}
+
+  async enabledRules(executor: SqlExecutor): Promise<RoutingRule[]> {
+    return (await executor.query(
+      `SELECT id, enabled, event_types, min_severity, owner_ids, team_ids, environments, issuer_ids, notifier_ids
+         FROM routing_rules WHERE enabled ORDER BY id`,
+    )) as RoutingRule[];
+  }
+
+  async contacts(
+    executor: SqlExecutor,
+    ownerId: string | null,
+    teamId: string | null,
+  ): Promise<{ owners: Map<string, string[]>; teams: Map<string, string[]> }> {
+    const rows = (await executor.query(
+      `SELECT kind, subject_id, addresses FROM contacts
+        WHERE (kind = 'owner' AND subject_id = $1) OR (kind = 'team' AND subject_id = $2)`,
+      [ownerId, teamId],
+    )) as { kind: 'owner' | 'team'; subject_id: string; addresses: string[] }[];
+    const owners = new Map<string, string[]>();
+    const teams = new Map<string, string[]>();
+    for (const row of rows) (row.kind === 'owner' ? owners : teams).set(row.subject_id, row.addresses);
+    return { owners, teams };
+  }
+
+  /** Stores the planned deliveries; a dedup key already present adds nothing. Returns how many were new. */
+  async insertPlanned(
+    executor: SqlExecutor,
+    event: NotificationEvent,
+    plans: PlannedDelivery[],
+  ): Promise<number> {
+    let inserted = 0;
+    for (const plan of plans) {
+      const rows = (await executor.query(
+        `INSERT INTO notifications
+           (id, dedup_key, event_type, severity, certificate_id, notifier_id, recipients, title, event)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (dedup_key) DO NOTHING RETURNING id`,
+        [
+          randomUUID(),
+          plan.dedup_key,
+          event.type,
+          event.severity,
+          event.certificate_id,
+          plan.notifier_id,
+          plan.recipients,
+          event.title,
+          JSON.stringify(event),
+        ],
+      )) as unknown[];
+      inserted += rows.length;
+    }
+    return inserted;
+  }
+
+  /**
+   * Locks one due notification (pending, or failed with next_retry_at passed), skipping rows
+   * another replica holds: call inside the transaction that records the attempt's outcome.
+   */
+  async claimDue(executor: SqlExecutor, now: Date): Promise<NotificationRow | undefined> {
+    const rows = (await executor.query(
+      `SELECT id, dedup_key, event_type, severity, certificate_id, notifier_id, recipients, title, event,
+              status, retry_count, next_retry_at, last_error, created_at
+         FROM notifications
+        WHERE status IN ('pending', 'failed') AND coalesce(next_retry_at, created_at) <= $1
+        ORDER BY coalesce(next_retry_at, created_at)
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED`,
+      [now],
+    )) as NotificationRow[];
+    return rows[0];
+  }
+
+  async saveState(executor: SqlExecutor, id: string, state: DeliveryState, now: Date): Promise<void> {
+    await executor.query(
+      `UPDATE notifications
+          SET status = $2, retry_count = $3, next_retry_at = $4, last_error = $5,
+              sent_at = CASE WHEN $2 = 'sent' THEN $6::timestamptz ELSE sent_at END
+        WHERE id = $1`,
+      [id, state.status, state.retry_count, state.next_retry_at, state.last_error, now],
+    );
+  }
+
+  async deadCount(): Promise<number> {
+    const [row] = (await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM notifications WHERE status = 'dead'`,
+    )) as { n: number }[];
+    return row.n;
+  }
+}

@@ -1,0 +1,75 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  emailConnector,
+  NotifierConnector,
+  NotifierKind,
+  opsGenieConnector,
+  pagerDutyConnector,
+  slackConnector,
+  teamsConnector,
+  webhookConnector,
+} from '@certlane/connectors';
+import { CERTLANE_CONFIG, CertlaneConfig, SecretBox, SqlExecutor } from '@certlane/platform';
+
+/** The SecretBox label of notifier secrets; the notifier id is the associated data. */
+export const NOTIFIER_SECRETS_BOX = 'notifier secrets';
+
+/** The six notifier kinds (spec 1) and their connectors. */
+const CONNECTORS: Record<NotifierKind, NotifierConnector> = {
+  email: emailConnector as NotifierConnector,
+  webhook: webhookConnector as NotifierConnector,
+  slack: slackConnector as NotifierConnector,
+  teams: teamsConnector as NotifierConnector,
+  pagerduty: pagerDutyConnector as NotifierConnector,
+  opsgenie: opsGenieConnector as NotifierConnector,
+};
+
+export type LoadedNotifier =
+  | { found: false }
+  | { found: true; enabled: boolean; connector: NotifierConnector; config: unknown }
+  | { found: true; unusable: string };
+
+/** Reads a notifier and opens its sealed secrets (never logged, never answered). */
+@Injectable()
+export class NotifierDirectory {
+  private readonly box: SecretBox;
+
+  constructor(@Inject(CERTLANE_CONFIG) config: CertlaneConfig) {
+    this.box = new SecretBox(config.configEncryptionKey, NOTIFIER_SECRETS_BOX);
+  }
+
+  seal(notifierId: string, secrets: Record<string, unknown>): string {
+    return this.box.seal(JSON.stringify(secrets), notifierId);
+  }
+
+  async load(executor: SqlExecutor, id: string): Promise<LoadedNotifier> {
+    const rows = (await executor.query(
+      'SELECT id, kind, settings, sealed_secrets, enabled FROM notifiers WHERE id = $1',
+      [id],
+    )) as {
+      id: string;
+      kind: NotifierKind;
+      settings: Record<string, unknown>;
+      sealed_secrets: string | null;
+      enabled: boolean;
+    }[];
+    const row = rows[0];
+    if (!row) return { found: false };
+    const connector = CONNECTORS[row.kind];
+    if (!connector) return { found: true, unusable: `notifier kind ${row.kind} cannot send yet` };
+    let secrets: Record<string, unknown> = {};
+    try {
+      if (row.sealed_secrets)
+        secrets = JSON.parse(this.box.open(row.sealed_secrets, row.id)) as Record<string, unknown>;
+    } catch {
+      return {
+        found: true,
+        unusable: 'the notifier secrets do not open (was SERVICE_CONFIG_ENCRYPTION_KEY changed?)',
+      };
+    }
+    const config = connector.parse(row.settings, secrets);
+    if (config && typeof config === 'object' && 'invalid' in config)
+      return { found: true, unusable: `notifier config: ${(config as { invalid: string }).invalid}` };
+    return { found: true, enabled: row.enabled, connector, config };
+  }
+}
