@@ -1,0 +1,88 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { apiQuery } from '../lib/list-params';
+import { ResourceColumn, ResourcePageSpec } from '../pages/resource-pages';
+import { ErrorNotice, Expiry, StatusBadge, Time } from './widgets';
+import { Pagination } from './pagination';
+import { useListParams } from './use-list-params';
+import { FilterBar } from './filter-bar';
+
+type Row = Record<string, unknown>;
+type Page = { data: Row[]; total: number };
+
+export function Cell({ column, row }: { column: ResourceColumn; row: Row }) {
+  const value = row[column.key];
+  switch (column.kind) {
+    case 'time':
+      return <Time value={value as string | null} />;
+    case 'expiry':
+      return <Expiry value={value as string | null} />;
+    case 'status':
+      return value ? <StatusBadge status={String(value)} /> : null;
+    case 'bool':
+      return <>{value ? 'yes' : 'no'}</>;
+    default:
+      return <>{value === null || value === undefined || value === '' ? '—' : String(value)}</>;
+  }
+}
+
+/** A server-paginated table of one list operation, its filters and page in the URL. */
+export function ResourcePage({ page }: { page: ResourcePageSpec }) {
+  const filters = page.filters ?? [];
+  const { params, setPage, setPerPage, setFilter, setFilters } = useListParams(filters.map((f) => f.name));
+  const list = useQuery({
+    queryKey: [page.apiPath, params],
+    queryFn: async () => {
+      const body = await unwrap(
+        // The spec of the page names a list operation; its query is the page and its filters.
+        api.GET(page.apiPath as '/api/v1/agents', { params: { query: apiQuery(params) } }),
+      );
+      const raw = body as unknown as Page | Row[];
+      return Array.isArray(raw) ? { data: raw, total: raw.length } : raw;
+    },
+    placeholderData: (previous) => previous,
+  });
+  return (
+    <section aria-labelledby="page-title">
+      <h1 id="page-title">{page.title}</h1>
+      {filters.length > 0 && (
+        <FilterBar filters={filters} values={params.filters} onChange={setFilter} onApply={setFilters} />
+      )}
+      <ErrorNotice error={list.error} />
+      {list.data && list.data.data.length === 0 && <p className="empty">{page.empty}</p>}
+      {list.data && list.data.data.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              {page.columns.map((column) => (
+                <th key={column.key} scope="col">
+                  {column.label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.data.map((row, index) => (
+              <tr key={String(row.id ?? row.event_id ?? index)}>
+                {page.columns.map((column) => (
+                  <td key={column.key}>
+                    <Cell column={column} row={row} />
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {list.data && (
+        <Pagination
+          page={params.page}
+          perPage={params.perPage}
+          total={list.data.total}
+          onPage={setPage}
+          onPerPage={setPerPage}
+        />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,245 @@
+import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
+import { CertificateDto, StatsSummaryDto } from '@certlane/contracts';
+import { eventually, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
+
+/**
+ * The web GUI (issue 18, ADR 0052) in a real browser, Debian's chromium driven by
+ * playwright-core, against a running system (auth, issuance, revocation, gateway processes).
+ */
+const CHROMIUM = process.env.CERTLANE_CHROMIUM ?? '/usr/bin/chromium';
+const PASSWORD = 'gui-break-glass-password-1';
+
+jest.setTimeout(60_000);
+
+describe('the web GUI in Chromium', () => {
+  let system: TestSystem;
+  let gateway: string;
+  let browser: Browser;
+  let adminKey: string;
+  let adminKeyId: string;
+
+  const api = (method: string, path: string, body?: unknown, key = adminKey): Promise<HttpsResult> =>
+    httpsRequest(`${gateway}${path}`, {
+      method,
+      ca: system.ca,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  /** A fresh browser context (its own cookies and storage) that records CSP violations. */
+  const open = async (): Promise<{ context: BrowserContext; page: Page; violations: string[] }> => {
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, baseURL: gateway });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
+    });
+    page.on('pageerror', (error) => violations.push(`page error: ${error.message}`));
+    return { context, page, violations };
+  };
+
+  const signInWithKey = async (page: Page, key: string) => {
+    await page.goto('/');
+    await page.getByRole('textbox', { name: 'API key' }).fill(key);
+    await page.getByRole('button', { name: 'Sign in with API key' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+  };
+
+  beforeAll(async () => {
+    system = await startTestSystem('web-gui', ['auth', 'issuance', 'revocation', 'api-gateway'], {
+      SERVICE_KEYGEN_MODE: 'server',
+      SERVICE_BREAKGLASS_ENABLED: 'true',
+    });
+    gateway = system.services['api-gateway'].url;
+    const minted = await api(
+      'POST',
+      '/api/v1/auth/api-keys',
+      { name: 'gui-admin', actor_id: 'gui-admin', admin: true, role_ids: ['r-admin'] },
+      system.env.SERVICE_AUTH_SECRET,
+    );
+    expect(minted.status).toBe(201);
+    ({ key: adminKey, id: adminKeyId } = minted.json() as { key: string; id: string });
+    for (const id of ['gui-a', 'gui-b', 'gui-c', 'gui-d']) {
+      const created = await api('POST', '/api/v1/certificates', { id, common_name: `${id}.example.com` });
+      expect(`${created.status} ${created.text}`).toMatch(/^201 /);
+    }
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+  });
+
+  it('is served from the gateway origin with a strict CSP, hashed immutable assets and a no-cache index', async () => {
+    const { context, page } = await open();
+    const index = await page.request.get('/certificates?status=Active');
+    expect(index.status()).toBe(200);
+    expect(index.headers()['content-type']).toMatch(/^text\/html/);
+    expect(index.headers()['cache-control']).toBe('no-cache');
+    const csp = index.headers()['content-security-policy'];
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+    const html = await index.text();
+    expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toMatch(/^\/assets\/index-[\w-]{8}\.js$/);
+    const asset = await page.request.get(script!);
+    expect(asset.status()).toBe(200);
+    expect(asset.headers()['cache-control']).toBe('public, max-age=31536000, immutable');
+    // The API keeps its JSON 404 and its stricter CSP; a missing asset is no index.html.
+    const missing = await page.request.get('/api/v1/no-such-route');
+    expect(missing.status()).toBe(404);
+    expect(missing.headers()['content-type']).toMatch(/^application\/json/);
+    expect(missing.headers()['content-security-policy']).toContain("default-src 'none'");
+    expect((await page.request.get('/assets/nope-12345678.js')).status()).toBe(404);
+    await context.close();
+  });
+
+  it("signs in with an API key kept out of localStorage, and shows the API's numbers on the dashboard without CSP violations", async () => {
+    const { context, page, violations } = await open();
+    await signInWithKey(page, adminKey);
+    const summary = (await api('GET', '/api/v1/stats/summary')).json() as StatsSummaryDto;
+    await page.getByTestId('stat-total').getByText(String(summary.total_certificates)).waitFor();
+    for (const status of ['Active', 'Revoked', 'Expiring'] as const) {
+      await expect(page.getByTestId(`stat-${status}`).locator('.stat-value').textContent()).resolves.toBe(
+        String(summary.by_status[status]),
+      );
+    }
+    await expect(page.getByTestId('stat-days-90').locator('.stat-value').textContent()).resolves.toBe(
+      String(summary.expiring_within.days_90),
+    );
+    await page.locator('.chart canvas').first().waitFor();
+    expect(await page.evaluate('localStorage.length')).toBe(0);
+    expect(await page.evaluate<string>('document.cookie')).not.toContain(adminKey);
+    // Each number links to its filtered list.
+    await page.getByTestId('stat-Active').click();
+    await page.waitForURL(/\/certificates\?status=Active$/);
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
+  it("keeps the list filter in the URL across a reload and shows the API's total", async () => {
+    const { context, page, violations } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/certificates');
+    await page.getByLabel('Status').selectOption('Active');
+    await page.waitForURL(/status=Active/);
+    await page.reload();
+    await expect(page.getByLabel('Status').inputValue()).resolves.toBe('Active');
+    const total = ((await api('GET', '/api/v1/certificates?status=Active')).json() as { total: number })
+      .total;
+    await page.getByTestId('page-status').getByText(`(${total} in all)`).waitFor();
+    expect(total).toBeGreaterThan(0);
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
+  it('revokes only with a reason from the RFC 5280 menu', async () => {
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/certificates/gui-a');
+    await page.getByRole('button', { name: 'Revoke…' }).click();
+    const confirm = page.getByRole('dialog').getByRole('button', { name: 'Revoke', exact: true });
+    await expect(confirm.isDisabled()).resolves.toBe(true);
+    await page.getByLabel('Reason').selectOption('keyCompromise');
+    await confirm.click();
+    await page.getByRole('status').getByText('Revoked.').waitFor();
+    const certificate = (await api('GET', '/api/v1/certificates/gui-a')).json() as CertificateDto;
+    expect(certificate.status).toBe('Revoked');
+    expect(certificate.revocation_reason).toBe('keyCompromise');
+    await context.close();
+  });
+
+  it('bulk-revokes the selection after a confirmation that names the count', async () => {
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/certificates?status=Active');
+    await page.getByLabel('Select gui-b').check();
+    await page.getByLabel('Select gui-c').check();
+    await page.getByRole('button', { name: 'Revoke selected' }).click();
+    await page.getByRole('heading', { name: 'Revoke 2 certificates?' }).waitFor();
+    await page.getByLabel('Reason').selectOption('superseded');
+    await page.getByRole('button', { name: 'Revoke 2 certificates' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/Revoked 2 of 2/)
+      .waitFor();
+    for (const id of ['gui-b', 'gui-c']) {
+      expect(((await api('GET', `/api/v1/certificates/${id}`)).json() as CertificateDto).status).toBe(
+        'Revoked',
+      );
+    }
+    await context.close();
+  });
+
+  it('signs in with break-glass and sends X-CSRF-Token on state-changing calls', async () => {
+    const set = await api('POST', '/api/v1/auth/breakglass/credentials', {
+      actor_id: 'gui-admin',
+      password: PASSWORD,
+    });
+    expect(set.status).toBe(201);
+    const { context, page } = await open();
+    const csrfHeaders: (string | undefined)[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().includes('/api/v1/'))
+        csrfHeaders.push(request.headers()['x-csrf-token']);
+    });
+    await page.goto('/login');
+    await page.locator('#bg-actor').fill('gui-admin');
+    await page.locator('#bg-password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in with break-glass' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    const cookies = await context.cookies();
+    expect(cookies.find((cookie) => cookie.name === 'service_session')?.httpOnly).toBe(true);
+    const csrf = cookies.find((cookie) => cookie.name === 'service_csrf')?.value;
+    expect(csrf).toBeTruthy();
+    await page.goto('/certificates/gui-d');
+    await page.getByRole('button', { name: 'Force renew' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/Renewal:/)
+      .waitFor();
+    expect(csrfHeaders).toEqual([csrf]);
+    // A reload keeps the session (the cookie), with no key stored anywhere.
+    await page.reload();
+    await page.getByRole('heading', { name: 'gui-d', level: 1 }).waitFor();
+    expect(await page.evaluate('sessionStorage.length + localStorage.length')).toBe(0);
+    await context.close();
+  });
+
+  it('returns to sign-in, without crashing, when the key is revoked under it', async () => {
+    const { context, page, violations } = await open();
+    const minted = await api('POST', '/api/v1/auth/api-keys', {
+      name: 'gui-short-lived',
+      actor_id: 'gui-short-lived',
+      role_ids: ['r-viewer'],
+    });
+    expect(minted.status).toBe(201);
+    const { key, id } = minted.json() as { key: string; id: string };
+    await signInWithKey(page, key);
+    expect((await api('DELETE', `/api/v1/auth/api-keys/${id}`)).status).toBe(204);
+    // The gateway forgets the key when the revocation event reaches it.
+    await eventually(
+      async () => (await api('GET', '/api/v1/auth/me', undefined, key)).status === 401,
+      'the revoked key refused',
+    );
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Jobs', exact: true })
+      .click();
+    await page.getByText('Your sign-in is no longer valid. Sign in again.').waitFor();
+    expect(page.url()).toMatch(/\/login$/);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    expect(violations).toEqual([]);
+    // The admin key still works: a fresh sign-in lands on the dashboard again.
+    await signInWithKey(page, adminKey);
+    expect(adminKeyId).toBeTruthy();
+    await context.close();
+  });
+});
