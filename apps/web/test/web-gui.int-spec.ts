@@ -1,3 +1,5 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
 import { CertificateDto, StatsSummaryDto } from '@certlane/contracts';
 import { eventually, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
@@ -8,6 +10,39 @@ import { eventually, httpsRequest, HttpsResult, startTestSystem, TestSystem } fr
  */
 const CHROMIUM = process.env.CERTLANE_CHROMIUM ?? '/usr/bin/chromium';
 const PASSWORD = 'gui-break-glass-password-1';
+/** Screenshots of every page, kept as CI artifacts. */
+const SCREENSHOTS = process.env.CERTLANE_SCREENSHOT_DIR ?? join(__dirname, '../../../tmp/screenshots/web');
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const PAGES = [
+  ['/', 'Dashboard'],
+  ['/certificates', 'Certificates'],
+  ['/certificates/gui-d', 'gui-d'],
+  ['/agents', 'Agents'],
+  ['/jobs', 'Jobs'],
+  ['/approvals', 'Approvals'],
+  ['/issuers', 'Issuers'],
+  ['/intermediate-cas', 'CAs'],
+  ['/targets', 'Targets'],
+  ['/profiles', 'Profiles'],
+  ['/policies', 'Policy rules'],
+  ['/renewal-policies', 'Renewal policies'],
+  ['/owners', 'Owners'],
+  ['/teams', 'Teams'],
+  ['/audit', 'Audit'],
+  ['/agents/retired', 'Retired agents'],
+  ['/admin/api-keys', 'API keys'],
+  ['/admin/actors', 'Actors and roles'],
+  ['/admin/roles', 'Roles'],
+  ['/admin/grants', 'Grants'],
+  ['/admin/users', 'Users'],
+  ['/admin/sessions', 'Sessions'],
+  ['/admin/break-glass', 'Break-glass credentials'],
+] as const;
+
+interface AxeResult {
+  passes: unknown[];
+  violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+}
 
 jest.setTimeout(60_000);
 
@@ -29,9 +64,19 @@ describe('the web GUI in Chromium', () => {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
 
-  /** A fresh browser context (its own cookies and storage) that records CSP violations. */
-  const open = async (): Promise<{ context: BrowserContext; page: Page; violations: string[] }> => {
-    const context = await browser.newContext({ ignoreHTTPSErrors: true, baseURL: gateway });
+  /**
+   * A fresh browser context (its own cookies and storage) that records CSP violations. With
+   * `bypassCSP` (only for injecting axe-core) it cannot see them.
+   */
+  const open = async (
+    options: { bypassCSP?: boolean } = {},
+  ): Promise<{ context: BrowserContext; page: Page; violations: string[] }> => {
+    const context = await browser.newContext({
+      ignoreHTTPSErrors: true,
+      baseURL: gateway,
+      bypassCSP: options.bypassCSP ?? false,
+      viewport: { width: 1280, height: 900 },
+    });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     const violations: string[] = [];
@@ -50,10 +95,14 @@ describe('the web GUI in Chromium', () => {
   };
 
   beforeAll(async () => {
-    system = await startTestSystem('web-gui', ['auth', 'issuance', 'revocation', 'api-gateway'], {
-      SERVICE_KEYGEN_MODE: 'server',
-      SERVICE_BREAKGLASS_ENABLED: 'true',
-    });
+    system = await startTestSystem(
+      'web-gui',
+      ['auth', 'issuance', 'revocation', 'deployment-dispatch', 'api-gateway'],
+      {
+        SERVICE_KEYGEN_MODE: 'server',
+        SERVICE_BREAKGLASS_ENABLED: 'true',
+      },
+    );
     gateway = system.services['api-gateway'].url;
     const minted = await api(
       'POST',
@@ -66,6 +115,29 @@ describe('the web GUI in Chromium', () => {
     for (const id of ['gui-a', 'gui-b', 'gui-c', 'gui-d']) {
       const created = await api('POST', '/api/v1/certificates', { id, common_name: `${id}.example.com` });
       expect(`${created.status} ${created.text}`).toMatch(/^201 /);
+    }
+    // Something on every page: a team, an owner, a renewal policy, a profile that needs approval
+    // and two certificates waiting for it (an approval and a job each).
+    const setup: [string, unknown][] = [
+      ['/api/v1/teams', { id: 'team-gui', name: 'Team GUI', description: 'the GUI tests' }],
+      [
+        '/api/v1/owners',
+        { id: 'owner-gui', name: 'Owner GUI', email: 'gui@example.com', team_id: 'team-gui' },
+      ],
+      ['/api/v1/renewal-policies', { name: 'GUI policy', max_retries: 2 }],
+      ['/api/v1/profiles', { id: 'prof-gui-gated', name: 'Gated', requires_approval: true }],
+      [
+        '/api/v1/certificates',
+        { id: 'gui-gated-1', common_name: 'g1.example.com', profile_id: 'prof-gui-gated' },
+      ],
+      [
+        '/api/v1/certificates',
+        { id: 'gui-gated-2', common_name: 'g2.example.com', profile_id: 'prof-gui-gated' },
+      ],
+    ];
+    for (const [path, body] of setup) {
+      const created = await api('POST', path, body);
+      expect(`${path} ${created.status} ${created.text}`).toMatch(/ 201 /);
     }
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   }, 120_000);
@@ -240,6 +312,118 @@ describe('the web GUI in Chromium', () => {
     // The admin key still works: a fresh sign-in lands on the dashboard again.
     await signInWithKey(page, adminKey);
     expect(adminKeyId).toBeTruthy();
+    await context.close();
+  });
+
+  it('renders every page with data, with no serious or critical axe-core violation, and screenshots it', async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const { context, page } = await open({ bypassCSP: true });
+    const bodies: Promise<string>[] = [];
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname.startsWith('/api/')) bodies.push(response.text().catch(() => ''));
+    });
+    await signInWithKey(page, adminKey);
+    const problems: string[] = [];
+    const secrets = [
+      system.env.SERVICE_AUTH_SECRET!,
+      system.env.SERVICE_CONFIG_ENCRYPTION_KEY!,
+      system.env.SERVICE_BOOTSTRAP_TOKEN!,
+      PASSWORD,
+      adminKey,
+    ].filter(Boolean);
+    for (const [path, title] of PAGES) {
+      await page.goto(path);
+      await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+      // Loaded: a table, an empty state or (the dashboard) its numbers.
+      await page.locator('main table, main .empty, main .stats').first().waitFor();
+      await page.waitForFunction(
+        "[...document.querySelectorAll('.stat-value')].every((value) => value.textContent !== '…')",
+      );
+      const alerts = await page.getByRole('alert').allTextContents();
+      if (alerts.length > 0) problems.push(`${path}: ${alerts.join(' | ')}`);
+      await page.addScriptTag({ content: AXE });
+      const result = (await page.evaluate(
+        "axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] })",
+      )) as AxeResult;
+      if (result.passes.length === 0) problems.push(`${path}: axe-core checked nothing`);
+      for (const violation of result.violations) {
+        if (violation.impact === 'serious' || violation.impact === 'critical') {
+          problems.push(
+            `${path}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes
+              .slice(0, 3)
+              .map((node) => node.target.join(' '))
+              .join(', ')}`,
+          );
+        }
+      }
+      const html = await page.content();
+      for (const secret of secrets)
+        if (html.includes(secret)) problems.push(`${path}: a secret is in the page`);
+      const name = path === '/' ? 'dashboard' : path.slice(1).replace(/\//g, '-');
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    }
+    // Nor in anything the API sent the browser.
+    for (const body of await Promise.all(bodies)) {
+      for (const secret of secrets) if (body.includes(secret)) problems.push('a secret in an API response');
+    }
+    expect(bodies.length).toBeGreaterThan(PAGES.length);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('never lets the requester decide their own approval; another user approves it', async () => {
+    const pending = (
+      (await api('GET', '/api/v1/approvals?status=pending')).json() as {
+        data: { id: string; certificate_id: string; requested_by: string }[];
+      }
+    ).data.find((approval) => approval.certificate_id === 'gui-gated-1')!;
+    expect(pending.requested_by).toBe('gui-admin');
+    const own = await open();
+    await signInWithKey(own.page, adminKey);
+    await own.page.goto('/approvals?status=pending');
+    const ownButton = own.page.getByRole('button', { name: `Approve ${pending.id}` });
+    await expect(ownButton.isDisabled()).resolves.toBe(true);
+    await expect(ownButton.getAttribute('title')).resolves.toMatch(/another person must decide/);
+    await own.context.close();
+
+    const second = await api(
+      'POST',
+      '/api/v1/auth/api-keys',
+      { name: 'gui-approver', actor_id: 'gui-approver', role_ids: ['r-operator'] },
+      system.env.SERVICE_AUTH_SECRET,
+    );
+    expect(second.status).toBe(201);
+    const other = await open();
+    await signInWithKey(other.page, (second.json() as { key: string }).key);
+    await other.page.goto('/approvals?status=pending');
+    await other.page.getByRole('button', { name: `Approve ${pending.id}` }).click();
+    await other.page.getByLabel('Reason (optional)').fill('looks right');
+    await other.page.getByRole('dialog').getByRole('button', { name: 'Approve', exact: true }).click();
+    await other.page.getByRole('status').getByText(`Approve ${pending.id}: status: approved`).waitFor();
+    const decided = (await api('GET', `/api/v1/approvals/${pending.id}`)).json() as {
+      status: string;
+      decided_by: string;
+    };
+    expect(decided).toMatchObject({ status: 'approved', decided_by: 'gui-approver' });
+    await other.context.close();
+  });
+
+  it('cancels a job from the jobs page after a confirmation', async () => {
+    const job = (
+      (await api('GET', '/api/v1/jobs?certificate_id=gui-gated-2')).json() as {
+        data: { id: string; status: string }[];
+      }
+    ).data[0];
+    expect(job.status).toBe('AwaitingApproval');
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/jobs?certificate_id=gui-gated-2');
+    await page.getByRole('button', { name: `Cancel ${job.id}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel', exact: true }).click();
+    await page.getByRole('status').getByText(`Cancel ${job.id}: status: Cancelled`).waitFor();
+    expect(((await api('GET', `/api/v1/jobs/${job.id}`)).json() as { status: string }).status).toBe(
+      'Cancelled',
+    );
     await context.close();
   });
 });

@@ -2,37 +2,45 @@ import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
+export interface BarSeries {
+  label: string;
+  values: number[];
+  /** CSS colour of the bars. */
+  colour: string;
+}
+
 /**
- * Daily counts as bars (uPlot: small, canvas, no injected styles). The same numbers are in a
- * table beside it for screen readers and for anyone who wants them exact.
+ * Daily counts as bars (uPlot: small, canvas, no injected styles); several series draw as nested
+ * bars. The chart's label says what it shows; the numbers behind it are the linked lists.
  */
-export function Histogram({ days, counts, label }: { days: string[]; counts: number[]; label: string }) {
+export function Histogram({ days, series, label }: { days: string[]; series: BarSeries[]; label: string }) {
   const holder = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!holder.current) return;
     const xs = days.map((day) => Date.parse(day + 'T00:00:00Z') / 1000);
     const plot = new uPlot(
       {
-        width: Math.max(320, holder.current.clientWidth),
-        height: 220,
-        legend: { show: false },
+        width: Math.max(320, Math.min(960, holder.current.clientWidth)),
+        height: 200,
+        legend: { show: series.length > 1 },
         scales: { x: { time: true } },
         series: [
           {},
-          {
-            label,
-            fill: 'rgba(37, 99, 235, 0.6)',
-            stroke: 'rgb(29, 78, 216)',
-            paths: uPlot.paths.bars!({ size: [0.8, 40] }),
+          ...series.map((one, index) => ({
+            label: one.label,
+            fill: one.colour,
+            stroke: one.colour,
+            // Later series draw narrower on top of earlier ones, so every series stays visible.
+            paths: uPlot.paths.bars!({ size: [0.8 - index * 0.25, 40] }),
             points: { show: false },
-          },
+          })),
         ],
-        axes: [{}, { label: 'certificates' }],
+        axes: [{}, {}],
       },
-      [xs, counts],
+      [xs, ...series.map((one) => one.values)],
       holder.current,
     );
     return () => plot.destroy();
-  }, [days, counts, label]);
+  }, [days, series, label]);
   return <div ref={holder} className="chart" role="img" aria-label={label} />;
 }

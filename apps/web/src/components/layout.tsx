@@ -31,9 +31,21 @@ export function Layout() {
       </header>
       <nav aria-label="Main" className="side">
         <ul>
-          {NAV_ITEMS.map((item) => (
+          {NAV_ITEMS.filter((item) => item.group === 'main').map((item) => (
             <li key={item.to}>
-              <NavLink to={item.to} end={item.to === '/'}>
+              <NavLink to={item.to} end>
+                {item.label}
+              </NavLink>
+            </li>
+          ))}
+        </ul>
+        <h2 className="nav-heading" id="nav-admin">
+          Administration
+        </h2>
+        <ul aria-labelledby="nav-admin">
+          {NAV_ITEMS.filter((item) => item.group === 'admin').map((item) => (
+            <li key={item.to}>
+              <NavLink to={item.to} end>
                 {item.label}
               </NavLink>
             </li>

@@ -1,7 +1,17 @@
 import { RESOURCE_PAGES } from '../pages/resource-pages';
 
-export const NAV_ITEMS: { to: string; label: string }[] = [
-  { to: '/', label: 'Dashboard' },
-  { to: '/certificates', label: 'Certificates' },
-  ...RESOURCE_PAGES.map((page) => ({ to: '/' + page.path, label: page.title })),
+export interface NavItem {
+  to: string;
+  label: string;
+  group: 'main' | 'admin';
+}
+
+export const NAV_ITEMS: NavItem[] = [
+  { to: '/', label: 'Dashboard', group: 'main' },
+  { to: '/certificates', label: 'Certificates', group: 'main' },
+  ...RESOURCE_PAGES.map((page): NavItem => ({
+    to: '/' + page.path,
+    label: page.title,
+    group: page.group ?? 'main',
+  })),
 ];

@@ -1,13 +1,17 @@
+import { useState, useSyncExternalStore } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { auth } from '../api/auth-store';
 import { api, unwrap } from '../api/client';
 import { apiQuery } from '../lib/list-params';
-import { ResourceColumn, ResourcePageSpec } from '../pages/resource-pages';
+import { ResourceColumn, ResourcePageSpec, Row } from '../pages/resource-pages';
+import { RowActions } from './row-actions';
+import { AuditTools } from './audit-tools';
 import { ErrorNotice, Expiry, StatusBadge, Time } from './widgets';
 import { Pagination } from './pagination';
 import { useListParams } from './use-list-params';
 import { FilterBar } from './filter-bar';
 
-type Row = Record<string, unknown>;
 type Page = { data: Row[]; total: number };
 
 export function Cell({ column, row }: { column: ResourceColumn; row: Row }) {
@@ -21,6 +25,10 @@ export function Cell({ column, row }: { column: ResourceColumn; row: Row }) {
       return value ? <StatusBadge status={String(value)} /> : null;
     case 'bool':
       return <>{value ? 'yes' : 'no'}</>;
+    case 'certificate':
+      return value ? <Link to={`/certificates/${String(value)}`}>{String(value)}</Link> : <>—</>;
+    case 'list':
+      return <>{Array.isArray(value) && value.length > 0 ? value.join(', ') : '—'}</>;
     default:
       return <>{value === null || value === undefined || value === '' ? '—' : String(value)}</>;
   }
@@ -30,6 +38,10 @@ export function Cell({ column, row }: { column: ResourceColumn; row: Row }) {
 export function ResourcePage({ page }: { page: ResourcePageSpec }) {
   const filters = page.filters ?? [];
   const { params, setPage, setPerPage, setFilter, setFilters } = useListParams(filters.map((f) => f.name));
+  const state = useSyncExternalStore(auth.subscribe, auth.get);
+  const actorId = state.status === 'signed-in' ? state.actorId : '';
+  const [notice, setNotice] = useState<string>();
+  const actions = page.actions ?? [];
   const list = useQuery({
     queryKey: [page.apiPath, params],
     queryFn: async () => {
@@ -48,6 +60,12 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
       {filters.length > 0 && (
         <FilterBar filters={filters} values={params.filters} onChange={setFilter} onApply={setFilters} />
       )}
+      {page.tool === 'audit' && <AuditTools category={params.filters.category} />}
+      {notice && (
+        <p role="status" className="notice">
+          {notice}
+        </p>
+      )}
       <ErrorNotice error={list.error} />
       {list.data && list.data.data.length === 0 && <p className="empty">{page.empty}</p>}
       {list.data && list.data.data.length > 0 && (
@@ -59,6 +77,11 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
                   {column.label}
                 </th>
               ))}
+              {actions.length > 0 && (
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              )}
             </tr>
           </thead>
           <tbody>
@@ -69,6 +92,17 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
                     <Cell column={column} row={row} />
                   </td>
                 ))}
+                {actions.length > 0 && (
+                  <td>
+                    <RowActions
+                      actions={actions}
+                      row={row}
+                      actorId={actorId}
+                      invalidate={page.apiPath}
+                      onDone={setNotice}
+                    />
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>

@@ -41,7 +41,7 @@ export function ErrorNotice({ error }: { error: unknown }) {
   );
 }
 
-/** A modal confirmation: focus moves in, Escape or Cancel closes it. */
+/** A modal confirmation: focus moves in, Escape or Close closes it without doing anything. */
 export function ConfirmDialog(props: {
   title: string;
   children: ReactNode;
@@ -61,7 +61,7 @@ export function ConfirmDialog(props: {
       {props.children}
       <div className="actions">
         <button type="button" onClick={props.onCancel}>
-          Cancel
+          Close
         </button>
         <button type="button" className="danger" disabled={props.confirmDisabled} onClick={props.onConfirm}>
           {props.confirmLabel}

@@ -18,6 +18,9 @@ const STATUSES = [
   'Archived',
 ] as const;
 
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+
+/** A number that links to its list; `null` when its source could not be read. */
 function Stat({
   label,
   value,
@@ -25,13 +28,13 @@ function Stat({
   testId,
 }: {
   label: string;
-  value: number | undefined;
+  value: number | undefined | null;
   to: string;
   testId: string;
 }) {
   return (
     <Link to={to} className="stat" data-testid={testId}>
-      <span className="stat-value">{value ?? '…'}</span>
+      <span className="stat-value">{value === null ? '—' : (value ?? '…')}</span>
       <span className="stat-label">{label}</span>
     </Link>
   );
@@ -47,6 +50,14 @@ export function DashboardPage() {
     queryKey: ['expiration-timeline', 90],
     queryFn: () => unwrap(api.GET('/api/v1/stats/expiration-timeline', { params: { query: { days: 90 } } })),
   });
+  const jobTrends = useQuery({
+    queryKey: ['job-trends', 30],
+    queryFn: () => unwrap(api.GET('/api/v1/stats/job-trends', { params: { query: { days: 30 } } })),
+  });
+  const issuanceRate = useQuery({
+    queryKey: ['issuance-rate', 30],
+    queryFn: () => unwrap(api.GET('/api/v1/stats/issuance-rate', { params: { query: { days: 30 } } })),
+  });
   const agents = useQuery({
     queryKey: ['agents-fleet'],
     // The first 100 agents by the list; a fleet summary route is still to come.
@@ -57,20 +68,39 @@ export function DashboardPage() {
     queryFn: () =>
       unwrap(api.GET('/api/v1/approvals', { params: { query: { status: 'pending', per_page: 1 } } })),
   });
-  const fleet = agents.data ? countByStatus(agents.data.data) : undefined;
-  const s = summary.data;
+  // The four reserved sentinel agents (spec 2.4) are not part of the fleet.
+  const fleet = agents.data
+    ? countByStatus(agents.data.data.filter((agent) => !agent.sentinel))
+    : agents.error
+      ? null
+      : undefined;
+  const s = summary.data ?? (summary.error ? null : undefined);
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title">Dashboard</h1>
-      <ErrorNotice error={summary.error ?? timeline.error ?? agents.error ?? approvals.error} />
+      <ErrorNotice
+        error={
+          summary.error ??
+          timeline.error ??
+          jobTrends.error ??
+          issuanceRate.error ??
+          agents.error ??
+          approvals.error
+        }
+      />
       <h2>Certificates by status</h2>
       <div className="stats">
-        <Stat label="All certificates" value={s?.total_certificates} to="/certificates" testId="stat-total" />
+        <Stat
+          label="All certificates"
+          value={s ? s.total_certificates : s}
+          to="/certificates"
+          testId="stat-total"
+        />
         {STATUSES.map((status) => (
           <Stat
             key={status}
             label={status}
-            value={s?.by_status[status]}
+            value={s ? s.by_status[status] : s}
             to={`/certificates?status=${status}`}
             testId={`stat-${status}`}
           />
@@ -80,19 +110,19 @@ export function DashboardPage() {
       <div className="stats">
         <Stat
           label="within 7 days"
-          value={s?.expiring_within.days_7}
+          value={s ? s.expiring_within.days_7 : s}
           to="/certificates?status=Expiring"
           testId="stat-days-7"
         />
         <Stat
           label="within 30 days"
-          value={s?.expiring_within.days_30}
+          value={s ? s.expiring_within.days_30 : s}
           to="/certificates?status=Expiring"
           testId="stat-days-30"
         />
         <Stat
           label="within 90 days"
-          value={s?.expiring_within.days_90}
+          value={s ? s.expiring_within.days_90 : s}
           to="/certificates"
           testId="stat-days-90"
         />
@@ -102,8 +132,36 @@ export function DashboardPage() {
         <Suspense fallback={<p>Loading chart…</p>}>
           <Histogram
             days={timeline.data.data.map((d) => d.date)}
-            counts={timeline.data.data.map((d) => d.count)}
+            series={[
+              { label: 'expiring', values: timeline.data.data.map((d) => d.count), colour: '#2563eb' },
+            ]}
             label="Certificates expiring per day, next 90 days"
+          />
+        </Suspense>
+      )}
+      <h2>Job outcomes, last 30 days</h2>
+      {jobTrends.data && (
+        <Suspense fallback={<p>Loading chart…</p>}>
+          <Histogram
+            days={jobTrends.data.data.map((d) => d.date)}
+            series={[
+              { label: 'completed', values: jobTrends.data.data.map((d) => d.completed), colour: '#15803d' },
+              { label: 'failed', values: jobTrends.data.data.map((d) => d.failed), colour: '#b91c1c' },
+              { label: 'cancelled', values: jobTrends.data.data.map((d) => d.cancelled), colour: '#6b7280' },
+            ]}
+            label={`Jobs per day over 30 days: ${sum(jobTrends.data.data.map((d) => d.completed))} completed, ${sum(jobTrends.data.data.map((d) => d.failed))} failed, ${sum(jobTrends.data.data.map((d) => d.cancelled))} cancelled`}
+          />
+        </Suspense>
+      )}
+      <h2>Issuance rate, last 30 days</h2>
+      {issuanceRate.data && (
+        <Suspense fallback={<p>Loading chart…</p>}>
+          <Histogram
+            days={issuanceRate.data.data.map((d) => d.date)}
+            series={[
+              { label: 'issued', values: issuanceRate.data.data.map((d) => d.count), colour: '#7c3aed' },
+            ]}
+            label={`Certificates issued per day over 30 days: ${sum(issuanceRate.data.data.map((d) => d.count))} in all`}
           />
         </Suspense>
       )}
@@ -113,7 +171,7 @@ export function DashboardPage() {
           <Stat
             key={status}
             label={status}
-            value={fleet ? (fleet[status] ?? 0) : undefined}
+            value={fleet ? (fleet[status] ?? 0) : fleet}
             to="/agents"
             testId={`stat-agents-${status}`}
           />
@@ -123,13 +181,13 @@ export function DashboardPage() {
       <div className="stats">
         <Stat
           label="Open approvals"
-          value={approvals.data?.total}
+          value={approvals.data?.total ?? (approvals.error ? null : undefined)}
           to="/approvals?status=pending"
           testId="stat-approvals"
         />
         <Stat
           label="Jobs failed"
-          value={s?.jobs_by_status.Failed ?? (s ? 0 : undefined)}
+          value={s ? (s.jobs_by_status.Failed ?? 0) : s}
           to="/jobs?status=Failed"
           testId="stat-jobs-failed"
         />
