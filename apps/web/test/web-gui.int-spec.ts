@@ -426,4 +426,39 @@ describe('the web GUI in Chromium', () => {
     );
     await context.close();
   });
+
+  it('creates through a form drawn from the request schema, refusing what the API would, with its errors beside the field', async () => {
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/teams');
+    await page.getByText('New team').click();
+    const form = page.getByRole('form', { name: 'New team' });
+    // The schema's pattern for ids: the browser refuses before any request.
+    await form.getByLabel('id', { exact: true }).fill('Not An Id');
+    await form.getByLabel('name (required)').fill('Platform');
+    await expect(
+      form
+        .getByLabel('id', { exact: true })
+        .evaluate((input: { validity: { patternMismatch: boolean } }) => input.validity.patternMismatch),
+    ).resolves.toBe(true);
+    await form.getByLabel('id', { exact: true }).fill('team-platform');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('status').getByText('Created.').waitFor();
+    await page.getByRole('cell', { name: 'team-platform' }).waitFor();
+    expect((await api('GET', '/api/v1/teams/team-platform')).status).toBe(200);
+
+    // The API's own refusal shows beside the field it names.
+    await page.goto('/owners');
+    await page.getByText('New owner').click();
+    const owner = page.getByRole('form', { name: 'New owner' });
+    await owner.getByLabel('name (required)').fill('Someone');
+    await owner.getByLabel('email', { exact: false }).fill('someone@example.com');
+    await owner.getByLabel('team_id', { exact: false }).fill('no-such-team');
+    await owner.getByRole('button', { name: 'Create' }).click();
+    await owner.locator('#field-team_id-error').getByText('does not exist').waitFor();
+    await expect(
+      owner.getByLabel('team_id', { exact: false }).getAttribute('aria-describedby'),
+    ).resolves.toBe('field-team_id-error');
+    await context.close();
+  });
 });

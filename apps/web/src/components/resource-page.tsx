@@ -7,6 +7,7 @@ import { apiQuery } from '../lib/list-params';
 import { ResourceColumn, ResourcePageSpec, Row } from '../pages/resource-pages';
 import { RowActions } from './row-actions';
 import { AuditTools } from './audit-tools';
+import { SchemaForm } from './schema-form';
 import { ErrorNotice, Expiry, StatusBadge, Time } from './widgets';
 import { Pagination } from './pagination';
 import { useListParams } from './use-list-params';
@@ -61,6 +62,7 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
         <FilterBar filters={filters} values={params.filters} onChange={setFilter} onApply={setFilters} />
       )}
       {page.tool === 'audit' && <AuditTools category={params.filters.category} />}
+      {page.create && <SchemaForm path={page.apiPath} title={page.create} invalidate={page.apiPath} />}
       {notice && (
         <p role="status" className="notice">
           {notice}

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
+import { describeAnswer } from '../components/row-actions';
 import { api, unwrap } from '../api/client';
 import {
   ConfirmDialog,
@@ -27,6 +28,21 @@ export function CertificateDetailPage() {
   const queryClient = useQueryClient();
   const [revoking, setRevoking] = useState<string>();
   const [notice, setNotice] = useState<string>();
+  const [targetId, setTargetId] = useState('');
+  const targets = useQuery({
+    queryKey: ['/api/v1/targets', 'for-deploy'],
+    queryFn: () => unwrap(api.GET('/api/v1/targets', { params: { query: { per_page: 100 } } })),
+  });
+  const deploy = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/certificates/{id}/deploy', {
+          params: { path: { id } },
+          body: { target_id: targetId },
+        }),
+      ),
+    onSuccess: (result) => setNotice(`Deployment: ${describeAnswer(result)}`),
+  });
   const certificate = useQuery({
     queryKey: ['certificate', id],
     queryFn: () => unwrap(api.GET('/api/v1/certificates/{id}', { params: { path: { id } } })),
@@ -145,12 +161,37 @@ export function CertificateDetailPage() {
               Revoke…
             </button>
           </div>
+          <form
+            className="deploy"
+            onSubmit={(event) => {
+              event.preventDefault();
+              deploy.mutate();
+            }}
+          >
+            <label htmlFor="deploy-target">Deploy to target</label>{' '}
+            <select
+              id="deploy-target"
+              required
+              value={targetId}
+              onChange={(event) => setTargetId(event.target.value)}
+            >
+              <option value="">Choose a target…</option>
+              {targets.data?.data.map((target) => (
+                <option key={target.id} value={target.id}>
+                  {target.name} ({target.type})
+                </option>
+              ))}
+            </select>{' '}
+            <button type="submit" disabled={!targetId || deploy.isPending}>
+              Deploy
+            </button>
+          </form>
           {notice && (
             <p role="status" className="notice">
               {notice}
             </p>
           )}
-          <ErrorNotice error={renew.error ?? exportFile.error} />
+          <ErrorNotice error={renew.error ?? exportFile.error ?? deploy.error} />
           <h2>Versions</h2>
           <ErrorNotice error={versions.error} />
           {versions.data && versions.data.data.length === 0 && <p className="empty">Not issued yet.</p>}

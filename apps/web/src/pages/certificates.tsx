@@ -4,6 +4,7 @@ import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { apiQuery } from '../lib/list-params';
 import { FilterBar } from '../components/filter-bar';
+import { SchemaForm } from '../components/schema-form';
 import { Pagination } from '../components/pagination';
 import { useListParams } from '../components/use-list-params';
 import {
@@ -92,6 +93,7 @@ export function CertificatesPage() {
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title">Certificates</h1>
+      <SchemaForm path="/api/v1/certificates" title="New certificate" invalidate="certificates" />
       <FilterBar filters={FILTERS} values={params.filters} onChange={setFilter} onApply={setFilters} />
       <div className="bulk-bar" aria-live="polite">
         <span>{count > 0 ? `${noun} selected` : 'Select certificates for bulk actions'}</span>

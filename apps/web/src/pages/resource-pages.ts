@@ -47,6 +47,8 @@ export interface ResourcePageSpec {
   actions?: RowAction[];
   /** A page-level tool beside the table. */
   tool?: 'audit';
+  /** A create form from the request body schema of `POST apiPath`, with this label. */
+  create?: string;
   /** Administration pages are listed apart in the navigation. */
   group?: 'admin';
   empty: string;
@@ -69,6 +71,7 @@ const is =
 export const RESOURCE_PAGES: ResourcePageSpec[] = [
   page('AgentDto', {
     path: 'agents',
+    create: 'Register an agent',
     title: 'Agents',
     apiPath: '/api/v1/agents',
     columns: [
@@ -199,6 +202,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('IssuerDto', {
     path: 'issuers',
+    create: 'New issuer',
     title: 'Issuers',
     apiPath: '/api/v1/issuers',
     columns: [
@@ -213,6 +217,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('CaCertificateDto', {
     path: 'intermediate-cas',
+    create: 'New CA (root, or child with a parent)',
     title: 'CAs',
     apiPath: '/api/v1/intermediate-cas',
     columns: [
@@ -238,6 +243,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('TargetDto', {
     path: 'targets',
+    create: 'New target',
     title: 'Targets',
     apiPath: '/api/v1/targets',
     columns: [
@@ -277,6 +283,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('ProfileDto', {
     path: 'profiles',
+    create: 'New profile',
     title: 'Profiles',
     apiPath: '/api/v1/profiles',
     columns: [
@@ -290,6 +297,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('PolicyRuleDto', {
     path: 'policies',
+    create: 'New policy rule',
     title: 'Policy rules',
     apiPath: '/api/v1/policies',
     columns: [
@@ -303,6 +311,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('RenewalPolicyDto', {
     path: 'renewal-policies',
+    create: 'New renewal policy',
     title: 'Renewal policies',
     apiPath: '/api/v1/renewal-policies',
     columns: [
@@ -316,6 +325,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('OwnerDto', {
     path: 'owners',
+    create: 'New owner',
     title: 'Owners',
     apiPath: '/api/v1/owners',
     columns: [
@@ -328,6 +338,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('TeamDto', {
     path: 'teams',
+    create: 'New team',
     title: 'Teams',
     apiPath: '/api/v1/teams',
     columns: [
@@ -375,6 +386,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('ApiKeyDto', {
     path: 'admin/api-keys',
+    create: 'New API key',
     title: 'API keys',
     group: 'admin',
     apiPath: '/api/v1/auth/api-keys',
@@ -412,6 +424,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('RoleDto', {
     path: 'admin/roles',
+    create: 'New role',
     title: 'Roles',
     group: 'admin',
     apiPath: '/api/v1/auth/roles',
@@ -424,6 +437,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('GrantDto', {
     path: 'admin/grants',
+    create: 'Grant a role',
     title: 'Grants',
     group: 'admin',
     apiPath: '/api/v1/auth/grants',
@@ -496,6 +510,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('BreakGlassCredentialDto', {
     path: 'admin/break-glass',
+    create: 'Set or rotate a credential',
     title: 'Break-glass credentials',
     group: 'admin',
     apiPath: '/api/v1/auth/breakglass/credentials',

@@ -1,0 +1,196 @@
+import { FormEvent, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiError, unwrap } from '../api/client';
+import {
+  fieldErrors,
+  FormField,
+  formFields,
+  FormValues,
+  htmlPattern,
+  JsonSchema,
+  requestBody,
+  resolveRef,
+} from '../lib/schema-fields';
+import { describeAnswer } from './row-actions';
+import { ErrorNotice } from './widgets';
+
+interface ApiDocument {
+  paths: Record<
+    string,
+    Record<string, { requestBody?: { content?: Record<string, { schema?: JsonSchema }> } }>
+  >;
+  components?: { schemas?: Record<string, JsonSchema> };
+}
+
+/** The API description the gateway serves, read once when a form first opens. */
+function useApiDocument() {
+  return useQuery({
+    queryKey: ['api-description'],
+    queryFn: () => unwrap(api.GET('/api/v1/openapi.json')) as Promise<unknown> as Promise<ApiDocument>,
+    staleTime: Infinity,
+  });
+}
+
+function Field({
+  field,
+  value,
+  error,
+  onChange,
+}: {
+  field: FormField;
+  value: FormValues[string] | undefined;
+  error?: string;
+  onChange: (value: FormValues[string]) => void;
+}) {
+  const id = `field-${field.name}`;
+  const described = error ? `${id}-error` : undefined;
+  const label = `${field.name}${field.required ? ' (required)' : ''}`;
+  let control;
+  if (field.kind === 'boolean') {
+    control = (
+      <input
+        id={id}
+        type="checkbox"
+        checked={value === true}
+        onChange={(event) => onChange(event.target.checked)}
+      />
+    );
+  } else if (field.kind === 'select') {
+    control = (
+      <select
+        id={id}
+        required={field.required}
+        value={typeof value === 'string' ? value : ''}
+        aria-describedby={described}
+        onChange={(event) => onChange(event.target.value)}
+      >
+        <option value="">{field.required ? 'Choose…' : 'Default'}</option>
+        {field.options!.map((option) => (
+          <option key={option}>{option}</option>
+        ))}
+      </select>
+    );
+  } else if (field.kind === 'multi') {
+    const chosen = Array.isArray(value) ? value : [];
+    control = (
+      <fieldset id={id} aria-describedby={described}>
+        <legend className="visually-hidden">{label}</legend>
+        {field.options!.map((option) => (
+          <label key={option} className="inline">
+            <input
+              type="checkbox"
+              checked={chosen.includes(option)}
+              onChange={(event) =>
+                onChange(event.target.checked ? [...chosen, option] : chosen.filter((c) => c !== option))
+              }
+            />{' '}
+            {option}
+          </label>
+        ))}
+      </fieldset>
+    );
+  } else if (field.kind === 'json') {
+    control = (
+      <textarea
+        id={id}
+        rows={3}
+        placeholder="{ }"
+        required={field.required}
+        value={typeof value === 'string' ? value : ''}
+        aria-describedby={described}
+        onChange={(event) => onChange(event.target.value)}
+      />
+    );
+  } else {
+    control = (
+      <input
+        id={id}
+        type={field.kind === 'secret' ? 'password' : field.kind === 'number' ? 'number' : 'text'}
+        autoComplete={field.kind === 'secret' ? 'new-password' : 'off'}
+        required={field.required}
+        pattern={htmlPattern(field.pattern)}
+        minLength={field.minLength}
+        maxLength={field.maxLength}
+        min={field.minimum}
+        max={field.maximum}
+        step={field.integer ? 1 : undefined}
+        placeholder={field.kind === 'list' ? 'comma, separated' : undefined}
+        value={typeof value === 'string' ? value : ''}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={described}
+        onChange={(event) => onChange(event.target.value)}
+      />
+    );
+  }
+  return (
+    <div className="form-field">
+      <label htmlFor={id}>{label}</label>
+      {control}
+      {error && (
+        <p id={`${id}-error`} className="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * A create form drawn from the request body schema of `POST path` in the API description: the
+ * browser checks what the schema says, the API's own validation errors show next to their
+ * field, and the answer (a key shown once, for example) is reported after it is created.
+ */
+export function SchemaForm({ path, title, invalidate }: { path: string; title: string; invalidate: string }) {
+  const document = useApiDocument();
+  const queryClient = useQueryClient();
+  const [values, setValues] = useState<FormValues>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [done, setDone] = useState<string>();
+  const schema = document.data?.paths[path]?.post?.requestBody?.content?.['application/json']?.schema;
+  const fields = schema && document.data ? formFields(resolveRef(schema, document.data)) : [];
+  const create = useMutation({
+    mutationFn: (body: Record<string, unknown>) =>
+      unwrap(api.POST(path as '/api/v1/teams', { body: body as never })),
+    onSuccess: (answer) => {
+      setDone(`Created. ${describeAnswer(answer)}`);
+      setValues({});
+      void queryClient.invalidateQueries({ queryKey: [invalidate] });
+    },
+    onError: (error) => setErrors(error instanceof ApiError ? fieldErrors(error.details, error.message) : {}),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setDone(undefined);
+    const { body, errors: parseErrors } = requestBody(fields, values);
+    setErrors(parseErrors);
+    if (Object.keys(parseErrors).length === 0) create.mutate(body);
+  };
+  return (
+    <details className="create">
+      <summary>{title}</summary>
+      <ErrorNotice error={document.error} />
+      {fields.length > 0 && (
+        <form onSubmit={submit} aria-label={title}>
+          {fields.map((field) => (
+            <Field
+              key={field.name}
+              field={field}
+              value={values[field.name]}
+              error={errors[field.name]}
+              onChange={(value) => setValues((was) => ({ ...was, [field.name]: value }))}
+            />
+          ))}
+          <ErrorNotice error={create.error} />
+          <button type="submit" disabled={create.isPending}>
+            Create
+          </button>
+        </form>
+      )}
+      {done && (
+        <p role="status" className="notice">
+          {done}
+        </p>
+      )}
+    </details>
+  );
+}
