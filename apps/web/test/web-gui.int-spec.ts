@@ -461,4 +461,48 @@ describe('the web GUI in Chromium', () => {
     ).resolves.toBe('field-team_id-error');
     await context.close();
   });
+
+  it('reassigns the selection in bulk, naming the count', async () => {
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/certificates?status=Active');
+    await page.getByLabel('Select gui-d').check();
+    await page.getByRole('button', { name: 'Reassign selected' }).click();
+    await page.getByRole('heading', { name: 'Reassign 1 certificate?' }).waitFor();
+    await page.getByLabel('New owner id (required)').fill('owner-gui');
+    await page.getByLabel('New team id (optional)').fill('team-gui');
+    await page.getByRole('button', { name: 'Reassign 1 certificate' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/Reassigned 1 of 1/)
+      .waitFor();
+    expect((await api('GET', '/api/v1/certificates/gui-d')).json()).toMatchObject({
+      owner_id: 'owner-gui',
+      team_id: 'team-gui',
+    });
+    await context.close();
+  });
+
+  it("shows an issuer's record and CRL status, and the CAs as a tree", async () => {
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/issuers');
+    await page
+      .getByRole('button', { name: /^Details of / })
+      .first()
+      .click();
+    const details = page.getByRole('region', { name: /^Details: / });
+    await details.getByText('capabilities').waitFor();
+    const crl = (await api('GET', '/api/v1/crl?issuer_id=iss-local&limit=1')).json() as { version: number };
+    await page
+      .getByRole('region', { name: 'Revocation status' })
+      .getByText(`CRL number ${crl.version}`)
+      .waitFor();
+    const cas = (await api('GET', '/api/v1/intermediate-cas')).json() as { data: { id: string }[] };
+    await page.goto('/intermediate-cas');
+    const tree = page.getByRole('region', { name: 'CA tree' });
+    await tree.waitFor();
+    await expect(tree.getByRole('listitem').count()).resolves.toBe(cas.data.length);
+    await context.close();
+  });
 });

@@ -8,6 +8,8 @@ import { ResourceColumn, ResourcePageSpec, Row } from '../pages/resource-pages';
 import { RowActions } from './row-actions';
 import { AuditTools } from './audit-tools';
 import { SchemaForm } from './schema-form';
+import { RecordView } from './record-view';
+import { CaTree, IssuerCrlStatus } from './page-tools';
 import { ErrorNotice, Expiry, StatusBadge, Time } from './widgets';
 import { Pagination } from './pagination';
 import { useListParams } from './use-list-params';
@@ -42,6 +44,7 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
   const state = useSyncExternalStore(auth.subscribe, auth.get);
   const actorId = state.status === 'signed-in' ? state.actorId : '';
   const [notice, setNotice] = useState<string>();
+  const [selected, setSelected] = useState<Row>();
   const actions = page.actions ?? [];
   const list = useQuery({
     queryKey: [page.apiPath, params],
@@ -79,11 +82,9 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
                   {column.label}
                 </th>
               ))}
-              {actions.length > 0 && (
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              )}
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -94,21 +95,41 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
                     <Cell column={column} row={row} />
                   </td>
                 ))}
-                {actions.length > 0 && (
-                  <td>
-                    <RowActions
-                      actions={actions}
-                      row={row}
-                      actorId={actorId}
-                      invalidate={page.apiPath}
-                      onDone={setNotice}
-                    />
-                  </td>
-                )}
+                <td>
+                  <div className="row-actions">
+                    <button
+                      type="button"
+                      aria-label={`Details of ${String(row.name ?? row.subject ?? row.id ?? row.actor_id ?? index)}`}
+                      aria-pressed={selected === row}
+                      onClick={() => setSelected(selected === row ? undefined : row)}
+                    >
+                      Details
+                    </button>
+                    {actions.length > 0 && (
+                      <RowActions
+                        actions={actions}
+                        row={row}
+                        actorId={actorId}
+                        invalidate={page.apiPath}
+                        onDone={setNotice}
+                      />
+                    )}
+                  </div>
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
+      )}
+      {page.tool === 'ca-tree' && list.data && <CaTree rows={list.data.data} />}
+      {selected && (
+        <>
+          <RecordView
+            row={selected}
+            title={`Details: ${String(selected.name ?? selected.subject ?? selected.id ?? selected.actor_id)}`}
+          />
+          {page.detail === 'issuer-crl' && <IssuerCrlStatus issuerId={String(selected.id)} />}
+        </>
       )}
       {list.data && (
         <Pagination

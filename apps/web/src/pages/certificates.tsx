@@ -38,7 +38,12 @@ const FILTERS: ResourceFilter[] = [
   { name: 'team_id', label: 'Team id' },
 ];
 
-type Bulk = { kind: 'renew' } | { kind: 'revoke'; reason: string };
+const VERBS = { renew: 'Renew', revoke: 'Revoke', reassign: 'Reassign' } as const;
+
+type Bulk =
+  | { kind: 'renew' }
+  | { kind: 'revoke'; reason: string }
+  | { kind: 'reassign'; ownerId: string; teamId: string };
 
 /** The inventory: server-paginated, filters in the URL, selection with bulk renew and revoke. */
 export function CertificatesPage() {
@@ -63,6 +68,18 @@ export function CertificatesPage() {
           api.POST('/api/v1/certificates/bulk-renew', { body: { certificate_ids } }),
         );
         return `Renewal queued for ${result.total_enqueued} of ${result.total_matched}; ${result.total_failed} failed.`;
+      }
+      if (action.kind === 'reassign') {
+        const result = await unwrap(
+          api.POST('/api/v1/certificates/bulk-reassign', {
+            body: {
+              certificate_ids,
+              owner_id: action.ownerId,
+              ...(action.teamId ? { team_id: action.teamId } : {}),
+            },
+          }),
+        );
+        return `Reassigned ${result.total_reassigned} of ${result.total_matched}; ${result.total_skipped} skipped, ${result.total_failed} failed.`;
       }
       const result = await unwrap(
         api.POST('/api/v1/certificates/bulk-revoke', {
@@ -99,6 +116,13 @@ export function CertificatesPage() {
         <span>{count > 0 ? `${noun} selected` : 'Select certificates for bulk actions'}</span>
         <button type="button" disabled={count === 0} onClick={() => setBulk({ kind: 'renew' })}>
           Renew selected
+        </button>
+        <button
+          type="button"
+          disabled={count === 0}
+          onClick={() => setBulk({ kind: 'reassign', ownerId: '', teamId: '' })}
+        >
+          Reassign selected
         </button>
         <button
           type="button"
@@ -186,9 +210,13 @@ export function CertificatesPage() {
       )}
       {bulk && (
         <ConfirmDialog
-          title={bulk.kind === 'renew' ? `Renew ${noun}?` : `Revoke ${noun}?`}
-          confirmLabel={bulk.kind === 'renew' ? `Renew ${noun}` : `Revoke ${noun}`}
-          confirmDisabled={run.isPending || (bulk.kind === 'revoke' && !bulk.reason)}
+          title={`${VERBS[bulk.kind]} ${noun}?`}
+          confirmLabel={`${VERBS[bulk.kind]} ${noun}`}
+          confirmDisabled={
+            run.isPending ||
+            (bulk.kind === 'revoke' && !bulk.reason) ||
+            (bulk.kind === 'reassign' && !bulk.ownerId.trim())
+          }
           onCancel={() => setBulk(undefined)}
           onConfirm={() => run.mutate(bulk)}
         >
@@ -196,6 +224,23 @@ export function CertificatesPage() {
             <>
               <p>Revocation cannot be undone (except certificateHold).</p>
               <ReasonSelect value={bulk.reason} onChange={(reason) => setBulk({ kind: 'revoke', reason })} />
+            </>
+          )}
+          {bulk.kind === 'reassign' && (
+            <>
+              <label htmlFor="reassign-owner">New owner id (required)</label>
+              <input
+                id="reassign-owner"
+                required
+                value={bulk.ownerId}
+                onChange={(event) => setBulk({ ...bulk, ownerId: event.target.value })}
+              />
+              <label htmlFor="reassign-team">New team id (optional)</label>
+              <input
+                id="reassign-team"
+                value={bulk.teamId}
+                onChange={(event) => setBulk({ ...bulk, teamId: event.target.value })}
+              />
             </>
           )}
           <ErrorNotice error={run.error} />

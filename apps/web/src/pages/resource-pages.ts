@@ -46,7 +46,9 @@ export interface ResourcePageSpec {
   filters?: ResourceFilter[];
   actions?: RowAction[];
   /** A page-level tool beside the table. */
-  tool?: 'audit';
+  tool?: 'audit' | 'ca-tree';
+  /** More about the record shown in its details. */
+  detail?: 'issuer-crl';
   /** A create form from the request body schema of `POST apiPath`, with this label. */
   create?: string;
   /** Administration pages are listed apart in the navigation. */
@@ -213,6 +215,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
       { key: 'created_at', label: 'Created', kind: 'time' },
     ],
     actions: [{ label: 'Test', method: 'POST', path: '/api/v1/issuers/{id}/test' }],
+    detail: 'issuer-crl',
     empty: 'No issuers. Create one (a local CA is the quickest start) with POST /api/v1/issuers.',
   }),
   page('CaCertificateDto', {
@@ -229,6 +232,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
       { key: 'not_after', label: 'Expires', kind: 'expiry' },
     ],
     filters: [{ name: 'issuer_id', label: 'Issuer id' }],
+    tool: 'ca-tree',
     actions: [
       {
         label: 'Retire',
