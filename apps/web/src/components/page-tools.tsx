@@ -56,3 +56,75 @@ export function IssuerCrlStatus({ issuerId }: { issuerId: string }) {
     </section>
   );
 }
+
+/** The open violations of one policy rule. */
+export function PolicyViolations({ ruleId }: { ruleId: string }) {
+  const violations = useQuery({
+    queryKey: ['policy-violations', ruleId],
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/policies/{id}/violations', {
+          params: { path: { id: ruleId }, query: { per_page: 100 } },
+        }),
+      ),
+  });
+  return (
+    <section aria-label="Violations" className="record">
+      <h3>Violations</h3>
+      <ErrorNotice error={violations.error} />
+      {violations.data && violations.data.data.length === 0 && (
+        <p className="empty">No certificate violates this rule.</p>
+      )}
+      {violations.data && violations.data.data.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Certificate</th>
+              <th scope="col">Severity</th>
+              <th scope="col">Code</th>
+              <th scope="col">Message</th>
+              <th scope="col">Detected</th>
+            </tr>
+          </thead>
+          <tbody>
+            {violations.data.data.map((violation) => (
+              <tr key={violation.id}>
+                <td>{violation.certificate_id}</td>
+                <td>{violation.severity}</td>
+                <td>{violation.code}</td>
+                <td>{violation.message}</td>
+                <td>
+                  <Time value={violation.detected_at} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** What the agent (or dispatcher) verified at the endpoint after a deployment job. */
+export function JobVerification({ jobId }: { jobId: string }) {
+  const verification = useQuery({
+    queryKey: ['job-verification', jobId],
+    queryFn: () => unwrap(api.GET('/api/v1/jobs/{id}/verification', { params: { path: { id: jobId } } })),
+    retry: false,
+  });
+  const missing = verification.error && (verification.error as { status?: number }).status === 404;
+  return (
+    <section aria-label="Verification" className="notice">
+      <h3>Verification</h3>
+      {missing && <p>Nothing verified for this job (only deployment jobs report a verification).</p>}
+      {!missing && <ErrorNotice error={verification.error} />}
+      {verification.data && (
+        <p>
+          {verification.data.endpoint}: <StatusBadge status={verification.data.result} />{' '}
+          {verification.data.error || `serves ${verification.data.served_fingerprint_sha256.slice(0, 16)}…`} (
+          <Time value={verification.data.checked_at} />)
+        </p>
+      )}
+    </section>
+  );
+}

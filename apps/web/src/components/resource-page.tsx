@@ -9,7 +9,7 @@ import { RowActions } from './row-actions';
 import { AuditTools } from './audit-tools';
 import { SchemaForm } from './schema-form';
 import { RecordView } from './record-view';
-import { CaTree, IssuerCrlStatus } from './page-tools';
+import { CaTree, IssuerCrlStatus, JobVerification, PolicyViolations } from './page-tools';
 import { ErrorNotice, Expiry, StatusBadge, Time } from './widgets';
 import { Pagination } from './pagination';
 import { useListParams } from './use-list-params';
@@ -66,6 +66,15 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
       )}
       {page.tool === 'audit' && <AuditTools category={params.filters.category} />}
       {page.create && <SchemaForm path={page.apiPath} title={page.create} invalidate={page.apiPath} />}
+      {page.extraForm && (
+        <SchemaForm
+          path={page.extraForm.path}
+          title={page.extraForm.label}
+          invalidate={page.apiPath}
+          submitLabel="Evaluate"
+          doneLabel="Evaluated:"
+        />
+      )}
       {notice && (
         <p role="status" className="notice">
           {notice}
@@ -129,6 +138,20 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
             title={`Details: ${String(selected.name ?? selected.subject ?? selected.id ?? selected.actor_id)}`}
           />
           {page.detail === 'issuer-crl' && <IssuerCrlStatus issuerId={String(selected.id)} />}
+          {page.detail === 'policy-violations' && <PolicyViolations ruleId={String(selected.id)} />}
+          {page.detail === 'job-verification' && <JobVerification jobId={String(selected.id)} />}
+          {page.edit && (
+            <SchemaForm
+              key={String(selected.id)}
+              path={`${page.apiPath}/{id}`}
+              method="PUT"
+              id={String(selected.id)}
+              record={selected}
+              title={`Edit ${String(selected.name ?? selected.id)}`}
+              invalidate={page.apiPath}
+              submitLabel="Save"
+            />
+          )}
         </>
       )}
       {list.data && (

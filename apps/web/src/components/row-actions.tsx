@@ -9,6 +9,12 @@ export function describeAnswer(answer: unknown): string {
   if (answer === undefined || answer === null || answer === '') return 'Done.';
   if (typeof answer !== 'object') return String(answer);
   const body = answer as Record<string, unknown>;
+  if (Array.isArray(body.violations)) {
+    const findings = body.violations as { code?: string }[];
+    return findings.length === 0
+      ? 'no policy rule is violated.'
+      : `${findings.length} violation${findings.length === 1 ? '' : 's'}: ${findings.map((f) => f.code).join(', ')}`;
+  }
   // A rotated or new API key: its only showing.
   if (typeof body.key === 'string') return `new key (shown only now, copy it): ${body.key}`;
   const parts = ['status', 'message', 'latency_ms']

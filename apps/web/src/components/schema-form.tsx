@@ -1,4 +1,4 @@
-import { FormEvent, useState } from 'react';
+import { FormEvent, useId, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap } from '../api/client';
 import {
@@ -7,6 +7,8 @@ import {
   formFields,
   FormValues,
   htmlPattern,
+  initialValues,
+  changedOnly,
   JsonSchema,
   requestBody,
   resolveRef,
@@ -32,17 +34,20 @@ function useApiDocument() {
 }
 
 function Field({
+  prefix,
   field,
   value,
   error,
   onChange,
 }: {
+  prefix: string;
   field: FormField;
   value: FormValues[string] | undefined;
   error?: string;
   onChange: (value: FormValues[string]) => void;
 }) {
-  const id = `field-${field.name}`;
+  // Unique per form: a page may hold a create, an edit and a dry-run form at once.
+  const id = `${prefix}field-${field.name}`;
   const described = error ? `${id}-error` : undefined;
   const label = `${field.name}${field.required ? ' (required)' : ''}`;
   let control;
@@ -140,20 +145,51 @@ function Field({
  * browser checks what the schema says, the API's own validation errors show next to their
  * field, and the answer (a key shown once, for example) is reported after it is created.
  */
-export function SchemaForm({ path, title, invalidate }: { path: string; title: string; invalidate: string }) {
+export function SchemaForm({
+  path,
+  title,
+  invalidate,
+  method = 'POST',
+  id,
+  record,
+  submitLabel = 'Create',
+  doneLabel,
+}: {
+  path: string;
+  title: string;
+  invalidate: string;
+  /** PUT edits `record` at `path` with `{id}` filled; only changed fields are sent. */
+  method?: 'POST' | 'PUT';
+  id?: string;
+  record?: Record<string, unknown>;
+  submitLabel?: string;
+  /** What the answer is called ("Created.", "Saved." by default). */
+  doneLabel?: string;
+}) {
   const document = useApiDocument();
   const queryClient = useQueryClient();
-  const [values, setValues] = useState<FormValues>({});
+  const prefix = useId();
+  const [values, setValues] = useState<FormValues | undefined>();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [done, setDone] = useState<string>();
-  const schema = document.data?.paths[path]?.post?.requestBody?.content?.['application/json']?.schema;
+  const operation = document.data?.paths[path]?.[method.toLowerCase()];
+  const schema = operation?.requestBody?.content?.['application/json']?.schema;
   const fields = schema && document.data ? formFields(resolveRef(schema, document.data)) : [];
-  const create = useMutation({
+  const initial = record && fields.length > 0 ? initialValues(fields, record) : {};
+  const current = values ?? initial;
+  const send = useMutation({
     mutationFn: (body: Record<string, unknown>) =>
-      unwrap(api.POST(path as '/api/v1/teams', { body: body as never })),
+      method === 'PUT'
+        ? unwrap(
+            api.PUT(path as '/api/v1/teams/{id}', {
+              params: { path: { id: id ?? '' } },
+              body: body as never,
+            }),
+          )
+        : unwrap(api.POST(path as '/api/v1/teams', { body: body as never })),
     onSuccess: (answer) => {
-      setDone(`Created. ${describeAnswer(answer)}`);
-      setValues({});
+      setDone(`${doneLabel ?? (method === 'PUT' ? 'Saved.' : 'Created.')} ${describeAnswer(answer)}`);
+      setValues(undefined);
       void queryClient.invalidateQueries({ queryKey: [invalidate] });
     },
     onError: (error) => setErrors(error instanceof ApiError ? fieldErrors(error.details, error.message) : {}),
@@ -161,9 +197,10 @@ export function SchemaForm({ path, title, invalidate }: { path: string; title: s
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setDone(undefined);
-    const { body, errors: parseErrors } = requestBody(fields, values);
+    const { body, errors: parseErrors } = requestBody(fields, current);
     setErrors(parseErrors);
-    if (Object.keys(parseErrors).length === 0) create.mutate(body);
+    if (Object.keys(parseErrors).length > 0) return;
+    send.mutate(method === 'PUT' ? changedOnly(body, requestBody(fields, initial).body) : body);
   };
   return (
     <details className="create">
@@ -173,16 +210,17 @@ export function SchemaForm({ path, title, invalidate }: { path: string; title: s
         <form onSubmit={submit} aria-label={title}>
           {fields.map((field) => (
             <Field
+              prefix={prefix}
               key={field.name}
               field={field}
-              value={values[field.name]}
+              value={current[field.name]}
               error={errors[field.name]}
-              onChange={(value) => setValues((was) => ({ ...was, [field.name]: value }))}
+              onChange={(value) => setValues({ ...current, [field.name]: value })}
             />
           ))}
-          <ErrorNotice error={create.error} />
-          <button type="submit" disabled={create.isPending}>
-            Create
+          <ErrorNotice error={send.error} />
+          <button type="submit" disabled={send.isPending}>
+            {submitLabel}
           </button>
         </form>
       )}

@@ -1,4 +1,13 @@
-import { fieldErrors, formFields, htmlPattern, isSecretName, requestBody, resolveRef } from './schema-fields';
+import {
+  changedOnly,
+  fieldErrors,
+  formFields,
+  htmlPattern,
+  initialValues,
+  isSecretName,
+  requestBody,
+  resolveRef,
+} from './schema-fields';
 
 const target = {
   type: 'object',
@@ -99,5 +108,39 @@ describe('htmlPattern', () => {
     expect(re.test('Not An Id')).toBe(false);
     expect(htmlPattern('^[-a-z]+$')).toBe('^[\\-a-z]+$');
     expect(htmlPattern(undefined)).toBeUndefined();
+  });
+});
+
+describe('edit forms', () => {
+  it('start from the record without its secrets or JSON, and send only what changed', () => {
+    const fields = formFields(target);
+    const record = {
+      name: 'web',
+      type: 'nginx',
+      port: 443,
+      enabled: true,
+      sans: ['a', 'b'],
+      config: { x: 1 },
+      api_token: '•',
+    };
+    const initial = initialValues(fields, record);
+    expect(initial).toEqual({ name: 'web', type: 'nginx', port: '443', enabled: true, sans: 'a, b' });
+    const before = requestBody(fields, initial).body;
+    const after = requestBody(fields, { ...initial, port: '8443' }).body;
+    expect(changedOnly(after, before)).toEqual({ port: 8443 });
+  });
+
+  it('types a oneOf of strings (a date or a date-time) as text', () => {
+    const [field] = formFields({
+      properties: {
+        not_after: {
+          oneOf: [
+            { type: 'string', format: 'date' },
+            { type: 'string', format: 'date-time' },
+          ],
+        },
+      },
+    });
+    expect(field.kind).toBe('text');
   });
 });

@@ -17,6 +17,7 @@ export interface JsonSchema {
   format?: string;
   description?: string;
   $ref?: string;
+  oneOf?: JsonSchema[];
 }
 
 export type FieldKind = 'text' | 'secret' | 'number' | 'boolean' | 'select' | 'multi' | 'list' | 'json';
@@ -81,7 +82,9 @@ export function formFields(schema: JsonSchema): FormField[] {
       }
       return { ...base, kind: 'json' };
     }
-    if (type === 'object' || (!type && !property.enum)) return { ...base, kind: 'json' };
+    const textAlternatives =
+      !type && property.oneOf?.every((alternative) => typeOf(alternative) === 'string');
+    if (type === 'object' || (!type && !textAlternatives)) return { ...base, kind: 'json' };
     return {
       ...base,
       kind: isSecretName(name) ? 'secret' : 'text',
@@ -187,4 +190,33 @@ export function htmlPattern(pattern: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The form values of an existing record, for an edit form: scalars and lists as typed text,
+ * never a secret-named field or a JSON object (a redacted config sent back would overwrite the
+ * stored secret; an empty field is left out, so the stored value stays).
+ */
+export function initialValues(fields: readonly FormField[], record: Record<string, unknown>): FormValues {
+  const values: FormValues = {};
+  for (const field of fields) {
+    const value = record[field.name];
+    if (value === null || value === undefined || field.kind === 'secret' || field.kind === 'json') continue;
+    if (field.kind === 'boolean') values[field.name] = value === true;
+    else if (field.kind === 'multi') values[field.name] = Array.isArray(value) ? value.map(String) : [];
+    else if (field.kind === 'list')
+      values[field.name] = Array.isArray(value) ? value.join(', ') : String(value);
+    else values[field.name] = String(value);
+  }
+  return values;
+}
+
+/** Only what changed from the initial values: an edit sends no field it did not touch. */
+export function changedOnly(
+  body: Record<string, unknown>,
+  initialBody: Record<string, unknown>,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(body).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(initialBody[key])),
+  );
 }

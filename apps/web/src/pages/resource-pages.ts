@@ -48,7 +48,11 @@ export interface ResourcePageSpec {
   /** A page-level tool beside the table. */
   tool?: 'audit' | 'ca-tree';
   /** More about the record shown in its details. */
-  detail?: 'issuer-crl';
+  detail?: 'issuer-crl' | 'policy-violations' | 'job-verification';
+  /** An edit form (`PUT apiPath/{id}`) in the record's details. */
+  edit?: boolean;
+  /** A form for another operation of the page (e.g. the policy dry run): its POST path and label. */
+  extraForm?: { path: string; label: string };
   /** A create form from the request body schema of `POST apiPath`, with this label. */
   create?: string;
   /** Administration pages are listed apart in the navigation. */
@@ -106,6 +110,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('JobDto', {
     path: 'jobs',
+    detail: 'job-verification',
     title: 'Jobs',
     apiPath: '/api/v1/jobs',
     columns: [
@@ -204,6 +209,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('IssuerDto', {
     path: 'issuers',
+    edit: true,
     create: 'New issuer',
     title: 'Issuers',
     apiPath: '/api/v1/issuers',
@@ -247,6 +253,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('TargetDto', {
     path: 'targets',
+    edit: true,
     create: 'New target',
     title: 'Targets',
     apiPath: '/api/v1/targets',
@@ -287,6 +294,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('ProfileDto', {
     path: 'profiles',
+    edit: true,
     create: 'New profile',
     title: 'Profiles',
     apiPath: '/api/v1/profiles',
@@ -301,6 +309,12 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('PolicyRuleDto', {
     path: 'policies',
+    detail: 'policy-violations',
+    extraForm: {
+      path: '/api/v1/policies/evaluate',
+      label: 'Dry run: which rules would a certificate break?',
+    },
+    edit: true,
     create: 'New policy rule',
     title: 'Policy rules',
     apiPath: '/api/v1/policies',
@@ -315,6 +329,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('RenewalPolicyDto', {
     path: 'renewal-policies',
+    edit: true,
     create: 'New renewal policy',
     title: 'Renewal policies',
     apiPath: '/api/v1/renewal-policies',
@@ -329,6 +344,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('OwnerDto', {
     path: 'owners',
+    edit: true,
     create: 'New owner',
     title: 'Owners',
     apiPath: '/api/v1/owners',
@@ -342,6 +358,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('TeamDto', {
     path: 'teams',
+    edit: true,
     create: 'New team',
     title: 'Teams',
     apiPath: '/api/v1/teams',
@@ -428,6 +445,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   }),
   page('RoleDto', {
     path: 'admin/roles',
+    edit: true,
     create: 'New role',
     title: 'Roles',
     group: 'admin',
@@ -550,7 +568,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
  * a list operation in neither RESOURCE_PAGES nor here, and on one here that has a page.
  */
 export const LISTS_WITHOUT_A_PAGE: Record<string, string> = {
-  '/api/v1/crl': 'CRL entries page by offset and limit: the CRL/OCSP status page comes next',
-  '/api/v1/policies/{id}/violations': 'per rule: shown from the policy rule page, which comes next',
+  '/api/v1/crl': "paged by offset and limit: each issuer's details show its CRL number, time and count",
+  '/api/v1/policies/{id}/violations': "per rule: shown in a policy rule's details",
   '/api/v1/certificates/{id}/versions': 'shown on the certificate page',
 };
