@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { buildWeb } from './build-web.mjs';
 
 const require = createRequire(import.meta.url);
 const swc = require.resolve('@swc/cli/bin/swc.js');
@@ -31,7 +32,7 @@ execFileSync(
     '--config-file',
     'tmp/swcrc.build.json',
     '--ignore',
-    '**/*.spec.ts,**/*.int-spec.ts,apps/e2e/**,apps/*/src/testing/**',
+    '**/*.spec.ts,**/*.int-spec.ts,apps/e2e/**,apps/web/**,apps/*/src/testing/**',
     '--quiet',
   ],
   { stdio: 'inherit' },
@@ -41,6 +42,9 @@ execFileSync(
 mkdirSync('dist/openapi', { recursive: true });
 for (const extension of ['json', 'yaml'])
   copyFileSync(`docs/openapi.${extension}`, `dist/openapi/openapi.${extension}`);
+
+// The web GUI (Vite), rebuilt only when its inputs changed (ADR 0052); the gateway serves dist/web.
+buildWeb();
 
 // The agent and the MCP server are also commands (package.json "bin").
 chmodSync('dist/apps/agent/src/main.js', 0o755);

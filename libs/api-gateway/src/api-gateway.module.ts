@@ -21,6 +21,7 @@ import { CertificateExportsController } from './certificates/certificate-exports
 import { RelyingPartyForwardingController } from './revocation-routes/relying-party-forwarding.controller';
 import { AcmeForwardingController } from './acme-routes/acme-forwarding.controller';
 import { RevocationController } from './revocation-routes/revocation.controller';
+import { WebAppFallback } from './web-app/web-app-fallback';
 
 /**
  * Every Nest controller of the public API: the routes that stream, set cookies, return files or
@@ -87,9 +88,11 @@ export class ApiGatewayModule {
         GatewayFastLaneInstaller,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: GATEWAY_ROUTES, useFactory: () => gatewayRouteTable(controllers) },
-        // Both add to the Express app when the modules initialise, in this order.
+        // These add to the Express app when the modules initialise, in this order.
         DeclaredRoutesMount,
         MethodNotAllowedFallback,
+        // The web GUI for whatever no route answered (ADR 0052).
+        WebAppFallback,
       ],
     };
   }

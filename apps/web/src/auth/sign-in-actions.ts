@@ -1,0 +1,52 @@
+import { api, ApiError, unwrap } from '../api/client';
+import { auth } from '../api/auth-store';
+
+/**
+ * On load: the API key of this tab if there is one, else the session cookie, else nothing. A
+ * stale key or session ends in the sign-in page, never in a broken app.
+ */
+export async function restoreSignIn(): Promise<void> {
+  try {
+    const info = await unwrap(api.GET('/api/v1/auth/info'));
+    if (!info.required) {
+      const me = await unwrap(api.GET('/api/v1/auth/me'));
+      return auth.signedIn('open', me.actor_id);
+    }
+    const key = auth.apiKey();
+    const me = await unwrap(api.GET('/api/v1/auth/me'));
+    if (key) auth.signedInWithKey(key, me.actor_id);
+    else auth.signedIn('session', me.actor_id);
+  } catch {
+    // A 401 already signed out with its reason; anything else: back to sign-in, quietly.
+    if (auth.get().status === 'unknown') auth.signedOut();
+  }
+}
+
+/** Checks the key against GET /auth/me before keeping it. */
+export async function signInWithKey(key: string): Promise<void> {
+  const response = await fetch('/api/v1/auth/me', { headers: { Authorization: `Bearer ${key}` } });
+  if (response.status === 401) throw new ApiError(401, 'unauthenticated', 'That API key is not valid.');
+  if (!response.ok) throw new ApiError(response.status, 'http_' + response.status, response.statusText);
+  const me = (await response.json()) as { actor_id: string };
+  auth.signedInWithKey(key, me.actor_id);
+}
+
+/** Break-glass (spec 5.7): the answer sets the session and CSRF cookies. */
+export async function signInBreakGlass(actorId: string, password: string): Promise<void> {
+  const result = await unwrap(
+    api.POST('/auth/breakglass/login', { body: { actor_id: actorId, password } }),
+  ).catch((error: unknown) => {
+    if (error instanceof ApiError && error.status === 404)
+      throw new ApiError(404, error.code, 'Break-glass sign-in is not enabled on this server.');
+    throw error;
+  });
+  auth.signedIn('session', result.actor_id);
+}
+
+export async function signOut(): Promise<void> {
+  const state = auth.get();
+  if (state.status === 'signed-in' && state.method === 'session') {
+    await api.POST('/auth/logout').catch(() => undefined);
+  }
+  auth.signedOut();
+}

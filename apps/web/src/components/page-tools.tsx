@@ -1,0 +1,130 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { buildTree, TreeNode } from '../lib/redact';
+import { Row } from '../pages/resource-pages';
+import { ErrorNotice, StatusBadge, Time } from './widgets';
+
+function CaBranch({ node }: { node: TreeNode<Row> }) {
+  return (
+    <li>
+      <span>{String(node.row.subject)}</span> <StatusBadge status={String(node.row.status)} />{' '}
+      <span className="muted">{String(node.row.id)}</span>
+      {node.children.length > 0 && (
+        <ul>
+          {node.children.map((child) => (
+            <CaBranch key={String(child.row.id)} node={child} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+/** The CAs of the page as the tree their parents make. */
+export function CaTree({ rows }: { rows: Row[] }) {
+  if (rows.length === 0) return null;
+  return (
+    <section aria-label="CA tree" className="tree">
+      <h2>Tree</h2>
+      <ul>
+        {buildTree(rows, 'parent_id').map((node) => (
+          <CaBranch key={String(node.row.id)} node={node} />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** An issuer's revocation status: its CRL number, when it was made, how many entries. */
+export function IssuerCrlStatus({ issuerId }: { issuerId: string }) {
+  const crl = useQuery({
+    queryKey: ['crl-status', issuerId],
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/crl', { params: { query: { issuer_id: issuerId, limit: 1 } as never } })),
+  });
+  return (
+    <section aria-label="Revocation status" className="notice">
+      <h3>CRL and OCSP</h3>
+      <ErrorNotice error={crl.error} />
+      {crl.data && (
+        <p>
+          CRL number {crl.data.version}, made <Time value={crl.data.generated_at} />, {crl.data.total} revoked
+          {crl.data.total === 1 ? ' certificate' : ' certificates'}. OCSP answers at{' '}
+          <code>/ocsp/{issuerId}</code>; the DER CRL is <code>/crl/{issuerId}.crl</code>.
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The open violations of one policy rule. */
+export function PolicyViolations({ ruleId }: { ruleId: string }) {
+  const violations = useQuery({
+    queryKey: ['policy-violations', ruleId],
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/policies/{id}/violations', {
+          params: { path: { id: ruleId }, query: { per_page: 100 } },
+        }),
+      ),
+  });
+  return (
+    <section aria-label="Violations" className="record">
+      <h3>Violations</h3>
+      <ErrorNotice error={violations.error} />
+      {violations.data && violations.data.data.length === 0 && (
+        <p className="empty">No certificate violates this rule.</p>
+      )}
+      {violations.data && violations.data.data.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Certificate</th>
+              <th scope="col">Severity</th>
+              <th scope="col">Code</th>
+              <th scope="col">Message</th>
+              <th scope="col">Detected</th>
+            </tr>
+          </thead>
+          <tbody>
+            {violations.data.data.map((violation) => (
+              <tr key={violation.id}>
+                <td>{violation.certificate_id}</td>
+                <td>{violation.severity}</td>
+                <td>{violation.code}</td>
+                <td>{violation.message}</td>
+                <td>
+                  <Time value={violation.detected_at} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** What the agent (or dispatcher) verified at the endpoint after a deployment job. */
+export function JobVerification({ jobId }: { jobId: string }) {
+  const verification = useQuery({
+    queryKey: ['job-verification', jobId],
+    queryFn: () => unwrap(api.GET('/api/v1/jobs/{id}/verification', { params: { path: { id: jobId } } })),
+    retry: false,
+  });
+  const missing = verification.error && (verification.error as { status?: number }).status === 404;
+  return (
+    <section aria-label="Verification" className="notice">
+      <h3>Verification</h3>
+      {missing && <p>Nothing verified for this job (only deployment jobs report a verification).</p>}
+      {!missing && <ErrorNotice error={verification.error} />}
+      {verification.data && (
+        <p>
+          {verification.data.endpoint}: <StatusBadge status={verification.data.result} />{' '}
+          {verification.data.error || `serves ${verification.data.served_fingerprint_sha256.slice(0, 16)}…`} (
+          <Time value={verification.data.checked_at} />)
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,114 @@
+import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { Row, RowAction } from '../pages/resource-pages';
+import { ConfirmDialog, ErrorNotice } from './widgets';
+
+/** What an action's answer says, in one line: a status and message, or counts. */
+export function describeAnswer(answer: unknown): string {
+  if (answer === undefined || answer === null || answer === '') return 'Done.';
+  if (typeof answer !== 'object') return String(answer);
+  const body = answer as Record<string, unknown>;
+  if (Array.isArray(body.violations)) {
+    const findings = body.violations as { code?: string }[];
+    return findings.length === 0
+      ? 'no policy rule is violated.'
+      : `${findings.length} violation${findings.length === 1 ? '' : 's'}: ${findings.map((f) => f.code).join(', ')}`;
+  }
+  // A rotated or new API key: its only showing.
+  if (typeof body.key === 'string') return `new key (shown only now, copy it): ${body.key}`;
+  const parts = ['status', 'message', 'latency_ms']
+    .filter((key) => body[key] !== undefined)
+    .map((key) => `${key}: ${String(body[key])}`);
+  return parts.length > 0 ? parts.join(', ') : 'Done.';
+}
+
+function rowName(row: Row): string {
+  return String(row.name ?? row.subject ?? row.id ?? row.actor_id);
+}
+
+/** The actions of one row; each runs its operation, after a confirmation when it asks for one. */
+export function RowActions(props: {
+  actions: readonly RowAction[];
+  row: Row;
+  actorId: string;
+  invalidate: string;
+  onDone: (message: string) => void;
+}) {
+  const queryClient = useQueryClient();
+  const [pending, setPending] = useState<RowAction>();
+  const [reason, setReason] = useState('');
+  const run = useMutation({
+    mutationFn: async (action: RowAction) => {
+      // The page spec names the operation; its one path parameter comes from the row.
+      const path = action.path as '/api/v1/jobs/{id}/cancel';
+      const param = /\{(\w+)\}/.exec(action.path)?.[1] ?? 'id';
+      const pathParams = { [param]: String(props.row[action.field ?? 'id']) } as { id: string };
+      if (action.method === 'DELETE') {
+        const query = action.reason?.in === 'force-query' ? { force: 'true', reason } : undefined;
+        return unwrap(
+          api.DELETE(path as unknown as '/api/v1/agents/{id}', {
+            params: { path: pathParams, query: query as never },
+          }),
+        );
+      }
+      const body = action.reason?.in === 'body' && reason ? { reason } : undefined;
+      return unwrap(api.POST(path, { params: { path: pathParams }, body: body as never }));
+    },
+    onSuccess: (answer, action) => {
+      props.onDone(`${action.label} ${rowName(props.row)}: ${describeAnswer(answer)}`);
+      setPending(undefined);
+      setReason('');
+      void queryClient.invalidateQueries({ queryKey: [props.invalidate] });
+    },
+  });
+  const visible = props.actions.filter((action) => !action.when || action.when(props.row));
+  const start = (action: RowAction) => {
+    run.reset();
+    if (action.confirm || action.reason) setPending(action);
+    else run.mutate(action);
+  };
+  return (
+    <div className="row-actions">
+      {visible.map((action) => {
+        const refusal = action.refusal?.(props.row, props.actorId);
+        return (
+          <button
+            key={action.label}
+            type="button"
+            className={action.destructive ? 'danger' : undefined}
+            disabled={!!refusal || run.isPending}
+            title={refusal}
+            aria-label={`${action.label} ${rowName(props.row)}`}
+            onClick={() => start(action)}
+          >
+            {action.label}
+          </button>
+        );
+      })}
+      {!pending && <ErrorNotice error={run.error} />}
+      {pending && (
+        <ConfirmDialog
+          title={`${pending.label} ${rowName(props.row)}?`}
+          confirmLabel={pending.label}
+          confirmDisabled={run.isPending || (!!pending.reason?.required && !reason.trim())}
+          onCancel={() => setPending(undefined)}
+          onConfirm={() => run.mutate(pending)}
+        >
+          {pending.reason && (
+            <>
+              <label htmlFor="action-reason">Reason{pending.reason.required ? '' : ' (optional)'}</label>
+              <input
+                id="action-reason"
+                value={reason}
+                required={pending.reason.required}
+                onChange={(event) => setReason(event.target.value)}
+              />
+            </>
+          )}
+          <ErrorNotice error={run.error} />
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,234 @@
+import { FormEvent, useId, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiError, unwrap } from '../api/client';
+import {
+  fieldErrors,
+  FormField,
+  formFields,
+  FormValues,
+  htmlPattern,
+  initialValues,
+  changedOnly,
+  JsonSchema,
+  requestBody,
+  resolveRef,
+} from '../lib/schema-fields';
+import { describeAnswer } from './row-actions';
+import { ErrorNotice } from './widgets';
+
+interface ApiDocument {
+  paths: Record<
+    string,
+    Record<string, { requestBody?: { content?: Record<string, { schema?: JsonSchema }> } }>
+  >;
+  components?: { schemas?: Record<string, JsonSchema> };
+}
+
+/** The API description the gateway serves, read once when a form first opens. */
+function useApiDocument() {
+  return useQuery({
+    queryKey: ['api-description'],
+    queryFn: () => unwrap(api.GET('/api/v1/openapi.json')) as Promise<unknown> as Promise<ApiDocument>,
+    staleTime: Infinity,
+  });
+}
+
+function Field({
+  prefix,
+  field,
+  value,
+  error,
+  onChange,
+}: {
+  prefix: string;
+  field: FormField;
+  value: FormValues[string] | undefined;
+  error?: string;
+  onChange: (value: FormValues[string]) => void;
+}) {
+  // Unique per form: a page may hold a create, an edit and a dry-run form at once.
+  const id = `${prefix}field-${field.name}`;
+  const described = error ? `${id}-error` : undefined;
+  const label = `${field.name}${field.required ? ' (required)' : ''}`;
+  let control;
+  if (field.kind === 'boolean') {
+    control = (
+      <input
+        id={id}
+        type="checkbox"
+        checked={value === true}
+        onChange={(event) => onChange(event.target.checked)}
+      />
+    );
+  } else if (field.kind === 'select') {
+    control = (
+      <select
+        id={id}
+        required={field.required}
+        value={typeof value === 'string' ? value : ''}
+        aria-describedby={described}
+        onChange={(event) => onChange(event.target.value)}
+      >
+        <option value="">{field.required ? 'Choose…' : 'Default'}</option>
+        {field.options!.map((option) => (
+          <option key={option}>{option}</option>
+        ))}
+      </select>
+    );
+  } else if (field.kind === 'multi') {
+    const chosen = Array.isArray(value) ? value : [];
+    control = (
+      <fieldset id={id} aria-describedby={described}>
+        <legend className="visually-hidden">{label}</legend>
+        {field.options!.map((option) => (
+          <label key={option} className="inline">
+            <input
+              type="checkbox"
+              checked={chosen.includes(option)}
+              onChange={(event) =>
+                onChange(event.target.checked ? [...chosen, option] : chosen.filter((c) => c !== option))
+              }
+            />{' '}
+            {option}
+          </label>
+        ))}
+      </fieldset>
+    );
+  } else if (field.kind === 'json') {
+    control = (
+      <textarea
+        id={id}
+        rows={3}
+        placeholder="{ }"
+        required={field.required}
+        value={typeof value === 'string' ? value : ''}
+        aria-describedby={described}
+        onChange={(event) => onChange(event.target.value)}
+      />
+    );
+  } else {
+    control = (
+      <input
+        id={id}
+        type={field.kind === 'secret' ? 'password' : field.kind === 'number' ? 'number' : 'text'}
+        autoComplete={field.kind === 'secret' ? 'new-password' : 'off'}
+        required={field.required}
+        pattern={htmlPattern(field.pattern)}
+        minLength={field.minLength}
+        maxLength={field.maxLength}
+        min={field.minimum}
+        max={field.maximum}
+        step={field.integer ? 1 : undefined}
+        placeholder={field.kind === 'list' ? 'comma, separated' : undefined}
+        value={typeof value === 'string' ? value : ''}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={described}
+        onChange={(event) => onChange(event.target.value)}
+      />
+    );
+  }
+  return (
+    <div className="form-field">
+      <label htmlFor={id}>{label}</label>
+      {control}
+      {error && (
+        <p id={`${id}-error`} className="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * A create form drawn from the request body schema of `POST path` in the API description: the
+ * browser checks what the schema says, the API's own validation errors show next to their
+ * field, and the answer (a key shown once, for example) is reported after it is created.
+ */
+export function SchemaForm({
+  path,
+  title,
+  invalidate,
+  method = 'POST',
+  id,
+  record,
+  submitLabel = 'Create',
+  doneLabel,
+}: {
+  path: string;
+  title: string;
+  invalidate: string;
+  /** PUT edits `record` at `path` with `{id}` filled; only changed fields are sent. */
+  method?: 'POST' | 'PUT';
+  id?: string;
+  record?: Record<string, unknown>;
+  submitLabel?: string;
+  /** What the answer is called ("Created.", "Saved." by default). */
+  doneLabel?: string;
+}) {
+  const document = useApiDocument();
+  const queryClient = useQueryClient();
+  const prefix = useId();
+  const [values, setValues] = useState<FormValues | undefined>();
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [done, setDone] = useState<string>();
+  const operation = document.data?.paths[path]?.[method.toLowerCase()];
+  const schema = operation?.requestBody?.content?.['application/json']?.schema;
+  const fields = schema && document.data ? formFields(resolveRef(schema, document.data)) : [];
+  const initial = record && fields.length > 0 ? initialValues(fields, record) : {};
+  const current = values ?? initial;
+  const send = useMutation({
+    mutationFn: (body: Record<string, unknown>) =>
+      method === 'PUT'
+        ? unwrap(
+            api.PUT(path as '/api/v1/teams/{id}', {
+              params: { path: { id: id ?? '' } },
+              body: body as never,
+            }),
+          )
+        : unwrap(api.POST(path as '/api/v1/teams', { body: body as never })),
+    onSuccess: (answer) => {
+      setDone(`${doneLabel ?? (method === 'PUT' ? 'Saved.' : 'Created.')} ${describeAnswer(answer)}`);
+      setValues(undefined);
+      void queryClient.invalidateQueries({ queryKey: [invalidate] });
+    },
+    onError: (error) => setErrors(error instanceof ApiError ? fieldErrors(error.details, error.message) : {}),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setDone(undefined);
+    const { body, errors: parseErrors } = requestBody(fields, current);
+    setErrors(parseErrors);
+    if (Object.keys(parseErrors).length > 0) return;
+    send.mutate(method === 'PUT' ? changedOnly(body, requestBody(fields, initial).body) : body);
+  };
+  return (
+    <details className="create">
+      <summary>{title}</summary>
+      <ErrorNotice error={document.error} />
+      {fields.length > 0 && (
+        <form onSubmit={submit} aria-label={title}>
+          {fields.map((field) => (
+            <Field
+              prefix={prefix}
+              key={field.name}
+              field={field}
+              value={current[field.name]}
+              error={errors[field.name]}
+              onChange={(value) => setValues({ ...current, [field.name]: value })}
+            />
+          ))}
+          <ErrorNotice error={send.error} />
+          <button type="submit" disabled={send.isPending}>
+            {submitLabel}
+          </button>
+        </form>
+      )}
+      {done && (
+        <p role="status" className="notice">
+          {done}
+        </p>
+      )}
+    </details>
+  );
+}

@@ -1,0 +1,107 @@
+import { ReactNode, useEffect, useRef } from 'react';
+import { ApiError } from '../api/client';
+import { EXPIRY_WORDS, expiryLevel, relativeTime } from '../lib/time';
+
+/** A time as words ("in 3 days") with the exact time beside it for machines and on hover. */
+export function Time({ value }: { value: string | null | undefined }) {
+  if (!value) return <span className="muted">—</span>;
+  return (
+    <time dateTime={value} title={new Date(value).toISOString()}>
+      {relativeTime(value, Date.now())}
+    </time>
+  );
+}
+
+/** Expiry as colour and words (never colour alone). */
+export function Expiry({ value }: { value: string | null }) {
+  const level = expiryLevel(value, Date.now());
+  return (
+    <span className={`expiry expiry-${level}`}>
+      <Time value={value} /> <span className="expiry-words">({EXPIRY_WORDS[level]})</span>
+    </span>
+  );
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge badge-${status.toLowerCase()}`}>{status}</span>;
+}
+
+export function ErrorNotice({ error }: { error: unknown }) {
+  if (!error) return null;
+  const text =
+    error instanceof ApiError
+      ? `${error.message} (${error.code})`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  return (
+    <p role="alert" className="error">
+      {text}
+    </p>
+  );
+}
+
+/** A modal confirmation: focus moves in, Escape or Close closes it without doing anything. */
+export function ConfirmDialog(props: {
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  confirmDisabled?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const element = dialog.current;
+    if (element && !element.open) element.showModal();
+  }, []);
+  return (
+    <dialog ref={dialog} aria-labelledby="confirm-title" onCancel={props.onCancel} className="confirm">
+      <h2 id="confirm-title">{props.title}</h2>
+      {props.children}
+      <div className="actions">
+        <button type="button" onClick={props.onCancel}>
+          Close
+        </button>
+        <button type="button" className="danger" disabled={props.confirmDisabled} onClick={props.onConfirm}>
+          {props.confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+export const REVOCATION_REASONS = [
+  'unspecified',
+  'keyCompromise',
+  'caCompromise',
+  'affiliationChanged',
+  'superseded',
+  'cessationOfOperation',
+  'certificateHold',
+  'privilegeWithdrawn',
+  'aaCompromise',
+] as const;
+export type RevocationReason = (typeof REVOCATION_REASONS)[number];
+
+/** The RFC 5280 reason menu; the GUI asks for a reason on every revocation. */
+export function ReasonSelect({ value, onChange }: { value: string; onChange: (reason: string) => void }) {
+  return (
+    <>
+      <label htmlFor="revocation-reason">Reason</label>
+      <select
+        id="revocation-reason"
+        required
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+      >
+        <option value="">Choose a reason…</option>
+        {REVOCATION_REASONS.map((reason) => (
+          <option key={reason} value={reason}>
+            {reason}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}

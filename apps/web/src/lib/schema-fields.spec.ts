@@ -1,0 +1,146 @@
+import {
+  changedOnly,
+  fieldErrors,
+  formFields,
+  htmlPattern,
+  initialValues,
+  isSecretName,
+  requestBody,
+  resolveRef,
+} from './schema-fields';
+
+const target = {
+  type: 'object',
+  required: ['name', 'type'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    type: { type: 'string', enum: ['nginx', 'ssh'] },
+    port: { type: 'integer', minimum: 1, maximum: 65535 },
+    enabled: { type: 'boolean' },
+    sans: { type: 'array', items: { type: 'string' } },
+    ekus: { type: 'array', items: { type: 'string', enum: ['serverAuth', 'clientAuth'] } },
+    config: { type: 'object' },
+    api_token: { type: 'string' },
+  },
+};
+
+describe('formFields', () => {
+  it('turns each property into the field and HTML constraints that say the same', () => {
+    const fields = formFields(target);
+    expect(fields.map((f) => [f.name, f.kind, f.required])).toEqual([
+      ['name', 'text', true],
+      ['type', 'select', true],
+      ['port', 'number', false],
+      ['enabled', 'boolean', false],
+      ['sans', 'list', false],
+      ['ekus', 'multi', false],
+      ['config', 'json', false],
+      ['api_token', 'secret', false],
+    ]);
+    expect(fields[0]).toMatchObject({ minLength: 1, maxLength: 255 });
+    expect(fields[2]).toMatchObject({ minimum: 1, maximum: 65535, integer: true });
+    expect(fields[1].options).toEqual(['nginx', 'ssh']);
+  });
+
+  it('follows references', () => {
+    const doc = { components: { schemas: { A: { $ref: '#/components/schemas/B' }, B: target } } };
+    expect(resolveRef({ $ref: '#/components/schemas/A' }, doc)).toBe(target);
+  });
+
+  it('treats password, secret, token and key names as secrets, not key_algorithm', () => {
+    expect(['password', 'client_secret', 'api_token', 'private_key'].every(isSecretName)).toBe(true);
+    expect(['key_algorithm', 'name', 'endpoint'].some(isSecretName)).toBe(false);
+  });
+});
+
+describe('requestBody', () => {
+  it('leaves empty fields out and parses numbers, lists and JSON', () => {
+    const { body, errors } = requestBody(formFields(target), {
+      name: ' web ',
+      type: 'nginx',
+      port: '443',
+      enabled: true,
+      sans: 'a.example, b.example,',
+      ekus: ['serverAuth'],
+      config: '{"path":"/etc/x"}',
+      api_token: '',
+    });
+    expect(errors).toEqual({});
+    expect(body).toEqual({
+      name: 'web',
+      type: 'nginx',
+      port: 443,
+      enabled: true,
+      sans: ['a.example', 'b.example'],
+      ekus: ['serverAuth'],
+      config: { path: '/etc/x' },
+    });
+  });
+
+  it('names the field whose value does not parse', () => {
+    const { errors } = requestBody(formFields(target), { port: 'x', config: '{' });
+    expect(errors).toEqual({ port: 'must be a number', config: 'must be JSON' });
+  });
+});
+
+describe('fieldErrors', () => {
+  it('maps the API validation details to fields', () => {
+    expect(
+      fieldErrors({
+        fields: [
+          { field: 'name', message: 'name must be shorter' },
+          { field: 'config.path', message: 'bad' },
+        ],
+      }),
+    ).toEqual({ name: 'name must be shorter', config: 'bad' });
+    expect(fieldErrors(undefined)).toEqual({});
+    expect(fieldErrors({ field: 'team_id', id: 'x' }, 'team_id: team "x" does not exist')).toEqual({
+      team_id: 'team_id: team "x" does not exist',
+    });
+  });
+});
+
+describe('htmlPattern', () => {
+  it('escapes what the v flag reserves in a class, keeping the meaning', () => {
+    const id = htmlPattern('^[a-z0-9][a-z0-9._-]{0,127}$')!;
+    const re = new RegExp(`^(?:${id})$`, 'v');
+    expect(re.test('team-platform')).toBe(true);
+    expect(re.test('Not An Id')).toBe(false);
+    expect(htmlPattern('^[-a-z]+$')).toBe('^[\\-a-z]+$');
+    expect(htmlPattern(undefined)).toBeUndefined();
+  });
+});
+
+describe('edit forms', () => {
+  it('start from the record without its secrets or JSON, and send only what changed', () => {
+    const fields = formFields(target);
+    const record = {
+      name: 'web',
+      type: 'nginx',
+      port: 443,
+      enabled: true,
+      sans: ['a', 'b'],
+      config: { x: 1 },
+      api_token: '•',
+    };
+    const initial = initialValues(fields, record);
+    expect(initial).toEqual({ name: 'web', type: 'nginx', port: '443', enabled: true, sans: 'a, b' });
+    const before = requestBody(fields, initial).body;
+    const after = requestBody(fields, { ...initial, port: '8443' }).body;
+    expect(changedOnly(after, before)).toEqual({ port: 8443 });
+  });
+
+  it('types a oneOf of strings (a date or a date-time) as text', () => {
+    const [field] = formFields({
+      properties: {
+        not_after: {
+          oneOf: [
+            { type: 'string', format: 'date' },
+            { type: 'string', format: 'date-time' },
+          ],
+        },
+      },
+    });
+    expect(field.kind).toBe('text');
+  });
+});

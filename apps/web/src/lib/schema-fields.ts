@@ -1,0 +1,222 @@
+/**
+ * Form fields from a JSON Schema object of the API description (a create request body), and
+ * the request body from what was typed. Constraints become the HTML constraints that say the
+ * same (required, pattern, lengths, bounds), so the browser refuses what the API would.
+ */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  items?: JsonSchema;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  format?: string;
+  description?: string;
+  $ref?: string;
+  oneOf?: JsonSchema[];
+}
+
+export type FieldKind = 'text' | 'secret' | 'number' | 'boolean' | 'select' | 'multi' | 'list' | 'json';
+
+export interface FormField {
+  name: string;
+  kind: FieldKind;
+  required: boolean;
+  options?: string[];
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  integer?: boolean;
+  description?: string;
+}
+
+/** Spec 2.12: config keys whose names say they hold a secret are write-only and never shown. */
+export function isSecretName(name: string): boolean {
+  return /password|secret|token|key/i.test(name) && !/^key_(algorithm|size|usage)/i.test(name);
+}
+
+/** Follows `#/components/schemas/X` references within the document. */
+export function resolveRef(
+  schema: JsonSchema,
+  document: { components?: { schemas?: Record<string, JsonSchema> } },
+): JsonSchema {
+  let current = schema;
+  for (let hops = 0; current.$ref && hops < 10; hops++) {
+    const name = current.$ref.replace('#/components/schemas/', '');
+    current = document.components?.schemas?.[name] ?? {};
+  }
+  return current;
+}
+
+function typeOf(schema: JsonSchema): string | undefined {
+  return Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+}
+
+export function formFields(schema: JsonSchema): FormField[] {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => {
+    const type = typeOf(property);
+    const base = { name, required: required.has(name), description: property.description };
+    if (property.enum) return { ...base, kind: 'select', options: property.enum.map(String) };
+    if (type === 'boolean') return { ...base, kind: 'boolean' };
+    if (type === 'integer' || type === 'number') {
+      return {
+        ...base,
+        kind: 'number',
+        minimum: property.minimum,
+        maximum: property.maximum,
+        integer: type === 'integer',
+      };
+    }
+    if (type === 'array') {
+      const items = property.items ?? {};
+      if (items.enum) return { ...base, kind: 'multi', options: items.enum.map(String) };
+      if (typeOf(items) === 'string' || typeOf(items) === 'integer' || typeOf(items) === 'number') {
+        return { ...base, kind: 'list' };
+      }
+      return { ...base, kind: 'json' };
+    }
+    const textAlternatives =
+      !type && property.oneOf?.every((alternative) => typeOf(alternative) === 'string');
+    if (type === 'object' || (!type && !textAlternatives)) return { ...base, kind: 'json' };
+    return {
+      ...base,
+      kind: isSecretName(name) ? 'secret' : 'text',
+      pattern: property.pattern,
+      minLength: property.minLength,
+      maxLength: property.maxLength,
+    };
+  }) as FormField[];
+}
+
+export type FormValues = Record<string, string | boolean | string[]>;
+
+/**
+ * The request body: empty fields are left out (the API's defaults apply); lists are split on
+ * commas; numbers and JSON are parsed. A value that does not parse is a field error.
+ */
+export function requestBody(
+  fields: readonly FormField[],
+  values: FormValues,
+): { body: Record<string, unknown>; errors: Record<string, string> } {
+  const body: Record<string, unknown> = {};
+  const errors: Record<string, string> = {};
+  for (const field of fields) {
+    const value = values[field.name];
+    if (field.kind === 'boolean') {
+      if (value === true) body[field.name] = true;
+      continue;
+    }
+    if (field.kind === 'multi') {
+      if (Array.isArray(value) && value.length > 0) body[field.name] = value;
+      continue;
+    }
+    const text = typeof value === 'string' ? value.trim() : '';
+    if (text === '') continue;
+    if (field.kind === 'number') {
+      const number = Number(text);
+      if (Number.isNaN(number)) errors[field.name] = 'must be a number';
+      else body[field.name] = number;
+    } else if (field.kind === 'list') {
+      body[field.name] = text
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
+    } else if (field.kind === 'json') {
+      try {
+        body[field.name] = JSON.parse(text);
+      } catch {
+        errors[field.name] = 'must be JSON';
+      }
+    } else body[field.name] = typeof value === 'string' && field.kind === 'secret' ? value : text;
+  }
+  return { body, errors };
+}
+
+/**
+ * The API's errors by field: `details.fields` of a 400 `validation_failed`, or the one
+ * `details.field` of another refusal (a reference that does not exist, an id taken) with its
+ * message.
+ */
+export function fieldErrors(details: unknown, message = ''): Record<string, string> {
+  const { fields, field } = (details ?? {}) as {
+    fields?: { field?: string; message?: string }[];
+    field?: unknown;
+  };
+  const errors: Record<string, string> = {};
+  if (typeof field === 'string' && message) errors[field] = message;
+  for (const entry of Array.isArray(fields) ? fields : []) {
+    if (entry.field && entry.message) errors[entry.field.split('.')[0]] = entry.message;
+  }
+  return errors;
+}
+
+/**
+ * A schema pattern as an HTML `pattern` attribute. Browsers compile `pattern` with the `v` flag,
+ * where a class such as `[a-z._-]` is a syntax error and the constraint is silently dropped; the
+ * characters `v` reserves inside a class are escaped. Undefined when it still does not compile.
+ */
+export function htmlPattern(pattern: string | undefined): string | undefined {
+  if (!pattern) return undefined;
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === '\\') {
+      out += char + (pattern[i + 1] ?? '');
+      i++;
+    } else if (!inClass && char === '[') {
+      inClass = true;
+      out += char;
+      if (pattern[i + 1] === '^') out += pattern[++i];
+    } else if (inClass && char === ']') {
+      inClass = false;
+      out += char;
+    } else if (inClass && '()[{}/|'.includes(char)) {
+      out += '\\' + char;
+    } else if (inClass && char === '-' && (/[[^]$/.test(out.slice(-1)) || pattern[i + 1] === ']')) {
+      out += '\\-';
+    } else out += char;
+  }
+  try {
+    new RegExp(out, 'v');
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The form values of an existing record, for an edit form: scalars and lists as typed text,
+ * never a secret-named field or a JSON object (a redacted config sent back would overwrite the
+ * stored secret; an empty field is left out, so the stored value stays).
+ */
+export function initialValues(fields: readonly FormField[], record: Record<string, unknown>): FormValues {
+  const values: FormValues = {};
+  for (const field of fields) {
+    const value = record[field.name];
+    if (value === null || value === undefined || field.kind === 'secret' || field.kind === 'json') continue;
+    if (field.kind === 'boolean') values[field.name] = value === true;
+    else if (field.kind === 'multi') values[field.name] = Array.isArray(value) ? value.map(String) : [];
+    else if (field.kind === 'list')
+      values[field.name] = Array.isArray(value) ? value.join(', ') : String(value);
+    else values[field.name] = String(value);
+  }
+  return values;
+}
+
+/** Only what changed from the initial values: an edit sends no field it did not touch. */
+export function changedOnly(
+  body: Record<string, unknown>,
+  initialBody: Record<string, unknown>,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(body).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(initialBody[key])),
+  );
+}

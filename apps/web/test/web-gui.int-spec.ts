@@ -1,0 +1,547 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
+import { CertificateDto, StatsSummaryDto } from '@certlane/contracts';
+import { eventually, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
+
+/**
+ * The web GUI (issue 18, ADR 0052) in a real browser, Debian's chromium driven by
+ * playwright-core, against a running system (auth, issuance, revocation, gateway processes).
+ */
+const CHROMIUM = process.env.CERTLANE_CHROMIUM ?? '/usr/bin/chromium';
+const PASSWORD = 'gui-break-glass-password-1';
+/** Screenshots of every page, kept as CI artifacts. */
+const SCREENSHOTS = process.env.CERTLANE_SCREENSHOT_DIR ?? join(__dirname, '../../../tmp/screenshots/web');
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const PAGES = [
+  ['/', 'Dashboard'],
+  ['/certificates', 'Certificates'],
+  ['/certificates/gui-d', 'gui-d'],
+  ['/agents', 'Agents'],
+  ['/jobs', 'Jobs'],
+  ['/approvals', 'Approvals'],
+  ['/issuers', 'Issuers'],
+  ['/intermediate-cas', 'CAs'],
+  ['/targets', 'Targets'],
+  ['/profiles', 'Profiles'],
+  ['/policies', 'Policy rules'],
+  ['/renewal-policies', 'Renewal policies'],
+  ['/owners', 'Owners'],
+  ['/teams', 'Teams'],
+  ['/audit', 'Audit'],
+  ['/agents/retired', 'Retired agents'],
+  ['/admin/api-keys', 'API keys'],
+  ['/admin/actors', 'Actors and roles'],
+  ['/admin/roles', 'Roles'],
+  ['/admin/grants', 'Grants'],
+  ['/admin/users', 'Users'],
+  ['/admin/sessions', 'Sessions'],
+  ['/admin/break-glass', 'Break-glass credentials'],
+] as const;
+
+interface AxeResult {
+  passes: unknown[];
+  violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+}
+
+jest.setTimeout(60_000);
+
+describe('the web GUI in Chromium', () => {
+  let system: TestSystem;
+  let gateway: string;
+  let browser: Browser;
+  let adminKey: string;
+  let adminKeyId: string;
+
+  const api = (method: string, path: string, body?: unknown, key = adminKey): Promise<HttpsResult> =>
+    httpsRequest(`${gateway}${path}`, {
+      method,
+      ca: system.ca,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  /**
+   * A fresh browser context (its own cookies and storage) that records CSP violations. With
+   * `bypassCSP` (only for injecting axe-core) it cannot see them.
+   */
+  const open = async (
+    options: { bypassCSP?: boolean } = {},
+  ): Promise<{ context: BrowserContext; page: Page; violations: string[] }> => {
+    const context = await browser.newContext({
+      ignoreHTTPSErrors: true,
+      baseURL: gateway,
+      bypassCSP: options.bypassCSP ?? false,
+      viewport: { width: 1280, height: 900 },
+    });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
+    });
+    page.on('pageerror', (error) => violations.push(`page error: ${error.message}`));
+    return { context, page, violations };
+  };
+
+  const signInWithKey = async (page: Page, key: string) => {
+    await page.goto('/');
+    await page.getByRole('textbox', { name: 'API key' }).fill(key);
+    await page.getByRole('button', { name: 'Sign in with API key' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+  };
+
+  beforeAll(async () => {
+    system = await startTestSystem(
+      'web-gui',
+      ['auth', 'issuance', 'revocation', 'deployment-dispatch', 'api-gateway'],
+      {
+        SERVICE_KEYGEN_MODE: 'server',
+        SERVICE_BREAKGLASS_ENABLED: 'true',
+      },
+    );
+    gateway = system.services['api-gateway'].url;
+    const minted = await api(
+      'POST',
+      '/api/v1/auth/api-keys',
+      { name: 'gui-admin', actor_id: 'gui-admin', admin: true, role_ids: ['r-admin'] },
+      system.env.SERVICE_AUTH_SECRET,
+    );
+    expect(minted.status).toBe(201);
+    ({ key: adminKey, id: adminKeyId } = minted.json() as { key: string; id: string });
+    for (const id of ['gui-a', 'gui-b', 'gui-c', 'gui-d']) {
+      const created = await api('POST', '/api/v1/certificates', { id, common_name: `${id}.example.com` });
+      expect(`${created.status} ${created.text}`).toMatch(/^201 /);
+    }
+    // Something on every page: a team, an owner, a renewal policy, a profile that needs approval
+    // and two certificates waiting for it (an approval and a job each).
+    const setup: [string, unknown][] = [
+      ['/api/v1/teams', { id: 'team-gui', name: 'Team GUI', description: 'the GUI tests' }],
+      [
+        '/api/v1/owners',
+        { id: 'owner-gui', name: 'Owner GUI', email: 'gui@example.com', team_id: 'team-gui' },
+      ],
+      ['/api/v1/renewal-policies', { name: 'GUI policy', max_retries: 2 }],
+      ['/api/v1/profiles', { id: 'prof-gui-gated', name: 'Gated', requires_approval: true }],
+      [
+        '/api/v1/certificates',
+        { id: 'gui-gated-1', common_name: 'g1.example.com', profile_id: 'prof-gui-gated' },
+      ],
+      [
+        '/api/v1/certificates',
+        { id: 'gui-gated-2', common_name: 'g2.example.com', profile_id: 'prof-gui-gated' },
+      ],
+    ];
+    for (const [path, body] of setup) {
+      const created = await api('POST', path, body);
+      expect(`${path} ${created.status} ${created.text}`).toMatch(/ 201 /);
+    }
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+  });
+
+  it('is served from the gateway origin with a strict CSP, hashed immutable assets and a no-cache index', async () => {
+    const { context, page } = await open();
+    const index = await page.request.get('/certificates?status=Active');
+    expect(index.status()).toBe(200);
+    expect(index.headers()['content-type']).toMatch(/^text\/html/);
+    expect(index.headers()['cache-control']).toBe('no-cache');
+    const csp = index.headers()['content-security-policy'];
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+    const html = await index.text();
+    expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toMatch(/^\/assets\/index-[\w-]{8}\.js$/);
+    const asset = await page.request.get(script!);
+    expect(asset.status()).toBe(200);
+    expect(asset.headers()['cache-control']).toBe('public, max-age=31536000, immutable');
+    // The API keeps its JSON 404 and its stricter CSP; a missing asset is no index.html.
+    const missing = await page.request.get('/api/v1/no-such-route');
+    expect(missing.status()).toBe(404);
+    expect(missing.headers()['content-type']).toMatch(/^application\/json/);
+    expect(missing.headers()['content-security-policy']).toContain("default-src 'none'");
+    expect((await page.request.get('/assets/nope-12345678.js')).status()).toBe(404);
+    await context.close();
+  });
+
+  it("signs in with an API key kept out of localStorage, and shows the API's numbers on the dashboard without CSP violations", async () => {
+    const { context, page, violations } = await open();
+    await signInWithKey(page, adminKey);
+    const summary = (await api('GET', '/api/v1/stats/summary')).json() as StatsSummaryDto;
+    await page.getByTestId('stat-total').getByText(String(summary.total_certificates)).waitFor();
+    for (const status of ['Active', 'Revoked', 'Expiring'] as const) {
+      await expect(page.getByTestId(`stat-${status}`).locator('.stat-value').textContent()).resolves.toBe(
+        String(summary.by_status[status]),
+      );
+    }
+    await expect(page.getByTestId('stat-days-90').locator('.stat-value').textContent()).resolves.toBe(
+      String(summary.expiring_within.days_90),
+    );
+    await page.locator('.chart canvas').first().waitFor();
+    expect(await page.evaluate('localStorage.length')).toBe(0);
+    expect(await page.evaluate<string>('document.cookie')).not.toContain(adminKey);
+    // Each number links to its filtered list.
+    await page.getByTestId('stat-Active').click();
+    await page.waitForURL(/\/certificates\?status=Active$/);
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
+  it("keeps the list filter in the URL across a reload and shows the API's total", async () => {
+    const { context, page, violations } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/certificates');
+    await page.getByLabel('Status').selectOption('Active');
+    await page.waitForURL(/status=Active/);
+    await page.reload();
+    await expect(page.getByLabel('Status').inputValue()).resolves.toBe('Active');
+    const total = ((await api('GET', '/api/v1/certificates?status=Active')).json() as { total: number })
+      .total;
+    await page.getByTestId('page-status').getByText(`(${total} in all)`).waitFor();
+    expect(total).toBeGreaterThan(0);
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
+  it('revokes only with a reason from the RFC 5280 menu', async () => {
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/certificates/gui-a');
+    await page.getByRole('button', { name: 'Revoke…' }).click();
+    const confirm = page.getByRole('dialog').getByRole('button', { name: 'Revoke', exact: true });
+    await expect(confirm.isDisabled()).resolves.toBe(true);
+    await page.getByLabel('Reason').selectOption('keyCompromise');
+    await confirm.click();
+    await page.getByRole('status').getByText('Revoked.').waitFor();
+    const certificate = (await api('GET', '/api/v1/certificates/gui-a')).json() as CertificateDto;
+    expect(certificate.status).toBe('Revoked');
+    expect(certificate.revocation_reason).toBe('keyCompromise');
+    await context.close();
+  });
+
+  it('bulk-revokes the selection after a confirmation that names the count', async () => {
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/certificates?status=Active');
+    await page.getByLabel('Select gui-b').check();
+    await page.getByLabel('Select gui-c').check();
+    await page.getByRole('button', { name: 'Revoke selected' }).click();
+    await page.getByRole('heading', { name: 'Revoke 2 certificates?' }).waitFor();
+    await page.getByLabel('Reason').selectOption('superseded');
+    await page.getByRole('button', { name: 'Revoke 2 certificates' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/Revoked 2 of 2/)
+      .waitFor();
+    for (const id of ['gui-b', 'gui-c']) {
+      expect(((await api('GET', `/api/v1/certificates/${id}`)).json() as CertificateDto).status).toBe(
+        'Revoked',
+      );
+    }
+    await context.close();
+  });
+
+  it('signs in with break-glass and sends X-CSRF-Token on state-changing calls', async () => {
+    const set = await api('POST', '/api/v1/auth/breakglass/credentials', {
+      actor_id: 'gui-admin',
+      password: PASSWORD,
+    });
+    expect(set.status).toBe(201);
+    const { context, page } = await open();
+    const csrfHeaders: (string | undefined)[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().includes('/api/v1/'))
+        csrfHeaders.push(request.headers()['x-csrf-token']);
+    });
+    await page.goto('/login');
+    await page.locator('#bg-actor').fill('gui-admin');
+    await page.locator('#bg-password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in with break-glass' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    const cookies = await context.cookies();
+    expect(cookies.find((cookie) => cookie.name === 'service_session')?.httpOnly).toBe(true);
+    const csrf = cookies.find((cookie) => cookie.name === 'service_csrf')?.value;
+    expect(csrf).toBeTruthy();
+    await page.goto('/certificates/gui-d');
+    await page.getByRole('button', { name: 'Force renew' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/Renewal:/)
+      .waitFor();
+    expect(csrfHeaders).toEqual([csrf]);
+    // A reload keeps the session (the cookie), with no key stored anywhere.
+    await page.reload();
+    await page.getByRole('heading', { name: 'gui-d', level: 1 }).waitFor();
+    expect(await page.evaluate('sessionStorage.length + localStorage.length')).toBe(0);
+    await context.close();
+  });
+
+  it('returns to sign-in, without crashing, when the key is revoked under it', async () => {
+    const { context, page, violations } = await open();
+    const minted = await api('POST', '/api/v1/auth/api-keys', {
+      name: 'gui-short-lived',
+      actor_id: 'gui-short-lived',
+      role_ids: ['r-viewer'],
+    });
+    expect(minted.status).toBe(201);
+    const { key, id } = minted.json() as { key: string; id: string };
+    await signInWithKey(page, key);
+    expect((await api('DELETE', `/api/v1/auth/api-keys/${id}`)).status).toBe(204);
+    // The gateway forgets the key when the revocation event reaches it.
+    await eventually(
+      async () => (await api('GET', '/api/v1/auth/me', undefined, key)).status === 401,
+      'the revoked key refused',
+    );
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Jobs', exact: true })
+      .click();
+    await page.getByText('Your sign-in is no longer valid. Sign in again.').waitFor();
+    expect(page.url()).toMatch(/\/login$/);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    expect(violations).toEqual([]);
+    // The admin key still works: a fresh sign-in lands on the dashboard again.
+    await signInWithKey(page, adminKey);
+    expect(adminKeyId).toBeTruthy();
+    await context.close();
+  });
+
+  it('renders every page with data, with no serious or critical axe-core violation, and screenshots it', async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const { context, page } = await open({ bypassCSP: true });
+    const bodies: Promise<string>[] = [];
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname.startsWith('/api/')) bodies.push(response.text().catch(() => ''));
+    });
+    await signInWithKey(page, adminKey);
+    const problems: string[] = [];
+    const secrets = [
+      system.env.SERVICE_AUTH_SECRET!,
+      system.env.SERVICE_CONFIG_ENCRYPTION_KEY!,
+      system.env.SERVICE_BOOTSTRAP_TOKEN!,
+      PASSWORD,
+      adminKey,
+    ].filter(Boolean);
+    for (const [path, title] of PAGES) {
+      await page.goto(path);
+      await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+      // Loaded: a table, an empty state or (the dashboard) its numbers.
+      await page.locator('main table, main .empty, main .stats').first().waitFor();
+      await page.waitForFunction(
+        "[...document.querySelectorAll('.stat-value')].every((value) => value.textContent !== '…')",
+      );
+      const alerts = await page.getByRole('alert').allTextContents();
+      if (alerts.length > 0) problems.push(`${path}: ${alerts.join(' | ')}`);
+      await page.addScriptTag({ content: AXE });
+      const result = (await page.evaluate(
+        "axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] })",
+      )) as AxeResult;
+      if (result.passes.length === 0) problems.push(`${path}: axe-core checked nothing`);
+      for (const violation of result.violations) {
+        if (violation.impact === 'serious' || violation.impact === 'critical') {
+          problems.push(
+            `${path}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes
+              .slice(0, 3)
+              .map((node) => node.target.join(' '))
+              .join(', ')}`,
+          );
+        }
+      }
+      const html = await page.content();
+      for (const secret of secrets)
+        if (html.includes(secret)) problems.push(`${path}: a secret is in the page`);
+      const name = path === '/' ? 'dashboard' : path.slice(1).replace(/\//g, '-');
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    }
+    // Nor in anything the API sent the browser.
+    for (const body of await Promise.all(bodies)) {
+      for (const secret of secrets) if (body.includes(secret)) problems.push('a secret in an API response');
+    }
+    expect(bodies.length).toBeGreaterThan(PAGES.length);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('never lets the requester decide their own approval; another user approves it', async () => {
+    const pending = (
+      (await api('GET', '/api/v1/approvals?status=pending')).json() as {
+        data: { id: string; certificate_id: string; requested_by: string }[];
+      }
+    ).data.find((approval) => approval.certificate_id === 'gui-gated-1')!;
+    expect(pending.requested_by).toBe('gui-admin');
+    const own = await open();
+    await signInWithKey(own.page, adminKey);
+    await own.page.goto('/approvals?status=pending');
+    const ownButton = own.page.getByRole('button', { name: `Approve ${pending.id}` });
+    await expect(ownButton.isDisabled()).resolves.toBe(true);
+    await expect(ownButton.getAttribute('title')).resolves.toMatch(/another person must decide/);
+    await own.context.close();
+
+    const second = await api(
+      'POST',
+      '/api/v1/auth/api-keys',
+      { name: 'gui-approver', actor_id: 'gui-approver', role_ids: ['r-operator'] },
+      system.env.SERVICE_AUTH_SECRET,
+    );
+    expect(second.status).toBe(201);
+    const other = await open();
+    await signInWithKey(other.page, (second.json() as { key: string }).key);
+    await other.page.goto('/approvals?status=pending');
+    await other.page.getByRole('button', { name: `Approve ${pending.id}` }).click();
+    await other.page.getByLabel('Reason (optional)').fill('looks right');
+    await other.page.getByRole('dialog').getByRole('button', { name: 'Approve', exact: true }).click();
+    await other.page.getByRole('status').getByText(`Approve ${pending.id}: status: approved`).waitFor();
+    const decided = (await api('GET', `/api/v1/approvals/${pending.id}`)).json() as {
+      status: string;
+      decided_by: string;
+    };
+    expect(decided).toMatchObject({ status: 'approved', decided_by: 'gui-approver' });
+    await other.context.close();
+  });
+
+  it('cancels a job from the jobs page after a confirmation', async () => {
+    const job = (
+      (await api('GET', '/api/v1/jobs?certificate_id=gui-gated-2')).json() as {
+        data: { id: string; status: string }[];
+      }
+    ).data[0];
+    expect(job.status).toBe('AwaitingApproval');
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/jobs?certificate_id=gui-gated-2');
+    await page.getByRole('button', { name: `Cancel ${job.id}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel', exact: true }).click();
+    await page.getByRole('status').getByText(`Cancel ${job.id}: status: Cancelled`).waitFor();
+    expect(((await api('GET', `/api/v1/jobs/${job.id}`)).json() as { status: string }).status).toBe(
+      'Cancelled',
+    );
+    await context.close();
+  });
+
+  it('creates through a form drawn from the request schema, refusing what the API would, with its errors beside the field', async () => {
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/teams');
+    await page.getByText('New team').click();
+    const form = page.getByRole('form', { name: 'New team' });
+    // The schema's pattern for ids: the browser refuses before any request.
+    await form.getByLabel('id', { exact: true }).fill('Not An Id');
+    await form.getByLabel('name (required)').fill('Platform');
+    await expect(
+      form
+        .getByLabel('id', { exact: true })
+        .evaluate((input: { validity: { patternMismatch: boolean } }) => input.validity.patternMismatch),
+    ).resolves.toBe(true);
+    await form.getByLabel('id', { exact: true }).fill('team-platform');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('status').getByText('Created.').waitFor();
+    await page.getByRole('cell', { name: 'team-platform' }).waitFor();
+    expect((await api('GET', '/api/v1/teams/team-platform')).status).toBe(200);
+
+    // The API's own refusal shows beside the field it names.
+    await page.goto('/owners');
+    await page.getByText('New owner').click();
+    const owner = page.getByRole('form', { name: 'New owner' });
+    await owner.getByLabel('name (required)').fill('Someone');
+    await owner.getByLabel('email', { exact: false }).fill('someone@example.com');
+    await owner.getByLabel('team_id', { exact: false }).fill('no-such-team');
+    await owner.getByRole('button', { name: 'Create' }).click();
+    const fieldError = owner.locator('[id$="field-team_id-error"]');
+    await fieldError.getByText('does not exist').waitFor();
+    await expect(
+      owner.getByLabel('team_id', { exact: false }).getAttribute('aria-describedby'),
+    ).resolves.toBe(await fieldError.getAttribute('id'));
+    await context.close();
+  });
+
+  it('reassigns the selection in bulk, naming the count', async () => {
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/certificates?status=Active');
+    await page.getByLabel('Select gui-d').check();
+    await page.getByRole('button', { name: 'Reassign selected' }).click();
+    await page.getByRole('heading', { name: 'Reassign 1 certificate?' }).waitFor();
+    await page.getByLabel('New owner id (required)').fill('owner-gui');
+    await page.getByLabel('New team id (optional)').fill('team-gui');
+    await page.getByRole('button', { name: 'Reassign 1 certificate' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/Reassigned 1 of 1/)
+      .waitFor();
+    expect((await api('GET', '/api/v1/certificates/gui-d')).json()).toMatchObject({
+      owner_id: 'owner-gui',
+      team_id: 'team-gui',
+    });
+    await context.close();
+  });
+
+  it("shows an issuer's record and CRL status, and the CAs as a tree", async () => {
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/issuers');
+    await page
+      .getByRole('button', { name: /^Details of / })
+      .first()
+      .click();
+    const details = page.getByRole('region', { name: /^Details: / });
+    await details.getByText('capabilities').waitFor();
+    const crl = (await api('GET', '/api/v1/crl?issuer_id=iss-local&limit=1')).json() as { version: number };
+    await page
+      .getByRole('region', { name: 'Revocation status' })
+      .getByText(`CRL number ${crl.version}`)
+      .waitFor();
+    const cas = (await api('GET', '/api/v1/intermediate-cas')).json() as { data: { id: string }[] };
+    await page.goto('/intermediate-cas');
+    const tree = page.getByRole('region', { name: 'CA tree' });
+    await tree.waitFor();
+    await expect(tree.getByRole('listitem').count()).resolves.toBe(cas.data.length);
+    await context.close();
+  });
+
+  it("edits a record sending only what changed, shows a rule's violations, and dry-runs the rules", async () => {
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/teams');
+    await page.getByRole('button', { name: 'Details of Team GUI' }).click();
+    await page.getByText('Edit Team GUI').click();
+    const edit = page.getByRole('form', { name: 'Edit Team GUI' });
+    await expect(edit.getByLabel('name', { exact: true }).inputValue()).resolves.toBe('Team GUI');
+    await edit.getByLabel('description', { exact: true }).fill('renamed by the GUI test');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    expect((await api('GET', '/api/v1/teams/team-gui')).json()).toMatchObject({
+      name: 'Team GUI',
+      description: 'renamed by the GUI test',
+    });
+
+    const rule = await api('POST', '/api/v1/policies', {
+      name: 'No example.com',
+      type: 'AllowedDomains',
+      severity: 'Error',
+      config: { allowed: ['example.org'] },
+    });
+    await page.goto('/policies');
+    await page.getByText('Dry run: which rules would a certificate break?').click();
+    const dryRun = page.getByRole('form', { name: 'Dry run: which rules would a certificate break?' });
+    await dryRun.getByLabel(/^common_name/).fill('www.example.com');
+    await dryRun.getByRole('button', { name: 'Evaluate' }).click();
+    const evaluated = (
+      await api('POST', '/api/v1/policies/evaluate', { common_name: 'www.example.com' })
+    ).json() as { violations: unknown[] };
+    expect(`${rule.status} ${rule.text}`).toMatch(/^201 /);
+    expect(evaluated.violations.length).toBeGreaterThan(0);
+    await page.getByRole('status').getByText(`Evaluated: ${evaluated.violations.length} violation`).waitFor();
+    await page.getByRole('button', { name: 'Details of No example.com' }).click();
+    await page.getByRole('region', { name: 'Violations' }).locator('table, .empty').first().waitFor();
+    await context.close();
+  });
+});
