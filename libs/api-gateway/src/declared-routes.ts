@@ -12,6 +12,7 @@ import { BULK_ROUTES } from './bulk/bulk.routes';
 import { CERTIFICATE_ROUTES } from './certificates/certificate.routes';
 import { INTERMEDIATE_CA_ROUTES, ISSUER_ROUTES } from './issuers/issuer.routes';
 import { JOB_ROUTES } from './jobs/job.routes';
+import { NOTIFICATION_ROUTES } from './notifications/notification.routes';
 import { OWNER_ROUTES, TEAM_ROUTES } from './owners-teams/owner-team.routes';
 import { POLICY_ROUTES } from './policies/policy.routes';
 import { PROFILE_ROUTES } from './profiles/profile.routes';
@@ -53,4 +54,5 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...BREAKGLASS_CREDENTIAL_ROUTES,
   ...AUDIT_ROUTES,
   ...REVOCATION_ROUTES,
+  ...NOTIFICATION_ROUTES,
 ];

@@ -1,3 +1,8 @@
+import {
+  ListNotificationsRequest,
+  NotificationDto,
+  NotificationIdRequest,
+} from './notifications/notification.dto';
 import { agentEventContracts, agentRequestContracts } from './agents/agent-subjects';
 import { certificateEventContracts, certificateRequestContracts } from './certificates/certificate-subjects';
 // The agent work protocol (ADR 0027).
@@ -275,6 +280,16 @@ export const requestContracts = {
   'revocation.v1.answer-ocsp': { request: AnswerOcspRequest, response: shape<OcspResponseDocument>() },
   'protocol-frontends.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'notifier.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
+  'notifier.v1.list-notifications': {
+    request: ListNotificationsRequest,
+    response: shape<Page<NotificationDto>>(),
+  },
+  'notifier.v1.get-notification': { request: NotificationIdRequest, response: shape<NotificationDto>() },
+  'notifier.v1.mark-notification-read': {
+    request: NotificationIdRequest,
+    response: shape<NotificationDto>(),
+  },
+  'notifier.v1.requeue-notification': { request: NotificationIdRequest, response: shape<NotificationDto>() },
   'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
 } satisfies Record<string, RequestContract<object, unknown>>;
 

@@ -103,6 +103,10 @@ export const ErrorCode = {
   ApprovalSelfDecision: 'approval_self_decision',
   // Policy rules and violations (ADR 0028).
   PolicyRuleNotFound: 'policy_rule_not_found',
+  // Notifications (ADR 0056).
+  NotificationNotFound: 'notification_not_found',
+  NotificationNotDead: 'notification_not_dead',
+  NotificationNotReadable: 'notification_not_readable',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -84,6 +84,7 @@ describe(httpStatusFor.name, () => {
     ['job_invalid_transition', 400],
     ['verification_not_found', 404],
     ['policy_rule_not_found', 404],
+    ['notification_not_found', 404],
     ['agent_not_found', 404],
     ['agent_exists', 409],
     ['agent_retired', 410],
@@ -103,6 +104,8 @@ describe(httpStatusFor.name, () => {
     ['profile_violation', 400],
     ['approval_not_found', 404],
     ['approval_not_pending', 409],
+    ['notification_not_dead', 409],
+    ['notification_not_readable', 409],
     ['approval_self_decision', 403],
   ];
 
