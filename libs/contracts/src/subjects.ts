@@ -1,3 +1,8 @@
+import {
+  ListNotificationsRequest,
+  NotificationDto,
+  NotificationIdRequest,
+} from './notifications/notification.dto';
 import { agentEventContracts, agentRequestContracts } from './agents/agent-subjects';
 import { certificateEventContracts, certificateRequestContracts } from './certificates/certificate-subjects';
 // The agent work protocol (ADR 0027).
@@ -285,6 +290,16 @@ export const requestContracts = {
     response: shape<AcmeHttpForwardAnswer>(),
   },
   'notifier.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
+  'notifier.v1.list-notifications': {
+    request: ListNotificationsRequest,
+    response: shape<Page<NotificationDto>>(),
+  },
+  'notifier.v1.get-notification': { request: NotificationIdRequest, response: shape<NotificationDto>() },
+  'notifier.v1.mark-notification-read': {
+    request: NotificationIdRequest,
+    response: shape<NotificationDto>(),
+  },
+  'notifier.v1.requeue-notification': { request: NotificationIdRequest, response: shape<NotificationDto>() },
   'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   ...healthCheckRequestContracts,
 } satisfies Record<string, RequestContract<object, unknown>>;

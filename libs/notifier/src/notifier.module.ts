@@ -3,6 +3,7 @@ import { ServiceCoreModule } from '@certlane/platform';
 import { DeadNotificationGauge } from './delivery/dead-gauge';
 import { DeliverySweep } from './delivery/delivery-sweep';
 import { NotificationEventConsumer } from './events/event-consumer';
+import { NotificationHandlers } from './notifications/notification.handlers';
 import { NotificationRepository } from './notifications/notification.repository';
 import { NotifierDirectory } from './notifiers/notifier.directory';
 
@@ -23,6 +24,7 @@ export class NotifierModule {
         DeliverySweep,
         NotificationEventConsumer,
         DeadNotificationGauge,
+        NotificationHandlers,
       ],
     };
   }

@@ -1195,6 +1195,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "getNotification": {
+    "method": "GET",
+    "path": "/api/v1/notifications/{id}",
+    "tag": "notifications",
+    "summary": "GET /api/v1/notifications/:id",
+    "access": [
+      "notification.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "getOcspResponse": {
     "method": "GET",
     "path": "/api/v1/ocsp/{issuerId}/{serial}",
@@ -1786,6 +1806,30 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "listNotifications": {
+    "method": "GET",
+    "path": "/api/v1/notifications",
+    "tag": "notifications",
+    "summary": "GET /api/v1/notifications",
+    "access": [
+      "notification.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "status",
+      "event_type",
+      "certificate_id",
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "listOwners": {
     "method": "GET",
     "path": "/api/v1/owners",
@@ -2062,6 +2106,26 @@ export const OPERATIONS = {
     ],
     "produces": []
   },
+  "markNotificationRead": {
+    "method": "POST",
+    "path": "/api/v1/notifications/{id}/read",
+    "tag": "notifications",
+    "summary": "POST /api/v1/notifications/:id/read",
+    "access": [
+      "notification.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "reactivateUser": {
     "method": "POST",
     "path": "/api/v1/auth/users/{id}/reactivate",
@@ -2197,6 +2261,26 @@ export const OPERATIONS = {
     ],
     "queryParams": [],
     "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "requeueNotification": {
+    "method": "POST",
+    "path": "/api/v1/notifications/{id}/requeue",
+    "tag": "notifications",
+    "summary": "POST /api/v1/notifications/:id/requeue",
+    "access": [
+      "notification.requeue"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
     "success": [
       200
     ],

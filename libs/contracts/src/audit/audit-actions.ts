@@ -23,6 +23,8 @@ export const AuditAction = {
   UserDeactivated: 'auth.user_deactivated',
   UserReactivated: 'auth.user_reactivated',
   DemoResidualCleaned: 'auth.demo_residual_cleaned',
+  NotificationRequeued: 'notification.requeued',
+  NotificationRead: 'notification.read',
   RenewalPolicyCreated: 'renewal_policy.created',
   RenewalPolicyUpdated: 'renewal_policy.updated',
   RenewalPolicyDeleted: 'renewal_policy.deleted',

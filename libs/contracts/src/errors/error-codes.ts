@@ -106,6 +106,10 @@ export const ErrorCode = {
   // Endpoint health checks (ADR 0058).
   HealthCheckNotFound: 'health_check_not_found',
   HealthCheckNotAlerting: 'health_check_not_alerting',
+  // Notifications (ADR 0056).
+  NotificationNotFound: 'notification_not_found',
+  NotificationNotDead: 'notification_not_dead',
+  NotificationNotReadable: 'notification_not_readable',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -23,6 +23,7 @@ export interface NotificationRow extends DeliveryState {
   title: string;
   event: NotificationEvent;
   created_at: Date;
+  sent_at?: Date | null;
 }
 
 /** notifications, routing_rules and contacts (migrations/notifier/0001). */
@@ -117,4 +118,36 @@ export class NotificationRepository {
     )) as { n: number }[];
     return row.n;
   }
+
+  /** A page of notifications, newest first, for the API. */
+  async page(
+    filters: { status?: string; event_type?: string; certificate_id?: string },
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: NotificationRow[]; total: number }> {
+    const where = `($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR event_type = $2)
+                   AND ($3::text IS NULL OR certificate_id = $3)`;
+    const args = [filters.status ?? null, filters.event_type ?? null, filters.certificate_id ?? null];
+    const rows = (await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM notifications WHERE ${where} ORDER BY created_at DESC, id LIMIT $4 OFFSET $5`,
+      [...args, limit, offset],
+    )) as NotificationRow[];
+    const [count] = (await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM notifications WHERE ${where}`,
+      args,
+    )) as { n: number }[];
+    return { rows, total: count.n };
+  }
+
+  /** One notification, locked for update when `executor` is a transaction. */
+  async get(executor: SqlExecutor, id: string, lock = false): Promise<NotificationRow | undefined> {
+    const rows = (await executor.query(
+      `SELECT ${COLUMNS} FROM notifications WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+      [id],
+    )) as NotificationRow[];
+    return rows[0];
+  }
 }
+
+const COLUMNS = `id, dedup_key, event_type, severity, certificate_id, notifier_id, recipients, title, event,
+  status, retry_count, next_retry_at, last_error, sent_at, created_at`;

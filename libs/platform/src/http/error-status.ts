@@ -35,6 +35,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'not_found':
     case 'route_not_found':
     case 'renewal_policy_not_found':
+    case 'notification_not_found':
     case 'api_key_not_found':
     case 'role_not_found':
     case 'grant_not_found':
@@ -84,6 +85,8 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'profile_in_use':
     case 'approval_not_pending':
     case 'health_check_not_alerting':
+    case 'notification_not_dead':
+    case 'notification_not_readable':
     case 'target_retired':
     case 'target_agent_mismatch':
     case 'certificate_not_deployable':
