@@ -12,6 +12,7 @@ import { BULK_ROUTES } from './bulk/bulk.routes';
 import { CERTIFICATE_ROUTES } from './certificates/certificate.routes';
 import { INTERMEDIATE_CA_ROUTES, ISSUER_ROUTES } from './issuers/issuer.routes';
 import { HEALTH_CHECK_ROUTES } from './health-checks/health-check.routes';
+import { SCEP_PROBE_ROUTES } from './health-checks/scep-probe.routes';
 import { JOB_ROUTES } from './jobs/job.routes';
 import { OWNER_ROUTES, TEAM_ROUTES } from './owners-teams/owner-team.routes';
 import { POLICY_ROUTES } from './policies/policy.routes';
@@ -55,4 +56,5 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...AUDIT_ROUTES,
   ...REVOCATION_ROUTES,
   ...HEALTH_CHECK_ROUTES,
+  ...SCEP_PROBE_ROUTES,
 ];

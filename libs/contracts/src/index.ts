@@ -39,4 +39,5 @@ export * from './profiles/profile.dto';
 export * from './approvals/approval.dto';
 export * from './policies/policy.dto';
 export * from './health-checks/health-check.dto';
+export * from './network-scan/scep-probe.dto';
 export * from './idempotency/idempotency.dto';

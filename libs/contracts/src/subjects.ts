@@ -18,6 +18,7 @@ import {
   healthCheckEventContracts,
   healthCheckRequestContracts,
 } from './health-checks/health-check-subjects';
+import { scepProbeRequestContracts } from './network-scan/scep-probe-subjects';
 import {
   CertificateIssued,
   CertificateRevoked,
@@ -282,6 +283,7 @@ export const requestContracts = {
   'notifier.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   ...healthCheckRequestContracts,
+  ...scepProbeRequestContracts,
 } satisfies Record<string, RequestContract<object, unknown>>;
 
 /** Durable events: `<service>.v1.<entity>.<past-verb>`, carried by JetStream. */

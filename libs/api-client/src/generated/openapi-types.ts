@@ -1520,6 +1520,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/network-scan/scep-probe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/network-scan/scep-probe
+         * @description Requires the permission `health_check.edit`.
+         */
+        post: operations["runScepProbe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/network-scan/scep-probes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/network-scan/scep-probes
+         * @description Requires the permission `health_check.read`.
+         */
+        get: operations["listScepProbes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ocsp/{issuerId}/{serial}": {
         parameters: {
             query?: never;
@@ -3290,6 +3330,40 @@ export interface components {
             description: string;
             id: string;
             permissions: string[];
+        };
+        ScepProbeList: {
+            /** @description The limit applied, after clamping to 1..200. */
+            limit: number;
+            probes: components["schemas"]["ScepProbeResultDto"][];
+        };
+        ScepProbeRequest: {
+            url: string;
+        };
+        /** @description A SCEP probe result (spec 2.17; ADR 0058). */
+        ScepProbeResultDto: {
+            ca_issuer: string | null;
+            ca_not_after: string | null;
+            ca_not_before: string | null;
+            ca_subject: string | null;
+            capabilities: string[];
+            chain_length: number;
+            /** @description Recomputed at read time; negative once expired. */
+            days_to_expiry: number | null;
+            error: string | null;
+            expired: boolean | null;
+            id: string;
+            /** @description RSA-<bits>, ECDSA-<curve>, Ed25519, DSA-<bits>. */
+            key_algorithm: string | null;
+            probe_duration_ms: number;
+            probed_at: string;
+            reachable: boolean;
+            supports_aes: boolean;
+            supports_post: boolean;
+            supports_renewal: boolean;
+            supports_rfc8894: boolean;
+            supports_sha256: boolean;
+            supports_sha512: boolean;
+            target_url: string;
         };
         /** @description One certificate of the chain an endpoint served. */
         ServedCertificate: {
@@ -6631,6 +6705,66 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    runScepProbe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScepProbeRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScepProbeResultDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listScepProbes: {
+        parameters: {
+            query?: {
+                limit?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScepProbeList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];

@@ -1958,6 +1958,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "listScepProbes": {
+    "method": "GET",
+    "path": "/api/v1/network-scan/scep-probes",
+    "tag": "network-scan",
+    "summary": "GET /api/v1/network-scan/scep-probes",
+    "access": [
+      "health_check.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "limit"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "listSessions": {
     "method": "GET",
     "path": "/api/v1/auth/sessions",
@@ -2338,6 +2358,24 @@ export const OPERATIONS = {
     ],
     "queryParams": [],
     "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "runScepProbe": {
+    "method": "POST",
+    "path": "/api/v1/network-scan/scep-probe",
+    "tag": "network-scan",
+    "summary": "POST /api/v1/network-scan/scep-probe",
+    "access": [
+      "health_check.edit"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
     "success": [
       200
     ],

@@ -95,6 +95,7 @@ export const AuditAction = {
   HealthCheckUpdated: 'health_check.updated',
   HealthCheckDeleted: 'health_check.deleted',
   HealthCheckAcknowledged: 'health_check.acknowledged',
+  ScepProbeRun: 'scep_probe.run',
   /** Stored by the audit store itself in place of a record that failed validation. */
   RecordRejected: 'audit.record_rejected',
 } as const;
