@@ -13,6 +13,7 @@ import { CERTIFICATE_ROUTES } from './certificates/certificate.routes';
 import { INTERMEDIATE_CA_ROUTES, ISSUER_ROUTES } from './issuers/issuer.routes';
 import { HEALTH_CHECK_ROUTES } from './health-checks/health-check.routes';
 import { SCEP_PROBE_ROUTES } from './health-checks/scep-probe.routes';
+import { DISCOVERED_CERTIFICATE_ROUTES } from './health-checks/discovered-certificate.routes';
 import { JOB_ROUTES } from './jobs/job.routes';
 import { OWNER_ROUTES, TEAM_ROUTES } from './owners-teams/owner-team.routes';
 import { POLICY_ROUTES } from './policies/policy.routes';
@@ -57,4 +58,5 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...REVOCATION_ROUTES,
   ...HEALTH_CHECK_ROUTES,
   ...SCEP_PROBE_ROUTES,
+  ...DISCOVERED_CERTIFICATE_ROUTES,
 ];

@@ -40,4 +40,5 @@ export * from './approvals/approval.dto';
 export * from './policies/policy.dto';
 export * from './health-checks/health-check.dto';
 export * from './network-scan/scep-probe.dto';
+export * from './network-scan/discovered-certificate.dto';
 export * from './idempotency/idempotency.dto';

@@ -19,6 +19,7 @@ import {
   healthCheckRequestContracts,
 } from './health-checks/health-check-subjects';
 import { scepProbeRequestContracts } from './network-scan/scep-probe-subjects';
+import { discoveredCertificateRequestContracts } from './network-scan/discovered-certificate-subjects';
 import {
   CertificateIssued,
   CertificateRevoked,
@@ -284,6 +285,7 @@ export const requestContracts = {
   'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   ...healthCheckRequestContracts,
   ...scepProbeRequestContracts,
+  ...discoveredCertificateRequestContracts,
 } satisfies Record<string, RequestContract<object, unknown>>;
 
 /** Durable events: `<service>.v1.<entity>.<past-verb>`, carried by JetStream. */

@@ -7,6 +7,7 @@ import { HealthMonitorLoop } from './health-checks/health-monitor.loop';
 import { MONITOR_CLOCK, MonitorClock, SYSTEM_CLOCK } from './health-checks/monitor-clock';
 import { MONITOR_TIMER } from './health-checks/health-monitor.loop';
 import { TlsProber } from './health-checks/tls-prober';
+import { DiscoveredCertificateService } from './network-scan/discovered-certificate.service';
 import { NetworkScanner } from './network-scan/network-scanner';
 import { ScepProbeHandlers } from './scep-probe/scep-probe.handlers';
 import { ScepProbeRepository } from './scep-probe/scep-probe.repository';
@@ -40,6 +41,7 @@ export class HealthMonitorModule {
         ScepProbeHandlers,
         // Network TLS scans (no routes yet).
         NetworkScanner,
+        DiscoveredCertificateService,
       ],
     };
   }

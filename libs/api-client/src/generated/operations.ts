@@ -681,6 +681,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "dismissDiscoveredCertificate": {
+    "method": "POST",
+    "path": "/api/v1/discovered-certificates/{id}/dismiss",
+    "tag": "discovered-certificates",
+    "summary": "POST /api/v1/discovered-certificates/:id/dismiss",
+    "access": [
+      "discovery.dismiss"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "estBulkRevokeCertificates": {
     "method": "POST",
     "path": "/api/v1/est/certificates/bulk-revoke",
@@ -973,6 +993,44 @@ export const OPERATIONS = {
       "permission",
       "scope"
     ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getDiscoveredCertificate": {
+    "method": "GET",
+    "path": "/api/v1/discovered-certificates/{id}",
+    "tag": "discovered-certificates",
+    "summary": "GET /api/v1/discovered-certificates/:id",
+    "access": [
+      "discovery.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getDiscoveredCertificateSummary": {
+    "method": "GET",
+    "path": "/api/v1/discovered-certificates/summary",
+    "tag": "discovered-certificates",
+    "summary": "GET /api/v1/discovered-certificates/summary",
+    "access": [
+      "discovery.read"
+    ],
+    "pathParams": [],
+    "queryParams": [],
     "body": "none",
     "success": [
       200
@@ -1661,6 +1719,29 @@ export const OPERATIONS = {
       "id"
     ],
     "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listDiscoveredCertificates": {
+    "method": "GET",
+    "path": "/api/v1/discovered-certificates",
+    "tag": "discovered-certificates",
+    "summary": "GET /api/v1/discovered-certificates",
+    "access": [
+      "discovery.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "status",
+      "source",
       "page",
       "per_page"
     ],

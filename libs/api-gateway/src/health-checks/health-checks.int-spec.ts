@@ -149,4 +149,27 @@ describe('health checks through gateway -> NATS -> health-monitor -> Postgres', 
       limit: 200,
     });
   });
+
+  it('serves discovered-certificate triage through the gateway', async () => {
+    const base = '/api/v1/discovered-certificates';
+    const id = 'c'.repeat(64);
+    await db.query(
+      `INSERT INTO health_monitor.discovered_certificates (fingerprint, subject, issuer, not_before, not_after, first_seen_at, last_seen_at)
+       VALUES ($1, 'CN=found.test', 'CN=ca.test', now() - interval '60 days', now() - interval '1 day', now(), now())`,
+      [id],
+    );
+    expect((await api('GET', '?status=Unmanaged', undefined, base)).json()).toMatchObject({
+      total: 1,
+      data: [{ id }],
+    });
+    expect((await api('GET', '/summary', undefined, base)).json()).toMatchObject({
+      unmanaged: 1,
+      unmanaged_expired: 1,
+    });
+    expect((await api('GET', '/not-a-fingerprint', undefined, base)).status).toBe(400);
+    expect((await api('GET', `/${'d'.repeat(64)}`, undefined, base)).status).toBe(404);
+    const dismissed = await api('POST', `/${id}/dismiss`, undefined, base);
+    expect(dismissed.status).toBe(200);
+    expect(dismissed.json()).toMatchObject({ id, status: 'Dismissed', seen_at: [] });
+  });
 });

@@ -106,6 +106,8 @@ export const ErrorCode = {
   // Endpoint health checks (ADR 0058).
   HealthCheckNotFound: 'health_check_not_found',
   HealthCheckNotAlerting: 'health_check_not_alerting',
+  DiscoveredCertificateNotFound: 'discovered_certificate_not_found',
+  DiscoveredCertificateClaimed: 'discovered_certificate_claimed',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -130,4 +130,53 @@ describe('network scan over a loopback range', () => {
     expect(result).toMatchObject({ status: 'completed', endpoints_done: 1, certificates_found: 0 });
     await expect(scan({ cidrs: ['10.0.0.0/8'] })).rejects.toThrow('more than 1048576');
   });
+
+  it('serves triage: list by status and source, get with where it was seen, summary, dismiss (idempotent)', async () => {
+    const list = await service.bus.request('health-monitor.v1.list-discovered-certificates', {
+      status: 'Unmanaged',
+      source: 'network',
+    });
+    expect(list.data.map((c) => c.id)).toEqual([shared.fingerprint]);
+    const got = await service.bus.request('health-monitor.v1.get-discovered-certificate', {
+      id: shared.fingerprint,
+    });
+    expect(got.seen_at.map((s) => s.location)).toEqual([
+      `network:127.0.0.17:${port}`,
+      `network:127.0.0.20:${port}`,
+    ]);
+    expect(got.chain[0].fingerprint_sha256).toBe(shared.fingerprint);
+    const context = { context: { actor_id: 'actor-triage', request_id: 'req-triage' } };
+    const dismissed = await service.bus.request(
+      'health-monitor.v1.dismiss-discovered-certificate',
+      { id: shared.fingerprint },
+      context,
+    );
+    expect(dismissed.status).toBe('Dismissed');
+    const again = await service.bus.request(
+      'health-monitor.v1.dismiss-discovered-certificate',
+      { id: shared.fingerprint },
+      context,
+    );
+    expect(again.status).toBe('Dismissed');
+    expect(
+      await service.bus.request('health-monitor.v1.get-discovered-certificate-summary', {}),
+    ).toMatchObject({
+      total: 2,
+      unmanaged: 0,
+      dismissed: 2,
+      claimed: 0,
+    });
+  });
+
+  it('refuses to dismiss a claimed certificate (409) and answers 404 for an unknown one', async () => {
+    await service.sql.query(`UPDATE discovered_certificates SET status = 'Claimed' WHERE fingerprint = $1`, [
+      single.fingerprint,
+    ]);
+    await expect(
+      service.bus.request('health-monitor.v1.dismiss-discovered-certificate', { id: single.fingerprint }),
+    ).rejects.toMatchObject({ code: 'discovered_certificate_claimed' });
+    await expect(
+      service.bus.request('health-monitor.v1.get-discovered-certificate', { id: 'f'.repeat(64) }),
+    ).rejects.toMatchObject({ code: 'discovered_certificate_not_found' });
+  });
 });

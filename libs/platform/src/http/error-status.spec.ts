@@ -85,6 +85,7 @@ describe(httpStatusFor.name, () => {
     ['verification_not_found', 404],
     ['policy_rule_not_found', 404],
     ['health_check_not_found', 404],
+    ['discovered_certificate_not_found', 404],
     ['agent_not_found', 404],
     ['agent_exists', 409],
     ['agent_retired', 410],
@@ -105,6 +106,7 @@ describe(httpStatusFor.name, () => {
     ['approval_not_found', 404],
     ['approval_not_pending', 409],
     ['health_check_not_alerting', 409],
+    ['discovered_certificate_claimed', 409],
     ['approval_self_decision', 403],
   ];
 

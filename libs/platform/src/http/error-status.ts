@@ -56,6 +56,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'approval_not_found':
     case 'policy_rule_not_found':
     case 'health_check_not_found':
+    case 'discovered_certificate_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
@@ -84,6 +85,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'profile_in_use':
     case 'approval_not_pending':
     case 'health_check_not_alerting':
+    case 'discovered_certificate_claimed':
     case 'target_retired':
     case 'target_agent_mismatch':
     case 'certificate_not_deployable':
