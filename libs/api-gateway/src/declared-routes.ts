@@ -12,6 +12,8 @@ import { BULK_ROUTES } from './bulk/bulk.routes';
 import { CERTIFICATE_ROUTES } from './certificates/certificate.routes';
 import { INTERMEDIATE_CA_ROUTES, ISSUER_ROUTES } from './issuers/issuer.routes';
 import { HEALTH_CHECK_ROUTES } from './health-checks/health-check.routes';
+import { SCEP_PROBE_ROUTES } from './health-checks/scep-probe.routes';
+import { DISCOVERED_CERTIFICATE_ROUTES } from './health-checks/discovered-certificate.routes';
 import { JOB_ROUTES } from './jobs/job.routes';
 import { NOTIFICATION_ROUTES } from './notifications/notification.routes';
 import { OWNER_ROUTES, TEAM_ROUTES } from './owners-teams/owner-team.routes';
@@ -57,4 +59,6 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...REVOCATION_ROUTES,
   ...HEALTH_CHECK_ROUTES,
   ...NOTIFICATION_ROUTES,
+  ...SCEP_PROBE_ROUTES,
+  ...DISCOVERED_CERTIFICATE_ROUTES,
 ];

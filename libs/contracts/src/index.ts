@@ -41,4 +41,6 @@ export * from './profiles/profile.dto';
 export * from './approvals/approval.dto';
 export * from './policies/policy.dto';
 export * from './health-checks/health-check.dto';
+export * from './network-scan/scep-probe.dto';
+export * from './network-scan/discovered-certificate.dto';
 export * from './idempotency/idempotency.dto';

@@ -23,6 +23,8 @@ import {
   healthCheckEventContracts,
   healthCheckRequestContracts,
 } from './health-checks/health-check-subjects';
+import { scepProbeRequestContracts } from './network-scan/scep-probe-subjects';
+import { discoveredCertificateRequestContracts } from './network-scan/discovered-certificate-subjects';
 import {
   CertificateIssued,
   CertificateRevoked,
@@ -302,6 +304,8 @@ export const requestContracts = {
   'notifier.v1.requeue-notification': { request: NotificationIdRequest, response: shape<NotificationDto>() },
   'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   ...healthCheckRequestContracts,
+  ...scepProbeRequestContracts,
+  ...discoveredCertificateRequestContracts,
 } satisfies Record<string, RequestContract<object, unknown>>;
 
 /** Durable events: `<service>.v1.<entity>.<past-verb>`, carried by JetStream. */

@@ -7,11 +7,17 @@ import { HealthMonitorLoop } from './health-checks/health-monitor.loop';
 import { MONITOR_CLOCK, MonitorClock, SYSTEM_CLOCK } from './health-checks/monitor-clock';
 import { MONITOR_TIMER } from './health-checks/health-monitor.loop';
 import { TlsProber } from './health-checks/tls-prober';
+import { DiscoveredCertificateService } from './network-scan/discovered-certificate.service';
+import { NetworkScanner } from './network-scan/network-scanner';
+import { ScepProbeHandlers } from './scep-probe/scep-probe.handlers';
+import { ScepProbeRepository } from './scep-probe/scep-probe.repository';
+import { ScepProbeService } from './scep-probe/scep-probe.service';
+import { ScepProber } from './scep-probe/scep-prober';
 
 /**
  * The health-monitor service: owns schema `health_monitor` and answers `health-monitor.v1.*`:
- * endpoint health checks and the monitor loop that probes them (ADR 0058). Scans, discovery and
- * the SCEP probe land with issue 23's later steps.
+ * endpoint health checks, the monitor loop that probes them, and the SCEP probe (ADR 0058).
+ * Network scans and discovery land with issue 23's later steps.
  */
 @Module({})
 export class HealthMonitorModule {
@@ -28,6 +34,14 @@ export class HealthMonitorModule {
         HealthCheckHandlers,
         TlsProber,
         HealthMonitorLoop,
+        // The SCEP probe (spec 2.17, 4.9).
+        ScepProber,
+        ScepProbeRepository,
+        ScepProbeService,
+        ScepProbeHandlers,
+        // Network TLS scans (no routes yet).
+        NetworkScanner,
+        DiscoveredCertificateService,
       ],
     };
   }

@@ -1092,6 +1092,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/discovered-certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/discovered-certificates
+         * @description Requires the permission `discovery.read`.
+         */
+        get: operations["listDiscoveredCertificates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/discovered-certificates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/discovered-certificates/:id
+         * @description Requires the permission `discovery.read`.
+         */
+        get: operations["getDiscoveredCertificate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/discovered-certificates/{id}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/discovered-certificates/:id/dismiss
+         * @description Requires the permission `discovery.dismiss`.
+         */
+        post: operations["dismissDiscoveredCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/discovered-certificates/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/discovered-certificates/summary
+         * @description Requires the permission `discovery.read`.
+         */
+        get: operations["getDiscoveredCertificateSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/est/certificates/bulk-revoke": {
         parameters: {
             query?: never;
@@ -1514,6 +1594,46 @@ export interface paths {
          * @description Requires the permission `job.verify`.
          */
         post: operations["verifyJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/network-scan/scep-probe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/network-scan/scep-probe
+         * @description Requires the permission `health_check.edit`.
+         */
+        post: operations["runScepProbe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/network-scan/scep-probes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/network-scan/scep-probes
+         * @description Requires the permission `health_check.read`.
+         */
+        get: operations["listScepProbes"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2790,6 +2910,39 @@ export interface components {
         DeployCertificateBody: {
             target_id?: string;
         };
+        /** @description A discovered certificate; its id is its SHA-256 fingerprint (lowercase hex). */
+        DiscoveredCertificateDto: {
+            chain: components["schemas"]["ServedCertificate"][];
+            first_seen_at: string;
+            id: string;
+            issuer: string;
+            last_seen_at: string;
+            not_after: string;
+            not_before: string;
+            seen_at: components["schemas"]["DiscoverySighting"][];
+            status: components["schemas"]["DiscoveredCertificateStatus"];
+            subject: string;
+        };
+        /** @enum {string} */
+        DiscoveredCertificateStatus: "Unmanaged" | "Claimed" | "Dismissed";
+        DiscoveredCertificateSummary: {
+            claimed: number;
+            dismissed: number;
+            generated_at: string;
+            total: number;
+            unmanaged: number;
+            /** @description Unmanaged certificates whose notAfter has passed. */
+            unmanaged_expired: number;
+        };
+        DiscoverySighting: {
+            first_seen_at: string;
+            last_seen_at: string;
+            location: string;
+            scan_id: string | null;
+            source: components["schemas"]["DiscoverySource"];
+        };
+        /** @enum {string} */
+        DiscoverySource: "network" | "agent" | "cloud";
         /**
          * @description Every HTTP error response has this body (docs/decisions/0003-error-body.md): `code` is stable and machine-readable, `message` is for people, `request_id` matches the X-Request-Id header and the log lines of the request, `details` is optional and code-specific.
          *
@@ -2811,7 +2964,7 @@ export interface components {
          * @description Every machine-readable error code the system emits. Codes are stable: scripts, the CLI and the MCP server rely on them. HTTP status is derived from the code in one place (libs/platform/src/http/error-status.ts), never chosen ad hoc by a handler.
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable";
+        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "discovered_certificate_not_found" | "discovered_certificate_claimed";
         /** @description Extra, code-specific context (for validation: the offending fields). Never holds secrets. */
         ErrorDetails: {
             [key: string]: unknown;
@@ -3102,6 +3255,13 @@ export interface components {
         /** @description The pagination envelope of every list (spec 2.1). */
         PageOfCertificateVersionDto: {
             data: components["schemas"]["CertificateVersionDto"][];
+            page: number;
+            per_page: number;
+            total: number;
+        };
+        /** @description The pagination envelope of every list (spec 2.1). */
+        PageOfDiscoveredCertificateDto: {
+            data: components["schemas"]["DiscoveredCertificateDto"][];
             page: number;
             per_page: number;
             total: number;
@@ -3399,6 +3559,40 @@ export interface components {
             id: string;
             permissions: string[];
         };
+        ScepProbeList: {
+            /** @description The limit applied, after clamping to 1..200. */
+            limit: number;
+            probes: components["schemas"]["ScepProbeResultDto"][];
+        };
+        ScepProbeRequest: {
+            url: string;
+        };
+        /** @description A SCEP probe result (spec 2.17; ADR 0058). */
+        ScepProbeResultDto: {
+            ca_issuer: string | null;
+            ca_not_after: string | null;
+            ca_not_before: string | null;
+            ca_subject: string | null;
+            capabilities: string[];
+            chain_length: number;
+            /** @description Recomputed at read time; negative once expired. */
+            days_to_expiry: number | null;
+            error: string | null;
+            expired: boolean | null;
+            id: string;
+            /** @description RSA-<bits>, ECDSA-<curve>, Ed25519, DSA-<bits>. */
+            key_algorithm: string | null;
+            probe_duration_ms: number;
+            probed_at: string;
+            reachable: boolean;
+            supports_aes: boolean;
+            supports_post: boolean;
+            supports_renewal: boolean;
+            supports_rfc8894: boolean;
+            supports_sha256: boolean;
+            supports_sha512: boolean;
+            target_url: string;
+        };
         /** @description One certificate of the chain an endpoint served. */
         ServedCertificate: {
             fingerprint_sha256: string;
@@ -3612,7 +3806,7 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: one of the codes `not_found`, `route_not_found`, `renewal_policy_not_found`, `api_key_not_found`, `role_not_found`, `grant_not_found`, `session_not_found`, `breakglass_credential_not_found`, `user_not_found`, `issuer_not_found`, `ca_not_found`, `certificate_not_found`, `certificate_version_not_found`, `certificate_key_not_found`, `owner_not_found`, `team_not_found`, `job_not_found`, `verification_not_found`, `agent_not_found`, `target_not_found`, `profile_not_found`, `approval_not_found`, `policy_rule_not_found`, `health_check_not_found`, `notification_not_found`. */
+        /** @description Not Found: one of the codes `not_found`, `route_not_found`, `renewal_policy_not_found`, `api_key_not_found`, `role_not_found`, `grant_not_found`, `session_not_found`, `breakglass_credential_not_found`, `user_not_found`, `issuer_not_found`, `ca_not_found`, `certificate_not_found`, `certificate_version_not_found`, `certificate_key_not_found`, `owner_not_found`, `team_not_found`, `job_not_found`, `verification_not_found`, `agent_not_found`, `target_not_found`, `profile_not_found`, `approval_not_found`, `policy_rule_not_found`, `health_check_not_found`, `notification_not_found`, `discovered_certificate_not_found`. */
         Error404: {
             headers: {
                 [name: string]: unknown;
@@ -3627,7 +3821,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "not_found" | "route_not_found" | "renewal_policy_not_found" | "api_key_not_found" | "role_not_found" | "grant_not_found" | "session_not_found" | "breakglass_credential_not_found" | "user_not_found" | "issuer_not_found" | "ca_not_found" | "certificate_not_found" | "certificate_version_not_found" | "certificate_key_not_found" | "owner_not_found" | "team_not_found" | "job_not_found" | "verification_not_found" | "agent_not_found" | "target_not_found" | "profile_not_found" | "approval_not_found" | "policy_rule_not_found" | "health_check_not_found" | "notification_not_found";
+                    code?: "not_found" | "route_not_found" | "renewal_policy_not_found" | "api_key_not_found" | "role_not_found" | "grant_not_found" | "session_not_found" | "breakglass_credential_not_found" | "user_not_found" | "issuer_not_found" | "ca_not_found" | "certificate_not_found" | "certificate_version_not_found" | "certificate_key_not_found" | "owner_not_found" | "team_not_found" | "job_not_found" | "verification_not_found" | "agent_not_found" | "target_not_found" | "profile_not_found" | "approval_not_found" | "policy_rule_not_found" | "health_check_not_found" | "notification_not_found" | "discovered_certificate_not_found";
                 };
             };
         };
@@ -3650,7 +3844,7 @@ export interface components {
                 };
             };
         };
-        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`. */
+        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `discovered_certificate_claimed`. */
         Error409: {
             headers: {
                 [name: string]: unknown;
@@ -3665,7 +3859,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable";
+                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "discovered_certificate_claimed";
                 };
             };
         };
@@ -5904,6 +6098,122 @@ export interface operations {
             504: components["responses"]["Error504"];
         };
     };
+    listDiscoveredCertificates: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                source?: "network" | "agent" | "cloud";
+                status?: "Unmanaged" | "Claimed" | "Dismissed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageOfDiscoveredCertificateDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getDiscoveredCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiscoveredCertificateDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    dismissDiscoveredCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiscoveredCertificateDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getDiscoveredCertificateSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiscoveredCertificateSummary"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
     estBulkRevokeCertificates: {
         parameters: {
             query?: never;
@@ -6739,6 +7049,66 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    runScepProbe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScepProbeRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScepProbeResultDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listScepProbes: {
+        parameters: {
+            query?: {
+                limit?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScepProbeList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];

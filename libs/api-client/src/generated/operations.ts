@@ -681,6 +681,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "dismissDiscoveredCertificate": {
+    "method": "POST",
+    "path": "/api/v1/discovered-certificates/{id}/dismiss",
+    "tag": "discovered-certificates",
+    "summary": "POST /api/v1/discovered-certificates/:id/dismiss",
+    "access": [
+      "discovery.dismiss"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "estBulkRevokeCertificates": {
     "method": "POST",
     "path": "/api/v1/est/certificates/bulk-revoke",
@@ -973,6 +993,44 @@ export const OPERATIONS = {
       "permission",
       "scope"
     ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getDiscoveredCertificate": {
+    "method": "GET",
+    "path": "/api/v1/discovered-certificates/{id}",
+    "tag": "discovered-certificates",
+    "summary": "GET /api/v1/discovered-certificates/:id",
+    "access": [
+      "discovery.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getDiscoveredCertificateSummary": {
+    "method": "GET",
+    "path": "/api/v1/discovered-certificates/summary",
+    "tag": "discovered-certificates",
+    "summary": "GET /api/v1/discovered-certificates/summary",
+    "access": [
+      "discovery.read"
+    ],
+    "pathParams": [],
+    "queryParams": [],
     "body": "none",
     "success": [
       200
@@ -1692,6 +1750,29 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "listDiscoveredCertificates": {
+    "method": "GET",
+    "path": "/api/v1/discovered-certificates",
+    "tag": "discovered-certificates",
+    "summary": "GET /api/v1/discovered-certificates",
+    "access": [
+      "discovery.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "status",
+      "source",
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "listGrants": {
     "method": "GET",
     "path": "/api/v1/auth/grants",
@@ -1993,6 +2074,26 @@ export const OPERATIONS = {
     "queryParams": [
       "page",
       "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listScepProbes": {
+    "method": "GET",
+    "path": "/api/v1/network-scan/scep-probes",
+    "tag": "network-scan",
+    "summary": "GET /api/v1/network-scan/scep-probes",
+    "access": [
+      "health_check.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "limit"
     ],
     "body": "none",
     "success": [
@@ -2422,6 +2523,24 @@ export const OPERATIONS = {
     ],
     "queryParams": [],
     "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "runScepProbe": {
+    "method": "POST",
+    "path": "/api/v1/network-scan/scep-probe",
+    "tag": "network-scan",
+    "summary": "POST /api/v1/network-scan/scep-probe",
+    "access": [
+      "health_check.edit"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
     "success": [
       200
     ],

@@ -563,8 +563,36 @@ async function createHealthCheck(call: Call): Promise<string> {
   return json<{ id: string }>(response).id;
 }
 
-/** Endpoint health checks (ADR 0058); acknowledge needs a check that is not healthy. */
+/** Endpoint health checks and the SCEP probe (ADR 0058); acknowledge needs a check that is not healthy. */
 const HEALTH_CHECK_ROUTE_CASES: Record<string, RouteCase> = {
+  'POST /api/v1/discovered-certificates/:id/dismiss': async (call, requestId) => {
+    const id = randomBytes(32).toString('hex');
+    await sqlForCases.db!.query(
+      `INSERT INTO health_monitor.discovered_certificates (fingerprint, subject, issuer, not_before, not_after, first_seen_at, last_seen_at)
+       VALUES ($1, 'CN=found.test', 'CN=found.test', now(), now() + interval '30 days', now(), now())`,
+      [id],
+    );
+    const response = await call('POST', `/api/v1/discovered-certificates/${id}/dismiss`, { requestId });
+    return {
+      response,
+      expected: {
+        ...healthCheckEvent('discovered_certificate.dismissed', id),
+        event_category: 'cert_lifecycle',
+        resource_type: 'discovered_certificate',
+      },
+    };
+  },
+  // An empty url is answered 200 with the error in the result, and still audited.
+  'POST /api/v1/network-scan/scep-probe': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/network-scan/scep-probe', { requestId, body: { url: '' } });
+    return {
+      response,
+      expected: {
+        ...healthCheckEvent('scep_probe.run', json<{ id: string }>(response).id),
+        resource_type: 'scep_probe',
+      },
+    };
+  },
   'POST /api/v1/health-checks': async (call, requestId) => {
     const response = await call('POST', '/api/v1/health-checks', {
       requestId,

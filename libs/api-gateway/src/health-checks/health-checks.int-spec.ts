@@ -12,8 +12,8 @@ describe('health checks through gateway -> NATS -> health-monitor -> Postgres', 
   let system: TestSystem;
   let db: Client;
 
-  const api = (method: string, path: string, body?: unknown) =>
-    httpsRequest(`${system.services['api-gateway'].url}/api/v1/health-checks${path}`, {
+  const api = (method: string, path: string, body?: unknown, base = '/api/v1/health-checks') =>
+    httpsRequest(`${system.services['api-gateway'].url}${base}${path}`, {
       method,
       ca: system.ca,
       headers: {
@@ -131,5 +131,45 @@ describe('health checks through gateway -> NATS -> health-monitor -> Postgres', 
     expect((await api('GET', `/${check.id}`)).status).toBe(404);
     expect((await api('GET', `/${check.id}/history`)).status).toBe(404);
     expect((await api('DELETE', `/${check.id}`)).status).toBe(404);
+  });
+
+  it('runs the SCEP probe through the gateway: a reserved address is an error in a 200 result, and the list clamps its limit', async () => {
+    const scan = '/api/v1/network-scan';
+    const refused = await api('POST', '/scep-probe', { url: 'http://169.254.169.254/scep' }, scan);
+    expect(refused.status).toBe(200);
+    expect(refused.json()).toMatchObject({
+      reachable: false,
+      error: 'refused to connect to 169.254.169.254: reserved address (cloud_metadata)',
+    });
+    expect((await api('POST', '/scep-probe', { url: 42 }, scan)).status).toBe(400);
+    const list = await api('GET', '/scep-probes?limit=0', undefined, scan);
+    expect(list.status).toBe(200);
+    expect(list.json()).toMatchObject({ limit: 1, probes: [{ target_url: 'http://169.254.169.254/scep' }] });
+    expect((await api('GET', '/scep-probes?limit=100000', undefined, scan)).json()).toMatchObject({
+      limit: 200,
+    });
+  });
+
+  it('serves discovered-certificate triage through the gateway', async () => {
+    const base = '/api/v1/discovered-certificates';
+    const id = 'c'.repeat(64);
+    await db.query(
+      `INSERT INTO health_monitor.discovered_certificates (fingerprint, subject, issuer, not_before, not_after, first_seen_at, last_seen_at)
+       VALUES ($1, 'CN=found.test', 'CN=ca.test', now() - interval '60 days', now() - interval '1 day', now(), now())`,
+      [id],
+    );
+    expect((await api('GET', '?status=Unmanaged', undefined, base)).json()).toMatchObject({
+      total: 1,
+      data: [{ id }],
+    });
+    expect((await api('GET', '/summary', undefined, base)).json()).toMatchObject({
+      unmanaged: 1,
+      unmanaged_expired: 1,
+    });
+    expect((await api('GET', '/not-a-fingerprint', undefined, base)).status).toBe(400);
+    expect((await api('GET', `/${'d'.repeat(64)}`, undefined, base)).status).toBe(404);
+    const dismissed = await api('POST', `/${id}/dismiss`, undefined, base);
+    expect(dismissed.status).toBe(200);
+    expect(dismissed.json()).toMatchObject({ id, status: 'Dismissed', seen_at: [] });
   });
 });

@@ -105,6 +105,8 @@ export const AuditAction = {
   HealthCheckUpdated: 'health_check.updated',
   HealthCheckDeleted: 'health_check.deleted',
   HealthCheckAcknowledged: 'health_check.acknowledged',
+  ScepProbeRun: 'scep_probe.run',
+  DiscoveredCertificateDismissed: 'discovered_certificate.dismissed',
   /** Stored by the audit store itself in place of a record that failed validation. */
   RecordRejected: 'audit.record_rejected',
 } as const;

@@ -110,6 +110,8 @@ export const ErrorCode = {
   NotificationNotFound: 'notification_not_found',
   NotificationNotDead: 'notification_not_dead',
   NotificationNotReadable: 'notification_not_readable',
+  DiscoveredCertificateNotFound: 'discovered_certificate_not_found',
+  DiscoveredCertificateClaimed: 'discovered_certificate_claimed',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

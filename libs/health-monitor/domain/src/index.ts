@@ -5,3 +5,5 @@ export * from './scheduling/probe-schedule';
 export * from './discovered-certificates/discovered-status';
 export * from './network-safety/ip-address';
 export * from './network-safety/reserved-addresses';
+export * from './scep-probe/scep-capabilities';
+export * from './network-scan/scan-targets';

@@ -253,4 +253,22 @@ describe('health monitor loop against real TLS servers', () => {
     const next = await get(ids[0]);
     expect(Date.parse(next.next_check_at)).toBe(clock.current.getTime() + 300_000);
   });
+
+  it('keeps the newest 500 results of a check and drops older ones', async () => {
+    const check = await create({ host: '127.0.0.5', port: refusing });
+    await service.sql.query(
+      `INSERT INTO health_check_results (health_check_id, checked_at, success, status, error)
+       SELECT $1, now(), false, 'healthy', 'old ' || n FROM generate_series(1, 499) AS n`,
+      [check.id],
+    );
+    await probeOnce(check.id);
+    await probeOnce(check.id);
+    const history = await service.bus.request('health-monitor.v1.list-health-check-history', {
+      id: check.id,
+      per_page: 500,
+    });
+    expect(history.total).toBe(500);
+    expect(history.data[0].error).toContain('ECONNREFUSED');
+    expect(history.data[499].error).toBe('old 2');
+  });
 });

@@ -86,6 +86,7 @@ describe(httpStatusFor.name, () => {
     ['policy_rule_not_found', 404],
     ['health_check_not_found', 404],
     ['notification_not_found', 404],
+    ['discovered_certificate_not_found', 404],
     ['agent_not_found', 404],
     ['agent_exists', 409],
     ['agent_retired', 410],
@@ -108,6 +109,7 @@ describe(httpStatusFor.name, () => {
     ['health_check_not_alerting', 409],
     ['notification_not_dead', 409],
     ['notification_not_readable', 409],
+    ['discovered_certificate_claimed', 409],
     ['approval_self_decision', 403],
   ];
 

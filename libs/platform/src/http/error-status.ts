@@ -57,6 +57,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'approval_not_found':
     case 'policy_rule_not_found':
     case 'health_check_not_found':
+    case 'discovered_certificate_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
@@ -87,6 +88,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'health_check_not_alerting':
     case 'notification_not_dead':
     case 'notification_not_readable':
+    case 'discovered_certificate_claimed':
     case 'target_retired':
     case 'target_agent_mismatch':
     case 'certificate_not_deployable':

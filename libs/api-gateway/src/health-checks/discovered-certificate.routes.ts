@@ -1,0 +1,54 @@
+import { ListDiscoveredCertificatesRequest } from '@certlane/contracts';
+import { declareRoute } from '../routes/route-declaration';
+
+const BASE = '/api/v1/discovered-certificates';
+
+/** Discovered-certificate triage (spec 2.14, 4.12; ADR 0058): served by health-monitor. */
+export const DISCOVERED_CERTIFICATE_ROUTES = [
+  declareRoute({
+    method: 'GET',
+    path: BASE,
+    permission: 'discovery.read',
+    status: 200,
+    errors: [400, 401, 403],
+    subject: 'health-monitor.v1.list-discovered-certificates',
+    query: ListDiscoveredCertificatesRequest,
+    response: 'Page<DiscoveredCertificateDto>',
+    audit: null,
+    payload: ({ query }) => query,
+  }),
+  // Literal path: before /:id.
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/summary`,
+    permission: 'discovery.read',
+    status: 200,
+    errors: [401, 403],
+    subject: 'health-monitor.v1.get-discovered-certificate-summary',
+    response: 'DiscoveredCertificateSummary',
+    audit: null,
+    payload: () => ({}),
+  }),
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/:id`,
+    permission: 'discovery.read',
+    status: 200,
+    errors: [400, 401, 403, 404],
+    subject: 'health-monitor.v1.get-discovered-certificate',
+    response: 'DiscoveredCertificateDto',
+    audit: null,
+    payload: ({ params }) => ({ id: params.id }),
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/:id/dismiss`,
+    permission: 'discovery.dismiss',
+    status: 200,
+    errors: [400, 401, 403, 404, 409],
+    subject: 'health-monitor.v1.dismiss-discovered-certificate',
+    response: 'DiscoveredCertificateDto',
+    audit: 'discovered_certificate.dismissed',
+    payload: ({ params }) => ({ id: params.id }),
+  }),
+];

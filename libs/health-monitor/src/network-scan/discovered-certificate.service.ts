@@ -1,0 +1,173 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  AuditAction,
+  auditOrigin,
+  CertlaneError,
+  DiscoveredCertificateDto,
+  DiscoveredCertificateStatus,
+  DiscoveredCertificateSummary,
+  DiscoverySighting,
+  ErrorCode,
+  ListDiscoveredCertificatesRequest,
+  Page,
+  RequestContext,
+  resolvePage,
+  ServedCertificate,
+} from '@certlane/contracts';
+import { nextDiscoveredStatus } from '@certlane/health-monitor-domain';
+import { MESSAGE_BUS, MessageBus, outboxToken, ServiceOutbox } from '@certlane/platform';
+import { DataSource, EntityManager } from 'typeorm';
+import { MONITOR_CLOCK, MonitorClock } from '../health-checks/monitor-clock';
+
+type Executor = Pick<EntityManager, 'query'>;
+
+interface Row {
+  fingerprint: string;
+  subject: string;
+  issuer: string;
+  not_before: Date;
+  not_after: Date;
+  status: DiscoveredCertificateStatus;
+  chain: ServedCertificate[];
+  first_seen_at: Date;
+  last_seen_at: Date;
+  sightings: (Omit<DiscoverySighting, 'first_seen_at' | 'last_seen_at'> & {
+    first_seen_at: string;
+    last_seen_at: string;
+  })[];
+}
+
+const SELECT = `SELECT c.fingerprint, c.subject, c.issuer, c.not_before, c.not_after, c.status, c.chain,
+    c.first_seen_at, c.last_seen_at,
+    COALESCE((SELECT jsonb_agg(jsonb_build_object('location', s.location, 'source', s.source, 'scan_id', s.scan_id,
+        'first_seen_at', s.first_seen_at, 'last_seen_at', s.last_seen_at) ORDER BY s.location)
+      FROM discovered_certificate_sightings s WHERE s.fingerprint = c.fingerprint), '[]'::jsonb) AS sightings
+  FROM discovered_certificates c`;
+
+const iso = (text: string) => new Date(text).toISOString();
+
+function dto(row: Row): DiscoveredCertificateDto {
+  return {
+    id: row.fingerprint,
+    subject: row.subject,
+    issuer: row.issuer,
+    not_before: row.not_before.toISOString(),
+    not_after: row.not_after.toISOString(),
+    status: row.status,
+    chain: row.chain,
+    seen_at: row.sightings.map((s) => ({
+      ...s,
+      first_seen_at: iso(s.first_seen_at),
+      last_seen_at: iso(s.last_seen_at),
+    })),
+    first_seen_at: row.first_seen_at.toISOString(),
+    last_seen_at: row.last_seen_at.toISOString(),
+  };
+}
+
+const notFound = (id: string) =>
+  new CertlaneError(
+    ErrorCode.DiscoveredCertificateNotFound,
+    `discovered certificate ${JSON.stringify(id)} not found`,
+  );
+
+/** Triage of discovered certificates (spec 2.14; ADR 0058): list, get, summary, dismiss. Claim is not built yet. */
+@Injectable()
+export class DiscoveredCertificateService implements OnApplicationBootstrap {
+  constructor(
+    @InjectDataSource('health-monitor') private readonly dataSource: DataSource,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(outboxToken('health-monitor')) private readonly outbox: ServiceOutbox,
+    @Inject(MONITOR_CLOCK) private readonly clock: MonitorClock,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await Promise.all([
+      this.bus.handle('health-monitor.v1.list-discovered-certificates', (request) => this.list(request)),
+      this.bus.handle('health-monitor.v1.get-discovered-certificate-summary', () => this.summary()),
+      this.bus.handle('health-monitor.v1.get-discovered-certificate', (request) => this.get(request.id)),
+      this.bus.handle('health-monitor.v1.dismiss-discovered-certificate', (request, context) =>
+        this.dismiss(request.id, context),
+      ),
+    ]);
+  }
+
+  async list(request: ListDiscoveredCertificatesRequest): Promise<Page<DiscoveredCertificateDto>> {
+    const page = resolvePage(request);
+    const conditions: string[] = [];
+    const values: unknown[] = [];
+    if (request.status) {
+      values.push(request.status);
+      conditions.push(`c.status = $${values.length}`);
+    }
+    if (request.source) {
+      values.push(request.source);
+      conditions.push(
+        `EXISTS (SELECT 1 FROM discovered_certificate_sightings s WHERE s.fingerprint = c.fingerprint AND s.source = $${values.length})`,
+      );
+    }
+    const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+    const [{ total }] = await this.dataSource.query(
+      `SELECT count(*)::int AS total FROM discovered_certificates c ${where}`,
+      values,
+    );
+    const rows: Row[] = await this.dataSource.query(
+      `${SELECT} ${where} ORDER BY c.first_seen_at, c.fingerprint LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+      [...values, page.per_page, (page.page - 1) * page.per_page],
+    );
+    return { data: rows.map(dto), total, page: page.page, per_page: page.per_page };
+  }
+
+  async get(
+    id: string,
+    executor: Executor = this.dataSource,
+    lock = false,
+  ): Promise<DiscoveredCertificateDto> {
+    const rows: Row[] = await executor.query(
+      `${SELECT} WHERE c.fingerprint = $1 ${lock ? 'FOR UPDATE OF c' : ''}`,
+      [id],
+    );
+    if (!rows[0]) throw notFound(id);
+    return dto(rows[0]);
+  }
+
+  async summary(): Promise<DiscoveredCertificateSummary> {
+    const now = this.clock.now();
+    const [row] = await this.dataSource.query(
+      `SELECT count(*)::int AS total,
+         count(*) FILTER (WHERE status = 'Unmanaged')::int AS unmanaged,
+         count(*) FILTER (WHERE status = 'Claimed')::int AS claimed,
+         count(*) FILTER (WHERE status = 'Dismissed')::int AS dismissed,
+         count(*) FILTER (WHERE status = 'Unmanaged' AND not_after <= $1)::int AS unmanaged_expired
+       FROM discovered_certificates`,
+      [now],
+    );
+    return { ...row, generated_at: now.toISOString() };
+  }
+
+  /** Unmanaged -> Dismissed; Dismissed stays (no new audit); Claimed is refused (409). */
+  async dismiss(id: string, context?: RequestContext): Promise<DiscoveredCertificateDto> {
+    const result = await this.dataSource.transaction(async (manager) => {
+      const current = await this.get(id, manager, true);
+      const transition = nextDiscoveredStatus(current.status, 'dismiss');
+      if (!transition.ok) throw new CertlaneError(ErrorCode.DiscoveredCertificateClaimed, transition.message);
+      await manager.query('UPDATE discovered_certificates SET status = $2 WHERE fingerprint = $1', [
+        id,
+        transition.to,
+      ]);
+      await this.outbox.audit(manager, {
+        action: AuditAction.DiscoveredCertificateDismissed,
+        event_category: 'cert_lifecycle',
+        ...auditOrigin(context),
+        resource_type: 'discovered_certificate',
+        resource_id: id,
+        outcome: 'success',
+        details: { from: current.status, to: transition.to, already_dismissed: !transition.changed },
+      });
+      return { ...current, status: transition.to };
+    });
+    this.outbox.committed();
+    return result;
+  }
+}

@@ -1,0 +1,182 @@
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { AddressInfo } from 'node:net';
+import { createServer, Server } from 'node:tls';
+import { createTlsFixture, TlsFixture } from '@certlane/testing';
+import { InProcessService, startInProcessService } from '@certlane/testing-in-process';
+import { HealthMonitorModule } from '../health-monitor.module';
+import { NetworkScanner } from './network-scanner';
+
+async function tlsServer(host: string, port: number, fixture: TlsFixture): Promise<Server> {
+  const server = createServer(
+    { cert: readFileSync(fixture.certPath), key: readFileSync(fixture.keyPath) },
+    (s) => s.end(),
+  );
+  server.listen(port, host);
+  await once(server, 'listening');
+  return server;
+}
+
+/** A network scan over a loopback range with TLS servers on some addresses (ADR 0058). */
+describe('network scan over a loopback range', () => {
+  let service: InProcessService;
+  let scanner: NetworkScanner;
+  let shared: TlsFixture;
+  let single: TlsFixture;
+  const servers: Server[] = [];
+  let port: number;
+
+  const scan = (over: Partial<Parameters<NetworkScanner['run']>[0]> = {}) =>
+    scanner.run({
+      cidrs: ['127.0.0.16/28'],
+      hosts: [],
+      ports: [port],
+      concurrency: 8,
+      ratePerSecond: 1000,
+      startedBy: 'actor-scan-test',
+      ...over,
+    });
+
+  beforeAll(async () => {
+    [shared, single] = await Promise.all([createTlsFixture('shared.test'), createTlsFixture('single.test')]);
+    servers.push(await tlsServer('127.0.0.17', 0, shared));
+    port = (servers[0].address() as AddressInfo).port;
+    servers.push(await tlsServer('127.0.0.20', port, shared), await tlsServer('127.0.0.30', port, single));
+    service = await startInProcessService({
+      services: ['health-monitor'],
+      modules: [HealthMonitorModule.forRoot({ timer: false })],
+      env: { SERVICE_NETWORK_ALLOW_CIDRS: '127.0.0.0/8' },
+      label: 'netscan',
+    });
+    scanner = service.module.get(NetworkScanner);
+  }, 30_000);
+
+  afterAll(async () => {
+    await service?.close();
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  });
+
+  it('probes every address of the range and stores each certificate once, with every place it was seen', async () => {
+    const result = await scan();
+    expect(result).toMatchObject({
+      status: 'completed',
+      endpoints_total: 16,
+      endpoints_done: 16,
+      certificates_found: 2,
+    });
+    const certificates = await service.sql.query(
+      'SELECT fingerprint, status, subject FROM discovered_certificates ORDER BY subject',
+    );
+    expect(certificates.rows).toEqual([
+      {
+        fingerprint: shared.fingerprint,
+        status: 'Unmanaged',
+        subject: expect.stringContaining('CN=shared.test'),
+      },
+      {
+        fingerprint: single.fingerprint,
+        status: 'Unmanaged',
+        subject: expect.stringContaining('CN=single.test'),
+      },
+    ]);
+    const sightings = await service.sql.query(
+      'SELECT location FROM discovered_certificate_sightings WHERE fingerprint = $1 ORDER BY location',
+      [shared.fingerprint],
+    );
+    expect(sightings.rows.map((row) => row.location)).toEqual([
+      `network:127.0.0.17:${port}`,
+      `network:127.0.0.20:${port}`,
+    ]);
+    const stored = await service.sql.query(
+      'SELECT status, endpoints_done, started_by FROM network_scans WHERE id = $1',
+      [result.id],
+    );
+    expect(stored.rows[0]).toEqual({
+      status: 'completed',
+      endpoints_done: 16,
+      started_by: 'actor-scan-test',
+    });
+  });
+
+  it('keeps a dismissed certificate dismissed when a later scan finds it again, moving last_seen', async () => {
+    await service.sql.query(
+      `UPDATE discovered_certificates SET status = 'Dismissed' WHERE fingerprint = $1`,
+      [single.fingerprint],
+    );
+    const before = await service.sql.query(
+      'SELECT last_seen_at FROM discovered_certificates WHERE fingerprint = $1',
+      [single.fingerprint],
+    );
+    await scan({ cidrs: ['127.0.0.30/32'] });
+    const after = await service.sql.query(
+      'SELECT status, last_seen_at FROM discovered_certificates WHERE fingerprint = $1',
+      [single.fingerprint],
+    );
+    expect(after.rows[0].status).toBe('Dismissed');
+    expect(after.rows[0].last_seen_at.getTime()).toBeGreaterThan(before.rows[0].last_seen_at.getTime());
+    expect(
+      (await service.sql.query('SELECT count(*)::int AS n FROM discovered_certificates')).rows[0].n,
+    ).toBe(2);
+  });
+
+  it('holds to the connection rate: 16 endpoints at 20 per second take at least 0.75 s', async () => {
+    const started = Date.now();
+    await scan({ ratePerSecond: 20, concurrency: 16 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(750);
+  });
+
+  it('never reaches reserved addresses outside the allow-list, and refuses oversized targets', async () => {
+    const result = await scan({ cidrs: ['169.254.169.254/32'], ports: [80] });
+    expect(result).toMatchObject({ status: 'completed', endpoints_done: 1, certificates_found: 0 });
+    await expect(scan({ cidrs: ['10.0.0.0/8'] })).rejects.toThrow('more than 1048576');
+  });
+
+  it('serves triage: list by status and source, get with where it was seen, summary, dismiss (idempotent)', async () => {
+    const list = await service.bus.request('health-monitor.v1.list-discovered-certificates', {
+      status: 'Unmanaged',
+      source: 'network',
+    });
+    expect(list.data.map((c) => c.id)).toEqual([shared.fingerprint]);
+    const got = await service.bus.request('health-monitor.v1.get-discovered-certificate', {
+      id: shared.fingerprint,
+    });
+    expect(got.seen_at.map((s) => s.location)).toEqual([
+      `network:127.0.0.17:${port}`,
+      `network:127.0.0.20:${port}`,
+    ]);
+    expect(got.chain[0].fingerprint_sha256).toBe(shared.fingerprint);
+    const context = { context: { actor_id: 'actor-triage', request_id: 'req-triage' } };
+    const dismissed = await service.bus.request(
+      'health-monitor.v1.dismiss-discovered-certificate',
+      { id: shared.fingerprint },
+      context,
+    );
+    expect(dismissed.status).toBe('Dismissed');
+    const again = await service.bus.request(
+      'health-monitor.v1.dismiss-discovered-certificate',
+      { id: shared.fingerprint },
+      context,
+    );
+    expect(again.status).toBe('Dismissed');
+    expect(
+      await service.bus.request('health-monitor.v1.get-discovered-certificate-summary', {}),
+    ).toMatchObject({
+      total: 2,
+      unmanaged: 0,
+      dismissed: 2,
+      claimed: 0,
+    });
+  });
+
+  it('refuses to dismiss a claimed certificate (409) and answers 404 for an unknown one', async () => {
+    await service.sql.query(`UPDATE discovered_certificates SET status = 'Claimed' WHERE fingerprint = $1`, [
+      single.fingerprint,
+    ]);
+    await expect(
+      service.bus.request('health-monitor.v1.dismiss-discovered-certificate', { id: single.fingerprint }),
+    ).rejects.toMatchObject({ code: 'discovered_certificate_claimed' });
+    await expect(
+      service.bus.request('health-monitor.v1.get-discovered-certificate', { id: 'f'.repeat(64) }),
+    ).rejects.toMatchObject({ code: 'discovered_certificate_not_found' });
+  });
+});

@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { expandScanTargets, ScanEndpoint } from '@certlane/health-monitor-domain';
+import { DataSource } from 'typeorm';
+import { MONITOR_CLOCK, MonitorClock } from '../health-checks/monitor-clock';
+import { ProbeOutcome, TlsProber } from '../health-checks/tls-prober';
+
+export interface NetworkScanRequest {
+  cidrs: string[];
+  hosts: string[];
+  ports: number[];
+  /** Probes in flight at once (1..256). */
+  concurrency: number;
+  /** New connections per second at most (1..10000). */
+  ratePerSecond: number;
+  startedBy: string;
+}
+
+export interface NetworkScanResult {
+  id: string;
+  endpoints_total: number;
+  endpoints_done: number;
+  certificates_found: number;
+  status: 'completed' | 'failed';
+}
+
+/** Progress is written every this many endpoints (and at the end). */
+const PROGRESS_EVERY = 256;
+
+/**
+ * A network TLS scan (issue 23 point 2; ADR 0058): expands the target, probes every endpoint with
+ * TlsProber (so reserved addresses are refused unless allow-listed) under a concurrency bound and
+ * a connection-rate bound, and stores every served certificate as a discovered certificate,
+ * deduplicated by fingerprint, with where it was seen. Re-discovery never changes a status.
+ */
+@Injectable()
+export class NetworkScanner {
+  constructor(
+    @InjectDataSource('health-monitor') private readonly dataSource: DataSource,
+    private readonly prober: TlsProber,
+    @Inject(MONITOR_CLOCK) private readonly clock: MonitorClock,
+  ) {}
+
+  async run(request: NetworkScanRequest): Promise<NetworkScanResult> {
+    const expansion = expandScanTargets(request.cidrs, request.hosts, request.ports);
+    if (!expansion.ok) throw new Error(expansion.message);
+    const concurrency = Math.min(256, Math.max(1, Math.trunc(request.concurrency)));
+    const intervalMs = 1000 / Math.min(10_000, Math.max(1, request.ratePerSecond));
+    const id = `scan-${randomBytes(8).toString('hex')}`;
+    await this.dataSource.query(
+      `INSERT INTO network_scans (id, cidrs, hosts, ports, status, endpoints_total, started_by, started_at)
+       VALUES ($1, $2::jsonb, $3::jsonb, $4::jsonb, 'running', $5, $6, $7)`,
+      [
+        id,
+        JSON.stringify(request.cidrs),
+        JSON.stringify(request.hosts),
+        JSON.stringify(request.ports),
+        expansion.count,
+        request.startedBy,
+        this.clock.now(),
+      ],
+    );
+    const iterator = expansion.endpoints()[Symbol.iterator]();
+    let done = 0;
+    const found = new Set<string>();
+    let nextSlot = performance.now();
+    const take = (): ScanEndpoint | undefined => {
+      const next = iterator.next();
+      return next.done ? undefined : next.value;
+    };
+    const worker = async () => {
+      for (let endpoint = take(); endpoint; endpoint = take()) {
+        // The rate bound: each connection takes the next free slot of 1/rate seconds.
+        const slot = nextSlot;
+        nextSlot = Math.max(nextSlot, performance.now()) + intervalMs;
+        const wait = slot - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const outcome = await this.prober.probe({ ...endpoint, sni: null });
+        if (outcome.observation.kind === 'handshake') {
+          await this.store(id, endpoint, outcome);
+          found.add(outcome.observation.fingerprint);
+        }
+        done++;
+        if (done % PROGRESS_EVERY === 0) await this.progress(id, done, found.size);
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: concurrency }, worker));
+      await this.finish(id, 'completed', done, found.size, null);
+      return {
+        id,
+        endpoints_total: expansion.count,
+        endpoints_done: done,
+        certificates_found: found.size,
+        status: 'completed',
+      };
+    } catch (error) {
+      await this.finish(id, 'failed', done, found.size, (error as Error).message);
+      return {
+        id,
+        endpoints_total: expansion.count,
+        endpoints_done: done,
+        certificates_found: found.size,
+        status: 'failed',
+      };
+    }
+  }
+
+  private async store(scanId: string, endpoint: ScanEndpoint, outcome: ProbeOutcome): Promise<void> {
+    const observation = outcome.observation;
+    if (observation.kind !== 'handshake') return;
+    const leaf = outcome.chain[0];
+    const now = this.clock.now();
+    const fingerprint = observation.fingerprint;
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO discovered_certificates (fingerprint, subject, issuer, not_before, not_after, chain, first_seen_at, last_seen_at)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $7)
+         ON CONFLICT (fingerprint) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at`,
+        [
+          fingerprint,
+          leaf?.subject ?? '',
+          leaf?.issuer ?? '',
+          observation.notBefore,
+          observation.notAfter,
+          JSON.stringify(outcome.chain),
+          now,
+        ],
+      );
+      await manager.query(
+        `INSERT INTO discovered_certificate_sightings (fingerprint, location, source, scan_id, first_seen_at, last_seen_at)
+         VALUES ($1, $2, 'network', $3, $4, $4)
+         ON CONFLICT (fingerprint, location) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at, scan_id = EXCLUDED.scan_id`,
+        [fingerprint, `network:${endpoint.host}:${endpoint.port}`, scanId, now],
+      );
+    });
+  }
+
+  private async progress(id: string, done: number, found: number): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE network_scans SET endpoints_done = $2, certificates_found = $3 WHERE id = $1',
+      [id, done, found],
+    );
+  }
+
+  private async finish(
+    id: string,
+    status: string,
+    done: number,
+    found: number,
+    error: string | null,
+  ): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE network_scans SET status = $2, endpoints_done = $3, certificates_found = $4, error = $5, finished_at = $6 WHERE id = $1`,
+      [id, status, done, found, error, this.clock.now()],
+    );
+  }
+}
