@@ -12,12 +12,14 @@ export function Time({ value }: { value: string | null | undefined }) {
   );
 }
 
-/** Expiry as colour and words (never colour alone). */
-export function Expiry({ value }: { value: string | null }) {
+/** Expiry as colour and words (never colour alone); a revoked certificate says so instead. */
+export function Expiry({ value, status }: { value: string | null; status?: string }) {
   const level = expiryLevel(value, Date.now());
+  const revoked = status === 'Revoked';
   return (
-    <span className={`expiry expiry-${level}`}>
-      <Time value={value} /> <span className="expiry-words">({EXPIRY_WORDS[level]})</span>
+    <span className={`expiry expiry-${revoked ? 'expired' : level}`}>
+      <Time value={value} />{' '}
+      <span className="expiry-words">({revoked ? 'revoked' : EXPIRY_WORDS[level]})</span>
     </span>
   );
 }
