@@ -4,7 +4,8 @@ import { formFields } from '../lib/schema-fields';
 import { FilterBar } from './filter-bar';
 import { Pagination } from './pagination';
 import { Field } from './schema-form';
-import { Expiry, ReasonSelect } from './widgets';
+import { ApiError } from '../api/client';
+import { ErrorNotice, Expiry, ReasonSelect, Time } from './widgets';
 
 const noop = () => undefined;
 
@@ -91,6 +92,18 @@ describe('widgets', () => {
       '(revoked)',
     );
     expect(renderToStaticMarkup(createElement(Expiry, { value: null }))).toContain('(not issued)');
+  });
+
+  it('shows a time in words and exactly, and names what blocks a conflict', () => {
+    const html = renderToStaticMarkup(createElement(Time, { value: '2026-01-02T03:04:05Z' }));
+    expect(html).toContain('2026-01-02 03:04 UTC');
+    expect(html).toContain('dateTime="2026-01-02T03:04:05Z"');
+    const conflict = new ApiError(409, 'agent_has_dependencies', 'the agent has dependencies', {
+      counts: { targets: 2, certificates: 3 },
+    });
+    expect(renderToStaticMarkup(createElement(ErrorNotice, { error: conflict }))).toContain(
+      'Blocked by: 2 targets, 3 certificates.',
+    );
   });
 
   it('offers the RFC 5280 reasons with none chosen at first', () => {
