@@ -544,4 +544,53 @@ describe('the web GUI in Chromium', () => {
     await page.getByRole('region', { name: 'Violations' }).locator('table, .empty').first().waitFor();
     await context.close();
   });
+
+  it("redacts a target's secret-named config, and retires an agent: refused with its dependency counts, then forced with a reason", async () => {
+    const agent = await api('POST', '/api/v1/agents', {
+      id: 'gui-agent',
+      name: 'gui-agent',
+      hostname: 'gui.example',
+    });
+    expect(`${agent.status} ${agent.text}`).toMatch(/^201 /);
+    const target = await api('POST', '/api/v1/targets', {
+      name: 'gui-web',
+      type: 'nginx',
+      agent_id: 'gui-agent',
+      config: { cert_path: '/etc/nginx/gui.crt', key_path: '/etc/nginx/gui.key' },
+    });
+    expect(`${target.status} ${target.text}`).toMatch(/^201 /);
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+
+    await page.goto('/targets');
+    await page.getByRole('button', { name: 'Details of gui-web' }).click();
+    const details = page.getByRole('region', { name: 'Details: gui-web' });
+    await details.getByText('/etc/nginx/gui.crt').waitFor();
+    expect(await details.textContent()).not.toContain('/etc/nginx/gui.key');
+    expect(await details.textContent()).toContain('(write-only)');
+
+    await page.goto('/agents');
+    await page.getByRole('button', { name: 'Retire gui-agent', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Retire', exact: true }).click();
+    await page
+      .getByRole('dialog')
+      .getByRole('alert')
+      .getByText(/Blocked by: .*1 active_targets/)
+      .waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: 'Force retire gui-agent' }).click();
+    const confirm = page.getByRole('dialog').getByRole('button', { name: 'Force retire', exact: true });
+    await expect(confirm.isDisabled()).resolves.toBe(true);
+    await page.getByLabel('Reason').fill('decommissioned by the GUI test');
+    await confirm.click();
+    await page
+      .getByRole('status')
+      .getByText(/^Force retire gui-agent:/)
+      .waitFor();
+    expect((await api('GET', '/api/v1/agents/gui-agent')).json()).toMatchObject({
+      status: 'Retired',
+      retired_reason: 'decommissioned by the GUI test',
+    });
+    await context.close();
+  });
 });
