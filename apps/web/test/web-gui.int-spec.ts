@@ -44,7 +44,8 @@ interface AxeResult {
   violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
 }
 
-jest.setTimeout(60_000);
+// Chromium and five services on a shared CI machine: generous, never a sleep.
+jest.setTimeout(120_000);
 
 describe('the web GUI in Chromium', () => {
   let system: TestSystem;
@@ -78,7 +79,7 @@ describe('the web GUI in Chromium', () => {
       viewport: { width: 1280, height: 900 },
     });
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(20_000);
     const violations: string[] = [];
     page.on('console', (message) => {
       if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
