@@ -188,6 +188,22 @@ describe('the web GUI in Chromium', () => {
       String(summary.expiring_within.days_90),
     );
     await page.locator('.chart canvas').first().waitFor();
+    const approvals = (await api('GET', '/api/v1/approvals?status=pending&per_page=1')).json() as {
+      total: number;
+    };
+    await expect(page.getByTestId('stat-approvals').locator('.stat-value').textContent()).resolves.toBe(
+      String(approvals.total),
+    );
+    const rules = (await api('GET', '/api/v1/policies?per_page=100')).json() as { data: { id: string }[] };
+    let openViolations = 0;
+    for (const rule of rules.data) {
+      openViolations += (
+        (await api('GET', `/api/v1/policies/${rule.id}/violations?per_page=1`)).json() as { total: number }
+      ).total;
+    }
+    await expect(page.getByTestId('stat-violations').locator('.stat-value').textContent()).resolves.toBe(
+      String(openViolations),
+    );
     expect(await page.evaluate('localStorage.length')).toBe(0);
     expect(await page.evaluate<string>('document.cookie')).not.toContain(adminKey);
     // Each number links to its filtered list.
