@@ -21,10 +21,28 @@ const swcConfig = {
   sourceMaps: 'inline',
 };
 
+// The web GUI's components (apps/web, .tsx), for their render tests: React's automatic runtime.
+const swcTsxConfig = {
+  jsc: {
+    parser: { syntax: 'typescript', tsx: true },
+    transform: { react: { runtime: 'automatic' } },
+    target: 'es2022',
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: 'inline',
+};
+
 module.exports = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['@swc/jest', swcConfig] },
-  moduleFileExtensions: ['ts', 'js', 'json'],
-  moduleNameMapper,
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', swcConfig],
+    '^.+\\.tsx$': ['@swc/jest', swcTsxConfig],
+  },
+  moduleFileExtensions: ['ts', 'tsx', 'js', 'json'],
+  moduleNameMapper: {
+    ...moduleNameMapper,
+    // Style sheets imported by the GUI's components mean nothing to a render test.
+    '\\.css$': path.join(__dirname, 'apps/web/test/style-stub.js'),
+  },
   setupFiles: [path.join(__dirname, 'libs/testing/src/setup-env.js')],
 };

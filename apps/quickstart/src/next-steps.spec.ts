@@ -22,6 +22,12 @@ describe('the next steps npm start prints', () => {
     expect(text).toContain('https://localhost:8443/api/v1/certificates/web/export/pem?download=true');
   });
 
+  it('points at the web GUI on the same origin', () => {
+    expect(nextSteps(input)).toContain(
+      'the web GUI: open https://localhost:8443/ and sign in with the key above',
+    );
+  });
+
   it('points agent key generation to the agent and to SERVICE_KEYGEN_MODE=server for a first try', () => {
     const text = nextSteps({ ...input, keygenMode: 'agent' });
     expect(text).toContain('AwaitingCSR until its agent sends a CSR');

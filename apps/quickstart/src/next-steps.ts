@@ -44,6 +44,7 @@ export function nextSteps(input: NextStepsInput): string {
       `  ${curl} ${base}/api/v1/version`,
       `  ${curl} ${auth} ${base}/api/v1/renewal-policies`,
       ...firstCertificate,
+      `  # the web GUI: open ${base}/ and sign in with the key above`,
       `  # bootstrap_token in ${input.secretsFile} mints the first stored admin key, once:`,
       `  #   POST ${base}/api/v1/auth/bootstrap {"token": "...", "actor_id": "alice"}`,
       '',

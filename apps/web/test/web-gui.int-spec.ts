@@ -44,7 +44,8 @@ interface AxeResult {
   violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
 }
 
-jest.setTimeout(60_000);
+// Chromium and five services on a shared CI machine: generous, never a sleep.
+jest.setTimeout(120_000);
 
 describe('the web GUI in Chromium', () => {
   let system: TestSystem;
@@ -78,7 +79,7 @@ describe('the web GUI in Chromium', () => {
       viewport: { width: 1280, height: 900 },
     });
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(20_000);
     const violations: string[] = [];
     page.on('console', (message) => {
       if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
@@ -187,6 +188,22 @@ describe('the web GUI in Chromium', () => {
       String(summary.expiring_within.days_90),
     );
     await page.locator('.chart canvas').first().waitFor();
+    const approvals = (await api('GET', '/api/v1/approvals?status=pending&per_page=1')).json() as {
+      total: number;
+    };
+    await expect(page.getByTestId('stat-approvals').locator('.stat-value').textContent()).resolves.toBe(
+      String(approvals.total),
+    );
+    const rules = (await api('GET', '/api/v1/policies?per_page=100')).json() as { data: { id: string }[] };
+    let openViolations = 0;
+    for (const rule of rules.data) {
+      openViolations += (
+        (await api('GET', `/api/v1/policies/${rule.id}/violations?per_page=1`)).json() as { total: number }
+      ).total;
+    }
+    await expect(page.getByTestId('stat-violations').locator('.stat-value').textContent()).resolves.toBe(
+      String(openViolations),
+    );
     expect(await page.evaluate('localStorage.length')).toBe(0);
     expect(await page.evaluate<string>('document.cookie')).not.toContain(adminKey);
     // Each number links to its filtered list.
@@ -542,6 +559,55 @@ describe('the web GUI in Chromium', () => {
     await page.getByRole('status').getByText(`Evaluated: ${evaluated.violations.length} violation`).waitFor();
     await page.getByRole('button', { name: 'Details of No example.com' }).click();
     await page.getByRole('region', { name: 'Violations' }).locator('table, .empty').first().waitFor();
+    await context.close();
+  });
+
+  it("redacts a target's secret-named config, and retires an agent: refused with its dependency counts, then forced with a reason", async () => {
+    const agent = await api('POST', '/api/v1/agents', {
+      id: 'gui-agent',
+      name: 'gui-agent',
+      hostname: 'gui.example',
+    });
+    expect(`${agent.status} ${agent.text}`).toMatch(/^201 /);
+    const target = await api('POST', '/api/v1/targets', {
+      name: 'gui-web',
+      type: 'nginx',
+      agent_id: 'gui-agent',
+      config: { cert_path: '/etc/nginx/gui.crt', key_path: '/etc/nginx/gui.key' },
+    });
+    expect(`${target.status} ${target.text}`).toMatch(/^201 /);
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+
+    await page.goto('/targets');
+    await page.getByRole('button', { name: 'Details of gui-web' }).click();
+    const details = page.getByRole('region', { name: 'Details: gui-web' });
+    await details.getByText('/etc/nginx/gui.crt').waitFor();
+    expect(await details.textContent()).not.toContain('/etc/nginx/gui.key');
+    expect(await details.textContent()).toContain('(write-only)');
+
+    await page.goto('/agents');
+    await page.getByRole('button', { name: 'Retire gui-agent', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Retire', exact: true }).click();
+    await page
+      .getByRole('dialog')
+      .getByRole('alert')
+      .getByText(/Blocked by: .*1 active_targets/)
+      .waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: 'Force retire gui-agent' }).click();
+    const confirm = page.getByRole('dialog').getByRole('button', { name: 'Force retire', exact: true });
+    await expect(confirm.isDisabled()).resolves.toBe(true);
+    await page.getByLabel('Reason').fill('decommissioned by the GUI test');
+    await confirm.click();
+    await page
+      .getByRole('status')
+      .getByText(/^Force retire gui-agent:/)
+      .waitFor();
+    expect((await api('GET', '/api/v1/agents/gui-agent')).json()).toMatchObject({
+      status: 'Retired',
+      retired_reason: 'decommissioned by the GUI test',
+    });
     await context.close();
   });
 });

@@ -40,7 +40,11 @@ const credentials: Middleware = {
   },
 };
 
-export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: 'same-origin' });
+// The page's own origin (ADR 0038); empty where there is no page (render tests), never used there.
+export const api = createClient<paths>({
+  baseUrl: typeof window === 'undefined' ? '' : window.location.origin,
+  credentials: 'same-origin',
+});
 api.use(credentials);
 
 /** The data of an openapi-fetch answer, or an ApiError with the API's code and message. */

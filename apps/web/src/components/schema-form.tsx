@@ -33,7 +33,7 @@ function useApiDocument() {
   });
 }
 
-function Field({
+export function Field({
   prefix,
   field,
   value,

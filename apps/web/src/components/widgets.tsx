@@ -2,22 +2,26 @@ import { ReactNode, useEffect, useRef } from 'react';
 import { ApiError } from '../api/client';
 import { EXPIRY_WORDS, expiryLevel, relativeTime } from '../lib/time';
 
-/** A time as words ("in 3 days") with the exact time beside it for machines and on hover. */
+/** A time as words ("in 3 days") and, beside it, the exact time in UTC. */
 export function Time({ value }: { value: string | null | undefined }) {
   if (!value) return <span className="muted">—</span>;
+  const exact = new Date(value).toISOString();
   return (
-    <time dateTime={value} title={new Date(value).toISOString()}>
-      {relativeTime(value, Date.now())}
+    <time dateTime={value} title={exact}>
+      {relativeTime(value, Date.now())}{' '}
+      <span className="exact">{exact.slice(0, 16).replace('T', ' ')} UTC</span>
     </time>
   );
 }
 
-/** Expiry as colour and words (never colour alone). */
-export function Expiry({ value }: { value: string | null }) {
+/** Expiry as colour and words (never colour alone); a revoked certificate says so instead. */
+export function Expiry({ value, status }: { value: string | null; status?: string }) {
   const level = expiryLevel(value, Date.now());
+  const revoked = status === 'Revoked';
   return (
-    <span className={`expiry expiry-${level}`}>
-      <Time value={value} /> <span className="expiry-words">({EXPIRY_WORDS[level]})</span>
+    <span className={`expiry expiry-${revoked ? 'expired' : level}`}>
+      <Time value={value} />{' '}
+      <span className="expiry-words">({revoked ? 'revoked' : EXPIRY_WORDS[level]})</span>
     </span>
   );
 }
@@ -28,9 +32,19 @@ export function StatusBadge({ status }: { status: string }) {
 
 export function ErrorNotice({ error }: { error: unknown }) {
   if (!error) return null;
+  // A conflict that counts what blocks it (an agent's targets and certificates) names the counts.
+  const counts =
+    error instanceof ApiError
+      ? (error.details as { counts?: Record<string, number> } | undefined)?.counts
+      : undefined;
+  const blocking = counts
+    ? ` Blocked by: ${Object.entries(counts)
+        .map(([name, count]) => `${count} ${name}`)
+        .join(', ')}.`
+    : '';
   const text =
     error instanceof ApiError
-      ? `${error.message} (${error.code})`
+      ? `${error.message} (${error.code}).${blocking}`
       : error instanceof Error
         ? error.message
         : String(error);

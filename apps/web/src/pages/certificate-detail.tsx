@@ -116,7 +116,7 @@ export function CertificateDetailPage() {
             <dd>{c.sans.join(', ') || '—'}</dd>
             <dt>Expires</dt>
             <dd>
-              <Expiry value={c.expires_at} />
+              <Expiry value={c.expires_at} status={c.status} />
             </dd>
             <dt>Environment</dt>
             <dd>{c.environment}</dd>

@@ -192,7 +192,7 @@ export function CertificatesPage() {
                 </td>
                 <td>{row.environment}</td>
                 <td>
-                  <Expiry value={row.expires_at} />
+                  <Expiry value={row.expires_at} status={row.status} />
                 </td>
               </tr>
             ))}

@@ -69,6 +69,24 @@ export function DashboardPage() {
       unwrap(api.GET('/api/v1/approvals', { params: { query: { status: 'pending', per_page: 1 } } })),
   });
   // The four reserved sentinel agents (spec 2.4) are not part of the fleet.
+  const violations = useQuery({
+    queryKey: ['open-violations'],
+    // Summed over the rules (the first 100): no aggregate route yet.
+    queryFn: async () => {
+      const rules = await unwrap(api.GET('/api/v1/policies', { params: { query: { per_page: 100 } } }));
+      const totals = await Promise.all(
+        rules.data.map(async (rule) => {
+          const page = await unwrap(
+            api.GET('/api/v1/policies/{id}/violations', {
+              params: { path: { id: rule.id }, query: { per_page: 1 } },
+            }),
+          );
+          return page.total;
+        }),
+      );
+      return totals.reduce((total, count) => total + count, 0);
+    },
+  });
   const fleet = agents.data
     ? countByStatus(agents.data.data.filter((agent) => !agent.sentinel))
     : agents.error
@@ -184,6 +202,12 @@ export function DashboardPage() {
           value={approvals.data?.total ?? (approvals.error ? null : undefined)}
           to="/approvals?status=pending"
           testId="stat-approvals"
+        />
+        <Stat
+          label="Open violations"
+          value={violations.data ?? (violations.error ? null : undefined)}
+          to="/policies"
+          testId="stat-violations"
         />
         <Stat
           label="Jobs failed"

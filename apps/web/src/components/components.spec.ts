@@ -1,0 +1,115 @@
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { formFields } from '../lib/schema-fields';
+import { FilterBar } from './filter-bar';
+import { Pagination } from './pagination';
+import { Field } from './schema-form';
+import { ApiError } from '../api/client';
+import { ErrorNotice, Expiry, ReasonSelect, Time } from './widgets';
+
+const noop = () => undefined;
+
+describe('FilterBar', () => {
+  const html = renderToStaticMarkup(
+    createElement(FilterBar, {
+      filters: [
+        { name: 'status', label: 'Status', options: ['Active', 'Revoked'] },
+        { name: 'team_id', label: 'Team id' },
+      ],
+      values: { status: 'Revoked', team_id: 'team-a' },
+      onChange: noop,
+      onApply: noop,
+    }),
+  );
+
+  it('draws a menu for an enum with the URL value chosen, and a field for text with its value', () => {
+    expect(html).toContain('<select name="status">');
+    expect(html).toMatch(/<option selected="">Revoked<\/option>/);
+    expect(html).toMatch(/<input name="team_id" value="team-a"\/>/);
+    expect(html).toContain('>Apply</button>');
+    expect(html).toContain('role="search"');
+  });
+});
+
+describe('Pagination', () => {
+  it('says where the page is and disables what cannot go further', () => {
+    const first = renderToStaticMarkup(
+      createElement(Pagination, { page: 1, perPage: 25, total: 60, onPage: noop, onPerPage: noop }),
+    );
+    expect(first).toContain('Page 1 of 3 (60 in all)');
+    expect(first).toMatch(/<button type="button" disabled="">Previous<\/button>/);
+    const last = renderToStaticMarkup(
+      createElement(Pagination, { page: 3, perPage: 25, total: 60, onPage: noop, onPerPage: noop }),
+    );
+    expect(last).toMatch(/<button type="button" disabled="">Next<\/button>/);
+  });
+});
+
+describe('Field (forms from schemas)', () => {
+  const [id, secret, type] = formFields({
+    required: ['id', 'type'],
+    properties: {
+      id: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]{0,127}$', maxLength: 128 },
+      client_secret: { type: 'string' },
+      type: { type: 'string', enum: ['nginx', 'ssh'] },
+    },
+  });
+
+  it('carries the schema constraints, escaped for the v flag', () => {
+    const html = renderToStaticMarkup(
+      createElement(Field, { prefix: 'f', field: id, value: '', onChange: noop }),
+    );
+    expect(html).toContain('<label for="ffield-id">id (required)</label>');
+    expect(html).toContain('required=""');
+    expect(html).toContain('maxLength="128"');
+    expect(html).toContain('pattern="^[a-z0-9][a-z0-9._\\-]{0,127}$"');
+  });
+
+  it('makes a secret-named field a password field and shows an API error beside the field', () => {
+    const html = renderToStaticMarkup(
+      createElement(Field, { prefix: 'f', field: secret, value: '', error: 'too short', onChange: noop }),
+    );
+    expect(html).toContain('type="password"');
+    expect(html).toContain('autoComplete="new-password"');
+    expect(html).toContain('aria-describedby="ffield-client_secret-error"');
+    expect(html).toContain('<p id="ffield-client_secret-error" class="field-error">too short</p>');
+  });
+
+  it('draws an enum as a menu that must be chosen when required', () => {
+    const html = renderToStaticMarkup(
+      createElement(Field, { prefix: 'f', field: type, value: '', onChange: noop }),
+    );
+    expect(html).toContain('<select id="ffield-type" required=""');
+    expect(html).toContain('<option value="" selected="">Choose…</option>');
+  });
+});
+
+describe('widgets', () => {
+  it('states expiry in words as well as colour, and a revoked certificate as revoked', () => {
+    const soon = new Date(Date.now() + 3 * 86400_000).toISOString();
+    expect(renderToStaticMarkup(createElement(Expiry, { value: soon }))).toContain('(expires within 7 days)');
+    expect(renderToStaticMarkup(createElement(Expiry, { value: soon, status: 'Revoked' }))).toContain(
+      '(revoked)',
+    );
+    expect(renderToStaticMarkup(createElement(Expiry, { value: null }))).toContain('(not issued)');
+  });
+
+  it('shows a time in words and exactly, and names what blocks a conflict', () => {
+    const html = renderToStaticMarkup(createElement(Time, { value: '2026-01-02T03:04:05Z' }));
+    expect(html).toContain('2026-01-02 03:04 UTC');
+    expect(html).toContain('dateTime="2026-01-02T03:04:05Z"');
+    const conflict = new ApiError(409, 'agent_has_dependencies', 'the agent has dependencies', {
+      counts: { targets: 2, certificates: 3 },
+    });
+    expect(renderToStaticMarkup(createElement(ErrorNotice, { error: conflict }))).toContain(
+      'Blocked by: 2 targets, 3 certificates.',
+    );
+  });
+
+  it('offers the RFC 5280 reasons with none chosen at first', () => {
+    const html = renderToStaticMarkup(createElement(ReasonSelect, { value: '', onChange: noop }));
+    expect(html).toContain('<select id="revocation-reason" required=""');
+    expect(html).toContain('<option value="keyCompromise">keyCompromise</option>');
+    expect(html).not.toContain('removeFromCRL');
+  });
+});

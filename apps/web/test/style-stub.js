@@ -1,0 +1,2 @@
+// A style sheet imported by a component, in a render test: nothing.
+module.exports = {};
