@@ -97,3 +97,11 @@ CREATE TABLE IF NOT EXISTS acme_certificates (
 );
 CREATE INDEX IF NOT EXISTS acme_certificates_serial_idx ON acme_certificates (serial_hex);
 CREATE INDEX IF NOT EXISTS acme_orders_account_status_idx ON acme_orders (account_id, status);
+
+-- Rate-limit events (new orders per account...), one row per event inside the longest window.
+CREATE TABLE IF NOT EXISTS acme_rate_events (
+  key text NOT NULL CHECK (char_length(key) BETWEEN 1 AND 200),
+  at  timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS acme_rate_events_key_at_idx ON acme_rate_events (key, at);
+CREATE INDEX IF NOT EXISTS acme_rate_events_at_idx ON acme_rate_events (at);

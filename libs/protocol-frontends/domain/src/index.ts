@@ -11,3 +11,4 @@ export * from './jws/acme-jws';
 export * from './jws/acme-request';
 export * from './jws/key-change';
 export * from './challenges/http01-redirect';
+export * from './limits/rate-limit';

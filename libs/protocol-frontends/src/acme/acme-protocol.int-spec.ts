@@ -27,6 +27,8 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     const http01Port = await freePort();
     system = await startTestSystem('acmeproto', ['issuance', 'protocol-frontends'], {
       SERVICE_ACME_HTTP01_PORT: String(http01Port),
+      // Low, so the limit test reaches it; every other test uses fewer orders per account.
+      SERVICE_ACME_NEW_ORDERS_PER_HOUR: '3',
     });
     second = await startServiceProcess('protocol-frontends', system.env, { ca: system.ca });
     responder = await Http01Responder.start(http01Port);
@@ -444,6 +446,25 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(outcome['badredirect.localhost'].status).toBe('invalid');
     const failed = outcome['badredirect.localhost'].challenges.find((x) => x.type === 'http-01')!;
     expect(failed.error?.type).toBe(urn('unauthorized'));
+  });
+
+  it('RFC 8555 6.6: past the per-account order limit, counted across replicas, newOrder is rateLimited with Retry-After', async () => {
+    const c = await client();
+    await c.register();
+    const otherNewOrder = (await exchange('GET', secondDirectoryUrl, system.ca)).json.newOrder;
+    const identifiers = [{ type: 'dns', value: 'limit.localhost' }];
+    expect((await c.post((await c.directory()).newOrder, { identifiers })).status).toBe(201);
+    expect((await c.post(otherNewOrder, { identifiers })).status).toBe(201);
+    expect((await c.post((await c.directory()).newOrder, { identifiers })).status).toBe(201);
+    const refused = await c.post(otherNewOrder, { identifiers });
+    expect(refused.status).toBe(429);
+    expect(refused.json.type).toBe(urn('rateLimited'));
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(3500);
+    expect(refused.headers['replay-nonce']).toBeTruthy();
+    // Another account is not limited by it.
+    const other = await client();
+    await other.register();
+    expect((await other.post((await other.directory()).newOrder, { identifiers })).status).toBe(201);
   });
 
   it('no challenge is validated twice when both replicas are told to start it', async () => {

@@ -11,6 +11,7 @@ import {
   AcmeOrderRow,
   CertificateStore,
   NonceStore,
+  RateLimitStore,
   OrderStore,
 } from '@certlane/protocol-frontends-data-access';
 import {
@@ -64,6 +65,8 @@ export interface AcmeServerDependencies {
   issuer: AcmeIssuer;
   validate: ChallengeValidator;
   issuerId?: string;
+  /** New orders one account may create per hour (across replicas). */
+  newOrdersPerHour?: number;
   /** How long a replica holds a challenge it validates. */
   validationLeaseMs?: number;
   /** Records an audit event (spec 6.1) in the transaction of the change it describes. */
@@ -337,6 +340,11 @@ export class AcmeServer {
       );
     const now = new Date();
     const { order } = await this.deps.transaction(async (executor) => {
+      const limit = await new RateLimitStore(executor).take(`new-orders:${account!.id}`, {
+        limit: this.deps.newOrdersPerHour ?? 300,
+        windowMs: 3600_000,
+      });
+      if (!limit.ok) throw limit.problem;
       const created = await new OrderStore(executor).create({
         accountId: account!.id,
         profileId: DEFAULT_ACME_PROFILE,

@@ -90,6 +90,8 @@ export class AcmeProblem extends Error {
       status?: number;
       subproblems?: { type: AcmeProblemType; detail: string; identifier?: AcmeIdentifier }[];
       algorithms?: string[];
+      /** RFC 8555 6.6: rateLimited answers say when to retry (the Retry-After header). */
+      retryAfterSeconds?: number;
     } = {},
   ) {
     super(`${type}: ${detail}`);
