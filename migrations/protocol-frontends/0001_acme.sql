@@ -90,7 +90,10 @@ CREATE TABLE IF NOT EXISTS acme_certificates (
   certificate_id text,
   serial_hex     text NOT NULL CHECK (serial_hex ~ '^[0-9a-f]{1,40}$'),
   pem_chain      text NOT NULL,
+  not_before     timestamptz NOT NULL,
   not_after      timestamptz NOT NULL,
+  -- RFC 9773 4.1: base64url(AKI) "." base64url(serial), what renewal-info/{cert_id} names.
+  renewal_id     text NOT NULL UNIQUE,
   revoked_at     timestamptz,
   revocation_reason text,
   created_at     timestamptz NOT NULL DEFAULT now()

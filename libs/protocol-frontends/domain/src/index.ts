@@ -12,3 +12,4 @@ export * from './jws/acme-request';
 export * from './jws/key-change';
 export * from './challenges/http01-redirect';
 export * from './limits/rate-limit';
+export * from './renewal-info/renewal-info';

@@ -5,6 +5,7 @@ import {
   startTestSystem,
   TestSystem,
 } from '@certlane/testing';
+import { parseCertificates } from '@certlane/pki';
 import { Client } from 'pg';
 import { csrFor, exchange, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
 
@@ -88,6 +89,7 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
       newOrder: `${base}new-order`,
       revokeCert: `${base}revoke-cert`,
       keyChange: `${base}key-change`,
+      renewalInfo: `${base}renewal-info`,
       meta: { externalAccountRequired: false, profiles: { default: expect.any(String) } },
     });
     const profiled = await exchange(
@@ -384,6 +386,22 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(download.headers['content-type']).toBe('application/pem-certificate-chain');
     expect(download.text.match(/-----BEGIN CERTIFICATE-----/g)!.length).toBeGreaterThanOrEqual(2);
 
+    // RFC 9773: renewal information, unauthenticated, by <AKI>.<serial>.
+    const leaf = parseCertificates(download.text)[0];
+    const certId = `${leaf.decoded.authorityKeyIdentifier!.toString('base64url')}.${leaf.serialBytes.toString('base64url')}`;
+    const info = await exchange('GET', `${(await c.directory()).renewalInfo}/${certId}`, system.ca);
+    expect(info.status).toBe(200);
+    expect(Number(info.headers['retry-after'])).toBeGreaterThan(0);
+    const lifetime = leaf.notAfter.getTime() - leaf.notBefore.getTime();
+    expect(new Date(info.json.suggestedWindow.start).getTime()).toBe(
+      leaf.notBefore.getTime() + Math.floor((lifetime * 2) / 3),
+    );
+    expect(new Date(info.json.suggestedWindow.end).getTime()).toBeGreaterThan(
+      new Date(info.json.suggestedWindow.start).getTime(),
+    );
+    const unknown = await exchange('GET', `${(await c.directory()).renewalInfo}/AAAA.AAAA`, system.ca);
+    expect(unknown.status).toBe(404);
+
     // A second finalize of a valid order.
     const again = await c.post(created.json.finalize, {
       csr: csrFor({ dns: ['flow.localhost'], ip: ['127.0.0.1'] }),
@@ -517,5 +535,11 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
       [created.headers.location!.toString().split('/').pop()],
     );
     expect(rows).toEqual([{ reason: 'superseded' }]);
+
+    // RFC 9773 4.2: a revoked certificate's renewal window has already passed.
+    const leaf = parseCertificates(pem)[0];
+    const certId = `${leaf.decoded.authorityKeyIdentifier!.toString('base64url')}.${leaf.serialBytes.toString('base64url')}`;
+    const info = await exchange('GET', `${(await owner.directory()).renewalInfo}/${certId}`, system.ca);
+    expect(new Date(info.json.suggestedWindow.end).getTime()).toBeLessThanOrEqual(Date.now());
   });
 });

@@ -2,7 +2,7 @@ import { createPublicKey, X509Certificate } from 'node:crypto';
 import { JWK } from 'jose';
 import { AuditAction, AuditRecord } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
-import { parseCsr, PkiError } from '@certlane/pki';
+import { parseCertificates, parseCsr, PkiError } from '@certlane/pki';
 import {
   AccountStore,
   AcmeAccountRow,
@@ -37,6 +37,10 @@ import {
   nextOrderStatus,
   orderEventFromAuthorizations,
   orderExpiry,
+  isRenewalCertId,
+  RENEWAL_INFO_RETRY_AFTER_SECONDS,
+  renewalCertId,
+  suggestedRenewalWindow,
 } from '@certlane/protocol-frontends-domain';
 import { AcmeHttpRequest, AcmeHttpResponse, json, PEM_CHAIN_CONTENT_TYPE, problem } from './acme-http';
 import { AcmeUrls, DEFAULT_ACME_PROFILE, locate } from './acme-urls';
@@ -142,6 +146,8 @@ export class AcmeServer {
         headers: {},
       }));
     }
+    if (name === 'renewal-info' && id !== undefined && sub === undefined)
+      return this.onlyFor(method, ['GET'], () => this.renewalInfo(id));
     const post = (handler: Handler, identifier?: string) =>
       this.onlyFor(method, ['POST'], () => handler(request, urls, identifier));
     if (id === undefined) {
@@ -182,6 +188,7 @@ export class AcmeServer {
       newOrder: urls.url('new-order'),
       revokeCert: urls.url('revoke-cert'),
       keyChange: urls.url('key-change'),
+      renewalInfo: urls.url('renewal-info'),
       meta: {
         externalAccountRequired: false,
         // draft-ietf-acme-profiles: the profiles a newOrder may name.
@@ -557,6 +564,7 @@ export class AcmeServer {
       throw new AcmeProblem('orderNotReady', 'the order is not ready (it is being finalized already)');
     try {
       const issued = await this.deps.issuer.issue({ csrPem, issuerId: this.deps.issuerId });
+      const leaf = parseCertificates(issued.full_pem)[0];
       await this.deps.transaction(async (executor) => {
         await new CertificateStore(executor).insert({
           orderId: order.id,
@@ -564,7 +572,9 @@ export class AcmeServer {
           issuerId: issued.issuer_id,
           serialHex: issued.serial_hex,
           pemChain: issued.full_pem,
-          notAfter: new Date(issued.not_after),
+          notBefore: leaf.notBefore,
+          notAfter: leaf.notAfter,
+          renewalId: renewalCertId(leaf.decoded.authorityKeyIdentifier ?? Buffer.alloc(0), leaf.serialBytes),
         });
         await new OrderStore(executor).setOrderStatus(order.id, 'processing', 'valid');
         await this.audit(
@@ -593,6 +603,24 @@ export class AcmeServer {
       Location: urls.order(order.id),
     });
   };
+
+  /** RFC 9773: the suggested renewal window of a certificate this server issued (no JWS). */
+  private async renewalInfo(certId: string): Promise<AcmeHttpResponse> {
+    if (!isRenewalCertId(certId))
+      throw new AcmeProblem('malformed', 'the certificate identifier is not <AKI>.<serial>');
+    const certificate = await this.certificates.byRenewalId(certId);
+    if (!certificate) throw acmeNotFound('certificate');
+    const window = suggestedRenewalWindow({
+      notBefore: certificate.not_before,
+      notAfter: certificate.not_after,
+      revokedAt: certificate.revoked_at,
+    });
+    return json(
+      200,
+      { suggestedWindow: { start: window.start.toISOString(), end: window.end.toISOString() } },
+      { 'Retry-After': String(RENEWAL_INFO_RETRY_AFTER_SECONDS) },
+    );
+  }
 
   private readonly certificate: Handler = async (request, urls, id) => {
     const { account } = await this.authenticate(request, urls, 'kid');
