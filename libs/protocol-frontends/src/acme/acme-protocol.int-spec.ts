@@ -411,8 +411,25 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     // The account lists it; another order for the same names reuses the valid authorizations.
     const list = await c.post(`${c.kid}/orders`, '');
     expect(list.json.orders).toContain(orderUrl);
-    const reuse = await order(c, identifiers);
+    // RFC 9773 5: the renewal names the certificate it replaces.
+    const newOrderUrl = (await c.directory()).newOrder;
+    const reuse = await c.post(newOrderUrl, { identifiers, replaces: certId });
+    expect(reuse.status).toBe(201);
     expect(reuse.json.status).toBe('ready');
+    const renewed = await c.post(reuse.json.finalize, {
+      csr: csrFor({ dns: ['flow.localhost'], ip: ['127.0.0.1'] }),
+    });
+    expect(renewed.json.status).toBe('valid');
+    const replacedTwice = await c.post(newOrderUrl, { identifiers, replaces: certId });
+    expect(replacedTwice.status).toBe(409);
+    expect(replacedTwice.json.type).toBe(urn('alreadyReplaced'));
+    const garbage = await c.post(newOrderUrl, { identifiers, replaces: 'not-a-cert-id' });
+    expect(garbage.json.type).toBe(urn('malformed'));
+    const unrelated = await c.post(newOrderUrl, {
+      identifiers: [{ type: 'dns', value: 'x.localhost' }],
+      replaces: certId,
+    });
+    expect(unrelated.json.detail).toContain('shares no identifier');
   });
 
   it('RFC 8555 8.3: a wrong key authorization makes challenge, authorization and order invalid', async () => {

@@ -332,6 +332,7 @@ export class AcmeServer {
     if (payload.json.profile !== undefined && payload.json.profile !== DEFAULT_ACME_PROFILE)
       throw new AcmeProblem('malformed', `unknown profile ${String(payload.json.profile)}`);
     const identifiers = checkOrderIdentifiers(payload.json.identifiers, { allowIp: true });
+    const replaces = await this.checkReplaces(payload.json.replaces, account!.id, identifiers);
     const unreachable = identifiers.filter((i) => challengeTypesFor(i, OFFERED_CHALLENGES).length === 0);
     if (unreachable.length)
       throw new AcmeProblem(
@@ -356,10 +357,11 @@ export class AcmeServer {
         accountId: account!.id,
         profileId: DEFAULT_ACME_PROFILE,
         identifiers,
-        expiresAt: orderExpiry(now, []),
+        expiresAt: (reused) => orderExpiry(now, reused),
         authorizationExpiresAt: new Date(now.getTime() + DEFAULT_ACME_LIFETIMES.pendingMs),
         reuseUntil: new Date(now.getTime() + 24 * 3600_000),
         challengeTypes: (identifier) => challengeTypesFor(identifier, OFFERED_CHALLENGES),
+        replaces,
       });
       await this.audit(executor, AuditAction.AcmeOrderCreated, 'acme_order', created.order.id, account!.id, {
         identifiers,
@@ -373,6 +375,30 @@ export class AcmeServer {
       Location: urls.order(order.id),
     });
   };
+
+  /**
+   * RFC 9773 5: `replaces` names a certificate of this account (by its renewal id) that shares an
+   * identifier with the new order and that no other order has replaced yet.
+   */
+  private async checkReplaces(
+    raw: unknown,
+    accountId: string,
+    identifiers: { type: string; value: string }[],
+  ): Promise<string | undefined> {
+    if (raw === undefined) return undefined;
+    if (typeof raw !== 'string' || !isRenewalCertId(raw))
+      throw new AcmeProblem('malformed', 'replaces must be a certificate identifier <AKI>.<serial>');
+    const certificate = await this.certificates.byRenewalId(raw);
+    if (!certificate || certificate.account_id !== accountId)
+      throw new AcmeProblem('malformed', 'replaces names no certificate of this account');
+    const order = await this.orders.order(certificate.order_id);
+    const previous = new Set((order?.identifiers ?? []).map((i) => `${i.type}:${i.value}`));
+    if (!identifiers.some((i) => previous.has(`${i.type}:${i.value}`)))
+      throw new AcmeProblem('malformed', 'the replaced certificate shares no identifier with the new order');
+    if (await this.orders.replacedBy(raw))
+      throw new AcmeProblem('alreadyReplaced', 'another order has already replaced this certificate');
+    return raw;
+  }
 
   private async ownOrder(accountId: string, id: string): Promise<AcmeOrderRow> {
     const order = await this.orders.order(id);
@@ -559,6 +585,8 @@ export class AcmeServer {
       if (error instanceof PkiError) throw new AcmeProblem('badCSR', error.message);
       throw error;
     }
+    if (order.replaces && (await this.orders.replacedBy(order.replaces)))
+      throw new AcmeProblem('alreadyReplaced', 'another order has already replaced this certificate');
     // The compare-and-set makes one finalize of a ready order win; a second sees processing.
     if (!(await this.orders.setOrderStatus(order.id, 'ready', 'processing')))
       throw new AcmeProblem('orderNotReady', 'the order is not ready (it is being finalized already)');
