@@ -155,6 +155,15 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(answer.json.type).toBe(urn('malformed'));
   });
 
+  it('RFC 8555 6.7: a body that is not JSON is answered with a malformed problem document', async () => {
+    const url = (await (await client()).directory()).newAccount;
+    const answer = await exchange('POST', url, system.ca, '{"protected": ');
+    expect(answer.status).toBe(400);
+    expect(answer.headers['content-type']).toContain(PROBLEM);
+    expect(answer.json.type).toBe(urn('malformed'));
+    expect(answer.headers['replay-nonce']).toBeTruthy();
+  });
+
   it('RFC 8555 6.4: a url header that is not the request URL is unauthorized', async () => {
     const c = await client();
     const dir = await c.directory();
