@@ -96,6 +96,8 @@ export const AuditAction = {
   AcmeAccountDeactivated: 'acme.account_deactivated',
   AcmeAccountKeyChanged: 'acme.account_key_changed',
   AcmeOrderCreated: 'acme.order_created',
+  AcmeChallengeValidated: 'acme.challenge_validated',
+  AcmeChallengeFailed: 'acme.challenge_failed',
   AcmeCertificateIssued: 'acme.certificate_issued',
   AcmeCertificateRevoked: 'acme.certificate_revoked',
   /** Stored by the audit store itself in place of a record that failed validation. */

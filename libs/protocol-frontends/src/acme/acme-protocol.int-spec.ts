@@ -453,6 +453,17 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
       error: { type: urn('incorrectResponse') },
     });
     expect((await c.post(created.headers.location as string, '')).json.status).toBe('invalid');
+    // The attempt is audited with its problem.
+    const { rows } = await db.query(
+      `SELECT envelope->'data' AS data FROM protocol_frontends.outbox
+       WHERE envelope->'data'->>'action' = 'acme.challenge_failed' AND envelope->'data'->'details'->'identifier'->>'value' = $1`,
+      ['wrong.localhost'],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].data.details).toMatchObject({
+      type: 'http-01',
+      error: { type: urn('incorrectResponse') },
+    });
   });
 
   it('RFC 8555 8.3: http-01 follows a redirect on the validation port, and refuses one to another port', async () => {

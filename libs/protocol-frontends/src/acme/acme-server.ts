@@ -518,6 +518,19 @@ export class AcmeServer {
         ))
       )
         return;
+      // The validation attempt, for audit (issue 19 point 4): which method, where, and why it failed.
+      await this.audit(
+        executor,
+        outcome.ok ? AuditAction.AcmeChallengeValidated : AuditAction.AcmeChallengeFailed,
+        'acme_challenge',
+        challenge.id,
+        authorization.account_id,
+        {
+          type: challenge.type,
+          identifier: { type: authorization.identifier_type, value: authorization.identifier_value },
+          ...(outcome.ok ? {} : { error: outcome.problem.toDocument() }),
+        },
+      );
       const authzNext = nextAuthorizationStatus(authorization.status, {
         kind: outcome.ok ? 'challenge-valid' : 'challenge-invalid',
       });
