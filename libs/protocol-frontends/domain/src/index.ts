@@ -13,3 +13,4 @@ export * from './jws/key-change';
 export * from './challenges/http01-redirect';
 export * from './limits/rate-limit';
 export * from './renewal-info/renewal-info';
+export * from './challenges/validation-retry';

@@ -522,6 +522,27 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect((await other.post((await other.directory()).newOrder, { identifiers })).status).toBe(201);
   });
 
+  it('a dropped connection is retried before the challenge fails (by the sweep, on either replica)', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [{ type: 'dns', value: 'retry.localhost' }]);
+    const authzUrl = created.json.authorizations[0];
+    const challenge = (await c.post(authzUrl, '')).json.challenges.find(
+      (x: { type: string }) => x.type === 'http-01',
+    );
+    responder.answers.set(challenge.token, await c.keyAuthorization(challenge.token));
+    responder.dropOnce.add(challenge.token);
+    await c.post(challenge.url, {});
+    // The retry waits 2 s, then for a sweep (every 10 s): poll up to 30 s.
+    let status = 'pending';
+    for (let i = 0; i < 150 && status === 'pending'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      status = (await c.post(authzUrl, '')).json.status;
+    }
+    expect(status).toBe('valid');
+    expect(responder.fetches.get(challenge.token)).toBe(2);
+  }, 60_000);
+
   it('no challenge is validated twice when both replicas are told to start it', async () => {
     const c = await client();
     await c.register();

@@ -38,6 +38,7 @@ import {
   orderEventFromAuthorizations,
   orderExpiry,
   isRenewalCertId,
+  validationRetryDelay,
   RENEWAL_INFO_RETRY_AFTER_SECONDS,
   renewalCertId,
   suggestedRenewalWindow,
@@ -504,6 +505,13 @@ export class AcmeServer {
     const challenge = (await this.orders.challenge(challengeId))!;
     const authorization = (await this.orders.authorization(challenge.authorization_id))!;
     const outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization);
+    if (!outcome.ok) {
+      const delay = validationRetryDelay(outcome.problem.type, await this.orders.attemptsOf(challenge.id));
+      if (delay !== null) {
+        await this.orders.retryLater(challenge.id, delay);
+        return 'processing';
+      }
+    }
     const event = outcome.ok ? ({ kind: 'validated' } as const) : ({ kind: 'validation-failed' } as const);
     const next = nextChallengeStatus('processing', event);
     if (!next.ok) return null;

@@ -260,6 +260,29 @@ export class OrderStore {
   }
 
   /**
+   * Hands a processing challenge back for another attempt after `delayMs` (its lease is moved to
+   * then, so the sweep of any replica takes it up). False when it is no longer processing.
+   */
+  async retryLater(id: string, delayMs: number): Promise<boolean> {
+    const rows = await rowsOf<{ id: string }>(
+      this.executor,
+      `UPDATE acme_challenges SET claimed_until = now() + $2 * interval '1 millisecond'
+       WHERE id = $1 AND status = 'processing' RETURNING id`,
+      [id, delayMs],
+    );
+    return rows.length === 1;
+  }
+
+  async attemptsOf(id: string): Promise<number> {
+    const rows = await rowsOf<{ attempts: number }>(
+      this.executor,
+      'SELECT attempts FROM acme_challenges WHERE id = $1',
+      [id],
+    );
+    return rows[0]?.attempts ?? 0;
+  }
+
+  /**
    * The expiry sweep: pending/valid authorizations and pending/ready orders past their time.
    * Each is one conditional UPDATE, so replicas sweeping together never apply a change twice.
    */
