@@ -90,10 +90,21 @@ CREATE TABLE IF NOT EXISTS acme_certificates (
   certificate_id text,
   serial_hex     text NOT NULL CHECK (serial_hex ~ '^[0-9a-f]{1,40}$'),
   pem_chain      text NOT NULL,
+  not_before     timestamptz NOT NULL,
   not_after      timestamptz NOT NULL,
+  -- RFC 9773 4.1: base64url(AKI) "." base64url(serial), what renewal-info/{cert_id} names.
+  renewal_id     text NOT NULL UNIQUE,
   revoked_at     timestamptz,
   revocation_reason text,
   created_at     timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS acme_certificates_serial_idx ON acme_certificates (serial_hex);
 CREATE INDEX IF NOT EXISTS acme_orders_account_status_idx ON acme_orders (account_id, status);
+
+-- Rate-limit events (new orders per account...), one row per event inside the longest window.
+CREATE TABLE IF NOT EXISTS acme_rate_events (
+  key text NOT NULL CHECK (char_length(key) BETWEEN 1 AND 200),
+  at  timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS acme_rate_events_key_at_idx ON acme_rate_events (key, at);
+CREATE INDEX IF NOT EXISTS acme_rate_events_at_idx ON acme_rate_events (at);

@@ -111,6 +111,27 @@ describe('npm start (the quick start in one process, embedded Postgres)', () => 
     if (parent) rmSync(parent, { recursive: true, force: true });
   }, 30_000);
 
+  it('serves the ACME directory on its one listener (ADR 0053)', async () => {
+    const answer = await new Promise<{ status: number; body: string; nonce?: string }>((done, fail) => {
+      const req = request(`${base}/acme/directory`, { ca: originalCert, agent: false }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () =>
+          done({
+            status: res.statusCode ?? 0,
+            body,
+            nonce: res.headers['replay-nonce'] as string | undefined,
+          }),
+        );
+      });
+      req.once('error', fail);
+      req.end();
+    });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body).newOrder).toBe(`${base}/acme/new-order`);
+    expect(answer.nonce).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  });
+
   it('reloads a new certificate on SIGHUP without failing a request and keeps running with its database', async () => {
     const replacement = await createTlsFixture('localhost');
     const ca = [originalCert, replacement.certPem];

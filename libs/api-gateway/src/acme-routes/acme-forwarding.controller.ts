@@ -1,6 +1,6 @@
 import { All, Controller, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { MESSAGE_BUS, MessageBus, PublicRoute } from '@certlane/platform';
+import { MESSAGE_BUS, MessageBus, PublicRoute, readRawBody } from '@certlane/platform';
 import { busContext } from '../auth/actor';
 
 /**
@@ -17,7 +17,12 @@ export class AcmeForwardingController {
 
   @All('acme/*path')
   async forward(@Req() request: Request, @Res() response: Response): Promise<void> {
-    const hasBody = request.method === 'POST' && request.body !== undefined;
+    // The listener leaves /acme/ bodies unparsed; protocol-frontends parses them, so a body that
+    // is not JSON is answered there as an ACME problem document. 64 KiB as on its own listener.
+    const body =
+      request.method === 'POST'
+        ? await readRawBody(request, 64 * 1024).then(String, () => undefined)
+        : undefined;
     const answer = await this.bus.request(
       'protocol-frontends.v1.acme-http',
       {
@@ -25,7 +30,7 @@ export class AcmeForwardingController {
         path: request.path,
         origin: `https://${request.headers.host ?? 'localhost'}`,
         ...(request.headers['content-type'] ? { content_type: request.headers['content-type'] } : {}),
-        ...(hasBody ? { body_json: JSON.stringify(request.body) } : {}),
+        ...(body ? { body_json: body } : {}),
       },
       { context: busContext(request) },
     );

@@ -3,7 +3,8 @@ import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator'
 /**
  * protocol-frontends.v1.acme-http: an `/acme/...` request as it reached the gateway, answered as
  * the protocol-frontends listener would (ADR 0053, as ADR 0038 does for /crl and /ocsp). The
- * body is the JSON text of the parsed JWS (the JWS itself authenticates it).
+ * body is the request body as it came (JSON text of a JWS, which authenticates it; anything else
+ * is answered malformed).
  */
 export class AcmeHttpForwardRequest {
   @IsIn(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])

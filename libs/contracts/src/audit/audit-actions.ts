@@ -98,6 +98,8 @@ export const AuditAction = {
   AcmeAccountDeactivated: 'acme.account_deactivated',
   AcmeAccountKeyChanged: 'acme.account_key_changed',
   AcmeOrderCreated: 'acme.order_created',
+  AcmeChallengeValidated: 'acme.challenge_validated',
+  AcmeChallengeFailed: 'acme.challenge_failed',
   AcmeCertificateIssued: 'acme.certificate_issued',
   AcmeCertificateRevoked: 'acme.certificate_revoked',
   // Endpoint health checks (ADR 0058).

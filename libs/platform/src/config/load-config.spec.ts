@@ -590,11 +590,12 @@ describe(isPlaceholderSecret.name, () => {
   });
 
   describe('ACME settings', () => {
-    it('defaults to port 80, the system resolvers and the default issuer', () => {
+    it('defaults to port 80, the system resolvers, the default issuer and 300 orders an hour', () => {
       expect(loadConfig(validServiceEnv()).acme).toEqual({
         http01Port: 80,
         dnsResolvers: [],
         issuerId: undefined,
+        newOrdersPerHour: 300,
       });
     });
 
@@ -604,12 +605,14 @@ describe(isPlaceholderSecret.name, () => {
           SERVICE_ACME_HTTP01_PORT: '5002',
           SERVICE_ACME_DNS_RESOLVERS: '127.0.0.1:5353, [::1]:53,10.0.0.2',
           SERVICE_ACME_ISSUER_ID: 'iss-acme',
+          SERVICE_ACME_NEW_ORDERS_PER_HOUR: '5',
         }),
       ).acme;
       expect(acme).toEqual({
         http01Port: 5002,
         dnsResolvers: ['127.0.0.1:5353', '[::1]:53', '10.0.0.2'],
         issuerId: 'iss-acme',
+        newOrdersPerHour: 5,
       });
     });
 
@@ -618,6 +621,7 @@ describe(isPlaceholderSecret.name, () => {
       ['SERVICE_ACME_HTTP01_PORT', 'eighty'],
       ['SERVICE_ACME_DNS_RESOLVERS', 'dns.example.com'],
       ['SERVICE_ACME_DNS_RESOLVERS', '127.0.0.1:53;8.8.8.8'],
+      ['SERVICE_ACME_NEW_ORDERS_PER_HOUR', '0'],
     ])('refuses %s=%s', (name, value) => {
       expect(refusal(validServiceEnv({ [name]: value })).message).toContain(name);
     });

@@ -321,6 +321,12 @@ export function loadConfig(env: Env): CertlaneConfig {
     acme: {
       http01Port: parseInteger('SERVICE_ACME_HTTP01_PORT', get('SERVICE_ACME_HTTP01_PORT') ?? '', 1, 65535),
       issuerId: get('SERVICE_ACME_ISSUER_ID') || undefined,
+      newOrdersPerHour: parseInteger(
+        'SERVICE_ACME_NEW_ORDERS_PER_HOUR',
+        get('SERVICE_ACME_NEW_ORDERS_PER_HOUR') ?? '',
+        1,
+        1_000_000,
+      ),
       dnsResolvers: parseResolvers(get('SERVICE_ACME_DNS_RESOLVERS') ?? ''),
     },
     revocation: {

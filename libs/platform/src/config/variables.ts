@@ -141,6 +141,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'ACME server (protocol-frontends): comma-separated resolvers (IP[:port], IPv6 in brackets) dns-01 validation asks for the _acme-challenge TXT record. Empty: the system resolvers.',
   },
   {
+    name: 'SERVICE_ACME_NEW_ORDERS_PER_HOUR',
+    default: '300',
+    description:
+      'ACME server (protocol-frontends): new orders one ACME account may create in any hour, counted across replicas; past it newOrder answers 429 rateLimited with Retry-After.',
+  },
+  {
     name: 'SERVICE_ACME_ISSUER_ID',
     default: '',
     description:

@@ -47,6 +47,9 @@ export function configureHttp(
       return next(error);
     }
     if (request.method === 'GET' || request.method === 'HEAD') return next();
+    // ACME bodies are read by the ACME routes themselves: a body that is not JSON must be answered
+    // with an ACME problem document (RFC 8555 6.7), not this listener's error body (ADR 0053).
+    if (request.path.startsWith('/acme/')) return next();
     parseJson(request, response, next);
   });
   // Body-parser failures become coded errors here, before Nest turns them into a generic 400.

@@ -135,7 +135,7 @@ describe('ACME storage', () => {
         accountId,
         profileId: 'default',
         identifiers: values.map((value) => ({ type: 'dns' as const, value })),
-        expiresAt: new Date(now.getTime() + 7 * day),
+        expiresAt: (reused) => new Date(Math.min(now.getTime() + 7 * day, ...reused.map((d) => d.getTime()))),
         authorizationExpiresAt: new Date(now.getTime() + 7 * day),
         reuseUntil: new Date(now.getTime() + day),
         challengeTypes: (identifier) => challengeTypesFor(identifier, ['http-01', 'dns-01']),
@@ -175,9 +175,16 @@ describe('ACME storage', () => {
       const store = new OrderStore(pg);
       const first = await create(store, ['reuse.example.com']);
       expect(await store.setAuthorizationStatus(first.authorizationIds[0], 'pending', 'valid')).toBe(true);
+      const soon = new Date(now.getTime() + 2 * day);
+      await pg.query('UPDATE acme_authorizations SET expires_at = $2 WHERE id = $1', [
+        first.authorizationIds[0],
+        soon,
+      ]);
       const second = await create(store, ['reuse.example.com', 'fresh.example.com']);
       expect(second.reused).toBe(1);
       expect(second.authorizationIds).toContain(first.authorizationIds[0]);
+      // The order cannot outlive an authorization it reuses.
+      expect(second.order.expires_at).toEqual(soon);
     });
 
     it('a status change is a compare-and-set: of two replicas only one applies it', async () => {

@@ -11,3 +11,6 @@ export * from './jws/acme-jws';
 export * from './jws/acme-request';
 export * from './jws/key-change';
 export * from './challenges/http01-redirect';
+export * from './limits/rate-limit';
+export * from './renewal-info/renewal-info';
+export * from './challenges/validation-retry';

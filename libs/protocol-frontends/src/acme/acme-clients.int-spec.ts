@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { X509Certificate } from 'node:crypto';
 import { freePort, startTestSystem, TestSystem } from '@certlane/testing';
 import { BindServer, startBind } from './testing/bind-server';
-import { TestAcmeClient } from './testing/acme-test-client';
+import { exchange, TestAcmeClient } from './testing/acme-test-client';
 
 const run = promisify(execFile);
 
@@ -204,6 +204,14 @@ describe('ACME server with real clients', () => {
     const pem = readFileSync(join(path, 'certificates', '_.dns-test.acme.test.crt'), 'utf8');
     expect(sans(pem)).toBe('DNS:*.dns-test.acme.test');
   }, 120_000);
+
+  it('RFC 8555 6.7: through the gateway too, a body that is not JSON is a malformed problem document', async () => {
+    const newAccount = gatewayDirectory.replace('directory', 'new-account');
+    const answer = await exchange('POST', newAccount, system.ca, 'not json');
+    expect(answer.status).toBe(400);
+    expect(answer.headers['content-type']).toContain('application/problem+json');
+    expect(answer.json.type).toBe('urn:ietf:params:acme:error:malformed');
+  });
 
   it('RFC 8555 8.4: without the TXT record a dns-01 challenge, its authorization and order are invalid', async () => {
     const c = await TestAcmeClient.create(directory, system.ca);

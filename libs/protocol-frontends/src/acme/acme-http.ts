@@ -31,9 +31,8 @@ export function json(
 }
 
 export function problem(error: AcmeProblem): AcmeHttpResponse {
-  return {
-    status: error.status,
-    headers: { 'Content-Type': PROBLEM_CONTENT_TYPE },
-    body: error.toDocument(),
-  };
+  const headers: Record<string, string> = { 'Content-Type': PROBLEM_CONTENT_TYPE };
+  if (error.extra.retryAfterSeconds !== undefined)
+    headers['Retry-After'] = String(error.extra.retryAfterSeconds);
+  return { status: error.status, headers, body: error.toDocument() };
 }

@@ -5,6 +5,7 @@ import {
   startTestSystem,
   TestSystem,
 } from '@certlane/testing';
+import { parseCertificates } from '@certlane/pki';
 import { Client } from 'pg';
 import { csrFor, exchange, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
 
@@ -27,6 +28,8 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     const http01Port = await freePort();
     system = await startTestSystem('acmeproto', ['issuance', 'protocol-frontends'], {
       SERVICE_ACME_HTTP01_PORT: String(http01Port),
+      // Low, so the limit test reaches it; every other test uses fewer orders per account.
+      SERVICE_ACME_NEW_ORDERS_PER_HOUR: '3',
     });
     second = await startServiceProcess('protocol-frontends', system.env, { ca: system.ca });
     responder = await Http01Responder.start(http01Port);
@@ -86,6 +89,7 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
       newOrder: `${base}new-order`,
       revokeCert: `${base}revoke-cert`,
       keyChange: `${base}key-change`,
+      renewalInfo: `${base}renewal-info`,
       meta: { externalAccountRequired: false, profiles: { default: expect.any(String) } },
     });
     const profiled = await exchange(
@@ -149,6 +153,15 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     );
     expect(answer.status).toBe(415);
     expect(answer.json.type).toBe(urn('malformed'));
+  });
+
+  it('RFC 8555 6.7: a body that is not JSON is answered with a malformed problem document', async () => {
+    const url = (await (await client()).directory()).newAccount;
+    const answer = await exchange('POST', url, system.ca, '{"protected": ');
+    expect(answer.status).toBe(400);
+    expect(answer.headers['content-type']).toContain(PROBLEM);
+    expect(answer.json.type).toBe(urn('malformed'));
+    expect(answer.headers['replay-nonce']).toBeTruthy();
   });
 
   it('RFC 8555 6.4: a url header that is not the request URL is unauthorized', async () => {
@@ -382,6 +395,22 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(download.headers['content-type']).toBe('application/pem-certificate-chain');
     expect(download.text.match(/-----BEGIN CERTIFICATE-----/g)!.length).toBeGreaterThanOrEqual(2);
 
+    // RFC 9773: renewal information, unauthenticated, by <AKI>.<serial>.
+    const leaf = parseCertificates(download.text)[0];
+    const certId = `${leaf.decoded.authorityKeyIdentifier!.toString('base64url')}.${leaf.serialBytes.toString('base64url')}`;
+    const info = await exchange('GET', `${(await c.directory()).renewalInfo}/${certId}`, system.ca);
+    expect(info.status).toBe(200);
+    expect(Number(info.headers['retry-after'])).toBeGreaterThan(0);
+    const lifetime = leaf.notAfter.getTime() - leaf.notBefore.getTime();
+    expect(new Date(info.json.suggestedWindow.start).getTime()).toBe(
+      leaf.notBefore.getTime() + Math.floor((lifetime * 2) / 3),
+    );
+    expect(new Date(info.json.suggestedWindow.end).getTime()).toBeGreaterThan(
+      new Date(info.json.suggestedWindow.start).getTime(),
+    );
+    const unknown = await exchange('GET', `${(await c.directory()).renewalInfo}/AAAA.AAAA`, system.ca);
+    expect(unknown.status).toBe(404);
+
     // A second finalize of a valid order.
     const again = await c.post(created.json.finalize, {
       csr: csrFor({ dns: ['flow.localhost'], ip: ['127.0.0.1'] }),
@@ -391,8 +420,25 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     // The account lists it; another order for the same names reuses the valid authorizations.
     const list = await c.post(`${c.kid}/orders`, '');
     expect(list.json.orders).toContain(orderUrl);
-    const reuse = await order(c, identifiers);
+    // RFC 9773 5: the renewal names the certificate it replaces.
+    const newOrderUrl = (await c.directory()).newOrder;
+    const reuse = await c.post(newOrderUrl, { identifiers, replaces: certId });
+    expect(reuse.status).toBe(201);
     expect(reuse.json.status).toBe('ready');
+    const renewed = await c.post(reuse.json.finalize, {
+      csr: csrFor({ dns: ['flow.localhost'], ip: ['127.0.0.1'] }),
+    });
+    expect(renewed.json.status).toBe('valid');
+    const replacedTwice = await c.post(newOrderUrl, { identifiers, replaces: certId });
+    expect(replacedTwice.status).toBe(409);
+    expect(replacedTwice.json.type).toBe(urn('alreadyReplaced'));
+    const garbage = await c.post(newOrderUrl, { identifiers, replaces: 'not-a-cert-id' });
+    expect(garbage.json.type).toBe(urn('malformed'));
+    const unrelated = await c.post(newOrderUrl, {
+      identifiers: [{ type: 'dns', value: 'x.localhost' }],
+      replaces: certId,
+    });
+    expect(unrelated.json.detail).toContain('shares no identifier');
   });
 
   it('RFC 8555 8.3: a wrong key authorization makes challenge, authorization and order invalid', async () => {
@@ -407,6 +453,17 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
       error: { type: urn('incorrectResponse') },
     });
     expect((await c.post(created.headers.location as string, '')).json.status).toBe('invalid');
+    // The attempt is audited with its problem.
+    const { rows } = await db.query(
+      `SELECT envelope->'data' AS data FROM protocol_frontends.outbox
+       WHERE envelope->'data'->>'action' = 'acme.challenge_failed' AND envelope->'data'->'details'->'identifier'->>'value' = $1`,
+      ['wrong.localhost'],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].data.details).toMatchObject({
+      type: 'http-01',
+      error: { type: urn('incorrectResponse') },
+    });
   });
 
   it('RFC 8555 8.3: http-01 follows a redirect on the validation port, and refuses one to another port', async () => {
@@ -445,6 +502,46 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     const failed = outcome['badredirect.localhost'].challenges.find((x) => x.type === 'http-01')!;
     expect(failed.error?.type).toBe(urn('unauthorized'));
   });
+
+  it('RFC 8555 6.6: past the per-account order limit, counted across replicas, newOrder is rateLimited with Retry-After', async () => {
+    const c = await client();
+    await c.register();
+    const otherNewOrder = (await exchange('GET', secondDirectoryUrl, system.ca)).json.newOrder;
+    const identifiers = [{ type: 'dns', value: 'limit.localhost' }];
+    expect((await c.post((await c.directory()).newOrder, { identifiers })).status).toBe(201);
+    expect((await c.post(otherNewOrder, { identifiers })).status).toBe(201);
+    expect((await c.post((await c.directory()).newOrder, { identifiers })).status).toBe(201);
+    const refused = await c.post(otherNewOrder, { identifiers });
+    expect(refused.status).toBe(429);
+    expect(refused.json.type).toBe(urn('rateLimited'));
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(3500);
+    expect(refused.headers['replay-nonce']).toBeTruthy();
+    // Another account is not limited by it.
+    const other = await client();
+    await other.register();
+    expect((await other.post((await other.directory()).newOrder, { identifiers })).status).toBe(201);
+  });
+
+  it('a dropped connection is retried before the challenge fails (by the sweep, on either replica)', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [{ type: 'dns', value: 'retry.localhost' }]);
+    const authzUrl = created.json.authorizations[0];
+    const challenge = (await c.post(authzUrl, '')).json.challenges.find(
+      (x: { type: string }) => x.type === 'http-01',
+    );
+    responder.answers.set(challenge.token, await c.keyAuthorization(challenge.token));
+    responder.dropOnce.add(challenge.token);
+    await c.post(challenge.url, {});
+    // The retry waits 2 s, then for a sweep (every 10 s): poll up to 30 s.
+    let status = 'pending';
+    for (let i = 0; i < 150 && status === 'pending'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      status = (await c.post(authzUrl, '')).json.status;
+    }
+    expect(status).toBe('valid');
+    expect(responder.fetches.get(challenge.token)).toBe(2);
+  }, 60_000);
 
   it('no challenge is validated twice when both replicas are told to start it', async () => {
     const c = await client();
@@ -496,5 +593,11 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
       [created.headers.location!.toString().split('/').pop()],
     );
     expect(rows).toEqual([{ reason: 'superseded' }]);
+
+    // RFC 9773 4.2: a revoked certificate's renewal window has already passed.
+    const leaf = parseCertificates(pem)[0];
+    const certId = `${leaf.decoded.authorityKeyIdentifier!.toString('base64url')}.${leaf.serialBytes.toString('base64url')}`;
+    const info = await exchange('GET', `${(await owner.directory()).renewalInfo}/${certId}`, system.ca);
+    expect(new Date(info.json.suggestedWindow.end).getTime()).toBeLessThanOrEqual(Date.now());
   });
 });

@@ -2,7 +2,7 @@ import { createPublicKey, X509Certificate } from 'node:crypto';
 import { JWK } from 'jose';
 import { AuditAction, AuditRecord } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
-import { parseCsr, PkiError } from '@certlane/pki';
+import { parseCertificates, parseCsr, PkiError } from '@certlane/pki';
 import {
   AccountStore,
   AcmeAccountRow,
@@ -11,6 +11,7 @@ import {
   AcmeOrderRow,
   CertificateStore,
   NonceStore,
+  RateLimitStore,
   OrderStore,
 } from '@certlane/protocol-frontends-data-access';
 import {
@@ -36,6 +37,11 @@ import {
   nextOrderStatus,
   orderEventFromAuthorizations,
   orderExpiry,
+  isRenewalCertId,
+  validationRetryDelay,
+  RENEWAL_INFO_RETRY_AFTER_SECONDS,
+  renewalCertId,
+  suggestedRenewalWindow,
 } from '@certlane/protocol-frontends-domain';
 import { AcmeHttpRequest, AcmeHttpResponse, json, PEM_CHAIN_CONTENT_TYPE, problem } from './acme-http';
 import { AcmeUrls, DEFAULT_ACME_PROFILE, locate } from './acme-urls';
@@ -64,6 +70,8 @@ export interface AcmeServerDependencies {
   issuer: AcmeIssuer;
   validate: ChallengeValidator;
   issuerId?: string;
+  /** New orders one account may create per hour (across replicas). */
+  newOrdersPerHour?: number;
   /** How long a replica holds a challenge it validates. */
   validationLeaseMs?: number;
   /** Records an audit event (spec 6.1) in the transaction of the change it describes. */
@@ -139,6 +147,8 @@ export class AcmeServer {
         headers: {},
       }));
     }
+    if (name === 'renewal-info' && id !== undefined && sub === undefined)
+      return this.onlyFor(method, ['GET'], () => this.renewalInfo(id));
     const post = (handler: Handler, identifier?: string) =>
       this.onlyFor(method, ['POST'], () => handler(request, urls, identifier));
     if (id === undefined) {
@@ -179,6 +189,7 @@ export class AcmeServer {
       newOrder: urls.url('new-order'),
       revokeCert: urls.url('revoke-cert'),
       keyChange: urls.url('key-change'),
+      renewalInfo: urls.url('renewal-info'),
       meta: {
         externalAccountRequired: false,
         // draft-ietf-acme-profiles: the profiles a newOrder may name.
@@ -322,6 +333,7 @@ export class AcmeServer {
     if (payload.json.profile !== undefined && payload.json.profile !== DEFAULT_ACME_PROFILE)
       throw new AcmeProblem('malformed', `unknown profile ${String(payload.json.profile)}`);
     const identifiers = checkOrderIdentifiers(payload.json.identifiers, { allowIp: true });
+    const replaces = await this.checkReplaces(payload.json.replaces, account!.id, identifiers);
     const unreachable = identifiers.filter((i) => challengeTypesFor(i, OFFERED_CHALLENGES).length === 0);
     if (unreachable.length)
       throw new AcmeProblem(
@@ -337,14 +349,20 @@ export class AcmeServer {
       );
     const now = new Date();
     const { order } = await this.deps.transaction(async (executor) => {
+      const limit = await new RateLimitStore(executor).take(`new-orders:${account!.id}`, {
+        limit: this.deps.newOrdersPerHour ?? 300,
+        windowMs: 3600_000,
+      });
+      if (!limit.ok) throw limit.problem;
       const created = await new OrderStore(executor).create({
         accountId: account!.id,
         profileId: DEFAULT_ACME_PROFILE,
         identifiers,
-        expiresAt: orderExpiry(now, []),
+        expiresAt: (reused) => orderExpiry(now, reused),
         authorizationExpiresAt: new Date(now.getTime() + DEFAULT_ACME_LIFETIMES.pendingMs),
         reuseUntil: new Date(now.getTime() + 24 * 3600_000),
         challengeTypes: (identifier) => challengeTypesFor(identifier, OFFERED_CHALLENGES),
+        replaces,
       });
       await this.audit(executor, AuditAction.AcmeOrderCreated, 'acme_order', created.order.id, account!.id, {
         identifiers,
@@ -358,6 +376,30 @@ export class AcmeServer {
       Location: urls.order(order.id),
     });
   };
+
+  /**
+   * RFC 9773 5: `replaces` names a certificate of this account (by its renewal id) that shares an
+   * identifier with the new order and that no other order has replaced yet.
+   */
+  private async checkReplaces(
+    raw: unknown,
+    accountId: string,
+    identifiers: { type: string; value: string }[],
+  ): Promise<string | undefined> {
+    if (raw === undefined) return undefined;
+    if (typeof raw !== 'string' || !isRenewalCertId(raw))
+      throw new AcmeProblem('malformed', 'replaces must be a certificate identifier <AKI>.<serial>');
+    const certificate = await this.certificates.byRenewalId(raw);
+    if (!certificate || certificate.account_id !== accountId)
+      throw new AcmeProblem('malformed', 'replaces names no certificate of this account');
+    const order = await this.orders.order(certificate.order_id);
+    const previous = new Set((order?.identifiers ?? []).map((i) => `${i.type}:${i.value}`));
+    if (!identifiers.some((i) => previous.has(`${i.type}:${i.value}`)))
+      throw new AcmeProblem('malformed', 'the replaced certificate shares no identifier with the new order');
+    if (await this.orders.replacedBy(raw))
+      throw new AcmeProblem('alreadyReplaced', 'another order has already replaced this certificate');
+    return raw;
+  }
 
   private async ownOrder(accountId: string, id: string): Promise<AcmeOrderRow> {
     const order = await this.orders.order(id);
@@ -463,6 +505,13 @@ export class AcmeServer {
     const challenge = (await this.orders.challenge(challengeId))!;
     const authorization = (await this.orders.authorization(challenge.authorization_id))!;
     const outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization);
+    if (!outcome.ok) {
+      const delay = validationRetryDelay(outcome.problem.type, await this.orders.attemptsOf(challenge.id));
+      if (delay !== null) {
+        await this.orders.retryLater(challenge.id, delay);
+        return 'processing';
+      }
+    }
     const event = outcome.ok ? ({ kind: 'validated' } as const) : ({ kind: 'validation-failed' } as const);
     const next = nextChallengeStatus('processing', event);
     if (!next.ok) return null;
@@ -477,6 +526,19 @@ export class AcmeServer {
         ))
       )
         return;
+      // The validation attempt, for audit (issue 19 point 4): which method, where, and why it failed.
+      await this.audit(
+        executor,
+        outcome.ok ? AuditAction.AcmeChallengeValidated : AuditAction.AcmeChallengeFailed,
+        'acme_challenge',
+        challenge.id,
+        authorization.account_id,
+        {
+          type: challenge.type,
+          identifier: { type: authorization.identifier_type, value: authorization.identifier_value },
+          ...(outcome.ok ? {} : { error: outcome.problem.toDocument() }),
+        },
+      );
       const authzNext = nextAuthorizationStatus(authorization.status, {
         kind: outcome.ok ? 'challenge-valid' : 'challenge-invalid',
       });
@@ -544,11 +606,14 @@ export class AcmeServer {
       if (error instanceof PkiError) throw new AcmeProblem('badCSR', error.message);
       throw error;
     }
+    if (order.replaces && (await this.orders.replacedBy(order.replaces)))
+      throw new AcmeProblem('alreadyReplaced', 'another order has already replaced this certificate');
     // The compare-and-set makes one finalize of a ready order win; a second sees processing.
     if (!(await this.orders.setOrderStatus(order.id, 'ready', 'processing')))
       throw new AcmeProblem('orderNotReady', 'the order is not ready (it is being finalized already)');
     try {
       const issued = await this.deps.issuer.issue({ csrPem, issuerId: this.deps.issuerId });
+      const leaf = parseCertificates(issued.full_pem)[0];
       await this.deps.transaction(async (executor) => {
         await new CertificateStore(executor).insert({
           orderId: order.id,
@@ -556,7 +621,9 @@ export class AcmeServer {
           issuerId: issued.issuer_id,
           serialHex: issued.serial_hex,
           pemChain: issued.full_pem,
-          notAfter: new Date(issued.not_after),
+          notBefore: leaf.notBefore,
+          notAfter: leaf.notAfter,
+          renewalId: renewalCertId(leaf.decoded.authorityKeyIdentifier ?? Buffer.alloc(0), leaf.serialBytes),
         });
         await new OrderStore(executor).setOrderStatus(order.id, 'processing', 'valid');
         await this.audit(
@@ -585,6 +652,24 @@ export class AcmeServer {
       Location: urls.order(order.id),
     });
   };
+
+  /** RFC 9773: the suggested renewal window of a certificate this server issued (no JWS). */
+  private async renewalInfo(certId: string): Promise<AcmeHttpResponse> {
+    if (!isRenewalCertId(certId))
+      throw new AcmeProblem('malformed', 'the certificate identifier is not <AKI>.<serial>');
+    const certificate = await this.certificates.byRenewalId(certId);
+    if (!certificate) throw acmeNotFound('certificate');
+    const window = suggestedRenewalWindow({
+      notBefore: certificate.not_before,
+      notAfter: certificate.not_after,
+      revokedAt: certificate.revoked_at,
+    });
+    return json(
+      200,
+      { suggestedWindow: { start: window.start.toISOString(), end: window.end.toISOString() } },
+      { 'Retry-After': String(RENEWAL_INFO_RETRY_AFTER_SECONDS) },
+    );
+  }
 
   private readonly certificate: Handler = async (request, urls, id) => {
     const { account } = await this.authenticate(request, urls, 'kid');

@@ -1,6 +1,7 @@
 import { All, Controller, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { PublicRoute } from '@certlane/platform';
+import { readAcmeBody } from './acme-body';
 import { AcmeService } from './acme.service';
 
 /**
@@ -18,7 +19,7 @@ export class AcmeController {
       method: request.method,
       path: request.path,
       origin: `https://${request.headers.host ?? 'localhost'}`,
-      body: request.body,
+      body: await readAcmeBody(request),
       contentType: request.headers['content-type'],
     });
     response.status(answer.status);

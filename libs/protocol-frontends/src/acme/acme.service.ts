@@ -12,7 +12,7 @@ import {
   outboxToken,
   ServiceOutbox,
 } from '@certlane/platform';
-import { NonceStore, OrderStore } from '@certlane/protocol-frontends-data-access';
+import { NonceStore, OrderStore, RateLimitStore } from '@certlane/protocol-frontends-data-access';
 import { AcmeProblem } from '@certlane/protocol-frontends-domain';
 import { AcmeServer } from './acme-server';
 import { validateDns01 } from './dns01-validator';
@@ -46,6 +46,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       },
       audit: (executor, record) => outbox.audit(executor, record),
       issuerId: config.acme.issuerId,
+      newOrdersPerHour: config.acme.newOrdersPerHour,
       issuer: {
         issue: ({ csrPem, issuerId }) =>
           bus.request('issuance.v1.issue-certificate', {
@@ -121,6 +122,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
     try {
       await new OrderStore(this.dataSource).expire(new Date());
       await new NonceStore(this.dataSource).prune();
+      await new RateLimitStore(this.dataSource).prune(3600_000);
       await this.server.retryLostValidations();
     } catch (error) {
       this.logger.warn({ err: error }, 'ACME sweep failed; the next one retries');

@@ -8,13 +8,15 @@ export interface AcmeCertificateRow {
   issuer_id: string;
   serial_hex: string;
   pem_chain: string;
+  not_before: Date;
   not_after: Date;
+  renewal_id: string;
   revoked_at: Date | null;
   revocation_reason: string | null;
 }
 
 const COLUMNS =
-  'id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_after, revoked_at, revocation_reason';
+  'id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, revoked_at, revocation_reason';
 
 /** The certificates ACME orders produced: what `cert/{id}` downloads and revokeCert finds. */
 export class CertificateStore {
@@ -26,12 +28,15 @@ export class CertificateStore {
     issuerId: string;
     serialHex: string;
     pemChain: string;
+    notBefore: Date;
     notAfter: Date;
+    renewalId: string;
   }): Promise<AcmeCertificateRow> {
     const [row] = await rowsOf<AcmeCertificateRow>(
       this.executor,
-      `INSERT INTO acme_certificates (id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_after)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+      `INSERT INTO acme_certificates
+         (id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
       [
         randomId(),
         input.orderId,
@@ -39,7 +44,9 @@ export class CertificateStore {
         input.issuerId,
         input.serialHex,
         input.pemChain,
+        input.notBefore,
         input.notAfter,
+        input.renewalId,
       ],
     );
     return row;
@@ -50,6 +57,15 @@ export class CertificateStore {
       this.executor,
       `SELECT ${COLUMNS} FROM acme_certificates WHERE id = $1`,
       [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async byRenewalId(renewalId: string): Promise<AcmeCertificateRow | null> {
+    const rows = await rowsOf<AcmeCertificateRow>(
+      this.executor,
+      `SELECT ${COLUMNS} FROM acme_certificates WHERE renewal_id = $1`,
+      [renewalId],
     );
     return rows[0] ?? null;
   }

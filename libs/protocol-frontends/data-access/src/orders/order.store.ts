@@ -17,6 +17,8 @@ export interface AcmeOrderRow {
   identifiers: AcmeIdentifier[];
   expires_at: Date;
   error: unknown;
+  /** RFC 9773 5: the renewal id of the certificate this order replaces. */
+  replaces: string | null;
 }
 
 export interface AcmeAuthorizationRow {
@@ -56,23 +58,28 @@ export class OrderStore {
     accountId: string;
     profileId: string;
     identifiers: AcmeIdentifier[];
-    expiresAt: Date;
+    /** The order's expiry, given the expiries of the authorizations it reuses. */
+    expiresAt: (reusedAuthorizationExpiries: Date[]) => Date;
     authorizationExpiresAt: Date;
+    /** RFC 9773 5: the certificate (its renewal id) this order replaces. */
+    replaces?: string;
     reuseUntil: Date;
     challengeTypes: (identifier: AcmeIdentifier) => ChallengeType[];
   }): Promise<{ order: AcmeOrderRow; authorizationIds: string[]; reused: number }> {
     const authorizationIds: string[] = [];
+    const reusedExpiries: Date[] = [];
     let reused = 0;
     for (const requested of input.identifiers) {
       const { identifier, wildcard } = authorizationIdentifier(requested);
-      const [existing] = await rowsOf<{ id: string }>(
+      const [existing] = await rowsOf<{ id: string; expires_at: Date }>(
         this.executor,
-        `SELECT id FROM acme_authorizations WHERE account_id = $1 AND identifier_type = $2 AND identifier_value = $3
+        `SELECT id, expires_at FROM acme_authorizations WHERE account_id = $1 AND identifier_type = $2 AND identifier_value = $3
            AND wildcard = $4 AND status = 'valid' AND expires_at > $5 ORDER BY expires_at DESC LIMIT 1`,
         [input.accountId, identifier.type, identifier.value, wildcard, input.reuseUntil],
       );
       if (existing) {
         authorizationIds.push(existing.id);
+        reusedExpiries.push(existing.expires_at);
         reused++;
         continue;
       }
@@ -91,9 +98,16 @@ export class OrderStore {
     }
     const [order] = await rowsOf<AcmeOrderRow>(
       this.executor,
-      `INSERT INTO acme_orders (id, account_id, profile_id, identifiers, expires_at)
-       VALUES ($1, $2, $3, $4, $5) RETURNING id, account_id, profile_id, status, identifiers, expires_at, error`,
-      [randomId(), input.accountId, input.profileId, JSON.stringify(input.identifiers), input.expiresAt],
+      `INSERT INTO acme_orders (id, account_id, profile_id, identifiers, expires_at, replaces)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, account_id, profile_id, status, identifiers, expires_at, error, replaces`,
+      [
+        randomId(),
+        input.accountId,
+        input.profileId,
+        JSON.stringify(input.identifiers),
+        input.expiresAt(reusedExpiries),
+        input.replaces ?? null,
+      ],
     );
     for (const authorizationId of authorizationIds)
       await this.executor.query(
@@ -106,10 +120,20 @@ export class OrderStore {
   async order(id: string): Promise<AcmeOrderRow | null> {
     const rows = await rowsOf<AcmeOrderRow>(
       this.executor,
-      'SELECT id, account_id, profile_id, status, identifiers, expires_at, error FROM acme_orders WHERE id = $1',
+      'SELECT id, account_id, profile_id, status, identifiers, expires_at, error, replaces FROM acme_orders WHERE id = $1',
       [id],
     );
     return rows[0] ?? null;
+  }
+
+  /** Whether another order replacing `renewalId` is being or has been finalized (RFC 9773 5). */
+  async replacedBy(renewalId: string): Promise<string | null> {
+    const rows = await rowsOf<{ id: string }>(
+      this.executor,
+      `SELECT id FROM acme_orders WHERE replaces = $1 AND status IN ('processing', 'valid') LIMIT 1`,
+      [renewalId],
+    );
+    return rows[0]?.id ?? null;
   }
 
   async ordersOf(accountId: string, limit = 1000): Promise<string[]> {
@@ -233,6 +257,29 @@ export class OrderStore {
       [id, leaseMs],
     );
     return rows.length === 1;
+  }
+
+  /**
+   * Hands a processing challenge back for another attempt after `delayMs` (its lease is moved to
+   * then, so the sweep of any replica takes it up). False when it is no longer processing.
+   */
+  async retryLater(id: string, delayMs: number): Promise<boolean> {
+    const rows = await rowsOf<{ id: string }>(
+      this.executor,
+      `UPDATE acme_challenges SET claimed_until = now() + $2 * interval '1 millisecond'
+       WHERE id = $1 AND status = 'processing' RETURNING id`,
+      [id, delayMs],
+    );
+    return rows.length === 1;
+  }
+
+  async attemptsOf(id: string): Promise<number> {
+    const rows = await rowsOf<{ attempts: number }>(
+      this.executor,
+      'SELECT attempts FROM acme_challenges WHERE id = $1',
+      [id],
+    );
+    return rows[0]?.attempts ?? 0;
   }
 
   /**

@@ -3,9 +3,10 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 export const ACME_ERROR_NAMESPACE = 'urn:ietf:params:acme:error:';
 
-/** The error types of RFC 8555 6.7 (table of "urn:ietf:params:acme:error:" suffixes). */
+/** The error types of RFC 8555 6.7 (table of "urn:ietf:params:acme:error:" suffixes), and RFC 9773's alreadyReplaced. */
 export const ACME_PROBLEM_TYPES = [
   'accountDoesNotExist',
+  'alreadyReplaced',
   'alreadyRevoked',
   'badCSR',
   'badNonce',
@@ -38,6 +39,7 @@ export type AcmeProblemType = (typeof ACME_PROBLEM_TYPES)[number];
  */
 const STATUS: Record<AcmeProblemType, number> = {
   accountDoesNotExist: 400,
+  alreadyReplaced: 409,
   alreadyRevoked: 400,
   badCSR: 400,
   badNonce: 400,
@@ -90,6 +92,8 @@ export class AcmeProblem extends Error {
       status?: number;
       subproblems?: { type: AcmeProblemType; detail: string; identifier?: AcmeIdentifier }[];
       algorithms?: string[];
+      /** RFC 8555 6.6: rateLimited answers say when to retry (the Retry-After header). */
+      retryAfterSeconds?: number;
     } = {},
   ) {
     super(`${type}: ${detail}`);

@@ -167,6 +167,8 @@ export function csrFor(names: { dns?: string[]; ip?: string[]; cn?: string }): s
 export class Http01Responder {
   readonly answers = new Map<string, string>();
   readonly fetches = new Map<string, number>();
+  /** Tokens whose next fetch has its connection dropped (a transient failure). */
+  readonly dropOnce = new Set<string>();
   /** Token (or other path) -> Location: answered with a 302 instead. */
   readonly redirects = new Map<string, string>();
   private constructor(private readonly server: Server) {}
@@ -178,6 +180,10 @@ export class Http01Responder {
       const token = (req.url ?? '').replace('/.well-known/acme-challenge/', '');
       responder.fetches.set(token, (responder.fetches.get(token) ?? 0) + 1);
       const answer = responder.answers.get(token);
+      if (responder.dropOnce.delete(token)) {
+        req.socket.destroy();
+        return;
+      }
       const redirect = responder.redirects.get(token);
       if (redirect !== undefined) res.writeHead(302, { location: redirect }).end();
       else if (answer === undefined) res.writeHead(404).end();

@@ -1,0 +1,39 @@
+import { SqlExecutor } from '@certlane/platform';
+import { checkRateLimit, RateLimit } from '@certlane/protocol-frontends-domain';
+import { rowsOf } from '../sql/rows';
+
+/**
+ * Rate-limit events in Postgres, shared by every replica. `take` runs in the caller's
+ * transaction under an advisory lock on the key, so two replicas cannot both take the last slot.
+ */
+export class RateLimitStore {
+  constructor(private readonly executor: SqlExecutor) {}
+
+  async take(key: string, rule: RateLimit, now = new Date()): Promise<ReturnType<typeof checkRateLimit>> {
+    await this.executor.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 53))', [key]);
+    const rows = await rowsOf<{ at: Date }>(
+      this.executor,
+      `SELECT at FROM acme_rate_events WHERE key = $1 AND at > $2 ORDER BY at`,
+      [key, new Date(now.getTime() - rule.windowMs)],
+    );
+    const decision = checkRateLimit(
+      key.split(':')[0],
+      rule,
+      rows.map((r) => r.at),
+      now,
+    );
+    if (decision.ok)
+      await this.executor.query('INSERT INTO acme_rate_events (key, at) VALUES ($1, $2)', [key, now]);
+    return decision;
+  }
+
+  /** Deletes events older than `olderThanMs`; safe on every replica. */
+  async prune(olderThanMs: number, now = new Date()): Promise<number> {
+    const rows = await rowsOf<{ key: string }>(
+      this.executor,
+      'DELETE FROM acme_rate_events WHERE at <= $1 RETURNING key',
+      [new Date(now.getTime() - olderThanMs)],
+    );
+    return rows.length;
+  }
+}

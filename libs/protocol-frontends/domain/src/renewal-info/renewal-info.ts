@@ -1,0 +1,32 @@
+/** RFC 9773 4.1: the certificate identifier, base64url(AKI keyIdentifier) "." base64url(serial octets). */
+export function renewalCertId(authorityKeyIdentifier: Uint8Array, serialOctets: Uint8Array): string {
+  return `${Buffer.from(authorityKeyIdentifier).toString('base64url')}.${Buffer.from(serialOctets).toString('base64url')}`;
+}
+
+const CERT_ID = /^[A-Za-z0-9_-]{1,128}\.[A-Za-z0-9_-]{1,64}$/;
+
+export function isRenewalCertId(value: string): boolean {
+  return CERT_ID.test(value);
+}
+
+/** How long clients should wait before asking again (RFC 9773 4.3: Retry-After), 6 hours. */
+export const RENEWAL_INFO_RETRY_AFTER_SECONDS = 6 * 3600;
+
+/**
+ * RFC 9773 4.2, the suggested renewal window: from two thirds of the certificate's lifetime to
+ * three quarters (clients pick a random time inside it, which spreads renewals). A revoked
+ * certificate gets a window that has already passed: renew now.
+ */
+export function suggestedRenewalWindow(certificate: {
+  notBefore: Date;
+  notAfter: Date;
+  revokedAt?: Date | null;
+}): { start: Date; end: Date } {
+  if (certificate.revokedAt) {
+    const end = certificate.revokedAt.getTime();
+    return { start: new Date(end - 3600_000), end: new Date(end) };
+  }
+  const begin = certificate.notBefore.getTime();
+  const lifetime = certificate.notAfter.getTime() - begin;
+  return { start: new Date(begin + (lifetime * 2) / 3), end: new Date(begin + (lifetime * 3) / 4) };
+}
