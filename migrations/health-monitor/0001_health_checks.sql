@@ -1,4 +1,4 @@
--- Endpoint health checks and their bounded history (spec 2.13, 3; ADR 0058).
+-- Endpoint health checks and their bounded history (spec 2.13, 3; ADR 0057).
 CREATE TABLE IF NOT EXISTS health_checks (
   id                    text PRIMARY KEY,
   name                  text NOT NULL CHECK (char_length(name) <= 255),

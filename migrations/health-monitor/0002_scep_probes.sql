@@ -1,4 +1,4 @@
--- SCEP probe results (spec 2.17, 4.9; ADR 0058). days_to_expiry is computed at read time, not stored.
+-- SCEP probe results (spec 2.17, 4.9; ADR 0057). days_to_expiry is computed at read time, not stored.
 CREATE TABLE IF NOT EXISTS scep_probes (
   id                 bigserial PRIMARY KEY,
   target_url         text NOT NULL,

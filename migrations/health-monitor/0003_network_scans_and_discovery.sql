@@ -1,4 +1,4 @@
--- Network scans and the certificates they discover (spec 2.14; ADR 0058). The scan target routes
+-- Network scans and the certificates they discover (spec 2.14; ADR 0057). The scan target routes
 -- and the triage routes are not built yet; the scanner records scans and findings here.
 CREATE TABLE IF NOT EXISTS network_scans (
   id              text PRIMARY KEY,

@@ -18,7 +18,7 @@ import {
   IdempotentBegin,
 } from './idempotency/idempotency.dto';
 import { policyEventContracts, policyRequestContracts } from './policies/policy-subjects';
-// Endpoint health checks (ADR 0058).
+// Endpoint health checks (ADR 0057).
 import {
   healthCheckEventContracts,
   healthCheckRequestContracts,

@@ -16,7 +16,7 @@ import { ScepProber } from './scep-probe/scep-prober';
 
 /**
  * The health-monitor service: owns schema `health_monitor` and answers `health-monitor.v1.*`:
- * endpoint health checks, the monitor loop that probes them, and the SCEP probe (ADR 0058).
+ * endpoint health checks, the monitor loop that probes them, and the SCEP probe (ADR 0057).
  * Network scans and discovery land with issue 23's later steps.
  */
 @Module({})

@@ -3018,7 +3018,7 @@ export interface components {
             port?: number;
             sni?: string;
         };
-        /** @description An endpoint health check (spec 2.13; ADR 0058). */
+        /** @description An endpoint health check (spec 2.13; ADR 0057). */
         HealthCheckDto: {
             acknowledged: boolean;
             acknowledged_at: string | null;
@@ -3567,7 +3567,7 @@ export interface components {
         ScepProbeRequest: {
             url: string;
         };
-        /** @description A SCEP probe result (spec 2.17; ADR 0058). */
+        /** @description A SCEP probe result (spec 2.17; ADR 0057). */
         ScepProbeResultDto: {
             ca_issuer: string | null;
             ca_not_after: string | null;

@@ -563,7 +563,7 @@ async function createHealthCheck(call: Call): Promise<string> {
   return json<{ id: string }>(response).id;
 }
 
-/** Endpoint health checks and the SCEP probe (ADR 0058); acknowledge needs a check that is not healthy. */
+/** Endpoint health checks and the SCEP probe (ADR 0057); acknowledge needs a check that is not healthy. */
 const HEALTH_CHECK_ROUTE_CASES: Record<string, RouteCase> = {
   'POST /api/v1/discovered-certificates/:id/dismiss': async (call, requestId) => {
     const id = randomBytes(32).toString('hex');

@@ -3,7 +3,7 @@ import { declareRoute } from '../routes/route-declaration';
 
 const BASE = '/api/v1/discovered-certificates';
 
-/** Discovered-certificate triage (spec 2.14, 4.12; ADR 0058): served by health-monitor. */
+/** Discovered-certificate triage (spec 2.14, 4.12; ADR 0057): served by health-monitor. */
 export const DISCOVERED_CERTIFICATE_ROUTES = [
   declareRoute({
     method: 'GET',

@@ -8,7 +8,7 @@ import { declareRoute } from '../routes/route-declaration';
 
 const BASE = '/api/v1/health-checks';
 
-/** /api/v1/health-checks (spec 2.13, 4.12; ADR 0058): served by the health-monitor service. */
+/** /api/v1/health-checks (spec 2.13, 4.12; ADR 0057): served by the health-monitor service. */
 export const HEALTH_CHECK_ROUTES = [
   declareRoute({
     method: 'GET',

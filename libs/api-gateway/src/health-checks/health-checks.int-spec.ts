@@ -5,7 +5,7 @@ import { Client } from 'pg';
 const FINGERPRINT = 'AB:'.repeat(31) + 'AB';
 
 /**
- * The eight health-check routes (ADR 0058) through the real gateway, auth and health-monitor
+ * The eight health-check routes (ADR 0057) through the real gateway, auth and health-monitor
  * processes over real NATS and Postgres.
  */
 describe('health checks through gateway -> NATS -> health-monitor -> Postgres', () => {

@@ -2,7 +2,7 @@ import { ListScepProbesRequest, ScepProbeRequest } from '@certlane/contracts';
 import { declareRoute } from '../routes/route-declaration';
 
 /**
- * The SCEP probe (spec 2.17, 4.9; ADR 0058): served by the health-monitor service. Probing an
+ * The SCEP probe (spec 2.17, 4.9; ADR 0057): served by the health-monitor service. Probing an
  * endpoint is a health-check action, so it takes the health_check permissions.
  */
 export const SCEP_PROBE_ROUTES = [

@@ -102,7 +102,7 @@ export const AuditAction = {
   AcmeChallengeFailed: 'acme.challenge_failed',
   AcmeCertificateIssued: 'acme.certificate_issued',
   AcmeCertificateRevoked: 'acme.certificate_revoked',
-  // Endpoint health checks (ADR 0058).
+  // Endpoint health checks (ADR 0057).
   HealthCheckCreated: 'health_check.created',
   HealthCheckUpdated: 'health_check.updated',
   HealthCheckDeleted: 'health_check.deleted',

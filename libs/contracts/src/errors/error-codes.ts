@@ -103,7 +103,7 @@ export const ErrorCode = {
   ApprovalSelfDecision: 'approval_self_decision',
   // Policy rules and violations (ADR 0028).
   PolicyRuleNotFound: 'policy_rule_not_found',
-  // Endpoint health checks (ADR 0058).
+  // Endpoint health checks (ADR 0057).
   HealthCheckNotFound: 'health_check_not_found',
   HealthCheckNotAlerting: 'health_check_not_alerting',
   // Notifications (ADR 0056).

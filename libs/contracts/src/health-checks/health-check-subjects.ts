@@ -14,7 +14,7 @@ import {
   UpdateHealthCheckRequest,
 } from './health-check.dto';
 
-/** Endpoint health checks: served by health-monitor (ADR 0058). */
+/** Endpoint health checks: served by health-monitor (ADR 0057). */
 export const healthCheckRequestContracts = {
   'health-monitor.v1.list-health-checks': {
     request: ListHealthChecksRequest,

@@ -13,7 +13,7 @@ import {
 } from 'class-validator';
 import { PageQuery } from '../pagination/page';
 
-/** Endpoint health-check statuses (spec 2.13, 3; ADR 0058). */
+/** Endpoint health-check statuses (spec 2.13, 3; ADR 0057). */
 export const HEALTH_CHECK_STATUSES = ['healthy', 'degraded', 'down', 'cert_mismatch'] as const;
 export type HealthCheckStatus = (typeof HEALTH_CHECK_STATUSES)[number];
 
@@ -42,7 +42,7 @@ export interface ServedCertificate {
   not_after: string;
 }
 
-/** An endpoint health check (spec 2.13; ADR 0058). */
+/** An endpoint health check (spec 2.13; ADR 0057). */
 export interface HealthCheckDto {
   id: string;
   name: string;
@@ -192,7 +192,7 @@ export class ListHealthCheckHistoryRequest extends PageQuery {
 
 export class HealthCheckSummaryRequest {}
 
-/** The event the notifier consumes when a check's status changes (ADR 0058). */
+/** The event the notifier consumes when a check's status changes (ADR 0057). */
 export interface HealthCheckStatusChanged {
   health_check_id: string;
   name: string;

@@ -8,7 +8,7 @@ import {
   ListDiscoveredCertificatesRequest,
 } from './discovered-certificate.dto';
 
-/** Discovered certificates, triage side: served by health-monitor (ADR 0058). */
+/** Discovered certificates, triage side: served by health-monitor (ADR 0057). */
 export const discoveredCertificateRequestContracts = {
   'health-monitor.v1.list-discovered-certificates': {
     request: ListDiscoveredCertificatesRequest,

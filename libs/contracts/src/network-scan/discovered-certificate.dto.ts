@@ -2,7 +2,7 @@ import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'clas
 import { PageQuery } from '../pagination/page';
 import { ServedCertificate } from '../health-checks/health-check.dto';
 
-/** Discovered-certificate statuses (spec 2.14; the machine is ADR 0058's). */
+/** Discovered-certificate statuses (spec 2.14; the machine is ADR 0057's). */
 export const DISCOVERED_CERTIFICATE_STATUSES = ['Unmanaged', 'Claimed', 'Dismissed'] as const;
 export type DiscoveredCertificateStatus = (typeof DISCOVERED_CERTIFICATE_STATUSES)[number];
 export const DISCOVERY_SOURCES = ['network', 'agent', 'cloud'] as const;

@@ -8,7 +8,7 @@ export const SCEP_PROBE_LIMIT_DEFAULT = 50;
 export const SCEP_PROBE_TIMEOUT_MS = 30_000;
 export const SCEP_PROBE_MAX_BYTES = 1_048_576;
 
-/** A SCEP probe result (spec 2.17; ADR 0058). */
+/** A SCEP probe result (spec 2.17; ADR 0057). */
 export interface ScepProbeResultDto {
   id: string;
   target_url: string;

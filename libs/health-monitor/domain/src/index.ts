@@ -1,4 +1,4 @@
-// The health monitor's pure domain (ADR 0058): no Nest, database or network imports.
+// The health monitor's pure domain (ADR 0057): no Nest, database or network imports.
 export * from './health-status/health-status';
 export * from './health-status/probe-verdict';
 export * from './scheduling/probe-schedule';

@@ -51,7 +51,7 @@ const healthAudit = (
 const fingerprintOrNull = (value: string | null | undefined) =>
   value === null || value === undefined ? null : normalizeFingerprint(value);
 
-/** The eight health-check operations (spec 2.13, 4.12; ADR 0058). Probing is HealthMonitorLoop's. */
+/** The eight health-check operations (spec 2.13, 4.12; ADR 0057). Probing is HealthMonitorLoop's. */
 @Injectable()
 export class HealthCheckService {
   constructor(
@@ -154,7 +154,7 @@ export class HealthCheckService {
     return { id };
   }
 
-  /** Silences the current status until it changes (ADR 0058); 409 on a healthy check. */
+  /** Silences the current status until it changes (ADR 0057); 409 on a healthy check. */
   async acknowledge(id: string, context?: RequestContext): Promise<HealthCheckDto> {
     const dto = await this.repository.transaction(async (manager) => {
       const current = await this.repository.find(id, manager, true);

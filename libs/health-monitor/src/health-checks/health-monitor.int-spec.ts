@@ -54,7 +54,7 @@ async function refusingPort(host: string): Promise<number> {
 const portOf = (server: TlsServer | TcpServer) => (server.address() as AddressInfo).port;
 
 /**
- * The monitor loop (ADR 0058) against real TLS servers on loopback addresses, with a fake clock:
+ * The monitor loop (ADR 0057) against real TLS servers on loopback addresses, with a fake clock:
  * probes, the spec 3 transitions, history, status-change events in the outbox, reserved-address
  * refusal, and SKIP LOCKED claiming shared by concurrent claimers.
  */

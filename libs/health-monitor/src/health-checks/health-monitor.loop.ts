@@ -23,7 +23,7 @@ const CLAIM_BATCH = 1000;
 const PROBE_CONCURRENCY = 64;
 
 /**
- * The monitor loop (spec 1, 3, 8; ADR 0058): every 60 s claims the checks due before the next
+ * The monitor loop (spec 1, 3, 8; ADR 0057): every 60 s claims the checks due before the next
  * tick with FOR UPDATE SKIP LOCKED (moving their due time on in the same transaction, so no other
  * replica takes them), waits for each one's due time, probes it and records the result.
  */

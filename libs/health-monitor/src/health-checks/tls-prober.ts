@@ -54,7 +54,7 @@ function served(cert: PeerCertificate): ServedCertificate {
 
 /**
  * One TLS handshake to an endpoint: resolves the host once, refuses reserved addresses the
- * allow-list does not name, dials exactly the address it judged (ADR 0058), and records what the
+ * allow-list does not name, dials exactly the address it judged (ADR 0057), and records what the
  * server presented. Certificates are not verified: the monitor reports what is served.
  */
 @Injectable()

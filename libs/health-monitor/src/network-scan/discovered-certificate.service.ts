@@ -72,7 +72,7 @@ const notFound = (id: string) =>
     `discovered certificate ${JSON.stringify(id)} not found`,
   );
 
-/** Triage of discovered certificates (spec 2.14; ADR 0058): list, get, summary, dismiss. Claim is not built yet. */
+/** Triage of discovered certificates (spec 2.14; ADR 0057): list, get, summary, dismiss. Claim is not built yet. */
 @Injectable()
 export class DiscoveredCertificateService implements OnApplicationBootstrap {
   constructor(

@@ -17,7 +17,7 @@ async function tlsServer(host: string, port: number, fixture: TlsFixture): Promi
   return server;
 }
 
-/** A network scan over a loopback range with TLS servers on some addresses (ADR 0058). */
+/** A network scan over a loopback range with TLS servers on some addresses (ADR 0057). */
 describe('network scan over a loopback range', () => {
   let service: InProcessService;
   let scanner: NetworkScanner;

@@ -29,7 +29,7 @@ export interface NetworkScanResult {
 const PROGRESS_EVERY = 256;
 
 /**
- * A network TLS scan (issue 23 point 2; ADR 0058): expands the target, probes every endpoint with
+ * A network TLS scan (issue 23 point 2; ADR 0057): expands the target, probes every endpoint with
  * TlsProber (so reserved addresses are refused unless allow-listed) under a concurrency bound and
  * a connection-rate bound, and stores every served certificate as a discovered certificate,
  * deduplicated by fingerprint, with where it was seen. Re-discovery never changes a status.

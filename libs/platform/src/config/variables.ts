@@ -102,7 +102,7 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     name: 'SERVICE_NETWORK_ALLOW_CIDRS',
     default: '',
     description:
-      'Health monitor: comma-separated CIDR ranges that health probes, scans and the SCEP probe may reach although they are reserved (loopback, link-local, cloud metadata); empty = none (ADR 0058).',
+      'Health monitor: comma-separated CIDR ranges that health probes, scans and the SCEP probe may reach although they are reserved (loopback, link-local, cloud metadata); empty = none (ADR 0057).',
   },
   {
     name: 'SERVICE_RENEWAL_SWEEP_INTERVAL',

@@ -1,5 +1,5 @@
 /**
- * Discovered-certificate statuses (spec 2.14; the machine is ours, ADR 0058). A certificate found
+ * Discovered-certificate statuses (spec 2.14; the machine is ours, ADR 0057). A certificate found
  * for the first time is Unmanaged; an operator claims it (it becomes a managed certificate) or
  * dismisses it. Re-discovery never changes the status: it only moves last_seen.
  */

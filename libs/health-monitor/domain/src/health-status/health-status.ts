@@ -9,7 +9,7 @@ export const DOWN_AFTER_FAILURES = 5;
 export interface HealthState {
   readonly status: HealthStatus;
   readonly consecutiveFailures: number;
-  /** Set by an operator; silences reminders until the status changes (ADR 0058). */
+  /** Set by an operator; silences reminders until the status changes (ADR 0057). */
   readonly acknowledged: boolean;
 }
 

@@ -2,7 +2,7 @@ import { Cidr, cidrContains, embeddedIpv4, IpAddress, parseCidr, parseIpAddress 
 
 /**
  * Why a destination is refused. Private ranges (10/8, 172.16/12, 192.168/16, fc00::/7) are NOT
- * refused: scanning an organisation's own networks is what discovery is for (ADR 0058).
+ * refused: scanning an organisation's own networks is what discovery is for (ADR 0057).
  */
 export type ReservedCategory =
   'loopback' | 'link_local' | 'cloud_metadata' | 'unspecified' | 'multicast' | 'broadcast';
