@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { AuditCategory, AuditEventDto } from '@certlane/contracts';
 import {
   eventually,
@@ -627,6 +627,39 @@ const HEALTH_CHECK_ROUTE_CASES: Record<string, RouteCase> = {
   },
 };
 
+const notificationEvent = (action: string, resource_id: string): ExpectedEvent => ({
+  service: 'notifier',
+  action,
+  event_category: 'cert_lifecycle',
+  actor_id: ADMIN_SECRET_ACTOR,
+  resource_type: 'notification',
+  resource_id,
+});
+
+/** A notification row in `status` (the notifier makes them from events; the route only moves it on). */
+async function insertNotification(status: 'sent' | 'dead'): Promise<string> {
+  const id = randomUUID();
+  await sqlForCases.db!.query(
+    `INSERT INTO notifier.notifications (id, dedup_key, event_type, severity, notifier_id, title, event, status, retry_count, sent_at)
+     VALUES ($1, $1, 'certificate.revoked', 'warning', 'ntf-audit', 'audit case', '{"details": {}}', $2, $3, $4)`,
+    [id, status, status === 'dead' ? 5 : 0, status === 'sent' ? new Date() : null],
+  );
+  return id;
+}
+
+const NOTIFICATION_CASES: Record<string, RouteCase> = {
+  'POST /api/v1/notifications/:id/read': async (call, requestId) => {
+    const id = await insertNotification('sent');
+    const response = await call('POST', `/api/v1/notifications/${id}/read`, { requestId });
+    return { response, expected: notificationEvent('notification.read', id) };
+  },
+  'POST /api/v1/notifications/:id/requeue': async (call, requestId) => {
+    const id = await insertNotification('dead');
+    const response = await call('POST', `/api/v1/notifications/${id}/requeue`, { requestId });
+    return { response, expected: notificationEvent('notification.requeued', id) };
+  },
+};
+
 const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /api/v1/auth/bootstrap': async (call, requestId) => {
     const response = await call('POST', '/api/v1/auth/bootstrap', {
@@ -984,7 +1017,7 @@ describe('audit coverage of every mutating gateway route', () => {
   beforeAll(async () => {
     system = await startTestSystem(
       'auditcov',
-      ['auth', 'issuance', 'deployment-dispatch', 'health-monitor', 'api-gateway'],
+      ['auth', 'issuance', 'deployment-dispatch', 'health-monitor', 'notifier', 'api-gateway'],
       {
         SERVICE_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
         SERVICE_BREAKGLASS_ENABLED: 'true',

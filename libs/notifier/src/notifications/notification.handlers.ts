@@ -1,14 +1,17 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import {
+  AuditAction,
+  auditOrigin,
   CertlaneError,
   ErrorCode,
   ListNotificationsRequest,
   NotificationDto,
   Page,
+  RequestContext,
   resolvePage,
 } from '@certlane/contracts';
 import { DeliveryTrigger, nextDeliveryState } from '@certlane/notifier-domain';
-import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import { MESSAGE_BUS, MessageBus, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { NotificationRepository, NotificationRow } from './notification.repository';
 
 const iso = (value: Date | null | undefined): string | null => (value ? new Date(value).toISOString() : null);
@@ -40,16 +43,19 @@ export class NotificationHandlers implements OnApplicationBootstrap {
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly notifications: NotificationRepository,
+    @Inject(outboxToken('notifier')) private readonly outbox: ServiceOutbox,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await Promise.all([
       this.bus.handle('notifier.v1.list-notifications', (request) => this.list(request)),
       this.bus.handle('notifier.v1.get-notification', async ({ id }) => notificationDto(await this.find(id))),
-      this.bus.handle('notifier.v1.mark-notification-read', ({ id }) =>
-        this.apply(id, { kind: 'mark_read' }),
+      this.bus.handle('notifier.v1.mark-notification-read', ({ id }, context) =>
+        this.apply(id, { kind: 'mark_read' }, AuditAction.NotificationRead, context),
       ),
-      this.bus.handle('notifier.v1.requeue-notification', ({ id }) => this.apply(id, { kind: 'requeue' })),
+      this.bus.handle('notifier.v1.requeue-notification', ({ id }, context) =>
+        this.apply(id, { kind: 'requeue' }, AuditAction.NotificationRequeued, context),
+      ),
     ]);
   }
 
@@ -65,9 +71,14 @@ export class NotificationHandlers implements OnApplicationBootstrap {
     return row;
   }
 
-  /** Requeue or mark read through the state machine, on the locked row. */
-  private async apply(id: string, trigger: DeliveryTrigger): Promise<NotificationDto> {
-    return this.notifications.dataSource.transaction(async (manager) => {
+  /** Requeue or mark read through the state machine, on the locked row, audited in the same transaction. */
+  private async apply(
+    id: string,
+    trigger: DeliveryTrigger,
+    action: string,
+    context: RequestContext | undefined,
+  ): Promise<NotificationDto> {
+    const dto = await this.notifications.dataSource.transaction(async (manager) => {
       const row = await this.notifications.get(manager, id, true);
       if (!row) throw new CertlaneError(ErrorCode.NotificationNotFound, `notification ${id} not found`);
       const now = this.now();
@@ -80,7 +91,18 @@ export class NotificationHandlers implements OnApplicationBootstrap {
         throw new CertlaneError(code, `notification ${id} is ${row.status}`, { status: row.status });
       }
       await this.notifications.saveState(manager, id, outcome.state, now);
+      await this.outbox.audit(manager, {
+        action,
+        event_category: 'cert_lifecycle',
+        ...auditOrigin(context),
+        resource_type: 'notification',
+        resource_id: id,
+        outcome: 'success',
+        details: { from: row.status, to: outcome.state.status },
+      });
       return notificationDto({ ...row, ...outcome.state });
     });
+    this.outbox.committed();
+    return dto;
   }
 }
