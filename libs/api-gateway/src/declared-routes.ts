@@ -10,6 +10,7 @@ import { ROLE_ROUTES } from './auth-routes/role.routes';
 import { USER_ROUTES } from './auth-routes/user.routes';
 import { BULK_ROUTES } from './bulk/bulk.routes';
 import { CERTIFICATE_ROUTES } from './certificates/certificate.routes';
+import { EST_ADMIN_ROUTES } from './est-routes/est-admin.routes';
 import { INTERMEDIATE_CA_ROUTES, ISSUER_ROUTES } from './issuers/issuer.routes';
 import { HEALTH_CHECK_ROUTES } from './health-checks/health-check.routes';
 import { JOB_ROUTES } from './jobs/job.routes';
@@ -57,4 +58,5 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...REVOCATION_ROUTES,
   ...HEALTH_CHECK_ROUTES,
   ...NOTIFICATION_ROUTES,
+  ...EST_ADMIN_ROUTES,
 ];

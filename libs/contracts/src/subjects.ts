@@ -138,6 +138,16 @@ import {
   UserDeactivated,
   UserDto,
 } from './auth/users.dto';
+import {
+  CreateEstProfileRequest,
+  EstProfileDto,
+  EstProfileIdRequest,
+  EstProfileList,
+  ListEstProfilesRequest,
+  EstTrustReloadResult,
+  ReloadEstTrustRequest,
+  UpdateEstProfileCommand,
+} from './est/est-profile.dto';
 
 /** Every deployable service; the first segment of its subjects and the name of its schema. */
 export const SERVICE_NAMES = [
@@ -288,6 +298,27 @@ export const requestContracts = {
   'protocol-frontends.v1.acme-http': {
     request: AcmeHttpForwardRequest,
     response: shape<AcmeHttpForwardAnswer>(),
+  },
+  // EST profiles (issue 20, ADR 0060).
+  'protocol-frontends.v1.est-list-profiles': {
+    request: ListEstProfilesRequest,
+    response: shape<EstProfileList>(),
+  },
+  'protocol-frontends.v1.est-create-profile': {
+    request: CreateEstProfileRequest,
+    response: shape<EstProfileDto>(),
+  },
+  'protocol-frontends.v1.est-update-profile': {
+    request: UpdateEstProfileCommand,
+    response: shape<EstProfileDto>(),
+  },
+  'protocol-frontends.v1.est-delete-profile': {
+    request: EstProfileIdRequest,
+    response: shape<{ deleted: true }>(),
+  },
+  'protocol-frontends.v1.est-reload-trust': {
+    request: ReloadEstTrustRequest,
+    response: shape<EstTrustReloadResult>(),
   },
   'notifier.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'notifier.v1.list-notifications': {

@@ -2,10 +2,12 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceCoreModule } from '@certlane/platform';
 import { AcmeController } from './acme/acme.controller';
 import { AcmeService } from './acme/acme.service';
+import { EstAdminHandlers } from './est/est-admin.handlers';
 
 /**
  * The protocol-frontends service: the ACME server (issue 19, ADR 0053) on `/acme/...` of its
- * listener, over its schema `protocol_frontends`; it answers `protocol-frontends.v1.ping`.
+ * listener, over its schema `protocol_frontends`; EST profile management (issue 20, ADR 0060) on
+ * `protocol-frontends.v1.est-*`; it answers `protocol-frontends.v1.ping`.
  */
 @Module({})
 export class ProtocolFrontendsModule {
@@ -14,7 +16,7 @@ export class ProtocolFrontendsModule {
       module: ProtocolFrontendsModule,
       imports: [ServiceCoreModule.forService({ service: 'protocol-frontends' })],
       controllers: [AcmeController],
-      providers: [AcmeService],
+      providers: [AcmeService, EstAdminHandlers],
     };
   }
 }

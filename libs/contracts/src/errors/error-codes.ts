@@ -110,6 +110,10 @@ export const ErrorCode = {
   NotificationNotFound: 'notification_not_found',
   NotificationNotDead: 'notification_not_dead',
   NotificationNotReadable: 'notification_not_readable',
+  // EST profiles (ADR 0060).
+  EstProfileNotFound: 'est_profile_not_found',
+  EstProfileExists: 'est_profile_exists',
+  EstProfileInvalid: 'est_profile_invalid',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

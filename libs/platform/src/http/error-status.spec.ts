@@ -86,6 +86,8 @@ describe(httpStatusFor.name, () => {
     ['policy_rule_not_found', 404],
     ['health_check_not_found', 404],
     ['notification_not_found', 404],
+    ['est_profile_not_found', 404],
+    ['est_profile_invalid', 400],
     ['agent_not_found', 404],
     ['agent_exists', 409],
     ['agent_retired', 410],
@@ -107,6 +109,7 @@ describe(httpStatusFor.name, () => {
     ['approval_not_pending', 409],
     ['health_check_not_alerting', 409],
     ['notification_not_dead', 409],
+    ['est_profile_exists', 409],
     ['notification_not_readable', 409],
     ['approval_self_decision', 403],
   ];

@@ -4,3 +4,4 @@ export * from './nonces/nonce.store';
 export * from './accounts/account.store';
 export * from './orders/order.store';
 export * from './certificates/certificate.store';
+export * from './est/est-profile.store';

@@ -11,3 +11,7 @@ export * from './jws/acme-jws';
 export * from './jws/acme-request';
 export * from './jws/key-change';
 export * from './challenges/http01-redirect';
+// EST (issue 20; ADR 0060).
+export * from './est/est-profile-rules';
+export * from './est/est-password';
+export * from './est/trust-bundle';
