@@ -15,3 +15,4 @@ export * from './challenges/http01-redirect';
 export * from './est/est-profile-rules';
 export * from './est/est-password';
 export * from './est/trust-bundle';
+export * from './est/est-wire';
