@@ -32,3 +32,14 @@ CREATE TABLE IF NOT EXISTS est_profile_counters (
   count      bigint NOT NULL DEFAULT 0 CHECK (count >= 0),
   PRIMARY KEY (profile_id, outcome)
 );
+
+-- The per-principal rate limit (spec 7: 429): one row per profile, principal and minute, counted
+-- with one upsert, so every replica adds to the same window.
+CREATE TABLE IF NOT EXISTS est_rate_windows (
+  profile_id   uuid NOT NULL REFERENCES est_profiles (id) ON DELETE CASCADE,
+  principal    text NOT NULL CHECK (char_length(principal) BETWEEN 1 AND 300),
+  window_start timestamptz NOT NULL,
+  count        integer NOT NULL CHECK (count > 0),
+  PRIMARY KEY (profile_id, principal, window_start)
+);
+CREATE INDEX IF NOT EXISTS est_rate_windows_window_start_idx ON est_rate_windows (window_start);
