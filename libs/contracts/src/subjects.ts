@@ -148,6 +148,7 @@ import {
   ReloadEstTrustRequest,
   UpdateEstProfileCommand,
 } from './est/est-profile.dto';
+import { EstHttpForwardAnswer, EstHttpForwardRequest } from './est/est-forward.dto';
 
 /** Every deployable service; the first segment of its subjects and the name of its schema. */
 export const SERVICE_NAMES = [
@@ -299,7 +300,11 @@ export const requestContracts = {
     request: AcmeHttpForwardRequest,
     response: shape<AcmeHttpForwardAnswer>(),
   },
-  // EST profiles (issue 20, ADR 0060).
+  // EST (issue 20, ADR 0060): the forwarded protocol requests, and the profiles.
+  'protocol-frontends.v1.est-http': {
+    request: EstHttpForwardRequest,
+    response: shape<EstHttpForwardAnswer>(),
+  },
   'protocol-frontends.v1.est-list-profiles': {
     request: ListEstProfilesRequest,
     response: shape<EstProfileList>(),

@@ -3,6 +3,8 @@ import { ServiceCoreModule } from '@certlane/platform';
 import { AcmeController } from './acme/acme.controller';
 import { AcmeService } from './acme/acme.service';
 import { EstAdminHandlers } from './est/est-admin.handlers';
+import { EstController } from './est/est.controller';
+import { EstService } from './est/est.service';
 
 /**
  * The protocol-frontends service: the ACME server (issue 19, ADR 0053) on `/acme/...` of its
@@ -15,8 +17,8 @@ export class ProtocolFrontendsModule {
     return {
       module: ProtocolFrontendsModule,
       imports: [ServiceCoreModule.forService({ service: 'protocol-frontends' })],
-      controllers: [AcmeController],
-      providers: [AcmeService, EstAdminHandlers],
+      controllers: [AcmeController, EstController],
+      providers: [AcmeService, EstService, EstAdminHandlers],
     };
   }
 }
