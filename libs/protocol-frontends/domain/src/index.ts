@@ -16,3 +16,4 @@ export * from './est/est-profile-rules';
 export * from './est/est-password';
 export * from './est/trust-bundle';
 export * from './est/est-wire';
+export * from './est/csr-policy';

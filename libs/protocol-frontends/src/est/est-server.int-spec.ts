@@ -237,6 +237,53 @@ describe('EST server (Basic)', () => {
     expect((await counters()).get('est_simple_enroll_failed')).toBe(2);
   });
 
+  it('a CSR against the policy (RSA 1024, no name) is 400 and est_csr_policy_violation', async () => {
+    openssl([
+      'req',
+      '-new',
+      '-newkey',
+      'rsa:1024',
+      '-nodes',
+      '-keyout',
+      path('weak.key'),
+      '-out',
+      path('weak.csr'),
+      '-subj',
+      '/CN=weak.example',
+    ]);
+    const weak = await server(replicaA).handle({
+      method: 'POST',
+      path: '/.well-known/est/routers/simpleenroll',
+      body: readFileSync(path('weak.csr'), 'utf8'),
+      authorization: AUTH(),
+    });
+    expect([weak.status, weak.body]).toEqual([400, expect.stringContaining('at least 2048 bits')]);
+    openssl([
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      path('anon.key'),
+      '-out',
+      path('anon.csr'),
+      '-subj',
+      '/O=Nobody',
+    ]);
+    const anonymous = await server(replicaA).handle({
+      method: 'POST',
+      path: '/.well-known/est/routers/simpleenroll',
+      body: readFileSync(path('anon.csr'), 'utf8'),
+      authorization: AUTH(),
+    });
+    expect([anonymous.status, anonymous.body]).toEqual([400, expect.stringContaining('names nothing')]);
+    expect((await counters()).get('est_csr_policy_violation')).toBe(2);
+    expect(audit.at(-1)).toMatchObject({ action: 'est_csr_policy_violation', outcome: 'failure' });
+  });
+
   it('RFC 7030 4.4: serverkeygen is 404 when the profile disables it', async () => {
     const response = await server(replicaA).handle({
       method: 'POST',

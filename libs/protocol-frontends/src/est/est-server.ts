@@ -1,4 +1,4 @@
-import { webcrypto } from 'node:crypto';
+import { createPublicKey, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { AuditRecord, EstProfileOutcome } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
@@ -7,7 +7,9 @@ import {
   base64Body,
   basicChallenge,
   certsOnly,
+  CsrFacts,
   csrAttrs,
+  csrPolicyProblems,
   decodeCsrBody,
   parseBasicAuthorization,
   verifyEstPassword,
@@ -143,6 +145,13 @@ export class EstServer {
       });
       return answer(400, 'the CSR signature does not verify\n');
     }
+    const problems = csrPolicyProblems(csrFacts(csr));
+    if (problems.length > 0) {
+      await this.outcome(store, profile, 'est_csr_policy_violation', principal, operation, 'failure', {
+        problems,
+      });
+      return answer(400, `the CSR violates the profile's policy: ${problems.join('; ')}\n`);
+    }
     let certificatePem: string;
     try {
       ({ certificatePem } = await this.deps.issue({ csrPem: csr.toString('pem'), profile }));
@@ -183,4 +192,35 @@ export class EstServer {
       details: { path_id: profile.path_id, operation, ...details },
     });
   }
+}
+
+const CURVES: Readonly<Record<string, string>> = {
+  prime256v1: 'P-256',
+  secp384r1: 'P-384',
+  secp521r1: 'P-521',
+};
+
+/** The key, subject CN and SAN count of a parsed CSR, for the CSR policy. */
+export function csrFacts(csr: x509.Pkcs10CertificateRequest): CsrFacts {
+  const key = createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
+  const details = key.asymmetricKeyDetails ?? {};
+  const type = key.asymmetricKeyType;
+  const commonName = csr.subjectName.getField('CN')[0];
+  const san = csr.extensions.find(
+    (e): e is x509.SubjectAlternativeNameExtension => e instanceof x509.SubjectAlternativeNameExtension,
+  );
+  return {
+    keyAlgorithm:
+      type === 'rsa' || type === 'rsa-pss'
+        ? 'RSA'
+        : type === 'ec'
+          ? 'EC'
+          : type === 'ed25519'
+            ? 'Ed25519'
+            : String(type),
+    ...(details.modulusLength ? { rsaBits: details.modulusLength } : {}),
+    ...(details.namedCurve ? { curve: CURVES[details.namedCurve] ?? details.namedCurve } : {}),
+    ...(commonName ? { commonName } : {}),
+    sanCount: san?.names.items.length ?? 0,
+  };
 }
