@@ -17,10 +17,13 @@ export class EstForwardingController {
 
   @All('.well-known/est/*path')
   async forward(@Req() request: Request, @Res() response: Response): Promise<void> {
+    // A body the JSON parser already read (a client labelling it JSON) is no EST body: empty here.
     const body =
-      request.method === 'POST'
-        ? (await readRawBody(request, MAX_EST_BODY_BYTES)).toString('latin1')
-        : undefined;
+      request.method !== 'POST'
+        ? undefined
+        : request.readableEnded
+          ? ''
+          : (await readRawBody(request, MAX_EST_BODY_BYTES)).toString('latin1');
     const answer = await this.bus.request(
       'protocol-frontends.v1.est-http',
       {

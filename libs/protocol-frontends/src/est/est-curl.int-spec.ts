@@ -133,4 +133,19 @@ describe('EST with curl and openssl', () => {
     expect([enrolled.status, enrolled.body.slice(0, 200)]).toEqual([200, expect.any(String)]);
     expect(printCerts(enrolled.body)).toEqual(['subject=CN = device.example.test']);
   });
+
+  it('answers 400, and does not hang, on a body labelled JSON', () => {
+    const answer = curl([
+      '-u',
+      `router:${PASSWORD}`,
+      '--max-time',
+      '20',
+      '--data-binary',
+      '{"csr":"x"}',
+      '-H',
+      'Content-Type: application/json',
+      `${gateway}/.well-known/est/routers/simpleenroll`,
+    ]);
+    expect(answer.status).toBe(400);
+  });
 });

@@ -16,10 +16,13 @@ export class EstController {
 
   @All('.well-known/est/*path')
   async handle(@Req() request: Request, @Res() response: Response): Promise<void> {
+    // A body the JSON parser already read (a client labelling it JSON) is no EST body: empty here.
     const body =
-      request.method === 'POST'
-        ? (await readRawBody(request, MAX_EST_BODY_BYTES)).toString('latin1')
-        : undefined;
+      request.method !== 'POST'
+        ? undefined
+        : request.readableEnded
+          ? ''
+          : (await readRawBody(request, MAX_EST_BODY_BYTES)).toString('latin1');
     const answer = await this.est.server.handle({
       method: request.method,
       path: request.path,
