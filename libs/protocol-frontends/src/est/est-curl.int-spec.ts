@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
+import { Client } from 'pg';
 
 const PASSWORD = 'est-curl-password-0123';
 
@@ -15,6 +16,7 @@ const PASSWORD = 'est-curl-password-0123';
 describe('EST with curl and openssl', () => {
   let system: TestSystem;
   let gateway: string;
+  let db: Client;
   const dir = mkdtempSync(join(tmpdir(), 'est-curl-'));
   const path = (name: string) => join(dir, name);
 
@@ -57,6 +59,8 @@ describe('EST with curl and openssl', () => {
   beforeAll(async () => {
     system = await startTestSystem('estcurl', ['auth', 'issuance', 'protocol-frontends', 'api-gateway']);
     gateway = system.services['api-gateway'].url;
+    db = new Client({ connectionString: system.database.url });
+    await db.connect();
     writeFileSync(path('ca.pem'), system.ca);
     const created = await httpsRequest(`${gateway}/api/v1/admin/est/profiles`, {
       method: 'POST',
@@ -76,6 +80,7 @@ describe('EST with curl and openssl', () => {
   }, 120_000);
 
   afterAll(async () => {
+    await db?.end();
     await system?.stop();
   });
 
@@ -87,7 +92,7 @@ describe('EST with curl and openssl', () => {
     expect(printCerts(answer.body).length).toBeGreaterThan(0);
   });
 
-  it('RFC 7030 3.2.3: curl --anyauth is challenged first, retries with Basic, and enrolls', () => {
+  it('RFC 7030 3.2.3: curl --anyauth is challenged first, retries with Basic, and enrolls into the inventory', async () => {
     execFileSync(
       'openssl',
       [
@@ -132,6 +137,10 @@ describe('EST with curl and openssl', () => {
     ]);
     expect([enrolled.status, enrolled.body.slice(0, 200)]).toEqual([200, expect.any(String)]);
     expect(printCerts(enrolled.body)).toEqual(['subject=CN = device.example.test']);
+    const inventory = await db.query(
+      `SELECT common_name, source FROM issuance.certificates WHERE common_name = 'device.example.test'`,
+    );
+    expect(inventory.rows).toEqual([{ common_name: 'device.example.test', source: 'EST' }]);
   });
 
   it('answers 400, and does not hang, on a body labelled JSON', () => {

@@ -2,13 +2,21 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { EstHttpForwardAnswer, EstHttpForwardRequest } from '@certlane/contracts';
-import { MESSAGE_BUS, MessageBus, outboxToken, ServiceOutbox } from '@certlane/platform';
+import {
+  CertlaneLogger,
+  LOGGER,
+  MESSAGE_BUS,
+  MessageBus,
+  outboxToken,
+  ServiceOutbox,
+} from '@certlane/platform';
 import { EstServer } from './est-server';
 
 /**
  * The EST server of this process (ADR 0060): its store on the service's DataSource, issuance and
  * the CA certificates over the bus (`issuance.v1.issue-certificate`, `issuance.v1.list-cas` of
- * the profile's issuer), audit through the outbox; and the gateway's forwarded requests.
+ * the profile's issuer), issued certificates into the inventory (source EST), audit through the
+ * outbox; and the gateway's forwarded requests.
  */
 @Injectable()
 export class EstService implements OnApplicationBootstrap {
@@ -18,6 +26,7 @@ export class EstService implements OnApplicationBootstrap {
     @InjectDataSource('protocol-frontends') dataSource: DataSource,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
+    @Inject(LOGGER) logger: CertlaneLogger,
   ) {
     this.server = new EstServer({
       executor: dataSource,
@@ -30,6 +39,22 @@ export class EstService implements OnApplicationBootstrap {
           csr_pem: csrPem,
           ...(profile.issuer_id ? { issuer_id: profile.issuer_id } : {}),
         });
+        // Into the inventory with source EST (spec 4.11); the certificate is issued either way, so a
+        // failed import is logged, not answered as a failed enrollment.
+        await bus
+          .request('issuance.v1.create-certificate', {
+            certificate_pem: issued.full_pem,
+            source: 'EST',
+            ...(profile.owner ? { owner_id: profile.owner } : {}),
+            ...(profile.team ? { team_id: profile.team } : {}),
+            tags: { est_profile: profile.path_id },
+          })
+          .catch((error: unknown) =>
+            logger.warn(
+              { err: error, serial_hex: issued.serial_hex },
+              'EST certificate not recorded in the inventory',
+            ),
+          );
         return { certificatePem: issued.certificate_pem };
       },
       caCertificates: async (profile) => {
