@@ -143,6 +143,42 @@ describe('EST with curl and openssl', () => {
     expect(inventory.rows).toEqual([{ common_name: 'device.example.test', source: 'EST' }]);
   });
 
+  it("RFC 7030 4.5.2: csrattrs lists the certificate profile's required attributes openssl reads", async () => {
+    const admin = (url: string, body: unknown) =>
+      httpsRequest(`${gateway}${url}`, {
+        method: 'POST',
+        ca: system.ca,
+        headers: {
+          authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify(body),
+      });
+    const certificateProfile = await admin('/api/v1/profiles', {
+      id: 'est-attrs',
+      name: 'EST attrs',
+      required_csr_attributes: ['commonName', 'organizationName', 'noSuchName'],
+    });
+    expect(certificateProfile.status).toBe(201);
+    const estProfile = await admin('/api/v1/admin/est/profiles', {
+      path_id: 'attrs',
+      auth_methods: ['basic'],
+      basic_username: 'router',
+      basic_password: PASSWORD,
+      certificate_profile_id: 'est-attrs',
+    });
+    expect(estProfile.status).toBe(201);
+    const answer = curl(['-u', `router:${PASSWORD}`, `${gateway}/.well-known/est/attrs/csrattrs`]);
+    expect(answer.status).toBe(200);
+    expect(answer.headers).toMatch(/content-type: application\/csrattrs/i);
+    writeFileSync(path('attrs.b64'), answer.body);
+    execFileSync('openssl', ['base64', '-d', '-in', path('attrs.b64'), '-out', path('attrs.der')]);
+    const parsed = execFileSync('openssl', ['asn1parse', '-inform', 'DER', '-in', path('attrs.der')], {
+      encoding: 'utf8',
+    });
+    expect(parsed.match(/:(commonName|organizationName)/g)).toEqual([':commonName', ':organizationName']);
+  });
+
   it('answers 400, and does not hang, on a body labelled JSON', () => {
     const answer = curl([
       '-u',

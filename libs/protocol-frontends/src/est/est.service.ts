@@ -67,8 +67,12 @@ export class EstService implements OnApplicationBootstrap {
         active.sort((a, b) => Number(b.issuing) - Number(a.issuing));
         return active.map((ca) => ca.certificate_pem!);
       },
-      // The certificate profile's required attributes are not wired yet: csrattrs answers 204.
-      requiredAttributes: async () => [],
+      // csrattrs (RFC 7030 4.5): the certificate profile's required attributes (spec 2.9).
+      requiredAttributes: async (profile) =>
+        profile.certificate_profile_id
+          ? (await bus.request('issuance.v1.get-profile', { id: profile.certificate_profile_id }))
+              .required_csr_attributes
+          : [],
     });
   }
 

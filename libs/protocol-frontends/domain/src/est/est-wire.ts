@@ -65,21 +65,45 @@ export function certsOnly(certificates: readonly Uint8Array[]): Buffer {
 const ID_DATA = '1.2.840.113549.1.7.1';
 const ID_SIGNED_DATA = '1.2.840.113549.1.7.2';
 
-/** The attribute names a certificate profile may require, and their OIDs (csrattrs, RFC 7030 4.5.2). */
+/**
+ * The attribute names a certificate profile may require (spec 2.9: the canonical DN short names
+ * issuance stores, their long spellings, PKCS#9 attributes, EKU names), and their OIDs (csrattrs,
+ * RFC 7030 4.5.2).
+ */
 export const CSR_ATTRIBUTE_OIDS: Readonly<Record<string, string>> = {
+  CN: '2.5.4.3',
   commonName: '2.5.4.3',
-  countryName: '2.5.4.6',
-  localityName: '2.5.4.7',
-  stateOrProvinceName: '2.5.4.8',
-  organizationName: '2.5.4.10',
-  organizationalUnitName: '2.5.4.11',
+  SN: '2.5.4.4',
+  surname: '2.5.4.4',
   serialNumber: '2.5.4.5',
+  C: '2.5.4.6',
+  countryName: '2.5.4.6',
+  L: '2.5.4.7',
+  localityName: '2.5.4.7',
+  ST: '2.5.4.8',
+  stateOrProvinceName: '2.5.4.8',
+  STREET: '2.5.4.9',
+  O: '2.5.4.10',
+  organizationName: '2.5.4.10',
+  OU: '2.5.4.11',
+  organizationalUnitName: '2.5.4.11',
+  title: '2.5.4.12',
+  postalCode: '2.5.4.17',
+  GN: '2.5.4.42',
+  dnQualifier: '2.5.4.46',
+  organizationIdentifier: '2.5.4.97',
   emailAddress: '1.2.840.113549.1.9.1',
+  DC: '0.9.2342.19200300.100.1.25',
+  UID: '0.9.2342.19200300.100.1.1',
   challengePassword: '1.2.840.113549.1.9.7',
+  unstructuredName: '1.2.840.113549.1.9.2',
   extensionRequest: '1.2.840.113549.1.9.14',
-  subjectAltName: '2.5.29.17',
-  ecdsaWithSHA256: '1.2.840.10045.4.3.2',
-  sha256WithRSAEncryption: '1.2.840.113549.1.1.11',
+  serverAuth: '1.3.6.1.5.5.7.3.1',
+  clientAuth: '1.3.6.1.5.5.7.3.2',
+  codeSigning: '1.3.6.1.5.5.7.3.3',
+  emailProtection: '1.3.6.1.5.5.7.3.4',
+  timeStamping: '1.3.6.1.5.5.7.3.8',
+  OCSPSigning: '1.3.6.1.5.5.7.3.9',
 };
 
 /**
