@@ -20,6 +20,7 @@ import { LogoutController, SessionsController } from './auth-routes/sessions.con
 import { CertificateExportsController } from './certificates/certificate-exports.controller';
 import { RelyingPartyForwardingController } from './revocation-routes/relying-party-forwarding.controller';
 import { AcmeForwardingController } from './acme-routes/acme-forwarding.controller';
+import { EstForwardingController } from './est-routes/est-forwarding.controller';
 import { RevocationController } from './revocation-routes/revocation.controller';
 import { WebAppFallback } from './web-app/web-app-fallback';
 
@@ -55,7 +56,8 @@ export interface ApiGatewayOptions {
    */
   forwardRelyingPartyPaths?: boolean;
   /**
-   * Also answer `/acme/...`, forwarded to protocol-frontends over the bus (ADR 0053): for a
+   * Also answer `/acme/...` and `/.well-known/est/...`, forwarded to protocol-frontends over the
+   * bus (ADR 0053, 0058): for a
    * gateway in its own process; off where the protocol-frontends routes share the listener.
    */
   forwardAcmePaths?: boolean;
@@ -68,7 +70,7 @@ export class ApiGatewayModule {
     const controllers = [
       ...GATEWAY_CONTROLLERS,
       ...(options.forwardRelyingPartyPaths ? [RelyingPartyForwardingController] : []),
-      ...(options.forwardAcmePaths ? [AcmeForwardingController] : []),
+      ...(options.forwardAcmePaths ? [AcmeForwardingController, EstForwardingController] : []),
     ];
     return {
       module: ApiGatewayModule,

@@ -10,6 +10,7 @@ import { ROLE_ROUTES } from './auth-routes/role.routes';
 import { USER_ROUTES } from './auth-routes/user.routes';
 import { BULK_ROUTES } from './bulk/bulk.routes';
 import { CERTIFICATE_ROUTES } from './certificates/certificate.routes';
+import { EST_ADMIN_ROUTES } from './est-routes/est-admin.routes';
 import { INTERMEDIATE_CA_ROUTES, ISSUER_ROUTES } from './issuers/issuer.routes';
 import { HEALTH_CHECK_ROUTES } from './health-checks/health-check.routes';
 import { SCEP_PROBE_ROUTES } from './health-checks/scep-probe.routes';
@@ -61,4 +62,5 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...NOTIFICATION_ROUTES,
   ...SCEP_PROBE_ROUTES,
   ...DISCOVERED_CERTIFICATE_ROUTES,
+  ...EST_ADMIN_ROUTES,
 ];

@@ -140,6 +140,17 @@ import {
   UserDeactivated,
   UserDto,
 } from './auth/users.dto';
+import {
+  CreateEstProfileRequest,
+  EstProfileDto,
+  EstProfileIdRequest,
+  EstProfileList,
+  ListEstProfilesRequest,
+  EstTrustReloadResult,
+  ReloadEstTrustRequest,
+  UpdateEstProfileCommand,
+} from './est/est-profile.dto';
+import { EstHttpForwardAnswer, EstHttpForwardRequest } from './est/est-forward.dto';
 
 /** Every deployable service; the first segment of its subjects and the name of its schema. */
 export const SERVICE_NAMES = [
@@ -290,6 +301,31 @@ export const requestContracts = {
   'protocol-frontends.v1.acme-http': {
     request: AcmeHttpForwardRequest,
     response: shape<AcmeHttpForwardAnswer>(),
+  },
+  // EST (issue 20, ADR 0058): the forwarded protocol requests, and the profiles.
+  'protocol-frontends.v1.est-http': {
+    request: EstHttpForwardRequest,
+    response: shape<EstHttpForwardAnswer>(),
+  },
+  'protocol-frontends.v1.est-list-profiles': {
+    request: ListEstProfilesRequest,
+    response: shape<EstProfileList>(),
+  },
+  'protocol-frontends.v1.est-create-profile': {
+    request: CreateEstProfileRequest,
+    response: shape<EstProfileDto>(),
+  },
+  'protocol-frontends.v1.est-update-profile': {
+    request: UpdateEstProfileCommand,
+    response: shape<EstProfileDto>(),
+  },
+  'protocol-frontends.v1.est-delete-profile': {
+    request: EstProfileIdRequest,
+    response: shape<{ deleted: true }>(),
+  },
+  'protocol-frontends.v1.est-reload-trust': {
+    request: ReloadEstTrustRequest,
+    response: shape<EstTrustReloadResult>(),
   },
   'notifier.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'notifier.v1.list-notifications': {

@@ -2,10 +2,14 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceCoreModule } from '@certlane/platform';
 import { AcmeController } from './acme/acme.controller';
 import { AcmeService } from './acme/acme.service';
+import { EstAdminHandlers } from './est/est-admin.handlers';
+import { EstController } from './est/est.controller';
+import { EstService } from './est/est.service';
 
 /**
  * The protocol-frontends service: the ACME server (issue 19, ADR 0053) on `/acme/...` of its
- * listener, over its schema `protocol_frontends`; it answers `protocol-frontends.v1.ping`.
+ * listener, over its schema `protocol_frontends`; EST profile management (issue 20, ADR 0058) on
+ * `protocol-frontends.v1.est-*`; it answers `protocol-frontends.v1.ping`.
  */
 @Module({})
 export class ProtocolFrontendsModule {
@@ -13,8 +17,8 @@ export class ProtocolFrontendsModule {
     return {
       module: ProtocolFrontendsModule,
       imports: [ServiceCoreModule.forService({ service: 'protocol-frontends' })],
-      controllers: [AcmeController],
-      providers: [AcmeService],
+      controllers: [AcmeController, EstController],
+      providers: [AcmeService, EstService, EstAdminHandlers],
     };
   }
 }

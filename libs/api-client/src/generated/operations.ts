@@ -719,6 +719,98 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "estCreateProfile": {
+    "method": "POST",
+    "path": "/api/v1/admin/est/profiles",
+    "tag": "admin",
+    "summary": "POST /api/v1/admin/est/profiles",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "estDeleteProfile": {
+    "method": "DELETE",
+    "path": "/api/v1/admin/est/profiles/{id}",
+    "tag": "admin",
+    "summary": "DELETE /api/v1/admin/est/profiles/:id",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "estListProfiles": {
+    "method": "GET",
+    "path": "/api/v1/admin/est/profiles",
+    "tag": "admin",
+    "summary": "EST profiles with their per-profile counters snapshot",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "estReloadTrust": {
+    "method": "POST",
+    "path": "/api/v1/admin/est/reload-trust",
+    "tag": "admin",
+    "summary": "Re-reads the EST trust bundle files; a bad file keeps the previous anchors",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "estUpdateProfile": {
+    "method": "PUT",
+    "path": "/api/v1/admin/est/profiles/{id}",
+    "tag": "admin",
+    "summary": "PUT /api/v1/admin/est/profiles/:id",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "evaluatePolicies": {
     "method": "POST",
     "path": "/api/v1/policies/evaluate",

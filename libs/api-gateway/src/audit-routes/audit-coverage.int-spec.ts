@@ -464,6 +464,65 @@ const PROFILE_ROUTE_CASES: Record<string, RouteCase> = {
 };
 // ---- end profiles and approvals ----
 
+// ---- EST profiles (ADR 0058) ----
+const estEvent = (action: string, resource_type: string, resource_id: string): ExpectedEvent => ({
+  service: 'protocol-frontends',
+  action,
+  event_category: 'config',
+  actor_id: ADMIN_SECRET_ACTOR,
+  resource_type,
+  resource_id,
+});
+
+async function createEstProfile(call: Call): Promise<string> {
+  const created = await call('POST', '/api/v1/admin/est/profiles', {
+    body: {
+      path_id: unique('est'),
+      auth_methods: ['basic'],
+      basic_username: 'device',
+      basic_password: 'audit-coverage-est-password',
+    },
+  });
+  expect(created.status).toBe(201);
+  return json<{ id: string }>(created).id;
+}
+
+const EST_ROUTE_CASES: Record<string, RouteCase> = {
+  'POST /api/v1/admin/est/profiles': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/admin/est/profiles', {
+      requestId,
+      body: {
+        path_id: unique('est'),
+        auth_methods: ['basic'],
+        basic_username: 'device',
+        basic_password: 'audit-coverage-est-password',
+      },
+    });
+    return {
+      response,
+      expected: estEvent('est_profile.created', 'est_profile', json<{ id: string }>(response).id),
+    };
+  },
+  'PUT /api/v1/admin/est/profiles/:id': async (call, requestId) => {
+    const id = await createEstProfile(call);
+    const response = await call('PUT', `/api/v1/admin/est/profiles/${id}`, {
+      requestId,
+      body: { serverkeygen_enabled: true },
+    });
+    return { response, expected: estEvent('est_profile.updated', 'est_profile', id) };
+  },
+  'DELETE /api/v1/admin/est/profiles/:id': async (call, requestId) => {
+    const id = await createEstProfile(call);
+    const response = await call('DELETE', `/api/v1/admin/est/profiles/${id}`, { requestId });
+    return { response, expected: estEvent('est_profile.deleted', 'est_profile', id) };
+  },
+  'POST /api/v1/admin/est/reload-trust': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/admin/est/reload-trust', { requestId });
+    return { response, expected: estEvent('est_trust_anchor_reloaded', 'est_trust', 'est_trust') };
+  },
+};
+// ---- end EST profiles ----
+
 /**
  * Every mutating gateway route -> how to call it. A route missing here fails the suite: whoever
  * adds a POST, PUT, PATCH or DELETE route adds its case, and with it the proof that it audits.
@@ -977,6 +1036,7 @@ const ROUTE_CASES: Record<string, RouteCase> = {
   ...AGENT_TARGET_ROUTE_CASES,
   ...PROFILE_ROUTE_CASES,
   ...HEALTH_CHECK_ROUTE_CASES,
+  ...EST_ROUTE_CASES,
 };
 
 /** Spec 6.1: every mutating operation records exactly one audit event, through the real processes. */
@@ -1017,7 +1077,15 @@ describe('audit coverage of every mutating gateway route', () => {
   beforeAll(async () => {
     system = await startTestSystem(
       'auditcov',
-      ['auth', 'issuance', 'deployment-dispatch', 'health-monitor', 'notifier', 'api-gateway'],
+      [
+        'auth',
+        'issuance',
+        'deployment-dispatch',
+        'health-monitor',
+        'notifier',
+        'protocol-frontends',
+        'api-gateway',
+      ],
       {
         SERVICE_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
         SERVICE_BREAKGLASS_ENABLED: 'true',

@@ -112,6 +112,10 @@ export const ErrorCode = {
   NotificationNotReadable: 'notification_not_readable',
   DiscoveredCertificateNotFound: 'discovered_certificate_not_found',
   DiscoveredCertificateClaimed: 'discovered_certificate_claimed',
+  // EST profiles (ADR 0058).
+  EstProfileNotFound: 'est_profile_not_found',
+  EstProfileExists: 'est_profile_exists',
+  EstProfileInvalid: 'est_profile_invalid',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -23,6 +23,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'target_config_invalid':
     case 'profile_violation':
     case 'keygen_agent_missing':
+    case 'est_profile_invalid':
       return 400;
     case 'unauthenticated':
     case 'bootstrap_token_invalid':
@@ -58,10 +59,12 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'policy_rule_not_found':
     case 'health_check_not_found':
     case 'discovered_certificate_not_found':
+    case 'est_profile_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
     case 'conflict':
+    case 'est_profile_exists':
     case 'idempotency_key_in_use':
     case 'renewal_policy_duplicate_name':
     case 'renewal_policy_in_use':

@@ -5,3 +5,4 @@ export * from './accounts/account.store';
 export * from './orders/order.store';
 export * from './certificates/certificate.store';
 export * from './limits/rate-limit.store';
+export * from './est/est-profile.store';

@@ -14,3 +14,9 @@ export * from './challenges/http01-redirect';
 export * from './limits/rate-limit';
 export * from './renewal-info/renewal-info';
 export * from './challenges/validation-retry';
+// EST (issue 20; ADR 0058).
+export * from './est/est-profile-rules';
+export * from './est/est-password';
+export * from './est/trust-bundle';
+export * from './est/est-wire';
+export * from './est/csr-policy';

@@ -1,0 +1,68 @@
+import { CreateEstProfileRequest, UpdateEstProfileRequest } from '@certlane/contracts';
+import { declareRoute } from '../routes/route-declaration';
+
+const BASE = '/api/v1/admin/est';
+
+/** /api/v1/admin/est/* (spec 4.9; ADR 0058): EST profiles and trust, admins only, served by protocol-frontends. */
+export const EST_ADMIN_ROUTES = [
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/profiles`,
+    adminOnly: true,
+    status: 200,
+    errors: [401, 403],
+    subject: 'protocol-frontends.v1.est-list-profiles',
+    summary: 'EST profiles with their per-profile counters snapshot',
+    response: 'EstProfileList',
+    audit: null,
+    payload: () => ({}),
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/profiles`,
+    adminOnly: true,
+    status: 201,
+    errors: [400, 401, 403, 409],
+    subject: 'protocol-frontends.v1.est-create-profile',
+    body: CreateEstProfileRequest,
+    response: 'EstProfileDto',
+    audit: 'est_profile.created',
+    payload: ({ body }) => body,
+  }),
+  declareRoute({
+    method: 'PUT',
+    path: `${BASE}/profiles/:id`,
+    adminOnly: true,
+    status: 200,
+    errors: [400, 401, 403, 404],
+    subject: 'protocol-frontends.v1.est-update-profile',
+    body: UpdateEstProfileRequest,
+    response: 'EstProfileDto',
+    audit: 'est_profile.updated',
+    payload: ({ params, body }) => ({ ...body, id: params.id }),
+  }),
+  declareRoute({
+    method: 'DELETE',
+    path: `${BASE}/profiles/:id`,
+    adminOnly: true,
+    status: 204,
+    errors: [400, 401, 403, 404],
+    subject: 'protocol-frontends.v1.est-delete-profile',
+    response: null,
+    audit: 'est_profile.deleted',
+    payload: ({ params }) => ({ id: params.id }),
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/reload-trust`,
+    adminOnly: true,
+    status: 200,
+    errors: [401, 403],
+    subject: 'protocol-frontends.v1.est-reload-trust',
+    summary: 'Re-reads the EST trust bundle files; a bad file keeps the previous anchors',
+    optionalBody: true,
+    response: 'EstTrustReloadResult',
+    audit: 'est_trust_anchor_reloaded',
+    payload: () => ({}),
+  }),
+];

@@ -1,0 +1,329 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+import { AuditRecord } from '@certlane/contracts';
+import { runMigrations } from '@certlane/platform';
+import { EstProfileRow, EstProfileStore } from '@certlane/protocol-frontends-data-access';
+import { hashEstPassword } from '@certlane/protocol-frontends-domain';
+import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
+import { Client } from 'pg';
+import { EstHttpResponse, EstServer } from './est-server';
+
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+const PASSWORD = 'est-server-password-42';
+
+const openssl = (args: string[]): string =>
+  execFileSync('openssl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+
+/**
+ * The EST server core (RFC 7030 over HTTP Basic; ADR 0058) on real Postgres, with CSRs made by
+ * `openssl req` and answers read by `openssl pkcs7 -print_certs` (the RFC 7030 appendix client),
+ * an in-process CA as the issuer, and two stores on two connections standing for two replicas.
+ */
+describe('EST server (Basic)', () => {
+  let database: TestDatabase;
+  let replicaA: Client;
+  let replicaB: Client;
+  let profile: EstProfileRow;
+  let caCert: x509.X509Certificate;
+  let caKeys: webcrypto.CryptoKeyPair;
+  const audit: AuditRecord[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'est-server-'));
+  const path = (name: string) => join(dir, name);
+  let serial = 100;
+
+  const server = (executor: Client, now?: () => Date) =>
+    new EstServer({
+      executor,
+      ...(now ? { now } : {}),
+      audit: async (record) => {
+        audit.push(record);
+      },
+      issue: async ({ csrPem }) => {
+        const csr = new x509.Pkcs10CertificateRequest(csrPem);
+        const cert = await x509.X509CertificateGenerator.create({
+          serialNumber: (serial++).toString(16).padStart(4, '0'),
+          subject: csr.subject,
+          issuer: caCert.subject,
+          notBefore: new Date(Date.now() - 60_000),
+          notAfter: new Date(Date.now() + 86_400_000),
+          signingAlgorithm: ALG,
+          publicKey: csr.publicKey,
+          signingKey: caKeys.privateKey,
+        });
+        return { certificatePem: cert.toString('pem') };
+      },
+      caCertificates: async () => [caCert.toString('pem')],
+      requiredAttributes: async () => ['commonName', 'challengePassword', 'unknownThing'],
+    });
+  const basic = (user: string, password: string) =>
+    `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  const AUTH = () => basic('router', PASSWORD);
+
+  function csr(name: string): { pem: string; der: Buffer } {
+    openssl([
+      'req',
+      '-new',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      path(`${name}.key`),
+      '-out',
+      path(`${name}.csr`),
+      '-subj',
+      `/CN=${name}.example`,
+    ]);
+    const der = execFileSync('openssl', ['req', '-in', path(`${name}.csr`), '-outform', 'DER']);
+    return { pem: readFileSync(path(`${name}.csr`), 'utf8'), der };
+  }
+
+  /** What openssl reads from a certs-only answer: the certificates' subjects. */
+  function printCerts(response: EstHttpResponse): string[] {
+    writeFileSync(path('answer.b64'), response.body!);
+    openssl(['base64', '-d', '-in', path('answer.b64'), '-out', path('answer.p7')]);
+    const printed = openssl(['pkcs7', '-inform', 'DER', '-in', path('answer.p7'), '-print_certs', '-noout']);
+    return printed.match(/subject=.*/g) ?? [];
+  }
+
+  const counters = async () =>
+    (await new EstProfileStore(replicaA).counters()).get(profile.id) ?? new Map<string, number>();
+
+  beforeAll(async () => {
+    database = await createTestDatabase('estserver');
+    await runMigrations({
+      databaseUrl: database.url,
+      schema: 'protocol_frontends',
+      directory: serviceMigrationsDir('protocol-frontends'),
+      demoSeed: false,
+    });
+    replicaA = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
+    replicaB = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
+    await Promise.all([replicaA.connect(), replicaB.connect()]);
+    caKeys = (await webcrypto.subtle.generateKey(ALG, false, [
+      'sign',
+      'verify',
+    ])) as unknown as webcrypto.CryptoKeyPair;
+    caCert = await x509.X509CertificateGenerator.createSelfSigned({
+      serialNumber: '01',
+      name: 'CN=EST Test Issuing CA',
+      notBefore: new Date(Date.now() - 60_000),
+      notAfter: new Date(Date.now() + 86_400_000),
+      signingAlgorithm: ALG,
+      keys: caKeys as unknown as Parameters<typeof x509.X509CertificateGenerator.createSelfSigned>[0]['keys'],
+      extensions: [new x509.BasicConstraintsExtension(true, undefined, true)],
+    });
+    profile = (await new EstProfileStore(replicaA).create('routers', {
+      certificate_profile_id: null,
+      issuer_id: null,
+      auth_methods: ['basic'],
+      basic_username: 'router',
+      basic_password_hash: hashEstPassword(PASSWORD),
+      trust_bundle_path: null,
+      trust_bundle_pem: null,
+      trust_loaded_at: null,
+      serverkeygen_enabled: false,
+      channel_binding_required: false,
+      rate_limit_per_minute: 8,
+      owner: null,
+      team: null,
+    }))!;
+  }, 60_000);
+
+  afterAll(async () => {
+    await replicaA?.end();
+    await replicaB?.end();
+    await database?.drop();
+  });
+
+  it('RFC 7030 4.1.3: cacerts answers the CA certificates as base64 certs-only PKCS#7, without authentication', async () => {
+    const response = await server(replicaA).handle({
+      method: 'GET',
+      path: '/.well-known/est/routers/cacerts',
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers).toMatchObject({
+      'Content-Type': 'application/pkcs7-mime; smime-type=certs-only',
+      'Content-Transfer-Encoding': 'base64',
+    });
+    expect(printCerts(response)).toEqual(['subject=CN = EST Test Issuing CA']);
+    expect((await server(replicaA).handle({ method: 'GET', path: '/.well-known/est/cacerts' })).status).toBe(
+      404,
+    );
+  });
+
+  it('RFC 7030 3.2.3: a first request without credentials gets 401 with a Basic challenge; the retry enrolls', async () => {
+    const { pem } = csr('first');
+    const first = await server(replicaA).handle({
+      method: 'POST',
+      path: '/.well-known/est/routers/simpleenroll',
+      body: pem,
+    });
+    expect(first.status).toBe(401);
+    expect(first.headers['WWW-Authenticate']).toBe('Basic realm="certlane EST routers", charset="UTF-8"');
+    const retry = await server(replicaA).handle({
+      method: 'POST',
+      path: '/.well-known/est/routers/simpleenroll',
+      body: pem,
+      authorization: AUTH(),
+    });
+    expect(retry.status).toBe(200);
+    expect(retry.headers['Content-Type']).toBe('application/pkcs7-mime; smime-type=certs-only');
+    expect(printCerts(retry)).toEqual(['subject=CN = first.example']);
+    expect((await counters()).get('est_simple_enroll_success')).toBe(1);
+    expect(audit.at(-1)).toMatchObject({
+      action: 'est_simple_enroll_success',
+      actor_id: 'basic:router',
+      outcome: 'success',
+    });
+  });
+
+  it('RFC 8951 3: simplereenroll takes base64 DER in CRLF lines', async () => {
+    const { der } = csr('renewed');
+    const body = (der.toString('base64').match(/.{1,64}/g) ?? []).join('\r\n') + '\r\n';
+    const response = await server(replicaB).handle({
+      method: 'POST',
+      path: '/.well-known/est/routers/simplereenroll',
+      body,
+      authorization: AUTH(),
+    });
+    expect(response.status).toBe(200);
+    expect(printCerts(response)).toEqual(['subject=CN = renewed.example']);
+    expect((await counters()).get('est_simple_reenroll_success')).toBe(1);
+  });
+
+  it('RFC 7030 3.2.3: a wrong password is 401, est_auth_failed_basic, counted', async () => {
+    const response = await server(replicaA).handle({
+      method: 'POST',
+      path: '/.well-known/est/routers/simpleenroll',
+      body: csr('wrongpw').pem,
+      authorization: basic('router', 'not-the-password'),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers['WWW-Authenticate']).toMatch(/^Basic realm=/);
+    expect((await counters()).get('est_auth_failed_basic')).toBe(1);
+    expect(audit.at(-1)).toMatchObject({ action: 'est_auth_failed_basic', outcome: 'denied' });
+  });
+
+  it('RFC 7030 4.2.1: malformed base64 is 400 and est_simple_enroll_failed', async () => {
+    const response = await server(replicaA).handle({
+      method: 'POST',
+      path: '/.well-known/est/routers/simpleenroll',
+      body: 'MIIC!!not base64!!',
+      authorization: AUTH(),
+    });
+    expect(response.status).toBe(400);
+    expect((await counters()).get('est_simple_enroll_failed')).toBe(1);
+  });
+
+  it('RFC 7030 4.2.1: a CSR whose signature is not by its own key is 400', async () => {
+    const { der } = csr('tampered');
+    const other = csr('other');
+    // The first request's CertificationRequestInfo with the other request's signature.
+    const forged = Buffer.from(der);
+    other.der.copy(forged, forged.length - 256, other.der.length - 256);
+    const response = await server(replicaA).handle({
+      method: 'POST',
+      path: '/.well-known/est/routers/simpleenroll',
+      body: forged.toString('base64'),
+      authorization: AUTH(),
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toContain('signature');
+    expect((await counters()).get('est_simple_enroll_failed')).toBe(2);
+  });
+
+  it('a CSR against the policy (RSA 1024, no name) is 400 and est_csr_policy_violation', async () => {
+    openssl([
+      'req',
+      '-new',
+      '-newkey',
+      'rsa:1024',
+      '-nodes',
+      '-keyout',
+      path('weak.key'),
+      '-out',
+      path('weak.csr'),
+      '-subj',
+      '/CN=weak.example',
+    ]);
+    const weak = await server(replicaA).handle({
+      method: 'POST',
+      path: '/.well-known/est/routers/simpleenroll',
+      body: readFileSync(path('weak.csr'), 'utf8'),
+      authorization: AUTH(),
+    });
+    expect([weak.status, weak.body]).toEqual([400, expect.stringContaining('at least 2048 bits')]);
+    openssl([
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      path('anon.key'),
+      '-out',
+      path('anon.csr'),
+      '-subj',
+      '/O=Nobody',
+    ]);
+    const anonymous = await server(replicaA).handle({
+      method: 'POST',
+      path: '/.well-known/est/routers/simpleenroll',
+      body: readFileSync(path('anon.csr'), 'utf8'),
+      authorization: AUTH(),
+    });
+    expect([anonymous.status, anonymous.body]).toEqual([400, expect.stringContaining('names nothing')]);
+    expect((await counters()).get('est_csr_policy_violation')).toBe(2);
+    expect(audit.at(-1)).toMatchObject({ action: 'est_csr_policy_violation', outcome: 'failure' });
+  });
+
+  it('RFC 7030 4.4: serverkeygen is 404 when the profile disables it', async () => {
+    const response = await server(replicaA).handle({
+      method: 'POST',
+      path: '/.well-known/est/routers/serverkeygen',
+      body: csr('skg').pem,
+      authorization: AUTH(),
+    });
+    expect(response.status).toBe(404);
+  });
+
+  it('RFC 7030 4.5.2: csrattrs lists the required attributes openssl can read, unknown names dropped', async () => {
+    const response = await server(replicaA).handle({
+      method: 'GET',
+      path: '/.well-known/est/routers/csrattrs',
+      authorization: AUTH(),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers['Content-Type']).toBe('application/csrattrs');
+    writeFileSync(path('attrs.b64'), response.body!);
+    openssl(['base64', '-d', '-in', path('attrs.b64'), '-out', path('attrs.der')]);
+    const parsed = openssl(['asn1parse', '-inform', 'DER', '-in', path('attrs.der')]);
+    expect(parsed.match(/:(commonName|challengePassword)/g)).toEqual([':commonName', ':challengePassword']);
+  });
+
+  it('spec 7: the per-principal rate limit is shared by two replicas: 429 with Retry-After, est_rate_limited', async () => {
+    const minute = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 5 * 60_000);
+    const at = (executor: Client, seconds: number) =>
+      server(executor, () => new Date(minute.getTime() + seconds * 1000)).handle({
+        method: 'GET',
+        path: '/.well-known/est/routers/csrattrs',
+        authorization: AUTH(),
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await at(i % 2 === 0 ? replicaA : replicaB, 10)).status);
+    expect(statuses).toEqual(Array(8).fill(200));
+    const limited = await at(replicaB, 15);
+    expect(limited.status).toBe(429);
+    expect(limited.headers['Retry-After']).toBe('45');
+    expect((await counters()).get('est_rate_limited')).toBe(1);
+    // The next minute is a new window.
+    expect((await at(replicaA, 61)).status).toBe(200);
+  });
+});

@@ -1,0 +1,226 @@
+import { createPublicKey, webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+import { AuditRecord, EstProfileOutcome } from '@certlane/contracts';
+import { SqlExecutor } from '@certlane/platform';
+import { EstProfileRow, EstProfileStore } from '@certlane/protocol-frontends-data-access';
+import {
+  base64Body,
+  basicChallenge,
+  certsOnly,
+  CsrFacts,
+  csrAttrs,
+  csrPolicyProblems,
+  decodeCsrBody,
+  parseBasicAuthorization,
+  verifyEstPassword,
+} from '@certlane/protocol-frontends-domain';
+
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+
+/** An EST request as the server sees it, whichever listener received it. */
+export interface EstHttpRequest {
+  method: string;
+  /** `/.well-known/est/[<path_id>/]<operation>`, no query string. */
+  path: string;
+  authorization?: string;
+  /** The body as text (EST bodies are base64 or PEM). */
+  body?: string;
+}
+
+export interface EstHttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface EstServerDeps {
+  executor: SqlExecutor;
+  audit(record: AuditRecord): Promise<void>;
+  /** Issues a certificate for a CSR through the profile's issuer: the leaf PEM. */
+  issue(input: { csrPem: string; profile: EstProfileRow }): Promise<{ certificatePem: string }>;
+  /** The CA certificates of the profile's issuer, issuing CA first (cacerts, RFC 7030 4.1). */
+  caCertificates(profile: EstProfileRow): Promise<string[]>;
+  /** The attribute names the profile's certificate profile requires (csrattrs). */
+  requiredAttributes(profile: EstProfileRow): Promise<string[]>;
+  now?: () => Date;
+}
+
+const DEFAULT_PATH_ID = 'default';
+const PKCS7_CERTS_ONLY = 'application/pkcs7-mime; smime-type=certs-only';
+const OPERATIONS = new Set(['cacerts', 'simpleenroll', 'simplereenroll', 'csrattrs', 'serverkeygen']);
+
+const answer = (status: number, body?: string, headers: Record<string, string> = {}): EstHttpResponse => ({
+  status,
+  headers: body === undefined ? headers : { 'Content-Type': 'text/plain; charset=utf-8', ...headers },
+  ...(body === undefined ? {} : { body }),
+});
+const base64Answer = (contentType: string, der: Uint8Array): EstHttpResponse => ({
+  status: 200,
+  headers: { 'Content-Type': contentType, 'Content-Transfer-Encoding': 'base64' },
+  body: base64Body(der),
+});
+
+/**
+ * The EST server (RFC 7030, RFC 8951; issue 20, ADR 0058) over HTTP Basic: cacerts, simpleenroll,
+ * simplereenroll and csrattrs per profile (`/.well-known/est/<path_id>/...`, the profile
+ * `default` without a segment), the per-principal rate limit, typed audit and per-profile counters.
+ * mTLS, channel binding and serverkeygen are not served yet (404 for serverkeygen).
+ */
+export class EstServer {
+  constructor(private readonly deps: EstServerDeps) {}
+
+  async handle(request: EstHttpRequest): Promise<EstHttpResponse> {
+    const route = /^\/\.well-known\/est\/(?:([a-z0-9][a-z0-9_-]{0,62})\/)?([a-z]+)$/.exec(request.path);
+    if (!route || !OPERATIONS.has(route[2])) return answer(404, 'unknown EST path\n');
+    const [, pathId = DEFAULT_PATH_ID, operation] = route;
+    const expected = operation === 'cacerts' || operation === 'csrattrs' ? 'GET' : 'POST';
+    if (request.method !== expected && !(expected === 'GET' && request.method === 'HEAD'))
+      return answer(405, `use ${expected}\n`, { Allow: expected === 'GET' ? 'GET, HEAD' : 'POST' });
+    const store = new EstProfileStore(this.deps.executor);
+    const profile = await store.byPathId(pathId);
+    if (!profile) return answer(404, 'unknown EST profile\n');
+    // RFC 7030 4.1.1: cacerts is answered without client authentication.
+    if (operation === 'cacerts') {
+      const pems = await this.deps.caCertificates(profile);
+      return base64Answer(
+        PKCS7_CERTS_ONLY,
+        certsOnly(pems.map((pem) => new x509.X509Certificate(pem).rawData).map((raw) => new Uint8Array(raw))),
+      );
+    }
+    if (operation === 'serverkeygen')
+      return answer(404, 'server key generation is not available for this profile\n');
+
+    const failed: EstProfileOutcome =
+      operation === 'simplereenroll' ? 'est_simple_reenroll_failed' : 'est_simple_enroll_failed';
+    // RFC 7030 3.2.3: Basic over the TLS channel; the first request without credentials gets the challenge.
+    const realm = `certlane EST ${profile.path_id}`;
+    if (!profile.auth_methods.includes('basic'))
+      return answer(401, 'this profile authenticates by client certificate\n');
+    const credentials = parseBasicAuthorization(request.authorization);
+    if (!credentials)
+      return answer(401, 'authentication required\n', { 'WWW-Authenticate': basicChallenge(realm) });
+    const principal = `basic:${credentials.username}`;
+    const valid =
+      credentials.username === profile.basic_username &&
+      profile.basic_password_hash !== null &&
+      verifyEstPassword(credentials.password, profile.basic_password_hash);
+    if (!valid) {
+      await this.outcome(store, profile, 'est_auth_failed_basic', principal, operation, 'denied');
+      return answer(401, 'authentication failed\n', { 'WWW-Authenticate': basicChallenge(realm) });
+    }
+
+    const now = (this.deps.now ?? (() => new Date()))();
+    const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+    if ((await store.countRequest(profile.id, principal, windowStart)) > profile.rate_limit_per_minute) {
+      await this.outcome(store, profile, 'est_rate_limited', principal, operation, 'denied');
+      const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + 60_000 - now.getTime()) / 1000));
+      return answer(429, 'too many requests\n', { 'Retry-After': String(retryAfter) });
+    }
+
+    if (operation === 'csrattrs') {
+      const der = csrAttrs(await this.deps.requiredAttributes(profile));
+      // RFC 7030 4.5.2: no attributes to ask for may be answered with 204.
+      if (der.length === 2) return answer(204);
+      return base64Answer('application/csrattrs', der);
+    }
+
+    const decoded = decodeCsrBody(request.body ?? '');
+    if (!decoded.ok) {
+      await this.outcome(store, profile, failed, principal, operation, 'failure', { reason: decoded.reason });
+      return answer(400, `${decoded.reason}\n`);
+    }
+    let csr: x509.Pkcs10CertificateRequest;
+    try {
+      csr = new x509.Pkcs10CertificateRequest(decoded.der);
+    } catch {
+      await this.outcome(store, profile, failed, principal, operation, 'failure', {
+        reason: 'unparseable CSR',
+      });
+      return answer(400, 'the body is not a PKCS#10 request\n');
+    }
+    // RFC 7030 4.2.1 / RFC 2986: the request must be signed by the key it carries.
+    if (!(await csr.verify().catch(() => false))) {
+      await this.outcome(store, profile, failed, principal, operation, 'failure', {
+        reason: 'bad CSR signature',
+      });
+      return answer(400, 'the CSR signature does not verify\n');
+    }
+    const problems = csrPolicyProblems(csrFacts(csr));
+    if (problems.length > 0) {
+      await this.outcome(store, profile, 'est_csr_policy_violation', principal, operation, 'failure', {
+        problems,
+      });
+      return answer(400, `the CSR violates the profile's policy: ${problems.join('; ')}\n`);
+    }
+    let certificatePem: string;
+    try {
+      ({ certificatePem } = await this.deps.issue({ csrPem: csr.toString('pem'), profile }));
+    } catch (error) {
+      await this.outcome(store, profile, failed, principal, operation, 'failure', {
+        reason: (error as Error).message?.slice(0, 300) ?? 'issuance failed',
+      });
+      return answer(500, 'issuance failed\n');
+    }
+    const issued = new x509.X509Certificate(certificatePem);
+    const success: EstProfileOutcome =
+      operation === 'simplereenroll' ? 'est_simple_reenroll_success' : 'est_simple_enroll_success';
+    await this.outcome(store, profile, success, principal, operation, 'success', {
+      serial_hex: issued.serialNumber,
+      subject: issued.subject,
+    });
+    return base64Answer(PKCS7_CERTS_ONLY, certsOnly([new Uint8Array(issued.rawData)]));
+  }
+
+  /** The typed audit record and the profile's counter of one outcome (spec 6.1, 6.4). */
+  private async outcome(
+    store: EstProfileStore,
+    profile: EstProfileRow,
+    code: EstProfileOutcome,
+    principal: string,
+    operation: string,
+    outcome: AuditRecord['outcome'],
+    details: Record<string, unknown> = {},
+  ): Promise<void> {
+    await store.tick(profile.id, code);
+    await this.deps.audit({
+      action: code,
+      event_category: code.startsWith('est_auth') || code === 'est_rate_limited' ? 'auth' : 'cert_lifecycle',
+      actor_id: principal,
+      resource_type: 'est_profile',
+      resource_id: profile.id,
+      outcome,
+      details: { path_id: profile.path_id, operation, ...details },
+    });
+  }
+}
+
+const CURVES: Readonly<Record<string, string>> = {
+  prime256v1: 'P-256',
+  secp384r1: 'P-384',
+  secp521r1: 'P-521',
+};
+
+/** The key, subject CN and SAN count of a parsed CSR, for the CSR policy. */
+export function csrFacts(csr: x509.Pkcs10CertificateRequest): CsrFacts {
+  const key = createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
+  const details = key.asymmetricKeyDetails ?? {};
+  const type = key.asymmetricKeyType;
+  const commonName = csr.subjectName.getField('CN')[0];
+  const san = csr.extensions.find(
+    (e): e is x509.SubjectAlternativeNameExtension => e instanceof x509.SubjectAlternativeNameExtension,
+  );
+  return {
+    keyAlgorithm:
+      type === 'rsa' || type === 'rsa-pss'
+        ? 'RSA'
+        : type === 'ec'
+          ? 'EC'
+          : type === 'ed25519'
+            ? 'Ed25519'
+            : String(type),
+    ...(details.modulusLength ? { rsaBits: details.modulusLength } : {}),
+    ...(details.namedCurve ? { curve: CURVES[details.namedCurve] ?? details.namedCurve } : {}),
+    ...(commonName ? { commonName } : {}),
+    sanCount: san?.names.items.length ?? 0,
+  };
+}
