@@ -700,13 +700,13 @@ async function insertNotification(status: 'sent' | 'dead'): Promise<string> {
   const id = randomUUID();
   await sqlForCases.db!.query(
     `INSERT INTO notifier.notifications (id, dedup_key, event_type, severity, notifier_id, title, event, status, retry_count, sent_at)
-     VALUES ($1, $1, 'certificate.revoked', 'warning', 'ntf-audit', 'audit case', '{"details": {}}', $2, $3, $4)`,
+     VALUES ($1::uuid, $1::text, 'certificate.revoked', 'warning', 'ntf-audit', 'audit case', '{"details": {}}', $2, $3, $4)`,
     [id, status, status === 'dead' ? 5 : 0, status === 'sent' ? new Date() : null],
   );
   return id;
 }
 
-const NOTIFICATION_CASES: Record<string, RouteCase> = {
+const NOTIFICATION_ROUTE_CASES: Record<string, RouteCase> = {
   'POST /api/v1/notifications/:id/read': async (call, requestId) => {
     const id = await insertNotification('sent');
     const response = await call('POST', `/api/v1/notifications/${id}/read`, { requestId });
@@ -1037,6 +1037,7 @@ const ROUTE_CASES: Record<string, RouteCase> = {
   ...PROFILE_ROUTE_CASES,
   ...HEALTH_CHECK_ROUTE_CASES,
   ...EST_ROUTE_CASES,
+  ...NOTIFICATION_ROUTE_CASES,
 };
 
 /** Spec 6.1: every mutating operation records exactly one audit event, through the real processes. */
