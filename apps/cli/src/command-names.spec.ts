@@ -69,6 +69,9 @@ describe('the CLI command tree (issue 17: every API operation is reachable)', ()
     ['getThingHistory', 'GET', '/api/v1/things/{id}/history', ['things'], 'history'],
     ['rotateApiKey', 'POST', '/api/v1/auth/api-keys/{id}/rotate', ['auth', 'api-keys'], 'rotate'],
     ['deletePolicy', 'DELETE', '/api/v1/policies/{id}', ['policies'], 'delete'],
+    ['estListProfiles', 'GET', '/api/v1/admin/est/profiles', ['est', 'profiles'], 'list'],
+    ['estUpdateProfile', 'PUT', '/api/v1/admin/est/profiles/{id}', ['est', 'profiles'], 'update'],
+    ['estReloadTrust', 'POST', '/api/v1/admin/est/reload-trust', ['est'], 'reload-trust'],
   ])('derives a new operation %s (%s %s) as "%s %s"', (id, method, path, place, verb) => {
     expect(verbOf(id, method, path, place)).toBe(verb);
   });

@@ -63,12 +63,23 @@ function wordsOf(identifier: string): string[] {
 
 /** The group and subgroup of an operation from its tag and path. */
 export function placeOf(tag: string, path: string): string[] {
+  const admin = /^\/api\/v1\/admin\/([^/]+)\/([^/]+)/.exec(path);
+  // `/api/v1/admin/est/profiles/{id}` -> `est profiles`; `/api/v1/admin/est/reload-trust` -> `est`.
+  if (admin) return ADMIN_COLLECTIONS.has(`${admin[1]}/${admin[2]}`) ? [admin[1], admin[2]] : [admin[1]];
   const group = GROUP_OF_TAG[tag] ?? tag;
   if (group !== 'auth') return [group];
   const segment = path.replace(/^\/api\/v1\/auth\/|^\/auth\//, '').split('/')[0];
   const subgroup = AUTH_SUBGROUPS[segment];
   return subgroup ? ['auth', subgroup] : ['auth'];
 }
+
+/** `area/segment` under /api/v1/admin/ that some operation addresses by id: a resource collection. */
+const ADMIN_COLLECTIONS = new Set(
+  Object.values(OPERATIONS).flatMap(({ path }) => {
+    const match = /^\/api\/v1\/admin\/([^/]+)\/([^/]+)\/\{/.exec(path);
+    return match ? [`${match[1]}/${match[2]}`] : [];
+  }),
+);
 
 function nounsOf(place: readonly string[]): Set<string> {
   const nouns = new Set<string>();
@@ -88,7 +99,8 @@ function nounsOf(place: readonly string[]): Set<string> {
 export function verbOf(operationId: string, method: string, path: string, place: readonly string[]): string {
   const segments = path.split('/').filter(Boolean);
   const isParam = (segment: string) => segment.startsWith('{');
-  const afterPlace = segments.slice(segments.indexOf('v1') + 1 + place.length);
+  const base = segments.indexOf('v1') + 1;
+  const afterPlace = segments.slice(base + place.length + (segments[base] === 'admin' ? 1 : 0));
   const nouns = nounsOf(place);
   const literalTail = afterPlace.filter((segment) => !isParam(segment) && !nouns.has(segment));
   if (method === 'GET') {
