@@ -37,7 +37,13 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['@swc/jest', swcConfig],
     '^.+\\.tsx$': ['@swc/jest', swcTsxConfig],
+    // ESM-only CMS libraries (pkijs and its dependencies, for serverkeygen): compiled to CommonJS.
+    '^.+/node_modules/(pkijs|asn1js|bytestreamjs|pvtsutils|pvutils|@noble/hashes|@peculiar/utils)/.+\\.m?js$':
+      ['@swc/jest', { ...swcConfig, jsc: { ...swcConfig.jsc, parser: { syntax: 'ecmascript' } } }],
   },
+  transformIgnorePatterns: [
+    '/node_modules/(?!(pkijs|asn1js|bytestreamjs|pvtsutils|pvutils|@noble/hashes|@peculiar/utils)/)',
+  ],
   moduleFileExtensions: ['ts', 'tsx', 'js', 'json'],
   moduleNameMapper: {
     ...moduleNameMapper,

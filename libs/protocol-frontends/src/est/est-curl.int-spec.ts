@@ -179,6 +179,161 @@ describe('EST with curl and openssl', () => {
     expect(parsed.match(/:(commonName|organizationName)/g)).toEqual([':commonName', ':organizationName']);
   });
 
+  describe('serverkeygen (RFC 7030 4.4)', () => {
+    const keygenUrl = () => `${gateway}/.well-known/est/keygen/serverkeygen`;
+    const newCsr = (name: string, keyArgs: string[], cn: string) => {
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-new',
+          ...keyArgs,
+          '-nodes',
+          '-keyout',
+          path(`${name}.key`),
+          '-out',
+          path(`${name}.csr`),
+        ].concat(['-subj', `/CN=${cn}`, '-addext', `subjectAltName=DNS:${cn}`]),
+        { stdio: 'ignore' },
+      );
+      const der = execFileSync('openssl', ['req', '-in', path(`${name}.csr`), '-outform', 'DER']);
+      writeFileSync(path(`${name}.b64`), der.toString('base64'));
+      return path(`${name}.b64`);
+    };
+    const post = (url: string, file: string) =>
+      curl([
+        '-u',
+        `router:${PASSWORD}`,
+        '--data-binary',
+        `@${file}`,
+        '-H',
+        'Content-Type: application/pkcs10',
+        url,
+      ]);
+
+    beforeAll(async () => {
+      const created = await httpsRequest(`${gateway}/api/v1/admin/est/profiles`, {
+        method: 'POST',
+        ca: system.ca,
+        headers: {
+          authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({
+          path_id: 'keygen',
+          auth_methods: ['basic'],
+          basic_username: 'router',
+          basic_password: PASSWORD,
+          serverkeygen_enabled: true,
+        }),
+      });
+      expect(created.status).toBe(201);
+    });
+
+    it('answers multipart/mixed whose key part openssl cms -decrypt opens with the CSR key, matching the certificate', async () => {
+      const csr = newCsr('kg', ['-newkey', 'rsa:2048'], 'keygen.example.test');
+      const first = post(keygenUrl(), csr);
+      expect([first.status, first.body.slice(0, 200)]).toEqual([200, expect.any(String)]);
+      const boundary = /content-type: multipart\/mixed; boundary=([^\r\n;]+)/i.exec(first.headers)?.[1];
+      expect(boundary).toMatch(/^est-[0-9a-f]+$/);
+      const parts = first.body
+        .split(`--${boundary!}`)
+        .slice(1, -1)
+        .map((part) => {
+          const [head, content] = part.split('\r\n\r\n');
+          return { head, content };
+        });
+      expect(parts.map((part) => /Content-Type: ([^\r\n]+)/.exec(part.head)?.[1])).toEqual([
+        'application/pkcs7-mime; smime-type=server-generated-key',
+        'application/pkcs7-mime; smime-type=certs-only',
+      ]);
+      writeFileSync(path('key.b64'), parts[0].content);
+      execFileSync('openssl', ['base64', '-d', '-in', path('key.b64'), '-out', path('key.p7m')]);
+      const printed = execFileSync(
+        'openssl',
+        ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', path('key.p7m')],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect(printed).toMatch(/aes-256-cbc/);
+      expect(printed).not.toMatch(/des-ede3/i);
+      execFileSync('openssl', [
+        'cms',
+        '-decrypt',
+        '-inform',
+        'DER',
+        '-in',
+        path('key.p7m'),
+        '-inkey',
+        path('kg.key'),
+        '-binary',
+        '-out',
+        path('generated.der'),
+      ]);
+      const keyPub = execFileSync(
+        'openssl',
+        ['pkey', '-inform', 'DER', '-in', path('generated.der'), '-pubout'],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect(printCerts(parts[1].content)).toEqual(['subject=CN = keygen.example.test']);
+      // printCerts left the certs-only answer in answer.p7: the issued certificate's public key.
+      const certPem = execFileSync(
+        'openssl',
+        ['pkcs7', '-inform', 'DER', '-in', path('answer.p7'), '-print_certs'],
+        {
+          encoding: 'utf8',
+        },
+      );
+      writeFileSync(path('issued.pem'), certPem);
+      const issuedPub = execFileSync('openssl', ['x509', '-in', path('issued.pem'), '-noout', '-pubkey'], {
+        encoding: 'utf8',
+      });
+      expect(issuedPub).toBe(keyPub);
+      const clientPub = execFileSync('openssl', ['pkey', '-in', path('kg.key'), '-pubout'], {
+        encoding: 'utf8',
+      });
+      expect(issuedPub).not.toBe(clientPub);
+
+      const second = post(keygenUrl(), csr);
+      expect(second.status).toBe(200);
+      expect(/boundary=([^\r\n;]+)/.exec(second.headers)?.[1]).not.toBe(boundary);
+
+      const counters = await db.query(
+        `SELECT c.outcome, c.count FROM protocol_frontends.est_profile_counters c
+           JOIN protocol_frontends.est_profiles p ON p.id = c.profile_id
+          WHERE p.path_id = 'keygen' AND c.outcome = 'est_server_keygen_success'`,
+      );
+      expect(counters.rows.map((row) => Number(row.count))).toEqual([2]);
+    });
+
+    it('RFC 7030 4.4: serverkeygen on a profile that disables it is 404', () => {
+      const csr = newCsr('kg404', ['-newkey', 'rsa:2048'], 'off.example.test');
+      expect(post(`${gateway}/.well-known/est/routers/serverkeygen`, csr).status).toBe(404);
+    });
+
+    it('RFC 7030 4.4.2: a CSR whose key cannot receive the encrypted private key (EC) is refused and audited', async () => {
+      const csr = newCsr('kgec', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'], 'ec.example.test');
+      expect(post(keygenUrl(), csr).status).toBe(400);
+      const counters = await db.query(
+        `SELECT c.count FROM protocol_frontends.est_profile_counters c
+           JOIN protocol_frontends.est_profiles p ON p.id = c.profile_id
+          WHERE p.path_id = 'keygen' AND c.outcome = 'est_server_keygen_failed'`,
+      );
+      expect(counters.rows.map((row) => Number(row.count))).toEqual([1]);
+    });
+
+    it('RFC 7030 4.4.1: a CSR signed by another key than the one it carries is refused', () => {
+      const csr = newCsr('kgbad', ['-newkey', 'rsa:2048'], 'bad.example.test');
+      const der = Buffer.from(readFileSync(csr, 'utf8'), 'base64');
+      der[der.length - 1] ^= 0xff;
+      writeFileSync(path('kgbad.b64'), der.toString('base64'));
+      expect(post(keygenUrl(), path('kgbad.b64')).status).toBe(400);
+    });
+  });
+
   it('answers 400, and does not hang, on a body labelled JSON', () => {
     const answer = curl([
       '-u',

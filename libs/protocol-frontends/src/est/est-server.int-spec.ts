@@ -294,6 +294,67 @@ describe('EST server (Basic)', () => {
     expect(response.status).toBe(404);
   });
 
+  it('RFC 7030 4.4: serverkeygen audits success and failure, ticks counters, and never puts the key in audit', async () => {
+    const keygen = (await new EstProfileStore(replicaA).create('keygen', {
+      ...profile,
+      serverkeygen_enabled: true,
+      rate_limit_per_minute: 100,
+    }))!;
+    const request = (body: string) =>
+      server(replicaA).handle({
+        method: 'POST',
+        path: '/.well-known/est/keygen/serverkeygen',
+        body,
+        authorization: AUTH(),
+      });
+    const ok = await request(csr('kg').pem);
+    expect(ok.status).toBe(200);
+    expect(audit.at(-1)).toMatchObject({
+      action: 'est_server_keygen_success',
+      outcome: 'success',
+      resource_id: keygen.id,
+    });
+    const boundary = /boundary=(.+)$/.exec(ok.headers['Content-Type'])![1];
+    const keyPart = ok.body!.split(`--${boundary}`)[1].split('\r\n\r\n')[1];
+    writeFileSync(path('kg.b64'), keyPart);
+    openssl(['base64', '-d', '-in', path('kg.b64'), '-out', path('kg.p7m')]);
+    openssl([
+      'cms',
+      '-decrypt',
+      '-inform',
+      'DER',
+      '-in',
+      path('kg.p7m'),
+      '-inkey',
+      path('kg.key'),
+      '-binary',
+      '-out',
+      path('kg.der'),
+    ]);
+    const generated = readFileSync(path('kg.der'));
+    expect(generated.length).toBeGreaterThan(1000);
+    expect(JSON.stringify(audit)).not.toContain(generated.toString('base64').slice(0, 64));
+    expect(JSON.stringify(audit)).not.toContain(generated.toString('hex').slice(0, 64));
+
+    const ec = openssl([
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      path('kgec.key'),
+      '-subj',
+      '/CN=kgec.example',
+    ]);
+    expect((await request(ec)).status).toBe(400);
+    expect(audit.at(-1)).toMatchObject({ action: 'est_server_keygen_failed', outcome: 'failure' });
+    const ticks = (await new EstProfileStore(replicaA).counters()).get(keygen.id);
+    expect([ticks?.get('est_server_keygen_success'), ticks?.get('est_server_keygen_failed')]).toEqual([1, 1]);
+  });
+
   it('RFC 7030 4.5.2: csrattrs lists the required attributes openssl can read, unknown names dropped', async () => {
     const response = await server(replicaA).handle({
       method: 'GET',

@@ -14,6 +14,7 @@ import {
   parseBasicAuthorization,
   verifyEstPassword,
 } from '@certlane/protocol-frontends-domain';
+import { envelopeToRsaKey, generateServerKey, serverKeygenMultipart } from './est-server-keygen';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -64,7 +65,8 @@ const base64Answer = (contentType: string, der: Uint8Array): EstHttpResponse => 
  * The EST server (RFC 7030, RFC 8951; issue 20, ADR 0058) over HTTP Basic: cacerts, simpleenroll,
  * simplereenroll and csrattrs per profile (`/.well-known/est/<path_id>/...`, the profile
  * `default` without a segment), the per-principal rate limit, typed audit and per-profile counters.
- * mTLS, channel binding and serverkeygen are not served yet (404 for serverkeygen).
+ * serverkeygen (RFC 7030 4.4) on profiles that enable it (404 otherwise). mTLS and channel binding
+ * are not served yet.
  */
 export class EstServer {
   constructor(private readonly deps: EstServerDeps) {}
@@ -87,11 +89,15 @@ export class EstServer {
         certsOnly(pems.map((pem) => new x509.X509Certificate(pem).rawData).map((raw) => new Uint8Array(raw))),
       );
     }
-    if (operation === 'serverkeygen')
+    if (operation === 'serverkeygen' && !profile.serverkeygen_enabled)
       return answer(404, 'server key generation is not available for this profile\n');
 
     const failed: EstProfileOutcome =
-      operation === 'simplereenroll' ? 'est_simple_reenroll_failed' : 'est_simple_enroll_failed';
+      operation === 'simplereenroll'
+        ? 'est_simple_reenroll_failed'
+        : operation === 'serverkeygen'
+          ? 'est_server_keygen_failed'
+          : 'est_simple_enroll_failed';
     // RFC 7030 3.2.3: Basic over the TLS channel; the first request without credentials gets the challenge.
     const realm = `certlane EST ${profile.path_id}`;
     if (!profile.auth_methods.includes('basic'))
@@ -145,17 +151,33 @@ export class EstServer {
       });
       return answer(400, 'the CSR signature does not verify\n');
     }
-    const problems = csrPolicyProblems(csrFacts(csr));
+    const facts = csrFacts(csr);
+    const problems = csrPolicyProblems(facts);
     if (problems.length > 0) {
       await this.outcome(store, profile, 'est_csr_policy_violation', principal, operation, 'failure', {
         problems,
       });
       return answer(400, `the CSR violates the profile's policy: ${problems.join('; ')}\n`);
     }
+    // RFC 7030 4.4.2: the generated private key goes back encrypted to the key of the client's CSR
+    // (key transport), so that key must be RSA.
+    if (operation === 'serverkeygen' && facts.keyAlgorithm !== 'RSA') {
+      await this.outcome(store, profile, failed, principal, operation, 'failure', {
+        reason: 'the CSR key cannot receive the private key (RSA key transport)',
+      });
+      return answer(400, 'serverkeygen needs an RSA key in the CSR to encrypt the private key to\n');
+    }
+    // Held only in this call: never stored, logged or audited.
+    const generated =
+      operation === 'serverkeygen' ? await generateServerKey(csr, facts.rsaBits ?? 2048) : undefined;
     let certificatePem: string;
     try {
-      ({ certificatePem } = await this.deps.issue({ csrPem: csr.toString('pem'), profile }));
+      ({ certificatePem } = await this.deps.issue({
+        csrPem: generated?.csrPem ?? csr.toString('pem'),
+        profile,
+      }));
     } catch (error) {
+      generated?.privateKeyPkcs8.fill(0);
       await this.outcome(store, profile, failed, principal, operation, 'failure', {
         reason: (error as Error).message?.slice(0, 300) ?? 'issuance failed',
       });
@@ -163,12 +185,27 @@ export class EstServer {
     }
     const issued = new x509.X509Certificate(certificatePem);
     const success: EstProfileOutcome =
-      operation === 'simplereenroll' ? 'est_simple_reenroll_success' : 'est_simple_enroll_success';
+      operation === 'simplereenroll'
+        ? 'est_simple_reenroll_success'
+        : operation === 'serverkeygen'
+          ? 'est_server_keygen_success'
+          : 'est_simple_enroll_success';
+    const certificate = certsOnly([new Uint8Array(issued.rawData)]);
+    if (generated) {
+      const enveloped = envelopeToRsaKey(generated.privateKeyPkcs8, new Uint8Array(csr.publicKey.rawData));
+      generated.privateKeyPkcs8.fill(0);
+      const multipart = serverKeygenMultipart(enveloped, certificate);
+      await this.outcome(store, profile, success, principal, operation, 'success', {
+        serial_hex: issued.serialNumber,
+        subject: issued.subject,
+      });
+      return { status: 200, headers: { 'Content-Type': multipart.contentType }, body: multipart.body };
+    }
     await this.outcome(store, profile, success, principal, operation, 'success', {
       serial_hex: issued.serialNumber,
       subject: issued.subject,
     });
-    return base64Answer(PKCS7_CERTS_ONLY, certsOnly([new Uint8Array(issued.rawData)]));
+    return base64Answer(PKCS7_CERTS_ONLY, certificate);
   }
 
   /** The typed audit record and the profile's counter of one outcome (spec 6.1, 6.4). */
