@@ -407,6 +407,24 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "createScanTarget": {
+    "method": "POST",
+    "path": "/api/v1/network-scan/targets",
+    "tag": "network-scan",
+    "summary": "POST /api/v1/network-scan/targets",
+    "access": [
+      "health_check.edit"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "createTarget": {
     "method": "POST",
     "path": "/api/v1/targets",
@@ -614,6 +632,24 @@ export const OPERATIONS = {
     "summary": "DELETE /api/v1/auth/roles/:id",
     "access": [
       "auth.role.delete"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "deleteScanTarget": {
+    "method": "DELETE",
+    "path": "/api/v1/network-scan/targets/{id}",
+    "tag": "network-scan",
+    "summary": "DELETE /api/v1/network-scan/targets/:id",
+    "access": [
+      "health_check.edit"
     ],
     "pathParams": [
       "id"
@@ -1345,6 +1381,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "getNetworkScan": {
+    "method": "GET",
+    "path": "/api/v1/network-scan/scans/{id}",
+    "tag": "network-scan",
+    "summary": "GET /api/v1/network-scan/scans/:id",
+    "access": [
+      "health_check.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "getNotification": {
     "method": "GET",
     "path": "/api/v1/notifications/{id}",
@@ -1513,6 +1569,26 @@ export const OPERATIONS = {
       "auth.role.assign"
     ],
     "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getScanTarget": {
+    "method": "GET",
+    "path": "/api/v1/network-scan/targets/{id}",
+    "tag": "network-scan",
+    "summary": "GET /api/v1/network-scan/targets/:id",
+    "access": [
+      "health_check.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
     "queryParams": [],
     "body": "none",
     "success": [
@@ -1979,6 +2055,29 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "listNetworkScans": {
+    "method": "GET",
+    "path": "/api/v1/network-scan/scans",
+    "tag": "network-scan",
+    "summary": "GET /api/v1/network-scan/scans",
+    "access": [
+      "health_check.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "target_id",
+      "status",
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "listNotifications": {
     "method": "GET",
     "path": "/api/v1/notifications",
@@ -2161,6 +2260,27 @@ export const OPERATIONS = {
     "summary": "GET /api/v1/auth/roles",
     "access": [
       "auth.role.list"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listScanTargets": {
+    "method": "GET",
+    "path": "/api/v1/network-scan/targets",
+    "tag": "network-scan",
+    "summary": "GET /api/v1/network-scan/targets",
+    "access": [
+      "health_check.read"
     ],
     "pathParams": [],
     "queryParams": [
@@ -2719,6 +2839,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "triggerScanTarget": {
+    "method": "POST",
+    "path": "/api/v1/network-scan/targets/{id}/trigger",
+    "tag": "network-scan",
+    "summary": "POST /api/v1/network-scan/targets/:id/trigger",
+    "access": [
+      "health_check.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      202
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "unlockBreakglassCredential": {
     "method": "POST",
     "path": "/api/v1/auth/breakglass/credentials/{actorId}/unlock",
@@ -2887,6 +3027,26 @@ export const OPERATIONS = {
     "summary": "PUT /api/v1/auth/roles/:id",
     "access": [
       "auth.role.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "updateScanTarget": {
+    "method": "PUT",
+    "path": "/api/v1/network-scan/targets/{id}",
+    "tag": "network-scan",
+    "summary": "PUT /api/v1/network-scan/targets/:id",
+    "access": [
+      "health_check.edit"
     ],
     "pathParams": [
       "id"

@@ -24,6 +24,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'profile_violation':
     case 'keygen_agent_missing':
     case 'est_profile_invalid':
+    case 'scan_target_invalid':
       return 400;
     case 'unauthenticated':
     case 'bootstrap_token_invalid':
@@ -59,6 +60,8 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'policy_rule_not_found':
     case 'health_check_not_found':
     case 'discovered_certificate_not_found':
+    case 'scan_target_not_found':
+    case 'network_scan_not_found':
     case 'est_profile_not_found':
       return 404;
     case 'method_not_allowed':
