@@ -14,3 +14,8 @@ CREATE TABLE IF NOT EXISTS scan_targets (
 -- A scan keeps its target's id (null once the target is deleted; the scan stays as a record).
 ALTER TABLE network_scans ADD COLUMN IF NOT EXISTS target_id text;
 CREATE INDEX IF NOT EXISTS network_scans_target ON network_scans (target_id, started_at DESC);
+
+-- The served leaf itself (public), so a claim can import it into the inventory with its real
+-- issuer; and the managed certificate a claim created.
+ALTER TABLE discovered_certificates ADD COLUMN IF NOT EXISTS certificate_pem text;
+ALTER TABLE discovered_certificates ADD COLUMN IF NOT EXISTS managed_certificate_id text;

@@ -1200,6 +1200,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/discovered-certificates/{id}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/discovered-certificates/:id/claim
+         * @description Requires the permission `discovery.claim`.
+         */
+        post: operations["claimDiscoveredCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/discovered-certificates/{id}/dismiss": {
         parameters: {
             query?: never;
@@ -2966,6 +2986,12 @@ export interface components {
             serial_number: string;
             version: number;
         };
+        ClaimDiscoveredCertificateFields: {
+            environment?: string;
+            name?: string;
+            owner_id?: string;
+            team_id?: string;
+        };
         CreateApiKeyRequest: {
             actor_id?: string;
             admin?: boolean;
@@ -3112,6 +3138,8 @@ export interface components {
             id: string;
             issuer: string;
             last_seen_at: string;
+            /** @description The managed certificate a claim imported it as; null until claimed. */
+            managed_certificate_id: string | null;
             not_after: string;
             not_before: string;
             seen_at: components["schemas"]["DiscoverySighting"][];
@@ -3159,7 +3187,7 @@ export interface components {
          * @description Every machine-readable error code the system emits. Codes are stable: scripts, the CLI and the MCP server rely on them. HTTP status is derived from the code in one place (libs/platform/src/http/error-status.ts), never chosen ad hoc by a handler.
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "discovered_certificate_not_found" | "discovered_certificate_claimed" | "scan_target_not_found" | "scan_target_invalid" | "network_scan_not_found" | "est_profile_not_found" | "est_profile_exists" | "est_profile_invalid";
+        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "discovered_certificate_not_found" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "scan_target_not_found" | "scan_target_invalid" | "network_scan_not_found" | "est_profile_not_found" | "est_profile_exists" | "est_profile_invalid";
         /** @description Extra, code-specific context (for validation: the offending fields). Never holds secrets. */
         ErrorDetails: {
             [key: string]: unknown;
@@ -4165,7 +4193,7 @@ export interface components {
                 };
             };
         };
-        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `discovered_certificate_claimed`, `est_profile_exists`. */
+        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `discovered_certificate_claimed`, `discovered_certificate_not_importable`, `est_profile_exists`. */
         Error409: {
             headers: {
                 [name: string]: unknown;
@@ -4180,7 +4208,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "discovered_certificate_claimed" | "est_profile_exists";
+                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "est_profile_exists";
                 };
             };
         };
@@ -6621,6 +6649,42 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    claimDiscoveredCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimDiscoveredCertificateFields"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiscoveredCertificateDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];

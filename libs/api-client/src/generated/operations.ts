@@ -209,6 +209,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "claimDiscoveredCertificate": {
+    "method": "POST",
+    "path": "/api/v1/discovered-certificates/{id}/claim",
+    "tag": "discovered-certificates",
+    "summary": "POST /api/v1/discovered-certificates/:id/claim",
+    "access": [
+      "discovery.claim"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "cleanupDemoResidual": {
     "method": "POST",
     "path": "/api/v1/auth/demo-residual/cleanup",

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AuditCategory, AuditEventDto } from '@certlane/contracts';
 import {
+  createTlsFixture,
   eventually,
   httpsRequest,
   HttpsResult,
@@ -644,6 +645,27 @@ const HEALTH_CHECK_ROUTE_CASES: Record<string, RouteCase> = {
       response,
       expected: {
         ...healthCheckEvent('discovered_certificate.dismissed', id),
+        event_category: 'cert_lifecycle',
+        resource_type: 'discovered_certificate',
+      },
+    };
+  },
+  'POST /api/v1/discovered-certificates/:id/claim': async (call, requestId) => {
+    const fixture = await createTlsFixture('claimed.test');
+    const id = fixture.fingerprint;
+    await sqlForCases.db!.query(
+      `INSERT INTO health_monitor.discovered_certificates (fingerprint, subject, issuer, not_before, not_after, first_seen_at, last_seen_at, certificate_pem)
+       VALUES ($1, 'CN=claimed.test', 'CN=claimed.test', now(), now() + interval '30 days', now(), now(), $2)`,
+      [id, fixture.certPem],
+    );
+    const response = await call('POST', `/api/v1/discovered-certificates/${id}/claim`, {
+      requestId,
+      body: {},
+    });
+    return {
+      response,
+      expected: {
+        ...healthCheckEvent('discovered_certificate.claimed', id),
         event_category: 'cert_lifecycle',
         resource_type: 'discovered_certificate',
       },

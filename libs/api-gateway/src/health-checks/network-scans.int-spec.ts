@@ -2,7 +2,13 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { createServer, Server } from 'node:tls';
-import { DiscoveredCertificateDto, NetworkScanDto, Page, ScanTargetDto } from '@certlane/contracts';
+import {
+  CertificateDto,
+  DiscoveredCertificateDto,
+  NetworkScanDto,
+  Page,
+  ScanTargetDto,
+} from '@certlane/contracts';
 import { createTlsFixture, httpsRequest, startTestSystem, TestSystem, TlsFixture } from '@certlane/testing';
 import { Client } from 'pg';
 
@@ -51,7 +57,7 @@ describe('network scan targets through gateway -> NATS -> health-monitor -> Post
     servers.push(await tlsServer('127.0.0.41', 0, fixture));
     port = (servers[0].address() as AddressInfo).port;
     servers.push(await tlsServer('127.0.0.45', port, fixture));
-    system = await startTestSystem('netscan', ['auth', 'health-monitor', 'api-gateway'], {
+    system = await startTestSystem('netscan', ['auth', 'issuance', 'health-monitor', 'api-gateway'], {
       SERVICE_NETWORK_ALLOW_CIDRS: '127.0.0.0/8',
     });
     db = new Client({ connectionString: system.database.url });
@@ -143,5 +149,47 @@ describe('network scan targets through gateway -> NATS -> health-monitor -> Post
       status: 'completed',
     });
     expect((await api('GET', '/network-scan/scans/scan-none')).status).toBe(404);
+  });
+
+  it('claims a discovered certificate: imported into the inventory as the served certificate, once', async () => {
+    const claimed = await api('POST', `/discovered-certificates/${fixture.fingerprint}/claim`, {
+      name: 'found by a scan',
+      environment: 'production',
+    });
+    expect(claimed.status).toBe(200);
+    const discovered = claimed.json() as DiscoveredCertificateDto;
+    expect(discovered.status).toBe('Claimed');
+    expect(discovered.managed_certificate_id).toEqual(expect.any(String));
+    const managed = (
+      await api('GET', `/certificates/${discovered.managed_certificate_id}`)
+    ).json() as CertificateDto;
+    expect(managed).toMatchObject({
+      name: 'found by a scan',
+      common_name: 'scanned.test',
+      environment: 'production',
+    });
+    expect(managed.tags).toMatchObject({ discovered: fixture.fingerprint });
+    expect((await api('GET', `/discovered-certificates/${fixture.fingerprint}`)).json()).toMatchObject({
+      status: 'Claimed',
+      managed_certificate_id: managed.id,
+    });
+    const again = await api('POST', `/discovered-certificates/${fixture.fingerprint}/claim`, {});
+    expect(again.status).toBe(409);
+    expect(again.json()).toMatchObject({ code: 'discovered_certificate_claimed' });
+  });
+
+  it('refuses to claim a certificate whose PEM was not kept (409 discovered_certificate_not_importable)', async () => {
+    const id = 'cd'.repeat(32);
+    await db.query(
+      `INSERT INTO health_monitor.discovered_certificates (fingerprint, subject, issuer, not_before, not_after, first_seen_at, last_seen_at)
+       VALUES ($1, 'CN=old.test', 'CN=old.test', now(), now() + interval '1 day', now(), now())`,
+      [id],
+    );
+    const response = await api('POST', `/discovered-certificates/${id}/claim`, {});
+    expect(response.status).toBe(409);
+    expect(response.json()).toMatchObject({ code: 'discovered_certificate_not_importable' });
+    expect((await api('GET', `/discovered-certificates/${id}`)).json()).toMatchObject({
+      status: 'Unmanaged',
+    });
   });
 });

@@ -125,6 +125,7 @@ export const AuditAction = {
   HealthCheckAcknowledged: 'health_check.acknowledged',
   ScepProbeRun: 'scep_probe.run',
   DiscoveredCertificateDismissed: 'discovered_certificate.dismissed',
+  DiscoveredCertificateClaimed: 'discovered_certificate.claimed',
   ScanTargetCreated: 'scan_target.created',
   ScanTargetUpdated: 'scan_target.updated',
   ScanTargetDeleted: 'scan_target.deleted',

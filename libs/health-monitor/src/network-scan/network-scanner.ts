@@ -152,9 +152,10 @@ export class NetworkScanner implements BeforeApplicationShutdown {
     const fingerprint = observation.fingerprint;
     await this.dataSource.transaction(async (manager) => {
       await manager.query(
-        `INSERT INTO discovered_certificates (fingerprint, subject, issuer, not_before, not_after, chain, first_seen_at, last_seen_at)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $7)
-         ON CONFLICT (fingerprint) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at`,
+        `INSERT INTO discovered_certificates (fingerprint, subject, issuer, not_before, not_after, chain, first_seen_at, last_seen_at, certificate_pem)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $7, $8)
+         ON CONFLICT (fingerprint) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at,
+           certificate_pem = COALESCE(discovered_certificates.certificate_pem, EXCLUDED.certificate_pem)`,
         [
           fingerprint,
           leaf?.subject ?? '',
@@ -163,6 +164,7 @@ export class NetworkScanner implements BeforeApplicationShutdown {
           observation.notAfter,
           JSON.stringify(outcome.chain),
           now,
+          outcome.leaf_pem ?? null,
         ],
       );
       await manager.query(

@@ -90,6 +90,7 @@ describe(httpStatusFor.name, () => {
     ['scan_target_not_found', 404],
     ['network_scan_not_found', 404],
     ['scan_target_invalid', 400],
+    ['discovered_certificate_not_importable', 409],
     ['est_profile_not_found', 404],
     ['est_profile_invalid', 400],
     ['agent_not_found', 404],

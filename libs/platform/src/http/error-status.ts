@@ -68,6 +68,7 @@ export function httpStatusFor(code: ErrorCode): number {
       return 405;
     case 'conflict':
     case 'est_profile_exists':
+    case 'discovered_certificate_not_importable':
     case 'idempotency_key_in_use':
     case 'renewal_policy_duplicate_name':
     case 'renewal_policy_in_use':
