@@ -45,6 +45,15 @@ export const OVERRIDES: Partial<Record<OperationId, readonly string[]>> = {
   bootstrap: ['auth', 'bootstrap', 'consume'],
   revokeOtherSessions: ['auth', 'sessions', 'revoke-others'],
   revokeRole: ['auth', 'grants', 'revoke'],
+  // Two resources under /network-scan: a subgroup each, as `auth keys` has.
+  listScanTargets: ['network-scan', 'targets', 'list'],
+  getScanTarget: ['network-scan', 'targets', 'get'],
+  createScanTarget: ['network-scan', 'targets', 'create'],
+  updateScanTarget: ['network-scan', 'targets', 'update'],
+  deleteScanTarget: ['network-scan', 'targets', 'delete'],
+  triggerScanTarget: ['network-scan', 'targets', 'trigger'],
+  listNetworkScans: ['network-scan', 'scans', 'list'],
+  getNetworkScan: ['network-scan', 'scans', 'get'],
 };
 
 /** Words that name the resource itself, dropped from a verb (`rotateApiKey` in `auth api-keys` -> `rotate`). */

@@ -15,6 +15,7 @@ import { INTERMEDIATE_CA_ROUTES, ISSUER_ROUTES } from './issuers/issuer.routes';
 import { HEALTH_CHECK_ROUTES } from './health-checks/health-check.routes';
 import { SCEP_PROBE_ROUTES } from './health-checks/scep-probe.routes';
 import { DISCOVERED_CERTIFICATE_ROUTES } from './health-checks/discovered-certificate.routes';
+import { SCAN_TARGET_ROUTES } from './health-checks/scan-target.routes';
 import { JOB_ROUTES } from './jobs/job.routes';
 import { NOTIFICATION_ROUTES } from './notifications/notification.routes';
 import { OWNER_ROUTES, TEAM_ROUTES } from './owners-teams/owner-team.routes';
@@ -62,5 +63,6 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...NOTIFICATION_ROUTES,
   ...SCEP_PROBE_ROUTES,
   ...DISCOVERED_CERTIFICATE_ROUTES,
+  ...SCAN_TARGET_ROUTES,
   ...EST_ADMIN_ROUTES,
 ];

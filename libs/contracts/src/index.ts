@@ -45,4 +45,5 @@ export * from './policies/policy.dto';
 export * from './health-checks/health-check.dto';
 export * from './network-scan/scep-probe.dto';
 export * from './network-scan/discovered-certificate.dto';
+export * from './network-scan/scan-target.dto';
 export * from './idempotency/idempotency.dto';

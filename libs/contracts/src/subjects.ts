@@ -25,6 +25,7 @@ import {
 } from './health-checks/health-check-subjects';
 import { scepProbeRequestContracts } from './network-scan/scep-probe-subjects';
 import { discoveredCertificateRequestContracts } from './network-scan/discovered-certificate-subjects';
+import { scanTargetRequestContracts } from './network-scan/scan-target-subjects';
 import {
   CertificateIssued,
   CertificateRevoked,
@@ -342,6 +343,7 @@ export const requestContracts = {
   ...healthCheckRequestContracts,
   ...scepProbeRequestContracts,
   ...discoveredCertificateRequestContracts,
+  ...scanTargetRequestContracts,
 } satisfies Record<string, RequestContract<object, unknown>>;
 
 /** Durable events: `<service>.v1.<entity>.<past-verb>`, carried by JetStream. */

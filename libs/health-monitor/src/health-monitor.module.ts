@@ -9,6 +9,7 @@ import { MONITOR_TIMER } from './health-checks/health-monitor.loop';
 import { TlsProber } from './health-checks/tls-prober';
 import { DiscoveredCertificateService } from './network-scan/discovered-certificate.service';
 import { NetworkScanner } from './network-scan/network-scanner';
+import { ScanTargetService } from './network-scan/scan-target.service';
 import { ScepProbeHandlers } from './scep-probe/scep-probe.handlers';
 import { ScepProbeRepository } from './scep-probe/scep-probe.repository';
 import { ScepProbeService } from './scep-probe/scep-probe.service';
@@ -17,7 +18,7 @@ import { ScepProber } from './scep-probe/scep-prober';
 /**
  * The health-monitor service: owns schema `health_monitor` and answers `health-monitor.v1.*`:
  * endpoint health checks, the monitor loop that probes them, and the SCEP probe (ADR 0057).
- * Network scans and discovery land with issue 23's later steps.
+ * Network scan targets, triggered scans and discovered-certificate triage (claim is not built yet).
  */
 @Module({})
 export class HealthMonitorModule {
@@ -39,8 +40,9 @@ export class HealthMonitorModule {
         ScepProbeRepository,
         ScepProbeService,
         ScepProbeHandlers,
-        // Network TLS scans (no routes yet).
+        // Network TLS scans: targets, trigger, scans (ADR 0057).
         NetworkScanner,
+        ScanTargetService,
         DiscoveredCertificateService,
       ],
     };

@@ -576,4 +576,6 @@ export const LISTS_WITHOUT_A_PAGE: Record<string, string> = {
   '/api/v1/health-checks/{id}/history': "per check: on the status board's check details (issue 23)",
   '/api/v1/discovered-certificates': 'the triage queue comes with the discovery part of issue 23',
   '/api/v1/network-scan/scep-probes': 'the SCEP probe page comes with issue 23',
+  '/api/v1/network-scan/targets': 'the scan targets page comes with the discovery GUI of issue 23',
+  '/api/v1/network-scan/scans': 'scan progress comes with the discovery GUI of issue 23',
 };

@@ -209,6 +209,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "claimDiscoveredCertificate": {
+    "method": "POST",
+    "path": "/api/v1/discovered-certificates/{id}/claim",
+    "tag": "discovered-certificates",
+    "summary": "POST /api/v1/discovered-certificates/:id/claim",
+    "access": [
+      "discovery.claim"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "cleanupDemoResidual": {
     "method": "POST",
     "path": "/api/v1/auth/demo-residual/cleanup",
@@ -396,6 +416,24 @@ export const OPERATIONS = {
     "summary": "POST /api/v1/auth/roles",
     "access": [
       "auth.role.create"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "createScanTarget": {
+    "method": "POST",
+    "path": "/api/v1/network-scan/targets",
+    "tag": "network-scan",
+    "summary": "POST /api/v1/network-scan/targets",
+    "access": [
+      "health_check.edit"
     ],
     "pathParams": [],
     "queryParams": [],
@@ -614,6 +652,24 @@ export const OPERATIONS = {
     "summary": "DELETE /api/v1/auth/roles/:id",
     "access": [
       "auth.role.delete"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "deleteScanTarget": {
+    "method": "DELETE",
+    "path": "/api/v1/network-scan/targets/{id}",
+    "tag": "network-scan",
+    "summary": "DELETE /api/v1/network-scan/targets/:id",
+    "access": [
+      "health_check.edit"
     ],
     "pathParams": [
       "id"
@@ -1345,6 +1401,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "getNetworkScan": {
+    "method": "GET",
+    "path": "/api/v1/network-scan/scans/{id}",
+    "tag": "network-scan",
+    "summary": "GET /api/v1/network-scan/scans/:id",
+    "access": [
+      "health_check.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "getNotification": {
     "method": "GET",
     "path": "/api/v1/notifications/{id}",
@@ -1513,6 +1589,26 @@ export const OPERATIONS = {
       "auth.role.assign"
     ],
     "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getScanTarget": {
+    "method": "GET",
+    "path": "/api/v1/network-scan/targets/{id}",
+    "tag": "network-scan",
+    "summary": "GET /api/v1/network-scan/targets/:id",
+    "access": [
+      "health_check.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
     "queryParams": [],
     "body": "none",
     "success": [
@@ -1979,6 +2075,29 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "listNetworkScans": {
+    "method": "GET",
+    "path": "/api/v1/network-scan/scans",
+    "tag": "network-scan",
+    "summary": "GET /api/v1/network-scan/scans",
+    "access": [
+      "health_check.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "target_id",
+      "status",
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "listNotifications": {
     "method": "GET",
     "path": "/api/v1/notifications",
@@ -2161,6 +2280,27 @@ export const OPERATIONS = {
     "summary": "GET /api/v1/auth/roles",
     "access": [
       "auth.role.list"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listScanTargets": {
+    "method": "GET",
+    "path": "/api/v1/network-scan/targets",
+    "tag": "network-scan",
+    "summary": "GET /api/v1/network-scan/targets",
+    "access": [
+      "health_check.read"
     ],
     "pathParams": [],
     "queryParams": [
@@ -2719,6 +2859,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "triggerScanTarget": {
+    "method": "POST",
+    "path": "/api/v1/network-scan/targets/{id}/trigger",
+    "tag": "network-scan",
+    "summary": "POST /api/v1/network-scan/targets/:id/trigger",
+    "access": [
+      "health_check.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      202
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "unlockBreakglassCredential": {
     "method": "POST",
     "path": "/api/v1/auth/breakglass/credentials/{actorId}/unlock",
@@ -2887,6 +3047,26 @@ export const OPERATIONS = {
     "summary": "PUT /api/v1/auth/roles/:id",
     "access": [
       "auth.role.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "updateScanTarget": {
+    "method": "PUT",
+    "path": "/api/v1/network-scan/targets/{id}",
+    "tag": "network-scan",
+    "summary": "PUT /api/v1/network-scan/targets/:id",
+    "access": [
+      "health_check.edit"
     ],
     "pathParams": [
       "id"

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AuditCategory, AuditEventDto } from '@certlane/contracts';
 import {
+  createTlsFixture,
   eventually,
   httpsRequest,
   HttpsResult,
@@ -622,6 +623,14 @@ async function createHealthCheck(call: Call): Promise<string> {
   return json<{ id: string }>(response).id;
 }
 
+async function createScanTarget(call: Call): Promise<string> {
+  // A reserved address nobody allow-lists: the triggered scan refuses it at once, touching nothing.
+  const response = await call('POST', '/api/v1/network-scan/targets', {
+    body: { hosts: ['127.0.0.1'], ports: [9] },
+  });
+  return json<{ id: string }>(response).id;
+}
+
 /** Endpoint health checks and the SCEP probe (ADR 0057); acknowledge needs a check that is not healthy. */
 const HEALTH_CHECK_ROUTE_CASES: Record<string, RouteCase> = {
   'POST /api/v1/discovered-certificates/:id/dismiss': async (call, requestId) => {
@@ -641,6 +650,27 @@ const HEALTH_CHECK_ROUTE_CASES: Record<string, RouteCase> = {
       },
     };
   },
+  'POST /api/v1/discovered-certificates/:id/claim': async (call, requestId) => {
+    const fixture = await createTlsFixture('claimed.test');
+    const id = fixture.fingerprint;
+    await sqlForCases.db!.query(
+      `INSERT INTO health_monitor.discovered_certificates (fingerprint, subject, issuer, not_before, not_after, first_seen_at, last_seen_at, certificate_pem)
+       VALUES ($1, 'CN=claimed.test', 'CN=claimed.test', now(), now() + interval '30 days', now(), now(), $2)`,
+      [id, fixture.certPem],
+    );
+    const response = await call('POST', `/api/v1/discovered-certificates/${id}/claim`, {
+      requestId,
+      body: {},
+    });
+    return {
+      response,
+      expected: {
+        ...healthCheckEvent('discovered_certificate.claimed', id),
+        event_category: 'cert_lifecycle',
+        resource_type: 'discovered_certificate',
+      },
+    };
+  },
   // An empty url is answered 200 with the error in the result, and still audited.
   'POST /api/v1/network-scan/scep-probe': async (call, requestId) => {
     const response = await call('POST', '/api/v1/network-scan/scep-probe', { requestId, body: { url: '' } });
@@ -649,6 +679,50 @@ const HEALTH_CHECK_ROUTE_CASES: Record<string, RouteCase> = {
       expected: {
         ...healthCheckEvent('scep_probe.run', json<{ id: string }>(response).id),
         resource_type: 'scep_probe',
+      },
+    };
+  },
+  'POST /api/v1/network-scan/targets': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/network-scan/targets', {
+      requestId,
+      body: { hosts: ['scan.example.test'], ports: [443] },
+    });
+    return {
+      response,
+      expected: {
+        ...healthCheckEvent('scan_target.created', json<{ id: string }>(response).id),
+        resource_type: 'scan_target',
+      },
+    };
+  },
+  'PUT /api/v1/network-scan/targets/:id': async (call, requestId) => {
+    const id = await createScanTarget(call);
+    const response = await call('PUT', `/api/v1/network-scan/targets/${id}`, {
+      requestId,
+      body: { ports: [8443] },
+    });
+    return {
+      response,
+      expected: { ...healthCheckEvent('scan_target.updated', id), resource_type: 'scan_target' },
+    };
+  },
+  'DELETE /api/v1/network-scan/targets/:id': async (call, requestId) => {
+    const id = await createScanTarget(call);
+    const response = await call('DELETE', `/api/v1/network-scan/targets/${id}`, { requestId });
+    return {
+      response,
+      expected: { ...healthCheckEvent('scan_target.deleted', id), resource_type: 'scan_target' },
+    };
+  },
+  // The scan itself runs after the answer; the audit event is the start, with who started it.
+  'POST /api/v1/network-scan/targets/:id/trigger': async (call, requestId) => {
+    const id = await createScanTarget(call);
+    const response = await call('POST', `/api/v1/network-scan/targets/${id}/trigger`, { requestId });
+    return {
+      response,
+      expected: {
+        ...healthCheckEvent('network_scan.started', json<{ id: string }>(response).id),
+        resource_type: 'network_scan',
       },
     };
   },

@@ -1,4 +1,4 @@
-import { ListDiscoveredCertificatesRequest } from '@certlane/contracts';
+import { ClaimDiscoveredCertificateFields, ListDiscoveredCertificatesRequest } from '@certlane/contracts';
 import { declareRoute } from '../routes/route-declaration';
 
 const BASE = '/api/v1/discovered-certificates';
@@ -50,5 +50,17 @@ export const DISCOVERED_CERTIFICATE_ROUTES = [
     response: 'DiscoveredCertificateDto',
     audit: 'discovered_certificate.dismissed',
     payload: ({ params }) => ({ id: params.id }),
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/:id/claim`,
+    permission: 'discovery.claim',
+    status: 200,
+    errors: [400, 401, 403, 404, 409, 413],
+    subject: 'health-monitor.v1.claim-discovered-certificate',
+    body: ClaimDiscoveredCertificateFields,
+    response: 'DiscoveredCertificateDto',
+    audit: 'discovered_certificate.claimed',
+    payload: ({ params, body }) => ({ ...body, id: params.id }),
   }),
 ];

@@ -125,6 +125,11 @@ export const AuditAction = {
   HealthCheckAcknowledged: 'health_check.acknowledged',
   ScepProbeRun: 'scep_probe.run',
   DiscoveredCertificateDismissed: 'discovered_certificate.dismissed',
+  DiscoveredCertificateClaimed: 'discovered_certificate.claimed',
+  ScanTargetCreated: 'scan_target.created',
+  ScanTargetUpdated: 'scan_target.updated',
+  ScanTargetDeleted: 'scan_target.deleted',
+  NetworkScanStarted: 'network_scan.started',
   /** Stored by the audit store itself in place of a record that failed validation. */
   RecordRejected: 'audit.record_rejected',
 } as const;

@@ -112,6 +112,10 @@ export const ErrorCode = {
   NotificationNotReadable: 'notification_not_readable',
   DiscoveredCertificateNotFound: 'discovered_certificate_not_found',
   DiscoveredCertificateClaimed: 'discovered_certificate_claimed',
+  DiscoveredCertificateNotImportable: 'discovered_certificate_not_importable',
+  ScanTargetNotFound: 'scan_target_not_found',
+  ScanTargetInvalid: 'scan_target_invalid',
+  NetworkScanNotFound: 'network_scan_not_found',
   // EST profiles (ADR 0058).
   EstProfileNotFound: 'est_profile_not_found',
   EstProfileExists: 'est_profile_exists',

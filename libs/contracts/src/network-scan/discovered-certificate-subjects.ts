@@ -1,6 +1,7 @@
 import { RequestContract, shape } from '../messaging/contract';
 import { Page } from '../pagination/page';
 import {
+  ClaimDiscoveredCertificateRequest,
   DiscoveredCertificateDto,
   DiscoveredCertificateIdRequest,
   DiscoveredCertificateSummary,
@@ -24,6 +25,10 @@ export const discoveredCertificateRequestContracts = {
   },
   'health-monitor.v1.dismiss-discovered-certificate': {
     request: DiscoveredCertificateIdRequest,
+    response: shape<DiscoveredCertificateDto>(),
+  },
+  'health-monitor.v1.claim-discovered-certificate': {
+    request: ClaimDiscoveredCertificateRequest,
     response: shape<DiscoveredCertificateDto>(),
   },
 } satisfies Record<string, RequestContract<object, unknown>>;

@@ -26,6 +26,8 @@ export interface DiscoveredCertificateDto {
   status: DiscoveredCertificateStatus;
   chain: ServedCertificate[];
   seen_at: DiscoverySighting[];
+  /** The managed certificate a claim imported it as; null until claimed. */
+  managed_certificate_id: string | null;
   first_seen_at: string;
   last_seen_at: string;
 }
@@ -63,3 +65,38 @@ export class DiscoveredCertificateIdRequest {
 }
 
 export class DiscoveredCertificateSummaryRequest {}
+
+/** Fields of POST /api/v1/discovered-certificates/{id}/claim: who owns the managed certificate. */
+export class ClaimDiscoveredCertificateFields {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name?: string;
+
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  owner_id?: string;
+
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  team_id?: string;
+
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(64)
+  environment?: string;
+}
+
+export class ClaimDiscoveredCertificateRequest extends ClaimDiscoveredCertificateFields {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(64)
+  @Matches(/^[0-9a-f]{64}$/, { message: 'id must be a SHA-256 fingerprint: 64 lowercase hex digits' })
+  id!: string;
+}

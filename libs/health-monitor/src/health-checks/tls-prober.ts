@@ -21,6 +21,8 @@ export interface ProbeOutcome {
   handshake_ms: number | null;
   tls_version: string | null;
   chain: ServedCertificate[];
+  /** The served leaf as PEM (a certificate is public); null when none was served. */
+  leaf_pem?: string | null;
 }
 
 const colonless = (fingerprint: string) => fingerprint.replace(/:/g, '').toLowerCase();
@@ -109,6 +111,7 @@ export class TlsProber {
           handshake_ms,
           tls_version,
           chain: servedChain(peer),
+          leaf_pem: `-----BEGIN CERTIFICATE-----\n${peer.raw.toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END CERTIFICATE-----\n`,
         });
       });
       socket.once('error', (error) => {

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   AuditAction,
   auditOrigin,
   CertlaneError,
+  ClaimDiscoveredCertificateRequest,
   DiscoveredCertificateDto,
   DiscoveredCertificateStatus,
   DiscoveredCertificateSummary,
@@ -29,6 +31,7 @@ interface Row {
   not_before: Date;
   not_after: Date;
   status: DiscoveredCertificateStatus;
+  managed_certificate_id: string | null;
   chain: ServedCertificate[];
   first_seen_at: Date;
   last_seen_at: Date;
@@ -38,7 +41,7 @@ interface Row {
   })[];
 }
 
-const SELECT = `SELECT c.fingerprint, c.subject, c.issuer, c.not_before, c.not_after, c.status, c.chain,
+const SELECT = `SELECT c.fingerprint, c.subject, c.issuer, c.not_before, c.not_after, c.status, c.managed_certificate_id, c.chain,
     c.first_seen_at, c.last_seen_at,
     COALESCE((SELECT jsonb_agg(jsonb_build_object('location', s.location, 'source', s.source, 'scan_id', s.scan_id,
         'first_seen_at', s.first_seen_at, 'last_seen_at', s.last_seen_at) ORDER BY s.location)
@@ -61,6 +64,7 @@ function dto(row: Row): DiscoveredCertificateDto {
       first_seen_at: iso(s.first_seen_at),
       last_seen_at: iso(s.last_seen_at),
     })),
+    managed_certificate_id: row.managed_certificate_id,
     first_seen_at: row.first_seen_at.toISOString(),
     last_seen_at: row.last_seen_at.toISOString(),
   };
@@ -72,7 +76,7 @@ const notFound = (id: string) =>
     `discovered certificate ${JSON.stringify(id)} not found`,
   );
 
-/** Triage of discovered certificates (spec 2.14; ADR 0057): list, get, summary, dismiss. Claim is not built yet. */
+/** Triage of discovered certificates (spec 2.14; ADR 0057): list, get, summary, dismiss, claim. */
 @Injectable()
 export class DiscoveredCertificateService implements OnApplicationBootstrap {
   constructor(
@@ -89,6 +93,9 @@ export class DiscoveredCertificateService implements OnApplicationBootstrap {
       this.bus.handle('health-monitor.v1.get-discovered-certificate', (request) => this.get(request.id)),
       this.bus.handle('health-monitor.v1.dismiss-discovered-certificate', (request, context) =>
         this.dismiss(request.id, context),
+      ),
+      this.bus.handle('health-monitor.v1.claim-discovered-certificate', (request, context) =>
+        this.claim(request, context),
       ),
     ]);
   }
@@ -166,6 +173,67 @@ export class DiscoveredCertificateService implements OnApplicationBootstrap {
         details: { from: current.status, to: transition.to, already_dismissed: !transition.changed },
       });
       return { ...current, status: transition.to };
+    });
+    this.outbox.committed();
+    return result;
+  }
+
+  /**
+   * Unmanaged or Dismissed -> Claimed: the served leaf is imported into the inventory through
+   * `issuance.v1.create-certificate` (its issuer, names and validity come from the certificate),
+   * with the row locked so two claims cannot import it twice. Claimed is refused (409).
+   */
+  async claim(
+    request: ClaimDiscoveredCertificateRequest,
+    context?: RequestContext,
+  ): Promise<DiscoveredCertificateDto> {
+    const result = await this.dataSource.transaction(async (manager) => {
+      const current = await this.get(request.id, manager, true);
+      const transition = nextDiscoveredStatus(current.status, 'claim');
+      if (!transition.ok) throw new CertlaneError(ErrorCode.DiscoveredCertificateClaimed, transition.message);
+      const [{ certificate_pem: pem }] = await manager.query(
+        'SELECT certificate_pem FROM discovered_certificates WHERE fingerprint = $1',
+        [request.id],
+      );
+      if (!pem) {
+        throw new CertlaneError(
+          ErrorCode.DiscoveredCertificateNotImportable,
+          'the certificate itself was not kept when it was discovered; scan it again to claim it',
+        );
+      }
+      const managed = await this.bus.request(
+        'issuance.v1.create-certificate',
+        {
+          certificate_pem: pem,
+          ...(request.name ? { name: request.name } : {}),
+          ...(request.owner_id ? { owner_id: request.owner_id } : {}),
+          ...(request.team_id ? { team_id: request.team_id } : {}),
+          ...(request.environment ? { environment: request.environment } : {}),
+          tags: { discovered: request.id },
+        },
+        // The import is audited by issuance as `certificate.created` by the same actor under a
+        // derived request id, so the claim request itself has exactly one audit event (ADR 0057).
+        {
+          context: {
+            actor_id: context?.actor_id,
+            request_id: `${context?.request_id ?? randomUUID()}:import`,
+          },
+        },
+      );
+      await manager.query(
+        'UPDATE discovered_certificates SET status = $2, managed_certificate_id = $3 WHERE fingerprint = $1',
+        [request.id, transition.to, managed.id],
+      );
+      await this.outbox.audit(manager, {
+        action: AuditAction.DiscoveredCertificateClaimed,
+        event_category: 'cert_lifecycle',
+        ...auditOrigin(context),
+        resource_type: 'discovered_certificate',
+        resource_id: request.id,
+        outcome: 'success',
+        details: { from: current.status, to: transition.to, managed_certificate_id: managed.id },
+      });
+      return { ...current, status: transition.to, managed_certificate_id: managed.id };
     });
     this.outbox.committed();
     return result;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { expandScanTargets, ScanEndpoint } from '@certlane/health-monitor-domain';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { MONITOR_CLOCK, MonitorClock } from '../health-checks/monitor-clock';
 import { ProbeOutcome, TlsProber } from '../health-checks/tls-prober';
 
@@ -16,6 +16,14 @@ export interface NetworkScanRequest {
   ratePerSecond: number;
   startedBy: string;
 }
+
+export interface StartedScan {
+  id: string;
+  count: number;
+  endpoints: () => Iterable<ScanEndpoint>;
+}
+
+type Executor = Pick<EntityManager, 'query'>;
 
 export interface NetworkScanResult {
   id: string;
@@ -35,24 +43,39 @@ const PROGRESS_EVERY = 256;
  * deduplicated by fingerprint, with where it was seen. Re-discovery never changes a status.
  */
 @Injectable()
-export class NetworkScanner {
+export class NetworkScanner implements BeforeApplicationShutdown {
   constructor(
     @InjectDataSource('health-monitor') private readonly dataSource: DataSource,
     private readonly prober: TlsProber,
     @Inject(MONITOR_CLOCK) private readonly clock: MonitorClock,
   ) {}
 
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private stopping = false;
+
   async run(request: NetworkScanRequest): Promise<NetworkScanResult> {
+    const started = await this.dataSource.transaction((manager) => this.record(manager, request, null));
+    return this.execute(started, request);
+  }
+
+  /**
+   * Records a running scan in the caller's transaction (so its audit event commits with it) and
+   * returns what `execute` needs; an unusable target is refused here, before anything is stored.
+   */
+  async record(
+    manager: Executor,
+    request: NetworkScanRequest,
+    targetId: string | null,
+  ): Promise<StartedScan> {
     const expansion = expandScanTargets(request.cidrs, request.hosts, request.ports);
     if (!expansion.ok) throw new Error(expansion.message);
-    const concurrency = Math.min(256, Math.max(1, Math.trunc(request.concurrency)));
-    const intervalMs = 1000 / Math.min(10_000, Math.max(1, request.ratePerSecond));
     const id = `scan-${randomBytes(8).toString('hex')}`;
-    await this.dataSource.query(
-      `INSERT INTO network_scans (id, cidrs, hosts, ports, status, endpoints_total, started_by, started_at)
-       VALUES ($1, $2::jsonb, $3::jsonb, $4::jsonb, 'running', $5, $6, $7)`,
+    await manager.query(
+      `INSERT INTO network_scans (id, target_id, cidrs, hosts, ports, status, endpoints_total, started_by, started_at)
+       VALUES ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, 'running', $6, $7, $8)`,
       [
         id,
+        targetId,
         JSON.stringify(request.cidrs),
         JSON.stringify(request.hosts),
         JSON.stringify(request.ports),
@@ -61,11 +84,30 @@ export class NetworkScanner {
         this.clock.now(),
       ],
     );
-    const iterator = expansion.endpoints()[Symbol.iterator]();
+    return { id, count: expansion.count, endpoints: expansion.endpoints };
+  }
+
+  /** Runs a recorded scan in the background; the service waits for it (stopping it early) on shutdown. */
+  launch(started: StartedScan, request: NetworkScanRequest): void {
+    const running = this.execute(started, request).finally(() => this.inFlight.delete(running));
+    this.inFlight.add(running);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  async execute(started: StartedScan, request: NetworkScanRequest): Promise<NetworkScanResult> {
+    const { id } = started;
+    const concurrency = Math.min(256, Math.max(1, Math.trunc(request.concurrency)));
+    const intervalMs = 1000 / Math.min(10_000, Math.max(1, request.ratePerSecond));
+    const iterator = started.endpoints()[Symbol.iterator]();
     let done = 0;
     const found = new Set<string>();
     let nextSlot = performance.now();
     const take = (): ScanEndpoint | undefined => {
+      if (this.stopping) throw new Error('the service stopped during the scan');
       const next = iterator.next();
       return next.done ? undefined : next.value;
     };
@@ -85,25 +127,20 @@ export class NetworkScanner {
         if (done % PROGRESS_EVERY === 0) await this.progress(id, done, found.size);
       }
     };
+    const result = (status: NetworkScanResult['status']): NetworkScanResult => ({
+      id,
+      endpoints_total: started.count,
+      endpoints_done: done,
+      certificates_found: found.size,
+      status,
+    });
     try {
       await Promise.all(Array.from({ length: concurrency }, worker));
       await this.finish(id, 'completed', done, found.size, null);
-      return {
-        id,
-        endpoints_total: expansion.count,
-        endpoints_done: done,
-        certificates_found: found.size,
-        status: 'completed',
-      };
+      return result('completed');
     } catch (error) {
       await this.finish(id, 'failed', done, found.size, (error as Error).message);
-      return {
-        id,
-        endpoints_total: expansion.count,
-        endpoints_done: done,
-        certificates_found: found.size,
-        status: 'failed',
-      };
+      return result('failed');
     }
   }
 
@@ -115,9 +152,10 @@ export class NetworkScanner {
     const fingerprint = observation.fingerprint;
     await this.dataSource.transaction(async (manager) => {
       await manager.query(
-        `INSERT INTO discovered_certificates (fingerprint, subject, issuer, not_before, not_after, chain, first_seen_at, last_seen_at)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $7)
-         ON CONFLICT (fingerprint) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at`,
+        `INSERT INTO discovered_certificates (fingerprint, subject, issuer, not_before, not_after, chain, first_seen_at, last_seen_at, certificate_pem)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $7, $8)
+         ON CONFLICT (fingerprint) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at,
+           certificate_pem = COALESCE(discovered_certificates.certificate_pem, EXCLUDED.certificate_pem)`,
         [
           fingerprint,
           leaf?.subject ?? '',
@@ -126,6 +164,7 @@ export class NetworkScanner {
           observation.notAfter,
           JSON.stringify(outcome.chain),
           now,
+          outcome.leaf_pem ?? null,
         ],
       );
       await manager.query(

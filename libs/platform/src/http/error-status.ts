@@ -24,6 +24,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'profile_violation':
     case 'keygen_agent_missing':
     case 'est_profile_invalid':
+    case 'scan_target_invalid':
       return 400;
     case 'unauthenticated':
     case 'bootstrap_token_invalid':
@@ -59,12 +60,15 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'policy_rule_not_found':
     case 'health_check_not_found':
     case 'discovered_certificate_not_found':
+    case 'scan_target_not_found':
+    case 'network_scan_not_found':
     case 'est_profile_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
     case 'conflict':
     case 'est_profile_exists':
+    case 'discovered_certificate_not_importable':
     case 'idempotency_key_in_use':
     case 'renewal_policy_duplicate_name':
     case 'renewal_policy_in_use':
