@@ -17,6 +17,7 @@ import { SCEP_PROBE_ROUTES } from './health-checks/scep-probe.routes';
 import { DISCOVERED_CERTIFICATE_ROUTES } from './health-checks/discovered-certificate.routes';
 import { JOB_ROUTES } from './jobs/job.routes';
 import { NOTIFICATION_ROUTES } from './notifications/notification.routes';
+import { NOTIFIER_ROUTES } from './notifications/notifier.routes';
 import { OWNER_ROUTES, TEAM_ROUTES } from './owners-teams/owner-team.routes';
 import { POLICY_ROUTES } from './policies/policy.routes';
 import { PROFILE_ROUTES } from './profiles/profile.routes';
@@ -60,6 +61,7 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...REVOCATION_ROUTES,
   ...HEALTH_CHECK_ROUTES,
   ...NOTIFICATION_ROUTES,
+  ...NOTIFIER_ROUTES,
   ...SCEP_PROBE_ROUTES,
   ...DISCOVERED_CERTIFICATE_ROUTES,
   ...EST_ADMIN_ROUTES,

@@ -3,6 +3,14 @@ import {
   NotificationDto,
   NotificationIdRequest,
 } from './notifications/notification.dto';
+import {
+  CreateNotifierRequest,
+  NotifierDto,
+  NotifierIdRequest,
+  NotifierTestResult,
+  UpdateNotifierRequest,
+} from './notifications/notifier.dto';
+import { PageQuery } from './pagination/page';
 import { agentEventContracts, agentRequestContracts } from './agents/agent-subjects';
 import { certificateEventContracts, certificateRequestContracts } from './certificates/certificate-subjects';
 // The agent work protocol (ADR 0027).
@@ -338,6 +346,12 @@ export const requestContracts = {
     response: shape<NotificationDto>(),
   },
   'notifier.v1.requeue-notification': { request: NotificationIdRequest, response: shape<NotificationDto>() },
+  'notifier.v1.list-notifiers': { request: PageQuery, response: shape<Page<NotifierDto>>() },
+  'notifier.v1.get-notifier': { request: NotifierIdRequest, response: shape<NotifierDto>() },
+  'notifier.v1.create-notifier': { request: CreateNotifierRequest, response: shape<NotifierDto>() },
+  'notifier.v1.update-notifier': { request: UpdateNotifierRequest, response: shape<NotifierDto>() },
+  'notifier.v1.delete-notifier': { request: NotifierIdRequest, response: shape<{ id: string }>() },
+  'notifier.v1.test-notifier': { request: NotifierIdRequest, response: shape<NotifierTestResult>() },
   'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   ...healthCheckRequestContracts,
   ...scepProbeRequestContracts,

@@ -6,6 +6,7 @@ import { NotificationEventConsumer } from './events/event-consumer';
 import { NotificationHandlers } from './notifications/notification.handlers';
 import { NotificationRepository } from './notifications/notification.repository';
 import { NotifierDirectory } from './notifiers/notifier.directory';
+import { NotifierHandlers } from './notifiers/notifier.handlers';
 
 /**
  * The notifier service (ADR 0056): turns certificate, renewal, revocation and deployment events
@@ -25,6 +26,7 @@ export class NotifierModule {
         NotificationEventConsumer,
         DeadNotificationGauge,
         NotificationHandlers,
+        NotifierHandlers,
       ],
     };
   }

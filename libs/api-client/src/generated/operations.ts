@@ -317,6 +317,24 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "createNotifier": {
+    "method": "POST",
+    "path": "/api/v1/notifiers",
+    "tag": "notifiers",
+    "summary": "POST /api/v1/notifiers",
+    "access": [
+      "notifier.edit"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "createOwner": {
     "method": "POST",
     "path": "/api/v1/owners",
@@ -524,6 +542,24 @@ export const OPERATIONS = {
     "summary": "DELETE /api/v1/issuers/:id",
     "access": [
       "issuer.delete"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "deleteNotifier": {
+    "method": "DELETE",
+    "path": "/api/v1/notifiers/{id}",
+    "tag": "notifiers",
+    "summary": "DELETE /api/v1/notifiers/:id",
+    "access": [
+      "notifier.edit"
     ],
     "pathParams": [
       "id"
@@ -1365,6 +1401,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "getNotifier": {
+    "method": "GET",
+    "path": "/api/v1/notifiers/{id}",
+    "tag": "notifiers",
+    "summary": "GET /api/v1/notifiers/:id",
+    "access": [
+      "notifier.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "getOcspResponse": {
     "method": "GET",
     "path": "/api/v1/ocsp/{issuerId}/{serial}",
@@ -1992,6 +2048,27 @@ export const OPERATIONS = {
       "status",
       "event_type",
       "certificate_id",
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listNotifiers": {
+    "method": "GET",
+    "path": "/api/v1/notifiers",
+    "tag": "notifiers",
+    "summary": "GET /api/v1/notifiers",
+    "access": [
+      "notifier.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
       "page",
       "per_page"
     ],
@@ -2699,6 +2776,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "testNotifier": {
+    "method": "POST",
+    "path": "/api/v1/notifiers/{id}/test",
+    "tag": "notifiers",
+    "summary": "POST /api/v1/notifiers/:id/test",
+    "access": [
+      "notifier.test"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "testTarget": {
     "method": "POST",
     "path": "/api/v1/targets/{id}/test",
@@ -2786,6 +2883,26 @@ export const OPERATIONS = {
     "summary": "PUT /api/v1/issuers/:id",
     "access": [
       "issuer.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "updateNotifier": {
+    "method": "PUT",
+    "path": "/api/v1/notifiers/{id}",
+    "tag": "notifiers",
+    "summary": "PUT /api/v1/notifiers/:id",
+    "access": [
+      "notifier.edit"
     ],
     "pathParams": [
       "id"

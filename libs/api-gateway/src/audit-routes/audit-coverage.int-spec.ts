@@ -717,7 +717,46 @@ const NOTIFICATION_ROUTE_CASES: Record<string, RouteCase> = {
     const response = await call('POST', `/api/v1/notifications/${id}/requeue`, { requestId });
     return { response, expected: notificationEvent('notification.requeued', id) };
   },
+  'POST /api/v1/notifiers': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/notifiers', {
+      requestId,
+      body: notifierBody('ntf-created'),
+    });
+    return { response, expected: notifierEvent('notifier.created', 'ntf-created') };
+  },
+  'PUT /api/v1/notifiers/:id': async (call, requestId) => {
+    await call('POST', '/api/v1/notifiers', { body: notifierBody('ntf-updated') });
+    const response = await call('PUT', '/api/v1/notifiers/ntf-updated', {
+      requestId,
+      body: { enabled: false },
+    });
+    return { response, expected: notifierEvent('notifier.updated', 'ntf-updated') };
+  },
+  'DELETE /api/v1/notifiers/:id': async (call, requestId) => {
+    await call('POST', '/api/v1/notifiers', { body: notifierBody('ntf-deleted') });
+    const response = await call('DELETE', '/api/v1/notifiers/ntf-deleted', { requestId });
+    return { response, expected: notifierEvent('notifier.deleted', 'ntf-deleted') };
+  },
+  // The receiver is a documentation address (refused at dial time): a failed test is audited too.
+  'POST /api/v1/notifiers/:id/test': async (call, requestId) => {
+    await call('POST', '/api/v1/notifiers', { body: notifierBody('ntf-tested') });
+    const response = await call('POST', '/api/v1/notifiers/ntf-tested/test', { requestId });
+    return { response, expected: notifierEvent('notifier.tested', 'ntf-tested') };
+  },
 };
+
+const notifierEvent = (action: string, resource_id: string): ExpectedEvent => ({
+  ...notificationEvent(action, resource_id),
+  event_category: 'config',
+  resource_type: 'notifier',
+});
+
+const notifierBody = (id: string) => ({
+  id,
+  name: `Notifier ${id}`,
+  kind: 'webhook',
+  secrets: { url: 'http://192.0.2.1/hook', secret: `whsec_${Buffer.alloc(32, 3).toString('base64')}` },
+});
 
 const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /api/v1/auth/bootstrap': async (call, requestId) => {

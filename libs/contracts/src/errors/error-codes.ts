@@ -110,6 +110,9 @@ export const ErrorCode = {
   NotificationNotFound: 'notification_not_found',
   NotificationNotDead: 'notification_not_dead',
   NotificationNotReadable: 'notification_not_readable',
+  NotifierNotFound: 'notifier_not_found',
+  NotifierExists: 'notifier_exists',
+  NotifierConfigInvalid: 'notifier_config_invalid',
   DiscoveredCertificateNotFound: 'discovered_certificate_not_found',
   DiscoveredCertificateClaimed: 'discovered_certificate_claimed',
   // EST profiles (ADR 0058).
