@@ -10,6 +10,12 @@ import {
   NotifierTestResult,
   UpdateNotifierRequest,
 } from './notifications/notifier.dto';
+import {
+  CreateRoutingRuleRequest,
+  RoutingRuleDto,
+  RoutingRuleIdRequest,
+  UpdateRoutingRuleRequest,
+} from './notifications/routing-rule.dto';
 import { PageQuery } from './pagination/page';
 import { agentEventContracts, agentRequestContracts } from './agents/agent-subjects';
 import { certificateEventContracts, certificateRequestContracts } from './certificates/certificate-subjects';
@@ -351,6 +357,11 @@ export const requestContracts = {
   'notifier.v1.create-notifier': { request: CreateNotifierRequest, response: shape<NotifierDto>() },
   'notifier.v1.update-notifier': { request: UpdateNotifierRequest, response: shape<NotifierDto>() },
   'notifier.v1.delete-notifier': { request: NotifierIdRequest, response: shape<{ id: string }>() },
+  'notifier.v1.list-routing-rules': { request: PageQuery, response: shape<Page<RoutingRuleDto>>() },
+  'notifier.v1.get-routing-rule': { request: RoutingRuleIdRequest, response: shape<RoutingRuleDto>() },
+  'notifier.v1.create-routing-rule': { request: CreateRoutingRuleRequest, response: shape<RoutingRuleDto>() },
+  'notifier.v1.update-routing-rule': { request: UpdateRoutingRuleRequest, response: shape<RoutingRuleDto>() },
+  'notifier.v1.delete-routing-rule': { request: RoutingRuleIdRequest, response: shape<{ id: string }>() },
   'notifier.v1.test-notifier': { request: NotifierIdRequest, response: shape<NotifierTestResult>() },
   'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   ...healthCheckRequestContracts,

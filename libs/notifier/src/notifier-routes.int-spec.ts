@@ -180,6 +180,67 @@ describe('notifier routes', () => {
     expect(invalid.json()).toMatchObject({ code: 'notifier_config_invalid' });
   });
 
+  it('routing rules: create, list, get, update, delete; unknown notifiers and event types refused', async () => {
+    const created = await call('POST', '/api/v1/routing-rules', {
+      id: 'critical-to-ops',
+      name: 'Critical to ops',
+      event_types: ['certificate.expiring', 'deployment.failed'],
+      min_severity: 'critical',
+      environments: ['prod'],
+      notifier_ids: ['ops-hook'],
+    });
+    expect(created.status).toBe(201);
+    expect(created.json()).toMatchObject({
+      id: 'critical-to-ops',
+      enabled: true,
+      min_severity: 'critical',
+      owner_ids: [],
+      notifier_ids: ['ops-hook'],
+    });
+    const [row] = (
+      await db.query(`SELECT notifier_ids FROM notifier.routing_rules WHERE id = 'critical-to-ops'`)
+    ).rows as { notifier_ids: string[] }[];
+    expect(row.notifier_ids).toEqual(['ops-hook']);
+    expect(
+      (await call('POST', '/api/v1/routing-rules', { id: 'critical-to-ops', name: 'Again' })).status,
+    ).toBe(409);
+    const unknownNotifier = await call('POST', '/api/v1/routing-rules', {
+      id: 'to-nowhere',
+      name: 'To nowhere',
+      notifier_ids: ['no-such-notifier'],
+    });
+    expect(unknownNotifier.status).toBe(400);
+    expect(unknownNotifier.json()).toMatchObject({ code: 'reference_invalid' });
+    const unknownType = await call('POST', '/api/v1/routing-rules', {
+      id: 'odd-type',
+      name: 'Odd type',
+      event_types: ['certificate.melted'],
+    });
+    expect(unknownType.status).toBe(400);
+    expect(
+      (await call('POST', '/api/v1/routing-rules', { id: 'x', name: 'X', min_severity: 'dire' })).status,
+    ).toBe(400);
+    const list = (await call('GET', '/api/v1/routing-rules')).json() as Page<{ id: string }>;
+    expect(list.data.map((rule) => rule.id)).toEqual(['critical-to-ops']);
+    const updated = await call('PUT', '/api/v1/routing-rules/critical-to-ops', {
+      min_severity: 'warning',
+      team_ids: ['t1'],
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.json()).toMatchObject({
+      min_severity: 'warning',
+      team_ids: ['t1'],
+      environments: ['prod'],
+    });
+    expect((await call('GET', '/api/v1/routing-rules/critical-to-ops')).json()).toMatchObject({
+      team_ids: ['t1'],
+    });
+    expect((await call('DELETE', '/api/v1/routing-rules/critical-to-ops')).status).toBe(204);
+    const gone = await call('GET', '/api/v1/routing-rules/critical-to-ops');
+    expect(gone.status).toBe(404);
+    expect(gone.json()).toMatchObject({ code: 'routing_rule_not_found' });
+  });
+
   it('deletes: 204, then 404 notifier_not_found', async () => {
     expect((await call('DELETE', '/api/v1/notifiers/ops-hook')).status).toBe(204);
     const gone = await call('GET', '/api/v1/notifiers/ops-hook');

@@ -7,6 +7,7 @@ import { NotificationHandlers } from './notifications/notification.handlers';
 import { NotificationRepository } from './notifications/notification.repository';
 import { NotifierDirectory } from './notifiers/notifier.directory';
 import { NotifierHandlers } from './notifiers/notifier.handlers';
+import { RoutingRuleHandlers } from './notifiers/routing-rule.handlers';
 
 /**
  * The notifier service (ADR 0056): turns certificate, renewal, revocation and deployment events
@@ -27,6 +28,7 @@ export class NotifierModule {
         DeadNotificationGauge,
         NotificationHandlers,
         NotifierHandlers,
+        RoutingRuleHandlers,
       ],
     };
   }

@@ -425,6 +425,24 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "createRoutingRule": {
+    "method": "POST",
+    "path": "/api/v1/routing-rules",
+    "tag": "routing-rules",
+    "summary": "POST /api/v1/routing-rules",
+    "access": [
+      "routing_rule.edit"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "createTarget": {
     "method": "POST",
     "path": "/api/v1/targets",
@@ -650,6 +668,24 @@ export const OPERATIONS = {
     "summary": "DELETE /api/v1/auth/roles/:id",
     "access": [
       "auth.role.delete"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "deleteRoutingRule": {
+    "method": "DELETE",
+    "path": "/api/v1/routing-rules/{id}",
+    "tag": "routing-rules",
+    "summary": "DELETE /api/v1/routing-rules/:id",
+    "access": [
+      "routing_rule.edit"
     ],
     "pathParams": [
       "id"
@@ -1560,6 +1596,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "getRoutingRule": {
+    "method": "GET",
+    "path": "/api/v1/routing-rules/{id}",
+    "tag": "routing-rules",
+    "summary": "GET /api/v1/routing-rules/:id",
+    "access": [
+      "routing_rule.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "getRuntimeConfig": {
     "method": "GET",
     "path": "/api/v1/auth/runtime-config",
@@ -2238,6 +2294,27 @@ export const OPERATIONS = {
     "summary": "GET /api/v1/auth/roles",
     "access": [
       "auth.role.list"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listRoutingRules": {
+    "method": "GET",
+    "path": "/api/v1/routing-rules",
+    "tag": "routing-rules",
+    "summary": "GET /api/v1/routing-rules",
+    "access": [
+      "routing_rule.read"
     ],
     "pathParams": [],
     "queryParams": [
@@ -3004,6 +3081,26 @@ export const OPERATIONS = {
     "summary": "PUT /api/v1/auth/roles/:id",
     "access": [
       "auth.role.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "updateRoutingRule": {
+    "method": "PUT",
+    "path": "/api/v1/routing-rules/{id}",
+    "tag": "routing-rules",
+    "summary": "PUT /api/v1/routing-rules/:id",
+    "access": [
+      "routing_rule.edit"
     ],
     "pathParams": [
       "id"

@@ -743,12 +743,37 @@ const NOTIFICATION_ROUTE_CASES: Record<string, RouteCase> = {
     const response = await call('POST', '/api/v1/notifiers/ntf-tested/test', { requestId });
     return { response, expected: notifierEvent('notifier.tested', 'ntf-tested') };
   },
+  'POST /api/v1/routing-rules': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/routing-rules', {
+      requestId,
+      body: { id: 'rr-created', name: 'Created rule' },
+    });
+    return { response, expected: routingRuleEvent('routing_rule.created', 'rr-created') };
+  },
+  'PUT /api/v1/routing-rules/:id': async (call, requestId) => {
+    await call('POST', '/api/v1/routing-rules', { body: { id: 'rr-updated', name: 'Updated rule' } });
+    const response = await call('PUT', '/api/v1/routing-rules/rr-updated', {
+      requestId,
+      body: { min_severity: 'critical' },
+    });
+    return { response, expected: routingRuleEvent('routing_rule.updated', 'rr-updated') };
+  },
+  'DELETE /api/v1/routing-rules/:id': async (call, requestId) => {
+    await call('POST', '/api/v1/routing-rules', { body: { id: 'rr-deleted', name: 'Deleted rule' } });
+    const response = await call('DELETE', '/api/v1/routing-rules/rr-deleted', { requestId });
+    return { response, expected: routingRuleEvent('routing_rule.deleted', 'rr-deleted') };
+  },
 };
 
 const notifierEvent = (action: string, resource_id: string): ExpectedEvent => ({
   ...notificationEvent(action, resource_id),
   event_category: 'config',
   resource_type: 'notifier',
+});
+
+const routingRuleEvent = (action: string, resource_id: string): ExpectedEvent => ({
+  ...notifierEvent(action, resource_id),
+  resource_type: 'routing_rule',
 });
 
 const notifierBody = (id: string) => ({

@@ -113,6 +113,8 @@ export const ErrorCode = {
   NotifierNotFound: 'notifier_not_found',
   NotifierExists: 'notifier_exists',
   NotifierConfigInvalid: 'notifier_config_invalid',
+  RoutingRuleNotFound: 'routing_rule_not_found',
+  RoutingRuleExists: 'routing_rule_exists',
   DiscoveredCertificateNotFound: 'discovered_certificate_not_found',
   DiscoveredCertificateClaimed: 'discovered_certificate_claimed',
   // EST profiles (ADR 0058).

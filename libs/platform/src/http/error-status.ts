@@ -39,6 +39,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'renewal_policy_not_found':
     case 'notification_not_found':
     case 'notifier_not_found':
+    case 'routing_rule_not_found':
     case 'api_key_not_found':
     case 'role_not_found':
     case 'grant_not_found':
@@ -94,6 +95,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'notification_not_dead':
     case 'notification_not_readable':
     case 'notifier_exists':
+    case 'routing_rule_exists':
     case 'discovered_certificate_claimed':
     case 'target_retired':
     case 'target_agent_mismatch':
