@@ -86,6 +86,8 @@ describe(httpStatusFor.name, () => {
     ['policy_rule_not_found', 404],
     ['health_check_not_found', 404],
     ['notification_not_found', 404],
+    ['notifier_not_found', 404],
+    ['routing_rule_not_found', 404],
     ['discovered_certificate_not_found', 404],
     ['est_profile_not_found', 404],
     ['est_profile_invalid', 400],
@@ -112,6 +114,9 @@ describe(httpStatusFor.name, () => {
     ['notification_not_dead', 409],
     ['est_profile_exists', 409],
     ['notification_not_readable', 409],
+    ['notifier_exists', 409],
+    ['routing_rule_exists', 409],
+    ['notifier_config_invalid', 400],
     ['discovered_certificate_claimed', 409],
     ['approval_self_decision', 403],
   ];
