@@ -24,6 +24,7 @@ export * from './pki/revocation.dto';
 export * from './notifications/notification.dto';
 export * from './notifications/notifier.dto';
 export * from './notifications/routing-rule.dto';
+export * from './notifications/contact.dto';
 export * from './est/est-profile.dto';
 export * from './est/est-forward.dto';
 export * from './pki/revocation-service.dto';

@@ -16,6 +16,7 @@ import {
   RoutingRuleIdRequest,
   UpdateRoutingRuleRequest,
 } from './notifications/routing-rule.dto';
+import { ContactDto, ContactKeyRequest, SetContactRequest } from './notifications/contact.dto';
 import { PageQuery } from './pagination/page';
 import { agentEventContracts, agentRequestContracts } from './agents/agent-subjects';
 import { certificateEventContracts, certificateRequestContracts } from './certificates/certificate-subjects';
@@ -362,6 +363,10 @@ export const requestContracts = {
   'notifier.v1.create-routing-rule': { request: CreateRoutingRuleRequest, response: shape<RoutingRuleDto>() },
   'notifier.v1.update-routing-rule': { request: UpdateRoutingRuleRequest, response: shape<RoutingRuleDto>() },
   'notifier.v1.delete-routing-rule': { request: RoutingRuleIdRequest, response: shape<{ id: string }>() },
+  'notifier.v1.list-contacts': { request: PageQuery, response: shape<Page<ContactDto>>() },
+  'notifier.v1.get-contact': { request: ContactKeyRequest, response: shape<ContactDto>() },
+  'notifier.v1.set-contact': { request: SetContactRequest, response: shape<ContactDto>() },
+  'notifier.v1.delete-contact': { request: ContactKeyRequest, response: shape<{ subject_id: string }>() },
   'notifier.v1.test-notifier': { request: NotifierIdRequest, response: shape<NotifierTestResult>() },
   'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   ...healthCheckRequestContracts,

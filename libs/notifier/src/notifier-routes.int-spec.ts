@@ -241,6 +241,37 @@ describe('notifier routes', () => {
     expect(gone.json()).toMatchObject({ code: 'routing_rule_not_found' });
   });
 
+  it('contacts: set (upsert, lowercased, deduplicated), list, get, delete; bad kind and address refused', async () => {
+    const set = await call('PUT', '/api/v1/contacts/team/payments', {
+      addresses: ['Ops@example.com', 'ops@example.com', 'oncall@example.com'],
+    });
+    expect(set.status).toBe(200);
+    expect(set.json()).toEqual({
+      kind: 'team',
+      subject_id: 'payments',
+      addresses: ['ops@example.com', 'oncall@example.com'],
+    });
+    const replaced = await call('PUT', '/api/v1/contacts/team/payments', { addresses: ['lead@example.com'] });
+    expect(replaced.json()).toMatchObject({ addresses: ['lead@example.com'] });
+    const [row] = (
+      await db.query(
+        `SELECT addresses FROM notifier.contacts WHERE kind = 'team' AND subject_id = 'payments'`,
+      )
+    ).rows as { addresses: string[] }[];
+    expect(row.addresses).toEqual(['lead@example.com']);
+    expect((await call('PUT', '/api/v1/contacts/group/payments', { addresses: [] })).status).toBe(400);
+    expect(
+      (await call('PUT', '/api/v1/contacts/owner/alice', { addresses: ['not-an-address'] })).status,
+    ).toBe(400);
+    const list = (await call('GET', '/api/v1/contacts')).json() as Page<{ subject_id: string }>;
+    expect(list.data.map((contact) => contact.subject_id)).toEqual(['payments']);
+    expect((await call('GET', '/api/v1/contacts/team/payments')).status).toBe(200);
+    expect((await call('DELETE', '/api/v1/contacts/team/payments')).status).toBe(204);
+    const gone = await call('GET', '/api/v1/contacts/team/payments');
+    expect(gone.status).toBe(404);
+    expect(gone.json()).toMatchObject({ code: 'contact_not_found' });
+  });
+
   it('deletes: 204, then 404 notifier_not_found', async () => {
     expect((await call('DELETE', '/api/v1/notifiers/ops-hook')).status).toBe(204);
     const gone = await call('GET', '/api/v1/notifiers/ops-hook');

@@ -8,6 +8,7 @@ import { NotificationRepository } from './notifications/notification.repository'
 import { NotifierDirectory } from './notifiers/notifier.directory';
 import { NotifierHandlers } from './notifiers/notifier.handlers';
 import { RoutingRuleHandlers } from './notifiers/routing-rule.handlers';
+import { ContactHandlers } from './notifiers/contact.handlers';
 
 /**
  * The notifier service (ADR 0056): turns certificate, renewal, revocation and deployment events
@@ -29,6 +30,7 @@ export class NotifierModule {
         NotificationHandlers,
         NotifierHandlers,
         RoutingRuleHandlers,
+        ContactHandlers,
       ],
     };
   }

@@ -574,6 +574,7 @@ export const LISTS_WITHOUT_A_PAGE: Record<string, string> = {
   '/api/v1/notifications': 'the notification bell and page come with the notifier issue (22)',
   '/api/v1/notifiers': 'the notifier settings page comes with the notifier issue (22)',
   '/api/v1/routing-rules': 'the routing-rule page comes with the notifier issue (22)',
+  '/api/v1/contacts': 'the contacts page comes with the notifier issue (22)',
   '/api/v1/health-checks': 'the health status board comes with the health monitor issue (23)',
   '/api/v1/health-checks/{id}/history': "per check: on the status board's check details (issue 23)",
   '/api/v1/discovered-certificates': 'the triage queue comes with the discovery part of issue 23',

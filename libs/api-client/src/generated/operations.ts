@@ -535,6 +535,25 @@ export const OPERATIONS = {
     ],
     "produces": []
   },
+  "deleteContact": {
+    "method": "DELETE",
+    "path": "/api/v1/contacts/{kind}/{subject_id}",
+    "tag": "contacts",
+    "summary": "DELETE /api/v1/contacts/:kind/:subject_id",
+    "access": [
+      "contact.edit"
+    ],
+    "pathParams": [
+      "kind",
+      "subject_id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
   "deleteHealthCheck": {
     "method": "DELETE",
     "path": "/api/v1/health-checks/{id}",
@@ -1157,6 +1176,27 @@ export const OPERATIONS = {
       "permission",
       "scope"
     ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getContact": {
+    "method": "GET",
+    "path": "/api/v1/contacts/{kind}/{subject_id}",
+    "tag": "contacts",
+    "summary": "GET /api/v1/contacts/:kind/:subject_id",
+    "access": [
+      "contact.read"
+    ],
+    "pathParams": [
+      "kind",
+      "subject_id"
+    ],
+    "queryParams": [],
     "body": "none",
     "success": [
       200
@@ -1942,6 +1982,27 @@ export const OPERATIONS = {
     "pathParams": [
       "id"
     ],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listContacts": {
+    "method": "GET",
+    "path": "/api/v1/contacts",
+    "tag": "contacts",
+    "summary": "GET /api/v1/contacts",
+    "access": [
+      "contact.read"
+    ],
+    "pathParams": [],
     "queryParams": [
       "page",
       "per_page"
@@ -2808,6 +2869,27 @@ export const OPERATIONS = {
     "success": [
       200,
       201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "setContact": {
+    "method": "PUT",
+    "path": "/api/v1/contacts/{kind}/{subject_id}",
+    "tag": "contacts",
+    "summary": "PUT /api/v1/contacts/:kind/:subject_id",
+    "access": [
+      "contact.edit"
+    ],
+    "pathParams": [
+      "kind",
+      "subject_id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
     ],
     "produces": [
       "application/json"

@@ -763,6 +763,18 @@ const NOTIFICATION_ROUTE_CASES: Record<string, RouteCase> = {
     const response = await call('DELETE', '/api/v1/routing-rules/rr-deleted', { requestId });
     return { response, expected: routingRuleEvent('routing_rule.deleted', 'rr-deleted') };
   },
+  'PUT /api/v1/contacts/:kind/:subject_id': async (call, requestId) => {
+    const response = await call('PUT', '/api/v1/contacts/team/audit-team', {
+      requestId,
+      body: { addresses: ['team@example.com'] },
+    });
+    return { response, expected: contactEvent('contact.set', 'team/audit-team') };
+  },
+  'DELETE /api/v1/contacts/:kind/:subject_id': async (call, requestId) => {
+    await call('PUT', '/api/v1/contacts/owner/audit-owner', { body: { addresses: ['owner@example.com'] } });
+    const response = await call('DELETE', '/api/v1/contacts/owner/audit-owner', { requestId });
+    return { response, expected: contactEvent('contact.deleted', 'owner/audit-owner') };
+  },
 };
 
 const notifierEvent = (action: string, resource_id: string): ExpectedEvent => ({
@@ -774,6 +786,11 @@ const notifierEvent = (action: string, resource_id: string): ExpectedEvent => ({
 const routingRuleEvent = (action: string, resource_id: string): ExpectedEvent => ({
   ...notifierEvent(action, resource_id),
   resource_type: 'routing_rule',
+});
+
+const contactEvent = (action: string, resource_id: string): ExpectedEvent => ({
+  ...notifierEvent(action, resource_id),
+  resource_type: 'contact',
 });
 
 const notifierBody = (id: string) => ({

@@ -32,6 +32,8 @@ export const AuditAction = {
   RoutingRuleCreated: 'routing_rule.created',
   RoutingRuleUpdated: 'routing_rule.updated',
   RoutingRuleDeleted: 'routing_rule.deleted',
+  ContactSet: 'contact.set',
+  ContactDeleted: 'contact.deleted',
   RenewalPolicyCreated: 'renewal_policy.created',
   RenewalPolicyUpdated: 'renewal_policy.updated',
   RenewalPolicyDeleted: 'renewal_policy.deleted',

@@ -115,6 +115,7 @@ export const ErrorCode = {
   NotifierConfigInvalid: 'notifier_config_invalid',
   RoutingRuleNotFound: 'routing_rule_not_found',
   RoutingRuleExists: 'routing_rule_exists',
+  ContactNotFound: 'contact_not_found',
   DiscoveredCertificateNotFound: 'discovered_certificate_not_found',
   DiscoveredCertificateClaimed: 'discovered_certificate_claimed',
   // EST profiles (ADR 0058).

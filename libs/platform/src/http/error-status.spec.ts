@@ -88,6 +88,7 @@ describe(httpStatusFor.name, () => {
     ['notification_not_found', 404],
     ['notifier_not_found', 404],
     ['routing_rule_not_found', 404],
+    ['contact_not_found', 404],
     ['discovered_certificate_not_found', 404],
     ['est_profile_not_found', 404],
     ['est_profile_invalid', 400],

@@ -40,6 +40,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'notification_not_found':
     case 'notifier_not_found':
     case 'routing_rule_not_found':
+    case 'contact_not_found':
     case 'api_key_not_found':
     case 'role_not_found':
     case 'grant_not_found':
