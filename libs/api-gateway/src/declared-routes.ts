@@ -18,6 +18,9 @@ import { DISCOVERED_CERTIFICATE_ROUTES } from './health-checks/discovered-certif
 import { SCAN_TARGET_ROUTES } from './health-checks/scan-target.routes';
 import { JOB_ROUTES } from './jobs/job.routes';
 import { NOTIFICATION_ROUTES } from './notifications/notification.routes';
+import { NOTIFIER_ROUTES } from './notifications/notifier.routes';
+import { ROUTING_RULE_ROUTES } from './notifications/routing-rule.routes';
+import { CONTACT_ROUTES } from './notifications/contact.routes';
 import { OWNER_ROUTES, TEAM_ROUTES } from './owners-teams/owner-team.routes';
 import { POLICY_ROUTES } from './policies/policy.routes';
 import { PROFILE_ROUTES } from './profiles/profile.routes';
@@ -61,6 +64,9 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...REVOCATION_ROUTES,
   ...HEALTH_CHECK_ROUTES,
   ...NOTIFICATION_ROUTES,
+  ...NOTIFIER_ROUTES,
+  ...ROUTING_RULE_ROUTES,
+  ...CONTACT_ROUTES,
   ...SCEP_PROBE_ROUTES,
   ...DISCOVERED_CERTIFICATE_ROUTES,
   ...SCAN_TARGET_ROUTES,

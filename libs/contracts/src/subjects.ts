@@ -3,6 +3,21 @@ import {
   NotificationDto,
   NotificationIdRequest,
 } from './notifications/notification.dto';
+import {
+  CreateNotifierRequest,
+  NotifierDto,
+  NotifierIdRequest,
+  NotifierTestResult,
+  UpdateNotifierRequest,
+} from './notifications/notifier.dto';
+import {
+  CreateRoutingRuleRequest,
+  RoutingRuleDto,
+  RoutingRuleIdRequest,
+  UpdateRoutingRuleRequest,
+} from './notifications/routing-rule.dto';
+import { ContactDto, ContactKeyRequest, SetContactRequest } from './notifications/contact.dto';
+import { PageQuery } from './pagination/page';
 import { agentEventContracts, agentRequestContracts } from './agents/agent-subjects';
 import { certificateEventContracts, certificateRequestContracts } from './certificates/certificate-subjects';
 // The agent work protocol (ADR 0027).
@@ -339,6 +354,21 @@ export const requestContracts = {
     response: shape<NotificationDto>(),
   },
   'notifier.v1.requeue-notification': { request: NotificationIdRequest, response: shape<NotificationDto>() },
+  'notifier.v1.list-notifiers': { request: PageQuery, response: shape<Page<NotifierDto>>() },
+  'notifier.v1.get-notifier': { request: NotifierIdRequest, response: shape<NotifierDto>() },
+  'notifier.v1.create-notifier': { request: CreateNotifierRequest, response: shape<NotifierDto>() },
+  'notifier.v1.update-notifier': { request: UpdateNotifierRequest, response: shape<NotifierDto>() },
+  'notifier.v1.delete-notifier': { request: NotifierIdRequest, response: shape<{ id: string }>() },
+  'notifier.v1.list-routing-rules': { request: PageQuery, response: shape<Page<RoutingRuleDto>>() },
+  'notifier.v1.get-routing-rule': { request: RoutingRuleIdRequest, response: shape<RoutingRuleDto>() },
+  'notifier.v1.create-routing-rule': { request: CreateRoutingRuleRequest, response: shape<RoutingRuleDto>() },
+  'notifier.v1.update-routing-rule': { request: UpdateRoutingRuleRequest, response: shape<RoutingRuleDto>() },
+  'notifier.v1.delete-routing-rule': { request: RoutingRuleIdRequest, response: shape<{ id: string }>() },
+  'notifier.v1.list-contacts': { request: PageQuery, response: shape<Page<ContactDto>>() },
+  'notifier.v1.get-contact': { request: ContactKeyRequest, response: shape<ContactDto>() },
+  'notifier.v1.set-contact': { request: SetContactRequest, response: shape<ContactDto>() },
+  'notifier.v1.delete-contact': { request: ContactKeyRequest, response: shape<{ subject_id: string }>() },
+  'notifier.v1.test-notifier': { request: NotifierIdRequest, response: shape<NotifierTestResult>() },
   'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   ...healthCheckRequestContracts,
   ...scepProbeRequestContracts,

@@ -6,6 +6,9 @@ import { NotificationEventConsumer } from './events/event-consumer';
 import { NotificationHandlers } from './notifications/notification.handlers';
 import { NotificationRepository } from './notifications/notification.repository';
 import { NotifierDirectory } from './notifiers/notifier.directory';
+import { NotifierHandlers } from './notifiers/notifier.handlers';
+import { RoutingRuleHandlers } from './notifiers/routing-rule.handlers';
+import { ContactHandlers } from './notifiers/contact.handlers';
 
 /**
  * The notifier service (ADR 0056): turns certificate, renewal, revocation and deployment events
@@ -25,6 +28,9 @@ export class NotifierModule {
         NotificationEventConsumer,
         DeadNotificationGauge,
         NotificationHandlers,
+        NotifierHandlers,
+        RoutingRuleHandlers,
+        ContactHandlers,
       ],
     };
   }

@@ -1120,6 +1120,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/contacts
+         * @description Requires the permission `contact.read`.
+         */
+        get: operations["listContacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contacts/{kind}/{subject_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/contacts/:kind/:subject_id
+         * @description Requires the permission `contact.read`.
+         */
+        get: operations["getContact"];
+        /**
+         * PUT /api/v1/contacts/:kind/:subject_id
+         * @description Requires the permission `contact.edit`.
+         */
+        put: operations["setContact"];
+        post?: never;
+        /**
+         * DELETE /api/v1/contacts/:kind/:subject_id
+         * @description Requires the permission `contact.edit`.
+         */
+        delete: operations["deleteContact"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/crl": {
         parameters: {
             query?: never;
@@ -1920,6 +1968,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/notifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/notifiers
+         * @description Requires the permission `notifier.read`.
+         */
+        get: operations["listNotifiers"];
+        put?: never;
+        /**
+         * POST /api/v1/notifiers
+         * @description Requires the permission `notifier.edit`.
+         */
+        post: operations["createNotifier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifiers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/notifiers/:id
+         * @description Requires the permission `notifier.read`.
+         */
+        get: operations["getNotifier"];
+        /**
+         * PUT /api/v1/notifiers/:id
+         * @description Requires the permission `notifier.edit`.
+         */
+        put: operations["updateNotifier"];
+        post?: never;
+        /**
+         * DELETE /api/v1/notifiers/:id
+         * @description Requires the permission `notifier.edit`.
+         */
+        delete: operations["deleteNotifier"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifiers/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/notifiers/:id/test
+         * @description Requires the permission `notifier.test`.
+         */
+        post: operations["testNotifier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ocsp/{issuerId}/{serial}": {
         parameters: {
             query?: never;
@@ -2223,6 +2343,58 @@ export interface paths {
          * @description Requires the permission `renewal_policy.delete`.
          */
         delete: operations["deleteRenewalPolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/routing-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/routing-rules
+         * @description Requires the permission `routing_rule.read`.
+         */
+        get: operations["listRoutingRules"];
+        put?: never;
+        /**
+         * POST /api/v1/routing-rules
+         * @description Requires the permission `routing_rule.edit`.
+         */
+        post: operations["createRoutingRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/routing-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/routing-rules/:id
+         * @description Requires the permission `routing_rule.read`.
+         */
+        get: operations["getRoutingRule"];
+        /**
+         * PUT /api/v1/routing-rules/:id
+         * @description Requires the permission `routing_rule.edit`.
+         */
+        put: operations["updateRoutingRule"];
+        post?: never;
+        /**
+         * DELETE /api/v1/routing-rules/:id
+         * @description Requires the permission `routing_rule.edit`.
+         */
+        delete: operations["deleteRoutingRule"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2992,6 +3164,17 @@ export interface components {
             owner_id?: string;
             team_id?: string;
         };
+        ContactChanges: {
+            addresses: string[];
+        };
+        /** @description The contact addresses of an owner or a team: the recipients an email notifier adds. */
+        ContactDto: {
+            addresses: string[];
+            kind: components["schemas"]["ContactKindValue"];
+            subject_id: string;
+        };
+        /** @enum {string} */
+        ContactKindValue: "owner" | "team";
         CreateApiKeyRequest: {
             actor_id?: string;
             admin?: boolean;
@@ -3060,6 +3243,15 @@ export interface components {
             /** @enum {string} */
             type: "local_ca" | "acme" | "vault_pki" | "aws_private_ca" | "google_cas" | "azure_key_vault" | "digicert" | "sectigo" | "globalsign" | "entrust" | "adcs" | "script";
         };
+        CreateNotifierRequest: {
+            enabled?: boolean;
+            id: string;
+            /** @enum {string} */
+            kind: "email" | "webhook" | "slack" | "teams" | "pagerduty" | "opsgenie";
+            name?: string;
+            secrets?: Record<string, never>;
+            settings?: Record<string, never>;
+        };
         CreateOwnerRequest: {
             /** Format: email */
             email?: string;
@@ -3101,7 +3293,20 @@ export interface components {
         CreateRoleRequest: {
             description?: string;
             id: string;
-            permissions: ("certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete")[];
+            permissions: ("certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "notifier.read" | "notifier.edit" | "notifier.test" | "routing_rule.read" | "routing_rule.edit" | "contact.read" | "contact.edit" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete")[];
+        };
+        CreateRoutingRuleRequest: {
+            enabled?: boolean;
+            environments?: string[];
+            event_types?: string[];
+            id: string;
+            issuer_ids?: string[];
+            /** @enum {string} */
+            min_severity?: "info" | "warning" | "critical";
+            name?: string;
+            notifier_ids?: string[];
+            owner_ids?: string[];
+            team_ids?: string[];
         };
         CreateTargetRequest: {
             agent_id?: string;
@@ -3187,7 +3392,7 @@ export interface components {
          * @description Every machine-readable error code the system emits. Codes are stable: scripts, the CLI and the MCP server rely on them. HTTP status is derived from the code in one place (libs/platform/src/http/error-status.ts), never chosen ad hoc by a handler.
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "discovered_certificate_not_found" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "scan_target_not_found" | "scan_target_invalid" | "network_scan_not_found" | "est_profile_not_found" | "est_profile_exists" | "est_profile_invalid";
+        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "notifier_not_found" | "notifier_exists" | "notifier_config_invalid" | "routing_rule_not_found" | "routing_rule_exists" | "contact_not_found" | "discovered_certificate_not_found" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "scan_target_not_found" | "scan_target_invalid" | "network_scan_not_found" | "est_profile_not_found" | "est_profile_exists" | "est_profile_invalid";
         /** @description Extra, code-specific context (for validation: the offending fields). Never holds secrets. */
         ErrorDetails: {
             [key: string]: unknown;
@@ -3477,6 +3682,34 @@ export interface components {
         };
         /** @enum {string} */
         NotificationStatusValue: "pending" | "sent" | "failed" | "dead" | "read";
+        NotifierChanges: {
+            enabled?: boolean;
+            name?: string;
+            secrets?: Record<string, never>;
+            settings?: Record<string, never>;
+        };
+        /** @description A notifier as the API shows it: secrets only by name, never their values. */
+        NotifierDto: {
+            created_at: string;
+            enabled: boolean;
+            id: string;
+            kind: components["schemas"]["NotifierKindValue"];
+            name: string;
+            /** @description The names of the stored secrets (write-only: the values are never answered). */
+            secret_fields: string[];
+            settings: {
+                [key: string]: unknown;
+            };
+            updated_at: string;
+        };
+        /** @enum {string} */
+        NotifierKindValue: "email" | "webhook" | "slack" | "teams" | "pagerduty" | "opsgenie";
+        /** @description POST /api/v1/notifiers/{id}/test: one test notification sent through the real connector. */
+        NotifierTestResult: {
+            delivered: boolean;
+            /** @description The delivery failure (receiver status, refused address, timeout); null when delivered. */
+            error: string | null;
+        };
         /** @description A person or service accountable for certificates; notified about them. */
         OwnerDto: {
             created_at: string;
@@ -3556,6 +3789,13 @@ export interface components {
             total: number;
         };
         /** @description The pagination envelope of every list (spec 2.1). */
+        PageOfContactDto: {
+            data: components["schemas"]["ContactDto"][];
+            page: number;
+            per_page: number;
+            total: number;
+        };
+        /** @description The pagination envelope of every list (spec 2.1). */
         PageOfDiscoveredCertificateDto: {
             data: components["schemas"]["DiscoveredCertificateDto"][];
             page: number;
@@ -3612,6 +3852,13 @@ export interface components {
             total: number;
         };
         /** @description The pagination envelope of every list (spec 2.1). */
+        PageOfNotifierDto: {
+            data: components["schemas"]["NotifierDto"][];
+            page: number;
+            per_page: number;
+            total: number;
+        };
+        /** @description The pagination envelope of every list (spec 2.1). */
         PageOfOwnerDto: {
             data: components["schemas"]["OwnerDto"][];
             page: number;
@@ -3649,6 +3896,13 @@ export interface components {
         /** @description The pagination envelope of every list (spec 2.1). */
         PageOfRoleDto: {
             data: components["schemas"]["RoleDto"][];
+            page: number;
+            per_page: number;
+            total: number;
+        };
+        /** @description The pagination envelope of every list (spec 2.1). */
+        PageOfRoutingRuleDto: {
+            data: components["schemas"]["RoutingRuleDto"][];
             page: number;
             per_page: number;
             total: number;
@@ -3860,7 +4114,7 @@ export interface components {
         };
         RoleChanges: {
             description?: string;
-            permissions?: ("certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete")[];
+            permissions?: ("certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "notifier.read" | "notifier.edit" | "notifier.test" | "routing_rule.read" | "routing_rule.edit" | "contact.read" | "contact.edit" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete")[];
         };
         RoleDto: {
             builtin: boolean;
@@ -3868,6 +4122,34 @@ export interface components {
             description: string;
             id: string;
             permissions: string[];
+        };
+        RoutingRuleChanges: {
+            enabled?: boolean;
+            environments?: string[];
+            event_types?: string[];
+            issuer_ids?: string[];
+            /** @enum {string} */
+            min_severity?: "info" | "warning" | "critical";
+            name?: string;
+            notifier_ids?: string[];
+            owner_ids?: string[];
+            team_ids?: string[];
+        };
+        /** @description A routing rule (docs/notifications.md, Routing). */
+        RoutingRuleDto: {
+            created_at: string;
+            enabled: boolean;
+            environments: string[];
+            event_types: string[];
+            id: string;
+            issuer_ids: string[];
+            /** @enum {string} */
+            min_severity: "info" | "warning" | "critical";
+            name: string;
+            notifier_ids: string[];
+            owner_ids: string[];
+            team_ids: string[];
+            updated_at: string;
         };
         ScanTargetChanges: {
             cidrs?: string[];
@@ -4098,7 +4380,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad Request: one of the codes `validation_failed`, `malformed_json`, `input_nul_byte`, `input_too_deep`, `input_too_wide`, `input_string_too_long`, `input_key_forbidden`, `body_encoding_invalid`, `idempotency_key_invalid`, `issuer_config_invalid`, `csr_invalid`, `certificate_not_renewable`, `certificate_not_issued`, `certificate_not_on_hold`, `reference_invalid`, `bulk_criteria_empty`, `job_invalid_transition`, `target_config_invalid`, `keygen_agent_missing`, `profile_violation`, `scan_target_invalid`, `est_profile_invalid`. */
+        /** @description Bad Request: one of the codes `validation_failed`, `malformed_json`, `input_nul_byte`, `input_too_deep`, `input_too_wide`, `input_string_too_long`, `input_key_forbidden`, `body_encoding_invalid`, `idempotency_key_invalid`, `issuer_config_invalid`, `csr_invalid`, `certificate_not_renewable`, `certificate_not_issued`, `certificate_not_on_hold`, `reference_invalid`, `bulk_criteria_empty`, `job_invalid_transition`, `target_config_invalid`, `keygen_agent_missing`, `profile_violation`, `notifier_config_invalid`, `scan_target_invalid`, `est_profile_invalid`. */
         Error400: {
             headers: {
                 [name: string]: unknown;
@@ -4113,7 +4395,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "idempotency_key_invalid" | "issuer_config_invalid" | "csr_invalid" | "certificate_not_renewable" | "certificate_not_issued" | "certificate_not_on_hold" | "reference_invalid" | "bulk_criteria_empty" | "job_invalid_transition" | "target_config_invalid" | "keygen_agent_missing" | "profile_violation" | "scan_target_invalid" | "est_profile_invalid";
+                    code?: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "idempotency_key_invalid" | "issuer_config_invalid" | "csr_invalid" | "certificate_not_renewable" | "certificate_not_issued" | "certificate_not_on_hold" | "reference_invalid" | "bulk_criteria_empty" | "job_invalid_transition" | "target_config_invalid" | "keygen_agent_missing" | "profile_violation" | "notifier_config_invalid" | "scan_target_invalid" | "est_profile_invalid";
                 };
             };
         };
@@ -4155,7 +4437,7 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: one of the codes `not_found`, `route_not_found`, `renewal_policy_not_found`, `api_key_not_found`, `role_not_found`, `grant_not_found`, `session_not_found`, `breakglass_credential_not_found`, `user_not_found`, `issuer_not_found`, `ca_not_found`, `certificate_not_found`, `certificate_version_not_found`, `certificate_key_not_found`, `owner_not_found`, `team_not_found`, `job_not_found`, `verification_not_found`, `agent_not_found`, `target_not_found`, `profile_not_found`, `approval_not_found`, `policy_rule_not_found`, `health_check_not_found`, `notification_not_found`, `discovered_certificate_not_found`, `scan_target_not_found`, `network_scan_not_found`, `est_profile_not_found`. */
+        /** @description Not Found: one of the codes `not_found`, `route_not_found`, `renewal_policy_not_found`, `api_key_not_found`, `role_not_found`, `grant_not_found`, `session_not_found`, `breakglass_credential_not_found`, `user_not_found`, `issuer_not_found`, `ca_not_found`, `certificate_not_found`, `certificate_version_not_found`, `certificate_key_not_found`, `owner_not_found`, `team_not_found`, `job_not_found`, `verification_not_found`, `agent_not_found`, `target_not_found`, `profile_not_found`, `approval_not_found`, `policy_rule_not_found`, `health_check_not_found`, `notification_not_found`, `notifier_not_found`, `routing_rule_not_found`, `contact_not_found`, `discovered_certificate_not_found`, `scan_target_not_found`, `network_scan_not_found`, `est_profile_not_found`. */
         Error404: {
             headers: {
                 [name: string]: unknown;
@@ -4170,7 +4452,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "not_found" | "route_not_found" | "renewal_policy_not_found" | "api_key_not_found" | "role_not_found" | "grant_not_found" | "session_not_found" | "breakglass_credential_not_found" | "user_not_found" | "issuer_not_found" | "ca_not_found" | "certificate_not_found" | "certificate_version_not_found" | "certificate_key_not_found" | "owner_not_found" | "team_not_found" | "job_not_found" | "verification_not_found" | "agent_not_found" | "target_not_found" | "profile_not_found" | "approval_not_found" | "policy_rule_not_found" | "health_check_not_found" | "notification_not_found" | "discovered_certificate_not_found" | "scan_target_not_found" | "network_scan_not_found" | "est_profile_not_found";
+                    code?: "not_found" | "route_not_found" | "renewal_policy_not_found" | "api_key_not_found" | "role_not_found" | "grant_not_found" | "session_not_found" | "breakglass_credential_not_found" | "user_not_found" | "issuer_not_found" | "ca_not_found" | "certificate_not_found" | "certificate_version_not_found" | "certificate_key_not_found" | "owner_not_found" | "team_not_found" | "job_not_found" | "verification_not_found" | "agent_not_found" | "target_not_found" | "profile_not_found" | "approval_not_found" | "policy_rule_not_found" | "health_check_not_found" | "notification_not_found" | "notifier_not_found" | "routing_rule_not_found" | "contact_not_found" | "discovered_certificate_not_found" | "scan_target_not_found" | "network_scan_not_found" | "est_profile_not_found";
                 };
             };
         };
@@ -4193,7 +4475,7 @@ export interface components {
                 };
             };
         };
-        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `discovered_certificate_claimed`, `discovered_certificate_not_importable`, `est_profile_exists`. */
+        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `notifier_exists`, `routing_rule_exists`, `discovered_certificate_claimed`, `discovered_certificate_not_importable`, `est_profile_exists`. */
         Error409: {
             headers: {
                 [name: string]: unknown;
@@ -4208,7 +4490,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "est_profile_exists";
+                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "notifier_exists" | "routing_rule_exists" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "est_profile_exists";
                 };
             };
         };
@@ -5453,7 +5735,7 @@ export interface operations {
     getCheck: {
         parameters: {
             query?: {
-                permission?: "certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete";
+                permission?: "certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "notifier.read" | "notifier.edit" | "notifier.test" | "routing_rule.read" | "routing_rule.edit" | "contact.read" | "contact.edit" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete";
                 scope?: string;
             };
             header?: never;
@@ -6530,6 +6812,128 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listContacts: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageOfContactDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+                subject_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    setContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+                subject_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactChanges"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    deleteContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+                subject_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -8008,6 +8412,189 @@ export interface operations {
             504: components["responses"]["Error504"];
         };
     };
+    listNotifiers: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageOfNotifierDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    createNotifier: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateNotifierRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotifierDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getNotifier: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotifierDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    updateNotifier: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotifierChanges"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotifierDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    deleteNotifier: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    testNotifier: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotifierTestResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
     getOcspResponse: {
         parameters: {
             query?: never;
@@ -8774,6 +9361,159 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listRoutingRules: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageOfRoutingRuleDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    createRoutingRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRoutingRuleRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingRuleDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getRoutingRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingRuleDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    updateRoutingRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoutingRuleChanges"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingRuleDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    deleteRoutingRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];

@@ -337,6 +337,24 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "createNotifier": {
+    "method": "POST",
+    "path": "/api/v1/notifiers",
+    "tag": "notifiers",
+    "summary": "POST /api/v1/notifiers",
+    "access": [
+      "notifier.edit"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "createOwner": {
     "method": "POST",
     "path": "/api/v1/owners",
@@ -416,6 +434,24 @@ export const OPERATIONS = {
     "summary": "POST /api/v1/auth/roles",
     "access": [
       "auth.role.create"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "createRoutingRule": {
+    "method": "POST",
+    "path": "/api/v1/routing-rules",
+    "tag": "routing-rules",
+    "summary": "POST /api/v1/routing-rules",
+    "access": [
+      "routing_rule.edit"
     ],
     "pathParams": [],
     "queryParams": [],
@@ -537,6 +573,25 @@ export const OPERATIONS = {
     ],
     "produces": []
   },
+  "deleteContact": {
+    "method": "DELETE",
+    "path": "/api/v1/contacts/{kind}/{subject_id}",
+    "tag": "contacts",
+    "summary": "DELETE /api/v1/contacts/:kind/:subject_id",
+    "access": [
+      "contact.edit"
+    ],
+    "pathParams": [
+      "kind",
+      "subject_id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
   "deleteHealthCheck": {
     "method": "DELETE",
     "path": "/api/v1/health-checks/{id}",
@@ -562,6 +617,24 @@ export const OPERATIONS = {
     "summary": "DELETE /api/v1/issuers/:id",
     "access": [
       "issuer.delete"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "deleteNotifier": {
+    "method": "DELETE",
+    "path": "/api/v1/notifiers/{id}",
+    "tag": "notifiers",
+    "summary": "DELETE /api/v1/notifiers/:id",
+    "access": [
+      "notifier.edit"
     ],
     "pathParams": [
       "id"
@@ -652,6 +725,24 @@ export const OPERATIONS = {
     "summary": "DELETE /api/v1/auth/roles/:id",
     "access": [
       "auth.role.delete"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "deleteRoutingRule": {
+    "method": "DELETE",
+    "path": "/api/v1/routing-rules/{id}",
+    "tag": "routing-rules",
+    "summary": "DELETE /api/v1/routing-rules/:id",
+    "access": [
+      "routing_rule.edit"
     ],
     "pathParams": [
       "id"
@@ -1149,6 +1240,27 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "getContact": {
+    "method": "GET",
+    "path": "/api/v1/contacts/{kind}/{subject_id}",
+    "tag": "contacts",
+    "summary": "GET /api/v1/contacts/:kind/:subject_id",
+    "access": [
+      "contact.read"
+    ],
+    "pathParams": [
+      "kind",
+      "subject_id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "getDiscoveredCertificate": {
     "method": "GET",
     "path": "/api/v1/discovered-certificates/{id}",
@@ -1441,6 +1553,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "getNotifier": {
+    "method": "GET",
+    "path": "/api/v1/notifiers/{id}",
+    "tag": "notifiers",
+    "summary": "GET /api/v1/notifiers/:id",
+    "access": [
+      "notifier.read"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "getOcspResponse": {
     "method": "GET",
     "path": "/api/v1/ocsp/{issuerId}/{serial}",
@@ -1567,6 +1699,26 @@ export const OPERATIONS = {
     "summary": "GET /api/v1/auth/roles/:id",
     "access": [
       "auth.role.list"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getRoutingRule": {
+    "method": "GET",
+    "path": "/api/v1/routing-rules/{id}",
+    "tag": "routing-rules",
+    "summary": "GET /api/v1/routing-rules/:id",
+    "access": [
+      "routing_rule.read"
     ],
     "pathParams": [
       "id"
@@ -1938,6 +2090,27 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "listContacts": {
+    "method": "GET",
+    "path": "/api/v1/contacts",
+    "tag": "contacts",
+    "summary": "GET /api/v1/contacts",
+    "access": [
+      "contact.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "listDiscoveredCertificates": {
     "method": "GET",
     "path": "/api/v1/discovered-certificates",
@@ -2122,6 +2295,27 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "listNotifiers": {
+    "method": "GET",
+    "path": "/api/v1/notifiers",
+    "tag": "notifiers",
+    "summary": "GET /api/v1/notifiers",
+    "access": [
+      "notifier.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "listOwners": {
     "method": "GET",
     "path": "/api/v1/owners",
@@ -2280,6 +2474,27 @@ export const OPERATIONS = {
     "summary": "GET /api/v1/auth/roles",
     "access": [
       "auth.role.list"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listRoutingRules": {
+    "method": "GET",
+    "path": "/api/v1/routing-rules",
+    "tag": "routing-rules",
+    "summary": "GET /api/v1/routing-rules",
+    "access": [
+      "routing_rule.read"
     ],
     "pathParams": [],
     "queryParams": [
@@ -2799,6 +3014,27 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "setContact": {
+    "method": "PUT",
+    "path": "/api/v1/contacts/{kind}/{subject_id}",
+    "tag": "contacts",
+    "summary": "PUT /api/v1/contacts/:kind/:subject_id",
+    "access": [
+      "contact.edit"
+    ],
+    "pathParams": [
+      "kind",
+      "subject_id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "submitAgentCsr": {
     "method": "POST",
     "path": "/api/v1/agents/{id}/csr",
@@ -2826,6 +3062,26 @@ export const OPERATIONS = {
     "summary": "POST /api/v1/issuers/:id/test",
     "access": [
       "issuer.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "testNotifier": {
+    "method": "POST",
+    "path": "/api/v1/notifiers/{id}/test",
+    "tag": "notifiers",
+    "summary": "POST /api/v1/notifiers/:id/test",
+    "access": [
+      "notifier.test"
     ],
     "pathParams": [
       "id"
@@ -2959,6 +3215,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "updateNotifier": {
+    "method": "PUT",
+    "path": "/api/v1/notifiers/{id}",
+    "tag": "notifiers",
+    "summary": "PUT /api/v1/notifiers/:id",
+    "access": [
+      "notifier.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "updateOwner": {
     "method": "PUT",
     "path": "/api/v1/owners/{id}",
@@ -3047,6 +3323,26 @@ export const OPERATIONS = {
     "summary": "PUT /api/v1/auth/roles/:id",
     "access": [
       "auth.role.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "updateRoutingRule": {
+    "method": "PUT",
+    "path": "/api/v1/routing-rules/{id}",
+    "tag": "routing-rules",
+    "summary": "PUT /api/v1/routing-rules/:id",
+    "access": [
+      "routing_rule.edit"
     ],
     "pathParams": [
       "id"

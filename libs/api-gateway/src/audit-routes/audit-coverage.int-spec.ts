@@ -791,7 +791,88 @@ const NOTIFICATION_ROUTE_CASES: Record<string, RouteCase> = {
     const response = await call('POST', `/api/v1/notifications/${id}/requeue`, { requestId });
     return { response, expected: notificationEvent('notification.requeued', id) };
   },
+  'POST /api/v1/notifiers': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/notifiers', {
+      requestId,
+      body: notifierBody('ntf-created'),
+    });
+    return { response, expected: notifierEvent('notifier.created', 'ntf-created') };
+  },
+  'PUT /api/v1/notifiers/:id': async (call, requestId) => {
+    await call('POST', '/api/v1/notifiers', { body: notifierBody('ntf-updated') });
+    const response = await call('PUT', '/api/v1/notifiers/ntf-updated', {
+      requestId,
+      body: { enabled: false },
+    });
+    return { response, expected: notifierEvent('notifier.updated', 'ntf-updated') };
+  },
+  'DELETE /api/v1/notifiers/:id': async (call, requestId) => {
+    await call('POST', '/api/v1/notifiers', { body: notifierBody('ntf-deleted') });
+    const response = await call('DELETE', '/api/v1/notifiers/ntf-deleted', { requestId });
+    return { response, expected: notifierEvent('notifier.deleted', 'ntf-deleted') };
+  },
+  // The receiver is a documentation address (refused at dial time): a failed test is audited too.
+  'POST /api/v1/notifiers/:id/test': async (call, requestId) => {
+    await call('POST', '/api/v1/notifiers', { body: notifierBody('ntf-tested') });
+    const response = await call('POST', '/api/v1/notifiers/ntf-tested/test', { requestId });
+    return { response, expected: notifierEvent('notifier.tested', 'ntf-tested') };
+  },
+  'POST /api/v1/routing-rules': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/routing-rules', {
+      requestId,
+      body: { id: 'rr-created', name: 'Created rule' },
+    });
+    return { response, expected: routingRuleEvent('routing_rule.created', 'rr-created') };
+  },
+  'PUT /api/v1/routing-rules/:id': async (call, requestId) => {
+    await call('POST', '/api/v1/routing-rules', { body: { id: 'rr-updated', name: 'Updated rule' } });
+    const response = await call('PUT', '/api/v1/routing-rules/rr-updated', {
+      requestId,
+      body: { min_severity: 'critical' },
+    });
+    return { response, expected: routingRuleEvent('routing_rule.updated', 'rr-updated') };
+  },
+  'DELETE /api/v1/routing-rules/:id': async (call, requestId) => {
+    await call('POST', '/api/v1/routing-rules', { body: { id: 'rr-deleted', name: 'Deleted rule' } });
+    const response = await call('DELETE', '/api/v1/routing-rules/rr-deleted', { requestId });
+    return { response, expected: routingRuleEvent('routing_rule.deleted', 'rr-deleted') };
+  },
+  'PUT /api/v1/contacts/:kind/:subject_id': async (call, requestId) => {
+    const response = await call('PUT', '/api/v1/contacts/team/audit-team', {
+      requestId,
+      body: { addresses: ['team@example.com'] },
+    });
+    return { response, expected: contactEvent('contact.set', 'team/audit-team') };
+  },
+  'DELETE /api/v1/contacts/:kind/:subject_id': async (call, requestId) => {
+    await call('PUT', '/api/v1/contacts/owner/audit-owner', { body: { addresses: ['owner@example.com'] } });
+    const response = await call('DELETE', '/api/v1/contacts/owner/audit-owner', { requestId });
+    return { response, expected: contactEvent('contact.deleted', 'owner/audit-owner') };
+  },
 };
+
+const notifierEvent = (action: string, resource_id: string): ExpectedEvent => ({
+  ...notificationEvent(action, resource_id),
+  event_category: 'config',
+  resource_type: 'notifier',
+});
+
+const routingRuleEvent = (action: string, resource_id: string): ExpectedEvent => ({
+  ...notifierEvent(action, resource_id),
+  resource_type: 'routing_rule',
+});
+
+const contactEvent = (action: string, resource_id: string): ExpectedEvent => ({
+  ...notifierEvent(action, resource_id),
+  resource_type: 'contact',
+});
+
+const notifierBody = (id: string) => ({
+  id,
+  name: `Notifier ${id}`,
+  kind: 'webhook',
+  secrets: { url: 'http://192.0.2.1/hook', secret: `whsec_${Buffer.alloc(32, 3).toString('base64')}` },
+});
 
 const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /api/v1/auth/bootstrap': async (call, requestId) => {

@@ -15,7 +15,7 @@ import { CERTLANE_CONFIG, CertlaneConfig, SecretBox, SqlExecutor } from '@certla
 export const NOTIFIER_SECRETS_BOX = 'notifier secrets';
 
 /** The six notifier kinds (spec 1) and their connectors. */
-const CONNECTORS: Record<NotifierKind, NotifierConnector> = {
+export const CONNECTORS: Record<NotifierKind, NotifierConnector> = {
   email: emailConnector as NotifierConnector,
   webhook: webhookConnector as NotifierConnector,
   slack: slackConnector as NotifierConnector,
@@ -40,6 +40,11 @@ export class NotifierDirectory {
 
   seal(notifierId: string, secrets: Record<string, unknown>): string {
     return this.box.seal(JSON.stringify(secrets), notifierId);
+  }
+
+  /** Opens a notifier's sealed secrets; throws when they do not open. */
+  open(notifierId: string, sealed: string | null): Record<string, unknown> {
+    return sealed ? (JSON.parse(this.box.open(sealed, notifierId)) as Record<string, unknown>) : {};
   }
 
   async load(executor: SqlExecutor, id: string): Promise<LoadedNotifier> {

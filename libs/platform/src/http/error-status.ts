@@ -25,6 +25,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'keygen_agent_missing':
     case 'est_profile_invalid':
     case 'scan_target_invalid':
+    case 'notifier_config_invalid':
       return 400;
     case 'unauthenticated':
     case 'bootstrap_token_invalid':
@@ -38,6 +39,9 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'route_not_found':
     case 'renewal_policy_not_found':
     case 'notification_not_found':
+    case 'notifier_not_found':
+    case 'routing_rule_not_found':
+    case 'contact_not_found':
     case 'api_key_not_found':
     case 'role_not_found':
     case 'grant_not_found':
@@ -95,6 +99,8 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'health_check_not_alerting':
     case 'notification_not_dead':
     case 'notification_not_readable':
+    case 'notifier_exists':
+    case 'routing_rule_exists':
     case 'discovered_certificate_claimed':
     case 'target_retired':
     case 'target_agent_mismatch':

@@ -1,0 +1,77 @@
+import { CreateNotifierRequest, NotifierChanges, PageQuery } from '@certlane/contracts';
+import { declareRoute } from '../routes/route-declaration';
+
+const BASE = '/api/v1/notifiers';
+
+/** /api/v1/notifiers (issue 22, ADR 0056): served by the notifier; secrets are write-only. */
+export const NOTIFIER_ROUTES = [
+  declareRoute({
+    method: 'GET',
+    path: BASE,
+    permission: 'notifier.read',
+    status: 200,
+    errors: [400, 401, 403],
+    subject: 'notifier.v1.list-notifiers',
+    query: PageQuery,
+    response: 'Page<NotifierDto>',
+    audit: null,
+    payload: ({ query }) => query,
+  }),
+  declareRoute({
+    method: 'POST',
+    path: BASE,
+    permission: 'notifier.edit',
+    status: 201,
+    errors: [400, 401, 403, 409, 413],
+    subject: 'notifier.v1.create-notifier',
+    body: CreateNotifierRequest,
+    response: 'NotifierDto',
+    audit: 'notifier.created',
+    payload: ({ body }) => body,
+  }),
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/:id`,
+    permission: 'notifier.read',
+    status: 200,
+    errors: [401, 403, 404],
+    subject: 'notifier.v1.get-notifier',
+    response: 'NotifierDto',
+    audit: null,
+    payload: ({ params }) => ({ id: params.id }),
+  }),
+  declareRoute({
+    method: 'PUT',
+    path: `${BASE}/:id`,
+    permission: 'notifier.edit',
+    status: 200,
+    errors: [400, 401, 403, 404, 409, 413],
+    subject: 'notifier.v1.update-notifier',
+    body: NotifierChanges,
+    response: 'NotifierDto',
+    audit: 'notifier.updated',
+    payload: ({ params, body }) => ({ ...body, id: params.id }),
+  }),
+  declareRoute({
+    method: 'DELETE',
+    path: `${BASE}/:id`,
+    permission: 'notifier.edit',
+    status: 204,
+    errors: [401, 403, 404],
+    subject: 'notifier.v1.delete-notifier',
+    response: null,
+    audit: 'notifier.deleted',
+    payload: ({ params }) => ({ id: params.id }),
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/:id/test`,
+    permission: 'notifier.test',
+    status: 200,
+    errors: [401, 403, 404],
+    subject: 'notifier.v1.test-notifier',
+    response: 'NotifierTestResult',
+    audit: 'notifier.tested',
+    payload: ({ params }) => ({ id: params.id }),
+  }),
+];
