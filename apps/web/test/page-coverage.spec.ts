@@ -3,7 +3,7 @@ import { LISTS_WITHOUT_A_PAGE, RESOURCE_PAGES } from '../src/pages/resource-page
 
 /** The paths of every JSON list operation of the API description. */
 const listPaths = Object.entries(OPERATIONS)
-  .filter(([id, op]) => op.method === 'GET' && id.startsWith('list'))
+  .filter(([id, op]) => op.method === 'GET' && /^list|List[A-Z]/.test(id))
   .map(([, op]) => op.path as string);
 
 /** The GUI's own pages beside the generic ones. */

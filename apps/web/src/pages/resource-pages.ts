@@ -568,6 +568,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
  * a list operation in neither RESOURCE_PAGES nor here, and on one here that has a page.
  */
 export const LISTS_WITHOUT_A_PAGE: Record<string, string> = {
+  '/api/v1/admin/est/profiles': 'the EST profile page comes with the EST issue (20)',
   '/api/v1/crl': "paged by offset and limit: each issuer's details show its CRL number, time and count",
   '/api/v1/policies/{id}/violations': "per rule: shown in a policy rule's details",
   '/api/v1/certificates/{id}/versions': 'shown on the certificate page',
