@@ -1,7 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import {
   AuditAction,
-  auditOrigin,
   CertlaneError,
   ErrorCode,
   ListNotificationsRequest,
@@ -13,6 +12,7 @@ import {
 import { DeliveryTrigger, nextDeliveryState } from '@certlane/notifier-domain';
 import { MESSAGE_BUS, MessageBus, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { NotificationRepository, NotificationRow } from './notification.repository';
+import { notifierAudit } from '../notifier-audit';
 
 const iso = (value: Date | null | undefined): string | null => (value ? new Date(value).toISOString() : null);
 
@@ -91,15 +91,17 @@ export class NotificationHandlers implements OnApplicationBootstrap {
         throw new CertlaneError(code, `notification ${id} is ${row.status}`, { status: row.status });
       }
       await this.notifications.saveState(manager, id, outcome.state, now);
-      await this.outbox.audit(manager, {
-        action,
-        event_category: 'cert_lifecycle',
-        ...auditOrigin(context),
-        resource_type: 'notification',
-        resource_id: id,
-        outcome: 'success',
-        details: { from: row.status, to: outcome.state.status },
-      });
+      await this.outbox.audit(
+        manager,
+        notifierAudit(
+          'notification',
+          action,
+          id,
+          context,
+          { from: row.status, to: outcome.state.status },
+          'cert_lifecycle',
+        ),
+      );
       return notificationDto({ ...row, ...outcome.state });
     });
     this.outbox.committed();

@@ -2,7 +2,6 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   AuditAction,
-  auditOrigin,
   CertlaneError,
   ContactDto,
   ContactKeyRequest,
@@ -15,6 +14,7 @@ import {
 } from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus, outboxToken, ServiceOutbox, SqlExecutor } from '@certlane/platform';
 import { DataSource } from 'typeorm';
+import { notifierAudit } from '../notifier-audit';
 
 /**
  * The notifier.v1.*-contact(s) subjects behind /api/v1/contacts (ADR 0056): the addresses of an
@@ -69,7 +69,12 @@ export class ContactHandlers implements OnApplicationBootstrap {
          RETURNING kind, subject_id, addresses`,
         [request.kind, request.subject_id, addresses],
       )) as ContactDto[];
-      await this.audit(manager, AuditAction.ContactSet, row, context, { addresses: addresses.length });
+      await this.outbox.audit(
+        manager,
+        notifierAudit('contact', AuditAction.ContactSet, `${row.kind}/${row.subject_id}`, context, {
+          addresses: addresses.length,
+        }),
+      );
       return row;
     });
     this.outbox.committed();
@@ -83,27 +88,12 @@ export class ContactHandlers implements OnApplicationBootstrap {
         key.kind,
         key.subject_id,
       ]);
-      await this.audit(manager, AuditAction.ContactDeleted, row, context, {});
+      await this.outbox.audit(
+        manager,
+        notifierAudit('contact', AuditAction.ContactDeleted, `${row.kind}/${row.subject_id}`, context, {}),
+      );
     });
     this.outbox.committed();
     return { subject_id: key.subject_id };
-  }
-
-  private async audit(
-    executor: SqlExecutor,
-    action: string,
-    contact: ContactKeyRequest,
-    context: RequestContext | undefined,
-    details: Record<string, unknown>,
-  ): Promise<void> {
-    await this.outbox.audit(executor, {
-      action,
-      event_category: 'config',
-      ...auditOrigin(context),
-      resource_type: 'contact',
-      resource_id: `${contact.kind}/${contact.subject_id}`,
-      outcome: 'success',
-      details,
-    });
   }
 }

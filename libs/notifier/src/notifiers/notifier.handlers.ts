@@ -3,7 +3,6 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { GuardedHttp, networkList, OutboundHttp } from '@certlane/connectors';
 import {
   AuditAction,
-  auditOrigin,
   CertlaneError,
   CreateNotifierRequest,
   ErrorCode,
@@ -29,6 +28,7 @@ import {
 import { DataSource } from 'typeorm';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CONNECTORS, NotifierDirectory } from './notifier.directory';
+import { notifierAudit } from '../notifier-audit';
 
 interface NotifierRow {
   id: string;
@@ -164,10 +164,13 @@ export class NotifierHandlers implements OnApplicationBootstrap {
           ErrorCode.NotifierExists,
           `a notifier with id ${request.id} or that name exists`,
         );
-      await this.audit(manager, AuditAction.NotifierCreated, request.id, context, {
-        kind: request.kind,
-        secret_fields: Object.keys(secrets).sort(),
-      });
+      await this.outbox.audit(
+        manager,
+        notifierAudit('notifier', AuditAction.NotifierCreated, request.id, context, {
+          kind: request.kind,
+          secret_fields: Object.keys(secrets).sort(),
+        }),
+      );
       return this.dto(rows[0], Object.keys(secrets).sort());
     });
     this.outbox.committed();
@@ -212,7 +215,10 @@ export class NotifierHandlers implements OnApplicationBootstrap {
       const changed = (['name', 'settings', 'secrets', 'enabled'] as const).filter(
         (key) => request[key] !== undefined,
       );
-      await this.audit(manager, AuditAction.NotifierUpdated, row.id, context, { changed });
+      await this.outbox.audit(
+        manager,
+        notifierAudit('notifier', AuditAction.NotifierUpdated, row.id, context, { changed }),
+      );
       return this.dto(rows[0], Object.keys(secrets).sort());
     });
     this.outbox.committed();
@@ -224,7 +230,10 @@ export class NotifierHandlers implements OnApplicationBootstrap {
     await this.dataSource.transaction(async (manager) => {
       const row = await this.find(manager, id, true);
       await manager.query('DELETE FROM notifiers WHERE id = $1', [id]);
-      await this.audit(manager, AuditAction.NotifierDeleted, id, context, { kind: row.kind });
+      await this.outbox.audit(
+        manager,
+        notifierAudit('notifier', AuditAction.NotifierDeleted, id, context, { kind: row.kind }),
+      );
     });
     this.outbox.committed();
     return { id };
@@ -265,27 +274,12 @@ export class NotifierHandlers implements OnApplicationBootstrap {
       result.error = result.error?.slice(0, 1000) ?? null;
     }
     await this.dataSource.transaction((manager) =>
-      this.audit(manager, AuditAction.NotifierTested, id, context, { delivered: result.delivered }),
+      this.outbox.audit(
+        manager,
+        notifierAudit('notifier', AuditAction.NotifierTested, id, context, { delivered: result.delivered }),
+      ),
     );
     this.outbox.committed();
     return result;
-  }
-
-  private async audit(
-    executor: SqlExecutor,
-    action: string,
-    id: string,
-    context: RequestContext | undefined,
-    details: Record<string, unknown>,
-  ): Promise<void> {
-    await this.outbox.audit(executor, {
-      action,
-      event_category: 'config',
-      ...auditOrigin(context),
-      resource_type: 'notifier',
-      resource_id: id,
-      outcome: 'success',
-      details,
-    });
   }
 }

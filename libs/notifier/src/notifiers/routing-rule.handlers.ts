@@ -2,7 +2,6 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   AuditAction,
-  auditOrigin,
   CertlaneError,
   CreateRoutingRuleRequest,
   ErrorCode,
@@ -16,6 +15,7 @@ import {
 import { NOTIFICATION_EVENT_TYPES } from '@certlane/notifier-domain';
 import { MESSAGE_BUS, MessageBus, outboxToken, ServiceOutbox, SqlExecutor } from '@certlane/platform';
 import { DataSource } from 'typeorm';
+import { notifierAudit } from '../notifier-audit';
 
 type RoutingRuleRow = Omit<RoutingRuleDto, 'created_at' | 'updated_at'> & {
   created_at: Date;
@@ -122,9 +122,12 @@ export class RoutingRuleHandlers implements OnApplicationBootstrap {
         [rule.id, rule.name, rule.enabled, rule.min_severity, ...LISTS.map((key) => rule[key])],
       )) as RoutingRuleRow[];
       if (!rows[0]) throw new CertlaneError(ErrorCode.RoutingRuleExists, `routing rule ${rule.id} exists`);
-      await this.audit(manager, AuditAction.RoutingRuleCreated, rule.id, context, {
-        notifier_ids: rule.notifier_ids,
-      });
+      await this.outbox.audit(
+        manager,
+        notifierAudit('routing_rule', AuditAction.RoutingRuleCreated, rule.id, context, {
+          notifier_ids: rule.notifier_ids,
+        }),
+      );
       return dto(rows[0]);
     });
     this.outbox.committed();
@@ -155,7 +158,10 @@ export class RoutingRuleHandlers implements OnApplicationBootstrap {
       const changed = (['name', 'enabled', 'min_severity', ...LISTS] as const).filter(
         (key) => request[key] !== undefined,
       );
-      await this.audit(manager, AuditAction.RoutingRuleUpdated, rule.id, context, { changed });
+      await this.outbox.audit(
+        manager,
+        notifierAudit('routing_rule', AuditAction.RoutingRuleUpdated, rule.id, context, { changed }),
+      );
       return dto(rows[0]);
     });
     this.outbox.committed();
@@ -166,27 +172,12 @@ export class RoutingRuleHandlers implements OnApplicationBootstrap {
     await this.dataSource.transaction(async (manager) => {
       await this.find(manager, id, true);
       await manager.query('DELETE FROM routing_rules WHERE id = $1', [id]);
-      await this.audit(manager, AuditAction.RoutingRuleDeleted, id, context, {});
+      await this.outbox.audit(
+        manager,
+        notifierAudit('routing_rule', AuditAction.RoutingRuleDeleted, id, context, {}),
+      );
     });
     this.outbox.committed();
     return { id };
-  }
-
-  private async audit(
-    executor: SqlExecutor,
-    action: string,
-    id: string,
-    context: RequestContext | undefined,
-    details: Record<string, unknown>,
-  ): Promise<void> {
-    await this.outbox.audit(executor, {
-      action,
-      event_category: 'config',
-      ...auditOrigin(context),
-      resource_type: 'routing_rule',
-      resource_id: id,
-      outcome: 'success',
-      details,
-    });
   }
 }

@@ -1,10 +1,5 @@
-import { NotifierConnector, OutboundNotification, SendResult } from '../notifier-connector';
-import { httpOutcome, OutboundHttp } from '../outbound/outbound-http';
-
-/** Secrets: `webhook_url`, the incoming webhook (its path is the token). */
-export interface SlackConfig {
-  webhookUrl: string;
-}
+import { chatWebhookConnector } from '../chat-webhook';
+import { OutboundNotification } from '../notifier-connector';
 
 const EMOJI = { info: ':information_source:', warning: ':warning:', critical: ':rotating_light:' } as const;
 
@@ -36,26 +31,4 @@ export function slackMessage(notification: OutboundNotification): Record<string,
   };
 }
 
-export const slackConnector: NotifierConnector<SlackConfig> = {
-  kind: 'slack',
-  parse(_settings, secrets) {
-    const url = secrets.webhook_url;
-    if (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/.test(url))
-      return { invalid: 'webhook_url must be an http(s) URL' };
-    return { webhookUrl: url };
-  },
-  async send(
-    config: SlackConfig,
-    notification: OutboundNotification,
-    http: OutboundHttp,
-    now: Date,
-  ): Promise<SendResult> {
-    const response = await http.send({
-      method: 'POST',
-      url: config.webhookUrl,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(slackMessage(notification)),
-    });
-    return httpOutcome(response, now);
-  },
-};
+export const slackConnector = chatWebhookConnector('slack', 'webhook_url', slackMessage);

@@ -1,10 +1,5 @@
-import { NotifierConnector, OutboundNotification, SendResult } from '../notifier-connector';
-import { httpOutcome, OutboundHttp } from '../outbound/outbound-http';
-
-/** Secrets: `workflow_url`, the Teams workflow ("Post to a channel when a webhook request is received"). */
-export interface TeamsConfig {
-  workflowUrl: string;
-}
+import { chatWebhookConnector } from '../chat-webhook';
+import { OutboundNotification } from '../notifier-connector';
 
 const COLOR = { info: 'Accent', warning: 'Warning', critical: 'Attention' } as const;
 
@@ -46,26 +41,4 @@ export function teamsMessage(notification: OutboundNotification): Record<string,
   };
 }
 
-export const teamsConnector: NotifierConnector<TeamsConfig> = {
-  kind: 'teams',
-  parse(_settings, secrets) {
-    const url = secrets.workflow_url;
-    if (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/.test(url))
-      return { invalid: 'workflow_url must be an http(s) URL' };
-    return { workflowUrl: url };
-  },
-  async send(
-    config: TeamsConfig,
-    notification: OutboundNotification,
-    http: OutboundHttp,
-    now: Date,
-  ): Promise<SendResult> {
-    const response = await http.send({
-      method: 'POST',
-      url: config.workflowUrl,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(teamsMessage(notification)),
-    });
-    return httpOutcome(response, now);
-  },
-};
+export const teamsConnector = chatWebhookConnector('teams', 'workflow_url', teamsMessage);
