@@ -37,6 +37,8 @@ export const OVERRIDES: Partial<Record<OperationId, readonly string[]>> = {
   bulkRevokeCertificates: ['bulk', 'revoke'],
   bulkReassignCertificates: ['bulk', 'reassign'],
   estBulkRevokeCertificates: ['est', 'bulk-revoke'],
+  // Spec 4.9 allows only GET and POST on admin routes: the SCEP profile update is a POST on the profile.
+  scepUpdateProfile: ['scep', 'profiles', 'update'],
   getAgentCertificate: ['agents', 'certificate'],
   getApiDescription: ['api-description', 'json'],
   getApiDescriptionYaml: ['api-description', 'yaml'],

@@ -11,6 +11,7 @@ import { USER_ROUTES } from './auth-routes/user.routes';
 import { BULK_ROUTES } from './bulk/bulk.routes';
 import { CERTIFICATE_ROUTES } from './certificates/certificate.routes';
 import { EST_ADMIN_ROUTES } from './est-routes/est-admin.routes';
+import { SCEP_ADMIN_ROUTES } from './scep-routes/scep-admin.routes';
 import { INTERMEDIATE_CA_ROUTES, ISSUER_ROUTES } from './issuers/issuer.routes';
 import { HEALTH_CHECK_ROUTES } from './health-checks/health-check.routes';
 import { SCEP_PROBE_ROUTES } from './health-checks/scep-probe.routes';
@@ -71,4 +72,5 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...DISCOVERED_CERTIFICATE_ROUTES,
   ...SCAN_TARGET_ROUTES,
   ...EST_ADMIN_ROUTES,
+  ...SCEP_ADMIN_ROUTES,
 ];

@@ -27,6 +27,8 @@ export * from './notifications/routing-rule.dto';
 export * from './notifications/contact.dto';
 export * from './est/est-profile.dto';
 export * from './est/est-forward.dto';
+export * from './scep/scep-profile.dto';
+export * from './scep/scep-forward.dto';
 export * from './pki/revocation-service.dto';
 export * from './acme/acme-forward.dto';
 export * from './pki/issuers.dto';

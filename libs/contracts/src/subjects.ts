@@ -167,6 +167,19 @@ import {
   UpdateEstProfileCommand,
 } from './est/est-profile.dto';
 import { EstHttpForwardAnswer, EstHttpForwardRequest } from './est/est-forward.dto';
+import {
+  CreateScepProfileRequest,
+  ListScepProfilesRequest,
+  ReloadScepMdmTrustRequest,
+  ScepMdmStats,
+  ScepMdmStatsRequest,
+  ScepMdmTrustReloadResult,
+  ScepProfileDto,
+  ScepProfileIdRequest,
+  ScepProfileList,
+  UpdateScepProfileCommand,
+} from './scep/scep-profile.dto';
+import { ScepHttpForwardAnswer, ScepHttpForwardRequest } from './scep/scep-forward.dto';
 
 /** Every deployable service; the first segment of its subjects and the name of its schema. */
 export const SERVICE_NAMES = [
@@ -342,6 +355,39 @@ export const requestContracts = {
   'protocol-frontends.v1.est-reload-trust': {
     request: ReloadEstTrustRequest,
     response: shape<EstTrustReloadResult>(),
+  },
+  // SCEP (issue 21, ADR 0059): the forwarded protocol requests, the profiles and MDM trust.
+  'protocol-frontends.v1.scep-http': {
+    request: ScepHttpForwardRequest,
+    response: shape<ScepHttpForwardAnswer>(),
+  },
+  'protocol-frontends.v1.scep-list-profiles': {
+    request: ListScepProfilesRequest,
+    response: shape<ScepProfileList>(),
+  },
+  'protocol-frontends.v1.scep-create-profile': {
+    request: CreateScepProfileRequest,
+    response: shape<ScepProfileDto>(),
+  },
+  'protocol-frontends.v1.scep-update-profile': {
+    request: UpdateScepProfileCommand,
+    response: shape<ScepProfileDto>(),
+  },
+  'protocol-frontends.v1.scep-delete-profile': {
+    request: ScepProfileIdRequest,
+    response: shape<{ deleted: true }>(),
+  },
+  'protocol-frontends.v1.scep-rotate-ra': {
+    request: ScepProfileIdRequest,
+    response: shape<ScepProfileDto>(),
+  },
+  'protocol-frontends.v1.scep-mdm-stats': {
+    request: ScepMdmStatsRequest,
+    response: shape<ScepMdmStats>(),
+  },
+  'protocol-frontends.v1.scep-mdm-reload-trust': {
+    request: ReloadScepMdmTrustRequest,
+    response: shape<ScepMdmTrustReloadResult>(),
   },
   'notifier.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'notifier.v1.list-notifications': {

@@ -5,11 +5,13 @@ import { AcmeService } from './acme/acme.service';
 import { EstAdminHandlers } from './est/est-admin.handlers';
 import { EstController } from './est/est.controller';
 import { EstService } from './est/est.service';
+import { ScepAdminHandlers } from './scep/scep-admin.handlers';
 
 /**
  * The protocol-frontends service: the ACME server (issue 19, ADR 0053) on `/acme/...` of its
  * listener, over its schema `protocol_frontends`; EST profile management (issue 20, ADR 0058) on
- * `protocol-frontends.v1.est-*`; it answers `protocol-frontends.v1.ping`.
+ * `protocol-frontends.v1.est-*`; SCEP profile management (issue 21, ADR 0059) on
+ * `protocol-frontends.v1.scep-*`; it answers `protocol-frontends.v1.ping`.
  */
 @Module({})
 export class ProtocolFrontendsModule {
@@ -18,7 +20,7 @@ export class ProtocolFrontendsModule {
       module: ProtocolFrontendsModule,
       imports: [ServiceCoreModule.forService({ service: 'protocol-frontends' })],
       controllers: [AcmeController, EstController],
-      providers: [AcmeService, EstService, EstAdminHandlers],
+      providers: [AcmeService, EstService, EstAdminHandlers, ScepAdminHandlers],
     };
   }
 }

@@ -569,6 +569,8 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
  */
 export const LISTS_WITHOUT_A_PAGE: Record<string, string> = {
   '/api/v1/admin/est/profiles': 'the EST profile page comes with the EST issue (20)',
+  '/api/v1/admin/scep/profiles':
+    'spec 4.9 answers {profiles, profile_count, generated_at}, not the {data} envelope the generic table reads: the SCEP profile page (with RA rotation) comes with the GUI work of issue 21',
   '/api/v1/crl': "paged by offset and limit: each issuer's details show its CRL number, time and count",
   '/api/v1/policies/{id}/violations': "per rule: shown in a policy rule's details",
   '/api/v1/certificates/{id}/versions': 'shown on the certificate page',

@@ -68,6 +68,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/scep/mdm/reload-trust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-reads the MDM trust file of a SCEP profile; a bad file keeps the previous trust
+         * @description Admins only.
+         */
+        post: operations["scepMdmReloadTrust"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/scep/mdm/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * MDM challenge counters per status and trust anchor expiry, per SCEP profile
+         * @description Admins only.
+         */
+        get: operations["scepMdmStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/scep/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SCEP profiles: RA certificate, mTLS, challenge-password-set flag, MDM block, counters
+         * @description Admins only.
+         */
+        get: operations["scepListProfiles"];
+        put?: never;
+        /**
+         * Creates a SCEP profile with a new RA key and certificate
+         * @description Admins only.
+         */
+        post: operations["scepCreateProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/scep/profiles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Updates a SCEP profile (the fields given replace the stored ones)
+         * @description Admins only.
+         */
+        post: operations["scepUpdateProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/scep/profiles/{id}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deletes a SCEP profile
+         * @description Admins only.
+         */
+        post: operations["scepDeleteProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/scep/profiles/{id}/rotate-ra": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replaces the RA key and certificate of a SCEP profile
+         * @description Admins only.
+         */
+        post: operations["scepRotateRa"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents": {
         parameters: {
             query?: never;
@@ -3308,6 +3432,25 @@ export interface components {
             owner_ids?: string[];
             team_ids?: string[];
         };
+        CreateScepProfileRequest: {
+            approval_required?: boolean;
+            certificate_profile_id?: string;
+            challenge_password?: string;
+            device_state_url?: string;
+            issuer_id?: string;
+            legacy_algorithms?: boolean;
+            mdm_audience?: string;
+            mdm_enabled?: boolean;
+            mdm_trust_path?: string;
+            mdm_trust_pem?: string;
+            mtls_enabled?: boolean;
+            owner?: string;
+            path_id: string;
+            ra_validity_days?: number;
+            rate_limit_per_minute?: number;
+            team?: string;
+            trust_bundle_path?: string;
+        };
         CreateTargetRequest: {
             agent_id?: string;
             config?: Record<string, never>;
@@ -3392,7 +3535,7 @@ export interface components {
          * @description Every machine-readable error code the system emits. Codes are stable: scripts, the CLI and the MCP server rely on them. HTTP status is derived from the code in one place (libs/platform/src/http/error-status.ts), never chosen ad hoc by a handler.
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "notifier_not_found" | "notifier_exists" | "notifier_config_invalid" | "routing_rule_not_found" | "routing_rule_exists" | "contact_not_found" | "discovered_certificate_not_found" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "scan_target_not_found" | "scan_target_invalid" | "network_scan_not_found" | "est_profile_not_found" | "est_profile_exists" | "est_profile_invalid";
+        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "notifier_not_found" | "notifier_exists" | "notifier_config_invalid" | "routing_rule_not_found" | "routing_rule_exists" | "contact_not_found" | "discovered_certificate_not_found" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "scan_target_not_found" | "scan_target_invalid" | "network_scan_not_found" | "est_profile_not_found" | "est_profile_exists" | "est_profile_invalid" | "scep_profile_not_found" | "scep_profile_exists" | "scep_profile_invalid" | "scep_mdm_disabled" | "scep_trust_file_error";
         /** @description Extra, code-specific context (for validation: the offending fields). Never holds secrets. */
         ErrorDetails: {
             [key: string]: unknown;
@@ -4066,6 +4209,9 @@ export interface components {
         RejectJobBody: {
             reason?: string;
         };
+        ReloadScepMdmTrustRequest: {
+            path_id: string;
+        };
         RenewalPolicyChanges: {
             alert_thresholds_days?: number[];
             max_retries?: number;
@@ -4176,6 +4322,44 @@ export interface components {
             rate_per_second: number;
             updated_at: string;
         };
+        ScepMdmProfileStats: {
+            counters: {
+                claim_mismatch: number;
+                device_state_failed: number;
+                expired: number;
+                malformed: number;
+                not_yet_valid: number;
+                rate_limited: number;
+                replay: number;
+                signature_invalid: number;
+                success: number;
+                unknown_version: number;
+                wrong_audience: number;
+            };
+            mdm_enabled: boolean;
+            path_id: string;
+            trust_anchor_count: number;
+            trust_anchors: {
+                expired: boolean;
+                not_after: string;
+                subject: string;
+            }[];
+            trust_expires_at: string | null;
+            trust_loaded_at: string | null;
+        };
+        /** @description GET /api/v1/admin/scep/mdm/stats. */
+        ScepMdmStats: {
+            generated_at: string;
+            profile_count: number;
+            profiles: components["schemas"]["ScepMdmProfileStats"][];
+        };
+        /** @description POST /api/v1/admin/scep/mdm/reload-trust (200). */
+        ScepMdmTrustReloadResult: {
+            path_id: string;
+            trust_anchor_count: number;
+            trust_expires_at: string | null;
+            trust_loaded_at: string;
+        };
         ScepProbeList: {
             /** @description The limit applied, after clamping to 1..200. */
             limit: number;
@@ -4209,6 +4393,79 @@ export interface components {
             supports_sha256: boolean;
             supports_sha512: boolean;
             target_url: string;
+        };
+        /** @description A SCEP profile as the API returns it (spec 4.9): never the challenge password, its hash or the RA key. */
+        ScepProfileDto: {
+            approval_required: boolean;
+            certificate_profile_id: string | null;
+            challenge_password_set: boolean;
+            counters: {
+                scep_auth_failed: number;
+                scep_failure: number;
+                scep_pending: number;
+                scep_pkcsreq: number;
+                scep_pkcsreq_mdm: number;
+                scep_rate_limited: number;
+                scep_renewalreq: number;
+                scep_renewalreq_mdm: number;
+            };
+            created_at: string;
+            id: string;
+            issuer_id: string | null;
+            legacy_algorithms: boolean;
+            mdm?: components["schemas"]["ScepProfileMdm"];
+            mtls_enabled: boolean;
+            owner: string | null;
+            path_id: string;
+            ra_certificate: {
+                fingerprint_sha256: string;
+                not_after: string;
+                not_before: string;
+                serial_hex: string;
+                subject: string;
+            };
+            ra_validity_days: number;
+            rate_limit_per_minute: number;
+            team: string | null;
+            trust_anchor_count: number;
+            trust_bundle_path: string | null;
+            updated_at: string;
+            /** @description The SCEP URL path of the profile. */
+            url_path: string;
+        };
+        ScepProfileFields: {
+            approval_required?: boolean;
+            certificate_profile_id?: string;
+            challenge_password?: string;
+            device_state_url?: string;
+            issuer_id?: string;
+            legacy_algorithms?: boolean;
+            mdm_audience?: string;
+            mdm_enabled?: boolean;
+            mdm_trust_path?: string;
+            mdm_trust_pem?: string;
+            mtls_enabled?: boolean;
+            owner?: string;
+            ra_validity_days?: number;
+            rate_limit_per_minute?: number;
+            team?: string;
+            trust_bundle_path?: string;
+        };
+        /** @description GET /api/v1/admin/scep/profiles. */
+        ScepProfileList: {
+            generated_at: string;
+            profile_count: number;
+            profiles: components["schemas"]["ScepProfileDto"][];
+        };
+        /** @description The MDM block of a profile (present only when MDM validation is enabled). */
+        ScepProfileMdm: {
+            audience: string;
+            device_state_url: string | null;
+            trust_anchor_count: number;
+            /** @description The earliest notAfter among the MDM trust anchors. */
+            trust_expires_at: string | null;
+            trust_loaded_at: string | null;
+            trust_path: string | null;
         };
         /** @description One certificate of the chain an endpoint served. */
         ServedCertificate: {
@@ -4380,7 +4637,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad Request: one of the codes `validation_failed`, `malformed_json`, `input_nul_byte`, `input_too_deep`, `input_too_wide`, `input_string_too_long`, `input_key_forbidden`, `body_encoding_invalid`, `idempotency_key_invalid`, `issuer_config_invalid`, `csr_invalid`, `certificate_not_renewable`, `certificate_not_issued`, `certificate_not_on_hold`, `reference_invalid`, `bulk_criteria_empty`, `job_invalid_transition`, `target_config_invalid`, `keygen_agent_missing`, `profile_violation`, `notifier_config_invalid`, `scan_target_invalid`, `est_profile_invalid`. */
+        /** @description Bad Request: one of the codes `validation_failed`, `malformed_json`, `input_nul_byte`, `input_too_deep`, `input_too_wide`, `input_string_too_long`, `input_key_forbidden`, `body_encoding_invalid`, `idempotency_key_invalid`, `issuer_config_invalid`, `csr_invalid`, `certificate_not_renewable`, `certificate_not_issued`, `certificate_not_on_hold`, `reference_invalid`, `bulk_criteria_empty`, `job_invalid_transition`, `target_config_invalid`, `keygen_agent_missing`, `profile_violation`, `notifier_config_invalid`, `scan_target_invalid`, `est_profile_invalid`, `scep_profile_invalid`. */
         Error400: {
             headers: {
                 [name: string]: unknown;
@@ -4395,7 +4652,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "idempotency_key_invalid" | "issuer_config_invalid" | "csr_invalid" | "certificate_not_renewable" | "certificate_not_issued" | "certificate_not_on_hold" | "reference_invalid" | "bulk_criteria_empty" | "job_invalid_transition" | "target_config_invalid" | "keygen_agent_missing" | "profile_violation" | "notifier_config_invalid" | "scan_target_invalid" | "est_profile_invalid";
+                    code?: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "idempotency_key_invalid" | "issuer_config_invalid" | "csr_invalid" | "certificate_not_renewable" | "certificate_not_issued" | "certificate_not_on_hold" | "reference_invalid" | "bulk_criteria_empty" | "job_invalid_transition" | "target_config_invalid" | "keygen_agent_missing" | "profile_violation" | "notifier_config_invalid" | "scan_target_invalid" | "est_profile_invalid" | "scep_profile_invalid";
                 };
             };
         };
@@ -4437,7 +4694,7 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: one of the codes `not_found`, `route_not_found`, `renewal_policy_not_found`, `api_key_not_found`, `role_not_found`, `grant_not_found`, `session_not_found`, `breakglass_credential_not_found`, `user_not_found`, `issuer_not_found`, `ca_not_found`, `certificate_not_found`, `certificate_version_not_found`, `certificate_key_not_found`, `owner_not_found`, `team_not_found`, `job_not_found`, `verification_not_found`, `agent_not_found`, `target_not_found`, `profile_not_found`, `approval_not_found`, `policy_rule_not_found`, `health_check_not_found`, `notification_not_found`, `notifier_not_found`, `routing_rule_not_found`, `contact_not_found`, `discovered_certificate_not_found`, `scan_target_not_found`, `network_scan_not_found`, `est_profile_not_found`. */
+        /** @description Not Found: one of the codes `not_found`, `route_not_found`, `renewal_policy_not_found`, `api_key_not_found`, `role_not_found`, `grant_not_found`, `session_not_found`, `breakglass_credential_not_found`, `user_not_found`, `issuer_not_found`, `ca_not_found`, `certificate_not_found`, `certificate_version_not_found`, `certificate_key_not_found`, `owner_not_found`, `team_not_found`, `job_not_found`, `verification_not_found`, `agent_not_found`, `target_not_found`, `profile_not_found`, `approval_not_found`, `policy_rule_not_found`, `health_check_not_found`, `notification_not_found`, `notifier_not_found`, `routing_rule_not_found`, `contact_not_found`, `discovered_certificate_not_found`, `scan_target_not_found`, `network_scan_not_found`, `est_profile_not_found`, `scep_profile_not_found`. */
         Error404: {
             headers: {
                 [name: string]: unknown;
@@ -4452,7 +4709,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "not_found" | "route_not_found" | "renewal_policy_not_found" | "api_key_not_found" | "role_not_found" | "grant_not_found" | "session_not_found" | "breakglass_credential_not_found" | "user_not_found" | "issuer_not_found" | "ca_not_found" | "certificate_not_found" | "certificate_version_not_found" | "certificate_key_not_found" | "owner_not_found" | "team_not_found" | "job_not_found" | "verification_not_found" | "agent_not_found" | "target_not_found" | "profile_not_found" | "approval_not_found" | "policy_rule_not_found" | "health_check_not_found" | "notification_not_found" | "notifier_not_found" | "routing_rule_not_found" | "contact_not_found" | "discovered_certificate_not_found" | "scan_target_not_found" | "network_scan_not_found" | "est_profile_not_found";
+                    code?: "not_found" | "route_not_found" | "renewal_policy_not_found" | "api_key_not_found" | "role_not_found" | "grant_not_found" | "session_not_found" | "breakglass_credential_not_found" | "user_not_found" | "issuer_not_found" | "ca_not_found" | "certificate_not_found" | "certificate_version_not_found" | "certificate_key_not_found" | "owner_not_found" | "team_not_found" | "job_not_found" | "verification_not_found" | "agent_not_found" | "target_not_found" | "profile_not_found" | "approval_not_found" | "policy_rule_not_found" | "health_check_not_found" | "notification_not_found" | "notifier_not_found" | "routing_rule_not_found" | "contact_not_found" | "discovered_certificate_not_found" | "scan_target_not_found" | "network_scan_not_found" | "est_profile_not_found" | "scep_profile_not_found";
                 };
             };
         };
@@ -4475,7 +4732,7 @@ export interface components {
                 };
             };
         };
-        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `notifier_exists`, `routing_rule_exists`, `discovered_certificate_claimed`, `discovered_certificate_not_importable`, `est_profile_exists`. */
+        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `notifier_exists`, `routing_rule_exists`, `discovered_certificate_claimed`, `discovered_certificate_not_importable`, `est_profile_exists`, `scep_profile_exists`, `scep_mdm_disabled`. */
         Error409: {
             headers: {
                 [name: string]: unknown;
@@ -4490,7 +4747,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "notifier_exists" | "routing_rule_exists" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "est_profile_exists";
+                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "notifier_exists" | "routing_rule_exists" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "est_profile_exists" | "scep_profile_exists" | "scep_mdm_disabled";
                 };
             };
         };
@@ -4608,7 +4865,7 @@ export interface components {
                 };
             };
         };
-        /** @description Internal Server Error: one of the codes `internal_error`. */
+        /** @description Internal Server Error: one of the codes `internal_error`, `scep_trust_file_error`. */
         Error500: {
             headers: {
                 [name: string]: unknown;
@@ -4623,7 +4880,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "internal_error";
+                    code?: "internal_error" | "scep_trust_file_error";
                 };
             };
         };
@@ -4834,6 +5091,216 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    scepMdmReloadTrust: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReloadScepMdmTrustRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScepMdmTrustReloadResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    scepMdmStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScepMdmStats"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    scepListProfiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScepProfileList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    scepCreateProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateScepProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScepProfileDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    scepUpdateProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScepProfileFields"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScepProfileDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    scepDeleteProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    scepRotateRa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScepProfileDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];

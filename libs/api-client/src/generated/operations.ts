@@ -2995,6 +2995,136 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "scepCreateProfile": {
+    "method": "POST",
+    "path": "/api/v1/admin/scep/profiles",
+    "tag": "admin",
+    "summary": "Creates a SCEP profile with a new RA key and certificate",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "scepDeleteProfile": {
+    "method": "POST",
+    "path": "/api/v1/admin/scep/profiles/{id}/delete",
+    "tag": "admin",
+    "summary": "Deletes a SCEP profile",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "scepListProfiles": {
+    "method": "GET",
+    "path": "/api/v1/admin/scep/profiles",
+    "tag": "admin",
+    "summary": "SCEP profiles: RA certificate, mTLS, challenge-password-set flag, MDM block, counters",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "scepMdmReloadTrust": {
+    "method": "POST",
+    "path": "/api/v1/admin/scep/mdm/reload-trust",
+    "tag": "admin",
+    "summary": "Re-reads the MDM trust file of a SCEP profile; a bad file keeps the previous trust",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "scepMdmStats": {
+    "method": "GET",
+    "path": "/api/v1/admin/scep/mdm/stats",
+    "tag": "admin",
+    "summary": "MDM challenge counters per status and trust anchor expiry, per SCEP profile",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "scepRotateRa": {
+    "method": "POST",
+    "path": "/api/v1/admin/scep/profiles/{id}/rotate-ra",
+    "tag": "admin",
+    "summary": "Replaces the RA key and certificate of a SCEP profile",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "scepUpdateProfile": {
+    "method": "POST",
+    "path": "/api/v1/admin/scep/profiles/{id}",
+    "tag": "admin",
+    "summary": "Updates a SCEP profile (the fields given replace the stored ones)",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "setBreakglassCredential": {
     "method": "POST",
     "path": "/api/v1/auth/breakglass/credentials",

@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AuditCategory, AuditEventDto } from '@certlane/contracts';
 import {
   createTlsFixture,
@@ -523,6 +527,84 @@ const EST_ROUTE_CASES: Record<string, RouteCase> = {
   },
 };
 // ---- end EST profiles ----
+
+// ---- SCEP profiles (ADR 0059) ----
+async function createScepProfile(call: Call, body: Record<string, unknown> = {}): Promise<string> {
+  const created = await call('POST', '/api/v1/admin/scep/profiles', {
+    body: { path_id: unique('scep'), challenge_password: 'audit-coverage-scep-challenge', ...body },
+  });
+  expect(created.status).toBe(201);
+  return json<{ id: string }>(created).id;
+}
+
+const SCEP_ROUTE_CASES: Record<string, RouteCase> = {
+  'POST /api/v1/admin/scep/profiles': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/admin/scep/profiles', {
+      requestId,
+      body: { path_id: unique('scep'), challenge_password: 'audit-coverage-scep-challenge' },
+    });
+    return {
+      response,
+      expected: estEvent('scep_profile.created', 'scep_profile', json<{ id: string }>(response).id),
+    };
+  },
+  'POST /api/v1/admin/scep/profiles/:id': async (call, requestId) => {
+    const id = await createScepProfile(call);
+    const response = await call('POST', `/api/v1/admin/scep/profiles/${id}`, {
+      requestId,
+      body: { legacy_algorithms: true },
+    });
+    return { response, expected: estEvent('scep_profile.updated', 'scep_profile', id) };
+  },
+  'POST /api/v1/admin/scep/profiles/:id/delete': async (call, requestId) => {
+    const id = await createScepProfile(call);
+    const response = await call('POST', `/api/v1/admin/scep/profiles/${id}/delete`, { requestId });
+    return { response, expected: estEvent('scep_profile.deleted', 'scep_profile', id) };
+  },
+  'POST /api/v1/admin/scep/profiles/:id/rotate-ra': async (call, requestId) => {
+    const id = await createScepProfile(call);
+    const response = await call('POST', `/api/v1/admin/scep/profiles/${id}/rotate-ra`, { requestId });
+    return { response, expected: estEvent('scep_profile.ra_rotated', 'scep_profile', id) };
+  },
+  'POST /api/v1/admin/scep/mdm/reload-trust': async (call, requestId) => {
+    const dir = mkdtempSync(join(tmpdir(), 'scep-mdm-'));
+    const file = join(dir, 'mdm.pem');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        join(dir, 'mdm.key'),
+        '-out',
+        file,
+        '-days',
+        '2',
+        '-subj',
+        '/CN=audit coverage MDM',
+      ],
+      { stdio: 'ignore' },
+    );
+    const pathId = unique('scep');
+    const id = await createScepProfile(call, {
+      path_id: pathId,
+      mdm_enabled: true,
+      mdm_audience: 'https://scep.example.test',
+      mdm_trust_path: file,
+    });
+    const response = await call('POST', '/api/v1/admin/scep/mdm/reload-trust', {
+      requestId,
+      body: { path_id: pathId },
+    });
+    return { response, expected: estEvent('scep_mdm_trust_reloaded', 'scep_profile', id) };
+  },
+};
+// ---- end SCEP profiles ----
 
 /**
  * Every mutating gateway route -> how to call it. A route missing here fails the suite: whoever
@@ -1192,6 +1274,7 @@ const ROUTE_CASES: Record<string, RouteCase> = {
   ...PROFILE_ROUTE_CASES,
   ...HEALTH_CHECK_ROUTE_CASES,
   ...EST_ROUTE_CASES,
+  ...SCEP_ROUTE_CASES,
   ...NOTIFICATION_ROUTE_CASES,
 };
 

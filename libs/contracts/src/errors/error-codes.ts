@@ -126,6 +126,12 @@ export const ErrorCode = {
   EstProfileNotFound: 'est_profile_not_found',
   EstProfileExists: 'est_profile_exists',
   EstProfileInvalid: 'est_profile_invalid',
+  // SCEP profiles (ADR 0059).
+  ScepProfileNotFound: 'scep_profile_not_found',
+  ScepProfileExists: 'scep_profile_exists',
+  ScepProfileInvalid: 'scep_profile_invalid',
+  ScepMdmDisabled: 'scep_mdm_disabled',
+  ScepTrustFileError: 'scep_trust_file_error',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -24,6 +24,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'profile_violation':
     case 'keygen_agent_missing':
     case 'est_profile_invalid':
+    case 'scep_profile_invalid':
     case 'scan_target_invalid':
     case 'notifier_config_invalid':
       return 400;
@@ -67,11 +68,14 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'scan_target_not_found':
     case 'network_scan_not_found':
     case 'est_profile_not_found':
+    case 'scep_profile_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
     case 'conflict':
     case 'est_profile_exists':
+    case 'scep_profile_exists':
+    case 'scep_mdm_disabled':
     case 'discovered_certificate_not_importable':
     case 'idempotency_key_in_use':
     case 'renewal_policy_duplicate_name':
@@ -123,6 +127,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'rate_limited':
       return 429;
     case 'internal_error':
+    case 'scep_trust_file_error':
       return 500;
     case 'not_implemented':
       return 501;

@@ -6,3 +6,6 @@ export * from './orders/order.store';
 export * from './certificates/certificate.store';
 export * from './limits/rate-limit.store';
 export * from './est/est-profile.store';
+export * from './scep/scep-profile.store';
+export * from './scep/scep-transaction.store';
+export * from './scep/scep-challenge-replay.store';

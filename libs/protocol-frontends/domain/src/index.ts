@@ -20,3 +20,8 @@ export * from './est/est-password';
 export * from './est/trust-bundle';
 export * from './est/est-wire';
 export * from './est/csr-policy';
+// SCEP (issue 21; ADR 0059).
+export * from './scep/scep-challenge-password';
+export * from './scep/scep-profile-rules';
+export * from './scep/certificate-bundle';
+export * from './scep/scep-message';

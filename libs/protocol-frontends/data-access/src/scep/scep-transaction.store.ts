@@ -1,0 +1,71 @@
+import { SqlExecutor } from '@certlane/platform';
+import { rowsOf } from '../sql/rows';
+
+export interface ScepTransactionRow {
+  profile_id: string;
+  transaction_id: string;
+  message_type: 'pkcsreq' | 'renewalreq';
+  status: 'pending' | 'issued' | 'rejected';
+  csr_pem: string;
+  principal: string;
+  approval_id: string | null;
+  certificate_pem: string | null;
+  reject_reason: string | null;
+}
+
+const COLUMNS =
+  'profile_id, transaction_id, message_type, status, csr_pem, principal, approval_id, certificate_pem, reject_reason';
+
+/**
+ * SCEP transactions (RFC 8894 3.2.1.1, ADR 0059): what a transactionID asked for and how it
+ * ended, so a client polling a PENDING request (GetCertInitial, or the same PKCSReq sent again)
+ * is answered from here on every replica.
+ */
+export class ScepTransactionStore {
+  constructor(private readonly executor: SqlExecutor) {}
+
+  async get(profileId: string, transactionId: string): Promise<ScepTransactionRow | null> {
+    const [row] = await rowsOf<ScepTransactionRow>(
+      this.executor,
+      `SELECT ${COLUMNS} FROM scep_transactions WHERE profile_id = $1 AND transaction_id = $2`,
+      [profileId, transactionId],
+    );
+    return row ?? null;
+  }
+
+  /** Records a request waiting for approval; false when the transaction id is already recorded. */
+  async createPending(
+    row: Pick<
+      ScepTransactionRow,
+      'profile_id' | 'transaction_id' | 'message_type' | 'csr_pem' | 'principal'
+    > & {
+      approval_id: string;
+    },
+  ): Promise<boolean> {
+    const rows = await rowsOf<{ transaction_id: string }>(
+      this.executor,
+      `INSERT INTO scep_transactions (profile_id, transaction_id, message_type, status, csr_pem, principal, approval_id)
+       VALUES ($1, $2, $3, 'pending', $4, $5, $6) ON CONFLICT DO NOTHING RETURNING transaction_id`,
+      [row.profile_id, row.transaction_id, row.message_type, row.csr_pem, row.principal, row.approval_id],
+    );
+    return rows.length > 0;
+  }
+
+  async finish(
+    profileId: string,
+    transactionId: string,
+    outcome: { status: 'issued'; certificate_pem: string } | { status: 'rejected'; reject_reason: string },
+  ): Promise<void> {
+    await this.executor.query(
+      `UPDATE scep_transactions SET status = $3, certificate_pem = $4, reject_reason = $5, updated_at = now()
+       WHERE profile_id = $1 AND transaction_id = $2 AND status = 'pending'`,
+      [
+        profileId,
+        transactionId,
+        outcome.status,
+        outcome.status === 'issued' ? outcome.certificate_pem : null,
+        outcome.status === 'rejected' ? outcome.reject_reason : null,
+      ],
+    );
+  }
+}

@@ -1,0 +1,69 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  MESSAGE_BUS,
+  MessageBus,
+  outboxToken,
+  ServiceOutbox,
+} from '@certlane/platform';
+import { ScepProfileAdmin } from './scep-profile-admin';
+import { RaKeyBox } from './scep-ra';
+
+/** The protocol-frontends.v1.scep-* subjects behind /api/v1/admin/scep/* (spec 4.9; ADR 0059). */
+@Injectable()
+export class ScepAdminHandlers implements OnApplicationBootstrap {
+  readonly admin: ScepProfileAdmin;
+
+  constructor(
+    @InjectDataSource('protocol-frontends') dataSource: DataSource,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
+    @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
+  ) {
+    this.admin = new ScepProfileAdmin({
+      executor: dataSource,
+      transaction: async (work) => {
+        const result = await dataSource.transaction((manager) => work(manager));
+        outbox.committed();
+        return result;
+      },
+      audit: async (executor, record) => {
+        await outbox.audit(executor, record);
+      },
+      raKeys: new RaKeyBox(config.configEncryptionKey),
+      issueRaCertificate: async ({ csrPem, issuerId, validityDays }) =>
+        (
+          await bus.request('issuance.v1.issue-certificate', {
+            csr_pem: csrPem,
+            validity_days: validityDays,
+            ...(issuerId ? { issuer_id: issuerId } : {}),
+          })
+        ).certificate_pem,
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await Promise.all([
+      this.bus.handle('protocol-frontends.v1.scep-list-profiles', () => this.admin.list()),
+      this.bus.handle('protocol-frontends.v1.scep-create-profile', (request, context) =>
+        this.admin.create(request, context),
+      ),
+      this.bus.handle('protocol-frontends.v1.scep-update-profile', (request, context) =>
+        this.admin.update(request, context),
+      ),
+      this.bus.handle('protocol-frontends.v1.scep-delete-profile', ({ id }, context) =>
+        this.admin.delete(id, context),
+      ),
+      this.bus.handle('protocol-frontends.v1.scep-rotate-ra', ({ id }, context) =>
+        this.admin.rotateRa(id, context),
+      ),
+      this.bus.handle('protocol-frontends.v1.scep-mdm-stats', () => this.admin.mdmStats()),
+      this.bus.handle('protocol-frontends.v1.scep-mdm-reload-trust', ({ path_id }, context) =>
+        this.admin.reloadMdmTrust(path_id, context),
+      ),
+    ]);
+  }
+}
