@@ -21,6 +21,7 @@ import { CertificateExportsController } from './certificates/certificate-exports
 import { RelyingPartyForwardingController } from './revocation-routes/relying-party-forwarding.controller';
 import { AcmeForwardingController } from './acme-routes/acme-forwarding.controller';
 import { EstForwardingController } from './est-routes/est-forwarding.controller';
+import { ScepForwardingController } from './scep-routes/scep-forwarding.controller';
 import { RevocationController } from './revocation-routes/revocation.controller';
 import { WebAppFallback } from './web-app/web-app-fallback';
 
@@ -70,7 +71,9 @@ export class ApiGatewayModule {
     const controllers = [
       ...GATEWAY_CONTROLLERS,
       ...(options.forwardRelyingPartyPaths ? [RelyingPartyForwardingController] : []),
-      ...(options.forwardAcmePaths ? [AcmeForwardingController, EstForwardingController] : []),
+      ...(options.forwardAcmePaths
+        ? [AcmeForwardingController, EstForwardingController, ScepForwardingController]
+        : []),
     ];
     return {
       module: ApiGatewayModule,

@@ -6,6 +6,8 @@ import { EstAdminHandlers } from './est/est-admin.handlers';
 import { EstController } from './est/est.controller';
 import { EstService } from './est/est.service';
 import { ScepAdminHandlers } from './scep/scep-admin.handlers';
+import { ScepController } from './scep/scep.controller';
+import { ScepService } from './scep/scep.service';
 
 /**
  * The protocol-frontends service: the ACME server (issue 19, ADR 0053) on `/acme/...` of its
@@ -19,8 +21,8 @@ export class ProtocolFrontendsModule {
     return {
       module: ProtocolFrontendsModule,
       imports: [ServiceCoreModule.forService({ service: 'protocol-frontends' })],
-      controllers: [AcmeController, EstController],
-      providers: [AcmeService, EstService, EstAdminHandlers, ScepAdminHandlers],
+      controllers: [AcmeController, EstController, ScepController],
+      providers: [AcmeService, EstService, EstAdminHandlers, ScepService, ScepAdminHandlers],
     };
   }
 }

@@ -51,6 +51,23 @@ export class ScepTransactionStore {
     return rows.length > 0;
   }
 
+  /** Records a request answered with a certificate at once (a resend gets the same certificate). */
+  async recordIssued(
+    row: Pick<
+      ScepTransactionRow,
+      'profile_id' | 'transaction_id' | 'message_type' | 'csr_pem' | 'principal'
+    > & {
+      certificate_pem: string;
+    },
+  ): Promise<void> {
+    await this.executor.query(
+      `INSERT INTO scep_transactions (profile_id, transaction_id, message_type, status, csr_pem, principal, certificate_pem)
+       VALUES ($1, $2, $3, 'issued', $4, $5, $6)
+       ON CONFLICT (profile_id, transaction_id) DO UPDATE SET status = 'issued', certificate_pem = EXCLUDED.certificate_pem, updated_at = now()`,
+      [row.profile_id, row.transaction_id, row.message_type, row.csr_pem, row.principal, row.certificate_pem],
+    );
+  }
+
   async finish(
     profileId: string,
     transactionId: string,

@@ -1,0 +1,422 @@
+import {
+  constants,
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createPublicKey,
+  KeyObject,
+  privateDecrypt,
+  publicEncrypt,
+  randomBytes,
+  sign,
+  verify,
+} from 'node:crypto';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import { ScepFailInfo } from '@certlane/protocol-frontends-domain';
+import { algorithm, context, integer, octetString, oid, printableString, sequence, setOf, tlv } from './der';
+
+const OID = {
+  data: '1.2.840.113549.1.7.1',
+  signedData: '1.2.840.113549.1.7.2',
+  envelopedData: '1.2.840.113549.1.7.3',
+  contentType: '1.2.840.113549.1.9.3',
+  messageDigest: '1.2.840.113549.1.9.4',
+  messageType: '2.16.840.1.113733.1.9.2',
+  pkiStatus: '2.16.840.1.113733.1.9.3',
+  failInfo: '2.16.840.1.113733.1.9.4',
+  senderNonce: '2.16.840.1.113733.1.9.5',
+  recipientNonce: '2.16.840.1.113733.1.9.6',
+  transactionId: '2.16.840.1.113733.1.9.7',
+  rsaEncryption: '1.2.840.113549.1.1.1',
+  rsaOaep: '1.2.840.113549.1.1.7',
+  sha256: '2.16.840.1.101.3.4.2.1',
+} as const;
+
+/** Digest algorithms by OID: SHA-1 and MD5 are legacy (badAlg unless the profile allows legacy). */
+const DIGESTS: Readonly<Record<string, { name: string; legacy: boolean }>> = {
+  '1.2.840.113549.2.5': { name: 'md5', legacy: true },
+  '1.3.14.3.2.26': { name: 'sha1', legacy: true },
+  '2.16.840.1.101.3.4.2.1': { name: 'sha256', legacy: false },
+  '2.16.840.1.101.3.4.2.2': { name: 'sha384', legacy: false },
+  '2.16.840.1.101.3.4.2.3': { name: 'sha512', legacy: false },
+};
+
+/** Signature algorithms a signerInfo may name; rsaEncryption takes the digest algorithm's hash. */
+const SIGNATURES: Readonly<Record<string, string | null>> = {
+  '1.2.840.113549.1.1.1': null,
+  '1.2.840.113549.1.1.5': 'sha1',
+  '1.2.840.113549.1.1.11': 'sha256',
+  '1.2.840.113549.1.1.12': 'sha384',
+  '1.2.840.113549.1.1.13': 'sha512',
+  '1.2.840.10045.4.1': 'sha1',
+  '1.2.840.10045.4.3.2': 'sha256',
+  '1.2.840.10045.4.3.3': 'sha384',
+  '1.2.840.10045.4.3.4': 'sha512',
+};
+
+/** Content-encryption ciphers: DES and 3DES only on a profile that enables legacy algorithms. */
+const CIPHERS: Readonly<Record<string, { cipher: string; keyBytes: number; legacy: boolean }>> = {
+  '2.16.840.1.101.3.4.1.2': { cipher: 'aes-128-cbc', keyBytes: 16, legacy: false },
+  '2.16.840.1.101.3.4.1.22': { cipher: 'aes-192-cbc', keyBytes: 24, legacy: false },
+  '2.16.840.1.101.3.4.1.42': { cipher: 'aes-256-cbc', keyBytes: 32, legacy: false },
+  // Single DES is EDE with K1 = K2 (OpenSSL 3 keeps des-cbc in the legacy provider only).
+  '1.3.14.3.2.7': { cipher: 'des-ede-cbc', keyBytes: 8, legacy: true },
+  '1.2.840.113549.3.7': { cipher: 'des-ede3-cbc', keyBytes: 24, legacy: true },
+};
+const OID_AES256_CBC = '2.16.840.1.101.3.4.1.42';
+
+/** A refusal the CertRep reports (RFC 8894 3.2.1.4), with why (for audit, never to the client). */
+export class ScepFailure extends Error {
+  constructor(
+    readonly failInfo: ScepFailInfo,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/** What the signed layer of a pkiMessage says (RFC 8894 3.2). */
+export interface PkiMessage {
+  messageType: string;
+  transactionId: string;
+  senderNonce: Buffer;
+  /** The signer's certificate (the requester's self-signed one, or the one being renewed). */
+  signer: pkijs.Certificate;
+  signerDer: Buffer;
+  digest: { name: string; legacy: boolean } | undefined;
+  /** Whether the signature and messageDigest verify. */
+  signatureValid: boolean;
+  /** The encapsulated content: DER of the pkcsPKIEnvelope (EnvelopedData ContentInfo). */
+  content: Buffer;
+}
+
+const ber = (bytes: Uint8Array) => {
+  const parsed = asn1js.fromBER(bytes);
+  if (parsed.offset === -1) throw new Error('not DER');
+  return parsed.result;
+};
+
+function attribute(attributes: pkijs.Attribute[] | undefined, oid: string): asn1js.AsnType | undefined {
+  return attributes?.find((a) => a.type === oid)?.values[0];
+}
+
+const stringOf = (value: asn1js.AsnType | undefined): string | undefined =>
+  value && 'valueBlock' in value && typeof (value as asn1js.PrintableString).valueBlock.value === 'string'
+    ? (value as asn1js.PrintableString).valueBlock.value
+    : undefined;
+
+const octetsOf = (value: asn1js.AsnType | undefined): Buffer | undefined =>
+  value instanceof asn1js.OctetString ? Buffer.from(value.getValue()) : undefined;
+
+/**
+ * Parses the outer SignedData of a pkiMessage and checks its signature with the certificate it
+ * carries (RFC 8894 3.2.1: the signed attributes transactionID, messageType, senderNonce). Throws
+ * when it is not a pkiMessage at all (no CertRep can be made without a transactionID and nonce).
+ */
+export function parsePkiMessage(der: Uint8Array): PkiMessage {
+  const info = new pkijs.ContentInfo({ schema: ber(der) });
+  if (info.contentType !== OID.signedData) throw new Error('not a CMS SignedData');
+  const signed = new pkijs.SignedData({ schema: info.content });
+  const signerInfo = signed.signerInfos[0];
+  if (!signerInfo?.signedAttrs) throw new Error('no signer with signed attributes');
+  const attrs = signerInfo.signedAttrs.attributes;
+  const messageType = stringOf(attribute(attrs, OID.messageType));
+  const transactionId = stringOf(attribute(attrs, OID.transactionId));
+  const senderNonce = octetsOf(attribute(attrs, OID.senderNonce));
+  if (!messageType || !transactionId || !senderNonce)
+    throw new Error('transactionID, messageType or senderNonce missing');
+  const certificates = (signed.certificates ?? []).filter(
+    (c): c is pkijs.Certificate => c instanceof pkijs.Certificate,
+  );
+  const sid = signerInfo.sid as pkijs.IssuerAndSerialNumber | asn1js.OctetString;
+  const signer = certificates.find((certificate) =>
+    sid instanceof pkijs.IssuerAndSerialNumber
+      ? certificate.issuer.isEqual(sid.issuer) && certificate.serialNumber.isEqual(sid.serialNumber)
+      : Buffer.from(sha1(certificate.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView)).equals(
+          Buffer.from((sid as asn1js.OctetString).getValue()),
+        ),
+  );
+  if (!signer) throw new Error('the signer certificate is not in the message');
+  const content = eContentOf(signed);
+  const digest = DIGESTS[signerInfo.digestAlgorithm.algorithmId];
+  const signerDer = Buffer.from(signer.toSchema().toBER(false));
+  return {
+    messageType,
+    transactionId,
+    senderNonce,
+    signer,
+    signerDer,
+    digest,
+    signatureValid: digest !== undefined && signatureValid(signerInfo, signerDer, content, digest.name),
+    content,
+  };
+}
+
+function eContentOf(signed: pkijs.SignedData): Buffer {
+  const eContent = signed.encapContentInfo.eContent;
+  if (!eContent) return Buffer.alloc(0);
+  // A constructed OCTET STRING (BER, as some clients send) is the concatenation of its pieces.
+  if (eContent.idBlock.isConstructed)
+    return Buffer.concat(
+      (eContent.valueBlock.value as asn1js.OctetString[]).map((piece) =>
+        Buffer.from(piece.valueBlock.valueHexView),
+      ),
+    );
+  return Buffer.from(eContent.valueBlock.valueHexView);
+}
+
+const sha1 = (bytes: Uint8Array) => createHash('sha1').update(bytes).digest();
+
+function signatureValid(
+  signerInfo: pkijs.SignerInfo,
+  signerDer: Buffer,
+  content: Buffer,
+  digestName: string,
+): boolean {
+  const expected = octetsOf(attribute(signerInfo.signedAttrs?.attributes, OID.messageDigest));
+  if (!expected || !createHash(digestName).update(content).digest().equals(expected)) return false;
+  const algorithm = signerInfo.signatureAlgorithm.algorithmId;
+  if (!(algorithm in SIGNATURES)) return false;
+  const hash = SIGNATURES[algorithm] ?? digestName;
+  try {
+    return verify(
+      hash,
+      Buffer.from(signerInfo.signedAttrs!.encodedValue),
+      publicKeyOf(signerDer),
+      Buffer.from(signerInfo.signature.valueBlock.valueHexView),
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Opens the pkcsPKIEnvelope with the RA key (RFC 8894 3.2.2): the recipient named by the RA
+ * certificate's issuer and serial (or its key identifier), RSA key transport, the content cipher
+ * AES (or DES/3DES on a legacy profile). A wrong recipient or a key or content that does not
+ * decrypt is badMessageCheck; a refused algorithm badAlg.
+ */
+export function openEnvelope(der: Buffer, ra: pkijs.Certificate, raKey: KeyObject, legacy: boolean): Buffer {
+  let enveloped: pkijs.EnvelopedData;
+  try {
+    const info = new pkijs.ContentInfo({ schema: ber(der) });
+    if (info.contentType !== OID.envelopedData) throw new Error('not EnvelopedData');
+    enveloped = new pkijs.EnvelopedData({ schema: info.content });
+  } catch {
+    throw new ScepFailure('badMessageCheck', 'the pkcsPKIEnvelope is not a CMS EnvelopedData');
+  }
+  const raKeyId = sha1(ra.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView);
+  const recipient = enveloped.recipientInfos
+    .filter((r) => r.variant === 1)
+    .map((r) => r.value as pkijs.KeyTransRecipientInfo)
+    .find((r) =>
+      r.rid instanceof pkijs.IssuerAndSerialNumber
+        ? r.rid.issuer.isEqual(ra.issuer) && r.rid.serialNumber.isEqual(ra.serialNumber)
+        : Buffer.from((r.rid as asn1js.OctetString).getValue()).equals(raKeyId),
+    );
+  if (!recipient)
+    throw new ScepFailure('badMessageCheck', 'the envelope is not addressed to the RA certificate');
+  const algorithm = enveloped.encryptedContentInfo.contentEncryptionAlgorithm;
+  const cipher = CIPHERS[algorithm.algorithmId];
+  if (!cipher) throw new ScepFailure('badAlg', `content cipher ${algorithm.algorithmId} is not supported`);
+  if (cipher.legacy && !legacy)
+    throw new ScepFailure(
+      'badAlg',
+      `content cipher ${algorithm.algorithmId} (DES) is refused on this profile`,
+    );
+  const encryptedKey = Buffer.from(recipient.encryptedKey.valueBlock.valueHexView);
+  let cek: Buffer;
+  if (recipient.keyEncryptionAlgorithm.algorithmId === OID.rsaEncryption) {
+    cek = pkcs1v15Unwrap(
+      privateDecrypt({ key: raKey, padding: constants.RSA_NO_PADDING }, encryptedKey),
+      cipher.keyBytes,
+    );
+  } else if (
+    recipient.keyEncryptionAlgorithm.algorithmId === OID.rsaOaep &&
+    !recipient.keyEncryptionAlgorithm.algorithmParams
+  ) {
+    try {
+      cek = privateDecrypt(
+        { key: raKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' },
+        encryptedKey,
+      );
+    } catch {
+      throw new ScepFailure('badMessageCheck', 'the content key does not decrypt');
+    }
+  } else
+    throw new ScepFailure(
+      'badAlg',
+      `key transport ${recipient.keyEncryptionAlgorithm.algorithmId} is not supported`,
+    );
+  const ivParam = algorithm.algorithmParams;
+  if (!(ivParam instanceof asn1js.OctetString))
+    throw new ScepFailure('badMessageCheck', 'the content cipher has no IV');
+  const iv = Buffer.from(ivParam.getValue());
+  const key = cipher.cipher === 'des-ede-cbc' ? Buffer.concat([cek, cek]) : cek;
+  const encrypted = enveloped.encryptedContentInfo.getEncryptedContent();
+  try {
+    const decipher = createDecipheriv(cipher.cipher, key, iv);
+    return Buffer.concat([decipher.update(Buffer.from(encrypted)), decipher.final()]);
+  } catch {
+    throw new ScepFailure('badMessageCheck', 'the content does not decrypt');
+  } finally {
+    cek.fill(0);
+    key.fill(0);
+  }
+}
+
+/**
+ * RSAES-PKCS1-v1_5 unpadding of a raw RSA block (RFC 8017 7.2.2) without a padding oracle: a
+ * malformed block or a key of the wrong length yields a random key instead (the Bleichenbacher
+ * countermeasure of RFC 5652 / RFC 3218), so the failure shows only as content that does not
+ * decrypt. Node refuses PKCS#1 v1.5 private decryption itself (CVE-2023-46809).
+ */
+export function pkcs1v15Unwrap(block: Buffer, keyBytes: number): Buffer {
+  const fallback = randomBytes(keyBytes);
+  let separator = 0;
+  for (let i = 2; i < block.length; i++) if (separator === 0 && block[i] === 0) separator = i;
+  const well =
+    block[0] === 0x00 && block[1] === 0x02 && separator >= 10 && block.length - separator - 1 === keyBytes;
+  const key = Buffer.alloc(keyBytes);
+  const start = block.length - keyBytes;
+  for (let i = 0; i < keyBytes; i++) key[i] = well ? block[start + i] : fallback[i];
+  block.fill(0);
+  return key;
+}
+
+/** The DER of a certificate's issuer Name and serialNumber INTEGER, as they are encoded in it. */
+export function issuerAndSerialOf(certificateDer: Buffer): Buffer {
+  const certificate = ber(certificateDer) as asn1js.Sequence;
+  const tbs = (certificate.valueBlock.value[0] as asn1js.Sequence).valueBlock.value;
+  const offset = tbs[0].idBlock.tagClass === 3 ? 1 : 0;
+  return sequence(
+    Buffer.from(tbs[offset + 2].valueBeforeDecodeView),
+    Buffer.from(tbs[offset].valueBeforeDecodeView),
+  );
+}
+
+/** A degenerate certificates-only SignedData (RFC 8894 3.3.2, 3.5.1): the certificates in order. */
+export function degenerateCertificates(certificates: readonly Buffer[]): Buffer {
+  return sequence(
+    oid(OID.signedData),
+    context(
+      0,
+      sequence(
+        integer(1),
+        setOf(),
+        sequence(oid(OID.data)),
+        context(0, Buffer.concat(certificates)),
+        setOf(),
+      ),
+    ),
+  );
+}
+
+/**
+ * EnvelopedData to the requester's certificate (RFC 8894 3.3.2: the CertRep's content is
+ * encrypted to the signer of the request, named by issuer and serial): RSA key transport
+ * (PKCS#1 v1.5) to its key, AES-256-CBC content under a fresh key and IV.
+ */
+export function envelopeTo(recipientDer: Buffer, content: Buffer): Buffer {
+  const publicKey = publicKeyOf(recipientDer);
+  if (publicKey.asymmetricKeyType !== 'rsa')
+    throw new ScepFailure('badRequest', 'the requester certificate has no RSA key to encrypt the answer to');
+  const cek = randomBytes(32);
+  const iv = randomBytes(16);
+  const cipher = createCipheriv('aes-256-cbc', cek, iv);
+  const encrypted = Buffer.concat([cipher.update(content), cipher.final()]);
+  const encryptedKey = publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_PADDING }, cek);
+  cek.fill(0);
+  const recipientInfo = sequence(
+    integer(0),
+    issuerAndSerialOf(recipientDer),
+    algorithm(OID.rsaEncryption),
+    octetString(encryptedKey),
+  );
+  const encryptedContentInfo = sequence(
+    oid(OID.data),
+    algorithm(OID_AES256_CBC, octetString(iv)),
+    tlv(0x80, encrypted), // [0] IMPLICIT OCTET STRING, primitive
+  );
+  return sequence(
+    oid(OID.envelopedData),
+    context(0, sequence(integer(0), setOf(recipientInfo), encryptedContentInfo)),
+  );
+}
+
+export function publicKeyOf(certificateDer: Buffer): KeyObject {
+  return createPublicKey(
+    `-----BEGIN CERTIFICATE-----\n${certificateDer.toString('base64')}\n-----END CERTIFICATE-----\n`,
+  );
+}
+
+export interface CertRepInput {
+  status: '0' | '2' | '3';
+  failInfo?: string;
+  transactionId: string;
+  recipientNonce: Buffer;
+  /** The pkcsPKIEnvelope (SUCCESS only). */
+  envelope?: Buffer;
+  raDer: Buffer;
+  raKey: KeyObject;
+}
+
+/**
+ * A CertRep pkiMessage (RFC 8894 3.3.2) signed by the RA: messageType 3, pkiStatus, failInfo on
+ * FAILURE, the request's transactionID, a fresh senderNonce and the request's senderNonce as
+ * recipientNonce; SHA-256 with RSA. FAILURE and PENDING carry an empty content.
+ */
+export function certRep(input: CertRepInput): Buffer {
+  const content = input.envelope ?? Buffer.alloc(0);
+  const attr = (type: string, value: Buffer) => sequence(oid(type), setOf(value));
+  const attributes = [
+    attr(OID.contentType, oid(OID.data)),
+    attr(OID.messageDigest, octetString(createHash('sha256').update(content).digest())),
+    attr(OID.messageType, printableString('3')),
+    attr(OID.pkiStatus, printableString(input.status)),
+    ...(input.failInfo !== undefined ? [attr(OID.failInfo, printableString(input.failInfo))] : []),
+    attr(OID.transactionId, printableString(input.transactionId)),
+    attr(OID.senderNonce, octetString(randomBytes(16))),
+    attr(OID.recipientNonce, octetString(input.recipientNonce)),
+  ];
+  const signedAttrs = setOf(...attributes);
+  const signature = sign('sha256', signedAttrs, input.raKey);
+  const signerInfo = sequence(
+    integer(1),
+    issuerAndSerialOf(input.raDer),
+    algorithm(OID.sha256),
+    Buffer.concat([Buffer.from([0xa0]), signedAttrs.subarray(1)]), // [0] IMPLICIT SET OF Attribute
+    algorithm(OID.rsaEncryption),
+    octetString(signature),
+  );
+  return sequence(
+    oid(OID.signedData),
+    context(
+      0,
+      sequence(
+        integer(1),
+        setOf(algorithm(OID.sha256)),
+        sequence(oid(OID.data), context(0, octetString(content))),
+        context(0, input.raDer),
+        setOf(signerInfo),
+      ),
+    ),
+  );
+}
+
+/** The issuer and serial of an IssuerAndSerialNumber (GetCert, GetCRL; RFC 8894 3.3.4, 3.3.5). */
+export function issuerAndSerial(der: Buffer): {
+  issuer: pkijs.RelativeDistinguishedNames;
+  serialHex: string;
+} {
+  try {
+    const value = new pkijs.IssuerAndSerialNumber({ schema: ber(der) });
+    return {
+      issuer: value.issuer,
+      serialHex: Buffer.from(value.serialNumber.valueBlock.valueHexView).toString('hex'),
+    };
+  } catch {
+    throw new ScepFailure('badRequest', 'the content is not an IssuerAndSerialNumber');
+  }
+}

@@ -1,0 +1,133 @@
+import { spawnSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ScepProfileDto, ScepProfileList } from '@certlane/contracts';
+import { httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
+import { Client } from 'pg';
+
+const CHALLENGE = 'scepclient-challenge-0123456';
+
+/**
+ * SCEP through the gateway of the split deployment to protocol-frontends and issuance, with
+ * micromdm's `scepclient` (Debian package `scep`, unmodified) as the device: a PKCSReq with the
+ * challenge password, a RenewalReq signed by the certificate it got, a wrong password answered
+ * FAILURE badRequest. scepclient 2.1 encrypts with DES and signs with SHA-1, so its profile
+ * enables legacy algorithms; it encrypts to every certificate of GetCACert unless told the RA's
+ * fingerprint, and the local CA's key is not RSA, so it is given the RA fingerprint.
+ */
+describe('SCEP with micromdm scepclient', () => {
+  let system: TestSystem;
+  let gateway: string;
+  let db: Client;
+  let profile: ScepProfileDto;
+  const root = mkdtempSync(join(tmpdir(), 'scepclient-'));
+
+  const api = async (method: string, path: string, body?: unknown) =>
+    httpsRequest(`${gateway}${path}`, {
+      method,
+      ca: system.ca,
+      headers: {
+        authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  /** Runs scepclient in its own directory (key, CSR and certificate live there). */
+  function scepclient(
+    device: string,
+    args: string[],
+  ): { status: number | null; output: string; dir: string } {
+    const dir = join(root, device);
+    mkdirSync(dir, { recursive: true });
+    const result = spawnSync(
+      'scepclient',
+      [
+        '-server-url',
+        `${gateway}/scep`,
+        '-private-key',
+        join(dir, 'key.pem'),
+        '-certificate',
+        join(dir, 'cert.pem'),
+        '-cn',
+        device,
+        '-ca-fingerprint',
+        profile.ra_certificate.fingerprint_sha256,
+        ...args,
+      ],
+      { encoding: 'utf8', env: { ...process.env, SSL_CERT_FILE: join(root, 'ca.pem') }, timeout: 60_000 },
+    );
+    return { status: result.status, output: `${result.stdout}${result.stderr}`, dir };
+  }
+
+  beforeAll(async () => {
+    system = await startTestSystem('scepcli', ['auth', 'issuance', 'protocol-frontends', 'api-gateway']);
+    gateway = system.services['api-gateway'].url;
+    writeFileSync(join(root, 'ca.pem'), system.ca);
+    db = new Client({ connectionString: system.database.url });
+    await db.connect();
+    expect((await api('POST', '/api/v1/owners', { id: 'owner-mdm', name: 'MDM devices' })).status).toBe(201);
+    const created = await api('POST', '/api/v1/admin/scep/profiles', {
+      path_id: 'default',
+      challenge_password: CHALLENGE,
+      legacy_algorithms: true,
+      owner: 'owner-mdm',
+    });
+    expect(created.status).toBe(201);
+    profile = created.json() as ScepProfileDto;
+  }, 120_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await system?.stop();
+  });
+
+  it('RFC 8894 3.3.1: scepclient enrolls with the challenge password and the certificate lands in the inventory as SCEP', async () => {
+    const run = scepclient('device-one', ['-challenge', CHALLENGE]);
+    expect([run.status, run.output]).toEqual([0, expect.stringContaining('SUCCESS')]);
+    const issued = new X509Certificate(readFileSync(join(run.dir, 'cert.pem')));
+    expect(issued.subject).toContain('CN=device-one');
+    const ra = new X509Certificate(
+      (await db.query('SELECT ra_certificate_pem FROM protocol_frontends.scep_profiles')).rows[0]
+        .ra_certificate_pem,
+    );
+    expect(issued.issuer).toBe(ra.issuer);
+    const inventory = await db.query(
+      `SELECT source, owner_id FROM issuance.certificates WHERE common_name = 'device-one'`,
+    );
+    expect(inventory.rows).toEqual([{ source: 'SCEP', owner_id: 'owner-mdm' }]);
+    const audit = await db.query(
+      `SELECT envelope->'data'->>'action' AS action, envelope->'data'->>'outcome' AS outcome
+       FROM protocol_frontends.outbox WHERE subject LIKE '%.audit.recorded'`,
+    );
+    expect(audit.rows).toContainEqual({ action: 'scep_pkcsreq', outcome: 'success' });
+  });
+
+  it('RFC 8894 3.3.1.2: scepclient renews with a RenewalReq signed by the certificate it holds', async () => {
+    const first = new X509Certificate(readFileSync(join(root, 'device-one', 'cert.pem')));
+    // With cert.pem present scepclient sends RenewalReq, signed by that certificate, no challenge.
+    const run = scepclient('device-one', []);
+    expect([run.status, run.output]).toEqual([0, expect.stringContaining('SUCCESS')]);
+    const renewed = new X509Certificate(readFileSync(join(run.dir, 'cert.pem')));
+    expect(renewed.serialNumber).not.toBe(first.serialNumber);
+    expect(renewed.subject).toBe(first.subject);
+  });
+
+  it('RFC 8894 3.3.2: a wrong challenge password is a CertRep FAILURE with failInfo badRequest', () => {
+    const run = scepclient('device-two', ['-challenge', 'not-the-challenge-password']);
+    expect(run.status).not.toBe(0);
+    expect(run.output).toContain('failInfo: badRequest');
+    expect(existsSync(join(run.dir, 'cert.pem'))).toBe(false);
+  });
+
+  it('spec 6.4: the profile counters tick per outcome', async () => {
+    const list = (await api('GET', '/api/v1/admin/scep/profiles')).json() as ScepProfileList;
+    expect(list.profiles[0].counters).toMatchObject({
+      scep_pkcsreq: 1,
+      scep_renewalreq: 1,
+      scep_auth_failed: 1,
+    });
+  });
+});

@@ -1,0 +1,345 @@
+import { createHash, KeyObject, webcrypto } from 'node:crypto';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import * as x509 from '@peculiar/x509';
+import { AuditRecord, SCEP_DEFAULT_PATH_ID, ScepProfileOutcome } from '@certlane/contracts';
+import { SqlExecutor } from '@certlane/platform';
+import {
+  ScepProfileRow,
+  ScepProfileStore,
+  ScepTransactionStore,
+} from '@certlane/protocol-frontends-data-access';
+import {
+  csrPolicyProblems,
+  messageTypeName,
+  SCEP_FAIL_INFO,
+  SCEP_PKI_STATUS,
+  scepCapabilities,
+  ScepFailInfo,
+  verifyChallengePassword,
+} from '@certlane/protocol-frontends-domain';
+import { csrFacts } from '../est/est-server';
+import {
+  certRep,
+  degenerateCertificates,
+  envelopeTo,
+  openEnvelope,
+  parsePkiMessage,
+  PkiMessage,
+  publicKeyOf,
+  ScepFailure,
+} from './scep-cms';
+import { RaKeyBox } from './scep-ra';
+
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+
+/** A SCEP request as the server sees it, whichever listener received it. */
+export interface ScepHttpRequest {
+  method: string;
+  /** `/scep[/<path_id>]` or `/scep-mtls[/<path_id>]`, no query string. */
+  path: string;
+  /** The raw query string, without `?`. */
+  query?: string;
+  body?: Buffer;
+  /** The client certificate the TLS listener verified (mTLS paths). */
+  clientCertificatePem?: string;
+}
+
+export interface ScepHttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+export interface ScepServerDeps {
+  executor: SqlExecutor;
+  raKeys: RaKeyBox;
+  audit(record: AuditRecord): Promise<void>;
+  /** Issues a certificate for a CSR through the profile's issuer (into the inventory, source SCEP). */
+  issue(input: {
+    csrPem: string;
+    profile: ScepProfileRow;
+    transactionId: string;
+  }): Promise<{ certificatePem: string }>;
+  /** The CA certificates of the profile's issuer, issuing CA first. */
+  caCertificates(profile: ScepProfileRow): Promise<string[]>;
+  now?: () => Date;
+}
+
+const PATH = /^\/scep(-mtls)?(?:\/([a-z0-9][a-z0-9_-]{0,62}))?(?:\/pkiclient\.exe)?\/?$/;
+const PKI_MESSAGE = 'application/x-pki-message';
+const MAX_MESSAGE_BYTES = 256 * 1024;
+
+const text = (status: number, body: string, headers: Record<string, string> = {}): ScepHttpResponse => ({
+  status,
+  headers: { 'Content-Type': 'text/plain; charset=utf-8', ...headers },
+  body: Buffer.from(body),
+});
+
+/** What a PKIOperation came to, for the CertRep, the audit record and the counter. */
+interface Outcome {
+  status: 'SUCCESS' | 'FAILURE' | 'PENDING';
+  failInfo?: ScepFailInfo;
+  reason?: string;
+  certificatePem?: string;
+  code: 'scep_pkcsreq' | 'scep_renewalreq' | 'scep_pkcsreq_mdm' | 'scep_renewalreq_mdm' | null;
+  counter: ScepProfileOutcome;
+  authFailure?: boolean;
+}
+
+/**
+ * The SCEP server (RFC 8894; issue 21, ADR 0059): GetCACaps, GetCACert and PKIOperation (GET with
+ * a base64 `message`, POST with the DER body) per profile (`/scep/<path_id>`, `default` on
+ * `/scep`). PKCSReq authorised by the challenge password in the CSR, RenewalReq by the
+ * certificate being renewed; CertRep SUCCESS with the certificate enveloped to the requester, or
+ * FAILURE with failInfo.
+ */
+export class ScepServer {
+  constructor(private readonly deps: ScepServerDeps) {}
+
+  async handle(request: ScepHttpRequest): Promise<ScepHttpResponse> {
+    const route = PATH.exec(request.path);
+    if (!route || route[2] === 'pkiclient') return text(404, 'unknown SCEP path\n');
+    if (request.method !== 'GET' && request.method !== 'POST' && request.method !== 'HEAD')
+      return text(405, 'use GET or POST\n', { Allow: 'GET, POST' });
+    const [, mtls, pathId = SCEP_DEFAULT_PATH_ID] = route;
+    const profile = await new ScepProfileStore(this.deps.executor).byPathId(pathId);
+    if (!profile) return text(404, 'unknown SCEP profile\n');
+    if (mtls && !profile.mtls_enabled) return text(404, 'mutual TLS is not enabled for this SCEP profile\n');
+    const query = new URLSearchParams(request.query ?? '');
+    const operation = query.get('operation');
+    switch (operation) {
+      case 'GetCACaps':
+        // RFC 8894 3.5.2: one capability per line.
+        return text(200, `${scepCapabilities(profile.legacy_algorithms).join('\n')}\n`);
+      case 'GetCACert':
+        return this.caCert(profile);
+      case 'PKIOperation':
+        return this.pkiOperation(profile, request, query, Boolean(mtls));
+      default:
+        return text(400, 'operation must be GetCACaps, GetCACert or PKIOperation (RFC 8894 4.1)\n');
+    }
+  }
+
+  /** RFC 8894 4.2.1.2: with an RA, a degenerate certificates-only SignedData, the RA first. */
+  private async caCert(profile: ScepProfileRow): Promise<ScepHttpResponse> {
+    const chain = await this.deps.caCertificates(profile);
+    const ders = [profile.ra_certificate_pem, ...chain].map((pem) =>
+      Buffer.from(new x509.X509Certificate(pem).rawData),
+    );
+    return {
+      status: 200,
+      headers: { 'Content-Type': 'application/x-x509-ca-ra-cert' },
+      body: degenerateCertificates(ders),
+    };
+  }
+
+  private async pkiOperation(
+    profile: ScepProfileRow,
+    request: ScepHttpRequest,
+    query: URLSearchParams,
+    mtls: boolean,
+  ): Promise<ScepHttpResponse> {
+    let der: Buffer;
+    if (request.method === 'POST') der = request.body ?? Buffer.alloc(0);
+    else {
+      // RFC 8894 4.3: base64 of the DER, URL-encoded (URLSearchParams already decoded it; a '+'
+      // read as a space is put back, and base64url is accepted too).
+      const message = (query.get('message') ?? '').replace(/ /g, '+');
+      der = Buffer.from(message, /[-_]/.test(message) ? 'base64url' : 'base64');
+    }
+    if (der.length === 0 || der.length > MAX_MESSAGE_BYTES) return text(400, 'no pkiMessage\n');
+    let message: PkiMessage;
+    try {
+      message = parsePkiMessage(der);
+    } catch (error) {
+      return text(400, `not a SCEP pkiMessage: ${(error as Error).message}\n`);
+    }
+    const raKey = this.deps.raKeys.open(profile.id, profile.ra_key_sealed);
+    const raDer = Buffer.from(new x509.X509Certificate(profile.ra_certificate_pem).rawData);
+    const ra = pkijs.Certificate.fromBER(raDer);
+    const outcome = await this.decide(profile, message, ra, raKey, mtls, request.clientCertificatePem);
+    await this.record(profile, message, outcome);
+    let envelope: Buffer | undefined;
+    if (outcome.status === 'SUCCESS') {
+      const issued = Buffer.from(new x509.X509Certificate(outcome.certificatePem!).rawData);
+      envelope = envelopeTo(message.signerDer, degenerateCertificates([issued]));
+    }
+    const body = certRep({
+      status: SCEP_PKI_STATUS[outcome.status],
+      ...(outcome.failInfo ? { failInfo: SCEP_FAIL_INFO[outcome.failInfo] } : {}),
+      transactionId: message.transactionId,
+      recipientNonce: message.senderNonce,
+      ...(envelope ? { envelope } : {}),
+      raDer,
+      raKey,
+    });
+    return { status: 200, headers: { 'Content-Type': PKI_MESSAGE }, body };
+  }
+
+  private async decide(
+    profile: ScepProfileRow,
+    message: PkiMessage,
+    ra: pkijs.Certificate,
+    raKey: KeyObject,
+    mtls: boolean,
+    clientCertificatePem: string | undefined,
+  ): Promise<Outcome> {
+    const kind = messageTypeName(message.messageType);
+    const code: Outcome['code'] =
+      kind === 'RenewalReq' ? 'scep_renewalreq' : kind === 'PKCSReq' ? 'scep_pkcsreq' : null;
+    const fail = (failInfo: ScepFailInfo, reason: string, authFailure = false): Outcome => ({
+      status: 'FAILURE',
+      failInfo,
+      reason,
+      code,
+      counter: authFailure ? 'scep_auth_failed' : 'scep_failure',
+      authFailure,
+    });
+    // RFC 8894 3.2.1.2: a messageType the server does not know is refused.
+    if (kind !== 'PKCSReq' && kind !== 'RenewalReq')
+      return fail('badRequest', `messageType ${message.messageType} is not served`);
+    // RFC 8894 3.2 / RFC 5652 5.4: the signature over the signed attributes must verify.
+    if (!message.digest) return fail('badAlg', 'unknown digest algorithm');
+    if (message.digest.legacy && !profile.legacy_algorithms)
+      return fail('badAlg', `digest ${message.digest.name} is refused on this profile`);
+    if (!message.signatureValid) return fail('badMessageCheck', 'the pkiMessage signature does not verify');
+    let csrDer: Buffer;
+    try {
+      csrDer = openEnvelope(message.content, ra, raKey, profile.legacy_algorithms);
+    } catch (error) {
+      if (error instanceof ScepFailure) return fail(error.failInfo, error.message);
+      throw error;
+    }
+    let csr: x509.Pkcs10CertificateRequest;
+    try {
+      csr = new x509.Pkcs10CertificateRequest(csrDer);
+    } catch {
+      return fail('badRequest', 'the envelope does not hold a PKCS#10 request');
+    }
+    if (!(await csr.verify().catch(() => false)))
+      return fail('badRequest', 'the CSR signature does not verify');
+    const problems = csrPolicyProblems(csrFacts(csr));
+    if (problems.length > 0) return fail('badRequest', `the CSR violates the policy: ${problems.join('; ')}`);
+    if (publicKeyOf(message.signerDer).asymmetricKeyType !== 'rsa')
+      return fail('badRequest', 'the requester certificate has no RSA key to encrypt the answer to');
+
+    if (kind === 'RenewalReq') {
+      const renewal = await this.renewalProblem(profile, message);
+      if (renewal) return fail(renewal.failInfo, renewal.reason, true);
+    } else if (mtls) {
+      if (!clientCertificatePem)
+        return fail('badRequest', 'no client certificate on the mutual-TLS path', true);
+    } else {
+      const challenge = challengePassword(csr);
+      const valid =
+        challenge !== undefined &&
+        profile.challenge_password_hash !== null &&
+        verifyChallengePassword(challenge, profile.challenge_password_hash);
+      if (!valid)
+        return fail(
+          'badRequest',
+          challenge === undefined ? 'no challenge password' : 'wrong challenge password',
+          true,
+        );
+    }
+
+    const transactions = new ScepTransactionStore(this.deps.executor);
+    const csrPem = csr.toString('pem');
+    const previous = await transactions.get(profile.id, message.transactionId);
+    // RFC 8894 3.2.1.1: a request sent again (same transactionID, type and signer) gets the same
+    // answer. scepclient derives the transactionID from the key, so a later RenewalReq with the
+    // same key, signed by the certificate it got, is a new request.
+    if (
+      previous &&
+      previous.message_type === (kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq') &&
+      previous.principal === principalOf(message)
+    ) {
+      if (previous.csr_pem !== csrPem)
+        return fail('badRequest', 'the transactionID was used for another request');
+      if (previous.status === 'issued')
+        return { status: 'SUCCESS', certificatePem: previous.certificate_pem!, code, counter: code! };
+      if (previous.status === 'rejected') return fail('badRequest', previous.reject_reason ?? 'rejected');
+    }
+    let certificatePem: string;
+    try {
+      ({ certificatePem } = await this.deps.issue({ csrPem, profile, transactionId: message.transactionId }));
+    } catch (error) {
+      return fail('badRequest', `issuance failed: ${(error as Error).message?.slice(0, 300) ?? 'error'}`);
+    }
+    await transactions.recordIssued({
+      profile_id: profile.id,
+      transaction_id: message.transactionId,
+      message_type: kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq',
+      csr_pem: csrPem,
+      principal: principalOf(message),
+      certificate_pem: certificatePem,
+    });
+    return { status: 'SUCCESS', certificatePem, code, counter: code! };
+  }
+
+  /**
+   * RFC 8894 3.3.1.2: a RenewalReq is signed with the certificate being renewed, which must be
+   * one of this CA's, valid now.
+   */
+  private async renewalProblem(
+    profile: ScepProfileRow,
+    message: PkiMessage,
+  ): Promise<{ failInfo: ScepFailInfo; reason: string } | null> {
+    const signer = new x509.X509Certificate(message.signerDer);
+    const cas = (await this.deps.caCertificates(profile)).map((pem) => new x509.X509Certificate(pem));
+    let issuedHere = false;
+    for (const ca of cas)
+      if (
+        signer.issuer === ca.subject &&
+        (await signer.verify({ publicKey: ca.publicKey, signatureOnly: true }).catch(() => false))
+      )
+        issuedHere = true;
+    if (!issuedHere)
+      return { failInfo: 'badCertId', reason: 'the RenewalReq is not signed by a certificate of this CA' };
+    const now = (this.deps.now ?? (() => new Date()))();
+    if (signer.notAfter.getTime() < now.getTime() || signer.notBefore.getTime() > now.getTime())
+      return { failInfo: 'badTime', reason: 'the certificate being renewed is not valid now' };
+    return null;
+  }
+
+  /** The typed audit record and the profile's counter of one PKIOperation (spec 6.1, 6.4). */
+  private async record(profile: ScepProfileRow, message: PkiMessage, outcome: Outcome): Promise<void> {
+    await new ScepProfileStore(this.deps.executor).tick(profile.id, outcome.counter);
+    if (!outcome.code) return;
+    const issued = outcome.certificatePem ? new x509.X509Certificate(outcome.certificatePem) : undefined;
+    await this.deps.audit({
+      action: outcome.code,
+      event_category: outcome.authFailure ? 'auth' : 'cert_lifecycle',
+      actor_id: principalOf(message),
+      resource_type: 'scep_profile',
+      resource_id: profile.id,
+      outcome: outcome.status === 'SUCCESS' ? 'success' : outcome.authFailure ? 'denied' : 'failure',
+      details: {
+        path_id: profile.path_id,
+        transaction_id: message.transactionId,
+        pki_status: outcome.status,
+        ...(outcome.failInfo ? { fail_info: outcome.failInfo, reason: outcome.reason } : {}),
+        ...(issued ? { serial_hex: issued.serialNumber, subject: issued.subject } : {}),
+      },
+    });
+  }
+}
+
+/** Who asked: the signer certificate's SHA-256 fingerprint (a self-signed one for a PKCSReq). */
+function principalOf(message: PkiMessage): string {
+  return `scep:${createHash('sha256').update(message.signerDer).digest('hex').slice(0, 32)}`;
+}
+
+const OID_CHALLENGE_PASSWORD = '1.2.840.113549.1.9.7';
+
+/** The challengePassword attribute of a CSR (RFC 2985 5.4.1; RFC 8894 2.3), if any. */
+export function challengePassword(csr: x509.Pkcs10CertificateRequest): string | undefined {
+  const attribute = csr.attributes.find((a) => a.type === OID_CHALLENGE_PASSWORD);
+  const value = attribute?.values[0];
+  if (!value) return undefined;
+  const parsed = asn1js.fromBER(value);
+  if (parsed.offset === -1) return undefined;
+  const block = (parsed.result as asn1js.PrintableString).valueBlock as { value?: unknown };
+  return typeof block.value === 'string' ? block.value : undefined;
+}

@@ -1,0 +1,95 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ScepHttpForwardAnswer, ScepHttpForwardRequest } from '@certlane/contracts';
+import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  CertlaneLogger,
+  LOGGER,
+  MESSAGE_BUS,
+  MessageBus,
+  outboxToken,
+  ServiceOutbox,
+} from '@certlane/platform';
+import { ScepServer } from './scep-server';
+import { RaKeyBox } from './scep-ra';
+
+/**
+ * The SCEP server of this process (ADR 0059): its stores on the service's DataSource, issuance
+ * and the CA certificates over the bus (`issuance.v1.issue-certificate`, `issuance.v1.list-cas`
+ * of the profile's issuer), issued certificates into the inventory (source SCEP, the profile's
+ * owner and team), audit through the outbox; and the gateway's forwarded requests.
+ */
+@Injectable()
+export class ScepService implements OnApplicationBootstrap {
+  readonly server: ScepServer;
+
+  constructor(
+    @InjectDataSource('protocol-frontends') dataSource: DataSource,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
+    @Inject(LOGGER) logger: CertlaneLogger,
+    @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
+  ) {
+    this.server = new ScepServer({
+      executor: dataSource,
+      raKeys: new RaKeyBox(config.configEncryptionKey),
+      audit: async (record) => {
+        await dataSource.transaction((manager) => outbox.audit(manager, record));
+        outbox.committed();
+      },
+      issue: async ({ csrPem, profile, transactionId }) => {
+        const issued = await bus.request('issuance.v1.issue-certificate', {
+          csr_pem: csrPem,
+          ...(profile.issuer_id ? { issuer_id: profile.issuer_id } : {}),
+        });
+        // Into the inventory with source SCEP (spec 2.1); the certificate is issued either way, so
+        // a failed import is logged, not answered as a failed enrollment.
+        await bus
+          .request('issuance.v1.create-certificate', {
+            certificate_pem: issued.full_pem,
+            source: 'SCEP',
+            ...(profile.owner ? { owner_id: profile.owner } : {}),
+            ...(profile.team ? { team_id: profile.team } : {}),
+            tags: { scep_profile: profile.path_id, scep_transaction: transactionId.slice(0, 128) },
+          })
+          .catch((error: unknown) =>
+            logger.warn(
+              { err: error, serial_hex: issued.serial_hex },
+              'SCEP certificate not recorded in the inventory',
+            ),
+          );
+        return { certificatePem: issued.certificate_pem };
+      },
+      caCertificates: async (profile) => {
+        const page = await bus.request('issuance.v1.list-cas', {
+          ...(profile.issuer_id ? { issuer_id: profile.issuer_id } : {}),
+          per_page: 100,
+        });
+        const active = page.data.filter((ca) => ca.status === 'active' && ca.certificate_pem);
+        active.sort((a, b) => Number(b.issuing) - Number(a.issuing));
+        return active.map((ca) => ca.certificate_pem!);
+      },
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.bus.handle('protocol-frontends.v1.scep-http', (request) => this.forwarded(request));
+  }
+
+  async forwarded(request: ScepHttpForwardRequest): Promise<ScepHttpForwardAnswer> {
+    const answer = await this.server.handle({
+      method: request.method,
+      path: request.path,
+      ...(request.query ? { query: request.query } : {}),
+      ...(request.body_base64 ? { body: Buffer.from(request.body_base64, 'base64') } : {}),
+      ...(request.client_certificate_pem ? { clientCertificatePem: request.client_certificate_pem } : {}),
+    });
+    return {
+      status: answer.status,
+      headers: answer.headers,
+      ...(answer.body ? { body_base64: answer.body.toString('base64') } : {}),
+    };
+  }
+}
