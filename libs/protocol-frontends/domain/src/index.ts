@@ -25,3 +25,4 @@ export * from './scep/scep-challenge-password';
 export * from './scep/scep-profile-rules';
 export * from './scep/certificate-bundle';
 export * from './scep/scep-message';
+export * from './scep/mdm-challenge';

@@ -2,21 +2,26 @@ import { createHash, KeyObject, webcrypto } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import * as x509 from '@peculiar/x509';
-import { AuditRecord, SCEP_DEFAULT_PATH_ID, ScepProfileOutcome } from '@certlane/contracts';
+import { AuditRecord, SCEP_DEFAULT_PATH_ID, ScepMdmStatus, ScepProfileOutcome } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
 import {
+  ScepChallengeReplayStore,
   ScepProfileRow,
   ScepProfileStore,
   ScepTransactionStore,
 } from '@certlane/protocol-frontends-data-access';
 import {
   csrPolicyProblems,
+  looksLikeMdmChallenge,
+  MdmChallengeClaims,
   messageTypeName,
+  parseCertificateBundle,
   SCEP_FAIL_INFO,
   SCEP_PKI_STATUS,
   scepCapabilities,
   ScepFailInfo,
   verifyChallengePassword,
+  verifyMdmChallenge,
 } from '@certlane/protocol-frontends-domain';
 import { csrFacts } from '../est/est-server';
 import {
@@ -30,6 +35,7 @@ import {
   ScepFailure,
 } from './scep-cms';
 import { RaKeyBox } from './scep-ra';
+import { mdmCounter } from './scep-profile-admin';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -63,6 +69,11 @@ export interface ScepServerDeps {
   }): Promise<{ certificatePem: string }>;
   /** The CA certificates of the profile's issuer, issuing CA first. */
   caCertificates(profile: ScepProfileRow): Promise<string[]>;
+  /**
+   * The device-state hook of an MDM profile (`device_state_url`): whether the device the MDM
+   * challenge names may enroll. Absent or a profile without a hook: every device may.
+   */
+  deviceState?(profile: ScepProfileRow, claims: MdmChallengeClaims): Promise<boolean>;
   now?: () => Date;
 }
 
@@ -85,6 +96,8 @@ interface Outcome {
   code: 'scep_pkcsreq' | 'scep_renewalreq' | 'scep_pkcsreq_mdm' | 'scep_renewalreq_mdm' | null;
   counter: ScepProfileOutcome;
   authFailure?: boolean;
+  /** The MDM challenge's status (spec 4.9), when the request carried one. */
+  mdmStatus?: ScepMdmStatus;
 }
 
 /**
@@ -224,14 +237,29 @@ export class ScepServer {
     if (publicKeyOf(message.signerDer).asymmetricKeyType !== 'rsa')
       return fail('badRequest', 'the requester certificate has no RSA key to encrypt the answer to');
 
+    const challenge = challengePassword(csr);
+    let mdm: Outcome['mdmStatus'];
+    if (profile.mdm_enabled && challenge !== undefined && looksLikeMdmChallenge(challenge)) {
+      const checked = await this.mdmChallenge(profile, challenge, csr);
+      mdm = checked.status;
+      if (checked.status !== 'success') {
+        const mdmCode = kind === 'RenewalReq' ? 'scep_renewalreq_mdm' : 'scep_pkcsreq_mdm';
+        return {
+          ...fail('badRequest', `MDM challenge ${checked.status}: ${checked.reason}`, true),
+          code: mdmCode,
+          mdmStatus: mdm,
+        };
+      }
+    }
     if (kind === 'RenewalReq') {
       const renewal = await this.renewalProblem(profile, message);
       if (renewal) return fail(renewal.failInfo, renewal.reason, true);
+    } else if (mdm) {
+      // Authorised by the MDM challenge.
     } else if (mtls) {
       if (!clientCertificatePem)
         return fail('badRequest', 'no client certificate on the mutual-TLS path', true);
     } else {
-      const challenge = challengePassword(csr);
       const valid =
         challenge !== undefined &&
         profile.challenge_password_hash !== null &&
@@ -257,8 +285,7 @@ export class ScepServer {
     ) {
       if (previous.csr_pem !== csrPem)
         return fail('badRequest', 'the transactionID was used for another request');
-      if (previous.status === 'issued')
-        return { status: 'SUCCESS', certificatePem: previous.certificate_pem!, code, counter: code! };
+      if (previous.status === 'issued') return this.success(previous.certificate_pem!, code!, mdm);
       if (previous.status === 'rejected') return fail('badRequest', previous.reject_reason ?? 'rejected');
     }
     let certificatePem: string;
@@ -275,7 +302,74 @@ export class ScepServer {
       principal: principalOf(message),
       certificate_pem: certificatePem,
     });
-    return { status: 'SUCCESS', certificatePem, code, counter: code! };
+    return this.success(certificatePem, code!, mdm);
+  }
+
+  private success(
+    certificatePem: string,
+    code: NonNullable<Outcome['code']>,
+    mdm: Outcome['mdmStatus'],
+  ): Outcome {
+    const typed = mdm ? (code === 'scep_renewalreq' ? 'scep_renewalreq_mdm' : 'scep_pkcsreq_mdm') : code;
+    return {
+      status: 'SUCCESS',
+      certificatePem,
+      code: typed,
+      counter: typed,
+      ...(mdm ? { mdmStatus: mdm } : {}),
+    };
+  }
+
+  /**
+   * An MDM-signed challenge (ADR 0059, docs/scep.md): verified against the profile's MDM
+   * certificates, then the per-device rate limit, the one-time use of its `jti` (every replica
+   * shares the used ids), and the device-state hook.
+   */
+  private async mdmChallenge(
+    profile: ScepProfileRow,
+    token: string,
+    csr: x509.Pkcs10CertificateRequest,
+  ): Promise<{ status: ScepMdmStatus; reason: string }> {
+    const anchors = profile.mdm_trust_pem ? parseCertificateBundle(profile.mdm_trust_pem) : undefined;
+    const now = (this.deps.now ?? (() => new Date()))();
+    const san = csr.extensions.find(
+      (e): e is x509.SubjectAlternativeNameExtension => e instanceof x509.SubjectAlternativeNameExtension,
+    );
+    const verified = verifyMdmChallenge(token, {
+      anchors: anchors?.ok ? anchors.certificates : [],
+      audience: profile.mdm_audience ?? '',
+      now,
+      csr: {
+        commonName: csr.subjectName.getField('CN')[0],
+        dnsNames: (san?.names.items ?? []).filter((n) => n.type === 'dns').map((n) => n.value),
+      },
+    });
+    if (!verified.ok) return { status: verified.status, reason: verified.reason };
+    const { claims } = verified;
+    const store = new ScepProfileStore(this.deps.executor);
+    const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+    if (
+      (await store.countRequest(profile.id, `mdm:${claims.sub}`, windowStart)) > profile.rate_limit_per_minute
+    )
+      return {
+        status: 'rate_limited',
+        reason: `device ${claims.sub} is over ${profile.rate_limit_per_minute} requests a minute`,
+      };
+    if (
+      !(await new ScepChallengeReplayStore(this.deps.executor).claim(
+        profile.id,
+        claims.jti,
+        new Date(claims.exp * 1000),
+      ))
+    )
+      return { status: 'replay', reason: `challenge ${claims.jti} was used before` };
+    if (
+      profile.device_state_url &&
+      this.deps.deviceState &&
+      !(await this.deps.deviceState(profile, claims).catch(() => false))
+    )
+      return { status: 'device_state_failed', reason: `the device-state hook refused ${claims.sub}` };
+    return { status: 'success', reason: 'verified' };
   }
 
   /**
@@ -305,7 +399,9 @@ export class ScepServer {
 
   /** The typed audit record and the profile's counter of one PKIOperation (spec 6.1, 6.4). */
   private async record(profile: ScepProfileRow, message: PkiMessage, outcome: Outcome): Promise<void> {
-    await new ScepProfileStore(this.deps.executor).tick(profile.id, outcome.counter);
+    const store = new ScepProfileStore(this.deps.executor);
+    await store.tick(profile.id, outcome.counter);
+    if (outcome.mdmStatus) await store.tick(profile.id, mdmCounter(outcome.mdmStatus));
     if (!outcome.code) return;
     const issued = outcome.certificatePem ? new x509.X509Certificate(outcome.certificatePem) : undefined;
     await this.deps.audit({
@@ -319,6 +415,7 @@ export class ScepServer {
         path_id: profile.path_id,
         transaction_id: message.transactionId,
         pki_status: outcome.status,
+        ...(outcome.mdmStatus ? { mdm_status: outcome.mdmStatus } : {}),
         ...(outcome.failInfo ? { fail_info: outcome.failInfo, reason: outcome.reason } : {}),
         ...(issued ? { serial_hex: issued.serialNumber, subject: issued.subject } : {}),
       },

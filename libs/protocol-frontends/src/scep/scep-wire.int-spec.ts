@@ -2,7 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes, webcrypto } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  KeyObject,
+  randomBytes,
+  sign,
+  webcrypto,
+  X509Certificate,
+} from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { AuditRecord } from '@certlane/contracts';
 import { runMigrations } from '@certlane/platform';
@@ -34,6 +42,11 @@ describe('SCEP server (wire)', () => {
   let database: TestDatabase;
   let db: Client;
   let profile: ScepProfileRow;
+  let managed: ScepProfileRow;
+  let replicaB: Client;
+  let mdmKey: KeyObject;
+  let mdmCert: X509Certificate;
+  const AUDIENCE = 'https://scep.example.test/scep/managed';
   let legacyProfile: ScepProfileRow;
   const dir = mkdtempSync(join(tmpdir(), 'scep-wire-'));
   const path = (name: string) => join(dir, name);
@@ -43,9 +56,10 @@ describe('SCEP server (wire)', () => {
   let caPem: string;
   let serial = 1000;
 
-  const server = () =>
+  const server = (executor: Client = db) =>
     new ScepServer({
-      executor: db,
+      executor,
+      deviceState: async (_profile, claims) => claims.sub !== 'noncompliant',
       raKeys,
       audit: async (record) => {
         audit.push(record);
@@ -73,8 +87,8 @@ describe('SCEP server (wire)', () => {
       caCertificates: async () => [caPem],
     });
 
-  const post = (body: Buffer, pathId = '') =>
-    server().handle({
+  const post = (body: Buffer, pathId = '', executor: Client = db) =>
+    server(executor).handle({
       method: 'POST',
       path: `/scep${pathId ? `/${pathId}` : ''}`,
       query: 'operation=PKIOperation',
@@ -194,9 +208,39 @@ describe('SCEP server (wire)', () => {
     raPem = readFileSync(path('ra.crt'), 'utf8');
     profile = await createProfile('default', {});
     legacyProfile = await createProfile('legacy', { legacy_algorithms: true });
+    replicaB = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
+    await replicaB.connect();
+    openssl([
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      path('mdm.key'),
+      '-out',
+      path('mdm.crt'),
+      '-subj',
+      '/CN=Test MDM',
+      '-days',
+      '2',
+    ]);
+    mdmKey = createPrivateKey(readFileSync(path('mdm.key')));
+    mdmCert = new X509Certificate(readFileSync(path('mdm.crt')));
+    managed = await createProfile('managed', {
+      challenge_password_hash: null,
+      mdm_enabled: true,
+      mdm_audience: AUDIENCE,
+      mdm_trust_pem: readFileSync(path('mdm.crt'), 'utf8'),
+      device_state_url: 'https://device-state.example.test/check',
+      rate_limit_per_minute: 3,
+    });
   }, 60_000);
 
   afterAll(async () => {
+    await replicaB?.end();
     await db?.end();
     await database?.drop();
   });
@@ -394,6 +438,107 @@ describe('SCEP server (wire)', () => {
     const before = serial;
     const again = certRep(await post(message));
     expect([first.pkiStatus, again.pkiStatus, serial]).toEqual(['0', '0', before]);
+  });
+
+  /** An MDM challenge as docs/scep.md describes it, signed with the test MDM's key (ES256). */
+  function mdmChallenge(claims: Record<string, unknown> = {}, key: KeyObject = mdmKey): string {
+    const now = Math.floor(Date.now() / 1000);
+    const header = Buffer.from(
+      JSON.stringify({
+        alg: 'ES256',
+        typ: 'certlane-scep-challenge+jwt',
+        'x5t#S256': createHash('sha256').update(mdmCert.raw).digest('base64url'),
+      }),
+    ).toString('base64url');
+    const payload = Buffer.from(
+      JSON.stringify({
+        ver: 1,
+        iss: 'test-mdm',
+        aud: AUDIENCE,
+        nbf: now - 5,
+        exp: now + 300,
+        jti: randomBytes(8).toString('hex'),
+        sub: 'device-42',
+        ...claims,
+      }),
+    ).toString('base64url');
+    const signature = sign('sha256', Buffer.from(`${header}.${payload}`), { key, dsaEncoding: 'ieee-p1363' });
+    return `${header}.${payload}.${signature.toString('base64url')}`;
+  }
+
+  const mdmRequest = (name: string, challenge: string) => {
+    const requester = new ScepRequester(dir, name);
+    return requester.pkiMessage({
+      messageType: '19',
+      envelope: requester.envelope(requester.csr(challenge), raPem),
+    });
+  };
+
+  const mdmCounters = async () => {
+    const all = (await new ScepProfileStore(db).counters()).get(managed.id) ?? new Map<string, number>();
+    return Object.fromEntries([...all].filter(([name]) => name.startsWith('mdm_')));
+  };
+
+  it('issue 21 (MDM): a valid MDM-signed challenge enrolls (scep_pkcsreq_mdm); each refusal is FAILURE badRequest and ticks its status', async () => {
+    const ok = certRep(await post(mdmRequest('mdm-valid', mdmChallenge({ cn: 'mdm-valid' })), 'managed'));
+    expect(ok.pkiStatus).toBe('0');
+    expect(audit.at(-1)).toMatchObject({ action: 'scep_pkcsreq_mdm', outcome: 'success' });
+    const refused = async (name: string, challenge: string) => {
+      const rep = certRep(await post(mdmRequest(name, challenge), 'managed'));
+      return [rep.pkiStatus, rep.failInfo];
+    };
+    const now = Math.floor(Date.now() / 1000);
+    expect(await refused('mdm-expired', mdmChallenge({ nbf: now - 900, exp: now - 600 }))).toEqual([
+      '2',
+      '2',
+    ]);
+    expect(await refused('mdm-early', mdmChallenge({ nbf: now + 600, exp: now + 900 }))).toEqual(['2', '2']);
+    expect(await refused('mdm-audience', mdmChallenge({ aud: 'https://elsewhere.example.test' }))).toEqual([
+      '2',
+      '2',
+    ]);
+    expect(await refused('mdm-claims', mdmChallenge({ cn: 'somebody-else' }))).toEqual(['2', '2']);
+    const stranger = createPrivateKey(
+      execFileSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256']),
+    );
+    expect(await refused('mdm-forged', mdmChallenge({}, stranger))).toEqual(['2', '2']);
+    expect(await refused('mdm-version', mdmChallenge({ ver: 7 }))).toEqual(['2', '2']);
+    expect(await refused('mdm-garbage', 'aaaa.bbbb.cccc')).toEqual(['2', '2']);
+    expect(await refused('mdm-state', mdmChallenge({ sub: 'noncompliant' }))).toEqual(['2', '2']);
+    expect(audit.at(-1)).toMatchObject({
+      action: 'scep_pkcsreq_mdm',
+      outcome: 'denied',
+      details: { mdm_status: 'device_state_failed' },
+    });
+    expect(await mdmCounters()).toEqual({
+      mdm_success: 1,
+      mdm_expired: 1,
+      mdm_not_yet_valid: 1,
+      mdm_wrong_audience: 1,
+      mdm_claim_mismatch: 1,
+      mdm_signature_invalid: 1,
+      mdm_unknown_version: 1,
+      mdm_malformed: 1,
+      mdm_device_state_failed: 1,
+    });
+  });
+
+  it('issue 21 (MDM): a challenge replayed on another replica is refused (replay), and a device over its rate is rate_limited', async () => {
+    const challenge = mdmChallenge({ sub: 'device-replay' });
+    expect(certRep(await post(mdmRequest('mdm-first', challenge), 'managed', db)).pkiStatus).toBe('0');
+    const replayed = certRep(await post(mdmRequest('mdm-replayed', challenge), 'managed', replicaB));
+    expect([replayed.pkiStatus, replayed.failInfo]).toEqual(['2', '2']);
+    expect(audit.at(-1)).toMatchObject({ details: { mdm_status: 'replay' } });
+    // rate_limit_per_minute 3 per device (sub), counted across replicas.
+    const statuses: (string | undefined)[] = [];
+    for (const [i, executor] of [db, replicaB, db, replicaB].entries())
+      statuses.push(
+        certRep(
+          await post(mdmRequest(`mdm-rate-${i}`, mdmChallenge({ sub: 'device-busy' })), 'managed', executor),
+        ).pkiStatus,
+      );
+    expect(statuses).toEqual(['0', '0', '0', '2']);
+    expect(await mdmCounters()).toMatchObject({ mdm_replay: 1, mdm_rate_limited: 1 });
   });
 
   it('spec 6.4: every outcome ticked its profile counter', async () => {

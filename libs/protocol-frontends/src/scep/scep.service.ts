@@ -71,6 +71,23 @@ export class ScepService implements OnApplicationBootstrap {
         active.sort((a, b) => Number(b.issuing) - Number(a.issuing));
         return active.map((ca) => ca.certificate_pem!);
       },
+      // The device-state hook (ADR 0059): POST of who enrolls, `{"compliant": true}` lets it.
+      deviceState: async (profile, claims) => {
+        const response = await fetch(profile.device_state_url!, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            path_id: profile.path_id,
+            sub: claims.sub,
+            iss: claims.iss,
+            jti: claims.jti,
+          }),
+          redirect: 'error',
+          signal: AbortSignal.timeout(5_000),
+        });
+        if (!response.ok) return false;
+        return ((await response.json()) as { compliant?: unknown }).compliant === true;
+      },
     });
   }
 

@@ -139,6 +139,25 @@ export class ScepProfileStore {
     );
   }
 
+  /**
+   * Counts one request of a principal in the current minute of a profile and returns the count so
+   * far (this one included), atomically across replicas; windows older than an hour are dropped.
+   */
+  async countRequest(profileId: string, principal: string, windowStart: Date): Promise<number> {
+    const [row] = await rowsOf<{ count: number }>(
+      this.executor,
+      `INSERT INTO scep_rate_windows (profile_id, principal, window_start, count) VALUES ($1, $2, $3, 1)
+       ON CONFLICT (profile_id, principal, window_start) DO UPDATE SET count = scep_rate_windows.count + 1
+       RETURNING count`,
+      [profileId, principal, windowStart],
+    );
+    await this.executor.query(
+      "DELETE FROM scep_rate_windows WHERE window_start < $1::timestamptz - interval '1 hour'",
+      [windowStart],
+    );
+    return row.count;
+  }
+
   /** Every counter, by profile id then outcome. */
   async counters(): Promise<Map<string, Map<string, number>>> {
     const rows = await rowsOf<{ profile_id: string; outcome: string; count: string }>(
