@@ -29,6 +29,7 @@ export * from './est/est-profile.dto';
 export * from './est/est-forward.dto';
 export * from './pki/revocation-service.dto';
 export * from './acme/acme-forward.dto';
+export * from './acme/acme-admin.dto';
 export * from './pki/issuers.dto';
 export * from './certificates/certificate.dto';
 export * from './certificates/owners-teams.dto';

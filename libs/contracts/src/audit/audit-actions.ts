@@ -127,6 +127,8 @@ export const AuditAction = {
   AcmeChallengeFailed: 'acme.challenge_failed',
   AcmeCertificateIssued: 'acme.certificate_issued',
   AcmeCertificateRevoked: 'acme.certificate_revoked',
+  AcmeEabKeyCreated: 'acme.eab_key_created',
+  AcmeEabKeyRevoked: 'acme.eab_key_revoked',
   // Endpoint health checks (ADR 0057).
   HealthCheckCreated: 'health_check.created',
   HealthCheckUpdated: 'health_check.updated',

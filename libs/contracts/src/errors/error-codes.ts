@@ -126,6 +126,10 @@ export const ErrorCode = {
   EstProfileNotFound: 'est_profile_not_found',
   EstProfileExists: 'est_profile_exists',
   EstProfileInvalid: 'est_profile_invalid',
+  // ACME operator routes (ADR 0060).
+  AcmeAccountNotFound: 'acme_account_not_found',
+  AcmeAccountNotValid: 'acme_account_not_valid',
+  AcmeEabKeyNotFound: 'acme_eab_key_not_found',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -41,6 +41,8 @@ export interface AcmeConfig {
   newOrdersPerHour: number;
   /** SERVICE_ACME_ISSUER_ID: the issuer the default ACME profile issues with; undefined: issuance's default. */
   issuerId?: string;
+  /** SERVICE_ACME_EAB_REQUIRED: newAccount needs an external account binding (RFC 8555 7.3.4). */
+  externalAccountRequired: boolean;
 }
 
 export interface RevocationTimingConfig {

@@ -596,6 +596,7 @@ describe(isPlaceholderSecret.name, () => {
         dnsResolvers: [],
         issuerId: undefined,
         newOrdersPerHour: 300,
+        externalAccountRequired: false,
       });
     });
 
@@ -606,6 +607,7 @@ describe(isPlaceholderSecret.name, () => {
           SERVICE_ACME_DNS_RESOLVERS: '127.0.0.1:5353, [::1]:53,10.0.0.2',
           SERVICE_ACME_ISSUER_ID: 'iss-acme',
           SERVICE_ACME_NEW_ORDERS_PER_HOUR: '5',
+          SERVICE_ACME_EAB_REQUIRED: 'true',
         }),
       ).acme;
       expect(acme).toEqual({
@@ -613,6 +615,7 @@ describe(isPlaceholderSecret.name, () => {
         dnsResolvers: ['127.0.0.1:5353', '[::1]:53', '10.0.0.2'],
         issuerId: 'iss-acme',
         newOrdersPerHour: 5,
+        externalAccountRequired: true,
       });
     });
 
@@ -622,6 +625,7 @@ describe(isPlaceholderSecret.name, () => {
       ['SERVICE_ACME_DNS_RESOLVERS', 'dns.example.com'],
       ['SERVICE_ACME_DNS_RESOLVERS', '127.0.0.1:53;8.8.8.8'],
       ['SERVICE_ACME_NEW_ORDERS_PER_HOUR', '0'],
+      ['SERVICE_ACME_EAB_REQUIRED', 'maybe'],
     ])('refuses %s=%s', (name, value) => {
       expect(refusal(validServiceEnv({ [name]: value })).message).toContain(name);
     });

@@ -328,6 +328,10 @@ export function loadConfig(env: Env): CertlaneConfig {
         1_000_000,
       ),
       dnsResolvers: parseResolvers(get('SERVICE_ACME_DNS_RESOLVERS') ?? ''),
+      externalAccountRequired: parseBoolean(
+        'SERVICE_ACME_EAB_REQUIRED',
+        get('SERVICE_ACME_EAB_REQUIRED') ?? 'false',
+      ),
     },
     revocation: {
       publishDir: get('SERVICE_REVOCATION_PUBLISH_DIR') || undefined,

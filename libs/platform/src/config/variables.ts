@@ -153,6 +153,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       "ACME server (protocol-frontends): the issuer the default ACME profile issues with (an issuer id of /api/v1/issuers). Empty: the issuance service's default issuer.",
   },
   {
+    name: 'SERVICE_ACME_EAB_REQUIRED',
+    default: 'false',
+    description:
+      'ACME server (protocol-frontends): newAccount needs an external account binding (RFC 8555 7.3.4) made with an EAB key of /api/v1/admin/acme/eab-keys; the directory says externalAccountRequired. The account inherits the owner and team of the key.',
+  },
+  {
     name: 'SERVICE_CRL_SWEEP_INTERVAL',
     default: '1m',
     description: 'Revocation service: how often it looks for CRLs due for a rebuild (1s..1h).',

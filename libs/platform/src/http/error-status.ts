@@ -67,11 +67,14 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'scan_target_not_found':
     case 'network_scan_not_found':
     case 'est_profile_not_found':
+    case 'acme_account_not_found':
+    case 'acme_eab_key_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
     case 'conflict':
     case 'est_profile_exists':
+    case 'acme_account_not_valid':
     case 'discovered_certificate_not_importable':
     case 'idempotency_key_in_use':
     case 'renewal_policy_duplicate_name':

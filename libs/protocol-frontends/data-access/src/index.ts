@@ -6,3 +6,4 @@ export * from './orders/order.store';
 export * from './certificates/certificate.store';
 export * from './limits/rate-limit.store';
 export * from './est/est-profile.store';
+export * from './eab-keys/eab-key.store';

@@ -10,6 +10,7 @@ import {
   AcmeChallengeRow,
   AcmeOrderRow,
   CertificateStore,
+  EabKeyStore,
   NonceStore,
   RateLimitStore,
   OrderStore,
@@ -23,6 +24,7 @@ import {
   authenticateAcmeRequest,
   challengeTypesFor,
   checkCsrAgainstOrder,
+  checkExternalAccountBinding,
   checkNewAccountPayload,
   checkContacts,
   checkKeyChange,
@@ -45,6 +47,7 @@ import {
 } from '@certlane/protocol-frontends-domain';
 import { AcmeHttpRequest, AcmeHttpResponse, json, PEM_CHAIN_CONTENT_TYPE, problem } from './acme-http';
 import { AcmeUrls, DEFAULT_ACME_PROFILE, locate } from './acme-urls';
+import { EabKeyBox } from './eab-key-box';
 
 /** What the ACME server needs from the issuance service (over the bus in the service). */
 export interface AcmeIssuer {
@@ -76,6 +79,10 @@ export interface AcmeServerDependencies {
   validationLeaseMs?: number;
   /** Records an audit event (spec 6.1) in the transaction of the change it describes. */
   audit?: (executor: SqlExecutor, record: AuditRecord) => Promise<unknown>;
+  /** Opens the sealed HMAC keys of external account binding; without it no binding is accepted. */
+  eabKeys?: EabKeyBox;
+  /** newAccount needs an external account binding (RFC 8555 7.3.4). */
+  externalAccountRequired?: boolean;
   /** Reports a failure the client only sees as serverInternal (or not at all: background validation). */
   onBackgroundError?: (error: unknown) => void;
 }
@@ -191,7 +198,7 @@ export class AcmeServer {
       keyChange: urls.url('key-change'),
       renewalInfo: urls.url('renewal-info'),
       meta: {
-        externalAccountRequired: false,
+        externalAccountRequired: this.deps.externalAccountRequired ?? false,
         // draft-ietf-acme-profiles: the profiles a newOrder may name.
         profiles: { [DEFAULT_ACME_PROFILE]: 'The default profile: the issuer configured for ACME.' },
       },
@@ -228,38 +235,73 @@ export class AcmeServer {
     const { payload, jwk } = await this.authenticate(request, urls, 'jwk');
     if (payload.postAsGet) throw new AcmeProblem('malformed', 'newAccount needs a payload');
     const input = checkNewAccountPayload(payload.json, { termsOfServiceRequired: false });
-    if (payload.json.externalAccountBinding !== undefined)
-      throw new AcmeProblem('malformed', 'external account binding is not supported yet');
     const thumbprint = await jwkThumbprint(jwk);
-    if (input.onlyReturnExisting) {
-      const existing = await this.accounts.byThumbprint(thumbprint);
-      // RFC 8555 7.3.1: onlyReturnExisting for an unknown key is accountDoesNotExist.
-      if (!existing) throw new AcmeProblem('accountDoesNotExist', 'no account exists for this key');
-      return this.accountAnswer(existing, urls, 200);
-    }
+    const existing = await this.accounts.byThumbprint(thumbprint);
+    // RFC 8555 7.3.1: a key that has an account gets it back (200), binding or not.
+    if (existing) return this.accountAnswer(existing, urls, 200);
+    // RFC 8555 7.3.1: onlyReturnExisting for an unknown key is accountDoesNotExist.
+    if (input.onlyReturnExisting)
+      throw new AcmeProblem('accountDoesNotExist', 'no account exists for this key');
+    const binding = await this.externalAccountBinding(payload.json.externalAccountBinding, request, jwk);
     const { account, created } = await this.deps.transaction(async (executor) => {
       const outcome = await new AccountStore(executor).createOrFind({
         jwk,
         thumbprint,
         contact: input.contact,
         termsOfServiceAgreed: input.termsOfServiceAgreed,
+        ...(binding ? { binding: { eabKeyId: binding.id, owner: binding.owner, team: binding.team } } : {}),
       });
-      if (outcome.created)
-        await this.audit(
-          executor,
-          AuditAction.AcmeAccountCreated,
-          'acme_account',
-          outcome.account.id,
-          outcome.account.id,
-          {
-            contact: input.contact,
-            jwk_thumbprint: thumbprint,
-          },
-        );
+      if (!outcome.created) return outcome;
+      // Single use: of two newAccounts with one key id, the second finds it bound (and rolls back).
+      if (binding && !(await new EabKeyStore(executor).bind(binding.id, outcome.account.id)))
+        throw new AcmeProblem('unauthorized', 'the external account key is already bound or was revoked');
+      await this.audit(
+        executor,
+        AuditAction.AcmeAccountCreated,
+        'acme_account',
+        outcome.account.id,
+        outcome.account.id,
+        {
+          contact: input.contact,
+          jwk_thumbprint: thumbprint,
+          ...(binding ? { eab_key_id: binding.id } : {}),
+        },
+      );
       return outcome;
     });
     return this.accountAnswer(account, urls, created ? 201 : 200);
   };
+
+  /**
+   * RFC 8555 7.3.4: the binding of a newAccount, checked against an unused, unrevoked EAB key;
+   * without one, `externalAccountRequired` when the server requires it.
+   */
+  private async externalAccountBinding(
+    value: unknown,
+    request: AcmeHttpRequest,
+    jwk: JWK,
+  ): Promise<{ id: string; owner: string | null; team: string | null } | null> {
+    if (value === undefined) {
+      if (this.deps.externalAccountRequired)
+        throw new AcmeProblem('externalAccountRequired', 'this server requires an external account binding');
+      return null;
+    }
+    const box = this.deps.eabKeys;
+    if (!box) throw new AcmeProblem('malformed', 'this server offers no external account binding');
+    const keys = new EabKeyStore(this.deps.executor);
+    let key: Awaited<ReturnType<EabKeyStore['byId']>> = null;
+    await checkExternalAccountBinding(
+      value,
+      { url: `${request.origin}${request.path}`, accountJwk: jwk },
+      async (id) => {
+        key = await keys.byId(id);
+        if (!key || key.revoked_at || key.bound_account_id) return null;
+        return box.open(key.id, key.hmac_sealed);
+      },
+    );
+    const bound = key!;
+    return { id: bound.id, owner: bound.owner, team: bound.team };
+  }
 
   private accountAnswer(account: AcmeAccountRow, urls: AcmeUrls, status: number): AcmeHttpResponse {
     return json(status, accountObject(account, urls), { Location: urls.account(account.id) });

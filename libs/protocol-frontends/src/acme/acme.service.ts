@@ -15,6 +15,7 @@ import {
 import { NonceStore, OrderStore, RateLimitStore } from '@certlane/protocol-frontends-data-access';
 import { AcmeProblem } from '@certlane/protocol-frontends-domain';
 import { AcmeServer } from './acme-server';
+import { EabKeyBox } from './eab-key-box';
 import { validateDns01 } from './dns01-validator';
 import { validateHttp01 } from './http01-validator';
 
@@ -47,6 +48,8 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       audit: (executor, record) => outbox.audit(executor, record),
       issuerId: config.acme.issuerId,
       newOrdersPerHour: config.acme.newOrdersPerHour,
+      eabKeys: new EabKeyBox(config.configEncryptionKey),
+      externalAccountRequired: config.acme.externalAccountRequired,
       issuer: {
         issue: ({ csrPem, issuerId }) =>
           bus.request('issuance.v1.issue-certificate', {

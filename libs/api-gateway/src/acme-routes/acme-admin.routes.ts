@@ -1,0 +1,87 @@
+import { CreateAcmeEabKeyRequest, ListAcmeAccountsRequest, PageQuery } from '@certlane/contracts';
+import { declareRoute } from '../routes/route-declaration';
+
+const BASE = '/api/v1/admin/acme';
+
+/**
+ * /api/v1/admin/acme/* (issue 19, ADR 0060): ACME accounts and external account binding keys,
+ * admins only, served by protocol-frontends. An EAB key's HMAC key is answered once, at creation.
+ */
+export const ACME_ADMIN_ROUTES = [
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/accounts`,
+    adminOnly: true,
+    status: 200,
+    errors: [400, 401, 403],
+    subject: 'protocol-frontends.v1.acme-list-accounts',
+    summary: 'ACME accounts, newest first, optionally of one status',
+    query: ListAcmeAccountsRequest,
+    response: 'Page<AcmeAccountDto>',
+    audit: null,
+    payload: ({ query }) => query,
+  }),
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/accounts/:id`,
+    adminOnly: true,
+    status: 200,
+    errors: [400, 401, 403, 404],
+    subject: 'protocol-frontends.v1.acme-get-account',
+    response: 'AcmeAccountDto',
+    audit: null,
+    payload: ({ params }) => ({ id: params.id }),
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/accounts/:id/deactivate`,
+    adminOnly: true,
+    status: 200,
+    errors: [400, 401, 403, 404, 409],
+    subject: 'protocol-frontends.v1.acme-deactivate-account',
+    summary: 'Deactivates an ACME account (RFC 8555 7.3.6): its key signs no further request',
+    optionalBody: true,
+    response: 'AcmeAccountDto',
+    audit: 'acme.account_deactivated',
+    payload: ({ params }) => ({ id: params.id }),
+  }),
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/eab-keys`,
+    adminOnly: true,
+    status: 200,
+    errors: [400, 401, 403],
+    subject: 'protocol-frontends.v1.acme-list-eab-keys',
+    summary: 'External account binding keys (never their HMAC keys)',
+    query: PageQuery,
+    response: 'Page<AcmeEabKeyDto>',
+    audit: null,
+    payload: ({ query }) => query,
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/eab-keys`,
+    adminOnly: true,
+    status: 201,
+    errors: [400, 401, 403],
+    subject: 'protocol-frontends.v1.acme-create-eab-key',
+    summary: 'Creates an external account binding key; its HMAC key is in this answer only',
+    optionalBody: true,
+    body: CreateAcmeEabKeyRequest,
+    response: 'AcmeEabKeyCreated',
+    audit: 'acme.eab_key_created',
+    payload: ({ body }) => body,
+  }),
+  declareRoute({
+    method: 'DELETE',
+    path: `${BASE}/eab-keys/:id`,
+    adminOnly: true,
+    status: 204,
+    errors: [400, 401, 403, 404],
+    subject: 'protocol-frontends.v1.acme-revoke-eab-key',
+    summary: 'Revokes an external account binding key: it binds no further account',
+    response: null,
+    audit: 'acme.eab_key_revoked',
+    payload: ({ params }) => ({ id: params.id }),
+  }),
+];
