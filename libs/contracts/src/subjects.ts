@@ -58,6 +58,12 @@ import { AcmeHttpForwardAnswer, AcmeHttpForwardRequest } from './acme/acme-forwa
 import {
   AcmeAccountDto,
   AcmeAccountIdRequest,
+  AcmeProfileDto,
+  AcmeProfileIdRequest,
+  AcmeProfileList,
+  CreateAcmeProfileRequest,
+  ListAcmeProfilesRequest,
+  UpdateAcmeProfileCommand,
   AcmeEabKeyCreated,
   AcmeEabKeyDto,
   AcmeEabKeyIdRequest,
@@ -344,6 +350,22 @@ export const requestContracts = {
   'protocol-frontends.v1.acme-create-eab-key': {
     request: CreateAcmeEabKeyRequest,
     response: shape<AcmeEabKeyCreated>(),
+  },
+  'protocol-frontends.v1.acme-list-profiles': {
+    request: ListAcmeProfilesRequest,
+    response: shape<AcmeProfileList>(),
+  },
+  'protocol-frontends.v1.acme-create-profile': {
+    request: CreateAcmeProfileRequest,
+    response: shape<AcmeProfileDto>(),
+  },
+  'protocol-frontends.v1.acme-update-profile': {
+    request: UpdateAcmeProfileCommand,
+    response: shape<AcmeProfileDto>(),
+  },
+  'protocol-frontends.v1.acme-delete-profile': {
+    request: AcmeProfileIdRequest,
+    response: shape<{ deleted: true }>(),
   },
   'protocol-frontends.v1.acme-revoke-eab-key': {
     request: AcmeEabKeyIdRequest,

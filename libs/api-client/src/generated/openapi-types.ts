@@ -104,6 +104,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/acme/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ACME profiles, default first (built from the SERVICE_ACME_* settings until stored)
+         * @description Admins only.
+         */
+        get: operations["acmeListProfiles"];
+        put?: never;
+        /**
+         * POST /api/v1/admin/acme/profiles
+         * @description Admins only.
+         */
+        post: operations["acmeCreateProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/acme/profiles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * PUT /api/v1/admin/acme/profiles/:id
+         * @description Admins only.
+         */
+        put: operations["acmeUpdateProfile"];
+        post?: never;
+        /**
+         * DELETE /api/v1/admin/acme/profiles/:id
+         * @description Admins only.
+         */
+        delete: operations["acmeDeleteProfile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/est/profiles": {
         parameters: {
             query?: never;
@@ -2824,6 +2872,47 @@ export interface components {
         };
         /** @enum {string} */
         AcmeEabKeyStatus: "unused" | "bound" | "revoked";
+        /** @description An ACME profile (ADR 0060). `default` (the `/acme/...` shorthands) is built from the SERVICE_ACME_* settings (`stored: false`) until a profile with that id is stored. */
+        AcmeProfileDto: {
+            allow_ip: boolean;
+            /** @description Orders may name only these domains and names under them; empty: any. */
+            allowed_domains: string[];
+            created_at: string | null;
+            /** @description Orders may not name these domains or names under them (wins over allowed_domains). */
+            denied_domains: string[];
+            description: string;
+            /** @description The directory URL of the profile, relative to the origin. */
+            directory_path: string;
+            external_account_required: boolean;
+            id: string;
+            /** @description The issuer that signs (an id of /api/v1/issuers); null: issuance's default issuer. */
+            issuer_id: string | null;
+            new_orders_per_hour: number;
+            /** @description Who owns what the profile issues (recorded with each issuance). */
+            owner: string | null;
+            stored: boolean;
+            team: string | null;
+            updated_at: string | null;
+            /** @description The lifetime asked of the issuer; null: the issuer's default. */
+            validity_days: number | null;
+        };
+        AcmeProfileFields: {
+            allow_ip?: boolean;
+            allowed_domains?: string[];
+            denied_domains?: string[];
+            description?: string;
+            external_account_required?: boolean;
+            issuer_id?: string;
+            new_orders_per_hour?: number;
+            owner?: string;
+            team?: string;
+            validity_days?: number;
+        };
+        /** @description GET /api/v1/admin/acme/profiles. */
+        AcmeProfileList: {
+            data: components["schemas"]["AcmeProfileDto"][];
+            total: number;
+        };
         /** @description GET /api/v1/auth/keys: one row per actor (spec 4.10). */
         ActorRoles: {
             actor_id: string;
@@ -3336,6 +3425,19 @@ export interface components {
             owner?: string;
             team?: string;
         };
+        CreateAcmeProfileRequest: {
+            allow_ip?: boolean;
+            allowed_domains?: string[];
+            denied_domains?: string[];
+            description?: string;
+            external_account_required?: boolean;
+            id: string;
+            issuer_id?: string;
+            new_orders_per_hour?: number;
+            owner?: string;
+            team?: string;
+            validity_days?: number;
+        };
         CreateApiKeyRequest: {
             actor_id?: string;
             admin?: boolean;
@@ -3553,7 +3655,7 @@ export interface components {
          * @description Every machine-readable error code the system emits. Codes are stable: scripts, the CLI and the MCP server rely on them. HTTP status is derived from the code in one place (libs/platform/src/http/error-status.ts), never chosen ad hoc by a handler.
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "notifier_not_found" | "notifier_exists" | "notifier_config_invalid" | "routing_rule_not_found" | "routing_rule_exists" | "contact_not_found" | "discovered_certificate_not_found" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "scan_target_not_found" | "scan_target_invalid" | "network_scan_not_found" | "est_profile_not_found" | "est_profile_exists" | "est_profile_invalid" | "acme_account_not_found" | "acme_account_not_valid" | "acme_eab_key_not_found";
+        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "notifier_not_found" | "notifier_exists" | "notifier_config_invalid" | "routing_rule_not_found" | "routing_rule_exists" | "contact_not_found" | "discovered_certificate_not_found" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "scan_target_not_found" | "scan_target_invalid" | "network_scan_not_found" | "est_profile_not_found" | "est_profile_exists" | "est_profile_invalid" | "acme_account_not_found" | "acme_account_not_valid" | "acme_eab_key_not_found" | "acme_profile_not_found" | "acme_profile_exists" | "acme_profile_invalid";
         /** @description Extra, code-specific context (for validation: the offending fields). Never holds secrets. */
         ErrorDetails: {
             [key: string]: unknown;
@@ -4555,7 +4657,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad Request: one of the codes `validation_failed`, `malformed_json`, `input_nul_byte`, `input_too_deep`, `input_too_wide`, `input_string_too_long`, `input_key_forbidden`, `body_encoding_invalid`, `idempotency_key_invalid`, `issuer_config_invalid`, `csr_invalid`, `certificate_not_renewable`, `certificate_not_issued`, `certificate_not_on_hold`, `reference_invalid`, `bulk_criteria_empty`, `job_invalid_transition`, `target_config_invalid`, `keygen_agent_missing`, `profile_violation`, `notifier_config_invalid`, `scan_target_invalid`, `est_profile_invalid`. */
+        /** @description Bad Request: one of the codes `validation_failed`, `malformed_json`, `input_nul_byte`, `input_too_deep`, `input_too_wide`, `input_string_too_long`, `input_key_forbidden`, `body_encoding_invalid`, `idempotency_key_invalid`, `issuer_config_invalid`, `csr_invalid`, `certificate_not_renewable`, `certificate_not_issued`, `certificate_not_on_hold`, `reference_invalid`, `bulk_criteria_empty`, `job_invalid_transition`, `target_config_invalid`, `keygen_agent_missing`, `profile_violation`, `notifier_config_invalid`, `scan_target_invalid`, `est_profile_invalid`, `acme_profile_invalid`. */
         Error400: {
             headers: {
                 [name: string]: unknown;
@@ -4570,7 +4672,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "idempotency_key_invalid" | "issuer_config_invalid" | "csr_invalid" | "certificate_not_renewable" | "certificate_not_issued" | "certificate_not_on_hold" | "reference_invalid" | "bulk_criteria_empty" | "job_invalid_transition" | "target_config_invalid" | "keygen_agent_missing" | "profile_violation" | "notifier_config_invalid" | "scan_target_invalid" | "est_profile_invalid";
+                    code?: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "idempotency_key_invalid" | "issuer_config_invalid" | "csr_invalid" | "certificate_not_renewable" | "certificate_not_issued" | "certificate_not_on_hold" | "reference_invalid" | "bulk_criteria_empty" | "job_invalid_transition" | "target_config_invalid" | "keygen_agent_missing" | "profile_violation" | "notifier_config_invalid" | "scan_target_invalid" | "est_profile_invalid" | "acme_profile_invalid";
                 };
             };
         };
@@ -4612,7 +4714,7 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: one of the codes `not_found`, `route_not_found`, `renewal_policy_not_found`, `api_key_not_found`, `role_not_found`, `grant_not_found`, `session_not_found`, `breakglass_credential_not_found`, `user_not_found`, `issuer_not_found`, `ca_not_found`, `certificate_not_found`, `certificate_version_not_found`, `certificate_key_not_found`, `owner_not_found`, `team_not_found`, `job_not_found`, `verification_not_found`, `agent_not_found`, `target_not_found`, `profile_not_found`, `approval_not_found`, `policy_rule_not_found`, `health_check_not_found`, `notification_not_found`, `notifier_not_found`, `routing_rule_not_found`, `contact_not_found`, `discovered_certificate_not_found`, `scan_target_not_found`, `network_scan_not_found`, `est_profile_not_found`, `acme_account_not_found`, `acme_eab_key_not_found`. */
+        /** @description Not Found: one of the codes `not_found`, `route_not_found`, `renewal_policy_not_found`, `api_key_not_found`, `role_not_found`, `grant_not_found`, `session_not_found`, `breakglass_credential_not_found`, `user_not_found`, `issuer_not_found`, `ca_not_found`, `certificate_not_found`, `certificate_version_not_found`, `certificate_key_not_found`, `owner_not_found`, `team_not_found`, `job_not_found`, `verification_not_found`, `agent_not_found`, `target_not_found`, `profile_not_found`, `approval_not_found`, `policy_rule_not_found`, `health_check_not_found`, `notification_not_found`, `notifier_not_found`, `routing_rule_not_found`, `contact_not_found`, `discovered_certificate_not_found`, `scan_target_not_found`, `network_scan_not_found`, `est_profile_not_found`, `acme_account_not_found`, `acme_eab_key_not_found`, `acme_profile_not_found`. */
         Error404: {
             headers: {
                 [name: string]: unknown;
@@ -4627,7 +4729,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "not_found" | "route_not_found" | "renewal_policy_not_found" | "api_key_not_found" | "role_not_found" | "grant_not_found" | "session_not_found" | "breakglass_credential_not_found" | "user_not_found" | "issuer_not_found" | "ca_not_found" | "certificate_not_found" | "certificate_version_not_found" | "certificate_key_not_found" | "owner_not_found" | "team_not_found" | "job_not_found" | "verification_not_found" | "agent_not_found" | "target_not_found" | "profile_not_found" | "approval_not_found" | "policy_rule_not_found" | "health_check_not_found" | "notification_not_found" | "notifier_not_found" | "routing_rule_not_found" | "contact_not_found" | "discovered_certificate_not_found" | "scan_target_not_found" | "network_scan_not_found" | "est_profile_not_found" | "acme_account_not_found" | "acme_eab_key_not_found";
+                    code?: "not_found" | "route_not_found" | "renewal_policy_not_found" | "api_key_not_found" | "role_not_found" | "grant_not_found" | "session_not_found" | "breakglass_credential_not_found" | "user_not_found" | "issuer_not_found" | "ca_not_found" | "certificate_not_found" | "certificate_version_not_found" | "certificate_key_not_found" | "owner_not_found" | "team_not_found" | "job_not_found" | "verification_not_found" | "agent_not_found" | "target_not_found" | "profile_not_found" | "approval_not_found" | "policy_rule_not_found" | "health_check_not_found" | "notification_not_found" | "notifier_not_found" | "routing_rule_not_found" | "contact_not_found" | "discovered_certificate_not_found" | "scan_target_not_found" | "network_scan_not_found" | "est_profile_not_found" | "acme_account_not_found" | "acme_eab_key_not_found" | "acme_profile_not_found";
                 };
             };
         };
@@ -4650,7 +4752,7 @@ export interface components {
                 };
             };
         };
-        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `notifier_exists`, `routing_rule_exists`, `discovered_certificate_claimed`, `discovered_certificate_not_importable`, `est_profile_exists`, `acme_account_not_valid`. */
+        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `notifier_exists`, `routing_rule_exists`, `discovered_certificate_claimed`, `discovered_certificate_not_importable`, `est_profile_exists`, `acme_account_not_valid`, `acme_profile_exists`. */
         Error409: {
             headers: {
                 [name: string]: unknown;
@@ -4665,7 +4767,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "notifier_exists" | "routing_rule_exists" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "est_profile_exists" | "acme_account_not_valid";
+                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "notifier_exists" | "routing_rule_exists" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "est_profile_exists" | "acme_account_not_valid" | "acme_profile_exists";
                 };
             };
         };
@@ -5018,6 +5120,127 @@ export interface operations {
         };
     };
     acmeRevokeEabKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    acmeListProfiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcmeProfileList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    acmeCreateProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAcmeProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcmeProfileDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    acmeUpdateProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcmeProfileFields"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcmeProfileDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    acmeDeleteProfile: {
         parameters: {
             query?: never;
             header?: never;

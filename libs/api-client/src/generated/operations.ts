@@ -39,6 +39,24 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "acmeCreateProfile": {
+    "method": "POST",
+    "path": "/api/v1/admin/acme/profiles",
+    "tag": "admin",
+    "summary": "POST /api/v1/admin/acme/profiles",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "acmeDeactivateAccount": {
     "method": "POST",
     "path": "/api/v1/admin/acme/accounts/{id}/deactivate",
@@ -58,6 +76,24 @@ export const OPERATIONS = {
     "produces": [
       "application/json"
     ]
+  },
+  "acmeDeleteProfile": {
+    "method": "DELETE",
+    "path": "/api/v1/admin/acme/profiles/{id}",
+    "tag": "admin",
+    "summary": "DELETE /api/v1/admin/acme/profiles/:id",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
   },
   "acmeGetAccount": {
     "method": "GET",
@@ -122,6 +158,24 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "acmeListProfiles": {
+    "method": "GET",
+    "path": "/api/v1/admin/acme/profiles",
+    "tag": "admin",
+    "summary": "ACME profiles, default first (built from the SERVICE_ACME_* settings until stored)",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "acmeRevokeEabKey": {
     "method": "DELETE",
     "path": "/api/v1/admin/acme/eab-keys/{id}",
@@ -139,6 +193,26 @@ export const OPERATIONS = {
       204
     ],
     "produces": []
+  },
+  "acmeUpdateProfile": {
+    "method": "PUT",
+    "path": "/api/v1/admin/acme/profiles/{id}",
+    "tag": "admin",
+    "summary": "PUT /api/v1/admin/acme/profiles/:id",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
   },
   "agentHeartbeat": {
     "method": "POST",

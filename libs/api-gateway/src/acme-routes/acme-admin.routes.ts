@@ -1,4 +1,10 @@
-import { CreateAcmeEabKeyRequest, ListAcmeAccountsRequest, PageQuery } from '@certlane/contracts';
+import {
+  CreateAcmeEabKeyRequest,
+  CreateAcmeProfileRequest,
+  ListAcmeAccountsRequest,
+  PageQuery,
+  UpdateAcmeProfileRequest,
+} from '@certlane/contracts';
 import { declareRoute } from '../routes/route-declaration';
 
 const BASE = '/api/v1/admin/acme';
@@ -82,6 +88,53 @@ export const ACME_ADMIN_ROUTES = [
     summary: 'Revokes an external account binding key: it binds no further account',
     response: null,
     audit: 'acme.eab_key_revoked',
+    payload: ({ params }) => ({ id: params.id }),
+  }),
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/profiles`,
+    adminOnly: true,
+    status: 200,
+    errors: [401, 403],
+    subject: 'protocol-frontends.v1.acme-list-profiles',
+    summary: 'ACME profiles, default first (built from the SERVICE_ACME_* settings until stored)',
+    response: 'AcmeProfileList',
+    audit: null,
+    payload: () => ({}),
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/profiles`,
+    adminOnly: true,
+    status: 201,
+    errors: [400, 401, 403, 409],
+    subject: 'protocol-frontends.v1.acme-create-profile',
+    body: CreateAcmeProfileRequest,
+    response: 'AcmeProfileDto',
+    audit: 'acme_profile.created',
+    payload: ({ body }) => body,
+  }),
+  declareRoute({
+    method: 'PUT',
+    path: `${BASE}/profiles/:id`,
+    adminOnly: true,
+    status: 200,
+    errors: [400, 401, 403, 404],
+    subject: 'protocol-frontends.v1.acme-update-profile',
+    body: UpdateAcmeProfileRequest,
+    response: 'AcmeProfileDto',
+    audit: 'acme_profile.updated',
+    payload: ({ params, body }) => ({ ...body, id: params.id }),
+  }),
+  declareRoute({
+    method: 'DELETE',
+    path: `${BASE}/profiles/:id`,
+    adminOnly: true,
+    status: 204,
+    errors: [400, 401, 403, 404],
+    subject: 'protocol-frontends.v1.acme-delete-profile',
+    response: null,
+    audit: 'acme_profile.deleted',
     payload: ({ params }) => ({ id: params.id }),
   }),
 ];

@@ -545,7 +545,32 @@ async function createEabKey(call: Call): Promise<string> {
   return json<{ id: string }>(created).id;
 }
 
+async function createAcmeProfile(call: Call): Promise<string> {
+  const id = unique('acme');
+  const created = await call('POST', '/api/v1/admin/acme/profiles', { body: { id } });
+  expect(created.status).toBe(201);
+  return id;
+}
+
 const ACME_ROUTE_CASES: Record<string, RouteCase> = {
+  'POST /api/v1/admin/acme/profiles': async (call, requestId) => {
+    const id = unique('acme');
+    const response = await call('POST', '/api/v1/admin/acme/profiles', { requestId, body: { id } });
+    return { response, expected: acmeEvent('acme_profile.created', 'config', 'acme_profile', id) };
+  },
+  'PUT /api/v1/admin/acme/profiles/:id': async (call, requestId) => {
+    const id = await createAcmeProfile(call);
+    const response = await call('PUT', `/api/v1/admin/acme/profiles/${id}`, {
+      requestId,
+      body: { allow_ip: false },
+    });
+    return { response, expected: acmeEvent('acme_profile.updated', 'config', 'acme_profile', id) };
+  },
+  'DELETE /api/v1/admin/acme/profiles/:id': async (call, requestId) => {
+    const id = await createAcmeProfile(call);
+    const response = await call('DELETE', `/api/v1/admin/acme/profiles/${id}`, { requestId });
+    return { response, expected: acmeEvent('acme_profile.deleted', 'config', 'acme_profile', id) };
+  },
   'POST /api/v1/admin/acme/accounts/:id/deactivate': async (call, requestId) => {
     // An account as a client's newAccount leaves it (the ACME flow itself is not a gateway route).
     const id = randomBytes(16).toString('base64url');

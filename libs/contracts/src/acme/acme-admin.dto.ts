@@ -1,4 +1,16 @@
-import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+} from 'class-validator';
 import { PageQuery } from '../pagination/page';
 
 /** An ACME account's status (RFC 8555 7.1.2). */
@@ -90,4 +102,130 @@ export class AcmeEabKeyIdRequest {
   @IsString({ message: 'id must be an EAB key id' })
   @Matches(ACME_ID, { message: 'id must be an EAB key id' })
   id!: string;
+}
+
+// ---- ACME profiles (issue 19 point 7) ----
+
+/** An ACME profile id: `/acme/profile/{id}/` and the `profile` of a newOrder. */
+export const ACME_PROFILE_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export const ACME_PROFILE_LIMITS = { validityDays: 3650, newOrdersPerHour: 1_000_000, domains: 500 } as const;
+
+/**
+ * An ACME profile (ADR 0060). `default` (the `/acme/...` shorthands) is built from the
+ * SERVICE_ACME_* settings (`stored: false`) until a profile with that id is stored.
+ */
+export interface AcmeProfileDto {
+  id: string;
+  description: string;
+  /** The issuer that signs (an id of /api/v1/issuers); null: issuance's default issuer. */
+  issuer_id: string | null;
+  /** The lifetime asked of the issuer; null: the issuer's default. */
+  validity_days: number | null;
+  allow_ip: boolean;
+  /** Orders may name only these domains and names under them; empty: any. */
+  allowed_domains: string[];
+  /** Orders may not name these domains or names under them (wins over allowed_domains). */
+  denied_domains: string[];
+  external_account_required: boolean;
+  new_orders_per_hour: number;
+  /** Who owns what the profile issues (recorded with each issuance). */
+  owner: string | null;
+  team: string | null;
+  /** The directory URL of the profile, relative to the origin. */
+  directory_path: string;
+  stored: boolean;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+class AcmeProfileFields {
+  @IsOptional()
+  @IsString({ message: 'description must be a string' })
+  @Length(0, 200, { message: 'description must be at most 200 characters' })
+  description?: string;
+
+  @IsOptional()
+  @IsString({ message: 'issuer_id must be a string' })
+  @Length(1, 128, { message: 'issuer_id must be 1 to 128 characters' })
+  issuer_id?: string | null;
+
+  @IsOptional()
+  @IsInt({ message: 'validity_days must be an integer' })
+  @Min(1, { message: `validity_days must be between 1 and ${ACME_PROFILE_LIMITS.validityDays}` })
+  @Max(ACME_PROFILE_LIMITS.validityDays, {
+    message: `validity_days must be between 1 and ${ACME_PROFILE_LIMITS.validityDays}`,
+  })
+  validity_days?: number | null;
+
+  @IsOptional()
+  @IsBoolean({ message: 'allow_ip must be a boolean' })
+  allow_ip?: boolean;
+
+  @IsOptional()
+  @IsArray({ message: 'allowed_domains must be a list of domain names' })
+  @ArrayMaxSize(ACME_PROFILE_LIMITS.domains, { message: 'allowed_domains has too many entries' })
+  @IsString({ each: true, message: 'allowed_domains must be a list of domain names' })
+  allowed_domains?: string[];
+
+  @IsOptional()
+  @IsArray({ message: 'denied_domains must be a list of domain names' })
+  @ArrayMaxSize(ACME_PROFILE_LIMITS.domains, { message: 'denied_domains has too many entries' })
+  @IsString({ each: true, message: 'denied_domains must be a list of domain names' })
+  denied_domains?: string[];
+
+  @IsOptional()
+  @IsBoolean({ message: 'external_account_required must be a boolean' })
+  external_account_required?: boolean;
+
+  @IsOptional()
+  @IsInt({ message: 'new_orders_per_hour must be an integer' })
+  @Min(1, { message: `new_orders_per_hour must be between 1 and ${ACME_PROFILE_LIMITS.newOrdersPerHour}` })
+  @Max(ACME_PROFILE_LIMITS.newOrdersPerHour, {
+    message: `new_orders_per_hour must be between 1 and ${ACME_PROFILE_LIMITS.newOrdersPerHour}`,
+  })
+  new_orders_per_hour?: number;
+
+  @IsOptional()
+  @IsString({ message: 'owner must be a string' })
+  @Length(1, 128, { message: 'owner must be 1 to 128 characters' })
+  owner?: string | null;
+
+  @IsOptional()
+  @IsString({ message: 'team must be a string' })
+  @Length(1, 128, { message: 'team must be 1 to 128 characters' })
+  team?: string | null;
+}
+
+/** POST /api/v1/admin/acme/profiles. */
+export class CreateAcmeProfileRequest extends AcmeProfileFields {
+  @IsString({ message: 'id must be a string' })
+  @Matches(ACME_PROFILE_ID, {
+    message: 'id must be 1 to 63 lowercase letters, digits, - or _, starting with a letter or digit',
+  })
+  id!: string;
+}
+
+/** PUT /api/v1/admin/acme/profiles/{id}: the fields given replace the stored ones. */
+export class UpdateAcmeProfileRequest extends AcmeProfileFields {}
+
+export class AcmeProfileIdRequest {
+  @IsString({ message: 'id must be an ACME profile id' })
+  @Matches(ACME_PROFILE_ID, { message: 'id must be an ACME profile id' })
+  id!: string;
+}
+
+/** The bus request of an update: the id from the path, the changes from the body. */
+export class UpdateAcmeProfileCommand extends UpdateAcmeProfileRequest {
+  @IsString({ message: 'id must be an ACME profile id' })
+  @Matches(ACME_PROFILE_ID, { message: 'id must be an ACME profile id' })
+  id!: string;
+}
+
+/** The bus request of the list (empty: every profile, `default` included). */
+export class ListAcmeProfilesRequest {}
+
+/** GET /api/v1/admin/acme/profiles. */
+export interface AcmeProfileList {
+  data: AcmeProfileDto[];
+  total: number;
 }

@@ -129,6 +129,9 @@ export const AuditAction = {
   AcmeCertificateRevoked: 'acme.certificate_revoked',
   AcmeEabKeyCreated: 'acme.eab_key_created',
   AcmeEabKeyRevoked: 'acme.eab_key_revoked',
+  AcmeProfileCreated: 'acme_profile.created',
+  AcmeProfileUpdated: 'acme_profile.updated',
+  AcmeProfileDeleted: 'acme_profile.deleted',
   // Endpoint health checks (ADR 0057).
   HealthCheckCreated: 'health_check.created',
   HealthCheckUpdated: 'health_check.updated',

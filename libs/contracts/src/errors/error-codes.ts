@@ -130,6 +130,9 @@ export const ErrorCode = {
   AcmeAccountNotFound: 'acme_account_not_found',
   AcmeAccountNotValid: 'acme_account_not_valid',
   AcmeEabKeyNotFound: 'acme_eab_key_not_found',
+  AcmeProfileNotFound: 'acme_profile_not_found',
+  AcmeProfileExists: 'acme_profile_exists',
+  AcmeProfileInvalid: 'acme_profile_invalid',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

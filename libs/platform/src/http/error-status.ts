@@ -24,6 +24,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'profile_violation':
     case 'keygen_agent_missing':
     case 'est_profile_invalid':
+    case 'acme_profile_invalid':
     case 'scan_target_invalid':
     case 'notifier_config_invalid':
       return 400;
@@ -69,12 +70,14 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'est_profile_not_found':
     case 'acme_account_not_found':
     case 'acme_eab_key_not_found':
+    case 'acme_profile_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
     case 'conflict':
     case 'est_profile_exists':
     case 'acme_account_not_valid':
+    case 'acme_profile_exists':
     case 'discovered_certificate_not_importable':
     case 'idempotency_key_in_use':
     case 'renewal_policy_duplicate_name':

@@ -7,3 +7,4 @@ export * from './certificates/certificate.store';
 export * from './limits/rate-limit.store';
 export * from './est/est-profile.store';
 export * from './eab-keys/eab-key.store';
+export * from './profiles/acme-profile.store';

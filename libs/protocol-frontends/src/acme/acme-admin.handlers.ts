@@ -34,6 +34,11 @@ export class AcmeAdminHandlers implements OnApplicationBootstrap {
         await outbox.audit(executor, record);
       },
       eabKeys: new EabKeyBox(config.configEncryptionKey),
+      defaults: {
+        issuerId: config.acme.issuerId,
+        externalAccountRequired: config.acme.externalAccountRequired,
+        newOrdersPerHour: config.acme.newOrdersPerHour,
+      },
     });
   }
 
@@ -51,6 +56,16 @@ export class AcmeAdminHandlers implements OnApplicationBootstrap {
       ),
       this.bus.handle('protocol-frontends.v1.acme-create-eab-key', (request, context) =>
         this.admin.createEabKey(request, context),
+      ),
+      this.bus.handle('protocol-frontends.v1.acme-list-profiles', () => this.admin.listProfiles()),
+      this.bus.handle('protocol-frontends.v1.acme-create-profile', (request, context) =>
+        this.admin.createProfile(request, context),
+      ),
+      this.bus.handle('protocol-frontends.v1.acme-update-profile', (request, context) =>
+        this.admin.updateProfile(request, context),
+      ),
+      this.bus.handle('protocol-frontends.v1.acme-delete-profile', ({ id }, context) =>
+        this.admin.deleteProfile(id, context),
       ),
       this.bus.handle('protocol-frontends.v1.acme-revoke-eab-key', ({ id }, context) =>
         this.admin.revokeEabKey(id, context),

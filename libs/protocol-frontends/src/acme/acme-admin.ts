@@ -1,4 +1,8 @@
 import {
+  AcmeProfileDto,
+  AcmeProfileList,
+  CreateAcmeProfileRequest,
+  UpdateAcmeProfileCommand,
   AcmeAccountDto,
   AcmeEabKeyCreated,
   AcmeEabKeyDto,
@@ -18,9 +22,20 @@ import {
   AccountStore,
   AcmeAccountRow,
   AcmeEabKeyRow,
+  AcmeProfileSettingsRow,
+  AcmeProfileStore,
   EabKeyStore,
   randomId,
 } from '@certlane/protocol-frontends-data-access';
+import { acmeProfileProblems } from '@certlane/protocol-frontends-domain';
+import {
+  acmeProfileDto,
+  AcmeProfiles,
+  DefaultProfileSettings,
+  defaultProfile,
+  profileSettings,
+} from './acme-profiles';
+import { DEFAULT_ACME_PROFILE } from './acme-urls';
 import { EabKeyBox } from './eab-key-box';
 
 export interface AcmeAdminDeps {
@@ -28,6 +43,8 @@ export interface AcmeAdminDeps {
   transaction<T>(work: (executor: SqlExecutor) => Promise<T>): Promise<T>;
   audit(executor: SqlExecutor, record: AuditRecord): Promise<void>;
   eabKeys: EabKeyBox;
+  /** What `default` is while it is not stored (the SERVICE_ACME_* settings). */
+  defaults: DefaultProfileSettings;
 }
 
 const iso = (value: Date | null): string | null => (value ? new Date(value).toISOString() : null);
@@ -63,6 +80,9 @@ export function acmeEabKeyDto(row: AcmeEabKeyRow): AcmeEabKeyDto {
     revoked_at: iso(row.revoked_at),
   };
 }
+
+const profileNotFound = (id: string) =>
+  new CertlaneError(ErrorCode.AcmeProfileNotFound, `no stored ACME profile ${id}`);
 
 const accountNotFound = (id: string) =>
   new CertlaneError(ErrorCode.AcmeAccountNotFound, `no ACME account ${id}`);
@@ -152,6 +172,100 @@ export class AcmeAdmin {
       });
       return acmeEabKeyDto(row);
     });
+  }
+
+  async listProfiles(): Promise<AcmeProfileList> {
+    const profiles = await new AcmeProfiles(this.deps.executor, this.deps.defaults).all();
+    return { data: profiles.map((p) => acmeProfileDto(p.settings, p.row)), total: profiles.length };
+  }
+
+  async createProfile(request: CreateAcmeProfileRequest, context?: RequestContext): Promise<AcmeProfileDto> {
+    const settings = this.settings(request, undefined);
+    return this.deps.transaction(async (executor) => {
+      const row = await new AcmeProfileStore(executor).create(request.id, settings);
+      if (!row) throw new CertlaneError(ErrorCode.AcmeProfileExists, `an ACME profile ${request.id} exists`);
+      await this.audit(
+        executor,
+        AuditAction.AcmeProfileCreated,
+        'config',
+        'acme_profile',
+        row.id,
+        context,
+        {},
+      );
+      return acmeProfileDto(profileSettings(row), row);
+    });
+  }
+
+  /** Replaces the fields given; `default`, while unstored, is stored from its settings first. */
+  async updateProfile(request: UpdateAcmeProfileCommand, context?: RequestContext): Promise<AcmeProfileDto> {
+    return this.deps.transaction(async (executor) => {
+      const store = new AcmeProfileStore(executor);
+      let current = await store.get(request.id);
+      if (!current && request.id === DEFAULT_ACME_PROFILE)
+        current = await store.create(DEFAULT_ACME_PROFILE, this.rowOf(defaultProfile(this.deps.defaults)));
+      if (!current) throw profileNotFound(request.id);
+      const row = (await store.update(request.id, this.settings(request, current)))!;
+      await this.audit(executor, AuditAction.AcmeProfileUpdated, 'config', 'acme_profile', row.id, context, {
+        changed: Object.keys(request).filter((key) => key !== 'id'),
+      });
+      return acmeProfileDto(profileSettings(row), row);
+    });
+  }
+
+  /** Orders made under a deleted profile can no longer be finalized (their settings are gone). */
+  async deleteProfile(id: string, context?: RequestContext): Promise<{ deleted: true }> {
+    return this.deps.transaction(async (executor) => {
+      if (!(await new AcmeProfileStore(executor).delete(id))) throw profileNotFound(id);
+      await this.audit(executor, AuditAction.AcmeProfileDeleted, 'config', 'acme_profile', id, context, {});
+      return { deleted: true as const };
+    });
+  }
+
+  private rowOf(settings: ReturnType<typeof defaultProfile>): AcmeProfileSettingsRow {
+    return {
+      description: settings.description,
+      issuer_id: settings.issuerId,
+      validity_days: settings.validityDays,
+      allow_ip: settings.allowIp,
+      allowed_domains: settings.allowedDomains,
+      denied_domains: settings.deniedDomains,
+      external_account_required: settings.externalAccountRequired,
+      new_orders_per_hour: settings.newOrdersPerHour,
+      owner: settings.owner,
+      team: settings.team,
+    };
+  }
+
+  /** The columns of a create (no current row) or an update, checked together. */
+  private settings(
+    request: Partial<CreateAcmeProfileRequest>,
+    current: AcmeProfileSettingsRow | undefined,
+  ): AcmeProfileSettingsRow {
+    const base = current ?? this.rowOf({ ...defaultProfile({}), description: '' });
+    const pick = <K extends keyof AcmeProfileSettingsRow & keyof CreateAcmeProfileRequest>(
+      key: K,
+    ): AcmeProfileSettingsRow[K] =>
+      request[key] !== undefined ? (request[key] as AcmeProfileSettingsRow[K]) : base[key];
+    const settings: AcmeProfileSettingsRow = {
+      description: pick('description'),
+      issuer_id: pick('issuer_id'),
+      validity_days: pick('validity_days'),
+      allow_ip: pick('allow_ip'),
+      allowed_domains: [...new Set(pick('allowed_domains'))],
+      denied_domains: [...new Set(pick('denied_domains'))],
+      external_account_required: pick('external_account_required'),
+      new_orders_per_hour: pick('new_orders_per_hour'),
+      owner: pick('owner'),
+      team: pick('team'),
+    };
+    const problems = acmeProfileProblems({
+      allowedDomains: settings.allowed_domains,
+      deniedDomains: settings.denied_domains,
+    });
+    if (problems.length > 0)
+      throw new CertlaneError(ErrorCode.AcmeProfileInvalid, problems.join('; '), { problems });
+    return settings;
   }
 
   private async audit(

@@ -5,7 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FlattenedSign, JWK } from 'jose';
-import { AcmeAccountDto, AcmeEabKeyCreated, AcmeEabKeyDto, Page } from '@certlane/contracts';
+import { X509Certificate } from 'node:crypto';
+import {
+  AcmeAccountDto,
+  AcmeEabKeyCreated,
+  AcmeEabKeyDto,
+  AcmeProfileDto,
+  AcmeProfileList,
+  Page,
+} from '@certlane/contracts';
 import { freePort, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
 import { exchange, TestAcmeClient } from './testing/acme-test-client';
@@ -312,4 +320,147 @@ describe('ACME operator routes and external account binding', () => {
     ).json() as AcmeAccountDto;
     expect(account).toMatchObject({ team: 'certbot-team', contact: ['mailto:ops@example.com'] });
   }, 120_000);
+
+  describe('profiles', () => {
+    const profileDirectory = () => directory.replace('/acme/directory', '/acme/profile/web/directory');
+
+    beforeAll(async () => {
+      const created = await api('POST', '/api/v1/admin/acme/profiles', {
+        id: 'web',
+        description: 'Web servers, a week',
+        validity_days: 7,
+        allow_ip: false,
+        allowed_domains: ['web.localhost'],
+        denied_domains: ['internal.web.localhost'],
+        owner: 'web-owner',
+        team: 'web-team',
+      });
+      expect(created.status).toBe(201);
+    });
+
+    it('lists default (from the settings) and the stored profiles; refuses a duplicate and a bad domain', async () => {
+      const listed = (await api('GET', '/api/v1/admin/acme/profiles')).json() as AcmeProfileList;
+      expect(listed.data.map((p) => [p.id, p.stored])).toEqual([
+        ['default', false],
+        ['web', true],
+      ]);
+      expect(listed.data[0]).toMatchObject({
+        external_account_required: true,
+        directory_path: '/acme/directory',
+      });
+      expect(listed.data[1]).toMatchObject({
+        validity_days: 7,
+        directory_path: '/acme/profile/web/directory',
+        owner: 'web-owner',
+      });
+      const duplicate = await api('POST', '/api/v1/admin/acme/profiles', { id: 'web' });
+      expect([duplicate.status, (duplicate.json() as { code: string }).code]).toEqual([
+        409,
+        'acme_profile_exists',
+      ]);
+      const bad = await api('POST', '/api/v1/admin/acme/profiles', {
+        id: 'bad',
+        allowed_domains: ['*.x.com'],
+      });
+      expect([bad.status, (bad.json() as { code: string }).code]).toEqual([400, 'acme_profile_invalid']);
+    });
+
+    it('draft-ietf-acme-profiles: the directory lists the profiles; each profile has its own directory', async () => {
+      const meta = (await exchange('GET', directory, system.ca)).json.meta;
+      expect(meta.profiles).toEqual({ default: expect.any(String), web: 'Web servers, a week' });
+      const web = (await exchange('GET', profileDirectory(), system.ca)).json;
+      expect(web.newOrder).toBe(profileDirectory().replace('directory', 'new-order'));
+      expect(web.meta.externalAccountRequired).toBe(false);
+    });
+
+    it("a profile's identifier rules refuse names outside its allowed domains, denied names and IP addresses", async () => {
+      const c = await TestAcmeClient.create(profileDirectory(), system.ca);
+      expect((await c.register()).status).toBe(201);
+      const newOrder = (await c.directory()).newOrder;
+      for (const identifier of [
+        { type: 'dns', value: 'elsewhere.localhost' },
+        { type: 'dns', value: 'a.internal.web.localhost' },
+        { type: 'ip', value: '127.0.0.1' },
+      ]) {
+        const refused = await c.post(newOrder, { identifiers: [identifier] });
+        expect([refused.status, refused.json.type]).toEqual([400, urn('rejectedIdentifier')]);
+        expect(refused.json.subproblems[0].identifier).toEqual(identifier);
+      }
+      const ok = await c.post(newOrder, { identifiers: [{ type: 'dns', value: 'a.web.localhost' }] });
+      expect(ok.status).toBe(201);
+      expect(ok.json.profile).toBe('web');
+    });
+
+    it('draft-ietf-acme-profiles: newOrder names a profile with "profile"; an unknown one is invalidProfile', async () => {
+      const c = await TestAcmeClient.create(profileDirectory(), system.ca);
+      await c.register();
+      const unknown = await c.post((await c.directory()).newOrder, {
+        identifiers: [{ type: 'dns', value: 'b.web.localhost' }],
+        profile: 'nope',
+      });
+      expect(unknown.json.type).toBe(urn('invalidProfile'));
+      // default requires an external account binding; this account was made without one.
+      const toDefault = await c.post((await c.directory()).newOrder, {
+        identifiers: [{ type: 'dns', value: 'b.web.localhost' }],
+        profile: 'default',
+      });
+      expect(toDefault.json.type).toBe(urn('unauthorized'));
+    });
+
+    it("lego, on the profile's directory and without EAB, gets a certificate with the profile's validity", async () => {
+      const path = join(work, 'lego-web');
+      await run(
+        'lego',
+        [
+          '--server',
+          profileDirectory().replace(
+            system.services['protocol-frontends'].url,
+            system.services['api-gateway'].url,
+          ),
+          '--path',
+          path,
+          '--email',
+          'ops@example.com',
+          '--accept-tos',
+          '--domains',
+          'site.web.localhost',
+          '--http',
+          '--http.port',
+          `127.0.0.1:${http01Port}`,
+          'run',
+        ],
+        { env: { ...process.env, LEGO_CA_CERTIFICATES: caFile }, timeout: 90_000 },
+      );
+      const leaf = new X509Certificate(
+        readFileSync(join(path, 'certificates', 'site.web.localhost.crt'), 'utf8'),
+      );
+      const days = (Date.parse(leaf.validTo) - Date.parse(leaf.validFrom)) / 86_400_000;
+      expect(Math.round(days)).toBe(7);
+      // The issuance audit record names the profile and the owner it gives (ADR 0060).
+      const { rows } = await db.query(
+        `SELECT envelope->'data'->'details' AS details FROM protocol_frontends.outbox
+         WHERE envelope->'data'->>'action' = 'acme.certificate_issued'`,
+      );
+      expect(rows.map((r: { details: Record<string, unknown> }) => r.details)).toContainEqual(
+        expect.objectContaining({ profile: 'web', owner: 'web-owner', team: 'web-team' }),
+      );
+    }, 120_000);
+
+    it('PUT stores default from its settings; DELETE removes a profile, whose directory is then 404', async () => {
+      const updated = await api('PUT', '/api/v1/admin/acme/profiles/default', {
+        description: 'Everything else',
+      });
+      expect(updated.status).toBe(200);
+      expect(updated.json() as AcmeProfileDto).toMatchObject({
+        id: 'default',
+        stored: true,
+        external_account_required: true,
+        description: 'Everything else',
+      });
+      expect((await api('PUT', '/api/v1/admin/acme/profiles/absent', { allow_ip: true })).status).toBe(404);
+      expect((await api('DELETE', '/api/v1/admin/acme/profiles/web')).status).toBe(204);
+      expect((await exchange('GET', profileDirectory(), system.ca)).status).toBe(404);
+      expect((await api('DELETE', '/api/v1/admin/acme/profiles/web')).status).toBe(404);
+    });
+  });
 });

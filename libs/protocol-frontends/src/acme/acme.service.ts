@@ -51,10 +51,11 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       eabKeys: new EabKeyBox(config.configEncryptionKey),
       externalAccountRequired: config.acme.externalAccountRequired,
       issuer: {
-        issue: ({ csrPem, issuerId }) =>
+        issue: ({ csrPem, issuerId, validityDays }) =>
           bus.request('issuance.v1.issue-certificate', {
             csr_pem: csrPem,
             ...(issuerId ? { issuer_id: issuerId } : {}),
+            ...(validityDays ? { validity_days: validityDays } : {}),
           }),
         revoke: async ({ issuerId, serialHex, reason }) => {
           await bus.request('issuance.v1.revoke-certificate', {
