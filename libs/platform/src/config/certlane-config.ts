@@ -35,6 +35,8 @@ export interface BreakGlassConfig {
 export interface AcmeConfig {
   /** SERVICE_ACME_HTTP01_PORT: the port http-01 validation connects to (RFC 8555 8.3 says 80; tests use another). */
   http01Port: number;
+  /** SERVICE_ACME_TLSALPN01_PORT: the port tls-alpn-01 validation connects to (RFC 8737 3 says 443). */
+  tlsAlpn01Port: number;
   /** SERVICE_ACME_DNS_RESOLVERS: `host[:port]` resolvers dns-01 asks; empty: the system's. */
   dnsResolvers: string[];
   /** SERVICE_ACME_NEW_ORDERS_PER_HOUR: new orders one ACME account may create per hour. */

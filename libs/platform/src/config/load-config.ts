@@ -320,6 +320,12 @@ export function loadConfig(env: Env): CertlaneConfig {
     revocationBaseUrl,
     acme: {
       http01Port: parseInteger('SERVICE_ACME_HTTP01_PORT', get('SERVICE_ACME_HTTP01_PORT') ?? '', 1, 65535),
+      tlsAlpn01Port: parseInteger(
+        'SERVICE_ACME_TLSALPN01_PORT',
+        get('SERVICE_ACME_TLSALPN01_PORT') ?? '',
+        1,
+        65535,
+      ),
       issuerId: get('SERVICE_ACME_ISSUER_ID') || undefined,
       newOrdersPerHour: parseInteger(
         'SERVICE_ACME_NEW_ORDERS_PER_HOUR',

@@ -135,6 +135,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'ACME server (protocol-frontends): the port http-01 validation fetches http://<identifier>:<port>/.well-known/acme-challenge/<token> on. RFC 8555 8.3 says 80; tests point it at the port of the client under test.',
   },
   {
+    name: 'SERVICE_ACME_TLSALPN01_PORT',
+    default: '443',
+    description:
+      'ACME server (protocol-frontends): the port tls-alpn-01 validation (RFC 8737) connects to with ALPN acme-tls/1. RFC 8737 says 443; tests point it at the port of the client under test.',
+  },
+  {
     name: 'SERVICE_ACME_DNS_RESOLVERS',
     default: '',
     description:

@@ -15,6 +15,7 @@ export * from './challenges/http01-redirect';
 export * from './limits/rate-limit';
 export * from './renewal-info/renewal-info';
 export * from './challenges/validation-retry';
+export * from './challenges/tls-alpn-01';
 export * from './profiles/acme-profile';
 // EST (issue 20; ADR 0058).
 export * from './est/est-profile-rules';

@@ -100,7 +100,7 @@ const REVOCATION_REASONS: Record<number, string> = {
 };
 
 /** The challenge types this server validates today. */
-const OFFERED_CHALLENGES = ['http-01', 'dns-01'] as const;
+const OFFERED_CHALLENGES = ['http-01', 'dns-01', 'tls-alpn-01'] as const;
 
 type Handler = (
   request: AcmeHttpRequest,
