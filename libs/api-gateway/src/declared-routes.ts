@@ -1,3 +1,4 @@
+import { ACME_ADMIN_ROUTES } from './acme-routes/acme-admin.routes';
 import { APPROVAL_ROUTES } from './approvals/approval.routes';
 import { AGENT_WORK_ROUTES } from './agent-work/agent-work.routes';
 import { AGENT_ROUTES } from './agents/agent.routes';
@@ -73,4 +74,5 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...SCAN_TARGET_ROUTES,
   ...EST_ADMIN_ROUTES,
   ...SCEP_ADMIN_ROUTES,
+  ...ACME_ADMIN_ROUTES,
 ];

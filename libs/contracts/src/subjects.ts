@@ -56,6 +56,21 @@ import {
 } from './pki/revocation.dto';
 import { AcmeHttpForwardAnswer, AcmeHttpForwardRequest } from './acme/acme-forward.dto';
 import {
+  AcmeAccountDto,
+  AcmeAccountIdRequest,
+  AcmeProfileDto,
+  AcmeProfileIdRequest,
+  AcmeProfileList,
+  CreateAcmeProfileRequest,
+  ListAcmeProfilesRequest,
+  UpdateAcmeProfileCommand,
+  AcmeEabKeyCreated,
+  AcmeEabKeyDto,
+  AcmeEabKeyIdRequest,
+  CreateAcmeEabKeyRequest,
+  ListAcmeAccountsRequest,
+} from './acme/acme-admin.dto';
+import {
   AnswerOcspRequest,
   CrlDocument,
   GetCrlRequest,
@@ -330,6 +345,44 @@ export const requestContracts = {
   'protocol-frontends.v1.acme-http': {
     request: AcmeHttpForwardRequest,
     response: shape<AcmeHttpForwardAnswer>(),
+  },
+  // ACME operator routes (issue 19, ADR 0060): accounts and external account binding keys.
+  'protocol-frontends.v1.acme-list-accounts': {
+    request: ListAcmeAccountsRequest,
+    response: shape<Page<AcmeAccountDto>>(),
+  },
+  'protocol-frontends.v1.acme-get-account': {
+    request: AcmeAccountIdRequest,
+    response: shape<AcmeAccountDto>(),
+  },
+  'protocol-frontends.v1.acme-deactivate-account': {
+    request: AcmeAccountIdRequest,
+    response: shape<AcmeAccountDto>(),
+  },
+  'protocol-frontends.v1.acme-list-eab-keys': { request: PageQuery, response: shape<Page<AcmeEabKeyDto>>() },
+  'protocol-frontends.v1.acme-create-eab-key': {
+    request: CreateAcmeEabKeyRequest,
+    response: shape<AcmeEabKeyCreated>(),
+  },
+  'protocol-frontends.v1.acme-list-profiles': {
+    request: ListAcmeProfilesRequest,
+    response: shape<AcmeProfileList>(),
+  },
+  'protocol-frontends.v1.acme-create-profile': {
+    request: CreateAcmeProfileRequest,
+    response: shape<AcmeProfileDto>(),
+  },
+  'protocol-frontends.v1.acme-update-profile': {
+    request: UpdateAcmeProfileCommand,
+    response: shape<AcmeProfileDto>(),
+  },
+  'protocol-frontends.v1.acme-delete-profile': {
+    request: AcmeProfileIdRequest,
+    response: shape<{ deleted: true }>(),
+  },
+  'protocol-frontends.v1.acme-revoke-eab-key': {
+    request: AcmeEabKeyIdRequest,
+    response: shape<AcmeEabKeyDto>(),
   },
   // EST (issue 20, ADR 0058): the forwarded protocol requests, and the profiles.
   'protocol-frontends.v1.est-http': {

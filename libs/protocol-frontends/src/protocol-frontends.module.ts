@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceCoreModule } from '@certlane/platform';
+import { AcmeAdminHandlers } from './acme/acme-admin.handlers';
 import { AcmeController } from './acme/acme.controller';
 import { AcmeService } from './acme/acme.service';
 import { EstAdminHandlers } from './est/est-admin.handlers';
@@ -11,7 +12,8 @@ import { ScepService } from './scep/scep.service';
 
 /**
  * The protocol-frontends service: the ACME server (issue 19, ADR 0053) on `/acme/...` of its
- * listener, over its schema `protocol_frontends`; EST profile management (issue 20, ADR 0058) on
+ * listener, over its schema `protocol_frontends`, and its operator routes (ADR 0060) on
+ * `protocol-frontends.v1.acme-*`; EST profile management (issue 20, ADR 0058) on
  * `protocol-frontends.v1.est-*`; SCEP profile management (issue 21, ADR 0059) on
  * `protocol-frontends.v1.scep-*`; it answers `protocol-frontends.v1.ping`.
  */
@@ -22,7 +24,14 @@ export class ProtocolFrontendsModule {
       module: ProtocolFrontendsModule,
       imports: [ServiceCoreModule.forService({ service: 'protocol-frontends' })],
       controllers: [AcmeController, EstController, ScepController],
-      providers: [AcmeService, EstService, EstAdminHandlers, ScepService, ScepAdminHandlers],
+      providers: [
+        AcmeService,
+        AcmeAdminHandlers,
+        EstService,
+        EstAdminHandlers,
+        ScepService,
+        ScepAdminHandlers,
+      ],
     };
   }
 }

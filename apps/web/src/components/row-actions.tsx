@@ -17,6 +17,9 @@ export function describeAnswer(answer: unknown): string {
   }
   // A rotated or new API key: its only showing.
   if (typeof body.key === 'string') return `new key (shown only now, copy it): ${body.key}`;
+  // A new ACME external account binding key: its HMAC key's only showing.
+  if (typeof body.hmac_key === 'string')
+    return `EAB key id ${String(body.id)}, HMAC key (shown only now, copy it): ${body.hmac_key}`;
   const parts = ['status', 'message', 'latency_ms']
     .filter((key) => body[key] !== undefined)
     .map((key) => `${key}: ${String(body[key])}`);

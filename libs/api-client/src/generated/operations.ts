@@ -21,6 +21,199 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "acmeCreateEabKey": {
+    "method": "POST",
+    "path": "/api/v1/admin/acme/eab-keys",
+    "tag": "admin",
+    "summary": "Creates an external account binding key; its HMAC key is in this answer only",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "optional",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "acmeCreateProfile": {
+    "method": "POST",
+    "path": "/api/v1/admin/acme/profiles",
+    "tag": "admin",
+    "summary": "POST /api/v1/admin/acme/profiles",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "acmeDeactivateAccount": {
+    "method": "POST",
+    "path": "/api/v1/admin/acme/accounts/{id}/deactivate",
+    "tag": "admin",
+    "summary": "Deactivates an ACME account (RFC 8555 7.3.6): its key signs no further request",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "acmeDeleteProfile": {
+    "method": "DELETE",
+    "path": "/api/v1/admin/acme/profiles/{id}",
+    "tag": "admin",
+    "summary": "DELETE /api/v1/admin/acme/profiles/:id",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "acmeGetAccount": {
+    "method": "GET",
+    "path": "/api/v1/admin/acme/accounts/{id}",
+    "tag": "admin",
+    "summary": "GET /api/v1/admin/acme/accounts/:id",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "acmeListAccounts": {
+    "method": "GET",
+    "path": "/api/v1/admin/acme/accounts",
+    "tag": "admin",
+    "summary": "ACME accounts, newest first, optionally of one status",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "status",
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "acmeListEabKeys": {
+    "method": "GET",
+    "path": "/api/v1/admin/acme/eab-keys",
+    "tag": "admin",
+    "summary": "External account binding keys (never their HMAC keys)",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "acmeListProfiles": {
+    "method": "GET",
+    "path": "/api/v1/admin/acme/profiles",
+    "tag": "admin",
+    "summary": "ACME profiles, default first (built from the SERVICE_ACME_* settings until stored)",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "acmeRevokeEabKey": {
+    "method": "DELETE",
+    "path": "/api/v1/admin/acme/eab-keys/{id}",
+    "tag": "admin",
+    "summary": "Revokes an external account binding key: it binds no further account",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "acmeUpdateProfile": {
+    "method": "PUT",
+    "path": "/api/v1/admin/acme/profiles/{id}",
+    "tag": "admin",
+    "summary": "PUT /api/v1/admin/acme/profiles/:id",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "agentHeartbeat": {
     "method": "POST",
     "path": "/api/v1/agents/{id}/heartbeat",

@@ -606,6 +606,83 @@ const SCEP_ROUTE_CASES: Record<string, RouteCase> = {
 };
 // ---- end SCEP profiles ----
 
+// ---- ACME operator routes (ADR 0060) ----
+const acmeEvent = (
+  action: string,
+  event_category: AuditCategory,
+  resource_type: string,
+  resource_id: string,
+): ExpectedEvent => ({
+  service: 'protocol-frontends',
+  action,
+  event_category,
+  actor_id: ADMIN_SECRET_ACTOR,
+  resource_type,
+  resource_id,
+});
+
+async function createEabKey(call: Call): Promise<string> {
+  const created = await call('POST', '/api/v1/admin/acme/eab-keys', { body: { owner: 'audit-owner' } });
+  expect(created.status).toBe(201);
+  return json<{ id: string }>(created).id;
+}
+
+async function createAcmeProfile(call: Call): Promise<string> {
+  const id = unique('acme');
+  const created = await call('POST', '/api/v1/admin/acme/profiles', { body: { id } });
+  expect(created.status).toBe(201);
+  return id;
+}
+
+const ACME_ROUTE_CASES: Record<string, RouteCase> = {
+  'POST /api/v1/admin/acme/profiles': async (call, requestId) => {
+    const id = unique('acme');
+    const response = await call('POST', '/api/v1/admin/acme/profiles', { requestId, body: { id } });
+    return { response, expected: acmeEvent('acme_profile.created', 'config', 'acme_profile', id) };
+  },
+  'PUT /api/v1/admin/acme/profiles/:id': async (call, requestId) => {
+    const id = await createAcmeProfile(call);
+    const response = await call('PUT', `/api/v1/admin/acme/profiles/${id}`, {
+      requestId,
+      body: { allow_ip: false },
+    });
+    return { response, expected: acmeEvent('acme_profile.updated', 'config', 'acme_profile', id) };
+  },
+  'DELETE /api/v1/admin/acme/profiles/:id': async (call, requestId) => {
+    const id = await createAcmeProfile(call);
+    const response = await call('DELETE', `/api/v1/admin/acme/profiles/${id}`, { requestId });
+    return { response, expected: acmeEvent('acme_profile.deleted', 'config', 'acme_profile', id) };
+  },
+  'POST /api/v1/admin/acme/accounts/:id/deactivate': async (call, requestId) => {
+    // An account as a client's newAccount leaves it (the ACME flow itself is not a gateway route).
+    const id = randomBytes(16).toString('base64url');
+    await sqlForCases.db!.query(
+      `INSERT INTO protocol_frontends.acme_accounts (id, jwk, jwk_thumbprint) VALUES ($1, '{}'::jsonb, $2)`,
+      [id, randomBytes(32).toString('base64url')],
+    );
+    const response = await call('POST', `/api/v1/admin/acme/accounts/${id}/deactivate`, { requestId });
+    return { response, expected: acmeEvent('acme.account_deactivated', 'auth', 'acme_account', id) };
+  },
+  'POST /api/v1/admin/acme/eab-keys': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/admin/acme/eab-keys', { requestId, body: {} });
+    return {
+      response,
+      expected: acmeEvent(
+        'acme.eab_key_created',
+        'config',
+        'acme_eab_key',
+        json<{ id: string }>(response).id,
+      ),
+    };
+  },
+  'DELETE /api/v1/admin/acme/eab-keys/:id': async (call, requestId) => {
+    const id = await createEabKey(call);
+    const response = await call('DELETE', `/api/v1/admin/acme/eab-keys/${id}`, { requestId });
+    return { response, expected: acmeEvent('acme.eab_key_revoked', 'config', 'acme_eab_key', id) };
+  },
+};
+// ---- end ACME operator routes ----
+
 /**
  * Every mutating gateway route -> how to call it. A route missing here fails the suite: whoever
  * adds a POST, PUT, PATCH or DELETE route adds its case, and with it the proof that it audits.
@@ -1274,6 +1351,7 @@ const ROUTE_CASES: Record<string, RouteCase> = {
   ...PROFILE_ROUTE_CASES,
   ...HEALTH_CHECK_ROUTE_CASES,
   ...EST_ROUTE_CASES,
+  ...ACME_ROUTE_CASES,
   ...SCEP_ROUTE_CASES,
   ...NOTIFICATION_ROUTE_CASES,
 };

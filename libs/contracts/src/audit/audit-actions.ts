@@ -137,6 +137,11 @@ export const AuditAction = {
   AcmeChallengeFailed: 'acme.challenge_failed',
   AcmeCertificateIssued: 'acme.certificate_issued',
   AcmeCertificateRevoked: 'acme.certificate_revoked',
+  AcmeEabKeyCreated: 'acme.eab_key_created',
+  AcmeEabKeyRevoked: 'acme.eab_key_revoked',
+  AcmeProfileCreated: 'acme_profile.created',
+  AcmeProfileUpdated: 'acme_profile.updated',
+  AcmeProfileDeleted: 'acme_profile.deleted',
   // Endpoint health checks (ADR 0057).
   HealthCheckCreated: 'health_check.created',
   HealthCheckUpdated: 'health_check.updated',

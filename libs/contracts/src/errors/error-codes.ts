@@ -132,6 +132,13 @@ export const ErrorCode = {
   ScepProfileInvalid: 'scep_profile_invalid',
   ScepMdmDisabled: 'scep_mdm_disabled',
   ScepTrustFileError: 'scep_trust_file_error',
+  // ACME operator routes (ADR 0060).
+  AcmeAccountNotFound: 'acme_account_not_found',
+  AcmeAccountNotValid: 'acme_account_not_valid',
+  AcmeEabKeyNotFound: 'acme_eab_key_not_found',
+  AcmeProfileNotFound: 'acme_profile_not_found',
+  AcmeProfileExists: 'acme_profile_exists',
+  AcmeProfileInvalid: 'acme_profile_invalid',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

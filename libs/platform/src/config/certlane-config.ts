@@ -35,12 +35,16 @@ export interface BreakGlassConfig {
 export interface AcmeConfig {
   /** SERVICE_ACME_HTTP01_PORT: the port http-01 validation connects to (RFC 8555 8.3 says 80; tests use another). */
   http01Port: number;
+  /** SERVICE_ACME_TLSALPN01_PORT: the port tls-alpn-01 validation connects to (RFC 8737 3 says 443). */
+  tlsAlpn01Port: number;
   /** SERVICE_ACME_DNS_RESOLVERS: `host[:port]` resolvers dns-01 asks; empty: the system's. */
   dnsResolvers: string[];
   /** SERVICE_ACME_NEW_ORDERS_PER_HOUR: new orders one ACME account may create per hour. */
   newOrdersPerHour: number;
   /** SERVICE_ACME_ISSUER_ID: the issuer the default ACME profile issues with; undefined: issuance's default. */
   issuerId?: string;
+  /** SERVICE_ACME_EAB_REQUIRED: newAccount needs an external account binding (RFC 8555 7.3.4). */
+  externalAccountRequired: boolean;
 }
 
 export interface RevocationTimingConfig {

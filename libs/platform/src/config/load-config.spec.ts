@@ -593,9 +593,11 @@ describe(isPlaceholderSecret.name, () => {
     it('defaults to port 80, the system resolvers, the default issuer and 300 orders an hour', () => {
       expect(loadConfig(validServiceEnv()).acme).toEqual({
         http01Port: 80,
+        tlsAlpn01Port: 443,
         dnsResolvers: [],
         issuerId: undefined,
         newOrdersPerHour: 300,
+        externalAccountRequired: false,
       });
     });
 
@@ -603,25 +605,31 @@ describe(isPlaceholderSecret.name, () => {
       const acme = loadConfig(
         validServiceEnv({
           SERVICE_ACME_HTTP01_PORT: '5002',
+          SERVICE_ACME_TLSALPN01_PORT: '5003',
           SERVICE_ACME_DNS_RESOLVERS: '127.0.0.1:5353, [::1]:53,10.0.0.2',
           SERVICE_ACME_ISSUER_ID: 'iss-acme',
           SERVICE_ACME_NEW_ORDERS_PER_HOUR: '5',
+          SERVICE_ACME_EAB_REQUIRED: 'true',
         }),
       ).acme;
       expect(acme).toEqual({
         http01Port: 5002,
+        tlsAlpn01Port: 5003,
         dnsResolvers: ['127.0.0.1:5353', '[::1]:53', '10.0.0.2'],
         issuerId: 'iss-acme',
         newOrdersPerHour: 5,
+        externalAccountRequired: true,
       });
     });
 
     it.each([
       ['SERVICE_ACME_HTTP01_PORT', '0'],
       ['SERVICE_ACME_HTTP01_PORT', 'eighty'],
+      ['SERVICE_ACME_TLSALPN01_PORT', '70000'],
       ['SERVICE_ACME_DNS_RESOLVERS', 'dns.example.com'],
       ['SERVICE_ACME_DNS_RESOLVERS', '127.0.0.1:53;8.8.8.8'],
       ['SERVICE_ACME_NEW_ORDERS_PER_HOUR', '0'],
+      ['SERVICE_ACME_EAB_REQUIRED', 'maybe'],
     ])('refuses %s=%s', (name, value) => {
       expect(refusal(validServiceEnv({ [name]: value })).message).toContain(name);
     });

@@ -320,6 +320,12 @@ export function loadConfig(env: Env): CertlaneConfig {
     revocationBaseUrl,
     acme: {
       http01Port: parseInteger('SERVICE_ACME_HTTP01_PORT', get('SERVICE_ACME_HTTP01_PORT') ?? '', 1, 65535),
+      tlsAlpn01Port: parseInteger(
+        'SERVICE_ACME_TLSALPN01_PORT',
+        get('SERVICE_ACME_TLSALPN01_PORT') ?? '',
+        1,
+        65535,
+      ),
       issuerId: get('SERVICE_ACME_ISSUER_ID') || undefined,
       newOrdersPerHour: parseInteger(
         'SERVICE_ACME_NEW_ORDERS_PER_HOUR',
@@ -328,6 +334,10 @@ export function loadConfig(env: Env): CertlaneConfig {
         1_000_000,
       ),
       dnsResolvers: parseResolvers(get('SERVICE_ACME_DNS_RESOLVERS') ?? ''),
+      externalAccountRequired: parseBoolean(
+        'SERVICE_ACME_EAB_REQUIRED',
+        get('SERVICE_ACME_EAB_REQUIRED') ?? 'false',
+      ),
     },
     revocation: {
       publishDir: get('SERVICE_REVOCATION_PUBLISH_DIR') || undefined,

@@ -135,6 +135,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'ACME server (protocol-frontends): the port http-01 validation fetches http://<identifier>:<port>/.well-known/acme-challenge/<token> on. RFC 8555 8.3 says 80; tests point it at the port of the client under test.',
   },
   {
+    name: 'SERVICE_ACME_TLSALPN01_PORT',
+    default: '443',
+    description:
+      'ACME server (protocol-frontends): the port tls-alpn-01 validation (RFC 8737) connects to with ALPN acme-tls/1. RFC 8737 says 443; tests point it at the port of the client under test.',
+  },
+  {
     name: 'SERVICE_ACME_DNS_RESOLVERS',
     default: '',
     description:
@@ -151,6 +157,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     default: '',
     description:
       "ACME server (protocol-frontends): the issuer the default ACME profile issues with (an issuer id of /api/v1/issuers). Empty: the issuance service's default issuer.",
+  },
+  {
+    name: 'SERVICE_ACME_EAB_REQUIRED',
+    default: 'false',
+    description:
+      'ACME server (protocol-frontends): newAccount needs an external account binding (RFC 8555 7.3.4) made with an EAB key of /api/v1/admin/acme/eab-keys; the directory says externalAccountRequired. The account inherits the owner and team of the key.',
   },
   {
     name: 'SERVICE_CRL_SWEEP_INTERVAL',

@@ -25,6 +25,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'keygen_agent_missing':
     case 'est_profile_invalid':
     case 'scep_profile_invalid':
+    case 'acme_profile_invalid':
     case 'scan_target_invalid':
     case 'notifier_config_invalid':
       return 400;
@@ -69,6 +70,9 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'network_scan_not_found':
     case 'est_profile_not_found':
     case 'scep_profile_not_found':
+    case 'acme_account_not_found':
+    case 'acme_eab_key_not_found':
+    case 'acme_profile_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
@@ -76,6 +80,8 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'est_profile_exists':
     case 'scep_profile_exists':
     case 'scep_mdm_disabled':
+    case 'acme_account_not_valid':
+    case 'acme_profile_exists':
     case 'discovered_certificate_not_importable':
     case 'idempotency_key_in_use':
     case 'renewal_policy_duplicate_name':

@@ -9,3 +9,5 @@ export * from './est/est-profile.store';
 export * from './scep/scep-profile.store';
 export * from './scep/scep-transaction.store';
 export * from './scep/scep-challenge-replay.store';
+export * from './eab-keys/eab-key.store';
+export * from './profiles/acme-profile.store';

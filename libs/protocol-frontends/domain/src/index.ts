@@ -10,10 +10,13 @@ export * from './expiry/expiry';
 export * from './jws/acme-jws';
 export * from './jws/acme-request';
 export * from './jws/key-change';
+export * from './jws/external-account-binding';
 export * from './challenges/http01-redirect';
 export * from './limits/rate-limit';
 export * from './renewal-info/renewal-info';
 export * from './challenges/validation-retry';
+export * from './challenges/tls-alpn-01';
+export * from './profiles/acme-profile';
 // EST (issue 20; ADR 0058).
 export * from './est/est-profile-rules';
 export * from './est/est-password';

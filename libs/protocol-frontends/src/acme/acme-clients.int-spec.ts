@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { X509Certificate } from 'node:crypto';
+import { createServer as createTlsServer } from 'node:tls';
 import { freePort, startTestSystem, TestSystem } from '@certlane/testing';
 import { BindServer, startBind } from './testing/bind-server';
 import { exchange, TestAcmeClient } from './testing/acme-test-client';
@@ -20,15 +21,18 @@ describe('ACME server with real clients', () => {
   let directory: string;
   let gatewayDirectory: string;
   let http01Port: number;
+  let tlsAlpn01Port: number;
   let work: string;
   let caFile: string;
   let bind: BindServer;
 
   beforeAll(async () => {
     http01Port = await freePort();
+    tlsAlpn01Port = await freePort();
     bind = await startBind('acme.test', await freePort());
     system = await startTestSystem('acmeclients', ['api-gateway', 'issuance', 'protocol-frontends'], {
       SERVICE_ACME_HTTP01_PORT: String(http01Port),
+      SERVICE_ACME_TLSALPN01_PORT: String(tlsAlpn01Port),
       SERVICE_ACME_DNS_RESOLVERS: bind.address,
     });
     // lego goes through the gateway (the one origin of the split deployment, forwarded over the
@@ -235,5 +239,91 @@ describe('ACME server with real clients', () => {
     const challenge = (await c.post(authzUrl, '')).json.challenges[0];
     expect(challenge.error.type).toBe('urn:ietf:params:acme:error:incorrectResponse');
     expect((await c.post(order.headers.location as string, '')).json.status).toBe('invalid');
+  }, 60_000);
+
+  it('lego obtains a certificate with tls-alpn-01 (RFC 8737), its own acme-tls/1 responder answering', async () => {
+    const path = join(work, 'lego-tls');
+    await run(
+      'lego',
+      [
+        '--server',
+        directory,
+        '--path',
+        path,
+        '--email',
+        'ops@example.com',
+        '--accept-tos',
+        '--domains',
+        'tls-alpn.localhost',
+        '--tls',
+        '--tls.port',
+        `127.0.0.1:${tlsAlpn01Port}`,
+        'run',
+      ],
+      { env: { ...process.env, LEGO_CA_CERTIFICATES: caFile }, timeout: 90_000 },
+    );
+    const pem = readFileSync(join(path, 'certificates', 'tls-alpn.localhost.crt'), 'utf8');
+    expect(sans(pem)).toBe('DNS:tls-alpn.localhost');
+  }, 120_000);
+
+  it('RFC 8737 3: a certificate without the acmeIdentifier extension fails tls-alpn-01 as unauthorized', async () => {
+    // A responder that negotiates acme-tls/1 but shows an ordinary certificate for the name.
+    const dir = mkdtempSync(join(tmpdir(), 'certlane-alpn-'));
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=no-ext.localhost',
+      '-addext',
+      'subjectAltName=DNS:no-ext.localhost',
+    ]);
+    const server = createTlsServer({
+      key: readFileSync(join(dir, 'key.pem')),
+      cert: readFileSync(join(dir, 'cert.pem')),
+      ALPNProtocols: ['acme-tls/1'],
+    });
+    server.on('secureConnection', (socket) => socket.end());
+    await new Promise<void>((resolve) => server.listen(tlsAlpn01Port, '127.0.0.1', resolve));
+    try {
+      const c = await TestAcmeClient.create(directory, system.ca);
+      await c.register();
+      const order = await c.post((await c.directory()).newOrder, {
+        identifiers: [{ type: 'dns', value: 'no-ext.localhost' }],
+      });
+      const authzUrl = order.json.authorizations[0];
+      const authz = (await c.post(authzUrl, '')).json;
+      expect(authz.challenges.map((ch: { type: string }) => ch.type).sort()).toEqual([
+        'dns-01',
+        'http-01',
+        'tls-alpn-01',
+      ]);
+      const challenge = authz.challenges.find((ch: { type: string }) => ch.type === 'tls-alpn-01');
+      await c.post(challenge.url, {});
+      let status = 'pending';
+      for (let i = 0; i < 100 && status === 'pending'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        status = (await c.post(authzUrl, '')).json.status;
+      }
+      expect(status).toBe('invalid');
+      const failed = (await c.post(authzUrl, '')).json.challenges.find(
+        (ch: { type: string }) => ch.type === 'tls-alpn-01',
+      );
+      expect(failed.error.type).toBe('urn:ietf:params:acme:error:unauthorized');
+      expect(failed.error.detail).toMatch(/acmeIdentifier/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

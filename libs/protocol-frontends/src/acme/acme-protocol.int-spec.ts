@@ -346,7 +346,7 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     await c.register();
     const answer = await order(c, [{ type: 'ip', value: '127.0.0.2' }]);
     const authz = (await c.post(answer.json.authorizations[0], '')).json;
-    expect(authz.challenges.map((ch: { type: string }) => ch.type)).toEqual(['http-01']);
+    expect(authz.challenges.map((ch: { type: string }) => ch.type)).toEqual(['http-01', 'tls-alpn-01']);
   });
 
   it('orders dns and ip identifiers: finalize before ready is orderNotReady, a mismatched CSR is badCSR, then issues', async () => {

@@ -10,6 +10,7 @@ import {
   AcmeChallengeRow,
   AcmeOrderRow,
   CertificateStore,
+  EabKeyStore,
   NonceStore,
   RateLimitStore,
   OrderStore,
@@ -22,7 +23,10 @@ import {
   acmeNotFound,
   authenticateAcmeRequest,
   challengeTypesFor,
+  AcmeProfileSettings,
   checkCsrAgainstOrder,
+  checkIdentifiersForProfile,
+  checkExternalAccountBinding,
   checkNewAccountPayload,
   checkContacts,
   checkKeyChange,
@@ -44,11 +48,13 @@ import {
   suggestedRenewalWindow,
 } from '@certlane/protocol-frontends-domain';
 import { AcmeHttpRequest, AcmeHttpResponse, json, PEM_CHAIN_CONTENT_TYPE, problem } from './acme-http';
-import { AcmeUrls, DEFAULT_ACME_PROFILE, locate } from './acme-urls';
+import { AcmeProfiles } from './acme-profiles';
+import { AcmeUrls, locate } from './acme-urls';
+import { EabKeyBox } from './eab-key-box';
 
 /** What the ACME server needs from the issuance service (over the bus in the service). */
 export interface AcmeIssuer {
-  issue(input: { csrPem: string; issuerId?: string }): Promise<{
+  issue(input: { csrPem: string; issuerId?: string; validityDays?: number }): Promise<{
     issuer_id: string;
     serial_hex: string;
     full_pem: string;
@@ -76,6 +82,10 @@ export interface AcmeServerDependencies {
   validationLeaseMs?: number;
   /** Records an audit event (spec 6.1) in the transaction of the change it describes. */
   audit?: (executor: SqlExecutor, record: AuditRecord) => Promise<unknown>;
+  /** Opens the sealed HMAC keys of external account binding; without it no binding is accepted. */
+  eabKeys?: EabKeyBox;
+  /** newAccount needs an external account binding (RFC 8555 7.3.4). */
+  externalAccountRequired?: boolean;
   /** Reports a failure the client only sees as serverInternal (or not at all: background validation). */
   onBackgroundError?: (error: unknown) => void;
 }
@@ -90,9 +100,14 @@ const REVOCATION_REASONS: Record<number, string> = {
 };
 
 /** The challenge types this server validates today. */
-const OFFERED_CHALLENGES = ['http-01', 'dns-01'] as const;
+const OFFERED_CHALLENGES = ['http-01', 'dns-01', 'tls-alpn-01'] as const;
 
-type Handler = (request: AcmeHttpRequest, urls: AcmeUrls, id?: string) => Promise<AcmeHttpResponse>;
+type Handler = (
+  request: AcmeHttpRequest,
+  urls: AcmeUrls,
+  id: string | undefined,
+  profile: AcmeProfileSettings,
+) => Promise<AcmeHttpResponse>;
 
 /**
  * The ACME server (RFC 8555) over the stores of libs/protocol-frontends/data-access: one method,
@@ -104,8 +119,14 @@ export class AcmeServer {
   private readonly accounts: AccountStore;
   private readonly orders: OrderStore;
   private readonly certificates: CertificateStore;
+  private readonly profiles: AcmeProfiles;
 
   constructor(private readonly deps: AcmeServerDependencies) {
+    this.profiles = new AcmeProfiles(deps.executor, {
+      issuerId: deps.issuerId,
+      externalAccountRequired: deps.externalAccountRequired,
+      newOrdersPerHour: deps.newOrdersPerHour,
+    });
     this.nonces = new NonceStore(deps.executor);
     this.accounts = new AccountStore(deps.executor);
     this.orders = new OrderStore(deps.executor);
@@ -117,8 +138,9 @@ export class AcmeServer {
     let response: AcmeHttpResponse;
     try {
       if (!location) throw acmeNotFound('resource');
-      if (location.profile !== DEFAULT_ACME_PROFILE) throw acmeNotFound(`ACME profile ${location.profile}`);
-      response = await this.route(request, new AcmeUrls(location), location.resource);
+      const profile = await this.profiles.get(location.profile);
+      if (!profile) throw acmeNotFound(`ACME profile ${location.profile}`);
+      response = await this.route(request, new AcmeUrls(location), location.resource, profile);
     } catch (error) {
       if (!(error instanceof AcmeProblem)) this.deps.onBackgroundError?.(error);
       response = problem(
@@ -135,12 +157,17 @@ export class AcmeServer {
     return response;
   }
 
-  private async route(request: AcmeHttpRequest, urls: AcmeUrls, resource: string): Promise<AcmeHttpResponse> {
+  private async route(
+    request: AcmeHttpRequest,
+    urls: AcmeUrls,
+    resource: string,
+    profile: AcmeProfileSettings,
+  ): Promise<AcmeHttpResponse> {
     const [name, id, sub, ...rest] = resource.split('/');
     if (rest.length) throw acmeNotFound('resource');
     const method = request.method.toUpperCase();
     if (name === 'directory' && id === undefined)
-      return this.onlyFor(method, ['GET'], () => this.directory(urls));
+      return this.onlyFor(method, ['GET'], () => this.directory(urls, profile));
     if (name === 'new-nonce' && id === undefined) {
       return this.onlyFor(method, ['GET', 'HEAD'], async () => ({
         status: method === 'HEAD' ? 200 : 204,
@@ -150,7 +177,7 @@ export class AcmeServer {
     if (name === 'renewal-info' && id !== undefined && sub === undefined)
       return this.onlyFor(method, ['GET'], () => this.renewalInfo(id));
     const post = (handler: Handler, identifier?: string) =>
-      this.onlyFor(method, ['POST'], () => handler(request, urls, identifier));
+      this.onlyFor(method, ['POST'], () => handler(request, urls, identifier, profile));
     if (id === undefined) {
       if (name === 'new-account') return post(this.newAccount);
       if (name === 'new-order') return post(this.newOrder);
@@ -182,7 +209,8 @@ export class AcmeServer {
     return answer();
   }
 
-  private async directory(urls: AcmeUrls): Promise<AcmeHttpResponse> {
+  private async directory(urls: AcmeUrls, profile: AcmeProfileSettings): Promise<AcmeHttpResponse> {
+    const profiles = await this.profiles.all();
     return json(200, {
       newNonce: urls.url('new-nonce'),
       newAccount: urls.url('new-account'),
@@ -191,9 +219,11 @@ export class AcmeServer {
       keyChange: urls.url('key-change'),
       renewalInfo: urls.url('renewal-info'),
       meta: {
-        externalAccountRequired: false,
+        externalAccountRequired: profile.externalAccountRequired,
         // draft-ietf-acme-profiles: the profiles a newOrder may name.
-        profiles: { [DEFAULT_ACME_PROFILE]: 'The default profile: the issuer configured for ACME.' },
+        profiles: Object.fromEntries(
+          profiles.map(({ settings }) => [settings.id, settings.description || `The ${settings.id} profile`]),
+        ),
       },
     });
   }
@@ -224,42 +254,83 @@ export class AcmeServer {
     return { ...authenticated, accountRow };
   }
 
-  private readonly newAccount: Handler = async (request, urls) => {
+  private readonly newAccount: Handler = async (request, urls, _id, profile) => {
     const { payload, jwk } = await this.authenticate(request, urls, 'jwk');
     if (payload.postAsGet) throw new AcmeProblem('malformed', 'newAccount needs a payload');
     const input = checkNewAccountPayload(payload.json, { termsOfServiceRequired: false });
-    if (payload.json.externalAccountBinding !== undefined)
-      throw new AcmeProblem('malformed', 'external account binding is not supported yet');
     const thumbprint = await jwkThumbprint(jwk);
-    if (input.onlyReturnExisting) {
-      const existing = await this.accounts.byThumbprint(thumbprint);
-      // RFC 8555 7.3.1: onlyReturnExisting for an unknown key is accountDoesNotExist.
-      if (!existing) throw new AcmeProblem('accountDoesNotExist', 'no account exists for this key');
-      return this.accountAnswer(existing, urls, 200);
-    }
+    const existing = await this.accounts.byThumbprint(thumbprint);
+    // RFC 8555 7.3.1: a key that has an account gets it back (200), binding or not.
+    if (existing) return this.accountAnswer(existing, urls, 200);
+    // RFC 8555 7.3.1: onlyReturnExisting for an unknown key is accountDoesNotExist.
+    if (input.onlyReturnExisting)
+      throw new AcmeProblem('accountDoesNotExist', 'no account exists for this key');
+    const binding = await this.externalAccountBinding(
+      payload.json.externalAccountBinding,
+      request,
+      jwk,
+      profile.externalAccountRequired,
+    );
     const { account, created } = await this.deps.transaction(async (executor) => {
       const outcome = await new AccountStore(executor).createOrFind({
         jwk,
         thumbprint,
         contact: input.contact,
         termsOfServiceAgreed: input.termsOfServiceAgreed,
+        ...(binding ? { binding: { eabKeyId: binding.id, owner: binding.owner, team: binding.team } } : {}),
       });
-      if (outcome.created)
-        await this.audit(
-          executor,
-          AuditAction.AcmeAccountCreated,
-          'acme_account',
-          outcome.account.id,
-          outcome.account.id,
-          {
-            contact: input.contact,
-            jwk_thumbprint: thumbprint,
-          },
-        );
+      if (!outcome.created) return outcome;
+      // Single use: of two newAccounts with one key id, the second finds it bound (and rolls back).
+      if (binding && !(await new EabKeyStore(executor).bind(binding.id, outcome.account.id)))
+        throw new AcmeProblem('unauthorized', 'the external account key is already bound or was revoked');
+      await this.audit(
+        executor,
+        AuditAction.AcmeAccountCreated,
+        'acme_account',
+        outcome.account.id,
+        outcome.account.id,
+        {
+          contact: input.contact,
+          jwk_thumbprint: thumbprint,
+          ...(binding ? { eab_key_id: binding.id } : {}),
+        },
+      );
       return outcome;
     });
     return this.accountAnswer(account, urls, created ? 201 : 200);
   };
+
+  /**
+   * RFC 8555 7.3.4: the binding of a newAccount, checked against an unused, unrevoked EAB key;
+   * without one, `externalAccountRequired` when the server requires it.
+   */
+  private async externalAccountBinding(
+    value: unknown,
+    request: AcmeHttpRequest,
+    jwk: JWK,
+    required: boolean,
+  ): Promise<{ id: string; owner: string | null; team: string | null } | null> {
+    if (value === undefined) {
+      if (required)
+        throw new AcmeProblem('externalAccountRequired', 'this server requires an external account binding');
+      return null;
+    }
+    const box = this.deps.eabKeys;
+    if (!box) throw new AcmeProblem('malformed', 'this server offers no external account binding');
+    const keys = new EabKeyStore(this.deps.executor);
+    let key: Awaited<ReturnType<EabKeyStore['byId']>> = null;
+    await checkExternalAccountBinding(
+      value,
+      { url: `${request.origin}${request.path}`, accountJwk: jwk },
+      async (id) => {
+        key = await keys.byId(id);
+        if (!key || key.revoked_at || key.bound_account_id) return null;
+        return box.open(key.id, key.hmac_sealed);
+      },
+    );
+    const bound = key!;
+    return { id: bound.id, owner: bound.owner, team: bound.team };
+  }
 
   private accountAnswer(account: AcmeAccountRow, urls: AcmeUrls, status: number): AcmeHttpResponse {
     return json(status, accountObject(account, urls), { Location: urls.account(account.id) });
@@ -325,14 +396,20 @@ export class AcmeServer {
     return json(200, { orders: ids.map((orderId) => urls.order(orderId)) });
   };
 
-  private readonly newOrder: Handler = async (request, urls) => {
-    const { payload, account } = await this.authenticate(request, urls, 'kid');
+  private readonly newOrder: Handler = async (request, urls, _id, urlProfile) => {
+    const { payload, account, accountRow } = await this.authenticate(request, urls, 'kid');
     if (payload.postAsGet) throw new AcmeProblem('malformed', 'newOrder needs a payload');
     if (payload.json.notBefore !== undefined || payload.json.notAfter !== undefined)
       throw new AcmeProblem('malformed', 'notBefore and notAfter are not supported by this profile');
-    if (payload.json.profile !== undefined && payload.json.profile !== DEFAULT_ACME_PROFILE)
-      throw new AcmeProblem('malformed', `unknown profile ${String(payload.json.profile)}`);
-    const identifiers = checkOrderIdentifiers(payload.json.identifiers, { allowIp: true });
+    const profile = await this.orderProfile(payload.json.profile, urlProfile);
+    // An account made without a binding does not reach a profile that requires one.
+    if (profile.externalAccountRequired && !accountRow?.eab_key_id)
+      throw new AcmeProblem(
+        'unauthorized',
+        `profile ${profile.id} requires an account created with an external account binding`,
+      );
+    const identifiers = checkOrderIdentifiers(payload.json.identifiers, { allowIp: profile.allowIp });
+    checkIdentifiersForProfile(identifiers, profile);
     const replaces = await this.checkReplaces(payload.json.replaces, account!.id, identifiers);
     const unreachable = identifiers.filter((i) => challengeTypesFor(i, OFFERED_CHALLENGES).length === 0);
     if (unreachable.length)
@@ -349,14 +426,14 @@ export class AcmeServer {
       );
     const now = new Date();
     const { order } = await this.deps.transaction(async (executor) => {
-      const limit = await new RateLimitStore(executor).take(`new-orders:${account!.id}`, {
-        limit: this.deps.newOrdersPerHour ?? 300,
+      const limit = await new RateLimitStore(executor).take(`new-orders:${profile.id}:${account!.id}`, {
+        limit: profile.newOrdersPerHour,
         windowMs: 3600_000,
       });
       if (!limit.ok) throw limit.problem;
       const created = await new OrderStore(executor).create({
         accountId: account!.id,
-        profileId: DEFAULT_ACME_PROFILE,
+        profileId: profile.id,
         identifiers,
         expiresAt: (reused) => orderExpiry(now, reused),
         authorizationExpiresAt: new Date(now.getTime() + DEFAULT_ACME_LIFETIMES.pendingMs),
@@ -366,7 +443,7 @@ export class AcmeServer {
       });
       await this.audit(executor, AuditAction.AcmeOrderCreated, 'acme_order', created.order.id, account!.id, {
         identifiers,
-        profile: DEFAULT_ACME_PROFILE,
+        profile: profile.id,
       });
       return created;
     });
@@ -376,6 +453,18 @@ export class AcmeServer {
       Location: urls.order(order.id),
     });
   };
+
+  /**
+   * draft-ietf-acme-profiles: a newOrder's `profile` names one of the directory's profiles (else
+   * invalidProfile); without it, the order is under the profile of the URL it was sent to.
+   */
+  private async orderProfile(raw: unknown, urlProfile: AcmeProfileSettings): Promise<AcmeProfileSettings> {
+    if (raw === undefined || raw === urlProfile.id) return urlProfile;
+    if (typeof raw !== 'string') throw new AcmeProblem('malformed', 'profile must be a string');
+    const named = await this.profiles.get(raw);
+    if (!named) throw new AcmeProblem('invalidProfile', `there is no profile ${raw}`);
+    return named;
+  }
 
   /**
    * RFC 9773 5: `replaces` names a certificate of this account (by its renewal id) that shares an
@@ -422,6 +511,7 @@ export class AcmeServer {
       status,
       expires: order.expires_at.toISOString(),
       identifiers: order.identifiers,
+      profile: order.profile_id,
       authorizations: authorizations.map((a) => urls.authz(a.id)),
       finalize: urls.finalize(order.id),
       ...(certificate ? { certificate: urls.certificate(certificate.id) } : {}),
@@ -581,8 +671,11 @@ export class AcmeServer {
   }
 
   private readonly finalize: Handler = async (request, urls, id) => {
-    const { account, payload } = await this.authenticate(request, urls, 'kid');
+    const { account, accountRow, payload } = await this.authenticate(request, urls, 'kid');
     const order = await this.ownOrder(account!.id, id!);
+    const profile = await this.profiles.get(order.profile_id);
+    if (!profile)
+      throw new AcmeProblem('invalidProfile', `the profile ${order.profile_id} of this order is gone`);
     if (payload.postAsGet || typeof payload.json.csr !== 'string')
       throw new AcmeProblem('malformed', 'finalize needs {"csr": <base64url DER>}');
     const status = effectiveOrderStatus(timed(order), new Date());
@@ -612,7 +705,11 @@ export class AcmeServer {
     if (!(await this.orders.setOrderStatus(order.id, 'ready', 'processing')))
       throw new AcmeProblem('orderNotReady', 'the order is not ready (it is being finalized already)');
     try {
-      const issued = await this.deps.issuer.issue({ csrPem, issuerId: this.deps.issuerId });
+      const issued = await this.deps.issuer.issue({
+        csrPem,
+        ...(profile.issuerId ? { issuerId: profile.issuerId } : {}),
+        ...(profile.validityDays ? { validityDays: profile.validityDays } : {}),
+      });
       const leaf = parseCertificates(issued.full_pem)[0];
       await this.deps.transaction(async (executor) => {
         await new CertificateStore(executor).insert({
@@ -637,6 +734,10 @@ export class AcmeServer {
             order_id: order.id,
             identifiers: order.identifiers,
             not_after: issued.not_after,
+            profile: profile.id,
+            // Who owns it: the account's EAB key's owner and team, else the profile's.
+            owner: accountRow?.owner ?? profile.owner,
+            team: accountRow?.team ?? profile.team,
           },
         );
       });

@@ -15,8 +15,10 @@ import {
 import { NonceStore, OrderStore, RateLimitStore } from '@certlane/protocol-frontends-data-access';
 import { AcmeProblem } from '@certlane/protocol-frontends-domain';
 import { AcmeServer } from './acme-server';
+import { EabKeyBox } from './eab-key-box';
 import { validateDns01 } from './dns01-validator';
 import { validateHttp01 } from './http01-validator';
+import { validateTlsAlpn01 } from './tls-alpn01-validator';
 
 const SWEEP_INTERVAL_MS = 10_000;
 
@@ -47,11 +49,14 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       audit: (executor, record) => outbox.audit(executor, record),
       issuerId: config.acme.issuerId,
       newOrdersPerHour: config.acme.newOrdersPerHour,
+      eabKeys: new EabKeyBox(config.configEncryptionKey),
+      externalAccountRequired: config.acme.externalAccountRequired,
       issuer: {
-        issue: ({ csrPem, issuerId }) =>
+        issue: ({ csrPem, issuerId, validityDays }) =>
           bus.request('issuance.v1.issue-certificate', {
             csr_pem: csrPem,
             ...(issuerId ? { issuer_id: issuerId } : {}),
+            ...(validityDays ? { validity_days: validityDays } : {}),
           }),
         revoke: async ({ issuerId, serialHex, reason }) => {
           await bus.request('issuance.v1.revoke-certificate', {
@@ -72,6 +77,11 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
           return validateDns01(identifier, keyAuth, {
             resolvers: config.acme.dnsResolvers,
             timeoutMs: 5_000,
+          });
+        if (challenge.type === 'tls-alpn-01')
+          return validateTlsAlpn01(identifier, keyAuth, {
+            port: config.acme.tlsAlpn01Port,
+            timeoutMs: 10_000,
           });
         return { ok: false, problem: unsupported(challenge.type) };
       },
@@ -130,7 +140,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
   }
 }
 
-/** tls-alpn-01 is not offered yet; a stored challenge of another type cannot be validated. */
+/** A stored challenge of a type this server does not validate (none is offered). */
 function unsupported(type: string): AcmeProblem {
   return new AcmeProblem('serverInternal', `${type} validation is not available`);
 }

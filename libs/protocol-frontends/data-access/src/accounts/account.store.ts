@@ -10,10 +10,16 @@ export interface AcmeAccountRow {
   status: AccountStatus;
   contact: string[];
   terms_of_service_agreed: boolean;
+  /** The EAB key the account was created with (RFC 8555 7.3.4), and the owner and team it gave. */
+  eab_key_id: string | null;
+  owner: string | null;
+  team: string | null;
   created_at: Date;
+  updated_at: Date;
 }
 
-const COLUMNS = 'id, jwk, jwk_thumbprint, status, contact, terms_of_service_agreed, created_at';
+const COLUMNS =
+  'id, jwk, jwk_thumbprint, status, contact, terms_of_service_agreed, eab_key_id, owner, team, created_at, updated_at';
 
 /** ACME accounts (RFC 8555 7.3), one per key thumbprint. */
 export class AccountStore {
@@ -28,17 +34,21 @@ export class AccountStore {
     thumbprint: string;
     contact: string[];
     termsOfServiceAgreed: boolean;
+    binding?: { eabKeyId: string; owner: string | null; team: string | null };
   }): Promise<{ account: AcmeAccountRow; created: boolean }> {
     const inserted = await rowsOf<AcmeAccountRow>(
       this.executor,
-      `INSERT INTO acme_accounts (id, jwk, jwk_thumbprint, contact, terms_of_service_agreed)
-       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (jwk_thumbprint) DO NOTHING RETURNING ${COLUMNS}`,
+      `INSERT INTO acme_accounts (id, jwk, jwk_thumbprint, contact, terms_of_service_agreed, eab_key_id, owner, team)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (jwk_thumbprint) DO NOTHING RETURNING ${COLUMNS}`,
       [
         randomId(),
         JSON.stringify(input.jwk),
         input.thumbprint,
         JSON.stringify(input.contact),
         input.termsOfServiceAgreed,
+        input.binding?.eabKeyId ?? null,
+        input.binding?.owner ?? null,
+        input.binding?.team ?? null,
       ],
     );
     if (inserted.length) return { account: inserted[0], created: true };
@@ -54,6 +64,36 @@ export class AccountStore {
       [id],
     );
     return rows[0] ?? null;
+  }
+
+  /** A page of accounts, newest first, optionally of one status, with the total. */
+  async list(page: {
+    offset: number;
+    limit: number;
+    status?: AccountStatus;
+  }): Promise<{ rows: (AcmeAccountRow & { order_count: number })[]; total: number }> {
+    const where = page.status ? 'WHERE status = $1' : 'WHERE $1::text IS NULL';
+    const [rows, counted] = await Promise.all([
+      rowsOf<AcmeAccountRow & { order_count: number }>(
+        this.executor,
+        `SELECT ${COLUMNS}, (SELECT count(*)::int FROM acme_orders o WHERE o.account_id = a.id) AS order_count
+         FROM acme_accounts a ${where} ORDER BY created_at DESC, id LIMIT $2 OFFSET $3`,
+        [page.status ?? null, page.limit, page.offset],
+      ),
+      rowsOf<{ n: number }>(this.executor, `SELECT count(*)::int AS n FROM acme_accounts ${where}`, [
+        page.status ?? null,
+      ]),
+    ]);
+    return { rows, total: counted[0]?.n ?? 0 };
+  }
+
+  async orderCount(id: string): Promise<number> {
+    const rows = await rowsOf<{ n: number }>(
+      this.executor,
+      'SELECT count(*)::int AS n FROM acme_orders WHERE account_id = $1',
+      [id],
+    );
+    return rows[0]?.n ?? 0;
   }
 
   async byThumbprint(thumbprint: string): Promise<AcmeAccountRow | null> {

@@ -3,7 +3,10 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 export const ACME_ERROR_NAMESPACE = 'urn:ietf:params:acme:error:';
 
-/** The error types of RFC 8555 6.7 (table of "urn:ietf:params:acme:error:" suffixes), and RFC 9773's alreadyReplaced. */
+/**
+ * The error types of RFC 8555 6.7 (table of "urn:ietf:params:acme:error:" suffixes), RFC 9773's
+ * alreadyReplaced and draft-ietf-acme-profiles' invalidProfile.
+ */
 export const ACME_PROBLEM_TYPES = [
   'accountDoesNotExist',
   'alreadyReplaced',
@@ -20,6 +23,7 @@ export const ACME_PROBLEM_TYPES = [
   'externalAccountRequired',
   'incorrectResponse',
   'invalidContact',
+  'invalidProfile',
   'malformed',
   'orderNotReady',
   'rateLimited',
@@ -53,6 +57,7 @@ const STATUS: Record<AcmeProblemType, number> = {
   externalAccountRequired: 401,
   incorrectResponse: 403,
   invalidContact: 400,
+  invalidProfile: 400,
   malformed: 400,
   orderNotReady: 403,
   rateLimited: 429,

@@ -1,0 +1,70 @@
+import { AcmeProblem } from '../problems/acme-problem';
+import { acmeProfileProblems, checkIdentifiersForProfile } from './acme-profile';
+
+const profile = (rules: { allowIp?: boolean; allowedDomains?: string[]; deniedDomains?: string[] }) => ({
+  id: 'web',
+  allowIp: rules.allowIp ?? true,
+  allowedDomains: rules.allowedDomains ?? [],
+  deniedDomains: rules.deniedDomains ?? [],
+});
+
+function refusal(fn: () => void): AcmeProblem {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof AcmeProblem) return error;
+    throw error;
+  }
+  throw new Error('nothing was refused');
+}
+
+describe('ACME profile identifier rules', () => {
+  const dns = (value: string) => ({ type: 'dns' as const, value });
+  const ip = (value: string) => ({ type: 'ip' as const, value });
+
+  it('allows anything without lists', () => {
+    expect(() =>
+      checkIdentifiersForProfile([dns('a.example.com'), ip('192.0.2.1')], profile({})),
+    ).not.toThrow();
+  });
+
+  it('allows a domain and the names under it, and nothing else, when allowedDomains is set', () => {
+    const rules = profile({ allowedDomains: ['example.com'] });
+    expect(() =>
+      checkIdentifiersForProfile([dns('example.com'), dns('a.b.example.com'), dns('*.example.com')], rules),
+    ).not.toThrow();
+    const problem = refusal(() =>
+      checkIdentifiersForProfile([dns('example.org'), dns('badexample.com')], rules),
+    );
+    expect(problem.type).toBe('rejectedIdentifier');
+    expect(problem.extra.subproblems?.map((s) => s.identifier?.value)).toEqual([
+      'example.org',
+      'badexample.com',
+    ]);
+  });
+
+  it('refuses a denied domain even inside an allowed one, wildcards by their base name', () => {
+    const rules = profile({ allowedDomains: ['example.com'], deniedDomains: ['internal.example.com'] });
+    expect(refusal(() => checkIdentifiersForProfile([dns('*.internal.example.com')], rules)).type).toBe(
+      'rejectedIdentifier',
+    );
+    expect(refusal(() => checkIdentifiersForProfile([dns('internal.example.com')], rules)).detail).toContain(
+      'internal.example.com',
+    );
+  });
+
+  it('refuses IP identifiers where the profile does not allow them', () => {
+    expect(
+      refusal(() => checkIdentifiersForProfile([ip('192.0.2.1')], profile({ allowIp: false }))).type,
+    ).toBe('rejectedIdentifier');
+  });
+
+  it('checks the domain lists', () => {
+    expect(acmeProfileProblems({ allowedDomains: ['example.com', 'localhost'], deniedDomains: [] })).toEqual(
+      [],
+    );
+    expect(
+      acmeProfileProblems({ allowedDomains: ['Example.com'], deniedDomains: ['*.x.com', ''] }),
+    ).toHaveLength(3);
+  });
+});

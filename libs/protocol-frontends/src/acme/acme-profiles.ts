@@ -1,0 +1,91 @@
+import { AcmeProfileDto } from '@certlane/contracts';
+import { SqlExecutor } from '@certlane/platform';
+import { AcmeProfileRow, AcmeProfileStore } from '@certlane/protocol-frontends-data-access';
+import { AcmeProfileSettings } from '@certlane/protocol-frontends-domain';
+import { DEFAULT_ACME_PROFILE } from './acme-urls';
+
+/** What the `default` profile is while no row of that id is stored: the SERVICE_ACME_* settings. */
+export interface DefaultProfileSettings {
+  issuerId?: string;
+  externalAccountRequired?: boolean;
+  newOrdersPerHour?: number;
+}
+
+export function defaultProfile(defaults: DefaultProfileSettings): AcmeProfileSettings {
+  return {
+    id: DEFAULT_ACME_PROFILE,
+    description: 'The default profile',
+    issuerId: defaults.issuerId ?? null,
+    validityDays: null,
+    allowIp: true,
+    allowedDomains: [],
+    deniedDomains: [],
+    externalAccountRequired: defaults.externalAccountRequired ?? false,
+    newOrdersPerHour: defaults.newOrdersPerHour ?? 300,
+    owner: null,
+    team: null,
+  };
+}
+
+export function profileSettings(row: AcmeProfileRow): AcmeProfileSettings {
+  return {
+    id: row.id,
+    description: row.description,
+    issuerId: row.issuer_id,
+    validityDays: row.validity_days,
+    allowIp: row.allow_ip,
+    allowedDomains: [...row.allowed_domains],
+    deniedDomains: [...row.denied_domains],
+    externalAccountRequired: row.external_account_required,
+    newOrdersPerHour: row.new_orders_per_hour,
+    owner: row.owner,
+    team: row.team,
+  };
+}
+
+export function acmeProfileDto(settings: AcmeProfileSettings, row: AcmeProfileRow | null): AcmeProfileDto {
+  const iso = (value: Date | undefined) => (value ? new Date(value).toISOString() : null);
+  return {
+    id: settings.id,
+    description: settings.description,
+    issuer_id: settings.issuerId,
+    validity_days: settings.validityDays,
+    allow_ip: settings.allowIp,
+    allowed_domains: settings.allowedDomains,
+    denied_domains: settings.deniedDomains,
+    external_account_required: settings.externalAccountRequired,
+    new_orders_per_hour: settings.newOrdersPerHour,
+    owner: settings.owner,
+    team: settings.team,
+    directory_path:
+      settings.id === DEFAULT_ACME_PROFILE ? '/acme/directory' : `/acme/profile/${settings.id}/directory`,
+    stored: row !== null,
+    created_at: iso(row?.created_at),
+    updated_at: iso(row?.updated_at),
+  };
+}
+
+/** The ACME profiles in force: the stored ones, and `default` from the settings unless stored. */
+export class AcmeProfiles {
+  constructor(
+    private readonly executor: SqlExecutor,
+    private readonly defaults: DefaultProfileSettings,
+  ) {}
+
+  async get(id: string): Promise<AcmeProfileSettings | null> {
+    const row = await new AcmeProfileStore(this.executor).get(id);
+    if (row) return profileSettings(row);
+    return id === DEFAULT_ACME_PROFILE ? defaultProfile(this.defaults) : null;
+  }
+
+  /** Every profile, `default` first. */
+  async all(): Promise<{ settings: AcmeProfileSettings; row: AcmeProfileRow | null }[]> {
+    const rows = await new AcmeProfileStore(this.executor).list();
+    const stored = rows.map((row) => ({ settings: profileSettings(row), row }));
+    const storedDefault = stored.find((p) => p.settings.id === DEFAULT_ACME_PROFILE);
+    return [
+      storedDefault ?? { settings: defaultProfile(this.defaults), row: null },
+      ...stored.filter((p) => p !== storedDefault),
+    ];
+  }
+}
