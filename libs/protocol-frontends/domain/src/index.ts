@@ -20,3 +20,4 @@ export * from './est/est-password';
 export * from './est/trust-bundle';
 export * from './est/est-wire';
 export * from './est/csr-policy';
+export * from './est/est-binding-rules';

@@ -182,18 +182,32 @@ describe('EST server (Basic)', () => {
     });
   });
 
-  it('RFC 8951 3: simplereenroll takes base64 DER in CRLF lines', async () => {
-    const { der } = csr('renewed');
+  it('RFC 8951 3: simpleenroll takes base64 DER in CRLF lines', async () => {
+    const { der } = csr('crlf');
     const body = (der.toString('base64').match(/.{1,64}/g) ?? []).join('\r\n') + '\r\n';
     const response = await server(replicaB).handle({
       method: 'POST',
-      path: '/.well-known/est/routers/simplereenroll',
+      path: '/.well-known/est/routers/simpleenroll',
       body,
       authorization: AUTH(),
     });
     expect(response.status).toBe(200);
-    expect(printCerts(response)).toEqual(['subject=CN = renewed.example']);
-    expect((await counters()).get('est_simple_reenroll_success')).toBe(1);
+    expect(printCerts(response)).toEqual(['subject=CN = crlf.example']);
+    expect((await counters()).get('est_simple_enroll_success')).toBe(2);
+  });
+
+  it('RFC 7030 4.2.2: simplereenroll over Basic has no certificate being renewed: 403, est_simple_reenroll_failed', async () => {
+    const response = await server(replicaB).handle({
+      method: 'POST',
+      path: '/.well-known/est/routers/simplereenroll',
+      body: csr('renewed').pem,
+      authorization: AUTH(),
+    });
+    expect([response.status, response.body]).toEqual([
+      403,
+      expect.stringContaining('/.well-known/est-mtls/routers/'),
+    ]);
+    expect((await counters()).get('est_simple_reenroll_failed')).toBe(1);
   });
 
   it('RFC 7030 3.2.3: a wrong password is 401, est_auth_failed_basic, counted', async () => {
