@@ -40,8 +40,8 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
   const newServer = () =>
     new EstServer({
       executor: db,
-      audit: async (record) => {
-        audit.push(record);
+      audit: async (records) => {
+        audit.push(...records);
       },
       issue: async ({ csrPem }) => {
         const request = new x509.Pkcs10CertificateRequest(csrPem);
@@ -59,7 +59,7 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
         return { certificatePem: cert.toString('pem') };
       },
       caCertificates: async () => [caCert.toString('pem')],
-      requiredAttributes: async () => [],
+      certificateProfile: async () => null,
     });
 
   /** A device key and certificate issued by `issuer` (a CA made by `ca`), subject and SAN given. */

@@ -1,14 +1,16 @@
 import { createHash, createPublicKey, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { AuditRecord, EstProfileOutcome } from '@certlane/contracts';
+import { AuditRecord, EstProfileOutcome, legacyEstCode } from '@certlane/contracts';
 import { PresentedTls, SqlExecutor, verifyClientCertificate } from '@certlane/platform';
 import { EstProfileRow, EstProfileStore } from '@certlane/protocol-frontends-data-access';
 import {
   base64Body,
   basicChallenge,
+  CertificateProfileRules,
   certsOnly,
   channelBindingProblem,
   CsrFacts,
+  CSR_ATTRIBUTE_OIDS,
   csrAttrs,
   csrPolicyProblems,
   decodeCsrBody,
@@ -49,13 +51,17 @@ export interface EstHttpResponse {
 
 export interface EstServerDeps {
   executor: SqlExecutor;
-  audit(record: AuditRecord): Promise<void>;
+  /** Writes the records together (one transaction). */
+  audit(records: readonly AuditRecord[]): Promise<void>;
   /** Issues a certificate for a CSR through the profile's issuer: the leaf PEM. */
   issue(input: { csrPem: string; profile: EstProfileRow }): Promise<{ certificatePem: string }>;
   /** The CA certificates of the profile's issuer, issuing CA first (cacerts, RFC 7030 4.1). */
   caCertificates(profile: EstProfileRow): Promise<string[]>;
-  /** The attribute names the profile's certificate profile requires (csrattrs). */
-  requiredAttributes(profile: EstProfileRow): Promise<string[]>;
+  /**
+   * The rules of the EST profile's certificate profile (csrattrs, the CSR policy), or null when it
+   * names none.
+   */
+  certificateProfile(profile: EstProfileRow): Promise<CertificateProfileRules | null>;
   now?: () => Date;
 }
 
@@ -133,7 +139,7 @@ export class EstServer {
     }
 
     if (operation === 'csrattrs') {
-      const der = csrAttrs(await this.deps.requiredAttributes(profile));
+      const der = csrAttrs((await this.deps.certificateProfile(profile))?.required_csr_attributes ?? []);
       // RFC 7030 4.5.2: no attributes to ask for may be answered with 204.
       if (der.length === 2) return answer(204);
       return base64Answer('application/csrattrs', der);
@@ -191,7 +197,7 @@ export class EstServer {
       }
     }
     const facts = csrFacts(csr);
-    const problems = csrPolicyProblems(facts);
+    const problems = csrPolicyProblems(facts, await this.deps.certificateProfile(profile));
     if (problems.length > 0) {
       await this.outcome(store, profile, 'est_csr_policy_violation', principal, operation, 'failure', {
         problems,
@@ -313,7 +319,7 @@ export class EstServer {
     details: Record<string, unknown> = {},
   ): Promise<void> {
     await store.tick(profile.id, code);
-    await this.deps.audit({
+    const record: AuditRecord = {
       action: code,
       event_category: code.startsWith('est_auth') || code === 'est_rate_limited' ? 'auth' : 'cert_lifecycle',
       actor_id: principal,
@@ -321,7 +327,10 @@ export class EstServer {
       resource_id: profile.id,
       outcome,
       details: { path_id: profile.path_id, operation, ...details },
-    });
+    };
+    // Spec 6.1: the legacy bare enrollment code alongside the typed one (no counter of its own).
+    const legacy = legacyEstCode(code);
+    await this.deps.audit(legacy ? [{ ...record, action: legacy }, record] : [record]);
   }
 }
 
@@ -351,27 +360,47 @@ const CURVES: Readonly<Record<string, string>> = {
   secp521r1: 'P-521',
 };
 
-/** The key, subject CN and SAN count of a parsed CSR, for the CSR policy. */
+/** What the CSR policy reads of a parsed CSR: key, names, requested EKUs and attributes. */
 export function csrFacts(csr: x509.Pkcs10CertificateRequest): CsrFacts {
   const key = createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
   const details = key.asymmetricKeyDetails ?? {};
   const type = key.asymmetricKeyType;
   const commonName = csr.subjectName.getField('CN')[0];
-  const san = csr.extensions.find(
-    (e): e is x509.SubjectAlternativeNameExtension => e instanceof x509.SubjectAlternativeNameExtension,
+  const sans = holderNames(csr).sans.map((entry) => {
+    const colon = entry.indexOf(':');
+    return { type: entry.slice(0, colon), value: entry.slice(colon + 1) };
+  });
+  const eku = csr.extensions.find(
+    (e): e is x509.ExtendedKeyUsageExtension => e instanceof x509.ExtendedKeyUsageExtension,
   );
+  const keyAlgorithm =
+    type === 'rsa' || type === 'rsa-pss'
+      ? 'RSA'
+      : type === 'ec'
+        ? 'EC'
+        : type === 'ed25519'
+          ? 'Ed25519'
+          : String(type);
+  const curve = details.namedCurve ? (CURVES[details.namedCurve] ?? details.namedCurve) : undefined;
   return {
-    keyAlgorithm:
-      type === 'rsa' || type === 'rsa-pss'
-        ? 'RSA'
-        : type === 'ec'
-          ? 'EC'
-          : type === 'ed25519'
-            ? 'Ed25519'
-            : String(type),
+    keyAlgorithm,
     ...(details.modulusLength ? { rsaBits: details.modulusLength } : {}),
-    ...(details.namedCurve ? { curve: CURVES[details.namedCurve] ?? details.namedCurve } : {}),
+    ...(curve ? { curve } : {}),
+    keyName:
+      keyAlgorithm === 'RSA'
+        ? `RSA-${details.modulusLength}`
+        : keyAlgorithm === 'EC'
+          ? `ECDSA-${(curve ?? '').replace('-', '')}`
+          : keyAlgorithm,
     ...(commonName ? { commonName } : {}),
-    sanCount: san?.names.items.length ?? 0,
+    sanCount: sans.length,
+    sans,
+    ekus: (eku?.usages ?? []).map(String),
+    attributeOids: [
+      ...[...new Set(Object.values(CSR_ATTRIBUTE_OIDS))].filter((oid) =>
+        csr.subjectName.getField(oid).some((value) => value.trim() !== ''),
+      ),
+      ...csr.attributes.map((attribute) => attribute.type),
+    ],
   };
 }
