@@ -11,6 +11,8 @@ export * from './logging/redact';
 export * from './tls/server-tls';
 export * from './tls/outbound-tls';
 export * from './tls/self-signed';
+export * from './tls/presented-tls';
+export * from './tls/client-certificate';
 export * from './database/schema-name';
 export * from './database/migrations-dir';
 export * from './database/migration-runner';

@@ -1,6 +1,6 @@
 import { All, Controller, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { MESSAGE_BUS, MessageBus, PublicRoute, readRawBody } from '@certlane/platform';
+import { MESSAGE_BUS, MessageBus, presentedTls, PublicRoute, readRawBody } from '@certlane/platform';
 import { busContext } from '../auth/actor';
 
 const MAX_EST_BODY_BYTES = 256 * 1024;
@@ -8,14 +8,14 @@ const MAX_EST_BODY_BYTES = 256 * 1024;
 /**
  * The EST paths (spec 4.11) on the one public origin when protocol-frontends runs as its own
  * process (ADR 0058, as ACME in ADR 0053): forwarded over the bus as they came, answered as
- * protocol-frontends answers. Authentication is EST's HTTP Basic, so these routes are public here.
+ * protocol-frontends answers. Authentication is EST's own (HTTP Basic, or the client certificate on `/.well-known/est-mtls/`, passed along with the connection's tls-exporter), so these routes are public here.
  */
 @Controller()
 @PublicRoute()
 export class EstForwardingController {
   constructor(@Inject(MESSAGE_BUS) private readonly bus: MessageBus) {}
 
-  @All('.well-known/est/*path')
+  @All(['.well-known/est/*path', '.well-known/est-mtls/*path'])
   async forward(@Req() request: Request, @Res() response: Response): Promise<void> {
     // A body the JSON parser already read (a client labelling it JSON) is no EST body: empty here.
     const body =
@@ -31,6 +31,7 @@ export class EstForwardingController {
         path: request.path,
         ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
         ...(body !== undefined ? { body } : {}),
+        ...presentedTls(request.socket),
       },
       { context: busContext(request) },
     );

@@ -72,6 +72,11 @@ export const AuditAction = {
   EstAuthFailedChannelBinding: 'est_auth_failed_channel_binding',
   EstRateLimited: 'est_rate_limited',
   EstCsrPolicyViolation: 'est_csr_policy_violation',
+  // The legacy bare enrollment codes (spec 6.1), written alongside the typed success/failed
+  // record of the same operation, with the same outcome (ADR 0061); no counter of their own.
+  EstSimpleEnroll: 'est_simple_enroll',
+  EstSimpleReenroll: 'est_simple_reenroll',
+  EstServerKeygen: 'est_server_keygen',
   EstProfileCreated: 'est_profile.created',
   EstProfileUpdated: 'est_profile.updated',
   EstProfileDeleted: 'est_profile.deleted',

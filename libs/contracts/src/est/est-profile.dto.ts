@@ -40,6 +40,15 @@ export const EST_PROFILE_OUTCOMES = [
 ] as const;
 export type EstProfileOutcome = (typeof EST_PROFILE_OUTCOMES)[number];
 
+/**
+ * The legacy bare enrollment code (spec 6.1) written alongside a typed enrollment outcome: the
+ * operation's code without `_success`/`_failed` (ADR 0061). Other outcomes have none.
+ */
+export function legacyEstCode(outcome: EstProfileOutcome): string | null {
+  const bare = /^(est_simple_enroll|est_simple_reenroll|est_server_keygen)_(?:success|failed)$/.exec(outcome);
+  return bare ? bare[1] : null;
+}
+
 /** A path id: the `<path_id>` segment of `/.well-known/est/<path_id>/` (RFC 7030 3.2.2 label). */
 export const EST_PATH_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const EST_RATE_LIMIT = { min: 1, max: 100_000, default: 60 } as const;

@@ -39,8 +39,21 @@ export function readTlsMaterial(paths: { certPath: string; keyPath: string }): T
   return { cert, key };
 }
 
-export function httpsServerOptions(material: TlsMaterial): SecureContextOptions {
-  return { cert: material.cert, key: material.key, minVersion: MIN_TLS_VERSION };
+/**
+ * The listener asks every client for a certificate and does not require or verify one (ADR
+ * 0061): the mutual-TLS protocol paths (EST, SCEP) check what was presented against their own
+ * per-profile anchors; everything else ignores it.
+ */
+export function httpsServerOptions(
+  material: TlsMaterial,
+): SecureContextOptions & { requestCert: boolean; rejectUnauthorized: boolean } {
+  return {
+    cert: material.cert,
+    key: material.key,
+    minVersion: MIN_TLS_VERSION,
+    requestCert: true,
+    rejectUnauthorized: false,
+  };
 }
 
 /**

@@ -23,6 +23,7 @@ export * from './est/est-password';
 export * from './est/trust-bundle';
 export * from './est/est-wire';
 export * from './est/csr-policy';
+export * from './est/est-binding-rules';
 // SCEP (issue 21; ADR 0059).
 export * from './scep/scep-challenge-password';
 export * from './scep/scep-profile-rules';

@@ -7,7 +7,7 @@ import * as x509 from '@peculiar/x509';
 import { AuditRecord } from '@certlane/contracts';
 import { runMigrations } from '@certlane/platform';
 import { EstProfileRow, EstProfileStore } from '@certlane/protocol-frontends-data-access';
-import { hashEstPassword } from '@certlane/protocol-frontends-domain';
+import { CertificateProfileRules, hashEstPassword } from '@certlane/protocol-frontends-domain';
 import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
 import { Client } from 'pg';
 import { EstHttpResponse, EstServer } from './est-server';
@@ -35,13 +35,15 @@ describe('EST server (Basic)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'est-server-'));
   const path = (name: string) => join(dir, name);
   let serial = 100;
+  /** The certificate profile the EST profile names in a test; none by default. */
+  let certificateProfile: CertificateProfileRules | null = null;
 
   const server = (executor: Client, now?: () => Date) =>
     new EstServer({
       executor,
       ...(now ? { now } : {}),
-      audit: async (record) => {
-        audit.push(record);
+      audit: async (records) => {
+        audit.push(...records);
       },
       issue: async ({ csrPem }) => {
         const csr = new x509.Pkcs10CertificateRequest(csrPem);
@@ -58,7 +60,7 @@ describe('EST server (Basic)', () => {
         return { certificatePem: cert.toString('pem') };
       },
       caCertificates: async () => [caCert.toString('pem')],
-      requiredAttributes: async () => ['commonName', 'challengePassword', 'unknownThing'],
+      certificateProfile: async () => certificateProfile,
     });
   const basic = (user: string, password: string) =>
     `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -180,20 +182,39 @@ describe('EST server (Basic)', () => {
       actor_id: 'basic:router',
       outcome: 'success',
     });
+    expect(audit.at(-2)).toMatchObject({
+      action: 'est_simple_enroll',
+      actor_id: 'basic:router',
+      outcome: 'success',
+    });
   });
 
-  it('RFC 8951 3: simplereenroll takes base64 DER in CRLF lines', async () => {
-    const { der } = csr('renewed');
+  it('RFC 8951 3: simpleenroll takes base64 DER in CRLF lines', async () => {
+    const { der } = csr('crlf');
     const body = (der.toString('base64').match(/.{1,64}/g) ?? []).join('\r\n') + '\r\n';
     const response = await server(replicaB).handle({
       method: 'POST',
-      path: '/.well-known/est/routers/simplereenroll',
+      path: '/.well-known/est/routers/simpleenroll',
       body,
       authorization: AUTH(),
     });
     expect(response.status).toBe(200);
-    expect(printCerts(response)).toEqual(['subject=CN = renewed.example']);
-    expect((await counters()).get('est_simple_reenroll_success')).toBe(1);
+    expect(printCerts(response)).toEqual(['subject=CN = crlf.example']);
+    expect((await counters()).get('est_simple_enroll_success')).toBe(2);
+  });
+
+  it('RFC 7030 4.2.2: simplereenroll over Basic has no certificate being renewed: 403, est_simple_reenroll_failed', async () => {
+    const response = await server(replicaB).handle({
+      method: 'POST',
+      path: '/.well-known/est/routers/simplereenroll',
+      body: csr('renewed').pem,
+      authorization: AUTH(),
+    });
+    expect([response.status, response.body]).toEqual([
+      403,
+      expect.stringContaining('/.well-known/est-mtls/routers/'),
+    ]);
+    expect((await counters()).get('est_simple_reenroll_failed')).toBe(1);
   });
 
   it('RFC 7030 3.2.3: a wrong password is 401, est_auth_failed_basic, counted', async () => {
@@ -218,6 +239,12 @@ describe('EST server (Basic)', () => {
     });
     expect(response.status).toBe(400);
     expect((await counters()).get('est_simple_enroll_failed')).toBe(1);
+    // Spec 6.1: the legacy bare code alongside the typed one, same outcome, no counter of its own.
+    expect(audit.slice(-2)).toEqual([
+      expect.objectContaining({ action: 'est_simple_enroll', outcome: 'failure' }),
+      expect.objectContaining({ action: 'est_simple_enroll_failed', outcome: 'failure' }),
+    ]);
+    expect((await counters()).has('est_simple_enroll')).toBe(false);
   });
 
   it('RFC 7030 4.2.1: a CSR whose signature is not by its own key is 400', async () => {
@@ -356,6 +383,11 @@ describe('EST server (Basic)', () => {
   });
 
   it('RFC 7030 4.5.2: csrattrs lists the required attributes openssl can read, unknown names dropped', async () => {
+    certificateProfile = {
+      allowed_key_algorithms: [],
+      allowed_ekus: [],
+      required_csr_attributes: ['commonName', 'challengePassword', 'unknownThing'],
+    };
     const response = await server(replicaA).handle({
       method: 'GET',
       path: '/.well-known/est/routers/csrattrs',
@@ -367,6 +399,106 @@ describe('EST server (Basic)', () => {
     openssl(['base64', '-d', '-in', path('attrs.b64'), '-out', path('attrs.der')]);
     const parsed = openssl(['asn1parse', '-inform', 'DER', '-in', path('attrs.der')]);
     expect(parsed.match(/:(commonName|challengePassword)/g)).toEqual([':commonName', ':challengePassword']);
+    certificateProfile = null;
+  });
+
+  describe("the certificate profile's rules and the SAN rules (est_csr_policy_violation)", () => {
+    /** An openssl CSR from a config: subject, requested extensions. */
+    function configured(name: string, dn: string[], extensions: string[], key = 'ec'): string {
+      writeFileSync(
+        path(`${name}.cnf`),
+        [
+          '[req]',
+          'prompt=no',
+          'distinguished_name=dn',
+          'req_extensions=ext',
+          '[dn]',
+          ...dn,
+          '[ext]',
+          ...extensions,
+        ]
+          .join('\n')
+          .concat('\n'),
+      );
+      openssl(
+        ['req', '-new', '-config', path(`${name}.cnf`), '-nodes', '-keyout', path(`${name}.key`)]
+          .concat(key === 'ec' ? ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'] : ['-newkey', key])
+          .concat(['-out', path(`${name}.csr`)]),
+      );
+      return readFileSync(path(`${name}.csr`), 'utf8');
+    }
+    let policy: EstProfileRow;
+    beforeAll(async () => {
+      policy = (await new EstProfileStore(replicaA).create('policy', {
+        ...profile,
+        rate_limit_per_minute: 1000,
+      }))!;
+    });
+    const violations = async () =>
+      (await new EstProfileStore(replicaA).counters()).get(policy.id)?.get('est_csr_policy_violation') ?? 0;
+    const enroll = (body: string) =>
+      server(replicaA).handle({
+        method: 'POST',
+        path: '/.well-known/est/policy/simpleenroll',
+        body,
+        authorization: AUTH(),
+      });
+    afterEach(() => {
+      certificateProfile = null;
+    });
+
+    it('enrolls a CSR that meets every rule of the certificate profile', async () => {
+      certificateProfile = {
+        allowed_key_algorithms: ['ECDSA-P256'],
+        allowed_ekus: ['clientAuth'],
+        required_csr_attributes: ['CN', 'O', 'clientAuth'],
+      };
+      const body = configured(
+        'meets',
+        ['CN=meets.example', 'O=Fleet'],
+        ['extendedKeyUsage=clientAuth', 'subjectAltName=DNS:meets.example,IP:192.0.2.9'],
+      );
+      expect((await enroll(body)).status).toBe(200);
+    });
+
+    it.each<[string, CertificateProfileRules | null, () => string, string]>([
+      [
+        'a key algorithm the certificate profile does not allow',
+        { allowed_key_algorithms: ['ECDSA-P384'], allowed_ekus: [], required_csr_attributes: [] },
+        () => configured('p256', ['CN=p256.example'], ['subjectAltName=DNS:p256.example']),
+        'key algorithm ECDSA-P256 is not allowed',
+      ],
+      [
+        'an EKU the certificate profile does not allow',
+        { allowed_key_algorithms: [], allowed_ekus: ['clientAuth'], required_csr_attributes: [] },
+        () => configured('eku', ['CN=eku.example'], ['extendedKeyUsage=serverAuth,clientAuth']),
+        'extended key usage 1.3.6.1.5.5.7.3.1 is not allowed',
+      ],
+      [
+        'a required attribute missing',
+        { allowed_key_algorithms: [], allowed_ekus: [], required_csr_attributes: ['O', 'clientAuth'] },
+        () => configured('noorg', ['CN=noorg.example'], ['subjectAltName=DNS:noorg.example']),
+        'requires O, clientAuth',
+      ],
+      [
+        'a wildcard DNS SAN',
+        null,
+        () => configured('wild', ['CN=wild.example'], ['subjectAltName=DNS:*.wild.example']),
+        'wildcard SAN *.wild.example',
+      ],
+      [
+        'a DNS SAN that is no host name',
+        null,
+        () => configured('badhost', ['CN=bad.example'], ['subjectAltName=DNS:bad_host..example']),
+        'is not a host name',
+      ],
+    ])('refuses %s', async (_, rules, body, why) => {
+      certificateProfile = rules;
+      const before = await violations();
+      const response = await enroll(body());
+      expect([response.status, response.body]).toEqual([400, expect.stringContaining(why)]);
+      expect(await violations()).toBe(before + 1);
+    });
   });
 
   it('spec 7: the per-principal rate limit is shared by two replicas: 429 with Retry-After, est_rate_limited', async () => {
@@ -379,12 +511,13 @@ describe('EST server (Basic)', () => {
       });
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) statuses.push((await at(i % 2 === 0 ? replicaA : replicaB, 10)).status);
-    expect(statuses).toEqual(Array(8).fill(200));
+    // csrattrs with nothing required answers 204 (RFC 7030 4.5.2).
+    expect(statuses).toEqual(Array(8).fill(204));
     const limited = await at(replicaB, 15);
     expect(limited.status).toBe(429);
     expect(limited.headers['Retry-After']).toBe('45');
     expect((await counters()).get('est_rate_limited')).toBe(1);
     // The next minute is a new window.
-    expect((await at(replicaA, 61)).status).toBe(200);
+    expect((await at(replicaA, 61)).status).toBe(204);
   });
 });

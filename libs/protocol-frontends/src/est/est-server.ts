@@ -1,31 +1,46 @@
-import { createPublicKey, webcrypto } from 'node:crypto';
+import { createHash, createPublicKey, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { AuditRecord, EstProfileOutcome } from '@certlane/contracts';
-import { SqlExecutor } from '@certlane/platform';
+import { AuditRecord, EstProfileOutcome, legacyEstCode } from '@certlane/contracts';
+import { PresentedTls, SqlExecutor, verifyClientCertificate } from '@certlane/platform';
 import { EstProfileRow, EstProfileStore } from '@certlane/protocol-frontends-data-access';
 import {
   base64Body,
   basicChallenge,
+  CertificateProfileRules,
   certsOnly,
+  channelBindingProblem,
   CsrFacts,
+  CSR_ATTRIBUTE_OIDS,
   csrAttrs,
   csrPolicyProblems,
   decodeCsrBody,
+  HolderNames,
   parseBasicAuthorization,
+  parseTrustBundle,
+  reenrollProblems,
   verifyEstPassword,
 } from '@certlane/protocol-frontends-domain';
 import { envelopeToRsaKey, generateServerKey, serverKeygenMultipart } from './est-server-keygen';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
-/** An EST request as the server sees it, whichever listener received it. */
-export interface EstHttpRequest {
+/**
+ * An EST request as the server sees it, whichever listener received it, with what the client
+ * presented on its TLS connection (ADR 0061): the certificates it sent and the tls-exporter.
+ */
+export interface EstHttpRequest extends Partial<PresentedTls> {
   method: string;
-  /** `/.well-known/est/[<path_id>/]<operation>`, no query string. */
+  /** `/.well-known/est[-mtls]/[<path_id>/]<operation>`, no query string. */
   path: string;
   authorization?: string;
   /** The body as text (EST bodies are base64 or PEM). */
   body?: string;
+}
+
+/** Who an authenticated request is: the rate-limit principal, and the client certificate over mTLS. */
+interface EstClient {
+  principal: string;
+  certificate?: X509Certificate;
 }
 
 export interface EstHttpResponse {
@@ -36,13 +51,17 @@ export interface EstHttpResponse {
 
 export interface EstServerDeps {
   executor: SqlExecutor;
-  audit(record: AuditRecord): Promise<void>;
+  /** Writes the records together (one transaction). */
+  audit(records: readonly AuditRecord[]): Promise<void>;
   /** Issues a certificate for a CSR through the profile's issuer: the leaf PEM. */
   issue(input: { csrPem: string; profile: EstProfileRow }): Promise<{ certificatePem: string }>;
   /** The CA certificates of the profile's issuer, issuing CA first (cacerts, RFC 7030 4.1). */
   caCertificates(profile: EstProfileRow): Promise<string[]>;
-  /** The attribute names the profile's certificate profile requires (csrattrs). */
-  requiredAttributes(profile: EstProfileRow): Promise<string[]>;
+  /**
+   * The rules of the EST profile's certificate profile (csrattrs, the CSR policy), or null when it
+   * names none.
+   */
+  certificateProfile(profile: EstProfileRow): Promise<CertificateProfileRules | null>;
   now?: () => Date;
 }
 
@@ -62,25 +81,32 @@ const base64Answer = (contentType: string, der: Uint8Array): EstHttpResponse => 
 });
 
 /**
- * The EST server (RFC 7030, RFC 8951; issue 20, ADR 0058) over HTTP Basic: cacerts, simpleenroll,
- * simplereenroll and csrattrs per profile (`/.well-known/est/<path_id>/...`, the profile
- * `default` without a segment), the per-principal rate limit, typed audit and per-profile counters.
- * serverkeygen (RFC 7030 4.4) on profiles that enable it (404 otherwise). mTLS and channel binding
- * are not served yet.
+ * The EST server (RFC 7030, RFC 8951; issue 20, ADRs 0058 and 0061): cacerts, simpleenroll,
+ * simplereenroll, csrattrs and serverkeygen (on profiles that enable it, 404 otherwise) per
+ * profile, over HTTP Basic under `/.well-known/est/<path_id>/...` and over a client certificate
+ * checked against the profile's trust bundle under `/.well-known/est-mtls/<path_id>/...` (the
+ * profile `default` without a segment); reenroll renews only the certificate that authenticates
+ * it; channel binding (tls-exporter) when the profile requires it; the per-principal rate limit,
+ * typed audit and per-profile counters.
  */
 export class EstServer {
   constructor(private readonly deps: EstServerDeps) {}
 
   async handle(request: EstHttpRequest): Promise<EstHttpResponse> {
-    const route = /^\/\.well-known\/est\/(?:([a-z0-9][a-z0-9_-]{0,62})\/)?([a-z]+)$/.exec(request.path);
-    if (!route || !OPERATIONS.has(route[2])) return answer(404, 'unknown EST path\n');
-    const [, pathId = DEFAULT_PATH_ID, operation] = route;
+    const route = /^\/\.well-known\/(est|est-mtls)\/(?:([a-z0-9][a-z0-9_-]{0,62})\/)?([a-z]+)$/.exec(
+      request.path,
+    );
+    if (!route || !OPERATIONS.has(route[3])) return answer(404, 'unknown EST path\n');
+    const [, base, pathId = DEFAULT_PATH_ID, operation] = route;
+    const mtls = base === 'est-mtls';
     const expected = operation === 'cacerts' || operation === 'csrattrs' ? 'GET' : 'POST';
     if (request.method !== expected && !(expected === 'GET' && request.method === 'HEAD'))
       return answer(405, `use ${expected}\n`, { Allow: expected === 'GET' ? 'GET, HEAD' : 'POST' });
     const store = new EstProfileStore(this.deps.executor);
     const profile = await store.byPathId(pathId);
     if (!profile) return answer(404, 'unknown EST profile\n');
+    if (mtls && !profile.auth_methods.includes('mtls'))
+      return answer(404, 'this profile has no mutual-TLS path\n');
     // RFC 7030 4.1.1: cacerts is answered without client authentication.
     if (operation === 'cacerts') {
       const pems = await this.deps.caCertificates(profile);
@@ -98,24 +124,13 @@ export class EstServer {
         : operation === 'serverkeygen'
           ? 'est_server_keygen_failed'
           : 'est_simple_enroll_failed';
-    // RFC 7030 3.2.3: Basic over the TLS channel; the first request without credentials gets the challenge.
-    const realm = `certlane EST ${profile.path_id}`;
-    if (!profile.auth_methods.includes('basic'))
-      return answer(401, 'this profile authenticates by client certificate\n');
-    const credentials = parseBasicAuthorization(request.authorization);
-    if (!credentials)
-      return answer(401, 'authentication required\n', { 'WWW-Authenticate': basicChallenge(realm) });
-    const principal = `basic:${credentials.username}`;
-    const valid =
-      credentials.username === profile.basic_username &&
-      profile.basic_password_hash !== null &&
-      verifyEstPassword(credentials.password, profile.basic_password_hash);
-    if (!valid) {
-      await this.outcome(store, profile, 'est_auth_failed_basic', principal, operation, 'denied');
-      return answer(401, 'authentication failed\n', { 'WWW-Authenticate': basicChallenge(realm) });
-    }
-
     const now = (this.deps.now ?? (() => new Date()))();
+    const client = mtls
+      ? await this.clientCertificate(store, profile, request, operation, now)
+      : await this.basic(store, profile, request, operation);
+    if ('status' in client) return client;
+    const { principal, certificate: presented } = client;
+
     const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
     if ((await store.countRequest(profile.id, principal, windowStart)) > profile.rate_limit_per_minute) {
       await this.outcome(store, profile, 'est_rate_limited', principal, operation, 'denied');
@@ -124,7 +139,7 @@ export class EstServer {
     }
 
     if (operation === 'csrattrs') {
-      const der = csrAttrs(await this.deps.requiredAttributes(profile));
+      const der = csrAttrs((await this.deps.certificateProfile(profile))?.required_csr_attributes ?? []);
       // RFC 7030 4.5.2: no attributes to ask for may be answered with 204.
       if (der.length === 2) return answer(204);
       return base64Answer('application/csrattrs', der);
@@ -151,8 +166,38 @@ export class EstServer {
       });
       return answer(400, 'the CSR signature does not verify\n');
     }
+    // RFC 7030 3.5 (tls-exporter, RFC 9266, for TLS 1.3): the CSR proves it was made for this connection.
+    if (profile.channel_binding_required) {
+      const problem = channelBindingProblem(challengePassword(csr), request.tls_exporter);
+      if (problem) {
+        await this.outcome(
+          store,
+          profile,
+          'est_auth_failed_channel_binding',
+          principal,
+          operation,
+          'denied',
+          {
+            reason: problem,
+          },
+        );
+        return answer(403, `${problem}\n`);
+      }
+    }
+    // RFC 7030 4.2.2: reenroll renews the certificate that authenticates the request, names unchanged.
+    if (operation === 'simplereenroll') {
+      const problems = presented
+        ? reenrollProblems(holderNames(csr), holderNames(new x509.X509Certificate(presented.raw)))
+        : [
+            `simplereenroll renews the client certificate of the request: use /.well-known/est-mtls/${profile.path_id}/simplereenroll`,
+          ];
+      if (problems.length > 0) {
+        await this.outcome(store, profile, failed, principal, operation, 'failure', { problems });
+        return answer(presented ? 400 : 403, `${problems.join('; ')}\n`);
+      }
+    }
     const facts = csrFacts(csr);
-    const problems = csrPolicyProblems(facts);
+    const problems = csrPolicyProblems(facts, await this.deps.certificateProfile(profile));
     if (problems.length > 0) {
       await this.outcome(store, profile, 'est_csr_policy_violation', principal, operation, 'failure', {
         problems,
@@ -208,6 +253,61 @@ export class EstServer {
     return base64Answer(PKCS7_CERTS_ONLY, certificate);
   }
 
+  /** RFC 7030 3.2.3: Basic over the TLS channel; the first request without credentials gets the challenge. */
+  private async basic(
+    store: EstProfileStore,
+    profile: EstProfileRow,
+    request: EstHttpRequest,
+    operation: string,
+  ): Promise<EstClient | EstHttpResponse> {
+    const realm = `certlane EST ${profile.path_id}`;
+    if (!profile.auth_methods.includes('basic'))
+      return answer(
+        403,
+        `this profile authenticates by client certificate: use /.well-known/est-mtls/${profile.path_id}/\n`,
+      );
+    const credentials = parseBasicAuthorization(request.authorization);
+    if (!credentials)
+      return answer(401, 'authentication required\n', { 'WWW-Authenticate': basicChallenge(realm) });
+    const principal = `basic:${credentials.username}`;
+    const valid =
+      credentials.username === profile.basic_username &&
+      profile.basic_password_hash !== null &&
+      verifyEstPassword(credentials.password, profile.basic_password_hash);
+    if (!valid) {
+      await this.outcome(store, profile, 'est_auth_failed_basic', principal, operation, 'denied');
+      return answer(401, 'authentication failed\n', { 'WWW-Authenticate': basicChallenge(realm) });
+    }
+    return { principal };
+  }
+
+  /**
+   * RFC 7030 3.3.2: the client certificate of the TLS connection, checked against the profile's
+   * trust bundle (the listener requests one and verifies nothing, ADR 0061). Refused: 403, there
+   * is no HTTP challenge that would help.
+   */
+  private async clientCertificate(
+    store: EstProfileStore,
+    profile: EstProfileRow,
+    request: EstHttpRequest,
+    operation: string,
+    now: Date,
+  ): Promise<EstClient | EstHttpResponse> {
+    const bundle = parseTrustBundle(profile.trust_bundle_pem ?? '');
+    const check = bundle.ok
+      ? verifyClientCertificate(request.client_certificates ?? [], bundle.anchors, now)
+      : ({ ok: false, reason: `the profile's trust bundle is unusable: ${bundle.reason}` } as const);
+    if (!check.ok) {
+      const leaf = request.client_certificates?.[0];
+      const principal = leaf ? `mtls:${fingerprintOf(leaf)}` : 'mtls:anonymous';
+      await this.outcome(store, profile, 'est_auth_failed_mtls', principal, operation, 'denied', {
+        reason: check.reason,
+      });
+      return answer(403, `client certificate refused: ${check.reason}\n`);
+    }
+    return { principal: `mtls:${check.fingerprint}`, certificate: check.leaf };
+  }
+
   /** The typed audit record and the profile's counter of one outcome (spec 6.1, 6.4). */
   private async outcome(
     store: EstProfileStore,
@@ -219,7 +319,7 @@ export class EstServer {
     details: Record<string, unknown> = {},
   ): Promise<void> {
     await store.tick(profile.id, code);
-    await this.deps.audit({
+    const record: AuditRecord = {
       action: code,
       event_category: code.startsWith('est_auth') || code === 'est_rate_limited' ? 'auth' : 'cert_lifecycle',
       actor_id: principal,
@@ -227,8 +327,31 @@ export class EstServer {
       resource_id: profile.id,
       outcome,
       details: { path_id: profile.path_id, operation, ...details },
-    });
+    };
+    // Spec 6.1: the legacy bare enrollment code alongside the typed one (no counter of its own).
+    const legacy = legacyEstCode(code);
+    await this.deps.audit(legacy ? [{ ...record, action: legacy }, record] : [record]);
   }
+}
+
+const fingerprintOf = (base64Der: string): string =>
+  createHash('sha256').update(Buffer.from(base64Der, 'base64')).digest('hex');
+
+/** The challengePassword attribute of a CSR (PKCS#9), if it has one. */
+function challengePassword(csr: x509.Pkcs10CertificateRequest): string | undefined {
+  const attribute = csr.getAttribute('1.2.840.113549.1.9.7');
+  return attribute instanceof x509.ChallengePasswordAttribute ? attribute.password : undefined;
+}
+
+/** The subject and SANs of a CSR or a certificate, as the reenroll rule compares them. */
+function holderNames(item: x509.Pkcs10CertificateRequest | x509.X509Certificate): HolderNames {
+  const san = item.extensions.find(
+    (e): e is x509.SubjectAlternativeNameExtension => e instanceof x509.SubjectAlternativeNameExtension,
+  );
+  return {
+    subject: item.subjectName.toString(),
+    sans: (san?.names.toJSON() ?? []).map((name) => `${name.type}:${name.value}`),
+  };
 }
 
 const CURVES: Readonly<Record<string, string>> = {
@@ -237,27 +360,47 @@ const CURVES: Readonly<Record<string, string>> = {
   secp521r1: 'P-521',
 };
 
-/** The key, subject CN and SAN count of a parsed CSR, for the CSR policy. */
+/** What the CSR policy reads of a parsed CSR: key, names, requested EKUs and attributes. */
 export function csrFacts(csr: x509.Pkcs10CertificateRequest): CsrFacts {
   const key = createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
   const details = key.asymmetricKeyDetails ?? {};
   const type = key.asymmetricKeyType;
   const commonName = csr.subjectName.getField('CN')[0];
-  const san = csr.extensions.find(
-    (e): e is x509.SubjectAlternativeNameExtension => e instanceof x509.SubjectAlternativeNameExtension,
+  const sans = holderNames(csr).sans.map((entry) => {
+    const colon = entry.indexOf(':');
+    return { type: entry.slice(0, colon), value: entry.slice(colon + 1) };
+  });
+  const eku = csr.extensions.find(
+    (e): e is x509.ExtendedKeyUsageExtension => e instanceof x509.ExtendedKeyUsageExtension,
   );
+  const keyAlgorithm =
+    type === 'rsa' || type === 'rsa-pss'
+      ? 'RSA'
+      : type === 'ec'
+        ? 'EC'
+        : type === 'ed25519'
+          ? 'Ed25519'
+          : String(type);
+  const curve = details.namedCurve ? (CURVES[details.namedCurve] ?? details.namedCurve) : undefined;
   return {
-    keyAlgorithm:
-      type === 'rsa' || type === 'rsa-pss'
-        ? 'RSA'
-        : type === 'ec'
-          ? 'EC'
-          : type === 'ed25519'
-            ? 'Ed25519'
-            : String(type),
+    keyAlgorithm,
     ...(details.modulusLength ? { rsaBits: details.modulusLength } : {}),
-    ...(details.namedCurve ? { curve: CURVES[details.namedCurve] ?? details.namedCurve } : {}),
+    ...(curve ? { curve } : {}),
+    keyName:
+      keyAlgorithm === 'RSA'
+        ? `RSA-${details.modulusLength}`
+        : keyAlgorithm === 'EC'
+          ? `ECDSA-${(curve ?? '').replace('-', '')}`
+          : keyAlgorithm,
     ...(commonName ? { commonName } : {}),
-    sanCount: san?.names.items.length ?? 0,
+    sanCount: sans.length,
+    sans,
+    ekus: (eku?.usages ?? []).map(String),
+    attributeOids: [
+      ...[...new Set(Object.values(CSR_ATTRIBUTE_OIDS))].filter((oid) =>
+        csr.subjectName.getField(oid).some((value) => value.trim() !== ''),
+      ),
+      ...csr.attributes.map((attribute) => attribute.type),
+    ],
   };
 }

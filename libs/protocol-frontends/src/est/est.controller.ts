@@ -1,20 +1,20 @@
 import { All, Controller, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { PublicRoute, readRawBody } from '@certlane/platform';
+import { presentedTls, PublicRoute, readRawBody } from '@certlane/platform';
 import { EstService } from './est.service';
 
 const MAX_EST_BODY_BYTES = 256 * 1024;
 
 /**
  * Every `/.well-known/est/...` path (spec 4.11), on the protocol-frontends listener (the quick
- * start's one listener). Authentication is EST's own (HTTP Basic), not the API's.
+ * start's one listener). Authentication is EST's own (HTTP Basic, or the client certificate on `/.well-known/est-mtls/`), not the API's.
  */
 @Controller()
 @PublicRoute()
 export class EstController {
   constructor(private readonly est: EstService) {}
 
-  @All('.well-known/est/*path')
+  @All(['.well-known/est/*path', '.well-known/est-mtls/*path'])
   async handle(@Req() request: Request, @Res() response: Response): Promise<void> {
     // A body the JSON parser already read (a client labelling it JSON) is no EST body: empty here.
     const body =
@@ -28,6 +28,7 @@ export class EstController {
       path: request.path,
       ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
       ...(body !== undefined ? { body } : {}),
+      ...presentedTls(request.socket),
     });
     response.status(answer.status);
     for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);

@@ -30,8 +30,10 @@ export class EstService implements OnApplicationBootstrap {
   ) {
     this.server = new EstServer({
       executor: dataSource,
-      audit: async (record) => {
-        await dataSource.transaction((manager) => outbox.audit(manager, record));
+      audit: async (records) => {
+        await dataSource.transaction(async (manager) => {
+          for (const record of records) await outbox.audit(manager, record);
+        });
         outbox.committed();
       },
       issue: async ({ csrPem, profile }) => {
@@ -67,12 +69,11 @@ export class EstService implements OnApplicationBootstrap {
         active.sort((a, b) => Number(b.issuing) - Number(a.issuing));
         return active.map((ca) => ca.certificate_pem!);
       },
-      // csrattrs (RFC 7030 4.5): the certificate profile's required attributes (spec 2.9).
-      requiredAttributes: async (profile) =>
+      // csrattrs (RFC 7030 4.5) and the CSR policy: the certificate profile's rules (spec 2.9).
+      certificateProfile: async (profile) =>
         profile.certificate_profile_id
-          ? (await bus.request('issuance.v1.get-profile', { id: profile.certificate_profile_id }))
-              .required_csr_attributes
-          : [],
+          ? bus.request('issuance.v1.get-profile', { id: profile.certificate_profile_id })
+          : null,
     });
   }
 

@@ -1,0 +1,21 @@
+import { EST_PROFILE_OUTCOMES, legacyEstCode } from './est-profile.dto';
+
+describe('the legacy bare EST enrollment codes (spec 6.1, ADR 0061)', () => {
+  it('names the operation of each typed enrollment outcome and nothing for the others', () => {
+    expect(
+      Object.fromEntries(EST_PROFILE_OUTCOMES.map((outcome) => [outcome, legacyEstCode(outcome)])),
+    ).toEqual({
+      est_simple_enroll_success: 'est_simple_enroll',
+      est_simple_enroll_failed: 'est_simple_enroll',
+      est_simple_reenroll_success: 'est_simple_reenroll',
+      est_simple_reenroll_failed: 'est_simple_reenroll',
+      est_server_keygen_success: 'est_server_keygen',
+      est_server_keygen_failed: 'est_server_keygen',
+      est_auth_failed_basic: null,
+      est_auth_failed_mtls: null,
+      est_auth_failed_channel_binding: null,
+      est_rate_limited: null,
+      est_csr_policy_violation: null,
+    });
+  });
+});

@@ -1,0 +1,283 @@
+import { execFileSync } from 'node:child_process';
+import { webcrypto, X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as x509 from '@peculiar/x509';
+import { AuditRecord } from '@certlane/contracts';
+import { runMigrations } from '@certlane/platform';
+import {
+  EstProfileRow,
+  EstProfileSettingsRow,
+  EstProfileStore,
+} from '@certlane/protocol-frontends-data-access';
+import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
+import { Client } from 'pg';
+import { EstHttpRequest, EstServer } from './est-server';
+
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+
+/**
+ * The EST server's mutual-TLS paths, reenroll and channel binding (RFC 7030 3.3.2, 4.2.2, 3.5;
+ * ADR 0061) on real Postgres: client certificates and CSRs made by openssl, presented to the
+ * server the way the listener hands them on (base64 DER, leaf first, with the tls-exporter).
+ */
+describe('EST server (mutual TLS, reenroll, channel binding)', () => {
+  let database: TestDatabase;
+  let db: Client;
+  let mtlsProfile: EstProfileRow;
+  let boundProfile: EstProfileRow;
+  let caCert: x509.X509Certificate;
+  let caKeys: webcrypto.CryptoKeyPair;
+  const audit: AuditRecord[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'est-mtls-'));
+  const path = (name: string) => join(dir, name);
+  const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
+  let serial = 0x200;
+
+  let server: EstServer;
+  const newServer = () =>
+    new EstServer({
+      executor: db,
+      audit: async (records) => {
+        audit.push(...records);
+      },
+      issue: async ({ csrPem }) => {
+        const request = new x509.Pkcs10CertificateRequest(csrPem);
+        const cert = await x509.X509CertificateGenerator.create({
+          serialNumber: (serial++).toString(16),
+          subject: request.subject,
+          issuer: caCert.subject,
+          notBefore: new Date(Date.now() - 60_000),
+          notAfter: new Date(Date.now() + 86_400_000),
+          signingAlgorithm: ALG,
+          publicKey: request.publicKey,
+          signingKey: caKeys.privateKey,
+          extensions: request.extensions,
+        });
+        return { certificatePem: cert.toString('pem') };
+      },
+      caCertificates: async () => [caCert.toString('pem')],
+      certificateProfile: async () => null,
+    });
+
+  /** A device key and certificate issued by `issuer` (a CA made by `ca`), subject and SAN given. */
+  function device(name: string, issuer: string, subject: string, san: string): string[] {
+    openssl(
+      ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'].concat([
+        '-keyout',
+        path(`${name}.key`),
+        '-out',
+        path(`${name}.csr`),
+        '-subj',
+        subject,
+      ]),
+    );
+    writeFileSync(path(`${name}.ext`), `extendedKeyUsage=clientAuth\nsubjectAltName=${san}\n`);
+    openssl(
+      ['x509', '-req', '-in', path(`${name}.csr`), '-CA', path(`${issuer}.pem`)]
+        .concat(['-CAkey', path(`${issuer}.key`), '-set_serial', String(serial++), '-days', '2'])
+        .concat(['-out', path(`${name}.pem`), '-extfile', path(`${name}.ext`)]),
+    );
+    return [new X509Certificate(readFileSync(path(`${name}.pem`))).raw.toString('base64')];
+  }
+  function ca(name: string): void {
+    openssl(
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2']
+        .concat(['-keyout', path(`${name}.key`), '-out', path(`${name}.pem`), '-subj', `/CN=${name}`])
+        .concat(['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=keyCertSign']),
+    );
+  }
+  /** A CSR (PEM) with a new key, a one-attribute subject (`/CN=...`), a SAN and a challengePassword as given. */
+  function csr(name: string, subject: string, san?: string, challengePassword?: string): string {
+    const config = [
+      '[req]',
+      // openssl drops the request attributes when the subject comes from -subj: all from the file.
+      'prompt=no',
+      'distinguished_name=dn',
+      'attributes=attrs',
+      '[dn]',
+      subject.slice(1),
+      '[attrs]',
+      ...(challengePassword ? [`challengePassword=${challengePassword}`] : []),
+    ].join('\n');
+    writeFileSync(path(`${name}.cnf`), config + '\n');
+    openssl(
+      ['req', '-new', '-config', path(`${name}.cnf`), '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']
+        .concat(['-nodes', '-keyout', path(`${name}.csrkey`), '-out', path(`${name}.req`)])
+        .concat(san ? ['-addext', `subjectAltName=${san}`] : []),
+    );
+    return readFileSync(path(`${name}.req`), 'utf8');
+  }
+  const counter = async (profile: EstProfileRow, outcome: string) =>
+    (await new EstProfileStore(db).counters()).get(profile.id)?.get(outcome) ?? 0;
+  const post = (request: Omit<EstHttpRequest, 'method'>) => server.handle({ method: 'POST', ...request });
+
+  beforeAll(async () => {
+    database = await createTestDatabase('estmtls');
+    await runMigrations({
+      databaseUrl: database.url,
+      schema: 'protocol_frontends',
+      directory: serviceMigrationsDir('protocol-frontends'),
+      demoSeed: false,
+    });
+    db = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
+    await db.connect();
+    server = newServer();
+    caKeys = (await webcrypto.subtle.generateKey(ALG, false, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+    caCert = await x509.X509CertificateGenerator.createSelfSigned({
+      serialNumber: '01',
+      name: 'CN=EST Issuing CA',
+      notBefore: new Date(Date.now() - 60_000),
+      notAfter: new Date(Date.now() + 86_400_000),
+      signingAlgorithm: ALG,
+      keys: caKeys as unknown as Parameters<typeof x509.X509CertificateGenerator.createSelfSigned>[0]['keys'],
+      extensions: [new x509.BasicConstraintsExtension(true, undefined, true)],
+    });
+    ca('Device Trust');
+    ca('Stranger CA');
+    const settings: EstProfileSettingsRow = {
+      certificate_profile_id: null,
+      issuer_id: null,
+      auth_methods: ['mtls'],
+      basic_username: null,
+      basic_password_hash: null,
+      trust_bundle_path: null,
+      trust_bundle_pem: readFileSync(path('Device Trust.pem'), 'utf8'),
+      trust_loaded_at: null,
+      serverkeygen_enabled: false,
+      channel_binding_required: false,
+      rate_limit_per_minute: 100,
+      owner: null,
+      team: null,
+    };
+    const store = new EstProfileStore(db);
+    mtlsProfile = (await store.create('devices', settings))!;
+    boundProfile = (await store.create('bound', { ...settings, channel_binding_required: true }))!;
+    await store.create('basiconly', {
+      ...settings,
+      auth_methods: ['basic'],
+      basic_username: 'u',
+      basic_password_hash: 'scrypt$1$1$1$x$y',
+      trust_bundle_pem: null,
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await database?.drop();
+  });
+
+  it('RFC 7030 3.3.2: a client certificate from the trust bundle enrolls over /.well-known/est-mtls/', async () => {
+    const presented = device('dev1', 'Device Trust', '/CN=dev1.example', 'DNS:dev1.example');
+    const response = await post({
+      path: '/.well-known/est-mtls/devices/simpleenroll',
+      body: csr('new1', '/CN=new1.example'),
+      client_certificates: presented,
+    });
+    expect(response.status).toBe(200);
+    const fingerprint = new X509Certificate(Buffer.from(presented[0], 'base64')).fingerprint256;
+    expect(audit.at(-1)).toMatchObject({
+      action: 'est_simple_enroll_success',
+      actor_id: `mtls:${fingerprint.replace(/:/g, '').toLowerCase()}`,
+    });
+    expect(await counter(mtlsProfile, 'est_simple_enroll_success')).toBe(1);
+  });
+
+  it('RFC 7030 3.3.2: a client certificate from an untrusted CA is 403 and est_auth_failed_mtls', async () => {
+    const response = await post({
+      path: '/.well-known/est-mtls/devices/simpleenroll',
+      body: csr('new2', '/CN=new2.example'),
+      client_certificates: device('stranger', 'Stranger CA', '/CN=stranger', 'DNS:stranger.example'),
+    });
+    expect([response.status, response.body]).toEqual([403, expect.stringContaining('does not chain')]);
+    expect(audit.at(-1)).toMatchObject({ action: 'est_auth_failed_mtls', outcome: 'denied' });
+    expect(await counter(mtlsProfile, 'est_auth_failed_mtls')).toBe(1);
+  });
+
+  it('RFC 7030 3.3.2: no client certificate on the mutual-TLS path is 403 and est_auth_failed_mtls', async () => {
+    const response = await post({
+      path: '/.well-known/est-mtls/devices/simpleenroll',
+      body: csr('new3', '/CN=new3.example'),
+    });
+    expect([response.status, response.body]).toEqual([403, expect.stringContaining('no client certificate')]);
+    expect(await counter(mtlsProfile, 'est_auth_failed_mtls')).toBe(2);
+  });
+
+  it('the mutual-TLS path of a Basic-only profile does not exist; cacerts needs no certificate', async () => {
+    expect((await post({ path: '/.well-known/est-mtls/basiconly/simpleenroll', body: 'x' })).status).toBe(
+      404,
+    );
+    expect(
+      (await server.handle({ method: 'GET', path: '/.well-known/est-mtls/devices/cacerts' })).status,
+    ).toBe(200);
+  });
+
+  it('RFC 7030 4.2.2: simplereenroll with the subject and SANs of the presented certificate renews it', async () => {
+    const presented = device('renew', 'Device Trust', '/CN=renew.example', 'DNS:renew.example,IP:192.0.2.7');
+    const response = await post({
+      path: '/.well-known/est-mtls/devices/simplereenroll',
+      body: csr('renew-req', '/CN=renew.example', 'IP:192.0.2.7,DNS:renew.example'),
+      client_certificates: presented,
+    });
+    expect([response.status, response.body?.slice(0, 100)]).toEqual([200, expect.any(String)]);
+    expect(await counter(mtlsProfile, 'est_simple_reenroll_success')).toBe(1);
+  });
+
+  it.each([
+    ['another subject', '/CN=someone-else.example', 'DNS:renew2.example', 'CSR subject'],
+    [
+      'another SubjectAltName',
+      '/CN=renew2.example',
+      'DNS:renew2.example,DNS:extra.example',
+      'SubjectAltName',
+    ],
+  ])(
+    'RFC 7030 4.2.2: simplereenroll with %s is refused and est_simple_reenroll_failed',
+    async (_, subject, san, why) => {
+      const before = await counter(mtlsProfile, 'est_simple_reenroll_failed');
+      const response = await post({
+        path: '/.well-known/est-mtls/devices/simplereenroll',
+        body: csr('renew2-req', subject, san),
+        client_certificates: device('renew2', 'Device Trust', '/CN=renew2.example', 'DNS:renew2.example'),
+      });
+      expect([response.status, response.body]).toEqual([400, expect.stringContaining(why)]);
+      expect(await counter(mtlsProfile, 'est_simple_reenroll_failed')).toBe(before + 1);
+    },
+  );
+
+  describe('channel binding (RFC 7030 3.5, RFC 9266 tls-exporter)', () => {
+    const exporter = Buffer.alloc(32, 0x5a).toString('base64');
+    let presented: string[];
+    beforeAll(() => {
+      presented = device('bound', 'Device Trust', '/CN=bound.example', 'DNS:bound.example');
+    });
+
+    it('enrolls a CSR whose challengePassword is the tls-exporter of the connection', async () => {
+      const response = await post({
+        path: '/.well-known/est-mtls/bound/simpleenroll',
+        body: csr('cb-ok', '/CN=cb.example', undefined, exporter),
+        client_certificates: presented,
+        tls_exporter: exporter,
+      });
+      expect(response.status).toBe(200);
+    });
+
+    it.each([
+      ['no challengePassword', undefined, 'no challengePassword'],
+      ['the binding of another connection', Buffer.alloc(32, 1).toString('base64'), 'not the tls-exporter'],
+    ])('RFC 7030 3.5: a CSR with %s is 403 and est_auth_failed_channel_binding', async (_, password, why) => {
+      const before = await counter(boundProfile, 'est_auth_failed_channel_binding');
+      const response = await post({
+        path: '/.well-known/est-mtls/bound/simpleenroll',
+        body: csr('cb-bad', '/CN=cb.example', undefined, password),
+        client_certificates: presented,
+        tls_exporter: exporter,
+      });
+      expect([response.status, response.body]).toEqual([403, expect.stringContaining(why)]);
+      expect(audit.at(-1)).toMatchObject({ action: 'est_auth_failed_channel_binding', outcome: 'denied' });
+      expect(await counter(boundProfile, 'est_auth_failed_channel_binding')).toBe(before + 1);
+    });
+  });
+});
