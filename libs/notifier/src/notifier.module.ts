@@ -9,6 +9,9 @@ import { NotifierDirectory } from './notifiers/notifier.directory';
 import { NotifierHandlers } from './notifiers/notifier.handlers';
 import { RoutingRuleHandlers } from './notifiers/routing-rule.handlers';
 import { ContactHandlers } from './notifiers/contact.handlers';
+import { DigestHandlers } from './digest/digest.handlers';
+import { DigestLoop } from './digest/digest-loop';
+import { DigestService } from './digest/digest.service';
 
 /**
  * The notifier service (ADR 0056): turns certificate, renewal, revocation and deployment events
@@ -31,6 +34,9 @@ export class NotifierModule {
         NotifierHandlers,
         RoutingRuleHandlers,
         ContactHandlers,
+        DigestService,
+        DigestHandlers,
+        DigestLoop,
       ],
     };
   }

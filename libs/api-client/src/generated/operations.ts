@@ -2674,6 +2674,27 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "previewDigest": {
+    "method": "GET",
+    "path": "/api/v1/digest/preview",
+    "tag": "digest",
+    "summary": "GET /api/v1/digest/preview",
+    "access": [
+      "digest.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "owner_id",
+      "team_id"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "reactivateUser": {
     "method": "POST",
     "path": "/api/v1/auth/users/{id}/reactivate",
@@ -2984,6 +3005,24 @@ export const OPERATIONS = {
     "summary": "POST /api/v1/network-scan/scep-probe",
     "access": [
       "health_check.edit"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "sendDigest": {
+    "method": "POST",
+    "path": "/api/v1/digest/send",
+    "tag": "digest",
+    "summary": "POST /api/v1/digest/send",
+    "access": [
+      "digest.send"
     ],
     "pathParams": [],
     "queryParams": [],

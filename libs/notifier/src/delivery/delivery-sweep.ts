@@ -147,5 +147,6 @@ function outbound(row: NotificationRow): OutboundNotification {
     recipients: row.recipients,
     details: row.event.details,
     occurred_at: row.event.occurred_at,
+    ...(row.event.body ? { body: row.event.body } : {}),
   };
 }

@@ -14,6 +14,7 @@ export const NOTIFICATION_EVENT_TYPES = [
   'policy.violated',
   'endpoint.health_changed',
   'discovery.found',
+  'digest.daily',
 ] as const;
 export type NotificationEventType = (typeof NOTIFICATION_EVENT_TYPES)[number];
 
@@ -39,6 +40,8 @@ export interface NotificationEvent {
   title: string;
   details: Record<string, string | number | null>;
   occurred_at: string;
+  /** A prepared message (the digest's): email sends it as is, to the event's contacts only. */
+  body?: { subject: string; text: string; html: string };
 }
 
 /** Severity of an expiry warning by days left: a week or less is critical, two weeks a warning. */
