@@ -17,11 +17,7 @@ import {
   UpdateRoutingRuleRequest,
 } from './notifications/routing-rule.dto';
 import { ContactDto, ContactKeyRequest, SetContactRequest } from './notifications/contact.dto';
-import {
-  DigestPreviewDto,
-  DigestPreviewRequest,
-  DigestSendResult,
-} from './notifications/digest.dto';
+import { DigestPreviewDto, DigestPreviewRequest, DigestSendResult } from './notifications/digest.dto';
 import { PageQuery } from './pagination/page';
 import { agentEventContracts, agentRequestContracts } from './agents/agent-subjects';
 import { certificateEventContracts, certificateRequestContracts } from './certificates/certificate-subjects';
