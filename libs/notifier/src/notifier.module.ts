@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceCoreModule } from '@certlane/platform';
 import { DeadNotificationGauge } from './delivery/dead-gauge';
 import { DeliverySweep } from './delivery/delivery-sweep';
+import { CertificateLookup } from './events/certificate-lookup';
 import { NotificationEventConsumer } from './events/event-consumer';
 import { NotificationHandlers } from './notifications/notification.handlers';
 import { NotificationRepository } from './notifications/notification.repository';
@@ -28,6 +29,7 @@ export class NotifierModule {
         NotificationRepository,
         NotifierDirectory,
         DeliverySweep,
+        CertificateLookup,
         NotificationEventConsumer,
         DeadNotificationGauge,
         NotificationHandlers,

@@ -5,11 +5,14 @@ import {
   fromJobStatusChange,
   fromRevocation,
   NotificationEvent,
+  needsCertificateLookup,
   planDeliveries,
+  withCertificateAttributes,
 } from '@certlane/notifier-domain';
 import { CertlaneLogger, consumeOnce, LOGGER, MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { DeliverySweep } from '../delivery/delivery-sweep';
 import { NotificationRepository } from '../notifications/notification.repository';
+import { CertificateLookup } from './certificate-lookup';
 import { parseExpiryWarning, parseJobStatusChanged, parseRevoked } from './event-parsers';
 
 /** Durable JetStream consumers, shared by every replica of the notifier. */
@@ -34,6 +37,7 @@ export class NotificationEventConsumer implements OnApplicationBootstrap {
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
     private readonly notifications: NotificationRepository,
     private readonly sweep: DeliverySweep,
+    private readonly certificates: CertificateLookup,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -58,15 +62,16 @@ export class NotificationEventConsumer implements OnApplicationBootstrap {
   }
 
   private async handle(consumer: string, envelope: EventEnvelope<unknown>, map: () => Mapped): Promise<void> {
-    const event = map();
-    if (event === null) return;
-    if ('invalid' in event) {
+    const mapped = map();
+    if (mapped === null) return;
+    if ('invalid' in mapped) {
       this.logger.error(
-        { event_id: envelope.id, subject: envelope.subject, problem: event.invalid },
+        { event_id: envelope.id, subject: envelope.subject, problem: mapped.invalid },
         'event refused',
       );
       return;
     }
+    const event = await this.withRoutingAttributes(mapped);
     let stored = 0;
     await consumeOnce(this.notifications.dataSource, 'notifier', consumer, envelope, async (manager) => {
       const rules = await this.notifications.enabledRules(manager);
@@ -74,5 +79,12 @@ export class NotificationEventConsumer implements OnApplicationBootstrap {
       stored = await this.notifications.insertPlanned(manager, event, planDeliveries(rules, event, contacts));
     });
     if (stored > 0) this.sweep.kick();
+  }
+
+  /** Owner, team, environment and issuer of the event's certificate, for routing rules. */
+  private async withRoutingAttributes(event: NotificationEvent): Promise<NotificationEvent> {
+    if (!needsCertificateLookup(event)) return event;
+    const certificate = await this.certificates.attributes(event.certificate_id!);
+    return certificate ? withCertificateAttributes(event, certificate) : event;
   }
 }

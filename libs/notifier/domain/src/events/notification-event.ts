@@ -130,3 +130,38 @@ export function fromJobStatusChange(event: JobStatusChanged): NotificationEvent 
     occurred_at: event.at,
   };
 }
+
+/** What routing needs to know about an event's certificate (issuance's certificate record). */
+export interface CertificateAttributes {
+  common_name: string;
+  owner_id: string;
+  team_id: string;
+  environment: string;
+  issuer_id: string;
+}
+
+/**
+ * Revocation and job events name a certificate but not its owner, team, environment or issuer;
+ * the consumer looks the certificate up. Expiry warnings carry them already (an empty one there
+ * means the certificate has none), and an event without a certificate has nothing to look up.
+ */
+export const needsCertificateLookup = (event: NotificationEvent): boolean =>
+  event.certificate_id !== null && event.type !== 'certificate.expiring';
+
+/**
+ * The event with the certificate's routing attributes where the event lacks them (what the
+ * event itself says wins: a revocation's issuer is the one that revoked). Empty values stay null.
+ */
+export function withCertificateAttributes(
+  event: NotificationEvent,
+  certificate: CertificateAttributes,
+): NotificationEvent {
+  return {
+    ...event,
+    owner_id: event.owner_id ?? (certificate.owner_id || null),
+    team_id: event.team_id ?? (certificate.team_id || null),
+    environment: event.environment ?? (certificate.environment || null),
+    issuer_id: event.issuer_id ?? (certificate.issuer_id || null),
+    details: { ...event.details, common_name: certificate.common_name },
+  };
+}
