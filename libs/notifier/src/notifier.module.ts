@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceCoreModule } from '@certlane/platform';
 import { DeadNotificationGauge } from './delivery/dead-gauge';
 import { DeliverySweep } from './delivery/delivery-sweep';
+import { NotifierThrottle } from './delivery/notifier-throttle';
 import { CertificateLookup } from './events/certificate-lookup';
 import { NotificationEventConsumer } from './events/event-consumer';
 import { NotificationHandlers } from './notifications/notification.handlers';
@@ -28,6 +29,7 @@ export class NotifierModule {
       providers: [
         NotificationRepository,
         NotifierDirectory,
+        NotifierThrottle,
         DeliverySweep,
         CertificateLookup,
         NotificationEventConsumer,

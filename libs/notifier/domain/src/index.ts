@@ -4,3 +4,4 @@ export * from './events/notification-event';
 export * from './routing/routing-rule';
 export * from './digest/digest';
 export * from './digest/digest-render';
+export * from './delivery/delivery-limits';

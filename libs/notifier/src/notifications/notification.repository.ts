@@ -155,6 +155,14 @@ export class NotificationRepository {
     return rows[0];
   }
 
+  /**
+   * Gives a claimed notification back until `until` without an attempt (its notifier's rate slot
+   * or send permit is not free): state and retry_count unchanged, the sweep claims it then.
+   */
+  async defer(executor: SqlExecutor, id: string, until: Date): Promise<void> {
+    await executor.query('UPDATE notifications SET next_retry_at = $2 WHERE id = $1', [id, until]);
+  }
+
   async saveState(executor: SqlExecutor, id: string, state: DeliveryState, now: Date): Promise<void> {
     await executor.query(
       `UPDATE notifications
