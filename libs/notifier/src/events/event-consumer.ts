@@ -2,6 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEnvelope } from '@certlane/contracts';
 import {
   fromExpiryWarning,
+  fromHealthStatusChange,
   fromJobStatusChange,
   fromRevocation,
   NotificationEvent,
@@ -13,13 +14,19 @@ import { CertlaneLogger, consumeOnce, LOGGER, MESSAGE_BUS, MessageBus } from '@c
 import { DeliverySweep } from '../delivery/delivery-sweep';
 import { NotificationRepository } from '../notifications/notification.repository';
 import { CertificateLookup } from './certificate-lookup';
-import { parseExpiryWarning, parseJobStatusChanged, parseRevoked } from './event-parsers';
+import {
+  parseExpiryWarning,
+  parseHealthStatusChanged,
+  parseJobStatusChanged,
+  parseRevoked,
+} from './event-parsers';
 
 /** Durable JetStream consumers, shared by every replica of the notifier. */
 export const NOTIFIER_CONSUMERS = {
   expiry: 'notifier-expiry-warning',
   revoked: 'notifier-certificate-revoked',
   jobs: 'notifier-job-status',
+  health: 'notifier-health-status',
 } as const;
 
 type Mapped = NotificationEvent | null | { invalid: string };
@@ -58,6 +65,15 @@ export class NotificationEventConsumer implements OnApplicationBootstrap {
         const event = parseJobStatusChanged(envelope.data);
         return 'invalid' in event ? event : fromJobStatusChange(event);
       }),
+    );
+    await this.bus.consume(
+      'health-monitor.v1.health-check.status-changed',
+      NOTIFIER_CONSUMERS.health,
+      (envelope) =>
+        this.handle(NOTIFIER_CONSUMERS.health, envelope, () => {
+          const event = parseHealthStatusChanged(envelope.data);
+          return 'invalid' in event ? event : fromHealthStatusChange(event);
+        }),
     );
   }
 

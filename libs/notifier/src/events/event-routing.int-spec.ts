@@ -6,6 +6,7 @@ import {
   CertificateRevoked,
   EventEnvelope,
   EventSubject,
+  HealthCheckStatusChanged,
   JobStatusChanged,
 } from '@certlane/contracts';
 import { NatsBus, SecretBox, streamFor } from '@certlane/platform';
@@ -165,6 +166,43 @@ describe('notifier: routing attributes and redelivery after a crash', () => {
     );
     const row = (await rows('by-owner')).find((r) => r.dedup_key.includes('ff01'))!;
     expect(row.event).toMatchObject({ owner_id: null, team_id: null, environment: null });
+  });
+
+  it('turns a health monitor status change into an endpoint.health_changed notification', async () => {
+    await db.query(
+      `INSERT INTO notifier.routing_rules (id, name, event_types, min_severity, notifier_ids)
+       VALUES ('health', 'Health', '{endpoint.health_changed}', 'critical', '{by-team}')`,
+    );
+    const change = (to: HealthCheckStatusChanged['to'], at: string): HealthCheckStatusChanged => ({
+      health_check_id: 'hc-shop',
+      name: 'Shop',
+      host: 'shop.example.com',
+      port: 443,
+      from: to === 'down' ? 'healthy' : 'down',
+      to,
+      error: to === 'down' ? 'connect ECONNREFUSED' : null,
+      changed_at: at,
+    });
+    await publish(
+      'health-monitor.v1.health-check.status-changed',
+      change('down', '2026-11-25T00:00:00.000Z'),
+    );
+    // The recovery is info: below this rule's min_severity, so it reaches nobody here.
+    await publish(
+      'health-monitor.v1.health-check.status-changed',
+      change('healthy', '2026-11-25T00:05:00.000Z'),
+    );
+    await eventually(
+      async () => (await rows('by-team')).some((row) => row.event_type === 'endpoint.health_changed'),
+      'the health notification',
+    );
+    const health = (await rows('by-team')).filter((row) => row.event_type === 'endpoint.health_changed');
+    expect(health).toHaveLength(1);
+    expect(health[0].event).toMatchObject({
+      severity: 'critical',
+      title: 'Shop (shop.example.com:443) is down',
+      details: { health_check_id: 'hc-shop', to: 'down', error: 'connect ECONNREFUSED' },
+    });
   });
 
   it('a notifier killed before acknowledging: the redelivered events add no duplicate', async () => {

@@ -1,6 +1,7 @@
 import {
   expirySeverity,
   fromExpiryWarning,
+  fromHealthStatusChange,
   fromJobStatusChange,
   fromRevocation,
   needsCertificateLookup,
@@ -190,5 +191,35 @@ describe('certificate attributes for revocation and job events', () => {
       new Date('2026-11-24T00:00:00.000Z'),
     );
     expect(needsCertificateLookup(expiring)).toBe(false);
+  });
+});
+
+describe('fromHealthStatusChange', () => {
+  const change = (from: 'healthy' | 'degraded' | 'down' | 'cert_mismatch', to: typeof from) => ({
+    health_check_id: 'hc-1',
+    name: 'Shop',
+    host: 'shop.example.com',
+    port: 443,
+    from,
+    to,
+    error: to === 'healthy' ? null : 'connect ECONNREFUSED',
+    changed_at: '2026-11-25T00:00:00.000Z',
+  });
+
+  it.each([
+    ['down', 'critical', 'Shop (shop.example.com:443) is down'],
+    ['cert_mismatch', 'critical', 'Shop (shop.example.com:443) serves an unexpected certificate'],
+    ['degraded', 'warning', 'Shop (shop.example.com:443) is degraded'],
+    ['healthy', 'info', 'Shop (shop.example.com:443) is healthy again'],
+  ] as const)('-> %s is %s news', (to, severity, title) => {
+    const event = fromHealthStatusChange(change(to === 'healthy' ? 'down' : 'healthy', to));
+    expect(event).toMatchObject({ type: 'endpoint.health_changed', severity, title, certificate_id: null });
+    expect(event.details).toMatchObject({ health_check_id: 'hc-1', to });
+  });
+
+  it('is keyed by check and time of change: a redelivery is the same fact', () => {
+    expect(fromHealthStatusChange(change('healthy', 'down')).dedup_key).toBe(
+      'endpoint.health_changed:hc-1:2026-11-25T00:00:00.000Z',
+    );
   });
 });

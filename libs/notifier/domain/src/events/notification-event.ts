@@ -1,4 +1,9 @@
-import { CertificateExpiryWarning, CertificateRevoked, JobStatusChanged } from '@certlane/contracts';
+import {
+  CertificateExpiryWarning,
+  CertificateRevoked,
+  HealthCheckStatusChanged,
+  JobStatusChanged,
+} from '@certlane/contracts';
 
 /**
  * The notification event types (spec 6.2 leaves the names to us; docs/notifications.md lists
@@ -128,6 +133,42 @@ export function fromJobStatusChange(event: JobStatusChanged): NotificationEvent 
     title: `Certificate ${event.certificate_id} ${outcome.verb}`,
     details: { job_id: event.job_id, job_type: event.type, error: event.error || null },
     occurred_at: event.at,
+  };
+}
+
+const HEALTH_NEWS: Record<HealthCheckStatusChanged['to'], { severity: Severity; words: string }> = {
+  healthy: { severity: 'info', words: 'is healthy again' },
+  degraded: { severity: 'warning', words: 'is degraded' },
+  down: { severity: 'critical', words: 'is down' },
+  cert_mismatch: { severity: 'critical', words: 'serves an unexpected certificate' },
+};
+
+/**
+ * `health-monitor.v1.health-check.status-changed` -> endpoint.health_changed: severity by the new
+ * status (down and cert_mismatch critical, degraded warning, recovery info). The key is the check
+ * and the time of the change: a redelivery maps to the same key, a later flap is news again.
+ */
+export function fromHealthStatusChange(event: HealthCheckStatusChanged): NotificationEvent {
+  const news = HEALTH_NEWS[event.to];
+  return {
+    type: 'endpoint.health_changed',
+    severity: news.severity,
+    dedup_key: `endpoint.health_changed:${event.health_check_id}:${event.changed_at}`,
+    certificate_id: null,
+    owner_id: null,
+    team_id: null,
+    environment: null,
+    issuer_id: null,
+    title: `${event.name} (${event.host}:${event.port}) ${news.words}`,
+    details: {
+      health_check_id: event.health_check_id,
+      host: event.host,
+      port: event.port,
+      from: event.from,
+      to: event.to,
+      error: event.error,
+    },
+    occurred_at: event.changed_at,
   };
 }
 
