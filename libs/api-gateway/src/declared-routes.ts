@@ -23,6 +23,7 @@ import { NOTIFICATION_ROUTES } from './notifications/notification.routes';
 import { NOTIFIER_ROUTES } from './notifications/notifier.routes';
 import { ROUTING_RULE_ROUTES } from './notifications/routing-rule.routes';
 import { CONTACT_ROUTES } from './notifications/contact.routes';
+import { DIGEST_ROUTES } from './notifications/digest.routes';
 import { OWNER_ROUTES, TEAM_ROUTES } from './owners-teams/owner-team.routes';
 import { POLICY_ROUTES } from './policies/policy.routes';
 import { PROFILE_ROUTES } from './profiles/profile.routes';
@@ -69,6 +70,7 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...NOTIFIER_ROUTES,
   ...ROUTING_RULE_ROUTES,
   ...CONTACT_ROUTES,
+  ...DIGEST_ROUTES,
   ...SCEP_PROBE_ROUTES,
   ...DISCOVERED_CERTIFICATE_ROUTES,
   ...SCAN_TARGET_ROUTES,

@@ -25,6 +25,7 @@ export * from './notifications/notification.dto';
 export * from './notifications/notifier.dto';
 export * from './notifications/routing-rule.dto';
 export * from './notifications/contact.dto';
+export * from './notifications/digest.dto';
 export * from './est/est-profile.dto';
 export * from './est/est-forward.dto';
 export * from './scep/scep-profile.dto';

@@ -17,6 +17,7 @@ import {
   UpdateRoutingRuleRequest,
 } from './notifications/routing-rule.dto';
 import { ContactDto, ContactKeyRequest, SetContactRequest } from './notifications/contact.dto';
+import { DigestPreviewDto, DigestPreviewRequest, DigestSendResult } from './notifications/digest.dto';
 import { PageQuery } from './pagination/page';
 import { agentEventContracts, agentRequestContracts } from './agents/agent-subjects';
 import { certificateEventContracts, certificateRequestContracts } from './certificates/certificate-subjects';
@@ -468,6 +469,8 @@ export const requestContracts = {
   'notifier.v1.set-contact': { request: SetContactRequest, response: shape<ContactDto>() },
   'notifier.v1.delete-contact': { request: ContactKeyRequest, response: shape<{ subject_id: string }>() },
   'notifier.v1.test-notifier': { request: NotifierIdRequest, response: shape<NotifierTestResult>() },
+  'notifier.v1.preview-digest': { request: DigestPreviewRequest, response: shape<DigestPreviewDto>() },
+  'notifier.v1.send-digest': { request: DigestPreviewRequest, response: shape<DigestSendResult>() },
   'health-monitor.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   ...healthCheckRequestContracts,
   ...scepProbeRequestContracts,

@@ -2,7 +2,7 @@ import { auditOrigin, AuditCategory, AuditRecord, RequestContext } from '@certla
 
 /** The audit record of one change to a notifier-owned resource, written in the change's transaction. */
 export function notifierAudit(
-  resourceType: 'notifier' | 'routing_rule' | 'contact' | 'notification',
+  resourceType: 'notifier' | 'routing_rule' | 'contact' | 'notification' | 'digest',
   action: string,
   id: string,
   context: RequestContext | undefined,

@@ -178,6 +178,15 @@ describe('notifier routes', () => {
     });
     expect(invalid.status).toBe(400);
     expect(invalid.json()).toMatchObject({ code: 'notifier_config_invalid' });
+    const limits = await call('POST', '/api/v1/notifiers', {
+      id: 'too-fast',
+      name: 'Too fast',
+      kind: 'webhook',
+      settings: { max_concurrent: 0 },
+      secrets: { url: hookUrl, secret: SECRET },
+    });
+    expect(limits.status).toBe(400);
+    expect(limits.json()).toMatchObject({ code: 'notifier_config_invalid' });
   });
 
   it('routing rules: create, list, get, update, delete; unknown notifiers and event types refused', async () => {

@@ -1484,6 +1484,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/digest/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/digest/preview
+         * @description Requires the permission `digest.read`.
+         */
+        get: operations["previewDigest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/digest/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/digest/send
+         * @description Requires the permission `digest.send`.
+         */
+        post: operations["sendDigest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/discovered-certificates": {
         parameters: {
             query?: never;
@@ -3680,7 +3720,7 @@ export interface components {
         CreateRoleRequest: {
             description?: string;
             id: string;
-            permissions: ("certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "notifier.read" | "notifier.edit" | "notifier.test" | "routing_rule.read" | "routing_rule.edit" | "contact.read" | "contact.edit" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete")[];
+            permissions: ("certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "notifier.read" | "notifier.edit" | "notifier.test" | "routing_rule.read" | "routing_rule.edit" | "contact.read" | "contact.edit" | "digest.read" | "digest.send" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete")[];
         };
         CreateRoutingRuleRequest: {
             enabled?: boolean;
@@ -3741,6 +3781,37 @@ export interface components {
         };
         DeployCertificateBody: {
             target_id?: string;
+        };
+        /** @description One owner's or team's digest, rendered (docs/notifications.md "Digest"). */
+        DigestDto: {
+            /** @description The owner's or team's contact addresses (who the email goes to). */
+            addresses: string[];
+            counts: {
+                approvals: number;
+                expiring: number;
+                failed_jobs: number;
+                violations: number;
+            };
+            html: string;
+            /** @enum {string} */
+            kind: "owner" | "team";
+            subject: string;
+            subject_id: string;
+            text: string;
+        };
+        DigestPreviewDto: {
+            digests: components["schemas"]["DigestDto"][];
+            generated_at: string;
+        };
+        DigestPreviewRequest: {
+            owner_id?: string;
+            team_id?: string;
+        };
+        /** @description POST /api/v1/digest/send: the digests built now and the notifications queued for them. */
+        DigestSendResult: {
+            digests: number;
+            notifications: number;
+            run_id: string;
         };
         /** @description A discovered certificate; its id is its SHA-256 fingerprint (lowercase hex). */
         DiscoveredCertificateDto: {
@@ -4537,7 +4608,7 @@ export interface components {
         };
         RoleChanges: {
             description?: string;
-            permissions?: ("certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "notifier.read" | "notifier.edit" | "notifier.test" | "routing_rule.read" | "routing_rule.edit" | "contact.read" | "contact.edit" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete")[];
+            permissions?: ("certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "notifier.read" | "notifier.edit" | "notifier.test" | "routing_rule.read" | "routing_rule.edit" | "contact.read" | "contact.edit" | "digest.read" | "digest.send" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete")[];
         };
         RoleDto: {
             builtin: boolean;
@@ -6777,7 +6848,7 @@ export interface operations {
     getCheck: {
         parameters: {
             query?: {
-                permission?: "certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "notifier.read" | "notifier.edit" | "notifier.test" | "routing_rule.read" | "routing_rule.edit" | "contact.read" | "contact.edit" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete";
+                permission?: "certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "notifier.read" | "notifier.edit" | "notifier.test" | "routing_rule.read" | "routing_rule.edit" | "contact.read" | "contact.edit" | "digest.read" | "digest.send" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete";
                 scope?: string;
             };
             header?: never;
@@ -8035,6 +8106,67 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    previewDigest: {
+        parameters: {
+            query?: {
+                owner_id?: string;
+                team_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigestPreviewDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    sendDigest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DigestPreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigestSendResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];

@@ -1003,6 +1003,11 @@ const NOTIFICATION_ROUTE_CASES: Record<string, RouteCase> = {
     });
     return { response, expected: contactEvent('contact.set', 'team/audit-team') };
   },
+  'POST /api/v1/digest/send': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/digest/send', { requestId, body: {} });
+    const runId = (response.json() as { run_id: string }).run_id;
+    return { response, expected: { ...notificationEvent('digest.sent', runId), resource_type: 'digest' } };
+  },
   'DELETE /api/v1/contacts/:kind/:subject_id': async (call, requestId) => {
     await call('PUT', '/api/v1/contacts/owner/audit-owner', { body: { addresses: ['owner@example.com'] } });
     const response = await call('DELETE', '/api/v1/contacts/owner/audit-owner', { requestId });

@@ -16,6 +16,11 @@ export interface OutboundNotification {
   recipients: string[];
   details: Record<string, string | number | null>;
   occurred_at: string;
+  /**
+   * A message prepared by the notifier (the digest): email sends it as is and only to
+   * `recipients` (one owner's or team's contacts), not to the notifier's own `to`.
+   */
+  body?: { subject: string; text: string; html: string };
 }
 
 /**

@@ -34,6 +34,7 @@ export const AuditAction = {
   RoutingRuleDeleted: 'routing_rule.deleted',
   ContactSet: 'contact.set',
   ContactDeleted: 'contact.deleted',
+  DigestSent: 'digest.sent',
   RenewalPolicyCreated: 'renewal_policy.created',
   RenewalPolicyUpdated: 'renewal_policy.updated',
   RenewalPolicyDeleted: 'renewal_policy.deleted',

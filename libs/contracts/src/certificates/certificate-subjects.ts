@@ -1,5 +1,6 @@
 import { RequestContract, EventContract, shape } from '../messaging/contract';
 import { Page } from '../pagination/page';
+import { DigestFactsDto, DigestFactsRequest } from '../notifications/digest.dto';
 import {
   BulkReassignRequest,
   BulkReassignResult,
@@ -112,6 +113,7 @@ export const certificateRequestContracts = {
     request: StatsWindowRequest,
     response: shape<ExpirationTimelineDto>(),
   },
+  'issuance.v1.get-digest-facts': { request: DigestFactsRequest, response: shape<DigestFactsDto>() },
   'issuance.v1.get-issuance-rate': { request: StatsWindowRequest, response: shape<IssuanceRateDto>() },
   'issuance.v1.get-job-trends': { request: StatsWindowRequest, response: shape<JobTrendsDto>() },
 } satisfies Record<string, RequestContract<object, unknown>>;

@@ -3,7 +3,7 @@ export * from './health-status/health-status';
 export * from './health-status/probe-verdict';
 export * from './scheduling/probe-schedule';
 export * from './discovered-certificates/discovered-status';
-export * from './network-safety/ip-address';
+export type { Cidr, IpAddress } from '@certlane/network-safety';
 export * from './network-safety/reserved-addresses';
 export * from './scep-probe/scep-capabilities';
 export * from './network-scan/scan-targets';

@@ -9,6 +9,7 @@ import { CertificateService } from './certificates/certificate.service';
 import { StatusTransitions } from './certificates/status-transitions';
 import { ServerIssuanceRunner } from './certificates/server-issuance.runner';
 import { VersionIssuance } from './certificates/version-issuance';
+import { DigestFactsService } from './digest/digest-facts.service';
 import { IdempotencyKeyRepository } from './idempotency/idempotency-key.repository';
 import { IdempotencyKeyService } from './idempotency/idempotency-key.service';
 import { CertificateCountCompactor } from './inventory/certificate-counts';
@@ -20,7 +21,7 @@ import { OwnerTeamService } from './owners-teams/owner-team.service';
 import { StatsHandlers } from './stats/stats.handlers';
 import { StatsService } from './stats/stats.service';
 
-/** Certificates, versions, jobs as stored, list queries, stats, owners and teams, idempotency keys, approval decisions (ADR 0024, 0045). */
+/** Certificates, versions, jobs as stored, list queries, stats, digest facts, owners and teams, idempotency keys, approval decisions (ADR 0024, 0045). */
 export const INVENTORY_PROVIDERS: Provider[] = [
   { provide: ListAnchorCache, useFactory: () => new ListAnchorCache() },
   CertificateRepository,
@@ -37,6 +38,7 @@ export const INVENTORY_PROVIDERS: Provider[] = [
   OwnerTeamHandlers,
   StatsService,
   StatsHandlers,
+  DigestFactsService,
   IdempotencyKeyRepository,
   IdempotencyKeyService,
   CertificateCountCompactor,

@@ -11,16 +11,21 @@ import {
   SqlExecutor,
 } from '@certlane/platform';
 import { NotificationRepository, NotificationRow } from '../notifications/notification.repository';
-import { NotifierDirectory } from '../notifiers/notifier.directory';
+import { LoadedNotifier, NotifierDirectory } from '../notifiers/notifier.directory';
+import { NotifierThrottle } from './notifier-throttle';
 
 /** Deliveries one replica runs at once (each holds its row lock and a connection). */
 const SWEEP_CONCURRENCY = 4;
+/** When every send permit of a notifier is taken, its notification is looked at again this much later. */
+const PERMIT_RETRY_MS = 250;
 
 /** Outcome counts of one sweep, for logs and tests. */
 export interface SweepResult {
   sent: number;
   failed: number;
   dead: number;
+  /** Given back until their notifier's rate slot or send permit comes (no attempt counted). */
+  deferred: number;
 }
 
 /**
@@ -35,6 +40,7 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
   private readonly task: PeriodicTask;
   private readonly http: OutboundHttp;
   private kicked = false;
+  private wake?: { at: number; timer: NodeJS.Timeout };
   private sweeping?: Promise<SweepResult>;
   /** The clock; tests move it. */
   now: () => Date = () => new Date();
@@ -42,6 +48,7 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     private readonly notifications: NotificationRepository,
     private readonly notifiers: NotifierDirectory,
+    private readonly throttle: NotifierThrottle,
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
   ) {
@@ -57,6 +64,7 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   async onApplicationShutdown(): Promise<void> {
+    clearTimeout(this.wake?.timer);
     await this.task.stop();
     await this.sweeping;
   }
@@ -74,7 +82,7 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
   async sweep(): Promise<SweepResult> {
     if (this.sweeping) return this.sweeping;
     this.sweeping = (async () => {
-      const result: SweepResult = { sent: 0, failed: 0, dead: 0 };
+      const result: SweepResult = { sent: 0, failed: 0, dead: 0, deferred: 0 };
       do {
         this.kicked = false;
         const workers = Array.from({ length: SWEEP_CONCURRENCY }, () => this.worker(result));
@@ -83,6 +91,24 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
       return result;
     })().finally(() => (this.sweeping = undefined));
     return this.sweeping;
+  }
+
+  /**
+   * A deferred notification is due at its notifier's next slot, long before the next periodic
+   * sweep: sweep again then (the earliest such time; one timer per replica).
+   */
+  private wakeAt(due: Date): void {
+    if (this.wake && this.wake.at <= due.getTime()) return;
+    clearTimeout(this.wake?.timer);
+    const timer = setTimeout(
+      () => {
+        this.wake = undefined;
+        this.kick();
+      },
+      Math.max(0, due.getTime() - Date.now()),
+    );
+    timer.unref();
+    this.wake = { at: due.getTime(), timer };
   }
 
   private async sweepLogged(): Promise<void> {
@@ -102,14 +128,29 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
         return this.deliver(manager, row);
       });
       if (!status) return;
-      if (status === 'sent') result.sent++;
+      if (status instanceof Date) {
+        result.deferred++;
+        this.wakeAt(status);
+      } else if (status === 'sent') result.sent++;
+      else if (status === 'sent') result.sent++;
       else if (status === 'failed') result.failed++;
       else if (status === 'dead') result.dead++;
     }
   }
 
-  private async deliver(executor: SqlExecutor, row: NotificationRow): Promise<string> {
-    const trigger = await this.attempt(executor, row);
+  private async deliver(executor: SqlExecutor, row: NotificationRow): Promise<string | Date> {
+    const notifier = await this.notifiers.load(executor, row.notifier_id);
+    const wait = await this.waitForLimits(executor, row, notifier);
+    if (wait) {
+      await this.notifications.defer(executor, row.id, wait);
+      return wait;
+    }
+    const trigger = await this.attempt(row, notifier);
+    if (trigger.kind === 'delivery_failed' && trigger.retryAfterSeconds !== undefined)
+      await this.throttle.holdUntil(
+        row.notifier_id,
+        new Date(this.now().getTime() + trigger.retryAfterSeconds * 1000),
+      );
     const now = this.now();
     const outcome = nextDeliveryState(row, trigger, now);
     // Claimed rows are pending or failed, which every delivery trigger accepts.
@@ -120,8 +161,29 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
     return outcome.state.status;
   }
 
-  private async attempt(executor: SqlExecutor, row: NotificationRow): Promise<DeliveryTrigger> {
-    const notifier = await this.notifiers.load(executor, row.notifier_id);
+  /**
+   * The notifier's limits (ADR 0062): a send permit for this transaction and, when it is rate
+   * limited, a reserved slot (waited for when it is near). Answers when to try again instead, or
+   * undefined to send now. A notifier that cannot send anyway is not held back.
+   */
+  private async waitForLimits(
+    executor: SqlExecutor,
+    row: NotificationRow,
+    notifier: LoadedNotifier,
+  ): Promise<Date | undefined> {
+    if (!notifier.found || 'unusable' in notifier || !notifier.enabled) return undefined;
+    const now = this.now();
+    if (!(await this.throttle.takePermit(executor, row.notifier_id, notifier.limits.concurrency)))
+      return new Date(now.getTime() + PERMIT_RETRY_MS);
+    const decision = notifier.limits.per_second
+      ? await this.throttle.reserveSlot(row.notifier_id, notifier.limits.per_second, now)
+      : await this.throttle.heldUntil(row.notifier_id, now);
+    if (decision.kind === 'defer') return decision.until;
+    if (decision.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.waitMs));
+    return undefined;
+  }
+
+  private async attempt(row: NotificationRow, notifier: LoadedNotifier): Promise<DeliveryTrigger> {
     if (!notifier.found) return { kind: 'notifier_missing' };
     if ('unusable' in notifier) return { kind: 'delivery_failed', error: notifier.unusable };
     if (!notifier.enabled) return { kind: 'delivery_failed', error: 'the notifier is disabled' };
@@ -147,5 +209,6 @@ function outbound(row: NotificationRow): OutboundNotification {
     recipients: row.recipients,
     details: row.event.details,
     occurred_at: row.event.occurred_at,
+    ...(row.event.body ? { body: row.event.body } : {}),
   };
 }

@@ -2,21 +2,31 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEnvelope } from '@certlane/contracts';
 import {
   fromExpiryWarning,
+  fromHealthStatusChange,
   fromJobStatusChange,
   fromRevocation,
   NotificationEvent,
+  needsCertificateLookup,
   planDeliveries,
+  withCertificateAttributes,
 } from '@certlane/notifier-domain';
 import { CertlaneLogger, consumeOnce, LOGGER, MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { DeliverySweep } from '../delivery/delivery-sweep';
 import { NotificationRepository } from '../notifications/notification.repository';
-import { parseExpiryWarning, parseJobStatusChanged, parseRevoked } from './event-parsers';
+import { CertificateLookup } from './certificate-lookup';
+import {
+  parseExpiryWarning,
+  parseHealthStatusChanged,
+  parseJobStatusChanged,
+  parseRevoked,
+} from './event-parsers';
 
 /** Durable JetStream consumers, shared by every replica of the notifier. */
 export const NOTIFIER_CONSUMERS = {
   expiry: 'notifier-expiry-warning',
   revoked: 'notifier-certificate-revoked',
   jobs: 'notifier-job-status',
+  health: 'notifier-health-status',
 } as const;
 
 type Mapped = NotificationEvent | null | { invalid: string };
@@ -34,6 +44,7 @@ export class NotificationEventConsumer implements OnApplicationBootstrap {
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
     private readonly notifications: NotificationRepository,
     private readonly sweep: DeliverySweep,
+    private readonly certificates: CertificateLookup,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -55,18 +66,28 @@ export class NotificationEventConsumer implements OnApplicationBootstrap {
         return 'invalid' in event ? event : fromJobStatusChange(event);
       }),
     );
+    await this.bus.consume(
+      'health-monitor.v1.health-check.status-changed',
+      NOTIFIER_CONSUMERS.health,
+      (envelope) =>
+        this.handle(NOTIFIER_CONSUMERS.health, envelope, () => {
+          const event = parseHealthStatusChanged(envelope.data);
+          return 'invalid' in event ? event : fromHealthStatusChange(event);
+        }),
+    );
   }
 
   private async handle(consumer: string, envelope: EventEnvelope<unknown>, map: () => Mapped): Promise<void> {
-    const event = map();
-    if (event === null) return;
-    if ('invalid' in event) {
+    const mapped = map();
+    if (mapped === null) return;
+    if ('invalid' in mapped) {
       this.logger.error(
-        { event_id: envelope.id, subject: envelope.subject, problem: event.invalid },
+        { event_id: envelope.id, subject: envelope.subject, problem: mapped.invalid },
         'event refused',
       );
       return;
     }
+    const event = await this.withRoutingAttributes(mapped);
     let stored = 0;
     await consumeOnce(this.notifications.dataSource, 'notifier', consumer, envelope, async (manager) => {
       const rules = await this.notifications.enabledRules(manager);
@@ -74,5 +95,12 @@ export class NotificationEventConsumer implements OnApplicationBootstrap {
       stored = await this.notifications.insertPlanned(manager, event, planDeliveries(rules, event, contacts));
     });
     if (stored > 0) this.sweep.kick();
+  }
+
+  /** Owner, team, environment and issuer of the event's certificate, for routing rules. */
+  private async withRoutingAttributes(event: NotificationEvent): Promise<NotificationEvent> {
+    if (!needsCertificateLookup(event)) return event;
+    const certificate = await this.certificates.attributes(event.certificate_id!);
+    return certificate ? withCertificateAttributes(event, certificate) : event;
   }
 }

@@ -1,4 +1,11 @@
-import { CertificateExpiryWarning, CertificateRevoked, JobStatusChanged } from '@certlane/contracts';
+import {
+  CertificateExpiryWarning,
+  CertificateRevoked,
+  HEALTH_CHECK_STATUSES,
+  HealthCheckStatus,
+  HealthCheckStatusChanged,
+  JobStatusChanged,
+} from '@certlane/contracts';
 
 /** Bus payloads are not validated by the bus: these check what the notifier reads. */
 type Parsed<T> = T | { invalid: string };
@@ -58,5 +65,27 @@ export function parseJobStatusChanged(data: unknown): Parsed<JobStatusChanged> {
     to: to as JobStatusChanged['to'],
     error: isText(error) ? error : '',
     at,
+  };
+}
+
+const isStatus = (value: unknown): value is HealthCheckStatus =>
+  HEALTH_CHECK_STATUSES.includes(value as HealthCheckStatus);
+
+export function parseHealthStatusChanged(data: unknown): Parsed<HealthCheckStatusChanged> {
+  if (!isObject(data)) return { invalid: 'payload is not an object' };
+  const { health_check_id, name, host, port, from, to, error, changed_at } = data;
+  if (!isText(health_check_id) || !isText(name) || !isText(host) || !Number.isInteger(port))
+    return { invalid: 'health_check_id, name, host and port are required' };
+  if (!isStatus(from) || !isStatus(to)) return { invalid: 'from and to must be health check statuses' };
+  if (!isDate(changed_at)) return { invalid: 'changed_at must be a date' };
+  return {
+    health_check_id,
+    name,
+    host,
+    port: port as number,
+    from,
+    to,
+    error: isText(error) ? error : null,
+    changed_at,
   };
 }

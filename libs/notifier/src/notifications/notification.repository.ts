@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { DigestSubject } from '@certlane/contracts';
 import {
+  Contacts,
   DeliveryState,
   NotificationEvent,
   PlannedDelivery,
@@ -54,6 +56,57 @@ export class NotificationRepository {
     return { owners, teams };
   }
 
+  /** The contact addresses of every owner and team the digest facts name (one query). */
+  async contactsFor(
+    executor: SqlExecutor,
+    facts: Record<'expiring' | 'failed_jobs' | 'violations' | 'approvals', DigestSubject[]>,
+  ): Promise<Contacts> {
+    const lines = [...facts.expiring, ...facts.failed_jobs, ...facts.violations, ...facts.approvals];
+    const owners = [...new Set(lines.flatMap((line) => (line.owner_id ? [line.owner_id] : [])))];
+    const teams = [...new Set(lines.flatMap((line) => (line.team_id ? [line.team_id] : [])))];
+    const rows = (await executor.query(
+      `SELECT kind, subject_id, addresses FROM contacts
+        WHERE (kind = 'owner' AND subject_id = ANY($1)) OR (kind = 'team' AND subject_id = ANY($2))`,
+      [owners, teams],
+    )) as { kind: 'owner' | 'team'; subject_id: string; addresses: string[] }[];
+    const found = { owners: new Map<string, string[]>(), teams: new Map<string, string[]>() };
+    for (const row of rows)
+      (row.kind === 'owner' ? found.owners : found.teams).set(row.subject_id, row.addresses);
+    return found;
+  }
+
+  async digestRunExists(runId: string): Promise<boolean> {
+    const rows = (await this.dataSource.query('SELECT 1 FROM digest_runs WHERE run_id = $1', [
+      runId,
+    ])) as unknown[];
+    return rows.length > 0;
+  }
+
+  /**
+   * Records a digest run; false when it is already recorded. A concurrent claimer of the same id
+   * waits on the unique key until the first commits (then false) or rolls back (then true).
+   */
+  async claimDigestRun(executor: SqlExecutor, runId: string, requestedBy: string | null): Promise<boolean> {
+    const rows = (await executor.query(
+      `INSERT INTO digest_runs (run_id, requested_by) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
+      [runId, requestedBy],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  async finishDigestRun(
+    executor: SqlExecutor,
+    runId: string,
+    digests: number,
+    notifications: number,
+  ): Promise<void> {
+    await executor.query('UPDATE digest_runs SET digests = $2, notifications = $3 WHERE run_id = $1', [
+      runId,
+      digests,
+      notifications,
+    ]);
+  }
+
   /** Stores the planned deliveries; a dedup key already present adds nothing. Returns how many were new. */
   async insertPlanned(
     executor: SqlExecutor,
@@ -100,6 +153,14 @@ export class NotificationRepository {
       [now],
     )) as NotificationRow[];
     return rows[0];
+  }
+
+  /**
+   * Gives a claimed notification back until `until` without an attempt (its notifier's rate slot
+   * or send permit is not free): state and retry_count unchanged, the sweep claims it then.
+   */
+  async defer(executor: SqlExecutor, id: string, until: Date): Promise<void> {
+    await executor.query('UPDATE notifications SET next_retry_at = $2 WHERE id = $1', [id, until]);
   }
 
   async saveState(executor: SqlExecutor, id: string, state: DeliveryState, now: Date): Promise<void> {

@@ -9,6 +9,7 @@ import {
   teamsConnector,
   webhookConnector,
 } from '@certlane/connectors';
+import { DeliveryLimits, deliveryLimits } from '@certlane/notifier-domain';
 import { CERTLANE_CONFIG, CertlaneConfig, SecretBox, SqlExecutor } from '@certlane/platform';
 
 /** The SecretBox label of notifier secrets; the notifier id is the associated data. */
@@ -26,7 +27,7 @@ export const CONNECTORS: Record<NotifierKind, NotifierConnector> = {
 
 export type LoadedNotifier =
   | { found: false }
-  | { found: true; enabled: boolean; connector: NotifierConnector; config: unknown }
+  | { found: true; enabled: boolean; connector: NotifierConnector; config: unknown; limits: DeliveryLimits }
   | { found: true; unusable: string };
 
 /** Reads a notifier and opens its sealed secrets (never logged, never answered). */
@@ -75,6 +76,8 @@ export class NotifierDirectory {
     const config = connector.parse(row.settings, secrets);
     if (config && typeof config === 'object' && 'invalid' in config)
       return { found: true, unusable: `notifier config: ${(config as { invalid: string }).invalid}` };
-    return { found: true, enabled: row.enabled, connector, config };
+    const limits = deliveryLimits(row.kind, row.settings);
+    if ('invalid' in limits) return { found: true, unusable: `notifier config: ${limits.invalid}` };
+    return { found: true, enabled: row.enabled, connector, config, limits };
   }
 }

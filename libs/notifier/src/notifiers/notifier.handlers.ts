@@ -25,6 +25,7 @@ import {
   ServiceOutbox,
   SqlExecutor,
 } from '@certlane/platform';
+import { deliveryLimits } from '@certlane/notifier-domain';
 import { DataSource } from 'typeorm';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CONNECTORS, NotifierDirectory } from './notifier.directory';
@@ -137,6 +138,9 @@ export class NotifierHandlers implements OnApplicationBootstrap {
         ErrorCode.NotifierConfigInvalid,
         `notifier config: ${(parsed as { invalid: string }).invalid}`,
       );
+    const limits = deliveryLimits(kind, settings);
+    if ('invalid' in limits)
+      throw new CertlaneError(ErrorCode.NotifierConfigInvalid, `notifier config: ${limits.invalid}`);
   }
 
   private async create(

@@ -91,6 +91,8 @@ export interface CertlaneConfig {
   notificationRetryIntervalMs: number;
   /** SERVICE_NOTIFIER_ALLOWED_NETWORKS: reserved addresses notifier calls may still reach (ADR 0056). */
   notifierAllowedNetworks: string[];
+  /** SERVICE_GUI_URL: the GUI's public base URL, for links in digest emails (no trailing slash). */
+  guiUrl: string;
   configEncryptionKey: string;
   /** Public base URL of the revocation service (CRL DP and OCSP AIA of issued certificates), no trailing slash. */
   revocationBaseUrl: string;

@@ -71,20 +71,18 @@ function parseResolvers(raw: string): string[] {
   return entries;
 }
 
-/** SERVICE_REVOCATION_BASE_URL: an absolute http(s) URL without query or fragment; trailing slashes dropped. */
-export function parseRevocationBaseUrl(raw: string): string {
+/** An absolute http(s) base URL without credentials, query or fragment; trailing slashes dropped. */
+export function parseHttpBaseUrl(name: string, raw: string): string {
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
     throw new ConfigError(
-      `SERVICE_REVOCATION_BASE_URL=${JSON.stringify(raw)} is not an absolute URL like https://pki.example.com`,
+      `${name}=${JSON.stringify(raw)} is not an absolute URL like https://pki.example.com`,
     );
   }
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username) {
-    throw new ConfigError(
-      'SERVICE_REVOCATION_BASE_URL must be an http(s) URL without credentials, query or fragment',
-    );
+    throw new ConfigError(`${name} must be an http(s) URL without credentials, query or fragment`);
   }
   return url.toString().replace(/\/+$/, '');
 }
@@ -241,7 +239,10 @@ export function loadConfig(env: Env): CertlaneConfig {
   const sameSite = parseSameSite(get('SERVICE_SESSION_SAMESITE') ?? 'Lax');
   const trustedProxies = parseTrustedProxies(get('SERVICE_TRUSTED_PROXIES') ?? '');
 
-  const revocationBaseUrl = parseRevocationBaseUrl(get('SERVICE_REVOCATION_BASE_URL') ?? '');
+  const revocationBaseUrl = parseHttpBaseUrl(
+    'SERVICE_REVOCATION_BASE_URL',
+    get('SERVICE_REVOCATION_BASE_URL') ?? '',
+  );
 
   const databaseUrl = get('SERVICE_DATABASE_URL') ?? '';
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -316,6 +317,7 @@ export function loadConfig(env: Env): CertlaneConfig {
       'SERVICE_NOTIFIER_ALLOWED_NETWORKS',
       get('SERVICE_NOTIFIER_ALLOWED_NETWORKS') ?? '',
     ),
+    guiUrl: parseHttpBaseUrl('SERVICE_GUI_URL', get('SERVICE_GUI_URL') ?? ''),
     configEncryptionKey: encryptionKey,
     revocationBaseUrl,
     acme: {

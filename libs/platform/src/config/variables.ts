@@ -274,6 +274,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     description:
       'Notifier: comma-separated IPs or CIDRs that outbound notifier calls may reach although reserved (loopback, private, link-local, metadata). Default: none.',
   },
+  {
+    name: 'SERVICE_GUI_URL',
+    default: 'https://localhost:8443',
+    description:
+      'Notifier: the public https base URL of the web GUI; links in digest emails point at <url>/certificates/<id> and <url>/approvals.',
+  },
   // Inventory (ADR 0024).
   {
     name: 'SERVICE_EXPIRY_SWEEP_INTERVAL',

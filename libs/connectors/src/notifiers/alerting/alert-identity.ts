@@ -13,6 +13,12 @@ const PROBLEMS: Record<string, { problem: string; action: 'open' | 'close' }> = 
 };
 
 export function alertIdentity(notification: OutboundNotification): { key: string; action: 'open' | 'close' } {
+  // An endpoint's health: one alert per health check, opened when it goes bad, closed on recovery.
+  if (notification.event_type === 'endpoint.health_changed' && notification.details.health_check_id)
+    return {
+      key: `certlane/health/${notification.details.health_check_id}`,
+      action: notification.details.to === 'healthy' ? 'close' : 'open',
+    };
   const known = PROBLEMS[notification.event_type];
   if (known && notification.certificate_id)
     return { key: `certlane/${notification.certificate_id}/${known.problem}`, action: known.action };

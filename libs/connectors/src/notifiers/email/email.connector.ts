@@ -8,7 +8,8 @@ export type SmtpSecurity = (typeof SMTP_SECURITY)[number];
 /**
  * Settings: `host`, `port` (default 587 for starttls, 465 for tls), `security` (`starttls`
  * required by default, `tls` implicit, `none` only for a relay on a trusted network), `from`,
- * `to` (addresses always sent to, besides the owner's and team's), `username`, `ca` (PEM roots
+ * `to` (addresses always sent to, besides the owner's and team's; not for a digest, which goes
+ * to its owner's or team's contacts only), `username`, `ca` (PEM roots
  * for a private relay). Secrets: `password`.
  */
 export interface EmailConfig {
@@ -105,7 +106,9 @@ export const emailConnector: NotifierConnector<EmailConfig> = {
     notification: OutboundNotification,
     http: OutboundHttp,
   ): Promise<SendResult> {
-    const to = [...new Set([...config.to, ...notification.recipients])];
+    const to = notification.body
+      ? [...new Set(notification.recipients)]
+      : [...new Set([...config.to, ...notification.recipients])];
     if (to.length === 0)
       return { ok: false, error: 'no recipients: the notifier lists none and the event has no contacts' };
     // Dial the checked address; TLS still verifies the certificate for the host name.
@@ -127,7 +130,7 @@ export const emailConnector: NotifierConnector<EmailConfig> = {
         from: config.from,
         to,
         messageId: `<${notification.id}@certlane>`,
-        ...emailContent(notification),
+        ...(notification.body ?? emailContent(notification)),
       });
       return { ok: true };
     } catch (error) {

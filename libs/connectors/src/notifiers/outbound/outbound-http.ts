@@ -1,7 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, LookupFunction } from 'node:net';
+import { isIP, LookupFunction } from 'node:net';
+import { Cidr } from '@certlane/network-safety';
 import { refusedAddress } from './reserved-addresses';
 
 export interface OutboundResponse {
@@ -33,7 +34,8 @@ export class OutboundRefused extends Error {
 }
 
 export interface GuardedHttpOptions {
-  allowed: BlockList;
+  /** Reserved networks an operator re-admits (SERVICE_NOTIFIER_ALLOWED_NETWORKS). */
+  allowed: readonly Cidr[];
   timeoutMs?: number;
   maxResponseBytes?: number;
   /** Extra CA certificates for https receivers (SERVICE_SERVER_CA_BUNDLE_PATH). */

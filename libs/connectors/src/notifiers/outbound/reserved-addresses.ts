@@ -1,61 +1,25 @@
-import { BlockList, isIP } from 'node:net';
+import {
+  ADDRESS_CLASSES,
+  AddressClass,
+  checkDestination,
+  Cidr,
+  parseAllowList,
+} from '@certlane/network-safety';
 
 /**
- * Addresses an outbound notifier call must not reach unless an operator allow-lists them:
- * "this" network, private ranges (RFC 1918, CGNAT, IPv6 ULA), loopback, link-local (where the
- * cloud metadata services live: 169.254.169.254, fd00:ec2::254 is ULA), benchmarking, multicast
- * and reserved space, and IPv4-mapped IPv6 forms of all of them.
+ * An outbound notifier call refuses every special-purpose class of `@certlane/network-safety`:
+ * private ranges (RFC 1918, CGNAT, IPv6 ULA), loopback, link-local and the cloud metadata
+ * endpoints, documentation, benchmarking, multicast and reserved space, IPv4-mapped forms
+ * included, unless an operator allow-lists them (SERVICE_NOTIFIER_ALLOWED_NETWORKS).
  */
-const RESERVED_V4: [string, number][] = [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-];
-const RESERVED_V6: [string, number][] = [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-];
-
-const reserved = new BlockList();
-for (const [network, prefix] of RESERVED_V4) reserved.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of RESERVED_V6) reserved.addSubnet(network, prefix, 'ipv6');
-
-const MAPPED_V4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
+const NOTIFIER_REFUSED_CLASSES = new Set<AddressClass>(ADDRESS_CLASSES);
 
 /** An allow-list of IPs and CIDRs (SERVICE_NOTIFIER_ALLOWED_NETWORKS). */
-export function networkList(entries: readonly string[]): BlockList {
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address, prefix] = entry.split('/');
-    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    if (prefix === undefined) list.addAddress(address, family);
-    else list.addSubnet(address, Number(prefix), family);
-  }
-  return list;
+export function networkList(entries: readonly string[]): Cidr[] {
+  return parseAllowList(entries);
 }
 
-/** True when `address` is reserved and not allow-listed. */
-export function refusedAddress(address: string, allowed: BlockList): boolean {
-  const mapped = MAPPED_V4.exec(address);
-  const ip = mapped ? mapped[1] : address;
-  const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
-  if (isIP(ip) === 0) return true;
-  return reserved.check(ip, family) && !allowed.check(ip, family);
+/** True when `address` is not an IP address, or is reserved and not allow-listed. */
+export function refusedAddress(address: string, allowed: readonly Cidr[]): boolean {
+  return !checkDestination(address, allowed, NOTIFIER_REFUSED_CLASSES).allowed;
 }

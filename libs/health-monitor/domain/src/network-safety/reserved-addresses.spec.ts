@@ -1,4 +1,4 @@
-import { parseCidr } from './ip-address';
+import { parseCidr } from '@certlane/network-safety';
 import { checkDestination, parseAllowList } from './reserved-addresses';
 
 const refused = (address: string, allow = '') => {

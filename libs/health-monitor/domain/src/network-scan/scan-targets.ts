@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { parseCidr } from '../network-safety/ip-address';
+import { parseCidr } from '@certlane/network-safety';
 
 /** One scan's upper bound of address x port pairs: beyond it a target is refused, not truncated. */
 export const MAX_SCAN_ENDPOINTS = 1_048_576;

@@ -1,4 +1,12 @@
-import { expirySeverity, fromExpiryWarning, fromJobStatusChange, fromRevocation } from './notification-event';
+import {
+  expirySeverity,
+  fromExpiryWarning,
+  fromHealthStatusChange,
+  fromJobStatusChange,
+  fromRevocation,
+  needsCertificateLookup,
+  withCertificateAttributes,
+} from './notification-event';
 
 const warning = {
   certificate_id: 'cert-1',
@@ -107,5 +115,111 @@ describe('fromJobStatusChange', () => {
 
   it('a failure carries the job error', () => {
     expect(fromJobStatusChange(change)?.details.error).toBe('issuer unreachable');
+  });
+});
+
+describe('certificate attributes for revocation and job events', () => {
+  const certificate = {
+    common_name: 'api.example.com',
+    owner_id: 'alice',
+    team_id: 'payments',
+    environment: 'production',
+    issuer_id: 'local-ca',
+  };
+  const failed = fromJobStatusChange({
+    job_id: 'job-1',
+    type: 'Renewal',
+    certificate_id: 'cert-1',
+    from: 'Running',
+    to: 'Failed',
+    error: 'boom',
+    at: '2026-11-24T00:00:00.000Z',
+  })!;
+
+  it('fills owner, team, environment and issuer of a job outcome from its certificate', () => {
+    expect(needsCertificateLookup(failed)).toBe(true);
+    expect(withCertificateAttributes(failed, certificate)).toMatchObject({
+      owner_id: 'alice',
+      team_id: 'payments',
+      environment: 'production',
+      issuer_id: 'local-ca',
+      dedup_key: failed.dedup_key,
+      details: { job_id: 'job-1', common_name: 'api.example.com' },
+    });
+  });
+
+  it('keeps what the event says: a revocation’s own issuer wins', () => {
+    const revoked = fromRevocation({
+      issuer_id: 'old-ca',
+      serial_hex: '0a',
+      reason: 'keyCompromise',
+      revoked_at: '2026-11-24T00:00:00.000Z',
+      certificate_id: 'cert-1',
+    })!;
+    expect(withCertificateAttributes(revoked, certificate)).toMatchObject({
+      issuer_id: 'old-ca',
+      owner_id: 'alice',
+    });
+  });
+
+  it('leaves an attribute the certificate does not have null', () => {
+    const lone = withCertificateAttributes(failed, { ...certificate, owner_id: '', team_id: '' });
+    expect(lone).toMatchObject({ owner_id: null, team_id: null, environment: 'production' });
+  });
+
+  it('does not look up an expiry warning (it carries them) or an event without a certificate', () => {
+    const revokedUnmanaged = fromRevocation({
+      issuer_id: 'ca',
+      serial_hex: '0b',
+      reason: 'superseded',
+      revoked_at: '2026-11-24T00:00:00.000Z',
+    })!;
+    expect(needsCertificateLookup(revokedUnmanaged)).toBe(false);
+    const expiring = fromExpiryWarning(
+      {
+        certificate_id: 'cert-1',
+        common_name: 'api.example.com',
+        environment: '',
+        owner_id: '',
+        team_id: '',
+        renewal_policy_id: 'rp-default',
+        status: 'Expiring',
+        expires_at: '2026-12-08T00:00:00.000Z',
+        threshold_days: 14,
+        days_remaining: 13,
+      },
+      new Date('2026-11-24T00:00:00.000Z'),
+    );
+    expect(needsCertificateLookup(expiring)).toBe(false);
+  });
+});
+
+describe('fromHealthStatusChange', () => {
+  const change = (from: 'healthy' | 'degraded' | 'down' | 'cert_mismatch', to: typeof from) => ({
+    health_check_id: 'hc-1',
+    name: 'Shop',
+    host: 'shop.example.com',
+    port: 443,
+    from,
+    to,
+    error: to === 'healthy' ? null : 'connect ECONNREFUSED',
+    changed_at: '2026-11-25T00:00:00.000Z',
+  });
+
+  it.each([
+    ['down', 'critical', 'Shop (shop.example.com:443) is down'],
+    ['cert_mismatch', 'critical', 'Shop (shop.example.com:443) serves an unexpected certificate'],
+    ['degraded', 'warning', 'Shop (shop.example.com:443) is degraded'],
+    ['healthy', 'info', 'Shop (shop.example.com:443) is healthy again'],
+  ] as const)('-> %s is %s news', (to, severity, title) => {
+    const event = fromHealthStatusChange(change(to === 'healthy' ? 'down' : 'healthy', to));
+    expect(event).toMatchObject({ type: 'endpoint.health_changed', severity, title, certificate_id: null });
+    expect(event.details).toMatchObject({ health_check_id: 'hc-1', to });
+  });
+
+  it('is keyed by check and time of change: a redelivery is the same fact', () => {
+    expect(fromHealthStatusChange(change('healthy', 'down')).dedup_key).toBe(
+      'endpoint.health_changed:hc-1:2026-11-25T00:00:00.000Z',
+    );
   });
 });

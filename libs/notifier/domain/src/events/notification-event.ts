@@ -1,4 +1,9 @@
-import { CertificateExpiryWarning, CertificateRevoked, JobStatusChanged } from '@certlane/contracts';
+import {
+  CertificateExpiryWarning,
+  CertificateRevoked,
+  HealthCheckStatusChanged,
+  JobStatusChanged,
+} from '@certlane/contracts';
 
 /**
  * The notification event types (spec 6.2 leaves the names to us; docs/notifications.md lists
@@ -14,6 +19,7 @@ export const NOTIFICATION_EVENT_TYPES = [
   'policy.violated',
   'endpoint.health_changed',
   'discovery.found',
+  'digest.daily',
 ] as const;
 export type NotificationEventType = (typeof NOTIFICATION_EVENT_TYPES)[number];
 
@@ -39,6 +45,8 @@ export interface NotificationEvent {
   title: string;
   details: Record<string, string | number | null>;
   occurred_at: string;
+  /** A prepared message (the digest's): email sends it as is, to the event's contacts only. */
+  body?: { subject: string; text: string; html: string };
 }
 
 /** Severity of an expiry warning by days left: a week or less is critical, two weeks a warning. */
@@ -125,5 +133,76 @@ export function fromJobStatusChange(event: JobStatusChanged): NotificationEvent 
     title: `Certificate ${event.certificate_id} ${outcome.verb}`,
     details: { job_id: event.job_id, job_type: event.type, error: event.error || null },
     occurred_at: event.at,
+  };
+}
+
+const HEALTH_NEWS: Record<HealthCheckStatusChanged['to'], { severity: Severity; words: string }> = {
+  healthy: { severity: 'info', words: 'is healthy again' },
+  degraded: { severity: 'warning', words: 'is degraded' },
+  down: { severity: 'critical', words: 'is down' },
+  cert_mismatch: { severity: 'critical', words: 'serves an unexpected certificate' },
+};
+
+/**
+ * `health-monitor.v1.health-check.status-changed` -> endpoint.health_changed: severity by the new
+ * status (down and cert_mismatch critical, degraded warning, recovery info). The key is the check
+ * and the time of the change: a redelivery maps to the same key, a later flap is news again.
+ */
+export function fromHealthStatusChange(event: HealthCheckStatusChanged): NotificationEvent {
+  const news = HEALTH_NEWS[event.to];
+  return {
+    type: 'endpoint.health_changed',
+    severity: news.severity,
+    dedup_key: `endpoint.health_changed:${event.health_check_id}:${event.changed_at}`,
+    certificate_id: null,
+    owner_id: null,
+    team_id: null,
+    environment: null,
+    issuer_id: null,
+    title: `${event.name} (${event.host}:${event.port}) ${news.words}`,
+    details: {
+      health_check_id: event.health_check_id,
+      host: event.host,
+      port: event.port,
+      from: event.from,
+      to: event.to,
+      error: event.error,
+    },
+    occurred_at: event.changed_at,
+  };
+}
+
+/** What routing needs to know about an event's certificate (issuance's certificate record). */
+export interface CertificateAttributes {
+  common_name: string;
+  owner_id: string;
+  team_id: string;
+  environment: string;
+  issuer_id: string;
+}
+
+/**
+ * Revocation and job events name a certificate but not its owner, team, environment or issuer;
+ * the consumer looks the certificate up. Expiry warnings carry them already (an empty one there
+ * means the certificate has none), and an event without a certificate has nothing to look up.
+ */
+export const needsCertificateLookup = (event: NotificationEvent): boolean =>
+  event.certificate_id !== null && event.type !== 'certificate.expiring';
+
+/**
+ * The event with the certificate's routing attributes where the event lacks them (what the
+ * event itself says wins: a revocation's issuer is the one that revoked). Empty values stay null.
+ */
+export function withCertificateAttributes(
+  event: NotificationEvent,
+  certificate: CertificateAttributes,
+): NotificationEvent {
+  return {
+    ...event,
+    owner_id: event.owner_id ?? (certificate.owner_id || null),
+    team_id: event.team_id ?? (certificate.team_id || null),
+    environment: event.environment ?? (certificate.environment || null),
+    issuer_id: event.issuer_id ?? (certificate.issuer_id || null),
+    details: { ...event.details, common_name: certificate.common_name },
   };
 }
