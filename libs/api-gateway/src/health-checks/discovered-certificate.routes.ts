@@ -1,4 +1,9 @@
-import { ClaimDiscoveredCertificateFields, ListDiscoveredCertificatesRequest } from '@certlane/contracts';
+import {
+  BulkClaimDiscoveredCertificatesRequest,
+  BulkDismissDiscoveredCertificatesRequest,
+  ClaimDiscoveredCertificateFields,
+  ListDiscoveredCertificatesRequest,
+} from '@certlane/contracts';
 import { declareRoute } from '../routes/route-declaration';
 
 const BASE = '/api/v1/discovered-certificates';
@@ -28,6 +33,31 @@ export const DISCOVERED_CERTIFICATE_ROUTES = [
     response: 'DiscoveredCertificateSummary',
     audit: null,
     payload: () => ({}),
+  }),
+  // Bulk triage (ADR 0063): per-item partial failure, one audit event per call; literal paths.
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/bulk-dismiss`,
+    permission: 'discovery.dismiss',
+    status: 200,
+    errors: [400, 401, 403, 413],
+    subject: 'health-monitor.v1.bulk-dismiss-discovered-certificates',
+    body: BulkDismissDiscoveredCertificatesRequest,
+    response: 'DiscoveryBulkResult',
+    audit: 'discovered_certificate.bulk_dismissed',
+    payload: ({ body }) => body,
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/bulk-claim`,
+    permission: 'discovery.claim',
+    status: 200,
+    errors: [400, 401, 403, 413],
+    subject: 'health-monitor.v1.bulk-claim-discovered-certificates',
+    body: BulkClaimDiscoveredCertificatesRequest,
+    response: 'DiscoveryBulkResult',
+    audit: 'discovered_certificate.bulk_claimed',
+    payload: ({ body }) => body,
   }),
   declareRoute({
     method: 'GET',

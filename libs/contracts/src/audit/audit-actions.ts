@@ -135,6 +135,8 @@ export const AuditAction = {
   ScepProbeRun: 'scep_probe.run',
   DiscoveredCertificateDismissed: 'discovered_certificate.dismissed',
   DiscoveredCertificateClaimed: 'discovered_certificate.claimed',
+  DiscoveredCertificatesBulkDismissed: 'discovered_certificate.bulk_dismissed',
+  DiscoveredCertificatesBulkClaimed: 'discovered_certificate.bulk_claimed',
   ScanTargetCreated: 'scan_target.created',
   ScanTargetUpdated: 'scan_target.updated',
   ScanTargetDeleted: 'scan_target.deleted',

@@ -1,11 +1,14 @@
 import { RequestContract, shape } from '../messaging/contract';
 import { Page } from '../pagination/page';
 import {
+  BulkClaimDiscoveredCertificatesRequest,
+  BulkDismissDiscoveredCertificatesRequest,
   ClaimDiscoveredCertificateRequest,
   DiscoveredCertificateDto,
   DiscoveredCertificateIdRequest,
   DiscoveredCertificateSummary,
   DiscoveredCertificateSummaryRequest,
+  DiscoveryBulkResult,
   ListDiscoveredCertificatesRequest,
 } from './discovered-certificate.dto';
 
@@ -30,5 +33,13 @@ export const discoveredCertificateRequestContracts = {
   'health-monitor.v1.claim-discovered-certificate': {
     request: ClaimDiscoveredCertificateRequest,
     response: shape<DiscoveredCertificateDto>(),
+  },
+  'health-monitor.v1.bulk-dismiss-discovered-certificates': {
+    request: BulkDismissDiscoveredCertificatesRequest,
+    response: shape<DiscoveryBulkResult>(),
+  },
+  'health-monitor.v1.bulk-claim-discovered-certificates': {
+    request: BulkClaimDiscoveredCertificatesRequest,
+    response: shape<DiscoveryBulkResult>(),
   },
 } satisfies Record<string, RequestContract<object, unknown>>;

@@ -15,6 +15,8 @@ export interface NetworkScanRequest {
   /** New connections per second at most (1..10000). */
   ratePerSecond: number;
   startedBy: string;
+  /** Started by the scan scheduler rather than a caller (ADR 0063). */
+  scheduled?: boolean;
 }
 
 export interface StartedScan {
@@ -71,8 +73,8 @@ export class NetworkScanner implements BeforeApplicationShutdown {
     if (!expansion.ok) throw new Error(expansion.message);
     const id = `scan-${randomBytes(8).toString('hex')}`;
     await manager.query(
-      `INSERT INTO network_scans (id, target_id, cidrs, hosts, ports, status, endpoints_total, started_by, started_at)
-       VALUES ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, 'running', $6, $7, $8)`,
+      `INSERT INTO network_scans (id, target_id, cidrs, hosts, ports, status, endpoints_total, started_by, scheduled, started_at)
+       VALUES ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, 'running', $6, $7, $8, $9)`,
       [
         id,
         targetId,
@@ -81,6 +83,7 @@ export class NetworkScanner implements BeforeApplicationShutdown {
         JSON.stringify(request.ports),
         expansion.count,
         request.startedBy,
+        request.scheduled ?? false,
         this.clock.now(),
       ],
     );
