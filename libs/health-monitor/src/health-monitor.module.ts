@@ -7,6 +7,8 @@ import { HealthMonitorLoop } from './health-checks/health-monitor.loop';
 import { MONITOR_CLOCK, MonitorClock, SYSTEM_CLOCK } from './health-checks/monitor-clock';
 import { MONITOR_TIMER } from './health-checks/health-monitor.loop';
 import { TlsProber } from './health-checks/tls-prober';
+import { AgentDiscoveryService } from './discovery/agent-discovery.service';
+import { DiscoveryRecorder } from './discovery/discovery-recorder';
 import { DiscoveredCertificateService } from './network-scan/discovered-certificate.service';
 import { NetworkScanner } from './network-scan/network-scanner';
 import { ScanScheduler } from './network-scan/scan-scheduler';
@@ -46,6 +48,9 @@ export class HealthMonitorModule {
         ScanTargetService,
         ScanScheduler,
         DiscoveredCertificateService,
+        // Discovery from every source stores through one recorder; agents push (ADR 0063).
+        DiscoveryRecorder,
+        AgentDiscoveryService,
       ],
     };
   }

@@ -176,6 +176,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agents/{id}/discovery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/agents/:id/discovery
+         * @description Requires the permission `discovery.push`.
+         */
+        post: operations["pushAgentDiscovery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents/{id}/heartbeat": {
         parameters: {
             query?: never;
@@ -2753,6 +2773,24 @@ export interface components {
             active_targets: number;
             pending_jobs: number;
         };
+        /** @description The answer of a discovery push. */
+        AgentDiscoveryAccepted: {
+            /** @description Distinct certificates among them. */
+            certificates: number;
+            /** @description Certificates never discovered before this push. */
+            new_certificates: number;
+            /** @description Findings in the push. */
+            received: number;
+        };
+        AgentDiscoveryBody: {
+            findings: components["schemas"]["AgentDiscoveryFinding"][];
+        };
+        AgentDiscoveryFinding: {
+            certificate_pem: string;
+            /** @enum {string} */
+            format: "pem" | "der" | "pkcs12" | "jks";
+            path: string;
+        };
         /** @description An agent as the API returns it (spec 2.4). Never the API key, never its hash. */
         AgentDto: {
             architecture: string;
@@ -5143,6 +5181,40 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    pushAgentDiscovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentDiscoveryBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentDiscoveryAccepted"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];

@@ -2710,6 +2710,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "pushAgentDiscovery": {
+    "method": "POST",
+    "path": "/api/v1/agents/{id}/discovery",
+    "tag": "agents",
+    "summary": "POST /api/v1/agents/:id/discovery",
+    "access": [
+      "discovery.push"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "reactivateUser": {
     "method": "POST",
     "path": "/api/v1/auth/users/{id}/reactivate",

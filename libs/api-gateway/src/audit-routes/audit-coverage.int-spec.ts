@@ -711,6 +711,22 @@ const HEALTH_CHECK_ROUTE_CASES: Record<string, RouteCase> = {
       },
     };
   },
+  // The agent discovery push; the admin may push for any agent (the ownWork rule).
+  'POST /api/v1/agents/:id/discovery': async (call, requestId) => {
+    const fixture = await createTlsFixture('agent-found.test');
+    const response = await call('POST', '/api/v1/agents/audit-agent/discovery', {
+      requestId,
+      body: { findings: [{ path: '/etc/ssl/found.pem', format: 'pem', certificate_pem: fixture.certPem }] },
+    });
+    return {
+      response,
+      expected: {
+        ...healthCheckEvent('discovery.agent_pushed', 'audit-agent'),
+        event_category: 'cert_lifecycle',
+        resource_type: 'agent',
+      },
+    };
+  },
   // An empty url is answered 200 with the error in the result, and still audited.
   'POST /api/v1/network-scan/scep-probe': async (call, requestId) => {
     const response = await call('POST', '/api/v1/network-scan/scep-probe', { requestId, body: { url: '' } });

@@ -1,4 +1,5 @@
 import {
+  AgentDiscoveryBody,
   BulkClaimDiscoveredCertificatesRequest,
   BulkDismissDiscoveredCertificatesRequest,
   ClaimDiscoveredCertificateFields,
@@ -92,5 +93,22 @@ export const DISCOVERED_CERTIFICATE_ROUTES = [
     response: 'DiscoveredCertificateDto',
     audit: 'discovered_certificate.claimed',
     payload: ({ params, body }) => ({ ...body, id: params.id }),
+  }),
+  /**
+   * The machine-to-machine discovery endpoint (spec 4.7 note; ADR 0063): an agent pushes the
+   * certificates its filesystem scan found. Only agent `:id` itself (or an admin) may push for it.
+   */
+  declareRoute({
+    method: 'POST',
+    path: '/api/v1/agents/:id/discovery',
+    permission: 'discovery.push',
+    status: 200,
+    errors: [400, 401, 403, 413],
+    subject: 'health-monitor.v1.push-agent-discovery',
+    body: AgentDiscoveryBody,
+    response: 'AgentDiscoveryAccepted',
+    audit: 'discovery.agent_pushed',
+    ownWork: true,
+    payload: ({ params, body }) => ({ ...body, agent_id: params.id }),
   }),
 ];

@@ -1,5 +1,6 @@
 import { RequestContract, shape } from '../messaging/contract';
 import { Page } from '../pagination/page';
+import { AgentDiscoveryAccepted, PushAgentDiscoveryRequest } from './agent-discovery.dto';
 import {
   BulkClaimDiscoveredCertificatesRequest,
   BulkDismissDiscoveredCertificatesRequest,
@@ -41,5 +42,10 @@ export const discoveredCertificateRequestContracts = {
   'health-monitor.v1.bulk-claim-discovered-certificates': {
     request: BulkClaimDiscoveredCertificatesRequest,
     response: shape<DiscoveryBulkResult>(),
+  },
+  /** An agent's filesystem discovery push (spec 4.7 note; ADR 0063). */
+  'health-monitor.v1.push-agent-discovery': {
+    request: PushAgentDiscoveryRequest,
+    response: shape<AgentDiscoveryAccepted>(),
   },
 } satisfies Record<string, RequestContract<object, unknown>>;
