@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {
   AgentCertificateDto,
+  AgentDiscoveryAccepted,
+  AgentDiscoveryFinding,
   AgentCsrAccepted,
   AgentKeyDto,
   AgentReportStatus,
@@ -49,7 +51,15 @@ class FakeServer implements AgentServerClient {
   versions = new Map<string, AgentCertificateDto>();
   fail: Partial<Record<'work' | 'heartbeat' | 'csr', Error>> = {};
 
+  discoveries: AgentDiscoveryFinding[][] = [];
+
   constructor(private readonly dir: string) {}
+
+  async pushDiscovery(findings: AgentDiscoveryFinding[]): Promise<AgentDiscoveryAccepted> {
+    this.sent.push(JSON.stringify({ findings }));
+    this.discoveries.push(findings);
+    return { received: findings.length, certificates: findings.length, new_certificates: findings.length };
+  }
 
   async heartbeat(facts: HostFacts) {
     this.sent.push(JSON.stringify(facts));

@@ -1,8 +1,10 @@
 import { isIP } from 'node:net';
+import { AGENT_DISCOVERY_FINDINGS_MAX } from '@certlane/contracts';
 import type { AgentVerificationReport, AgentWorkItem } from '@certlane/contracts';
 import type { DeploymentHost, DeploymentResult } from '@certlane/connectors';
 import { createCsr, generateRecipientKey, SubjectAltNameInput, unwrapPrivateKey } from '@certlane/pki';
 import { backoffDelay, jittered } from './backoff';
+import { scanFilesystem } from './discovery/filesystem-scan';
 import { KeyStore } from './key-store';
 import type { Logger } from './logger';
 import { ApiError } from '@certlane/api-client';
@@ -55,9 +57,26 @@ export interface AgentDependencies {
   pollIntervalMs: number;
   heartbeatIntervalMs: number;
   backoffMaxMs: number;
+  /** Filesystem discovery (ADR 0063): off when absent. */
+  discovery?: AgentDiscoverySettings;
   random?: () => number;
   now?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export interface AgentDiscoverySettings {
+  /** Directories walked for certificate files. */
+  roots: string[];
+  /** Passwords tried on PKCS#12 certificates (never logged or sent). */
+  pkcs12Passwords: string[];
+  intervalMs: number;
+}
+
+export interface DiscoveryOutcome {
+  findings: number;
+  files_read: number;
+  locked_files: number;
+  pushes: number;
 }
 
 export type JobOutcome = 'csr-submitted' | 'completed' | 'failed' | 'skipped';
@@ -105,8 +124,11 @@ export class CertlaneAgent {
     const { logger } = this.deps;
     let nextHeartbeat = this.now();
     let nextPoll = this.now();
+    const discovery = this.deps.discovery;
+    let nextDiscovery = discovery ? this.now() : Number.POSITIVE_INFINITY;
     let heartbeatFailures = 0;
     let pollFailures = 0;
+    let discoveryFailures = 0;
     const retryBase = (interval: number) => Math.min(interval, 5_000);
     try {
       while (!this.stopper.signal.aborted) {
@@ -147,7 +169,26 @@ export class CertlaneAgent {
             nextPoll = this.now() + delay;
           }
         }
-        const wait = Math.max(0, Math.min(nextHeartbeat, nextPoll) - this.now());
+        if (this.stopper.signal.aborted) break;
+        if (discovery && this.now() >= nextDiscovery) {
+          try {
+            await this.discoverOnce();
+            discoveryFailures = 0;
+            nextDiscovery = this.now() + jittered(discovery.intervalMs, this.random);
+          } catch (error) {
+            if (error instanceof AgentGoneError) throw error;
+            discoveryFailures++;
+            const delay = backoffDelay(
+              discoveryFailures,
+              retryBase(discovery.intervalMs),
+              this.deps.backoffMaxMs,
+              this.random,
+            );
+            logger.warn('discovery push failed', { error: (error as Error).message, retry_in_ms: delay });
+            nextDiscovery = this.now() + delay;
+          }
+        }
+        const wait = Math.max(0, Math.min(nextHeartbeat, nextPoll, nextDiscovery) - this.now());
         await this.sleep(wait, this.stopper.signal);
       }
       return { reason: 'stopped' };
@@ -156,6 +197,37 @@ export class CertlaneAgent {
         return { reason: 'gone', status: error.status, message: error.message };
       throw error;
     }
+  }
+
+  /**
+   * One filesystem discovery (ADR 0063): walks the configured directories and pushes every
+   * certificate found, in pushes of at most AGENT_DISCOVERY_FINDINGS_MAX. Only certificates leave
+   * the host; PKCS#12 passwords and keys never do. Throws when a push fails (the loop backs off).
+   */
+  async discoverOnce(): Promise<DiscoveryOutcome> {
+    const settings = this.deps.discovery;
+    if (!settings) return { findings: 0, files_read: 0, locked_files: 0, pushes: 0 };
+    const scan = await scanFilesystem(settings.roots, settings.pkcs12Passwords);
+    for (const root of scan.unreadableRoots) {
+      this.deps.logger.warn('discovery directory cannot be read', { path: root });
+    }
+    for (const path of scan.locked) {
+      this.deps.logger.info('PKCS#12 certificates not read: no configured password opens them', { path });
+    }
+    let pushes = 0;
+    for (let i = 0; i < scan.findings.length; i += AGENT_DISCOVERY_FINDINGS_MAX) {
+      if (this.stopper.signal.aborted) break;
+      await this.deps.server.pushDiscovery(scan.findings.slice(i, i + AGENT_DISCOVERY_FINDINGS_MAX));
+      pushes++;
+    }
+    const outcome = {
+      findings: scan.findings.length,
+      files_read: scan.filesRead,
+      locked_files: scan.locked.length,
+      pushes,
+    };
+    this.deps.logger.info('discovery done', { ...outcome });
+    return outcome;
   }
 
   /** One poll: every work item in order. Throws on a failed poll (the loop backs off). */

@@ -96,4 +96,52 @@ describe('agent configuration', () => {
     expect(() => flagsToEnv(['serve'])).toThrow(/unexpected argument/);
     expect(() => flagsToEnv(['--agent-id'])).toThrow(/needs a value/);
   });
+
+  it('reads filesystem discovery: absolute roots, interval, PKCS#12 passwords from a file; off when unset', () => {
+    expect(loadAgentConfig(base, [], noFiles).discovery).toBeUndefined();
+    const files = (path: string) => {
+      if (path === '/etc/certlane/p12-passwords') return 'first\n\nsecond pass\r\n';
+      throw new Error(`no file ${path}`);
+    };
+    expect(
+      loadAgentConfig(
+        {
+          ...base,
+          SERVICE_AGENT_DISCOVERY_PATHS: '/etc/ssl:/opt/app/conf',
+          SERVICE_AGENT_DISCOVERY_PKCS12_PASSWORDS_FILE: '/etc/certlane/p12-passwords',
+        },
+        [],
+        files,
+      ).discovery,
+    ).toEqual({
+      roots: ['/etc/ssl', '/opt/app/conf'],
+      pkcs12Passwords: ['first', 'second pass'],
+      intervalMs: 21_600_000,
+    });
+    expect(() =>
+      loadAgentConfig({ ...base, SERVICE_AGENT_DISCOVERY_PATHS: 'relative/dir' }, [], noFiles),
+    ).toThrow(/absolute directories/);
+    expect(() =>
+      loadAgentConfig(
+        {
+          ...base,
+          SERVICE_AGENT_DISCOVERY_PATHS: '/etc/ssl',
+          SERVICE_AGENT_DISCOVERY_INTERVAL_SECONDS: '10',
+        },
+        [],
+        noFiles,
+      ),
+    ).toThrow(/60 to 604800/);
+    expect(() =>
+      loadAgentConfig(
+        {
+          ...base,
+          SERVICE_AGENT_DISCOVERY_PATHS: '/etc/ssl',
+          SERVICE_AGENT_DISCOVERY_PKCS12_PASSWORDS_FILE: '/nope',
+        },
+        [],
+        noFiles,
+      ),
+    ).toThrow(/cannot be read/);
+  });
 });

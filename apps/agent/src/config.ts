@@ -21,6 +21,8 @@ export interface AgentConfig {
   heartbeatIntervalMs: number;
   backoffMaxMs: number;
   logLevel: LogLevel;
+  /** Filesystem discovery (ADR 0063); absent when SERVICE_AGENT_DISCOVERY_PATHS is unset. */
+  discovery?: { roots: string[]; pkcs12Passwords: string[]; intervalMs: number };
 }
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
@@ -42,6 +44,9 @@ export const AGENT_FLAGS: Record<string, string> = {
   'heartbeat-interval': 'SERVICE_AGENT_HEARTBEAT_INTERVAL_SECONDS',
   'backoff-max': 'SERVICE_AGENT_BACKOFF_MAX_SECONDS',
   'log-level': 'SERVICE_LOG_LEVEL',
+  'discovery-paths': 'SERVICE_AGENT_DISCOVERY_PATHS',
+  'discovery-interval': 'SERVICE_AGENT_DISCOVERY_INTERVAL_SECONDS',
+  'discovery-pkcs12-passwords-file': 'SERVICE_AGENT_DISCOVERY_PKCS12_PASSWORDS_FILE',
 };
 
 export const DEFAULT_STATE_DIR = '/var/lib/certlane-agent';
@@ -173,6 +178,7 @@ export function loadAgentConfig(
   const pollIntervalMs = seconds(vars, 'SERVICE_AGENT_POLL_INTERVAL_SECONDS', 30, 0.1, 86400);
   const heartbeatIntervalMs = seconds(vars, 'SERVICE_AGENT_HEARTBEAT_INTERVAL_SECONDS', 60, 0.1, 86400);
   const backoffMaxMs = seconds(vars, 'SERVICE_AGENT_BACKOFF_MAX_SECONDS', 300, 0.1, 86400);
+  const discovery = discoveryConfig(vars, readFile);
   return {
     serverUrl,
     agentId,
@@ -185,5 +191,45 @@ export function loadAgentConfig(
     heartbeatIntervalMs,
     backoffMaxMs,
     logLevel,
+    ...(discovery ? { discovery } : {}),
   };
+}
+
+/**
+ * Filesystem discovery (ADR 0063): SERVICE_AGENT_DISCOVERY_PATHS lists absolute directories
+ * separated by ":"; SERVICE_AGENT_DISCOVERY_INTERVAL_SECONDS (default 21600, 60..604800);
+ * SERVICE_AGENT_DISCOVERY_PKCS12_PASSWORDS_FILE holds one password a line for PKCS#12 files
+ * whose certificates are encrypted (the empty password is always tried).
+ */
+function discoveryConfig(
+  vars: Record<string, string | undefined>,
+  readFile: (path: string) => string,
+): AgentConfig['discovery'] {
+  const raw = vars.SERVICE_AGENT_DISCOVERY_PATHS?.trim();
+  if (!raw) return undefined;
+  const roots = raw
+    .split(':')
+    .map((path) => path.trim())
+    .filter(Boolean);
+  const relative = roots.find((path) => !isAbsolute(path));
+  if (relative !== undefined) {
+    throw new AgentConfigError(
+      `SERVICE_AGENT_DISCOVERY_PATHS must list absolute directories (${relative} is not)`,
+    );
+  }
+  const intervalMs = seconds(vars, 'SERVICE_AGENT_DISCOVERY_INTERVAL_SECONDS', 21_600, 60, 604_800);
+  const passwordsFile = vars.SERVICE_AGENT_DISCOVERY_PKCS12_PASSWORDS_FILE?.trim();
+  let pkcs12Passwords: string[] = [];
+  if (passwordsFile) {
+    try {
+      pkcs12Passwords = readFile(passwordsFile)
+        .split(/\r?\n/)
+        .filter((line) => line !== '');
+    } catch {
+      throw new AgentConfigError(
+        `SERVICE_AGENT_DISCOVERY_PKCS12_PASSWORDS_FILE ${passwordsFile} cannot be read`,
+      );
+    }
+  }
+  return { roots, pkcs12Passwords, intervalMs };
 }

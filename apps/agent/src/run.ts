@@ -88,6 +88,7 @@ export async function runAgent(options: RunAgentOptions = {}): Promise<number> {
     pollIntervalMs: config.pollIntervalMs,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
     backoffMaxMs: config.backoffMaxMs,
+    ...(config.discovery ? { discovery: config.discovery } : {}),
   });
   const onSignal = (signal: string) => {
     logger.info('stopping', { signal });
@@ -105,6 +106,7 @@ export async function runAgent(options: RunAgentOptions = {}): Promise<number> {
     target_kinds: connectors.map((c) => c.type),
     poll_interval_ms: config.pollIntervalMs,
     heartbeat_interval_ms: config.heartbeatIntervalMs,
+    discovery_paths: config.discovery?.roots ?? [],
   });
   try {
     const outcome = await agent.run();

@@ -1,6 +1,8 @@
 import { AgentApiClient, ApiError, HttpsJsonClient } from '@certlane/api-client';
 import type {
   AgentCertificateDto,
+  AgentDiscoveryAccepted,
+  AgentDiscoveryFinding,
   AgentCsrAccepted,
   AgentKeyDto,
   AgentReportStatus,
@@ -19,7 +21,7 @@ export interface HostFacts {
   ip_address?: string;
 }
 
-/** The server as the agent sees it: the heartbeat, the four work routes (ADR 0027) and the key fetch (ADR 0033). */
+/** The server as the agent sees it: the heartbeat, the four work routes (ADR 0027), the key fetch (ADR 0033) and the discovery push (ADR 0063). */
 export interface AgentServerClient {
   heartbeat(facts: HostFacts): Promise<void>;
   work(): Promise<AgentWorkResponse>;
@@ -37,6 +39,8 @@ export interface AgentServerClient {
     error?: string,
     verification?: AgentVerificationReport,
   ): Promise<void>;
+  /** Certificates found by filesystem discovery (ADR 0063): public certificates only. */
+  pushDiscovery(findings: AgentDiscoveryFinding[]): Promise<AgentDiscoveryAccepted>;
 }
 
 /**
@@ -115,5 +119,9 @@ export class HttpsAgentServerClient implements AgentServerClient {
     verification?: AgentVerificationReport,
   ): Promise<void> {
     await this.api.reportStatus(jobId, status, error, verification).catch(goneOr);
+  }
+
+  pushDiscovery(findings: AgentDiscoveryFinding[]): Promise<AgentDiscoveryAccepted> {
+    return this.api.pushDiscovery(findings).catch(goneOr);
   }
 }

@@ -1,5 +1,7 @@
 import type {
   AgentCertificateDto,
+  AgentDiscoveryAccepted,
+  AgentDiscoveryFinding,
   AgentCsrAccepted,
   AgentDto,
   AgentHeartbeatBody,
@@ -80,5 +82,10 @@ export class AgentApiClient {
       ...(verification ? { verification } : {}),
     };
     return this.api.call('reportAgentJobStatus', { path: { id: this.agentId, jobId }, body });
+  }
+
+  /** Certificates found by the agent's filesystem discovery (spec 4.7 note; ADR 0063). */
+  pushDiscovery(findings: AgentDiscoveryFinding[]): Promise<AgentDiscoveryAccepted> {
+    return this.api.call('pushAgentDiscovery', { path: { id: this.agentId }, body: { findings } });
   }
 }

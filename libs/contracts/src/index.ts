@@ -53,4 +53,5 @@ export * from './health-checks/health-check.dto';
 export * from './network-scan/scep-probe.dto';
 export * from './network-scan/discovered-certificate.dto';
 export * from './network-scan/scan-target.dto';
+export * from './network-scan/agent-discovery.dto';
 export * from './idempotency/idempotency.dto';

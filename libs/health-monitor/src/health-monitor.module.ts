@@ -7,8 +7,11 @@ import { HealthMonitorLoop } from './health-checks/health-monitor.loop';
 import { MONITOR_CLOCK, MonitorClock, SYSTEM_CLOCK } from './health-checks/monitor-clock';
 import { MONITOR_TIMER } from './health-checks/health-monitor.loop';
 import { TlsProber } from './health-checks/tls-prober';
+import { AgentDiscoveryService } from './discovery/agent-discovery.service';
+import { DiscoveryRecorder } from './discovery/discovery-recorder';
 import { DiscoveredCertificateService } from './network-scan/discovered-certificate.service';
 import { NetworkScanner } from './network-scan/network-scanner';
+import { ScanScheduler } from './network-scan/scan-scheduler';
 import { ScanTargetService } from './network-scan/scan-target.service';
 import { ScepProbeHandlers } from './scep-probe/scep-probe.handlers';
 import { ScepProbeRepository } from './scep-probe/scep-probe.repository';
@@ -18,7 +21,7 @@ import { ScepProber } from './scep-probe/scep-prober';
 /**
  * The health-monitor service: owns schema `health_monitor` and answers `health-monitor.v1.*`:
  * endpoint health checks, the monitor loop that probes them, and the SCEP probe (ADR 0057).
- * Network scan targets, triggered scans and discovered-certificate triage (claim is not built yet).
+ * Network scan targets, triggered and scheduled scans, and discovered-certificate triage.
  */
 @Module({})
 export class HealthMonitorModule {
@@ -40,10 +43,14 @@ export class HealthMonitorModule {
         ScepProbeRepository,
         ScepProbeService,
         ScepProbeHandlers,
-        // Network TLS scans: targets, trigger, scans (ADR 0057).
+        // Network TLS scans: targets, trigger, scheduled scans, scans (ADR 0057, 0063).
         NetworkScanner,
         ScanTargetService,
+        ScanScheduler,
         DiscoveredCertificateService,
+        // Discovery from every source stores through one recorder; agents push (ADR 0063).
+        DiscoveryRecorder,
+        AgentDiscoveryService,
       ],
     };
   }

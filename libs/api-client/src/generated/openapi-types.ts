@@ -452,6 +452,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agents/{id}/discovery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/agents/:id/discovery
+         * @description Requires the permission `discovery.push`.
+         */
+        post: operations["pushAgentDiscovery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents/{id}/heartbeat": {
         parameters: {
             query?: never;
@@ -1598,6 +1618,46 @@ export interface paths {
          * @description Requires the permission `discovery.dismiss`.
          */
         post: operations["dismissDiscoveredCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/discovered-certificates/bulk-claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/discovered-certificates/bulk-claim
+         * @description Requires the permission `discovery.claim`.
+         */
+        post: operations["bulkClaimDiscoveredCertificates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/discovered-certificates/bulk-dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/discovered-certificates/bulk-dismiss
+         * @description Requires the permission `discovery.dismiss`.
+         */
+        post: operations["bulkDismissDiscoveredCertificates"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3122,6 +3182,24 @@ export interface components {
             active_targets: number;
             pending_jobs: number;
         };
+        /** @description The answer of a discovery push. */
+        AgentDiscoveryAccepted: {
+            /** @description Distinct certificates among them. */
+            certificates: number;
+            /** @description Certificates never discovered before this push. */
+            new_certificates: number;
+            /** @description Findings in the push. */
+            received: number;
+        };
+        AgentDiscoveryBody: {
+            findings: components["schemas"]["AgentDiscoveryFinding"][];
+        };
+        AgentDiscoveryFinding: {
+            certificate_pem: string;
+            /** @enum {string} */
+            format: "pem" | "der" | "pkcs12" | "jks";
+            path: string;
+        };
         /** @description An agent as the API returns it (spec 2.4). Never the API key, never its hash. */
         AgentDto: {
             architecture: string;
@@ -3412,6 +3490,12 @@ export interface components {
             expires_at: string;
             session_id: string;
         };
+        BulkClaimDiscoveredCertificatesRequest: {
+            environment?: string;
+            ids: string[];
+            owner_id?: string;
+            team_id?: string;
+        };
         BulkCriteria: {
             agent_id?: string;
             certificate_ids?: string[];
@@ -3421,6 +3505,9 @@ export interface components {
             /** @enum {string} */
             source?: "" | "EST" | "SCEP" | "API" | "Agent";
             team_id?: string;
+        };
+        BulkDismissDiscoveredCertificatesRequest: {
+            ids: string[];
         };
         BulkItemError: {
             certificate_id: string;
@@ -3839,6 +3926,26 @@ export interface components {
             /** @description Unmanaged certificates whose notAfter has passed. */
             unmanaged_expired: number;
         };
+        /** @description One certificate a bulk call could not move: its id, the error code and message a single call would answer. */
+        DiscoveryBulkItemError: {
+            code: string;
+            id: string;
+            message: string;
+        };
+        /** @description The answer of a bulk claim or dismiss (per-item partial failure, one audit event per call): `changed` lists the certificates moved, `unchanged` those already in the asked status (dismiss only), `errors` those refused (unknown, already claimed, not importable, import refused). */
+        DiscoveryBulkResult: {
+            changed: {
+                id: string;
+                managed_certificate_id: string | null;
+                status: components["schemas"]["DiscoveredCertificateStatus"];
+            }[];
+            errors: components["schemas"]["DiscoveryBulkItemError"][];
+            total_changed: number;
+            total_failed: number;
+            total_requested: number;
+            total_unchanged: number;
+            unchanged: string[];
+        };
         DiscoverySighting: {
             first_seen_at: string;
             last_seen_at: string;
@@ -4131,6 +4238,8 @@ export interface components {
             hosts: string[];
             id: string;
             ports: number[];
+            /** @description Started by the scan scheduler (started_by is then `system`) rather than a trigger. */
+            scheduled: boolean;
             started_at: string;
             started_by: string;
             status: components["schemas"]["NetworkScanStatus"];
@@ -4652,6 +4761,7 @@ export interface components {
             name?: string;
             ports?: number[];
             rate_per_second?: number;
+            schedule_seconds?: number;
         };
         /** @description A network scan target (spec 2.14, 4.12; ADR 0057): what a scan of it probes, and how fast. */
         ScanTargetDto: {
@@ -4665,9 +4775,13 @@ export interface components {
             id: string;
             last_scan_id: string | null;
             name: string;
+            /** @description When the scheduler starts the next scan; null without a schedule. */
+            next_scan_at: string | null;
             ports: number[];
             /** @description New connections per second at most. */
             rate_per_second: number;
+            /** @description A scheduled scan every this many seconds (900..2,592,000); null: scans only when triggered. */
+            schedule_seconds: number | null;
             updated_at: string;
         };
         ScepMdmProfileStats: {
@@ -6180,6 +6294,40 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    pushAgentDiscovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentDiscoveryBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentDiscoveryAccepted"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
@@ -8293,6 +8441,70 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    bulkClaimDiscoveredCertificates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkClaimDiscoveredCertificatesRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiscoveryBulkResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    bulkDismissDiscoveredCertificates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkDismissDiscoveredCertificatesRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiscoveryBulkResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];

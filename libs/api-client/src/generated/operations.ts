@@ -328,6 +328,42 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "bulkClaimDiscoveredCertificates": {
+    "method": "POST",
+    "path": "/api/v1/discovered-certificates/bulk-claim",
+    "tag": "discovered-certificates",
+    "summary": "POST /api/v1/discovered-certificates/bulk-claim",
+    "access": [
+      "discovery.claim"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "bulkDismissDiscoveredCertificates": {
+    "method": "POST",
+    "path": "/api/v1/discovered-certificates/bulk-dismiss",
+    "tag": "discovered-certificates",
+    "summary": "POST /api/v1/discovered-certificates/bulk-dismiss",
+    "access": [
+      "discovery.dismiss"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "bulkReassignCertificates": {
     "method": "POST",
     "path": "/api/v1/certificates/bulk-reassign",
@@ -2860,6 +2896,26 @@ export const OPERATIONS = {
     ],
     "queryParams": [],
     "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "pushAgentDiscovery": {
+    "method": "POST",
+    "path": "/api/v1/agents/{id}/discovery",
+    "tag": "agents",
+    "summary": "POST /api/v1/agents/:id/discovery",
+    "access": [
+      "discovery.push"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
     "success": [
       200
     ],

@@ -830,6 +830,62 @@ const HEALTH_CHECK_ROUTE_CASES: Record<string, RouteCase> = {
       },
     };
   },
+  'POST /api/v1/discovered-certificates/bulk-dismiss': async (call, requestId) => {
+    const id = randomBytes(32).toString('hex');
+    await sqlForCases.db!.query(
+      `INSERT INTO health_monitor.discovered_certificates (fingerprint, subject, issuer, not_before, not_after, first_seen_at, last_seen_at)
+       VALUES ($1, 'CN=found.test', 'CN=found.test', now(), now() + interval '30 days', now(), now())`,
+      [id],
+    );
+    const response = await call('POST', '/api/v1/discovered-certificates/bulk-dismiss', {
+      requestId,
+      body: { ids: [id] },
+    });
+    return {
+      response,
+      expected: {
+        ...healthCheckEvent('discovered_certificate.bulk_dismissed', 'bulk'),
+        event_category: 'cert_lifecycle',
+        resource_type: 'discovered_certificate',
+      },
+    };
+  },
+  'POST /api/v1/discovered-certificates/bulk-claim': async (call, requestId) => {
+    const fixture = await createTlsFixture('bulk-claimed.test');
+    await sqlForCases.db!.query(
+      `INSERT INTO health_monitor.discovered_certificates (fingerprint, subject, issuer, not_before, not_after, first_seen_at, last_seen_at, certificate_pem)
+       VALUES ($1, 'CN=bulk-claimed.test', 'CN=bulk-claimed.test', now(), now() + interval '30 days', now(), now(), $2)`,
+      [fixture.fingerprint, fixture.certPem],
+    );
+    const response = await call('POST', '/api/v1/discovered-certificates/bulk-claim', {
+      requestId,
+      body: { ids: [fixture.fingerprint] },
+    });
+    return {
+      response,
+      expected: {
+        ...healthCheckEvent('discovered_certificate.bulk_claimed', 'bulk'),
+        event_category: 'cert_lifecycle',
+        resource_type: 'discovered_certificate',
+      },
+    };
+  },
+  // The agent discovery push; the admin may push for any agent (the ownWork rule).
+  'POST /api/v1/agents/:id/discovery': async (call, requestId) => {
+    const fixture = await createTlsFixture('agent-found.test');
+    const response = await call('POST', '/api/v1/agents/audit-agent/discovery', {
+      requestId,
+      body: { findings: [{ path: '/etc/ssl/found.pem', format: 'pem', certificate_pem: fixture.certPem }] },
+    });
+    return {
+      response,
+      expected: {
+        ...healthCheckEvent('discovery.agent_pushed', 'audit-agent'),
+        event_category: 'cert_lifecycle',
+        resource_type: 'agent',
+      },
+    };
+  },
   // An empty url is answered 200 with the error in the result, and still audited.
   'POST /api/v1/network-scan/scep-probe': async (call, requestId) => {
     const response = await call('POST', '/api/v1/network-scan/scep-probe', { requestId, body: { url: '' } });

@@ -1,4 +1,10 @@
-import { ClaimDiscoveredCertificateFields, ListDiscoveredCertificatesRequest } from '@certlane/contracts';
+import {
+  AgentDiscoveryBody,
+  BulkClaimDiscoveredCertificatesRequest,
+  BulkDismissDiscoveredCertificatesRequest,
+  ClaimDiscoveredCertificateFields,
+  ListDiscoveredCertificatesRequest,
+} from '@certlane/contracts';
 import { declareRoute } from '../routes/route-declaration';
 
 const BASE = '/api/v1/discovered-certificates';
@@ -28,6 +34,31 @@ export const DISCOVERED_CERTIFICATE_ROUTES = [
     response: 'DiscoveredCertificateSummary',
     audit: null,
     payload: () => ({}),
+  }),
+  // Bulk triage (ADR 0063): per-item partial failure, one audit event per call; literal paths.
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/bulk-dismiss`,
+    permission: 'discovery.dismiss',
+    status: 200,
+    errors: [400, 401, 403, 413],
+    subject: 'health-monitor.v1.bulk-dismiss-discovered-certificates',
+    body: BulkDismissDiscoveredCertificatesRequest,
+    response: 'DiscoveryBulkResult',
+    audit: 'discovered_certificate.bulk_dismissed',
+    payload: ({ body }) => body,
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/bulk-claim`,
+    permission: 'discovery.claim',
+    status: 200,
+    errors: [400, 401, 403, 413],
+    subject: 'health-monitor.v1.bulk-claim-discovered-certificates',
+    body: BulkClaimDiscoveredCertificatesRequest,
+    response: 'DiscoveryBulkResult',
+    audit: 'discovered_certificate.bulk_claimed',
+    payload: ({ body }) => body,
   }),
   declareRoute({
     method: 'GET',
@@ -62,5 +93,22 @@ export const DISCOVERED_CERTIFICATE_ROUTES = [
     response: 'DiscoveredCertificateDto',
     audit: 'discovered_certificate.claimed',
     payload: ({ params, body }) => ({ ...body, id: params.id }),
+  }),
+  /**
+   * The machine-to-machine discovery endpoint (spec 4.7 note; ADR 0063): an agent pushes the
+   * certificates its filesystem scan found. Only agent `:id` itself (or an admin) may push for it.
+   */
+  declareRoute({
+    method: 'POST',
+    path: '/api/v1/agents/:id/discovery',
+    permission: 'discovery.push',
+    status: 200,
+    errors: [400, 401, 403, 413],
+    subject: 'health-monitor.v1.push-agent-discovery',
+    body: AgentDiscoveryBody,
+    response: 'AgentDiscoveryAccepted',
+    audit: 'discovery.agent_pushed',
+    ownWork: true,
+    payload: ({ params, body }) => ({ ...body, agent_id: params.id }),
   }),
 ];

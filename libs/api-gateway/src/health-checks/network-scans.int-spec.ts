@@ -5,6 +5,7 @@ import { createServer, Server } from 'node:tls';
 import {
   CertificateDto,
   DiscoveredCertificateDto,
+  DiscoveryBulkResult,
   NetworkScanDto,
   Page,
   ScanTargetDto,
@@ -191,5 +192,64 @@ describe('network scan targets through gateway -> NATS -> health-monitor -> Post
     expect((await api('GET', `/discovered-certificates/${id}`)).json()).toMatchObject({
       status: 'Unmanaged',
     });
+  });
+
+  it('claims and dismisses in bulk: per-item results, one audit event per call', async () => {
+    const [a, b] = await Promise.all([createTlsFixture('bulk-a.test'), createTlsFixture('bulk-b.test')]);
+    for (const f of [a, b]) {
+      await db.query(
+        `INSERT INTO health_monitor.discovered_certificates (fingerprint, subject, issuer, not_before, not_after, first_seen_at, last_seen_at, certificate_pem)
+         VALUES ($1, 'CN=bulk', 'CN=bulk', now(), now() + interval '30 days', now(), now(), $2)`,
+        [f.fingerprint, f.certPem],
+      );
+    }
+    const unknown = 'ee'.repeat(32);
+    const dismissed = await api('POST', '/discovered-certificates/bulk-dismiss', {
+      ids: [a.fingerprint, unknown, fixture.fingerprint],
+    });
+    expect(dismissed.status).toBe(200);
+    expect(dismissed.json()).toMatchObject({
+      total_requested: 3,
+      total_changed: 1,
+      total_unchanged: 0,
+      total_failed: 2,
+      changed: [{ id: a.fingerprint, status: 'Dismissed', managed_certificate_id: null }],
+    });
+    expect((dismissed.json() as DiscoveryBulkResult).errors.map((e) => [e.id, e.code]).sort()).toEqual(
+      [
+        [fixture.fingerprint, 'discovered_certificate_claimed'],
+        [unknown, 'discovered_certificate_not_found'],
+      ].sort(),
+    );
+    const again = (
+      await api('POST', '/discovered-certificates/bulk-dismiss', { ids: [a.fingerprint] })
+    ).json() as DiscoveryBulkResult;
+    expect(again).toMatchObject({ total_changed: 0, total_unchanged: 1, unchanged: [a.fingerprint] });
+
+    // A dismissed certificate can still be claimed; the claimed one fails alone.
+    const claimed = await api('POST', '/discovered-certificates/bulk-claim', {
+      ids: [a.fingerprint, b.fingerprint, fixture.fingerprint],
+      environment: 'staging',
+    });
+    expect(claimed.status).toBe(200);
+    const result = claimed.json() as DiscoveryBulkResult;
+    expect(result).toMatchObject({ total_requested: 3, total_changed: 2, total_failed: 1 });
+    expect(result.errors).toEqual([
+      expect.objectContaining({ id: fixture.fingerprint, code: 'discovered_certificate_claimed' }),
+    ]);
+    for (const item of result.changed) {
+      const managed = (
+        await api('GET', `/certificates/${item.managed_certificate_id}`)
+      ).json() as CertificateDto;
+      expect(managed).toMatchObject({ environment: 'staging', tags: { discovered: item.id } });
+    }
+    const audits = await db.query(
+      `SELECT envelope FROM health_monitor.outbox WHERE subject = 'health-monitor.v1.audit.recorded'
+         AND envelope::text LIKE '%discovered_certificate.bulk_%'`,
+    );
+    expect(audits.rows).toHaveLength(3);
+
+    expect((await api('POST', '/discovered-certificates/bulk-claim', { ids: [] })).status).toBe(400);
+    expect((await api('POST', '/discovered-certificates/bulk-dismiss', { ids: ['nope'] })).status).toBe(400);
   });
 });

@@ -156,6 +156,10 @@ export const AuditAction = {
   ScepProbeRun: 'scep_probe.run',
   DiscoveredCertificateDismissed: 'discovered_certificate.dismissed',
   DiscoveredCertificateClaimed: 'discovered_certificate.claimed',
+  DiscoveredCertificatesBulkDismissed: 'discovered_certificate.bulk_dismissed',
+  DiscoveredCertificatesBulkClaimed: 'discovered_certificate.bulk_claimed',
+  /** An agent's filesystem discovery push (actor: the agent). */
+  AgentDiscoveryPushed: 'discovery.agent_pushed',
   ScanTargetCreated: 'scan_target.created',
   ScanTargetUpdated: 'scan_target.updated',
   ScanTargetDeleted: 'scan_target.deleted',

@@ -1,11 +1,15 @@
 import { RequestContract, shape } from '../messaging/contract';
 import { Page } from '../pagination/page';
+import { AgentDiscoveryAccepted, PushAgentDiscoveryRequest } from './agent-discovery.dto';
 import {
+  BulkClaimDiscoveredCertificatesRequest,
+  BulkDismissDiscoveredCertificatesRequest,
   ClaimDiscoveredCertificateRequest,
   DiscoveredCertificateDto,
   DiscoveredCertificateIdRequest,
   DiscoveredCertificateSummary,
   DiscoveredCertificateSummaryRequest,
+  DiscoveryBulkResult,
   ListDiscoveredCertificatesRequest,
 } from './discovered-certificate.dto';
 
@@ -30,5 +34,18 @@ export const discoveredCertificateRequestContracts = {
   'health-monitor.v1.claim-discovered-certificate': {
     request: ClaimDiscoveredCertificateRequest,
     response: shape<DiscoveredCertificateDto>(),
+  },
+  'health-monitor.v1.bulk-dismiss-discovered-certificates': {
+    request: BulkDismissDiscoveredCertificatesRequest,
+    response: shape<DiscoveryBulkResult>(),
+  },
+  'health-monitor.v1.bulk-claim-discovered-certificates': {
+    request: BulkClaimDiscoveredCertificatesRequest,
+    response: shape<DiscoveryBulkResult>(),
+  },
+  /** An agent's filesystem discovery push (spec 4.7 note; ADR 0063). */
+  'health-monitor.v1.push-agent-discovery': {
+    request: PushAgentDiscoveryRequest,
+    response: shape<AgentDiscoveryAccepted>(),
   },
 } satisfies Record<string, RequestContract<object, unknown>>;

@@ -1,4 +1,14 @@
-import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+} from 'class-validator';
 import { PageQuery } from '../pagination/page';
 import { ServedCertificate } from '../health-checks/health-check.dto';
 
@@ -99,4 +109,63 @@ export class ClaimDiscoveredCertificateRequest extends ClaimDiscoveredCertificat
   @MaxLength(64)
   @Matches(/^[0-9a-f]{64}$/, { message: 'id must be a SHA-256 fingerprint: 64 lowercase hex digits' })
   id!: string;
+}
+
+/** Ids one bulk claim or dismiss takes at most (a claim is an import each). */
+export const DISCOVERY_BULK_IDS_MAX = 100;
+
+/** The body of POST /api/v1/discovered-certificates/bulk-dismiss (ADR 0063). */
+export class BulkDismissDiscoveredCertificatesRequest {
+  @IsArray({ message: 'ids must be an array of discovered-certificate ids' })
+  @ArrayMinSize(1, { message: 'ids must name at least one discovered certificate' })
+  @ArrayMaxSize(DISCOVERY_BULK_IDS_MAX, { message: `ids must name at most ${DISCOVERY_BULK_IDS_MAX}` })
+  @IsString({ each: true })
+  @Matches(/^[0-9a-f]{64}$/, {
+    each: true,
+    message: 'ids must be SHA-256 fingerprints: 64 lowercase hex digits',
+  })
+  ids!: string[];
+}
+
+/** The body of POST /api/v1/discovered-certificates/bulk-claim: one owner for every import. */
+export class BulkClaimDiscoveredCertificatesRequest extends BulkDismissDiscoveredCertificatesRequest {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  owner_id?: string;
+
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  team_id?: string;
+
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(64)
+  environment?: string;
+}
+
+/** One certificate a bulk call could not move: its id, the error code and message a single call would answer. */
+export interface DiscoveryBulkItemError {
+  id: string;
+  code: string;
+  message: string;
+}
+
+/**
+ * The answer of a bulk claim or dismiss (per-item partial failure, one audit event per call):
+ * `changed` lists the certificates moved, `unchanged` those already in the asked status (dismiss
+ * only), `errors` those refused (unknown, already claimed, not importable, import refused).
+ */
+export interface DiscoveryBulkResult {
+  total_requested: number;
+  total_changed: number;
+  total_unchanged: number;
+  total_failed: number;
+  changed: { id: string; status: DiscoveredCertificateStatus; managed_certificate_id: string | null }[];
+  unchanged: string[];
+  errors: DiscoveryBulkItemError[];
 }

@@ -17,6 +17,9 @@ export const SCAN_CONCURRENCY_MAX = 256;
 export const SCAN_RATE_MAX = 10_000;
 export const SCAN_CONCURRENCY_DEFAULT = 32;
 export const SCAN_RATE_DEFAULT = 100;
+/** Scheduled scans: every 15 minutes at most often, every 30 days at least (ADR 0063). */
+export const SCAN_SCHEDULE_MIN_SECONDS = 900;
+export const SCAN_SCHEDULE_MAX_SECONDS = 2_592_000;
 export const NETWORK_SCAN_STATUSES = ['running', 'completed', 'failed'] as const;
 export type NetworkScanStatus = (typeof NETWORK_SCAN_STATUSES)[number];
 
@@ -31,6 +34,10 @@ export interface ScanTargetDto {
   concurrency: number;
   /** New connections per second at most. */
   rate_per_second: number;
+  /** A scheduled scan every this many seconds (900..2,592,000); null: scans only when triggered. */
+  schedule_seconds: number | null;
+  /** When the scheduler starts the next scan; null without a schedule. */
+  next_scan_at: string | null;
   /** Endpoints (address x port) a scan of this target probes. */
   endpoints: number;
   last_scan_id: string | null;
@@ -54,6 +61,8 @@ export interface NetworkScanDto {
   endpoints_done: number;
   certificates_found: number;
   started_by: string;
+  /** Started by the scan scheduler (started_by is then `system`) rather than a trigger. */
+  scheduled: boolean;
   started_at: string;
   finished_at: string | null;
   error: string | null;
@@ -101,6 +110,13 @@ export class ScanTargetChanges {
   @Min(1, { message: 'rate_per_second must be 1 to 10000' })
   @Max(SCAN_RATE_MAX, { message: 'rate_per_second must be 1 to 10000' })
   rate_per_second?: number;
+
+  /** Seconds between scheduled scans; null (on update) removes the schedule. */
+  @IsOptional()
+  @IsInt({ message: 'schedule_seconds must be an integer or null' })
+  @Min(SCAN_SCHEDULE_MIN_SECONDS, { message: 'schedule_seconds must be 900 to 2592000, or null' })
+  @Max(SCAN_SCHEDULE_MAX_SECONDS, { message: 'schedule_seconds must be 900 to 2592000, or null' })
+  schedule_seconds?: number | null;
 }
 
 export class CreateScanTargetRequest extends ScanTargetChanges {}

@@ -7,3 +7,4 @@ export type { Cidr, IpAddress } from '@certlane/network-safety';
 export * from './network-safety/reserved-addresses';
 export * from './scep-probe/scep-capabilities';
 export * from './network-scan/scan-targets';
+export * from './network-scan/scan-schedule';

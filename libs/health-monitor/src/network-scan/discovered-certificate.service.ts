@@ -4,11 +4,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import {
   AuditAction,
   auditOrigin,
+  BulkClaimDiscoveredCertificatesRequest,
+  BulkDismissDiscoveredCertificatesRequest,
   CertlaneError,
   ClaimDiscoveredCertificateRequest,
   DiscoveredCertificateDto,
   DiscoveredCertificateStatus,
   DiscoveredCertificateSummary,
+  DiscoveryBulkResult,
   DiscoverySighting,
   ErrorCode,
   ListDiscoveredCertificatesRequest,
@@ -76,7 +79,7 @@ const notFound = (id: string) =>
     `discovered certificate ${JSON.stringify(id)} not found`,
   );
 
-/** Triage of discovered certificates (spec 2.14; ADR 0057): list, get, summary, dismiss, claim. */
+/** Triage of discovered certificates (spec 2.14; ADR 0057, 0063): list, get, summary, dismiss, claim, in bulk too. */
 @Injectable()
 export class DiscoveredCertificateService implements OnApplicationBootstrap {
   constructor(
@@ -96,6 +99,12 @@ export class DiscoveredCertificateService implements OnApplicationBootstrap {
       ),
       this.bus.handle('health-monitor.v1.claim-discovered-certificate', (request, context) =>
         this.claim(request, context),
+      ),
+      this.bus.handle('health-monitor.v1.bulk-dismiss-discovered-certificates', (request, context) =>
+        this.bulkDismiss(request, context),
+      ),
+      this.bus.handle('health-monitor.v1.bulk-claim-discovered-certificates', (request, context) =>
+        this.bulkClaim(request, context),
       ),
     ]);
   }
@@ -157,12 +166,7 @@ export class DiscoveredCertificateService implements OnApplicationBootstrap {
   async dismiss(id: string, context?: RequestContext): Promise<DiscoveredCertificateDto> {
     const result = await this.dataSource.transaction(async (manager) => {
       const current = await this.get(id, manager, true);
-      const transition = nextDiscoveredStatus(current.status, 'dismiss');
-      if (!transition.ok) throw new CertlaneError(ErrorCode.DiscoveredCertificateClaimed, transition.message);
-      await manager.query('UPDATE discovered_certificates SET status = $2 WHERE fingerprint = $1', [
-        id,
-        transition.to,
-      ]);
+      const { to, changed } = await this.dismissOne(manager, current);
       await this.outbox.audit(manager, {
         action: AuditAction.DiscoveredCertificateDismissed,
         event_category: 'cert_lifecycle',
@@ -170,9 +174,9 @@ export class DiscoveredCertificateService implements OnApplicationBootstrap {
         resource_type: 'discovered_certificate',
         resource_id: id,
         outcome: 'success',
-        details: { from: current.status, to: transition.to, already_dismissed: !transition.changed },
+        details: { from: current.status, to, already_dismissed: !changed },
       });
-      return { ...current, status: transition.to };
+      return { ...current, status: to };
     });
     this.outbox.committed();
     return result;
@@ -189,41 +193,7 @@ export class DiscoveredCertificateService implements OnApplicationBootstrap {
   ): Promise<DiscoveredCertificateDto> {
     const result = await this.dataSource.transaction(async (manager) => {
       const current = await this.get(request.id, manager, true);
-      const transition = nextDiscoveredStatus(current.status, 'claim');
-      if (!transition.ok) throw new CertlaneError(ErrorCode.DiscoveredCertificateClaimed, transition.message);
-      const [{ certificate_pem: pem }] = await manager.query(
-        'SELECT certificate_pem FROM discovered_certificates WHERE fingerprint = $1',
-        [request.id],
-      );
-      if (!pem) {
-        throw new CertlaneError(
-          ErrorCode.DiscoveredCertificateNotImportable,
-          'the certificate itself was not kept when it was discovered; scan it again to claim it',
-        );
-      }
-      const managed = await this.bus.request(
-        'issuance.v1.create-certificate',
-        {
-          certificate_pem: pem,
-          ...(request.name ? { name: request.name } : {}),
-          ...(request.owner_id ? { owner_id: request.owner_id } : {}),
-          ...(request.team_id ? { team_id: request.team_id } : {}),
-          ...(request.environment ? { environment: request.environment } : {}),
-          tags: { discovered: request.id },
-        },
-        // The import is audited by issuance as `certificate.created` by the same actor under a
-        // derived request id, so the claim request itself has exactly one audit event (ADR 0057).
-        {
-          context: {
-            actor_id: context?.actor_id,
-            request_id: `${context?.request_id ?? randomUUID()}:import`,
-          },
-        },
-      );
-      await manager.query(
-        'UPDATE discovered_certificates SET status = $2, managed_certificate_id = $3 WHERE fingerprint = $1',
-        [request.id, transition.to, managed.id],
-      );
+      const managedId = await this.claimOne(manager, current, request, context, 'import');
       await this.outbox.audit(manager, {
         action: AuditAction.DiscoveredCertificateClaimed,
         event_category: 'cert_lifecycle',
@@ -231,11 +201,178 @@ export class DiscoveredCertificateService implements OnApplicationBootstrap {
         resource_type: 'discovered_certificate',
         resource_id: request.id,
         outcome: 'success',
-        details: { from: current.status, to: transition.to, managed_certificate_id: managed.id },
+        details: { from: current.status, to: 'Claimed', managed_certificate_id: managedId },
       });
-      return { ...current, status: transition.to, managed_certificate_id: managed.id };
+      return { ...current, status: 'Claimed' as const, managed_certificate_id: managedId };
     });
     this.outbox.committed();
     return result;
+  }
+
+  /** Bulk dismiss (ADR 0063): each id as a single dismiss would treat it; one audit event. */
+  bulkDismiss(
+    request: BulkDismissDiscoveredCertificatesRequest,
+    context?: RequestContext,
+  ): Promise<DiscoveryBulkResult> {
+    return this.bulk(
+      request.ids,
+      AuditAction.DiscoveredCertificatesBulkDismissed,
+      context,
+      async (manager, current) => {
+        const { to, changed } = await this.dismissOne(manager, current);
+        return changed ? { id: current.id, status: to, managed_certificate_id: null } : null;
+      },
+    );
+  }
+
+  /**
+   * Bulk claim (ADR 0063): each id imported as a single claim would (one owner, team and
+   * environment for all); an import refused by issuance fails that id only. One audit event.
+   */
+  bulkClaim(
+    request: BulkClaimDiscoveredCertificatesRequest,
+    context?: RequestContext,
+  ): Promise<DiscoveryBulkResult> {
+    const fields = { owner_id: request.owner_id, team_id: request.team_id, environment: request.environment };
+    let index = 0;
+    return this.bulk(
+      request.ids,
+      AuditAction.DiscoveredCertificatesBulkClaimed,
+      context,
+      async (manager, current) => {
+        const managedId = await this.claimOne(manager, current, fields, context, `import:${index++}`);
+        return { id: current.id, status: 'Claimed', managed_certificate_id: managedId };
+      },
+    );
+  }
+
+  /**
+   * Locks every named row (in fingerprint order, so two bulk calls cannot deadlock), applies
+   * `apply` to each, collects per-item refusals, and writes one audit event in the transaction.
+   * `apply` answers the changed item, or null when it was already in the asked status.
+   */
+  private async bulk(
+    ids: string[],
+    action: string,
+    context: RequestContext | undefined,
+    apply: (
+      manager: EntityManager,
+      current: DiscoveredCertificateDto,
+    ) => Promise<DiscoveryBulkResult['changed'][number] | null>,
+  ): Promise<DiscoveryBulkResult> {
+    const unique = [...new Set(ids)].sort();
+    const result = await this.dataSource.transaction(async (manager) => {
+      const rows: Row[] = await manager.query(
+        `${SELECT} WHERE c.fingerprint = ANY($1) ORDER BY c.fingerprint FOR UPDATE OF c`,
+        [unique],
+      );
+      const found = new Map(rows.map((row) => [row.fingerprint, dto(row)]));
+      const outcome: DiscoveryBulkResult = {
+        total_requested: unique.length,
+        total_changed: 0,
+        total_unchanged: 0,
+        total_failed: 0,
+        changed: [],
+        unchanged: [],
+        errors: [],
+      };
+      for (const id of unique) {
+        try {
+          const current = found.get(id);
+          if (!current) throw notFound(id);
+          const changed = await apply(manager, current);
+          if (changed) outcome.changed.push(changed);
+          else outcome.unchanged.push(id);
+        } catch (error) {
+          if (!(error instanceof CertlaneError)) throw error;
+          outcome.errors.push({ id, code: error.code, message: error.message });
+        }
+      }
+      outcome.total_changed = outcome.changed.length;
+      outcome.total_unchanged = outcome.unchanged.length;
+      outcome.total_failed = outcome.errors.length;
+      await this.outbox.audit(manager, {
+        action,
+        event_category: 'cert_lifecycle',
+        ...auditOrigin(context),
+        resource_type: 'discovered_certificate',
+        resource_id: 'bulk',
+        outcome: 'success',
+        details: {
+          requested: unique.length,
+          changed: outcome.changed.map((item) => item.id),
+          unchanged: outcome.unchanged,
+          failed: outcome.errors.map(({ id, code }) => ({ id, code })),
+        },
+      });
+      return outcome;
+    });
+    this.outbox.committed();
+    return result;
+  }
+
+  /** Applies the dismiss transition to a locked row (refusing a claimed one, 409). */
+  private async dismissOne(
+    manager: EntityManager,
+    current: DiscoveredCertificateDto,
+  ): Promise<{ to: DiscoveredCertificateStatus; changed: boolean }> {
+    const transition = nextDiscoveredStatus(current.status, 'dismiss');
+    if (!transition.ok) throw new CertlaneError(ErrorCode.DiscoveredCertificateClaimed, transition.message);
+    if (transition.changed) {
+      await manager.query('UPDATE discovered_certificates SET status = $2 WHERE fingerprint = $1', [
+        current.id,
+        transition.to,
+      ]);
+    }
+    return { to: transition.to, changed: transition.changed };
+  }
+
+  /**
+   * Applies the claim transition to a locked row: imports its PEM through issuance and stores the
+   * managed certificate's id. The import is audited by issuance as `certificate.created` by the
+   * same actor under `<request id>:<suffix>`, so the claim request itself keeps exactly one audit
+   * event (ADR 0057).
+   */
+  private async claimOne(
+    manager: EntityManager,
+    current: DiscoveredCertificateDto,
+    fields: Omit<ClaimDiscoveredCertificateRequest, 'id'>,
+    context: RequestContext | undefined,
+    requestSuffix: string,
+  ): Promise<string> {
+    const transition = nextDiscoveredStatus(current.status, 'claim');
+    if (!transition.ok) throw new CertlaneError(ErrorCode.DiscoveredCertificateClaimed, transition.message);
+    const [{ certificate_pem: pem }] = await manager.query(
+      'SELECT certificate_pem FROM discovered_certificates WHERE fingerprint = $1',
+      [current.id],
+    );
+    if (!pem) {
+      throw new CertlaneError(
+        ErrorCode.DiscoveredCertificateNotImportable,
+        'the certificate itself was not kept when it was discovered; scan it again to claim it',
+      );
+    }
+    const managed = await this.bus.request(
+      'issuance.v1.create-certificate',
+      {
+        certificate_pem: pem,
+        ...(fields.name ? { name: fields.name } : {}),
+        ...(fields.owner_id ? { owner_id: fields.owner_id } : {}),
+        ...(fields.team_id ? { team_id: fields.team_id } : {}),
+        ...(fields.environment ? { environment: fields.environment } : {}),
+        tags: { discovered: current.id },
+      },
+      {
+        context: {
+          actor_id: context?.actor_id,
+          request_id: `${context?.request_id ?? randomUUID()}:${requestSuffix}`,
+        },
+      },
+    );
+    await manager.query(
+      'UPDATE discovered_certificates SET status = $2, managed_certificate_id = $3 WHERE fingerprint = $1',
+      [current.id, transition.to, managed.id],
+    );
+    return managed.id;
   }
 }

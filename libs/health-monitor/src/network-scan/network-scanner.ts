@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { expandScanTargets, ScanEndpoint } from '@certlane/health-monitor-domain';
 import { DataSource, EntityManager } from 'typeorm';
 import { MONITOR_CLOCK, MonitorClock } from '../health-checks/monitor-clock';
+import { DiscoveryRecorder } from '../discovery/discovery-recorder';
 import { ProbeOutcome, TlsProber } from '../health-checks/tls-prober';
 
 export interface NetworkScanRequest {
@@ -15,6 +16,8 @@ export interface NetworkScanRequest {
   /** New connections per second at most (1..10000). */
   ratePerSecond: number;
   startedBy: string;
+  /** Started by the scan scheduler rather than a caller (ADR 0063). */
+  scheduled?: boolean;
 }
 
 export interface StartedScan {
@@ -47,6 +50,7 @@ export class NetworkScanner implements BeforeApplicationShutdown {
   constructor(
     @InjectDataSource('health-monitor') private readonly dataSource: DataSource,
     private readonly prober: TlsProber,
+    private readonly recorder: DiscoveryRecorder,
     @Inject(MONITOR_CLOCK) private readonly clock: MonitorClock,
   ) {}
 
@@ -71,8 +75,8 @@ export class NetworkScanner implements BeforeApplicationShutdown {
     if (!expansion.ok) throw new Error(expansion.message);
     const id = `scan-${randomBytes(8).toString('hex')}`;
     await manager.query(
-      `INSERT INTO network_scans (id, target_id, cidrs, hosts, ports, status, endpoints_total, started_by, started_at)
-       VALUES ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, 'running', $6, $7, $8)`,
+      `INSERT INTO network_scans (id, target_id, cidrs, hosts, ports, status, endpoints_total, started_by, scheduled, started_at)
+       VALUES ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, 'running', $6, $7, $8, $9)`,
       [
         id,
         targetId,
@@ -81,6 +85,7 @@ export class NetworkScanner implements BeforeApplicationShutdown {
         JSON.stringify(request.ports),
         expansion.count,
         request.startedBy,
+        request.scheduled ?? false,
         this.clock.now(),
       ],
     );
@@ -148,32 +153,21 @@ export class NetworkScanner implements BeforeApplicationShutdown {
     const observation = outcome.observation;
     if (observation.kind !== 'handshake') return;
     const leaf = outcome.chain[0];
-    const now = this.clock.now();
-    const fingerprint = observation.fingerprint;
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO discovered_certificates (fingerprint, subject, issuer, not_before, not_after, chain, first_seen_at, last_seen_at, certificate_pem)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $7, $8)
-         ON CONFLICT (fingerprint) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at,
-           certificate_pem = COALESCE(discovered_certificates.certificate_pem, EXCLUDED.certificate_pem)`,
-        [
-          fingerprint,
-          leaf?.subject ?? '',
-          leaf?.issuer ?? '',
-          observation.notBefore,
-          observation.notAfter,
-          JSON.stringify(outcome.chain),
-          now,
-          outcome.leaf_pem ?? null,
-        ],
-      );
-      await manager.query(
-        `INSERT INTO discovered_certificate_sightings (fingerprint, location, source, scan_id, first_seen_at, last_seen_at)
-         VALUES ($1, $2, 'network', $3, $4, $4)
-         ON CONFLICT (fingerprint, location) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at, scan_id = EXCLUDED.scan_id`,
-        [fingerprint, `network:${endpoint.host}:${endpoint.port}`, scanId, now],
-      );
-    });
+    await this.dataSource.transaction((manager) =>
+      this.recorder.record(
+        manager,
+        {
+          fingerprint: observation.fingerprint,
+          subject: leaf?.subject ?? '',
+          issuer: leaf?.issuer ?? '',
+          notBefore: observation.notBefore,
+          notAfter: observation.notAfter,
+          chain: outcome.chain,
+          leafPem: outcome.leaf_pem ?? null,
+        },
+        { location: `network:${endpoint.host}:${endpoint.port}`, source: 'network', scanId },
+      ),
+    );
   }
 
   private async progress(id: string, done: number, found: number): Promise<void> {

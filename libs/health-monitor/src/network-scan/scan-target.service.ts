@@ -17,9 +17,10 @@ import {
   SCAN_RATE_DEFAULT,
   ScanTargetDeleted,
   ScanTargetDto,
+  SYSTEM_ACTOR,
   UpdateScanTargetRequest,
 } from '@certlane/contracts';
-import { expandScanTargets } from '@certlane/health-monitor-domain';
+import { expandScanTargets, scheduledScanAfterEdit } from '@certlane/health-monitor-domain';
 import { MESSAGE_BUS, MessageBus, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { MONITOR_CLOCK, MonitorClock } from '../health-checks/monitor-clock';
@@ -35,6 +36,8 @@ interface TargetRow {
   ports: number[];
   concurrency: number;
   rate_per_second: number;
+  schedule_seconds: number | null;
+  next_scan_at: Date | null;
   last_scan_id: string | null;
   created_at: Date;
   updated_at: Date;
@@ -48,7 +51,7 @@ interface ScanRow extends Omit<NetworkScanDto, 'started_at' | 'finished_at'> {
 const TARGET_SELECT = `SELECT t.*, (SELECT s.id FROM network_scans s WHERE s.target_id = t.id
     ORDER BY s.started_at DESC, s.id LIMIT 1) AS last_scan_id FROM scan_targets t`;
 const SCAN_COLUMNS = `id, target_id, status, cidrs, hosts, ports, endpoints_total, endpoints_done,
-  certificates_found, started_by, started_at, finished_at, error`;
+  certificates_found, started_by, scheduled, started_at, finished_at, error`;
 
 /** The endpoint count, or the refusal (400) of a target the scanner could not sweep. */
 function endpointsOf(target: Pick<TargetRow, 'cidrs' | 'hosts' | 'ports'>): number {
@@ -73,6 +76,8 @@ function targetDto(row: TargetRow): ScanTargetDto {
     ports: row.ports,
     concurrency: row.concurrency,
     rate_per_second: row.rate_per_second,
+    schedule_seconds: row.schedule_seconds,
+    next_scan_at: row.next_scan_at?.toISOString() ?? null,
     endpoints: expansion.ok ? expansion.count : 0,
     last_scan_id: row.last_scan_id,
     created_at: row.created_at.toISOString(),
@@ -94,7 +99,7 @@ const audit = (
   action: string,
   resourceType: string,
   id: string,
-  context: RequestContext | undefined,
+  context: Parameters<typeof auditOrigin>[0],
   details: Record<string, unknown>,
 ): AuditRecord => ({
   action,
@@ -169,8 +174,9 @@ export class ScanTargetService implements OnApplicationBootstrap {
     const now = this.clock.now();
     const dto = await this.dataSource.transaction(async (manager) => {
       await manager.query(
-        `INSERT INTO scan_targets (id, name, cidrs, hosts, ports, concurrency, rate_per_second, created_at, updated_at)
-         VALUES ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, $6, $7, $8, $8)`,
+        `INSERT INTO scan_targets (id, name, cidrs, hosts, ports, concurrency, rate_per_second,
+           schedule_seconds, next_scan_at, created_at, updated_at)
+         VALUES ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $10)`,
         [
           id,
           request.name ?? [...cidrs, ...hosts].slice(0, 3).join(', '),
@@ -179,6 +185,8 @@ export class ScanTargetService implements OnApplicationBootstrap {
           JSON.stringify(request.ports),
           request.concurrency ?? SCAN_CONCURRENCY_DEFAULT,
           request.rate_per_second ?? SCAN_RATE_DEFAULT,
+          request.schedule_seconds ?? null,
+          scheduledScanAfterEdit(request.schedule_seconds ?? null, now),
           now,
         ],
       );
@@ -203,11 +211,21 @@ export class ScanTargetService implements OnApplicationBootstrap {
         ports: request.ports ?? before.ports,
         concurrency: request.concurrency ?? before.concurrency,
         rate_per_second: request.rate_per_second ?? before.rate_per_second,
+        // null removes the schedule; left out keeps it.
+        schedule_seconds:
+          request.schedule_seconds === undefined ? before.schedule_seconds : request.schedule_seconds,
       };
       endpointsOf(next);
+      const now = this.clock.now();
+      // A changed schedule starts counting from now; an unchanged one keeps its due time.
+      const nextScanAt =
+        next.schedule_seconds === before.schedule_seconds
+          ? before.next_scan_at
+          : scheduledScanAfterEdit(next.schedule_seconds, now);
       await manager.query(
         `UPDATE scan_targets SET name = $2, cidrs = $3::jsonb, hosts = $4::jsonb, ports = $5::jsonb,
-           concurrency = $6, rate_per_second = $7, updated_at = $8 WHERE id = $1`,
+           concurrency = $6, rate_per_second = $7, schedule_seconds = $8, next_scan_at = $9,
+           updated_at = $10 WHERE id = $1`,
         [
           request.id,
           next.name,
@@ -216,7 +234,9 @@ export class ScanTargetService implements OnApplicationBootstrap {
           JSON.stringify(next.ports),
           next.concurrency,
           next.rate_per_second,
-          this.clock.now(),
+          next.schedule_seconds,
+          nextScanAt,
+          now,
         ],
       );
       const after = await this.get(request.id, manager);
@@ -246,34 +266,50 @@ export class ScanTargetService implements OnApplicationBootstrap {
 
   /** Starts a scan now; answers the running scan at once (poll GET .../scans/{id} for progress). */
   async trigger(id: string, context?: RequestContext): Promise<NetworkScanDto> {
-    const origin = auditOrigin(context);
-    let request: Parameters<NetworkScanner['launch']>[1] | undefined;
-    const { started, dto } = await this.dataSource.transaction(async (manager) => {
+    const { dto, launch } = await this.dataSource.transaction(async (manager) => {
       const target = await this.get(id, manager, true);
-      request = {
-        cidrs: target.cidrs,
-        hosts: target.hosts,
-        ports: target.ports,
-        concurrency: target.concurrency,
-        ratePerSecond: target.rate_per_second,
-        startedBy: origin.actor_id,
-      };
-      const started = await this.scanner.record(manager, request, id);
-      const dto = await this.scan(started.id, manager);
-      await this.outbox.audit(
-        manager,
-        audit(AuditAction.NetworkScanStarted, 'network_scan', started.id, context, {
-          target_id: id,
-          endpoints_total: started.count,
-          concurrency: target.concurrency,
-          rate_per_second: target.rate_per_second,
-        }),
-      );
-      return { started, dto };
+      return this.start(manager, target, context, false);
     });
     this.outbox.committed();
-    this.scanner.launch(started, request!);
+    launch();
     return dto;
+  }
+
+  /**
+   * Records a running scan of `target` and its `network_scan.started` audit event in the caller's
+   * transaction; `launch` (called after the commit) runs it in the background under the target's
+   * bounds. Shared by the trigger route and the scan scheduler (which starts as `system`).
+   */
+  async start(
+    manager: EntityManager,
+    target: ScanTargetDto,
+    context: RequestContext | undefined,
+    scheduled: boolean,
+  ): Promise<{ dto: NetworkScanDto; launch: () => void }> {
+    // The scheduler's scans are the system's: no caller asked for them.
+    const origin = scheduled ? { actor_id: SYSTEM_ACTOR } : context;
+    const request = {
+      cidrs: target.cidrs,
+      hosts: target.hosts,
+      ports: target.ports,
+      concurrency: target.concurrency,
+      ratePerSecond: target.rate_per_second,
+      startedBy: auditOrigin(origin).actor_id,
+      scheduled,
+    };
+    const started = await this.scanner.record(manager, request, target.id);
+    const dto = await this.scan(started.id, manager);
+    await this.outbox.audit(
+      manager,
+      audit(AuditAction.NetworkScanStarted, 'network_scan', started.id, origin, {
+        target_id: target.id,
+        endpoints_total: started.count,
+        concurrency: target.concurrency,
+        rate_per_second: target.rate_per_second,
+        scheduled,
+      }),
+    );
+    return { dto, launch: () => this.scanner.launch(started, request) };
   }
 
   async scans(request: ListNetworkScansRequest): Promise<Page<NetworkScanDto>> {

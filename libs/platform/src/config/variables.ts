@@ -415,6 +415,22 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     description: 'Agent only: cap of the exponential backoff after failed calls.',
   },
   {
+    name: 'SERVICE_AGENT_DISCOVERY_PATHS',
+    default: '',
+    description:
+      'Agent only: absolute directories, separated by `:`, walked for certificate files (PEM, DER, PKCS#12, JKS) whose certificates are pushed to the discovery endpoint; empty = off (ADR 0063).',
+  },
+  {
+    name: 'SERVICE_AGENT_DISCOVERY_INTERVAL_SECONDS',
+    default: '21600',
+    description: 'Agent only: filesystem discovery interval (60 to 604800), jittered by +-20%.',
+  },
+  {
+    name: 'SERVICE_AGENT_DISCOVERY_PKCS12_PASSWORDS_FILE',
+    description:
+      'Agent only: file with one password a line, tried on PKCS#12 files whose certificates are encrypted; never sent or logged.',
+  },
+  {
     name: 'SERVICE_DATA_DIR',
     default: '.certlane-data',
     description:

@@ -1,0 +1,120 @@
+import { X509Certificate } from 'node:crypto';
+import { Dirent } from 'node:fs';
+import { open, readdir, stat } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import type { AgentDiscoveryFinding } from '@certlane/contracts';
+import { readCertificateFile } from './certificate-files';
+
+/**
+ * The file names read (ADR 0063): certificate and keystore extensions only. A file named as a
+ * key (`.key`) is never opened; a combined PEM, PKCS#12 or JKS file is read, but only its
+ * certificate structures are decoded.
+ */
+export const CERTIFICATE_FILE_EXTENSIONS = new Set([
+  '.pem',
+  '.crt',
+  '.cer',
+  '.cert',
+  '.der',
+  '.p12',
+  '.pfx',
+  '.jks',
+  '.jceks',
+  '.keystore',
+  '.truststore',
+]);
+
+export interface FilesystemScanLimits {
+  /** A larger file is skipped (certificate files are small). */
+  maxFileBytes: number;
+  /** The walk stops after this many files read. */
+  maxFiles: number;
+  /** Directories deeper than this below a root are not entered. */
+  maxDepth: number;
+}
+
+export const DEFAULT_SCAN_LIMITS: FilesystemScanLimits = {
+  maxFileBytes: 1_048_576,
+  maxFiles: 100_000,
+  maxDepth: 32,
+};
+
+export interface FilesystemScanResult {
+  /** One per certificate per file, as pushed to the server (public certificates only). */
+  findings: AgentDiscoveryFinding[];
+  filesRead: number;
+  /** PKCS#12 files whose certificates no configured password opens. */
+  locked: string[];
+  /** Roots that could not be read (missing, not a directory, no permission). */
+  unreadableRoots: string[];
+}
+
+const toPem = (der: Buffer) =>
+  `-----BEGIN CERTIFICATE-----\n${der
+    .toString('base64')
+    .replace(/.{64}/g, '$&\n')
+    .replace(/\n?$/, '\n')}-----END CERTIFICATE-----\n`;
+
+async function readSmallFile(path: string, maxBytes: number): Promise<Buffer | null> {
+  const handle = await open(path, 'r');
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size > maxBytes) return null;
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Walks `roots` for certificate files (PEM, DER, PKCS#12, JKS; ADR 0063) and answers every
+ * certificate found with its path. Symbolic links to files are followed (certificate stores are
+ * often links); links to directories are not (no loops, no escaping the configured roots).
+ * Unreadable files are skipped silently: discovery reports what it can see.
+ */
+export async function scanFilesystem(
+  roots: readonly string[],
+  passwords: readonly string[],
+  limits: FilesystemScanLimits = DEFAULT_SCAN_LIMITS,
+): Promise<FilesystemScanResult> {
+  const result: FilesystemScanResult = { findings: [], filesRead: 0, locked: [], unreadableRoots: [] };
+  const seen = new Set<string>();
+  const visit = async (path: string, depth: number): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(path, { withFileTypes: true });
+    } catch {
+      if (depth === 0) result.unreadableRoots.push(path);
+      return;
+    }
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      if (result.filesRead >= limits.maxFiles) return;
+      const child = join(path, entry.name);
+      if (entry.isDirectory()) {
+        if (depth < limits.maxDepth) await visit(child, depth + 1);
+        continue;
+      }
+      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+      if (!CERTIFICATE_FILE_EXTENSIONS.has(extname(entry.name).toLowerCase())) continue;
+      if (entry.isSymbolicLink()) {
+        const target = await stat(child).catch(() => null);
+        if (!target?.isFile()) continue;
+      }
+      const bytes = await readSmallFile(child, limits.maxFileBytes).catch(() => null);
+      if (!bytes) continue;
+      result.filesRead++;
+      const read = readCertificateFile(bytes, passwords);
+      if (!read) continue;
+      if (read.locked) result.locked.push(child);
+      for (const der of read.certificates) {
+        const key = `${child}\n${new X509Certificate(der).fingerprint256}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        result.findings.push({ path: child, format: read.format, certificate_pem: toPem(der) });
+      }
+    }
+  };
+  for (const root of roots) await visit(root, 0);
+  return result;
+}

@@ -1,0 +1,98 @@
+import { X509Certificate } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { DiscoverySource, ServedCertificate } from '@certlane/contracts';
+import { EntityManager } from 'typeorm';
+import { MONITOR_CLOCK, MonitorClock } from '../health-checks/monitor-clock';
+
+type Executor = Pick<EntityManager, 'query'>;
+
+/** A certificate found somewhere: its leaf (public) and the chain it came with. */
+export interface FoundCertificate {
+  fingerprint: string;
+  subject: string;
+  issuer: string;
+  notBefore: Date;
+  notAfter: Date;
+  chain: ServedCertificate[];
+  /** The leaf itself, kept so a claim can import it; null when the finder did not have it. */
+  leafPem: string | null;
+}
+
+/** Where it was found: `network:<host>:<port>`, `agent:<agent id>:<path>`, `cloud:<provider>:<name>`. */
+export interface Sighting {
+  location: string;
+  source: DiscoverySource;
+  scanId: string | null;
+}
+
+const colonless = (fingerprint: string) => fingerprint.replaceAll(':', '').toLowerCase();
+const dn = (name: string) => name.split('\n').filter(Boolean).join(', ');
+
+/** The PEM text of a DER certificate, 64 characters a line. */
+export function derToPem(der: Buffer): string {
+  const body = der.toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n');
+  return `-----BEGIN CERTIFICATE-----\n${body}-----END CERTIFICATE-----\n`;
+}
+
+/**
+ * A certificate as found outside a TLS handshake (an agent's file, a cloud secret): parsed, and
+ * re-encoded from its DER, so nothing but the certificate itself is ever stored.
+ */
+export function foundFromPem(pem: string): FoundCertificate {
+  const x509 = new X509Certificate(pem);
+  const served: ServedCertificate = {
+    subject: dn(x509.subject),
+    issuer: dn(x509.issuer),
+    fingerprint_sha256: colonless(x509.fingerprint256),
+    not_before: new Date(x509.validFrom).toISOString(),
+    not_after: new Date(x509.validTo).toISOString(),
+  };
+  return {
+    fingerprint: served.fingerprint_sha256,
+    subject: served.subject,
+    issuer: served.issuer,
+    notBefore: new Date(served.not_before),
+    notAfter: new Date(served.not_after),
+    chain: [served],
+    leafPem: derToPem(x509.raw),
+  };
+}
+
+/**
+ * Stores a discovered certificate and where it was seen (ADR 0057, 0063), for every source:
+ * deduplicated by fingerprint; a new one is Unmanaged; re-discovery only moves last_seen (the
+ * status machine's `rediscover` changes nothing) and fills in a leaf PEM not kept before.
+ * Answers whether the certificate was new.
+ */
+@Injectable()
+export class DiscoveryRecorder {
+  constructor(@Inject(MONITOR_CLOCK) private readonly clock: MonitorClock) {}
+
+  async record(executor: Executor, found: FoundCertificate, sighting: Sighting): Promise<boolean> {
+    const now = this.clock.now();
+    const [{ inserted }] = await executor.query(
+      `INSERT INTO discovered_certificates (fingerprint, subject, issuer, not_before, not_after, chain, first_seen_at, last_seen_at, certificate_pem)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $7, $8)
+       ON CONFLICT (fingerprint) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at,
+         certificate_pem = COALESCE(discovered_certificates.certificate_pem, EXCLUDED.certificate_pem)
+       RETURNING (xmax = 0) AS inserted`,
+      [
+        found.fingerprint,
+        found.subject,
+        found.issuer,
+        found.notBefore,
+        found.notAfter,
+        JSON.stringify(found.chain),
+        now,
+        found.leafPem,
+      ],
+    );
+    await executor.query(
+      `INSERT INTO discovered_certificate_sightings (fingerprint, location, source, scan_id, first_seen_at, last_seen_at)
+       VALUES ($1, $2, $3, $4, $5, $5)
+       ON CONFLICT (fingerprint, location) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at, scan_id = EXCLUDED.scan_id`,
+      [found.fingerprint, sighting.location, sighting.source, sighting.scanId, now],
+    );
+    return inserted === true;
+  }
+}
