@@ -1,16 +1,22 @@
 import { OPERATIONS } from '@certlane/api-client';
-import { LISTS_WITHOUT_A_PAGE, RESOURCE_PAGES } from '../src/pages/resource-pages';
+import { DETAIL_LISTS, LISTS_WITHOUT_A_PAGE, RESOURCE_PAGES } from '../src/pages/resource-pages';
 
 /** The paths of every JSON list operation of the API description. */
 const listPaths = Object.entries(OPERATIONS)
   .filter(([id, op]) => op.method === 'GET' && /^list|List[A-Z]/.test(id))
   .map(([, op]) => op.path as string);
 
-/** The GUI's own pages beside the generic ones. */
-const DEDICATED = ['/api/v1/certificates'];
+/** The GUI's own pages beside the generic ones (the certificate page shows its versions). */
+const DEDICATED = ['/api/v1/certificates', '/api/v1/certificates/{id}/versions'];
 
 describe('every list the API serves has a page', () => {
-  const paged = new Set([...DEDICATED, ...RESOURCE_PAGES.map((page) => page.apiPath)]);
+  // A list shown in a record's details counts only when a page shows that detail.
+  const details = RESOURCE_PAGES.flatMap((page) => (page.detail ? [DETAIL_LISTS[page.detail]] : []));
+  const paged = new Set<string>([
+    ...DEDICATED,
+    ...RESOURCE_PAGES.map((page) => page.apiPath),
+    ...details.filter((path): path is NonNullable<typeof path> => path !== undefined),
+  ]);
 
   it('lists the API resources without a page (there must be none outside the known gaps)', () => {
     const missing = listPaths.filter((path) => !paged.has(path) && !(path in LISTS_WITHOUT_A_PAGE));
@@ -28,5 +34,25 @@ describe('every list the API serves has a page', () => {
     const paths = RESOURCE_PAGES.map((page) => page.path);
     expect(new Set(paths).size).toBe(paths.length);
     for (const page of RESOURCE_PAGES) expect(listPaths).toContain(page.apiPath);
+  });
+});
+
+describe('the row actions of the pages', () => {
+  const operations = Object.values(OPERATIONS) as { method: string; path: string; body: string }[];
+  const actions = RESOURCE_PAGES.flatMap((page) => (page.actions ?? []).map((action) => ({ page, action })));
+
+  it('each names an operation of the API', () => {
+    const unknown = actions.filter(
+      ({ action }) => !operations.some((op) => op.method === action.method && op.path === action.path),
+    );
+    expect(unknown.map(({ action }) => `${action.method} ${action.path}`)).toEqual([]);
+  });
+
+  it('sends a body to each operation that requires one', () => {
+    const bodiless = actions.filter(({ action }) => {
+      const operation = operations.find((op) => op.method === action.method && op.path === action.path);
+      return operation?.body === 'required' && !action.emptyBody && action.reason?.in !== 'body';
+    });
+    expect(bodiless.map(({ action }) => `${action.method} ${action.path}`)).toEqual([]);
   });
 });

@@ -1,18 +1,13 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
+import { Browser } from 'playwright-core';
 import { CertificateDto, StatsSummaryDto } from '@certlane/contracts';
 import { eventually, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
+import { checkPages, launchChromium, openContext, recordApiBodies, signInWithKey } from './gui-harness';
 
 /**
  * The web GUI (issue 18, ADR 0052) in a real browser, Debian's chromium driven by
  * playwright-core, against a running system (auth, issuance, revocation, gateway processes).
  */
-const CHROMIUM = process.env.CERTLANE_CHROMIUM ?? '/usr/bin/chromium';
 const PASSWORD = 'gui-break-glass-password-1';
-/** Screenshots of every page, kept as CI artifacts. */
-const SCREENSHOTS = process.env.CERTLANE_SCREENSHOT_DIR ?? join(__dirname, '../../../tmp/screenshots/web');
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const PAGES = [
   ['/', 'Dashboard'],
   ['/certificates', 'Certificates'],
@@ -39,11 +34,6 @@ const PAGES = [
   ['/admin/break-glass', 'Break-glass credentials'],
 ] as const;
 
-interface AxeResult {
-  passes: unknown[];
-  violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
-}
-
 // Chromium and five services on a shared CI machine: generous, never a sleep.
 jest.setTimeout(120_000);
 
@@ -65,35 +55,7 @@ describe('the web GUI in Chromium', () => {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
 
-  /**
-   * A fresh browser context (its own cookies and storage) that records CSP violations. With
-   * `bypassCSP` (only for injecting axe-core) it cannot see them.
-   */
-  const open = async (
-    options: { bypassCSP?: boolean } = {},
-  ): Promise<{ context: BrowserContext; page: Page; violations: string[] }> => {
-    const context = await browser.newContext({
-      ignoreHTTPSErrors: true,
-      baseURL: gateway,
-      bypassCSP: options.bypassCSP ?? false,
-      viewport: { width: 1280, height: 900 },
-    });
-    const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    const violations: string[] = [];
-    page.on('console', (message) => {
-      if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
-    });
-    page.on('pageerror', (error) => violations.push(`page error: ${error.message}`));
-    return { context, page, violations };
-  };
-
-  const signInWithKey = async (page: Page, key: string) => {
-    await page.goto('/');
-    await page.getByRole('textbox', { name: 'API key' }).fill(key);
-    await page.getByRole('button', { name: 'Sign in with API key' }).click();
-    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
-  };
+  const open = (options: { bypassCSP?: boolean } = {}) => openContext(browser, gateway, options);
 
   beforeAll(async () => {
     system = await startTestSystem(
@@ -140,7 +102,7 @@ describe('the web GUI in Chromium', () => {
       const created = await api('POST', path, body);
       expect(`${path} ${created.status} ${created.text}`).toMatch(/ 201 /);
     }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
@@ -333,14 +295,9 @@ describe('the web GUI in Chromium', () => {
   });
 
   it('renders every page with data, with no serious or critical axe-core violation, and screenshots it', async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     const { context, page } = await open({ bypassCSP: true });
-    const bodies: Promise<string>[] = [];
-    page.on('response', (response) => {
-      if (new URL(response.url()).pathname.startsWith('/api/')) bodies.push(response.text().catch(() => ''));
-    });
+    const bodies = recordApiBodies(page);
     await signInWithKey(page, adminKey);
-    const problems: string[] = [];
     const secrets = [
       system.env.SERVICE_AUTH_SECRET!,
       system.env.SERVICE_CONFIG_ENCRYPTION_KEY!,
@@ -348,37 +305,7 @@ describe('the web GUI in Chromium', () => {
       PASSWORD,
       adminKey,
     ].filter(Boolean);
-    for (const [path, title] of PAGES) {
-      await page.goto(path);
-      await page.getByRole('heading', { name: title, level: 1 }).waitFor();
-      // Loaded: a table, an empty state or (the dashboard) its numbers.
-      await page.locator('main table, main .empty, main .stats').first().waitFor();
-      await page.waitForFunction(
-        "[...document.querySelectorAll('.stat-value')].every((value) => value.textContent !== '…')",
-      );
-      const alerts = await page.getByRole('alert').allTextContents();
-      if (alerts.length > 0) problems.push(`${path}: ${alerts.join(' | ')}`);
-      await page.addScriptTag({ content: AXE });
-      const result = (await page.evaluate(
-        "axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] })",
-      )) as AxeResult;
-      if (result.passes.length === 0) problems.push(`${path}: axe-core checked nothing`);
-      for (const violation of result.violations) {
-        if (violation.impact === 'serious' || violation.impact === 'critical') {
-          problems.push(
-            `${path}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes
-              .slice(0, 3)
-              .map((node) => node.target.join(' '))
-              .join(', ')}`,
-          );
-        }
-      }
-      const html = await page.content();
-      for (const secret of secrets)
-        if (html.includes(secret)) problems.push(`${path}: a secret is in the page`);
-      const name = path === '/' ? 'dashboard' : path.slice(1).replace(/\//g, '-');
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-    }
+    const problems = await checkPages(page, PAGES, secrets);
     // Nor in anything the API sent the browser.
     for (const body of await Promise.all(bodies)) {
       for (const secret of secrets) if (body.includes(secret)) problems.push('a secret in an API response');

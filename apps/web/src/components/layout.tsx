@@ -4,6 +4,8 @@ import { auth } from '../api/auth-store';
 import { signOut } from '../auth/sign-in-actions';
 import { NAV_ITEMS } from './nav-items';
 import { CommandPalette } from './command-palette';
+import { NotificationBell } from './notification-bell';
+import { NAV_GROUPS, NavGroup } from '../pages/resource-pages';
 
 /** The signed-in frame: navigation, the command palette (Ctrl/Cmd+K), sign-out. */
 export function Layout() {
@@ -20,6 +22,7 @@ export function Layout() {
       <header className="top">
         <span className="brand">Certlane</span>
         <CommandPalette />
+        <NotificationBell />
         <span className="who" data-testid="actor">
           {state.actorId}
         </span>
@@ -30,31 +33,39 @@ export function Layout() {
         )}
       </header>
       <nav aria-label="Main" className="side">
-        <ul>
-          {NAV_ITEMS.filter((item) => item.group === 'main').map((item) => (
-            <li key={item.to}>
-              <NavLink to={item.to} end>
-                {item.label}
-              </NavLink>
-            </li>
-          ))}
-        </ul>
-        <h2 className="nav-heading" id="nav-admin">
-          Administration
-        </h2>
-        <ul aria-labelledby="nav-admin">
-          {NAV_ITEMS.filter((item) => item.group === 'admin').map((item) => (
-            <li key={item.to}>
-              <NavLink to={item.to} end>
-                {item.label}
-              </NavLink>
-            </li>
-          ))}
-        </ul>
+        {(Object.entries(NAV_GROUPS) as [NavGroup, string][]).map(([group, heading]) => (
+          <NavSection key={group} group={group} heading={heading} />
+        ))}
       </nav>
       <main id="main" className="content" tabIndex={-1}>
         <Outlet />
       </main>
     </div>
+  );
+}
+
+/** One group of the navigation: the first without a heading, the others under theirs. */
+function NavSection({ group, heading }: { group: NavGroup; heading: string }) {
+  const items = NAV_ITEMS.filter((item) => item.group === group);
+  const headingId = `nav-${group}`;
+  const list = (
+    <ul aria-labelledby={group === 'main' ? undefined : headingId}>
+      {items.map((item) => (
+        <li key={item.to}>
+          <NavLink to={item.to} end>
+            {item.label}
+          </NavLink>
+        </li>
+      ))}
+    </ul>
+  );
+  if (group === 'main') return list;
+  return (
+    <>
+      <h2 className="nav-heading" id={headingId}>
+        {heading}
+      </h2>
+      {list}
+    </>
   );
 }

@@ -1,9 +1,9 @@
-import { RESOURCE_PAGES } from '../pages/resource-pages';
+import { NavGroup, RESOURCE_PAGES } from '../pages/resource-pages';
 
 export interface NavItem {
   to: string;
   label: string;
-  group: 'main' | 'admin';
+  group: NavGroup;
 }
 
 export const NAV_ITEMS: NavItem[] = [

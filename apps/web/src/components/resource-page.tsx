@@ -3,19 +3,38 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { auth } from '../api/auth-store';
 import { api, unwrap } from '../api/client';
-import { apiQuery } from '../lib/list-params';
-import { ResourceColumn, ResourcePageSpec, Row } from '../pages/resource-pages';
+import { apiQuery, ListParams } from '../lib/list-params';
+import { ResourceColumn, ResourcePageSpec, Row, rowName } from '../pages/resource-pages';
 import { RowActions } from './row-actions';
 import { AuditTools } from './audit-tools';
 import { SchemaForm } from './schema-form';
 import { RecordView } from './record-view';
 import { CaTree, IssuerCrlStatus, JobVerification, PolicyViolations } from './page-tools';
+import { DiscoverySummary, HealthHistory, HealthSummary } from './monitoring-tools';
 import { ErrorNotice, Expiry, StatusBadge, Time } from './widgets';
 import { Pagination } from './pagination';
 import { useListParams } from './use-list-params';
 import { FilterBar } from './filter-bar';
 
 type Page = { data: Row[]; total: number };
+
+/** How often a page with work in progress (a running scan) asks again. */
+const LIVE_INTERVAL_MS = 2000;
+
+/** The API query of a page: its filters, with the paging its operation takes. */
+function pageQuery(page: ResourcePageSpec, params: ListParams): Record<string, string | number> {
+  if (page.paging === 'none') return { ...params.filters };
+  if (page.paging === 'limit') return { ...params.filters, limit: params.perPage };
+  return apiQuery(params);
+}
+
+/** The rows and total of a list answer: `{data, total}`, a bare array, or rows under another key. */
+export function pageOf(body: unknown, rowsKey = 'data'): Page {
+  if (Array.isArray(body)) return { data: body as Row[], total: body.length };
+  const record = body as Record<string, unknown>;
+  const rows = (record[rowsKey] ?? []) as Row[];
+  return { data: rows, total: typeof record.total === 'number' ? record.total : rows.length };
+}
 
 export function Cell({ column, row }: { column: ResourceColumn; row: Row }) {
   const value = row[column.key];
@@ -32,6 +51,16 @@ export function Cell({ column, row }: { column: ResourceColumn; row: Row }) {
       return value ? <Link to={`/certificates/${String(value)}`}>{String(value)}</Link> : <>—</>;
     case 'list':
       return <>{Array.isArray(value) && value.length > 0 ? value.join(', ') : '—'}</>;
+    case 'progress': {
+      const done = Number(value ?? 0);
+      const whole = Number(row[column.of ?? ''] ?? 0);
+      return (
+        <span className="progress">
+          <progress max={Math.max(whole, 1)} value={done} aria-label={`${done} of ${whole}`} /> {done} of{' '}
+          {whole}
+        </span>
+      );
+    }
     default:
       return <>{value === null || value === undefined || value === '' ? '—' : String(value)}</>;
   }
@@ -51,12 +80,15 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
     queryFn: async () => {
       const body = await unwrap(
         // The spec of the page names a list operation; its query is the page and its filters.
-        api.GET(page.apiPath as '/api/v1/agents', { params: { query: apiQuery(params) } }),
+        api.GET(page.apiPath as '/api/v1/agents', {
+          params: { query: pageQuery(page, params) as ReturnType<typeof apiQuery> },
+        }),
       );
-      const raw = body as unknown as Page | Row[];
-      return Array.isArray(raw) ? { data: raw, total: raw.length } : raw;
+      return pageOf(body, page.rowsKey);
     },
     placeholderData: (previous) => previous,
+    refetchInterval: (query) =>
+      page.liveWhile && query.state.data?.data.some(page.liveWhile) ? LIVE_INTERVAL_MS : false,
   });
   return (
     <section aria-labelledby="page-title">
@@ -65,16 +97,21 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
         <FilterBar filters={filters} values={params.filters} onChange={setFilter} onApply={setFilters} />
       )}
       {page.tool === 'audit' && <AuditTools category={params.filters.category} />}
+      {page.tool === 'health-summary' && <HealthSummary />}
+      {page.tool === 'discovery-summary' && <DiscoverySummary />}
       {page.create && <SchemaForm path={page.apiPath} title={page.create} invalidate={page.apiPath} />}
-      {page.extraForm && (
+      {page.forms?.map((form) => (
         <SchemaForm
-          path={page.extraForm.path}
-          title={page.extraForm.label}
+          key={form.path}
+          path={form.path}
+          method={form.method}
+          title={form.label}
           invalidate={page.apiPath}
-          submitLabel="Evaluate"
-          doneLabel="Evaluated:"
+          submitLabel={form.submitLabel}
+          doneLabel={form.doneLabel}
+          pathOptions={form.pathOptions}
         />
-      )}
+      ))}
       {notice && (
         <p role="status" className="notice">
           {notice}
@@ -98,7 +135,7 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
           </thead>
           <tbody>
             {list.data.data.map((row, index) => (
-              <tr key={String(row.id ?? row.event_id ?? index)}>
+              <tr key={String(row.id ?? row.event_id ?? `${rowName(row)}-${index}`)}>
                 {page.columns.map((column) => (
                   <td key={column.key}>
                     <Cell column={column} row={row} />
@@ -108,7 +145,7 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
                   <div className="row-actions">
                     <button
                       type="button"
-                      aria-label={`Details of ${String(row.name ?? row.subject ?? row.id ?? row.actor_id ?? index)}`}
+                      aria-label={`Details of ${rowName(row)}`}
                       aria-pressed={selected === row}
                       onClick={() => setSelected(selected === row ? undefined : row)}
                     >
@@ -133,13 +170,11 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
       {page.tool === 'ca-tree' && list.data && <CaTree rows={list.data.data} />}
       {selected && (
         <>
-          <RecordView
-            row={selected}
-            title={`Details: ${String(selected.name ?? selected.subject ?? selected.id ?? selected.actor_id)}`}
-          />
+          <RecordView row={selected} title={`Details: ${rowName(selected)}`} />
           {page.detail === 'issuer-crl' && <IssuerCrlStatus issuerId={String(selected.id)} />}
           {page.detail === 'policy-violations' && <PolicyViolations ruleId={String(selected.id)} />}
           {page.detail === 'job-verification' && <JobVerification jobId={String(selected.id)} />}
+          {page.detail === 'health-history' && <HealthHistory checkId={String(selected.id)} />}
           {page.edit && (
             <SchemaForm
               key={String(selected.id)}
@@ -147,7 +182,7 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
               method="PUT"
               id={String(selected.id)}
               record={selected}
-              title={`Edit ${String(selected.name ?? selected.id)}`}
+              title={`Edit ${rowName(selected)}`}
               invalidate={page.apiPath}
               submitLabel="Save"
             />

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
-import { Row, RowAction } from '../pages/resource-pages';
+import { Row, RowAction, rowName } from '../pages/resource-pages';
 import { ConfirmDialog, ErrorNotice } from './widgets';
 
 /** What an action's answer says, in one line: a status and message, or counts. */
@@ -15,6 +15,10 @@ export function describeAnswer(answer: unknown): string {
       ? 'no policy rule is violated.'
       : `${findings.length} violation${findings.length === 1 ? '' : 's'}: ${findings.map((f) => f.code).join(', ')}`;
   }
+  // A notifier's test send.
+  if (typeof body.delivered === 'boolean') {
+    return body.delivered ? 'delivered.' : `not delivered: ${String(body.error)}`;
+  }
   // A rotated or new API key: its only showing.
   if (typeof body.key === 'string') return `new key (shown only now, copy it): ${body.key}`;
   // A new ACME external account binding key: its HMAC key's only showing.
@@ -26,8 +30,12 @@ export function describeAnswer(answer: unknown): string {
   return parts.length > 0 ? parts.join(', ') : 'Done.';
 }
 
-function rowName(row: Row): string {
-  return String(row.name ?? row.subject ?? row.id ?? row.actor_id);
+/** An action's path parameters from the row: each from the field of its name, or the one `field`. */
+export function actionPathParams(action: RowAction, row: Row): Record<string, string> {
+  const names = [...action.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+  return Object.fromEntries(
+    names.map((name) => [name, String(row[names.length === 1 && action.field ? action.field : name])]),
+  );
 }
 
 /** The actions of one row; each runs its operation, after a confirmation when it asks for one. */
@@ -45,8 +53,7 @@ export function RowActions(props: {
     mutationFn: async (action: RowAction) => {
       // The page spec names the operation; its one path parameter comes from the row.
       const path = action.path as '/api/v1/jobs/{id}/cancel';
-      const param = /\{(\w+)\}/.exec(action.path)?.[1] ?? 'id';
-      const pathParams = { [param]: String(props.row[action.field ?? 'id']) } as { id: string };
+      const pathParams = actionPathParams(action, props.row) as { id: string };
       if (action.method === 'DELETE') {
         const query = action.reason?.in === 'force-query' ? { force: 'true', reason } : undefined;
         return unwrap(
@@ -55,7 +62,7 @@ export function RowActions(props: {
           }),
         );
       }
-      const body = action.reason?.in === 'body' && reason ? { reason } : undefined;
+      const body = action.reason?.in === 'body' && reason ? { reason } : action.emptyBody ? {} : undefined;
       return unwrap(api.POST(path, { params: { path: pathParams }, body: body as never }));
     },
     onSuccess: (answer, action) => {

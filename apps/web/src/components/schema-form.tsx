@@ -16,11 +16,13 @@ import {
 import { describeAnswer } from './row-actions';
 import { ErrorNotice } from './widgets';
 
+interface ApiOperation {
+  requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+  parameters?: { name: string; in: string; required?: boolean; schema?: JsonSchema }[];
+}
+
 interface ApiDocument {
-  paths: Record<
-    string,
-    Record<string, { requestBody?: { content?: Record<string, { schema?: JsonSchema }> } }>
-  >;
+  paths: Record<string, Record<string, ApiOperation>>;
   components?: { schemas?: Record<string, JsonSchema> };
 }
 
@@ -140,6 +142,25 @@ export function Field({
   );
 }
 
+/** The path parameters a form asks for: every `{name}` of the path but `{id}` when it is given. */
+function pathParameterFields(
+  path: string,
+  operation: ApiOperation,
+  hasId: boolean,
+  options: Record<string, readonly string[]> = {},
+): FormField[] {
+  return [...path.matchAll(/\{(\w+)\}/g)]
+    .map((match) => match[1])
+    .filter((name) => !(hasId && name === 'id'))
+    .map((name): FormField => {
+      const schema = operation.parameters?.find((p) => p.name === name && p.in === 'path')?.schema ?? {};
+      const choices = options[name] ?? schema.enum?.map(String);
+      return choices
+        ? { name, kind: 'select', required: true, options: [...choices] }
+        : { name, kind: 'text', required: true, pattern: schema.pattern, maxLength: schema.maxLength };
+    });
+}
+
 /**
  * A create form drawn from the request body schema of `POST path` in the API description: the
  * browser checks what the schema says, the API's own validation errors show next to their
@@ -154,6 +175,7 @@ export function SchemaForm({
   record,
   submitLabel = 'Create',
   doneLabel,
+  pathOptions,
 }: {
   path: string;
   title: string;
@@ -165,6 +187,8 @@ export function SchemaForm({
   submitLabel?: string;
   /** What the answer is called ("Created.", "Saved." by default). */
   doneLabel?: string;
+  /** Choices for path parameters the form asks for (all but `{id}` when `id` is given). */
+  pathOptions?: Record<string, readonly string[]>;
 }) {
   const document = useApiDocument();
   const queryClient = useQueryClient();
@@ -175,18 +199,22 @@ export function SchemaForm({
   const operation = document.data?.paths[path]?.[method.toLowerCase()];
   const schema = operation?.requestBody?.content?.['application/json']?.schema;
   const fields = schema && document.data ? formFields(resolveRef(schema, document.data)) : [];
+  const pathFields = operation ? pathParameterFields(path, operation, id !== undefined, pathOptions) : [];
   const initial = record && fields.length > 0 ? initialValues(fields, record) : {};
   const current = values ?? initial;
+  const [pathValues, setPathValues] = useState<FormValues>({});
   const send = useMutation({
-    mutationFn: (body: Record<string, unknown>) =>
-      method === 'PUT'
-        ? unwrap(
-            api.PUT(path as '/api/v1/teams/{id}', {
-              params: { path: { id: id ?? '' } },
+    mutationFn: (body: Record<string, unknown>) => {
+      const params = { ...pathValues, ...(id !== undefined ? { id } : {}) } as { id: string };
+      return method === 'PUT'
+        ? unwrap(api.PUT(path as '/api/v1/teams/{id}', { params: { path: params }, body: body as never }))
+        : unwrap(
+            api.POST(path as '/api/v1/teams/{id}/none' as '/api/v1/teams', {
+              params: { path: params } as never,
               body: body as never,
             }),
-          )
-        : unwrap(api.POST(path as '/api/v1/teams', { body: body as never })),
+          );
+    },
     onSuccess: (answer) => {
       setDone(`${doneLabel ?? (method === 'PUT' ? 'Saved.' : 'Created.')} ${describeAnswer(answer)}`);
       setValues(undefined);
@@ -208,6 +236,15 @@ export function SchemaForm({
       <ErrorNotice error={document.error} />
       {fields.length > 0 && (
         <form onSubmit={submit} aria-label={title}>
+          {pathFields.map((field) => (
+            <Field
+              prefix={prefix}
+              key={`path-${field.name}`}
+              field={field}
+              value={pathValues[field.name]}
+              onChange={(value) => setPathValues({ ...pathValues, [field.name]: value })}
+            />
+          ))}
           {fields.map((field) => (
             <Field
               prefix={prefix}

@@ -1,4 +1,5 @@
 import { ReactNode, useEffect, useRef } from 'react';
+import { Link } from 'react-router';
 import { ApiError } from '../api/client';
 import { EXPIRY_WORDS, expiryLevel, relativeTime } from '../lib/time';
 
@@ -117,5 +118,25 @@ export function ReasonSelect({ value, onChange }: { value: string; onChange: (re
         ))}
       </select>
     </>
+  );
+}
+
+/** A number that links to its list; `null` when its source could not be read. */
+export function Stat({
+  label,
+  value,
+  to,
+  testId,
+}: {
+  label: string;
+  value: number | undefined | null;
+  to: string;
+  testId: string;
+}) {
+  return (
+    <Link to={to} className="stat" data-testid={testId}>
+      <span className="stat-value">{value === null ? '—' : (value ?? '…')}</span>
+      <span className="stat-label">{label}</span>
+    </Link>
   );
 }

@@ -144,3 +144,25 @@ describe('edit forms', () => {
     expect(field.kind).toBe('text');
   });
 });
+
+describe('an object of secrets', () => {
+  const fields = formFields({
+    type: 'object',
+    properties: { settings: { type: 'object' }, secrets: { type: 'object' } },
+  });
+
+  it('is a masked field parsed as JSON, while other objects stay JSON text', () => {
+    expect(fields).toEqual([
+      { name: 'settings', kind: 'json', required: false, description: undefined },
+      { name: 'secrets', kind: 'secret', json: true, required: false, description: undefined },
+    ]);
+    expect(requestBody(fields, { secrets: '{"url":"https://hooks.example/x"}' }).body).toEqual({
+      secrets: { url: 'https://hooks.example/x' },
+    });
+    expect(requestBody(fields, { secrets: 'not json' }).errors).toEqual({ secrets: 'must be JSON' });
+  });
+
+  it('never starts an edit form with the stored (redacted) secrets', () => {
+    expect(initialValues(fields, { secrets: { url: '[redacted]' }, settings: { a: 1 } })).toEqual({});
+  });
+});

@@ -34,6 +34,8 @@ export interface FormField {
   maximum?: number;
   integer?: boolean;
   description?: string;
+  /** A secret whose value is a JSON object (a notifier's secrets): masked, parsed as JSON. */
+  json?: boolean;
 }
 
 /** Spec 2.12: config keys whose names say they hold a secret are write-only and never shown. */
@@ -84,7 +86,10 @@ export function formFields(schema: JsonSchema): FormField[] {
     }
     const textAlternatives =
       !type && property.oneOf?.every((alternative) => typeOf(alternative) === 'string');
-    if (type === 'object' || (!type && !textAlternatives)) return { ...base, kind: 'json' };
+    if (type === 'object' || (!type && !textAlternatives)) {
+      // Spec 2.12: an object of secrets is typed into a masked field, never shown back.
+      return isSecretName(name) ? { ...base, kind: 'secret', json: true } : { ...base, kind: 'json' };
+    }
     return {
       ...base,
       kind: isSecretName(name) ? 'secret' : 'text',
@@ -128,7 +133,7 @@ export function requestBody(
         .split(',')
         .map((item) => item.trim())
         .filter(Boolean);
-    } else if (field.kind === 'json') {
+    } else if (field.kind === 'json' || field.json) {
       try {
         body[field.name] = JSON.parse(text);
       } catch {

@@ -1,9 +1,8 @@
 import { lazy, Suspense } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { countByStatus } from '../lib/agents';
-import { ErrorNotice } from '../components/widgets';
+import { ErrorNotice, Stat } from '../components/widgets';
 
 const Histogram = lazy(() => import('../components/histogram').then((m) => ({ default: m.Histogram })));
 
@@ -19,26 +18,6 @@ const STATUSES = [
 ] as const;
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-
-/** A number that links to its list; `null` when its source could not be read. */
-function Stat({
-  label,
-  value,
-  to,
-  testId,
-}: {
-  label: string;
-  value: number | undefined | null;
-  to: string;
-  testId: string;
-}) {
-  return (
-    <Link to={to} className="stat" data-testid={testId}>
-      <span className="stat-value">{value === null ? '—' : (value ?? '…')}</span>
-      <span className="stat-label">{label}</span>
-    </Link>
-  );
-}
 
 /** Where everything stands: each number links to the list it counts. */
 export function DashboardPage() {

@@ -6,13 +6,16 @@ import type { components } from '@certlane/api-client/types';
  * the type check), the filters the operation accepts and the row actions.
  */
 type Schemas = components['schemas'];
-export type CellKind = 'text' | 'time' | 'expiry' | 'status' | 'bool' | 'count' | 'list' | 'certificate';
+export type CellKind =
+  'text' | 'time' | 'expiry' | 'status' | 'bool' | 'count' | 'list' | 'certificate' | 'progress';
 export type Row = Record<string, unknown>;
 
 export interface ResourceColumn {
   key: string;
   label: string;
   kind?: CellKind;
+  /** For `progress`: the field holding the whole (the column's own field is the part done). */
+  of?: string;
 }
 
 export interface ResourceFilter {
@@ -24,7 +27,10 @@ export interface ResourceFilter {
 export interface RowAction {
   label: string;
   method: 'POST' | 'DELETE';
-  /** With one `{param}`, filled from the row's `field` (default `id`). */
+  /**
+   * Path parameters are filled from the row's fields of the same name (`{id}` from `id`); a
+   * path with one parameter may name another field (`{actorId}` from `actor_id`).
+   */
   path: string;
   field?: string;
   /** Shown only for rows where this holds (e.g. a job awaiting approval). */
@@ -34,9 +40,31 @@ export interface RowAction {
   /** Asks first, naming the row; destructive actions are styled so. */
   confirm?: boolean;
   destructive?: boolean;
+  /** The operation requires a JSON body, every field optional: `{}` is sent (a claim with defaults). */
+  emptyBody?: boolean;
   /** A free-text reason: sent as `{reason}` in the body, or `?reason=` with `force=true`. */
   reason?: { required: boolean; in: 'body' | 'force-query' };
 }
+
+/** A form for another operation of the page (a dry run, a probe, a PUT by path). */
+export interface ExtraForm {
+  path: string;
+  label: string;
+  method?: 'POST' | 'PUT';
+  submitLabel?: string;
+  doneLabel?: string;
+  /** Choices for path parameters whose schema has none (e.g. a contact's kind). */
+  pathOptions?: Record<string, readonly string[]>;
+}
+
+/** The lists shown in a record's details, by detail kind: they count as paged. */
+export const DETAIL_LISTS = {
+  'issuer-crl': '/api/v1/crl',
+  'policy-violations': '/api/v1/policies/{id}/violations',
+  'job-verification': undefined,
+  'health-history': '/api/v1/health-checks/{id}/history',
+} as const;
+export type DetailKind = keyof typeof DETAIL_LISTS;
 
 export interface ResourcePageSpec {
   path: string;
@@ -46,27 +74,54 @@ export interface ResourcePageSpec {
   filters?: ResourceFilter[];
   actions?: RowAction[];
   /** A page-level tool beside the table. */
-  tool?: 'audit' | 'ca-tree';
+  tool?: 'audit' | 'ca-tree' | 'health-summary' | 'discovery-summary';
   /** More about the record shown in its details. */
-  detail?: 'issuer-crl' | 'policy-violations' | 'job-verification';
+  detail?: DetailKind;
   /** An edit form (`PUT apiPath/{id}`) in the record's details. */
   edit?: boolean;
-  /** A form for another operation of the page (e.g. the policy dry run): its POST path and label. */
-  extraForm?: { path: string; label: string };
+  /** Forms for other operations of the page (e.g. the policy dry run). */
+  forms?: ExtraForm[];
   /** A create form from the request body schema of `POST apiPath`, with this label. */
   create?: string;
-  /** Administration pages are listed apart in the navigation. */
-  group?: 'admin';
+  /** The answer's array of rows (default `data`, beside `total`). */
+  rowsKey?: string;
+  /** How the list is paged: `page`/`per_page` (default), a `limit` only, or not at all. */
+  paging?: 'pages' | 'limit' | 'none';
+  /** Asks again every few seconds while a row is in this state (a scan running). */
+  liveWhile?: (row: Row) => boolean;
+  /** Pages are grouped in the navigation (default `main`). */
+  group?: NavGroup;
   empty: string;
 }
 
-type Column<S extends keyof Schemas> = { key: keyof Schemas[S] & string; label: string; kind?: CellKind };
+export type NavGroup = 'main' | 'monitoring' | 'notifications' | 'admin';
+export const NAV_GROUPS: Record<NavGroup, string> = {
+  main: 'Certificates and fleet',
+  monitoring: 'Monitoring and discovery',
+  notifications: 'Notifications',
+  admin: 'Administration',
+};
+
+type Column<S extends keyof Schemas> = {
+  key: keyof Schemas[S] & string;
+  label: string;
+  kind?: CellKind;
+  of?: keyof Schemas[S] & string;
+};
 
 function page<S extends keyof Schemas>(
   _schema: S,
   spec: Omit<ResourcePageSpec, 'columns'> & { columns: Column<S>[] },
 ): ResourcePageSpec {
   return spec;
+}
+
+/** What a row is called in labels: its name, title, subject or path, else its id. */
+export function rowName(row: Row): string {
+  const name = ['name', 'title', 'subject', 'path_id', 'target_url', 'subject_id', 'id', 'actor_id']
+    .map((key) => row[key])
+    .find((value) => typeof value === 'string' && value !== '');
+  return String(name ?? '?');
 }
 
 const is =
@@ -310,10 +365,14 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   page('PolicyRuleDto', {
     path: 'policies',
     detail: 'policy-violations',
-    extraForm: {
-      path: '/api/v1/policies/evaluate',
-      label: 'Dry run: which rules would a certificate break?',
-    },
+    forms: [
+      {
+        path: '/api/v1/policies/evaluate',
+        label: 'Dry run: which rules would a certificate break?',
+        submitLabel: 'Evaluate',
+        doneLabel: 'Evaluated:',
+      },
+    ],
     edit: true,
     create: 'New policy rule',
     title: 'Policy rules',
@@ -645,27 +704,316 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     ],
     empty: 'No break-glass credentials (or break-glass is disabled: SERVICE_BREAKGLASS_ENABLED).',
   }),
+  page('HealthCheckDto', {
+    path: 'health-checks',
+    group: 'monitoring',
+    create: 'New health check',
+    edit: true,
+    title: 'Health checks',
+    apiPath: '/api/v1/health-checks',
+    tool: 'health-summary',
+    detail: 'health-history',
+    columns: [
+      { key: 'name', label: 'Name' },
+      { key: 'host', label: 'Host' },
+      { key: 'port', label: 'Port', kind: 'count' },
+      { key: 'status', label: 'Status', kind: 'status' },
+      { key: 'acknowledged', label: 'Acknowledged', kind: 'bool' },
+      { key: 'consecutive_failures', label: 'Failures in a row', kind: 'count' },
+      { key: 'last_checked_at', label: 'Last checked', kind: 'time' },
+      { key: 'last_not_after', label: 'Served certificate expires', kind: 'expiry' },
+      { key: 'last_error', label: 'Last error' },
+    ],
+    filters: [{ name: 'status', label: 'Status', options: ['healthy', 'degraded', 'down', 'cert_mismatch'] }],
+    actions: [
+      {
+        label: 'Acknowledge',
+        method: 'POST',
+        path: '/api/v1/health-checks/{id}/acknowledge',
+        when: (row) => row.status !== 'healthy' && row.acknowledged !== true,
+      },
+      {
+        label: 'Delete',
+        method: 'DELETE',
+        path: '/api/v1/health-checks/{id}',
+        confirm: true,
+        destructive: true,
+      },
+    ],
+    empty: 'No health checks. Add one to probe a TLS endpoint on a schedule and see what it serves.',
+  }),
+  page('DiscoveredCertificateDto', {
+    path: 'discovered-certificates',
+    group: 'monitoring',
+    title: 'Discovered certificates',
+    apiPath: '/api/v1/discovered-certificates',
+    tool: 'discovery-summary',
+    columns: [
+      { key: 'subject', label: 'Subject' },
+      { key: 'issuer', label: 'Issuer' },
+      { key: 'status', label: 'Status', kind: 'status' },
+      { key: 'not_after', label: 'Expires', kind: 'expiry' },
+      { key: 'last_seen_at', label: 'Last seen', kind: 'time' },
+      { key: 'managed_certificate_id', label: 'Managed as', kind: 'certificate' },
+    ],
+    filters: [
+      { name: 'status', label: 'Status', options: ['Unmanaged', 'Claimed', 'Dismissed'] },
+      { name: 'source', label: 'Source', options: ['network', 'agent', 'cloud'] },
+    ],
+    actions: [
+      {
+        label: 'Claim',
+        method: 'POST',
+        path: '/api/v1/discovered-certificates/{id}/claim',
+        when: is('status', 'Unmanaged'),
+        emptyBody: true,
+        confirm: true,
+      },
+      {
+        label: 'Dismiss',
+        method: 'POST',
+        path: '/api/v1/discovered-certificates/{id}/dismiss',
+        when: is('status', 'Unmanaged'),
+        confirm: true,
+        destructive: true,
+      },
+    ],
+    empty: 'Nothing discovered. Add a scan target and trigger a scan, or let agents report what they find.',
+  }),
+  page('ScanTargetDto', {
+    path: 'network-scan/targets',
+    group: 'monitoring',
+    create: 'New scan target',
+    edit: true,
+    title: 'Scan targets',
+    apiPath: '/api/v1/network-scan/targets',
+    columns: [
+      { key: 'name', label: 'Name' },
+      { key: 'cidrs', label: 'Ranges', kind: 'list' },
+      { key: 'hosts', label: 'Hosts', kind: 'list' },
+      { key: 'ports', label: 'Ports', kind: 'list' },
+      { key: 'endpoints', label: 'Endpoints', kind: 'count' },
+      { key: 'last_scan_id', label: 'Last scan' },
+    ],
+    actions: [
+      { label: 'Scan now', method: 'POST', path: '/api/v1/network-scan/targets/{id}/trigger' },
+      {
+        label: 'Delete',
+        method: 'DELETE',
+        path: '/api/v1/network-scan/targets/{id}',
+        confirm: true,
+        destructive: true,
+      },
+    ],
+    empty:
+      'No scan targets. Name address ranges or hosts and ports; a scan records every certificate served.',
+  }),
+  page('NetworkScanDto', {
+    path: 'network-scan/scans',
+    group: 'monitoring',
+    title: 'Scans',
+    apiPath: '/api/v1/network-scan/scans',
+    liveWhile: is('status', 'running'),
+    columns: [
+      { key: 'id', label: 'Scan' },
+      { key: 'target_id', label: 'Target' },
+      { key: 'status', label: 'Status', kind: 'status' },
+      { key: 'endpoints_done', label: 'Progress', kind: 'progress', of: 'endpoints_total' },
+      { key: 'certificates_found', label: 'Certificates found', kind: 'count' },
+      { key: 'started_by', label: 'Started by' },
+      { key: 'started_at', label: 'Started', kind: 'time' },
+      { key: 'error', label: 'Error' },
+    ],
+    filters: [
+      { name: 'status', label: 'Status', options: ['running', 'completed', 'failed'] },
+      { name: 'target_id', label: 'Target id' },
+    ],
+    empty: 'No scans yet. Start one with "Scan now" on a scan target.',
+  }),
+  page('ScepProbeResultDto', {
+    path: 'network-scan/scep-probes',
+    group: 'monitoring',
+    title: 'SCEP probes',
+    apiPath: '/api/v1/network-scan/scep-probes',
+    rowsKey: 'probes',
+    paging: 'limit',
+    forms: [
+      {
+        path: '/api/v1/network-scan/scep-probe',
+        label: 'Probe a SCEP server',
+        submitLabel: 'Run probe',
+        doneLabel: 'Probed:',
+      },
+    ],
+    columns: [
+      { key: 'target_url', label: 'URL' },
+      { key: 'reachable', label: 'Reachable', kind: 'bool' },
+      { key: 'supports_rfc8894', label: 'RFC 8894', kind: 'bool' },
+      { key: 'capabilities', label: 'Capabilities', kind: 'list' },
+      { key: 'ca_subject', label: 'CA' },
+      { key: 'ca_not_after', label: 'CA expires', kind: 'expiry' },
+      { key: 'key_algorithm', label: 'Key' },
+      { key: 'probed_at', label: 'Probed', kind: 'time' },
+      { key: 'error', label: 'Error' },
+    ],
+    empty: 'No probes yet. Probe a SCEP server to see its capabilities and CA.',
+  }),
+  page('NotificationDto', {
+    path: 'notifications',
+    group: 'notifications',
+    title: 'Notifications',
+    apiPath: '/api/v1/notifications',
+    columns: [
+      { key: 'title', label: 'Title' },
+      { key: 'event_type', label: 'Event' },
+      { key: 'severity', label: 'Severity', kind: 'status' },
+      { key: 'status', label: 'Status', kind: 'status' },
+      { key: 'certificate_id', label: 'Certificate', kind: 'certificate' },
+      { key: 'notifier_id', label: 'Notifier' },
+      { key: 'retry_count', label: 'Retries', kind: 'count' },
+      { key: 'last_error', label: 'Last error' },
+      { key: 'created_at', label: 'Created', kind: 'time' },
+    ],
+    filters: [
+      { name: 'status', label: 'Status', options: ['pending', 'sent', 'failed', 'dead', 'read'] },
+      { name: 'event_type', label: 'Event type' },
+      { name: 'certificate_id', label: 'Certificate id' },
+    ],
+    actions: [
+      {
+        label: 'Mark read',
+        method: 'POST',
+        path: '/api/v1/notifications/{id}/read',
+        when: is('status', 'sent'),
+      },
+      {
+        label: 'Requeue',
+        method: 'POST',
+        path: '/api/v1/notifications/{id}/requeue',
+        when: is('status', 'dead'),
+        confirm: true,
+      },
+    ],
+    empty: 'No notifications match. They appear when a routing rule sends an event to a notifier.',
+  }),
+  page('NotifierDto', {
+    path: 'notifiers',
+    group: 'notifications',
+    create: 'New notifier',
+    edit: true,
+    title: 'Notifiers',
+    apiPath: '/api/v1/notifiers',
+    columns: [
+      { key: 'name', label: 'Name' },
+      { key: 'id', label: 'Id' },
+      { key: 'kind', label: 'Kind' },
+      { key: 'secret_fields', label: 'Secrets set (write-only)', kind: 'list' },
+      { key: 'enabled', label: 'Enabled', kind: 'bool' },
+    ],
+    actions: [
+      { label: 'Send a test', method: 'POST', path: '/api/v1/notifiers/{id}/test' },
+      {
+        label: 'Delete',
+        method: 'DELETE',
+        path: '/api/v1/notifiers/{id}',
+        confirm: true,
+        destructive: true,
+      },
+    ],
+    empty: 'No notifiers. Add an email, webhook, Slack, Teams, PagerDuty or Opsgenie notifier.',
+  }),
+  page('RoutingRuleDto', {
+    path: 'routing-rules',
+    group: 'notifications',
+    create: 'New routing rule',
+    edit: true,
+    title: 'Routing rules',
+    apiPath: '/api/v1/routing-rules',
+    columns: [
+      { key: 'name', label: 'Name' },
+      { key: 'id', label: 'Id' },
+      { key: 'enabled', label: 'Enabled', kind: 'bool' },
+      { key: 'event_types', label: 'Events', kind: 'list' },
+      { key: 'min_severity', label: 'From severity' },
+      { key: 'notifier_ids', label: 'Notifiers', kind: 'list' },
+    ],
+    actions: [
+      {
+        label: 'Delete',
+        method: 'DELETE',
+        path: '/api/v1/routing-rules/{id}',
+        confirm: true,
+        destructive: true,
+      },
+    ],
+    empty: 'No routing rules: no event reaches a notifier until a rule sends it there.',
+  }),
+  page('ContactDto', {
+    path: 'contacts',
+    group: 'notifications',
+    title: 'Contacts',
+    apiPath: '/api/v1/contacts',
+    forms: [
+      {
+        path: '/api/v1/contacts/{kind}/{subject_id}',
+        method: 'PUT',
+        label: 'Set the addresses of an owner or team',
+        submitLabel: 'Save',
+        pathOptions: { kind: ['owner', 'team'] },
+      },
+    ],
+    columns: [
+      { key: 'kind', label: 'Kind' },
+      { key: 'subject_id', label: 'Owner or team' },
+      { key: 'addresses', label: 'Addresses', kind: 'list' },
+    ],
+    actions: [
+      {
+        label: 'Delete',
+        method: 'DELETE',
+        path: '/api/v1/contacts/{kind}/{subject_id}',
+        confirm: true,
+        destructive: true,
+      },
+    ],
+    empty: 'No contacts. The addresses of an owner or team are where email notifiers write to them.',
+  }),
+  page('EstProfileDto', {
+    path: 'admin/est-profiles',
+    group: 'admin',
+    create: 'New EST profile',
+    edit: true,
+    title: 'EST profiles',
+    apiPath: '/api/v1/admin/est/profiles',
+    paging: 'none',
+    columns: [
+      { key: 'path_id', label: 'Path' },
+      { key: 'id', label: 'Id' },
+      { key: 'auth_methods', label: 'Authentication', kind: 'list' },
+      { key: 'certificate_profile_id', label: 'Certificate profile' },
+      { key: 'basic_password_set', label: 'Password set', kind: 'bool' },
+      { key: 'trust_anchor_count', label: 'Trust anchors', kind: 'count' },
+      { key: 'serverkeygen_enabled', label: 'Server keygen', kind: 'bool' },
+    ],
+    actions: [
+      {
+        label: 'Delete',
+        method: 'DELETE',
+        path: '/api/v1/admin/est/profiles/{id}',
+        confirm: true,
+        destructive: true,
+      },
+    ],
+    empty: 'No EST profiles. Each serves /.well-known/est/<path> with its own authentication.',
+  }),
 ];
 
 /**
  * List operations of the API without a page yet, each with why: the page-coverage test fails on
- * a list operation in neither RESOURCE_PAGES nor here, and on one here that has a page.
+ * a list operation in no page (RESOURCE_PAGES, a detail list, a dedicated page) nor here, and on
+ * one here that has a page. Empty now: a new list operation comes with its page.
  */
 export const LISTS_WITHOUT_A_PAGE: Record<string, string> = {
-  '/api/v1/admin/est/profiles': 'the EST profile page comes with the EST issue (20)',
   '/api/v1/admin/scep/profiles':
     'spec 4.9 answers {profiles, profile_count, generated_at}, not the {data} envelope the generic table reads: the SCEP profile page (with RA rotation) comes with the GUI work of issue 21',
-  '/api/v1/crl': "paged by offset and limit: each issuer's details show its CRL number, time and count",
-  '/api/v1/policies/{id}/violations': "per rule: shown in a policy rule's details",
-  '/api/v1/certificates/{id}/versions': 'shown on the certificate page',
-  '/api/v1/notifications': 'the notification bell and page come with the notifier issue (22)',
-  '/api/v1/notifiers': 'the notifier settings page comes with the notifier issue (22)',
-  '/api/v1/routing-rules': 'the routing-rule page comes with the notifier issue (22)',
-  '/api/v1/contacts': 'the contacts page comes with the notifier issue (22)',
-  '/api/v1/health-checks': 'the health status board comes with the health monitor issue (23)',
-  '/api/v1/health-checks/{id}/history': "per check: on the status board's check details (issue 23)",
-  '/api/v1/discovered-certificates': 'the triage queue comes with the discovery part of issue 23',
-  '/api/v1/network-scan/scep-probes': 'the SCEP probe page comes with issue 23',
-  '/api/v1/network-scan/targets': 'the scan targets page comes with the discovery GUI of issue 23',
-  '/api/v1/network-scan/scans': 'scan progress comes with the discovery GUI of issue 23',
 };

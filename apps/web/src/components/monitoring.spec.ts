@@ -1,0 +1,100 @@
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { sparklineSegments } from '../lib/sparkline';
+import { RESOURCE_PAGES, Row, rowName } from '../pages/resource-pages';
+import { Cell, pageOf } from './resource-page';
+import { actionPathParams, describeAnswer } from './row-actions';
+import { Sparkline } from './monitoring-tools';
+
+describe('sparklineSegments', () => {
+  it('spreads the values over the width with the largest at the top', () => {
+    expect(sparklineSegments([10, 20, 30], 100, 10)).toEqual(['0,10 50,5 100,0']);
+  });
+
+  it('breaks the line where a value is missing instead of drawing it as zero', () => {
+    expect(sparklineSegments([5, null, 5, 15], 30, 10)).toEqual(['0,10', '20,10 30,0']);
+  });
+
+  it('draws nothing without a value, and a flat line in the middle of one', () => {
+    expect(sparklineSegments([null, null], 10, 10)).toEqual([]);
+    expect(sparklineSegments([7], 10, 10)).toEqual(['5,10']);
+  });
+});
+
+describe('Sparkline', () => {
+  it('is an image with its words for screen readers and no inline style', () => {
+    const html = renderToStaticMarkup(createElement(Sparkline, { values: [1, 2], label: '2 probes' }));
+    expect(html).toContain('role="img"');
+    expect(html).toContain('aria-label="2 probes"');
+    expect(html).toContain('<polyline points="0,40 240,0">');
+    expect(html).not.toContain('style=');
+  });
+});
+
+describe('pageOf', () => {
+  it('reads {data, total}, a bare array, and rows under another key', () => {
+    expect(pageOf({ data: [{ id: 'a' }], total: 9 })).toEqual({ data: [{ id: 'a' }], total: 9 });
+    expect(pageOf([{ id: 'a' }, { id: 'b' }])).toEqual({ data: [{ id: 'a' }, { id: 'b' }], total: 2 });
+    expect(pageOf({ probes: [{ id: 'p' }], limit: 25 }, 'probes')).toEqual({ data: [{ id: 'p' }], total: 1 });
+  });
+});
+
+describe('row actions', () => {
+  const action = (path: string, field?: string) => ({ label: 'x', method: 'DELETE' as const, path, field });
+
+  it('fills every path parameter from the field of its name', () => {
+    expect(
+      actionPathParams(action('/api/v1/contacts/{kind}/{subject_id}'), { kind: 'team', subject_id: 't-1' }),
+    ).toEqual({ kind: 'team', subject_id: 't-1' });
+    expect(actionPathParams(action('/api/v1/x/{id}'), { id: 'a' })).toEqual({ id: 'a' });
+  });
+
+  it('fills a lone parameter from the field the action names', () => {
+    expect(
+      actionPathParams(action('/api/v1/auth/breakglass/credentials/{actorId}', 'actor_id'), {
+        actor_id: 'ops',
+      }),
+    ).toEqual({ actorId: 'ops' });
+  });
+
+  it("describes a notifier's test send", () => {
+    expect(describeAnswer({ delivered: true, error: null })).toBe('delivered.');
+    expect(describeAnswer({ delivered: false, error: 'HTTP 503' })).toBe('not delivered: HTTP 503');
+  });
+});
+
+describe('rowName', () => {
+  it('names a row by its name, title, subject or path before its id', () => {
+    expect(rowName({ id: 'n-1', title: 'cert-a expires in 6 days' })).toBe('cert-a expires in 6 days');
+    expect(rowName({ kind: 'team', subject_id: 'team-a', addresses: [] })).toBe('team-a');
+    expect(rowName({ id: 'p-1', path_id: 'devices' })).toBe('devices');
+    expect(rowName({ actor_id: 'ops' })).toBe('ops');
+  });
+});
+
+describe('Cell', () => {
+  it('draws progress as a bar and as words', () => {
+    const row: Row = { endpoints_done: 3, endpoints_total: 8 };
+    const html = renderToStaticMarkup(
+      createElement(Cell, {
+        column: { key: 'endpoints_done', label: 'Progress', kind: 'progress', of: 'endpoints_total' },
+        row,
+      }),
+    );
+    expect(html).toContain('<progress max="8" value="3" aria-label="3 of 8">');
+    expect(html).toContain('</progress> 3 of 8</span>');
+  });
+});
+
+describe('the page table', () => {
+  it('gives every row action path parameters a row of its page can fill', () => {
+    for (const page of RESOURCE_PAGES) {
+      for (const action of page.actions ?? []) {
+        const params = [...action.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+        expect(params.length === 1 || !action.field).toBe(true);
+        if (params.length > 1)
+          for (const param of params) expect(page.columns.map((c) => c.key)).toContain(param);
+      }
+    }
+  });
+});
