@@ -2903,6 +2903,27 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "previewDigest": {
+    "method": "GET",
+    "path": "/api/v1/digest/preview",
+    "tag": "digest",
+    "summary": "GET /api/v1/digest/preview",
+    "access": [
+      "digest.read"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "owner_id",
+      "team_id"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "pushAgentDiscovery": {
     "method": "POST",
     "path": "/api/v1/agents/{id}/discovery",
@@ -3365,6 +3386,24 @@ export const OPERATIONS = {
     "pathParams": [
       "id"
     ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "sendDigest": {
+    "method": "POST",
+    "path": "/api/v1/digest/send",
+    "tag": "digest",
+    "summary": "POST /api/v1/digest/send",
+    "access": [
+      "digest.send"
+    ],
+    "pathParams": [],
     "queryParams": [],
     "body": "required",
     "success": [
