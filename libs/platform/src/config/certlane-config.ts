@@ -39,6 +39,8 @@ export interface AcmeConfig {
   tlsAlpn01Port: number;
   /** SERVICE_ACME_DNS_RESOLVERS: `host[:port]` resolvers dns-01 asks; empty: the system's. */
   dnsResolvers: string[];
+  /** SERVICE_ACME_CAA_IDENTITIES: the issuer domain names CAA records name this CA by; empty: CAA is not checked. */
+  caaIdentities: string[];
   /** SERVICE_ACME_NEW_ORDERS_PER_HOUR: new orders one ACME account may create per hour. */
   newOrdersPerHour: number;
   /** SERVICE_ACME_ISSUER_ID: the issuer the default ACME profile issues with; undefined: issuance's default. */

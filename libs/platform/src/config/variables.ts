@@ -159,6 +159,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       "ACME server (protocol-frontends): the issuer the default ACME profile issues with (an issuer id of /api/v1/issuers). Empty: the issuance service's default issuer.",
   },
   {
+    name: 'SERVICE_ACME_CAA_IDENTITIES',
+    default: '',
+    description:
+      'ACME server (protocol-frontends): comma-separated issuer domain names CAA records (RFC 8659) name this CA by; the directory lists them as meta.caaIdentities and every dns identifier is checked against its CAA records (with RFC 8657 accounturi and validationmethods) through SERVICE_ACME_DNS_RESOLVERS. Empty: CAA is not checked.',
+  },
+  {
     name: 'SERVICE_ACME_EAB_REQUIRED',
     default: 'false',
     description:

@@ -49,6 +49,7 @@ import {
 } from '@certlane/protocol-frontends-domain';
 import { AcmeHttpRequest, AcmeHttpResponse, json, PEM_CHAIN_CONTENT_TYPE, problem } from './acme-http';
 import { AcmeProfiles } from './acme-profiles';
+import { CaaCheck } from './caa-checker';
 import { AcmeUrls, locate } from './acme-urls';
 import { EabKeyBox } from './eab-key-box';
 
@@ -86,6 +87,8 @@ export interface AcmeServerDependencies {
   eabKeys?: EabKeyBox;
   /** newAccount needs an external account binding (RFC 8555 7.3.4). */
   externalAccountRequired?: boolean;
+  /** CAA checking (RFC 8659, RFC 8657) and the identities the directory names; without it, none. */
+  caa?: { check: CaaCheck; identities: readonly string[] };
   /** Reports a failure the client only sees as serverInternal (or not at all: background validation). */
   onBackgroundError?: (error: unknown) => void;
 }
@@ -98,6 +101,9 @@ const REVOCATION_REASONS: Record<number, string> = {
   4: 'superseded',
   5: 'cessationOfOperation',
 };
+
+/** RFC 8659 3: how old a CAA check may be when the certificate is issued. */
+const CAA_RECHECK_AFTER_MS = 8 * 3600_000;
 
 /** The challenge types this server validates today. */
 const OFFERED_CHALLENGES = ['http-01', 'dns-01', 'tls-alpn-01'] as const;
@@ -220,6 +226,7 @@ export class AcmeServer {
       renewalInfo: urls.url('renewal-info'),
       meta: {
         externalAccountRequired: profile.externalAccountRequired,
+        ...(this.deps.caa ? { caaIdentities: [...this.deps.caa.identities] } : {}),
         // draft-ietf-acme-profiles: the profiles a newOrder may name.
         profiles: Object.fromEntries(
           profiles.map(({ settings }) => [settings.id, settings.description || `The ${settings.id} profile`]),
@@ -594,7 +601,12 @@ export class AcmeServer {
       return null;
     const challenge = (await this.orders.challenge(challengeId))!;
     const authorization = (await this.orders.authorization(challenge.authorization_id))!;
-    const outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization);
+    let outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization);
+    // RFC 8659 3: CAA is checked once control is shown, with the method that showed it (RFC 8657 4).
+    if (outcome.ok) {
+      const refused = await this.checkCaa(authorization, challenge.type);
+      if (refused) outcome = { ok: false, problem: refused };
+    }
     if (!outcome.ok) {
       const delay = validationRetryDelay(outcome.problem.type, await this.orders.attemptsOf(challenge.id));
       if (delay !== null) {
@@ -644,6 +656,31 @@ export class AcmeServer {
     });
     await this.advanceOrdersOf(authorization.id);
     return next.to;
+  }
+
+  private checkCaa(authorization: AcmeAuthorizationRow, method: string): Promise<AcmeProblem | null> {
+    if (!this.deps.caa) return Promise.resolve(null);
+    return this.deps.caa.check({
+      identifier: { type: authorization.identifier_type, value: authorization.identifier_value },
+      wildcard: authorization.wildcard,
+      accountId: authorization.account_id,
+      validationMethod: method,
+    });
+  }
+
+  /**
+   * RFC 8659 3: issuance follows a CAA check by at most 8 hours; a reused authorization whose
+   * validation is older is checked again at finalize.
+   */
+  private async recheckCaa(orderId: string): Promise<void> {
+    if (!this.deps.caa) return;
+    const staleBefore = Date.now() - CAA_RECHECK_AFTER_MS;
+    for (const authorization of await this.orders.authorizationsOf(orderId)) {
+      const valid = (await this.orders.challengesOf(authorization.id)).find((c) => c.status === 'valid');
+      if (!valid || (valid.validated_at && valid.validated_at.getTime() >= staleBefore)) continue;
+      const refused = await this.checkCaa(authorization, valid.type);
+      if (refused) throw refused;
+    }
   }
 
   private async advanceOrdersOf(authorizationId: string): Promise<void> {
@@ -699,6 +736,7 @@ export class AcmeServer {
       if (error instanceof PkiError) throw new AcmeProblem('badCSR', error.message);
       throw error;
     }
+    await this.recheckCaa(order.id);
     if (order.replaces && (await this.orders.replacedBy(order.replaces)))
       throw new AcmeProblem('alreadyReplaced', 'another order has already replaced this certificate');
     // The compare-and-set makes one finalize of a ready order win; a second sees processing.
