@@ -598,6 +598,9 @@ describe(isPlaceholderSecret.name, () => {
         caaIdentities: [],
         issuerId: undefined,
         newOrdersPerHour: 300,
+        newAccountsPerIpPerHour: 300,
+        newOrdersPerIpPerHour: 30_000,
+        failedValidationsPerHour: 5,
         externalAccountRequired: false,
       });
     });
@@ -612,6 +615,9 @@ describe(isPlaceholderSecret.name, () => {
           SERVICE_ACME_NEW_ORDERS_PER_HOUR: '5',
           SERVICE_ACME_EAB_REQUIRED: 'true',
           SERVICE_ACME_CAA_IDENTITIES: 'ca.example.com, Certlane.Example',
+          SERVICE_ACME_NEW_ACCOUNTS_PER_IP_PER_HOUR: '7',
+          SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR: '8',
+          SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR: '9',
         }),
       ).acme;
       expect(acme).toEqual({
@@ -621,6 +627,9 @@ describe(isPlaceholderSecret.name, () => {
         caaIdentities: ['ca.example.com', 'certlane.example'],
         issuerId: 'iss-acme',
         newOrdersPerHour: 5,
+        newAccountsPerIpPerHour: 7,
+        newOrdersPerIpPerHour: 8,
+        failedValidationsPerHour: 9,
         externalAccountRequired: true,
       });
     });
@@ -633,6 +642,9 @@ describe(isPlaceholderSecret.name, () => {
       ['SERVICE_ACME_DNS_RESOLVERS', '127.0.0.1:53;8.8.8.8'],
       ['SERVICE_ACME_NEW_ORDERS_PER_HOUR', '0'],
       ['SERVICE_ACME_EAB_REQUIRED', 'maybe'],
+      ['SERVICE_ACME_NEW_ACCOUNTS_PER_IP_PER_HOUR', '0'],
+      ['SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR', 'many'],
+      ['SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR', '-1'],
       ['SERVICE_ACME_CAA_IDENTITIES', 'ca.example.com;x'],
     ])('refuses %s=%s', (name, value) => {
       expect(refusal(validServiceEnv({ [name]: value })).message).toContain(name);

@@ -345,6 +345,24 @@ export function loadConfig(env: Env): CertlaneConfig {
         1,
         1_000_000,
       ),
+      newAccountsPerIpPerHour: parseInteger(
+        'SERVICE_ACME_NEW_ACCOUNTS_PER_IP_PER_HOUR',
+        get('SERVICE_ACME_NEW_ACCOUNTS_PER_IP_PER_HOUR') ?? '',
+        1,
+        1_000_000,
+      ),
+      newOrdersPerIpPerHour: parseInteger(
+        'SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR',
+        get('SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR') ?? '',
+        1,
+        10_000_000,
+      ),
+      failedValidationsPerHour: parseInteger(
+        'SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR',
+        get('SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR') ?? '',
+        1,
+        1_000_000,
+      ),
       dnsResolvers: parseResolvers(get('SERVICE_ACME_DNS_RESOLVERS') ?? ''),
       caaIdentities: parseCaaIdentities(get('SERVICE_ACME_CAA_IDENTITIES') ?? ''),
       externalAccountRequired: parseBoolean(

@@ -153,6 +153,24 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'ACME server (protocol-frontends): new orders one ACME account may create in any hour, counted across replicas; past it newOrder answers 429 rateLimited with Retry-After.',
   },
   {
+    name: 'SERVICE_ACME_NEW_ACCOUNTS_PER_IP_PER_HOUR',
+    default: '300',
+    description:
+      'ACME server (protocol-frontends): new accounts one client address may create in any hour, counted across replicas; past it newAccount answers 429 rateLimited with Retry-After. The address is the TCP peer or the X-Forwarded-For entry of SERVICE_TRUSTED_PROXIES.',
+  },
+  {
+    name: 'SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR',
+    default: '30000',
+    description:
+      'ACME server (protocol-frontends): new orders one client address may create in any hour, across its accounts and replicas; past it newOrder answers 429 rateLimited with Retry-After.',
+  },
+  {
+    name: 'SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR',
+    default: '5',
+    description:
+      'ACME server (protocol-frontends): failed validations one account may have for one identifier in any hour; past it newOrder for that identifier answers 429 rateLimited with Retry-After until the oldest failure is an hour old.',
+  },
+  {
     name: 'SERVICE_ACME_ISSUER_ID',
     default: '',
     description:

@@ -1,4 +1,4 @@
-import { createPublicKey, X509Certificate } from 'node:crypto';
+import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
 import { JWK } from 'jose';
 import { AuditAction, AuditRecord } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
@@ -79,6 +79,11 @@ export interface AcmeServerDependencies {
   issuerId?: string;
   /** New orders one account may create per hour (across replicas). */
   newOrdersPerHour?: number;
+  /** Per client address and hour: new accounts and new orders (RFC 8555 6.6). */
+  newAccountsPerIpPerHour?: number;
+  newOrdersPerIpPerHour?: number;
+  /** Failed validations per account and identifier and hour before new orders for it wait. */
+  failedValidationsPerHour?: number;
   /** How long a replica holds a challenge it validates. */
   validationLeaseMs?: number;
   /** Records an audit event (spec 6.1) in the transaction of the change it describes. */
@@ -279,6 +284,7 @@ export class AcmeServer {
       profile.externalAccountRequired,
     );
     const { account, created } = await this.deps.transaction(async (executor) => {
+      await this.takeIpSlot(executor, 'new-accounts-ip', request, this.deps.newAccountsPerIpPerHour ?? 300);
       const outcome = await new AccountStore(executor).createOrFind({
         jwk,
         thumbprint,
@@ -417,6 +423,7 @@ export class AcmeServer {
       );
     const identifiers = checkOrderIdentifiers(payload.json.identifiers, { allowIp: profile.allowIp });
     checkIdentifiersForProfile(identifiers, profile);
+    await this.checkFailedValidations(account!.id, identifiers);
     const replaces = await this.checkReplaces(payload.json.replaces, account!.id, identifiers);
     const unreachable = identifiers.filter((i) => challengeTypesFor(i, OFFERED_CHALLENGES).length === 0);
     if (unreachable.length)
@@ -438,6 +445,7 @@ export class AcmeServer {
         windowMs: 3600_000,
       });
       if (!limit.ok) throw limit.problem;
+      await this.takeIpSlot(executor, 'new-orders-ip', request, this.deps.newOrdersPerIpPerHour ?? 30_000);
       const created = await new OrderStore(executor).create({
         accountId: account!.id,
         profileId: profile.id,
@@ -460,6 +468,37 @@ export class AcmeServer {
       Location: urls.order(order.id),
     });
   };
+
+  /** RFC 8555 6.6: one event of a per-client-address limit, in the caller's transaction. */
+  private async takeIpSlot(executor: SqlExecutor, kind: string, request: AcmeHttpRequest, limit: number) {
+    if (!request.clientIp) return;
+    const taken = await new RateLimitStore(executor).take(`${kind}:${request.clientIp}`, {
+      limit,
+      windowMs: 3600_000,
+    });
+    if (!taken.ok) throw taken.problem;
+  }
+
+  /**
+   * An account whose validations for an identifier keep failing waits before ordering it again
+   * (RFC 8555 6.6; Let's Encrypt's failed-validation limit): `rateLimited` with Retry-After.
+   */
+  private async checkFailedValidations(accountId: string, identifiers: { type: string; value: string }[]) {
+    const limits = new RateLimitStore(this.deps.executor);
+    for (const identifier of identifiers) {
+      const key = failedValidationKey(accountId, identifier);
+      const decision = await limits.check(key, {
+        limit: this.deps.failedValidationsPerHour ?? 5,
+        windowMs: 3600_000,
+      });
+      if (!decision.ok)
+        throw new AcmeProblem(
+          'rateLimited',
+          `too many failed validations of ${identifier.value} for this account; retry after ${decision.retryAfterSeconds} s`,
+          { retryAfterSeconds: decision.retryAfterSeconds },
+        );
+    }
+  }
 
   /**
    * draft-ietf-acme-profiles: a newOrder's `profile` names one of the directory's profiles (else
@@ -628,6 +667,11 @@ export class AcmeServer {
         ))
       )
         return;
+      // A failure counts towards the account's failed-validation limit for the identifier.
+      if (!outcome.ok) {
+        const identifier = { type: authorization.identifier_type, value: authorization.identifier_value };
+        await new RateLimitStore(executor).record(failedValidationKey(authorization.account_id, identifier));
+      }
       // The validation attempt, for audit (issue 19 point 4): which method, where, and why it failed.
       await this.audit(
         executor,
@@ -966,6 +1010,12 @@ export class AcmeServer {
   }
 
   static readonly algorithms = ACME_JWS_ALGORITHMS;
+}
+
+/** The rate-limit key of an account's failed validations of one identifier (keys are at most 200 characters). */
+function failedValidationKey(accountId: string, identifier: { type: string; value: string }): string {
+  const digest = createHash('sha256').update(`${identifier.type}:${identifier.value}`).digest('base64url');
+  return `failed-validations:${accountId}:${digest}`;
 }
 
 /** A stored row as the domain's expiry rules read it. */

@@ -50,6 +50,9 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       audit: (executor, record) => outbox.audit(executor, record),
       issuerId: config.acme.issuerId,
       newOrdersPerHour: config.acme.newOrdersPerHour,
+      newAccountsPerIpPerHour: config.acme.newAccountsPerIpPerHour,
+      newOrdersPerIpPerHour: config.acme.newOrdersPerIpPerHour,
+      failedValidationsPerHour: config.acme.failedValidationsPerHour,
       eabKeys: new EabKeyBox(config.configEncryptionKey),
       externalAccountRequired: config.acme.externalAccountRequired,
       ...(config.acme.caaIdentities.length
@@ -127,6 +130,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       origin: request.origin,
       body,
       contentType: request.content_type,
+      ...(request.client_ip ? { clientIp: request.client_ip } : {}),
     });
     return {
       status: answer.status,

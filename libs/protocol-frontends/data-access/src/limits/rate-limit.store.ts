@@ -27,6 +27,26 @@ export class RateLimitStore {
     return decision;
   }
 
+  /** Whether one more event of `key` would fit, without taking a slot (a limit others feed). */
+  async check(key: string, rule: RateLimit, now = new Date()): Promise<ReturnType<typeof checkRateLimit>> {
+    const rows = await rowsOf<{ at: Date }>(
+      this.executor,
+      `SELECT at FROM acme_rate_events WHERE key = $1 AND at > $2 ORDER BY at`,
+      [key, new Date(now.getTime() - rule.windowMs)],
+    );
+    return checkRateLimit(
+      key.split(':')[0],
+      rule,
+      rows.map((r) => r.at),
+      now,
+    );
+  }
+
+  /** Records one event of `key` (a failed validation, say) for `check` to count. */
+  async record(key: string, now = new Date()): Promise<void> {
+    await this.executor.query('INSERT INTO acme_rate_events (key, at) VALUES ($1, $2)', [key, now]);
+  }
+
   /** Deletes events older than `olderThanMs`; safe on every replica. */
   async prune(olderThanMs: number, now = new Date()): Promise<number> {
     const rows = await rowsOf<{ key: string }>(
