@@ -438,6 +438,11 @@ export class AcmeServer {
           })),
         },
       );
+    // Its own short transaction: the lock on the address's count is not held while the order is
+    // written, so the clients behind one address (a NAT, a fleet) are not serialized.
+    await this.deps.transaction((executor) =>
+      this.takeIpSlot(executor, 'new-orders-ip', request, this.deps.newOrdersPerIpPerHour ?? 30_000),
+    );
     const now = new Date();
     const { order } = await this.deps.transaction(async (executor) => {
       const limit = await new RateLimitStore(executor).take(`new-orders:${profile.id}:${account!.id}`, {
@@ -445,7 +450,6 @@ export class AcmeServer {
         windowMs: 3600_000,
       });
       if (!limit.ok) throw limit.problem;
-      await this.takeIpSlot(executor, 'new-orders-ip', request, this.deps.newOrdersPerIpPerHour ?? 30_000);
       const created = await new OrderStore(executor).create({
         accountId: account!.id,
         profileId: profile.id,
