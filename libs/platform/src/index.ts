@@ -52,3 +52,4 @@ export * from './database/group-commit';
 export * from './database/pg-errors';
 export * from './database/database-unreachable';
 export * from './database/retry-while-unreachable';
+export * from './http/client-ip';

@@ -1,6 +1,6 @@
 import { All, Controller, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { MESSAGE_BUS, MessageBus, PublicRoute, readRawBody } from '@certlane/platform';
+import { clientIp, MESSAGE_BUS, MessageBus, PublicRoute, readRawBody } from '@certlane/platform';
 import { busContext } from '../auth/actor';
 
 /**
@@ -29,6 +29,7 @@ export class AcmeForwardingController {
         method: request.method,
         path: request.path,
         origin: `https://${request.headers.host ?? 'localhost'}`,
+        client_ip: clientIp(request),
         ...(request.headers['content-type'] ? { content_type: request.headers['content-type'] } : {}),
         ...(body ? { body_json: body } : {}),
       },

@@ -1,27 +1,22 @@
 import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { isIP } from 'node:net';
 import {
   BreakGlassLoginRequest,
   BreakGlassLoginResponse,
   SESSION_LIFETIME_SECONDS,
 } from '@certlane/contracts';
-import { CERTLANE_CONFIG, CertlaneConfig, MESSAGE_BUS, MessageBus, PublicRoute } from '@certlane/platform';
+import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  clientIp,
+  MESSAGE_BUS,
+  MessageBus,
+  PublicRoute,
+} from '@certlane/platform';
 import { busContext } from '../auth/actor';
 import { BreakGlassRoute } from '../auth/route-access';
 import { sessionCookies } from '../auth/session-cookies';
 import { Documented } from '../operation-facts/operation-facts';
-
-/**
- * The client IP of a request: the TCP peer, or the X-Forwarded-For entry Express picks through
- * SERVICE_TRUSTED_PROXIES. IPv4-mapped IPv6 addresses are written as plain IPv4.
- */
-export function clientIp(request: Request): string {
-  const raw = request.ip ?? request.socket.remoteAddress ?? '';
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(raw);
-  const address = mapped ? mapped[1] : raw;
-  return isIP(address) ? address : '0.0.0.0';
-}
 
 /** POST /auth/breakglass/login (spec 5.7): public, 404 while break-glass is disabled. */
 @Controller('auth/breakglass')

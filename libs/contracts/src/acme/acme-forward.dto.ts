@@ -1,4 +1,4 @@
-import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsIn, IsIP, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 /**
  * protocol-frontends.v1.acme-http: an `/acme/...` request as it reached the gateway, answered as
@@ -23,6 +23,11 @@ export class AcmeHttpForwardRequest {
   @IsString()
   @MaxLength(256)
   content_type?: string;
+
+  /** The client's address as the gateway saw it (per-IP rate limits, ADR 0060). */
+  @IsOptional()
+  @IsIP()
+  client_ip?: string;
 
   @IsOptional()
   @IsString()

@@ -39,8 +39,16 @@ export interface AcmeConfig {
   tlsAlpn01Port: number;
   /** SERVICE_ACME_DNS_RESOLVERS: `host[:port]` resolvers dns-01 asks; empty: the system's. */
   dnsResolvers: string[];
+  /** SERVICE_ACME_CAA_IDENTITIES: the issuer domain names CAA records name this CA by; empty: CAA is not checked. */
+  caaIdentities: string[];
   /** SERVICE_ACME_NEW_ORDERS_PER_HOUR: new orders one ACME account may create per hour. */
   newOrdersPerHour: number;
+  /** SERVICE_ACME_NEW_ACCOUNTS_PER_IP_PER_HOUR: new accounts one client address may create per hour. */
+  newAccountsPerIpPerHour: number;
+  /** SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR: new orders one client address may create per hour. */
+  newOrdersPerIpPerHour: number;
+  /** SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR: failed validations per account and identifier before new orders for it wait. */
+  failedValidationsPerHour: number;
   /** SERVICE_ACME_ISSUER_ID: the issuer the default ACME profile issues with; undefined: issuance's default. */
   issuerId?: string;
   /** SERVICE_ACME_EAB_REQUIRED: newAccount needs an external account binding (RFC 8555 7.3.4). */

@@ -595,8 +595,12 @@ describe(isPlaceholderSecret.name, () => {
         http01Port: 80,
         tlsAlpn01Port: 443,
         dnsResolvers: [],
+        caaIdentities: [],
         issuerId: undefined,
         newOrdersPerHour: 300,
+        newAccountsPerIpPerHour: 300,
+        newOrdersPerIpPerHour: 30_000,
+        failedValidationsPerHour: 5,
         externalAccountRequired: false,
       });
     });
@@ -610,14 +614,22 @@ describe(isPlaceholderSecret.name, () => {
           SERVICE_ACME_ISSUER_ID: 'iss-acme',
           SERVICE_ACME_NEW_ORDERS_PER_HOUR: '5',
           SERVICE_ACME_EAB_REQUIRED: 'true',
+          SERVICE_ACME_CAA_IDENTITIES: 'ca.example.com, Certlane.Example',
+          SERVICE_ACME_NEW_ACCOUNTS_PER_IP_PER_HOUR: '7',
+          SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR: '8',
+          SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR: '9',
         }),
       ).acme;
       expect(acme).toEqual({
         http01Port: 5002,
         tlsAlpn01Port: 5003,
         dnsResolvers: ['127.0.0.1:5353', '[::1]:53', '10.0.0.2'],
+        caaIdentities: ['ca.example.com', 'certlane.example'],
         issuerId: 'iss-acme',
         newOrdersPerHour: 5,
+        newAccountsPerIpPerHour: 7,
+        newOrdersPerIpPerHour: 8,
+        failedValidationsPerHour: 9,
         externalAccountRequired: true,
       });
     });
@@ -630,6 +642,10 @@ describe(isPlaceholderSecret.name, () => {
       ['SERVICE_ACME_DNS_RESOLVERS', '127.0.0.1:53;8.8.8.8'],
       ['SERVICE_ACME_NEW_ORDERS_PER_HOUR', '0'],
       ['SERVICE_ACME_EAB_REQUIRED', 'maybe'],
+      ['SERVICE_ACME_NEW_ACCOUNTS_PER_IP_PER_HOUR', '0'],
+      ['SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR', 'many'],
+      ['SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR', '-1'],
+      ['SERVICE_ACME_CAA_IDENTITIES', 'ca.example.com;x'],
     ])('refuses %s=%s', (name, value) => {
       expect(refusal(validServiceEnv({ [name]: value })).message).toContain(name);
     });

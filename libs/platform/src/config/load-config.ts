@@ -71,6 +71,18 @@ function parseResolvers(raw: string): string[] {
   return entries;
 }
 
+/** SERVICE_ACME_CAA_IDENTITIES: comma-separated issuer domain names (RFC 8659 4.2), lower-cased. */
+function parseCaaIdentities(raw: string): string[] {
+  const entries = parseList(raw).map((entry) => entry.toLowerCase());
+  for (const entry of entries) {
+    if (!/^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/.test(entry))
+      throw new ConfigError(
+        `SERVICE_ACME_CAA_IDENTITIES entry ${JSON.stringify(entry)} is not a domain name`,
+      );
+  }
+  return entries;
+}
+
 /** An absolute http(s) base URL without credentials, query or fragment; trailing slashes dropped. */
 export function parseHttpBaseUrl(name: string, raw: string): string {
   let url: URL;
@@ -335,7 +347,26 @@ export function loadConfig(env: Env): CertlaneConfig {
         1,
         1_000_000,
       ),
+      newAccountsPerIpPerHour: parseInteger(
+        'SERVICE_ACME_NEW_ACCOUNTS_PER_IP_PER_HOUR',
+        get('SERVICE_ACME_NEW_ACCOUNTS_PER_IP_PER_HOUR') ?? '',
+        1,
+        1_000_000,
+      ),
+      newOrdersPerIpPerHour: parseInteger(
+        'SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR',
+        get('SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR') ?? '',
+        1,
+        10_000_000,
+      ),
+      failedValidationsPerHour: parseInteger(
+        'SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR',
+        get('SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR') ?? '',
+        1,
+        1_000_000,
+      ),
       dnsResolvers: parseResolvers(get('SERVICE_ACME_DNS_RESOLVERS') ?? ''),
+      caaIdentities: parseCaaIdentities(get('SERVICE_ACME_CAA_IDENTITIES') ?? ''),
       externalAccountRequired: parseBoolean(
         'SERVICE_ACME_EAB_REQUIRED',
         get('SERVICE_ACME_EAB_REQUIRED') ?? 'false',

@@ -153,10 +153,34 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'ACME server (protocol-frontends): new orders one ACME account may create in any hour, counted across replicas; past it newOrder answers 429 rateLimited with Retry-After.',
   },
   {
+    name: 'SERVICE_ACME_NEW_ACCOUNTS_PER_IP_PER_HOUR',
+    default: '300',
+    description:
+      'ACME server (protocol-frontends): new accounts one client address may create in any hour, counted across replicas; past it newAccount answers 429 rateLimited with Retry-After. The address is the TCP peer or the X-Forwarded-For entry of SERVICE_TRUSTED_PROXIES.',
+  },
+  {
+    name: 'SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR',
+    default: '30000',
+    description:
+      'ACME server (protocol-frontends): new orders one client address may create in any hour, across its accounts and replicas; past it newOrder answers 429 rateLimited with Retry-After.',
+  },
+  {
+    name: 'SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR',
+    default: '5',
+    description:
+      'ACME server (protocol-frontends): failed validations one account may have for one identifier in any hour; past it newOrder for that identifier answers 429 rateLimited with Retry-After until the oldest failure is an hour old.',
+  },
+  {
     name: 'SERVICE_ACME_ISSUER_ID',
     default: '',
     description:
       "ACME server (protocol-frontends): the issuer the default ACME profile issues with (an issuer id of /api/v1/issuers). Empty: the issuance service's default issuer.",
+  },
+  {
+    name: 'SERVICE_ACME_CAA_IDENTITIES',
+    default: '',
+    description:
+      'ACME server (protocol-frontends): comma-separated issuer domain names CAA records (RFC 8659) name this CA by; the directory lists them as meta.caaIdentities and every dns identifier is checked against its CAA records (with RFC 8657 accounturi and validationmethods) through SERVICE_ACME_DNS_RESOLVERS. Empty: CAA is not checked.',
   },
   {
     name: 'SERVICE_ACME_EAB_REQUIRED',

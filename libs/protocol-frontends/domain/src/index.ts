@@ -17,6 +17,7 @@ export * from './renewal-info/renewal-info';
 export * from './challenges/validation-retry';
 export * from './challenges/tls-alpn-01';
 export * from './profiles/acme-profile';
+export * from './caa/caa';
 // EST (issue 20; ADR 0058).
 export * from './est/est-profile-rules';
 export * from './est/est-password';

@@ -10,6 +10,8 @@ export interface AcmeHttpRequest {
   /** The parsed JSON body of a POST (undefined otherwise). */
   body?: unknown;
   contentType?: string;
+  /** The client's address (per-IP rate limits); absent when unknown. */
+  clientIp?: string;
 }
 
 export interface AcmeHttpResponse {

@@ -1,4 +1,4 @@
-import { createPublicKey, X509Certificate } from 'node:crypto';
+import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
 import { JWK } from 'jose';
 import { AuditAction, AuditRecord } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
@@ -49,6 +49,7 @@ import {
 } from '@certlane/protocol-frontends-domain';
 import { AcmeHttpRequest, AcmeHttpResponse, json, PEM_CHAIN_CONTENT_TYPE, problem } from './acme-http';
 import { AcmeProfiles } from './acme-profiles';
+import { CaaCheck } from './caa-checker';
 import { AcmeUrls, locate } from './acme-urls';
 import { EabKeyBox } from './eab-key-box';
 
@@ -78,6 +79,11 @@ export interface AcmeServerDependencies {
   issuerId?: string;
   /** New orders one account may create per hour (across replicas). */
   newOrdersPerHour?: number;
+  /** Per client address and hour: new accounts and new orders (RFC 8555 6.6). */
+  newAccountsPerIpPerHour?: number;
+  newOrdersPerIpPerHour?: number;
+  /** Failed validations per account and identifier and hour before new orders for it wait. */
+  failedValidationsPerHour?: number;
   /** How long a replica holds a challenge it validates. */
   validationLeaseMs?: number;
   /** Records an audit event (spec 6.1) in the transaction of the change it describes. */
@@ -86,6 +92,8 @@ export interface AcmeServerDependencies {
   eabKeys?: EabKeyBox;
   /** newAccount needs an external account binding (RFC 8555 7.3.4). */
   externalAccountRequired?: boolean;
+  /** CAA checking (RFC 8659, RFC 8657) and the identities the directory names; without it, none. */
+  caa?: { check: CaaCheck; identities: readonly string[] };
   /** Reports a failure the client only sees as serverInternal (or not at all: background validation). */
   onBackgroundError?: (error: unknown) => void;
 }
@@ -98,6 +106,9 @@ const REVOCATION_REASONS: Record<number, string> = {
   4: 'superseded',
   5: 'cessationOfOperation',
 };
+
+/** RFC 8659 3: how old a CAA check may be when the certificate is issued. */
+const CAA_RECHECK_AFTER_MS = 8 * 3600_000;
 
 /** The challenge types this server validates today. */
 const OFFERED_CHALLENGES = ['http-01', 'dns-01', 'tls-alpn-01'] as const;
@@ -220,6 +231,7 @@ export class AcmeServer {
       renewalInfo: urls.url('renewal-info'),
       meta: {
         externalAccountRequired: profile.externalAccountRequired,
+        ...(this.deps.caa ? { caaIdentities: [...this.deps.caa.identities] } : {}),
         // draft-ietf-acme-profiles: the profiles a newOrder may name.
         profiles: Object.fromEntries(
           profiles.map(({ settings }) => [settings.id, settings.description || `The ${settings.id} profile`]),
@@ -272,6 +284,7 @@ export class AcmeServer {
       profile.externalAccountRequired,
     );
     const { account, created } = await this.deps.transaction(async (executor) => {
+      await this.takeIpSlot(executor, 'new-accounts-ip', request, this.deps.newAccountsPerIpPerHour ?? 300);
       const outcome = await new AccountStore(executor).createOrFind({
         jwk,
         thumbprint,
@@ -410,6 +423,7 @@ export class AcmeServer {
       );
     const identifiers = checkOrderIdentifiers(payload.json.identifiers, { allowIp: profile.allowIp });
     checkIdentifiersForProfile(identifiers, profile);
+    await this.checkFailedValidations(account!.id, identifiers);
     const replaces = await this.checkReplaces(payload.json.replaces, account!.id, identifiers);
     const unreachable = identifiers.filter((i) => challengeTypesFor(i, OFFERED_CHALLENGES).length === 0);
     if (unreachable.length)
@@ -424,6 +438,11 @@ export class AcmeServer {
           })),
         },
       );
+    // Its own short transaction: the lock on the address's count is not held while the order is
+    // written, so the clients behind one address (a NAT, a fleet) are not serialized.
+    await this.deps.transaction((executor) =>
+      this.takeIpSlot(executor, 'new-orders-ip', request, this.deps.newOrdersPerIpPerHour ?? 30_000),
+    );
     const now = new Date();
     const { order } = await this.deps.transaction(async (executor) => {
       const limit = await new RateLimitStore(executor).take(`new-orders:${profile.id}:${account!.id}`, {
@@ -453,6 +472,37 @@ export class AcmeServer {
       Location: urls.order(order.id),
     });
   };
+
+  /** RFC 8555 6.6: one event of a per-client-address limit, in the caller's transaction. */
+  private async takeIpSlot(executor: SqlExecutor, kind: string, request: AcmeHttpRequest, limit: number) {
+    if (!request.clientIp) return;
+    const taken = await new RateLimitStore(executor).take(`${kind}:${request.clientIp}`, {
+      limit,
+      windowMs: 3600_000,
+    });
+    if (!taken.ok) throw taken.problem;
+  }
+
+  /**
+   * An account whose validations for an identifier keep failing waits before ordering it again
+   * (RFC 8555 6.6; Let's Encrypt's failed-validation limit): `rateLimited` with Retry-After.
+   */
+  private async checkFailedValidations(accountId: string, identifiers: { type: string; value: string }[]) {
+    const limits = new RateLimitStore(this.deps.executor);
+    for (const identifier of identifiers) {
+      const key = failedValidationKey(accountId, identifier);
+      const decision = await limits.check(key, {
+        limit: this.deps.failedValidationsPerHour ?? 5,
+        windowMs: 3600_000,
+      });
+      if (!decision.ok)
+        throw new AcmeProblem(
+          'rateLimited',
+          `too many failed validations of ${identifier.value} for this account; retry after ${decision.retryAfterSeconds} s`,
+          { retryAfterSeconds: decision.retryAfterSeconds },
+        );
+    }
+  }
 
   /**
    * draft-ietf-acme-profiles: a newOrder's `profile` names one of the directory's profiles (else
@@ -594,7 +644,12 @@ export class AcmeServer {
       return null;
     const challenge = (await this.orders.challenge(challengeId))!;
     const authorization = (await this.orders.authorization(challenge.authorization_id))!;
-    const outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization);
+    let outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization);
+    // RFC 8659 3: CAA is checked once control is shown, with the method that showed it (RFC 8657 4).
+    if (outcome.ok) {
+      const refused = await this.checkCaa(authorization, challenge.type);
+      if (refused) outcome = { ok: false, problem: refused };
+    }
     if (!outcome.ok) {
       const delay = validationRetryDelay(outcome.problem.type, await this.orders.attemptsOf(challenge.id));
       if (delay !== null) {
@@ -616,6 +671,11 @@ export class AcmeServer {
         ))
       )
         return;
+      // A failure counts towards the account's failed-validation limit for the identifier.
+      if (!outcome.ok) {
+        const identifier = { type: authorization.identifier_type, value: authorization.identifier_value };
+        await new RateLimitStore(executor).record(failedValidationKey(authorization.account_id, identifier));
+      }
       // The validation attempt, for audit (issue 19 point 4): which method, where, and why it failed.
       await this.audit(
         executor,
@@ -644,6 +704,31 @@ export class AcmeServer {
     });
     await this.advanceOrdersOf(authorization.id);
     return next.to;
+  }
+
+  private checkCaa(authorization: AcmeAuthorizationRow, method: string): Promise<AcmeProblem | null> {
+    if (!this.deps.caa) return Promise.resolve(null);
+    return this.deps.caa.check({
+      identifier: { type: authorization.identifier_type, value: authorization.identifier_value },
+      wildcard: authorization.wildcard,
+      accountId: authorization.account_id,
+      validationMethod: method,
+    });
+  }
+
+  /**
+   * RFC 8659 3: issuance follows a CAA check by at most 8 hours; a reused authorization whose
+   * validation is older is checked again at finalize.
+   */
+  private async recheckCaa(orderId: string): Promise<void> {
+    if (!this.deps.caa) return;
+    const staleBefore = Date.now() - CAA_RECHECK_AFTER_MS;
+    for (const authorization of await this.orders.authorizationsOf(orderId)) {
+      const valid = (await this.orders.challengesOf(authorization.id)).find((c) => c.status === 'valid');
+      if (!valid || (valid.validated_at && valid.validated_at.getTime() >= staleBefore)) continue;
+      const refused = await this.checkCaa(authorization, valid.type);
+      if (refused) throw refused;
+    }
   }
 
   private async advanceOrdersOf(authorizationId: string): Promise<void> {
@@ -699,6 +784,7 @@ export class AcmeServer {
       if (error instanceof PkiError) throw new AcmeProblem('badCSR', error.message);
       throw error;
     }
+    await this.recheckCaa(order.id);
     if (order.replaces && (await this.orders.replacedBy(order.replaces)))
       throw new AcmeProblem('alreadyReplaced', 'another order has already replaced this certificate');
     // The compare-and-set makes one finalize of a ready order win; a second sees processing.
@@ -928,6 +1014,12 @@ export class AcmeServer {
   }
 
   static readonly algorithms = ACME_JWS_ALGORITHMS;
+}
+
+/** The rate-limit key of an account's failed validations of one identifier (keys are at most 200 characters). */
+function failedValidationKey(accountId: string, identifier: { type: string; value: string }): string {
+  const digest = createHash('sha256').update(`${identifier.type}:${identifier.value}`).digest('base64url');
+  return `failed-validations:${accountId}:${digest}`;
 }
 
 /** A stored row as the domain's expiry rules read it. */

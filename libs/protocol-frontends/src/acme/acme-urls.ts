@@ -57,13 +57,18 @@ export class AcmeUrls {
    * and the signature is still checked with that account's key.
    */
   accountIdOf(kid: string): string | null {
-    let path: string;
-    try {
-      path = new URL(kid).pathname;
-    } catch {
-      return null;
-    }
-    const match = /^\/acme\/(?:profile\/[A-Za-z0-9_-]{1,64}\/)?account\/([A-Za-z0-9_-]{8,64})$/.exec(path);
-    return match ? match[1] : null;
+    return accountIdOfUrl(kid);
   }
+}
+
+/** The account id an account URL names, by its path (see `AcmeUrls.accountIdOf`). */
+export function accountIdOfUrl(url: string): string | null {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return null;
+  }
+  const match = /^\/acme\/(?:profile\/[A-Za-z0-9_-]{1,64}\/)?account\/([A-Za-z0-9_-]{8,64})$/.exec(path);
+  return match ? match[1] : null;
 }

@@ -1,6 +1,6 @@
 import { All, Controller, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { PublicRoute } from '@certlane/platform';
+import { clientIp, PublicRoute } from '@certlane/platform';
 import { readAcmeBody } from './acme-body';
 import { AcmeService } from './acme.service';
 
@@ -21,6 +21,7 @@ export class AcmeController {
       origin: `https://${request.headers.host ?? 'localhost'}`,
       body: await readAcmeBody(request),
       contentType: request.headers['content-type'],
+      clientIp: clientIp(request),
     });
     response.status(answer.status);
     for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);

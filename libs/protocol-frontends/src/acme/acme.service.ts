@@ -19,6 +19,7 @@ import { EabKeyBox } from './eab-key-box';
 import { validateDns01 } from './dns01-validator';
 import { validateHttp01 } from './http01-validator';
 import { validateTlsAlpn01 } from './tls-alpn01-validator';
+import { caaChecker } from './caa-checker';
 
 const SWEEP_INTERVAL_MS = 10_000;
 
@@ -49,8 +50,23 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       audit: (executor, record) => outbox.audit(executor, record),
       issuerId: config.acme.issuerId,
       newOrdersPerHour: config.acme.newOrdersPerHour,
+      newAccountsPerIpPerHour: config.acme.newAccountsPerIpPerHour,
+      newOrdersPerIpPerHour: config.acme.newOrdersPerIpPerHour,
+      failedValidationsPerHour: config.acme.failedValidationsPerHour,
       eabKeys: new EabKeyBox(config.configEncryptionKey),
       externalAccountRequired: config.acme.externalAccountRequired,
+      ...(config.acme.caaIdentities.length
+        ? {
+            caa: {
+              identities: config.acme.caaIdentities,
+              check: caaChecker({
+                identities: config.acme.caaIdentities,
+                resolvers: config.acme.dnsResolvers,
+                timeoutMs: 5_000,
+              }),
+            },
+          }
+        : {}),
       issuer: {
         issue: ({ csrPem, issuerId, validityDays }) =>
           bus.request('issuance.v1.issue-certificate', {
@@ -114,6 +130,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       origin: request.origin,
       body,
       contentType: request.content_type,
+      ...(request.client_ip ? { clientIp: request.client_ip } : {}),
     });
     return {
       status: answer.status,

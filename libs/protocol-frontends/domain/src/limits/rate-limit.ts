@@ -20,7 +20,20 @@ export function checkRateLimit(
   const windowStart = now.getTime() - rule.windowMs;
   const inWindow = recent.filter((d) => d.getTime() > windowStart);
   if (inWindow.length < rule.limit) return { ok: true };
-  const oldest = inWindow[inWindow.length - rule.limit];
+  return rateLimitRefusal(what, rule, inWindow[inWindow.length - rule.limit], now);
+}
+
+/**
+ * The refusal of a full window: `limitThNewest` is the event whose leaving the window frees a
+ * slot (the limit-th newest), so the store need not read every event of a large limit.
+ */
+export function rateLimitRefusal(
+  what: string,
+  rule: RateLimit,
+  limitThNewest: Date,
+  now: Date,
+): { ok: false; problem: AcmeProblem; retryAfterSeconds: number } {
+  const oldest = limitThNewest;
   const retryAfterSeconds = Math.max(1, Math.ceil((oldest.getTime() + rule.windowMs - now.getTime()) / 1000));
   return {
     ok: false,

@@ -21,11 +21,17 @@ export function exchange(
   ca: string,
   body?: string,
   contentType = 'application/jose+json',
+  extraHeaders: Record<string, string> = {},
 ): Promise<AcmeAnswer> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       url,
-      { method, ca, agent: false, headers: body === undefined ? {} : { 'content-type': contentType } },
+      {
+        method,
+        ca,
+        agent: false,
+        headers: { ...extraHeaders, ...(body === undefined ? {} : { 'content-type': contentType }) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -52,6 +58,8 @@ export function exchange(
  */
 export class TestAcmeClient {
   kid?: string;
+  /** Sent as X-Forwarded-For (a server trusting 127.0.0.1 as proxy takes it as the client address). */
+  forwardedFor?: string;
   private constructor(
     readonly directoryUrl: string,
     readonly ca: string,
@@ -66,11 +74,18 @@ export class TestAcmeClient {
   }
 
   async directory(): Promise<Record<string, string>> {
-    return (await exchange('GET', this.directoryUrl, this.ca)).json;
+    return (await exchange('GET', this.directoryUrl, this.ca, undefined, undefined, this.headers())).json;
   }
 
   async nonce(): Promise<string> {
-    const answer = await exchange('HEAD', (await this.directory()).newNonce, this.ca);
+    const answer = await exchange(
+      'HEAD',
+      (await this.directory()).newNonce,
+      this.ca,
+      undefined,
+      undefined,
+      this.headers(),
+    );
     return answer.headers['replay-nonce'] as string;
   }
 
@@ -103,7 +118,11 @@ export class TestAcmeClient {
     payload: unknown,
     header: { nonce?: string | null; url?: string; useJwk?: boolean; kid?: string } = {},
   ): Promise<AcmeAnswer> {
-    return exchange('POST', url, this.ca, await this.sign(url, payload, header));
+    return exchange('POST', url, this.ca, await this.sign(url, payload, header), undefined, this.headers());
+  }
+
+  private headers(): Record<string, string> {
+    return this.forwardedFor ? { 'x-forwarded-for': this.forwardedFor } : {};
   }
 
   /** The inner JWS of a key change (RFC 8555 7.3.5): signed by this key, with its jwk, no nonce. */

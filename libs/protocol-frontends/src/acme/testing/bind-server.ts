@@ -13,9 +13,10 @@ export interface BindServer {
 /**
  * A real authoritative DNS server (BIND 9, Debian's `bind9`) on loopback for one zone that
  * accepts RFC 2136 dynamic updates from 127.0.0.1: ACME clients write their `_acme-challenge`
- * TXT records into it, and the server's dns-01 validation reads them back.
+ * TXT records into it, and the server's dns-01 validation reads them back. `records` are zone
+ * file lines added at the start (CAA records, say).
  */
-export async function startBind(zone: string, port: number): Promise<BindServer> {
+export async function startBind(zone: string, port: number, records: string[] = []): Promise<BindServer> {
   const dir = mkdtempSync(join(tmpdir(), 'certlane-bind-'));
   writeFileSync(
     join(dir, `${zone}.zone`),
@@ -24,6 +25,7 @@ export async function startBind(zone: string, port: number): Promise<BindServer>
       `@ IN SOA ns.${zone}. admin.${zone}. 1 60 60 600 1`,
       `@ IN NS ns.${zone}.`,
       'ns IN A 127.0.0.1',
+      ...records,
       '',
     ].join('\n'),
   );

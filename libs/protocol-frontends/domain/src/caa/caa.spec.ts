@@ -1,0 +1,89 @@
+import { AcmeProblem } from '../problems/acme-problem';
+import { CaaContext, CaaRecord, checkCaa, parseCaaIssueValue, relevantCaaRecords } from './caa';
+
+const issue = (value: string, critical = false): CaaRecord => ({ critical, tag: 'issue', value });
+const context = (over: Partial<CaaContext> = {}): CaaContext => ({
+  wildcard: false,
+  caaIdentities: ['ca.example'],
+  accountId: 'acc1',
+  accountIdOfUri: (uri) => /\/acme\/account\/([^/]+)$/.exec(uri)?.[1] ?? null,
+  validationMethod: 'dns-01',
+  ...over,
+});
+
+function refusal(fn: () => void): AcmeProblem {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof AcmeProblem) return error;
+    throw error;
+  }
+  throw new Error('permitted');
+}
+
+describe('CAA (RFC 8659, RFC 8657)', () => {
+  it('RFC 8659 3: climbs to the closest ancestor with CAA records', async () => {
+    const zone: Record<string, CaaRecord[]> = { 'example.com': [issue('ca.example')] };
+    const asked: string[] = [];
+    const found = await relevantCaaRecords('*.a.b.example.com', async (name) => {
+      asked.push(name);
+      return zone[name] ?? [];
+    });
+    expect(found?.name).toBe('example.com');
+    expect(asked).toEqual(['a.b.example.com', 'b.example.com', 'example.com']);
+    expect(await relevantCaaRecords('x.org', async () => [])).toBeNull();
+  });
+
+  it('RFC 8659 4.2: permits when an issue property names this CA; refuses one naming another', () => {
+    expect(() => checkCaa([issue('other.example'), issue(' CA.example ; ')], context())).not.toThrow();
+    expect(refusal(() => checkCaa([issue('other.example')], context())).type).toBe('caa');
+    expect(refusal(() => checkCaa([issue(';')], context())).type).toBe('caa');
+  });
+
+  it('RFC 8659 4.2: without issue properties (iodef only) issuance is permitted', () => {
+    expect(() =>
+      checkCaa([{ critical: false, tag: 'iodef', value: 'mailto:x@example.com' }], context()),
+    ).not.toThrow();
+  });
+
+  it('RFC 8659 4.1: an unknown critical property forbids issuance; an unknown non-critical one is ignored', () => {
+    expect(
+      refusal(() => checkCaa([issue('ca.example'), { critical: true, tag: 'tbs', value: 'x' }], context()))
+        .type,
+    ).toBe('caa');
+    expect(() =>
+      checkCaa([issue('ca.example'), { critical: false, tag: 'tbs', value: 'x' }], context()),
+    ).not.toThrow();
+  });
+
+  it('RFC 8659 4.3: issuewild governs wildcards when present, issue otherwise', () => {
+    const records = [issue('ca.example'), { critical: false, tag: 'issuewild', value: ';' }];
+    expect(() => checkCaa(records, context())).not.toThrow();
+    expect(refusal(() => checkCaa(records, context({ wildcard: true }))).type).toBe('caa');
+    expect(() => checkCaa([issue('ca.example')], context({ wildcard: true }))).not.toThrow();
+  });
+
+  it('RFC 8657 3: accounturi must name the requesting account', () => {
+    const records = [issue('ca.example; accounturi=https://ca.example/acme/account/acc1')];
+    expect(() => checkCaa(records, context())).not.toThrow();
+    expect(refusal(() => checkCaa(records, context({ accountId: 'acc2' }))).type).toBe('caa');
+  });
+
+  it('RFC 8657 4: validationmethods must list the method that validated', () => {
+    const records = [issue('ca.example; validationmethods=http-01,tls-alpn-01')];
+    expect(refusal(() => checkCaa(records, context())).type).toBe('caa');
+    expect(() => checkCaa(records, context({ validationMethod: 'tls-alpn-01' }))).not.toThrow();
+  });
+
+  it('parses issuer values and refuses malformed parameters', () => {
+    expect(parseCaaIssueValue('ca.example; a=b;c=d')).toEqual({
+      domain: 'ca.example',
+      parameters: new Map([
+        ['a', 'b'],
+        ['c', 'd'],
+      ]),
+    });
+    expect(parseCaaIssueValue('ca.example; novalue')).toBeNull();
+    expect(refusal(() => checkCaa([issue('ca.example; bad param')], context())).type).toBe('caa');
+  });
+});
