@@ -9,7 +9,7 @@ import { connect } from 'node:tls';
 
 const HEADER_END = Buffer.from('\r\n\r\n');
 
-export function leanHttpsPool({ origin, ca, connections, timeoutMs = 10_000 }) {
+export function leanHttpsPool({ origin, ca, connections, timeoutMs = 10_000, cert, key }) {
   const url = new URL(origin);
   const host = url.hostname;
   const port = Number(url.port || 443);
@@ -21,7 +21,8 @@ export function leanHttpsPool({ origin, ca, connections, timeoutMs = 10_000 }) {
 
   const openSocket = () => {
     open++;
-    const socket = connect({ host, port, ca, minVersion: 'TLSv1.3', rejectUnauthorized: true });
+    // `cert`/`key`: a client certificate for mutual TLS (presented when the server asks).
+    const socket = connect({ host, port, ca, cert, key, minVersion: 'TLSv1.3', rejectUnauthorized: true });
     socket.setNoDelay(true);
     socket.once('secureConnect', () => {
       if (socket.authorized && socket.getProtocol() === 'TLSv1.3') tls.verified++;

@@ -40,7 +40,8 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
   const newServer = () =>
     new EstServer({
       executor: db,
-      audit: async (records) => {
+      audit: async (records, tick) => {
+        await new EstProfileStore(db).tick(tick.profileId, tick.outcome);
         audit.push(...records);
       },
       issue: async ({ csrPem }) => {

@@ -42,7 +42,8 @@ describe('EST server (Basic)', () => {
     new EstServer({
       executor,
       ...(now ? { now } : {}),
-      audit: async (records) => {
+      audit: async (records, tick) => {
+        await new EstProfileStore(executor).tick(tick.profileId, tick.outcome);
         audit.push(...records);
       },
       issue: async ({ csrPem }) => {

@@ -51,8 +51,14 @@ export interface EstHttpResponse {
 
 export interface EstServerDeps {
   executor: SqlExecutor;
-  /** Writes the records together (one transaction). */
-  audit(records: readonly AuditRecord[]): Promise<void>;
+  /**
+   * Writes the audit records of one outcome and ticks the profile's counter of it, in one
+   * transaction (the counter's row last: it is every request's, so its lock is held briefly).
+   */
+  audit(
+    records: readonly AuditRecord[],
+    tick: { profileId: string; outcome: EstProfileOutcome },
+  ): Promise<void>;
   /** Issues a certificate for a CSR through the profile's issuer: the leaf PEM. */
   issue(input: { csrPem: string; profile: EstProfileRow }): Promise<{ certificatePem: string }>;
   /** The CA certificates of the profile's issuer, issuing CA first (cacerts, RFC 7030 4.1). */
@@ -126,14 +132,14 @@ export class EstServer {
           : 'est_simple_enroll_failed';
     const now = (this.deps.now ?? (() => new Date()))();
     const client = mtls
-      ? await this.clientCertificate(store, profile, request, operation, now)
-      : await this.basic(store, profile, request, operation);
+      ? await this.clientCertificate(profile, request, operation, now)
+      : await this.basic(profile, request, operation);
     if ('status' in client) return client;
     const { principal, certificate: presented } = client;
 
     const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
     if ((await store.countRequest(profile.id, principal, windowStart)) > profile.rate_limit_per_minute) {
-      await this.outcome(store, profile, 'est_rate_limited', principal, operation, 'denied');
+      await this.outcome(profile, 'est_rate_limited', principal, operation, 'denied');
       const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + 60_000 - now.getTime()) / 1000));
       return answer(429, 'too many requests\n', { 'Retry-After': String(retryAfter) });
     }
@@ -147,21 +153,21 @@ export class EstServer {
 
     const decoded = decodeCsrBody(request.body ?? '');
     if (!decoded.ok) {
-      await this.outcome(store, profile, failed, principal, operation, 'failure', { reason: decoded.reason });
+      await this.outcome(profile, failed, principal, operation, 'failure', { reason: decoded.reason });
       return answer(400, `${decoded.reason}\n`);
     }
     let csr: x509.Pkcs10CertificateRequest;
     try {
       csr = new x509.Pkcs10CertificateRequest(decoded.der);
     } catch {
-      await this.outcome(store, profile, failed, principal, operation, 'failure', {
+      await this.outcome(profile, failed, principal, operation, 'failure', {
         reason: 'unparseable CSR',
       });
       return answer(400, 'the body is not a PKCS#10 request\n');
     }
     // RFC 7030 4.2.1 / RFC 2986: the request must be signed by the key it carries.
     if (!(await csr.verify().catch(() => false))) {
-      await this.outcome(store, profile, failed, principal, operation, 'failure', {
+      await this.outcome(profile, failed, principal, operation, 'failure', {
         reason: 'bad CSR signature',
       });
       return answer(400, 'the CSR signature does not verify\n');
@@ -170,17 +176,9 @@ export class EstServer {
     if (profile.channel_binding_required) {
       const problem = channelBindingProblem(challengePassword(csr), request.tls_exporter);
       if (problem) {
-        await this.outcome(
-          store,
-          profile,
-          'est_auth_failed_channel_binding',
-          principal,
-          operation,
-          'denied',
-          {
-            reason: problem,
-          },
-        );
+        await this.outcome(profile, 'est_auth_failed_channel_binding', principal, operation, 'denied', {
+          reason: problem,
+        });
         return answer(403, `${problem}\n`);
       }
     }
@@ -192,14 +190,14 @@ export class EstServer {
             `simplereenroll renews the client certificate of the request: use /.well-known/est-mtls/${profile.path_id}/simplereenroll`,
           ];
       if (problems.length > 0) {
-        await this.outcome(store, profile, failed, principal, operation, 'failure', { problems });
+        await this.outcome(profile, failed, principal, operation, 'failure', { problems });
         return answer(presented ? 400 : 403, `${problems.join('; ')}\n`);
       }
     }
     const facts = csrFacts(csr);
     const problems = csrPolicyProblems(facts, await this.deps.certificateProfile(profile));
     if (problems.length > 0) {
-      await this.outcome(store, profile, 'est_csr_policy_violation', principal, operation, 'failure', {
+      await this.outcome(profile, 'est_csr_policy_violation', principal, operation, 'failure', {
         problems,
       });
       return answer(400, `the CSR violates the profile's policy: ${problems.join('; ')}\n`);
@@ -207,7 +205,7 @@ export class EstServer {
     // RFC 7030 4.4.2: the generated private key goes back encrypted to the key of the client's CSR
     // (key transport), so that key must be RSA.
     if (operation === 'serverkeygen' && facts.keyAlgorithm !== 'RSA') {
-      await this.outcome(store, profile, failed, principal, operation, 'failure', {
+      await this.outcome(profile, failed, principal, operation, 'failure', {
         reason: 'the CSR key cannot receive the private key (RSA key transport)',
       });
       return answer(400, 'serverkeygen needs an RSA key in the CSR to encrypt the private key to\n');
@@ -223,7 +221,7 @@ export class EstServer {
       }));
     } catch (error) {
       generated?.privateKeyPkcs8.fill(0);
-      await this.outcome(store, profile, failed, principal, operation, 'failure', {
+      await this.outcome(profile, failed, principal, operation, 'failure', {
         reason: (error as Error).message?.slice(0, 300) ?? 'issuance failed',
       });
       return answer(500, 'issuance failed\n');
@@ -240,13 +238,13 @@ export class EstServer {
       const enveloped = envelopeToRsaKey(generated.privateKeyPkcs8, new Uint8Array(csr.publicKey.rawData));
       generated.privateKeyPkcs8.fill(0);
       const multipart = serverKeygenMultipart(enveloped, certificate);
-      await this.outcome(store, profile, success, principal, operation, 'success', {
+      await this.outcome(profile, success, principal, operation, 'success', {
         serial_hex: issued.serialNumber,
         subject: issued.subject,
       });
       return { status: 200, headers: { 'Content-Type': multipart.contentType }, body: multipart.body };
     }
-    await this.outcome(store, profile, success, principal, operation, 'success', {
+    await this.outcome(profile, success, principal, operation, 'success', {
       serial_hex: issued.serialNumber,
       subject: issued.subject,
     });
@@ -255,7 +253,6 @@ export class EstServer {
 
   /** RFC 7030 3.2.3: Basic over the TLS channel; the first request without credentials gets the challenge. */
   private async basic(
-    store: EstProfileStore,
     profile: EstProfileRow,
     request: EstHttpRequest,
     operation: string,
@@ -275,7 +272,7 @@ export class EstServer {
       profile.basic_password_hash !== null &&
       verifyEstPassword(credentials.password, profile.basic_password_hash);
     if (!valid) {
-      await this.outcome(store, profile, 'est_auth_failed_basic', principal, operation, 'denied');
+      await this.outcome(profile, 'est_auth_failed_basic', principal, operation, 'denied');
       return answer(401, 'authentication failed\n', { 'WWW-Authenticate': basicChallenge(realm) });
     }
     return { principal };
@@ -287,7 +284,6 @@ export class EstServer {
    * is no HTTP challenge that would help.
    */
   private async clientCertificate(
-    store: EstProfileStore,
     profile: EstProfileRow,
     request: EstHttpRequest,
     operation: string,
@@ -300,7 +296,7 @@ export class EstServer {
     if (!check.ok) {
       const leaf = request.client_certificates?.[0];
       const principal = leaf ? `mtls:${fingerprintOf(leaf)}` : 'mtls:anonymous';
-      await this.outcome(store, profile, 'est_auth_failed_mtls', principal, operation, 'denied', {
+      await this.outcome(profile, 'est_auth_failed_mtls', principal, operation, 'denied', {
         reason: check.reason,
       });
       return answer(403, `client certificate refused: ${check.reason}\n`);
@@ -310,7 +306,6 @@ export class EstServer {
 
   /** The typed audit record and the profile's counter of one outcome (spec 6.1, 6.4). */
   private async outcome(
-    store: EstProfileStore,
     profile: EstProfileRow,
     code: EstProfileOutcome,
     principal: string,
@@ -318,7 +313,6 @@ export class EstServer {
     outcome: AuditRecord['outcome'],
     details: Record<string, unknown> = {},
   ): Promise<void> {
-    await store.tick(profile.id, code);
     const record: AuditRecord = {
       action: code,
       event_category: code.startsWith('est_auth') || code === 'est_rate_limited' ? 'auth' : 'cert_lifecycle',
@@ -330,7 +324,10 @@ export class EstServer {
     };
     // Spec 6.1: the legacy bare enrollment code alongside the typed one (no counter of its own).
     const legacy = legacyEstCode(code);
-    await this.deps.audit(legacy ? [{ ...record, action: legacy }, record] : [record]);
+    await this.deps.audit(legacy ? [{ ...record, action: legacy }, record] : [record], {
+      profileId: profile.id,
+      outcome: code,
+    });
   }
 }
 

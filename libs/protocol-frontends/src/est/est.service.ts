@@ -10,6 +10,7 @@ import {
   outboxToken,
   ServiceOutbox,
 } from '@certlane/platform';
+import { EstProfileStore } from '@certlane/protocol-frontends-data-access';
 import { EstServer } from './est-server';
 
 /**
@@ -30,9 +31,10 @@ export class EstService implements OnApplicationBootstrap {
   ) {
     this.server = new EstServer({
       executor: dataSource,
-      audit: async (records) => {
+      audit: async (records, tick) => {
         await dataSource.transaction(async (manager) => {
           for (const record of records) await outbox.audit(manager, record);
+          await new EstProfileStore(manager).tick(tick.profileId, tick.outcome);
         });
         outbox.committed();
       },

@@ -120,7 +120,8 @@ export class EstProfileStore {
 
   /**
    * Counts one request of a principal in the current minute of a profile and returns the count so
-   * far (this one included), atomically across replicas; windows older than an hour are dropped.
+   * far (this one included), atomically across replicas; windows older than an hour are dropped
+   * when a window starts.
    */
   async countRequest(profileId: string, principal: string, windowStart: Date): Promise<number> {
     const [row] = await rowsOf<{ count: number }>(
@@ -130,10 +131,12 @@ export class EstProfileStore {
        RETURNING count`,
       [profileId, principal, windowStart],
     );
-    await this.executor.query(
-      "DELETE FROM est_rate_windows WHERE window_start < $1::timestamptz - interval '1 hour'",
-      [windowStart],
-    );
+    // The first request of a principal's window clears windows older than an hour (not every request).
+    if (row.count === 1)
+      await this.executor.query(
+        "DELETE FROM est_rate_windows WHERE window_start < $1::timestamptz - interval '1 hour'",
+        [windowStart],
+      );
     return row.count;
   }
 
