@@ -107,8 +107,11 @@ describe('notifier: per-notifier rate and concurrency limits', () => {
     await eventually(() => mine().length === 5, 'five messages at the Slack server', 30_000);
     const times = mine().map((a) => a.at);
     const gaps = times.slice(1).map((at, i) => at - times[i]);
-    // Slots are 1000 ms apart; timers may fire a few ms early on a loaded machine.
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(950);
+    // Sends start at slots 1000 ms apart; what the receiver sees also carries each request's own
+    // connect and write time, which jitters by tens of ms on a loaded machine: the span over the
+    // five holds the rate, each gap stays near it.
+    expect(times[times.length - 1] - times[0]).toBeGreaterThanOrEqual(4 * 1000 - 150);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(800);
     expect(Math.max(...mine().map((a) => a.inFlight))).toBe(1);
     await eventually(
       async () =>
