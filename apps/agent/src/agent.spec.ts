@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {
@@ -602,5 +602,31 @@ describe('CertlaneAgent job handling', () => {
     // 1 s polls failing: 0.75, 1.5, 3, 6 s of backoff (base 1 s doubled, upper half, cap 8 s)
     expect(sleeps).toEqual([750, 1500, 3000, 6000]);
     expect(server.heartbeats).toHaveLength(1);
+  });
+
+  it('discovers certificate files and pushes them in batches of 200, never a key (ADR 0063)', async () => {
+    const tree = join(dir, 'discovery-tree');
+    mkdirSync(tree, { recursive: true });
+    const certificate = readFileSync(join(dir, 'ca.crt'), 'utf8');
+    const key = readFileSync(join(dir, 'ca.key'), 'utf8');
+    for (let i = 0; i < 250; i++) writeFileSync(join(tree, `site-${i}.pem`), key + certificate);
+    writeFileSync(join(tree, 'ca.key'), key);
+    const discovering = new CertlaneAgent({
+      ...(agent as unknown as { deps: ConstructorParameters<typeof CertlaneAgent>[0] }).deps,
+      discovery: { roots: [tree], pkcs12Passwords: [], intervalMs: 3_600_000 },
+    });
+    expect(await discovering.discoverOnce()).toEqual({
+      findings: 250,
+      files_read: 250,
+      locked_files: 0,
+      pushes: 2,
+    });
+    expect(server.discoveries.map((batch) => batch.length)).toEqual([200, 50]);
+    expect(server.discoveries[0][0]).toEqual({
+      path: join(tree, 'site-0.pem'),
+      format: 'pem',
+      certificate_pem: expect.stringMatching(/^-----BEGIN CERTIFICATE-----\n/),
+    });
+    expect(server.sent.join('\n')).not.toContain('PRIVATE KEY');
   });
 });

@@ -1,5 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ServiceCoreModule } from '@certlane/platform';
+import { CERTLANE_CONFIG, ServiceCoreModule } from '@certlane/platform';
+import { CloudDiscoveryLoop, CLOUD_SCANNERS, configuredCloudScanners } from './cloud/cloud-discovery.loop';
+import { CloudScanner } from './cloud/cloud-scanner';
 import { HealthCheckHandlers } from './health-checks/health-check.handlers';
 import { HealthCheckRepository } from './health-checks/health-check.repository';
 import { HealthCheckService } from './health-checks/health-check.service';
@@ -26,7 +28,9 @@ import { ScepProber } from './scep-probe/scep-prober';
 @Module({})
 export class HealthMonitorModule {
   /** Tests pass a fake clock and `timer: false` to drive the loop themselves (runDue). */
-  static forRoot(options: { clock?: MonitorClock; timer?: boolean } = {}): DynamicModule {
+  static forRoot(
+    options: { clock?: MonitorClock; timer?: boolean; cloudScanners?: CloudScanner[] } = {},
+  ): DynamicModule {
     return {
       module: HealthMonitorModule,
       imports: [ServiceCoreModule.forService({ service: 'health-monitor' })],
@@ -51,6 +55,11 @@ export class HealthMonitorModule {
         // Discovery from every source stores through one recorder; agents push (ADR 0063).
         DiscoveryRecorder,
         AgentDiscoveryService,
+        // Cloud secret-manager discovery by the cloud-<provider>-sm sentinels (ADR 0063).
+        options.cloudScanners
+          ? { provide: CLOUD_SCANNERS, useValue: options.cloudScanners }
+          : { provide: CLOUD_SCANNERS, useFactory: configuredCloudScanners, inject: [CERTLANE_CONFIG] },
+        CloudDiscoveryLoop,
       ],
     };
   }

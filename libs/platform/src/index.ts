@@ -1,4 +1,5 @@
 export * from './config/certlane-config';
+export * from './config/cloud-discovery-config';
 export * from './config/config-error';
 export * from './config/load-config';
 export * from './config/parsers';

@@ -160,6 +160,8 @@ export const AuditAction = {
   DiscoveredCertificatesBulkClaimed: 'discovered_certificate.bulk_claimed',
   /** An agent's filesystem discovery push (actor: the agent). */
   AgentDiscoveryPushed: 'discovery.agent_pushed',
+  /** A cloud secret-manager discovery run (actor: the `cloud-<provider>-sm` sentinel agent). */
+  CloudDiscoveryRun: 'cloud_discovery.run',
   ScanTargetCreated: 'scan_target.created',
   ScanTargetUpdated: 'scan_target.updated',
   ScanTargetDeleted: 'scan_target.deleted',

@@ -17,7 +17,7 @@ import { ProbeOutcome, TlsProber } from './tls-prober';
 /** Whether the 60 s timer runs (false in tests that call runDue themselves). */
 export const MONITOR_TIMER = Symbol('MONITOR_TIMER');
 
-/** Checks claimed by one tick of one replica. */
+/** Checks claimed per transaction (a tick claims batches until one comes back short). */
 const CLAIM_BATCH = 1000;
 /** Probes in flight at once on one replica. */
 const PROBE_CONCURRENCY = 64;
@@ -68,17 +68,24 @@ export class HealthMonitorLoop implements OnApplicationBootstrap, OnApplicationS
   async runDue(options: { waitForDueTime: boolean }): Promise<string[]> {
     const now = this.clock.now();
     const horizon = options.waitForDueTime ? claimHorizon(now) : new Date(now.getTime() + 1);
-    const claimed = await this.repository.transaction(async (manager) => {
-      const rows = await this.repository.claimDue(manager, horizon, CLAIM_BATCH);
-      for (const row of rows) {
-        await this.repository.reschedule(
-          manager,
-          row.id,
-          nextDueAt(row.next_check_at, row.interval_seconds, now),
-        );
-      }
-      return rows;
-    });
+    // Batch after batch until a short one: everything due before the horizon is claimed by this
+    // tick (10,000 checks at a 60 s interval are ~10 batches), each batch in its own transaction.
+    const claimed: HealthCheckRow[] = [];
+    for (;;) {
+      const batch = await this.repository.transaction(async (manager) => {
+        const rows = await this.repository.claimDue(manager, horizon, CLAIM_BATCH);
+        for (const row of rows) {
+          await this.repository.reschedule(
+            manager,
+            row.id,
+            nextDueAt(row.next_check_at, row.interval_seconds, now),
+          );
+        }
+        return rows;
+      });
+      claimed.push(...batch);
+      if (batch.length < CLAIM_BATCH || this.stopped) break;
+    }
     const queue = [...claimed];
     const worker = async () => {
       for (let row = queue.shift(); row && !this.stopped; row = queue.shift()) {

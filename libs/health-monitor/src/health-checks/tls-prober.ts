@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { connect, DetailedPeerCertificate, PeerCertificate } from 'node:tls';
+import { connect, createSecureContext, DetailedPeerCertificate, PeerCertificate } from 'node:tls';
 import { Inject, Injectable } from '@nestjs/common';
 import { ServedCertificate } from '@certlane/contracts';
 import { checkDestination, Cidr, parseAllowList, ProbeObservation } from '@certlane/health-monitor-domain';
@@ -65,6 +65,13 @@ export class TlsProber {
   /** How long a probe waits for the handshake (tests shorten it for the slow server). */
   timeoutMs = PROBE_TIMEOUT_MS;
 
+  /**
+   * One TLS context for every probe: `tls.connect` would otherwise build a new one per
+   * connection, which dominated a network scan's CPU (bench/discovery). Nothing is verified, so
+   * the context holds no trust store choice that could differ between probes.
+   */
+  private readonly secureContext = createSecureContext();
+
   constructor(@Inject(CERTLANE_CONFIG) config: CertlaneConfig) {
     this.allowList = parseAllowList(config.networkAllowCidrs.join(','));
   }
@@ -86,7 +93,13 @@ export class TlsProber {
     const servername = target.sni ?? (isIP(target.host) ? undefined : target.host);
     const started = performance.now();
     return new Promise<ProbeOutcome>((resolve) => {
-      const socket = connect({ host: address, port: target.port, servername, rejectUnauthorized: false });
+      const socket = connect({
+        host: address,
+        port: target.port,
+        servername,
+        rejectUnauthorized: false,
+        secureContext: this.secureContext,
+      });
       const timer = setTimeout(() => {
         socket.destroy();
         resolve(failed(`no TLS handshake within ${timeoutMs} ms`));

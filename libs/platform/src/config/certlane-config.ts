@@ -1,4 +1,5 @@
 import { NamedApiKey } from './named-keys';
+import type { CloudDiscoveryConfig } from './cloud-discovery-config';
 
 export const AUTH_TYPES = ['api-key', 'oidc', 'none'] as const;
 export type AuthType = (typeof AUTH_TYPES)[number];
@@ -101,6 +102,10 @@ export interface CertlaneConfig {
   notifierAllowedNetworks: string[];
   /** SERVICE_GUI_URL: the GUI's public base URL, for links in digest emails (no trailing slash). */
   guiUrl: string;
+  /** SERVICE_DISCOVERY_CLOUD_INTERVAL: how often the health monitor scans each configured cloud secret manager (ADR 0063). */
+  cloudDiscoveryIntervalMs: number;
+  /** SERVICE_DISCOVERY_{AWS,AZURE,GCP}_*: the cloud accounts the `cloud-<provider>-sm` sentinels scan (ADR 0063). */
+  cloudDiscovery: CloudDiscoveryConfig;
   configEncryptionKey: string;
   /** Public base URL of the revocation service (CRL DP and OCSP AIA of issued certificates), no trailing slash. */
   revocationBaseUrl: string;

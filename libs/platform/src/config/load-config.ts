@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { loadCloudDiscoveryConfig } from './cloud-discovery-config';
 import {
   AUTH_TYPES,
   AuthType,
@@ -330,6 +331,14 @@ export function loadConfig(env: Env): CertlaneConfig {
       get('SERVICE_NOTIFIER_ALLOWED_NETWORKS') ?? '',
     ),
     guiUrl: parseHttpBaseUrl('SERVICE_GUI_URL', get('SERVICE_GUI_URL') ?? ''),
+    cloudDiscoveryIntervalMs: durationWithin(
+      'SERVICE_DISCOVERY_CLOUD_INTERVAL',
+      get('SERVICE_DISCOVERY_CLOUD_INTERVAL') ?? '',
+      60_000,
+      168 * HOUR_MS,
+      '1m and 168h',
+    ),
+    cloudDiscovery: loadCloudDiscoveryConfig(get),
     configEncryptionKey: encryptionKey,
     revocationBaseUrl,
     acme: {

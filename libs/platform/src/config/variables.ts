@@ -105,6 +105,66 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'Health monitor: comma-separated CIDR ranges that health probes, scans and the SCEP probe may reach although they are reserved (loopback, link-local, cloud metadata); empty = none (ADR 0057).',
   },
   {
+    name: 'SERVICE_DISCOVERY_CLOUD_INTERVAL',
+    default: '6h',
+    description:
+      'Health monitor: how often each configured cloud secret manager is scanned for certificates (1m..168h), once across replicas (ADR 0063).',
+  },
+  {
+    name: 'SERVICE_DISCOVERY_AWS_REGION',
+    description:
+      'Health monitor: AWS region of the Secrets Manager and ACM scan of the `cloud-aws-sm` sentinel; with the access key pair, turns it on.',
+  },
+  { name: 'SERVICE_DISCOVERY_AWS_ACCESS_KEY_ID', description: 'Health monitor: AWS access key id (SigV4).' },
+  {
+    name: 'SERVICE_DISCOVERY_AWS_SECRET_ACCESS_KEY',
+    secret: true,
+    description: 'Health monitor: AWS secret access key (SigV4 signing only; never sent).',
+  },
+  {
+    name: 'SERVICE_DISCOVERY_AWS_ENDPOINT',
+    description:
+      'Health monitor: one endpoint for both AWS APIs instead of secretsmanager.<region>.amazonaws.com and acm.<region>.amazonaws.com (a local stand-in).',
+  },
+  {
+    name: 'SERVICE_DISCOVERY_AZURE_VAULT_URL',
+    description:
+      'Health monitor: the Key Vault the `cloud-azure-sm` sentinel scans (https://<name>.vault.azure.net); with tenant, client id and secret, turns it on.',
+  },
+  {
+    name: 'SERVICE_DISCOVERY_AZURE_TENANT_ID',
+    description: 'Health monitor: Entra ID tenant of the Key Vault client.',
+  },
+  {
+    name: 'SERVICE_DISCOVERY_AZURE_CLIENT_ID',
+    description: 'Health monitor: the Key Vault client (OAuth client credentials).',
+  },
+  {
+    name: 'SERVICE_DISCOVERY_AZURE_CLIENT_SECRET',
+    secret: true,
+    description: 'Health monitor: the Key Vault client secret (sent only to the token endpoint).',
+  },
+  {
+    name: 'SERVICE_DISCOVERY_AZURE_AUTHORITY_URL',
+    default: 'https://login.microsoftonline.com',
+    description: 'Health monitor: the OAuth token authority for Key Vault.',
+  },
+  {
+    name: 'SERVICE_DISCOVERY_GCP_PROJECT',
+    description:
+      'Health monitor: the Google Cloud project whose Secret Manager the `cloud-gcp-sm` sentinel scans; with the credentials file, turns it on.',
+  },
+  {
+    name: 'SERVICE_DISCOVERY_GCP_CREDENTIALS_FILE',
+    description:
+      'Health monitor: a service-account key file (JSON: client_email, private_key, token_uri); the key signs the token request (JWT bearer) and is never sent.',
+  },
+  {
+    name: 'SERVICE_DISCOVERY_GCP_ENDPOINT',
+    default: 'https://secretmanager.googleapis.com',
+    description: 'Health monitor: the Secret Manager API endpoint.',
+  },
+  {
     name: 'SERVICE_RENEWAL_SWEEP_INTERVAL',
     default: '1m',
     description:
