@@ -313,6 +313,14 @@ export function degenerateCertificates(certificates: readonly Buffer[]): Buffer 
   );
 }
 
+/** A degenerate SignedData carrying one CRL (RFC 8894 3.3.5: the GetCRL answer). */
+export function degenerateCrl(crl: Buffer): Buffer {
+  return sequence(
+    oid(OID.signedData),
+    context(0, sequence(integer(1), setOf(), sequence(oid(OID.data)), tlv(0xa1, crl), setOf())),
+  );
+}
+
 /**
  * EnvelopedData to the requester's certificate (RFC 8894 3.3.2: the CertRep's content is
  * encrypted to the signer of the request, named by issuer and serial): RSA key transport

@@ -1,4 +1,4 @@
-import { createHash, KeyObject, webcrypto } from 'node:crypto';
+import { createHash, KeyObject, webcrypto, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import * as x509 from '@peculiar/x509';
@@ -16,6 +16,7 @@ import {
   MdmChallengeClaims,
   messageTypeName,
   parseCertificateBundle,
+  parseTrustBundle,
   SCEP_FAIL_INFO,
   SCEP_PKI_STATUS,
   scepCapabilities,
@@ -27,6 +28,7 @@ import { csrFacts } from '../est/est-server';
 import {
   certRep,
   degenerateCertificates,
+  degenerateCrl,
   envelopeTo,
   openEnvelope,
   parsePkiMessage,
@@ -47,8 +49,11 @@ export interface ScepHttpRequest {
   /** The raw query string, without `?`. */
   query?: string;
   body?: Buffer;
-  /** The client certificate the TLS listener verified (mTLS paths). */
-  clientCertificatePem?: string;
+  /**
+   * The certificates the client presented on its TLS connection (leaf first, base64 DER,
+   * unverified: the mTLS path checks them against the profile's trust bundle).
+   */
+  clientCertificates?: string[];
 }
 
 export interface ScepHttpResponse {
@@ -74,6 +79,17 @@ export interface ScepServerDeps {
    * challenge names may enroll. Absent or a profile without a hook: every device may.
    */
   deviceState?(profile: ScepProfileRow, claims: MdmChallengeClaims): Promise<boolean>;
+  /** The current CRL (DER) of the profile's issuer (GetCRL), or null when it publishes none. */
+  crl?(profile: ScepProfileRow): Promise<Buffer | null>;
+  /**
+   * Checks a presented client chain against trust anchors (the platform's mutual-TLS check,
+   * shared with EST). Without it the `/scep-mtls` paths authorise nobody.
+   */
+  verifyClientCertificate?(
+    presented: readonly string[],
+    anchors: readonly X509Certificate[],
+    now: Date,
+  ): { ok: true; fingerprint: string } | { ok: false; reason: string };
   now?: () => Date;
 }
 
@@ -87,12 +103,16 @@ const text = (status: number, body: string, headers: Record<string, string> = {}
   body: Buffer.from(body),
 });
 
+type FailFn = (failInfo: ScepFailInfo, reason: string, authFailure?: boolean) => Outcome;
+
 /** What a PKIOperation came to, for the CertRep, the audit record and the counter. */
 interface Outcome {
   status: 'SUCCESS' | 'FAILURE' | 'PENDING';
   failInfo?: ScepFailInfo;
   reason?: string;
   certificatePem?: string;
+  /** A SUCCESS's degenerate SignedData other than the certificate (GetCRL's CRL). */
+  content?: Buffer;
   code: 'scep_pkcsreq' | 'scep_renewalreq' | 'scep_pkcsreq_mdm' | 'scep_renewalreq_mdm' | null;
   counter: ScepProfileOutcome;
   authFailure?: boolean;
@@ -171,12 +191,14 @@ export class ScepServer {
     const raKey = this.deps.raKeys.open(profile.id, profile.ra_key_sealed);
     const raDer = Buffer.from(new x509.X509Certificate(profile.ra_certificate_pem).rawData);
     const ra = pkijs.Certificate.fromBER(raDer);
-    const outcome = await this.decide(profile, message, ra, raKey, mtls, request.clientCertificatePem);
+    const outcome = await this.decide(profile, message, ra, raKey, mtls, request.clientCertificates ?? []);
     await this.record(profile, message, outcome);
     let envelope: Buffer | undefined;
     if (outcome.status === 'SUCCESS') {
-      const issued = Buffer.from(new x509.X509Certificate(outcome.certificatePem!).rawData);
-      envelope = envelopeTo(message.signerDer, degenerateCertificates([issued]));
+      const content =
+        outcome.content ??
+        degenerateCertificates([Buffer.from(new x509.X509Certificate(outcome.certificatePem!).rawData)]);
+      envelope = envelopeTo(message.signerDer, content);
     }
     const body = certRep({
       status: SCEP_PKI_STATUS[outcome.status],
@@ -196,12 +218,12 @@ export class ScepServer {
     ra: pkijs.Certificate,
     raKey: KeyObject,
     mtls: boolean,
-    clientCertificatePem: string | undefined,
+    clientCertificates: readonly string[],
   ): Promise<Outcome> {
     const kind = messageTypeName(message.messageType);
     const code: Outcome['code'] =
       kind === 'RenewalReq' ? 'scep_renewalreq' : kind === 'PKCSReq' ? 'scep_pkcsreq' : null;
-    const fail = (failInfo: ScepFailInfo, reason: string, authFailure = false): Outcome => ({
+    const fail: FailFn = (failInfo, reason, authFailure = false) => ({
       status: 'FAILURE',
       failInfo,
       reason,
@@ -209,8 +231,8 @@ export class ScepServer {
       counter: authFailure ? 'scep_auth_failed' : 'scep_failure',
       authFailure,
     });
-    // RFC 8894 3.2.1.2: a messageType the server does not know is refused.
-    if (kind !== 'PKCSReq' && kind !== 'RenewalReq')
+    // RFC 8894 3.2.1.2: a messageType the server does not know (or a CertRep) is refused.
+    if (kind === undefined || kind === 'CertRep' || kind === 'GetCert')
       return fail('badRequest', `messageType ${message.messageType} is not served`);
     // RFC 8894 3.2 / RFC 5652 5.4: the signature over the signed attributes must verify.
     if (!message.digest) return fail('badAlg', 'unknown digest algorithm');
@@ -224,6 +246,8 @@ export class ScepServer {
       if (error instanceof ScepFailure) return fail(error.failInfo, error.message);
       throw error;
     }
+    if (kind === 'CertPoll') return this.poll(profile, message, fail);
+    if (kind === 'GetCRL') return this.getCrl(profile, fail);
     let csr: x509.Pkcs10CertificateRequest;
     try {
       csr = new x509.Pkcs10CertificateRequest(csrDer);
@@ -257,8 +281,8 @@ export class ScepServer {
     } else if (mdm) {
       // Authorised by the MDM challenge.
     } else if (mtls) {
-      if (!clientCertificatePem)
-        return fail('badRequest', 'no client certificate on the mutual-TLS path', true);
+      const checked = this.clientCertificate(profile, clientCertificates);
+      if (!checked.ok) return fail('badRequest', `client certificate: ${checked.reason}`, true);
     } else {
       const valid =
         challenge !== undefined &&
@@ -303,6 +327,54 @@ export class ScepServer {
       certificate_pem: certificatePem,
     });
     return this.success(certificatePem, code!, mdm);
+  }
+
+  /** The mTLS path's client chain checked against the profile's trust bundle. */
+  private clientCertificate(
+    profile: ScepProfileRow,
+    presented: readonly string[],
+  ): { ok: true } | { ok: false; reason: string } {
+    if (!this.deps.verifyClientCertificate)
+      return { ok: false, reason: 'mutual TLS is not verified on this listener' };
+    const trust = profile.trust_bundle_pem ? parseTrustBundle(profile.trust_bundle_pem) : undefined;
+    try {
+      return this.deps.verifyClientCertificate(
+        presented,
+        trust?.ok ? trust.anchors : [],
+        (this.deps.now ?? (() => new Date()))(),
+      );
+    } catch {
+      return { ok: false, reason: 'the presented certificates do not parse' };
+    }
+  }
+
+  /**
+   * RFC 8894 3.3.3 GetCertInitial (CertPoll): the request of the same transactionID, asked by the
+   * same signer: its certificate (SUCCESS), PENDING while it waits, FAILURE when refused, and
+   * badCertId for a transaction this profile does not know.
+   */
+  private async poll(profile: ScepProfileRow, message: PkiMessage, fail: FailFn): Promise<Outcome> {
+    const previous = await new ScepTransactionStore(this.deps.executor).get(
+      profile.id,
+      message.transactionId,
+    );
+    if (!previous || previous.principal !== principalOf(message))
+      return fail('badCertId', 'no request of this transactionID from this signer');
+    if (previous.status === 'pending') return { status: 'PENDING', code: null, counter: 'scep_pending' };
+    if (previous.status === 'rejected') return fail('badRequest', previous.reject_reason ?? 'rejected');
+    return {
+      status: 'SUCCESS',
+      certificatePem: previous.certificate_pem!,
+      code: null,
+      counter: 'scep_getcertinitial',
+    };
+  }
+
+  /** RFC 8894 3.3.5 GetCRL: the current CRL of the profile's issuer, in a degenerate SignedData. */
+  private async getCrl(profile: ScepProfileRow, fail: FailFn): Promise<Outcome> {
+    const crl = await this.deps.crl?.(profile).catch(() => null);
+    if (!crl) return fail('badRequest', "the profile's issuer publishes no CRL");
+    return { status: 'SUCCESS', content: degenerateCrl(crl), code: null, counter: 'scep_getcrl' };
   }
 
   private success(
