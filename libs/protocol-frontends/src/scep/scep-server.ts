@@ -1,6 +1,5 @@
 import { createHash, KeyObject, webcrypto, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
 import * as x509 from '@peculiar/x509';
 import { AuditRecord, SCEP_DEFAULT_PATH_ID, ScepMdmStatus, ScepProfileOutcome } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
@@ -33,7 +32,8 @@ import {
   openEnvelope,
   parsePkiMessage,
   PkiMessage,
-  publicKeyOf,
+  RaIdentity,
+  raIdentity,
   ScepFailure,
 } from './scep-cms';
 import { RaKeyBox } from './scep-ra';
@@ -128,7 +128,27 @@ interface Outcome {
  * FAILURE with failInfo.
  */
 export class ScepServer {
+  /** The opened RA of each profile, by its sealed key: a rotation seals a new one and misses here. */
+  private readonly ras = new Map<
+    string,
+    { sealed: string; raKey: KeyObject; raDer: Buffer; ra: RaIdentity }
+  >();
+
   constructor(private readonly deps: ScepServerDeps) {}
+
+  private ra(profile: ScepProfileRow): { raKey: KeyObject; raDer: Buffer; ra: RaIdentity } {
+    const cached = this.ras.get(profile.id);
+    if (cached?.sealed === profile.ra_key_sealed) return cached;
+    const raDer = Buffer.from(new x509.X509Certificate(profile.ra_certificate_pem).rawData);
+    const opened = {
+      sealed: profile.ra_key_sealed,
+      raKey: this.deps.raKeys.open(profile.id, profile.ra_key_sealed),
+      raDer,
+      ra: raIdentity(raDer),
+    };
+    this.ras.set(profile.id, opened);
+    return opened;
+  }
 
   async handle(request: ScepHttpRequest): Promise<ScepHttpResponse> {
     const route = PATH.exec(request.path);
@@ -188,9 +208,7 @@ export class ScepServer {
     } catch (error) {
       return text(400, `not a SCEP pkiMessage: ${(error as Error).message}\n`);
     }
-    const raKey = this.deps.raKeys.open(profile.id, profile.ra_key_sealed);
-    const raDer = Buffer.from(new x509.X509Certificate(profile.ra_certificate_pem).rawData);
-    const ra = pkijs.Certificate.fromBER(raDer);
+    const { raKey, raDer, ra } = this.ra(profile);
     const outcome = await this.decide(profile, message, ra, raKey, mtls, request.clientCertificates ?? []);
     await this.record(profile, message, outcome);
     let envelope: Buffer | undefined;
@@ -198,7 +216,7 @@ export class ScepServer {
       const content =
         outcome.content ??
         degenerateCertificates([Buffer.from(new x509.X509Certificate(outcome.certificatePem!).rawData)]);
-      envelope = envelopeTo(message.signerDer, content);
+      envelope = envelopeTo(message.signerDer, content, message.signerKey);
     }
     const body = certRep({
       status: SCEP_PKI_STATUS[outcome.status],
@@ -215,7 +233,7 @@ export class ScepServer {
   private async decide(
     profile: ScepProfileRow,
     message: PkiMessage,
-    ra: pkijs.Certificate,
+    ra: RaIdentity,
     raKey: KeyObject,
     mtls: boolean,
     clientCertificates: readonly string[],
@@ -258,7 +276,7 @@ export class ScepServer {
       return fail('badRequest', 'the CSR signature does not verify');
     const problems = csrPolicyProblems(csrFacts(csr));
     if (problems.length > 0) return fail('badRequest', `the CSR violates the policy: ${problems.join('; ')}`);
-    if (publicKeyOf(message.signerDer).asymmetricKeyType !== 'rsa')
+    if (message.signerKey.asymmetricKeyType !== 'rsa')
       return fail('badRequest', 'the requester certificate has no RSA key to encrypt the answer to');
 
     const challenge = challengePassword(csr);
