@@ -65,7 +65,11 @@ export interface ScepHttpResponse {
 export interface ScepServerDeps {
   executor: SqlExecutor;
   raKeys: RaKeyBox;
-  audit(record: AuditRecord): Promise<void>;
+  /**
+   * Writes an audit record through the outbox; `alsoInTransaction` runs in the same transaction
+   * (the counter ticks of the same outcome: one commit per request).
+   */
+  audit(record: AuditRecord, alsoInTransaction?: (executor: SqlExecutor) => Promise<void>): Promise<void>;
   /** Issues a certificate for a CSR through the profile's issuer (into the inventory, source SCEP). */
   issue(input: {
     csrPem: string;
@@ -214,8 +218,7 @@ export class ScepServer {
     let envelope: Buffer | undefined;
     if (outcome.status === 'SUCCESS') {
       const content =
-        outcome.content ??
-        degenerateCertificates([Buffer.from(new x509.X509Certificate(outcome.certificatePem!).rawData)]);
+        outcome.content ?? degenerateCertificates([new X509Certificate(outcome.certificatePem!).raw]);
       envelope = envelopeTo(message.signerDer, content, message.signerKey);
     }
     const body = certRep({
@@ -489,27 +492,34 @@ export class ScepServer {
 
   /** The typed audit record and the profile's counter of one PKIOperation (spec 6.1, 6.4). */
   private async record(profile: ScepProfileRow, message: PkiMessage, outcome: Outcome): Promise<void> {
-    const store = new ScepProfileStore(this.deps.executor);
-    await store.tick(profile.id, outcome.counter);
-    if (outcome.mdmStatus) await store.tick(profile.id, mdmCounter(outcome.mdmStatus));
-    if (!outcome.code) return;
-    const issued = outcome.certificatePem ? new x509.X509Certificate(outcome.certificatePem) : undefined;
-    await this.deps.audit({
-      action: outcome.code,
-      event_category: outcome.authFailure ? 'auth' : 'cert_lifecycle',
-      actor_id: principalOf(message),
-      resource_type: 'scep_profile',
-      resource_id: profile.id,
-      outcome: outcome.status === 'SUCCESS' ? 'success' : outcome.authFailure ? 'denied' : 'failure',
-      details: {
-        path_id: profile.path_id,
-        transaction_id: message.transactionId,
-        pki_status: outcome.status,
-        ...(outcome.mdmStatus ? { mdm_status: outcome.mdmStatus } : {}),
-        ...(outcome.failInfo ? { fail_info: outcome.failInfo, reason: outcome.reason } : {}),
-        ...(issued ? { serial_hex: issued.serialNumber, subject: issued.subject } : {}),
+    const ticks = async (executor: SqlExecutor) => {
+      const store = new ScepProfileStore(executor);
+      await store.tick(profile.id, outcome.counter);
+      if (outcome.mdmStatus) await store.tick(profile.id, mdmCounter(outcome.mdmStatus));
+    };
+    if (!outcome.code) return ticks(this.deps.executor);
+    const issued = outcome.certificatePem ? new X509Certificate(outcome.certificatePem) : undefined;
+    await this.deps.audit(
+      {
+        action: outcome.code,
+        event_category: outcome.authFailure ? 'auth' : 'cert_lifecycle',
+        actor_id: principalOf(message),
+        resource_type: 'scep_profile',
+        resource_id: profile.id,
+        outcome: outcome.status === 'SUCCESS' ? 'success' : outcome.authFailure ? 'denied' : 'failure',
+        details: {
+          path_id: profile.path_id,
+          transaction_id: message.transactionId,
+          pki_status: outcome.status,
+          ...(outcome.mdmStatus ? { mdm_status: outcome.mdmStatus } : {}),
+          ...(outcome.failInfo ? { fail_info: outcome.failInfo, reason: outcome.reason } : {}),
+          ...(issued
+            ? { serial_hex: issued.serialNumber.toLowerCase(), subject: issued.subject.replace(/\n/g, ', ') }
+            : {}),
+        },
       },
-    });
+      ticks,
+    );
   }
 }
 

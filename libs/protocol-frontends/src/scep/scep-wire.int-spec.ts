@@ -74,7 +74,8 @@ describe('SCEP server (wire)', () => {
           : { ok: false, reason: 'the client certificate does not chain to a trusted CA' };
       },
       raKeys,
-      audit: async (record) => {
+      audit: async (record, alsoInTransaction) => {
+        await alsoInTransaction?.(executor);
         audit.push(record);
       },
       issue: async ({ csrPem }) => {

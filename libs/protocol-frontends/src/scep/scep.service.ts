@@ -35,8 +35,11 @@ export class ScepService implements OnApplicationBootstrap {
     this.server = new ScepServer({
       executor: dataSource,
       raKeys: new RaKeyBox(config.configEncryptionKey),
-      audit: async (record) => {
-        await dataSource.transaction((manager) => outbox.audit(manager, record));
+      audit: async (record, alsoInTransaction) => {
+        await dataSource.transaction(async (manager) => {
+          await alsoInTransaction?.(manager);
+          await outbox.audit(manager, record);
+        });
         outbox.committed();
       },
       issue: async ({ csrPem, profile, transactionId }) => {
