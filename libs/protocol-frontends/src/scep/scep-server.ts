@@ -1,5 +1,4 @@
 import { createHash, KeyObject, webcrypto, X509Certificate } from 'node:crypto';
-import * as asn1js from 'asn1js';
 import * as x509 from '@peculiar/x509';
 import { AuditRecord, SCEP_DEFAULT_PATH_ID, ScepMdmStatus, ScepProfileOutcome } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
@@ -23,7 +22,7 @@ import {
   verifyChallengePassword,
   verifyMdmChallenge,
 } from '@certlane/protocol-frontends-domain';
-import { csrFacts } from '../est/est-server';
+import { parseCsr, ScepCsr, scepCsrFacts } from './csr';
 import {
   certRep,
   degenerateCertificates,
@@ -269,20 +268,19 @@ export class ScepServer {
     }
     if (kind === 'CertPoll') return this.poll(profile, message, fail);
     if (kind === 'GetCRL') return this.getCrl(profile, fail);
-    let csr: x509.Pkcs10CertificateRequest;
+    let csr: ScepCsr;
     try {
-      csr = new x509.Pkcs10CertificateRequest(csrDer);
+      csr = parseCsr(csrDer);
     } catch {
       return fail('badRequest', 'the envelope does not hold a PKCS#10 request');
     }
-    if (!(await csr.verify().catch(() => false)))
-      return fail('badRequest', 'the CSR signature does not verify');
-    const problems = csrPolicyProblems(csrFacts(csr));
+    if (!csr.signatureValid) return fail('badRequest', 'the CSR signature does not verify');
+    const problems = csrPolicyProblems(scepCsrFacts(csr));
     if (problems.length > 0) return fail('badRequest', `the CSR violates the policy: ${problems.join('; ')}`);
     if (message.signerKey.asymmetricKeyType !== 'rsa')
       return fail('badRequest', 'the requester certificate has no RSA key to encrypt the answer to');
 
-    const challenge = challengePassword(csr);
+    const challenge = csr.challenge;
     let mdm: Outcome['mdmStatus'];
     if (profile.mdm_enabled && challenge !== undefined && looksLikeMdmChallenge(challenge)) {
       const checked = await this.mdmChallenge(profile, challenge, csr);
@@ -318,7 +316,7 @@ export class ScepServer {
     }
 
     const transactions = new ScepTransactionStore(this.deps.executor);
-    const csrPem = csr.toString('pem');
+    const csrPem = csr.pem;
     const previous = await transactions.get(profile.id, message.transactionId);
     // RFC 8894 3.2.1.1: a request sent again (same transactionID, type and signer) gets the same
     // answer. scepclient derives the transactionID from the key, so a later RenewalReq with the
@@ -421,20 +419,17 @@ export class ScepServer {
   private async mdmChallenge(
     profile: ScepProfileRow,
     token: string,
-    csr: x509.Pkcs10CertificateRequest,
+    csr: ScepCsr,
   ): Promise<{ status: ScepMdmStatus; reason: string }> {
     const anchors = profile.mdm_trust_pem ? parseCertificateBundle(profile.mdm_trust_pem) : undefined;
     const now = (this.deps.now ?? (() => new Date()))();
-    const san = csr.extensions.find(
-      (e): e is x509.SubjectAlternativeNameExtension => e instanceof x509.SubjectAlternativeNameExtension,
-    );
     const verified = verifyMdmChallenge(token, {
       anchors: anchors?.ok ? anchors.certificates : [],
       audience: profile.mdm_audience ?? '',
       now,
       csr: {
-        commonName: csr.subjectName.getField('CN')[0],
-        dnsNames: (san?.names.items ?? []).filter((n) => n.type === 'dns').map((n) => n.value),
+        ...(csr.commonName !== undefined ? { commonName: csr.commonName } : {}),
+        dnsNames: csr.dnsNames,
       },
     });
     if (!verified.ok) return { status: verified.status, reason: verified.reason };
@@ -526,17 +521,4 @@ export class ScepServer {
 /** Who asked: the signer certificate's SHA-256 fingerprint (a self-signed one for a PKCSReq). */
 function principalOf(message: PkiMessage): string {
   return `scep:${createHash('sha256').update(message.signerDer).digest('hex').slice(0, 32)}`;
-}
-
-const OID_CHALLENGE_PASSWORD = '1.2.840.113549.1.9.7';
-
-/** The challengePassword attribute of a CSR (RFC 2985 5.4.1; RFC 8894 2.3), if any. */
-export function challengePassword(csr: x509.Pkcs10CertificateRequest): string | undefined {
-  const attribute = csr.attributes.find((a) => a.type === OID_CHALLENGE_PASSWORD);
-  const value = attribute?.values[0];
-  if (!value) return undefined;
-  const parsed = asn1js.fromBER(value);
-  if (parsed.offset === -1) return undefined;
-  const block = (parsed.result as asn1js.PrintableString).valueBlock as { value?: unknown };
-  return typeof block.value === 'string' ? block.value : undefined;
 }
