@@ -4864,6 +4864,8 @@ export interface components {
             counters: {
                 scep_auth_failed: number;
                 scep_failure: number;
+                scep_getcertinitial: number;
+                scep_getcrl: number;
                 scep_pending: number;
                 scep_pkcsreq: number;
                 scep_pkcsreq_mdm: number;

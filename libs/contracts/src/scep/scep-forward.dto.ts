@@ -1,4 +1,4 @@
-import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 /**
  * A SCEP request the gateway forwards to protocol-frontends as it came (ADR 0059, the way of
@@ -23,11 +23,17 @@ export class ScepHttpForwardRequest {
   @MaxLength(512 * 1024)
   body_base64?: string;
 
-  /** The verified client certificate (PEM) on the mTLS paths, when the listener terminated TLS. */
+  /**
+   * The certificates the client sent on its TLS connection (leaf first, base64 DER, unverified),
+   * as the EST mTLS paths forward them: protocol-frontends checks them against the profile's
+   * trust bundle.
+   */
   @IsOptional()
-  @IsString()
-  @MaxLength(64 * 1024)
-  client_certificate_pem?: string;
+  @IsArray()
+  @ArrayMaxSize(8)
+  @IsString({ each: true })
+  @MaxLength(16 * 1024, { each: true })
+  client_certificates?: string[];
 }
 
 export interface ScepHttpForwardAnswer {

@@ -140,14 +140,13 @@ describe('SCEP admin routes', () => {
     ).json() as ScepProfileDto;
     const updated = await call('POST', `/api/v1/admin/scep/profiles/${created.id}`, {
       legacy_algorithms: true,
-      approval_required: true,
     });
     expect(updated.status).toBe(200);
-    expect(updated.json()).toMatchObject({
-      legacy_algorithms: true,
-      approval_required: true,
-      challenge_password_set: true,
-    });
+    expect(updated.json()).toMatchObject({ legacy_algorithms: true, challenge_password_set: true });
+    // PENDING through approvals is not built: a profile may not claim it.
+    expect(
+      (await call('POST', `/api/v1/admin/scep/profiles/${created.id}`, { approval_required: true })).status,
+    ).toBe(400);
     const rotated = await call('POST', `/api/v1/admin/scep/profiles/${created.id}/rotate-ra`);
     expect(rotated.status).toBe(200);
     expect((rotated.json() as ScepProfileDto).ra_certificate.serial_hex).not.toBe(

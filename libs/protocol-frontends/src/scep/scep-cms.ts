@@ -11,10 +11,19 @@ import {
   sign,
   verify,
 } from 'node:crypto';
-import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
 import { ScepFailInfo } from '@certlane/protocol-frontends-domain';
 import { algorithm, context, integer, octetString, oid, printableString, sequence, setOf, tlv } from './der';
+import {
+  bytesOf,
+  children,
+  contentOf,
+  issuerAndSerialParts,
+  Node,
+  octets,
+  oidOf,
+  readNode,
+  subjectPublicKeyBits,
+} from './der-reader';
 
 const OID = {
   data: '1.2.840.113549.1.7.1',
@@ -81,9 +90,9 @@ export interface PkiMessage {
   messageType: string;
   transactionId: string;
   senderNonce: Buffer;
-  /** The signer's certificate (the requester's self-signed one, or the one being renewed). */
-  signer: pkijs.Certificate;
+  /** The signer's certificate (the requester's self-signed one, or the one being renewed), DER. */
   signerDer: Buffer;
+  signerKey: KeyObject;
   digest: { name: string; legacy: boolean } | undefined;
   /** Whether the signature and messageDigest verify. */
   signatureValid: boolean;
@@ -91,23 +100,18 @@ export interface PkiMessage {
   content: Buffer;
 }
 
-const ber = (bytes: Uint8Array) => {
-  const parsed = asn1js.fromBER(bytes);
-  if (parsed.offset === -1) throw new Error('not DER');
-  return parsed.result;
-};
+const sha1 = (bytes: Uint8Array) => createHash('sha1').update(bytes).digest();
 
-function attribute(attributes: pkijs.Attribute[] | undefined, oid: string): asn1js.AsnType | undefined {
-  return attributes?.find((a) => a.type === oid)?.values[0];
+/** The first value of each signed attribute, by OID. */
+function attributesOf(buf: Buffer, signedAttrs: Node): Map<string, Node> {
+  const values = new Map<string, Node>();
+  for (const attribute of children(buf, signedAttrs)) {
+    const [type, set] = children(buf, attribute);
+    const [value] = children(buf, set);
+    if (value) values.set(oidOf(buf, type), value);
+  }
+  return values;
 }
-
-const stringOf = (value: asn1js.AsnType | undefined): string | undefined =>
-  value && 'valueBlock' in value && typeof (value as asn1js.PrintableString).valueBlock.value === 'string'
-    ? (value as asn1js.PrintableString).valueBlock.value
-    : undefined;
-
-const octetsOf = (value: asn1js.AsnType | undefined): Buffer | undefined =>
-  value instanceof asn1js.OctetString ? Buffer.from(value.getValue()) : undefined;
 
 /**
  * Parses the outer SignedData of a pkiMessage and checks its signature with the certificate it
@@ -115,80 +119,92 @@ const octetsOf = (value: asn1js.AsnType | undefined): Buffer | undefined =>
  * when it is not a pkiMessage at all (no CertRep can be made without a transactionID and nonce).
  */
 export function parsePkiMessage(der: Uint8Array): PkiMessage {
-  const info = new pkijs.ContentInfo({ schema: ber(der) });
-  if (info.contentType !== OID.signedData) throw new Error('not a CMS SignedData');
-  const signed = new pkijs.SignedData({ schema: info.content });
-  const signerInfo = signed.signerInfos[0];
-  if (!signerInfo?.signedAttrs) throw new Error('no signer with signed attributes');
-  const attrs = signerInfo.signedAttrs.attributes;
-  const messageType = stringOf(attribute(attrs, OID.messageType));
-  const transactionId = stringOf(attribute(attrs, OID.transactionId));
-  const senderNonce = octetsOf(attribute(attrs, OID.senderNonce));
-  if (!messageType || !transactionId || !senderNonce)
+  const buf = Buffer.from(der.buffer, der.byteOffset, der.byteLength);
+  const [contentType, explicit] = children(buf, readNode(buf, 0));
+  if (!explicit || oidOf(buf, contentType) !== OID.signedData) throw new Error('not a CMS SignedData');
+  const fields = children(buf, children(buf, explicit)[0]);
+  const encap = children(buf, fields[2]);
+  const eContent = encap[1] ? children(buf, encap[1])[0] : undefined;
+  const content = eContent ? Buffer.from(octets(buf, eContent)) : Buffer.alloc(0);
+  const certificates = fields.filter((f) => f.tag === 0xa0).flatMap((set) => children(buf, set));
+  const signerInfo = children(buf, fields[fields.length - 1])[0];
+  if (!signerInfo) throw new Error('no signer');
+  const [, sid, digestAlgorithm, signedAttrs, signatureAlgorithm, signature] = children(buf, signerInfo);
+  if (signedAttrs?.tag !== 0xa0) throw new Error('no signed attributes');
+  const attributes = attributesOf(buf, signedAttrs);
+  const text = (oid: string) => {
+    const node = attributes.get(oid);
+    return node && (node.tag === 0x13 || node.tag === 0x0c)
+      ? contentOf(buf, node).toString('latin1')
+      : undefined;
+  };
+  const messageType = text(OID.messageType);
+  const transactionId = text(OID.transactionId);
+  const nonce = attributes.get(OID.senderNonce);
+  if (!messageType || !transactionId || nonce?.tag !== 0x04)
     throw new Error('transactionID, messageType or senderNonce missing');
-  const certificates = (signed.certificates ?? []).filter(
-    (c): c is pkijs.Certificate => c instanceof pkijs.Certificate,
-  );
-  const sid = signerInfo.sid as pkijs.IssuerAndSerialNumber | asn1js.OctetString;
-  const signer = certificates.find((certificate) =>
-    sid instanceof pkijs.IssuerAndSerialNumber
-      ? certificate.issuer.isEqual(sid.issuer) && certificate.serialNumber.isEqual(sid.serialNumber)
-      : Buffer.from(sha1(certificate.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView)).equals(
-          Buffer.from((sid as asn1js.OctetString).getValue()),
-        ),
-  );
+  // The signer: by issuer and serial, or ([0]) by subject key identifier.
+  const sidBytes = sid.tag === 0x30 ? bytesOf(buf, sid) : contentOf(buf, sid);
+  const signer = certificates
+    .map((node) => Buffer.from(bytesOf(buf, node)))
+    .find((certificate) => {
+      if (sid.tag !== 0x30) return sha1(subjectPublicKeyBits(certificate)).equals(sidBytes);
+      const { issuer, serial } = issuerAndSerialParts(certificate);
+      return Buffer.concat([issuer, serial]).equals(contentOf(buf, sid));
+    });
   if (!signer) throw new Error('the signer certificate is not in the message');
-  const content = eContentOf(signed);
-  const digest = DIGESTS[signerInfo.digestAlgorithm.algorithmId];
-  const signerDer = Buffer.from(signer.toSchema().toBER(false));
+  const digest = DIGESTS[oidOf(buf, children(buf, digestAlgorithm)[0])];
+  const signerKey = publicKeyOf(signer);
+  // RFC 5652 5.4: the signature is over the DER of the attributes as a SET OF (tag 0x31).
+  const signed = Buffer.concat([Buffer.from([0x31]), bytesOf(buf, signedAttrs).subarray(1)]);
+  const messageDigest = attributes.get(OID.messageDigest);
   return {
     messageType,
     transactionId,
-    senderNonce,
-    signer,
-    signerDer,
+    senderNonce: Buffer.from(contentOf(buf, nonce)),
+    signerDer: signer,
+    signerKey,
     digest,
-    signatureValid: digest !== undefined && signatureValid(signerInfo, signerDer, content, digest.name),
+    signatureValid:
+      digest !== undefined &&
+      messageDigest?.tag === 0x04 &&
+      createHash(digest.name).update(content).digest().equals(contentOf(buf, messageDigest)) &&
+      signatureValid(
+        oidOf(buf, children(buf, signatureAlgorithm)[0]),
+        digest.name,
+        signerKey,
+        signed,
+        contentOf(buf, signature),
+      ),
     content,
   };
 }
 
-function eContentOf(signed: pkijs.SignedData): Buffer {
-  const eContent = signed.encapContentInfo.eContent;
-  if (!eContent) return Buffer.alloc(0);
-  // A constructed OCTET STRING (BER, as some clients send) is the concatenation of its pieces.
-  if (eContent.idBlock.isConstructed)
-    return Buffer.concat(
-      (eContent.valueBlock.value as asn1js.OctetString[]).map((piece) =>
-        Buffer.from(piece.valueBlock.valueHexView),
-      ),
-    );
-  return Buffer.from(eContent.valueBlock.valueHexView);
-}
-
-const sha1 = (bytes: Uint8Array) => createHash('sha1').update(bytes).digest();
-
 function signatureValid(
-  signerInfo: pkijs.SignerInfo,
-  signerDer: Buffer,
-  content: Buffer,
+  algorithm: string,
   digestName: string,
+  key: KeyObject,
+  data: Buffer,
+  signature: Buffer,
 ): boolean {
-  const expected = octetsOf(attribute(signerInfo.signedAttrs?.attributes, OID.messageDigest));
-  if (!expected || !createHash(digestName).update(content).digest().equals(expected)) return false;
-  const algorithm = signerInfo.signatureAlgorithm.algorithmId;
   if (!(algorithm in SIGNATURES)) return false;
-  const hash = SIGNATURES[algorithm] ?? digestName;
   try {
-    return verify(
-      hash,
-      Buffer.from(signerInfo.signedAttrs!.encodedValue),
-      publicKeyOf(signerDer),
-      Buffer.from(signerInfo.signature.valueBlock.valueHexView),
-    );
+    return verify(SIGNATURES[algorithm] ?? digestName, data, key, signature);
   } catch {
     return false;
   }
+}
+
+/** An RA's DER and what names it as a recipient: issuer and serial, and its key identifier. */
+export interface RaIdentity {
+  der: Buffer;
+  issuerAndSerial: Buffer;
+  keyId: Buffer;
+}
+
+export function raIdentity(der: Buffer): RaIdentity {
+  const { issuer, serial } = issuerAndSerialParts(der);
+  return { der, issuerAndSerial: Buffer.concat([issuer, serial]), keyId: sha1(subjectPublicKeyBits(der)) };
 }
 
 /**
@@ -197,45 +213,45 @@ function signatureValid(
  * AES (or DES/3DES on a legacy profile). A wrong recipient or a key or content that does not
  * decrypt is badMessageCheck; a refused algorithm badAlg.
  */
-export function openEnvelope(der: Buffer, ra: pkijs.Certificate, raKey: KeyObject, legacy: boolean): Buffer {
-  let enveloped: pkijs.EnvelopedData;
+export function openEnvelope(der: Buffer, ra: RaIdentity, raKey: KeyObject, legacy: boolean): Buffer {
+  let recipients: Node[];
+  let encryptedContentInfo: Node[];
   try {
-    const info = new pkijs.ContentInfo({ schema: ber(der) });
-    if (info.contentType !== OID.envelopedData) throw new Error('not EnvelopedData');
-    enveloped = new pkijs.EnvelopedData({ schema: info.content });
+    const [contentType, explicit] = children(der, readNode(der, 0));
+    if (!explicit || oidOf(der, contentType) !== OID.envelopedData) throw new Error('not EnvelopedData');
+    const fields = children(der, children(der, explicit)[0]).filter((f) => f.tag !== 0xa0 && f.tag !== 0xa1);
+    recipients = children(der, fields[1]);
+    encryptedContentInfo = children(der, fields[2]);
   } catch {
     throw new ScepFailure('badMessageCheck', 'the pkcsPKIEnvelope is not a CMS EnvelopedData');
   }
-  const raKeyId = sha1(ra.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView);
-  const recipient = enveloped.recipientInfos
-    .filter((r) => r.variant === 1)
-    .map((r) => r.value as pkijs.KeyTransRecipientInfo)
-    .find((r) =>
-      r.rid instanceof pkijs.IssuerAndSerialNumber
-        ? r.rid.issuer.isEqual(ra.issuer) && r.rid.serialNumber.isEqual(ra.serialNumber)
-        : Buffer.from((r.rid as asn1js.OctetString).getValue()).equals(raKeyId),
+  // KeyTransRecipientInfo (a SEQUENCE; the other kinds are tagged): version, rid, algorithm, key.
+  const recipient = recipients
+    .filter((r) => r.tag === 0x30)
+    .map((r) => children(der, r))
+    .find(([, rid]) =>
+      rid.tag === 0x30
+        ? contentOf(der, rid).equals(ra.issuerAndSerial)
+        : contentOf(der, rid).equals(ra.keyId),
     );
   if (!recipient)
     throw new ScepFailure('badMessageCheck', 'the envelope is not addressed to the RA certificate');
-  const algorithm = enveloped.encryptedContentInfo.contentEncryptionAlgorithm;
-  const cipher = CIPHERS[algorithm.algorithmId];
-  if (!cipher) throw new ScepFailure('badAlg', `content cipher ${algorithm.algorithmId} is not supported`);
+  const [algorithmId, ivParam] = children(der, encryptedContentInfo[1]);
+  const algorithm = oidOf(der, algorithmId);
+  const cipher = CIPHERS[algorithm];
+  if (!cipher) throw new ScepFailure('badAlg', `content cipher ${algorithm} is not supported`);
   if (cipher.legacy && !legacy)
-    throw new ScepFailure(
-      'badAlg',
-      `content cipher ${algorithm.algorithmId} (DES) is refused on this profile`,
-    );
-  const encryptedKey = Buffer.from(recipient.encryptedKey.valueBlock.valueHexView);
+    throw new ScepFailure('badAlg', `content cipher ${algorithm} (DES) is refused on this profile`);
+  const [keyAlgorithmId, keyParams] = children(der, recipient[2]);
+  const keyAlgorithm = oidOf(der, keyAlgorithmId);
+  const encryptedKey = contentOf(der, recipient[3]);
   let cek: Buffer;
-  if (recipient.keyEncryptionAlgorithm.algorithmId === OID.rsaEncryption) {
+  if (keyAlgorithm === OID.rsaEncryption) {
     cek = pkcs1v15Unwrap(
       privateDecrypt({ key: raKey, padding: constants.RSA_NO_PADDING }, encryptedKey),
       cipher.keyBytes,
     );
-  } else if (
-    recipient.keyEncryptionAlgorithm.algorithmId === OID.rsaOaep &&
-    !recipient.keyEncryptionAlgorithm.algorithmParams
-  ) {
+  } else if (keyAlgorithm === OID.rsaOaep && (!keyParams || contentOf(der, keyParams).length === 0)) {
     try {
       cek = privateDecrypt(
         { key: raKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' },
@@ -244,20 +260,14 @@ export function openEnvelope(der: Buffer, ra: pkijs.Certificate, raKey: KeyObjec
     } catch {
       throw new ScepFailure('badMessageCheck', 'the content key does not decrypt');
     }
-  } else
-    throw new ScepFailure(
-      'badAlg',
-      `key transport ${recipient.keyEncryptionAlgorithm.algorithmId} is not supported`,
-    );
-  const ivParam = algorithm.algorithmParams;
-  if (!(ivParam instanceof asn1js.OctetString))
-    throw new ScepFailure('badMessageCheck', 'the content cipher has no IV');
-  const iv = Buffer.from(ivParam.getValue());
+  } else throw new ScepFailure('badAlg', `key transport ${keyAlgorithm} is not supported`);
+  if (ivParam?.tag !== 0x04) throw new ScepFailure('badMessageCheck', 'the content cipher has no IV');
+  const iv = contentOf(der, ivParam);
+  const encrypted = encryptedContentInfo[2] ? octets(der, encryptedContentInfo[2]) : Buffer.alloc(0);
   const key = cipher.cipher === 'des-ede-cbc' ? Buffer.concat([cek, cek]) : cek;
-  const encrypted = enveloped.encryptedContentInfo.getEncryptedContent();
   try {
     const decipher = createDecipheriv(cipher.cipher, key, iv);
-    return Buffer.concat([decipher.update(Buffer.from(encrypted)), decipher.final()]);
+    return Buffer.concat([decipher.update(encrypted), decipher.final()]);
   } catch {
     throw new ScepFailure('badMessageCheck', 'the content does not decrypt');
   } finally {
@@ -285,15 +295,10 @@ export function pkcs1v15Unwrap(block: Buffer, keyBytes: number): Buffer {
   return key;
 }
 
-/** The DER of a certificate's issuer Name and serialNumber INTEGER, as they are encoded in it. */
+/** The DER of a certificate's IssuerAndSerialNumber, its issuer and serial as encoded in it. */
 export function issuerAndSerialOf(certificateDer: Buffer): Buffer {
-  const certificate = ber(certificateDer) as asn1js.Sequence;
-  const tbs = (certificate.valueBlock.value[0] as asn1js.Sequence).valueBlock.value;
-  const offset = tbs[0].idBlock.tagClass === 3 ? 1 : 0;
-  return sequence(
-    Buffer.from(tbs[offset + 2].valueBeforeDecodeView),
-    Buffer.from(tbs[offset].valueBeforeDecodeView),
-  );
+  const { issuer, serial } = issuerAndSerialParts(certificateDer);
+  return sequence(issuer, serial);
 }
 
 /** A degenerate certificates-only SignedData (RFC 8894 3.3.2, 3.5.1): the certificates in order. */
@@ -313,13 +318,24 @@ export function degenerateCertificates(certificates: readonly Buffer[]): Buffer 
   );
 }
 
+/** A degenerate SignedData carrying one CRL (RFC 8894 3.3.5: the GetCRL answer). */
+export function degenerateCrl(crl: Buffer): Buffer {
+  return sequence(
+    oid(OID.signedData),
+    context(0, sequence(integer(1), setOf(), sequence(oid(OID.data)), tlv(0xa1, crl), setOf())),
+  );
+}
+
 /**
  * EnvelopedData to the requester's certificate (RFC 8894 3.3.2: the CertRep's content is
  * encrypted to the signer of the request, named by issuer and serial): RSA key transport
  * (PKCS#1 v1.5) to its key, AES-256-CBC content under a fresh key and IV.
  */
-export function envelopeTo(recipientDer: Buffer, content: Buffer): Buffer {
-  const publicKey = publicKeyOf(recipientDer);
+export function envelopeTo(
+  recipientDer: Buffer,
+  content: Buffer,
+  publicKey: KeyObject = publicKeyOf(recipientDer),
+): Buffer {
   if (publicKey.asymmetricKeyType !== 'rsa')
     throw new ScepFailure('badRequest', 'the requester certificate has no RSA key to encrypt the answer to');
   const cek = randomBytes(32);
@@ -403,20 +419,4 @@ export function certRep(input: CertRepInput): Buffer {
       ),
     ),
   );
-}
-
-/** The issuer and serial of an IssuerAndSerialNumber (GetCert, GetCRL; RFC 8894 3.3.4, 3.3.5). */
-export function issuerAndSerial(der: Buffer): {
-  issuer: pkijs.RelativeDistinguishedNames;
-  serialHex: string;
-} {
-  try {
-    const value = new pkijs.IssuerAndSerialNumber({ schema: ber(der) });
-    return {
-      issuer: value.issuer,
-      serialHex: Buffer.from(value.serialNumber.valueBlock.valueHexView).toString('hex'),
-    };
-  } catch {
-    throw new ScepFailure('badRequest', 'the content is not an IssuerAndSerialNumber');
-  }
 }

@@ -385,6 +385,7 @@ export class ScepProfileAdmin {
       mdm_enabled: settings.mdm_enabled,
       mdm_audience: settings.mdm_audience,
       mdm_trust_pem: settings.mdm_trust_pem,
+      approval_required: settings.approval_required,
     });
     if (problems.length > 0) throw invalid(problems.join('; '), problems);
     return settings;

@@ -1,6 +1,4 @@
-import { createHash, KeyObject, webcrypto } from 'node:crypto';
-import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
+import { createHash, KeyObject, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { AuditRecord, SCEP_DEFAULT_PATH_ID, ScepMdmStatus, ScepProfileOutcome } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
@@ -16,6 +14,7 @@ import {
   MdmChallengeClaims,
   messageTypeName,
   parseCertificateBundle,
+  parseTrustBundle,
   SCEP_FAIL_INFO,
   SCEP_PKI_STATUS,
   scepCapabilities,
@@ -23,15 +22,17 @@ import {
   verifyChallengePassword,
   verifyMdmChallenge,
 } from '@certlane/protocol-frontends-domain';
-import { csrFacts } from '../est/est-server';
+import { parseCsr, ScepCsr, scepCsrFacts } from './csr';
 import {
   certRep,
   degenerateCertificates,
+  degenerateCrl,
   envelopeTo,
   openEnvelope,
   parsePkiMessage,
   PkiMessage,
-  publicKeyOf,
+  RaIdentity,
+  raIdentity,
   ScepFailure,
 } from './scep-cms';
 import { RaKeyBox } from './scep-ra';
@@ -47,8 +48,11 @@ export interface ScepHttpRequest {
   /** The raw query string, without `?`. */
   query?: string;
   body?: Buffer;
-  /** The client certificate the TLS listener verified (mTLS paths). */
-  clientCertificatePem?: string;
+  /**
+   * The certificates the client presented on its TLS connection (leaf first, base64 DER,
+   * unverified: the mTLS path checks them against the profile's trust bundle).
+   */
+  clientCertificates?: string[];
 }
 
 export interface ScepHttpResponse {
@@ -60,7 +64,11 @@ export interface ScepHttpResponse {
 export interface ScepServerDeps {
   executor: SqlExecutor;
   raKeys: RaKeyBox;
-  audit(record: AuditRecord): Promise<void>;
+  /**
+   * Writes an audit record through the outbox; `alsoInTransaction` runs in the same transaction
+   * (the counter ticks of the same outcome: one commit per request).
+   */
+  audit(record: AuditRecord, alsoInTransaction?: (executor: SqlExecutor) => Promise<void>): Promise<void>;
   /** Issues a certificate for a CSR through the profile's issuer (into the inventory, source SCEP). */
   issue(input: {
     csrPem: string;
@@ -74,6 +82,17 @@ export interface ScepServerDeps {
    * challenge names may enroll. Absent or a profile without a hook: every device may.
    */
   deviceState?(profile: ScepProfileRow, claims: MdmChallengeClaims): Promise<boolean>;
+  /** The current CRL (DER) of the profile's issuer (GetCRL), or null when it publishes none. */
+  crl?(profile: ScepProfileRow): Promise<Buffer | null>;
+  /**
+   * Checks a presented client chain against trust anchors (the platform's mutual-TLS check,
+   * shared with EST). Without it the `/scep-mtls` paths authorise nobody.
+   */
+  verifyClientCertificate?(
+    presented: readonly string[],
+    anchors: readonly X509Certificate[],
+    now: Date,
+  ): { ok: true; fingerprint: string } | { ok: false; reason: string };
   now?: () => Date;
 }
 
@@ -87,12 +106,16 @@ const text = (status: number, body: string, headers: Record<string, string> = {}
   body: Buffer.from(body),
 });
 
+type FailFn = (failInfo: ScepFailInfo, reason: string, authFailure?: boolean) => Outcome;
+
 /** What a PKIOperation came to, for the CertRep, the audit record and the counter. */
 interface Outcome {
   status: 'SUCCESS' | 'FAILURE' | 'PENDING';
   failInfo?: ScepFailInfo;
   reason?: string;
   certificatePem?: string;
+  /** A SUCCESS's degenerate SignedData other than the certificate (GetCRL's CRL). */
+  content?: Buffer;
   code: 'scep_pkcsreq' | 'scep_renewalreq' | 'scep_pkcsreq_mdm' | 'scep_renewalreq_mdm' | null;
   counter: ScepProfileOutcome;
   authFailure?: boolean;
@@ -108,7 +131,27 @@ interface Outcome {
  * FAILURE with failInfo.
  */
 export class ScepServer {
+  /** The opened RA of each profile, by its sealed key: a rotation seals a new one and misses here. */
+  private readonly ras = new Map<
+    string,
+    { sealed: string; raKey: KeyObject; raDer: Buffer; ra: RaIdentity }
+  >();
+
   constructor(private readonly deps: ScepServerDeps) {}
+
+  private ra(profile: ScepProfileRow): { raKey: KeyObject; raDer: Buffer; ra: RaIdentity } {
+    const cached = this.ras.get(profile.id);
+    if (cached?.sealed === profile.ra_key_sealed) return cached;
+    const raDer = Buffer.from(new x509.X509Certificate(profile.ra_certificate_pem).rawData);
+    const opened = {
+      sealed: profile.ra_key_sealed,
+      raKey: this.deps.raKeys.open(profile.id, profile.ra_key_sealed),
+      raDer,
+      ra: raIdentity(raDer),
+    };
+    this.ras.set(profile.id, opened);
+    return opened;
+  }
 
   async handle(request: ScepHttpRequest): Promise<ScepHttpResponse> {
     const route = PATH.exec(request.path);
@@ -168,15 +211,14 @@ export class ScepServer {
     } catch (error) {
       return text(400, `not a SCEP pkiMessage: ${(error as Error).message}\n`);
     }
-    const raKey = this.deps.raKeys.open(profile.id, profile.ra_key_sealed);
-    const raDer = Buffer.from(new x509.X509Certificate(profile.ra_certificate_pem).rawData);
-    const ra = pkijs.Certificate.fromBER(raDer);
-    const outcome = await this.decide(profile, message, ra, raKey, mtls, request.clientCertificatePem);
+    const { raKey, raDer, ra } = this.ra(profile);
+    const outcome = await this.decide(profile, message, ra, raKey, mtls, request.clientCertificates ?? []);
     await this.record(profile, message, outcome);
     let envelope: Buffer | undefined;
     if (outcome.status === 'SUCCESS') {
-      const issued = Buffer.from(new x509.X509Certificate(outcome.certificatePem!).rawData);
-      envelope = envelopeTo(message.signerDer, degenerateCertificates([issued]));
+      const content =
+        outcome.content ?? degenerateCertificates([new X509Certificate(outcome.certificatePem!).raw]);
+      envelope = envelopeTo(message.signerDer, content, message.signerKey);
     }
     const body = certRep({
       status: SCEP_PKI_STATUS[outcome.status],
@@ -193,15 +235,15 @@ export class ScepServer {
   private async decide(
     profile: ScepProfileRow,
     message: PkiMessage,
-    ra: pkijs.Certificate,
+    ra: RaIdentity,
     raKey: KeyObject,
     mtls: boolean,
-    clientCertificatePem: string | undefined,
+    clientCertificates: readonly string[],
   ): Promise<Outcome> {
     const kind = messageTypeName(message.messageType);
     const code: Outcome['code'] =
       kind === 'RenewalReq' ? 'scep_renewalreq' : kind === 'PKCSReq' ? 'scep_pkcsreq' : null;
-    const fail = (failInfo: ScepFailInfo, reason: string, authFailure = false): Outcome => ({
+    const fail: FailFn = (failInfo, reason, authFailure = false) => ({
       status: 'FAILURE',
       failInfo,
       reason,
@@ -209,8 +251,8 @@ export class ScepServer {
       counter: authFailure ? 'scep_auth_failed' : 'scep_failure',
       authFailure,
     });
-    // RFC 8894 3.2.1.2: a messageType the server does not know is refused.
-    if (kind !== 'PKCSReq' && kind !== 'RenewalReq')
+    // RFC 8894 3.2.1.2: a messageType the server does not know (or a CertRep) is refused.
+    if (kind === undefined || kind === 'CertRep' || kind === 'GetCert')
       return fail('badRequest', `messageType ${message.messageType} is not served`);
     // RFC 8894 3.2 / RFC 5652 5.4: the signature over the signed attributes must verify.
     if (!message.digest) return fail('badAlg', 'unknown digest algorithm');
@@ -224,20 +266,21 @@ export class ScepServer {
       if (error instanceof ScepFailure) return fail(error.failInfo, error.message);
       throw error;
     }
-    let csr: x509.Pkcs10CertificateRequest;
+    if (kind === 'CertPoll') return this.poll(profile, message, fail);
+    if (kind === 'GetCRL') return this.getCrl(profile, fail);
+    let csr: ScepCsr;
     try {
-      csr = new x509.Pkcs10CertificateRequest(csrDer);
+      csr = parseCsr(csrDer);
     } catch {
       return fail('badRequest', 'the envelope does not hold a PKCS#10 request');
     }
-    if (!(await csr.verify().catch(() => false)))
-      return fail('badRequest', 'the CSR signature does not verify');
-    const problems = csrPolicyProblems(csrFacts(csr));
+    if (!csr.signatureValid) return fail('badRequest', 'the CSR signature does not verify');
+    const problems = csrPolicyProblems(scepCsrFacts(csr));
     if (problems.length > 0) return fail('badRequest', `the CSR violates the policy: ${problems.join('; ')}`);
-    if (publicKeyOf(message.signerDer).asymmetricKeyType !== 'rsa')
+    if (message.signerKey.asymmetricKeyType !== 'rsa')
       return fail('badRequest', 'the requester certificate has no RSA key to encrypt the answer to');
 
-    const challenge = challengePassword(csr);
+    const challenge = csr.challenge;
     let mdm: Outcome['mdmStatus'];
     if (profile.mdm_enabled && challenge !== undefined && looksLikeMdmChallenge(challenge)) {
       const checked = await this.mdmChallenge(profile, challenge, csr);
@@ -257,8 +300,8 @@ export class ScepServer {
     } else if (mdm) {
       // Authorised by the MDM challenge.
     } else if (mtls) {
-      if (!clientCertificatePem)
-        return fail('badRequest', 'no client certificate on the mutual-TLS path', true);
+      const checked = this.clientCertificate(profile, clientCertificates);
+      if (!checked.ok) return fail('badRequest', `client certificate: ${checked.reason}`, true);
     } else {
       const valid =
         challenge !== undefined &&
@@ -273,7 +316,7 @@ export class ScepServer {
     }
 
     const transactions = new ScepTransactionStore(this.deps.executor);
-    const csrPem = csr.toString('pem');
+    const csrPem = csr.pem;
     const previous = await transactions.get(profile.id, message.transactionId);
     // RFC 8894 3.2.1.1: a request sent again (same transactionID, type and signer) gets the same
     // answer. scepclient derives the transactionID from the key, so a later RenewalReq with the
@@ -305,6 +348,54 @@ export class ScepServer {
     return this.success(certificatePem, code!, mdm);
   }
 
+  /** The mTLS path's client chain checked against the profile's trust bundle. */
+  private clientCertificate(
+    profile: ScepProfileRow,
+    presented: readonly string[],
+  ): { ok: true } | { ok: false; reason: string } {
+    if (!this.deps.verifyClientCertificate)
+      return { ok: false, reason: 'mutual TLS is not verified on this listener' };
+    const trust = profile.trust_bundle_pem ? parseTrustBundle(profile.trust_bundle_pem) : undefined;
+    try {
+      return this.deps.verifyClientCertificate(
+        presented,
+        trust?.ok ? trust.anchors : [],
+        (this.deps.now ?? (() => new Date()))(),
+      );
+    } catch {
+      return { ok: false, reason: 'the presented certificates do not parse' };
+    }
+  }
+
+  /**
+   * RFC 8894 3.3.3 GetCertInitial (CertPoll): the request of the same transactionID, asked by the
+   * same signer: its certificate (SUCCESS), PENDING while it waits, FAILURE when refused, and
+   * badCertId for a transaction this profile does not know.
+   */
+  private async poll(profile: ScepProfileRow, message: PkiMessage, fail: FailFn): Promise<Outcome> {
+    const previous = await new ScepTransactionStore(this.deps.executor).get(
+      profile.id,
+      message.transactionId,
+    );
+    if (!previous || previous.principal !== principalOf(message))
+      return fail('badCertId', 'no request of this transactionID from this signer');
+    if (previous.status === 'pending') return { status: 'PENDING', code: null, counter: 'scep_pending' };
+    if (previous.status === 'rejected') return fail('badRequest', previous.reject_reason ?? 'rejected');
+    return {
+      status: 'SUCCESS',
+      certificatePem: previous.certificate_pem!,
+      code: null,
+      counter: 'scep_getcertinitial',
+    };
+  }
+
+  /** RFC 8894 3.3.5 GetCRL: the current CRL of the profile's issuer, in a degenerate SignedData. */
+  private async getCrl(profile: ScepProfileRow, fail: FailFn): Promise<Outcome> {
+    const crl = await this.deps.crl?.(profile).catch(() => null);
+    if (!crl) return fail('badRequest', "the profile's issuer publishes no CRL");
+    return { status: 'SUCCESS', content: degenerateCrl(crl), code: null, counter: 'scep_getcrl' };
+  }
+
   private success(
     certificatePem: string,
     code: NonNullable<Outcome['code']>,
@@ -328,20 +419,17 @@ export class ScepServer {
   private async mdmChallenge(
     profile: ScepProfileRow,
     token: string,
-    csr: x509.Pkcs10CertificateRequest,
+    csr: ScepCsr,
   ): Promise<{ status: ScepMdmStatus; reason: string }> {
     const anchors = profile.mdm_trust_pem ? parseCertificateBundle(profile.mdm_trust_pem) : undefined;
     const now = (this.deps.now ?? (() => new Date()))();
-    const san = csr.extensions.find(
-      (e): e is x509.SubjectAlternativeNameExtension => e instanceof x509.SubjectAlternativeNameExtension,
-    );
     const verified = verifyMdmChallenge(token, {
       anchors: anchors?.ok ? anchors.certificates : [],
       audience: profile.mdm_audience ?? '',
       now,
       csr: {
-        commonName: csr.subjectName.getField('CN')[0],
-        dnsNames: (san?.names.items ?? []).filter((n) => n.type === 'dns').map((n) => n.value),
+        ...(csr.commonName !== undefined ? { commonName: csr.commonName } : {}),
+        dnsNames: csr.dnsNames,
       },
     });
     if (!verified.ok) return { status: verified.status, reason: verified.reason };
@@ -399,44 +487,38 @@ export class ScepServer {
 
   /** The typed audit record and the profile's counter of one PKIOperation (spec 6.1, 6.4). */
   private async record(profile: ScepProfileRow, message: PkiMessage, outcome: Outcome): Promise<void> {
-    const store = new ScepProfileStore(this.deps.executor);
-    await store.tick(profile.id, outcome.counter);
-    if (outcome.mdmStatus) await store.tick(profile.id, mdmCounter(outcome.mdmStatus));
-    if (!outcome.code) return;
-    const issued = outcome.certificatePem ? new x509.X509Certificate(outcome.certificatePem) : undefined;
-    await this.deps.audit({
-      action: outcome.code,
-      event_category: outcome.authFailure ? 'auth' : 'cert_lifecycle',
-      actor_id: principalOf(message),
-      resource_type: 'scep_profile',
-      resource_id: profile.id,
-      outcome: outcome.status === 'SUCCESS' ? 'success' : outcome.authFailure ? 'denied' : 'failure',
-      details: {
-        path_id: profile.path_id,
-        transaction_id: message.transactionId,
-        pki_status: outcome.status,
-        ...(outcome.mdmStatus ? { mdm_status: outcome.mdmStatus } : {}),
-        ...(outcome.failInfo ? { fail_info: outcome.failInfo, reason: outcome.reason } : {}),
-        ...(issued ? { serial_hex: issued.serialNumber, subject: issued.subject } : {}),
+    const ticks = async (executor: SqlExecutor) => {
+      const store = new ScepProfileStore(executor);
+      await store.tick(profile.id, outcome.counter);
+      if (outcome.mdmStatus) await store.tick(profile.id, mdmCounter(outcome.mdmStatus));
+    };
+    if (!outcome.code) return ticks(this.deps.executor);
+    const issued = outcome.certificatePem ? new X509Certificate(outcome.certificatePem) : undefined;
+    await this.deps.audit(
+      {
+        action: outcome.code,
+        event_category: outcome.authFailure ? 'auth' : 'cert_lifecycle',
+        actor_id: principalOf(message),
+        resource_type: 'scep_profile',
+        resource_id: profile.id,
+        outcome: outcome.status === 'SUCCESS' ? 'success' : outcome.authFailure ? 'denied' : 'failure',
+        details: {
+          path_id: profile.path_id,
+          transaction_id: message.transactionId,
+          pki_status: outcome.status,
+          ...(outcome.mdmStatus ? { mdm_status: outcome.mdmStatus } : {}),
+          ...(outcome.failInfo ? { fail_info: outcome.failInfo, reason: outcome.reason } : {}),
+          ...(issued
+            ? { serial_hex: issued.serialNumber.toLowerCase(), subject: issued.subject.replace(/\n/g, ', ') }
+            : {}),
+        },
       },
-    });
+      ticks,
+    );
   }
 }
 
 /** Who asked: the signer certificate's SHA-256 fingerprint (a self-signed one for a PKCSReq). */
 function principalOf(message: PkiMessage): string {
   return `scep:${createHash('sha256').update(message.signerDer).digest('hex').slice(0, 32)}`;
-}
-
-const OID_CHALLENGE_PASSWORD = '1.2.840.113549.1.9.7';
-
-/** The challengePassword attribute of a CSR (RFC 2985 5.4.1; RFC 8894 2.3), if any. */
-export function challengePassword(csr: x509.Pkcs10CertificateRequest): string | undefined {
-  const attribute = csr.attributes.find((a) => a.type === OID_CHALLENGE_PASSWORD);
-  const value = attribute?.values[0];
-  if (!value) return undefined;
-  const parsed = asn1js.fromBER(value);
-  if (parsed.offset === -1) return undefined;
-  const block = (parsed.result as asn1js.PrintableString).valueBlock as { value?: unknown };
-  return typeof block.value === 'string' ? block.value : undefined;
 }

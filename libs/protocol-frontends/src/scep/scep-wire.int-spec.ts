@@ -11,6 +11,7 @@ import {
   webcrypto,
   X509Certificate,
 } from 'node:crypto';
+import * as asn1js from 'asn1js';
 import * as x509 from '@peculiar/x509';
 import { AuditRecord } from '@certlane/contracts';
 import { runMigrations } from '@certlane/platform';
@@ -22,6 +23,7 @@ import {
 import { hashChallengePassword } from '@certlane/protocol-frontends-domain';
 import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
 import { Client } from 'pg';
+import { sequence } from './der';
 import { RaKeyBox } from './scep-ra';
 import { ScepHttpResponse, ScepServer } from './scep-server';
 import { readCertRep, ScepRequester } from './testing/scep-requester';
@@ -55,13 +57,25 @@ describe('SCEP server (wire)', () => {
   let raPem: string;
   let caPem: string;
   let serial = 1000;
+  let crlDer: Buffer;
 
-  const server = (executor: Client = db) =>
+  const server = (executor: Client = db, now?: () => Date) =>
     new ScepServer({
       executor,
+      ...(now ? { now } : {}),
       deviceState: async (_profile, claims) => claims.sub !== 'noncompliant',
+      crl: async () => crlDer,
+      // The platform's mutual-TLS check stands here as the simplest one: the leaf issued by an anchor.
+      verifyClientCertificate: (presented, anchors) => {
+        if (presented.length === 0) return { ok: false, reason: 'no client certificate was presented' };
+        const leaf = new X509Certificate(Buffer.from(presented[0] ?? '', 'base64'));
+        return anchors.some((a) => leaf.checkIssued(a) && leaf.verify(a.publicKey))
+          ? { ok: true, fingerprint: leaf.fingerprint256 }
+          : { ok: false, reason: 'the client certificate does not chain to a trusted CA' };
+      },
       raKeys,
-      audit: async (record) => {
+      audit: async (record, alsoInTransaction) => {
+        await alsoInTransaction?.(executor);
         audit.push(record);
       },
       issue: async ({ csrPem }) => {
@@ -87,8 +101,8 @@ describe('SCEP server (wire)', () => {
       caCertificates: async () => [caPem],
     });
 
-  const post = (body: Buffer, pathId = '', executor: Client = db) =>
-    server(executor).handle({
+  const post = (body: Buffer, pathId = '', executor: Client = db, now?: () => Date) =>
+    server(executor, now).handle({
       method: 'POST',
       path: `/scep${pathId ? `/${pathId}` : ''}`,
       query: 'operation=PKIOperation',
@@ -229,6 +243,27 @@ describe('SCEP server (wire)', () => {
     ]);
     mdmKey = createPrivateKey(readFileSync(path('mdm.key')));
     mdmCert = new X509Certificate(readFileSync(path('mdm.crt')));
+    const caKey = createPrivateKey(readFileSync(path('ca.key')));
+    const crl = await x509.X509CrlGenerator.create({
+      issuer: new x509.X509Certificate(caPem).subject,
+      thisUpdate: new Date(),
+      nextUpdate: new Date(Date.now() + 86_400_000),
+      signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+      signingKey: await webcrypto.subtle.importKey(
+        'pkcs8',
+        caKey.export({ format: 'der', type: 'pkcs8' }),
+        { name: 'ECDSA', namedCurve: 'P-256' },
+        false,
+        ['sign'],
+      ),
+      entries: [{ serialNumber: '0abc', revocationDate: new Date() }],
+    });
+    crlDer = Buffer.from(crl.rawData);
+    await createProfile('mtls', {
+      challenge_password_hash: null,
+      mtls_enabled: true,
+      trust_bundle_pem: caPem,
+    });
     managed = await createProfile('managed', {
       challenge_password_hash: null,
       mdm_enabled: true,
@@ -529,16 +564,172 @@ describe('SCEP server (wire)', () => {
     const replayed = certRep(await post(mdmRequest('mdm-replayed', challenge), 'managed', replicaB));
     expect([replayed.pkiStatus, replayed.failInfo]).toEqual(['2', '2']);
     expect(audit.at(-1)).toMatchObject({ details: { mdm_status: 'replay' } });
-    // rate_limit_per_minute 3 per device (sub), counted across replicas.
+    // rate_limit_per_minute 3 per device (sub), counted across replicas, all in one minute.
+    const minute = new Date();
     const statuses: (string | undefined)[] = [];
     for (const [i, executor] of [db, replicaB, db, replicaB].entries())
       statuses.push(
         certRep(
-          await post(mdmRequest(`mdm-rate-${i}`, mdmChallenge({ sub: 'device-busy' })), 'managed', executor),
+          await post(
+            mdmRequest(`mdm-rate-${i}`, mdmChallenge({ sub: 'device-busy' })),
+            'managed',
+            executor,
+            () => minute,
+          ),
         ).pkiStatus,
       );
     expect(statuses).toEqual(['0', '0', '0', '2']);
     expect(await mdmCounters()).toMatchObject({ mdm_replay: 1, mdm_rate_limited: 1 });
+  });
+
+  /** The DER of a certificate's issuer and subject Names (IssuerAndSubject, RFC 8894 3.3.3). */
+  const issuerAndSubject = (certPath: string): Buffer => {
+    const der = execFileSync('openssl', ['x509', '-in', certPath, '-outform', 'DER']);
+    const tbs = ((asn1js.fromBER(der).result as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence)
+      .valueBlock.value;
+    const at = tbs[0].idBlock.tagClass === 3 ? 1 : 0;
+    return sequence(
+      Buffer.from(tbs[at + 2].valueBeforeDecodeView),
+      Buffer.from(tbs[at + 4].valueBeforeDecodeView),
+    );
+  };
+
+  it('RFC 8894 3.3.3: GetCertInitial answers the certificate of its transaction to the same signer, badCertId otherwise', async () => {
+    const requester = new ScepRequester(dir, 'device-poll');
+    expect(certRep(await post(pkcsReq(requester))).pkiStatus).toBe('0');
+    const poll = requester.pkiMessage({
+      messageType: '20',
+      envelope: requester.envelope(issuerAndSubject(requester.certPath), raPem),
+    });
+    const answered = certRep(await post(poll));
+    expect(answered.pkiStatus).toBe('0');
+    writeFileSync(path('poll-env.der'), answered.content);
+    openssl([
+      'cms',
+      '-decrypt',
+      '-inform',
+      'DER',
+      '-in',
+      path('poll-env.der'),
+      '-inkey',
+      requester.keyPath,
+      '-recip',
+      requester.certPath,
+      '-binary',
+      '-out',
+      path('poll.p7'),
+    ]);
+    expect(openssl(['pkcs7', '-inform', 'DER', '-in', path('poll.p7'), '-print_certs', '-noout'])).toContain(
+      'CN = device-poll',
+    );
+    const stranger = new ScepRequester(dir, 'device-poll-unknown');
+    const unknown = certRep(
+      await post(
+        stranger.pkiMessage({
+          messageType: '20',
+          envelope: stranger.envelope(issuerAndSubject(stranger.certPath), raPem),
+        }),
+      ),
+    );
+    expect([unknown.pkiStatus, unknown.failInfo]).toEqual(['2', '4']);
+  });
+
+  it("RFC 8894 3.3.5: GetCRL answers the issuer's CRL in a degenerate SignedData enveloped to the requester", async () => {
+    const requester = new ScepRequester(dir, 'device-crl');
+    const message = requester.pkiMessage({
+      messageType: '22',
+      envelope: requester.envelope(issuerAndSubject(path('ra.crt')), raPem),
+    });
+    const rep = certRep(await post(message));
+    expect(rep.pkiStatus).toBe('0');
+    writeFileSync(path('crl-env.der'), rep.content);
+    openssl([
+      'cms',
+      '-decrypt',
+      '-inform',
+      'DER',
+      '-in',
+      path('crl-env.der'),
+      '-inkey',
+      requester.keyPath,
+      '-recip',
+      requester.certPath,
+      '-binary',
+      '-out',
+      path('crl.p7'),
+    ]);
+    expect(openssl(['pkcs7', '-inform', 'DER', '-in', path('crl.p7'), '-print'])).toContain(
+      'serialNumber: 2748',
+    );
+  });
+
+  it('issue 21 (mTLS): /scep-mtls enrolls a client whose certificate chains to the trust bundle, without a challenge; one from elsewhere is refused', async () => {
+    // A client certificate issued by the CA of the profile's trust bundle.
+    openssl([
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      path('client.key'),
+      '-out',
+      path('client.csr'),
+      '-subj',
+      '/CN=mtls-client',
+    ]);
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      path('client.csr'),
+      '-CA',
+      path('ca.crt'),
+      '-CAkey',
+      path('ca.key'),
+      '-set_serial',
+      '99',
+      '-days',
+      '1',
+      '-out',
+      path('client.crt'),
+    ]);
+    const trusted = [
+      execFileSync('openssl', ['x509', '-in', path('client.crt'), '-outform', 'DER']).toString('base64'),
+    ];
+    const elsewhere = new ScepRequester(dir, 'mtls-stranger');
+    const untrusted = [
+      execFileSync('openssl', ['x509', '-in', elsewhere.certPath, '-outform', 'DER']).toString('base64'),
+    ];
+    const requester = new ScepRequester(dir, 'device-mtls');
+    const message = () =>
+      requester.pkiMessage({ messageType: '19', envelope: requester.envelope(requester.csr(), raPem) });
+    const call = (clientCertificates?: string[]) =>
+      server().handle({
+        method: 'POST',
+        path: '/scep-mtls/mtls',
+        query: 'operation=PKIOperation',
+        body: message(),
+        ...(clientCertificates ? { clientCertificates } : {}),
+      });
+    expect(certRep(await call(trusted)).pkiStatus).toBe('0');
+    expect(certRep(await call(untrusted)).failInfo).toBe('2');
+    expect(certRep(await call()).failInfo).toBe('2');
+    // The plain path of an mTLS-only profile has no challenge password to accept.
+    expect(certRep(await post(message(), 'mtls')).failInfo).toBe('2');
+    // The mTLS path of a profile without mTLS does not exist.
+    expect(
+      (
+        await server().handle({
+          method: 'POST',
+          path: '/scep-mtls',
+          query: 'operation=PKIOperation',
+          body: message(),
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('spec 6.4: every outcome ticked its profile counter', async () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ScepHttpForwardAnswer, ScepHttpForwardRequest } from '@certlane/contracts';
+import { DEFAULT_ISSUER_ID, ScepHttpForwardAnswer, ScepHttpForwardRequest } from '@certlane/contracts';
 import {
   CERTLANE_CONFIG,
   CertlaneConfig,
@@ -35,8 +35,11 @@ export class ScepService implements OnApplicationBootstrap {
     this.server = new ScepServer({
       executor: dataSource,
       raKeys: new RaKeyBox(config.configEncryptionKey),
-      audit: async (record) => {
-        await dataSource.transaction((manager) => outbox.audit(manager, record));
+      audit: async (record, alsoInTransaction) => {
+        await dataSource.transaction(async (manager) => {
+          await alsoInTransaction?.(manager);
+          await outbox.audit(manager, record);
+        });
         outbox.committed();
       },
       issue: async ({ csrPem, profile, transactionId }) => {
@@ -71,6 +74,13 @@ export class ScepService implements OnApplicationBootstrap {
         active.sort((a, b) => Number(b.issuing) - Number(a.issuing));
         return active.map((ca) => ca.certificate_pem!);
       },
+      // GetCRL: the CRL of the profile's issuer's issuing CA, from the revocation service.
+      crl: async (profile) =>
+        Buffer.from(
+          (await bus.request('revocation.v1.get-crl', { issuer_id: profile.issuer_id ?? DEFAULT_ISSUER_ID }))
+            .crl_base64,
+          'base64',
+        ),
       // The device-state hook (ADR 0059): POST of who enrolls, `{"compliant": true}` lets it.
       deviceState: async (profile, claims) => {
         const response = await fetch(profile.device_state_url!, {
@@ -101,7 +111,7 @@ export class ScepService implements OnApplicationBootstrap {
       path: request.path,
       ...(request.query ? { query: request.query } : {}),
       ...(request.body_base64 ? { body: Buffer.from(request.body_base64, 'base64') } : {}),
-      ...(request.client_certificate_pem ? { clientCertificatePem: request.client_certificate_pem } : {}),
+      ...(request.client_certificates ? { clientCertificates: request.client_certificates } : {}),
     });
     return {
       status: answer.status,

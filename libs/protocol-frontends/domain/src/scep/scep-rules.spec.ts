@@ -9,6 +9,7 @@ const settings = (overrides: Partial<ScepProfileSettings> = {}): ScepProfileSett
   mdm_enabled: false,
   mdm_audience: null,
   mdm_trust_pem: null,
+  approval_required: false,
   ...overrides,
 });
 
@@ -36,6 +37,10 @@ describe('SCEP profile rules (ADR 0059)', () => {
     [settings({ mdm_enabled: true, mdm_audience: 'a', mdm_trust_pem: 'pem' }), []],
     [settings({ mtls_enabled: true }), ['mutual TLS needs trust_bundle_path']],
     [settings({ mtls_enabled: true, trust_bundle_pem: 'pem' }), []],
+    [
+      settings({ challenge_password_set: true, approval_required: true }),
+      ['approval_required is not available yet'],
+    ],
   ])('checks %o', (input, problems) => {
     expect(scepProfileProblems(input)).toEqual(problems);
   });

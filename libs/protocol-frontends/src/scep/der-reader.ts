@@ -1,0 +1,96 @@
+/**
+ * A small BER/DER reader for the few CMS structures SCEP receives: tag, where the content starts
+ * and ends, and the children of a constructed element (indefinite lengths included, as OpenSSL
+ * streams them). pkijs parses these messages too, at ten times the cost of the message's own
+ * cryptography.
+ */
+export interface Node {
+  tag: number;
+  /** Offset of the tag byte. */
+  start: number;
+  /** Offset of the first content byte. */
+  content: number;
+  /** Offset just after the content (before the end-of-contents octets of an indefinite length). */
+  contentEnd: number;
+  /** Offset just after the element. */
+  end: number;
+}
+
+export function readNode(buf: Buffer, at: number, limit = buf.length): Node {
+  if (at + 2 > limit) throw new Error('truncated DER');
+  const tag = buf[at];
+  if ((tag & 0x1f) === 0x1f) throw new Error('high tag numbers are not used here');
+  const first = buf[at + 1];
+  let content = at + 2;
+  if (first === 0x80) {
+    if (!(tag & 0x20)) throw new Error('an indefinite length on a primitive element');
+    let cursor = content;
+    while (!(buf[cursor] === 0 && buf[cursor + 1] === 0)) {
+      if (cursor >= limit) throw new Error('unterminated indefinite length');
+      cursor = readNode(buf, cursor, limit).end;
+    }
+    return { tag, start: at, content, contentEnd: cursor, end: cursor + 2 };
+  }
+  let length = first;
+  if (first & 0x80) {
+    const bytes = first & 0x7f;
+    if (bytes > 4) throw new Error('a DER length over 4 bytes');
+    length = 0;
+    for (let i = 0; i < bytes; i++) length = length * 256 + buf[at + 2 + i];
+    content += bytes;
+  }
+  const end = content + length;
+  if (end > limit) throw new Error('truncated DER');
+  return { tag, start: at, content, contentEnd: end, end };
+}
+
+export function children(buf: Buffer, node: Node): Node[] {
+  const out: Node[] = [];
+  for (let at = node.content; at < node.contentEnd;) {
+    const child = readNode(buf, at, node.contentEnd);
+    out.push(child);
+    at = child.end;
+  }
+  return out;
+}
+
+export const bytesOf = (buf: Buffer, node: Node): Buffer => buf.subarray(node.start, node.end);
+export const contentOf = (buf: Buffer, node: Node): Buffer => buf.subarray(node.content, node.contentEnd);
+
+/** The octets of an OCTET STRING, primitive or constructed (BER: the concatenation of its pieces). */
+export function octets(buf: Buffer, node: Node): Buffer {
+  if (!(node.tag & 0x20)) return contentOf(buf, node);
+  return Buffer.concat(children(buf, node).map((piece) => octets(buf, piece)));
+}
+
+export function oidOf(buf: Buffer, node: Node): string {
+  if (node.tag !== 0x06) throw new Error('not an OBJECT IDENTIFIER');
+  const bytes = contentOf(buf, node);
+  const parts: number[] = [];
+  let value = 0;
+  for (const byte of bytes) {
+    value = value * 128 + (byte & 0x7f);
+    if (!(byte & 0x80)) {
+      if (parts.length === 0)
+        parts.push(value < 80 ? Math.floor(value / 40) : 2, value < 80 ? value % 40 : value - 80);
+      else parts.push(value);
+      value = 0;
+    }
+  }
+  return parts.join('.');
+}
+
+/** The DER of a certificate's issuer Name and serialNumber as a SEQUENCE (IssuerAndSerialNumber). */
+export function issuerAndSerialParts(certificate: Buffer): { issuer: Buffer; serial: Buffer } {
+  const tbs = children(certificate, children(certificate, readNode(certificate, 0))[0]);
+  const at = tbs[0].tag === 0xa0 ? 1 : 0;
+  return { serial: bytesOf(certificate, tbs[at]), issuer: bytesOf(certificate, tbs[at + 2]) };
+}
+
+/** The subjectPublicKey bits of a certificate (what a subject key identifier hashes). */
+export function subjectPublicKeyBits(certificate: Buffer): Buffer {
+  const tbs = children(certificate, children(certificate, readNode(certificate, 0))[0]);
+  const at = tbs[0].tag === 0xa0 ? 1 : 0;
+  const spki = children(certificate, tbs[at + 5]);
+  return contentOf(certificate, spki[1]).subarray(1);
+}
