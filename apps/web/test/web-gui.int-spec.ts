@@ -537,4 +537,63 @@ describe('the web GUI in Chromium', () => {
     });
     await context.close();
   });
+
+  it('creates a target from the config form of its kind (secret keys masked) and edits it keeping the stored secret', async () => {
+    const agent = await api('POST', '/api/v1/agents', {
+      id: 'gui-form-agent',
+      name: 'gui-form-agent',
+      hostname: 'f.example',
+    });
+    expect(`${agent.status} ${agent.text}`).toMatch(/^201 /);
+    const { context, page, violations } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/targets');
+    await page.getByText('New target').click();
+    const form = page.getByRole('form', { name: 'New target' });
+    await form.getByLabel('name (required)').fill('gui-form-web');
+    await form.getByLabel('agent_id', { exact: true }).fill('gui-form-agent');
+    await form.getByLabel('type (required)').selectOption('nginx');
+    const config = form.getByRole('group', { name: 'config of nginx' });
+    // The kind's keys, from the API description: the path's pattern, the key path write-only.
+    await config.getByLabel('cert_path (required)').fill('relative.crt');
+    await expect(
+      config
+        .getByLabel('cert_path (required)')
+        .evaluate((input: { validity: { patternMismatch: boolean } }) => input.validity.patternMismatch),
+    ).resolves.toBe(true);
+    await config.getByLabel('cert_path (required)').fill('/etc/nginx/form.crt');
+    await expect(config.getByLabel('key_path (required)').getAttribute('type')).resolves.toBe('password');
+    await config.getByLabel('key_path (required)').fill('/etc/nginx/form.key');
+    await config.getByLabel('file_mode', { exact: true }).selectOption('0640');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('status').getByText('Created.').waitFor();
+    const targets = (await api('GET', '/api/v1/targets?agent_id=gui-form-agent')).json() as {
+      data: { id: string; config: Record<string, unknown> }[];
+    };
+    expect(targets.data[0].config).toEqual({
+      cert_path: '/etc/nginx/form.crt',
+      key_path: '********',
+      file_mode: '0640',
+    });
+
+    await page.getByRole('button', { name: 'Details of gui-form-web' }).click();
+    await page.getByText('Edit gui-form-web').click();
+    const edit = page.getByRole('form', { name: 'Edit gui-form-web' });
+    const stored = edit.getByRole('group', { name: 'config of nginx' });
+    await expect(stored.getByLabel('cert_path (required)').inputValue()).resolves.toBe('/etc/nginx/form.crt');
+    await expect(stored.getByLabel('key_path', { exact: true }).inputValue()).resolves.toBe('');
+    await stored.getByLabel('cert_path (required)').fill('/etc/nginx/renamed.crt');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    const saved = (await api('GET', `/api/v1/targets/${targets.data[0].id}`)).json() as { config: unknown };
+    // The key path stays stored (still redacted, not dropped).
+    expect(saved.config).toEqual({
+      cert_path: '/etc/nginx/renamed.crt',
+      key_path: '********',
+      file_mode: '0640',
+    });
+    expect(await page.content()).not.toContain('/etc/nginx/form.key');
+    expect(violations).toEqual([]);
+    await context.close();
+  });
 });

@@ -113,3 +113,20 @@ describe('widgets', () => {
     expect(html).not.toContain('removeFromCRL');
   });
 });
+
+describe('Field for a stored secret', () => {
+  it('is masked, not required, and says an empty value keeps the stored one', () => {
+    const html = renderToStaticMarkup(
+      createElement(Field, {
+        prefix: 'p-',
+        field: { name: 'key_path', kind: 'secret', required: true },
+        value: '',
+        secretKept: true,
+        onChange: noop,
+      }),
+    );
+    expect(html).toContain('type="password"');
+    expect(html).toContain('placeholder="set (leave empty to keep)"');
+    expect(html).not.toContain('required=""');
+  });
+});
