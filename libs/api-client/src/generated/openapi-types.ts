@@ -256,6 +256,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agents/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/agents/summary
+         * @description Requires the permission `agent.read`.
+         */
+        get: operations["getAgentSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/approvals": {
         parameters: {
             query?: never;
@@ -2244,6 +2264,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/policies/violations/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/policies/violations/summary
+         * @description Requires the permission `policy.read`.
+         */
+        get: operations["getPolicyViolationSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/profiles": {
         parameters: {
             query?: never;
@@ -2789,6 +2829,16 @@ export interface components {
         };
         /** @enum {string} */
         AgentStatus: "Online" | "Degraded" | "Offline" | "Retired";
+        /** @description GET /api/v1/agents/summary: the fleet by status, counted in SQL over every agent (the four sentinels apart), with the status rules of the list (ADR 0026): the dashboard's numbers. */
+        AgentSummary: {
+            degraded: number;
+            generated_at: string;
+            offline: number;
+            online: number;
+            retired: number;
+            /** @description Agents not retired. */
+            total: number;
+        };
         AgentVerificationReport: {
             endpoint: string;
             error?: string;
@@ -4138,6 +4188,20 @@ export interface components {
             rule_id: string;
             rule_type: components["schemas"]["PolicyRuleType"];
             severity: components["schemas"]["PolicySeverity"];
+        };
+        /** @description GET /api/v1/policies/violations/summary: the open (unresolved) violations of every rule, counted in SQL: the dashboard's number, by severity and by how many rules and certificates. */
+        PolicyViolationSummary: {
+            by_severity: {
+                Critical: number;
+                Error: number;
+                Warning: number;
+            };
+            /** @description Certificates with at least one open violation. */
+            certificates: number;
+            generated_at: string;
+            open: number;
+            /** @description Rules with at least one open violation. */
+            rules: number;
         };
         ProfileChanges: {
             allowed_ekus?: ("serverAuth" | "clientAuth" | "codeSigning" | "emailProtection" | "timeStamping" | "OCSPSigning" | "id-kp-serverAuth" | "id-kp-clientAuth" | "id-kp-codeSigning" | "id-kp-emailProtection" | "id-kp-timeStamping" | "id-kp-OCSPSigning")[];
@@ -5560,6 +5624,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PageOfAgentDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getAgentSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSummary"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -9408,6 +9498,32 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getPolicyViolationSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyViolationSummary"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
