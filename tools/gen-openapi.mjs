@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { stringify } from 'yaml';
+import { kindConfigSchemas, withConfigByKind } from './openapi-config-schemas.mjs';
 
 const require = createRequire(import.meta.url);
 const check = process.argv.includes('--check');
@@ -115,12 +116,31 @@ for (const name of Object.keys(replies)) {
   }
 }
 
+// Config per target and issuer kind (spec 2.12): the services' own field specs.
+const { TARGET_TYPE_SPECS } = require(
+  `${root}/dist/libs/deployment-dispatch/domain/src/targets/target-config.js`,
+);
+const { ISSUER_TYPE_SPECS } = require(`${root}/dist/libs/issuance/domain/src/issuers/issuer-config.js`);
+const configSchemas = {
+  ...kindConfigSchemas('Target', TARGET_TYPE_SPECS),
+  ...kindConfigSchemas('Issuer', ISSUER_TYPE_SPECS),
+};
+for (const [name, prefix, specs] of [
+  ['CreateTargetRequest', 'Target', TARGET_TYPE_SPECS],
+  ['TargetChanges', 'Target', TARGET_TYPE_SPECS],
+  ['CreateIssuerRequest', 'Issuer', ISSUER_TYPE_SPECS],
+  ['IssuerChanges', 'Issuer', ISSUER_TYPE_SPECS],
+]) {
+  if (!requestSchemas[name]?.properties?.config) throw new Error(`${name} has no config to type per kind`);
+  requestSchemas[name] = withConfigByKind(requestSchemas[name], 'type', prefix, Object.keys(specs));
+}
+
 const errorCodes = {};
 for (const code of Object.values(ErrorCode)) (errorCodes[httpStatusFor(code)] ??= []).push(code);
 
 const document = buildOpenApiDocument({
   routes,
-  schemas: { ...requestSchemas, ...replies },
+  schemas: { ...requestSchemas, ...replies, ...configSchemas },
   errorCodes,
   version: API_VERSION,
 });

@@ -60,7 +60,9 @@ export function resolveSchema(document: ApiDescription, schema: JsonSchema | und
     return resolveSchema(document, document.components.schemas[name]);
   }
   if (schema.allOf) {
-    const parts = schema.allOf.map((part) => resolveSchema(document, part));
+    // The schema's own properties count beside its parts (a request with per-kind `if`/`then`).
+    const own = { ...schema, allOf: undefined };
+    const parts = [own, ...schema.allOf.map((part) => resolveSchema(document, part))];
     return {
       type: 'object',
       properties: Object.assign({}, ...parts.map((part) => part.properties ?? {})),

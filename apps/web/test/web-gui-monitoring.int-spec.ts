@@ -227,6 +227,12 @@ describe('the monitoring and notification pages in Chromium', () => {
     }
     expect(problems).toEqual([]);
     await context.close();
+    // With API-key auth the sign-in page has no single sign-on section.
+    const fresh = await openContext(browser, gateway);
+    await fresh.page.goto('/login');
+    await fresh.page.getByRole('heading', { name: 'API key' }).waitFor();
+    await expect(fresh.page.getByRole('heading', { name: 'Single sign-on' }).count()).resolves.toBe(0);
+    await fresh.context.close();
   });
 
   it('shows the unread count on the bell, and marks one read from the list; requeues a dead one', async () => {

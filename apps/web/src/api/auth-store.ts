@@ -11,6 +11,8 @@ export type AuthState =
 const KEY_STORAGE = 'certlane.api-key';
 
 let state: AuthState = { status: 'unknown' };
+/** What GET /api/v1/auth/info reported at load (`oidc` shows single sign-on). */
+let authType: string | undefined;
 const listeners = new Set<() => void>();
 
 function set(next: AuthState): void {
@@ -25,6 +27,11 @@ export const auth = {
     return () => listeners.delete(listener);
   },
   apiKey: (): string | undefined => sessionStorage.getItem(KEY_STORAGE) ?? undefined,
+  authType: (): string | undefined => authType,
+  /** Set once at load, before the state leaves `unknown` (so the first render sees it). */
+  setAuthType(type: string): void {
+    authType = type;
+  },
   signedInWithKey(key: string, actorId: string): void {
     sessionStorage.setItem(KEY_STORAGE, key);
     set({ status: 'signed-in', method: 'api-key', actorId });

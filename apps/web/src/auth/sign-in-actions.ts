@@ -1,5 +1,6 @@
 import { api, ApiError, unwrap } from '../api/client';
 import { auth } from '../api/auth-store';
+import { readCookie } from '../lib/cookies';
 
 /**
  * On load: the API key of this tab if there is one, else the session cookie, else nothing. A
@@ -8,11 +9,15 @@ import { auth } from '../api/auth-store';
 export async function restoreSignIn(): Promise<void> {
   try {
     const info = await unwrap(api.GET('/api/v1/auth/info'));
+    auth.setAuthType(info.auth_type);
     if (!info.required) {
       const me = await unwrap(api.GET('/api/v1/auth/me'));
       return auth.signedIn('open', me.actor_id);
     }
     const key = auth.apiKey();
+    // No key and no session (its script-readable CSRF cookie goes with it): a first visit, not
+    // an ended sign-in, so no "no longer valid" message.
+    if (!key && !readCookie(document.cookie, 'service_csrf')) return auth.signedOut();
     const me = await unwrap(api.GET('/api/v1/auth/me'));
     if (key) auth.signedInWithKey(key, me.actor_id);
     else auth.signedIn('session', me.actor_id);

@@ -3,14 +3,15 @@ import { Navigate, useLocation } from 'react-router';
 import { ApiError } from '../api/client';
 import { auth } from '../api/auth-store';
 import { signInBreakGlass, signInWithKey } from './sign-in-actions';
+import { OidcSection, oidcFailure } from './oidc-section';
 
 function message(error: unknown): string {
   return error instanceof ApiError || error instanceof Error ? error.message : 'Sign-in failed.';
 }
 
 /**
- * Sign-in: an API key, or a break-glass credential. Each way is its own section, so the OIDC
- * providers' buttons join as one more section when OIDC lands.
+ * Sign-in: an API key, a break-glass credential, and single sign-on when the API reports OIDC.
+ * Each way is its own section.
  */
 export function SignInPage() {
   const state = useSyncExternalStore(auth.subscribe, auth.get);
@@ -52,6 +53,12 @@ export function SignInPage() {
         <p role="alert" className="notice">
           {state.reason}
         </p>
+      )}
+      {auth.authType() === 'oidc' && (
+        <OidcSection
+          provider={new URLSearchParams(location.search).get('provider') ?? ''}
+          failure={oidcFailure(location.search)}
+        />
       )}
       <section aria-labelledby="api-key-heading">
         <h2 id="api-key-heading">API key</h2>

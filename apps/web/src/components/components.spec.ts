@@ -6,6 +6,7 @@ import { Pagination } from './pagination';
 import { Field } from './schema-form';
 import { ApiError } from '../api/client';
 import { ErrorNotice, Expiry, ReasonSelect, Time } from './widgets';
+import { OidcSection, oidcFailure } from '../auth/oidc-section';
 
 const noop = () => undefined;
 
@@ -111,5 +112,42 @@ describe('widgets', () => {
     expect(html).toContain('<select id="revocation-reason" required=""');
     expect(html).toContain('<option value="keyCompromise">keyCompromise</option>');
     expect(html).not.toContain('removeFromCRL');
+  });
+});
+
+describe('Field for a stored secret', () => {
+  it('is masked, not required, and says an empty value keeps the stored one', () => {
+    const html = renderToStaticMarkup(
+      createElement(Field, {
+        prefix: 'p-',
+        field: { name: 'key_path', kind: 'secret', required: true },
+        value: '',
+        secretKept: true,
+        onChange: noop,
+      }),
+    );
+    expect(html).toContain('type="password"');
+    expect(html).toContain('placeholder="set (leave empty to keep)"');
+    expect(html).not.toContain('required=""');
+  });
+});
+
+describe('the single sign-on section', () => {
+  it('is a plain GET form to the OIDC login with the provider of the link', () => {
+    const html = renderToStaticMarkup(createElement(OidcSection, { provider: 'corp' }));
+    expect(html).toContain('<form action="/auth/oidc/login" method="get">');
+    expect(html).toMatch(/<input id="oidc-provider" required=""[^>]* name="provider" value="corp"\/>/);
+    expect(html).toContain('>Sign in with single sign-on</button>');
+    expect(html).not.toContain('role="alert"');
+  });
+
+  it("says when the callback came back failed, with the reason's category only", () => {
+    expect(oidcFailure('?error=oidc_failed&reason=state_mismatch')).toBe(
+      'Single sign-on did not complete (state_mismatch). Try again, or use another way.',
+    );
+    expect(oidcFailure('?error=oidc_failed&reason=<script>')).toContain('(script)');
+    expect(oidcFailure('?provider=corp')).toBeUndefined();
+    const html = renderToStaticMarkup(createElement(OidcSection, { provider: '', failure: 'failed' }));
+    expect(html).toContain('<p role="alert" class="field-error">failed</p>');
   });
 });

@@ -98,3 +98,15 @@ describe('the page table', () => {
     }
   });
 });
+
+describe('a text cell', () => {
+  const cell = (value: string) =>
+    renderToStaticMarkup(
+      createElement(Cell, { column: { key: 'last_error', label: 'Last error' }, row: { last_error: value } }),
+    );
+
+  it('lets only long text break inside a word', () => {
+    expect(cell('gui-served')).toBe('gui-served');
+    expect(cell(`served ${'ab'.repeat(32)}`)).toMatch(/^<span class="long-text">served ab/);
+  });
+});

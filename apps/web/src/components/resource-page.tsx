@@ -18,6 +18,9 @@ import { FilterBar } from './filter-bar';
 
 type Page = { data: Row[]; total: number };
 
+/** Text longer than this may break anywhere (a fingerprint in an error). */
+const LONG_TEXT = 40;
+
 /** How often a page with work in progress (a running scan) asks again. */
 const LIVE_INTERVAL_MS = 2000;
 
@@ -61,8 +64,12 @@ export function Cell({ column, row }: { column: ResourceColumn; row: Row }) {
         </span>
       );
     }
-    default:
-      return <>{value === null || value === undefined || value === '' ? '—' : String(value)}</>;
+    default: {
+      if (value === null || value === undefined || value === '') return <>—</>;
+      const text = String(value);
+      // Only long text may break inside a word: names, badges and buttons keep theirs whole.
+      return text.length > LONG_TEXT ? <span className="long-text">{text}</span> : <>{text}</>;
+    }
   }
 }
 

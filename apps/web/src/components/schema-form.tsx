@@ -2,6 +2,7 @@ import { FormEvent, useId, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap } from '../api/client';
 import {
+  conditionalProperty,
   fieldErrors,
   FormField,
   formFields,
@@ -40,18 +41,23 @@ export function Field({
   field,
   value,
   error,
+  secretKept,
   onChange,
 }: {
   prefix: string;
   field: FormField;
   value: FormValues[string] | undefined;
   error?: string;
+  /** A stored secret the field leaves as it is when left empty (write-only: never shown). */
+  secretKept?: boolean;
   onChange: (value: FormValues[string]) => void;
 }) {
   // Unique per form: a page may hold a create, an edit and a dry-run form at once.
   const id = `${prefix}field-${field.name}`;
   const described = error ? `${id}-error` : undefined;
-  const label = `${field.name}${field.required ? ' (required)' : ''}`;
+  // A stored secret is kept when its field is left empty: not required then.
+  const required = field.required && !secretKept;
+  const label = `${field.name}${required ? ' (required)' : ''}`;
   let control;
   if (field.kind === 'boolean') {
     control = (
@@ -114,14 +120,16 @@ export function Field({
         id={id}
         type={field.kind === 'secret' ? 'password' : field.kind === 'number' ? 'number' : 'text'}
         autoComplete={field.kind === 'secret' ? 'new-password' : 'off'}
-        required={field.required}
+        required={required}
         pattern={htmlPattern(field.pattern)}
         minLength={field.minLength}
         maxLength={field.maxLength}
         min={field.minimum}
         max={field.maximum}
         step={field.integer ? 1 : undefined}
-        placeholder={field.kind === 'list' ? 'comma, separated' : undefined}
+        placeholder={
+          field.kind === 'list' ? 'comma, separated' : secretKept ? 'set (leave empty to keep)' : undefined
+        }
         value={typeof value === 'string' ? value : ''}
         aria-invalid={error ? true : undefined}
         aria-describedby={described}
@@ -198,11 +206,22 @@ export function SchemaForm({
   const [done, setDone] = useState<string>();
   const operation = document.data?.paths[path]?.[method.toLowerCase()];
   const schema = operation?.requestBody?.content?.['application/json']?.schema;
-  const fields = schema && document.data ? formFields(resolveRef(schema, document.data)) : [];
+  const root = schema && document.data ? resolveRef(schema, document.data) : undefined;
+  const fields = root ? formFields(root) : [];
   const pathFields = operation ? pathParameterFields(path, operation, id !== undefined, pathOptions) : [];
   const initial = record && fields.length > 0 ? initialValues(fields, record) : {};
   const current = values ?? initial;
   const [pathValues, setPathValues] = useState<FormValues>({});
+  // A config typed per kind (a target's or issuer's `type`): its own fields, from the record's kind when editing.
+  const storedConfig = (record?.config ?? {}) as Record<string, unknown>;
+  const configSchema =
+    root && document.data
+      ? conditionalProperty(root, 'config', { ...record, ...current }, document.data)
+      : undefined;
+  const configFields = configSchema ? formFields(configSchema) : [];
+  const [configValues, setConfigValues] = useState<FormValues>();
+  const currentConfig = configValues ?? (record ? initialValues(configFields, storedConfig) : {});
+  const plainFields = configFields.length > 0 ? fields.filter((field) => field.name !== 'config') : fields;
   const send = useMutation({
     mutationFn: (body: Record<string, unknown>) => {
       const params = { ...pathValues, ...(id !== undefined ? { id } : {}) } as { id: string };
@@ -220,15 +239,34 @@ export function SchemaForm({
       setValues(undefined);
       void queryClient.invalidateQueries({ queryKey: [invalidate] });
     },
-    onError: (error) => setErrors(error instanceof ApiError ? fieldErrors(error.details, error.message) : {}),
+    onError: (error) =>
+      setErrors(
+        error instanceof ApiError
+          ? fieldErrors(
+              error.details,
+              error.message,
+              error.code.endsWith('config_invalid') ? 'config' : undefined,
+            )
+          : {},
+      ),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setDone(undefined);
-    const { body, errors: parseErrors } = requestBody(fields, current);
+    const { body, errors: parseErrors } = requestBody(plainFields, current);
+    const config = requestBody(configFields, currentConfig);
+    for (const [name, message] of Object.entries(config.errors)) parseErrors[`config.${name}`] = message;
     setErrors(parseErrors);
     if (Object.keys(parseErrors).length > 0) return;
-    send.mutate(method === 'PUT' ? changedOnly(body, requestBody(fields, initial).body) : body);
+    const changes = method === 'PUT' ? changedOnly(body, requestBody(plainFields, initial).body) : body;
+    if (configFields.length > 0) {
+      // An edit sends the whole config: the stored one (secrets as the API's redaction marker,
+      // which keeps them) with what was typed over it; nothing when nothing changed.
+      const next = method === 'PUT' ? { ...storedConfig, ...config.body } : config.body;
+      const changed = JSON.stringify(next) !== JSON.stringify(method === 'PUT' ? storedConfig : {});
+      if (changed) changes.config = next;
+    }
+    send.mutate(changes);
   };
   return (
     <details className="create">
@@ -245,7 +283,7 @@ export function SchemaForm({
               onChange={(value) => setPathValues({ ...pathValues, [field.name]: value })}
             />
           ))}
-          {fields.map((field) => (
+          {plainFields.map((field) => (
             <Field
               prefix={prefix}
               key={field.name}
@@ -255,6 +293,24 @@ export function SchemaForm({
               onChange={(value) => setValues({ ...current, [field.name]: value })}
             />
           ))}
+          {configFields.length > 0 && (
+            <fieldset className="config-fields">
+              <legend>config of {String(current.type ?? record?.type)}</legend>
+              {configFields.map((field) => (
+                <Field
+                  prefix={`${prefix}config-`}
+                  key={field.name}
+                  field={field}
+                  value={currentConfig[field.name]}
+                  error={errors[`config.${field.name}`]}
+                  secretKept={
+                    record !== undefined && field.kind === 'secret' && storedConfig[field.name] !== undefined
+                  }
+                  onChange={(value) => setConfigValues({ ...currentConfig, [field.name]: value })}
+                />
+              ))}
+            </fieldset>
+          )}
           <ErrorNotice error={send.error} />
           <button type="submit" disabled={send.isPending}>
             {submitLabel}

@@ -1,4 +1,3 @@
-import { countByStatus } from './agents';
 import { isStateChanging, readCookie } from './cookies';
 import { apiQuery, lastPage, listSearch, parseListParams } from './list-params';
 import { expiryLevel, relativeTime } from './time';
@@ -52,14 +51,5 @@ describe('time', () => {
     expect(expiryLevel('2026-11-30T12:00:00Z', now)).toBe('critical');
     expect(expiryLevel('2026-12-20T12:00:00Z', now)).toBe('warning');
     expect(expiryLevel('2027-02-01T12:00:00Z', now)).toBe('ok');
-  });
-});
-
-describe('countByStatus', () => {
-  it('counts each status', () => {
-    expect(countByStatus([{ status: 'Online' }, { status: 'Offline' }, { status: 'Online' }])).toEqual({
-      Online: 2,
-      Offline: 1,
-    });
   });
 });

@@ -1,5 +1,6 @@
 import {
   changedOnly,
+  conditionalProperty,
   fieldErrors,
   formFields,
   htmlPattern,
@@ -92,7 +93,7 @@ describe('fieldErrors', () => {
           { field: 'config.path', message: 'bad' },
         ],
       }),
-    ).toEqual({ name: 'name must be shorter', config: 'bad' });
+    ).toEqual({ name: 'name must be shorter', config: 'bad', 'config.path': 'bad' });
     expect(fieldErrors(undefined)).toEqual({});
     expect(fieldErrors({ field: 'team_id', id: 'x' }, 'team_id: team "x" does not exist')).toEqual({
       team_id: 'team_id: team "x" does not exist',
@@ -108,6 +109,13 @@ describe('htmlPattern', () => {
     expect(re.test('Not An Id')).toBe(false);
     expect(htmlPattern('^[-a-z]+$')).toBe('^[\\-a-z]+$');
     expect(htmlPattern(undefined)).toBeUndefined();
+  });
+
+  it('lets a pattern not anchored at both ends match anywhere, as JSON Schema does', () => {
+    const path = new RegExp(`^(?:${htmlPattern('^/')!})$`, 'v');
+    expect(path.test('/etc/nginx/site.crt')).toBe(true);
+    expect(path.test('relative.crt')).toBe(false);
+    expect(new RegExp(`^(?:${htmlPattern('b')!})$`, 'v').test('abc')).toBe(true);
   });
 });
 
@@ -164,5 +172,58 @@ describe('an object of secrets', () => {
 
   it('never starts an edit form with the stored (redacted) secrets', () => {
     expect(initialValues(fields, { secrets: { url: '[redacted]' }, settings: { a: 1 } })).toEqual({});
+  });
+});
+
+describe('a config typed per kind', () => {
+  const document = {
+    components: {
+      schemas: {
+        TargetConfig_nginx: {
+          type: 'object',
+          properties: {
+            cert_path: { type: 'string', pattern: '^/' },
+            key_path: { type: 'string', writeOnly: true, format: 'password' },
+            file_mode: { type: 'string', enum: ['0600', '0640'] },
+          },
+          required: ['cert_path', 'key_path'],
+        },
+        TargetConfig_haproxy: { type: 'object', properties: { pem_path: { type: 'string' } } },
+      },
+    },
+  };
+  const request = {
+    type: 'object',
+    properties: { type: { type: 'string', enum: ['nginx', 'haproxy'] }, config: { type: 'object' } },
+    allOf: ['nginx', 'haproxy'].map((kind) => ({
+      if: { properties: { type: { const: kind } }, required: ['type'] },
+      then: { properties: { config: { $ref: `#/components/schemas/TargetConfig_${kind}` } } },
+    })),
+  };
+
+  it('is the schema of the kind chosen, and none before a kind is chosen', () => {
+    expect(conditionalProperty(request, 'config', { type: 'haproxy' }, document)).toBe(
+      document.components.schemas.TargetConfig_haproxy,
+    );
+    expect(conditionalProperty(request, 'config', {}, document)).toBeUndefined();
+    expect(conditionalProperty(request, 'config', { type: 'caddy' }, document)).toBeUndefined();
+  });
+
+  it('draws its keys as fields, write-only ones masked, with their constraints', () => {
+    const fields = formFields(conditionalProperty(request, 'config', { type: 'nginx' }, document)!);
+    expect(fields.map((field) => [field.name, field.kind, field.required])).toEqual([
+      ['cert_path', 'text', true],
+      ['key_path', 'secret', true],
+      ['file_mode', 'select', false],
+    ]);
+    expect(fields[0].pattern).toBe('^/');
+  });
+
+  it("puts a refusal of the config's keys beside the key and the config", () => {
+    const details = { fields: [{ field: 'cert_path', message: 'config.cert_path is required for nginx' }] };
+    expect(fieldErrors(details, 'invalid', 'config')).toEqual({
+      config: 'config.cert_path is required for nginx',
+      'config.cert_path': 'config.cert_path is required for nginx',
+    });
   });
 });

@@ -18,6 +18,11 @@ export interface JsonSchema {
   description?: string;
   $ref?: string;
   oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  if?: JsonSchema;
+  then?: JsonSchema;
+  const?: unknown;
+  writeOnly?: boolean;
 }
 
 export type FieldKind = 'text' | 'secret' | 'number' | 'boolean' | 'select' | 'multi' | 'list' | 'json';
@@ -92,7 +97,7 @@ export function formFields(schema: JsonSchema): FormField[] {
     }
     return {
       ...base,
-      kind: isSecretName(name) ? 'secret' : 'text',
+      kind: isSecretName(name) || property.writeOnly ? 'secret' : 'text',
       pattern: property.pattern,
       minLength: property.minLength,
       maxLength: property.maxLength,
@@ -101,6 +106,32 @@ export function formFields(schema: JsonSchema): FormField[] {
 }
 
 export type FormValues = Record<string, string | boolean | string[]>;
+
+/**
+ * The schema of `property` given the values chosen so far: a request that types a property per
+ * kind carries one `if` (a property has this value) / `then` (the property's schema) per kind in
+ * `allOf` (the API description does so for a target's or an issuer's `config`, by `type`).
+ */
+export function conditionalProperty(
+  schema: JsonSchema,
+  property: string,
+  values: Readonly<Record<string, unknown>>,
+  document: { components?: { schemas?: Record<string, JsonSchema> } },
+): JsonSchema | undefined {
+  for (const branch of schema.allOf ?? []) {
+    const conditions = Object.entries(branch.if?.properties ?? {});
+    const then = branch.then?.properties?.[property];
+    if (!then || conditions.length === 0) continue;
+    if (
+      conditions.every(
+        ([name, condition]) => condition.const !== undefined && values[name] === condition.const,
+      )
+    ) {
+      return resolveRef(then, document);
+    }
+  }
+  return undefined;
+}
 
 /**
  * The request body: empty fields are left out (the API's defaults apply); lists are split on
@@ -149,7 +180,7 @@ export function requestBody(
  * `details.field` of another refusal (a reference that does not exist, an id taken) with its
  * message.
  */
-export function fieldErrors(details: unknown, message = ''): Record<string, string> {
+export function fieldErrors(details: unknown, message = '', within?: string): Record<string, string> {
   const { fields, field } = (details ?? {}) as {
     fields?: { field?: string; message?: string }[];
     field?: unknown;
@@ -157,7 +188,12 @@ export function fieldErrors(details: unknown, message = ''): Record<string, stri
   const errors: Record<string, string> = {};
   if (typeof field === 'string' && message) errors[field] = message;
   for (const entry of Array.isArray(fields) ? fields : []) {
-    if (entry.field && entry.message) errors[entry.field.split('.')[0]] = entry.message;
+    if (!entry.field || !entry.message) continue;
+    // A refusal of a nested object names its keys alone (a config's `cert_path`): both the
+    // object's field and the key's own field show it.
+    const path = within ? `${within}.${entry.field}` : entry.field;
+    errors[path.split('.')[0]] = entry.message;
+    errors[path] = entry.message;
   }
   return errors;
 }
@@ -165,7 +201,8 @@ export function fieldErrors(details: unknown, message = ''): Record<string, stri
 /**
  * A schema pattern as an HTML `pattern` attribute. Browsers compile `pattern` with the `v` flag,
  * where a class such as `[a-z._-]` is a syntax error and the constraint is silently dropped; the
- * characters `v` reserves inside a class are escaped. Undefined when it still does not compile.
+ * characters `v` reserves inside a class are escaped, and a pattern not anchored at both ends may
+ * match anywhere. Undefined when it still does not compile.
  */
 export function htmlPattern(pattern: string | undefined): string | undefined {
   if (!pattern) return undefined;
@@ -189,6 +226,9 @@ export function htmlPattern(pattern: string | undefined): string | undefined {
       out += '\\-';
     } else out += char;
   }
+  // JSON Schema patterns search the value, HTML ones match all of it: an unanchored one
+  // (`^/`, a path) may match anywhere.
+  if (!(out.startsWith('^') && out.endsWith('$') && !out.endsWith('\\$'))) out = `.*(?:${out}).*`;
   try {
     new RegExp(out, 'v');
     return out;

@@ -1,7 +1,6 @@
 import { lazy, Suspense } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
-import { countByStatus } from '../lib/agents';
 import { ErrorNotice, Stat } from '../components/widgets';
 
 const Histogram = lazy(() => import('../components/histogram').then((m) => ({ default: m.Histogram })));
@@ -38,39 +37,20 @@ export function DashboardPage() {
     queryFn: () => unwrap(api.GET('/api/v1/stats/issuance-rate', { params: { query: { days: 30 } } })),
   });
   const agents = useQuery({
-    queryKey: ['agents-fleet'],
-    // The first 100 agents by the list; a fleet summary route is still to come.
-    queryFn: () => unwrap(api.GET('/api/v1/agents', { params: { query: { per_page: 100 } } })),
+    queryKey: ['agents-summary'],
+    queryFn: () => unwrap(api.GET('/api/v1/agents/summary')),
   });
   const approvals = useQuery({
     queryKey: ['approvals-pending-count'],
     queryFn: () =>
       unwrap(api.GET('/api/v1/approvals', { params: { query: { status: 'pending', per_page: 1 } } })),
   });
-  // The four reserved sentinel agents (spec 2.4) are not part of the fleet.
   const violations = useQuery({
-    queryKey: ['open-violations'],
-    // Summed over the rules (the first 100): no aggregate route yet.
-    queryFn: async () => {
-      const rules = await unwrap(api.GET('/api/v1/policies', { params: { query: { per_page: 100 } } }));
-      const totals = await Promise.all(
-        rules.data.map(async (rule) => {
-          const page = await unwrap(
-            api.GET('/api/v1/policies/{id}/violations', {
-              params: { path: { id: rule.id }, query: { per_page: 1 } },
-            }),
-          );
-          return page.total;
-        }),
-      );
-      return totals.reduce((total, count) => total + count, 0);
-    },
+    queryKey: ['violations-summary'],
+    queryFn: () => unwrap(api.GET('/api/v1/policies/violations/summary')),
   });
-  const fleet = agents.data
-    ? countByStatus(agents.data.data.filter((agent) => !agent.sentinel))
-    : agents.error
-      ? null
-      : undefined;
+  // The summary counts the fleet without the four reserved sentinel agents (spec 2.4).
+  const fleet = agents.data ?? (agents.error ? null : undefined);
   const s = summary.data ?? (summary.error ? null : undefined);
   return (
     <section aria-labelledby="page-title">
@@ -168,7 +148,7 @@ export function DashboardPage() {
           <Stat
             key={status}
             label={status}
-            value={fleet ? (fleet[status] ?? 0) : fleet}
+            value={fleet ? fleet[status.toLowerCase() as 'online' | 'degraded' | 'offline'] : fleet}
             to="/agents"
             testId={`stat-agents-${status}`}
           />
@@ -184,7 +164,7 @@ export function DashboardPage() {
         />
         <Stat
           label="Open violations"
-          value={violations.data ?? (violations.error ? null : undefined)}
+          value={violations.data?.open ?? (violations.error ? null : undefined)}
           to="/policies"
           testId="stat-violations"
         />

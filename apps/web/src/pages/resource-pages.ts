@@ -718,8 +718,6 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
       { key: 'host', label: 'Host' },
       { key: 'port', label: 'Port', kind: 'count' },
       { key: 'status', label: 'Status', kind: 'status' },
-      { key: 'acknowledged', label: 'Acknowledged', kind: 'bool' },
-      { key: 'consecutive_failures', label: 'Failures in a row', kind: 'count' },
       { key: 'last_checked_at', label: 'Last checked', kind: 'time' },
       { key: 'last_not_after', label: 'Served certificate expires', kind: 'expiry' },
       { key: 'last_error', label: 'Last error' },

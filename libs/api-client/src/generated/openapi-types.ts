@@ -552,6 +552,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agents/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/agents/summary
+         * @description Requires the permission `agent.read`.
+         */
+        get: operations["getAgentSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/approvals": {
         parameters: {
             query?: never;
@@ -2620,6 +2640,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/policies/violations/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/policies/violations/summary
+         * @description Requires the permission `policy.read`.
+         */
+        get: operations["getPolicyViolationSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/profiles": {
         parameters: {
             query?: never;
@@ -3276,6 +3316,16 @@ export interface components {
         };
         /** @enum {string} */
         AgentStatus: "Online" | "Degraded" | "Offline" | "Retired";
+        /** @description GET /api/v1/agents/summary: the fleet by status, counted in SQL over every agent (the four sentinels apart), with the status rules of the list (ADR 0026): the dashboard's numbers. */
+        AgentSummary: {
+            degraded: number;
+            generated_at: string;
+            offline: number;
+            online: number;
+            retired: number;
+            /** @description Agents not retired. */
+            total: number;
+        };
         AgentVerificationReport: {
             endpoint: string;
             error?: string;
@@ -3756,7 +3806,7 @@ export interface components {
             name: string;
             /** @enum {string} */
             type: "local_ca" | "acme" | "vault_pki" | "aws_private_ca" | "google_cas" | "azure_key_vault" | "digicert" | "sectigo" | "globalsign" | "entrust" | "adcs" | "script";
-        };
+        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         CreateNotifierRequest: {
             enabled?: boolean;
             id: string;
@@ -3849,7 +3899,7 @@ export interface components {
             name: string;
             /** @enum {string} */
             type: "nginx" | "apache" | "haproxy" | "caddy" | "traefik" | "envoy" | "postfix" | "dovecot" | "java_keystore" | "iis" | "ssh" | "f5" | "kubernetes_secret" | "aws_acm" | "azure_key_vault";
-        };
+        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         CreateTeamRequest: {
             description?: string;
             id?: string;
@@ -4151,6 +4201,121 @@ export interface components {
             name?: string;
             /** @enum {string} */
             type?: "local_ca" | "acme" | "vault_pki" | "aws_private_ca" | "google_cas" | "azure_key_vault" | "digicert" | "sectigo" | "globalsign" | "entrust" | "adcs" | "script";
+        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        /** @description The config of an issuer of type acme; secret-bearing keys are write-only. */
+        IssuerConfig_acme: {
+            /** @enum {string} */
+            challenge_type?: "http-01" | "dns-01" | "dns-persist-01";
+            /** Format: uri */
+            directory_url: string;
+            /** Format: password */
+            eab_hmac_key?: string;
+            eab_kid?: string;
+            email: string;
+            profile?: string;
+        };
+        /** @description The config of an issuer of type adcs; secret-bearing keys are write-only. */
+        IssuerConfig_adcs: {
+            ca_name: string;
+            host: string;
+            /** Format: password */
+            password: string;
+            template: string;
+            username: string;
+        };
+        /** @description The config of an issuer of type aws_private_ca; secret-bearing keys are write-only. */
+        IssuerConfig_aws_private_ca: {
+            /** Format: password */
+            access_key_id?: string;
+            ca_arn: string;
+            region: string;
+            /** Format: password */
+            secret_access_key?: string;
+            template_arn?: string;
+        };
+        /** @description The config of an issuer of type azure_key_vault; secret-bearing keys are write-only. */
+        IssuerConfig_azure_key_vault: {
+            client_id: string;
+            /** Format: password */
+            client_secret: string;
+            issuer_name?: string;
+            tenant_id: string;
+            /** Format: uri */
+            vault_url: string;
+        };
+        /** @description The config of an issuer of type digicert; secret-bearing keys are write-only. */
+        IssuerConfig_digicert: {
+            /** Format: password */
+            api_key: string;
+            /** Format: uri */
+            base_url?: string;
+            organization_id?: string;
+            product_name_id: string;
+        };
+        /** @description The config of an issuer of type entrust; secret-bearing keys are write-only. */
+        IssuerConfig_entrust: {
+            /** Format: uri */
+            base_url: string;
+            ca_id: string;
+            /** Format: password */
+            password: string;
+            username: string;
+        };
+        /** @description The config of an issuer of type globalsign; secret-bearing keys are write-only. */
+        IssuerConfig_globalsign: {
+            /** Format: password */
+            api_key: string;
+            /** Format: password */
+            api_secret: string;
+            /** Format: uri */
+            base_url?: string;
+            product_code: string;
+        };
+        /** @description The config of an issuer of type google_cas; secret-bearing keys are write-only. */
+        IssuerConfig_google_cas: {
+            ca_pool: string;
+            location: string;
+            project: string;
+            /** Format: password */
+            service_account_key?: string;
+        };
+        /** @description The config of an issuer of type local_ca; secret-bearing keys are write-only. */
+        IssuerConfig_local_ca: {
+            /** @enum {string} */
+            ca_algorithm?: "ECDSA-P256" | "ECDSA-P384" | "RSA-2048" | "RSA-3072" | "RSA-4096";
+            default_validity_days?: number;
+            max_validity_days?: number;
+            organization?: string;
+            /** Format: uri */
+            publication_base_url?: string;
+        };
+        /** @description The config of an issuer of type script; secret-bearing keys are write-only. */
+        IssuerConfig_script: {
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            issue_command: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            revoke_command?: string;
+            timeout_seconds?: number;
+        };
+        /** @description The config of an issuer of type sectigo; secret-bearing keys are write-only. */
+        IssuerConfig_sectigo: {
+            /** Format: uri */
+            base_url: string;
+            cert_type?: string;
+            customer_uri: string;
+            login: string;
+            /** Format: password */
+            password: string;
+        };
+        /** @description The config of an issuer of type vault_pki; secret-bearing keys are write-only. */
+        IssuerConfig_vault_pki: {
+            /** Format: uri */
+            address: string;
+            mount: string;
+            namespace?: string;
+            role: string;
+            /** Format: password */
+            token: string;
         };
         /** @description An issuer as the API returns it: secret-bearing config values redacted, ciphertext never. */
         IssuerDto: {
@@ -4624,6 +4789,20 @@ export interface components {
             rule_type: components["schemas"]["PolicyRuleType"];
             severity: components["schemas"]["PolicySeverity"];
         };
+        /** @description GET /api/v1/policies/violations/summary: the open (unresolved) violations of every rule, counted in SQL: the dashboard's number, by severity and by how many rules and certificates. */
+        PolicyViolationSummary: {
+            by_severity: {
+                Critical: number;
+                Error: number;
+                Warning: number;
+            };
+            /** @description Certificates with at least one open violation. */
+            certificates: number;
+            generated_at: string;
+            open: number;
+            /** @description Rules with at least one open violation. */
+            rules: number;
+        };
         ProfileChanges: {
             allowed_ekus?: ("serverAuth" | "clientAuth" | "codeSigning" | "emailProtection" | "timeStamping" | "OCSPSigning" | "id-kp-serverAuth" | "id-kp-clientAuth" | "id-kp-codeSigning" | "id-kp-emailProtection" | "id-kp-timeStamping" | "id-kp-OCSPSigning")[];
             allowed_key_algorithms?: ("ECDSA-P256" | "ECDSA-P384" | "RSA-2048" | "RSA-3072" | "RSA-4096" | "Ed25519")[];
@@ -5004,13 +5183,264 @@ export interface components {
             name?: string;
             /** @enum {string} */
             type?: "nginx" | "apache" | "haproxy" | "caddy" | "traefik" | "envoy" | "postfix" | "dovecot" | "java_keystore" | "iis" | "ssh" | "f5" | "kubernetes_secret" | "aws_acm" | "azure_key_vault";
-        };
+        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /** @description One check of a connection test. */
         TargetCheck: {
             message: string;
             /** @enum {string} */
             name: "config" | "agent" | "reachability" | "tls";
             ok: boolean;
+        };
+        /** @description The config of a target of type apache; secret-bearing keys are write-only. */
+        TargetConfig_apache: {
+            /** @description An absolute path without ".." segments. */
+            cert_path: string;
+            /** @description An absolute path without ".." segments. */
+            chain_path?: string;
+            /** @enum {string} */
+            file_mode?: "0600" | "0640" | "0644";
+            /**
+             * Format: password
+             * @description An absolute path without ".." segments.
+             */
+            key_path: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            reload_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            restart_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            validate_command?: string;
+        };
+        /** @description The config of a target of type aws_acm; secret-bearing keys are write-only. */
+        TargetConfig_aws_acm: {
+            /** Format: password */
+            access_key_id?: string;
+            certificate_arn?: string;
+            region: string;
+            /** Format: password */
+            secret_access_key?: string;
+        };
+        /** @description The config of a target of type azure_key_vault; secret-bearing keys are write-only. */
+        TargetConfig_azure_key_vault: {
+            certificate_name: string;
+            client_id?: string;
+            /** Format: password */
+            client_secret?: string;
+            tenant_id?: string;
+            /** Format: uri */
+            vault_url: string;
+        };
+        /** @description The config of a target of type caddy; secret-bearing keys are write-only. */
+        TargetConfig_caddy: {
+            /** @description An absolute path without ".." segments. */
+            cert_path: string;
+            /** @description An absolute path without ".." segments. */
+            chain_path?: string;
+            /** @enum {string} */
+            file_mode?: "0600" | "0640" | "0644";
+            /**
+             * Format: password
+             * @description An absolute path without ".." segments.
+             */
+            key_path: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            reload_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            restart_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            validate_command?: string;
+        };
+        /** @description The config of a target of type dovecot; secret-bearing keys are write-only. */
+        TargetConfig_dovecot: {
+            /** @description An absolute path without ".." segments. */
+            cert_path: string;
+            /** @description An absolute path without ".." segments. */
+            chain_path?: string;
+            /** @enum {string} */
+            file_mode?: "0600" | "0640" | "0644";
+            /**
+             * Format: password
+             * @description An absolute path without ".." segments.
+             */
+            key_path: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            reload_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            restart_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            validate_command?: string;
+        };
+        /** @description The config of a target of type envoy; secret-bearing keys are write-only. */
+        TargetConfig_envoy: {
+            /** @description An absolute path without ".." segments. */
+            cert_path: string;
+            /** @description An absolute path without ".." segments. */
+            chain_path?: string;
+            /** @enum {string} */
+            file_mode?: "0600" | "0640" | "0644";
+            /**
+             * Format: password
+             * @description An absolute path without ".." segments.
+             */
+            key_path: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            reload_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            restart_command?: string;
+            /** @description An absolute path without ".." segments. */
+            sds_path?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            validate_command?: string;
+        };
+        /** @description The config of a target of type f5; secret-bearing keys are write-only. */
+        TargetConfig_f5: {
+            /** Format: uri */
+            management_url: string;
+            partition?: string;
+            /** Format: password */
+            password: string;
+            ssl_profile: string;
+            username: string;
+        };
+        /** @description The config of a target of type haproxy; secret-bearing keys are write-only. */
+        TargetConfig_haproxy: {
+            /** @description An absolute path without ".." segments. */
+            pem_path: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            reload_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            restart_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            validate_command?: string;
+        };
+        /** @description The config of a target of type iis; secret-bearing keys are write-only. */
+        TargetConfig_iis: {
+            binding_port?: number;
+            site_name: string;
+            /** @enum {string} */
+            store_name?: "My" | "WebHosting";
+        };
+        /** @description The config of a target of type java_keystore; secret-bearing keys are write-only. */
+        TargetConfig_java_keystore: {
+            alias: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            reload_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            restart_command?: string;
+            /** Format: password */
+            store_password: string;
+            /** @description An absolute path without ".." segments. */
+            store_path: string;
+            /** @enum {string} */
+            store_type?: "PKCS12" | "JKS";
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            validate_command?: string;
+        };
+        /** @description The config of a target of type kubernetes_secret; secret-bearing keys are write-only. */
+        TargetConfig_kubernetes_secret: {
+            /** Format: uri */
+            api_server_url?: string;
+            namespace: string;
+            /** Format: password */
+            secret_name: string;
+            /** Format: password */
+            service_account_token?: string;
+        };
+        /** @description The config of a target of type nginx; secret-bearing keys are write-only. */
+        TargetConfig_nginx: {
+            /** @description An absolute path without ".." segments. */
+            cert_path: string;
+            /** @description An absolute path without ".." segments. */
+            chain_path?: string;
+            /** @enum {string} */
+            file_mode?: "0600" | "0640" | "0644";
+            /**
+             * Format: password
+             * @description An absolute path without ".." segments.
+             */
+            key_path: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            reload_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            restart_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            validate_command?: string;
+        };
+        /** @description The config of a target of type postfix; secret-bearing keys are write-only. */
+        TargetConfig_postfix: {
+            /** @description An absolute path without ".." segments. */
+            cert_path: string;
+            /** @description An absolute path without ".." segments. */
+            chain_path?: string;
+            /** @enum {string} */
+            file_mode?: "0600" | "0640" | "0644";
+            /**
+             * Format: password
+             * @description An absolute path without ".." segments.
+             */
+            key_path: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            reload_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            restart_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            validate_command?: string;
+        };
+        /** @description The config of a target of type ssh; secret-bearing keys are write-only. */
+        TargetConfig_ssh: {
+            /** @enum {string} */
+            auth_method: "key" | "password";
+            /** @description An absolute path without ".." segments. */
+            cert_path: string;
+            /** @description An absolute path without ".." segments. */
+            chain_path?: string;
+            /** @enum {string} */
+            file_mode?: "0600" | "0640" | "0644";
+            host: string;
+            /**
+             * Format: password
+             * @description OpenSSH SHA256 fingerprint.
+             */
+            host_key_fingerprint: string;
+            /**
+             * Format: password
+             * @description An absolute path without ".." segments.
+             */
+            key_path: string;
+            /** Format: password */
+            password?: string;
+            port?: number;
+            /** Format: password */
+            private_key?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            reload_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            restart_command?: string;
+            username: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            validate_command?: string;
+        };
+        /** @description The config of a target of type traefik; secret-bearing keys are write-only. */
+        TargetConfig_traefik: {
+            /** @description An absolute path without ".." segments. */
+            cert_path: string;
+            /** @description An absolute path without ".." segments. */
+            chain_path?: string;
+            /** @description An absolute path without ".." segments. */
+            dynamic_config_path?: string;
+            /** @enum {string} */
+            file_mode?: "0600" | "0640" | "0644";
+            /**
+             * Format: password
+             * @description An absolute path without ".." segments.
+             */
+            key_path: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            reload_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            restart_command?: string;
+            /** @description Run as argv, without a shell: no shell metacharacters. */
+            validate_command?: string;
         };
         /** @description A deployment target as the API returns it: secret-bearing config values redacted, ciphertext never. */
         TargetDto: {
@@ -6457,6 +6887,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PageOfAgentDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getAgentSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSummary"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -10430,6 +10886,32 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getPolicyViolationSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyViolationSummary"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];

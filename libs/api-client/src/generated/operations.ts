@@ -1314,6 +1314,24 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "getAgentSummary": {
+    "method": "GET",
+    "path": "/api/v1/agents/summary",
+    "tag": "agents",
+    "summary": "GET /api/v1/agents/summary",
+    "access": [
+      "agent.read"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "getAgentWork": {
     "method": "GET",
     "path": "/api/v1/agents/{id}/work",
@@ -1872,6 +1890,24 @@ export const OPERATIONS = {
     "pathParams": [
       "id"
     ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "getPolicyViolationSummary": {
+    "method": "GET",
+    "path": "/api/v1/policies/violations/summary",
+    "tag": "policies",
+    "summary": "GET /api/v1/policies/violations/summary",
+    "access": [
+      "policy.read"
+    ],
+    "pathParams": [],
     "queryParams": [],
     "body": "none",
     "success": [

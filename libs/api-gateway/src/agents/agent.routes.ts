@@ -12,8 +12,8 @@ const BASE = '/api/v1/agents';
 
 /**
  * /api/v1/agents (spec 4.7; ADR 0026): registration, list, the retired list, get, retirement and
- * the heartbeat, served by deployment-dispatch. `retired` is listed before `:id`, so the literal
- * path wins. The work protocol routes are agent-work.routes.ts's.
+ * the heartbeat, served by deployment-dispatch. `retired` and `summary` are listed before `:id`,
+ * so the literal paths win. The work protocol routes are agent-work.routes.ts's.
  */
 export const AGENT_ROUTES = [
   declareRoute({
@@ -53,6 +53,18 @@ export const AGENT_ROUTES = [
     response: 'Page<AgentDto>',
     audit: null,
     payload: ({ query }) => query,
+  }),
+  /** The fleet by status, counted over every agent (the dashboard's numbers). */
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/summary`,
+    permission: 'agent.read',
+    status: 200,
+    errors: [401, 403],
+    subject: 'deployment-dispatch.v1.get-agent-summary',
+    response: 'AgentSummary',
+    audit: null,
+    payload: () => ({}),
   }),
   declareRoute({
     method: 'GET',

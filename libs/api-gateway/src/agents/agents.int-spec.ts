@@ -322,6 +322,41 @@ describe('agents through gateway -> NATS -> deployment-dispatch (+ auth, issuanc
       expect(active.data.map((agent) => agent.id)).not.toContain(retired.id);
     });
 
+    it('serves /agents/summary: the fleet by status as the list derives it, sentinels apart, counted over every agent', async () => {
+      const [online, degraded] = [await register(), await register()];
+      await register(); // never heartbeats: Offline
+      // Heartbeat ages set in the database: one fresh, one three minutes old.
+      await db.query(
+        `UPDATE deployment_dispatch.agents SET last_heartbeat_at = CASE id
+           WHEN $1 THEN now() WHEN $2 THEN now() - interval '3 minutes' END WHERE id IN ($1, $2)`,
+        [online.id, degraded.id],
+      );
+      const summary = await api('GET', '/api/v1/agents/summary');
+      expect(summary.status).toBe(200);
+      const counts = summary.json() as Record<string, number>;
+      // The list's own statuses, over every page (the summary counts beyond the first 100).
+      const listed: AgentDto[] = [];
+      for (let page = 1; ; page++) {
+        const rows = (await api('GET', `/api/v1/agents?per_page=500&page=${page}`)).json() as {
+          data: AgentDto[];
+        };
+        listed.push(...rows.data.filter((agent) => !agent.sentinel));
+        if (rows.data.length < 500) break;
+      }
+      const count = (status: string) => listed.filter((agent) => agent.status === status).length;
+      expect(counts).toMatchObject({
+        total: listed.length,
+        online: count('Online'),
+        degraded: count('Degraded'),
+        offline: count('Offline'),
+      });
+      expect(counts.online).toBeGreaterThanOrEqual(1);
+      expect(counts.degraded).toBeGreaterThanOrEqual(1);
+      const retired = (await api('GET', '/api/v1/agents/retired?per_page=500')).json() as { total: number };
+      expect(counts.retired).toBe(retired.total);
+      expect((await api('GET', '/api/v1/agents/summary', { key: null })).status).toBe(401);
+    });
+
     it('answers 404 for an unknown id', async () => {
       const response = await api('GET', `/api/v1/agents/${unique('ghost')}`);
       expect(response.status).toBe(404);

@@ -214,6 +214,25 @@ describe('policy rules and violations', () => {
       expect(await mine(malformed.id)).toEqual([]);
     });
 
+    it('summarises the open violations of every rule: as many as the rules list, by severity, rules and certificates', async () => {
+      const rules = (await call('GET', '/api/v1/policies?per_page=500')).json() as Page<PolicyRuleDto>;
+      const open = (await Promise.all(rules.data.map((rule) => violations(rule.id)))).flat();
+      expect(open.length).toBeGreaterThan(0);
+      const summary = await call('GET', '/api/v1/policies/violations/summary');
+      expect(summary.status).toBe(200);
+      const bySeverity = (severity: string) => open.filter((v) => v.severity === severity).length;
+      expect(summary.json()).toMatchObject({
+        open: open.length,
+        by_severity: {
+          Warning: bySeverity('Warning'),
+          Error: bySeverity('Error'),
+          Critical: bySeverity('Critical'),
+        },
+        rules: new Set(open.map((v) => v.rule_id)).size,
+        certificates: new Set(open.map((v) => v.certificate_id)).size,
+      });
+    });
+
     it('re-evaluates on update: a fixed certificate loses the violation, a rule severity change follows', async () => {
       const created = (
         await call('POST', '/api/v1/certificates', {

@@ -34,6 +34,18 @@ export const POLICY_ROUTES = [
     audit: 'policy.created',
     payload: ({ body }) => body,
   }),
+  /** The open violations of every rule, counted once (the dashboard's number). */
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/violations/summary`,
+    permission: 'policy.read',
+    status: 200,
+    errors: [401, 403],
+    subject: 'issuance.v1.get-policy-violation-summary',
+    response: 'PolicyViolationSummary',
+    audit: null,
+    payload: () => ({}),
+  }),
   /** Dry run: a proposed certificate against every enabled rule; no violation is stored. */
   declareRoute({
     method: 'POST',

@@ -18,6 +18,8 @@ import {
   AgentRegisteredEvent,
   AgentRetiredEvent,
   AgentRetirement,
+  AgentSummary,
+  AgentSummaryRequest,
   CountAgentDependenciesRequest,
   ListAgentsRequest,
   ListRetiredAgentsRequest,
@@ -35,6 +37,10 @@ export const agentRequestContracts = {
     response: shape<Page<AgentDto>>(),
   },
   'deployment-dispatch.v1.get-agent': { request: AgentIdRequest, response: shape<AgentDto>() },
+  'deployment-dispatch.v1.get-agent-summary': {
+    request: AgentSummaryRequest,
+    response: shape<AgentSummary>(),
+  },
   'deployment-dispatch.v1.register-agent': {
     request: RegisterAgentRequest,
     response: shape<AgentRegistered>(),

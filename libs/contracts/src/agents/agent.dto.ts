@@ -89,6 +89,23 @@ export class AgentIdRequest {
 
 export class ListAgentsRequest extends PageQuery {}
 
+/** GET /api/v1/agents/summary: no parameters. */
+export class AgentSummaryRequest {}
+
+/**
+ * GET /api/v1/agents/summary: the fleet by status, counted in SQL over every agent (the four
+ * sentinels apart), with the status rules of the list (ADR 0026): the dashboard's numbers.
+ */
+export interface AgentSummary {
+  /** Agents not retired. */
+  total: number;
+  online: number;
+  degraded: number;
+  offline: number;
+  retired: number;
+  generated_at: string;
+}
+
 /** Query text to a number when it is an integer (negative too), with values below 1 read as `fallback`. */
 const atLeastOneOr =
   (fallback: number) =>

@@ -11,6 +11,8 @@ import {
   PolicyRuleDto,
   PolicyRuleIdRequest,
   PolicyViolationDto,
+  PolicyViolationSummary,
+  PolicyViolationSummaryRequest,
   RenewalSweepResult,
   RunRenewalSweepRequest,
   UpdatePolicyRuleRequest,
@@ -26,6 +28,10 @@ export const policyRequestContracts = {
   'issuance.v1.list-policy-violations': {
     request: ListPolicyViolationsRequest,
     response: shape<Page<PolicyViolationDto>>(),
+  },
+  'issuance.v1.get-policy-violation-summary': {
+    request: PolicyViolationSummaryRequest,
+    response: shape<PolicyViolationSummary>(),
   },
   'issuance.v1.evaluate-policies': {
     request: EvaluatePoliciesRequest,

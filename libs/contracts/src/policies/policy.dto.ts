@@ -188,6 +188,23 @@ export interface PolicyViolationDto {
   last_evaluated_at: string;
 }
 
+/** GET /api/v1/policies/violations/summary: no parameters. */
+export class PolicyViolationSummaryRequest {}
+
+/**
+ * GET /api/v1/policies/violations/summary: the open (unresolved) violations of every rule,
+ * counted in SQL: the dashboard's number, by severity and by how many rules and certificates.
+ */
+export interface PolicyViolationSummary {
+  open: number;
+  by_severity: Record<PolicySeverity, number>;
+  /** Rules with at least one open violation. */
+  rules: number;
+  /** Certificates with at least one open violation. */
+  certificates: number;
+  generated_at: string;
+}
+
 /** A proposed certificate for the dry run: certificate fields plus optional validity. */
 export class EvaluatePoliciesRequest extends CertificateFields {
   @IsString()

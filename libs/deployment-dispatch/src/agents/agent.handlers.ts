@@ -21,6 +21,7 @@ export class AgentHandlers implements OnApplicationBootstrap {
         this.agents.list(request, true),
       ),
       this.bus.handle('deployment-dispatch.v1.get-agent', (request) => this.agents.get(request.id)),
+      this.bus.handle('deployment-dispatch.v1.get-agent-summary', () => this.agents.summary()),
       this.bus.handle('deployment-dispatch.v1.register-agent', (request, context) =>
         this.agents.register(request, context),
       ),

@@ -103,6 +103,23 @@ export class AgentRepository {
     return { rows, total };
   }
 
+  /** The fleet by status (sentinels apart), with the cutoffs of agentStatusCutoffs. */
+  async summary(cutoffs: {
+    onlineAfter: Date;
+    degradedAfter: Date;
+  }): Promise<{ total: number; online: number; degraded: number; retired: number }> {
+    const [row] = await this.dataSource.query(
+      `SELECT count(*) FILTER (WHERE retired_at IS NULL)::int AS total,
+         count(*) FILTER (WHERE retired_at IS NULL AND last_heartbeat_at > $1)::int AS online,
+         count(*) FILTER (WHERE retired_at IS NULL AND last_heartbeat_at <= $1 AND last_heartbeat_at > $2)::int
+           AS degraded,
+         count(*) FILTER (WHERE retired_at IS NOT NULL)::int AS retired
+       FROM agents WHERE NOT sentinel`,
+      [cutoffs.onlineAfter, cutoffs.degradedAfter],
+    );
+    return row;
+  }
+
   async find(
     id: string,
     manager: EntityManager = this.dataSource.manager,

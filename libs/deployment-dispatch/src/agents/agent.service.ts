@@ -5,6 +5,7 @@ import {
   agentActorId,
   AgentDependencyCounts,
   AgentDto,
+  AgentSummary,
   AgentHeartbeatRequest,
   AgentRegistered,
   AgentRetirement,
@@ -23,7 +24,7 @@ import {
   RetiredAgentKeyRequest,
   SYSTEM_ACTOR,
 } from '@certlane/contracts';
-import { decideRetirement, isSentinelAgent } from '@certlane/deployment-dispatch-domain';
+import { agentStatusCutoffs, decideRetirement, isSentinelAgent } from '@certlane/deployment-dispatch-domain';
 import {
   CertlaneLogger,
   isUniqueViolation,
@@ -79,6 +80,17 @@ export class AgentService {
     const { rows, total } = await this.repository.list(page, retired);
     const now = new Date();
     return { data: rows.map((row) => agentDto(row, now)), total, page: page.page, per_page: page.per_page };
+  }
+
+  /** GET /agents/summary: the fleet by status, counted in SQL with the list's status rules. */
+  async summary(): Promise<AgentSummary> {
+    const now = new Date();
+    const counts = await this.repository.summary(agentStatusCutoffs(now));
+    return {
+      ...counts,
+      offline: counts.total - counts.online - counts.degraded,
+      generated_at: now.toISOString(),
+    };
   }
 
   async get(id: string): Promise<AgentDto> {

@@ -1,4 +1,9 @@
-import { AGENT_DEGRADED_WITHIN_SECONDS, AGENT_ONLINE_WITHIN_SECONDS, agentStatus } from './agent-status';
+import {
+  AGENT_DEGRADED_WITHIN_SECONDS,
+  AGENT_ONLINE_WITHIN_SECONDS,
+  agentStatus,
+  agentStatusCutoffs,
+} from './agent-status';
 
 describe(agentStatus.name, () => {
   const now = new Date('2026-01-01T12:00:00.000Z');
@@ -38,5 +43,23 @@ describe(agentStatus.name, () => {
   it('is Retired once retired, whatever the heartbeat', () => {
     expect(status(0, true)).toBe('Retired');
     expect(status(null, true)).toBe('Retired');
+  });
+});
+
+describe(agentStatusCutoffs.name, () => {
+  const now = new Date('2026-11-25T12:00:00.000Z');
+  const { onlineAfter, degradedAfter } = agentStatusCutoffs(now);
+  /** What the summary's SQL counts a heartbeat as, from the cutoffs. */
+  const counted = (heartbeat: Date) =>
+    heartbeat > onlineAfter ? 'Online' : heartbeat > degradedAfter ? 'Degraded' : 'Offline';
+
+  it('counts every heartbeat age as agentStatus reads it, at and around each threshold', () => {
+    for (const ageMs of [-5000, 0, 119_999, 120_000, 120_001, 299_999, 300_000, 300_001, 86_400_000]) {
+      const heartbeat = new Date(now.getTime() - ageMs);
+      expect([ageMs, counted(heartbeat)]).toEqual([
+        ageMs,
+        agentStatus({ last_heartbeat_at: heartbeat, retired_at: null }, now),
+      ]);
+    }
   });
 });

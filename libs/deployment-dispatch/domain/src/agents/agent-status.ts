@@ -23,3 +23,14 @@ export function agentStatus(
   if (ageSeconds < AGENT_DEGRADED_WITHIN_SECONDS) return 'Degraded';
   return 'Offline';
 }
+
+/**
+ * The heartbeat times that separate the statuses at `now`, for counting in SQL with the same
+ * rules as agentStatus: Online after `onlineAfter`, Degraded after `degradedAfter`, Offline else.
+ */
+export function agentStatusCutoffs(now: Date): { onlineAfter: Date; degradedAfter: Date } {
+  return {
+    onlineAfter: new Date(now.getTime() - AGENT_ONLINE_WITHIN_SECONDS * 1000),
+    degradedAfter: new Date(now.getTime() - AGENT_DEGRADED_WITHIN_SECONDS * 1000),
+  };
+}

@@ -24,6 +24,7 @@ export class PolicyHandlers implements OnApplicationBootstrap {
         this.policies.delete(request.id, context),
       ),
       this.bus.handle('issuance.v1.list-policy-violations', (request) => this.policies.violations(request)),
+      this.bus.handle('issuance.v1.get-policy-violation-summary', () => this.policies.violationSummary()),
       this.bus.handle('issuance.v1.evaluate-policies', (request, context) =>
         this.policies.evaluate(request, context),
       ),

@@ -13,6 +13,7 @@ import {
 import { parsePolicyConfig, PolicyRuleInput, PolicySubject } from '@certlane/issuance-domain';
 import { DataSource, EntityManager } from 'typeorm';
 import { pageOf } from '@certlane/issuance-data-access';
+import { ViolationCountRow } from './violation-summary';
 
 type Executor = Pick<EntityManager, 'query'>;
 
@@ -189,6 +190,15 @@ export class PolicyRepository {
     return executor.query(
       'SELECT id, name, type, severity, config FROM policy_rules WHERE enabled ORDER BY id FOR SHARE',
     ) as Promise<(PolicyRuleInput & { name: string })[]>;
+  }
+
+  /** The open violations of every rule, counted once (the partial index holds only open ones). */
+  async violationSummary(): Promise<ViolationCountRow[]> {
+    return this.dataSource.query(
+      `SELECT severity, count(*)::int AS open, count(DISTINCT rule_id)::int AS rules,
+         count(DISTINCT certificate_id)::int AS certificates
+       FROM policy_violations WHERE resolved_at IS NULL GROUP BY GROUPING SETS ((severity), ())`,
+    );
   }
 
   async listViolations(ruleId: string, page: ResolvedPage): Promise<Page<PolicyViolationDto>> {

@@ -13,6 +13,7 @@ import {
   ListPolicyViolationsRequest,
   Page,
   PolicyEvaluationResult,
+  PolicyViolationSummary,
   PolicyRuleDeleted,
   PolicyRuleDto,
   PolicyRuleType,
@@ -25,6 +26,7 @@ import { configProblem, configText, evaluatePolicyRule, PolicySubject } from '@c
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
 import { DEFAULT_RENEWAL_POLICY_ID } from '../renewal-policies/renewal-policy.repository';
 import { PolicySweeper } from './policy-sweeper';
+import { violationSummaryOf } from './violation-summary';
 import { PolicyRepository, PolicyRuleFields, policyRuleDto } from './policy.repository';
 import { auditRecord, notFound, UnitOfWork } from '@certlane/issuance-data-access';
 
@@ -138,6 +140,11 @@ export class PolicyService {
       await this.outbox.audit(manager, policyAudit(AuditAction.PolicyDeleted, id, context, {}));
     });
     return { id };
+  }
+
+  /** The open violations of every rule, for the dashboard (GET /policies/violations/summary). */
+  async violationSummary(): Promise<PolicyViolationSummary> {
+    return violationSummaryOf(await this.repository.violationSummary(), new Date());
   }
 
   async violations(request: ListPolicyViolationsRequest): Promise<Page<PolicyViolationDto>> {
