@@ -40,15 +40,17 @@ export class NotificationRepository {
     )) as RoutingRule[];
   }
 
+  /** The contact addresses of the owners and teams named (one query). */
   async contacts(
     executor: SqlExecutor,
-    ownerId: string | null,
-    teamId: string | null,
-  ): Promise<{ owners: Map<string, string[]>; teams: Map<string, string[]> }> {
+    ownerIds: readonly (string | null)[],
+    teamIds: readonly (string | null)[],
+  ): Promise<Contacts> {
+    const present = (ids: readonly (string | null)[]) => [...new Set(ids.filter((id): id is string => !!id))];
     const rows = (await executor.query(
       `SELECT kind, subject_id, addresses FROM contacts
-        WHERE (kind = 'owner' AND subject_id = $1) OR (kind = 'team' AND subject_id = $2)`,
-      [ownerId, teamId],
+        WHERE (kind = 'owner' AND subject_id = ANY($1)) OR (kind = 'team' AND subject_id = ANY($2))`,
+      [present(ownerIds), present(teamIds)],
     )) as { kind: 'owner' | 'team'; subject_id: string; addresses: string[] }[];
     const owners = new Map<string, string[]>();
     const teams = new Map<string, string[]>();
@@ -62,17 +64,11 @@ export class NotificationRepository {
     facts: Record<'expiring' | 'failed_jobs' | 'violations' | 'approvals', DigestSubject[]>,
   ): Promise<Contacts> {
     const lines = [...facts.expiring, ...facts.failed_jobs, ...facts.violations, ...facts.approvals];
-    const owners = [...new Set(lines.flatMap((line) => (line.owner_id ? [line.owner_id] : [])))];
-    const teams = [...new Set(lines.flatMap((line) => (line.team_id ? [line.team_id] : [])))];
-    const rows = (await executor.query(
-      `SELECT kind, subject_id, addresses FROM contacts
-        WHERE (kind = 'owner' AND subject_id = ANY($1)) OR (kind = 'team' AND subject_id = ANY($2))`,
-      [owners, teams],
-    )) as { kind: 'owner' | 'team'; subject_id: string; addresses: string[] }[];
-    const found = { owners: new Map<string, string[]>(), teams: new Map<string, string[]>() };
-    for (const row of rows)
-      (row.kind === 'owner' ? found.owners : found.teams).set(row.subject_id, row.addresses);
-    return found;
+    return this.contacts(
+      executor,
+      lines.map((line) => line.owner_id),
+      lines.map((line) => line.team_id),
+    );
   }
 
   async digestRunExists(runId: string): Promise<boolean> {
@@ -108,33 +104,42 @@ export class NotificationRepository {
   }
 
   /** Stores the planned deliveries; a dedup key already present adds nothing. Returns how many were new. */
-  async insertPlanned(
+  insertPlanned(executor: SqlExecutor, event: NotificationEvent, plans: PlannedDelivery[]): Promise<number> {
+    return this.insertPlannedMany(executor, [{ event, plans }]);
+  }
+
+  /**
+   * insertPlanned for many events in one statement (a consumer's batch): a dedup key already
+   * present, or repeated in the batch, adds nothing. Returns how many were new.
+   */
+  async insertPlannedMany(
     executor: SqlExecutor,
-    event: NotificationEvent,
-    plans: PlannedDelivery[],
+    batch: readonly { event: NotificationEvent; plans: readonly PlannedDelivery[] }[],
   ): Promise<number> {
-    let inserted = 0;
-    for (const plan of plans) {
-      const rows = (await executor.query(
-        `INSERT INTO notifications
-           (id, dedup_key, event_type, severity, certificate_id, notifier_id, recipients, title, event)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT (dedup_key) DO NOTHING RETURNING id`,
-        [
-          randomUUID(),
-          plan.dedup_key,
-          event.type,
-          event.severity,
-          event.certificate_id,
-          plan.notifier_id,
-          plan.recipients,
-          event.title,
-          JSON.stringify(event),
-        ],
-      )) as unknown[];
-      inserted += rows.length;
-    }
-    return inserted;
+    const rows = batch.flatMap(({ event, plans }) =>
+      plans.map((plan) => ({
+        id: randomUUID(),
+        dedup_key: plan.dedup_key,
+        event_type: event.type,
+        severity: event.severity,
+        certificate_id: event.certificate_id,
+        notifier_id: plan.notifier_id,
+        recipients: plan.recipients,
+        title: event.title,
+        event,
+      })),
+    );
+    if (rows.length === 0) return 0;
+    const inserted = (await executor.query(
+      `INSERT INTO notifications
+         (id, dedup_key, event_type, severity, certificate_id, notifier_id, recipients, title, event)
+       SELECT id, dedup_key, event_type, severity, certificate_id, notifier_id, recipients, title, event
+         FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, dedup_key text, event_type text, severity text,
+              certificate_id text, notifier_id text, recipients text[], title text, event jsonb)
+       ON CONFLICT (dedup_key) DO NOTHING RETURNING id`,
+      [JSON.stringify(rows)],
+    )) as unknown[];
+    return inserted.length;
   }
 
   /**

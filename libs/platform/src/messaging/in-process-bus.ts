@@ -15,6 +15,7 @@ import {
   BatchedRequest,
   BatchOutcome,
   BusHooks,
+  EventBatchHandler,
   EventHandler,
   MessageBus,
   RequestHandler,
@@ -149,6 +150,15 @@ export class InProcessBus implements MessageBus {
         this.options.onUnexpected?.(error),
       );
     }
+  }
+
+  /** One event per batch: the in-process log is handed over as it is published. */
+  consumeBatch<E extends EventSubject>(
+    subject: E,
+    consumer: string,
+    handler: EventBatchHandler<E>,
+  ): Promise<void> {
+    return this.consume(subject, consumer, (event) => handler([event]));
   }
 
   async consume<E extends EventSubject>(

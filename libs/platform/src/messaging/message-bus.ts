@@ -20,6 +20,10 @@ export type RequestHandler<S extends RequestSubject> = (
 ) => Promise<ResponseOf<S> | RawJson<ResponseOf<S>>>;
 
 export type EventHandler<E extends EventSubject> = (event: EventEnvelope<EventOf<E>>) => Promise<void>;
+/** Handles the events at hand (one or more, in stream order) together. */
+export type EventBatchHandler<E extends EventSubject> = (
+  events: EventEnvelope<EventOf<E>>[],
+) => Promise<void>;
 
 /** Observation points shared by both bus implementations. */
 export interface BusHooks {
@@ -105,6 +109,18 @@ export interface MessageBus {
    * handler throws. Handlers must be idempotent (see consumeOnce).
    */
   consume<E extends EventSubject>(subject: E, consumer: string, handler: EventHandler<E>): Promise<void>;
+  /**
+   * A durable consumer like `consume` whose handler takes the events already delivered, up to
+   * `maxBatch`, at once (one transaction for many: see consumeManyOnce); when it throws, every
+   * event of the batch comes again. Up to `maxBatch` events are in flight, so a retried event can
+   * be overtaken by later ones: for consumers whose events do not depend on their order.
+   */
+  consumeBatch<E extends EventSubject>(
+    subject: E,
+    consumer: string,
+    handler: EventBatchHandler<E>,
+    maxBatch: number,
+  ): Promise<void>;
   /**
    * Non-durable fan-out: every subscribed process sees each event published from now on (cache
    * invalidation and the like). Nothing is replayed and nothing is acknowledged.
