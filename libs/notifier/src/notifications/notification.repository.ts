@@ -143,38 +143,43 @@ export class NotificationRepository {
   }
 
   /**
-   * Locks one due notification (pending, or failed with next_retry_at passed), skipping rows
-   * another replica holds: call inside the transaction that records the attempt's outcome.
+   * Locks up to `limit` due notifications (pending, or failed with next_retry_at passed), oldest
+   * first, skipping rows another replica holds: call inside the transaction that records the
+   * attempts' outcomes.
    */
-  async claimDue(executor: SqlExecutor, now: Date): Promise<NotificationRow | undefined> {
-    const rows = (await executor.query(
+  async claimDue(executor: SqlExecutor, now: Date, limit: number): Promise<NotificationRow[]> {
+    return (await executor.query(
       `SELECT id, dedup_key, event_type, severity, certificate_id, notifier_id, recipients, title, event,
               status, retry_count, next_retry_at, last_error, created_at
          FROM notifications
         WHERE status IN ('pending', 'failed') AND coalesce(next_retry_at, created_at) <= $1
         ORDER BY coalesce(next_retry_at, created_at)
-        LIMIT 1
+        LIMIT $2
         FOR UPDATE SKIP LOCKED`,
-      [now],
+      [now, limit],
     )) as NotificationRow[];
-    return rows[0];
   }
 
   /**
-   * Gives a claimed notification back until `until` without an attempt (its notifier's rate slot
-   * or send permit is not free): state and retry_count unchanged, the sweep claims it then.
+   * Records many claimed notifications' new states in one statement: `sent_at` becomes `now` for
+   * those now sent. A notification given back without an attempt (its notifier's rate slot or
+   * send permit was not free) keeps its state with next_retry_at moved.
    */
-  async defer(executor: SqlExecutor, id: string, until: Date): Promise<void> {
-    await executor.query('UPDATE notifications SET next_retry_at = $2 WHERE id = $1', [id, until]);
-  }
-
-  async saveState(executor: SqlExecutor, id: string, state: DeliveryState, now: Date): Promise<void> {
+  async saveStates(
+    executor: SqlExecutor,
+    states: readonly { id: string; state: DeliveryState }[],
+    now: Date,
+  ): Promise<void> {
+    if (states.length === 0) return;
     await executor.query(
-      `UPDATE notifications
-          SET status = $2, retry_count = $3, next_retry_at = $4, last_error = $5,
-              sent_at = CASE WHEN $2 = 'sent' THEN $6::timestamptz ELSE sent_at END
-        WHERE id = $1`,
-      [id, state.status, state.retry_count, state.next_retry_at, state.last_error, now],
+      `UPDATE notifications n
+          SET status = s.status, retry_count = s.retry_count, next_retry_at = s.next_retry_at,
+              last_error = s.last_error,
+              sent_at = CASE WHEN s.status = 'sent' THEN $2::timestamptz ELSE n.sent_at END
+         FROM jsonb_to_recordset($1::jsonb) AS s(id uuid, status text, retry_count int,
+              next_retry_at timestamptz, last_error text)
+        WHERE n.id = s.id`,
+      [JSON.stringify(states.map(({ id, state }) => ({ id, ...state }))), now],
     );
   }
 
