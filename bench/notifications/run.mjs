@@ -33,8 +33,8 @@ const { SecretBox } = require(join(ROOT, 'dist/libs/platform/src/index.js'));
 const TARGET_SWEEP_SECONDS = 10;
 const TARGET_PEAK_RSS_MIB = 512;
 const TARGET_DELIVERIES_PER_SECOND = 2000;
-/** A webhook notifier's sends at once (its default max_concurrent, ADR 0062). */
-const SWEEP_CONCURRENCY = 4;
+/** The sink notifier's sends at once (its max_concurrent below; ADR 0062), also the bare baseline's. */
+const SWEEP_CONCURRENCY = 16;
 
 const settings = {
   certificates: positiveNumberEnv('BENCH_CERTIFICATES', 1_000_000),

@@ -17,6 +17,7 @@ import {
   BusHooks,
   EventBatchHandler,
   EventHandler,
+  PublishedPrefix,
   MessageBus,
   RequestHandler,
   RequestOptions,
@@ -133,6 +134,20 @@ export class InProcessBus implements MessageBus {
     const list = this.handlers.get(subject) ?? [];
     list.push(handler as unknown as RequestHandler<RequestSubject>);
     this.handlers.set(subject, list);
+  }
+
+  /** One after the other. */
+  async publishMany(
+    events: readonly { subject: EventSubject; envelope: EventEnvelope<unknown> }[],
+  ): Promise<PublishedPrefix> {
+    for (const [index, { subject, envelope }] of events.entries()) {
+      try {
+        await this.publish(subject, envelope as never);
+      } catch (error) {
+        return { published: index, error };
+      }
+    }
+    return { published: events.length };
   }
 
   async publish<E extends EventSubject>(subject: E, envelope: EventEnvelope<EventOf<E>>): Promise<void> {

@@ -20,6 +20,12 @@ export type RequestHandler<S extends RequestSubject> = (
 ) => Promise<ResponseOf<S> | RawJson<ResponseOf<S>>>;
 
 export type EventHandler<E extends EventSubject> = (event: EventEnvelope<EventOf<E>>) => Promise<void>;
+/** How many events of a publishMany were stored in order, and the first failure if any. */
+export interface PublishedPrefix {
+  published: number;
+  error?: unknown;
+}
+
 /** Handles the events at hand (one or more, in stream order) together. */
 export type EventBatchHandler<E extends EventSubject> = (
   events: EventEnvelope<EventOf<E>>[],
@@ -103,6 +109,14 @@ export interface MessageBus {
   handle<S extends RequestSubject>(subject: S, handler: RequestHandler<S>): Promise<void>;
   /** Durable publish. Envelope ids deduplicate repeated publishes of the same event. */
   publish<E extends EventSubject>(subject: E, envelope: EventEnvelope<EventOf<E>>): Promise<void>;
+  /**
+   * Durable publish of many events, in the given order (the outbox relay's batch). Answers how
+   * many were stored before the first failure, and that failure; the rest may or may not have
+   * been stored (publishing them again is deduplicated by envelope id).
+   */
+  publishMany(
+    events: readonly { subject: EventSubject; envelope: EventEnvelope<unknown> }[],
+  ): Promise<PublishedPrefix>;
   /**
    * Durable consumer named `consumer`: receives every event of the subject from the start of
    * the stream, resumes where it stopped after a restart, and gets an event again when the

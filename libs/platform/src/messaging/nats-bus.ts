@@ -41,6 +41,7 @@ import {
   BusHooks,
   EventBatchHandler,
   EventHandler,
+  PublishedPrefix,
   MessageBus,
   RawJson,
   Reply,
@@ -328,6 +329,40 @@ export class NatsBus implements MessageBus {
     } catch (error) {
       throw translateNatsError(error, subject, this.options.requestTimeoutMs);
     }
+  }
+
+  /**
+   * Every publish is written before any acknowledgement is awaited: one connection carries them
+   * in call order, so the stream stores them in that order, at the cost of one round trip for
+   * the batch instead of one per event.
+   */
+  async publishMany(
+    events: readonly { subject: EventSubject; envelope: EventEnvelope<unknown> }[],
+  ): Promise<PublishedPrefix> {
+    if (events.length === 0) return { published: 0 };
+    try {
+      if (!this.connection.connected) throw new BusDisconnectedError('disconnected');
+      await Promise.all(
+        [...new Set(events.map((event) => event.subject))].map((subject) => this.ensureStream(subject)),
+      );
+    } catch (error) {
+      return {
+        published: 0,
+        error: translateNatsError(error, events[0].subject, this.options.requestTimeoutMs),
+      };
+    }
+    const acks = await Promise.allSettled(
+      events.map(({ subject, envelope }) =>
+        this.js.publish(this.wire(subject), codec.encode(envelope), { msgID: envelope.id }),
+      ),
+    );
+    const failed = acks.findIndex((ack) => ack.status === 'rejected');
+    if (failed === -1) return { published: events.length };
+    const reason = (acks[failed] as PromiseRejectedResult).reason as unknown;
+    return {
+      published: failed,
+      error: translateNatsError(reason, events[failed].subject, this.options.requestTimeoutMs),
+    };
   }
 
   async consume<E extends EventSubject>(
