@@ -18,4 +18,5 @@ export * from './policies/domain-match';
 export * from './policies/evaluate-policy';
 export * from './policies/policy-scope';
 export * from './renewals/renewal-schedule';
+export * from './renewals/alert-cursor';
 export * from './idempotency/idempotency-decision';

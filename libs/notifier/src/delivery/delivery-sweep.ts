@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { GuardedHttp, networkList, OutboundHttp, OutboundNotification } from '@certlane/connectors';
-import { DeliveryTrigger, nextDeliveryState } from '@certlane/notifier-domain';
+import { GuardedHttp, networkList, OutboundNotification } from '@certlane/connectors';
+import { DeliveryState, DeliveryTrigger, nextDeliveryState } from '@certlane/notifier-domain';
 import {
   CERTLANE_CONFIG,
   CertlaneConfig,
@@ -14,8 +14,8 @@ import { NotificationRepository, NotificationRow } from '../notifications/notifi
 import { LoadedNotifier, NotifierDirectory } from '../notifiers/notifier.directory';
 import { NotifierThrottle } from './notifier-throttle';
 
-/** Deliveries one replica runs at once (each holds its row lock and a connection). */
-const SWEEP_CONCURRENCY = 4;
+/** Notifications one replica claims per transaction (their row locks are held until all are tried). */
+export const SWEEP_BATCH = 256;
 /** When every send permit of a notifier is taken, its notification is looked at again this much later. */
 const PERMIT_RETRY_MS = 250;
 
@@ -29,16 +29,18 @@ export interface SweepResult {
 }
 
 /**
- * The delivery sweep (spec 1 "notification retry", spec 3; ADR 0056), every
- * SERVICE_NOTIFICATION_RETRY_INTERVAL and right after new notifications are stored: each worker
- * takes one due notification FOR UPDATE SKIP LOCKED, sends it and records the outcome through the
- * delivery state machine in the same transaction, so two replicas never send one notification
- * twice. A notifier that no longer exists moves the notification to sent (no wedge).
+ * The delivery sweep (spec 1 "notification retry", spec 3; ADR 0056, 0062), every
+ * SERVICE_NOTIFICATION_RETRY_INTERVAL and right after new notifications are stored: one
+ * transaction claims a batch of due notifications FOR UPDATE SKIP LOCKED, sends them (each
+ * notifier's at most as many at once as the send permits it took) and records every outcome
+ * through the delivery state machine in one UPDATE before committing, so two replicas never send
+ * one notification twice. A notifier that no longer exists moves the notification to sent (no
+ * wedge).
  */
 @Injectable()
 export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly task: PeriodicTask;
-  private readonly http: OutboundHttp;
+  private readonly http: GuardedHttp;
   private kicked = false;
   private wake?: { at: number; timer: NodeJS.Timeout };
   private sweeping?: Promise<SweepResult>;
@@ -56,6 +58,7 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
     this.http = new GuardedHttp({
       allowed: networkList(config.notifierAllowedNetworks),
       ca: outboundTlsOptions(config.outboundTls).ca,
+      keepAlive: true,
     });
   }
 
@@ -67,6 +70,7 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
     clearTimeout(this.wake?.timer);
     await this.task.stop();
     await this.sweeping;
+    this.http.close();
   }
 
   /** Asks for a sweep soon (new notifications); coalesces with one under way. */
@@ -85,8 +89,7 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
       const result: SweepResult = { sent: 0, failed: 0, dead: 0, deferred: 0 };
       do {
         this.kicked = false;
-        const workers = Array.from({ length: SWEEP_CONCURRENCY }, () => this.worker(result));
-        await Promise.all(workers);
+        while ((await this.batch(result)) === SWEEP_BATCH);
       } while (this.kicked);
       return result;
     })().finally(() => (this.sweeping = undefined));
@@ -120,67 +123,118 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
     }
   }
 
-  private async worker(result: SweepResult): Promise<void> {
-    for (;;) {
-      const status = await this.notifications.dataSource.transaction(async (manager) => {
-        const row = await this.notifications.claimDue(manager, this.now());
-        if (!row) return undefined;
-        return this.deliver(manager, row);
-      });
-      if (!status) return;
-      if (status instanceof Date) {
-        result.deferred++;
-        this.wakeAt(status);
-      } else if (status === 'sent') result.sent++;
-      else if (status === 'sent') result.sent++;
-      else if (status === 'failed') result.failed++;
-      else if (status === 'dead') result.dead++;
-    }
-  }
-
-  private async deliver(executor: SqlExecutor, row: NotificationRow): Promise<string | Date> {
-    const notifier = await this.notifiers.load(executor, row.notifier_id);
-    const wait = await this.waitForLimits(executor, row, notifier);
-    if (wait) {
-      await this.notifications.defer(executor, row.id, wait);
-      return wait;
-    }
-    const trigger = await this.attempt(row, notifier);
-    if (trigger.kind === 'delivery_failed' && trigger.retryAfterSeconds !== undefined)
-      await this.throttle.holdUntil(
-        row.notifier_id,
-        new Date(this.now().getTime() + trigger.retryAfterSeconds * 1000),
+  /** Claims, sends and records one batch; answers how many notifications it claimed. */
+  private async batch(result: SweepResult): Promise<number> {
+    const outcomes = await this.notifications.dataSource.transaction(async (manager) => {
+      const rows = await this.notifications.claimDue(manager, this.now(), SWEEP_BATCH);
+      if (rows.length === 0) return [];
+      const notifiers = await this.notifiers.loadMany(
+        manager,
+        rows.map((row) => row.notifier_id),
       );
-    const now = this.now();
-    const outcome = nextDeliveryState(row, trigger, now);
-    // Claimed rows are pending or failed, which every delivery trigger accepts.
-    if (!outcome.ok) throw new Error(`notification ${row.id}: ${outcome.refusal}`);
-    await this.notifications.saveState(executor, row.id, outcome.state, now);
-    if (outcome.state.status === 'dead')
-      this.logger.warn({ notification_id: row.id, notifier_id: row.notifier_id }, 'notification is dead');
-    return outcome.state.status;
+      const byNotifier = new Map<string, NotificationRow[]>();
+      for (const row of rows)
+        byNotifier.set(row.notifier_id, [...(byNotifier.get(row.notifier_id) ?? []), row]);
+      const done = (
+        await Promise.all(
+          [...byNotifier].map(([id, group]) =>
+            this.deliverGroup(manager, group, notifiers.get(id) ?? { found: false }),
+          ),
+        )
+      ).flat();
+      await this.notifications.saveStates(manager, done, this.now());
+      return done;
+    });
+    for (const { id, state, deferred } of outcomes) {
+      if (deferred) {
+        result.deferred++;
+        this.wakeAt(state.next_retry_at!);
+      } else if (state.status === 'sent') result.sent++;
+      else if (state.status === 'failed') result.failed++;
+      else if (state.status === 'dead') {
+        result.dead++;
+        this.logger.warn({ notification_id: id }, 'notification is dead');
+      }
+    }
+    return outcomes.length;
   }
 
   /**
-   * The notifier's limits (ADR 0062): a send permit for this transaction and, when it is rate
-   * limited, a reserved slot (waited for when it is near). Answers when to try again instead, or
-   * undefined to send now. A notifier that cannot send anyway is not held back.
+   * One notifier's share of a batch, under its limits (ADR 0062): the send permits it can take in
+   * this transaction bound how many go at once; a rate-limited notifier reserves a slot per send;
+   * what cannot go now (no permit, a slot too far, a receiver's Retry-After) is given back
+   * without an attempt until then.
    */
-  private async waitForLimits(
+  private async deliverGroup(
     executor: SqlExecutor,
-    row: NotificationRow,
+    rows: NotificationRow[],
     notifier: LoadedNotifier,
-  ): Promise<Date | undefined> {
-    if (!notifier.found || 'unusable' in notifier || !notifier.enabled) return undefined;
-    const now = this.now();
-    if (!(await this.throttle.takePermit(executor, row.notifier_id, notifier.limits.concurrency)))
-      return new Date(now.getTime() + PERMIT_RETRY_MS);
-    const decision = notifier.limits.per_second
-      ? await this.throttle.reserveSlot(row.notifier_id, notifier.limits.per_second, now)
-      : await this.throttle.heldUntil(row.notifier_id, now);
-    if (decision.kind === 'defer') return decision.until;
-    if (decision.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.waitMs));
-    return undefined;
+  ): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    const defer = (row: NotificationRow, until: Date) =>
+      outcomes.push({
+        id: row.id,
+        state: {
+          status: row.status,
+          retry_count: row.retry_count,
+          next_retry_at: until,
+          last_error: row.last_error,
+        },
+        deferred: true,
+      });
+    const record = (row: NotificationRow, trigger: DeliveryTrigger) => {
+      const outcome = nextDeliveryState(row, trigger, this.now());
+      // Claimed rows are pending or failed, which every delivery trigger accepts.
+      if (!outcome.ok) throw new Error(`notification ${row.id}: ${outcome.refusal}`);
+      outcomes.push({ id: row.id, state: outcome.state, deferred: false });
+    };
+    if (!notifier.found || 'unusable' in notifier || !notifier.enabled) {
+      for (const row of rows) record(row, await this.attempt(row, notifier));
+      return outcomes;
+    }
+    const notifierId = rows[0].notifier_id;
+    const permits = await this.throttle.takePermits(executor, notifierId, notifier.limits.concurrency);
+    if (permits === 0) {
+      const until = new Date(this.now().getTime() + PERMIT_RETRY_MS);
+      for (const row of rows) defer(row, until);
+      return outcomes;
+    }
+    const perSecond = notifier.limits.per_second;
+    if (!perSecond) {
+      const held = await this.throttle.heldUntil(notifierId, this.now());
+      if (held.kind === 'defer') {
+        for (const row of rows) defer(row, held.until);
+        return outcomes;
+      }
+      if (held.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, held.waitMs));
+    }
+    const queue = [...rows];
+    let heldUntil: Date | undefined;
+    const sender = async () => {
+      for (let row = queue.shift(); row; row = queue.shift()) {
+        if (heldUntil) {
+          defer(row, heldUntil);
+          continue;
+        }
+        if (perSecond) {
+          const slot = await this.throttle.reserveSlot(notifierId, perSecond, this.now());
+          if (slot.kind === 'defer') {
+            heldUntil = slot.until;
+            defer(row, slot.until);
+            continue;
+          }
+          if (slot.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, slot.waitMs));
+        }
+        const trigger = await this.attempt(row, notifier);
+        if (trigger.kind === 'delivery_failed' && trigger.retryAfterSeconds !== undefined) {
+          heldUntil = new Date(this.now().getTime() + trigger.retryAfterSeconds * 1000);
+          await this.throttle.holdUntil(notifierId, heldUntil);
+        }
+        record(row, trigger);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(permits, rows.length) }, sender));
+    return outcomes;
   }
 
   private async attempt(row: NotificationRow, notifier: LoadedNotifier): Promise<DeliveryTrigger> {
@@ -196,6 +250,13 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
       return { kind: 'delivery_failed', error: error instanceof Error ? error.message : String(error) };
     }
   }
+}
+
+/** A claimed notification's new state; `deferred` when it was given back without an attempt. */
+interface Outcome {
+  id: string;
+  state: DeliveryState;
+  deferred: boolean;
 }
 
 function outbound(row: NotificationRow): OutboundNotification {

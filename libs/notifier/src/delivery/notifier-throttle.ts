@@ -17,16 +17,17 @@ export const MAX_SLOT_WAIT_MS = 2000;
 export class NotifierThrottle {
   constructor(@InjectDataSource('notifier') private readonly dataSource: DataSource) {}
 
-  /** Takes one of the notifier's `concurrency` send permits for the transaction; false when all are taken. */
-  async takePermit(executor: SqlExecutor, notifierId: string, concurrency: number): Promise<boolean> {
-    for (let permit = 0; permit < concurrency; permit++) {
-      const [row] = (await executor.query(
-        `SELECT pg_try_advisory_xact_lock(hashtext('notifier-permit:' || $1), $2) AS taken`,
-        [notifierId, permit],
-      )) as { taken: boolean }[];
-      if (row.taken) return true;
-    }
-    return false;
+  /**
+   * Takes every free one of the notifier's `concurrency` send permits for the transaction, in one
+   * statement; answers how many were taken (0 when another replica holds them all).
+   */
+  async takePermits(executor: SqlExecutor, notifierId: string, concurrency: number): Promise<number> {
+    const [row] = (await executor.query(
+      `SELECT count(*) FILTER (WHERE pg_try_advisory_xact_lock(hashtext('notifier-permit:' || $1), permit))::int AS taken
+         FROM generate_series(0, $2::int - 1) AS permit`,
+      [notifierId, concurrency],
+    )) as { taken: number }[];
+    return row.taken;
   }
 
   /**

@@ -10,7 +10,7 @@ import {
   planDeliveries,
   withCertificateAttributes,
 } from '@certlane/notifier-domain';
-import { CertlaneLogger, consumeOnce, LOGGER, MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import { CertlaneLogger, consumeManyOnce, LOGGER, MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { DeliverySweep } from '../delivery/delivery-sweep';
 import { NotificationRepository } from '../notifications/notification.repository';
 import { CertificateLookup } from './certificate-lookup';
@@ -32,6 +32,12 @@ export const NOTIFIER_CONSUMERS = {
 type Mapped = NotificationEvent | null | { invalid: string };
 
 /**
+ * Expiry warnings taken from JetStream and stored together (one transaction, one INSERT): a
+ * renewal sweep announces thousands at once (issue 22's benchmark).
+ */
+export const EXPIRY_WARNING_BATCH = 500;
+
+/**
  * Turns the other services' events into notifications (ADR 0056): each envelope id goes into the
  * inbox in the transaction that stores the planned notifications, and the notifications' dedup
  * keys absorb a second copy of the same fact, so a JetStream redelivery after a crash adds
@@ -48,11 +54,15 @@ export class NotificationEventConsumer implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.bus.consume('issuance.v1.certificate.expiry-warning', NOTIFIER_CONSUMERS.expiry, (envelope) =>
-      this.handle(NOTIFIER_CONSUMERS.expiry, envelope, () => {
-        const event = parseExpiryWarning(envelope.data);
-        return 'invalid' in event ? event : fromExpiryWarning(event, new Date(envelope.occurred_at));
-      }),
+    await this.bus.consumeBatch(
+      'issuance.v1.certificate.expiry-warning',
+      NOTIFIER_CONSUMERS.expiry,
+      (envelopes) =>
+        this.handleMany(NOTIFIER_CONSUMERS.expiry, envelopes, (envelope) => {
+          const event = parseExpiryWarning(envelope.data);
+          return 'invalid' in event ? event : fromExpiryWarning(event, new Date(envelope.occurred_at));
+        }),
+      EXPIRY_WARNING_BATCH,
     );
     await this.bus.consume('issuance.v1.certificate.revoked', NOTIFIER_CONSUMERS.revoked, (envelope) =>
       this.handle(NOTIFIER_CONSUMERS.revoked, envelope, () => {
@@ -77,23 +87,53 @@ export class NotificationEventConsumer implements OnApplicationBootstrap {
     );
   }
 
-  private async handle(consumer: string, envelope: EventEnvelope<unknown>, map: () => Mapped): Promise<void> {
-    const mapped = map();
-    if (mapped === null) return;
-    if ('invalid' in mapped) {
-      this.logger.error(
-        { event_id: envelope.id, subject: envelope.subject, problem: mapped.invalid },
-        'event refused',
-      );
-      return;
+  private handle(consumer: string, envelope: EventEnvelope<unknown>, map: () => Mapped): Promise<void> {
+    return this.handleMany(consumer, [envelope], map);
+  }
+
+  /**
+   * Maps each event (invalid ones logged and dropped), then, in one transaction, records the
+   * envelopes in the inbox and stores the planned notifications of those not seen before.
+   */
+  private async handleMany<T extends EventEnvelope<unknown>>(
+    consumer: string,
+    envelopes: readonly T[],
+    map: (envelope: T) => Mapped,
+  ): Promise<void> {
+    const events = new Map<string, NotificationEvent>();
+    for (const envelope of envelopes) {
+      const mapped = map(envelope);
+      if (mapped === null) continue;
+      if ('invalid' in mapped) {
+        this.logger.error(
+          { event_id: envelope.id, subject: envelope.subject, problem: mapped.invalid },
+          'event refused',
+        );
+        continue;
+      }
+      events.set(envelope.id, await this.withRoutingAttributes(mapped));
     }
-    const event = await this.withRoutingAttributes(mapped);
+    const wanted = envelopes.filter((envelope) => events.has(envelope.id));
     let stored = 0;
-    await consumeOnce(this.notifications.dataSource, 'notifier', consumer, envelope, async (manager) => {
-      const rules = await this.notifications.enabledRules(manager);
-      const contacts = await this.notifications.contacts(manager, event.owner_id, event.team_id);
-      stored = await this.notifications.insertPlanned(manager, event, planDeliveries(rules, event, contacts));
-    });
+    await consumeManyOnce(
+      this.notifications.dataSource,
+      'notifier',
+      consumer,
+      wanted,
+      async (manager, fresh) => {
+        const batch = fresh.map((envelope) => events.get(envelope.id)!);
+        const rules = await this.notifications.enabledRules(manager);
+        const contacts = await this.notifications.contacts(
+          manager,
+          batch.map((event) => event.owner_id),
+          batch.map((event) => event.team_id),
+        );
+        stored = await this.notifications.insertPlannedMany(
+          manager,
+          batch.map((event) => ({ event, plans: planDeliveries(rules, event, contacts) })),
+        );
+      },
+    );
     if (stored > 0) this.sweep.kick();
   }
 

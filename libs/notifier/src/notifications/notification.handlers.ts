@@ -90,7 +90,7 @@ export class NotificationHandlers implements OnApplicationBootstrap {
             : ErrorCode.NotificationNotReadable;
         throw new CertlaneError(code, `notification ${id} is ${row.status}`, { status: row.status });
       }
-      await this.notifications.saveState(manager, id, outcome.state, now);
+      await this.notifications.saveStates(manager, [{ id, state: outcome.state }], now);
       await this.outbox.audit(
         manager,
         notifierAudit(

@@ -40,15 +40,17 @@ export class NotificationRepository {
     )) as RoutingRule[];
   }
 
+  /** The contact addresses of the owners and teams named (one query). */
   async contacts(
     executor: SqlExecutor,
-    ownerId: string | null,
-    teamId: string | null,
-  ): Promise<{ owners: Map<string, string[]>; teams: Map<string, string[]> }> {
+    ownerIds: readonly (string | null)[],
+    teamIds: readonly (string | null)[],
+  ): Promise<Contacts> {
+    const present = (ids: readonly (string | null)[]) => [...new Set(ids.filter((id): id is string => !!id))];
     const rows = (await executor.query(
       `SELECT kind, subject_id, addresses FROM contacts
-        WHERE (kind = 'owner' AND subject_id = $1) OR (kind = 'team' AND subject_id = $2)`,
-      [ownerId, teamId],
+        WHERE (kind = 'owner' AND subject_id = ANY($1)) OR (kind = 'team' AND subject_id = ANY($2))`,
+      [present(ownerIds), present(teamIds)],
     )) as { kind: 'owner' | 'team'; subject_id: string; addresses: string[] }[];
     const owners = new Map<string, string[]>();
     const teams = new Map<string, string[]>();
@@ -62,17 +64,11 @@ export class NotificationRepository {
     facts: Record<'expiring' | 'failed_jobs' | 'violations' | 'approvals', DigestSubject[]>,
   ): Promise<Contacts> {
     const lines = [...facts.expiring, ...facts.failed_jobs, ...facts.violations, ...facts.approvals];
-    const owners = [...new Set(lines.flatMap((line) => (line.owner_id ? [line.owner_id] : [])))];
-    const teams = [...new Set(lines.flatMap((line) => (line.team_id ? [line.team_id] : [])))];
-    const rows = (await executor.query(
-      `SELECT kind, subject_id, addresses FROM contacts
-        WHERE (kind = 'owner' AND subject_id = ANY($1)) OR (kind = 'team' AND subject_id = ANY($2))`,
-      [owners, teams],
-    )) as { kind: 'owner' | 'team'; subject_id: string; addresses: string[] }[];
-    const found = { owners: new Map<string, string[]>(), teams: new Map<string, string[]>() };
-    for (const row of rows)
-      (row.kind === 'owner' ? found.owners : found.teams).set(row.subject_id, row.addresses);
-    return found;
+    return this.contacts(
+      executor,
+      lines.map((line) => line.owner_id),
+      lines.map((line) => line.team_id),
+    );
   }
 
   async digestRunExists(runId: string): Promise<boolean> {
@@ -108,68 +104,82 @@ export class NotificationRepository {
   }
 
   /** Stores the planned deliveries; a dedup key already present adds nothing. Returns how many were new. */
-  async insertPlanned(
-    executor: SqlExecutor,
-    event: NotificationEvent,
-    plans: PlannedDelivery[],
-  ): Promise<number> {
-    let inserted = 0;
-    for (const plan of plans) {
-      const rows = (await executor.query(
-        `INSERT INTO notifications
-           (id, dedup_key, event_type, severity, certificate_id, notifier_id, recipients, title, event)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT (dedup_key) DO NOTHING RETURNING id`,
-        [
-          randomUUID(),
-          plan.dedup_key,
-          event.type,
-          event.severity,
-          event.certificate_id,
-          plan.notifier_id,
-          plan.recipients,
-          event.title,
-          JSON.stringify(event),
-        ],
-      )) as unknown[];
-      inserted += rows.length;
-    }
-    return inserted;
+  insertPlanned(executor: SqlExecutor, event: NotificationEvent, plans: PlannedDelivery[]): Promise<number> {
+    return this.insertPlannedMany(executor, [{ event, plans }]);
   }
 
   /**
-   * Locks one due notification (pending, or failed with next_retry_at passed), skipping rows
-   * another replica holds: call inside the transaction that records the attempt's outcome.
+   * insertPlanned for many events in one statement (a consumer's batch): a dedup key already
+   * present, or repeated in the batch, adds nothing. Returns how many were new.
    */
-  async claimDue(executor: SqlExecutor, now: Date): Promise<NotificationRow | undefined> {
-    const rows = (await executor.query(
+  async insertPlannedMany(
+    executor: SqlExecutor,
+    batch: readonly { event: NotificationEvent; plans: readonly PlannedDelivery[] }[],
+  ): Promise<number> {
+    const rows = batch.flatMap(({ event, plans }) =>
+      plans.map((plan) => ({
+        id: randomUUID(),
+        dedup_key: plan.dedup_key,
+        event_type: event.type,
+        severity: event.severity,
+        certificate_id: event.certificate_id,
+        notifier_id: plan.notifier_id,
+        recipients: plan.recipients,
+        title: event.title,
+        event,
+      })),
+    );
+    if (rows.length === 0) return 0;
+    const inserted = (await executor.query(
+      `INSERT INTO notifications
+         (id, dedup_key, event_type, severity, certificate_id, notifier_id, recipients, title, event)
+       SELECT id, dedup_key, event_type, severity, certificate_id, notifier_id, recipients, title, event
+         FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, dedup_key text, event_type text, severity text,
+              certificate_id text, notifier_id text, recipients text[], title text, event jsonb)
+       ON CONFLICT (dedup_key) DO NOTHING RETURNING id`,
+      [JSON.stringify(rows)],
+    )) as unknown[];
+    return inserted.length;
+  }
+
+  /**
+   * Locks up to `limit` due notifications (pending, or failed with next_retry_at passed), oldest
+   * first, skipping rows another replica holds: call inside the transaction that records the
+   * attempts' outcomes.
+   */
+  async claimDue(executor: SqlExecutor, now: Date, limit: number): Promise<NotificationRow[]> {
+    return (await executor.query(
       `SELECT id, dedup_key, event_type, severity, certificate_id, notifier_id, recipients, title, event,
               status, retry_count, next_retry_at, last_error, created_at
          FROM notifications
         WHERE status IN ('pending', 'failed') AND coalesce(next_retry_at, created_at) <= $1
         ORDER BY coalesce(next_retry_at, created_at)
-        LIMIT 1
+        LIMIT $2
         FOR UPDATE SKIP LOCKED`,
-      [now],
+      [now, limit],
     )) as NotificationRow[];
-    return rows[0];
   }
 
   /**
-   * Gives a claimed notification back until `until` without an attempt (its notifier's rate slot
-   * or send permit is not free): state and retry_count unchanged, the sweep claims it then.
+   * Records many claimed notifications' new states in one statement: `sent_at` becomes `now` for
+   * those now sent. A notification given back without an attempt (its notifier's rate slot or
+   * send permit was not free) keeps its state with next_retry_at moved.
    */
-  async defer(executor: SqlExecutor, id: string, until: Date): Promise<void> {
-    await executor.query('UPDATE notifications SET next_retry_at = $2 WHERE id = $1', [id, until]);
-  }
-
-  async saveState(executor: SqlExecutor, id: string, state: DeliveryState, now: Date): Promise<void> {
+  async saveStates(
+    executor: SqlExecutor,
+    states: readonly { id: string; state: DeliveryState }[],
+    now: Date,
+  ): Promise<void> {
+    if (states.length === 0) return;
     await executor.query(
-      `UPDATE notifications
-          SET status = $2, retry_count = $3, next_retry_at = $4, last_error = $5,
-              sent_at = CASE WHEN $2 = 'sent' THEN $6::timestamptz ELSE sent_at END
-        WHERE id = $1`,
-      [id, state.status, state.retry_count, state.next_retry_at, state.last_error, now],
+      `UPDATE notifications n
+          SET status = s.status, retry_count = s.retry_count, next_retry_at = s.next_retry_at,
+              last_error = s.last_error,
+              sent_at = CASE WHEN s.status = 'sent' THEN $2::timestamptz ELSE n.sent_at END
+         FROM jsonb_to_recordset($1::jsonb) AS s(id uuid, status text, retry_count int,
+              next_retry_at timestamptz, last_error text)
+        WHERE n.id = s.id`,
+      [JSON.stringify(states.map(({ id, state }) => ({ id, ...state }))), now],
     );
   }
 

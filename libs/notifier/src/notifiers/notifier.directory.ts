@@ -30,10 +30,20 @@ export type LoadedNotifier =
   | { found: true; enabled: boolean; connector: NotifierConnector; config: unknown; limits: DeliveryLimits }
   | { found: true; unusable: string };
 
+interface NotifierRow {
+  id: string;
+  kind: NotifierKind;
+  settings: Record<string, unknown>;
+  sealed_secrets: string | null;
+  enabled: boolean;
+}
+
 /** Reads a notifier and opens its sealed secrets (never logged, never answered). */
 @Injectable()
 export class NotifierDirectory {
   private readonly box: SecretBox;
+  /** Opened notifiers by id, with the stored row they were opened from. */
+  private readonly opened = new Map<string, { version: string; notifier: LoadedNotifier }>();
 
   constructor(@Inject(CERTLANE_CONFIG) config: CertlaneConfig) {
     this.box = new SecretBox(config.configEncryptionKey, NOTIFIER_SECRETS_BOX);
@@ -49,18 +59,34 @@ export class NotifierDirectory {
   }
 
   async load(executor: SqlExecutor, id: string): Promise<LoadedNotifier> {
+    return (await this.loadMany(executor, [id])).get(id) ?? { found: false };
+  }
+
+  /**
+   * The notifiers, read in one statement. Opening and parsing a notifier is remembered for as
+   * long as its stored row stays the same, so a sweep decrypts a notifier's secrets once, yet an
+   * edit or a deletion is seen at once.
+   */
+  async loadMany(executor: SqlExecutor, ids: readonly string[]): Promise<Map<string, LoadedNotifier>> {
     const rows = (await executor.query(
-      'SELECT id, kind, settings, sealed_secrets, enabled FROM notifiers WHERE id = $1',
-      [id],
-    )) as {
-      id: string;
-      kind: NotifierKind;
-      settings: Record<string, unknown>;
-      sealed_secrets: string | null;
-      enabled: boolean;
-    }[];
-    const row = rows[0];
-    if (!row) return { found: false };
+      'SELECT id, kind, settings, sealed_secrets, enabled FROM notifiers WHERE id = ANY($1)',
+      [[...new Set(ids)]],
+    )) as NotifierRow[];
+    const loaded = new Map<string, LoadedNotifier>();
+    for (const row of rows) {
+      const version = JSON.stringify([row.kind, row.settings, row.sealed_secrets, row.enabled]);
+      let opened = this.opened.get(row.id);
+      if (opened?.version !== version) {
+        opened = { version, notifier: this.openRow(row) };
+        this.opened.set(row.id, opened);
+      }
+      loaded.set(row.id, opened.notifier);
+    }
+    for (const id of this.opened.keys()) if (ids.includes(id) && !loaded.has(id)) this.opened.delete(id);
+    return loaded;
+  }
+
+  private openRow(row: NotifierRow): LoadedNotifier {
     const connector = CONNECTORS[row.kind];
     if (!connector) return { found: true, unusable: `notifier kind ${row.kind} cannot send yet` };
     let secrets: Record<string, unknown> = {};

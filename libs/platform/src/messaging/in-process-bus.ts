@@ -15,7 +15,9 @@ import {
   BatchedRequest,
   BatchOutcome,
   BusHooks,
+  EventBatchHandler,
   EventHandler,
+  PublishedPrefix,
   MessageBus,
   RequestHandler,
   RequestOptions,
@@ -134,6 +136,20 @@ export class InProcessBus implements MessageBus {
     this.handlers.set(subject, list);
   }
 
+  /** One after the other. */
+  async publishMany(
+    events: readonly { subject: EventSubject; envelope: EventEnvelope<unknown> }[],
+  ): Promise<PublishedPrefix> {
+    for (const [index, { subject, envelope }] of events.entries()) {
+      try {
+        await this.publish(subject, envelope as never);
+      } catch (error) {
+        return { published: index, error };
+      }
+    }
+    return { published: events.length };
+  }
+
   async publish<E extends EventSubject>(subject: E, envelope: EventEnvelope<EventOf<E>>): Promise<void> {
     if (this.closed) throw new CertlaneError(ErrorCode.ServiceUnavailable, 'the bus is closed');
     if (this.seenEventIds.has(envelope.id)) return;
@@ -149,6 +165,15 @@ export class InProcessBus implements MessageBus {
         this.options.onUnexpected?.(error),
       );
     }
+  }
+
+  /** One event per batch: the in-process log is handed over as it is published. */
+  consumeBatch<E extends EventSubject>(
+    subject: E,
+    consumer: string,
+    handler: EventBatchHandler<E>,
+  ): Promise<void> {
+    return this.consume(subject, consumer, (event) => handler([event]));
   }
 
   async consume<E extends EventSubject>(

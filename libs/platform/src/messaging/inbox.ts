@@ -23,3 +23,30 @@ export async function consumeOnce(
     return true;
   });
 }
+
+/**
+ * consumeOnce for a batch of events in one transaction: one statement records every id in the
+ * inbox, and `work` gets the events not recorded before (each once, in the given order); nothing
+ * runs when every event was seen. Returns how many were new.
+ */
+export async function consumeManyOnce<E extends EventEnvelope<unknown>>(
+  dataSource: DataSource,
+  schema: string,
+  consumer: string,
+  events: readonly E[],
+  work: (manager: EntityManager, fresh: E[]) => Promise<void>,
+): Promise<number> {
+  if (events.length === 0) return 0;
+  return dataSource.transaction(async (manager) => {
+    const inserted: { event_id: string }[] = await manager.query(
+      `INSERT INTO "${schema}".inbox (consumer, event_id) SELECT $1, unnest($2::uuid[])
+       ON CONFLICT DO NOTHING RETURNING event_id::text`,
+      [consumer, events.map((event) => event.id)],
+    );
+    const isNew = new Set(inserted.map((row) => row.event_id));
+    const fresh = events.filter((event) => isNew.delete(event.id));
+    if (fresh.length === 0) return 0;
+    await work(manager, fresh);
+    return fresh.length;
+  });
+}

@@ -20,6 +20,16 @@ export type RequestHandler<S extends RequestSubject> = (
 ) => Promise<ResponseOf<S> | RawJson<ResponseOf<S>>>;
 
 export type EventHandler<E extends EventSubject> = (event: EventEnvelope<EventOf<E>>) => Promise<void>;
+/** How many events of a publishMany were stored in order, and the first failure if any. */
+export interface PublishedPrefix {
+  published: number;
+  error?: unknown;
+}
+
+/** Handles the events at hand (one or more, in stream order) together. */
+export type EventBatchHandler<E extends EventSubject> = (
+  events: EventEnvelope<EventOf<E>>[],
+) => Promise<void>;
 
 /** Observation points shared by both bus implementations. */
 export interface BusHooks {
@@ -100,11 +110,31 @@ export interface MessageBus {
   /** Durable publish. Envelope ids deduplicate repeated publishes of the same event. */
   publish<E extends EventSubject>(subject: E, envelope: EventEnvelope<EventOf<E>>): Promise<void>;
   /**
+   * Durable publish of many events, in the given order (the outbox relay's batch). Answers how
+   * many were stored before the first failure, and that failure; the rest may or may not have
+   * been stored (publishing them again is deduplicated by envelope id).
+   */
+  publishMany(
+    events: readonly { subject: EventSubject; envelope: EventEnvelope<unknown> }[],
+  ): Promise<PublishedPrefix>;
+  /**
    * Durable consumer named `consumer`: receives every event of the subject from the start of
    * the stream, resumes where it stopped after a restart, and gets an event again when the
    * handler throws. Handlers must be idempotent (see consumeOnce).
    */
   consume<E extends EventSubject>(subject: E, consumer: string, handler: EventHandler<E>): Promise<void>;
+  /**
+   * A durable consumer like `consume` whose handler takes the events already delivered, up to
+   * `maxBatch`, at once (one transaction for many: see consumeManyOnce); when it throws, every
+   * event of the batch comes again. Up to `maxBatch` events are in flight, so a retried event can
+   * be overtaken by later ones: for consumers whose events do not depend on their order.
+   */
+  consumeBatch<E extends EventSubject>(
+    subject: E,
+    consumer: string,
+    handler: EventBatchHandler<E>,
+    maxBatch: number,
+  ): Promise<void>;
   /**
    * Non-durable fan-out: every subscribed process sees each event published from now on (cache
    * invalidation and the like). Nothing is replayed and nothing is acknowledged.

@@ -2,6 +2,7 @@ import { createServer, connect as tcpConnect, Server, Socket } from 'node:net';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
 import { eventually, startPrivateNats, testNatsUrl, uniqueNamespace } from '@certlane/testing';
 import { NatsBus } from './nats-bus';
+import { buildEnvelope } from './outbox';
 
 /**
  * What only the NATS bus has to get right (the shared behaviour is in bus.contract.int-spec.ts):
@@ -39,6 +40,35 @@ describe(NatsBus.name, () => {
     expect(error).toBeInstanceOf(CertlaneError);
     expect((error as CertlaneError).code).toBe(ErrorCode.Internal);
     expect(unexpected).toHaveLength(1);
+  });
+
+  it('stores a publishMany batch in order and a batch consumer reads it in order, at most maxBatch at a time', async () => {
+    const bus = await NatsBus.connect({
+      servers: [testNatsUrl()],
+      name: 'certlane-nats-bus-test',
+      requestTimeoutMs: 10_000,
+      namespace: uniqueNamespace('natsbatch'),
+    });
+    open.push(bus);
+    const subject = 'issuance.v1.renewal-policy.created' as const;
+    const envelopes = Array.from({ length: 300 }, (_, n) =>
+      buildEnvelope(subject, { id: `rp-${n}` } as never),
+    );
+    expect(await bus.publishMany(envelopes.map((envelope) => ({ subject, envelope })))).toEqual({
+      published: 300,
+    });
+    const batches: string[][] = [];
+    await bus.consumeBatch(
+      subject,
+      'batch-reader',
+      async (events) => {
+        batches.push(events.map((event) => event.id));
+      },
+      100,
+    );
+    await eventually(() => batches.flat().length >= 300, 'every event');
+    expect(batches.flat()).toEqual(envelopes.map((envelope) => envelope.id));
+    expect(batches.every((batch) => batch.length <= 100)).toBe(true);
   });
 
   it('tells its reconnect listeners when the connection to NATS came back', async () => {

@@ -16,6 +16,7 @@ import {
   connect,
   ConnectionOptions,
   ConsumerMessages,
+  JsMsg,
   DeliverPolicy,
   JetStreamClient,
   JetStreamManager,
@@ -29,6 +30,7 @@ import {
   Subscription,
 } from 'nats';
 import { frameReplies, isFramed, unframeReplies } from './batch-frames';
+import { MessageBatcher } from './message-batcher';
 import { ConnectionWatch } from './connection-watch';
 import { dispatchRequest, unwrapReply } from './dispatch';
 import { PublishBatcher } from './publish-batcher';
@@ -37,7 +39,9 @@ import {
   BatchedRequest,
   BatchOutcome,
   BusHooks,
+  EventBatchHandler,
   EventHandler,
+  PublishedPrefix,
   MessageBus,
   RawJson,
   Reply,
@@ -327,11 +331,87 @@ export class NatsBus implements MessageBus {
     }
   }
 
+  /**
+   * Every publish is written before any acknowledgement is awaited: one connection carries them
+   * in call order, so the stream stores them in that order, at the cost of one round trip for
+   * the batch instead of one per event.
+   */
+  async publishMany(
+    events: readonly { subject: EventSubject; envelope: EventEnvelope<unknown> }[],
+  ): Promise<PublishedPrefix> {
+    if (events.length === 0) return { published: 0 };
+    try {
+      if (!this.connection.connected) throw new BusDisconnectedError('disconnected');
+      await Promise.all(
+        [...new Set(events.map((event) => event.subject))].map((subject) => this.ensureStream(subject)),
+      );
+    } catch (error) {
+      return {
+        published: 0,
+        error: translateNatsError(error, events[0].subject, this.options.requestTimeoutMs),
+      };
+    }
+    const acks = await Promise.allSettled(
+      events.map(({ subject, envelope }) =>
+        this.js.publish(this.wire(subject), codec.encode(envelope), { msgID: envelope.id }),
+      ),
+    );
+    const failed = acks.findIndex((ack) => ack.status === 'rejected');
+    if (failed === -1) return { published: events.length };
+    const reason = (acks[failed] as PromiseRejectedResult).reason as unknown;
+    return {
+      published: failed,
+      error: translateNatsError(reason, events[failed].subject, this.options.requestTimeoutMs),
+    };
+  }
+
   async consume<E extends EventSubject>(
     subject: E,
     consumer: string,
     handler: EventHandler<E>,
   ): Promise<void> {
+    // One event in flight per consumer: a retried event is not overtaken by later ones.
+    const messages = await this.durable(subject, consumer, 1);
+    void (async () => {
+      for await (const message of messages) {
+        try {
+          await handler(codec.decode(message.data) as EventEnvelope<EventOf<E>>);
+          message.ack();
+        } catch (error) {
+          this.options.onUnexpected?.(error);
+          message.nak(RETRY_DELAY_MS);
+        }
+      }
+    })();
+  }
+
+  async consumeBatch<E extends EventSubject>(
+    subject: E,
+    consumer: string,
+    handler: EventBatchHandler<E>,
+    maxBatch: number,
+  ): Promise<void> {
+    const messages = await this.durable(subject, consumer, maxBatch);
+    const batches = new MessageBatcher<JsMsg>(maxBatch);
+    void (async () => {
+      for await (const message of messages) batches.push(message);
+      batches.end();
+    })();
+    void (async () => {
+      for (let batch = await batches.next(); batch; batch = await batches.next()) {
+        try {
+          await handler(batch.map((message) => codec.decode(message.data) as EventEnvelope<EventOf<E>>));
+          for (const message of batch) message.ack();
+        } catch (error) {
+          this.options.onUnexpected?.(error);
+          for (const message of batch) message.nak(RETRY_DELAY_MS);
+        }
+      }
+    })();
+  }
+
+  /** Creates (or updates) the durable pull consumer and starts receiving, `maxAckPending` at a time. */
+  private async durable(subject: string, consumer: string, maxAckPending: number): Promise<ConsumerMessages> {
     const stream = streamFor(subject, this.options.namespace);
     const durable = consumer.replace(/[^A-Za-z0-9_-]/g, '_');
     let messages: ConsumerMessages;
@@ -344,25 +424,18 @@ export class NatsBus implements MessageBus {
         deliver_policy: DeliverPolicy.All,
         ack_wait: nanos(30_000),
         max_deliver: -1,
-        // One event in flight per consumer: a retried event is not overtaken by later ones.
-        max_ack_pending: 1,
+        max_ack_pending: maxAckPending,
       });
-      messages = await (await this.js.consumers.get(stream.name, durable)).consume({ max_messages: 64 });
+      messages = await (
+        await this.js.consumers.get(stream.name, durable)
+      ).consume({
+        max_messages: Math.max(64, maxAckPending),
+      });
     } catch (error) {
       throw translateNatsError(error, subject, this.options.requestTimeoutMs);
     }
     this.consumers.push(messages);
-    void (async () => {
-      for await (const message of messages) {
-        try {
-          await handler(codec.decode(message.data) as EventEnvelope<EventOf<E>>);
-          message.ack();
-        } catch (error) {
-          this.options.onUnexpected?.(error);
-          message.nak(RETRY_DELAY_MS);
-        }
-      }
-    })();
+    return messages;
   }
 
   async subscribe<E extends EventSubject>(subject: E, handler: EventHandler<E>): Promise<void> {

@@ -115,17 +115,14 @@ export class OutboxRelay {
         `SELECT seq, subject, envelope FROM ${table} WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.options.batchSize ?? 100],
       );
-      const done: string[] = [];
-      try {
-        for (const row of rows) {
-          await this.bus.publish(row.subject as EventSubject, row.envelope as never);
-          done.push(row.seq);
-        }
-      } catch (error) {
-        const failed = rows[done.length];
+      const { published, error } = await this.bus.publishMany(
+        rows.map((row) => ({ subject: row.subject as EventSubject, envelope: row.envelope as never })),
+      );
+      const done = rows.slice(0, published).map((row) => row.seq);
+      if (published < rows.length) {
         await manager.query(`UPDATE ${table} SET attempts = attempts + 1, last_error = $2 WHERE seq = $1`, [
-          failed.seq,
-          String((error as Error).message ?? error).slice(0, 2000),
+          rows[published].seq,
+          String((error as Error)?.message ?? error).slice(0, 2000),
         ]);
         this.options.onError?.(error);
       }

@@ -12,7 +12,7 @@ import {
 import { connect, JSONCodec } from 'nats';
 import { DataSource } from 'typeorm';
 import { runMigrations } from '../database/migration-runner';
-import { consumeOnce } from './inbox';
+import { consumeManyOnce, consumeOnce } from './inbox';
 import { InProcessBus } from './in-process-bus';
 import { MessageBus } from './message-bus';
 import { NatsBus, streamFor } from './nats-bus';
@@ -452,5 +452,46 @@ describe(consumeOnce.name, () => {
       true,
     );
     expect(await effectsOf(event.id)).toBe(1);
+  });
+});
+
+describe(consumeManyOnce.name, () => {
+  const effects = async (consumer: string): Promise<string[]> =>
+    (
+      await dataSource.query(
+        `SELECT event_id::text AS id FROM "${SCHEMA}".effects WHERE consumer = $1 ORDER BY event_id`,
+        [consumer],
+      )
+    ).map((row: { id: string }) => row.id);
+
+  const recordAll = (consumer: string) => async (manager: SqlExecutor, fresh: EventEnvelope<unknown>[]) => {
+    for (const event of fresh)
+      await manager.query(`INSERT INTO "${SCHEMA}".effects (event_id, consumer) VALUES ($1, $2)`, [
+        event.id,
+        consumer,
+      ]);
+  };
+
+  it('works each event of a batch once: seen ones and repeats inside the batch are left out', async () => {
+    const [a, b, c] = ['rp-many-a', 'rp-many-b', 'rp-many-c'].map((id) => buildEnvelope(CREATED, policy(id)));
+    expect(await consumeManyOnce(dataSource, SCHEMA, 'batcher', [a, b], recordAll('batcher'))).toBe(2);
+    expect(await consumeManyOnce(dataSource, SCHEMA, 'batcher', [b, c, c, a], recordAll('batcher'))).toBe(1);
+    expect(await consumeManyOnce(dataSource, SCHEMA, 'batcher', [a, c], recordAll('batcher'))).toBe(0);
+    expect(await effects('batcher')).toEqual([a.id, b.id, c.id].sort());
+  });
+
+  it('forgets the whole batch when the work fails, so a redelivery processes every event', async () => {
+    const [a, b] = ['rp-many-fail-a', 'rp-many-fail-b'].map((id) => buildEnvelope(CREATED, policy(id)));
+    await expect(
+      consumeManyOnce(dataSource, SCHEMA, 'batch-retrier', [a, b], async (manager, fresh) => {
+        await recordAll('batch-retrier')(manager, fresh);
+        throw new Error('downstream failed');
+      }),
+    ).rejects.toThrow('downstream failed');
+    expect(await effects('batch-retrier')).toEqual([]);
+    expect(
+      await consumeManyOnce(dataSource, SCHEMA, 'batch-retrier', [a, b], recordAll('batch-retrier')),
+    ).toBe(2);
+    expect(await effects('batch-retrier')).toEqual([a.id, b.id].sort());
   });
 });

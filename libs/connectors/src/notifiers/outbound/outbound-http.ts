@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, ClientRequest, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, LookupFunction } from 'node:net';
 import { Cidr } from '@certlane/network-safety';
 import { refusedAddress } from './reserved-addresses';
@@ -40,12 +40,21 @@ export interface GuardedHttpOptions {
   maxResponseBytes?: number;
   /** Extra CA certificates for https receivers (SERVICE_SERVER_CA_BUNDLE_PATH). */
   ca?: string[];
+  /**
+   * Keep connections open between sends, pooled per destination and checked address (a pooled
+   * socket was dialled to an address that passed the check). Off: a new connection per send.
+   */
+  keepAlive?: boolean;
   /** Resolves a host name; tests swap it to prove the check holds for what is dialled. */
   resolve?: (host: string) => Promise<{ address: string; family: number }>;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
+/** Connection pools kept (one per destination and address); the oldest is closed beyond this. */
+const MAX_POOLS = 256;
+/** Open connections per pool (per-notifier concurrency is at most 16). */
+const SOCKETS_PER_POOL = 16;
 
 /**
  * The guarded client: the host name is resolved once, the address is checked against the
@@ -57,6 +66,7 @@ export class GuardedHttp implements OutboundHttp {
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
   private readonly resolve: (host: string) => Promise<{ address: string; family: number }>;
+  private readonly pools = new Map<string, HttpAgent>();
 
   constructor(private readonly options: GuardedHttpOptions) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -78,7 +88,41 @@ export class GuardedHttp implements OutboundHttp {
     return { address, family };
   }
 
+  /** Closes the pooled connections. */
+  close(): void {
+    for (const pool of this.pools.values()) pool.destroy();
+    this.pools.clear();
+  }
+
+  private pool(url: URL, address: string): HttpAgent | false {
+    if (!this.options.keepAlive) return false;
+    const key = `${url.protocol}//${url.host}@${address}`;
+    let pool = this.pools.get(key);
+    if (!pool) {
+      const options = { keepAlive: true, maxSockets: SOCKETS_PER_POOL, maxFreeSockets: SOCKETS_PER_POOL };
+      pool = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+      this.pools.set(key, pool);
+      if (this.pools.size > MAX_POOLS) {
+        const [oldest, agent] = this.pools.entries().next().value as [string, HttpAgent];
+        agent.destroy();
+        this.pools.delete(oldest);
+      }
+    }
+    return pool;
+  }
+
   async send(request: OutboundRequest): Promise<OutboundResponse> {
+    try {
+      return await this.sendOnce(request, true);
+    } catch (error) {
+      // A kept-alive connection the receiver closed while idle fails before any answer: once
+      // more on a new connection (the Node.js documented pattern for reused sockets).
+      if (error instanceof StaleConnection) return this.sendOnce(request, false);
+      throw error;
+    }
+  }
+
+  private async sendOnce(request: OutboundRequest, mayReuse: boolean): Promise<OutboundResponse> {
     const url = new URL(request.url);
     if (url.protocol !== 'https:' && url.protocol !== 'http:')
       throw new OutboundRefused(`${url.protocol} URLs are not allowed`);
@@ -98,7 +142,7 @@ export class GuardedHttp implements OutboundHttp {
           method: request.method,
           headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
           lookup: pinned,
-          agent: false,
+          agent: mayReuse ? this.pool(url, address) : false,
           timeout: this.timeoutMs,
           ...(url.protocol === 'https:' ? { ca: this.options.ca, minVersion: 'TLSv1.2' as const } : {}),
         },
@@ -125,10 +169,18 @@ export class GuardedHttp implements OutboundHttp {
       req.on('timeout', () =>
         req.destroy(new Error(`no answer from ${url.host} within ${this.timeoutMs} ms`)),
       );
-      req.on('error', reject);
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        reject(staleConnection(req, error) ? new StaleConnection(error.message) : error),
+      );
       req.end(request.body);
     });
   }
+}
+
+class StaleConnection extends Error {}
+
+function staleConnection(req: ClientRequest, error: NodeJS.ErrnoException): boolean {
+  return req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
 }
 
 /** Retry-After as seconds (delta-seconds or an HTTP date), undefined when absent or unreadable. */

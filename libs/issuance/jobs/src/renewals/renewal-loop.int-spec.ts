@@ -145,6 +145,38 @@ describe('renewal loop with two issuance replicas', () => {
     expect(all.every((w) => w.threshold_days === 14)).toBe(true);
   }, 60_000);
 
+  it('warns every certificate once when more than a batch share one sub-millisecond expiry', async () => {
+    // A Date-based cursor (milliseconds) would never get past the first 1,000 of them.
+    await db.query(
+      `INSERT INTO issuance.renewal_policies (id, name, renewal_window_days, max_retries, retry_interval_seconds,
+         alert_thresholds_days)
+       VALUES ('rp-warn', 'Warn only', 1, 0, 60, '{30}')`,
+    );
+    await db.query(
+      `INSERT INTO issuance.certificates (id, name, common_name, status, issuer_id, renewal_policy_id,
+         agent_id, not_before, expires_at)
+       SELECT 'frac-' || n, 'frac-' || n, 'frac-' || n || '.example.com', 'Active', 'iss-local', 'rp-warn',
+         'agt-edge', now() - interval '300 days',
+         date_trunc('second', now()) + interval '20 days 0.123456 seconds'
+       FROM generate_series(1, 2500) AS n`,
+    );
+    const counts = async () =>
+      (
+        await db.query<{ warnings: number; exact: number }>(
+          `SELECT (SELECT count(*)::int FROM issuance.outbox WHERE subject = 'issuance.v1.certificate.expiry-warning'
+                     AND envelope->'data'->>'certificate_id' LIKE 'frac-%') AS warnings,
+                  (SELECT count(*)::int FROM issuance.certificate_expiry_alerts a
+                     JOIN issuance.certificates c ON c.id = a.certificate_id AND c.expires_at = a.expires_at
+                     WHERE a.certificate_id LIKE 'frac-%') AS exact`,
+        )
+      ).rows[0];
+    await eventually(async () => (await counts()).warnings >= 2500, 'a warning per certificate', 30_000);
+    await seed('fmark', 1, 1);
+    await eventually(async () => (await jobsOf('fmark')).length === 1, 'a later sweep', 30_000);
+    // Once each, and recorded under the certificate's exact expiry (so later sweeps skip them).
+    expect(await counts()).toEqual({ warnings: 2500, exact: 2500 });
+  }, 90_000);
+
   it('holds the renewal of a certificate whose profile requires approval and opens one approval (ADR 0025)', async () => {
     await db.query(
       `INSERT INTO issuance.profiles (id, name, requires_approval) VALUES ('prof-gated', 'Gated', true)`,

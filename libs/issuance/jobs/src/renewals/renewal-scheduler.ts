@@ -12,6 +12,8 @@ import {
   SYSTEM_ACTOR,
 } from '@certlane/contracts';
 import {
+  advanceAlertCursor,
+  AlertCursor,
   daysRemaining,
   expiryWarningsDue,
   initialJobStatus,
@@ -306,16 +308,16 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
     const maxThreshold = Math.max(-1, ...policies.flatMap((p) => p.alert_thresholds_days));
     if (maxThreshold < 0) return 0;
     let sent = 0;
-    let after: { expires_at: Date; id: string } | null = null;
+    let after: AlertCursor | null = null;
     for (;;) {
       const { count, last, size } = await this.unitOfWork.run(async (manager) => {
         const rows = await this.repository.alertBatch(manager, maxThreshold, after, RENEWAL_BATCH);
-        const records: { certificate_id: string; expires_at: Date; threshold_days: number }[] = [];
+        const records: { certificate_id: string; expires_at: string; threshold_days: number }[] = [];
         const announce = new Map<string, { row: (typeof rows)[number]; threshold: number }>();
         for (const row of rows) {
           const due = expiryWarningsDue(row.expires_at, row.db_now, row.thresholds, row.sent);
           for (const days of due.record) {
-            records.push({ certificate_id: row.id, expires_at: row.expires_at, threshold_days: days });
+            records.push({ certificate_id: row.id, expires_at: row.expires_at_exact, threshold_days: days });
           }
           if (due.announce !== null)
             announce.set(`${row.id}\u0000${due.announce}`, { row, threshold: due.announce });
@@ -339,13 +341,13 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
         const tail = rows[rows.length - 1];
         return {
           count: warnings.length,
-          last: tail ? { expires_at: tail.expires_at, id: tail.id } : null,
+          last: tail ? { expires_at: tail.expires_at_exact, id: tail.id } : null,
           size: rows.length,
         };
       });
       sent += count;
       if (size < RENEWAL_BATCH || !last) return sent;
-      after = last;
+      after = advanceAlertCursor(after, last);
     }
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CertificateStatus, JobStatus, JobType } from '@certlane/contracts';
+import { ALERT_CURSOR_TIME_FORMAT, AlertCursor } from '@certlane/issuance-domain';
 import { DataSource, EntityManager } from 'typeorm';
 
 type Executor = Pick<EntityManager, 'query'>;
@@ -43,6 +44,8 @@ export interface AlertCandidate {
   renewal_policy_id: string;
   status: CertificateStatus;
   expires_at: Date;
+  /** expires_at to the microsecond (ALERT_CURSOR_TIME_FORMAT): the cursor and the alerts' key. */
+  expires_at_exact: string;
   thresholds: number[];
   sent: number[];
   db_now: Date;
@@ -189,12 +192,13 @@ export class RenewalRepository {
   alertBatch(
     executor: Executor,
     maxThresholdDays: number,
-    after: { expires_at: Date; id: string } | null,
+    after: AlertCursor | null,
     limit: number,
   ): Promise<AlertCandidate[]> {
     return executor.query(
       `SELECT c.id, c.common_name, c.environment, c.owner_id, c.team_id, c.renewal_policy_id, c.status,
-         c.expires_at, rp.alert_thresholds_days AS thresholds,
+         c.expires_at, to_char(c.expires_at AT TIME ZONE 'UTC', '${ALERT_CURSOR_TIME_FORMAT}') AS expires_at_exact,
+         rp.alert_thresholds_days AS thresholds,
          ARRAY(SELECT a.threshold_days FROM certificate_expiry_alerts a
                WHERE a.certificate_id = c.id AND a.expires_at = c.expires_at) AS sent,
          now() AS db_now
@@ -221,7 +225,7 @@ export class RenewalRepository {
    */
   async recordAlerts(
     executor: Executor,
-    rows: { certificate_id: string; expires_at: Date; threshold_days: number }[],
+    rows: { certificate_id: string; expires_at: string; threshold_days: number }[],
   ): Promise<Set<string>> {
     if (rows.length === 0) return new Set();
     const inserted: { certificate_id: string; threshold_days: number }[] = await executor.query(
