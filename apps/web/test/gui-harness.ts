@@ -74,26 +74,36 @@ export async function checkPages(
     );
     const alerts = await page.getByRole('alert').allTextContents();
     if (alerts.length > 0) problems.push(`${path}: ${alerts.join(' | ')}`);
-    await page.addScriptTag({ content: AXE });
-    const result = (await page.evaluate(
-      "axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] })",
-    )) as AxeResult;
-    if (result.passes.length === 0) problems.push(`${path}: axe-core checked nothing`);
-    for (const violation of result.violations) {
-      if (violation.impact === 'serious' || violation.impact === 'critical') {
-        problems.push(
-          `${path}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes
-            .slice(0, 3)
-            .map((node) => node.target.join(' '))
-            .join(', ')}`,
-        );
-      }
-    }
+    problems.push(...(await axeProblems(page, path)));
     const html = await page.content();
     for (const secret of secrets)
       if (html.includes(secret)) problems.push(`${path}: a secret is in the page`);
     const name = path === '/' ? 'dashboard' : path.slice(1).replace(/[/?=&]/g, '-');
     await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  }
+  return problems;
+}
+
+/**
+ * The serious or critical WCAG 2.1 A/AA violations axe-core finds in the page as it is now (a
+ * dialog open, a result shown), each prefixed with `where`. The page needs a context with `bypassCSP`.
+ */
+export async function axeProblems(page: Page, where: string): Promise<string[]> {
+  const problems: string[] = [];
+  await page.addScriptTag({ content: AXE });
+  const result = (await page.evaluate(
+    "axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] })",
+  )) as AxeResult;
+  if (result.passes.length === 0) problems.push(`${where}: axe-core checked nothing`);
+  for (const violation of result.violations) {
+    if (violation.impact === 'serious' || violation.impact === 'critical') {
+      problems.push(
+        `${where}: ${violation.id} (${violation.impact}) ${violation.help}: ${violation.nodes
+          .slice(0, 3)
+          .map((node) => node.target.join(' '))
+          .join(', ')}`,
+      );
+    }
   }
   return problems;
 }

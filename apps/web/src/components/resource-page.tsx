@@ -15,6 +15,8 @@ import { ErrorNotice, Expiry, StatusBadge, Time } from './widgets';
 import { Pagination } from './pagination';
 import { useListParams } from './use-list-params';
 import { FilterBar } from './filter-bar';
+import { BulkActions, rowId } from './bulk-actions';
+import { SelectAll, SelectRow } from './row-selection';
 
 type Page = { data: Row[]; total: number };
 
@@ -81,6 +83,7 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
   const actorId = state.status === 'signed-in' ? state.actorId : '';
   const [notice, setNotice] = useState<string>();
   const [selected, setSelected] = useState<Row>();
+  const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
   const actions = page.actions ?? [];
   const list = useQuery({
     queryKey: [page.apiPath, params],
@@ -97,6 +100,17 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
     refetchInterval: (query) =>
       page.liveWhile && query.state.data?.data.some(page.liveWhile) ? LIVE_INTERVAL_MS : false,
   });
+  // Only rows on the page shown stay selected: a row that left it (dismissed, filtered) drops out.
+  const rows = list.data?.data ?? [];
+  const selectedRows = page.bulk ? rows.filter((row) => chosen.has(rowId(row))) : [];
+  const toggle = (ids: readonly string[], on: boolean) =>
+    setChosen((before) => {
+      const next = new Set(before);
+      for (const id of ids)
+        if (on) next.add(id);
+        else next.delete(id);
+      return next;
+    });
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title">{page.title}</h1>
@@ -125,11 +139,29 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
         </p>
       )}
       <ErrorNotice error={list.error} />
+      {page.bulk && rows.length > 0 && (
+        <BulkActions
+          actions={page.bulk.actions}
+          rows={selectedRows}
+          noun={page.bulk.noun}
+          invalidate={page.apiPath}
+          onClear={() => setChosen(new Set())}
+        />
+      )}
       {list.data && list.data.data.length === 0 && <p className="empty">{page.empty}</p>}
       {list.data && list.data.data.length > 0 && (
         <table>
           <thead>
             <tr>
+              {page.bulk && (
+                <th scope="col" className="select">
+                  <SelectAll
+                    selected={selectedRows.length}
+                    total={rows.length}
+                    onChange={(on) => toggle(rows.map(rowId), on)}
+                  />
+                </th>
+              )}
               {page.columns.map((column) => (
                 <th key={column.key} scope="col">
                   {column.label}
@@ -142,7 +174,19 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
           </thead>
           <tbody>
             {list.data.data.map((row, index) => (
-              <tr key={String(row.id ?? row.event_id ?? `${rowName(row)}-${index}`)}>
+              <tr
+                key={String(row.id ?? row.event_id ?? `${rowName(row)}-${index}`)}
+                className={page.bulk && chosen.has(rowId(row)) ? 'selected' : undefined}
+              >
+                {page.bulk && (
+                  <td className="select">
+                    <SelectRow
+                      name={rowName(row)}
+                      checked={chosen.has(rowId(row))}
+                      onChange={(on) => toggle([rowId(row)], on)}
+                    />
+                  </td>
+                )}
                 {page.columns.map((column) => (
                   <td key={column.key}>
                     <Cell column={column} row={row} />

@@ -46,6 +46,21 @@ export interface RowAction {
   reason?: { required: boolean; in: 'body' | 'force-query' };
 }
 
+/** An operation over the selected rows: `POST path` with `{ids: [...], ...body}`, per-item results. */
+export interface BulkAction {
+  label: string;
+  path: string;
+  /** Fixed fields sent beside the ids. */
+  body?: Record<string, unknown>;
+  /** The body field holding the selected ids (default `ids`). */
+  idsKey?: string;
+  /** The most ids one call takes (default 100). */
+  max?: number;
+  /** Only selected rows where this holds are sent (e.g. still Unmanaged). */
+  when?: (row: Row) => boolean;
+  destructive?: boolean;
+}
+
 /** A form for another operation of the page (a dry run, a probe, a PUT by path). */
 export interface ExtraForm {
   path: string;
@@ -91,6 +106,8 @@ export interface ResourcePageSpec {
   liveWhile?: (row: Row) => boolean;
   /** Pages are grouped in the navigation (default `main`). */
   group?: NavGroup;
+  /** Row selection with these actions over the selected rows; `noun` names a row (one, many). */
+  bulk?: { noun: [string, string]; actions: BulkAction[] };
   empty: string;
 }
 
@@ -812,6 +829,22 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
         destructive: true,
       },
     ],
+    bulk: {
+      noun: ['discovered certificate', 'discovered certificates'],
+      actions: [
+        {
+          label: 'Claim',
+          path: '/api/v1/discovered-certificates/bulk-claim',
+          when: is('status', 'Unmanaged', 'Dismissed'),
+        },
+        {
+          label: 'Dismiss',
+          path: '/api/v1/discovered-certificates/bulk-dismiss',
+          when: is('status', 'Unmanaged'),
+          destructive: true,
+        },
+      ],
+    },
     empty: 'Nothing discovered. Add a scan target and trigger a scan, or let agents report what they find.',
   }),
   page('ScanTargetDto', {
