@@ -1,8 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser } from 'playwright-core';
-import { Client } from 'pg';
-import { httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
+import { httpsRequest, openSqlSession, startTestSystem, TestSystem } from '@certlane/testing';
 import { axeProblems, launchChromium, openContext, SCREENSHOTS, signInWithKey } from './gui-harness';
 
 /**
@@ -30,8 +29,7 @@ describe('bulk triage of discovered certificates in Chromium', () => {
     gateway = system.services['api-gateway'].url;
     adminKey = system.env.SERVICE_AUTH_SECRET!;
     // Three certificates as a network scan stores them (only the metadata dismissing reads).
-    const db = new Client({ connectionString: system.database.url });
-    await db.connect();
+    const db = await openSqlSession(system.database.url);
     for (const [index, cert] of CERTS.entries()) {
       await db.query(
         `INSERT INTO health_monitor.discovered_certificates

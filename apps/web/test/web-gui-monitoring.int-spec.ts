@@ -5,7 +5,6 @@ import { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { createServer as createTlsServer, Server as TlsServer } from 'node:tls';
 import { Browser, Locator } from 'playwright-core';
-import { Client } from 'pg';
 import {
   createTlsFixture,
   eventually,
@@ -15,6 +14,8 @@ import {
   startTestSystem,
   TestSystem,
   TlsFixture,
+  openSqlSession,
+  SqlSession,
 } from '@certlane/testing';
 import { checkPages, launchChromium, openContext, recordApiBodies, signInWithKey } from './gui-harness';
 
@@ -46,7 +47,7 @@ describe('the monitoring and notification pages in Chromium', () => {
   let gateway: string;
   let browser: Browser;
   let adminKey: string;
-  let db: Client;
+  let db: SqlSession;
   let fixture: TlsFixture;
   let tlsPort: number;
   let hookUrl: string;
@@ -112,8 +113,7 @@ describe('the monitoring and notification pages in Chromium', () => {
     );
     gateway = system.services['api-gateway'].url;
     adminKey = system.env.SERVICE_AUTH_SECRET!;
-    db = new Client({ connectionString: system.database.url });
-    await db.connect();
+    db = await openSqlSession(system.database.url);
 
     // A check that matches what is served, and one expecting another certificate (a mismatch).
     await created('/api/v1/health-checks', { name: 'gui-served', host: '127.0.0.1', port: tlsPort });

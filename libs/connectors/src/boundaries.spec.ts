@@ -2,8 +2,16 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 // libs/connectors is tagged scope:shared, type:util and runs inside the agent: no I/O framework,
-// and of the Certlane libraries only the contracts (ADR 0029).
-const BANNED = [/^@nestjs\//, /^typeorm$/, /^nats$/, /^pg$/, /^express$/, /^@certlane\/(?!contracts$)/];
+// and of the Certlane libraries only the contracts and the pure address classification
+// (network-safety, no I/O) (ADR 0029).
+const BANNED = [
+  /^@nestjs\//,
+  /^typeorm$/,
+  /^nats$/,
+  /^pg$/,
+  /^express$/,
+  /^@certlane\/(?!(contracts|network-safety)$)/,
+];
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
@@ -14,7 +22,7 @@ function sources(dir: string): string[] {
 }
 
 describe('libs/connectors imports', () => {
-  it('imports no I/O framework and no Certlane library but the contracts', () => {
+  it('imports no I/O framework and no Certlane library but the contracts and network-safety', () => {
     const files = sources(__dirname);
     expect(files.length).toBeGreaterThan(10);
     const offenders: string[] = [];

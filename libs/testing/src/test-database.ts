@@ -40,3 +40,12 @@ export async function createTestDatabase(
     },
   };
 }
+
+/** A connected SQL session on a test database, for tests whose own project may not import `pg`. */
+export type SqlSession = Client;
+
+export async function openSqlSession(url: string): Promise<SqlSession> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  return client;
+}
