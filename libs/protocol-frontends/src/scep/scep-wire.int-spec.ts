@@ -14,7 +14,7 @@ import {
 import * as asn1js from 'asn1js';
 import * as x509 from '@peculiar/x509';
 import { AuditRecord } from '@certlane/contracts';
-import { runMigrations } from '@certlane/platform';
+import { runMigrations, verifyClientCertificate } from '@certlane/platform';
 import {
   ScepProfileRow,
   ScepProfileSettingsRow,
@@ -65,14 +65,8 @@ describe('SCEP server (wire)', () => {
       ...(now ? { now } : {}),
       deviceState: async (_profile, claims) => claims.sub !== 'noncompliant',
       crl: async () => crlDer,
-      // The platform's mutual-TLS check stands here as the simplest one: the leaf issued by an anchor.
-      verifyClientCertificate: (presented, anchors) => {
-        if (presented.length === 0) return { ok: false, reason: 'no client certificate was presented' };
-        const leaf = new X509Certificate(Buffer.from(presented[0] ?? '', 'base64'));
-        return anchors.some((a) => leaf.checkIssued(a) && leaf.verify(a.publicKey))
-          ? { ok: true, fingerprint: leaf.fingerprint256 }
-          : { ok: false, reason: 'the client certificate does not chain to a trusted CA' };
-      },
+      // The platform's mutual-TLS check, as ScepService wires it (ADR 0061).
+      verifyClientCertificate,
       raKeys,
       audit: async (record, alsoInTransaction) => {
         await alsoInTransaction?.(executor);
