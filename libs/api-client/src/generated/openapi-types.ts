@@ -5043,6 +5043,7 @@ export interface components {
             counters: {
                 scep_auth_failed: number;
                 scep_failure: number;
+                scep_getcert: number;
                 scep_getcertinitial: number;
                 scep_getcrl: number;
                 scep_pending: number;

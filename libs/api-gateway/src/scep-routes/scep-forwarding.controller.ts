@@ -1,6 +1,6 @@
 import { All, Controller, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { MESSAGE_BUS, MessageBus, PublicRoute, readRawBody } from '@certlane/platform';
+import { MESSAGE_BUS, MessageBus, presentedTls, PublicRoute, readRawBody } from '@certlane/platform';
 import { busContext } from '../auth/actor';
 
 const MAX_SCEP_BODY_BYTES = 256 * 1024;
@@ -32,6 +32,8 @@ export class ScepForwardingController {
         path: request.path,
         ...(at !== -1 ? { query: request.originalUrl.slice(at + 1) } : {}),
         ...(body !== undefined && body.length > 0 ? { body_base64: body.toString('base64') } : {}),
+        // Passed on unverified (ADR 0061): protocol-frontends checks them on `/scep-mtls`.
+        client_certificates: presentedTls(request.socket)?.client_certificates ?? [],
       },
       { context: busContext(request) },
     );

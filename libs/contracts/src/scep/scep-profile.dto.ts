@@ -29,7 +29,7 @@ export type ScepMdmStatus = (typeof SCEP_MDM_STATUSES)[number];
 
 /**
  * The typed SCEP outcomes each profile counts (spec 6.1 and 6.4): the four audit codes of a
- * certificate answered, and the other ends of a PKIOperation (PENDING, GetCertInitial, GetCRL,
+ * certificate answered, and the other ends of a PKIOperation (PENDING, GetCertInitial, GetCert, GetCRL,
  * FAILURE, refused authorisation, MDM rate limit).
  */
 export const SCEP_PROFILE_OUTCOMES = [
@@ -39,6 +39,7 @@ export const SCEP_PROFILE_OUTCOMES = [
   'scep_renewalreq_mdm',
   'scep_pending',
   'scep_getcertinitial',
+  'scep_getcert',
   'scep_getcrl',
   'scep_failure',
   'scep_auth_failed',

@@ -87,6 +87,19 @@ export function issuerAndSerialParts(certificate: Buffer): { issuer: Buffer; ser
   return { serial: bytesOf(certificate, tbs[at]), issuer: bytesOf(certificate, tbs[at + 2]) };
 }
 
+/**
+ * An IssuerAndSerialNumber (RFC 5652 10.2.4: SEQUENCE of the issuer Name and the serialNumber
+ * INTEGER), each part as its DER, as GetCert (RFC 8894 3.3.4) carries it; throws on anything else.
+ */
+export function readIssuerAndSerialNumber(der: Buffer): { issuer: Buffer; serial: Buffer } {
+  const outer = readNode(der, 0);
+  if (outer.tag !== 0x30 || outer.end !== der.length) throw new Error('not an IssuerAndSerialNumber');
+  const parts = children(der, outer);
+  if (parts.length !== 2 || parts[0].tag !== 0x30 || parts[1].tag !== 0x02)
+    throw new Error('not an IssuerAndSerialNumber');
+  return { issuer: bytesOf(der, parts[0]), serial: bytesOf(der, parts[1]) };
+}
+
 /** The subjectPublicKey bits of a certificate (what a subject key identifier hashes). */
 export function subjectPublicKeyBits(certificate: Buffer): Buffer {
   const tbs = children(certificate, children(certificate, readNode(certificate, 0))[0]);

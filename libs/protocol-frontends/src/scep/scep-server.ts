@@ -35,8 +35,15 @@ import {
   raIdentity,
   ScepFailure,
 } from './scep-cms';
+import { issuerAndSerialParts, readIssuerAndSerialNumber } from './der-reader';
 import { RaKeyBox } from './scep-ra';
 import { mdmCounter } from './scep-profile-admin';
+
+/** The issuer Name and serialNumber (DER) a GetCert names a certificate by (RFC 5652 10.2.4). */
+const issuedName = (certificatePem: string): { certificate_issuer: Buffer; certificate_serial: Buffer } => {
+  const { issuer, serial } = issuerAndSerialParts(new X509Certificate(certificatePem).raw);
+  return { certificate_issuer: Buffer.from(issuer), certificate_serial: Buffer.from(serial) };
+};
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -252,7 +259,7 @@ export class ScepServer {
       authFailure,
     });
     // RFC 8894 3.2.1.2: a messageType the server does not know (or a CertRep) is refused.
-    if (kind === undefined || kind === 'CertRep' || kind === 'GetCert')
+    if (kind === undefined || kind === 'CertRep')
       return fail('badRequest', `messageType ${message.messageType} is not served`);
     // RFC 8894 3.2 / RFC 5652 5.4: the signature over the signed attributes must verify.
     if (!message.digest) return fail('badAlg', 'unknown digest algorithm');
@@ -268,6 +275,7 @@ export class ScepServer {
     }
     if (kind === 'CertPoll') return this.poll(profile, message, fail);
     if (kind === 'GetCRL') return this.getCrl(profile, fail);
+    if (kind === 'GetCert') return this.getCert(profile, csrDer, fail);
     let csr: ScepCsr;
     try {
       csr = parseCsr(csrDer);
@@ -344,6 +352,7 @@ export class ScepServer {
       csr_pem: csrPem,
       principal: principalOf(message),
       certificate_pem: certificatePem,
+      ...issuedName(certificatePem),
     });
     return this.success(certificatePem, code!, mdm);
   }
@@ -387,6 +396,27 @@ export class ScepServer {
       code: null,
       counter: 'scep_getcertinitial',
     };
+  }
+
+  /**
+   * RFC 8894 3.3.4 GetCert: the envelope holds an IssuerAndSerialNumber; a certificate this
+   * profile issued answers SUCCESS with it, anything else badCertId.
+   */
+  private async getCert(profile: ScepProfileRow, content: Buffer, fail: FailFn): Promise<Outcome> {
+    let wanted: { issuer: Buffer; serial: Buffer };
+    try {
+      wanted = readIssuerAndSerialNumber(content);
+    } catch {
+      return fail('badRequest', 'the envelope does not hold an IssuerAndSerialNumber');
+    }
+    const certificatePem = await new ScepTransactionStore(this.deps.executor).issuedCertificate(
+      profile.id,
+      wanted.issuer,
+      wanted.serial,
+    );
+    if (!certificatePem)
+      return fail('badCertId', 'no certificate of this issuer and serial from this profile');
+    return { status: 'SUCCESS', certificatePem, code: null, counter: 'scep_getcert' };
   }
 
   /** RFC 8894 3.3.5 GetCRL: the current CRL of the profile's issuer, in a degenerate SignedData. */

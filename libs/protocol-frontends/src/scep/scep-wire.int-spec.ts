@@ -14,7 +14,7 @@ import {
 import * as asn1js from 'asn1js';
 import * as x509 from '@peculiar/x509';
 import { AuditRecord } from '@certlane/contracts';
-import { runMigrations } from '@certlane/platform';
+import { runMigrations, verifyClientCertificate } from '@certlane/platform';
 import {
   ScepProfileRow,
   ScepProfileSettingsRow,
@@ -65,14 +65,8 @@ describe('SCEP server (wire)', () => {
       ...(now ? { now } : {}),
       deviceState: async (_profile, claims) => claims.sub !== 'noncompliant',
       crl: async () => crlDer,
-      // The platform's mutual-TLS check stands here as the simplest one: the leaf issued by an anchor.
-      verifyClientCertificate: (presented, anchors) => {
-        if (presented.length === 0) return { ok: false, reason: 'no client certificate was presented' };
-        const leaf = new X509Certificate(Buffer.from(presented[0] ?? '', 'base64'));
-        return anchors.some((a) => leaf.checkIssued(a) && leaf.verify(a.publicKey))
-          ? { ok: true, fingerprint: leaf.fingerprint256 }
-          : { ok: false, reason: 'the client certificate does not chain to a trusted CA' };
-      },
+      // The platform's mutual-TLS check, as ScepService wires it (ADR 0061).
+      verifyClientCertificate,
       raKeys,
       audit: async (record, alsoInTransaction) => {
         await alsoInTransaction?.(executor);
@@ -634,6 +628,90 @@ describe('SCEP server (wire)', () => {
     expect([unknown.pkiStatus, unknown.failInfo]).toEqual(['2', '4']);
   });
 
+  /** The certificate a CertRep SUCCESS envelopes to `requester` (openssl cms -decrypt), as PEM. */
+  const openedCertificate = (content: Buffer, requester: ScepRequester, name: string): string => {
+    writeFileSync(path(`${name}-env.der`), content);
+    openssl(
+      ['cms', '-decrypt', '-inform', 'DER', '-in', path(`${name}-env.der`), '-binary'].concat([
+        '-inkey',
+        requester.keyPath,
+        '-recip',
+        requester.certPath,
+        '-out',
+        path(`${name}.p7`),
+      ]),
+    );
+    return openssl(['pkcs7', '-inform', 'DER', '-in', path(`${name}.p7`), '-print_certs']);
+  };
+  /** The IssuerAndSerialNumber (RFC 5652 10.2.4) of a PEM certificate, from its DER. */
+  const issuerAndSerial = (certificatePem: string): Buffer => {
+    const der = new X509Certificate(certificatePem).raw;
+    const tbs = ((asn1js.fromBER(der).result as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence)
+      .valueBlock.value;
+    const at = tbs[0].idBlock.tagClass === 3 ? 1 : 0;
+    return sequence(
+      Buffer.from(tbs[at + 2].valueBeforeDecodeView),
+      Buffer.from(tbs[at].valueBeforeDecodeView),
+    );
+  };
+
+  it('RFC 8894 3.3.4: GetCert answers a certificate this profile issued, by issuer and serial, enveloped to the requester', async () => {
+    const device = new ScepRequester(dir, 'device-getcert');
+    const enrolled = certRep(await post(pkcsReq(device)));
+    expect(enrolled.pkiStatus).toBe('0');
+    const issuedPem = openedCertificate(enrolled.content, device, 'getcert-issued');
+    // Another requester (a relying party) asks for it by the issuer and serial openssl prints.
+    const asker = new ScepRequester(dir, 'getcert-asker');
+    const rep = certRep(
+      await post(
+        asker.pkiMessage({ messageType: '21', envelope: asker.envelope(issuerAndSerial(issuedPem), raPem) }),
+      ),
+    );
+    expect([rep.messageType, rep.pkiStatus, rep.failInfo]).toEqual(['3', '0', undefined]);
+    const answered = openedCertificate(rep.content, asker, 'getcert-answer');
+    writeFileSync(path('getcert-answer.pem'), answered);
+    writeFileSync(path('getcert-issued.pem'), issuedPem);
+    const serialOf = (file: string) => openssl(['x509', '-in', path(file), '-noout', '-serial', '-subject']);
+    expect(serialOf('getcert-answer.pem')).toBe(serialOf('getcert-issued.pem'));
+    expect(serialOf('getcert-answer.pem')).toContain('CN = device-getcert');
+  });
+
+  it('RFC 8894 3.3.4: GetCert of a certificate this profile did not issue is FAILURE badCertId', async () => {
+    const device = new ScepRequester(dir, 'device-getcert-other');
+    expect(certRep(await post(pkcsReq(device))).pkiStatus).toBe('0');
+    const asker = new ScepRequester(dir, 'getcert-asker-2');
+    const getCert = (certificatePem: string, pathId = '') =>
+      post(
+        asker.pkiMessage({
+          messageType: '21',
+          envelope: asker.envelope(issuerAndSerial(certificatePem), raPem),
+        }),
+        pathId,
+      ).then(certRep);
+    // A certificate nobody issued here (the asker's own self-signed one).
+    const unknown = await getCert(readFileSync(asker.certPath, 'utf8'));
+    expect([unknown.pkiStatus, unknown.failInfo]).toEqual(['2', '4']);
+    // The same CA's certificate, asked of another profile, which did not issue it.
+    const issued = await post(pkcsReq(new ScepRequester(dir, 'device-getcert-legacy')), 'legacy').then(
+      certRep,
+    );
+    expect(issued.pkiStatus).toBe('0');
+    const [row] = (
+      await db.query<{ certificate_pem: string }>(
+        `SELECT certificate_pem FROM scep_transactions WHERE profile_id = $1 ORDER BY created_at DESC LIMIT 1`,
+        [legacyProfile.id],
+      )
+    ).rows;
+    const elsewhere = await getCert(row.certificate_pem);
+    expect([elsewhere.pkiStatus, elsewhere.failInfo]).toEqual(['2', '4']);
+    expect((await getCert(row.certificate_pem, 'legacy')).pkiStatus).toBe('0');
+    // Not an IssuerAndSerialNumber at all.
+    const malformed = await post(
+      asker.pkiMessage({ messageType: '21', envelope: asker.envelope(Buffer.from('not asn.1'), raPem) }),
+    ).then(certRep);
+    expect([malformed.pkiStatus, malformed.failInfo]).toEqual(['2', '2']);
+  });
+
   it("RFC 8894 3.3.5: GetCRL answers the issuer's CRL in a degenerate SignedData enveloped to the requester", async () => {
     const requester = new ScepRequester(dir, 'device-crl');
     const message = requester.pkiMessage({
@@ -736,6 +814,7 @@ describe('SCEP server (wire)', () => {
     const counters = (await new ScepProfileStore(db).counters()).get(profile.id)!;
     expect(counters.get('scep_pkcsreq')).toBeGreaterThanOrEqual(4);
     expect(counters.get('scep_renewalreq')).toBe(1);
+    expect(counters.get('scep_getcert')).toBe(1);
     expect(counters.get('scep_auth_failed')).toBe(2);
     expect(counters.get('scep_failure')).toBeGreaterThanOrEqual(5);
     expect(legacyProfile.legacy_algorithms).toBe(true);

@@ -1,6 +1,6 @@
 import { All, Controller, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { PublicRoute, readRawBody } from '@certlane/platform';
+import { presentedTls, PublicRoute, readRawBody } from '@certlane/platform';
 import { ScepService } from './scep.service';
 
 const MAX_SCEP_BODY_BYTES = 256 * 1024;
@@ -35,6 +35,8 @@ export class ScepController {
       path: request.path,
       query: rawQuery(request),
       ...(body !== undefined ? { body } : {}),
+      // What the client presented on this connection (ADR 0061): checked on `/scep-mtls` only.
+      clientCertificates: presentedTls(request.socket)?.client_certificates ?? [],
     });
     response.status(answer.status);
     for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);

@@ -11,6 +11,7 @@ import {
   MessageBus,
   outboxToken,
   ServiceOutbox,
+  verifyClientCertificate,
 } from '@certlane/platform';
 import { ScepServer } from './scep-server';
 import { RaKeyBox } from './scep-ra';
@@ -35,6 +36,8 @@ export class ScepService implements OnApplicationBootstrap {
     this.server = new ScepServer({
       executor: dataSource,
       raKeys: new RaKeyBox(config.configEncryptionKey),
+      // `/scep-mtls`: the platform's mutual-TLS check against the profile's trust bundle (ADR 0061).
+      verifyClientCertificate,
       audit: async (record, alsoInTransaction) => {
         await dataSource.transaction(async (manager) => {
           await alsoInTransaction?.(manager);

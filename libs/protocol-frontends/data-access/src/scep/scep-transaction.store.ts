@@ -58,14 +58,42 @@ export class ScepTransactionStore {
       'profile_id' | 'transaction_id' | 'message_type' | 'csr_pem' | 'principal'
     > & {
       certificate_pem: string;
+      /** The certificate's issuer Name and serialNumber, DER (what GetCert names it by). */
+      certificate_issuer: Buffer;
+      certificate_serial: Buffer;
     },
   ): Promise<void> {
     await this.executor.query(
-      `INSERT INTO scep_transactions (profile_id, transaction_id, message_type, status, csr_pem, principal, certificate_pem)
-       VALUES ($1, $2, $3, 'issued', $4, $5, $6)
-       ON CONFLICT (profile_id, transaction_id) DO UPDATE SET status = 'issued', certificate_pem = EXCLUDED.certificate_pem, updated_at = now()`,
-      [row.profile_id, row.transaction_id, row.message_type, row.csr_pem, row.principal, row.certificate_pem],
+      `INSERT INTO scep_transactions (profile_id, transaction_id, message_type, status, csr_pem, principal, certificate_pem, certificate_issuer, certificate_serial)
+       VALUES ($1, $2, $3, 'issued', $4, $5, $6, $7, $8)
+       ON CONFLICT (profile_id, transaction_id) DO UPDATE SET status = 'issued', certificate_pem = EXCLUDED.certificate_pem,
+         certificate_issuer = EXCLUDED.certificate_issuer, certificate_serial = EXCLUDED.certificate_serial, updated_at = now()`,
+      [
+        row.profile_id,
+        row.transaction_id,
+        row.message_type,
+        row.csr_pem,
+        row.principal,
+        row.certificate_pem,
+        row.certificate_issuer,
+        row.certificate_serial,
+      ],
     );
+  }
+
+  /**
+   * GetCert (RFC 8894 3.3.4): the certificate this profile issued with that issuer Name and
+   * serialNumber (both DER), or null.
+   */
+  async issuedCertificate(profileId: string, issuer: Buffer, serial: Buffer): Promise<string | null> {
+    const [row] = await rowsOf<{ certificate_pem: string }>(
+      this.executor,
+      `SELECT certificate_pem FROM scep_transactions
+       WHERE profile_id = $1 AND certificate_serial = $2 AND certificate_issuer = $3 AND status = 'issued'
+       LIMIT 1`,
+      [profileId, serial, issuer],
+    );
+    return row?.certificate_pem ?? null;
   }
 
   async finish(
