@@ -18,6 +18,7 @@ import {
   parseBasicAuthorization,
   parseTrustBundle,
   reenrollProblems,
+  TrustBundle,
   verifyEstPassword,
 } from '@certlane/protocol-frontends-domain';
 import { envelopeToRsaKey, generateServerKey, serverKeygenMultipart } from './est-server-keygen';
@@ -52,8 +53,8 @@ export interface EstHttpResponse {
 export interface EstServerDeps {
   executor: SqlExecutor;
   /**
-   * Writes the audit records of one outcome and ticks the profile's counter of it, in one
-   * transaction (the counter's row last: it is every request's, so its lock is held briefly).
+   * Writes the audit records of one outcome (one transaction), then ticks the profile's counter
+   * of it; resolves once both are committed (the service batches concurrent ticks, ADR 0061).
    */
   audit(
     records: readonly AuditRecord[],
@@ -138,14 +139,19 @@ export class EstServer {
     const { principal, certificate: presented } = client;
 
     const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-    if ((await store.countRequest(profile.id, principal, windowStart)) > profile.rate_limit_per_minute) {
+    // The rate window and the certificate profile's rules are independent round trips: both at once.
+    const [requests, rules] = await Promise.all([
+      store.countRequest(profile.id, principal, windowStart),
+      this.deps.certificateProfile(profile),
+    ]);
+    if (requests > profile.rate_limit_per_minute) {
       await this.outcome(profile, 'est_rate_limited', principal, operation, 'denied');
       const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + 60_000 - now.getTime()) / 1000));
       return answer(429, 'too many requests\n', { 'Retry-After': String(retryAfter) });
     }
 
     if (operation === 'csrattrs') {
-      const der = csrAttrs((await this.deps.certificateProfile(profile))?.required_csr_attributes ?? []);
+      const der = csrAttrs(rules?.required_csr_attributes ?? []);
       // RFC 7030 4.5.2: no attributes to ask for may be answered with 204.
       if (der.length === 2) return answer(204);
       return base64Answer('application/csrattrs', der);
@@ -195,7 +201,7 @@ export class EstServer {
       }
     }
     const facts = csrFacts(csr);
-    const problems = csrPolicyProblems(facts, await this.deps.certificateProfile(profile));
+    const problems = csrPolicyProblems(facts, rules);
     if (problems.length > 0) {
       await this.outcome(profile, 'est_csr_policy_violation', principal, operation, 'failure', {
         problems,
@@ -289,7 +295,7 @@ export class EstServer {
     operation: string,
     now: Date,
   ): Promise<EstClient | EstHttpResponse> {
-    const bundle = parseTrustBundle(profile.trust_bundle_pem ?? '');
+    const bundle = trustBundleOf(profile.trust_bundle_pem ?? '');
     const check = bundle.ok
       ? verifyClientCertificate(request.client_certificates ?? [], bundle.anchors, now)
       : ({ ok: false, reason: `the profile's trust bundle is unusable: ${bundle.reason}` } as const);
@@ -329,6 +335,22 @@ export class EstServer {
       outcome: code,
     });
   }
+}
+
+/**
+ * The parsed anchors of a trust bundle, kept per bundle text: the text is the profile's trust
+ * revision (an update or a reload-trust changes it), so parsing it once per revision is enough.
+ */
+const parsedBundles = new Map<string, TrustBundle>();
+const PARSED_BUNDLES_KEPT = 64;
+function trustBundleOf(pem: string): TrustBundle {
+  let bundle = parsedBundles.get(pem);
+  if (!bundle) {
+    if (parsedBundles.size >= PARSED_BUNDLES_KEPT) parsedBundles.clear();
+    bundle = parseTrustBundle(pem);
+    parsedBundles.set(pem, bundle);
+  }
+  return bundle;
 }
 
 const fingerprintOf = (base64Der: string): string =>

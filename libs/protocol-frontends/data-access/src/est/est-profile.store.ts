@@ -119,6 +119,22 @@ export class EstProfileStore {
   }
 
   /**
+   * Adds several ticks in one statement, rows in key order (so two replicas' batches cannot
+   * deadlock on each other).
+   */
+  async tickMany(ticks: readonly { profileId: string; outcome: string; count: number }[]): Promise<void> {
+    const sorted = [...ticks].sort(
+      (a, b) => a.profileId.localeCompare(b.profileId) || a.outcome.localeCompare(b.outcome),
+    );
+    await this.executor.query(
+      `INSERT INTO est_profile_counters (profile_id, outcome, count)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[])
+       ON CONFLICT (profile_id, outcome) DO UPDATE SET count = est_profile_counters.count + EXCLUDED.count`,
+      [sorted.map((t) => t.profileId), sorted.map((t) => t.outcome), sorted.map((t) => t.count)],
+    );
+  }
+
+  /**
    * Counts one request of a principal in the current minute of a profile and returns the count so
    * far (this one included), atomically across replicas; windows older than an hour are dropped
    * when a window starts.
