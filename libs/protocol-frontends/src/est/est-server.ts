@@ -21,6 +21,7 @@ import {
   TrustBundle,
   verifyEstPassword,
 } from '@certlane/protocol-frontends-domain';
+import { CoalescedCounter } from './coalesced-counter';
 import { envelopeToRsaKey, generateServerKey, serverKeygenMultipart } from './est-server-keygen';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
@@ -97,7 +98,19 @@ const base64Answer = (contentType: string, der: Uint8Array): EstHttpResponse => 
  * typed audit and per-profile counters.
  */
 export class EstServer {
-  constructor(private readonly deps: EstServerDeps) {}
+  /** This replica's rate-window increments, written in batches (ADR 0061). */
+  private readonly rateWindows: CoalescedCounter<{ profileId: string; principal: string; windowStart: Date }>;
+
+  constructor(private readonly deps: EstServerDeps) {
+    const store = new EstProfileStore(deps.executor);
+    this.rateWindows = new CoalescedCounter((batch) =>
+      Promise.all(
+        batch.map(({ fields, count }) =>
+          store.countRequest(fields.profileId, fields.principal, fields.windowStart, count),
+        ),
+      ),
+    );
+  }
 
   async handle(request: EstHttpRequest): Promise<EstHttpResponse> {
     const route = /^\/\.well-known\/(est|est-mtls)\/(?:([a-z0-9][a-z0-9_-]{0,62})\/)?([a-z]+)$/.exec(
@@ -141,7 +154,11 @@ export class EstServer {
     const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
     // The rate window and the certificate profile's rules are independent round trips: both at once.
     const [requests, rules] = await Promise.all([
-      store.countRequest(profile.id, principal, windowStart),
+      this.rateWindows.add(`${profile.id} ${principal} ${windowStart.toISOString()}`, {
+        profileId: profile.id,
+        principal,
+        windowStart,
+      }),
       this.deps.certificateProfile(profile),
     ]);
     if (requests > profile.rate_limit_per_minute) {

@@ -12,7 +12,7 @@ import {
 } from '@certlane/platform';
 import { EstProfileStore } from '@certlane/protocol-frontends-data-access';
 import { CertificateProfileRules } from '@certlane/protocol-frontends-domain';
-import { CoalescedTicks } from './coalesced-ticks';
+import { CoalescedCounter } from './coalesced-counter';
 import { EstServer } from './est-server';
 
 const CERTIFICATE_PROFILE_TTL_MS = 1_000;
@@ -27,7 +27,7 @@ const CERTIFICATE_PROFILES_KEPT = 256;
 @Injectable()
 export class EstService implements OnApplicationBootstrap {
   readonly server: EstServer;
-  private readonly ticks: CoalescedTicks;
+  private readonly ticks: CoalescedCounter<{ profileId: string; outcome: string }>;
   private readonly certificateProfiles = new Map<
     string,
     { at: number; rules: Promise<CertificateProfileRules> }
@@ -40,7 +40,9 @@ export class EstService implements OnApplicationBootstrap {
     @Inject(LOGGER) logger: CertlaneLogger,
   ) {
     const store = new EstProfileStore(dataSource);
-    this.ticks = new CoalescedTicks((ticks) => store.tickMany(ticks));
+    this.ticks = new CoalescedCounter((batch) =>
+      store.tickMany(batch.map(({ fields, count }) => ({ ...fields, count }))),
+    );
     this.server = new EstServer({
       executor: dataSource,
       audit: async (records, tick) => {
@@ -48,7 +50,7 @@ export class EstService implements OnApplicationBootstrap {
           for (const record of records) await outbox.audit(manager, record);
         });
         outbox.committed();
-        await this.ticks.add(tick.profileId, tick.outcome);
+        await this.ticks.add(`${tick.profileId} ${tick.outcome}`, tick);
       },
       issue: async ({ csrPem, profile }) => {
         const issued = await bus.request('issuance.v1.issue-certificate', {
