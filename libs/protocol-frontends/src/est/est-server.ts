@@ -18,8 +18,10 @@ import {
   parseBasicAuthorization,
   parseTrustBundle,
   reenrollProblems,
+  TrustBundle,
   verifyEstPassword,
 } from '@certlane/protocol-frontends-domain';
+import { CoalescedCounter } from './coalesced-counter';
 import { envelopeToRsaKey, generateServerKey, serverKeygenMultipart } from './est-server-keygen';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
@@ -52,8 +54,8 @@ export interface EstHttpResponse {
 export interface EstServerDeps {
   executor: SqlExecutor;
   /**
-   * Writes the audit records of one outcome and ticks the profile's counter of it, in one
-   * transaction (the counter's row last: it is every request's, so its lock is held briefly).
+   * Writes the audit records of one outcome (one transaction), then ticks the profile's counter
+   * of it; resolves once both are committed (the service batches concurrent ticks, ADR 0061).
    */
   audit(
     records: readonly AuditRecord[],
@@ -96,7 +98,19 @@ const base64Answer = (contentType: string, der: Uint8Array): EstHttpResponse => 
  * typed audit and per-profile counters.
  */
 export class EstServer {
-  constructor(private readonly deps: EstServerDeps) {}
+  /** This replica's rate-window increments, written in batches (ADR 0061). */
+  private readonly rateWindows: CoalescedCounter<{ profileId: string; principal: string; windowStart: Date }>;
+
+  constructor(private readonly deps: EstServerDeps) {
+    const store = new EstProfileStore(deps.executor);
+    this.rateWindows = new CoalescedCounter((batch) =>
+      Promise.all(
+        batch.map(({ fields, count }) =>
+          store.countRequest(fields.profileId, fields.principal, fields.windowStart, count),
+        ),
+      ),
+    );
+  }
 
   async handle(request: EstHttpRequest): Promise<EstHttpResponse> {
     const route = /^\/\.well-known\/(est|est-mtls)\/(?:([a-z0-9][a-z0-9_-]{0,62})\/)?([a-z]+)$/.exec(
@@ -138,14 +152,23 @@ export class EstServer {
     const { principal, certificate: presented } = client;
 
     const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-    if ((await store.countRequest(profile.id, principal, windowStart)) > profile.rate_limit_per_minute) {
+    // The rate window and the certificate profile's rules are independent round trips: both at once.
+    const [requests, rules] = await Promise.all([
+      this.rateWindows.add(`${profile.id} ${principal} ${windowStart.toISOString()}`, {
+        profileId: profile.id,
+        principal,
+        windowStart,
+      }),
+      this.deps.certificateProfile(profile),
+    ]);
+    if (requests > profile.rate_limit_per_minute) {
       await this.outcome(profile, 'est_rate_limited', principal, operation, 'denied');
       const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + 60_000 - now.getTime()) / 1000));
       return answer(429, 'too many requests\n', { 'Retry-After': String(retryAfter) });
     }
 
     if (operation === 'csrattrs') {
-      const der = csrAttrs((await this.deps.certificateProfile(profile))?.required_csr_attributes ?? []);
+      const der = csrAttrs(rules?.required_csr_attributes ?? []);
       // RFC 7030 4.5.2: no attributes to ask for may be answered with 204.
       if (der.length === 2) return answer(204);
       return base64Answer('application/csrattrs', der);
@@ -195,7 +218,7 @@ export class EstServer {
       }
     }
     const facts = csrFacts(csr);
-    const problems = csrPolicyProblems(facts, await this.deps.certificateProfile(profile));
+    const problems = csrPolicyProblems(facts, rules);
     if (problems.length > 0) {
       await this.outcome(profile, 'est_csr_policy_violation', principal, operation, 'failure', {
         problems,
@@ -226,28 +249,28 @@ export class EstServer {
       });
       return answer(500, 'issuance failed\n');
     }
-    const issued = new x509.X509Certificate(certificatePem);
+    // Node's native parser: the answer needs only the DER, the serial and the subject, and an
+    // asn1js parse of the issued certificate cost more than the rest of the answer.
+    const issued = new X509Certificate(certificatePem);
     const success: EstProfileOutcome =
       operation === 'simplereenroll'
         ? 'est_simple_reenroll_success'
         : operation === 'serverkeygen'
           ? 'est_server_keygen_success'
           : 'est_simple_enroll_success';
-    const certificate = certsOnly([new Uint8Array(issued.rawData)]);
+    const certificate = certsOnly([new Uint8Array(issued.raw)]);
+    const issuedDetails = {
+      serial_hex: issued.serialNumber.toLowerCase(),
+      subject: issued.subject.replace(/\n/g, ', '),
+    };
     if (generated) {
       const enveloped = envelopeToRsaKey(generated.privateKeyPkcs8, new Uint8Array(csr.publicKey.rawData));
       generated.privateKeyPkcs8.fill(0);
       const multipart = serverKeygenMultipart(enveloped, certificate);
-      await this.outcome(profile, success, principal, operation, 'success', {
-        serial_hex: issued.serialNumber,
-        subject: issued.subject,
-      });
+      await this.outcome(profile, success, principal, operation, 'success', issuedDetails);
       return { status: 200, headers: { 'Content-Type': multipart.contentType }, body: multipart.body };
     }
-    await this.outcome(profile, success, principal, operation, 'success', {
-      serial_hex: issued.serialNumber,
-      subject: issued.subject,
-    });
+    await this.outcome(profile, success, principal, operation, 'success', issuedDetails);
     return base64Answer(PKCS7_CERTS_ONLY, certificate);
   }
 
@@ -289,7 +312,7 @@ export class EstServer {
     operation: string,
     now: Date,
   ): Promise<EstClient | EstHttpResponse> {
-    const bundle = parseTrustBundle(profile.trust_bundle_pem ?? '');
+    const bundle = trustBundleOf(profile.trust_bundle_pem ?? '');
     const check = bundle.ok
       ? verifyClientCertificate(request.client_certificates ?? [], bundle.anchors, now)
       : ({ ok: false, reason: `the profile's trust bundle is unusable: ${bundle.reason}` } as const);
@@ -329,6 +352,22 @@ export class EstServer {
       outcome: code,
     });
   }
+}
+
+/**
+ * The parsed anchors of a trust bundle, kept per bundle text: the text is the profile's trust
+ * revision (an update or a reload-trust changes it), so parsing it once per revision is enough.
+ */
+const parsedBundles = new Map<string, TrustBundle>();
+const PARSED_BUNDLES_KEPT = 64;
+function trustBundleOf(pem: string): TrustBundle {
+  let bundle = parsedBundles.get(pem);
+  if (!bundle) {
+    if (parsedBundles.size >= PARSED_BUNDLES_KEPT) parsedBundles.clear();
+    bundle = parseTrustBundle(pem);
+    parsedBundles.set(pem, bundle);
+  }
+  return bundle;
 }
 
 const fingerprintOf = (base64Der: string): string =>

@@ -11,7 +11,12 @@ import {
   ServiceOutbox,
 } from '@certlane/platform';
 import { EstProfileStore } from '@certlane/protocol-frontends-data-access';
+import { CertificateProfileRules } from '@certlane/protocol-frontends-domain';
+import { CoalescedCounter } from './coalesced-counter';
 import { EstServer } from './est-server';
+
+const CERTIFICATE_PROFILE_TTL_MS = 1_000;
+const CERTIFICATE_PROFILES_KEPT = 256;
 
 /**
  * The EST server of this process (ADR 0058): its store on the service's DataSource, issuance and
@@ -22,6 +27,11 @@ import { EstServer } from './est-server';
 @Injectable()
 export class EstService implements OnApplicationBootstrap {
   readonly server: EstServer;
+  private readonly ticks: CoalescedCounter<{ profileId: string; outcome: string }>;
+  private readonly certificateProfiles = new Map<
+    string,
+    { at: number; rules: Promise<CertificateProfileRules> }
+  >();
 
   constructor(
     @InjectDataSource('protocol-frontends') dataSource: DataSource,
@@ -29,14 +39,18 @@ export class EstService implements OnApplicationBootstrap {
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
     @Inject(LOGGER) logger: CertlaneLogger,
   ) {
+    const store = new EstProfileStore(dataSource);
+    this.ticks = new CoalescedCounter((batch) =>
+      store.tickMany(batch.map(({ fields, count }) => ({ ...fields, count }))),
+    );
     this.server = new EstServer({
       executor: dataSource,
       audit: async (records, tick) => {
         await dataSource.transaction(async (manager) => {
           for (const record of records) await outbox.audit(manager, record);
-          await new EstProfileStore(manager).tick(tick.profileId, tick.outcome);
         });
         outbox.committed();
+        await this.ticks.add(`${tick.profileId} ${tick.outcome}`, tick);
       },
       issue: async ({ csrPem, profile }) => {
         const issued = await bus.request('issuance.v1.issue-certificate', {
@@ -73,10 +87,23 @@ export class EstService implements OnApplicationBootstrap {
       },
       // csrattrs (RFC 7030 4.5) and the CSR policy: the certificate profile's rules (spec 2.9).
       certificateProfile: async (profile) =>
-        profile.certificate_profile_id
-          ? bus.request('issuance.v1.get-profile', { id: profile.certificate_profile_id })
-          : null,
+        profile.certificate_profile_id ? this.certificateProfile(profile.certificate_profile_id) : null,
     });
+  }
+
+  /**
+   * A certificate profile's rules, read from issuance at most once a second per replica (ADR 0061):
+   * every enrollment needs them, and concurrent requests share one read.
+   */
+  private certificateProfile(id: string): Promise<CertificateProfileRules> {
+    const now = Date.now();
+    const cached = this.certificateProfiles.get(id);
+    if (cached && now - cached.at < CERTIFICATE_PROFILE_TTL_MS) return cached.rules;
+    if (this.certificateProfiles.size >= CERTIFICATE_PROFILES_KEPT) this.certificateProfiles.clear();
+    const rules = this.bus.request('issuance.v1.get-profile', { id });
+    this.certificateProfiles.set(id, { at: now, rules });
+    rules.catch(() => this.certificateProfiles.delete(id));
+    return rules;
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -170,7 +170,7 @@ export class CertificateService {
   private async importedIssuer(leaf: Certificate, requested: string | undefined): Promise<string | null> {
     const held = (await this.cas.installedCertificates()).map((ca) => ({
       issuer_id: ca.issuer_id,
-      certificate: parseCertificate(ca.certificate_pem),
+      certificate: parsedCaCertificate(ca.certificate_pem),
     }));
     return importedIssuer(leaf, held, requested);
   }
@@ -327,4 +327,20 @@ export class CertificateService {
     await this.auditExport(request.id, version.id, 'pkcs12', context);
     return { pkcs12_base64: der.toString('base64'), filename: `${certificate.id}.p12` };
   }
+}
+
+/**
+ * Every import matches its issuer against the installed CA certificates: each is parsed once per
+ * process (the PEM is the key, so a renewed CA is a new entry), not once per import.
+ */
+const parsedCaCertificates = new Map<string, Certificate>();
+const PARSED_CA_CERTIFICATES_KEPT = 256;
+function parsedCaCertificate(pem: string): Certificate {
+  let certificate = parsedCaCertificates.get(pem);
+  if (!certificate) {
+    if (parsedCaCertificates.size >= PARSED_CA_CERTIFICATES_KEPT) parsedCaCertificates.clear();
+    certificate = parseCertificate(pem);
+    parsedCaCertificates.set(pem, certificate);
+  }
+  return certificate;
 }

@@ -119,25 +119,45 @@ export class EstProfileStore {
   }
 
   /**
-   * Counts one request of a principal in the current minute of a profile and returns the count so
-   * far (this one included), atomically across replicas; windows older than an hour are dropped
-   * when a window starts.
+   * Adds several counts to counters in one statement, rows in key order (so two replicas' batches
+   * cannot deadlock on each other); the counters' new totals, in the order given.
    */
-  async countRequest(profileId: string, principal: string, windowStart: Date): Promise<number> {
+  async tickMany(ticks: readonly { profileId: string; outcome: string; count: number }[]): Promise<number[]> {
+    const sorted = [...ticks].sort(
+      (a, b) => a.profileId.localeCompare(b.profileId) || a.outcome.localeCompare(b.outcome),
+    );
+    const rows = await rowsOf<{ profile_id: string; outcome: string; count: string }>(
+      this.executor,
+      `INSERT INTO est_profile_counters (profile_id, outcome, count)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[])
+       ON CONFLICT (profile_id, outcome) DO UPDATE SET count = est_profile_counters.count + EXCLUDED.count
+       RETURNING profile_id, outcome, count`,
+      [sorted.map((t) => t.profileId), sorted.map((t) => t.outcome), sorted.map((t) => t.count)],
+    );
+    const totals = new Map(rows.map((row) => [`${row.profile_id} ${row.outcome}`, Number(row.count)]));
+    return ticks.map((t) => totals.get(`${t.profileId} ${t.outcome}`) ?? 0);
+  }
+
+  /**
+   * Counts `requests` requests of a principal in the current minute of a profile and returns the
+   * count so far (these included), atomically across replicas; windows older than an hour are
+   * dropped when a window starts.
+   */
+  async countRequest(profileId: string, principal: string, windowStart: Date, requests = 1): Promise<number> {
     const [row] = await rowsOf<{ count: number }>(
       this.executor,
-      `INSERT INTO est_rate_windows (profile_id, principal, window_start, count) VALUES ($1, $2, $3, 1)
-       ON CONFLICT (profile_id, principal, window_start) DO UPDATE SET count = est_rate_windows.count + 1
+      `INSERT INTO est_rate_windows (profile_id, principal, window_start, count) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (profile_id, principal, window_start) DO UPDATE SET count = est_rate_windows.count + $4
        RETURNING count`,
-      [profileId, principal, windowStart],
+      [profileId, principal, windowStart, requests],
     );
-    // The first request of a principal's window clears windows older than an hour (not every request).
-    if (row.count === 1)
+    // The first requests of a principal's window clear windows older than an hour (not every request).
+    if (Number(row.count) === requests)
       await this.executor.query(
         "DELETE FROM est_rate_windows WHERE window_start < $1::timestamptz - interval '1 hour'",
         [windowStart],
       );
-    return row.count;
+    return Number(row.count);
   }
 
   /** Every counter, by profile id then outcome. */
