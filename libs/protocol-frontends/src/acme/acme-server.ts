@@ -62,6 +62,13 @@ export interface AcmeIssuer {
     not_after: string;
   }>;
   revoke(input: { issuerId: string; serialHex: string; reason: string }): Promise<void>;
+  /** Records an issued certificate in the inventory with source ACME and its owner and team. */
+  record(input: {
+    fullPem: string;
+    profileId: string;
+    owner: string | null;
+    team: string | null;
+  }): Promise<void>;
 }
 
 export type ChallengeValidator = (
@@ -797,6 +804,9 @@ export class AcmeServer {
         ...(profile.validityDays ? { validityDays: profile.validityDays } : {}),
       });
       const leaf = parseCertificates(issued.full_pem)[0];
+      // Who owns it: the account's EAB key's owner and team, else the profile's.
+      const owner = accountRow?.owner ?? profile.owner;
+      const team = accountRow?.team ?? profile.team;
       await this.deps.transaction(async (executor) => {
         await new CertificateStore(executor).insert({
           orderId: order.id,
@@ -821,12 +831,16 @@ export class AcmeServer {
             identifiers: order.identifiers,
             not_after: issued.not_after,
             profile: profile.id,
-            // Who owns it: the account's EAB key's owner and team, else the profile's.
-            owner: accountRow?.owner ?? profile.owner,
-            team: accountRow?.team ?? profile.team,
+            owner,
+            team,
           },
         );
       });
+      // The certificate is issued either way: a failed inventory record is reported, not answered
+      // as a failed order.
+      await this.deps.issuer
+        .record({ fullPem: issued.full_pem, profileId: profile.id, owner, team })
+        .catch((error: unknown) => this.deps.onBackgroundError?.(error));
     } catch (error) {
       const failure =
         error instanceof AcmeProblem
