@@ -201,7 +201,7 @@ describe('ACME storage', () => {
       const store = new OrderStore(pg);
       const { authorizationIds } = await create(store, ['claim.example.com']);
       const [challenge] = await store.challengesOf(authorizationIds[0]);
-      expect(await store.claimForValidation(challenge.id, 60_000)).toBe(false);
+      expect(await store.claimForValidation(challenge.id, 60_000)).toBeNull();
       expect(await store.setChallengeStatus(challenge.id, 'pending', 'processing')).toBe(true);
       const claims = await Promise.all([
         new OrderStore(pg).claimForValidation(challenge.id, 60_000),
@@ -211,7 +211,7 @@ describe('ACME storage', () => {
       await pg.query(`UPDATE acme_challenges SET claimed_until = now() - interval '1 second' WHERE id = $1`, [
         challenge.id,
       ]);
-      expect(await store.claimForValidation(challenge.id, 60_000)).toBe(true);
+      expect(await store.claimForValidation(challenge.id, 60_000)).toMatchObject({ id: challenge.id });
       expect(await store.setChallengeStatus(challenge.id, 'processing', 'valid')).toBe(true);
       const [after] = await store.challengesOf(authorizationIds[0]);
       expect(after.status).toBe('valid');

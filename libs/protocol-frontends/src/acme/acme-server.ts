@@ -11,6 +11,7 @@ import {
   AcmeOrderRow,
   CertificateStore,
   EabKeyStore,
+  NoncePool,
   NonceStore,
   RateLimitStore,
   OrderStore,
@@ -48,7 +49,7 @@ import {
   suggestedRenewalWindow,
 } from '@certlane/protocol-frontends-domain';
 import { AcmeHttpRequest, AcmeHttpResponse, json, PEM_CHAIN_CONTENT_TYPE, problem } from './acme-http';
-import { AcmeProfiles } from './acme-profiles';
+import { AcmeProfiles, PROFILE_CACHE_MS } from './acme-profiles';
 import { CaaCheck } from './caa-checker';
 import { AcmeUrls, locate } from './acme-urls';
 import { EabKeyBox } from './eab-key-box';
@@ -134,18 +135,24 @@ type Handler = (
  */
 export class AcmeServer {
   private readonly nonces: NonceStore;
+  private readonly noncePool: NoncePool;
   private readonly accounts: AccountStore;
   private readonly orders: OrderStore;
   private readonly certificates: CertificateStore;
   private readonly profiles: AcmeProfiles;
 
   constructor(private readonly deps: AcmeServerDependencies) {
-    this.profiles = new AcmeProfiles(deps.executor, {
-      issuerId: deps.issuerId,
-      externalAccountRequired: deps.externalAccountRequired,
-      newOrdersPerHour: deps.newOrdersPerHour,
-    });
+    this.profiles = new AcmeProfiles(
+      deps.executor,
+      {
+        issuerId: deps.issuerId,
+        externalAccountRequired: deps.externalAccountRequired,
+        newOrdersPerHour: deps.newOrdersPerHour,
+      },
+      PROFILE_CACHE_MS,
+    );
     this.nonces = new NonceStore(deps.executor);
+    this.noncePool = new NoncePool(this.nonces);
     this.accounts = new AccountStore(deps.executor);
     this.orders = new OrderStore(deps.executor);
     this.certificates = new CertificateStore(deps.executor);
@@ -168,7 +175,7 @@ export class AcmeServer {
       );
     }
     const urls = location ? new AcmeUrls(location) : null;
-    response.headers['Replay-Nonce'] = await this.nonces.issue();
+    response.headers['Replay-Nonce'] = await this.noncePool.issue();
     response.headers['Cache-Control'] = 'no-store';
     if (urls)
       response.headers['Link'] = appendLink(response.headers['Link'], `<${urls.directory()}>;rel="index"`);
@@ -625,16 +632,16 @@ export class AcmeServer {
         throw new AcmeProblem('malformed', 'the authorization of this challenge is no longer pending');
       const result = nextChallengeStatus(challenge.status, { kind: 'respond' });
       if (!result.ok) throw result.problem;
-      if (
-        result.changed &&
-        (await this.orders.setChallengeStatus(challenge.id, challenge.status, result.to))
-      ) {
-        const thumbprint = await jwkThumbprint(jwk);
-        void this.validate(challenge.id, keyAuthorization(challenge.token, thumbprint)).catch((error) =>
-          this.deps.onBackgroundError?.(error),
-        );
+      if (result.changed) {
+        if (await this.orders.setChallengeStatus(challenge.id, challenge.status, result.to)) {
+          // Validated at once, not at the sweep's next tick; answered with the status just set.
+          const thumbprint = await jwkThumbprint(jwk);
+          void this.validate(challenge.id, keyAuthorization(challenge.token, thumbprint)).catch((error) =>
+            this.deps.onBackgroundError?.(error),
+          );
+          challenge = { ...challenge, status: result.to };
+        } else challenge = (await this.orders.challenge(id!))!;
       }
-      challenge = (await this.orders.challenge(id!))!;
     }
     return json(200, challengeObject(challenge, urls), {
       Link: `<${urls.authz(authorization.id)}>;rel="up"`,
@@ -647,9 +654,11 @@ export class AcmeServer {
    * replica holds it.
    */
   async validate(challengeId: string, expectedKeyAuthorization: string): Promise<string | null> {
-    if (!(await this.orders.claimForValidation(challengeId, this.deps.validationLeaseMs ?? 60_000)))
-      return null;
-    const challenge = (await this.orders.challenge(challengeId))!;
+    const challenge = await this.orders.claimForValidation(
+      challengeId,
+      this.deps.validationLeaseMs ?? 60_000,
+    );
+    if (!challenge) return null;
     const authorization = (await this.orders.authorization(challenge.authorization_id))!;
     let outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization);
     // RFC 8659 3: CAA is checked once control is shown, with the method that showed it (RFC 8657 4).
