@@ -125,6 +125,26 @@ describe('ACME storage', () => {
       expect(await store.updateContact(account.id, [])).toBeNull();
       expect(await store.transition('nosuchaccount', { kind: 'deactivate' })).toBeNull();
     });
+
+    it('consumes a nonce and reads the account in one statement: the nonce once, any account id', async () => {
+      const store = new AccountStore(typeorm);
+      const { account } = await store.createOrFind({
+        jwk: { ...jwk, x: 'prefetched' },
+        thumbprint: 'B'.repeat(43),
+        contact: [],
+        termsOfServiceAgreed: true,
+      });
+      const nonce = await new NonceStore(pg).issue();
+      const first = await store.consumeNonceAndGet(nonce, account.id);
+      expect(first.nonceOk).toBe(true);
+      expect(first.account).toMatchObject({ id: account.id, status: 'valid', jwk: { x: 'prefetched' } });
+      expect(await store.consumeNonceAndGet(nonce, account.id)).toMatchObject({ nonceOk: false });
+      const unknown = await new AccountStore(pg).consumeNonceAndGet(
+        await new NonceStore(pg).issue(),
+        'nosuch',
+      );
+      expect(unknown).toEqual({ nonceOk: true, account: null });
+    });
   });
 
   describe('orders, authorizations, challenges', () => {

@@ -265,14 +265,24 @@ export class AcmeServer {
     if (contentType !== 'application/jose+json')
       throw new AcmeProblem('malformed', 'ACME requests are application/jose+json', { status: 415 });
     let accountRow: AcmeAccountRow | null = null;
+    // The nonce is consumed and the kid's account read in one statement when the header names both.
+    const claimedKid = key === 'kid' ? protectedHeaderKid(request.body) : undefined;
+    const claimedAccountId = claimedKid === undefined ? null : urls.accountIdOf(claimedKid);
+    let prefetched: { kid: string; account: AcmeAccountRow | null } | null = null;
     const authenticated = await authenticateAcmeRequest(
       request.body,
       { url: `${request.origin}${request.path}`, key },
       {
-        consumeNonce: (nonce) => this.nonces.consume(nonce),
+        consumeNonce: async (nonce) => {
+          if (!claimedAccountId) return this.nonces.consume(nonce);
+          const { nonceOk, account } = await this.accounts.consumeNonceAndGet(nonce, claimedAccountId);
+          prefetched = { kid: claimedKid!, account };
+          return nonceOk;
+        },
         accountByKid: async (kid) => {
           const id = urls.accountIdOf(kid);
-          accountRow = id ? await this.accounts.byId(id) : null;
+          const known: { kid: string; account: AcmeAccountRow | null } | null = prefetched;
+          accountRow = known?.kid === kid ? known.account : id ? await this.accounts.byId(id) : null;
           return accountRow && { id: accountRow.id, jwk: accountRow.jwk, status: accountRow.status };
         },
       },
@@ -1086,5 +1096,18 @@ function sameKey(jwk: JWK, certificate: X509Certificate): boolean {
     return Buffer.compare(a, b) === 0;
   } catch {
     return false;
+  }
+}
+
+/** The `kid` of a flattened JWS's protected header, if it reads as one (checked properly later). */
+function protectedHeaderKid(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const encoded = (body as { protected?: unknown }).protected;
+  if (typeof encoded !== 'string') return undefined;
+  try {
+    const kid = (JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as { kid?: unknown }).kid;
+    return typeof kid === 'string' ? kid : undefined;
+  } catch {
+    return undefined;
   }
 }
