@@ -13,6 +13,7 @@
 //   BENCH_SKIP_PEBBLE=1            only the Certlane server
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres  BENCH_NATS_URL=nats://127.0.0.1:4222
 //   BENCH_ENFORCE_TARGETS=1        exit 2 when a target is missed (default: report only)
+//   BENCH_CPU_PROF=1               --cpu-prof on protocol-frontends and issuance (bench/results/profiles-*)
 import { spawn } from 'node:child_process';
 import { createHash, createSign, generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -311,8 +312,11 @@ async function main() {
     SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR: '10000000',
   };
   log('starting issuance and protocol-frontends');
-  const issuance = await startService(system, 'issuance');
-  const frontends = await startService(system, 'protocol-frontends', { extraEnv: limits });
+  const cpuProfDir = /^(1|true|yes|on)$/i.test(process.env.BENCH_CPU_PROF ?? '')
+    ? join(RESULTS_DIR, `profiles-${stamp}`)
+    : undefined;
+  const issuance = await startService(system, 'issuance', { cpuProfDir });
+  const frontends = await startService(system, 'protocol-frontends', { extraEnv: limits, cpuProfDir });
   const { signer } = await new pki.SoftwareKeyProvider().generate({ algorithm: 'ECDSA', curve: 'P-256' });
 
   const results = {};

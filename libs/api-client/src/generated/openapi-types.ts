@@ -3553,7 +3553,7 @@ export interface components {
             owner_id?: string;
             profile_id?: string;
             /** @enum {string} */
-            source?: "" | "EST" | "SCEP" | "API" | "Agent";
+            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME";
             team_id?: string;
         };
         BulkDismissDiscoveredCertificatesRequest: {
@@ -3601,7 +3601,7 @@ export interface components {
             /** @enum {string} */
             reason?: "unspecified" | "keyCompromise" | "caCompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "certificateHold" | "removeFromCRL" | "privilegeWithdrawn" | "aaCompromise";
             /** @enum {string} */
-            source?: "" | "EST" | "SCEP" | "API" | "Agent";
+            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME";
             team_id?: string;
         };
         BulkRevokeResult: {
@@ -3648,7 +3648,7 @@ export interface components {
             renewal_policy_id?: string;
             sans?: string[];
             /** @enum {string} */
-            source?: "" | "EST" | "SCEP" | "API" | "Agent";
+            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME";
             tags?: Record<string, never>;
             team_id?: string;
         };
@@ -3682,7 +3682,7 @@ export interface components {
             updated_at: string;
         };
         /** @enum {string} */
-        CertificateSource: "" | "EST" | "SCEP" | "API" | "Agent";
+        CertificateSource: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME";
         /** @enum {string} */
         CertificateStatus: "Pending" | "Active" | "Expiring" | "Expired" | "RenewalInProgress" | "Failed" | "Revoked" | "Archived";
         /** @description A certificate version (spec 2.3). csr_pem is empty when none was stored. */
@@ -3773,7 +3773,7 @@ export interface components {
             renewal_policy_id?: string;
             sans?: string[];
             /** @enum {string} */
-            source?: "" | "EST" | "SCEP" | "API" | "Agent";
+            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME";
             tags?: Record<string, never>;
             team_id?: string;
         };
@@ -4101,7 +4101,7 @@ export interface components {
             renewal_policy_id?: string;
             sans?: string[];
             /** @enum {string} */
-            source?: "" | "EST" | "SCEP" | "API" | "Agent";
+            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME";
             tags?: Record<string, never>;
             team_id?: string;
             validity_days?: number;

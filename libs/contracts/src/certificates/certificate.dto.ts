@@ -29,7 +29,7 @@ export const CERTIFICATE_STATUSES = [
 export type CertificateStatus = (typeof CERTIFICATE_STATUSES)[number];
 
 /** Provenance (spec 2.2). Unspecified is stored and returned as the empty string. */
-export const CERTIFICATE_SOURCES = ['', 'EST', 'SCEP', 'API', 'Agent'] as const;
+export const CERTIFICATE_SOURCES = ['', 'EST', 'SCEP', 'API', 'Agent', 'ACME'] as const;
 export type CertificateSource = (typeof CERTIFICATE_SOURCES)[number];
 
 /** Key algorithms a certificate can ask for when the key is generated for it. */

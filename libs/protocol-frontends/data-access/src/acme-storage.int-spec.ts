@@ -125,6 +125,26 @@ describe('ACME storage', () => {
       expect(await store.updateContact(account.id, [])).toBeNull();
       expect(await store.transition('nosuchaccount', { kind: 'deactivate' })).toBeNull();
     });
+
+    it('consumes a nonce and reads the account in one statement: the nonce once, any account id', async () => {
+      const store = new AccountStore(typeorm);
+      const { account } = await store.createOrFind({
+        jwk: { ...jwk, x: 'prefetched' },
+        thumbprint: 'B'.repeat(43),
+        contact: [],
+        termsOfServiceAgreed: true,
+      });
+      const nonce = await new NonceStore(pg).issue();
+      const first = await store.consumeNonceAndGet(nonce, account.id);
+      expect(first.nonceOk).toBe(true);
+      expect(first.account).toMatchObject({ id: account.id, status: 'valid', jwk: { x: 'prefetched' } });
+      expect(await store.consumeNonceAndGet(nonce, account.id)).toMatchObject({ nonceOk: false });
+      const unknown = await new AccountStore(pg).consumeNonceAndGet(
+        await new NonceStore(pg).issue(),
+        'nosuch',
+      );
+      expect(unknown).toEqual({ nonceOk: true, account: null });
+    });
   });
 
   describe('orders, authorizations, challenges', () => {
@@ -201,7 +221,7 @@ describe('ACME storage', () => {
       const store = new OrderStore(pg);
       const { authorizationIds } = await create(store, ['claim.example.com']);
       const [challenge] = await store.challengesOf(authorizationIds[0]);
-      expect(await store.claimForValidation(challenge.id, 60_000)).toBe(false);
+      expect(await store.claimForValidation(challenge.id, 60_000)).toBeNull();
       expect(await store.setChallengeStatus(challenge.id, 'pending', 'processing')).toBe(true);
       const claims = await Promise.all([
         new OrderStore(pg).claimForValidation(challenge.id, 60_000),
@@ -211,7 +231,7 @@ describe('ACME storage', () => {
       await pg.query(`UPDATE acme_challenges SET claimed_until = now() - interval '1 second' WHERE id = $1`, [
         challenge.id,
       ]);
-      expect(await store.claimForValidation(challenge.id, 60_000)).toBe(true);
+      expect(await store.claimForValidation(challenge.id, 60_000)).toMatchObject({ id: challenge.id });
       expect(await store.setChallengeStatus(challenge.id, 'processing', 'valid')).toBe(true);
       const [after] = await store.challengesOf(authorizationIds[0]);
       expect(after.status).toBe('valid');

@@ -31,6 +31,7 @@ import { acmeProfileProblems } from '@certlane/protocol-frontends-domain';
 import {
   acmeProfileDto,
   AcmeProfiles,
+  profilesChanged,
   DefaultProfileSettings,
   defaultProfile,
   profileSettings,
@@ -181,45 +182,69 @@ export class AcmeAdmin {
 
   async createProfile(request: CreateAcmeProfileRequest, context?: RequestContext): Promise<AcmeProfileDto> {
     const settings = this.settings(request, undefined);
-    return this.deps.transaction(async (executor) => {
-      const row = await new AcmeProfileStore(executor).create(request.id, settings);
-      if (!row) throw new CertlaneError(ErrorCode.AcmeProfileExists, `an ACME profile ${request.id} exists`);
-      await this.audit(
-        executor,
-        AuditAction.AcmeProfileCreated,
-        'config',
-        'acme_profile',
-        row.id,
-        context,
-        {},
-      );
-      return acmeProfileDto(profileSettings(row), row);
-    });
+    return this.changingProfiles(() =>
+      this.deps.transaction(async (executor) => {
+        const row = await new AcmeProfileStore(executor).create(request.id, settings);
+        if (!row)
+          throw new CertlaneError(ErrorCode.AcmeProfileExists, `an ACME profile ${request.id} exists`);
+        await this.audit(
+          executor,
+          AuditAction.AcmeProfileCreated,
+          'config',
+          'acme_profile',
+          row.id,
+          context,
+          {},
+        );
+        return acmeProfileDto(profileSettings(row), row);
+      }),
+    );
   }
 
   /** Replaces the fields given; `default`, while unstored, is stored from its settings first. */
   async updateProfile(request: UpdateAcmeProfileCommand, context?: RequestContext): Promise<AcmeProfileDto> {
-    return this.deps.transaction(async (executor) => {
-      const store = new AcmeProfileStore(executor);
-      let current = await store.get(request.id);
-      if (!current && request.id === DEFAULT_ACME_PROFILE)
-        current = await store.create(DEFAULT_ACME_PROFILE, this.rowOf(defaultProfile(this.deps.defaults)));
-      if (!current) throw profileNotFound(request.id);
-      const row = (await store.update(request.id, this.settings(request, current)))!;
-      await this.audit(executor, AuditAction.AcmeProfileUpdated, 'config', 'acme_profile', row.id, context, {
-        changed: Object.keys(request).filter((key) => key !== 'id'),
-      });
-      return acmeProfileDto(profileSettings(row), row);
-    });
+    return this.changingProfiles(() =>
+      this.deps.transaction(async (executor) => {
+        const store = new AcmeProfileStore(executor);
+        let current = await store.get(request.id);
+        if (!current && request.id === DEFAULT_ACME_PROFILE)
+          current = await store.create(DEFAULT_ACME_PROFILE, this.rowOf(defaultProfile(this.deps.defaults)));
+        if (!current) throw profileNotFound(request.id);
+        const row = (await store.update(request.id, this.settings(request, current)))!;
+        await this.audit(
+          executor,
+          AuditAction.AcmeProfileUpdated,
+          'config',
+          'acme_profile',
+          row.id,
+          context,
+          {
+            changed: Object.keys(request).filter((key) => key !== 'id'),
+          },
+        );
+        return acmeProfileDto(profileSettings(row), row);
+      }),
+    );
   }
 
   /** Orders made under a deleted profile can no longer be finalized (their settings are gone). */
   async deleteProfile(id: string, context?: RequestContext): Promise<{ deleted: true }> {
-    return this.deps.transaction(async (executor) => {
-      if (!(await new AcmeProfileStore(executor).delete(id))) throw profileNotFound(id);
-      await this.audit(executor, AuditAction.AcmeProfileDeleted, 'config', 'acme_profile', id, context, {});
-      return { deleted: true as const };
-    });
+    return this.changingProfiles(() =>
+      this.deps.transaction(async (executor) => {
+        if (!(await new AcmeProfileStore(executor).delete(id))) throw profileNotFound(id);
+        await this.audit(executor, AuditAction.AcmeProfileDeleted, 'config', 'acme_profile', id, context, {});
+        return { deleted: true as const };
+      }),
+    );
+  }
+
+  /** Runs a profile change; this process's cached profiles are read again once it is done. */
+  private async changingProfiles<T>(change: () => Promise<T>): Promise<T> {
+    try {
+      return await change();
+    } finally {
+      profilesChanged();
+    }
   }
 
   private rowOf(settings: ReturnType<typeof defaultProfile>): AcmeProfileSettingsRow {

@@ -325,6 +325,12 @@ describe('ACME operator routes and external account binding', () => {
     const profileDirectory = () => directory.replace('/acme/directory', '/acme/profile/web/directory');
 
     beforeAll(async () => {
+      // The profile's owner and team exist in the inventory, so its certificates are recorded with them.
+      expect((await api('POST', '/api/v1/teams', { id: 'web-team', name: 'Web team' })).status).toBe(201);
+      expect(
+        (await api('POST', '/api/v1/owners', { id: 'web-owner', name: 'Web owner', team_id: 'web-team' }))
+          .status,
+      ).toBe(201);
       const created = await api('POST', '/api/v1/admin/acme/profiles', {
         id: 'web',
         description: 'Web servers, a week',
@@ -444,6 +450,17 @@ describe('ACME operator routes and external account binding', () => {
       expect(rows.map((r: { details: Record<string, unknown> }) => r.details)).toContainEqual(
         expect.objectContaining({ profile: 'web', owner: 'web-owner', team: 'web-team' }),
       );
+      // The inventory records it with source ACME, the profile's owner and team (issue 19).
+      const serial = leaf.serialNumber.toLowerCase().replace(/^0+/, '');
+      const recorded = await db.query(
+        `SELECT c.source, c.owner_id, c.team_id, c.tags FROM issuance.certificates c
+         JOIN issuance.certificate_versions v ON v.certificate_id = c.id
+         WHERE ltrim(lower(v.serial_number), '0') = $1`,
+        [serial],
+      );
+      expect(recorded.rows).toEqual([
+        { source: 'ACME', owner_id: 'web-owner', team_id: 'web-team', tags: { acme_profile: 'web' } },
+      ]);
     }, 120_000);
 
     it('PUT stores default from its settings; DELETE removes a profile, whose directory is then 404', async () => {

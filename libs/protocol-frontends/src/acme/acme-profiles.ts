@@ -65,14 +65,44 @@ export function acmeProfileDto(settings: AcmeProfileSettings, row: AcmeProfileRo
   };
 }
 
+/**
+ * How long a replica serves a profile it read without reading it again. A change made through
+ * this process is seen at once (profilesChanged); one made through another replica within this.
+ */
+export const PROFILE_CACHE_MS = 5_000;
+
+/** Bumped by every profile change this process makes, so cached profiles are read again. */
+let profileGeneration = 0;
+export function profilesChanged(): void {
+  profileGeneration++;
+}
+
 /** The ACME profiles in force: the stored ones, and `default` from the settings unless stored. */
 export class AcmeProfiles {
+  private readonly cached = new Map<
+    string,
+    { settings: Promise<AcmeProfileSettings | null>; generation: number; until: number }
+  >();
+
   constructor(
     private readonly executor: SqlExecutor,
     private readonly defaults: DefaultProfileSettings,
+    private readonly cacheMs = 0,
   ) {}
 
+  /** The profile `id`; every request reads it, so it is cached for `cacheMs` (0: not cached). */
   async get(id: string): Promise<AcmeProfileSettings | null> {
+    if (this.cacheMs <= 0) return this.read(id);
+    const now = Date.now();
+    const hit = this.cached.get(id);
+    if (hit && hit.generation === profileGeneration && hit.until > now) return hit.settings;
+    const settings = this.read(id);
+    this.cached.set(id, { settings, generation: profileGeneration, until: now + this.cacheMs });
+    settings.catch(() => this.cached.delete(id));
+    return settings;
+  }
+
+  private async read(id: string): Promise<AcmeProfileSettings | null> {
     const row = await new AcmeProfileStore(this.executor).get(id);
     if (row) return profileSettings(row);
     return id === DEFAULT_ACME_PROFILE ? defaultProfile(this.defaults) : null;

@@ -11,6 +11,7 @@ import {
   AcmeOrderRow,
   CertificateStore,
   EabKeyStore,
+  NoncePool,
   NonceStore,
   RateLimitStore,
   OrderStore,
@@ -48,7 +49,7 @@ import {
   suggestedRenewalWindow,
 } from '@certlane/protocol-frontends-domain';
 import { AcmeHttpRequest, AcmeHttpResponse, json, PEM_CHAIN_CONTENT_TYPE, problem } from './acme-http';
-import { AcmeProfiles } from './acme-profiles';
+import { AcmeProfiles, PROFILE_CACHE_MS } from './acme-profiles';
 import { CaaCheck } from './caa-checker';
 import { AcmeUrls, locate } from './acme-urls';
 import { EabKeyBox } from './eab-key-box';
@@ -62,6 +63,13 @@ export interface AcmeIssuer {
     not_after: string;
   }>;
   revoke(input: { issuerId: string; serialHex: string; reason: string }): Promise<void>;
+  /** Records an issued certificate in the inventory with source ACME and its owner and team. */
+  record(input: {
+    fullPem: string;
+    profileId: string;
+    owner: string | null;
+    team: string | null;
+  }): Promise<void>;
 }
 
 export type ChallengeValidator = (
@@ -127,18 +135,24 @@ type Handler = (
  */
 export class AcmeServer {
   private readonly nonces: NonceStore;
+  private readonly noncePool: NoncePool;
   private readonly accounts: AccountStore;
   private readonly orders: OrderStore;
   private readonly certificates: CertificateStore;
   private readonly profiles: AcmeProfiles;
 
   constructor(private readonly deps: AcmeServerDependencies) {
-    this.profiles = new AcmeProfiles(deps.executor, {
-      issuerId: deps.issuerId,
-      externalAccountRequired: deps.externalAccountRequired,
-      newOrdersPerHour: deps.newOrdersPerHour,
-    });
+    this.profiles = new AcmeProfiles(
+      deps.executor,
+      {
+        issuerId: deps.issuerId,
+        externalAccountRequired: deps.externalAccountRequired,
+        newOrdersPerHour: deps.newOrdersPerHour,
+      },
+      PROFILE_CACHE_MS,
+    );
     this.nonces = new NonceStore(deps.executor);
+    this.noncePool = new NoncePool(this.nonces);
     this.accounts = new AccountStore(deps.executor);
     this.orders = new OrderStore(deps.executor);
     this.certificates = new CertificateStore(deps.executor);
@@ -161,7 +175,7 @@ export class AcmeServer {
       );
     }
     const urls = location ? new AcmeUrls(location) : null;
-    response.headers['Replay-Nonce'] = await this.nonces.issue();
+    response.headers['Replay-Nonce'] = await this.noncePool.issue();
     response.headers['Cache-Control'] = 'no-store';
     if (urls)
       response.headers['Link'] = appendLink(response.headers['Link'], `<${urls.directory()}>;rel="index"`);
@@ -251,14 +265,24 @@ export class AcmeServer {
     if (contentType !== 'application/jose+json')
       throw new AcmeProblem('malformed', 'ACME requests are application/jose+json', { status: 415 });
     let accountRow: AcmeAccountRow | null = null;
+    // The nonce is consumed and the kid's account read in one statement when the header names both.
+    const claimedKid = key === 'kid' ? protectedHeaderKid(request.body) : undefined;
+    const claimedAccountId = claimedKid === undefined ? null : urls.accountIdOf(claimedKid);
+    let prefetched: { kid: string; account: AcmeAccountRow | null } | null = null;
     const authenticated = await authenticateAcmeRequest(
       request.body,
       { url: `${request.origin}${request.path}`, key },
       {
-        consumeNonce: (nonce) => this.nonces.consume(nonce),
+        consumeNonce: async (nonce) => {
+          if (!claimedAccountId) return this.nonces.consume(nonce);
+          const { nonceOk, account } = await this.accounts.consumeNonceAndGet(nonce, claimedAccountId);
+          prefetched = { kid: claimedKid!, account };
+          return nonceOk;
+        },
         accountByKid: async (kid) => {
           const id = urls.accountIdOf(kid);
-          accountRow = id ? await this.accounts.byId(id) : null;
+          const known: { kid: string; account: AcmeAccountRow | null } | null = prefetched;
+          accountRow = known?.kid === kid ? known.account : id ? await this.accounts.byId(id) : null;
           return accountRow && { id: accountRow.id, jwk: accountRow.jwk, status: accountRow.status };
         },
       },
@@ -618,16 +642,16 @@ export class AcmeServer {
         throw new AcmeProblem('malformed', 'the authorization of this challenge is no longer pending');
       const result = nextChallengeStatus(challenge.status, { kind: 'respond' });
       if (!result.ok) throw result.problem;
-      if (
-        result.changed &&
-        (await this.orders.setChallengeStatus(challenge.id, challenge.status, result.to))
-      ) {
-        const thumbprint = await jwkThumbprint(jwk);
-        void this.validate(challenge.id, keyAuthorization(challenge.token, thumbprint)).catch((error) =>
-          this.deps.onBackgroundError?.(error),
-        );
+      if (result.changed) {
+        if (await this.orders.setChallengeStatus(challenge.id, challenge.status, result.to)) {
+          // Validated at once, not at the sweep's next tick; answered with the status just set.
+          const thumbprint = await jwkThumbprint(jwk);
+          void this.validate(challenge.id, keyAuthorization(challenge.token, thumbprint)).catch((error) =>
+            this.deps.onBackgroundError?.(error),
+          );
+          challenge = { ...challenge, status: result.to };
+        } else challenge = (await this.orders.challenge(id!))!;
       }
-      challenge = (await this.orders.challenge(id!))!;
     }
     return json(200, challengeObject(challenge, urls), {
       Link: `<${urls.authz(authorization.id)}>;rel="up"`,
@@ -640,9 +664,11 @@ export class AcmeServer {
    * replica holds it.
    */
   async validate(challengeId: string, expectedKeyAuthorization: string): Promise<string | null> {
-    if (!(await this.orders.claimForValidation(challengeId, this.deps.validationLeaseMs ?? 60_000)))
-      return null;
-    const challenge = (await this.orders.challenge(challengeId))!;
+    const challenge = await this.orders.claimForValidation(
+      challengeId,
+      this.deps.validationLeaseMs ?? 60_000,
+    );
+    if (!challenge) return null;
     const authorization = (await this.orders.authorization(challenge.authorization_id))!;
     let outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization);
     // RFC 8659 3: CAA is checked once control is shown, with the method that showed it (RFC 8657 4).
@@ -797,6 +823,9 @@ export class AcmeServer {
         ...(profile.validityDays ? { validityDays: profile.validityDays } : {}),
       });
       const leaf = parseCertificates(issued.full_pem)[0];
+      // Who owns it: the account's EAB key's owner and team, else the profile's.
+      const owner = accountRow?.owner ?? profile.owner;
+      const team = accountRow?.team ?? profile.team;
       await this.deps.transaction(async (executor) => {
         await new CertificateStore(executor).insert({
           orderId: order.id,
@@ -821,12 +850,16 @@ export class AcmeServer {
             identifiers: order.identifiers,
             not_after: issued.not_after,
             profile: profile.id,
-            // Who owns it: the account's EAB key's owner and team, else the profile's.
-            owner: accountRow?.owner ?? profile.owner,
-            team: accountRow?.team ?? profile.team,
+            owner,
+            team,
           },
         );
       });
+      // The certificate is issued either way: a failed inventory record is reported, not answered
+      // as a failed order.
+      await this.deps.issuer
+        .record({ fullPem: issued.full_pem, profileId: profile.id, owner, team })
+        .catch((error: unknown) => this.deps.onBackgroundError?.(error));
     } catch (error) {
       const failure =
         error instanceof AcmeProblem
@@ -1063,5 +1096,18 @@ function sameKey(jwk: JWK, certificate: X509Certificate): boolean {
     return Buffer.compare(a, b) === 0;
   } catch {
     return false;
+  }
+}
+
+/** The `kid` of a flattened JWS's protected header, if it reads as one (checked properly later). */
+function protectedHeaderKid(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const encoded = (body as { protected?: unknown }).protected;
+  if (typeof encoded !== 'string') return undefined;
+  try {
+    const kid = (JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as { kid?: unknown }).kid;
+    return typeof kid === 'string' ? kid : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -74,6 +74,16 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
             ...(issuerId ? { issuer_id: issuerId } : {}),
             ...(validityDays ? { validity_days: validityDays } : {}),
           }),
+        // Into the inventory with source ACME (spec 4.11), tagged with the ACME profile.
+        record: async ({ fullPem, profileId, owner, team }) => {
+          await bus.request('issuance.v1.create-certificate', {
+            certificate_pem: fullPem,
+            source: 'ACME',
+            ...(owner ? { owner_id: owner } : {}),
+            ...(team ? { team_id: team } : {}),
+            tags: { acme_profile: profileId },
+          });
+        },
         revoke: async ({ issuerId, serialHex, reason }) => {
           await bus.request('issuance.v1.revoke-certificate', {
             issuer_id: issuerId,

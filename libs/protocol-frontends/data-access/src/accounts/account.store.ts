@@ -57,6 +57,25 @@ export class AccountStore {
     return { account: existing, created: false };
   }
 
+  /**
+   * Consumes `nonce` (true exactly once, as NonceStore.consume) and reads account `id`, in one
+   * statement: every request signed with a kid needs both.
+   */
+  async consumeNonceAndGet(
+    nonce: string,
+    id: string,
+  ): Promise<{ nonceOk: boolean; account: AcmeAccountRow | null }> {
+    const [row] = await rowsOf<AcmeAccountRow & { nonce_ok: boolean }>(
+      this.executor,
+      `WITH spent AS (DELETE FROM acme_nonces WHERE nonce = $1 AND expires_at > now() RETURNING nonce)
+       SELECT EXISTS (SELECT 1 FROM spent) AS nonce_ok, account.*
+       FROM (SELECT 1) AS one LEFT JOIN (SELECT ${COLUMNS} FROM acme_accounts WHERE id = $2) AS account ON true`,
+      [nonce, id],
+    );
+    const { nonce_ok: nonceOk, ...account } = row;
+    return { nonceOk, account: account.id ? account : null };
+  }
+
   async byId(id: string): Promise<AcmeAccountRow | null> {
     const rows = await rowsOf<AcmeAccountRow>(
       this.executor,

@@ -23,6 +23,17 @@ export class NonceStore {
     return nonce;
   }
 
+  /** Issues `count` nonces in one statement (the NoncePool's batches). */
+  async issueMany(count: number): Promise<string[]> {
+    const nonces = Array.from({ length: count }, () => randomId());
+    await this.executor.query(
+      `INSERT INTO acme_nonces (nonce, expires_at)
+       SELECT unnest($1::text[]), now() + $2 * interval '1 millisecond'`,
+      [nonces, this.ttlMs],
+    );
+    return nonces;
+  }
+
   /** True exactly once for an issued nonce that has not expired. */
   async consume(nonce: string): Promise<boolean> {
     const rows = await rowsOf<{ nonce: string }>(
@@ -43,5 +54,39 @@ export class NonceStore {
       [limit],
     );
     return rows.length;
+  }
+}
+
+/**
+ * Hands out nonces issued in batches, so answering a request costs no statement of its own: one
+ * INSERT of `batch` rows serves `batch` answers. Each nonce is still a row any replica consumes
+ * once; a nonce is handed out only while it has at least `freshMs` of its lifetime left.
+ */
+export class NoncePool {
+  private ready: { nonce: string; usableUntil: number }[] = [];
+  private refill: Promise<void> | null = null;
+
+  constructor(
+    private readonly store: NonceStore,
+    private readonly batch = 32,
+    private readonly freshMs = DEFAULT_NONCE_TTL_MS - 60_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async issue(): Promise<string> {
+    for (;;) {
+      while (this.ready.length) {
+        const next = this.ready.pop()!;
+        if (next.usableUntil > this.now()) return next.nonce;
+      }
+      this.refill ??= this.fill().finally(() => (this.refill = null));
+      await this.refill;
+    }
+  }
+
+  private async fill(): Promise<void> {
+    const usableUntil = this.now() + this.freshMs;
+    const nonces = await this.store.issueMany(this.batch);
+    this.ready.push(...nonces.map((nonce) => ({ nonce, usableUntil })));
   }
 }

@@ -41,6 +41,8 @@ export interface AcmeChallengeRow {
   error: unknown;
 }
 
+const CHALLENGE_COLUMNS = 'id, authorization_id, type, token, status, validated_at, error';
+
 /**
  * Orders with their authorizations and challenges. Every status change is a compare-and-set
  * (`WHERE status = <from>`): the caller computes `to` with the domain state machine, and of two
@@ -84,22 +86,38 @@ export class OrderStore {
         continue;
       }
       const id = randomId();
+      const types = input.challengeTypes(requested);
+      // The authorization and its challenges in one statement.
       await this.executor.query(
-        `INSERT INTO acme_authorizations (id, account_id, identifier_type, identifier_value, wildcard, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6)`,
-        [id, input.accountId, identifier.type, identifier.value, wildcard, input.authorizationExpiresAt],
+        `WITH authorization_row AS (
+           INSERT INTO acme_authorizations (id, account_id, identifier_type, identifier_value, wildcard, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
+         INSERT INTO acme_challenges (id, authorization_id, type, token)
+         SELECT unnest($7::text[]), authorization_row.id, unnest($8::text[]), unnest($9::text[]) FROM authorization_row`,
+        [
+          id,
+          input.accountId,
+          identifier.type,
+          identifier.value,
+          wildcard,
+          input.authorizationExpiresAt,
+          types.map(() => randomId()),
+          types,
+          types.map(() => randomId(32)),
+        ],
       );
-      for (const type of input.challengeTypes(requested))
-        await this.executor.query(
-          'INSERT INTO acme_challenges (id, authorization_id, type, token) VALUES ($1, $2, $3, $4)',
-          [randomId(), id, type, randomId(32)],
-        );
       authorizationIds.push(id);
     }
+    // The order and its links to its authorizations in one statement.
     const [order] = await rowsOf<AcmeOrderRow>(
       this.executor,
-      `INSERT INTO acme_orders (id, account_id, profile_id, identifiers, expires_at, replaces)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, account_id, profile_id, status, identifiers, expires_at, error, replaces`,
+      `WITH order_row AS (
+         INSERT INTO acme_orders (id, account_id, profile_id, identifiers, expires_at, replaces)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, account_id, profile_id, status, identifiers, expires_at, error, replaces),
+       links AS (
+         INSERT INTO acme_order_authorizations (order_id, authorization_id)
+         SELECT order_row.id, unnest($7::text[]) FROM order_row ON CONFLICT DO NOTHING)
+       SELECT * FROM order_row`,
       [
         randomId(),
         input.accountId,
@@ -107,13 +125,9 @@ export class OrderStore {
         JSON.stringify(input.identifiers),
         input.expiresAt(reusedExpiries),
         input.replaces ?? null,
+        authorizationIds,
       ],
     );
-    for (const authorizationId of authorizationIds)
-      await this.executor.query(
-        'INSERT INTO acme_order_authorizations (order_id, authorization_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-        [order.id, authorizationId],
-      );
     return { order, authorizationIds, reused };
   }
 
@@ -158,7 +172,7 @@ export class OrderStore {
   async challenge(id: string): Promise<AcmeChallengeRow | null> {
     const rows = await rowsOf<AcmeChallengeRow>(
       this.executor,
-      'SELECT id, authorization_id, type, token, status, validated_at, error FROM acme_challenges WHERE id = $1',
+      `SELECT ${CHALLENGE_COLUMNS} FROM acme_challenges WHERE id = $1`,
       [id],
     );
     return rows[0] ?? null;
@@ -249,14 +263,15 @@ export class OrderStore {
    * Takes a processing challenge for one validation attempt, for `leaseMs`: no other replica takes
    * it until the lease runs out (a replica lost mid-validation is replaced then). True when taken.
    */
-  async claimForValidation(id: string, leaseMs: number): Promise<boolean> {
-    const rows = await rowsOf<{ id: string }>(
+  async claimForValidation(id: string, leaseMs: number): Promise<AcmeChallengeRow | null> {
+    const rows = await rowsOf<AcmeChallengeRow>(
       this.executor,
       `UPDATE acme_challenges SET claimed_until = now() + $2 * interval '1 millisecond', attempts = attempts + 1
-       WHERE id = $1 AND status = 'processing' AND (claimed_until IS NULL OR claimed_until <= now()) RETURNING id`,
+       WHERE id = $1 AND status = 'processing' AND (claimed_until IS NULL OR claimed_until <= now())
+       RETURNING ${CHALLENGE_COLUMNS}`,
       [id, leaseMs],
     );
-    return rows.length === 1;
+    return rows[0] ?? null;
   }
 
   /**

@@ -106,6 +106,25 @@ function keyFitsAlgorithm(jwk: JWK, alg: AcmeProtectedHeader['alg']): boolean {
   }
 }
 
+type ImportedKey = Awaited<ReturnType<typeof importJWK>>;
+
+/** Imported public keys by algorithm and key members: an account signs many requests. */
+const importedKeys = new Map<string, Promise<ImportedKey>>();
+const IMPORTED_KEYS_MAX = 10_000;
+
+function importedKey(jwk: JWK, alg: string): Promise<ImportedKey> {
+  if (jwk.d !== undefined) return importJWK(jwk, alg);
+  const id = `${alg} ${jwk.kty} ${jwk.crv ?? ''} ${jwk.x ?? ''} ${jwk.y ?? ''} ${jwk.n ?? ''} ${jwk.e ?? ''}`;
+  let key = importedKeys.get(id);
+  if (!key) {
+    if (importedKeys.size >= IMPORTED_KEYS_MAX) importedKeys.delete(importedKeys.keys().next().value!);
+    key = importJWK(jwk, alg);
+    key.catch(() => importedKeys.delete(id));
+    importedKeys.set(id, key);
+  }
+  return key;
+}
+
 /** Verifies the signature with the account's (or the header's) public key and returns the payload. */
 export async function verifyAcmeSignature(
   jws: FlattenedJWSInput,
@@ -114,9 +133,9 @@ export async function verifyAcmeSignature(
 ): Promise<Uint8Array> {
   if (!keyFitsAlgorithm(jwk, header.alg))
     throw new AcmeProblem('badPublicKey', `a ${jwk.kty} ${jwk.crv ?? ''} key cannot sign ${header.alg}`);
-  let key: Awaited<ReturnType<typeof importJWK>>;
+  let key: ImportedKey;
   try {
-    key = await importJWK(jwk, header.alg);
+    key = await importedKey(jwk, header.alg);
   } catch {
     throw new AcmeProblem('badPublicKey', `the key cannot be used with ${header.alg}`);
   }
