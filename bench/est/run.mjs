@@ -167,7 +167,11 @@ async function main() {
     cpuProfDir: process.env.BENCH_CPU_PROF ? join(RESULTS_DIR, `profiles-est-${stamp}`) : undefined,
   });
   const profileDir = process.env.BENCH_CPU_PROF ? join(RESULTS_DIR, `profiles-est-${stamp}`) : undefined;
-  const frontends = await startService(system, 'protocol-frontends', { cpuProfDir: profileDir });
+  const frontends = await startService(system, 'protocol-frontends', {
+    cpuProfDir: profileDir,
+    // The mutual-TLS paths see a client certificate only when the listener asks for one.
+    extraEnv: { SERVICE_TLS_REQUEST_CLIENT_CERT: 'true' },
+  });
   const bus = await busClient(system, settings.natsUrl, 'bench-est');
   const device = deviceIdentity();
   await bus.request('protocol-frontends.v1.est-create-profile', {

@@ -75,7 +75,7 @@ export interface RevocationTimingConfig {
 export interface CertlaneConfig {
   port: number;
   listenAddress: string;
-  tls: { certPath: string; keyPath: string };
+  tls: { certPath: string; keyPath: string; requestClientCert: boolean };
   outboundTls: { caBundlePath?: string; insecureSkipVerify: boolean };
   database: { url: string; poolSize: number };
   nats: { servers: string[]; namespace?: string; requestTimeoutMs: number };

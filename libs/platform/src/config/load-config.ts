@@ -265,7 +265,14 @@ export function loadConfig(env: Env): CertlaneConfig {
   return {
     port: parseInteger('SERVICE_PORT', get('SERVICE_PORT') ?? '', 1, 65535),
     listenAddress: get('SERVICE_LISTEN_ADDRESS') ?? '0.0.0.0',
-    tls: { certPath, keyPath },
+    tls: {
+      certPath,
+      keyPath,
+      requestClientCert: parseBoolean(
+        'SERVICE_TLS_REQUEST_CLIENT_CERT',
+        get('SERVICE_TLS_REQUEST_CLIENT_CERT') ?? 'false',
+      ),
+    },
     outboundTls: {
       caBundlePath: get('SERVICE_SERVER_CA_BUNDLE_PATH'),
       insecureSkipVerify: parseBoolean(

@@ -22,6 +22,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     description: 'PEM private key of the server certificate. Required. Reloaded on SIGHUP.',
   },
   {
+    name: 'SERVICE_TLS_REQUEST_CLIENT_CERT',
+    default: 'false',
+    description:
+      'Whether the TLS listener asks clients for a certificate (never required or verified by the listener): turn it on where EST or SCEP mutual-TLS paths are served (`/.well-known/est-mtls/...`, `/scep-mtls`); off, those paths see no certificate and refuse. Off by default because browsers holding personal certificates then offer a certificate picker on the GUI (ADR 0061).',
+  },
+  {
     name: 'SERVICE_SERVER_CA_BUNDLE_PATH',
     description:
       'Extra PEM roots trusted by outbound TLS clients (NATS, Postgres, connectors), added to the system roots.',

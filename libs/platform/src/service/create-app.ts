@@ -19,7 +19,7 @@ export async function createCertlaneApp(
   class CertlaneRootModule {}
 
   const app = await NestFactory.create(CertlaneRootModule, new IndexedExpressAdapter(), {
-    httpsOptions: httpsServerOptions(deps.tls),
+    httpsOptions: httpsServerOptions(deps.tls, deps.config.tls.requestClientCert),
     bodyParser: false,
     logger: new NestPinoLogger(deps.logger),
     abortOnError: false,

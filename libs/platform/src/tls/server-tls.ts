@@ -40,18 +40,20 @@ export function readTlsMaterial(paths: { certPath: string; keyPath: string }): T
 }
 
 /**
- * The listener asks every client for a certificate and does not require or verify one (ADR
- * 0061): the mutual-TLS protocol paths (EST, SCEP) check what was presented against their own
- * per-profile anchors; everything else ignores it.
+ * With `requestClientCert` (SERVICE_TLS_REQUEST_CLIENT_CERT) the listener asks every client for a
+ * certificate and neither requires nor verifies one (ADR 0061): the mutual-TLS protocol paths
+ * (EST, SCEP) check what was presented against their own per-profile anchors; everything else
+ * ignores it. Off by default, so browsers are never asked on the GUI.
  */
 export function httpsServerOptions(
   material: TlsMaterial,
+  requestClientCert = false,
 ): SecureContextOptions & { requestCert: boolean; rejectUnauthorized: boolean } {
   return {
     cert: material.cert,
     key: material.key,
     minVersion: MIN_TLS_VERSION,
-    requestCert: true,
+    requestCert: requestClientCert,
     rejectUnauthorized: false,
   };
 }

@@ -131,7 +131,9 @@ describe('EST over mutual TLS with curl and openssl', () => {
   };
 
   beforeAll(async () => {
-    system = await startTestSystem('estmtls', ['auth', 'issuance', 'protocol-frontends', 'api-gateway']);
+    system = await startTestSystem('estmtls', ['auth', 'issuance', 'protocol-frontends', 'api-gateway'], {
+      SERVICE_TLS_REQUEST_CLIENT_CERT: 'true',
+    });
     gateway = system.services['api-gateway'].url;
     db = new Client({ connectionString: system.database.url });
     await db.connect();

@@ -84,7 +84,9 @@ describe('SCEP over mutual TLS with curl', () => {
   }
 
   beforeAll(async () => {
-    system = await startTestSystem('scepmtls', ['auth', 'issuance', 'protocol-frontends', 'api-gateway']);
+    system = await startTestSystem('scepmtls', ['auth', 'issuance', 'protocol-frontends', 'api-gateway'], {
+      SERVICE_TLS_REQUEST_CLIENT_CERT: 'true',
+    });
     gateway = system.services['api-gateway'].url;
     writeFileSync(path('server-ca.pem'), system.ca);
     ca('Fleet Root');
