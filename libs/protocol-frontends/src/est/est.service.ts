@@ -13,6 +13,7 @@ import {
 import { EstProfileStore } from '@certlane/protocol-frontends-data-access';
 import { CertificateProfileRules } from '@certlane/protocol-frontends-domain';
 import { CoalescedCounter } from './coalesced-counter';
+import { activeCaCertificates, issueAndRecord } from '../enrollment-issuance';
 import { EstServer } from './est-server';
 
 const CERTIFICATE_PROFILE_TTL_MS = 1_000;
@@ -52,39 +53,16 @@ export class EstService implements OnApplicationBootstrap {
         outbox.committed();
         await this.ticks.add(`${tick.profileId} ${tick.outcome}`, tick);
       },
-      issue: async ({ csrPem, profile }) => {
-        const issued = await bus.request('issuance.v1.issue-certificate', {
-          csr_pem: csrPem,
-          ...(profile.issuer_id ? { issuer_id: profile.issuer_id } : {}),
-        });
-        // Into the inventory with source EST (spec 4.11); the certificate is issued either way, so a
-        // failed import is logged, not answered as a failed enrollment.
-        await bus
-          .request('issuance.v1.create-certificate', {
-            certificate_pem: issued.full_pem,
-            source: 'EST',
-            ...(profile.owner ? { owner_id: profile.owner } : {}),
-            ...(profile.team ? { team_id: profile.team } : {}),
-            tags: { est_profile: profile.path_id },
-          })
-          .catch((error: unknown) =>
-            logger.warn(
-              { err: error, serial_hex: issued.serial_hex },
-              'EST certificate not recorded in the inventory',
-            ),
-          );
-        return { certificatePem: issued.certificate_pem };
-      },
-      caCertificates: async (profile) => {
-        const page = await bus.request('issuance.v1.list-cas', {
-          ...(profile.issuer_id ? { issuer_id: profile.issuer_id } : {}),
-          per_page: 100,
-        });
-        const active = page.data.filter((ca) => ca.status === 'active' && ca.certificate_pem);
-        // The issuing CA first (RFC 7030 4.1.3 lists the chain the client should trust).
-        active.sort((a, b) => Number(b.issuing) - Number(a.issuing));
-        return active.map((ca) => ca.certificate_pem!);
-      },
+      issue: ({ csrPem, profile }) =>
+        issueAndRecord(bus, logger, {
+          csrPem,
+          issuerId: profile.issuer_id,
+          source: 'EST',
+          owner: profile.owner,
+          team: profile.team,
+          tags: { est_profile: profile.path_id },
+        }),
+      caCertificates: (profile) => activeCaCertificates(bus, profile.issuer_id),
       // csrattrs (RFC 7030 4.5) and the CSR policy: the certificate profile's rules (spec 2.9).
       certificateProfile: async (profile) =>
         profile.certificate_profile_id ? this.certificateProfile(profile.certificate_profile_id) : null,

@@ -13,6 +13,7 @@ import {
   ServiceOutbox,
   verifyClientCertificate,
 } from '@certlane/platform';
+import { activeCaCertificates, issueAndRecord } from '../enrollment-issuance';
 import { ScepServer } from './scep-server';
 import { RaKeyBox } from './scep-ra';
 
@@ -45,38 +46,16 @@ export class ScepService implements OnApplicationBootstrap {
         });
         outbox.committed();
       },
-      issue: async ({ csrPem, profile, transactionId }) => {
-        const issued = await bus.request('issuance.v1.issue-certificate', {
-          csr_pem: csrPem,
-          ...(profile.issuer_id ? { issuer_id: profile.issuer_id } : {}),
-        });
-        // Into the inventory with source SCEP (spec 2.1); the certificate is issued either way, so
-        // a failed import is logged, not answered as a failed enrollment.
-        await bus
-          .request('issuance.v1.create-certificate', {
-            certificate_pem: issued.full_pem,
-            source: 'SCEP',
-            ...(profile.owner ? { owner_id: profile.owner } : {}),
-            ...(profile.team ? { team_id: profile.team } : {}),
-            tags: { scep_profile: profile.path_id, scep_transaction: transactionId.slice(0, 128) },
-          })
-          .catch((error: unknown) =>
-            logger.warn(
-              { err: error, serial_hex: issued.serial_hex },
-              'SCEP certificate not recorded in the inventory',
-            ),
-          );
-        return { certificatePem: issued.certificate_pem };
-      },
-      caCertificates: async (profile) => {
-        const page = await bus.request('issuance.v1.list-cas', {
-          ...(profile.issuer_id ? { issuer_id: profile.issuer_id } : {}),
-          per_page: 100,
-        });
-        const active = page.data.filter((ca) => ca.status === 'active' && ca.certificate_pem);
-        active.sort((a, b) => Number(b.issuing) - Number(a.issuing));
-        return active.map((ca) => ca.certificate_pem!);
-      },
+      issue: ({ csrPem, profile, transactionId }) =>
+        issueAndRecord(bus, logger, {
+          csrPem,
+          issuerId: profile.issuer_id,
+          source: 'SCEP',
+          owner: profile.owner,
+          team: profile.team,
+          tags: { scep_profile: profile.path_id, scep_transaction: transactionId.slice(0, 128) },
+        }),
+      caCertificates: (profile) => activeCaCertificates(bus, profile.issuer_id),
       // GetCRL: the CRL of the profile's issuer's issuing CA, from the revocation service.
       crl: async (profile) =>
         Buffer.from(
