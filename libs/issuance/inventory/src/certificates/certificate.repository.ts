@@ -352,7 +352,11 @@ export class CertificateRepository {
   }
 
   /** Stores the next version and makes it current (the caller holds the certificate's row lock). */
-  async addVersion(manager: EntityManager, version: NewVersion): Promise<VersionRow> {
+  /** Stores a version and makes it current; returns it with the certificate row as updated. */
+  async addVersion(
+    manager: EntityManager,
+    version: NewVersion,
+  ): Promise<{ version: VersionRow; certificate: CertificateRow }> {
     const rows: VersionRow[] = await manager.query(
       `INSERT INTO certificate_versions (id, certificate_id, version, serial_number, fingerprint_sha256,
          key_algorithm, key_size, issued_at, not_before, not_after, cert_pem, chain_pem, csr_pem, issuer_id, job_id)
@@ -377,15 +381,16 @@ export class CertificateRepository {
       ],
     );
     const row = rows[0];
-    await manager.query(
+    const [updated]: [CertificateRow[], number] = await manager.query(
       `UPDATE certificates SET current_version_id = $2, not_before = $3, expires_at = $4,
          last_renewed_at = CASE WHEN $5::int > 1 THEN now() ELSE last_renewed_at END,
          -- The current material is new: an earlier revocation concerned the versions before it.
          revoked_at = NULL, revocation_reason = NULL, updated_at = now()
-       WHERE id = $1`,
+       WHERE id = $1
+       RETURNING ${CERTIFICATE_COLUMNS}`,
       [row.certificate_id, row.id, row.not_before, row.not_after, row.version],
     );
-    return row;
+    return { version: row, certificate: updated[0] };
   }
 
   async addKey(
