@@ -266,14 +266,24 @@ export class CertificateRepository {
     manager: EntityManager,
     fields: Partial<Record<ReferenceField, string | null>>,
   ): Promise<void> {
-    for (const { field, table } of REFERENCES) {
+    const given = REFERENCES.flatMap(({ field, table }) => {
       const value = fields[field];
-      if (value === undefined || value === null || value === '') continue;
-      const rows: unknown[] = await manager.query(`SELECT 1 FROM ${table} WHERE id = $1 FOR KEY SHARE`, [
-        value,
-      ]);
-      if (rows.length === 0) throw referenceInvalid(field, value);
-    }
+      return value === undefined || value === null || value === '' ? [] : [{ field, table, value }];
+    });
+    if (given.length === 0) return;
+    // One round trip for all of them, each row found key-share locked as before (a locking clause
+    // is refused directly under UNION, so each sits in its own sub-select).
+    const found: { field: string }[] = await manager.query(
+      given
+        .map(
+          ({ field, table }, i) =>
+            `SELECT field FROM (SELECT '${field}' AS field FROM ${table} WHERE id = $${i + 1} FOR KEY SHARE) r${i}`,
+        )
+        .join(' UNION ALL '),
+      given.map(({ value }) => value),
+    );
+    const missing = given.find(({ field }) => !found.some((row) => row.field === field));
+    if (missing) throw referenceInvalid(missing.field, missing.value);
   }
 
   async renewalWindowDays(manager: EntityManager, policyId: string): Promise<number> {
