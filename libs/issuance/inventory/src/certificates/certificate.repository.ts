@@ -266,14 +266,24 @@ export class CertificateRepository {
     manager: EntityManager,
     fields: Partial<Record<ReferenceField, string | null>>,
   ): Promise<void> {
-    for (const { field, table } of REFERENCES) {
+    const given = REFERENCES.flatMap(({ field, table }) => {
       const value = fields[field];
-      if (value === undefined || value === null || value === '') continue;
-      const rows: unknown[] = await manager.query(`SELECT 1 FROM ${table} WHERE id = $1 FOR KEY SHARE`, [
-        value,
-      ]);
-      if (rows.length === 0) throw referenceInvalid(field, value);
-    }
+      return value === undefined || value === null || value === '' ? [] : [{ field, table, value }];
+    });
+    if (given.length === 0) return;
+    // One round trip for all of them, each row found key-share locked as before (a locking clause
+    // is refused directly under UNION, so each sits in its own sub-select).
+    const found: { field: string }[] = await manager.query(
+      given
+        .map(
+          ({ field, table }, i) =>
+            `SELECT field FROM (SELECT '${field}' AS field FROM ${table} WHERE id = $${i + 1} FOR KEY SHARE) r${i}`,
+        )
+        .join(' UNION ALL '),
+      given.map(({ value }) => value),
+    );
+    const missing = given.find(({ field }) => !found.some((row) => row.field === field));
+    if (missing) throw referenceInvalid(missing.field, missing.value);
   }
 
   async renewalWindowDays(manager: EntityManager, policyId: string): Promise<number> {
@@ -352,7 +362,11 @@ export class CertificateRepository {
   }
 
   /** Stores the next version and makes it current (the caller holds the certificate's row lock). */
-  async addVersion(manager: EntityManager, version: NewVersion): Promise<VersionRow> {
+  /** Stores a version and makes it current; returns it with the certificate row as updated. */
+  async addVersion(
+    manager: EntityManager,
+    version: NewVersion,
+  ): Promise<{ version: VersionRow; certificate: CertificateRow }> {
     const rows: VersionRow[] = await manager.query(
       `INSERT INTO certificate_versions (id, certificate_id, version, serial_number, fingerprint_sha256,
          key_algorithm, key_size, issued_at, not_before, not_after, cert_pem, chain_pem, csr_pem, issuer_id, job_id)
@@ -377,15 +391,16 @@ export class CertificateRepository {
       ],
     );
     const row = rows[0];
-    await manager.query(
+    const [updated]: [CertificateRow[], number] = await manager.query(
       `UPDATE certificates SET current_version_id = $2, not_before = $3, expires_at = $4,
          last_renewed_at = CASE WHEN $5::int > 1 THEN now() ELSE last_renewed_at END,
          -- The current material is new: an earlier revocation concerned the versions before it.
          revoked_at = NULL, revocation_reason = NULL, updated_at = now()
-       WHERE id = $1`,
+       WHERE id = $1
+       RETURNING ${CERTIFICATE_COLUMNS}`,
       [row.certificate_id, row.id, row.not_before, row.not_after, row.version],
     );
-    return row;
+    return { version: row, certificate: updated[0] };
   }
 
   async addKey(

@@ -242,8 +242,8 @@ export class StatusTransitions {
     version: NewVersion,
     context: RequestContext | undefined,
   ): Promise<{ version: VersionRow; certificate: CertificateRow }> {
-    const stored = await this.certificates.addVersion(manager, version);
-    const updated = (await this.certificates.find(certificate.id, manager)) as CertificateRow;
+    // The UPDATE that makes the version current returns the row: no second read of the certificate.
+    const { version: stored, certificate: updated } = await this.certificates.addVersion(manager, version);
     const validity = await this.fallbackStatus(manager, updated);
     const result = {
       version: stored,
