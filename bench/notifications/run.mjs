@@ -142,6 +142,14 @@ async function addWebhookNotifier(db, env, url) {
 
 const count = async (db, sql) => (await db.query(sql)).rows[0].n;
 
+/** Server processes of the bench's database (the services' pools and this client). */
+const databaseBackends = async (db) =>
+  (
+    await db.query(
+      `SELECT coalesce(array_agg(pid), '{}') AS pids FROM pg_stat_activity WHERE datname = current_database()`,
+    )
+  ).rows[0].pids;
+
 async function waitFor(db, sql, expected, what, timeoutMs = 900_000) {
   const deadline = Date.now() + timeoutMs;
   let nextLog = Date.now() + 10_000;
@@ -187,7 +195,16 @@ async function main() {
     resetPeak(notifier.pid);
     resetPeak(issuance.pid);
     const meter = cpuMeter(() => ({ issuance: [issuance.pid], notifier: [notifier.pid] }));
+    // CPU until every notification is stored, with Postgres counted only for the backends of the
+    // bench's database (other work on the machine uses the same server).
+    let backends = await databaseBackends(db);
+    const storeMeter = cpuMeter(() => ({
+      issuance: [issuance.pid],
+      notifier: [notifier.pid],
+      bench_database: backends,
+    }));
     meter.start();
+    storeMeter.start();
     const t0 = performance.now();
     const result = await bus.request('issuance.v1.run-renewal-sweep', {}, 600_000);
     const sweepSeconds = round((performance.now() - t0) / 1000, 2);
@@ -197,6 +214,18 @@ async function main() {
     const stored = `SELECT count(*)::int AS n FROM notifier.notifications WHERE event_type = 'certificate.expiring'`;
     await waitFor(db, stored, expected, 'notifications stored');
     const storedSeconds = round((performance.now() - t0) / 1000, 2);
+    backends = await databaseBackends(db);
+    const cpuStore = storeMeter.stop();
+    const perWarning = (group) => round((cpuStore.cpu_seconds[group] * 1000) / expected, 3);
+    const storeCpuMsPerWarning = {
+      issuance: perWarning('issuance'),
+      notifier: perWarning('notifier'),
+      postgres_bench_database: perWarning('bench_database'),
+      nats_server: perWarning('nats-server'),
+    };
+    log(
+      `stored at ${storedSeconds} s; CPU ms per warning until then: ${JSON.stringify(storeCpuMsPerWarning)} (others ${cpuStore.other_processes_percent}% of the machine)`,
+    );
     const notifierPeakA = memory(notifier.pid).peak_rss_mib;
     await waitFor(
       db,
@@ -275,6 +304,9 @@ async function main() {
       issuance_peak_rss_mib: issuancePeak,
       notifier_peak_rss_mib_phase_a: notifierPeakA,
       issuance_cpu_seconds: cpuA.cpu_seconds,
+      store_cpu_seconds: cpuStore.cpu_seconds,
+      store_cpu_ms_per_warning: storeCpuMsPerWarning,
+      store_other_processes_percent: cpuStore.other_processes_percent,
       machine_steal_percent: cpuA.machine_steal_percent,
       other_processes_percent: cpuA.other_processes_percent,
       deliveries: settings.deliveries,
@@ -303,6 +335,7 @@ async function main() {
       [
         `Notifications over ${settings.certificates} certificates (${expected} crossing a threshold today):`,
         `  sweep ${sweepSeconds} s; all ${expected} notifications stored at ${storedSeconds} s, delivered at ${deliveredSeconds} s`,
+        `  CPU ms per warning until stored: issuance ${storeCpuMsPerWarning.issuance}, notifier ${storeCpuMsPerWarning.notifier}, postgres (bench database) ${storeCpuMsPerWarning.postgres_bench_database}, nats-server ${storeCpuMsPerWarning.nats_server}; others ${cpuStore.other_processes_percent}% of the machine`,
         `  peak RSS: issuance ${issuancePeak} MiB, notifier ${notifierPeakA} MiB`,
         `  delivery: ${deliveriesPerSecond} deliveries/s to the webhook sink (${settings.deliveries} notifications), bare sink ${bare} POSTs/s kept alive (${bareNewConnections} a connection each) at concurrency ${SWEEP_CONCURRENCY}`,
         `  targets: stored under ${TARGET_SWEEP_SECONDS} s with peak RSS <= ${TARGET_PEAK_RSS_MIB} MiB, >= ${TARGET_DELIVERIES_PER_SECOND} deliveries/s: ${summary.pass ? 'MET' : 'MISS'}`,
