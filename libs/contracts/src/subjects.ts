@@ -40,7 +40,10 @@ import {
   healthCheckRequestContracts,
 } from './health-checks/health-check-subjects';
 import { scepProbeRequestContracts } from './network-scan/scep-probe-subjects';
-import { discoveredCertificateRequestContracts } from './network-scan/discovered-certificate-subjects';
+import {
+  discoveredCertificateEventContracts,
+  discoveredCertificateRequestContracts,
+} from './network-scan/discovered-certificate-subjects';
 import { scanTargetRequestContracts } from './network-scan/scan-target-subjects';
 import {
   CertificateIssued,
@@ -485,6 +488,7 @@ export const eventContracts = {
   ...profileEventContracts,
   ...policyEventContracts,
   ...healthCheckEventContracts,
+  ...discoveredCertificateEventContracts,
   'issuance.v1.renewal-policy.created': { payload: shape<RenewalPolicyDto>() },
   'issuance.v1.renewal-policy.updated': { payload: shape<RenewalPolicyDto>() },
   'issuance.v1.renewal-policy.deleted': { payload: shape<RenewalPolicyDeleted>() },

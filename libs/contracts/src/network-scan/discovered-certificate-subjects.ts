@@ -1,4 +1,4 @@
-import { RequestContract, shape } from '../messaging/contract';
+import { EventContract, RequestContract, shape } from '../messaging/contract';
 import { Page } from '../pagination/page';
 import { AgentDiscoveryAccepted, PushAgentDiscoveryRequest } from './agent-discovery.dto';
 import {
@@ -6,6 +6,7 @@ import {
   BulkDismissDiscoveredCertificatesRequest,
   ClaimDiscoveredCertificateRequest,
   DiscoveredCertificateDto,
+  DiscoveredCertificateFound,
   DiscoveredCertificateIdRequest,
   DiscoveredCertificateSummary,
   DiscoveredCertificateSummaryRequest,
@@ -49,3 +50,8 @@ export const discoveredCertificateRequestContracts = {
     response: shape<AgentDiscoveryAccepted>(),
   },
 } satisfies Record<string, RequestContract<object, unknown>>;
+
+/** A certificate seen for the first time (ADR 0062): through the health monitor's outbox. */
+export const discoveredCertificateEventContracts = {
+  'health-monitor.v1.discovered-certificate.found': { payload: shape<DiscoveredCertificateFound>() },
+} satisfies Record<string, EventContract<unknown>>;

@@ -42,6 +42,23 @@ export interface DiscoveredCertificateDto {
   last_seen_at: string;
 }
 
+/**
+ * The event of a certificate's first sighting (a fingerprint not seen before), from any discovery
+ * source: the notifier turns it into `discovery.found` (docs/notifications.md).
+ */
+export interface DiscoveredCertificateFound {
+  fingerprint: string;
+  subject: string;
+  issuer: string;
+  not_before: string;
+  not_after: string;
+  /** Where it was first seen: `network:<host>:<port>`, `agent:<agent id>:<path>`, `cloud:<provider>:<name>`. */
+  location: string;
+  source: DiscoverySource;
+  scan_id: string | null;
+  found_at: string;
+}
+
 export interface DiscoveredCertificateSummary {
   total: number;
   unmanaged: number;

@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DiscoverySource, ServedCertificate } from '@certlane/contracts';
+import { outboxToken, ServiceOutbox } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { MONITOR_CLOCK, MonitorClock } from '../health-checks/monitor-clock';
 
@@ -62,11 +63,16 @@ export function foundFromPem(pem: string): FoundCertificate {
  * Stores a discovered certificate and where it was seen (ADR 0057, 0063), for every source:
  * deduplicated by fingerprint; a new one is Unmanaged; re-discovery only moves last_seen (the
  * status machine's `rediscover` changes nothing) and fills in a leaf PEM not kept before.
- * Answers whether the certificate was new.
+ * A first sighting also writes `health-monitor.v1.discovered-certificate.found` to the outbox in
+ * the caller's transaction (the notifier's `discovery.found`). Answers whether the certificate was
+ * new.
  */
 @Injectable()
 export class DiscoveryRecorder {
-  constructor(@Inject(MONITOR_CLOCK) private readonly clock: MonitorClock) {}
+  constructor(
+    @Inject(MONITOR_CLOCK) private readonly clock: MonitorClock,
+    @Inject(outboxToken('health-monitor')) private readonly outbox: ServiceOutbox,
+  ) {}
 
   async record(executor: Executor, found: FoundCertificate, sighting: Sighting): Promise<boolean> {
     const now = this.clock.now();
@@ -93,6 +99,18 @@ export class DiscoveryRecorder {
        ON CONFLICT (fingerprint, location) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at, scan_id = EXCLUDED.scan_id`,
       [found.fingerprint, sighting.location, sighting.source, sighting.scanId, now],
     );
-    return inserted === true;
+    if (inserted !== true) return false;
+    await this.outbox.add(executor, 'health-monitor.v1.discovered-certificate.found', {
+      fingerprint: found.fingerprint,
+      subject: found.subject,
+      issuer: found.issuer,
+      not_before: found.notBefore.toISOString(),
+      not_after: found.notAfter.toISOString(),
+      location: sighting.location,
+      source: sighting.source,
+      scan_id: sighting.scanId,
+      found_at: now.toISOString(),
+    });
+    return true;
   }
 }

@@ -37,6 +37,14 @@ describe('network scan over a loopback range', () => {
       ...over,
     });
 
+  const foundEvents = async () =>
+    (
+      await service.sql.query(
+        `SELECT envelope->'data' AS data FROM outbox
+          WHERE subject = 'health-monitor.v1.discovered-certificate.found' ORDER BY envelope->'data'->>'subject'`,
+      )
+    ).rows.map((row) => row.data);
+
   beforeAll(async () => {
     [shared, single] = await Promise.all([createTlsFixture('shared.test'), createTlsFixture('single.test')]);
     servers.push(await tlsServer('127.0.0.17', 0, shared));
@@ -96,6 +104,16 @@ describe('network scan over a loopback range', () => {
       endpoints_done: 16,
       started_by: 'actor-scan-test',
     });
+    // One first-sighting event per certificate (the notifier's discovery.found), in the outbox.
+    expect(await foundEvents()).toEqual([
+      expect.objectContaining({
+        fingerprint: shared.fingerprint,
+        source: 'network',
+        scan_id: result.id,
+        location: expect.stringMatching(new RegExp(`^network:127\\.0\\.0\\.(17|20):${port}$`)),
+      }),
+      expect.objectContaining({ fingerprint: single.fingerprint, location: `network:127.0.0.30:${port}` }),
+    ]);
   });
 
   it('keeps a dismissed certificate dismissed when a later scan finds it again, moving last_seen', async () => {
@@ -117,6 +135,8 @@ describe('network scan over a loopback range', () => {
     expect(
       (await service.sql.query('SELECT count(*)::int AS n FROM discovered_certificates')).rows[0].n,
     ).toBe(2);
+    // Found again: no second first-sighting event.
+    expect(await foundEvents()).toHaveLength(2);
   });
 
   it('holds to the connection rate: 16 endpoints at 20 per second take at least 0.75 s', async () => {

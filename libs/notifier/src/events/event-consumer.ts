@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEnvelope } from '@certlane/contracts';
 import {
+  fromDiscoveryFound,
   fromExpiryWarning,
   fromHealthStatusChange,
   fromJobStatusChange,
@@ -15,6 +16,7 @@ import { DeliverySweep } from '../delivery/delivery-sweep';
 import { NotificationRepository } from '../notifications/notification.repository';
 import { CertificateLookup } from './certificate-lookup';
 import {
+  parseDiscoveryFound,
   parseExpiryWarning,
   parseHealthStatusChanged,
   parseJobStatusChanged,
@@ -27,6 +29,7 @@ export const NOTIFIER_CONSUMERS = {
   revoked: 'notifier-certificate-revoked',
   jobs: 'notifier-job-status',
   health: 'notifier-health-status',
+  discovery: 'notifier-discovery-found',
 } as const;
 
 type Mapped = NotificationEvent | null | { invalid: string };
@@ -35,7 +38,7 @@ type Mapped = NotificationEvent | null | { invalid: string };
  * Expiry warnings taken from JetStream and stored together (one transaction, one INSERT): a
  * renewal sweep announces thousands at once (issue 22's benchmark).
  */
-export const EXPIRY_WARNING_BATCH = 500;
+export const EXPIRY_WARNING_BATCH = 1000;
 
 /**
  * Turns the other services' events into notifications (ADR 0056): each envelope id goes into the
@@ -83,6 +86,15 @@ export class NotificationEventConsumer implements OnApplicationBootstrap {
         this.handle(NOTIFIER_CONSUMERS.health, envelope, () => {
           const event = parseHealthStatusChanged(envelope.data);
           return 'invalid' in event ? event : fromHealthStatusChange(event);
+        }),
+    );
+    await this.bus.consume(
+      'health-monitor.v1.discovered-certificate.found',
+      NOTIFIER_CONSUMERS.discovery,
+      (envelope) =>
+        this.handle(NOTIFIER_CONSUMERS.discovery, envelope, () => {
+          const event = parseDiscoveryFound(envelope.data);
+          return 'invalid' in event ? event : fromDiscoveryFound(event);
         }),
     );
   }

@@ -1,6 +1,9 @@
 import {
   CertificateExpiryWarning,
   CertificateRevoked,
+  DISCOVERY_SOURCES,
+  DiscoveredCertificateFound,
+  DiscoverySource,
   HEALTH_CHECK_STATUSES,
   HealthCheckStatus,
   HealthCheckStatusChanged,
@@ -87,5 +90,28 @@ export function parseHealthStatusChanged(data: unknown): Parsed<HealthCheckStatu
     to,
     error: isText(error) ? error : null,
     changed_at,
+  };
+}
+
+export function parseDiscoveryFound(data: unknown): Parsed<DiscoveredCertificateFound> {
+  if (!isObject(data)) return { invalid: 'payload is not an object' };
+  const { fingerprint, subject, issuer, not_before, not_after, location, source, scan_id, found_at } = data;
+  if (!isText(fingerprint) || !/^[0-9a-f]{64}$/.test(fingerprint))
+    return { invalid: 'fingerprint must be a SHA-256 fingerprint' };
+  if (!isText(location) || location.length === 0) return { invalid: 'location is missing' };
+  if (!DISCOVERY_SOURCES.includes(source as DiscoverySource))
+    return { invalid: 'source must be a discovery source' };
+  if (!isDate(not_before) || !isDate(not_after) || !isDate(found_at))
+    return { invalid: 'not_before, not_after and found_at must be dates' };
+  return {
+    fingerprint,
+    subject: isText(subject) ? subject : '',
+    issuer: isText(issuer) ? issuer : '',
+    not_before,
+    not_after,
+    location,
+    source: source as DiscoverySource,
+    scan_id: isText(scan_id) ? scan_id : null,
+    found_at,
   };
 }

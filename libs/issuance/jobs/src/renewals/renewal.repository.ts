@@ -187,15 +187,21 @@ export class RenewalRepository {
   /**
    * Certificates that crossed an alert threshold of their policy they have not been warned
    * about for this expiry date, in (expires_at, id) order after the cursor: index
-   * certificates_expires bounds the scan to [now - 30 days, now + the largest threshold].
+   * certificates_alert_window (migration 0019) is that order, so a batch starts at the cursor in
+   * the index, and bounds the scan to [now - 30 days, now + the largest threshold]. Call inside
+   * a transaction: sorting is off for this statement (a transaction-local setting), because the
+   * planner, expecting the window's rows scattered over the table, prefers reading the whole window
+   * and sorting it; the index order stops after `limit` rows (1,000,000 certificates, 5,000 of a
+   * 20,000 window: 84 ms instead of 435 to 600 ms).
    */
-  alertBatch(
+  async alertBatch(
     executor: Executor,
     maxThresholdDays: number,
     after: AlertCursor | null,
     limit: number,
   ): Promise<AlertCandidate[]> {
-    return executor.query(
+    await executor.query(`SELECT set_config('enable_sort', 'off', true)`);
+    const rows: AlertCandidate[] = await executor.query(
       `SELECT c.id, c.common_name, c.environment, c.owner_id, c.team_id, c.renewal_policy_id, c.status,
          c.expires_at, to_char(c.expires_at AT TIME ZONE 'UTC', '${ALERT_CURSOR_TIME_FORMAT}') AS expires_at_exact,
          rp.alert_thresholds_days AS thresholds,
@@ -206,7 +212,7 @@ export class RenewalRepository {
        WHERE c.expires_at IS NOT NULL
          AND c.expires_at > now() - ${ALERT_GRACE}
          AND c.expires_at <= now() + make_interval(days => $1)
-         AND ($2::timestamptz IS NULL OR (c.expires_at, c.id) > ($2::timestamptz, $3::text))
+         AND (c.expires_at, c.id) > ($2::timestamptz, $3::text)
          AND c.status NOT IN ('Archived', 'Revoked')
          AND EXISTS (
            SELECT 1 FROM unnest(rp.alert_thresholds_days) AS t(days)
@@ -215,8 +221,10 @@ export class RenewalRepository {
                              WHERE a.certificate_id = c.id AND a.expires_at = c.expires_at
                                AND a.threshold_days = t.days))
        ORDER BY c.expires_at, c.id LIMIT $4`,
-      [maxThresholdDays, after?.expires_at ?? null, after?.id ?? '', limit],
+      [maxThresholdDays, after?.expires_at ?? '-infinity', after?.id ?? '', limit],
     );
+    await executor.query(`SELECT set_config('enable_sort', 'on', true)`);
+    return rows;
   }
 
   /**

@@ -1,6 +1,7 @@
 import {
   expirySeverity,
   fromExpiryWarning,
+  fromDiscoveryFound,
   fromHealthStatusChange,
   fromJobStatusChange,
   fromRevocation,
@@ -220,6 +221,56 @@ describe('fromHealthStatusChange', () => {
   it('is keyed by check and time of change: a redelivery is the same fact', () => {
     expect(fromHealthStatusChange(change('healthy', 'down')).dedup_key).toBe(
       'endpoint.health_changed:hc-1:2026-11-25T00:00:00.000Z',
+    );
+  });
+});
+
+describe('fromDiscoveryFound', () => {
+  const found = (notAfter: string, location = 'network:10.0.0.5:443') => ({
+    fingerprint: 'ab'.repeat(32),
+    subject: 'CN=shop.internal',
+    issuer: 'CN=Some CA',
+    not_before: '2026-01-01T00:00:00.000Z',
+    not_after: notAfter,
+    location,
+    source: 'network' as const,
+    scan_id: 'scan-1',
+    found_at: '2026-11-25T00:00:00.000Z',
+  });
+
+  it.each([
+    ['2026-11-20T00:00:00.000Z', 'critical', -5],
+    ['2026-11-30T00:00:00.000Z', 'critical', 5],
+    ['2026-12-06T00:00:00.000Z', 'warning', 11],
+    ['2027-06-01T00:00:00.000Z', 'info', 188],
+  ] as const)('a certificate expiring %s is %s news', (notAfter, severity, days) => {
+    const event = fromDiscoveryFound(found(notAfter));
+    expect(event).toMatchObject({
+      type: 'discovery.found',
+      severity,
+      certificate_id: null,
+      owner_id: null,
+      team_id: null,
+      title: 'New certificate discovered: CN=shop.internal at network:10.0.0.5:443',
+      occurred_at: '2026-11-25T00:00:00.000Z',
+    });
+    expect(event.details).toMatchObject({
+      fingerprint: 'ab'.repeat(32),
+      days_remaining: days,
+      source: 'network',
+    });
+  });
+
+  it('is keyed by fingerprint: found again elsewhere is the same fact', () => {
+    const a = fromDiscoveryFound(found('2027-06-01T00:00:00.000Z'));
+    const elsewhere = fromDiscoveryFound(found('2027-06-01T00:00:00.000Z', 'agent:agt-1:/etc/ssl/a.pem'));
+    expect(a.dedup_key).toBe(`discovery.found:${'ab'.repeat(32)}`);
+    expect(elsewhere.dedup_key).toBe(a.dedup_key);
+  });
+
+  it('names the certificate by fingerprint when it has no subject', () => {
+    expect(fromDiscoveryFound({ ...found('2027-06-01T00:00:00.000Z'), subject: '' }).title).toBe(
+      `New certificate discovered: ${'ab'.repeat(32)} at network:10.0.0.5:443`,
     );
   });
 });

@@ -1,13 +1,14 @@
 import {
   CertificateExpiryWarning,
   CertificateRevoked,
+  DiscoveredCertificateFound,
   HealthCheckStatusChanged,
   JobStatusChanged,
 } from '@certlane/contracts';
 
 /**
  * The notification event types (spec 6.2 leaves the names to us; docs/notifications.md lists
- * them). Health, discovery and policy events are named now so rules can already select them.
+ * them). Policy events are named now so rules can already select them.
  */
 export const NOTIFICATION_EVENT_TYPES = [
   'certificate.expiring',
@@ -169,6 +170,41 @@ export function fromHealthStatusChange(event: HealthCheckStatusChanged): Notific
       error: event.error,
     },
     occurred_at: event.changed_at,
+  };
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * `health-monitor.v1.discovered-certificate.found` -> discovery.found: a certificate nobody manages
+ * yet, found for the first time. Severity by how long it had left when found (expirySeverity: an
+ * expired or nearly expired one is critical). The key is the fingerprint: one notification per
+ * certificate however often or wherever it is found again.
+ */
+export function fromDiscoveryFound(event: DiscoveredCertificateFound): NotificationEvent {
+  const daysRemaining = Math.floor((Date.parse(event.not_after) - Date.parse(event.found_at)) / DAY_MS);
+  const name = event.subject || event.fingerprint;
+  return {
+    type: 'discovery.found',
+    severity: expirySeverity(daysRemaining),
+    dedup_key: `discovery.found:${event.fingerprint}`,
+    certificate_id: null,
+    owner_id: null,
+    team_id: null,
+    environment: null,
+    issuer_id: null,
+    title: `New certificate discovered: ${name} at ${event.location}`,
+    details: {
+      fingerprint: event.fingerprint,
+      subject: event.subject,
+      issuer: event.issuer,
+      not_after: event.not_after,
+      days_remaining: daysRemaining,
+      location: event.location,
+      source: event.source,
+      scan_id: event.scan_id,
+    },
+    occurred_at: event.found_at,
   };
 }
 
