@@ -24,6 +24,8 @@ export function defaultProfile(defaults: DefaultProfileSettings): AcmeProfileSet
     newOrdersPerHour: defaults.newOrdersPerHour ?? 300,
     owner: null,
     team: null,
+    caaIdentities: null,
+    dnsPersist01: false,
   };
 }
 
@@ -40,6 +42,8 @@ export function profileSettings(row: AcmeProfileRow): AcmeProfileSettings {
     newOrdersPerHour: row.new_orders_per_hour,
     owner: row.owner,
     team: row.team,
+    caaIdentities: row.caa_identities === null ? null : [...row.caa_identities],
+    dnsPersist01: row.dns_persist_01,
   };
 }
 
@@ -57,6 +61,8 @@ export function acmeProfileDto(settings: AcmeProfileSettings, row: AcmeProfileRo
     new_orders_per_hour: settings.newOrdersPerHour,
     owner: settings.owner,
     team: settings.team,
+    caa_identities: settings.caaIdentities,
+    dns_persist_01: settings.dnsPersist01,
     directory_path:
       settings.id === DEFAULT_ACME_PROFILE ? '/acme/directory' : `/acme/profile/${settings.id}/directory`,
     stored: row !== null,

@@ -13,10 +13,14 @@ export interface AcmeCertificateRow {
   renewal_id: string;
   revoked_at: Date | null;
   revocation_reason: string | null;
+  /** The inventory certificate this one is a version of (issuance), once recorded. */
+  certificate_id: string | null;
+  /** The ACME certificate that renewed this one. */
+  replaced_by_id: string | null;
 }
 
 const COLUMNS =
-  'id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, revoked_at, revocation_reason';
+  'id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, revoked_at, revocation_reason, certificate_id, replaced_by_id';
 
 /** The certificates ACME orders produced: what `cert/{id}` downloads and revokeCert finds. */
 export class CertificateStore {
@@ -85,6 +89,46 @@ export class CertificateStore {
       `SELECT ${COLUMNS} FROM acme_certificates WHERE serial_hex = $1`,
       [serialHex],
     );
+  }
+
+  /**
+   * The certificate an order renews when it names none (RFC 9773 `replaces`): the newest of the
+   * account's certificates for exactly the same identifiers that nothing has replaced yet.
+   */
+  async latestForIdentifiers(
+    accountId: string,
+    identifiers: { type: string; value: string }[],
+  ): Promise<AcmeCertificateRow | null> {
+    const rows = await rowsOf<AcmeCertificateRow>(
+      this.executor,
+      `SELECT ${COLUMNS.split(', ')
+        .map((c) => `c.${c}`)
+        .join(', ')}
+       FROM acme_certificates c JOIN acme_orders o ON o.id = c.order_id
+       WHERE c.account_id = $1 AND c.replaced_by_id IS NULL
+         AND o.identifiers @> $2::jsonb AND $2::jsonb @> o.identifiers
+       ORDER BY c.created_at DESC LIMIT 1`,
+      [accountId, JSON.stringify(identifiers)],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Links a renewal to the certificate it replaces, once; false when something replaced it first. */
+  async markReplaced(id: string, replacedById: string): Promise<boolean> {
+    const rows = await rowsOf<{ id: string }>(
+      this.executor,
+      `UPDATE acme_certificates SET replaced_by_id = $2 WHERE id = $1 AND replaced_by_id IS NULL RETURNING id`,
+      [id, replacedById],
+    );
+    return rows.length === 1;
+  }
+
+  /** Remembers the inventory certificate this one was recorded as a version of. */
+  async setInventoryId(id: string, certificateId: string): Promise<void> {
+    await this.executor.query('UPDATE acme_certificates SET certificate_id = $2 WHERE id = $1', [
+      id,
+      certificateId,
+    ]);
   }
 
   /** Marks it revoked once; false when it already was (RFC 8555 7.6: alreadyRevoked). */
