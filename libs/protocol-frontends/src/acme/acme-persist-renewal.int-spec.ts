@@ -280,6 +280,19 @@ describe('ACME dns-persist-01, per-profile identities and EAB, renewals as inven
     }, 90_000);
   });
 
+  it('the inventory import as a version: version_of needs certificate_pem (400) and an existing certificate (404)', async () => {
+    const withoutPem = await api('POST', '/api/v1/certificates', {
+      version_of: 'mc-absent',
+      common_name: 'x.test',
+    });
+    expect(withoutPem.status).toBe(400);
+    const absent = await api('POST', '/api/v1/certificates', {
+      version_of: 'mc-absent',
+      certificate_pem: system.ca,
+    });
+    expect(absent.status).toBe(404);
+  });
+
   describe('EAB keys bound to a profile', () => {
     async function eabBinding(key: AcmeEabKeyCreated, url: string, jwk: JWK) {
       const jws = await new FlattenedSign(new TextEncoder().encode(JSON.stringify(jwk)))
