@@ -136,7 +136,10 @@ export class AcmeAdmin {
   }
 
   async createEabKey(request: CreateAcmeEabKeyRequest, context?: RequestContext): Promise<AcmeEabKeyCreated> {
-    if (request.profile_id && !(await new AcmeProfiles(this.deps.executor, this.deps.defaults).get(request.profile_id)))
+    if (
+      request.profile_id &&
+      !(await new AcmeProfiles(this.deps.executor, this.deps.defaults).get(request.profile_id))
+    )
       throw profileNotFound(request.profile_id);
     const id = randomId();
     const { hmacKey, sealed } = this.deps.eabKeys.generate(id);

@@ -524,7 +524,9 @@ export class AcmeServer {
 
   /** The challenge types a profile offers: dns-persist-01 only where enabled and the CA has a name. */
   private challengesOf(profile: AcmeProfileSettings): readonly ChallengeType[] {
-    return profile.dnsPersist01 && this.caaIdentitiesOf(profile).length ? WITH_DNS_PERSIST : OFFERED_CHALLENGES;
+    return profile.dnsPersist01 && this.caaIdentitiesOf(profile).length
+      ? WITH_DNS_PERSIST
+      : OFFERED_CHALLENGES;
   }
 
   /** The issuer domain names of a profile: its own, else the server-wide ones. */

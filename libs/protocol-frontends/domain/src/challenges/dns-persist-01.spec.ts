@@ -40,13 +40,17 @@ describe('checkDnsPersist (draft-ietf-acme-dns-persist)', () => {
   });
   it('accepts when one of several records fits (others for other CAs or accounts)', () => {
     expect(
-      problemOf(['other-ca.example; accounturi=https://o/acme/account/x', 'junk', `${ours}; policy=wildcard`]),
+      problemOf([
+        'other-ca.example; accounturi=https://o/acme/account/x',
+        'junk',
+        `${ours}; policy=wildcard`,
+      ]),
     ).toBeNull();
   });
   it('MUST: the issuer domain name must be one the challenge listed (incorrectResponse)', () => {
-    expect(problemOf(['other-ca.example; accounturi=https://acme.example/acme/account/acct12345678'])?.type).toBe(
-      'incorrectResponse',
-    );
+    expect(
+      problemOf(['other-ca.example; accounturi=https://acme.example/acme/account/acct12345678'])?.type,
+    ).toBe('incorrectResponse');
     expect(problemOf([])?.type).toBe('incorrectResponse');
   });
   it('MUST: accounturi must name the ordering account', () => {
