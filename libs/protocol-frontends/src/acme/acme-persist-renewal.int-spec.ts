@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { FlattenedSign, JWK } from 'jose';
 import { AcmeEabKeyCreated, AcmeProfileDto } from '@certlane/contracts';
 import { parseCertificates } from '@certlane/pki';
@@ -9,6 +14,7 @@ import { BindServer, startBind } from './testing/bind-server';
 import { setTxtRecords } from './testing/rfc2136';
 import { csrFor, exchange, TestAcmeClient } from './testing/acme-test-client';
 
+const run = promisify(execFile);
 const urn = (type: string) => `urn:ietf:params:acme:error:${type}`;
 const ISSUER_NAME = 'ca.persist.test';
 
@@ -24,6 +30,8 @@ describe('ACME dns-persist-01, per-profile identities and EAB, renewals as inven
   let db: Client;
   let defaultDirectory: string;
   let persistDirectory: string;
+  let work: string;
+  let caFile: string;
 
   const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
     httpsRequest(`${system.services['api-gateway'].url}${path}`, {
@@ -37,7 +45,8 @@ describe('ACME dns-persist-01, per-profile identities and EAB, renewals as inven
     });
 
   beforeAll(async () => {
-    bind = await startBind('test', await freePort());
+    // CAA naming only the persist profile's identity: that profile may issue under it, default not.
+    bind = await startBind('test', await freePort(), [`profca IN CAA 0 issue "${ISSUER_NAME}"`]);
     system = await startTestSystem('acmepersist', ['auth', 'api-gateway', 'issuance', 'protocol-frontends'], {
       SERVICE_ACME_DNS_RESOLVERS: bind.address,
       SERVICE_ACME_CAA_IDENTITIES: 'certlane.test',
@@ -45,6 +54,9 @@ describe('ACME dns-persist-01, per-profile identities and EAB, renewals as inven
     const origin = system.services['protocol-frontends'].url;
     defaultDirectory = `${origin}/acme/directory`;
     persistDirectory = `${origin}/acme/profile/persist/directory`;
+    work = mkdtempSync(join(tmpdir(), 'certlane-acme-persist-'));
+    caFile = join(work, 'ca.pem');
+    writeFileSync(caFile, system.ca);
     db = new Client({ connectionString: system.database.url });
     await db.connect();
     const created = await api('POST', '/api/v1/admin/acme/profiles', {
@@ -64,6 +76,7 @@ describe('ACME dns-persist-01, per-profile identities and EAB, renewals as inven
     await db?.end();
     await system?.stop();
     await bind?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
   });
 
   async function pollUntil(c: TestAcmeClient, url: string, done: (json: { status: string }) => boolean) {
@@ -131,6 +144,49 @@ describe('ACME dns-persist-01, per-profile identities and EAB, renewals as inven
         'certlane.test',
       ]);
     });
+
+    /** lego (Debian, unmodified) with dns-01 through RFC 2136 updates to the test BIND. */
+    async function lego(directory: string, domain: string): Promise<{ pem?: string; failure?: string }> {
+      const path = join(work, `lego-${domain}`);
+      try {
+        await run(
+          'lego',
+          [
+            '--server',
+            directory,
+            '--path',
+            path,
+            '--email',
+            'ops@example.com',
+            '--accept-tos',
+            '--domains',
+            domain,
+            '--dns',
+            'rfc2136',
+            '--dns.resolvers',
+            bind.address,
+            '--dns.disable-cp',
+            'run',
+          ],
+          {
+            env: { ...process.env, LEGO_CA_CERTIFICATES: caFile, RFC2136_NAMESERVER: bind.address },
+            timeout: 90_000,
+          },
+        );
+      } catch (error) {
+        return {
+          failure: `${(error as { stdout?: string }).stdout}${(error as { stderr?: string }).stderr}`,
+        };
+      }
+      return { pem: readFileSync(join(path, 'certificates', `${domain}.crt`), 'utf8') };
+    }
+
+    it("RFC 8659 4.2: CAA naming a profile's own identity permits that profile and forbids default (lego)", async () => {
+      const allowed = await lego(persistDirectory, 'www.profca.test');
+      expect(allowed.failure).toBeUndefined();
+      expect(new X509Certificate(allowed.pem!).subjectAltName).toBe('DNS:www.profca.test');
+      expect((await lego(defaultDirectory, 'web.profca.test')).failure).toContain(urn('caa'));
+    }, 180_000);
 
     it('refuses a profile whose caa_identities are not domain names', async () => {
       const bad = await api('POST', '/api/v1/admin/acme/profiles', {
