@@ -16,6 +16,10 @@ ALTER TABLE acme_eab_keys
 -- certificate_id (0001) is the inventory certificate the ACME certificate is a version of;
 -- replaced_by_id the ACME certificate that renewed it (RFC 9773 `replaces`, or the same
 -- identifiers ordered again by the same account).
+-- identifier_set: SHA-256 (base64url) of the order's sorted identifiers, so the certificate a
+-- renewal without `replaces` renews is one index probe (null for certificates stored before).
 ALTER TABLE acme_certificates
-  ADD COLUMN IF NOT EXISTS replaced_by_id text REFERENCES acme_certificates (id);
-CREATE INDEX IF NOT EXISTS acme_certificates_account_idx ON acme_certificates (account_id, created_at);
+  ADD COLUMN IF NOT EXISTS replaced_by_id text REFERENCES acme_certificates (id),
+  ADD COLUMN IF NOT EXISTS identifier_set text;
+CREATE INDEX IF NOT EXISTS acme_certificates_renewable_idx
+  ON acme_certificates (account_id, identifier_set, created_at) WHERE replaced_by_id IS NULL;

@@ -912,6 +912,7 @@ export class AcmeServer {
           notBefore: leaf.notBefore,
           notAfter: leaf.notAfter,
           renewalId: renewalCertId(leaf.decoded.authorityKeyIdentifier ?? Buffer.alloc(0), leaf.serialBytes),
+          identifiers: order.identifiers,
         });
         const renews =
           predecessor && (await certificates.markReplaced(predecessor.id, stored.id)) ? predecessor : null;

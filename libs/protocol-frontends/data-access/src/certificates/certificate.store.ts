@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { SqlExecutor } from '@certlane/platform';
 import { randomId, rowsOf } from '../sql/rows';
 
@@ -35,12 +36,14 @@ export class CertificateStore {
     notBefore: Date;
     notAfter: Date;
     renewalId: string;
+    /** The order's identifiers: what a later order for the same set renews. */
+    identifiers: { type: string; value: string }[];
   }): Promise<AcmeCertificateRow> {
     const [row] = await rowsOf<AcmeCertificateRow>(
       this.executor,
       `INSERT INTO acme_certificates
-         (id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+         (id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, identifier_set)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
       [
         randomId(),
         input.orderId,
@@ -51,6 +54,7 @@ export class CertificateStore {
         input.notBefore,
         input.notAfter,
         input.renewalId,
+        identifierSet(input.identifiers),
       ],
     );
     return row;
@@ -101,14 +105,10 @@ export class CertificateStore {
   ): Promise<AcmeCertificateRow | null> {
     const rows = await rowsOf<AcmeCertificateRow>(
       this.executor,
-      `SELECT ${COLUMNS.split(', ')
-        .map((c) => `c.${c}`)
-        .join(', ')}
-       FROM acme_certificates c JOIN acme_orders o ON o.id = c.order_id
-       WHERE c.account_id = $1 AND c.replaced_by_id IS NULL
-         AND o.identifiers @> $2::jsonb AND $2::jsonb @> o.identifiers
-       ORDER BY c.created_at DESC LIMIT 1`,
-      [accountId, JSON.stringify(identifiers)],
+      `SELECT ${COLUMNS} FROM acme_certificates
+       WHERE account_id = $1 AND identifier_set = $2 AND replaced_by_id IS NULL
+       ORDER BY created_at DESC LIMIT 1`,
+      [accountId, identifierSet(identifiers)],
     );
     return rows[0] ?? null;
   }
@@ -140,4 +140,10 @@ export class CertificateStore {
     );
     return rows.length === 1;
   }
+}
+
+/** The key of an identifier set, whatever its order: SHA-256 of the sorted `type:value` lines. */
+function identifierSet(identifiers: { type: string; value: string }[]): string {
+  const lines = [...new Set(identifiers.map((i) => `${i.type}:${i.value.toLowerCase()}`))].sort();
+  return createHash('sha256').update(lines.join('\n')).digest('base64url');
 }
