@@ -162,6 +162,7 @@ export class AcmeServer {
         issuerId: deps.issuerId,
         externalAccountRequired: deps.externalAccountRequired,
         newOrdersPerHour: deps.newOrdersPerHour,
+        caaIdentities: deps.caa?.identities,
       },
       PROFILE_CACHE_MS,
     );
@@ -723,7 +724,13 @@ export class AcmeServer {
     );
     if (!challenge) return null;
     const authorization = (await this.orders.authorization(challenge.authorization_id))!;
-    const identities = await this.issuerDomainNamesOf(authorization.id);
+    // The profile's identities are read only where they matter: dns-persist-01, or CAA of a name
+    // while some profile (or the server) names identities.
+    const identities =
+      challenge.type === 'dns-persist-01' ||
+      (authorization.identifier_type === 'dns' && (await this.profiles.anyCaaIdentities()))
+        ? await this.issuerDomainNamesOf(authorization.id)
+        : [];
     let outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization, {
       issuerDomainNames: identities,
     });
