@@ -550,6 +550,8 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
       { key: 'validity_days', label: 'Validity (days)', kind: 'count' },
       { key: 'allowed_domains', label: 'Allowed domains', kind: 'list' },
       { key: 'external_account_required', label: 'EAB required', kind: 'bool' },
+      { key: 'caa_identities', label: 'CAA identities', kind: 'list' },
+      { key: 'dns_persist_01', label: 'dns-persist-01', kind: 'bool' },
       { key: 'owner', label: 'Owner' },
     ],
     actions: [
@@ -612,6 +614,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
       { key: 'description', label: 'Description' },
       { key: 'owner', label: 'Owner' },
       { key: 'team', label: 'Team' },
+      { key: 'profile_id', label: 'Profile' },
       { key: 'bound_account_id', label: 'Account' },
       { key: 'created_at', label: 'Created', kind: 'time' },
     ],

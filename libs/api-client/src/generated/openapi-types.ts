@@ -74,7 +74,7 @@ export interface paths {
         get: operations["acmeListEabKeys"];
         put?: never;
         /**
-         * Creates an external account binding key; its HMAC key is in this answer only
+         * Creates an external account binding key (for one ACME profile, or any); its HMAC key is in this answer only
          * @description Admins only.
          */
         post: operations["acmeCreateEabKey"];
@@ -3115,6 +3115,8 @@ export interface components {
             id: string;
             /** @description The owner and team an account bound with this key inherits. */
             owner: string | null;
+            /** @description The ACME profile the key (and the account it binds) is limited to; null: any. */
+            profile_id: string | null;
             revoked_at: string | null;
             status: components["schemas"]["AcmeEabKeyStatus"];
             team: string | null;
@@ -3130,6 +3132,8 @@ export interface components {
             id: string;
             /** @description The owner and team an account bound with this key inherits. */
             owner: string | null;
+            /** @description The ACME profile the key (and the account it binds) is limited to; null: any. */
+            profile_id: string | null;
             revoked_at: string | null;
             status: components["schemas"]["AcmeEabKeyStatus"];
             team: string | null;
@@ -3141,12 +3145,16 @@ export interface components {
             allow_ip: boolean;
             /** @description Orders may name only these domains and names under them; empty: any. */
             allowed_domains: string[];
+            /** @description The issuer domain names naming this CA in CAA and dns-persist-01 records for this profile (its directory's meta.caaIdentities); null: SERVICE_ACME_CAA_IDENTITIES; empty: no CAA check. */
+            caa_identities: string[] | null;
             created_at: string | null;
             /** @description Orders may not name these domains or names under them (wins over allowed_domains). */
             denied_domains: string[];
             description: string;
             /** @description The directory URL of the profile, relative to the origin. */
             directory_path: string;
+            /** @description Whether dns-persist-01 (draft-ietf-acme-dns-persist) is offered (needs CAA identities). */
+            dns_persist_01: boolean;
             external_account_required: boolean;
             id: string;
             /** @description The issuer that signs (an id of /api/v1/issuers); null: issuance's default issuer. */
@@ -3163,8 +3171,10 @@ export interface components {
         AcmeProfileFields: {
             allow_ip?: boolean;
             allowed_domains?: string[];
+            caa_identities?: string[];
             denied_domains?: string[];
             description?: string;
+            dns_persist_01?: boolean;
             external_account_required?: boolean;
             issuer_id?: string;
             new_orders_per_hour?: number;
@@ -3724,13 +3734,16 @@ export interface components {
         CreateAcmeEabKeyRequest: {
             description?: string;
             owner?: string;
+            profile_id?: string;
             team?: string;
         };
         CreateAcmeProfileRequest: {
             allow_ip?: boolean;
             allowed_domains?: string[];
+            caa_identities?: string[];
             denied_domains?: string[];
             description?: string;
+            dns_persist_01?: boolean;
             external_account_required?: boolean;
             id: string;
             issuer_id?: string;
@@ -3776,6 +3789,7 @@ export interface components {
             source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME";
             tags?: Record<string, never>;
             team_id?: string;
+            version_of?: string;
         };
         CreateEstProfileRequest: {
             auth_methods: ("basic" | "mtls")[];
@@ -5987,6 +6001,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];

@@ -25,7 +25,7 @@ export const OPERATIONS = {
     "method": "POST",
     "path": "/api/v1/admin/acme/eab-keys",
     "tag": "admin",
-    "summary": "Creates an external account binding key; its HMAC key is in this answer only",
+    "summary": "Creates an external account binding key (for one ACME profile, or any); its HMAC key is in this answer only",
     "access": [
       "admin"
     ],

@@ -69,9 +69,11 @@ export const ACME_ADMIN_ROUTES = [
     path: `${BASE}/eab-keys`,
     adminOnly: true,
     status: 201,
-    errors: [400, 401, 403],
+    // 404: the profile_id names no ACME profile.
+    errors: [400, 401, 403, 404],
     subject: 'protocol-frontends.v1.acme-create-eab-key',
-    summary: 'Creates an external account binding key; its HMAC key is in this answer only',
+    summary:
+      'Creates an external account binding key (for one ACME profile, or any); its HMAC key is in this answer only',
     optionalBody: true,
     body: CreateAcmeEabKeyRequest,
     response: 'AcmeEabKeyCreated',

@@ -20,6 +20,9 @@ export type AcmeAccountStatus = (typeof ACME_ACCOUNT_STATUSES)[number];
 /** The ids the ACME server gives accounts and EAB keys: base64url, as in its URLs. */
 const ACME_ID = /^[A-Za-z0-9_-]{8,64}$/;
 
+/** An ACME profile id: `/acme/profile/{id}/` and the `profile` of a newOrder. */
+export const ACME_PROFILE_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
 /** An ACME account as operators see it (ADR 0060): never its key, only the key's thumbprint. */
 export interface AcmeAccountDto {
   id: string;
@@ -66,6 +69,8 @@ export interface AcmeEabKeyDto {
   /** The owner and team an account bound with this key inherits. */
   owner: string | null;
   team: string | null;
+  /** The ACME profile the key (and the account it binds) is limited to; null: any. */
+  profile_id: string | null;
   created_by: string;
   created_at: string;
   bound_account_id: string | null;
@@ -96,6 +101,12 @@ export class CreateAcmeEabKeyRequest {
   @IsString({ message: 'team must be a string' })
   @Length(1, 128, { message: 'team must be 1 to 128 characters' })
   team?: string;
+
+  /** The ACME profile the key is for: it binds an account only there, and that account orders only there. */
+  @IsOptional()
+  @IsString({ message: 'profile_id must be an ACME profile id' })
+  @Matches(ACME_PROFILE_ID, { message: 'profile_id must be an ACME profile id' })
+  profile_id?: string;
 }
 
 export class AcmeEabKeyIdRequest {
@@ -106,9 +117,12 @@ export class AcmeEabKeyIdRequest {
 
 // ---- ACME profiles (issue 19 point 7) ----
 
-/** An ACME profile id: `/acme/profile/{id}/` and the `profile` of a newOrder. */
-export const ACME_PROFILE_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-export const ACME_PROFILE_LIMITS = { validityDays: 3650, newOrdersPerHour: 1_000_000, domains: 500 } as const;
+export const ACME_PROFILE_LIMITS = {
+  validityDays: 3650,
+  newOrdersPerHour: 1_000_000,
+  domains: 500,
+  caaIdentities: 10,
+} as const;
 
 /**
  * An ACME profile (ADR 0060). `default` (the `/acme/...` shorthands) is built from the
@@ -131,6 +145,13 @@ export interface AcmeProfileDto {
   /** Who owns what the profile issues (recorded with each issuance). */
   owner: string | null;
   team: string | null;
+  /**
+   * The issuer domain names naming this CA in CAA and dns-persist-01 records for this profile
+   * (its directory's meta.caaIdentities); null: SERVICE_ACME_CAA_IDENTITIES; empty: no CAA check.
+   */
+  caa_identities: string[] | null;
+  /** Whether dns-persist-01 (draft-ietf-acme-dns-persist) is offered (needs CAA identities). */
+  dns_persist_01: boolean;
   /** The directory URL of the profile, relative to the origin. */
   directory_path: string;
   stored: boolean;
@@ -194,6 +215,16 @@ class AcmeProfileFields {
   @IsString({ message: 'team must be a string' })
   @Length(1, 128, { message: 'team must be 1 to 128 characters' })
   team?: string | null;
+
+  @IsOptional()
+  @IsArray({ message: 'caa_identities must be a list of domain names' })
+  @ArrayMaxSize(ACME_PROFILE_LIMITS.caaIdentities, { message: 'caa_identities has too many entries' })
+  @IsString({ each: true, message: 'caa_identities must be a list of domain names' })
+  caa_identities?: string[] | null;
+
+  @IsOptional()
+  @IsBoolean({ message: 'dns_persist_01 must be a boolean' })
+  dns_persist_01?: boolean;
 }
 
 /** POST /api/v1/admin/acme/profiles. */

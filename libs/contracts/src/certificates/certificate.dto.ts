@@ -168,6 +168,16 @@ export class CreateCertificateRequest extends CertificateFields {
   @IsString()
   @MaxLength(262144)
   certificate_pem?: string;
+
+  /**
+   * With certificate_pem: store the certificate as the new current version of this inventory
+   * certificate (a renewal made elsewhere, such as an ACME order replacing it) instead of as a new
+   * certificate; the other fields of the request are not applied.
+   */
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  version_of?: string;
 }
 
 /** PUT /api/v1/certificates/{id}: the fields given replace the stored ones. */

@@ -16,6 +16,7 @@ export * from './limits/rate-limit';
 export * from './renewal-info/renewal-info';
 export * from './challenges/validation-retry';
 export * from './challenges/tls-alpn-01';
+export * from './challenges/dns-persist-01';
 export * from './profiles/acme-profile';
 export * from './caa/caa';
 // EST (issue 20; ADR 0058).

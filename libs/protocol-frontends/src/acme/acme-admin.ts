@@ -74,6 +74,7 @@ export function acmeEabKeyDto(row: AcmeEabKeyRow): AcmeEabKeyDto {
     description: row.description,
     owner: row.owner,
     team: row.team,
+    profile_id: row.profile_id,
     created_by: row.created_by,
     created_at: iso(row.created_at)!,
     bound_account_id: row.bound_account_id,
@@ -135,6 +136,11 @@ export class AcmeAdmin {
   }
 
   async createEabKey(request: CreateAcmeEabKeyRequest, context?: RequestContext): Promise<AcmeEabKeyCreated> {
+    if (
+      request.profile_id &&
+      !(await new AcmeProfiles(this.deps.executor, this.deps.defaults).get(request.profile_id))
+    )
+      throw profileNotFound(request.profile_id);
     const id = randomId();
     const { hmacKey, sealed } = this.deps.eabKeys.generate(id);
     return this.deps.transaction(async (executor) => {
@@ -144,11 +150,13 @@ export class AcmeAdmin {
         description: request.description ?? null,
         owner: request.owner ?? null,
         team: request.team ?? null,
+        profileId: request.profile_id ?? null,
         createdBy: context?.actor_id ?? 'unknown',
       });
       await this.audit(executor, AuditAction.AcmeEabKeyCreated, 'config', 'acme_eab_key', id, context, {
         owner: row.owner,
         team: row.team,
+        profile_id: row.profile_id,
       });
       return { ...acmeEabKeyDto(row), hmac_key: hmacKey.toString('base64url') };
     });
@@ -259,6 +267,8 @@ export class AcmeAdmin {
       new_orders_per_hour: settings.newOrdersPerHour,
       owner: settings.owner,
       team: settings.team,
+      caa_identities: settings.caaIdentities,
+      dns_persist_01: settings.dnsPersist01,
     };
   }
 
@@ -283,10 +293,16 @@ export class AcmeAdmin {
       new_orders_per_hour: pick('new_orders_per_hour'),
       owner: pick('owner'),
       team: pick('team'),
+      caa_identities: (() => {
+        const identities = pick('caa_identities');
+        return identities === null ? null : [...new Set(identities.map((i) => i.toLowerCase()))];
+      })(),
+      dns_persist_01: pick('dns_persist_01'),
     };
     const problems = acmeProfileProblems({
       allowedDomains: settings.allowed_domains,
       deniedDomains: settings.denied_domains,
+      caaIdentities: settings.caa_identities,
     });
     if (problems.length > 0)
       throw new CertlaneError(ErrorCode.AcmeProfileInvalid, problems.join('; '), { problems });

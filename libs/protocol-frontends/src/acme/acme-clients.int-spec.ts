@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { X509Certificate } from 'node:crypto';
 import { createServer as createTlsServer } from 'node:tls';
 import { freePort, startTestSystem, TestSystem } from '@certlane/testing';
+import { Client } from 'pg';
 import { BindServer, startBind } from './testing/bind-server';
 import { exchange, TestAcmeClient } from './testing/acme-test-client';
 
@@ -162,6 +163,26 @@ describe('ACME server with real clients', () => {
     const renewed = readFileSync(join(live, 'cert.pem'), 'utf8');
     expect(new X509Certificate(renewed).serialNumber).not.toBe(new X509Certificate(pem).serialNumber);
     expect(sans(renewed)).toBe(sans(pem));
+    // The renewal (same names, same account) is the next version of the same inventory
+    // certificate, not a second certificate (issue 19 point 8, ADR 0068).
+    const db = new Client({ connectionString: system.database.url });
+    await db.connect();
+    try {
+      const serial = (p: string) => new X509Certificate(p).serialNumber.toLowerCase().replace(/^0+/, '');
+      const { rows } = await db.query(
+        `SELECT DISTINCT certificate_id FROM issuance.certificate_versions
+         WHERE ltrim(lower(serial_number), '0') = ANY($1)`,
+        [[serial(pem), serial(renewed)]],
+      );
+      expect(rows).toHaveLength(1);
+      const versions = await db.query(
+        'SELECT count(*)::int AS n FROM issuance.certificate_versions WHERE certificate_id = $1',
+        [rows[0].certificate_id],
+      );
+      expect(versions.rows[0].n).toBe(2);
+    } finally {
+      await db.end();
+    }
 
     const { stdout, stderr } = await run(
       'certbot',

@@ -9,6 +9,8 @@ export interface DefaultProfileSettings {
   issuerId?: string;
   externalAccountRequired?: boolean;
   newOrdersPerHour?: number;
+  /** SERVICE_ACME_CAA_IDENTITIES: what profiles without their own inherit. */
+  caaIdentities?: readonly string[];
 }
 
 export function defaultProfile(defaults: DefaultProfileSettings): AcmeProfileSettings {
@@ -24,6 +26,8 @@ export function defaultProfile(defaults: DefaultProfileSettings): AcmeProfileSet
     newOrdersPerHour: defaults.newOrdersPerHour ?? 300,
     owner: null,
     team: null,
+    caaIdentities: null,
+    dnsPersist01: false,
   };
 }
 
@@ -40,6 +44,8 @@ export function profileSettings(row: AcmeProfileRow): AcmeProfileSettings {
     newOrdersPerHour: row.new_orders_per_hour,
     owner: row.owner,
     team: row.team,
+    caaIdentities: row.caa_identities === null ? null : [...row.caa_identities],
+    dnsPersist01: row.dns_persist_01,
   };
 }
 
@@ -57,6 +63,8 @@ export function acmeProfileDto(settings: AcmeProfileSettings, row: AcmeProfileRo
     new_orders_per_hour: settings.newOrdersPerHour,
     owner: settings.owner,
     team: settings.team,
+    caa_identities: settings.caaIdentities,
+    dns_persist_01: settings.dnsPersist01,
     directory_path:
       settings.id === DEFAULT_ACME_PROFILE ? '/acme/directory' : `/acme/profile/${settings.id}/directory`,
     stored: row !== null,
@@ -79,6 +87,7 @@ export function profilesChanged(): void {
 
 /** The ACME profiles in force: the stored ones, and `default` from the settings unless stored. */
 export class AcmeProfiles {
+  private anyIdentities?: { value: Promise<boolean>; generation: number; until: number };
   private readonly cached = new Map<
     string,
     { settings: Promise<AcmeProfileSettings | null>; generation: number; until: number }
@@ -106,6 +115,29 @@ export class AcmeProfiles {
     const row = await new AcmeProfileStore(this.executor).get(id);
     if (row) return profileSettings(row);
     return id === DEFAULT_ACME_PROFILE ? defaultProfile(this.defaults) : null;
+  }
+
+  /**
+   * Whether any profile names CAA identities (its own, or the server-wide ones it inherits);
+   * cached as `get` is, so validations skip the profile lookup on servers without CAA.
+   */
+  async anyCaaIdentities(): Promise<boolean> {
+    const now = Date.now();
+    if (
+      this.anyIdentities &&
+      this.anyIdentities.generation === profileGeneration &&
+      this.anyIdentities.until > now
+    )
+      return this.anyIdentities.value;
+    const value = this.all().then((profiles) =>
+      profiles.some(
+        ({ settings }) => (settings.caaIdentities ?? this.defaults.caaIdentities ?? []).length > 0,
+      ),
+    );
+    if (this.cacheMs > 0)
+      this.anyIdentities = { value, generation: profileGeneration, until: now + this.cacheMs };
+    value.catch(() => (this.anyIdentities = undefined));
+    return value;
   }
 
   /** Every profile, `default` first. */

@@ -8,6 +8,7 @@ import {
   AcmeAccountRow,
   AcmeAuthorizationRow,
   AcmeChallengeRow,
+  AcmeEabKeyRow,
   AcmeOrderRow,
   CertificateStore,
   EabKeyStore,
@@ -15,6 +16,7 @@ import {
   NonceStore,
   RateLimitStore,
   OrderStore,
+  profileOfAuthorization,
 } from '@certlane/protocol-frontends-data-access';
 import {
   ACME_JWS_ALGORITHMS,
@@ -24,6 +26,7 @@ import {
   acmeNotFound,
   authenticateAcmeRequest,
   challengeTypesFor,
+  ChallengeType,
   AcmeProfileSettings,
   checkCsrAgainstOrder,
   checkIdentifiersForProfile,
@@ -63,19 +66,26 @@ export interface AcmeIssuer {
     not_after: string;
   }>;
   revoke(input: { issuerId: string; serialHex: string; reason: string }): Promise<void>;
-  /** Records an issued certificate in the inventory with source ACME and its owner and team. */
+  /**
+   * Records an issued certificate in the inventory with source ACME and its owner and team: as a
+   * new version of `versionOf` (the inventory certificate it renews) when given. Answers the
+   * inventory certificate's id.
+   */
   record(input: {
     fullPem: string;
     profileId: string;
     owner: string | null;
     team: string | null;
-  }): Promise<void>;
+    versionOf?: string;
+  }): Promise<{ id: string }>;
 }
 
 export type ChallengeValidator = (
   challenge: AcmeChallengeRow,
   authorization: AcmeAuthorizationRow,
   keyAuthorization: string,
+  /** dns-persist-01: the issuer domain names the challenge listed. */
+  context: { issuerDomainNames: readonly string[] },
 ) => Promise<{ ok: true } | { ok: false; problem: AcmeProblem }>;
 
 export interface AcmeServerDependencies {
@@ -100,7 +110,10 @@ export interface AcmeServerDependencies {
   eabKeys?: EabKeyBox;
   /** newAccount needs an external account binding (RFC 8555 7.3.4). */
   externalAccountRequired?: boolean;
-  /** CAA checking (RFC 8659, RFC 8657) and the identities the directory names; without it, none. */
+  /**
+   * CAA checking (RFC 8659, RFC 8657) and the server-wide identities (a profile's own replace
+   * them); without it, or with no identities for a profile, no CAA check and no dns-persist-01.
+   */
   caa?: { check: CaaCheck; identities: readonly string[] };
   /** Reports a failure the client only sees as serverInternal (or not at all: background validation). */
   onBackgroundError?: (error: unknown) => void;
@@ -118,8 +131,9 @@ const REVOCATION_REASONS: Record<number, string> = {
 /** RFC 8659 3: how old a CAA check may be when the certificate is issued. */
 const CAA_RECHECK_AFTER_MS = 8 * 3600_000;
 
-/** The challenge types this server validates today. */
+/** The challenge types every profile offers; dns-persist-01 is offered per profile. */
 const OFFERED_CHALLENGES = ['http-01', 'dns-01', 'tls-alpn-01'] as const;
+const WITH_DNS_PERSIST = [...OFFERED_CHALLENGES, 'dns-persist-01'] as const;
 
 type Handler = (
   request: AcmeHttpRequest,
@@ -148,6 +162,7 @@ export class AcmeServer {
         issuerId: deps.issuerId,
         externalAccountRequired: deps.externalAccountRequired,
         newOrdersPerHour: deps.newOrdersPerHour,
+        caaIdentities: deps.caa?.identities,
       },
       PROFILE_CACHE_MS,
     );
@@ -245,7 +260,9 @@ export class AcmeServer {
       renewalInfo: urls.url('renewal-info'),
       meta: {
         externalAccountRequired: profile.externalAccountRequired,
-        ...(this.deps.caa ? { caaIdentities: [...this.deps.caa.identities] } : {}),
+        ...(this.caaIdentitiesOf(profile).length
+          ? { caaIdentities: [...this.caaIdentitiesOf(profile)] }
+          : {}),
         // draft-ietf-acme-profiles: the profiles a newOrder may name.
         profiles: Object.fromEntries(
           profiles.map(({ settings }) => [settings.id, settings.description || `The ${settings.id} profile`]),
@@ -305,7 +322,7 @@ export class AcmeServer {
       payload.json.externalAccountBinding,
       request,
       jwk,
-      profile.externalAccountRequired,
+      profile,
     );
     const { account, created } = await this.deps.transaction(async (executor) => {
       await this.takeIpSlot(executor, 'new-accounts-ip', request, this.deps.newAccountsPerIpPerHour ?? 300);
@@ -345,10 +362,10 @@ export class AcmeServer {
     value: unknown,
     request: AcmeHttpRequest,
     jwk: JWK,
-    required: boolean,
+    profile: AcmeProfileSettings,
   ): Promise<{ id: string; owner: string | null; team: string | null } | null> {
     if (value === undefined) {
-      if (required)
+      if (profile.externalAccountRequired)
         throw new AcmeProblem('externalAccountRequired', 'this server requires an external account binding');
       return null;
     }
@@ -365,7 +382,14 @@ export class AcmeServer {
         return box.open(key.id, key.hmac_sealed);
       },
     );
-    const bound = key!;
+    const bound = key as unknown as AcmeEabKeyRow;
+    // A key made for one profile binds no account through another (checked after the MAC, so an
+    // outsider learns nothing of the key).
+    if (bound.profile_id && bound.profile_id !== profile.id)
+      throw new AcmeProblem(
+        'unauthorized',
+        `the external account key is for profile ${bound.profile_id}, not ${profile.id}`,
+      );
     return { id: bound.id, owner: bound.owner, team: bound.team };
   }
 
@@ -445,11 +469,13 @@ export class AcmeServer {
         'unauthorized',
         `profile ${profile.id} requires an account created with an external account binding`,
       );
+    await this.checkEabProfile(accountRow, profile);
     const identifiers = checkOrderIdentifiers(payload.json.identifiers, { allowIp: profile.allowIp });
     checkIdentifiersForProfile(identifiers, profile);
     await this.checkFailedValidations(account!.id, identifiers);
     const replaces = await this.checkReplaces(payload.json.replaces, account!.id, identifiers);
-    const unreachable = identifiers.filter((i) => challengeTypesFor(i, OFFERED_CHALLENGES).length === 0);
+    const offered = this.challengesOf(profile);
+    const unreachable = identifiers.filter((i) => challengeTypesFor(i, offered).length === 0);
     if (unreachable.length)
       throw new AcmeProblem(
         'rejectedIdentifier',
@@ -481,7 +507,7 @@ export class AcmeServer {
         expiresAt: (reused) => orderExpiry(now, reused),
         authorizationExpiresAt: new Date(now.getTime() + DEFAULT_ACME_LIFETIMES.pendingMs),
         reuseUntil: new Date(now.getTime() + 24 * 3600_000),
-        challengeTypes: (identifier) => challengeTypesFor(identifier, OFFERED_CHALLENGES),
+        challengeTypes: (identifier) => challengeTypesFor(identifier, offered),
         replaces,
       });
       await this.audit(executor, AuditAction.AcmeOrderCreated, 'acme_order', created.order.id, account!.id, {
@@ -496,6 +522,29 @@ export class AcmeServer {
       Location: urls.order(order.id),
     });
   };
+
+  /** The challenge types a profile offers: dns-persist-01 only where enabled and the CA has a name. */
+  private challengesOf(profile: AcmeProfileSettings): readonly ChallengeType[] {
+    return profile.dnsPersist01 && this.caaIdentitiesOf(profile).length
+      ? WITH_DNS_PERSIST
+      : OFFERED_CHALLENGES;
+  }
+
+  /** The issuer domain names of a profile: its own, else the server-wide ones. */
+  private caaIdentitiesOf(profile: AcmeProfileSettings): readonly string[] {
+    return profile.caaIdentities ?? this.deps.caa?.identities ?? [];
+  }
+
+  /** An account bound with a profile's EAB key orders only under that profile. */
+  private async checkEabProfile(account: AcmeAccountRow | null, profile: AcmeProfileSettings): Promise<void> {
+    if (!account?.eab_key_id) return;
+    const key = await new EabKeyStore(this.deps.executor).byId(account.eab_key_id);
+    if (key?.profile_id && key.profile_id !== profile.id)
+      throw new AcmeProblem(
+        'unauthorized',
+        `this account was bound with an external account key for profile ${key.profile_id}`,
+      );
+  }
 
   /** RFC 8555 6.6: one event of a per-client-address limit, in the caller's transaction. */
   private async takeIpSlot(executor: SqlExecutor, kind: string, request: AcmeHttpRequest, limit: number) {
@@ -617,11 +666,14 @@ export class AcmeServer {
     urls: AcmeUrls,
   ): Promise<Record<string, unknown>> {
     const challenges = await this.orders.challengesOf(authorization.id);
+    const issuerDomainNames = challenges.some((c) => c.type === 'dns-persist-01')
+      ? await this.issuerDomainNamesOf(authorization.id)
+      : [];
     return {
       identifier: { type: authorization.identifier_type, value: authorization.identifier_value },
       status: effectiveAuthorizationStatus(timed(authorization), new Date()),
       expires: authorization.expires_at.toISOString(),
-      challenges: challenges.map((c) => challengeObject(c, urls)),
+      challenges: challenges.map((c) => challengeObject(c, urls, issuerDomainNames)),
       ...(authorization.wildcard ? { wildcard: true } : {}),
     };
   }
@@ -653,7 +705,9 @@ export class AcmeServer {
         } else challenge = (await this.orders.challenge(id!))!;
       }
     }
-    return json(200, challengeObject(challenge, urls), {
+    const issuerDomainNames =
+      challenge.type === 'dns-persist-01' ? await this.issuerDomainNamesOf(authorization.id) : [];
+    return json(200, challengeObject(challenge, urls, issuerDomainNames), {
       Link: `<${urls.authz(authorization.id)}>;rel="up"`,
     });
   };
@@ -670,10 +724,19 @@ export class AcmeServer {
     );
     if (!challenge) return null;
     const authorization = (await this.orders.authorization(challenge.authorization_id))!;
-    let outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization);
+    // The profile's identities are read only where they matter: dns-persist-01, or CAA of a name
+    // while some profile (or the server) names identities.
+    const identities =
+      challenge.type === 'dns-persist-01' ||
+      (authorization.identifier_type === 'dns' && (await this.profiles.anyCaaIdentities()))
+        ? await this.issuerDomainNamesOf(authorization.id)
+        : [];
+    let outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization, {
+      issuerDomainNames: identities,
+    });
     // RFC 8659 3: CAA is checked once control is shown, with the method that showed it (RFC 8657 4).
     if (outcome.ok) {
-      const refused = await this.checkCaa(authorization, challenge.type);
+      const refused = await this.checkCaa(authorization, challenge.type, identities);
       if (refused) outcome = { ok: false, problem: refused };
     }
     if (!outcome.ok) {
@@ -732,27 +795,41 @@ export class AcmeServer {
     return next.to;
   }
 
-  private checkCaa(authorization: AcmeAuthorizationRow, method: string): Promise<AcmeProblem | null> {
-    if (!this.deps.caa) return Promise.resolve(null);
+  private checkCaa(
+    authorization: AcmeAuthorizationRow,
+    method: string,
+    identities: readonly string[],
+  ): Promise<AcmeProblem | null> {
+    if (!this.deps.caa || identities.length === 0) return Promise.resolve(null);
     return this.deps.caa.check({
       identifier: { type: authorization.identifier_type, value: authorization.identifier_value },
       wildcard: authorization.wildcard,
       accountId: authorization.account_id,
       validationMethod: method,
+      identities,
     });
+  }
+
+  /** The issuer domain names (CAA identities) of the profile an authorization is validated for. */
+  private async issuerDomainNamesOf(authorizationId: string): Promise<readonly string[]> {
+    const profileId = await profileOfAuthorization(this.deps.executor, authorizationId);
+    const profile = profileId ? await this.profiles.get(profileId) : null;
+    return profile ? this.caaIdentitiesOf(profile) : (this.deps.caa?.identities ?? []);
   }
 
   /**
    * RFC 8659 3: issuance follows a CAA check by at most 8 hours; a reused authorization whose
-   * validation is older is checked again at finalize.
+   * validation is older is checked again at finalize. A profile with its own CAA identities
+   * checks every authorization again: one may have been validated for another profile's.
    */
-  private async recheckCaa(orderId: string): Promise<void> {
-    if (!this.deps.caa) return;
-    const staleBefore = Date.now() - CAA_RECHECK_AFTER_MS;
+  private async recheckCaa(orderId: string, profile: AcmeProfileSettings): Promise<void> {
+    const identities = this.caaIdentitiesOf(profile);
+    if (!this.deps.caa || identities.length === 0) return;
+    const staleBefore = profile.caaIdentities ? Infinity : Date.now() - CAA_RECHECK_AFTER_MS;
     for (const authorization of await this.orders.authorizationsOf(orderId)) {
       const valid = (await this.orders.challengesOf(authorization.id)).find((c) => c.status === 'valid');
       if (!valid || (valid.validated_at && valid.validated_at.getTime() >= staleBefore)) continue;
-      const refused = await this.checkCaa(authorization, valid.type);
+      const refused = await this.checkCaa(authorization, valid.type, identities);
       if (refused) throw refused;
     }
   }
@@ -810,7 +887,7 @@ export class AcmeServer {
       if (error instanceof PkiError) throw new AcmeProblem('badCSR', error.message);
       throw error;
     }
-    await this.recheckCaa(order.id);
+    await this.recheckCaa(order.id, profile);
     if (order.replaces && (await this.orders.replacedBy(order.replaces)))
       throw new AcmeProblem('alreadyReplaced', 'another order has already replaced this certificate');
     // The compare-and-set makes one finalize of a ready order win; a second sees processing.
@@ -826,8 +903,14 @@ export class AcmeServer {
       // Who owns it: the account's EAB key's owner and team, else the profile's.
       const owner = accountRow?.owner ?? profile.owner;
       const team = accountRow?.team ?? profile.team;
-      await this.deps.transaction(async (executor) => {
-        await new CertificateStore(executor).insert({
+      // What it renews: the certificate `replaces` named (RFC 9773 5), else the account's newest
+      // certificate for exactly these identifiers.
+      const predecessor = order.replaces
+        ? await this.certificates.byRenewalId(order.replaces)
+        : await this.certificates.latestForIdentifiers(order.account_id, order.identifiers);
+      const { stored, renews } = await this.deps.transaction(async (executor) => {
+        const certificates = new CertificateStore(executor);
+        const stored = await certificates.insert({
           orderId: order.id,
           accountId: order.account_id,
           issuerId: issued.issuer_id,
@@ -836,7 +919,10 @@ export class AcmeServer {
           notBefore: leaf.notBefore,
           notAfter: leaf.notAfter,
           renewalId: renewalCertId(leaf.decoded.authorityKeyIdentifier ?? Buffer.alloc(0), leaf.serialBytes),
+          identifiers: order.identifiers,
         });
+        const renews =
+          predecessor && (await certificates.markReplaced(predecessor.id, stored.id)) ? predecessor : null;
         await new OrderStore(executor).setOrderStatus(order.id, 'processing', 'valid');
         await this.audit(
           executor,
@@ -852,13 +938,22 @@ export class AcmeServer {
             profile: profile.id,
             owner,
             team,
+            ...(renews ? { replaces: renews.serial_hex } : {}),
           },
         );
+        return { stored, renews };
       });
       // The certificate is issued either way: a failed inventory record is reported, not answered
-      // as a failed order.
+      // as a failed order. A renewal is the next version of the certificate it replaces.
       await this.deps.issuer
-        .record({ fullPem: issued.full_pem, profileId: profile.id, owner, team })
+        .record({
+          fullPem: issued.full_pem,
+          profileId: profile.id,
+          owner,
+          team,
+          ...(renews?.certificate_id ? { versionOf: renews.certificate_id } : {}),
+        })
+        .then((recorded) => this.certificates.setInventoryId(stored.id, recorded.id))
         .catch((error: unknown) => this.deps.onBackgroundError?.(error));
     } catch (error) {
       const failure =
@@ -883,6 +978,7 @@ export class AcmeServer {
       notBefore: certificate.not_before,
       notAfter: certificate.not_after,
       revokedAt: certificate.revoked_at,
+      replaced: certificate.replaced_by_id !== null,
     });
     return json(
       200,
@@ -1070,12 +1166,19 @@ function accountObject(account: AcmeAccountRow, urls: AcmeUrls): Record<string, 
   };
 }
 
-function challengeObject(challenge: AcmeChallengeRow, urls: AcmeUrls): Record<string, unknown> {
+function challengeObject(
+  challenge: AcmeChallengeRow,
+  urls: AcmeUrls,
+  issuerDomainNames: readonly string[],
+): Record<string, unknown> {
   return {
     type: challenge.type,
     url: urls.challenge(challenge.id),
     status: challenge.status,
-    token: challenge.token,
+    // draft-ietf-acme-dns-persist: no token; the names a record may give for this CA instead.
+    ...(challenge.type === 'dns-persist-01'
+      ? { 'issuer-domain-names': [...issuerDomainNames] }
+      : { token: challenge.token }),
     ...(challenge.validated_at ? { validated: challenge.validated_at.toISOString() } : {}),
     ...(challenge.error ? { error: challenge.error } : {}),
   };

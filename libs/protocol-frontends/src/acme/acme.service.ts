@@ -16,7 +16,7 @@ import { NonceStore, OrderStore, RateLimitStore } from '@certlane/protocol-front
 import { AcmeProblem } from '@certlane/protocol-frontends-domain';
 import { AcmeServer } from './acme-server';
 import { EabKeyBox } from './eab-key-box';
-import { validateDns01 } from './dns01-validator';
+import { validateDns01, validateDnsPersist01 } from './dns01-validator';
 import { validateHttp01 } from './http01-validator';
 import { validateTlsAlpn01 } from './tls-alpn01-validator';
 import { caaChecker } from './caa-checker';
@@ -55,18 +55,11 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       failedValidationsPerHour: config.acme.failedValidationsPerHour,
       eabKeys: new EabKeyBox(config.configEncryptionKey),
       externalAccountRequired: config.acme.externalAccountRequired,
-      ...(config.acme.caaIdentities.length
-        ? {
-            caa: {
-              identities: config.acme.caaIdentities,
-              check: caaChecker({
-                identities: config.acme.caaIdentities,
-                resolvers: config.acme.dnsResolvers,
-                timeoutMs: 5_000,
-              }),
-            },
-          }
-        : {}),
+      // Always there: a profile may name CAA identities of its own when the server names none.
+      caa: {
+        identities: config.acme.caaIdentities,
+        check: caaChecker({ resolvers: config.acme.dnsResolvers, timeoutMs: 5_000 }),
+      },
       issuer: {
         issue: ({ csrPem, issuerId, validityDays }) =>
           bus.request('issuance.v1.issue-certificate', {
@@ -75,14 +68,17 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
             ...(validityDays ? { validity_days: validityDays } : {}),
           }),
         // Into the inventory with source ACME (spec 4.11), tagged with the ACME profile.
-        record: async ({ fullPem, profileId, owner, team }) => {
-          await bus.request('issuance.v1.create-certificate', {
+        // A renewal is stored as the next version of the certificate it replaces (versionOf).
+        record: async ({ fullPem, profileId, owner, team, versionOf }) => {
+          const recorded = await bus.request('issuance.v1.create-certificate', {
             certificate_pem: fullPem,
             source: 'ACME',
+            ...(versionOf ? { version_of: versionOf } : {}),
             ...(owner ? { owner_id: owner } : {}),
             ...(team ? { team_id: team } : {}),
             tags: { acme_profile: profileId },
           });
+          return { id: recorded.id };
         },
         revoke: async ({ issuerId, serialHex, reason }) => {
           await bus.request('issuance.v1.revoke-certificate', {
@@ -92,7 +88,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
           });
         },
       },
-      validate: async (challenge, authorization, keyAuth) => {
+      validate: async (challenge, authorization, keyAuth, { issuerDomainNames }) => {
         const identifier = { type: authorization.identifier_type, value: authorization.identifier_value };
         if (challenge.type === 'http-01')
           return validateHttp01(identifier, challenge.token, keyAuth, {
@@ -101,6 +97,11 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
           });
         if (challenge.type === 'dns-01')
           return validateDns01(identifier, keyAuth, {
+            resolvers: config.acme.dnsResolvers,
+            timeoutMs: 5_000,
+          });
+        if (challenge.type === 'dns-persist-01')
+          return validateDnsPersist01(identifier, authorization, issuerDomainNames, {
             resolvers: config.acme.dnsResolvers,
             timeoutMs: 5_000,
           });

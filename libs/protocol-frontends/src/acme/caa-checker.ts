@@ -9,8 +9,6 @@ import {
 import { accountIdOfUrl } from './acme-urls';
 
 export interface CaaCheckerOptions {
-  /** The issuer domain names that name this CA in CAA records (SERVICE_ACME_CAA_IDENTITIES). */
-  identities: readonly string[];
   /** `host[:port]` resolvers (SERVICE_ACME_DNS_RESOLVERS); empty: the system's. */
   resolvers: readonly string[];
   timeoutMs: number;
@@ -21,6 +19,8 @@ export type CaaCheck = (input: {
   wildcard: boolean;
   accountId: string;
   validationMethod: string;
+  /** The issuer domain names that name this CA in CAA records (the profile's, else SERVICE_ACME_CAA_IDENTITIES). */
+  identities: readonly string[];
 }) => Promise<AcmeProblem | null>;
 
 /** CAA records of one name through the resolvers: [] when it has none, a `dns` problem when the lookup fails. */
@@ -44,7 +44,7 @@ async function lookupCaa(resolver: Resolver, name: string): Promise<CaaRecord[]>
  * IP identifiers have no CAA (RFC 8738 7 leaves them out).
  */
 export function caaChecker(options: CaaCheckerOptions): CaaCheck {
-  return async ({ identifier, wildcard, accountId, validationMethod }) => {
+  return async ({ identifier, wildcard, accountId, validationMethod, identities }) => {
     if (identifier.type !== 'dns') return null;
     const resolver = new Resolver({ timeout: options.timeoutMs, tries: 2 });
     if (options.resolvers.length) resolver.setServers([...options.resolvers]);
@@ -53,7 +53,7 @@ export function caaChecker(options: CaaCheckerOptions): CaaCheck {
       if (relevant)
         checkCaa(relevant.records, {
           wildcard,
-          caaIdentities: options.identities,
+          caaIdentities: identities,
           accountId,
           accountIdOfUri: accountIdOfUrl,
           validationMethod,

@@ -1,5 +1,12 @@
 import { Resolver } from 'node:dns/promises';
-import { AcmeIdentifier, AcmeProblem, dns01TxtValue } from '@certlane/protocol-frontends-domain';
+import {
+  AcmeIdentifier,
+  AcmeProblem,
+  checkDnsPersist,
+  dns01TxtValue,
+  DNS_PERSIST_LABEL,
+} from '@certlane/protocol-frontends-domain';
+import { accountIdOfUrl } from './acme-urls';
 
 export interface Dns01Options {
   /** `host` or `host:port` of the resolvers to ask; empty: the system's. */
@@ -39,4 +46,49 @@ export async function validateDns01(
     ok: false,
     problem: new AcmeProblem('incorrectResponse', `no TXT record at ${name} holds the expected value`),
   };
+}
+
+/**
+ * dns-persist-01 (draft-ietf-acme-dns-persist): the standing TXT record at
+ * `_validation-persist.<domain>` (the base domain of a wildcard) naming one of this CA's issuer
+ * domain names and the ordering account, through the same resolvers as dns-01; the record rules
+ * are `checkDnsPersist` (domain).
+ */
+export async function validateDnsPersist01(
+  identifier: AcmeIdentifier,
+  authorization: { account_id: string; wildcard: boolean },
+  issuerDomainNames: readonly string[],
+  options: Dns01Options,
+): Promise<{ ok: true } | { ok: false; problem: AcmeProblem }> {
+  const resolver = new Resolver({ timeout: options.timeoutMs, tries: 2 });
+  if (options.resolvers.length) resolver.setServers([...options.resolvers]);
+  const name = `${DNS_PERSIST_LABEL}.${identifier.value}`;
+  let records: string[][];
+  try {
+    records = await resolver.resolveTxt(name);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'ENOTFOUND' || code === 'ENODATA')
+      return { ok: false, problem: new AcmeProblem('incorrectResponse', `no TXT record at ${name}`) };
+    return {
+      ok: false,
+      problem: new AcmeProblem('dns', `looking up TXT ${name} failed: ${code ?? String(error)}`),
+    };
+  }
+  try {
+    checkDnsPersist(
+      records.map((chunks) => chunks.join('')),
+      {
+        issuerDomainNames,
+        accountId: authorization.account_id,
+        accountIdOfUri: accountIdOfUrl,
+        wildcard: authorization.wildcard,
+        now: new Date(),
+      },
+    );
+    return { ok: true };
+  } catch (error) {
+    if (error instanceof AcmeProblem) return { ok: false, problem: error };
+    throw error;
+  }
 }

@@ -113,6 +113,7 @@ export class CertificateService {
 
   async create(request: CreateCertificateRequest, context?: RequestContext): Promise<CertificateDto> {
     checkTags(request.tags);
+    if (request.version_of !== undefined) return this.importVersion(request.version_of, request, context);
     const imported = request.certificate_pem ? parseImport(request.certificate_pem) : null;
     const id = request.id ?? `mc-${randomBytes(8).toString('hex')}`;
     // An import keeps what the certificate says (ADR 0043): its names and the issuer that signed it.
@@ -165,6 +166,44 @@ export class CertificateService {
       return this.get(id);
     }
     return dto;
+  }
+
+  /**
+   * An imported certificate stored as the new current version of an inventory certificate (a
+   * renewal made outside the inventory, e.g. ACME with RFC 9773 `replaces`): its names follow the
+   * new version; its other fields stay.
+   */
+  private async importVersion(
+    certificateId: string,
+    request: CreateCertificateRequest,
+    context?: RequestContext,
+  ): Promise<CertificateDto> {
+    if (!request.certificate_pem)
+      throw new CertlaneError(ErrorCode.ValidationFailed, 'version_of needs certificate_pem', {
+        field: 'version_of',
+      });
+    const imported = parseImport(request.certificate_pem);
+    return this.unitOfWork.run(async (manager) => {
+      const current = await this.transitions.lockCertificate(manager, certificateId);
+      const renamed = await this.repository.update(manager, certificateId, {
+        ...current,
+        common_name: importedCommonName(imported.leaf, undefined),
+        sans: importedSans(imported.leaf),
+      });
+      const row = await this.storeImport(manager, renamed, imported, context);
+      const dto = certificateDto(row);
+      await this.outbox.add(manager, 'issuance.v1.certificate.updated', dto, context?.actor_id);
+      await this.outbox.audit(
+        manager,
+        lifecycleAudit(AuditAction.CertificateUpdated, 'certificate', certificateId, context, {
+          changed_fields: ['version'],
+          imported_version: true,
+          source: request.source ?? current.source,
+          certificate: dto,
+        }),
+      );
+      return dto;
+    });
   }
 
   private async importedIssuer(leaf: Certificate, requested: string | undefined): Promise<string | null> {

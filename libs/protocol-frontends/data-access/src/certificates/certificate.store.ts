@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { SqlExecutor } from '@certlane/platform';
 import { randomId, rowsOf } from '../sql/rows';
 
@@ -13,10 +14,14 @@ export interface AcmeCertificateRow {
   renewal_id: string;
   revoked_at: Date | null;
   revocation_reason: string | null;
+  /** The inventory certificate this one is a version of (issuance), once recorded. */
+  certificate_id: string | null;
+  /** The ACME certificate that renewed this one. */
+  replaced_by_id: string | null;
 }
 
 const COLUMNS =
-  'id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, revoked_at, revocation_reason';
+  'id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, revoked_at, revocation_reason, certificate_id, replaced_by_id';
 
 /** The certificates ACME orders produced: what `cert/{id}` downloads and revokeCert finds. */
 export class CertificateStore {
@@ -31,12 +36,14 @@ export class CertificateStore {
     notBefore: Date;
     notAfter: Date;
     renewalId: string;
+    /** The order's identifiers: what a later order for the same set renews. */
+    identifiers: { type: string; value: string }[];
   }): Promise<AcmeCertificateRow> {
     const [row] = await rowsOf<AcmeCertificateRow>(
       this.executor,
       `INSERT INTO acme_certificates
-         (id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+         (id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, identifier_set)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
       [
         randomId(),
         input.orderId,
@@ -47,6 +54,7 @@ export class CertificateStore {
         input.notBefore,
         input.notAfter,
         input.renewalId,
+        identifierSet(input.identifiers),
       ],
     );
     return row;
@@ -87,6 +95,42 @@ export class CertificateStore {
     );
   }
 
+  /**
+   * The certificate an order renews when it names none (RFC 9773 `replaces`): the newest of the
+   * account's certificates for exactly the same identifiers that nothing has replaced yet.
+   */
+  async latestForIdentifiers(
+    accountId: string,
+    identifiers: { type: string; value: string }[],
+  ): Promise<AcmeCertificateRow | null> {
+    const rows = await rowsOf<AcmeCertificateRow>(
+      this.executor,
+      `SELECT ${COLUMNS} FROM acme_certificates
+       WHERE account_id = $1 AND identifier_set = $2 AND replaced_by_id IS NULL
+       ORDER BY created_at DESC LIMIT 1`,
+      [accountId, identifierSet(identifiers)],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Links a renewal to the certificate it replaces, once; false when something replaced it first. */
+  async markReplaced(id: string, replacedById: string): Promise<boolean> {
+    const rows = await rowsOf<{ id: string }>(
+      this.executor,
+      `UPDATE acme_certificates SET replaced_by_id = $2 WHERE id = $1 AND replaced_by_id IS NULL RETURNING id`,
+      [id, replacedById],
+    );
+    return rows.length === 1;
+  }
+
+  /** Remembers the inventory certificate this one was recorded as a version of. */
+  async setInventoryId(id: string, certificateId: string): Promise<void> {
+    await this.executor.query('UPDATE acme_certificates SET certificate_id = $2 WHERE id = $1', [
+      id,
+      certificateId,
+    ]);
+  }
+
   /** Marks it revoked once; false when it already was (RFC 8555 7.6: alreadyRevoked). */
   async markRevoked(id: string, reason: string): Promise<boolean> {
     const rows = await rowsOf<{ id: string }>(
@@ -96,4 +140,10 @@ export class CertificateStore {
     );
     return rows.length === 1;
   }
+}
+
+/** The key of an identifier set, whatever its order: SHA-256 of the sorted `type:value` lines. */
+function identifierSet(identifiers: { type: string; value: string }[]): string {
+  const lines = [...new Set(identifiers.map((i) => `${i.type}:${i.value.toLowerCase()}`))].sort();
+  return createHash('sha256').update(lines.join('\n')).digest('base64url');
 }

@@ -7,6 +7,7 @@ export interface AcmeEabKeyRow {
   description: string | null;
   owner: string | null;
   team: string | null;
+  profile_id: string | null;
   created_by: string;
   created_at: Date;
   bound_account_id: string | null;
@@ -15,7 +16,7 @@ export interface AcmeEabKeyRow {
 }
 
 const COLUMNS =
-  'id, hmac_sealed, description, owner, team, created_by, created_at, bound_account_id, bound_at, revoked_at';
+  'id, hmac_sealed, description, owner, team, profile_id, created_by, created_at, bound_account_id, bound_at, revoked_at';
 
 /** External account binding keys (RFC 8555 7.3.4; ADR 0060): each binds one account at most. */
 export class EabKeyStore {
@@ -27,13 +28,22 @@ export class EabKeyStore {
     description: string | null;
     owner: string | null;
     team: string | null;
+    profileId: string | null;
     createdBy: string;
   }): Promise<AcmeEabKeyRow> {
     const rows = await rowsOf<AcmeEabKeyRow>(
       this.executor,
-      `INSERT INTO acme_eab_keys (id, hmac_sealed, description, owner, team, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-      [input.id, input.hmacSealed, input.description, input.owner, input.team, input.createdBy],
+      `INSERT INTO acme_eab_keys (id, hmac_sealed, description, owner, team, profile_id, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+      [
+        input.id,
+        input.hmacSealed,
+        input.description,
+        input.owner,
+        input.team,
+        input.profileId,
+        input.createdBy,
+      ],
     );
     return rows[0];
   }

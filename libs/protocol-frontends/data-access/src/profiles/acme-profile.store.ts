@@ -12,6 +12,8 @@ export interface AcmeProfileSettingsRow {
   new_orders_per_hour: number;
   owner: string | null;
   team: string | null;
+  caa_identities: string[] | null;
+  dns_persist_01: boolean;
 }
 
 export interface AcmeProfileRow extends AcmeProfileSettingsRow {
@@ -31,6 +33,8 @@ const SETTINGS = [
   'new_orders_per_hour',
   'owner',
   'team',
+  'caa_identities',
+  'dns_persist_01',
 ] as const;
 const COLUMNS = `id, ${SETTINGS.join(', ')}, created_at, updated_at`;
 

@@ -4,7 +4,7 @@ import { AcmeProblem } from '../problems/acme-problem';
 export const CHALLENGE_STATUSES = ['pending', 'processing', 'valid', 'invalid'] as const;
 export type ChallengeStatus = (typeof CHALLENGE_STATUSES)[number];
 
-export const CHALLENGE_TYPES = ['http-01', 'dns-01', 'tls-alpn-01'] as const;
+export const CHALLENGE_TYPES = ['http-01', 'dns-01', 'tls-alpn-01', 'dns-persist-01'] as const;
 export type ChallengeType = (typeof CHALLENGE_TYPES)[number];
 
 export type ChallengeEvent =

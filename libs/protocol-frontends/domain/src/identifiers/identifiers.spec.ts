@@ -91,6 +91,14 @@ describe('challengeTypesFor', () => {
   it('RFC 8738 7: an IP address is never offered dns-01', () => {
     expect(challengeTypesFor({ type: 'ip', value: '127.0.0.1' }, all)).toEqual(['http-01', 'tls-alpn-01']);
   });
+  it('draft-ietf-acme-dns-persist: a wildcard is offered dns-persist-01 when enabled, an IP never', () => {
+    const withPersist = [...all, 'dns-persist-01'] as const;
+    expect(challengeTypesFor({ type: 'dns', value: '*.example.com' }, withPersist)).toEqual([
+      'dns-01',
+      'dns-persist-01',
+    ]);
+    expect(challengeTypesFor({ type: 'ip', value: '::1' }, withPersist)).not.toContain('dns-persist-01');
+  });
   it('offers only the enabled types', () => {
     expect(challengeTypesFor({ type: 'dns', value: 'a.example' }, ['http-01'])).toEqual(['http-01']);
   });

@@ -90,8 +90,8 @@ export function checkOrderIdentifiers(
 }
 
 /**
- * The challenges offered for an identifier: a wildcard only through dns-01 (RFC 8555 7.1.3),
- * an IP address never through dns-01 (RFC 8738 7).
+ * The challenges offered for an identifier: a wildcard only through DNS (dns-01, RFC 8555 7.1.3,
+ * or dns-persist-01), an IP address never through DNS (RFC 8738 7).
  */
 export function challengeTypesFor(
   identifier: AcmeIdentifier,
@@ -101,8 +101,8 @@ export function challengeTypesFor(
     identifier.type === 'ip'
       ? ['http-01', 'tls-alpn-01']
       : identifier.value.startsWith('*.')
-        ? ['dns-01']
-        : ['http-01', 'dns-01', 'tls-alpn-01'];
+        ? ['dns-01', 'dns-persist-01']
+        : ['http-01', 'dns-01', 'tls-alpn-01', 'dns-persist-01'];
   return allowed.filter((t) => enabled.includes(t));
 }
 

@@ -67,4 +67,13 @@ describe('ACME profile identifier rules', () => {
       acmeProfileProblems({ allowedDomains: ['Example.com'], deniedDomains: ['*.x.com', ''] }),
     ).toHaveLength(3);
   });
+
+  it('checks the CAA identities as domain names (null: the server-wide ones)', () => {
+    const lists = { allowedDomains: [], deniedDomains: [] };
+    expect(acmeProfileProblems({ ...lists, caaIdentities: null })).toEqual([]);
+    expect(acmeProfileProblems({ ...lists, caaIdentities: ['ca.example'] })).toEqual([]);
+    expect(acmeProfileProblems({ ...lists, caaIdentities: ['not a name', 'ca.example'] })).toEqual([
+      'caa_identities: "not a name" is not a lower-case DNS name',
+    ]);
+  });
 });

@@ -20,6 +20,13 @@ export interface AcmeProfileSettings {
   newOrdersPerHour: number;
   owner: string | null;
   team: string | null;
+  /**
+   * The issuer domain names of this profile in CAA records and in dns-persist-01 records (the
+   * directory's `meta.caaIdentities`); null: the server-wide SERVICE_ACME_CAA_IDENTITIES.
+   */
+  caaIdentities: string[] | null;
+  /** Whether dns-persist-01 (draft-ietf-acme-dns-persist) is offered for dns identifiers. */
+  dnsPersist01: boolean;
 }
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
@@ -31,12 +38,14 @@ function under(domain: string, suffix: string): boolean {
 
 /** The problems of a profile's domain lists (each entry a lower-case DNS name, no wildcard). */
 export function acmeProfileProblems(
-  settings: Pick<AcmeProfileSettings, 'allowedDomains' | 'deniedDomains'>,
+  settings: Pick<AcmeProfileSettings, 'allowedDomains' | 'deniedDomains'> &
+    Partial<Pick<AcmeProfileSettings, 'caaIdentities'>>,
 ): string[] {
   const problems: string[] = [];
   for (const [field, list] of [
     ['allowed_domains', settings.allowedDomains],
     ['denied_domains', settings.deniedDomains],
+    ['caa_identities', settings.caaIdentities ?? []],
   ] as const) {
     for (const domain of list) {
       const labels = domain.split('.');

@@ -28,4 +28,15 @@ describe('renewal information (RFC 9773)', () => {
     expect(end).toEqual(revokedAt);
     expect(start.getTime()).toBeLessThan(end.getTime());
   });
+
+  it('a replaced (already renewed) certificate gets the last hundredth of its lifetime', () => {
+    const notAfter = new Date('2026-04-01T00:00:00Z');
+    const { start, end } = suggestedRenewalWindow({
+      notBefore: new Date('2026-01-01T00:00:00Z'),
+      notAfter,
+      replaced: true,
+    });
+    expect(end).toEqual(notAfter);
+    expect(start.toISOString()).toBe('2026-03-31T02:24:00.000Z');
+  });
 });

@@ -15,12 +15,15 @@ export const RENEWAL_INFO_RETRY_AFTER_SECONDS = 6 * 3600;
 /**
  * RFC 9773 4.2, the suggested renewal window: from two thirds of the certificate's lifetime to
  * three quarters (clients pick a random time inside it, which spreads renewals). A revoked
- * certificate gets a window that has already passed: renew now.
+ * certificate gets a window that has already passed: renew now. A certificate already renewed
+ * (replaced by another) gets the last hundredth of its lifetime: nothing is left to renew, and a
+ * client still asking is not sent to renew it a second time.
  */
 export function suggestedRenewalWindow(certificate: {
   notBefore: Date;
   notAfter: Date;
   revokedAt?: Date | null;
+  replaced?: boolean;
 }): { start: Date; end: Date } {
   if (certificate.revokedAt) {
     const end = certificate.revokedAt.getTime();
@@ -28,5 +31,7 @@ export function suggestedRenewalWindow(certificate: {
   }
   const begin = certificate.notBefore.getTime();
   const lifetime = certificate.notAfter.getTime() - begin;
+  if (certificate.replaced)
+    return { start: new Date(certificate.notAfter.getTime() - lifetime / 100), end: certificate.notAfter };
   return { start: new Date(begin + (lifetime * 2) / 3), end: new Date(begin + (lifetime * 3) / 4) };
 }

@@ -1,0 +1,94 @@
+import { runMigrations } from '@certlane/platform';
+import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
+import { Client } from 'pg';
+import { AccountStore } from '../accounts/account.store';
+import { randomId } from '../sql/rows';
+import { CertificateStore } from './certificate.store';
+
+/**
+ * What a renewal renews (ADR 0068): the account's newest unreplaced certificate for the same
+ * identifier set, whatever the order of the identifiers; linked once.
+ */
+describe('ACME certificate renewal links', () => {
+  let database: TestDatabase;
+  let pg: Client;
+  let accountId: string;
+  let otherAccountId: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('acmerenew');
+    await runMigrations({
+      databaseUrl: database.url,
+      schema: 'protocol_frontends',
+      directory: serviceMigrationsDir('protocol-frontends'),
+      demoSeed: false,
+    });
+    pg = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
+    await pg.connect();
+    const account = async (x: string, thumbprint: string) =>
+      (
+        await new AccountStore(pg).createOrFind({
+          jwk: { kty: 'EC', crv: 'P-256', x, y: 'y' },
+          thumbprint,
+          contact: [],
+          termsOfServiceAgreed: true,
+        })
+      ).account.id;
+    accountId = await account('renewal', 'R'.repeat(43));
+    otherAccountId = await account('other', 'O'.repeat(43));
+  }, 60_000);
+
+  afterAll(async () => {
+    await pg?.end();
+    await database?.drop();
+  });
+
+  async function issued(account: string, identifiers: { type: string; value: string }[]) {
+    const orderId = randomId();
+    await pg.query(
+      `INSERT INTO acme_orders (id, account_id, profile_id, status, identifiers, expires_at)
+       VALUES ($1, $2, 'default', 'valid', $3, now() + interval '1 day')`,
+      [orderId, account, JSON.stringify(identifiers)],
+    );
+    return new CertificateStore(pg).insert({
+      orderId,
+      accountId: account,
+      issuerId: 'local',
+      serialHex: randomId(8).replace(/[^0-9a-f]/g, '') || 'a1',
+      pemChain: 'pem',
+      notBefore: new Date(),
+      notAfter: new Date(Date.now() + 86_400_000),
+      renewalId: `${randomId()}.${randomId(4)}`,
+      identifiers,
+    });
+  }
+
+  it('finds the newest certificate of the same account and identifier set, in any order', async () => {
+    const a = { type: 'dns', value: 'a.example' };
+    const b = { type: 'dns', value: 'b.example' };
+    await issued(accountId, [a, b]);
+    const newest = await issued(accountId, [b, a]);
+    await issued(otherAccountId, [a, b]);
+    await issued(accountId, [a]);
+    const store = new CertificateStore(pg);
+    expect((await store.latestForIdentifiers(accountId, [b, { type: 'dns', value: 'A.example' }]))?.id).toBe(
+      newest.id,
+    );
+    expect(
+      await store.latestForIdentifiers(accountId, [a, b, { type: 'ip', value: '127.0.0.1' }]),
+    ).toBeNull();
+  });
+
+  it('links a renewal once; a replaced certificate is no longer what the set renews', async () => {
+    const c = { type: 'dns', value: 'c.example' };
+    const first = await issued(accountId, [c]);
+    const second = await issued(accountId, [c]);
+    const store = new CertificateStore(pg);
+    expect(await store.markReplaced(first.id, second.id)).toBe(true);
+    expect(await store.markReplaced(first.id, second.id)).toBe(false);
+    expect((await store.byId(first.id))?.replaced_by_id).toBe(second.id);
+    expect((await store.latestForIdentifiers(accountId, [c]))?.id).toBe(second.id);
+    expect(await store.markReplaced(second.id, first.id)).toBe(true);
+    expect(await store.latestForIdentifiers(accountId, [c])).toBeNull();
+  });
+});
