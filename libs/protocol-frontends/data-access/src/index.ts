@@ -11,3 +11,4 @@ export * from './scep/scep-transaction.store';
 export * from './scep/scep-challenge-replay.store';
 export * from './eab-keys/eab-key.store';
 export * from './profiles/acme-profile.store';
+export * from './operations/acme-operations.store';

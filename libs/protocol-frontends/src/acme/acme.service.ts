@@ -55,6 +55,9 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       failedValidationsPerHour: config.acme.failedValidationsPerHour,
       eabKeys: new EabKeyBox(config.configEncryptionKey),
       externalAccountRequired: config.acme.externalAccountRequired,
+      ...(config.acme.revocationExplanationUrl
+        ? { revocationExplanationUrl: config.acme.revocationExplanationUrl }
+        : {}),
       ...(config.acme.caaIdentities.length
         ? {
             caa: {
