@@ -52,6 +52,8 @@ function fetchOnce(url: URL, timeoutMs: number): Promise<Fetched> {
         ...(secure ? { rejectUnauthorized: false, servername: url.hostname } : {}),
       },
       (response) => {
+        // Read now: a keep-alive socket goes back to the pool (and off the response) at its end.
+        const remoteAddress = response.socket?.remoteAddress;
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
@@ -66,7 +68,7 @@ function fetchOnce(url: URL, timeoutMs: number): Promise<Fetched> {
             status: response.statusCode ?? 0,
             location: response.headers.location,
             body: Buffer.concat(chunks).toString('utf8'),
-            remoteAddress: response.socket?.remoteAddress,
+            remoteAddress,
           }),
         );
         response.on('error', (error) =>
