@@ -3357,7 +3357,7 @@ export interface components {
             identifier_type: "dns" | "ip";
             /** @description The authorization's identifier (a wildcard's base name). */
             identifier_value: string;
-            /** @description The address the validator connected to (http-01, tls-alpn-01), when it got that far. */
+            /** @description The address the validator connected to (http-01, tls-alpn-01; none for dns-01), when it got that far. */
             remote_address: string | null;
             result: components["schemas"]["AcmeValidationResult"];
             /** @description http-01, dns-01, tls-alpn-01... */

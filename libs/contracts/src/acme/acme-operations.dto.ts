@@ -106,7 +106,7 @@ export interface AcmeValidationAttemptDto {
   result: AcmeValidationResult;
   /** The problem document of a failed or retried attempt (RFC 8555 6.7). */
   error: Record<string, unknown> | null;
-  /** The address the validator connected to (http-01, tls-alpn-01), when it got that far. */
+  /** The address the validator connected to (http-01, tls-alpn-01; none for dns-01), when it got that far. */
   remote_address: string | null;
   attempted_at: string;
 }
