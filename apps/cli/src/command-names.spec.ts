@@ -55,6 +55,13 @@ describe('the CLI command tree (issue 17: every API operation is reachable)', ()
       'version',
     ])
       expect(lines).toContain(line);
+    for (const line of [
+      'acme orders list',
+      'acme orders get',
+      'acme validation-attempts list',
+      'acme certificates renew-early',
+    ])
+      expect(lines).toContain(line);
     for (const group of ['keys', 'roles', 'grants', 'sessions', 'users', 'break-glass', 'bootstrap'])
       expect([...lines].some((line) => line.startsWith(`auth ${group} `))).toBe(true);
   });

@@ -56,6 +56,8 @@ export const OVERRIDES: Partial<Record<OperationId, readonly string[]>> = {
   triggerScanTarget: ['network-scan', 'targets', 'trigger'],
   listNetworkScans: ['network-scan', 'scans', 'list'],
   getNetworkScan: ['network-scan', 'scans', 'get'],
+  // Attempts are listed, never fetched one by one: a resource without {id} routes.
+  acmeListValidationAttempts: ['acme', 'validation-attempts', 'list'],
 };
 
 /** Words that name the resource itself, dropped from a verb (`rotateApiKey` in `auth api-keys` -> `rotate`). */

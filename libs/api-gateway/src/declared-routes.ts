@@ -1,4 +1,5 @@
 import { ACME_ADMIN_ROUTES } from './acme-routes/acme-admin.routes';
+import { ACME_OPERATIONS_ROUTES } from './acme-routes/acme-operations.routes';
 import { APPROVAL_ROUTES } from './approvals/approval.routes';
 import { AGENT_WORK_ROUTES } from './agent-work/agent-work.routes';
 import { AGENT_ROUTES } from './agents/agent.routes';
@@ -77,4 +78,5 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...EST_ADMIN_ROUTES,
   ...SCEP_ADMIN_ROUTES,
   ...ACME_ADMIN_ROUTES,
+  ...ACME_OPERATIONS_ROUTES,
 ];

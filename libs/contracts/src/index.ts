@@ -33,6 +33,7 @@ export * from './scep/scep-forward.dto';
 export * from './pki/revocation-service.dto';
 export * from './acme/acme-forward.dto';
 export * from './acme/acme-admin.dto';
+export * from './acme/acme-operations.dto';
 export * from './pki/issuers.dto';
 export * from './certificates/certificate.dto';
 export * from './certificates/owners-teams.dto';

@@ -75,6 +75,16 @@ import {
   ListAcmeAccountsRequest,
 } from './acme/acme-admin.dto';
 import {
+  AcmeOrderDetailDto,
+  AcmeOrderDto,
+  AcmeOrderIdRequest,
+  AcmeRenewalInfoDto,
+  AcmeValidationAttemptDto,
+  ListAcmeOrdersRequest,
+  ListAcmeValidationAttemptsRequest,
+  RenewAcmeCertificateEarlyCommand,
+} from './acme/acme-operations.dto';
+import {
   AnswerOcspRequest,
   CrlDocument,
   GetCrlRequest,
@@ -387,6 +397,23 @@ export const requestContracts = {
   'protocol-frontends.v1.acme-revoke-eab-key': {
     request: AcmeEabKeyIdRequest,
     response: shape<AcmeEabKeyDto>(),
+  },
+  // ACME orders, validation attempts and early renewal (issue 19 points 5 and 10).
+  'protocol-frontends.v1.acme-list-orders': {
+    request: ListAcmeOrdersRequest,
+    response: shape<Page<AcmeOrderDto>>(),
+  },
+  'protocol-frontends.v1.acme-get-order': {
+    request: AcmeOrderIdRequest,
+    response: shape<AcmeOrderDetailDto>(),
+  },
+  'protocol-frontends.v1.acme-list-validation-attempts': {
+    request: ListAcmeValidationAttemptsRequest,
+    response: shape<Page<AcmeValidationAttemptDto>>(),
+  },
+  'protocol-frontends.v1.acme-renew-certificate-early': {
+    request: RenewAcmeCertificateEarlyCommand,
+    response: shape<AcmeRenewalInfoDto>(),
   },
   // EST (issue 20, ADR 0058): the forwarded protocol requests, and the profiles.
   'protocol-frontends.v1.est-http': {

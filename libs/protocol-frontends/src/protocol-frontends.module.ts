@@ -3,6 +3,7 @@ import { ServiceCoreModule } from '@certlane/platform';
 import { AcmeAdminHandlers } from './acme/acme-admin.handlers';
 import { AcmeController } from './acme/acme.controller';
 import { AcmeService } from './acme/acme.service';
+import { AcmeOperationsHandlers } from './acme/acme-operations.handlers';
 import { EstAdminHandlers } from './est/est-admin.handlers';
 import { EstController } from './est/est.controller';
 import { EstService } from './est/est.service';
@@ -27,6 +28,7 @@ export class ProtocolFrontendsModule {
       providers: [
         AcmeService,
         AcmeAdminHandlers,
+        AcmeOperationsHandlers,
         EstService,
         EstAdminHandlers,
         ScepService,

@@ -55,7 +55,16 @@ export function Cell({ column, row }: { column: ResourceColumn; row: Row }) {
     case 'certificate':
       return value ? <Link to={`/certificates/${String(value)}`}>{String(value)}</Link> : <>—</>;
     case 'list':
-      return <>{Array.isArray(value) && value.length > 0 ? value.join(', ') : '—'}</>;
+      // Objects with a `value` (ACME identifiers) show it.
+      return (
+        <>
+          {Array.isArray(value) && value.length > 0
+            ? value
+                .map((item) => (typeof item === 'object' && item && 'value' in item ? item.value : item))
+                .join(', ')
+            : '—'}
+        </>
+      );
     case 'progress': {
       const done = Number(value ?? 0);
       const whole = Number(row[column.of ?? ''] ?? 0);

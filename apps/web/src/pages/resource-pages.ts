@@ -630,6 +630,71 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     ],
     empty: 'No external account binding keys. Create one here; its HMAC key is shown once.',
   }),
+  page('AcmeOrderDto', {
+    path: 'admin/acme-orders',
+    title: 'ACME orders',
+    group: 'admin',
+    apiPath: '/api/v1/admin/acme/orders',
+    columns: [
+      { key: 'id', label: 'Order' },
+      { key: 'status', label: 'Status', kind: 'status' },
+      { key: 'identifiers', label: 'Identifiers', kind: 'list' },
+      { key: 'account_id', label: 'Account' },
+      { key: 'profile_id', label: 'Profile' },
+      { key: 'certificate_id', label: 'ACME certificate' },
+      { key: 'serial_hex', label: 'Serial' },
+      { key: 'created_at', label: 'Created', kind: 'time' },
+      { key: 'expires_at', label: 'Expires', kind: 'time' },
+    ],
+    filters: [
+      { name: 'status', label: 'Status', options: ['pending', 'ready', 'processing', 'valid', 'invalid'] },
+      { name: 'account_id', label: 'Account' },
+      { name: 'identifier', label: 'Identifier' },
+    ],
+    actions: [
+      {
+        // RFC 9773 4.2: renewal-info tells the certificate's clients to renew within the hour.
+        label: 'Renew early',
+        method: 'POST',
+        path: '/api/v1/admin/acme/certificates/{id}/renew-early',
+        field: 'certificate_id',
+        when: (row) => typeof row.certificate_id === 'string',
+        confirm: true,
+      },
+    ],
+    forms: [
+      {
+        path: '/api/v1/admin/acme/certificates/{id}/renew-early',
+        label: 'Renew an ACME certificate early, with an explanation (RFC 9773)',
+        submitLabel: 'Renew early',
+        doneLabel: 'Suggested window moved:',
+      },
+    ],
+    empty: 'No ACME orders yet. Clients order at /acme/new-order after registering.',
+  }),
+  page('AcmeValidationAttemptDto', {
+    path: 'admin/acme-validation-attempts',
+    title: 'ACME validation attempts',
+    group: 'admin',
+    apiPath: '/api/v1/admin/acme/validation-attempts',
+    columns: [
+      { key: 'attempted_at', label: 'When', kind: 'time' },
+      { key: 'result', label: 'Result', kind: 'status' },
+      { key: 'type', label: 'Challenge' },
+      { key: 'identifier_value', label: 'Identifier' },
+      { key: 'remote_address', label: 'Address tried' },
+      { key: 'account_id', label: 'Account' },
+      { key: 'authorization_id', label: 'Authorization' },
+    ],
+    filters: [
+      { name: 'result', label: 'Result', options: ['valid', 'invalid', 'retry'] },
+      { name: 'account_id', label: 'Account' },
+      { name: 'order_id', label: 'Order' },
+      { name: 'identifier', label: 'Identifier' },
+    ],
+    empty:
+      'No validation attempts yet: they are recorded when a client asks for a challenge to be validated.',
+  }),
   page('ActorRoles', {
     path: 'admin/actors',
     title: 'Actors and roles',

@@ -60,6 +60,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/acme/certificates/{id}/renew-early": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Moves an ACME certificate's suggested renewal window to now (RFC 9773 4.2), with an optional explanation_url
+         * @description Requires the permission `certificate.renew`.
+         */
+        post: operations["acmeRenewCertificateEarly"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/acme/eab-keys": {
         parameters: {
             query?: never;
@@ -99,6 +119,46 @@ export interface paths {
          * @description Admins only.
          */
         delete: operations["acmeRevokeEabKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/acme/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ACME orders, newest first; filters account_id, status (as stored) and identifier
+         * @description Admins only.
+         */
+        get: operations["acmeListOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/acme/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An ACME order with its authorizations and challenges
+         * @description Admins only.
+         */
+        get: operations["acmeGetOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -147,6 +207,26 @@ export interface paths {
          * @description Admins only.
          */
         delete: operations["acmeDeleteProfile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/acme/validation-attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Challenge validation attempts (retried and final), newest first
+         * @description Admins only.
+         */
+        get: operations["acmeListValidationAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3103,6 +3183,23 @@ export interface components {
         };
         /** @enum {string} */
         AcmeAccountStatus: "valid" | "deactivated" | "revoked";
+        AcmeAuthorizationSummaryDto: {
+            challenges: components["schemas"]["AcmeChallengeSummaryDto"][];
+            expires_at: string;
+            id: string;
+            identifier: components["schemas"]["AcmeIdentifierDto"];
+            status: string;
+            wildcard: boolean;
+        };
+        AcmeChallengeSummaryDto: {
+            error: {
+                [key: string]: unknown;
+            } | null;
+            id: string;
+            status: string;
+            type: string;
+            validated_at: string | null;
+        };
         /** @description POST /api/v1/admin/acme/eab-keys answers the key once with its HMAC key (base64url, what certbot --eab-hmac-key and lego --hmac take); it is sealed at rest and never shown again. */
         AcmeEabKeyCreated: {
             bound_account_id: string | null;
@@ -3140,6 +3237,58 @@ export interface components {
         };
         /** @enum {string} */
         AcmeEabKeyStatus: "unused" | "bound" | "revoked";
+        AcmeIdentifierDto: {
+            /** @enum {string} */
+            type: "dns" | "ip";
+            value: string;
+        };
+        /** @description GET /api/v1/admin/acme/orders/{id}: the order with its authorizations and challenges. */
+        AcmeOrderDetailDto: {
+            account_id: string;
+            authorizations: components["schemas"]["AcmeAuthorizationSummaryDto"][];
+            /** @description The ACME certificate the order produced (the id of renew-early), its serial and RFC 9773 id. */
+            certificate_id: string | null;
+            created_at: string;
+            /** @description The problem document of an invalid order. */
+            error: {
+                [key: string]: unknown;
+            } | null;
+            expires_at: string;
+            id: string;
+            identifiers: components["schemas"]["AcmeIdentifierDto"][];
+            profile_id: string;
+            renewal_id: string | null;
+            /** @description RFC 9773 5: the renewal id of the certificate this order replaces. */
+            replaces: string | null;
+            serial_hex: string | null;
+            /** @description As RFC 8555 reads it now: a pending or ready order past `expires_at` is invalid. */
+            status: components["schemas"]["AcmeOrderStatus"];
+            updated_at: string;
+        };
+        /** @description An ACME order as operators see it. */
+        AcmeOrderDto: {
+            account_id: string;
+            /** @description The ACME certificate the order produced (the id of renew-early), its serial and RFC 9773 id. */
+            certificate_id: string | null;
+            created_at: string;
+            /** @description The problem document of an invalid order. */
+            error: {
+                [key: string]: unknown;
+            } | null;
+            expires_at: string;
+            id: string;
+            identifiers: components["schemas"]["AcmeIdentifierDto"][];
+            profile_id: string;
+            renewal_id: string | null;
+            /** @description RFC 9773 5: the renewal id of the certificate this order replaces. */
+            replaces: string | null;
+            serial_hex: string | null;
+            /** @description As RFC 8555 reads it now: a pending or ready order past `expires_at` is invalid. */
+            status: components["schemas"]["AcmeOrderStatus"];
+            updated_at: string;
+        };
+        /** @enum {string} */
+        AcmeOrderStatus: "pending" | "ready" | "processing" | "valid" | "invalid";
         /** @description An ACME profile (ADR 0060). `default` (the `/acme/...` shorthands) is built from the SERVICE_ACME_* settings (`stored: false`) until a profile with that id is stored. */
         AcmeProfileDto: {
             allow_ip: boolean;
@@ -3187,6 +3336,45 @@ export interface components {
             data: components["schemas"]["AcmeProfileDto"][];
             total: number;
         };
+        /** @description What renewal-info answers for the certificate now (RFC 9773 4.2). */
+        AcmeRenewalInfoDto: {
+            account_id: string;
+            certificate_id: string;
+            explanation_url: string | null;
+            order_id: string;
+            /** @description Who asked for early renewal, if anyone. */
+            renew_early_by: string | null;
+            /** @description The RFC 9773 certificate identifier: GET /acme/renewal-info/{renewal_id}. */
+            renewal_id: string;
+            serial_hex: string;
+            suggested_window: {
+                end: string;
+                start: string;
+            };
+        };
+        /** @description One attempt to validate a challenge (issue 19 points 4 and 10). */
+        AcmeValidationAttemptDto: {
+            account_id: string;
+            attempted_at: string;
+            authorization_id: string;
+            challenge_id: string;
+            /** @description The problem document of a failed or retried attempt (RFC 8555 6.7). */
+            error: {
+                [key: string]: unknown;
+            } | null;
+            id: string;
+            /** @enum {string} */
+            identifier_type: "dns" | "ip";
+            /** @description The authorization's identifier (a wildcard's base name). */
+            identifier_value: string;
+            /** @description The address the validator connected to (http-01, tls-alpn-01; none for dns-01), when it got that far. */
+            remote_address: string | null;
+            result: components["schemas"]["AcmeValidationResult"];
+            /** @description http-01, dns-01, tls-alpn-01... */
+            type: string;
+        };
+        /** @enum {string} */
+        AcmeValidationResult: "valid" | "invalid" | "retry";
         /** @description GET /api/v1/auth/keys: one row per actor (spec 4.10). */
         ActorRoles: {
             actor_id: string;
@@ -4040,7 +4228,7 @@ export interface components {
          * @description Every machine-readable error code the system emits. Codes are stable: scripts, the CLI and the MCP server rely on them. HTTP status is derived from the code in one place (libs/platform/src/http/error-status.ts), never chosen ad hoc by a handler.
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "notifier_not_found" | "notifier_exists" | "notifier_config_invalid" | "routing_rule_not_found" | "routing_rule_exists" | "contact_not_found" | "discovered_certificate_not_found" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "scan_target_not_found" | "scan_target_invalid" | "network_scan_not_found" | "est_profile_not_found" | "est_profile_exists" | "est_profile_invalid" | "scep_profile_not_found" | "scep_profile_exists" | "scep_profile_invalid" | "scep_mdm_disabled" | "scep_trust_file_error" | "acme_account_not_found" | "acme_account_not_valid" | "acme_eab_key_not_found" | "acme_profile_not_found" | "acme_profile_exists" | "acme_profile_invalid";
+        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "notifier_not_found" | "notifier_exists" | "notifier_config_invalid" | "routing_rule_not_found" | "routing_rule_exists" | "contact_not_found" | "discovered_certificate_not_found" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "scan_target_not_found" | "scan_target_invalid" | "network_scan_not_found" | "est_profile_not_found" | "est_profile_exists" | "est_profile_invalid" | "scep_profile_not_found" | "scep_profile_exists" | "scep_profile_invalid" | "scep_mdm_disabled" | "scep_trust_file_error" | "acme_account_not_found" | "acme_account_not_valid" | "acme_eab_key_not_found" | "acme_profile_not_found" | "acme_profile_exists" | "acme_profile_invalid" | "acme_order_not_found" | "acme_certificate_not_found" | "acme_certificate_revoked" | "acme_certificate_expired";
         /** @description Extra, code-specific context (for validation: the offending fields). Never holds secrets. */
         ErrorDetails: {
             [key: string]: unknown;
@@ -4505,6 +4693,20 @@ export interface components {
             total: number;
         };
         /** @description The pagination envelope of every list (spec 2.1). */
+        PageOfAcmeOrderDto: {
+            data: components["schemas"]["AcmeOrderDto"][];
+            page: number;
+            per_page: number;
+            total: number;
+        };
+        /** @description The pagination envelope of every list (spec 2.1). */
+        PageOfAcmeValidationAttemptDto: {
+            data: components["schemas"]["AcmeValidationAttemptDto"][];
+            page: number;
+            per_page: number;
+            total: number;
+        };
+        /** @description The pagination envelope of every list (spec 2.1). */
         PageOfActorRoles: {
             data: components["schemas"]["ActorRoles"][];
             page: number;
@@ -4861,6 +5063,10 @@ export interface components {
         };
         ReloadScepMdmTrustRequest: {
             path_id: string;
+        };
+        RenewAcmeCertificateEarlyRequest: {
+            explanation_url?: string;
+            spread_minutes?: number;
         };
         RenewalPolicyChanges: {
             alert_thresholds_days?: number[];
@@ -5603,7 +5809,7 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: one of the codes `not_found`, `route_not_found`, `renewal_policy_not_found`, `api_key_not_found`, `role_not_found`, `grant_not_found`, `session_not_found`, `breakglass_credential_not_found`, `user_not_found`, `issuer_not_found`, `ca_not_found`, `certificate_not_found`, `certificate_version_not_found`, `certificate_key_not_found`, `owner_not_found`, `team_not_found`, `job_not_found`, `verification_not_found`, `agent_not_found`, `target_not_found`, `profile_not_found`, `approval_not_found`, `policy_rule_not_found`, `health_check_not_found`, `notification_not_found`, `notifier_not_found`, `routing_rule_not_found`, `contact_not_found`, `discovered_certificate_not_found`, `scan_target_not_found`, `network_scan_not_found`, `est_profile_not_found`, `scep_profile_not_found`, `acme_account_not_found`, `acme_eab_key_not_found`, `acme_profile_not_found`. */
+        /** @description Not Found: one of the codes `not_found`, `route_not_found`, `renewal_policy_not_found`, `api_key_not_found`, `role_not_found`, `grant_not_found`, `session_not_found`, `breakglass_credential_not_found`, `user_not_found`, `issuer_not_found`, `ca_not_found`, `certificate_not_found`, `certificate_version_not_found`, `certificate_key_not_found`, `owner_not_found`, `team_not_found`, `job_not_found`, `verification_not_found`, `agent_not_found`, `target_not_found`, `profile_not_found`, `approval_not_found`, `policy_rule_not_found`, `health_check_not_found`, `notification_not_found`, `notifier_not_found`, `routing_rule_not_found`, `contact_not_found`, `discovered_certificate_not_found`, `scan_target_not_found`, `network_scan_not_found`, `est_profile_not_found`, `scep_profile_not_found`, `acme_account_not_found`, `acme_eab_key_not_found`, `acme_profile_not_found`, `acme_order_not_found`, `acme_certificate_not_found`. */
         Error404: {
             headers: {
                 [name: string]: unknown;
@@ -5618,7 +5824,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "not_found" | "route_not_found" | "renewal_policy_not_found" | "api_key_not_found" | "role_not_found" | "grant_not_found" | "session_not_found" | "breakglass_credential_not_found" | "user_not_found" | "issuer_not_found" | "ca_not_found" | "certificate_not_found" | "certificate_version_not_found" | "certificate_key_not_found" | "owner_not_found" | "team_not_found" | "job_not_found" | "verification_not_found" | "agent_not_found" | "target_not_found" | "profile_not_found" | "approval_not_found" | "policy_rule_not_found" | "health_check_not_found" | "notification_not_found" | "notifier_not_found" | "routing_rule_not_found" | "contact_not_found" | "discovered_certificate_not_found" | "scan_target_not_found" | "network_scan_not_found" | "est_profile_not_found" | "scep_profile_not_found" | "acme_account_not_found" | "acme_eab_key_not_found" | "acme_profile_not_found";
+                    code?: "not_found" | "route_not_found" | "renewal_policy_not_found" | "api_key_not_found" | "role_not_found" | "grant_not_found" | "session_not_found" | "breakglass_credential_not_found" | "user_not_found" | "issuer_not_found" | "ca_not_found" | "certificate_not_found" | "certificate_version_not_found" | "certificate_key_not_found" | "owner_not_found" | "team_not_found" | "job_not_found" | "verification_not_found" | "agent_not_found" | "target_not_found" | "profile_not_found" | "approval_not_found" | "policy_rule_not_found" | "health_check_not_found" | "notification_not_found" | "notifier_not_found" | "routing_rule_not_found" | "contact_not_found" | "discovered_certificate_not_found" | "scan_target_not_found" | "network_scan_not_found" | "est_profile_not_found" | "scep_profile_not_found" | "acme_account_not_found" | "acme_eab_key_not_found" | "acme_profile_not_found" | "acme_order_not_found" | "acme_certificate_not_found";
                 };
             };
         };
@@ -5641,7 +5847,7 @@ export interface components {
                 };
             };
         };
-        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `notifier_exists`, `routing_rule_exists`, `discovered_certificate_claimed`, `discovered_certificate_not_importable`, `est_profile_exists`, `scep_profile_exists`, `scep_mdm_disabled`, `acme_account_not_valid`, `acme_profile_exists`. */
+        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `notifier_exists`, `routing_rule_exists`, `discovered_certificate_claimed`, `discovered_certificate_not_importable`, `est_profile_exists`, `scep_profile_exists`, `scep_mdm_disabled`, `acme_account_not_valid`, `acme_profile_exists`, `acme_certificate_revoked`, `acme_certificate_expired`. */
         Error409: {
             headers: {
                 [name: string]: unknown;
@@ -5656,7 +5862,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "notifier_exists" | "routing_rule_exists" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "est_profile_exists" | "scep_profile_exists" | "scep_mdm_disabled" | "acme_account_not_valid" | "acme_profile_exists";
+                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "notifier_exists" | "routing_rule_exists" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "est_profile_exists" | "scep_profile_exists" | "scep_mdm_disabled" | "acme_account_not_valid" | "acme_profile_exists" | "acme_certificate_revoked" | "acme_certificate_expired";
                 };
             };
         };
@@ -5947,6 +6153,42 @@ export interface operations {
             504: components["responses"]["Error504"];
         };
     };
+    acmeRenewCertificateEarly: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RenewAcmeCertificateEarlyRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcmeRenewalInfoDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
     acmeListEabKeys: {
         parameters: {
             query?: {
@@ -6026,6 +6268,67 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    acmeListOrders: {
+        parameters: {
+            query?: {
+                account_id?: string;
+                identifier?: string;
+                page?: number;
+                per_page?: number;
+                status?: "pending" | "ready" | "processing" | "valid" | "invalid";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageOfAcmeOrderDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    acmeGetOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcmeOrderDetailDto"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6152,6 +6455,41 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    acmeListValidationAttempts: {
+        parameters: {
+            query?: {
+                account_id?: string;
+                authorization_id?: string;
+                challenge_id?: string;
+                identifier?: string;
+                order_id?: string;
+                page?: number;
+                per_page?: number;
+                result?: "valid" | "invalid" | "retry";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageOfAcmeValidationAttemptDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];

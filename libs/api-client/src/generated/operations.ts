@@ -115,6 +115,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "acmeGetOrder": {
+    "method": "GET",
+    "path": "/api/v1/admin/acme/orders/{id}",
+    "tag": "admin",
+    "summary": "An ACME order with its authorizations and challenges",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "acmeListAccounts": {
     "method": "GET",
     "path": "/api/v1/admin/acme/accounts",
@@ -158,6 +178,30 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "acmeListOrders": {
+    "method": "GET",
+    "path": "/api/v1/admin/acme/orders",
+    "tag": "admin",
+    "summary": "ACME orders, newest first; filters account_id, status (as stored) and identifier",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "account_id",
+      "status",
+      "identifier",
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "acmeListProfiles": {
     "method": "GET",
     "path": "/api/v1/admin/acme/profiles",
@@ -169,6 +213,53 @@ export const OPERATIONS = {
     "pathParams": [],
     "queryParams": [],
     "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "acmeListValidationAttempts": {
+    "method": "GET",
+    "path": "/api/v1/admin/acme/validation-attempts",
+    "tag": "admin",
+    "summary": "Challenge validation attempts (retried and final), newest first",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "account_id",
+      "order_id",
+      "authorization_id",
+      "challenge_id",
+      "identifier",
+      "result",
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "acmeRenewCertificateEarly": {
+    "method": "POST",
+    "path": "/api/v1/admin/acme/certificates/{id}/renew-early",
+    "tag": "admin",
+    "summary": "Moves an ACME certificate's suggested renewal window to now (RFC 9773 4.2), with an optional explanation_url",
+    "access": [
+      "certificate.renew"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "optional",
     "success": [
       200
     ],

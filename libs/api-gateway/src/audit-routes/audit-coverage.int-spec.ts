@@ -683,6 +683,39 @@ const ACME_ROUTE_CASES: Record<string, RouteCase> = {
 };
 // ---- end ACME operator routes ----
 
+// ---- ACME early renewal (RFC 9773 4.2) ----
+const ACME_OPERATIONS_ROUTE_CASES: Record<string, RouteCase> = {
+  'POST /api/v1/admin/acme/certificates/:id/renew-early': async (call, requestId) => {
+    // A certificate as an order leaves it (the ACME flow itself is not a gateway route).
+    const [account, order, id] = [0, 1, 2].map(() => randomBytes(16).toString('base64url'));
+    const db = sqlForCases.db!;
+    await db.query(
+      `INSERT INTO protocol_frontends.acme_accounts (id, jwk, jwk_thumbprint) VALUES ($1, '{}'::jsonb, $2)`,
+      [account, randomBytes(32).toString('base64url')],
+    );
+    await db.query(
+      `INSERT INTO protocol_frontends.acme_orders (id, account_id, profile_id, status, identifiers, expires_at)
+       VALUES ($1, $2, 'default', 'valid', '[{"type":"dns","value":"audit.localhost"}]', now() + interval '1 day')`,
+      [order, account],
+    );
+    await db.query(
+      `INSERT INTO protocol_frontends.acme_certificates
+         (id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id)
+       VALUES ($1, $2, $3, 'audit-issuer', 'abc123', 'pem', now(), now() + interval '90 days', $4)`,
+      [id, order, account, `${id}.AQ`],
+    );
+    const response = await call('POST', `/api/v1/admin/acme/certificates/${id}/renew-early`, {
+      requestId,
+      body: { explanation_url: 'https://status.example/audit' },
+    });
+    return {
+      response,
+      expected: acmeEvent('acme.certificate_renew_early', 'cert_lifecycle', 'acme_certificate', id),
+    };
+  },
+};
+// ---- end ACME early renewal ----
+
 /**
  * Every mutating gateway route -> how to call it. A route missing here fails the suite: whoever
  * adds a POST, PUT, PATCH or DELETE route adds its case, and with it the proof that it audits.
@@ -1413,6 +1446,7 @@ const ROUTE_CASES: Record<string, RouteCase> = {
   ...HEALTH_CHECK_ROUTE_CASES,
   ...EST_ROUTE_CASES,
   ...ACME_ROUTE_CASES,
+  ...ACME_OPERATIONS_ROUTE_CASES,
   ...SCEP_ROUTE_CASES,
   ...NOTIFICATION_ROUTE_CASES,
 };

@@ -148,6 +148,7 @@ export const AuditAction = {
   AcmeProfileCreated: 'acme_profile.created',
   AcmeProfileUpdated: 'acme_profile.updated',
   AcmeProfileDeleted: 'acme_profile.deleted',
+  AcmeCertificateRenewEarly: 'acme.certificate_renew_early',
   // Endpoint health checks (ADR 0057).
   HealthCheckCreated: 'health_check.created',
   HealthCheckUpdated: 'health_check.updated',

@@ -139,6 +139,10 @@ export const ErrorCode = {
   AcmeProfileNotFound: 'acme_profile_not_found',
   AcmeProfileExists: 'acme_profile_exists',
   AcmeProfileInvalid: 'acme_profile_invalid',
+  AcmeOrderNotFound: 'acme_order_not_found',
+  AcmeCertificateNotFound: 'acme_certificate_not_found',
+  AcmeCertificateRevoked: 'acme_certificate_revoked',
+  AcmeCertificateExpired: 'acme_certificate_expired',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -54,6 +54,8 @@ export interface AcmeConfig {
   issuerId?: string;
   /** SERVICE_ACME_EAB_REQUIRED: newAccount needs an external account binding (RFC 8555 7.3.4). */
   externalAccountRequired: boolean;
+  /** SERVICE_ACME_REVOCATION_EXPLANATION_URL: renewal-info's explanationURL of revoked certificates (RFC 9773 4.2). */
+  revocationExplanationUrl?: string;
 }
 
 export interface RevocationTimingConfig {

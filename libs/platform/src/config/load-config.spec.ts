@@ -602,6 +602,7 @@ describe(isPlaceholderSecret.name, () => {
         newOrdersPerIpPerHour: 30_000,
         failedValidationsPerHour: 5,
         externalAccountRequired: false,
+        revocationExplanationUrl: undefined,
       });
     });
 
@@ -618,6 +619,7 @@ describe(isPlaceholderSecret.name, () => {
           SERVICE_ACME_NEW_ACCOUNTS_PER_IP_PER_HOUR: '7',
           SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR: '8',
           SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR: '9',
+          SERVICE_ACME_REVOCATION_EXPLANATION_URL: 'https://ca.example/revoked/',
         }),
       ).acme;
       expect(acme).toEqual({
@@ -631,6 +633,7 @@ describe(isPlaceholderSecret.name, () => {
         newOrdersPerIpPerHour: 8,
         failedValidationsPerHour: 9,
         externalAccountRequired: true,
+        revocationExplanationUrl: 'https://ca.example/revoked',
       });
     });
 
@@ -646,6 +649,7 @@ describe(isPlaceholderSecret.name, () => {
       ['SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR', 'many'],
       ['SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR', '-1'],
       ['SERVICE_ACME_CAA_IDENTITIES', 'ca.example.com;x'],
+      ['SERVICE_ACME_REVOCATION_EXPLANATION_URL', 'ftp://ca.example/revoked'],
     ])('refuses %s=%s', (name, value) => {
       expect(refusal(validServiceEnv({ [name]: value })).message).toContain(name);
     });

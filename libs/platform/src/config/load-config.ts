@@ -387,6 +387,12 @@ export function loadConfig(env: Env): CertlaneConfig {
         'SERVICE_ACME_EAB_REQUIRED',
         get('SERVICE_ACME_EAB_REQUIRED') ?? 'false',
       ),
+      revocationExplanationUrl: get('SERVICE_ACME_REVOCATION_EXPLANATION_URL')
+        ? parseHttpBaseUrl(
+            'SERVICE_ACME_REVOCATION_EXPLANATION_URL',
+            get('SERVICE_ACME_REVOCATION_EXPLANATION_URL')!,
+          )
+        : undefined,
     },
     revocation: {
       publishDir: get('SERVICE_REVOCATION_PUBLISH_DIR') || undefined,

@@ -255,6 +255,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'ACME server (protocol-frontends): newAccount needs an external account binding (RFC 8555 7.3.4) made with an EAB key of /api/v1/admin/acme/eab-keys; the directory says externalAccountRequired. The account inherits the owner and team of the key.',
   },
   {
+    name: 'SERVICE_ACME_REVOCATION_EXPLANATION_URL',
+    default: '',
+    description:
+      'ACME server (protocol-frontends): an http(s) page a human can read about revoked certificates; renewal-info answers it as explanationURL (RFC 9773 4.2) for every revoked ACME certificate. Empty: no explanationURL for them.',
+  },
+  {
     name: 'SERVICE_CRL_SWEEP_INTERVAL',
     default: '1m',
     description: 'Revocation service: how often it looks for CRLs due for a rebuild (1s..1h).',

@@ -73,6 +73,8 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'acme_account_not_found':
     case 'acme_eab_key_not_found':
     case 'acme_profile_not_found':
+    case 'acme_order_not_found':
+    case 'acme_certificate_not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
@@ -82,6 +84,8 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'scep_mdm_disabled':
     case 'acme_account_not_valid':
     case 'acme_profile_exists':
+    case 'acme_certificate_revoked':
+    case 'acme_certificate_expired':
     case 'discovered_certificate_not_importable':
     case 'idempotency_key_in_use':
     case 'renewal_policy_duplicate_name':

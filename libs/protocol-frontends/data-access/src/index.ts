@@ -12,3 +12,4 @@ export * from './scep/scep-challenge-replay.store';
 export * from './eab-keys/eab-key.store';
 export * from './profiles/acme-profile.store';
 export * from './orders/authorization-profile.store';
+export * from './operations/acme-operations.store';

@@ -6,6 +6,7 @@ import { parseCertificates, parseCsr, PkiError } from '@certlane/pki';
 import {
   AccountStore,
   AcmeAccountRow,
+  AcmeOperationsStore,
   AcmeAuthorizationRow,
   AcmeChallengeRow,
   AcmeEabKeyRow,
@@ -49,9 +50,9 @@ import {
   validationRetryDelay,
   RENEWAL_INFO_RETRY_AFTER_SECONDS,
   renewalCertId,
-  suggestedRenewalWindow,
 } from '@certlane/protocol-frontends-domain';
 import { AcmeHttpRequest, AcmeHttpResponse, json, PEM_CHAIN_CONTENT_TYPE, problem } from './acme-http';
+import { renewalInfoAnswer } from './acme-operations';
 import { AcmeProfiles, PROFILE_CACHE_MS } from './acme-profiles';
 import { CaaCheck } from './caa-checker';
 import { AcmeUrls, locate } from './acme-urls';
@@ -80,13 +81,14 @@ export interface AcmeIssuer {
   }): Promise<{ id: string }>;
 }
 
+/** `remoteAddress`: the address the validator connected to, recorded with the attempt. */
 export type ChallengeValidator = (
   challenge: AcmeChallengeRow,
   authorization: AcmeAuthorizationRow,
   keyAuthorization: string,
   /** dns-persist-01: the issuer domain names the challenge listed. */
   context: { issuerDomainNames: readonly string[] },
-) => Promise<{ ok: true } | { ok: false; problem: AcmeProblem }>;
+) => Promise<({ ok: true } | { ok: false; problem: AcmeProblem }) & { remoteAddress?: string }>;
 
 export interface AcmeServerDependencies {
   /** Runs `work` in one transaction. */
@@ -117,6 +119,8 @@ export interface AcmeServerDependencies {
   caa?: { check: CaaCheck; identities: readonly string[] };
   /** Reports a failure the client only sees as serverInternal (or not at all: background validation). */
   onBackgroundError?: (error: unknown) => void;
+  /** renewal-info's explanationURL of revoked certificates (RFC 9773 4.2). */
+  revocationExplanationUrl?: string;
 }
 
 /** RFC 5280 reason codes revokeCert accepts (RFC 8555 7.6), as issuance spells them (spec 2.16). */
@@ -739,10 +743,24 @@ export class AcmeServer {
       const refused = await this.checkCaa(authorization, challenge.type, identities);
       if (refused) outcome = { ok: false, problem: refused };
     }
+    const attempt = (result: 'valid' | 'invalid' | 'retry') => ({
+      challengeId: challenge.id,
+      authorizationId: authorization.id,
+      accountId: authorization.account_id,
+      type: challenge.type,
+      identifier: { type: authorization.identifier_type, value: authorization.identifier_value },
+      result,
+      ...(outcome.ok ? {} : { error: outcome.problem.toDocument() }),
+      remoteAddress: outcome.remoteAddress ?? null,
+    });
     if (!outcome.ok) {
       const delay = validationRetryDelay(outcome.problem.type, await this.orders.attemptsOf(challenge.id));
       if (delay !== null) {
-        await this.orders.retryLater(challenge.id, delay);
+        // The attempt is recorded with the lease moved to the retry time, or not at all.
+        await this.deps.transaction(async (executor) => {
+          if (await new OrderStore(executor).retryLater(challenge.id, delay))
+            await new AcmeOperationsStore(executor).recordAttempt(attempt('retry'));
+        });
         return 'processing';
       }
     }
@@ -765,7 +783,8 @@ export class AcmeServer {
         const identifier = { type: authorization.identifier_type, value: authorization.identifier_value };
         await new RateLimitStore(executor).record(failedValidationKey(authorization.account_id, identifier));
       }
-      // The validation attempt, for audit (issue 19 point 4): which method, where, and why it failed.
+      // The validation attempt, for operators (issue 19 point 10) and audit (point 4).
+      await new AcmeOperationsStore(executor).recordAttempt(attempt(outcome.ok ? 'valid' : 'invalid'));
       await this.audit(
         executor,
         outcome.ok ? AuditAction.AcmeChallengeValidated : AuditAction.AcmeChallengeFailed,
@@ -972,19 +991,12 @@ export class AcmeServer {
   private async renewalInfo(certId: string): Promise<AcmeHttpResponse> {
     if (!isRenewalCertId(certId))
       throw new AcmeProblem('malformed', 'the certificate identifier is not <AKI>.<serial>');
-    const certificate = await this.certificates.byRenewalId(certId);
+    // The window an operator moved earlier (renew-early) and the explanationURL come with it.
+    const certificate = await new AcmeOperationsStore(this.deps.executor).renewalInfo(certId);
     if (!certificate) throw acmeNotFound('certificate');
-    const window = suggestedRenewalWindow({
-      notBefore: certificate.not_before,
-      notAfter: certificate.not_after,
-      revokedAt: certificate.revoked_at,
-      replaced: certificate.replaced_by_id !== null,
+    return json(200, renewalInfoAnswer(certificate, this.deps.revocationExplanationUrl), {
+      'Retry-After': String(RENEWAL_INFO_RETRY_AFTER_SECONDS),
     });
-    return json(
-      200,
-      { suggestedWindow: { start: window.start.toISOString(), end: window.end.toISOString() } },
-      { 'Retry-After': String(RENEWAL_INFO_RETRY_AFTER_SECONDS) },
-    );
   }
 
   private readonly certificate: Handler = async (request, urls, id) => {

@@ -55,6 +55,9 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       failedValidationsPerHour: config.acme.failedValidationsPerHour,
       eabKeys: new EabKeyBox(config.configEncryptionKey),
       externalAccountRequired: config.acme.externalAccountRequired,
+      ...(config.acme.revocationExplanationUrl
+        ? { revocationExplanationUrl: config.acme.revocationExplanationUrl }
+        : {}),
       // Always there: a profile may name CAA identities of its own when the server names none.
       caa: {
         identities: config.acme.caaIdentities,

@@ -32,7 +32,7 @@ export function connectHost(hostname: string): string {
  */
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 30_000 });
 
-type Fetched = { status: number; location?: string; body: string };
+type Fetched = { status: number; location?: string; body: string; remoteAddress?: string };
 
 function fetchOnce(url: URL, timeoutMs: number): Promise<Fetched> {
   const secure = url.protocol === 'https:';
@@ -52,6 +52,8 @@ function fetchOnce(url: URL, timeoutMs: number): Promise<Fetched> {
         ...(secure ? { rejectUnauthorized: false, servername: url.hostname } : {}),
       },
       (response) => {
+        // Read now: a keep-alive socket goes back to the pool (and off the response) at its end.
+        const remoteAddress = response.socket?.remoteAddress;
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
@@ -66,6 +68,7 @@ function fetchOnce(url: URL, timeoutMs: number): Promise<Fetched> {
             status: response.statusCode ?? 0,
             location: response.headers.location,
             body: Buffer.concat(chunks).toString('utf8'),
+            remoteAddress,
           }),
         );
         response.on('error', (error) =>
@@ -94,13 +97,15 @@ export async function validateHttp01(
   token: string,
   expected: string,
   options: Http01Options,
-): Promise<{ ok: true } | { ok: false; problem: AcmeProblem }> {
+): Promise<({ ok: true } | { ok: false; problem: AcmeProblem }) & { remoteAddress?: string }> {
   const host =
     identifier.type === 'ip' && identifier.value.includes(':') ? `[${identifier.value}]` : identifier.value;
   let url = new URL(`http://${host}:${options.port}${http01Path(token)}`);
   try {
     for (let redirects = 0; ; redirects++) {
       const fetched = await fetchOnce(url, options.timeoutMs);
+      // The last address answered: what operators see with the attempt.
+      const at = fetched.remoteAddress ? { remoteAddress: fetched.remoteAddress } : {};
       if ([301, 302, 303, 307, 308].includes(fetched.status)) {
         url = http01RedirectTarget(
           fetched.location,
@@ -114,11 +119,13 @@ export async function validateHttp01(
         return {
           ok: false,
           problem: new AcmeProblem('unauthorized', `${url.href} answered HTTP ${fetched.status}`),
+          ...at,
         };
-      if (http01BodyMatches(fetched.body, expected)) return { ok: true };
+      if (http01BodyMatches(fetched.body, expected)) return { ok: true, ...at };
       return {
         ok: false,
         problem: new AcmeProblem('incorrectResponse', `${url.href} did not answer the key authorization`),
+        ...at,
       };
     }
   } catch (error) {

@@ -20,7 +20,7 @@ export interface TlsAlpn01Options {
 function handshake(
   identifier: AcmeIdentifier,
   options: TlsAlpn01Options,
-): Promise<{ alpnProtocol: string | null; der: Buffer | null }> {
+): Promise<{ alpnProtocol: string | null; der: Buffer | null; remoteAddress?: string }> {
   const host = identifier.type === 'ip' ? identifier.value : connectHost(identifier.value);
   const where = `${identifier.value}:${options.port}`;
   return new Promise((resolve, reject) => {
@@ -37,8 +37,13 @@ function handshake(
       const peer = socket.getPeerCertificate();
       const der = peer && peer.raw ? Buffer.from(peer.raw) : null;
       const alpn = socket.alpnProtocol;
+      const remoteAddress = socket.remoteAddress;
       socket.end();
-      resolve({ alpnProtocol: typeof alpn === 'string' ? alpn : null, der });
+      resolve({
+        alpnProtocol: typeof alpn === 'string' ? alpn : null,
+        der,
+        ...(remoteAddress ? { remoteAddress } : {}),
+      });
     });
     socket.once('timeout', () => {
       socket.destroy();
@@ -61,9 +66,12 @@ export async function validateTlsAlpn01(
   identifier: AcmeIdentifier,
   keyAuthorization: string,
   options: TlsAlpn01Options,
-): Promise<{ ok: true } | { ok: false; problem: AcmeProblem }> {
+): Promise<({ ok: true } | { ok: false; problem: AcmeProblem }) & { remoteAddress?: string }> {
+  // The address the handshake reached, recorded with the attempt (issue 19 point 10).
+  let at: { remoteAddress?: string } = {};
   try {
     const shown = await handshake(identifier, options);
+    if (shown.remoteAddress) at = { remoteAddress: shown.remoteAddress };
     if (!shown.der) throw new AcmeProblem('tls', 'the server showed no certificate');
     let certificate;
     try {
@@ -83,9 +91,9 @@ export async function validateTlsAlpn01(
       identifier,
       keyAuthorization,
     );
-    return { ok: true };
+    return { ok: true, ...at };
   } catch (error) {
-    if (error instanceof AcmeProblem) return { ok: false, problem: error };
+    if (error instanceof AcmeProblem) return { ok: false, problem: error, ...at };
     throw error;
   }
 }

@@ -1,4 +1,10 @@
-import { isRenewalCertId, renewalCertId, suggestedRenewalWindow } from './renewal-info';
+import {
+  earlyRenewalWindow,
+  isRenewalCertId,
+  renewalCertId,
+  renewalInfoOf,
+  suggestedRenewalWindow,
+} from './renewal-info';
 
 describe('renewal information (RFC 9773)', () => {
   it('builds the certificate identifier of RFC 9773 4.1 (its example)', () => {
@@ -38,5 +44,58 @@ describe('renewal information (RFC 9773)', () => {
     });
     expect(end).toEqual(notAfter);
     expect(start.toISOString()).toBe('2026-03-31T02:24:00.000Z');
+  });
+});
+
+describe('early renewal asked by an operator (RFC 9773 4.2)', () => {
+  const notBefore = new Date('2026-01-01T00:00:00Z');
+  const notAfter = new Date('2026-04-01T00:00:00Z');
+  const now = new Date('2026-01-10T00:00:00Z');
+
+  it('spreads clients from now over the spread, never past the end of validity', () => {
+    expect(earlyRenewalWindow(now, notAfter)).toEqual({
+      start: now,
+      end: new Date('2026-01-10T01:00:00Z'),
+    });
+    const late = new Date('2026-03-31T23:30:00Z');
+    expect(earlyRenewalWindow(late, notAfter)).toEqual({ start: late, end: notAfter });
+    expect(earlyRenewalWindow(notAfter, notAfter)).toBeNull();
+  });
+
+  it('answers the early window with its explanationURL', () => {
+    const renewEarly = earlyRenewalWindow(now, notAfter, 6 * 3600_000)!;
+    expect(
+      renewalInfoOf({ notBefore, notAfter, renewEarly, explanationUrl: 'https://status.example/incident' }),
+    ).toEqual({
+      suggestedWindow: { start: '2026-01-10T00:00:00.000Z', end: '2026-01-10T06:00:00.000Z' },
+      explanationURL: 'https://status.example/incident',
+    });
+  });
+
+  it('answers the ordinary window, without explanationURL, when nothing was asked', () => {
+    expect(renewalInfoOf({ notBefore, notAfter })).toEqual({
+      suggestedWindow: { start: '2026-03-02T00:00:00.000Z', end: '2026-03-09T12:00:00.000Z' },
+    });
+  });
+
+  it('never moves a window later: an early window closing after the ordinary one is ignored', () => {
+    const renewEarly = { start: new Date('2026-03-09T00:00:00Z'), end: new Date('2026-03-10T00:00:00Z') };
+    expect(renewalInfoOf({ notBefore, notAfter, renewEarly }).suggestedWindow.end).toBe(
+      '2026-03-09T12:00:00.000Z',
+    );
+  });
+
+  it('RFC 9773 4.2: a revoked certificate gets a past window and the configured explanation first', () => {
+    const revokedAt = new Date('2026-02-01T00:00:00Z');
+    const renewEarly = earlyRenewalWindow(now, notAfter)!;
+    const info = renewalInfoOf(
+      { notBefore, notAfter, revokedAt, renewEarly, explanationUrl: 'https://ops.example/early' },
+      'https://ca.example/revoked',
+    );
+    expect(info).toEqual({
+      suggestedWindow: { start: '2026-01-31T23:00:00.000Z', end: '2026-02-01T00:00:00.000Z' },
+      explanationURL: 'https://ca.example/revoked',
+    });
+    expect(renewalInfoOf({ notBefore, notAfter, revokedAt }).explanationURL).toBeUndefined();
   });
 });

@@ -35,3 +35,51 @@ export function suggestedRenewalWindow(certificate: {
     return { start: new Date(certificate.notAfter.getTime() - lifetime / 100), end: certificate.notAfter };
   return { start: new Date(begin + (lifetime * 2) / 3), end: new Date(begin + (lifetime * 3) / 4) };
 }
+
+/** How far an operator's early renewal spreads the clients by default (RFC 9773 4.2), 1 hour. */
+export const EARLY_RENEWAL_DEFAULT_SPREAD_MS = 3600_000;
+
+/**
+ * The window of an early renewal an operator asked for at `now`: from now to now + spread, never
+ * past the certificate's end. A certificate already expired cannot be renewed early: null.
+ */
+export function earlyRenewalWindow(
+  now: Date,
+  notAfter: Date,
+  spreadMs = EARLY_RENEWAL_DEFAULT_SPREAD_MS,
+): { start: Date; end: Date } | null {
+  if (notAfter.getTime() <= now.getTime()) return null;
+  return { start: now, end: new Date(Math.min(now.getTime() + spreadMs, notAfter.getTime())) };
+}
+
+/**
+ * The renewalInfo answer (RFC 9773 4.2) of a stored certificate: revoked wins (a window already
+ * past, with the configured revocation explanation), then an operator's early renewal (its
+ * window and explanation), then the ordinary window. `explanationURL` only when one is known.
+ */
+export function renewalInfoOf(
+  certificate: {
+    notBefore: Date;
+    notAfter: Date;
+    revokedAt?: Date | null;
+    replaced?: boolean;
+    renewEarly?: { start: Date; end: Date } | null;
+    explanationUrl?: string | null;
+  },
+  revocationExplanationUrl?: string,
+): { suggestedWindow: { start: string; end: string }; explanationURL?: string } {
+  const answer = (window: { start: Date; end: Date }, explanation?: string | null) => ({
+    suggestedWindow: { start: window.start.toISOString(), end: window.end.toISOString() },
+    ...(explanation ? { explanationURL: explanation } : {}),
+  });
+  if (certificate.revokedAt)
+    return answer(
+      suggestedRenewalWindow(certificate),
+      revocationExplanationUrl ?? certificate.explanationUrl,
+    );
+  const ordinary = suggestedRenewalWindow(certificate);
+  // Moved earlier only: the early window wins while it closes before the ordinary one.
+  if (certificate.renewEarly && certificate.renewEarly.end.getTime() < ordinary.end.getTime())
+    return answer(certificate.renewEarly, certificate.explanationUrl);
+  return answer(ordinary, certificate.explanationUrl);
+}

@@ -1,0 +1,69 @@
+import {
+  ListAcmeOrdersRequest,
+  ListAcmeValidationAttemptsRequest,
+  RenewAcmeCertificateEarlyRequest,
+} from '@certlane/contracts';
+import { declareRoute } from '../routes/route-declaration';
+
+const BASE = '/api/v1/admin/acme';
+
+/**
+ * ACME orders and validation attempts for operators (issue 19 point 10), admins only like the
+ * accounts (ADR 0060), and early renewal (RFC 9773 4.2, point 5), which is a certificate renewal
+ * decision: `certificate.renew`. Served by protocol-frontends.
+ */
+export const ACME_OPERATIONS_ROUTES = [
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/orders`,
+    adminOnly: true,
+    status: 200,
+    errors: [400, 401, 403],
+    subject: 'protocol-frontends.v1.acme-list-orders',
+    summary: 'ACME orders, newest first; filters account_id, status (as stored) and identifier',
+    query: ListAcmeOrdersRequest,
+    response: 'Page<AcmeOrderDto>',
+    audit: null,
+    payload: ({ query }) => query,
+  }),
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/orders/:id`,
+    adminOnly: true,
+    status: 200,
+    errors: [400, 401, 403, 404],
+    subject: 'protocol-frontends.v1.acme-get-order',
+    summary: 'An ACME order with its authorizations and challenges',
+    response: 'AcmeOrderDetailDto',
+    audit: null,
+    payload: ({ params }) => ({ id: params.id }),
+  }),
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/validation-attempts`,
+    adminOnly: true,
+    status: 200,
+    errors: [400, 401, 403],
+    subject: 'protocol-frontends.v1.acme-list-validation-attempts',
+    summary: 'Challenge validation attempts (retried and final), newest first',
+    query: ListAcmeValidationAttemptsRequest,
+    response: 'Page<AcmeValidationAttemptDto>',
+    audit: null,
+    payload: ({ query }) => query,
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/certificates/:id/renew-early`,
+    permission: 'certificate.renew',
+    status: 200,
+    errors: [400, 401, 403, 404, 409],
+    subject: 'protocol-frontends.v1.acme-renew-certificate-early',
+    summary:
+      "Moves an ACME certificate's suggested renewal window to now (RFC 9773 4.2), with an optional explanation_url",
+    optionalBody: true,
+    body: RenewAcmeCertificateEarlyRequest,
+    response: 'AcmeRenewalInfoDto',
+    audit: 'acme.certificate_renew_early',
+    payload: ({ params, body }) => ({ ...body, id: params.id }),
+  }),
+];

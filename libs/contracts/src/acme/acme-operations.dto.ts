@@ -1,0 +1,188 @@
+import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { PageQuery } from '../pagination/page';
+
+/**
+ * The operators' view of ACME orders, validation attempts and early renewal (issue 19 points 5
+ * and 10, ADR 0060 "Operations").
+ */
+
+/** An ACME order's status (RFC 8555 7.1.6). */
+export const ACME_ORDER_STATUSES = ['pending', 'ready', 'processing', 'valid', 'invalid'] as const;
+export type AcmeOrderStatus = (typeof ACME_ORDER_STATUSES)[number];
+
+/** How a validation attempt ended: `retry` (could not connect or resolve; tried again later). */
+export const ACME_VALIDATION_RESULTS = ['valid', 'invalid', 'retry'] as const;
+export type AcmeValidationResult = (typeof ACME_VALIDATION_RESULTS)[number];
+
+const ACME_ID = /^[A-Za-z0-9_-]{8,64}$/;
+/** A dns or ip identifier as an order names it (a wildcard with its `*.`). */
+const IDENTIFIER = /^[A-Za-z0-9*._:-]{1,253}$/;
+
+export interface AcmeIdentifierDto {
+  type: 'dns' | 'ip';
+  value: string;
+}
+
+/** An ACME order as operators see it. */
+export interface AcmeOrderDto {
+  id: string;
+  account_id: string;
+  profile_id: string;
+  /** As RFC 8555 reads it now: a pending or ready order past `expires_at` is invalid. */
+  status: AcmeOrderStatus;
+  identifiers: AcmeIdentifierDto[];
+  expires_at: string;
+  /** The problem document of an invalid order. */
+  error: Record<string, unknown> | null;
+  /** RFC 9773 5: the renewal id of the certificate this order replaces. */
+  replaces: string | null;
+  /** The ACME certificate the order produced (the id of renew-early), its serial and RFC 9773 id. */
+  certificate_id: string | null;
+  serial_hex: string | null;
+  renewal_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AcmeChallengeSummaryDto {
+  id: string;
+  type: string;
+  status: string;
+  validated_at: string | null;
+  error: Record<string, unknown> | null;
+}
+
+export interface AcmeAuthorizationSummaryDto {
+  id: string;
+  identifier: AcmeIdentifierDto;
+  wildcard: boolean;
+  status: string;
+  expires_at: string;
+  challenges: AcmeChallengeSummaryDto[];
+}
+
+/** GET /api/v1/admin/acme/orders/{id}: the order with its authorizations and challenges. */
+export interface AcmeOrderDetailDto extends AcmeOrderDto {
+  authorizations: AcmeAuthorizationSummaryDto[];
+}
+
+/** GET /api/v1/admin/acme/orders. */
+export class ListAcmeOrdersRequest extends PageQuery {
+  @IsOptional()
+  @IsString({ message: 'account_id must be an ACME account id' })
+  @Matches(ACME_ID, { message: 'account_id must be an ACME account id' })
+  account_id?: string;
+
+  @IsOptional()
+  @IsIn(ACME_ORDER_STATUSES as unknown as string[], {
+    message: `status must be one of ${ACME_ORDER_STATUSES.join(', ')}`,
+  })
+  status?: AcmeOrderStatus;
+
+  /** Orders naming this identifier (exact value: `www.example.com`, `*.example.com`, `192.0.2.1`). */
+  @IsOptional()
+  @IsString({ message: 'identifier must be a domain name or IP address' })
+  @Matches(IDENTIFIER, { message: 'identifier must be a domain name or IP address' })
+  identifier?: string;
+}
+
+export class AcmeOrderIdRequest {
+  @IsString({ message: 'id must be an ACME order id' })
+  @Matches(ACME_ID, { message: 'id must be an ACME order id' })
+  id!: string;
+}
+
+/** One attempt to validate a challenge (issue 19 points 4 and 10). */
+export interface AcmeValidationAttemptDto {
+  id: string;
+  challenge_id: string;
+  authorization_id: string;
+  account_id: string;
+  /** http-01, dns-01, tls-alpn-01... */
+  type: string;
+  identifier_type: 'dns' | 'ip';
+  /** The authorization's identifier (a wildcard's base name). */
+  identifier_value: string;
+  result: AcmeValidationResult;
+  /** The problem document of a failed or retried attempt (RFC 8555 6.7). */
+  error: Record<string, unknown> | null;
+  /** The address the validator connected to (http-01, tls-alpn-01; none for dns-01), when it got that far. */
+  remote_address: string | null;
+  attempted_at: string;
+}
+
+/** GET /api/v1/admin/acme/validation-attempts. */
+export class ListAcmeValidationAttemptsRequest extends PageQuery {
+  @IsOptional()
+  @IsString({ message: 'account_id must be an ACME account id' })
+  @Matches(ACME_ID, { message: 'account_id must be an ACME account id' })
+  account_id?: string;
+
+  @IsOptional()
+  @IsString({ message: 'order_id must be an ACME order id' })
+  @Matches(ACME_ID, { message: 'order_id must be an ACME order id' })
+  order_id?: string;
+
+  @IsOptional()
+  @IsString({ message: 'authorization_id must be an ACME authorization id' })
+  @Matches(ACME_ID, { message: 'authorization_id must be an ACME authorization id' })
+  authorization_id?: string;
+
+  @IsOptional()
+  @IsString({ message: 'challenge_id must be an ACME challenge id' })
+  @Matches(ACME_ID, { message: 'challenge_id must be an ACME challenge id' })
+  challenge_id?: string;
+
+  @IsOptional()
+  @IsString({ message: 'identifier must be a domain name or IP address' })
+  @Matches(IDENTIFIER, { message: 'identifier must be a domain name or IP address' })
+  identifier?: string;
+
+  @IsOptional()
+  @IsIn(ACME_VALIDATION_RESULTS as unknown as string[], {
+    message: `result must be one of ${ACME_VALIDATION_RESULTS.join(', ')}`,
+  })
+  result?: AcmeValidationResult;
+}
+
+export const ACME_EARLY_RENEWAL_LIMITS = { spreadMinutesMax: 7 * 24 * 60 } as const;
+
+/** POST /api/v1/admin/acme/certificates/{id}/renew-early (RFC 9773 4.2). */
+export class RenewAcmeCertificateEarlyRequest {
+  /** An https page telling a human why (RFC 9773 4.2 `explanationURL`). */
+  @IsOptional()
+  @IsString({ message: 'explanation_url must be an https URL' })
+  @Length(9, 2048, { message: 'explanation_url must be an https URL of at most 2048 characters' })
+  @Matches(/^https:\/\/[^\s/?#]+[^\s]*$/, { message: 'explanation_url must be an https URL' })
+  explanation_url?: string;
+
+  /** Clients are spread over this many minutes from now (default 60). */
+  @IsOptional()
+  @IsInt({ message: 'spread_minutes must be an integer' })
+  @Min(1, { message: `spread_minutes must be between 1 and ${ACME_EARLY_RENEWAL_LIMITS.spreadMinutesMax}` })
+  @Max(ACME_EARLY_RENEWAL_LIMITS.spreadMinutesMax, {
+    message: `spread_minutes must be between 1 and ${ACME_EARLY_RENEWAL_LIMITS.spreadMinutesMax}`,
+  })
+  spread_minutes?: number;
+}
+
+/** The bus request: the certificate from the path, the rest from the body. */
+export class RenewAcmeCertificateEarlyCommand extends RenewAcmeCertificateEarlyRequest {
+  @IsString({ message: 'id must be an ACME certificate id' })
+  @Matches(ACME_ID, { message: 'id must be an ACME certificate id' })
+  id!: string;
+}
+
+/** What renewal-info answers for the certificate now (RFC 9773 4.2). */
+export interface AcmeRenewalInfoDto {
+  certificate_id: string;
+  order_id: string;
+  account_id: string;
+  serial_hex: string;
+  /** The RFC 9773 certificate identifier: GET /acme/renewal-info/{renewal_id}. */
+  renewal_id: string;
+  suggested_window: { start: string; end: string };
+  explanation_url: string | null;
+  /** Who asked for early renewal, if anyone. */
+  renew_early_by: string | null;
+}

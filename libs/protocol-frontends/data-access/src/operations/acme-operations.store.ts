@@ -1,0 +1,233 @@
+import { SqlExecutor } from '@certlane/platform';
+import { OrderStatus } from '@certlane/protocol-frontends-domain';
+import { rowsOf } from '../sql/rows';
+import { AcmeOrderRow } from '../orders/order.store';
+
+/** An order as operators list it, with its certificate when it produced one. */
+export interface AcmeOrderOperatorRow extends AcmeOrderRow {
+  created_at: Date;
+  updated_at: Date;
+  certificate_id: string | null;
+  serial_hex: string | null;
+  renewal_id: string | null;
+}
+
+export type ValidationAttemptResult = 'valid' | 'invalid' | 'retry';
+
+export interface AcmeValidationAttemptRow {
+  id: string;
+  challenge_id: string;
+  authorization_id: string;
+  account_id: string;
+  type: string;
+  identifier_type: 'dns' | 'ip';
+  identifier_value: string;
+  result: ValidationAttemptResult;
+  error: unknown;
+  remote_address: string | null;
+  attempted_at: Date;
+}
+
+/** What renewal-info/{cert_id} reads of a certificate (RFC 9773 4.2). */
+export interface AcmeRenewalInfoRow {
+  id: string;
+  not_before: Date;
+  not_after: Date;
+  revoked_at: Date | null;
+  replaced_by_id: string | null;
+  renew_early_start: Date | null;
+  renew_early_end: Date | null;
+  explanation_url: string | null;
+}
+
+const ORDER_COLUMNS = `o.id, o.account_id, o.profile_id, o.status, o.identifiers, o.expires_at, o.error, o.replaces,
+  o.created_at, o.updated_at, c.id AS certificate_id, c.serial_hex, c.renewal_id`;
+const ATTEMPT_COLUMNS = `id::text AS id, challenge_id, authorization_id, account_id, type, identifier_type,
+  identifier_value, result, error, remote_address, attempted_at`;
+const RENEWAL_COLUMNS =
+  'id, not_before, not_after, revoked_at, replaced_by_id, renew_early_start, renew_early_end, explanation_url';
+
+/**
+ * The operators' reads of the ACME server (issue 19 point 10) and the two writes that are theirs
+ * alone: validation attempts (by the validator, in the transaction of the challenge change) and
+ * early renewal (RFC 9773 4.2).
+ */
+export class AcmeOperationsStore {
+  constructor(private readonly executor: SqlExecutor) {}
+
+  async listOrders(page: {
+    offset: number;
+    limit: number;
+    accountId?: string;
+    status?: OrderStatus;
+    identifier?: string;
+  }): Promise<{ rows: AcmeOrderOperatorRow[]; total: number }> {
+    // The identifier matches a dns or ip value exactly (wildcards as written: *.example.com).
+    const where = `WHERE ($1::text IS NULL OR o.account_id = $1) AND ($2::text IS NULL OR o.status = $2)
+      AND ($3::text IS NULL OR o.identifiers @> jsonb_build_array(jsonb_build_object('value', $3::text)))`;
+    const filters = [page.accountId ?? null, page.status ?? null, page.identifier ?? null];
+    const [rows, counted] = await Promise.all([
+      rowsOf<AcmeOrderOperatorRow>(
+        this.executor,
+        `SELECT ${ORDER_COLUMNS} FROM acme_orders o LEFT JOIN acme_certificates c ON c.order_id = o.id
+         ${where} ORDER BY o.created_at DESC, o.id LIMIT $4 OFFSET $5`,
+        [...filters, page.limit, page.offset],
+      ),
+      rowsOf<{ n: number }>(this.executor, `SELECT count(*)::int AS n FROM acme_orders o ${where}`, filters),
+    ]);
+    return { rows, total: counted[0]?.n ?? 0 };
+  }
+
+  async order(id: string): Promise<AcmeOrderOperatorRow | null> {
+    const rows = await rowsOf<AcmeOrderOperatorRow>(
+      this.executor,
+      `SELECT ${ORDER_COLUMNS} FROM acme_orders o LEFT JOIN acme_certificates c ON c.order_id = o.id WHERE o.id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The authorizations of an order with their challenges, for its detail view. */
+  async authorizationsOf(orderId: string): Promise<
+    {
+      id: string;
+      identifier_type: 'dns' | 'ip';
+      identifier_value: string;
+      wildcard: boolean;
+      status: string;
+      expires_at: Date;
+      challenges: { id: string; type: string; status: string; validated_at: string | null; error: unknown }[];
+    }[]
+  > {
+    return rowsOf(
+      this.executor,
+      `SELECT z.id, z.identifier_type, z.identifier_value, z.wildcard, z.status, z.expires_at,
+         COALESCE((SELECT jsonb_agg(jsonb_build_object('id', c.id, 'type', c.type, 'status', c.status,
+                    'validated_at', c.validated_at, 'error', c.error) ORDER BY c.type)
+                   FROM acme_challenges c WHERE c.authorization_id = z.id), '[]'::jsonb) AS challenges
+       FROM acme_order_authorizations oa JOIN acme_authorizations z ON z.id = oa.authorization_id
+       WHERE oa.order_id = $1 ORDER BY z.identifier_type, z.identifier_value`,
+      [orderId],
+    );
+  }
+
+  /** One attempt; run it in the transaction that changes the challenge. */
+  async recordAttempt(input: {
+    challengeId: string;
+    authorizationId: string;
+    accountId: string;
+    type: string;
+    identifier: { type: string; value: string };
+    result: ValidationAttemptResult;
+    error?: unknown;
+    remoteAddress?: string | null;
+  }): Promise<void> {
+    await this.executor.query(
+      `INSERT INTO acme_validation_attempts
+         (challenge_id, authorization_id, account_id, type, identifier_type, identifier_value, result, error, remote_address)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        input.challengeId,
+        input.authorizationId,
+        input.accountId,
+        input.type,
+        input.identifier.type,
+        input.identifier.value,
+        input.result,
+        input.error === undefined ? null : JSON.stringify(input.error),
+        input.remoteAddress ?? null,
+      ],
+    );
+  }
+
+  async listAttempts(page: {
+    offset: number;
+    limit: number;
+    accountId?: string;
+    orderId?: string;
+    authorizationId?: string;
+    challengeId?: string;
+    identifier?: string;
+    result?: ValidationAttemptResult;
+  }): Promise<{ rows: AcmeValidationAttemptRow[]; total: number }> {
+    const where = `WHERE ($1::text IS NULL OR account_id = $1)
+      AND ($2::text IS NULL OR authorization_id IN (SELECT authorization_id FROM acme_order_authorizations WHERE order_id = $2))
+      AND ($3::text IS NULL OR authorization_id = $3) AND ($4::text IS NULL OR challenge_id = $4)
+      AND ($5::text IS NULL OR identifier_value = $5) AND ($6::text IS NULL OR result = $6)`;
+    const filters = [
+      page.accountId ?? null,
+      page.orderId ?? null,
+      page.authorizationId ?? null,
+      page.challengeId ?? null,
+      page.identifier ?? null,
+      page.result ?? null,
+    ];
+    const [rows, counted] = await Promise.all([
+      rowsOf<AcmeValidationAttemptRow>(
+        this.executor,
+        `SELECT ${ATTEMPT_COLUMNS} FROM acme_validation_attempts ${where}
+         ORDER BY attempted_at DESC, id DESC LIMIT $7 OFFSET $8`,
+        [...filters, page.limit, page.offset],
+      ),
+      rowsOf<{ n: number }>(
+        this.executor,
+        `SELECT count(*)::int AS n FROM acme_validation_attempts ${where}`,
+        filters,
+      ),
+    ]);
+    return { rows, total: counted[0]?.n ?? 0 };
+  }
+
+  async renewalInfo(renewalId: string): Promise<AcmeRenewalInfoRow | null> {
+    const rows = await rowsOf<AcmeRenewalInfoRow>(
+      this.executor,
+      `SELECT ${RENEWAL_COLUMNS} FROM acme_certificates WHERE renewal_id = $1`,
+      [renewalId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async certificate(id: string): Promise<
+    | (AcmeRenewalInfoRow & {
+        order_id: string;
+        account_id: string;
+        serial_hex: string;
+        renewal_id: string;
+        renew_early_by: string | null;
+      })
+    | null
+  > {
+    const rows = await rowsOf<
+      AcmeRenewalInfoRow & {
+        order_id: string;
+        account_id: string;
+        serial_hex: string;
+        renewal_id: string;
+        renew_early_by: string | null;
+      }
+    >(
+      this.executor,
+      `SELECT ${RENEWAL_COLUMNS}, order_id, account_id, serial_hex, renewal_id, renew_early_by
+       FROM acme_certificates WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Moves the suggested window (RFC 9773 4.2); null when the certificate is unknown or revoked. */
+  async renewEarly(
+    id: string,
+    window: { start: Date; end: Date },
+    explanationUrl: string | null,
+    by: string,
+  ): Promise<AcmeRenewalInfoRow | null> {
+    const rows = await rowsOf<AcmeRenewalInfoRow>(
+      this.executor,
+      `UPDATE acme_certificates SET renew_early_start = $2, renew_early_end = $3, explanation_url = $4,
+         renew_early_by = $5
+       WHERE id = $1 AND revoked_at IS NULL RETURNING ${RENEWAL_COLUMNS}`,
+      [id, window.start, window.end, explanationUrl, by],
+    );
+    return rows[0] ?? null;
+  }
+}

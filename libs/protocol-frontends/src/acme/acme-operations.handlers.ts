@@ -1,0 +1,58 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  MESSAGE_BUS,
+  MessageBus,
+  outboxToken,
+  ServiceOutbox,
+} from '@certlane/platform';
+import { AcmeOperations } from './acme-operations';
+
+/**
+ * The protocol-frontends.v1.acme-* subjects of ACME orders, validation attempts and early
+ * renewal (issue 19 points 5 and 10, ADR 0060 "Operations").
+ */
+@Injectable()
+export class AcmeOperationsHandlers implements OnApplicationBootstrap {
+  readonly operations: AcmeOperations;
+
+  constructor(
+    @InjectDataSource('protocol-frontends') dataSource: DataSource,
+    @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
+    @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
+    @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
+  ) {
+    this.operations = new AcmeOperations({
+      executor: dataSource,
+      transaction: async (work) => {
+        const result = await dataSource.transaction((manager) => work(manager));
+        outbox.committed();
+        return result;
+      },
+      audit: async (executor, record) => {
+        await outbox.audit(executor, record);
+      },
+      ...(config.acme.revocationExplanationUrl
+        ? { revocationExplanationUrl: config.acme.revocationExplanationUrl }
+        : {}),
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await Promise.all([
+      this.bus.handle('protocol-frontends.v1.acme-list-orders', (request) =>
+        this.operations.listOrders(request),
+      ),
+      this.bus.handle('protocol-frontends.v1.acme-get-order', ({ id }) => this.operations.getOrder(id)),
+      this.bus.handle('protocol-frontends.v1.acme-list-validation-attempts', (request) =>
+        this.operations.listValidationAttempts(request),
+      ),
+      this.bus.handle('protocol-frontends.v1.acme-renew-certificate-early', (request, context) =>
+        this.operations.renewEarly(request, context),
+      ),
+    ]);
+  }
+}

@@ -1,0 +1,325 @@
+import {
+  AcmeOrderDetailDto,
+  AcmeOrderDto,
+  AcmeRenewalInfoDto,
+  AcmeValidationAttemptDto,
+  Page,
+} from '@certlane/contracts';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer as createTlsServer } from 'node:tls';
+import { promisify } from 'node:util';
+import { parseCertificates } from '@certlane/pki';
+import { freePort, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
+import { Client } from 'pg';
+import { csrFor, exchange, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
+
+const REVOKED_EXPLANATION = 'https://ca.example/revoked';
+
+/**
+ * The operators' side of orders, validation attempts and early renewal (issue 19 points 5 and
+ * 10) over the wire: a plain ACME client orders through protocol-frontends, operators read and
+ * act through the gateway, and renewal-info (RFC 9773) answers what they did. No ACME client
+ * packaged by Debian speaks RFC 9773 (certbot 2.1, lego 4.9), so the client here is the test's.
+ */
+describe('ACME orders, validation attempts and early renewal for operators', () => {
+  let system: TestSystem;
+  let responder: Http01Responder;
+  let directoryUrl: string;
+  let db: Client;
+  let operatorKey: string;
+  let viewerKey: string;
+  let tlsAlpn01Port: number;
+
+  const api = (method: string, path: string, body?: unknown, key?: string): Promise<HttpsResult> =>
+    httpsRequest(`${system.services['api-gateway'].url}${path}`, {
+      method,
+      ca: system.ca,
+      headers: {
+        authorization: `Bearer ${key ?? system.env.SERVICE_AUTH_SECRET}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  async function keyWithRole(role: string): Promise<string> {
+    const created = await api('POST', '/api/v1/auth/api-keys', { name: `acmeops-${role}`, role_ids: [role] });
+    expect(created.status).toBe(201);
+    return (created.json() as { key: string }).key;
+  }
+
+  beforeAll(async () => {
+    const http01Port = await freePort();
+    tlsAlpn01Port = await freePort();
+    system = await startTestSystem('acmeops2', ['auth', 'api-gateway', 'issuance', 'protocol-frontends'], {
+      SERVICE_ACME_HTTP01_PORT: String(http01Port),
+      SERVICE_ACME_TLSALPN01_PORT: String(tlsAlpn01Port),
+      SERVICE_ACME_REVOCATION_EXPLANATION_URL: REVOKED_EXPLANATION,
+    });
+    responder = await Http01Responder.start(http01Port);
+    directoryUrl = `${system.services['protocol-frontends'].url}/acme/directory`;
+    db = new Client({ connectionString: system.database.url });
+    await db.connect();
+    operatorKey = await keyWithRole('r-operator');
+    viewerKey = await keyWithRole('r-viewer');
+  }, 120_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await responder?.stop();
+    await system?.stop();
+  });
+
+  async function pollUntil(c: TestAcmeClient, url: string, done: (json: { status: string }) => boolean) {
+    for (let i = 0; i < 100; i++) {
+      const answer = await c.post(url, '');
+      if (done(answer.json)) return answer;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`${url} never reached the expected state`);
+  }
+
+  /** Orders `name`, answers its http-01 challenge (wrongly if asked), waits for the outcome. */
+  async function orderAndValidate(
+    c: TestAcmeClient,
+    name: string,
+    options: { wrong?: boolean; dropFirst?: boolean } = {},
+  ) {
+    const created = await c.post((await c.directory()).newOrder, {
+      identifiers: [{ type: 'dns', value: name }],
+    });
+    expect(created.status).toBe(201);
+    const authzUrl = created.json.authorizations[0];
+    const challenge = (await c.post(authzUrl, '')).json.challenges.find(
+      (ch: { type: string }) => ch.type === 'http-01',
+    );
+    responder.answers.set(
+      challenge.token,
+      options.wrong ? 'not-the-key-authorization' : await c.keyAuthorization(challenge.token),
+    );
+    if (options.dropFirst) responder.dropOnce.add(challenge.token);
+    await c.post(challenge.url, {});
+    // A dropped connection is retried 2 s later (ADR 0053), so this may take a few seconds.
+    for (let i = 0; i < 100; i++) {
+      if ((await c.post(authzUrl, '')).json.status !== 'pending') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return { orderUrl: created.headers.location as string, orderJson: created.json };
+  }
+
+  const orderIdOf = (url: string) => url.split('/').pop()!;
+
+  it('lists and shows orders with filters, and every validation attempt, retried ones too', async () => {
+    const c = await TestAcmeClient.create(directoryUrl, system.ca);
+    const account = (await c.register()).headers.location!.toString().split('/').pop()!;
+    const good = await orderAndValidate(c, 'ops-good.localhost', { dropFirst: true });
+    const bad = await orderAndValidate(c, 'ops-bad.localhost', { wrong: true });
+    await pollUntil(c, good.orderUrl, (json) => json.status === 'ready');
+
+    const listed = (
+      await api('GET', `/api/v1/admin/acme/orders?account_id=${account}`)
+    ).json() as Page<AcmeOrderDto>;
+    expect(listed.total).toBe(2);
+    expect(listed.data.map((o) => [o.id, o.status])).toEqual([
+      [orderIdOf(bad.orderUrl), 'invalid'],
+      [orderIdOf(good.orderUrl), 'ready'],
+    ]);
+    const byIdentifier = (
+      await api('GET', '/api/v1/admin/acme/orders?identifier=OPS-GOOD.localhost')
+    ).json() as Page<AcmeOrderDto>;
+    expect(byIdentifier.data.map((o) => o.id)).toEqual([orderIdOf(good.orderUrl)]);
+    const invalid = (
+      await api('GET', `/api/v1/admin/acme/orders?account_id=${account}&status=invalid`)
+    ).json() as Page<AcmeOrderDto>;
+    expect(invalid.data.map((o) => o.id)).toEqual([orderIdOf(bad.orderUrl)]);
+    expect((await api('GET', '/api/v1/admin/acme/orders?status=done')).status).toBe(400);
+
+    const detail = (
+      await api('GET', `/api/v1/admin/acme/orders/${orderIdOf(bad.orderUrl)}`)
+    ).json() as AcmeOrderDetailDto;
+    expect(detail).toMatchObject({ status: 'invalid', account_id: account, certificate_id: null });
+    expect(detail.authorizations).toHaveLength(1);
+    expect(detail.authorizations[0]).toMatchObject({
+      identifier: { type: 'dns', value: 'ops-bad.localhost' },
+      status: 'invalid',
+    });
+    const failedChallenge = detail.authorizations[0].challenges.find((ch) => ch.type === 'http-01')!;
+    expect(failedChallenge.error).toMatchObject({ type: 'urn:ietf:params:acme:error:incorrectResponse' });
+    expect((await api('GET', '/api/v1/admin/acme/orders/AAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+
+    // The good order: a dropped connection (retry), then the right answer (valid), newest first.
+    const goodAttempts = (
+      await api('GET', `/api/v1/admin/acme/validation-attempts?order_id=${orderIdOf(good.orderUrl)}`)
+    ).json() as Page<AcmeValidationAttemptDto>;
+    expect(goodAttempts.data.map((a) => a.result)).toEqual(['valid', 'retry']);
+    expect(goodAttempts.data[0]).toMatchObject({
+      type: 'http-01',
+      identifier_type: 'dns',
+      identifier_value: 'ops-good.localhost',
+      account_id: account,
+      error: null,
+      remote_address: '127.0.0.1',
+    });
+    expect(goodAttempts.data[1].error).toMatchObject({ type: 'urn:ietf:params:acme:error:connection' });
+    const failed = (
+      await api('GET', `/api/v1/admin/acme/validation-attempts?account_id=${account}&result=invalid`)
+    ).json() as Page<AcmeValidationAttemptDto>;
+    expect(failed.data).toHaveLength(1);
+    expect(failed.data[0]).toMatchObject({
+      identifier_value: 'ops-bad.localhost',
+      remote_address: '127.0.0.1',
+      error: { type: 'urn:ietf:params:acme:error:incorrectResponse' },
+    });
+    // Written in the transaction that ended the challenge: exactly one final attempt per challenge.
+    const { rows } = await db.query(
+      `SELECT count(*)::int AS n FROM protocol_frontends.acme_validation_attempts
+       WHERE account_id = $1 AND result <> 'retry'`,
+      [account],
+    );
+    expect(rows[0].n).toBe(2);
+
+    // Admins only, like the accounts (ADR 0060).
+    expect((await api('GET', '/api/v1/admin/acme/orders', undefined, operatorKey)).status).toBe(403);
+    expect((await api('GET', '/api/v1/admin/acme/validation-attempts', undefined, viewerKey)).status).toBe(
+      403,
+    );
+  }, 60_000);
+
+  it('RFC 9773 4.2: an operator moves the suggested window to now with an explanationURL; Retry-After is unchanged', async () => {
+    const c = await TestAcmeClient.create(directoryUrl, system.ca);
+    await c.register();
+    const { orderUrl, orderJson } = await orderAndValidate(c, 'ops-early.localhost');
+    await pollUntil(c, orderUrl, (json) => json.status === 'ready');
+    const finalized = await c.post(orderJson.finalize, { csr: csrFor({ dns: ['ops-early.localhost'] }) });
+    expect(finalized.json.status).toBe('valid');
+    const pem = (await c.post(finalized.json.certificate, '')).text;
+    const leaf = parseCertificates(pem)[0];
+    const certId = `${leaf.decoded.authorityKeyIdentifier!.toString('base64url')}.${leaf.serialBytes.toString('base64url')}`;
+    const renewalInfoUrl = `${(await c.directory()).renewalInfo}/${certId}`;
+
+    const before = await exchange('GET', renewalInfoUrl, system.ca);
+    expect(before.json.explanationURL).toBeUndefined();
+    const ordinaryStart = new Date(before.json.suggestedWindow.start).getTime();
+    expect(ordinaryStart).toBeGreaterThan(Date.now() + 3600_000);
+
+    const order = (
+      await api('GET', `/api/v1/admin/acme/orders/${orderIdOf(orderUrl)}`)
+    ).json() as AcmeOrderDto;
+    expect(order.renewal_id).toBe(certId);
+    const certificateId = order.certificate_id!;
+    const path = `/api/v1/admin/acme/certificates/${certificateId}/renew-early`;
+
+    // Who may: certificate.renew (operators); not viewers.
+    expect((await api('POST', path, {}, viewerKey)).status).toBe(403);
+    expect(
+      (await api('POST', path, { explanation_url: 'http://status.example/x' }, operatorKey)).status,
+    ).toBe(400);
+    expect((await api('POST', path, { spread_minutes: 0 }, operatorKey)).status).toBe(400);
+    expect(
+      (await api('POST', '/api/v1/admin/acme/certificates/AAAAAAAAAAAAAAAAAAAAAA/renew-early', {})).status,
+    ).toBe(404);
+
+    const asked = Date.now();
+    const renewed = await api(
+      'POST',
+      path,
+      { explanation_url: 'https://status.example/incident-42', spread_minutes: 30 },
+      operatorKey,
+    );
+    expect(renewed.status).toBe(200);
+    const answer = renewed.json() as AcmeRenewalInfoDto;
+    expect(answer).toMatchObject({
+      certificate_id: certificateId,
+      renewal_id: certId,
+      explanation_url: 'https://status.example/incident-42',
+    });
+    expect(answer.renew_early_by).toBeTruthy();
+    const start = new Date(answer.suggested_window.start).getTime();
+    expect(start).toBeGreaterThanOrEqual(asked - 5_000);
+    expect(new Date(answer.suggested_window.end).getTime() - start).toBe(30 * 60_000);
+
+    const after = await exchange('GET', renewalInfoUrl, system.ca);
+    expect(after.status).toBe(200);
+    expect(after.json).toEqual({
+      suggestedWindow: answer.suggested_window,
+      explanationURL: 'https://status.example/incident-42',
+    });
+    expect(after.headers['retry-after']).toBe(before.headers['retry-after']);
+
+    // The audit record (acme.certificate_renew_early) is checked by audit-coverage.int-spec.
+
+    // RFC 9773 4.2: once revoked, the window is past and the configured explanation is answered;
+    // asking for early renewal of a revoked certificate is a conflict.
+    const der = Buffer.from(pem.split('-----')[2].replace(/\s+/g, ''), 'base64').toString('base64url');
+    expect((await c.post((await c.directory()).revokeCert, { certificate: der })).status).toBe(200);
+    const revoked = await exchange('GET', renewalInfoUrl, system.ca);
+    expect(revoked.json.explanationURL).toBe(REVOKED_EXPLANATION);
+    expect(new Date(revoked.json.suggestedWindow.end).getTime()).toBeLessThanOrEqual(Date.now());
+    const refused = await api('POST', path, {}, operatorKey);
+    expect(refused.status).toBe(409);
+    expect((refused.json() as { code: string }).code).toBe('acme_certificate_revoked');
+  }, 60_000);
+
+  it('records the address a tls-alpn-01 handshake reached, with the problem it found', async () => {
+    // A responder that negotiates acme-tls/1 but shows an ordinary certificate (RFC 8737 3: unauthorized).
+    const dir = mkdtempSync(join(tmpdir(), 'certlane-acmeops-alpn-'));
+    await promisify(execFile)('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=ops-alpn.localhost',
+      '-addext',
+      'subjectAltName=DNS:ops-alpn.localhost',
+    ]);
+    const server = createTlsServer({
+      key: readFileSync(join(dir, 'key.pem')),
+      cert: readFileSync(join(dir, 'cert.pem')),
+      ALPNProtocols: ['acme-tls/1'],
+    });
+    server.on('secureConnection', (socket) => socket.end());
+    await new Promise<void>((resolve) => server.listen(tlsAlpn01Port, '127.0.0.1', resolve));
+    try {
+      const c = await TestAcmeClient.create(directoryUrl, system.ca);
+      await c.register();
+      const created = await c.post((await c.directory()).newOrder, {
+        identifiers: [{ type: 'dns', value: 'ops-alpn.localhost' }],
+      });
+      const authzUrl = created.json.authorizations[0];
+      const challenge = (await c.post(authzUrl, '')).json.challenges.find(
+        (ch: { type: string }) => ch.type === 'tls-alpn-01',
+      );
+      await c.post(challenge.url, {});
+      await pollUntil(c, authzUrl, (json) => json.status !== 'pending');
+      const attempts = (
+        await api(
+          'GET',
+          `/api/v1/admin/acme/validation-attempts?order_id=${orderIdOf(created.headers.location as string)}`,
+        )
+      ).json() as Page<AcmeValidationAttemptDto>;
+      expect(attempts.data).toHaveLength(1);
+      expect(attempts.data[0]).toMatchObject({
+        type: 'tls-alpn-01',
+        result: 'invalid',
+        identifier_value: 'ops-alpn.localhost',
+        remote_address: '127.0.0.1',
+        error: { type: 'urn:ietf:params:acme:error:unauthorized' },
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
