@@ -5,8 +5,6 @@ import { DEFAULT_ISSUER_ID, ScepHttpForwardAnswer, ScepHttpForwardRequest } from
 import {
   CERTLANE_CONFIG,
   CertlaneConfig,
-  CertlaneLogger,
-  LOGGER,
   MESSAGE_BUS,
   MessageBus,
   outboxToken,
@@ -31,7 +29,6 @@ export class ScepService implements OnApplicationBootstrap {
     @InjectDataSource('protocol-frontends') dataSource: DataSource,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
-    @Inject(LOGGER) logger: CertlaneLogger,
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
   ) {
     this.server = new ScepServer({
@@ -47,7 +44,7 @@ export class ScepService implements OnApplicationBootstrap {
         outbox.committed();
       },
       issue: ({ csrPem, profile, transactionId }) =>
-        issueAndRecord(bus, logger, {
+        issueAndRecord(bus, {
           csrPem,
           issuerId: profile.issuer_id,
           source: 'SCEP',
