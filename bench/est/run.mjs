@@ -163,10 +163,14 @@ function benchBackendsCpu(databaseUrl) {
     .split(/\s+/)
     .filter(Boolean)
     .map(Number);
-  const seconds = () =>
-    pids.reduce((sum, pid) => sum + (procCpuSeconds(pid) ?? [0, 0]).reduce((a, b) => a + b, 0), 0);
-  const start = seconds();
-  return () => seconds() - start;
+  const cpu = (pid) => procCpuSeconds(pid)?.reduce((a, b) => a + b, 0);
+  const start = new Map(pids.map((pid) => [pid, cpu(pid)]));
+  // A backend that has exited by the end is left out (its time is no longer readable).
+  return () =>
+    pids.reduce((sum, pid) => {
+      const end = cpu(pid);
+      return end === undefined || start.get(pid) === undefined ? sum : sum + end - start.get(pid);
+    }, 0);
 }
 
 async function phase(name, send, count, seconds, groups, databaseUrl) {

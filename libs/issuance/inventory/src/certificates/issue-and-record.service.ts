@@ -134,6 +134,7 @@ export class IssueAndRecordService {
       const transition = nextCertificateStatus('Pending', { kind: 'issued', validity });
       return transition.ok ? transition.to : 'Pending';
     };
+    // The serials, with their `certificate.issued` audit records and events (ADR 0045).
     await this.localCa.recordIssuedMany(
       manager,
       batch.map((item) => item.signed),
@@ -159,8 +160,6 @@ export class IssueAndRecordService {
         const actorId = item.context?.actor_id;
         const row = rows[i];
         return [
-          { audit: item.signed.record.audit },
-          { subject: 'issuance.v1.certificate.issued' as const, data: item.signed.record.event, actorId },
           ...(row.status === 'Pending'
             ? []
             : [
