@@ -21,7 +21,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { cpuMeter, log, percentile, positiveNumberEnv, round, round3, runBench } from '../lib/harness.mjs';
+import {
+  cpuMeter,
+  log,
+  percentile,
+  positiveNumberEnv,
+  procCpuSeconds,
+  round,
+  round3,
+  runBench,
+} from '../lib/harness.mjs';
 import { leanHttpsPool } from '../lib/lean-https.mjs';
 import { benchSystem, busClient, RESULTS_DIR, startService } from '../lib/services.mjs';
 import { makeCsrs, pki } from '../pki/common.mjs';
@@ -140,14 +149,40 @@ async function load(send, count, seconds, concurrency) {
   };
 }
 
-async function phase(name, send, count, seconds, groups) {
+/**
+ * CPU seconds of the Postgres backends serving this bench's database (the `postgres` group counts
+ * the whole server, which other work on a shared machine uses too).
+ */
+function benchBackendsCpu(databaseUrl) {
+  const pids = execFileSync('psql', [
+    databaseUrl,
+    '-Atc',
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  ])
+    .toString()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number);
+  const cpu = (pid) => procCpuSeconds(pid)?.reduce((a, b) => a + b, 0);
+  const start = new Map(pids.map((pid) => [pid, cpu(pid)]));
+  // A backend that has exited by the end is left out (its time is no longer readable).
+  return () =>
+    pids.reduce((sum, pid) => {
+      const end = cpu(pid);
+      return end === undefined || start.get(pid) === undefined ? sum : sum + end - start.get(pid);
+    }, 0);
+}
+
+async function phase(name, send, count, seconds, groups, databaseUrl) {
   log(`${name}: warm-up ${settings.warmupSeconds} s`);
   await load(send, count, settings.warmupSeconds, settings.concurrency);
   log(`${name}: measuring ${seconds} s at concurrency ${settings.concurrency}`);
   const meter = cpuMeter(groups);
+  const backends = benchBackendsCpu(databaseUrl);
   meter.start();
   const result = await load(send, count, seconds, settings.concurrency);
   result.cpu = meter.stop();
+  result.cpu.cpu_seconds.postgres_bench_backends = round3(backends());
   result.cpu_ms_per_request = Object.fromEntries(
     Object.entries(result.cpu.cpu_seconds).map(([g, s]) => [
       g,
@@ -233,6 +268,14 @@ async function main() {
       tags: { est_profile: 'bench', n: String(imported++) },
     });
   };
+  let recorded = 0;
+  const issueAndRecord = async (index) => {
+    await bus.request('issuance.v1.issue-and-record', {
+      csr_pem: pki.toPem('CERTIFICATE REQUEST', p256[index]),
+      source: 'EST',
+      tags: { est_profile: 'bench', n: String(recorded++) },
+    });
+  };
   const groups = () => ({ 'protocol-frontends': [frontends.pid], issuance: [issuance.pid] });
 
   const phases = {
@@ -242,6 +285,7 @@ async function main() {
       p256.length,
       settings.durationSeconds,
       groups,
+      system.databaseUrl,
     ),
     baseline_issue_and_import_bus_p256: await phase(
       'baseline: issue-certificate + create-certificate (inventory) over the bus',
@@ -249,6 +293,15 @@ async function main() {
       p256.length,
       settings.durationSeconds,
       groups,
+      system.databaseUrl,
+    ),
+    baseline_issue_and_record_bus_p256: await phase(
+      'issue-and-record over the bus (what EST asks of issuance since ADR 0066)',
+      issueAndRecord,
+      p256.length,
+      settings.durationSeconds,
+      groups,
+      system.databaseUrl,
     ),
     simpleenroll_mtls_p256: await phase(
       'simpleenroll over mTLS (P-256 CSRs)',
@@ -256,6 +309,7 @@ async function main() {
       p256.length,
       settings.durationSeconds,
       groups,
+      system.databaseUrl,
     ),
     simpleenroll_mtls_rsa2048: await phase(
       'simpleenroll over mTLS (RSA-2048 CSRs)',
@@ -263,6 +317,7 @@ async function main() {
       rsa.length,
       settings.durationSeconds,
       groups,
+      system.databaseUrl,
     ),
     serverkeygen_mtls_rsa2048: await phase(
       'serverkeygen over mTLS (RSA-2048)',
@@ -270,6 +325,7 @@ async function main() {
       rsa.length,
       settings.keygenSeconds,
       groups,
+      system.databaseUrl,
     ),
   };
   pool.close();
@@ -314,6 +370,10 @@ async function main() {
       line(
         'baseline issue + inventory import over the bus (what EST asks of issuance)',
         phases.baseline_issue_and_import_bus_p256,
+      ),
+      line(
+        'issue-and-record over the bus (one request, group commit)',
+        phases.baseline_issue_and_record_bus_p256,
       ),
       line(
         `simpleenroll P-256 (target >= ${TARGET_RATE}/s) ${summary.pass ? 'MET' : 'MISS'}`,

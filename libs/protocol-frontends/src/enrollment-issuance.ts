@@ -1,5 +1,5 @@
 import { CertificateSource } from '@certlane/contracts';
-import { CertlaneLogger, MessageBus } from '@certlane/platform';
+import { MessageBus } from '@certlane/platform';
 
 /** What an enrollment protocol (EST, SCEP) issues for and records in the inventory. */
 export interface EnrollmentIssue {
@@ -12,33 +12,23 @@ export interface EnrollmentIssue {
 }
 
 /**
- * Issues a certificate over the bus and records it in the inventory with the protocol's source,
- * owner, team and tags. The certificate is issued either way, so a failed import is logged, not
- * answered as a failed enrollment.
+ * Issues a certificate and records it in the inventory with the protocol's source, owner, team and
+ * tags, in one bus request (`issuance.v1.issue-and-record`, ADR 0066): the answer comes once both
+ * are committed, so a certificate handed to a client is always in the inventory; when recording
+ * fails the enrollment fails and the certificate is never handed out.
  */
 export async function issueAndRecord(
   bus: MessageBus,
-  logger: CertlaneLogger,
   request: EnrollmentIssue,
 ): Promise<{ certificatePem: string }> {
-  const issued = await bus.request('issuance.v1.issue-certificate', {
+  const issued = await bus.request('issuance.v1.issue-and-record', {
     csr_pem: request.csrPem,
     ...(request.issuerId ? { issuer_id: request.issuerId } : {}),
+    source: request.source,
+    ...(request.owner ? { owner_id: request.owner } : {}),
+    ...(request.team ? { team_id: request.team } : {}),
+    tags: request.tags,
   });
-  await bus
-    .request('issuance.v1.create-certificate', {
-      certificate_pem: issued.full_pem,
-      source: request.source,
-      ...(request.owner ? { owner_id: request.owner } : {}),
-      ...(request.team ? { team_id: request.team } : {}),
-      tags: request.tags,
-    })
-    .catch((error: unknown) =>
-      logger.warn(
-        { err: error, serial_hex: issued.serial_hex },
-        `${request.source} certificate not recorded in the inventory`,
-      ),
-    );
   return { certificatePem: issued.certificate_pem };
 }
 

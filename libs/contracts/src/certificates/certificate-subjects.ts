@@ -15,6 +15,8 @@ import {
   CertificateStatusChanged,
   CertificateVersionDto,
   CreateCertificateRequest,
+  IssueAndRecordRequest,
+  IssuedAndRecordedDto,
   DeployCertificateRequest,
   ExportPkcs12Request,
   ListCertificatesRequest,
@@ -64,6 +66,7 @@ export const certificateRequestContracts = {
   },
   'issuance.v1.get-certificate': { request: CertificateIdRequest, response: shape<CertificateDto>() },
   'issuance.v1.create-certificate': { request: CreateCertificateRequest, response: shape<CertificateDto>() },
+  'issuance.v1.issue-and-record': { request: IssueAndRecordRequest, response: shape<IssuedAndRecordedDto>() },
   'issuance.v1.update-certificate': { request: UpdateCertificateRequest, response: shape<CertificateDto>() },
   'issuance.v1.archive-certificate': { request: CertificateIdRequest, response: shape<CertificateDto>() },
   'issuance.v1.list-certificate-versions': {

@@ -13,6 +13,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { PageQuery } from '../pagination/page';
+import { IssueCertificateRequest, IssuedCertificateDto } from '../pki/issuers.dto';
 import { OptionalRevocationReason, RevocationReason } from '../pki/revocation.dto';
 
 /** Every status a managed certificate can be in (docs/decisions/0024-certificate-inventory-and-jobs.md). */
@@ -308,4 +309,34 @@ export interface CertificateStatusChanged {
   from: CertificateStatus;
   to: CertificateStatus;
   at: string;
+}
+
+/**
+ * issuance.v1.issue-and-record (ADR 0066): what an enrollment protocol (EST, SCEP) asks of
+ * issuance in one request: the certificate signed from the CSR and recorded in the inventory with
+ * the protocol's source, owner, team and tags, answered only once both are committed.
+ */
+export class IssueAndRecordRequest extends IssueCertificateRequest {
+  @IsIn(['EST', 'SCEP'], { message: 'source must be one of EST, SCEP' })
+  source!: 'EST' | 'SCEP';
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  owner_id?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  team_id?: string;
+
+  @IsOptional()
+  @IsObject()
+  tags?: Record<string, string>;
+}
+
+/** The issued certificate and the inventory certificate and version that record it. */
+export interface IssuedAndRecordedDto extends IssuedCertificateDto {
+  certificate_id: string;
+  version_id: string;
 }

@@ -6,6 +6,7 @@ import { CertificateLifecycleService } from './certificates/certificate-lifecycl
 import { CertificateHandlers } from './certificates/certificate.handlers';
 import { CertificateRepository } from './certificates/certificate.repository';
 import { CertificateService } from './certificates/certificate.service';
+import { IssueAndRecordService } from './certificates/issue-and-record.service';
 import { StatusTransitions } from './certificates/status-transitions';
 import { ServerIssuanceRunner } from './certificates/server-issuance.runner';
 import { VersionIssuance } from './certificates/version-issuance';
@@ -31,6 +32,7 @@ export const INVENTORY_PROVIDERS: Provider[] = [
   VersionIssuance,
   ServerIssuanceRunner,
   CertificateService,
+  IssueAndRecordService,
   CertificateLifecycleService,
   CertificateHandlers,
   OwnerTeamRepository,

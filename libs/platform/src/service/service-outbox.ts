@@ -47,6 +47,27 @@ export class ServiceOutbox {
   }
 
   /**
+   * Events of several subjects and audit records (`audit: record`) in one statement, in the order
+   * given, in the caller's transaction (see `add` and `audit`).
+   */
+  addEach(
+    executor: SqlExecutor,
+    items: ({ subject: EventSubject; data: unknown; actorId?: string } | { audit: AuditRecord })[],
+  ): Promise<EventEnvelope<unknown>[]> {
+    if (items.length > 0) this.written.add(executor);
+    const subject = auditSubject(this.service);
+    return addManyToOutbox(
+      executor,
+      this.schema,
+      items.map((item) =>
+        'audit' in item
+          ? { subject, data: item.audit, actorId: item.audit.actor_id }
+          : { subject: item.subject, data: item.data as EventOf<EventSubject>, actorId: item.actorId },
+      ),
+    ) as Promise<EventEnvelope<unknown>[]>;
+  }
+
+  /**
    * Records one audit event (spec 6.1) in the caller's transaction: it commits or rolls back with
    * the change it describes, and the relay carries it to the auth service's audit store.
    */

@@ -1,15 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { EstHttpForwardAnswer, EstHttpForwardRequest } from '@certlane/contracts';
-import {
-  CertlaneLogger,
-  LOGGER,
-  MESSAGE_BUS,
-  MessageBus,
-  outboxToken,
-  ServiceOutbox,
-} from '@certlane/platform';
+import { AuditRecord, EstHttpForwardAnswer, EstHttpForwardRequest } from '@certlane/contracts';
+import { GroupCommit, MESSAGE_BUS, MessageBus, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { EstProfileStore } from '@certlane/protocol-frontends-data-access';
 import { CertificateProfileRules } from '@certlane/protocol-frontends-domain';
 import { CoalescedCounter } from './coalesced-counter';
@@ -21,9 +14,9 @@ const CERTIFICATE_PROFILES_KEPT = 256;
 
 /**
  * The EST server of this process (ADR 0058): its store on the service's DataSource, issuance and
- * the CA certificates over the bus (`issuance.v1.issue-certificate`, `issuance.v1.list-cas` of
- * the profile's issuer), issued certificates into the inventory (source EST), audit through the
- * outbox; and the gateway's forwarded requests.
+ * the CA certificates over the bus (`issuance.v1.issue-and-record`, which also records the
+ * certificate in the inventory with source EST, and `issuance.v1.list-cas` of the profile's
+ * issuer), audit through the outbox; and the gateway's forwarded requests.
  */
 @Injectable()
 export class EstService implements OnApplicationBootstrap {
@@ -38,23 +31,28 @@ export class EstService implements OnApplicationBootstrap {
     @InjectDataSource('protocol-frontends') dataSource: DataSource,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
-    @Inject(LOGGER) logger: CertlaneLogger,
   ) {
     const store = new EstProfileStore(dataSource);
     this.ticks = new CoalescedCounter((batch) =>
       store.tickMany(batch.map(({ fields, count }) => ({ ...fields, count }))),
     );
+    // The audit records of concurrent outcomes: one transaction and one statement per batch (ADR 0066).
+    const audits = new GroupCommit<readonly AuditRecord[]>(async (batch) => {
+      await dataSource.transaction((manager) =>
+        outbox.auditMany(
+          manager,
+          batch.flatMap((records) => [...records]),
+        ),
+      );
+      outbox.committed();
+    });
     this.server = new EstServer({
       executor: dataSource,
       audit: async (records, tick) => {
-        await dataSource.transaction(async (manager) => {
-          for (const record of records) await outbox.audit(manager, record);
-        });
-        outbox.committed();
-        await this.ticks.add(`${tick.profileId} ${tick.outcome}`, tick);
+        await Promise.all([audits.write(records), this.ticks.add(`${tick.profileId} ${tick.outcome}`, tick)]);
       },
       issue: ({ csrPem, profile }) =>
-        issueAndRecord(bus, logger, {
+        issueAndRecord(bus, {
           csrPem,
           issuerId: profile.issuer_id,
           source: 'EST',

@@ -5,8 +5,6 @@ import { DEFAULT_ISSUER_ID, ScepHttpForwardAnswer, ScepHttpForwardRequest } from
 import {
   CERTLANE_CONFIG,
   CertlaneConfig,
-  CertlaneLogger,
-  LOGGER,
   MESSAGE_BUS,
   MessageBus,
   outboxToken,
@@ -19,9 +17,10 @@ import { RaKeyBox } from './scep-ra';
 
 /**
  * The SCEP server of this process (ADR 0059): its stores on the service's DataSource, issuance
- * and the CA certificates over the bus (`issuance.v1.issue-certificate`, `issuance.v1.list-cas`
- * of the profile's issuer), issued certificates into the inventory (source SCEP, the profile's
- * owner and team), audit through the outbox; and the gateway's forwarded requests.
+ * and the CA certificates over the bus (`issuance.v1.issue-and-record`, which also records the
+ * certificate in the inventory with source SCEP and the profile's owner and team, ADR 0066, and
+ * `issuance.v1.list-cas` of the profile's issuer), audit through the outbox; and the gateway's
+ * forwarded requests.
  */
 @Injectable()
 export class ScepService implements OnApplicationBootstrap {
@@ -31,7 +30,6 @@ export class ScepService implements OnApplicationBootstrap {
     @InjectDataSource('protocol-frontends') dataSource: DataSource,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
-    @Inject(LOGGER) logger: CertlaneLogger,
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
   ) {
     this.server = new ScepServer({
@@ -47,7 +45,7 @@ export class ScepService implements OnApplicationBootstrap {
         outbox.committed();
       },
       issue: ({ csrPem, profile, transactionId }) =>
-        issueAndRecord(bus, logger, {
+        issueAndRecord(bus, {
           csrPem,
           issuerId: profile.issuer_id,
           source: 'SCEP',

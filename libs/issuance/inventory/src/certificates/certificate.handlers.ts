@@ -2,6 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { CertificateLifecycleService } from './certificate-lifecycle.service';
 import { CertificateService } from './certificate.service';
+import { IssueAndRecordService } from './issue-and-record.service';
 
 /** Serves the certificate inventory and lifecycle subjects of libs/contracts on the bus. */
 @Injectable()
@@ -10,6 +11,7 @@ export class CertificateHandlers implements OnApplicationBootstrap {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly certificates: CertificateService,
     private readonly lifecycle: CertificateLifecycleService,
+    private readonly enrollments: IssueAndRecordService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -18,6 +20,9 @@ export class CertificateHandlers implements OnApplicationBootstrap {
       this.bus.handle('issuance.v1.get-certificate', (request) => this.certificates.get(request.id)),
       this.bus.handle('issuance.v1.create-certificate', (request, context) =>
         this.certificates.create(request, context),
+      ),
+      this.bus.handle('issuance.v1.issue-and-record', (request, context) =>
+        this.enrollments.issueAndRecord(request, context),
       ),
       this.bus.handle('issuance.v1.update-certificate', (request, context) =>
         this.certificates.update(request, context),

@@ -286,6 +286,45 @@ export class CertificateRepository {
     if (missing) throw referenceInvalid(missing.field, missing.value);
   }
 
+  /**
+   * `checkReferences` for several certificates at once (the group commit of ADR 0066): every
+   * distinct reference once, key-share locked; the first missing one of the first certificate
+   * naming it is reported.
+   */
+  async checkReferencesOfAll(
+    manager: EntityManager,
+    all: readonly Partial<Record<ReferenceField, string | null>>[],
+  ): Promise<void> {
+    const merged = new Map<string, Partial<Record<ReferenceField, string | null>>>();
+    for (const fields of all) {
+      for (const { field } of REFERENCES) {
+        const value = fields[field];
+        if (value === undefined || value === null || value === '') continue;
+        merged.set(`${field} ${value}`, { [field]: value });
+      }
+    }
+    if (merged.size === 0) return;
+    const given = [...merged.values()].flatMap((fields) =>
+      REFERENCES.filter(({ field }) => fields[field]).map(({ field, table }) => ({
+        field,
+        table,
+        value: fields[field] as string,
+      })),
+    );
+    const found: { i: number }[] = await manager.query(
+      given
+        .map(
+          ({ table }, i) =>
+            `SELECT i FROM (SELECT ${i} AS i FROM ${table} WHERE id = $${i + 1} FOR KEY SHARE) r${i}`,
+        )
+        .join(' UNION ALL '),
+      given.map(({ value }) => value),
+    );
+    const present = new Set(found.map((row) => Number(row.i)));
+    const missing = given.find((_, i) => !present.has(i));
+    if (missing) throw referenceInvalid(missing.field, missing.value);
+  }
+
   async renewalWindowDays(manager: EntityManager, policyId: string): Promise<number> {
     const rows: { renewal_window_days: number }[] = await manager.query(
       'SELECT renewal_window_days FROM renewal_policies WHERE id = $1',
@@ -316,6 +355,59 @@ export class CertificateRepository {
       return rows[0];
     } catch (error) {
       throw translateWriteError(error, id);
+    }
+  }
+
+  /**
+   * Certificates that arrive with their first version (ADR 0066): each row inserted with its final
+   * status and current version, and the versions, in one statement (the count triggers fire once
+   * for all of them; the versions' foreign key is checked at the statement's end).
+   */
+  async insertWithVersions(
+    manager: EntityManager,
+    certificates: readonly (CertificateWritable &
+      Pick<CertificateRow, 'id' | 'status' | 'not_before' | 'expires_at' | 'current_version_id'>)[],
+    versions: readonly Omit<NewVersion, 'certificate_id'>[],
+  ): Promise<CertificateRow[]> {
+    const rows = certificates.map((c, i) => ({
+      ...c,
+      owner_id: c.owner_id || null,
+      team_id: c.team_id || null,
+      version: versions[i],
+    }));
+    try {
+      const inserted: CertificateRow[] = await manager.query(
+        `WITH given AS (
+           SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(id text, name text, common_name text, sans jsonb,
+             environment text, owner_id text, team_id text, issuer_id text, renewal_policy_id text,
+             profile_id text, agent_id text, source text, status text, key_algorithm text, tags jsonb,
+             not_before timestamptz, expires_at timestamptz, current_version_id text, version jsonb)
+         ), certificate AS (
+           INSERT INTO certificates (id, name, common_name, sans, environment, owner_id, team_id, issuer_id,
+             renewal_policy_id, profile_id, agent_id, source, status, key_algorithm, tags, not_before,
+             expires_at, current_version_id)
+           SELECT id, name, common_name, ARRAY(SELECT jsonb_array_elements_text(sans)), environment, owner_id,
+             team_id, issuer_id, renewal_policy_id, profile_id, agent_id, source, status, key_algorithm, tags,
+             not_before, expires_at, current_version_id
+           FROM given
+           RETURNING ${CERTIFICATE_COLUMNS}
+         ), version AS (
+           INSERT INTO certificate_versions (id, certificate_id, version, serial_number, fingerprint_sha256,
+             key_algorithm, key_size, issued_at, not_before, not_after, cert_pem, chain_pem, csr_pem, issuer_id, job_id)
+           SELECT v.id, g.id, 1, v.serial_number, v.fingerprint_sha256, v.key_algorithm, v.key_size, v.issued_at,
+             v.not_before, v.not_after, v.cert_pem, v.chain_pem, v.csr_pem, v.issuer_id, v.job_id
+           FROM given g, jsonb_to_record(g.version) AS v(id text, serial_number text, fingerprint_sha256 text,
+             key_algorithm text, key_size integer, issued_at timestamptz, not_before timestamptz,
+             not_after timestamptz, cert_pem text, chain_pem text, csr_pem text, issuer_id text, job_id text)
+         )
+         SELECT * FROM certificate`,
+        [JSON.stringify(rows)],
+      );
+      this.anchors.invalidate();
+      const byId = new Map(inserted.map((row) => [row.id, row]));
+      return certificates.map((c) => byId.get(c.id) as CertificateRow);
+    } catch (error) {
+      throw translateWriteError(error, certificates.length === 1 ? certificates[0].id : 'of the batch');
     }
   }
 

@@ -73,7 +73,8 @@ function parseImport(pem: string): { leaf: Certificate; chain: Certificate[] } {
   return { leaf, chain };
 }
 
-function checkTags(tags: unknown): void {
+/** Tags as spec 2.2 bounds them (create, update, issue-and-record). */
+export function checkTags(tags: unknown): void {
   if (tags === undefined) return;
   const entries = Object.entries(tags as Record<string, unknown>);
   if (

@@ -77,6 +77,16 @@ export class EstProfileStore {
     return row ?? null;
   }
 
+  /** The profiles of several path ids in one read, in the order given (null where none). */
+  async byPathIds(pathIds: readonly string[]): Promise<(EstProfileRow | null)[]> {
+    const rows = await rowsOf<EstProfileRow>(
+      this.executor,
+      `SELECT ${COLUMNS} FROM est_profiles WHERE path_id = ANY($1::text[])`,
+      [pathIds],
+    );
+    return pathIds.map((pathId) => rows.find((row) => row.path_id === pathId) ?? null);
+  }
+
   async list(): Promise<EstProfileRow[]> {
     return rowsOf<EstProfileRow>(this.executor, `SELECT ${COLUMNS} FROM est_profiles ORDER BY path_id`);
   }

@@ -1,0 +1,169 @@
+import { CertlaneError, ErrorCode, IssuedAndRecordedDto } from '@certlane/contracts';
+import { createCsr, SoftwareKeyProvider } from '@certlane/pki';
+import { NatsBus } from '@certlane/platform';
+import { eventually, startTestSystem, testNatsUrl, TestSystem } from '@certlane/testing';
+import { Client } from 'pg';
+
+const provider = new SoftwareKeyProvider();
+
+async function csrFor(name: string): Promise<string> {
+  const { signer } = await provider.generate({ algorithm: 'ECDSA', curve: 'P-256' });
+  return (
+    await createCsr({ subject: [['CN', name]], signer, subjectAltNames: [{ type: 'dns', value: name }] })
+  ).pem;
+}
+
+/**
+ * `issuance.v1.issue-and-record` (ADR 0066) against a real issuance process: concurrent requests
+ * are recorded by group commit, each answered only after the transaction holding its certificate
+ * has committed; a batch with a bad request is written again one by one, so only the bad one fails.
+ */
+describe('issue and record (group commit)', () => {
+  let system: TestSystem;
+  let bus: NatsBus;
+  let db: Client;
+  let locker: Client;
+
+  beforeAll(async () => {
+    system = await startTestSystem('issuerecord', ['issuance']);
+    bus = await NatsBus.connect({
+      servers: [testNatsUrl()],
+      name: 'issuerecord-test',
+      requestTimeoutMs: 30_000,
+      namespace: system.env.SERVICE_NATS_NAMESPACE,
+    });
+    db = new Client({ connectionString: system.database.url });
+    await db.connect();
+    locker = new Client({ connectionString: system.database.url });
+    await locker.connect();
+  }, 60_000);
+
+  afterAll(async () => {
+    await locker?.end();
+    await db?.end();
+    await bus?.close();
+    await system?.stop();
+  });
+
+  const enroll = async (name: string, owner?: string) =>
+    bus.request('issuance.v1.issue-and-record', {
+      csr_pem: await csrFor(name),
+      source: 'EST',
+      ...(owner ? { owner_id: owner } : {}),
+      tags: { est_profile: 'test', name },
+    });
+
+  const issuedSerials = async () =>
+    (
+      await db.query<{ serial_hex: string }>(
+        `SELECT serial_hex FROM issuance.issued_certificates WHERE purpose = 'leaf'`,
+      )
+    ).rows.map((row) => row.serial_hex);
+
+  /** The backend of the issuance service waiting for the test's lock on issued_certificates. */
+  const blockedWriter = async (): Promise<number | undefined> =>
+    (
+      await db.query<{ pid: number }>(
+        `SELECT l.pid FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+          WHERE NOT l.granted AND c.relname = 'issued_certificates'`,
+      )
+    ).rows[0]?.pid;
+
+  it('records an enrollment certificate with its final status, current version, audit and events', async () => {
+    const answer = await enroll('one.example.com');
+    const { rows } = await db.query(
+      `SELECT c.source, c.status, c.common_name, c.sans, c.tags, c.current_version_id, c.expires_at,
+              v.version, v.serial_number, v.cert_pem
+         FROM issuance.certificates c JOIN issuance.certificate_versions v ON v.id = c.current_version_id
+        WHERE c.id = $1`,
+      [answer.certificate_id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      source: 'EST',
+      status: 'Active',
+      common_name: 'one.example.com',
+      sans: ['one.example.com'],
+      tags: { est_profile: 'test', name: 'one.example.com' },
+      current_version_id: answer.version_id,
+      version: 1,
+      serial_number: answer.serial_hex,
+      cert_pem: answer.certificate_pem,
+    });
+    expect(await issuedSerials()).toContain(answer.serial_hex);
+    const events = await db.query<{ subject: string; action: string | null }>(
+      `SELECT subject, envelope->'data'->>'action' AS action FROM issuance.outbox
+        WHERE envelope->'data'->>'certificate_id' = $1 OR envelope->'data'->>'id' = $1
+           OR envelope->'data'->>'resource_id' IN ($1, $2) OR envelope->'data'->>'serial_hex' = $2
+        ORDER BY seq`,
+      [answer.certificate_id, answer.serial_hex],
+    );
+    expect(events.rows.map((row) => row.action ?? row.subject)).toEqual([
+      'certificate.issued',
+      'issuance.v1.certificate.issued',
+      'issuance.v1.certificate.status-changed',
+      'issuance.v1.certificate.created',
+      'certificate.created',
+    ]);
+    // The statement-level count triggers saw the row once, with its final status.
+    const counts = await db.query<{ dimension: string; value: string; total: string }>(
+      `SELECT dimension, value, sum(delta)::text AS total FROM issuance.certificate_count_deltas
+        WHERE dimension = 'status' GROUP BY dimension, value HAVING sum(delta) <> 0`,
+    );
+    expect(counts.rows).toEqual([{ dimension: 'status', value: 'Active', total: '1' }]);
+  });
+
+  it('answers nothing before its commit, and a batch with a bad request fails only that request', async () => {
+    const before = new Set(await issuedSerials());
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE issuance.issued_certificates IN EXCLUSIVE MODE');
+    const settled: string[] = [];
+    const track = (name: string, call: Promise<IssuedAndRecordedDto>) =>
+      call.then(
+        (answer) => {
+          settled.push(name);
+          return { name, answer } as const;
+        },
+        (error: unknown) => {
+          settled.push(name);
+          return { name, error } as const;
+        },
+      );
+    // The first request's transaction waits on the lock; the others queue behind it.
+    const first = track('crashed', enroll('crashed.example.com'));
+    await eventually(async () => (await blockedWriter()) !== undefined, 'the writer waiting on the lock');
+    const names = Array.from({ length: 11 }, (_, i) => `batch-${i}.example.com`);
+    const bad = new Set([names[2], names[5], names[9]]);
+    const rest = names.map((name) => track(name, enroll(name, bad.has(name) ? 'no-such-owner' : undefined)));
+    expect(settled).toEqual([]);
+    // The writer dies mid-transaction (as in a crash): its caller gets an error, never a certificate.
+    const pid = (await blockedWriter()) as number;
+    await db.query('SELECT pg_terminate_backend($1)', [pid]);
+    await locker.query('ROLLBACK');
+
+    const crashed = await first;
+    expect('error' in crashed).toBe(true);
+    const outcomes = await Promise.all(rest);
+    for (const outcome of outcomes) {
+      if (bad.has(outcome.name)) {
+        expect('error' in outcome && outcome.error).toBeInstanceOf(CertlaneError);
+        expect('error' in outcome && (outcome.error as CertlaneError).code).toBe(ErrorCode.ReferenceInvalid);
+        continue;
+      }
+      if (!('answer' in outcome)) throw new Error(`${outcome.name} failed: ${String(outcome.error)}`);
+      const { rows } = await db.query(
+        `SELECT c.common_name, c.source, v.serial_number FROM issuance.certificates c
+           JOIN issuance.certificate_versions v ON v.id = c.current_version_id WHERE c.id = $1`,
+        [outcome.answer.certificate_id],
+      );
+      expect(rows).toEqual([
+        { common_name: outcome.name, source: 'EST', serial_number: outcome.answer.serial_hex },
+      ]);
+    }
+    // Exactly the answered certificates' serials were recorded: none for the crashed or bad ones.
+    const added = (await issuedSerials()).filter((serial) => !before.has(serial)).sort();
+    const answered = outcomes.flatMap((o) => ('answer' in o ? [o.answer.serial_hex] : [])).sort();
+    expect(answered).toHaveLength(8);
+    expect(added).toEqual(answered);
+  });
+});
