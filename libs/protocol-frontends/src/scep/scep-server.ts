@@ -1,11 +1,18 @@
 import { createHash, KeyObject, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { AuditRecord, SCEP_DEFAULT_PATH_ID, ScepMdmStatus, ScepProfileOutcome } from '@certlane/contracts';
+import {
+  AuditRecord,
+  EnrollmentApprovalOutcome,
+  SCEP_DEFAULT_PATH_ID,
+  ScepMdmStatus,
+  ScepProfileOutcome,
+} from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
 import {
   ScepChallengeReplayStore,
   ScepProfileRow,
   ScepProfileStore,
+  ScepTransactionRow,
   ScepTransactionStore,
 } from '@certlane/protocol-frontends-data-access';
 import {
@@ -82,6 +89,20 @@ export interface ScepServerDeps {
     profile: ScepProfileRow;
     transactionId: string;
   }): Promise<{ certificatePem: string }>;
+  /**
+   * Issuance's approvals of external enrollments (ADR 0065), for a profile with
+   * `approval_required`: `request` opens (or, for the same transaction, finds) the cert_issuance
+   * approval of a CSR; `outcome` says where it stands, with the certificate once issued.
+   */
+  approvals?: {
+    request(input: {
+      csrPem: string;
+      profile: ScepProfileRow;
+      transactionId: string;
+      principal: string;
+    }): Promise<{ approvalId: string }>;
+    outcome(approvalId: string): Promise<EnrollmentApprovalOutcome>;
+  };
   /** The CA certificates of the profile's issuer, issuing CA first. */
   caCertificates(profile: ScepProfileRow): Promise<string[]>;
   /**
@@ -128,6 +149,8 @@ interface Outcome {
   authFailure?: boolean;
   /** The MDM challenge's status (spec 4.9), when the request carried one. */
   mdmStatus?: ScepMdmStatus;
+  /** The cert_issuance approval the request waits for (or waited for). */
+  approvalId?: string;
 }
 
 /**
@@ -329,15 +352,32 @@ export class ScepServer {
     // RFC 8894 3.2.1.1: a request sent again (same transactionID, type and signer) gets the same
     // answer. scepclient derives the transactionID from the key, so a later RenewalReq with the
     // same key, signed by the certificate it got, is a new request.
-    if (
+    const sameRequest =
       previous &&
       previous.message_type === (kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq') &&
-      previous.principal === principalOf(message)
-    ) {
+      previous.principal === principalOf(message);
+    if (previous && sameRequest) {
       if (previous.csr_pem !== csrPem)
         return fail('badRequest', 'the transactionID was used for another request');
       if (previous.status === 'issued') return this.success(previous.certificate_pem!, code!, mdm);
       if (previous.status === 'rejected') return fail('badRequest', previous.reject_reason ?? 'rejected');
+      // RFC 8894 3.3.2: the same request sent again while PENDING is a poll, never a second approval.
+      return this.pendingOutcome(profile, previous, fail, (pem) => this.success(pem, code!, mdm), {
+        code,
+        ...(mdm ? { mdmStatus: mdm } : {}),
+      });
+    }
+    if (profile.approval_required) {
+      if (previous) return fail('badRequest', 'the transactionID was used for another request');
+      return this.holdForApproval(
+        profile,
+        message,
+        kind as 'PKCSReq' | 'RenewalReq',
+        csrPem,
+        fail,
+        code,
+        mdm,
+      );
     }
     let certificatePem: string;
     try {
@@ -388,14 +428,99 @@ export class ScepServer {
     );
     if (!previous || previous.principal !== principalOf(message))
       return fail('badCertId', 'no request of this transactionID from this signer');
-    if (previous.status === 'pending') return { status: 'PENDING', code: null, counter: 'scep_pending' };
-    if (previous.status === 'rejected') return fail('badRequest', previous.reject_reason ?? 'rejected');
-    return {
+    const success = (certificatePem: string): Outcome => ({
       status: 'SUCCESS',
-      certificatePem: previous.certificate_pem!,
+      certificatePem,
       code: null,
       counter: 'scep_getcertinitial',
+    });
+    if (previous.status === 'pending')
+      return this.pendingOutcome(profile, previous, fail, success, { code: null });
+    if (previous.status === 'rejected') return fail('badRequest', previous.reject_reason ?? 'rejected');
+    return success(previous.certificate_pem!);
+  }
+
+  /**
+   * A request of a profile with `approval_required` (ADR 0065): a cert_issuance approval holds
+   * its CSR in issuance (one per transaction: issuance finds the one a racing resend opened), the
+   * transaction waits, and the answer is PENDING (RFC 8894 3.3.2).
+   */
+  private async holdForApproval(
+    profile: ScepProfileRow,
+    message: PkiMessage,
+    kind: 'PKCSReq' | 'RenewalReq',
+    csrPem: string,
+    fail: FailFn,
+    code: Outcome['code'],
+    mdm: Outcome['mdmStatus'],
+  ): Promise<Outcome> {
+    if (!this.deps.approvals) return fail('badRequest', 'approvals are not reachable from this server');
+    let approvalId: string;
+    try {
+      ({ approvalId } = await this.deps.approvals.request({
+        csrPem,
+        profile,
+        transactionId: message.transactionId,
+        principal: principalOf(message),
+      }));
+    } catch (error) {
+      return fail('badRequest', `the approval request failed: ${(error as Error).message?.slice(0, 300)}`);
+    }
+    await new ScepTransactionStore(this.deps.executor).createPending({
+      profile_id: profile.id,
+      transaction_id: message.transactionId,
+      message_type: kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq',
+      csr_pem: csrPem,
+      principal: principalOf(message),
+      approval_id: approvalId,
+    });
+    return {
+      status: 'PENDING',
+      code,
+      counter: 'scep_pending',
+      approvalId,
+      ...(mdm ? { mdmStatus: mdm } : {}),
     };
+  }
+
+  /**
+   * A pending transaction asked again (GetCertInitial, or the request resent): issuance's approval
+   * says where it stands. Issued: the certificate, kept with the transaction (resends and GetCert
+   * find it); rejected, expired or not issuable: FAILURE badRequest, kept too; else PENDING.
+   */
+  private async pendingOutcome(
+    profile: ScepProfileRow,
+    pending: ScepTransactionRow,
+    fail: FailFn,
+    success: (certificatePem: string) => Outcome,
+    base: Pick<Outcome, 'code' | 'mdmStatus'>,
+  ): Promise<Outcome> {
+    const approvalId = pending.approval_id;
+    if (!approvalId || !this.deps.approvals)
+      return fail('badRequest', 'the request has no approval to wait for');
+    let outcome: EnrollmentApprovalOutcome;
+    try {
+      outcome = await this.deps.approvals.outcome(approvalId);
+    } catch (error) {
+      return fail('badRequest', `the approval could not be read: ${(error as Error).message?.slice(0, 300)}`);
+    }
+    const transactions = new ScepTransactionStore(this.deps.executor);
+    if (outcome.state === 'pending')
+      return { status: 'PENDING', ...base, counter: 'scep_pending', approvalId };
+    if (outcome.state === 'issued' && outcome.certificate_pem) {
+      await transactions.finish(profile.id, pending.transaction_id, {
+        status: 'issued',
+        certificate_pem: outcome.certificate_pem,
+        ...issuedName(outcome.certificate_pem),
+      });
+      return { ...success(outcome.certificate_pem), approvalId };
+    }
+    const reason = `approval ${approvalId} ${outcome.state}${outcome.reason ? `: ${outcome.reason}` : ''}`;
+    await transactions.finish(profile.id, pending.transaction_id, {
+      status: 'rejected',
+      reject_reason: reason,
+    });
+    return { ...fail('badRequest', reason), approvalId };
   }
 
   /**
@@ -537,6 +662,7 @@ export class ScepServer {
           transaction_id: message.transactionId,
           pki_status: outcome.status,
           ...(outcome.mdmStatus ? { mdm_status: outcome.mdmStatus } : {}),
+          ...(outcome.approvalId ? { approval_id: outcome.approvalId } : {}),
           ...(outcome.failInfo ? { fail_info: outcome.failInfo, reason: outcome.reason } : {}),
           ...(issued
             ? { serial_hex: issued.serialNumber.toLowerCase(), subject: issued.subject.replace(/\n/g, ', ') }
