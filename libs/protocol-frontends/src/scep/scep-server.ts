@@ -47,10 +47,15 @@ import { RaKeyBox } from './scep-ra';
 import { mdmCounter } from './scep-profile-admin';
 
 /** The issuer Name and serialNumber (DER) a GetCert names a certificate by (RFC 5652 10.2.4). */
-const issuedName = (certificatePem: string): { certificate_issuer: Buffer; certificate_serial: Buffer } => {
-  const { issuer, serial } = issuerAndSerialParts(new X509Certificate(certificatePem).raw);
+const issuedName = (
+  certificate: X509Certificate,
+): { certificate_issuer: Buffer; certificate_serial: Buffer } => {
+  const { issuer, serial } = issuerAndSerialParts(certificate.raw);
   return { certificate_issuer: Buffer.from(issuer), certificate_serial: Buffer.from(serial) };
 };
+
+/** How long a profile read serves requests of its path on this process (ADR 0059, amended). */
+const PROFILE_CACHE_MS = 1_000;
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -141,7 +146,8 @@ interface Outcome {
   status: 'SUCCESS' | 'FAILURE' | 'PENDING';
   failInfo?: ScepFailInfo;
   reason?: string;
-  certificatePem?: string;
+  /** The certificate a SUCCESS answers, parsed once for the envelope and the audit record. */
+  certificate?: X509Certificate;
   /** A SUCCESS's degenerate SignedData other than the certificate (GetCRL's CRL). */
   content?: Buffer;
   code: 'scep_pkcsreq' | 'scep_renewalreq' | 'scep_pkcsreq_mdm' | 'scep_renewalreq_mdm' | null;
@@ -151,6 +157,8 @@ interface Outcome {
   mdmStatus?: ScepMdmStatus;
   /** The cert_issuance approval the request waits for (or waited for). */
   approvalId?: string;
+  /** A write of the outcome (the issued transaction) that joins the audit record's transaction. */
+  persist?: (executor: SqlExecutor) => Promise<void>;
 }
 
 /**
@@ -167,7 +175,28 @@ export class ScepServer {
     { sealed: string; raKey: KeyObject; raDer: Buffer; ra: RaIdentity }
   >();
 
+  /**
+   * Profiles by path id, read at most once a second per path: a request costs one statement
+   * fewer. Changes made through this process are seen at once (`forget`); other replicas see them
+   * within a second.
+   */
+  private readonly profiles = new Map<string, { row: ScepProfileRow | null; until: number }>();
+
   constructor(private readonly deps: ScepServerDeps) {}
+
+  /** Drops the cached profiles (a change to one on this process: update, rotation, delete). */
+  forget(): void {
+    this.profiles.clear();
+  }
+
+  private async profile(pathId: string): Promise<ScepProfileRow | null> {
+    const now = Date.now();
+    const cached = this.profiles.get(pathId);
+    if (cached && cached.until > now) return cached.row;
+    const row = await new ScepProfileStore(this.deps.executor).byPathId(pathId);
+    this.profiles.set(pathId, { row, until: now + PROFILE_CACHE_MS });
+    return row;
+  }
 
   private ra(profile: ScepProfileRow): { raKey: KeyObject; raDer: Buffer; ra: RaIdentity } {
     const cached = this.ras.get(profile.id);
@@ -189,7 +218,7 @@ export class ScepServer {
     if (request.method !== 'GET' && request.method !== 'POST' && request.method !== 'HEAD')
       return text(405, 'use GET or POST\n', { Allow: 'GET, POST' });
     const [, mtls, pathId = SCEP_DEFAULT_PATH_ID] = route;
-    const profile = await new ScepProfileStore(this.deps.executor).byPathId(pathId);
+    const profile = await this.profile(pathId);
     if (!profile) return text(404, 'unknown SCEP profile\n');
     if (mtls && !profile.mtls_enabled) return text(404, 'mutual TLS is not enabled for this SCEP profile\n');
     const query = new URLSearchParams(request.query ?? '');
@@ -246,8 +275,7 @@ export class ScepServer {
     await this.record(profile, message, outcome);
     let envelope: Buffer | undefined;
     if (outcome.status === 'SUCCESS') {
-      const content =
-        outcome.content ?? degenerateCertificates([new X509Certificate(outcome.certificatePem!).raw]);
+      const content = outcome.content ?? degenerateCertificates([outcome.certificate!.raw]);
       envelope = envelopeTo(message.signerDer, content, message.signerKey);
     }
     const body = certRep({
@@ -359,10 +387,11 @@ export class ScepServer {
     if (previous && sameRequest) {
       if (previous.csr_pem !== csrPem)
         return fail('badRequest', 'the transactionID was used for another request');
-      if (previous.status === 'issued') return this.success(previous.certificate_pem!, code!, mdm);
+      if (previous.status === 'issued')
+        return this.success(new X509Certificate(previous.certificate_pem!), code!, mdm);
       if (previous.status === 'rejected') return fail('badRequest', previous.reject_reason ?? 'rejected');
       // RFC 8894 3.3.2: the same request sent again while PENDING is a poll, never a second approval.
-      return this.pendingOutcome(profile, previous, fail, (pem) => this.success(pem, code!, mdm), {
+      return this.pendingOutcome(profile, previous, fail, (issued) => this.success(issued, code!, mdm), {
         code,
         ...(mdm ? { mdmStatus: mdm } : {}),
       });
@@ -385,16 +414,21 @@ export class ScepServer {
     } catch (error) {
       return fail('badRequest', `issuance failed: ${(error as Error).message?.slice(0, 300) ?? 'error'}`);
     }
-    await transactions.recordIssued({
-      profile_id: profile.id,
-      transaction_id: message.transactionId,
-      message_type: kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq',
-      csr_pem: csrPem,
-      principal: principalOf(message),
-      certificate_pem: certificatePem,
-      ...issuedName(certificatePem),
-    });
-    return this.success(certificatePem, code!, mdm);
+    const certificate = new X509Certificate(certificatePem);
+    return {
+      ...this.success(certificate, code!, mdm),
+      // In the audit record's transaction: one commit per enrollment.
+      persist: (executor) =>
+        new ScepTransactionStore(executor).recordIssued({
+          profile_id: profile.id,
+          transaction_id: message.transactionId,
+          message_type: kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq',
+          csr_pem: csrPem,
+          principal: principalOf(message),
+          certificate_pem: certificatePem,
+          ...issuedName(certificate),
+        }),
+    };
   }
 
   /** The mTLS path's client chain checked against the profile's trust bundle. */
@@ -428,16 +462,16 @@ export class ScepServer {
     );
     if (!previous || previous.principal !== principalOf(message))
       return fail('badCertId', 'no request of this transactionID from this signer');
-    const success = (certificatePem: string): Outcome => ({
+    const success = (certificate: X509Certificate): Outcome => ({
       status: 'SUCCESS',
-      certificatePem,
+      certificate,
       code: null,
       counter: 'scep_getcertinitial',
     });
     if (previous.status === 'pending')
       return this.pendingOutcome(profile, previous, fail, success, { code: null });
     if (previous.status === 'rejected') return fail('badRequest', previous.reject_reason ?? 'rejected');
-    return success(previous.certificate_pem!);
+    return success(new X509Certificate(previous.certificate_pem!));
   }
 
   /**
@@ -492,7 +526,7 @@ export class ScepServer {
     profile: ScepProfileRow,
     pending: ScepTransactionRow,
     fail: FailFn,
-    success: (certificatePem: string) => Outcome,
+    success: (certificate: X509Certificate) => Outcome,
     base: Pick<Outcome, 'code' | 'mdmStatus'>,
   ): Promise<Outcome> {
     const approvalId = pending.approval_id;
@@ -508,12 +542,13 @@ export class ScepServer {
     if (outcome.state === 'pending')
       return { status: 'PENDING', ...base, counter: 'scep_pending', approvalId };
     if (outcome.state === 'issued' && outcome.certificate_pem) {
+      const certificate = new X509Certificate(outcome.certificate_pem);
       await transactions.finish(profile.id, pending.transaction_id, {
         status: 'issued',
         certificate_pem: outcome.certificate_pem,
-        ...issuedName(outcome.certificate_pem),
+        ...issuedName(certificate),
       });
-      return { ...success(outcome.certificate_pem), approvalId };
+      return { ...success(certificate), approvalId };
     }
     const reason = `approval ${approvalId} ${outcome.state}${outcome.reason ? `: ${outcome.reason}` : ''}`;
     await transactions.finish(profile.id, pending.transaction_id, {
@@ -541,7 +576,12 @@ export class ScepServer {
     );
     if (!certificatePem)
       return fail('badCertId', 'no certificate of this issuer and serial from this profile');
-    return { status: 'SUCCESS', certificatePem, code: null, counter: 'scep_getcert' };
+    return {
+      status: 'SUCCESS',
+      certificate: new X509Certificate(certificatePem),
+      code: null,
+      counter: 'scep_getcert',
+    };
   }
 
   /** RFC 8894 3.3.5 GetCRL: the current CRL of the profile's issuer, in a degenerate SignedData. */
@@ -552,14 +592,14 @@ export class ScepServer {
   }
 
   private success(
-    certificatePem: string,
+    certificate: X509Certificate,
     code: NonNullable<Outcome['code']>,
     mdm: Outcome['mdmStatus'],
   ): Outcome {
     const typed = mdm ? (code === 'scep_renewalreq' ? 'scep_renewalreq_mdm' : 'scep_pkcsreq_mdm') : code;
     return {
       status: 'SUCCESS',
-      certificatePem,
+      certificate,
       code: typed,
       counter: typed,
       ...(mdm ? { mdmStatus: mdm } : {}),
@@ -643,12 +683,13 @@ export class ScepServer {
   /** The typed audit record and the profile's counter of one PKIOperation (spec 6.1, 6.4). */
   private async record(profile: ScepProfileRow, message: PkiMessage, outcome: Outcome): Promise<void> {
     const ticks = async (executor: SqlExecutor) => {
+      await outcome.persist?.(executor);
       const store = new ScepProfileStore(executor);
       await store.tick(profile.id, outcome.counter);
       if (outcome.mdmStatus) await store.tick(profile.id, mdmCounter(outcome.mdmStatus));
     };
     if (!outcome.code) return ticks(this.deps.executor);
-    const issued = outcome.certificatePem ? new X509Certificate(outcome.certificatePem) : undefined;
+    const issued = outcome.certificate;
     await this.deps.audit(
       {
         action: outcome.code,
