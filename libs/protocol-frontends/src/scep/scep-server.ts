@@ -42,7 +42,12 @@ import {
   raIdentity,
   ScepFailure,
 } from './scep-cms';
-import { issuerAndSerialParts, readIssuerAndSerialNumber } from './der-reader';
+import {
+  csrSubject,
+  issuerAndSerialParts,
+  readIssuerAndSerialNumber,
+  readIssuerAndSubject,
+} from './der-reader';
 import { RaKeyBox } from './scep-ra';
 import { mdmCounter } from './scep-profile-admin';
 
@@ -324,7 +329,7 @@ export class ScepServer {
       if (error instanceof ScepFailure) return fail(error.failInfo, error.message);
       throw error;
     }
-    if (kind === 'CertPoll') return this.poll(profile, message, fail);
+    if (kind === 'CertPoll') return this.poll(profile, message, csrDer, fail);
     if (kind === 'GetCRL') return this.getCrl(profile, fail);
     if (kind === 'GetCert') return this.getCert(profile, csrDer, fail);
     let csr: ScepCsr;
@@ -455,13 +460,29 @@ export class ScepServer {
    * same signer: its certificate (SUCCESS), PENDING while it waits, FAILURE when refused, and
    * badCertId for a transaction this profile does not know.
    */
-  private async poll(profile: ScepProfileRow, message: PkiMessage, fail: FailFn): Promise<Outcome> {
+  private async poll(
+    profile: ScepProfileRow,
+    message: PkiMessage,
+    content: Buffer,
+    fail: FailFn,
+  ): Promise<Outcome> {
+    let asked: { subject: Buffer };
+    try {
+      asked = readIssuerAndSubject(content);
+    } catch {
+      return fail('badRequest', 'the envelope does not hold an IssuerAndSubject');
+    }
     const previous = await new ScepTransactionStore(this.deps.executor).get(
       profile.id,
       message.transactionId,
     );
     if (!previous || previous.principal !== principalOf(message))
       return fail('badCertId', 'no request of this transactionID from this signer');
+    // The subject must be the request's (byte for byte); the issuer Name is not compared: clients
+    // name the CA, the RA or themselves there.
+    const requested = Buffer.from(previous.csr_pem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
+    if (!csrSubject(requested).equals(asked.subject))
+      return fail('badCertId', 'the IssuerAndSubject names another subject than the request');
     const success = (certificate: X509Certificate): Outcome => ({
       status: 'SUCCESS',
       certificate,
