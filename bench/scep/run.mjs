@@ -14,6 +14,7 @@
 //   BENCH_REQUESTERS=48        distinct RSA-2048 requester keys (each message has its own transactionID)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres  BENCH_NATS_URL=nats://127.0.0.1:4222
 //   BENCH_ENFORCE_TARGETS=1    exit 2 when the target is missed (default: report only)
+//   BENCH_CPU_PROF=1           write protocol-frontends' CPU profile (--cpu-prof) under the bench's temp dir
 import { execFileSync } from 'node:child_process';
 import {
   constants,
@@ -251,7 +252,12 @@ async function main() {
   const system = await benchSystem(settings);
   log('starting issuance and protocol-frontends');
   const issuance = await startService(system, 'issuance');
-  const frontends = await startService(system, 'protocol-frontends');
+  const cpuProfDir = /^(1|true|yes|on)$/i.test(process.env.BENCH_CPU_PROF ?? '')
+    ? join(dir, 'cpu-prof')
+    : undefined;
+  const frontends = await startService(system, 'protocol-frontends', cpuProfDir ? { cpuProfDir } : {});
+  if (cpuProfDir)
+    log(`CPU profile of protocol-frontends: ${cpuProfDir}/protocol-frontends.cpuprofile (at exit)`);
   const bus = await busClient(system, settings.natsUrl, 'bench-scep');
   await bus.request('protocol-frontends.v1.scep-create-profile', {
     path_id: 'bench',

@@ -7,6 +7,8 @@ import { Field } from './schema-form';
 import { ApiError } from '../api/client';
 import { ErrorNotice, Expiry, ReasonSelect, Time } from './widgets';
 import { OidcSection, oidcFailure } from '../auth/oidc-section';
+import { MemoryRouter } from 'react-router';
+import { ApprovalSubject } from './resource-page';
 
 const noop = () => undefined;
 
@@ -149,5 +151,48 @@ describe('the single sign-on section', () => {
     expect(oidcFailure('?provider=corp')).toBeUndefined();
     const html = renderToStaticMarkup(createElement(OidcSection, { provider: '', failure: 'failed' }));
     expect(html).toContain('<p role="alert" class="field-error">failed</p>');
+  });
+});
+
+describe('ApprovalSubject', () => {
+  const render = (row: Record<string, unknown>) =>
+    renderToStaticMarkup(createElement(MemoryRouter, null, createElement(ApprovalSubject, { row })));
+
+  it("shows a SCEP enrollment's CSR summary instead of a certificate link while it waits", () => {
+    const html = render({
+      certificate_id: null,
+      enrollment: {
+        source: 'SCEP',
+        state: 'pending',
+        subject: 'CN=device-1',
+        dns_names: ['device-1.example.com'],
+        key_algorithm: 'RSA-2048',
+        reference: { scep_profile: 'phones', transaction_id: '0123456789abcdef0123' },
+      },
+    });
+    expect(html).toContain('SCEP enrollment');
+    expect(html).toContain('CN=device-1');
+    expect(html).toContain('DNS device-1.example.com');
+    expect(html).toContain('RSA-2048');
+    expect(html).toContain('scep_profile phones, transaction_id 0123456789abcdef…');
+    expect(html).not.toContain('href');
+  });
+
+  it('adds the issued certificate once approved, and links a managed certificate as before', () => {
+    const issued = render({
+      certificate_id: 'mc-1',
+      enrollment: {
+        source: 'SCEP',
+        state: 'issued',
+        subject: 'CN=device-1',
+        dns_names: [],
+        key_algorithm: 'RSA-2048',
+        reference: {},
+      },
+    });
+    expect(issued).toContain('issued');
+    expect(issued).toContain('href="/certificates/mc-1"');
+    const managed = render({ certificate_id: 'mc-2', enrollment: null });
+    expect(managed).toMatch(/^<a href="\/certificates\/mc-2"[^>]*>mc-2<\/a>$/);
   });
 });

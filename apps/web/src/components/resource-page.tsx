@@ -54,6 +54,8 @@ export function Cell({ column, row }: { column: ResourceColumn; row: Row }) {
       return <>{value ? 'yes' : 'no'}</>;
     case 'certificate':
       return value ? <Link to={`/certificates/${String(value)}`}>{String(value)}</Link> : <>—</>;
+    case 'approval-subject':
+      return <ApprovalSubject row={row} />;
     case 'list':
       // Objects with a `value` (ACME identifiers) show it.
       return (
@@ -82,6 +84,43 @@ export function Cell({ column, row }: { column: ResourceColumn; row: Row }) {
       return text.length > LONG_TEXT ? <span className="long-text">{text}</span> : <>{text}</>;
     }
   }
+}
+
+/**
+ * What an approval is for: an external enrollment (SCEP) shows its CSR's subject, DNS names and
+ * key, where it came from and how it stands, with the certificate once issued; a managed
+ * certificate's issuance links to the certificate.
+ */
+export function ApprovalSubject({ row }: { row: Row }) {
+  const certificate = row.certificate_id ? (
+    <Link to={`/certificates/${String(row.certificate_id)}`}>{String(row.certificate_id)}</Link>
+  ) : null;
+  const enrollment = row.enrollment as
+    | {
+        source: string;
+        state: string;
+        subject: string;
+        dns_names: string[];
+        key_algorithm: string;
+        reference: Record<string, string>;
+      }
+    | null
+    | undefined;
+  if (!enrollment) return certificate ?? <>—</>;
+  const where = Object.entries(enrollment.reference)
+    .map(([key, value]) => `${key} ${value.length > 16 ? `${value.slice(0, 16)}…` : value}`)
+    .join(', ');
+  return (
+    <span className="approval-subject">
+      <strong>{enrollment.source} enrollment</strong>{' '}
+      <span className="long-text">{enrollment.subject || '(no subject)'}</span>
+      {enrollment.dns_names.length > 0 ? <> · DNS {enrollment.dns_names.join(', ')}</> : null} ·{' '}
+      {enrollment.key_algorithm}
+      {where ? <> · {where}</> : null}
+      {enrollment.state !== 'pending' ? <> · {enrollment.state}</> : null}
+      {certificate ? <> · {certificate}</> : null}
+    </span>
+  );
 }
 
 /** A server-paginated table of one list operation, its filters and page in the URL. */

@@ -7,7 +7,17 @@ import type { components } from '@certlane/api-client/types';
  */
 type Schemas = components['schemas'];
 export type CellKind =
-  'text' | 'time' | 'expiry' | 'status' | 'bool' | 'count' | 'list' | 'certificate' | 'progress';
+  | 'text'
+  | 'time'
+  | 'expiry'
+  | 'status'
+  | 'bool'
+  | 'count'
+  | 'list'
+  | 'certificate'
+  | 'progress'
+  /** What an approval gates: an external enrollment's CSR summary, else (or then) its certificate. */
+  | 'approval-subject';
 export type Row = Record<string, unknown>;
 
 export interface ResourceColumn {
@@ -247,7 +257,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
       { key: 'approval_kind', label: 'Kind' },
       { key: 'status', label: 'Status', kind: 'status' },
       { key: 'requested_by', label: 'Requested by' },
-      { key: 'certificate_id', label: 'Certificate', kind: 'certificate' },
+      { key: 'certificate_id', label: 'For', kind: 'approval-subject' },
       { key: 'created_at', label: 'Created', kind: 'time' },
     ],
     filters: [
@@ -277,7 +287,8 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
         destructive: true,
       },
     ],
-    empty: 'No approval requests. Profiles that require approval send their issuances here.',
+    empty:
+      'No approval requests. Profiles that require approval (certificate profiles, SCEP profiles) send their issuances here.',
   }),
   page('IssuerDto', {
     path: 'issuers',

@@ -3582,11 +3582,13 @@ export interface components {
         /** @description An approval request (spec 2.10, section 3; docs/decisions/0025-profiles-and-approvals.md). */
         ApprovalDto: {
             approval_kind: components["schemas"]["ApprovalKind"];
-            /** @description Set for cert_issuance, null for profile_edit. */
+            /** @description cert_issuance of a managed certificate: its certificate and job. An external enrollment (`enrollment` set) has no job; its certificate_id is set once the approved certificate is issued and recorded in the inventory. Null for profile_edit. */
             certificate_id: string | null;
             created_at: string;
             decided_at: string | null;
             decided_by: string | null;
+            /** @description cert_issuance of an external enrollment (a CSR sent over SCEP, later EST/ACME; ADR 0065): what was asked and, once approved, what was issued. Null otherwise. */
+            enrollment: components["schemas"]["ApprovalEnrollmentDto"] | null;
             id: string;
             job_id: string | null;
             /** @description profile_edit: the pending change (the PUT body's fields); null for cert_issuance. */
@@ -3598,6 +3600,31 @@ export interface components {
             reason: string;
             requested_by: string;
             status: components["schemas"]["ApprovalStatus"];
+        };
+        /** @description The external enrollment an approval holds: the request, its summary, and its outcome. */
+        ApprovalEnrollmentDto: {
+            csr_pem: string;
+            /** @description The CSR's DNS names, e.g. `["device-1.example.com"]`. */
+            dns_names: string[];
+            /** @description Why an approved enrollment could not be issued. */
+            error: string | null;
+            /** @description A pending enrollment not decided by then is expired (the device is answered FAILURE). */
+            expires_at: string;
+            issuer_id: string | null;
+            /** @description e.g. `RSA-2048`, `ECDSA-P256`. */
+            key_algorithm: string;
+            owner_id: string | null;
+            /** @description What the protocol shows of its request, e.g. `{"scep_profile": "phones", "transaction_id": "…"}`. */
+            reference: {
+                [key: string]: string;
+            };
+            /** @description Once issued. */
+            serial_hex: string | null;
+            source: components["schemas"]["EnrollmentSource"];
+            state: components["schemas"]["EnrollmentState"];
+            /** @description The CSR's subject, RFC 4514, e.g. `CN=device-1,O=Example` (read by issuance from the CSR). */
+            subject: string;
+            team_id: string | null;
         };
         /** @enum {string} */
         ApprovalKind: "cert_issuance" | "profile_edit";
@@ -4207,6 +4234,10 @@ export interface components {
         };
         /** @enum {string} */
         DiscoverySource: "network" | "agent" | "cloud";
+        /** @enum {string} */
+        EnrollmentSource: "SCEP" | "EST" | "ACME";
+        /** @enum {string} */
+        EnrollmentState: "pending" | "issued" | "rejected" | "expired" | "failed";
         /**
          * @description Every HTTP error response has this body (docs/decisions/0003-error-body.md): `code` is stable and machine-readable, `message` is for people, `request_id` matches the X-Request-Id header and the log lines of the request, `details` is optional and code-specific.
          *

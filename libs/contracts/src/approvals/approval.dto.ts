@@ -1,4 +1,14 @@
-import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { PageQuery } from '../pagination/page';
 
 /** Spec 2.10: what an approval request gates. */
@@ -13,7 +23,11 @@ export interface ApprovalDto {
   id: string;
   approval_kind: ApprovalKind;
   status: ApprovalStatus;
-  /** Set for cert_issuance, null for profile_edit. */
+  /**
+   * cert_issuance of a managed certificate: its certificate and job. An external enrollment
+   * (`enrollment` set) has no job; its certificate_id is set once the approved certificate is
+   * issued and recorded in the inventory. Null for profile_edit.
+   */
   certificate_id: string | null;
   job_id: string | null;
   /** The profile that asked for approval (cert_issuance) or is being edited (profile_edit). */
@@ -25,6 +39,114 @@ export interface ApprovalDto {
   decided_at: string | null;
   reason: string;
   created_at: string;
+  /**
+   * cert_issuance of an external enrollment (a CSR sent over SCEP, later EST/ACME; ADR 0065):
+   * what was asked and, once approved, what was issued. Null otherwise.
+   */
+  enrollment: ApprovalEnrollmentDto | null;
+}
+
+/** Protocols whose requests can wait for an approval (ADR 0065). */
+export const ENROLLMENT_SOURCES = ['SCEP', 'EST', 'ACME'] as const;
+export type EnrollmentSource = (typeof ENROLLMENT_SOURCES)[number];
+
+/** Where an external enrollment stands, as the protocol that asked sees it. */
+export const ENROLLMENT_STATES = ['pending', 'issued', 'rejected', 'expired', 'failed'] as const;
+export type EnrollmentState = (typeof ENROLLMENT_STATES)[number];
+
+/** The external enrollment an approval holds: the request, its summary, and its outcome. */
+export interface ApprovalEnrollmentDto {
+  source: EnrollmentSource;
+  state: EnrollmentState;
+  /** The CSR's subject, RFC 4514, e.g. `CN=device-1,O=Example` (read by issuance from the CSR). */
+  subject: string;
+  /** The CSR's DNS names, e.g. `["device-1.example.com"]`. */
+  dns_names: string[];
+  /** e.g. `RSA-2048`, `ECDSA-P256`. */
+  key_algorithm: string;
+  csr_pem: string;
+  issuer_id: string | null;
+  owner_id: string | null;
+  team_id: string | null;
+  /** What the protocol shows of its request, e.g. `{"scep_profile": "phones", "transaction_id": "…"}`. */
+  reference: Record<string, string>;
+  /** A pending enrollment not decided by then is expired (the device is answered FAILURE). */
+  expires_at: string;
+  /** Once issued. */
+  serial_hex: string | null;
+  /** Why an approved enrollment could not be issued. */
+  error: string | null;
+}
+
+/**
+ * `issuance.v1.request-enrollment-approval`: an enrollment protocol holds a CSR for approval
+ * (ADR 0065). Idempotent by `reference_key`: the same key answers the approval already opened.
+ */
+export class RequestEnrollmentApprovalRequest {
+  @IsIn(ENROLLMENT_SOURCES as unknown as string[])
+  source!: EnrollmentSource;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(65536)
+  csr_pem!: string;
+
+  /** Unique per request of the protocol, e.g. `scep:<profile id>:<transactionID>`. */
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  reference_key!: string;
+
+  @IsObject()
+  reference!: Record<string, string>;
+
+  /** Who asked (the protocol's principal, e.g. `scep:<signer fingerprint>`). */
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(256)
+  requested_by!: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  issuer_id?: string;
+
+  /** The certificate profile the enrollment is for (the approval's profile_id). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  certificate_profile_id?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  owner_id?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  team_id?: string;
+
+  @IsOptional()
+  @IsObject()
+  tags?: Record<string, string>;
+
+  /** How long the request may wait for a decision (default 7 days). */
+  @IsOptional()
+  @IsInt()
+  @Min(60)
+  @Max(90 * 24 * 3600)
+  expires_in_seconds?: number;
+}
+
+/** `issuance.v1.get-enrollment-approval`: where an enrollment stands, with the certificate once issued. */
+export interface EnrollmentApprovalOutcome {
+  approval_id: string;
+  state: EnrollmentState;
+  /** The issued certificate (leaf PEM) when `issued`. */
+  certificate_pem: string | null;
+  /** The decider's reason (rejected), `expired`, or the issuance error (failed). */
+  reason: string | null;
 }
 
 export class ListApprovalsRequest extends PageQuery {

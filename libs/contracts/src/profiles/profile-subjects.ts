@@ -5,7 +5,9 @@ import {
   ApprovalEvent,
   ApprovalIdRequest,
   DecideApprovalRequest,
+  EnrollmentApprovalOutcome,
   ListApprovalsRequest,
+  RequestEnrollmentApprovalRequest,
 } from '../approvals/approval.dto';
 import {
   CreateProfileRequest,
@@ -28,6 +30,14 @@ export const profileRequestContracts = {
   'issuance.v1.get-approval': { request: ApprovalIdRequest, response: shape<ApprovalDto>() },
   'issuance.v1.approve-approval': { request: DecideApprovalRequest, response: shape<ApprovalDto>() },
   'issuance.v1.reject-approval': { request: DecideApprovalRequest, response: shape<ApprovalDto>() },
+  'issuance.v1.request-enrollment-approval': {
+    request: RequestEnrollmentApprovalRequest,
+    response: shape<ApprovalDto>(),
+  },
+  'issuance.v1.get-enrollment-approval': {
+    request: ApprovalIdRequest,
+    response: shape<EnrollmentApprovalOutcome>(),
+  },
 } satisfies Record<string, RequestContract<object, unknown>>;
 
 export const profileEventContracts = {

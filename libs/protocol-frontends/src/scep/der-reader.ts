@@ -100,6 +100,25 @@ export function readIssuerAndSerialNumber(der: Buffer): { issuer: Buffer; serial
   return { issuer: bytesOf(der, parts[0]), serial: bytesOf(der, parts[1]) };
 }
 
+/**
+ * The IssuerAndSubject of a GetCertInitial (RFC 8894 3.3.3: SEQUENCE of the issuer Name and the
+ * subject Name of the request), each as its DER; throws on anything else.
+ */
+export function readIssuerAndSubject(der: Buffer): { issuer: Buffer; subject: Buffer } {
+  const outer = readNode(der, 0);
+  if (outer.tag !== 0x30 || outer.end !== der.length) throw new Error('not an IssuerAndSubject');
+  const parts = children(der, outer);
+  if (parts.length !== 2 || parts[0].tag !== 0x30 || parts[1].tag !== 0x30)
+    throw new Error('not an IssuerAndSubject');
+  return { issuer: bytesOf(der, parts[0]), subject: bytesOf(der, parts[1]) };
+}
+
+/** The subject Name (DER) of a PKCS#10 request (RFC 2986: CertificationRequestInfo's second field). */
+export function csrSubject(csrDer: Buffer): Buffer {
+  const info = children(csrDer, readNode(csrDer, 0))[0];
+  return bytesOf(csrDer, children(csrDer, info)[1]);
+}
+
 /** The subjectPublicKey bits of a certificate (what a subject key identifier hashes). */
 export function subjectPublicKeyBits(certificate: Buffer): Buffer {
   const tbs = children(certificate, children(certificate, readNode(certificate, 0))[0]);

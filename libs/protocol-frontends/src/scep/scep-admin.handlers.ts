@@ -11,6 +11,7 @@ import {
 } from '@certlane/platform';
 import { ScepProfileAdmin } from './scep-profile-admin';
 import { RaKeyBox } from './scep-ra';
+import { ScepService } from './scep.service';
 
 /** The protocol-frontends.v1.scep-* subjects behind /api/v1/admin/scep/* (spec 4.9; ADR 0059). */
 @Injectable()
@@ -22,6 +23,7 @@ export class ScepAdminHandlers implements OnApplicationBootstrap {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
+    private readonly scep: ScepService,
   ) {
     this.admin = new ScepProfileAdmin({
       executor: dataSource,
@@ -45,24 +47,33 @@ export class ScepAdminHandlers implements OnApplicationBootstrap {
     });
   }
 
+  /** A change answered, after this process's SCEP server forgets the profiles it cached. */
+  private async changed<T>(change: Promise<T>): Promise<T> {
+    try {
+      return await change;
+    } finally {
+      this.scep.server.forget();
+    }
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     await Promise.all([
       this.bus.handle('protocol-frontends.v1.scep-list-profiles', () => this.admin.list()),
       this.bus.handle('protocol-frontends.v1.scep-create-profile', (request, context) =>
-        this.admin.create(request, context),
+        this.changed(this.admin.create(request, context)),
       ),
       this.bus.handle('protocol-frontends.v1.scep-update-profile', (request, context) =>
-        this.admin.update(request, context),
+        this.changed(this.admin.update(request, context)),
       ),
       this.bus.handle('protocol-frontends.v1.scep-delete-profile', ({ id }, context) =>
-        this.admin.delete(id, context),
+        this.changed(this.admin.delete(id, context)),
       ),
       this.bus.handle('protocol-frontends.v1.scep-rotate-ra', ({ id }, context) =>
-        this.admin.rotateRa(id, context),
+        this.changed(this.admin.rotateRa(id, context)),
       ),
       this.bus.handle('protocol-frontends.v1.scep-mdm-stats', () => this.admin.mdmStats()),
       this.bus.handle('protocol-frontends.v1.scep-mdm-reload-trust', ({ path_id }, context) =>
-        this.admin.reloadMdmTrust(path_id, context),
+        this.changed(this.admin.reloadMdmTrust(path_id, context)),
       ),
     ]);
   }

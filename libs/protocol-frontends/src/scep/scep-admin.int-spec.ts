@@ -143,10 +143,9 @@ describe('SCEP admin routes', () => {
     });
     expect(updated.status).toBe(200);
     expect(updated.json()).toMatchObject({ legacy_algorithms: true, challenge_password_set: true });
-    // PENDING through approvals is not built: a profile may not claim it.
-    expect(
-      (await call('POST', `/api/v1/admin/scep/profiles/${created.id}`, { approval_required: true })).status,
-    ).toBe(400);
+    // PENDING through approvals (ADR 0065).
+    const held = await call('POST', `/api/v1/admin/scep/profiles/${created.id}`, { approval_required: true });
+    expect([held.status, (held.json() as ScepProfileDto).approval_required]).toEqual([200, true]);
     const rotated = await call('POST', `/api/v1/admin/scep/profiles/${created.id}/rotate-ra`);
     expect(rotated.status).toBe(200);
     expect((rotated.json() as ScepProfileDto).ra_certificate.serial_hex).not.toBe(

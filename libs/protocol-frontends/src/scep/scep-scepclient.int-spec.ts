@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScepProfileDto, ScepProfileList } from '@certlane/contracts';
-import { httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
+import { ApprovalDto, Page, ScepProfileDto, ScepProfileList } from '@certlane/contracts';
+import { eventually, httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
 
 const CHALLENGE = 'scepclient-challenge-0123456';
@@ -60,6 +60,28 @@ describe('SCEP with micromdm scepclient', () => {
       { encoding: 'utf8', env: { ...process.env, SSL_CERT_FILE: join(root, 'ca.pem') }, timeout: 60_000 },
     );
     return { status: result.status, output: `${result.stdout}${result.stderr}`, dir };
+  }
+
+  /** scepclient run in the background (it polls a PENDING answer every 30 s until decided). */
+  function scepclientAsync(
+    device: string,
+    args: string[],
+    pathId: string,
+    fingerprint: string,
+  ): Promise<{ status: number | null; output: string; dir: string }> {
+    const dir = join(root, device);
+    mkdirSync(dir, { recursive: true });
+    const child = spawn(
+      'scepclient',
+      ['-server-url', `${gateway}/scep/${pathId}`, '-private-key', join(dir, 'key.pem')]
+        .concat(['-certificate', join(dir, 'cert.pem'), '-cn', device, '-ca-fingerprint', fingerprint])
+        .concat(args),
+      { env: { ...process.env, SSL_CERT_FILE: join(root, 'ca.pem') }, timeout: 90_000 },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    return new Promise((resolve) => child.on('close', (status) => resolve({ status, output, dir })));
   }
 
   beforeAll(async () => {
@@ -122,9 +144,49 @@ describe('SCEP with micromdm scepclient', () => {
     expect(existsSync(join(run.dir, 'cert.pem'))).toBe(false);
   });
 
+  it('RFC 8894 3.3.2: on a profile requiring approval scepclient gets PENDING, keeps polling, and gets its certificate once an admin approves (or FAILURE once rejected)', async () => {
+    const created = await api('POST', '/api/v1/admin/scep/profiles', {
+      path_id: 'held',
+      challenge_password: CHALLENGE,
+      legacy_algorithms: true,
+      approval_required: true,
+      owner: 'owner-mdm',
+    });
+    expect(created.status).toBe(201);
+    const held = created.json() as ScepProfileDto;
+    const fingerprint = held.ra_certificate.fingerprint_sha256;
+    const approvedRun = scepclientAsync('device-held', ['-challenge', CHALLENGE], 'held', fingerprint);
+    const rejectedRun = scepclientAsync('device-refused', ['-challenge', CHALLENGE], 'held', fingerprint);
+    const pendingApprovals = async () =>
+      (
+        (
+          await api('GET', '/api/v1/approvals?status=pending&approval_kind=cert_issuance')
+        ).json() as Page<ApprovalDto>
+      ).data;
+    const approvalOf = async (cn: string) =>
+      (await pendingApprovals()).find((a) => a.enrollment?.subject.includes(`CN=${cn}`));
+    await eventually(
+      async () => Boolean((await approvalOf('device-held')) && (await approvalOf('device-refused'))),
+      'both scepclient requests waiting for approval',
+    );
+    const [toApprove, toReject] = [(await approvalOf('device-held'))!, (await approvalOf('device-refused'))!];
+    expect(toApprove.enrollment).toMatchObject({ source: 'SCEP', key_algorithm: 'RSA-2048' });
+    expect((await api('POST', `/api/v1/approvals/${toApprove.id}/approve`)).status).toBe(200);
+    expect((await api('POST', `/api/v1/approvals/${toReject.id}/reject`, { reason: 'unknown' })).status).toBe(
+      200,
+    );
+    const [approved, rejected] = await Promise.all([approvedRun, rejectedRun]);
+    expect([approved.status, approved.output]).toEqual([0, expect.stringContaining('PENDING')]);
+    const issued = new X509Certificate(readFileSync(join(approved.dir, 'cert.pem')));
+    expect(issued.subject).toContain('CN=device-held');
+    expect(rejected.status).not.toBe(0);
+    expect(rejected.output).toContain('failInfo: badRequest');
+    expect(existsSync(join(rejected.dir, 'cert.pem'))).toBe(false);
+  }, 100_000);
+
   it('spec 6.4: the profile counters tick per outcome', async () => {
     const list = (await api('GET', '/api/v1/admin/scep/profiles')).json() as ScepProfileList;
-    expect(list.profiles[0].counters).toMatchObject({
+    expect(list.profiles.find((p) => p.path_id === 'default')!.counters).toMatchObject({
       scep_pkcsreq: 1,
       scep_renewalreq: 1,
       scep_auth_failed: 1,

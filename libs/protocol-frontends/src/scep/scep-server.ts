@@ -1,11 +1,18 @@
 import { createHash, KeyObject, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { AuditRecord, SCEP_DEFAULT_PATH_ID, ScepMdmStatus, ScepProfileOutcome } from '@certlane/contracts';
+import {
+  AuditRecord,
+  EnrollmentApprovalOutcome,
+  SCEP_DEFAULT_PATH_ID,
+  ScepMdmStatus,
+  ScepProfileOutcome,
+} from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
 import {
   ScepChallengeReplayStore,
   ScepProfileRow,
   ScepProfileStore,
+  ScepTransactionRow,
   ScepTransactionStore,
 } from '@certlane/protocol-frontends-data-access';
 import {
@@ -35,15 +42,25 @@ import {
   raIdentity,
   ScepFailure,
 } from './scep-cms';
-import { issuerAndSerialParts, readIssuerAndSerialNumber } from './der-reader';
+import {
+  csrSubject,
+  issuerAndSerialParts,
+  readIssuerAndSerialNumber,
+  readIssuerAndSubject,
+} from './der-reader';
 import { RaKeyBox } from './scep-ra';
 import { mdmCounter } from './scep-profile-admin';
 
 /** The issuer Name and serialNumber (DER) a GetCert names a certificate by (RFC 5652 10.2.4). */
-const issuedName = (certificatePem: string): { certificate_issuer: Buffer; certificate_serial: Buffer } => {
-  const { issuer, serial } = issuerAndSerialParts(new X509Certificate(certificatePem).raw);
+const issuedName = (
+  certificate: X509Certificate,
+): { certificate_issuer: Buffer; certificate_serial: Buffer } => {
+  const { issuer, serial } = issuerAndSerialParts(certificate.raw);
   return { certificate_issuer: Buffer.from(issuer), certificate_serial: Buffer.from(serial) };
 };
+
+/** How long a profile read serves requests of its path on this process (ADR 0059, amended). */
+const PROFILE_CACHE_MS = 1_000;
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -82,6 +99,20 @@ export interface ScepServerDeps {
     profile: ScepProfileRow;
     transactionId: string;
   }): Promise<{ certificatePem: string }>;
+  /**
+   * Issuance's approvals of external enrollments (ADR 0065), for a profile with
+   * `approval_required`: `request` opens (or, for the same transaction, finds) the cert_issuance
+   * approval of a CSR; `outcome` says where it stands, with the certificate once issued.
+   */
+  approvals?: {
+    request(input: {
+      csrPem: string;
+      profile: ScepProfileRow;
+      transactionId: string;
+      principal: string;
+    }): Promise<{ approvalId: string }>;
+    outcome(approvalId: string): Promise<EnrollmentApprovalOutcome>;
+  };
   /** The CA certificates of the profile's issuer, issuing CA first. */
   caCertificates(profile: ScepProfileRow): Promise<string[]>;
   /**
@@ -120,7 +151,8 @@ interface Outcome {
   status: 'SUCCESS' | 'FAILURE' | 'PENDING';
   failInfo?: ScepFailInfo;
   reason?: string;
-  certificatePem?: string;
+  /** The certificate a SUCCESS answers, parsed once for the envelope and the audit record. */
+  certificate?: X509Certificate;
   /** A SUCCESS's degenerate SignedData other than the certificate (GetCRL's CRL). */
   content?: Buffer;
   code: 'scep_pkcsreq' | 'scep_renewalreq' | 'scep_pkcsreq_mdm' | 'scep_renewalreq_mdm' | null;
@@ -128,6 +160,10 @@ interface Outcome {
   authFailure?: boolean;
   /** The MDM challenge's status (spec 4.9), when the request carried one. */
   mdmStatus?: ScepMdmStatus;
+  /** The cert_issuance approval the request waits for (or waited for). */
+  approvalId?: string;
+  /** A write of the outcome (the issued transaction) that joins the audit record's transaction. */
+  persist?: (executor: SqlExecutor) => Promise<void>;
 }
 
 /**
@@ -144,7 +180,28 @@ export class ScepServer {
     { sealed: string; raKey: KeyObject; raDer: Buffer; ra: RaIdentity }
   >();
 
+  /**
+   * Profiles by path id, read at most once a second per path: a request costs one statement
+   * fewer. Changes made through this process are seen at once (`forget`); other replicas see them
+   * within a second.
+   */
+  private readonly profiles = new Map<string, { row: ScepProfileRow | null; until: number }>();
+
   constructor(private readonly deps: ScepServerDeps) {}
+
+  /** Drops the cached profiles (a change to one on this process: update, rotation, delete). */
+  forget(): void {
+    this.profiles.clear();
+  }
+
+  private async profile(pathId: string): Promise<ScepProfileRow | null> {
+    const now = Date.now();
+    const cached = this.profiles.get(pathId);
+    if (cached && cached.until > now) return cached.row;
+    const row = await new ScepProfileStore(this.deps.executor).byPathId(pathId);
+    this.profiles.set(pathId, { row, until: now + PROFILE_CACHE_MS });
+    return row;
+  }
 
   private ra(profile: ScepProfileRow): { raKey: KeyObject; raDer: Buffer; ra: RaIdentity } {
     const cached = this.ras.get(profile.id);
@@ -166,7 +223,7 @@ export class ScepServer {
     if (request.method !== 'GET' && request.method !== 'POST' && request.method !== 'HEAD')
       return text(405, 'use GET or POST\n', { Allow: 'GET, POST' });
     const [, mtls, pathId = SCEP_DEFAULT_PATH_ID] = route;
-    const profile = await new ScepProfileStore(this.deps.executor).byPathId(pathId);
+    const profile = await this.profile(pathId);
     if (!profile) return text(404, 'unknown SCEP profile\n');
     if (mtls && !profile.mtls_enabled) return text(404, 'mutual TLS is not enabled for this SCEP profile\n');
     const query = new URLSearchParams(request.query ?? '');
@@ -223,8 +280,7 @@ export class ScepServer {
     await this.record(profile, message, outcome);
     let envelope: Buffer | undefined;
     if (outcome.status === 'SUCCESS') {
-      const content =
-        outcome.content ?? degenerateCertificates([new X509Certificate(outcome.certificatePem!).raw]);
+      const content = outcome.content ?? degenerateCertificates([outcome.certificate!.raw]);
       envelope = envelopeTo(message.signerDer, content, message.signerKey);
     }
     const body = certRep({
@@ -273,7 +329,7 @@ export class ScepServer {
       if (error instanceof ScepFailure) return fail(error.failInfo, error.message);
       throw error;
     }
-    if (kind === 'CertPoll') return this.poll(profile, message, fail);
+    if (kind === 'CertPoll') return this.poll(profile, message, csrDer, fail);
     if (kind === 'GetCRL') return this.getCrl(profile, fail);
     if (kind === 'GetCert') return this.getCert(profile, csrDer, fail);
     let csr: ScepCsr;
@@ -329,15 +385,33 @@ export class ScepServer {
     // RFC 8894 3.2.1.1: a request sent again (same transactionID, type and signer) gets the same
     // answer. scepclient derives the transactionID from the key, so a later RenewalReq with the
     // same key, signed by the certificate it got, is a new request.
-    if (
+    const sameRequest =
       previous &&
       previous.message_type === (kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq') &&
-      previous.principal === principalOf(message)
-    ) {
+      previous.principal === principalOf(message);
+    if (previous && sameRequest) {
       if (previous.csr_pem !== csrPem)
         return fail('badRequest', 'the transactionID was used for another request');
-      if (previous.status === 'issued') return this.success(previous.certificate_pem!, code!, mdm);
+      if (previous.status === 'issued')
+        return this.success(new X509Certificate(previous.certificate_pem!), code!, mdm);
       if (previous.status === 'rejected') return fail('badRequest', previous.reject_reason ?? 'rejected');
+      // RFC 8894 3.3.2: the same request sent again while PENDING is a poll, never a second approval.
+      return this.pendingOutcome(profile, previous, fail, (issued) => this.success(issued, code!, mdm), {
+        code,
+        ...(mdm ? { mdmStatus: mdm } : {}),
+      });
+    }
+    if (profile.approval_required) {
+      if (previous) return fail('badRequest', 'the transactionID was used for another request');
+      return this.holdForApproval(
+        profile,
+        message,
+        kind as 'PKCSReq' | 'RenewalReq',
+        csrPem,
+        fail,
+        code,
+        mdm,
+      );
     }
     let certificatePem: string;
     try {
@@ -345,16 +419,21 @@ export class ScepServer {
     } catch (error) {
       return fail('badRequest', `issuance failed: ${(error as Error).message?.slice(0, 300) ?? 'error'}`);
     }
-    await transactions.recordIssued({
-      profile_id: profile.id,
-      transaction_id: message.transactionId,
-      message_type: kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq',
-      csr_pem: csrPem,
-      principal: principalOf(message),
-      certificate_pem: certificatePem,
-      ...issuedName(certificatePem),
-    });
-    return this.success(certificatePem, code!, mdm);
+    const certificate = new X509Certificate(certificatePem);
+    return {
+      ...this.success(certificate, code!, mdm),
+      // In the audit record's transaction: one commit per enrollment.
+      persist: (executor) =>
+        new ScepTransactionStore(executor).recordIssued({
+          profile_id: profile.id,
+          transaction_id: message.transactionId,
+          message_type: kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq',
+          csr_pem: csrPem,
+          principal: principalOf(message),
+          certificate_pem: certificatePem,
+          ...issuedName(certificate),
+        }),
+    };
   }
 
   /** The mTLS path's client chain checked against the profile's trust bundle. */
@@ -381,21 +460,123 @@ export class ScepServer {
    * same signer: its certificate (SUCCESS), PENDING while it waits, FAILURE when refused, and
    * badCertId for a transaction this profile does not know.
    */
-  private async poll(profile: ScepProfileRow, message: PkiMessage, fail: FailFn): Promise<Outcome> {
+  private async poll(
+    profile: ScepProfileRow,
+    message: PkiMessage,
+    content: Buffer,
+    fail: FailFn,
+  ): Promise<Outcome> {
+    let asked: { subject: Buffer };
+    try {
+      asked = readIssuerAndSubject(content);
+    } catch {
+      return fail('badRequest', 'the envelope does not hold an IssuerAndSubject');
+    }
     const previous = await new ScepTransactionStore(this.deps.executor).get(
       profile.id,
       message.transactionId,
     );
     if (!previous || previous.principal !== principalOf(message))
       return fail('badCertId', 'no request of this transactionID from this signer');
-    if (previous.status === 'pending') return { status: 'PENDING', code: null, counter: 'scep_pending' };
-    if (previous.status === 'rejected') return fail('badRequest', previous.reject_reason ?? 'rejected');
-    return {
+    // The subject must be the request's (byte for byte); the issuer Name is not compared: clients
+    // name the CA, the RA or themselves there.
+    const requested = Buffer.from(previous.csr_pem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
+    if (!csrSubject(requested).equals(asked.subject))
+      return fail('badCertId', 'the IssuerAndSubject names another subject than the request');
+    const success = (certificate: X509Certificate): Outcome => ({
       status: 'SUCCESS',
-      certificatePem: previous.certificate_pem!,
+      certificate,
       code: null,
       counter: 'scep_getcertinitial',
+    });
+    if (previous.status === 'pending')
+      return this.pendingOutcome(profile, previous, fail, success, { code: null });
+    if (previous.status === 'rejected') return fail('badRequest', previous.reject_reason ?? 'rejected');
+    return success(new X509Certificate(previous.certificate_pem!));
+  }
+
+  /**
+   * A request of a profile with `approval_required` (ADR 0065): a cert_issuance approval holds
+   * its CSR in issuance (one per transaction: issuance finds the one a racing resend opened), the
+   * transaction waits, and the answer is PENDING (RFC 8894 3.3.2).
+   */
+  private async holdForApproval(
+    profile: ScepProfileRow,
+    message: PkiMessage,
+    kind: 'PKCSReq' | 'RenewalReq',
+    csrPem: string,
+    fail: FailFn,
+    code: Outcome['code'],
+    mdm: Outcome['mdmStatus'],
+  ): Promise<Outcome> {
+    if (!this.deps.approvals) return fail('badRequest', 'approvals are not reachable from this server');
+    let approvalId: string;
+    try {
+      ({ approvalId } = await this.deps.approvals.request({
+        csrPem,
+        profile,
+        transactionId: message.transactionId,
+        principal: principalOf(message),
+      }));
+    } catch (error) {
+      return fail('badRequest', `the approval request failed: ${(error as Error).message?.slice(0, 300)}`);
+    }
+    await new ScepTransactionStore(this.deps.executor).createPending({
+      profile_id: profile.id,
+      transaction_id: message.transactionId,
+      message_type: kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq',
+      csr_pem: csrPem,
+      principal: principalOf(message),
+      approval_id: approvalId,
+    });
+    return {
+      status: 'PENDING',
+      code,
+      counter: 'scep_pending',
+      approvalId,
+      ...(mdm ? { mdmStatus: mdm } : {}),
     };
+  }
+
+  /**
+   * A pending transaction asked again (GetCertInitial, or the request resent): issuance's approval
+   * says where it stands. Issued: the certificate, kept with the transaction (resends and GetCert
+   * find it); rejected, expired or not issuable: FAILURE badRequest, kept too; else PENDING.
+   */
+  private async pendingOutcome(
+    profile: ScepProfileRow,
+    pending: ScepTransactionRow,
+    fail: FailFn,
+    success: (certificate: X509Certificate) => Outcome,
+    base: Pick<Outcome, 'code' | 'mdmStatus'>,
+  ): Promise<Outcome> {
+    const approvalId = pending.approval_id;
+    if (!approvalId || !this.deps.approvals)
+      return fail('badRequest', 'the request has no approval to wait for');
+    let outcome: EnrollmentApprovalOutcome;
+    try {
+      outcome = await this.deps.approvals.outcome(approvalId);
+    } catch (error) {
+      return fail('badRequest', `the approval could not be read: ${(error as Error).message?.slice(0, 300)}`);
+    }
+    const transactions = new ScepTransactionStore(this.deps.executor);
+    if (outcome.state === 'pending')
+      return { status: 'PENDING', ...base, counter: 'scep_pending', approvalId };
+    if (outcome.state === 'issued' && outcome.certificate_pem) {
+      const certificate = new X509Certificate(outcome.certificate_pem);
+      await transactions.finish(profile.id, pending.transaction_id, {
+        status: 'issued',
+        certificate_pem: outcome.certificate_pem,
+        ...issuedName(certificate),
+      });
+      return { ...success(certificate), approvalId };
+    }
+    const reason = `approval ${approvalId} ${outcome.state}${outcome.reason ? `: ${outcome.reason}` : ''}`;
+    await transactions.finish(profile.id, pending.transaction_id, {
+      status: 'rejected',
+      reject_reason: reason,
+    });
+    return { ...fail('badRequest', reason), approvalId };
   }
 
   /**
@@ -416,7 +597,12 @@ export class ScepServer {
     );
     if (!certificatePem)
       return fail('badCertId', 'no certificate of this issuer and serial from this profile');
-    return { status: 'SUCCESS', certificatePem, code: null, counter: 'scep_getcert' };
+    return {
+      status: 'SUCCESS',
+      certificate: new X509Certificate(certificatePem),
+      code: null,
+      counter: 'scep_getcert',
+    };
   }
 
   /** RFC 8894 3.3.5 GetCRL: the current CRL of the profile's issuer, in a degenerate SignedData. */
@@ -427,14 +613,14 @@ export class ScepServer {
   }
 
   private success(
-    certificatePem: string,
+    certificate: X509Certificate,
     code: NonNullable<Outcome['code']>,
     mdm: Outcome['mdmStatus'],
   ): Outcome {
     const typed = mdm ? (code === 'scep_renewalreq' ? 'scep_renewalreq_mdm' : 'scep_pkcsreq_mdm') : code;
     return {
       status: 'SUCCESS',
-      certificatePem,
+      certificate,
       code: typed,
       counter: typed,
       ...(mdm ? { mdmStatus: mdm } : {}),
@@ -518,12 +704,13 @@ export class ScepServer {
   /** The typed audit record and the profile's counter of one PKIOperation (spec 6.1, 6.4). */
   private async record(profile: ScepProfileRow, message: PkiMessage, outcome: Outcome): Promise<void> {
     const ticks = async (executor: SqlExecutor) => {
+      await outcome.persist?.(executor);
       const store = new ScepProfileStore(executor);
       await store.tick(profile.id, outcome.counter);
       if (outcome.mdmStatus) await store.tick(profile.id, mdmCounter(outcome.mdmStatus));
     };
     if (!outcome.code) return ticks(this.deps.executor);
-    const issued = outcome.certificatePem ? new X509Certificate(outcome.certificatePem) : undefined;
+    const issued = outcome.certificate;
     await this.deps.audit(
       {
         action: outcome.code,
@@ -537,6 +724,7 @@ export class ScepServer {
           transaction_id: message.transactionId,
           pki_status: outcome.status,
           ...(outcome.mdmStatus ? { mdm_status: outcome.mdmStatus } : {}),
+          ...(outcome.approvalId ? { approval_id: outcome.approvalId } : {}),
           ...(outcome.failInfo ? { fail_info: outcome.failInfo, reason: outcome.reason } : {}),
           ...(issued
             ? { serial_hex: issued.serialNumber.toLowerCase(), subject: issued.subject.replace(/\n/g, ', ') }

@@ -616,6 +616,24 @@ describe('SCEP server (wire)', () => {
     expect(openssl(['pkcs7', '-inform', 'DER', '-in', path('poll.p7'), '-print_certs', '-noout'])).toContain(
       'CN = device-poll',
     );
+    // RFC 8894 3.3.3: the IssuerAndSubject names the request's subject; another is badCertId, and
+    // an envelope that holds none badRequest.
+    const other = new ScepRequester(dir, 'device-poll-other');
+    const otherSubject = certRep(
+      await post(
+        requester.pkiMessage({
+          messageType: '20',
+          envelope: requester.envelope(issuerAndSubject(other.certPath), raPem),
+        }),
+      ),
+    );
+    expect([otherSubject.pkiStatus, otherSubject.failInfo]).toEqual(['2', '4']);
+    const noSubject = certRep(
+      await post(
+        requester.pkiMessage({ messageType: '20', envelope: requester.envelope(Buffer.from([5, 0]), raPem) }),
+      ),
+    );
+    expect([noSubject.pkiStatus, noSubject.failInfo]).toEqual(['2', '2']);
     const stranger = new ScepRequester(dir, 'device-poll-unknown');
     const unknown = certRep(
       await post(

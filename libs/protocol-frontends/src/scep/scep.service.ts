@@ -53,6 +53,28 @@ export class ScepService implements OnApplicationBootstrap {
           team: profile.team,
           tags: { scep_profile: profile.path_id, scep_transaction: transactionId.slice(0, 128) },
         }),
+      // approval_required (ADR 0065): the CSR waits in a cert_issuance approval of issuance, one
+      // per profile and transactionID; issuance issues it on approval and keeps it for pickup.
+      approvals: {
+        request: async ({ csrPem, profile, transactionId, principal }) => {
+          const approval = await bus.request('issuance.v1.request-enrollment-approval', {
+            source: 'SCEP',
+            csr_pem: csrPem,
+            reference_key: `scep:${profile.id}:${transactionId}`,
+            reference: { scep_profile: profile.path_id, transaction_id: transactionId.slice(0, 256) },
+            requested_by: principal,
+            ...(profile.issuer_id ? { issuer_id: profile.issuer_id } : {}),
+            ...(profile.certificate_profile_id
+              ? { certificate_profile_id: profile.certificate_profile_id }
+              : {}),
+            ...(profile.owner ? { owner_id: profile.owner } : {}),
+            ...(profile.team ? { team_id: profile.team } : {}),
+            tags: { scep_profile: profile.path_id, scep_transaction: transactionId.slice(0, 128) },
+          });
+          return { approvalId: approval.id };
+        },
+        outcome: (approvalId) => bus.request('issuance.v1.get-enrollment-approval', { id: approvalId }),
+      },
       caCertificates: (profile) => activeCaCertificates(bus, profile.issuer_id),
       // GetCRL: the CRL of the profile's issuer's issuing CA, from the revocation service.
       crl: async (profile) =>

@@ -1,5 +1,10 @@
 import { ApprovalStatus } from '@certlane/contracts';
-import { approvedJobStatus, decideApproval, needsIssuanceApproval } from './approval-decision';
+import {
+  approvedJobStatus,
+  decideApproval,
+  enrollmentState,
+  needsIssuanceApproval,
+} from './approval-decision';
 
 const approval = (status: ApprovalStatus = 'pending') => ({ id: 'apr-1', status, requested_by: 'alice' });
 
@@ -52,5 +57,49 @@ describe('approval of jobs', () => {
     expect(needsIssuanceApproval('Renewal', true)).toBe(true);
     expect(needsIssuanceApproval('Deployment', true)).toBe(false);
     expect(needsIssuanceApproval('Issuance', false)).toBe(false);
+  });
+});
+
+describe('external enrollments (ADR 0065)', () => {
+  const now = new Date('2026-11-25T12:00:00Z');
+  const later = new Date('2026-11-26T12:00:00Z');
+  const earlier = new Date('2026-11-24T12:00:00Z');
+  const enrollment = (expires: Date) => ({ ...approval(), enrollment_expires_at: expires });
+
+  it('approves an enrollment before its deadline', () => {
+    expect(decideApproval(enrollment(later), 'bob', 'approve', now)).toEqual({ ok: true, to: 'approved' });
+  });
+
+  it('refuses to approve an expired enrollment (409 not pending) but lets it be rejected', () => {
+    expect(decideApproval(enrollment(earlier), 'bob', 'approve', now)).toEqual({
+      ok: false,
+      refusal: 'not_pending',
+      message: 'approval apr-1 expired at 2026-11-24T12:00:00.000Z',
+    });
+    expect(decideApproval(enrollment(earlier), 'bob', 'reject', now)).toEqual({ ok: true, to: 'rejected' });
+  });
+
+  const row = (
+    status: ApprovalStatus,
+    expires: Date,
+    pem: string | null = null,
+    error: string | null = null,
+  ) => ({
+    status,
+    enrollment_expires_at: expires,
+    enrollment_certificate_pem: pem,
+    enrollment_error: error,
+  });
+
+  it.each([
+    ['pending before the deadline', row('pending', later), 'pending'],
+    ['pending after the deadline', row('pending', earlier), 'expired'],
+    ['approved, not issued yet', row('approved', later), 'pending'],
+    ['approved and issued', row('approved', earlier, 'PEM'), 'issued'],
+    ['approved, issuance failed', row('approved', later, null, 'CA offline'), 'failed'],
+    ['rejected', row('rejected', later), 'rejected'],
+    ['rejected after the deadline', row('rejected', earlier), 'rejected'],
+  ] as const)('%s is %s', (_name, approvalRow, state) => {
+    expect(enrollmentState(approvalRow, now)).toBe(state);
   });
 });

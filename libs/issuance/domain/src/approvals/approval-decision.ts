@@ -1,4 +1,4 @@
-import { ApprovalStatus, JobStatus, JobType } from '@certlane/contracts';
+import { ApprovalStatus, EnrollmentState, JobStatus, JobType } from '@certlane/contracts';
 import { KeyGeneration, producesVersion } from '../certificates/lifecycle';
 
 export type ApprovalVerdict = 'approve' | 'reject';
@@ -13,15 +13,33 @@ export type ApprovalDecision =
  * withdraws the request. A decider without an identity (no actor) is refused for approve.
  */
 export function decideApproval(
-  approval: { id: string; status: ApprovalStatus; requested_by: string },
+  approval: {
+    id: string;
+    status: ApprovalStatus;
+    requested_by: string;
+    /** An external enrollment's deadline (ADR 0065): after it, it can only be rejected. */
+    enrollment_expires_at?: Date | null;
+  },
   decider: string | undefined,
   verdict: ApprovalVerdict,
+  now: Date = new Date(),
 ): ApprovalDecision {
   if (approval.status !== 'pending') {
     return {
       ok: false,
       refusal: 'not_pending',
       message: `approval ${approval.id} is already ${approval.status}`,
+    };
+  }
+  if (
+    verdict === 'approve' &&
+    approval.enrollment_expires_at &&
+    approval.enrollment_expires_at.getTime() <= now.getTime()
+  ) {
+    return {
+      ok: false,
+      refusal: 'not_pending',
+      message: `approval ${approval.id} expired at ${approval.enrollment_expires_at.toISOString()}`,
     };
   }
   if (verdict === 'approve' && (!decider || decider === approval.requested_by)) {
@@ -48,4 +66,28 @@ export function approvedJobStatus(
 /** A new issuance or renewal job waits for approval when its certificate's profile asks for it. */
 export function needsIssuanceApproval(type: JobType, profileRequiresApproval: boolean): boolean {
   return producesVersion(type) && profileRequiresApproval;
+}
+
+/**
+ * Where an external enrollment stands (ADR 0065), as the protocol that asked answers its client:
+ * rejected; expired (still pending after its deadline); issued or failed once approved and
+ * issued; pending otherwise (waiting for a decision, or approved and not issued yet).
+ */
+export function enrollmentState(
+  approval: {
+    status: ApprovalStatus;
+    enrollment_expires_at: Date | null;
+    enrollment_certificate_pem: string | null;
+    enrollment_error: string | null;
+  },
+  now: Date,
+): EnrollmentState {
+  if (approval.status === 'rejected') return 'rejected';
+  if (approval.status === 'approved') {
+    if (approval.enrollment_certificate_pem) return 'issued';
+    return approval.enrollment_error ? 'failed' : 'pending';
+  }
+  if (approval.enrollment_expires_at && approval.enrollment_expires_at.getTime() <= now.getTime())
+    return 'expired';
+  return 'pending';
 }

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { ApprovalDto, ProfileDto } from '@certlane/contracts';
 import { eventually } from '@certlane/testing';
 import { InProcessService, startInProcessService } from '@certlane/testing-in-process';
@@ -131,5 +133,138 @@ describe('approval service', () => {
     ]) {
       await expect(request()).rejects.toMatchObject({ code: 'approval_not_found' });
     }
+  });
+});
+
+/** A P-256 CSR made by the openssl CLI, with a DNS name. */
+function opensslCsr(cn: string): string {
+  return execFileSync(
+    'openssl',
+    [
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      '/dev/null',
+    ].concat(['-subj', `/CN=${cn}`, '-addext', `subjectAltName=DNS:${cn}.example.test`]),
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+}
+
+/** Approvals of external enrollments (ADR 0065) through their bus subjects, in process. */
+describe('approval service: external enrollments', () => {
+  let service: InProcessService;
+
+  beforeAll(async () => {
+    service = await startInProcessService({ services: ['issuance'], modules: [IssuanceModule.forRoot()] });
+  }, 30_000);
+
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  const hold = (key: string, csr: string, extra: Record<string, unknown> = {}) =>
+    service.bus.request('issuance.v1.request-enrollment-approval', {
+      source: 'SCEP',
+      csr_pem: csr,
+      reference_key: key,
+      reference: { scep_profile: 'phones', transaction_id: key },
+      requested_by: 'scep:device',
+      tags: { scep_profile: 'phones' },
+      ...extra,
+    });
+  const outcome = (id: string) => service.bus.request('issuance.v1.get-enrollment-approval', { id });
+
+  it('opens one approval per reference key with the CSR summary read by issuance, and refuses a bad CSR', async () => {
+    const csr = opensslCsr('enrolled-one');
+    const first = await hold('scep:p:one', csr);
+    const again = await hold('scep:p:one', csr);
+    expect(again.id).toBe(first.id);
+    expect(first).toMatchObject({
+      approval_kind: 'cert_issuance',
+      status: 'pending',
+      certificate_id: null,
+      job_id: null,
+      payload: null,
+      requested_by: 'scep:device',
+      enrollment: {
+        source: 'SCEP',
+        state: 'pending',
+        subject: 'CN=enrolled-one',
+        dns_names: ['enrolled-one.example.test'],
+        key_algorithm: 'ECDSA-P256',
+        reference: { scep_profile: 'phones', transaction_id: 'scep:p:one' },
+        serial_hex: null,
+      },
+    });
+    expect(await outcome(first.id)).toEqual({
+      approval_id: first.id,
+      state: 'pending',
+      certificate_pem: null,
+      reason: null,
+    });
+    await expect(hold('scep:p:bad', 'not a csr')).rejects.toMatchObject({ code: 'csr_invalid' });
+  });
+
+  it('refuses the requester approving; another actor approves, issuance issues and imports it, and the outcome hands out the certificate', async () => {
+    const approval = await hold('scep:p:two', opensslCsr('enrolled-two'));
+    await expect(
+      service.bus.request(
+        'issuance.v1.approve-approval',
+        { id: approval.id },
+        { context: { actor_id: 'scep:device' } },
+      ),
+    ).rejects.toMatchObject({ code: 'approval_self_decision' });
+    const approved = await service.bus.request(
+      'issuance.v1.approve-approval',
+      { id: approval.id, reason: 'known' },
+      { context: reviewer },
+    );
+    expect(approved).toMatchObject({
+      status: 'approved',
+      decided_by: 'usr-reviewer',
+      enrollment: { state: 'issued' },
+    });
+    const picked = await outcome(approval.id);
+    expect(picked.state).toBe('issued');
+    const issued = new X509Certificate(picked.certificate_pem!);
+    expect(issued.subject).toBe('CN=enrolled-two');
+    expect(issued.serialNumber.toLowerCase()).toBe(approved.enrollment!.serial_hex!.toLowerCase());
+    const certificate = await service.bus.request('issuance.v1.get-certificate', {
+      id: approved.certificate_id!,
+    });
+    expect(certificate).toMatchObject({ source: 'SCEP', tags: { scep_profile: 'phones' } });
+    await expect(
+      service.bus.request('issuance.v1.approve-approval', { id: approval.id }, { context: reviewer }),
+    ).rejects.toMatchObject({ code: 'approval_not_pending' });
+  });
+
+  it('answers rejected with the reason, and failed when the approved CSR cannot be issued', async () => {
+    const rejected = await hold('scep:p:three', opensslCsr('enrolled-three'));
+    await service.bus.request(
+      'issuance.v1.reject-approval',
+      { id: rejected.id, reason: 'no' },
+      { context: reviewer },
+    );
+    expect(await outcome(rejected.id)).toMatchObject({
+      state: 'rejected',
+      reason: 'no',
+      certificate_pem: null,
+    });
+    const doomed = await hold('scep:p:four', opensslCsr('enrolled-four'), { issuer_id: 'no-such-issuer' });
+    const approved = await service.bus.request(
+      'issuance.v1.approve-approval',
+      { id: doomed.id },
+      { context: reviewer },
+    );
+    expect(approved.enrollment).toMatchObject({
+      state: 'failed',
+      error: expect.stringContaining('no-such-issuer'),
+    });
+    expect(await outcome(doomed.id)).toMatchObject({ state: 'failed', certificate_pem: null });
   });
 });

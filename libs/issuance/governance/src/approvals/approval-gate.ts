@@ -10,7 +10,7 @@ import {
 import { ApprovalVerdict, decideApproval, producesVersion } from '@certlane/issuance-domain';
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
-import { approvalDto, ApprovalRepository, ApprovalRow } from './approval.repository';
+import { approvalDto, ApprovalRepository, ApprovalRow, EnrollmentRequest } from './approval.repository';
 import { notFound } from '@certlane/issuance-data-access';
 
 export const approvalNotFound = (id: string) => notFound(ErrorCode.ApprovalNotFound, 'approval', id);
@@ -54,6 +54,21 @@ export class ApprovalGate {
       },
       context,
     );
+  }
+
+  /**
+   * The cert_issuance approval of an external enrollment (ADR 0065), or the one the same
+   * `key` opened before; `approval.requested` is published only for a new one.
+   */
+  async openEnrollment(
+    manager: EntityManager,
+    enrollment: Parameters<ApprovalRepository['insertEnrollment']>[1] & { request: EnrollmentRequest },
+    context: RequestContext | undefined,
+  ): Promise<ApprovalRow> {
+    const { row, created } = await this.approvals.insertEnrollment(manager, enrollment);
+    if (created)
+      await this.outbox.add(manager, 'issuance.v1.approval.requested', approvalDto(row), context?.actor_id);
+    return row;
   }
 
   async openProfileEdit(

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   ApprovalDto,
+  ApprovalEnrollmentDto,
   ApprovalKind,
   ApprovalStatus,
   ListApprovalsRequest,
@@ -11,6 +12,7 @@ import {
 } from '@certlane/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import { pageOf } from '@certlane/issuance-data-access';
+import { enrollmentState } from '@certlane/issuance-domain';
 
 export interface ApprovalRow {
   id: string;
@@ -25,7 +27,28 @@ export interface ApprovalRow {
   decided_at: Date | null;
   reason: string;
   created_at: Date;
+  /** An external enrollment (ADR 0065, migration 0016); the enrollment_* columns are null otherwise. */
+  enrollment: EnrollmentRequest | null;
+  enrollment_key: string | null;
+  enrollment_expires_at: Date | null;
+  enrollment_certificate_pem: string | null;
+  enrollment_serial_hex: string | null;
+  enrollment_error: string | null;
 }
+
+/** What an external enrollment asked for (the `enrollment` column). */
+export type EnrollmentRequest = Pick<
+  ApprovalEnrollmentDto,
+  | 'source'
+  | 'subject'
+  | 'dns_names'
+  | 'key_algorithm'
+  | 'csr_pem'
+  | 'issuer_id'
+  | 'owner_id'
+  | 'team_id'
+  | 'reference'
+> & { tags: Record<string, string> };
 
 export type NewApproval = Pick<
   ApprovalRow,
@@ -33,7 +56,20 @@ export type NewApproval = Pick<
 >;
 
 const COLUMNS = `id, approval_kind, status, certificate_id, job_id, profile_id, payload, requested_by,
-  decided_by, decided_at, reason, created_at`;
+  decided_by, decided_at, reason, created_at, enrollment, enrollment_key, enrollment_expires_at,
+  enrollment_certificate_pem, enrollment_serial_hex, enrollment_error`;
+
+function enrollmentDto(row: ApprovalRow, now: Date): ApprovalEnrollmentDto | null {
+  if (!row.enrollment) return null;
+  const { tags: _tags, ...request } = row.enrollment;
+  return {
+    ...request,
+    state: enrollmentState(row, now),
+    expires_at: (row.enrollment_expires_at as Date).toISOString(),
+    serial_hex: row.enrollment_serial_hex,
+    error: row.enrollment_error,
+  };
+}
 
 export function approvalDto(row: ApprovalRow): ApprovalDto {
   return {
@@ -49,6 +85,7 @@ export function approvalDto(row: ApprovalRow): ApprovalDto {
     decided_at: row.decided_at ? row.decided_at.toISOString() : null,
     reason: row.reason,
     created_at: row.created_at.toISOString(),
+    enrollment: enrollmentDto(row, new Date()),
   };
 }
 
@@ -134,6 +171,66 @@ export class ApprovalRepository {
         approval.profile_id,
         approval.payload === null ? null : JSON.stringify(approval.payload),
         approval.requested_by,
+      ],
+    );
+    return rows[0];
+  }
+
+  /**
+   * The cert_issuance approval of an external enrollment, or the one its `reference_key` opened
+   * before (`created` false): a resent protocol request never opens a second approval.
+   */
+  async insertEnrollment(
+    manager: EntityManager,
+    enrollment: {
+      key: string;
+      request: EnrollmentRequest;
+      profile_id: string | null;
+      requested_by: string;
+      expires_at: Date;
+    },
+  ): Promise<{ row: ApprovalRow; created: boolean }> {
+    const inserted: ApprovalRow[] = await manager.query(
+      `INSERT INTO approvals (id, approval_kind, profile_id, requested_by, enrollment, enrollment_key,
+         enrollment_expires_at)
+       VALUES ($1, 'cert_issuance', $2, $3, $4, $5, $6)
+       ON CONFLICT (enrollment_key) WHERE enrollment_key IS NOT NULL DO NOTHING
+       RETURNING ${COLUMNS}`,
+      [
+        `apr-${randomUUID()}`,
+        enrollment.profile_id,
+        enrollment.requested_by,
+        JSON.stringify(enrollment.request),
+        enrollment.key,
+        enrollment.expires_at,
+      ],
+    );
+    if (inserted[0]) return { row: inserted[0], created: true };
+    const existing: ApprovalRow[] = await manager.query(
+      `SELECT ${COLUMNS} FROM approvals WHERE enrollment_key = $1`,
+      [enrollment.key],
+    );
+    return { row: existing[0], created: false };
+  }
+
+  /** What issuing an approved enrollment came to: the certificate (and its inventory id), or why not. */
+  async finishEnrollment(
+    manager: EntityManager,
+    id: string,
+    outcome:
+      { certificate_pem: string; serial_hex: string; certificate_id: string | null } | { error: string },
+  ): Promise<ApprovalRow> {
+    const issued = 'certificate_pem' in outcome;
+    const [rows]: [ApprovalRow[], number] = await manager.query(
+      `UPDATE approvals SET enrollment_certificate_pem = $2, enrollment_serial_hex = $3,
+         certificate_id = $4, enrollment_error = $5
+        WHERE id = $1 AND enrollment IS NOT NULL RETURNING ${COLUMNS}`,
+      [
+        id,
+        issued ? outcome.certificate_pem : null,
+        issued ? outcome.serial_hex : null,
+        issued ? outcome.certificate_id : null,
+        issued ? null : outcome.error,
       ],
     );
     return rows[0];

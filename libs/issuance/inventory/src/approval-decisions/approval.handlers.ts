@@ -20,6 +20,12 @@ export class ApprovalHandlers implements OnApplicationBootstrap {
       this.bus.handle('issuance.v1.reject-approval', (request, context) =>
         this.approvals.reject(request, context),
       ),
+      this.bus.handle('issuance.v1.request-enrollment-approval', (request, context) =>
+        this.approvals.requestEnrollment(request, context),
+      ),
+      this.bus.handle('issuance.v1.get-enrollment-approval', (request) =>
+        this.approvals.enrollmentOutcome(request.id),
+      ),
     ]);
   }
 }

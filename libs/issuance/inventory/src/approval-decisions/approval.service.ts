@@ -3,15 +3,28 @@ import {
   ApprovalDto,
   AuditAction,
   AuditRecord,
+  CertlaneError,
   DecideApprovalRequest,
+  EnrollmentApprovalOutcome,
+  ErrorCode,
   ListApprovalsRequest,
   Page,
   ProfileChanges,
   RequestContext,
+  RequestEnrollmentApprovalRequest,
   resolvePage,
 } from '@certlane/contracts';
-import { applyProfileChanges, approvedJobStatus, producesVersion } from '@certlane/issuance-domain';
-import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import {
+  applyProfileChanges,
+  approvedJobStatus,
+  csrKeyAlgorithm,
+  enrollmentState,
+  producesVersion,
+} from '@certlane/issuance-domain';
+import { CertificationRequest, parseCsr } from '@certlane/pki';
+import { LocalCaService } from '@certlane/issuance-ca';
+import { CertlaneLogger, LOGGER, outboxToken, ServiceOutbox } from '@certlane/platform';
+import { CertificateService } from '../certificates/certificate.service';
 import { StatusTransitions } from '../certificates/status-transitions';
 import { ServerIssuanceRunner } from '../certificates/server-issuance.runner';
 import {
@@ -41,8 +54,24 @@ const approvalAudit = (
     action,
     approval.id,
     context,
-    { approval_kind: approval.approval_kind, requested_by: approval.requested_by, ...details },
+    {
+      approval_kind: approval.approval_kind,
+      requested_by: approval.requested_by,
+      ...(approval.enrollment
+        ? {
+            enrollment: {
+              source: approval.enrollment.source,
+              subject: approval.enrollment.subject,
+              reference: approval.enrollment.reference,
+            },
+          }
+        : {}),
+      ...details,
+    },
   );
+
+/** A pending external enrollment waits this long for a decision unless its protocol says otherwise. */
+const ENROLLMENT_DEFAULT_TTL_SECONDS = 7 * 24 * 3600;
 
 /** Approval requests (spec 2.10, section 3; ADR 0025): list, read, approve, reject. */
 @Injectable()
@@ -56,7 +85,135 @@ export class ApprovalService {
     private readonly transitions: StatusTransitions,
     private readonly runner: ServerIssuanceRunner,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
+    private readonly localCa: LocalCaService,
+    private readonly certificates: CertificateService,
+    @Inject(LOGGER) private readonly logger: CertlaneLogger,
   ) {}
+
+  /**
+   * An enrollment protocol holds a CSR for approval (ADR 0065): a cert_issuance approval with the
+   * CSR, its summary (read here, so approvers see what the CSR says, not what the protocol
+   * claims), the issuer and the inventory fields. The same `reference_key` answers the approval
+   * it opened before.
+   */
+  async requestEnrollment(
+    request: RequestEnrollmentApprovalRequest,
+    context?: RequestContext,
+  ): Promise<ApprovalDto> {
+    let csr: CertificationRequest;
+    try {
+      csr = parseCsr(request.csr_pem);
+    } catch (error) {
+      throw new CertlaneError(ErrorCode.CsrInvalid, `CSR refused: ${(error as Error).message}`, {
+        field: 'csr_pem',
+      });
+    }
+    const row = await this.unitOfWork.run((manager) =>
+      this.gate.openEnrollment(
+        manager,
+        {
+          key: request.reference_key,
+          profile_id: request.certificate_profile_id ?? null,
+          requested_by: request.requested_by,
+          expires_at: new Date(
+            Date.now() + (request.expires_in_seconds ?? ENROLLMENT_DEFAULT_TTL_SECONDS) * 1000,
+          ),
+          request: {
+            source: request.source,
+            subject: csr.subject.text,
+            dns_names: csr.subjectAltNames.filter((n) => n.type === 'dns').map((n) => n.value),
+            key_algorithm: csrKeyAlgorithm(csr.publicKey),
+            csr_pem: request.csr_pem,
+            issuer_id: request.issuer_id ?? null,
+            owner_id: request.owner_id ?? null,
+            team_id: request.team_id ?? null,
+            reference: request.reference,
+            tags: request.tags ?? {},
+          },
+        },
+        context,
+      ),
+    );
+    return approvalDto(row);
+  }
+
+  /**
+   * Where an external enrollment stands, with its certificate once issued. An approval whose
+   * issuance did not happen (the approving process stopped after the decision) is issued here.
+   */
+  async enrollmentOutcome(id: string): Promise<EnrollmentApprovalOutcome> {
+    let row = await this.approvals.find(id);
+    if (!row?.enrollment) throw approvalNotFound(id);
+    if (row.status === 'approved' && !row.enrollment_certificate_pem && !row.enrollment_error)
+      row = await this.issueEnrollment(id, undefined);
+    const state = enrollmentState(row, new Date());
+    return {
+      approval_id: row.id,
+      state,
+      certificate_pem: state === 'issued' ? row.enrollment_certificate_pem : null,
+      reason:
+        state === 'rejected'
+          ? row.reason
+          : state === 'expired'
+            ? 'expired'
+            : state === 'failed'
+              ? row.enrollment_error
+              : null,
+    };
+  }
+
+  /**
+   * Issues an approved enrollment through the issuer and records it in the inventory, as the
+   * enrollment protocols do at once (issue, then import with the protocol's source; a failed
+   * import is logged, the certificate stands). The approval row is locked meanwhile, so
+   * concurrent pickups issue once.
+   */
+  private async issueEnrollment(id: string, context: RequestContext | undefined): Promise<ApprovalRow> {
+    return this.unitOfWork.run(async (manager) => {
+      const row = await this.approvals.find(id, manager, true);
+      if (!row?.enrollment) throw approvalNotFound(id);
+      if (row.status !== 'approved' || row.enrollment_certificate_pem || row.enrollment_error) return row;
+      const { enrollment } = row;
+      let issued;
+      try {
+        issued = await this.localCa.issue(
+          {
+            csr_pem: enrollment.csr_pem,
+            ...(enrollment.issuer_id ? { issuer_id: enrollment.issuer_id } : {}),
+          },
+          context,
+        );
+      } catch (error) {
+        return this.approvals.finishEnrollment(manager, id, {
+          error: `issuance failed: ${(error as Error).message?.slice(0, 300) ?? 'error'}`,
+        });
+      }
+      const certificateId = await this.certificates
+        .create(
+          {
+            certificate_pem: issued.full_pem,
+            source: enrollment.source,
+            ...(enrollment.owner_id ? { owner_id: enrollment.owner_id } : {}),
+            ...(enrollment.team_id ? { team_id: enrollment.team_id } : {}),
+            tags: enrollment.tags,
+          },
+          context,
+        )
+        .then((certificate) => certificate.id)
+        .catch((error: unknown) => {
+          this.logger.warn(
+            { err: error, serial_hex: issued.serial_hex, approval_id: id },
+            `${enrollment.source} certificate not recorded in the inventory`,
+          );
+          return null;
+        });
+      return this.approvals.finishEnrollment(manager, id, {
+        certificate_pem: issued.certificate_pem,
+        serial_hex: issued.serial_hex,
+        certificate_id: certificateId,
+      });
+    });
+  }
 
   list(request: ListApprovalsRequest): Promise<Page<ApprovalDto>> {
     return this.approvals.list(request, resolvePage(request));
@@ -100,6 +257,13 @@ export class ApprovalService {
       });
       return approvalDto(decided);
     }
+    if (approval.enrollment) {
+      await this.unitOfWork.run(async (manager) => {
+        const decided = await this.gate.decide(manager, approval.id, 'approve', context, reason);
+        await this.outbox.audit(manager, approvalAudit(AuditAction.ApprovalApproved, decided, context, {}));
+      });
+      return approvalDto(await this.issueEnrollment(approval.id, context));
+    }
     const { decided, job } = await this.unitOfWork.run(async (manager) => {
       // Lock order: the certificate, its job, then the approval (as the job routes do).
       const { job, certificate } = await this.transitions.lockJob(manager, approval.job_id as string);
@@ -136,7 +300,9 @@ export class ApprovalService {
     const decided = await this.unitOfWork.run(async (manager) => {
       let details: Record<string, unknown> = { reason };
       let decided: ApprovalRow;
-      if (approval.approval_kind === 'cert_issuance') {
+      if (approval.enrollment) {
+        decided = await this.gate.decide(manager, approval.id, 'reject', context, reason);
+      } else if (approval.approval_kind === 'cert_issuance') {
         const { job, certificate } = await this.transitions.lockJob(manager, approval.job_id as string);
         decided = await this.gate.decide(manager, approval.id, 'reject', context, reason);
         const changed = await this.transitions.transitionJob(

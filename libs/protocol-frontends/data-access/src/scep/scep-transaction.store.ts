@@ -96,20 +96,32 @@ export class ScepTransactionStore {
     return row?.certificate_pem ?? null;
   }
 
+  /** A pending request decided (ADR 0065): its certificate (with what GetCert names it by), or why not. */
   async finish(
     profileId: string,
     transactionId: string,
-    outcome: { status: 'issued'; certificate_pem: string } | { status: 'rejected'; reject_reason: string },
+    outcome:
+      | {
+          status: 'issued';
+          certificate_pem: string;
+          certificate_issuer: Buffer;
+          certificate_serial: Buffer;
+        }
+      | { status: 'rejected'; reject_reason: string },
   ): Promise<void> {
+    const issued = outcome.status === 'issued';
     await this.executor.query(
-      `UPDATE scep_transactions SET status = $3, certificate_pem = $4, reject_reason = $5, updated_at = now()
+      `UPDATE scep_transactions SET status = $3, certificate_pem = $4, reject_reason = $5,
+         certificate_issuer = $6, certificate_serial = $7, updated_at = now()
        WHERE profile_id = $1 AND transaction_id = $2 AND status = 'pending'`,
       [
         profileId,
         transactionId,
         outcome.status,
-        outcome.status === 'issued' ? outcome.certificate_pem : null,
-        outcome.status === 'rejected' ? outcome.reject_reason : null,
+        issued ? outcome.certificate_pem : null,
+        issued ? null : outcome.reject_reason,
+        issued ? outcome.certificate_issuer : null,
+        issued ? outcome.certificate_serial : null,
       ],
     );
   }

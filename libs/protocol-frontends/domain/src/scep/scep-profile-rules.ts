@@ -6,6 +6,7 @@ export interface ScepProfileSettings {
   mdm_enabled: boolean;
   mdm_audience: string | null;
   mdm_trust_pem: string | null;
+  /** Requests wait for a cert_issuance approval (PENDING; ADR 0065): any authorisation works with it. */
   approval_required: boolean;
 }
 
@@ -24,7 +25,5 @@ export function scepProfileProblems(settings: ScepProfileSettings): string[] {
     problems.push('MDM validation needs trust anchors (mdm_trust_path or mdm_trust_pem)');
   if (settings.mtls_enabled && !settings.trust_bundle_pem)
     problems.push('mutual TLS needs trust_bundle_path');
-  // PENDING through cert_issuance approvals is not built (ADR 0059): a profile must not claim it.
-  if (settings.approval_required) problems.push('approval_required is not available yet');
   return problems;
 }

@@ -37,9 +37,10 @@ describe('SCEP profile rules (ADR 0059)', () => {
     [settings({ mdm_enabled: true, mdm_audience: 'a', mdm_trust_pem: 'pem' }), []],
     [settings({ mtls_enabled: true }), ['mutual TLS needs trust_bundle_path']],
     [settings({ mtls_enabled: true, trust_bundle_pem: 'pem' }), []],
+    [settings({ challenge_password_set: true, approval_required: true }), []],
     [
-      settings({ challenge_password_set: true, approval_required: true }),
-      ['approval_required is not available yet'],
+      settings({ approval_required: true }),
+      ['a profile needs challenge_password, mdm_enabled or mtls_enabled to authorise requests'],
     ],
   ])('checks %o', (input, problems) => {
     expect(scepProfileProblems(input)).toEqual(problems);
