@@ -148,6 +148,8 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
       trust_bundle_pem: readFileSync(path('Device Trust.pem'), 'utf8'),
       trust_loaded_at: null,
       serverkeygen_enabled: false,
+      serverkeygen_unencrypted_allowed: false,
+      client_revocation_unknown: 'soft-fail',
       channel_binding_required: false,
       rate_limit_per_minute: 100,
       owner: null,

@@ -3,18 +3,23 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { EstHttpForwardAnswer, EstHttpForwardRequest } from '@certlane/contracts';
 import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
   CertlaneLogger,
   LOGGER,
   MESSAGE_BUS,
   MessageBus,
   outboxToken,
+  readTlsMaterial,
   ServiceOutbox,
 } from '@certlane/platform';
 import { EstProfileStore } from '@certlane/protocol-frontends-data-access';
 import { CertificateProfileRules } from '@certlane/protocol-frontends-domain';
 import { CoalescedCounter } from './coalesced-counter';
 import { activeCaCertificates, issueAndRecord } from '../enrollment-issuance';
+import { ClientCertificateStatusService } from '../client-certificate-status.service';
 import { EstServer } from './est-server';
+import { keygenSignerOf } from './est-server-keygen';
 
 const CERTIFICATE_PROFILE_TTL_MS = 1_000;
 const CERTIFICATE_PROFILES_KEPT = 256;
@@ -39,6 +44,8 @@ export class EstService implements OnApplicationBootstrap {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
     @Inject(LOGGER) logger: CertlaneLogger,
+    @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
+    revocation: ClientCertificateStatusService,
   ) {
     const store = new EstProfileStore(dataSource);
     this.ticks = new CoalescedCounter((batch) =>
@@ -66,6 +73,10 @@ export class EstService implements OnApplicationBootstrap {
       // csrattrs (RFC 7030 4.5) and the CSR policy: the certificate profile's rules (spec 2.9).
       certificateProfile: async (profile) =>
         profile.certificate_profile_id ? this.certificateProfile(profile.certificate_profile_id) : null,
+      // RFC 7030 4.4.2: the EST server signs the keys it generates, with its TLS certificate and
+      // key, read again on each use so a renewed certificate is picked up.
+      keygenSigner: async () => keygenSignerOf(readTlsMaterial(config.tls)),
+      clientRevocation: (fingerprint, leaf, issuers) => revocation.status.check(fingerprint, leaf, issuers),
     });
   }
 
