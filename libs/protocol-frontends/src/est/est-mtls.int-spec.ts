@@ -13,7 +13,8 @@ import {
 } from '@certlane/protocol-frontends-data-access';
 import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
 import { Client } from 'pg';
-import { EstHttpRequest, EstServer } from './est-server';
+import { ClientCertificateStatus } from '../client-certificate-status';
+import { EstHttpRequest, EstServer, EstServerDeps } from './est-server';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
@@ -37,8 +38,9 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
   let serial = 0x200;
 
   let server: EstServer;
-  const newServer = () =>
+  const newServer = (extra: Partial<EstServerDeps> = {}) =>
     new EstServer({
+      ...extra,
       executor: db,
       audit: async (records, tick) => {
         await new EstProfileStore(db).tick(tick.profileId, tick.outcome);
@@ -281,6 +283,58 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
       expect([response.status, response.body]).toEqual([403, expect.stringContaining(why)]);
       expect(audit.at(-1)).toMatchObject({ action: 'est_auth_failed_channel_binding', outcome: 'denied' });
       expect(await counter(boundProfile, 'est_auth_failed_channel_binding')).toBe(before + 1);
+    });
+  });
+
+  describe('client certificate revocation status unknown (no CRL distribution point, not a Certlane CA)', () => {
+    let checked: EstServer;
+    let lookups = 0;
+    beforeAll(async () => {
+      const status = new ClientCertificateStatus({
+        localCas: async () => {
+          lookups++;
+          return [];
+        },
+        localOcsp: async () => Buffer.alloc(0),
+        fetchCrl: async () => Buffer.alloc(0),
+      });
+      checked = newServer({
+        clientRevocation: (fingerprint, leaf, issuers) => status.check(fingerprint, leaf, issuers),
+      });
+      const store = new EstProfileStore(db);
+      await store.create('hardfail', {
+        ...(await store.byPathId('devices'))!,
+        client_revocation_unknown: 'hard-fail',
+      });
+    });
+
+    it('soft-fail (the default) accepts the client certificate', async () => {
+      const response = await checked.handle({
+        method: 'POST',
+        path: '/.well-known/est-mtls/devices/simpleenroll',
+        body: csr('soft', '/CN=soft.example'),
+        client_certificates: device('soft', 'Device Trust', '/CN=soft.example', 'DNS:soft.example'),
+      });
+      expect(response.status).toBe(200);
+    });
+
+    it('hard-fail refuses it: 403 and est_auth_failed_mtls; the verdict is looked up once for repeated requests', async () => {
+      const presented = device('hard', 'Device Trust', '/CN=hard.example', 'DNS:hard.example');
+      const before = lookups;
+      for (let i = 0; i < 2; i++) {
+        const response = await checked.handle({
+          method: 'POST',
+          path: '/.well-known/est-mtls/hardfail/simpleenroll',
+          body: csr(`hard${i}`, '/CN=hard.example'),
+          client_certificates: presented,
+        });
+        expect([response.status, response.body]).toEqual([
+          403,
+          expect.stringContaining('revocation status is unknown'),
+        ]);
+        expect(audit.at(-1)).toMatchObject({ action: 'est_auth_failed_mtls', outcome: 'denied' });
+      }
+      expect(lookups - before).toBeLessThanOrEqual(1);
     });
   });
 });
