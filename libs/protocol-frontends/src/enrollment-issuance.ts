@@ -9,6 +9,8 @@ export interface EnrollmentIssue {
   owner: string | null;
   team: string | null;
   tags: Record<string, string>;
+  /** RFC 7633 must-staple, when the certificate profile asks for it. */
+  mustStaple?: boolean;
 }
 
 /**
@@ -24,6 +26,7 @@ export async function issueAndRecord(
   const issued = await bus.request('issuance.v1.issue-certificate', {
     csr_pem: request.csrPem,
     ...(request.issuerId ? { issuer_id: request.issuerId } : {}),
+    ...(request.mustStaple ? { must_staple: true } : {}),
   });
   await bus
     .request('issuance.v1.create-certificate', {

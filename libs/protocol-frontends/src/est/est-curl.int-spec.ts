@@ -186,6 +186,68 @@ describe('EST with curl and openssl', () => {
     expect(parsed.match(/:(commonName|organizationName)/g)).toEqual([':commonName', ':organizationName']);
   });
 
+  it("RFC 7633: a certificate profile's must_staple is honoured for EST issuance (TLS feature status_request)", async () => {
+    const admin = (url: string, body: unknown) =>
+      httpsRequest(`${gateway}${url}`, {
+        method: 'POST',
+        ca: system.ca,
+        headers: {
+          authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify(body),
+      });
+    expect(
+      (await admin('/api/v1/profiles', { id: 'est-staple', name: 'EST staple', must_staple: true })).status,
+    ).toBe(201);
+    const estProfile = await admin('/api/v1/admin/est/profiles', {
+      path_id: 'staple',
+      auth_methods: ['basic'],
+      basic_username: 'router',
+      basic_password: PASSWORD,
+      certificate_profile_id: 'est-staple',
+    });
+    expect(estProfile.status).toBe(201);
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-new',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-subj',
+        '/CN=staple.example.test',
+      ]
+        .concat(['-addext', 'subjectAltName=DNS:staple.example.test', '-keyout', path('staple.key')])
+        .concat(['-outform', 'DER', '-out', path('staple.der')]),
+      { stdio: 'ignore' },
+    );
+    writeFileSync(path('staple.b64'), readFileSync(path('staple.der')).toString('base64'));
+    const enrolled = curl(
+      [
+        '-u',
+        `router:${PASSWORD}`,
+        '--data-binary',
+        `@${path('staple.b64')}`,
+        '-H',
+        'Content-Type: application/pkcs10',
+      ].concat([`${gateway}/.well-known/est/staple/simpleenroll`]),
+    );
+    expect([enrolled.status, enrolled.body.slice(0, 100)]).toEqual([200, expect.any(String)]);
+    printCerts(enrolled.body);
+    const text = execFileSync(
+      'openssl',
+      ['pkcs7', '-inform', 'DER', '-in', path('answer.p7'), '-print_certs', '-text'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(text).toMatch(/TLS Feature:[\s\S]*status_request/);
+  });
+
   describe('serverkeygen (RFC 7030 4.4)', () => {
     const keygenUrl = () => `${gateway}/.well-known/est/keygen/serverkeygen`;
     const newCsr = (name: string, keyArgs: string[], cn: string) => {

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { webcrypto, X509Certificate } from 'node:crypto';
+import { createPrivateKey, webcrypto, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
+import * as asn1js from 'asn1js';
 import { AuditRecord } from '@certlane/contracts';
 import { runMigrations } from '@certlane/platform';
 import {
@@ -15,6 +16,7 @@ import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlan
 import { Client } from 'pg';
 import { ClientCertificateStatus } from '../client-certificate-status';
 import { EstHttpRequest, EstServer, EstServerDeps } from './est-server';
+import { OID_ASYMMETRIC_DECRYPT_KEY_ID } from './est-server-keygen';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
@@ -336,5 +338,105 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
       }
       expect(lookups - before).toBeLessThanOrEqual(1);
     });
+  });
+
+  it('RFC 7030 4.4.1.2: serverkeygen over mutual TLS encrypts to the client certificate key the CSR names (openssl cms -decrypt with it)', async () => {
+    // An RSA device certificate (openssl x509 writes its subject key identifier).
+    openssl(
+      ['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=rsadev.example'].concat([
+        '-keyout',
+        path('rsadev.key'),
+        '-out',
+        path('rsadev.csr'),
+      ]),
+    );
+    writeFileSync(
+      path('rsadev.ext'),
+      'extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature,keyEncipherment\n',
+    );
+    openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        path('rsadev.csr'),
+        '-CA',
+        path('Device Trust.pem'),
+        '-CAkey',
+        path('Device Trust.key'),
+      ].concat([
+        '-set_serial',
+        String(serial++),
+        '-days',
+        '2',
+        '-out',
+        path('rsadev.pem'),
+        '-extfile',
+        path('rsadev.ext'),
+      ]),
+    );
+    const deviceCert = new x509.X509Certificate(readFileSync(path('rsadev.pem'), 'utf8'));
+    const ski = Buffer.from(deviceCert.getExtension(x509.SubjectKeyIdentifierExtension)!.keyId, 'hex');
+    openssl(
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1'].concat(
+        ['-subj', '/CN=est.example', '-keyout', path('signer.key'), '-out', path('signer.pem')],
+      ),
+    );
+    const keygen = newServer({
+      keygenSigner: async () => ({
+        certificateDer: new Uint8Array(new X509Certificate(readFileSync(path('signer.pem'))).raw),
+        key: createPrivateKey(readFileSync(path('signer.key'))),
+      }),
+    });
+    const store = new EstProfileStore(db);
+    await store.create('mtlskeygen', { ...(await store.byPathId('devices'))!, serverkeygen_enabled: true });
+    // The CSR's own key is EC: only the certificate key can receive the private key.
+    const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+    const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
+      'sign',
+      'verify',
+    ])) as webcrypto.CryptoKeyPair;
+    const request = await x509.Pkcs10CertificateRequestGenerator.create({
+      name: 'CN=generated.example',
+      keys,
+      signingAlgorithm: algorithm,
+      attributes: [
+        new x509.Attribute(OID_ASYMMETRIC_DECRYPT_KEY_ID, [
+          new asn1js.OctetString({ valueHex: ski }).toBER(false),
+        ]),
+      ],
+    });
+    const response = await keygen.handle({
+      method: 'POST',
+      path: '/.well-known/est-mtls/mtlskeygen/serverkeygen',
+      body: request.toString('pem'),
+      client_certificates: [deviceCert.toString('base64')],
+    });
+    expect([response.status, response.status === 200 ? '' : response.body]).toEqual([200, '']);
+    const boundary = /boundary=(.+)$/.exec(response.headers['Content-Type'])![1];
+    const keyPart = response.body!.split(`--${boundary}`)[1].split('\r\n\r\n')[1];
+    writeFileSync(path('mk.p7m'), Buffer.from(keyPart, 'base64'));
+    openssl(
+      [
+        'cms',
+        '-decrypt',
+        '-inform',
+        'DER',
+        '-in',
+        path('mk.p7m'),
+        '-inkey',
+        path('rsadev.key'),
+        '-binary',
+      ].concat(['-out', path('mk.sd')]),
+    );
+    expect(readFileSync(path('mk.sd')).length).toBeGreaterThan(100);
+    // Over Basic there is no certificate key: the same identifier names no key the server holds.
+    const basic = await keygen.handle({
+      method: 'POST',
+      path: '/.well-known/est-mtls/mtlskeygen/serverkeygen',
+      body: request.toString('pem'),
+      client_certificates: device('ecdev', 'Device Trust', '/CN=ecdev.example', 'DNS:ecdev.example'),
+    });
+    expect([basic.status, basic.body]).toEqual([400, expect.stringContaining('no key this server holds')]);
   });
 });

@@ -76,7 +76,12 @@ export interface EstServerDeps {
     tick: { profileId: string; outcome: EstProfileOutcome },
   ): Promise<void>;
   /** Issues a certificate for a CSR through the profile's issuer: the leaf PEM. */
-  issue(input: { csrPem: string; profile: EstProfileRow }): Promise<{ certificatePem: string }>;
+  issue(input: {
+    csrPem: string;
+    profile: EstProfileRow;
+    /** The certificate profile asks for must-staple (RFC 7633 TLS feature status_request). */
+    mustStaple: boolean;
+  }): Promise<{ certificatePem: string }>;
   /** The CA certificates of the profile's issuer, issuing CA first (cacerts, RFC 7030 4.1). */
   caCertificates(profile: EstProfileRow): Promise<string[]>;
   /**
@@ -275,6 +280,7 @@ export class EstServer {
       ({ certificatePem } = await this.deps.issue({
         csrPem: generated?.csrPem ?? csr.toString('pem'),
         profile,
+        mustStaple: rules?.must_staple === true,
       }));
     } catch (error) {
       generated?.privateKeyPkcs8.fill(0);
@@ -511,8 +517,6 @@ type KeyDelivery =
   | { kind: 'unencrypted'; shape: GeneratedKeyShape }
   | { kind: 'encrypted'; shape: GeneratedKeyShape; recipientSpki: Uint8Array; keyId: Buffer };
 
-const KEY_ENCIPHERMENT = 0x20; // keyUsage bit 2 (x509.KeyUsageFlags.keyEncipherment)
-
 /**
  * RFC 7030 4.4.1: the CSR says what the client wants. No encryption attribute: the key in an
  * `application/pkcs8` part, protected by TLS alone, where the profile allows it. An
@@ -564,7 +568,7 @@ function keyDelivery(
         candidates.push({
           spki,
           ids: [keyIdentifierOf(spki), ...(ski ? [Buffer.from(ski.keyId, 'hex')] : [])],
-          usable: !usage || (usage.usages & KEY_ENCIPHERMENT) !== 0,
+          usable: !usage || (usage.usages & x509.KeyUsageFlags.keyEncipherment) !== 0,
         });
       }
       const named = candidates.find((candidate) => candidate.ids.some((id) => id.equals(protection.keyId)));

@@ -60,9 +60,10 @@ export class EstService implements OnApplicationBootstrap {
         outbox.committed();
         await this.ticks.add(`${tick.profileId} ${tick.outcome}`, tick);
       },
-      issue: ({ csrPem, profile }) =>
+      issue: ({ csrPem, profile, mustStaple }) =>
         issueAndRecord(bus, logger, {
           csrPem,
+          mustStaple,
           issuerId: profile.issuer_id,
           source: 'EST',
           owner: profile.owner,
