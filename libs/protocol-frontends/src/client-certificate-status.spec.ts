@@ -157,6 +157,18 @@ describe('ClientCertificateStatus (external CAs: CRL distribution points)', () =
     expect(verdict).toEqual({ status: 'unknown', reason: expect.stringMatching(/not signed by the issuer/) });
   });
 
+  it('a lookup that does not answer in time is unknown, not a held-up request', async () => {
+    const stuck = new ClientCertificateStatus(
+      {
+        localCas: () => new Promise(() => undefined),
+        localOcsp: async () => Buffer.alloc(0),
+        fetchCrl: async () => Buffer.alloc(0),
+      },
+      { lookupTimeoutMs: 50 },
+    );
+    expect(await check(stuck, 'good')).toEqual({ status: 'unknown', reason: 'no answer within 50 ms' });
+  });
+
   it('a revoked verdict always refuses, whatever the policy', () => {
     expect(revocationRefusal({ status: 'revoked' }, 'soft-fail')).toBe('the client certificate is revoked');
     expect(revocationRefusal({ status: 'good' }, 'hard-fail')).toBeNull();

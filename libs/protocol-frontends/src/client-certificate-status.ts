@@ -30,6 +30,8 @@ export interface ClientCertificateStatusDeps {
 export interface ClientCertificateStatusOptions {
   /** How long a verdict about one certificate is reused. */
   verdictTtlMs?: number;
+  /** A lookup that takes longer ends as unknown (the request is not held up by a slow responder). */
+  lookupTimeoutMs?: number;
   /** How long the list of Certlane's CAs is reused. */
   localCasTtlMs?: number;
   /** How long an external CRL is reused at most (less when its nextUpdate comes sooner). */
@@ -40,6 +42,7 @@ export interface ClientCertificateStatusOptions {
 
 const DEFAULTS: Required<ClientCertificateStatusOptions> = {
   verdictTtlMs: 5_000,
+  lookupTimeoutMs: 3_000,
   localCasTtlMs: 30_000,
   crlTtlMs: 300_000,
   maxVerdicts: 10_000,
@@ -107,7 +110,16 @@ export class ClientCertificateStatus {
     const now = this.now();
     const cached = this.verdicts.get(fingerprint, now);
     if (cached) return cached;
-    const verdict = this.lookup(leaf, issuers()).catch((error: unknown): RevocationVerdict => ({
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<RevocationVerdict>((resolve) => {
+      timer = setTimeout(
+        () => resolve({ status: 'unknown', reason: `no answer within ${this.options.lookupTimeoutMs} ms` }),
+        this.options.lookupTimeoutMs,
+      );
+      timer.unref();
+    });
+    const lookup = this.lookup(leaf, issuers()).finally(() => clearTimeout(timer));
+    const verdict = Promise.race([lookup, timeout]).catch((error: unknown): RevocationVerdict => ({
       status: 'unknown',
       reason: `the revocation lookup failed: ${(error as Error).message?.slice(0, 200) ?? 'error'}`,
     }));
