@@ -20,6 +20,21 @@ export async function fetchCrl(url: string): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** An http(s) OCSP POST (RFC 6960 A.1), bounded like a CRL fetch. */
+export async function fetchOcsp(url: string, request: Buffer): Promise<Buffer> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/ocsp-request' },
+    body: request,
+    redirect: 'error',
+    signal: AbortSignal.timeout(CRL_TIMEOUT_MS),
+  });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  const body = Buffer.from(await response.arrayBuffer());
+  if (body.length > 64 * 1024) throw new Error('OCSP response larger than 64 KiB');
+  return body;
+}
+
 /**
  * This process's one `ClientCertificateStatus` (shared by EST and SCEP, one cache): Certlane's
  * CAs from `issuance.v1.list-cas`, their serials' status from `revocation.v1.get-ocsp-response`.
@@ -56,6 +71,7 @@ export class ClientCertificateStatusService {
           'base64',
         ),
       fetchCrl,
+      fetchOcsp,
     });
   }
 }

@@ -169,6 +169,100 @@ describe('ClientCertificateStatus (external CAs: CRL distribution points)', () =
     expect(await check(stuck, 'good')).toEqual({ status: 'unknown', reason: 'no answer within 50 ms' });
   });
 
+  describe('RFC 6960: the OCSP responder of the AIA when there is no CRL (responses made by openssl ocsp)', () => {
+    const ocspStatus = (signer: string) =>
+      new ClientCertificateStatus({
+        localCas: async () => [],
+        localOcsp: async () => Buffer.alloc(0),
+        fetchCrl: async () => {
+          throw new Error('no CRL');
+        },
+        fetchOcsp: async (url, request) => {
+          expect(url).toBe('http://ocsp.fleet.test/');
+          writeFileSync(path('ocsp.req'), request);
+          openssl(
+            ['ocsp', '-index', path('index.txt'), '-CA', path('ca.pem'), '-rsigner', path(`${signer}.pem`)]
+              .concat([
+                '-rkey',
+                path(`${signer}.key`),
+                '-reqin',
+                path('ocsp.req'),
+                '-respout',
+                path('ocsp.resp'),
+              ])
+              .concat(['-ndays', '1']),
+          );
+          return readFileSync(path('ocsp.resp'));
+        },
+      });
+    beforeAll(() => {
+      const aia = 'authorityInfoAccess=OCSP;URI:http://ocsp.fleet.test/\n';
+      leaf('ocspgood', aia);
+      leaf('ocsprevoked', aia);
+      const ca = ['-config', path('ca.cnf'), '-keyfile', path('ca.key'), '-cert', path('ca.pem')];
+      openssl(['ca', ...ca, '-valid', path('ocspgood.pem')]);
+      // A delegated responder (RFC 6960 4.2.2.2: issued by the CA for OCSPSigning) and an impostor.
+      openssl(
+        [
+          'req',
+          '-new',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-subj',
+          '/CN=Fleet OCSP',
+        ].concat(['-keyout', path('delegate.key'), '-out', path('delegate.csr')]),
+      );
+      writeFileSync(path('delegate.ext'), 'extendedKeyUsage=OCSPSigning\n');
+      openssl(
+        ['x509', '-req', '-in', path('delegate.csr'), '-CA', path('ca.pem'), '-CAkey', path('ca.key')].concat(
+          ['-set_serial', '77', '-days', '1', '-out', path('delegate.pem'), '-extfile', path('delegate.ext')],
+        ),
+      );
+      openssl(
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-days',
+          '1',
+        ].concat([
+          '-keyout',
+          path('ocspimpostor.key'),
+          '-out',
+          path('ocspimpostor.pem'),
+          '-subj',
+          '/CN=Fleet Root',
+        ]),
+      );
+      openssl(['ca', ...ca, '-revoke', path('ocsprevoked.pem'), '-crl_reason', 'keyCompromise']);
+    });
+
+    it('answers good and revoked from a response signed by the issuer', async () => {
+      const subject = ocspStatus('ca');
+      expect(await check(subject, 'ocspgood')).toEqual({ status: 'good' });
+      expect(await check(subject, 'ocsprevoked')).toEqual({ status: 'revoked' });
+    });
+
+    it('RFC 6960 4.2.2.2: believes a delegated responder the issuer certified for OCSPSigning', async () => {
+      expect(await check(ocspStatus('delegate'), 'ocsprevoked')).toEqual({ status: 'revoked' });
+    });
+
+    it('RFC 6960 4.2.2.2: does not believe a response signed by another key (unknown)', async () => {
+      const verdict = await check(ocspStatus('ocspimpostor'), 'ocsprevoked');
+      expect(verdict).toEqual({
+        status: 'unknown',
+        reason: expect.stringMatching(/not signed by the issuer/),
+      });
+    });
+  });
+
   it('a revoked verdict always refuses, whatever the policy', () => {
     expect(revocationRefusal({ status: 'revoked' }, 'soft-fail')).toBe('the client certificate is revoked');
     expect(revocationRefusal({ status: 'good' }, 'hard-fail')).toBeNull();

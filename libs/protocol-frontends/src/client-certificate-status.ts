@@ -1,7 +1,8 @@
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash, verify, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { parseCrl, verifyCrl } from '@certlane/pki';
+import { createOcspRequest, IssuerHashes, parseCrl, verifyCrl } from '@certlane/pki';
 
 /** What is known of a client certificate's revocation. */
 export type RevocationVerdict =
@@ -24,6 +25,8 @@ export interface ClientCertificateStatusDeps {
   localOcsp(ca: LocalCa, serialHex: string): Promise<Buffer>;
   /** An external CRL (a CRL distribution point, http only), bounded in size and time. */
   fetchCrl(url: string): Promise<Buffer>;
+  /** An external OCSP responder (the AIA address, http only): the DER response to a DER request. */
+  fetchOcsp?(url: string, request: Buffer): Promise<Buffer>;
   now?(): number;
 }
 
@@ -79,7 +82,8 @@ const canonicalSerial = (hex: string): string => hex.toLowerCase().replace(/^(00
  * looked up in the revocation service over the bus (its OCSP answer for the serial, which the
  * service signs again the moment a certificate is revoked); any other certificate through the
  * CRL distribution points it names (http, bounded size and time, CRL signature checked against
- * the issuer, reused until its nextUpdate and at most `crlTtlMs`). Verdicts are reused for a few
+ * the issuer, reused until its nextUpdate and at most `crlTtlMs`), then, when no CRL answers,
+ * the OCSP responders of its authority information access. Verdicts are reused for a few
  * seconds per certificate and concurrent checks of one certificate share one lookup, so the
  * enrollment hot path pays a map lookup. What an unknown status means is the caller's policy.
  */
@@ -146,7 +150,43 @@ export class ClientCertificateStatus {
         (ca.certificate.subject === issuer.subject && ca.certificate.publicKey.equals(issuer.publicKey)),
     );
     if (local) return ocspVerdict(await this.deps.localOcsp(local, serial), serial);
-    return this.crlVerdict(leaf, issuer, serial);
+    const crl = await this.crlVerdict(leaf, issuer, serial);
+    if (crl.status !== 'unknown') return crl;
+    const ocsp = await this.ocspVerdict(leaf, issuer, serial);
+    return ocsp ?? crl;
+  }
+
+  /** RFC 6960: the responder the certificate's AIA names, its response signed by the issuer or its delegate. */
+  private async ocspVerdict(
+    leaf: X509Certificate,
+    issuer: X509Certificate,
+    serial: string,
+  ): Promise<RevocationVerdict | undefined> {
+    if (!this.deps.fetchOcsp) return undefined;
+    const urls = (
+      new x509.X509Certificate(leaf.raw).getExtension(x509.AuthorityInfoAccessExtension)?.ocsp ?? []
+    )
+      .map((name) => name.value)
+      .filter((url) => /^https?:\/\//i.test(url));
+    if (urls.length === 0) return undefined;
+    const request = createOcspRequest([new IssuerHashes(issuer.raw).certId(serial)]);
+    const problems: string[] = [];
+    for (const url of urls) {
+      try {
+        const der = await this.deps.fetchOcsp(url, request);
+        const problem = ocspSignatureProblem(der, issuer, this.now());
+        if (problem) {
+          problems.push(`${url}: ${problem}`);
+          continue;
+        }
+        const verdict = ocspVerdict(der, serial);
+        if (verdict.status !== 'unknown') return verdict;
+        problems.push(`${url}: ${verdict.reason}`);
+      } catch (error) {
+        problems.push(`${url}: ${(error as Error).message?.slice(0, 120) ?? 'error'}`);
+      }
+    }
+    return { status: 'unknown', reason: `no usable OCSP answer (${problems.join('; ')})` };
   }
 
   private listLocalCas(): Promise<LocalCa[]> {
@@ -229,6 +269,57 @@ export function ocspVerdict(der: Uint8Array, serial: string): RevocationVerdict 
   if (tag === 0) return { status: 'good' };
   if (tag === 1) return { status: 'revoked' };
   return { status: 'unknown', reason: 'the OCSP responder does not know the certificate' };
+}
+
+const OCSP_SIGNING = '1.3.6.1.5.5.7.3.9';
+const SIGNATURE_HASHES: Readonly<Record<string, string>> = {
+  '1.2.840.113549.1.1.5': 'sha1',
+  '1.2.840.113549.1.1.11': 'sha256',
+  '1.2.840.113549.1.1.12': 'sha384',
+  '1.2.840.113549.1.1.13': 'sha512',
+  '1.2.840.10045.4.1': 'sha1',
+  '1.2.840.10045.4.3.2': 'sha256',
+  '1.2.840.10045.4.3.3': 'sha384',
+  '1.2.840.10045.4.3.4': 'sha512',
+};
+
+/**
+ * Why an external OCSP response is not to be believed (RFC 6960 4.2.2.2), or null: it must be
+ * signed by the issuer, or by a certificate it carries that the issuer signed for OCSPSigning and
+ * that is valid now. RSA PKCS#1 v1.5 and ECDSA signatures.
+ */
+export function ocspSignatureProblem(der: Uint8Array, issuer: X509Certificate, now: number): string | null {
+  const response = pkijs.OCSPResponse.fromBER(der);
+  if (!response.responseBytes) return null; // an error status: ocspVerdict answers unknown
+  const basic = asn1js.fromBER(response.responseBytes.response.valueBlock.valueHexView)
+    .result as asn1js.Sequence;
+  const [tbs, algorithm, signature, certs] = basic.valueBlock.value;
+  const algorithmOid = (
+    (algorithm as asn1js.Sequence).valueBlock.value[0] as asn1js.ObjectIdentifier
+  ).valueBlock.toString();
+  const hash = SIGNATURE_HASHES[algorithmOid];
+  if (!hash) return `signature algorithm ${algorithmOid} is not supported`;
+  const signers = [issuer];
+  if (certs) {
+    const list = (certs as asn1js.Constructed).valueBlock.value[0] as asn1js.Sequence;
+    for (const item of list.valueBlock.value) {
+      const delegate = new X509Certificate(Buffer.from(item.valueBeforeDecodeView));
+      const valid =
+        new Date(delegate.validFrom).getTime() <= now && now <= new Date(delegate.validTo).getTime();
+      if (
+        valid &&
+        delegate.keyUsage?.includes(OCSP_SIGNING) &&
+        delegate.checkIssued(issuer) &&
+        delegate.verify(issuer.publicKey)
+      )
+        signers.push(delegate);
+    }
+  }
+  const data = Buffer.from(tbs.valueBeforeDecodeView);
+  const bits = Buffer.from((signature as asn1js.BitString).valueBlock.valueHexView);
+  return signers.some((signer) => verify(hash, data, signer.publicKey, bits))
+    ? null
+    : 'not signed by the issuer or its OCSP delegate';
 }
 
 /** Why a verdict refuses the certificate under `policy`, or null when it is accepted. */
