@@ -9,6 +9,8 @@ export interface EnrollmentIssue {
   owner: string | null;
   team: string | null;
   tags: Record<string, string>;
+  /** RFC 7633 must-staple, when the certificate profile asks for it. */
+  mustStaple?: boolean;
 }
 
 /**
@@ -28,6 +30,7 @@ export async function issueAndRecord(
     ...(request.owner ? { owner_id: request.owner } : {}),
     ...(request.team ? { team_id: request.team } : {}),
     tags: request.tags,
+    ...(request.mustStaple ? { must_staple: true } : {}),
   });
   return { certificatePem: issued.certificate_pem };
 }

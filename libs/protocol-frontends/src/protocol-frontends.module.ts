@@ -4,6 +4,7 @@ import { AcmeAdminHandlers } from './acme/acme-admin.handlers';
 import { AcmeController } from './acme/acme.controller';
 import { AcmeService } from './acme/acme.service';
 import { AcmeOperationsHandlers } from './acme/acme-operations.handlers';
+import { ClientCertificateStatusService } from './client-certificate-status.service';
 import { EstAdminHandlers } from './est/est-admin.handlers';
 import { EstController } from './est/est.controller';
 import { EstService } from './est/est.service';
@@ -26,6 +27,7 @@ export class ProtocolFrontendsModule {
       imports: [ServiceCoreModule.forService({ service: 'protocol-frontends' })],
       controllers: [AcmeController, EstController, ScepController],
       providers: [
+        ClientCertificateStatusService,
         AcmeService,
         AcmeAdminHandlers,
         AcmeOperationsHandlers,

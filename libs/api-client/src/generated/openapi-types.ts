@@ -4012,11 +4012,14 @@ export interface components {
             basic_username?: string;
             certificate_profile_id?: string;
             channel_binding_required?: boolean;
+            /** @enum {string} */
+            client_revocation_unknown?: "soft-fail" | "hard-fail";
             issuer_id?: string;
             owner?: string;
             path_id: string;
             rate_limit_per_minute?: number;
             serverkeygen_enabled?: boolean;
+            serverkeygen_unencrypted_allowed?: boolean;
             team?: string;
             trust_bundle_path?: string;
             trust_bundle_pem?: string;
@@ -4266,6 +4269,8 @@ export interface components {
         };
         /** @enum {string} */
         EstAuthMethod: "basic" | "mtls";
+        /** @enum {string} */
+        EstClientRevocationUnknown: "soft-fail" | "hard-fail";
         /** @description An EST profile as the API returns it: the password and its hash are never shown. */
         EstProfileDto: {
             auth_methods: components["schemas"]["EstAuthMethod"][];
@@ -4274,6 +4279,7 @@ export interface components {
             basic_username: string | null;
             certificate_profile_id: string | null;
             channel_binding_required: boolean;
+            client_revocation_unknown: components["schemas"]["EstClientRevocationUnknown"];
             /** @description Per-profile counters of every typed outcome (spec 6.4). */
             counters: {
                 est_auth_failed_basic: number;
@@ -4295,6 +4301,8 @@ export interface components {
             path_id: string;
             rate_limit_per_minute: number;
             serverkeygen_enabled: boolean;
+            /** @description serverkeygen may answer the key unencrypted (`application/pkcs8`, TLS only) when the CSR asks for no encryption. */
+            serverkeygen_unencrypted_allowed: boolean;
             team: string | null;
             trust_anchor_count: number;
             /** @description A trust bundle file on the protocol-frontends host, read again by reload-trust. */
@@ -5738,10 +5746,13 @@ export interface components {
             basic_username?: string;
             certificate_profile_id?: string;
             channel_binding_required?: boolean;
+            /** @enum {string} */
+            client_revocation_unknown?: "soft-fail" | "hard-fail";
             issuer_id?: string;
             owner?: string;
             rate_limit_per_minute?: number;
             serverkeygen_enabled?: boolean;
+            serverkeygen_unencrypted_allowed?: boolean;
             team?: string;
             trust_bundle_path?: string;
             trust_bundle_pem?: string;

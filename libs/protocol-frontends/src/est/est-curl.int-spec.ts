@@ -2,8 +2,15 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createPrivateKey, webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
 import { httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
+import { keyIdentifierOf, OID_ASYMMETRIC_DECRYPT_KEY_ID, OID_SIGNED_DATA } from './est-server-keygen';
+
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
 const PASSWORD = 'est-curl-password-0123';
 
@@ -179,6 +186,68 @@ describe('EST with curl and openssl', () => {
     expect(parsed.match(/:(commonName|organizationName)/g)).toEqual([':commonName', ':organizationName']);
   });
 
+  it("RFC 7633: a certificate profile's must_staple is honoured for EST issuance (TLS feature status_request)", async () => {
+    const admin = (url: string, body: unknown) =>
+      httpsRequest(`${gateway}${url}`, {
+        method: 'POST',
+        ca: system.ca,
+        headers: {
+          authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify(body),
+      });
+    expect(
+      (await admin('/api/v1/profiles', { id: 'est-staple', name: 'EST staple', must_staple: true })).status,
+    ).toBe(201);
+    const estProfile = await admin('/api/v1/admin/est/profiles', {
+      path_id: 'staple',
+      auth_methods: ['basic'],
+      basic_username: 'router',
+      basic_password: PASSWORD,
+      certificate_profile_id: 'est-staple',
+    });
+    expect(estProfile.status).toBe(201);
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-new',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-subj',
+        '/CN=staple.example.test',
+      ]
+        .concat(['-addext', 'subjectAltName=DNS:staple.example.test', '-keyout', path('staple.key')])
+        .concat(['-outform', 'DER', '-out', path('staple.der')]),
+      { stdio: 'ignore' },
+    );
+    writeFileSync(path('staple.b64'), readFileSync(path('staple.der')).toString('base64'));
+    const enrolled = curl(
+      [
+        '-u',
+        `router:${PASSWORD}`,
+        '--data-binary',
+        `@${path('staple.b64')}`,
+        '-H',
+        'Content-Type: application/pkcs10',
+      ].concat([`${gateway}/.well-known/est/staple/simpleenroll`]),
+    );
+    expect([enrolled.status, enrolled.body.slice(0, 100)]).toEqual([200, expect.any(String)]);
+    printCerts(enrolled.body);
+    const text = execFileSync(
+      'openssl',
+      ['pkcs7', '-inform', 'DER', '-in', path('answer.p7'), '-print_certs', '-text'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(text).toMatch(/TLS Feature:[\s\S]*status_request/);
+  });
+
   describe('serverkeygen (RFC 7030 4.4)', () => {
     const keygenUrl = () => `${gateway}/.well-known/est/keygen/serverkeygen`;
     const newCsr = (name: string, keyArgs: string[], cn: string) => {
@@ -230,8 +299,44 @@ describe('EST with curl and openssl', () => {
       expect(created.status).toBe(201);
     });
 
-    it('answers multipart/mixed whose key part openssl cms -decrypt opens with the CSR key, matching the certificate', async () => {
-      const csr = newCsr('kg', ['-newkey', 'rsa:2048'], 'keygen.example.test');
+    /** An RSA CSR naming its own key in AsymmetricDecryptKeyIdentifier (RFC 7030 4.4.1.2): no openssl req option writes one. */
+    const keyIdCsr = async (name: string, cn: string) => {
+      const algorithm = {
+        name: 'RSASSA-PKCS1-v1_5',
+        hash: 'SHA-256',
+        publicExponent: new Uint8Array([1, 0, 1]),
+        modulusLength: 2048,
+      };
+      const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
+        'sign',
+        'verify',
+      ])) as webcrypto.CryptoKeyPair;
+      const spki = Buffer.from(await webcrypto.subtle.exportKey('spki', keys.publicKey));
+      const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
+      writeFileSync(
+        path(`${name}.key`),
+        createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }).export({
+          format: 'pem',
+          type: 'pkcs8',
+        }),
+      );
+      const request = await x509.Pkcs10CertificateRequestGenerator.create({
+        name: `CN=${cn}`,
+        keys,
+        signingAlgorithm: algorithm,
+        extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: cn }])],
+        attributes: [
+          new x509.Attribute(OID_ASYMMETRIC_DECRYPT_KEY_ID, [
+            new asn1js.OctetString({ valueHex: keyIdentifierOf(spki) }).toBER(false),
+          ]),
+        ],
+      });
+      writeFileSync(path(`${name}.b64`), Buffer.from(request.rawData).toString('base64'));
+      return path(`${name}.b64`);
+    };
+
+    it('answers multipart/mixed whose key part openssl cms -decrypt opens with the named key and openssl cms -verify checks, matching the certificate', async () => {
+      const csr = await keyIdCsr('kg', 'keygen.example.test');
       const first = post(keygenUrl(), csr);
       expect([first.status, first.body.slice(0, 200)]).toEqual([200, expect.any(String)]);
       const boundary = /content-type: multipart\/mixed; boundary=([^\r\n;]+)/i.exec(first.headers)?.[1];
@@ -256,6 +361,7 @@ describe('EST with curl and openssl', () => {
           encoding: 'utf8',
         },
       );
+      expect(printed).toMatch(/contentType: pkcs7-signedData/);
       expect(printed).toMatch(/aes-256-cbc/);
       expect(printed).not.toMatch(/des-ede3/i);
       execFileSync('openssl', [
@@ -269,8 +375,28 @@ describe('EST with curl and openssl', () => {
         path('kg.key'),
         '-binary',
         '-out',
-        path('generated.der'),
+        path('signed.der'),
       ]);
+      // The enveloped content is the SignedData (RFC 7030 4.4.2); openssl verifies a ContentInfo
+      // around it, against the CA of the EST server's TLS certificate.
+      const contentInfo = new pkijs.ContentInfo({
+        contentType: OID_SIGNED_DATA,
+        content: asn1js.fromBER(readFileSync(path('signed.der'))).result,
+      });
+      writeFileSync(path('signed.p7'), Buffer.from(contentInfo.toSchema().toBER(false)));
+      execFileSync(
+        'openssl',
+        ['cms', '-verify', '-inform', 'DER', '-in', path('signed.p7'), '-CAfile', path('ca.pem')].concat([
+          '-purpose',
+          'any',
+          '-binary',
+          '-out',
+          path('package.der'),
+        ]),
+        { stdio: 'ignore' },
+      );
+      const keyPackage = asn1js.fromBER(readFileSync(path('package.der'))).result as asn1js.Sequence;
+      writeFileSync(path('generated.der'), Buffer.from(keyPackage.valueBlock.value[0].toBER(false)));
       const keyPub = execFileSync(
         'openssl',
         ['pkey', '-inform', 'DER', '-in', path('generated.der'), '-pubout'],
@@ -314,7 +440,7 @@ describe('EST with curl and openssl', () => {
       expect(post(`${gateway}/.well-known/est/routers/serverkeygen`, csr).status).toBe(404);
     });
 
-    it('RFC 7030 4.4.2: a CSR whose key cannot receive the encrypted private key (EC) is refused and audited', async () => {
+    it('RFC 7030 4.4.1: a CSR asking for no encryption, on a profile that sends keys only encrypted, is refused and audited', async () => {
       const csr = newCsr('kgec', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'], 'ec.example.test');
       expect(post(keygenUrl(), csr).status).toBe(400);
       const counters = await db.query(

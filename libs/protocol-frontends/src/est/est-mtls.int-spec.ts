@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { webcrypto, X509Certificate } from 'node:crypto';
+import { createPrivateKey, webcrypto, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
+import * as asn1js from 'asn1js';
 import { AuditRecord } from '@certlane/contracts';
 import { runMigrations } from '@certlane/platform';
 import {
@@ -13,7 +14,9 @@ import {
 } from '@certlane/protocol-frontends-data-access';
 import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
 import { Client } from 'pg';
-import { EstHttpRequest, EstServer } from './est-server';
+import { ClientCertificateStatus } from '../client-certificate-status';
+import { EstHttpRequest, EstServer, EstServerDeps } from './est-server';
+import { OID_ASYMMETRIC_DECRYPT_KEY_ID } from './est-server-keygen';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
@@ -37,8 +40,9 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
   let serial = 0x200;
 
   let server: EstServer;
-  const newServer = () =>
+  const newServer = (extra: Partial<EstServerDeps> = {}) =>
     new EstServer({
+      ...extra,
       executor: db,
       audit: async (records, tick) => {
         await new EstProfileStore(db).tick(tick.profileId, tick.outcome);
@@ -148,6 +152,8 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
       trust_bundle_pem: readFileSync(path('Device Trust.pem'), 'utf8'),
       trust_loaded_at: null,
       serverkeygen_enabled: false,
+      serverkeygen_unencrypted_allowed: false,
+      client_revocation_unknown: 'soft-fail',
       channel_binding_required: false,
       rate_limit_per_minute: 100,
       owner: null,
@@ -280,5 +286,157 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
       expect(audit.at(-1)).toMatchObject({ action: 'est_auth_failed_channel_binding', outcome: 'denied' });
       expect(await counter(boundProfile, 'est_auth_failed_channel_binding')).toBe(before + 1);
     });
+  });
+
+  describe('client certificate revocation status unknown (no CRL distribution point, not a Certlane CA)', () => {
+    let checked: EstServer;
+    let lookups = 0;
+    beforeAll(async () => {
+      const status = new ClientCertificateStatus({
+        localCas: async () => {
+          lookups++;
+          return [];
+        },
+        localOcsp: async () => Buffer.alloc(0),
+        fetchCrl: async () => Buffer.alloc(0),
+      });
+      checked = newServer({
+        clientRevocation: (fingerprint, leaf, issuers) => status.check(fingerprint, leaf, issuers),
+      });
+      const store = new EstProfileStore(db);
+      await store.create('hardfail', {
+        ...(await store.byPathId('devices'))!,
+        client_revocation_unknown: 'hard-fail',
+      });
+    });
+
+    it('soft-fail (the default) accepts the client certificate', async () => {
+      const response = await checked.handle({
+        method: 'POST',
+        path: '/.well-known/est-mtls/devices/simpleenroll',
+        body: csr('soft', '/CN=soft.example'),
+        client_certificates: device('soft', 'Device Trust', '/CN=soft.example', 'DNS:soft.example'),
+      });
+      expect(response.status).toBe(200);
+    });
+
+    it('hard-fail refuses it: 403 and est_auth_failed_mtls; the verdict is looked up once for repeated requests', async () => {
+      const presented = device('hard', 'Device Trust', '/CN=hard.example', 'DNS:hard.example');
+      const before = lookups;
+      for (let i = 0; i < 2; i++) {
+        const response = await checked.handle({
+          method: 'POST',
+          path: '/.well-known/est-mtls/hardfail/simpleenroll',
+          body: csr(`hard${i}`, '/CN=hard.example'),
+          client_certificates: presented,
+        });
+        expect([response.status, response.body]).toEqual([
+          403,
+          expect.stringContaining('revocation status is unknown'),
+        ]);
+        expect(audit.at(-1)).toMatchObject({ action: 'est_auth_failed_mtls', outcome: 'denied' });
+      }
+      expect(lookups - before).toBeLessThanOrEqual(1);
+    });
+  });
+
+  it('RFC 7030 4.4.1.2: serverkeygen over mutual TLS encrypts to the client certificate key the CSR names (openssl cms -decrypt with it)', async () => {
+    // An RSA device certificate (openssl x509 writes its subject key identifier).
+    openssl(
+      ['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=rsadev.example'].concat([
+        '-keyout',
+        path('rsadev.key'),
+        '-out',
+        path('rsadev.csr'),
+      ]),
+    );
+    writeFileSync(
+      path('rsadev.ext'),
+      'extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature,keyEncipherment\n',
+    );
+    openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        path('rsadev.csr'),
+        '-CA',
+        path('Device Trust.pem'),
+        '-CAkey',
+        path('Device Trust.key'),
+      ].concat([
+        '-set_serial',
+        String(serial++),
+        '-days',
+        '2',
+        '-out',
+        path('rsadev.pem'),
+        '-extfile',
+        path('rsadev.ext'),
+      ]),
+    );
+    const deviceCert = new x509.X509Certificate(readFileSync(path('rsadev.pem'), 'utf8'));
+    const ski = Buffer.from(deviceCert.getExtension(x509.SubjectKeyIdentifierExtension)!.keyId, 'hex');
+    openssl(
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1'].concat(
+        ['-subj', '/CN=est.example', '-keyout', path('signer.key'), '-out', path('signer.pem')],
+      ),
+    );
+    const keygen = newServer({
+      keygenSigner: async () => ({
+        certificateDer: new Uint8Array(new X509Certificate(readFileSync(path('signer.pem'))).raw),
+        key: createPrivateKey(readFileSync(path('signer.key'))),
+      }),
+    });
+    const store = new EstProfileStore(db);
+    await store.create('mtlskeygen', { ...(await store.byPathId('devices'))!, serverkeygen_enabled: true });
+    // The CSR's own key is EC: only the certificate key can receive the private key.
+    const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+    const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
+      'sign',
+      'verify',
+    ])) as webcrypto.CryptoKeyPair;
+    const request = await x509.Pkcs10CertificateRequestGenerator.create({
+      name: 'CN=generated.example',
+      keys,
+      signingAlgorithm: algorithm,
+      attributes: [
+        new x509.Attribute(OID_ASYMMETRIC_DECRYPT_KEY_ID, [
+          new asn1js.OctetString({ valueHex: ski }).toBER(false),
+        ]),
+      ],
+    });
+    const response = await keygen.handle({
+      method: 'POST',
+      path: '/.well-known/est-mtls/mtlskeygen/serverkeygen',
+      body: request.toString('pem'),
+      client_certificates: [deviceCert.toString('base64')],
+    });
+    expect([response.status, response.status === 200 ? '' : response.body]).toEqual([200, '']);
+    const boundary = /boundary=(.+)$/.exec(response.headers['Content-Type'])![1];
+    const keyPart = response.body!.split(`--${boundary}`)[1].split('\r\n\r\n')[1];
+    writeFileSync(path('mk.p7m'), Buffer.from(keyPart, 'base64'));
+    openssl(
+      [
+        'cms',
+        '-decrypt',
+        '-inform',
+        'DER',
+        '-in',
+        path('mk.p7m'),
+        '-inkey',
+        path('rsadev.key'),
+        '-binary',
+      ].concat(['-out', path('mk.sd')]),
+    );
+    expect(readFileSync(path('mk.sd')).length).toBeGreaterThan(100);
+    // Over Basic there is no certificate key: the same identifier names no key the server holds.
+    const basic = await keygen.handle({
+      method: 'POST',
+      path: '/.well-known/est-mtls/mtlskeygen/serverkeygen',
+      body: request.toString('pem'),
+      client_certificates: device('ecdev', 'Device Trust', '/CN=ecdev.example', 'DNS:ecdev.example'),
+    });
+    expect([basic.status, basic.body]).toEqual([400, expect.stringContaining('no key this server holds')]);
   });
 });

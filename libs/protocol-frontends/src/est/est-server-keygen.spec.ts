@@ -1,12 +1,31 @@
-import { createDecipheriv, generateKeyPairSync } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import {
+  createDecipheriv,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  webcrypto,
+} from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as x509 from '@peculiar/x509';
 import * as asn1js from 'asn1js';
 import forge from 'node-forge';
 import * as pkijs from 'pkijs';
 import {
   envelopeToRsaKey,
+  keyIdentifierOf,
   multipartBoundary,
   OID_AES256_CBC,
+  OID_ASYMMETRIC_DECRYPT_KEY_ID,
+  OID_DECRYPT_KEY_ID,
+  OID_SIGNED_DATA,
+  PKCS8_PART,
+  requestedKeyProtection,
+  SERVER_GENERATED_KEY_PART,
   serverKeygenMultipart,
+  signKeyPackage,
 } from './est-server-keygen';
 
 const OID_DES_EDE3_CBC = '1.2.840.113549.3.7';
@@ -60,7 +79,7 @@ describe('serverkeygen CMS and multipart (RFC 7030 4.4.2)', () => {
 
   it('RFC 7030 4.4.2: the key part comes first, then the certificate part, both base64, closed by the boundary', () => {
     const { contentType, body } = serverKeygenMultipart(
-      new Uint8Array([1, 2, 3]),
+      { contentType: SERVER_GENERATED_KEY_PART, der: new Uint8Array([1, 2, 3]) },
       new Uint8Array([4, 5, 6]),
       'est-b',
     );
@@ -78,8 +97,162 @@ describe('serverkeygen CMS and multipart (RFC 7030 4.4.2)', () => {
     const boundaries = new Set(Array.from({ length: 50 }, () => multipartBoundary()));
     expect(boundaries.size).toBe(50);
     for (const boundary of boundaries) expect(boundary.length).toBeLessThanOrEqual(70);
-    expect(serverKeygenMultipart(new Uint8Array([1]), new Uint8Array([2])).contentType).not.toBe(
-      serverKeygenMultipart(new Uint8Array([1]), new Uint8Array([2])).contentType,
+    const part = { contentType: PKCS8_PART, der: new Uint8Array([1]) };
+    expect(serverKeygenMultipart(part, new Uint8Array([2])).contentType).not.toBe(
+      serverKeygenMultipart(part, new Uint8Array([2])).contentType,
     );
+  });
+
+  describe('RFC 7030 4.4.2: the encrypted key is a SignedData (RFC 5958 key package) inside an EnvelopedData', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'est-keygen-'));
+    const path = (name: string) => join(dir, name);
+    beforeAll(() => {
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-days',
+          '1',
+        ].concat([
+          '-subj',
+          '/CN=est.example.test',
+          '-keyout',
+          path('signer.key'),
+          '-out',
+          path('signer.pem'),
+        ]),
+        { stdio: 'ignore' },
+      );
+      writeFileSync(path('client.key'), clientPem);
+    });
+
+    it('openssl cms -decrypt opens it with the named key and openssl cms -verify checks the server signature', () => {
+      const generated = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const pkcs8 = new Uint8Array(generated.privateKey.export({ format: 'der', type: 'pkcs8' }));
+      const signer = {
+        certificateDer: new Uint8Array(
+          new x509.X509Certificate(readFileSync(path('signer.pem'), 'utf8')).rawData,
+        ),
+        key: createPrivateKey(readFileSync(path('signer.key'))),
+      };
+      const signed = signKeyPackage(pkcs8, signer);
+      const enveloped = envelopeToRsaKey(signed, spki, { contentType: OID_SIGNED_DATA });
+      writeFileSync(path('key.p7m'), enveloped);
+      const printed = execFileSync(
+        'openssl',
+        ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', path('key.p7m')],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect(printed).toMatch(/contentType: pkcs7-signedData/);
+      expect(printed).toMatch(/aes-256-cbc/);
+      execFileSync(
+        'openssl',
+        ['cms', '-decrypt', '-inform', 'DER', '-in', path('key.p7m')].concat([
+          '-inkey',
+          path('client.key'),
+          '-binary',
+          '-out',
+          path('signed.der'),
+        ]),
+      );
+      // The enveloped content is the SignedData itself; openssl verifies a ContentInfo around it.
+      const contentInfo = new pkijs.ContentInfo({
+        contentType: OID_SIGNED_DATA,
+        content: asn1js.fromBER(readFileSync(path('signed.der'))).result,
+      });
+      writeFileSync(path('signed.p7'), Buffer.from(contentInfo.toSchema().toBER(false)));
+      execFileSync(
+        'openssl',
+        ['cms', '-verify', '-inform', 'DER', '-in', path('signed.p7')].concat([
+          '-CAfile',
+          path('signer.pem'),
+          '-purpose',
+          'any',
+          '-binary',
+          '-out',
+          path('package.der'),
+        ]),
+        { stdio: ['ignore', 'ignore', 'ignore'] },
+      );
+      const keyPackage = asn1js.fromBER(readFileSync(path('package.der'))).result as asn1js.Sequence;
+      const oneAsymmetricKey = Buffer.from(keyPackage.valueBlock.value[0].toBER(false));
+      const opened = createPrivateKey({ key: oneAsymmetricKey, format: 'der', type: 'pkcs8' });
+      expect(createPublicKey(opened).export({ format: 'der', type: 'spki' })).toEqual(
+        generated.publicKey.export({ format: 'der', type: 'spki' }),
+      );
+    });
+
+    it('refuses a tampered signature (openssl cms -verify fails)', () => {
+      const signer = {
+        certificateDer: new Uint8Array(
+          new x509.X509Certificate(readFileSync(path('signer.pem'), 'utf8')).rawData,
+        ),
+        key: createPrivateKey(readFileSync(path('signer.key'))),
+      };
+      const signed = signKeyPackage(new Uint8Array(Buffer.from(secret)), signer);
+      signed[signed.length - 5] ^= 0xff;
+      const contentInfo = new pkijs.ContentInfo({
+        contentType: OID_SIGNED_DATA,
+        content: asn1js.fromBER(signed).result,
+      });
+      writeFileSync(path('bad.p7'), Buffer.from(contentInfo.toSchema().toBER(false)));
+      expect(() =>
+        execFileSync(
+          'openssl',
+          ['cms', '-verify', '-inform', 'DER', '-in', path('bad.p7'), '-CAfile', path('signer.pem')],
+          {
+            stdio: 'ignore',
+          },
+        ),
+      ).toThrow();
+    });
+  });
+
+  describe('RFC 7030 4.4.1: what the CSR asks for', () => {
+    const csrWith = async (attributes: x509.Attribute[]) => {
+      const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+      const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
+        'sign',
+        'verify',
+      ])) as webcrypto.CryptoKeyPair;
+      return x509.Pkcs10CertificateRequestGenerator.create({
+        name: 'CN=a',
+        keys,
+        signingAlgorithm: algorithm,
+        attributes,
+      });
+    };
+    const octets = (bytes: number[]) =>
+      new asn1js.OctetString({ valueHex: new Uint8Array(bytes) }).toBER(false);
+
+    it('no encryption attribute asks for none', async () => {
+      expect(requestedKeyProtection(await csrWith([]))).toEqual({ kind: 'none' });
+    });
+
+    it('4.4.1.2: AsymmetricDecryptKeyIdentifier names the key by its OCTET STRING', async () => {
+      const csr = await csrWith([new x509.Attribute(OID_ASYMMETRIC_DECRYPT_KEY_ID, [octets([1, 2, 3])])]);
+      expect(requestedKeyProtection(csr)).toEqual({ kind: 'asymmetric', keyId: Buffer.from([1, 2, 3]) });
+      expect(keyIdentifierOf(spki)).toHaveLength(20);
+    });
+
+    it('4.4.1.1: DecryptKeyIdentifier asks for symmetric protection', async () => {
+      const csr = await csrWith([new x509.Attribute(OID_DECRYPT_KEY_ID, [octets([9])])]);
+      expect(requestedKeyProtection(csr)).toEqual({ kind: 'symmetric' });
+    });
+
+    it('4.4.1.2: an AsymmetricDecryptKeyIdentifier that is no OCTET STRING is malformed', async () => {
+      const csr = await csrWith([
+        new x509.Attribute(OID_ASYMMETRIC_DECRYPT_KEY_ID, [new asn1js.Integer({ value: 5 }).toBER(false)]),
+      ]);
+      expect(requestedKeyProtection(csr).kind).toBe('malformed');
+    });
   });
 });

@@ -2,8 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { webcrypto } from 'node:crypto';
+import { createPrivateKey, createPublicKey, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
 import { AuditRecord } from '@certlane/contracts';
 import { runMigrations } from '@certlane/platform';
 import { EstProfileRow, EstProfileStore } from '@certlane/protocol-frontends-data-access';
@@ -11,6 +13,7 @@ import { CertificateProfileRules, hashEstPassword } from '@certlane/protocol-fro
 import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
 import { Client } from 'pg';
 import { EstHttpResponse, EstServer } from './est-server';
+import { keyIdentifierOf, OID_ASYMMETRIC_DECRYPT_KEY_ID, OID_SIGNED_DATA } from './est-server-keygen';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
@@ -62,6 +65,10 @@ describe('EST server (Basic)', () => {
       },
       caCertificates: async () => [caCert.toString('pem')],
       certificateProfile: async () => certificateProfile,
+      keygenSigner: async () => ({
+        certificateDer: new Uint8Array(new X509Certificate(readFileSync(path('signer.pem'))).raw),
+        key: createPrivateKey(readFileSync(path('signer.key'))),
+      }),
     });
   const basic = (user: string, password: string) =>
     `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -104,6 +111,11 @@ describe('EST server (Basic)', () => {
       directory: serviceMigrationsDir('protocol-frontends'),
       demoSeed: false,
     });
+    openssl(
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1'].concat(
+        ['-subj', '/CN=est.example.test', '-keyout', path('signer.key'), '-out', path('signer.pem')],
+      ),
+    );
     replicaA = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
     replicaB = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
     await Promise.all([replicaA.connect(), replicaB.connect()]);
@@ -130,7 +142,9 @@ describe('EST server (Basic)', () => {
       trust_bundle_pem: null,
       trust_loaded_at: null,
       serverkeygen_enabled: false,
+      serverkeygen_unencrypted_allowed: false,
       channel_binding_required: false,
+      client_revocation_unknown: 'soft-fail',
       rate_limit_per_minute: 8,
       owner: null,
       team: null,
@@ -322,7 +336,55 @@ describe('EST server (Basic)', () => {
     expect(response.status).toBe(404);
   });
 
-  it('RFC 7030 4.4: serverkeygen audits success and failure, ticks counters, and never puts the key in audit', async () => {
+  /** An RSA CSR (Node's key, written for openssl) naming its own key for the encrypted answer, or another key id. */
+  async function keyIdCsr(name: string, keyId?: Buffer): Promise<string> {
+    const algorithm = {
+      name: 'RSASSA-PKCS1-v1_5',
+      hash: 'SHA-256',
+      publicExponent: new Uint8Array([1, 0, 1]),
+      modulusLength: 2048,
+    };
+    const keys = (await webcrypto.subtle.generateKey(algorithm, true, [
+      'sign',
+      'verify',
+    ])) as webcrypto.CryptoKeyPair;
+    const spki = new Uint8Array(await webcrypto.subtle.exportKey('spki', keys.publicKey));
+    const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
+    writeFileSync(
+      path(`${name}.key`),
+      createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }).export({ format: 'pem', type: 'pkcs8' }),
+    );
+    const request = await x509.Pkcs10CertificateRequestGenerator.create({
+      name: `CN=${name}.example`,
+      keys,
+      signingAlgorithm: algorithm,
+      attributes: [
+        new x509.Attribute(OID_ASYMMETRIC_DECRYPT_KEY_ID, [
+          new asn1js.OctetString({ valueHex: keyId ?? keyIdentifierOf(spki) }).toBER(false),
+        ]),
+      ],
+    });
+    return request.toString('pem');
+  }
+  const keygenParts = (response: EstHttpResponse) => {
+    const boundary = /boundary=(.+)$/.exec(response.headers['Content-Type'])![1];
+    return response
+      .body!.split(`--${boundary}`)
+      .slice(1, -1)
+      .map((part) => {
+        const [head, content] = part.split('\r\n\r\n');
+        return { type: /Content-Type: ([^\r\n]+)/.exec(head)![1], der: Buffer.from(content, 'base64') };
+      });
+  };
+  const issuedKey = (certsOnly: Buffer) => {
+    writeFileSync(path('kg-cert.p7'), certsOnly);
+    const pem = openssl(['pkcs7', '-inform', 'DER', '-in', path('kg-cert.p7'), '-print_certs']);
+    return createPublicKey(
+      new x509.X509Certificate(pem.slice(pem.indexOf('-----BEGIN'))).publicKey.toString('pem'),
+    );
+  };
+
+  it('RFC 7030 4.4.2: an encrypted key is signed by the server (openssl cms -verify) and enveloped to the named key (openssl cms -decrypt)', async () => {
     const keygen = (await new EstProfileStore(replicaA).create('keygen', {
       ...profile,
       serverkeygen_enabled: true,
@@ -335,17 +397,19 @@ describe('EST server (Basic)', () => {
         body,
         authorization: AUTH(),
       });
-    const ok = await request(csr('kg').pem);
+    const ok = await request(await keyIdCsr('kg'));
     expect(ok.status).toBe(200);
     expect(audit.at(-1)).toMatchObject({
       action: 'est_server_keygen_success',
       outcome: 'success',
       resource_id: keygen.id,
     });
-    const boundary = /boundary=(.+)$/.exec(ok.headers['Content-Type'])![1];
-    const keyPart = ok.body!.split(`--${boundary}`)[1].split('\r\n\r\n')[1];
-    writeFileSync(path('kg.b64'), keyPart);
-    openssl(['base64', '-d', '-in', path('kg.b64'), '-out', path('kg.p7m')]);
+    const [keyPart, certPart] = keygenParts(ok);
+    expect(keyPart.type).toBe('application/pkcs7-mime; smime-type=server-generated-key');
+    writeFileSync(path('kg.p7m'), keyPart.der);
+    expect(openssl(['cms', '-cmsout', '-print', '-inform', 'DER', '-in', path('kg.p7m')])).toMatch(
+      /contentType: pkcs7-signedData[\s\S]*aes-256-cbc/,
+    );
     openssl([
       'cms',
       '-decrypt',
@@ -357,30 +421,81 @@ describe('EST server (Basic)', () => {
       path('kg.key'),
       '-binary',
       '-out',
-      path('kg.der'),
+      path('kg.sd'),
     ]);
-    const generated = readFileSync(path('kg.der'));
-    expect(generated.length).toBeGreaterThan(1000);
+    const contentInfo = new pkijs.ContentInfo({
+      contentType: OID_SIGNED_DATA,
+      content: asn1js.fromBER(readFileSync(path('kg.sd'))).result,
+    });
+    writeFileSync(path('kg.p7s'), Buffer.from(contentInfo.toSchema().toBER(false)));
+    openssl([
+      'cms',
+      '-verify',
+      '-inform',
+      'DER',
+      '-in',
+      path('kg.p7s'),
+      '-CAfile',
+      path('signer.pem'),
+      '-purpose',
+      'any',
+      '-binary',
+      '-out',
+      path('kg.pkg'),
+    ]);
+    const keyPackage = asn1js.fromBER(readFileSync(path('kg.pkg'))).result as asn1js.Sequence;
+    const generated = Buffer.from(keyPackage.valueBlock.value[0].toBER(false));
+    const privateKey = createPrivateKey({ key: generated, format: 'der', type: 'pkcs8' });
+    expect(createPublicKey(privateKey).export({ format: 'pem', type: 'spki' })).toBe(
+      issuedKey(certPart.der).export({ format: 'pem', type: 'spki' }),
+    );
+    expect(privateKey.asymmetricKeyDetails?.modulusLength).toBe(2048);
     expect(JSON.stringify(audit)).not.toContain(generated.toString('base64').slice(0, 64));
     expect(JSON.stringify(audit)).not.toContain(generated.toString('hex').slice(0, 64));
 
-    const ec = openssl([
-      'req',
-      '-new',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      path('kgec.key'),
-      '-subj',
-      '/CN=kgec.example',
+    // RFC 7030 4.4.1.2: a key the server does not hold ends the request in an error.
+    expect((await request(await keyIdCsr('kgother', Buffer.alloc(20, 7)))).status).toBe(400);
+    // RFC 7030 4.4.1: no encryption asked for, on a profile that sends keys only encrypted.
+    const plain = await request(csr('kgplain').pem);
+    expect([plain.status, plain.body]).toEqual([
+      400,
+      expect.stringMatching(/AsymmetricDecryptKeyIdentifier/),
     ]);
-    expect((await request(ec)).status).toBe(400);
     expect(audit.at(-1)).toMatchObject({ action: 'est_server_keygen_failed', outcome: 'failure' });
     const ticks = (await new EstProfileStore(replicaA).counters()).get(keygen.id);
-    expect([ticks?.get('est_server_keygen_success'), ticks?.get('est_server_keygen_failed')]).toEqual([1, 1]);
+    expect([ticks?.get('est_server_keygen_success'), ticks?.get('est_server_keygen_failed')]).toEqual([1, 2]);
+  });
+
+  it('RFC 7030 4.4.2: without encryption attributes, on a profile that allows it, the key is an application/pkcs8 part of the CSR key kind', async () => {
+    await new EstProfileStore(replicaA).create('keygen-plain', {
+      ...profile,
+      serverkeygen_enabled: true,
+      serverkeygen_unencrypted_allowed: true,
+      rate_limit_per_minute: 100,
+    });
+    const ec = openssl(
+      ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'].concat([
+        '-keyout',
+        path('kgec.key'),
+        '-subj',
+        '/CN=kgec.example',
+      ]),
+    );
+    const response = await server(replicaA).handle({
+      method: 'POST',
+      path: '/.well-known/est/keygen-plain/serverkeygen',
+      body: ec,
+      authorization: AUTH(),
+    });
+    expect(response.status).toBe(200);
+    const [keyPart, certPart] = keygenParts(response);
+    expect(keyPart.type).toBe('application/pkcs8');
+    writeFileSync(path('kgec.p8'), keyPart.der);
+    const opened = openssl(['pkey', '-inform', 'DER', '-in', path('kgec.p8'), '-pubout']);
+    expect(opened).toBe(issuedKey(certPart.der).export({ format: 'pem', type: 'spki' }));
+    expect(createPublicKey(opened).asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+    const clientKey = openssl(['pkey', '-in', path('kgec.key'), '-pubout']);
+    expect(opened).not.toBe(clientKey);
   });
 
   it('RFC 7030 4.5.2: csrattrs lists the required attributes openssl can read, unknown names dropped', async () => {

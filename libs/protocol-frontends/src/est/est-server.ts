@@ -29,8 +29,22 @@ import {
   verifyEstPassword,
 } from '@certlane/protocol-frontends-domain';
 import { bytesOf, children, readNode } from '../scep/der-reader';
+import { RevocationVerdict, revocationRefusal } from '../client-certificate-status';
 import { CoalescedCounter } from './coalesced-counter';
-import { envelopeToRsaKey, generateServerKey, serverKeygenMultipart } from './est-server-keygen';
+import {
+  envelopeToRsaKey,
+  GeneratedKeyShape,
+  generateServerKey,
+  keyIdentifierOf,
+  KeygenSigner,
+  KeyPart,
+  OID_SIGNED_DATA,
+  PKCS8_PART,
+  requestedKeyProtection,
+  SERVER_GENERATED_KEY_PART,
+  serverKeygenMultipart,
+  signKeyPackage,
+} from './est-server-keygen';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -70,7 +84,12 @@ export interface EstServerDeps {
     tick: { profileId: string; outcome: EstProfileOutcome },
   ): Promise<void>;
   /** Issues a certificate for a CSR through the profile's issuer: the leaf PEM. */
-  issue(input: { csrPem: string; profile: EstProfileRow }): Promise<{ certificatePem: string }>;
+  issue(input: {
+    csrPem: string;
+    profile: EstProfileRow;
+    /** The certificate profile asks for must-staple (RFC 7633 TLS feature status_request). */
+    mustStaple: boolean;
+  }): Promise<{ certificatePem: string }>;
   /** The CA certificates of the profile's issuer, issuing CA first (cacerts, RFC 7030 4.1). */
   caCertificates(profile: EstProfileRow): Promise<string[]>;
   /**
@@ -78,6 +97,21 @@ export interface EstServerDeps {
    * names none.
    */
   certificateProfile(profile: EstProfileRow): Promise<CertificateProfileRules | null>;
+  /**
+   * The EST server's certificate and key, which sign server-generated keys sent encrypted (RFC
+   * 7030 4.4.2). Without it serverkeygen answers only unencrypted keys.
+   */
+  keygenSigner?(): Promise<KeygenSigner>;
+  /**
+   * The revocation status of a verified client certificate (shared with SCEP): `issuers` (the
+   * presented chain and the anchors) is read only when the status is not cached. Without it
+   * revocation is not checked.
+   */
+  clientRevocation?(
+    fingerprint: string,
+    leaf: X509Certificate,
+    issuers: () => readonly X509Certificate[],
+  ): Promise<RevocationVerdict>;
   now?: () => Date;
 }
 
@@ -240,22 +274,28 @@ export class EstServer {
       });
       return answer(400, `the CSR violates the profile's policy: ${problems.join('; ')}\n`);
     }
-    // RFC 7030 4.4.2: the generated private key goes back encrypted to the key of the client's CSR
-    // (key transport), so that key must be RSA.
-    if (operation === 'serverkeygen' && facts.keyAlgorithm !== 'RSA') {
-      await this.outcome(profile, failed, principal, operation, 'failure', {
-        reason: 'the CSR key cannot receive the private key (RSA key transport)',
-      });
-      return answer(400, 'serverkeygen needs an RSA key in the CSR to encrypt the private key to\n');
+    let delivery: KeyDelivery | undefined;
+    let signer: KeygenSigner | undefined;
+    if (operation === 'serverkeygen') {
+      const chosen = keyDelivery(profile, csr, facts, presented);
+      if ('problem' in chosen) {
+        await this.outcome(profile, failed, principal, operation, 'failure', { reason: chosen.problem });
+        return answer(400, `${chosen.problem}\n`);
+      }
+      delivery = chosen;
+      if (delivery.kind === 'encrypted') {
+        if (!this.deps.keygenSigner) throw new Error('serverkeygen has no signing key configured');
+        signer = await this.deps.keygenSigner();
+      }
     }
     // Held only in this call: never stored, logged or audited.
-    const generated =
-      operation === 'serverkeygen' ? await generateServerKey(csr, facts.rsaBits ?? 2048) : undefined;
+    const generated = delivery ? await generateServerKey(csr, delivery.shape) : undefined;
     let certificatePem: string;
     try {
       ({ certificatePem } = await this.deps.issue({
         csrPem: generated?.csrPem ?? csrPem(decoded.der),
         profile,
+        mustStaple: rules?.must_staple === true,
       }));
     } catch (error) {
       generated?.privateKeyPkcs8.fill(0);
@@ -278,10 +318,24 @@ export class EstServer {
       serial_hex: issued.serialNumber.toLowerCase(),
       subject: issued.subject.replace(/\n/g, ', '),
     };
-    if (generated) {
-      const enveloped = envelopeToRsaKey(generated.privateKeyPkcs8, new Uint8Array(csr.publicKey.rawData));
+    if (generated && delivery) {
+      let keyPart: KeyPart;
+      if (delivery.kind === 'encrypted') {
+        // RFC 7030 4.4.2: signed by the server that generated it, then enveloped to the named key.
+        const signed = signKeyPackage(generated.privateKeyPkcs8, signer!);
+        keyPart = {
+          contentType: SERVER_GENERATED_KEY_PART,
+          der: envelopeToRsaKey(signed, delivery.recipientSpki, {
+            contentType: OID_SIGNED_DATA,
+            recipientKeyId: delivery.keyId,
+          }),
+        };
+        signed.fill(0);
+      } else {
+        keyPart = { contentType: PKCS8_PART, der: generated.privateKeyPkcs8 };
+      }
+      const multipart = serverKeygenMultipart(keyPart, certificate);
       generated.privateKeyPkcs8.fill(0);
-      const multipart = serverKeygenMultipart(enveloped, certificate);
       await this.outcome(profile, success, principal, operation, 'success', issuedDetails);
       return { status: 200, headers: { 'Content-Type': multipart.contentType }, body: multipart.body };
     }
@@ -339,7 +393,24 @@ export class EstServer {
       });
       return answer(403, `client certificate refused: ${check.reason}\n`);
     }
-    return { principal: `mtls:${check.fingerprint}`, certificate: check.leaf };
+    const principal = `mtls:${check.fingerprint}`;
+    if (this.deps.clientRevocation && bundle.ok) {
+      const anchors = bundle.anchors;
+      const verdict = await this.deps.clientRevocation(check.fingerprint, check.leaf, () => [
+        ...(request.client_certificates ?? [])
+          .slice(1)
+          .map((der) => new X509Certificate(Buffer.from(der, 'base64'))),
+        ...anchors,
+      ]);
+      const refusal = revocationRefusal(verdict, profile.client_revocation_unknown);
+      if (refusal) {
+        await this.outcome(profile, 'est_auth_failed_mtls', principal, operation, 'denied', {
+          reason: refusal,
+        });
+        return answer(403, `client certificate refused: ${refusal}\n`);
+      }
+    }
+    return { principal, certificate: check.leaf };
   }
 
   /** The typed audit record and the profile's counter of one outcome (spec 6.1, 6.4). */
@@ -502,4 +573,80 @@ export function csrFacts(csr: x509.Pkcs10CertificateRequest, parsedKey: KeyObjec
       ...csr.attributes.map((attribute) => attribute.type),
     ],
   };
+}
+
+/** How a serverkeygen answer carries the private key (RFC 7030 4.4.1, 4.4.2), and what key to make. */
+type KeyDelivery =
+  | { kind: 'unencrypted'; shape: GeneratedKeyShape }
+  | { kind: 'encrypted'; shape: GeneratedKeyShape; recipientSpki: Uint8Array; keyId: Buffer };
+
+/**
+ * RFC 7030 4.4.1: the CSR says what the client wants. No encryption attribute: the key in an
+ * `application/pkcs8` part, protected by TLS alone, where the profile allows it. An
+ * AsymmetricDecryptKeyIdentifier (4.4.1.2): encrypted to the key it names, which the server must
+ * hold (otherwise the request ends in an error): the CSR's own key, or on the mutual-TLS path the
+ * client certificate's key (its subject key identifier or the SHA-1 of the key); RSA key
+ * transport only, and a certificate's key must allow keyEncipherment. A DecryptKeyIdentifier
+ * (symmetric, 4.4.1.1) is not offered. The CSR's key otherwise only says what kind of key to make.
+ */
+function keyDelivery(
+  profile: EstProfileRow,
+  csr: x509.Pkcs10CertificateRequest,
+  facts: CsrFacts,
+  presented: X509Certificate | undefined,
+): KeyDelivery | { problem: string } {
+  const shape: GeneratedKeyShape | undefined =
+    facts.keyAlgorithm === 'RSA'
+      ? { kind: 'RSA', bits: facts.rsaBits ?? 2048 }
+      : facts.keyAlgorithm === 'EC' && facts.curve
+        ? { kind: 'EC', curve: facts.curve }
+        : undefined;
+  if (!shape) return { problem: "serverkeygen makes RSA or EC keys: the CSR's key (RSA or EC) says which" };
+  const protection = requestedKeyProtection(csr);
+  switch (protection.kind) {
+    case 'malformed':
+      return { problem: protection.reason };
+    case 'symmetric':
+      return {
+        problem:
+          'symmetric protection of the generated key (DecryptKeyIdentifier, RFC 7030 4.4.1.1) is not offered: name an RSA key with AsymmetricDecryptKeyIdentifier (RFC 7030 4.4.1.2)',
+      };
+    case 'none':
+      return profile.serverkeygen_unencrypted_allowed
+        ? { kind: 'unencrypted', shape }
+        : {
+            problem:
+              'this profile sends generated keys only encrypted: name an RSA key with the AsymmetricDecryptKeyIdentifier attribute (RFC 7030 4.4.1.2)',
+          };
+    case 'asymmetric': {
+      const csrSpki = new Uint8Array(csr.publicKey.rawData);
+      const candidates: { spki: Uint8Array; ids: Buffer[]; usable: boolean }[] = [
+        { spki: csrSpki, ids: [keyIdentifierOf(csrSpki)], usable: true },
+      ];
+      if (presented) {
+        const certificate = new x509.X509Certificate(presented.raw);
+        const spki = new Uint8Array(certificate.publicKey.rawData);
+        const ski = certificate.getExtension(x509.SubjectKeyIdentifierExtension);
+        const usage = certificate.getExtension(x509.KeyUsagesExtension);
+        candidates.push({
+          spki,
+          ids: [keyIdentifierOf(spki), ...(ski ? [Buffer.from(ski.keyId, 'hex')] : [])],
+          usable: !usage || (usage.usages & x509.KeyUsageFlags.keyEncipherment) !== 0,
+        });
+      }
+      const named = candidates.find((candidate) => candidate.ids.some((id) => id.equals(protection.keyId)));
+      if (!named)
+        return {
+          problem:
+            'no key this server holds matches the AsymmetricDecryptKeyIdentifier (RFC 7030 4.4.1.2): name the CSR key or the client certificate key',
+        };
+      if (!named.usable) return { problem: 'the named certificate key does not allow keyEncipherment' };
+      if (
+        createPublicKey({ key: Buffer.from(named.spki), format: 'der', type: 'spki' }).asymmetricKeyType !==
+        'rsa'
+      )
+        return { problem: 'the key named by AsymmetricDecryptKeyIdentifier must be RSA (key transport)' };
+      return { kind: 'encrypted', shape, recipientSpki: named.spki, keyId: protection.keyId };
+    }
+  }
 }

@@ -2,12 +2,23 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AuditRecord, EstHttpForwardAnswer, EstHttpForwardRequest } from '@certlane/contracts';
-import { GroupCommit, MESSAGE_BUS, MessageBus, outboxToken, ServiceOutbox } from '@certlane/platform';
+import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  GroupCommit,
+  MESSAGE_BUS,
+  MessageBus,
+  outboxToken,
+  readTlsMaterial,
+  ServiceOutbox,
+} from '@certlane/platform';
 import { EstProfileStore } from '@certlane/protocol-frontends-data-access';
 import { CertificateProfileRules } from '@certlane/protocol-frontends-domain';
 import { CoalescedCounter } from './coalesced-counter';
 import { activeCaCertificates, issueAndRecord } from '../enrollment-issuance';
+import { ClientCertificateStatusService } from '../client-certificate-status.service';
 import { EstServer } from './est-server';
+import { keygenSignerOf } from './est-server-keygen';
 
 const CERTIFICATE_PROFILE_TTL_MS = 1_000;
 const CERTIFICATE_PROFILES_KEPT = 256;
@@ -31,6 +42,8 @@ export class EstService implements OnApplicationBootstrap {
     @InjectDataSource('protocol-frontends') dataSource: DataSource,
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
+    @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
+    revocation: ClientCertificateStatusService,
   ) {
     const store = new EstProfileStore(dataSource);
     this.ticks = new CoalescedCounter((batch) =>
@@ -51,9 +64,10 @@ export class EstService implements OnApplicationBootstrap {
       audit: async (records, tick) => {
         await Promise.all([audits.write(records), this.ticks.add(`${tick.profileId} ${tick.outcome}`, tick)]);
       },
-      issue: ({ csrPem, profile }) =>
+      issue: ({ csrPem, profile, mustStaple }) =>
         issueAndRecord(bus, {
           csrPem,
+          mustStaple,
           issuerId: profile.issuer_id,
           source: 'EST',
           owner: profile.owner,
@@ -64,6 +78,10 @@ export class EstService implements OnApplicationBootstrap {
       // csrattrs (RFC 7030 4.5) and the CSR policy: the certificate profile's rules (spec 2.9).
       certificateProfile: async (profile) =>
         profile.certificate_profile_id ? this.certificateProfile(profile.certificate_profile_id) : null,
+      // RFC 7030 4.4.2: the EST server signs the keys it generates, with its TLS certificate and
+      // key, read again on each use so a renewed certificate is picked up.
+      keygenSigner: async () => keygenSignerOf(readTlsMaterial(config.tls)),
+      clientRevocation: (fingerprint, leaf, issuers) => revocation.status.check(fingerprint, leaf, issuers),
     });
   }
 

@@ -131,6 +131,11 @@ export interface ScepServerDeps {
     anchors: readonly X509Certificate[],
     now: Date,
   ): { ok: true; fingerprint: string } | { ok: false; reason: string };
+  /**
+   * Why a client chain that passed `verifyClientCertificate` is refused for its revocation
+   * status (shared with EST, `client-certificate-status.ts`), or null.
+   */
+  clientRevocation?(presented: readonly string[], profile: ScepProfileRow): Promise<string | null>;
   now?: () => Date;
 }
 
@@ -366,6 +371,9 @@ export class ScepServer {
     } else if (mtls) {
       const checked = this.clientCertificate(profile, clientCertificates);
       if (!checked.ok) return fail('badRequest', `client certificate: ${checked.reason}`, true);
+      // Revocation of the client certificate, shared with EST (soft-fail: SCEP profiles have no setting).
+      const refusal = await this.deps.clientRevocation?.(clientCertificates, profile);
+      if (refusal) return fail('badRequest', `client certificate: ${refusal}`, true);
     } else {
       const valid =
         challenge !== undefined &&

@@ -11,6 +11,9 @@ import {
   ServiceOutbox,
   verifyClientCertificate,
 } from '@certlane/platform';
+import { parseTrustBundle } from '@certlane/protocol-frontends-domain';
+import { presentedChainRefusal } from '../client-certificate-status';
+import { ClientCertificateStatusService } from '../client-certificate-status.service';
 import { activeCaCertificates, issueAndRecord } from '../enrollment-issuance';
 import { ScepServer } from './scep-server';
 import { RaKeyBox } from './scep-ra';
@@ -31,12 +34,22 @@ export class ScepService implements OnApplicationBootstrap {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
+    revocation: ClientCertificateStatusService,
   ) {
     this.server = new ScepServer({
       executor: dataSource,
       raKeys: new RaKeyBox(config.configEncryptionKey),
       // `/scep-mtls`: the platform's mutual-TLS check against the profile's trust bundle (ADR 0061).
       verifyClientCertificate,
+      clientRevocation: async (presented, profile) => {
+        const trust = profile.trust_bundle_pem ? parseTrustBundle(profile.trust_bundle_pem) : undefined;
+        return presentedChainRefusal(
+          revocation.status,
+          presented,
+          trust?.ok ? trust.anchors : [],
+          'soft-fail',
+        );
+      },
       audit: async (record, alsoInTransaction) => {
         await dataSource.transaction(async (manager) => {
           await alsoInTransaction?.(manager);

@@ -15,6 +15,10 @@ export interface EstProfileRow {
   trust_loaded_at: Date | null;
   serverkeygen_enabled: boolean;
   channel_binding_required: boolean;
+  /** RFC 7030 4.4.2: serverkeygen may answer the key unencrypted (TLS only) when the CSR asks for no encryption. */
+  serverkeygen_unencrypted_allowed: boolean;
+  /** A mutual-TLS client certificate whose revocation status cannot be learned: accepted or refused. */
+  client_revocation_unknown: 'soft-fail' | 'hard-fail';
   rate_limit_per_minute: number;
   owner: string | null;
   team: string | null;
@@ -36,6 +40,8 @@ const SETTINGS: readonly (keyof EstProfileSettingsRow)[] = [
   'trust_loaded_at',
   'serverkeygen_enabled',
   'channel_binding_required',
+  'serverkeygen_unencrypted_allowed',
+  'client_revocation_unknown',
   'rate_limit_per_minute',
   'owner',
   'team',

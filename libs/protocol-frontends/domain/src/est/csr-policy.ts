@@ -24,6 +24,8 @@ export interface CertificateProfileRules {
   allowed_key_algorithms: readonly string[];
   allowed_ekus: readonly string[];
   required_csr_attributes: readonly string[];
+  /** Certificates of this profile carry the TLS feature status_request (RFC 7633). */
+  must_staple?: boolean;
 }
 
 export const EST_ALLOWED_CURVES = ['P-256', 'P-384', 'P-521'] as const;
