@@ -25,7 +25,7 @@ import { parseCsr, wrapPrivateKey } from '@certlane/pki';
 import { CertlaneAgent, subjectAltNamesFor } from './agent';
 import { KeyStore } from './key-store';
 import type { Logger } from './logger';
-import { ApiError } from '@certlane/api-client';
+import { ApiError, DiscoveryWalk } from '@certlane/api-client';
 import { AgentGoneError, AgentServerClient, HostFacts } from './server-client';
 import type { TargetConfigSource, TargetSpec } from './targets';
 import { connectorRegistry } from './targets';
@@ -55,10 +55,21 @@ class FakeServer implements AgentServerClient {
 
   constructor(private readonly dir: string) {}
 
-  async pushDiscovery(findings: AgentDiscoveryFinding[]): Promise<AgentDiscoveryAccepted> {
+  walks: DiscoveryWalk[] = [];
+
+  async pushDiscovery(
+    findings: AgentDiscoveryFinding[],
+    walk?: DiscoveryWalk,
+  ): Promise<AgentDiscoveryAccepted> {
     this.sent.push(JSON.stringify({ findings }));
     this.discoveries.push(findings);
-    return { received: findings.length, certificates: findings.length, new_certificates: findings.length };
+    if (walk) this.walks.push(walk);
+    return {
+      received: findings.length,
+      certificates: findings.length,
+      new_certificates: findings.length,
+      gone_certificates: 0,
+    };
   }
 
   async heartbeat(facts: HostFacts) {

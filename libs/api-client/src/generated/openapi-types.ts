@@ -3226,6 +3226,8 @@ export interface components {
         AgentDiscoveryAccepted: {
             /** @description Distinct certificates among them. */
             certificates: number;
+            /** @description Certificates this agent saw before that a complete walk no longer found and no place still has; 0 otherwise. */
+            gone_certificates: number;
             /** @description Certificates never discovered before this push. */
             new_certificates: number;
             /** @description Findings in the push. */
@@ -3233,6 +3235,8 @@ export interface components {
         };
         AgentDiscoveryBody: {
             findings: components["schemas"]["AgentDiscoveryFinding"][];
+            walk_complete?: boolean;
+            walk_id?: string;
         };
         AgentDiscoveryFinding: {
             certificate_pem: string;

@@ -2,6 +2,8 @@ import { X509Certificate } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DiscoverySource, ServedCertificate } from '@certlane/contracts';
 import { EntityManager } from 'typeorm';
+import { nextPresence } from '@certlane/health-monitor-domain';
+import { returning } from '../health-checks/health-check.repository';
 import { MONITOR_CLOCK, MonitorClock } from '../health-checks/monitor-clock';
 
 type Executor = Pick<EntityManager, 'query'>;
@@ -24,6 +26,12 @@ export interface Sighting {
   source: DiscoverySource;
   scanId: string | null;
 }
+
+/**
+ * The scope a complete run covers: a scan target's scans, or one agent's (`agent:<id>:`) or one
+ * cloud sentinel's (`cloud:<sentinel>:`) locations.
+ */
+export type RunScope = { kind: 'scan-target'; targetId: string } | { kind: 'agent' | 'cloud'; owner: string };
 
 const colonless = (fingerprint: string) => fingerprint.replaceAll(':', '').toLowerCase();
 const dn = (name: string) => name.split('\n').filter(Boolean).join(', ');
@@ -90,9 +98,60 @@ export class DiscoveryRecorder {
     await executor.query(
       `INSERT INTO discovered_certificate_sightings (fingerprint, location, source, scan_id, first_seen_at, last_seen_at)
        VALUES ($1, $2, $3, $4, $5, $5)
-       ON CONFLICT (fingerprint, location) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at, scan_id = EXCLUDED.scan_id`,
+       ON CONFLICT (fingerprint, location) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at, scan_id = EXCLUDED.scan_id,
+         gone_at = NULL`,
       [found.fingerprint, sighting.location, sighting.source, sighting.scanId, now],
     );
+    // Seen again: present (ADR 0063, nextPresence 'seen').
+    await executor.query(
+      'UPDATE discovered_certificates SET gone_at = NULL WHERE fingerprint = $1 AND gone_at IS NOT NULL',
+      [found.fingerprint],
+    );
     return inserted === true;
+  }
+
+  /**
+   * After a complete run of a scope: every present sighting of that scope the run did not record
+   * (its scan_id is not the run's) is gone, and so is each certificate left with no present
+   * sighting (ADR 0063). Answers how many certificates became gone. Call only for a run that
+   * completed: a failed or partial run proves nothing about what it did not reach.
+   */
+  async markGone(executor: Executor, scope: RunScope, runId: string): Promise<number> {
+    const now = this.clock.now();
+    const where =
+      scope.kind === 'scan-target'
+        ? `source = 'network' AND scan_id IN (SELECT id FROM network_scans WHERE target_id = $3)`
+        : `source = '${scope.kind}' AND starts_with(location, $3)`;
+    const missed = returning<{ fingerprint: string }>(
+      await executor.query(
+        `UPDATE discovered_certificate_sightings SET gone_at = $1
+         WHERE gone_at IS NULL AND scan_id IS DISTINCT FROM $2 AND ${where} RETURNING fingerprint`,
+        [now, runId, scope.kind === 'scan-target' ? scope.targetId : `${scope.kind}:${scope.owner}:`],
+      ),
+    );
+    if (missed.length === 0) return 0;
+    const rows: { fingerprint: string; present_elsewhere: boolean }[] = await executor.query(
+      `SELECT fingerprint, bool_or(gone_at IS NULL) AS present_elsewhere FROM discovered_certificate_sightings
+       WHERE fingerprint = ANY($1) GROUP BY fingerprint`,
+      [[...new Set(missed.map((row) => row.fingerprint))]],
+    );
+    const gone = rows
+      .filter(
+        (row) =>
+          nextPresence('present', {
+            kind: 'missed',
+            runComplete: true,
+            presentElsewhere: row.present_elsewhere,
+          }) === 'gone',
+      )
+      .map((row) => row.fingerprint);
+    const marked = returning<{ fingerprint: string }>(
+      await executor.query(
+        `UPDATE discovered_certificates SET gone_at = $2 WHERE fingerprint = ANY($1) AND gone_at IS NULL
+         RETURNING fingerprint`,
+        [gone, now],
+      ),
+    );
+    return marked.length;
   }
 }
