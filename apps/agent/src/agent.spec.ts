@@ -639,5 +639,32 @@ describe('CertlaneAgent job handling', () => {
       certificate_pem: expect.stringMatching(/^-----BEGIN CERTIFICATE-----\n/),
     });
     expect(server.sent.join('\n')).not.toContain('PRIVATE KEY');
+    // One walk id for both pushes; only the last says the walk was complete (ADR 0063).
+    expect(server.walks).toEqual([
+      { id: expect.stringMatching(/^[0-9a-f]{24}$/), complete: false },
+      { id: server.walks[0].id, complete: true },
+    ]);
+    // A walk that could not read a root is not complete: nothing may be marked gone after it.
+    const partial = new CertlaneAgent({
+      ...(agent as unknown as { deps: ConstructorParameters<typeof CertlaneAgent>[0] }).deps,
+      discovery: { roots: [tree, join(dir, 'no-such-dir')], pkcs12Passwords: [], intervalMs: 3_600_000 },
+    });
+    await partial.discoverOnce();
+    expect(server.walks.at(-1)).toEqual({
+      id: expect.not.stringMatching(server.walks[0].id),
+      complete: false,
+    });
+  });
+
+  it('pushes an empty complete walk when nothing is found, so what was there is marked gone', async () => {
+    const empty = join(dir, 'empty-tree');
+    mkdirSync(empty, { recursive: true });
+    const discovering = new CertlaneAgent({
+      ...(agent as unknown as { deps: ConstructorParameters<typeof CertlaneAgent>[0] }).deps,
+      discovery: { roots: [empty], pkcs12Passwords: [], intervalMs: 3_600_000 },
+    });
+    expect(await discovering.discoverOnce()).toMatchObject({ findings: 0, pushes: 1 });
+    expect(server.discoveries.at(-1)).toEqual([]);
+    expect(server.walks.at(-1)).toMatchObject({ complete: true });
   });
 });

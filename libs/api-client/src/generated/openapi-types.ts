@@ -3958,6 +3958,8 @@ export interface components {
         DiscoveredCertificateDto: {
             chain: components["schemas"]["ServedCertificate"][];
             first_seen_at: string;
+            /** @description When its last present sighting went (no place still serves or holds it); null while seen. */
+            gone_at: string | null;
             id: string;
             issuer: string;
             last_seen_at: string;
@@ -3975,6 +3977,8 @@ export interface components {
             claimed: number;
             dismissed: number;
             generated_at: string;
+            /** @description Certificates no longer seen anywhere (any status). */
+            gone: number;
             total: number;
             unmanaged: number;
             /** @description Unmanaged certificates whose notAfter has passed. */
@@ -4002,6 +4006,8 @@ export interface components {
         };
         DiscoverySighting: {
             first_seen_at: string;
+            /** @description When a complete run of this place's scope no longer found it; null while it is seen. */
+            gone_at: string | null;
             last_seen_at: string;
             location: string;
             scan_id: string | null;
@@ -8788,6 +8794,7 @@ export interface operations {
             query?: {
                 page?: number;
                 per_page?: number;
+                presence?: "present" | "gone";
                 source?: "network" | "agent" | "cloud";
                 status?: "Unmanaged" | "Claimed" | "Dismissed";
             };

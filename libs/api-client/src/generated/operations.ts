@@ -2388,6 +2388,7 @@ export const OPERATIONS = {
     "queryParams": [
       "status",
       "source",
+      "presence",
       "page",
       "per_page"
     ],
