@@ -207,8 +207,24 @@ async function main() {
     monitorMeter.start();
     await sleep(windowEnd - Date.now());
     const monitorCpu = monitorMeter.stop();
-    // Probes of slots due at the end of the window may still be running: wait for them.
+    // Probes of slots due at the end of the window may still be running, and the monitor writes
+    // results in batches: wait until no more results of the window arrive (at most 30 s).
+    const windowCount = async () =>
+      (
+        await db.query(
+          `SELECT count(*)::int AS n FROM health_monitor.health_check_results WHERE checked_at >= $1 AND checked_at < $2`,
+          [new Date(windowStart), new Date(windowEnd + SLOT_GRACE_MS)],
+        )
+      ).rows[0].n;
     await sleep(SLOT_GRACE_MS);
+    let settledAfter = Date.now() - windowEnd;
+    for (let count = await windowCount(), waited = 0; waited < 30_000; waited += 2_000) {
+      await sleep(2_000);
+      const next = await windowCount();
+      if (next === count) break;
+      count = next;
+      settledAfter = Date.now() - windowEnd;
+    }
     const results = (
       await db.query(
         `SELECT health_check_id AS id, checked_at, success FROM health_monitor.health_check_results
@@ -261,7 +277,10 @@ async function main() {
       p99_lag_ms: round(percentile(lags, 99), 0),
       max_lag_ms: round(lags.at(-1), 0),
     };
+    monitorSummary.results_settled_after_window_ms = settledAfter;
     log(`monitor: ${JSON.stringify(monitorSummary)}`);
+    if (monitorSummary.missed_slots > 0)
+      log(`health-monitor output (tail):\n${monitor.output().slice(-3000)}`);
 
     const pass =
       scanSeconds < TARGET_SCAN_SECONDS &&
