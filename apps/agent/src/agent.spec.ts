@@ -25,7 +25,7 @@ import { parseCsr, wrapPrivateKey } from '@certlane/pki';
 import { CertlaneAgent, subjectAltNamesFor } from './agent';
 import { KeyStore } from './key-store';
 import type { Logger } from './logger';
-import { ApiError } from '@certlane/api-client';
+import { ApiError, DiscoveryWalk } from '@certlane/api-client';
 import { AgentGoneError, AgentServerClient, HostFacts } from './server-client';
 import type { TargetConfigSource, TargetSpec } from './targets';
 import { connectorRegistry } from './targets';
@@ -55,10 +55,21 @@ class FakeServer implements AgentServerClient {
 
   constructor(private readonly dir: string) {}
 
-  async pushDiscovery(findings: AgentDiscoveryFinding[]): Promise<AgentDiscoveryAccepted> {
+  walks: DiscoveryWalk[] = [];
+
+  async pushDiscovery(
+    findings: AgentDiscoveryFinding[],
+    walk?: DiscoveryWalk,
+  ): Promise<AgentDiscoveryAccepted> {
     this.sent.push(JSON.stringify({ findings }));
     this.discoveries.push(findings);
-    return { received: findings.length, certificates: findings.length, new_certificates: findings.length };
+    if (walk) this.walks.push(walk);
+    return {
+      received: findings.length,
+      certificates: findings.length,
+      new_certificates: findings.length,
+      gone_certificates: 0,
+    };
   }
 
   async heartbeat(facts: HostFacts) {
@@ -628,5 +639,32 @@ describe('CertlaneAgent job handling', () => {
       certificate_pem: expect.stringMatching(/^-----BEGIN CERTIFICATE-----\n/),
     });
     expect(server.sent.join('\n')).not.toContain('PRIVATE KEY');
+    // One walk id for both pushes; only the last says the walk was complete (ADR 0063).
+    expect(server.walks).toEqual([
+      { id: expect.stringMatching(/^[0-9a-f]{24}$/), complete: false },
+      { id: server.walks[0].id, complete: true },
+    ]);
+    // A walk that could not read a root is not complete: nothing may be marked gone after it.
+    const partial = new CertlaneAgent({
+      ...(agent as unknown as { deps: ConstructorParameters<typeof CertlaneAgent>[0] }).deps,
+      discovery: { roots: [tree, join(dir, 'no-such-dir')], pkcs12Passwords: [], intervalMs: 3_600_000 },
+    });
+    await partial.discoverOnce();
+    expect(server.walks.at(-1)).toEqual({
+      id: expect.not.stringMatching(server.walks[0].id),
+      complete: false,
+    });
+  });
+
+  it('pushes an empty complete walk when nothing is found, so what was there is marked gone', async () => {
+    const empty = join(dir, 'empty-tree');
+    mkdirSync(empty, { recursive: true });
+    const discovering = new CertlaneAgent({
+      ...(agent as unknown as { deps: ConstructorParameters<typeof CertlaneAgent>[0] }).deps,
+      discovery: { roots: [empty], pkcs12Passwords: [], intervalMs: 3_600_000 },
+    });
+    expect(await discovering.discoverOnce()).toMatchObject({ findings: 0, pushes: 1 });
+    expect(server.discoveries.at(-1)).toEqual([]);
+    expect(server.walks.at(-1)).toMatchObject({ complete: true });
   });
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { AGENT_DISCOVERY_FINDINGS_MAX } from '@certlane/contracts';
 import type { AgentVerificationReport, AgentWorkItem } from '@certlane/contracts';
@@ -214,10 +215,17 @@ export class CertlaneAgent {
     for (const path of scan.locked) {
       this.deps.logger.info('PKCS#12 certificates not read: no configured password opens them', { path });
     }
+    // Every push of this walk carries its id; the last says whether the walk was complete, so
+    // the server can mark what this agent no longer has as gone (an empty walk still pushes once).
+    const walkId = randomBytes(12).toString('hex');
     let pushes = 0;
-    for (let i = 0; i < scan.findings.length; i += AGENT_DISCOVERY_FINDINGS_MAX) {
+    for (let i = 0; i === 0 || i < scan.findings.length; i += AGENT_DISCOVERY_FINDINGS_MAX) {
       if (this.stopper.signal.aborted) break;
-      await this.deps.server.pushDiscovery(scan.findings.slice(i, i + AGENT_DISCOVERY_FINDINGS_MAX));
+      const last = i + AGENT_DISCOVERY_FINDINGS_MAX >= scan.findings.length;
+      await this.deps.server.pushDiscovery(scan.findings.slice(i, i + AGENT_DISCOVERY_FINDINGS_MAX), {
+        id: walkId,
+        complete: last && scan.complete,
+      });
       pushes++;
     }
     const outcome = {

@@ -1,4 +1,4 @@
-import { AgentApiClient, ApiError, HttpsJsonClient } from '@certlane/api-client';
+import { AgentApiClient, ApiError, DiscoveryWalk, HttpsJsonClient } from '@certlane/api-client';
 import type {
   AgentCertificateDto,
   AgentDiscoveryAccepted,
@@ -40,7 +40,7 @@ export interface AgentServerClient {
     verification?: AgentVerificationReport,
   ): Promise<void>;
   /** Certificates found by filesystem discovery (ADR 0063): public certificates only. */
-  pushDiscovery(findings: AgentDiscoveryFinding[]): Promise<AgentDiscoveryAccepted>;
+  pushDiscovery(findings: AgentDiscoveryFinding[], walk?: DiscoveryWalk): Promise<AgentDiscoveryAccepted>;
 }
 
 /**
@@ -121,7 +121,7 @@ export class HttpsAgentServerClient implements AgentServerClient {
     await this.api.reportStatus(jobId, status, error, verification).catch(goneOr);
   }
 
-  pushDiscovery(findings: AgentDiscoveryFinding[]): Promise<AgentDiscoveryAccepted> {
-    return this.api.pushDiscovery(findings).catch(goneOr);
+  pushDiscovery(findings: AgentDiscoveryFinding[], walk?: DiscoveryWalk): Promise<AgentDiscoveryAccepted> {
+    return this.api.pushDiscovery(findings, walk).catch(goneOr);
   }
 }

@@ -26,6 +26,12 @@ export const AGENT_REPORT_ERROR_MAX = 2000;
  * routes (ADR 0027) and the key release (ADR 0033), through the operations of the API description
  * (ApiClient), so the contracts types it returns are checked against the document's.
  */
+/** The walk a discovery push belongs to; `complete` on its last push when it read everything (ADR 0063). */
+export interface DiscoveryWalk {
+  id: string;
+  complete: boolean;
+}
+
 export class AgentApiClient {
   private readonly api: ApiClient;
 
@@ -85,7 +91,8 @@ export class AgentApiClient {
   }
 
   /** Certificates found by the agent's filesystem discovery (spec 4.7 note; ADR 0063). */
-  pushDiscovery(findings: AgentDiscoveryFinding[]): Promise<AgentDiscoveryAccepted> {
-    return this.api.call('pushAgentDiscovery', { path: { id: this.agentId }, body: { findings } });
+  pushDiscovery(findings: AgentDiscoveryFinding[], walk?: DiscoveryWalk): Promise<AgentDiscoveryAccepted> {
+    const body = walk ? { findings, walk_id: walk.id, walk_complete: walk.complete } : { findings };
+    return this.api.call('pushAgentDiscovery', { path: { id: this.agentId }, body });
   }
 }

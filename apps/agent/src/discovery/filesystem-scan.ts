@@ -47,6 +47,11 @@ export interface FilesystemScanResult {
   locked: string[];
   /** Roots that could not be read (missing, not a directory, no permission). */
   unreadableRoots: string[];
+  /**
+   * Whether the walk read every root to the end (no unreadable root, the file cap not reached):
+   * only then may the server mark what it no longer found as gone (ADR 0063).
+   */
+  complete: boolean;
 }
 
 const toPem = (der: Buffer) =>
@@ -77,19 +82,31 @@ export async function scanFilesystem(
   passwords: readonly string[],
   limits: FilesystemScanLimits = DEFAULT_SCAN_LIMITS,
 ): Promise<FilesystemScanResult> {
-  const result: FilesystemScanResult = { findings: [], filesRead: 0, locked: [], unreadableRoots: [] };
+  const result: FilesystemScanResult = {
+    findings: [],
+    filesRead: 0,
+    locked: [],
+    unreadableRoots: [],
+    complete: true,
+  };
   const seen = new Set<string>();
   const visit = async (path: string, depth: number): Promise<void> => {
     let entries: Dirent[];
     try {
       entries = await readdir(path, { withFileTypes: true });
     } catch {
-      if (depth === 0) result.unreadableRoots.push(path);
+      if (depth === 0) {
+        result.unreadableRoots.push(path);
+        result.complete = false;
+      }
       return;
     }
     entries.sort((a, b) => a.name.localeCompare(b.name));
     for (const entry of entries) {
-      if (result.filesRead >= limits.maxFiles) return;
+      if (result.filesRead >= limits.maxFiles) {
+        result.complete = false;
+        return;
+      }
       const child = join(path, entry.name);
       if (entry.isDirectory()) {
         if (depth < limits.maxDepth) await visit(child, depth + 1);

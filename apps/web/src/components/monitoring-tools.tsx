@@ -59,6 +59,12 @@ export function DiscoverySummary() {
         />
         <Stat label="Claimed" value={data?.claimed} to={link('Claimed')} testId="discovery-claimed" />
         <Stat label="Dismissed" value={data?.dismissed} to={link('Dismissed')} testId="discovery-dismissed" />
+        <Stat
+          label="No longer seen"
+          value={data?.gone}
+          to="/discovered-certificates?presence=gone"
+          testId="discovery-gone"
+        />
       </div>
     </section>
   );

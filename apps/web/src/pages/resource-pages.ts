@@ -884,11 +884,13 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
       { key: 'status', label: 'Status', kind: 'status' },
       { key: 'not_after', label: 'Expires', kind: 'expiry' },
       { key: 'last_seen_at', label: 'Last seen', kind: 'time' },
+      { key: 'gone_at', label: 'Gone since', kind: 'time' },
       { key: 'managed_certificate_id', label: 'Managed as', kind: 'certificate' },
     ],
     filters: [
       { name: 'status', label: 'Status', options: ['Unmanaged', 'Claimed', 'Dismissed'] },
       { name: 'source', label: 'Source', options: ['network', 'agent', 'cloud'] },
+      { name: 'presence', label: 'Presence', options: ['present', 'gone'] },
     ],
     actions: [
       {

@@ -3424,6 +3424,8 @@ export interface components {
         AgentDiscoveryAccepted: {
             /** @description Distinct certificates among them. */
             certificates: number;
+            /** @description Certificates this agent saw before that a complete walk no longer found and no place still has; 0 otherwise. */
+            gone_certificates: number;
             /** @description Certificates never discovered before this push. */
             new_certificates: number;
             /** @description Findings in the push. */
@@ -3431,6 +3433,8 @@ export interface components {
         };
         AgentDiscoveryBody: {
             findings: components["schemas"]["AgentDiscoveryFinding"][];
+            walk_complete?: boolean;
+            walk_id?: string;
         };
         AgentDiscoveryFinding: {
             certificate_pem: string;
@@ -4186,6 +4190,8 @@ export interface components {
         DiscoveredCertificateDto: {
             chain: components["schemas"]["ServedCertificate"][];
             first_seen_at: string;
+            /** @description When its last present sighting went (no place still serves or holds it); null while seen. */
+            gone_at: string | null;
             id: string;
             issuer: string;
             last_seen_at: string;
@@ -4203,6 +4209,8 @@ export interface components {
             claimed: number;
             dismissed: number;
             generated_at: string;
+            /** @description Certificates no longer seen anywhere (any status). */
+            gone: number;
             total: number;
             unmanaged: number;
             /** @description Unmanaged certificates whose notAfter has passed. */
@@ -4230,6 +4238,8 @@ export interface components {
         };
         DiscoverySighting: {
             first_seen_at: string;
+            /** @description When a complete run of this place's scope no longer found it; null while it is seen. */
+            gone_at: string | null;
             last_seen_at: string;
             location: string;
             scan_id: string | null;
@@ -9179,6 +9189,7 @@ export interface operations {
             query?: {
                 page?: number;
                 per_page?: number;
+                presence?: "present" | "gone";
                 source?: "network" | "agent" | "cloud";
                 status?: "Unmanaged" | "Claimed" | "Dismissed";
             };

@@ -2479,6 +2479,7 @@ export const OPERATIONS = {
     "queryParams": [
       "status",
       "source",
+      "presence",
       "page",
       "per_page"
     ],

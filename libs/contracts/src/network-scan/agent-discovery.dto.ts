@@ -2,8 +2,10 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsObject,
+  IsOptional,
   IsString,
   Matches,
   MaxLength,
@@ -55,6 +57,22 @@ export class AgentDiscoveryBody {
   @ValidateNested({ each: true })
   @Type(() => AgentDiscoveryFinding)
   findings!: AgentDiscoveryFinding[];
+
+  /** One id for every push of one walk of the configured directories (ADR 0063). */
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9_-]{8,64}$/, {
+    message: 'walk_id must be 8-64 characters of A-Z, a-z, 0-9, "_" or "-"',
+  })
+  walk_id?: string;
+
+  /**
+   * Set on the last push of a walk that read every configured directory to the end (requires
+   * walk_id): what this agent found before and this walk did not is then marked gone.
+   */
+  @IsOptional()
+  @IsBoolean({ message: 'walk_complete must be a boolean' })
+  walk_complete?: boolean;
 }
 
 export class PushAgentDiscoveryRequest extends AgentDiscoveryBody {
@@ -73,4 +91,6 @@ export interface AgentDiscoveryAccepted {
   certificates: number;
   /** Certificates never discovered before this push. */
   new_certificates: number;
+  /** Certificates this agent saw before that a complete walk no longer found and no place still has; 0 otherwise. */
+  gone_certificates: number;
 }

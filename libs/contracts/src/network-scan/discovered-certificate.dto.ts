@@ -16,6 +16,9 @@ import { ServedCertificate } from '../health-checks/health-check.dto';
 export const DISCOVERED_CERTIFICATE_STATUSES = ['Unmanaged', 'Claimed', 'Dismissed'] as const;
 export type DiscoveredCertificateStatus = (typeof DISCOVERED_CERTIFICATE_STATUSES)[number];
 export const DISCOVERY_SOURCES = ['network', 'agent', 'cloud'] as const;
+/** Whether a certificate is still seen somewhere (ADR 0063; a second axis beside the status). */
+export const DISCOVERY_PRESENCES = ['present', 'gone'] as const;
+export type DiscoveryPresenceFilter = (typeof DISCOVERY_PRESENCES)[number];
 export type DiscoverySource = (typeof DISCOVERY_SOURCES)[number];
 
 export interface DiscoverySighting {
@@ -24,6 +27,8 @@ export interface DiscoverySighting {
   scan_id: string | null;
   first_seen_at: string;
   last_seen_at: string;
+  /** When a complete run of this place's scope no longer found it; null while it is seen. */
+  gone_at: string | null;
 }
 
 /** A discovered certificate; its id is its SHA-256 fingerprint (lowercase hex). */
@@ -40,6 +45,8 @@ export interface DiscoveredCertificateDto {
   managed_certificate_id: string | null;
   first_seen_at: string;
   last_seen_at: string;
+  /** When its last present sighting went (no place still serves or holds it); null while seen. */
+  gone_at: string | null;
 }
 
 /**
@@ -66,6 +73,8 @@ export interface DiscoveredCertificateSummary {
   dismissed: number;
   /** Unmanaged certificates whose notAfter has passed. */
   unmanaged_expired: number;
+  /** Certificates no longer seen anywhere (any status). */
+  gone: number;
   generated_at: string;
 }
 
@@ -81,6 +90,12 @@ export class ListDiscoveredCertificatesRequest extends PageQuery {
     message: `source must be one of ${DISCOVERY_SOURCES.join(', ')}`,
   })
   source?: DiscoverySource;
+
+  @IsOptional()
+  @IsIn(DISCOVERY_PRESENCES as unknown as string[], {
+    message: `presence must be one of ${DISCOVERY_PRESENCES.join(', ')}`,
+  })
+  presence?: DiscoveryPresenceFilter;
 }
 
 export class DiscoveredCertificateIdRequest {

@@ -30,6 +30,7 @@ const GCP_EMAIL = 'discovery@certlane-test.iam.gserviceaccount.com';
  */
 describe('cloud secret-manager discovery', () => {
   let dir: string;
+  const gcpSecrets: { id: string; data: string | null }[] = [];
   let fixtures: Record<'awsSecret' | 'acmLeaf' | 'acmChain' | 'azure' | 'gcp', TlsFixture>;
   let standIns: StandIn[] = [];
   let service: InProcessService | undefined;
@@ -85,6 +86,11 @@ describe('cloud secret-manager discovery', () => {
         ],
       }),
     );
+    gcpSecrets.push(
+      { id: 'api-cert', data: key(gcp) + gcp.certPem },
+      { id: 'no-version', data: null },
+      { id: 'plain', data: 'not a certificate' },
+    );
     const gcpKeys = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const [aws, azureStandIn] = await Promise.all([
       startAwsStandIn({ ...AWS, dataFile: join(dir, 'aws.json') }),
@@ -97,11 +103,7 @@ describe('cloud secret-manager discovery', () => {
       clientEmail: GCP_EMAIL,
       publicKey: gcpKeys.publicKey,
       project: GCP_PROJECT,
-      secrets: [
-        { id: 'api-cert', data: key(gcp) + gcp.certPem },
-        { id: 'no-version', data: null },
-        { id: 'plain', data: 'not a certificate' },
-      ],
+      secrets: gcpSecrets,
     });
     standIns = [aws, azureStandIn, gcpStandIn];
     const credentials = (privateKey: string) =>
@@ -150,15 +152,30 @@ describe('cloud secret-manager discovery', () => {
     const [a, b] = await Promise.all([loop.runDue(), loop.runDue()]);
     const runs = [...a, ...b].sort((x, y) => x.sentinel.localeCompare(y.sentinel));
     expect(runs).toEqual([
-      { sentinel: 'cloud-aws-sm', status: 'completed', objects_found: 2, certificates_found: 3, error: null },
+      {
+        sentinel: 'cloud-aws-sm',
+        status: 'completed',
+        objects_found: 2,
+        certificates_found: 3,
+        certificates_gone: 0,
+        error: null,
+      },
       {
         sentinel: 'cloud-azure-sm',
         status: 'completed',
         objects_found: 1,
         certificates_found: 1,
+        certificates_gone: 0,
         error: null,
       },
-      { sentinel: 'cloud-gcp-sm', status: 'completed', objects_found: 1, certificates_found: 1, error: null },
+      {
+        sentinel: 'cloud-gcp-sm',
+        status: 'completed',
+        objects_found: 1,
+        certificates_found: 1,
+        certificates_gone: 0,
+        error: null,
+      },
     ]);
     expect(await sightings()).toEqual(
       [
@@ -185,6 +202,25 @@ describe('cloud secret-manager discovery', () => {
     expect(await loop.runDue()).toEqual([]); // not due again before the interval
     clock.current = new Date(clock.current.getTime() + 6 * 3_600_000 + 1000);
     expect((await loop.runDue()).map((run) => run.status)).toEqual(['completed', 'completed', 'completed']);
+
+    // The certificate secret is deleted from the Google project: the next completed run of that
+    // account marks it gone (ADR 0063); the other accounts' certificates stay present.
+    gcpSecrets.splice(0, 1);
+    clock.current = new Date(clock.current.getTime() + 6 * 3_600_000 + 1000);
+    const later = await loop.runDue();
+    expect(later.map((run) => [run.sentinel, run.certificates_gone])).toEqual([
+      ['cloud-aws-sm', 0],
+      ['cloud-azure-sm', 0],
+      ['cloud-gcp-sm', 1],
+    ]);
+    const presence = await service!.sql.query(
+      `SELECT fingerprint, gone_at IS NOT NULL AS gone FROM discovered_certificates WHERE fingerprint = ANY($1)`,
+      [[fixtures.gcp.fingerprint, fixtures.azure.fingerprint]],
+    );
+    expect(Object.fromEntries(presence.rows.map((r) => [r.fingerprint, r.gone]))).toEqual({
+      [fixtures.gcp.fingerprint]: true,
+      [fixtures.azure.fingerprint]: false,
+    });
   }, 60_000);
 
   it('fails a run whose credentials the provider refuses: a wrong SigV4 secret, client secret or signing key', async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { AuditAction } from '@certlane/contracts';
@@ -36,6 +37,8 @@ export interface CloudDiscoveryRun {
   status: 'completed' | 'failed';
   objects_found: number;
   certificates_found: number;
+  /** Certificates seen in this account before and by no place since (ADR 0063). */
+  certificates_gone: number;
   error: string | null;
 }
 
@@ -117,6 +120,7 @@ export class CloudDiscoveryLoop implements OnApplicationBootstrap, OnApplication
     let result: CloudDiscoveryRun;
     try {
       const findings = await scanner.scan(this.clock.now());
+      const runId = `cloud-run-${randomBytes(8).toString('hex')}`;
       const fingerprints = new Set<string>();
       await this.dataSource.transaction(async (manager) => {
         for (const finding of findings) {
@@ -131,15 +135,18 @@ export class CloudDiscoveryLoop implements OnApplicationBootstrap, OnApplication
             await this.recorder.record(manager, found, {
               location: `cloud:${sentinel}:${finding.name}`,
               source: 'cloud',
-              scanId: null,
+              scanId: runId,
             });
           }
         }
+        // The run read the whole account: what earlier runs saw there and this one did not is gone.
+        const gone = await this.recorder.markGone(manager, { kind: 'cloud', owner: sentinel }, runId);
         result = {
           sentinel,
           status: 'completed',
           objects_found: findings.length,
           certificates_found: fingerprints.size,
+          certificates_gone: gone,
           error: null,
         };
         await this.finish(manager, result);
@@ -150,6 +157,7 @@ export class CloudDiscoveryLoop implements OnApplicationBootstrap, OnApplication
         status: 'failed',
         objects_found: 0,
         certificates_found: 0,
+        certificates_gone: 0,
         error: (error as Error).message.slice(0, 500),
       };
       await this.dataSource.transaction((manager) => this.finish(manager, result));

@@ -49,16 +49,26 @@ export class AgentDiscoveryService implements OnApplicationBootstrap {
         );
       }
     });
+    if (request.walk_complete && !request.walk_id)
+      throw new CertlaneError(ErrorCode.ValidationFailed, 'walk_complete needs the walk_id of the walk');
+    const walkId = request.walk_id ?? null;
     const certificates = new Set(parsed.map((item) => item.found.fingerprint));
     const result = await this.dataSource.transaction(async (manager) => {
       let fresh = 0;
       for (const { found, location } of parsed) {
-        if (await this.recorder.record(manager, found, { location, source: 'agent', scanId: null })) fresh++;
+        if (await this.recorder.record(manager, found, { location, source: 'agent', scanId: walkId }))
+          fresh++;
       }
+      // The walk read everything it was configured to: what it did not find again is gone.
+      const gone =
+        request.walk_complete && walkId
+          ? await this.recorder.markGone(manager, { kind: 'agent', owner: request.agent_id }, walkId)
+          : 0;
       const accepted: AgentDiscoveryAccepted = {
         received: parsed.length,
         certificates: certificates.size,
         new_certificates: fresh,
+        gone_certificates: gone,
       };
       await this.outbox.audit(manager, {
         action: AuditAction.AgentDiscoveryPushed,

@@ -70,6 +70,11 @@ export interface HealthCheckResultWrite {
   error: string | null;
 }
 
+/** A locked check as the recorder reads it. */
+export interface RecordingRow extends HealthCheckRow {
+  results_since_trim: number;
+}
+
 interface ResultRow extends Omit<HealthCheckResultWrite, 'checked_at' | 'not_after'> {
   id: string;
   health_check_id: string;
@@ -127,7 +132,7 @@ function resultDto(row: ResultRow): HealthCheckResultDto {
 }
 
 /** Rows of `UPDATE/DELETE ... RETURNING` through TypeORM's raw query (`[rows, count]`). */
-function returning<T>(result: unknown): T[] {
+export function returning<T>(result: unknown): T[] {
   if (
     Array.isArray(result) &&
     result.length === 2 &&
@@ -276,48 +281,118 @@ export class HealthCheckRepository {
     );
   }
 
-  /** Moves claimed checks' next_check_at so other replicas do not claim them again. */
-  async reschedule(manager: Executor, id: string, nextCheckAt: Date): Promise<void> {
-    await manager.query('UPDATE health_checks SET next_check_at = $2 WHERE id = $1', [id, nextCheckAt]);
+  /** Moves claimed checks' next_check_at (one statement) so other replicas do not claim them again. */
+  async reschedule(manager: Executor, slots: { id: string; nextDueAt: Date }[]): Promise<void> {
+    if (slots.length === 0) return;
+    await manager.query(
+      `UPDATE health_checks h SET next_check_at = t.due
+       FROM unnest($1::text[], $2::timestamptz[]) AS t(id, due) WHERE h.id = t.id`,
+      [slots.map((slot) => slot.id), slots.map((slot) => slot.nextDueAt)],
+    );
   }
 
-  /** Appends a result and drops the check's results beyond the newest HEALTH_CHECK_HISTORY_MAX. */
-  async addResult(manager: Executor, checkId: string, result: HealthCheckResultWrite): Promise<void> {
+  /** Locks the probed checks (in id order, so concurrent recorders cannot deadlock). */
+  async lockForRecording(manager: Executor, ids: string[]): Promise<RecordingRow[]> {
+    return manager.query(
+      `SELECT ${COLUMNS}, results_since_trim FROM health_checks WHERE id = ANY($1) ORDER BY id FOR UPDATE`,
+      [ids],
+    );
+  }
+
+  /** Writes what a batch of probes moved, one statement. */
+  async updateProgressMany(
+    manager: Executor,
+    updates: {
+      id: string;
+      progress: Omit<HealthCheckProgress, 'next_check_at'>;
+      results_since_trim: number;
+    }[],
+  ): Promise<void> {
+    if (updates.length === 0) return;
+    const column = <K extends keyof Omit<HealthCheckProgress, 'next_check_at'>>(key: K) =>
+      updates.map((update) => update.progress[key]);
+    await manager.query(
+      `UPDATE health_checks h SET status = t.status, consecutive_failures = t.failures,
+         acknowledged_at = t.acknowledged_at, acknowledged_by = t.acknowledged_by,
+         status_changed_at = t.status_changed_at, last_checked_at = t.last_checked_at,
+         last_error = t.last_error, last_fingerprint = t.last_fingerprint,
+         last_not_after = t.last_not_after, results_since_trim = t.since_trim
+       FROM unnest($1::text[], $2::text[], $3::int[], $4::timestamptz[], $5::text[], $6::timestamptz[],
+                   $7::timestamptz[], $8::text[], $9::text[], $10::timestamptz[], $11::int[])
+         AS t(id, status, failures, acknowledged_at, acknowledged_by, status_changed_at, last_checked_at,
+              last_error, last_fingerprint, last_not_after, since_trim)
+       WHERE h.id = t.id`,
+      [
+        updates.map((update) => update.id),
+        column('status'),
+        column('consecutive_failures'),
+        column('acknowledged_at'),
+        column('acknowledged_by'),
+        column('status_changed_at'),
+        column('last_checked_at'),
+        column('last_error'),
+        column('last_fingerprint'),
+        column('last_not_after'),
+        updates.map((update) => update.results_since_trim),
+      ],
+    );
+  }
+
+  /** Appends a batch of results, one statement. */
+  async addResults(
+    manager: Executor,
+    results: (HealthCheckResultWrite & { health_check_id: string })[],
+  ): Promise<void> {
+    if (results.length === 0) return;
+    const column = <K extends keyof HealthCheckResultWrite>(key: K) => results.map((result) => result[key]);
     await manager.query(
       `INSERT INTO health_check_results
          (health_check_id, checked_at, success, status, handshake_ms, tls_version, fingerprint, not_after, chain, error)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10)`,
+       SELECT id, checked_at, success, status, handshake_ms, tls_version, fingerprint, not_after, chain::jsonb, error
+       FROM unnest($1::text[], $2::timestamptz[], $3::boolean[], $4::text[], $5::int[], $6::text[], $7::text[],
+                   $8::timestamptz[], $9::text[], $10::text[])
+         AS t(id, checked_at, success, status, handshake_ms, tls_version, fingerprint, not_after, chain, error)`,
       [
-        checkId,
-        result.checked_at,
-        result.success,
-        result.status,
-        result.handshake_ms,
-        result.tls_version,
-        result.fingerprint,
-        result.not_after,
-        JSON.stringify(result.chain),
-        result.error,
+        results.map((result) => result.health_check_id),
+        column('checked_at'),
+        column('success'),
+        column('status'),
+        column('handshake_ms'),
+        column('tls_version'),
+        column('fingerprint'),
+        column('not_after'),
+        results.map((result) => JSON.stringify(result.chain)),
+        column('error'),
       ],
-    );
-    await manager.query(
-      `DELETE FROM health_check_results WHERE health_check_id = $1 AND id < (
-         SELECT id FROM health_check_results WHERE health_check_id = $1
-         ORDER BY id DESC OFFSET $2 LIMIT 1)`,
-      [checkId, HEALTH_CHECK_HISTORY_MAX - 1],
     );
   }
 
+  /** Drops the checks' results beyond the newest HEALTH_CHECK_HISTORY_MAX, one statement. */
+  async trimHistory(manager: Executor, checkIds: string[]): Promise<void> {
+    if (checkIds.length === 0) return;
+    await manager.query(
+      `DELETE FROM health_check_results r
+       USING unnest($1::text[]) AS c(id)
+       CROSS JOIN LATERAL (SELECT id FROM health_check_results WHERE health_check_id = c.id
+                           ORDER BY id DESC OFFSET $2 LIMIT 1) AS cut
+       WHERE r.health_check_id = c.id AND r.id <= cut.id`,
+      [checkIds, HEALTH_CHECK_HISTORY_MAX],
+    );
+  }
+
+  /** The newest HEALTH_CHECK_HISTORY_MAX results (more may be stored until the next trim). */
   async history(checkId: string, page: ResolvedPage): Promise<Page<HealthCheckResultDto>> {
+    const offset = (page.page - 1) * page.per_page;
+    const limit = Math.max(0, Math.min(page.per_page, HEALTH_CHECK_HISTORY_MAX - offset));
     const rows: ResultRow[] = await this.dataSource.query(
       `SELECT id, health_check_id, checked_at, success, status, handshake_ms, tls_version, fingerprint,
               not_after, chain, error
        FROM health_check_results WHERE health_check_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`,
-      [checkId, page.per_page, (page.page - 1) * page.per_page],
+      [checkId, limit, offset],
     );
     const [{ total }] = await this.dataSource.query(
-      'SELECT count(*) AS total FROM health_check_results WHERE health_check_id = $1',
-      [checkId],
+      'SELECT least(count(*), $2) AS total FROM health_check_results WHERE health_check_id = $1',
+      [checkId, HEALTH_CHECK_HISTORY_MAX],
     );
     return { data: rows.map(resultDto), total: Number(total), page: page.page, per_page: page.per_page };
   }

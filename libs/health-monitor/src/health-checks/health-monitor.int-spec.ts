@@ -82,7 +82,7 @@ describe('health monitor loop against real TLS servers', () => {
   async function probeOnce(id: string, advanceMs = 60_000): Promise<HealthCheckDto> {
     clock.current = new Date(clock.current.getTime() + advanceMs);
     await service.sql.query('UPDATE health_checks SET next_check_at = $2 WHERE id = $1', [id, clock.current]);
-    await loop.runDue({ waitForDueTime: false });
+    await loop.runDue();
     return get(id);
   }
 
@@ -241,7 +241,7 @@ describe('health monitor loop against real TLS servers', () => {
       ids,
       clock.current,
     ]);
-    const [a, b, c] = await Promise.all([1, 2, 3].map(() => loop.runDue({ waitForDueTime: false })));
+    const [a, b, c] = await Promise.all([1, 2, 3].map(() => loop.runDue()));
     const all = [...a, ...b, ...c];
     expect(new Set(all).size).toBe(all.length);
     expect([...all].sort()).toEqual([...ids].sort());
@@ -270,5 +270,35 @@ describe('health monitor loop against real TLS servers', () => {
     expect(history.total).toBe(500);
     expect(history.data[0].error).toContain('ECONNREFUSED');
     expect(history.data[499].error).toBe('old 2');
+  });
+
+  it("trims the stored history to 500 every 50th probe of a check, in the probe's transaction", async () => {
+    const check = await create({ host: '127.0.0.5', port: refusing });
+    await service.sql.query(
+      `INSERT INTO health_check_results (health_check_id, checked_at, success, status, error)
+       SELECT $1, now(), false, 'healthy', 'old ' || n FROM generate_series(1, 540) AS n`,
+      [check.id],
+    );
+    const stored = async () =>
+      Number(
+        (
+          await service.sql.query<{ n: string }>(
+            'SELECT count(*) AS n FROM health_check_results WHERE health_check_id = $1',
+            [check.id],
+          )
+        ).rows[0].n,
+      );
+    await service.sql.query('UPDATE health_checks SET results_since_trim = 48 WHERE id = $1', [check.id]);
+    await probeOnce(check.id);
+    expect(await stored()).toBe(541);
+    await probeOnce(check.id);
+    expect(await stored()).toBe(500);
+    const newest = await service.bus.request('health-monitor.v1.list-health-check-history', { id: check.id });
+    expect(newest.data[0].error).toContain('ECONNREFUSED');
+    const { rows } = await service.sql.query<{ results_since_trim: number }>(
+      'SELECT results_since_trim FROM health_checks WHERE id = $1',
+      [check.id],
+    );
+    expect(rows[0].results_since_trim).toBe(0);
   });
 });

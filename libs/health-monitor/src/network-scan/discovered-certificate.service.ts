@@ -38,16 +38,18 @@ interface Row {
   chain: ServedCertificate[];
   first_seen_at: Date;
   last_seen_at: Date;
-  sightings: (Omit<DiscoverySighting, 'first_seen_at' | 'last_seen_at'> & {
+  gone_at: Date | null;
+  sightings: (Omit<DiscoverySighting, 'first_seen_at' | 'last_seen_at' | 'gone_at'> & {
     first_seen_at: string;
     last_seen_at: string;
+    gone_at: string | null;
   })[];
 }
 
 const SELECT = `SELECT c.fingerprint, c.subject, c.issuer, c.not_before, c.not_after, c.status, c.managed_certificate_id, c.chain,
-    c.first_seen_at, c.last_seen_at,
+    c.first_seen_at, c.last_seen_at, c.gone_at,
     COALESCE((SELECT jsonb_agg(jsonb_build_object('location', s.location, 'source', s.source, 'scan_id', s.scan_id,
-        'first_seen_at', s.first_seen_at, 'last_seen_at', s.last_seen_at) ORDER BY s.location)
+        'first_seen_at', s.first_seen_at, 'last_seen_at', s.last_seen_at, 'gone_at', s.gone_at) ORDER BY s.location)
       FROM discovered_certificate_sightings s WHERE s.fingerprint = c.fingerprint), '[]'::jsonb) AS sightings
   FROM discovered_certificates c`;
 
@@ -66,10 +68,12 @@ function dto(row: Row): DiscoveredCertificateDto {
       ...s,
       first_seen_at: iso(s.first_seen_at),
       last_seen_at: iso(s.last_seen_at),
+      gone_at: s.gone_at === null ? null : iso(s.gone_at),
     })),
     managed_certificate_id: row.managed_certificate_id,
     first_seen_at: row.first_seen_at.toISOString(),
     last_seen_at: row.last_seen_at.toISOString(),
+    gone_at: row.gone_at?.toISOString() ?? null,
   };
 }
 
@@ -123,6 +127,8 @@ export class DiscoveredCertificateService implements OnApplicationBootstrap {
         `EXISTS (SELECT 1 FROM discovered_certificate_sightings s WHERE s.fingerprint = c.fingerprint AND s.source = $${values.length})`,
       );
     }
+    if (request.presence)
+      conditions.push(request.presence === 'gone' ? 'c.gone_at IS NOT NULL' : 'c.gone_at IS NULL');
     const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
     const [{ total }] = await this.dataSource.query(
       `SELECT count(*)::int AS total FROM discovered_certificates c ${where}`,
@@ -155,7 +161,8 @@ export class DiscoveredCertificateService implements OnApplicationBootstrap {
          count(*) FILTER (WHERE status = 'Unmanaged')::int AS unmanaged,
          count(*) FILTER (WHERE status = 'Claimed')::int AS claimed,
          count(*) FILTER (WHERE status = 'Dismissed')::int AS dismissed,
-         count(*) FILTER (WHERE status = 'Unmanaged' AND not_after <= $1)::int AS unmanaged_expired
+         count(*) FILTER (WHERE status = 'Unmanaged' AND not_after <= $1)::int AS unmanaged_expired,
+         count(*) FILTER (WHERE gone_at IS NOT NULL)::int AS gone
        FROM discovered_certificates`,
       [now],
     );

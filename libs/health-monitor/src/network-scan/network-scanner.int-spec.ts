@@ -199,4 +199,63 @@ describe('network scan over a loopback range', () => {
       service.bus.request('health-monitor.v1.get-discovered-certificate', { id: 'f'.repeat(64) }),
     ).rejects.toMatchObject({ code: 'discovered_certificate_not_found' });
   });
+
+  it('marks a certificate gone when a completed scan of the same target no longer finds it, present when seen again (ADR 0063)', async () => {
+    const context = { context: { actor_id: 'actor-gone', request_id: 'req-gone' } };
+    const fixture = await createTlsFixture('gone.test');
+    let server = await tlsServer('127.0.0.41', port, fixture);
+    const target = await service.bus.request(
+      'health-monitor.v1.create-scan-target',
+      { name: 'gone test', cidrs: ['127.0.0.40/30'], ports: [port], concurrency: 4, rate_per_second: 1000 },
+      context,
+    );
+    // The scan runs in the background after the trigger answers: wait for its recorded end.
+    const scanTarget = async () => {
+      let scanned = await service.bus.request(
+        'health-monitor.v1.trigger-scan-target',
+        { id: target.id },
+        context,
+      );
+      while (scanned.status === 'running') {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        scanned = await service.bus.request('health-monitor.v1.get-network-scan', { id: scanned.id });
+      }
+      expect(scanned.status).toBe('completed');
+    };
+    const get = (id: string) => service.bus.request('health-monitor.v1.get-discovered-certificate', { id });
+    await scanTarget();
+    expect(await get(fixture.fingerprint)).toMatchObject({
+      gone_at: null,
+      seen_at: [expect.objectContaining({ gone_at: null })],
+    });
+
+    await new Promise((resolve) => server.close(resolve));
+    await scanTarget();
+    const gone = await get(fixture.fingerprint);
+    expect(gone.gone_at).not.toBeNull();
+    expect(gone.seen_at).toEqual([
+      expect.objectContaining({ location: `network:127.0.0.41:${port}`, gone_at: gone.gone_at }),
+    ]);
+    const listed = await service.bus.request('health-monitor.v1.list-discovered-certificates', {
+      presence: 'gone',
+    });
+    expect(listed.data.map((c) => c.id)).toEqual([fixture.fingerprint]);
+    expect(
+      await service.bus.request('health-monitor.v1.get-discovered-certificate-summary', {}),
+    ).toMatchObject({ gone: 1 });
+    // Certificates seen by other scans are outside this target's scope: still present.
+    expect((await get(shared.fingerprint)).gone_at).toBeNull();
+
+    server = await tlsServer('127.0.0.41', port, fixture);
+    servers.push(server);
+    await scanTarget();
+    expect(await get(fixture.fingerprint)).toMatchObject({
+      gone_at: null,
+      seen_at: [expect.objectContaining({ gone_at: null })],
+    });
+    const present = await service.bus.request('health-monitor.v1.list-discovered-certificates', {
+      presence: 'present',
+    });
+    expect(present.data.map((c) => c.id)).toContain(fixture.fingerprint);
+  });
 });

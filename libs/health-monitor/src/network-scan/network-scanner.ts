@@ -22,6 +22,8 @@ export interface NetworkScanRequest {
 
 export interface StartedScan {
   id: string;
+  /** The scan target scanned; null for a scan of an ad-hoc range. */
+  targetId: string | null;
   count: number;
   endpoints: () => Iterable<ScanEndpoint>;
 }
@@ -89,7 +91,7 @@ export class NetworkScanner implements BeforeApplicationShutdown {
         this.clock.now(),
       ],
     );
-    return { id, count: expansion.count, endpoints: expansion.endpoints };
+    return { id, targetId, count: expansion.count, endpoints: expansion.endpoints };
   }
 
   /** Runs a recorded scan in the background; the service waits for it (stopping it early) on shutdown. */
@@ -141,7 +143,13 @@ export class NetworkScanner implements BeforeApplicationShutdown {
     });
     try {
       await Promise.all(Array.from({ length: concurrency }, worker));
-      await this.finish(id, 'completed', done, found.size, null);
+      await this.dataSource.transaction(async (manager) => {
+        await this.finish(id, 'completed', done, found.size, null, manager);
+        // A completed scan covered the whole target: what earlier scans of it saw and this one
+        // did not is gone (ADR 0063). A failed scan marks nothing.
+        if (started.targetId)
+          await this.recorder.markGone(manager, { kind: 'scan-target', targetId: started.targetId }, id);
+      });
       return result('completed');
     } catch (error) {
       await this.finish(id, 'failed', done, found.size, (error as Error).message);
@@ -183,8 +191,9 @@ export class NetworkScanner implements BeforeApplicationShutdown {
     done: number,
     found: number,
     error: string | null,
+    executor: Executor = this.dataSource,
   ): Promise<void> {
-    await this.dataSource.query(
+    await executor.query(
       `UPDATE network_scans SET status = $2, endpoints_done = $3, certificates_found = $4, error = $5, finished_at = $6 WHERE id = $1`,
       [id, status, done, found, error, this.clock.now()],
     );

@@ -6,7 +6,8 @@
 export const DISCOVERED_STATUSES = ['Unmanaged', 'Claimed', 'Dismissed'] as const;
 export type DiscoveredStatus = (typeof DISCOVERED_STATUSES)[number];
 
-export type DiscoveredTrigger = 'claim' | 'dismiss' | 'rediscover';
+/** `vanish`: a complete run of every place the certificate was seen no longer found it. */
+export type DiscoveredTrigger = 'claim' | 'dismiss' | 'rediscover' | 'vanish';
 
 export type DiscoveredTransition =
   | { ok: true; to: DiscoveredStatus; changed: boolean }
@@ -20,6 +21,8 @@ export function nextDiscoveredStatus(
   const stay: DiscoveredTransition = { ok: true, to: from, changed: false };
   switch (trigger) {
     case 'rediscover':
+    case 'vanish':
+      // Being seen again or no longer is presence (below), never a triage decision.
       return stay;
     case 'claim':
       // A dismissed certificate can still be claimed: the operator changed their mind.
@@ -41,4 +44,24 @@ export function nextDiscoveredStatus(
       }
       return from === 'Dismissed' ? stay : { ok: true, to: 'Dismissed', changed: true };
   }
+}
+
+/**
+ * Presence, the second axis beside the status (ADR 0063): where a certificate was seen is
+ * `present` until a complete run of that place's scope (a completed scan of the same scan target,
+ * an agent's complete walk, a cloud sentinel's completed run) does not find it again; then that
+ * sighting is `gone`, and the certificate is gone once all its sightings are. Any new sighting
+ * makes it (and that place) present again. A failed or partial run never marks anything gone.
+ */
+export const DISCOVERY_PRESENCES = ['present', 'gone'] as const;
+export type DiscoveryPresence = (typeof DISCOVERY_PRESENCES)[number];
+
+export type PresenceTrigger =
+  { kind: 'seen' } | { kind: 'missed'; runComplete: boolean; presentElsewhere: boolean };
+
+/** Pure, total over every (presence, trigger) pair. */
+export function nextPresence(from: DiscoveryPresence, trigger: PresenceTrigger): DiscoveryPresence {
+  if (trigger.kind === 'seen') return 'present';
+  if (!trigger.runComplete || trigger.presentElsewhere) return from;
+  return 'gone';
 }

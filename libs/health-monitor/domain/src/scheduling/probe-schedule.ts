@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** Spec 1 and 8: the monitor loop wakes every 60 s. */
+/** Spec 1 and 8: the 60 s tick (the schedule's unit; the loops of scans and cloud runs wake at it). */
 export const MONITOR_TICK_SECONDS = 60;
 export const MIN_INTERVAL_SECONDS = 60;
 export const MAX_INTERVAL_SECONDS = 86_400;
@@ -27,24 +27,58 @@ export function firstDueAt(checkId: string, intervalSeconds: number, now: Date):
 /**
  * The due time after a probe that was due at `dueAt`: one interval later, keeping the phase. A
  * monitor that fell behind (stopped, overloaded) skips the missed slots instead of probing in a
- * burst to catch up: the next due time is the first slot after `now`.
+ * burst to catch up: the next due time is the first slot after `notBefore`. A claim passes its
+ * horizon as `notBefore`, so a rescheduled check can never fall due again inside the window that
+ * just claimed it (a late check was otherwise claimed twice by one pass and probed twice).
  */
-export function nextDueAt(dueAt: Date, intervalSeconds: number, now: Date): Date {
+export function nextDueAt(dueAt: Date, intervalSeconds: number, notBefore: Date): Date {
   const intervalMs = intervalSeconds * 1000;
   let next = dueAt.getTime() + intervalMs;
-  if (next <= now.getTime()) {
-    const missed = Math.floor((now.getTime() - next) / intervalMs) + 1;
+  if (next <= notBefore.getTime()) {
+    const missed = Math.floor((notBefore.getTime() - next) / intervalMs) + 1;
     next += missed * intervalMs;
   }
   return new Date(next);
 }
 
 /**
- * The window one tick claims: everything due before the next tick starts. The loop then waits
- * for each claimed probe's own due time, so a probe runs on time rather than up to a tick late.
+ * How often the monitor claims and how far ahead (ms). The spec's 60 s tick is the schedule's
+ * unit (intervals are whole minutes or more); the claim itself runs every second for the next
+ * two seconds, so the claim work is spread evenly and no probe waits behind the claim of a whole
+ * minute's checks (ADR 0057).
  */
-export function claimHorizon(tickStart: Date, tickSeconds = MONITOR_TICK_SECONDS): Date {
-  return new Date(tickStart.getTime() + tickSeconds * 1000);
+export const CLAIM_STEP_MS = 1000;
+export const CLAIM_LOOKAHEAD_MS = 2000;
+
+/**
+ * The window one claim takes: everything due before `now + lookahead`. The loop then waits for
+ * each claimed probe's own due time, so a probe runs on time rather than up to a step early.
+ */
+export function claimHorizon(now: Date, lookaheadMs = CLAIM_LOOKAHEAD_MS): Date {
+  return new Date(now.getTime() + lookaheadMs);
+}
+
+export interface DueCheck {
+  id: string;
+  next_check_at: Date;
+  interval_seconds: number;
+}
+
+export interface ClaimedSlot {
+  id: string;
+  /** The slot this claim probes (in the past when the monitor fell behind). */
+  dueAt: Date;
+  /** Where the check's next_check_at moves in the claiming transaction: past the horizon. */
+  nextDueAt: Date;
+}
+
+/** What claiming `checks` (all due before `horizon`) writes. */
+export function claimSlots(checks: DueCheck[], horizon: Date): ClaimedSlot[] {
+  return checks.map((check) => ({
+    id: check.id,
+    dueAt: check.next_check_at,
+    nextDueAt: nextDueAt(check.next_check_at, check.interval_seconds, horizon),
+  }));
 }
 
 /** How long to wait from `now` before running a probe due at `dueAt` (0 when late). */
