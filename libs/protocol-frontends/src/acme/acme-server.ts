@@ -8,7 +8,8 @@ import {
   AcmeAccountRow,
   AcmeAuthorizationRow,
   AcmeChallengeRow,
-  AcmeOrderRow,
+  AcmeOpenOrderState,
+  AcmeOrderView,
   CertificateStore,
   EabKeyStore,
   NoncePool,
@@ -462,13 +463,16 @@ export class AcmeServer {
           })),
         },
       );
-    // Its own short transaction: the lock on the address's count is not held while the order is
+    // A statement of its own: the lock on the address's count is not held while the order is
     // written, so the clients behind one address (a NAT, a fleet) are not serialized.
-    await this.deps.transaction((executor) =>
-      this.takeIpSlot(executor, 'new-orders-ip', request, this.deps.newOrdersPerIpPerHour ?? 30_000),
+    await this.takeIpSlot(
+      this.deps.executor,
+      'new-orders-ip',
+      request,
+      this.deps.newOrdersPerIpPerHour ?? 30_000,
     );
     const now = new Date();
-    const { order } = await this.deps.transaction(async (executor) => {
+    const { order, reused } = await this.deps.transaction(async (executor) => {
       const limit = await new RateLimitStore(executor).take(`new-orders:${profile.id}:${account!.id}`, {
         limit: profile.newOrdersPerHour,
         windowMs: 3600_000,
@@ -490,14 +494,16 @@ export class AcmeServer {
       });
       return created;
     });
-    // Reused authorizations may already make the order ready.
-    await this.advanceOrder(order.id);
-    return json(201, await this.orderObject((await this.orders.order(order.id))!, urls), {
-      Location: urls.order(order.id),
-    });
+    // Reused authorizations may already make the order ready; new ones are pending.
+    let view = order;
+    if (reused > 0) {
+      await this.advanceOrders({ orderId: order.id });
+      view = (await this.orders.orderView(order.id))!;
+    }
+    return json(201, this.orderObject(view, urls), { Location: urls.order(order.id) });
   };
 
-  /** RFC 8555 6.6: one event of a per-client-address limit, in the caller's transaction. */
+  /** RFC 8555 6.6: one event of a per-client-address limit (in the caller's transaction, if any). */
   private async takeIpSlot(executor: SqlExecutor, kind: string, request: AcmeHttpRequest, limit: number) {
     if (!request.clientIp) return;
     const taken = await new RateLimitStore(executor).take(`${kind}:${request.clientIp}`, {
@@ -512,20 +518,17 @@ export class AcmeServer {
    * (RFC 8555 6.6; Let's Encrypt's failed-validation limit): `rateLimited` with Retry-After.
    */
   private async checkFailedValidations(accountId: string, identifiers: { type: string; value: string }[]) {
-    const limits = new RateLimitStore(this.deps.executor);
-    for (const identifier of identifiers) {
-      const key = failedValidationKey(accountId, identifier);
-      const decision = await limits.check(key, {
-        limit: this.deps.failedValidationsPerHour ?? 5,
-        windowMs: 3600_000,
-      });
-      if (!decision.ok)
-        throw new AcmeProblem(
-          'rateLimited',
-          `too many failed validations of ${identifier.value} for this account; retry after ${decision.retryAfterSeconds} s`,
-          { retryAfterSeconds: decision.retryAfterSeconds },
-        );
-    }
+    const full = await new RateLimitStore(this.deps.executor).checkAll(
+      identifiers.map((identifier) => failedValidationKey(accountId, identifier)),
+      { limit: this.deps.failedValidationsPerHour ?? 5, windowMs: 3600_000 },
+    );
+    if (!full) return;
+    const identifier = identifiers.find((i) => failedValidationKey(accountId, i) === full.key)!;
+    throw new AcmeProblem(
+      'rateLimited',
+      `too many failed validations of ${identifier.value} for this account; retry after ${full.refusal.retryAfterSeconds} s`,
+      { retryAfterSeconds: full.refusal.retryAfterSeconds },
+    );
   }
 
   /**
@@ -564,8 +567,8 @@ export class AcmeServer {
     return raw;
   }
 
-  private async ownOrder(accountId: string, id: string): Promise<AcmeOrderRow> {
-    const order = await this.orders.order(id);
+  private async ownOrder(accountId: string, id: string): Promise<AcmeOrderView> {
+    const order = await this.orders.orderView(id);
     if (!order) throw acmeNotFound('order');
     if (order.account_id !== accountId)
       throw new AcmeProblem('unauthorized', 'the order belongs to another account');
@@ -574,29 +577,30 @@ export class AcmeServer {
 
   private readonly order: Handler = async (request, urls, id) => {
     const { account } = await this.authenticate(request, urls, 'kid');
-    return json(200, await this.orderObject(await this.ownOrder(account!.id, id!), urls));
+    return json(200, this.orderObject(await this.ownOrder(account!.id, id!), urls));
   };
 
-  private async orderObject(order: AcmeOrderRow, urls: AcmeUrls): Promise<Record<string, unknown>> {
-    const authorizations = await this.orders.authorizationsOf(order.id);
+  private orderObject(order: AcmeOrderView, urls: AcmeUrls): Record<string, unknown> {
     const status = effectiveOrderStatus(timed(order), new Date());
-    const certificate = status === 'valid' ? await this.certificates.byOrder(order.id) : null;
     return {
       status,
       expires: order.expires_at.toISOString(),
       identifiers: order.identifiers,
       profile: order.profile_id,
-      authorizations: authorizations.map((a) => urls.authz(a.id)),
+      authorizations: order.authorization_ids.map((a) => urls.authz(a)),
       finalize: urls.finalize(order.id),
-      ...(certificate ? { certificate: urls.certificate(certificate.id) } : {}),
+      ...(status === 'valid' && order.certificate_id
+        ? { certificate: urls.certificate(order.certificate_id) }
+        : {}),
       ...(order.error ? { error: order.error } : {}),
     };
   }
 
   private readonly authorization: Handler = async (request, urls, id) => {
     const { account, payload } = await this.authenticate(request, urls, 'kid');
-    let authorization = await this.orders.authorization(id!);
-    if (!authorization) throw acmeNotFound('authorization');
+    const found = await this.orders.authorizationWithChallenges(id!);
+    if (!found) throw acmeNotFound('authorization');
+    let { authorization, challenges } = found;
     if (authorization.account_id !== account!.id)
       throw new AcmeProblem('unauthorized', 'the authorization belongs to another account');
     if (!payload.postAsGet) {
@@ -606,17 +610,17 @@ export class AcmeServer {
       const result = nextAuthorizationStatus(from, { kind: 'deactivate' });
       if (!result.ok) throw result.problem;
       await this.orders.setAuthorizationStatus(authorization.id, from, result.to);
-      await this.advanceOrdersOf(authorization.id);
-      authorization = (await this.orders.authorization(id!))!;
+      await this.advanceOrders({ authorizationId: authorization.id });
+      ({ authorization, challenges } = (await this.orders.authorizationWithChallenges(id!))!);
     }
-    return json(200, await this.authorizationObject(authorization, urls));
+    return json(200, this.authorizationObject(authorization, challenges, urls));
   };
 
-  private async authorizationObject(
+  private authorizationObject(
     authorization: AcmeAuthorizationRow,
+    challenges: AcmeChallengeRow[],
     urls: AcmeUrls,
-  ): Promise<Record<string, unknown>> {
-    const challenges = await this.orders.challengesOf(authorization.id);
+  ): Record<string, unknown> {
     return {
       identifier: { type: authorization.identifier_type, value: authorization.identifier_value },
       status: effectiveAuthorizationStatus(timed(authorization), new Date()),
@@ -628,9 +632,10 @@ export class AcmeServer {
 
   private readonly challenge: Handler = async (request, urls, id) => {
     const { account, payload, jwk } = await this.authenticate(request, urls, 'kid');
-    let challenge = await this.orders.challenge(id!);
-    if (!challenge) throw acmeNotFound('challenge');
-    const authorization = (await this.orders.authorization(challenge.authorization_id))!;
+    const found = await this.orders.challengeWithAuthorization(id!);
+    if (!found) throw acmeNotFound('challenge');
+    const { authorization } = found;
+    let { challenge } = found;
     if (authorization.account_id !== account!.id)
       throw new AcmeProblem('unauthorized', 'the challenge belongs to another account');
     if (!payload.postAsGet) {
@@ -669,7 +674,7 @@ export class AcmeServer {
       this.deps.validationLeaseMs ?? 60_000,
     );
     if (!challenge) return null;
-    const authorization = (await this.orders.authorization(challenge.authorization_id))!;
+    const { authorization } = challenge;
     let outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization);
     // RFC 8659 3: CAA is checked once control is shown, with the method that showed it (RFC 8657 4).
     if (outcome.ok) {
@@ -677,7 +682,7 @@ export class AcmeServer {
       if (refused) outcome = { ok: false, problem: refused };
     }
     if (!outcome.ok) {
-      const delay = validationRetryDelay(outcome.problem.type, await this.orders.attemptsOf(challenge.id));
+      const delay = validationRetryDelay(outcome.problem.type, challenge.attempts);
       if (delay !== null) {
         await this.orders.retryLater(challenge.id, delay);
         return 'processing';
@@ -719,16 +724,14 @@ export class AcmeServer {
         kind: outcome.ok ? 'challenge-valid' : 'challenge-invalid',
       });
       if (!authzNext.ok) return;
-      const lifetime = outcome.ok ? DEFAULT_ACME_LIFETIMES.validAuthorizationMs : 0;
-      if (await orders.setAuthorizationStatus(authorization.id, authorization.status, authzNext.to)) {
-        if (lifetime)
-          await executor.query(
-            "UPDATE acme_authorizations SET expires_at = now() + $2 * interval '1 millisecond' WHERE id = $1",
-            [authorization.id, lifetime],
-          );
-      }
+      await orders.setAuthorizationStatus(
+        authorization.id,
+        authorization.status,
+        authzNext.to,
+        outcome.ok ? DEFAULT_ACME_LIFETIMES.validAuthorizationMs : undefined,
+      );
     });
-    await this.advanceOrdersOf(authorization.id);
+    await this.advanceOrders({ authorizationId: authorization.id });
     return next.to;
   }
 
@@ -757,20 +760,17 @@ export class AcmeServer {
     }
   }
 
-  private async advanceOrdersOf(authorizationId: string): Promise<void> {
-    for (const orderId of await this.orders.pendingOrdersOf(authorizationId))
-      await this.advanceOrder(orderId);
+  /** Moves the open orders of an authorization (or one order) as their authorizations now say. */
+  private async advanceOrders(of: { authorizationId: string } | { orderId: string }): Promise<void> {
+    const now = new Date();
+    for (const order of await this.orders.openOrderStates(of)) await this.advanceOrder(order, now);
   }
 
   /** Moves a pending order to ready or invalid as its authorizations now say. */
-  private async advanceOrder(orderId: string): Promise<void> {
-    const order = await this.orders.order(orderId);
-    if (!order) return;
-    const now = new Date();
-    const statuses = (await this.orders.authorizationsOf(orderId)).map((a) =>
-      effectiveAuthorizationStatus(timed(a), now),
+  private async advanceOrder(order: AcmeOpenOrderState, now: Date): Promise<void> {
+    const event = orderEventFromAuthorizations(
+      order.authorizations.map((a) => effectiveAuthorizationStatus(timed(a), now)),
     );
-    const event = orderEventFromAuthorizations(statuses);
     if (!event) return;
     const next = nextOrderStatus(order.status, event);
     if (!next.ok) return;
@@ -778,7 +778,7 @@ export class AcmeServer {
       next.to === 'invalid'
         ? new AcmeProblem('unauthorized', 'an authorization of the order failed or ended').toDocument()
         : undefined;
-    await this.orders.setOrderStatus(orderId, order.status, next.to, error);
+    await this.orders.setOrderStatus(order.id, order.status, next.to, error);
   }
 
   private readonly finalize: Handler = async (request, urls, id) => {
@@ -816,6 +816,7 @@ export class AcmeServer {
     // The compare-and-set makes one finalize of a ready order win; a second sees processing.
     if (!(await this.orders.setOrderStatus(order.id, 'ready', 'processing')))
       throw new AcmeProblem('orderNotReady', 'the order is not ready (it is being finalized already)');
+    let answer: AcmeOrderView | null = null;
     try {
       const issued = await this.deps.issuer.issue({
         csrPem,
@@ -826,8 +827,8 @@ export class AcmeServer {
       // Who owns it: the account's EAB key's owner and team, else the profile's.
       const owner = accountRow?.owner ?? profile.owner;
       const team = accountRow?.team ?? profile.team;
-      await this.deps.transaction(async (executor) => {
-        await new CertificateStore(executor).insert({
+      const certificateId = await this.deps.transaction(async (executor) => {
+        const certificate = await new CertificateStore(executor).insert({
           orderId: order.id,
           accountId: order.account_id,
           issuerId: issued.issuer_id,
@@ -837,7 +838,7 @@ export class AcmeServer {
           notAfter: leaf.notAfter,
           renewalId: renewalCertId(leaf.decoded.authorityKeyIdentifier ?? Buffer.alloc(0), leaf.serialBytes),
         });
-        await new OrderStore(executor).setOrderStatus(order.id, 'processing', 'valid');
+        const moved = await new OrderStore(executor).setOrderStatus(order.id, 'processing', 'valid');
         await this.audit(
           executor,
           AuditAction.AcmeCertificateIssued,
@@ -854,7 +855,9 @@ export class AcmeServer {
             team,
           },
         );
+        return moved ? certificate.id : null;
       });
+      if (certificateId) answer = { ...order, status: 'valid', certificate_id: certificateId };
       // The certificate is issued either way: a failed inventory record is reported, not answered
       // as a failed order.
       await this.deps.issuer
@@ -868,7 +871,7 @@ export class AcmeServer {
       await this.orders.setOrderStatus(order.id, 'processing', 'invalid', failure.toDocument());
       this.deps.onBackgroundError?.(error);
     }
-    return json(200, await this.orderObject((await this.orders.order(order.id))!, urls), {
+    return json(200, this.orderObject(answer ?? (await this.orders.orderView(order.id))!, urls), {
       Location: urls.order(order.id),
     });
   };
