@@ -16,6 +16,8 @@ import {
   NonceStore,
   RateLimitStore,
   OrderStore,
+  readRow,
+  RowRead,
 } from '@certlane/protocol-frontends-data-access';
 import {
   ACME_JWS_ALGORITHMS,
@@ -255,12 +257,17 @@ export class AcmeServer {
     });
   }
 
-  /** Authenticates a POST to `urls.url(resource)` (RFC 8555 6.2-6.5). */
-  private async authenticate(
+  /**
+   * Authenticates a POST to `urls.url(resource)` (RFC 8555 6.2-6.5). With `also`, the resource the
+   * request is about is read in the same statement as the nonce and the account (`resource`; read
+   * on its own when the request names no account), for the handler to use once authenticated.
+   */
+  private async authenticate<T = never>(
     request: AcmeHttpRequest,
     urls: AcmeUrls,
     key: AcmeKeyMode,
-  ): Promise<AcmeAuthenticatedRequest & { accountRow: AcmeAccountRow | null }> {
+    also?: RowRead<T>,
+  ): Promise<AcmeAuthenticatedRequest & { accountRow: AcmeAccountRow | null; resource: T | null }> {
     const contentType = (request.contentType ?? '').split(';')[0].trim().toLowerCase();
     // RFC 8555 6.2: "...the server MUST reject the request" unless application/jose+json (415).
     if (contentType !== 'application/jose+json')
@@ -269,16 +276,16 @@ export class AcmeServer {
     // The nonce is consumed and the kid's account read in one statement when the header names both.
     const claimedKid = key === 'kid' ? protectedHeaderKid(request.body) : undefined;
     const claimedAccountId = claimedKid === undefined ? null : urls.accountIdOf(claimedKid);
-    let prefetched: { kid: string; account: AcmeAccountRow | null } | null = null;
+    let prefetched: { kid: string; account: AcmeAccountRow | null; also: T | null } | null = null;
     const authenticated = await authenticateAcmeRequest(
       request.body,
       { url: `${request.origin}${request.path}`, key },
       {
         consumeNonce: async (nonce) => {
           if (!claimedAccountId) return this.nonces.consume(nonce);
-          const { nonceOk, account } = await this.accounts.consumeNonceAndGet(nonce, claimedAccountId);
-          prefetched = { kid: claimedKid!, account };
-          return nonceOk;
+          const read = await this.accounts.consumeNonceAndGet(nonce, claimedAccountId, also);
+          prefetched = { kid: claimedKid!, account: read.account, also: read.also };
+          return read.nonceOk;
         },
         accountByKid: async (kid) => {
           const id = urls.accountIdOf(kid);
@@ -288,7 +295,10 @@ export class AcmeServer {
         },
       },
     );
-    return { ...authenticated, accountRow };
+    // Assigned in a callback: the compiler cannot see it, hence the cast.
+    const read = prefetched as { also: T | null } | null;
+    const resource = also ? (read ? read.also : await readRow(this.deps.executor, also)) : null;
+    return { ...authenticated, accountRow, resource };
   }
 
   private readonly newAccount: Handler = async (request, urls, _id, profile) => {
@@ -567,8 +577,7 @@ export class AcmeServer {
     return raw;
   }
 
-  private async ownOrder(accountId: string, id: string): Promise<AcmeOrderView> {
-    const order = await this.orders.orderView(id);
+  private ownOrder(accountId: string, order: AcmeOrderView | null): AcmeOrderView {
     if (!order) throw acmeNotFound('order');
     if (order.account_id !== accountId)
       throw new AcmeProblem('unauthorized', 'the order belongs to another account');
@@ -576,8 +585,13 @@ export class AcmeServer {
   }
 
   private readonly order: Handler = async (request, urls, id) => {
-    const { account } = await this.authenticate(request, urls, 'kid');
-    return json(200, this.orderObject(await this.ownOrder(account!.id, id!), urls));
+    const { account, resource } = await this.authenticate(
+      request,
+      urls,
+      'kid',
+      OrderStore.orderViewRead(id!),
+    );
+    return json(200, this.orderObject(this.ownOrder(account!.id, resource), urls));
   };
 
   private orderObject(order: AcmeOrderView, urls: AcmeUrls): Record<string, unknown> {
@@ -597,8 +611,11 @@ export class AcmeServer {
   }
 
   private readonly authorization: Handler = async (request, urls, id) => {
-    const { account, payload } = await this.authenticate(request, urls, 'kid');
-    const found = await this.orders.authorizationWithChallenges(id!);
+    const {
+      account,
+      payload,
+      resource: found,
+    } = await this.authenticate(request, urls, 'kid', OrderStore.authorizationWithChallengesRead(id!));
     if (!found) throw acmeNotFound('authorization');
     let { authorization, challenges } = found;
     if (authorization.account_id !== account!.id)
@@ -631,8 +648,12 @@ export class AcmeServer {
   }
 
   private readonly challenge: Handler = async (request, urls, id) => {
-    const { account, payload, jwk } = await this.authenticate(request, urls, 'kid');
-    const found = await this.orders.challengeWithAuthorization(id!);
+    const {
+      account,
+      payload,
+      jwk,
+      resource: found,
+    } = await this.authenticate(request, urls, 'kid', OrderStore.challengeWithAuthorizationRead(id!));
     if (!found) throw acmeNotFound('challenge');
     const { authorization } = found;
     let { challenge } = found;
@@ -782,8 +803,9 @@ export class AcmeServer {
   }
 
   private readonly finalize: Handler = async (request, urls, id) => {
-    const { account, accountRow, payload } = await this.authenticate(request, urls, 'kid');
-    const order = await this.ownOrder(account!.id, id!);
+    const authenticated = await this.authenticate(request, urls, 'kid', OrderStore.orderViewRead(id!));
+    const { account, accountRow, payload } = authenticated;
+    const order = this.ownOrder(account!.id, authenticated.resource);
     const profile = await this.profiles.get(order.profile_id);
     if (!profile)
       throw new AcmeProblem('invalidProfile', `the profile ${order.profile_id} of this order is gone`);
@@ -895,8 +917,12 @@ export class AcmeServer {
   }
 
   private readonly certificate: Handler = async (request, urls, id) => {
-    const { account } = await this.authenticate(request, urls, 'kid');
-    const certificate = await this.certificates.byId(id!);
+    const { account, resource: certificate } = await this.authenticate(
+      request,
+      urls,
+      'kid',
+      CertificateStore.byIdRead(id!),
+    );
     if (!certificate) throw acmeNotFound('certificate');
     if (certificate.account_id !== account!.id)
       throw new AcmeProblem('unauthorized', 'the certificate belongs to another account');

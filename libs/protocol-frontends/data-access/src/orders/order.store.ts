@@ -7,7 +7,7 @@ import {
   ChallengeType,
   OrderStatus,
 } from '@certlane/protocol-frontends-domain';
-import { randomId, rowsOf } from '../sql/rows';
+import { randomId, readRow, RowRead, rowsOf } from '../sql/rows';
 
 export interface AcmeOrderRow {
   id: string;
@@ -194,17 +194,21 @@ export class OrderStore {
   }
 
   /** An order with its authorizations and certificate, in one statement. */
-  async orderView(id: string): Promise<AcmeOrderView | null> {
-    const rows = await rowsOf<AcmeOrderView>(
-      this.executor,
-      `SELECT ${ORDER_COLUMNS},
-         ARRAY(SELECT a.id FROM acme_authorizations a JOIN acme_order_authorizations oa ON oa.authorization_id = a.id
-               WHERE oa.order_id = o.id ORDER BY a.identifier_type, a.identifier_value) AS authorization_ids,
-         (SELECT c.id FROM acme_certificates c WHERE c.order_id = o.id LIMIT 1) AS certificate_id
-       FROM acme_orders o WHERE o.id = $1`,
-      [id],
-    );
-    return rows[0] ?? null;
+  orderView(id: string): Promise<AcmeOrderView | null> {
+    return readRow(this.executor, OrderStore.orderViewRead(id));
+  }
+
+  static orderViewRead(id: string): RowRead<AcmeOrderView> {
+    return {
+      id,
+      select: (idParameter) =>
+        `SELECT ${ORDER_COLUMNS},
+           ARRAY(SELECT a.id FROM acme_authorizations a JOIN acme_order_authorizations oa ON oa.authorization_id = a.id
+                 WHERE oa.order_id = o.id ORDER BY a.identifier_type, a.identifier_value) AS authorization_ids,
+           (SELECT c.id FROM acme_certificates c WHERE c.order_id = o.id LIMIT 1) AS certificate_id
+         FROM acme_orders o WHERE o.id = ${idParameter}`,
+      read: (row) => row as unknown as AcmeOrderView,
+    };
   }
 
   async order(id: string): Promise<AcmeOrderRow | null> {
@@ -255,37 +259,50 @@ export class OrderStore {
   }
 
   /** A challenge with its authorization, in one statement. */
-  async challengeWithAuthorization(
+  challengeWithAuthorization(
     id: string,
   ): Promise<{ challenge: AcmeChallengeRow; authorization: AcmeAuthorizationRow } | null> {
-    const [row] = await rowsOf<Record<string, unknown>>(
-      this.executor,
-      `SELECT c.id, c.authorization_id, c.type, c.token, c.status, c.validated_at, c.error, ${AUTHORIZATION_AS_A}
-       FROM acme_challenges c JOIN acme_authorizations a ON a.id = c.authorization_id WHERE c.id = $1`,
-      [id],
-    );
-    return row ? { challenge: challengeOf(row), authorization: authorizationFromA(row) } : null;
+    return readRow(this.executor, OrderStore.challengeWithAuthorizationRead(id));
+  }
+
+  static challengeWithAuthorizationRead(
+    id: string,
+  ): RowRead<{ challenge: AcmeChallengeRow; authorization: AcmeAuthorizationRow }> {
+    return {
+      id,
+      select: (idParameter) =>
+        `SELECT c.id, c.authorization_id, c.type, c.token, c.status, c.validated_at, c.error, ${AUTHORIZATION_AS_A}
+         FROM acme_challenges c JOIN acme_authorizations a ON a.id = c.authorization_id WHERE c.id = ${idParameter}`,
+      read: (row) => ({ challenge: challengeOf(row), authorization: authorizationFromA(row) }),
+    };
   }
 
   /** An authorization with its challenges (ordered by type), in one statement. */
-  async authorizationWithChallenges(
+  authorizationWithChallenges(
     id: string,
   ): Promise<{ authorization: AcmeAuthorizationRow; challenges: AcmeChallengeRow[] } | null> {
-    const [row] = await rowsOf<Record<string, unknown>>(
-      this.executor,
-      `SELECT ${AUTHORIZATION_AS_A},
-         COALESCE((SELECT json_agg(json_build_object('id', c.id, 'authorization_id', c.authorization_id,
-                     'type', c.type, 'token', c.token, 'status', c.status, 'validated_at', c.validated_at,
-                     'error', c.error) ORDER BY c.type)
-                   FROM acme_challenges c WHERE c.authorization_id = a.id), '[]'::json) AS challenges
-       FROM acme_authorizations a WHERE a.id = $1`,
-      [id],
-    );
-    if (!row) return null;
-    const challenges = (row.challenges as Record<string, unknown>[]).map((c) =>
-      challengeOf({ ...c, validated_at: c.validated_at ? new Date(c.validated_at as string) : null }),
-    );
-    return { authorization: authorizationFromA(row), challenges };
+    return readRow(this.executor, OrderStore.authorizationWithChallengesRead(id));
+  }
+
+  static authorizationWithChallengesRead(
+    id: string,
+  ): RowRead<{ authorization: AcmeAuthorizationRow; challenges: AcmeChallengeRow[] }> {
+    return {
+      id,
+      select: (idParameter) =>
+        `SELECT a.id, ${AUTHORIZATION_AS_A},
+           COALESCE((SELECT json_agg(json_build_object('id', c.id, 'authorization_id', c.authorization_id,
+                       'type', c.type, 'token', c.token, 'status', c.status, 'validated_at', c.validated_at,
+                       'error', c.error) ORDER BY c.type)
+                     FROM acme_challenges c WHERE c.authorization_id = a.id), '[]'::json) AS challenges
+         FROM acme_authorizations a WHERE a.id = ${idParameter}`,
+      read: (row) => ({
+        authorization: authorizationFromA(row),
+        challenges: (row.challenges as Record<string, unknown>[]).map((c) =>
+          challengeOf({ ...c, validated_at: c.validated_at ? new Date(c.validated_at as string) : null }),
+        ),
+      }),
+    };
   }
 
   /**
