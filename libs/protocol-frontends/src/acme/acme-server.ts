@@ -8,6 +8,7 @@ import {
   AcmeAccountRow,
   AcmeAuthorizationRow,
   AcmeChallengeRow,
+  AcmeClaimedChallenge,
   AcmeOpenOrderState,
   AcmeOrderView,
   CertificateStore,
@@ -669,10 +670,12 @@ export class AcmeServer {
       const result = nextChallengeStatus(challenge.status, { kind: 'respond' });
       if (!result.ok) throw result.problem;
       if (result.changed) {
-        if (await this.orders.setChallengeStatus(challenge.id, challenge.status, result.to)) {
-          // Validated at once, not at the sweep's next tick; answered with the status just set.
+        // pending -> processing and this replica's claim in one compare-and-set: validated at once,
+        // not at the sweep's next tick, and answered with the status just set.
+        const claimed = await this.orders.claimForValidation(challenge.id, this.leaseMs(), 'pending');
+        if (claimed) {
           const thumbprint = await jwkThumbprint(jwk);
-          void this.validate(challenge.id, keyAuthorization(challenge.token, thumbprint)).catch((error) =>
+          void this.validateClaimed(claimed, keyAuthorization(challenge.token, thumbprint)).catch((error) =>
             this.deps.onBackgroundError?.(error),
           );
           challenge = { ...challenge, status: result.to };
@@ -690,11 +693,19 @@ export class AcmeServer {
    * replica holds it.
    */
   async validate(challengeId: string, expectedKeyAuthorization: string): Promise<string | null> {
-    const challenge = await this.orders.claimForValidation(
-      challengeId,
-      this.deps.validationLeaseMs ?? 60_000,
-    );
-    if (!challenge) return null;
+    const challenge = await this.orders.claimForValidation(challengeId, this.leaseMs());
+    return challenge && this.validateClaimed(challenge, expectedKeyAuthorization);
+  }
+
+  private leaseMs(): number {
+    return this.deps.validationLeaseMs ?? 60_000;
+  }
+
+  /** One validation attempt of a challenge this replica claimed (see `validate`). */
+  private async validateClaimed(
+    challenge: AcmeClaimedChallenge,
+    expectedKeyAuthorization: string,
+  ): Promise<string | null> {
     const { authorization } = challenge;
     let outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization);
     // RFC 8659 3: CAA is checked once control is shown, with the method that showed it (RFC 8657 4).

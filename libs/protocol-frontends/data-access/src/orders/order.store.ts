@@ -41,6 +41,12 @@ export interface AcmeChallengeRow {
   error: unknown;
 }
 
+/** A challenge taken for a validation attempt, with its attempts so far and its authorization. */
+export type AcmeClaimedChallenge = AcmeChallengeRow & {
+  attempts: number;
+  authorization: AcmeAuthorizationRow;
+};
+
 /** An open order with the status and expiry of each of its authorizations. */
 export interface AcmeOpenOrderState {
   id: string;
@@ -414,21 +420,26 @@ export class OrderStore {
 
   /**
    * Takes a processing challenge for one validation attempt, for `leaseMs`: no other replica takes
-   * it until the lease runs out (a replica lost mid-validation is replaced then). True when taken.
+   * it until the lease runs out (a replica lost mid-validation is replaced then). With `from`
+   * `'pending'`, it is the client's response (RFC 8555 7.5.1) and the claim in one compare-and-set
+   * (pending -> processing, claimed). The claimed challenge with its attempts and authorization,
+   * or null when not taken.
    */
   async claimForValidation(
     id: string,
     leaseMs: number,
-  ): Promise<(AcmeChallengeRow & { attempts: number; authorization: AcmeAuthorizationRow }) | null> {
+    from: 'pending' | 'processing' = 'processing',
+  ): Promise<AcmeClaimedChallenge | null> {
     const [row] = await rowsOf<Record<string, unknown>>(
       this.executor,
-      `UPDATE acme_challenges c SET claimed_until = now() + $2 * interval '1 millisecond', attempts = c.attempts + 1
+      `UPDATE acme_challenges c
+       SET status = 'processing', claimed_until = now() + $2 * interval '1 millisecond', attempts = c.attempts + 1
        FROM acme_authorizations a
-       WHERE c.id = $1 AND a.id = c.authorization_id AND c.status = 'processing'
+       WHERE c.id = $1 AND a.id = c.authorization_id AND c.status = $3
          AND (c.claimed_until IS NULL OR c.claimed_until <= now())
        RETURNING c.id, c.authorization_id, c.type, c.token, c.status, c.validated_at, c.error, c.attempts,
          ${AUTHORIZATION_AS_A}`,
-      [id, leaseMs],
+      [id, leaseMs, from],
     );
     if (!row) return null;
     return { ...challengeOf(row), attempts: row.attempts as number, authorization: authorizationFromA(row) };
