@@ -143,7 +143,52 @@ describe('ACME storage', () => {
         await new NonceStore(pg).issue(),
         'nosuch',
       );
-      expect(unknown).toEqual({ nonceOk: true, account: null });
+      expect(unknown).toEqual({ nonceOk: true, account: null, also: null });
+    });
+
+    it('reads the resource a request is about in the nonce statement, and null when there is none', async () => {
+      const { account } = await new AccountStore(pg).createOrFind({
+        jwk: { ...jwk, x: 'with-resource' },
+        thumbprint: 'C'.repeat(43),
+        contact: [],
+        termsOfServiceAgreed: true,
+      });
+      const created = await new OrderStore(pg).create({
+        accountId: account.id,
+        profileId: 'default',
+        identifiers: [{ type: 'dns', value: 'also.example.com' }],
+        expiresAt: () => new Date(Date.now() + 3600_000),
+        authorizationExpiresAt: new Date(Date.now() + 3600_000),
+        reuseUntil: new Date(),
+        challengeTypes: () => ['http-01', 'dns-01'],
+      });
+      for (const executor of [pg, typeorm]) {
+        const store = new AccountStore(executor);
+        const withOrder = await store.consumeNonceAndGet(
+          await new NonceStore(pg).issue(),
+          account.id,
+          OrderStore.orderViewRead(created.order.id),
+        );
+        expect(withOrder.account?.id).toBe(account.id);
+        expect(withOrder.also).toEqual(await new OrderStore(executor).orderView(created.order.id));
+        expect(withOrder.also).toMatchObject({
+          authorization_ids: created.authorizationIds,
+          certificate_id: null,
+        });
+        const withAuthorization = await store.consumeNonceAndGet(
+          await new NonceStore(pg).issue(),
+          account.id,
+          OrderStore.authorizationWithChallengesRead(created.authorizationIds[0]),
+        );
+        expect(withAuthorization.also?.challenges.map((c) => c.type)).toEqual(['dns-01', 'http-01']);
+        expect(withAuthorization.also?.authorization.expires_at).toBeInstanceOf(Date);
+        const missing = await store.consumeNonceAndGet(
+          await new NonceStore(pg).issue(),
+          'nosuch',
+          OrderStore.orderViewRead('nosuch'),
+        );
+        expect(missing).toEqual({ nonceOk: true, account: null, also: null });
+      }
     });
   });
 

@@ -9,8 +9,10 @@ import {
   AcmeOperationsStore,
   AcmeAuthorizationRow,
   AcmeChallengeRow,
+  AcmeClaimedChallenge,
   AcmeEabKeyRow,
-  AcmeOrderRow,
+  AcmeOpenOrderState,
+  AcmeOrderView,
   CertificateStore,
   EabKeyStore,
   NoncePool,
@@ -18,6 +20,8 @@ import {
   RateLimitStore,
   OrderStore,
   profileOfAuthorization,
+  readRow,
+  RowRead,
 } from '@certlane/protocol-frontends-data-access';
 import {
   ACME_JWS_ALGORITHMS,
@@ -275,12 +279,17 @@ export class AcmeServer {
     });
   }
 
-  /** Authenticates a POST to `urls.url(resource)` (RFC 8555 6.2-6.5). */
-  private async authenticate(
+  /**
+   * Authenticates a POST to `urls.url(resource)` (RFC 8555 6.2-6.5). With `also`, the resource the
+   * request is about is read in the same statement as the nonce and the account (`resource`; read
+   * on its own when the request names no account), for the handler to use once authenticated.
+   */
+  private async authenticate<T = never>(
     request: AcmeHttpRequest,
     urls: AcmeUrls,
     key: AcmeKeyMode,
-  ): Promise<AcmeAuthenticatedRequest & { accountRow: AcmeAccountRow | null }> {
+    also?: RowRead<T>,
+  ): Promise<AcmeAuthenticatedRequest & { accountRow: AcmeAccountRow | null; resource: T | null }> {
     const contentType = (request.contentType ?? '').split(';')[0].trim().toLowerCase();
     // RFC 8555 6.2: "...the server MUST reject the request" unless application/jose+json (415).
     if (contentType !== 'application/jose+json')
@@ -289,16 +298,16 @@ export class AcmeServer {
     // The nonce is consumed and the kid's account read in one statement when the header names both.
     const claimedKid = key === 'kid' ? protectedHeaderKid(request.body) : undefined;
     const claimedAccountId = claimedKid === undefined ? null : urls.accountIdOf(claimedKid);
-    let prefetched: { kid: string; account: AcmeAccountRow | null } | null = null;
+    let prefetched: { kid: string; account: AcmeAccountRow | null; also: T | null } | null = null;
     const authenticated = await authenticateAcmeRequest(
       request.body,
       { url: `${request.origin}${request.path}`, key },
       {
         consumeNonce: async (nonce) => {
           if (!claimedAccountId) return this.nonces.consume(nonce);
-          const { nonceOk, account } = await this.accounts.consumeNonceAndGet(nonce, claimedAccountId);
-          prefetched = { kid: claimedKid!, account };
-          return nonceOk;
+          const read = await this.accounts.consumeNonceAndGet(nonce, claimedAccountId, also);
+          prefetched = { kid: claimedKid!, account: read.account, also: read.also };
+          return read.nonceOk;
         },
         accountByKid: async (kid) => {
           const id = urls.accountIdOf(kid);
@@ -308,7 +317,10 @@ export class AcmeServer {
         },
       },
     );
-    return { ...authenticated, accountRow };
+    // Assigned in a callback: the compiler cannot see it, hence the cast.
+    const read = prefetched as { also: T | null } | null;
+    const resource = also ? (read ? read.also : await readRow(this.deps.executor, also)) : null;
+    return { ...authenticated, accountRow, resource };
   }
 
   private readonly newAccount: Handler = async (request, urls, _id, profile) => {
@@ -492,13 +504,16 @@ export class AcmeServer {
           })),
         },
       );
-    // Its own short transaction: the lock on the address's count is not held while the order is
+    // A statement of its own: the lock on the address's count is not held while the order is
     // written, so the clients behind one address (a NAT, a fleet) are not serialized.
-    await this.deps.transaction((executor) =>
-      this.takeIpSlot(executor, 'new-orders-ip', request, this.deps.newOrdersPerIpPerHour ?? 30_000),
+    await this.takeIpSlot(
+      this.deps.executor,
+      'new-orders-ip',
+      request,
+      this.deps.newOrdersPerIpPerHour ?? 30_000,
     );
     const now = new Date();
-    const { order } = await this.deps.transaction(async (executor) => {
+    const { order, reused } = await this.deps.transaction(async (executor) => {
       const limit = await new RateLimitStore(executor).take(`new-orders:${profile.id}:${account!.id}`, {
         limit: profile.newOrdersPerHour,
         windowMs: 3600_000,
@@ -520,11 +535,13 @@ export class AcmeServer {
       });
       return created;
     });
-    // Reused authorizations may already make the order ready.
-    await this.advanceOrder(order.id);
-    return json(201, await this.orderObject((await this.orders.order(order.id))!, urls), {
-      Location: urls.order(order.id),
-    });
+    // Reused authorizations may already make the order ready; new ones are pending.
+    let view = order;
+    if (reused > 0) {
+      await this.advanceOrders({ orderId: order.id });
+      view = (await this.orders.orderView(order.id))!;
+    }
+    return json(201, this.orderObject(view, urls), { Location: urls.order(order.id) });
   };
 
   /** The challenge types a profile offers: dns-persist-01 only where enabled and the CA has a name. */
@@ -550,7 +567,7 @@ export class AcmeServer {
       );
   }
 
-  /** RFC 8555 6.6: one event of a per-client-address limit, in the caller's transaction. */
+  /** RFC 8555 6.6: one event of a per-client-address limit (in the caller's transaction, if any). */
   private async takeIpSlot(executor: SqlExecutor, kind: string, request: AcmeHttpRequest, limit: number) {
     if (!request.clientIp) return;
     const taken = await new RateLimitStore(executor).take(`${kind}:${request.clientIp}`, {
@@ -565,20 +582,17 @@ export class AcmeServer {
    * (RFC 8555 6.6; Let's Encrypt's failed-validation limit): `rateLimited` with Retry-After.
    */
   private async checkFailedValidations(accountId: string, identifiers: { type: string; value: string }[]) {
-    const limits = new RateLimitStore(this.deps.executor);
-    for (const identifier of identifiers) {
-      const key = failedValidationKey(accountId, identifier);
-      const decision = await limits.check(key, {
-        limit: this.deps.failedValidationsPerHour ?? 5,
-        windowMs: 3600_000,
-      });
-      if (!decision.ok)
-        throw new AcmeProblem(
-          'rateLimited',
-          `too many failed validations of ${identifier.value} for this account; retry after ${decision.retryAfterSeconds} s`,
-          { retryAfterSeconds: decision.retryAfterSeconds },
-        );
-    }
+    const full = await new RateLimitStore(this.deps.executor).checkAll(
+      identifiers.map((identifier) => failedValidationKey(accountId, identifier)),
+      { limit: this.deps.failedValidationsPerHour ?? 5, windowMs: 3600_000 },
+    );
+    if (!full) return;
+    const identifier = identifiers.find((i) => failedValidationKey(accountId, i) === full.key)!;
+    throw new AcmeProblem(
+      'rateLimited',
+      `too many failed validations of ${identifier.value} for this account; retry after ${full.refusal.retryAfterSeconds} s`,
+      { retryAfterSeconds: full.refusal.retryAfterSeconds },
+    );
   }
 
   /**
@@ -617,8 +631,7 @@ export class AcmeServer {
     return raw;
   }
 
-  private async ownOrder(accountId: string, id: string): Promise<AcmeOrderRow> {
-    const order = await this.orders.order(id);
+  private ownOrder(accountId: string, order: AcmeOrderView | null): AcmeOrderView {
     if (!order) throw acmeNotFound('order');
     if (order.account_id !== accountId)
       throw new AcmeProblem('unauthorized', 'the order belongs to another account');
@@ -626,30 +639,39 @@ export class AcmeServer {
   }
 
   private readonly order: Handler = async (request, urls, id) => {
-    const { account } = await this.authenticate(request, urls, 'kid');
-    return json(200, await this.orderObject(await this.ownOrder(account!.id, id!), urls));
+    const { account, resource } = await this.authenticate(
+      request,
+      urls,
+      'kid',
+      OrderStore.orderViewRead(id!),
+    );
+    return json(200, this.orderObject(this.ownOrder(account!.id, resource), urls));
   };
 
-  private async orderObject(order: AcmeOrderRow, urls: AcmeUrls): Promise<Record<string, unknown>> {
-    const authorizations = await this.orders.authorizationsOf(order.id);
+  private orderObject(order: AcmeOrderView, urls: AcmeUrls): Record<string, unknown> {
     const status = effectiveOrderStatus(timed(order), new Date());
-    const certificate = status === 'valid' ? await this.certificates.byOrder(order.id) : null;
     return {
       status,
       expires: order.expires_at.toISOString(),
       identifiers: order.identifiers,
       profile: order.profile_id,
-      authorizations: authorizations.map((a) => urls.authz(a.id)),
+      authorizations: order.authorization_ids.map((a) => urls.authz(a)),
       finalize: urls.finalize(order.id),
-      ...(certificate ? { certificate: urls.certificate(certificate.id) } : {}),
+      ...(status === 'valid' && order.certificate_id
+        ? { certificate: urls.certificate(order.certificate_id) }
+        : {}),
       ...(order.error ? { error: order.error } : {}),
     };
   }
 
   private readonly authorization: Handler = async (request, urls, id) => {
-    const { account, payload } = await this.authenticate(request, urls, 'kid');
-    let authorization = await this.orders.authorization(id!);
-    if (!authorization) throw acmeNotFound('authorization');
+    const {
+      account,
+      payload,
+      resource: found,
+    } = await this.authenticate(request, urls, 'kid', OrderStore.authorizationWithChallengesRead(id!));
+    if (!found) throw acmeNotFound('authorization');
+    let { authorization, challenges } = found;
     if (authorization.account_id !== account!.id)
       throw new AcmeProblem('unauthorized', 'the authorization belongs to another account');
     if (!payload.postAsGet) {
@@ -659,17 +681,17 @@ export class AcmeServer {
       const result = nextAuthorizationStatus(from, { kind: 'deactivate' });
       if (!result.ok) throw result.problem;
       await this.orders.setAuthorizationStatus(authorization.id, from, result.to);
-      await this.advanceOrdersOf(authorization.id);
-      authorization = (await this.orders.authorization(id!))!;
+      await this.advanceOrders({ authorizationId: authorization.id });
+      ({ authorization, challenges } = (await this.orders.authorizationWithChallenges(id!))!);
     }
-    return json(200, await this.authorizationObject(authorization, urls));
+    return json(200, await this.authorizationObject(authorization, challenges, urls));
   };
 
   private async authorizationObject(
     authorization: AcmeAuthorizationRow,
+    challenges: AcmeChallengeRow[],
     urls: AcmeUrls,
   ): Promise<Record<string, unknown>> {
-    const challenges = await this.orders.challengesOf(authorization.id);
     const issuerDomainNames = challenges.some((c) => c.type === 'dns-persist-01')
       ? await this.issuerDomainNamesOf(authorization.id)
       : [];
@@ -683,10 +705,15 @@ export class AcmeServer {
   }
 
   private readonly challenge: Handler = async (request, urls, id) => {
-    const { account, payload, jwk } = await this.authenticate(request, urls, 'kid');
-    let challenge = await this.orders.challenge(id!);
-    if (!challenge) throw acmeNotFound('challenge');
-    const authorization = (await this.orders.authorization(challenge.authorization_id))!;
+    const {
+      account,
+      payload,
+      jwk,
+      resource: found,
+    } = await this.authenticate(request, urls, 'kid', OrderStore.challengeWithAuthorizationRead(id!));
+    if (!found) throw acmeNotFound('challenge');
+    const { authorization } = found;
+    let { challenge } = found;
     if (authorization.account_id !== account!.id)
       throw new AcmeProblem('unauthorized', 'the challenge belongs to another account');
     if (!payload.postAsGet) {
@@ -699,10 +726,12 @@ export class AcmeServer {
       const result = nextChallengeStatus(challenge.status, { kind: 'respond' });
       if (!result.ok) throw result.problem;
       if (result.changed) {
-        if (await this.orders.setChallengeStatus(challenge.id, challenge.status, result.to)) {
-          // Validated at once, not at the sweep's next tick; answered with the status just set.
+        // pending -> processing and this replica's claim in one compare-and-set: validated at once,
+        // not at the sweep's next tick, and answered with the status just set.
+        const claimed = await this.orders.claimForValidation(challenge.id, this.leaseMs(), 'pending');
+        if (claimed) {
           const thumbprint = await jwkThumbprint(jwk);
-          void this.validate(challenge.id, keyAuthorization(challenge.token, thumbprint)).catch((error) =>
+          void this.validateClaimed(claimed, keyAuthorization(challenge.token, thumbprint)).catch((error) =>
             this.deps.onBackgroundError?.(error),
           );
           challenge = { ...challenge, status: result.to };
@@ -722,12 +751,20 @@ export class AcmeServer {
    * replica holds it.
    */
   async validate(challengeId: string, expectedKeyAuthorization: string): Promise<string | null> {
-    const challenge = await this.orders.claimForValidation(
-      challengeId,
-      this.deps.validationLeaseMs ?? 60_000,
-    );
-    if (!challenge) return null;
-    const authorization = (await this.orders.authorization(challenge.authorization_id))!;
+    const challenge = await this.orders.claimForValidation(challengeId, this.leaseMs());
+    return challenge && this.validateClaimed(challenge, expectedKeyAuthorization);
+  }
+
+  private leaseMs(): number {
+    return this.deps.validationLeaseMs ?? 60_000;
+  }
+
+  /** One validation attempt of a challenge this replica claimed (see `validate`). */
+  private async validateClaimed(
+    challenge: AcmeClaimedChallenge,
+    expectedKeyAuthorization: string,
+  ): Promise<string | null> {
+    const { authorization } = challenge;
     // The profile's identities are read only where they matter: dns-persist-01, or CAA of a name
     // while some profile (or the server) names identities.
     const identities =
@@ -754,7 +791,7 @@ export class AcmeServer {
       remoteAddress: outcome.remoteAddress ?? null,
     });
     if (!outcome.ok) {
-      const delay = validationRetryDelay(outcome.problem.type, await this.orders.attemptsOf(challenge.id));
+      const delay = validationRetryDelay(outcome.problem.type, challenge.attempts);
       if (delay !== null) {
         // The attempt is recorded with the lease moved to the retry time, or not at all.
         await this.deps.transaction(async (executor) => {
@@ -801,16 +838,14 @@ export class AcmeServer {
         kind: outcome.ok ? 'challenge-valid' : 'challenge-invalid',
       });
       if (!authzNext.ok) return;
-      const lifetime = outcome.ok ? DEFAULT_ACME_LIFETIMES.validAuthorizationMs : 0;
-      if (await orders.setAuthorizationStatus(authorization.id, authorization.status, authzNext.to)) {
-        if (lifetime)
-          await executor.query(
-            "UPDATE acme_authorizations SET expires_at = now() + $2 * interval '1 millisecond' WHERE id = $1",
-            [authorization.id, lifetime],
-          );
-      }
+      await orders.setAuthorizationStatus(
+        authorization.id,
+        authorization.status,
+        authzNext.to,
+        outcome.ok ? DEFAULT_ACME_LIFETIMES.validAuthorizationMs : undefined,
+      );
     });
-    await this.advanceOrdersOf(authorization.id);
+    await this.advanceOrders({ authorizationId: authorization.id });
     return next.to;
   }
 
@@ -853,20 +888,17 @@ export class AcmeServer {
     }
   }
 
-  private async advanceOrdersOf(authorizationId: string): Promise<void> {
-    for (const orderId of await this.orders.pendingOrdersOf(authorizationId))
-      await this.advanceOrder(orderId);
+  /** Moves the open orders of an authorization (or one order) as their authorizations now say. */
+  private async advanceOrders(of: { authorizationId: string } | { orderId: string }): Promise<void> {
+    const now = new Date();
+    for (const order of await this.orders.openOrderStates(of)) await this.advanceOrder(order, now);
   }
 
   /** Moves a pending order to ready or invalid as its authorizations now say. */
-  private async advanceOrder(orderId: string): Promise<void> {
-    const order = await this.orders.order(orderId);
-    if (!order) return;
-    const now = new Date();
-    const statuses = (await this.orders.authorizationsOf(orderId)).map((a) =>
-      effectiveAuthorizationStatus(timed(a), now),
+  private async advanceOrder(order: AcmeOpenOrderState, now: Date): Promise<void> {
+    const event = orderEventFromAuthorizations(
+      order.authorizations.map((a) => effectiveAuthorizationStatus(timed(a), now)),
     );
-    const event = orderEventFromAuthorizations(statuses);
     if (!event) return;
     const next = nextOrderStatus(order.status, event);
     if (!next.ok) return;
@@ -874,12 +906,13 @@ export class AcmeServer {
       next.to === 'invalid'
         ? new AcmeProblem('unauthorized', 'an authorization of the order failed or ended').toDocument()
         : undefined;
-    await this.orders.setOrderStatus(orderId, order.status, next.to, error);
+    await this.orders.setOrderStatus(order.id, order.status, next.to, error);
   }
 
   private readonly finalize: Handler = async (request, urls, id) => {
-    const { account, accountRow, payload } = await this.authenticate(request, urls, 'kid');
-    const order = await this.ownOrder(account!.id, id!);
+    const authenticated = await this.authenticate(request, urls, 'kid', OrderStore.orderViewRead(id!));
+    const { account, accountRow, payload } = authenticated;
+    const order = this.ownOrder(account!.id, authenticated.resource);
     const profile = await this.profiles.get(order.profile_id);
     if (!profile)
       throw new AcmeProblem('invalidProfile', `the profile ${order.profile_id} of this order is gone`);
@@ -912,6 +945,7 @@ export class AcmeServer {
     // The compare-and-set makes one finalize of a ready order win; a second sees processing.
     if (!(await this.orders.setOrderStatus(order.id, 'ready', 'processing')))
       throw new AcmeProblem('orderNotReady', 'the order is not ready (it is being finalized already)');
+    let answer: AcmeOrderView | null = null;
     try {
       const issued = await this.deps.issuer.issue({
         csrPem,
@@ -927,7 +961,7 @@ export class AcmeServer {
       const predecessor = order.replaces
         ? await this.certificates.byRenewalId(order.replaces)
         : await this.certificates.latestForIdentifiers(order.account_id, order.identifiers);
-      const { stored, renews } = await this.deps.transaction(async (executor) => {
+      const recorded = await this.deps.transaction(async (executor) => {
         const certificates = new CertificateStore(executor);
         const stored = await certificates.insert({
           orderId: order.id,
@@ -942,7 +976,7 @@ export class AcmeServer {
         });
         const renews =
           predecessor && (await certificates.markReplaced(predecessor.id, stored.id)) ? predecessor : null;
-        await new OrderStore(executor).setOrderStatus(order.id, 'processing', 'valid');
+        const moved = await new OrderStore(executor).setOrderStatus(order.id, 'processing', 'valid');
         await this.audit(
           executor,
           AuditAction.AcmeCertificateIssued,
@@ -960,8 +994,10 @@ export class AcmeServer {
             ...(renews ? { replaces: renews.serial_hex } : {}),
           },
         );
-        return { stored, renews };
+        return { stored, renews, moved };
       });
+      const { stored, renews, moved } = recorded;
+      if (moved) answer = { ...order, status: 'valid', certificate_id: stored.id };
       // The certificate is issued either way: a failed inventory record is reported, not answered
       // as a failed order. A renewal is the next version of the certificate it replaces.
       await this.deps.issuer
@@ -982,7 +1018,7 @@ export class AcmeServer {
       await this.orders.setOrderStatus(order.id, 'processing', 'invalid', failure.toDocument());
       this.deps.onBackgroundError?.(error);
     }
-    return json(200, await this.orderObject((await this.orders.order(order.id))!, urls), {
+    return json(200, this.orderObject(answer ?? (await this.orders.orderView(order.id))!, urls), {
       Location: urls.order(order.id),
     });
   };
@@ -1000,8 +1036,12 @@ export class AcmeServer {
   }
 
   private readonly certificate: Handler = async (request, urls, id) => {
-    const { account } = await this.authenticate(request, urls, 'kid');
-    const certificate = await this.certificates.byId(id!);
+    const { account, resource: certificate } = await this.authenticate(
+      request,
+      urls,
+      'kid',
+      CertificateStore.byIdRead(id!),
+    );
     if (!certificate) throw acmeNotFound('certificate');
     if (certificate.account_id !== account!.id)
       throw new AcmeProblem('unauthorized', 'the certificate belongs to another account');

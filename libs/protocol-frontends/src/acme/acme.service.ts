@@ -12,7 +12,13 @@ import {
   outboxToken,
   ServiceOutbox,
 } from '@certlane/platform';
-import { NonceStore, OrderStore, RateLimitStore } from '@certlane/protocol-frontends-data-access';
+import {
+  NonceStore,
+  OrderStore,
+  poolExecutor,
+  RateLimitStore,
+  transactionExecutor,
+} from '@certlane/protocol-frontends-data-access';
 import { AcmeProblem } from '@certlane/protocol-frontends-domain';
 import { AcmeServer } from './acme-server';
 import { EabKeyBox } from './eab-key-box';
@@ -41,10 +47,16 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
   ) {
     this.server = new AcmeServer({
-      executor: dataSource,
+      executor: poolExecutor(dataSource),
       transaction: async (work) => {
-        const result = await dataSource.transaction((manager) => work(manager));
-        outbox.committed();
+        let wrote = false;
+        const result = await dataSource.transaction(async (manager) => {
+          const executor = transactionExecutor(manager);
+          const answer = await work(executor);
+          wrote = outbox.wroteThrough(executor);
+          return answer;
+        });
+        if (wrote) outbox.committed();
         return result;
       },
       audit: (executor, record) => outbox.audit(executor, record),

@@ -1,7 +1,7 @@
 import { JWK } from 'jose';
 import { SqlExecutor } from '@certlane/platform';
 import { AccountEvent, AccountStatus, nextAccountStatus } from '@certlane/protocol-frontends-domain';
-import { randomId, rowsOf } from '../sql/rows';
+import { randomId, RowRead, rowsOf } from '../sql/rows';
 
 export interface AcmeAccountRow {
   id: string;
@@ -18,8 +18,22 @@ export interface AcmeAccountRow {
   updated_at: Date;
 }
 
-const COLUMNS =
-  'id, jwk, jwk_thumbprint, status, contact, terms_of_service_agreed, eab_key_id, owner, team, created_at, updated_at';
+const COLUMN_NAMES = [
+  'id',
+  'jwk',
+  'jwk_thumbprint',
+  'status',
+  'contact',
+  'terms_of_service_agreed',
+  'eab_key_id',
+  'owner',
+  'team',
+  'created_at',
+  'updated_at',
+] as const;
+const COLUMNS = COLUMN_NAMES.join(', ');
+/** The account's columns from alias `acct` as `acct_<column>`, beside a resource's row. */
+const ACCOUNT_AS_ACCT = COLUMN_NAMES.map((column) => `acct.${column} AS acct_${column}`).join(', ');
 
 /** ACME accounts (RFC 8555 7.3), one per key thumbprint. */
 export class AccountStore {
@@ -58,22 +72,35 @@ export class AccountStore {
   }
 
   /**
-   * Consumes `nonce` (true exactly once, as NonceStore.consume) and reads account `id`, in one
-   * statement: every request signed with a kid needs both.
+   * Consumes `nonce` (true exactly once, as NonceStore.consume) and reads account `id`, and with
+   * `also` the resource the request is about, in one statement: every request signed with a kid
+   * needs the first two, most the third. `also` is null when there is no such row.
    */
-  async consumeNonceAndGet(
+  async consumeNonceAndGet<T = never>(
     nonce: string,
     id: string,
-  ): Promise<{ nonceOk: boolean; account: AcmeAccountRow | null }> {
-    const [row] = await rowsOf<AcmeAccountRow & { nonce_ok: boolean }>(
+    also?: RowRead<T>,
+  ): Promise<{ nonceOk: boolean; account: AcmeAccountRow | null; also: T | null }> {
+    const [row] = await rowsOf<Record<string, unknown>>(
       this.executor,
       `WITH spent AS (DELETE FROM acme_nonces WHERE nonce = $1 AND expires_at > now() RETURNING nonce)
-       SELECT EXISTS (SELECT 1 FROM spent) AS nonce_ok, account.*
-       FROM (SELECT 1) AS one LEFT JOIN (SELECT ${COLUMNS} FROM acme_accounts WHERE id = $2) AS account ON true`,
-      [nonce, id],
+       SELECT EXISTS (SELECT 1 FROM spent) AS nonce_ok, ${ACCOUNT_AS_ACCT}${also ? ', resource.*' : ''}
+       FROM (SELECT 1) AS one LEFT JOIN acme_accounts acct ON acct.id = $2
+       ${also ? `LEFT JOIN LATERAL (${also.select('$3')}) AS resource ON true` : ''}`,
+      also ? [nonce, id, also.id] : [nonce, id],
     );
-    const { nonce_ok: nonceOk, ...account } = row;
-    return { nonceOk, account: account.id ? account : null };
+    const { nonce_ok: nonceOk, ...rest } = row;
+    const account: Record<string, unknown> = {};
+    const resource: Record<string, unknown> = {};
+    for (const [column, value] of Object.entries(rest)) {
+      if (column.startsWith('acct_')) account[column.slice(5)] = value;
+      else resource[column] = value;
+    }
+    return {
+      nonceOk: nonceOk as boolean,
+      account: account.id ? (account as unknown as AcmeAccountRow) : null,
+      also: also && resource.id != null ? also.read(resource) : null,
+    };
   }
 
   async byId(id: string): Promise<AcmeAccountRow | null> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SqlExecutor } from '@certlane/platform';
-import { randomId, rowsOf } from '../sql/rows';
+import { randomId, readRow, RowRead, rowsOf } from '../sql/rows';
 
 export interface AcmeCertificateRow {
   id: string;
@@ -60,13 +60,16 @@ export class CertificateStore {
     return row;
   }
 
-  async byId(id: string): Promise<AcmeCertificateRow | null> {
-    const rows = await rowsOf<AcmeCertificateRow>(
-      this.executor,
-      `SELECT ${COLUMNS} FROM acme_certificates WHERE id = $1`,
-      [id],
-    );
-    return rows[0] ?? null;
+  byId(id: string): Promise<AcmeCertificateRow | null> {
+    return readRow(this.executor, CertificateStore.byIdRead(id));
+  }
+
+  static byIdRead(id: string): RowRead<AcmeCertificateRow> {
+    return {
+      id,
+      select: (idParameter) => `SELECT ${COLUMNS} FROM acme_certificates WHERE id = ${idParameter}`,
+      read: (row) => row as unknown as AcmeCertificateRow,
+    };
   }
 
   async byRenewalId(renewalId: string): Promise<AcmeCertificateRow | null> {

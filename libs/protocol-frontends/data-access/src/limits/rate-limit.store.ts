@@ -3,39 +3,46 @@ import { checkRateLimit, RateLimit, rateLimitRefusal } from '@certlane/protocol-
 import { rowsOf } from '../sql/rows';
 
 /**
- * Rate-limit events in Postgres, shared by every replica. `take` runs in the caller's
- * transaction under an advisory lock on the key, so two replicas cannot both take the last slot.
+ * Rate-limit events in Postgres, shared by every replica. `take` holds an advisory lock on the
+ * key until the end of the caller's transaction (or of its own statement, outside one), so two
+ * replicas cannot both take the last slot.
  */
 export class RateLimitStore {
   constructor(private readonly executor: SqlExecutor) {}
 
   async take(key: string, rule: RateLimit, now = new Date()): Promise<ReturnType<typeof checkRateLimit>> {
-    await this.executor.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 53))', [key]);
-    // The limit-th newest event inside the window, if there are that many: one index probe,
-    // whatever the limit, rather than reading every event.
-    const [full] = await rowsOf<{ at: Date }>(
+    // One statement (migration 0010): the advisory lock, the limit-th newest event inside the
+    // window (one index probe whatever the limit) and, when there is none, the new event.
+    const [{ full_at: full }] = await rowsOf<{ full_at: Date | null }>(
       this.executor,
-      `SELECT at FROM acme_rate_events WHERE key = $1 AND at > $2 ORDER BY at DESC OFFSET $3 LIMIT 1`,
-      [key, new Date(now.getTime() - rule.windowMs), rule.limit - 1],
+      'SELECT acme_take_rate_slot($1, $2, $3, $4) AS full_at',
+      [key, new Date(now.getTime() - rule.windowMs), rule.limit, now],
     );
-    if (full) return rateLimitRefusal(key.split(':')[0], rule, full.at, now);
-    await this.executor.query('INSERT INTO acme_rate_events (key, at) VALUES ($1, $2)', [key, now]);
+    if (full) return rateLimitRefusal(key.split(':')[0], rule, full, now);
     return { ok: true };
   }
 
-  /** Whether one more event of `key` would fit, without taking a slot (a limit others feed). */
-  async check(key: string, rule: RateLimit, now = new Date()): Promise<ReturnType<typeof checkRateLimit>> {
-    const rows = await rowsOf<{ at: Date }>(
+  /**
+   * Whether one more event of each key would fit, without taking a slot (a limit others feed):
+   * the first key that is full, with its refusal, in one statement whatever the number of keys.
+   */
+  async checkAll(
+    keys: string[],
+    rule: RateLimit,
+    now = new Date(),
+  ): Promise<{ key: string; refusal: ReturnType<typeof rateLimitRefusal> } | null> {
+    if (keys.length === 0) return null;
+    const rows = await rowsOf<{ key: string; full_at: Date | null }>(
       this.executor,
-      `SELECT at FROM acme_rate_events WHERE key = $1 AND at > $2 ORDER BY at`,
-      [key, new Date(now.getTime() - rule.windowMs)],
+      `SELECT k.key, (SELECT at FROM acme_rate_events e WHERE e.key = k.key AND e.at > $2
+                      ORDER BY at DESC OFFSET $3 LIMIT 1) AS full_at
+       FROM unnest($1::text[]) WITH ORDINALITY AS k(key, n) ORDER BY k.n`,
+      [keys, new Date(now.getTime() - rule.windowMs), rule.limit - 1],
     );
-    return checkRateLimit(
-      key.split(':')[0],
-      rule,
-      rows.map((r) => r.at),
-      now,
-    );
+    const full = rows.find((row) => row.full_at !== null);
+    return full
+      ? { key: full.key, refusal: rateLimitRefusal(full.key.split(':')[0], rule, full.full_at!, now) }
+      : null;
   }
 
   /** Records one event of `key` (a failed validation, say) for `check` to count. */

@@ -7,7 +7,7 @@ import {
   ChallengeType,
   OrderStatus,
 } from '@certlane/protocol-frontends-domain';
-import { randomId, rowsOf } from '../sql/rows';
+import { randomId, readRow, RowRead, rowsOf } from '../sql/rows';
 
 export interface AcmeOrderRow {
   id: string;
@@ -41,7 +41,66 @@ export interface AcmeChallengeRow {
   error: unknown;
 }
 
+/** A challenge taken for a validation attempt, with its attempts so far and its authorization. */
+export type AcmeClaimedChallenge = AcmeChallengeRow & {
+  attempts: number;
+  authorization: AcmeAuthorizationRow;
+};
+
+/** An open order with the status and expiry of each of its authorizations. */
+export interface AcmeOpenOrderState {
+  id: string;
+  status: OrderStatus;
+  authorizations: { status: AuthorizationStatus; expires_at: Date }[];
+}
+
+/** An order as its resource shows it: with its authorizations and, once issued, its certificate. */
+export interface AcmeOrderView extends AcmeOrderRow {
+  /** Ordered by identifier type and value. */
+  authorization_ids: string[];
+  certificate_id: string | null;
+}
+
+const ORDER_COLUMNS = 'id, account_id, profile_id, status, identifiers, expires_at, error, replaces';
+
 const CHALLENGE_COLUMNS = 'id, authorization_id, type, token, status, validated_at, error';
+
+/** An authorization's columns read from alias `a` as `a_<column>`, beside another row's. */
+const AUTHORIZATION_AS_A = [
+  'id',
+  'account_id',
+  'identifier_type',
+  'identifier_value',
+  'wildcard',
+  'status',
+  'expires_at',
+]
+  .map((column) => `a.${column} AS a_${column}`)
+  .join(', ');
+
+function authorizationFromA(row: Record<string, unknown>): AcmeAuthorizationRow {
+  return {
+    id: row.a_id as string,
+    account_id: row.a_account_id as string,
+    identifier_type: row.a_identifier_type as AcmeAuthorizationRow['identifier_type'],
+    identifier_value: row.a_identifier_value as string,
+    wildcard: row.a_wildcard as boolean,
+    status: row.a_status as AuthorizationStatus,
+    expires_at: row.a_expires_at as Date,
+  };
+}
+
+function challengeOf(row: Record<string, unknown>): AcmeChallengeRow {
+  return {
+    id: row.id as string,
+    authorization_id: row.authorization_id as string,
+    type: row.type as ChallengeType,
+    token: row.token as string,
+    status: row.status as ChallengeStatus,
+    validated_at: row.validated_at as Date | null,
+    error: row.error,
+  };
+}
 
 /**
  * Orders with their authorizations and challenges. Every status change is a compare-and-set
@@ -67,12 +126,14 @@ export class OrderStore {
     replaces?: string;
     reuseUntil: Date;
     challengeTypes: (identifier: AcmeIdentifier) => ChallengeType[];
-  }): Promise<{ order: AcmeOrderRow; authorizationIds: string[]; reused: number }> {
+  }): Promise<{ order: AcmeOrderView; authorizationIds: string[]; reused: number }> {
     const authorizationIds: string[] = [];
+    const authorizationIdentifiers: { type: string; value: string }[] = [];
     const reusedExpiries: Date[] = [];
     let reused = 0;
     for (const requested of input.identifiers) {
       const { identifier, wildcard } = authorizationIdentifier(requested);
+      authorizationIdentifiers.push(identifier);
       const [existing] = await rowsOf<{ id: string; expires_at: Date }>(
         this.executor,
         `SELECT id, expires_at FROM acme_authorizations WHERE account_id = $1 AND identifier_type = $2 AND identifier_value = $3
@@ -108,16 +169,21 @@ export class OrderStore {
       );
       authorizationIds.push(id);
     }
-    // The order and its links to its authorizations in one statement.
-    const [order] = await rowsOf<AcmeOrderRow>(
+    // The order and its links to its authorizations in one statement, answered with the
+    // authorizations in the order `orderView` reads them.
+    const [order] = await rowsOf<AcmeOrderView>(
       this.executor,
       `WITH order_row AS (
          INSERT INTO acme_orders (id, account_id, profile_id, identifiers, expires_at, replaces)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, account_id, profile_id, status, identifiers, expires_at, error, replaces),
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${ORDER_COLUMNS}),
        links AS (
          INSERT INTO acme_order_authorizations (order_id, authorization_id)
          SELECT order_row.id, unnest($7::text[]) FROM order_row ON CONFLICT DO NOTHING)
-       SELECT * FROM order_row`,
+       SELECT order_row.*, NULL::text AS certificate_id,
+         ARRAY(SELECT DISTINCT ON (t.type, t.value, t.id) t.id
+               FROM unnest($7::text[], $8::text[], $9::text[]) AS t(id, type, value)
+               ORDER BY t.type, t.value, t.id) AS authorization_ids
+       FROM order_row`,
       [
         randomId(),
         input.accountId,
@@ -126,15 +192,35 @@ export class OrderStore {
         input.expiresAt(reusedExpiries),
         input.replaces ?? null,
         authorizationIds,
+        authorizationIdentifiers.map((i) => i.type),
+        authorizationIdentifiers.map((i) => i.value),
       ],
     );
     return { order, authorizationIds, reused };
   }
 
+  /** An order with its authorizations and certificate, in one statement. */
+  orderView(id: string): Promise<AcmeOrderView | null> {
+    return readRow(this.executor, OrderStore.orderViewRead(id));
+  }
+
+  static orderViewRead(id: string): RowRead<AcmeOrderView> {
+    return {
+      id,
+      select: (idParameter) =>
+        `SELECT ${ORDER_COLUMNS},
+           ARRAY(SELECT a.id FROM acme_authorizations a JOIN acme_order_authorizations oa ON oa.authorization_id = a.id
+                 WHERE oa.order_id = o.id ORDER BY a.identifier_type, a.identifier_value) AS authorization_ids,
+           (SELECT c.id FROM acme_certificates c WHERE c.order_id = o.id LIMIT 1) AS certificate_id
+         FROM acme_orders o WHERE o.id = ${idParameter}`,
+      read: (row) => row as unknown as AcmeOrderView,
+    };
+  }
+
   async order(id: string): Promise<AcmeOrderRow | null> {
     const rows = await rowsOf<AcmeOrderRow>(
       this.executor,
-      'SELECT id, account_id, profile_id, status, identifiers, expires_at, error, replaces FROM acme_orders WHERE id = $1',
+      `SELECT ${ORDER_COLUMNS} FROM acme_orders WHERE id = $1`,
       [id],
     );
     return rows[0] ?? null;
@@ -178,15 +264,84 @@ export class OrderStore {
     return rows[0] ?? null;
   }
 
-  /** The pending orders an authorization is part of (to move them when it changes). */
-  async pendingOrdersOf(authorizationId: string): Promise<string[]> {
-    const rows = await rowsOf<{ id: string }>(
+  /** A challenge with its authorization, in one statement. */
+  challengeWithAuthorization(
+    id: string,
+  ): Promise<{ challenge: AcmeChallengeRow; authorization: AcmeAuthorizationRow } | null> {
+    return readRow(this.executor, OrderStore.challengeWithAuthorizationRead(id));
+  }
+
+  static challengeWithAuthorizationRead(
+    id: string,
+  ): RowRead<{ challenge: AcmeChallengeRow; authorization: AcmeAuthorizationRow }> {
+    return {
+      id,
+      select: (idParameter) =>
+        `SELECT c.id, c.authorization_id, c.type, c.token, c.status, c.validated_at, c.error, ${AUTHORIZATION_AS_A}
+         FROM acme_challenges c JOIN acme_authorizations a ON a.id = c.authorization_id WHERE c.id = ${idParameter}`,
+      read: (row) => ({ challenge: challengeOf(row), authorization: authorizationFromA(row) }),
+    };
+  }
+
+  /** An authorization with its challenges (ordered by type), in one statement. */
+  authorizationWithChallenges(
+    id: string,
+  ): Promise<{ authorization: AcmeAuthorizationRow; challenges: AcmeChallengeRow[] } | null> {
+    return readRow(this.executor, OrderStore.authorizationWithChallengesRead(id));
+  }
+
+  static authorizationWithChallengesRead(
+    id: string,
+  ): RowRead<{ authorization: AcmeAuthorizationRow; challenges: AcmeChallengeRow[] }> {
+    return {
+      id,
+      select: (idParameter) =>
+        `SELECT a.id, ${AUTHORIZATION_AS_A},
+           COALESCE((SELECT json_agg(json_build_object('id', c.id, 'authorization_id', c.authorization_id,
+                       'type', c.type, 'token', c.token, 'status', c.status, 'validated_at', c.validated_at,
+                       'error', c.error) ORDER BY c.type)
+                     FROM acme_challenges c WHERE c.authorization_id = a.id), '[]'::json) AS challenges
+         FROM acme_authorizations a WHERE a.id = ${idParameter}`,
+      read: (row) => ({
+        authorization: authorizationFromA(row),
+        challenges: (row.challenges as Record<string, unknown>[]).map((c) =>
+          challengeOf({ ...c, validated_at: c.validated_at ? new Date(c.validated_at as string) : null }),
+        ),
+      }),
+    };
+  }
+
+  /**
+   * The pending and ready orders an authorization is part of (`of.authorizationId`), or the one
+   * order `of.orderId` while pending or ready, each with the status and expiry of every one of its
+   * authorizations (to move them when one changes), in one statement.
+   */
+  async openOrderStates(
+    of: { authorizationId: string } | { orderId: string },
+  ): Promise<AcmeOpenOrderState[]> {
+    const rows = await rowsOf<{
+      id: string;
+      status: OrderStatus;
+      authorizations: { status: AuthorizationStatus; expires_at: string }[];
+    }>(
       this.executor,
-      `SELECT o.id FROM acme_orders o JOIN acme_order_authorizations oa ON oa.order_id = o.id
-       WHERE oa.authorization_id = $1 AND o.status IN ('pending', 'ready')`,
-      [authorizationId],
+      `SELECT o.id, o.status,
+         (SELECT json_agg(json_build_object('status', a.status, 'expires_at', a.expires_at))
+          FROM acme_authorizations a JOIN acme_order_authorizations oa ON oa.authorization_id = a.id
+          WHERE oa.order_id = o.id) AS authorizations
+       FROM acme_orders o
+       WHERE ${'authorizationId' in of ? 'o.id IN (SELECT order_id FROM acme_order_authorizations WHERE authorization_id = $1)' : 'o.id = $1'}
+         AND o.status IN ('pending', 'ready')`,
+      ['authorizationId' in of ? of.authorizationId : of.orderId],
     );
-    return rows.map((r) => r.id);
+    return rows.map((row) => ({
+      id: row.id,
+      status: row.status,
+      authorizations: (row.authorizations ?? []).map((a) => ({
+        status: a.status,
+        expires_at: new Date(a.expires_at),
+      })),
+    }));
   }
 
   /** Processing challenges no replica holds (a lost validation): the retry sweep's work. */
@@ -230,15 +385,19 @@ export class OrderStore {
     return rows.length === 1;
   }
 
+  /** Compare-and-set of an authorization's status; with `validForMs`, it expires that long from now. */
   async setAuthorizationStatus(
     id: string,
     from: AuthorizationStatus,
     to: AuthorizationStatus,
+    validForMs?: number,
   ): Promise<boolean> {
     const rows = await rowsOf<{ id: string }>(
       this.executor,
-      'UPDATE acme_authorizations SET status = $3, updated_at = now() WHERE id = $1 AND status = $2 RETURNING id',
-      [id, from, to],
+      `UPDATE acme_authorizations SET status = $3, updated_at = now(),
+         expires_at = CASE WHEN $4::bigint IS NULL THEN expires_at ELSE now() + $4::bigint * interval '1 millisecond' END
+       WHERE id = $1 AND status = $2 RETURNING id`,
+      [id, from, to, validForMs ?? null],
     );
     return rows.length === 1;
   }
@@ -261,17 +420,29 @@ export class OrderStore {
 
   /**
    * Takes a processing challenge for one validation attempt, for `leaseMs`: no other replica takes
-   * it until the lease runs out (a replica lost mid-validation is replaced then). True when taken.
+   * it until the lease runs out (a replica lost mid-validation is replaced then). With `from`
+   * `'pending'`, it is the client's response (RFC 8555 7.5.1) and the claim in one compare-and-set
+   * (pending -> processing, claimed). The claimed challenge with its attempts and authorization,
+   * or null when not taken.
    */
-  async claimForValidation(id: string, leaseMs: number): Promise<AcmeChallengeRow | null> {
-    const rows = await rowsOf<AcmeChallengeRow>(
+  async claimForValidation(
+    id: string,
+    leaseMs: number,
+    from: 'pending' | 'processing' = 'processing',
+  ): Promise<AcmeClaimedChallenge | null> {
+    const [row] = await rowsOf<Record<string, unknown>>(
       this.executor,
-      `UPDATE acme_challenges SET claimed_until = now() + $2 * interval '1 millisecond', attempts = attempts + 1
-       WHERE id = $1 AND status = 'processing' AND (claimed_until IS NULL OR claimed_until <= now())
-       RETURNING ${CHALLENGE_COLUMNS}`,
-      [id, leaseMs],
+      `UPDATE acme_challenges c
+       SET status = 'processing', claimed_until = now() + $2 * interval '1 millisecond', attempts = c.attempts + 1
+       FROM acme_authorizations a
+       WHERE c.id = $1 AND a.id = c.authorization_id AND c.status = $3
+         AND (c.claimed_until IS NULL OR c.claimed_until <= now())
+       RETURNING c.id, c.authorization_id, c.type, c.token, c.status, c.validated_at, c.error, c.attempts,
+         ${AUTHORIZATION_AS_A}`,
+      [id, leaseMs, from],
     );
-    return rows[0] ?? null;
+    if (!row) return null;
+    return { ...challengeOf(row), attempts: row.attempts as number, authorization: authorizationFromA(row) };
   }
 
   /**
@@ -286,15 +457,6 @@ export class OrderStore {
       [id, delayMs],
     );
     return rows.length === 1;
-  }
-
-  async attemptsOf(id: string): Promise<number> {
-    const rows = await rowsOf<{ attempts: number }>(
-      this.executor,
-      'SELECT attempts FROM acme_challenges WHERE id = $1',
-      [id],
-    );
-    return rows[0]?.attempts ?? 0;
   }
 
   /**

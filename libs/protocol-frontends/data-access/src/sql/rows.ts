@@ -21,3 +21,21 @@ export async function rowsOf<T>(
 export function randomId(bytes = 16): string {
   return randomBytes(bytes).toString('base64url');
 }
+
+/**
+ * A read of one row by id that can also ride along another statement (the nonce and account read
+ * of an ACME request, ADR 0067): `select` is a SELECT of at most one row with an `id` column,
+ * naming the id as `idParameter`.
+ */
+export interface RowRead<T> {
+  id: string;
+  select(idParameter: string): string;
+  /** The row as T; null when there is none. */
+  read(row: Record<string, unknown>): T;
+}
+
+/** Runs a RowRead on its own. */
+export async function readRow<T>(executor: SqlExecutor, read: RowRead<T>): Promise<T | null> {
+  const [row] = await rowsOf<Record<string, unknown>>(executor, read.select('$1'), [read.id]);
+  return row ? read.read(row) : null;
+}
