@@ -558,6 +558,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
       { key: 'description', label: 'Description' },
       { key: 'directory_path', label: 'Directory' },
       { key: 'issuer_id', label: 'Issuer' },
+      { key: 'certificate_profile_id', label: 'Certificate profile' },
       { key: 'validity_days', label: 'Validity (days)', kind: 'count' },
       { key: 'allowed_domains', label: 'Allowed domains', kind: 'list' },
       { key: 'external_account_required', label: 'EAB required', kind: 'bool' },

@@ -3296,6 +3296,8 @@ export interface components {
             allowed_domains: string[];
             /** @description The issuer domain names naming this CA in CAA and dns-persist-01 records for this profile (its directory's meta.caaIdentities); null: SERVICE_ACME_CAA_IDENTITIES; empty: no CAA check. */
             caa_identities: string[] | null;
+            /** @description The certificate profile (an id of /api/v1/profiles) whose key, EKU and required-attribute rules a finalize's CSR must meet (else badCSR) and whose validity_days caps validity_days; null: none. */
+            certificate_profile_id: string | null;
             created_at: string | null;
             /** @description Orders may not name these domains or names under them (wins over allowed_domains). */
             denied_domains: string[];
@@ -3314,13 +3316,14 @@ export interface components {
             stored: boolean;
             team: string | null;
             updated_at: string | null;
-            /** @description The lifetime asked of the issuer; null: the issuer's default. */
+            /** @description The lifetime asked of the issuer (capped by the certificate profile's); null: the issuer's default. */
             validity_days: number | null;
         };
         AcmeProfileFields: {
             allow_ip?: boolean;
             allowed_domains?: string[];
             caa_identities?: string[];
+            certificate_profile_id?: string;
             denied_domains?: string[];
             description?: string;
             dns_persist_01?: boolean;
@@ -3960,6 +3963,7 @@ export interface components {
             allow_ip?: boolean;
             allowed_domains?: string[];
             caa_identities?: string[];
+            certificate_profile_id?: string;
             denied_domains?: string[];
             description?: string;
             dns_persist_01?: boolean;

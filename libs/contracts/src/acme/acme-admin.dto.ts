@@ -133,7 +133,13 @@ export interface AcmeProfileDto {
   description: string;
   /** The issuer that signs (an id of /api/v1/issuers); null: issuance's default issuer. */
   issuer_id: string | null;
-  /** The lifetime asked of the issuer; null: the issuer's default. */
+  /**
+   * The certificate profile (an id of /api/v1/profiles) whose key, EKU and required-attribute
+   * rules a finalize's CSR must meet (else badCSR) and whose validity_days caps validity_days;
+   * null: none.
+   */
+  certificate_profile_id: string | null;
+  /** The lifetime asked of the issuer (capped by the certificate profile's); null: the issuer's default. */
   validity_days: number | null;
   allow_ip: boolean;
   /** Orders may name only these domains and names under them; empty: any. */
@@ -169,6 +175,11 @@ class AcmeProfileFields {
   @IsString({ message: 'issuer_id must be a string' })
   @Length(1, 128, { message: 'issuer_id must be 1 to 128 characters' })
   issuer_id?: string | null;
+
+  @IsOptional()
+  @IsString({ message: 'certificate_profile_id must be a string' })
+  @Length(1, 128, { message: 'certificate_profile_id must be 1 to 128 characters' })
+  certificate_profile_id?: string | null;
 
   @IsOptional()
   @IsInt({ message: 'validity_days must be an integer' })

@@ -9,6 +9,7 @@ import {
   outboxToken,
   ServiceOutbox,
 } from '@certlane/platform';
+import { CertlaneError, ErrorCode } from '@certlane/contracts';
 import { AcmeAdmin } from './acme-admin';
 import { EabKeyBox } from './eab-key-box';
 
@@ -39,6 +40,14 @@ export class AcmeAdminHandlers implements OnApplicationBootstrap {
         externalAccountRequired: config.acme.externalAccountRequired,
         newOrdersPerHour: config.acme.newOrdersPerHour,
       },
+      certificateProfileExists: (id) =>
+        bus.request('issuance.v1.get-profile', { id }).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof CertlaneError && error.code === ErrorCode.ProfileNotFound) return false;
+            throw error;
+          },
+        ),
     });
   }
 

@@ -46,6 +46,8 @@ export interface AcmeAdminDeps {
   eabKeys: EabKeyBox;
   /** What `default` is while it is not stored (the SERVICE_ACME_* settings). */
   defaults: DefaultProfileSettings;
+  /** Whether issuance has the certificate profile `id` (a profile may name only one it has). */
+  certificateProfileExists(id: string): Promise<boolean>;
 }
 
 const iso = (value: Date | null): string | null => (value ? new Date(value).toISOString() : null);
@@ -190,6 +192,7 @@ export class AcmeAdmin {
 
   async createProfile(request: CreateAcmeProfileRequest, context?: RequestContext): Promise<AcmeProfileDto> {
     const settings = this.settings(request, undefined);
+    await this.checkCertificateProfile(request.certificate_profile_id);
     return this.changingProfiles(() =>
       this.deps.transaction(async (executor) => {
         const row = await new AcmeProfileStore(executor).create(request.id, settings);
@@ -211,6 +214,7 @@ export class AcmeAdmin {
 
   /** Replaces the fields given; `default`, while unstored, is stored from its settings first. */
   async updateProfile(request: UpdateAcmeProfileCommand, context?: RequestContext): Promise<AcmeProfileDto> {
+    await this.checkCertificateProfile(request.certificate_profile_id);
     return this.changingProfiles(() =>
       this.deps.transaction(async (executor) => {
         const store = new AcmeProfileStore(executor);
@@ -246,6 +250,15 @@ export class AcmeAdmin {
     );
   }
 
+  private async checkCertificateProfile(id: string | null | undefined): Promise<void> {
+    if (id && !(await this.deps.certificateProfileExists(id)))
+      throw new CertlaneError(
+        ErrorCode.AcmeProfileInvalid,
+        `certificate_profile_id: no certificate profile ${id}`,
+        { problems: [`certificate_profile_id: no certificate profile ${id}`] },
+      );
+  }
+
   /** Runs a profile change; this process's cached profiles are read again once it is done. */
   private async changingProfiles<T>(change: () => Promise<T>): Promise<T> {
     try {
@@ -259,6 +272,7 @@ export class AcmeAdmin {
     return {
       description: settings.description,
       issuer_id: settings.issuerId,
+      certificate_profile_id: settings.certificateProfileId,
       validity_days: settings.validityDays,
       allow_ip: settings.allowIp,
       allowed_domains: settings.allowedDomains,
@@ -285,6 +299,7 @@ export class AcmeAdmin {
     const settings: AcmeProfileSettingsRow = {
       description: pick('description'),
       issuer_id: pick('issuer_id'),
+      certificate_profile_id: pick('certificate_profile_id'),
       validity_days: pick('validity_days'),
       allow_ip: pick('allow_ip'),
       allowed_domains: [...new Set(pick('allowed_domains'))],

@@ -1,5 +1,6 @@
 import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
 import { JWK } from 'jose';
+import * as x509 from '@peculiar/x509';
 import { AuditAction, AuditRecord } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
 import { parseCertificates, parseCsr, PkiError } from '@certlane/pki';
@@ -33,6 +34,9 @@ import {
   challengeTypesFor,
   ChallengeType,
   AcmeProfileSettings,
+  acmeValidityDays,
+  CertificateProfileRules,
+  certificateProfileProblems,
   checkCsrAgainstOrder,
   checkIdentifiersForProfile,
   checkExternalAccountBinding,
@@ -60,6 +64,7 @@ import { renewalInfoAnswer } from './acme-operations';
 import { AcmeProfiles, PROFILE_CACHE_MS } from './acme-profiles';
 import { CaaCheck } from './caa-checker';
 import { AcmeUrls, locate } from './acme-urls';
+import { csrFacts } from '../est/est-server';
 import { EabKeyBox } from './eab-key-box';
 
 /** What the ACME server needs from the issuance service (over the bus in the service). */
@@ -71,6 +76,8 @@ export interface AcmeIssuer {
     not_after: string;
   }>;
   revoke(input: { issuerId: string; serialHex: string; reason: string }): Promise<void>;
+  /** The rules and validity of a certificate profile an ACME profile names (ADR 0068). */
+  certificateProfile?(id: string): Promise<CertificateProfileRules & { validity_days: number | null }>;
   /**
    * Records an issued certificate in the inventory with source ACME and its owner and team: as a
    * new version of `versionOf` (the inventory certificate it renews) when given. Answers the
@@ -921,6 +928,7 @@ export class AcmeServer {
     const status = effectiveOrderStatus(timed(order), new Date());
     const next = nextOrderStatus(status, { kind: 'finalize' });
     if (!next.ok) throw next.problem;
+    const certificateProfile = await this.certificateProfileOf(profile);
     const der = Buffer.from(payload.json.csr, 'base64url');
     let csrPem: string;
     try {
@@ -933,6 +941,18 @@ export class AcmeServer {
         },
         order.identifiers,
       );
+      // RFC 8555 7.4: badCSR with every reason; the order stays ready for an amended CSR.
+      if (certificateProfile) {
+        const problems = certificateProfileProblems(
+          csrFacts(new x509.Pkcs10CertificateRequest(der)),
+          certificateProfile,
+        );
+        if (problems.length > 0)
+          throw new AcmeProblem(
+            'badCSR',
+            `the CSR does not meet certificate profile ${profile.certificateProfileId}: ${problems.join('; ')}`,
+          );
+      }
       csrPem = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE REQUEST-----\n`;
     } catch (error) {
       if (error instanceof AcmeProblem) throw error;
@@ -945,12 +965,13 @@ export class AcmeServer {
     // The compare-and-set makes one finalize of a ready order win; a second sees processing.
     if (!(await this.orders.setOrderStatus(order.id, 'ready', 'processing')))
       throw new AcmeProblem('orderNotReady', 'the order is not ready (it is being finalized already)');
+    const validityDays = acmeValidityDays(profile.validityDays, certificateProfile?.validity_days);
     let answer: AcmeOrderView | null = null;
     try {
       const issued = await this.deps.issuer.issue({
         csrPem,
         ...(profile.issuerId ? { issuerId: profile.issuerId } : {}),
-        ...(profile.validityDays ? { validityDays: profile.validityDays } : {}),
+        ...(validityDays ? { validityDays } : {}),
       });
       const leaf = parseCertificates(issued.full_pem)[0];
       // Who owns it: the account's EAB key's owner and team, else the profile's.
@@ -1022,6 +1043,16 @@ export class AcmeServer {
       Location: urls.order(order.id),
     });
   };
+
+  /** The certificate profile the order's ACME profile names, or null (ADR 0068). */
+  private async certificateProfileOf(
+    profile: AcmeProfileSettings,
+  ): Promise<(CertificateProfileRules & { validity_days: number | null }) | null> {
+    if (!profile.certificateProfileId) return null;
+    if (!this.deps.issuer.certificateProfile)
+      throw new AcmeProblem('serverInternal', 'certificate profiles cannot be read here');
+    return this.deps.issuer.certificateProfile(profile.certificateProfileId);
+  }
 
   /** RFC 9773: the suggested renewal window of a certificate this server issued (no JWS). */
   private async renewalInfo(certId: string): Promise<AcmeHttpResponse> {

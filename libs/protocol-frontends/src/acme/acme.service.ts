@@ -21,6 +21,7 @@ import {
 } from '@certlane/protocol-frontends-data-access';
 import { AcmeProblem } from '@certlane/protocol-frontends-domain';
 import { AcmeServer } from './acme-server';
+import { CertificateProfiles } from '../certificate-profiles';
 import { EabKeyBox } from './eab-key-box';
 import { validateDns01, validateDnsPersist01 } from './dns01-validator';
 import { validateHttp01 } from './http01-validator';
@@ -46,6 +47,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
   ) {
+    const certificateProfiles = new CertificateProfiles(bus);
     this.server = new AcmeServer({
       executor: poolExecutor(dataSource),
       transaction: async (work) => {
@@ -95,6 +97,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
           });
           return { id: recorded.id };
         },
+        certificateProfile: (id) => certificateProfiles.get(id),
         revoke: async ({ issuerId, serialHex, reason }) => {
           await bus.request('issuance.v1.revoke-certificate', {
             issuer_id: issuerId,

@@ -13,15 +13,12 @@ import {
   ServiceOutbox,
 } from '@certlane/platform';
 import { EstProfileStore } from '@certlane/protocol-frontends-data-access';
-import { CertificateProfileRules } from '@certlane/protocol-frontends-domain';
 import { CoalescedCounter } from './coalesced-counter';
+import { CertificateProfiles } from '../certificate-profiles';
 import { activeCaCertificates, issueAndRecord } from '../enrollment-issuance';
 import { ClientCertificateStatusService } from '../client-certificate-status.service';
 import { EstServer } from './est-server';
 import { keygenSignerOf } from './est-server-keygen';
-
-const CERTIFICATE_PROFILE_TTL_MS = 1_000;
-const CERTIFICATE_PROFILES_KEPT = 256;
 
 /**
  * The EST server of this process (ADR 0058): its store on the service's DataSource, issuance and
@@ -33,10 +30,7 @@ const CERTIFICATE_PROFILES_KEPT = 256;
 export class EstService implements OnApplicationBootstrap {
   readonly server: EstServer;
   private readonly ticks: CoalescedCounter<{ profileId: string; outcome: string }>;
-  private readonly certificateProfiles = new Map<
-    string,
-    { at: number; rules: Promise<CertificateProfileRules> }
-  >();
+  private readonly certificateProfiles: CertificateProfiles;
 
   constructor(
     @InjectDataSource('protocol-frontends') dataSource: DataSource,
@@ -46,6 +40,7 @@ export class EstService implements OnApplicationBootstrap {
     revocation: ClientCertificateStatusService,
   ) {
     const store = new EstProfileStore(dataSource);
+    this.certificateProfiles = new CertificateProfiles(bus);
     this.ticks = new CoalescedCounter((batch) =>
       store.tickMany(batch.map(({ fields, count }) => ({ ...fields, count }))),
     );
@@ -77,27 +72,12 @@ export class EstService implements OnApplicationBootstrap {
       caCertificates: (profile) => activeCaCertificates(bus, profile.issuer_id),
       // csrattrs (RFC 7030 4.5) and the CSR policy: the certificate profile's rules (spec 2.9).
       certificateProfile: async (profile) =>
-        profile.certificate_profile_id ? this.certificateProfile(profile.certificate_profile_id) : null,
+        profile.certificate_profile_id ? this.certificateProfiles.get(profile.certificate_profile_id) : null,
       // RFC 7030 4.4.2: the EST server signs the keys it generates, with its TLS certificate and
       // key, read again on each use so a renewed certificate is picked up.
       keygenSigner: async () => keygenSignerOf(readTlsMaterial(config.tls)),
       clientRevocation: (fingerprint, leaf, issuers) => revocation.status.check(fingerprint, leaf, issuers),
     });
-  }
-
-  /**
-   * A certificate profile's rules, read from issuance at most once a second per replica (ADR 0061):
-   * every enrollment needs them, and concurrent requests share one read.
-   */
-  private certificateProfile(id: string): Promise<CertificateProfileRules> {
-    const now = Date.now();
-    const cached = this.certificateProfiles.get(id);
-    if (cached && now - cached.at < CERTIFICATE_PROFILE_TTL_MS) return cached.rules;
-    if (this.certificateProfiles.size >= CERTIFICATE_PROFILES_KEPT) this.certificateProfiles.clear();
-    const rules = this.bus.request('issuance.v1.get-profile', { id });
-    this.certificateProfiles.set(id, { at: now, rules });
-    rules.catch(() => this.certificateProfiles.delete(id));
-    return rules;
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -4,6 +4,7 @@ import { rowsOf } from '../sql/rows';
 export interface AcmeProfileSettingsRow {
   description: string;
   issuer_id: string | null;
+  certificate_profile_id: string | null;
   validity_days: number | null;
   allow_ip: boolean;
   allowed_domains: string[];
@@ -25,6 +26,7 @@ export interface AcmeProfileRow extends AcmeProfileSettingsRow {
 const SETTINGS = [
   'description',
   'issuer_id',
+  'certificate_profile_id',
   'validity_days',
   'allow_ip',
   'allowed_domains',

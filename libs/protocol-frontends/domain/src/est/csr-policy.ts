@@ -19,7 +19,7 @@ export interface CsrFacts {
   sans?: readonly { type: string; value: string }[];
 }
 
-/** What EST enforces of the certificate profile an EST profile names (spec 2.9). */
+/** What EST and ACME enforce of the certificate profile their profile names (spec 2.9). */
 export interface CertificateProfileRules {
   allowed_key_algorithms: readonly string[];
   allowed_ekus: readonly string[];
@@ -71,7 +71,7 @@ export function csrPolicyProblems(facts: CsrFacts, profile?: CertificateProfileR
   if (!facts.commonName && facts.sanCount === 0)
     problems.push('the CSR names nothing: no subject CN and no SAN');
   problems.push(...sanProblems(facts.sans ?? []));
-  if (profile) problems.push(...profileProblems(facts, profile));
+  if (profile) problems.push(...certificateProfileProblems(facts, profile));
   return problems;
 }
 
@@ -102,7 +102,12 @@ function sanProblems(sans: readonly { type: string; value: string }[]): string[]
   });
 }
 
-function profileProblems(facts: CsrFacts, profile: CertificateProfileRules): string[] {
+/**
+ * Why a CSR breaks the certificate profile's own rules, or an empty list: what ACME checks at
+ * finalize (RFC 8555 7.4 badCSR). EST's floor and SAN rules are not part of it: ACME checks the
+ * CSR's names against the order instead.
+ */
+export function certificateProfileProblems(facts: CsrFacts, profile: CertificateProfileRules): string[] {
   const problems: string[] = [];
   if (
     profile.allowed_key_algorithms.length > 0 &&

@@ -9,6 +9,11 @@ export interface AcmeProfileSettings {
   description: string;
   /** The issuer of the registry that signs; null: issuance's default. */
   issuerId: string | null;
+  /**
+   * The certificate profile (of issuance) whose rules a finalize's CSR must meet and whose
+   * validity caps validityDays; null: none.
+   */
+  certificateProfileId: string | null;
   /** The certificate lifetime asked of the issuer; null: the issuer's default. */
   validityDays: number | null;
   allowIp: boolean;
@@ -34,6 +39,18 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 /** Whether `domain` names `suffix` or a name under it. */
 function under(domain: string, suffix: string): boolean {
   return domain === suffix || domain.endsWith(`.${suffix}`);
+}
+
+/**
+ * The lifetime an ACME profile asks of the issuer: its own, capped by its certificate profile's
+ * validity; either alone when the other is null; null (the issuer's default) when both are.
+ */
+export function acmeValidityDays(
+  validityDays: number | null,
+  certificateProfileDays: number | null | undefined,
+): number | null {
+  if (validityDays === null) return certificateProfileDays ?? null;
+  return certificateProfileDays == null ? validityDays : Math.min(validityDays, certificateProfileDays);
 }
 
 /** The problems of a profile's domain lists (each entry a lower-case DNS name, no wildcard). */

@@ -151,8 +151,8 @@ export class TestAcmeClient {
   }
 }
 
-/** A DER CSR (base64url) for the names, made by the openssl CLI with a fresh P-256 key. */
-export function csrFor(names: { dns?: string[]; ip?: string[]; cn?: string }): string {
+/** A DER CSR (base64url) for the names, made by the openssl CLI with a fresh P-256 (or RSA 2048) key. */
+export function csrFor(names: { dns?: string[]; ip?: string[]; cn?: string; key?: 'rsa' }): string {
   const dir = mkdtempSync(join(tmpdir(), 'certlane-acme-csr-'));
   try {
     const san = [...(names.dns ?? []).map((d) => `DNS:${d}`), ...(names.ip ?? []).map((i) => `IP:${i}`)].join(
@@ -162,9 +162,7 @@ export function csrFor(names: { dns?: string[]; ip?: string[]; cn?: string }): s
       'req',
       '-new',
       '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
+      ...(names.key === 'rsa' ? ['rsa:2048'] : ['ec', '-pkeyopt', 'ec_paramgen_curve:P-256']),
       '-nodes',
       '-keyout',
       join(dir, 'key.pem'),
