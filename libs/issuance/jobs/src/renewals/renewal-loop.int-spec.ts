@@ -176,7 +176,7 @@ describe('renewal loop with two issuance replicas', () => {
     await eventually(async () => (await jobsOf('fmark')).length === 1, 'a later sweep', 30_000);
     // Once each, and recorded under the certificate's exact expiry (so later sweeps skip them).
     expect(await counts()).toEqual({ warnings: 12500, exact: 12500 });
-    // Deleting certificates deletes their recorded thresholds (a trigger since migration 0019).
+    // Deleting certificates deletes their recorded thresholds (a trigger since migration 0017).
     await db.query(`DELETE FROM issuance.certificates WHERE id LIKE 'frac-%'`);
     const left = await db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM issuance.certificate_expiry_alerts WHERE certificate_id LIKE 'frac-%'`,

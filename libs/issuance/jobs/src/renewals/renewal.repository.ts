@@ -187,7 +187,7 @@ export class RenewalRepository {
   /**
    * Certificates that crossed an alert threshold of their policy they have not been warned
    * about for this expiry date, in (expires_at, id) order after the cursor: index
-   * certificates_alert_window (migration 0019) is that order, so a batch starts at the cursor in
+   * certificates_alert_window (migration 0017) is that order, so a batch starts at the cursor in
    * the index, and bounds the scan to [now - 30 days, now + the largest threshold]. Call inside
    * a transaction: sorting is off for this statement (a transaction-local setting), because the
    * planner, expecting the window's rows scattered over the table, prefers reading the whole window
