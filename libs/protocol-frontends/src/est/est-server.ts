@@ -1,11 +1,4 @@
-import {
-  createHash,
-  createPublicKey,
-  KeyObject,
-  verify as verifySignature,
-  webcrypto,
-  X509Certificate,
-} from 'node:crypto';
+import { createHash, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { AuditRecord, EstProfileOutcome, legacyEstCode } from '@certlane/contracts';
 import { GroupCommit, PresentedTls, SqlExecutor, verifyClientCertificate } from '@certlane/platform';
@@ -16,20 +9,17 @@ import {
   CertificateProfileRules,
   certsOnly,
   channelBindingProblem,
-  CsrFacts,
-  CSR_ATTRIBUTE_OIDS,
   csrAttrs,
   csrPolicyProblems,
   decodeCsrBody,
-  HolderNames,
   parseBasicAuthorization,
   parseTrustBundle,
   reenrollProblems,
   TrustBundle,
   verifyEstPassword,
 } from '@certlane/protocol-frontends-domain';
-import { bytesOf, children, readNode } from '../scep/der-reader';
 import { CoalescedCounter } from './coalesced-counter';
+import { EstCsr, holderNames } from './est-csr';
 import { envelopeToRsaKey, generateServerKey, serverKeygenMultipart } from './est-server-keygen';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
@@ -193,9 +183,9 @@ export class EstServer {
       await this.outcome(profile, failed, principal, operation, 'failure', { reason: decoded.reason });
       return answer(400, `${decoded.reason}\n`);
     }
-    let csr: x509.Pkcs10CertificateRequest;
+    let csr: EstCsr;
     try {
-      csr = new x509.Pkcs10CertificateRequest(decoded.der);
+      csr = EstCsr.parse(decoded.der);
     } catch {
       await this.outcome(profile, failed, principal, operation, 'failure', {
         reason: 'unparseable CSR',
@@ -203,8 +193,7 @@ export class EstServer {
       return answer(400, 'the body is not a PKCS#10 request\n');
     }
     // RFC 7030 4.2.1 / RFC 2986: the request must be signed by the key it carries.
-    const csrKey = publicKeyOf(csr);
-    if (!(await csrSignatureValid(csr, csrKey))) {
+    if (!(await csr.signatureValid())) {
       await this.outcome(profile, failed, principal, operation, 'failure', {
         reason: 'bad CSR signature',
       });
@@ -212,7 +201,7 @@ export class EstServer {
     }
     // RFC 7030 3.5 (tls-exporter, RFC 9266, for TLS 1.3): the CSR proves it was made for this connection.
     if (profile.channel_binding_required) {
-      const problem = channelBindingProblem(challengePassword(csr), request.tls_exporter);
+      const problem = channelBindingProblem(csr.challengePassword(), request.tls_exporter);
       if (problem) {
         await this.outcome(profile, 'est_auth_failed_channel_binding', principal, operation, 'denied', {
           reason: problem,
@@ -223,7 +212,7 @@ export class EstServer {
     // RFC 7030 4.2.2: reenroll renews the certificate that authenticates the request, names unchanged.
     if (operation === 'simplereenroll') {
       const problems = presented
-        ? reenrollProblems(holderNames(csr), holderNames(new x509.X509Certificate(presented.raw)))
+        ? reenrollProblems(csr.holderNames(), holderNames(new x509.X509Certificate(presented.raw)))
         : [
             `simplereenroll renews the client certificate of the request: use /.well-known/est-mtls/${profile.path_id}/simplereenroll`,
           ];
@@ -232,7 +221,7 @@ export class EstServer {
         return answer(presented ? 400 : 403, `${problems.join('; ')}\n`);
       }
     }
-    const facts = csrFacts(csr, csrKey);
+    const facts = csr.facts();
     const problems = csrPolicyProblems(facts, rules);
     if (problems.length > 0) {
       await this.outcome(profile, 'est_csr_policy_violation', principal, operation, 'failure', {
@@ -250,7 +239,9 @@ export class EstServer {
     }
     // Held only in this call: never stored, logged or audited.
     const generated =
-      operation === 'serverkeygen' ? await generateServerKey(csr, facts.rsaBits ?? 2048) : undefined;
+      operation === 'serverkeygen'
+        ? await generateServerKey(csr.peculiar(), facts.rsaBits ?? 2048)
+        : undefined;
     let certificatePem: string;
     try {
       ({ certificatePem } = await this.deps.issue({
@@ -279,7 +270,10 @@ export class EstServer {
       subject: issued.subject.replace(/\n/g, ', '),
     };
     if (generated) {
-      const enveloped = envelopeToRsaKey(generated.privateKeyPkcs8, new Uint8Array(csr.publicKey.rawData));
+      const enveloped = envelopeToRsaKey(
+        generated.privateKeyPkcs8,
+        new Uint8Array(csr.peculiar().publicKey.rawData),
+      );
       generated.privateKeyPkcs8.fill(0);
       const multipart = serverKeygenMultipart(enveloped, certificate);
       await this.outcome(profile, success, principal, operation, 'success', issuedDetails);
@@ -388,29 +382,6 @@ function trustBundleOf(pem: string): TrustBundle {
 const fingerprintOf = (base64Der: string): string =>
   createHash('sha256').update(Buffer.from(base64Der, 'base64')).digest('hex');
 
-/** The challengePassword attribute of a CSR (PKCS#9), if it has one. */
-function challengePassword(csr: x509.Pkcs10CertificateRequest): string | undefined {
-  const attribute = csr.getAttribute('1.2.840.113549.1.9.7');
-  return attribute instanceof x509.ChallengePasswordAttribute ? attribute.password : undefined;
-}
-
-/** The subject and SANs of a CSR or a certificate, as the reenroll rule compares them. */
-function holderNames(item: x509.Pkcs10CertificateRequest | x509.X509Certificate): HolderNames {
-  const san = item.extensions.find(
-    (e): e is x509.SubjectAlternativeNameExtension => e instanceof x509.SubjectAlternativeNameExtension,
-  );
-  return {
-    subject: item.subjectName.toString(),
-    sans: (san?.names.toJSON() ?? []).map((name) => `${name.type}:${name.value}`),
-  };
-}
-
-const CURVES: Readonly<Record<string, string>> = {
-  prime256v1: 'P-256',
-  secp384r1: 'P-384',
-  secp521r1: 'P-521',
-};
-
 /**
  * The PEM of the CSR as received (its DER, verified above): re-encoding the parsed request
  * (`toString('pem')`) serialised it again and cost a fifth of an enrollment's CPU here.
@@ -421,85 +392,4 @@ function csrPem(der: Uint8Array): string {
       .toString('base64')
       .match(/.{1,64}/g) ?? [];
   return `-----BEGIN CERTIFICATE REQUEST-----\n${lines.join('\n')}\n-----END CERTIFICATE REQUEST-----\n`;
-}
-
-/** The CSR's public key, or null when Node cannot read it (the signature check then says why). */
-function publicKeyOf(csr: x509.Pkcs10CertificateRequest): KeyObject | null {
-  try {
-    return createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
-  } catch {
-    return null;
-  }
-}
-
-const NODE_HASHES: Record<string, string> = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
-
-/**
- * Whether the CSR is signed by the key it carries, checked by Node's crypto for ECDSA, RSA
- * PKCS#1 v1.5 and Ed25519 (the webcrypto path re-exported and re-imported the key for every
- * request: a quarter of an enrollment's CPU here), else by @peculiar/x509 (RSA-PSS and the rest).
- */
-async function csrSignatureValid(
-  csr: x509.Pkcs10CertificateRequest,
-  key: KeyObject | null,
-): Promise<boolean> {
-  const algorithm = csr.signatureAlgorithm as { name: string; hash?: { name: string } };
-  const hash = algorithm.hash ? NODE_HASHES[algorithm.hash.name] : undefined;
-  const der = Buffer.from(csr.rawData);
-  const tbs = bytesOf(der, children(der, readNode(der, 0))[0]);
-  const signature = new Uint8Array(csr.signature);
-  try {
-    if (key && (algorithm.name === 'ECDSA' || algorithm.name === 'RSASSA-PKCS1-v1_5') && hash)
-      return verifySignature(hash, tbs, key, signature);
-    if (key && algorithm.name === 'Ed25519') return verifySignature(null, tbs, key, signature);
-  } catch {
-    return false;
-  }
-  return csr.verify().catch(() => false);
-}
-
-/** What the CSR policy reads of a parsed CSR: key, names, requested EKUs and attributes. */
-export function csrFacts(csr: x509.Pkcs10CertificateRequest, parsedKey: KeyObject | null = null): CsrFacts {
-  const key =
-    parsedKey ?? createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
-  const details = key.asymmetricKeyDetails ?? {};
-  const type = key.asymmetricKeyType;
-  const commonName = csr.subjectName.getField('CN')[0];
-  const sans = holderNames(csr).sans.map((entry) => {
-    const colon = entry.indexOf(':');
-    return { type: entry.slice(0, colon), value: entry.slice(colon + 1) };
-  });
-  const eku = csr.extensions.find(
-    (e): e is x509.ExtendedKeyUsageExtension => e instanceof x509.ExtendedKeyUsageExtension,
-  );
-  const keyAlgorithm =
-    type === 'rsa' || type === 'rsa-pss'
-      ? 'RSA'
-      : type === 'ec'
-        ? 'EC'
-        : type === 'ed25519'
-          ? 'Ed25519'
-          : String(type);
-  const curve = details.namedCurve ? (CURVES[details.namedCurve] ?? details.namedCurve) : undefined;
-  return {
-    keyAlgorithm,
-    ...(details.modulusLength ? { rsaBits: details.modulusLength } : {}),
-    ...(curve ? { curve } : {}),
-    keyName:
-      keyAlgorithm === 'RSA'
-        ? `RSA-${details.modulusLength}`
-        : keyAlgorithm === 'EC'
-          ? `ECDSA-${(curve ?? '').replace('-', '')}`
-          : keyAlgorithm,
-    ...(commonName ? { commonName } : {}),
-    sanCount: sans.length,
-    sans,
-    ekus: (eku?.usages ?? []).map(String),
-    attributeOids: [
-      ...[...new Set(Object.values(CSR_ATTRIBUTE_OIDS))].filter((oid) =>
-        csr.subjectName.getField(oid).some((value) => value.trim() !== ''),
-      ),
-      ...csr.attributes.map((attribute) => attribute.type),
-    ],
-  };
 }
