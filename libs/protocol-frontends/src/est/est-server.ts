@@ -1,7 +1,13 @@
 import { createHash, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { AuditRecord, EstProfileOutcome, legacyEstCode } from '@certlane/contracts';
-import { GroupCommit, PresentedTls, SqlExecutor, verifyClientCertificate } from '@certlane/platform';
+import {
+  ClientCertificateCheck,
+  GroupCommit,
+  PresentedTls,
+  SqlExecutor,
+  verifyClientCertificate,
+} from '@certlane/platform';
 import { EstProfileRow, EstProfileStore } from '@certlane/protocol-frontends-data-access';
 import {
   base64Body,
@@ -321,10 +327,9 @@ export class EstServer {
     operation: string,
     now: Date,
   ): Promise<EstClient | EstHttpResponse> {
-    const bundle = trustBundleOf(profile.trust_bundle_pem ?? '');
-    const check = bundle.ok
-      ? verifyClientCertificate(request.client_certificates ?? [], bundle.anchors, now)
-      : ({ ok: false, reason: `the profile's trust bundle is unusable: ${bundle.reason}` } as const);
+    const check = verifiedChain(profile, request.client_certificates ?? [], now);
+    // The revocation status of check.leaf, when checked, belongs here: after the (cached) chain
+    // check, on every request, since a revocation must refuse the next request.
     if (!check.ok) {
       const leaf = request.client_certificates?.[0];
       const principal = leaf ? `mtls:${fingerprintOf(leaf)}` : 'mtls:anonymous';
@@ -377,6 +382,57 @@ function trustBundleOf(pem: string): TrustBundle {
     parsedBundles.set(pem, bundle);
   }
   return bundle;
+}
+
+/** How long a verified client chain is taken as verified without checking it again. */
+const VERIFIED_CHAIN_MS = 60_000;
+const VERIFIED_CHAINS_KEPT = 4096;
+interface VerifiedChain {
+  check: Extract<ClientCertificateCheck, { ok: true }>;
+  /** The time span in which every certificate of the chain and every anchor is valid, capped. */
+  from: number;
+  until: number;
+}
+/**
+ * Verified client chains per trust bundle revision (the parsed bundle object: a new profile trust
+ * text, from an update or a reload-trust, parses to a new object and so starts empty), then per
+ * profile and presented chain. A kept-alive client presents the same chain on every request, and
+ * parsing and verifying it each time cost about a tenth of an enrollment's CPU. An entry lasts
+ * VERIFIED_CHAIN_MS, and only while every certificate of the chain and every anchor is valid;
+ * refusals are not kept.
+ */
+const verifiedChains = new WeakMap<TrustBundle, Map<string, VerifiedChain>>();
+
+/** RFC 7030 3.3.2: the presented chain checked against the profile's trust bundle (cached when it passes). */
+function verifiedChain(
+  profile: EstProfileRow,
+  presented: readonly string[],
+  now: Date,
+): ClientCertificateCheck {
+  const bundle = trustBundleOf(profile.trust_bundle_pem ?? '');
+  if (!bundle.ok) return { ok: false, reason: `the profile's trust bundle is unusable: ${bundle.reason}` };
+  let chains = verifiedChains.get(bundle);
+  if (!chains) verifiedChains.set(bundle, (chains = new Map()));
+  const key = `${profile.id} ${presented.join(' ')}`;
+  const kept = chains.get(key);
+  if (kept && kept.from <= now.getTime() && now.getTime() <= kept.until) return kept.check;
+  const check = verifyClientCertificate(presented, bundle.anchors, now);
+  if (check.ok) {
+    if (chains.size >= VERIFIED_CHAINS_KEPT) chains.clear();
+    const certificates = [
+      ...presented.map((der) => new X509Certificate(Buffer.from(der, 'base64'))),
+      ...bundle.anchors,
+    ];
+    chains.set(key, {
+      check,
+      from: Math.max(...certificates.map((certificate) => Date.parse(certificate.validFrom))),
+      until: Math.min(
+        now.getTime() + VERIFIED_CHAIN_MS,
+        ...certificates.map((certificate) => Date.parse(certificate.validTo)),
+      ),
+    });
+  } else chains.delete(key);
+  return check;
 }
 
 const fingerprintOf = (base64Der: string): string =>
