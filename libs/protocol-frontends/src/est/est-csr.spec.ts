@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EstCsr } from './est-csr';
+import { X509Certificate } from 'node:crypto';
+import { EstCsr, issuedCertificateFacts } from './est-csr';
 
 const dir = mkdtempSync(join(tmpdir(), 'est-csr-'));
 function csr(key: string[], subject: string, attrs: string, extensions = '', sign: string[] = []): Buffer {
@@ -104,5 +105,40 @@ describe('EST CSR reading (RFC 2986, RFC 7030 4.2)', () => {
   it('throws on bytes that are not a request', () => {
     expect(() => EstCsr.parse(Buffer.from('not a certificate request'))).toThrow();
     expect(() => EstCsr.parse(Buffer.from([0x30, 0x03, 0x02, 0x01, 0x00]))).toThrow();
+  });
+
+  it("reads an issued certificate's DER, serial and subject as Node's X509Certificate gives them", () => {
+    const subjects = [
+      '/CN=device.example.test',
+      '/DC=test/DC=example/C=DE/ST=Berlin/L=Berlin/O=Example Org/OU=Devices (EST)/CN=dev-1.example.test/emailAddress=ops@example.test/serialNumber=A-12',
+      '/CN=Doe\\, Jane/O=Example',
+      '/CN=a+O=b',
+      '/CN=gr\u00fc\u00dfe.example.test',
+      '/CN= leading space',
+    ];
+    const serials = ['0x01', '0x0a', '0x80', '0x00ff00', '0x7fffffffffffffffffffffffffffffffffffffff'];
+    subjects.forEach((subject, i) => {
+      const pem = execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-keyout',
+          join(dir, 'c.key'),
+        ].concat(['-subj', subject, '-utf8', '-set_serial', serials[i % serials.length], '-days', '1']),
+        { stdio: ['ignore', 'pipe', 'ignore'] },
+      ).toString();
+      const node = new X509Certificate(pem);
+      expect(issuedCertificateFacts(pem)).toEqual({
+        der: node.raw,
+        serialHex: node.serialNumber.toLowerCase(),
+        subject: node.subject.replace(/\n/g, ', '),
+      });
+    });
   });
 });

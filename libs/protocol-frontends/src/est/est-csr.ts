@@ -1,4 +1,4 @@
-import { createPublicKey, KeyObject, verify as verifySignature } from 'node:crypto';
+import { createPublicKey, KeyObject, verify as verifySignature, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { CsrFacts, CSR_ATTRIBUTE_OIDS, HolderNames } from '@certlane/protocol-frontends-domain';
 import { bytesOf, children, contentOf, Node, oidOf, readNode } from '../scep/der-reader';
@@ -266,4 +266,55 @@ export function holderNames(item: x509.Pkcs10CertificateRequest | x509.X509Certi
     subject: item.subjectName.toString(),
     sans: (san?.names.toJSON() ?? []).map((name) => `${name.type}:${name.value}`),
   };
+}
+
+/** OpenSSL's short names of the attributes Node prints in a certificate's subject. */
+const SUBJECT_SHORT_NAMES: Readonly<Record<string, string>> = {
+  '2.5.4.3': 'CN',
+  '2.5.4.5': 'serialNumber',
+  '2.5.4.6': 'C',
+  '2.5.4.7': 'L',
+  '2.5.4.8': 'ST',
+  '2.5.4.10': 'O',
+  '2.5.4.11': 'OU',
+  '0.9.2342.19200300.100.1.25': 'DC',
+  '1.2.840.113549.1.9.1': 'emailAddress',
+};
+/** Values Node prints as they are (nothing RFC 2253 escapes, no control or non-ASCII characters). */
+const PLAIN_VALUE = /^[A-Za-z0-9._@:/()'?*-]+(?: [A-Za-z0-9._@:/()'?*-]+)*$/;
+
+/**
+ * The DER, serial and subject of an issued certificate (PEM), as Node's `X509Certificate` gives
+ * them (`serialNumber` lower-cased, `subject` lines joined by ", "): read with the DER reader,
+ * since constructing an X509Certificate cost about a tenth of an enrollment's CPU here. A subject
+ * with anything else than single-valued RDNs of the usual attributes and plain values is left to
+ * Node.
+ */
+export function issuedCertificateFacts(pem: string): { der: Buffer; serialHex: string; subject: string } {
+  const der = Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
+  try {
+    const tbs = children(der, children(der, readNode(der, 0))[0]);
+    const at = tbs[0].tag === 0xa0 ? 1 : 0;
+    if (tbs[at].tag !== 0x02 || tbs[at + 4].tag !== 0x30) throw new Unusual();
+    let serial = contentOf(der, tbs[at]);
+    while (serial.length > 1 && serial[0] === 0) serial = serial.subarray(1);
+    const fields: string[] = [];
+    for (const rdn of children(der, tbs[at + 4])) {
+      const pairs = children(der, rdn);
+      if (pairs.length !== 1) throw new Unusual();
+      const [type, value] = children(der, pairs[0]);
+      const name = SUBJECT_SHORT_NAMES[oidOf(der, type)];
+      const text = textOf(der, value);
+      if (!name || !PLAIN_VALUE.test(text)) throw new Unusual();
+      fields.push(`${name}=${text}`);
+    }
+    return { der, serialHex: serial.toString('hex'), subject: fields.join(', ') };
+  } catch {
+    const issued = new X509Certificate(der);
+    return {
+      der,
+      serialHex: issued.serialNumber.toLowerCase(),
+      subject: issued.subject.replace(/\n/g, ', '),
+    };
+  }
 }

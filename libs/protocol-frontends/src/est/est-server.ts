@@ -25,7 +25,7 @@ import {
   verifyEstPassword,
 } from '@certlane/protocol-frontends-domain';
 import { CoalescedCounter } from './coalesced-counter';
-import { EstCsr, holderNames } from './est-csr';
+import { EstCsr, holderNames, issuedCertificateFacts } from './est-csr';
 import { envelopeToRsaKey, generateServerKey, serverKeygenMultipart } from './est-server-keygen';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
@@ -261,20 +261,15 @@ export class EstServer {
       });
       return answer(500, 'issuance failed\n');
     }
-    // Node's native parser: the answer needs only the DER, the serial and the subject, and an
-    // asn1js parse of the issued certificate cost more than the rest of the answer.
-    const issued = new X509Certificate(certificatePem);
+    const issued = issuedCertificateFacts(certificatePem);
     const success: EstProfileOutcome =
       operation === 'simplereenroll'
         ? 'est_simple_reenroll_success'
         : operation === 'serverkeygen'
           ? 'est_server_keygen_success'
           : 'est_simple_enroll_success';
-    const certificate = certsOnly([new Uint8Array(issued.raw)]);
-    const issuedDetails = {
-      serial_hex: issued.serialNumber.toLowerCase(),
-      subject: issued.subject.replace(/\n/g, ', '),
-    };
+    const certificate = certsOnly([new Uint8Array(issued.der)]);
+    const issuedDetails = { serial_hex: issued.serialHex, subject: issued.subject };
     if (generated) {
       const enveloped = envelopeToRsaKey(
         generated.privateKeyPkcs8,
