@@ -19,10 +19,19 @@ export const TLS_EXPORTER_LENGTH = 32;
 /** More than this many certificates is no client chain anyone needs (and a cheap bound). */
 export const MAX_PRESENTED_CERTIFICATES = 8;
 
+/**
+ * What the client of a TLS 1.3 connection presented, per socket: it cannot change during the
+ * connection (TLS 1.3 has no renegotiation), and reading the chain again on every request of a
+ * kept-alive connection showed in the EST handler's CPU profile.
+ */
+const presentedBySocket = new WeakMap<object, PresentedTls>();
+
 /** What the client of `socket` presented, or undefined when the socket is not TLS. */
 export function presentedTls(socket: unknown): PresentedTls | undefined {
   const tls = socket as Partial<TLSSocket> | undefined;
   if (!tls || tls.encrypted !== true || typeof tls.getPeerCertificate !== 'function') return undefined;
+  const kept = presentedBySocket.get(tls);
+  if (kept) return { ...kept, client_certificates: [...kept.client_certificates] };
   const client_certificates: string[] = [];
   const seen = new Set<string>();
   // The listener requests without requiring (and without verifying): the chain is what was sent.
@@ -42,5 +51,8 @@ export function presentedTls(socket: unknown): PresentedTls | undefined {
   } catch {
     // A connection torn down meanwhile has no keying material: no binding to offer.
   }
-  return { client_certificates, ...(tls_exporter ? { tls_exporter } : {}) };
+  const presented = { client_certificates, ...(tls_exporter ? { tls_exporter } : {}) };
+  if (tls.getProtocol?.() === 'TLSv1.3')
+    presentedBySocket.set(tls, { ...presented, client_certificates: [...client_certificates] });
+  return presented;
 }

@@ -1,6 +1,5 @@
 import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
 import { JWK } from 'jose';
-import * as x509 from '@peculiar/x509';
 import { AuditAction, AuditRecord } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
 import { parseCertificates, parseCsr, PkiError } from '@certlane/pki';
@@ -64,7 +63,7 @@ import { renewalInfoAnswer } from './acme-operations';
 import { AcmeProfiles, PROFILE_CACHE_MS } from './acme-profiles';
 import { CaaCheck } from './caa-checker';
 import { AcmeUrls, locate } from './acme-urls';
-import { csrFacts } from '../est/est-server';
+import { EstCsr } from '../est/est-csr';
 import { EabKeyBox } from './eab-key-box';
 
 /** What the ACME server needs from the issuance service (over the bus in the service). */
@@ -943,10 +942,7 @@ export class AcmeServer {
       );
       // RFC 8555 7.4: badCSR with every reason; the order stays ready for an amended CSR.
       if (certificateProfile) {
-        const problems = certificateProfileProblems(
-          csrFacts(new x509.Pkcs10CertificateRequest(der)),
-          certificateProfile,
-        );
+        const problems = certificateProfileProblems(EstCsr.parse(der).facts(), certificateProfile);
         if (problems.length > 0)
           throw new AcmeProblem(
             'badCSR',

@@ -221,6 +221,57 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
     ).toBe(200);
   });
 
+  it('RFC 7030 3.3.2: a verified client chain is kept only for its trust revision: a trust change refuses the next request', async () => {
+    const store = new EstProfileStore(db);
+    const rotating = (await store.create('rotating', {
+      certificate_profile_id: null,
+      issuer_id: null,
+      auth_methods: ['mtls'],
+      basic_username: null,
+      basic_password_hash: null,
+      trust_bundle_path: null,
+      trust_bundle_pem: readFileSync(path('Device Trust.pem'), 'utf8'),
+      trust_loaded_at: null,
+      serverkeygen_enabled: false,
+      serverkeygen_unencrypted_allowed: false,
+      client_revocation_unknown: 'soft-fail',
+      channel_binding_required: false,
+      rate_limit_per_minute: 100,
+      owner: null,
+      team: null,
+    }))!;
+    const presented = device('rot1', 'Device Trust', '/CN=rot1.example', 'DNS:rot1.example');
+    const enroll = async (name: string) =>
+      post({
+        path: '/.well-known/est-mtls/rotating/simpleenroll',
+        body: csr(name, `/CN=${name}.example`),
+        client_certificates: presented,
+      });
+    expect((await enroll('rot-a')).status).toBe(200);
+    expect((await enroll('rot-b')).status).toBe(200);
+    // What a reload-trust does when the bundle file changed.
+    await store.setTrust(rotating.id, readFileSync(path('Stranger CA.pem'), 'utf8'));
+    const refused = await enroll('rot-c');
+    expect([refused.status, refused.body]).toEqual([403, expect.stringContaining('does not chain')]);
+  });
+
+  it("RFC 7030 3.3.2: a verified client chain is not kept past the client certificate's expiry", async () => {
+    let clock = new Date();
+    const timed = newServer({ now: () => clock });
+    const presented = device('exp1', 'Device Trust', '/CN=exp1.example', 'DNS:exp1.example');
+    const enroll = (name: string) =>
+      timed.handle({
+        method: 'POST',
+        path: '/.well-known/est-mtls/devices/simpleenroll',
+        body: csr(name, `/CN=${name}.example`),
+        client_certificates: presented,
+      });
+    expect((await enroll('exp-a')).status).toBe(200);
+    clock = new Date(Date.now() + 3 * 86_400_000);
+    const refused = await enroll('exp-b');
+    expect([refused.status, refused.body]).toEqual([403, expect.stringContaining('expired')]);
+  });
+
   it('RFC 7030 4.2.2: simplereenroll with the subject and SANs of the presented certificate renews it', async () => {
     const presented = device('renew', 'Device Trust', '/CN=renew.example', 'DNS:renew.example,IP:192.0.2.7');
     const response = await post({

@@ -1,36 +1,33 @@
-import {
-  createHash,
-  createPublicKey,
-  KeyObject,
-  verify as verifySignature,
-  webcrypto,
-  X509Certificate,
-} from 'node:crypto';
+import { createHash, createPublicKey, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { AuditRecord, EstProfileOutcome, legacyEstCode } from '@certlane/contracts';
-import { GroupCommit, PresentedTls, SqlExecutor, verifyClientCertificate } from '@certlane/platform';
+import {
+  ClientCertificateCheck,
+  GroupCommit,
+  PresentedTls,
+  SqlExecutor,
+  verifyClientCertificate,
+} from '@certlane/platform';
 import { EstProfileRow, EstProfileStore } from '@certlane/protocol-frontends-data-access';
 import {
   base64Body,
   basicChallenge,
   CertificateProfileRules,
   certsOnly,
-  channelBindingProblem,
   CsrFacts,
-  CSR_ATTRIBUTE_OIDS,
+  channelBindingProblem,
   csrAttrs,
   csrPolicyProblems,
   decodeCsrBody,
-  HolderNames,
   parseBasicAuthorization,
   parseTrustBundle,
   reenrollProblems,
   TrustBundle,
   verifyEstPassword,
 } from '@certlane/protocol-frontends-domain';
-import { bytesOf, children, readNode } from '../scep/der-reader';
 import { RevocationVerdict, revocationRefusal } from '../client-certificate-status';
 import { CoalescedCounter } from './coalesced-counter';
+import { EstCsr, holderNames, issuedCertificateFacts } from './est-csr';
 import {
   envelopeToRsaKey,
   GeneratedKeyShape,
@@ -227,9 +224,9 @@ export class EstServer {
       await this.outcome(profile, failed, principal, operation, 'failure', { reason: decoded.reason });
       return answer(400, `${decoded.reason}\n`);
     }
-    let csr: x509.Pkcs10CertificateRequest;
+    let csr: EstCsr;
     try {
-      csr = new x509.Pkcs10CertificateRequest(decoded.der);
+      csr = EstCsr.parse(decoded.der);
     } catch {
       await this.outcome(profile, failed, principal, operation, 'failure', {
         reason: 'unparseable CSR',
@@ -237,8 +234,7 @@ export class EstServer {
       return answer(400, 'the body is not a PKCS#10 request\n');
     }
     // RFC 7030 4.2.1 / RFC 2986: the request must be signed by the key it carries.
-    const csrKey = publicKeyOf(csr);
-    if (!(await csrSignatureValid(csr, csrKey))) {
+    if (!(await csr.signatureValid())) {
       await this.outcome(profile, failed, principal, operation, 'failure', {
         reason: 'bad CSR signature',
       });
@@ -246,7 +242,7 @@ export class EstServer {
     }
     // RFC 7030 3.5 (tls-exporter, RFC 9266, for TLS 1.3): the CSR proves it was made for this connection.
     if (profile.channel_binding_required) {
-      const problem = channelBindingProblem(challengePassword(csr), request.tls_exporter);
+      const problem = channelBindingProblem(csr.challengePassword(), request.tls_exporter);
       if (problem) {
         await this.outcome(profile, 'est_auth_failed_channel_binding', principal, operation, 'denied', {
           reason: problem,
@@ -257,7 +253,7 @@ export class EstServer {
     // RFC 7030 4.2.2: reenroll renews the certificate that authenticates the request, names unchanged.
     if (operation === 'simplereenroll') {
       const problems = presented
-        ? reenrollProblems(holderNames(csr), holderNames(new x509.X509Certificate(presented.raw)))
+        ? reenrollProblems(csr.holderNames(), holderNames(new x509.X509Certificate(presented.raw)))
         : [
             `simplereenroll renews the client certificate of the request: use /.well-known/est-mtls/${profile.path_id}/simplereenroll`,
           ];
@@ -266,7 +262,7 @@ export class EstServer {
         return answer(presented ? 400 : 403, `${problems.join('; ')}\n`);
       }
     }
-    const facts = csrFacts(csr, csrKey);
+    const facts = csr.facts();
     const problems = csrPolicyProblems(facts, rules);
     if (problems.length > 0) {
       await this.outcome(profile, 'est_csr_policy_violation', principal, operation, 'failure', {
@@ -277,7 +273,7 @@ export class EstServer {
     let delivery: KeyDelivery | undefined;
     let signer: KeygenSigner | undefined;
     if (operation === 'serverkeygen') {
-      const chosen = keyDelivery(profile, csr, facts, presented);
+      const chosen = keyDelivery(profile, csr.peculiar(), facts, presented);
       if ('problem' in chosen) {
         await this.outcome(profile, failed, principal, operation, 'failure', { reason: chosen.problem });
         return answer(400, `${chosen.problem}\n`);
@@ -289,7 +285,7 @@ export class EstServer {
       }
     }
     // Held only in this call: never stored, logged or audited.
-    const generated = delivery ? await generateServerKey(csr, delivery.shape) : undefined;
+    const generated = delivery ? await generateServerKey(csr.peculiar(), delivery.shape) : undefined;
     let certificatePem: string;
     try {
       ({ certificatePem } = await this.deps.issue({
@@ -304,20 +300,15 @@ export class EstServer {
       });
       return answer(500, 'issuance failed\n');
     }
-    // Node's native parser: the answer needs only the DER, the serial and the subject, and an
-    // asn1js parse of the issued certificate cost more than the rest of the answer.
-    const issued = new X509Certificate(certificatePem);
+    const issued = issuedCertificateFacts(certificatePem);
     const success: EstProfileOutcome =
       operation === 'simplereenroll'
         ? 'est_simple_reenroll_success'
         : operation === 'serverkeygen'
           ? 'est_server_keygen_success'
           : 'est_simple_enroll_success';
-    const certificate = certsOnly([new Uint8Array(issued.raw)]);
-    const issuedDetails = {
-      serial_hex: issued.serialNumber.toLowerCase(),
-      subject: issued.subject.replace(/\n/g, ', '),
-    };
+    const certificate = certsOnly([new Uint8Array(issued.der)]);
+    const issuedDetails = { serial_hex: issued.serialHex, subject: issued.subject };
     if (generated && delivery) {
       let keyPart: KeyPart;
       if (delivery.kind === 'encrypted') {
@@ -381,10 +372,7 @@ export class EstServer {
     operation: string,
     now: Date,
   ): Promise<EstClient | EstHttpResponse> {
-    const bundle = trustBundleOf(profile.trust_bundle_pem ?? '');
-    const check = bundle.ok
-      ? verifyClientCertificate(request.client_certificates ?? [], bundle.anchors, now)
-      : ({ ok: false, reason: `the profile's trust bundle is unusable: ${bundle.reason}` } as const);
+    const check = verifiedChain(profile, request.client_certificates ?? [], now);
     if (!check.ok) {
       const leaf = request.client_certificates?.[0];
       const principal = leaf ? `mtls:${fingerprintOf(leaf)}` : 'mtls:anonymous';
@@ -394,6 +382,9 @@ export class EstServer {
       return answer(403, `client certificate refused: ${check.reason}\n`);
     }
     const principal = `mtls:${check.fingerprint}`;
+    // RFC 5280 6.3: a revocation must refuse the next request, so it is asked on every request
+    // (the answers are cached for seconds by the status service), never kept with the chain.
+    const bundle = trustBundleOf(profile.trust_bundle_pem ?? '');
     if (this.deps.clientRevocation && bundle.ok) {
       const anchors = bundle.anchors;
       const verdict = await this.deps.clientRevocation(check.fingerprint, check.leaf, () => [
@@ -456,31 +447,59 @@ function trustBundleOf(pem: string): TrustBundle {
   return bundle;
 }
 
+/** How long a verified client chain is taken as verified without checking it again. */
+const VERIFIED_CHAIN_MS = 60_000;
+const VERIFIED_CHAINS_KEPT = 4096;
+interface VerifiedChain {
+  check: Extract<ClientCertificateCheck, { ok: true }>;
+  /** The time span in which every certificate of the chain and every anchor is valid, capped. */
+  from: number;
+  until: number;
+}
+/**
+ * Verified client chains per trust bundle revision (the parsed bundle object: a new profile trust
+ * text, from an update or a reload-trust, parses to a new object and so starts empty), then per
+ * profile and presented chain. A kept-alive client presents the same chain on every request, and
+ * parsing and verifying it each time cost about a tenth of an enrollment's CPU. An entry lasts
+ * VERIFIED_CHAIN_MS, and only while every certificate of the chain and every anchor is valid;
+ * refusals are not kept.
+ */
+const verifiedChains = new WeakMap<TrustBundle, Map<string, VerifiedChain>>();
+
+/** RFC 7030 3.3.2: the presented chain checked against the profile's trust bundle (cached when it passes). */
+function verifiedChain(
+  profile: EstProfileRow,
+  presented: readonly string[],
+  now: Date,
+): ClientCertificateCheck {
+  const bundle = trustBundleOf(profile.trust_bundle_pem ?? '');
+  if (!bundle.ok) return { ok: false, reason: `the profile's trust bundle is unusable: ${bundle.reason}` };
+  let chains = verifiedChains.get(bundle);
+  if (!chains) verifiedChains.set(bundle, (chains = new Map()));
+  const key = `${profile.id} ${presented.join(' ')}`;
+  const kept = chains.get(key);
+  if (kept && kept.from <= now.getTime() && now.getTime() <= kept.until) return kept.check;
+  const check = verifyClientCertificate(presented, bundle.anchors, now);
+  if (check.ok) {
+    if (chains.size >= VERIFIED_CHAINS_KEPT) chains.clear();
+    const certificates = [
+      ...presented.map((der) => new X509Certificate(Buffer.from(der, 'base64'))),
+      ...bundle.anchors,
+    ];
+    chains.set(key, {
+      check,
+      from: Math.max(...certificates.map((certificate) => Date.parse(certificate.validFrom))),
+      until: Math.min(
+        now.getTime() + VERIFIED_CHAIN_MS,
+        ...certificates.map((certificate) => Date.parse(certificate.validTo)),
+      ),
+    });
+  } else chains.delete(key);
+  return check;
+}
+
 const fingerprintOf = (base64Der: string): string =>
   createHash('sha256').update(Buffer.from(base64Der, 'base64')).digest('hex');
-
-/** The challengePassword attribute of a CSR (PKCS#9), if it has one. */
-function challengePassword(csr: x509.Pkcs10CertificateRequest): string | undefined {
-  const attribute = csr.getAttribute('1.2.840.113549.1.9.7');
-  return attribute instanceof x509.ChallengePasswordAttribute ? attribute.password : undefined;
-}
-
-/** The subject and SANs of a CSR or a certificate, as the reenroll rule compares them. */
-function holderNames(item: x509.Pkcs10CertificateRequest | x509.X509Certificate): HolderNames {
-  const san = item.extensions.find(
-    (e): e is x509.SubjectAlternativeNameExtension => e instanceof x509.SubjectAlternativeNameExtension,
-  );
-  return {
-    subject: item.subjectName.toString(),
-    sans: (san?.names.toJSON() ?? []).map((name) => `${name.type}:${name.value}`),
-  };
-}
-
-const CURVES: Readonly<Record<string, string>> = {
-  prime256v1: 'P-256',
-  secp384r1: 'P-384',
-  secp521r1: 'P-521',
-};
 
 /**
  * The PEM of the CSR as received (its DER, verified above): re-encoding the parsed request
@@ -492,87 +511,6 @@ function csrPem(der: Uint8Array): string {
       .toString('base64')
       .match(/.{1,64}/g) ?? [];
   return `-----BEGIN CERTIFICATE REQUEST-----\n${lines.join('\n')}\n-----END CERTIFICATE REQUEST-----\n`;
-}
-
-/** The CSR's public key, or null when Node cannot read it (the signature check then says why). */
-function publicKeyOf(csr: x509.Pkcs10CertificateRequest): KeyObject | null {
-  try {
-    return createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
-  } catch {
-    return null;
-  }
-}
-
-const NODE_HASHES: Record<string, string> = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
-
-/**
- * Whether the CSR is signed by the key it carries, checked by Node's crypto for ECDSA, RSA
- * PKCS#1 v1.5 and Ed25519 (the webcrypto path re-exported and re-imported the key for every
- * request: a quarter of an enrollment's CPU here), else by @peculiar/x509 (RSA-PSS and the rest).
- */
-async function csrSignatureValid(
-  csr: x509.Pkcs10CertificateRequest,
-  key: KeyObject | null,
-): Promise<boolean> {
-  const algorithm = csr.signatureAlgorithm as { name: string; hash?: { name: string } };
-  const hash = algorithm.hash ? NODE_HASHES[algorithm.hash.name] : undefined;
-  const der = Buffer.from(csr.rawData);
-  const tbs = bytesOf(der, children(der, readNode(der, 0))[0]);
-  const signature = new Uint8Array(csr.signature);
-  try {
-    if (key && (algorithm.name === 'ECDSA' || algorithm.name === 'RSASSA-PKCS1-v1_5') && hash)
-      return verifySignature(hash, tbs, key, signature);
-    if (key && algorithm.name === 'Ed25519') return verifySignature(null, tbs, key, signature);
-  } catch {
-    return false;
-  }
-  return csr.verify().catch(() => false);
-}
-
-/** What the CSR policy reads of a parsed CSR: key, names, requested EKUs and attributes. */
-export function csrFacts(csr: x509.Pkcs10CertificateRequest, parsedKey: KeyObject | null = null): CsrFacts {
-  const key =
-    parsedKey ?? createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
-  const details = key.asymmetricKeyDetails ?? {};
-  const type = key.asymmetricKeyType;
-  const commonName = csr.subjectName.getField('CN')[0];
-  const sans = holderNames(csr).sans.map((entry) => {
-    const colon = entry.indexOf(':');
-    return { type: entry.slice(0, colon), value: entry.slice(colon + 1) };
-  });
-  const eku = csr.extensions.find(
-    (e): e is x509.ExtendedKeyUsageExtension => e instanceof x509.ExtendedKeyUsageExtension,
-  );
-  const keyAlgorithm =
-    type === 'rsa' || type === 'rsa-pss'
-      ? 'RSA'
-      : type === 'ec'
-        ? 'EC'
-        : type === 'ed25519'
-          ? 'Ed25519'
-          : String(type);
-  const curve = details.namedCurve ? (CURVES[details.namedCurve] ?? details.namedCurve) : undefined;
-  return {
-    keyAlgorithm,
-    ...(details.modulusLength ? { rsaBits: details.modulusLength } : {}),
-    ...(curve ? { curve } : {}),
-    keyName:
-      keyAlgorithm === 'RSA'
-        ? `RSA-${details.modulusLength}`
-        : keyAlgorithm === 'EC'
-          ? `ECDSA-${(curve ?? '').replace('-', '')}`
-          : keyAlgorithm,
-    ...(commonName ? { commonName } : {}),
-    sanCount: sans.length,
-    sans,
-    ekus: (eku?.usages ?? []).map(String),
-    attributeOids: [
-      ...[...new Set(Object.values(CSR_ATTRIBUTE_OIDS))].filter((oid) =>
-        csr.subjectName.getField(oid).some((value) => value.trim() !== ''),
-      ),
-      ...csr.attributes.map((attribute) => attribute.type),
-    ],
-  };
 }
 
 /** How a serverkeygen answer carries the private key (RFC 7030 4.4.1, 4.4.2), and what key to make. */
