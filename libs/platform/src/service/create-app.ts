@@ -1,3 +1,4 @@
+import { Server as HttpsServer } from 'node:https';
 import { DynamicModule, INestApplication, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { httpsServerOptions, TlsMaterial } from '../tls/server-tls';
@@ -25,5 +26,20 @@ export async function createCertlaneApp(
     abortOnError: false,
   });
   configureHttp(app, deps);
+  keepIdleConnectionsLonger(app.getHttpServer() as HttpsServer);
   return app;
+}
+
+/**
+ * Node closes an idle keep-alive connection after 5 s; clients and load balancers keep theirs
+ * longer (60 s is the common idle timeout) and reuse them, so a request sent as the server closes
+ * is reset. A browser that finds several such sockets in its pool gives up
+ * (`ERR_TOO_MANY_RETRIES`). The server keeps idle connections past those timeouts instead, and
+ * waits for headers a little longer than that. `close()` still ends idle connections at once.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+function keepIdleConnectionsLonger(server: HttpsServer): void {
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
 }

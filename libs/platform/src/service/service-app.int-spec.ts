@@ -16,7 +16,7 @@ import {
 import pino from 'pino';
 import { loadConfig } from '../config/load-config';
 import { migrateService } from './run-service';
-import { createCertlaneApp } from './create-app';
+import { createCertlaneApp, KEEP_ALIVE_TIMEOUT_MS } from './create-app';
 import { ServiceCoreModule } from './service-core.module';
 import { NatsBus } from '../messaging/nats-bus';
 import { Metrics } from '../observability/metrics';
@@ -163,6 +163,13 @@ describe(createCertlaneApp.name, () => {
       headers: { 'x-request-id': 'bad id with spaces' },
     });
     expect(replaced.headers['x-request-id']).not.toBe('bad id with spaces');
+  });
+
+  it('keeps idle keep-alive connections past the 60 s idle timeout of clients and load balancers', () => {
+    const server = app.getHttpServer() as { keepAliveTimeout: number; headersTimeout: number };
+    expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(60_000);
+    expect(server.keepAliveTimeout).toBe(KEEP_ALIVE_TIMEOUT_MS);
+    expect(server.headersTimeout).toBeGreaterThan(server.keepAliveTimeout);
   });
 
   it('sends security headers and no X-Powered-By', async () => {
