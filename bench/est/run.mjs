@@ -11,7 +11,7 @@
 // Run with `npm run bench:est`.
 //
 // Environment switches (all optional):
-//   BENCH_DURATION_SECONDS=10  BENCH_WARMUP_SECONDS=2  BENCH_CONCURRENCY=32
+//   BENCH_DURATION_SECONDS=10  BENCH_WARMUP_SECONDS=10  BENCH_CONCURRENCY=32
 //   BENCH_KEYGEN_SECONDS=5     the serverkeygen phase
 //   BENCH_CSRS=256  BENCH_RSA_CSRS=64   distinct CSRs, used in turn
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres  BENCH_NATS_URL=nats://127.0.0.1:4222
@@ -39,7 +39,7 @@ const TARGET_RATE = 500;
 const num = positiveNumberEnv;
 const settings = {
   durationSeconds: num('BENCH_DURATION_SECONDS', 10),
-  warmupSeconds: num('BENCH_WARMUP_SECONDS', 2),
+  warmupSeconds: num('BENCH_WARMUP_SECONDS', 10),
   keygenSeconds: num('BENCH_KEYGEN_SECONDS', 5),
   concurrency: Math.round(num('BENCH_CONCURRENCY', 32)),
   csrCount: Math.round(num('BENCH_CSRS', 256)),
