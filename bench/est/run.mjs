@@ -16,6 +16,7 @@
 //   BENCH_CSRS=256  BENCH_RSA_CSRS=64   distinct CSRs, used in turn
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres  BENCH_NATS_URL=nats://127.0.0.1:4222
 //   BENCH_ENFORCE_TARGETS=1    exit 2 when the target is missed (default: report only)
+//   BENCH_PHASES=a,b           run only these phases (names as in the results file)
 //   BENCH_CPU_PROF=1           both services with --cpu-prof (bench/results/profiles-est-<ts>/)
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -280,8 +281,13 @@ async function main() {
   };
   const groups = () => ({ 'protocol-frontends': [frontends.pid], issuance: [issuance.pid] });
 
+  // BENCH_PHASES=name,name runs only those phases (the others are reported as skipped).
+  const only = (process.env.BENCH_PHASES ?? '').split(',').filter(Boolean);
+  const skipped = { per_second: 0, p50_ms: 0, p99_ms: 0, cpu_ms_per_request: {}, cpu: {}, skipped: true };
+  const run = (name, ...args) => (only.length === 0 || only.includes(name) ? phase(...args) : skipped);
   const phases = {
-    baseline_issue_certificate_bus_p256: await phase(
+    baseline_issue_certificate_bus_p256: await run(
+      'baseline_issue_certificate_bus_p256',
       'baseline: issue-certificate over the bus (P-256)',
       baseline,
       p256.length,
@@ -289,7 +295,8 @@ async function main() {
       groups,
       system.databaseUrl,
     ),
-    baseline_issue_and_import_bus_p256: await phase(
+    baseline_issue_and_import_bus_p256: await run(
+      'baseline_issue_and_import_bus_p256',
       'baseline: issue-certificate + create-certificate (inventory) over the bus',
       baselineWithImport,
       p256.length,
@@ -297,7 +304,8 @@ async function main() {
       groups,
       system.databaseUrl,
     ),
-    baseline_issue_and_record_bus_p256: await phase(
+    baseline_issue_and_record_bus_p256: await run(
+      'baseline_issue_and_record_bus_p256',
       'issue-and-record over the bus (what EST asks of issuance since ADR 0066)',
       issueAndRecord,
       p256.length,
@@ -305,7 +313,8 @@ async function main() {
       groups,
       system.databaseUrl,
     ),
-    simpleenroll_mtls_p256: await phase(
+    simpleenroll_mtls_p256: await run(
+      'simpleenroll_mtls_p256',
       'simpleenroll over mTLS (P-256 CSRs)',
       enroll('simpleenroll', bodies.p256),
       p256.length,
@@ -313,7 +322,8 @@ async function main() {
       groups,
       system.databaseUrl,
     ),
-    simpleenroll_mtls_rsa2048: await phase(
+    simpleenroll_mtls_rsa2048: await run(
+      'simpleenroll_mtls_rsa2048',
       'simpleenroll over mTLS (RSA-2048 CSRs)',
       enroll('simpleenroll', bodies.rsa),
       rsa.length,
@@ -321,7 +331,8 @@ async function main() {
       groups,
       system.databaseUrl,
     ),
-    serverkeygen_mtls_rsa2048: await phase(
+    serverkeygen_mtls_rsa2048: await run(
+      'serverkeygen_mtls_rsa2048',
       'serverkeygen over mTLS (RSA-2048)',
       enroll('serverkeygen', bodies.rsa),
       rsa.length,

@@ -312,13 +312,23 @@ export interface CertificateStatusChanged {
 }
 
 /**
- * issuance.v1.issue-and-record (ADR 0066): what an enrollment protocol (EST, SCEP) asks of
+ * issuance.v1.issue-and-record (ADR 0066): what an enrollment protocol (EST, SCEP, ACME) asks of
  * issuance in one request: the certificate signed from the CSR and recorded in the inventory with
  * the protocol's source, owner, team and tags, answered only once both are committed.
  */
 export class IssueAndRecordRequest extends IssueCertificateRequest {
-  @IsIn(['EST', 'SCEP'], { message: 'source must be one of EST, SCEP' })
-  source!: 'EST' | 'SCEP';
+  @IsIn(['EST', 'SCEP', 'ACME'], { message: 'source must be one of EST, SCEP, ACME' })
+  source!: 'EST' | 'SCEP' | 'ACME';
+
+  /**
+   * The inventory certificate this one renews (ACME `replaces`, RFC 9773): stored as its next
+   * version, keeping its owner, team and tags, as `create-certificate` with `version_of` does; a
+   * new certificate when that one is no longer in the inventory.
+   */
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  version_of?: string;
 
   @IsOptional()
   @IsString()

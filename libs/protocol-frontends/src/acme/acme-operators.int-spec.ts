@@ -280,6 +280,11 @@ describe('ACME operator routes and external account binding', () => {
       await api('GET', `/api/v1/admin/acme/accounts/${bound.bound_account_id}`)
     ).json() as AcmeAccountDto;
     expect(account).toMatchObject({ owner: 'lego-owner', order_count: 1 });
+    // The key's owner is unknown to the inventory: the certificate is recorded there without it.
+    const inventory = await db.query(
+      `SELECT c.source, c.owner_id, c.tags FROM issuance.certificates c WHERE c.common_name = 'lego-eab.localhost'`,
+    );
+    expect(inventory.rows).toEqual([{ source: 'ACME', owner_id: null, tags: { acme_profile: 'default' } }]);
   }, 120_000);
 
   it('certbot registers with --eab-kid/--eab-hmac-key; without them the server refuses it', async () => {

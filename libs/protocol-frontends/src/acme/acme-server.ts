@@ -68,27 +68,29 @@ import { EabKeyBox } from './eab-key-box';
 
 /** What the ACME server needs from the issuance service (over the bus in the service). */
 export interface AcmeIssuer {
-  issue(input: { csrPem: string; issuerId?: string; validityDays?: number }): Promise<{
-    issuer_id: string;
-    serial_hex: string;
-    full_pem: string;
-    not_after: string;
-  }>;
-  revoke(input: { issuerId: string; serialHex: string; reason: string }): Promise<void>;
-  /** The rules and validity of a certificate profile an ACME profile names (ADR 0068). */
-  certificateProfile?(id: string): Promise<CertificateProfileRules & { validity_days: number | null }>;
   /**
-   * Records an issued certificate in the inventory with source ACME and its owner and team: as a
-   * new version of `versionOf` (the inventory certificate it renews) when given. Answers the
-   * inventory certificate's id.
+   * Issues a certificate and records it in the inventory with source ACME, its owner and team, as
+   * the next version of `versionOf` (the inventory certificate it renews) when given; answers once
+   * both are committed (`issuance.v1.issue-and-record`, ADR 0066), with the inventory id.
    */
-  record(input: {
-    fullPem: string;
+  issueAndRecord(input: {
+    csrPem: string;
+    issuerId?: string;
+    validityDays?: number;
     profileId: string;
     owner: string | null;
     team: string | null;
     versionOf?: string;
-  }): Promise<{ id: string }>;
+  }): Promise<{
+    issuer_id: string;
+    serial_hex: string;
+    full_pem: string;
+    not_after: string;
+    certificate_id: string;
+  }>;
+  revoke(input: { issuerId: string; serialHex: string; reason: string }): Promise<void>;
+  /** The rules and validity of a certificate profile an ACME profile names (ADR 0068). */
+  certificateProfile?(id: string): Promise<CertificateProfileRules & { validity_days: number | null }>;
 }
 
 /** `remoteAddress`: the address the validator connected to, recorded with the attempt. */
@@ -964,20 +966,24 @@ export class AcmeServer {
     const validityDays = acmeValidityDays(profile.validityDays, certificateProfile?.validity_days);
     let answer: AcmeOrderView | null = null;
     try {
-      const issued = await this.deps.issuer.issue({
-        csrPem,
-        ...(profile.issuerId ? { issuerId: profile.issuerId } : {}),
-        ...(validityDays ? { validityDays } : {}),
-      });
-      const leaf = parseCertificates(issued.full_pem)[0];
       // Who owns it: the account's EAB key's owner and team, else the profile's.
       const owner = accountRow?.owner ?? profile.owner;
       const team = accountRow?.team ?? profile.team;
       // What it renews: the certificate `replaces` named (RFC 9773 5), else the account's newest
-      // certificate for exactly these identifiers.
+      // certificate for exactly these identifiers; in the inventory it is that one's next version.
       const predecessor = order.replaces
         ? await this.certificates.byRenewalId(order.replaces)
         : await this.certificates.latestForIdentifiers(order.account_id, order.identifiers);
+      const issued = await this.deps.issuer.issueAndRecord({
+        csrPem,
+        ...(profile.issuerId ? { issuerId: profile.issuerId } : {}),
+        ...(validityDays ? { validityDays } : {}),
+        profileId: profile.id,
+        owner,
+        team,
+        ...(predecessor?.certificate_id ? { versionOf: predecessor.certificate_id } : {}),
+      });
+      const leaf = parseCertificates(issued.full_pem)[0];
       const recorded = await this.deps.transaction(async (executor) => {
         const certificates = new CertificateStore(executor);
         const stored = await certificates.insert({
@@ -990,6 +996,7 @@ export class AcmeServer {
           notAfter: leaf.notAfter,
           renewalId: renewalCertId(leaf.decoded.authorityKeyIdentifier ?? Buffer.alloc(0), leaf.serialBytes),
           identifiers: order.identifiers,
+          certificateId: issued.certificate_id,
         });
         const renews =
           predecessor && (await certificates.markReplaced(predecessor.id, stored.id)) ? predecessor : null;
@@ -1011,22 +1018,9 @@ export class AcmeServer {
             ...(renews ? { replaces: renews.serial_hex } : {}),
           },
         );
-        return { stored, renews, moved };
+        return { stored, moved };
       });
-      const { stored, renews, moved } = recorded;
-      if (moved) answer = { ...order, status: 'valid', certificate_id: stored.id };
-      // The certificate is issued either way: a failed inventory record is reported, not answered
-      // as a failed order. A renewal is the next version of the certificate it replaces.
-      await this.deps.issuer
-        .record({
-          fullPem: issued.full_pem,
-          profileId: profile.id,
-          owner,
-          team,
-          ...(renews?.certificate_id ? { versionOf: renews.certificate_id } : {}),
-        })
-        .then((recorded) => this.certificates.setInventoryId(stored.id, recorded.id))
-        .catch((error: unknown) => this.deps.onBackgroundError?.(error));
+      if (recorded.moved) answer = { ...order, status: 'valid', certificate_id: recorded.stored.id };
     } catch (error) {
       const failure =
         error instanceof AcmeProblem

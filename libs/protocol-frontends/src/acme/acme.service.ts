@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { AcmeHttpForwardAnswer, AcmeHttpForwardRequest } from '@certlane/contracts';
+import { AcmeHttpForwardAnswer, AcmeHttpForwardRequest, CertlaneError, ErrorCode } from '@certlane/contracts';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
@@ -78,24 +78,40 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
         check: caaChecker({ resolvers: config.acme.dnsResolvers, timeoutMs: 5_000 }),
       },
       issuer: {
-        issue: ({ csrPem, issuerId, validityDays }) =>
-          bus.request('issuance.v1.issue-certificate', {
-            csr_pem: csrPem,
-            ...(issuerId ? { issuer_id: issuerId } : {}),
-            ...(validityDays ? { validity_days: validityDays } : {}),
-          }),
-        // Into the inventory with source ACME (spec 4.11), tagged with the ACME profile.
-        // A renewal is stored as the next version of the certificate it replaces (versionOf).
-        record: async ({ fullPem, profileId, owner, team, versionOf }) => {
-          const recorded = await bus.request('issuance.v1.create-certificate', {
-            certificate_pem: fullPem,
-            source: 'ACME',
-            ...(versionOf ? { version_of: versionOf } : {}),
-            ...(owner ? { owner_id: owner } : {}),
-            ...(team ? { team_id: team } : {}),
-            tags: { acme_profile: profileId },
-          });
-          return { id: recorded.id };
+        // Issued and recorded in the inventory with source ACME (spec 4.11) in one request, tagged
+        // with the ACME profile; a renewal is stored as the next version of what it replaces.
+        issueAndRecord: async (input) => {
+          const send = ({
+            csrPem,
+            issuerId,
+            validityDays,
+            profileId,
+            owner,
+            team,
+            versionOf,
+          }: typeof input) =>
+            bus.request('issuance.v1.issue-and-record', {
+              csr_pem: csrPem,
+              ...(issuerId ? { issuer_id: issuerId } : {}),
+              ...(validityDays ? { validity_days: validityDays } : {}),
+              source: 'ACME',
+              ...(versionOf ? { version_of: versionOf } : {}),
+              ...(owner ? { owner_id: owner } : {}),
+              ...(team ? { team_id: team } : {}),
+              tags: { acme_profile: profileId },
+            });
+          try {
+            return await send(input);
+          } catch (error) {
+            // An EAB key or profile may name an owner or team the inventory does not know: the
+            // certificate is still recorded (without them) rather than the order failing.
+            if (!unknownOwnerOrTeam(error)) throw error;
+            this.logger.warn(
+              { owner: input.owner, team: input.team, profile: input.profileId },
+              'ACME certificate recorded without its owner and team: the inventory does not know them',
+            );
+            return send({ ...input, owner: null, team: null });
+          }
         },
         certificateProfile: (id) => certificateProfiles.get(id),
         revoke: async ({ issuerId, serialHex, reason }) => {
@@ -189,4 +205,13 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
 /** A stored challenge of a type this server does not validate (none is offered). */
 function unsupported(type: string): AcmeProblem {
   return new AcmeProblem('serverInternal', `${type} validation is not available`);
+}
+
+/** issuance refused the owner or team of a record (ReferenceInvalid on owner_id or team_id). */
+function unknownOwnerOrTeam(error: unknown): boolean {
+  return (
+    error instanceof CertlaneError &&
+    error.code === ErrorCode.ReferenceInvalid &&
+    ['owner_id', 'team_id'].includes(String((error.details as { field?: unknown } | undefined)?.field))
+  );
 }

@@ -183,28 +183,43 @@ export class CertificateService {
       throw new CertlaneError(ErrorCode.ValidationFailed, 'version_of needs certificate_pem', {
         field: 'version_of',
       });
-    const imported = parseImport(request.certificate_pem);
-    return this.unitOfWork.run(async (manager) => {
-      const current = await this.transitions.lockCertificate(manager, certificateId);
-      const renamed = await this.repository.update(manager, certificateId, {
-        ...current,
-        common_name: importedCommonName(imported.leaf, undefined),
-        sans: importedSans(imported.leaf),
-      });
-      const row = await this.storeImport(manager, renamed, imported, context);
-      const dto = certificateDto(row);
-      await this.outbox.add(manager, 'issuance.v1.certificate.updated', dto, context?.actor_id);
-      await this.outbox.audit(
-        manager,
-        lifecycleAudit(AuditAction.CertificateUpdated, 'certificate', certificateId, context, {
-          changed_fields: ['version'],
-          imported_version: true,
-          source: request.source ?? current.source,
-          certificate: dto,
-        }),
-      );
-      return dto;
+    const pem = request.certificate_pem;
+    return this.unitOfWork.run((manager) =>
+      this.importVersionIn(manager, certificateId, pem, request.source, context),
+    );
+  }
+
+  /**
+   * `importVersion` inside the caller's transaction (issue-and-record of a renewal, ADR 0066):
+   * the certificate in `certificatePem` (leaf first) becomes the current version of `certificateId`.
+   */
+  async importVersionIn(
+    manager: EntityManager,
+    certificateId: string,
+    certificatePem: string,
+    source: string | undefined,
+    context?: RequestContext,
+  ): Promise<CertificateDto> {
+    const imported = parseImport(certificatePem);
+    const current = await this.transitions.lockCertificate(manager, certificateId);
+    const renamed = await this.repository.update(manager, certificateId, {
+      ...current,
+      common_name: importedCommonName(imported.leaf, undefined),
+      sans: importedSans(imported.leaf),
     });
+    const row = await this.storeImport(manager, renamed, imported, context);
+    const dto = certificateDto(row);
+    await this.outbox.add(manager, 'issuance.v1.certificate.updated', dto, context?.actor_id);
+    await this.outbox.audit(
+      manager,
+      lifecycleAudit(AuditAction.CertificateUpdated, 'certificate', certificateId, context, {
+        changed_fields: ['version'],
+        imported_version: true,
+        source: source ?? current.source,
+        certificate: dto,
+      }),
+    );
+    return dto;
   }
 
   private async importedIssuer(leaf: Certificate, requested: string | undefined): Promise<string | null> {

@@ -113,6 +113,56 @@ describe('issue and record (group commit)', () => {
     expect(counts.rows).toEqual([{ dimension: 'status', value: 'Active', total: '1' }]);
   });
 
+  it('records a renewal (version_of) as the next version of the certificate it renews, keeping its fields', async () => {
+    const first = await bus.request('issuance.v1.issue-and-record', {
+      csr_pem: await csrFor('renew.example.com'),
+      source: 'ACME',
+      tags: { acme_profile: 'default', first: 'yes' },
+    });
+    const renewal = await bus.request('issuance.v1.issue-and-record', {
+      csr_pem: await csrFor('renew.example.com'),
+      source: 'ACME',
+      version_of: first.certificate_id,
+      tags: { acme_profile: 'default' },
+    });
+    expect(renewal.certificate_id).toBe(first.certificate_id);
+    expect(renewal.version_id).not.toBe(first.version_id);
+    const { rows } = await db.query(
+      `SELECT c.source, c.tags, c.current_version_id, v.version, v.serial_number
+         FROM issuance.certificates c JOIN issuance.certificate_versions v ON v.id = c.current_version_id
+        WHERE c.id = $1`,
+      [first.certificate_id],
+    );
+    expect(rows).toEqual([
+      {
+        source: 'ACME',
+        tags: { acme_profile: 'default', first: 'yes' },
+        current_version_id: renewal.version_id,
+        version: 2,
+        serial_number: renewal.serial_hex,
+      },
+    ]);
+    expect(await issuedSerials()).toEqual(expect.arrayContaining([first.serial_hex, renewal.serial_hex]));
+  });
+
+  it('records a renewal of a certificate no longer in the inventory as a new certificate', async () => {
+    const answer = await bus.request('issuance.v1.issue-and-record', {
+      csr_pem: await csrFor('orphan.example.com'),
+      source: 'ACME',
+      version_of: 'mc-does-not-exist',
+    });
+    expect(answer.certificate_id).not.toBe('mc-does-not-exist');
+    const { rows } = await db.query(
+      `SELECT c.common_name, v.version, v.serial_number FROM issuance.certificates c
+         JOIN issuance.certificate_versions v ON v.id = c.current_version_id WHERE c.id = $1`,
+      [answer.certificate_id],
+    );
+    expect(rows).toEqual([
+      { common_name: 'orphan.example.com', version: 1, serial_number: answer.serial_hex },
+    ]);
+    expect((await issuedSerials()).filter((serial) => serial === answer.serial_hex)).toHaveLength(1);
+  });
+
   it('answers nothing before its commit, and a batch with a bad request fails only that request', async () => {
     const before = new Set(await issuedSerials());
     await locker.query('BEGIN');

@@ -3,6 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   AuditAction,
   CertificateStatus,
+  CertlaneError,
+  ErrorCode,
   IssueAndRecordRequest,
   IssuedAndRecordedDto,
   RequestContext,
@@ -16,7 +18,7 @@ import { parseCertificate } from '@certlane/pki';
 import { EntityManager } from 'typeorm';
 import { keyAlgorithmName } from './certificate-keys';
 import { CertificateRepository, CertificateWritable, certificateDto } from './certificate.repository';
-import { checkTags } from './certificate.service';
+import { CertificateService, checkTags } from './certificate.service';
 import { importedCommonName, importedSans } from './imported-certificate';
 import { lifecycleAudit } from './status-transitions';
 
@@ -65,6 +67,7 @@ export class IssueAndRecordService {
     private readonly repository: CertificateRepository,
     private readonly localCa: LocalCaService,
     private readonly policies: PolicyEnforcer,
+    private readonly certificates: CertificateService,
   ) {}
 
   async issueAndRecord(
@@ -72,9 +75,13 @@ export class IssueAndRecordService {
     context?: RequestContext,
   ): Promise<IssuedAndRecordedDto> {
     checkTags(request.tags);
-    const { source, owner_id, team_id, tags, ...issue } = request;
+    const { source, owner_id, team_id, tags, version_of, ...issue } = request;
     const signed = await this.localCa.sign(issue, context);
     const issued = signed.certificate;
+    if (version_of !== undefined) {
+      const renewal = await this.recordRenewal(signed, version_of, source, context);
+      if (renewal) return renewal;
+    }
     const leaf = parseCertificate(issued.certificate_pem);
     const commonName = importedCommonName(leaf, undefined);
     return this.writer.write({
@@ -112,6 +119,36 @@ export class IssueAndRecordService {
       },
       context,
     });
+  }
+
+  /**
+   * A renewal (`version_of`): the serial and the certificate's next version in one transaction of
+   * its own, as `create-certificate` with `version_of` stores it (renewals are a small share, so
+   * they are not group-committed). Null when that certificate is no longer in the inventory (an
+   * operator deleted it): the caller then records a new certificate, since this one is signed.
+   */
+  private async recordRenewal(
+    signed: SignedCertificate,
+    certificateId: string,
+    source: IssueAndRecordRequest['source'],
+    context?: RequestContext,
+  ): Promise<IssuedAndRecordedDto | null> {
+    try {
+      const dto = await this.unitOfWork.run(async (manager) => {
+        await this.localCa.recordIssuedMany(manager, [signed]);
+        return this.certificates.importVersionIn(
+          manager,
+          certificateId,
+          signed.certificate.full_pem,
+          source,
+          context,
+        );
+      });
+      return { ...signed.certificate, certificate_id: dto.id, version_id: dto.current_version_id ?? '' };
+    } catch (error) {
+      if (error instanceof CertlaneError && error.code === ErrorCode.CertificateNotFound) return null;
+      throw error;
+    }
   }
 
   private async record(manager: EntityManager, batch: PendingRecord[]): Promise<IssuedAndRecordedDto[]> {

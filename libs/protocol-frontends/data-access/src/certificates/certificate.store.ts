@@ -38,12 +38,14 @@ export class CertificateStore {
     renewalId: string;
     /** The order's identifiers: what a later order for the same set renews. */
     identifiers: { type: string; value: string }[];
+    /** The inventory certificate that records it (issuance's `issue-and-record`). */
+    certificateId?: string;
   }): Promise<AcmeCertificateRow> {
     const [row] = await rowsOf<AcmeCertificateRow>(
       this.executor,
       `INSERT INTO acme_certificates
-         (id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, identifier_set)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
+         (id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, identifier_set, certificate_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
       [
         randomId(),
         input.orderId,
@@ -55,6 +57,7 @@ export class CertificateStore {
         input.notAfter,
         input.renewalId,
         identifierSet(input.identifiers),
+        input.certificateId ?? null,
       ],
     );
     return row;
@@ -124,14 +127,6 @@ export class CertificateStore {
       [id, replacedById],
     );
     return rows.length === 1;
-  }
-
-  /** Remembers the inventory certificate this one was recorded as a version of. */
-  async setInventoryId(id: string, certificateId: string): Promise<void> {
-    await this.executor.query('UPDATE acme_certificates SET certificate_id = $2 WHERE id = $1', [
-      id,
-      certificateId,
-    ]);
   }
 
   /** Marks it revoked once; false when it already was (RFC 8555 7.6: alreadyRevoked). */
