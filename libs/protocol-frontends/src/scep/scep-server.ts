@@ -145,6 +145,9 @@ export interface ScepServerDeps {
   now?: () => Date;
 }
 
+/** A client chain `verifyClientCertificate` accepted, with the trust anchors it was checked against. */
+type VerifiedClient = Extract<ClientCertificateCheck, { ok: true }> & { anchors: readonly X509Certificate[] };
+
 const PATH = /^\/scep(-mtls)?(?:\/([a-z0-9][a-z0-9_-]{0,62}))?(?:\/pkiclient\.exe)?\/?$/;
 const PKI_MESSAGE = 'application/x-pki-message';
 const MAX_MESSAGE_BYTES = 256 * 1024;
@@ -453,9 +456,7 @@ export class ScepServer {
   private clientCertificate(
     profile: ScepProfileRow,
     presented: readonly string[],
-  ):
-    | (ClientCertificateCheck & { ok: true; anchors: readonly X509Certificate[] })
-    | { ok: false; reason: string } {
+  ): VerifiedClient | Extract<ClientCertificateCheck, { ok: false }> {
     if (!this.deps.verifyClientCertificate)
       return { ok: false, reason: 'mutual TLS is not verified on this listener' };
     const trust = profile.trust_bundle_pem ? parseTrustBundle(profile.trust_bundle_pem) : undefined;
@@ -479,7 +480,7 @@ export class ScepServer {
   private async clientRevocationRefusal(
     profile: ScepProfileRow,
     presented: readonly string[],
-    checked: { fingerprint: string; leaf: X509Certificate; anchors: readonly X509Certificate[] },
+    checked: VerifiedClient,
   ): Promise<string | null> {
     if (!this.deps.clientRevocation) return null;
     const verdict = await this.deps.clientRevocation(checked.fingerprint, checked.leaf, () => [
