@@ -67,6 +67,23 @@ describe('the CLI command tree (issue 17: every API operation is reachable)', ()
   });
 
   it.each([
+    ['scepCreateProfile', 'scep profiles create'],
+    ['scepUpdateProfile', 'scep profiles update'],
+  ] as const)(
+    '%s (%s) sets the soft-fail or hard-fail of unknown client certificate revocation',
+    (id, line) => {
+      const command = everyCommand(program).find((candidate) => OPERATION_OF.get(candidate) === id);
+      expect(
+        commandNames()
+          .find((name) => name.operationId === id)
+          ?.words.join(' '),
+      ).toBe(line);
+      const option = command?.options.find((candidate) => candidate.long === '--client-revocation-unknown');
+      expect(option?.argChoices).toEqual(['soft-fail', 'hard-fail']);
+    },
+  );
+
+  it.each([
     ['listThings', 'GET', '/api/v1/things', ['things'], 'list'],
     ['getThing', 'GET', '/api/v1/things/{id}', ['things'], 'get'],
     ['createThing', 'POST', '/api/v1/things', ['things'], 'create'],

@@ -1,4 +1,4 @@
-import { createHash, verify, X509Certificate } from 'node:crypto';
+import { verify, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
@@ -331,23 +331,4 @@ export function revocationRefusal(
   if (verdict.status === 'unknown' && policy === 'hard-fail')
     return `the client certificate's revocation status is unknown (${verdict.reason})`;
   return null;
-}
-
-/**
- * Why a presented client chain (leaf first, base64 DER) that already passed
- * `verifyClientCertificate` against `anchors` is refused for its revocation status, or null.
- */
-export async function presentedChainRefusal(
-  status: ClientCertificateStatus,
-  presented: readonly string[],
-  anchors: readonly X509Certificate[],
-  policy: UnknownRevocationPolicy,
-): Promise<string | null> {
-  const leafDer = Buffer.from(presented[0], 'base64');
-  const fingerprint = createHash('sha256').update(leafDer).digest('hex');
-  const verdict = await status.check(fingerprint, new X509Certificate(leafDer), () => [
-    ...presented.slice(1).map((der) => new X509Certificate(Buffer.from(der, 'base64'))),
-    ...anchors,
-  ]);
-  return revocationRefusal(verdict, policy);
 }

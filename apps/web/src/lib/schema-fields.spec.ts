@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   changedOnly,
   conditionalProperty,
@@ -225,5 +227,17 @@ describe('a config typed per kind', () => {
       config: 'config.cert_path is required for nginx',
       'config.cert_path': 'config.cert_path is required for nginx',
     });
+  });
+});
+
+describe('the SCEP profile form (drawn from the committed API description)', () => {
+  it('offers soft-fail and hard-fail for client certificates whose revocation status is unknown, optional', () => {
+    const document = JSON.parse(readFileSync(join(__dirname, '../../../../docs/openapi.json'), 'utf8')) as {
+      components: { schemas: Record<string, Parameters<typeof formFields>[0]> };
+    };
+    const field = formFields(document.components.schemas.CreateScepProfileRequest).find(
+      (f) => f.name === 'client_revocation_unknown',
+    );
+    expect(field).toMatchObject({ kind: 'select', required: false, options: ['soft-fail', 'hard-fail'] });
   });
 });

@@ -592,6 +592,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
       { key: 'certificate_profile_id', label: 'Certificate profile' },
       { key: 'challenge_password_set', label: 'Challenge password', kind: 'bool' },
       { key: 'mtls_enabled', label: 'Mutual TLS', kind: 'bool' },
+      { key: 'client_revocation_unknown', label: 'Unknown revocation' },
       { key: 'legacy_algorithms', label: 'Legacy algorithms', kind: 'bool' },
       { key: 'trust_anchor_count', label: 'Trust anchors', kind: 'count' },
       { key: 'owner', label: 'Owner' },

@@ -3942,6 +3942,8 @@ export interface components {
             owner_id?: string;
             team_id?: string;
         };
+        /** @enum {string} */
+        ClientRevocationUnknown: "soft-fail" | "hard-fail";
         ContactChanges: {
             addresses: string[];
         };
@@ -4116,6 +4118,8 @@ export interface components {
             approval_required?: boolean;
             certificate_profile_id?: string;
             challenge_password?: string;
+            /** @enum {string} */
+            client_revocation_unknown?: "soft-fail" | "hard-fail";
             device_state_url?: string;
             issuer_id?: string;
             legacy_algorithms?: boolean;
@@ -4283,8 +4287,6 @@ export interface components {
         };
         /** @enum {string} */
         EstAuthMethod: "basic" | "mtls";
-        /** @enum {string} */
-        EstClientRevocationUnknown: "soft-fail" | "hard-fail";
         /** @description An EST profile as the API returns it: the password and its hash are never shown. */
         EstProfileDto: {
             auth_methods: components["schemas"]["EstAuthMethod"][];
@@ -4293,7 +4295,7 @@ export interface components {
             basic_username: string | null;
             certificate_profile_id: string | null;
             channel_binding_required: boolean;
-            client_revocation_unknown: components["schemas"]["EstClientRevocationUnknown"];
+            client_revocation_unknown: components["schemas"]["ClientRevocationUnknown"];
             /** @description Per-profile counters of every typed outcome (spec 6.4). */
             counters: {
                 est_auth_failed_basic: number;
@@ -5313,6 +5315,7 @@ export interface components {
             approval_required: boolean;
             certificate_profile_id: string | null;
             challenge_password_set: boolean;
+            client_revocation_unknown: components["schemas"]["ClientRevocationUnknown"];
             counters: {
                 scep_auth_failed: number;
                 scep_failure: number;
@@ -5354,6 +5357,8 @@ export interface components {
             approval_required?: boolean;
             certificate_profile_id?: string;
             challenge_password?: string;
+            /** @enum {string} */
+            client_revocation_unknown?: "soft-fail" | "hard-fail";
             device_state_url?: string;
             issuer_id?: string;
             legacy_algorithms?: boolean;

@@ -52,11 +52,12 @@ export function legacyEstCode(outcome: EstProfileOutcome): string | null {
 /** A path id: the `<path_id>` segment of `/.well-known/est/<path_id>/` (RFC 7030 3.2.2 label). */
 export const EST_PATH_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 /**
- * What a mutual-TLS request gets when its client certificate's revocation status cannot be
- * learned (responder down, no CRL or OCSP address): `soft-fail` accepts it, `hard-fail` refuses.
+ * What a mutual-TLS request (EST, SCEP `/scep-mtls`) gets when its client certificate's
+ * revocation status cannot be learned (responder down, no CRL or OCSP address): `soft-fail`
+ * accepts it, `hard-fail` refuses.
  */
-export const EST_CLIENT_REVOCATION_UNKNOWN = ['soft-fail', 'hard-fail'] as const;
-export type EstClientRevocationUnknown = (typeof EST_CLIENT_REVOCATION_UNKNOWN)[number];
+export const CLIENT_REVOCATION_UNKNOWN = ['soft-fail', 'hard-fail'] as const;
+export type ClientRevocationUnknown = (typeof CLIENT_REVOCATION_UNKNOWN)[number];
 export const EST_RATE_LIMIT = { min: 1, max: 100_000, default: 60 } as const;
 
 /** An EST profile as the API returns it: the password and its hash are never shown. */
@@ -79,7 +80,7 @@ export interface EstProfileDto {
   /** serverkeygen may answer the key unencrypted (`application/pkcs8`, TLS only) when the CSR asks for no encryption. */
   serverkeygen_unencrypted_allowed: boolean;
   channel_binding_required: boolean;
-  client_revocation_unknown: EstClientRevocationUnknown;
+  client_revocation_unknown: ClientRevocationUnknown;
   rate_limit_per_minute: number;
   owner: string | null;
   team: string | null;
@@ -149,10 +150,10 @@ class EstProfileFields {
   channel_binding_required?: boolean;
 
   @IsOptional()
-  @IsIn(EST_CLIENT_REVOCATION_UNKNOWN as unknown as string[], {
-    message: `client_revocation_unknown must be one of ${EST_CLIENT_REVOCATION_UNKNOWN.join(', ')}`,
+  @IsIn(CLIENT_REVOCATION_UNKNOWN as unknown as string[], {
+    message: `client_revocation_unknown must be one of ${CLIENT_REVOCATION_UNKNOWN.join(', ')}`,
   })
-  client_revocation_unknown?: EstClientRevocationUnknown;
+  client_revocation_unknown?: ClientRevocationUnknown;
 
   @IsOptional()
   @IsInt({ message: 'rate_limit_per_minute must be an integer' })

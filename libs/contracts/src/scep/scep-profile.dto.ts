@@ -1,5 +1,6 @@
 import {
   IsBoolean,
+  IsIn,
   IsInt,
   IsOptional,
   IsString,
@@ -10,6 +11,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { CLIENT_REVOCATION_UNKNOWN, ClientRevocationUnknown } from '../est/est-profile.dto';
 
 /** The per-status counters of MDM-signed challenge validation (spec 4.9, issue 21). */
 export const SCEP_MDM_STATUSES = [
@@ -85,6 +87,7 @@ export interface ScepProfileDto {
   mtls_enabled: boolean;
   trust_bundle_path: string | null;
   trust_anchor_count: number;
+  client_revocation_unknown: ClientRevocationUnknown;
   rate_limit_per_minute: number;
   owner: string | null;
   team: string | null;
@@ -165,6 +168,13 @@ class ScepProfileFields {
   @IsString({ message: 'trust_bundle_path must be a string' })
   @Matches(/^\/[^\0]{1,4095}$/, { message: 'trust_bundle_path must be an absolute path' })
   trust_bundle_path?: string | null;
+
+  /** `/scep-mtls`: a client certificate whose revocation status is unknown is accepted (soft-fail) or refused. */
+  @IsOptional()
+  @IsIn(CLIENT_REVOCATION_UNKNOWN as unknown as string[], {
+    message: `client_revocation_unknown must be one of ${CLIENT_REVOCATION_UNKNOWN.join(', ')}`,
+  })
+  client_revocation_unknown?: ClientRevocationUnknown;
 
   @IsOptional()
   @IsBoolean({ message: 'mdm_enabled must be a boolean' })

@@ -7,3 +7,4 @@ export * from './certificates/subject-alt-names';
 export * from './certificates/version-issuance';
 export * from './inventory/list-anchors';
 export * from './jobs/job.repository';
+export * from './approval-decisions/approval-audit';

@@ -9,6 +9,7 @@ import { AgentlessDeploymentService } from './agentless-deployments/agentless-de
 import { BulkHandlers } from './bulk/bulk.handlers';
 import { BulkRepository } from './bulk/bulk.repository';
 import { BulkService } from './bulk/bulk.service';
+import { EnrollmentExpirySweep } from './expiry/enrollment-expiry-sweep';
 import { ExpiryLoop } from './expiry/expiry-loop';
 import { ExpirySweep } from './expiry/expiry-sweep';
 import { JobHandlers } from './jobs/job.handlers';
@@ -18,7 +19,7 @@ import { RenewalScheduler } from './renewals/renewal-scheduler';
 import { RenewalHandlers } from './renewals/renewal.handlers';
 import { RenewalRepository } from './renewals/renewal.repository';
 
-/** Job routes, agent work, agentless deployments, agent retirement, renewals, expiry and bulk operations (ADR 0024, 0026, 0027, 0031). */
+/** Job routes, agent work, agentless deployments, agent retirement, renewals, expiry (certificates and enrollment approvals) and bulk operations (ADR 0024, 0026, 0027, 0031, 0065). */
 export const JOBS_PROVIDERS: Provider[] = [
   BulkRepository,
   BulkService,
@@ -27,6 +28,7 @@ export const JOBS_PROVIDERS: Provider[] = [
   JobHandlers,
   ExpirySweep,
   ExpiryLoop,
+  EnrollmentExpirySweep,
   StaleJobReaper,
   AgentWorkRepository,
   AgentWorkService,

@@ -381,7 +381,7 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     name: 'SERVICE_EXPIRY_SWEEP_INTERVAL',
     default: '5m',
     description:
-      'How often the issuance service moves certificates by their dates (Active -> Expiring -> Expired, Failed -> Expired) (1s..24h).',
+      'How often the issuance service moves certificates by their dates (Active -> Expiring -> Expired, Failed -> Expired) and rejects enrollment approvals pending past their deadline (1s..24h).',
   },
   {
     name: 'SERVICE_TRUSTED_PROXIES',

@@ -78,6 +78,7 @@ describe('SCEP admin routes', () => {
       legacy_algorithms: false,
       mtls_enabled: false,
       trust_bundle_path: null,
+      client_revocation_unknown: 'soft-fail',
     });
     expect(profile.ra_certificate.subject).toBe('CN=Certlane SCEP RA default');
     expect(new Date(profile.ra_certificate.not_after).getTime()).toBeGreaterThan(
@@ -146,6 +147,17 @@ describe('SCEP admin routes', () => {
     // PENDING through approvals (ADR 0065).
     const held = await call('POST', `/api/v1/admin/scep/profiles/${created.id}`, { approval_required: true });
     expect([held.status, (held.json() as ScepProfileDto).approval_required]).toEqual([200, true]);
+    const hard = await call('POST', `/api/v1/admin/scep/profiles/${created.id}`, {
+      client_revocation_unknown: 'hard-fail',
+    });
+    expect([hard.status, (hard.json() as ScepProfileDto).client_revocation_unknown]).toEqual([
+      200,
+      'hard-fail',
+    ]);
+    const wrong = await call('POST', `/api/v1/admin/scep/profiles/${created.id}`, {
+      client_revocation_unknown: 'maybe',
+    });
+    expect([wrong.status, wrong.text]).toEqual([400, expect.stringContaining('client_revocation_unknown')]);
     const rotated = await call('POST', `/api/v1/admin/scep/profiles/${created.id}/rotate-ra`);
     expect(rotated.status).toBe(200);
     expect((rotated.json() as ScepProfileDto).ra_certificate.serial_hex).not.toBe(

@@ -5,7 +5,7 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApprovalDto, Page } from '@certlane/contracts';
-import { httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
+import { eventually, httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
 import { sequence } from './der';
 import { readCertRep, ScepRequester } from './testing/scep-requester';
@@ -100,7 +100,10 @@ describe('SCEP PENDING through approvals', () => {
   };
 
   beforeAll(async () => {
-    system = await startTestSystem('scepapr', ['auth', 'issuance', 'protocol-frontends', 'api-gateway']);
+    // The expiry sweeps (certificates, and enrollment approvals past their deadline) every second.
+    system = await startTestSystem('scepapr', ['auth', 'issuance', 'protocol-frontends', 'api-gateway'], {
+      SERVICE_EXPIRY_SWEEP_INTERVAL: '1s',
+    });
     gateway = system.services['api-gateway'].url;
     db = new Client({ connectionString: system.database.url });
     await db.connect();
@@ -224,7 +227,7 @@ describe('SCEP PENDING through approvals', () => {
     expect([(await post(pkcsReq(requester))).pkiStatus]).toEqual(['2']);
   });
 
-  it('RFC 8894 3.3.3: a request nobody decided before its deadline is FAILURE badRequest and can no longer be approved (409)', async () => {
+  it('RFC 8894 3.3.3: a request nobody decided before its deadline is rejected by the expiry sweep, FAILURE badRequest, and can no longer be approved (409)', async () => {
     const requester = new ScepRequester(dir, 'held-expired');
     expect((await post(pkcsReq(requester))).pkiStatus).toBe('3');
     const [approval] = await approvalsOf(requester.transactionId());
@@ -232,6 +235,19 @@ describe('SCEP PENDING through approvals', () => {
       `UPDATE issuance.approvals SET enrollment_expires_at = now() - interval '1 minute' WHERE id = $1`,
       [approval.id],
     );
+    await eventually(
+      async () => (await approvalsOf(requester.transactionId()))[0].status === 'rejected',
+      'the expiry sweep to reject the approval',
+    );
+    expect((await approvalsOf(requester.transactionId()))[0]).toMatchObject({
+      decided_by: 'system',
+      reason: 'expired',
+      enrollment: { state: 'expired' },
+    });
+    const pending = (
+      await api('GET', '/api/v1/approvals?status=pending&per_page=100')
+    ).json() as Page<ApprovalDto>;
+    expect(pending.data.map((a) => a.id)).not.toContain(approval.id);
     const answer = await post(certPoll(requester));
     expect([answer.pkiStatus, answer.failInfo]).toEqual(['2', '2']);
     const late = await api('POST', `/api/v1/approvals/${approval.id}/approve`);

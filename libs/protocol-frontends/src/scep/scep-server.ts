@@ -7,7 +7,7 @@ import {
   ScepMdmStatus,
   ScepProfileOutcome,
 } from '@certlane/contracts';
-import { SqlExecutor } from '@certlane/platform';
+import { ClientCertificateCheck, SqlExecutor } from '@certlane/platform';
 import {
   ScepChallengeReplayStore,
   ScepProfileRow,
@@ -48,6 +48,7 @@ import {
   readIssuerAndSerialNumber,
   readIssuerAndSubject,
 } from './der-reader';
+import { RevocationVerdict, revocationRefusal } from '../client-certificate-status';
 import { RaKeyBox } from './scep-ra';
 import { mdmCounter } from './scep-profile-admin';
 
@@ -130,14 +131,22 @@ export interface ScepServerDeps {
     presented: readonly string[],
     anchors: readonly X509Certificate[],
     now: Date,
-  ): { ok: true; fingerprint: string } | { ok: false; reason: string };
+  ): ClientCertificateCheck;
   /**
-   * Why a client chain that passed `verifyClientCertificate` is refused for its revocation
-   * status (shared with EST, `client-certificate-status.ts`), or null.
+   * The revocation status of a client certificate that passed `verifyClientCertificate` (shared
+   * with EST, `client-certificate-status.ts`): `issuers` (the presented chain and the anchors) is
+   * read only when the status is not cached. Without it revocation is not checked.
    */
-  clientRevocation?(presented: readonly string[], profile: ScepProfileRow): Promise<string | null>;
+  clientRevocation?(
+    fingerprint: string,
+    leaf: X509Certificate,
+    issuers: () => readonly X509Certificate[],
+  ): Promise<RevocationVerdict>;
   now?: () => Date;
 }
+
+/** A client chain `verifyClientCertificate` accepted, with the trust anchors it was checked against. */
+type VerifiedClient = Extract<ClientCertificateCheck, { ok: true }> & { anchors: readonly X509Certificate[] };
 
 const PATH = /^\/scep(-mtls)?(?:\/([a-z0-9][a-z0-9_-]{0,62}))?(?:\/pkiclient\.exe)?\/?$/;
 const PKI_MESSAGE = 'application/x-pki-message';
@@ -371,8 +380,7 @@ export class ScepServer {
     } else if (mtls) {
       const checked = this.clientCertificate(profile, clientCertificates);
       if (!checked.ok) return fail('badRequest', `client certificate: ${checked.reason}`, true);
-      // Revocation of the client certificate, shared with EST (soft-fail: SCEP profiles have no setting).
-      const refusal = await this.deps.clientRevocation?.(clientCertificates, profile);
+      const refusal = await this.clientRevocationRefusal(profile, clientCertificates, checked);
       if (refusal) return fail('badRequest', `client certificate: ${refusal}`, true);
     } else {
       const valid =
@@ -448,19 +456,38 @@ export class ScepServer {
   private clientCertificate(
     profile: ScepProfileRow,
     presented: readonly string[],
-  ): { ok: true } | { ok: false; reason: string } {
+  ): VerifiedClient | Extract<ClientCertificateCheck, { ok: false }> {
     if (!this.deps.verifyClientCertificate)
       return { ok: false, reason: 'mutual TLS is not verified on this listener' };
     const trust = profile.trust_bundle_pem ? parseTrustBundle(profile.trust_bundle_pem) : undefined;
+    const anchors = trust?.ok ? trust.anchors : [];
     try {
-      return this.deps.verifyClientCertificate(
+      const checked = this.deps.verifyClientCertificate(
         presented,
-        trust?.ok ? trust.anchors : [],
+        anchors,
         (this.deps.now ?? (() => new Date()))(),
       );
+      return checked.ok ? { ...checked, anchors } : checked;
     } catch {
       return { ok: false, reason: 'the presented certificates do not parse' };
     }
+  }
+
+  /**
+   * Why a verified client chain is refused for its revocation status under the profile's
+   * `client_revocation_unknown` (the check EST makes, RFC 5280 6.3: asked on every request), or null.
+   */
+  private async clientRevocationRefusal(
+    profile: ScepProfileRow,
+    presented: readonly string[],
+    checked: VerifiedClient,
+  ): Promise<string | null> {
+    if (!this.deps.clientRevocation) return null;
+    const verdict = await this.deps.clientRevocation(checked.fingerprint, checked.leaf, () => [
+      ...presented.slice(1).map((der) => new X509Certificate(Buffer.from(der, 'base64'))),
+      ...checked.anchors,
+    ]);
+    return revocationRefusal(verdict, profile.client_revocation_unknown);
   }
 
   /**

@@ -23,6 +23,7 @@ import {
 import { hashChallengePassword } from '@certlane/protocol-frontends-domain';
 import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
 import { Client } from 'pg';
+import { ClientCertificateStatus } from '../client-certificate-status';
 import { sequence } from './der';
 import { RaKeyBox } from './scep-ra';
 import { ScepHttpResponse, ScepServer } from './scep-server';
@@ -59,10 +60,17 @@ describe('SCEP server (wire)', () => {
   let serial = 1000;
   let crlDer: Buffer;
 
+  // Certificates of no Certlane CA, without CRL distribution points or OCSP addresses: unknown.
+  const revocation = new ClientCertificateStatus({
+    localCas: async () => [],
+    localOcsp: async () => Buffer.alloc(0),
+    fetchCrl: async () => Buffer.alloc(0),
+  });
   const server = (executor: Client = db, now?: () => Date) =>
     new ScepServer({
       executor,
       ...(now ? { now } : {}),
+      clientRevocation: (fingerprint, leaf, issuers) => revocation.check(fingerprint, leaf, issuers),
       deviceState: async (_profile, claims) => claims.sub !== 'noncompliant',
       crl: async () => crlDer,
       // The platform's mutual-TLS check, as ScepService wires it (ADR 0061).
@@ -123,6 +131,7 @@ describe('SCEP server (wire)', () => {
       mtls_enabled: false,
       trust_bundle_path: null,
       trust_bundle_pem: null,
+      client_revocation_unknown: 'soft-fail',
       mdm_enabled: false,
       mdm_audience: null,
       mdm_trust_path: null,
@@ -253,11 +262,16 @@ describe('SCEP server (wire)', () => {
       entries: [{ serialNumber: '0abc', revocationDate: new Date() }],
     });
     crlDer = Buffer.from(crl.rawData);
-    await createProfile('mtls', {
-      challenge_password_hash: null,
-      mtls_enabled: true,
-      trust_bundle_pem: caPem,
-    });
+    for (const [pathId, policy] of [
+      ['mtls', 'soft-fail'],
+      ['mtls-hard', 'hard-fail'],
+    ] as const)
+      await createProfile(pathId, {
+        challenge_password_hash: null,
+        mtls_enabled: true,
+        trust_bundle_pem: caPem,
+        client_revocation_unknown: policy,
+      });
     managed = await createProfile('managed', {
       challenge_password_hash: null,
       mdm_enabled: true,
@@ -826,6 +840,37 @@ describe('SCEP server (wire)', () => {
         })
       ).status,
     ).toBe(404);
+  });
+
+  it('issue 21 (mTLS): a client certificate whose revocation status is unknown enrolls under soft-fail and is refused (FAILURE badRequest, audited) under hard-fail', async () => {
+    // client.crt (previous test) names no CRL distribution point or OCSP responder: unknown.
+    const presented = [
+      execFileSync('openssl', ['x509', '-in', path('client.crt'), '-outform', 'DER']).toString('base64'),
+    ];
+    const requester = new ScepRequester(dir, 'device-mtls-unknown');
+    const call = (pathId: string) =>
+      server().handle({
+        method: 'POST',
+        path: `/scep-mtls/${pathId}`,
+        query: 'operation=PKIOperation',
+        body: requester.pkiMessage({
+          messageType: '19',
+          envelope: requester.envelope(requester.csr(), raPem),
+        }),
+        clientCertificates: presented,
+      });
+    expect(certRep(await call('mtls')).pkiStatus).toBe('0');
+    expect(certRep(await call('mtls-hard'))).toMatchObject({ pkiStatus: '2', failInfo: '2' });
+    expect(audit.at(-1)).toMatchObject({
+      outcome: 'denied',
+      details: expect.objectContaining({
+        reason: expect.stringContaining(
+          "client certificate: the client certificate's revocation status is unknown",
+        ),
+      }),
+    });
+    const hard = (await new ScepProfileStore(db).byPathId('mtls-hard'))!;
+    expect((await new ScepProfileStore(db).counters()).get(hard.id)?.get('scep_auth_failed')).toBe(1);
   });
 
   it('spec 6.4: every outcome ticked its profile counter', async () => {

@@ -11,8 +11,6 @@ import {
   ServiceOutbox,
   verifyClientCertificate,
 } from '@certlane/platform';
-import { parseTrustBundle } from '@certlane/protocol-frontends-domain';
-import { presentedChainRefusal } from '../client-certificate-status';
 import { ClientCertificateStatusService } from '../client-certificate-status.service';
 import { activeCaCertificates, issueAndRecord } from '../enrollment-issuance';
 import { ScepServer } from './scep-server';
@@ -41,15 +39,7 @@ export class ScepService implements OnApplicationBootstrap {
       raKeys: new RaKeyBox(config.configEncryptionKey),
       // `/scep-mtls`: the platform's mutual-TLS check against the profile's trust bundle (ADR 0061).
       verifyClientCertificate,
-      clientRevocation: async (presented, profile) => {
-        const trust = profile.trust_bundle_pem ? parseTrustBundle(profile.trust_bundle_pem) : undefined;
-        return presentedChainRefusal(
-          revocation.status,
-          presented,
-          trust?.ok ? trust.anchors : [],
-          'soft-fail',
-        );
-      },
+      clientRevocation: (fingerprint, leaf, issuers) => revocation.status.check(fingerprint, leaf, issuers),
       audit: async (record, alsoInTransaction) => {
         await dataSource.transaction(async (manager) => {
           await alsoInTransaction?.(manager);

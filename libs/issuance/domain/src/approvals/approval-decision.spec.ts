@@ -2,6 +2,8 @@ import { ApprovalStatus } from '@certlane/contracts';
 import {
   approvedJobStatus,
   decideApproval,
+  ENROLLMENT_EXPIRY_REJECTION,
+  enrollmentExpired,
   enrollmentState,
   needsIssuanceApproval,
 } from './approval-decision';
@@ -99,7 +101,32 @@ describe('external enrollments (ADR 0065)', () => {
     ['approved, issuance failed', row('approved', later, null, 'CA offline'), 'failed'],
     ['rejected', row('rejected', later), 'rejected'],
     ['rejected after the deadline', row('rejected', earlier), 'rejected'],
+    [
+      'rejected by the expiry sweep',
+      { ...row('rejected', earlier), ...ENROLLMENT_EXPIRY_REJECTION },
+      'expired',
+    ],
+    [
+      "rejected by an approver with the sweep's reason",
+      { ...row('rejected', earlier), decided_by: 'bob', reason: 'expired' },
+      'rejected',
+    ],
   ] as const)('%s is %s', (_name, approvalRow, state) => {
     expect(enrollmentState(approvalRow, now)).toBe(state);
+  });
+
+  it.each([
+    ['pending before the deadline', row('pending', later), false],
+    ['pending at the deadline', row('pending', now), true],
+    ['pending after the deadline', row('pending', earlier), true],
+    [
+      'pending without a deadline (not an enrollment)',
+      { status: 'pending', enrollment_expires_at: null },
+      false,
+    ],
+    ['approved after the deadline', row('approved', earlier), false],
+    ['rejected after the deadline', row('rejected', earlier), false],
+  ] as const)('the expiry sweep: %s is swept: %s', (_name, approvalRow, swept) => {
+    expect(enrollmentExpired(approvalRow, now)).toBe(swept);
   });
 });

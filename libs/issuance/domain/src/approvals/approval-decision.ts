@@ -1,4 +1,4 @@
-import { ApprovalStatus, EnrollmentState, JobStatus, JobType } from '@certlane/contracts';
+import { ApprovalStatus, EnrollmentState, JobStatus, JobType, SYSTEM_ACTOR } from '@certlane/contracts';
 import { KeyGeneration, producesVersion } from '../certificates/lifecycle';
 
 export type ApprovalVerdict = 'approve' | 'reject';
@@ -69,9 +69,28 @@ export function needsIssuanceApproval(type: JobType, profileRequiresApproval: bo
 }
 
 /**
+ * How the expiry sweep rejects an external enrollment nobody decided before its deadline (ADR
+ * 0065, amended): by the system, with this reason.
+ */
+export const ENROLLMENT_EXPIRY_REJECTION = { decided_by: SYSTEM_ACTOR, reason: 'expired' } as const;
+
+/** Whether an approval is an external enrollment still pending at or after its deadline. */
+export function enrollmentExpired(
+  approval: { status: ApprovalStatus; enrollment_expires_at: Date | null },
+  now: Date,
+): boolean {
+  return (
+    approval.status === 'pending' &&
+    approval.enrollment_expires_at !== null &&
+    approval.enrollment_expires_at.getTime() <= now.getTime()
+  );
+}
+
+/**
  * Where an external enrollment stands (ADR 0065), as the protocol that asked answers its client:
- * rejected; expired (still pending after its deadline); issued or failed once approved and
- * issued; pending otherwise (waiting for a decision, or approved and not issued yet).
+ * rejected; expired (pending after its deadline, or rejected for it by the expiry sweep); issued
+ * or failed once approved and issued; pending otherwise (waiting for a decision, or approved and
+ * not issued yet).
  */
 export function enrollmentState(
   approval: {
@@ -79,15 +98,19 @@ export function enrollmentState(
     enrollment_expires_at: Date | null;
     enrollment_certificate_pem: string | null;
     enrollment_error: string | null;
+    decided_by?: string | null;
+    reason?: string;
   },
   now: Date,
 ): EnrollmentState {
-  if (approval.status === 'rejected') return 'rejected';
+  if (approval.status === 'rejected')
+    return approval.decided_by === ENROLLMENT_EXPIRY_REJECTION.decided_by &&
+      approval.reason === ENROLLMENT_EXPIRY_REJECTION.reason
+      ? 'expired'
+      : 'rejected';
   if (approval.status === 'approved') {
     if (approval.enrollment_certificate_pem) return 'issued';
     return approval.enrollment_error ? 'failed' : 'pending';
   }
-  if (approval.enrollment_expires_at && approval.enrollment_expires_at.getTime() <= now.getTime())
-    return 'expired';
-  return 'pending';
+  return enrollmentExpired(approval, now) ? 'expired' : 'pending';
 }

@@ -5,9 +5,15 @@ import {
   JobType,
   ProfileChanges,
   RequestContext,
+  SYSTEM_ACTOR,
   UNKNOWN_ACTOR,
 } from '@certlane/contracts';
-import { ApprovalVerdict, decideApproval, producesVersion } from '@certlane/issuance-domain';
+import {
+  ApprovalVerdict,
+  decideApproval,
+  ENROLLMENT_EXPIRY_REJECTION,
+  producesVersion,
+} from '@certlane/issuance-domain';
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { approvalDto, ApprovalRepository, ApprovalRow, EnrollmentRequest } from './approval.repository';
@@ -148,6 +154,21 @@ export class ApprovalGate {
       decided.push(await this.apply(manager, approval, 'reject', context, 'profile deleted'));
     }
     return decided;
+  }
+
+  /**
+   * The expiry sweep (ADR 0065, amended): rejects up to `limit` external enrollments nobody
+   * decided before their deadline (`enrollmentExpired` at `now`), each published as decided.
+   */
+  async rejectExpiredEnrollments(manager: EntityManager, now: Date, limit: number): Promise<ApprovalRow[]> {
+    const rows = await this.approvals.rejectExpiredEnrollments(
+      manager,
+      now,
+      limit,
+      ENROLLMENT_EXPIRY_REJECTION,
+    );
+    await this.outbox.addMany(manager, 'issuance.v1.approval.decided', rows.map(approvalDto), SYSTEM_ACTOR);
+    return rows;
   }
 
   private async apply(

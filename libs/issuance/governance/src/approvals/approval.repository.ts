@@ -252,6 +252,31 @@ export class ApprovalRepository {
     );
   }
 
+  /**
+   * Rejects up to `limit` external enrollments still pending at `now` past their deadline (the
+   * expiry sweep, `enrollmentExpired`) in one statement. Rows another transaction holds (a
+   * decision under way, another replica's sweep) are skipped, and the status guard is checked
+   * again under the lock: each approval is rejected once, by whoever gets it.
+   */
+  async rejectExpiredEnrollments(
+    manager: EntityManager,
+    now: Date,
+    limit: number,
+    rejection: { decided_by: string; reason: string },
+  ): Promise<ApprovalRow[]> {
+    const [rows]: [ApprovalRow[], number] = await manager.query(
+      `WITH due AS (
+         SELECT id AS due_id FROM approvals
+          WHERE status = 'pending' AND enrollment IS NOT NULL AND enrollment_expires_at <= $1
+          ORDER BY enrollment_expires_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
+       UPDATE approvals SET status = 'rejected', decided_by = $3, decided_at = now(), reason = $4
+         FROM due WHERE id = due_id AND status = 'pending'
+       RETURNING ${COLUMNS}`,
+      [now, limit, rejection.decided_by, rejection.reason],
+    );
+    return rows;
+  }
+
   async decide(
     manager: EntityManager,
     id: string,

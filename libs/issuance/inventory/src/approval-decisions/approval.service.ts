@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   ApprovalDto,
   AuditAction,
-  AuditRecord,
   CertlaneError,
   DecideApprovalRequest,
   EnrollmentApprovalOutcome,
@@ -38,37 +37,9 @@ import {
   profileNotFound,
   ProfileRepository,
 } from '@certlane/issuance-governance';
-import { auditRecord, UnitOfWork } from '@certlane/issuance-data-access';
+import { UnitOfWork } from '@certlane/issuance-data-access';
+import { approvalAudit } from './approval-audit';
 import { CERTLANE_CONFIG, CertlaneConfig } from '@certlane/platform';
-
-/** Issuance approvals are certificate lifecycle, profile edits configuration (spec 6.1). */
-const approvalAudit = (
-  action: string,
-  approval: ApprovalRow,
-  context: RequestContext | undefined,
-  details: Record<string, unknown>,
-): AuditRecord =>
-  auditRecord(
-    approval.approval_kind === 'cert_issuance' ? 'cert_lifecycle' : 'config',
-    'approval',
-    action,
-    approval.id,
-    context,
-    {
-      approval_kind: approval.approval_kind,
-      requested_by: approval.requested_by,
-      ...(approval.enrollment
-        ? {
-            enrollment: {
-              source: approval.enrollment.source,
-              subject: approval.enrollment.subject,
-              reference: approval.enrollment.reference,
-            },
-          }
-        : {}),
-      ...details,
-    },
-  );
 
 /** A pending external enrollment waits this long for a decision unless its protocol says otherwise. */
 const ENROLLMENT_DEFAULT_TTL_SECONDS = 7 * 24 * 3600;

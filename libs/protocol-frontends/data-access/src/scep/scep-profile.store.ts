@@ -17,6 +17,8 @@ export interface ScepProfileRow {
   mtls_enabled: boolean;
   trust_bundle_path: string | null;
   trust_bundle_pem: string | null;
+  /** What `/scep-mtls` does with a client certificate whose revocation status is unknown. */
+  client_revocation_unknown: 'soft-fail' | 'hard-fail';
   mdm_enabled: boolean;
   mdm_audience: string | null;
   mdm_trust_path: string | null;
@@ -45,6 +47,7 @@ const SETTINGS: readonly (keyof ScepProfileSettingsRow)[] = [
   'mtls_enabled',
   'trust_bundle_path',
   'trust_bundle_pem',
+  'client_revocation_unknown',
   'mdm_enabled',
   'mdm_audience',
   'mdm_trust_path',
