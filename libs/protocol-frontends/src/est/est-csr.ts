@@ -1,5 +1,6 @@
 import { createPublicKey, KeyObject, verify as verifySignature, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import { spkiKeyObject } from '@certlane/pki';
 import { CsrFacts, CSR_ATTRIBUTE_OIDS, HolderNames } from '@certlane/protocol-frontends-domain';
 import { bytesOf, children, contentOf, Node, oidOf, readNode } from '../scep/der-reader';
 
@@ -155,7 +156,7 @@ export class EstCsr {
       try {
         const info = children(this.der, readNode(this.der, 0))[0];
         const spki = children(this.der, info)[2];
-        this.key = createPublicKey({ key: bytesOf(this.der, spki), format: 'der', type: 'spki' });
+        this.key = spkiKeyObject(Buffer.from(bytesOf(this.der, spki)));
       } catch {
         this.key = null;
       }

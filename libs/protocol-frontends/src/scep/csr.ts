@@ -1,4 +1,5 @@
-import { createPublicKey, KeyObject, verify } from 'node:crypto';
+import { KeyObject, verify } from 'node:crypto';
+import { spkiKeyObject } from '@certlane/pki';
 import { CsrFacts } from '@certlane/protocol-frontends-domain';
 import { bytesOf, children, contentOf, Node, oidOf, readNode } from './der-reader';
 
@@ -51,7 +52,7 @@ const text = (buf: Buffer, node: Node | undefined): string | undefined =>
 export function parseCsr(der: Buffer): ScepCsr {
   const [info, signatureAlgorithm, signature] = children(der, readNode(der, 0));
   const [, subject, spki, attributes] = children(der, info);
-  const publicKey = createPublicKey({ key: Buffer.from(bytesOf(der, spki)), format: 'der', type: 'spki' });
+  const publicKey = spkiKeyObject(Buffer.from(bytesOf(der, spki)));
   let commonName: string | undefined;
   for (const rdn of children(der, subject))
     for (const pair of children(der, rdn)) {
