@@ -5,6 +5,7 @@ import {
   AuditRecord,
   CertlaneError,
   DecideApprovalRequest,
+  DEFAULT_ISSUER_ID,
   EnrollmentApprovalOutcome,
   ErrorCode,
   ListApprovalsRequest,
@@ -129,6 +130,8 @@ export class ApprovalService {
             team_id: request.team_id ?? null,
             reference: request.reference,
             tags: request.tags ?? {},
+            ...(request.validity_days ? { validity_days: request.validity_days } : {}),
+            ...(request.must_staple ? { must_staple: true } : {}),
           },
         },
         context,
@@ -151,6 +154,9 @@ export class ApprovalService {
       approval_id: row.id,
       state,
       certificate_pem: state === 'issued' ? row.enrollment_certificate_pem : null,
+      issuer_id: state === 'issued' ? (row.enrollment?.issuer_id ?? DEFAULT_ISSUER_ID) : null,
+      serial_hex: state === 'issued' ? row.enrollment_serial_hex : null,
+      certificate_id: state === 'issued' ? row.certificate_id : null,
       reason:
         state === 'rejected'
           ? row.reason
@@ -180,6 +186,8 @@ export class ApprovalService {
           {
             csr_pem: enrollment.csr_pem,
             ...(enrollment.issuer_id ? { issuer_id: enrollment.issuer_id } : {}),
+            ...(enrollment.validity_days ? { validity_days: enrollment.validity_days } : {}),
+            ...(enrollment.must_staple ? { must_staple: true } : {}),
           },
           context,
         );
