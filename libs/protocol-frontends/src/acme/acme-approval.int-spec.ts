@@ -1,0 +1,207 @@
+import { X509Certificate } from 'node:crypto';
+import { ApprovalDto, Page } from '@certlane/contracts';
+import { parseCertificates } from '@certlane/pki';
+import { freePort, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
+import { Client } from 'pg';
+import { csrFor, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
+
+const urn = (type: string) => `urn:ietf:params:acme:error:${type}`;
+
+/**
+ * Finalize under a certificate profile requiring approval (RFC 8555 7.4; ADR 0065 and the ADR 0068
+ * amendment) with real processes: the order is processing (with Retry-After) while an enrollment
+ * approval of issuance holds its CSR; an admin decides it through `/api/v1/approvals/{id}/...`,
+ * and the order's next poll is valid with the certificate issuance issued, or invalid.
+ */
+describe('ACME finalize waiting for an enrollment approval', () => {
+  let system: TestSystem;
+  let responder: Http01Responder;
+  let db: Client;
+
+  const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
+    httpsRequest(`${system.services['api-gateway'].url}${path}`, {
+      method,
+      ca: system.ca,
+      headers: {
+        authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  /** The enrollment approvals an order opened. */
+  const approvalsOf = async (orderUrl: string): Promise<ApprovalDto[]> => {
+    const orderId = orderUrl.split('/').pop();
+    const page = (
+      await api('GET', '/api/v1/approvals?approval_kind=cert_issuance&per_page=100')
+    ).json() as Page<ApprovalDto>;
+    return page.data.filter((a) => a.enrollment?.reference.order_id === orderId);
+  };
+
+  beforeAll(async () => {
+    const http01Port = await freePort();
+    system = await startTestSystem(
+      'acmeapproval',
+      ['auth', 'api-gateway', 'issuance', 'protocol-frontends'],
+      {
+        SERVICE_ACME_HTTP01_PORT: String(http01Port),
+      },
+    );
+    responder = await Http01Responder.start(http01Port);
+    db = new Client({ connectionString: system.database.url });
+    await db.connect();
+    const held = await api('POST', '/api/v1/profiles', {
+      id: 'acme-held',
+      name: 'ACME held for approval',
+      requires_approval: true,
+      must_staple: true,
+      validity_days: 20,
+    });
+    expect(held.status).toBe(201);
+    const profile = await api('POST', '/api/v1/admin/acme/profiles', {
+      id: 'held',
+      certificate_profile_id: 'acme-held',
+    });
+    expect(profile.status).toBe(201);
+  }, 120_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await responder?.stop();
+    await system?.stop();
+  });
+
+  async function pollUntil(c: TestAcmeClient, url: string, done: (json: { status: string }) => boolean) {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const answer = await c.post(url, '');
+      if (done(answer.json)) return answer;
+      if (Date.now() > deadline) throw new Error(`${url} never reached the expected state`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** An order of profile `held` for `name`, finalized: processing, waiting for its approval. */
+  async function heldOrder(name: string) {
+    const c = await TestAcmeClient.create(
+      `${system.services['protocol-frontends'].url}/acme/profile/held/directory`,
+      system.ca,
+    );
+    const account = await c.register();
+    expect(account.status).toBe(201);
+    const order = await c.post((await c.directory()).newOrder, {
+      identifiers: [{ type: 'dns', value: name }],
+    });
+    expect(order.status).toBe(201);
+    const orderUrl = order.headers.location as string;
+    const authz = (await c.post(order.json.authorizations[0], '')).json;
+    const challenge = authz.challenges.find((ch: { type: string }) => ch.type === 'http-01');
+    responder.answers.set(challenge.token, await c.keyAuthorization(challenge.token));
+    expect((await c.post(challenge.url, {})).status).toBe(200);
+    expect((await pollUntil(c, orderUrl, (json) => json.status !== 'pending')).json.status).toBe('ready');
+    const finalized = await c.post(order.json.finalize, { csr: csrFor({ dns: [name] }) });
+    return {
+      c,
+      orderUrl,
+      finalizeUrl: order.json.finalize as string,
+      finalized,
+      accountUrl: account.headers.location,
+    };
+  }
+
+  it('RFC 8555 7.4: finalize answers processing with Retry-After and opens one enrollment approval; a second finalize is orderNotReady and opens none', async () => {
+    const { c, orderUrl, finalizeUrl, finalized, accountUrl } = await heldOrder('held-wait.localhost');
+    expect([finalized.status, finalized.json.status]).toEqual([200, 'processing']);
+    expect(finalized.headers['retry-after']).toBe('10');
+    expect(finalized.headers.location).toBe(orderUrl);
+    expect(finalized.json.certificate).toBeUndefined();
+
+    const polled = await c.post(orderUrl, '');
+    expect([polled.json.status, polled.headers['retry-after']]).toEqual(['processing', '10']);
+
+    const again = await c.post(finalizeUrl, { csr: csrFor({ dns: ['held-wait.localhost'] }) });
+    expect([again.status, again.json.type]).toEqual([403, urn('orderNotReady')]);
+
+    const approvals = await approvalsOf(orderUrl);
+    expect(approvals).toEqual([
+      expect.objectContaining({
+        approval_kind: 'cert_issuance',
+        status: 'pending',
+        profile_id: 'acme-held',
+        requested_by: `acme-account:${String(accountUrl).split('/').pop()}`,
+        enrollment: expect.objectContaining({
+          source: 'ACME',
+          state: 'pending',
+          dns_names: ['held-wait.localhost'],
+          reference: { acme_profile: 'held', order_id: orderUrl.split('/').pop() },
+        }),
+      }),
+    ]);
+  });
+
+  it("RFC 8555 7.1.3: once approved, the polled order is valid with its certificate (issued once, with the profile's must-staple and validity) to download", async () => {
+    const { c, orderUrl } = await heldOrder('held-ok.localhost');
+    const [approval] = await approvalsOf(orderUrl);
+    const approved = await api('POST', `/api/v1/approvals/${approval.id}/approve`, { reason: 'known host' });
+    expect(approved.status).toBe(200);
+    const decided = approved.json() as ApprovalDto;
+    expect(decided.enrollment?.state).toBe('issued');
+
+    // Two polls at once (as two replicas would answer them): both see valid, one certificate is stored.
+    const polls = await Promise.all([c.post(orderUrl, ''), c.post(orderUrl, '')]);
+    for (const poll of polls) {
+      expect([poll.status, poll.json.status]).toEqual([200, 'valid']);
+      expect(poll.headers['retry-after']).toBeUndefined();
+    }
+    expect(polls[1].json.certificate).toBe(polls[0].json.certificate);
+    const stored = await db.query(
+      `SELECT serial_hex, certificate_id FROM protocol_frontends.acme_certificates WHERE order_id = $1`,
+      [orderUrl.split('/').pop()],
+    );
+    expect(stored.rows).toEqual([
+      { serial_hex: decided.enrollment!.serial_hex, certificate_id: decided.certificate_id },
+    ]);
+
+    const download = await c.post(polls[0].json.certificate, '');
+    expect(download.status).toBe(200);
+    const chain = parseCertificates(download.text);
+    expect(chain.length).toBeGreaterThanOrEqual(2);
+    const leaf = new X509Certificate(download.text);
+    expect(leaf.subjectAltName).toBe('DNS:held-ok.localhost');
+    expect(BigInt(`0x${chain[0].serialNumber}`)).toBe(BigInt(`0x${decided.enrollment!.serial_hex}`));
+    expect(leaf.checkIssued(new X509Certificate(chain[1].der))).toBe(true);
+    expect(chain[0].decoded.mustStaple).toBe(true);
+    const lifetimeDays = (Date.parse(leaf.validTo) - Date.parse(leaf.validFrom)) / 86_400_000;
+    expect(lifetimeDays).toBeLessThanOrEqual(20.05);
+
+    const inventory = await db.query(`SELECT source FROM issuance.certificates WHERE id = $1`, [
+      decided.certificate_id,
+    ]);
+    expect(inventory.rows).toEqual([{ source: 'ACME' }]);
+  });
+
+  it('RFC 8555 7.1.6: a rejected approval makes the order invalid with an error naming the reason', async () => {
+    const { c, orderUrl } = await heldOrder('held-no.localhost');
+    const [approval] = await approvalsOf(orderUrl);
+    const rejected = await api('POST', `/api/v1/approvals/${approval.id}/reject`, { reason: 'unknown host' });
+    expect(rejected.status).toBe(200);
+    const polled = await c.post(orderUrl, '');
+    expect([polled.status, polled.json.status]).toEqual([200, 'invalid']);
+    expect(polled.json.error).toMatchObject({ type: urn('unauthorized'), status: 403 });
+    expect(polled.json.error.detail).toContain('rejected by an approver: unknown host');
+    expect(polled.json.certificate).toBeUndefined();
+    expect(polled.headers['retry-after']).toBeUndefined();
+  });
+
+  it('RFC 8555 7.1.6: an approval nobody decided before its deadline makes the order invalid', async () => {
+    const { c, orderUrl } = await heldOrder('held-late.localhost');
+    const [approval] = await approvalsOf(orderUrl);
+    await db.query(
+      `UPDATE issuance.approvals SET enrollment_expires_at = now() - interval '1 minute' WHERE id = $1`,
+      [approval.id],
+    );
+    const polled = await c.post(orderUrl, '');
+    expect(polled.json.status).toBe('invalid');
+    expect(polled.json.error.detail).toContain('not approved before its deadline');
+  });
+});
