@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { ApprovalDto, Page } from '@certlane/contracts';
 import { parseCertificates } from '@certlane/pki';
 import { freePort, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
@@ -17,6 +22,7 @@ describe('ACME finalize waiting for an enrollment approval', () => {
   let system: TestSystem;
   let responder: Http01Responder;
   let db: Client;
+  let http01Port: number;
 
   const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
     httpsRequest(`${system.services['api-gateway'].url}${path}`, {
@@ -39,7 +45,7 @@ describe('ACME finalize waiting for an enrollment approval', () => {
   };
 
   beforeAll(async () => {
-    const http01Port = await freePort();
+    http01Port = await freePort();
     system = await startTestSystem(
       'acmeapproval',
       ['auth', 'api-gateway', 'issuance', 'protocol-frontends'],
@@ -204,4 +210,61 @@ describe('ACME finalize waiting for an enrollment approval', () => {
     expect(polled.json.status).toBe('invalid');
     expect(polled.json.error.detail).toContain('not approved before its deadline');
   });
+
+  it('certbot (unmodified) waits while the order is processing and gets the certificate once an admin approves', async () => {
+    // certbot's standalone http-01 server takes the port the test responder held.
+    await responder.stop();
+    const work = mkdtempSync(join(tmpdir(), 'certlane-acme-approval-'));
+    try {
+      const caFile = join(work, 'ca.pem');
+      writeFileSync(caFile, system.ca);
+      const dirs = ['config', 'work', 'logs'].map((d) => join(work, d));
+      const certbot = promisify(execFile)(
+        'certbot',
+        [
+          'certonly',
+          '--non-interactive',
+          '--server',
+          `${system.services['protocol-frontends'].url}/acme/profile/held/directory`,
+          ...['--config-dir', dirs[0], '--work-dir', dirs[1], '--logs-dir', dirs[2]],
+          '--standalone',
+          '--agree-tos',
+          '--register-unsafely-without-email',
+          ...['--http-01-port', String(http01Port), '--http-01-address', '127.0.0.1'],
+          ...['-d', 'certbot-held.localhost'],
+        ],
+        { env: { ...process.env, REQUESTS_CA_BUNDLE: caFile }, timeout: 90_000 },
+      );
+      // certbot polls the processing order every second (its deadline is 90 s): approve meanwhile.
+      const deadline = Date.now() + 60_000;
+      let approval: ApprovalDto | undefined;
+      while (!approval) {
+        if (Date.now() > deadline) throw new Error('certbot never opened an approval');
+        const page = (
+          await api('GET', '/api/v1/approvals?approval_kind=cert_issuance&status=pending&per_page=100')
+        ).json() as Page<ApprovalDto>;
+        approval = page.data.find((a) => a.enrollment?.dns_names.includes('certbot-held.localhost'));
+        if (!approval) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      const orderId = approval.enrollment!.reference.order_id;
+      const waiting = await db.query(`SELECT status FROM protocol_frontends.acme_orders WHERE id = $1`, [
+        orderId,
+      ]);
+      expect(waiting.rows).toEqual([{ status: 'processing' }]);
+      expect((await api('POST', `/api/v1/approvals/${approval.id}/approve`)).status).toBe(200);
+      await certbot;
+
+      const live = join(
+        dirs[0],
+        'live',
+        readdirSync(join(dirs[0], 'live')).find((n) => n.startsWith('certbot'))!,
+      );
+      const pem = readFileSync(join(live, 'cert.pem'), 'utf8');
+      expect(new X509Certificate(pem).subjectAltName).toBe('DNS:certbot-held.localhost');
+      expect(parseCertificates(pem)[0].decoded.mustStaple).toBe(true);
+      expect(readFileSync(join(live, 'chain.pem'), 'utf8')).toContain('BEGIN CERTIFICATE');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
