@@ -144,6 +144,13 @@ export class RequestEnrollmentApprovalRequest {
   @IsBoolean()
   must_staple?: boolean;
 
+  /** The inventory certificate the issued one is the next version of (an ACME renewal, ADR 0068). */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  version_of?: string;
+
   /** How long the request may wait for a decision (default 7 days). */
   @IsOptional()
   @IsInt()

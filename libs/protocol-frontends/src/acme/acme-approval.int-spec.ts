@@ -6,7 +6,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ApprovalDto, Page } from '@certlane/contracts';
 import { parseCertificates } from '@certlane/pki';
-import { freePort, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
+import {
+  freePort,
+  httpsRequest,
+  HttpsResult,
+  ServiceProcess,
+  startServiceProcess,
+  startTestSystem,
+  TestSystem,
+} from '@certlane/testing';
 import { Client } from 'pg';
 import { csrFor, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
 
@@ -23,6 +31,8 @@ describe('ACME finalize waiting for an enrollment approval', () => {
   let responder: Http01Responder;
   let db: Client;
   let http01Port: number;
+  /** A second replica of protocol-frontends on the same database and bus. */
+  let second: ServiceProcess;
 
   const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
     httpsRequest(`${system.services['api-gateway'].url}${path}`, {
@@ -53,6 +63,7 @@ describe('ACME finalize waiting for an enrollment approval', () => {
         SERVICE_ACME_HTTP01_PORT: String(http01Port),
       },
     );
+    second = await startServiceProcess('protocol-frontends', system.env, { ca: system.ca });
     responder = await Http01Responder.start(http01Port);
     db = new Client({ connectionString: system.database.url });
     await db.connect();
@@ -74,6 +85,7 @@ describe('ACME finalize waiting for an enrollment approval', () => {
   afterAll(async () => {
     await db?.end();
     await responder?.stop();
+    await second?.stop();
     await system?.stop();
   });
 
@@ -87,14 +99,19 @@ describe('ACME finalize waiting for an enrollment approval', () => {
     }
   }
 
-  /** An order of profile `held` for `name`, finalized: processing, waiting for its approval. */
-  async function heldOrder(name: string) {
-    const c = await TestAcmeClient.create(
-      `${system.services['protocol-frontends'].url}/acme/profile/held/directory`,
-      system.ca,
-    );
+  /**
+   * An order of profile `held` for `name` (by a new account unless `by` is given), finalized:
+   * processing, waiting for its approval.
+   */
+  async function heldOrder(name: string, by?: TestAcmeClient) {
+    const c =
+      by ??
+      (await TestAcmeClient.create(
+        `${system.services['protocol-frontends'].url}/acme/profile/held/directory`,
+        system.ca,
+      ));
     const account = await c.register();
-    expect(account.status).toBe(201);
+    expect(account.status).toBe(by ? 200 : 201);
     const order = await c.post((await c.directory()).newOrder, {
       identifiers: [{ type: 'dns', value: name }],
     });
@@ -153,13 +170,14 @@ describe('ACME finalize waiting for an enrollment approval', () => {
     const decided = approved.json() as ApprovalDto;
     expect(decided.enrollment?.state).toBe('issued');
 
-    // Two polls at once (as two replicas would answer them): both see valid, one certificate is stored.
-    const polls = await Promise.all([c.post(orderUrl, ''), c.post(orderUrl, '')]);
+    // Two polls at once, one to each replica: both see valid, one certificate is stored.
+    const onSecond = orderUrl.replace(new URL(orderUrl).origin, new URL(second.url).origin);
+    const polls = await Promise.all([c.post(orderUrl, ''), c.post(onSecond, '', { url: onSecond })]);
     for (const poll of polls) {
       expect([poll.status, poll.json.status]).toEqual([200, 'valid']);
       expect(poll.headers['retry-after']).toBeUndefined();
     }
-    expect(polls[1].json.certificate).toBe(polls[0].json.certificate);
+    expect(new URL(polls[1].json.certificate).pathname).toBe(new URL(polls[0].json.certificate).pathname);
     const stored = await db.query(
       `SELECT serial_hex, certificate_id FROM protocol_frontends.acme_certificates WHERE order_id = $1`,
       [orderUrl.split('/').pop()],
@@ -184,6 +202,32 @@ describe('ACME finalize waiting for an enrollment approval', () => {
       decided.certificate_id,
     ]);
     expect(inventory.rows).toEqual([{ source: 'ACME' }]);
+  });
+
+  it('RFC 9773 5: an approved renewal (the same identifiers ordered again) is the next version of the inventory certificate', async () => {
+    const approveAndPoll = async (c: TestAcmeClient, orderUrl: string) => {
+      const [approval] = await approvalsOf(orderUrl);
+      const approved = await api('POST', `/api/v1/approvals/${approval.id}/approve`);
+      expect(approved.status).toBe(200);
+      expect((await c.post(orderUrl, '')).json.status).toBe('valid');
+      return approved.json() as ApprovalDto;
+    };
+    const first = await heldOrder('held-renew.localhost');
+    const one = await approveAndPoll(first.c, first.orderUrl);
+    const second = await heldOrder('held-renew.localhost', first.c);
+    const two = await approveAndPoll(second.c, second.orderUrl);
+    expect(two.certificate_id).toBe(one.certificate_id);
+    const versions = await db.query(
+      'SELECT count(*)::int AS n FROM issuance.certificate_versions WHERE certificate_id = $1',
+      [one.certificate_id],
+    );
+    expect(versions.rows[0].n).toBe(2);
+    const replaced = await db.query(
+      `SELECT old.replaced_by_id = new.id AS linked FROM protocol_frontends.acme_certificates old,
+         protocol_frontends.acme_certificates new WHERE old.order_id = $1 AND new.order_id = $2`,
+      [first.orderUrl.split('/').pop(), second.orderUrl.split('/').pop()],
+    );
+    expect(replaced.rows).toEqual([{ linked: true }]);
   });
 
   it('RFC 8555 7.1.6: a rejected approval makes the order invalid with an error naming the reason', async () => {

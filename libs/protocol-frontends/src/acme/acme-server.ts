@@ -132,6 +132,8 @@ export interface AcmeApprovals {
     team: string | null;
     validityDays?: number;
     mustStaple?: boolean;
+    /** The inventory certificate the order renews (ADR 0068): the issued one is its next version. */
+    versionOf?: string;
   }): Promise<{ approvalId: string }>;
   outcome(approvalId: string): Promise<AcmeApprovalOutcome>;
 }
@@ -1067,8 +1069,7 @@ export class AcmeServer {
   /**
    * Stores the certificate of a processing order and makes the order valid, in one transaction
    * that starts with the order's compare-and-set: of two replicas storing the same order's
-   * certificate, one stores it and the other gets null. What it renews: the certificate
-   * `replaces` named (RFC 9773 5), else the account's newest for exactly these identifiers.
+   * certificate, one stores it and the other gets null.
    */
   private async storeIssued(
     order: AcmeOrderView,
@@ -1076,9 +1077,7 @@ export class AcmeServer {
     audited: { profileId: string; owner: string | null; team: string | null; approvalId?: string },
   ): Promise<{ id: string; renews: { serial_hex: string; certificate_id: string | null } | null } | null> {
     const leaf = parseCertificates(issued.full_pem)[0];
-    const predecessor = order.replaces
-      ? await this.certificates.byRenewalId(order.replaces)
-      : await this.certificates.latestForIdentifiers(order.account_id, order.identifiers);
+    const predecessor = await this.predecessorOf(order);
     return this.deps.transaction(async (executor) => {
       if (!(await new OrderStore(executor).setOrderStatus(order.id, 'processing', 'valid'))) return null;
       const certificates = new CertificateStore(executor);
@@ -1118,6 +1117,16 @@ export class AcmeServer {
   }
 
   /**
+   * What an order renews: the certificate `replaces` named (RFC 9773 5), else the account's newest
+   * certificate for exactly these identifiers that nothing replaced yet.
+   */
+  private predecessorOf(order: AcmeOrderView) {
+    return order.replaces
+      ? this.certificates.byRenewalId(order.replaces)
+      : this.certificates.latestForIdentifiers(order.account_id, order.identifiers);
+  }
+
+  /**
    * Finalize under a certificate profile requiring approval (ADR 0065, 0068 amendment): the CSR
    * waits in an enrollment approval of issuance, one per order (a retried finalize of a ready
    * order finds the approval it opened), and the order is processing until it is decided.
@@ -1132,6 +1141,7 @@ export class AcmeServer {
   ): Promise<AcmeHttpResponse> {
     if (!this.deps.approvals)
       throw new AcmeProblem('serverInternal', 'approvals are not reachable from this server');
+    const renews = (await this.predecessorOf(order))?.certificate_id;
     const { approvalId } = await this.deps.approvals.request({
       orderId: order.id,
       accountId: order.account_id,
@@ -1142,6 +1152,7 @@ export class AcmeServer {
       ...ownerOf(accountRow, profile),
       ...(rules.validityDays ? { validityDays: rules.validityDays } : {}),
       ...(rules.mustStaple ? { mustStaple: true } : {}),
+      ...(renews ? { versionOf: renews } : {}),
     });
     if (!(await this.orders.awaitApproval(order.id, approvalId)))
       throw new AcmeProblem('orderNotReady', 'the order is not ready (it is being finalized already)');

@@ -127,6 +127,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
             tags: { acme_profile: input.profileId },
             ...(input.validityDays ? { validity_days: input.validityDays } : {}),
             ...(input.mustStaple ? { must_staple: true } : {}),
+            ...(input.versionOf ? { version_of: input.versionOf } : {}),
           });
           return { approvalId: approval.id };
         },

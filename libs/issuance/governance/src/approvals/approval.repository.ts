@@ -53,6 +53,7 @@ export type EnrollmentRequest = Pick<
   /** Issued with these (ACME under a certificate profile, ADR 0068); not shown to approvers. */
   validity_days?: number;
   must_staple?: boolean;
+  version_of?: string;
 };
 
 export type NewApproval = Pick<
@@ -66,7 +67,13 @@ const COLUMNS = `id, approval_kind, status, certificate_id, job_id, profile_id, 
 
 function enrollmentDto(row: ApprovalRow, now: Date): ApprovalEnrollmentDto | null {
   if (!row.enrollment) return null;
-  const { tags: _tags, validity_days: _days, must_staple: _staple, ...request } = row.enrollment;
+  const {
+    tags: _tags,
+    validity_days: _days,
+    must_staple: _staple,
+    version_of: _versionOf,
+    ...request
+  } = row.enrollment;
   return {
     ...request,
     state: enrollmentState(row, now),

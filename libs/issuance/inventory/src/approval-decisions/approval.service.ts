@@ -132,6 +132,7 @@ export class ApprovalService {
             tags: request.tags ?? {},
             ...(request.validity_days ? { validity_days: request.validity_days } : {}),
             ...(request.must_staple ? { must_staple: true } : {}),
+            ...(request.version_of ? { version_of: request.version_of } : {}),
           },
         },
         context,
@@ -201,6 +202,7 @@ export class ApprovalService {
           {
             certificate_pem: issued.full_pem,
             source: enrollment.source,
+            ...(enrollment.version_of ? { version_of: enrollment.version_of } : {}),
             ...(enrollment.owner_id ? { owner_id: enrollment.owner_id } : {}),
             ...(enrollment.team_id ? { team_id: enrollment.team_id } : {}),
             tags: enrollment.tags,
