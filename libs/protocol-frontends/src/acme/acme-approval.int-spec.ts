@@ -160,6 +160,9 @@ describe('ACME finalize waiting for an enrollment approval', () => {
         }),
       }),
     ]);
+    // Operators see which approval the order waits for.
+    const operatorView = await api('GET', `/api/v1/admin/acme/orders/${orderUrl.split('/').pop()}`);
+    expect(operatorView.json()).toMatchObject({ status: 'processing', approval_id: approvals[0].id });
   });
 
   it("RFC 8555 7.1.3: once approved, the polled order is valid with its certificate (issued once, with the profile's must-staple and validity) to download", async () => {
