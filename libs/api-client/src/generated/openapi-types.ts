@@ -3245,6 +3245,8 @@ export interface components {
         /** @description GET /api/v1/admin/acme/orders/{id}: the order with its authorizations and challenges. */
         AcmeOrderDetailDto: {
             account_id: string;
+            /** @description The enrollment approval (`/api/v1/approvals/{id}`) the order waits or waited for (ADR 0068). */
+            approval_id: string | null;
             authorizations: components["schemas"]["AcmeAuthorizationSummaryDto"][];
             /** @description The ACME certificate the order produced (the id of renew-early), its serial and RFC 9773 id. */
             certificate_id: string | null;
@@ -3268,6 +3270,8 @@ export interface components {
         /** @description An ACME order as operators see it. */
         AcmeOrderDto: {
             account_id: string;
+            /** @description The enrollment approval (`/api/v1/approvals/{id}`) the order waits or waited for (ADR 0068). */
+            approval_id: string | null;
             /** @description The ACME certificate the order produced (the id of renew-early), its serial and RFC 9773 id. */
             certificate_id: string | null;
             created_at: string;

@@ -40,6 +40,8 @@ export interface AcmeOrderDto {
   certificate_id: string | null;
   serial_hex: string | null;
   renewal_id: string | null;
+  /** The enrollment approval (`/api/v1/approvals/{id}`) the order waits or waited for (ADR 0068). */
+  approval_id: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -1,4 +1,5 @@
 import {
+  IsBoolean,
   IsIn,
   IsInt,
   IsNotEmpty,
@@ -131,6 +132,25 @@ export class RequestEnrollmentApprovalRequest {
   @IsObject()
   tags?: Record<string, string>;
 
+  /** What the certificate profile caps the validity at (ACME, ADR 0068); the issuer's default otherwise. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  validity_days?: number;
+
+  /** The certificate profile asks for the TLS feature status_request (RFC 7633). */
+  @IsOptional()
+  @IsBoolean()
+  must_staple?: boolean;
+
+  /** The inventory certificate the issued one is the next version of (an ACME renewal, ADR 0068). */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  version_of?: string;
+
   /** How long the request may wait for a decision (default 7 days). */
   @IsOptional()
   @IsInt()
@@ -145,6 +165,11 @@ export interface EnrollmentApprovalOutcome {
   state: EnrollmentState;
   /** The issued certificate (leaf PEM) when `issued`. */
   certificate_pem: string | null;
+  /** Its issuer and serial as issuance names them (revocation) when `issued`. */
+  issuer_id: string | null;
+  serial_hex: string | null;
+  /** Its inventory certificate when `issued` and recorded. */
+  certificate_id: string | null;
   /** The decider's reason (rejected), `expired`, or the issuance error (failed). */
   reason: string | null;
 }

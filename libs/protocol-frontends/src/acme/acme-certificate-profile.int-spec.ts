@@ -1,10 +1,17 @@
 import { X509Certificate } from 'node:crypto';
 import { AcmeProfileDto } from '@certlane/contracts';
+import { parseCertificates } from '@certlane/pki';
 import { freePort, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
 import { csrFor, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
 
 const urn = (type: string) => `urn:ietf:params:acme:error:${type}`;
 const DAY_MS = 86_400_000;
+/** RFC 7633 id-pe-tlsfeature, and its value for status_request: SEQUENCE { INTEGER 5 }. */
+const TLS_FEATURE_OID = '1.3.6.1.5.5.7.1.24';
+const STATUS_REQUEST = Buffer.from('3003020105', 'hex');
+
+const tlsFeatureOf = (pem: string) =>
+  parseCertificates(pem)[0].extensions.find((extension) => extension.oid === TLS_FEATURE_OID);
 
 /**
  * An ACME profile naming a certificate profile (issue 19 item 7, ADR 0068): the finalize's CSR
@@ -37,6 +44,20 @@ describe('ACME profiles mapped to a certificate profile', () => {
     );
     responder = await Http01Responder.start(http01Port);
     directory = `${system.services['protocol-frontends'].url}/acme/profile/rsaonly/directory`;
+    const staple = await api('POST', '/api/v1/profiles', {
+      id: 'acme-staple',
+      name: 'ACME must-staple',
+      must_staple: true,
+    });
+    expect(staple.status).toBe(201);
+    expect(
+      (
+        await api('POST', '/api/v1/admin/acme/profiles', {
+          id: 'staple',
+          certificate_profile_id: 'acme-staple',
+        })
+      ).status,
+    ).toBe(201);
     const certificateProfile = await api('POST', '/api/v1/profiles', {
       id: 'acme-rsa',
       name: 'ACME RSA',
@@ -59,6 +80,26 @@ describe('ACME profiles mapped to a certificate profile', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new Error(`${url} never reached the expected state`);
+  }
+
+  /** An account of `profile` with a ready order for `name` (http-01 answered). */
+  async function readyOrder(profile: string, name: string) {
+    const c = await TestAcmeClient.create(
+      `${system.services['protocol-frontends'].url}/acme/profile/${profile}/directory`,
+      system.ca,
+    );
+    expect((await c.register()).status).toBe(201);
+    const order = await c.post((await c.directory()).newOrder, {
+      identifiers: [{ type: 'dns', value: name }],
+    });
+    expect(order.status).toBe(201);
+    const orderUrl = order.headers.location as string;
+    const authz = (await c.post(order.json.authorizations[0], '')).json;
+    const challenge = authz.challenges.find((ch: { type: string }) => ch.type === 'http-01');
+    responder.answers.set(challenge.token, await c.keyAuthorization(challenge.token));
+    expect((await c.post(challenge.url, {})).status).toBe(200);
+    expect((await pollUntil(c, orderUrl, (json) => json.status !== 'pending')).json.status).toBe('ready');
+    return { c, orderUrl, finalize: order.json.finalize as string };
   }
 
   it('refuses an ACME profile naming a certificate profile issuance does not have', async () => {
@@ -114,5 +155,24 @@ describe('ACME profiles mapped to a certificate profile', () => {
     const lifetime = Date.parse(leaf.validTo) - Date.parse(leaf.validFrom);
     expect(lifetime).toBeLessThanOrEqual(30 * DAY_MS + 3_600_000);
     expect(lifetime).toBeGreaterThan(29 * DAY_MS);
+  });
+
+  it("RFC 7633: a certificate profile's must_staple puts the TLS feature status_request in what ACME issues", async () => {
+    const { c, finalize } = await readyOrder('staple', 'staple.localhost');
+    const finalized = await c.post(finalize, { csr: csrFor({ dns: ['staple.localhost'] }) });
+    expect([finalized.status, finalized.json.status]).toEqual([200, 'valid']);
+    const pem = (await c.post(finalized.json.certificate, '')).text;
+    const feature = tlsFeatureOf(pem);
+    expect(feature?.value).toEqual(STATUS_REQUEST);
+    expect(parseCertificates(pem)[0].decoded.mustStaple).toBe(true);
+  });
+
+  it('RFC 7633: without must_staple in the certificate profile no TLS feature extension is added', async () => {
+    const { c, finalize } = await readyOrder('rsaonly', 'plain.localhost');
+    const finalized = await c.post(finalize, { csr: csrFor({ dns: ['plain.localhost'], key: 'rsa' }) });
+    expect([finalized.status, finalized.json.status]).toEqual([200, 'valid']);
+    const pem = (await c.post(finalized.json.certificate, '')).text;
+    expect(parseCertificates(pem)[0].extensions.length).toBeGreaterThan(0);
+    expect(tlsFeatureOf(pem)).toBeUndefined();
   });
 });

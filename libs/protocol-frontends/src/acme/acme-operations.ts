@@ -47,6 +47,7 @@ export function acmeOrderDto(row: AcmeOrderOperatorRow, now: Date): AcmeOrderDto
     certificate_id: row.certificate_id,
     serial_hex: row.serial_hex,
     renewal_id: row.renewal_id,
+    approval_id: row.approval_id,
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
   };

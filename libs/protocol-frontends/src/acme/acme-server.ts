@@ -8,6 +8,7 @@ import {
   AcmeAccountRow,
   AcmeOperationsStore,
   AcmeAuthorizationRow,
+  AcmeCertificateRow,
   AcmeChallengeRow,
   AcmeClaimedChallenge,
   AcmeEabKeyRow,
@@ -34,6 +35,7 @@ import {
   ChallengeType,
   AcmeProfileSettings,
   acmeValidityDays,
+  approvalEndedProblem,
   CertificateProfileRules,
   certificateProfileProblems,
   checkCsrAgainstOrder,
@@ -51,6 +53,7 @@ import {
   nextAuthorizationStatus,
   nextChallengeStatus,
   nextOrderStatus,
+  orderEventFromApproval,
   orderEventFromAuthorizations,
   orderExpiry,
   isRenewalCertId,
@@ -66,31 +69,71 @@ import { AcmeUrls, locate } from './acme-urls';
 import { EstCsr } from '../est/est-csr';
 import { EabKeyBox } from './eab-key-box';
 
+/** A certificate as issuance issued it. */
+export interface AcmeIssuedCertificate {
+  issuer_id: string;
+  serial_hex: string;
+  /** Leaf then chain. */
+  full_pem: string;
+  not_after: string;
+}
+
+/** A certificate profile as ACME enforces it (ADR 0068). */
+export type AcmeCertificateProfile = CertificateProfileRules & {
+  validity_days: number | null;
+  requires_approval?: boolean;
+};
+
 /** What the ACME server needs from the issuance service (over the bus in the service). */
 export interface AcmeIssuer {
   /**
    * Issues a certificate and records it in the inventory with source ACME, its owner and team, as
    * the next version of `versionOf` (the inventory certificate it renews) when given; answers once
    * both are committed (`issuance.v1.issue-and-record`, ADR 0066), with the inventory id.
+   * `mustStaple`: the TLS feature status_request (RFC 7633) the certificate profile asks for.
    */
   issueAndRecord(input: {
     csrPem: string;
     issuerId?: string;
     validityDays?: number;
+    mustStaple?: boolean;
     profileId: string;
     owner: string | null;
     team: string | null;
     versionOf?: string;
-  }): Promise<{
-    issuer_id: string;
-    serial_hex: string;
-    full_pem: string;
-    not_after: string;
-    certificate_id: string;
-  }>;
+  }): Promise<AcmeIssuedCertificate & { certificate_id: string }>;
   revoke(input: { issuerId: string; serialHex: string; reason: string }): Promise<void>;
   /** The rules and validity of a certificate profile an ACME profile names (ADR 0068). */
-  certificateProfile?(id: string): Promise<CertificateProfileRules & { validity_days: number | null }>;
+  certificateProfile?(id: string): Promise<AcmeCertificateProfile>;
+}
+
+/** Where the enrollment approval of an order stands; once issued, with the certificate. */
+export type AcmeApprovalOutcome =
+  | { state: 'pending' }
+  | { state: 'issued'; certificate: AcmeIssuedCertificate; inventoryId: string | null }
+  | { state: 'rejected' | 'expired' | 'failed'; reason: string | null };
+
+/**
+ * Issuance's approvals of external enrollments (ADR 0065), for certificate profiles requiring
+ * approval. Issuance issues the certificate on approval and records it in the inventory.
+ */
+export interface AcmeApprovals {
+  /** Opens the approval of an order's CSR, or answers the one already opened for the order. */
+  request(input: {
+    orderId: string;
+    accountId: string;
+    profileId: string;
+    certificateProfileId: string;
+    csrPem: string;
+    issuerId?: string;
+    owner: string | null;
+    team: string | null;
+    validityDays?: number;
+    mustStaple?: boolean;
+    /** The inventory certificate the order renews (ADR 0068): the issued one is its next version. */
+    versionOf?: string;
+  }): Promise<{ approvalId: string }>;
+  outcome(approvalId: string): Promise<AcmeApprovalOutcome>;
 }
 
 /** `remoteAddress`: the address the validator connected to, recorded with the attempt. */
@@ -107,6 +150,8 @@ export interface AcmeServerDependencies {
   transaction<T>(work: (executor: SqlExecutor) => Promise<T>): Promise<T>;
   executor: SqlExecutor;
   issuer: AcmeIssuer;
+  /** Without it, a finalize under a certificate profile requiring approval is refused. */
+  approvals?: AcmeApprovals;
   validate: ChallengeValidator;
   issuerId?: string;
   /** New orders one account may create per hour (across replicas). */
@@ -143,6 +188,9 @@ const REVOCATION_REASONS: Record<number, string> = {
   4: 'superseded',
   5: 'cessationOfOperation',
 };
+
+/** RFC 8555 7.4: when a client should poll a processing order again (a person decides it). */
+export const ORDER_RETRY_AFTER_SECONDS = 10;
 
 /** RFC 8659 3: how old a CAA check may be when the certificate is issued. */
 const CAA_RECHECK_AFTER_MS = 8 * 3600_000;
@@ -647,14 +695,26 @@ export class AcmeServer {
   }
 
   private readonly order: Handler = async (request, urls, id) => {
-    const { account, resource } = await this.authenticate(
+    const { account, accountRow, resource } = await this.authenticate(
       request,
       urls,
       'kid',
       OrderStore.orderViewRead(id!),
     );
-    return json(200, this.orderObject(this.ownOrder(account!.id, resource), urls));
+    let order = this.ownOrder(account!.id, resource);
+    if (order.status === 'processing' && order.approval_id)
+      order = await this.pickUpApproval(order, accountRow);
+    return this.orderAnswer(order, urls);
   };
+
+  /** An order's object; while processing with `Retry-After` (RFC 8555 7.4). */
+  private orderAnswer(order: AcmeOrderView, urls: AcmeUrls, headers: Record<string, string> = {}) {
+    const body = this.orderObject(order, urls);
+    return json(200, body, {
+      ...headers,
+      ...(body.status === 'processing' ? { 'Retry-After': String(ORDER_RETRY_AFTER_SECONDS) } : {}),
+    });
+  }
 
   private orderObject(order: AcmeOrderView, urls: AcmeUrls): Record<string, unknown> {
     const status = effectiveOrderStatus(timed(order), new Date());
@@ -960,67 +1020,35 @@ export class AcmeServer {
     await this.recheckCaa(order.id, profile);
     if (order.replaces && (await this.orders.replacedBy(order.replaces)))
       throw new AcmeProblem('alreadyReplaced', 'another order has already replaced this certificate');
+    const validityDays = acmeValidityDays(profile.validityDays, certificateProfile?.validity_days);
+    const mustStaple = certificateProfile?.must_staple === true;
+    if (certificateProfile?.requires_approval)
+      return this.holdForApproval(order, profile, accountRow, csrPem, urls, { validityDays, mustStaple });
     // The compare-and-set makes one finalize of a ready order win; a second sees processing.
     if (!(await this.orders.setOrderStatus(order.id, 'ready', 'processing')))
       throw new AcmeProblem('orderNotReady', 'the order is not ready (it is being finalized already)');
-    const validityDays = acmeValidityDays(profile.validityDays, certificateProfile?.validity_days);
     let answer: AcmeOrderView | null = null;
     try {
-      // Who owns it: the account's EAB key's owner and team, else the profile's.
-      const owner = accountRow?.owner ?? profile.owner;
-      const team = accountRow?.team ?? profile.team;
-      // What it renews: the certificate `replaces` named (RFC 9773 5), else the account's newest
-      // certificate for exactly these identifiers; in the inventory it is that one's next version.
-      const predecessor = order.replaces
-        ? await this.certificates.byRenewalId(order.replaces)
-        : await this.certificates.latestForIdentifiers(order.account_id, order.identifiers);
+      const { owner, team } = ownerOf(accountRow, profile);
+      // A renewal is recorded as the next inventory version of the certificate it replaces.
+      const predecessor = await this.predecessorOf(order);
       const issued = await this.deps.issuer.issueAndRecord({
         csrPem,
         ...(profile.issuerId ? { issuerId: profile.issuerId } : {}),
         ...(validityDays ? { validityDays } : {}),
+        ...(mustStaple ? { mustStaple: true } : {}),
         profileId: profile.id,
         owner,
         team,
         ...(predecessor?.certificate_id ? { versionOf: predecessor.certificate_id } : {}),
       });
-      const leaf = parseCertificates(issued.full_pem)[0];
-      const recorded = await this.deps.transaction(async (executor) => {
-        const certificates = new CertificateStore(executor);
-        const stored = await certificates.insert({
-          orderId: order.id,
-          accountId: order.account_id,
-          issuerId: issued.issuer_id,
-          serialHex: issued.serial_hex,
-          pemChain: issued.full_pem,
-          notBefore: leaf.notBefore,
-          notAfter: leaf.notAfter,
-          renewalId: renewalCertId(leaf.decoded.authorityKeyIdentifier ?? Buffer.alloc(0), leaf.serialBytes),
-          identifiers: order.identifiers,
-          certificateId: issued.certificate_id,
-        });
-        const renews =
-          predecessor && (await certificates.markReplaced(predecessor.id, stored.id)) ? predecessor : null;
-        const moved = await new OrderStore(executor).setOrderStatus(order.id, 'processing', 'valid');
-        await this.audit(
-          executor,
-          AuditAction.AcmeCertificateIssued,
-          'certificate',
-          issued.serial_hex,
-          order.account_id,
-          {
-            issuer_id: issued.issuer_id,
-            order_id: order.id,
-            identifiers: order.identifiers,
-            not_after: issued.not_after,
-            profile: profile.id,
-            owner,
-            team,
-            ...(renews ? { replaces: renews.serial_hex } : {}),
-          },
-        );
-        return { stored, moved };
-      });
-      if (recorded.moved) answer = { ...order, status: 'valid', certificate_id: recorded.stored.id };
+      const stored = await this.storeIssued(
+        order,
+        issued,
+        { profileId: profile.id, owner, team },
+        { inventoryId: issued.certificate_id, predecessor },
+      );
+      if (stored) answer = { ...order, status: 'valid', certificate_id: stored.id };
     } catch (error) {
       const failure =
         error instanceof AcmeProblem
@@ -1029,15 +1057,152 @@ export class AcmeServer {
       await this.orders.setOrderStatus(order.id, 'processing', 'invalid', failure.toDocument());
       this.deps.onBackgroundError?.(error);
     }
-    return json(200, this.orderObject(answer ?? (await this.orders.orderView(order.id))!, urls), {
+    return this.orderAnswer(answer ?? (await this.orders.orderView(order.id))!, urls, {
       Location: urls.order(order.id),
     });
   };
 
-  /** The certificate profile the order's ACME profile names, or null (ADR 0068). */
-  private async certificateProfileOf(
+  /**
+   * Stores the certificate of a processing order and makes the order valid, in one transaction
+   * that starts with the order's compare-and-set: of two replicas storing the same order's
+   * certificate, one stores it and the other gets null.
+   */
+  private async storeIssued(
+    order: AcmeOrderView,
+    issued: AcmeIssuedCertificate,
+    audited: { profileId: string; owner: string | null; team: string | null; approvalId?: string },
+    recorded: {
+      /** The inventory certificate that records it. */
+      inventoryId: string | null;
+      /** What it renews, when the caller looked it up already (else looked up here). */
+      predecessor?: AcmeCertificateRow | null;
+    },
+  ): Promise<{ id: string; renews: { serial_hex: string; certificate_id: string | null } | null } | null> {
+    const leaf = parseCertificates(issued.full_pem)[0];
+    const predecessor =
+      recorded.predecessor === undefined ? await this.predecessorOf(order) : recorded.predecessor;
+    return this.deps.transaction(async (executor) => {
+      if (!(await new OrderStore(executor).setOrderStatus(order.id, 'processing', 'valid'))) return null;
+      const certificates = new CertificateStore(executor);
+      const stored = await certificates.insert({
+        orderId: order.id,
+        accountId: order.account_id,
+        issuerId: issued.issuer_id,
+        serialHex: issued.serial_hex,
+        pemChain: issued.full_pem,
+        notBefore: leaf.notBefore,
+        notAfter: leaf.notAfter,
+        renewalId: renewalCertId(leaf.decoded.authorityKeyIdentifier ?? Buffer.alloc(0), leaf.serialBytes),
+        identifiers: order.identifiers,
+        ...(recorded.inventoryId ? { certificateId: recorded.inventoryId } : {}),
+      });
+      const renews =
+        predecessor && (await certificates.markReplaced(predecessor.id, stored.id)) ? predecessor : null;
+      await this.audit(
+        executor,
+        AuditAction.AcmeCertificateIssued,
+        'certificate',
+        issued.serial_hex,
+        order.account_id,
+        {
+          issuer_id: issued.issuer_id,
+          order_id: order.id,
+          identifiers: order.identifiers,
+          not_after: issued.not_after,
+          profile: audited.profileId,
+          owner: audited.owner,
+          team: audited.team,
+          ...(renews ? { replaces: renews.serial_hex } : {}),
+          ...(audited.approvalId ? { approval_id: audited.approvalId } : {}),
+        },
+      );
+      return { id: stored.id, renews };
+    });
+  }
+
+  /**
+   * What an order renews: the certificate `replaces` named (RFC 9773 5), else the account's newest
+   * certificate for exactly these identifiers that nothing replaced yet.
+   */
+  private predecessorOf(order: AcmeOrderView) {
+    return order.replaces
+      ? this.certificates.byRenewalId(order.replaces)
+      : this.certificates.latestForIdentifiers(order.account_id, order.identifiers);
+  }
+
+  /**
+   * Finalize under a certificate profile requiring approval (ADR 0065, 0068 amendment): the CSR
+   * waits in an enrollment approval of issuance, one per order (a retried finalize of a ready
+   * order finds the approval it opened), and the order is processing until it is decided.
+   */
+  private async holdForApproval(
+    order: AcmeOrderView,
     profile: AcmeProfileSettings,
-  ): Promise<(CertificateProfileRules & { validity_days: number | null }) | null> {
+    accountRow: AcmeAccountRow | null,
+    csrPem: string,
+    urls: AcmeUrls,
+    rules: { validityDays: number | null; mustStaple: boolean },
+  ): Promise<AcmeHttpResponse> {
+    if (!this.deps.approvals)
+      throw new AcmeProblem('serverInternal', 'approvals are not reachable from this server');
+    const renews = (await this.predecessorOf(order))?.certificate_id;
+    const { approvalId } = await this.deps.approvals.request({
+      orderId: order.id,
+      accountId: order.account_id,
+      profileId: profile.id,
+      certificateProfileId: profile.certificateProfileId!,
+      csrPem,
+      ...(profile.issuerId ? { issuerId: profile.issuerId } : {}),
+      ...ownerOf(accountRow, profile),
+      ...(rules.validityDays ? { validityDays: rules.validityDays } : {}),
+      ...(rules.mustStaple ? { mustStaple: true } : {}),
+      ...(renews ? { versionOf: renews } : {}),
+    });
+    if (!(await this.orders.awaitApproval(order.id, approvalId)))
+      throw new AcmeProblem('orderNotReady', 'the order is not ready (it is being finalized already)');
+    return this.orderAnswer({ ...order, status: 'processing', approval_id: approvalId }, urls, {
+      Location: urls.order(order.id),
+    });
+  }
+
+  /**
+   * A processing order waiting for its approval, polled: once issued, its certificate is stored
+   * and the order valid; rejected, expired or failed, the order is invalid with why; otherwise
+   * it stays processing. Answers the order as it now stands (whichever replica moved it).
+   */
+  private async pickUpApproval(
+    order: AcmeOrderView,
+    accountRow: AcmeAccountRow | null,
+  ): Promise<AcmeOrderView> {
+    if (!this.deps.approvals) return order;
+    let outcome: AcmeApprovalOutcome;
+    try {
+      outcome = await this.deps.approvals.outcome(order.approval_id!);
+    } catch (error) {
+      // Issuance unreachable: the order is still processing, and the client polls again.
+      this.deps.onBackgroundError?.(error);
+      return order;
+    }
+    const next = nextOrderStatus('processing', orderEventFromApproval(outcome.state));
+    if (!next.ok || next.to === 'processing') return order;
+    if (outcome.state === 'issued') {
+      const profile = await this.profiles.get(order.profile_id);
+      // Issuance recorded it in the inventory when it issued it.
+      await this.storeIssued(
+        order,
+        outcome.certificate,
+        { profileId: order.profile_id, ...ownerOf(accountRow, profile), approvalId: order.approval_id! },
+        { inventoryId: outcome.inventoryId },
+      );
+    } else if (outcome.state !== 'pending') {
+      const ended = approvalEndedProblem(outcome.state, outcome.reason);
+      await this.orders.setOrderStatus(order.id, 'processing', next.to, ended.toDocument());
+    }
+    return (await this.orders.orderView(order.id))!;
+  }
+
+  /** The certificate profile the order's ACME profile names, or null (ADR 0068). */
+  private async certificateProfileOf(profile: AcmeProfileSettings): Promise<AcmeCertificateProfile | null> {
     if (!profile.certificateProfileId) return null;
     if (!this.deps.issuer.certificateProfile)
       throw new AcmeProblem('serverInternal', 'certificate profiles cannot be read here');
@@ -1219,6 +1384,14 @@ export class AcmeServer {
 }
 
 /** The rate-limit key of an account's failed validations of one identifier (keys are at most 200 characters). */
+/** Who owns what an account orders: its EAB key's owner and team, else the profile's. */
+function ownerOf(
+  account: AcmeAccountRow | null,
+  profile: AcmeProfileSettings | null,
+): { owner: string | null; team: string | null } {
+  return { owner: account?.owner ?? profile?.owner ?? null, team: account?.team ?? profile?.team ?? null };
+}
+
 function failedValidationKey(accountId: string, identifier: { type: string; value: string }): string {
   const digest = createHash('sha256').update(`${identifier.type}:${identifier.value}`).digest('base64url');
   return `failed-validations:${accountId}:${digest}`;

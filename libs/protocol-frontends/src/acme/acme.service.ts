@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AcmeHttpForwardAnswer, AcmeHttpForwardRequest, CertlaneError, ErrorCode } from '@certlane/contracts';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -21,6 +22,7 @@ import {
 } from '@certlane/protocol-frontends-data-access';
 import { AcmeProblem } from '@certlane/protocol-frontends-domain';
 import { AcmeServer } from './acme-server';
+import { activeCaCertificates } from '../enrollment-issuance';
 import { CertificateProfiles } from '../certificate-profiles';
 import { EabKeyBox } from './eab-key-box';
 import { validateDns01, validateDnsPersist01 } from './dns01-validator';
@@ -89,11 +91,13 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
             owner,
             team,
             versionOf,
+            mustStaple,
           }: typeof input) =>
             bus.request('issuance.v1.issue-and-record', {
               csr_pem: csrPem,
               ...(issuerId ? { issuer_id: issuerId } : {}),
               ...(validityDays ? { validity_days: validityDays } : {}),
+              ...(mustStaple ? { must_staple: true } : {}),
               source: 'ACME',
               ...(versionOf ? { version_of: versionOf } : {}),
               ...(owner ? { owner_id: owner } : {}),
@@ -120,6 +124,47 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
             serial_hex: serialHex,
             reason: reason as never,
           });
+        },
+      },
+      // A certificate profile requiring approval (ADR 0065, 0068 amendment): the finalize's CSR
+      // waits in an enrollment approval of issuance, one per order; issuance issues it on
+      // approval and records it in the inventory, and the order's poll picks it up.
+      approvals: {
+        request: async (input) => {
+          const approval = await bus.request('issuance.v1.request-enrollment-approval', {
+            source: 'ACME',
+            csr_pem: input.csrPem,
+            reference_key: `acme:${input.orderId}`,
+            reference: { acme_profile: input.profileId, order_id: input.orderId },
+            requested_by: `acme-account:${input.accountId}`,
+            ...(input.issuerId ? { issuer_id: input.issuerId } : {}),
+            certificate_profile_id: input.certificateProfileId,
+            ...(input.owner ? { owner_id: input.owner } : {}),
+            ...(input.team ? { team_id: input.team } : {}),
+            tags: { acme_profile: input.profileId },
+            ...(input.validityDays ? { validity_days: input.validityDays } : {}),
+            ...(input.mustStaple ? { must_staple: true } : {}),
+            ...(input.versionOf ? { version_of: input.versionOf } : {}),
+          });
+          return { approvalId: approval.id };
+        },
+        outcome: async (approvalId) => {
+          const outcome = await bus.request('issuance.v1.get-enrollment-approval', { id: approvalId });
+          if (outcome.state === 'pending') return { state: 'pending' };
+          if (outcome.state !== 'issued') return { state: outcome.state, reason: outcome.reason };
+          // Issuance keeps the leaf; the chain is its issuer's active CAs, the issuing CA first.
+          const leaf = outcome.certificate_pem!;
+          const chain = await activeCaCertificates(bus, outcome.issuer_id);
+          return {
+            state: 'issued',
+            certificate: {
+              issuer_id: outcome.issuer_id!,
+              serial_hex: outcome.serial_hex!,
+              full_pem: [leaf, ...chain].map((pem) => (pem.endsWith('\n') ? pem : `${pem}\n`)).join(''),
+              not_after: new Date(new X509Certificate(leaf).validTo).toISOString(),
+            },
+            inventoryId: outcome.certificate_id,
+          };
         },
       },
       validate: async (challenge, authorization, keyAuth, { issuerDomainNames }) => {

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { ApprovalDto, ProfileDto } from '@certlane/contracts';
+import { parseCertificates } from '@certlane/pki';
 import { eventually } from '@certlane/testing';
 import { InProcessService, startInProcessService } from '@certlane/testing-in-process';
 import { IssuanceModule } from '../issuance.module';
@@ -205,6 +206,9 @@ describe('approval service: external enrollments', () => {
       approval_id: first.id,
       state: 'pending',
       certificate_pem: null,
+      issuer_id: null,
+      serial_hex: null,
+      certificate_id: null,
       reason: null,
     });
     await expect(hold('scep:p:bad', 'not a csr')).rejects.toMatchObject({ code: 'csr_invalid' });
@@ -234,6 +238,12 @@ describe('approval service: external enrollments', () => {
     const issued = new X509Certificate(picked.certificate_pem!);
     expect(issued.subject).toBe('CN=enrolled-two');
     expect(issued.serialNumber.toLowerCase()).toBe(approved.enrollment!.serial_hex!.toLowerCase());
+    // What ACME stores of it (issuer and serial for revokeCert, the inventory id): ADR 0068 amendment.
+    expect(picked).toMatchObject({
+      issuer_id: 'iss-local',
+      serial_hex: approved.enrollment!.serial_hex,
+      certificate_id: approved.certificate_id,
+    });
     const certificate = await service.bus.request('issuance.v1.get-certificate', {
       id: approved.certificate_id!,
     });
@@ -241,6 +251,22 @@ describe('approval service: external enrollments', () => {
     await expect(
       service.bus.request('issuance.v1.approve-approval', { id: approval.id }, { context: reviewer }),
     ).rejects.toMatchObject({ code: 'approval_not_pending' });
+  });
+
+  it('issues an approved ACME enrollment with the validity and must-staple it asked for, which approvers are not shown', async () => {
+    const approval = await hold('acme:order-staple', opensslCsr('enrolled-staple'), {
+      source: 'ACME',
+      validity_days: 7,
+      must_staple: true,
+    });
+    expect(approval.enrollment).not.toHaveProperty('validity_days');
+    expect(approval.enrollment).not.toHaveProperty('must_staple');
+    await service.bus.request('issuance.v1.approve-approval', { id: approval.id }, { context: reviewer });
+    const picked = await outcome(approval.id);
+    expect(picked.state).toBe('issued');
+    const [leaf] = parseCertificates(picked.certificate_pem!);
+    expect(leaf.decoded.mustStaple).toBe(true);
+    expect((leaf.notAfter.getTime() - leaf.notBefore.getTime()) / 86_400_000).toBeLessThanOrEqual(7.05);
   });
 
   it('answers rejected with the reason, and failed when the approved CSR cannot be issued', async () => {

@@ -48,7 +48,13 @@ export type EnrollmentRequest = Pick<
   | 'owner_id'
   | 'team_id'
   | 'reference'
-> & { tags: Record<string, string> };
+> & {
+  tags: Record<string, string>;
+  /** Issued with these (ACME under a certificate profile, ADR 0068); not shown to approvers. */
+  validity_days?: number;
+  must_staple?: boolean;
+  version_of?: string;
+};
 
 export type NewApproval = Pick<
   ApprovalRow,
@@ -61,7 +67,13 @@ const COLUMNS = `id, approval_kind, status, certificate_id, job_id, profile_id, 
 
 function enrollmentDto(row: ApprovalRow, now: Date): ApprovalEnrollmentDto | null {
   if (!row.enrollment) return null;
-  const { tags: _tags, ...request } = row.enrollment;
+  const {
+    tags: _tags,
+    validity_days: _days,
+    must_staple: _staple,
+    version_of: _versionOf,
+    ...request
+  } = row.enrollment;
   return {
     ...request,
     state: enrollmentState(row, now),

@@ -4,6 +4,7 @@ import {
   AuditAction,
   CertlaneError,
   DecideApprovalRequest,
+  DEFAULT_ISSUER_ID,
   EnrollmentApprovalOutcome,
   ErrorCode,
   ListApprovalsRequest,
@@ -100,6 +101,9 @@ export class ApprovalService {
             team_id: request.team_id ?? null,
             reference: request.reference,
             tags: request.tags ?? {},
+            ...(request.validity_days ? { validity_days: request.validity_days } : {}),
+            ...(request.must_staple ? { must_staple: true } : {}),
+            ...(request.version_of ? { version_of: request.version_of } : {}),
           },
         },
         context,
@@ -122,6 +126,9 @@ export class ApprovalService {
       approval_id: row.id,
       state,
       certificate_pem: state === 'issued' ? row.enrollment_certificate_pem : null,
+      issuer_id: state === 'issued' ? (row.enrollment?.issuer_id ?? DEFAULT_ISSUER_ID) : null,
+      serial_hex: state === 'issued' ? row.enrollment_serial_hex : null,
+      certificate_id: state === 'issued' ? row.certificate_id : null,
       reason:
         state === 'rejected'
           ? row.reason
@@ -151,6 +158,8 @@ export class ApprovalService {
           {
             csr_pem: enrollment.csr_pem,
             ...(enrollment.issuer_id ? { issuer_id: enrollment.issuer_id } : {}),
+            ...(enrollment.validity_days ? { validity_days: enrollment.validity_days } : {}),
+            ...(enrollment.must_staple ? { must_staple: true } : {}),
           },
           context,
         );
@@ -164,6 +173,7 @@ export class ApprovalService {
           {
             certificate_pem: issued.full_pem,
             source: enrollment.source,
+            ...(enrollment.version_of ? { version_of: enrollment.version_of } : {}),
             ...(enrollment.owner_id ? { owner_id: enrollment.owner_id } : {}),
             ...(enrollment.team_id ? { team_id: enrollment.team_id } : {}),
             tags: enrollment.tags,

@@ -19,6 +19,8 @@ export interface AcmeOrderRow {
   error: unknown;
   /** RFC 9773 5: the renewal id of the certificate this order replaces. */
   replaces: string | null;
+  /** The enrollment approval (of issuance, ADR 0065) a processing order waits for. */
+  approval_id: string | null;
 }
 
 export interface AcmeAuthorizationRow {
@@ -61,7 +63,8 @@ export interface AcmeOrderView extends AcmeOrderRow {
   certificate_id: string | null;
 }
 
-const ORDER_COLUMNS = 'id, account_id, profile_id, status, identifiers, expires_at, error, replaces';
+const ORDER_COLUMNS =
+  'id, account_id, profile_id, status, identifiers, expires_at, error, replaces, approval_id';
 
 const CHALLENGE_COLUMNS = 'id, authorization_id, type, token, status, validated_at, error';
 
@@ -381,6 +384,20 @@ export class OrderStore {
       `UPDATE acme_orders SET status = $3, error = COALESCE($4, error), updated_at = now()
        WHERE id = $1 AND status = $2 RETURNING id`,
       [id, from, to, error === undefined ? null : JSON.stringify(error)],
+    );
+    return rows.length === 1;
+  }
+
+  /**
+   * Finalize under a certificate profile requiring approval: ready -> processing with the
+   * approval it waits for, in one compare-and-set.
+   */
+  async awaitApproval(id: string, approvalId: string): Promise<boolean> {
+    const rows = await rowsOf<{ id: string }>(
+      this.executor,
+      `UPDATE acme_orders SET status = 'processing', approval_id = $2, updated_at = now()
+       WHERE id = $1 AND status = 'ready' RETURNING id`,
+      [id, approvalId],
     );
     return rows.length === 1;
   }

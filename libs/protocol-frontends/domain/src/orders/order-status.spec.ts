@@ -1,5 +1,7 @@
 import {
+  approvalEndedProblem,
   nextOrderStatus,
+  orderEventFromApproval,
   ORDER_STATUSES,
   OrderEvent,
   orderEventFromAuthorizations,
@@ -21,6 +23,9 @@ const cases: [OrderEvent, Record<OrderStatus, string>][] = [
   [{ kind: 'finalize' }, table([R, 'processing', R, R, R])],
   [{ kind: 'issued' }, table([R, R, 'valid', R, R])],
   [{ kind: 'issuance-failed' }, table([R, R, 'invalid', R, R])],
+  [{ kind: 'approval-pending' }, table([R, R, 'processing', R, R])],
+  [{ kind: 'approval-rejected' }, table([R, R, 'invalid', R, R])],
+  [{ kind: 'approval-expired' }, table([R, R, 'invalid', R, R])],
   [{ kind: 'expire' }, table(['invalid', 'invalid', R, R, R])],
 ];
 
@@ -65,5 +70,42 @@ describe('orderEventFromAuthorizations', () => {
     [[], null],
   ])('%j -> %s', (statuses, want) => {
     expect(orderEventFromAuthorizations(statuses)?.kind ?? null).toBe(want);
+  });
+});
+
+describe('orderEventFromApproval', () => {
+  it.each([
+    ['pending', 'approval-pending', 'processing'],
+    ['issued', 'issued', 'valid'],
+    ['rejected', 'approval-rejected', 'invalid'],
+    ['expired', 'approval-expired', 'invalid'],
+    ['failed', 'issuance-failed', 'invalid'],
+  ] as const)('%s -> %s (a processing order becomes %s)', (state, kind, to) => {
+    const event = orderEventFromApproval(state);
+    expect(event.kind).toBe(kind);
+    expect(nextOrderStatus('processing', event)).toEqual({ ok: true, to });
+  });
+});
+
+describe('approvalEndedProblem', () => {
+  it.each([
+    ['rejected', 'not ours', 'unauthorized', 'rejected by an approver: not ours'],
+    ['expired', null, 'unauthorized', 'not approved before its deadline'],
+    [
+      'failed',
+      'issuance failed: CA retired',
+      'serverInternal',
+      'could not be issued: issuance failed: CA retired',
+    ],
+  ] as const)('%s (reason %s) -> %s', (state, reason, type, detail) => {
+    const problem = approvalEndedProblem(state, reason);
+    expect(problem.type).toBe(type);
+    expect(problem.detail).toContain(detail);
+  });
+
+  it('leaves the reason out when the approver gave none', () => {
+    expect(approvalEndedProblem('rejected', null).detail).toBe(
+      'the certificate request was rejected by an approver',
+    );
   });
 });

@@ -14,8 +14,14 @@ export type OrderEvent =
   | { kind: 'finalize' }
   /** The issuer returned the certificate. */
   | { kind: 'issued' }
-  /** The issuer refused or failed. */
+  /** The issuer refused or failed (also an approved enrollment issuance could not issue). */
   | { kind: 'issuance-failed' }
+  /** The enrollment approval a finalize opened (ADR 0065, 0068) is still undecided. */
+  | { kind: 'approval-pending' }
+  /** An approver rejected the enrollment approval. */
+  | { kind: 'approval-rejected' }
+  /** Nobody decided the enrollment approval before its deadline. */
+  | { kind: 'approval-expired' }
   /** The order's `expires` passed before it was finalized. */
   | { kind: 'expire' };
 
@@ -44,6 +50,12 @@ export function nextOrderStatus(from: OrderStatus, event: OrderEvent): OrderTran
       return from === 'processing'
         ? { ok: true, to: event.kind === 'issued' ? 'valid' : 'invalid' }
         : refuse('it is not being issued');
+    case 'approval-pending':
+      // RFC 8555 7.4: the order stays processing while the certificate is not yet issued.
+      return from === 'processing' ? { ok: true, to: 'processing' } : refuse('it is not being issued');
+    case 'approval-rejected':
+    case 'approval-expired':
+      return from === 'processing' ? { ok: true, to: 'invalid' } : refuse('it is not being issued');
     case 'expire':
       // A processing order has been handed to the issuer; its outcome, not the clock, ends it.
       return from === 'pending' || from === 'ready'
@@ -60,4 +72,47 @@ export function orderEventFromAuthorizations(statuses: readonly string[]): Order
   if (statuses.some((s) => s !== 'pending' && s !== 'valid')) return { kind: 'authorization-failed' };
   if (statuses.length > 0 && statuses.every((s) => s === 'valid')) return { kind: 'authorizations-valid' };
   return null;
+}
+
+/** Where an enrollment approval stands, as issuance answers it (ADR 0065). */
+export type EnrollmentApprovalState = 'pending' | 'issued' | 'rejected' | 'expired' | 'failed';
+
+/** What the enrollment approval of a processing order (a profile requiring approval) makes of it. */
+export function orderEventFromApproval(state: EnrollmentApprovalState): OrderEvent {
+  switch (state) {
+    case 'pending':
+      return { kind: 'approval-pending' };
+    case 'issued':
+      return { kind: 'issued' };
+    case 'rejected':
+      return { kind: 'approval-rejected' };
+    case 'expired':
+      return { kind: 'approval-expired' };
+    case 'failed':
+      return { kind: 'issuance-failed' };
+  }
+}
+
+/**
+ * The error of an order its approval ended (RFC 8555 7.1.3 `error`): the approver's reason when
+ * rejected. `unauthorized`: the server will not issue for this request.
+ */
+export function approvalEndedProblem(
+  state: Exclude<EnrollmentApprovalState, 'pending' | 'issued'>,
+  reason: string | null,
+): AcmeProblem {
+  switch (state) {
+    case 'rejected':
+      return new AcmeProblem(
+        'unauthorized',
+        `the certificate request was rejected by an approver${reason ? `: ${reason}` : ''}`,
+      );
+    case 'expired':
+      return new AcmeProblem('unauthorized', 'the certificate request was not approved before its deadline');
+    case 'failed':
+      return new AcmeProblem(
+        'serverInternal',
+        `the approved certificate could not be issued${reason ? `: ${reason}` : ''}`,
+      );
+  }
 }
