@@ -288,6 +288,68 @@ describe('ACME dns-persist-01, per-profile identities and EAB, renewals as inven
     }, 60_000);
   });
 
+  describe('dns-persist-01 subdomain scope (draft-ietf-acme-dns-persist-02 sections 5 and 6)', () => {
+    const persistError = (authz: {
+      challenges: { type: string; error?: { type: string; detail: string } }[];
+    }) => authz.challenges.find((ch) => ch.type === 'dns-persist-01')?.error;
+
+    /** Orders `names` and answers each dns-persist-01 challenge without publishing any record. */
+    async function orderAnswered(c: TestAcmeClient, names: string[]) {
+      const created = await c.post((await c.directory()).newOrder, {
+        identifiers: names.map((value) => ({ type: 'dns', value })),
+      });
+      expect(created.status).toBe(201);
+      const authzs = [];
+      for (const authzUrl of created.json.authorizations as string[]) {
+        const authz = (await c.post(authzUrl, '')).json;
+        const challenge = authz.challenges.find((ch: { type: string }) => ch.type === 'dns-persist-01');
+        expect((await c.post(challenge.url, {})).status).toBe(200);
+        authzs.push((await pollUntil(c, authzUrl, (json) => json.status !== 'pending')).json);
+      }
+      return { order: created, authzs };
+    }
+
+    it('6.2: a record with policy=wildcard at an ancestor validates a subdomain and a wildcard under it, and issues', async () => {
+      const c = await account();
+      await setTxtRecords(bind, 'test', '_validation-persist.scope.test', [
+        `${ISSUER_NAME}; accounturi=${c.kid}; policy=wildcard`,
+      ]);
+      const { order, authzs } = await orderAnswered(c, ['app.dept.scope.test', '*.web.scope.test']);
+      expect(authzs.map((a) => a.status)).toEqual(['valid', 'valid']);
+      const { pem } = await finalize(c, order, ['app.dept.scope.test', '*.web.scope.test']);
+      expect(new X509Certificate(pem).subjectAltName).toBe('DNS:app.dept.scope.test, DNS:*.web.scope.test');
+    }, 60_000);
+
+    it('6.2: without policy=wildcard an ancestor record MUST NOT validate a subdomain (unauthorized)', async () => {
+      const c = await account();
+      await setTxtRecords(bind, 'test', '_validation-persist.noscope.test', [
+        `${ISSUER_NAME}; accounturi=${c.kid}`,
+      ]);
+      const { authzs } = await orderAnswered(c, ['app.noscope.test']);
+      expect(authzs[0].status).toBe('invalid');
+      expect(persistError(authzs[0])).toMatchObject({
+        type: urn('unauthorized'),
+        detail: 'the _validation-persist.noscope.test record does not cover its subdomains (policy=wildcard)',
+      });
+      // The same record still validates its own name (4.1 item 4: the specific FQDN only).
+      const own = await orderAnswered(c, ['noscope.test']);
+      expect(own.authzs[0].status).toBe('valid');
+    }, 60_000);
+
+    it('6.1: a record at the top-level domain is never looked at, even with policy=wildcard (incorrectResponse)', async () => {
+      const c = await account();
+      await setTxtRecords(bind, 'test', '_validation-persist.test', [
+        `${ISSUER_NAME}; accounturi=${c.kid}; policy=wildcard`,
+      ]);
+      const { authzs } = await orderAnswered(c, ['www.tld.test']);
+      expect(authzs[0].status).toBe('invalid');
+      expect(persistError(authzs[0])).toMatchObject({
+        type: urn('incorrectResponse'),
+        detail: `no record at _validation-persist.www.tld.test, _validation-persist.tld.test names ${ISSUER_NAME}`,
+      });
+    }, 60_000);
+  });
+
   describe('renewals are versions of one inventory certificate', () => {
     async function inventoryOf(pem: string) {
       const serial = parseCertificates(pem)[0].serialNumber.toLowerCase().replace(/^0+/, '');

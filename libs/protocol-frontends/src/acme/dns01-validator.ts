@@ -5,6 +5,8 @@ import {
   checkDnsPersist,
   dns01TxtValue,
   DNS_PERSIST_LABEL,
+  dnsPersistDomains,
+  DnsPersistLookup,
 } from '@certlane/protocol-frontends-domain';
 import { accountIdOfUrl } from './acme-urls';
 
@@ -49,10 +51,10 @@ export async function validateDns01(
 }
 
 /**
- * dns-persist-01 (draft-ietf-acme-dns-persist): the standing TXT record at
- * `_validation-persist.<domain>` (the base domain of a wildcard) naming one of this CA's issuer
- * domain names and the ordering account, through the same resolvers as dns-01; the record rules
- * are `checkDnsPersist` (domain).
+ * dns-persist-01 (draft-ietf-acme-dns-persist): the standing TXT records at
+ * `_validation-persist.<d>` for the domain (the base domain of a wildcard) and each ancestor
+ * `dnsPersistDomains` names, looked up at once through the same resolvers as dns-01; which record
+ * validates what is `checkDnsPersist` (domain).
  */
 export async function validateDnsPersist01(
   identifier: AcmeIdentifier,
@@ -62,30 +64,27 @@ export async function validateDnsPersist01(
 ): Promise<{ ok: true } | { ok: false; problem: AcmeProblem }> {
   const resolver = new Resolver({ timeout: options.timeoutMs, tries: 2 });
   if (options.resolvers.length) resolver.setServers([...options.resolvers]);
-  const name = `${DNS_PERSIST_LABEL}.${identifier.value}`;
-  let records: string[][];
+  const lookups = await Promise.all(
+    dnsPersistDomains(identifier.value).map(async (domain): Promise<DnsPersistLookup> => {
+      try {
+        const records = await resolver.resolveTxt(`${DNS_PERSIST_LABEL}.${domain}`);
+        return { domain, values: records.map((chunks) => chunks.join('')) };
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === 'ENOTFOUND' || code === 'ENODATA') return { domain, values: [] };
+        return { domain, failure: code ?? String(error) };
+      }
+    }),
+  );
   try {
-    records = await resolver.resolveTxt(name);
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === 'ENOTFOUND' || code === 'ENODATA')
-      return { ok: false, problem: new AcmeProblem('incorrectResponse', `no TXT record at ${name}`) };
-    return {
-      ok: false,
-      problem: new AcmeProblem('dns', `looking up TXT ${name} failed: ${code ?? String(error)}`),
-    };
-  }
-  try {
-    checkDnsPersist(
-      records.map((chunks) => chunks.join('')),
-      {
-        issuerDomainNames,
-        accountId: authorization.account_id,
-        accountIdOfUri: accountIdOfUrl,
-        wildcard: authorization.wildcard,
-        now: new Date(),
-      },
-    );
+    checkDnsPersist(lookups, {
+      issuerDomainNames,
+      accountId: authorization.account_id,
+      accountIdOfUri: accountIdOfUrl,
+      domain: identifier.value,
+      wildcard: authorization.wildcard,
+      now: new Date(),
+    });
     return { ok: true };
   } catch (error) {
     if (error instanceof AcmeProblem) return { ok: false, problem: error };

@@ -43,50 +43,103 @@ export interface DnsPersistExpectation {
   accountId: string;
   /** The account id an `accounturi` names (matched by path, as a `kid` is: ADR 0053), or null. */
   accountIdOfUri: (uri: string) => string | null;
-  /** The authorization is for a wildcard (`*.` + its identifier). */
+  /** The FQDN being validated: the identifier, or the base domain of a wildcard. */
+  domain: string;
+  /** The authorization is for a wildcard (`*.` + `domain`). */
   wildcard: boolean;
   now: Date;
 }
 
+/** What the TXT lookup of `_validation-persist.<domain>` found. */
+export type DnsPersistLookup =
+  /** The records' values; none when the name does not exist or has no TXT record. */
+  | { domain: string; values: readonly string[] }
+  /** Any other failure (timeout, SERVFAIL...), as the resolver named it. */
+  | { domain: string; failure: string };
+
+/** The walk never reaches a name of fewer labels: a top-level domain is a public suffix. */
+const MIN_LABELS = 2;
+
 /**
- * draft-ietf-acme-dns-persist validation over the TXT records found at
- * `_validation-persist.<domain>`: valid when one record names one of the challenge's issuer domain
- * names, carries `accounturi` naming the ordering account, has not passed its `persistUntil`, and,
- * for a wildcard, carries `policy=wildcard`. Otherwise an `unauthorized` problem naming why the
- * closest record was refused (or `incorrectResponse` when no record names this CA).
+ * The domains whose `_validation-persist` records may authorize `domain` (lower-cased, no
+ * trailing dot), closest first: the domain itself, then each ancestor made by removing labels from
+ * the left (draft-ietf-acme-dns-persist-02 6.1: the validated FQDN is the requested FQDN or a
+ * proper suffix of it; the CA/B Forum Authorization Domain Name prunes labels the same way down to
+ * the registrable domain). Without a public suffix list the walk stops at two labels: a
+ * top-level domain is never looked at, a two-label public suffix (`co.uk`) still is (ADR 0068).
  */
-export function checkDnsPersist(values: readonly string[], expected: DnsPersistExpectation): void {
-  const ours = values
-    .map(parseDnsPersistRecord)
-    .filter((r): r is DnsPersistRecord => r !== null)
-    .filter((r) => expected.issuerDomainNames.includes(r.issuerDomainName));
-  if (ours.length === 0)
-    throw new AcmeProblem(
-      'incorrectResponse',
-      `no ${DNS_PERSIST_LABEL} record names ${expected.issuerDomainNames.join(' or ')}`,
-    );
-  let reason = '';
-  for (const record of ours) {
-    const why = refusal(record, expected);
-    if (why === null) return;
-    reason ||= why;
-  }
-  throw new AcmeProblem('unauthorized', reason);
+export function dnsPersistDomains(domain: string): string[] {
+  const labels = domain.toLowerCase().replace(/\.$/, '').split('.');
+  const domains = [labels.join('.')];
+  for (let i = 1; labels.length - i >= MIN_LABELS; i++) domains.push(labels.slice(i).join('.'));
+  return domains;
 }
 
-function refusal(record: DnsPersistRecord, expected: DnsPersistExpectation): string | null {
+/**
+ * draft-ietf-acme-dns-persist-02 validation over the TXT records found at
+ * `_validation-persist.<d>` for each `d` of `dnsPersistDomains(expected.domain)` (lookups of other
+ * names are ignored). Valid when one record, at any of them, names one of the challenge's issuer
+ * domain names, carries `accounturi` naming the ordering account, has not passed its
+ * `persistUntil`, and carries `policy=wildcard` when it is at an ancestor (6.2) or the
+ * authorization is for a wildcard (5.1). The draft gives no precedence between names, so a record
+ * refused at a closer name does not hide a valid one further up (the parent's `policy=wildcard`
+ * is the zone owner's explicit opt-in, 7.3). Otherwise: `dns` when a lookup failed (the record
+ * that would do may be behind it), else `unauthorized` naming why the closest record of this CA
+ * was refused, else `incorrectResponse` (no record names this CA).
+ */
+export function checkDnsPersist(lookups: readonly DnsPersistLookup[], expected: DnsPersistExpectation): void {
+  const domains = dnsPersistDomains(expected.domain);
+  let failed: { domain: string; failure: string } | undefined;
+  let reason = '';
+  for (const domain of domains) {
+    const lookup = lookups.find((l) => l.domain.toLowerCase().replace(/\.$/, '') === domain);
+    if (lookup === undefined) continue;
+    if ('failure' in lookup) {
+      failed ??= lookup;
+      continue;
+    }
+    const ours = lookup.values
+      .map(parseDnsPersistRecord)
+      .filter((r): r is DnsPersistRecord => r !== null)
+      .filter((r) => expected.issuerDomainNames.includes(r.issuerDomainName));
+    for (const record of ours) {
+      const why = refusal(record, domain, domains[0], expected);
+      if (why === null) return;
+      reason ||= why;
+    }
+  }
+  if (failed)
+    throw new AcmeProblem(
+      'dns',
+      `looking up TXT ${DNS_PERSIST_LABEL}.${failed.domain} failed: ${failed.failure}`,
+    );
+  if (reason) throw new AcmeProblem('unauthorized', reason);
+  throw new AcmeProblem(
+    'incorrectResponse',
+    `no record at ${domains.map((d) => `${DNS_PERSIST_LABEL}.${d}`).join(', ')} names ${expected.issuerDomainNames.join(' or ')}`,
+  );
+}
+
+function refusal(
+  record: DnsPersistRecord,
+  at: string,
+  requested: string,
+  expected: DnsPersistExpectation,
+): string | null {
+  const name = `the ${DNS_PERSIST_LABEL}.${at} record`;
   const uri = record.parameters['accounturi'];
   // The record MUST name the account: one without accounturi authorizes no one.
-  if (uri === undefined) return `the ${DNS_PERSIST_LABEL} record has no accounturi`;
+  if (uri === undefined) return `${name} has no accounturi`;
   if (expected.accountIdOfUri(uri) !== expected.accountId)
-    return `the ${DNS_PERSIST_LABEL} record's accounturi names another account`;
+    return `${name}'s accounturi names another account`;
   const until = record.parameters['persistuntil'];
   if (until !== undefined) {
-    if (!/^\d{1,12}$/.test(until)) return `the ${DNS_PERSIST_LABEL} record's persistUntil is not a time`;
-    if (Number(until) * 1000 < expected.now.getTime())
-      return `the ${DNS_PERSIST_LABEL} record's persistUntil has passed`;
+    if (!/^\d{1,12}$/.test(until)) return `${name}'s persistUntil is not a time`;
+    if (Number(until) * 1000 < expected.now.getTime()) return `${name}'s persistUntil has passed`;
   }
-  if (expected.wildcard && (record.parameters['policy'] ?? '').toLowerCase() !== 'wildcard')
-    return `the ${DNS_PERSIST_LABEL} record does not allow wildcards (policy=wildcard)`;
+  // Any other policy value, or none, limits the record to exactly its own name (4.1 item 4).
+  if ((record.parameters['policy'] ?? '').toLowerCase() === 'wildcard') return null;
+  if (at !== requested) return `${name} does not cover its subdomains (policy=wildcard)`;
+  if (expected.wildcard) return `${name} does not allow wildcards (policy=wildcard)`;
   return null;
 }
