@@ -55,9 +55,22 @@ describe('dnsPersistDomains', () => {
   it('normalizes case and a trailing dot', () => {
     expect(dnsPersistDomains('WWW.Example.COM.')).toEqual(['www.example.com', 'example.com']);
   });
-  it('stops at two labels: a top-level domain is never a validated FQDN', () => {
+  it('stops at the registrable domain: a top-level domain is never a validated FQDN', () => {
     expect(dnsPersistDomains('example.com')).toEqual(['example.com']);
     expect(dnsPersistDomains('a.b.example.com')).not.toContain('com');
+  });
+  it('never walks to a multi-label public suffix of the Public Suffix List', () => {
+    expect(dnsPersistDomains('a.shop.example.co.uk')).toEqual([
+      'a.shop.example.co.uk',
+      'shop.example.co.uk',
+      'example.co.uk',
+    ]);
+  });
+  it('never walks to a private public suffix (one user of a hosting domain for another)', () => {
+    expect(dnsPersistDomains('www.alice.github.io')).toEqual(['www.alice.github.io', 'alice.github.io']);
+  });
+  it('a name that is itself a public suffix is looked up only under its own name', () => {
+    expect(dnsPersistDomains('co.uk')).toEqual(['co.uk']);
   });
   it('a one-label name is looked up only under its own name', () => {
     expect(dnsPersistDomains('localhost')).toEqual(['localhost']);

@@ -1,3 +1,4 @@
+import { getDomain } from 'tldts';
 import { AcmeProblem } from '../problems/acme-problem';
 
 /** draft-ietf-acme-dns-persist: the label the standing TXT record is published under. */
@@ -57,21 +58,22 @@ export type DnsPersistLookup =
   /** Any other failure (timeout, SERVFAIL...), as the resolver named it. */
   | { domain: string; failure: string };
 
-/** The walk never reaches a name of fewer labels: a top-level domain is a public suffix. */
-const MIN_LABELS = 2;
-
 /**
  * The domains whose `_validation-persist` records may authorize `domain` (lower-cased, no
  * trailing dot), closest first: the domain itself, then each ancestor made by removing labels from
  * the left (draft-ietf-acme-dns-persist-02 6.1: the validated FQDN is the requested FQDN or a
- * proper suffix of it; the CA/B Forum Authorization Domain Name prunes labels the same way down to
- * the registrable domain). Without a public suffix list the walk stops at two labels: a
- * top-level domain is never looked at, a two-label public suffix (`co.uk`) still is (ADR 0068).
+ * proper suffix of it), down to the registrable domain as the CA/B Forum Authorization Domain Name
+ * prunes: never a public suffix of the Public Suffix List, private suffixes included (a record at
+ * `github.io` or `co.uk` must not speak for every name under it). A name that is itself a public
+ * suffix is looked up only under its own name (ADR 0068).
  */
 export function dnsPersistDomains(domain: string): string[] {
-  const labels = domain.toLowerCase().replace(/\.$/, '').split('.');
-  const domains = [labels.join('.')];
-  for (let i = 1; labels.length - i >= MIN_LABELS; i++) domains.push(labels.slice(i).join('.'));
+  const name = domain.toLowerCase().replace(/\.$/, '');
+  const labels = name.split('.');
+  const registrable = getDomain(name, { allowPrivateDomains: true });
+  const floor = registrable ? registrable.split('.').length : labels.length;
+  const domains = [name];
+  for (let i = 1; labels.length - i >= floor; i++) domains.push(labels.slice(i).join('.'));
   return domains;
 }
 
