@@ -119,10 +119,20 @@ export function csrSubject(csrDer: Buffer): Buffer {
   return bytesOf(csrDer, children(csrDer, info)[1]);
 }
 
-/** The subjectPublicKey bits of a certificate (what a subject key identifier hashes). */
-export function subjectPublicKeyBits(certificate: Buffer): Buffer {
+/** The SubjectPublicKeyInfo node of a certificate. */
+function subjectPublicKeyInfo(certificate: Buffer): Node {
   const tbs = children(certificate, children(certificate, readNode(certificate, 0))[0]);
   const at = tbs[0].tag === 0xa0 ? 1 : 0;
-  const spki = children(certificate, tbs[at + 5]);
+  return tbs[at + 5];
+}
+
+/** The DER of a certificate's SubjectPublicKeyInfo. */
+export function subjectPublicKeyInfoDer(certificate: Buffer): Buffer {
+  return Buffer.from(bytesOf(certificate, subjectPublicKeyInfo(certificate)));
+}
+
+/** The subjectPublicKey bits of a certificate (what a subject key identifier hashes). */
+export function subjectPublicKeyBits(certificate: Buffer): Buffer {
+  const spki = children(certificate, subjectPublicKeyInfo(certificate));
   return contentOf(certificate, spki[1]).subarray(1);
 }
