@@ -9,6 +9,7 @@ import {
   verifyClientCertificate,
 } from '@certlane/platform';
 import {
+  EstKeyEncryptionKeyRow,
   EstKeyEncryptionKeyStore,
   EstProfileRow,
   EstProfileStore,
@@ -281,7 +282,7 @@ export class EstServer {
     }
     let delivery: KeyDelivery | undefined;
     let signer: KeygenSigner | undefined;
-    let kek: Buffer | undefined;
+    let kekRow: EstKeyEncryptionKeyRow | undefined;
     if (operation === 'serverkeygen') {
       const chosen = keyDelivery(
         profile,
@@ -307,7 +308,7 @@ export class EstServer {
           await this.outcome(profile, failed, principal, operation, 'failure', { reason: refusal });
           return answer(400, `${refusal}\n`);
         }
-        kek = this.deps.keyEncryptionKeys!.open(row!.id, row!.key_sealed);
+        kekRow = row!;
       }
       if (delivery.kind !== 'unencrypted') {
         if (!this.deps.keygenSigner) throw new Error('serverkeygen has no signing key configured');
@@ -325,7 +326,6 @@ export class EstServer {
       }));
     } catch (error) {
       generated?.privateKeyPkcs8.fill(0);
-      kek?.fill(0);
       await this.outcome(profile, failed, principal, operation, 'failure', {
         reason: (error as Error).message?.slice(0, 300) ?? 'issuance failed',
       });
@@ -349,14 +349,13 @@ export class EstServer {
           contentType: SERVER_GENERATED_KEY_PART,
           der:
             delivery.kind === 'symmetric'
-              ? envelopeToKek(signed, kek!, delivery.keyId, { contentType: OID_SIGNED_DATA })
+              ? this.envelopeToKek(signed, kekRow!, delivery.keyId)
               : envelopeToRsaKey(signed, delivery.recipientSpki, {
                   contentType: OID_SIGNED_DATA,
                   recipientKeyId: delivery.keyId,
                 }),
         };
         signed.fill(0);
-        kek?.fill(0);
       } else {
         keyPart = { contentType: PKCS8_PART, der: generated.privateKeyPkcs8 };
       }
@@ -367,6 +366,16 @@ export class EstServer {
     }
     await this.outcome(profile, success, principal, operation, 'success', issuedDetails);
     return base64Answer(PKCS7_CERTS_ONLY, certificate);
+  }
+
+  /** RFC 7030 4.4.1.1: the signed key package enveloped to the key-encryption key, opened only for this. */
+  private envelopeToKek(signed: Uint8Array, row: EstKeyEncryptionKeyRow, keyId: Buffer): Uint8Array {
+    const kek = this.deps.keyEncryptionKeys!.open(row.id, row.key_sealed);
+    try {
+      return envelopeToKek(signed, kek, keyId, { contentType: OID_SIGNED_DATA });
+    } finally {
+      kek.fill(0);
+    }
   }
 
   /** RFC 7030 3.2.3: Basic over the TLS channel; the first request without credentials gets the challenge. */
