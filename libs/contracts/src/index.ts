@@ -28,6 +28,7 @@ export * from './notifications/contact.dto';
 export * from './notifications/digest.dto';
 export * from './est/est-profile.dto';
 export * from './est/est-forward.dto';
+export * from './est/est-key-encryption-key.dto';
 export * from './scep/scep-profile.dto';
 export * from './scep/scep-forward.dto';
 export * from './pki/revocation-service.dto';

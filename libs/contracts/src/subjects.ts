@@ -197,6 +197,13 @@ import {
 } from './est/est-profile.dto';
 import { EstHttpForwardAnswer, EstHttpForwardRequest } from './est/est-forward.dto';
 import {
+  CreateEstKeyEncryptionKeyRequest,
+  EstKeyEncryptionKeyCreated,
+  EstKeyEncryptionKeyDto,
+  EstKeyEncryptionKeyIdRequest,
+  ListEstKeyEncryptionKeysRequest,
+} from './est/est-key-encryption-key.dto';
+import {
   CreateScepProfileRequest,
   ListScepProfilesRequest,
   ReloadScepMdmTrustRequest,
@@ -439,6 +446,19 @@ export const requestContracts = {
   'protocol-frontends.v1.est-reload-trust': {
     request: ReloadEstTrustRequest,
     response: shape<EstTrustReloadResult>(),
+  },
+  // EST serverkeygen key-encryption keys (RFC 7030 4.4.1.1; ADR 0058 amendment).
+  'protocol-frontends.v1.est-list-key-encryption-keys': {
+    request: ListEstKeyEncryptionKeysRequest,
+    response: shape<Page<EstKeyEncryptionKeyDto>>(),
+  },
+  'protocol-frontends.v1.est-create-key-encryption-key': {
+    request: CreateEstKeyEncryptionKeyRequest,
+    response: shape<EstKeyEncryptionKeyCreated>(),
+  },
+  'protocol-frontends.v1.est-revoke-key-encryption-key': {
+    request: EstKeyEncryptionKeyIdRequest,
+    response: shape<EstKeyEncryptionKeyDto>(),
   },
   // SCEP (issue 21, ADR 0059): the forwarded protocol requests, the profiles and MDM trust.
   'protocol-frontends.v1.scep-http': {

@@ -61,6 +61,12 @@ describe('row actions', () => {
     expect(describeAnswer({ delivered: true, error: null })).toBe('delivered.');
     expect(describeAnswer({ delivered: false, error: 'HTTP 503' })).toBe('not delivered: HTTP 503');
   });
+
+  it("shows a new EST key-encryption key's id and key, its only showing", () => {
+    expect(describeAnswer({ id: 'ab12', status: 'active', secret_key: '00ff' })).toBe(
+      'key-encryption key id ab12, AES-256 key (shown only now, copy it): 00ff',
+    );
+  });
 });
 
 describe('rowName', () => {

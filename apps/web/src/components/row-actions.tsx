@@ -24,6 +24,9 @@ export function describeAnswer(answer: unknown): string {
   // A new ACME external account binding key: its HMAC key's only showing.
   if (typeof body.hmac_key === 'string')
     return `EAB key id ${String(body.id)}, HMAC key (shown only now, copy it): ${body.hmac_key}`;
+  // A new EST key-encryption key: its key's only showing.
+  if (typeof body.secret_key === 'string')
+    return `key-encryption key id ${String(body.id)}, AES-256 key (shown only now, copy it): ${body.secret_key}`;
   const parts = ['status', 'message', 'latency_ms']
     .filter((key) => body[key] !== undefined)
     .map((key) => `${key}: ${String(body[key])}`);

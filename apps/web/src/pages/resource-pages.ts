@@ -1156,6 +1156,34 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     ],
     empty: 'No EST profiles. Each serves /.well-known/est/<path> with its own authentication.',
   }),
+  page('EstKeyEncryptionKeyDto', {
+    path: 'admin/est-key-encryption-keys',
+    create: 'New key-encryption key',
+    title: 'EST key-encryption keys',
+    group: 'admin',
+    apiPath: '/api/v1/admin/est/key-encryption-keys',
+    columns: [
+      { key: 'id', label: 'Key id' },
+      { key: 'status', label: 'Status', kind: 'status' },
+      { key: 'profile_id', label: 'EST profile' },
+      { key: 'description', label: 'Description' },
+      { key: 'created_by', label: 'Created by' },
+      { key: 'created_at', label: 'Created', kind: 'time' },
+      { key: 'revoked_at', label: 'Revoked', kind: 'time' },
+    ],
+    actions: [
+      {
+        label: 'Revoke',
+        method: 'DELETE',
+        path: '/api/v1/admin/est/key-encryption-keys/{id}',
+        when: (row) => row.status !== 'revoked',
+        confirm: true,
+        destructive: true,
+      },
+    ],
+    empty:
+      "No key-encryption keys. Create one for an EST profile; its key is shown once, and a CSR's DecryptKeyIdentifier naming the key id gets serverkeygen's key encrypted with it (RFC 7030 4.4.1.1).",
+  }),
 ];
 
 /**

@@ -1186,6 +1186,24 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "estCreateKeyEncryptionKey": {
+    "method": "POST",
+    "path": "/api/v1/admin/est/key-encryption-keys",
+    "tag": "admin",
+    "summary": "Creates an AES-256 key-encryption key for an EST profile's serverkeygen (DecryptKeyIdentifier, RFC 7030 4.4.1.1); the key is in this answer only",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "estCreateProfile": {
     "method": "POST",
     "path": "/api/v1/admin/est/profiles",
@@ -1222,6 +1240,29 @@ export const OPERATIONS = {
     ],
     "produces": []
   },
+  "estListKeyEncryptionKeys": {
+    "method": "GET",
+    "path": "/api/v1/admin/est/key-encryption-keys",
+    "tag": "admin",
+    "summary": "serverkeygen key-encryption keys (RFC 7030 4.4.1.1), newest first, optionally of one profile or status (never the keys)",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "profile_id",
+      "status",
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "estListProfiles": {
     "method": "GET",
     "path": "/api/v1/admin/est/profiles",
@@ -1257,6 +1298,24 @@ export const OPERATIONS = {
     "produces": [
       "application/json"
     ]
+  },
+  "estRevokeKeyEncryptionKey": {
+    "method": "DELETE",
+    "path": "/api/v1/admin/est/key-encryption-keys/{id}",
+    "tag": "admin",
+    "summary": "Revokes a key-encryption key: serverkeygen refuses its id from then on",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
   },
   "estUpdateProfile": {
     "method": "PUT",

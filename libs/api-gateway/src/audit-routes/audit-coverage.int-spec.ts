@@ -525,6 +525,29 @@ const EST_ROUTE_CASES: Record<string, RouteCase> = {
     const response = await call('POST', '/api/v1/admin/est/reload-trust', { requestId });
     return { response, expected: estEvent('est_trust_anchor_reloaded', 'est_trust', 'est_trust') };
   },
+  'POST /api/v1/admin/est/key-encryption-keys': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/admin/est/key-encryption-keys', {
+      requestId,
+      body: { profile_id: await createEstProfile(call) },
+    });
+    return {
+      response,
+      expected: estEvent(
+        'est_key_encryption_key.created',
+        'est_key_encryption_key',
+        json<{ id: string }>(response).id,
+      ),
+    };
+  },
+  'DELETE /api/v1/admin/est/key-encryption-keys/:id': async (call, requestId) => {
+    const created = await call('POST', '/api/v1/admin/est/key-encryption-keys', {
+      body: { profile_id: await createEstProfile(call) },
+    });
+    expect(created.status).toBe(201);
+    const id = json<{ id: string }>(created).id;
+    const response = await call('DELETE', `/api/v1/admin/est/key-encryption-keys/${id}`, { requestId });
+    return { response, expected: estEvent('est_key_encryption_key.revoked', 'est_key_encryption_key', id) };
+  },
 };
 // ---- end EST profiles ----
 

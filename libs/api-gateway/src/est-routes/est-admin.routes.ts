@@ -1,9 +1,17 @@
-import { CreateEstProfileRequest, UpdateEstProfileRequest } from '@certlane/contracts';
+import {
+  CreateEstKeyEncryptionKeyRequest,
+  CreateEstProfileRequest,
+  ListEstKeyEncryptionKeysRequest,
+  UpdateEstProfileRequest,
+} from '@certlane/contracts';
 import { declareRoute } from '../routes/route-declaration';
 
 const BASE = '/api/v1/admin/est';
 
-/** /api/v1/admin/est/* (spec 4.9; ADR 0058): EST profiles and trust, admins only, served by protocol-frontends. */
+/**
+ * /api/v1/admin/est/* (spec 4.9; ADR 0058): EST profiles, trust and serverkeygen key-encryption
+ * keys, admins only, served by protocol-frontends. A key-encryption key is answered once, at creation.
+ */
 export const EST_ADMIN_ROUTES = [
   declareRoute({
     method: 'GET',
@@ -64,5 +72,46 @@ export const EST_ADMIN_ROUTES = [
     response: 'EstTrustReloadResult',
     audit: 'est_trust_anchor_reloaded',
     payload: () => ({}),
+  }),
+  declareRoute({
+    method: 'GET',
+    path: `${BASE}/key-encryption-keys`,
+    adminOnly: true,
+    status: 200,
+    errors: [400, 401, 403],
+    subject: 'protocol-frontends.v1.est-list-key-encryption-keys',
+    summary:
+      'serverkeygen key-encryption keys (RFC 7030 4.4.1.1), newest first, optionally of one profile or status (never the keys)',
+    query: ListEstKeyEncryptionKeysRequest,
+    response: 'Page<EstKeyEncryptionKeyDto>',
+    audit: null,
+    payload: ({ query }) => query,
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${BASE}/key-encryption-keys`,
+    adminOnly: true,
+    status: 201,
+    // 404: the profile_id names no EST profile.
+    errors: [400, 401, 403, 404],
+    subject: 'protocol-frontends.v1.est-create-key-encryption-key',
+    summary:
+      "Creates an AES-256 key-encryption key for an EST profile's serverkeygen (DecryptKeyIdentifier, RFC 7030 4.4.1.1); the key is in this answer only",
+    body: CreateEstKeyEncryptionKeyRequest,
+    response: 'EstKeyEncryptionKeyCreated',
+    audit: 'est_key_encryption_key.created',
+    payload: ({ body }) => body,
+  }),
+  declareRoute({
+    method: 'DELETE',
+    path: `${BASE}/key-encryption-keys/:id`,
+    adminOnly: true,
+    status: 204,
+    errors: [400, 401, 403, 404],
+    subject: 'protocol-frontends.v1.est-revoke-key-encryption-key',
+    summary: 'Revokes a key-encryption key: serverkeygen refuses its id from then on',
+    response: null,
+    audit: 'est_key_encryption_key.revoked',
+    payload: ({ params }) => ({ id: params.id }),
   }),
 ];

@@ -81,6 +81,8 @@ export const AuditAction = {
   EstProfileCreated: 'est_profile.created',
   EstProfileUpdated: 'est_profile.updated',
   EstProfileDeleted: 'est_profile.deleted',
+  EstKeyEncryptionKeyCreated: 'est_key_encryption_key.created',
+  EstKeyEncryptionKeyRevoked: 'est_key_encryption_key.revoked',
   // SCEP (spec 6.1; ADR 0059): one per certificate answered, and the profile changes.
   ScepPkcsReq: 'scep_pkcsreq',
   ScepRenewalReq: 'scep_renewalreq',

@@ -126,6 +126,7 @@ export const ErrorCode = {
   EstProfileNotFound: 'est_profile_not_found',
   EstProfileExists: 'est_profile_exists',
   EstProfileInvalid: 'est_profile_invalid',
+  EstKeyEncryptionKeyNotFound: 'est_key_encryption_key_not_found',
   // SCEP profiles (ADR 0059).
   ScepProfileNotFound: 'scep_profile_not_found',
   ScepProfileExists: 'scep_profile_exists',

@@ -95,6 +95,7 @@ describe(httpStatusFor.name, () => {
     ['scan_target_invalid', 400],
     ['discovered_certificate_not_importable', 409],
     ['est_profile_not_found', 404],
+    ['est_key_encryption_key_not_found', 404],
     ['acme_account_not_found', 404],
     ['acme_eab_key_not_found', 404],
     ['acme_profile_not_found', 404],

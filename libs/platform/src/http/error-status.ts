@@ -69,6 +69,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'scan_target_not_found':
     case 'network_scan_not_found':
     case 'est_profile_not_found':
+    case 'est_key_encryption_key_not_found':
     case 'scep_profile_not_found':
     case 'acme_account_not_found':
     case 'acme_eab_key_not_found':

@@ -7,6 +7,7 @@ export * from './orders/order.store';
 export * from './certificates/certificate.store';
 export * from './limits/rate-limit.store';
 export * from './est/est-profile.store';
+export * from './est/est-key-encryption-key.store';
 export * from './scep/scep-profile.store';
 export * from './scep/scep-transaction.store';
 export * from './scep/scep-challenge-replay.store';

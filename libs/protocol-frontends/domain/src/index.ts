@@ -26,6 +26,7 @@ export * from './est/trust-bundle';
 export * from './est/est-wire';
 export * from './est/csr-policy';
 export * from './est/est-binding-rules';
+export * from './est/est-key-encryption';
 // SCEP (issue 21; ADR 0059).
 export * from './scep/scep-challenge-password';
 export * from './scep/scep-profile-rules';

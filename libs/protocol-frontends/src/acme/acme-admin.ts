@@ -144,7 +144,7 @@ export class AcmeAdmin {
     )
       throw profileNotFound(request.profile_id);
     const id = randomId();
-    const { hmacKey, sealed } = this.deps.eabKeys.generate(id);
+    const { key: hmacKey, sealed } = this.deps.eabKeys.generate(id);
     return this.deps.transaction(async (executor) => {
       const row = await new EabKeyStore(executor).create({
         id,

@@ -8,7 +8,12 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
-import { keyIdentifierOf, OID_ASYMMETRIC_DECRYPT_KEY_ID, OID_SIGNED_DATA } from './est-server-keygen';
+import {
+  keyIdentifierOf,
+  OID_ASYMMETRIC_DECRYPT_KEY_ID,
+  OID_DECRYPT_KEY_ID,
+  OID_SIGNED_DATA,
+} from './est-server-keygen';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -433,6 +438,135 @@ describe('EST with curl and openssl', () => {
           WHERE p.path_id = 'keygen' AND c.outcome = 'est_server_keygen_success'`,
       );
       expect(counters.rows.map((row) => Number(row.count))).toEqual([2]);
+    });
+
+    it('RFC 7030 4.4.1.1: with a DecryptKeyIdentifier the key part opens with openssl cms -decrypt -secretkey and verifies, matching the certificate', async () => {
+      const admin = (method: string, url: string, body?: unknown) =>
+        httpsRequest(`${gateway}${url}`, {
+          method,
+          ca: system.ca,
+          headers: {
+            authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
+            'content-type': 'application/json',
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      // A profile of its own, so the keygen profile's counters stay as its other tests expect.
+      const profile = await admin('POST', '/api/v1/admin/est/profiles', {
+        path_id: 'keygen-kek',
+        auth_methods: ['basic'],
+        basic_username: 'router',
+        basic_password: PASSWORD,
+        serverkeygen_enabled: true,
+      });
+      expect(profile.status).toBe(201);
+      const profileId = (profile.json() as { id: string }).id;
+      const kekUrl = `${gateway}/.well-known/est/keygen-kek/serverkeygen`;
+      const created = await admin('POST', '/api/v1/admin/est/key-encryption-keys', { profile_id: profileId });
+      expect(created.status).toBe(201);
+      const kek = created.json() as { id: string; secret_key: string };
+      const listed = await admin('GET', `/api/v1/admin/est/key-encryption-keys?profile_id=${profileId}`);
+      expect((listed.json() as { data: { id: string }[] }).data.map((key) => key.id)).toContain(kek.id);
+      expect(listed.text).not.toContain(kek.secret_key);
+
+      const keys = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+        'sign',
+        'verify',
+      ])) as webcrypto.CryptoKeyPair;
+      const kekCsr = async (name: string, keyIdHex: string) => {
+        const request = await x509.Pkcs10CertificateRequestGenerator.create({
+          name: 'CN=kek.example.test',
+          keys,
+          signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+          extensions: [
+            new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: 'kek.example.test' }]),
+          ],
+          attributes: [
+            new x509.Attribute(OID_DECRYPT_KEY_ID, [
+              new asn1js.OctetString({ valueHex: Buffer.from(keyIdHex, 'hex') }).toBER(false),
+            ]),
+          ],
+        });
+        writeFileSync(path(`${name}.b64`), Buffer.from(request.rawData).toString('base64'));
+        return path(`${name}.b64`);
+      };
+      const answer = post(kekUrl, await kekCsr('kek', kek.id));
+      expect([answer.status, answer.body.slice(0, 200)]).toEqual([200, expect.any(String)]);
+      const boundary = /content-type: multipart\/mixed; boundary=([^\r\n;]+)/i.exec(answer.headers)![1];
+      const parts = answer.body
+        .split(`--${boundary}`)
+        .slice(1, -1)
+        .map((part) => {
+          const [head, content] = part.split('\r\n\r\n');
+          return { type: /Content-Type: ([^\r\n]+)/.exec(head)?.[1], content };
+        });
+      expect(parts[0].type).toBe('application/pkcs7-mime; smime-type=server-generated-key');
+      writeFileSync(path('kek-key.b64'), parts[0].content);
+      execFileSync('openssl', ['base64', '-d', '-in', path('kek-key.b64'), '-out', path('kek-key.p7m')]);
+      execFileSync('openssl', [
+        'cms',
+        '-decrypt',
+        '-inform',
+        'DER',
+        '-in',
+        path('kek-key.p7m'),
+        '-secretkey',
+        kek.secret_key,
+        '-secretkeyid',
+        kek.id,
+        '-binary',
+        '-out',
+        path('kek-signed.der'),
+      ]);
+      const contentInfo = new pkijs.ContentInfo({
+        contentType: OID_SIGNED_DATA,
+        content: asn1js.fromBER(readFileSync(path('kek-signed.der'))).result,
+      });
+      writeFileSync(path('kek-signed.p7'), Buffer.from(contentInfo.toSchema().toBER(false)));
+      execFileSync(
+        'openssl',
+        ['cms', '-verify', '-inform', 'DER', '-in', path('kek-signed.p7'), '-CAfile', path('ca.pem')].concat([
+          '-purpose',
+          'any',
+          '-binary',
+          '-out',
+          path('kek-package.der'),
+        ]),
+        { stdio: 'ignore' },
+      );
+      const keyPackage = asn1js.fromBER(readFileSync(path('kek-package.der'))).result as asn1js.Sequence;
+      writeFileSync(path('kek-generated.der'), Buffer.from(keyPackage.valueBlock.value[0].toBER(false)));
+      const keyPub = execFileSync(
+        'openssl',
+        ['pkey', '-inform', 'DER', '-in', path('kek-generated.der'), '-pubout'],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect(printCerts(parts[1].content)).toEqual(['subject=CN = kek.example.test']);
+      const certPem = execFileSync(
+        'openssl',
+        ['pkcs7', '-inform', 'DER', '-in', path('answer.p7'), '-print_certs'],
+        {
+          encoding: 'utf8',
+        },
+      );
+      writeFileSync(path('kek-issued.pem'), certPem);
+      const issuedPub = execFileSync(
+        'openssl',
+        ['x509', '-in', path('kek-issued.pem'), '-noout', '-pubkey'],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect(issuedPub).toBe(keyPub);
+
+      // RFC 7030 4.4.1.1: once revoked, the key id ends the request in an error.
+      expect((await admin('DELETE', `/api/v1/admin/est/key-encryption-keys/${kek.id}`)).status).toBe(204);
+      const refused = post(kekUrl, await kekCsr('kek-revoked', kek.id));
+      expect([refused.status, refused.body]).toEqual([400, expect.stringMatching(/is revoked/)]);
+      const unknown = post(kekUrl, await kekCsr('kek-unknown', 'ffeeddccbbaa99887766554433221100'));
+      expect([unknown.status, unknown.body]).toEqual([400, expect.stringMatching(/no key-encryption key/)]);
     });
 
     it('RFC 7030 4.4: serverkeygen on a profile that disables it is 404', () => {

@@ -14,10 +14,12 @@ import * as asn1js from 'asn1js';
 import forge from 'node-forge';
 import * as pkijs from 'pkijs';
 import {
+  envelopeToKek,
   envelopeToRsaKey,
   keyIdentifierOf,
   multipartBoundary,
   OID_AES256_CBC,
+  OID_AES256_WRAP,
   OID_ASYMMETRIC_DECRYPT_KEY_ID,
   OID_DECRYPT_KEY_ID,
   OID_SIGNED_DATA,
@@ -75,6 +77,53 @@ describe('serverkeygen CMS and multipart (RFC 7030 4.4.2)', () => {
     expect(() =>
       envelopeToRsaKey(secret, new Uint8Array(ec.publicKey.export({ format: 'der', type: 'spki' }))),
     ).toThrow(/RSA/);
+  });
+
+  describe('RFC 7030 4.4.1.1: enveloped to a symmetric key-encryption key (RFC 5652 6.2.3)', () => {
+    const kek = Buffer.from('000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', 'hex');
+    const keyId = Buffer.from('00112233445566778899aabbccddeeff', 'hex');
+
+    it('has one KEKRecipientInfo naming the key id, id-aes256-wrap and AES-256-CBC content encryption', () => {
+      const info = pkijs.ContentInfo.fromBER(
+        envelopeToKek(secret, kek, keyId, { contentType: OID_SIGNED_DATA }),
+      );
+      const enveloped = new pkijs.EnvelopedData({ schema: info.content });
+      expect(enveloped.version).toBe(2);
+      expect(enveloped.recipientInfos).toHaveLength(1);
+      expect(enveloped.recipientInfos[0].variant).toBe(3);
+      const recipient = enveloped.recipientInfos[0].value as pkijs.KEKRecipientInfo;
+      expect(recipient.version).toBe(4);
+      expect(Buffer.from(recipient.kekid.keyIdentifier.valueBlock.valueHexView)).toEqual(keyId);
+      expect(recipient.keyEncryptionAlgorithm.algorithmId).toBe(OID_AES256_WRAP);
+      expect(recipient.keyEncryptionAlgorithm.algorithmParams).toBeUndefined();
+      expect(recipient.encryptedKey.valueBlock.valueHexView).toHaveLength(40);
+      expect(enveloped.encryptedContentInfo.contentType).toBe(OID_SIGNED_DATA);
+      expect(enveloped.encryptedContentInfo.contentEncryptionAlgorithm.algorithmId).toBe(OID_AES256_CBC);
+    });
+
+    it('openssl cms -decrypt -secretkey -secretkeyid opens it, and only with the right key', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'est-kek-'));
+      writeFileSync(join(dir, 'kek.p7m'), envelopeToKek(secret, kek, keyId));
+      const decrypt = (key: Buffer) =>
+        execFileSync(
+          'openssl',
+          ['cms', '-decrypt', '-inform', 'DER', '-in', join(dir, 'kek.p7m'), '-binary'].concat([
+            '-secretkey',
+            key.toString('hex'),
+            '-secretkeyid',
+            keyId.toString('hex'),
+          ]),
+          { stdio: ['ignore', 'pipe', 'ignore'] },
+        );
+      expect(decrypt(kek)).toEqual(Buffer.from(secret));
+      const wrong = Buffer.from(kek);
+      wrong[0] ^= 1;
+      expect(() => decrypt(wrong)).toThrow();
+    });
+
+    it('refuses a key-encryption key that is not 256 bits', () => {
+      expect(() => envelopeToKek(secret, kek.subarray(0, 16), keyId)).toThrow(/256-bit/);
+    });
   });
 
   it('RFC 7030 4.4.2: the key part comes first, then the certificate part, both base64, closed by the boundary', () => {
@@ -243,9 +292,25 @@ describe('serverkeygen CMS and multipart (RFC 7030 4.4.2)', () => {
       expect(keyIdentifierOf(spki)).toHaveLength(20);
     });
 
-    it('4.4.1.1: DecryptKeyIdentifier asks for symmetric protection', async () => {
-      const csr = await csrWith([new x509.Attribute(OID_DECRYPT_KEY_ID, [octets([9])])]);
-      expect(requestedKeyProtection(csr)).toEqual({ kind: 'symmetric' });
+    it('4.4.1.1: DecryptKeyIdentifier names the key-encryption key by its OCTET STRING', async () => {
+      const csr = await csrWith([new x509.Attribute(OID_DECRYPT_KEY_ID, [octets([9, 8])])]);
+      expect(requestedKeyProtection(csr)).toEqual({ kind: 'symmetric', keyId: Buffer.from([9, 8]) });
+    });
+
+    it('4.4.1.1: a DecryptKeyIdentifier that is no non-empty OCTET STRING is malformed', async () => {
+      const empty = await csrWith([new x509.Attribute(OID_DECRYPT_KEY_ID, [octets([])])]);
+      expect(requestedKeyProtection(empty)).toEqual({
+        kind: 'malformed',
+        reason: 'DecryptKeyIdentifier must be one non-empty OCTET STRING',
+      });
+    });
+
+    it('4.4.1: a CSR asking for both symmetric and asymmetric protection is malformed', async () => {
+      const csr = await csrWith([
+        new x509.Attribute(OID_DECRYPT_KEY_ID, [octets([9])]),
+        new x509.Attribute(OID_ASYMMETRIC_DECRYPT_KEY_ID, [octets([1])]),
+      ]);
+      expect(requestedKeyProtection(csr).kind).toBe('malformed');
     });
 
     it('4.4.1.2: an AsymmetricDecryptKeyIdentifier that is no OCTET STRING is malformed', async () => {

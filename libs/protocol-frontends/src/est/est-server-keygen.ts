@@ -32,6 +32,8 @@ export const OID_ASYMMETRIC_DECRYPT_KEY_ID = '1.2.840.113549.1.9.16.2.54';
 export const OID_DECRYPT_KEY_ID = '1.2.840.113549.1.9.16.2.37';
 /** id-aes256-CBC (NIST); 3DES is never used. */
 export const OID_AES256_CBC = '2.16.840.1.101.3.4.1.42';
+/** id-aes256-wrap (RFC 3565 4.3). */
+export const OID_AES256_WRAP = '2.16.840.1.101.3.4.1.45';
 
 export interface GeneratedKey {
   /** PKCS#8 DER of the generated private key: held in memory for one response only. */
@@ -83,49 +85,26 @@ export function keyIdentifierOf(spkiDer: Uint8Array): Buffer {
 }
 
 /**
- * CMS EnvelopedData (RFC 5652) of `content` to one RSA public key by key transport
- * (rsaEncryption, the recipient named by `recipientKeyId`, by default the key's subject key
- * identifier), content encrypted with AES-256-CBC under a fresh key and IV. `contentType` names
- * what was enveloped (id-signedData for a serverkeygen key, RFC 7030 4.4.2).
+ * CMS EnvelopedData (RFC 5652, version 2) of `content` to one recipient, the content encrypted
+ * with AES-256-CBC under a fresh key and IV; `recipient` wraps that key. `contentType` names what
+ * was enveloped (id-signedData for a serverkeygen key, RFC 7030 4.4.2).
  */
-export function envelopeToRsaKey(
+function envelope(
   content: Uint8Array,
-  recipientSpkiDer: Uint8Array,
-  options: { contentType?: string; recipientKeyId?: Uint8Array } = {},
+  recipient: (cek: Buffer) => pkijs.RecipientInfo,
+  contentType: string,
 ): Uint8Array {
-  const recipient: KeyObject = createPublicKey({
-    key: Buffer.from(recipientSpkiDer),
-    format: 'der',
-    type: 'spki',
-  });
-  if (recipient.asymmetricKeyType !== 'rsa') throw new Error('key transport needs an RSA key');
   const cek = randomBytes(32);
   const iv = randomBytes(16);
   const cipher = createCipheriv('aes-256-cbc', cek, iv);
   const encrypted = Buffer.concat([cipher.update(content), cipher.final()]);
-  const encryptedKey = publicEncrypt({ key: recipient, padding: constants.RSA_PKCS1_PADDING }, cek);
+  const recipientInfo = recipient(cek);
   cek.fill(0);
-
   const enveloped = new pkijs.EnvelopedData({
     version: 2,
-    recipientInfos: [
-      new pkijs.RecipientInfo({
-        variant: 1,
-        value: new pkijs.KeyTransRecipientInfo({
-          version: 2,
-          rid: new asn1js.OctetString({
-            valueHex: options.recipientKeyId ?? keyIdentifierOf(recipientSpkiDer),
-          }),
-          keyEncryptionAlgorithm: new pkijs.AlgorithmIdentifier({
-            algorithmId: OID_RSA_ENCRYPTION,
-            algorithmParams: new asn1js.Null(),
-          }),
-          encryptedKey: new asn1js.OctetString({ valueHex: encryptedKey }),
-        }),
-      }),
-    ],
+    recipientInfos: [recipientInfo],
     encryptedContentInfo: new pkijs.EncryptedContentInfo({
-      contentType: options.contentType ?? OID_DATA,
+      contentType,
       contentEncryptionAlgorithm: new pkijs.AlgorithmIdentifier({
         algorithmId: OID_AES256_CBC,
         algorithmParams: new asn1js.OctetString({ valueHex: iv }),
@@ -138,6 +117,78 @@ export function envelopeToRsaKey(
     content: enveloped.toSchema(),
   });
   return new Uint8Array(contentInfo.toSchema().toBER(false));
+}
+
+/**
+ * CMS EnvelopedData of `content` to one RSA public key by key transport (rsaEncryption, the
+ * recipient named by `recipientKeyId`, by default the key's subject key identifier).
+ */
+export function envelopeToRsaKey(
+  content: Uint8Array,
+  recipientSpkiDer: Uint8Array,
+  options: { contentType?: string; recipientKeyId?: Uint8Array } = {},
+): Uint8Array {
+  const recipient: KeyObject = createPublicKey({
+    key: Buffer.from(recipientSpkiDer),
+    format: 'der',
+    type: 'spki',
+  });
+  if (recipient.asymmetricKeyType !== 'rsa') throw new Error('key transport needs an RSA key');
+  return envelope(
+    content,
+    (cek) =>
+      new pkijs.RecipientInfo({
+        variant: 1,
+        value: new pkijs.KeyTransRecipientInfo({
+          version: 2,
+          rid: new asn1js.OctetString({
+            valueHex: options.recipientKeyId ?? keyIdentifierOf(recipientSpkiDer),
+          }),
+          keyEncryptionAlgorithm: new pkijs.AlgorithmIdentifier({
+            algorithmId: OID_RSA_ENCRYPTION,
+            algorithmParams: new asn1js.Null(),
+          }),
+          encryptedKey: new asn1js.OctetString({
+            valueHex: publicEncrypt({ key: recipient, padding: constants.RSA_PKCS1_PADDING }, cek),
+          }),
+        }),
+      }),
+    options.contentType ?? OID_DATA,
+  );
+}
+
+/** RFC 3394 2.2.3.1: the default initial value of AES key wrap. */
+const AES_KEY_WRAP_IV = Buffer.from('a6a6a6a6a6a6a6a6', 'hex');
+
+/**
+ * CMS EnvelopedData of `content` to a symmetric key-encryption key (RFC 7030 4.4.1.1, RFC 5652
+ * 6.2.3): one KEKRecipientInfo (version 4) whose kekid is `keyId`, the content key wrapped with
+ * id-aes256-wrap (RFC 3394, RFC 3565: no parameters) under the 256-bit `kek`.
+ */
+export function envelopeToKek(
+  content: Uint8Array,
+  kek: Buffer,
+  keyId: Uint8Array,
+  options: { contentType?: string } = {},
+): Uint8Array {
+  if (kek.length !== 32) throw new Error('id-aes256-wrap needs a 256-bit key-encryption key');
+  return envelope(
+    content,
+    (cek) => {
+      const wrap = createCipheriv('id-aes256-wrap', kek, AES_KEY_WRAP_IV);
+      const wrapped = Buffer.concat([wrap.update(cek), wrap.final()]);
+      return new pkijs.RecipientInfo({
+        variant: 3,
+        value: new pkijs.KEKRecipientInfo({
+          version: 4,
+          kekid: new pkijs.KEKIdentifier({ keyIdentifier: new asn1js.OctetString({ valueHex: keyId }) }),
+          keyEncryptionAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID_AES256_WRAP }),
+          encryptedKey: new asn1js.OctetString({ valueHex: wrapped }),
+        }),
+      });
+    },
+    options.contentType ?? OID_DATA,
+  );
 }
 
 /** The key and certificate that sign server-generated keys (RFC 7030 4.4.2): the EST server's. */
@@ -230,7 +281,7 @@ export function signKeyPackage(privateKeyPkcs8: Uint8Array, signer: KeygenSigner
 export type KeyProtectionRequest =
   | { kind: 'none' }
   | { kind: 'asymmetric'; keyId: Buffer }
-  | { kind: 'symmetric' }
+  | { kind: 'symmetric'; keyId: Buffer }
   | { kind: 'malformed'; reason: string };
 
 /**
@@ -238,17 +289,30 @@ export type KeyProtectionRequest =
  * AsymmetricDecryptKeyIdentifier (id-aa-asymmDecryptKeyID) attributes, each an OCTET STRING.
  */
 export function requestedKeyProtection(csr: x509.Pkcs10CertificateRequest): KeyProtectionRequest {
-  const symmetric = csr.attributes.some((attribute) => attribute.type === OID_DECRYPT_KEY_ID);
+  const symmetric = csr.attributes.find((attribute) => attribute.type === OID_DECRYPT_KEY_ID);
   const asymmetric = csr.attributes.find((attribute) => attribute.type === OID_ASYMMETRIC_DECRYPT_KEY_ID);
   if (symmetric && asymmetric)
     return { kind: 'malformed', reason: 'the CSR asks for both symmetric and asymmetric key protection' };
-  if (symmetric) return { kind: 'symmetric' };
+  if (symmetric) {
+    const keyId = octetStringValue(symmetric);
+    return keyId
+      ? { kind: 'symmetric', keyId }
+      : { kind: 'malformed', reason: 'DecryptKeyIdentifier must be one non-empty OCTET STRING' };
+  }
   if (!asymmetric) return { kind: 'none' };
-  const parsed = asymmetric.values.length === 1 ? asn1js.fromBER(asymmetric.values[0]) : undefined;
+  const keyId = octetStringValue(asymmetric);
+  return keyId
+    ? { kind: 'asymmetric', keyId }
+    : { kind: 'malformed', reason: 'AsymmetricDecryptKeyIdentifier must be one non-empty OCTET STRING' };
+}
+
+/** The bytes of an attribute that holds one non-empty OCTET STRING, or undefined. */
+function octetStringValue(attribute: x509.Attribute): Buffer | undefined {
+  const parsed = attribute.values.length === 1 ? asn1js.fromBER(attribute.values[0]) : undefined;
   const value = parsed && parsed.offset !== -1 ? parsed.result : undefined;
-  if (!(value instanceof asn1js.OctetString) || value.valueBlock.valueHexView.length === 0)
-    return { kind: 'malformed', reason: 'AsymmetricDecryptKeyIdentifier must be one non-empty OCTET STRING' };
-  return { kind: 'asymmetric', keyId: Buffer.from(value.valueBlock.valueHexView) };
+  return value instanceof asn1js.OctetString && value.valueBlock.valueHexView.length > 0
+    ? Buffer.from(value.valueBlock.valueHexView)
+    : undefined;
 }
 
 /** A boundary no two responses share (RFC 2046 allows up to 70 characters). */

@@ -13,11 +13,19 @@ import { CertificateProfileRules, hashEstPassword } from '@certlane/protocol-fro
 import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
 import { Client } from 'pg';
 import { EstHttpResponse, EstServer } from './est-server';
-import { keyIdentifierOf, OID_ASYMMETRIC_DECRYPT_KEY_ID, OID_SIGNED_DATA } from './est-server-keygen';
+import { EstKekAdmin } from './est-kek-admin';
+import { EstKekBox } from './est-kek-box';
+import {
+  keyIdentifierOf,
+  OID_ASYMMETRIC_DECRYPT_KEY_ID,
+  OID_DECRYPT_KEY_ID,
+  OID_SIGNED_DATA,
+} from './est-server-keygen';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 const PASSWORD = 'est-server-password-42';
+const kekBox = new EstKekBox('est-server-int-spec-config-encryption-key');
 
 const openssl = (args: string[]): string =>
   execFileSync('openssl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
@@ -69,6 +77,7 @@ describe('EST server (Basic)', () => {
         certificateDer: new Uint8Array(new X509Certificate(readFileSync(path('signer.pem'))).raw),
         key: createPrivateKey(readFileSync(path('signer.key'))),
       }),
+      keyEncryptionKeys: kekBox,
     });
   const basic = (user: string, password: string) =>
     `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -496,6 +505,180 @@ describe('EST server (Basic)', () => {
     expect(createPublicKey(opened).asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
     const clientKey = openssl(['pkey', '-in', path('kgec.key'), '-pubout']);
     expect(opened).not.toBe(clientKey);
+  });
+
+  describe('RFC 7030 4.4.1.1: DecryptKeyIdentifier, a key-encryption key of the profile', () => {
+    let symmetric: EstProfileRow;
+    let other: EstProfileRow;
+    const admin = () =>
+      new EstKekAdmin({
+        executor: replicaA,
+        transaction: (work) => work(replicaA),
+        audit: async (_executor, record) => {
+          audit.push(record);
+        },
+        keys: kekBox,
+      });
+    const request = (body: string) =>
+      server(replicaA).handle({
+        method: 'POST',
+        path: '/.well-known/est/keygen-kek/serverkeygen',
+        body,
+        authorization: AUTH(),
+      });
+    /** An EC CSR whose DecryptKeyIdentifier names `keyIdHex` (no openssl req option writes one). */
+    async function kekCsr(name: string, keyIdHex: string): Promise<string> {
+      const keys = (await webcrypto.subtle.generateKey(ALG, true, [
+        'sign',
+        'verify',
+      ])) as webcrypto.CryptoKeyPair;
+      const request = await x509.Pkcs10CertificateRequestGenerator.create({
+        name: `CN=${name}.example`,
+        keys,
+        signingAlgorithm: ALG,
+        attributes: [
+          new x509.Attribute(OID_DECRYPT_KEY_ID, [
+            new asn1js.OctetString({ valueHex: Buffer.from(keyIdHex, 'hex') }).toBER(false),
+          ]),
+        ],
+      });
+      return request.toString('pem');
+    }
+    const failedRefusal = async (body: string, message: RegExp) => {
+      const refused = await request(body);
+      expect([refused.status, refused.body]).toEqual([400, expect.stringMatching(message)]);
+      expect(audit.at(-1)).toMatchObject({
+        action: 'est_server_keygen_failed',
+        outcome: 'failure',
+        resource_id: symmetric.id,
+        details: { reason: expect.stringMatching(message) },
+      });
+    };
+
+    beforeAll(async () => {
+      const store = new EstProfileStore(replicaA);
+      symmetric = (await store.create('keygen-kek', {
+        ...profile,
+        serverkeygen_enabled: true,
+        rate_limit_per_minute: 100,
+      }))!;
+      other = (await store.create('keygen-kek-other', { ...profile, serverkeygen_enabled: true }))!;
+    });
+
+    it('answers the key signed by the server and enveloped to the key (openssl cms -decrypt -secretkey, then -verify)', async () => {
+      const created = await admin().create({ profile_id: symmetric.id, description: 'routers' });
+      expect(created).toMatchObject({ profile_id: symmetric.id, status: 'active', description: 'routers' });
+      expect(created.id).toMatch(/^[0-9a-f]{32}$/);
+      expect(created.secret_key).toMatch(/^[0-9a-f]{64}$/);
+      expect(audit.at(-1)).toMatchObject({
+        action: 'est_key_encryption_key.created',
+        resource_type: 'est_key_encryption_key',
+        resource_id: created.id,
+      });
+      expect(JSON.stringify(audit)).not.toContain(created.secret_key);
+      const sealed = await replicaA.query('SELECT key_sealed FROM est_key_encryption_keys WHERE id = $1', [
+        created.id,
+      ]);
+      expect(sealed.rows[0].key_sealed).not.toContain(created.secret_key);
+      expect(kekBox.open(created.id, sealed.rows[0].key_sealed).toString('hex')).toBe(created.secret_key);
+      const listed = await admin().list({ profile_id: symmetric.id });
+      expect(listed.data.map((key) => key.id)).toEqual([created.id]);
+      expect(JSON.stringify(listed)).not.toContain(created.secret_key);
+
+      const ok = await request(await kekCsr('kek', created.id));
+      expect(ok.status).toBe(200);
+      expect(audit.at(-1)).toMatchObject({ action: 'est_server_keygen_success', resource_id: symmetric.id });
+      const [keyPart, certPart] = keygenParts(ok);
+      expect(keyPart.type).toBe('application/pkcs7-mime; smime-type=server-generated-key');
+      writeFileSync(path('kek.p7m'), keyPart.der);
+      expect(openssl(['cms', '-cmsout', '-print', '-inform', 'DER', '-in', path('kek.p7m')])).toMatch(
+        /kekri[\s\S]*keyIdentifier:[\s\S]*id-aes256-wrap[\s\S]*contentType: pkcs7-signedData[\s\S]*aes-256-cbc/,
+      );
+      openssl(
+        [
+          'cms',
+          '-decrypt',
+          '-inform',
+          'DER',
+          '-in',
+          path('kek.p7m'),
+          '-binary',
+          '-out',
+          path('kek.sd'),
+        ].concat(['-secretkey', created.secret_key, '-secretkeyid', created.id]),
+      );
+      const contentInfo = new pkijs.ContentInfo({
+        contentType: OID_SIGNED_DATA,
+        content: asn1js.fromBER(readFileSync(path('kek.sd'))).result,
+      });
+      writeFileSync(path('kek.p7s'), Buffer.from(contentInfo.toSchema().toBER(false)));
+      openssl(
+        ['cms', '-verify', '-inform', 'DER', '-in', path('kek.p7s'), '-CAfile', path('signer.pem')].concat([
+          '-purpose',
+          'any',
+          '-binary',
+          '-out',
+          path('kek.pkg'),
+        ]),
+      );
+      const keyPackage = asn1js.fromBER(readFileSync(path('kek.pkg'))).result as asn1js.Sequence;
+      const generated = Buffer.from(keyPackage.valueBlock.value[0].toBER(false));
+      const privateKey = createPrivateKey({ key: generated, format: 'der', type: 'pkcs8' });
+      expect(createPublicKey(privateKey).export({ format: 'pem', type: 'spki' })).toBe(
+        issuedKey(certPart.der).export({ format: 'pem', type: 'spki' }),
+      );
+      expect(privateKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+      // Another key does not open it.
+      const wrong = Buffer.from(created.secret_key, 'hex');
+      wrong[31] ^= 1;
+      expect(() =>
+        openssl(
+          ['cms', '-decrypt', '-inform', 'DER', '-in', path('kek.p7m'), '-binary'].concat([
+            '-secretkey',
+            wrong.toString('hex'),
+            '-secretkeyid',
+            created.id,
+          ]),
+        ),
+      ).toThrow();
+    });
+
+    it('RFC 7030 4.4.1.1: a key id the server does not hold ends the request in an error', async () => {
+      await failedRefusal(
+        await kekCsr('kek-unknown', 'ffeeddccbbaa99887766554433221100'),
+        /no key-encryption key ffeeddccbbaa99887766554433221100 on this profile/,
+      );
+    });
+
+    it('RFC 7030 4.4.1.1: a revoked key ends the request in an error', async () => {
+      const created = await admin().create({ profile_id: symmetric.id });
+      const revoked = await admin().revoke(created.id);
+      expect(revoked).toMatchObject({ status: 'revoked', revoked_at: expect.any(String) });
+      expect(audit.at(-1)).toMatchObject({
+        action: 'est_key_encryption_key.revoked',
+        resource_id: created.id,
+      });
+      await expect(admin().revoke(created.id)).rejects.toMatchObject({
+        code: 'est_key_encryption_key_not_found',
+      });
+      await failedRefusal(await kekCsr('kek-revoked', created.id), /is revoked/);
+    });
+
+    it("RFC 7030 4.4.1.1: another profile's key ends the request in an error, answered like an unknown one", async () => {
+      const created = await admin().create({ profile_id: other.id });
+      await failedRefusal(
+        await kekCsr('kek-other', created.id),
+        /no key-encryption key [0-9a-f]{32} on this profile/,
+      );
+    });
+
+    it('a key is created only for an existing profile', async () => {
+      await expect(
+        admin().create({ profile_id: '11111111-2222-4333-8444-555555555555' }),
+      ).rejects.toMatchObject({
+        code: 'est_profile_not_found',
+      });
+    });
   });
 
   it('RFC 7030 4.5.2: csrattrs lists the required attributes openssl can read, unknown names dropped', async () => {

@@ -1,4 +1,4 @@
-import { createHash, createPublicKey, webcrypto, X509Certificate } from 'node:crypto';
+import { createHash, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { AuditRecord, EstProfileOutcome, legacyEstCode } from '@certlane/contracts';
 import {
@@ -8,17 +8,22 @@ import {
   SqlExecutor,
   verifyClientCertificate,
 } from '@certlane/platform';
-import { EstProfileRow, EstProfileStore } from '@certlane/protocol-frontends-data-access';
+import {
+  EstKeyEncryptionKeyRow,
+  EstKeyEncryptionKeyStore,
+  EstProfileRow,
+  EstProfileStore,
+} from '@certlane/protocol-frontends-data-access';
 import {
   base64Body,
   basicChallenge,
   CertificateProfileRules,
   certsOnly,
-  CsrFacts,
   channelBindingProblem,
   csrAttrs,
   csrPolicyProblems,
   decodeCsrBody,
+  keyEncryptionKeyRefusal,
   parseBasicAuthorization,
   parseTrustBundle,
   reenrollProblems,
@@ -28,16 +33,16 @@ import {
 import { RevocationVerdict, revocationRefusal } from '../client-certificate-status';
 import { CoalescedCounter } from './coalesced-counter';
 import { EstCsr, holderNames, issuedCertificateFacts } from './est-csr';
+import { EstKekBox } from './est-kek-box';
+import { KeyDelivery, keyDelivery } from './est-key-delivery';
 import {
+  envelopeToKek,
   envelopeToRsaKey,
-  GeneratedKeyShape,
   generateServerKey,
-  keyIdentifierOf,
   KeygenSigner,
   KeyPart,
   OID_SIGNED_DATA,
   PKCS8_PART,
-  requestedKeyProtection,
   SERVER_GENERATED_KEY_PART,
   serverKeygenMultipart,
   signKeyPackage,
@@ -99,6 +104,11 @@ export interface EstServerDeps {
    * 7030 4.4.2). Without it serverkeygen answers only unencrypted keys.
    */
   keygenSigner?(): Promise<KeygenSigner>;
+  /**
+   * Opens the profiles' key-encryption keys (RFC 7030 4.4.1.1, sealed at rest). Without it a
+   * DecryptKeyIdentifier is refused.
+   */
+  keyEncryptionKeys?: EstKekBox;
   /**
    * The revocation status of a verified client certificate (shared with SCEP): `issuers` (the
    * presented chain and the anchors) is read only when the status is not cached. Without it
@@ -272,14 +282,35 @@ export class EstServer {
     }
     let delivery: KeyDelivery | undefined;
     let signer: KeygenSigner | undefined;
+    let kekRow: EstKeyEncryptionKeyRow | undefined;
     if (operation === 'serverkeygen') {
-      const chosen = keyDelivery(profile, csr.peculiar(), facts, presented);
+      const chosen = keyDelivery(
+        profile,
+        csr.peculiar(),
+        facts,
+        presented,
+        this.deps.keyEncryptionKeys !== undefined,
+      );
       if ('problem' in chosen) {
         await this.outcome(profile, failed, principal, operation, 'failure', { reason: chosen.problem });
         return answer(400, `${chosen.problem}\n`);
       }
       delivery = chosen;
-      if (delivery.kind === 'encrypted') {
+      if (delivery.kind === 'symmetric') {
+        const keyIdHex = delivery.keyId.toString('hex');
+        const row = await new EstKeyEncryptionKeyStore(this.deps.executor).byId(keyIdHex);
+        const refusal = keyEncryptionKeyRefusal(
+          keyIdHex,
+          row && { profileId: row.profile_id, revoked: row.revoked_at !== null },
+          profile.id,
+        );
+        if (refusal) {
+          await this.outcome(profile, failed, principal, operation, 'failure', { reason: refusal });
+          return answer(400, `${refusal}\n`);
+        }
+        kekRow = row!;
+      }
+      if (delivery.kind !== 'unencrypted') {
         if (!this.deps.keygenSigner) throw new Error('serverkeygen has no signing key configured');
         signer = await this.deps.keygenSigner();
       }
@@ -311,15 +342,18 @@ export class EstServer {
     const issuedDetails = { serial_hex: issued.serialHex, subject: issued.subject };
     if (generated && delivery) {
       let keyPart: KeyPart;
-      if (delivery.kind === 'encrypted') {
+      if (delivery.kind !== 'unencrypted') {
         // RFC 7030 4.4.2: signed by the server that generated it, then enveloped to the named key.
         const signed = signKeyPackage(generated.privateKeyPkcs8, signer!);
         keyPart = {
           contentType: SERVER_GENERATED_KEY_PART,
-          der: envelopeToRsaKey(signed, delivery.recipientSpki, {
-            contentType: OID_SIGNED_DATA,
-            recipientKeyId: delivery.keyId,
-          }),
+          der:
+            delivery.kind === 'symmetric'
+              ? this.envelopeToKek(signed, kekRow!, delivery.keyId)
+              : envelopeToRsaKey(signed, delivery.recipientSpki, {
+                  contentType: OID_SIGNED_DATA,
+                  recipientKeyId: delivery.keyId,
+                }),
         };
         signed.fill(0);
       } else {
@@ -332,6 +366,16 @@ export class EstServer {
     }
     await this.outcome(profile, success, principal, operation, 'success', issuedDetails);
     return base64Answer(PKCS7_CERTS_ONLY, certificate);
+  }
+
+  /** RFC 7030 4.4.1.1: the signed key package enveloped to the key-encryption key, opened only for this. */
+  private envelopeToKek(signed: Uint8Array, row: EstKeyEncryptionKeyRow, keyId: Buffer): Uint8Array {
+    const kek = this.deps.keyEncryptionKeys!.open(row.id, row.key_sealed);
+    try {
+      return envelopeToKek(signed, kek, keyId, { contentType: OID_SIGNED_DATA });
+    } finally {
+      kek.fill(0);
+    }
   }
 
   /** RFC 7030 3.2.3: Basic over the TLS channel; the first request without credentials gets the challenge. */
@@ -511,80 +555,4 @@ function csrPem(der: Uint8Array): string {
       .toString('base64')
       .match(/.{1,64}/g) ?? [];
   return `-----BEGIN CERTIFICATE REQUEST-----\n${lines.join('\n')}\n-----END CERTIFICATE REQUEST-----\n`;
-}
-
-/** How a serverkeygen answer carries the private key (RFC 7030 4.4.1, 4.4.2), and what key to make. */
-type KeyDelivery =
-  | { kind: 'unencrypted'; shape: GeneratedKeyShape }
-  | { kind: 'encrypted'; shape: GeneratedKeyShape; recipientSpki: Uint8Array; keyId: Buffer };
-
-/**
- * RFC 7030 4.4.1: the CSR says what the client wants. No encryption attribute: the key in an
- * `application/pkcs8` part, protected by TLS alone, where the profile allows it. An
- * AsymmetricDecryptKeyIdentifier (4.4.1.2): encrypted to the key it names, which the server must
- * hold (otherwise the request ends in an error): the CSR's own key, or on the mutual-TLS path the
- * client certificate's key (its subject key identifier or the SHA-1 of the key); RSA key
- * transport only, and a certificate's key must allow keyEncipherment. A DecryptKeyIdentifier
- * (symmetric, 4.4.1.1) is not offered. The CSR's key otherwise only says what kind of key to make.
- */
-function keyDelivery(
-  profile: EstProfileRow,
-  csr: x509.Pkcs10CertificateRequest,
-  facts: CsrFacts,
-  presented: X509Certificate | undefined,
-): KeyDelivery | { problem: string } {
-  const shape: GeneratedKeyShape | undefined =
-    facts.keyAlgorithm === 'RSA'
-      ? { kind: 'RSA', bits: facts.rsaBits ?? 2048 }
-      : facts.keyAlgorithm === 'EC' && facts.curve
-        ? { kind: 'EC', curve: facts.curve }
-        : undefined;
-  if (!shape) return { problem: "serverkeygen makes RSA or EC keys: the CSR's key (RSA or EC) says which" };
-  const protection = requestedKeyProtection(csr);
-  switch (protection.kind) {
-    case 'malformed':
-      return { problem: protection.reason };
-    case 'symmetric':
-      return {
-        problem:
-          'symmetric protection of the generated key (DecryptKeyIdentifier, RFC 7030 4.4.1.1) is not offered: name an RSA key with AsymmetricDecryptKeyIdentifier (RFC 7030 4.4.1.2)',
-      };
-    case 'none':
-      return profile.serverkeygen_unencrypted_allowed
-        ? { kind: 'unencrypted', shape }
-        : {
-            problem:
-              'this profile sends generated keys only encrypted: name an RSA key with the AsymmetricDecryptKeyIdentifier attribute (RFC 7030 4.4.1.2)',
-          };
-    case 'asymmetric': {
-      const csrSpki = new Uint8Array(csr.publicKey.rawData);
-      const candidates: { spki: Uint8Array; ids: Buffer[]; usable: boolean }[] = [
-        { spki: csrSpki, ids: [keyIdentifierOf(csrSpki)], usable: true },
-      ];
-      if (presented) {
-        const certificate = new x509.X509Certificate(presented.raw);
-        const spki = new Uint8Array(certificate.publicKey.rawData);
-        const ski = certificate.getExtension(x509.SubjectKeyIdentifierExtension);
-        const usage = certificate.getExtension(x509.KeyUsagesExtension);
-        candidates.push({
-          spki,
-          ids: [keyIdentifierOf(spki), ...(ski ? [Buffer.from(ski.keyId, 'hex')] : [])],
-          usable: !usage || (usage.usages & x509.KeyUsageFlags.keyEncipherment) !== 0,
-        });
-      }
-      const named = candidates.find((candidate) => candidate.ids.some((id) => id.equals(protection.keyId)));
-      if (!named)
-        return {
-          problem:
-            'no key this server holds matches the AsymmetricDecryptKeyIdentifier (RFC 7030 4.4.1.2): name the CSR key or the client certificate key',
-        };
-      if (!named.usable) return { problem: 'the named certificate key does not allow keyEncipherment' };
-      if (
-        createPublicKey({ key: Buffer.from(named.spki), format: 'der', type: 'spki' }).asymmetricKeyType !==
-        'rsa'
-      )
-        return { problem: 'the key named by AsymmetricDecryptKeyIdentifier must be RSA (key transport)' };
-      return { kind: 'encrypted', shape, recipientSpki: named.spki, keyId: protection.keyId };
-    }
-  }
 }

@@ -17,6 +17,7 @@ import { CoalescedCounter } from './coalesced-counter';
 import { CertificateProfiles } from '../certificate-profiles';
 import { activeCaCertificates, issueAndRecord } from '../enrollment-issuance';
 import { ClientCertificateStatusService } from '../client-certificate-status.service';
+import { EstKekBox } from './est-kek-box';
 import { EstServer } from './est-server';
 import { keygenSignerOf } from './est-server-keygen';
 
@@ -76,6 +77,7 @@ export class EstService implements OnApplicationBootstrap {
       // RFC 7030 4.4.2: the EST server signs the keys it generates, with its TLS certificate and
       // key, read again on each use so a renewed certificate is picked up.
       keygenSigner: async () => keygenSignerOf(readTlsMaterial(config.tls)),
+      keyEncryptionKeys: new EstKekBox(config.configEncryptionKey),
       clientRevocation: (fingerprint, leaf, issuers) => revocation.status.check(fingerprint, leaf, issuers),
     });
   }
