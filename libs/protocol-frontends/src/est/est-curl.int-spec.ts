@@ -253,6 +253,57 @@ describe('EST with curl and openssl', () => {
     expect(text).toMatch(/TLS Feature:[\s\S]*status_request/);
   });
 
+  /**
+   * RFC 7030 4.4.2: the decrypted key part (`signedFile`, a SignedData) verified by openssl against
+   * the CA of the EST server's TLS certificate; the public key of the key package it signs.
+   */
+  const verifiedKeyPackagePublicKey = (signedFile: string, prefix: string): string => {
+    // openssl verifies a ContentInfo around the SignedData.
+    const contentInfo = new pkijs.ContentInfo({
+      contentType: OID_SIGNED_DATA,
+      content: asn1js.fromBER(readFileSync(path(signedFile))).result,
+    });
+    writeFileSync(path(`${prefix}-signed.p7`), Buffer.from(contentInfo.toSchema().toBER(false)));
+    execFileSync(
+      'openssl',
+      [
+        'cms',
+        '-verify',
+        '-inform',
+        'DER',
+        '-in',
+        path(`${prefix}-signed.p7`),
+        '-CAfile',
+        path('ca.pem'),
+      ].concat(['-purpose', 'any', '-binary', '-out', path(`${prefix}-package.der`)]),
+      { stdio: 'ignore' },
+    );
+    const keyPackage = asn1js.fromBER(readFileSync(path(`${prefix}-package.der`))).result as asn1js.Sequence;
+    writeFileSync(path(`${prefix}-generated.der`), Buffer.from(keyPackage.valueBlock.value[0].toBER(false)));
+    return execFileSync(
+      'openssl',
+      ['pkey', '-inform', 'DER', '-in', path(`${prefix}-generated.der`), '-pubout'],
+      {
+        encoding: 'utf8',
+      },
+    );
+  };
+
+  /** The public key of the certificate in the last certs-only answer printCerts read (answer.p7). */
+  const answerCertificatePublicKey = (prefix: string): string => {
+    const certPem = execFileSync(
+      'openssl',
+      ['pkcs7', '-inform', 'DER', '-in', path('answer.p7'), '-print_certs'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    writeFileSync(path(`${prefix}-issued.pem`), certPem);
+    return execFileSync('openssl', ['x509', '-in', path(`${prefix}-issued.pem`), '-noout', '-pubkey'], {
+      encoding: 'utf8',
+    });
+  };
+
   describe('serverkeygen (RFC 7030 4.4)', () => {
     const keygenUrl = () => `${gateway}/.well-known/est/keygen/serverkeygen`;
     const newCsr = (name: string, keyArgs: string[], cn: string) => {
@@ -382,46 +433,9 @@ describe('EST with curl and openssl', () => {
         '-out',
         path('signed.der'),
       ]);
-      // The enveloped content is the SignedData (RFC 7030 4.4.2); openssl verifies a ContentInfo
-      // around it, against the CA of the EST server's TLS certificate.
-      const contentInfo = new pkijs.ContentInfo({
-        contentType: OID_SIGNED_DATA,
-        content: asn1js.fromBER(readFileSync(path('signed.der'))).result,
-      });
-      writeFileSync(path('signed.p7'), Buffer.from(contentInfo.toSchema().toBER(false)));
-      execFileSync(
-        'openssl',
-        ['cms', '-verify', '-inform', 'DER', '-in', path('signed.p7'), '-CAfile', path('ca.pem')].concat([
-          '-purpose',
-          'any',
-          '-binary',
-          '-out',
-          path('package.der'),
-        ]),
-        { stdio: 'ignore' },
-      );
-      const keyPackage = asn1js.fromBER(readFileSync(path('package.der'))).result as asn1js.Sequence;
-      writeFileSync(path('generated.der'), Buffer.from(keyPackage.valueBlock.value[0].toBER(false)));
-      const keyPub = execFileSync(
-        'openssl',
-        ['pkey', '-inform', 'DER', '-in', path('generated.der'), '-pubout'],
-        {
-          encoding: 'utf8',
-        },
-      );
+      const keyPub = verifiedKeyPackagePublicKey('signed.der', 'keygen');
       expect(printCerts(parts[1].content)).toEqual(['subject=CN = keygen.example.test']);
-      // printCerts left the certs-only answer in answer.p7: the issued certificate's public key.
-      const certPem = execFileSync(
-        'openssl',
-        ['pkcs7', '-inform', 'DER', '-in', path('answer.p7'), '-print_certs'],
-        {
-          encoding: 'utf8',
-        },
-      );
-      writeFileSync(path('issued.pem'), certPem);
-      const issuedPub = execFileSync('openssl', ['x509', '-in', path('issued.pem'), '-noout', '-pubkey'], {
-        encoding: 'utf8',
-      });
+      const issuedPub = answerCertificatePublicKey('keygen');
       expect(issuedPub).toBe(keyPub);
       const clientPub = execFileSync('openssl', ['pkey', '-in', path('kg.key'), '-pubout'], {
         encoding: 'utf8',
@@ -518,47 +532,9 @@ describe('EST with curl and openssl', () => {
         '-out',
         path('kek-signed.der'),
       ]);
-      const contentInfo = new pkijs.ContentInfo({
-        contentType: OID_SIGNED_DATA,
-        content: asn1js.fromBER(readFileSync(path('kek-signed.der'))).result,
-      });
-      writeFileSync(path('kek-signed.p7'), Buffer.from(contentInfo.toSchema().toBER(false)));
-      execFileSync(
-        'openssl',
-        ['cms', '-verify', '-inform', 'DER', '-in', path('kek-signed.p7'), '-CAfile', path('ca.pem')].concat([
-          '-purpose',
-          'any',
-          '-binary',
-          '-out',
-          path('kek-package.der'),
-        ]),
-        { stdio: 'ignore' },
-      );
-      const keyPackage = asn1js.fromBER(readFileSync(path('kek-package.der'))).result as asn1js.Sequence;
-      writeFileSync(path('kek-generated.der'), Buffer.from(keyPackage.valueBlock.value[0].toBER(false)));
-      const keyPub = execFileSync(
-        'openssl',
-        ['pkey', '-inform', 'DER', '-in', path('kek-generated.der'), '-pubout'],
-        {
-          encoding: 'utf8',
-        },
-      );
+      const keyPub = verifiedKeyPackagePublicKey('kek-signed.der', 'kek');
       expect(printCerts(parts[1].content)).toEqual(['subject=CN = kek.example.test']);
-      const certPem = execFileSync(
-        'openssl',
-        ['pkcs7', '-inform', 'DER', '-in', path('answer.p7'), '-print_certs'],
-        {
-          encoding: 'utf8',
-        },
-      );
-      writeFileSync(path('kek-issued.pem'), certPem);
-      const issuedPub = execFileSync(
-        'openssl',
-        ['x509', '-in', path('kek-issued.pem'), '-noout', '-pubkey'],
-        {
-          encoding: 'utf8',
-        },
-      );
+      const issuedPub = answerCertificatePublicKey('kek');
       expect(issuedPub).toBe(keyPub);
 
       // RFC 7030 4.4.1.1: once revoked, the key id ends the request in an error.
