@@ -147,7 +147,7 @@ async function startOnce(
     },
   };
   // Generous: on 2 shared cores a Nest process can take tens of seconds to boot under load.
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 45_000);
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 90_000);
   for (;;) {
     if (child.exitCode !== null) {
       const message = `${name} exited with ${child.exitCode}:\n${output}`;

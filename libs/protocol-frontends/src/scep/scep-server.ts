@@ -16,6 +16,7 @@ import {
   ScepTransactionStore,
 } from '@certlane/protocol-frontends-data-access';
 import {
+  CertificateProfileRules,
   csrPolicyProblems,
   looksLikeMdmChallenge,
   MdmChallengeClaims,
@@ -29,6 +30,7 @@ import {
   verifyChallengePassword,
   verifyMdmChallenge,
 } from '@certlane/protocol-frontends-domain';
+import { EstCsr } from '../est/est-csr';
 import { parseCsr, ScepCsr, scepCsrFacts } from './csr';
 import {
   certRep,
@@ -86,6 +88,18 @@ export interface ScepHttpResponse {
   body?: Buffer;
 }
 
+/** A certificate profile as SCEP enforces it (the CSR policy, then how it issues). */
+export type ScepCertificateProfile = CertificateProfileRules & {
+  validity_days: number | null;
+  requires_approval?: boolean;
+};
+
+/** How the certificate profile has a certificate issued: validity (days) and must-staple. */
+export interface CertificateProfileIssuance {
+  validityDays?: number;
+  mustStaple?: boolean;
+}
+
 export interface ScepServerDeps {
   executor: SqlExecutor;
   raKeys: RaKeyBox;
@@ -94,12 +108,21 @@ export interface ScepServerDeps {
    * (the counter ticks of the same outcome: one commit per request).
    */
   audit(record: AuditRecord, alsoInTransaction?: (executor: SqlExecutor) => Promise<void>): Promise<void>;
-  /** Issues a certificate for a CSR through the profile's issuer (into the inventory, source SCEP). */
+  /**
+   * Issues a certificate for a CSR through the profile's issuer (into the inventory, source SCEP),
+   * with what the certificate profile asks: its validity and must-staple (RFC 7633).
+   */
   issue(input: {
     csrPem: string;
     profile: ScepProfileRow;
     transactionId: string;
+    issuance: CertificateProfileIssuance;
   }): Promise<{ certificatePem: string }>;
+  /**
+   * The rules of the SCEP profile's certificate profile (the CSR policy, validity, must-staple,
+   * approval), or null when it names none.
+   */
+  certificateProfile?(profile: ScepProfileRow): Promise<ScepCertificateProfile | null>;
   /**
    * Issuance's approvals of external enrollments (ADR 0065), for a profile with
    * `approval_required`: `request` opens (or, for the same transaction, finds) the cert_issuance
@@ -111,6 +134,7 @@ export interface ScepServerDeps {
       profile: ScepProfileRow;
       transactionId: string;
       principal: string;
+      issuance: CertificateProfileIssuance;
     }): Promise<{ approvalId: string }>;
     outcome(approvalId: string): Promise<EnrollmentApprovalOutcome>;
   };
@@ -353,8 +377,19 @@ export class ScepServer {
       return fail('badRequest', 'the envelope does not hold a PKCS#10 request');
     }
     if (!csr.signatureValid) return fail('badRequest', 'the CSR signature does not verify');
-    const problems = csrPolicyProblems(scepCsrFacts(csr));
+    const rules =
+      profile.certificate_profile_id && this.deps.certificateProfile
+        ? await this.deps.certificateProfile(profile)
+        : null;
+    // A certificate profile's rules read what the EST reader gives (key name, EKUs, attributes),
+    // as ACME's finalize does; without one the base policy needs only SCEP's own reading.
+    const facts = rules ? EstCsr.parse(csrDer).facts() : scepCsrFacts(csr);
+    const problems = csrPolicyProblems(facts, rules);
     if (problems.length > 0) return fail('badRequest', `the CSR violates the policy: ${problems.join('; ')}`);
+    const issuance: CertificateProfileIssuance = {
+      ...(rules?.validity_days ? { validityDays: rules.validity_days } : {}),
+      ...(rules?.must_staple ? { mustStaple: true } : {}),
+    };
     if (message.signerKey.asymmetricKeyType !== 'rsa')
       return fail('badRequest', 'the requester certificate has no RSA key to encrypt the answer to');
 
@@ -417,13 +452,13 @@ export class ScepServer {
         ...(mdm ? { mdmStatus: mdm } : {}),
       });
     }
-    if (profile.approval_required) {
+    if (profile.approval_required || rules?.requires_approval) {
       if (previous) return fail('badRequest', 'the transactionID was used for another request');
       return this.holdForApproval(
         profile,
         message,
         kind as 'PKCSReq' | 'RenewalReq',
-        csrPem,
+        { csrPem, issuance },
         fail,
         code,
         mdm,
@@ -431,7 +466,12 @@ export class ScepServer {
     }
     let certificatePem: string;
     try {
-      ({ certificatePem } = await this.deps.issue({ csrPem, profile, transactionId: message.transactionId }));
+      ({ certificatePem } = await this.deps.issue({
+        csrPem,
+        profile,
+        transactionId: message.transactionId,
+        issuance,
+      }));
     } catch (error) {
       return fail('badRequest', `issuance failed: ${(error as Error).message?.slice(0, 300) ?? 'error'}`);
     }
@@ -539,7 +579,7 @@ export class ScepServer {
     profile: ScepProfileRow,
     message: PkiMessage,
     kind: 'PKCSReq' | 'RenewalReq',
-    csrPem: string,
+    { csrPem, issuance }: { csrPem: string; issuance: CertificateProfileIssuance },
     fail: FailFn,
     code: Outcome['code'],
     mdm: Outcome['mdmStatus'],
@@ -552,6 +592,7 @@ export class ScepServer {
         profile,
         transactionId: message.transactionId,
         principal: principalOf(message),
+        issuance,
       }));
     } catch (error) {
       return fail('badRequest', `the approval request failed: ${(error as Error).message?.slice(0, 300)}`);

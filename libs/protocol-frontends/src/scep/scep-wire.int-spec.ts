@@ -26,7 +26,12 @@ import { Client } from 'pg';
 import { ClientCertificateStatus } from '../client-certificate-status';
 import { sequence } from './der';
 import { RaKeyBox } from './scep-ra';
-import { ScepHttpResponse, ScepServer } from './scep-server';
+import {
+  CertificateProfileIssuance,
+  ScepCertificateProfile,
+  ScepHttpResponse,
+  ScepServer,
+} from './scep-server';
 import { readCertRep, ScepRequester } from './testing/scep-requester';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
@@ -66,9 +71,13 @@ describe('SCEP server (wire)', () => {
     localOcsp: async () => Buffer.alloc(0),
     fetchCrl: async () => Buffer.alloc(0),
   });
+  /** Certificate profiles by id, and how each issue was asked for (spec 2.9). */
+  const certificateProfiles = new Map<string, ScepCertificateProfile>();
+  const issuances: CertificateProfileIssuance[] = [];
   const server = (executor: Client = db, now?: () => Date) =>
     new ScepServer({
       executor,
+      certificateProfile: async (profile) => certificateProfiles.get(profile.certificate_profile_id!) ?? null,
       ...(now ? { now } : {}),
       clientRevocation: (fingerprint, leaf, issuers) => revocation.check(fingerprint, leaf, issuers),
       deviceState: async (_profile, claims) => claims.sub !== 'noncompliant',
@@ -80,7 +89,8 @@ describe('SCEP server (wire)', () => {
         await alsoInTransaction?.(executor);
         audit.push(record);
       },
-      issue: async ({ csrPem }) => {
+      issue: async ({ csrPem, issuance }) => {
+        issuances.push(issuance);
         writeFileSync(path('issue.csr'), csrPem);
         openssl([
           'x509',
@@ -359,6 +369,21 @@ describe('SCEP server (wire)', () => {
     const printed = openssl(['pkcs7', '-inform', 'DER', '-in', path('issued.p7'), '-print_certs', '-noout']);
     expect(printed).toContain('subject=CN = device-post');
     expect(audit.at(-1)).toMatchObject({ action: 'scep_pkcsreq', outcome: 'success' });
+  });
+
+  it("spec 2.9: the SCEP profile's certificate profile: its CSR policy refuses, its validity and must-staple issue", async () => {
+    const rules = { allowed_ekus: [], required_csr_attributes: [], validity_days: 30, must_staple: true };
+    certificateProfiles.set('cp-ec-only', { ...rules, allowed_key_algorithms: ['ECDSA-P256'] });
+    certificateProfiles.set('cp-rsa', { ...rules, allowed_key_algorithms: ['RSA-2048'] });
+    await createProfile('ec-only', { certificate_profile_id: 'cp-ec-only' });
+    await createProfile('rsa', { certificate_profile_id: 'cp-rsa' });
+    const refused = certRep(await post(pkcsReq(new ScepRequester(dir, 'device-cp-ec')), 'ec-only'));
+    expect(refused).toMatchObject({ pkiStatus: '2', failInfo: '2' });
+    expect(audit.at(-1)?.details).toMatchObject({ reason: expect.stringMatching(/RSA-2048 is not allowed/) });
+    const before = issuances.length;
+    const issued = certRep(await post(pkcsReq(new ScepRequester(dir, 'device-cp-rsa')), 'rsa'));
+    expect(issued.pkiStatus).toBe('0');
+    expect(issuances.slice(before)).toEqual([{ validityDays: 30, mustStaple: true }]);
   });
 
   it('RFC 8894 4.3: PKIOperation over GET carries the message base64 and URL-encoded', async () => {

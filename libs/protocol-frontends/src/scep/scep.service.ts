@@ -11,6 +11,7 @@ import {
   ServiceOutbox,
   verifyClientCertificate,
 } from '@certlane/platform';
+import { CertificateProfiles } from '../certificate-profiles';
 import { ClientCertificateStatusService } from '../client-certificate-status.service';
 import { activeCaCertificates, issueAndRecord } from '../enrollment-issuance';
 import { ScepServer } from './scep-server';
@@ -34,6 +35,7 @@ export class ScepService implements OnApplicationBootstrap {
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
     revocation: ClientCertificateStatusService,
   ) {
+    const certificateProfiles = new CertificateProfiles(bus);
     this.server = new ScepServer({
       executor: dataSource,
       raKeys: new RaKeyBox(config.configEncryptionKey),
@@ -47,9 +49,10 @@ export class ScepService implements OnApplicationBootstrap {
         });
         outbox.committed();
       },
-      issue: ({ csrPem, profile, transactionId }) =>
+      issue: ({ csrPem, profile, transactionId, issuance }) =>
         issueAndRecord(bus, {
           csrPem,
+          ...issuance,
           issuerId: profile.issuer_id,
           source: 'SCEP',
           owner: profile.owner,
@@ -59,7 +62,7 @@ export class ScepService implements OnApplicationBootstrap {
       // approval_required (ADR 0065): the CSR waits in a cert_issuance approval of issuance, one
       // per profile and transactionID; issuance issues it on approval and keeps it for pickup.
       approvals: {
-        request: async ({ csrPem, profile, transactionId, principal }) => {
+        request: async ({ csrPem, profile, transactionId, principal, issuance }) => {
           const approval = await bus.request('issuance.v1.request-enrollment-approval', {
             source: 'SCEP',
             csr_pem: csrPem,
@@ -72,12 +75,17 @@ export class ScepService implements OnApplicationBootstrap {
               : {}),
             ...(profile.owner ? { owner_id: profile.owner } : {}),
             ...(profile.team ? { team_id: profile.team } : {}),
+            ...(issuance.validityDays ? { validity_days: issuance.validityDays } : {}),
+            ...(issuance.mustStaple ? { must_staple: true } : {}),
             tags: { scep_profile: profile.path_id, scep_transaction: transactionId.slice(0, 128) },
           });
           return { approvalId: approval.id };
         },
         outcome: (approvalId) => bus.request('issuance.v1.get-enrollment-approval', { id: approvalId }),
       },
+      // The CSR policy, validity, must-staple and approval of the certificate profile (spec 2.9).
+      certificateProfile: async (profile) =>
+        profile.certificate_profile_id ? certificateProfiles.get(profile.certificate_profile_id) : null,
       caCertificates: (profile) => activeCaCertificates(bus, profile.issuer_id),
       // GetCRL: the CRL of the profile's issuer's issuing CA, from the revocation service.
       crl: async (profile) =>
