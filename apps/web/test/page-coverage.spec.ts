@@ -92,3 +92,10 @@ describe('the edit forms of the pages', () => {
     expect(editOperation(scep)).toEqual({ method: 'POST', path: '/api/v1/admin/scep/profiles/{id}' });
   });
 });
+
+describe('the ACME orders page', () => {
+  it('shows the enrollment approval an order waits for', () => {
+    const orders = RESOURCE_PAGES.find((page) => page.apiPath === '/api/v1/admin/acme/orders')!;
+    expect(orders.columns.map((column) => column.key)).toContain('approval_id');
+  });
+});

@@ -672,6 +672,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
       { key: 'profile_id', label: 'Profile' },
       { key: 'certificate_id', label: 'ACME certificate' },
       { key: 'serial_hex', label: 'Serial' },
+      { key: 'approval_id', label: 'Approval' },
       { key: 'created_at', label: 'Created', kind: 'time' },
       { key: 'expires_at', label: 'Expires', kind: 'time' },
     ],
