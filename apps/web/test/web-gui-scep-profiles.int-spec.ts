@@ -49,7 +49,7 @@ describe('the SCEP profiles page in Chromium', () => {
       path_id: 'gui-devices',
       challenge_password: CHALLENGE,
       owner: 'owner-before',
-      mtls_enabled: false,
+      legacy_algorithms: true,
     });
     expect(`${created.status} ${created.text}`).toMatch(/^201 /);
     browser = await launchChromium();
@@ -60,7 +60,7 @@ describe('the SCEP profiles page in Chromium', () => {
     await system?.stop();
   });
 
-  it('edits a profile by POST, sending only what changed and keeping the unseen challenge password', async () => {
+  it('edits a profile by POST, sending only what changed (a box cleared as false) and keeping the unseen challenge password', async () => {
     const hashBefore = await passwordHash('gui-devices');
     expect(hashBefore).not.toBeNull();
     const { context, page, violations } = await openContext(browser, gateway, { bypassCSP: true });
@@ -85,6 +85,7 @@ describe('the SCEP profiles page in Chromium', () => {
 
     await edit.getByLabel('owner', { exact: true }).fill('owner-after');
     await edit.getByLabel('client_revocation_unknown', { exact: true }).selectOption('hard-fail');
+    await edit.getByLabel('legacy_algorithms', { exact: true }).uncheck();
     await edit.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').getByText('Saved.').waitFor();
 
@@ -96,12 +97,13 @@ describe('the SCEP profiles page in Chromium', () => {
       {
         method: 'POST',
         path: `/api/v1/admin/scep/profiles/${id}`,
-        body: { owner: 'owner-after', client_revocation_unknown: 'hard-fail' },
+        body: { owner: 'owner-after', client_revocation_unknown: 'hard-fail', legacy_algorithms: false },
       },
     ]);
     expect(profile.profiles.find((p) => p.path_id === 'gui-devices')).toMatchObject({
       owner: 'owner-after',
       client_revocation_unknown: 'hard-fail',
+      legacy_algorithms: false,
       challenge_password_set: true,
     });
     await expect(passwordHash('gui-devices')).resolves.toBe(hashBefore);
