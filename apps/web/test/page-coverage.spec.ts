@@ -1,5 +1,10 @@
 import { OPERATIONS } from '@certlane/api-client';
-import { DETAIL_LISTS, LISTS_WITHOUT_A_PAGE, RESOURCE_PAGES } from '../src/pages/resource-pages';
+import {
+  DETAIL_LISTS,
+  editOperation,
+  LISTS_WITHOUT_A_PAGE,
+  RESOURCE_PAGES,
+} from '../src/pages/resource-pages';
 
 /** The paths of every JSON list operation of the API description. */
 const listPaths = Object.entries(OPERATIONS)
@@ -54,5 +59,43 @@ describe('the row actions of the pages', () => {
       return operation?.body === 'required' && !action.emptyBody && action.reason?.in !== 'body';
     });
     expect(bodiless.map(({ action }) => `${action.method} ${action.path}`)).toEqual([]);
+  });
+});
+
+describe('the edit forms of the pages', () => {
+  const operations = Object.values(OPERATIONS) as { method: string; path: string; body: string }[];
+
+  it('are a PUT on the item path when a page says only that it edits', () => {
+    expect(editOperation({ edit: true, apiPath: '/api/v1/teams' })).toEqual({
+      method: 'PUT',
+      path: '/api/v1/teams/{id}',
+    });
+    expect(editOperation({ apiPath: '/api/v1/teams' })).toBeUndefined();
+  });
+
+  it('each sends to an operation of the API that takes a body, with the id in its path', () => {
+    const edits = RESOURCE_PAGES.flatMap((page) => {
+      const edit = editOperation(page);
+      return edit ? [edit] : [];
+    });
+    expect(edits.length).toBeGreaterThan(0);
+    const unknown = edits.filter(
+      (edit) =>
+        !edit.path.includes('{id}') ||
+        !operations.some((op) => op.method === edit.method && op.path === edit.path && op.body !== 'none'),
+    );
+    expect(unknown.map((edit) => `${edit.method} ${edit.path}`)).toEqual([]);
+  });
+
+  it('sends a SCEP profile update as the POST its admin routes take (spec 4.9)', () => {
+    const scep = RESOURCE_PAGES.find((page) => page.path === 'admin/scep-profiles')!;
+    expect(editOperation(scep)).toEqual({ method: 'POST', path: '/api/v1/admin/scep/profiles/{id}' });
+  });
+});
+
+describe('the ACME orders page', () => {
+  it('shows the enrollment approval an order waits for', () => {
+    const orders = RESOURCE_PAGES.find((page) => page.apiPath === '/api/v1/admin/acme/orders')!;
+    expect(orders.columns.map((column) => column.key)).toContain('approval_id');
   });
 });

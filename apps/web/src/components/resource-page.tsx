@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { auth } from '../api/auth-store';
 import { api, unwrap } from '../api/client';
 import { apiQuery, ListParams } from '../lib/list-params';
-import { ResourceColumn, ResourcePageSpec, Row, rowName } from '../pages/resource-pages';
+import { editOperation, ResourceColumn, ResourcePageSpec, Row, rowName } from '../pages/resource-pages';
 import { RowActions } from './row-actions';
 import { AuditTools } from './audit-tools';
 import { SchemaForm } from './schema-form';
@@ -133,6 +133,7 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
   const [selected, setSelected] = useState<Row>();
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
   const actions = page.actions ?? [];
+  const edit = editOperation(page);
   const list = useQuery({
     queryKey: [page.apiPath, params],
     queryFn: async () => {
@@ -274,11 +275,11 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
           {page.detail === 'policy-violations' && <PolicyViolations ruleId={String(selected.id)} />}
           {page.detail === 'job-verification' && <JobVerification jobId={String(selected.id)} />}
           {page.detail === 'health-history' && <HealthHistory checkId={String(selected.id)} />}
-          {page.edit && (
+          {edit && (
             <SchemaForm
               key={String(selected.id)}
-              path={`${page.apiPath}/{id}`}
-              method="PUT"
+              path={edit.path}
+              method={edit.method}
               id={String(selected.id)}
               record={selected}
               title={`Edit ${rowName(selected)}`}

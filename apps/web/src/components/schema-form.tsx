@@ -13,6 +13,7 @@ import {
   JsonSchema,
   requestBody,
   resolveRef,
+  secretStored,
 } from '../lib/schema-fields';
 import { describeAnswer } from './row-actions';
 import { ErrorNotice } from './widgets';
@@ -172,7 +173,9 @@ function pathParameterFields(
 /**
  * A create form drawn from the request body schema of `POST path` in the API description: the
  * browser checks what the schema says, the API's own validation errors show next to their
- * field, and the answer (a key shown once, for example) is reported after it is created.
+ * field, and the answer (a key shown once, for example) is reported after it is created. Given
+ * a `record`, it is that record's edit form, sent by `method` (PUT, or POST where the API takes
+ * its updates so).
  */
 export function SchemaForm({
   path,
@@ -188,9 +191,9 @@ export function SchemaForm({
   path: string;
   title: string;
   invalidate: string;
-  /** PUT edits `record` at `path` with `{id}` filled; only changed fields are sent. */
   method?: 'POST' | 'PUT';
   id?: string;
+  /** The record edited at `path` with `{id}` filled: the form starts from it, only changes are sent. */
   record?: Record<string, unknown>;
   submitLabel?: string;
   /** What the answer is called ("Created.", "Saved." by default). */
@@ -204,6 +207,7 @@ export function SchemaForm({
   const [values, setValues] = useState<FormValues | undefined>();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [done, setDone] = useState<string>();
+  const editing = record !== undefined;
   const operation = document.data?.paths[path]?.[method.toLowerCase()];
   const schema = operation?.requestBody?.content?.['application/json']?.schema;
   const root = schema && document.data ? resolveRef(schema, document.data) : undefined;
@@ -235,7 +239,9 @@ export function SchemaForm({
           );
     },
     onSuccess: (answer) => {
-      setDone(`${doneLabel ?? (method === 'PUT' ? 'Saved.' : 'Created.')} ${describeAnswer(answer)}`);
+      setDone(
+        `${doneLabel ?? (editing || method === 'PUT' ? 'Saved.' : 'Created.')} ${describeAnswer(answer)}`,
+      );
       setValues(undefined);
       void queryClient.invalidateQueries({ queryKey: [invalidate] });
     },
@@ -258,12 +264,12 @@ export function SchemaForm({
     for (const [name, message] of Object.entries(config.errors)) parseErrors[`config.${name}`] = message;
     setErrors(parseErrors);
     if (Object.keys(parseErrors).length > 0) return;
-    const changes = method === 'PUT' ? changedOnly(body, requestBody(plainFields, initial).body) : body;
+    const changes = editing ? changedOnly(body, requestBody(plainFields, initial).body) : body;
     if (configFields.length > 0) {
       // An edit sends the whole config: the stored one (secrets as the API's redaction marker,
       // which keeps them) with what was typed over it; nothing when nothing changed.
-      const next = method === 'PUT' ? { ...storedConfig, ...config.body } : config.body;
-      const changed = JSON.stringify(next) !== JSON.stringify(method === 'PUT' ? storedConfig : {});
+      const next = editing ? { ...storedConfig, ...config.body } : config.body;
+      const changed = JSON.stringify(next) !== JSON.stringify(editing ? storedConfig : {});
       if (changed) changes.config = next;
     }
     send.mutate(changes);
@@ -290,6 +296,7 @@ export function SchemaForm({
               field={field}
               value={current[field.name]}
               error={errors[field.name]}
+              secretKept={record !== undefined && secretStored(field, record)}
               onChange={(value) => setValues({ ...current, [field.name]: value })}
             />
           ))}
@@ -303,9 +310,7 @@ export function SchemaForm({
                   field={field}
                   value={currentConfig[field.name]}
                   error={errors[`config.${field.name}`]}
-                  secretKept={
-                    record !== undefined && field.kind === 'secret' && storedConfig[field.name] !== undefined
-                  }
+                  secretKept={record !== undefined && secretStored(field, storedConfig)}
                   onChange={(value) => setConfigValues({ ...currentConfig, [field.name]: value })}
                 />
               ))}

@@ -8,8 +8,10 @@ import {
   htmlPattern,
   initialValues,
   isSecretName,
+  JsonSchema,
   requestBody,
   resolveRef,
+  secretStored,
 } from './schema-fields';
 
 const target = {
@@ -140,6 +142,23 @@ describe('edit forms', () => {
     expect(changedOnly(after, before)).toEqual({ port: 8443 });
   });
 
+  it('send a box cleared as false, since a box left out keeps the stored value', () => {
+    const fields = formFields(target);
+    const before = requestBody(fields, { name: 'web', enabled: true }).body;
+    const after = requestBody(fields, { name: 'web', enabled: false }).body;
+    expect(changedOnly(after, before)).toEqual({ enabled: false });
+    expect(changedOnly(before, before)).toEqual({});
+  });
+
+  it('know a stored secret by its value or by a `<name>_set` flag, and only for secret fields', () => {
+    const [secret] = formFields({ properties: { challenge_password: { type: 'string' } } });
+    expect(secretStored(secret, { challenge_password_set: true })).toBe(true);
+    expect(secretStored(secret, { challenge_password_set: false })).toBe(false);
+    expect(secretStored(secret, { challenge_password: '********' })).toBe(true);
+    const [plain] = formFields({ properties: { owner: { type: 'string' } } });
+    expect(secretStored(plain, { owner: 'x', owner_set: true })).toBe(false);
+  });
+
   it('types a oneOf of strings (a date or a date-time) as text', () => {
     const [field] = formFields({
       properties: {
@@ -231,13 +250,40 @@ describe('a config typed per kind', () => {
 });
 
 describe('the SCEP profile form (drawn from the committed API description)', () => {
+  const document = JSON.parse(readFileSync(join(__dirname, '../../../../docs/openapi.json'), 'utf8')) as {
+    paths: Record<
+      string,
+      Record<string, { requestBody: { content: Record<string, { schema: JsonSchema }> } }>
+    >;
+    components: { schemas: Record<string, JsonSchema> };
+  };
+
   it('offers soft-fail and hard-fail for client certificates whose revocation status is unknown, optional', () => {
-    const document = JSON.parse(readFileSync(join(__dirname, '../../../../docs/openapi.json'), 'utf8')) as {
-      components: { schemas: Record<string, Parameters<typeof formFields>[0]> };
-    };
     const field = formFields(document.components.schemas.CreateScepProfileRequest).find(
       (f) => f.name === 'client_revocation_unknown',
     );
     expect(field).toMatchObject({ kind: 'select', required: false, options: ['soft-fail', 'hard-fail'] });
+  });
+
+  it('edits from the update body: the challenge password masked, never prefilled, left out when empty', () => {
+    const update = document.paths['/api/v1/admin/scep/profiles/{id}'].post;
+    const schema = resolveRef(update.requestBody.content['application/json'].schema, document);
+    const fields = formFields(schema);
+    const password = fields.find((f) => f.name === 'challenge_password')!;
+    expect(password).toMatchObject({ kind: 'secret', required: false });
+    const stored = {
+      path_id: 'devices',
+      owner: 'owner-a',
+      client_revocation_unknown: 'soft-fail',
+      mtls_enabled: false,
+      challenge_password_set: true,
+    };
+    expect(secretStored(password, stored)).toBe(true);
+    const initial = initialValues(fields, stored);
+    expect(initial).not.toHaveProperty('challenge_password');
+    expect(initial).toMatchObject({ owner: 'owner-a', client_revocation_unknown: 'soft-fail' });
+    const before = requestBody(fields, initial).body;
+    const after = requestBody(fields, { ...initial, owner: 'owner-b', challenge_password: '' }).body;
+    expect(changedOnly(after, before)).toEqual({ owner: 'owner-b' });
   });
 });

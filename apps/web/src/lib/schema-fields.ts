@@ -256,12 +256,32 @@ export function initialValues(fields: readonly FormField[], record: Record<strin
   return values;
 }
 
-/** Only what changed from the initial values: an edit sends no field it did not touch. */
+/**
+ * Only what changed from the initial values: an edit sends no field it did not touch. A box
+ * cleared is sent as `false`: the body leaves unticked boxes out, which an update reads as
+ * "keep".
+ */
 export function changedOnly(
   body: Record<string, unknown>,
   initialBody: Record<string, unknown>,
 ): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(body).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(initialBody[key])),
+  const cleared = Object.keys(initialBody)
+    .filter((key) => initialBody[key] === true && !(key in body))
+    .map((key) => [key, false]);
+  return Object.fromEntries([
+    ...Object.entries(body).filter(
+      ([key, value]) => JSON.stringify(value) !== JSON.stringify(initialBody[key]),
+    ),
+    ...cleared,
+  ]);
+}
+
+/**
+ * Whether a record holds a value for a secret field, never shown: the (redacted) value itself,
+ * or a `<name>_set` flag where the API answers only that (a SCEP challenge password).
+ */
+export function secretStored(field: FormField, record: Record<string, unknown>): boolean {
+  return (
+    field.kind === 'secret' && (record[field.name] !== undefined || record[`${field.name}_set`] === true)
   );
 }

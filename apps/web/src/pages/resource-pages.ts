@@ -82,6 +82,18 @@ export interface ExtraForm {
   pathOptions?: Record<string, readonly string[]>;
 }
 
+/** How a page's edit is sent: `{id}` in the path is the record's id; its body schema draws the form. */
+export interface EditOperation {
+  method: 'PUT' | 'POST';
+  path: string;
+}
+
+/** The operation a page's edit form sends, or undefined when the page has none. */
+export function editOperation(page: Pick<ResourcePageSpec, 'edit' | 'apiPath'>): EditOperation | undefined {
+  if (page.edit === true) return { method: 'PUT', path: `${page.apiPath}/{id}` };
+  return page.edit;
+}
+
 /** The lists shown in a record's details, by detail kind: they count as paged. */
 export const DETAIL_LISTS = {
   'issuer-crl': '/api/v1/crl',
@@ -102,8 +114,11 @@ export interface ResourcePageSpec {
   tool?: 'audit' | 'ca-tree' | 'health-summary' | 'discovery-summary';
   /** More about the record shown in its details. */
   detail?: DetailKind;
-  /** An edit form (`PUT apiPath/{id}`) in the record's details. */
-  edit?: boolean;
+  /**
+   * An edit form in the record's details: `true` is `PUT apiPath/{id}`; an operation names
+   * another method and path (SCEP's admin routes take only GET and POST, spec 4.9).
+   */
+  edit?: true | EditOperation;
   /** Forms for other operations of the page (e.g. the policy dry run). */
   forms?: ExtraForm[];
   /** A create form from the request body schema of `POST apiPath`, with this label. */
@@ -581,6 +596,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   page('ScepProfileDto', {
     path: 'admin/scep-profiles',
     create: 'New SCEP profile',
+    edit: { method: 'POST', path: '/api/v1/admin/scep/profiles/{id}' },
     title: 'SCEP profiles',
     group: 'admin',
     apiPath: '/api/v1/admin/scep/profiles',
@@ -656,6 +672,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
       { key: 'profile_id', label: 'Profile' },
       { key: 'certificate_id', label: 'ACME certificate' },
       { key: 'serial_hex', label: 'Serial' },
+      { key: 'approval_id', label: 'Approval' },
       { key: 'created_at', label: 'Created', kind: 'time' },
       { key: 'expires_at', label: 'Expires', kind: 'time' },
     ],

@@ -1,0 +1,118 @@
+import { Browser } from 'playwright-core';
+import { ScepProfileDto } from '@certlane/contracts';
+import { httpsRequest, HttpsResult, openSqlSession, startTestSystem, TestSystem } from '@certlane/testing';
+import { axeProblems, launchChromium, openContext, recordApiBodies, signInWithKey } from './gui-harness';
+
+/**
+ * Editing a SCEP profile in Debian's chromium (spec 4.9): the form is drawn from the update's
+ * body schema and sent as the POST SCEP's admin routes take; the challenge password is never
+ * shown and stays stored when its field is left empty. SCEP is served by protocol-frontends.
+ */
+const CHALLENGE = 'gui-scep-challenge-password-1';
+
+jest.setTimeout(120_000);
+
+describe('the SCEP profiles page in Chromium', () => {
+  let system: TestSystem;
+  let gateway: string;
+  let browser: Browser;
+  let adminKey: string;
+
+  const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
+    httpsRequest(`${gateway}${path}`, {
+      method,
+      ca: system.ca,
+      headers: {
+        authorization: `Bearer ${adminKey}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const passwordHash = async (pathId: string): Promise<string | null> => {
+    const db = await openSqlSession(system.database.url);
+    try {
+      const { rows } = await db.query<{ challenge_password_hash: string | null }>(
+        'SELECT challenge_password_hash FROM protocol_frontends.scep_profiles WHERE path_id = $1',
+        [pathId],
+      );
+      return rows[0].challenge_password_hash;
+    } finally {
+      await db.end();
+    }
+  };
+
+  beforeAll(async () => {
+    system = await startTestSystem('web-gui-scep', ['auth', 'issuance', 'protocol-frontends', 'api-gateway']);
+    gateway = system.services['api-gateway'].url;
+    adminKey = system.env.SERVICE_AUTH_SECRET!;
+    const created = await api('POST', '/api/v1/admin/scep/profiles', {
+      path_id: 'gui-devices',
+      challenge_password: CHALLENGE,
+      owner: 'owner-before',
+      legacy_algorithms: true,
+    });
+    expect(`${created.status} ${created.text}`).toMatch(/^201 /);
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+  });
+
+  it('edits a profile by POST, sending only what changed (a box cleared as false) and keeping the unseen challenge password', async () => {
+    const hashBefore = await passwordHash('gui-devices');
+    expect(hashBefore).not.toBeNull();
+    const { context, page, violations } = await openContext(browser, gateway, { bypassCSP: true });
+    const bodies = recordApiBodies(page);
+    const sent: { method: string; path: string; body: unknown }[] = [];
+    page.on('request', (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith('/api/v1/admin/scep/profiles/'))
+        sent.push({ method: request.method(), path, body: request.postDataJSON() as unknown });
+    });
+    await signInWithKey(page, adminKey);
+    await page.goto('/admin/scep-profiles');
+    await page.getByRole('button', { name: 'Details of gui-devices' }).click();
+    await page.getByText('Edit gui-devices').click();
+    const edit = page.getByRole('form', { name: 'Edit gui-devices' });
+    await expect(edit.getByLabel('owner', { exact: true }).inputValue()).resolves.toBe('owner-before');
+    const password = edit.getByLabel('challenge_password', { exact: true });
+    await expect(password.getAttribute('type')).resolves.toBe('password');
+    await expect(password.inputValue()).resolves.toBe('');
+    await expect(password.getAttribute('placeholder')).resolves.toBe('set (leave empty to keep)');
+    const problems = await axeProblems(page, 'SCEP profile edit form');
+
+    await edit.getByLabel('owner', { exact: true }).fill('owner-after');
+    await edit.getByLabel('client_revocation_unknown', { exact: true }).selectOption('hard-fail');
+    await edit.getByLabel('legacy_algorithms', { exact: true }).uncheck();
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+
+    const profile = (await api('GET', '/api/v1/admin/scep/profiles')).json() as {
+      profiles: ScepProfileDto[];
+    };
+    const id = profile.profiles.find((p) => p.path_id === 'gui-devices')!.id;
+    expect(sent).toEqual([
+      {
+        method: 'POST',
+        path: `/api/v1/admin/scep/profiles/${id}`,
+        body: { owner: 'owner-after', client_revocation_unknown: 'hard-fail', legacy_algorithms: false },
+      },
+    ]);
+    expect(profile.profiles.find((p) => p.path_id === 'gui-devices')).toMatchObject({
+      owner: 'owner-after',
+      client_revocation_unknown: 'hard-fail',
+      legacy_algorithms: false,
+      challenge_password_set: true,
+    });
+    await expect(passwordHash('gui-devices')).resolves.toBe(hashBefore);
+    // The list shows the new values once the edit's answer invalidates it.
+    await page.getByRole('cell', { name: 'owner-after', exact: true }).waitFor();
+    for (const body of await Promise.all(bodies)) expect(body).not.toContain(CHALLENGE);
+    expect(await page.content()).not.toContain(CHALLENGE);
+    expect(problems).toEqual([]);
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+});
