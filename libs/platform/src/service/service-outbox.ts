@@ -6,6 +6,7 @@ import {
   EventSubject,
   ServiceName,
 } from '@certlane/contracts';
+import { DataSource, EntityManager } from 'typeorm';
 import { addManyToOutbox, addToOutbox, SqlExecutor } from '../messaging/outbox';
 import { OutboxRelay } from '../messaging/outbox-relay';
 
@@ -95,5 +96,12 @@ export class ServiceOutbox {
   /** Call after the transaction that wrote events has committed (UnitOfWork does). */
   committed(): void {
     this.relay.kick();
+  }
+
+  /** Runs `work` in one transaction of `dataSource` and kicks the relay once it has committed. */
+  async transaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const result = await dataSource.transaction(work);
+    this.committed();
+    return result;
   }
 }

@@ -26,11 +26,7 @@ export class AcmeAdminHandlers implements OnApplicationBootstrap {
   ) {
     this.admin = new AcmeAdmin({
       executor: dataSource,
-      transaction: async (work) => {
-        const result = await dataSource.transaction((manager) => work(manager));
-        outbox.committed();
-        return result;
-      },
+      transaction: (work) => outbox.transaction(dataSource, work),
       audit: async (executor, record) => {
         await outbox.audit(executor, record);
       },

@@ -32,11 +32,8 @@ export class EstAdminHandlers implements OnApplicationBootstrap {
   ) {
     const deps = {
       executor: dataSource,
-      transaction: async <T>(work: (executor: SqlExecutor) => Promise<T>): Promise<T> => {
-        const result = await dataSource.transaction((manager) => work(manager));
-        outbox.committed();
-        return result;
-      },
+      transaction: <T>(work: (executor: SqlExecutor) => Promise<T>): Promise<T> =>
+        outbox.transaction(dataSource, work),
       audit: async (executor: SqlExecutor, record: AuditRecord) => {
         await outbox.audit(executor, record);
       },

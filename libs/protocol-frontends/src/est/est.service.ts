@@ -46,15 +46,14 @@ export class EstService implements OnApplicationBootstrap {
       store.tickMany(batch.map(({ fields, count }) => ({ ...fields, count }))),
     );
     // The audit records of concurrent outcomes: one transaction and one statement per batch (ADR 0066).
-    const audits = new GroupCommit<readonly AuditRecord[]>(async (batch) => {
-      await dataSource.transaction((manager) =>
-        outbox.auditMany(
+    const audits = new GroupCommit<readonly AuditRecord[]>((batch) =>
+      outbox.transaction(dataSource, async (manager) => {
+        await outbox.auditMany(
           manager,
           batch.flatMap((records) => [...records]),
-        ),
-      );
-      outbox.committed();
-    });
+        );
+      }),
+    );
     this.server = new EstServer({
       executor: dataSource,
       audit: async (records, tick) => {

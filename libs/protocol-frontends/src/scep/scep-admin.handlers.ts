@@ -27,11 +27,7 @@ export class ScepAdminHandlers implements OnApplicationBootstrap {
   ) {
     this.admin = new ScepProfileAdmin({
       executor: dataSource,
-      transaction: async (work) => {
-        const result = await dataSource.transaction((manager) => work(manager));
-        outbox.committed();
-        return result;
-      },
+      transaction: (work) => outbox.transaction(dataSource, work),
       audit: async (executor, record) => {
         await outbox.audit(executor, record);
       },

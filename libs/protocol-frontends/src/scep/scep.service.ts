@@ -42,13 +42,11 @@ export class ScepService implements OnApplicationBootstrap {
       // `/scep-mtls`: the platform's mutual-TLS check against the profile's trust bundle (ADR 0061).
       verifyClientCertificate,
       clientRevocation: (fingerprint, leaf, issuers) => revocation.status.check(fingerprint, leaf, issuers),
-      audit: async (record, alsoInTransaction) => {
-        await dataSource.transaction(async (manager) => {
+      audit: (record, alsoInTransaction) =>
+        outbox.transaction(dataSource, async (manager) => {
           await alsoInTransaction?.(manager);
           await outbox.audit(manager, record);
-        });
-        outbox.committed();
-      },
+        }),
       issue: ({ csrPem, profile, transactionId, issuance }) =>
         issueAndRecord(bus, {
           csrPem,
