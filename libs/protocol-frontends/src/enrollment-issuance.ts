@@ -11,6 +11,8 @@ export interface EnrollmentIssue {
   tags: Record<string, string>;
   /** RFC 7633 must-staple, when the certificate profile asks for it. */
   mustStaple?: boolean;
+  /** The certificate profile's validity in days; the issuer's default when absent. */
+  validityDays?: number;
 }
 
 /**
@@ -31,6 +33,7 @@ export async function issueAndRecord(
     ...(request.team ? { team_id: request.team } : {}),
     tags: request.tags,
     ...(request.mustStaple ? { must_staple: true } : {}),
+    ...(request.validityDays ? { validity_days: request.validityDays } : {}),
   });
   return { certificatePem: issued.certificate_pem };
 }

@@ -91,6 +91,8 @@ export interface EstServerDeps {
     profile: EstProfileRow;
     /** The certificate profile asks for must-staple (RFC 7633 TLS feature status_request). */
     mustStaple: boolean;
+    /** The certificate profile's validity in days; the issuer's default when absent. */
+    validityDays?: number;
   }): Promise<{ certificatePem: string }>;
   /** The CA certificates of the profile's issuer, issuing CA first (cacerts, RFC 7030 4.1). */
   caCertificates(profile: EstProfileRow): Promise<string[]>;
@@ -280,6 +282,7 @@ export class EstServer {
       });
       return answer(400, `the CSR violates the profile's policy: ${problems.join('; ')}\n`);
     }
+    const validityDays = rules?.validity_days ?? undefined;
     let delivery: KeyDelivery | undefined;
     let signer: KeygenSigner | undefined;
     let kekRow: EstKeyEncryptionKeyRow | undefined;
@@ -323,6 +326,7 @@ export class EstServer {
         csrPem: generated?.csrPem ?? csrPem(decoded.der),
         profile,
         mustStaple: rules?.must_staple === true,
+        ...(validityDays ? { validityDays } : {}),
       }));
     } catch (error) {
       generated?.privateKeyPkcs8.fill(0);

@@ -60,10 +60,11 @@ export class EstService implements OnApplicationBootstrap {
       audit: async (records, tick) => {
         await Promise.all([audits.write(records), this.ticks.add(`${tick.profileId} ${tick.outcome}`, tick)]);
       },
-      issue: ({ csrPem, profile, mustStaple }) =>
+      issue: ({ csrPem, profile, mustStaple, validityDays }) =>
         issueAndRecord(bus, {
           csrPem,
           mustStaple,
+          ...(validityDays ? { validityDays } : {}),
           issuerId: profile.issuer_id,
           source: 'EST',
           owner: profile.owner,
