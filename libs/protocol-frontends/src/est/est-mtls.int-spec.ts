@@ -256,9 +256,10 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
   });
 
   it("RFC 7030 3.3.2: a verified client chain is not kept past the client certificate's expiry", async () => {
+    const presented = device('exp1', 'Device Trust', '/CN=exp1.example', 'DNS:exp1.example');
+    // After the certificate is made: its notBefore is openssl's current second.
     let clock = new Date();
     const timed = newServer({ now: () => clock });
-    const presented = device('exp1', 'Device Trust', '/CN=exp1.example', 'DNS:exp1.example');
     const enroll = (name: string) =>
       timed.handle({
         method: 'POST',
