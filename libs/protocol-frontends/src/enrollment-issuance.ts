@@ -11,7 +11,7 @@ export interface EnrollmentIssue {
   tags: Record<string, string>;
   /** RFC 7633 must-staple, when the certificate profile asks for it. */
   mustStaple?: boolean;
-  /** The certificate profile's validity, when it sets one. */
+  /** The certificate profile's validity in days; the issuer's default when absent. */
   validityDays?: number;
 }
 

@@ -27,6 +27,7 @@ export * from './est/est-wire';
 export * from './est/csr-policy';
 export * from './est/est-binding-rules';
 export * from './est/est-key-encryption';
+export * from './est/est-approval';
 // SCEP (issue 21; ADR 0059).
 export * from './scep/scep-challenge-password';
 export * from './scep/scep-profile-rules';

@@ -64,7 +64,7 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
         return { certificatePem: cert.toString('pem') };
       },
       caCertificates: async () => [caCert.toString('pem')],
-      certificateProfile: async () => null,
+      certificateProfile: extra.certificateProfile ?? (async () => null),
     });
 
   /** A device key and certificate issued by `issuer` (a CA made by `ca`), subject and SAN given. */
@@ -256,9 +256,10 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
   });
 
   it("RFC 7030 3.3.2: a verified client chain is not kept past the client certificate's expiry", async () => {
+    const presented = device('exp1', 'Device Trust', '/CN=exp1.example', 'DNS:exp1.example');
+    // After the certificate is made: its notBefore is openssl's current second.
     let clock = new Date();
     const timed = newServer({ now: () => clock });
-    const presented = device('exp1', 'Device Trust', '/CN=exp1.example', 'DNS:exp1.example');
     const enroll = (name: string) =>
       timed.handle({
         method: 'POST',
@@ -281,6 +282,54 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
     });
     expect([response.status, response.body?.slice(0, 100)]).toEqual([200, expect.any(String)]);
     expect(await counter(mtlsProfile, 'est_simple_reenroll_success')).toBe(1);
+  });
+
+  it('RFC 7030 4.2.3: simplereenroll under requires_approval is checked (4.2.2 names) first, then held: 202, its own reference key per operation', async () => {
+    const asked: Parameters<NonNullable<EstServerDeps['approval']>>[0][] = [];
+    const held = newServer({
+      certificateProfile: async () => ({
+        allowed_key_algorithms: [],
+        allowed_ekus: [],
+        required_csr_attributes: [],
+        requires_approval: true,
+      }),
+      approval: async (input) => {
+        asked.push(input);
+        return { approvalId: 'ap-renew', state: 'pending', certificatePem: null, reason: null };
+      },
+    });
+    const presented = device(
+      'held-renew',
+      'Device Trust',
+      '/CN=held-renew.example',
+      'DNS:held-renew.example',
+    );
+    const renamed = await held.handle({
+      method: 'POST',
+      path: '/.well-known/est-mtls/devices/simplereenroll',
+      body: csr('held-renew-other', '/CN=other.example', 'DNS:held-renew.example'),
+      client_certificates: presented,
+    });
+    expect(renamed.status).toBe(400);
+    expect(asked).toEqual([]);
+    const body = csr('held-renew-req', '/CN=held-renew.example', 'DNS:held-renew.example');
+    const reenroll = await held.handle({
+      method: 'POST',
+      path: '/.well-known/est-mtls/devices/simplereenroll',
+      body,
+      client_certificates: presented,
+    });
+    expect([reenroll.status, reenroll.headers['Retry-After']]).toEqual([202, '60']);
+    const enroll = await held.handle({
+      method: 'POST',
+      path: '/.well-known/est-mtls/devices/simpleenroll',
+      body,
+      client_certificates: presented,
+    });
+    expect(enroll.status).toBe(202);
+    expect(asked.map((a) => a.reference.operation)).toEqual(['simplereenroll', 'simpleenroll']);
+    expect(asked[0].principal).toMatch(/^mtls:[0-9a-f]{64}$/);
+    expect(asked[0].referenceKey).not.toBe(asked[1].referenceKey);
   });
 
   it.each([

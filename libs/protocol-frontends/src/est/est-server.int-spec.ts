@@ -12,7 +12,7 @@ import { EstProfileRow, EstProfileStore } from '@certlane/protocol-frontends-dat
 import { CertificateProfileRules, hashEstPassword } from '@certlane/protocol-frontends-domain';
 import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
 import { Client } from 'pg';
-import { EstHttpResponse, EstServer } from './est-server';
+import { EstHttpResponse, EstServer, EstServerDeps } from './est-server';
 import { EstKekAdmin } from './est-kek-admin';
 import { EstKekBox } from './est-kek-box';
 import {
@@ -48,6 +48,10 @@ describe('EST server (Basic)', () => {
   let serial = 100;
   /** The certificate profile the EST profile names in a test; none by default. */
   let certificateProfile: CertificateProfileRules | null = null;
+  /** The approvals dependency in a test (requires_approval); none by default. */
+  let approval: EstServerDeps['approval'];
+  /** What each issue call was asked. */
+  const issueCalls: Parameters<EstServerDeps['issue']>[0][] = [];
 
   const server = (executor: Client, now?: () => Date) =>
     new EstServer({
@@ -57,7 +61,10 @@ describe('EST server (Basic)', () => {
         await new EstProfileStore(executor).tick(tick.profileId, tick.outcome);
         audit.push(...records);
       },
-      issue: async ({ csrPem }) => {
+      ...(approval ? { approval } : {}),
+      issue: async (input) => {
+        issueCalls.push(input);
+        const { csrPem } = input;
         const csr = new x509.Pkcs10CertificateRequest(csrPem);
         const cert = await x509.X509CertificateGenerator.create({
           serialNumber: (serial++).toString(16).padStart(4, '0'),
@@ -797,6 +804,138 @@ describe('EST server (Basic)', () => {
       const response = await enroll(body());
       expect([response.status, response.body]).toEqual([400, expect.stringContaining(why)]);
       expect(await violations()).toBe(before + 1);
+    });
+  });
+
+  describe("the certificate profile's validity_days and requires_approval", () => {
+    let held: EstProfileRow;
+    beforeAll(async () => {
+      held = (await new EstProfileStore(replicaA).create('held', {
+        ...profile,
+        serverkeygen_enabled: true,
+        serverkeygen_unencrypted_allowed: true,
+        rate_limit_per_minute: 1000,
+      }))!;
+    });
+    afterEach(() => {
+      certificateProfile = null;
+      approval = undefined;
+    });
+    const rules = (extra: Partial<CertificateProfileRules>): CertificateProfileRules => ({
+      allowed_key_algorithms: [],
+      allowed_ekus: [],
+      required_csr_attributes: [],
+      ...extra,
+    });
+    const post = (operation: string, body: string) =>
+      server(replicaA).handle({
+        method: 'POST',
+        path: `/.well-known/est/held/${operation}`,
+        body,
+        authorization: AUTH(),
+      });
+    const heldCounter = async (outcome: string) =>
+      (await new EstProfileStore(replicaA).counters()).get(held.id)?.get(outcome) ?? 0;
+
+    it('passes validity_days and must_staple to issuance', async () => {
+      certificateProfile = rules({ validity_days: 30, must_staple: true });
+      expect((await post('simpleenroll', csr('thirty').pem)).status).toBe(200);
+      expect(issueCalls.at(-1)).toMatchObject({ validityDays: 30, mustStaple: true });
+      certificateProfile = rules({});
+      expect((await post('simpleenroll', csr('default-validity').pem)).status).toBe(200);
+      expect(issueCalls.at(-1)).not.toHaveProperty('validityDays');
+    });
+
+    it('RFC 7030 4.2.3: pending is 202 with Retry-After, the same request maps to the same reference key, issued is the certificate; issue is never called', async () => {
+      certificateProfile = rules({ requires_approval: true, validity_days: 30 });
+      const asked: Parameters<NonNullable<EstServerDeps['approval']>>[0][] = [];
+      let state: 'pending' | 'issued' = 'pending';
+      const certificatePem = (
+        await x509.X509CertificateGenerator.createSelfSigned({
+          serialNumber: '0abc',
+          name: 'CN=approved.example',
+          notBefore: new Date(Date.now() - 60_000),
+          notAfter: new Date(Date.now() + 86_400_000),
+          signingAlgorithm: ALG,
+          keys: caKeys as unknown as Parameters<
+            typeof x509.X509CertificateGenerator.createSelfSigned
+          >[0]['keys'],
+        })
+      ).toString('pem');
+      approval = async (input) => {
+        asked.push(input);
+        return {
+          approvalId: 'ap-1',
+          state,
+          certificatePem: state === 'issued' ? certificatePem : null,
+          reason: null,
+        };
+      };
+      const calls = issueCalls.length;
+      const request = csr('approved');
+      const first = await post('simpleenroll', request.pem);
+      expect([first.status, first.headers['Retry-After']]).toEqual([202, '60']);
+      // The same CSR as base64 DER is the same request.
+      expect((await post('simpleenroll', request.der.toString('base64'))).status).toBe(202);
+      expect(asked).toHaveLength(2);
+      expect(asked[1].referenceKey).toBe(asked[0].referenceKey);
+      expect(asked[0]).toMatchObject({
+        principal: 'basic:router',
+        validityDays: 30,
+        mustStaple: false,
+        reference: { est_profile: 'held', operation: 'simpleenroll' },
+      });
+      state = 'issued';
+      const before = await heldCounter('est_simple_enroll_success');
+      const issued = await post('simpleenroll', request.pem);
+      expect(issued.status).toBe(200);
+      expect(printCerts(issued)).toEqual(['subject=CN = approved.example']);
+      expect(await heldCounter('est_simple_enroll_success')).toBe(before + 1);
+      expect(audit.at(-1)).toMatchObject({
+        action: 'est_simple_enroll_success',
+        details: expect.objectContaining({ approval_id: 'ap-1', serial_hex: '0abc' }),
+      });
+      expect(issueCalls.length).toBe(calls);
+    });
+
+    it('RFC 7030 4.2.3: rejected is 403 and est_simple_enroll_failed with the approval', async () => {
+      certificateProfile = rules({ requires_approval: true });
+      approval = async () => ({ approvalId: 'ap-2', state: 'rejected', certificatePem: null, reason: 'no' });
+      const before = await heldCounter('est_simple_enroll_failed');
+      const answer = await post('simpleenroll', csr('rejected').pem);
+      expect([answer.status, answer.body]).toEqual([403, expect.stringContaining('rejected by an approver')]);
+      expect(await heldCounter('est_simple_enroll_failed')).toBe(before + 1);
+      expect(audit.at(-1)).toMatchObject({ details: expect.objectContaining({ approval_id: 'ap-2' }) });
+    });
+
+    it('an approval that cannot be asked (no dependency, or issuance unreachable) is 500 and est_simple_enroll_failed, never issued directly', async () => {
+      certificateProfile = rules({ requires_approval: true });
+      const calls = issueCalls.length;
+      const before = await heldCounter('est_simple_enroll_failed');
+      expect((await post('simpleenroll', csr('no-approvals').pem)).status).toBe(500);
+      approval = async () => {
+        throw new Error('no responders');
+      };
+      expect((await post('simpleenroll', csr('unreachable').pem)).status).toBe(500);
+      expect(await heldCounter('est_simple_enroll_failed')).toBe(before + 2);
+      expect(issueCalls.length).toBe(calls);
+    });
+
+    it('RFC 7030 4.4: serverkeygen under requires_approval is 400, est_server_keygen_failed, without asking for an approval', async () => {
+      certificateProfile = rules({ requires_approval: true });
+      let asked = 0;
+      approval = async () => {
+        asked++;
+        return { approvalId: 'ap-3', state: 'pending', certificatePem: null, reason: null };
+      };
+      const before = await heldCounter('est_server_keygen_failed');
+      const answer = await post('serverkeygen', csr('keygen-held').pem);
+      expect([answer.status, answer.body]).toEqual([
+        400,
+        expect.stringContaining('cannot wait for a decision'),
+      ]);
+      expect(await heldCounter('est_server_keygen_failed')).toBe(before + 1);
+      expect(asked).toBe(0);
     });
   });
 

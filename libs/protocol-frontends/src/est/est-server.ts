@@ -23,6 +23,11 @@ import {
   csrAttrs,
   csrPolicyProblems,
   decodeCsrBody,
+  EST_SERVERKEYGEN_APPROVAL_REFUSAL,
+  estApprovalAnswer,
+  EstApprovalOutcome,
+  estApprovalReferenceKey,
+  csrSha256,
   keyEncryptionKeyRefusal,
   parseBasicAuthorization,
   parseTrustBundle,
@@ -91,7 +96,23 @@ export interface EstServerDeps {
     profile: EstProfileRow;
     /** The certificate profile asks for must-staple (RFC 7633 TLS feature status_request). */
     mustStaple: boolean;
+    /** The certificate profile's validity in days; the issuer's default when absent. */
+    validityDays?: number;
   }): Promise<{ certificatePem: string }>;
+  /**
+   * Issuance's enrollment approvals (ADR 0065), for a certificate profile with
+   * `requires_approval`: opens the approval of a CSR, or finds the one the same `referenceKey`
+   * opened, and says where it stands (with the certificate once issued, on every ask).
+   */
+  approval?(input: {
+    csrPem: string;
+    profile: EstProfileRow;
+    referenceKey: string;
+    reference: Record<string, string>;
+    principal: string;
+    mustStaple: boolean;
+    validityDays?: number;
+  }): Promise<EstApprovalOutcome>;
   /** The CA certificates of the profile's issuer, issuing CA first (cacerts, RFC 7030 4.1). */
   caCertificates(profile: EstProfileRow): Promise<string[]>;
   /**
@@ -125,6 +146,19 @@ export interface EstServerDeps {
 const DEFAULT_PATH_ID = 'default';
 const PKCS7_CERTS_ONLY = 'application/pkcs7-mime; smime-type=certs-only';
 const OPERATIONS = new Set(['cacerts', 'simpleenroll', 'simplereenroll', 'csrattrs', 'serverkeygen']);
+
+const failedOf = (operation: string): EstProfileOutcome =>
+  operation === 'simplereenroll'
+    ? 'est_simple_reenroll_failed'
+    : operation === 'serverkeygen'
+      ? 'est_server_keygen_failed'
+      : 'est_simple_enroll_failed';
+const successOf = (operation: string): EstProfileOutcome =>
+  operation === 'simplereenroll'
+    ? 'est_simple_reenroll_success'
+    : operation === 'serverkeygen'
+      ? 'est_server_keygen_success'
+      : 'est_simple_enroll_success';
 
 const answer = (status: number, body?: string, headers: Record<string, string> = {}): EstHttpResponse => ({
   status,
@@ -193,12 +227,7 @@ export class EstServer {
     if (operation === 'serverkeygen' && !profile.serverkeygen_enabled)
       return answer(404, 'server key generation is not available for this profile\n');
 
-    const failed: EstProfileOutcome =
-      operation === 'simplereenroll'
-        ? 'est_simple_reenroll_failed'
-        : operation === 'serverkeygen'
-          ? 'est_server_keygen_failed'
-          : 'est_simple_enroll_failed';
+    const failed = failedOf(operation);
     const now = (this.deps.now ?? (() => new Date()))();
     const client = mtls
       ? await this.clientCertificate(profile, request, operation, now)
@@ -280,6 +309,17 @@ export class EstServer {
       });
       return answer(400, `the CSR violates the profile's policy: ${problems.join('; ')}\n`);
     }
+    const validityDays = rules?.validity_days ?? undefined;
+    const mustStaple = rules?.must_staple === true;
+    if (rules?.requires_approval) {
+      if (operation === 'serverkeygen') {
+        await this.outcome(profile, failed, principal, operation, 'failure', {
+          reason: EST_SERVERKEYGEN_APPROVAL_REFUSAL,
+        });
+        return answer(400, `${EST_SERVERKEYGEN_APPROVAL_REFUSAL}\n`);
+      }
+      return this.heldForApproval(profile, operation, principal, decoded.der, { validityDays, mustStaple });
+    }
     let delivery: KeyDelivery | undefined;
     let signer: KeygenSigner | undefined;
     let kekRow: EstKeyEncryptionKeyRow | undefined;
@@ -322,7 +362,8 @@ export class EstServer {
       ({ certificatePem } = await this.deps.issue({
         csrPem: generated?.csrPem ?? csrPem(decoded.der),
         profile,
-        mustStaple: rules?.must_staple === true,
+        mustStaple,
+        ...(validityDays ? { validityDays } : {}),
       }));
     } catch (error) {
       generated?.privateKeyPkcs8.fill(0);
@@ -332,14 +373,9 @@ export class EstServer {
       return answer(500, 'issuance failed\n');
     }
     const issued = issuedCertificateFacts(certificatePem);
-    const success: EstProfileOutcome =
-      operation === 'simplereenroll'
-        ? 'est_simple_reenroll_success'
-        : operation === 'serverkeygen'
-          ? 'est_server_keygen_success'
-          : 'est_simple_enroll_success';
     const certificate = certsOnly([new Uint8Array(issued.der)]);
     const issuedDetails = { serial_hex: issued.serialHex, subject: issued.subject };
+    const success = successOf(operation);
     if (generated && delivery) {
       let keyPart: KeyPart;
       if (delivery.kind !== 'unencrypted') {
@@ -366,6 +402,72 @@ export class EstServer {
     }
     await this.outcome(profile, success, principal, operation, 'success', issuedDetails);
     return base64Answer(PKCS7_CERTS_ONLY, certificate);
+  }
+
+  /**
+   * RFC 7030 4.2.3 (ADR 0065): a request under a certificate profile that requires approval waits
+   * in an enrollment approval of issuance, keyed by the request, so the client's repeat of the
+   * same request polls it: 202 with Retry-After while pending, the certificate once issued (again
+   * on every repeat), refused once rejected, expired or failed.
+   */
+  private async heldForApproval(
+    profile: EstProfileRow,
+    operation: string,
+    principal: string,
+    csrDer: Uint8Array,
+    rules: { validityDays: number | undefined; mustStaple: boolean },
+  ): Promise<EstHttpResponse> {
+    const failed = failedOf(operation);
+    if (!this.deps.approval) {
+      await this.outcome(profile, failed, principal, operation, 'failure', {
+        reason: 'approvals are not reachable from this server',
+      });
+      return answer(500, 'approvals are not reachable from this server\n');
+    }
+    let outcome: EstApprovalOutcome;
+    try {
+      outcome = await this.deps.approval({
+        csrPem: csrPem(csrDer),
+        profile,
+        referenceKey: estApprovalReferenceKey({ profileId: profile.id, operation, principal, csrDer }),
+        reference: { est_profile: profile.path_id, operation, csr_sha256: csrSha256(csrDer) },
+        principal,
+        mustStaple: rules.mustStaple,
+        ...(rules.validityDays ? { validityDays: rules.validityDays } : {}),
+      });
+    } catch (error) {
+      await this.outcome(profile, failed, principal, operation, 'failure', {
+        reason: `the approval request failed: ${(error as Error).message?.slice(0, 300)}`,
+      });
+      return answer(500, 'the approval request failed\n');
+    }
+    const decided = estApprovalAnswer(outcome);
+    const details = { approval_id: outcome.approvalId };
+    switch (decided.kind) {
+      case 'pending':
+        return answer(
+          202,
+          `the enrollment waits for approval ${outcome.approvalId}; send the same request again later\n`,
+          {
+            'Retry-After': String(decided.retryAfterSeconds),
+          },
+        );
+      case 'refused':
+        await this.outcome(profile, failed, principal, operation, 'failure', {
+          ...details,
+          reason: decided.message,
+        });
+        return answer(decided.status, `${decided.message}\n`);
+      case 'issued': {
+        const issued = issuedCertificateFacts(decided.certificatePem);
+        await this.outcome(profile, successOf(operation), principal, operation, 'success', {
+          ...details,
+          serial_hex: issued.serialHex,
+          subject: issued.subject,
+        });
+        return base64Answer(PKCS7_CERTS_ONLY, certsOnly([new Uint8Array(issued.der)]));
+      }
+    }
   }
 
   /** RFC 7030 4.4.1.1: the signed key package enveloped to the key-encryption key, opened only for this. */

@@ -59,16 +59,47 @@ export class EstService implements OnApplicationBootstrap {
       audit: async (records, tick) => {
         await Promise.all([audits.write(records), this.ticks.add(`${tick.profileId} ${tick.outcome}`, tick)]);
       },
-      issue: ({ csrPem, profile, mustStaple }) =>
+      issue: ({ csrPem, profile, mustStaple, validityDays }) =>
         issueAndRecord(bus, {
           csrPem,
           mustStaple,
+          ...(validityDays ? { validityDays } : {}),
           issuerId: profile.issuer_id,
           source: 'EST',
           owner: profile.owner,
           team: profile.team,
           tags: { est_profile: profile.path_id },
         }),
+      // requires_approval (RFC 7030 4.2.3, ADR 0065): the CSR waits in a cert_issuance approval of
+      // issuance, one per request (reference key); issuance issues it on approval and keeps it for pickup.
+      approval: async ({ csrPem, profile, referenceKey, reference, principal, mustStaple, validityDays }) => {
+        const approval = await bus.request('issuance.v1.request-enrollment-approval', {
+          source: 'EST',
+          csr_pem: csrPem,
+          reference_key: referenceKey,
+          reference,
+          requested_by: principal,
+          ...(profile.issuer_id ? { issuer_id: profile.issuer_id } : {}),
+          ...(profile.certificate_profile_id
+            ? { certificate_profile_id: profile.certificate_profile_id }
+            : {}),
+          ...(profile.owner ? { owner_id: profile.owner } : {}),
+          ...(profile.team ? { team_id: profile.team } : {}),
+          tags: { est_profile: profile.path_id },
+          ...(validityDays ? { validity_days: validityDays } : {}),
+          ...(mustStaple ? { must_staple: true } : {}),
+        });
+        // Undecided: no second round trip; decided, the outcome (issuing an approved one not yet issued).
+        if (approval.status === 'pending' && approval.enrollment?.state === 'pending')
+          return { approvalId: approval.id, state: 'pending', certificatePem: null, reason: null };
+        const outcome = await bus.request('issuance.v1.get-enrollment-approval', { id: approval.id });
+        return {
+          approvalId: outcome.approval_id,
+          state: outcome.state,
+          certificatePem: outcome.certificate_pem,
+          reason: outcome.reason,
+        };
+      },
       caCertificates: (profile) => activeCaCertificates(bus, profile.issuer_id),
       // csrattrs (RFC 7030 4.5) and the CSR policy: the certificate profile's rules (spec 2.9).
       certificateProfile: async (profile) =>

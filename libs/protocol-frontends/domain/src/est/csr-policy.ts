@@ -26,6 +26,10 @@ export interface CertificateProfileRules {
   required_csr_attributes: readonly string[];
   /** Certificates of this profile carry the TLS feature status_request (RFC 7633). */
   must_staple?: boolean;
+  /** The validity of certificates issued under this profile, in days; the issuer's default when null. */
+  validity_days?: number | null;
+  /** Enrollments under this profile wait for an approval (RFC 7030 4.2.3, ADR 0065). */
+  requires_approval?: boolean;
 }
 
 export const EST_ALLOWED_CURVES = ['P-256', 'P-384', 'P-521'] as const;
