@@ -2,7 +2,7 @@ import { createPublicKey, KeyObject, verify as verifySignature, X509Certificate 
 import * as x509 from '@peculiar/x509';
 import { spkiKeyObject } from '@certlane/pki';
 import { CsrFacts, CSR_ATTRIBUTE_OIDS, HolderNames } from '@certlane/protocol-frontends-domain';
-import { bytesOf, children, contentOf, Node, oidOf, readNode } from '../scep/der-reader';
+import { bytesOf, children, contentOf, Node, oidOf, readNode } from '../der-reader';
 
 const OID_CN = '2.5.4.3';
 const OID_CHALLENGE_PASSWORD = '1.2.840.113549.1.9.7';

@@ -1,7 +1,7 @@
 import { KeyObject, verify } from 'node:crypto';
 import { spkiKeyObject } from '@certlane/pki';
 import { CsrFacts } from '@certlane/protocol-frontends-domain';
-import { bytesOf, children, contentOf, Node, oidOf, readNode } from './der-reader';
+import { bytesOf, children, contentOf, Node, oidOf, readNode } from '../der-reader';
 
 const OID_CN = '2.5.4.3';
 const OID_CHALLENGE_PASSWORD = '1.2.840.113549.1.9.7';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sequence } from './der';
-import { issuerAndSerialParts, readIssuerAndSerialNumber } from './der-reader';
+import { issuerAndSerialParts, readIssuerAndSerialNumber } from '../der-reader';
 
 describe('readIssuerAndSerialNumber (RFC 5652 10.2.4, what GetCert carries)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'der-reader-'));

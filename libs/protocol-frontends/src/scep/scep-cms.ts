@@ -24,7 +24,7 @@ import {
   readNode,
   subjectPublicKeyBits,
   subjectPublicKeyInfoDer,
-} from './der-reader';
+} from '../der-reader';
 
 const OID = {
   data: '1.2.840.113549.1.7.1',

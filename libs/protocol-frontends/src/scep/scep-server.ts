@@ -49,7 +49,7 @@ import {
   issuerAndSerialParts,
   readIssuerAndSerialNumber,
   readIssuerAndSubject,
-} from './der-reader';
+} from '../der-reader';
 import { RevocationVerdict, revocationRefusal } from '../client-certificate-status';
 import { RaKeyBox } from './scep-ra';
 import { mdmCounter } from './scep-profile-admin';
