@@ -257,10 +257,9 @@ describe('ACME operator routes and external account binding', () => {
         'ops@example.com',
         '--accept-tos',
         '--eab',
-        '--kid',
-        key.id,
-        '--hmac',
-        key.hmac_key,
+        // `=` keeps an id or key that starts with '-' (base64url) from reading as an option.
+        `--kid=${key.id}`,
+        `--hmac=${key.hmac_key}`,
         '--domains',
         'lego-eab.localhost',
         '--http',
@@ -312,7 +311,8 @@ describe('ACME operator routes and external account binding', () => {
       /external account/i,
     );
     const key = await eabKey({ team: 'certbot-team' });
-    await run('certbot', [...common, '--eab-kid', key.id, '--eab-hmac-key', key.hmac_key], {
+    // `=` keeps a key that starts with '-' (base64url) from reading as an option to argparse.
+    await run('certbot', [...common, `--eab-kid=${key.id}`, `--eab-hmac-key=${key.hmac_key}`], {
       env,
       timeout: 60_000,
     });
