@@ -546,6 +546,9 @@ export async function createBenchDatabase(databaseServerUrl) {
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE "${database}"`);
+    // Diagnostics: every statement of the bench's database in the server log.
+    if (process.env.BENCH_LOG_STATEMENTS === '1')
+      await admin.query(`ALTER DATABASE "${database}" SET log_min_duration_statement = 0`);
   } finally {
     await admin.end();
   }

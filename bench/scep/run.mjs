@@ -14,7 +14,7 @@
 //   BENCH_REQUESTERS=48        distinct RSA-2048 requester keys (each message has its own transactionID)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres  BENCH_NATS_URL=nats://127.0.0.1:4222
 //   BENCH_ENFORCE_TARGETS=1    exit 2 when the target is missed (default: report only)
-//   BENCH_CPU_PROF=1           write protocol-frontends' CPU profile (--cpu-prof) under the bench's temp dir
+//   BENCH_CPU_PROF=1           write protocol-frontends' CPU profile (--cpu-prof) under bench/results/profiles-scep-<ts>/
 import { execFileSync } from 'node:child_process';
 import {
   constants,
@@ -44,7 +44,7 @@ import {
   runBench,
   ROOT,
 } from '../lib/harness.mjs';
-import { benchSystem, busClient, startService } from '../lib/services.mjs';
+import { benchSystem, busClient, RESULTS_DIR, startService } from '../lib/services.mjs';
 
 const require = createRequire(import.meta.url);
 const der = require(join(ROOT, 'dist/libs/protocol-frontends/src/scep/der.js'));
@@ -253,7 +253,7 @@ async function main() {
   log('starting issuance and protocol-frontends');
   const issuance = await startService(system, 'issuance');
   const cpuProfDir = /^(1|true|yes|on)$/i.test(process.env.BENCH_CPU_PROF ?? '')
-    ? join(dir, 'cpu-prof')
+    ? join(RESULTS_DIR, `profiles-scep-${new Date().toISOString().replace(/[:.]/g, '-')}`)
     : undefined;
   const frontends = await startService(system, 'protocol-frontends', cpuProfDir ? { cpuProfDir } : {});
   if (cpuProfDir)

@@ -110,8 +110,10 @@ export class OutboxRelay {
   async relayOnce(): Promise<number> {
     const table = `"${this.options.schema}".outbox`;
     return this.dataSource.transaction(async (manager) => {
+      // Marking rows published need not wait for a WAL flush: a mark lost in a crash means the
+      // same envelope id is published again, which JetStream and consumers already deduplicate.
       const [{ locked }]: { locked: boolean }[] = await manager.query(
-        'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked',
+        "SELECT set_config('synchronous_commit', 'off', true), pg_try_advisory_xact_lock(hashtext($1)) AS locked",
         [`certlane:outbox-relay:${this.options.schema}`],
       );
       if (!locked) return 0;

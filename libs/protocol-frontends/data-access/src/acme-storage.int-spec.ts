@@ -49,6 +49,23 @@ describe('ACME storage', () => {
     await database?.drop();
   });
 
+  it('keeps nonces and rate windows unlogged (no WAL flush on a nonce spend), and the rest logged', async () => {
+    const { rows } = await pg.query(
+      `SELECT relname, relpersistence FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'protocol_frontends' AND c.relkind = 'r'
+          AND relname IN ('acme_nonces', 'acme_rate_events', 'est_rate_windows', 'scep_rate_windows', 'acme_accounts', 'acme_orders')
+        ORDER BY relname`,
+    );
+    expect(Object.fromEntries(rows.map((row) => [row.relname, row.relpersistence]))).toEqual({
+      acme_accounts: 'p',
+      acme_nonces: 'u',
+      acme_orders: 'p',
+      acme_rate_events: 'u',
+      est_rate_windows: 'u',
+      scep_rate_windows: 'u',
+    });
+  });
+
   describe('nonces', () => {
     it('RFC 8555 6.5: a nonce from one replica is accepted once by the other, then refused', async () => {
       const nonce = await new NonceStore(pg).issue();
