@@ -104,10 +104,11 @@ export interface ScepServerDeps {
   executor: SqlExecutor;
   raKeys: RaKeyBox;
   /**
-   * Writes an audit record through the outbox; `alsoInTransaction` runs in the same transaction
-   * (the counter ticks of the same outcome: one commit per request).
+   * Writes what one outcome leaves behind in one transaction: its own rows (`persist`, the issued
+   * transaction), its counter ticks and its audit record through the outbox (the service commits
+   * concurrent outcomes together, ADR 0066). Resolves once committed.
    */
-  audit(record: AuditRecord, alsoInTransaction?: (executor: SqlExecutor) => Promise<void>): Promise<void>;
+  record(outcome: ScepOutcomeRecord): Promise<void>;
   /**
    * Issues a certificate for a CSR through the profile's issuer (into the inventory, source SCEP),
    * with what the certificate profile asks: its validity and must-staple (RFC 7633).
@@ -183,6 +184,14 @@ const text = (status: number, body: string, headers: Record<string, string> = {}
 });
 
 type FailFn = (failInfo: ScepFailInfo, reason: string, authFailure?: boolean) => Outcome;
+
+/** What one PKIOperation's outcome writes (see `ScepServerDeps.record`). */
+export interface ScepOutcomeRecord {
+  /** The typed audit record (spec 6.1); null for outcomes only counted. */
+  audit: AuditRecord | null;
+  ticks: { profileId: string; outcome: string; count: number }[];
+  persist?: (executor: SqlExecutor) => Promise<void>;
+}
 
 /** What a PKIOperation came to, for the CertRep, the audit record and the counter. */
 interface Outcome {
@@ -779,16 +788,15 @@ export class ScepServer {
 
   /** The typed audit record and the profile's counter of one PKIOperation (spec 6.1, 6.4). */
   private async record(profile: ScepProfileRow, message: PkiMessage, outcome: Outcome): Promise<void> {
-    const ticks = async (executor: SqlExecutor) => {
-      await outcome.persist?.(executor);
-      const store = new ScepProfileStore(executor);
-      await store.tick(profile.id, outcome.counter);
-      if (outcome.mdmStatus) await store.tick(profile.id, mdmCounter(outcome.mdmStatus));
-    };
-    if (!outcome.code) return ticks(this.deps.executor);
+    const ticks = [{ profileId: profile.id, outcome: outcome.counter as string, count: 1 }];
+    if (outcome.mdmStatus)
+      ticks.push({ profileId: profile.id, outcome: mdmCounter(outcome.mdmStatus), count: 1 });
+    const written = { ticks, ...(outcome.persist ? { persist: outcome.persist } : {}) };
+    if (!outcome.code) return this.deps.record({ audit: null, ...written });
     const issued = outcome.certificate;
-    await this.deps.audit(
-      {
+    await this.deps.record({
+      ...written,
+      audit: {
         action: outcome.code,
         event_category: outcome.authFailure ? 'auth' : 'cert_lifecycle',
         actor_id: principalOf(message),
@@ -807,8 +815,7 @@ export class ScepServer {
             : {}),
         },
       },
-      ticks,
-    );
+    });
   }
 }
 

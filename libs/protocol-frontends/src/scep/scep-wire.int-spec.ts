@@ -85,9 +85,10 @@ describe('SCEP server (wire)', () => {
       // The platform's mutual-TLS check, as ScepService wires it (ADR 0061).
       verifyClientCertificate,
       raKeys,
-      audit: async (record, alsoInTransaction) => {
-        await alsoInTransaction?.(executor);
-        audit.push(record);
+      record: async (outcome) => {
+        await outcome.persist?.(executor);
+        await new ScepProfileStore(executor).tickMany(outcome.ticks);
+        if (outcome.audit) audit.push(outcome.audit);
       },
       issue: async ({ csrPem, issuance }) => {
         issuances.push(issuance);

@@ -5,6 +5,7 @@ import { DEFAULT_ISSUER_ID, ScepHttpForwardAnswer, ScepHttpForwardRequest } from
 import {
   CERTLANE_CONFIG,
   CertlaneConfig,
+  GroupCommit,
   MESSAGE_BUS,
   MessageBus,
   outboxToken,
@@ -14,7 +15,8 @@ import {
 import { CertificateProfiles } from '../certificate-profiles';
 import { ClientCertificateStatusService } from '../client-certificate-status.service';
 import { activeCaCertificates, issueAndRecord } from '../enrollment-issuance';
-import { ScepServer } from './scep-server';
+import { ScepProfileStore } from '@certlane/protocol-frontends-data-access';
+import { ScepOutcomeRecord, ScepServer } from './scep-server';
 import { RaKeyBox } from './scep-ra';
 
 /**
@@ -36,17 +38,26 @@ export class ScepService implements OnApplicationBootstrap {
     revocation: ClientCertificateStatusService,
   ) {
     const certificateProfiles = new CertificateProfiles(bus);
+    // The outcomes of concurrent requests in one transaction: their issued transactions, one
+    // statement of counter ticks and one of audit records (ADR 0066), so requests no longer queue
+    // on the counter rows each transaction held until its commit.
+    const outcomes = new GroupCommit<ScepOutcomeRecord>((batch) =>
+      outbox.transaction(dataSource, async (manager) => {
+        for (const outcome of batch) await outcome.persist?.(manager);
+        await new ScepProfileStore(manager).tickMany(batch.flatMap((outcome) => outcome.ticks));
+        await outbox.auditMany(
+          manager,
+          batch.flatMap((outcome) => (outcome.audit ? [outcome.audit] : [])),
+        );
+      }),
+    );
     this.server = new ScepServer({
       executor: dataSource,
       raKeys: new RaKeyBox(config.configEncryptionKey),
       // `/scep-mtls`: the platform's mutual-TLS check against the profile's trust bundle (ADR 0061).
       verifyClientCertificate,
       clientRevocation: (fingerprint, leaf, issuers) => revocation.status.check(fingerprint, leaf, issuers),
-      audit: (record, alsoInTransaction) =>
-        outbox.transaction(dataSource, async (manager) => {
-          await alsoInTransaction?.(manager);
-          await outbox.audit(manager, record);
-        }),
+      record: (outcome) => outcomes.write(outcome),
       issue: ({ csrPem, profile, transactionId, issuance }) =>
         issueAndRecord(bus, {
           csrPem,

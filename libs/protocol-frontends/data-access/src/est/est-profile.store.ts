@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SqlExecutor } from '@certlane/platform';
-import { rowsOf } from '../sql/rows';
+import { CounterTick, rowsOf, tickCounters } from '../sql/rows';
 
 export interface EstProfileRow {
   id: string;
@@ -134,24 +134,9 @@ export class EstProfileStore {
     );
   }
 
-  /**
-   * Adds several counts to counters in one statement, rows in key order (so two replicas' batches
-   * cannot deadlock on each other); the counters' new totals, in the order given.
-   */
-  async tickMany(ticks: readonly { profileId: string; outcome: string; count: number }[]): Promise<number[]> {
-    const sorted = [...ticks].sort(
-      (a, b) => a.profileId.localeCompare(b.profileId) || a.outcome.localeCompare(b.outcome),
-    );
-    const rows = await rowsOf<{ profile_id: string; outcome: string; count: string }>(
-      this.executor,
-      `INSERT INTO est_profile_counters (profile_id, outcome, count)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[])
-       ON CONFLICT (profile_id, outcome) DO UPDATE SET count = est_profile_counters.count + EXCLUDED.count
-       RETURNING profile_id, outcome, count`,
-      [sorted.map((t) => t.profileId), sorted.map((t) => t.outcome), sorted.map((t) => t.count)],
-    );
-    const totals = new Map(rows.map((row) => [`${row.profile_id} ${row.outcome}`, Number(row.count)]));
-    return ticks.map((t) => totals.get(`${t.profileId} ${t.outcome}`) ?? 0);
+  /** Adds several counts to counters in one statement (see `tickCounters`); the new totals. */
+  tickMany(ticks: readonly CounterTick[]): Promise<number[]> {
+    return tickCounters(this.executor, 'est_profile_counters', ticks);
   }
 
   /**

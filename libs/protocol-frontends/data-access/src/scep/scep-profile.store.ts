@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SqlExecutor } from '@certlane/platform';
-import { rowsOf } from '../sql/rows';
+import { CounterTick, rowsOf, tickCounters } from '../sql/rows';
 
 export interface ScepProfileRow {
   id: string;
@@ -140,6 +140,11 @@ export class ScepProfileStore {
        ON CONFLICT (profile_id, outcome) DO UPDATE SET count = scep_profile_counters.count + 1`,
       [profileId, outcome],
     );
+  }
+
+  /** Adds several counts to counters in one statement (see `tickCounters`); the new totals. */
+  tickMany(ticks: readonly CounterTick[]): Promise<number[]> {
+    return tickCounters(this.executor, 'scep_profile_counters', ticks);
   }
 
   /**

@@ -39,3 +39,42 @@ export async function readRow<T>(executor: SqlExecutor, read: RowRead<T>): Promi
   const [row] = await rowsOf<Record<string, unknown>>(executor, read.select('$1'), [read.id]);
   return row ? read.read(row) : null;
 }
+
+/** A count to add to a profile's counter of an outcome (spec 6.4). */
+export interface CounterTick {
+  profileId: string;
+  outcome: string;
+  count: number;
+}
+
+/**
+ * Adds several counts to a profile counter table (`est_profile_counters`, `scep_profile_counters`)
+ * in one statement, rows in key order so two replicas' batches cannot deadlock on each other;
+ * the counters' new totals, in the order given (a key given twice is added twice).
+ */
+export async function tickCounters(
+  executor: SqlExecutor,
+  table: 'est_profile_counters' | 'scep_profile_counters',
+  ticks: readonly CounterTick[],
+): Promise<number[]> {
+  const summed = new Map<string, CounterTick>();
+  for (const tick of ticks) {
+    const key = `${tick.profileId} ${tick.outcome}`;
+    const sum = summed.get(key);
+    summed.set(key, sum ? { ...sum, count: sum.count + tick.count } : { ...tick });
+  }
+  const sorted = [...summed.values()].sort(
+    (a, b) => a.profileId.localeCompare(b.profileId) || a.outcome.localeCompare(b.outcome),
+  );
+  if (sorted.length === 0) return [];
+  const rows = await rowsOf<{ profile_id: string; outcome: string; count: string }>(
+    executor,
+    `INSERT INTO ${table} (profile_id, outcome, count)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[])
+     ON CONFLICT (profile_id, outcome) DO UPDATE SET count = ${table}.count + EXCLUDED.count
+     RETURNING profile_id, outcome, count`,
+    [sorted.map((t) => t.profileId), sorted.map((t) => t.outcome), sorted.map((t) => t.count)],
+  );
+  const totals = new Map(rows.map((row) => [`${row.profile_id} ${row.outcome}`, Number(row.count)]));
+  return ticks.map((t) => totals.get(`${t.profileId} ${t.outcome}`) ?? 0);
+}
