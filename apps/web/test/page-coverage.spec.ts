@@ -4,6 +4,7 @@ import {
   editOperation,
   LISTS_WITHOUT_A_PAGE,
   RESOURCE_PAGES,
+  scepProfileEditValues,
 } from '../src/pages/resource-pages';
 
 /** The paths of every JSON list operation of the API description. */
@@ -89,7 +90,33 @@ describe('the edit forms of the pages', () => {
 
   it('sends a SCEP profile update as the POST its admin routes take (spec 4.9)', () => {
     const scep = RESOURCE_PAGES.find((page) => page.path === 'admin/scep-profiles')!;
-    expect(editOperation(scep)).toEqual({ method: 'POST', path: '/api/v1/admin/scep/profiles/{id}' });
+    expect(editOperation(scep)).toMatchObject({ method: 'POST', path: '/api/v1/admin/scep/profiles/{id}' });
+    expect(editOperation(scep)?.values).toBe(scepProfileEditValues);
+  });
+
+  it("starts a SCEP profile's edit from its mdm block (spec 4.9: present only while MDM is enabled)", () => {
+    const mdm = {
+      audience: 'https://scep.example.test/scep/managed',
+      trust_path: '/etc/certlane/mdm.pem',
+      trust_anchor_count: 1,
+      trust_loaded_at: '2026-11-28T10:00:00.000Z',
+      trust_expires_at: '2026-12-28T10:00:00.000Z',
+      device_state_url: null,
+    };
+    expect(scepProfileEditValues({ path_id: 'managed', owner: 'o', mdm })).toEqual({
+      path_id: 'managed',
+      owner: 'o',
+      mdm,
+      mdm_enabled: true,
+      mdm_audience: 'https://scep.example.test/scep/managed',
+      mdm_trust_path: '/etc/certlane/mdm.pem',
+      device_state_url: null,
+    });
+    expect(scepProfileEditValues({ path_id: 'plain', owner: 'o' })).toEqual({
+      path_id: 'plain',
+      owner: 'o',
+      mdm_enabled: false,
+    });
   });
 });
 

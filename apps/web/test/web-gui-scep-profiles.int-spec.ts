@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Browser } from 'playwright-core';
 import { ScepProfileDto } from '@certlane/contracts';
 import { httpsRequest, HttpsResult, openSqlSession, startTestSystem, TestSystem } from '@certlane/testing';
@@ -6,9 +10,32 @@ import { axeProblems, launchChromium, openContext, recordApiBodies, signInWithKe
 /**
  * Editing a SCEP profile in Debian's chromium (spec 4.9): the form is drawn from the update's
  * body schema and sent as the POST SCEP's admin routes take; the challenge password is never
- * shown and stays stored when its field is left empty. SCEP is served by protocol-frontends.
+ * shown and stays stored when its field is left empty; MDM settings, answered in the `mdm` block,
+ * start the form as they are stored. SCEP is served by protocol-frontends.
  */
 const CHALLENGE = 'gui-scep-challenge-password-1';
+const MDM_AUDIENCE = 'https://scep.example.test/scep/gui-managed';
+
+/** A self-signed MDM signing certificate made by the openssl CLI, as a trust file. */
+function mdmTrustFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'web-gui-scep-'));
+  const file = join(dir, 'mdm.pem');
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'].concat([
+      '-keyout',
+      join(dir, 'mdm.key'),
+      '-out',
+      file,
+      '-days',
+      '30',
+      '-subj',
+      '/CN=gui-mdm',
+    ]),
+    { stdio: 'ignore' },
+  );
+  return file;
+}
 
 jest.setTimeout(120_000);
 
@@ -17,6 +44,7 @@ describe('the SCEP profiles page in Chromium', () => {
   let gateway: string;
   let browser: Browser;
   let adminKey: string;
+  let mdmTrustPath: string;
 
   const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
     httpsRequest(`${gateway}${path}`, {
@@ -52,6 +80,15 @@ describe('the SCEP profiles page in Chromium', () => {
       legacy_algorithms: true,
     });
     expect(`${created.status} ${created.text}`).toMatch(/^201 /);
+    mdmTrustPath = mdmTrustFile();
+    const managed = await api('POST', '/api/v1/admin/scep/profiles', {
+      path_id: 'gui-managed',
+      mdm_enabled: true,
+      mdm_audience: MDM_AUDIENCE,
+      mdm_trust_path: mdmTrustPath,
+      owner: 'owner-managed',
+    });
+    expect(`${managed.status} ${managed.text}`).toMatch(/^201 /);
     browser = await launchChromium();
   }, 120_000);
 
@@ -112,6 +149,44 @@ describe('the SCEP profiles page in Chromium', () => {
     for (const body of await Promise.all(bodies)) expect(body).not.toContain(CHALLENGE);
     expect(await page.content()).not.toContain(CHALLENGE);
     expect(problems).toEqual([]);
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
+  it('starts the edit of an MDM profile from its mdm block (spec 4.9), and a save without changes keeps MDM on with its audience', async () => {
+    const listed = async () =>
+      (
+        (await api('GET', '/api/v1/admin/scep/profiles')).json() as { profiles: ScepProfileDto[] }
+      ).profiles.find((p) => p.path_id === 'gui-managed')!;
+    const before = await listed();
+    expect(before.mdm).toMatchObject({ audience: MDM_AUDIENCE, trust_path: mdmTrustPath });
+    const { context, page, violations } = await openContext(browser, gateway, { bypassCSP: true });
+    const sent: unknown[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === `/api/v1/admin/scep/profiles/${before.id}`)
+        sent.push(request.postDataJSON() as unknown);
+    });
+    await signInWithKey(page, adminKey);
+    await page.goto('/admin/scep-profiles');
+    await page.getByRole('button', { name: 'Details of gui-managed' }).click();
+    await page.getByText('Edit gui-managed').click();
+    const edit = page.getByRole('form', { name: 'Edit gui-managed' });
+    await expect(edit.getByLabel('mdm_enabled', { exact: true }).isChecked()).resolves.toBe(true);
+    await expect(edit.getByLabel('mdm_audience', { exact: true }).inputValue()).resolves.toBe(MDM_AUDIENCE);
+    await expect(edit.getByLabel('mdm_trust_path', { exact: true }).inputValue()).resolves.toBe(mdmTrustPath);
+    await expect(edit.getByLabel('owner', { exact: true }).inputValue()).resolves.toBe('owner-managed');
+
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    // Nothing was touched, so nothing is sent: MDM is not switched off, the audience not cleared.
+    expect(sent).toEqual([{}]);
+    const after = await listed();
+    expect(after.mdm).toEqual(before.mdm);
+    expect(after.mdm).toMatchObject({
+      audience: MDM_AUDIENCE,
+      trust_path: mdmTrustPath,
+      trust_anchor_count: 1,
+    });
     expect(violations).toEqual([]);
     await context.close();
   });

@@ -281,7 +281,7 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
               path={edit.path}
               method={edit.method}
               id={String(selected.id)}
-              record={selected}
+              record={edit.values ? edit.values(selected) : selected}
               title={`Edit ${rowName(selected)}`}
               invalidate={page.apiPath}
               submitLabel="Save"

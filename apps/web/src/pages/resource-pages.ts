@@ -86,6 +86,12 @@ export interface ExtraForm {
 export interface EditOperation {
   method: 'PUT' | 'POST';
   path: string;
+  /**
+   * The record as the update's fields name it, where the API answers a setting elsewhere than
+   * the update takes it (SCEP's `mdm` block, spec 4.9): the form starts from this. The record as
+   * listed when absent.
+   */
+  values?: (record: Row) => Row;
 }
 
 /** The operation a page's edit form sends, or undefined when the page has none. */
@@ -164,6 +170,24 @@ export function rowName(row: Row): string {
     .map((key) => row[key])
     .find((value) => typeof value === 'string' && value !== '');
   return String(name ?? '?');
+}
+
+/**
+ * A SCEP profile as its update's fields name it: the API answers the MDM settings in an `mdm`
+ * block present only while MDM validation is enabled (spec 4.9), the update takes them flat
+ * (`mdm_enabled`, `mdm_audience`, `mdm_trust_path`, `device_state_url`). Without this an edit form
+ * showed MDM off and no audience on a profile that has them.
+ */
+export function scepProfileEditValues(record: Row): Row {
+  const mdm = record.mdm as Schemas['ScepProfileDto']['mdm'] | null | undefined;
+  if (!mdm) return { ...record, mdm_enabled: false };
+  return {
+    ...record,
+    mdm_enabled: true,
+    mdm_audience: mdm.audience,
+    mdm_trust_path: mdm.trust_path,
+    device_state_url: mdm.device_state_url,
+  };
 }
 
 const is =
@@ -596,7 +620,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   page('ScepProfileDto', {
     path: 'admin/scep-profiles',
     create: 'New SCEP profile',
-    edit: { method: 'POST', path: '/api/v1/admin/scep/profiles/{id}' },
+    edit: { method: 'POST', path: '/api/v1/admin/scep/profiles/{id}', values: scepProfileEditValues },
     title: 'SCEP profiles',
     group: 'admin',
     apiPath: '/api/v1/admin/scep/profiles',

@@ -4378,6 +4378,7 @@ export interface components {
                 est_auth_failed_channel_binding: number;
                 est_auth_failed_mtls: number;
                 est_csr_policy_violation: number;
+                est_enrollment_pending: number;
                 est_rate_limited: number;
                 est_server_keygen_failed: number;
                 est_server_keygen_success: number;

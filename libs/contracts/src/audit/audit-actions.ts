@@ -73,6 +73,8 @@ export const AuditAction = {
   EstAuthFailedChannelBinding: 'est_auth_failed_channel_binding',
   EstRateLimited: 'est_rate_limited',
   EstCsrPolicyViolation: 'est_csr_policy_violation',
+  /** A simpleenroll or simplereenroll held for approval: 202 + Retry-After (ADR 0058 amendment). */
+  EstEnrollmentPending: 'est_enrollment_pending',
   // The legacy bare enrollment codes (spec 6.1), written alongside the typed success/failed
   // record of the same operation, with the same outcome (ADR 0061); no counter of their own.
   EstSimpleEnroll: 'est_simple_enroll',

@@ -16,6 +16,7 @@ describe('the legacy bare EST enrollment codes (spec 6.1, ADR 0061)', () => {
       est_auth_failed_channel_binding: null,
       est_rate_limited: null,
       est_csr_policy_violation: null,
+      est_enrollment_pending: null,
     });
   });
 });

@@ -23,7 +23,8 @@ export type EstAuthMethod = (typeof EST_AUTH_METHODS)[number];
 
 /**
  * The typed EST outcomes (spec 6.1) each profile counts (spec 6.4); `est_bulk_revoke` and
- * `est_trust_anchor_reloaded` are not per profile.
+ * `est_trust_anchor_reloaded` are not per profile. `est_enrollment_pending` (a simpleenroll or
+ * simplereenroll held for approval, answered 202; ADR 0058 amendment) is not in spec 6.1's list.
  */
 export const EST_PROFILE_OUTCOMES = [
   'est_simple_enroll_success',
@@ -37,6 +38,7 @@ export const EST_PROFILE_OUTCOMES = [
   'est_auth_failed_channel_binding',
   'est_rate_limited',
   'est_csr_policy_violation',
+  'est_enrollment_pending',
 ] as const;
 export type EstProfileOutcome = (typeof EST_PROFILE_OUTCOMES)[number];
 

@@ -104,7 +104,8 @@ describe('EST admin routes', () => {
     expect(list.status).toBe(200);
     const listed = (list.json() as EstProfileList).data.find((p) => p.id === profile.id)!;
     expect(listed.counters.est_simple_enroll_success).toBe(0);
-    expect(Object.keys(listed.counters)).toHaveLength(11);
+    expect(Object.keys(listed.counters)).toHaveLength(12);
+    expect(listed.counters.est_enrollment_pending).toBe(0);
     expect(list.text).not.toContain('scrypt');
 
     // The counters snapshot reads what the EST endpoints tick (spec 6.4).

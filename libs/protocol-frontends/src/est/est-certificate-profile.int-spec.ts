@@ -15,8 +15,9 @@ const DAY_MS = 86_400_000;
  * of the split deployment, protocol-frontends, issuance) and curl and openssl as the client: its
  * validity_days is the validity of what EST issues; under requires_approval (RFC 7030 4.2.3)
  * simpleenroll is answered 202 with Retry-After and opens one cert_issuance approval, the same
- * request sent again polls it, approved the same request gets the certificate (issued by
- * issuance, in the inventory as EST), rejected or expired it is refused.
+ * request sent again polls it (each 202 audited `est_enrollment_pending` with the approval id),
+ * approved the same request gets the certificate (issued by issuance, in the inventory as EST),
+ * rejected or expired it is refused.
  */
 describe("EST under the certificate profile's settings", () => {
   let system: TestSystem;
@@ -96,6 +97,34 @@ describe("EST under the certificate profile's settings", () => {
       )
     ).rows;
 
+  /** The held answers' audit records of an approval (est_enrollment_pending), oldest first. */
+  const pendingAuditOf = async (approvalId: string) =>
+    (
+      await db.query(
+        `SELECT envelope->'data'->>'action' AS action, envelope->'data'->>'outcome' AS outcome,
+                envelope->'data'->>'event_category' AS category, envelope->'data'->>'actor_id' AS actor,
+                envelope->'data'->'details' AS details
+         FROM protocol_frontends.outbox WHERE subject LIKE '%.audit.recorded'
+           AND envelope->'data'->>'action' = 'est_enrollment_pending'
+           AND envelope->'data'->'details'->>'approval_id' = $1
+         ORDER BY seq`,
+        [approvalId],
+      )
+    ).rows;
+
+  /** A counter of the EST profile `held` (spec 6.4). */
+  const heldCounter = async (outcome: string): Promise<number> =>
+    Number(
+      (
+        await db.query(
+          `SELECT c.count FROM protocol_frontends.est_profile_counters c
+             JOIN protocol_frontends.est_profiles p ON p.id = c.profile_id
+            WHERE p.path_id = 'held' AND c.outcome = $1`,
+          [outcome],
+        )
+      ).rows[0]?.count ?? 0,
+    );
+
   const lifetimeDays = (certificate: X509Certificate) =>
     (Date.parse(certificate.validTo) - Date.parse(certificate.validFrom)) / DAY_MS;
 
@@ -152,8 +181,9 @@ describe("EST under the certificate profile's settings", () => {
     expect(lifetimeDays(certificateOf(unprofiled.body))).toBeGreaterThan(31);
   });
 
-  it('RFC 7030 4.2.3: simpleenroll is 202 with Retry-After and opens one approval; the same request again is 202 with no second approval', async () => {
+  it('RFC 7030 4.2.3: simpleenroll is 202 with Retry-After and opens one approval; the same request again is 202 with no second approval; each 202 is audited est_enrollment_pending with the approval', async () => {
     const request = csr('held-one');
+    const pendingBefore = await heldCounter('est_enrollment_pending');
     const first = enroll('held', 'simpleenroll', request.file);
     expect(first.status).toBe(202);
     expect(first.headers).toMatch(/^retry-after: 60\r?$/im);
@@ -176,10 +206,32 @@ describe("EST under the certificate profile's settings", () => {
         }),
       }),
     ]);
+    // Each held answer is audited with the approval it waits for, and counted (spec 6.1, 6.4).
+    const [approval] = await approvalsOf(request.sha256);
+    const held = {
+      action: 'est_enrollment_pending',
+      outcome: 'success',
+      category: 'cert_lifecycle',
+      actor: 'basic:router',
+      details: {
+        path_id: 'held',
+        operation: 'simpleenroll',
+        approval_id: approval.id,
+        retry_after_seconds: 60,
+      },
+    };
+    expect(await pendingAuditOf(approval.id)).toEqual([held, held]);
+    expect(await heldCounter('est_enrollment_pending')).toBe(pendingBefore + 2);
+    // No legacy bare code: those go with the six enrollment outcomes (ADR 0061).
+    expect(await auditOf(approval.id)).toEqual([
+      { action: 'est_enrollment_pending', outcome: 'success' },
+      { action: 'est_enrollment_pending', outcome: 'success' },
+    ]);
     // Another CSR is another request: its own approval.
     const other = csr('held-other');
     expect(enroll('held', 'simpleenroll', other.file).status).toBe(202);
-    expect(await approvalsOf(other.sha256)).toHaveLength(1);
+    const [otherApproval] = await approvalsOf(other.sha256);
+    expect(await pendingAuditOf(otherApproval.id)).toHaveLength(1);
   });
 
   it('RFC 7030 4.2.3: once approved through /api/v1/approvals, the same request gets the certificate (certs-only, 30 days, in the inventory as EST), again on a repeat', async () => {

@@ -14,6 +14,7 @@ import {
   OID_DECRYPT_KEY_ID,
   OID_SIGNED_DATA,
 } from './est-server-keygen';
+import { multipartMixed } from './testing/multipart';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -395,16 +396,9 @@ describe('EST with curl and openssl', () => {
       const csr = await keyIdCsr('kg', 'keygen.example.test');
       const first = post(keygenUrl(), csr);
       expect([first.status, first.body.slice(0, 200)]).toEqual([200, expect.any(String)]);
-      const boundary = /content-type: multipart\/mixed; boundary=([^\r\n;]+)/i.exec(first.headers)?.[1];
+      const { boundary, parts } = multipartMixed(first.headers, first.body);
       expect(boundary).toMatch(/^est-[0-9a-f]+$/);
-      const parts = first.body
-        .split(`--${boundary!}`)
-        .slice(1, -1)
-        .map((part) => {
-          const [head, content] = part.split('\r\n\r\n');
-          return { head, content };
-        });
-      expect(parts.map((part) => /Content-Type: ([^\r\n]+)/.exec(part.head)?.[1])).toEqual([
+      expect(parts.map((part) => part.type)).toEqual([
         'application/pkcs7-mime; smime-type=server-generated-key',
         'application/pkcs7-mime; smime-type=certs-only',
       ]);
@@ -444,7 +438,7 @@ describe('EST with curl and openssl', () => {
 
       const second = post(keygenUrl(), csr);
       expect(second.status).toBe(200);
-      expect(/boundary=([^\r\n;]+)/.exec(second.headers)?.[1]).not.toBe(boundary);
+      expect(multipartMixed(second.headers, second.body).boundary).not.toBe(boundary);
 
       const counters = await db.query(
         `SELECT c.outcome, c.count FROM protocol_frontends.est_profile_counters c
@@ -506,14 +500,7 @@ describe('EST with curl and openssl', () => {
       };
       const answer = post(kekUrl, await kekCsr('kek', kek.id));
       expect([answer.status, answer.body.slice(0, 200)]).toEqual([200, expect.any(String)]);
-      const boundary = /content-type: multipart\/mixed; boundary=([^\r\n;]+)/i.exec(answer.headers)![1];
-      const parts = answer.body
-        .split(`--${boundary}`)
-        .slice(1, -1)
-        .map((part) => {
-          const [head, content] = part.split('\r\n\r\n');
-          return { type: /Content-Type: ([^\r\n]+)/.exec(head)?.[1], content };
-        });
+      const { parts } = multipartMixed(answer.headers, answer.body);
       expect(parts[0].type).toBe('application/pkcs7-mime; smime-type=server-generated-key');
       writeFileSync(path('kek-key.b64'), parts[0].content);
       execFileSync('openssl', ['base64', '-d', '-in', path('kek-key.b64'), '-out', path('kek-key.p7m')]);

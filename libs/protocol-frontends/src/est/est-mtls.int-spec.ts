@@ -284,7 +284,7 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
     expect(await counter(mtlsProfile, 'est_simple_reenroll_success')).toBe(1);
   });
 
-  it('RFC 7030 4.2.3: simplereenroll under requires_approval is checked (4.2.2 names) first, then held: 202, its own reference key per operation', async () => {
+  it('RFC 7030 4.2.3: simplereenroll under requires_approval is checked (4.2.2 names) first, then held: 202 (est_enrollment_pending), its own reference key per operation', async () => {
     const asked: Parameters<NonNullable<EstServerDeps['approval']>>[0][] = [];
     const held = newServer({
       certificateProfile: async () => ({
@@ -320,6 +320,12 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
       client_certificates: presented,
     });
     expect([reenroll.status, reenroll.headers['Retry-After']]).toEqual([202, '60']);
+    expect(audit.at(-1)).toMatchObject({
+      action: 'est_enrollment_pending',
+      outcome: 'success',
+      actor_id: expect.stringMatching(/^mtls:[0-9a-f]{64}$/),
+      details: { operation: 'simplereenroll', approval_id: 'ap-renew', retry_after_seconds: 60 },
+    });
     const enroll = await held.handle({
       method: 'POST',
       path: '/.well-known/est-mtls/devices/simpleenroll',

@@ -846,7 +846,7 @@ describe('EST server (Basic)', () => {
       expect(issueCalls.at(-1)).not.toHaveProperty('validityDays');
     });
 
-    it('RFC 7030 4.2.3: pending is 202 with Retry-After, the same request maps to the same reference key, issued is the certificate; issue is never called', async () => {
+    it('RFC 7030 4.2.3: pending is 202 with Retry-After and est_enrollment_pending, the same request maps to the same reference key, issued is the certificate; issue is never called', async () => {
       certificateProfile = rules({ requires_approval: true, validity_days: 30 });
       const asked: Parameters<NonNullable<EstServerDeps['approval']>>[0][] = [];
       let state: 'pending' | 'issued' = 'pending';
@@ -872,11 +872,24 @@ describe('EST server (Basic)', () => {
         };
       };
       const calls = issueCalls.length;
+      const pendingBefore = await heldCounter('est_enrollment_pending');
       const request = csr('approved');
       const first = await post('simpleenroll', request.pem);
       expect([first.status, first.headers['Retry-After']]).toEqual([202, '60']);
+      // Each held answer is its own typed outcome, with the approval (no legacy bare code).
+      expect(audit.at(-1)).toEqual({
+        action: 'est_enrollment_pending',
+        event_category: 'cert_lifecycle',
+        actor_id: 'basic:router',
+        resource_type: 'est_profile',
+        resource_id: held.id,
+        outcome: 'success',
+        details: { path_id: 'held', operation: 'simpleenroll', approval_id: 'ap-1', retry_after_seconds: 60 },
+      });
+      expect(audit.at(-2)?.action).not.toBe('est_simple_enroll');
       // The same CSR as base64 DER is the same request.
       expect((await post('simpleenroll', request.der.toString('base64'))).status).toBe(202);
+      expect(await heldCounter('est_enrollment_pending')).toBe(pendingBefore + 2);
       expect(asked).toHaveLength(2);
       expect(asked[1].referenceKey).toBe(asked[0].referenceKey);
       expect(asked[0]).toMatchObject({

@@ -407,8 +407,9 @@ export class EstServer {
   /**
    * RFC 7030 4.2.3 (ADR 0065): a request under a certificate profile that requires approval waits
    * in an enrollment approval of issuance, keyed by the request, so the client's repeat of the
-   * same request polls it: 202 with Retry-After while pending, the certificate once issued (again
-   * on every repeat), refused once rejected, expired or failed.
+   * same request polls it: 202 with Retry-After while pending (`est_enrollment_pending`), the
+   * certificate once issued (again on every repeat; the operation's `_success`), refused once
+   * rejected, expired or failed (its `_failed`); each audited with the approval id.
    */
   private async heldForApproval(
     profile: EstProfileRow,
@@ -445,6 +446,11 @@ export class EstServer {
     const details = { approval_id: outcome.approvalId };
     switch (decided.kind) {
       case 'pending':
+        // Every held answer is an outcome of its own (spec 6.4 counts it): accepted, not decided.
+        await this.outcome(profile, 'est_enrollment_pending', principal, operation, 'success', {
+          ...details,
+          retry_after_seconds: decided.retryAfterSeconds,
+        });
         return answer(
           202,
           `the enrollment waits for approval ${outcome.approvalId}; send the same request again later\n`,
