@@ -60,6 +60,7 @@ describe('the CLI command tree (issue 17: every API operation is reachable)', ()
       'acme orders get',
       'acme validation-attempts list',
       'acme certificates renew-early',
+      'acme certificates bulk-renew-early',
     ])
       expect(lines).toContain(line);
     for (const group of ['keys', 'roles', 'grants', 'sessions', 'users', 'break-glass', 'bootstrap'])

@@ -41,6 +41,9 @@ describe(checkBeforeSending.name, () => {
     ['deleteTarget', 'DELETE', true],
     ['retireAgent', 'DELETE', true],
     ['bulkRenewCertificates', 'POST', true],
+    // RFC 9773 early renewal of a whole ACME account or profile asks first; of one certificate not.
+    ['acmeBulkRenewCertificatesEarly', 'POST', true],
+    ['acmeRenewCertificateEarly', 'POST', false],
     ['revokeManagedCertificate', 'POST', true],
     ['listCertificates', 'GET', false],
     ['renewCertificate', 'POST', false],

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { OPERATIONS } from '@certlane/api-client';
 import {
   DETAIL_LISTS,
@@ -57,7 +59,12 @@ describe('the row actions of the pages', () => {
   it('sends a body to each operation that requires one', () => {
     const bodiless = actions.filter(({ action }) => {
       const operation = operations.find((op) => op.method === action.method && op.path === action.path);
-      return operation?.body === 'required' && !action.emptyBody && action.reason?.in !== 'body';
+      return (
+        operation?.body === 'required' &&
+        !action.emptyBody &&
+        action.reason?.in !== 'body' &&
+        Object.keys(action.bodyFields ?? {}).length === 0
+      );
     });
     expect(bodiless.map(({ action }) => `${action.method} ${action.path}`)).toEqual([]);
   });
@@ -124,5 +131,58 @@ describe('the ACME orders page', () => {
   it('shows the enrollment approval an order waits for', () => {
     const orders = RESOURCE_PAGES.find((page) => page.apiPath === '/api/v1/admin/acme/orders')!;
     expect(orders.columns.map((column) => column.key)).toContain('approval_id');
+  });
+});
+
+describe('early renewal of every certificate of an ACME account or profile (RFC 9773 4.2)', () => {
+  const bulkPath = '/api/v1/admin/acme/certificates/bulk-renew-early';
+  const actionOf = (apiPath: string) =>
+    RESOURCE_PAGES.find((page) => page.apiPath === apiPath)!.actions!.find((a) => a.path === bulkPath)!;
+
+  it.each([
+    ['/api/v1/admin/acme/accounts', { account_id: 'id' }],
+    ['/api/v1/admin/acme/profiles', { acme_profile_id: 'id' }],
+  ])('is a row action of %s sending the row id as its criterion, after a confirmation', (apiPath, fields) => {
+    const action = actionOf(apiPath);
+    expect(action).toMatchObject({ method: 'POST', bodyFields: fields, confirm: true });
+    expect(OPERATIONS.acmeBulkRenewCertificatesEarly.path).toBe(bulkPath);
+  });
+
+  it('has a form beside the single renew-early on the ACME orders page, for the explanation and spread', () => {
+    const orders = RESOURCE_PAGES.find((page) => page.apiPath === '/api/v1/admin/acme/orders')!;
+    expect(orders.forms?.map((form) => form.path)).toEqual([
+      '/api/v1/admin/acme/certificates/{id}/renew-early',
+      bulkPath,
+    ]);
+  });
+
+  it("sends from rows only body fields the operation's request schema has, and row fields the page's rows have", () => {
+    const document = JSON.parse(readFileSync(join(__dirname, '../../../docs/openapi.json'), 'utf8')) as {
+      paths: Record<
+        string,
+        Record<string, { requestBody?: { content: Record<string, { schema: { $ref: string } }> } }>
+      >;
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+    };
+    const withFields = RESOURCE_PAGES.flatMap((page) =>
+      (page.actions ?? []).filter((a) => a.bodyFields).map((action) => ({ page, action })),
+    );
+    // The row schema of each page with such an action (its list's item).
+    const ROW_SCHEMAS: Record<string, string> = {
+      '/api/v1/admin/acme/accounts': 'AcmeAccountDto',
+      '/api/v1/admin/acme/profiles': 'AcmeProfileDto',
+    };
+    expect(withFields.map(({ page }) => page.apiPath).sort()).toEqual(Object.keys(ROW_SCHEMAS).sort());
+    for (const { page, action } of withFields) {
+      const ref =
+        document.paths[action.path][action.method.toLowerCase()].requestBody!.content['application/json']
+          .schema.$ref;
+      const properties = document.components.schemas[ref.split('/').pop()!].properties ?? {};
+      const rowSchema = ROW_SCHEMAS[page.apiPath];
+      for (const [field, rowField] of Object.entries(action.bodyFields!)) {
+        expect(Object.keys(properties)).toContain(field);
+        expect(Object.keys(document.components.schemas[rowSchema].properties ?? {})).toContain(rowField);
+      }
+    }
   });
 });

@@ -75,11 +75,13 @@ import {
   ListAcmeAccountsRequest,
 } from './acme/acme-admin.dto';
 import {
+  AcmeBulkEarlyRenewalResult,
   AcmeOrderDetailDto,
   AcmeOrderDto,
   AcmeOrderIdRequest,
   AcmeRenewalInfoDto,
   AcmeValidationAttemptDto,
+  BulkRenewAcmeCertificatesEarlyRequest,
   ListAcmeOrdersRequest,
   ListAcmeValidationAttemptsRequest,
   RenewAcmeCertificateEarlyCommand,
@@ -421,6 +423,10 @@ export const requestContracts = {
   'protocol-frontends.v1.acme-renew-certificate-early': {
     request: RenewAcmeCertificateEarlyCommand,
     response: shape<AcmeRenewalInfoDto>(),
+  },
+  'protocol-frontends.v1.acme-bulk-renew-certificates-early': {
+    request: BulkRenewAcmeCertificatesEarlyRequest,
+    response: shape<AcmeBulkEarlyRenewalResult>(),
   },
   // EST (issue 20, ADR 0058): the forwarded protocol requests, and the profiles.
   'protocol-frontends.v1.est-http': {

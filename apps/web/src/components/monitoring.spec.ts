@@ -3,7 +3,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { sparklineSegments } from '../lib/sparkline';
 import { RESOURCE_PAGES, Row, rowName } from '../pages/resource-pages';
 import { Cell, pageOf } from './resource-page';
-import { actionPathParams, describeAnswer } from './row-actions';
+import { actionBody, actionPathParams, describeAnswer } from './row-actions';
 import { Sparkline } from './monitoring-tools';
 
 describe('sparklineSegments', () => {
@@ -55,6 +55,33 @@ describe('row actions', () => {
         actor_id: 'ops',
       }),
     ).toEqual({ actorId: 'ops' });
+  });
+
+  it('sends the fields an action takes from the row, a reason in the body, or {} when a body is needed', () => {
+    const bulk = {
+      label: 'Renew all early',
+      method: 'POST' as const,
+      path: '/api/v1/admin/acme/certificates/bulk-renew-early',
+      bodyFields: { account_id: 'id' },
+    };
+    expect(actionBody(bulk, { id: 'acct-0001', status: 'valid' }, '')).toEqual({ account_id: 'acct-0001' });
+    const withReason = { ...action('/api/v1/x/{id}'), reason: { required: true, in: 'body' as const } };
+    expect(actionBody(withReason, { id: 'a' }, 'moved')).toEqual({ reason: 'moved' });
+    expect(actionBody({ ...action('/api/v1/x/{id}'), emptyBody: true }, { id: 'a' }, '')).toEqual({});
+    expect(actionBody(action('/api/v1/x/{id}'), { id: 'a' }, '')).toBeUndefined();
+  });
+
+  it('describes an early renewal (RFC 9773) by its window, and a bulk one by its count too', () => {
+    const suggested_window = { start: '2026-01-10T00:00:00.000Z', end: '2026-01-10T01:00:00.000Z' };
+    expect(describeAnswer({ certificate_id: 'c', suggested_window })).toBe(
+      'renew between 2026-01-10T00:00:00.000Z and 2026-01-10T01:00:00.000Z.',
+    );
+    expect(describeAnswer({ account_id: 'a', total_moved: 3, suggested_window })).toBe(
+      '3 certificates told to renew between 2026-01-10T00:00:00.000Z and 2026-01-10T01:00:00.000Z.',
+    );
+    expect(describeAnswer({ acme_profile_id: 'p', total_moved: 1, suggested_window })).toMatch(
+      /^1 certificate told to renew/,
+    );
   });
 
   it("describes a notifier's test send", () => {

@@ -27,6 +27,14 @@ export function describeAnswer(answer: unknown): string {
   // A new EST key-encryption key: its key's only showing.
   if (typeof body.secret_key === 'string')
     return `key-encryption key id ${String(body.id)}, AES-256 key (shown only now, copy it): ${body.secret_key}`;
+  // RFC 9773 early renewal: the window renewal-info answers now, and how many certificates moved.
+  const window = body.suggested_window as { start?: unknown; end?: unknown } | undefined;
+  if (window && typeof window.start === 'string' && typeof window.end === 'string') {
+    const between = `renew between ${window.start} and ${window.end}`;
+    if (typeof body.total_moved !== 'number') return `${between}.`;
+    const count = `${body.total_moved} certificate${body.total_moved === 1 ? '' : 's'}`;
+    return `${count} told to ${between}.`;
+  }
   const parts = ['status', 'message', 'latency_ms']
     .filter((key) => body[key] !== undefined)
     .map((key) => `${key}: ${String(body[key])}`);
@@ -39,6 +47,19 @@ export function actionPathParams(action: RowAction, row: Row): Record<string, st
   return Object.fromEntries(
     names.map((name) => [name, String(row[names.length === 1 && action.field ? action.field : name])]),
   );
+}
+
+/**
+ * The JSON body an action sends for a row, or undefined for none: the fields it takes from the
+ * row (`bodyFields`), a reason given in the body, or `{}` for an operation that needs a body.
+ */
+export function actionBody(action: RowAction, row: Row, reason: string): Record<string, unknown> | undefined {
+  const fromRow = Object.fromEntries(
+    Object.entries(action.bodyFields ?? {}).map(([field, rowField]) => [field, row[rowField]]),
+  );
+  const withReason = action.reason?.in === 'body' && reason ? { ...fromRow, reason } : fromRow;
+  if (Object.keys(withReason).length > 0) return withReason;
+  return action.emptyBody ? {} : undefined;
 }
 
 /** The actions of one row; each runs its operation, after a confirmation when it asks for one. */
@@ -65,7 +86,7 @@ export function RowActions(props: {
           }),
         );
       }
-      const body = action.reason?.in === 'body' && reason ? { reason } : action.emptyBody ? {} : undefined;
+      const body = actionBody(action, props.row, reason);
       return unwrap(api.POST(path, { params: { path: pathParams }, body: body as never }));
     },
     onSuccess: (answer, action) => {

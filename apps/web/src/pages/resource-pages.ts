@@ -52,6 +52,11 @@ export interface RowAction {
   destructive?: boolean;
   /** The operation requires a JSON body, every field optional: `{}` is sent (a claim with defaults). */
   emptyBody?: boolean;
+  /**
+   * Body fields taken from the row: body field -> row field (`{account_id: 'id'}` sends the row's
+   * id as `account_id`), for an operation over what the row names rather than the row itself.
+   */
+  bodyFields?: Readonly<Record<string, string>>;
   /** A free-text reason: sent as `{reason}` in the body, or `?reason=` with `force=true`. */
   reason?: { required: boolean; in: 'body' | 'force-query' };
 }
@@ -582,6 +587,15 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
         confirm: true,
         destructive: true,
       },
+      {
+        // RFC 9773 4.2: renewal-info tells the clients of every live certificate of the account
+        // to renew within the hour.
+        label: 'Renew all early',
+        method: 'POST',
+        path: '/api/v1/admin/acme/certificates/bulk-renew-early',
+        bodyFields: { account_id: 'id' },
+        confirm: true,
+      },
     ],
     empty: 'No ACME accounts yet. Clients register at /acme/directory (certbot, lego, acme.sh...).',
   }),
@@ -606,6 +620,14 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
       { key: 'owner', label: 'Owner' },
     ],
     actions: [
+      {
+        // RFC 9773 4.2: every live certificate ordered under the profile (after a profile change).
+        label: 'Renew all early',
+        method: 'POST',
+        path: '/api/v1/admin/acme/certificates/bulk-renew-early',
+        bodyFields: { acme_profile_id: 'id' },
+        confirm: true,
+      },
       {
         label: 'Delete',
         method: 'DELETE',
@@ -722,6 +744,12 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
         label: 'Renew an ACME certificate early, with an explanation (RFC 9773)',
         submitLabel: 'Renew early',
         doneLabel: 'Suggested window moved:',
+      },
+      {
+        path: '/api/v1/admin/acme/certificates/bulk-renew-early',
+        label: 'Renew every certificate of an ACME account or profile early, with an explanation (RFC 9773)',
+        submitLabel: 'Renew all early',
+        doneLabel: 'Suggested windows moved:',
       },
     ],
     empty: 'No ACME orders yet. Clients order at /acme/new-order after registering.',

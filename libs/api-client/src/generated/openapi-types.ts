@@ -80,6 +80,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/acme/certificates/bulk-renew-early": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Moves to now (RFC 9773 4.2) the suggested renewal window of every live certificate of one ACME account (account_id) or one ACME profile (acme_profile_id)
+         * @description Requires the permission `certificate.renew`.
+         */
+        post: operations["acmeBulkRenewCertificatesEarly"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/acme/eab-keys": {
         parameters: {
             query?: never;
@@ -3235,6 +3255,22 @@ export interface components {
             status: string;
             wildcard: boolean;
         };
+        /** @description What a bulk early renewal did (RFC 9773 4.2). */
+        AcmeBulkEarlyRenewalResult: {
+            /** @description The criteria as asked: one of the two is set. */
+            account_id: string | null;
+            acme_profile_id: string | null;
+            explanation_url: string | null;
+            /** @description Who asked. */
+            renew_early_by: string;
+            /** @description The window renewal-info now answers for them: now .. now + spread, closed at a certificate's own end when it comes sooner (and the ordinary window where that closes first: never later). */
+            suggested_window: {
+                end: string;
+                start: string;
+            };
+            /** @description How many certificates' windows moved: every one of the account or profile that is neither revoked, expired nor already replaced by a renewal. */
+            total_moved: number;
+        };
         AcmeChallengeSummaryDto: {
             error: {
                 [key: string]: unknown;
@@ -3856,6 +3892,12 @@ export interface components {
             total_matched: number;
             total_reassigned: number;
             total_skipped: number;
+        };
+        BulkRenewAcmeCertificatesEarlyRequest: {
+            account_id?: string;
+            acme_profile_id?: string;
+            explanation_url?: string;
+            spread_minutes?: number;
         };
         BulkRenewResult: {
             enqueued_jobs: {
@@ -6327,6 +6369,39 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    acmeBulkRenewCertificatesEarly: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkRenewAcmeCertificatesEarlyRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcmeBulkEarlyRenewalResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];

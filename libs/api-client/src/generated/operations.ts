@@ -21,6 +21,24 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "acmeBulkRenewCertificatesEarly": {
+    "method": "POST",
+    "path": "/api/v1/admin/acme/certificates/bulk-renew-early",
+    "tag": "admin",
+    "summary": "Moves to now (RFC 9773 4.2) the suggested renewal window of every live certificate of one ACME account (account_id) or one ACME profile (acme_profile_id)",
+    "access": [
+      "certificate.renew"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "acmeCreateEabKey": {
     "method": "POST",
     "path": "/api/v1/admin/acme/eab-keys",

@@ -736,6 +736,22 @@ const ACME_OPERATIONS_ROUTE_CASES: Record<string, RouteCase> = {
       expected: acmeEvent('acme.certificate_renew_early', 'cert_lifecycle', 'acme_certificate', id),
     };
   },
+  'POST /api/v1/admin/acme/certificates/bulk-renew-early': async (call, requestId) => {
+    // Every certificate of an account with none: one audit record for the call all the same.
+    const account = randomBytes(16).toString('base64url');
+    await sqlForCases.db!.query(
+      `INSERT INTO protocol_frontends.acme_accounts (id, jwk, jwk_thumbprint) VALUES ($1, '{}'::jsonb, $2)`,
+      [account, randomBytes(32).toString('base64url')],
+    );
+    const response = await call('POST', '/api/v1/admin/acme/certificates/bulk-renew-early', {
+      requestId,
+      body: { account_id: account },
+    });
+    return {
+      response,
+      expected: acmeEvent('acme.certificate_bulk_renew_early', 'cert_lifecycle', 'acme_certificate', 'bulk'),
+    };
+  },
 };
 // ---- end ACME early renewal ----
 

@@ -14,6 +14,7 @@ describe('bulk routes in the gateway route table', () => {
     'POST /api/v1/certificates/bulk-renew',
     'POST /api/v1/certificates/bulk-reassign',
     'POST /api/v1/est/certificates/bulk-revoke',
+    'POST /api/v1/admin/acme/certificates/bulk-renew-early',
   ];
 
   it.each(literals.map((route) => [route]))('%s is served by its own route, first in order', (route) => {
@@ -28,5 +29,7 @@ describe('bulk routes in the gateway route table', () => {
     expect(access['POST /api/v1/certificates/bulk-revoke']).toEqual(['certificate.revoke']);
     expect(access['POST /api/v1/certificates/bulk-renew']).toEqual(['certificate.renew']);
     expect(access['POST /api/v1/certificates/bulk-reassign']).toEqual(['certificate.edit']);
+    // As the single ACME renew-early: the operator's renewal decision (ADR 0060 Operations).
+    expect(access['POST /api/v1/admin/acme/certificates/bulk-renew-early']).toEqual(['certificate.renew']);
   });
 });

@@ -1,5 +1,7 @@
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { CertlaneError } from '../errors/certlane-error';
 import { PageQuery } from '../pagination/page';
+import { ACME_PROFILE_ID } from './acme-admin.dto';
 
 /**
  * The operators' view of ACME orders, validation attempts and early renewal (issue 19 points 5
@@ -187,4 +189,66 @@ export interface AcmeRenewalInfoDto {
   explanation_url: string | null;
   /** Who asked for early renewal, if anyone. */
   renew_early_by: string | null;
+}
+
+/**
+ * POST /api/v1/admin/acme/certificates/bulk-renew-early (RFC 9773 4.2): every live certificate
+ * of one ACME account or of one ACME profile at once (after an issuer's key compromise, a profile
+ * change). Exactly one of `account_id` and `acme_profile_id` (acmeEarlyRenewalCriteria).
+ */
+export class BulkRenewAcmeCertificatesEarlyRequest extends RenewAcmeCertificateEarlyRequest {
+  /** Every live certificate this ACME account ordered. */
+  @IsOptional()
+  @IsString({ message: 'account_id must be an ACME account id' })
+  @Matches(ACME_ID, { message: 'account_id must be an ACME account id' })
+  account_id?: string;
+
+  /** Every live certificate ordered under this ACME profile (`default` too). */
+  @IsOptional()
+  @IsString({ message: 'acme_profile_id must be an ACME profile id' })
+  @Matches(ACME_PROFILE_ID, { message: 'acme_profile_id must be an ACME profile id' })
+  acme_profile_id?: string;
+}
+
+/** Which certificates a bulk early renewal moves: those of one account, or of one profile. */
+export type AcmeEarlyRenewalCriteria = { account_id: string } | { acme_profile_id: string };
+
+/**
+ * The criteria of a bulk early renewal, or 400 validation_failed when the request names neither
+ * or both: checked by the gateway before sending, and by protocol-frontends for any bus caller.
+ */
+export function acmeEarlyRenewalCriteria(request: {
+  account_id?: string;
+  acme_profile_id?: string;
+}): AcmeEarlyRenewalCriteria {
+  const { account_id, acme_profile_id } = request;
+  if (account_id !== undefined && acme_profile_id !== undefined)
+    throw CertlaneError.validation([
+      { field: 'acme_profile_id', message: 'name account_id or acme_profile_id, not both' },
+    ]);
+  if (account_id !== undefined) return { account_id };
+  if (acme_profile_id !== undefined) return { acme_profile_id };
+  throw CertlaneError.validation([
+    { field: 'account_id', message: 'name the certificates: account_id or acme_profile_id' },
+  ]);
+}
+
+/** What a bulk early renewal did (RFC 9773 4.2). */
+export interface AcmeBulkEarlyRenewalResult {
+  /** The criteria as asked: one of the two is set. */
+  account_id: string | null;
+  acme_profile_id: string | null;
+  /**
+   * How many certificates' windows moved: every one of the account or profile that is neither
+   * revoked, expired nor already replaced by a renewal.
+   */
+  total_moved: number;
+  /**
+   * The window renewal-info now answers for them: now .. now + spread, closed at a certificate's
+   * own end when it comes sooner (and the ordinary window where that closes first: never later).
+   */
+  suggested_window: { start: string; end: string };
+  explanation_url: string | null;
+  /** Who asked. */
+  renew_early_by: string;
 }

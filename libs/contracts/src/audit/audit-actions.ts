@@ -153,6 +153,8 @@ export const AuditAction = {
   AcmeProfileUpdated: 'acme_profile.updated',
   AcmeProfileDeleted: 'acme_profile.deleted',
   AcmeCertificateRenewEarly: 'acme.certificate_renew_early',
+  /** Every live certificate of an ACME account or profile at once: one record per call. */
+  AcmeCertificatesBulkRenewEarly: 'acme.certificate_bulk_renew_early',
   // Endpoint health checks (ADR 0057).
   HealthCheckCreated: 'health_check.created',
   HealthCheckUpdated: 'health_check.updated',

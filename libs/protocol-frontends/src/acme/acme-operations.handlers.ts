@@ -13,7 +13,8 @@ import { AcmeOperations } from './acme-operations';
 
 /**
  * The protocol-frontends.v1.acme-* subjects of ACME orders, validation attempts and early
- * renewal (issue 19 points 5 and 10, ADR 0060 "Operations").
+ * renewal, of one certificate or of every certificate of an account or profile (issue 19 points
+ * 5 and 10, ADR 0060 "Operations").
  */
 @Injectable()
 export class AcmeOperationsHandlers implements OnApplicationBootstrap {
@@ -48,6 +49,9 @@ export class AcmeOperationsHandlers implements OnApplicationBootstrap {
       ),
       this.bus.handle('protocol-frontends.v1.acme-renew-certificate-early', (request, context) =>
         this.operations.renewEarly(request, context),
+      ),
+      this.bus.handle('protocol-frontends.v1.acme-bulk-renew-certificates-early', (request, context) =>
+        this.operations.renewEarlyAll(request, context),
       ),
     ]);
   }

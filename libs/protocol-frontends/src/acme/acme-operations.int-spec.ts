@@ -1,18 +1,28 @@
 import {
+  AcmeBulkEarlyRenewalResult,
   AcmeOrderDetailDto,
   AcmeOrderDto,
   AcmeRenewalInfoDto,
   AcmeValidationAttemptDto,
+  AuditEventDto,
   Page,
 } from '@certlane/contracts';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
 import { promisify } from 'node:util';
 import { parseCertificates } from '@certlane/pki';
-import { freePort, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
+import {
+  eventually,
+  freePort,
+  httpsRequest,
+  HttpsResult,
+  startTestSystem,
+  TestSystem,
+} from '@certlane/testing';
 import { Client } from 'pg';
 import { csrFor, exchange, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
 
@@ -260,6 +270,237 @@ describe('ACME orders, validation attempts and early renewal for operators', () 
     const refused = await api('POST', path, {}, operatorKey);
     expect(refused.status).toBe(409);
     expect((refused.json() as { code: string }).code).toBe('acme_certificate_revoked');
+  }, 60_000);
+
+  // ---- Early renewal of every certificate of an account or profile (RFC 9773 4.2, in bulk) ----
+
+  const BULK = '/api/v1/admin/acme/certificates/bulk-renew-early';
+  const id64 = () => randomBytes(16).toString('base64url');
+
+  /** An ACME account as newAccount leaves it, straight in the database. */
+  async function insertAccount(): Promise<string> {
+    const id = id64();
+    await db.query(
+      `INSERT INTO protocol_frontends.acme_accounts (id, jwk, jwk_thumbprint) VALUES ($1, '{}'::jsonb, $2)`,
+      [id, randomBytes(32).toString('base64url')],
+    );
+    return id;
+  }
+
+  /**
+   * An ACME certificate as a valid order leaves it, straight in the database: the states a client
+   * takes days to reach (expired, renewed) are one row each here. Times are offsets from now.
+   */
+  async function insertCertificate(
+    account: string,
+    options: { profile?: string; notBefore?: string; notAfter?: string; revoked?: boolean } = {},
+  ): Promise<{ id: string; renewalId: string }> {
+    const [order, id] = [id64(), id64()];
+    await db.query(
+      `INSERT INTO protocol_frontends.acme_orders (id, account_id, profile_id, status, identifiers, expires_at)
+       VALUES ($1, $2, $3, 'valid', '[{"type":"dns","value":"bulk.localhost"}]', now() + interval '1 day')`,
+      [order, account, options.profile ?? 'default'],
+    );
+    const renewalId = `${id}.AQ`;
+    await db.query(
+      `INSERT INTO protocol_frontends.acme_certificates
+         (id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, revoked_at)
+       VALUES ($1, $2, $3, 'bulk-issuer', $4, 'pem', now() + $5::interval, now() + $6::interval, $7,
+               CASE WHEN $8 THEN now() END)`,
+      [
+        id,
+        order,
+        account,
+        randomBytes(8).toString('hex'),
+        options.notBefore ?? '-1 day',
+        options.notAfter ?? '89 days',
+        renewalId,
+        options.revoked ?? false,
+      ],
+    );
+    return { id, renewalId };
+  }
+
+  async function earlyRows(ids: string[]) {
+    const { rows } = await db.query(
+      `SELECT id, renew_early_start, renew_early_end, explanation_url, renew_early_by, not_after
+       FROM protocol_frontends.acme_certificates WHERE id = ANY($1)`,
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.id as string, row]));
+  }
+
+  const renewalInfoOf = (renewalId: string) =>
+    exchange('GET', `${system.services['protocol-frontends'].url}/acme/renewal-info/${renewalId}`, system.ca);
+
+  it("RFC 9773 4.2 in bulk: every live certificate of an account moves in one call; revoked, expired, replaced ones and another account's stay", async () => {
+    const [account, other] = [await insertAccount(), await insertAccount()];
+    const live = await insertCertificate(account);
+    // Ends before the spread does: its window closes at its end.
+    const endingSoon = await insertCertificate(account, { notBefore: '-10 minutes', notAfter: '30 minutes' });
+    const revoked = await insertCertificate(account, { revoked: true });
+    const expired = await insertCertificate(account, { notBefore: '-91 days', notAfter: '-1 day' });
+    const renewed = await insertCertificate(account, { notBefore: '-60 days', notAfter: '30 days' });
+    const renewal = await insertCertificate(account);
+    await db.query(`UPDATE protocol_frontends.acme_certificates SET replaced_by_id = $2 WHERE id = $1`, [
+      renewed.id,
+      renewal.id,
+    ]);
+    const othersLive = await insertCertificate(other);
+    const all = [live, endingSoon, revoked, expired, renewed, renewal, othersLive].map((c) => c.id);
+    const before = await renewalInfoOf(othersLive.renewalId);
+
+    // Exactly one of account_id and acme_profile_id (400), an account that exists (404).
+    const neither = await api('POST', BULK, { spread_minutes: 5 }, operatorKey);
+    expect(neither.status).toBe(400);
+    expect(neither.json()).toMatchObject({ code: 'validation_failed' });
+    const both = await api('POST', BULK, { account_id: account, acme_profile_id: 'default' }, operatorKey);
+    expect(both.status).toBe(400);
+    expect(both.json()).toMatchObject({ code: 'validation_failed' });
+    expect((await api('POST', BULK, { account_id: 'not an id' }, operatorKey)).status).toBe(400);
+    expect(
+      (await api('POST', BULK, { account_id: account, explanation_url: 'http://x.example/' }, operatorKey))
+        .status,
+    ).toBe(400);
+    const unknown = await api('POST', BULK, { account_id: 'AAAAAAAAAAAAAAAAAAAAAA' }, operatorKey);
+    expect(unknown.status).toBe(404);
+    expect(unknown.json()).toMatchObject({ code: 'acme_account_not_found' });
+    // Who may: certificate.renew, as for one certificate; not viewers.
+    expect((await api('POST', BULK, { account_id: account }, viewerKey)).status).toBe(403);
+    // Nothing moved by the refused calls.
+    for (const row of (await earlyRows(all)).values()) expect(row.renew_early_start).toBeNull();
+
+    const asked = Date.now();
+    const response = await api(
+      'POST',
+      BULK,
+      { account_id: account, explanation_url: 'https://status.example/issuer-key', spread_minutes: 120 },
+      operatorKey,
+    );
+    expect(response.status).toBe(200);
+    const answer = response.json() as AcmeBulkEarlyRenewalResult;
+    expect(answer).toMatchObject({
+      account_id: account,
+      acme_profile_id: null,
+      total_moved: 3,
+      explanation_url: 'https://status.example/issuer-key',
+    });
+    const start = new Date(answer.suggested_window.start);
+    const end = new Date(answer.suggested_window.end);
+    expect(start.getTime()).toBeGreaterThanOrEqual(asked - 5_000);
+    expect(end.getTime() - start.getTime()).toBe(120 * 60_000);
+
+    const rows = await earlyRows(all);
+    for (const moved of [live, renewal]) {
+      expect(rows.get(moved.id)).toMatchObject({
+        renew_early_start: start,
+        renew_early_end: end,
+        explanation_url: 'https://status.example/issuer-key',
+        renew_early_by: answer.renew_early_by,
+      });
+    }
+    expect(rows.get(endingSoon.id)).toMatchObject({
+      renew_early_start: start,
+      renew_early_end: rows.get(endingSoon.id)!.not_after,
+    });
+    for (const untouched of [revoked, expired, renewed, othersLive])
+      expect(rows.get(untouched.id)).toMatchObject({
+        renew_early_start: null,
+        renew_early_end: null,
+        explanation_url: null,
+        renew_early_by: null,
+      });
+
+    // renewal-info answers the moved window; the others answer what they did before.
+    const after = await renewalInfoOf(live.renewalId);
+    expect(after.status).toBe(200);
+    expect(after.json).toEqual({
+      suggestedWindow: answer.suggested_window,
+      explanationURL: 'https://status.example/issuer-key',
+    });
+    expect((await renewalInfoOf(renewal.renewalId)).json.suggestedWindow).toEqual(answer.suggested_window);
+    expect((await renewalInfoOf(othersLive.renewalId)).json).toEqual(before.json);
+    const revokedInfo = await renewalInfoOf(revoked.renewalId);
+    expect(revokedInfo.json.explanationURL).toBe(REVOKED_EXPLANATION);
+    expect(new Date(revokedInfo.json.suggestedWindow.end).getTime()).toBeLessThanOrEqual(Date.now());
+
+    // One audit record for the call, with its criteria and count (spec 6.1).
+    let event: AuditEventDto | undefined;
+    await eventually(async () => {
+      const listed = (
+        await api('GET', '/api/v1/audit?action=acme.certificate_bulk_renew_early&per_page=100')
+      ).json() as Page<AuditEventDto>;
+      const mine = listed.data.filter(
+        (e) => (e.details as { criteria?: { account_id?: string } }).criteria?.account_id === account,
+      );
+      expect(mine.length).toBeLessThanOrEqual(1);
+      event = mine[0];
+      return event !== undefined;
+    }, 'the acme.certificate_bulk_renew_early audit record');
+    expect(event).toMatchObject({
+      service: 'protocol-frontends',
+      event_category: 'cert_lifecycle',
+      actor_id: answer.renew_early_by,
+      resource_type: 'acme_certificate',
+      resource_id: 'bulk',
+      outcome: 'success',
+      details: {
+        criteria: { account_id: account },
+        total_moved: 3,
+        window: answer.suggested_window,
+        spread_minutes: 120,
+        explanation_url: 'https://status.example/issuer-key',
+      },
+    });
+  }, 60_000);
+
+  it('RFC 9773 4.2 in bulk: every live certificate ordered under a profile moves, whichever account ordered it', async () => {
+    const profile = `bulk-${randomBytes(4).toString('hex')}`;
+    expect((await api('POST', '/api/v1/admin/acme/profiles', { id: profile })).status).toBe(201);
+    const [first, second] = [await insertAccount(), await insertAccount()];
+    const mine = [await insertCertificate(first, { profile }), await insertCertificate(second, { profile })];
+    const revoked = await insertCertificate(second, { profile, revoked: true });
+    const onDefault = await insertCertificate(first);
+    const all = [...mine, revoked, onDefault].map((c) => c.id);
+
+    const unknown = await api('POST', BULK, { acme_profile_id: 'no-such-profile' }, operatorKey);
+    expect(unknown.status).toBe(404);
+    expect(unknown.json()).toMatchObject({ code: 'acme_profile_not_found' });
+    expect((await api('POST', BULK, { acme_profile_id: 'Not A Profile' }, operatorKey)).status).toBe(400);
+
+    const response = await api('POST', BULK, { acme_profile_id: profile }, operatorKey);
+    expect(response.status).toBe(200);
+    const answer = response.json() as AcmeBulkEarlyRenewalResult;
+    expect(answer).toMatchObject({
+      account_id: null,
+      acme_profile_id: profile,
+      total_moved: 2,
+      explanation_url: null,
+    });
+    // The default spread: an hour.
+    expect(
+      new Date(answer.suggested_window.end).getTime() - new Date(answer.suggested_window.start).getTime(),
+    ).toBe(3600_000);
+    const rows = await earlyRows(all);
+    for (const moved of mine)
+      expect(rows.get(moved.id)).toMatchObject({
+        renew_early_start: new Date(answer.suggested_window.start),
+        renew_early_end: new Date(answer.suggested_window.end),
+      });
+    for (const untouched of [revoked, onDefault])
+      expect(rows.get(untouched.id)!.renew_early_start).toBeNull();
+    for (const moved of mine)
+      expect((await renewalInfoOf(moved.renewalId)).json).toEqual({
+        suggestedWindow: answer.suggested_window,
+      });
+
+    // A profile with nothing live moves nothing, and `default` exists before it is stored.
+    const empty = `bulk-${randomBytes(4).toString('hex')}`;
+    expect((await api('POST', '/api/v1/admin/acme/profiles', { id: empty })).status).toBe(201);
+    const none = await api('POST', BULK, { acme_profile_id: empty }, operatorKey);
+    expect(none.status).toBe(200);
+    expect((none.json() as AcmeBulkEarlyRenewalResult).total_moved).toBe(0);
+    expect((await api('POST', BULK, { acme_profile_id: 'default', spread_minutes: 1 })).status).toBe(200);
   }, 60_000);
 
   it('records the address a tls-alpn-01 handshake reached, with the problem it found', async () => {

@@ -1,10 +1,13 @@
 import {
+  acmeEarlyRenewalCriteria,
+  AcmeBulkEarlyRenewalResult,
   AcmeOrderDetailDto,
   AcmeOrderDto,
   AcmeRenewalInfoDto,
   AcmeValidationAttemptDto,
   AuditAction,
   AuditRecord,
+  BulkRenewAcmeCertificatesEarlyRequest,
   CertlaneError,
   ErrorCode,
   ListAcmeOrdersRequest,
@@ -16,12 +19,20 @@ import {
 } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
 import {
+  AccountStore,
   AcmeOperationsStore,
   AcmeOrderOperatorRow,
+  AcmeProfileStore,
   AcmeRenewalInfoRow,
   AcmeValidationAttemptRow,
 } from '@certlane/protocol-frontends-data-access';
-import { earlyRenewalWindow, effectiveOrderStatus, renewalInfoOf } from '@certlane/protocol-frontends-domain';
+import {
+  bulkEarlyRenewalWindow,
+  earlyRenewalWindow,
+  effectiveOrderStatus,
+  renewalInfoOf,
+} from '@certlane/protocol-frontends-domain';
+import { DEFAULT_ACME_PROFILE } from './acme-urls';
 
 export interface AcmeOperationsDeps {
   executor: SqlExecutor;
@@ -219,6 +230,69 @@ export class AcmeOperations {
         renewal_id: certificate.renewal_id,
         suggested_window: info.suggestedWindow,
         explanation_url: info.explanationURL ?? null,
+        renew_early_by: actor,
+      };
+    });
+  }
+
+  /**
+   * RFC 9773 4.2 for every live certificate of an ACME account or of an ACME profile at once
+   * (after an issuer's key compromise, a profile change): the window of renewEarly, closed at each
+   * certificate's own end, set by one statement; revoked, expired and replaced certificates are
+   * left as they are. One audit record for the call, with the criteria and the count, in the same
+   * transaction. An unknown account or profile is 404; one with nothing live moves nothing (200).
+   */
+  async renewEarlyAll(
+    request: BulkRenewAcmeCertificatesEarlyRequest,
+    context?: RequestContext,
+  ): Promise<AcmeBulkEarlyRenewalResult> {
+    const criteria = acmeEarlyRenewalCriteria(request);
+    const actor = context?.actor_id ?? 'unknown';
+    const spreadMinutes = request.spread_minutes ?? 60;
+    const explanation = request.explanation_url ?? null;
+    return this.deps.transaction(async (executor) => {
+      if ('account_id' in criteria) {
+        if (!(await new AccountStore(executor).byId(criteria.account_id)))
+          throw new CertlaneError(ErrorCode.AcmeAccountNotFound, `no ACME account ${criteria.account_id}`);
+      } else if (
+        criteria.acme_profile_id !== DEFAULT_ACME_PROFILE &&
+        !(await new AcmeProfileStore(executor).get(criteria.acme_profile_id))
+      ) {
+        // A deleted profile's directory is gone: its clients could not renew there anyway.
+        throw new CertlaneError(ErrorCode.AcmeProfileNotFound, `no ACME profile ${criteria.acme_profile_id}`);
+      }
+      const window = bulkEarlyRenewalWindow(this.now(), spreadMinutes * 60_000);
+      const moved = await new AcmeOperationsStore(executor).renewEarlyAll(
+        'account_id' in criteria
+          ? { accountId: criteria.account_id }
+          : { profileId: criteria.acme_profile_id },
+        window,
+        explanation,
+        actor,
+      );
+      const suggestedWindow = { start: window.start.toISOString(), end: window.end.toISOString() };
+      await this.deps.audit(executor, {
+        action: AuditAction.AcmeCertificatesBulkRenewEarly,
+        event_category: 'cert_lifecycle',
+        actor_id: actor,
+        resource_type: 'acme_certificate',
+        resource_id: 'bulk',
+        outcome: 'success',
+        ...(context?.request_id ? { request_id: context.request_id } : {}),
+        details: {
+          criteria,
+          total_moved: moved,
+          window: suggestedWindow,
+          spread_minutes: spreadMinutes,
+          explanation_url: explanation,
+        },
+      });
+      return {
+        account_id: 'account_id' in criteria ? criteria.account_id : null,
+        acme_profile_id: 'acme_profile_id' in criteria ? criteria.acme_profile_id : null,
+        total_moved: moved,
+        suggested_window: suggestedWindow,
+        explanation_url: explanation,
         renew_early_by: actor,
       };
     });

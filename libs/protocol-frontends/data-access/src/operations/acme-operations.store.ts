@@ -230,4 +230,42 @@ export class AcmeOperationsStore {
     );
     return rows[0] ?? null;
   }
+
+  /**
+   * Moves the suggested window of every live certificate of an account or of a profile (RFC 9773
+   * 4.2) in one statement: each gets `start .. min(end, not_after)` (earlyRenewalWindow per row),
+   * and revoked, expired (`not_after <= start`) and replaced ones are left as they are (their
+   * renewal-info already answers a window: past, or the end of their lifetime). Answers how many
+   * moved; the rows stay in the database (100,000 of them need not cross the wire).
+   */
+  async renewEarlyAll(
+    criteria: { accountId: string } | { profileId: string },
+    window: { start: Date; end: Date },
+    explanationUrl: string | null,
+    by: string,
+  ): Promise<number> {
+    // The account's certificates through acme_certificates_renewable_idx (account_id, ... WHERE
+    // replaced_by_id IS NULL); a profile's through their orders.
+    const selected =
+      'accountId' in criteria
+        ? 'c.account_id = $1'
+        : 'c.order_id IN (SELECT o.id FROM acme_orders o WHERE o.profile_id = $1)';
+    const rows = await rowsOf<{ n: number }>(
+      this.executor,
+      `WITH moved AS (
+         UPDATE acme_certificates c SET renew_early_start = $2, renew_early_end = LEAST($3, c.not_after),
+           explanation_url = $4, renew_early_by = $5
+         WHERE ${selected} AND c.revoked_at IS NULL AND c.replaced_by_id IS NULL AND c.not_after > $2
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM moved`,
+      [
+        'accountId' in criteria ? criteria.accountId : criteria.profileId,
+        window.start,
+        window.end,
+        explanationUrl,
+        by,
+      ],
+    );
+    return rows[0]?.n ?? 0;
+  }
 }

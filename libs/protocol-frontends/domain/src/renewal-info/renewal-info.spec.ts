@@ -1,4 +1,5 @@
 import {
+  bulkEarlyRenewalWindow,
   earlyRenewalWindow,
   isRenewalCertId,
   renewalCertId,
@@ -60,6 +61,32 @@ describe('early renewal asked by an operator (RFC 9773 4.2)', () => {
     const late = new Date('2026-03-31T23:30:00Z');
     expect(earlyRenewalWindow(late, notAfter)).toEqual({ start: late, end: notAfter });
     expect(earlyRenewalWindow(notAfter, notAfter)).toBeNull();
+  });
+
+  it('moves many certificates at once to the window each would get alone (closed at its end; expired ones left out)', () => {
+    const spread = 3 * 3600_000;
+    const all = bulkEarlyRenewalWindow(now, spread);
+    expect(all).toEqual({ start: now, end: new Date(now.getTime() + spread) });
+    expect(bulkEarlyRenewalWindow(now)).toEqual(earlyRenewalWindow(now, notAfter));
+    // What the bulk statement does per row: start, min(end, not_after), and not_after > start.
+    const inBulk = (end: Date) =>
+      end.getTime() > all.start.getTime()
+        ? { start: all.start, end: new Date(Math.min(all.end.getTime(), end.getTime())) }
+        : null;
+    for (const end of [
+      notAfter,
+      new Date(now.getTime() + spread),
+      new Date(now.getTime() + spread - 1),
+      new Date(now.getTime() + 1),
+      now,
+      new Date(now.getTime() - 1),
+    ])
+      expect(inBulk(end)).toEqual(earlyRenewalWindow(now, end, spread));
+  });
+
+  it('refuses a spread that is not positive', () => {
+    expect(() => bulkEarlyRenewalWindow(now, 0)).toThrow(RangeError);
+    expect(() => bulkEarlyRenewalWindow(now, -60_000)).toThrow(RangeError);
   });
 
   it('answers the early window with its explanationURL', () => {

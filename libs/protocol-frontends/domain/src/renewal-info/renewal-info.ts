@@ -53,6 +53,23 @@ export function earlyRenewalWindow(
 }
 
 /**
+ * The window of an early renewal asked at `now` for many certificates at once (every certificate
+ * of an ACME account or profile), in the form one set-based statement applies: it is
+ * earlyRenewalWindow of a certificate outliving the spread, so each certificate's own window is
+ * `start .. min(end, notAfter)` and a certificate with `notAfter <= start` is left out, which is
+ * what earlyRenewalWindow answers for it alone. The spread must be positive.
+ */
+export function bulkEarlyRenewalWindow(
+  now: Date,
+  spreadMs = EARLY_RENEWAL_DEFAULT_SPREAD_MS,
+): { start: Date; end: Date } {
+  const window = earlyRenewalWindow(now, new Date(now.getTime() + spreadMs), spreadMs);
+  if (!window)
+    throw new RangeError(`an early renewal spreads clients over a positive time, not ${spreadMs} ms`);
+  return window;
+}
+
+/**
  * The renewalInfo answer (RFC 9773 4.2) of a stored certificate: revoked wins (a window already
  * past, with the configured revocation explanation), then an operator's early renewal (its
  * window and explanation), then the ordinary window. `explanationURL` only when one is known.
