@@ -11,7 +11,9 @@
 // Run with `npm run bench:est`.
 //
 // Environment switches (all optional):
-//   BENCH_DURATION_SECONDS=10  BENCH_WARMUP_SECONDS=10  BENCH_CONCURRENCY=32
+//   BENCH_DURATION_SECONDS=10  BENCH_WARMUP_SECONDS=10  BENCH_CONCURRENCY=256
+//                              (connections: a fleet enrolling at once; the batches that
+//                              concurrent enrollments share grow with it, see bench/README.md)
 //   BENCH_KEYGEN_SECONDS=5     the serverkeygen phase
 //   BENCH_CSRS=256  BENCH_RSA_CSRS=64   distinct CSRs, used in turn
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres  BENCH_NATS_URL=nats://127.0.0.1:4222
@@ -42,7 +44,7 @@ const settings = {
   durationSeconds: num('BENCH_DURATION_SECONDS', 10),
   warmupSeconds: num('BENCH_WARMUP_SECONDS', 10),
   keygenSeconds: num('BENCH_KEYGEN_SECONDS', 5),
-  concurrency: Math.round(num('BENCH_CONCURRENCY', 32)),
+  concurrency: Math.round(num('BENCH_CONCURRENCY', 256)),
   csrCount: Math.round(num('BENCH_CSRS', 256)),
   rsaCsrCount: Math.round(num('BENCH_RSA_CSRS', 64)),
   enforceTargets: /^(1|true|yes|on)$/i.test(process.env.BENCH_ENFORCE_TARGETS ?? ''),

@@ -7,6 +7,7 @@ import { AcmeOperationsHandlers } from './acme/acme-operations.handlers';
 import { ClientCertificateStatusService } from './client-certificate-status.service';
 import { EstAdminHandlers } from './est/est-admin.handlers';
 import { EstController } from './est/est.controller';
+import { EstFastLaneInstaller } from './est/est-fast-lane';
 import { EstService } from './est/est.service';
 import { ScepAdminHandlers } from './scep/scep-admin.handlers';
 import { ScepController } from './scep/scep.controller';
@@ -33,6 +34,7 @@ export class ProtocolFrontendsModule {
         AcmeOperationsHandlers,
         EstService,
         EstAdminHandlers,
+        EstFastLaneInstaller,
         ScepService,
         ScepAdminHandlers,
       ],

@@ -110,17 +110,18 @@ export class OutboxRelay {
   async relayOnce(): Promise<number> {
     const table = `"${this.options.schema}".outbox`;
     return this.dataSource.transaction(async (manager) => {
-      // Marking rows published need not wait for a WAL flush: a mark lost in a crash means the
-      // same envelope id is published again, which JetStream and consumers already deduplicate.
-      const [{ locked }]: { locked: boolean }[] = await manager.query(
-        "SELECT set_config('synchronous_commit', 'off', true), pg_try_advisory_xact_lock(hashtext($1)) AS locked",
-        [`certlane:outbox-relay:${this.options.schema}`],
-      );
-      if (!locked) return 0;
+      // One statement takes the lock and, only when it got it, reads the pending rows. Marking
+      // rows published need not wait for a WAL flush: a mark lost in a crash means the same
+      // envelope id is published again, which JetStream and consumers already deduplicate.
       const rows: OutboxRow[] = await manager.query(
-        `SELECT seq, subject, envelope FROM ${table} WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.options.batchSize ?? DEFAULT_BATCH_SIZE],
+        `WITH pass AS MATERIALIZED (
+           SELECT set_config('synchronous_commit', 'off', true), pg_try_advisory_xact_lock(hashtext($1)) AS locked)
+         SELECT seq, subject, envelope FROM ${table}
+          WHERE (SELECT locked FROM pass) AND published_at IS NULL
+          ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [`certlane:outbox-relay:${this.options.schema}`, this.options.batchSize ?? DEFAULT_BATCH_SIZE],
       );
+      if (rows.length === 0) return 0;
       const { published, error } = await this.bus.publishMany(
         rows.map((row) => ({ subject: row.subject as EventSubject, envelope: row.envelope as never })),
       );

@@ -10,6 +10,9 @@ import { DataSource, EntityManager } from 'typeorm';
 import { addManyToOutbox, addToOutbox, SqlExecutor } from '../messaging/outbox';
 import { OutboxRelay } from '../messaging/outbox-relay';
 
+/** One row of `ServiceOutbox.addEach`: an event, or an audit record on the service's audit subject. */
+export type OutboxItem = { subject: EventSubject; data: unknown; actorId?: string } | { audit: AuditRecord };
+
 /** What a service's code uses to emit durable events: write in the transaction, then kick the relay. */
 export class ServiceOutbox {
   /** The transactions (executors) this outbox wrote through, for `wroteThrough`. */
@@ -51,10 +54,7 @@ export class ServiceOutbox {
    * Events of several subjects and audit records (`audit: record`) in one statement, in the order
    * given, in the caller's transaction (see `add` and `audit`).
    */
-  addEach(
-    executor: SqlExecutor,
-    items: ({ subject: EventSubject; data: unknown; actorId?: string } | { audit: AuditRecord })[],
-  ): Promise<EventEnvelope<unknown>[]> {
+  addEach(executor: SqlExecutor, items: OutboxItem[]): Promise<EventEnvelope<unknown>[]> {
     if (items.length > 0) this.written.add(executor);
     const subject = auditSubject(this.service);
     return addManyToOutbox(
@@ -86,6 +86,17 @@ export class ServiceOutbox {
       this.schema,
       records.map((record) => ({ subject, data: record, actorId: record.actor_id })),
     ) as Promise<EventEnvelope<AuditRecord>[]>;
+  }
+
+  /**
+   * Audit records of outcomes already committed elsewhere (or of nothing stored), in one
+   * statement of their own: atomic without a transaction (no BEGIN and COMMIT round trips); the
+   * relay is kicked once it has committed.
+   */
+  async auditCommitted(dataSource: DataSource, records: AuditRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.auditMany(dataSource, records);
+    this.committed();
   }
 
   /** Whether an event or audit record was written through `executor` (a transaction's manager). */

@@ -3,7 +3,9 @@ import type { Request, Response } from 'express';
 import { presentedTls, PublicRoute, readRawBody } from '@certlane/platform';
 import { EstService } from './est.service';
 
-const MAX_EST_BODY_BYTES = 256 * 1024;
+export const MAX_EST_BODY_BYTES = 256 * 1024;
+/** The controller's route patterns (also the EST fast lane's metrics labels). */
+export const EST_ROUTES = ['.well-known/est/*path', '.well-known/est-mtls/*path'];
 
 /**
  * Every `/.well-known/est/...` path (spec 4.11), on the protocol-frontends listener (the quick
@@ -14,7 +16,7 @@ const MAX_EST_BODY_BYTES = 256 * 1024;
 export class EstController {
   constructor(private readonly est: EstService) {}
 
-  @All(['.well-known/est/*path', '.well-known/est-mtls/*path'])
+  @All(EST_ROUTES)
   async handle(@Req() request: Request, @Res() response: Response): Promise<void> {
     // A body the JSON parser already read (a client labelling it JSON) is no EST body: empty here.
     const body =

@@ -45,14 +45,12 @@ export class EstService implements OnApplicationBootstrap {
     this.ticks = new CoalescedCounter((batch) =>
       store.tickMany(batch.map(({ fields, count }) => ({ ...fields, count }))),
     );
-    // The audit records of concurrent outcomes: one transaction and one statement per batch (ADR 0066).
+    // The audit records of concurrent outcomes: one statement per batch (ADR 0066).
     const audits = new GroupCommit<readonly AuditRecord[]>((batch) =>
-      outbox.transaction(dataSource, async (manager) => {
-        await outbox.auditMany(
-          manager,
-          batch.flatMap((records) => [...records]),
-        );
-      }),
+      outbox.auditCommitted(
+        dataSource,
+        batch.flatMap((records) => [...records]),
+      ),
     );
     this.server = new EstServer({
       executor: dataSource,

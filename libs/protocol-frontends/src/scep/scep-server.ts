@@ -30,7 +30,7 @@ import {
   verifyChallengePassword,
   verifyMdmChallenge,
 } from '@certlane/protocol-frontends-domain';
-import { EstCsr } from '../est/est-csr';
+import { EstCsr, issuedCertificateFacts } from '../est/est-csr';
 import { parseCsr, ScepCsr, scepCsrFacts } from './csr';
 import {
   certRep,
@@ -54,11 +54,14 @@ import { RevocationVerdict, revocationRefusal } from '../client-certificate-stat
 import { RaKeyBox } from './scep-ra';
 import { mdmCounter } from './scep-profile-admin';
 
+/** An issued certificate as an answer and its audit record need it: DER, serial, subject. */
+type IssuedCertificate = ReturnType<typeof issuedCertificateFacts>;
+
 /** The issuer Name and serialNumber (DER) a GetCert names a certificate by (RFC 5652 10.2.4). */
 const issuedName = (
-  certificate: X509Certificate,
+  certificate: IssuedCertificate,
 ): { certificate_issuer: Buffer; certificate_serial: Buffer } => {
-  const { issuer, serial } = issuerAndSerialParts(certificate.raw);
+  const { issuer, serial } = issuerAndSerialParts(certificate.der);
   return { certificate_issuer: Buffer.from(issuer), certificate_serial: Buffer.from(serial) };
 };
 
@@ -198,8 +201,8 @@ interface Outcome {
   status: 'SUCCESS' | 'FAILURE' | 'PENDING';
   failInfo?: ScepFailInfo;
   reason?: string;
-  /** The certificate a SUCCESS answers, parsed once for the envelope and the audit record. */
-  certificate?: X509Certificate;
+  /** The certificate a SUCCESS answers, read once for the envelope and the audit record. */
+  certificate?: IssuedCertificate;
   /** A SUCCESS's degenerate SignedData other than the certificate (GetCRL's CRL). */
   content?: Buffer;
   code: 'scep_pkcsreq' | 'scep_renewalreq' | 'scep_pkcsreq_mdm' | 'scep_renewalreq_mdm' | null;
@@ -327,7 +330,7 @@ export class ScepServer {
     await this.record(profile, message, outcome);
     let envelope: Buffer | undefined;
     if (outcome.status === 'SUCCESS') {
-      const content = outcome.content ?? degenerateCertificates([outcome.certificate!.raw]);
+      const content = outcome.content ?? degenerateCertificates([outcome.certificate!.der]);
       envelope = envelopeTo(message.signerDer, content, message.signerKey);
     }
     const body = certRep({
@@ -453,7 +456,7 @@ export class ScepServer {
       if (previous.csr_pem !== csrPem)
         return fail('badRequest', 'the transactionID was used for another request');
       if (previous.status === 'issued')
-        return this.success(new X509Certificate(previous.certificate_pem!), code!, mdm);
+        return this.success(issuedCertificateFacts(previous.certificate_pem!), code!, mdm);
       if (previous.status === 'rejected') return fail('badRequest', previous.reject_reason ?? 'rejected');
       // RFC 8894 3.3.2: the same request sent again while PENDING is a poll, never a second approval.
       return this.pendingOutcome(profile, previous, fail, (issued) => this.success(issued, code!, mdm), {
@@ -484,7 +487,7 @@ export class ScepServer {
     } catch (error) {
       return fail('badRequest', `issuance failed: ${(error as Error).message?.slice(0, 300) ?? 'error'}`);
     }
-    const certificate = new X509Certificate(certificatePem);
+    const certificate = issuedCertificateFacts(certificatePem);
     return {
       ...this.success(certificate, code!, mdm),
       // In the audit record's transaction: one commit per enrollment.
@@ -567,7 +570,7 @@ export class ScepServer {
     const requested = Buffer.from(previous.csr_pem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
     if (!csrSubject(requested).equals(asked.subject))
       return fail('badCertId', 'the IssuerAndSubject names another subject than the request');
-    const success = (certificate: X509Certificate): Outcome => ({
+    const success = (certificate: IssuedCertificate): Outcome => ({
       status: 'SUCCESS',
       certificate,
       code: null,
@@ -576,7 +579,7 @@ export class ScepServer {
     if (previous.status === 'pending')
       return this.pendingOutcome(profile, previous, fail, success, { code: null });
     if (previous.status === 'rejected') return fail('badRequest', previous.reject_reason ?? 'rejected');
-    return success(new X509Certificate(previous.certificate_pem!));
+    return success(issuedCertificateFacts(previous.certificate_pem!));
   }
 
   /**
@@ -632,7 +635,7 @@ export class ScepServer {
     profile: ScepProfileRow,
     pending: ScepTransactionRow,
     fail: FailFn,
-    success: (certificate: X509Certificate) => Outcome,
+    success: (certificate: IssuedCertificate) => Outcome,
     base: Pick<Outcome, 'code' | 'mdmStatus'>,
   ): Promise<Outcome> {
     const approvalId = pending.approval_id;
@@ -648,7 +651,7 @@ export class ScepServer {
     if (outcome.state === 'pending')
       return { status: 'PENDING', ...base, counter: 'scep_pending', approvalId };
     if (outcome.state === 'issued' && outcome.certificate_pem) {
-      const certificate = new X509Certificate(outcome.certificate_pem);
+      const certificate = issuedCertificateFacts(outcome.certificate_pem);
       await transactions.finish(profile.id, pending.transaction_id, {
         status: 'issued',
         certificate_pem: outcome.certificate_pem,
@@ -684,7 +687,7 @@ export class ScepServer {
       return fail('badCertId', 'no certificate of this issuer and serial from this profile');
     return {
       status: 'SUCCESS',
-      certificate: new X509Certificate(certificatePem),
+      certificate: issuedCertificateFacts(certificatePem),
       code: null,
       counter: 'scep_getcert',
     };
@@ -698,7 +701,7 @@ export class ScepServer {
   }
 
   private success(
-    certificate: X509Certificate,
+    certificate: IssuedCertificate,
     code: NonNullable<Outcome['code']>,
     mdm: Outcome['mdmStatus'],
   ): Outcome {
@@ -810,9 +813,7 @@ export class ScepServer {
           ...(outcome.mdmStatus ? { mdm_status: outcome.mdmStatus } : {}),
           ...(outcome.approvalId ? { approval_id: outcome.approvalId } : {}),
           ...(outcome.failInfo ? { fail_info: outcome.failInfo, reason: outcome.reason } : {}),
-          ...(issued
-            ? { serial_hex: issued.serialNumber.toLowerCase(), subject: issued.subject.replace(/\n/g, ', ') }
-            : {}),
+          ...(issued ? { serial_hex: issued.serialHex, subject: issued.subject } : {}),
         },
       },
     });

@@ -38,7 +38,14 @@ import {
   Signer,
   toPem,
 } from '@certlane/pki';
-import { CERTLANE_CONFIG, CertlaneConfig, GroupCommit, outboxToken, ServiceOutbox } from '@certlane/platform';
+import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  GroupCommit,
+  OutboxItem,
+  outboxToken,
+  ServiceOutbox,
+} from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { issuerAudit, issuerNotFound, LocalCaHooks } from '../issuers/issuer.service';
 import { IssuerRepository, IssuerRow } from '../issuers/issuer.repository';
@@ -70,6 +77,14 @@ export interface IssuedRecord {
   row: IssuedRow;
   audit: AuditRecord;
   event: CertificateIssued;
+}
+
+/** The audit records of issued serials, then their `issuance.v1.certificate.issued` events. */
+function issuedOutboxItems(records: IssuedRecord[]): OutboxItem[] {
+  return [
+    ...records.map((r) => ({ audit: r.audit })),
+    ...records.map((r) => ({ subject: 'issuance.v1.certificate.issued' as const, data: r.event })),
+  ];
 }
 
 /** A certificate signed but not yet recorded (see LocalCaService.sign). */
@@ -604,7 +619,7 @@ export class LocalCaService implements LocalCaHooks {
     return this.writeIssued(manager, [signed.record]);
   }
 
-  /** `recordIssued` for several signed certificates, in one statement each for serials, audit and events. */
+  /** `recordIssued` for several signed certificates: one statement for serials, one for audit and events. */
   recordIssuedMany(manager: EntityManager, signed: SignedCertificate[]): Promise<void> {
     return this.writeIssued(
       manager,
@@ -612,20 +627,26 @@ export class LocalCaService implements LocalCaHooks {
     );
   }
 
+  /**
+   * The serials of several signed certificates, stored; their audit records and
+   * `issuance.v1.certificate.issued` events returned for the caller to put in its own outbox
+   * statement of the same unit of work (first, in the order given).
+   */
+  async recordIssuedSerials(manager: EntityManager, signed: SignedCertificate[]): Promise<OutboxItem[]> {
+    const records = signed.map((s) => s.record);
+    await this.cas.recordIssuedMany(
+      manager,
+      records.map((r) => r.row),
+    );
+    return issuedOutboxItems(records);
+  }
+
   private async writeIssued(manager: EntityManager, records: IssuedRecord[]): Promise<void> {
     await this.cas.recordIssuedMany(
       manager,
       records.map((r) => r.row),
     );
-    await this.outbox.auditMany(
-      manager,
-      records.map((r) => r.audit),
-    );
-    await this.outbox.addMany(
-      manager,
-      'issuance.v1.certificate.issued',
-      records.map((r) => r.event),
-    );
+    await this.outbox.addEach(manager, issuedOutboxItems(records));
   }
 
   // ---- for the revocation service ----

@@ -171,8 +171,9 @@ export class IssueAndRecordService {
       const transition = nextCertificateStatus('Pending', { kind: 'issued', validity });
       return transition.ok ? transition.to : 'Pending';
     };
-    // The serials, with their `certificate.issued` audit records and events (ADR 0045).
-    await this.localCa.recordIssuedMany(
+    // The serials; their `certificate.issued` audit records and events (ADR 0045) go first in the
+    // one outbox statement below, with the inventory's.
+    const issuedEvents = await this.localCa.recordIssuedSerials(
       manager,
       batch.map((item) => item.signed),
     );
@@ -191,9 +192,9 @@ export class IssueAndRecordService {
     // Policy rules see the new versions' validity (ADR 0028).
     await this.policies.evaluateCertificates(manager, ids);
     const dtos = rows.map(certificateDto);
-    await this.outbox.addEach(
-      manager,
-      batch.flatMap((item, i) => {
+    await this.outbox.addEach(manager, [
+      ...issuedEvents,
+      ...batch.flatMap((item, i) => {
         const actorId = item.context?.actor_id;
         const row = rows[i];
         return [
@@ -220,7 +221,7 @@ export class IssueAndRecordService {
           },
         ];
       }),
-    );
+    ]);
     return batch.map((item, i) => ({
       ...item.signed.certificate,
       certificate_id: rows[i].id,
