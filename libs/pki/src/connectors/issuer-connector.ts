@@ -1,3 +1,4 @@
+import type { Certificate } from '../certificate';
 import type { RevocationReason } from '../revocation-reason';
 
 /**
@@ -63,6 +64,8 @@ export interface IssuedCertificateResult {
   fingerprintSha256: string;
   /** The CA of the issuer's own CA tree that signed it, for issuers that keep one (the local CA). */
   caId?: string;
+  /** The leaf already parsed, when the connector parsed it (callers then need not parse it again). */
+  certificate?: Certificate;
 }
 
 /** For connectors that are not synchronous: where to poll for the result. */

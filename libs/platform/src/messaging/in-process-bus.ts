@@ -18,6 +18,7 @@ import {
   EventBatchHandler,
   EventHandler,
   PublishedPrefix,
+  StoredEvent,
   MessageBus,
   RequestHandler,
   RequestOptions,
@@ -137,12 +138,10 @@ export class InProcessBus implements MessageBus {
   }
 
   /** One after the other. */
-  async publishMany(
-    events: readonly { subject: EventSubject; envelope: EventEnvelope<unknown> }[],
-  ): Promise<PublishedPrefix> {
-    for (const [index, { subject, envelope }] of events.entries()) {
+  async publishMany(events: readonly StoredEvent[]): Promise<PublishedPrefix> {
+    for (const [index, { subject, json }] of events.entries()) {
       try {
-        await this.publish(subject, envelope as never);
+        await this.publish(subject, JSON.parse(json) as never);
       } catch (error) {
         return { published: index, error };
       }

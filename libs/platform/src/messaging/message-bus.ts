@@ -20,6 +20,16 @@ export type RequestHandler<S extends RequestSubject> = (
 ) => Promise<ResponseOf<S> | RawJson<ResponseOf<S>>>;
 
 export type EventHandler<E extends EventSubject> = (event: EventEnvelope<EventOf<E>>) => Promise<void>;
+/**
+ * An event as the outbox stores it: its envelope's id and the envelope's JSON text, published as
+ * they are (the relay neither parses nor serializes the envelope again).
+ */
+export interface StoredEvent {
+  subject: EventSubject;
+  id: string;
+  json: string;
+}
+
 /** How many events of a publishMany were stored in order, and the first failure if any. */
 export interface PublishedPrefix {
   published: number;
@@ -114,9 +124,7 @@ export interface MessageBus {
    * many were stored before the first failure, and that failure; the rest may or may not have
    * been stored (publishing them again is deduplicated by envelope id).
    */
-  publishMany(
-    events: readonly { subject: EventSubject; envelope: EventEnvelope<unknown> }[],
-  ): Promise<PublishedPrefix>;
+  publishMany(events: readonly StoredEvent[]): Promise<PublishedPrefix>;
   /**
    * Durable consumer named `consumer`: receives every event of the subject from the start of
    * the stream, resumes where it stopped after a restart, and gets an event again when the

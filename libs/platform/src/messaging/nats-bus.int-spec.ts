@@ -1,7 +1,8 @@
 import { createServer, connect as tcpConnect, Server, Socket } from 'node:net';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
 import { eventually, startPrivateNats, testNatsUrl, uniqueNamespace } from '@certlane/testing';
-import { NatsBus } from './nats-bus';
+import { connect, DiscardPolicy } from 'nats';
+import { NatsBus, streamFor } from './nats-bus';
 import { buildEnvelope } from './outbox';
 
 /**
@@ -54,7 +55,11 @@ describe(NatsBus.name, () => {
     const envelopes = Array.from({ length: 300 }, (_, n) =>
       buildEnvelope(subject, { id: `rp-${n}` } as never),
     );
-    expect(await bus.publishMany(envelopes.map((envelope) => ({ subject, envelope })))).toEqual({
+    expect(
+      await bus.publishMany(
+        envelopes.map((envelope) => ({ subject, id: envelope.id, json: JSON.stringify(envelope) })),
+      ),
+    ).toEqual({
       published: 300,
     });
     const batches: string[][] = [];
@@ -69,6 +74,38 @@ describe(NatsBus.name, () => {
     await eventually(() => batches.flat().length >= 300, 'every event');
     expect(batches.flat()).toEqual(envelopes.map((envelope) => envelope.id));
     expect(batches.every((batch) => batch.length <= 100)).toBe(true);
+  });
+
+  it('answers a publish JetStream refuses (its acknowledgement carries an error) with service_unavailable', async () => {
+    const namespace = uniqueNamespace('natsrefuse');
+    const bus = await NatsBus.connect({
+      servers: [testNatsUrl()],
+      name: 'certlane-nats-bus-test',
+      requestTimeoutMs: 10_000,
+      namespace,
+    });
+    open.push(bus);
+    const subject = 'issuance.v1.renewal-policy.created' as const;
+    const first = buildEnvelope(subject, { id: 'rp-first' } as never);
+    await bus.publish(subject, first);
+    // The stream now keeps one message and refuses new ones: the next publish is answered with an error.
+    const admin = await connect({ servers: [testNatsUrl()] });
+    try {
+      const jsm = await admin.jetstreamManager();
+      const { name } = streamFor(subject, namespace);
+      const { config } = await jsm.streams.info(name);
+      await jsm.streams.update(name, { ...config, max_msgs: 1, discard: DiscardPolicy.New });
+    } finally {
+      await admin.close();
+    }
+    const second = buildEnvelope(subject, { id: 'rp-second' } as never);
+    const error = await bus.publish(subject, second).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CertlaneError);
+    expect((error as CertlaneError).code).toBe(ErrorCode.ServiceUnavailable);
+    expect((error as CertlaneError).message).toMatch(/JetStream refused the publish/);
+    const prefix = await bus.publishMany([{ subject, id: second.id, json: JSON.stringify(second) }]);
+    expect(prefix.published).toBe(0);
+    expect((prefix.error as CertlaneError).code).toBe(ErrorCode.ServiceUnavailable);
   });
 
   it('tells its reconnect listeners when the connection to NATS came back', async () => {

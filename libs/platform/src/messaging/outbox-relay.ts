@@ -1,4 +1,4 @@
-import { EventEnvelope, EventSubject } from '@certlane/contracts';
+import { EventSubject } from '@certlane/contracts';
 import { DataSource } from 'typeorm';
 import { MessageBus } from './message-bus';
 
@@ -23,7 +23,8 @@ const DEFAULT_BATCH_SIZE = 500;
 interface OutboxRow {
   seq: string;
   subject: string;
-  envelope: EventEnvelope<unknown>;
+  id: string;
+  json: string;
 }
 
 /**
@@ -116,14 +117,14 @@ export class OutboxRelay {
       const rows: OutboxRow[] = await manager.query(
         `WITH pass AS MATERIALIZED (
            SELECT set_config('synchronous_commit', 'off', true), pg_try_advisory_xact_lock(hashtext($1)) AS locked)
-         SELECT seq, subject, envelope FROM ${table}
+         SELECT seq, subject, envelope->>'id' AS id, envelope::text AS json FROM ${table}
           WHERE (SELECT locked FROM pass) AND published_at IS NULL
           ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [`certlane:outbox-relay:${this.options.schema}`, this.options.batchSize ?? DEFAULT_BATCH_SIZE],
       );
       if (rows.length === 0) return 0;
       const { published, error } = await this.bus.publishMany(
-        rows.map((row) => ({ subject: row.subject as EventSubject, envelope: row.envelope as never })),
+        rows.map((row) => ({ subject: row.subject as EventSubject, id: row.id, json: row.json })),
       );
       const done = rows.slice(0, published).map((row) => row.seq);
       if (published < rows.length) {

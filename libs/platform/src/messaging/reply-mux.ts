@@ -1,4 +1,4 @@
-import { createInbox, Msg, NatsConnection, Subscription } from 'nats';
+import { createInbox, Msg, MsgHdrs, NatsConnection, Subscription } from 'nats';
 import { ConnectionWatch } from './connection-watch';
 import { PublishBatcher } from './publish-batcher';
 
@@ -41,7 +41,7 @@ export class ReplyMux {
     this.sweeper.unref();
   }
 
-  request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+  request(subject: string, data: Uint8Array, timeoutMs: number, headers?: MsgHdrs): Promise<Uint8Array> {
     if (this.closed || this.nc.isClosed()) return Promise.reject(new NoRespondersError('connection closed'));
     // While the client reconnects nats.js would buffer the request and we would wait out the
     // timeout; a request already in flight keeps waiting (it may have been served: 504, not 503).
@@ -49,7 +49,7 @@ export class ReplyMux {
     const token = (++this.sequence).toString(36);
     return new Promise((resolve, reject) => {
       this.pending.set(token, { resolve, reject, deadline: Date.now() + timeoutMs });
-      this.publisher.publish(subject, data, this.prefix + token);
+      this.publisher.publish(subject, data, this.prefix + token, headers);
     });
   }
 

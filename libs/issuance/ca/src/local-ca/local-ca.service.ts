@@ -26,6 +26,7 @@ import {
   CaKeyAlgorithm,
 } from '@certlane/contracts';
 import {
+  Certificate,
   CertificateAuthority,
   exportPem,
   IssuerConnector,
@@ -91,6 +92,8 @@ function issuedOutboxItems(records: IssuedRecord[]): OutboxItem[] {
 export interface SignedCertificate {
   certificate: IssuedCertificateDto;
   record: IssuedRecord;
+  /** The leaf parsed, when the connector handed it over parsed. */
+  leaf?: Certificate;
 }
 
 function newCaId(): string {
@@ -608,7 +611,7 @@ export class LocalCaService implements LocalCaHooks {
       not_before: issued.notBefore.toISOString(),
       not_after: issued.notAfter.toISOString(),
     };
-    return { certificate, record };
+    return { certificate, record, ...(issued.certificate ? { leaf: issued.certificate } : {}) };
   }
 
   /**

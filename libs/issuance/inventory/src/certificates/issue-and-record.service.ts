@@ -82,7 +82,7 @@ export class IssueAndRecordService {
       const renewal = await this.recordRenewal(signed, version_of, source, context);
       if (renewal) return renewal;
     }
-    const leaf = parseCertificate(issued.certificate_pem);
+    const leaf = signed.leaf ?? parseCertificate(issued.certificate_pem);
     const commonName = importedCommonName(leaf, undefined);
     return this.writer.write({
       signed,
