@@ -119,8 +119,14 @@ export default [
     },
   },
   {
-    // An app's test helpers (apps/<app>/src/testing) are test code: not built, not shipped.
-    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'apps/*/src/testing/**/*.ts'],
+    // An app's test helpers (apps/<app>/src/testing, apps/<app>/test) are test code: not built, not shipped.
+    files: [
+      '**/*.spec.ts',
+      '**/*.int-spec.ts',
+      '**/*.e2e-spec.ts',
+      'apps/*/src/testing/**/*.ts',
+      'apps/*/test/**/*.ts',
+    ],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@nx/enforce-module-boundaries': ['error', boundaries({ tests: true })],

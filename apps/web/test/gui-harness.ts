@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { httpsRequest, HttpsResult } from '@certlane/testing';
 
 /**
  * What every browser test of the GUI shares: Debian's chromium, a fresh context per test that
@@ -15,6 +16,34 @@ const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 interface AxeResult {
   passes: unknown[];
   violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+}
+
+/** Where the tests' API calls go: the gateway, the CA its certificate chains to, and an API key. */
+export interface ApiTarget {
+  url: string;
+  ca: string;
+  key: string;
+}
+
+/**
+ * A JSON call to the gateway's API with a bearer key, for setting up what a page shows and for
+ * checking what a click did.
+ */
+export function callApi(
+  target: ApiTarget,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<HttpsResult> {
+  return httpsRequest(`${target.url}${path}`, {
+    method,
+    ca: target.ca,
+    headers: {
+      authorization: `Bearer ${target.key}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 }
 
 export function launchChromium(): Promise<Browser> {

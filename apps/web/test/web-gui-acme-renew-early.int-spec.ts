@@ -1,14 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Browser } from 'playwright-core';
-import {
-  httpsRequest,
-  HttpsResult,
-  openSqlSession,
-  SqlSession,
-  startTestSystem,
-  TestSystem,
-} from '@certlane/testing';
-import { axeProblems, launchChromium, openContext, signInWithKey } from './gui-harness';
+import { HttpsResult, openSqlSession, SqlSession, startTestSystem, TestSystem } from '@certlane/testing';
+import { axeProblems, launchChromium, openContext, signInWithKey, callApi } from './gui-harness';
 
 /**
  * Early renewal of every certificate of an ACME account or profile (RFC 9773 4.2, ADR 0060
@@ -25,15 +18,7 @@ describe('early renewal of an ACME account or profile in Chromium', () => {
   let adminKey: string;
 
   const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
-    httpsRequest(`${gateway}${path}`, {
-      method,
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${adminKey}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    callApi({ url: gateway, ca: system.ca, key: adminKey }, method, path, body);
   const id64 = () => randomBytes(16).toString('base64url');
 
   /** An account with one live and one revoked certificate under `profile`, as orders leave them. */

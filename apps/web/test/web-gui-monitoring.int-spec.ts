@@ -8,7 +8,6 @@ import { Browser, Locator } from 'playwright-core';
 import {
   createTlsFixture,
   eventually,
-  httpsRequest,
   HttpsResult,
   startServiceProcess,
   startTestSystem,
@@ -17,7 +16,14 @@ import {
   openSqlSession,
   SqlSession,
 } from '@certlane/testing';
-import { checkPages, launchChromium, openContext, recordApiBodies, signInWithKey } from './gui-harness';
+import {
+  checkPages,
+  launchChromium,
+  openContext,
+  recordApiBodies,
+  signInWithKey,
+  callApi,
+} from './gui-harness';
 
 /**
  * The monitoring, discovery, notification and EST pages of the web GUI (issue 18) in Debian's
@@ -57,15 +63,7 @@ describe('the monitoring and notification pages in Chromium', () => {
   const deadId = randomUUID();
 
   const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
-    httpsRequest(`${gateway}${path}`, {
-      method,
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${adminKey}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    callApi({ url: gateway, ca: system.ca, key: adminKey }, method, path, body);
   const created = async (path: string, body: unknown) => {
     const answer = await api('POST', path, body);
     expect(`${path} ${answer.status} ${answer.text}`).toMatch(/ 20[0-2] /);

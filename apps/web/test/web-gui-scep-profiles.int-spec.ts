@@ -4,8 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser } from 'playwright-core';
 import { ScepProfileDto } from '@certlane/contracts';
-import { httpsRequest, HttpsResult, openSqlSession, startTestSystem, TestSystem } from '@certlane/testing';
-import { axeProblems, launchChromium, openContext, recordApiBodies, signInWithKey } from './gui-harness';
+import { HttpsResult, openSqlSession, startTestSystem, TestSystem } from '@certlane/testing';
+import {
+  axeProblems,
+  launchChromium,
+  openContext,
+  recordApiBodies,
+  signInWithKey,
+  callApi,
+} from './gui-harness';
 
 /**
  * Editing a SCEP profile in Debian's chromium (spec 4.9): the form is drawn from the update's
@@ -47,15 +54,7 @@ describe('the SCEP profiles page in Chromium', () => {
   let mdmTrustPath: string;
 
   const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
-    httpsRequest(`${gateway}${path}`, {
-      method,
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${adminKey}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    callApi({ url: gateway, ca: system.ca, key: adminKey }, method, path, body);
   const passwordHash = async (pathId: string): Promise<string | null> => {
     const db = await openSqlSession(system.database.url);
     try {

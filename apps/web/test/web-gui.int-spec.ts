@@ -1,7 +1,14 @@
 import { Browser } from 'playwright-core';
 import { CertificateDto, StatsSummaryDto } from '@certlane/contracts';
-import { eventually, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
-import { checkPages, launchChromium, openContext, recordApiBodies, signInWithKey } from './gui-harness';
+import { eventually, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
+import {
+  checkPages,
+  launchChromium,
+  openContext,
+  recordApiBodies,
+  signInWithKey,
+  callApi,
+} from './gui-harness';
 
 /**
  * The web GUI (issue 18, ADR 0052) in a real browser, Debian's chromium driven by
@@ -45,15 +52,7 @@ describe('the web GUI in Chromium', () => {
   let adminKeyId: string;
 
   const api = (method: string, path: string, body?: unknown, key = adminKey): Promise<HttpsResult> =>
-    httpsRequest(`${gateway}${path}`, {
-      method,
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    callApi({ url: gateway, ca: system.ca, key: key }, method, path, body);
 
   const open = (options: { bypassCSP?: boolean } = {}) => openContext(browser, gateway, options);
 
