@@ -14,7 +14,7 @@
 //   BENCH_REQUESTERS=48        distinct RSA-2048 requester keys (each message has its own transactionID)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres  BENCH_NATS_URL=nats://127.0.0.1:4222
 //   BENCH_ENFORCE_TARGETS=1    exit 2 when the target is missed (default: report only)
-//   BENCH_CPU_PROF=1           write protocol-frontends' CPU profile (--cpu-prof) under bench/results/profiles-scep-<ts>/
+//   BENCH_CPU_PROF=1           both services with --cpu-prof (bench/results/profiles-scep-<ts>/)
 import { execFileSync } from 'node:child_process';
 import {
   constants,
@@ -251,13 +251,12 @@ async function main() {
   log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})`);
   const system = await benchSystem(settings);
   log('starting issuance and protocol-frontends');
-  const issuance = await startService(system, 'issuance');
   const cpuProfDir = /^(1|true|yes|on)$/i.test(process.env.BENCH_CPU_PROF ?? '')
     ? join(RESULTS_DIR, `profiles-scep-${new Date().toISOString().replace(/[:.]/g, '-')}`)
     : undefined;
+  const issuance = await startService(system, 'issuance', cpuProfDir ? { cpuProfDir } : {});
   const frontends = await startService(system, 'protocol-frontends', cpuProfDir ? { cpuProfDir } : {});
-  if (cpuProfDir)
-    log(`CPU profile of protocol-frontends: ${cpuProfDir}/protocol-frontends.cpuprofile (at exit)`);
+  if (cpuProfDir) log(`CPU profiles of both services: ${cpuProfDir}/<service>.cpuprofile (at exit)`);
   const bus = await busClient(system, settings.natsUrl, 'bench-scep');
   await bus.request('protocol-frontends.v1.scep-create-profile', {
     path_id: 'bench',

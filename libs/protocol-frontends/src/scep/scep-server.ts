@@ -7,12 +7,13 @@ import {
   ScepMdmStatus,
   ScepProfileOutcome,
 } from '@certlane/contracts';
-import { ClientCertificateCheck, SqlExecutor } from '@certlane/platform';
+import { ClientCertificateCheck, GroupCommit, SqlExecutor } from '@certlane/platform';
 import {
   ScepChallengeReplayStore,
   ScepProfileRow,
   ScepProfileStore,
   ScepTransactionRow,
+  ScepIssuedTransaction,
   ScepTransactionStore,
 } from '@certlane/protocol-frontends-data-access';
 import {
@@ -107,8 +108,7 @@ export interface ScepServerDeps {
   executor: SqlExecutor;
   raKeys: RaKeyBox;
   /**
-   * Writes what one outcome leaves behind in one transaction: its own rows (`persist`, the issued
-   * transaction), its counter ticks and its audit record through the outbox (the service commits
+   * Writes what one outcome leaves behind in one transaction: the issued transaction (`issued`), its counter ticks and its audit record through the outbox (the service commits
    * concurrent outcomes together, ADR 0066). Resolves once committed.
    */
   record(outcome: ScepOutcomeRecord): Promise<void>;
@@ -193,7 +193,8 @@ export interface ScepOutcomeRecord {
   /** The typed audit record (spec 6.1); null for outcomes only counted. */
   audit: AuditRecord | null;
   ticks: { profileId: string; outcome: string; count: number }[];
-  persist?: (executor: SqlExecutor) => Promise<void>;
+  /** The transaction a SUCCESS issued at once, recorded with the audit record. */
+  issued?: ScepIssuedTransaction;
 }
 
 /** What a PKIOperation came to, for the CertRep, the audit record and the counter. */
@@ -212,8 +213,8 @@ interface Outcome {
   mdmStatus?: ScepMdmStatus;
   /** The cert_issuance approval the request waits for (or waited for). */
   approvalId?: string;
-  /** A write of the outcome (the issued transaction) that joins the audit record's transaction. */
-  persist?: (executor: SqlExecutor) => Promise<void>;
+  /** The issued transaction, written with the audit record (in its transaction). */
+  issued?: ScepIssuedTransaction;
 }
 
 /**
@@ -237,7 +238,19 @@ export class ScepServer {
    */
   private readonly profiles = new Map<string, { row: ScepProfileRow | null; until: number }>();
 
-  constructor(private readonly deps: ScepServerDeps) {}
+  /**
+   * Transaction reads of concurrent PKIOperations, one statement per batch (ADR 0066); each
+   * request's read starts after it arrived, so it sees every transaction committed before.
+   */
+  private readonly transactionReads: GroupCommit<
+    { profileId: string; transactionId: string },
+    ScepTransactionRow | null
+  >;
+
+  constructor(private readonly deps: ScepServerDeps) {
+    const store = new ScepTransactionStore(deps.executor);
+    this.transactionReads = new GroupCommit((keys) => store.getMany(keys));
+  }
 
   /** Drops the cached profiles (a change to one on this process: update, rotation, delete). */
   forget(): void {
@@ -442,9 +455,11 @@ export class ScepServer {
         );
     }
 
-    const transactions = new ScepTransactionStore(this.deps.executor);
     const csrPem = csr.pem;
-    const previous = await transactions.get(profile.id, message.transactionId);
+    const previous = await this.transactionReads.write({
+      profileId: profile.id,
+      transactionId: message.transactionId,
+    });
     // RFC 8894 3.2.1.1: a request sent again (same transactionID, type and signer) gets the same
     // answer. scepclient derives the transactionID from the key, so a later RenewalReq with the
     // same key, signed by the certificate it got, is a new request.
@@ -490,17 +505,16 @@ export class ScepServer {
     const certificate = issuedCertificateFacts(certificatePem);
     return {
       ...this.success(certificate, code!, mdm),
-      // In the audit record's transaction: one commit per enrollment.
-      persist: (executor) =>
-        new ScepTransactionStore(executor).recordIssued({
-          profile_id: profile.id,
-          transaction_id: message.transactionId,
-          message_type: kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq',
-          csr_pem: csrPem,
-          principal: principalOf(message),
-          certificate_pem: certificatePem,
-          ...issuedName(certificate),
-        }),
+      // In the audit record's transaction.
+      issued: {
+        profile_id: profile.id,
+        transaction_id: message.transactionId,
+        message_type: kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq',
+        csr_pem: csrPem,
+        principal: principalOf(message),
+        certificate_pem: certificatePem,
+        ...issuedName(certificate),
+      },
     };
   }
 
@@ -794,7 +808,7 @@ export class ScepServer {
     const ticks = [{ profileId: profile.id, outcome: outcome.counter as string, count: 1 }];
     if (outcome.mdmStatus)
       ticks.push({ profileId: profile.id, outcome: mdmCounter(outcome.mdmStatus), count: 1 });
-    const written = { ticks, ...(outcome.persist ? { persist: outcome.persist } : {}) };
+    const written = { ticks, ...(outcome.issued ? { issued: outcome.issued } : {}) };
     if (!outcome.code) return this.deps.record({ audit: null, ...written });
     const issued = outcome.certificate;
     await this.deps.record({

@@ -19,6 +19,7 @@ import {
   ScepProfileRow,
   ScepProfileSettingsRow,
   ScepProfileStore,
+  ScepTransactionStore,
 } from '@certlane/protocol-frontends-data-access';
 import { hashChallengePassword } from '@certlane/protocol-frontends-domain';
 import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
@@ -86,7 +87,7 @@ describe('SCEP server (wire)', () => {
       verifyClientCertificate,
       raKeys,
       record: async (outcome) => {
-        await outcome.persist?.(executor);
+        if (outcome.issued) await new ScepTransactionStore(executor).recordIssued(outcome.issued);
         await new ScepProfileStore(executor).tickMany(outcome.ticks);
         if (outcome.audit) audit.push(outcome.audit);
       },

@@ -15,7 +15,7 @@ import {
 import { CertificateProfiles } from '../certificate-profiles';
 import { ClientCertificateStatusService } from '../client-certificate-status.service';
 import { activeCaCertificates, issueAndRecord } from '../enrollment-issuance';
-import { ScepProfileStore } from '@certlane/protocol-frontends-data-access';
+import { ScepProfileStore, ScepTransactionStore } from '@certlane/protocol-frontends-data-access';
 import { ScepOutcomeRecord, ScepServer } from './scep-server';
 import { RaKeyBox } from './scep-ra';
 
@@ -43,7 +43,9 @@ export class ScepService implements OnApplicationBootstrap {
     // on the counter rows each transaction held until its commit.
     const outcomes = new GroupCommit<ScepOutcomeRecord>((batch) =>
       outbox.transaction(dataSource, async (manager) => {
-        for (const outcome of batch) await outcome.persist?.(manager);
+        await new ScepTransactionStore(manager).recordIssuedMany(
+          batch.flatMap((outcome) => (outcome.issued ? [outcome.issued] : [])),
+        );
         await new ScepProfileStore(manager).tickMany(batch.flatMap((outcome) => outcome.ticks));
         await outbox.auditMany(
           manager,

@@ -291,10 +291,15 @@ export class CertificateRepository {
    * distinct reference once, key-share locked; the first missing one of the first certificate
    * naming it is reported.
    */
+  /**
+   * Checks (and locks, FOR KEY SHARE) every row the certificates reference, in one statement;
+   * answers the renewal window of each renewal policy referenced (read by the same statement, so
+   * a batch needs no second read for it).
+   */
   async checkReferencesOfAll(
     manager: EntityManager,
     all: readonly Partial<Record<ReferenceField, string | null>>[],
-  ): Promise<void> {
+  ): Promise<Map<string, number>> {
     const merged = new Map<string, Partial<Record<ReferenceField, string | null>>>();
     for (const fields of all) {
       for (const { field } of REFERENCES) {
@@ -303,7 +308,8 @@ export class CertificateRepository {
         merged.set(`${field} ${value}`, { [field]: value });
       }
     }
-    if (merged.size === 0) return;
+    const windows = new Map<string, number>();
+    if (merged.size === 0) return windows;
     const given = [...merged.values()].flatMap((fields) =>
       REFERENCES.filter(({ field }) => fields[field]).map(({ field, table }) => ({
         field,
@@ -311,18 +317,24 @@ export class CertificateRepository {
         value: fields[field] as string,
       })),
     );
-    const found: { i: number }[] = await manager.query(
+    const found: { i: number; window_days: number | null }[] = await manager.query(
       given
-        .map(
-          ({ table }, i) =>
-            `SELECT i FROM (SELECT ${i} AS i FROM ${table} WHERE id = $${i + 1} FOR KEY SHARE) r${i}`,
-        )
+        .map(({ table }, i) => {
+          const window = table === 'renewal_policies' ? 'renewal_window_days' : 'NULL::int';
+          return `SELECT i, window_days FROM (SELECT ${i} AS i, ${window} AS window_days FROM ${table} WHERE id = $${i + 1} FOR KEY SHARE) r${i}`;
+        })
         .join(' UNION ALL '),
       given.map(({ value }) => value),
     );
-    const present = new Set(found.map((row) => Number(row.i)));
+    const present = new Set<number>();
+    for (const row of found) {
+      const i = Number(row.i);
+      present.add(i);
+      if (row.window_days !== null) windows.set(given[i].value, Number(row.window_days));
+    }
     const missing = given.find((_, i) => !present.has(i));
     if (missing) throw referenceInvalid(missing.field, missing.value);
+    return windows;
   }
 
   async renewalWindowDays(manager: EntityManager, policyId: string): Promise<number> {

@@ -152,14 +152,11 @@ export class IssueAndRecordService {
   }
 
   private async record(manager: EntityManager, batch: PendingRecord[]): Promise<IssuedAndRecordedDto[]> {
-    await this.repository.checkReferencesOfAll(
+    // The referenced rows checked and locked, and the renewal policies' windows, in one statement.
+    const windows = await this.repository.checkReferencesOfAll(
       manager,
       batch.map((item) => item.certificate),
     );
-    const windows = new Map<string, number>();
-    for (const policyId of new Set(batch.map((item) => item.certificate.renewal_policy_id))) {
-      windows.set(policyId, await this.repository.renewalWindowDays(manager, policyId));
-    }
     const now = new Date();
     // What storing the version of a new (Pending) certificate makes of it (the domain machine).
     const statusOf = (item: PendingRecord): CertificateStatus => {

@@ -13,6 +13,17 @@ export interface ScepTransactionRow {
   reject_reason: string | null;
 }
 
+/** A request answered with a certificate at once: what `recordIssued` stores. */
+export type ScepIssuedTransaction = Pick<
+  ScepTransactionRow,
+  'profile_id' | 'transaction_id' | 'message_type' | 'csr_pem' | 'principal'
+> & {
+  certificate_pem: string;
+  /** The certificate's issuer Name and serialNumber, DER (what GetCert names it by). */
+  certificate_issuer: Buffer;
+  certificate_serial: Buffer;
+};
+
 const COLUMNS =
   'profile_id, transaction_id, message_type, status, csr_pem, principal, approval_id, certificate_pem, reject_reason';
 
@@ -31,6 +42,24 @@ export class ScepTransactionStore {
       [profileId, transactionId],
     );
     return row ?? null;
+  }
+
+  /**
+   * `get` for the requests of a batch, in one statement: each key's row or null, in the keys'
+   * order.
+   */
+  async getMany(
+    keys: readonly { profileId: string; transactionId: string }[],
+  ): Promise<(ScepTransactionRow | null)[]> {
+    if (keys.length === 0) return [];
+    const rows = await rowsOf<ScepTransactionRow>(
+      this.executor,
+      `SELECT ${COLUMNS} FROM scep_transactions
+       WHERE (profile_id, transaction_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`,
+      [keys.map((key) => key.profileId), keys.map((key) => key.transactionId)],
+    );
+    const found = new Map(rows.map((row) => [`${row.profile_id} ${row.transaction_id}`, row]));
+    return keys.map((key) => found.get(`${key.profileId} ${key.transactionId}`) ?? null);
   }
 
   /** Records a request waiting for approval; false when the transaction id is already recorded. */
@@ -52,23 +81,28 @@ export class ScepTransactionStore {
   }
 
   /** Records a request answered with a certificate at once (a resend gets the same certificate). */
-  async recordIssued(
-    row: Pick<
-      ScepTransactionRow,
-      'profile_id' | 'transaction_id' | 'message_type' | 'csr_pem' | 'principal'
-    > & {
-      certificate_pem: string;
-      /** The certificate's issuer Name and serialNumber, DER (what GetCert names it by). */
-      certificate_issuer: Buffer;
-      certificate_serial: Buffer;
-    },
-  ): Promise<void> {
+  recordIssued(row: ScepIssuedTransaction): Promise<void> {
+    return this.recordIssuedMany([row]);
+  }
+
+  /**
+   * `recordIssued` for the outcomes of concurrent requests, in one statement. Two rows of the same
+   * transaction in one call fail the statement (the group commit then writes them one by one).
+   */
+  async recordIssuedMany(rows: readonly ScepIssuedTransaction[]): Promise<void> {
+    if (rows.length === 0) return;
+    const values = rows
+      .map((_, r) => {
+        const p = (column: number) => `$${r * 8 + column}`;
+        return `(${p(1)}, ${p(2)}, ${p(3)}, 'issued', ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)})`;
+      })
+      .join(', ');
     await this.executor.query(
       `INSERT INTO scep_transactions (profile_id, transaction_id, message_type, status, csr_pem, principal, certificate_pem, certificate_issuer, certificate_serial)
-       VALUES ($1, $2, $3, 'issued', $4, $5, $6, $7, $8)
+       VALUES ${values}
        ON CONFLICT (profile_id, transaction_id) DO UPDATE SET status = 'issued', certificate_pem = EXCLUDED.certificate_pem,
          certificate_issuer = EXCLUDED.certificate_issuer, certificate_serial = EXCLUDED.certificate_serial, updated_at = now()`,
-      [
+      rows.flatMap((row) => [
         row.profile_id,
         row.transaction_id,
         row.message_type,
@@ -77,7 +111,7 @@ export class ScepTransactionStore {
         row.certificate_pem,
         row.certificate_issuer,
         row.certificate_serial,
-      ],
+      ]),
     );
   }
 
