@@ -11,6 +11,7 @@ import { EstFastLaneInstaller } from './est/est-fast-lane';
 import { EstService } from './est/est.service';
 import { ScepAdminHandlers } from './scep/scep-admin.handlers';
 import { ScepController } from './scep/scep.controller';
+import { ScepFastLaneInstaller } from './scep/scep-fast-lane';
 import { ScepService } from './scep/scep.service';
 
 /**
@@ -37,6 +38,7 @@ export class ProtocolFrontendsModule {
         EstFastLaneInstaller,
         ScepService,
         ScepAdminHandlers,
+        ScepFastLaneInstaller,
       ],
     };
   }

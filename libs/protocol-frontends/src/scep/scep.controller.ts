@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { presentedTls, PublicRoute, readRawBody } from '@certlane/platform';
 import { ScepService } from './scep.service';
 
-const MAX_SCEP_BODY_BYTES = 256 * 1024;
+export const MAX_SCEP_BODY_BYTES = 256 * 1024;
 
 /** The query string of a request as it came (`operation`, `message`), without the `?`. */
 export const rawQuery = (request: Request): string => {
