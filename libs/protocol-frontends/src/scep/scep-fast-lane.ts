@@ -1,23 +1,15 @@
-import type { Server } from 'node:http';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { Request } from 'express';
 import {
-  acceptRequestId,
-  assertSafeUrl,
   CertlaneLogger,
   FastLane,
-  installInFront,
   LOGGER,
   Metrics,
   METRICS,
   presentedTls,
-  readRawBody,
   RequestObserver,
-  requestObserver,
-  securityHeaderValues,
-  writeErrorReply,
 } from '@certlane/platform';
+import { installProtocolLane, ProtocolLane, protocolFastLane } from '../protocol-fast-lane';
 import { ScepHttpRequest, ScepHttpResponse } from './scep-server';
 import { MAX_SCEP_BODY_BYTES } from './scep.controller';
 import { ScepService } from './scep.service';
@@ -26,56 +18,43 @@ import { ScepService } from './scep.service';
 const SCEP_PATH = /^\/scep(-mtls)?(\/[^?]*)?(?:\?|$)/;
 
 /**
- * SCEP requests answered before Express and Nest (ADR 0035's fast lane, as EST's since ADR 0058's
- * speed amendment): what `ScepController` does, with the same request id, security headers, access
- * log line and metrics (under the controller's route patterns), body limit and error body. The
- * query string (`operation`, `message`) is handed over raw, as the controller does. Anything the
- * shared HTTP setup would treat differently goes on to Express: another method (HEAD, OPTIONS), an
- * `Origin` header (CORS) and a body labelled JSON (which the JSON parser reads, leaving the
- * controller an empty body).
+ * SCEP's part of the protocol fast lane (ADR 0059 amendment, evening): `/scep[-mtls][/<path_id>]`
+ * labelled with `ScepController`'s route patterns, the query string (`operation`, `message`)
+ * handed over raw, the body as bytes and the client certificates of the connection, as the
+ * controller reads them.
  */
+function scepLane(
+  handle: (request: ScepHttpRequest) => Promise<ScepHttpResponse>,
+): ProtocolLane<ScepHttpRequest> {
+  return {
+    route: (url) => {
+      const matched = SCEP_PATH.exec(url);
+      if (!matched) return null;
+      return `/scep${matched[1] ?? ''}${matched[2] && matched[2] !== '/' ? '/*path' : ''}`;
+    },
+    maxBodyBytes: MAX_SCEP_BODY_BYTES,
+    read: (url, request, body) => {
+      const at = url.indexOf('?');
+      return {
+        method: request.method!,
+        path: at === -1 ? url : url.slice(0, at),
+        query: at === -1 ? '' : url.slice(at + 1),
+        ...(body !== undefined ? { body } : {}),
+        // What the client presented on this connection (ADR 0061): checked on `/scep-mtls` only.
+        clientCertificates: presentedTls(request.socket)?.client_certificates ?? [],
+      };
+    },
+    handle,
+  };
+}
+
+/** SCEP requests answered before Express and Nest, as `ScepController` answers them. */
 export function scepFastLane(
   handle: (request: ScepHttpRequest) => Promise<ScepHttpResponse>,
   observe: RequestObserver,
   logger: CertlaneLogger,
 ): FastLane {
-  const security = securityHeaderValues();
-  return (request, response, next) => {
-    const url = request.url ?? '';
-    const matched = SCEP_PATH.exec(url);
-    if (!matched) return next();
-    if (request.method !== 'GET' && request.method !== 'POST') return next();
-    if (request.headers.origin !== undefined) return next();
-    if (request.method === 'POST' && request.headers['content-type']?.toLowerCase().includes('json'))
-      return next();
-    const route = `/scep${matched[1] ?? ''}${matched[2] && matched[2] !== '/' ? '/*path' : ''}`;
-    const requestId = acceptRequestId(request.headers['x-request-id']);
-    response.setHeader('X-Request-Id', requestId);
-    observe(request, response, requestId, () => route);
-    for (const [name, value] of security) response.setHeader(name, value);
-    void (async () => {
-      try {
-        assertSafeUrl(url);
-        const body =
-          request.method === 'POST' ? await readRawBody(request as Request, MAX_SCEP_BODY_BYTES) : undefined;
-        const at = url.indexOf('?');
-        const answer = await handle({
-          method: request.method!,
-          path: at === -1 ? url : url.slice(0, at),
-          query: at === -1 ? '' : url.slice(at + 1),
-          ...(body !== undefined ? { body } : {}),
-          // What the client presented on this connection (ADR 0061): checked on `/scep-mtls` only.
-          clientCertificates: presentedTls(request.socket)?.client_certificates ?? [],
-        });
-        response.statusCode = answer.status;
-        for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
-        if (answer.body === undefined) response.end();
-        else response.end(answer.body);
-      } catch (error) {
-        writeErrorReply(response, error, requestId, logger, url);
-      }
-    })();
-  };
+  return protocolFastLane(scepLane(handle), observe, logger);
 }
 
 /** Installs the SCEP fast lane on the service's own listener when the application boots. */
@@ -89,15 +68,10 @@ export class ScepFastLaneInstaller implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
-    if (!server || typeof server.listeners !== 'function') return;
-    installInFront(
-      server,
-      scepFastLane(
-        (request) => this.scep.server.handle(request),
-        requestObserver(this.logger, this.metrics),
-        this.logger,
-      ),
+    installProtocolLane(
+      this.adapterHost,
+      scepLane((request) => this.scep.server.handle(request)),
+      { metrics: this.metrics, logger: this.logger },
     );
   }
 }
