@@ -165,14 +165,27 @@ describe('issuance under faults', () => {
     return retried;
   }
 
-  const serviceAnswers = async () =>
-    (await call('GET', '/api/v1/certificates?per_page=1').catch(() => undefined))?.status === 200;
+  /** What the last probe of {@link serviceAnswers} got, for the failure message. */
+  let lastProbe = '';
+  const serviceAnswers = async () => {
+    const probe = await call('GET', '/api/v1/certificates?per_page=1').catch((error: Error) => error);
+    lastProbe = probe instanceof Error ? probe.message : `${probe.status} ${probe.text.slice(0, 300)}`;
+    return !(probe instanceof Error) && probe.status === 200;
+  };
+
+  /** The end of every service's output: what a recovery that never came left behind. */
+  const serviceOutputs = () =>
+    Object.values(system.services)
+      .map((service) => `--- ${service.name} ---\n${service.output().slice(-4000)}`)
+      .join('\n');
 
   /** The invariants that must hold once the system has recovered from the fault. */
   async function expectNoHarm(fired: Fired[]): Promise<void> {
     // Every answer is a success or an outage answer: 500 is for bugs.
     expect(fired.filter((call) => ![200, 201, 503, 504].includes(call.status))).toEqual([]);
-    await eventually(serviceAnswers, 'the system to serve again', RECOVERY_MS);
+    await eventually(serviceAnswers, 'the system to serve again', RECOVERY_MS).catch((error: Error) => {
+      throw new Error(`${error.message}; last answer: ${lastProbe}\n${serviceOutputs()}`);
+    });
 
     for (const { kind, certificateId, status, idempotencyKey, body } of fired) {
       const got = await call('GET', `/api/v1/certificates/${certificateId}`);

@@ -49,6 +49,7 @@ export * from './service/connect-bus';
 export * from './service/run-service';
 export * from './database/schema-drift';
 export * from './database/prepared-query';
+export * from './database/listened-client';
 export * from './database/group-commit';
 export * from './database/pg-errors';
 export * from './database/database-unreachable';

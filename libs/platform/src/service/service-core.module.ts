@@ -11,6 +11,7 @@ import { hostname } from 'node:os';
 import { pingSubject, ServiceName } from '@certlane/contracts';
 import { DataSource, EntitySchema } from 'typeorm';
 import { CertlaneConfig } from '../config/certlane-config';
+import { ListenedClient } from '../database/listened-client';
 import { postgresConnection } from '../database/postgres-connection';
 import { schemaFor } from '../database/schema-name';
 import { outboundTlsOptions } from '../tls/outbound-tls';
@@ -93,6 +94,7 @@ export class ServiceCoreModule {
               // is pinned, since some reads format timestamp text themselves (certificate-page-json.ts).
               extra: {
                 max: config.database.poolSize,
+                Client: ListenedClient,
                 options: `-c search_path=${schema},public -c DateStyle=ISO,MDY`,
               },
             };
