@@ -5,13 +5,12 @@ import { AcmeController } from './acme/acme.controller';
 import { AcmeService } from './acme/acme.service';
 import { AcmeOperationsHandlers } from './acme/acme-operations.handlers';
 import { ClientCertificateStatusService } from './client-certificate-status.service';
+import { ProtocolLanesInstaller } from './protocol-lanes.installer';
 import { EstAdminHandlers } from './est/est-admin.handlers';
 import { EstController } from './est/est.controller';
-import { EstFastLaneInstaller } from './est/est-fast-lane';
 import { EstService } from './est/est.service';
 import { ScepAdminHandlers } from './scep/scep-admin.handlers';
 import { ScepController } from './scep/scep.controller';
-import { ScepFastLaneInstaller } from './scep/scep-fast-lane';
 import { ScepService } from './scep/scep.service';
 
 /**
@@ -35,10 +34,9 @@ export class ProtocolFrontendsModule {
         AcmeOperationsHandlers,
         EstService,
         EstAdminHandlers,
-        EstFastLaneInstaller,
         ScepService,
         ScepAdminHandlers,
-        ScepFastLaneInstaller,
+        ProtocolLanesInstaller,
       ],
     };
   }

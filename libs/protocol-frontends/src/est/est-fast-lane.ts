@@ -1,18 +1,7 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import {
-  CertlaneLogger,
-  FastLane,
-  LOGGER,
-  Metrics,
-  METRICS,
-  presentedTls,
-  RequestObserver,
-} from '@certlane/platform';
-import { installProtocolLane, ProtocolLane, protocolFastLane } from '../protocol-fast-lane';
+import { CertlaneLogger, FastLane, presentedTls, RequestObserver } from '@certlane/platform';
+import { ProtocolLane, protocolFastLane } from '../protocol-fast-lane';
 import { EstHttpRequest, EstHttpResponse } from './est-server';
 import { EST_ROUTES, MAX_EST_BODY_BYTES } from './est.controller';
-import { EstService } from './est.service';
 
 const [EST_ROUTE, EST_MTLS_ROUTE] = EST_ROUTES.map((pattern) => `/${pattern}`);
 
@@ -21,7 +10,7 @@ const [EST_ROUTE, EST_MTLS_ROUTE] = EST_ROUTES.map((pattern) => `/${pattern}`);
  * without a query string (one goes on to Express), the body as text, the Authorization header and
  * what the client presented on its TLS connection, as `EstController` reads them.
  */
-function estLane(
+export function estLane(
   handle: (request: EstHttpRequest) => Promise<EstHttpResponse>,
 ): ProtocolLane<EstHttpRequest> {
   return {
@@ -52,23 +41,4 @@ export function estFastLane(
   logger: CertlaneLogger,
 ): FastLane {
   return protocolFastLane(estLane(handle), observe, logger);
-}
-
-/** Installs the EST fast lane on the service's own listener when the application boots. */
-@Injectable()
-export class EstFastLaneInstaller implements OnApplicationBootstrap {
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    private readonly est: EstService,
-    @Inject(METRICS) private readonly metrics: Metrics,
-    @Inject(LOGGER) private readonly logger: CertlaneLogger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    installProtocolLane(
-      this.adapterHost,
-      estLane((request) => this.est.server.handle(request)),
-      { metrics: this.metrics, logger: this.logger },
-    );
-  }
 }

@@ -1,18 +1,7 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import {
-  CertlaneLogger,
-  FastLane,
-  LOGGER,
-  Metrics,
-  METRICS,
-  presentedTls,
-  RequestObserver,
-} from '@certlane/platform';
-import { installProtocolLane, ProtocolLane, protocolFastLane } from '../protocol-fast-lane';
+import { CertlaneLogger, FastLane, presentedTls, RequestObserver } from '@certlane/platform';
+import { ProtocolLane, protocolFastLane } from '../protocol-fast-lane';
 import { ScepHttpRequest, ScepHttpResponse } from './scep-server';
 import { MAX_SCEP_BODY_BYTES } from './scep.controller';
-import { ScepService } from './scep.service';
 
 /** `/scep`, `/scep-mtls`, each alone or with a profile segment, up to the query string. */
 const SCEP_PATH = /^\/scep(-mtls)?(\/[^?]*)?(?:\?|$)/;
@@ -23,7 +12,7 @@ const SCEP_PATH = /^\/scep(-mtls)?(\/[^?]*)?(?:\?|$)/;
  * handed over raw, the body as bytes and the client certificates of the connection, as the
  * controller reads them.
  */
-function scepLane(
+export function scepLane(
   handle: (request: ScepHttpRequest) => Promise<ScepHttpResponse>,
 ): ProtocolLane<ScepHttpRequest> {
   return {
@@ -55,23 +44,4 @@ export function scepFastLane(
   logger: CertlaneLogger,
 ): FastLane {
   return protocolFastLane(scepLane(handle), observe, logger);
-}
-
-/** Installs the SCEP fast lane on the service's own listener when the application boots. */
-@Injectable()
-export class ScepFastLaneInstaller implements OnApplicationBootstrap {
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    private readonly scep: ScepService,
-    @Inject(METRICS) private readonly metrics: Metrics,
-    @Inject(LOGGER) private readonly logger: CertlaneLogger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    installProtocolLane(
-      this.adapterHost,
-      scepLane((request) => this.scep.server.handle(request)),
-      { metrics: this.metrics, logger: this.logger },
-    );
-  }
 }
