@@ -88,6 +88,9 @@ export function runToExit(
   });
 }
 
+/** How much of a crashed service's output the harness prints. */
+const CRASH_OUTPUT_CHARS = 6000;
+
 /** How often a start is retried when another process took the free port first. */
 const PORT_RACE_ATTEMPTS = 5;
 
@@ -135,6 +138,8 @@ async function startOnce(
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
   const url = `https://127.0.0.1:${port}`;
+  let ready = false;
+  let stopping = false;
   const service: ServiceProcess = {
     name,
     port,
@@ -142,10 +147,20 @@ async function startOnce(
     child,
     output: () => output,
     async stop() {
+      stopping = true;
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       return exited;
     },
   };
+  // A service that dies on its own mid-test (an uncaught error) leaves the test to fail on what
+  // follows, far from the cause: its last output goes to stderr, where the CI log keeps it.
+  child.once('exit', (code) => {
+    if (stopping || code === null || code === 0 || !ready) return;
+    process.stderr.write(
+      `\n[certlane testing] ${name} (pid ${child.pid}) exited on its own with code ${code}; its last output:\n` +
+        `${output.slice(-CRASH_OUTPUT_CHARS)}\n`,
+    );
+  });
   // Generous: on 2 shared cores a Nest process can take tens of seconds to boot under load.
   const deadline = Date.now() + (options.readyTimeoutMs ?? 90_000);
   for (;;) {
@@ -155,8 +170,11 @@ async function startOnce(
         ? new AddressInUse(message)
         : new Error(message);
     }
-    const ready = await httpsRequest(`${url}/ready`, { ca: options.ca }).catch(() => undefined);
-    if (ready?.status === 200) return service;
+    const answer = await httpsRequest(`${url}/ready`, { ca: options.ca }).catch(() => undefined);
+    if (answer?.status === 200) {
+      ready = true;
+      return service;
+    }
     if (Date.now() > deadline) {
       await service.stop();
       throw new Error(`${name} was not ready within the timeout:\n${output}`);
