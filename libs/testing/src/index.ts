@@ -10,3 +10,4 @@ export * from './response-audit';
 export * from './external-root';
 export * from './private-servers';
 export * from './migrations-before';
+export * from './fast-lane-harness';

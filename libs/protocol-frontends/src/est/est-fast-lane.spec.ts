@@ -1,7 +1,6 @@
-import { createServer, request as httpRequest, IncomingHttpHeaders, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
-import { CertlaneLogger, installInFront, securityHeaderValues } from '@certlane/platform';
+import { CertlaneLogger, securityHeaderValues } from '@certlane/platform';
+import { protocolLaneHarness } from '@certlane/testing';
 import { EstHttpRequest, EstHttpResponse } from './est-server';
 import { estFastLane } from './est-fast-lane';
 
@@ -10,67 +9,20 @@ import { estFastLane } from './est-fast-lane';
  * EstController would, and what it leaves to Express and Nest.
  */
 describe('EST fast lane', () => {
-  let server: Server;
-  let base: string;
-  const handled: EstHttpRequest[] = [];
-  const observed: string[] = [];
-  const behind: string[] = [];
-  const logged: unknown[] = [];
-  let next: (request: EstHttpRequest) => Promise<EstHttpResponse>;
-  const logger = { error: (...args: unknown[]) => logged.push(args) } as unknown as CertlaneLogger;
-
-  beforeAll(async () => {
-    server = createServer((request, response) => {
-      behind.push(`${request.method} ${request.url}`);
-      request.resume();
-      request.on('end', () => {
-        response.statusCode = 299;
-        response.end('express');
-      });
-    });
-    installInFront(
-      server,
-      estFastLane(
-        (request) => {
-          handled.push(request);
-          return next(request);
-        },
-        (request, response, _requestId, route) =>
-          response.on('finish', () => observed.push(`${request.method} ${route()} ${response.statusCode}`)),
-        logger,
-      ),
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
-  beforeEach(() => {
-    handled.length = 0;
-    observed.length = 0;
-    behind.length = 0;
-    logged.length = 0;
-    next = async () => ({
-      status: 200,
-      headers: {
-        'Content-Type': 'application/pkcs7-mime; smime-type=certs-only',
-        'Content-Transfer-Encoding': 'base64',
-      },
-      body: 'MIIB\r\n',
-    });
-  });
-
-  const send = (path: string, method = 'GET', headers: Record<string, string> = {}, body?: string) =>
-    new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
-      const req = httpRequest(`${base}${path}`, { method, headers, agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
-        );
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+  const lane = protocolLaneHarness<EstHttpRequest, EstHttpResponse, CertlaneLogger>(estFastLane, () => ({
+    status: 200,
+    headers: {
+      'Content-Type': 'application/pkcs7-mime; smime-type=certs-only',
+      'Content-Transfer-Encoding': 'base64',
+    },
+    body: 'MIIB\r\n',
+  }));
+  const { handled, observed, behind, logged } = lane;
+  /** The answer with its body as text, as the EST assertions read it. */
+  const send = async (path: string, method = 'GET', headers: Record<string, string> = {}, body?: string) => {
+    const res = await lane.send(path, method, headers, body);
+    return { ...res, body: res.body.toString() };
+  };
 
   it('answers a simpleenroll as the controller: the EST answer, request id, security headers, metrics', async () => {
     const res = await send(
@@ -130,14 +82,14 @@ describe('EST fast lane', () => {
   });
 
   it('answers an error of the EST server with the error body, and logs an unexpected one', async () => {
-    next = async () => {
+    lane.next = async () => {
       throw new CertlaneError(ErrorCode.UpstreamTimeout, 'issuance did not answer');
     };
     const expected = await send('/.well-known/est/simpleenroll', 'POST', {}, 'MIIB');
     expect(expected.status).toBe(504);
     expect(expected.headers['x-request-id']).toBeDefined();
     expect(logged).toEqual([]);
-    next = async () => {
+    lane.next = async () => {
       throw new Error('boom');
     };
     const unexpected = await send('/.well-known/est/simpleenroll', 'POST', {}, 'MIIB');

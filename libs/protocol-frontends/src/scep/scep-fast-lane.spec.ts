@@ -1,7 +1,6 @@
-import { createServer, request as httpRequest, IncomingHttpHeaders, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
-import { CertlaneLogger, installInFront, securityHeaderValues } from '@certlane/platform';
+import { CertlaneLogger, securityHeaderValues } from '@certlane/platform';
+import { protocolLaneHarness } from '@certlane/testing';
 import { ScepHttpRequest, ScepHttpResponse } from './scep-server';
 import { scepFastLane } from './scep-fast-lane';
 
@@ -10,64 +9,13 @@ import { scepFastLane } from './scep-fast-lane';
  * ScepController would, and what it leaves to Express and Nest.
  */
 describe('SCEP fast lane', () => {
-  let server: Server;
-  let base: string;
-  const handled: ScepHttpRequest[] = [];
-  const observed: string[] = [];
-  const behind: string[] = [];
-  const logged: unknown[] = [];
-  let next: (request: ScepHttpRequest) => Promise<ScepHttpResponse>;
-  const logger = { error: (...args: unknown[]) => logged.push(args) } as unknown as CertlaneLogger;
-
-  beforeAll(async () => {
-    server = createServer((request, response) => {
-      behind.push(`${request.method} ${request.url}`);
-      request.resume();
-      request.on('end', () => {
-        response.statusCode = 299;
-        response.end('express');
-      });
-    });
-    installInFront(
-      server,
-      scepFastLane(
-        (request) => {
-          handled.push(request);
-          return next(request);
-        },
-        (request, response, _requestId, route) =>
-          response.on('finish', () => observed.push(`${request.method} ${route()} ${response.statusCode}`)),
-        logger,
-      ),
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
-  beforeEach(() => {
-    handled.length = 0;
-    observed.length = 0;
-    behind.length = 0;
-    logged.length = 0;
-    next = async () => ({
-      status: 200,
-      headers: { 'Content-Type': 'application/x-pki-message' },
-      body: Buffer.from([0x30, 0x03, 0x02, 0x01, 0x00]),
-    });
-  });
-
-  const send = (path: string, method = 'GET', headers: Record<string, string> = {}, body?: Buffer | string) =>
-    new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-      const req = httpRequest(`${base}${path}`, { method, headers, agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+  const lane = protocolLaneHarness<ScepHttpRequest, ScepHttpResponse, CertlaneLogger>(scepFastLane, () => ({
+    status: 200,
+    headers: { 'Content-Type': 'application/x-pki-message' },
+    body: Buffer.from([0x30, 0x03, 0x02, 0x01, 0x00]),
+  }));
+  const { handled, observed, behind, logged } = lane;
+  const send = lane.send;
 
   it('answers a PKIOperation POST as the controller: the binary answer, request id, security headers, metrics', async () => {
     const message = Buffer.from([0x30, 0x80, 0x00, 0xff, 0x0d, 0x0a]);
@@ -137,14 +85,14 @@ describe('SCEP fast lane', () => {
   });
 
   it('answers an error of the SCEP server with the error body, and logs an unexpected one', async () => {
-    next = async () => {
+    lane.next = async () => {
       throw new CertlaneError(ErrorCode.UpstreamTimeout, 'issuance did not answer');
     };
     const expected = await send('/scep?operation=PKIOperation', 'POST', {}, 'MIIB');
     expect(expected.status).toBe(504);
     expect(expected.headers['x-request-id']).toBeDefined();
     expect(logged).toEqual([]);
-    next = async () => {
+    lane.next = async () => {
       throw new Error('boom');
     };
     const unexpected = await send('/scep?operation=PKIOperation', 'POST', {}, 'MIIB');

@@ -1,7 +1,8 @@
-import { createServer, request as httpRequest, IncomingHttpHeaders, Server } from 'node:http';
+import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { ocspCacheHeaders } from '@certlane/pki';
 import { installInFront, securityHeaderValues } from '@certlane/platform';
+import { plainHttpRequest } from '@certlane/testing';
 import type { OcspAnswer } from '../ocsp/ocsp.service';
 import type { Request } from 'express';
 import { OCSP_GET_ROUTE, OCSP_POST_ROUTE, ocspFastLane } from './ocsp-fast-lane';
@@ -47,17 +48,7 @@ describe('OCSP fast lane', () => {
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
   const send = (path: string, method = 'GET', headers: Record<string, string> = {}, body?: Buffer) =>
-    new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-      const req = httpRequest(`${base}${path}`, { method, headers, agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+    plainHttpRequest(`${base}${path}`, method, headers, body);
 
   it('answers a cached GET itself, with the security, request id and RFC 5019 cache headers', async () => {
     const before = behind.length;
