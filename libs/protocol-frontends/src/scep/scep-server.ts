@@ -108,8 +108,9 @@ export interface ScepServerDeps {
   executor: SqlExecutor;
   raKeys: RaKeyBox;
   /**
-   * Writes what one outcome leaves behind in one transaction: the issued transaction (`issued`), its counter ticks and its audit record through the outbox (the service commits
-   * concurrent outcomes together, ADR 0066). Resolves once committed.
+   * Writes what one outcome leaves behind in one transaction: the issued transaction (`issued`),
+   * its counter ticks and its audit record through the outbox (the service commits concurrent
+   * outcomes together, ADR 0066). Resolves once committed.
    */
   record(outcome: ScepOutcomeRecord): Promise<void>;
   /**
