@@ -111,16 +111,22 @@ export class OutboxRelay {
   async relayOnce(): Promise<number> {
     const table = `"${this.options.schema}".outbox`;
     return this.dataSource.transaction(async (manager) => {
-      // One statement takes the lock and, only when it got it, reads the pending rows. Marking
-      // rows published need not wait for a WAL flush: a mark lost in a crash means the same
-      // envelope id is published again, which JetStream and consumers already deduplicate.
+      // Marking rows published need not wait for a WAL flush: a mark lost in a crash means the
+      // same envelope id is published again, which JetStream and consumers already deduplicate.
+      // The pending rows are read by walking the partial index in seq order, never by a bitmap
+      // scan: the planner picks one whenever the batch size exceeds its estimate of unpublished
+      // rows, and a bitmap scan never marks the index entries of rows published since (dead
+      // tuples) as dead, so every pass visited every row published since the last vacuum.
+      const [{ locked }]: { locked: boolean }[] = await manager.query(
+        `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked,
+           set_config('synchronous_commit', 'off', true), set_config('enable_bitmapscan', 'off', true)`,
+        [`certlane:outbox-relay:${this.options.schema}`],
+      );
+      if (!locked) return 0;
       const rows: OutboxRow[] = await manager.query(
-        `WITH pass AS MATERIALIZED (
-           SELECT set_config('synchronous_commit', 'off', true), pg_try_advisory_xact_lock(hashtext($1)) AS locked)
-         SELECT seq, subject, envelope->>'id' AS id, envelope::text AS json FROM ${table}
-          WHERE (SELECT locked FROM pass) AND published_at IS NULL
-          ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [`certlane:outbox-relay:${this.options.schema}`, this.options.batchSize ?? DEFAULT_BATCH_SIZE],
+        `SELECT seq, subject, envelope->>'id' AS id, envelope::text AS json FROM ${table}
+          WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.options.batchSize ?? DEFAULT_BATCH_SIZE],
       );
       if (rows.length === 0) return 0;
       const { published, error } = await this.bus.publishMany(
