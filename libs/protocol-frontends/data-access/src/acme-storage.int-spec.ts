@@ -53,13 +53,14 @@ describe('ACME storage', () => {
     const { rows } = await pg.query(
       `SELECT relname, relpersistence FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = 'protocol_frontends' AND c.relkind = 'r'
-          AND relname IN ('acme_nonces', 'acme_rate_events', 'est_rate_windows', 'scep_rate_windows', 'acme_accounts', 'acme_orders')
+          AND relname IN ('acme_nonces', 'acme_rate_events', 'acme_rate_buckets', 'est_rate_windows', 'scep_rate_windows', 'acme_accounts', 'acme_orders')
         ORDER BY relname`,
     );
     expect(Object.fromEntries(rows.map((row) => [row.relname, row.relpersistence]))).toEqual({
       acme_accounts: 'p',
       acme_nonces: 'u',
       acme_orders: 'p',
+      acme_rate_buckets: 'u',
       acme_rate_events: 'u',
       est_rate_windows: 'u',
       scep_rate_windows: 'u',

@@ -3,16 +3,17 @@ import { checkRateLimit, RateLimit, rateLimitRefusal } from '@certlane/protocol-
 import { rowsOf } from '../sql/rows';
 
 /**
- * Rate-limit events in Postgres, shared by every replica. `take` holds an advisory lock on the
- * key until the end of the caller's transaction (or of its own statement, outside one), so two
- * replicas cannot both take the last slot.
+ * Rate limits in Postgres, shared by every replica. `take` counts slots per key in buckets of a
+ * sixtieth of the window (migration 0017) and holds an advisory lock on the key until the end of
+ * the caller's transaction (or of its own statement, outside one), so two replicas cannot both
+ * take the last slot. `record` and `checkAll` keep one row per event (failed validations).
  */
 export class RateLimitStore {
   constructor(private readonly executor: SqlExecutor) {}
 
   async take(key: string, rule: RateLimit, now = new Date()): Promise<ReturnType<typeof checkRateLimit>> {
-    // One statement (migration 0010): the advisory lock, the limit-th newest event inside the
-    // window (one index probe whatever the limit) and, when there is none, the new event.
+    // One statement (migration 0017): the advisory lock, the bucket of the limit-th newest slot
+    // inside the window (at most 61 rows whatever the limit) and, when there is none, the slot.
     const [{ full_at: full }] = await rowsOf<{ full_at: Date | null }>(
       this.executor,
       'SELECT acme_take_rate_slot($1, $2, $3, $4) AS full_at',
@@ -50,13 +51,22 @@ export class RateLimitStore {
     await this.executor.query('INSERT INTO acme_rate_events (key, at) VALUES ($1, $2)', [key, now]);
   }
 
-  /** Deletes events older than `olderThanMs`; safe on every replica. */
+  /**
+   * Deletes events older than `olderThanMs` and slot buckets wholly older (a bucket is a sixtieth
+   * of a window of `olderThanMs`); safe on every replica. Returns the rows deleted.
+   */
   async prune(olderThanMs: number, now = new Date()): Promise<number> {
-    const rows = await rowsOf<{ key: string }>(
+    const cutoff = new Date(now.getTime() - olderThanMs);
+    const events = await rowsOf<{ key: string }>(
       this.executor,
       'DELETE FROM acme_rate_events WHERE at <= $1 RETURNING key',
-      [new Date(now.getTime() - olderThanMs)],
+      [cutoff],
     );
-    return rows.length;
+    const buckets = await rowsOf<{ key: string }>(
+      this.executor,
+      'DELETE FROM acme_rate_buckets WHERE bucket <= $1 RETURNING key',
+      [new Date(cutoff.getTime() - olderThanMs / 60)],
+    );
+    return events.length + buckets.length;
   }
 }
