@@ -45,13 +45,19 @@ export async function addManyToOutbox<E extends EventSubject>(
 ): Promise<EventEnvelope<EventOf<E>>[]> {
   if (events.length === 0) return [];
   const envelopes = events.map((e) => buildEnvelope(e.subject, e.data, e.actorId));
+  await executor.query(outboxInsertSql(schema, '$1'), [JSON.stringify(envelopes)]);
+  return envelopes;
+}
+
+/**
+ * The INSERT of the envelopes in the JSON array parameter `parameter`, in order; with `condition`,
+ * only when it holds (a part of a larger statement: only when another part changed a row).
+ */
+export function outboxInsertSql(schema: string, parameter: string, condition = 'true'): string {
   // One JSON array rather than a jsonb[] literal: Postgres parses it once instead of unquoting
   // every element first (20,000 expiry warnings in batches of 1,000: 1.1-1.3 s instead of 1.8-2.1 s).
-  await executor.query(
-    `INSERT INTO "${schema}".outbox (id, subject, envelope)
+  return `INSERT INTO "${schema}".outbox (id, subject, envelope)
      SELECT (t.envelope->>'id')::uuid, t.envelope->>'subject', t.envelope
-       FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(envelope, n) ORDER BY t.n`,
-    [JSON.stringify(envelopes)],
-  );
-  return envelopes;
+       FROM jsonb_array_elements(${parameter}::jsonb) WITH ORDINALITY AS t(envelope, n)
+      WHERE ${condition} ORDER BY t.n`;
 }

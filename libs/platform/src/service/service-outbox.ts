@@ -7,7 +7,13 @@ import {
   ServiceName,
 } from '@certlane/contracts';
 import { DataSource, EntityManager } from 'typeorm';
-import { addManyToOutbox, addToOutbox, SqlExecutor } from '../messaging/outbox';
+import {
+  addManyToOutbox,
+  addToOutbox,
+  buildEnvelope,
+  outboxInsertSql,
+  SqlExecutor,
+} from '../messaging/outbox';
 import { OutboxRelay } from '../messaging/outbox-relay';
 
 /** One row of `ServiceOutbox.addEach`: an event, or an audit record on the service's audit subject. */
@@ -86,6 +92,17 @@ export class ServiceOutbox {
       this.schema,
       records.map((record) => ({ subject, data: record, actorId: record.actor_id })),
     ) as Promise<EventEnvelope<AuditRecord>[]>;
+  }
+
+  /**
+   * Audit records written by a part of a larger statement (a data-modifying WITH, atomic without a
+   * transaction): the INSERT of their envelopes, passed as the parameter `parameter` makes of
+   * their JSON, when `condition` holds. Call `committed()` once the statement ran.
+   */
+  auditPart(records: AuditRecord[], parameter: (json: string) => string, condition?: string): string {
+    const subject = auditSubject(this.service);
+    const envelopes = records.map((record) => buildEnvelope(subject, record, record.actor_id));
+    return outboxInsertSql(this.schema, parameter(JSON.stringify(envelopes)), condition);
   }
 
   /**

@@ -5,6 +5,8 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AccountStore } from './accounts/account.store';
 import { NonceStore } from './nonces/nonce.store';
+import { rateEventInsert } from './limits/rate-limit.store';
+import { validationAttemptInsert } from './operations/acme-operations.store';
 import { OrderStore } from './orders/order.store';
 
 const jwk = {
@@ -299,6 +301,71 @@ describe('ACME storage', () => {
       const [after] = await store.challengesOf(authorizationIds[0]);
       expect(after.status).toBe('valid');
       expect(after.validated_at).toBeInstanceOf(Date);
+    });
+
+    it('a validation ends in one statement: its other writes happen only when the challenge moved', async () => {
+      const store = new OrderStore(pg);
+      const { authorizationIds } = await create(store, ['conclude.example.com']);
+      const [challenge] = await store.challengesOf(authorizationIds[0]);
+      await store.setChallengeStatus(challenge.id, 'pending', 'processing');
+      const conclude = (executor: Client | DataSource, marker: string) =>
+        new OrderStore(executor).concludeValidation({
+          challenge: { id: challenge.id, to: 'invalid', error: { type: 'urn:test', detail: marker } },
+          authorization: { id: authorizationIds[0], from: 'pending', to: 'invalid' },
+          alongside: (statement, condition) => {
+            statement.with(
+              'failure',
+              rateEventInsert(statement, `conclude-test:${marker}`, new Date(), condition),
+            );
+            statement.with(
+              'attempt',
+              validationAttemptInsert(
+                statement,
+                {
+                  challengeId: challenge.id,
+                  authorizationId: authorizationIds[0],
+                  accountId,
+                  type: challenge.type,
+                  identifier: { type: 'dns', value: 'conclude.example.com' },
+                  result: 'invalid',
+                  error: { type: 'urn:test', detail: marker },
+                  remoteAddress: marker,
+                },
+                condition,
+              ),
+            );
+          },
+        });
+      // Two replicas conclude the same validation: one statement takes, the other writes nothing.
+      const took = await Promise.all([conclude(pg, 'first'), conclude(typeorm, 'second')]);
+      expect(took.filter(Boolean)).toHaveLength(1);
+      const winner = took[0] ? 'first' : 'second';
+      const { rows: attempts } = await pg.query(
+        'SELECT remote_address, error FROM acme_validation_attempts WHERE challenge_id = $1',
+        [challenge.id],
+      );
+      expect(attempts).toEqual([{ remote_address: winner, error: { type: 'urn:test', detail: winner } }]);
+      const { rows: events } = await pg.query(
+        "SELECT key FROM acme_rate_events WHERE key LIKE 'conclude-test:%'",
+      );
+      expect(events).toEqual([{ key: `conclude-test:${winner}` }]);
+      expect(
+        (await store.challengesOf(authorizationIds[0])).find((c) => c.id === challenge.id),
+      ).toMatchObject({
+        status: 'invalid',
+        error: { detail: winner },
+      });
+      expect(
+        (
+          await store.authorizationsOf(
+            (
+              await pg.query('SELECT order_id FROM acme_order_authorizations WHERE authorization_id = $1', [
+                authorizationIds[0],
+              ])
+            ).rows[0].order_id,
+          )
+        )[0].status,
+      ).toBe('invalid');
     });
 
     it('the expiry sweep expires pending authorizations and orders once, whichever replica runs it', async () => {

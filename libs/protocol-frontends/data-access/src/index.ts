@@ -1,6 +1,7 @@
 // ACME storage (issue 19; ADR 0053): schema protocol_frontends, migrations/protocol-frontends.
 export * from './sql/rows';
 export * from './sql/prepared-executor';
+export * from './sql/composite-statement';
 export * from './nonces/nonce.store';
 export * from './accounts/account.store';
 export * from './orders/order.store';

@@ -15,14 +15,17 @@ import {
   AcmeOpenOrderState,
   AcmeOrderView,
   CertificateStore,
+  CompositeStatement,
   EabKeyStore,
   NoncePool,
   NonceStore,
   RateLimitStore,
   OrderStore,
   profileOfAuthorization,
+  rateEventInsert,
   readRow,
   RowRead,
+  validationAttemptInsert,
 } from '@certlane/protocol-frontends-data-access';
 import {
   ACME_JWS_ALGORITHMS,
@@ -165,6 +168,12 @@ export interface AcmeServerDependencies {
   validationLeaseMs?: number;
   /** Records an audit event (spec 6.1) in the transaction of the change it describes. */
   audit?: (executor: SqlExecutor, record: AuditRecord) => Promise<unknown>;
+  /**
+   * Adds the outbox write of an audit event to the one statement that makes the change it
+   * describes, written when `condition` holds (`CompositeStatement`); `committed` follows the statement.
+   */
+  auditPart?: (statement: CompositeStatement, condition: string, record: AuditRecord) => void;
+  committed?: () => void;
   /** Opens the sealed HMAC keys of external account binding; without it no binding is accepted. */
   eabKeys?: EabKeyBox;
   /** newAccount needs an external account binding (RFC 8555 7.3.4). */
@@ -872,47 +881,54 @@ export class AcmeServer {
     const event = outcome.ok ? ({ kind: 'validated' } as const) : ({ kind: 'validation-failed' } as const);
     const next = nextChallengeStatus('processing', event);
     if (!next.ok) return null;
-    await this.deps.transaction(async (executor) => {
-      const orders = new OrderStore(executor);
-      if (
-        !(await orders.setChallengeStatus(
-          challenge.id,
-          'processing',
-          next.to,
-          outcome.ok ? undefined : outcome.problem.toDocument(),
-        ))
-      )
-        return;
-      // A failure counts towards the account's failed-validation limit for the identifier.
-      if (!outcome.ok) {
-        const identifier = { type: authorization.identifier_type, value: authorization.identifier_value };
-        await new RateLimitStore(executor).record(failedValidationKey(authorization.account_id, identifier));
-      }
-      // The validation attempt, for operators (issue 19 point 10) and audit (point 4).
-      await new AcmeOperationsStore(executor).recordAttempt(attempt(outcome.ok ? 'valid' : 'invalid'));
-      await this.audit(
-        executor,
-        outcome.ok ? AuditAction.AcmeChallengeValidated : AuditAction.AcmeChallengeFailed,
-        'acme_challenge',
-        challenge.id,
-        authorization.account_id,
-        {
-          type: challenge.type,
-          identifier: { type: authorization.identifier_type, value: authorization.identifier_value },
-          ...(outcome.ok ? {} : { error: outcome.problem.toDocument() }),
-        },
-      );
-      const authzNext = nextAuthorizationStatus(authorization.status, {
-        kind: outcome.ok ? 'challenge-valid' : 'challenge-invalid',
-      });
-      if (!authzNext.ok) return;
-      await orders.setAuthorizationStatus(
-        authorization.id,
-        authorization.status,
-        authzNext.to,
-        outcome.ok ? DEFAULT_ACME_LIFETIMES.validAuthorizationMs : undefined,
-      );
+    const identifier = { type: authorization.identifier_type, value: authorization.identifier_value };
+    const authorizationNext = nextAuthorizationStatus(authorization.status, {
+      kind: outcome.ok ? 'challenge-valid' : 'challenge-invalid',
     });
+    const record = this.auditRecord(
+      outcome.ok ? AuditAction.AcmeChallengeValidated : AuditAction.AcmeChallengeFailed,
+      'acme_challenge',
+      challenge.id,
+      authorization.account_id,
+      { type: challenge.type, identifier, ...(outcome.ok ? {} : { error: outcome.problem.toDocument() }) },
+    );
+    const took = await this.orders.concludeValidation({
+      challenge: {
+        id: challenge.id,
+        to: next.to,
+        error: outcome.ok ? undefined : outcome.problem.toDocument(),
+      },
+      ...(authorizationNext.ok
+        ? {
+            authorization: {
+              id: authorization.id,
+              from: authorization.status,
+              to: authorizationNext.to,
+              validForMs: outcome.ok ? DEFAULT_ACME_LIFETIMES.validAuthorizationMs : undefined,
+            },
+          }
+        : {}),
+      alongside: (statement, condition) => {
+        // A failure counts towards the account's failed-validation limit for the identifier.
+        if (!outcome.ok)
+          statement.with(
+            'failure',
+            rateEventInsert(
+              statement,
+              failedValidationKey(authorization.account_id, identifier),
+              new Date(),
+              condition,
+            ),
+          );
+        // The validation attempt, for operators (issue 19 point 10) and audit (point 4).
+        statement.with(
+          'attempt',
+          validationAttemptInsert(statement, attempt(outcome.ok ? 'valid' : 'invalid'), condition),
+        );
+        this.deps.auditPart?.(statement, condition, record);
+      },
+    });
+    if (took) this.deps.committed?.();
     await this.advanceOrders({ authorizationId: authorization.id });
     return next.to;
   }
@@ -1063,7 +1079,7 @@ export class AcmeServer {
   };
 
   /**
-   * Stores the certificate of a processing order and makes the order valid, in one transaction
+   * Stores the certificate of a processing order and makes the order valid, in one statement
    * that starts with the order's compare-and-set: of two replicas storing the same order's
    * certificate, one stores it and the other gets null.
    */
@@ -1081,10 +1097,29 @@ export class AcmeServer {
     const leaf = parseCertificates(issued.full_pem)[0];
     const predecessor =
       recorded.predecessor === undefined ? await this.predecessorOf(order) : recorded.predecessor;
-    return this.deps.transaction(async (executor) => {
-      if (!(await new OrderStore(executor).setOrderStatus(order.id, 'processing', 'valid'))) return null;
-      const certificates = new CertificateStore(executor);
-      const stored = await certificates.insert({
+    const details = {
+      issuer_id: issued.issuer_id,
+      order_id: order.id,
+      identifiers: order.identifiers,
+      not_after: issued.not_after,
+      profile: audited.profileId,
+      owner: audited.owner,
+      team: audited.team,
+      ...(audited.approvalId ? { approval_id: audited.approvalId } : {}),
+    };
+    const audit = (replaces?: string) =>
+      this.auditRecord(
+        AuditAction.AcmeCertificateIssued,
+        'certificate',
+        issued.serial_hex,
+        order.account_id,
+        {
+          ...details,
+          ...(replaces ? { replaces } : {}),
+        },
+      );
+    const stored = await this.certificates.storeForOrder(
+      {
         orderId: order.id,
         accountId: order.account_id,
         issuerId: issued.issuer_id,
@@ -1095,29 +1130,18 @@ export class AcmeServer {
         renewalId: renewalCertId(leaf.decoded.authorityKeyIdentifier ?? Buffer.alloc(0), leaf.serialBytes),
         identifiers: order.identifiers,
         ...(recorded.inventoryId ? { certificateId: recorded.inventoryId } : {}),
-      });
-      const renews =
-        predecessor && (await certificates.markReplaced(predecessor.id, stored.id)) ? predecessor : null;
-      await this.audit(
-        executor,
-        AuditAction.AcmeCertificateIssued,
-        'certificate',
-        issued.serial_hex,
-        order.account_id,
-        {
-          issuer_id: issued.issuer_id,
-          order_id: order.id,
-          identifiers: order.identifiers,
-          not_after: issued.not_after,
-          profile: audited.profileId,
-          owner: audited.owner,
-          team: audited.team,
-          ...(renews ? { replaces: renews.serial_hex } : {}),
-          ...(audited.approvalId ? { approval_id: audited.approvalId } : {}),
-        },
-      );
-      return { id: stored.id, renews };
-    });
+        ...(predecessor ? { replaces: predecessor.id } : {}),
+      },
+      // The audit record names what it renews only when the link took.
+      (statement, { stored, renewed }) => {
+        if (predecessor)
+          this.deps.auditPart?.(statement, `${stored} AND ${renewed}`, audit(predecessor.serial_hex));
+        this.deps.auditPart?.(statement, `${stored} AND NOT ${renewed}`, audit());
+      },
+    );
+    if (!stored) return null;
+    this.deps.committed?.();
+    return { id: stored.id, renews: stored.renewed ? predecessor! : null };
   }
 
   /**
@@ -1352,16 +1376,25 @@ export class AcmeServer {
     accountId: string,
     details: Record<string, unknown>,
   ): Promise<void> {
-    const category = resourceType === 'acme_account' ? 'auth' : 'cert_lifecycle';
-    await this.deps.audit?.(executor, {
+    await this.deps.audit?.(executor, this.auditRecord(action, resourceType, resourceId, accountId, details));
+  }
+
+  private auditRecord(
+    action: string,
+    resourceType: string,
+    resourceId: string,
+    accountId: string,
+    details: Record<string, unknown>,
+  ): AuditRecord {
+    return {
       action,
-      event_category: category,
+      event_category: resourceType === 'acme_account' ? 'auth' : 'cert_lifecycle',
       actor_id: `acme-account:${accountId}`,
       resource_type: resourceType,
       resource_id: resourceId,
       outcome: 'success',
       details,
-    });
+    };
   }
 
   /** The retry sweep: validations a lost replica left (its lease ran out) are run again. */

@@ -64,6 +64,9 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
         return result;
       },
       audit: (executor, record) => outbox.audit(executor, record),
+      auditPart: (statement, condition, record) =>
+        statement.add(outbox.auditPart([record], (json) => statement.value(json), condition)),
+      committed: () => outbox.committed(),
       issuerId: config.acme.issuerId,
       newOrdersPerHour: config.acme.newOrdersPerHour,
       newAccountsPerIpPerHour: config.acme.newAccountsPerIpPerHour,

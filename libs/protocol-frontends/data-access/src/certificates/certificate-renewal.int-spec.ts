@@ -91,4 +91,66 @@ describe('ACME certificate renewal links', () => {
     expect(await store.markReplaced(second.id, first.id)).toBe(true);
     expect(await store.latestForIdentifiers(accountId, [c])).toBeNull();
   });
+
+  it("stores an order's certificate in one statement: once per order, linked to what it renews once", async () => {
+    const d = { type: 'dns', value: 'd.example' };
+    const predecessor = await issued(accountId, [d]);
+    const orderId = randomId();
+    await pg.query(
+      `INSERT INTO acme_orders (id, account_id, profile_id, status, identifiers, expires_at)
+       VALUES ($1, $2, 'default', 'processing', $3, now() + interval '1 day')`,
+      [orderId, accountId, JSON.stringify([d])],
+    );
+    const other = new Client({
+      connectionString: database.url,
+      options: '-c search_path=protocol_frontends',
+    });
+    await other.connect();
+    try {
+      const conditions: string[] = [];
+      const store = (client: Client) =>
+        new CertificateStore(client).storeForOrder(
+          {
+            orderId,
+            accountId,
+            issuerId: 'local',
+            serialHex: 'd1',
+            pemChain: 'pem',
+            notBefore: new Date(),
+            notAfter: new Date(Date.now() + 86_400_000),
+            renewalId: `${randomId()}.${randomId(4)}`,
+            identifiers: [d],
+            replaces: predecessor.id,
+          },
+          (statement, { stored, renewed }) => {
+            conditions.push(`${stored} AND ${renewed}`);
+            statement.add(
+              `INSERT INTO acme_rate_events (key, at) SELECT ${statement.value(`renewed:${orderId}`)}::text, now()
+                WHERE ${stored} AND ${renewed}`,
+            );
+          },
+        );
+      // Two replicas store the same order's certificate: one statement stores and links it.
+      const results = await Promise.all([store(pg), store(other)]);
+      const stored = results.filter((result) => result !== null);
+      expect(stored).toEqual([{ id: expect.any(String), renewed: true }]);
+      expect((await new CertificateStore(pg).byId(predecessor.id))?.replaced_by_id).toBe(stored[0]!.id);
+      const { rows } = await pg.query(
+        'SELECT count(*)::int AS n FROM acme_certificates WHERE order_id = $1',
+        [orderId],
+      );
+      expect(rows[0].n).toBe(1);
+      const { rows: parts } = await pg.query(
+        'SELECT count(*)::int AS n FROM acme_rate_events WHERE key = $1',
+        [`renewed:${orderId}`],
+      );
+      expect(parts[0].n).toBe(1);
+      expect((await pg.query('SELECT status FROM acme_orders WHERE id = $1', [orderId])).rows[0].status).toBe(
+        'valid',
+      );
+      expect(conditions).toHaveLength(2);
+    } finally {
+      await other.end();
+    }
+  });
 });

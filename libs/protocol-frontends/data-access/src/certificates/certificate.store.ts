@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SqlExecutor } from '@certlane/platform';
+import { orderStatusUpdate } from '../orders/order.store';
+import { CompositeStatement, guardedBy } from '../sql/composite-statement';
 import { randomId, readRow, RowRead, rowsOf } from '../sql/rows';
 
 export interface AcmeCertificateRow {
@@ -27,40 +29,50 @@ const COLUMNS =
 export class CertificateStore {
   constructor(private readonly executor: SqlExecutor) {}
 
-  async insert(input: {
-    orderId: string;
-    accountId: string;
-    issuerId: string;
-    serialHex: string;
-    pemChain: string;
-    notBefore: Date;
-    notAfter: Date;
-    renewalId: string;
-    /** The order's identifiers: what a later order for the same set renews. */
-    identifiers: { type: string; value: string }[];
-    /** The inventory certificate that records it (issuance's `issue-and-record`). */
-    certificateId?: string;
-  }): Promise<AcmeCertificateRow> {
+  async insert(input: NewAcmeCertificate): Promise<AcmeCertificateRow> {
+    const statement = new CompositeStatement();
     const [row] = await rowsOf<AcmeCertificateRow>(
       this.executor,
-      `INSERT INTO acme_certificates
-         (id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, identifier_set, certificate_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
-      [
-        randomId(),
-        input.orderId,
-        input.accountId,
-        input.issuerId,
-        input.serialHex,
-        input.pemChain,
-        input.notBefore,
-        input.notAfter,
-        input.renewalId,
-        identifierSet(input.identifiers),
-        input.certificateId ?? null,
-      ],
+      `${certificateInsert(statement, input, randomId())} RETURNING ${COLUMNS}`,
+      statement.values,
     );
     return row;
+  }
+
+  /**
+   * A processing order's certificate stored and the order valid in one statement (ADR 0067
+   * amendment), starting with the order's compare-and-set: of two replicas storing the same order's
+   * certificate, one stores it and the other stores nothing. With `replaces`, the certificate it
+   * renews is linked to it once (`markReplaced`). `alongside` adds parts (the audit record) under
+   * the conditions "stored" and "stored and linked". The new certificate's id, or null.
+   */
+  async storeForOrder(
+    input: NewAcmeCertificate & { replaces?: string },
+    alongside: (statement: CompositeStatement, conditions: { stored: string; renewed: string }) => void,
+  ): Promise<{ id: string; renewed: boolean } | null> {
+    const statement = new CompositeStatement();
+    const id = randomId();
+    statement.with(
+      'order_row',
+      orderStatusUpdate(statement, { id: input.orderId, from: 'processing', to: 'valid' }),
+    );
+    const stored = guardedBy('order_row');
+    statement.with('certificate', certificateInsert(statement, input, id, stored));
+    let renewed = 'false';
+    if (input.replaces !== undefined) {
+      statement.with(
+        'replaced',
+        `${replacementUpdate(statement, input.replaces, id)} AND ${stored} RETURNING id`,
+      );
+      renewed = guardedBy('replaced');
+    }
+    alongside(statement, { stored, renewed });
+    const [row] = await rowsOf<{ stored: boolean; renewed: boolean }>(
+      this.executor,
+      statement.text(`SELECT ${stored} AS stored, ${renewed} AS renewed`),
+      statement.values,
+    );
+    return row.stored ? { id, renewed: row.renewed } : null;
   }
 
   byId(id: string): Promise<AcmeCertificateRow | null> {
@@ -121,12 +133,9 @@ export class CertificateStore {
 
   /** Links a renewal to the certificate it replaces, once; false when something replaced it first. */
   async markReplaced(id: string, replacedById: string): Promise<boolean> {
-    const rows = await rowsOf<{ id: string }>(
-      this.executor,
-      `UPDATE acme_certificates SET replaced_by_id = $2 WHERE id = $1 AND replaced_by_id IS NULL RETURNING id`,
-      [id, replacedById],
-    );
-    return rows.length === 1;
+    const statement = new CompositeStatement();
+    const sql = `${replacementUpdate(statement, id, replacedById)} RETURNING id`;
+    return (await rowsOf(this.executor, sql, statement.values)).length === 1;
   }
 
   /** Marks it revoked once; false when it already was (RFC 8555 7.6: alreadyRevoked). */
@@ -144,4 +153,42 @@ export class CertificateStore {
 function identifierSet(identifiers: { type: string; value: string }[]): string {
   const lines = [...new Set(identifiers.map((i) => `${i.type}:${i.value.toLowerCase()}`))].sort();
   return createHash('sha256').update(lines.join('\n')).digest('base64url');
+}
+
+/** What `insert` and `storeForOrder` store. */
+export interface NewAcmeCertificate {
+  orderId: string;
+  accountId: string;
+  issuerId: string;
+  serialHex: string;
+  pemChain: string;
+  notBefore: Date;
+  notAfter: Date;
+  renewalId: string;
+  /** The order's identifiers: what a later order for the same set renews. */
+  identifiers: { type: string; value: string }[];
+  /** The inventory certificate that records it (issuance's `issue-and-record`). */
+  certificateId?: string;
+}
+
+function certificateInsert(
+  statement: CompositeStatement,
+  input: NewAcmeCertificate,
+  id: string,
+  condition = 'true',
+): string {
+  const value = statement.typed.bind(statement);
+  return `INSERT INTO acme_certificates
+      (id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, identifier_set, certificate_id)
+    SELECT ${value(id, 'text')}, ${value(input.orderId, 'text')}, ${value(input.accountId, 'text')},
+      ${value(input.issuerId, 'text')}, ${value(input.serialHex, 'text')}, ${value(input.pemChain, 'text')},
+      ${value(input.notBefore, 'timestamptz')}, ${value(input.notAfter, 'timestamptz')}, ${value(input.renewalId, 'text')},
+      ${value(identifierSet(input.identifiers), 'text')}, ${value(input.certificateId ?? null, 'text')}
+    WHERE ${condition}`;
+}
+
+/** Links a renewal to the certificate it replaces, once (the caller adds RETURNING or conditions). */
+function replacementUpdate(statement: CompositeStatement, id: string, replacedById: string): string {
+  return `UPDATE acme_certificates SET replaced_by_id = ${statement.value(replacedById)}
+    WHERE id = ${statement.value(id)} AND replaced_by_id IS NULL`;
 }

@@ -1,12 +1,13 @@
 import { SqlExecutor } from '@certlane/platform';
 import { checkRateLimit, RateLimit, rateLimitRefusal } from '@certlane/protocol-frontends-domain';
+import { CompositeStatement } from '../sql/composite-statement';
 import { rowsOf } from '../sql/rows';
 
 /**
  * Rate limits in Postgres, shared by every replica. `take` counts slots per key in buckets of a
  * sixtieth of the window (migration 0017) and holds an advisory lock on the key until the end of
  * the caller's transaction (or of its own statement, outside one), so two replicas cannot both
- * take the last slot. `record` and `checkAll` keep one row per event (failed validations).
+ * take the last slot. `rateEventInsert` and `checkAll` keep one row per event (failed validations).
  */
 export class RateLimitStore {
   constructor(private readonly executor: SqlExecutor) {}
@@ -46,11 +47,6 @@ export class RateLimitStore {
       : null;
   }
 
-  /** Records one event of `key` (a failed validation, say) for `check` to count. */
-  async record(key: string, now = new Date()): Promise<void> {
-    await this.executor.query('INSERT INTO acme_rate_events (key, at) VALUES ($1, $2)', [key, now]);
-  }
-
   /**
    * Deletes events older than `olderThanMs` and slot buckets wholly older (a bucket is a sixtieth
    * of a window of `olderThanMs`); safe on every replica. Returns the rows deleted.
@@ -69,4 +65,18 @@ export class RateLimitStore {
     );
     return events.length + buckets.length;
   }
+}
+
+/**
+ * One event of `key` (a failed validation, say) for `checkAll` to count, as a part of the
+ * statement that records what it counts, when `condition` holds.
+ */
+export function rateEventInsert(
+  statement: CompositeStatement,
+  key: string,
+  at: Date,
+  condition: string,
+): string {
+  return `INSERT INTO acme_rate_events (key, at)
+    SELECT ${statement.value(key)}::text, ${statement.value(at)}::timestamptz WHERE ${condition}`;
 }

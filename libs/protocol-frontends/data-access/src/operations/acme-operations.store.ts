@@ -1,5 +1,6 @@
 import { SqlExecutor } from '@certlane/platform';
 import { OrderStatus } from '@certlane/protocol-frontends-domain';
+import { CompositeStatement } from '../sql/composite-statement';
 import { rowsOf } from '../sql/rows';
 import { AcmeOrderRow } from '../orders/order.store';
 
@@ -112,32 +113,9 @@ export class AcmeOperationsStore {
   }
 
   /** One attempt; run it in the transaction that changes the challenge. */
-  async recordAttempt(input: {
-    challengeId: string;
-    authorizationId: string;
-    accountId: string;
-    type: string;
-    identifier: { type: string; value: string };
-    result: ValidationAttemptResult;
-    error?: unknown;
-    remoteAddress?: string | null;
-  }): Promise<void> {
-    await this.executor.query(
-      `INSERT INTO acme_validation_attempts
-         (challenge_id, authorization_id, account_id, type, identifier_type, identifier_value, result, error, remote_address)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [
-        input.challengeId,
-        input.authorizationId,
-        input.accountId,
-        input.type,
-        input.identifier.type,
-        input.identifier.value,
-        input.result,
-        input.error === undefined ? null : JSON.stringify(input.error),
-        input.remoteAddress ?? null,
-      ],
-    );
+  async recordAttempt(input: ValidationAttempt): Promise<void> {
+    const statement = new CompositeStatement();
+    await this.executor.query(validationAttemptInsert(statement, input), statement.values);
   }
 
   async listAttempts(page: {
@@ -268,4 +246,32 @@ export class AcmeOperationsStore {
     );
     return rows[0]?.n ?? 0;
   }
+}
+
+/** A validation attempt of a challenge (issue 19 point 10): what `validationAttemptInsert` records. */
+export interface ValidationAttempt {
+  challengeId: string;
+  authorizationId: string;
+  accountId: string;
+  type: string;
+  identifier: { type: string; value: string };
+  result: ValidationAttemptResult;
+  error?: unknown;
+  remoteAddress?: string | null;
+}
+
+/** The INSERT of one attempt, as a part of the statement that changes the challenge when `condition` holds. */
+export function validationAttemptInsert(
+  statement: CompositeStatement,
+  input: ValidationAttempt,
+  condition = 'true',
+): string {
+  const value = statement.typed.bind(statement);
+  return `INSERT INTO acme_validation_attempts
+      (challenge_id, authorization_id, account_id, type, identifier_type, identifier_value, result, error, remote_address)
+    SELECT ${value(input.challengeId, 'text')}, ${value(input.authorizationId, 'text')}, ${value(input.accountId, 'text')},
+      ${value(input.type, 'text')}, ${value(input.identifier.type, 'text')}, ${value(input.identifier.value, 'text')},
+      ${value(input.result, 'text')}, ${value(input.error === undefined ? null : JSON.stringify(input.error), 'jsonb')},
+      ${value(input.remoteAddress ?? null, 'text')}
+    WHERE ${condition}`;
 }

@@ -7,6 +7,7 @@ import {
   ChallengeType,
   OrderStatus,
 } from '@certlane/protocol-frontends-domain';
+import { CompositeStatement, guardedBy } from '../sql/composite-statement';
 import { randomId, readRow, RowRead, rowsOf } from '../sql/rows';
 
 export interface AcmeOrderRow {
@@ -379,13 +380,9 @@ export class OrderStore {
 
   /** Compare-and-set of an order's status (with its problem document when it turns invalid). */
   async setOrderStatus(id: string, from: OrderStatus, to: OrderStatus, error?: unknown): Promise<boolean> {
-    const rows = await rowsOf<{ id: string }>(
-      this.executor,
-      `UPDATE acme_orders SET status = $3, error = COALESCE($4, error), updated_at = now()
-       WHERE id = $1 AND status = $2 RETURNING id`,
-      [id, from, to, error === undefined ? null : JSON.stringify(error)],
-    );
-    return rows.length === 1;
+    const statement = new CompositeStatement();
+    const sql = orderStatusUpdate(statement, { id, from, to, error });
+    return (await rowsOf(this.executor, sql, statement.values)).length === 1;
   }
 
   /**
@@ -409,14 +406,9 @@ export class OrderStore {
     to: AuthorizationStatus,
     validForMs?: number,
   ): Promise<boolean> {
-    const rows = await rowsOf<{ id: string }>(
-      this.executor,
-      `UPDATE acme_authorizations SET status = $3, updated_at = now(),
-         expires_at = CASE WHEN $4::bigint IS NULL THEN expires_at ELSE now() + $4::bigint * interval '1 millisecond' END
-       WHERE id = $1 AND status = $2 RETURNING id`,
-      [id, from, to, validForMs ?? null],
-    );
-    return rows.length === 1;
+    const statement = new CompositeStatement();
+    const sql = authorizationStatusUpdate(statement, { id, from, to, validForMs });
+    return (await rowsOf(this.executor, sql, statement.values)).length === 1;
   }
 
   async setChallengeStatus(
@@ -425,14 +417,33 @@ export class OrderStore {
     to: ChallengeStatus,
     error?: unknown,
   ): Promise<boolean> {
-    const rows = await rowsOf<{ id: string }>(
+    const statement = new CompositeStatement();
+    const sql = challengeStatusUpdate(statement, { id, from, to, error });
+    return (await rowsOf(this.executor, sql, statement.values)).length === 1;
+  }
+
+  /**
+   * The end of a validation in one statement (ADR 0067 amendment): the challenge's compare-and-set
+   * from processing and, only when it took, the parts `alongside` adds (the attempt, a failure's
+   * rate event, the audit record) and the authorization's compare-and-set. Whether it took.
+   */
+  async concludeValidation(input: {
+    challenge: { id: string; to: ChallengeStatus; error?: unknown };
+    authorization?: AuthorizationStatusChange;
+    alongside: (statement: CompositeStatement, condition: string) => void;
+  }): Promise<boolean> {
+    const statement = new CompositeStatement();
+    statement.with('challenge', challengeStatusUpdate(statement, { ...input.challenge, from: 'processing' }));
+    const took = guardedBy('challenge');
+    input.alongside(statement, took);
+    if (input.authorization)
+      statement.with('authorization_row', authorizationStatusUpdate(statement, input.authorization, took));
+    const [row] = await rowsOf<{ took: boolean }>(
       this.executor,
-      `UPDATE acme_challenges SET status = $3, error = COALESCE($4, error),
-         validated_at = CASE WHEN $3 = 'valid' THEN now() ELSE validated_at END, claimed_until = NULL
-       WHERE id = $1 AND status = $2 RETURNING id`,
-      [id, from, to, error === undefined ? null : JSON.stringify(error)],
+      statement.text(`SELECT ${took} AS took`),
+      statement.values,
     );
-    return rows.length === 1;
+    return row.took;
   }
 
   /**
@@ -496,4 +507,46 @@ export class OrderStore {
     );
     return { authorizations: authorizations.length, orders: orders.length };
   }
+}
+
+/** An authorization's status move; with `validForMs`, it expires that long from now. */
+export interface AuthorizationStatusChange {
+  id: string;
+  from: AuthorizationStatus;
+  to: AuthorizationStatus;
+  validForMs?: number;
+}
+
+/** A challenge's compare-and-set (with its problem document when it turns invalid), returning its id. */
+function challengeStatusUpdate(
+  statement: CompositeStatement,
+  change: { id: string; from: ChallengeStatus; to: ChallengeStatus; error?: unknown },
+): string {
+  const to = statement.value(change.to);
+  const error = statement.value(change.error === undefined ? null : JSON.stringify(change.error));
+  return `UPDATE acme_challenges SET status = ${to}, error = COALESCE(${error}, error),
+      validated_at = CASE WHEN ${to} = 'valid' THEN now() ELSE validated_at END, claimed_until = NULL
+    WHERE id = ${statement.value(change.id)} AND status = ${statement.value(change.from)} RETURNING id`;
+}
+
+/** An authorization's compare-and-set, when `condition` holds, returning its id. */
+function authorizationStatusUpdate(
+  statement: CompositeStatement,
+  change: AuthorizationStatusChange,
+  condition = 'true',
+): string {
+  const validFor = `${statement.value(change.validForMs ?? null)}::bigint`;
+  return `UPDATE acme_authorizations SET status = ${statement.value(change.to)}, updated_at = now(),
+      expires_at = CASE WHEN ${validFor} IS NULL THEN expires_at ELSE now() + ${validFor} * interval '1 millisecond' END
+    WHERE id = ${statement.value(change.id)} AND status = ${statement.value(change.from)} AND ${condition} RETURNING id`;
+}
+
+/** An order's compare-and-set (with its problem document when it turns invalid), returning its id. */
+export function orderStatusUpdate(
+  statement: CompositeStatement,
+  change: { id: string; from: OrderStatus; to: OrderStatus; error?: unknown },
+): string {
+  const error = statement.value(change.error === undefined ? null : JSON.stringify(change.error));
+  return `UPDATE acme_orders SET status = ${statement.value(change.to)}, error = COALESCE(${error}, error), updated_at = now()
+    WHERE id = ${statement.value(change.id)} AND status = ${statement.value(change.from)} RETURNING id`;
 }
