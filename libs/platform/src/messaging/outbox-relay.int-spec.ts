@@ -14,7 +14,7 @@ describe(OutboxRelay.name, () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('relay');
-    for (const schema of ['retention', 'scan'])
+    for (const schema of ['retention', 'scan', 'failure'])
       await runMigrations({
         databaseUrl: database.url,
         schema,
@@ -101,6 +101,56 @@ describe(OutboxRelay.name, () => {
       expect(pending[0].n).toBe(0);
       // 4,000 dead entries left unmarked cost a heap visit each (thousands of page reads).
       expect(await pagesReadByPendingScan()).toBeLessThan(100);
+    });
+  });
+
+  describe('a publish that stops part way', () => {
+    it('marks what was published, counts the attempt on the first row left with its error, and keeps it pending', async () => {
+      await dataSource.query(`
+        INSERT INTO failure.outbox (id, subject, envelope)
+        SELECT id, 's', jsonb_build_object('id', id, 'subject', 's', 'data', n)
+          FROM (SELECT gen_random_uuid() AS id, n FROM generate_series(1, 3) AS n) AS rows`);
+      const bus = new InProcessBus({ requestTimeoutMs: 1000 });
+      const published: string[] = [];
+      bus.publishMany = async (events) => {
+        published.push(...events.slice(0, 1).map((event) => event.json));
+        return { published: 1, error: new Error("stream full: it's 'quoted'") };
+      };
+      const errors: unknown[] = [];
+      const relay = new OutboxRelay(dataSource, bus, {
+        schema: 'failure',
+        onError: (error) => errors.push(error),
+      });
+      expect(await relay.relayOnce()).toBe(1);
+      const rows: { published: boolean; attempts: number; last_error: string | null }[] =
+        await dataSource.query(
+          'SELECT published_at IS NOT NULL AS published, attempts, last_error FROM failure.outbox ORDER BY seq',
+        );
+      expect(rows).toEqual([
+        { published: true, attempts: 0, last_error: null },
+        { published: false, attempts: 1, last_error: "stream full: it's 'quoted'" },
+        { published: false, attempts: 0, last_error: null },
+      ]);
+      expect(published).toHaveLength(1);
+      expect(errors).toHaveLength(1);
+    });
+
+    it('leaves every row pending when the bus throws, and the connection usable', async () => {
+      const bus = new InProcessBus({ requestTimeoutMs: 1000 });
+      bus.publishMany = async () => {
+        throw new Error('bus down');
+      };
+      const relay = new OutboxRelay(dataSource, bus, { schema: 'failure' });
+      await expect(relay.relayOnce()).rejects.toThrow('bus down');
+      const pending = await dataSource.query(
+        'SELECT count(*)::int AS n FROM failure.outbox WHERE published_at IS NULL',
+      );
+      expect(pending[0].n).toBe(2);
+      // Nothing is left locked: a pass with a working bus publishes both.
+      const working = new OutboxRelay(dataSource, new InProcessBus({ requestTimeoutMs: 1000 }), {
+        schema: 'failure',
+      });
+      expect(await working.relayOnce()).toBe(2);
     });
   });
 });

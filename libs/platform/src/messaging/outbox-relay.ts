@@ -1,4 +1,5 @@
 import { EventSubject } from '@certlane/contracts';
+import { escapeLiteral, Pool, PoolClient, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import { MessageBus } from './message-bus';
 
@@ -107,43 +108,74 @@ export class OutboxRelay {
     return Number(outbox ?? 0) + Number(inbox ?? 0);
   }
 
-  /** One pass: publishes up to a batch of pending rows; returns how many were published. */
+  /**
+   * One pass: publishes up to a batch of pending rows; returns how many were published. Two round
+   * trips to Postgres, each several statements in one simple-query message (every value in them
+   * is a number or a literal the relay quotes itself): the transaction, its settings, the lock and
+   * the read; then the marks and the commit.
+   */
   async relayOnce(): Promise<number> {
-    const table = `"${this.options.schema}".outbox`;
-    return this.dataSource.transaction(async (manager) => {
-      // Marking rows published need not wait for a WAL flush: a mark lost in a crash means the
-      // same envelope id is published again, which JetStream and consumers already deduplicate.
-      // The pending rows are read by walking the partial index in seq order, never by a bitmap
-      // scan: the planner picks one whenever the batch size exceeds its estimate of unpublished
-      // rows, and a bitmap scan never marks the index entries of rows published since (dead
-      // tuples) as dead, so every pass visited every row published since the last vacuum.
-      const [{ locked }]: { locked: boolean }[] = await manager.query(
-        `SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked,
-           set_config('synchronous_commit', 'off', true), set_config('enable_bitmapscan', 'off', true)`,
-        [`certlane:outbox-relay:${this.options.schema}`],
-      );
-      if (!locked) return 0;
-      const rows: OutboxRow[] = await manager.query(
-        `SELECT seq, subject, envelope->>'id' AS id, envelope::text AS json FROM ${table}
-          WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.options.batchSize ?? DEFAULT_BATCH_SIZE],
-      );
-      if (rows.length === 0) return 0;
-      const { published, error } = await this.bus.publishMany(
-        rows.map((row) => ({ subject: row.subject as EventSubject, id: row.id, json: row.json })),
-      );
-      const done = rows.slice(0, published).map((row) => row.seq);
-      if (published < rows.length) {
-        await manager.query(`UPDATE ${table} SET attempts = attempts + 1, last_error = $2 WHERE seq = $1`, [
-          rows[published].seq,
-          String((error as Error)?.message ?? error).slice(0, 2000),
-        ]);
-        this.options.onError?.(error);
-      }
-      if (done.length > 0) {
-        await manager.query(`UPDATE ${table} SET published_at = now() WHERE seq = ANY($1::bigint[])`, [done]);
-      }
-      return done.length;
-    });
+    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await this.pass(client);
+    } catch (error) {
+      // A connection that cannot even roll back is not given back to the pool.
+      await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
   }
+
+  private async pass(client: PoolClient): Promise<number> {
+    const table = `"${this.options.schema}".outbox`;
+    const lockKey = escapeLiteral(`certlane:outbox-relay:${this.options.schema}`);
+    const batchSize = Math.trunc(this.options.batchSize ?? DEFAULT_BATCH_SIZE);
+    // Marking rows published need not wait for a WAL flush: a mark lost in a crash means the
+    // same envelope id is published again, which JetStream and consumers already deduplicate.
+    // The pending rows are read by walking the partial index in seq order, never by a bitmap
+    // scan: the planner picks one whenever the batch size exceeds its estimate of unpublished
+    // rows, and a bitmap scan never marks the index entries of rows published since (dead
+    // tuples) as dead, so every pass visited every row published since the last vacuum. A
+    // replica that finds the lock taken reads nothing (the lock is the read's one-time filter).
+    const results = (await client.query(
+      `BEGIN; SET LOCAL synchronous_commit TO off; SET LOCAL enable_bitmapscan TO off;
+       WITH relay AS (SELECT pg_try_advisory_xact_lock(hashtext(${lockKey})) AS locked)
+       SELECT seq, subject, envelope->>'id' AS id, envelope::text AS json FROM ${table}
+        WHERE (SELECT locked FROM relay) AND published_at IS NULL
+        ORDER BY seq LIMIT ${batchSize} FOR UPDATE OF outbox SKIP LOCKED`,
+    )) as unknown as QueryResult<OutboxRow>[];
+    const rows = results[results.length - 1].rows;
+    if (rows.length === 0) {
+      await client.query('COMMIT');
+      return 0;
+    }
+    const { published, error } = await this.bus.publishMany(
+      rows.map((row) => ({ subject: row.subject as EventSubject, id: row.id, json: row.json })),
+    );
+    const statements: string[] = [];
+    if (published < rows.length) {
+      const message = String((error as Error)?.message ?? error).slice(0, 2000);
+      statements.push(
+        `UPDATE ${table} SET attempts = attempts + 1, last_error = ${escapeLiteral(message)}
+          WHERE seq = ${seqOf(rows[published])}`,
+      );
+      this.options.onError?.(error);
+    }
+    if (published > 0)
+      statements.push(
+        `UPDATE ${table} SET published_at = now()
+          WHERE seq = ANY('{${rows.slice(0, published).map(seqOf).join(',')}}'::bigint[])`,
+      );
+    await client.query([...statements, 'COMMIT'].join(';\n'));
+    return published;
+  }
+}
+
+/** A row's seq, checked to be the integer Postgres sent before it is written into a statement. */
+function seqOf(row: OutboxRow): string {
+  if (!/^[0-9]+$/.test(row.seq)) throw new Error(`outbox seq ${row.seq} is not an integer`);
+  return row.seq;
 }
