@@ -11,6 +11,7 @@ import {
   createBenchDatabase,
   fetchOnce,
   freePort,
+  log,
   ROOT,
   startProcess,
 } from './harness.mjs';
@@ -22,6 +23,9 @@ export async function benchSystem({ databaseServerUrl, natsUrl }) {
   const { database, url: databaseUrl } = await createBenchDatabase(databaseServerUrl);
   const { certPath, keyPath, ca } = createBenchCertificate();
   const namespace = `bench_${randomBytes(5).toString('hex')}`;
+  // Runs after the services stopped (clean-ups run last first): their streams would otherwise stay
+  // on the NATS server, hundreds of them after a few days of runs.
+  cleanups.push([`JetStream streams of ${namespace}`, () => deleteStreams(natsUrl, namespace)]);
   const env = {
     SERVICE_TLS_CERT_PATH: certPath,
     SERVICE_TLS_KEY_PATH: keyPath,
@@ -34,6 +38,23 @@ export async function benchSystem({ databaseServerUrl, natsUrl }) {
     SERVICE_LISTEN_ADDRESS: '127.0.0.1',
   };
   return { database, databaseUrl, certPath, keyPath, ca, namespace, env };
+}
+
+/** Deletes the JetStream streams of a namespace (NatsBus names them `<NAMESPACE>_CERTLANE_<SERVICE>`). */
+async function deleteStreams(natsUrl, namespace) {
+  const { connect } = require('nats');
+  const nc = await connect({ servers: natsUrl.split(','), name: 'bench-cleanup', noAsyncTraces: true });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const prefix = `${namespace.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`;
+    const names = [];
+    for await (const stream of jsm.streams.list())
+      if (stream.config.name.startsWith(prefix)) names.push(stream.config.name);
+    for (const name of names) await jsm.streams.delete(name);
+    log(`deleted ${names.length} JetStream streams of ${namespace}`);
+  } finally {
+    await nc.close();
+  }
 }
 
 /**

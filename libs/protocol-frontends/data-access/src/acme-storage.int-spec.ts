@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AccountStore } from './accounts/account.store';
 import { NonceStore } from './nonces/nonce.store';
-import { rateEventInsert } from './limits/rate-limit.store';
+import { rateEventInsert, rateSlotGate } from './limits/rate-limit.store';
 import { validationAttemptInsert } from './operations/acme-operations.store';
 import { OrderStore } from './orders/order.store';
 
@@ -187,10 +187,10 @@ describe('ACME storage', () => {
         const withOrder = await store.consumeNonceAndGet(
           await new NonceStore(pg).issue(),
           account.id,
-          OrderStore.orderViewRead(created.order.id),
+          OrderStore.orderViewRead(created.order!.id),
         );
         expect(withOrder.account?.id).toBe(account.id);
-        expect(withOrder.also).toEqual(await new OrderStore(executor).orderView(created.order.id));
+        expect(withOrder.also).toEqual(await new OrderStore(executor).orderView(created.order!.id));
         expect(withOrder.also).toMatchObject({
           authorization_ids: created.authorizationIds,
           certificate_id: null,
@@ -216,15 +216,18 @@ describe('ACME storage', () => {
     let accountId: string;
     const now = new Date();
     const create = (store: OrderStore, values: string[]) =>
-      store.create({
-        accountId,
-        profileId: 'default',
-        identifiers: values.map((value) => ({ type: 'dns' as const, value })),
-        expiresAt: (reused) => new Date(Math.min(now.getTime() + 7 * day, ...reused.map((d) => d.getTime()))),
-        authorizationExpiresAt: new Date(now.getTime() + 7 * day),
-        reuseUntil: new Date(now.getTime() + day),
-        challengeTypes: (identifier) => challengeTypesFor(identifier, ['http-01', 'dns-01']),
-      });
+      store
+        .create({
+          accountId,
+          profileId: 'default',
+          identifiers: values.map((value) => ({ type: 'dns' as const, value })),
+          expiresAt: (reused) =>
+            new Date(Math.min(now.getTime() + 7 * day, ...reused.map((d) => d.getTime()))),
+          authorizationExpiresAt: new Date(now.getTime() + 7 * day),
+          reuseUntil: new Date(now.getTime() + day),
+          challengeTypes: (identifier) => challengeTypesFor(identifier, ['http-01', 'dns-01']),
+        })
+        .then((created) => ({ ...created, order: created.order! }));
 
     beforeAll(async () => {
       ({
@@ -254,6 +257,32 @@ describe('ACME storage', () => {
       const challenges = await store.challengesOf(plain.id);
       expect(challenges.map((c) => c.type)).toEqual(['dns-01', 'http-01']);
       expect(challenges.every((c) => /^[A-Za-z0-9_-]{43}$/.test(c.token))).toBe(true);
+    });
+
+    it('an order is one statement with its rate slot: past the limit nothing of it is written', async () => {
+      const gated = (value: string) =>
+        new OrderStore(pg).create({
+          accountId,
+          profileId: 'default',
+          identifiers: [{ type: 'dns', value }],
+          expiresAt: () => new Date(now.getTime() + day),
+          authorizationExpiresAt: new Date(now.getTime() + day),
+          reuseUntil: new Date(now.getTime() + day),
+          challengeTypes: () => ['http-01'],
+          gate: (statement) =>
+            rateSlotGate(statement, `gate-test:${accountId}`, { limit: 1, windowMs: day }, new Date()),
+        });
+      const first = await gated('gate-1.example.com');
+      expect(first.order).toMatchObject({ status: 'pending' });
+      expect(first.gate).toBeNull();
+      const second = await gated('gate-2.example.com');
+      expect(second.order).toBeNull();
+      expect(second.gate).toBeInstanceOf(Date);
+      const { rows } = await pg.query(
+        `SELECT (SELECT count(*)::int FROM acme_authorizations WHERE identifier_value = 'gate-2.example.com') AS authorizations,
+                (SELECT count(*)::int FROM acme_orders WHERE identifiers @> '[{"value": "gate-2.example.com"}]') AS orders`,
+      );
+      expect(rows[0]).toEqual({ authorizations: 0, orders: 0 });
     });
 
     it('reuses a valid authorization of the same account and identifier', async () => {

@@ -23,6 +23,8 @@ import {
   OrderStore,
   profileOfAuthorization,
   rateEventInsert,
+  rateSlotGate,
+  rateSlotOutcome,
   readRow,
   RowRead,
   validationAttemptInsert,
@@ -578,35 +580,40 @@ export class AcmeServer {
       this.deps.newOrdersPerIpPerHour ?? 30_000,
     );
     const now = new Date();
-    const { order, reused } = await this.deps.transaction(async (executor) => {
-      const limit = await new RateLimitStore(executor).take(`new-orders:${profile.id}:${account!.id}`, {
-        limit: profile.newOrdersPerHour,
-        windowMs: 3600_000,
-      });
-      if (!limit.ok) throw limit.problem;
-      const created = await new OrderStore(executor).create({
-        accountId: account!.id,
-        profileId: profile.id,
-        identifiers,
-        expiresAt: (reused) => orderExpiry(now, reused),
-        authorizationExpiresAt: new Date(now.getTime() + DEFAULT_ACME_LIFETIMES.pendingMs),
-        reuseUntil: new Date(now.getTime() + 24 * 3600_000),
-        challengeTypes: (identifier) => challengeTypesFor(identifier, offered),
-        replaces,
-      });
-      await this.audit(executor, AuditAction.AcmeOrderCreated, 'acme_order', created.order.id, account!.id, {
-        identifiers,
-        profile: profile.id,
-      });
-      return created;
+    const slot = {
+      key: `new-orders:${profile.id}:${account!.id}`,
+      rule: { limit: profile.newOrdersPerHour, windowMs: 3600_000 },
+    };
+    const { order, reused, gate } = await this.orders.create({
+      accountId: account!.id,
+      profileId: profile.id,
+      identifiers,
+      expiresAt: (reused) => orderExpiry(now, reused),
+      authorizationExpiresAt: new Date(now.getTime() + DEFAULT_ACME_LIFETIMES.pendingMs),
+      reuseUntil: new Date(now.getTime() + 24 * 3600_000),
+      challengeTypes: (identifier) => challengeTypesFor(identifier, offered),
+      replaces,
+      gate: (statement) => rateSlotGate(statement, slot.key, slot.rule, now),
+      alongside: (statement, condition, orderId) =>
+        this.deps.auditPart?.(
+          statement,
+          condition,
+          this.auditRecord(AuditAction.AcmeOrderCreated, 'acme_order', orderId, account!.id, {
+            identifiers,
+            profile: profile.id,
+          }),
+        ),
     });
+    const limit = rateSlotOutcome(slot.key, slot.rule, gate as Date | null, now);
+    if (!limit.ok) throw limit.problem;
+    this.deps.committed?.();
     // Reused authorizations may already make the order ready; new ones are pending.
-    let view = order;
+    let view = order!; // the gate let the statement write: the order is stored
     if (reused > 0) {
-      await this.advanceOrders({ orderId: order.id });
-      view = (await this.orders.orderView(order.id))!;
+      await this.advanceOrders({ orderId: view.id });
+      view = (await this.orders.orderView(view.id))!;
     }
-    return json(201, this.orderObject(view, urls), { Location: urls.order(order.id) });
+    return json(201, this.orderObject(view, urls), { Location: urls.order(view.id) });
   };
 
   /** The challenge types a profile offers: dns-persist-01 only where enabled and the CA has a name. */

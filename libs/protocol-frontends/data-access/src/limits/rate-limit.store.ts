@@ -1,6 +1,6 @@
 import { SqlExecutor } from '@certlane/platform';
 import { checkRateLimit, RateLimit, rateLimitRefusal } from '@certlane/protocol-frontends-domain';
-import { CompositeStatement } from '../sql/composite-statement';
+import { CompositeStatement, StatementGate } from '../sql/composite-statement';
 import { rowsOf } from '../sql/rows';
 
 /**
@@ -13,15 +13,14 @@ export class RateLimitStore {
   constructor(private readonly executor: SqlExecutor) {}
 
   async take(key: string, rule: RateLimit, now = new Date()): Promise<ReturnType<typeof checkRateLimit>> {
-    // One statement (migration 0017): the advisory lock, the bucket of the limit-th newest slot
-    // inside the window (at most 61 rows whatever the limit) and, when there is none, the slot.
+    const statement = new CompositeStatement();
+    const gate = rateSlotGate(statement, key, rule, now);
     const [{ full_at: full }] = await rowsOf<{ full_at: Date | null }>(
       this.executor,
-      'SELECT acme_take_rate_slot($1, $2, $3, $4) AS full_at',
-      [key, new Date(now.getTime() - rule.windowMs), rule.limit, now],
+      statement.text(`SELECT ${gate.answer} AS full_at`),
+      statement.values,
     );
-    if (full) return rateLimitRefusal(key.split(':')[0], rule, full, now);
-    return { ok: true };
+    return rateSlotOutcome(key, rule, full, now);
   }
 
   /**
@@ -79,4 +78,36 @@ export function rateEventInsert(
 ): string {
   return `INSERT INTO acme_rate_events (key, at)
     SELECT ${statement.value(key)}::text, ${statement.value(at)}::timestamptz WHERE ${condition}`;
+}
+
+/**
+ * `take` as the gate of a larger statement (part `slot`): one statement (migration 0017) takes the
+ * key's advisory lock, finds the bucket of the limit-th newest slot inside the window (at most 61
+ * rows whatever the limit) and, when there is none, takes the slot; the statement's other parts
+ * are written only then. Its answer, given to `rateSlotOutcome`, is when the window is full to.
+ */
+export function rateSlotGate(
+  statement: CompositeStatement,
+  key: string,
+  rule: RateLimit,
+  now: Date,
+): StatementGate {
+  statement.with(
+    'slot',
+    `SELECT acme_take_rate_slot(${statement.typed(key, 'text')}, ${statement.typed(
+      new Date(now.getTime() - rule.windowMs),
+      'timestamptz',
+    )}, ${statement.typed(rule.limit, 'integer')}, ${statement.typed(now, 'timestamptz')}) AS full_at`,
+  );
+  return { condition: '(SELECT full_at FROM slot) IS NULL', answer: '(SELECT full_at FROM slot)' };
+}
+
+/** What a rate slot gate answered: taken, or the refusal (`rateLimited` with Retry-After). */
+export function rateSlotOutcome(
+  key: string,
+  rule: RateLimit,
+  fullAt: Date | null,
+  now: Date,
+): ReturnType<typeof checkRateLimit> {
+  return fullAt ? rateLimitRefusal(key.split(':')[0], rule, fullAt, now) : { ok: true };
 }

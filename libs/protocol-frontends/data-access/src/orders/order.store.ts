@@ -7,7 +7,7 @@ import {
   ChallengeType,
   OrderStatus,
 } from '@certlane/protocol-frontends-domain';
-import { CompositeStatement, guardedBy } from '../sql/composite-statement';
+import { CompositeStatement, guardedBy, StatementGate, unnestInsert } from '../sql/composite-statement';
 import { randomId, readRow, RowRead, rowsOf } from '../sql/rows';
 
 export interface AcmeOrderRow {
@@ -116,8 +116,11 @@ export class OrderStore {
 
   /**
    * Stores a new order: for each identifier a valid authorization of the account is reused when
-   * it outlives `reuseUntil`, else a pending one is created with a challenge of each offered type.
-   * Run it inside a transaction (the caller's executor).
+   * it outlives `reuseUntil` (looked up for every identifier in one statement), else a pending one
+   * is created with a challenge of each offered type. The authorizations, challenges, the order
+   * and what `alongside` adds (its audit record) are one statement (ADR 0067 amendment), written
+   * only when `gate` (a rate slot) lets it; the answer has the gate's answer, and no order when
+   * the gate refused.
    */
   async create(input: {
     accountId: string;
@@ -130,77 +133,104 @@ export class OrderStore {
     replaces?: string;
     reuseUntil: Date;
     challengeTypes: (identifier: AcmeIdentifier) => ChallengeType[];
-  }): Promise<{ order: AcmeOrderView; authorizationIds: string[]; reused: number }> {
+    gate?: (statement: CompositeStatement) => StatementGate;
+    alongside?: (statement: CompositeStatement, condition: string, orderId: string) => void;
+  }): Promise<{ order: AcmeOrderView | null; authorizationIds: string[]; reused: number; gate: unknown }> {
+    const wanted = input.identifiers.map((requested) => ({
+      requested,
+      ...authorizationIdentifier(requested),
+    }));
+    const types = wanted.map((w) => w.identifier.type);
+    const values = wanted.map((w) => w.identifier.value);
+    const reusable = await rowsOf<{ n: string; id: string; expires_at: Date }>(
+      this.executor,
+      `SELECT w.n, r.id, r.expires_at
+         FROM unnest($2::text[], $3::text[], $4::boolean[]) WITH ORDINALITY AS w(type, value, wildcard, n)
+         CROSS JOIN LATERAL (
+           SELECT id, expires_at FROM acme_authorizations a
+            WHERE a.account_id = $1 AND a.identifier_type = w.type AND a.identifier_value = w.value
+              AND a.wildcard = w.wildcard AND a.status = 'valid' AND a.expires_at > $5
+            ORDER BY a.expires_at DESC LIMIT 1) r`,
+      [input.accountId, types, values, wanted.map((w) => w.wildcard), input.reuseUntil],
+    );
+    const reusedAt = new Map(reusable.map((row) => [Number(row.n) - 1, row]));
     const authorizationIds: string[] = [];
-    const authorizationIdentifiers: { type: string; value: string }[] = [];
-    const reusedExpiries: Date[] = [];
-    let reused = 0;
-    for (const requested of input.identifiers) {
-      const { identifier, wildcard } = authorizationIdentifier(requested);
-      authorizationIdentifiers.push(identifier);
-      const [existing] = await rowsOf<{ id: string; expires_at: Date }>(
-        this.executor,
-        `SELECT id, expires_at FROM acme_authorizations WHERE account_id = $1 AND identifier_type = $2 AND identifier_value = $3
-           AND wildcard = $4 AND status = 'valid' AND expires_at > $5 ORDER BY expires_at DESC LIMIT 1`,
-        [input.accountId, identifier.type, identifier.value, wildcard, input.reuseUntil],
-      );
+    const created: { id: string; type: string; value: string; wildcard: boolean }[] = [];
+    const challenges: { id: string; authorizationId: string; type: string; token: string }[] = [];
+    wanted.forEach(({ requested, identifier, wildcard }, n) => {
+      const existing = reusedAt.get(n);
       if (existing) {
         authorizationIds.push(existing.id);
-        reusedExpiries.push(existing.expires_at);
-        reused++;
-        continue;
+        return;
       }
       const id = randomId();
-      const types = input.challengeTypes(requested);
-      // The authorization and its challenges in one statement.
-      await this.executor.query(
-        `WITH authorization_row AS (
-           INSERT INTO acme_authorizations (id, account_id, identifier_type, identifier_value, wildcard, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
-         INSERT INTO acme_challenges (id, authorization_id, type, token)
-         SELECT unnest($7::text[]), authorization_row.id, unnest($8::text[]), unnest($9::text[]) FROM authorization_row`,
-        [
-          id,
-          input.accountId,
-          identifier.type,
-          identifier.value,
-          wildcard,
-          input.authorizationExpiresAt,
-          types.map(() => randomId()),
-          types,
-          types.map(() => randomId(32)),
-        ],
-      );
       authorizationIds.push(id);
-    }
-    // The order and its links to its authorizations in one statement, answered with the
-    // authorizations in the order `orderView` reads them.
-    const [order] = await rowsOf<AcmeOrderView>(
-      this.executor,
-      `WITH order_row AS (
-         INSERT INTO acme_orders (id, account_id, profile_id, identifiers, expires_at, replaces)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${ORDER_COLUMNS}),
-       links AS (
-         INSERT INTO acme_order_authorizations (order_id, authorization_id)
-         SELECT order_row.id, unnest($7::text[]) FROM order_row ON CONFLICT DO NOTHING)
-       SELECT order_row.*, NULL::text AS certificate_id,
-         ARRAY(SELECT DISTINCT ON (t.type, t.value, t.id) t.id
-               FROM unnest($7::text[], $8::text[], $9::text[]) AS t(id, type, value)
-               ORDER BY t.type, t.value, t.id) AS authorization_ids
-       FROM order_row`,
-      [
-        randomId(),
-        input.accountId,
-        input.profileId,
-        JSON.stringify(input.identifiers),
-        input.expiresAt(reusedExpiries),
-        input.replaces ?? null,
-        authorizationIds,
-        authorizationIdentifiers.map((i) => i.type),
-        authorizationIdentifiers.map((i) => i.value),
-      ],
+      created.push({ id, ...identifier, wildcard });
+      for (const type of input.challengeTypes(requested))
+        challenges.push({ id: randomId(), authorizationId: id, type, token: randomId(32) });
+    });
+    const statement = new CompositeStatement();
+    const gate = input.gate?.(statement);
+    const written = gate?.condition ?? 'true';
+    statement.with(
+      'authorization_rows',
+      unnestInsert(statement, 'acme_authorizations', written, [
+        ['id', 'text', created.map((a) => a.id)],
+        ['account_id', 'text', created.map(() => input.accountId)],
+        ['identifier_type', 'text', created.map((a) => a.type)],
+        ['identifier_value', 'text', created.map((a) => a.value)],
+        ['wildcard', 'boolean', created.map((a) => a.wildcard)],
+        ['expires_at', 'timestamptz', created.map(() => input.authorizationExpiresAt)],
+      ]),
     );
-    return { order, authorizationIds, reused };
+    statement.with(
+      'challenge_rows',
+      unnestInsert(statement, 'acme_challenges', written, [
+        ['id', 'text', challenges.map((c) => c.id)],
+        ['authorization_id', 'text', challenges.map((c) => c.authorizationId)],
+        ['type', 'text', challenges.map((c) => c.type)],
+        ['token', 'text', challenges.map((c) => c.token)],
+      ]),
+    );
+    const orderId = randomId();
+    statement.with(
+      'order_row',
+      `INSERT INTO acme_orders (id, account_id, profile_id, identifiers, expires_at, replaces)
+       SELECT ${statement.typed(orderId, 'text')}, ${statement.typed(input.accountId, 'text')},
+              ${statement.typed(input.profileId, 'text')}, ${statement.typed(JSON.stringify(input.identifiers), 'jsonb')},
+              ${statement.typed(input.expiresAt(reusable.map((row) => row.expires_at)), 'timestamptz')},
+              ${statement.typed(input.replaces ?? null, 'text')}
+        WHERE ${written}
+       RETURNING ${ORDER_COLUMNS}`,
+    );
+    const linked = statement.typed(authorizationIds, 'text[]');
+    statement.with(
+      'links',
+      `INSERT INTO acme_order_authorizations (order_id, authorization_id)
+       SELECT order_row.id, unnest(${linked}) FROM order_row ON CONFLICT DO NOTHING`,
+    );
+    input.alongside?.(statement, written, orderId);
+    // The order answered with its authorizations in the order `orderView` reads them.
+    const [row] = await rowsOf<AcmeOrderView & { gate: unknown }>(
+      this.executor,
+      statement.text(
+        `SELECT order_row.*, NULL::text AS certificate_id,
+           ARRAY(SELECT DISTINCT ON (t.type, t.value, t.id) t.id
+                 FROM unnest(${linked}, ${statement.typed(types, 'text[]')}, ${statement.typed(values, 'text[]')})
+                      AS t(id, type, value)
+                 ORDER BY t.type, t.value, t.id) AS authorization_ids,
+           ${gate?.answer ?? 'NULL'} AS gate
+         FROM (SELECT 1) AS one LEFT JOIN order_row ON true`,
+      ),
+      statement.values,
+    );
+    const { gate: answer, ...order } = row;
+    return {
+      order: order.id ? (order as AcmeOrderView) : null,
+      authorizationIds,
+      reused: reusable.length,
+      gate: answer,
+    };
   }
 
   /** An order with its authorizations and certificate, in one statement. */

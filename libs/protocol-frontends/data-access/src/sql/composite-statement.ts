@@ -39,3 +39,24 @@ export class CompositeStatement {
 export function guardedBy(guard: string | undefined): string {
   return guard ? `EXISTS (SELECT 1 FROM ${guard})` : 'true';
 }
+
+/**
+ * A part that decides whether a statement writes anything (a rate slot): the condition its other
+ * parts are written under, and an expression saying why not, for the statement to answer with.
+ */
+export interface StatementGate {
+  condition: string;
+  answer: string;
+}
+
+/** The INSERT of rows given column by column (name, type, one value per row), when `condition` holds. */
+export function unnestInsert(
+  statement: CompositeStatement,
+  table: string,
+  condition: string,
+  columns: [name: string, type: string, values: unknown[]][],
+): string {
+  const arrays = columns.map(([, type, values]) => statement.typed(values, `${type}[]`));
+  return `INSERT INTO ${table} (${columns.map(([name]) => name).join(', ')})
+    SELECT * FROM unnest(${arrays.join(', ')}) WHERE ${condition}`;
+}
