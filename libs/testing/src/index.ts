@@ -11,3 +11,4 @@ export * from './external-root';
 export * from './private-servers';
 export * from './migrations-before';
 export * from './fast-lane-harness';
+export * from './service-schema-database';

@@ -1,6 +1,6 @@
 import { runMigrations } from '@certlane/platform';
 import { challengeTypesFor } from '@certlane/protocol-frontends-domain';
-import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
+import { createServiceSchemaDatabase, ServiceSchemaDatabase } from '@certlane/testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AccountStore } from './accounts/account.store';
@@ -22,31 +22,23 @@ const THUMB = 'oKIywvGUpTVTyxMQ3bwIIeQUudfr_CkLMjCE19ECD-U';
  * two connections standing for two replicas: one through pg, one through TypeORM (as the service).
  */
 describe('ACME storage', () => {
-  let database: TestDatabase;
+  let database: ServiceSchemaDatabase;
   let pg: Client;
   let typeorm: DataSource;
   const day = 24 * 3600_000;
 
   beforeAll(async () => {
-    database = await createTestDatabase('acmestore');
-    await runMigrations({
-      databaseUrl: database.url,
-      schema: 'protocol_frontends',
-      directory: serviceMigrationsDir('protocol-frontends'),
-      demoSeed: false,
-    });
-    pg = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
-    await pg.connect();
+    database = await createServiceSchemaDatabase('acmestore', 'protocol-frontends', runMigrations);
+    pg = database.pg;
     typeorm = new DataSource({
       type: 'postgres',
-      url: database.url,
+      url: database.database.url,
       extra: { options: '-c search_path=protocol_frontends' },
     });
     await typeorm.initialize();
   }, 60_000);
 
   afterAll(async () => {
-    await pg?.end();
     await typeorm?.destroy();
     await database?.drop();
   });

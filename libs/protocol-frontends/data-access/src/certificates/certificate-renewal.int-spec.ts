@@ -1,5 +1,5 @@
 import { runMigrations } from '@certlane/platform';
-import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
+import { createServiceSchemaDatabase, ServiceSchemaDatabase } from '@certlane/testing';
 import { Client } from 'pg';
 import { AccountStore } from '../accounts/account.store';
 import { randomId } from '../sql/rows';
@@ -10,21 +10,14 @@ import { CertificateStore } from './certificate.store';
  * identifier set, whatever the order of the identifiers; linked once.
  */
 describe('ACME certificate renewal links', () => {
-  let database: TestDatabase;
+  let database: ServiceSchemaDatabase;
   let pg: Client;
   let accountId: string;
   let otherAccountId: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase('acmerenew');
-    await runMigrations({
-      databaseUrl: database.url,
-      schema: 'protocol_frontends',
-      directory: serviceMigrationsDir('protocol-frontends'),
-      demoSeed: false,
-    });
-    pg = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
-    await pg.connect();
+    database = await createServiceSchemaDatabase('acmerenew', 'protocol-frontends', runMigrations);
+    pg = database.pg;
     const account = async (x: string, thumbprint: string) =>
       (
         await new AccountStore(pg).createOrFind({
@@ -38,10 +31,7 @@ describe('ACME certificate renewal links', () => {
     otherAccountId = await account('other', 'O'.repeat(43));
   }, 60_000);
 
-  afterAll(async () => {
-    await pg?.end();
-    await database?.drop();
-  });
+  afterAll(() => database?.drop());
 
   async function issued(account: string, identifiers: { type: string; value: string }[]) {
     const orderId = randomId();
@@ -101,12 +91,8 @@ describe('ACME certificate renewal links', () => {
        VALUES ($1, $2, 'default', 'processing', $3, now() + interval '1 day')`,
       [orderId, accountId, JSON.stringify([d])],
     );
-    const other = new Client({
-      connectionString: database.url,
-      options: '-c search_path=protocol_frontends',
-    });
-    await other.connect();
-    try {
+    const other = await database.connect();
+    {
       const conditions: string[] = [];
       const store = (client: Client) =>
         new CertificateStore(client).storeForOrder(
@@ -149,8 +135,6 @@ describe('ACME certificate renewal links', () => {
         'valid',
       );
       expect(conditions).toHaveLength(2);
-    } finally {
-      await other.end();
     }
   });
 });

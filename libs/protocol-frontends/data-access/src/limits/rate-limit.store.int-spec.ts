@@ -1,5 +1,5 @@
 import { runMigrations } from '@certlane/platform';
-import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
+import { createServiceSchemaDatabase, ServiceSchemaDatabase } from '@certlane/testing';
 import { Client } from 'pg';
 import { RateLimitStore } from './rate-limit.store';
 
@@ -8,29 +8,19 @@ const BUCKET = HOUR / 60;
 
 /** The rate slots of RFC 8555 6.6 limits (migration 0017) on real Postgres. */
 describe(RateLimitStore.name, () => {
-  let database: TestDatabase;
+  let database: ServiceSchemaDatabase;
   let pg: Client;
   let store: RateLimitStore;
   const start = new Date('2026-11-28T10:00:00Z');
   const at = (ms: number) => new Date(start.getTime() + ms);
 
   beforeAll(async () => {
-    database = await createTestDatabase('ratelimits');
-    await runMigrations({
-      databaseUrl: database.url,
-      schema: 'protocol_frontends',
-      directory: serviceMigrationsDir('protocol-frontends'),
-      demoSeed: false,
-    });
-    pg = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
-    await pg.connect();
+    database = await createServiceSchemaDatabase('ratelimits', 'protocol-frontends', runMigrations);
+    pg = database.pg;
     store = new RateLimitStore(pg);
   });
 
-  afterAll(async () => {
-    await pg?.end();
-    await database?.drop();
-  });
+  afterAll(() => database?.drop());
 
   const rows = async (key: string) =>
     (await pg.query('SELECT count(*)::int AS n FROM acme_rate_buckets WHERE key = $1', [key])).rows[0].n;
@@ -75,20 +65,14 @@ describe(RateLimitStore.name, () => {
   });
 
   it('two connections racing for the last slot: exactly one takes it', async () => {
-    const other = new Client({
-      connectionString: database.url,
-      options: '-c search_path=protocol_frontends',
-    });
-    await other.connect();
-    try {
+    const other = await database.connect();
+    {
       const rule = { limit: 1, windowMs: HOUR };
       const outcomes = await Promise.all([
         store.take('k5', rule, at(0)),
         new RateLimitStore(other).take('k5', rule, at(0)),
       ]);
       expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
-    } finally {
-      await other.end();
     }
   });
 
