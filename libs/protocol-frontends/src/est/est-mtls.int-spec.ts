@@ -12,7 +12,7 @@ import {
   EstProfileSettingsRow,
   EstProfileStore,
 } from '@certlane/protocol-frontends-data-access';
-import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
+import { createServiceSchemaDatabase, ServiceSchemaDatabase } from '@certlane/testing';
 import { Client } from 'pg';
 import { ClientCertificateStatus } from '../client-certificate-status';
 import { EstHttpRequest, EstServer, EstServerDeps } from './est-server';
@@ -27,7 +27,7 @@ const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
  * server the way the listener hands them on (base64 DER, leaf first, with the tls-exporter).
  */
 describe('EST server (mutual TLS, reenroll, channel binding)', () => {
-  let database: TestDatabase;
+  let database: ServiceSchemaDatabase;
   let db: Client;
   let mtlsProfile: EstProfileRow;
   let boundProfile: EstProfileRow;
@@ -120,15 +120,8 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
   const post = (request: Omit<EstHttpRequest, 'method'>) => server.handle({ method: 'POST', ...request });
 
   beforeAll(async () => {
-    database = await createTestDatabase('estmtls');
-    await runMigrations({
-      databaseUrl: database.url,
-      schema: 'protocol_frontends',
-      directory: serviceMigrationsDir('protocol-frontends'),
-      demoSeed: false,
-    });
-    db = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
-    await db.connect();
+    database = await createServiceSchemaDatabase('estmtls', 'protocol-frontends', runMigrations);
+    db = database.pg;
     server = newServer();
     caKeys = (await webcrypto.subtle.generateKey(ALG, false, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
     caCert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -171,10 +164,7 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
     });
   }, 60_000);
 
-  afterAll(async () => {
-    await db?.end();
-    await database?.drop();
-  });
+  afterAll(() => database?.drop());
 
   it('RFC 7030 3.3.2: a client certificate from the trust bundle enrolls over /.well-known/est-mtls/', async () => {
     const presented = device('dev1', 'Device Trust', '/CN=dev1.example', 'DNS:dev1.example');

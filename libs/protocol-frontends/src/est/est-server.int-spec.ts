@@ -10,7 +10,7 @@ import { AuditRecord } from '@certlane/contracts';
 import { runMigrations } from '@certlane/platform';
 import { EstProfileRow, EstProfileStore } from '@certlane/protocol-frontends-data-access';
 import { CertificateProfileRules, hashEstPassword } from '@certlane/protocol-frontends-domain';
-import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
+import { createServiceSchemaDatabase, ServiceSchemaDatabase } from '@certlane/testing';
 import { Client } from 'pg';
 import { EstHttpResponse, EstServer, EstServerDeps } from './est-server';
 import { EstKekAdmin } from './est-kek-admin';
@@ -36,7 +36,7 @@ const openssl = (args: string[]): string =>
  * an in-process CA as the issuer, and two stores on two connections standing for two replicas.
  */
 describe('EST server (Basic)', () => {
-  let database: TestDatabase;
+  let database: ServiceSchemaDatabase;
   let replicaA: Client;
   let replicaB: Client;
   let profile: EstProfileRow;
@@ -120,21 +120,14 @@ describe('EST server (Basic)', () => {
     (await new EstProfileStore(replicaA).counters()).get(profile.id) ?? new Map<string, number>();
 
   beforeAll(async () => {
-    database = await createTestDatabase('estserver');
-    await runMigrations({
-      databaseUrl: database.url,
-      schema: 'protocol_frontends',
-      directory: serviceMigrationsDir('protocol-frontends'),
-      demoSeed: false,
-    });
+    database = await createServiceSchemaDatabase('estserver', 'protocol-frontends', runMigrations);
     openssl(
       ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1'].concat(
         ['-subj', '/CN=est.example.test', '-keyout', path('signer.key'), '-out', path('signer.pem')],
       ),
     );
-    replicaA = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
-    replicaB = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
-    await Promise.all([replicaA.connect(), replicaB.connect()]);
+    replicaA = database.pg;
+    replicaB = await database.connect();
     caKeys = (await webcrypto.subtle.generateKey(ALG, false, [
       'sign',
       'verify',
@@ -167,11 +160,7 @@ describe('EST server (Basic)', () => {
     }))!;
   }, 60_000);
 
-  afterAll(async () => {
-    await replicaA?.end();
-    await replicaB?.end();
-    await database?.drop();
-  });
+  afterAll(() => database?.drop());
 
   it('RFC 7030 4.1.3: cacerts answers the CA certificates as base64 certs-only PKCS#7, without authentication', async () => {
     const response = await server(replicaA).handle({

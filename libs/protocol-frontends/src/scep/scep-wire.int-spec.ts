@@ -22,7 +22,7 @@ import {
   ScepTransactionStore,
 } from '@certlane/protocol-frontends-data-access';
 import { hashChallengePassword } from '@certlane/protocol-frontends-domain';
-import { createTestDatabase, serviceMigrationsDir, TestDatabase } from '@certlane/testing';
+import { createServiceSchemaDatabase, ServiceSchemaDatabase } from '@certlane/testing';
 import { Client } from 'pg';
 import { ClientCertificateStatus } from '../client-certificate-status';
 import { sequence } from './der';
@@ -48,7 +48,7 @@ const openssl = (args: string[]): string =>
  * read by `openssl cms -verify` / `-decrypt`. One negative test per MUST, named after its clause.
  */
 describe('SCEP server (wire)', () => {
-  let database: TestDatabase;
+  let database: ServiceSchemaDatabase;
   let db: Client;
   let profile: ScepProfileRow;
   let managed: ScepProfileRow;
@@ -176,15 +176,8 @@ describe('SCEP server (wire)', () => {
   };
 
   beforeAll(async () => {
-    database = await createTestDatabase('scepwire');
-    await runMigrations({
-      databaseUrl: database.url,
-      schema: 'protocol_frontends',
-      directory: serviceMigrationsDir('protocol-frontends'),
-      demoSeed: false,
-    });
-    db = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
-    await db.connect();
+    database = await createServiceSchemaDatabase('scepwire', 'protocol-frontends', runMigrations);
+    db = database.pg;
     openssl([
       'req',
       '-x509',
@@ -237,8 +230,7 @@ describe('SCEP server (wire)', () => {
     raPem = readFileSync(path('ra.crt'), 'utf8');
     profile = await createProfile('default', {});
     legacyProfile = await createProfile('legacy', { legacy_algorithms: true });
-    replicaB = new Client({ connectionString: database.url, options: '-c search_path=protocol_frontends' });
-    await replicaB.connect();
+    replicaB = await database.connect();
     openssl([
       'req',
       '-x509',
@@ -294,11 +286,7 @@ describe('SCEP server (wire)', () => {
     });
   }, 60_000);
 
-  afterAll(async () => {
-    await replicaB?.end();
-    await db?.end();
-    await database?.drop();
-  });
+  afterAll(() => database?.drop());
 
   it('RFC 8894 3.5.2: GetCACaps lists exactly what is implemented, DES3 only on a legacy profile', async () => {
     const caps = await server().handle({ method: 'GET', path: '/scep', query: 'operation=GetCACaps' });
