@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SqlExecutor } from '@certlane/platform';
 import { orderStatusUpdate } from '../orders/order.store';
-import { CompositeStatement, guardedBy } from '../sql/composite-statement';
+import { CompositeStatement, guardedBy, rowInsert } from '../sql/composite-statement';
 import { randomId, readRow, RowRead, rowsOf } from '../sql/rows';
 
 export interface AcmeCertificateRow {
@@ -177,14 +177,19 @@ function certificateInsert(
   id: string,
   condition = 'true',
 ): string {
-  const value = statement.typed.bind(statement);
-  return `INSERT INTO acme_certificates
-      (id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, identifier_set, certificate_id)
-    SELECT ${value(id, 'text')}, ${value(input.orderId, 'text')}, ${value(input.accountId, 'text')},
-      ${value(input.issuerId, 'text')}, ${value(input.serialHex, 'text')}, ${value(input.pemChain, 'text')},
-      ${value(input.notBefore, 'timestamptz')}, ${value(input.notAfter, 'timestamptz')}, ${value(input.renewalId, 'text')},
-      ${value(identifierSet(input.identifiers), 'text')}, ${value(input.certificateId ?? null, 'text')}
-    WHERE ${condition}`;
+  return rowInsert(statement, 'acme_certificates', condition, [
+    ['id', 'text', id],
+    ['order_id', 'text', input.orderId],
+    ['account_id', 'text', input.accountId],
+    ['issuer_id', 'text', input.issuerId],
+    ['serial_hex', 'text', input.serialHex],
+    ['pem_chain', 'text', input.pemChain],
+    ['not_before', 'timestamptz', input.notBefore],
+    ['not_after', 'timestamptz', input.notAfter],
+    ['renewal_id', 'text', input.renewalId],
+    ['identifier_set', 'text', identifierSet(input.identifiers)],
+    ['certificate_id', 'text', input.certificateId ?? null],
+  ]);
 }
 
 /** Links a renewal to the certificate it replaces, once (the caller adds RETURNING or conditions). */

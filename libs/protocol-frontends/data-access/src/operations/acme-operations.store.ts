@@ -1,6 +1,6 @@
 import { SqlExecutor } from '@certlane/platform';
 import { OrderStatus } from '@certlane/protocol-frontends-domain';
-import { CompositeStatement } from '../sql/composite-statement';
+import { CompositeStatement, rowInsert } from '../sql/composite-statement';
 import { rowsOf } from '../sql/rows';
 import { AcmeOrderRow } from '../orders/order.store';
 
@@ -266,12 +266,15 @@ export function validationAttemptInsert(
   input: ValidationAttempt,
   condition = 'true',
 ): string {
-  const value = statement.typed.bind(statement);
-  return `INSERT INTO acme_validation_attempts
-      (challenge_id, authorization_id, account_id, type, identifier_type, identifier_value, result, error, remote_address)
-    SELECT ${value(input.challengeId, 'text')}, ${value(input.authorizationId, 'text')}, ${value(input.accountId, 'text')},
-      ${value(input.type, 'text')}, ${value(input.identifier.type, 'text')}, ${value(input.identifier.value, 'text')},
-      ${value(input.result, 'text')}, ${value(input.error === undefined ? null : JSON.stringify(input.error), 'jsonb')},
-      ${value(input.remoteAddress ?? null, 'text')}
-    WHERE ${condition}`;
+  return rowInsert(statement, 'acme_validation_attempts', condition, [
+    ['challenge_id', 'text', input.challengeId],
+    ['authorization_id', 'text', input.authorizationId],
+    ['account_id', 'text', input.accountId],
+    ['type', 'text', input.type],
+    ['identifier_type', 'text', input.identifier.type],
+    ['identifier_value', 'text', input.identifier.value],
+    ['result', 'text', input.result],
+    ['error', 'jsonb', input.error === undefined ? null : JSON.stringify(input.error)],
+    ['remote_address', 'text', input.remoteAddress ?? null],
+  ]);
 }

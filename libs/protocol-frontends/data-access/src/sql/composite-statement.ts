@@ -60,3 +60,15 @@ export function unnestInsert(
   return `INSERT INTO ${table} (${columns.map(([name]) => name).join(', ')})
     SELECT * FROM unnest(${arrays.join(', ')}) WHERE ${condition}`;
 }
+
+/** The INSERT of one row (name, type, value per column), when `condition` holds. */
+export function rowInsert(
+  statement: CompositeStatement,
+  table: string,
+  condition: string,
+  columns: [name: string, type: string, value: unknown][],
+): string {
+  const values = columns.map(([, type, value]) => statement.typed(value, type));
+  return `INSERT INTO ${table} (${columns.map(([name]) => name).join(', ')})
+    SELECT ${values.join(', ')} WHERE ${condition}`;
+}
