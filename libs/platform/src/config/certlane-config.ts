@@ -50,6 +50,8 @@ export interface AcmeConfig {
   newOrdersPerIpPerHour: number;
   /** SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR: failed validations per account and identifier before new orders for it wait. */
   failedValidationsPerHour: number;
+  /** SERVICE_ACME_CHALLENGE_ANSWER_WAIT_MS: how long a challenge response waits for the first validation attempt. */
+  challengeAnswerWaitMs: number;
   /** SERVICE_ACME_ISSUER_ID: the issuer the default ACME profile issues with; undefined: issuance's default. */
   issuerId?: string;
   /** SERVICE_ACME_EAB_REQUIRED: newAccount needs an external account binding (RFC 8555 7.3.4). */

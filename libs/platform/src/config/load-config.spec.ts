@@ -601,6 +601,7 @@ describe(isPlaceholderSecret.name, () => {
         newAccountsPerIpPerHour: 300,
         newOrdersPerIpPerHour: 30_000,
         failedValidationsPerHour: 5,
+        challengeAnswerWaitMs: 2000,
         externalAccountRequired: false,
         revocationExplanationUrl: undefined,
       });
@@ -619,6 +620,7 @@ describe(isPlaceholderSecret.name, () => {
           SERVICE_ACME_NEW_ACCOUNTS_PER_IP_PER_HOUR: '7',
           SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR: '8',
           SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR: '9',
+          SERVICE_ACME_CHALLENGE_ANSWER_WAIT_MS: '0',
           SERVICE_ACME_REVOCATION_EXPLANATION_URL: 'https://ca.example/revoked/',
         }),
       ).acme;
@@ -632,6 +634,7 @@ describe(isPlaceholderSecret.name, () => {
         newAccountsPerIpPerHour: 7,
         newOrdersPerIpPerHour: 8,
         failedValidationsPerHour: 9,
+        challengeAnswerWaitMs: 0,
         externalAccountRequired: true,
         revocationExplanationUrl: 'https://ca.example/revoked',
       });
@@ -648,6 +651,7 @@ describe(isPlaceholderSecret.name, () => {
       ['SERVICE_ACME_NEW_ACCOUNTS_PER_IP_PER_HOUR', '0'],
       ['SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR', 'many'],
       ['SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR', '-1'],
+      ['SERVICE_ACME_CHALLENGE_ANSWER_WAIT_MS', '30001'],
       ['SERVICE_ACME_CAA_IDENTITIES', 'ca.example.com;x'],
       ['SERVICE_ACME_REVOCATION_EXPLANATION_URL', 'ftp://ca.example/revoked'],
     ])('refuses %s=%s', (name, value) => {

@@ -381,6 +381,12 @@ export function loadConfig(env: Env): CertlaneConfig {
         1,
         1_000_000,
       ),
+      challengeAnswerWaitMs: parseInteger(
+        'SERVICE_ACME_CHALLENGE_ANSWER_WAIT_MS',
+        get('SERVICE_ACME_CHALLENGE_ANSWER_WAIT_MS') ?? '',
+        0,
+        30_000,
+      ),
       dnsResolvers: parseResolvers(get('SERVICE_ACME_DNS_RESOLVERS') ?? ''),
       caaIdentities: parseCaaIdentities(get('SERVICE_ACME_CAA_IDENTITIES') ?? ''),
       externalAccountRequired: parseBoolean(

@@ -237,6 +237,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'ACME server (protocol-frontends): failed validations one account may have for one identifier in any hour; past it newOrder for that identifier answers 429 rateLimited with Retry-After until the oldest failure is an hour old.',
   },
   {
+    name: 'SERVICE_ACME_CHALLENGE_ANSWER_WAIT_MS',
+    default: '2000',
+    description:
+      "ACME server (protocol-frontends): how long a client's challenge response (RFC 8555 7.5.1) waits for the validation's first attempt, so that it answers with the outcome and the next poll finds the authorization and order moved; a slower attempt goes on in the background and the answer says processing. 0 answers processing at once. At most 30000.",
+  },
+  {
     name: 'SERVICE_ACME_ISSUER_ID',
     default: '',
     description:

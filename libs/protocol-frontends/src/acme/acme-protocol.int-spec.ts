@@ -30,6 +30,8 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
       SERVICE_ACME_HTTP01_PORT: String(http01Port),
       // Low, so the limit test reaches it; every other test uses fewer orders per account.
       SERVICE_ACME_NEW_ORDERS_PER_HOUR: '3',
+      // Short, so the slow-validation test passes it quickly.
+      SERVICE_ACME_CHALLENGE_ANSWER_WAIT_MS: '1000',
     });
     second = await startServiceProcess('protocol-frontends', system.env, { ca: system.ca });
     responder = await Http01Responder.start(http01Port);
@@ -532,7 +534,8 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     );
     responder.answers.set(challenge.token, await c.keyAuthorization(challenge.token));
     responder.dropOnce.add(challenge.token);
-    await c.post(challenge.url, {});
+    // The first attempt failed and a retry follows: the answer says processing.
+    expect((await c.post(challenge.url, {})).json.status).toBe('processing');
     // The retry waits 2 s, then for a sweep (every 10 s): poll up to 30 s.
     let status = 'pending';
     for (let i = 0; i < 150 && status === 'pending'; i++) {
@@ -542,6 +545,52 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(status).toBe('valid');
     expect(responder.fetches.get(challenge.token)).toBe(2);
   }, 60_000);
+
+  /** A new order for `name` and its authorization's http-01 challenge, answered by the responder. */
+  async function http01Challenge(c: TestAcmeClient, name: string, keyAuthorization?: string) {
+    await c.register();
+    const created = await order(c, [{ type: 'dns', value: name }]);
+    const authzUrl = created.json.authorizations[0];
+    const challenge = (await c.post(authzUrl, '')).json.challenges.find(
+      (x: { type: string }) => x.type === 'http-01',
+    );
+    responder.answers.set(challenge.token, keyAuthorization ?? (await c.keyAuthorization(challenge.token)));
+    return { orderUrl: created.headers.location as string, authzUrl, challenge };
+  }
+
+  it('RFC 8555 7.5.1: a first attempt that ends in time is the answer; the authorization and order have moved', async () => {
+    const c = await client();
+    const { orderUrl, authzUrl, challenge } = await http01Challenge(c, 'answered.localhost');
+    const answer = await c.post(challenge.url, {});
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ status: 'valid', url: challenge.url, token: challenge.token });
+    expect(Date.parse(answer.json.validated)).toBeGreaterThan(Date.now() - 60_000);
+    expect((await c.post(authzUrl, '')).json.status).toBe('valid');
+    expect((await c.post(orderUrl, '')).json.status).toBe('ready');
+  });
+
+  it('RFC 8555 7.5.1: a failed first attempt is answered invalid with its error', async () => {
+    const c = await client();
+    const { authzUrl, challenge } = await http01Challenge(
+      c,
+      'refused.localhost',
+      'not-the-key-authorization',
+    );
+    const answer = await c.post(challenge.url, {});
+    expect(answer.json.status).toBe('invalid');
+    expect(answer.json.error.type).toBe(urn('incorrectResponse'));
+    expect((await c.post(authzUrl, '')).json.status).toBe('invalid');
+  });
+
+  it('a first attempt slower than SERVICE_ACME_CHALLENGE_ANSWER_WAIT_MS is answered processing and ends in the background', async () => {
+    const c = await client();
+    const { authzUrl, challenge } = await http01Challenge(c, 'slow.localhost');
+    responder.delays.set(challenge.token, 2_500);
+    // Answered before the attempt ended (it takes 2.5 s, the answer waits 1 s).
+    expect((await c.post(challenge.url, {})).json.status).toBe('processing');
+    await pollUntil(c, authzUrl, (json) => json.status === 'valid');
+    expect(responder.fetches.get(challenge.token)).toBe(1);
+  });
 
   it('no challenge is validated twice when both replicas are told to start it', async () => {
     const c = await client();

@@ -168,6 +168,11 @@ export interface AcmeServerDependencies {
   failedValidationsPerHour?: number;
   /** How long a replica holds a challenge it validates. */
   validationLeaseMs?: number;
+  /**
+   * How long a client's challenge response waits for the validation's first attempt, so that it
+   * can answer with the outcome (ADR 0067 amendment); 0 answers `processing` at once.
+   */
+  challengeAnswerWaitMs?: number;
   /** Records an audit event (spec 6.1) in the transaction of the change it describes. */
   audit?: (executor: SqlExecutor, record: AuditRecord) => Promise<unknown>;
   /**
@@ -205,6 +210,9 @@ export const ORDER_RETRY_AFTER_SECONDS = 10;
 
 /** RFC 8659 3: how old a CAA check may be when the certificate is issued. */
 const CAA_RECHECK_AFTER_MS = 8 * 3600_000;
+
+/** See `challengeAnswerWaitMs`: long enough for a first attempt on a quick network, short for clients. */
+const DEFAULT_CHALLENGE_ANSWER_WAIT_MS = 2_000;
 
 /** The challenge types every profile offers; dns-persist-01 is offered per profile. */
 const OFFERED_CHALLENGES = ['http-01', 'dns-01', 'tls-alpn-01'] as const;
@@ -815,10 +823,19 @@ export class AcmeServer {
         const claimed = await this.orders.claimForValidation(challenge.id, this.leaseMs(), 'pending');
         if (claimed) {
           const thumbprint = await jwkThumbprint(jwk);
-          void this.validateClaimed(claimed, keyAuthorization(challenge.token, thumbprint)).catch((error) =>
-            this.deps.onBackgroundError?.(error),
-          );
-          challenge = { ...challenge, status: result.to };
+          const validation = this.validateClaimed(
+            claimed,
+            keyAuthorization(challenge.token, thumbprint),
+          ).catch((error) => {
+            this.deps.onBackgroundError?.(error);
+            return null;
+          });
+          // Answered with the outcome when the first attempt ends soon: the client's next poll
+          // finds the authorization (and order) already moved. A slower one goes on in the background.
+          challenge = (await settledWithin(validation, this.challengeAnswerWaitMs())) ?? {
+            ...challenge,
+            status: result.to,
+          };
         } else challenge = (await this.orders.challenge(id!))!;
       }
     }
@@ -836,18 +853,25 @@ export class AcmeServer {
    */
   async validate(challengeId: string, expectedKeyAuthorization: string): Promise<string | null> {
     const challenge = await this.orders.claimForValidation(challengeId, this.leaseMs());
-    return challenge && this.validateClaimed(challenge, expectedKeyAuthorization);
+    return challenge && ((await this.validateClaimed(challenge, expectedKeyAuthorization))?.status ?? null);
   }
 
   private leaseMs(): number {
     return this.deps.validationLeaseMs ?? 60_000;
   }
 
-  /** One validation attempt of a challenge this replica claimed (see `validate`). */
+  private challengeAnswerWaitMs(): number {
+    return this.deps.challengeAnswerWaitMs ?? DEFAULT_CHALLENGE_ANSWER_WAIT_MS;
+  }
+
+  /**
+   * One validation attempt of a challenge this replica claimed (see `validate`): the challenge as
+   * it left it (still processing when a retry follows), or null when it was no longer processing.
+   */
   private async validateClaimed(
     challenge: AcmeClaimedChallenge,
     expectedKeyAuthorization: string,
-  ): Promise<string | null> {
+  ): Promise<AcmeChallengeRow | null> {
     const { authorization } = challenge;
     // The profile's identities are read only where they matter: dns-persist-01, or CAA of a name
     // while some profile (or the server) names identities.
@@ -882,7 +906,7 @@ export class AcmeServer {
           if (await new OrderStore(executor).retryLater(challenge.id, delay))
             await new AcmeOperationsStore(executor).recordAttempt(attempt('retry'));
         });
-        return 'processing';
+        return { ...challenge, status: 'processing' };
       }
     }
     const event = outcome.ok ? ({ kind: 'validated' } as const) : ({ kind: 'validation-failed' } as const);
@@ -899,12 +923,9 @@ export class AcmeServer {
       authorization.account_id,
       { type: challenge.type, identifier, ...(outcome.ok ? {} : { error: outcome.problem.toDocument() }) },
     );
-    const took = await this.orders.concludeValidation({
-      challenge: {
-        id: challenge.id,
-        to: next.to,
-        error: outcome.ok ? undefined : outcome.problem.toDocument(),
-      },
+    const error = outcome.ok ? undefined : outcome.problem.toDocument();
+    const concluded = await this.orders.concludeValidation({
+      challenge: { id: challenge.id, to: next.to, error },
       ...(authorizationNext.ok
         ? {
             authorization: {
@@ -935,9 +956,16 @@ export class AcmeServer {
         this.deps.auditPart?.(statement, condition, record);
       },
     });
-    if (took) this.deps.committed?.();
+    if (concluded) this.deps.committed?.();
     await this.advanceOrders({ authorizationId: authorization.id });
-    return next.to;
+    // Not concluded: another replica ended this validation (this one's lease had run out).
+    if (!concluded) return null;
+    return {
+      ...challenge,
+      status: next.to,
+      validated_at: concluded.validatedAt,
+      error: error ?? challenge.error,
+    };
   }
 
   private checkCaa(
@@ -1498,5 +1526,17 @@ function protectedHeaderKid(body: unknown): string | undefined {
     return typeof kid === 'string' ? kid : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** `work`'s value when it settles within `ms`, else undefined (`work` goes on). */
+async function settledWithin<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  if (ms <= 0) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined)));
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

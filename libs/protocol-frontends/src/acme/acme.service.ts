@@ -72,6 +72,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       newAccountsPerIpPerHour: config.acme.newAccountsPerIpPerHour,
       newOrdersPerIpPerHour: config.acme.newOrdersPerIpPerHour,
       failedValidationsPerHour: config.acme.failedValidationsPerHour,
+      challengeAnswerWaitMs: config.acme.challengeAnswerWaitMs,
       eabKeys: new EabKeyBox(config.configEncryptionKey),
       externalAccountRequired: config.acme.externalAccountRequired,
       ...(config.acme.revocationExplanationUrl

@@ -461,19 +461,19 @@ export class OrderStore {
     challenge: { id: string; to: ChallengeStatus; error?: unknown };
     authorization?: AuthorizationStatusChange;
     alongside: (statement: CompositeStatement, condition: string) => void;
-  }): Promise<boolean> {
+  }): Promise<{ validatedAt: Date | null } | null> {
     const statement = new CompositeStatement();
     statement.with('challenge', challengeStatusUpdate(statement, { ...input.challenge, from: 'processing' }));
     const took = guardedBy('challenge');
     input.alongside(statement, took);
     if (input.authorization)
       statement.with('authorization_row', authorizationStatusUpdate(statement, input.authorization, took));
-    const [row] = await rowsOf<{ took: boolean }>(
+    const [row] = await rowsOf<{ took: boolean; validated_at: Date | null }>(
       this.executor,
-      statement.text(`SELECT ${took} AS took`),
+      statement.text(`SELECT ${took} AS took, (SELECT validated_at FROM challenge) AS validated_at`),
       statement.values,
     );
-    return row.took;
+    return row.took ? { validatedAt: row.validated_at } : null;
   }
 
   /**
@@ -556,7 +556,7 @@ function challengeStatusUpdate(
   const error = statement.value(change.error === undefined ? null : JSON.stringify(change.error));
   return `UPDATE acme_challenges SET status = ${to}, error = COALESCE(${error}, error),
       validated_at = CASE WHEN ${to} = 'valid' THEN now() ELSE validated_at END, claimed_until = NULL
-    WHERE id = ${statement.value(change.id)} AND status = ${statement.value(change.from)} RETURNING id`;
+    WHERE id = ${statement.value(change.id)} AND status = ${statement.value(change.from)} RETURNING id, validated_at`;
 }
 
 /** An authorization's compare-and-set, when `condition` holds, returning its id. */

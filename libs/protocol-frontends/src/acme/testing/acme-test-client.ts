@@ -188,6 +188,8 @@ export class Http01Responder {
   readonly dropOnce = new Set<string>();
   /** Token (or other path) -> Location: answered with a 302 instead. */
   readonly redirects = new Map<string, string>();
+  /** Token -> milliseconds the answer waits (a slow server). */
+  readonly delays = new Map<string, number>();
   private constructor(private readonly server: Server) {}
 
   static async start(port: number): Promise<Http01Responder> {
@@ -202,9 +204,12 @@ export class Http01Responder {
         return;
       }
       const redirect = responder.redirects.get(token);
-      if (redirect !== undefined) res.writeHead(302, { location: redirect }).end();
-      else if (answer === undefined) res.writeHead(404).end();
-      else res.writeHead(200, { 'content-type': 'text/plain' }).end(answer);
+      const respond = () => {
+        if (redirect !== undefined) res.writeHead(302, { location: redirect }).end();
+        else if (answer === undefined) res.writeHead(404).end();
+        else res.writeHead(200, { 'content-type': 'text/plain' }).end(answer);
+      };
+      setTimeout(respond, responder.delays.get(token) ?? 0);
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     return responder;
