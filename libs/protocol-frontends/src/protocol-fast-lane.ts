@@ -18,7 +18,7 @@ import {
 /** What a protocol server answers: status, headers and a body (text or bytes). */
 export interface ProtocolAnswer {
   status: number;
-  headers: Record<string, string>;
+  headers: Record<string, string | string[]>;
   body?: string | Buffer;
 }
 
@@ -28,6 +28,12 @@ export interface ProtocolLane<R> {
   route(url: string): string | null;
   /** Bodies above this many bytes are refused (413), as the controller refuses them. */
   maxBodyBytes: number;
+  /**
+   * The lane's own reading of what the controller does differently (ACME): a body labelled JSON
+   * is its own (`application/jose+json`, left unparsed on its paths), and a body over the limit
+   * is dropped (read as absent, for the protocol to answer) instead of refused.
+   */
+  json?: { bodies: true; overLimit: 'dropped' };
   /** The protocol server's request: the URL, the message and its body (POST only). */
   read(url: string, request: IncomingMessage, body: Buffer | undefined): R;
   handle(request: R): Promise<ProtocolAnswer>;
@@ -53,7 +59,11 @@ export function protocolFastLane<R>(
     if (route === null) return next();
     if (request.method !== 'GET' && request.method !== 'POST') return next();
     if (request.headers.origin !== undefined) return next();
-    if (request.method === 'POST' && request.headers['content-type']?.toLowerCase().includes('json'))
+    if (
+      !lane.json &&
+      request.method === 'POST' &&
+      request.headers['content-type']?.toLowerCase().includes('json')
+    )
       return next();
     const requestId = acceptRequestId(request.headers['x-request-id']);
     response.setHeader('X-Request-Id', requestId);
@@ -62,8 +72,7 @@ export function protocolFastLane<R>(
     void (async () => {
       try {
         assertSafeUrl(url);
-        const body =
-          request.method === 'POST' ? await readRawBody(request as Request, lane.maxBodyBytes) : undefined;
+        const body = request.method === 'POST' ? await readBody(request as Request, lane) : undefined;
         const answer = await lane.handle(lane.read(url, request, body));
         response.statusCode = answer.status;
         for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
@@ -85,4 +94,9 @@ export function installProtocolLane<R>(
   const server = adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
   if (!server || typeof server.listeners !== 'function') return;
   installInFront(server, protocolFastLane(lane, requestObserver(deps.logger, deps.metrics), deps.logger));
+}
+
+function readBody<R>(request: Request, lane: ProtocolLane<R>): Promise<Buffer | undefined> {
+  const reading = readRawBody(request, lane.maxBodyBytes);
+  return lane.json?.overLimit === 'dropped' ? reading.catch(() => undefined) : reading;
 }

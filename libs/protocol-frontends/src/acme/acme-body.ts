@@ -11,9 +11,14 @@ export const MAX_ACME_BODY_BYTES = 64 * 1024;
  */
 export async function readAcmeBody(request: Request): Promise<unknown> {
   if (request.method !== 'POST') return undefined;
+  return parseAcmeBody(await readRawBody(request, MAX_ACME_BODY_BYTES).catch(() => undefined));
+}
+
+/** A raw ACME body as JSON; `undefined` for none (over the limit) or one that is not JSON. */
+export function parseAcmeBody(raw: Buffer | undefined): unknown {
+  if (!raw?.length) return undefined;
   try {
-    const raw = await readRawBody(request, MAX_ACME_BODY_BYTES);
-    return raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+    return JSON.parse(raw.toString('utf8'));
   } catch {
     return undefined;
   }
