@@ -15,10 +15,10 @@ export async function readAcmeBody(request: Request): Promise<unknown> {
 }
 
 /** A raw ACME body as JSON; `undefined` for none (over the limit) or one that is not JSON. */
-export function parseAcmeBody(raw: Buffer | undefined): unknown {
+export function parseAcmeBody(raw: Buffer | string | undefined): unknown {
   if (!raw?.length) return undefined;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    return JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
   } catch {
     return undefined;
   }

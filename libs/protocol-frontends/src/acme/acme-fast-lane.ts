@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { CertlaneLogger, FastLane, RequestObserver } from '@certlane/platform';
 import { ProtocolLane, protocolFastLane } from '../protocol-fast-lane';
 import { MAX_ACME_BODY_BYTES, parseAcmeBody } from './acme-body';
-import { AcmeHttpRequest, AcmeHttpResponse } from './acme-http';
+import { AcmeHttpRequest, AcmeHttpResponse, answerOnTheWire } from './acme-http';
 
 /** `AcmeController`'s route pattern, the metrics label of every ACME request. */
 const ACME_ROUTE = '/acme/*path';
@@ -29,16 +29,7 @@ export function acmeLane(
       ...(request.headers['content-type'] ? { contentType: request.headers['content-type'] } : {}),
       clientIp: clientIpOf(request),
     }),
-    handle: async (request) => {
-      const answer = await handle(request);
-      return {
-        status: answer.status,
-        headers: answer.headers,
-        ...(answer.body === undefined
-          ? {}
-          : { body: typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body) }),
-      };
-    },
+    handle: async (request) => answerOnTheWire(await handle(request)),
   };
 }
 

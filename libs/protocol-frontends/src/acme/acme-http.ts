@@ -21,6 +21,21 @@ export interface AcmeHttpResponse {
   body?: unknown;
 }
 
+/** An answer as it goes on the wire: JSON bodies as text, PEM as is. */
+export function answerOnTheWire(answer: AcmeHttpResponse): {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body?: string;
+} {
+  return {
+    status: answer.status,
+    headers: answer.headers,
+    ...(answer.body === undefined
+      ? {}
+      : { body: typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body) }),
+  };
+}
+
 export const JOSE_CONTENT_TYPE = 'application/jose+json';
 export const PEM_CHAIN_CONTENT_TYPE = 'application/pem-certificate-chain';
 

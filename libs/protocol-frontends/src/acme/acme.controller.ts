@@ -2,6 +2,7 @@ import { All, Controller, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { clientIp, PublicRoute } from '@certlane/platform';
 import { readAcmeBody } from './acme-body';
+import { answerOnTheWire } from './acme-http';
 import { AcmeService } from './acme.service';
 
 /**
@@ -23,9 +24,10 @@ export class AcmeController {
       contentType: request.headers['content-type'],
       clientIp: clientIp(request),
     });
-    response.status(answer.status);
-    for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
-    if (answer.body === undefined || request.method === 'HEAD') response.end();
-    else response.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+    const { status, headers, body } = answerOnTheWire(answer);
+    response.status(status);
+    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+    if (body === undefined || request.method === 'HEAD') response.end();
+    else response.end(body);
   }
 }

@@ -22,6 +22,8 @@ import {
 } from '@certlane/protocol-frontends-data-access';
 import { AcmeProblem } from '@certlane/protocol-frontends-domain';
 import { AcmeServer } from './acme-server';
+import { parseAcmeBody } from './acme-body';
+import { answerOnTheWire } from './acme-http';
 import { activeCaCertificates } from '../enrollment-issuance';
 import { CertificateProfiles } from '../certificate-profiles';
 import { EabKeyBox } from './eab-key-box';
@@ -210,29 +212,15 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
   }
 
   async forwarded(request: AcmeHttpForwardRequest): Promise<AcmeHttpForwardAnswer> {
-    let body: unknown;
-    if (request.body_json !== undefined) {
-      try {
-        body = JSON.parse(request.body_json);
-      } catch {
-        body = undefined;
-      }
-    }
     const answer = await this.server.handle({
       method: request.method,
       path: request.path,
       origin: request.origin,
-      body,
+      body: parseAcmeBody(request.body_json),
       contentType: request.content_type,
       ...(request.client_ip ? { clientIp: request.client_ip } : {}),
     });
-    return {
-      status: answer.status,
-      headers: answer.headers,
-      ...(answer.body === undefined
-        ? {}
-        : { body: typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body) }),
-    };
+    return answerOnTheWire(answer);
   }
 
   onModuleDestroy(): void {
