@@ -240,7 +240,7 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     name: 'SERVICE_ACME_CHALLENGE_ANSWER_WAIT_MS',
     default: '2000',
     description:
-      "ACME server (protocol-frontends): how long a client's challenge response (RFC 8555 7.5.1) waits for the validation's first attempt, so that it answers with the outcome and the next poll finds the authorization and order moved; a slower attempt goes on in the background and the answer says processing. 0 answers processing at once. At most 30000.",
+      "ACME server (protocol-frontends): how long a client's challenge response (RFC 8555 7.5.1) waits for the validation's first attempt, so that it answers with the outcome and the next poll finds the authorization and order moved; a slower attempt goes on in the background and the answer says processing. While another authorization of the order is still pending the answer comes at once, so a client answering challenges one by one keeps its validations side by side. 0 answers processing at once. At most 30000.",
   },
   {
     name: 'SERVICE_ACME_ISSUER_ID',

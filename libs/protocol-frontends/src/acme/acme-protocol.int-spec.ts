@@ -569,6 +569,28 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect((await c.post(orderUrl, '')).json.status).toBe('ready');
   });
 
+  it('while another authorization of the order is pending, a challenge is answered processing at once', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [
+      { type: 'dns', value: 'pair-a.localhost' },
+      { type: 'dns', value: 'pair-b.localhost' },
+    ]);
+    const challenges = [];
+    for (const authzUrl of created.json.authorizations) {
+      const challenge = (await c.post(authzUrl, '')).json.challenges.find(
+        (x: { type: string }) => x.type === 'http-01',
+      );
+      responder.answers.set(challenge.token, await c.keyAuthorization(challenge.token));
+      challenges.push(challenge);
+    }
+    // The other authorization is untouched: a client answering one by one is not held up.
+    expect((await c.post(challenges[0].url, {})).json.status).toBe('processing');
+    expect(['processing', 'valid']).toContain((await c.post(challenges[1].url, {})).json.status);
+    await pollUntil(c, created.headers.location as string, (json) => json.status === 'ready');
+    expect(challenges.map((ch) => responder.fetches.get(ch.token))).toEqual([1, 1]);
+  });
+
   it('RFC 8555 7.5.1: a failed first attempt is answered invalid with its error', async () => {
     const c = await client();
     const { authzUrl, challenge } = await http01Challenge(

@@ -804,7 +804,7 @@ export class AcmeServer {
       resource: found,
     } = await this.authenticate(request, urls, 'kid', OrderStore.challengeWithAuthorizationRead(id!));
     if (!found) throw acmeNotFound('challenge');
-    const { authorization } = found;
+    const { authorization, othersPending } = found;
     let { challenge } = found;
     if (authorization.account_id !== account!.id)
       throw new AcmeProblem('unauthorized', 'the challenge belongs to another account');
@@ -831,8 +831,11 @@ export class AcmeServer {
             return null;
           });
           // Answered with the outcome when the first attempt ends soon: the client's next poll
-          // finds the authorization (and order) already moved. A slower one goes on in the background.
-          challenge = (await settledWithin(validation, this.challengeAnswerWaitMs())) ?? {
+          // finds the authorization (and order) already moved. A slower one goes on in the
+          // background. While another authorization of the order is pending, the client may be
+          // answering challenges one by one: no wait, so their validations still run side by side.
+          const waitMs = othersPending ? 0 : this.challengeAnswerWaitMs();
+          challenge = (await settledWithin(validation, waitMs)) ?? {
             ...challenge,
             status: result.to,
           };

@@ -44,6 +44,16 @@ export interface AcmeChallengeRow {
   error: unknown;
 }
 
+/**
+ * A challenge with its authorization, and whether an order of that authorization has another one
+ * still pending (the client may be answering the order's challenges one after another).
+ */
+export interface AcmeChallengeWithAuthorization {
+  challenge: AcmeChallengeRow;
+  authorization: AcmeAuthorizationRow;
+  othersPending: boolean;
+}
+
 /** A challenge taken for a validation attempt, with its attempts so far and its authorization. */
 export type AcmeClaimedChallenge = AcmeChallengeRow & {
   attempts: number;
@@ -299,21 +309,26 @@ export class OrderStore {
   }
 
   /** A challenge with its authorization, in one statement. */
-  challengeWithAuthorization(
-    id: string,
-  ): Promise<{ challenge: AcmeChallengeRow; authorization: AcmeAuthorizationRow } | null> {
+  challengeWithAuthorization(id: string): Promise<AcmeChallengeWithAuthorization | null> {
     return readRow(this.executor, OrderStore.challengeWithAuthorizationRead(id));
   }
 
-  static challengeWithAuthorizationRead(
-    id: string,
-  ): RowRead<{ challenge: AcmeChallengeRow; authorization: AcmeAuthorizationRow }> {
+  static challengeWithAuthorizationRead(id: string): RowRead<AcmeChallengeWithAuthorization> {
     return {
       id,
       select: (idParameter) =>
-        `SELECT c.id, c.authorization_id, c.type, c.token, c.status, c.validated_at, c.error, ${AUTHORIZATION_AS_A}
+        `SELECT c.id, c.authorization_id, c.type, c.token, c.status, c.validated_at, c.error, ${AUTHORIZATION_AS_A},
+           EXISTS (SELECT 1 FROM acme_order_authorizations mine
+                     JOIN acme_order_authorizations other
+                       ON other.order_id = mine.order_id AND other.authorization_id <> mine.authorization_id
+                     JOIN acme_authorizations oa ON oa.id = other.authorization_id AND oa.status = 'pending'
+                    WHERE mine.authorization_id = a.id) AS others_pending
          FROM acme_challenges c JOIN acme_authorizations a ON a.id = c.authorization_id WHERE c.id = ${idParameter}`,
-      read: (row) => ({ challenge: challengeOf(row), authorization: authorizationFromA(row) }),
+      read: (row) => ({
+        challenge: challengeOf(row),
+        authorization: authorizationFromA(row),
+        othersPending: row.others_pending === true,
+      }),
     };
   }
 
