@@ -671,4 +671,49 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     const info = await exchange('GET', `${(await owner.directory()).renewalInfo}/${certId}`, system.ca);
     expect(new Date(info.json.suggestedWindow.end).getTime()).toBeLessThanOrEqual(Date.now());
   });
+
+  it("RFC 8555 7.6: an account holding valid authorizations for every identifier may revoke another account's certificate; one holding some may not", async () => {
+    const names = ['rv-a.localhost', 'rv-b.localhost'];
+    const owner = await client();
+    await owner.register();
+    const created = await order(
+      owner,
+      names.map((value) => ({ type: 'dns', value })),
+    );
+    await validateAll(owner, created.json);
+    await pollUntil(owner, created.headers.location as string, (json) => json.status === 'ready');
+    const finalized = await owner.post(created.json.finalize, { csr: csrFor({ dns: names }) });
+    const pem = (await owner.post(finalized.json.certificate, '')).text;
+    const der = Buffer.from(pem.split('-----')[2].replace(/\s+/g, ''), 'base64').toString('base64url');
+
+    // Control proven over one of the two names only: not enough.
+    const partial = await client();
+    await partial.register();
+    await validateAll(partial, (await order(partial, [{ type: 'dns', value: names[0] }])).json);
+    const refused = await partial.post((await partial.directory()).revokeCert, { certificate: der });
+    expect(refused.json.type).toBe(urn('unauthorized'));
+
+    const authorized = await client();
+    await authorized.register();
+    const proven = await order(
+      authorized,
+      names.map((value) => ({ type: 'dns', value })),
+    );
+    await validateAll(authorized, proven.json);
+    await pollUntil(authorized, proven.headers.location as string, (json) => json.status === 'ready');
+    const revoked = await authorized.post((await authorized.directory()).revokeCert, {
+      certificate: der,
+      reason: 1,
+    });
+    expect(revoked.status).toBe(200);
+    const accountId = authorized.kid!.split('/').pop()!;
+    const { rows } = await db.query(
+      `SELECT envelope->'data'->'details' AS details FROM protocol_frontends.outbox
+       WHERE envelope->'data'->>'action' = 'acme.certificate_revoked' AND envelope->'data'->>'actor_id' = $1`,
+      [`acme-account:${accountId}`],
+    );
+    expect(rows).toEqual([
+      { details: expect.objectContaining({ by: 'authorized_account', reason: 'keyCompromise' }) },
+    ]);
+  });
 });

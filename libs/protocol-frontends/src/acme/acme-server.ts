@@ -1316,9 +1316,11 @@ export class AcmeServer {
     );
     if (!certificate) throw acmeNotFound('certificate');
     if (account) {
-      // RFC 8555 7.6: signed by an account, it must be the account that ordered it.
-      if (certificate.account_id !== account.id)
-        throw new AcmeProblem('unauthorized', 'the certificate was not issued to this account');
+      if (!(await this.mayRevoke(account.id, certificate)))
+        throw new AcmeProblem(
+          'unauthorized',
+          'the certificate was not issued to this account, which does not hold valid authorizations for all its identifiers',
+        );
     } else if (!sameKey(jwk, x509)) {
       throw new AcmeProblem(
         'unauthorized',
@@ -1338,11 +1340,16 @@ export class AcmeServer {
         AuditAction.AcmeCertificateRevoked,
         'certificate',
         certificate.serial_hex,
-        certificate.account_id,
+        account?.id ?? certificate.account_id,
         {
           issuer_id: certificate.issuer_id,
           reason,
-          by: account ? 'account' : 'certificate_key',
+          // 'authorized_account': another account holding authorizations for every identifier.
+          by: !account
+            ? 'certificate_key'
+            : account.id === certificate.account_id
+              ? 'account'
+              : 'authorized_account',
         },
       );
       return true;
@@ -1350,6 +1357,18 @@ export class AcmeServer {
     if (!marked) throw new AcmeProblem('alreadyRevoked', 'the certificate is already revoked');
     return { status: 200, headers: {} };
   };
+
+  /**
+   * RFC 8555 7.6: an account may revoke a certificate it ordered, or one whose every identifier it
+   * holds a valid authorization for (it has proven control of them all).
+   */
+  private async mayRevoke(accountId: string, certificate: AcmeCertificateRow): Promise<boolean> {
+    if (certificate.account_id === accountId) return true;
+    const order = await this.orders.order(certificate.order_id);
+    if (!order) return false;
+    const held = await this.orders.validAuthorizations(accountId, order.identifiers, new Date());
+    return held.length === order.identifiers.length;
+  }
 
   private readonly keyChange: Handler = async (request, urls) => {
     const { payload, header, accountRow } = await this.authenticate(request, urls, 'kid');

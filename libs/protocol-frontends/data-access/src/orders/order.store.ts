@@ -152,17 +152,7 @@ export class OrderStore {
     }));
     const types = wanted.map((w) => w.identifier.type);
     const values = wanted.map((w) => w.identifier.value);
-    const reusable = await rowsOf<{ n: string; id: string; expires_at: Date }>(
-      this.executor,
-      `SELECT w.n, r.id, r.expires_at
-         FROM unnest($2::text[], $3::text[], $4::boolean[]) WITH ORDINALITY AS w(type, value, wildcard, n)
-         CROSS JOIN LATERAL (
-           SELECT id, expires_at FROM acme_authorizations a
-            WHERE a.account_id = $1 AND a.identifier_type = w.type AND a.identifier_value = w.value
-              AND a.wildcard = w.wildcard AND a.status = 'valid' AND a.expires_at > $5
-            ORDER BY a.expires_at DESC LIMIT 1) r`,
-      [input.accountId, types, values, wanted.map((w) => w.wildcard), input.reuseUntil],
-    );
+    const reusable = await this.validAuthorizations(input.accountId, input.identifiers, input.reuseUntil);
     const reusedAt = new Map(reusable.map((row) => [Number(row.n) - 1, row]));
     const authorizationIds: string[] = [];
     const created: { id: string; type: string; value: string; wildcard: boolean }[] = [];
@@ -259,6 +249,35 @@ export class OrderStore {
          FROM acme_orders o WHERE o.id = ${idParameter}`,
       read: (row) => row as unknown as AcmeOrderView,
     };
+  }
+
+  /**
+   * For each identifier (its index `n`, from 1), the valid authorization of the account for it
+   * that lives longest, if one lives past `until` (one statement for every identifier).
+   */
+  async validAuthorizations(
+    accountId: string,
+    identifiers: readonly AcmeIdentifier[],
+    until: Date,
+  ): Promise<{ n: string; id: string; expires_at: Date }[]> {
+    const wanted = identifiers.map(authorizationIdentifier);
+    return rowsOf<{ n: string; id: string; expires_at: Date }>(
+      this.executor,
+      `SELECT w.n, r.id, r.expires_at
+         FROM unnest($2::text[], $3::text[], $4::boolean[]) WITH ORDINALITY AS w(type, value, wildcard, n)
+         CROSS JOIN LATERAL (
+           SELECT id, expires_at FROM acme_authorizations a
+            WHERE a.account_id = $1 AND a.identifier_type = w.type AND a.identifier_value = w.value
+              AND a.wildcard = w.wildcard AND a.status = 'valid' AND a.expires_at > $5
+            ORDER BY a.expires_at DESC LIMIT 1) r`,
+      [
+        accountId,
+        wanted.map((w) => w.identifier.type),
+        wanted.map((w) => w.identifier.value),
+        wanted.map((w) => w.wildcard),
+        until,
+      ],
+    );
   }
 
   async order(id: string): Promise<AcmeOrderRow | null> {
