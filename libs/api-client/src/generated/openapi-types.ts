@@ -3695,7 +3695,7 @@ export interface components {
         /** @description The external enrollment an approval holds: the request, its summary, and its outcome. */
         ApprovalEnrollmentDto: {
             csr_pem: string;
-            /** @description The CSR's DNS names, e.g. `["device-1.example.com"]`. */
+            /** @description The DNS names to certify, e.g. `["device-1.example.com"]`: the CSR's, or the protocol's. */
             dns_names: string[];
             /** @description Why an approved enrollment could not be issued. */
             error: string | null;
@@ -3713,7 +3713,7 @@ export interface components {
             serial_hex: string | null;
             source: components["schemas"]["EnrollmentSource"];
             state: components["schemas"]["EnrollmentState"];
-            /** @description The CSR's subject, RFC 4514, e.g. `CN=device-1,O=Example` (read by issuance from the CSR). */
+            /** @description The subject to certify, RFC 4514, e.g. `CN=device-1,O=Example`: the CSR's, or the one the protocol asked for instead (ACME: the common name only). */
             subject: string;
             team_id: string | null;
         };

@@ -11,6 +11,7 @@ import {
   Min,
 } from 'class-validator';
 import { PageQuery } from '../pagination/page';
+import { CertifiedNamesOverride } from '../pki/issuers.dto';
 
 /** Spec 2.10: what an approval request gates. */
 export const APPROVAL_KINDS = ['cert_issuance', 'profile_edit'] as const;
@@ -59,9 +60,12 @@ export type EnrollmentState = (typeof ENROLLMENT_STATES)[number];
 export interface ApprovalEnrollmentDto {
   source: EnrollmentSource;
   state: EnrollmentState;
-  /** The CSR's subject, RFC 4514, e.g. `CN=device-1,O=Example` (read by issuance from the CSR). */
+  /**
+   * The subject to certify, RFC 4514, e.g. `CN=device-1,O=Example`: the CSR's, or the one the
+   * protocol asked for instead (ACME: the common name only).
+   */
   subject: string;
-  /** The CSR's DNS names, e.g. `["device-1.example.com"]`. */
+  /** The DNS names to certify, e.g. `["device-1.example.com"]`: the CSR's, or the protocol's. */
   dns_names: string[];
   /** e.g. `RSA-2048`, `ECDSA-P256`. */
   key_algorithm: string;
@@ -83,7 +87,7 @@ export interface ApprovalEnrollmentDto {
  * `issuance.v1.request-enrollment-approval`: an enrollment protocol holds a CSR for approval
  * (ADR 0065). Idempotent by `reference_key`: the same key answers the approval already opened.
  */
-export class RequestEnrollmentApprovalRequest {
+export class RequestEnrollmentApprovalRequest extends CertifiedNamesOverride {
   @IsIn(ENROLLMENT_SOURCES as unknown as string[])
   source!: EnrollmentSource;
 

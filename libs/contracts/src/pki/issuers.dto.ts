@@ -128,8 +128,27 @@ export class SanInput {
   value!: string;
 }
 
+/** What a certificate certifies in place of the CSR's names, when the requester says (ACME). */
+export class CertifiedNamesOverride {
+  /** Replace the CSR's requested SANs. */
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => SanInput)
+  sans?: SanInput[];
+
+  /**
+   * Replace the CSR's subject with one holding only this common name ('' for an empty subject,
+   * the SANs then critical): what ACME certifies, never the CSR's unvalidated O, OU, C...
+   */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  subject_common_name?: string;
+}
+
 /** issuance.v1.issue-certificate: a certificate from a CSR (the local CA signs it at once). */
-export class IssueCertificateRequest {
+export class IssueCertificateRequest extends CertifiedNamesOverride {
   @IsOptional()
   @IsString()
   @IsNotEmpty()
@@ -146,13 +165,6 @@ export class IssueCertificateRequest {
   @Min(1)
   @Max(3650)
   validity_days?: number;
-
-  /** Replace the CSR's requested SANs. */
-  @IsOptional()
-  @IsArray()
-  @ValidateNested({ each: true })
-  @Type(() => SanInput)
-  sans?: SanInput[];
 
   @IsOptional()
   @IsBoolean()

@@ -33,6 +33,8 @@ export interface IssuanceProfileRequest {
   mustStaple?: boolean;
   /** SANs to certify instead of the ones the CSR requests. */
   subjectAltNames?: Array<{ type: 'dns' | 'ip' | 'email' | 'uri'; value: string }>;
+  /** A subject holding only this common name ('' for an empty one) instead of the CSR's subject. */
+  commonName?: string;
   /** Connector-specific profile or template name at the CA (e.g. an ACME profile, a vault role). */
   caProfile?: string;
 }

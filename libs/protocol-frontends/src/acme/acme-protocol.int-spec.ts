@@ -1,3 +1,4 @@
+import { KeyObject, X509Certificate } from 'node:crypto';
 import {
   freePort,
   ServiceProcess,
@@ -220,7 +221,7 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(existing.headers.location).toBe(first.headers.location);
   });
 
-  it('RFC 8555 7.3.6: after deactivation, requests signed by the account are unauthorized', async () => {
+  it('RFC 8555 7.3.6: after deactivation, requests signed by the account are 401 unauthorized, newAccount with its key too', async () => {
     const c = await client();
     await c.register();
     const deactivated = await c.post(c.kid!, { status: 'deactivated' });
@@ -228,8 +229,66 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     const refused = await c.post((await c.directory()).newOrder, {
       identifiers: [{ type: 'dns', value: 'a.localhost' }],
     });
-    expect(refused.status).toBe(403);
-    expect(refused.json.type).toBe(urn('unauthorized'));
+    expect([refused.status, refused.json.type]).toEqual([401, urn('unauthorized')]);
+    for (const payload of [{ termsOfServiceAgreed: true }, { onlyReturnExisting: true }]) {
+      const again = await c.post((await c.directory()).newAccount, payload, { useJwk: true });
+      expect([again.status, again.json.type]).toEqual([401, urn('unauthorized')]);
+      expect(again.headers.location).toBeUndefined();
+    }
+  });
+
+  it('RFC 8555 7.3.1: newAccount with a key that has an account ignores every field of the request', async () => {
+    const c = await client();
+    const first = await c.register();
+    const again = await c.post(
+      (await c.directory()).newAccount,
+      { contact: ['tel:+15555550100'], termsOfServiceAgreed: 'yes' },
+      { useJwk: true },
+    );
+    expect(again.status).toBe(200);
+    expect(again.headers.location).toBe(first.headers.location);
+  });
+
+  it('RFC 8555 7.3.2: an update carrying the account\'s "status": "valid" is applied, the status ignored', async () => {
+    const c = await client();
+    await c.register();
+    const updated = await c.post(c.kid!, { status: 'valid', contact: ['mailto:kept@example.com'] });
+    expect(updated.status).toBe(200);
+    expect(updated.json).toMatchObject({ status: 'valid', contact: ['mailto:kept@example.com'] });
+  });
+
+  it('RFC 8555 7.1.2.1: the orders list leaves invalid orders out and links the next page (rel="next")', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [{ type: 'dns', value: 'listed.localhost' }]);
+    const accountId = c.kid!.split('/').pop()!;
+    const ownId = (created.headers.location as string).split('/').pop()!;
+    // 1,000 more, older, stored directly (the per-account order limit would refuse them over the
+    // wire), and one invalid order.
+    await db.query(
+      `INSERT INTO protocol_frontends.acme_orders (id, account_id, profile_id, identifiers, expires_at, created_at, status)
+       SELECT 'bulk' || lpad(n::text, 6, '0'), $1, 'default', '[{"type":"dns","value":"bulk.localhost"}]',
+              now() + interval '1 day', now() - n * interval '1 second', CASE WHEN n = 1 THEN 'invalid' ELSE 'pending' END
+         FROM generate_series(1, 1001) AS n`,
+      [accountId],
+    );
+    const account = await c.post(c.kid!, '');
+    const firstPage = await c.post(account.json.orders, '');
+    expect(firstPage.json.orders).toHaveLength(1000);
+    expect(firstPage.json.orders[0]).toContain(ownId);
+    const links = (answer: { headers: Record<string, unknown> }) =>
+      [answer.headers.link].flat().flatMap((l) => String(l).split(/,\s*(?=<)/));
+    const next = links(firstPage).find((l) => l.endsWith('rel="next"'))!;
+    expect(next).toBeTruthy();
+    const nextUrl = /^<([^>]+)>/.exec(String(next))![1];
+    const secondPage = await c.post(nextUrl, '', { url: nextUrl });
+    expect(secondPage.status).toBe(200);
+    // 1,001 valid-or-pending orders in all; the invalid one (bulk000001) is in neither page.
+    expect(secondPage.json.orders).toEqual([expect.stringContaining('bulk001001')]);
+    expect(
+      [...firstPage.json.orders, ...secondPage.json.orders].some((u: string) => u.endsWith('bulk000001')),
+    ).toBe(false);
+    expect(links(secondPage).some((l) => l.endsWith('rel="next"'))).toBe(false);
   });
 
   it('records audit events (spec 6.1) with the account as actor, in the transaction of each change', async () => {
@@ -427,6 +486,9 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     const reuse = await c.post(newOrderUrl, { identifiers, replaces: certId });
     expect(reuse.status).toBe(201);
     expect(reuse.json.status).toBe('ready');
+    // RFC 9773 5: "MUST reflect that field in the response and in subsequent requests".
+    expect(reuse.json.replaces).toBe(certId);
+    expect((await c.post(reuse.headers.location as string, '')).json.replaces).toBe(certId);
     const renewed = await c.post(reuse.json.finalize, {
       csr: csrFor({ dns: ['flow.localhost'], ip: ['127.0.0.1'] }),
     });
@@ -534,8 +596,14 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     );
     responder.answers.set(challenge.token, await c.keyAuthorization(challenge.token));
     responder.dropOnce.add(challenge.token);
-    // The first attempt failed and a retry follows: the answer says processing.
-    expect((await c.post(challenge.url, {})).json.status).toBe('processing');
+    // The first attempt failed and a retry follows: the answer says processing. RFC 8555 8.2: the
+    // retry state is shown, the failed attempt's problem as `error` and Retry-After.
+    const answered = await c.post(challenge.url, {});
+    expect(answered.json).toMatchObject({ status: 'processing', error: { type: urn('connection') } });
+    expect(Number(answered.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const polled = await c.post(challenge.url, '');
+    expect(polled.json).toMatchObject({ status: 'processing', error: { type: urn('connection') } });
+    expect(Number(polled.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     // The retry waits 2 s, then for a sweep (every 10 s): poll up to 30 s.
     let status = 'pending';
     for (let i = 0; i < 150 && status === 'pending'; i++) {
@@ -544,6 +612,11 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     }
     expect(status).toBe('valid');
     expect(responder.fetches.get(challenge.token)).toBe(2);
+    // Valid, it no longer carries the problem of the attempt that was retried.
+    const validated = await c.post(challenge.url, '');
+    expect(validated.json.status).toBe('valid');
+    expect(validated.json.error).toBeUndefined();
+    expect(validated.headers['retry-after']).toBeUndefined();
   }, 60_000);
 
   /** A new order for `name` and its authorization's http-01 challenge, answered by the responder. */
@@ -633,6 +706,45 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(both.map((a) => a.status)).toEqual([200, 200]);
     await pollUntil(c, created.json.authorizations[0], (json) => json.status === 'valid');
     expect(responder.fetches.get(challenge.token)).toBe(1);
+  });
+
+  it('RFC 8555 7.4: a certificate holds only what the order validated; other kinds of names and the account key are badCSR; must-staple is honoured', async () => {
+    const c = await client();
+    await c.register();
+    const name = 'certified.localhost';
+    const created = await order(c, [{ type: 'dns', value: name }]);
+    const orderUrl = created.headers.location as string;
+    await validateAll(c, created.json);
+    await pollUntil(c, orderUrl, (json) => json.status === 'ready');
+
+    // "MUST NOT issue a certificate with contents other than those requested": names of another
+    // kind were never validated; refused, the order still ready for an amended CSR.
+    const otherNames = await c.post(created.json.finalize, {
+      csr: csrFor({
+        extensions: [`subjectAltName=DNS:${name},email:ceo@bank.example,URI:https://evil.example/`],
+      }),
+    });
+    expect(otherNames.json.type).toBe(urn('badCSR'));
+    expect(otherNames.json.detail).toContain('email:ceo@bank.example');
+    // The account's own key never becomes a certificate's key.
+    const keyPem = (c.privateKey as KeyObject).export({ type: 'pkcs8', format: 'pem' }) as string;
+    const accountKey = await c.post(created.json.finalize, { csr: csrFor({ dns: [name], keyPem }) });
+    expect(accountKey.json.type).toBe(urn('badCSR'));
+    expect((await c.post(orderUrl, '')).json.status).toBe('ready');
+
+    // The name only as the common name, beside subject attributes nobody validated, and must-staple.
+    const finalized = await c.post(created.json.finalize, {
+      csr: csrFor({
+        subject: `/C=US/O=Evil Bank Inc/OU=Treasury/CN=${name}`,
+        extensions: ['tlsfeature=status_request'],
+      }),
+    });
+    expect(finalized.json.status).toBe('valid');
+    const leaf = parseCertificates((await c.post(finalized.json.certificate, '')).text)[0];
+    const x509 = new X509Certificate(leaf.der);
+    expect(x509.subject).toBe(`CN=${name}`);
+    expect(x509.subjectAltName).toBe(`DNS:${name}`);
+    expect(leaf.decoded.mustStaple).toBe(true);
   });
 
   it('RFC 8555 7.6: revokeCert by the certificate key or the account; a stranger is unauthorized; twice is alreadyRevoked', async () => {

@@ -44,9 +44,11 @@ import {
   CertificateProfileRules,
   certificateProfileProblems,
   checkCsrAgainstOrder,
+  CertifiedNames,
   checkIdentifiersForProfile,
   checkExternalAccountBinding,
   checkNewAccountPayload,
+  inactiveAccount,
   checkContacts,
   checkKeyChange,
   checkOrderIdentifiers,
@@ -99,6 +101,8 @@ export interface AcmeIssuer {
    */
   issueAndRecord(input: {
     csrPem: string;
+    /** What the certificate certifies instead of the CSR's names (RFC 8555 7.4). */
+    certified: CertifiedNames;
     issuerId?: string;
     validityDays?: number;
     mustStaple?: boolean;
@@ -130,6 +134,7 @@ export interface AcmeApprovals {
     profileId: string;
     certificateProfileId: string;
     csrPem: string;
+    certified: CertifiedNames;
     issuerId?: string;
     owner: string | null;
     team: string | null;
@@ -205,6 +210,9 @@ const REVOCATION_REASONS: Record<number, string> = {
   5: 'cessationOfOperation',
 };
 
+/** RFC 8555 7.1.2.1: order URLs per page of an account's orders list. */
+export const ACCOUNT_ORDERS_PAGE = 1000;
+
 /** RFC 8555 7.4: when a client should poll a processing order again (a person decides it). */
 export const ORDER_RETRY_AFTER_SECONDS = 10;
 
@@ -223,6 +231,8 @@ type Handler = (
   urls: AcmeUrls,
   id: string | undefined,
   profile: AcmeProfileSettings,
+  /** The fourth path segment: the page of an account's orders list. */
+  page?: string,
 ) => Promise<AcmeHttpResponse>;
 
 /**
@@ -286,8 +296,9 @@ export class AcmeServer {
     resource: string,
     profile: AcmeProfileSettings,
   ): Promise<AcmeHttpResponse> {
-    const [name, id, sub, ...rest] = resource.split('/');
-    if (rest.length) throw acmeNotFound('resource');
+    const [name, id, sub, page, ...rest] = resource.split('/');
+    if (rest.length || (page !== undefined && !(name === 'account' && sub === 'orders')))
+      throw acmeNotFound('resource');
     const method = request.method.toUpperCase();
     if (name === 'directory' && id === undefined)
       return this.onlyFor(method, ['GET'], () => this.directory(urls, profile));
@@ -300,7 +311,7 @@ export class AcmeServer {
     if (name === 'renewal-info' && id !== undefined && sub === undefined)
       return this.onlyFor(method, ['GET'], () => this.renewalInfo(id));
     const post = (handler: Handler, identifier?: string) =>
-      this.onlyFor(method, ['POST'], () => handler(request, urls, identifier, profile));
+      this.onlyFor(method, ['POST'], () => handler(request, urls, identifier, profile, page));
     if (id === undefined) {
       if (name === 'new-account') return post(this.newAccount);
       if (name === 'new-order') return post(this.newOrder);
@@ -401,11 +412,15 @@ export class AcmeServer {
   private readonly newAccount: Handler = async (request, urls, _id, profile) => {
     const { payload, jwk } = await this.authenticate(request, urls, 'jwk');
     if (payload.postAsGet) throw new AcmeProblem('malformed', 'newAccount needs a payload');
-    const input = checkNewAccountPayload(payload.json, { termsOfServiceRequired: false });
     const thumbprint = await jwkThumbprint(jwk);
     const existing = await this.accounts.byThumbprint(thumbprint);
-    // RFC 8555 7.3.1: a key that has an account gets it back (200), binding or not.
-    if (existing) return this.accountAnswer(existing, urls, 200);
+    if (existing) {
+      if (existing.status !== 'valid') throw inactiveAccount(existing.status);
+      // RFC 8555 7.3.1: a key that has an account gets it back (200); "any fields in the request
+      // object MUST be ignored", so they are not even checked.
+      return this.accountAnswer(existing, urls, 200);
+    }
+    const input = checkNewAccountPayload(payload.json, { termsOfServiceRequired: false });
     // RFC 8555 7.3.1: onlyReturnExisting for an unknown key is accountDoesNotExist.
     if (input.onlyReturnExisting)
       throw new AcmeProblem('accountDoesNotExist', 'no account exists for this key');
@@ -501,9 +516,9 @@ export class AcmeServer {
     const { payload } = authenticated;
     let account = authenticated.accountRow!;
     if (!payload.postAsGet) {
-      if (payload.json.status !== undefined) {
-        if (payload.json.status !== 'deactivated')
-          throw new AcmeProblem('malformed', 'an account can only be updated to status "deactivated"');
+      // RFC 8555 7.3.2: a status other than 7.3.6's "deactivated" is ignored (clients post back the
+      // account object they were given, "status": "valid" included).
+      if (payload.json.status === 'deactivated') {
         const result = await this.deps.transaction(async (executor) => {
           const outcome = await new AccountStore(executor).transition(account.id, { kind: 'deactivate' });
           if (outcome?.ok)
@@ -541,11 +556,23 @@ export class AcmeServer {
     return this.accountAnswer(account, urls, 200);
   };
 
-  private readonly accountOrders: Handler = async (request, urls, id) => {
+  /**
+   * RFC 8555 7.1.2.1: the account's orders a page at a time; a full page links the next one
+   * (`Link: rel="next"`, `.../orders/<last id of this page>`).
+   */
+  private readonly accountOrders: Handler = async (request, urls, id, _profile, after) => {
     const authenticated = await this.authenticate(request, urls, 'kid');
     this.ownAccount(authenticated, id!);
-    const ids = await this.orders.ordersOf(id!);
-    return json(200, { orders: ids.map((orderId) => urls.order(orderId)) });
+    if (after !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(after)) throw acmeNotFound('orders page');
+    const ids = await this.orders.ordersOf(id!, ACCOUNT_ORDERS_PAGE + 1, after);
+    const page = ids.slice(0, ACCOUNT_ORDERS_PAGE);
+    return json(
+      200,
+      { orders: page.map((orderId) => urls.order(orderId)) },
+      ids.length > page.length
+        ? { Link: `<${urls.accountOrders(id!)}/${page[page.length - 1]}>;rel="next"` }
+        : {},
+    );
   };
 
   private readonly newOrder: Handler = async (request, urls, _id, urlProfile) => {
@@ -749,6 +776,8 @@ export class AcmeServer {
       profile: order.profile_id,
       authorizations: order.authorization_ids.map((a) => urls.authz(a)),
       finalize: urls.finalize(order.id),
+      // RFC 9773 5: the server "MUST reflect that field in the response and in subsequent requests".
+      ...(order.replaces ? { replaces: order.replaces } : {}),
       ...(status === 'valid' && order.certificate_id
         ? { certificate: urls.certificate(order.certificate_id) }
         : {}),
@@ -846,6 +875,10 @@ export class AcmeServer {
       challenge.type === 'dns-persist-01' ? await this.issuerDomainNamesOf(authorization.id) : [];
     return json(200, challengeObject(challenge, urls, issuerDomainNames), {
       Link: `<${urls.authz(authorization.id)}>;rel="up"`,
+      // RFC 8555 8.2: while processing, when the client may look again (the next attempt's time).
+      ...(challenge.status === 'processing'
+        ? { 'Retry-After': String(challengeRetryAfter(challenge.retry_at ?? null)) }
+        : {}),
     });
   };
 
@@ -906,10 +939,15 @@ export class AcmeServer {
       if (delay !== null) {
         // The attempt is recorded with the lease moved to the retry time, or not at all.
         await this.deps.transaction(async (executor) => {
-          if (await new OrderStore(executor).retryLater(challenge.id, delay))
+          if (await new OrderStore(executor).retryLater(challenge.id, delay, outcome.problem.toDocument()))
             await new AcmeOperationsStore(executor).recordAttempt(attempt('retry'));
         });
-        return { ...challenge, status: 'processing' };
+        return {
+          ...challenge,
+          status: 'processing',
+          error: outcome.problem.toDocument(),
+          retry_at: new Date(Date.now() + delay),
+        };
       }
     }
     const event = outcome.ok ? ({ kind: 'validated' } as const) : ({ kind: 'validation-failed' } as const);
@@ -1046,16 +1084,19 @@ export class AcmeServer {
     const certificateProfile = await this.certificateProfileOf(profile);
     const der = Buffer.from(payload.json.csr, 'base64url');
     let csrPem: string;
+    let certified: CertifiedNames;
+    let stapleRequested: boolean;
     try {
       const csr = parseCsr(der);
-      checkCsrAgainstOrder(
-        {
-          commonName: csr.subject.commonName,
-          dnsNames: csr.subjectAltNames.filter((n) => n.type === 'dns').map((n) => n.value),
-          ipAddresses: csr.subjectAltNames.filter((n) => n.type === 'ip').map((n) => n.value),
-        },
+      certified = checkCsrAgainstOrder(
+        { commonName: csr.subject.commonName, subjectAltNames: csr.subjectAltNames },
         order.identifiers,
       );
+      // As Boulder and Pebble: the key that proves the account never becomes a certificate's key.
+      if (sameKey(accountRow!.jwk, csr.publicKey.spki))
+        throw new AcmeProblem('badCSR', "the CSR's public key is the account key");
+      // RFC 7633: a CSR asking for must-staple gets it (certbot --must-staple).
+      stapleRequested = csr.requested.mustStaple === true;
       // RFC 8555 7.4: badCSR with every reason; the order stays ready for an amended CSR.
       if (certificateProfile) {
         const problems = certificateProfileProblems(EstCsr.parse(der).facts(), certificateProfile);
@@ -1075,9 +1116,13 @@ export class AcmeServer {
     if (order.replaces && (await this.orders.replacedBy(order.replaces)))
       throw new AcmeProblem('alreadyReplaced', 'another order has already replaced this certificate');
     const validityDays = acmeValidityDays(profile.validityDays, certificateProfile?.validity_days);
-    const mustStaple = certificateProfile?.must_staple === true;
+    const mustStaple = stapleRequested || certificateProfile?.must_staple === true;
     if (certificateProfile?.requires_approval)
-      return this.holdForApproval(order, profile, accountRow, csrPem, urls, { validityDays, mustStaple });
+      return this.holdForApproval(order, profile, accountRow, csrPem, urls, {
+        validityDays,
+        mustStaple,
+        certified,
+      });
     // The compare-and-set makes one finalize of a ready order win; a second sees processing.
     if (!(await this.orders.setOrderStatus(order.id, 'ready', 'processing')))
       throw new AcmeProblem('orderNotReady', 'the order is not ready (it is being finalized already)');
@@ -1088,6 +1133,7 @@ export class AcmeServer {
       const predecessor = await this.predecessorOf(order);
       const issued = await this.deps.issuer.issueAndRecord({
         csrPem,
+        certified,
         ...(profile.issuerId ? { issuerId: profile.issuerId } : {}),
         ...(validityDays ? { validityDays } : {}),
         ...(mustStaple ? { mustStaple: true } : {}),
@@ -1203,7 +1249,7 @@ export class AcmeServer {
     accountRow: AcmeAccountRow | null,
     csrPem: string,
     urls: AcmeUrls,
-    rules: { validityDays: number | null; mustStaple: boolean },
+    rules: { validityDays: number | null; mustStaple: boolean; certified: CertifiedNames },
   ): Promise<AcmeHttpResponse> {
     if (!this.deps.approvals)
       throw new AcmeProblem('serverInternal', 'approvals are not reachable from this server');
@@ -1214,6 +1260,7 @@ export class AcmeServer {
       profileId: profile.id,
       certificateProfileId: profile.certificateProfileId!,
       csrPem,
+      certified: rules.certified,
       ...(profile.issuerId ? { issuerId: profile.issuerId } : {}),
       ...ownerOf(accountRow, profile),
       ...(rules.validityDays ? { validityDays: rules.validityDays } : {}),
@@ -1321,7 +1368,7 @@ export class AcmeServer {
           'unauthorized',
           'the certificate was not issued to this account, which does not hold valid authorizations for all its identifiers',
         );
-    } else if (!sameKey(jwk, x509)) {
+    } else if (!sameKey(jwk, x509.publicKey.export({ type: 'spki', format: 'der' }))) {
       throw new AcmeProblem(
         'unauthorized',
         "the request is signed neither by the account nor by the certificate's key",
@@ -1525,14 +1572,21 @@ function appendLink(existing: string | string[] | undefined, link: string): stri
   return [...(Array.isArray(existing) ? existing : [existing]), link];
 }
 
-function sameKey(jwk: JWK, certificate: X509Certificate): boolean {
+/**
+ * A processing challenge's Retry-After: whole seconds until `retryAt` (the retry's time, or the
+ * running attempt's lease), from 1 to 10 (an attempt usually ends long before its lease).
+ */
+function challengeRetryAfter(retryAt: Date | null): number {
+  const seconds = retryAt ? Math.ceil((retryAt.getTime() - Date.now()) / 1000) : 1;
+  return Math.min(10, Math.max(1, seconds));
+}
+
+/** Whether a JWK and a SubjectPublicKeyInfo (DER) are the same public key. */
+function sameKey(jwk: JWK, spki: Buffer): boolean {
   try {
-    const a = createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' }).export({
-      type: 'spki',
-      format: 'der',
-    });
-    const b = certificate.publicKey.export({ type: 'spki', format: 'der' });
-    return Buffer.compare(a, b) === 0;
+    const a = createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' });
+    const b = createPublicKey({ key: spki, format: 'der', type: 'spki' });
+    return a.equals(b);
   } catch {
     return false;
   }

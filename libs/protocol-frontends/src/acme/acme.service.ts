@@ -98,9 +98,12 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
             team,
             versionOf,
             mustStaple,
+            certified,
           }: typeof input) =>
             bus.request('issuance.v1.issue-and-record', {
               csr_pem: csrPem,
+              sans: certified.subjectAltNames,
+              subject_common_name: certified.commonName,
               ...(issuerId ? { issuer_id: issuerId } : {}),
               ...(validityDays ? { validity_days: validityDays } : {}),
               ...(mustStaple ? { must_staple: true } : {}),
@@ -140,6 +143,8 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
           const approval = await bus.request('issuance.v1.request-enrollment-approval', {
             source: 'ACME',
             csr_pem: input.csrPem,
+            sans: input.certified.subjectAltNames,
+            subject_common_name: input.certified.commonName,
             reference_key: `acme:${input.orderId}`,
             reference: { acme_profile: input.profileId, order_id: input.orderId },
             requested_by: `acme-account:${input.accountId}`,

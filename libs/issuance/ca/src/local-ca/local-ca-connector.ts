@@ -139,6 +139,9 @@ export class LocalCaConnector implements IssuerConnector {
           validityDays: days,
           mustStaple: request.profile.mustStaple,
           subjectAltNames: request.profile.subjectAltNames,
+          ...(request.profile.commonName === undefined
+            ? {}
+            : { subject: request.profile.commonName ? [['CN', request.profile.commonName] as const] : [] }),
           keyUsage: request.profile.keyUsage as never,
           extendedKeyUsage: request.profile.extendedKeyUsage,
         },

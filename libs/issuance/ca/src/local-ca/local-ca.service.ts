@@ -552,6 +552,7 @@ export class LocalCaService implements LocalCaHooks {
       profile: {
         validityDays: request.validity_days,
         subjectAltNames: request.sans,
+        ...(request.subject_common_name === undefined ? {} : { commonName: request.subject_common_name }),
         mustStaple: request.must_staple,
       },
       idempotencyKey: request.idempotency_key ?? '',

@@ -9,6 +9,7 @@ import {
   ListApprovalsRequest,
   Page,
   ResolvedPage,
+  SanInput,
 } from '@certlane/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import { pageOf } from '@certlane/issuance-data-access';
@@ -53,6 +54,9 @@ export type EnrollmentRequest = Pick<
   /** Issued with these (ACME under a certificate profile, ADR 0068); not shown to approvers. */
   validity_days?: number;
   must_staple?: boolean;
+  /** Certified instead of the CSR's names (ACME: the order's identifiers, the common name only). */
+  sans?: SanInput[];
+  subject_common_name?: string;
   version_of?: string;
 };
 
@@ -71,6 +75,8 @@ function enrollmentDto(row: ApprovalRow, now: Date): ApprovalEnrollmentDto | nul
     tags: _tags,
     validity_days: _days,
     must_staple: _staple,
+    sans: _sans,
+    subject_common_name: _commonName,
     version_of: _versionOf,
     ...request
   } = row.enrollment;

@@ -92,8 +92,14 @@ export class ApprovalService {
           ),
           request: {
             source: request.source,
-            subject: csr.subject.text,
-            dns_names: csr.subjectAltNames.filter((n) => n.type === 'dns').map((n) => n.value),
+            // What will be certified: the CSR's names, or the protocol's replacements of them.
+            subject:
+              request.subject_common_name === undefined
+                ? csr.subject.text
+                : request.subject_common_name && `CN=${request.subject_common_name}`,
+            dns_names: (request.sans ?? csr.subjectAltNames)
+              .filter((n) => n.type === 'dns')
+              .map((n) => n.value),
             key_algorithm: csrKeyAlgorithm(csr.publicKey),
             csr_pem: request.csr_pem,
             issuer_id: request.issuer_id ?? null,
@@ -103,6 +109,10 @@ export class ApprovalService {
             tags: request.tags ?? {},
             ...(request.validity_days ? { validity_days: request.validity_days } : {}),
             ...(request.must_staple ? { must_staple: true } : {}),
+            ...(request.sans ? { sans: request.sans } : {}),
+            ...(request.subject_common_name === undefined
+              ? {}
+              : { subject_common_name: request.subject_common_name }),
             ...(request.version_of ? { version_of: request.version_of } : {}),
           },
         },
@@ -160,6 +170,10 @@ export class ApprovalService {
             ...(enrollment.issuer_id ? { issuer_id: enrollment.issuer_id } : {}),
             ...(enrollment.validity_days ? { validity_days: enrollment.validity_days } : {}),
             ...(enrollment.must_staple ? { must_staple: true } : {}),
+            ...(enrollment.sans ? { sans: enrollment.sans } : {}),
+            ...(enrollment.subject_common_name === undefined
+              ? {}
+              : { subject_common_name: enrollment.subject_common_name }),
           },
           context,
         );

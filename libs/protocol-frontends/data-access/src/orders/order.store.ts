@@ -42,6 +42,11 @@ export interface AcmeChallengeRow {
   status: ChallengeStatus;
   validated_at: Date | null;
   error: unknown;
+  /**
+   * Read by the challenge's own reads: while it is processing, when the running attempt's lease
+   * ends or the next attempt is due (RFC 8555 8.2's Retry-After).
+   */
+  retry_at?: Date | null;
 }
 
 /**
@@ -113,6 +118,7 @@ function challengeOf(row: Record<string, unknown>): AcmeChallengeRow {
     status: row.status as ChallengeStatus,
     validated_at: row.validated_at as Date | null,
     error: row.error,
+    ...(row.retry_at === undefined ? {} : { retry_at: row.retry_at as Date | null }),
   };
 }
 
@@ -299,11 +305,20 @@ export class OrderStore {
     return rows[0]?.id ?? null;
   }
 
-  async ordersOf(accountId: string, limit = 1000): Promise<string[]> {
+  /**
+   * RFC 8555 7.1.2.1: a page of the account's order ids, newest first, leaving out invalid orders
+   * (expired pending and ready ones too); `after` is the last id of the previous page.
+   */
+  async ordersOf(accountId: string, limit: number, after?: string): Promise<string[]> {
     const rows = await rowsOf<{ id: string }>(
       this.executor,
-      'SELECT id FROM acme_orders WHERE account_id = $1 ORDER BY created_at DESC LIMIT $2',
-      [accountId, limit],
+      `SELECT id FROM acme_orders
+        WHERE account_id = $1 AND status <> 'invalid'
+          AND NOT (status IN ('pending', 'ready') AND expires_at <= now())
+          AND ($3::text IS NULL
+               OR (created_at, id) < (SELECT created_at, id FROM acme_orders WHERE id = $3 AND account_id = $1))
+        ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [accountId, limit, after ?? null],
     );
     return rows.map((r) => r.id);
   }
@@ -321,7 +336,7 @@ export class OrderStore {
   async challenge(id: string): Promise<AcmeChallengeRow | null> {
     const rows = await rowsOf<AcmeChallengeRow>(
       this.executor,
-      `SELECT ${CHALLENGE_COLUMNS} FROM acme_challenges WHERE id = $1`,
+      `SELECT ${CHALLENGE_COLUMNS}, claimed_until AS retry_at FROM acme_challenges WHERE id = $1`,
       [id],
     );
     return rows[0] ?? null;
@@ -336,7 +351,8 @@ export class OrderStore {
     return {
       id,
       select: (idParameter) =>
-        `SELECT c.id, c.authorization_id, c.type, c.token, c.status, c.validated_at, c.error, ${AUTHORIZATION_AS_A},
+        `SELECT c.id, c.authorization_id, c.type, c.token, c.status, c.validated_at, c.error,
+                c.claimed_until AS retry_at, ${AUTHORIZATION_AS_A},
            EXISTS (SELECT 1 FROM acme_order_authorizations mine
                      JOIN acme_order_authorizations other
                        ON other.order_id = mine.order_id AND other.authorization_id <> mine.authorization_id
@@ -541,12 +557,13 @@ export class OrderStore {
    * Hands a processing challenge back for another attempt after `delayMs` (its lease is moved to
    * then, so the sweep of any replica takes it up). False when it is no longer processing.
    */
-  async retryLater(id: string, delayMs: number): Promise<boolean> {
+  /** RFC 8555 8.2: a failed attempt to be retried, its problem shown on the challenge meanwhile. */
+  async retryLater(id: string, delayMs: number, error: unknown): Promise<boolean> {
     const rows = await rowsOf<{ id: string }>(
       this.executor,
-      `UPDATE acme_challenges SET claimed_until = now() + $2 * interval '1 millisecond'
+      `UPDATE acme_challenges SET claimed_until = now() + $2 * interval '1 millisecond', error = $3
        WHERE id = $1 AND status = 'processing' RETURNING id`,
-      [id, delayMs],
+      [id, delayMs, JSON.stringify(error)],
     );
     return rows.length === 1;
   }
@@ -588,7 +605,9 @@ function challengeStatusUpdate(
 ): string {
   const to = statement.value(change.to);
   const error = statement.value(change.error === undefined ? null : JSON.stringify(change.error));
-  return `UPDATE acme_challenges SET status = ${to}, error = COALESCE(${error}, error),
+  // A valid challenge drops the problem of an earlier attempt that was retried.
+  return `UPDATE acme_challenges SET status = ${to},
+      error = CASE WHEN ${to} = 'valid' THEN NULL ELSE COALESCE(${error}, error) END,
       validated_at = CASE WHEN ${to} = 'valid' THEN now() ELSE validated_at END, claimed_until = NULL
     WHERE id = ${statement.value(change.id)} AND status = ${statement.value(change.from)} RETURNING id, validated_at`;
 }

@@ -119,31 +119,72 @@ describe('checkCsrAgainstOrder', () => {
     { type: 'dns' as const, value: 'a.example' },
     { type: 'ip' as const, value: '2001:db8::1' },
   ];
-  it('accepts a CSR naming exactly the identifiers', () => {
-    expect(() =>
+  const sans = (dns: string[], ip: string[] = []) => [
+    ...dns.map((value) => ({ type: 'dns', value })),
+    ...ip.map((value) => ({ type: 'ip', value })),
+  ];
+  it('accepts a CSR naming exactly the identifiers, and certifies them with its common name', () => {
+    expect(
       checkCsrAgainstOrder(
-        { commonName: 'a.example', dnsNames: ['A.example'], ipAddresses: ['2001:DB8::1'] },
+        { commonName: 'A.example', subjectAltNames: sans(['A.example'], ['2001:DB8::1']) },
         order,
       ),
-    ).not.toThrow();
+    ).toEqual({ subjectAltNames: order, commonName: 'a.example' });
+  });
+  it('certifies an identifier the CSR names only as its common name as a SAN too', () => {
+    const certified = checkCsrAgainstOrder({ commonName: 'a.example', subjectAltNames: [] }, [
+      { type: 'dns', value: 'a.example' },
+    ]);
+    expect(certified.subjectAltNames).toEqual([{ type: 'dns', value: 'a.example' }]);
+  });
+  it('without a common name, certifies the first DNS identifier that fits one (64 characters)', () => {
+    const long = `${'x'.repeat(60)}.example`;
+    const identifiers = [
+      { type: 'ip' as const, value: '192.0.2.1' },
+      { type: 'dns' as const, value: long },
+      { type: 'dns' as const, value: 'b.example' },
+    ];
+    expect(
+      checkCsrAgainstOrder({ subjectAltNames: sans([long, 'b.example'], ['192.0.2.1']) }, identifiers)
+        .commonName,
+    ).toBe('b.example');
+    expect(
+      checkCsrAgainstOrder({ subjectAltNames: sans([], ['192.0.2.1']) }, [identifiers[0]]).commonName,
+    ).toBe('');
   });
   it('RFC 8555 7.4: a CSR lacking an identifier of the order is badCSR', () => {
-    expect(
-      problemOf(() => checkCsrAgainstOrder({ dnsNames: ['a.example'], ipAddresses: [] }, order)).type,
-    ).toBe('badCSR');
+    expect(problemOf(() => checkCsrAgainstOrder({ subjectAltNames: sans(['a.example']) }, order)).type).toBe(
+      'badCSR',
+    );
   });
   it('RFC 8555 7.4: a CSR naming more than the order is badCSR', () => {
     const problem = problemOf(() =>
-      checkCsrAgainstOrder({ dnsNames: ['a.example', 'b.example'], ipAddresses: ['2001:db8::1'] }, order),
+      checkCsrAgainstOrder({ subjectAltNames: sans(['a.example', 'b.example'], ['2001:db8::1']) }, order),
     );
     expect(problem.type).toBe('badCSR');
     expect(problem.detail).toContain('dns:b.example');
+  });
+  it('RFC 8555 7.4: a CSR requesting another kind of name (email, URI) is badCSR', () => {
+    const problem = problemOf(() =>
+      checkCsrAgainstOrder(
+        {
+          subjectAltNames: [
+            ...sans(['a.example'], ['2001:db8::1']),
+            { type: 'email', value: 'ceo@bank.example' },
+            { type: 'uri', value: 'https://evil.example/' },
+          ],
+        },
+        order,
+      ),
+    );
+    expect(problem.type).toBe('badCSR');
+    expect(problem.detail).toContain('email:ceo@bank.example');
   });
   it('RFC 8555 7.4: a common name outside the order is badCSR', () => {
     expect(
       problemOf(() =>
         checkCsrAgainstOrder(
-          { commonName: 'c.example', dnsNames: ['a.example'], ipAddresses: ['2001:db8::1'] },
+          { commonName: 'c.example', subjectAltNames: sans(['a.example'], ['2001:db8::1']) },
           order,
         ),
       ).type,

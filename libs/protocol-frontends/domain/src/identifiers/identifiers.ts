@@ -116,19 +116,43 @@ export function authorizationIdentifier(identifier: AcmeIdentifier): {
   return { identifier, wildcard: false };
 }
 
+/** What a certificate of an order certifies: the order's identifiers, and one common name or none. */
+export interface CertifiedNames {
+  subjectAltNames: AcmeIdentifier[];
+  /** '' for an empty subject. */
+  commonName: string;
+}
+
+/** RFC 5280 ub-common-name: the longest common name a certificate can carry. */
+const MAX_COMMON_NAME = 64;
+
 /**
- * RFC 8555 7.4: the CSR must name exactly the order's identifiers (in the subject alternative
- * names; a common name, if any, must be one of them). Throws badCSR otherwise.
+ * RFC 8555 7.4: the CSR must name exactly the order's identifiers, as DNS names and IP addresses
+ * in its subject alternative names or as its common name (which must be one of them); any other
+ * kind of name is badCSR ("MUST NOT issue a certificate with contents other than those
+ * requested"). Answers what the certificate certifies: the order's identifiers as its subject
+ * alternative names, in the CSR's order (a CSR naming an identifier only in its common name still
+ * gets it as a SAN, last), and the CSR's common name, else the first DNS name short enough for one.
+ * The CSR's other subject attributes (O, OU, C...) were never validated and are left out.
  */
 export function checkCsrAgainstOrder(
-  csr: { commonName?: string; dnsNames: readonly string[]; ipAddresses: readonly string[] },
+  csr: { commonName?: string; subjectAltNames: readonly { type: string; value: string }[] },
   identifiers: readonly AcmeIdentifier[],
-): void {
-  const want = new Set(identifiers.map((i) => `${i.type}:${i.value}`));
-  const have = new Set([
-    ...csr.dnsNames.map((n) => `dns:${n.toLowerCase()}`),
-    ...csr.ipAddresses.map((a) => `ip:${canonicalIp(a) ?? a}`),
-  ]);
+): CertifiedNames {
+  const unsupported = csr.subjectAltNames.filter((n) => n.type !== 'dns' && n.type !== 'ip');
+  if (unsupported.length)
+    throw new AcmeProblem(
+      'badCSR',
+      `the CSR requests ${unsupported.map((n) => `${n.type}:${n.value}`).join(', ')}: only DNS names and IP addresses of the order are certified`,
+    );
+  const want = new Map(identifiers.map((i) => [`${i.type}:${i.value}`, i]));
+  const have = new Set(
+    csr.subjectAltNames.map((n) =>
+      n.type === 'dns' ? `dns:${n.value.toLowerCase()}` : `ip:${canonicalIp(n.value) ?? n.value}`,
+    ),
+  );
+  // The certificate lists its names in the CSR's order, then those the CSR gave only as its CN.
+  const certifiedOrder = [...have];
   if (csr.commonName) {
     const cn = csr.commonName.toLowerCase();
     const key = canonicalIp(cn) ? `ip:${canonicalIp(cn)}` : `dns:${cn}`;
@@ -139,7 +163,7 @@ export function checkCsrAgainstOrder(
       );
     have.add(key);
   }
-  const missing = [...want].filter((k) => !have.has(k));
+  const missing = [...want.keys()].filter((k) => !have.has(k));
   const extra = [...have].filter((k) => !want.has(k));
   if (missing.length || extra.length)
     throw new AcmeProblem(
@@ -151,4 +175,13 @@ export function checkCsrAgainstOrder(
         .filter(Boolean)
         .join('; '),
     );
+  const subjectAltNames = [...new Set([...certifiedOrder, ...have])].map((key) => {
+    const { type, value } = want.get(key)!;
+    return { type, value };
+  });
+  const commonName =
+    csr.commonName?.toLowerCase() ??
+    subjectAltNames.find((i) => i.type === 'dns' && i.value.length <= MAX_COMMON_NAME)?.value ??
+    '';
+  return { subjectAltNames, commonName };
 }

@@ -229,12 +229,11 @@ describe('authenticateAcmeRequest', () => {
     );
   });
 
-  it('RFC 8555 7.3.6: a request signed by a deactivated account is unauthorized', async () => {
+  it('RFC 8555 7.3.6: a request signed by a deactivated account is 401 unauthorized', async () => {
     const p = ports({ [KID]: { id: 'acc1', jwk: es256.jwk, status: 'deactivated' } });
     const body = await sign(es256, '', { kid: KID, nonce: 'n1', url: URL_ });
-    expect((await problemOf(authenticateAcmeRequest(body, { url: URL_, key: 'kid' }, p))).type).toBe(
-      'unauthorized',
-    );
+    const refused = await problemOf(authenticateAcmeRequest(body, { url: URL_, key: 'kid' }, p));
+    expect([refused.type, refused.status]).toEqual(['unauthorized', 401]);
   });
 
   it('a request signed by another key than the account key does not verify', async () => {

@@ -35,6 +35,14 @@ export type AcmeAuthenticatedRequest = {
 };
 
 /**
+ * RFC 8555 7.3.6: a request from a deactivated (or revoked) account "MUST return an error response
+ * with status code 401 (Unauthorized) and type unauthorized", newAccount with its key included.
+ */
+export function inactiveAccount(status: AcmeAccountStatus): AcmeProblem {
+  return new AcmeProblem('unauthorized', `the account is ${status}`, { status: 401 });
+}
+
+/**
  * Authenticates one ACME POST (RFC 8555 6.2-6.5): envelope, protected header, single-use nonce,
  * account (when `kid`), signature, payload. Every failure is an AcmeProblem.
  */
@@ -53,8 +61,7 @@ export async function authenticateAcmeRequest(
   if (header.kid !== undefined) {
     account = await ports.accountByKid(header.kid);
     if (!account) throw new AcmeProblem('accountDoesNotExist', `no account ${header.kid}`);
-    // RFC 8555 7.3.6: requests signed by a deactivated account's key are refused as unauthorized.
-    if (account.status !== 'valid') throw new AcmeProblem('unauthorized', `the account is ${account.status}`);
+    if (account.status !== 'valid') throw inactiveAccount(account.status);
     jwk = account.jwk;
   } else {
     jwk = header.jwk as JWK;

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, FlattenedSign, generateKeyPair, JWK, KeyLike } from 'jose';
@@ -151,24 +151,41 @@ export class TestAcmeClient {
   }
 }
 
-/** A DER CSR (base64url) for the names, made by the openssl CLI with a fresh P-256 (or RSA 2048) key. */
-export function csrFor(names: { dns?: string[]; ip?: string[]; cn?: string; key?: 'rsa' }): string {
+/**
+ * A DER CSR (base64url) for the names, made by the openssl CLI with a fresh P-256 (or RSA 2048)
+ * key, or `keyPem`; `subject` replaces the `/CN=<cn>` subject, `extensions` are more `-addext`s.
+ */
+export function csrFor(names: {
+  dns?: string[];
+  ip?: string[];
+  cn?: string;
+  key?: 'rsa';
+  subject?: string;
+  extensions?: string[];
+  keyPem?: string;
+}): string {
   const dir = mkdtempSync(join(tmpdir(), 'certlane-acme-csr-'));
   try {
+    if (names.keyPem) writeFileSync(join(dir, 'given.pem'), names.keyPem);
     const san = [...(names.dns ?? []).map((d) => `DNS:${d}`), ...(names.ip ?? []).map((i) => `IP:${i}`)].join(
       ',',
     );
     execFileSync('openssl', [
       'req',
       '-new',
-      '-newkey',
-      ...(names.key === 'rsa' ? ['rsa:2048'] : ['ec', '-pkeyopt', 'ec_paramgen_curve:P-256']),
-      '-nodes',
-      '-keyout',
-      join(dir, 'key.pem'),
+      ...(names.keyPem
+        ? ['-key', join(dir, 'given.pem')]
+        : [
+            '-newkey',
+            ...(names.key === 'rsa' ? ['rsa:2048'] : ['ec', '-pkeyopt', 'ec_paramgen_curve:P-256']),
+            '-nodes',
+            '-keyout',
+            join(dir, 'key.pem'),
+          ]),
       '-subj',
-      names.cn ? `/CN=${names.cn}` : '/',
+      names.subject ?? (names.cn ? `/CN=${names.cn}` : '/'),
       ...(san ? ['-addext', `subjectAltName=${san}`] : []),
+      ...(names.extensions ?? []).flatMap((extension) => ['-addext', extension]),
       '-outform',
       'DER',
       '-out',
