@@ -27,7 +27,8 @@ async function serveWebroot(root: string, port: number): Promise<Server> {
 /**
  * More unmodified ACME clients from Debian, each built on a different ACME implementation:
  * dehydrated (bash with curl and openssl), uacme (C, libcurl over GnuTLS), acme-tiny (Python's
- * standard library) and Caddy (Go: CertMagic and acmez). certbot and lego are in
+ * standard library), Caddy (Go: CertMagic and acmez) and golang.org/x/crypto/acme (the base of
+ * cert-manager's client, driven by `testing/x-crypto-acme/main.go`). certbot and lego are in
  * `acme-clients.int-spec.ts`. Each runs as shipped; the server must accept what each sends.
  */
 describe('ACME server with more real clients', () => {
@@ -314,6 +315,53 @@ describe('ACME server with more real clients', () => {
     expect(sans(stdout)).toEqual(['DNS:at-test.localhost', 'DNS:www.at-test.localhost']);
     expect(issuedByTestCa(stdout)).toBe(true);
   }, 120_000);
+
+  it("golang.org/x/crypto/acme (the library cert-manager's client is forked from): EAB, http-01, finalize, key rollover, revocation by the new key, deactivation", async () => {
+    const key = await eabKey();
+    const binary = join(work, 'x-crypto-acme');
+    // GOPATH mode against Debian's golang-golang-x-crypto-dev, as packaged.
+    await run('go', ['build', '-o', binary, join(__dirname, 'testing', 'x-crypto-acme', 'main.go')], {
+      env: { ...process.env, GO111MODULE: 'off', GOPATH: '/usr/share/gocode', GOFLAGS: '' },
+      timeout: 180_000,
+    });
+    const out = join(work, 'x-crypto-acme.pem');
+    const { stdout } = await run(
+      binary,
+      [
+        '-directory',
+        eabDirectory,
+        '-ca',
+        caFile,
+        '-http01',
+        `127.0.0.1:${http01Port}`,
+        '-names',
+        'go-test.localhost,www.go-test.localhost',
+        '-eab-kid',
+        key.id,
+        '-eab-key',
+        key.hmac_key,
+        '-out',
+        out,
+      ],
+      { timeout: 150_000 },
+    );
+    expect(stdout.trim().split('\n')).toEqual(
+      [
+        'registered',
+        'ready',
+        'issued',
+        'rolled-over',
+        'revoked',
+        'deactivated',
+        'refused-after-deactivation',
+      ].map((s) => `step ${s}`),
+    );
+    const pem = readFileSync(out, 'utf8');
+    expect(sans(pem)).toEqual(['DNS:go-test.localhost', 'DNS:www.go-test.localhost']);
+    expect(issuedByTestCa(pem)).toBe(true);
+    expect(await acmeCertificate(pem)).toMatchObject({ revocation_reason: 'keyCompromise' });
+    expect(await boundAccount(key.id)).not.toBeNull();
+  }, 300_000);
 
   it('Caddy obtains a certificate with tls-alpn-01 and one with http-01 through an EAB profile, and serves them', async () => {
     const key = await eabKey();
