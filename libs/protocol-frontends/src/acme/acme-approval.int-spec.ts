@@ -16,6 +16,7 @@ import {
   TestSystem,
 } from '@certlane/testing';
 import { Client } from 'pg';
+import { BindServer, startBind } from './testing/bind-server';
 import { csrFor, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
 
 const urn = (type: string) => `urn:ietf:params:acme:error:${type}`;
@@ -33,6 +34,8 @@ describe('ACME finalize waiting for an enrollment approval', () => {
   let http01Port: number;
   /** A second replica of protocol-frontends on the same database and bus. */
   let second: ServiceProcess;
+  /** The DNS server of the CAA lookups of profile `held-caa` (no CAA records: issuance permitted). */
+  let bind: BindServer;
 
   const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
     httpsRequest(`${system.services['api-gateway'].url}${path}`, {
@@ -56,11 +59,13 @@ describe('ACME finalize waiting for an enrollment approval', () => {
 
   beforeAll(async () => {
     http01Port = await freePort();
+    bind = await startBind('localhost', await freePort());
     system = await startTestSystem(
       'acmeapproval',
       ['auth', 'api-gateway', 'issuance', 'protocol-frontends'],
       {
         SERVICE_ACME_HTTP01_PORT: String(http01Port),
+        SERVICE_ACME_DNS_RESOLVERS: bind.address,
       },
     );
     second = await startServiceProcess('protocol-frontends', system.env, { ca: system.ca });
@@ -80,6 +85,12 @@ describe('ACME finalize waiting for an enrollment approval', () => {
       certificate_profile_id: 'acme-held',
     });
     expect(profile.status).toBe(201);
+    const checked = await api('POST', '/api/v1/admin/acme/profiles', {
+      id: 'held-caa',
+      certificate_profile_id: 'acme-held',
+      caa_identities: ['certlane.test'],
+    });
+    expect(checked.status).toBe(201);
   }, 120_000);
 
   afterAll(async () => {
@@ -87,6 +98,7 @@ describe('ACME finalize waiting for an enrollment approval', () => {
     await responder?.stop();
     await second?.stop();
     await system?.stop();
+    await bind?.stop();
   });
 
   async function pollUntil(c: TestAcmeClient, url: string, done: (json: { status: string }) => boolean) {
@@ -103,11 +115,11 @@ describe('ACME finalize waiting for an enrollment approval', () => {
    * An order of profile `held` for `name` (by a new account unless `by` is given), finalized:
    * processing, waiting for its approval.
    */
-  async function heldOrder(name: string, by?: TestAcmeClient) {
+  async function heldOrder(name: string, by?: TestAcmeClient, profile = 'held') {
     const c =
       by ??
       (await TestAcmeClient.create(
-        `${system.services['protocol-frontends'].url}/acme/profile/held/directory`,
+        `${system.services['protocol-frontends'].url}/acme/profile/${profile}/directory`,
         system.ca,
       ));
     const account = await c.register();
@@ -163,6 +175,24 @@ describe('ACME finalize waiting for an enrollment approval', () => {
     // Operators see which approval the order waits for.
     const operatorView = await api('GET', `/api/v1/admin/acme/orders/${orderUrl.split('/').pop()}`);
     expect(operatorView.json()).toMatchObject({ status: 'processing', approval_id: approvals[0].id });
+  });
+
+  it("CA/B BR 3.2.2.8: under a profile checking CAA, the approval lasts 8 hours (issuance within a CAA check's life); without, issuance's default", async () => {
+    const checked = await heldOrder('held-caa.localhost', undefined, 'held-caa');
+    expect(checked.finalized.json.status).toBe('processing');
+    const [approval] = await approvalsOf(checked.orderUrl);
+    const expiresIn = Date.parse(approval.enrollment!.expires_at) - Date.now();
+    expect(expiresIn).toBeGreaterThan(8 * 3600_000 - 120_000);
+    expect(expiresIn).toBeLessThanOrEqual(8 * 3600_000);
+    // What the approver sees is what will be certified: the common name only, the order's names.
+    expect(approval.enrollment).toMatchObject({
+      subject: 'CN=held-caa.localhost',
+      dns_names: ['held-caa.localhost'],
+    });
+
+    const plain = await heldOrder('held-plain.localhost');
+    const [unchecked] = await approvalsOf(plain.orderUrl);
+    expect(Date.parse(unchecked.enrollment!.expires_at) - Date.now()).toBeGreaterThan(24 * 3600_000);
   });
 
   it("RFC 8555 7.1.3: once approved, the polled order is valid with its certificate (issued once, with the profile's must-staple and validity) to download", async () => {

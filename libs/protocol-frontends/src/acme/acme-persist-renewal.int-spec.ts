@@ -257,6 +257,19 @@ describe('ACME dns-persist-01, per-profile identities and EAB, renewals as inven
       );
     }, 60_000);
 
+    it('MUST NOT: an authorization validated by a record with persistUntil does not outlive it', async () => {
+      const c = await account();
+      const until = Math.floor(Date.now() / 1000) + 3600;
+      const { authz } = await persistOrder(
+        c,
+        'until.test',
+        (kid) => `${ISSUER_NAME}; accounturi=${kid}; persistUntil=${until}`,
+      );
+      expect(authz.status).toBe('valid');
+      expect(Date.parse(authz.expires)).toBeLessThanOrEqual(until * 1000);
+      expect(Date.parse(authz.expires)).toBeGreaterThan(Date.now() + 3_000_000);
+    }, 60_000);
+
     it('MUST NOT: a record past its persistUntil is not used', async () => {
       const c = await account();
       const past = Math.floor(Date.now() / 1000) - 60;

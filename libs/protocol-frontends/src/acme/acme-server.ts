@@ -142,6 +142,8 @@ export interface AcmeApprovals {
     mustStaple?: boolean;
     /** The inventory certificate the order renews (ADR 0068): the issued one is its next version. */
     versionOf?: string;
+    /** How long the approval may wait (default: issuance's); CAA checks bound it. */
+    expiresInSeconds?: number;
   }): Promise<{ approvalId: string }>;
   outcome(approvalId: string): Promise<AcmeApprovalOutcome>;
 }
@@ -153,7 +155,16 @@ export type ChallengeValidator = (
   keyAuthorization: string,
   /** dns-persist-01: the issuer domain names the challenge listed. */
   context: { issuerDomainNames: readonly string[] },
-) => Promise<({ ok: true } | { ok: false; problem: AcmeProblem }) & { remoteAddress?: string }>;
+) => Promise<
+  (
+    | {
+        ok: true;
+        /** dns-persist-01: the record's persistUntil, past which the authorization must not last. */
+        validUntil?: Date;
+      }
+    | { ok: false; problem: AcmeProblem }
+  ) & { remoteAddress?: string }
+>;
 
 export interface AcmeServerDependencies {
   /** Runs `work` in one transaction. */
@@ -659,6 +670,11 @@ export class AcmeServer {
   }
 
   /** The issuer domain names of a profile: its own, else the server-wide ones. */
+  /** Whether orders of this profile are checked against CAA (RFC 8659): identities and a checker. */
+  private checksCaa(profile: AcmeProfileSettings): boolean {
+    return this.deps.caa !== undefined && this.caaIdentitiesOf(profile).length > 0;
+  }
+
   private caaIdentitiesOf(profile: AcmeProfileSettings): readonly string[] {
     return profile.caaIdentities ?? this.deps.caa?.identities ?? [];
   }
@@ -973,7 +989,7 @@ export class AcmeServer {
               id: authorization.id,
               from: authorization.status,
               to: authorizationNext.to,
-              validForMs: outcome.ok ? DEFAULT_ACME_LIFETIMES.validAuthorizationMs : undefined,
+              validForMs: outcome.ok ? authorizationLifetimeMs(outcome.validUntil) : undefined,
             },
           }
         : {}),
@@ -1036,10 +1052,10 @@ export class AcmeServer {
    * validation is older is checked again at finalize. A profile with its own CAA identities
    * checks every authorization again: one may have been validated for another profile's.
    */
-  private async recheckCaa(orderId: string, profile: AcmeProfileSettings): Promise<void> {
+  private async recheckCaa(orderId: string, profile: AcmeProfileSettings, always: boolean): Promise<void> {
+    if (!this.checksCaa(profile)) return;
     const identities = this.caaIdentitiesOf(profile);
-    if (!this.deps.caa || identities.length === 0) return;
-    const staleBefore = profile.caaIdentities ? Infinity : Date.now() - CAA_RECHECK_AFTER_MS;
+    const staleBefore = profile.caaIdentities || always ? Infinity : Date.now() - CAA_RECHECK_AFTER_MS;
     for (const authorization of await this.orders.authorizationsOf(orderId)) {
       const valid = (await this.orders.challengesOf(authorization.id)).find((c) => c.status === 'valid');
       if (!valid || (valid.validated_at && valid.validated_at.getTime() >= staleBefore)) continue;
@@ -1112,7 +1128,10 @@ export class AcmeServer {
       if (error instanceof PkiError) throw new AcmeProblem('badCSR', error.message);
       throw error;
     }
-    await this.recheckCaa(order.id, profile);
+    // An order waiting for approval is issued when someone decides: its CAA is checked now, and
+    // the approval lasts no longer than CA/B BR 3.2.2.8 lets a check stand (8 hours).
+    const awaitsApproval = certificateProfile?.requires_approval === true;
+    await this.recheckCaa(order.id, profile, awaitsApproval);
     if (order.replaces && (await this.orders.replacedBy(order.replaces)))
       throw new AcmeProblem('alreadyReplaced', 'another order has already replaced this certificate');
     const validityDays = acmeValidityDays(profile.validityDays, certificateProfile?.validity_days);
@@ -1266,6 +1285,7 @@ export class AcmeServer {
       ...(rules.validityDays ? { validityDays: rules.validityDays } : {}),
       ...(rules.mustStaple ? { mustStaple: true } : {}),
       ...(renews ? { versionOf: renews } : {}),
+      ...(this.checksCaa(profile) ? { expiresInSeconds: CAA_RECHECK_AFTER_MS / 1000 } : {}),
     });
     if (!(await this.orders.awaitApproval(order.id, approvalId)))
       throw new AcmeProblem('orderNotReady', 'the order is not ready (it is being finalized already)');
@@ -1570,6 +1590,15 @@ function challengeObject(
 function appendLink(existing: string | string[] | undefined, link: string): string[] {
   if (existing === undefined) return [link];
   return [...(Array.isArray(existing) ? existing : [existing]), link];
+}
+
+/**
+ * How long a validated authorization lasts: the default, but never past a dns-persist-01 record's
+ * `persistUntil` (draft-ietf-acme-dns-persist 4.1: "MUST NOT set the expires field ... later").
+ */
+function authorizationLifetimeMs(validUntil: Date | undefined): number {
+  const lifetime = DEFAULT_ACME_LIFETIMES.validAuthorizationMs;
+  return validUntil ? Math.max(0, Math.min(lifetime, validUntil.getTime() - Date.now())) : lifetime;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { AcmeUrls, locate } from './acme-urls';
+import { accountIdOfAccountUri, AcmeUrls, locate } from './acme-urls';
 
 describe('ACME URLs', () => {
   it('locates the shorthand and the per-profile paths (spec 4.11)', () => {
@@ -35,5 +35,24 @@ describe('ACME URLs', () => {
     );
     expect(urls.accountIdOf('https://h/acme/order/AAAAAAAAAAAAAAAAAAAAAA')).toBeNull();
     expect(urls.accountIdOf('not a url')).toBeNull();
+  });
+});
+
+describe('accountIdOfAccountUri (RFC 8657 3, 5.4)', () => {
+  const id = 'AbCdEfGhIjKlMnOp';
+  it('reads an https account URL written as this server writes it', () => {
+    expect(accountIdOfAccountUri(`https://ca.example/acme/account/${id}`)).toBe(id);
+    expect(accountIdOfAccountUri(`https://ca.example:8443/acme/profile/eab/account/${id}`)).toBe(id);
+  });
+  it.each([
+    [`http://ca.example/acme/account/${id}`, 'not https'],
+    [`https://ca.example/acme/x/../account/${id}`, 'normalized'],
+    [`https://CA.example/acme/account/${id}`, 'host case folded'],
+    [`https://ca.example/acme/account/${id}?x=1`, 'a query'],
+    [`https://user@ca.example/acme/account/${id}`, 'credentials'],
+    [`urn:acme:account:${id}`, 'no authority'],
+    [`https://ca.example/acme/orders/${id}`, 'not an account path'],
+  ])('an unrecognised accounturi names no account: %s (%s)', (uri) => {
+    expect(accountIdOfAccountUri(uri)).toBeNull();
   });
 });

@@ -72,3 +72,21 @@ export function accountIdOfUrl(url: string): string | null {
   const match = /^\/acme\/(?:profile\/[A-Za-z0-9_-]{1,64}\/)?account\/([A-Za-z0-9_-]{8,64})$/.exec(path);
   return match ? match[1] : null;
 }
+
+/**
+ * The account id an `accounturi` parameter (RFC 8657 3, dns-persist-01) names: an `https` URL
+ * with an authority (RFC 8657 5.4), written exactly as this server writes account URLs (compared
+ * as a string, never normalized), else null: an unrecognised accounturi is unsatisfiable. Its
+ * host is not compared, for the reason a `kid`'s is not (see `AcmeUrls.accountIdOf`).
+ */
+export function accountIdOfAccountUri(uri: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return null;
+  }
+  const plain = url.protocol === 'https:' && url.host !== '' && !url.username && !url.password;
+  if (!plain || url.search || url.hash || url.href !== uri) return null;
+  return accountIdOfUrl(uri);
+}

@@ -156,6 +156,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
             ...(input.validityDays ? { validity_days: input.validityDays } : {}),
             ...(input.mustStaple ? { must_staple: true } : {}),
             ...(input.versionOf ? { version_of: input.versionOf } : {}),
+            ...(input.expiresInSeconds ? { expires_in_seconds: input.expiresInSeconds } : {}),
           });
           return { approvalId: approval.id };
         },

@@ -6,7 +6,7 @@ import {
   checkCaa,
   relevantCaaRecords,
 } from '@certlane/protocol-frontends-domain';
-import { accountIdOfUrl } from './acme-urls';
+import { accountIdOfAccountUri } from './acme-urls';
 
 export interface CaaCheckerOptions {
   /** `host[:port]` resolvers (SERVICE_ACME_DNS_RESOLVERS); empty: the system's. */
@@ -55,7 +55,7 @@ export function caaChecker(options: CaaCheckerOptions): CaaCheck {
           wildcard,
           caaIdentities: identities,
           accountId,
-          accountIdOfUri: accountIdOfUrl,
+          accountIdOfUri: accountIdOfAccountUri,
           validationMethod,
         });
       return null;

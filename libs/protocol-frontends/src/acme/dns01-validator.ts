@@ -8,7 +8,7 @@ import {
   dnsPersistDomains,
   DnsPersistLookup,
 } from '@certlane/protocol-frontends-domain';
-import { accountIdOfUrl } from './acme-urls';
+import { accountIdOfAccountUri } from './acme-urls';
 
 export interface Dns01Options {
   /** `host` or `host:port` of the resolvers to ask; empty: the system's. */
@@ -61,7 +61,7 @@ export async function validateDnsPersist01(
   authorization: { account_id: string; wildcard: boolean },
   issuerDomainNames: readonly string[],
   options: Dns01Options,
-): Promise<{ ok: true } | { ok: false; problem: AcmeProblem }> {
+): Promise<{ ok: true; validUntil?: Date } | { ok: false; problem: AcmeProblem }> {
   const resolver = new Resolver({ timeout: options.timeoutMs, tries: 2 });
   if (options.resolvers.length) resolver.setServers([...options.resolvers]);
   const lookups = await Promise.all(
@@ -77,15 +77,15 @@ export async function validateDnsPersist01(
     }),
   );
   try {
-    checkDnsPersist(lookups, {
+    const { validUntil } = checkDnsPersist(lookups, {
       issuerDomainNames,
       accountId: authorization.account_id,
-      accountIdOfUri: accountIdOfUrl,
+      accountIdOfUri: accountIdOfAccountUri,
       domain: identifier.value,
       wildcard: authorization.wildcard,
       now: new Date(),
     });
-    return { ok: true };
+    return { ok: true, ...(validUntil ? { validUntil } : {}) };
   } catch (error) {
     if (error instanceof AcmeProblem) return { ok: false, problem: error };
     throw error;

@@ -75,15 +75,26 @@ describe('CAA (RFC 8659, RFC 8657)', () => {
     expect(() => checkCaa(records, context({ validationMethod: 'tls-alpn-01' }))).not.toThrow();
   });
 
-  it('parses issuer values and refuses malformed parameters', () => {
-    expect(parseCaaIssueValue('ca.example; a=b;c=d')).toEqual({
+  it('RFC 8657 3 and 4: a property with accounturi or validationmethods twice is unsatisfiable, whatever the order', () => {
+    const mine = 'accounturi=https://ca.example/acme/account/acc1';
+    const other = 'accounturi=https://ca.example/acme/account/acc2';
+    for (const value of [`ca.example; ${mine}; ${other}`, `ca.example; ${other}; ${mine}`])
+      expect(refusal(() => checkCaa([issue(value)], context())).type).toBe('caa');
+    const methods = 'ca.example; validationmethods=http-01; validationmethods=http-01';
+    expect(refusal(() => checkCaa([issue(methods)], context())).type).toBe('caa');
+  });
+
+  it('RFC 8659 4.2: parses issuer values (tags with hyphens, blanks around "="), refuses malformed parameters', () => {
+    expect(parseCaaIssueValue('ca.example; a=b;c-1 = d; A=e')).toEqual({
       domain: 'ca.example',
       parameters: new Map([
-        ['a', 'b'],
-        ['c', 'd'],
+        ['a', 'e'],
+        ['c-1', 'd'],
       ]),
+      repeated: new Set(['a']),
     });
     expect(parseCaaIssueValue('ca.example; novalue')).toBeNull();
+    expect(parseCaaIssueValue('ca.example; -a=b')).toBeNull();
     expect(refusal(() => checkCaa([issue('ca.example; bad param')], context())).type).toBe('caa');
   });
 });

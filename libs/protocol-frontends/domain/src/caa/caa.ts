@@ -36,21 +36,36 @@ export async function relevantCaaRecords(
   return null;
 }
 
-/** RFC 8659 4.2: `issuer-domain-name [";" parameter *(";" parameter)]`; parameters `key=value`. */
-export function parseCaaIssueValue(
-  value: string,
-): { domain: string; parameters: Map<string, string> } | null {
+/** RFC 8659 4.2: `tag *WSP "=" *WSP value`, tag `(ALPHA / DIGIT) *( *("-") (ALPHA / DIGIT))`. */
+const PARAMETER = /^([A-Za-z0-9](?:-*[A-Za-z0-9])*)[ \t]*=[ \t]*([\x21-\x3a\x3c-\x7e]*)$/;
+
+/** An issue-value read: the issuer domain name, the parameters (tags lower-cased), and repeated tags. */
+export interface IssueValue {
+  domain: string;
+  parameters: Map<string, string>;
+  /** Tags given more than once (RFC 8657 3: such an accounturi or validationmethods is unsatisfiable). */
+  repeated: Set<string>;
+}
+
+/**
+ * RFC 8659 4.2: `issuer-domain-name [";" parameter *(";" parameter)]`, the syntax of CAA issue
+ * properties and of dns-persist-01 records. Null when a parameter does not parse.
+ */
+export function parseCaaIssueValue(value: string): IssueValue | null {
   const [domainPart, ...rest] = value.split(';');
   const domain = domainPart.trim().toLowerCase();
   const parameters = new Map<string, string>();
+  const repeated = new Set<string>();
   for (const part of rest) {
     const text = part.trim();
     if (!text) continue;
-    const match = /^([A-Za-z0-9]+)=([\x21-\x3a\x3c-\x7e]*)$/.exec(text);
+    const match = PARAMETER.exec(text);
     if (!match) return null;
-    parameters.set(match[1].toLowerCase(), match[2]);
+    const tag = match[1].toLowerCase();
+    if (parameters.has(tag)) repeated.add(tag);
+    parameters.set(tag, match[2]);
   }
-  return { domain, parameters };
+  return { domain, parameters, repeated };
 }
 
 export interface CaaContext {
@@ -83,6 +98,8 @@ export function checkCaa(records: CaaRecord[], context: CaaContext): void {
   for (const record of governing) {
     const parsed = parseCaaIssueValue(record.value);
     if (!parsed || !identities.has(parsed.domain)) continue;
+    // RFC 8657 3 and 4: a property with either parameter more than once is unsatisfiable.
+    if (parsed.repeated.has('accounturi') || parsed.repeated.has('validationmethods')) continue;
     const accountUri = parsed.parameters.get('accounturi');
     if (accountUri !== undefined && context.accountIdOfUri(accountUri) !== context.accountId) continue;
     const methods = parsed.parameters.get('validationmethods');

@@ -42,10 +42,18 @@ describe('parseDnsPersistRecord', () => {
       parameters: { accounturi: 'https://x/a/1', policy: 'wildcard' },
     });
   });
-  it.each([['not a domain; accounturi=x'], ['ca.test; accounturi'], ['ca.test; a=1; a=2'], ['']])(
+  it.each([['not a domain; accounturi=x'], ['ca.test; accounturi'], ['ca.test; policy=a; policy=b'], ['']])(
     'passes over %j',
     (value) => expect(parseDnsPersistRecord(value)).toBeNull(),
   );
+  it('4.1: ignores parameters with an unrecognized tag (even repeated), and reads the rest', () => {
+    expect(
+      parseDnsPersistRecord('ca.test; accounturi=https://x/a/1; x-ext=1; x-ext=2; policy = wildcard'),
+    ).toEqual({
+      issuerDomainName: 'ca.test',
+      parameters: { accounturi: 'https://x/a/1', 'x-ext': '2', policy: 'wildcard' },
+    });
+  });
 });
 
 describe('dnsPersistDomains', () => {
@@ -114,6 +122,12 @@ describe('checkDnsPersist (draft-ietf-acme-dns-persist-02)', () => {
       expect(problemOf([`${ours}; persistUntil=${past}`])?.detail).toContain('persistUntil has passed');
       expect(problemOf([`${ours}; persistUntil=${future}`])).toBeNull();
       expect(problemOf([`${ours}; persistUntil=soon`])?.type).toBe('unauthorized');
+    });
+    it('4.1 item 5: answers the persistUntil of the record that validated (the authorization ends by then)', () => {
+      const future = Math.floor(now.getTime() / 1000) + 3600;
+      const lookups = [{ domain: 'example.com', values: [`${ours}; persistUntil=${future}`] }];
+      expect(checkDnsPersist(lookups, expected)).toEqual({ validUntil: new Date(future * 1000) });
+      expect(checkDnsPersist([{ domain: 'example.com', values: [ours] }], expected)).toEqual({});
     });
     it('5.1: a base-level wildcard needs policy=wildcard (value case-insensitive, 4.1 item 4)', () => {
       expect(problemOf([ours], { wildcard: true })?.detail).toContain(

@@ -1,4 +1,5 @@
 import { getDomain } from 'tldts';
+import { parseCaaIssueValue } from '../caa/caa';
 import { AcmeProblem } from '../problems/acme-problem';
 
 /** draft-ietf-acme-dns-persist: the label the standing TXT record is published under. */
@@ -12,7 +13,9 @@ export interface DnsPersistRecord {
 }
 
 const DOMAIN = /^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/;
-const PARAMETER = /^([A-Za-z0-9]+)=([\x21-\x3a\x3c-\x7e]*)$/;
+
+/** The parameters this CA reads; others are ignored, as the draft requires of unrecognized tags. */
+const KNOWN_PARAMETERS = ['accounturi', 'policy', 'persistuntil'];
 
 /**
  * Parses the value of a `_validation-persist` TXT record: `<issuer-domain-name>` then
@@ -20,21 +23,13 @@ const PARAMETER = /^([A-Za-z0-9]+)=([\x21-\x3a\x3c-\x7e]*)$/;
  * a record that does not parse is not a record of any CA, and is passed over.
  */
 export function parseDnsPersistRecord(value: string): DnsPersistRecord | null {
-  const [head, ...rest] = value.split(';');
-  const issuerDomainName = head.trim().toLowerCase().replace(/\.$/, '');
+  const parsed = parseCaaIssueValue(value);
+  if (!parsed) return null;
+  const issuerDomainName = parsed.domain.replace(/\.$/, '');
   if (!DOMAIN.test(issuerDomainName) || issuerDomainName.length > 253) return null;
-  const parameters: Record<string, string> = {};
-  for (const part of rest) {
-    const trimmed = part.trim();
-    if (trimmed === '') continue;
-    const match = PARAMETER.exec(trimmed);
-    if (!match) return null;
-    const key = match[1].toLowerCase();
-    // A parameter named twice is ambiguous: the record is refused rather than read one way.
-    if (key in parameters) return null;
-    parameters[key] = match[2];
-  }
-  return { issuerDomainName, parameters };
+  // A parameter this CA reads, named twice, is ambiguous: the record is refused rather than read one way.
+  if (KNOWN_PARAMETERS.some((tag) => parsed.repeated.has(tag))) return null;
+  return { issuerDomainName, parameters: Object.fromEntries(parsed.parameters) };
 }
 
 export interface DnsPersistExpectation {
@@ -87,9 +82,13 @@ export function dnsPersistDomains(domain: string): string[] {
  * refused at a closer name does not hide a valid one further up (the parent's `policy=wildcard`
  * is the zone owner's explicit opt-in, 7.3). Otherwise: `dns` when a lookup failed (the record
  * that would do may be behind it), else `unauthorized` naming why the closest record of this CA
- * was refused, else `incorrectResponse` (no record names this CA).
+ * was refused, else `incorrectResponse` (no record names this CA). Answers the `persistUntil` of
+ * the record that validated, if it has one: the authorization must not outlive it (4.1 item 5).
  */
-export function checkDnsPersist(lookups: readonly DnsPersistLookup[], expected: DnsPersistExpectation): void {
+export function checkDnsPersist(
+  lookups: readonly DnsPersistLookup[],
+  expected: DnsPersistExpectation,
+): { validUntil?: Date } {
   const domains = dnsPersistDomains(expected.domain);
   let failed: { domain: string; failure: string } | undefined;
   let reason = '';
@@ -106,7 +105,8 @@ export function checkDnsPersist(lookups: readonly DnsPersistLookup[], expected: 
       .filter((r) => expected.issuerDomainNames.includes(r.issuerDomainName));
     for (const record of ours) {
       const why = refusal(record, domain, domains[0], expected);
-      if (why === null) return;
+      const until = record.parameters['persistuntil'];
+      if (why === null) return until === undefined ? {} : { validUntil: new Date(Number(until) * 1000) };
       reason ||= why;
     }
   }

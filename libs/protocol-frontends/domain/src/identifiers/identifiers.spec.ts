@@ -63,6 +63,20 @@ describe('checkOrderIdentifiers', () => {
     expect(problemOf(() => checkOrderIdentifiers([{ type: 'ip', value: '010.0.0.1' }])).type).toBe(
       'malformed',
     );
+    // RFC 8738 3: an address, not an interface's: a zone index is malformed (it was a 500).
+    expect(problemOf(() => checkOrderIdentifiers([{ type: 'ip', value: 'fe80::1%eth0' }])).type).toBe(
+      'malformed',
+    );
+  });
+
+  it('CA/B BR 7.1.2.7.12: reserved LDH labels and A-labels that are not valid IDNA are rejected; valid A-labels pass', () => {
+    for (const value of ['ab--cd.example.com', 'xn--zz.example.com', 'xn--99999999999.example.com'])
+      expect(problemOf(() => checkOrderIdentifiers([{ type: 'dns', value }])).type).toBe(
+        'rejectedIdentifier',
+      );
+    expect(checkOrderIdentifiers([{ type: 'dns', value: 'xn--bcher-kva.example' }])).toEqual([
+      { type: 'dns', value: 'xn--bcher-kva.example' },
+    ]);
   });
 
   it('answers an unknown identifier type with unsupportedIdentifier', () => {

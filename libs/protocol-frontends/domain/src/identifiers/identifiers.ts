@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { AcmeIdentifier, AcmeProblem } from '../problems/acme-problem';
 import { ChallengeType } from '../challenges/challenge-status';
 
@@ -17,17 +18,34 @@ function dnsProblem(name: string): string | null {
   for (const label of wildcard ? rest : labels) {
     if (label === '*') return 'has a wildcard that is not the leftmost label';
     if (!LABEL.test(label)) return `has an invalid label "${label}"`;
+    const why = reservedLabelProblem(label);
+    if (why) return why;
   }
   if (/^[0-9]+$/.test(labels[labels.length - 1]))
     return 'ends in a numeric label (an IP address is an ip identifier)';
   return null;
 }
 
-/** The canonical text of an IP identifier (RFC 8738 3: textual form; IPv6 compressed, lower case). */
+/**
+ * CA/B BR 7.1.2.7.12: a label with "--" in its third and fourth characters is a reserved LDH label
+ * unless it is an A-label ("xn--") that decodes, and encodes back, as IDNA says (a P-Label).
+ */
+function reservedLabelProblem(label: string): string | null {
+  if (label.slice(2, 4) !== '--') return null;
+  if (!label.startsWith('xn--')) return `has a reserved label "${label}"`;
+  const unicode = domainToUnicode(label);
+  if (!unicode || domainToASCII(unicode) !== label) return `has an invalid IDNA label "${label}"`;
+  return null;
+}
+
+/**
+ * The canonical text of an IP identifier (RFC 8738 3: textual form; IPv6 compressed, lower case);
+ * null for anything else, an IPv6 zone index ("%eth0") included.
+ */
 function canonicalIp(value: string): string | null {
   const version = isIP(value);
   if (version === 4) return value.split('.').every((octet) => String(Number(octet)) === octet) ? value : null;
-  if (version === 6) return new URL(`http://[${value}]/`).hostname.slice(1, -1);
+  if (version === 6 && !value.includes('%')) return new URL(`http://[${value}]/`).hostname.slice(1, -1);
   return null;
 }
 
