@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { X509Certificate } from 'node:crypto';
 import { createServer as createTlsServer } from 'node:tls';
 import { freePort, startTestSystem, TestSystem } from '@certlane/testing';
+import { parseCertificates } from '@certlane/pki';
 import { Client } from 'pg';
 import { BindServer, startBind } from './testing/bind-server';
 import { exchange, TestAcmeClient } from './testing/acme-test-client';
@@ -228,6 +229,73 @@ describe('ACME server with real clients', () => {
     );
     const pem = readFileSync(join(path, 'certificates', '_.dns-test.acme.test.crt'), 'utf8');
     expect(sans(pem)).toBe('DNS:*.dns-test.acme.test');
+  }, 120_000);
+
+  it('certbot obtains a wildcard and its base name with dns-01 through manual hooks writing to BIND (nsupdate), with --must-staple', async () => {
+    const dirs = ['config', 'work', 'logs'].map((d) => join(work, `certbot-dns-${d}`));
+    // certbot's manual hooks get CERTBOT_DOMAIN and CERTBOT_VALIDATION; `update add` keeps the
+    // wildcard's and the base name's TXT values side by side at the same name.
+    const hook = (verb: 'add' | 'delete') => {
+      const file = join(work, `certbot-dns-${verb}.sh`);
+      writeFileSync(
+        file,
+        [
+          '#!/bin/sh',
+          'nsupdate <<EOF',
+          `server 127.0.0.1 ${bind.port}`,
+          'zone acme.test',
+          `update ${verb} _acme-challenge.$CERTBOT_DOMAIN. ${verb === 'add' ? '1 ' : ''}TXT "$CERTBOT_VALIDATION"`,
+          'send',
+          'EOF',
+          '',
+        ].join('\n'),
+        { mode: 0o755 },
+      );
+      return file;
+    };
+    await run(
+      'certbot',
+      [
+        'certonly',
+        '--non-interactive',
+        '--server',
+        directory,
+        '--config-dir',
+        dirs[0],
+        '--work-dir',
+        dirs[1],
+        '--logs-dir',
+        dirs[2],
+        '--agree-tos',
+        '-m',
+        'ops@example.com',
+        '--manual',
+        '--preferred-challenges',
+        'dns',
+        '--manual-auth-hook',
+        hook('add'),
+        '--manual-cleanup-hook',
+        hook('delete'),
+        '--must-staple',
+        '-d',
+        '*.certbot-dns.acme.test',
+        '-d',
+        'certbot-dns.acme.test',
+      ],
+      { env: { ...process.env, REQUESTS_CA_BUNDLE: caFile }, timeout: 90_000 },
+    );
+    const live = join(
+      dirs[0],
+      'live',
+      readdirSync(join(dirs[0], 'live')).find((n) => n.startsWith('certbot-dns'))!,
+    );
+    const pem = readFileSync(join(live, 'cert.pem'), 'utf8');
+    expect(sans(pem)?.split(', ').sort()).toEqual([
+      'DNS:*.certbot-dns.acme.test',
+      'DNS:certbot-dns.acme.test',
+    ]);
+    // RFC 7633: the TLS feature certbot asked for in its CSR.
+    expect(parseCertificates(pem)[0].decoded.mustStaple).toBe(true);
   }, 120_000);
 
   it('RFC 8555 6.7: through the gateway too, a body that is not JSON is a malformed problem document', async () => {
