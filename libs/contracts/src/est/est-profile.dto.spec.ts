@@ -1,4 +1,9 @@
-import { EST_PROFILE_OUTCOMES, legacyEstCode } from './est-profile.dto';
+import {
+  EST_OPERATION_SEGMENTS,
+  EST_PATH_ID_PATTERN,
+  EST_PROFILE_OUTCOMES,
+  legacyEstCode,
+} from './est-profile.dto';
 
 describe('the legacy bare EST enrollment codes (spec 6.1, ADR 0061)', () => {
   it('names the operation of each typed enrollment outcome and nothing for the others', () => {
@@ -18,5 +23,14 @@ describe('the legacy bare EST enrollment codes (spec 6.1, ADR 0061)', () => {
       est_csr_policy_violation: null,
       est_enrollment_pending: null,
     });
+  });
+});
+
+describe('EST_PATH_ID_PATTERN (RFC 7030 3.2.2)', () => {
+  it('takes labels, never an operation path segment', () => {
+    expect(['routers', 'simpleenroll-2', 'cacerts_eu'].every((id) => EST_PATH_ID_PATTERN.test(id))).toBe(
+      true,
+    );
+    for (const segment of EST_OPERATION_SEGMENTS) expect(EST_PATH_ID_PATTERN.test(segment)).toBe(false);
   });
 });

@@ -51,8 +51,23 @@ export function legacyEstCode(outcome: EstProfileOutcome): string | null {
   return bare ? bare[1] : null;
 }
 
-/** A path id: the `<path_id>` segment of `/.well-known/est/<path_id>/` (RFC 7030 3.2.2 label). */
-export const EST_PATH_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+/** RFC 7030 3.2.2: the operation path segments (`fullcmc` too, though not served). */
+export const EST_OPERATION_SEGMENTS = [
+  'cacerts',
+  'simpleenroll',
+  'simplereenroll',
+  'fullcmc',
+  'serverkeygen',
+  'csrattrs',
+] as const;
+
+/**
+ * A path id: the `<path_id>` segment of `/.well-known/est/<path_id>/` (RFC 7030 3.2.2 label, which
+ * "MUST NOT be the same as any defined operation path segment").
+ */
+export const EST_PATH_ID_PATTERN = new RegExp(
+  `^(?!(?:${EST_OPERATION_SEGMENTS.join('|')})$)[a-z0-9][a-z0-9_-]{0,62}$`,
+);
 /**
  * What a mutual-TLS request (EST, SCEP `/scep-mtls`) gets when its client certificate's
  * revocation status cannot be learned (responder down, no CRL or OCSP address): `soft-fail`
@@ -184,7 +199,7 @@ const AUTH_MESSAGE = `auth_methods must be a non-empty list of ${EST_AUTH_METHOD
 export class CreateEstProfileRequest extends EstProfileFields {
   @IsString({ message: 'path_id must be a string' })
   @Matches(EST_PATH_ID_PATTERN, {
-    message: 'path_id must be 1 to 63 lowercase letters, digits, - or _, starting with a letter or digit',
+    message: `path_id must be 1 to 63 lowercase letters, digits, - or _, starting with a letter or digit, and not an operation name (${EST_OPERATION_SEGMENTS.join(', ')})`,
   })
   path_id!: string;
 

@@ -143,6 +143,9 @@ describe('EST admin routes', () => {
     expect([noTrust.status, (noTrust.json() as { code: string }).code]).toEqual([400, 'est_profile_invalid']);
     for (const bad of [
       { path_id: 'Upper', auth_methods: ['mtls'] },
+      // RFC 7030 3.2.2: a label "MUST NOT be the same as any defined operation path segment".
+      { path_id: 'simpleenroll', auth_methods: ['basic'], basic_username: 'u', basic_password: PASSWORD },
+      { path_id: 'fullcmc', auth_methods: ['basic'], basic_username: 'u', basic_password: PASSWORD },
       { path_id: 'ok', auth_methods: ['kerberos'] },
       { path_id: 'ok', auth_methods: [] },
       { path_id: 'ok', auth_methods: ['basic'], basic_username: 'u', basic_password: 'short' },

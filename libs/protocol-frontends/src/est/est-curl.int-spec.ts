@@ -167,29 +167,57 @@ describe('EST with curl and openssl', () => {
         },
         body: JSON.stringify(body),
       });
-    const certificateProfile = await admin('/api/v1/profiles', {
-      id: 'est-attrs',
-      name: 'EST attrs',
-      required_csr_attributes: ['commonName', 'organizationName', 'noSuchName'],
-    });
-    expect(certificateProfile.status).toBe(201);
-    const estProfile = await admin('/api/v1/admin/est/profiles', {
-      path_id: 'attrs',
-      auth_methods: ['basic'],
-      basic_username: 'router',
-      basic_password: PASSWORD,
-      certificate_profile_id: 'est-attrs',
-    });
-    expect(estProfile.status).toBe(201);
-    const answer = curl(['-u', `router:${PASSWORD}`, `${gateway}/.well-known/est/attrs/csrattrs`]);
-    expect(answer.status).toBe(200);
-    expect(answer.headers).toMatch(/content-type: application\/csrattrs/i);
-    writeFileSync(path('attrs.b64'), answer.body);
-    execFileSync('openssl', ['base64', '-d', '-in', path('attrs.b64'), '-out', path('attrs.der')]);
-    const parsed = execFileSync('openssl', ['asn1parse', '-inform', 'DER', '-in', path('attrs.der')], {
-      encoding: 'utf8',
-    });
+    /** A certificate profile, an EST profile on it, and what openssl reads of that one's csrattrs. */
+    const csrattrsOf = async (
+      rules: { id: string } & Record<string, unknown>,
+      est: Record<string, unknown>,
+    ) => {
+      expect((await admin('/api/v1/profiles', rules)).status).toBe(201);
+      const created = await admin('/api/v1/admin/est/profiles', {
+        auth_methods: ['basic'],
+        basic_username: 'router',
+        basic_password: PASSWORD,
+        certificate_profile_id: rules.id,
+        ...est,
+      });
+      expect(created.status).toBe(201);
+      const answer = curl(['-u', `router:${PASSWORD}`, `${gateway}/.well-known/est/${est.path_id}/csrattrs`]);
+      expect(answer.status).toBe(200);
+      expect(answer.headers).toMatch(/content-type: application\/csrattrs/i);
+      writeFileSync(path(`${rules.id}.b64`), answer.body);
+      execFileSync('openssl', [
+        'base64',
+        '-d',
+        '-in',
+        path(`${rules.id}.b64`),
+        '-out',
+        path(`${rules.id}.der`),
+      ]);
+      return execFileSync('openssl', ['asn1parse', '-inform', 'DER', '-in', path(`${rules.id}.der`)], {
+        encoding: 'utf8',
+      });
+    };
+    const parsed = await csrattrsOf(
+      {
+        id: 'est-attrs',
+        name: 'EST attrs',
+        required_csr_attributes: ['commonName', 'organizationName', 'noSuchName'],
+      },
+      { path_id: 'attrs' },
+    );
     expect(parsed.match(/:(commonName|organizationName)/g)).toEqual([':commonName', ':organizationName']);
+
+    // "MUST include the challengePassword OID" when identity and proof of possession must be
+    // linked (channel binding, 3.5), and the key types a certificate profile allows.
+    const demands = await csrattrsOf(
+      { id: 'est-attrs-keys', name: 'EST attrs keys', allowed_key_algorithms: ['ECDSA-P384'] },
+      { path_id: 'attrs-bound', channel_binding_required: true },
+    );
+    expect(demands.match(/:(challengePassword|id-ecPublicKey|secp384r1)/g)).toEqual([
+      ':challengePassword',
+      ':id-ecPublicKey',
+      ':secp384r1',
+    ]);
   });
 
   it("RFC 7633: a certificate profile's must_staple is honoured for EST issuance (TLS feature status_request)", async () => {

@@ -1,6 +1,6 @@
 import { createHash, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { AuditRecord, EstProfileOutcome, legacyEstCode } from '@certlane/contracts';
+import { AuditRecord, EST_OPERATION_SEGMENTS, EstProfileOutcome, legacyEstCode } from '@certlane/contracts';
 import {
   ClientCertificateCheck,
   GroupCommit,
@@ -145,7 +145,7 @@ export interface EstServerDeps {
 
 const DEFAULT_PATH_ID = 'default';
 const PKCS7_CERTS_ONLY = 'application/pkcs7-mime; smime-type=certs-only';
-const OPERATIONS = new Set(['cacerts', 'simpleenroll', 'simplereenroll', 'csrattrs', 'serverkeygen']);
+const OPERATIONS = new Set<string>(EST_OPERATION_SEGMENTS.filter((segment) => segment !== 'fullcmc'));
 
 const failedOf = (operation: string): EstProfileOutcome =>
   operation === 'simplereenroll'
@@ -252,7 +252,10 @@ export class EstServer {
     }
 
     if (operation === 'csrattrs') {
-      const der = csrAttrs(rules?.required_csr_attributes ?? []);
+      const der = csrAttrs(rules?.required_csr_attributes ?? [], {
+        channelBinding: profile.channel_binding_required,
+        keyAlgorithms: rules?.allowed_key_algorithms ?? [],
+      });
       // RFC 7030 4.5.2: no attributes to ask for may be answered with 204.
       if (der.length === 2) return answer(204);
       return base64Answer('application/csrattrs', der);

@@ -128,4 +128,14 @@ describe('EST answers', () => {
       csrAttrs(['commonName', 'noSuchAttribute', 'challengePassword', 'commonName']).toString('hex'),
     ).toBe('3010' + '0603550403' + '06092a864886f70d010907');
   });
+
+  it('RFC 7030 4.5.2: csrattrs names challengePassword when channel binding is required, and the key types allowed', () => {
+    const challengePassword = '06092a864886f70d010907';
+    expect(csrAttrs([], { channelBinding: true }).toString('hex')).toBe('300b' + challengePassword);
+    // 4.5.2's example: SEQUENCE { ecPublicKey, SET { secp384r1 } }; then rsaEncryption.
+    expect(csrAttrs([], { keyAlgorithms: ['ECDSA-P384', 'RSA-2048', 'RSA-3072'] }).toString('hex')).toBe(
+      '301f' + '3012' + '06072a8648ce3d0201' + '3107' + '06052b81040022' + '06092a864886f70d010101',
+    );
+    expect(csrAttrs([], { keyAlgorithms: ['Ed25519'] }).toString('hex')).toBe('3005' + '06032b6570');
+  });
 });

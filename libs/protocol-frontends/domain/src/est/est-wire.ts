@@ -106,13 +106,47 @@ export const CSR_ATTRIBUTE_OIDS: Readonly<Record<string, string>> = {
   OCSPSigning: '1.3.6.1.5.5.7.3.9',
 };
 
+/** The key types of key algorithm names (`ECDSA-P384`, `RSA-2048`, `Ed25519`) as CsrAttrs name them. */
+const EC_PUBLIC_KEY = '1.2.840.10045.2.1';
+const CURVE_OIDS: Record<string, string> = {
+  'ECDSA-P256': '1.2.840.10045.3.1.7',
+  'ECDSA-P384': '1.3.132.0.34',
+  'ECDSA-P521': '1.3.132.0.35',
+};
+const RSA_ENCRYPTION = '1.2.840.113549.1.1.1';
+const ED25519 = '1.3.101.112';
+
 /**
  * CsrAttrs (RFC 7030 4.5.2): a SEQUENCE OF the OIDs of the profile's required attributes, in
- * order, each once; names this server does not know are dropped (the client cannot act on them).
+ * order, each once (names this server does not know are dropped: the client cannot act on them);
+ * the challengePassword OID when the profile requires channel binding ("MUST include the
+ * challengePassword OID" when identity and proof of possession must be linked, 3.5); and, when the
+ * certificate profile allows only some key algorithms, the key types it takes ("MUST provide that
+ * information"): an Attribute of id-ecPublicKey with the allowed curves, as 4.5.2's example, and
+ * the rsaEncryption or id-Ed25519 OID.
  */
-export function csrAttrs(required: readonly string[]): Buffer {
-  const oids = [...new Set(required.map((name) => CSR_ATTRIBUTE_OIDS[name]).filter(Boolean))];
-  return derTlv(0x30, Buffer.concat(oids.map((oid) => derTlv(0x06, encodeOid(oid)))));
+export function csrAttrs(
+  required: readonly string[],
+  demands: { channelBinding?: boolean; keyAlgorithms?: readonly string[] } = {},
+): Buffer {
+  const names = [...required, ...(demands.channelBinding ? ['challengePassword'] : [])];
+  const oids = [...new Set(names.map((name) => CSR_ATTRIBUTE_OIDS[name]).filter(Boolean))];
+  const items = oids.map((oid) => derTlv(0x06, encodeOid(oid)));
+  const algorithms = demands.keyAlgorithms ?? [];
+  const curves = [...new Set(algorithms.map((a) => CURVE_OIDS[a]).filter(Boolean))];
+  if (curves.length)
+    items.push(
+      derTlv(
+        0x30,
+        Buffer.concat([
+          derTlv(0x06, encodeOid(EC_PUBLIC_KEY)),
+          derTlv(0x31, Buffer.concat(curves.map((curve) => derTlv(0x06, encodeOid(curve))))),
+        ]),
+      ),
+    );
+  if (algorithms.some((a) => a.startsWith('RSA-'))) items.push(derTlv(0x06, encodeOid(RSA_ENCRYPTION)));
+  if (algorithms.includes('Ed25519')) items.push(derTlv(0x06, encodeOid(ED25519)));
+  return derTlv(0x30, Buffer.concat(items));
 }
 
 function encodeOid(oid: string): Buffer {
