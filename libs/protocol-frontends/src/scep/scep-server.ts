@@ -24,6 +24,7 @@ import {
   messageTypeName,
   parseCertificateBundle,
   parseTrustBundle,
+  reenrollProblems,
   SCEP_FAIL_INFO,
   SCEP_PKI_STATUS,
   scepCapabilities,
@@ -31,7 +32,7 @@ import {
   verifyChallengePassword,
   verifyMdmChallenge,
 } from '@certlane/protocol-frontends-domain';
-import { EstCsr, issuedCertificateFacts } from '../est/est-csr';
+import { EstCsr, holderNames, issuedCertificateFacts } from '../est/est-csr';
 import { parseCsr, ScepCsr, scepCsrFacts } from './csr';
 import {
   certRep,
@@ -434,7 +435,7 @@ export class ScepServer {
       }
     }
     if (kind === 'RenewalReq') {
-      const renewal = await this.renewalProblem(profile, message);
+      const renewal = await this.renewalProblem(profile, message, csrDer);
       if (renewal) return fail(renewal.failInfo, renewal.reason, true);
     } else if (mdm) {
       // Authorised by the MDM challenge.
@@ -781,11 +782,15 @@ export class ScepServer {
 
   /**
    * RFC 8894 3.3.1.2: a RenewalReq is signed with the certificate being renewed, which must be
-   * one of this CA's, valid now.
+   * one of this CA's, valid now, not revoked (as a client certificate is checked: the profile's
+   * `client_revocation_unknown` decides when its status cannot be learned), and name exactly what
+   * the CSR names (subject and SubjectAltName, as EST's reenroll, RFC 7030 4.2.2): holding a
+   * certificate renews that certificate, it does not buy one for other names.
    */
   private async renewalProblem(
     profile: ScepProfileRow,
     message: PkiMessage,
+    csrDer: Buffer,
   ): Promise<{ failInfo: ScepFailInfo; reason: string } | null> {
     const signer = new x509.X509Certificate(message.signerDer);
     const cas = (await this.deps.caCertificates(profile)).map((pem) => new x509.X509Certificate(pem));
@@ -801,6 +806,21 @@ export class ScepServer {
     const now = (this.deps.now ?? (() => new Date()))();
     if (signer.notAfter.getTime() < now.getTime() || signer.notBefore.getTime() > now.getTime())
       return { failInfo: 'badTime', reason: 'the certificate being renewed is not valid now' };
+    const names = reenrollProblems(
+      holderNames(new x509.Pkcs10CertificateRequest(csrDer)),
+      holderNames(signer),
+    );
+    if (names.length > 0) return { failInfo: 'badRequest', reason: names.join('; ') };
+    if (this.deps.clientRevocation) {
+      const leaf = new X509Certificate(message.signerDer);
+      const verdict = await this.deps.clientRevocation(
+        leaf.fingerprint256.replace(/:/g, '').toLowerCase(),
+        leaf,
+        () => cas.map((ca) => new X509Certificate(Buffer.from(ca.rawData))),
+      );
+      const refusal = revocationRefusal(verdict, profile.client_revocation_unknown);
+      if (refusal) return { failInfo: 'badCertId', reason: `the certificate being renewed: ${refusal}` };
+    }
     return null;
   }
 

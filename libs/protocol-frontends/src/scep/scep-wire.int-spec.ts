@@ -487,6 +487,24 @@ describe('SCEP server (wire)', () => {
     const renewed = certRep(await post(renewal));
     expect(renewed.pkiStatus).toBe('0');
     expect(audit.at(-1)).toMatchObject({ action: 'scep_renewalreq', outcome: 'success' });
+
+    // Holding a certificate renews that certificate: a CSR for other names is FAILURE badRequest.
+    const otherNames = requester.pkiMessage({
+      messageType: '17',
+      signerCertPath: path('renew-current.crt'),
+      envelope: requester.envelope(requester.csr(undefined, 'admin.corp.example'), raPem),
+    });
+    const widened = certRep(await post(otherNames));
+    expect([widened.pkiStatus, widened.failInfo]).toEqual(['2', '2']);
+    expect(audit.at(-1)?.details).toMatchObject({ reason: expect.stringContaining('is not the subject') });
+    // The certificate being renewed is checked for revocation as a client certificate is: its
+    // status is unknown here (no CRL or OCSP address), so a hard-fail profile refuses it.
+    await createProfile('renew-hard', { client_revocation_unknown: 'hard-fail' });
+    const unknownStatus = certRep(await post(renewal, 'renew-hard'));
+    expect([unknownStatus.pkiStatus, unknownStatus.failInfo]).toEqual(['2', '4']);
+    expect(audit.at(-1)?.details).toMatchObject({
+      reason: expect.stringContaining('revocation status is unknown'),
+    });
   });
 
   it('RFC 8894 3.2.1.1: a PKCSReq sent again with its transactionID gets the same certificate, not a second one', async () => {
@@ -893,7 +911,9 @@ describe('SCEP server (wire)', () => {
     expect(counters.get('scep_pkcsreq')).toBeGreaterThanOrEqual(4);
     expect(counters.get('scep_renewalreq')).toBe(1);
     expect(counters.get('scep_getcert')).toBe(1);
-    expect(counters.get('scep_auth_failed')).toBe(2);
+    // The wrong challenge password, a RenewalReq signed by a certificate of no CA of ours, and one
+    // asking for names the certificate being renewed does not hold.
+    expect(counters.get('scep_auth_failed')).toBe(3);
     expect(counters.get('scep_failure')).toBeGreaterThanOrEqual(5);
     expect(legacyProfile.legacy_algorithms).toBe(true);
   });
