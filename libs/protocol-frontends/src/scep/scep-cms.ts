@@ -125,6 +125,8 @@ export function parsePkiMessage(der: Uint8Array): PkiMessage {
   if (!explicit || oidOf(buf, contentType) !== OID.signedData) throw new Error('not a CMS SignedData');
   const fields = children(buf, children(buf, explicit)[0]);
   const encap = children(buf, fields[2]);
+  // RFC 8894 3.2: "The eContentType in encapsulatedContentInfo MUST be data".
+  if (oidOf(buf, encap[0]) !== OID.data) throw new Error('the encapsulated content is not data');
   const eContent = encap[1] ? children(buf, encap[1])[0] : undefined;
   const content = eContent ? Buffer.from(octets(buf, eContent)) : Buffer.alloc(0);
   const certificates = fields.filter((f) => f.tag === 0xa0).flatMap((set) => children(buf, set));
@@ -384,7 +386,9 @@ export interface CertRepInput {
 /**
  * A CertRep pkiMessage (RFC 8894 3.3.2) signed by the RA: messageType 3, pkiStatus, failInfo on
  * FAILURE, the request's transactionID, a fresh senderNonce and the request's senderNonce as
- * recipientNonce; SHA-256 with RSA. FAILURE and PENDING carry an empty content.
+ * recipientNonce; SHA-256 with RSA. FAILURE and PENDING carry an empty content rather than none
+ * (3.3.2.2 says to omit the pkcsPKIEnvelope): OpenSSL's CMS verification, which OpenSSL-based
+ * clients run, refuses a SignedData without content ("no content").
  */
 export function certRep(input: CertRepInput): Buffer {
   const content = input.envelope ?? Buffer.alloc(0);

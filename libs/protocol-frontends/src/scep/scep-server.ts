@@ -855,7 +855,12 @@ export class ScepServer {
   }
 }
 
-/** Who asked: the signer certificate's SHA-256 fingerprint (a self-signed one for a PKCSReq). */
+/**
+ * Who asked: the SHA-256 of the signer's public key. The key, not its certificate: a requester
+ * proves the key by signing, and clients re-make their self-signed certificate between runs
+ * (sscep's resume), so a poll or resend names the same requester (RFC 8894 3.3.3).
+ */
 function principalOf(message: PkiMessage): string {
-  return `scep:${createHash('sha256').update(message.signerDer).digest('hex').slice(0, 32)}`;
+  const spki = message.signerKey.export({ type: 'spki', format: 'der' });
+  return `scep:${createHash('sha256').update(spki).digest('hex').slice(0, 32)}`;
 }

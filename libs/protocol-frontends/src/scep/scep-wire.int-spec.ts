@@ -305,6 +305,7 @@ describe('SCEP server (wire)', () => {
       query: 'operation=GetCACaps',
     });
     expect(legacy.body!.toString()).toContain('DES3');
+    expect(legacy.body!.toString()).not.toContain('SCEPStandard');
   });
 
   it('RFC 8894 4.2.1.2: GetCACert answers the RA certificate then the CA as application/x-x509-ca-ra-cert', async () => {
@@ -514,6 +515,21 @@ describe('SCEP server (wire)', () => {
     const before = serial;
     const again = certRep(await post(message));
     expect([first.pkiStatus, again.pkiStatus, serial]).toEqual(['0', '0', before]);
+    // RFC 8894 3.3.3: the requester is its key; a self-signed certificate re-made between runs
+    // (as sscep does) still names the same requester, and gets the same certificate.
+    requester.remakeCertificate();
+    const remade = certRep(await post(pkcsReq(requester)));
+    expect([remade.pkiStatus, serial]).toEqual(['0', before]);
+  });
+
+  it('RFC 8894 3.2: a pkiMessage whose eContentType is not data is refused', async () => {
+    const requester = new ScepRequester(dir, 'device-econtent');
+    const message = requester.pkiMessage({
+      messageType: '19',
+      envelope: requester.envelope(requester.csr(CHALLENGE), raPem),
+      eContentType: '1.2.840.113549.1.7.2',
+    });
+    expect((await post(message)).status).toBe(400);
   });
 
   /** An MDM challenge as docs/scep.md describes it, signed with the test MDM's key (ES256). */

@@ -31,7 +31,8 @@ export function messageTypeName(value: string): ScepMessageTypeName | undefined 
 
 /**
  * RFC 8894 3.5.2 GetCACaps: exactly what this server implements, one per line. DES3 is named
- * only on a profile that enables legacy algorithms.
+ * only on a profile that enables legacy algorithms, which does not claim SCEPStandard: that
+ * implies 2.9, which forbids the single DES and MD5 such a profile accepts.
  */
 export function scepCapabilities(legacy: boolean): string[] {
   return [
@@ -39,7 +40,7 @@ export function scepCapabilities(legacy: boolean): string[] {
     'SHA-256',
     'SHA-512',
     'AES',
-    'SCEPStandard',
+    ...(legacy ? [] : ['SCEPStandard']),
     'Renewal',
     ...(legacy ? ['DES3', 'SHA-1'] : []),
   ];

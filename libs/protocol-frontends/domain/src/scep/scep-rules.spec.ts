@@ -56,6 +56,8 @@ describe('SCEP profile rules (ADR 0059)', () => {
       'Renewal',
     ]);
     expect(scepCapabilities(true)).toEqual(expect.arrayContaining(['DES3', 'SHA-1']));
+    // RFC 8894 3.5.2: SCEPStandard implies 2.9, which a legacy profile does not keep.
+    expect(scepCapabilities(true)).not.toContain('SCEPStandard');
   });
 
   it('names message types and profile paths', () => {

@@ -26,6 +26,11 @@ export class ScepRequester {
     this.keyPath = join(dir, `${name}.key`);
     this.certPath = join(dir, `${name}.crt`);
     openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', this.keyPath]);
+    this.remakeCertificate();
+  }
+
+  /** (Re)makes the self-signed certificate of the key, as sscep does on every run. */
+  remakeCertificate(): void {
     openssl([
       'req',
       '-x509',
@@ -33,7 +38,7 @@ export class ScepRequester {
       '-key',
       this.keyPath,
       '-subj',
-      `/CN=${name}`,
+      `/CN=${this.name}`,
       '-days',
       '2',
       '-out',
@@ -72,6 +77,8 @@ export class ScepRequester {
     signerCertPath?: string;
     signerKeyPath?: string;
     tamper?: boolean;
+    /** The encapsulated content's type (default id-data, the only one RFC 8894 3.2 allows). */
+    eContentType?: string;
   }): Buffer {
     const certDer = openssl(['x509', '-in', input.signerCertPath ?? this.certPath, '-outform', 'DER']);
     const key = createPrivateKey(readFileSync(input.signerKeyPath ?? this.keyPath));
@@ -109,7 +116,10 @@ export class ScepRequester {
         sequence(
           integer(1),
           setOf(algorithm(digestOid)),
-          sequence(oid('1.2.840.113549.1.7.1'), context(0, octetString(input.envelope))),
+          sequence(
+            oid(input.eContentType ?? '1.2.840.113549.1.7.1'),
+            context(0, octetString(input.envelope)),
+          ),
           context(0, certDer),
           setOf(signerInfo),
         ),
