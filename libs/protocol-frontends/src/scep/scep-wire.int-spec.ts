@@ -488,6 +488,11 @@ describe('SCEP server (wire)', () => {
     const renewed = certRep(await post(renewal));
     expect(renewed.pkiStatus).toBe('0');
     expect(audit.at(-1)).toMatchObject({ action: 'scep_renewalreq', outcome: 'success' });
+    // It reused the PKCSReq's transactionID (derived from the key, as scepclient does): sent
+    // again, it is a resend of the renewal and gets the same certificate, not a third one.
+    const issuedSoFar = serial;
+    expect(certRep(await post(renewal)).pkiStatus).toBe('0');
+    expect(serial).toBe(issuedSoFar);
 
     // Holding a certificate renews that certificate: a CSR for other names is FAILURE badRequest.
     const otherNames = requester.pkiMessage({
@@ -925,7 +930,8 @@ describe('SCEP server (wire)', () => {
   it('spec 6.4: every outcome ticked its profile counter', async () => {
     const counters = (await new ScepProfileStore(db).counters()).get(profile.id)!;
     expect(counters.get('scep_pkcsreq')).toBeGreaterThanOrEqual(4);
-    expect(counters.get('scep_renewalreq')).toBe(1);
+    // The renewal and its resend, each answered SUCCESS.
+    expect(counters.get('scep_renewalreq')).toBe(2);
     expect(counters.get('scep_getcert')).toBe(1);
     // The wrong challenge password, a RenewalReq signed by a certificate of no CA of ours, and one
     // asking for names the certificate being renewed does not hold.

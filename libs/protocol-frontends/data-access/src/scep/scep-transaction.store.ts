@@ -80,7 +80,11 @@ export class ScepTransactionStore {
     return rows.length > 0;
   }
 
-  /** Records a request answered with a certificate at once (a resend gets the same certificate). */
+  /**
+   * Records a request answered with a certificate at once (a resend gets the same certificate). A
+   * request issued under a transactionID used before (scepclient's RenewalReq reuses its
+   * PKCSReq's) becomes that transaction, so a resend of it is recognised and not issued again.
+   */
   recordIssued(row: ScepIssuedTransaction): Promise<void> {
     return this.recordIssuedMany([row]);
   }
@@ -100,7 +104,8 @@ export class ScepTransactionStore {
     await this.executor.query(
       `INSERT INTO scep_transactions (profile_id, transaction_id, message_type, status, csr_pem, principal, certificate_pem, certificate_issuer, certificate_serial)
        VALUES ${values}
-       ON CONFLICT (profile_id, transaction_id) DO UPDATE SET status = 'issued', certificate_pem = EXCLUDED.certificate_pem,
+       ON CONFLICT (profile_id, transaction_id) DO UPDATE SET status = 'issued', message_type = EXCLUDED.message_type,
+         csr_pem = EXCLUDED.csr_pem, principal = EXCLUDED.principal, certificate_pem = EXCLUDED.certificate_pem,
          certificate_issuer = EXCLUDED.certificate_issuer, certificate_serial = EXCLUDED.certificate_serial, updated_at = now()`,
       rows.flatMap((row) => [
         row.profile_id,
