@@ -989,7 +989,14 @@ export class AcmeServer {
               id: authorization.id,
               from: authorization.status,
               to: authorizationNext.to,
-              validForMs: outcome.ok ? authorizationLifetimeMs(outcome.validUntil) : undefined,
+              // A dns-persist-01 record's persistUntil caps it (the draft: "MUST NOT set the
+              // expires field ... later than T").
+              ...(outcome.ok
+                ? {
+                    validForMs: DEFAULT_ACME_LIFETIMES.validAuthorizationMs,
+                    ...(outcome.validUntil ? { validUntil: outcome.validUntil } : {}),
+                  }
+                : {}),
             },
           }
         : {}),
@@ -1590,15 +1597,6 @@ function challengeObject(
 function appendLink(existing: string | string[] | undefined, link: string): string[] {
   if (existing === undefined) return [link];
   return [...(Array.isArray(existing) ? existing : [existing]), link];
-}
-
-/**
- * How long a validated authorization lasts: the default, but never past a dns-persist-01 record's
- * `persistUntil` (draft-ietf-acme-dns-persist 4.1: "MUST NOT set the expires field ... later").
- */
-function authorizationLifetimeMs(validUntil: Date | undefined): number {
-  const lifetime = DEFAULT_ACME_LIFETIMES.validAuthorizationMs;
-  return validUntil ? Math.max(0, Math.min(lifetime, validUntil.getTime() - Date.now())) : lifetime;
 }
 
 /**

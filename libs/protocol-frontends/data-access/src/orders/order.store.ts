@@ -590,12 +590,16 @@ export class OrderStore {
   }
 }
 
-/** An authorization's status move; with `validForMs`, it expires that long from now. */
+/**
+ * An authorization's status move; with `validForMs`, it expires that long from now, but never
+ * after `validUntil` (dns-persist-01's persistUntil), both read against the database's clock.
+ */
 export interface AuthorizationStatusChange {
   id: string;
   from: AuthorizationStatus;
   to: AuthorizationStatus;
   validForMs?: number;
+  validUntil?: Date;
 }
 
 /** A challenge's compare-and-set (with its problem document when it turns invalid), returning its id. */
@@ -619,8 +623,10 @@ function authorizationStatusUpdate(
   condition = 'true',
 ): string {
   const validFor = `${statement.value(change.validForMs ?? null)}::bigint`;
+  const until = `${statement.value(change.validUntil ?? null)}::timestamptz`;
   return `UPDATE acme_authorizations SET status = ${statement.value(change.to)}, updated_at = now(),
-      expires_at = CASE WHEN ${validFor} IS NULL THEN expires_at ELSE now() + ${validFor} * interval '1 millisecond' END
+      expires_at = CASE WHEN ${validFor} IS NULL THEN expires_at
+                        ELSE LEAST(now() + ${validFor} * interval '1 millisecond', ${until}) END
     WHERE id = ${statement.value(change.id)} AND status = ${statement.value(change.from)} AND ${condition} RETURNING id`;
 }
 
