@@ -107,6 +107,32 @@ describe('CertificateAuthority.issue', () => {
     },
   );
 
+  it('gives a certificate the exact validity asked for (ACME notBefore/notAfter), and refuses an empty one', async () => {
+    const { csrPem } = ws.csr('window', [...KEY_ARGS['P-256']], '/CN=window.example.test');
+    const csr = parseCsr(csrPem);
+    const now = new Date('2026-11-29T10:00:00Z');
+    const notBefore = new Date('2026-11-30T00:00:00Z');
+    const notAfter = new Date('2026-12-01T12:00:00Z');
+    const exact = parseCertificate(
+      (await pki.ca.issue(templateFromCsr(csr, { validityDays: 30, notBefore, notAfter }, now))).der,
+    );
+    expect([exact.notBefore, exact.notAfter]).toEqual([notBefore, notAfter]);
+    // notBefore alone: the profile's validity runs from it; notAfter alone: from now.
+    const postdated = templateFromCsr(csr, { validityDays: 2, notBefore }, now);
+    expect(postdated.notAfter).toEqual(new Date('2026-12-02T00:00:00Z'));
+    const shortened = templateFromCsr(csr, { validityDays: 30, notAfter }, now);
+    expect([shortened.notBefore, shortened.notAfter]).toEqual([now, notAfter]);
+    for (const window of [{ notBefore, notAfter: notBefore }, { notAfter: new Date(now.getTime() - 1000) }]) {
+      let refused: unknown;
+      try {
+        templateFromCsr(csr, window, now);
+      } catch (error) {
+        refused = error;
+      }
+      expect(isPkiError(refused) && refused.code).toBe('profile_invalid');
+    }
+  });
+
   it('fails openssl verification without the intermediate (the check can fail)', async () => {
     await issueFromOpenSslCsr('lonely', KEY_ARGS['P-256'], '/CN=lonely.example.test');
     const result = ws.run(['verify', '-CAfile', 'root.pem', 'lonely.pem']);

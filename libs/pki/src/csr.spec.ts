@@ -200,13 +200,23 @@ describe(parseCsr.name, () => {
       'input_too_large',
     ],
     [
-      'version 1',
+      'version 3',
       (der: Buffer) => {
         const copy = Buffer.from(der);
-        copy[copy.indexOf(Buffer.from([0x02, 0x01, 0x00])) + 2] = 1;
+        copy[copy.indexOf(Buffer.from([0x02, 0x01, 0x00])) + 2] = 3;
         return copy;
       },
       'der_invalid',
+    ],
+    [
+      // Read as v1 (Ruby's OpenSSL encoders wrote 2): past the version, the changed bytes break the signature.
+      'version 2',
+      (der: Buffer) => {
+        const copy = Buffer.from(der);
+        copy[copy.indexOf(Buffer.from([0x02, 0x01, 0x00])) + 2] = 2;
+        return copy;
+      },
+      'csr_signature_invalid',
     ],
   ] as const)('reports %s with %s', (_label, mutate, expected) => {
     const { csrPem } = ws.csr('malformed', [...KEY_ARGS['P-256']], '/CN=malformed.example.test');

@@ -130,7 +130,10 @@ function readCsr(input: string | Uint8Array, options: ParseCsrOptions): CsrParts
 
   const info = DerCursor.of(der, infoTlv, WHAT);
   const version = readSmallInteger(der, info.next(Tag.Integer, 'version'), WHAT);
-  if (version !== 0)
+  // RFC 2986 says 0, and nothing else in the request depends on it. Encoders through Ruby's
+  // OpenSSL wrote 2 (Ruby's acme-client before 2.0.16, Debian's 2.0.9); Boulder and Pebble read
+  // any, so 1 and 2 are read as v1 too.
+  if (version < 0 || version > 2)
     throw new PkiError('der_invalid', `${WHAT}: version must be 0 (v1), found ${version}`, { object: WHAT });
   const subject = readName(der, info.next(Tag.Sequence, 'subject'), WHAT);
   const publicKey = readSpki(der, info.next(Tag.Sequence, 'subjectPKInfo'), WHAT);

@@ -13,6 +13,12 @@ export interface LeafProfile {
   validitySeconds?: number;
   /** notBefore = now - backdate, for relying parties with slow clocks (default 0). */
   backdateSeconds?: number;
+  /**
+   * An exact validity asked for (ACME's notBefore/notAfter): notBefore wins over the backdate,
+   * notAfter over the validity (which then runs from notBefore).
+   */
+  notBefore?: Date;
+  notAfter?: Date;
   /** Default: digitalSignature, plus keyEncipherment for RSA keys. */
   keyUsage?: readonly KeyUsage[];
   /** Default: serverAuth and clientAuth. */
@@ -53,12 +59,16 @@ export function templateFromCsr(
   if (!Number.isFinite(backdate) || backdate < 0)
     throw new PkiError('profile_invalid', 'backdateSeconds must not be negative');
   const subjectAltNames = profile.subjectAltNames ?? csr.subjectAltNames.map(sanFromRequest);
+  const notBefore = profile.notBefore ?? new Date(now.getTime() - backdate * 1000);
+  const notAfter = profile.notAfter ?? new Date((profile.notBefore ?? now).getTime() + seconds * 1000);
+  if (!(notAfter.getTime() > notBefore.getTime()))
+    throw new PkiError('profile_invalid', 'notAfter must be later than notBefore');
   return {
     publicKey: csr.publicKey,
     subject: profile.subject ?? csr.subject.der,
     subjectAltNames,
-    notBefore: new Date(now.getTime() - backdate * 1000),
-    notAfter: new Date(now.getTime() + seconds * 1000),
+    notBefore,
+    notAfter,
     keyUsage: profile.keyUsage ?? defaultKeyUsage(csr.publicKey),
     extendedKeyUsage: profile.extendedKeyUsage ?? DEFAULT_EKU,
     mustStaple: profile.mustStaple,

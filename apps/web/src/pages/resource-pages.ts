@@ -617,6 +617,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
       { key: 'external_account_required', label: 'EAB required', kind: 'bool' },
       { key: 'caa_identities', label: 'CAA identities', kind: 'list' },
       { key: 'dns_persist_01', label: 'dns-persist-01', kind: 'bool' },
+      { key: 'allow_requested_validity', label: 'notBefore/notAfter', kind: 'bool' },
       { key: 'owner', label: 'Owner' },
     ],
     actions: [

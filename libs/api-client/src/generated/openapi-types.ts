@@ -3338,6 +3338,9 @@ export interface components {
             expires_at: string;
             id: string;
             identifiers: components["schemas"]["AcmeIdentifierDto"][];
+            not_after: string | null;
+            /** @description RFC 8555 7.4: the validity the order asked for, where its profile allows that (ADR 0069). */
+            not_before: string | null;
             profile_id: string;
             renewal_id: string | null;
             /** @description RFC 9773 5: the renewal id of the certificate this order replaces. */
@@ -3362,6 +3365,9 @@ export interface components {
             expires_at: string;
             id: string;
             identifiers: components["schemas"]["AcmeIdentifierDto"][];
+            not_after: string | null;
+            /** @description RFC 8555 7.4: the validity the order asked for, where its profile allows that (ADR 0069). */
+            not_before: string | null;
             profile_id: string;
             renewal_id: string | null;
             /** @description RFC 9773 5: the renewal id of the certificate this order replaces. */
@@ -3376,6 +3382,8 @@ export interface components {
         /** @description An ACME profile (ADR 0060). `default` (the `/acme/...` shorthands) is built from the SERVICE_ACME_* settings (`stored: false`) until a profile with that id is stored. */
         AcmeProfileDto: {
             allow_ip: boolean;
+            /** @description Whether a newOrder may ask for notBefore/notAfter (RFC 8555 7.4): a window starting at most 30 days ahead, never backdated, no longer than the profile's validity. */
+            allow_requested_validity: boolean;
             /** @description Orders may name only these domains and names under them; empty: any. */
             allowed_domains: string[];
             /** @description The issuer domain names naming this CA in CAA and dns-persist-01 records for this profile (its directory's meta.caaIdentities); null: SERVICE_ACME_CAA_IDENTITIES; empty: no CAA check. */
@@ -3405,6 +3413,7 @@ export interface components {
         };
         AcmeProfileFields: {
             allow_ip?: boolean;
+            allow_requested_validity?: boolean;
             allowed_domains?: string[];
             caa_identities?: string[];
             certificate_profile_id?: string;
@@ -4053,6 +4062,7 @@ export interface components {
         };
         CreateAcmeProfileRequest: {
             allow_ip?: boolean;
+            allow_requested_validity?: boolean;
             allowed_domains?: string[];
             caa_identities?: string[];
             certificate_profile_id?: string;

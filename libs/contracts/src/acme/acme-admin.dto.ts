@@ -158,6 +158,11 @@ export interface AcmeProfileDto {
   caa_identities: string[] | null;
   /** Whether dns-persist-01 (draft-ietf-acme-dns-persist) is offered (needs CAA identities). */
   dns_persist_01: boolean;
+  /**
+   * Whether a newOrder may ask for notBefore/notAfter (RFC 8555 7.4): a window starting at most
+   * 30 days ahead, never backdated, no longer than the profile's validity.
+   */
+  allow_requested_validity: boolean;
   /** The directory URL of the profile, relative to the origin. */
   directory_path: string;
   stored: boolean;
@@ -236,6 +241,10 @@ class AcmeProfileFields {
   @IsOptional()
   @IsBoolean({ message: 'dns_persist_01 must be a boolean' })
   dns_persist_01?: boolean;
+
+  @IsOptional()
+  @IsBoolean({ message: 'allow_requested_validity must be a boolean' })
+  allow_requested_validity?: boolean;
 }
 
 /** POST /api/v1/admin/acme/profiles. */

@@ -38,6 +38,9 @@ export interface AcmeOrderDto {
   error: Record<string, unknown> | null;
   /** RFC 9773 5: the renewal id of the certificate this order replaces. */
   replaces: string | null;
+  /** RFC 8555 7.4: the validity the order asked for, where its profile allows that (ADR 0069). */
+  not_before: string | null;
+  not_after: string | null;
   /** The ACME certificate the order produced (the id of renew-early), its serial and RFC 9773 id. */
   certificate_id: string | null;
   serial_hex: string | null;

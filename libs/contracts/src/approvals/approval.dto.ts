@@ -1,6 +1,7 @@
 import {
   IsBoolean,
   IsIn,
+  IsISO8601,
   IsInt,
   IsNotEmpty,
   IsObject,
@@ -142,6 +143,15 @@ export class RequestEnrollmentApprovalRequest extends CertifiedNamesOverride {
   @Min(1)
   @Max(3650)
   validity_days?: number;
+
+  /** The exact validity the enrollment asked for (ACME's notBefore/notAfter, ADR 0069). */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  not_before?: string;
+
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  not_after?: string;
 
   /** The certificate profile asks for the TLS feature status_request (RFC 7633). */
   @IsOptional()

@@ -4,6 +4,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsISO8601,
   IsNotEmpty,
   IsObject,
   IsOptional,
@@ -165,6 +166,15 @@ export class IssueCertificateRequest extends CertifiedNamesOverride {
   @Min(1)
   @Max(3650)
   validity_days?: number;
+
+  /** The exact validity asked for (ACME's notBefore/notAfter); not_after wins over validity_days. */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  not_before?: string;
+
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  not_after?: string;
 
   @IsOptional()
   @IsBoolean()

@@ -28,6 +28,9 @@ export interface IssuerCapabilities {
 /** The certificate-level choices made by a profile, passed to the CA (which may ignore or override some). */
 export interface IssuanceProfileRequest {
   validityDays?: number;
+  /** An exact validity asked for (ACME's notBefore/notAfter); notAfter wins over validityDays. */
+  notBefore?: Date;
+  notAfter?: Date;
   keyUsage?: string[];
   extendedKeyUsage?: string[];
   mustStaple?: boolean;

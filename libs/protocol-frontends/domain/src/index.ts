@@ -2,6 +2,7 @@
 export * from './problems/acme-problem';
 export * from './accounts/account';
 export * from './orders/order-status';
+export * from './orders/requested-validity';
 export * from './authorizations/authorization-status';
 export * from './challenges/challenge-status';
 export * from './challenges/key-authorization';

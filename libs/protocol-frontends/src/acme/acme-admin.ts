@@ -283,6 +283,7 @@ export class AcmeAdmin {
       team: settings.team,
       caa_identities: settings.caaIdentities,
       dns_persist_01: settings.dnsPersist01,
+      allow_requested_validity: settings.allowRequestedValidity,
     };
   }
 
@@ -313,6 +314,7 @@ export class AcmeAdmin {
         return identities === null ? null : [...new Set(identities.map((i) => i.toLowerCase()))];
       })(),
       dns_persist_01: pick('dns_persist_01'),
+      allow_requested_validity: pick('allow_requested_validity'),
     };
     const problems = acmeProfileProblems({
       allowedDomains: settings.allowed_domains,

@@ -82,8 +82,8 @@ describe('ACME profiles mapped to a certificate profile', () => {
     throw new Error(`${url} never reached the expected state`);
   }
 
-  /** An account of `profile` with a ready order for `name` (http-01 answered). */
-  async function readyOrder(profile: string, name: string) {
+  /** An account of `profile` with a ready order for `name` (http-01 answered), `extra` in newOrder. */
+  async function readyOrder(profile: string, name: string, extra: Record<string, string> = {}) {
     const c = await TestAcmeClient.create(
       `${system.services['protocol-frontends'].url}/acme/profile/${profile}/directory`,
       system.ca,
@@ -91,6 +91,7 @@ describe('ACME profiles mapped to a certificate profile', () => {
     expect((await c.register()).status).toBe(201);
     const order = await c.post((await c.directory()).newOrder, {
       identifiers: [{ type: 'dns', value: name }],
+      ...extra,
     });
     expect(order.status).toBe(201);
     const orderUrl = order.headers.location as string;
@@ -99,7 +100,7 @@ describe('ACME profiles mapped to a certificate profile', () => {
     responder.answers.set(challenge.token, await c.keyAuthorization(challenge.token));
     expect((await c.post(challenge.url, {})).status).toBe(200);
     expect((await pollUntil(c, orderUrl, (json) => json.status !== 'pending')).json.status).toBe('ready');
-    return { c, orderUrl, finalize: order.json.finalize as string };
+    return { c, orderUrl, finalize: order.json.finalize as string, created: order.json };
   }
 
   it('refuses an ACME profile naming a certificate profile issuance does not have', async () => {
@@ -174,5 +175,71 @@ describe('ACME profiles mapped to a certificate profile', () => {
     const pem = (await c.post(finalized.json.certificate, '')).text;
     expect(parseCertificates(pem)[0].extensions.length).toBeGreaterThan(0);
     expect(tlsFeatureOf(pem)).toBeUndefined();
+  });
+
+  it('RFC 8555 7.4: notBefore/notAfter are malformed where the profile does not allow them; where it does, the certificate has the window asked for', async () => {
+    const c = await TestAcmeClient.create(directory.replace('/rsaonly/', '/staple/'), system.ca);
+    expect((await c.register()).status).toBe(201);
+    const later = (ms: number) => new Date(Math.ceil((Date.now() + ms) / 1000) * 1000).toISOString();
+    const refused = await c.post((await c.directory()).newOrder, {
+      identifiers: [{ type: 'dns', value: 'window.localhost' }],
+      notAfter: later(DAY_MS),
+    });
+    expect([refused.status, refused.json.type]).toEqual([400, urn('malformed')]);
+    expect(refused.json.detail).toContain('does not accept notBefore or notAfter');
+
+    const created = await api('POST', '/api/v1/admin/acme/profiles', {
+      id: 'window',
+      validity_days: 10,
+      allow_requested_validity: true,
+    });
+    expect(created.status).toBe(201);
+    expect((created.json() as AcmeProfileDto).allow_requested_validity).toBe(true);
+    const windowed = await TestAcmeClient.create(directory.replace('/rsaonly/', '/window/'), system.ca);
+    expect((await windowed.register()).status).toBe(201);
+    for (const [asked, why] of [
+      [{ notAfter: later(10 * DAY_MS + 60_000) }, 'longer than the 10 days'],
+      [{ notBefore: later(-3_600_000) }, 'not backdated'],
+      [{ notBefore: later(2 * DAY_MS), notAfter: later(DAY_MS) }, 'later than notBefore'],
+      [{ notAfter: '2026-12-01' }, 'RFC 3339'],
+    ] as const) {
+      const answer = await windowed.post((await windowed.directory()).newOrder, {
+        identifiers: [{ type: 'dns', value: 'window.localhost' }],
+        ...asked,
+      });
+      expect([answer.status, answer.json.type]).toEqual([400, urn('malformed')]);
+      expect(answer.json.detail).toContain(why);
+    }
+
+    // A window starting in an hour and lasting two days: the order shows it, the certificate has it.
+    const notBefore = later(3_600_000);
+    const notAfter = later(2 * DAY_MS + 3_600_000);
+    const {
+      c: owner,
+      finalize,
+      orderUrl,
+      created: orderJson,
+    } = await readyOrder('window', 'window.localhost', {
+      notBefore,
+      notAfter,
+    });
+    expect([orderJson.notBefore, orderJson.notAfter]).toEqual([notBefore, notAfter]);
+    const finalized = await owner.post(finalize, { csr: csrFor({ dns: ['window.localhost'] }) });
+    expect([finalized.status, finalized.json.status]).toEqual([200, 'valid']);
+    const leaf = new X509Certificate((await owner.post(finalized.json.certificate, '')).text);
+    expect([new Date(leaf.validFrom).toISOString(), new Date(leaf.validTo).toISOString()]).toEqual([
+      notBefore,
+      notAfter,
+    ]);
+    const operatorView = await api('GET', `/api/v1/admin/acme/orders/${orderUrl.split('/').pop()}`);
+    expect(operatorView.json()).toMatchObject({ not_before: notBefore, not_after: notAfter });
+
+    // notAfter alone shortens the profile's validity; the certificate starts at issuance.
+    const shortAfter = later(6 * 3_600_000);
+    const short = await readyOrder('window', 'short.localhost', { notAfter: shortAfter });
+    const shortFinal = await short.c.post(short.finalize, { csr: csrFor({ dns: ['short.localhost'] }) });
+    const shortLeaf = new X509Certificate((await short.c.post(shortFinal.json.certificate, '')).text);
+    expect(new Date(shortLeaf.validTo).toISOString()).toBe(shortAfter);
+    expect(Math.abs(Date.parse(shortLeaf.validFrom) - Date.now())).toBeLessThan(120_000);
   });
 });

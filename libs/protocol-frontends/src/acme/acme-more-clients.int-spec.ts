@@ -1,6 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, Server } from 'node:http';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,20 +8,15 @@ import { connect } from 'node:tls';
 import { AcmeEabKeyCreated } from '@certlane/contracts';
 import { eventually, freePort, httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
+import {
+  acmeCertificateOf,
+  boundAccountOf,
+  certificateSans,
+  issuedByNextInChain,
+  serveWebroot,
+} from './testing/client-checks';
 
 const run = promisify(execFile);
-
-/** Serves `<root>/.well-known/acme-challenge/<token>` on loopback, as a client's web server would. */
-async function serveWebroot(root: string, port: number): Promise<Server> {
-  const server = createServer((req, res) => {
-    const token = /^\/\.well-known\/acme-challenge\/([A-Za-z0-9_-]+)$/.exec(req.url ?? '')?.[1];
-    const file = token && join(root, '.well-known', 'acme-challenge', token);
-    if (!file || !existsSync(file)) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(readFileSync(file));
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return server;
-}
 
 /**
  * More unmodified ACME clients from Debian, each built on a different ACME implementation:
@@ -56,31 +50,12 @@ describe('ACME server with more real clients', () => {
     return answer.json() as AcmeEabKeyCreated;
   };
 
-  const boundAccount = async (keyId: string): Promise<string | null> => {
-    const { rows } = await db.query(
-      'SELECT bound_account_id FROM protocol_frontends.acme_eab_keys WHERE id = $1',
-      [keyId],
-    );
-    return rows[0]?.bound_account_id ?? null;
-  };
+  const boundAccount = (keyId: string) => boundAccountOf(db, keyId);
 
-  /** The ACME certificate row of an issued PEM: its revocation as the server recorded it. */
-  const acmeCertificate = async (pem: string) => {
-    const serial = BigInt(`0x${new X509Certificate(pem).serialNumber}`);
-    const { rows } = await db.query<{
-      serial_hex: string;
-      revoked_at: Date | null;
-      revocation_reason: number | null;
-    }>('SELECT serial_hex, revoked_at, revocation_reason FROM protocol_frontends.acme_certificates');
-    return rows.find((row) => BigInt(`0x${row.serial_hex}`) === serial);
-  };
+  const acmeCertificate = (pem: string) => acmeCertificateOf(db, pem);
 
-  const sans = (pem: string) => new X509Certificate(pem).subjectAltName?.split(', ').sort();
-  const issuedByTestCa = (pem: string) => {
-    const chain = pem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g)!;
-    const leaf = new X509Certificate(chain[0]);
-    return chain.length >= 2 && leaf.verify(new X509Certificate(chain[1]).publicKey);
-  };
+  const sans = certificateSans;
+  const issuedByTestCa = issuedByNextInChain;
 
   beforeAll(async () => {
     http01Port = await freePort();
@@ -105,7 +80,12 @@ describe('ACME server with more real clients', () => {
         authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
         'content-type': 'application/json',
       },
-      body: JSON.stringify({ id: 'eab', description: 'EAB required', external_account_required: true }),
+      body: JSON.stringify({
+        id: 'eab',
+        description: 'EAB required',
+        external_account_required: true,
+        allow_requested_validity: true,
+      }),
     });
     expect(profile.status).toBe(201);
   }, 120_000);
@@ -316,8 +296,9 @@ describe('ACME server with more real clients', () => {
     expect(issuedByTestCa(stdout)).toBe(true);
   }, 120_000);
 
-  it("golang.org/x/crypto/acme (the library cert-manager's client is forked from): EAB, http-01, finalize, key rollover, revocation by the new key, deactivation", async () => {
+  it("golang.org/x/crypto/acme (the library cert-manager's client is forked from): EAB, http-01, an order's notAfter, finalize, key rollover, revocation by the new key, deactivation", async () => {
     const key = await eabKey();
+    const notAfter = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3 * 86_400_000);
     const binary = join(work, 'x-crypto-acme');
     // GOPATH mode against Debian's golang-golang-x-crypto-dev, as packaged.
     await run('go', ['build', '-o', binary, join(__dirname, 'testing', 'x-crypto-acme', 'main.go')], {
@@ -342,6 +323,8 @@ describe('ACME server with more real clients', () => {
         key.hmac_key,
         '-out',
         out,
+        '-not-after',
+        notAfter.toISOString().replace('.000Z', 'Z'),
       ],
       { timeout: 150_000 },
     );
@@ -358,6 +341,7 @@ describe('ACME server with more real clients', () => {
     );
     const pem = readFileSync(out, 'utf8');
     expect(sans(pem)).toEqual(['DNS:go-test.localhost', 'DNS:www.go-test.localhost']);
+    expect(new Date(new X509Certificate(pem).validTo)).toEqual(notAfter);
     expect(issuedByTestCa(pem)).toBe(true);
     expect(await acmeCertificate(pem)).toMatchObject({ revocation_reason: 'keyCompromise' });
     expect(await boundAccount(key.id)).not.toBeNull();

@@ -55,6 +55,8 @@ export function acmeOrderDto(row: AcmeOrderOperatorRow, now: Date): AcmeOrderDto
     expires_at: iso(row.expires_at)!,
     error: (row.error as Record<string, unknown> | null) ?? null,
     replaces: row.replaces,
+    not_before: iso(row.not_before),
+    not_after: iso(row.not_after),
     certificate_id: row.certificate_id,
     serial_hex: row.serial_hex,
     renewal_id: row.renewal_id,

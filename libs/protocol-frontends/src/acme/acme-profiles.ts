@@ -29,6 +29,7 @@ export function defaultProfile(defaults: DefaultProfileSettings): AcmeProfileSet
     team: null,
     caaIdentities: null,
     dnsPersist01: false,
+    allowRequestedValidity: false,
   };
 }
 
@@ -48,6 +49,7 @@ export function profileSettings(row: AcmeProfileRow): AcmeProfileSettings {
     team: row.team,
     caaIdentities: row.caa_identities === null ? null : [...row.caa_identities],
     dnsPersist01: row.dns_persist_01,
+    allowRequestedValidity: row.allow_requested_validity,
   };
 }
 
@@ -68,6 +70,7 @@ export function acmeProfileDto(settings: AcmeProfileSettings, row: AcmeProfileRo
     team: settings.team,
     caa_identities: settings.caaIdentities,
     dns_persist_01: settings.dnsPersist01,
+    allow_requested_validity: settings.allowRequestedValidity,
     directory_path:
       settings.id === DEFAULT_ACME_PROFILE ? '/acme/directory' : `/acme/profile/${settings.id}/directory`,
     stored: row !== null,

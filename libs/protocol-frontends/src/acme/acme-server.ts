@@ -40,6 +40,10 @@ import {
   ChallengeType,
   AcmeProfileSettings,
   acmeValidityDays,
+  checkValidityAtFinalize,
+  DEFAULT_ACME_VALIDITY_DAYS,
+  RequestedValidity,
+  requestedValidity,
   approvalEndedProblem,
   CertificateProfileRules,
   certificateProfileProblems,
@@ -105,6 +109,9 @@ export interface AcmeIssuer {
     certified: CertifiedNames;
     issuerId?: string;
     validityDays?: number;
+    /** RFC 8555 7.4: the validity the order asked for; notAfter wins over validityDays. */
+    notBefore?: Date;
+    notAfter?: Date;
     mustStaple?: boolean;
     profileId: string;
     owner: string | null;
@@ -139,6 +146,8 @@ export interface AcmeApprovals {
     owner: string | null;
     team: string | null;
     validityDays?: number;
+    notBefore?: Date;
+    notAfter?: Date;
     mustStaple?: boolean;
     /** The inventory certificate the order renews (ADR 0068): the issued one is its next version. */
     versionOf?: string;
@@ -248,8 +257,8 @@ type Handler = (
 
 /**
  * The ACME server (RFC 8555) over the stores of libs/protocol-frontends/data-access: one method,
- * `handle`, answers every `/acme/...` request whichever listener received it. Every answer carries
- * a fresh `Replay-Nonce`; every error is a problem document.
+ * `handle`, answers every `/acme/...` request whichever listener received it. Every answer to a POST
+ * and to newNonce carries a fresh `Replay-Nonce`; every error is a problem document.
  */
 export class AcmeServer {
   private readonly nonces: NonceStore;
@@ -294,7 +303,11 @@ export class AcmeServer {
       );
     }
     const urls = location ? new AcmeUrls(location) : null;
-    response.headers['Replay-Nonce'] = await this.noncePool.issue();
+    // RFC 8555 7.2 asks for nonces on POST answers; newNonce hands them out. The directory and
+    // renewal-info GETs carry none, as Boulder's (Ruby's acme-client before 2.0.16, Debian's 2.0.9,
+    // fails on a directory answer with one), and do not spend a stored nonce nobody uses.
+    if (request.method.toUpperCase() === 'POST' || location?.resource === 'new-nonce')
+      response.headers['Replay-Nonce'] = await this.noncePool.issue();
     response.headers['Cache-Control'] = 'no-store';
     if (urls)
       response.headers['Link'] = appendLink(response.headers['Link'], `<${urls.directory()}>;rel="index"`);
@@ -589,9 +602,8 @@ export class AcmeServer {
   private readonly newOrder: Handler = async (request, urls, _id, urlProfile) => {
     const { payload, account, accountRow } = await this.authenticate(request, urls, 'kid');
     if (payload.postAsGet) throw new AcmeProblem('malformed', 'newOrder needs a payload');
-    if (payload.json.notBefore !== undefined || payload.json.notAfter !== undefined)
-      throw new AcmeProblem('malformed', 'notBefore and notAfter are not supported by this profile');
     const profile = await this.orderProfile(payload.json.profile, urlProfile);
+    const validity = await this.requestedValidityOf(payload.json, profile);
     // An account made without a binding does not reach a profile that requires one.
     if (profile.externalAccountRequired && !accountRow?.eab_key_id)
       throw new AcmeProblem(
@@ -639,6 +651,7 @@ export class AcmeServer {
       reuseUntil: new Date(now.getTime() + 24 * 3600_000),
       challengeTypes: (identifier) => challengeTypesFor(identifier, offered),
       replaces,
+      validity,
       gate: (statement) => rateSlotGate(statement, slot.key, slot.rule, now),
       alongside: (statement, condition, orderId) =>
         this.deps.auditPart?.(
@@ -661,6 +674,24 @@ export class AcmeServer {
     }
     return json(201, this.orderObject(view, urls), { Location: urls.order(view.id) });
   };
+
+  /**
+   * RFC 8555 7.4: the notBefore/notAfter a newOrder asks for, where the profile allows them, within
+   * the validity the profile issues (its own, capped by its certificate profile; else 90 days).
+   */
+  private async requestedValidityOf(
+    payload: Record<string, unknown>,
+    profile: AcmeProfileSettings,
+  ): Promise<RequestedValidity> {
+    if (payload.notBefore === undefined && payload.notAfter === undefined)
+      return { notBefore: null, notAfter: null };
+    const certificateProfile = profile.allowRequestedValidity
+      ? await this.certificateProfileOf(profile)
+      : null;
+    const maxDays =
+      acmeValidityDays(profile.validityDays, certificateProfile?.validity_days) ?? DEFAULT_ACME_VALIDITY_DAYS;
+    return requestedValidity(payload, { allowed: profile.allowRequestedValidity, maxDays }, new Date());
+  }
 
   /** The challenge types a profile offers: dns-persist-01 only where enabled and the CA has a name. */
   private challengesOf(profile: AcmeProfileSettings): readonly ChallengeType[] {
@@ -794,6 +825,8 @@ export class AcmeServer {
       finalize: urls.finalize(order.id),
       // RFC 9773 5: the server "MUST reflect that field in the response and in subsequent requests".
       ...(order.replaces ? { replaces: order.replaces } : {}),
+      ...(order.not_before ? { notBefore: order.not_before.toISOString() } : {}),
+      ...(order.not_after ? { notAfter: order.not_after.toISOString() } : {}),
       ...(status === 'valid' && order.certificate_id
         ? { certificate: urls.certificate(order.certificate_id) }
         : {}),
@@ -1104,6 +1137,8 @@ export class AcmeServer {
     const status = effectiveOrderStatus(timed(order), new Date());
     const next = nextOrderStatus(status, { kind: 'finalize' });
     if (!next.ok) throw next.problem;
+    const validity = { notBefore: order.not_before, notAfter: order.not_after };
+    checkValidityAtFinalize(validity, new Date());
     const certificateProfile = await this.certificateProfileOf(profile);
     const der = Buffer.from(payload.json.csr, 'base64url');
     let csrPem: string;
@@ -1146,6 +1181,7 @@ export class AcmeServer {
     if (certificateProfile?.requires_approval)
       return this.holdForApproval(order, profile, accountRow, csrPem, urls, {
         validityDays,
+        validity,
         mustStaple,
         certified,
       });
@@ -1162,6 +1198,8 @@ export class AcmeServer {
         certified,
         ...(profile.issuerId ? { issuerId: profile.issuerId } : {}),
         ...(validityDays ? { validityDays } : {}),
+        ...(validity.notBefore ? { notBefore: validity.notBefore } : {}),
+        ...(validity.notAfter ? { notAfter: validity.notAfter } : {}),
         ...(mustStaple ? { mustStaple: true } : {}),
         profileId: profile.id,
         owner,
@@ -1275,7 +1313,12 @@ export class AcmeServer {
     accountRow: AcmeAccountRow | null,
     csrPem: string,
     urls: AcmeUrls,
-    rules: { validityDays: number | null; mustStaple: boolean; certified: CertifiedNames },
+    rules: {
+      validityDays: number | null;
+      validity: RequestedValidity;
+      mustStaple: boolean;
+      certified: CertifiedNames;
+    },
   ): Promise<AcmeHttpResponse> {
     if (!this.deps.approvals)
       throw new AcmeProblem('serverInternal', 'approvals are not reachable from this server');
@@ -1290,6 +1333,8 @@ export class AcmeServer {
       ...(profile.issuerId ? { issuerId: profile.issuerId } : {}),
       ...ownerOf(accountRow, profile),
       ...(rules.validityDays ? { validityDays: rules.validityDays } : {}),
+      ...(rules.validity.notBefore ? { notBefore: rules.validity.notBefore } : {}),
+      ...(rules.validity.notAfter ? { notAfter: rules.validity.notAfter } : {}),
       ...(rules.mustStaple ? { mustStaple: true } : {}),
       ...(renews ? { versionOf: renews } : {}),
       ...(this.checksCaa(profile) ? { expiresInSeconds: CAA_RECHECK_AFTER_MS / 1000 } : {}),

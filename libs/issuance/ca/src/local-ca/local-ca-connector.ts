@@ -108,13 +108,24 @@ export class LocalCaConnector implements IssuerConnector {
     }
     const days = request.profile.validityDays ?? this.dependencies.defaultValidityDays;
     const max = this.dependencies.maxValidityDays;
-    if (days !== undefined && max !== undefined && days > max) {
+    if (days !== undefined && max !== undefined && days > max && !request.profile.notAfter) {
       throw CertlaneError.validation([
         {
           field: 'validity_days',
           message: `validity_days ${days} exceeds the issuer's max_validity_days ${max}`,
         },
       ]);
+    }
+    const { notBefore, notAfter } = request.profile;
+    if (notAfter && max !== undefined) {
+      const askedDays = (notAfter.getTime() - (notBefore ?? now).getTime()) / 86_400_000;
+      if (askedDays > max)
+        throw CertlaneError.validation([
+          {
+            field: 'not_after',
+            message: `the validity asked for (${askedDays.toFixed(2)} days) exceeds the issuer's max_validity_days ${max}`,
+          },
+        ]);
     }
     const ca = await this.dependencies.issuingCa();
     const urls = revocationUrls(
@@ -137,6 +148,8 @@ export class LocalCaConnector implements IssuerConnector {
         csr,
         {
           validityDays: days,
+          ...(notBefore ? { notBefore } : {}),
+          ...(notAfter ? { notAfter } : {}),
           mustStaple: request.profile.mustStaple,
           subjectAltNames: request.profile.subjectAltNames,
           ...(request.profile.commonName === undefined

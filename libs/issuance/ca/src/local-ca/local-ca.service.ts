@@ -551,6 +551,8 @@ export class LocalCaService implements LocalCaHooks {
       csrPem: request.csr_pem,
       profile: {
         validityDays: request.validity_days,
+        ...(request.not_before ? { notBefore: new Date(request.not_before) } : {}),
+        ...(request.not_after ? { notAfter: new Date(request.not_after) } : {}),
         subjectAltNames: request.sans,
         ...(request.subject_common_name === undefined ? {} : { commonName: request.subject_common_name }),
         mustStaple: request.must_staple,

@@ -53,6 +53,8 @@ export type EnrollmentRequest = Pick<
   tags: Record<string, string>;
   /** Issued with these (ACME under a certificate profile, ADR 0068); not shown to approvers. */
   validity_days?: number;
+  not_before?: string;
+  not_after?: string;
   must_staple?: boolean;
   /** Certified instead of the CSR's names (ACME: the order's identifiers, the common name only). */
   sans?: SanInput[];
@@ -74,6 +76,8 @@ function enrollmentDto(row: ApprovalRow, now: Date): ApprovalEnrollmentDto | nul
   const {
     tags: _tags,
     validity_days: _days,
+    not_before: _notBefore,
+    not_after: _notAfter,
     must_staple: _staple,
     sans: _sans,
     subject_common_name: _commonName,

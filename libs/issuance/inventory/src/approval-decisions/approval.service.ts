@@ -108,6 +108,8 @@ export class ApprovalService {
             reference: request.reference,
             tags: request.tags ?? {},
             ...(request.validity_days ? { validity_days: request.validity_days } : {}),
+            ...(request.not_before ? { not_before: request.not_before } : {}),
+            ...(request.not_after ? { not_after: request.not_after } : {}),
             ...(request.must_staple ? { must_staple: true } : {}),
             ...(request.sans ? { sans: request.sans } : {}),
             ...(request.subject_common_name === undefined
@@ -169,6 +171,8 @@ export class ApprovalService {
             csr_pem: enrollment.csr_pem,
             ...(enrollment.issuer_id ? { issuer_id: enrollment.issuer_id } : {}),
             ...(enrollment.validity_days ? { validity_days: enrollment.validity_days } : {}),
+            ...(enrollment.not_before ? { not_before: enrollment.not_before } : {}),
+            ...(enrollment.not_after ? { not_after: enrollment.not_after } : {}),
             ...(enrollment.must_staple ? { must_staple: true } : {}),
             ...(enrollment.sans ? { sans: enrollment.sans } : {}),
             ...(enrollment.subject_common_name === undefined

@@ -42,7 +42,7 @@ export interface AcmeRenewalInfoRow {
 }
 
 const ORDER_COLUMNS = `o.id, o.account_id, o.profile_id, o.status, o.identifiers, o.expires_at, o.error, o.replaces, o.approval_id,
-  o.created_at, o.updated_at, c.id AS certificate_id, c.serial_hex, c.renewal_id`;
+  o.not_before, o.not_after, o.created_at, o.updated_at, c.id AS certificate_id, c.serial_hex, c.renewal_id`;
 const ATTEMPT_COLUMNS = `id::text AS id, challenge_id, authorization_id, account_id, type, identifier_type,
   identifier_value, result, error, remote_address, attempted_at`;
 const RENEWAL_COLUMNS =

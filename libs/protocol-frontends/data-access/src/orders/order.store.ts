@@ -22,6 +22,9 @@ export interface AcmeOrderRow {
   replaces: string | null;
   /** The enrollment approval (of issuance, ADR 0065) a processing order waits for. */
   approval_id: string | null;
+  /** RFC 8555 7.4: the validity the order asked for (ADR 0069). */
+  not_before: Date | null;
+  not_after: Date | null;
 }
 
 export interface AcmeAuthorizationRow {
@@ -80,7 +83,7 @@ export interface AcmeOrderView extends AcmeOrderRow {
 }
 
 const ORDER_COLUMNS =
-  'id, account_id, profile_id, status, identifiers, expires_at, error, replaces, approval_id';
+  'id, account_id, profile_id, status, identifiers, expires_at, error, replaces, approval_id, not_before, not_after';
 
 const CHALLENGE_COLUMNS = 'id, authorization_id, type, token, status, validated_at, error';
 
@@ -147,6 +150,8 @@ export class OrderStore {
     authorizationExpiresAt: Date;
     /** RFC 9773 5: the certificate (its renewal id) this order replaces. */
     replaces?: string;
+    /** RFC 8555 7.4: the validity asked for. */
+    validity?: { notBefore: Date | null; notAfter: Date | null };
     reuseUntil: Date;
     challengeTypes: (identifier: AcmeIdentifier) => ChallengeType[];
     gate?: (statement: CompositeStatement) => StatementGate;
@@ -201,11 +206,13 @@ export class OrderStore {
     const orderId = randomId();
     statement.with(
       'order_row',
-      `INSERT INTO acme_orders (id, account_id, profile_id, identifiers, expires_at, replaces)
+      `INSERT INTO acme_orders (id, account_id, profile_id, identifiers, expires_at, replaces, not_before, not_after)
        SELECT ${statement.typed(orderId, 'text')}, ${statement.typed(input.accountId, 'text')},
               ${statement.typed(input.profileId, 'text')}, ${statement.typed(JSON.stringify(input.identifiers), 'jsonb')},
               ${statement.typed(input.expiresAt(reusable.map((row) => row.expires_at)), 'timestamptz')},
-              ${statement.typed(input.replaces ?? null, 'text')}
+              ${statement.typed(input.replaces ?? null, 'text')},
+              ${statement.typed(input.validity?.notBefore ?? null, 'timestamptz')},
+              ${statement.typed(input.validity?.notAfter ?? null, 'timestamptz')}
         WHERE ${written}
        RETURNING ${ORDER_COLUMNS}`,
     );

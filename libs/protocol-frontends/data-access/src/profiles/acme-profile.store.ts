@@ -15,6 +15,7 @@ export interface AcmeProfileSettingsRow {
   team: string | null;
   caa_identities: string[] | null;
   dns_persist_01: boolean;
+  allow_requested_validity: boolean;
 }
 
 export interface AcmeProfileRow extends AcmeProfileSettingsRow {
@@ -37,6 +38,7 @@ const SETTINGS = [
   'team',
   'caa_identities',
   'dns_persist_01',
+  'allow_requested_validity',
 ] as const;
 const COLUMNS = `id, ${SETTINGS.join(', ')}, created_at, updated_at`;
 

@@ -1,4 +1,4 @@
-import { AcmeProblem } from '../problems/acme-problem';
+import { problemOf } from '../testing/problem-of';
 import {
   ACCOUNT_STATUSES,
   AccountEvent,
@@ -7,16 +7,6 @@ import {
   checkNewAccountPayload,
   nextAccountStatus,
 } from './account';
-
-const problemOf = (fn: () => unknown): AcmeProblem => {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AcmeProblem) return error;
-    throw error;
-  }
-  throw new Error('no problem was thrown');
-};
 
 describe('nextAccountStatus', () => {
   const R = 'refused';

@@ -1,4 +1,4 @@
-import { AcmeProblem } from '../problems/acme-problem';
+import { problemOf } from '../testing/problem-of';
 import { CaaContext, CaaRecord, checkCaa, parseCaaIssueValue, relevantCaaRecords } from './caa';
 
 const issue = (value: string, critical = false): CaaRecord => ({ critical, tag: 'issue', value });
@@ -10,16 +10,6 @@ const context = (over: Partial<CaaContext> = {}): CaaContext => ({
   validationMethod: 'dns-01',
   ...over,
 });
-
-function refusal(fn: () => void): AcmeProblem {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AcmeProblem) return error;
-    throw error;
-  }
-  throw new Error('permitted');
-}
 
 describe('CAA (RFC 8659, RFC 8657)', () => {
   it('RFC 8659 3: climbs to the closest ancestor with CAA records', async () => {
@@ -36,8 +26,8 @@ describe('CAA (RFC 8659, RFC 8657)', () => {
 
   it('RFC 8659 4.2: permits when an issue property names this CA; refuses one naming another', () => {
     expect(() => checkCaa([issue('other.example'), issue(' CA.example ; ')], context())).not.toThrow();
-    expect(refusal(() => checkCaa([issue('other.example')], context())).type).toBe('caa');
-    expect(refusal(() => checkCaa([issue(';')], context())).type).toBe('caa');
+    expect(problemOf(() => checkCaa([issue('other.example')], context())).type).toBe('caa');
+    expect(problemOf(() => checkCaa([issue(';')], context())).type).toBe('caa');
   });
 
   it('RFC 8659 4.2: without issue properties (iodef only) issuance is permitted', () => {
@@ -48,7 +38,7 @@ describe('CAA (RFC 8659, RFC 8657)', () => {
 
   it('RFC 8659 4.1: an unknown critical property forbids issuance; an unknown non-critical one is ignored', () => {
     expect(
-      refusal(() => checkCaa([issue('ca.example'), { critical: true, tag: 'tbs', value: 'x' }], context()))
+      problemOf(() => checkCaa([issue('ca.example'), { critical: true, tag: 'tbs', value: 'x' }], context()))
         .type,
     ).toBe('caa');
     expect(() =>
@@ -59,19 +49,19 @@ describe('CAA (RFC 8659, RFC 8657)', () => {
   it('RFC 8659 4.3: issuewild governs wildcards when present, issue otherwise', () => {
     const records = [issue('ca.example'), { critical: false, tag: 'issuewild', value: ';' }];
     expect(() => checkCaa(records, context())).not.toThrow();
-    expect(refusal(() => checkCaa(records, context({ wildcard: true }))).type).toBe('caa');
+    expect(problemOf(() => checkCaa(records, context({ wildcard: true }))).type).toBe('caa');
     expect(() => checkCaa([issue('ca.example')], context({ wildcard: true }))).not.toThrow();
   });
 
   it('RFC 8657 3: accounturi must name the requesting account', () => {
     const records = [issue('ca.example; accounturi=https://ca.example/acme/account/acc1')];
     expect(() => checkCaa(records, context())).not.toThrow();
-    expect(refusal(() => checkCaa(records, context({ accountId: 'acc2' }))).type).toBe('caa');
+    expect(problemOf(() => checkCaa(records, context({ accountId: 'acc2' }))).type).toBe('caa');
   });
 
   it('RFC 8657 4: validationmethods must list the method that validated', () => {
     const records = [issue('ca.example; validationmethods=http-01,tls-alpn-01')];
-    expect(refusal(() => checkCaa(records, context())).type).toBe('caa');
+    expect(problemOf(() => checkCaa(records, context())).type).toBe('caa');
     expect(() => checkCaa(records, context({ validationMethod: 'tls-alpn-01' }))).not.toThrow();
   });
 
@@ -79,9 +69,9 @@ describe('CAA (RFC 8659, RFC 8657)', () => {
     const mine = 'accounturi=https://ca.example/acme/account/acc1';
     const other = 'accounturi=https://ca.example/acme/account/acc2';
     for (const value of [`ca.example; ${mine}; ${other}`, `ca.example; ${other}; ${mine}`])
-      expect(refusal(() => checkCaa([issue(value)], context())).type).toBe('caa');
+      expect(problemOf(() => checkCaa([issue(value)], context())).type).toBe('caa');
     const methods = 'ca.example; validationmethods=http-01; validationmethods=http-01';
-    expect(refusal(() => checkCaa([issue(methods)], context())).type).toBe('caa');
+    expect(problemOf(() => checkCaa([issue(methods)], context())).type).toBe('caa');
   });
 
   it('RFC 8659 4.2: parses issuer values (tags with hyphens, blanks around "="), refuses malformed parameters', () => {
@@ -95,6 +85,6 @@ describe('CAA (RFC 8659, RFC 8657)', () => {
     });
     expect(parseCaaIssueValue('ca.example; novalue')).toBeNull();
     expect(parseCaaIssueValue('ca.example; -a=b')).toBeNull();
-    expect(refusal(() => checkCaa([issue('ca.example; bad param')], context())).type).toBe('caa');
+    expect(problemOf(() => checkCaa([issue('ca.example; bad param')], context())).type).toBe('caa');
   });
 });

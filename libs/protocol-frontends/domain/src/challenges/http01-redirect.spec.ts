@@ -1,18 +1,8 @@
-import { AcmeProblem } from '../problems/acme-problem';
+import { problemOf } from '../testing/problem-of';
 import { http01RedirectTarget, MAX_HTTP01_REDIRECTS } from './http01-redirect';
 
 const from = new URL('http://a.example:80/.well-known/acme-challenge/tok');
 const ports = { http: 80, https: 443 };
-
-const problemOf = (fn: () => unknown): AcmeProblem => {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AcmeProblem) return error;
-    throw error;
-  }
-  throw new Error('no problem was thrown');
-};
 
 describe('http01RedirectTarget', () => {
   it.each([

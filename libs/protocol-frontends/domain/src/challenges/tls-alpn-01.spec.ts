@@ -1,5 +1,5 @@
+import { problemOf } from '../testing/problem-of';
 import { createHash } from 'node:crypto';
-import { AcmeProblem } from '../problems/acme-problem';
 import { checkTlsAlpn01Handshake, tlsAlpn01ServerName } from './tls-alpn-01';
 
 const KEY_AUTH = 'token.thumbprint';
@@ -12,16 +12,6 @@ const good = () => ({
   acmeIdentifier: { critical: true, value: value() },
 });
 
-function problem(fn: () => void): AcmeProblem {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AcmeProblem) return error;
-    throw error;
-  }
-  throw new Error('no problem');
-}
-
 describe('tls-alpn-01 (RFC 8737)', () => {
   it('accepts the certificate the RFC describes', () => {
     expect(() => checkTlsAlpn01Handshake(good(), dns, KEY_AUTH)).not.toThrow();
@@ -29,7 +19,7 @@ describe('tls-alpn-01 (RFC 8737)', () => {
 
   it('RFC 8737 3: the handshake MUST negotiate acme-tls/1', () => {
     expect(
-      problem(() => checkTlsAlpn01Handshake({ ...good(), alpnProtocol: 'h2' }, dns, KEY_AUTH)).type,
+      problemOf(() => checkTlsAlpn01Handshake({ ...good(), alpnProtocol: 'h2' }, dns, KEY_AUTH)).type,
     ).toBe('tls');
   });
 
@@ -38,22 +28,22 @@ describe('tls-alpn-01 (RFC 8737)', () => {
       ...good(),
       subjectAltNames: [...good().subjectAltNames, { type: 'dns', value: 'x.example.com' }],
     };
-    expect(problem(() => checkTlsAlpn01Handshake(two, dns, KEY_AUTH)).type).toBe('unauthorized');
+    expect(problemOf(() => checkTlsAlpn01Handshake(two, dns, KEY_AUTH)).type).toBe('unauthorized');
     const other = { ...good(), subjectAltNames: [{ type: 'dns', value: 'x.example.com' }] };
-    expect(problem(() => checkTlsAlpn01Handshake(other, dns, KEY_AUTH)).type).toBe('unauthorized');
+    expect(problemOf(() => checkTlsAlpn01Handshake(other, dns, KEY_AUTH)).type).toBe('unauthorized');
   });
 
   it('RFC 8737 3: the acmeIdentifier extension MUST be present and critical', () => {
     expect(
-      problem(() => checkTlsAlpn01Handshake({ ...good(), acmeIdentifier: undefined }, dns, KEY_AUTH)).type,
+      problemOf(() => checkTlsAlpn01Handshake({ ...good(), acmeIdentifier: undefined }, dns, KEY_AUTH)).type,
     ).toBe('unauthorized');
     const notCritical = { ...good(), acmeIdentifier: { critical: false, value: value() } };
-    expect(problem(() => checkTlsAlpn01Handshake(notCritical, dns, KEY_AUTH)).type).toBe('unauthorized');
+    expect(problemOf(() => checkTlsAlpn01Handshake(notCritical, dns, KEY_AUTH)).type).toBe('unauthorized');
   });
 
   it('RFC 8737 3: the acmeIdentifier MUST hold the SHA-256 of the key authorization', () => {
     const wrong = { ...good(), acmeIdentifier: { critical: true, value: value('other') } };
-    expect(problem(() => checkTlsAlpn01Handshake(wrong, dns, KEY_AUTH)).type).toBe('unauthorized');
+    expect(problemOf(() => checkTlsAlpn01Handshake(wrong, dns, KEY_AUTH)).type).toBe('unauthorized');
   });
 
   it('RFC 8738 6: names an IP identifier by its reverse-DNS name', () => {

@@ -1,20 +1,10 @@
-import { AcmeProblem } from '../problems/acme-problem';
+import { problemOf } from '../testing/problem-of';
 import {
   authorizationIdentifier,
   challengeTypesFor,
   checkCsrAgainstOrder,
   checkOrderIdentifiers,
 } from './identifiers';
-
-const problemOf = (fn: () => unknown): AcmeProblem => {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AcmeProblem) return error;
-    throw error;
-  }
-  throw new Error('no problem was thrown');
-};
 
 describe('checkOrderIdentifiers', () => {
   it('accepts dns and ip identifiers, deduplicated and sorted, IPv6 canonical', () => {

@@ -1,4 +1,4 @@
-import { AcmeProblem } from '../problems/acme-problem';
+import { problemOf } from '../testing/problem-of';
 import { acmeProfileProblems, checkIdentifiersForProfile } from './acme-profile';
 
 const profile = (rules: { allowIp?: boolean; allowedDomains?: string[]; deniedDomains?: string[] }) => ({
@@ -7,16 +7,6 @@ const profile = (rules: { allowIp?: boolean; allowedDomains?: string[]; deniedDo
   allowedDomains: rules.allowedDomains ?? [],
   deniedDomains: rules.deniedDomains ?? [],
 });
-
-function refusal(fn: () => void): AcmeProblem {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AcmeProblem) return error;
-    throw error;
-  }
-  throw new Error('nothing was refused');
-}
 
 describe('ACME profile identifier rules', () => {
   const dns = (value: string) => ({ type: 'dns' as const, value });
@@ -33,7 +23,7 @@ describe('ACME profile identifier rules', () => {
     expect(() =>
       checkIdentifiersForProfile([dns('example.com'), dns('a.b.example.com'), dns('*.example.com')], rules),
     ).not.toThrow();
-    const problem = refusal(() =>
+    const problem = problemOf(() =>
       checkIdentifiersForProfile([dns('example.org'), dns('badexample.com')], rules),
     );
     expect(problem.type).toBe('rejectedIdentifier');
@@ -45,17 +35,17 @@ describe('ACME profile identifier rules', () => {
 
   it('refuses a denied domain even inside an allowed one, wildcards by their base name', () => {
     const rules = profile({ allowedDomains: ['example.com'], deniedDomains: ['internal.example.com'] });
-    expect(refusal(() => checkIdentifiersForProfile([dns('*.internal.example.com')], rules)).type).toBe(
+    expect(problemOf(() => checkIdentifiersForProfile([dns('*.internal.example.com')], rules)).type).toBe(
       'rejectedIdentifier',
     );
-    expect(refusal(() => checkIdentifiersForProfile([dns('internal.example.com')], rules)).detail).toContain(
-      'internal.example.com',
-    );
+    expect(
+      problemOf(() => checkIdentifiersForProfile([dns('internal.example.com')], rules)).detail,
+    ).toContain('internal.example.com');
   });
 
   it('refuses IP identifiers where the profile does not allow them', () => {
     expect(
-      refusal(() => checkIdentifiersForProfile([ip('192.0.2.1')], profile({ allowIp: false }))).type,
+      problemOf(() => checkIdentifiersForProfile([ip('192.0.2.1')], profile({ allowIp: false }))).type,
     ).toBe('rejectedIdentifier');
   });
 

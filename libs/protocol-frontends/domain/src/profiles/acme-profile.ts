@@ -32,6 +32,8 @@ export interface AcmeProfileSettings {
   caaIdentities: string[] | null;
   /** Whether dns-persist-01 (draft-ietf-acme-dns-persist) is offered for dns identifiers. */
   dnsPersist01: boolean;
+  /** Whether a newOrder may ask for notBefore/notAfter (RFC 8555 7.4; ADR 0069). */
+  allowRequestedValidity: boolean;
 }
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;

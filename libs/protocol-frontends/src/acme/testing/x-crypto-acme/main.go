@@ -35,8 +35,18 @@ func main() {
 	eabKid := flag.String("eab-kid", "", "external account binding key id")
 	eabKey := flag.String("eab-key", "", "external account binding HMAC key, base64url")
 	out := flag.String("out", "", "file the certificate chain (PEM) is written to")
+	notAfter := flag.String("not-after", "", "the notAfter the order asks for (RFC 3339), if any")
 	flag.Parse()
-	if err := run(*directory, *caFile, *http01, strings.Split(*names, ","), *eabKid, *eabKey, *out); err != nil {
+	var options []acme.OrderOption
+	if *notAfter != "" {
+		t, err := time.Parse(time.RFC3339, *notAfter)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "error:", err)
+			os.Exit(2)
+		}
+		options = append(options, acme.WithOrderNotAfter(t))
+	}
+	if err := run(*directory, *caFile, *http01, strings.Split(*names, ","), *eabKid, *eabKey, *out, options); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}
@@ -44,7 +54,7 @@ func main() {
 
 func step(name string) { fmt.Println("step", name) }
 
-func run(directory, caFile, http01 string, names []string, eabKid, eabKey, out string) error {
+func run(directory, caFile, http01 string, names []string, eabKid, eabKey, out string, options []acme.OrderOption) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	roots := x509.NewCertPool()
@@ -84,7 +94,7 @@ func run(directory, caFile, http01 string, names []string, eabKid, eabKey, out s
 	go responder.ListenAndServe()
 	defer responder.Close()
 
-	order, err := client.AuthorizeOrder(ctx, acme.DomainIDs(names...))
+	order, err := client.AuthorizeOrder(ctx, acme.DomainIDs(names...), options...)
 	if err != nil {
 		return fmt.Errorf("order: %w", err)
 	}
