@@ -200,6 +200,26 @@ describe('SCEP PENDING through approvals', () => {
     const resent = await post(pkcsReq(requester));
     expect(resent.pkiStatus).toBe('0');
     expect(opened(resent.content, requester).serialNumber).toBe(issued.serialNumber);
+
+    // RFC 8894 3.3.1.2: a RenewalReq signed by that certificate, under the PKCSReq's transactionID
+    // (scepclient derives it from the key), waits for an approval of its own and gets a new one.
+    writeFileSync(path('held-approved.crt'), issued.toString());
+    const renewal = requester.pkiMessage({
+      messageType: '17',
+      signerCertPath: path('held-approved.crt'),
+      envelope: requester.envelope(requester.csr(), raPem),
+    });
+    expect((await post(renewal)).pkiStatus).toBe('3');
+    const renewalApproval = (await approvalsOf(requester.transactionId())).find(
+      (a) => a.status === 'pending',
+    )!;
+    expect(renewalApproval.id).not.toBe(approval.id);
+    expect(
+      (await api('POST', `/api/v1/approvals/${renewalApproval.id}/approve`, { reason: 'renewal' })).status,
+    ).toBe(200);
+    const renewed = await post(renewal);
+    expect(renewed.pkiStatus).toBe('0');
+    expect(opened(renewed.content, requester).serialNumber).not.toBe(issued.serialNumber);
     const audit = await db.query(
       `SELECT envelope->'data'->>'action' AS action, envelope->'data'->'details'->>'pki_status' AS status
        FROM protocol_frontends.outbox WHERE subject LIKE '%.audit.recorded'

@@ -139,6 +139,7 @@ export interface ScepServerDeps {
       csrPem: string;
       profile: ScepProfileRow;
       transactionId: string;
+      messageType: 'pkcsreq' | 'renewalreq';
       principal: string;
       issuance: CertificateProfileIssuance;
     }): Promise<{ approvalId: string }>;
@@ -482,7 +483,10 @@ export class ScepServer {
       });
     }
     if (profile.approval_required || rules?.requires_approval) {
-      if (previous) return fail('badRequest', 'the transactionID was used for another request');
+      // A finished transaction's id may carry a new request (scepclient's RenewalReq reuses its
+      // PKCSReq's), which opens its own approval; one still waiting holds its id.
+      if (previous?.status === 'pending')
+        return fail('badRequest', 'the transactionID is used by another request waiting for approval');
       return this.holdForApproval(
         profile,
         message,
@@ -619,6 +623,7 @@ export class ScepServer {
         csrPem,
         profile,
         transactionId: message.transactionId,
+        messageType: kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq',
         principal: principalOf(message),
         issuance,
       }));

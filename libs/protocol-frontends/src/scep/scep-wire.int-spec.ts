@@ -493,6 +493,16 @@ describe('SCEP server (wire)', () => {
     const issuedSoFar = serial;
     expect(certRep(await post(renewal)).pkiStatus).toBe('0');
     expect(serial).toBe(issuedSoFar);
+    // RFC 8894 3.3.4: the renewal took the transaction over, and GetCert still finds the first certificate.
+    const firstAsked = certRep(
+      await post(
+        requester.pkiMessage({
+          messageType: '21',
+          envelope: requester.envelope(issuerAndSerial(issuedPem), raPem),
+        }),
+      ),
+    );
+    expect([firstAsked.pkiStatus, firstAsked.failInfo]).toEqual(['0', undefined]);
 
     // Holding a certificate renews that certificate: a CSR for other names is FAILURE badRequest.
     const otherNames = requester.pkiMessage({
@@ -932,7 +942,7 @@ describe('SCEP server (wire)', () => {
     expect(counters.get('scep_pkcsreq')).toBeGreaterThanOrEqual(4);
     // The renewal and its resend, each answered SUCCESS.
     expect(counters.get('scep_renewalreq')).toBe(2);
-    expect(counters.get('scep_getcert')).toBe(1);
+    expect(counters.get('scep_getcert')).toBe(2); // the renewal test's and the GetCert test's
     // The wrong challenge password, a RenewalReq signed by a certificate of no CA of ours, and one
     // asking for names the certificate being renewed does not hold.
     expect(counters.get('scep_auth_failed')).toBe(3);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -73,11 +74,13 @@ export class ScepService implements OnApplicationBootstrap {
       // approval_required (ADR 0065): the CSR waits in a cert_issuance approval of issuance, one
       // per profile and transactionID; issuance issues it on approval and keeps it for pickup.
       approvals: {
-        request: async ({ csrPem, profile, transactionId, principal, issuance }) => {
+        request: async ({ csrPem, profile, transactionId, messageType, principal, issuance }) => {
           const approval = await bus.request('issuance.v1.request-enrollment-approval', {
             source: 'SCEP',
             csr_pem: csrPem,
-            reference_key: `scep:${profile.id}:${transactionId}`,
+            // One per request: a resend finds it, and a renewal reusing its PKCSReq's
+            // transactionID (scepclient) opens its own.
+            reference_key: `scep:${profile.id}:${transactionId}:${messageType}:${createHash('sha256').update(csrPem).digest('base64url')}`,
             reference: { scep_profile: profile.path_id, transaction_id: transactionId.slice(0, 256) },
             requested_by: principal,
             ...(profile.issuer_id ? { issuer_id: profile.issuer_id } : {}),

@@ -28,6 +28,16 @@ const COLUMNS =
   'profile_id, transaction_id, message_type, status, csr_pem, principal, approval_id, certificate_pem, reject_reason';
 
 /**
+ * Adds the certificates of `transactions` (a data-modifying WITH part returning issued rows) to
+ * what GetCert finds: the transaction row keeps only its latest certificate.
+ */
+const REMEMBER_ISSUED = `INSERT INTO scep_issued_certificates (profile_id, certificate_issuer, certificate_serial, certificate_pem, transaction_id)
+  SELECT profile_id, certificate_issuer, certificate_serial, certificate_pem, transaction_id
+    FROM transactions WHERE certificate_serial IS NOT NULL
+  ON CONFLICT DO NOTHING`;
+const ISSUED_COLUMNS = 'profile_id, certificate_issuer, certificate_serial, certificate_pem, transaction_id';
+
+/**
  * SCEP transactions (RFC 8894 3.2.1.1, ADR 0059): what a transactionID asked for and how it
  * ended, so a client polling a PENDING request (GetCertInitial, or the same PKCSReq sent again)
  * is answered from here on every replica.
@@ -62,7 +72,11 @@ export class ScepTransactionStore {
     return keys.map((key) => found.get(`${key.profileId} ${key.transactionId}`) ?? null);
   }
 
-  /** Records a request waiting for approval; false when the transaction id is already recorded. */
+  /**
+   * Records a request waiting for approval. A finished transaction of the same id (a renewal
+   * reusing its PKCSReq's, as scepclient sends it) becomes this one; false when a request still
+   * waiting holds the id. The finished one's certificate stays with GetCert.
+   */
   async createPending(
     row: Pick<
       ScepTransactionRow,
@@ -74,7 +88,13 @@ export class ScepTransactionStore {
     const rows = await rowsOf<{ transaction_id: string }>(
       this.executor,
       `INSERT INTO scep_transactions (profile_id, transaction_id, message_type, status, csr_pem, principal, approval_id)
-       VALUES ($1, $2, $3, 'pending', $4, $5, $6) ON CONFLICT DO NOTHING RETURNING transaction_id`,
+       VALUES ($1, $2, $3, 'pending', $4, $5, $6)
+       ON CONFLICT (profile_id, transaction_id) DO UPDATE SET status = 'pending', message_type = EXCLUDED.message_type,
+         csr_pem = EXCLUDED.csr_pem, principal = EXCLUDED.principal, approval_id = EXCLUDED.approval_id,
+         certificate_pem = NULL, reject_reason = NULL, certificate_issuer = NULL, certificate_serial = NULL,
+         updated_at = now()
+         WHERE scep_transactions.status <> 'pending'
+       RETURNING transaction_id`,
       [row.profile_id, row.transaction_id, row.message_type, row.csr_pem, row.principal, row.approval_id],
     );
     return rows.length > 0;
@@ -102,11 +122,14 @@ export class ScepTransactionStore {
       })
       .join(', ');
     await this.executor.query(
-      `INSERT INTO scep_transactions (profile_id, transaction_id, message_type, status, csr_pem, principal, certificate_pem, certificate_issuer, certificate_serial)
-       VALUES ${values}
-       ON CONFLICT (profile_id, transaction_id) DO UPDATE SET status = 'issued', message_type = EXCLUDED.message_type,
-         csr_pem = EXCLUDED.csr_pem, principal = EXCLUDED.principal, certificate_pem = EXCLUDED.certificate_pem,
-         certificate_issuer = EXCLUDED.certificate_issuer, certificate_serial = EXCLUDED.certificate_serial, updated_at = now()`,
+      `WITH transactions AS (
+         INSERT INTO scep_transactions (profile_id, transaction_id, message_type, status, csr_pem, principal, certificate_pem, certificate_issuer, certificate_serial)
+         VALUES ${values}
+         ON CONFLICT (profile_id, transaction_id) DO UPDATE SET status = 'issued', message_type = EXCLUDED.message_type,
+           csr_pem = EXCLUDED.csr_pem, principal = EXCLUDED.principal, certificate_pem = EXCLUDED.certificate_pem,
+           certificate_issuer = EXCLUDED.certificate_issuer, certificate_serial = EXCLUDED.certificate_serial, updated_at = now()
+         RETURNING ${ISSUED_COLUMNS})
+       ${REMEMBER_ISSUED}`,
       rows.flatMap((row) => [
         row.profile_id,
         row.transaction_id,
@@ -127,9 +150,8 @@ export class ScepTransactionStore {
   async issuedCertificate(profileId: string, issuer: Buffer, serial: Buffer): Promise<string | null> {
     const [row] = await rowsOf<{ certificate_pem: string }>(
       this.executor,
-      `SELECT certificate_pem FROM scep_transactions
-       WHERE profile_id = $1 AND certificate_serial = $2 AND certificate_issuer = $3 AND status = 'issued'
-       LIMIT 1`,
+      `SELECT certificate_pem FROM scep_issued_certificates
+       WHERE profile_id = $1 AND certificate_serial = $2 AND certificate_issuer = $3`,
       [profileId, serial, issuer],
     );
     return row?.certificate_pem ?? null;
@@ -150,9 +172,12 @@ export class ScepTransactionStore {
   ): Promise<void> {
     const issued = outcome.status === 'issued';
     await this.executor.query(
-      `UPDATE scep_transactions SET status = $3, certificate_pem = $4, reject_reason = $5,
-         certificate_issuer = $6, certificate_serial = $7, updated_at = now()
-       WHERE profile_id = $1 AND transaction_id = $2 AND status = 'pending'`,
+      `WITH transactions AS (
+         UPDATE scep_transactions SET status = $3, certificate_pem = $4, reject_reason = $5,
+           certificate_issuer = $6, certificate_serial = $7, updated_at = now()
+         WHERE profile_id = $1 AND transaction_id = $2 AND status = 'pending'
+         RETURNING ${ISSUED_COLUMNS})
+       ${REMEMBER_ISSUED}`,
       [
         profileId,
         transactionId,
