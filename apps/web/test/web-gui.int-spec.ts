@@ -454,6 +454,16 @@ describe('the web GUI in Chromium', () => {
     const tree = page.getByRole('region', { name: 'CA tree' });
     await tree.waitFor();
     await expect(tree.getByRole('listitem').count()).resolves.toBe(cas.data.length);
+    // A CA's details list its cross-certificates (ADR 0070); the page has the cross-sign form.
+    await page
+      .getByRole('button', { name: /^Details of / })
+      .first()
+      .click();
+    await page
+      .getByRole('region', { name: 'Cross-certificates' })
+      .getByText('No cross-certificate')
+      .waitFor();
+    await page.getByText('Cross-sign a CA', { exact: false }).first().waitFor();
     await context.close();
   });
 

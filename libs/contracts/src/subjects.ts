@@ -97,7 +97,10 @@ import {
 } from './pki/revocation-service.dto';
 import {
   CaCertificateDto,
+  CaCrossCertificateDto,
+  CaCrossCertificateIdRequest,
   CaIdRequest,
+  CreateCaCrossCertificateRequest,
   CreateCaRequest,
   CreateIssuerRequest,
   IssueCertificateRequest,
@@ -107,6 +110,7 @@ import {
   IssuerIdOnlyRequest,
   IssuerTestResult,
   ListCaCertificatesRequest,
+  ListCaCrossCertificatesRequest,
   ListIssuersRequest,
   UpdateIssuerRequest,
   UploadCaCertificateRequest,
@@ -353,6 +357,18 @@ export const requestContracts = {
   'issuance.v1.install-ca-certificate': {
     request: UploadCaCertificateRequest,
     response: shape<CaCertificateDto>(),
+  },
+  'issuance.v1.create-ca-cross-certificate': {
+    request: CreateCaCrossCertificateRequest,
+    response: shape<CaCrossCertificateDto>(),
+  },
+  'issuance.v1.list-ca-cross-certificates': {
+    request: ListCaCrossCertificatesRequest,
+    response: shape<Page<CaCrossCertificateDto>>(),
+  },
+  'issuance.v1.retire-ca-cross-certificate': {
+    request: CaCrossCertificateIdRequest,
+    response: shape<CaCrossCertificateDto>(),
   },
   'issuance.v1.ping': { request: PingRequest, response: shape<PingResponse>() },
   'deployment-dispatch.v1.ping': { request: PingRequest, response: shape<PingResponse>() },

@@ -35,6 +35,53 @@ export function CaTree({ rows }: { rows: Row[] }) {
   );
 }
 
+/** The cross-certificates of one CA (ADR 0070): other certificates of its subject and key. */
+export function CaCrossCertificates({ caId }: { caId: string }) {
+  const crosses = useQuery({
+    queryKey: ['/api/v1/intermediate-cas', 'cross-certificates', caId],
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/intermediate-cas/{id}/cross-certificates', {
+          params: { path: { id: caId }, query: { per_page: 100 } },
+        }),
+      ),
+  });
+  const rows = crosses.data?.data ?? [];
+  return (
+    <section aria-label="Cross-certificates" className="record">
+      <h3>Cross-certificates</h3>
+      <ErrorNotice error={crosses.error} />
+      {crosses.data && rows.length === 0 && <p className="empty">No cross-certificate: one chain only.</p>}
+      {rows.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Id</th>
+              <th scope="col">Signed by</th>
+              <th scope="col">Status</th>
+              <th scope="col">Expires</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((cross) => (
+              <tr key={cross.id}>
+                <td>{cross.id}</td>
+                <td>{cross.parent_id ?? cross.issuer}</td>
+                <td>
+                  <StatusBadge status={cross.status} />
+                </td>
+                <td>
+                  <Time value={cross.not_after} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
 /** An issuer's revocation status: its CRL number, when it was made, how many entries. */
 export function IssuerCrlStatus({ issuerId }: { issuerId: string }) {
   const crl = useQuery({

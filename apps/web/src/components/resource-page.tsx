@@ -9,7 +9,13 @@ import { RowActions } from './row-actions';
 import { AuditTools } from './audit-tools';
 import { SchemaForm } from './schema-form';
 import { RecordView } from './record-view';
-import { CaTree, IssuerCrlStatus, JobVerification, PolicyViolations } from './page-tools';
+import {
+  CaCrossCertificates,
+  CaTree,
+  IssuerCrlStatus,
+  JobVerification,
+  PolicyViolations,
+} from './page-tools';
 import { DiscoverySummary, HealthHistory, HealthSummary } from './monitoring-tools';
 import { ErrorNotice, Expiry, StatusBadge, Time } from './widgets';
 import { Pagination } from './pagination';
@@ -272,6 +278,7 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
         <>
           <RecordView row={selected} title={`Details: ${rowName(selected)}`} />
           {page.detail === 'issuer-crl' && <IssuerCrlStatus issuerId={String(selected.id)} />}
+          {page.detail === 'ca-cross-certificates' && <CaCrossCertificates caId={String(selected.id)} />}
           {page.detail === 'policy-violations' && <PolicyViolations ruleId={String(selected.id)} />}
           {page.detail === 'job-verification' && <JobVerification jobId={String(selected.id)} />}
           {page.detail === 'health-history' && <HealthHistory checkId={String(selected.id)} />}

@@ -111,6 +111,7 @@ export const DETAIL_LISTS = {
   'policy-violations': '/api/v1/policies/{id}/violations',
   'job-verification': undefined,
   'health-history': '/api/v1/health-checks/{id}/history',
+  'ca-cross-certificates': '/api/v1/intermediate-cas/{id}/cross-certificates',
 } as const;
 export type DetailKind = keyof typeof DETAIL_LISTS;
 
@@ -366,6 +367,21 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     ],
     filters: [{ name: 'issuer_id', label: 'Issuer id' }],
     tool: 'ca-tree',
+    detail: 'ca-cross-certificates',
+    forms: [
+      {
+        path: '/api/v1/intermediate-cas/{id}/cross-certificates',
+        label: 'Cross-sign a CA: by another CA held here (parent_id), or import one (certificate_pem)',
+        submitLabel: 'Cross-sign',
+        doneLabel: 'Cross-certificate:',
+      },
+      {
+        path: '/api/v1/intermediate-cas/{id}/cross-certificates/{cross_id}/retire',
+        label: 'Retire a cross-certificate (no longer in alternate chains)',
+        submitLabel: 'Retire',
+        doneLabel: 'Retired:',
+      },
+    ],
     actions: [
       {
         label: 'Retire',

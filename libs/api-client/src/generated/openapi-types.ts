@@ -2044,6 +2044,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/intermediate-cas/{id}/cross-certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/intermediate-cas/:id/cross-certificates
+         * @description Admins only.
+         */
+        get: operations["listCaCrossCertificates"];
+        put?: never;
+        /**
+         * POST /api/v1/intermediate-cas/:id/cross-certificates
+         * @description Admins only.
+         */
+        post: operations["createCaCrossCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/intermediate-cas/{id}/cross-certificates/{cross_id}/retire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/intermediate-cas/:id/cross-certificates/:cross_id/retire
+         * @description Admins only.
+         */
+        post: operations["retireCaCrossCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/intermediate-cas/{id}/retire": {
         parameters: {
             query?: never;
@@ -3966,6 +4010,32 @@ export interface components {
             certificate_pem: string;
             chain_pem?: string;
         };
+        CaCrossCertificateBody: {
+            certificate_pem?: string;
+            parent_id?: string;
+            validity_days?: number;
+        };
+        /** @description Another certificate of a CA's subject and key, signed by another CA: by a CA held here (`parent_id`) or by an external CA (imported, `parent_id` null unless its issuer is held here). Active ones give the certificates issued under the CA alternate chains (`alternate_chains_pem`). */
+        CaCrossCertificateDto: {
+            /** @description The CA whose subject and key it certifies. */
+            ca_id: string;
+            certificate_pem: string;
+            created_at: string;
+            id: string;
+            /** @description Its issuer's subject. */
+            issuer: string;
+            not_after: string;
+            not_before: string;
+            /** @description The CA held here that signed it, or null (an external CA). */
+            parent_id: string | null;
+            retired_at: string | null;
+            serial_hex: string;
+            /**
+             * @description `retired`: no longer put in alternate chains.
+             * @enum {string}
+             */
+            status: "active" | "retired";
+        };
         CertificateChanges: {
             agent_id?: string;
             common_name?: string;
@@ -4385,7 +4455,7 @@ export interface components {
          * @description Every machine-readable error code the system emits. Codes are stable: scripts, the CLI and the MCP server rely on them. HTTP status is derived from the code in one place (libs/platform/src/http/error-status.ts), never chosen ad hoc by a handler.
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "notifier_not_found" | "notifier_exists" | "notifier_config_invalid" | "routing_rule_not_found" | "routing_rule_exists" | "contact_not_found" | "discovered_certificate_not_found" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "scan_target_not_found" | "scan_target_invalid" | "network_scan_not_found" | "est_profile_not_found" | "est_profile_exists" | "est_profile_invalid" | "est_key_encryption_key_not_found" | "scep_profile_not_found" | "scep_profile_exists" | "scep_profile_invalid" | "scep_mdm_disabled" | "scep_trust_file_error" | "acme_account_not_found" | "acme_account_not_valid" | "acme_eab_key_not_found" | "acme_profile_not_found" | "acme_profile_exists" | "acme_profile_invalid" | "acme_order_not_found" | "acme_certificate_not_found" | "acme_certificate_revoked" | "acme_certificate_expired";
+        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "cross_certificate_not_found" | "cross_certificate_invalid" | "cross_certificate_loop" | "cross_certificate_retired" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "notifier_not_found" | "notifier_exists" | "notifier_config_invalid" | "routing_rule_not_found" | "routing_rule_exists" | "contact_not_found" | "discovered_certificate_not_found" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "scan_target_not_found" | "scan_target_invalid" | "network_scan_not_found" | "est_profile_not_found" | "est_profile_exists" | "est_profile_invalid" | "est_key_encryption_key_not_found" | "scep_profile_not_found" | "scep_profile_exists" | "scep_profile_invalid" | "scep_mdm_disabled" | "scep_trust_file_error" | "acme_account_not_found" | "acme_account_not_valid" | "acme_eab_key_not_found" | "acme_profile_not_found" | "acme_profile_exists" | "acme_profile_invalid" | "acme_order_not_found" | "acme_certificate_not_found" | "acme_certificate_revoked" | "acme_certificate_expired";
         /** @description Extra, code-specific context (for validation: the offending fields). Never holds secrets. */
         ErrorDetails: {
             [key: string]: unknown;
@@ -4935,6 +5005,13 @@ export interface components {
         /** @description The pagination envelope of every list (spec 2.1). */
         PageOfCaCertificateDto: {
             data: components["schemas"]["CaCertificateDto"][];
+            page: number;
+            per_page: number;
+            total: number;
+        };
+        /** @description The pagination envelope of every list (spec 2.1). */
+        PageOfCaCrossCertificateDto: {
+            data: components["schemas"]["CaCrossCertificateDto"][];
             page: number;
             per_page: number;
             total: number;
@@ -5949,7 +6026,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad Request: one of the codes `validation_failed`, `malformed_json`, `input_nul_byte`, `input_too_deep`, `input_too_wide`, `input_string_too_long`, `input_key_forbidden`, `body_encoding_invalid`, `idempotency_key_invalid`, `issuer_config_invalid`, `csr_invalid`, `certificate_not_renewable`, `certificate_not_issued`, `certificate_not_on_hold`, `reference_invalid`, `bulk_criteria_empty`, `job_invalid_transition`, `target_config_invalid`, `keygen_agent_missing`, `profile_violation`, `notifier_config_invalid`, `scan_target_invalid`, `est_profile_invalid`, `scep_profile_invalid`, `acme_profile_invalid`. */
+        /** @description Bad Request: one of the codes `validation_failed`, `malformed_json`, `input_nul_byte`, `input_too_deep`, `input_too_wide`, `input_string_too_long`, `input_key_forbidden`, `body_encoding_invalid`, `idempotency_key_invalid`, `issuer_config_invalid`, `csr_invalid`, `cross_certificate_invalid`, `certificate_not_renewable`, `certificate_not_issued`, `certificate_not_on_hold`, `reference_invalid`, `bulk_criteria_empty`, `job_invalid_transition`, `target_config_invalid`, `keygen_agent_missing`, `profile_violation`, `notifier_config_invalid`, `scan_target_invalid`, `est_profile_invalid`, `scep_profile_invalid`, `acme_profile_invalid`. */
         Error400: {
             headers: {
                 [name: string]: unknown;
@@ -5964,7 +6041,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "idempotency_key_invalid" | "issuer_config_invalid" | "csr_invalid" | "certificate_not_renewable" | "certificate_not_issued" | "certificate_not_on_hold" | "reference_invalid" | "bulk_criteria_empty" | "job_invalid_transition" | "target_config_invalid" | "keygen_agent_missing" | "profile_violation" | "notifier_config_invalid" | "scan_target_invalid" | "est_profile_invalid" | "scep_profile_invalid" | "acme_profile_invalid";
+                    code?: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "idempotency_key_invalid" | "issuer_config_invalid" | "csr_invalid" | "cross_certificate_invalid" | "certificate_not_renewable" | "certificate_not_issued" | "certificate_not_on_hold" | "reference_invalid" | "bulk_criteria_empty" | "job_invalid_transition" | "target_config_invalid" | "keygen_agent_missing" | "profile_violation" | "notifier_config_invalid" | "scan_target_invalid" | "est_profile_invalid" | "scep_profile_invalid" | "acme_profile_invalid";
                 };
             };
         };
@@ -6006,7 +6083,7 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: one of the codes `not_found`, `route_not_found`, `renewal_policy_not_found`, `api_key_not_found`, `role_not_found`, `grant_not_found`, `session_not_found`, `breakglass_credential_not_found`, `user_not_found`, `issuer_not_found`, `ca_not_found`, `certificate_not_found`, `certificate_version_not_found`, `certificate_key_not_found`, `owner_not_found`, `team_not_found`, `job_not_found`, `verification_not_found`, `agent_not_found`, `target_not_found`, `profile_not_found`, `approval_not_found`, `policy_rule_not_found`, `health_check_not_found`, `notification_not_found`, `notifier_not_found`, `routing_rule_not_found`, `contact_not_found`, `discovered_certificate_not_found`, `scan_target_not_found`, `network_scan_not_found`, `est_profile_not_found`, `est_key_encryption_key_not_found`, `scep_profile_not_found`, `acme_account_not_found`, `acme_eab_key_not_found`, `acme_profile_not_found`, `acme_order_not_found`, `acme_certificate_not_found`. */
+        /** @description Not Found: one of the codes `not_found`, `route_not_found`, `renewal_policy_not_found`, `api_key_not_found`, `role_not_found`, `grant_not_found`, `session_not_found`, `breakglass_credential_not_found`, `user_not_found`, `issuer_not_found`, `ca_not_found`, `cross_certificate_not_found`, `certificate_not_found`, `certificate_version_not_found`, `certificate_key_not_found`, `owner_not_found`, `team_not_found`, `job_not_found`, `verification_not_found`, `agent_not_found`, `target_not_found`, `profile_not_found`, `approval_not_found`, `policy_rule_not_found`, `health_check_not_found`, `notification_not_found`, `notifier_not_found`, `routing_rule_not_found`, `contact_not_found`, `discovered_certificate_not_found`, `scan_target_not_found`, `network_scan_not_found`, `est_profile_not_found`, `est_key_encryption_key_not_found`, `scep_profile_not_found`, `acme_account_not_found`, `acme_eab_key_not_found`, `acme_profile_not_found`, `acme_order_not_found`, `acme_certificate_not_found`. */
         Error404: {
             headers: {
                 [name: string]: unknown;
@@ -6021,7 +6098,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "not_found" | "route_not_found" | "renewal_policy_not_found" | "api_key_not_found" | "role_not_found" | "grant_not_found" | "session_not_found" | "breakglass_credential_not_found" | "user_not_found" | "issuer_not_found" | "ca_not_found" | "certificate_not_found" | "certificate_version_not_found" | "certificate_key_not_found" | "owner_not_found" | "team_not_found" | "job_not_found" | "verification_not_found" | "agent_not_found" | "target_not_found" | "profile_not_found" | "approval_not_found" | "policy_rule_not_found" | "health_check_not_found" | "notification_not_found" | "notifier_not_found" | "routing_rule_not_found" | "contact_not_found" | "discovered_certificate_not_found" | "scan_target_not_found" | "network_scan_not_found" | "est_profile_not_found" | "est_key_encryption_key_not_found" | "scep_profile_not_found" | "acme_account_not_found" | "acme_eab_key_not_found" | "acme_profile_not_found" | "acme_order_not_found" | "acme_certificate_not_found";
+                    code?: "not_found" | "route_not_found" | "renewal_policy_not_found" | "api_key_not_found" | "role_not_found" | "grant_not_found" | "session_not_found" | "breakglass_credential_not_found" | "user_not_found" | "issuer_not_found" | "ca_not_found" | "cross_certificate_not_found" | "certificate_not_found" | "certificate_version_not_found" | "certificate_key_not_found" | "owner_not_found" | "team_not_found" | "job_not_found" | "verification_not_found" | "agent_not_found" | "target_not_found" | "profile_not_found" | "approval_not_found" | "policy_rule_not_found" | "health_check_not_found" | "notification_not_found" | "notifier_not_found" | "routing_rule_not_found" | "contact_not_found" | "discovered_certificate_not_found" | "scan_target_not_found" | "network_scan_not_found" | "est_profile_not_found" | "est_key_encryption_key_not_found" | "scep_profile_not_found" | "acme_account_not_found" | "acme_eab_key_not_found" | "acme_profile_not_found" | "acme_order_not_found" | "acme_certificate_not_found";
                 };
             };
         };
@@ -6044,7 +6121,7 @@ export interface components {
                 };
             };
         };
-        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `notifier_exists`, `routing_rule_exists`, `discovered_certificate_claimed`, `discovered_certificate_not_importable`, `est_profile_exists`, `scep_profile_exists`, `scep_mdm_disabled`, `acme_account_not_valid`, `acme_profile_exists`, `acme_certificate_revoked`, `acme_certificate_expired`. */
+        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `cross_certificate_loop`, `cross_certificate_retired`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `notifier_exists`, `routing_rule_exists`, `discovered_certificate_claimed`, `discovered_certificate_not_importable`, `est_profile_exists`, `scep_profile_exists`, `scep_mdm_disabled`, `acme_account_not_valid`, `acme_profile_exists`, `acme_certificate_revoked`, `acme_certificate_expired`. */
         Error409: {
             headers: {
                 [name: string]: unknown;
@@ -6059,7 +6136,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "notifier_exists" | "routing_rule_exists" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "est_profile_exists" | "scep_profile_exists" | "scep_mdm_disabled" | "acme_account_not_valid" | "acme_profile_exists" | "acme_certificate_revoked" | "acme_certificate_expired";
+                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "cross_certificate_loop" | "cross_certificate_retired" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "notifier_exists" | "routing_rule_exists" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "est_profile_exists" | "scep_profile_exists" | "scep_mdm_disabled" | "acme_account_not_valid" | "acme_profile_exists" | "acme_certificate_revoked" | "acme_certificate_expired";
                 };
             };
         };
@@ -10069,6 +10146,105 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listCaCrossCertificates: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageOfCaCrossCertificateDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    createCaCrossCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CaCrossCertificateBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaCrossCertificateDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    retireCaCrossCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cross_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaCrossCertificateDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];

@@ -621,6 +621,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "createCaCrossCertificate": {
+    "method": "POST",
+    "path": "/api/v1/intermediate-cas/{id}/cross-certificates",
+    "tag": "intermediate-cas",
+    "summary": "POST /api/v1/intermediate-cas/:id/cross-certificates",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "createCertificate": {
     "method": "POST",
     "path": "/api/v1/certificates",
@@ -2452,6 +2472,29 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "listCaCrossCertificates": {
+    "method": "GET",
+    "path": "/api/v1/intermediate-cas/{id}/cross-certificates",
+    "tag": "intermediate-cas",
+    "summary": "GET /api/v1/intermediate-cas/:id/cross-certificates",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "listCas": {
     "method": "GET",
     "path": "/api/v1/intermediate-cas",
@@ -3345,6 +3388,27 @@ export const OPERATIONS = {
     ],
     "pathParams": [
       "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "retireCaCrossCertificate": {
+    "method": "POST",
+    "path": "/api/v1/intermediate-cas/{id}/cross-certificates/{cross_id}/retire",
+    "tag": "intermediate-cas",
+    "summary": "POST /api/v1/intermediate-cas/:id/cross-certificates/:cross_id/retire",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id",
+      "cross_id"
     ],
     "queryParams": [],
     "body": "none",

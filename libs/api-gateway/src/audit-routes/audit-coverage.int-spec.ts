@@ -1308,6 +1308,40 @@ const ROUTE_CASES: Record<string, RouteCase> = {
     });
     return { response, expected: issuerEvent('ca.certificate_installed', pending.id, 'ca_certificate') };
   },
+  'POST /api/v1/intermediate-cas/:id/cross-certificates': async (call, requestId) => {
+    const { id } = await createCa(call);
+    const response = await call('POST', `/api/v1/intermediate-cas/${id}/cross-certificates`, {
+      requestId,
+      body: { parent_id: 'ca-local-root' },
+    });
+    return {
+      response,
+      expected: issuerEvent(
+        'ca.cross_certificate_created',
+        json<{ id: string }>(response).id,
+        'ca_cross_certificate',
+      ),
+    };
+  },
+  'POST /api/v1/intermediate-cas/:id/cross-certificates/:cross_id/retire': async (call, requestId) => {
+    const { id } = await createCa(call);
+    const created = await call('POST', `/api/v1/intermediate-cas/${id}/cross-certificates`, {
+      body: { parent_id: 'ca-local-root' },
+    });
+    expect(created.status).toBe(201);
+    const crossId = json<{ id: string }>(created).id;
+    const response = await call(
+      'POST',
+      `/api/v1/intermediate-cas/${id}/cross-certificates/${crossId}/retire`,
+      {
+        requestId,
+      },
+    );
+    return {
+      response,
+      expected: issuerEvent('ca.cross_certificate_retired', crossId, 'ca_cross_certificate'),
+    };
+  },
   // Inventory: owners and teams (ADR 0024).
   ...Object.fromEntries(
     (['owner', 'team'] as const).flatMap((kind) => {

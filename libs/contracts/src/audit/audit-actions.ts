@@ -45,6 +45,8 @@ export const AuditAction = {
   CaCreated: 'ca.created',
   CaCertificateInstalled: 'ca.certificate_installed',
   CaRetired: 'ca.retired',
+  CaCrossCertificateCreated: 'ca.cross_certificate_created',
+  CaCrossCertificateRetired: 'ca.cross_certificate_retired',
   CertificateIssued: 'certificate.issued',
   CertificateRevoked: 'certificate.revoked',
   /** removeFromCRL released a certificateHold (ADR 0037). */

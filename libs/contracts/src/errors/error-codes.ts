@@ -57,6 +57,11 @@ export const ErrorCode = {
   CaNotFound: 'ca_not_found',
   CaNotActive: 'ca_not_active',
   CsrInvalid: 'csr_invalid',
+  /** Cross-certificates of local CAs (ADR 0070). */
+  CrossCertificateNotFound: 'cross_certificate_not_found',
+  CrossCertificateInvalid: 'cross_certificate_invalid',
+  CrossCertificateLoop: 'cross_certificate_loop',
+  CrossCertificateRetired: 'cross_certificate_retired',
   CertificateNotFound: 'certificate_not_found',
   CertificateExists: 'certificate_exists',
   CertificateVersionNotFound: 'certificate_version_not_found',

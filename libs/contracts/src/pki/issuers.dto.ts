@@ -13,6 +13,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { PageQuery } from '../pagination/page';
@@ -194,6 +195,12 @@ export interface IssuedCertificateDto {
   chain_pem: string;
   /** Leaf then chain. */
   full_pem: string;
+  /**
+   * Other chains of the same leaf to other trust anchors (RFC 8555 7.4.2 alternates), each like
+   * `chain_pem` (issuing CA first, up to a root), through cross-certificates of the CAs on
+   * `chain_pem`; absent when there is none.
+   */
+  alternate_chains_pem?: string[];
   serial_hex: string;
   fingerprint_sha256: string;
   not_before: string;
@@ -317,4 +324,87 @@ export class UploadCaCertificateRequest extends CaCertificateUpload {
   @IsNotEmpty()
   @MaxLength(128)
   id!: string;
+}
+
+// ---- Cross-certificates of local CAs (ADR 0070) ----
+
+/**
+ * Another certificate of a CA's subject and key, signed by another CA: by a CA held here
+ * (`parent_id`) or by an external CA (imported, `parent_id` null unless its issuer is held here).
+ * Active ones give the certificates issued under the CA alternate chains (`alternate_chains_pem`).
+ */
+export interface CaCrossCertificateDto {
+  id: string;
+  /** The CA whose subject and key it certifies. */
+  ca_id: string;
+  /** The CA held here that signed it, or null (an external CA). */
+  parent_id: string | null;
+  /** Its issuer's subject. */
+  issuer: string;
+  serial_hex: string;
+  not_before: string;
+  not_after: string;
+  certificate_pem: string;
+  /** `retired`: no longer put in alternate chains. */
+  status: 'active' | 'retired';
+  created_at: string;
+  retired_at: string | null;
+}
+
+/**
+ * Body of POST /api/v1/intermediate-cas/{id}/cross-certificates: exactly one of `parent_id` (a
+ * CA held here signs one) and `certificate_pem` (one an external CA signed, imported).
+ */
+export class CaCrossCertificateBody {
+  /** An active CA held here, not the CA itself nor one of its descendants. */
+  @ValidateIf(
+    (body: CaCrossCertificateBody) => body.certificate_pem === undefined || body.parent_id !== undefined,
+  )
+  @IsString({ message: 'parent_id must be a string (give parent_id or certificate_pem)' })
+  @IsNotEmpty()
+  @MaxLength(128)
+  parent_id?: string;
+
+  /** A CA certificate of exactly the CA's subject and public key, currently valid. */
+  @ValidateIf(
+    (body: CaCrossCertificateBody) => body.parent_id === undefined || body.certificate_pem !== undefined,
+  )
+  @IsString({ message: 'certificate_pem must be a string (give parent_id or certificate_pem)' })
+  @IsNotEmpty()
+  @MaxLength(65536)
+  certificate_pem?: string;
+
+  /** With `parent_id`: its validity from now; default: until the CA's own certificate ends (never beyond the parent's). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(36500)
+  validity_days?: number;
+}
+
+export class CreateCaCrossCertificateRequest extends CaCrossCertificateBody {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  id!: string;
+}
+
+export class ListCaCrossCertificatesRequest extends PageQuery {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  id!: string;
+}
+
+export class CaCrossCertificateIdRequest {
+  /** The CA. */
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  id!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  cross_id!: string;
 }

@@ -1,4 +1,6 @@
 import { Provider } from '@nestjs/common';
+import { CrossCertificateRepository } from './local-ca/cross-certificate.repository';
+import { CrossCertificateService } from './local-ca/cross-certificate.service';
 import { IssuedCertificateLookupHandler } from './issued-certificates/issued-certificate-lookup';
 import { issuerConnectors } from './issuer-kinds';
 import { IssuanceSecrets } from './issuers/issuance-secrets';
@@ -16,9 +18,11 @@ export const CA_PROVIDERS: Provider[] = [
   IssuanceSecrets,
   IssuerRepository,
   CaRepository,
+  CrossCertificateRepository,
   { provide: ISSUER_CONNECTORS, useFactory: issuerConnectors },
   LocalCaService,
   { provide: LOCAL_CA_HOOKS, useExisting: LocalCaService },
+  CrossCertificateService,
   IssuerService,
   IssuerRevocation,
   IssuerRevocationHandlers,

@@ -14,6 +14,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'idempotency_key_invalid':
     case 'issuer_config_invalid':
     case 'csr_invalid':
+    case 'cross_certificate_invalid':
     case 'certificate_not_renewable':
     case 'certificate_not_issued':
     case 'certificate_not_on_hold':
@@ -52,6 +53,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'user_not_found':
     case 'issuer_not_found':
     case 'ca_not_found':
+    case 'cross_certificate_not_found':
     case 'certificate_not_found':
     case 'certificate_version_not_found':
     case 'certificate_key_not_found':
@@ -98,6 +100,8 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'issuer_duplicate_name':
     case 'issuer_in_use':
     case 'issuer_type_immutable':
+    case 'cross_certificate_loop':
+    case 'cross_certificate_retired':
     case 'ca_not_active':
     case 'certificate_exists':
     case 'renewal_in_progress':

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { X509Certificate } from 'node:crypto';
 import { createServer as createTlsServer } from 'node:tls';
-import { freePort, startTestSystem, TestSystem } from '@certlane/testing';
+import { freePort, httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
 import { parseCertificates } from '@certlane/pki';
 import { Client } from 'pg';
 import { BindServer, startBind } from './testing/bind-server';
@@ -415,4 +415,71 @@ describe('ACME server with real clients', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('RFC 8555 7.4.2: certbot --preferred-chain takes the alternate chain through a cross-certificate of the issuing CA', async () => {
+    const api = async (method: string, path: string, body?: unknown) => {
+      const answer = await httpsRequest(`${system.services['api-gateway'].url}${path}`, {
+        method,
+        ca: system.ca,
+        headers: {
+          authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      expect(answer.status).toBeLessThan(300);
+      return answer.json() as Record<string, string>;
+    };
+    // A CA migration (ADR 0070): a second root cross-certifies the default issuer's issuing CA.
+    const issuingCaId = (await api('GET', '/api/v1/issuers/iss-local')).issuing_ca_id;
+    const root2 = await api('POST', '/api/v1/intermediate-cas', {
+      issuer_id: 'iss-local',
+      common_name: 'Certlane Cross Root',
+    });
+    await api('POST', `/api/v1/intermediate-cas/${issuingCaId}/cross-certificates`, { parent_id: root2.id });
+    writeFileSync(join(work, 'root2.pem'), root2.certificate_pem);
+
+    const dirs = ['config', 'work', 'logs'].map((d) => join(work, `certbot-chain-${d}`));
+    await run(
+      'certbot',
+      [
+        'certonly',
+        '--non-interactive',
+        '--server',
+        directory,
+        '--config-dir',
+        dirs[0],
+        '--work-dir',
+        dirs[1],
+        '--logs-dir',
+        dirs[2],
+        '--standalone',
+        '--agree-tos',
+        '-m',
+        'ops@example.com',
+        '--http-01-port',
+        String(http01Port),
+        '--http-01-address',
+        '127.0.0.1',
+        '--preferred-chain',
+        'Certlane Cross Root',
+        '-d',
+        'chain-test.localhost',
+      ],
+      { env: { ...process.env, REQUESTS_CA_BUNDLE: caFile }, timeout: 90_000 },
+    );
+    const live = join(dirs[0], 'live', 'chain-test.localhost');
+    const chain = parseCertificates(readFileSync(join(live, 'chain.pem'), 'utf8'));
+    // The chain certbot chose ends at the second root, and verifies against it alone.
+    expect(new X509Certificate(chain[chain.length - 1].der).subject).toBe('CN=Certlane Cross Root');
+    const { stdout } = await run('openssl', [
+      'verify',
+      '-CAfile',
+      join(work, 'root2.pem'),
+      '-untrusted',
+      join(live, 'chain.pem'),
+      join(live, 'cert.pem'),
+    ]);
+    expect(stdout).toContain(': OK');
+  }, 120_000);
 });

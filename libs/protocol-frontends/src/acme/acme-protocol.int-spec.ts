@@ -750,6 +750,40 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(leaf.decoded.mustStaple).toBe(true);
   });
 
+  it('RFC 8555 7.4.2: the certificate links each alternate chain with rel="alternate", served at cert/{id}/{n}', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [{ type: 'dns', value: 'alternates.localhost' }]);
+    await validateAll(c, created.json);
+    await pollUntil(c, created.headers.location as string, (json) => json.status === 'ready');
+    const finalized = await c.post(created.json.finalize, { csr: csrFor({ dns: ['alternates.localhost'] }) });
+    const certificateUrl = finalized.json.certificate as string;
+    const id = certificateUrl.split('/').pop()!;
+    const plain = await c.post(certificateUrl, '');
+    expect(plain.headers.link).not.toContain('rel="alternate"');
+    // What issuance hands over when a CA on the chain is cross-certified (ADR 0070) is stored as
+    // is; any other PEM stands for it here (the leaf alone: distinct from the default chain).
+    const [alternate] = plain.text.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----\n/g)!;
+    expect(alternate).not.toBe(plain.text);
+    await db.query('UPDATE protocol_frontends.acme_certificates SET alternate_chains = $2 WHERE id = $1', [
+      id,
+      [alternate],
+    ]);
+
+    const byDefault = await c.post(certificateUrl, '');
+    expect([byDefault.status, byDefault.text]).toEqual([200, plain.text]);
+    expect(byDefault.headers.link).toContain(`<${certificateUrl}/1>;rel="alternate"`);
+    const first = await c.post(`${certificateUrl}/1`, '');
+    expect([first.status, first.headers['content-type'], first.text]).toEqual([
+      200,
+      'application/pem-certificate-chain',
+      alternate,
+    ]);
+    expect(first.headers.link).toContain(`<${certificateUrl}>;rel="alternate"`);
+    const beyond = await c.post(`${certificateUrl}/2`, '');
+    expect([beyond.status, beyond.json.type]).toEqual([404, urn('malformed')]);
+  });
+
   it('RFC 8555 7.6: revokeCert by the certificate key or the account; a stranger is unauthorized; twice is alreadyRevoked', async () => {
     const owner = await client();
     await owner.register();

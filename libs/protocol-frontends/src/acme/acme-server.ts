@@ -87,6 +87,8 @@ export interface AcmeIssuedCertificate {
   /** Leaf then chain. */
   full_pem: string;
   not_after: string;
+  /** RFC 8555 7.4.2: the leaf with each of its chains to other trust anchors. */
+  alternate_full_pems?: string[];
 }
 
 /** A certificate profile as ACME enforces it (ADR 0068). */
@@ -334,8 +336,8 @@ export class AcmeServer {
     }
     if (name === 'renewal-info' && id !== undefined && sub === undefined)
       return this.onlyFor(method, ['GET'], () => this.renewalInfo(id));
-    const post = (handler: Handler, identifier?: string) =>
-      this.onlyFor(method, ['POST'], () => handler(request, urls, identifier, profile, page));
+    const post = (handler: Handler, identifier?: string, part = page) =>
+      this.onlyFor(method, ['POST'], () => handler(request, urls, identifier, profile, part));
     if (id === undefined) {
       if (name === 'new-account') return post(this.newAccount);
       if (name === 'new-order') return post(this.newOrder);
@@ -349,6 +351,7 @@ export class AcmeServer {
       if (name === 'cert') return post(this.certificate, id);
     } else {
       if (name === 'order' && sub === 'finalize') return post(this.finalize, id);
+      if (name === 'cert' && /^[1-9][0-9]?$/.test(sub)) return post(this.certificate, id, sub);
       if (name === 'account' && sub === 'orders') return post(this.accountOrders, id);
     }
     throw acmeNotFound('resource');
@@ -1277,6 +1280,7 @@ export class AcmeServer {
         notAfter: leaf.notAfter,
         renewalId: renewalCertId(leaf.decoded.authorityKeyIdentifier ?? Buffer.alloc(0), leaf.serialBytes),
         identifiers: order.identifiers,
+        ...(issued.alternate_full_pems?.length ? { alternateChains: issued.alternate_full_pems } : {}),
         ...(recorded.inventoryId ? { certificateId: recorded.inventoryId } : {}),
         ...(predecessor ? { replaces: predecessor.id } : {}),
       },
@@ -1402,7 +1406,12 @@ export class AcmeServer {
     });
   }
 
-  private readonly certificate: Handler = async (request, urls, id) => {
+  /**
+   * RFC 8555 7.4.2: `cert/{id}` answers the default chain, `cert/{id}/{n}` the n-th alternate (a
+   * chain of the same leaf to another trust anchor); each answer links the others with
+   * rel="alternate".
+   */
+  private readonly certificate: Handler = async (request, urls, id, _profile, alternate) => {
     const { account, resource: certificate } = await this.authenticate(
       request,
       urls,
@@ -1412,7 +1421,16 @@ export class AcmeServer {
     if (!certificate) throw acmeNotFound('certificate');
     if (certificate.account_id !== account!.id)
       throw new AcmeProblem('unauthorized', 'the certificate belongs to another account');
-    return { status: 200, headers: { 'Content-Type': PEM_CHAIN_CONTENT_TYPE }, body: certificate.pem_chain };
+    const chains = [certificate.pem_chain, ...certificate.alternate_chains];
+    const index = alternate === undefined ? 0 : Number(alternate);
+    if (index >= chains.length) throw acmeNotFound('certificate chain');
+    const chainUrl = (n: number) => (n === 0 ? urls.certificate(id!) : `${urls.certificate(id!)}/${n}`);
+    const links = chains.flatMap((_, n) => (n === index ? [] : [`<${chainUrl(n)}>;rel="alternate"`]));
+    return {
+      status: 200,
+      headers: { 'Content-Type': PEM_CHAIN_CONTENT_TYPE, ...(links.length ? { Link: links } : {}) },
+      body: chains[index],
+    };
   };
 
   private readonly revokeCert: Handler = async (request, urls) => {

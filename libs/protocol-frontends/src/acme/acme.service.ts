@@ -1,6 +1,12 @@
 import { X509Certificate } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { AcmeHttpForwardAnswer, AcmeHttpForwardRequest, CertlaneError, ErrorCode } from '@certlane/contracts';
+import {
+  AcmeHttpForwardAnswer,
+  AcmeHttpForwardRequest,
+  CertlaneError,
+  ErrorCode,
+  IssuedCertificateDto,
+} from '@certlane/contracts';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
@@ -102,21 +108,23 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
             mustStaple,
             certified,
           }: typeof input) =>
-            bus.request('issuance.v1.issue-and-record', {
-              csr_pem: csrPem,
-              sans: certified.subjectAltNames,
-              subject_common_name: certified.commonName,
-              ...(issuerId ? { issuer_id: issuerId } : {}),
-              ...(validityDays ? { validity_days: validityDays } : {}),
-              ...(notBefore ? { not_before: notBefore.toISOString() } : {}),
-              ...(notAfter ? { not_after: notAfter.toISOString() } : {}),
-              ...(mustStaple ? { must_staple: true } : {}),
-              source: 'ACME',
-              ...(versionOf ? { version_of: versionOf } : {}),
-              ...(owner ? { owner_id: owner } : {}),
-              ...(team ? { team_id: team } : {}),
-              tags: { acme_profile: profileId },
-            });
+            bus
+              .request('issuance.v1.issue-and-record', {
+                csr_pem: csrPem,
+                sans: certified.subjectAltNames,
+                subject_common_name: certified.commonName,
+                ...(issuerId ? { issuer_id: issuerId } : {}),
+                ...(validityDays ? { validity_days: validityDays } : {}),
+                ...(notBefore ? { not_before: notBefore.toISOString() } : {}),
+                ...(notAfter ? { not_after: notAfter.toISOString() } : {}),
+                ...(mustStaple ? { must_staple: true } : {}),
+                source: 'ACME',
+                ...(versionOf ? { version_of: versionOf } : {}),
+                ...(owner ? { owner_id: owner } : {}),
+                ...(team ? { team_id: team } : {}),
+                tags: { acme_profile: profileId },
+              })
+              .then(withAlternateChains);
           try {
             return await send(input);
           } catch (error) {
@@ -263,4 +271,16 @@ function unknownOwnerOrTeam(error: unknown): boolean {
     error.code === ErrorCode.ReferenceInvalid &&
     ['owner_id', 'team_id'].includes(String((error.details as { field?: unknown } | undefined)?.field))
   );
+}
+
+/** RFC 8555 7.4.2: the leaf with each chain issuance found to another trust anchor. */
+function withAlternateChains<T extends IssuedCertificateDto>(
+  issued: T,
+): T & { alternate_full_pems?: string[] } {
+  return issued.alternate_chains_pem?.length
+    ? {
+        ...issued,
+        alternate_full_pems: issued.alternate_chains_pem.map((chain) => issued.certificate_pem + chain),
+      }
+    : issued;
 }

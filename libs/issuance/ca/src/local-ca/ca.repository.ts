@@ -50,15 +50,47 @@ const CA_PREFIXED = [
 ] as const;
 
 /**
- * The issuer and its issuing CA in one statement (issuance reads both for every certificate).
- * The CA row has the columns `find` returns; `issuing` says whether the CA belongs to this issuer.
+ * The active, currently valid cross-certificates (ADR 0070) of the issuing CA `c` and of its
+ * parents, as `[id, depth]` pairs (depth 0: the issuing CA, 1: its parent...) in chain order, or
+ * null. The parents are walked only while some cross-certificate is active at all.
+ */
+const ACTIVE_CROSS_CERTIFICATES_ON_CHAIN = `CASE WHEN EXISTS (SELECT 1 FROM ca_cross_certificates WHERE retired_at IS NULL)
+     THEN (WITH RECURSIVE chain (id, parent_id, depth) AS (
+             SELECT c.id, c.parent_id, 0
+             UNION ALL
+             SELECT p.id, p.parent_id, chain.depth + 1 FROM ca_certificates p JOIN chain ON p.id = chain.parent_id
+              WHERE chain.depth < 10)
+           SELECT json_agg(json_build_array(x.id, chain.depth) ORDER BY chain.depth, x.created_at, x.id)
+             FROM chain JOIN ca_cross_certificates x ON x.ca_id = chain.id
+            WHERE x.retired_at IS NULL AND x.not_before <= now() AND x.not_after > now())
+   END`;
+
+/**
+ * The issuer, its issuing CA and the cross-certificates on that CA's chain in one statement
+ * (issuance reads them for every certificate). The CA row has the columns `find` returns;
+ * `issuing` says whether the CA belongs to this issuer.
  */
 const ISSUER_WITH_ISSUING_CA = new PreparedQuery<Record<string, unknown>>(
   'issuance_issuer_with_issuing_ca',
   `SELECT i.id, i.name, i.kind, i.config_sealed, i.config_public, i.issuing_ca_id, i.created_at, i.updated_at,
-     ${CA_PREFIXED.map((column) => `c.${column} AS ca_${column}`).join(', ')}, c.issuer_id = i.id AS ca_issuing
+     ${CA_PREFIXED.map((column) => `c.${column} AS ca_${column}`).join(', ')}, c.issuer_id = i.id AS ca_issuing,
+     ${ACTIVE_CROSS_CERTIFICATES_ON_CHAIN} AS ca_cross_certificates
    FROM issuers i LEFT JOIN ca_certificates c ON c.id = i.issuing_ca_id WHERE i.id = $1`,
 );
+
+/** An active cross-certificate of the issuing CA (depth 0) or of its parent at `depth`. */
+export interface CrossCertificateOnChain {
+  id: string;
+  depth: number;
+}
+
+/** What issuance reads of an issuer in one statement (see ISSUER_WITH_ISSUING_CA). */
+export interface IssuerWithIssuingCa {
+  issuer: IssuerRow;
+  ca: CaRow | null;
+  /** The active cross-certificates on the issuing CA's chain, in chain order; usually none. */
+  crossCertificates: CrossCertificateOnChain[];
+}
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -146,8 +178,11 @@ export class CaRepository {
     return rows[0] ?? null;
   }
 
-  /** The issuer and its issuing CA (null without one), in one round trip; null for an unknown issuer. */
-  async findIssuerWithIssuingCa(issuerId: string): Promise<{ issuer: IssuerRow; ca: CaRow | null } | null> {
+  /**
+   * The issuer, its issuing CA (null without one) and the active cross-certificates on that CA's
+   * chain, in one round trip; null for an unknown issuer.
+   */
+  async findIssuerWithIssuingCa(issuerId: string): Promise<IssuerWithIssuingCa | null> {
     const [row] = await ISSUER_WITH_ISSUING_CA.rows(this.dataSource, [issuerId]);
     if (!row) return null;
     const issuer = {
@@ -160,10 +195,23 @@ export class CaRepository {
       created_at: row.created_at,
       updated_at: row.updated_at,
     } as IssuerRow;
-    if (row.ca_id === null || row.ca_id === undefined) return { issuer, ca: null };
+    if (row.ca_id === null || row.ca_id === undefined) return { issuer, ca: null, crossCertificates: [] };
     const ca: Record<string, unknown> = { issuing: row.ca_issuing };
     for (const column of CA_PREFIXED) ca[column] = row[`ca_${column}`];
-    return { issuer, ca: ca as unknown as CaRow };
+    const pairs = (row.ca_cross_certificates ?? []) as [string, number][];
+    return {
+      issuer,
+      ca: ca as unknown as CaRow,
+      crossCertificates: pairs.map(([id, depth]) => ({ id, depth })),
+    };
+  }
+
+  /** The CAs with a certificate whose subject reads `subject` (to find who issued a certificate). */
+  withCertificateOfSubject(manager: EntityManager, subject: string): Promise<CaRow[]> {
+    return manager.query(
+      `SELECT ${COLUMNS} FROM ${FROM} WHERE c.subject = $1 AND c.certificate_pem IS NOT NULL ORDER BY c.created_at, c.id`,
+      [subject],
+    );
   }
 
   /** The CA's parents, issuer first, up to a root or an external parent (at most 10). */

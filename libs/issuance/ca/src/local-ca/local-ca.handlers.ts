@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
+import { CrossCertificateService } from './cross-certificate.service';
 import { IssuerService } from '../issuers/issuer.service';
 import { LocalCaService } from './local-ca.service';
 
@@ -20,6 +21,7 @@ export class IssuerHandlers implements OnApplicationBootstrap {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     private readonly issuers: IssuerService,
     private readonly localCa: LocalCaService,
+    private readonly crossCertificates: CrossCertificateService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -46,6 +48,15 @@ export class IssuerHandlers implements OnApplicationBootstrap {
       ),
       this.bus.handle('issuance.v1.install-ca-certificate', (request, context) =>
         this.localCa.installCertificate(request, context),
+      ),
+      this.bus.handle('issuance.v1.create-ca-cross-certificate', (request, context) =>
+        this.crossCertificates.create(request, context),
+      ),
+      this.bus.handle('issuance.v1.list-ca-cross-certificates', (request) =>
+        this.crossCertificates.list(request),
+      ),
+      this.bus.handle('issuance.v1.retire-ca-cross-certificate', (request, context) =>
+        this.crossCertificates.retire(request, context),
       ),
       this.bus.handle('issuance.v1.issue-certificate', (request, context) =>
         this.localCa.issue(request, context),

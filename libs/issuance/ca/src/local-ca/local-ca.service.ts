@@ -52,7 +52,7 @@ import { issuerAudit, issuerNotFound, LocalCaHooks } from '../issuers/issuer.ser
 import { IssuerRepository, IssuerRow } from '../issuers/issuer.repository';
 import { caSubject, createChild, createRoot, createSubCaRequest, NewCa } from './ca-factory';
 import { CaKeyCache } from './ca-key-cache';
-import { CaRepository, caDto, CaRow, IssuedRow } from './ca.repository';
+import { CaRepository, caDto, CaRow, CrossCertificateOnChain, IssuedRow } from './ca.repository';
 import { signDigest } from './digest-signer';
 import { IssuanceSecrets } from '../issuers/issuance-secrets';
 import { ISSUER_CONNECTORS, IssuerConnectors } from '../issuers/issuer-connectors';
@@ -60,6 +60,8 @@ import { IssuerDependencies, IssuingCa } from '../issuers/issuer-dependencies';
 import { asInputError } from './pki-errors';
 import { ReadCoalescer } from './read-coalescer';
 import { auditRecord, notFound, pageOf, UnitOfWork } from '@certlane/issuance-data-access';
+import { alternateChains } from './alternate-chains';
+import { CrossCertificateRepository } from './cross-certificate.repository';
 
 const ROOT_VALIDITY_DAYS = 7300;
 const INTERMEDIATE_VALIDITY_DAYS = 3650;
@@ -121,6 +123,12 @@ export class LocalCaService implements LocalCaHooks {
     this.cas.findIssuerWithIssuingCa(issuerId),
   );
 
+  /**
+   * What follows each cross-certificate in the alternate chains it gives (itself, then its
+   * parent's chain), per cross-certificate id: neither ever changes once stored (ADR 0070).
+   */
+  private readonly crossChainTails = new Map<string, Promise<string>>();
+
   /** What the connectors read of issuer configs, per sealed config (see connectorConfig). */
   private readonly connectorConfigs = new Map<string, unknown>();
 
@@ -135,6 +143,7 @@ export class LocalCaService implements LocalCaHooks {
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly cas: CaRepository,
+    private readonly crossCertificates: CrossCertificateRepository,
     private readonly issuers: IssuerRepository,
     private readonly secrets: IssuanceSecrets,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
@@ -407,6 +416,52 @@ export class LocalCaService implements LocalCaHooks {
     return this.caKeys.signer(ca);
   }
 
+  /** The signer of an active CA, for the cross-certificates it signs (CrossCertificateService). */
+  caSigner(ca: CaRow): Promise<Signer> {
+    this.assertActive(ca);
+    return this.signer(ca);
+  }
+
+  /** A CA's own chain: its certificate, then its parents' up to its root (external ones too). */
+  async ownChainPem(ca: CaRow): Promise<string> {
+    return [ca.certificate_pem as string, ...(await this.parentsPem(ca))].join('');
+  }
+
+  /**
+   * The alternate chains of a leaf whose default chain is `chainPem` (ADR 0070), through the
+   * cross-certificates read with the issuing CA; undefined without any.
+   */
+  private async alternateChainsPem(
+    chainPem: string,
+    crossCertificates: readonly CrossCertificateOnChain[],
+  ): Promise<string[] | undefined> {
+    if (crossCertificates.length === 0) return undefined;
+    const links = await Promise.all(
+      crossCertificates.map(async ({ id, depth }) => ({ depth, pem: await this.crossChainTail(id) })),
+    );
+    return alternateChains(chainPem, links);
+  }
+
+  /** A cross-certificate, then its parent's own chain when its parent is held here; read once. */
+  private crossChainTail(id: string): Promise<string> {
+    let tail = this.crossChainTails.get(id);
+    if (!tail) {
+      tail = (async () => {
+        const cross = await this.crossCertificates.find(id);
+        if (!cross)
+          throw new CertlaneError(ErrorCode.CrossCertificateNotFound, `cross-certificate ${id} is gone`);
+        const parent = cross.parent_id ? await this.cas.find(cross.parent_id) : null;
+        return cross.certificate_pem + (parent?.certificate_pem ? await this.ownChainPem(parent) : '');
+      })();
+      if (this.crossChainTails.size >= 256) this.crossChainTails.clear();
+      this.crossChainTails.set(id, tail);
+      tail.catch(() => {
+        if (this.crossChainTails.get(id) === tail) this.crossChainTails.delete(id);
+      });
+    }
+    return tail;
+  }
+
   private async parentsPem(ca: CaRow, manager?: EntityManager): Promise<string[]> {
     const parents = await this.cas.parents(ca, manager);
     const pems = parents.map((p) => p.certificate_pem).filter((pem): pem is string => !!pem);
@@ -603,12 +658,18 @@ export class LocalCaService implements LocalCaHooks {
         issued_at: new Date().toISOString(),
       },
     };
+    // Cross-certificates count only for the CA they were read with (the connector signs with it).
+    const alternates =
+      found.ca && caId === found.ca.id
+        ? await this.alternateChainsPem(issued.chainPem, found.crossCertificates)
+        : undefined;
     const certificate: IssuedCertificateDto = {
       issuer_id: issuer.id,
       ca_id: caId,
       certificate_pem: issued.certificatePem,
       chain_pem: issued.chainPem,
       full_pem: issued.certificatePem + issued.chainPem,
+      ...(alternates ? { alternate_chains_pem: alternates } : {}),
       serial_hex: issued.serialNumber,
       fingerprint_sha256: issued.fingerprintSha256,
       not_before: issued.notBefore.toISOString(),

@@ -20,10 +20,12 @@ export interface AcmeCertificateRow {
   certificate_id: string | null;
   /** The ACME certificate that renewed this one. */
   replaced_by_id: string | null;
+  /** RFC 8555 7.4.2: the same leaf's chains to other trust anchors, each a full PEM like pem_chain. */
+  alternate_chains: string[];
 }
 
 const COLUMNS =
-  'id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, revoked_at, revocation_reason, certificate_id, replaced_by_id';
+  'id, order_id, account_id, issuer_id, serial_hex, pem_chain, not_before, not_after, renewal_id, revoked_at, revocation_reason, certificate_id, replaced_by_id, alternate_chains';
 
 /** The certificates ACME orders produced: what `cert/{id}` downloads and revokeCert finds. */
 export class CertificateStore {
@@ -169,6 +171,8 @@ export interface NewAcmeCertificate {
   identifiers: { type: string; value: string }[];
   /** The inventory certificate that records it (issuance's `issue-and-record`). */
   certificateId?: string;
+  /** RFC 8555 7.4.2: chains of the same leaf to other trust anchors (full PEMs, leaf first). */
+  alternateChains?: string[];
 }
 
 function certificateInsert(
@@ -189,6 +193,7 @@ function certificateInsert(
     ['renewal_id', 'text', input.renewalId],
     ['identifier_set', 'text', identifierSet(input.identifiers)],
     ['certificate_id', 'text', input.certificateId ?? null],
+    ['alternate_chains', 'text[]', input.alternateChains ?? []],
   ]);
 }
 
