@@ -16,6 +16,7 @@ export * from './challenges/http01-redirect';
 export * from './limits/rate-limit';
 export * from './renewal-info/renewal-info';
 export * from './challenges/validation-retry';
+export * from './challenges/poll-retry-after';
 export * from './challenges/tls-alpn-01';
 export * from './challenges/dns-persist-01';
 export * from './profiles/acme-profile';

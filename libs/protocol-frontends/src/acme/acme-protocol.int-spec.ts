@@ -594,9 +594,11 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     await c.register();
     const created = await order(c, [{ type: 'dns', value: 'retry.localhost' }]);
     const authzUrl = created.json.authorizations[0];
-    const challenge = (await c.post(authzUrl, '')).json.challenges.find(
-      (x: { type: string }) => x.type === 'http-01',
-    );
+    const pending = await c.post(authzUrl, '');
+    // RFC 8555 7.5.1 (MAY): a pending authorization suggests a polling interval; nothing is being
+    // validated yet, so 1 s.
+    expect(pending.headers['retry-after']).toBe('1');
+    const challenge = pending.json.challenges.find((x: { type: string }) => x.type === 'http-01');
     responder.answers.set(challenge.token, await c.keyAuthorization(challenge.token));
     responder.dropOnce.add(challenge.token);
     // The first attempt failed and a retry follows: the answer says processing. RFC 8555 8.2: the
@@ -607,6 +609,13 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     const polled = await c.post(challenge.url, '');
     expect(polled.json).toMatchObject({ status: 'processing', error: { type: urn('connection') } });
     expect(Number(polled.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // The authorization, pending while its challenge is retried, says the retry's time too.
+    const retrying = await c.post(authzUrl, '');
+    expect(retrying.json.status).toBe('pending');
+    expect(Number(retrying.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(retrying.headers['retry-after'])).toBeLessThanOrEqual(
+      Number(polled.headers['retry-after']),
+    );
     // The retry waits 2 s, then for a sweep (every 10 s): poll up to 30 s.
     let status = 'pending';
     for (let i = 0; i < 150 && status === 'pending'; i++) {
@@ -620,6 +629,7 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(validated.json.status).toBe('valid');
     expect(validated.json.error).toBeUndefined();
     expect(validated.headers['retry-after']).toBeUndefined();
+    expect((await c.post(authzUrl, '')).headers['retry-after']).toBeUndefined();
   }, 60_000);
 
   /** A new order for `name` and its authorization's http-01 challenge, answered by the responder. */

@@ -30,6 +30,8 @@ import {
   validationAttemptInsert,
 } from '@certlane/protocol-frontends-data-access';
 import {
+  authorizationRetryAfterSeconds,
+  challengeRetryAfterSeconds,
   ACME_JWS_ALGORITHMS,
   AcmeAuthenticatedRequest,
   AcmeKeyMode,
@@ -857,7 +859,9 @@ export class AcmeServer {
       await this.advanceOrders({ authorizationId: authorization.id });
       ({ authorization, challenges } = (await this.orders.authorizationWithChallenges(id!))!);
     }
-    return json(200, await this.authorizationObject(authorization, challenges, urls));
+    const body = await this.authorizationObject(authorization, challenges, urls);
+    const retryAfter = authorizationRetryAfterSeconds(body.status as string, challenges, new Date());
+    return json(200, body, retryAfter === null ? {} : { 'Retry-After': String(retryAfter) });
   };
 
   private async authorizationObject(
@@ -929,7 +933,7 @@ export class AcmeServer {
       Link: `<${urls.authz(authorization.id)}>;rel="up"`,
       // RFC 8555 8.2: while processing, when the client may look again (the next attempt's time).
       ...(challenge.status === 'processing'
-        ? { 'Retry-After': String(challengeRetryAfter(challenge.retry_at ?? null)) }
+        ? { 'Retry-After': String(challengeRetryAfterSeconds(challenge.retry_at ?? null, new Date())) }
         : {}),
     });
   };
@@ -1660,15 +1664,6 @@ function challengeObject(
 function appendLink(existing: string | string[] | undefined, link: string): string[] {
   if (existing === undefined) return [link];
   return [...(Array.isArray(existing) ? existing : [existing]), link];
-}
-
-/**
- * A processing challenge's Retry-After: whole seconds until `retryAt` (the retry's time, or the
- * running attempt's lease), from 1 to 10 (an attempt usually ends long before its lease).
- */
-function challengeRetryAfter(retryAt: Date | null): number {
-  const seconds = retryAt ? Math.ceil((retryAt.getTime() - Date.now()) / 1000) : 1;
-  return Math.min(10, Math.max(1, seconds));
 }
 
 /** Whether a JWK and a SubjectPublicKeyInfo (DER) are the same public key. */
