@@ -179,6 +179,13 @@ export interface EnrollmentApprovalOutcome {
   state: EnrollmentState;
   /** The issued certificate (leaf PEM) when `issued`. */
   certificate_pem: string | null;
+  /**
+   * Its chain as the issuer built it (the issuing CA first) when `issued`; null for enrollments
+   * issued before issuance kept it (the caller then takes the issuer's active CAs).
+   */
+  chain_pem: string | null;
+  /** One chain through each active cross-certificate on that chain (ADR 0070); empty if none. */
+  alternate_chains_pem: string[];
   /** Its issuer and serial as issuance names them (revocation) when `issued`. */
   issuer_id: string | null;
   serial_hex: string | null;

@@ -288,6 +288,51 @@ describe('ACME finalize waiting for an enrollment approval', () => {
     expect(polled.json.error.detail).toContain('not approved before its deadline');
   });
 
+  // The cross-certificate it makes gives every later certificate of the issuer an alternate.
+  it('RFC 8555 7.4.2: an approved order is served with the chain issuance issued it with and, through a cross-certificate of the issuing CA, its alternate chain (as without approval)', async () => {
+    const issuer = (await api('GET', '/api/v1/issuers/iss-local')).json() as { issuing_ca_id: string };
+    const root2 = await api('POST', '/api/v1/intermediate-cas', {
+      issuer_id: 'iss-local',
+      common_name: 'Certlane Approval Cross Root',
+    });
+    expect(root2.status).toBe(201);
+    const root2Pem = (root2.json() as { id: string; certificate_pem: string }).certificate_pem;
+    const cross = await api('POST', `/api/v1/intermediate-cas/${issuer.issuing_ca_id}/cross-certificates`, {
+      parent_id: (root2.json() as { id: string }).id,
+    });
+    expect(cross.status).toBe(201);
+
+    const { c, orderUrl } = await heldOrder('held-alternate.localhost');
+    const [approval] = await approvalsOf(orderUrl);
+    expect((await api('POST', `/api/v1/approvals/${approval.id}/approve`)).status).toBe(200);
+    const valid = await c.post(orderUrl, '');
+    expect(valid.json.status).toBe('valid');
+    const certificateUrl = valid.json.certificate as string;
+
+    // The default chain is the one issuance built and kept with the approval (not a list of the
+    // issuer's CAs): the issuing CA first, each certificate issued by the next.
+    const kept = await db.query<{ chain: string; alternates: string[] }>(
+      `SELECT enrollment_chain_pem AS chain, enrollment_alternate_chains AS alternates
+         FROM issuance.approvals WHERE id = $1`,
+      [approval.id],
+    );
+    const download = await c.post(certificateUrl, '');
+    expect(download.status).toBe(200);
+    expect(kept.rows[0].chain).toContain('BEGIN CERTIFICATE');
+    expect(download.text.endsWith(kept.rows[0].chain)).toBe(true);
+    const chain = parseCertificates(download.text).map((cert) => new X509Certificate(cert.der));
+    chain.slice(1).forEach((ca, i) => expect(chain[i].checkIssued(ca)).toBe(true));
+
+    // One alternate, through the cross-certificate, linked and served like any ACME alternate.
+    expect(kept.rows[0].alternates).toHaveLength(1);
+    expect(download.headers.link).toContain(`<${certificateUrl}/1>;rel="alternate"`);
+    const alternate = await c.post(`${certificateUrl}/1`, '');
+    expect(alternate.status).toBe(200);
+    const alternateChain = parseCertificates(alternate.text).map((cert) => new X509Certificate(cert.der));
+    expect(alternateChain[0].fingerprint256).toBe(chain[0].fingerprint256);
+    expect(alternateChain.at(-1)!.verify(new X509Certificate(root2Pem).publicKey)).toBe(true);
+  });
+
   it('certbot (unmodified) waits while the order is processing and gets the certificate once an admin approves', async () => {
     // certbot's standalone http-01 server takes the port the test responder held.
     await responder.stop();

@@ -178,16 +178,22 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
           const outcome = await bus.request('issuance.v1.get-enrollment-approval', { id: approvalId });
           if (outcome.state === 'pending') return { state: 'pending' };
           if (outcome.state !== 'issued') return { state: outcome.state, reason: outcome.reason };
-          // Issuance keeps the leaf; the chain is its issuer's active CAs, the issuing CA first.
-          const leaf = outcome.certificate_pem!;
-          const chain = await activeCaCertificates(bus, outcome.issuer_id);
+          // The chain issuance issued it with (its alternates too), as without approval; for an
+          // enrollment issued before issuance kept it, the issuer's active CAs, issuing CA first.
+          const leaf = withNewline(outcome.certificate_pem!);
+          const chain =
+            outcome.chain_pem ??
+            (await activeCaCertificates(bus, outcome.issuer_id)).map(withNewline).join('');
           return {
             state: 'issued',
             certificate: {
               issuer_id: outcome.issuer_id!,
               serial_hex: outcome.serial_hex!,
-              full_pem: [leaf, ...chain].map((pem) => (pem.endsWith('\n') ? pem : `${pem}\n`)).join(''),
+              full_pem: leaf + chain,
               not_after: new Date(new X509Certificate(leaf).validTo).toISOString(),
+              ...(outcome.alternate_chains_pem.length
+                ? { alternate_full_pems: outcome.alternate_chains_pem.map((alternate) => leaf + alternate) }
+                : {}),
             },
             inventoryId: outcome.certificate_id,
           };
@@ -284,3 +290,5 @@ function withAlternateChains<T extends IssuedCertificateDto>(
       }
     : issued;
 }
+
+const withNewline = (pem: string): string => (pem.endsWith('\n') ? pem : `${pem}\n`);

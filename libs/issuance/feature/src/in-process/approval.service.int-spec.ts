@@ -206,6 +206,8 @@ describe('approval service: external enrollments', () => {
       approval_id: first.id,
       state: 'pending',
       certificate_pem: null,
+      chain_pem: null,
+      alternate_chains_pem: [],
       issuer_id: null,
       serial_hex: null,
       certificate_id: null,
@@ -243,7 +245,11 @@ describe('approval service: external enrollments', () => {
       issuer_id: 'iss-local',
       serial_hex: approved.enrollment!.serial_hex,
       certificate_id: approved.certificate_id,
+      alternate_chains_pem: [],
     });
+    // The chain it was issued with, kept with the approval: the issuing CA first (ADR 0070 amendment).
+    const [issuingCa] = parseCertificates(picked.chain_pem!).map((ca) => new X509Certificate(ca.der));
+    expect(issued.checkIssued(issuingCa)).toBe(true);
     const certificate = await service.bus.request('issuance.v1.get-certificate', {
       id: approved.certificate_id!,
     });

@@ -35,6 +35,9 @@ export interface ApprovalRow {
   enrollment_certificate_pem: string | null;
   enrollment_serial_hex: string | null;
   enrollment_error: string | null;
+  /** The chain the enrollment was issued with, and its alternates (migration 0020; null before). */
+  enrollment_chain_pem: string | null;
+  enrollment_alternate_chains: string[] | null;
 }
 
 /** What an external enrollment asked for (the `enrollment` column). */
@@ -62,6 +65,15 @@ export type EnrollmentRequest = Pick<
   version_of?: string;
 };
 
+/** What issuing an approved enrollment gave: the leaf, its chain and alternates, its inventory id. */
+export interface IssuedEnrollment {
+  certificate_pem: string;
+  chain_pem: string;
+  alternate_chains_pem: string[];
+  serial_hex: string;
+  certificate_id: string | null;
+}
+
 export type NewApproval = Pick<
   ApprovalRow,
   'approval_kind' | 'certificate_id' | 'job_id' | 'profile_id' | 'payload' | 'requested_by'
@@ -69,7 +81,8 @@ export type NewApproval = Pick<
 
 const COLUMNS = `id, approval_kind, status, certificate_id, job_id, profile_id, payload, requested_by,
   decided_by, decided_at, reason, created_at, enrollment, enrollment_key, enrollment_expires_at,
-  enrollment_certificate_pem, enrollment_serial_hex, enrollment_error`;
+  enrollment_certificate_pem, enrollment_serial_hex, enrollment_error, enrollment_chain_pem,
+  enrollment_alternate_chains`;
 
 function enrollmentDto(row: ApprovalRow, now: Date): ApprovalEnrollmentDto | null {
   if (!row.enrollment) return null;
@@ -239,13 +252,13 @@ export class ApprovalRepository {
   async finishEnrollment(
     manager: EntityManager,
     id: string,
-    outcome:
-      { certificate_pem: string; serial_hex: string; certificate_id: string | null } | { error: string },
+    outcome: IssuedEnrollment | { error: string },
   ): Promise<ApprovalRow> {
     const issued = 'certificate_pem' in outcome;
     const [rows]: [ApprovalRow[], number] = await manager.query(
       `UPDATE approvals SET enrollment_certificate_pem = $2, enrollment_serial_hex = $3,
-         certificate_id = $4, enrollment_error = $5
+         certificate_id = $4, enrollment_error = $5, enrollment_chain_pem = $6,
+         enrollment_alternate_chains = $7
         WHERE id = $1 AND enrollment IS NOT NULL RETURNING ${COLUMNS}`,
       [
         id,
@@ -253,6 +266,8 @@ export class ApprovalRepository {
         issued ? outcome.serial_hex : null,
         issued ? outcome.certificate_id : null,
         issued ? null : outcome.error,
+        issued ? outcome.chain_pem : null,
+        issued ? outcome.alternate_chains_pem : null,
       ],
     );
     return rows[0];

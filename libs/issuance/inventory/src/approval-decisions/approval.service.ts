@@ -138,6 +138,8 @@ export class ApprovalService {
       approval_id: row.id,
       state,
       certificate_pem: state === 'issued' ? row.enrollment_certificate_pem : null,
+      chain_pem: state === 'issued' ? row.enrollment_chain_pem : null,
+      alternate_chains_pem: state === 'issued' ? (row.enrollment_alternate_chains ?? []) : [],
       issuer_id: state === 'issued' ? (row.enrollment?.issuer_id ?? DEFAULT_ISSUER_ID) : null,
       serial_hex: state === 'issued' ? row.enrollment_serial_hex : null,
       certificate_id: state === 'issued' ? row.certificate_id : null,
@@ -208,6 +210,8 @@ export class ApprovalService {
         });
       return this.approvals.finishEnrollment(manager, id, {
         certificate_pem: issued.certificate_pem,
+        chain_pem: issued.chain_pem,
+        alternate_chains_pem: issued.alternate_chains_pem ?? [],
         serial_hex: issued.serial_hex,
         certificate_id: certificateId,
       });
