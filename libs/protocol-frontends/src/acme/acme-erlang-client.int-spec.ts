@@ -10,7 +10,7 @@ import {
   acmeCertificateOf,
   certificateSans,
   issuedByNextInChain,
-  serveWebroot,
+  withWebroot,
 } from './testing/client-checks';
 
 const run = promisify(execFile);
@@ -147,14 +147,13 @@ describe("ACME server with a real Erlang client library: ejabberd's p1_acme", ()
       ...['--names', names.join(','), '--rsa-names', rsaNames.join(','), '--fail-name', failName],
       ...['--out', out],
     ];
-    const server = await serveWebroot(webroot, http01Port);
-    const { stdout } = await run('escript', [driver, ...args], { timeout: 150_000 })
-      .catch((error: { message: string; stdout?: string }) => {
-        throw new Error(`${error.message}\n${error.stdout ?? ''}`);
-      })
-      .finally(() => new Promise((resolve) => server.close(resolve)));
+    const { stdout } = await withWebroot(webroot, http01Port, () =>
+      run('escript', [driver, ...args], { timeout: 150_000 }),
+    ).catch((error: { message: string; stdout?: string }) => {
+      throw new Error(`${error.message}\n${error.stdout ?? ''}`);
+    });
     const summary = JSON.parse(stdout);
-    expect(summary.version).toBe('1.0.22');
+    expect(summary.version).toMatch(/^1\.\d+\.\d+$/);
 
     /** One issue/4: the account it registered, the certificate, and its row on the server. */
     const issued = async (

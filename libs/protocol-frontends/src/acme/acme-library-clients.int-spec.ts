@@ -17,7 +17,7 @@ import {
   boundAccountOf,
   certificateSans,
   issuedByNextInChain,
-  serveWebroot,
+  withWebroot,
 } from './testing/client-checks';
 
 const run = promisify(execFile);
@@ -133,15 +133,7 @@ describe('ACME server with real client libraries', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  /** Runs `body` while the webroot answers http-01 on the port the server validates against. */
-  const withWebroot = async <T>(body: () => Promise<T>): Promise<T> => {
-    const server = await serveWebroot(webroot, http01Port);
-    try {
-      return await body();
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-  };
+  const whileServed = <T>(body: () => Promise<T>): Promise<T> => withWebroot(webroot, http01Port, body);
 
   it('Ruby acme-client (gem 2.0.9): the EAB refusal, an account, a two-name certificate with http-01, key rollover, the old key refused, revocation, deactivation and the refusal after it', async () => {
     const key = await eabKey();
@@ -153,7 +145,7 @@ describe('ACME server with real client libraries', () => {
       ...['--eab-kid', key.id, '--eab-key', key.hmac_key],
       ...['--ca', caFile, '--webroot', webroot, '--names', names.join(','), '--out', out],
     ];
-    const { stdout } = await withWebroot(() => run('ruby', [driver, ...args], { timeout: 150_000 })).catch(
+    const { stdout } = await whileServed(() => run('ruby', [driver, ...args], { timeout: 150_000 })).catch(
       (error: { message: string; stdout?: string }) => {
         throw new Error(`${error.message}\n${error.stdout ?? ''}`);
       },
@@ -240,7 +232,7 @@ describe('ACME server with real client libraries', () => {
     const names = ['np-eab.localhost', 'www.np-eab.localhost'];
     const [, csr] = await acme.crypto.createCsr({ commonName: names[0], altNames: names });
     const served: string[] = [];
-    const pem = await withWebroot(() =>
+    const pem = await whileServed(() =>
       client.auto({
         csr,
         termsOfServiceAgreed: true,
@@ -282,7 +274,7 @@ describe('ACME server with real client libraries', () => {
       const order = await client.createOrder({ identifiers: names.map((value) => ({ type: 'dns', value })) });
       expect(order.status).toBe('pending');
       const authorizations = await client.getAuthorizations(order);
-      await withWebroot(async () => {
+      await whileServed(async () => {
         for (const authz of authorizations) {
           const challenge = authz.challenges.find((c) => c.type === 'http-01')!;
           writeFileSync(challengeFile(challenge.token), await client.getChallengeKeyAuthorization(challenge));

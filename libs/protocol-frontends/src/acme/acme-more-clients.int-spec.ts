@@ -13,7 +13,7 @@ import {
   boundAccountOf,
   certificateSans,
   issuedByNextInChain,
-  serveWebroot,
+  withWebroot,
 } from './testing/client-checks';
 
 const run = promisify(execFile);
@@ -96,15 +96,7 @@ describe('ACME server with more real clients', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  /** Runs `body` while the webroot answers http-01 on the port the server validates against. */
-  const withWebroot = async <T>(body: () => Promise<T>): Promise<T> => {
-    const server = await serveWebroot(webroot, http01Port);
-    try {
-      return await body();
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-  };
+  const whileServed = <T>(body: () => Promise<T>): Promise<T> => withWebroot(webroot, http01Port, body);
 
   it("dehydrated: two accounts obtain two-name certificates with http-01; each revokes the other's (RFC 8555 7.6, authorizations for every identifier)", async () => {
     const env = { ...process.env, CURL_CA_BUNDLE: caFile };
@@ -128,7 +120,7 @@ describe('ACME server with more real clients', () => {
       const dehydrated = (...args: string[]) =>
         run('dehydrated', ['-f', config, ...args], { env, timeout: 90_000 });
       await dehydrated('--register', '--accept-terms');
-      await withWebroot(() => dehydrated('-c', ...names.flatMap((n) => ['-d', n])));
+      await whileServed(() => dehydrated('-c', ...names.flatMap((n) => ['-d', n])));
       const certFile = join(base, 'certs', names[0], 'cert.pem');
       const pem = readFileSync(certFile, 'utf8');
       expect(sans(pem)).toEqual(names.map((n) => `DNS:${n}`));
@@ -217,7 +209,7 @@ describe('ACME server with more real clients', () => {
     expect(account).not.toBeNull();
 
     const certFile = join(confdir, 'ua-test.localhost', 'cert.pem');
-    await withWebroot(() => uacme('issue', 'ua-test.localhost', 'www.ua-test.localhost'));
+    await whileServed(() => uacme('issue', 'ua-test.localhost', 'www.ua-test.localhost'));
     const rsa = readFileSync(certFile, 'utf8');
     expect(sans(rsa)).toEqual(['DNS:ua-test.localhost', 'DNS:www.ua-test.localhost']);
     expect(new X509Certificate(rsa).publicKey.asymmetricKeyType).toBe('rsa');
@@ -234,7 +226,7 @@ describe('ACME server with more real clients', () => {
 
     // The rolled-over key signs the next order; -f: the RSA certificate is still fresh.
     rmSync(join(confdir, 'private', 'ua-test.localhost'), { recursive: true });
-    await withWebroot(() => uacme('-t', 'EC', '-f', 'issue', 'ua-test.localhost'));
+    await whileServed(() => uacme('-t', 'EC', '-f', 'issue', 'ua-test.localhost'));
     const ec = readFileSync(certFile, 'utf8');
     expect(new X509Certificate(ec).publicKey.asymmetricKeyType).toBe('ec');
     expect(sans(ec)).toEqual(['DNS:ua-test.localhost']);
@@ -245,7 +237,7 @@ describe('ACME server with more real clients', () => {
     expect((await acmeCertificate(rsa))?.revoked_at).toBeNull();
 
     await uacme('-y', 'deactivate');
-    const refused = await withWebroot(() => uacme('-f', 'issue', 'ua-test.localhost')).catch(
+    const refused = await whileServed(() => uacme('-f', 'issue', 'ua-test.localhost')).catch(
       (error: { stderr: string }) => error,
     );
     expect(String((refused as { stderr: string }).stderr)).toContain('deactivated');
@@ -273,7 +265,7 @@ describe('ACME server with more real clients', () => {
       join(dir, 'domain.csr'),
     ]);
     // --disable-check: acme-tiny's own pre-check fetches the token from port 80.
-    const { stdout } = await withWebroot(() =>
+    const { stdout } = await whileServed(() =>
       run(
         'acme-tiny',
         [

@@ -14,7 +14,7 @@ import {
   boundAccountOf,
   certificateSans,
   issuedByNextInChain,
-  serveWebroot,
+  withWebroot,
 } from './testing/client-checks';
 
 /** A JWK as @root/keypairs makes and takes it (a private key has `d`). */
@@ -295,15 +295,7 @@ describe('ACME server with a real client library: ACME.js (@root/acme)', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  /** Runs `body` while the webroot answers http-01 on the port the server validates against. */
-  const withWebroot = async <T>(body: () => Promise<T>): Promise<T> => {
-    const server = await serveWebroot(webroot, http01Port);
-    try {
-      return await body();
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-  };
+  const whileServed = <T>(body: () => Promise<T>): Promise<T> => withWebroot(webroot, http01Port, body);
 
   it('ACME.js (@root/acme 3.1.0): an EC account, found again by its key; no order while its own http-01 check finds nothing; its dry run, then a two-name certificate for an RSA key with http-01', async () => {
     const { acme, events } = await client(directory);
@@ -352,7 +344,7 @@ describe('ACME server with a real client library: ACME.js (@root/acme)', () => {
     expect(await orderStatuses(accountId)).toEqual([]);
 
     const served = webrootPlugin();
-    const pems = await withWebroot(() => acme.certificates.create(request(served.plugin)));
+    const pems = await whileServed(() => acme.certificates.create(request(served.plugin)));
     // Its dry run's made-up tokens, then the server's, each checked by the library and removed.
     expect(served.set).toEqual([
       ...names.map((n) => `dry run http-01 ${n}`),
@@ -410,7 +402,7 @@ describe('ACME server with a real client library: ACME.js (@root/acme)', () => {
     // @root/csr names ecdsa-with-SHA256 but signs a P-384 key's CSR with SHA-384 (RFC 5758 3.2).
     const p384 = (await Keypairs.generate({ kty: 'EC', namedCurve: 'P-384' })).private;
     const first = webrootPlugin();
-    const refused = await withWebroot(async () =>
+    const refused = await whileServed(async () =>
       acme.certificates.create(await request(p384, first.plugin)),
     ).then(
       () => null,
@@ -433,7 +425,7 @@ describe('ACME server with a real client library: ACME.js (@root/acme)', () => {
     // A new order finds its authorization valid already: only the dry run's answer is set.
     const p256 = (await Keypairs.generate({ kty: 'EC', namedCurve: 'P-256' })).private;
     const second = webrootPlugin();
-    const pems = await withWebroot(async () => acme.certificates.create(await request(p256, second.plugin)));
+    const pems = await whileServed(async () => acme.certificates.create(await request(p256, second.plugin)));
     expect(second.set).toEqual(names.map((n) => `dry run http-01 ${n}`));
     expect(sans(pems.cert)).toEqual(names.map((n) => `DNS:${n}`));
     expect(new X509Certificate(pems.cert).publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');

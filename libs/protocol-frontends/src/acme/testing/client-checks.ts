@@ -18,6 +18,16 @@ export async function serveWebroot(root: string, port: number): Promise<Server> 
   return server;
 }
 
+/** Runs `body` while `root` answers http-01 on `port` (the port the server validates against). */
+export async function withWebroot<T>(root: string, port: number, body: () => Promise<T>): Promise<T> {
+  const server = await serveWebroot(root, port);
+  try {
+    return await body();
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
 /** The subject alternative names of a PEM's first certificate, sorted (`DNS:a`, `IP Address:b`). */
 export const certificateSans = (pem: string) => new X509Certificate(pem).subjectAltName?.split(', ').sort();
 
