@@ -12,6 +12,7 @@ export * from './jws/acme-jws';
 export * from './jws/acme-request';
 export * from './jws/key-change';
 export * from './jws/external-account-binding';
+export * from './jws/same-key';
 export * from './challenges/http01-redirect';
 export * from './limits/rate-limit';
 export * from './renewal-info/renewal-info';

@@ -1,8 +1,8 @@
-import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { JWK } from 'jose';
 import { AuditAction, AuditRecord } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
-import { parseCertificates, parseCsr, PkiError } from '@certlane/pki';
+import { parseCertificates, parseCsr, PkiError, publicKeyObject } from '@certlane/pki';
 import {
   AccountStore,
   AcmeAccountRow,
@@ -31,6 +31,7 @@ import {
 } from '@certlane/protocol-frontends-data-access';
 import {
   authorizationRetryAfterSeconds,
+  jwkMatchesKey,
   challengeRetryAfterSeconds,
   ACME_JWS_ALGORITHMS,
   AcmeAuthenticatedRequest,
@@ -1158,7 +1159,7 @@ export class AcmeServer {
         order.identifiers,
       );
       // As Boulder and Pebble: the key that proves the account never becomes a certificate's key.
-      if (sameKey(accountRow!.jwk, csr.publicKey.spki))
+      if (jwkMatchesKey(accountRow!.jwk, publicKeyObject(csr.publicKey)))
         throw new AcmeProblem('badCSR', "the CSR's public key is the account key");
       // RFC 7633: a CSR asking for must-staple gets it (certbot --must-staple).
       stapleRequested = csr.requested.mustStaple === true;
@@ -1462,7 +1463,7 @@ export class AcmeServer {
           'unauthorized',
           'the certificate was not issued to this account, which does not hold valid authorizations for all its identifiers',
         );
-    } else if (!sameKey(jwk, x509.publicKey.export({ type: 'spki', format: 'der' }))) {
+    } else if (!jwkMatchesKey(jwk, x509.publicKey)) {
       throw new AcmeProblem(
         'unauthorized',
         "the request is signed neither by the account nor by the certificate's key",
@@ -1664,17 +1665,6 @@ function challengeObject(
 function appendLink(existing: string | string[] | undefined, link: string): string[] {
   if (existing === undefined) return [link];
   return [...(Array.isArray(existing) ? existing : [existing]), link];
-}
-
-/** Whether a JWK and a SubjectPublicKeyInfo (DER) are the same public key. */
-function sameKey(jwk: JWK, spki: Buffer): boolean {
-  try {
-    const a = createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' });
-    const b = createPublicKey({ key: spki, format: 'der', type: 'spki' });
-    return a.equals(b);
-  } catch {
-    return false;
-  }
 }
 
 /** The `kid` of a flattened JWS's protected header, if it reads as one (checked properly later). */
