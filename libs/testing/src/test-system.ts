@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { httpsRequest, HttpsResult } from './https-client';
 import { collectDatabaseSecrets, recordSecrets } from './response-audit';
 import { createTestDatabase, TestDatabase } from './test-database';
 import { testNatsUrl, uniqueNamespace } from './test-nats';
@@ -66,4 +67,22 @@ export async function startTestSystem(
     throw failure.reason;
   }
   return { env, ca, database, services: byName, stop };
+}
+
+/** A request to the system's API gateway as its admin (SERVICE_AUTH_SECRET), with a JSON body if given. */
+export function adminApiRequest(
+  system: Pick<TestSystem, 'env' | 'ca' | 'services'>,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<HttpsResult> {
+  return httpsRequest(`${system.services['api-gateway'].url}${path}`, {
+    method,
+    ca: system.ca,
+    headers: {
+      authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 }

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
+import { freePort, startTestSystem, TestSystem, adminApiRequest } from '@certlane/testing';
 import { Client } from 'pg';
 import { acmeCertificateOf, certificateSans, issuedByNextInChain } from './testing/client-checks';
 
@@ -95,10 +95,7 @@ describe('ACME server with real clients from Debian: lacme and acmetool', () => 
     work = mkdtempSync(join(tmpdir(), 'certlane-acme-debian-'));
     caFile = join(work, 'ca.pem');
     writeFileSync(caFile, system.ca);
-    const root = await httpsRequest(
-      `${system.services['api-gateway'].url}/api/v1/intermediate-cas/ca-local-root`,
-      { ca: system.ca, headers: { authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}` } },
-    );
+    const root = await adminApiRequest(system, 'GET', '/api/v1/intermediate-cas/ca-local-root');
     expect(root.status).toBe(200);
     rootFile = join(work, 'root.pem');
     writeFileSync(rootFile, (root.json() as { certificate_pem: string }).certificate_pem);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as acme from 'acme-client';
 import { AcmeEabKeyCreated } from '@certlane/contracts';
-import { freePort, httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
+import { freePort, httpsRequest, startTestSystem, TestSystem, adminApiRequest } from '@certlane/testing';
 import { Client } from 'pg';
 import {
   acmeCertificateOf,
@@ -63,15 +63,8 @@ describe('ACME server with real client libraries', () => {
   };
 
   const eabKey = async (): Promise<AcmeEabKeyCreated> => {
-    const answer = await httpsRequest(`${system.services['api-gateway'].url}/api/v1/admin/acme/eab-keys`, {
-      method: 'POST',
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ description: 'library clients', profile_id: 'eab' }),
-    });
+    const body = { description: 'library clients', profile_id: 'eab' };
+    const answer = await adminApiRequest(system, 'POST', '/api/v1/admin/acme/eab-keys', body);
     expect(answer.status).toBe(201);
     return answer.json() as AcmeEabKeyCreated;
   };

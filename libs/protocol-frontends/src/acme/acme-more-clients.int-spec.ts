@@ -6,7 +6,14 @@ import { promisify } from 'node:util';
 import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
 import { AcmeEabKeyCreated } from '@certlane/contracts';
-import { eventually, freePort, httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
+import {
+  eventually,
+  freePort,
+  httpsRequest,
+  startTestSystem,
+  TestSystem,
+  adminApiRequest,
+} from '@certlane/testing';
 import { Client } from 'pg';
 import {
   acmeCertificateOf,
@@ -37,15 +44,8 @@ describe('ACME server with more real clients', () => {
   let caFile: string;
 
   const eabKey = async (): Promise<AcmeEabKeyCreated> => {
-    const answer = await httpsRequest(`${system.services['api-gateway'].url}/api/v1/admin/acme/eab-keys`, {
-      method: 'POST',
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ description: 'more clients', profile_id: 'eab' }),
-    });
+    const body = { description: 'more clients', profile_id: 'eab' };
+    const answer = await adminApiRequest(system, 'POST', '/api/v1/admin/acme/eab-keys', body);
     expect(answer.status).toBe(201);
     return answer.json() as AcmeEabKeyCreated;
   };

@@ -7,7 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Duplex } from 'node:stream';
 import { AcmeEabKeyCreated } from '@certlane/contracts';
-import { eventually, freePort, httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
+import {
+  eventually,
+  freePort,
+  httpsRequest,
+  startTestSystem,
+  TestSystem,
+  adminApiRequest,
+} from '@certlane/testing';
 import { Client } from 'pg';
 import {
   acmeCertificateOf,
@@ -157,15 +164,8 @@ describe('ACME server with a real client library: ACME.js (@root/acme)', () => {
   const saved = { http: http.globalAgent, https: https.globalAgent };
 
   const eabKey = async (): Promise<AcmeEabKeyCreated> => {
-    const answer = await httpsRequest(`${system.services['api-gateway'].url}/api/v1/admin/acme/eab-keys`, {
-      method: 'POST',
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ description: 'ACME.js', profile_id: 'eab' }),
-    });
+    const body = { description: 'ACME.js', profile_id: 'eab' };
+    const answer = await adminApiRequest(system, 'POST', '/api/v1/admin/acme/eab-keys', body);
     expect(answer.status).toBe(201);
     return answer.json() as AcmeEabKeyCreated;
   };
