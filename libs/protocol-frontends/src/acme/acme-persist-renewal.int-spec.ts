@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -214,9 +214,93 @@ describe('ACME dns-persist-01, per-profile identities and EAB, renewals as inven
       const challenge = (await p.post(onPersist.json.authorizations[0], '')).json.challenges.find(
         (ch: { type: string }) => ch.type === 'dns-persist-01',
       );
+      // -02 3.1 names the list issuerDomainNames, -00/-01 issuer-domain-names; -01 3.1 adds accounturi.
+      expect(challenge.issuerDomainNames).toEqual([ISSUER_NAME]);
       expect(challenge['issuer-domain-names']).toEqual([ISSUER_NAME]);
+      expect(challenge.accounturi).toBe(p.kid);
       expect(challenge.token).toBeUndefined();
+      // -02 3.2, 4.1: the directory of a profile offering it says what a record needs before any order.
+      const origin = new URL(persistDirectory).origin;
+      expect(((await p.directory()) as unknown as { meta: Record<string, unknown> }).meta).toMatchObject({
+        issuerDomainNames: [ISSUER_NAME],
+        accountHashPrefix: `${origin}/acme/account-hash/`,
+      });
+      const defaultMeta = ((await c.directory()) as unknown as { meta: Record<string, unknown> }).meta;
+      expect(defaultMeta.issuerDomainNames).toBeUndefined();
+      expect(defaultMeta.accountHashPrefix).toBeUndefined();
     });
+
+    /** draft -02 4.1 item 3: the hashed accounturi a client computes from the directory. */
+    async function hashedUri(c: TestAcmeClient, domain: string, thumbprint?: string) {
+      const meta = ((await c.directory()) as unknown as { meta: { accountHashPrefix: string } }).meta;
+      const name = Buffer.from(domain, 'ascii');
+      const digest = createHash('sha256')
+        .update(Buffer.from([name.length]))
+        .update(name)
+        .update(thumbprint ?? (await c.thumbprint()), 'ascii')
+        .update(c.kid!, 'ascii')
+        .digest('base64url');
+      return `${meta.accountHashPrefix}sha-256/${digest}`;
+    }
+
+    it('-02 4.1 item 3: a record with the hashed accounturi validates (for its own name and for *), and issues', async () => {
+      const c = await account();
+      // Bound to another name, the hash names no one at hashed2.test.
+      const elsewhere = await hashedUri(c, 'elsewhere.test');
+      const { authz } = await persistOrder(
+        c,
+        'hashed2.test',
+        () => `${ISSUER_NAME}; accounturi=${elsewhere}`,
+      );
+      expect(authz.status).toBe('invalid');
+      expect(authz.challenges.find((ch: { type: string }) => ch.type === 'dns-persist-01').error.type).toBe(
+        urn('unauthorized'),
+      );
+      const own = await hashedUri(c, 'hashed.test');
+      const mine = await persistOrder(c, 'hashed.test', () => `${ISSUER_NAME}; accounturi=${own}`);
+      expect(mine.authz.status).toBe('valid');
+      const optOut = await hashedUri(c, '*');
+      const done = await persistOrder(c, 'hashed3.test', () => `${ISSUER_NAME}; accounturi=${optOut}`);
+      expect(done.authz.status).toBe('valid');
+      const { pem } = await finalize(c, done.order, ['hashed3.test']);
+      expect(pem).toContain('BEGIN CERTIFICATE');
+    }, 60_000);
+
+    it('-02 4.2: a hash over a key the account held before a key change still validates', async () => {
+      const c = await account();
+      const before = await c.thumbprint();
+      const replacement = await TestAcmeClient.create(persistDirectory, system.ca);
+      const url = (await c.directory()).keyChange;
+      const rolled = await c.post(url, await replacement.innerJws(url, { account: c.kid, oldKey: c.jwk }));
+      expect(rolled.status).toBe(200);
+      replacement.kid = c.kid;
+      const oldKeyUri = await hashedUri(replacement, 'rolled.test', before);
+      const { authz } = await persistOrder(
+        replacement,
+        'rolled.test',
+        () => `${ISSUER_NAME}; accounturi=${oldKeyUri}`,
+      );
+      expect(authz.status).toBe('valid');
+      const { rows } = await db.query(
+        'SELECT jwk_thumbprint, prior_thumbprints FROM protocol_frontends.acme_accounts WHERE id = $1',
+        [c.kid!.split('/').pop()],
+      );
+      expect(rows).toEqual([{ jwk_thumbprint: await replacement.thumbprint(), prior_thumbprints: [before] }]);
+    }, 60_000);
+
+    it('-02 4.1 item 3: a hashed accounturi with an algorithm this CA does not accept is malformed', async () => {
+      const c = await account();
+      const meta = ((await c.directory()) as unknown as { meta: { accountHashPrefix: string } }).meta;
+      const { authz } = await persistOrder(
+        c,
+        'sha512.test',
+        () => `${ISSUER_NAME}; accounturi=${meta.accountHashPrefix}sha-512/AAAA`,
+      );
+      expect(authz.status).toBe('invalid');
+      expect(authz.challenges.find((ch: { type: string }) => ch.type === 'dns-persist-01').error.type).toBe(
+        urn('malformed'),
+      );
+    }, 60_000);
 
     it('validates a standing record naming this CA and the account, and issues', async () => {
       const c = await account();

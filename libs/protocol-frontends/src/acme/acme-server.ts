@@ -30,7 +30,9 @@ import {
   validationAttemptInsert,
 } from '@certlane/protocol-frontends-data-access';
 import {
+  ACCOUNT_HASH_PATH,
   authorizationRetryAfterSeconds,
+  DnsPersistAccount,
   jwkMatchesKey,
   challengeRetryAfterSeconds,
   ACME_JWS_ALGORITHMS,
@@ -167,8 +169,8 @@ export type ChallengeValidator = (
   challenge: AcmeChallengeRow,
   authorization: AcmeAuthorizationRow,
   keyAuthorization: string,
-  /** dns-persist-01: the issuer domain names the challenge listed. */
-  context: { issuerDomainNames: readonly string[] },
+  /** dns-persist-01: the issuer domain names the challenge listed, and the ordering account. */
+  context: { issuerDomainNames: readonly string[]; account?: DnsPersistAccount },
 ) => Promise<
   (
     | {
@@ -386,6 +388,14 @@ export class AcmeServer {
         externalAccountRequired: profile.externalAccountRequired,
         ...(this.caaIdentitiesOf(profile).length
           ? { caaIdentities: [...this.caaIdentitiesOf(profile)] }
+          : {}),
+        // draft-ietf-acme-dns-persist-02 3.2, 4.1: what a client needs to publish a record before
+        // any order (the challenge's issuerDomainNames are these same names).
+        ...(profile.dnsPersist01 && this.caaIdentitiesOf(profile).length
+          ? {
+              issuerDomainNames: [...this.caaIdentitiesOf(profile)],
+              accountHashPrefix: `${urls.location.origin}${ACCOUNT_HASH_PATH}`,
+            }
           : {}),
         // draft-ietf-acme-profiles: the profiles a newOrder may name.
         profiles: Object.fromEntries(
@@ -877,7 +887,9 @@ export class AcmeServer {
       identifier: { type: authorization.identifier_type, value: authorization.identifier_value },
       status: effectiveAuthorizationStatus(timed(authorization), new Date()),
       expires: authorization.expires_at.toISOString(),
-      challenges: challenges.map((c) => challengeObject(c, urls, issuerDomainNames)),
+      challenges: challenges.map((c) =>
+        challengeObject(c, urls, issuerDomainNames, authorization.account_id),
+      ),
       ...(authorization.wildcard ? { wildcard: true } : {}),
     };
   }
@@ -930,7 +942,7 @@ export class AcmeServer {
     }
     const issuerDomainNames =
       challenge.type === 'dns-persist-01' ? await this.issuerDomainNamesOf(authorization.id) : [];
-    return json(200, challengeObject(challenge, urls, issuerDomainNames), {
+    return json(200, challengeObject(challenge, urls, issuerDomainNames, authorization.account_id), {
       Link: `<${urls.authz(authorization.id)}>;rel="up"`,
       // RFC 8555 8.2: while processing, when the client may look again (the next attempt's time).
       ...(challenge.status === 'processing'
@@ -975,6 +987,9 @@ export class AcmeServer {
         : [];
     let outcome = await this.deps.validate(challenge, authorization, expectedKeyAuthorization, {
       issuerDomainNames: identities,
+      ...(challenge.type === 'dns-persist-01'
+        ? { account: await this.dnsPersistAccount(authorization.account_id) }
+        : {}),
     });
     // RFC 8659 3: CAA is checked once control is shown, with the method that showed it (RFC 8657 4).
     if (outcome.ok) {
@@ -1089,6 +1104,24 @@ export class AcmeServer {
   }
 
   /** The issuer domain names (CAA identities) of the profile an authorization is validated for. */
+  /**
+   * What dns-persist-01 checks of the ordering account, read live at each attempt (draft -02 4.2):
+   * every key it has held, whether it is deactivated, and the URLs this server hands it on an
+   * origin (the plain form and each profile's, any of which a client may have hashed).
+   */
+  private async dnsPersistAccount(accountId: string): Promise<DnsPersistAccount> {
+    const [keys, profiles] = await Promise.all([this.accounts.keyHistory(accountId), this.profiles.all()]);
+    const paths = [
+      `/acme/account/${accountId}`,
+      ...profiles.map(({ settings }) => `/acme/profile/${settings.id}/account/${accountId}`),
+    ];
+    return {
+      accountThumbprints: keys?.thumbprints ?? [],
+      accountDeactivated: keys?.status !== 'valid',
+      accountUrlsOn: (origin) => paths.map((path) => `${origin}${path}`),
+    };
+  }
+
   private async issuerDomainNamesOf(authorizationId: string): Promise<readonly string[]> {
     const profileId = await profileOfAuthorization(this.deps.executor, authorizationId);
     const profile = profileId ? await this.profiles.get(profileId) : null;
@@ -1648,14 +1681,20 @@ function challengeObject(
   challenge: AcmeChallengeRow,
   urls: AcmeUrls,
   issuerDomainNames: readonly string[],
+  accountId: string,
 ): Record<string, unknown> {
   return {
     type: challenge.type,
     url: urls.challenge(challenge.id),
     status: challenge.status,
-    // draft-ietf-acme-dns-persist: no token; the names a record may give for this CA instead.
+    // draft-ietf-acme-dns-persist: no token; the names a record may give for this CA instead,
+    // under -02's name and -00/-01's, and (-01 3.1) the account URL a record may name.
     ...(challenge.type === 'dns-persist-01'
-      ? { 'issuer-domain-names': [...issuerDomainNames] }
+      ? {
+          issuerDomainNames: [...issuerDomainNames],
+          'issuer-domain-names': [...issuerDomainNames],
+          accounturi: urls.account(accountId),
+        }
       : { token: challenge.token }),
     ...(challenge.validated_at ? { validated: challenge.validated_at.toISOString() } : {}),
     ...(challenge.error ? { error: challenge.error } : {}),

@@ -199,7 +199,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
           };
         },
       },
-      validate: async (challenge, authorization, keyAuth, { issuerDomainNames }) => {
+      validate: async (challenge, authorization, keyAuth, { issuerDomainNames, account }) => {
         const identifier = { type: authorization.identifier_type, value: authorization.identifier_value };
         if (challenge.type === 'http-01')
           return validateHttp01(identifier, challenge.token, keyAuth, {
@@ -212,7 +212,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
             timeoutMs: 5_000,
           });
         if (challenge.type === 'dns-persist-01')
-          return validateDnsPersist01(identifier, authorization, issuerDomainNames, {
+          return validateDnsPersist01(identifier, authorization, issuerDomainNames, account!, {
             resolvers: config.acme.dnsResolvers,
             timeoutMs: 5_000,
           });

@@ -6,6 +6,7 @@ import {
   dns01TxtValue,
   DNS_PERSIST_LABEL,
   dnsPersistDomains,
+  DnsPersistAccount,
   DnsPersistLookup,
 } from '@certlane/protocol-frontends-domain';
 import { accountIdOfAccountUri } from './acme-urls';
@@ -60,6 +61,7 @@ export async function validateDnsPersist01(
   identifier: AcmeIdentifier,
   authorization: { account_id: string; wildcard: boolean },
   issuerDomainNames: readonly string[],
+  account: DnsPersistAccount,
   options: Dns01Options,
 ): Promise<{ ok: true; validUntil?: Date } | { ok: false; problem: AcmeProblem }> {
   const resolver = new Resolver({ timeout: options.timeoutMs, tries: 2 });
@@ -80,6 +82,7 @@ export async function validateDnsPersist01(
     const { validUntil } = checkDnsPersist(lookups, {
       issuerDomainNames,
       accountId: authorization.account_id,
+      ...account,
       accountIdOfUri: accountIdOfAccountUri,
       domain: identifier.value,
       wildcard: authorization.wildcard,

@@ -103,6 +103,21 @@ export class AccountStore {
     };
   }
 
+  /**
+   * The thumbprints of every key the account has held, its current key first, then the others
+   * newest first (draft-ietf-acme-dns-persist-02 4.2; migration 0021), and its status; null when
+   * there is no such account.
+   */
+  async keyHistory(id: string): Promise<{ thumbprints: string[]; status: string } | null> {
+    const rows = await rowsOf<{ thumbprints: string[]; status: string }>(
+      this.executor,
+      `SELECT array_prepend(jwk_thumbprint, prior_thumbprints) AS thumbprints, status
+         FROM acme_accounts WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
   async byId(id: string): Promise<AcmeAccountRow | null> {
     const rows = await rowsOf<AcmeAccountRow>(
       this.executor,
@@ -183,7 +198,8 @@ export class AccountStore {
     try {
       const rows = await rowsOf<{ id: string }>(
         this.executor,
-        `UPDATE acme_accounts SET jwk = $3, jwk_thumbprint = $4, updated_at = now()
+        `UPDATE acme_accounts SET jwk = $3, jwk_thumbprint = $4, updated_at = now(),
+           prior_thumbprints = array_prepend($2::text, prior_thumbprints)
          WHERE id = $1 AND jwk_thumbprint = $2 AND status = 'valid' RETURNING id`,
         [id, oldThumbprint, JSON.stringify(newJwk), newThumbprint],
       );

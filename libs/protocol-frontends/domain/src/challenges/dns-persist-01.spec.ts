@@ -4,6 +4,7 @@ import {
   DnsPersistExpectation,
   DnsPersistLookup,
   dnsPersistDomains,
+  hashedAccountUri,
   parseDnsPersistRecord,
 } from './dns-persist-01';
 
@@ -11,6 +12,11 @@ const now = new Date('2026-11-25T00:00:00Z');
 const expected: DnsPersistExpectation = {
   issuerDomainNames: ['ca.certlane.test'],
   accountId: 'acct12345678',
+  accountThumbprints: ['NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs'],
+  accountUrlsOn: (origin) => [
+    `${origin}/acme/account/acct12345678`,
+    `${origin}/acme/profile/p/account/acct12345678`,
+  ],
   accountIdOfUri: (uri) => /\/acme\/account\/([A-Za-z0-9_-]+)$/.exec(uri)?.[1] ?? null,
   domain: 'example.com',
   wildcard: false,
@@ -121,7 +127,8 @@ describe('checkDnsPersist (draft-ietf-acme-dns-persist-02)', () => {
       const future = Math.floor(now.getTime() / 1000) + 3600;
       expect(problemOf([`${ours}; persistUntil=${past}`])?.detail).toContain('persistUntil has passed');
       expect(problemOf([`${ours}; persistUntil=${future}`])).toBeNull();
-      expect(problemOf([`${ours}; persistUntil=soon`])?.type).toBe('unauthorized');
+      // A persistUntil that is not a base-10 integer makes the record malformed (-01 and -02 4.1 item 5).
+      expect(problemOf([`${ours}; persistUntil=soon`])?.type).toBe('malformed');
     });
     it('4.1 item 5: answers the persistUntil of the record that validated (the authorization ends by then)', () => {
       const future = Math.floor(now.getTime() / 1000) + 3600;
@@ -259,6 +266,81 @@ describe('checkDnsPersist (draft-ietf-acme-dns-persist-02)', () => {
           sub,
         ),
       ).toBeNull();
+    });
+  });
+
+  describe('hashed account URIs (draft -02 4.1 item 3, 4.2)', () => {
+    const prefix = 'https://acme.example/acme/account-hash/';
+    const thumbprint = expected.accountThumbprints[0];
+    const record = (uri: string) => `ca.certlane.test; accounturi=${uri}`;
+
+    it("computes the draft's test vector (10.2)", () => {
+      expect(
+        hashedAccountUri(
+          'https://ca.example/account-hash/',
+          'example.com',
+          'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+          'https://ca.example/acct/123',
+        ),
+      ).toBe('https://ca.example/account-hash/sha-256/5SQm7n6tPh2-PlLbCKGnViTXX5z19SCN4cPGQHSk-kw');
+    });
+
+    it("validates a hash over the record's own FQDN or over * (the opt-out a CA MUST accept), for either account URL form", () => {
+      const plain = 'https://acme.example/acme/account/acct12345678';
+      const viaProfile = 'https://acme.example/acme/profile/p/account/acct12345678';
+      expect(problemOf([record(hashedAccountUri(prefix, 'example.com', thumbprint, plain))])).toBeNull();
+      expect(problemOf([record(hashedAccountUri(prefix, '*', thumbprint, viaProfile))])).toBeNull();
+    });
+
+    it('4.2: recomputed over each key the account has held (a record made before a key change still validates)', () => {
+      const url = 'https://acme.example/acme/account/acct12345678';
+      const older = 'older-thumbprint-older-thumbprint-older-thu';
+      const uri = hashedAccountUri(prefix, 'example.com', older, url);
+      expect(problemOf([record(uri)])?.type).toBe('unauthorized');
+      expect(problemOf([record(uri)], { accountThumbprints: [thumbprint, older] })).toBeNull();
+    });
+
+    it('MUST reject a hash bound to another FQDN, another account URL or another key (unauthorized)', () => {
+      const url = 'https://acme.example/acme/account/acct12345678';
+      for (const uri of [
+        hashedAccountUri(prefix, 'other.example', thumbprint, url),
+        hashedAccountUri(prefix, 'example.com', thumbprint, 'https://acme.example/acme/account/someoneelse'),
+        hashedAccountUri(prefix, 'example.com', 'another-key-another-key-another-key-another', url),
+      ]) {
+        const problem = problemOf([record(uri)]);
+        expect(problem?.type).toBe('unauthorized');
+        expect(problem?.detail).toContain('names another account');
+      }
+    });
+
+    it('compares by Simple String Comparison: a hash in another case does not match', () => {
+      const uri = hashedAccountUri(
+        prefix,
+        'example.com',
+        thumbprint,
+        'https://acme.example/acme/account/acct12345678',
+      );
+      const [head, hash] = [uri.slice(0, uri.lastIndexOf('/') + 1), uri.slice(uri.lastIndexOf('/') + 1)];
+      const flipped = hash.replace(/[a-z]/, (c) => c.toUpperCase());
+      expect(flipped).not.toBe(hash);
+      expect(problemOf([record(head + flipped)])?.type).toBe('unauthorized');
+    });
+
+    it('MUST reject as malformed a hash algorithm this CA does not accept', () => {
+      const problem = problemOf([record(`${prefix}sha-512/AAAA`)]);
+      expect(problem?.type).toBe('malformed');
+      expect(problem?.detail).toContain('sha-512');
+    });
+
+    it('4.2 rule 1: no record of a deactivated account validates, hashed or not', () => {
+      const uri = hashedAccountUri(
+        prefix,
+        'example.com',
+        thumbprint,
+        'https://acme.example/acme/account/acct12345678',
+      );
+      expect(problemOf([record(uri)], { accountDeactivated: true })?.detail).toContain('deactivated');
+      expect(problemOf([ours], { accountDeactivated: true })?.type).toBe('unauthorized');
     });
   });
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { getDomain } from 'tldts';
 import { parseCaaIssueValue } from '../caa/caa';
 import { AcmeProblem } from '../problems/acme-problem';
@@ -13,6 +14,34 @@ export interface DnsPersistRecord {
 }
 
 const DOMAIN = /^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/;
+
+/** draft-ietf-acme-dns-persist-02 4.1 item 3: the one hash algorithm every CA accepts (RFC 6920 9.4). */
+export const ACCOUNT_HASH_ALGORITHM = 'sha-256';
+
+/** The path under which this server's hashed account URIs live (its directory's `accountHashPrefix`). */
+export const ACCOUNT_HASH_PATH = '/acme/account-hash/';
+
+/**
+ * draft-ietf-acme-dns-persist-02 4.1 item 3: a hashed account URI, `<prefix>sha-256/<base64url
+ * SHA-256(len(domain) || domain || thumbprint || account URL)>`. `domain` is the FQDN the record
+ * is at, or `*` (the cross-domain opt-out every CA must accept); `thumbprint` the account key's
+ * RFC 7638 thumbprint, base64url (43 characters).
+ */
+export function hashedAccountUri(
+  prefix: string,
+  domain: string,
+  thumbprint: string,
+  accountUrl: string,
+): string {
+  const name = Buffer.from(domain, 'ascii');
+  const digest = createHash('sha256')
+    .update(Buffer.from([name.length]))
+    .update(name)
+    .update(thumbprint, 'ascii')
+    .update(accountUrl, 'ascii')
+    .digest('base64url');
+  return `${prefix}${ACCOUNT_HASH_ALGORITHM}/${digest}`;
+}
 
 /** The parameters this CA reads; others are ignored, as the draft requires of unrecognized tags. */
 const KNOWN_PARAMETERS = ['accounturi', 'policy', 'persistuntil'];
@@ -37,7 +66,19 @@ export interface DnsPersistExpectation {
   issuerDomainNames: readonly string[];
   /** The account the order belongs to. */
   accountId: string;
-  /** The account id an `accounturi` names (matched by path, as a `kid` is: ADR 0053), or null. */
+  /**
+   * The account's key thumbprints (RFC 7638, base64url), its current key first: a hashed
+   * `accounturi` (draft -02) is recomputed over each. Empty: hashed URIs name no one.
+   */
+  accountThumbprints: readonly string[];
+  /** The account is deactivated: none of its records validate (draft -02 4.2 rule 1). */
+  accountDeactivated?: boolean;
+  /**
+   * The account URLs this server may have handed the account, on the origin of a hashed
+   * `accounturi` (its `accountHashPrefix` is on the origin the client uses): the hash covers one.
+   */
+  accountUrlsOn: (origin: string) => readonly string[];
+  /** The account id a raw `accounturi` (draft -01) names (matched by path, as a `kid` is: ADR 0053), or null. */
   accountIdOfUri: (uri: string) => string | null;
   /** The FQDN being validated: the identifier, or the base domain of a wildcard. */
   domain: string;
@@ -45,6 +86,12 @@ export interface DnsPersistExpectation {
   wildcard: boolean;
   now: Date;
 }
+
+/** What a dns-persist-01 validation knows of the ordering account (the server reads it). */
+export type DnsPersistAccount = Pick<
+  DnsPersistExpectation,
+  'accountThumbprints' | 'accountDeactivated' | 'accountUrlsOn'
+>;
 
 /** What the TXT lookup of `_validation-persist.<domain>` found. */
 export type DnsPersistLookup =
@@ -91,7 +138,7 @@ export function checkDnsPersist(
 ): { validUntil?: Date } {
   const domains = dnsPersistDomains(expected.domain);
   let failed: { domain: string; failure: string } | undefined;
-  let reason = '';
+  let refused: Refusal | null = null;
   for (const domain of domains) {
     const lookup = lookups.find((l) => l.domain.toLowerCase().replace(/\.$/, '') === domain);
     if (lookup === undefined) continue;
@@ -107,7 +154,7 @@ export function checkDnsPersist(
       const why = refusal(record, domain, domains[0], expected);
       const until = record.parameters['persistuntil'];
       if (why === null) return until === undefined ? {} : { validUntil: new Date(Number(until) * 1000) };
-      reason ||= why;
+      refused ??= why;
     }
   }
   if (failed)
@@ -115,11 +162,16 @@ export function checkDnsPersist(
       'dns',
       `looking up TXT ${DNS_PERSIST_LABEL}.${failed.domain} failed: ${failed.failure}`,
     );
-  if (reason) throw new AcmeProblem('unauthorized', reason);
+  if (refused) throw new AcmeProblem(refused.type, refused.detail);
   throw new AcmeProblem(
     'incorrectResponse',
     `no record at ${domains.map((d) => `${DNS_PERSIST_LABEL}.${d}`).join(', ')} names ${expected.issuerDomainNames.join(' or ')}`,
   );
+}
+
+interface Refusal {
+  type: 'unauthorized' | 'malformed';
+  detail: string;
 }
 
 function refusal(
@@ -127,21 +179,69 @@ function refusal(
   at: string,
   requested: string,
   expected: DnsPersistExpectation,
-): string | null {
+): Refusal | null {
   const name = `the ${DNS_PERSIST_LABEL}.${at} record`;
+  const unauthorized = (detail: string): Refusal => ({ type: 'unauthorized', detail });
   const uri = record.parameters['accounturi'];
   // The record MUST name the account: one without accounturi authorizes no one.
-  if (uri === undefined) return `${name} has no accounturi`;
-  if (expected.accountIdOfUri(uri) !== expected.accountId)
-    return `${name}'s accounturi names another account`;
+  if (uri === undefined) return unauthorized(`${name} has no accounturi`);
+  const named = accountNamed(uri, at, expected);
+  if (named !== 'yes')
+    return named === 'no' ? unauthorized(`${name}'s accounturi names another account`) : named;
+  // draft -02 4.2 rule 1: a deactivated account's records stop validating at once.
+  if (expected.accountDeactivated) return unauthorized(`${name} names a deactivated account`);
   const until = record.parameters['persistuntil'];
   if (until !== undefined) {
-    if (!/^\d{1,12}$/.test(until)) return `${name}'s persistUntil is not a time`;
-    if (Number(until) * 1000 < expected.now.getTime()) return `${name}'s persistUntil has passed`;
+    // 4.1 item 5: a persistUntil that is not a base-10 integer makes the record malformed.
+    if (!/^\d{1,12}$/.test(until))
+      return { type: 'malformed', detail: `${name}'s persistUntil is not a time` };
+    if (Number(until) * 1000 < expected.now.getTime())
+      return unauthorized(`${name}'s persistUntil has passed`);
   }
   // Any other policy value, or none, limits the record to exactly its own name (4.1 item 4).
   if ((record.parameters['policy'] ?? '').toLowerCase() === 'wildcard') return null;
-  if (at !== requested) return `${name} does not cover its subdomains (policy=wildcard)`;
-  if (expected.wildcard) return `${name} does not allow wildcards (policy=wildcard)`;
+  if (at !== requested) return unauthorized(`${name} does not cover its subdomains (policy=wildcard)`);
+  if (expected.wildcard) return unauthorized(`${name} does not allow wildcards (policy=wildcard)`);
   return null;
+}
+
+/**
+ * Whether an `accounturi` names the ordering account: a hashed URI under this server's
+ * `accountHashPrefix` (draft -02 4.1 item 3, 4.2: recomputed over each of the account's keys,
+ * current first, for the record's own FQDN and for `*`, compared as strings), or the account URL
+ * itself (draft -01, still read: clients of -01 publish it). A hashed URI with an algorithm this
+ * CA does not accept is malformed (4.1 item 3).
+ */
+function accountNamed(uri: string, at: string, expected: DnsPersistExpectation): 'yes' | 'no' | Refusal {
+  const hashed = parseHashedAccountUri(uri);
+  if (!hashed) return expected.accountIdOfUri(uri) === expected.accountId ? 'yes' : 'no';
+  if (hashed.algorithm !== ACCOUNT_HASH_ALGORITHM)
+    return {
+      type: 'malformed',
+      detail: `the ${DNS_PERSIST_LABEL}.${at} record's accounturi uses ${hashed.algorithm}; this CA accepts ${ACCOUNT_HASH_ALGORITHM}`,
+    };
+  const urls = expected.accountUrlsOn(hashed.origin);
+  for (const thumbprint of expected.accountThumbprints)
+    for (const domain of [at, '*'])
+      for (const url of urls)
+        if (hashedAccountUri(hashed.prefix, domain, thumbprint, url) === uri) return 'yes';
+  return 'no';
+}
+
+/** A hashed account URI of this server's form (https, `ACCOUNT_HASH_PATH`, written as parsed), else null. */
+function parseHashedAccountUri(uri: string): { prefix: string; origin: string; algorithm: string } | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' || url.username || url.password || url.search || url.hash || url.href !== uri)
+    return null;
+  if (!url.pathname.startsWith(ACCOUNT_HASH_PATH)) return null;
+  const match = /^([a-z0-9-]{1,32})\/[A-Za-z0-9_-]{1,128}$/.exec(
+    url.pathname.slice(ACCOUNT_HASH_PATH.length),
+  );
+  if (!match) return null;
+  return { prefix: `${url.origin}${ACCOUNT_HASH_PATH}`, origin: url.origin, algorithm: match[1] };
 }
