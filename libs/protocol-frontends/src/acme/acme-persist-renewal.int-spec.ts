@@ -341,10 +341,10 @@ describe('ACME dns-persist-01, per-profile identities and EAB, renewals as inven
       );
     }, 60_000);
 
-    it('MUST NOT: an authorization validated by a record with persistUntil does not outlive it', async () => {
+    it('MUST NOT: an authorization validated by a record with persistUntil does not outlive it, nor does an order relying on it (-02 4.1 item 5: no issuance on it after that time)', async () => {
       const c = await account();
       const until = Math.floor(Date.now() / 1000) + 3600;
-      const { authz } = await persistOrder(
+      const { order, authz } = await persistOrder(
         c,
         'until.test',
         (kid) => `${ISSUER_NAME}; accounturi=${kid}; persistUntil=${until}`,
@@ -352,6 +352,11 @@ describe('ACME dns-persist-01, per-profile identities and EAB, renewals as inven
       expect(authz.status).toBe('valid');
       expect(Date.parse(authz.expires)).toBeLessThanOrEqual(until * 1000);
       expect(Date.parse(authz.expires)).toBeGreaterThan(Date.now() + 3_000_000);
+      // Created for 7 days, the order now ends by persistUntil too.
+      expect(Date.parse(order.json.expires)).toBeGreaterThan(until * 1000);
+      const polled = await c.post(order.headers.location as string, '');
+      expect(polled.json.status).toBe('ready');
+      expect(Date.parse(polled.json.expires)).toBeLessThanOrEqual(until * 1000);
     }, 60_000);
 
     it('MUST NOT: a record past its persistUntil is not used', async () => {

@@ -525,6 +525,16 @@ export class OrderStore {
     input.alongside(statement, took);
     if (input.authorization)
       statement.with('authorization_row', authorizationStatusUpdate(statement, input.authorization, took));
+    // dns-persist-01's persistUntil also ends the open orders relying on the authorization: no
+    // certificate is issued on that validation after it (draft-ietf-acme-dns-persist-02 4.1 item 5).
+    if (input.authorization?.validUntil)
+      statement.with(
+        'orders_capped',
+        `UPDATE acme_orders o SET expires_at = LEAST(o.expires_at, ${statement.value(input.authorization.validUntil)}::timestamptz)
+           FROM acme_order_authorizations oa
+          WHERE oa.authorization_id = ${statement.value(input.authorization.id)} AND o.id = oa.order_id
+            AND o.status IN ('pending', 'ready') AND ${took} RETURNING o.id`,
+      );
     const [row] = await rowsOf<{ took: boolean; validated_at: Date | null }>(
       this.executor,
       statement.text(`SELECT ${took} AS took, (SELECT validated_at FROM challenge) AS validated_at`),
