@@ -269,27 +269,47 @@ describe('notifier: routing attributes and redelivery after a crash', () => {
   it('a notifier killed before acknowledging: the redelivered events add no duplicate', async () => {
     const facts = 150;
     const subject = 'issuance.v1.certificate.expiry-warning' as const;
-    for (let i = 0; i < facts; i++)
-      await publish<CertificateExpiryWarning>(subject, {
-        certificate_id: `crash-${i}`,
-        common_name: `crash-${i}.example.com`,
-        environment: 'production',
-        owner_id: 'alice',
-        team_id: 'web',
-        renewal_policy_id: 'rp-default',
-        status: 'Expiring',
-        expires_at: '2026-12-08T00:00:00.000Z',
-        threshold_days: 14,
-        days_remaining: 13,
-      });
-    await eventually(async () => (await rows('crash')).length >= facts / 3, 'a third of the events stored');
-    const first = system.services.notifier;
-    first.child.kill('SIGKILL');
-    await first.stop();
-    // What JetStream holds unacknowledged for the consumer at the crash (one event in flight).
+    const publishFacts = async (from: number, to: number) => {
+      for (let i = from; i < to; i++)
+        await publish<CertificateExpiryWarning>(subject, {
+          certificate_id: `crash-${i}`,
+          common_name: `crash-${i}.example.com`,
+          environment: 'production',
+          owner_id: 'alice',
+          team_id: 'web',
+          renewal_policy_id: 'rp-default',
+          status: 'Expiring',
+          expires_at: '2026-12-08T00:00:00.000Z',
+          threshold_days: 14,
+          days_remaining: 13,
+        });
+    };
     const jsm = await nats.jetstreamManager();
     const stream = streamFor(subject, system.env.SERVICE_NATS_NAMESPACE).name;
-    const atCrash = await jsm.consumers.info(stream, 'notifier-expiry-warning');
+    const consumerState = () => jsm.consumers.info(stream, 'notifier-expiry-warning');
+    await publishFacts(0, facts / 3);
+    await eventually(async () => (await rows('crash')).length === facts / 3, 'a third of the events stored');
+    // The notifications table locked against writes: the notifier takes the next event and waits
+    // on storing it, unacknowledged, however fast the machine, when it is killed.
+    const lock = new Client({ connectionString: system.database.url });
+    await lock.connect();
+    await lock.query('BEGIN');
+    await lock.query('LOCK TABLE notifier.notifications IN EXCLUSIVE MODE');
+    const first = system.services.notifier;
+    try {
+      await publishFacts(facts / 3, facts);
+      await eventually(
+        async () => (await consumerState()).num_ack_pending > 0,
+        'an event taken and not acknowledged',
+      );
+      first.child.kill('SIGKILL');
+      await first.stop();
+    } finally {
+      await lock.query('ROLLBACK');
+      await lock.end();
+    }
+    // What JetStream holds unacknowledged for the consumer at the crash (one event in flight).
+    const atCrash = await consumerState();
     expect(atCrash.num_ack_pending + atCrash.num_pending).toBeGreaterThan(0);
 
     system.services.notifier = await startServiceProcess('notifier', system.env, { ca: system.ca });
