@@ -120,7 +120,11 @@ describe('checkDnsPersist (draft-ietf-acme-dns-persist-02)', () => {
       expect(problem?.detail).toBe(
         "the _validation-persist.example.com record's accounturi names another account",
       );
-      expect(problemOf(['ca.certlane.test'])?.detail).toContain('no accounturi');
+      // -02 9.3.1: a record without the mandatory accounturi is malformed.
+      expect(problemOf(['ca.certlane.test'])).toMatchObject({
+        type: 'malformed',
+        detail: expect.stringContaining('no accounturi'),
+      });
     });
     it('4.1 item 5: a record past its persistUntil is not used', () => {
       const past = Math.floor(now.getTime() / 1000) - 1;
@@ -283,6 +287,14 @@ describe('checkDnsPersist (draft-ietf-acme-dns-persist-02)', () => {
           'https://ca.example/acct/123',
         ),
       ).toBe('https://ca.example/account-hash/sha-256/5SQm7n6tPh2-PlLbCKGnViTXX5z19SCN4cPGQHSk-kw');
+      expect(
+        hashedAccountUri(
+          'https://ca.example/account-hash/',
+          '*',
+          'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+          'https://ca.example/acct/123',
+        ),
+      ).toBe('https://ca.example/account-hash/sha-256/NpDnSwUthQK8zCgFdefYxAdAVPnygMLbs9US6oO-5ug');
     });
 
     it("validates a hash over the record's own FQDN or over * (the opt-out a CA MUST accept), for either account URL form", () => {
@@ -330,6 +342,11 @@ describe('checkDnsPersist (draft-ietf-acme-dns-persist-02)', () => {
       const problem = problemOf([record(`${prefix}sha-512/AAAA`)]);
       expect(problem?.type).toBe('malformed');
       expect(problem?.detail).toContain('sha-512');
+    });
+
+    it('9.3.1: a sha-256 value that is not 43 base64url characters is malformed', () => {
+      expect(problemOf([record(`${prefix}sha-256/AAAA`)])?.type).toBe('malformed');
+      expect(problemOf([record(`${prefix}sha-256/${'A'.repeat(44)}`)])?.type).toBe('malformed');
     });
 
     it('4.2 rule 1: no record of a deactivated account validates, hashed or not', () => {

@@ -183,8 +183,8 @@ function refusal(
   const name = `the ${DNS_PERSIST_LABEL}.${at} record`;
   const unauthorized = (detail: string): Refusal => ({ type: 'unauthorized', detail });
   const uri = record.parameters['accounturi'];
-  // The record MUST name the account: one without accounturi authorizes no one.
-  if (uri === undefined) return unauthorized(`${name} has no accounturi`);
+  // The record MUST name the account: one without accounturi is malformed (-02 9.3.1).
+  if (uri === undefined) return { type: 'malformed', detail: `${name} has no accounturi` };
   const named = accountNamed(uri, at, expected);
   if (named !== 'yes')
     return named === 'no' ? unauthorized(`${name}'s accounturi names another account`) : named;
@@ -220,6 +220,12 @@ function accountNamed(uri: string, at: string, expected: DnsPersistExpectation):
       type: 'malformed',
       detail: `the ${DNS_PERSIST_LABEL}.${at} record's accounturi uses ${hashed.algorithm}; this CA accepts ${ACCOUNT_HASH_ALGORITHM}`,
     };
+  // A SHA-256 digest is 43 base64url characters; any other length is not a hash (9.3.1).
+  if (hashed.value.length !== 43)
+    return {
+      type: 'malformed',
+      detail: `the ${DNS_PERSIST_LABEL}.${at} record's accounturi is not a ${ACCOUNT_HASH_ALGORITHM} hash`,
+    };
   const urls = expected.accountUrlsOn(hashed.origin);
   for (const thumbprint of expected.accountThumbprints)
     for (const domain of [at, '*'])
@@ -229,7 +235,9 @@ function accountNamed(uri: string, at: string, expected: DnsPersistExpectation):
 }
 
 /** A hashed account URI of this server's form (https, `ACCOUNT_HASH_PATH`, written as parsed), else null. */
-function parseHashedAccountUri(uri: string): { prefix: string; origin: string; algorithm: string } | null {
+function parseHashedAccountUri(
+  uri: string,
+): { prefix: string; origin: string; algorithm: string; value: string } | null {
   let url: URL;
   try {
     url = new URL(uri);
@@ -239,9 +247,14 @@ function parseHashedAccountUri(uri: string): { prefix: string; origin: string; a
   if (url.protocol !== 'https:' || url.username || url.password || url.search || url.hash || url.href !== uri)
     return null;
   if (!url.pathname.startsWith(ACCOUNT_HASH_PATH)) return null;
-  const match = /^([a-z0-9-]{1,32})\/[A-Za-z0-9_-]{1,128}$/.exec(
+  const match = /^([a-z0-9-]{1,32})\/([A-Za-z0-9_-]{1,128})$/.exec(
     url.pathname.slice(ACCOUNT_HASH_PATH.length),
   );
   if (!match) return null;
-  return { prefix: `${url.origin}${ACCOUNT_HASH_PATH}`, origin: url.origin, algorithm: match[1] };
+  return {
+    prefix: `${url.origin}${ACCOUNT_HASH_PATH}`,
+    origin: url.origin,
+    algorithm: match[1],
+    value: match[2],
+  };
 }
