@@ -165,10 +165,10 @@ export class RequestEnrollmentApprovalRequest extends CertifiedNamesOverride {
   @MaxLength(128)
   version_of?: string;
 
-  /** How long the request may wait for a decision (default 7 days). */
+  /** How long the request may wait for a decision (default 7 days); an ACME order's remaining life may be short. */
   @IsOptional()
   @IsInt()
-  @Min(60)
+  @Min(1)
   @Max(90 * 24 * 3600)
   expires_in_seconds?: number;
 }

@@ -359,6 +359,49 @@ describe('ACME dns-persist-01, per-profile identities and EAB, renewals as inven
       expect(Date.parse(polled.json.expires)).toBeLessThanOrEqual(until * 1000);
     }, 60_000);
 
+    it('MUST NOT: an order waiting for an enrollment approval is not issued on a validation past its persistUntil (-02 4.1 item 5): the approval ends with the order', async () => {
+      expect(
+        (
+          await api('POST', '/api/v1/profiles', {
+            id: 'persist-held',
+            name: 'dns-persist-01 held for approval',
+            requires_approval: true,
+          })
+        ).status,
+      ).toBe(201);
+      expect(
+        (
+          await api('POST', '/api/v1/admin/acme/profiles', {
+            id: 'persist-held',
+            dns_persist_01: true,
+            caa_identities: [ISSUER_NAME],
+            certificate_profile_id: 'persist-held',
+          })
+        ).status,
+      ).toBe(201);
+      const c = await account(
+        `${system.services['protocol-frontends'].url}/acme/profile/persist-held/directory`,
+      );
+      const until = Math.floor(Date.now() / 1000) + 3600;
+      const { order, authz } = await persistOrder(
+        c,
+        'until-held.test',
+        (kid) => `${ISSUER_NAME}; accounturi=${kid}; persistUntil=${until}`,
+      );
+      expect(authz.status).toBe('valid');
+      const orderUrl = order.headers.location as string;
+      await pollUntil(c, orderUrl, (json) => json.status === 'ready');
+      const finalized = await c.post(order.json.finalize, { csr: csrFor({ dns: ['until-held.test'] }) });
+      expect(finalized.json.status).toBe('processing');
+      const approvals = (
+        await api('GET', '/api/v1/approvals?approval_kind=cert_issuance&per_page=100')
+      ).json() as { data: { enrollment?: { expires_at: string; reference: { order_id?: string } } }[] };
+      const held = approvals.data.find((a) => a.enrollment?.reference.order_id === orderUrl.split('/').pop());
+      // The profile checks CAA, which alone would give the approval 8 hours.
+      expect(Date.parse(held!.enrollment!.expires_at)).toBeLessThanOrEqual(until * 1000);
+      expect(Date.parse(held!.enrollment!.expires_at)).toBeGreaterThan(Date.now() + 3_000_000);
+    }, 60_000);
+
     it('MUST NOT: a record past its persistUntil is not used', async () => {
       const c = await account();
       const past = Math.floor(Date.now() / 1000) - 60;

@@ -72,6 +72,7 @@ import {
   orderEventFromApproval,
   orderEventFromAuthorizations,
   orderExpiry,
+  approvalLifetimeSeconds,
   isRenewalCertId,
   validationRetryDelay,
   RENEWAL_INFO_RETRY_AFTER_SECONDS,
@@ -158,8 +159,8 @@ export interface AcmeApprovals {
     mustStaple?: boolean;
     /** The inventory certificate the order renews (ADR 0068): the issued one is its next version. */
     versionOf?: string;
-    /** How long the approval may wait (default: issuance's); CAA checks bound it. */
-    expiresInSeconds?: number;
+    /** How long the approval may wait: the order's remaining life, and a CAA check's. */
+    expiresInSeconds: number;
   }): Promise<{ approvalId: string }>;
   outcome(approvalId: string): Promise<AcmeApprovalOutcome>;
 }
@@ -1379,7 +1380,11 @@ export class AcmeServer {
       ...(rules.validity.notAfter ? { notAfter: rules.validity.notAfter } : {}),
       ...(rules.mustStaple ? { mustStaple: true } : {}),
       ...(renews ? { versionOf: renews } : {}),
-      ...(this.checksCaa(profile) ? { expiresInSeconds: CAA_RECHECK_AFTER_MS / 1000 } : {}),
+      expiresInSeconds: approvalLifetimeSeconds(
+        order.expires_at,
+        new Date(),
+        this.checksCaa(profile) ? CAA_RECHECK_AFTER_MS : null,
+      ),
     });
     if (!(await this.orders.awaitApproval(order.id, approvalId)))
       throw new AcmeProblem('orderNotReady', 'the order is not ready (it is being finalized already)');

@@ -170,7 +170,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
             ...(input.notAfter ? { not_after: input.notAfter.toISOString() } : {}),
             ...(input.mustStaple ? { must_staple: true } : {}),
             ...(input.versionOf ? { version_of: input.versionOf } : {}),
-            ...(input.expiresInSeconds ? { expires_in_seconds: input.expiresInSeconds } : {}),
+            expires_in_seconds: input.expiresInSeconds,
           });
           return { approvalId: approval.id };
         },

@@ -60,3 +60,15 @@ export function isReusableAuthorization(
 ): boolean {
   return authorization.status === 'valid' && authorization.expires.getTime() - now.getTime() > marginMs;
 }
+
+/**
+ * How long, in whole seconds, the enrollment approval a finalize opens may wait for its decision:
+ * never past the order's expiry (which the order's authorizations bound, and a dns-persist-01
+ * record's `persistUntil`), so nothing is issued on a validation past its life, nor, when CAA was
+ * checked, past that check's useful life (`caaRecheckMs`). At least one second.
+ */
+export function approvalLifetimeSeconds(orderExpires: Date, now: Date, caaRecheckMs: number | null): number {
+  const untilExpiry = orderExpires.getTime() - now.getTime();
+  const lifetime = caaRecheckMs === null ? untilExpiry : Math.min(untilExpiry, caaRecheckMs);
+  return Math.max(1, Math.floor(lifetime / 1000));
+}
