@@ -1,5 +1,13 @@
 import { PkiError } from './errors';
-import { PemLabel, decodeAll, decodeSingle, parsePemBlocks, toPem } from './pem';
+import {
+  PemLabel,
+  decodeAll,
+  decodeSingle,
+  parsePemBlocks,
+  pemCertificateBlocks,
+  toPem,
+  withTrailingNewline,
+} from './pem';
 
 const der = Buffer.from('3003020101', 'hex');
 const other = Buffer.from('3003020102', 'hex');
@@ -91,5 +99,30 @@ describe('PEM', () => {
     expect(code(() => parsePemBlocks(`-----BEGIN ${'A '.repeat(400_000)}`))).toBe('pem_invalid');
     expect(code(() => parsePemBlocks('-----BEGIN X-----\n' + 'QUFB\n'.repeat(200_000)))).toBe('pem_invalid');
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('PEM text helpers', () => {
+  const block = (name: string) => `-----BEGIN CERTIFICATE-----\n${name}\n-----END CERTIFICATE-----\n`;
+
+  it('withTrailingNewline adds a newline only where one is missing', () => {
+    expect(withTrailingNewline('a')).toBe('a\n');
+    expect(withTrailingNewline('a\n')).toBe('a\n');
+    expect(withTrailingNewline('')).toBe('\n');
+  });
+
+  it('pemCertificateBlocks splits a bundle into its certificate blocks, each ending with one newline', () => {
+    const chain = block('issuing') + block('intermediate') + block('root');
+    expect(pemCertificateBlocks(chain)).toEqual([block('issuing'), block('intermediate'), block('root')]);
+    expect(pemCertificateBlocks(block('a').trimEnd())).toEqual([block('a')]);
+  });
+
+  it('pemCertificateBlocks drops what is around and between the blocks, and other labels', () => {
+    const key = '-----BEGIN PRIVATE KEY-----\nk\n-----END PRIVATE KEY-----\n';
+    expect(pemCertificateBlocks(`subject=CN=a\n${block('a')}\r\n\n${key}${block('b')}trailing`)).toEqual([
+      block('a'),
+      block('b'),
+    ]);
+    expect(pemCertificateBlocks('no certificate here')).toEqual([]);
   });
 });

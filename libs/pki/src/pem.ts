@@ -207,3 +207,18 @@ export function toPem(label: string, der: Uint8Array): string {
   for (let i = 0; i < base64.length; i += 64) body += `${base64.slice(i, i + 64)}\n`;
   return `-----BEGIN ${label}-----\n${body}-----END ${label}-----\n`;
 }
+
+const PEM_CERTIFICATE_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** `pem` ending with a newline, so PEM texts concatenate into a bundle. */
+export function withTrailingNewline(pem: string): string {
+  return pem.endsWith('\n') ? pem : `${pem}\n`;
+}
+
+/**
+ * The CERTIFICATE blocks of a PEM bundle as text, in order, each ending with one newline; text
+ * around and between them is dropped. No block is decoded (see `decodeAll` for that).
+ */
+export function pemCertificateBlocks(pem: string): string[] {
+  return (pem.match(PEM_CERTIFICATE_BLOCK) ?? []).map((block) => `${block}\n`);
+}

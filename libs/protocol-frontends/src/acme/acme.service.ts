@@ -26,6 +26,7 @@ import {
   RateLimitStore,
   transactionExecutor,
 } from '@certlane/protocol-frontends-data-access';
+import { withTrailingNewline } from '@certlane/pki';
 import { AcmeProblem } from '@certlane/protocol-frontends-domain';
 import { AcmeServer } from './acme-server';
 import { parseAcmeBody } from './acme-body';
@@ -180,10 +181,10 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
           if (outcome.state !== 'issued') return { state: outcome.state, reason: outcome.reason };
           // The chain issuance issued it with (its alternates too), as without approval; for an
           // enrollment issued before issuance kept it, the issuer's active CAs, issuing CA first.
-          const leaf = withNewline(outcome.certificate_pem!);
+          const leaf = withTrailingNewline(outcome.certificate_pem!);
           const chain =
             outcome.chain_pem ??
-            (await activeCaCertificates(bus, outcome.issuer_id)).map(withNewline).join('');
+            (await activeCaCertificates(bus, outcome.issuer_id)).map(withTrailingNewline).join('');
           return {
             state: 'issued',
             certificate: {
@@ -290,5 +291,3 @@ function withAlternateChains<T extends IssuedCertificateDto>(
       }
     : issued;
 }
-
-const withNewline = (pem: string): string => (pem.endsWith('\n') ? pem : `${pem}\n`);

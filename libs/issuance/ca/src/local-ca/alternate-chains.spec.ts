@@ -1,14 +1,9 @@
-import { alternateChains, pemCertificates } from './alternate-chains';
+import { alternateChains } from './alternate-chains';
 
 const block = (name: string) => `-----BEGIN CERTIFICATE-----\n${name}\n-----END CERTIFICATE-----\n`;
 
 describe('alternateChains', () => {
   const chain = block('issuing') + block('intermediate') + block('root');
-
-  it('splits a bundle into its certificate blocks', () => {
-    expect(pemCertificates(chain)).toEqual([block('issuing'), block('intermediate'), block('root')]);
-    expect(pemCertificates(block('a').trimEnd())).toEqual([block('a')]);
-  });
 
   it('is undefined without cross-certificates', () => {
     expect(alternateChains(chain, [])).toBeUndefined();

@@ -1,9 +1,4 @@
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n?/g;
-
-/** The certificate blocks of a PEM bundle, each ending with a newline. */
-export function pemCertificates(pem: string): string[] {
-  return (pem.match(PEM_CERTIFICATE) ?? []).map((block) => (block.endsWith('\n') ? block : `${block}\n`));
-}
+import { pemCertificateBlocks } from '@certlane/pki';
 
 /** A cross-certificate on a leaf's default chain, and what follows it in its alternate chain. */
 export interface CrossCertificateLink {
@@ -23,6 +18,6 @@ export function alternateChains(
   links: readonly CrossCertificateLink[],
 ): string[] | undefined {
   if (links.length === 0) return undefined;
-  const chain = pemCertificates(chainPem);
+  const chain = pemCertificateBlocks(chainPem);
   return links.map((link) => chain.slice(0, link.depth).join('') + link.pem);
 }

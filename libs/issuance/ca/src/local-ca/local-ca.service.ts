@@ -35,6 +35,7 @@ import {
   parseCertificate,
   parseCertificates,
   parseCsr,
+  pemCertificateBlocks,
   SoftwareKeyProvider,
   Signer,
   toPem,
@@ -466,13 +467,7 @@ export class LocalCaService implements LocalCaHooks {
     const parents = await this.cas.parents(ca, manager);
     const pems = parents.map((p) => p.certificate_pem).filter((pem): pem is string => !!pem);
     const top = parents.length > 0 ? parents[parents.length - 1] : ca;
-    if (top.external_chain_pem)
-      pems.push(
-        ...(
-          top.external_chain_pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n?/g) ??
-          []
-        ).map((p) => (p.endsWith('\n') ? p : `${p}\n`)),
-      );
+    if (top.external_chain_pem) pems.push(...pemCertificateBlocks(top.external_chain_pem));
     return pems;
   }
 

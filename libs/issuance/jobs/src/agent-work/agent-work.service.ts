@@ -31,7 +31,14 @@ import {
 } from '@certlane/issuance-domain';
 import { CertlaneLogger, LOGGER } from '@certlane/platform';
 import { ProfileEnforcer } from '@certlane/issuance-governance';
-import { CertificationRequest, parseCsr, PemLabel, toPem, wrapPrivateKey } from '@certlane/pki';
+import {
+  CertificationRequest,
+  parseCsr,
+  PemLabel,
+  toPem,
+  withTrailingNewline,
+  wrapPrivateKey,
+} from '@certlane/pki';
 import {
   CertificateKeySealer,
   certificateNotFound,
@@ -302,7 +309,7 @@ export class AgentWorkService {
   async certificate(request: AgentCertificateRequest): Promise<AgentCertificateDto> {
     const id = request.certificate_id;
     const version = await this.agentsVersion(request.agent_id, id, request.version_id);
-    const leaf = version.cert_pem.endsWith('\n') ? version.cert_pem : `${version.cert_pem}\n`;
+    const leaf = withTrailingNewline(version.cert_pem);
     return {
       certificate_id: id,
       version_id: version.id,

@@ -13,6 +13,7 @@ import {
 } from '@certlane/contracts';
 import { CERTLANE_CONFIG, CertlaneConfig, CertlaneLogger, LOGGER, SecretBox } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
+import { withTrailingNewline } from '@certlane/pki';
 import {
   CertificateKeySealer,
   CertificateRow,
@@ -105,7 +106,7 @@ export class AgentlessDeploymentService {
           to: running.job.status,
         }),
       );
-      const leaf = version.cert_pem.endsWith('\n') ? version.cert_pem : `${version.cert_pem}\n`;
+      const leaf = withTrailingNewline(version.cert_pem);
       return {
         started: true,
         job_id: job.id,
