@@ -1,6 +1,16 @@
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
-import { pemCertificateBlocks } from '@certlane/pki';
 import type { DeploymentMaterial } from '../target-connector';
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/**
+ * The certificates of a PEM bundle, each normalised to end with one newline. `@certlane/pki` has
+ * the same split, but this library runs in the agent and imports no Certlane library but the
+ * contracts (ADR 0029).
+ */
+export function pemCertificates(pem: string): string[] {
+  return (pem.match(PEM_CERTIFICATE) ?? []).map((block) => `${block.trim()}\n`);
+}
 
 /** SHA-256 of a certificate's DER, lower-case hex: the fingerprint verification compares. */
 export function certificateFingerprint(pem: string | Buffer): string {
@@ -9,17 +19,15 @@ export function certificateFingerprint(pem: string | Buffer): string {
 
 /** The leaf followed by its chain: what `ssl_certificate` and friends read as a "full chain". */
 export function fullChainPem(material: DeploymentMaterial): string {
-  return [...pemCertificateBlocks(material.certificatePem), ...pemCertificateBlocks(material.chainPem)].join(
-    '',
-  );
+  return [...pemCertificates(material.certificatePem), ...pemCertificates(material.chainPem)].join('');
 }
 
 export function leafPem(material: DeploymentMaterial): string {
-  return pemCertificateBlocks(material.certificatePem).join('');
+  return pemCertificates(material.certificatePem).join('');
 }
 
 export function chainPem(material: DeploymentMaterial): string {
-  return pemCertificateBlocks(material.chainPem).join('');
+  return pemCertificates(material.chainPem).join('');
 }
 
 export function privateKeyPem(material: DeploymentMaterial): string {
@@ -32,7 +40,7 @@ export function privateKeyPem(material: DeploymentMaterial): string {
  * fingerprint verification will expect, and match the private key. Never echoes key material.
  */
 export function materialProblem(material: DeploymentMaterial): string | null {
-  const leaves = pemCertificateBlocks(material.certificatePem);
+  const leaves = pemCertificates(material.certificatePem);
   if (leaves.length !== 1) return 'the certificate PEM must hold exactly one certificate';
   let leaf: X509Certificate;
   try {
@@ -40,7 +48,7 @@ export function materialProblem(material: DeploymentMaterial): string | null {
   } catch {
     return 'the certificate PEM does not parse';
   }
-  for (const block of pemCertificateBlocks(material.chainPem)) {
+  for (const block of pemCertificates(material.chainPem)) {
     try {
       new X509Certificate(block);
     } catch {
