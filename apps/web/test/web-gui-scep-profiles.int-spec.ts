@@ -72,6 +72,9 @@ describe('the SCEP profiles page in Chromium', () => {
     system = await startTestSystem('web-gui-scep', ['auth', 'issuance', 'protocol-frontends', 'api-gateway']);
     gateway = system.services['api-gateway'].url;
     adminKey = system.env.SERVICE_AUTH_SECRET!;
+    // The owners the profiles name (a profile may name only an owner the inventory knows).
+    for (const id of ['owner-before', 'owner-managed', 'owner-after'])
+      expect((await api('POST', '/api/v1/owners', { id, name: id })).status).toBe(201);
     const created = await api('POST', '/api/v1/admin/scep/profiles', {
       path_id: 'gui-devices',
       challenge_password: CHALLENGE,

@@ -645,7 +645,7 @@ const acmeEvent = (
 });
 
 async function createEabKey(call: Call): Promise<string> {
-  const created = await call('POST', '/api/v1/admin/acme/eab-keys', { body: { owner: 'audit-owner' } });
+  const created = await call('POST', '/api/v1/admin/acme/eab-keys', { body: { description: 'audit' } });
   expect(created.status).toBe(201);
   return json<{ id: string }>(created).id;
 }

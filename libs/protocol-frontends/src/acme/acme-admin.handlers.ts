@@ -9,9 +9,9 @@ import {
   outboxToken,
   ServiceOutbox,
 } from '@certlane/platform';
-import { CertlaneError, ErrorCode } from '@certlane/contracts';
 import { AcmeAdmin } from './acme-admin';
 import { EabKeyBox } from './eab-key-box';
+import { inventoryReferenceCheck } from '../inventory-references';
 
 /** The protocol-frontends.v1.acme-* subjects behind /api/v1/admin/acme/* (ADR 0060). */
 @Injectable()
@@ -36,14 +36,7 @@ export class AcmeAdminHandlers implements OnApplicationBootstrap {
         externalAccountRequired: config.acme.externalAccountRequired,
         newOrdersPerHour: config.acme.newOrdersPerHour,
       },
-      certificateProfileExists: (id) =>
-        bus.request('issuance.v1.get-profile', { id }).then(
-          () => true,
-          (error: unknown) => {
-            if (error instanceof CertlaneError && error.code === ErrorCode.ProfileNotFound) return false;
-            throw error;
-          },
-        ),
+      references: inventoryReferenceCheck(bus),
     });
   }
 

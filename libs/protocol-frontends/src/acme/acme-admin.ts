@@ -38,6 +38,7 @@ import {
 } from './acme-profiles';
 import { DEFAULT_ACME_PROFILE } from './acme-urls';
 import { EabKeyBox } from './eab-key-box';
+import { InventoryReferenceCheck, referenceRefusal } from '../inventory-references';
 
 export interface AcmeAdminDeps {
   executor: SqlExecutor;
@@ -46,8 +47,8 @@ export interface AcmeAdminDeps {
   eabKeys: EabKeyBox;
   /** What `default` is while it is not stored (the SERVICE_ACME_* settings). */
   defaults: DefaultProfileSettings;
-  /** Whether issuance has the certificate profile `id` (a profile may name only one it has). */
-  certificateProfileExists(id: string): Promise<boolean>;
+  /** Which owner, team and certificate profile named issuance does not know (refused at once). */
+  references: InventoryReferenceCheck;
 }
 
 const iso = (value: Date | null): string | null => (value ? new Date(value).toISOString() : null);
@@ -143,6 +144,8 @@ export class AcmeAdmin {
       !(await new AcmeProfiles(this.deps.executor, this.deps.defaults).get(request.profile_id))
     )
       throw profileNotFound(request.profile_id);
+    const unknown = await this.deps.references({ owner: request.owner, team: request.team });
+    if (unknown.length > 0) throw referenceRefusal(ErrorCode.ReferenceInvalid, unknown);
     const id = randomId();
     const { key: hmacKey, sealed } = this.deps.eabKeys.generate(id);
     return this.deps.transaction(async (executor) => {
@@ -192,7 +195,7 @@ export class AcmeAdmin {
 
   async createProfile(request: CreateAcmeProfileRequest, context?: RequestContext): Promise<AcmeProfileDto> {
     const settings = this.settings(request, undefined);
-    await this.checkCertificateProfile(request.certificate_profile_id);
+    await this.checkReferences(request);
     return this.changingProfiles(() =>
       this.deps.transaction(async (executor) => {
         const row = await new AcmeProfileStore(executor).create(request.id, settings);
@@ -214,7 +217,7 @@ export class AcmeAdmin {
 
   /** Replaces the fields given; `default`, while unstored, is stored from its settings first. */
   async updateProfile(request: UpdateAcmeProfileCommand, context?: RequestContext): Promise<AcmeProfileDto> {
-    await this.checkCertificateProfile(request.certificate_profile_id);
+    await this.checkReferences(request);
     return this.changingProfiles(() =>
       this.deps.transaction(async (executor) => {
         const store = new AcmeProfileStore(executor);
@@ -250,13 +253,16 @@ export class AcmeAdmin {
     );
   }
 
-  private async checkCertificateProfile(id: string | null | undefined): Promise<void> {
-    if (id && !(await this.deps.certificateProfileExists(id)))
-      throw new CertlaneError(
-        ErrorCode.AcmeProfileInvalid,
-        `certificate_profile_id: no certificate profile ${id}`,
-        { problems: [`certificate_profile_id: no certificate profile ${id}`] },
-      );
+  /** The owner, team and certificate profile a create or update names must exist in issuance. */
+  private async checkReferences(
+    request: Pick<CreateAcmeProfileRequest, 'owner' | 'team' | 'certificate_profile_id'>,
+  ): Promise<void> {
+    const unknown = await this.deps.references({
+      owner: request.owner,
+      team: request.team,
+      certificateProfileId: request.certificate_profile_id,
+    });
+    if (unknown.length > 0) throw referenceRefusal(ErrorCode.AcmeProfileInvalid, unknown);
   }
 
   /** Runs a profile change; this process's cached profiles are read again once it is done. */

@@ -92,6 +92,11 @@ describe('ACME operator routes and external account binding', () => {
     work = mkdtempSync(join(tmpdir(), 'certlane-acme-ops-'));
     caFile = join(work, 'ca.pem');
     writeFileSync(caFile, system.ca);
+    // The owners and teams the EAB keys below name: the inventory must know them.
+    for (const id of ['web', 'payments', 'certbot-team'])
+      expect((await api('POST', '/api/v1/teams', { id, name: id })).status).toBe(201);
+    for (const id of ['alice', 'bob', 'lego-owner'])
+      expect((await api('POST', '/api/v1/owners', { id, name: id })).status).toBe(201);
   }, 120_000);
 
   afterAll(async () => {
@@ -243,8 +248,41 @@ describe('ACME operator routes and external account binding', () => {
     expect((await api('GET', '/api/v1/admin/acme/accounts?status=gone')).status).toBe(400);
   });
 
+  it('refuses an EAB key or an ACME profile naming an owner, team or certificate profile the inventory does not know (400, each beside its field), so nothing it issues loses them', async () => {
+    const key = await api('POST', '/api/v1/admin/acme/eab-keys', { owner: 'nobody', team: 'web' });
+    expect(key.status).toBe(400);
+    expect(key.json()).toMatchObject({
+      code: 'reference_invalid',
+      details: { fields: [{ field: 'owner', message: expect.stringContaining('no owner nobody') }] },
+    });
+    const profile = await api('POST', '/api/v1/admin/acme/profiles', {
+      id: 'ghosts',
+      owner: 'alice',
+      team: 'no-such-team',
+      certificate_profile_id: 'no-such-profile',
+    });
+    expect(profile.status).toBe(400);
+    expect(profile.json()).toMatchObject({
+      code: 'acme_profile_invalid',
+      details: {
+        fields: [
+          { field: 'team', message: expect.stringContaining('no team no-such-team') },
+          { field: 'certificate_profile_id', message: 'no certificate profile no-such-profile' },
+        ],
+      },
+    });
+    // Nothing was stored by either refusal.
+    const keys = (await api('GET', '/api/v1/admin/acme/eab-keys?per_page=500')).json() as Page<AcmeEabKeyDto>;
+    expect(keys.data.some((k) => k.owner === 'nobody')).toBe(false);
+    expect((await api('GET', '/api/v1/admin/acme/profiles')).json()).not.toMatchObject({
+      data: expect.arrayContaining([expect.objectContaining({ id: 'ghosts' })]),
+    });
+  });
+
   it('lego, through the gateway, registers with --eab and obtains a certificate', async () => {
     const key = await eabKey({ owner: 'lego-owner' });
+    // Deleted from the inventory after the key named it: the key still binds an account.
+    expect((await api('DELETE', '/api/v1/owners/lego-owner')).status).toBe(204);
     const path = join(work, 'lego');
     await run(
       'lego',
@@ -279,7 +317,7 @@ describe('ACME operator routes and external account binding', () => {
       await api('GET', `/api/v1/admin/acme/accounts/${bound.bound_account_id}`)
     ).json() as AcmeAccountDto;
     expect(account).toMatchObject({ owner: 'lego-owner', order_count: 1 });
-    // The key's owner is unknown to the inventory: the certificate is recorded there without it.
+    // The key's owner is gone from the inventory: the certificate is recorded there without it.
     const inventory = await db.query(
       `SELECT c.source, c.owner_id, c.tags FROM issuance.certificates c WHERE c.common_name = 'lego-eab.localhost'`,
     );

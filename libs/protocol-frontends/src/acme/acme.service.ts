@@ -129,8 +129,9 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
           try {
             return await send(input);
           } catch (error) {
-            // An EAB key or profile may name an owner or team the inventory does not know: the
-            // certificate is still recorded (without them) rather than the order failing.
+            // The owner or team an EAB key or profile names was checked when it was set, but may
+            // have been deleted from the inventory since: the certificate is still recorded
+            // (without them) rather than the order failing.
             if (!unknownOwnerOrTeam(error)) throw error;
             this.logger.warn(
               { owner: input.owner, team: input.team, profile: input.profileId },

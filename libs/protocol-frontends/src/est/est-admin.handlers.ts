@@ -13,6 +13,7 @@ import {
 } from '@certlane/platform';
 import { EstKekAdmin } from './est-kek-admin';
 import { EstKekBox } from './est-kek-box';
+import { inventoryReferenceCheck } from '../inventory-references';
 import { EstProfileAdmin } from './est-profile-admin';
 
 /**
@@ -38,7 +39,7 @@ export class EstAdminHandlers implements OnApplicationBootstrap {
         await outbox.audit(executor, record);
       },
     };
-    this.admin = new EstProfileAdmin(deps);
+    this.admin = new EstProfileAdmin({ ...deps, references: inventoryReferenceCheck(bus) });
     this.keys = new EstKekAdmin({ ...deps, keys: new EstKekBox(config.configEncryptionKey) });
   }
 

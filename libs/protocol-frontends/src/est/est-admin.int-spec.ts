@@ -60,9 +60,13 @@ describe('EST admin routes', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'est-admin-'));
-    system = await startTestSystem('estadmin', ['auth', 'protocol-frontends', 'api-gateway']);
+    system = await startTestSystem('estadmin', ['auth', 'issuance', 'protocol-frontends', 'api-gateway']);
     db = new Client({ connectionString: system.database.url });
     await db.connect();
+    // The certificate profile a profile below names: issuance must know it.
+    expect((await call('POST', '/api/v1/profiles', { id: 'prof-routers', name: 'Routers' })).status).toBe(
+      201,
+    );
   }, 90_000);
 
   afterAll(async () => {
@@ -153,6 +157,50 @@ describe('EST admin routes', () => {
       const refused = await call('POST', '/api/v1/admin/est/profiles', bad);
       expect([bad, refused.status]).toEqual([bad, 400]);
     }
+  });
+
+  it('refuses an owner, team or certificate profile the inventory does not know, on create and on update (400, each beside its field): enrollments would fail on it', async () => {
+    const basic = { auth_methods: ['basic'], basic_username: 'u', basic_password: PASSWORD };
+    const unknownOwner = await call('POST', '/api/v1/admin/est/profiles', {
+      path_id: 'ghost-owner',
+      ...basic,
+      owner: 'no-such-owner',
+      certificate_profile_id: 'no-such-profile',
+    });
+    expect(unknownOwner.status).toBe(400);
+    expect(unknownOwner.json()).toMatchObject({
+      code: 'est_profile_invalid',
+      details: {
+        fields: [
+          { field: 'owner', message: expect.stringContaining('no owner no-such-owner') },
+          { field: 'certificate_profile_id', message: 'no certificate profile no-such-profile' },
+        ],
+      },
+    });
+    expect((await call('POST', '/api/v1/owners', { id: 'est-owner', name: 'EST owner' })).status).toBe(201);
+    const created = await call('POST', '/api/v1/admin/est/profiles', {
+      path_id: 'known-owner',
+      ...basic,
+      owner: 'est-owner',
+    });
+    expect(created.status).toBe(201);
+    const unknownTeam = await call(
+      'PUT',
+      `/api/v1/admin/est/profiles/${(created.json() as EstProfileDto).id}`,
+      {
+        team: 'no-such-team',
+      },
+    );
+    expect([unknownTeam.status, unknownTeam.json()]).toMatchObject([
+      400,
+      { code: 'est_profile_invalid', details: { fields: [{ field: 'team' }] } },
+    ]);
+    const listed = (await call('GET', '/api/v1/admin/est/profiles')).json() as { data: EstProfileDto[] };
+    expect(listed.data.find((p) => p.path_id === 'known-owner')).toMatchObject({
+      owner: 'est-owner',
+      team: null,
+    });
+    expect(listed.data.some((p) => p.path_id === 'ghost-owner')).toBe(false);
   });
 
   it('is for admins only (403), and 404 for an unknown profile', async () => {

@@ -15,6 +15,7 @@ import {
   UpdateEstProfileCommand,
 } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
+import { InventoryReferenceCheck, referenceRefusal } from '../inventory-references';
 import {
   EstProfileRow,
   EstProfileSettingsRow,
@@ -26,6 +27,8 @@ export interface EstProfileAdminDeps {
   executor: SqlExecutor;
   transaction<T>(work: (executor: SqlExecutor) => Promise<T>): Promise<T>;
   audit(executor: SqlExecutor, record: AuditRecord): Promise<void>;
+  /** Which owner, team and certificate profile named issuance does not know (refused at once). */
+  references: InventoryReferenceCheck;
   /** Reads a trust bundle file (tests give their own). */
   readTrustFile?(path: string): Promise<string>;
 }
@@ -83,6 +86,7 @@ export class EstProfileAdmin {
   }
 
   async create(request: CreateEstProfileRequest, context?: RequestContext): Promise<EstProfileDto> {
+    await this.checkReferences(request);
     const settings = await this.settings(request, undefined);
     return this.deps.transaction(async (executor) => {
       const row = await new EstProfileStore(executor).create(request.path_id, settings);
@@ -97,6 +101,8 @@ export class EstProfileAdmin {
   }
 
   async update(request: UpdateEstProfileCommand, context?: RequestContext): Promise<EstProfileDto> {
+    if (!(await new EstProfileStore(this.deps.executor).get(request.id))) throw notFound(request.id);
+    await this.checkReferences(request);
     return this.deps.transaction(async (executor) => {
       const store = new EstProfileStore(executor);
       const current = await store.get(request.id, true);
@@ -157,6 +163,16 @@ export class EstProfileAdmin {
   }
 
   /** The columns of a create (no current row) or an update, checked together. */
+  /** The owner, team and certificate profile a create or update names must exist in issuance. */
+  private async checkReferences(request: Partial<CreateEstProfileRequest>): Promise<void> {
+    const unknown = await this.deps.references({
+      owner: request.owner,
+      team: request.team,
+      certificateProfileId: request.certificate_profile_id,
+    });
+    if (unknown.length > 0) throw referenceRefusal(ErrorCode.EstProfileInvalid, unknown);
+  }
+
   private async settings(
     request: Partial<CreateEstProfileRequest>,
     current: EstProfileRow | undefined,

@@ -9,6 +9,7 @@ import {
   outboxToken,
   ServiceOutbox,
 } from '@certlane/platform';
+import { inventoryReferenceCheck } from '../inventory-references';
 import { ScepProfileAdmin } from './scep-profile-admin';
 import { RaKeyBox } from './scep-ra';
 import { ScepService } from './scep.service';
@@ -32,6 +33,7 @@ export class ScepAdminHandlers implements OnApplicationBootstrap {
         await outbox.audit(executor, record);
       },
       raKeys: new RaKeyBox(config.configEncryptionKey),
+      references: inventoryReferenceCheck(bus),
       issueRaCertificate: async ({ csrPem, issuerId, validityDays }) =>
         (
           await bus.request('issuance.v1.issue-certificate', {

@@ -56,6 +56,7 @@ describe('SCEP admin routes', () => {
     db = new Client({ connectionString: system.database.url });
     await db.connect();
     dir = mkdtempSync(join(tmpdir(), 'scep-admin-'));
+    expect((await call('POST', '/api/v1/owners', { id: 'owner-devices', name: 'Devices' })).status).toBe(201);
   }, 120_000);
 
   afterAll(async () => {
@@ -133,6 +134,34 @@ describe('SCEP admin routes', () => {
         .status,
     ).toBe(400);
     expect((await call('POST', '/api/v1/admin/scep/profiles', '{not json')).status).toBe(400);
+  });
+
+  it('refuses an owner, team or certificate profile the inventory does not know, on create and on update (400, each beside its field): enrollments would fail on it', async () => {
+    const refused = await call('POST', '/api/v1/admin/scep/profiles', {
+      path_id: 'ghost-team',
+      challenge_password: CHALLENGE,
+      owner: 'owner-devices',
+      team: 'no-such-team',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json()).toMatchObject({
+      code: 'scep_profile_invalid',
+      details: { fields: [{ field: 'team', message: expect.stringContaining('no team no-such-team') }] },
+    });
+    const created = await call('POST', '/api/v1/admin/scep/profiles', {
+      path_id: 'known-owner',
+      challenge_password: CHALLENGE,
+      owner: 'owner-devices',
+    });
+    expect(created.status).toBe(201);
+    const id = (created.json() as { id: string }).id;
+    const unknownOwner = await call('POST', `/api/v1/admin/scep/profiles/${id}`, { owner: 'no-such-owner' });
+    expect([unknownOwner.status, unknownOwner.json()]).toMatchObject([
+      400,
+      { code: 'scep_profile_invalid', details: { fields: [{ field: 'owner' }] } },
+    ]);
+    const listed = (await call('GET', '/api/v1/admin/scep/profiles')).json() as ScepProfileList;
+    expect(listed.profiles.find((p) => p.id === id)).toMatchObject({ owner: 'owner-devices' });
   });
 
   it('updates, rotates the RA certificate and deletes a profile; unknown ids are 404', async () => {

@@ -20,6 +20,7 @@ import {
   UpdateScepProfileCommand,
 } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
+import { InventoryReferenceCheck, referenceRefusal } from '../inventory-references';
 import {
   ScepProfileRow,
   ScepProfileSettingsRow,
@@ -38,6 +39,8 @@ export interface ScepProfileAdminDeps {
   executor: SqlExecutor;
   transaction<T>(work: (executor: SqlExecutor) => Promise<T>): Promise<T>;
   audit(executor: SqlExecutor, record: AuditRecord): Promise<void>;
+  /** Which owner, team and certificate profile named issuance does not know (refused at once). */
+  references: InventoryReferenceCheck;
   raKeys: RaKeyBox;
   /** Issues the RA certificate for the RA key's CSR through the profile's issuer: the leaf PEM. */
   issueRaCertificate(input: {
@@ -171,6 +174,7 @@ export class ScepProfileAdmin {
   }
 
   async create(request: CreateScepProfileRequest, context?: RequestContext): Promise<ScepProfileDto> {
+    await this.checkReferences(request);
     const id = ScepProfileStore.newId();
     const settings = await this.settings(request, undefined);
     const ra = await this.newRa(id, request.path_id, settings.issuer_id, settings.ra_validity_days);
@@ -189,6 +193,7 @@ export class ScepProfileAdmin {
   async update(request: UpdateScepProfileCommand, context?: RequestContext): Promise<ScepProfileDto> {
     const current = await new ScepProfileStore(this.deps.executor).get(request.id);
     if (!current) throw notFound(request.id);
+    await this.checkReferences(request);
     const settings = await this.settings(request, current);
     return this.deps.transaction(async (executor) => {
       const store = new ScepProfileStore(executor);
@@ -307,6 +312,16 @@ export class ScepProfileAdmin {
   }
 
   /** The columns of a create (no current row) or an update, checked together (RA columns kept). */
+  /** The owner, team and certificate profile a create or update names must exist in issuance. */
+  private async checkReferences(request: Partial<CreateScepProfileRequest>): Promise<void> {
+    const unknown = await this.deps.references({
+      owner: request.owner,
+      team: request.team,
+      certificateProfileId: request.certificate_profile_id,
+    });
+    if (unknown.length > 0) throw referenceRefusal(ErrorCode.ScepProfileInvalid, unknown);
+  }
+
   private async settings(
     request: Partial<CreateScepProfileRequest>,
     current: ScepProfileRow | undefined,
