@@ -184,7 +184,10 @@ export class AcmeOperations {
       const store = new AcmeOperationsStore(executor);
       const certificate = await store.certificate(request.id);
       if (!certificate)
-        throw new CertlaneError(ErrorCode.AcmeCertificateNotFound, `no ACME certificate ${request.id}`);
+        throw new CertlaneError(
+          ErrorCode.AcmeCertificateNotFound,
+          `no ACME certificate ${request.id} (the certificate_id of an ACME order, /api/v1/admin/acme/orders; not the inventory's certificate id)`,
+        );
       if (certificate.revoked_at)
         throw new CertlaneError(
           ErrorCode.AcmeCertificateRevoked,
