@@ -59,7 +59,24 @@ export function inventoryReferenceCheck(bus: MessageBus): InventoryReferenceChec
  * The refusal of unknown references, as `code` (400): each beside its field (`details.fields`,
  * as the GUI's forms read them), listed as `field: message` (`details.problems`).
  */
-export function referenceRefusal(code: ErrorCode, problems: ReferenceProblem[]): CertlaneError {
+function referenceRefusal(code: ErrorCode, problems: ReferenceProblem[]): CertlaneError {
   const listed = problems.map((p) => `${p.field}: ${p.message}`);
   return new CertlaneError(code, listed.join('; '), { problems: listed, fields: problems });
+}
+
+/**
+ * Refuses, as `code`, the owner, team and certificate profile a create or update request names
+ * that issuance does not know (the fields it leaves out are not checked).
+ */
+export async function refuseUnknownReferences(
+  check: InventoryReferenceCheck,
+  request: { owner?: string | null; team?: string | null; certificate_profile_id?: string | null },
+  code: ErrorCode,
+): Promise<void> {
+  const unknown = await check({
+    owner: request.owner,
+    team: request.team,
+    certificateProfileId: request.certificate_profile_id,
+  });
+  if (unknown.length > 0) throw referenceRefusal(code, unknown);
 }

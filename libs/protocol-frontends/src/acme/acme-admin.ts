@@ -38,7 +38,7 @@ import {
 } from './acme-profiles';
 import { DEFAULT_ACME_PROFILE } from './acme-urls';
 import { EabKeyBox } from './eab-key-box';
-import { InventoryReferenceCheck, referenceRefusal } from '../inventory-references';
+import { InventoryReferenceCheck, refuseUnknownReferences } from '../inventory-references';
 
 export interface AcmeAdminDeps {
   executor: SqlExecutor;
@@ -144,8 +144,11 @@ export class AcmeAdmin {
       !(await new AcmeProfiles(this.deps.executor, this.deps.defaults).get(request.profile_id))
     )
       throw profileNotFound(request.profile_id);
-    const unknown = await this.deps.references({ owner: request.owner, team: request.team });
-    if (unknown.length > 0) throw referenceRefusal(ErrorCode.ReferenceInvalid, unknown);
+    await refuseUnknownReferences(
+      this.deps.references,
+      { owner: request.owner, team: request.team },
+      ErrorCode.ReferenceInvalid,
+    );
     const id = randomId();
     const { key: hmacKey, sealed } = this.deps.eabKeys.generate(id);
     return this.deps.transaction(async (executor) => {
@@ -195,7 +198,7 @@ export class AcmeAdmin {
 
   async createProfile(request: CreateAcmeProfileRequest, context?: RequestContext): Promise<AcmeProfileDto> {
     const settings = this.settings(request, undefined);
-    await this.checkReferences(request);
+    await refuseUnknownReferences(this.deps.references, request, ErrorCode.AcmeProfileInvalid);
     return this.changingProfiles(() =>
       this.deps.transaction(async (executor) => {
         const row = await new AcmeProfileStore(executor).create(request.id, settings);
@@ -217,7 +220,7 @@ export class AcmeAdmin {
 
   /** Replaces the fields given; `default`, while unstored, is stored from its settings first. */
   async updateProfile(request: UpdateAcmeProfileCommand, context?: RequestContext): Promise<AcmeProfileDto> {
-    await this.checkReferences(request);
+    await refuseUnknownReferences(this.deps.references, request, ErrorCode.AcmeProfileInvalid);
     return this.changingProfiles(() =>
       this.deps.transaction(async (executor) => {
         const store = new AcmeProfileStore(executor);
@@ -251,18 +254,6 @@ export class AcmeAdmin {
         return { deleted: true as const };
       }),
     );
-  }
-
-  /** The owner, team and certificate profile a create or update names must exist in issuance. */
-  private async checkReferences(
-    request: Pick<CreateAcmeProfileRequest, 'owner' | 'team' | 'certificate_profile_id'>,
-  ): Promise<void> {
-    const unknown = await this.deps.references({
-      owner: request.owner,
-      team: request.team,
-      certificateProfileId: request.certificate_profile_id,
-    });
-    if (unknown.length > 0) throw referenceRefusal(ErrorCode.AcmeProfileInvalid, unknown);
   }
 
   /** Runs a profile change; this process's cached profiles are read again once it is done. */

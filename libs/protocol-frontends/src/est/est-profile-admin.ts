@@ -15,7 +15,7 @@ import {
   UpdateEstProfileCommand,
 } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
-import { InventoryReferenceCheck, referenceRefusal } from '../inventory-references';
+import { InventoryReferenceCheck, refuseUnknownReferences } from '../inventory-references';
 import {
   EstProfileRow,
   EstProfileSettingsRow,
@@ -86,7 +86,7 @@ export class EstProfileAdmin {
   }
 
   async create(request: CreateEstProfileRequest, context?: RequestContext): Promise<EstProfileDto> {
-    await this.checkReferences(request);
+    await refuseUnknownReferences(this.deps.references, request, ErrorCode.EstProfileInvalid);
     const settings = await this.settings(request, undefined);
     return this.deps.transaction(async (executor) => {
       const row = await new EstProfileStore(executor).create(request.path_id, settings);
@@ -102,7 +102,7 @@ export class EstProfileAdmin {
 
   async update(request: UpdateEstProfileCommand, context?: RequestContext): Promise<EstProfileDto> {
     if (!(await new EstProfileStore(this.deps.executor).get(request.id))) throw notFound(request.id);
-    await this.checkReferences(request);
+    await refuseUnknownReferences(this.deps.references, request, ErrorCode.EstProfileInvalid);
     return this.deps.transaction(async (executor) => {
       const store = new EstProfileStore(executor);
       const current = await store.get(request.id, true);
@@ -163,16 +163,6 @@ export class EstProfileAdmin {
   }
 
   /** The columns of a create (no current row) or an update, checked together. */
-  /** The owner, team and certificate profile a create or update names must exist in issuance. */
-  private async checkReferences(request: Partial<CreateEstProfileRequest>): Promise<void> {
-    const unknown = await this.deps.references({
-      owner: request.owner,
-      team: request.team,
-      certificateProfileId: request.certificate_profile_id,
-    });
-    if (unknown.length > 0) throw referenceRefusal(ErrorCode.EstProfileInvalid, unknown);
-  }
-
   private async settings(
     request: Partial<CreateEstProfileRequest>,
     current: EstProfileRow | undefined,

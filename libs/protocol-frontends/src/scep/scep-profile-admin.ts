@@ -20,7 +20,7 @@ import {
   UpdateScepProfileCommand,
 } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
-import { InventoryReferenceCheck, referenceRefusal } from '../inventory-references';
+import { InventoryReferenceCheck, refuseUnknownReferences } from '../inventory-references';
 import {
   ScepProfileRow,
   ScepProfileSettingsRow,
@@ -174,7 +174,7 @@ export class ScepProfileAdmin {
   }
 
   async create(request: CreateScepProfileRequest, context?: RequestContext): Promise<ScepProfileDto> {
-    await this.checkReferences(request);
+    await refuseUnknownReferences(this.deps.references, request, ErrorCode.ScepProfileInvalid);
     const id = ScepProfileStore.newId();
     const settings = await this.settings(request, undefined);
     const ra = await this.newRa(id, request.path_id, settings.issuer_id, settings.ra_validity_days);
@@ -193,7 +193,7 @@ export class ScepProfileAdmin {
   async update(request: UpdateScepProfileCommand, context?: RequestContext): Promise<ScepProfileDto> {
     const current = await new ScepProfileStore(this.deps.executor).get(request.id);
     if (!current) throw notFound(request.id);
-    await this.checkReferences(request);
+    await refuseUnknownReferences(this.deps.references, request, ErrorCode.ScepProfileInvalid);
     const settings = await this.settings(request, current);
     return this.deps.transaction(async (executor) => {
       const store = new ScepProfileStore(executor);
@@ -312,16 +312,6 @@ export class ScepProfileAdmin {
   }
 
   /** The columns of a create (no current row) or an update, checked together (RA columns kept). */
-  /** The owner, team and certificate profile a create or update names must exist in issuance. */
-  private async checkReferences(request: Partial<CreateScepProfileRequest>): Promise<void> {
-    const unknown = await this.deps.references({
-      owner: request.owner,
-      team: request.team,
-      certificateProfileId: request.certificate_profile_id,
-    });
-    if (unknown.length > 0) throw referenceRefusal(ErrorCode.ScepProfileInvalid, unknown);
-  }
-
   private async settings(
     request: Partial<CreateScepProfileRequest>,
     current: ScepProfileRow | undefined,
