@@ -1,5 +1,5 @@
-import { CertificateSource } from '@certlane/contracts';
-import { MessageBus } from '@certlane/platform';
+import { CertificateSource, CertlaneError, ErrorCode } from '@certlane/contracts';
+import { CertlaneLogger, MessageBus } from '@certlane/platform';
 
 /** What an enrollment protocol (EST, SCEP) issues for and records in the inventory. */
 export interface EnrollmentIssue {
@@ -23,19 +23,56 @@ export interface EnrollmentIssue {
  */
 export async function issueAndRecord(
   bus: MessageBus,
+  logger: CertlaneLogger,
   request: EnrollmentIssue,
 ): Promise<{ certificatePem: string }> {
-  const issued = await bus.request('issuance.v1.issue-and-record', {
-    csr_pem: request.csrPem,
-    ...(request.issuerId ? { issuer_id: request.issuerId } : {}),
-    source: request.source,
-    ...(request.owner ? { owner_id: request.owner } : {}),
-    ...(request.team ? { team_id: request.team } : {}),
-    tags: request.tags,
-    ...(request.mustStaple ? { must_staple: true } : {}),
-    ...(request.validityDays ? { validity_days: request.validityDays } : {}),
-  });
+  const issued = await recordedWithoutUnknownOwner(
+    (withOwnerAndTeam) =>
+      bus.request('issuance.v1.issue-and-record', {
+        csr_pem: request.csrPem,
+        ...(request.issuerId ? { issuer_id: request.issuerId } : {}),
+        source: request.source,
+        ...(withOwnerAndTeam && request.owner ? { owner_id: request.owner } : {}),
+        ...(withOwnerAndTeam && request.team ? { team_id: request.team } : {}),
+        tags: request.tags,
+        ...(request.mustStaple ? { must_staple: true } : {}),
+        ...(request.validityDays ? { validity_days: request.validityDays } : {}),
+      }),
+    () =>
+      logger.warn(
+        { source: request.source, owner: request.owner, team: request.team, tags: request.tags },
+        'enrolled certificate recorded without its owner and team: the inventory no longer knows them',
+      ),
+  );
   return { certificatePem: issued.certificate_pem };
+}
+
+/**
+ * Sends an issue-and-record with the owner and team and, when issuance refuses only them (gone
+ * from the inventory since the profile or EAB key named them: they are checked when set, ADR
+ * 0071), sends it again without them and calls `dropped`: the certificate is recorded without
+ * them rather than the enrollment failing.
+ */
+export async function recordedWithoutUnknownOwner<T>(
+  send: (withOwnerAndTeam: boolean) => Promise<T>,
+  dropped: () => void,
+): Promise<T> {
+  try {
+    return await send(true);
+  } catch (error) {
+    if (!unknownOwnerOrTeam(error)) throw error;
+    dropped();
+    return send(false);
+  }
+}
+
+/** issuance refused the owner or team of a record (ReferenceInvalid on owner_id or team_id). */
+function unknownOwnerOrTeam(error: unknown): boolean {
+  return (
+    error instanceof CertlaneError &&
+    error.code === ErrorCode.ReferenceInvalid &&
+    ['owner_id', 'team_id'].includes(String((error.details as { field?: unknown } | undefined)?.field))
+  );
 }
 
 /**

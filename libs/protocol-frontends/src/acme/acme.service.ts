@@ -1,12 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import {
-  AcmeHttpForwardAnswer,
-  AcmeHttpForwardRequest,
-  CertlaneError,
-  ErrorCode,
-  IssuedCertificateDto,
-} from '@certlane/contracts';
+import { AcmeHttpForwardAnswer, AcmeHttpForwardRequest, IssuedCertificateDto } from '@certlane/contracts';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
@@ -31,7 +25,7 @@ import { AcmeProblem } from '@certlane/protocol-frontends-domain';
 import { AcmeServer } from './acme-server';
 import { parseAcmeBody } from './acme-body';
 import { answerOnTheWire } from './acme-http';
-import { activeCaCertificates } from '../enrollment-issuance';
+import { activeCaCertificates, recordedWithoutUnknownOwner } from '../enrollment-issuance';
 import { CertificateProfiles } from '../certificate-profiles';
 import { EabKeyBox } from './eab-key-box';
 import { validateDns01, validateDnsPersist01 } from './dns01-validator';
@@ -95,51 +89,32 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       issuer: {
         // Issued and recorded in the inventory with source ACME (spec 4.11) in one request, tagged
         // with the ACME profile; a renewal is stored as the next version of what it replaces.
-        issueAndRecord: async (input) => {
-          const send = ({
-            csrPem,
-            issuerId,
-            validityDays,
-            notBefore,
-            notAfter,
-            profileId,
-            owner,
-            team,
-            versionOf,
-            mustStaple,
-            certified,
-          }: typeof input) =>
-            bus
-              .request('issuance.v1.issue-and-record', {
-                csr_pem: csrPem,
-                sans: certified.subjectAltNames,
-                subject_common_name: certified.commonName,
-                ...(issuerId ? { issuer_id: issuerId } : {}),
-                ...(validityDays ? { validity_days: validityDays } : {}),
-                ...(notBefore ? { not_before: notBefore.toISOString() } : {}),
-                ...(notAfter ? { not_after: notAfter.toISOString() } : {}),
-                ...(mustStaple ? { must_staple: true } : {}),
-                source: 'ACME',
-                ...(versionOf ? { version_of: versionOf } : {}),
-                ...(owner ? { owner_id: owner } : {}),
-                ...(team ? { team_id: team } : {}),
-                tags: { acme_profile: profileId },
-              })
-              .then(withAlternateChains);
-          try {
-            return await send(input);
-          } catch (error) {
-            // The owner or team an EAB key or profile names was checked when it was set, but may
-            // have been deleted from the inventory since: the certificate is still recorded
-            // (without them) rather than the order failing.
-            if (!unknownOwnerOrTeam(error)) throw error;
-            this.logger.warn(
-              { owner: input.owner, team: input.team, profile: input.profileId },
-              'ACME certificate recorded without its owner and team: the inventory does not know them',
-            );
-            return send({ ...input, owner: null, team: null });
-          }
-        },
+        issueAndRecord: (input) =>
+          recordedWithoutUnknownOwner(
+            (withOwnerAndTeam) =>
+              bus
+                .request('issuance.v1.issue-and-record', {
+                  csr_pem: input.csrPem,
+                  sans: input.certified.subjectAltNames,
+                  subject_common_name: input.certified.commonName,
+                  ...(input.issuerId ? { issuer_id: input.issuerId } : {}),
+                  ...(input.validityDays ? { validity_days: input.validityDays } : {}),
+                  ...(input.notBefore ? { not_before: input.notBefore.toISOString() } : {}),
+                  ...(input.notAfter ? { not_after: input.notAfter.toISOString() } : {}),
+                  ...(input.mustStaple ? { must_staple: true } : {}),
+                  source: 'ACME',
+                  ...(input.versionOf ? { version_of: input.versionOf } : {}),
+                  ...(withOwnerAndTeam && input.owner ? { owner_id: input.owner } : {}),
+                  ...(withOwnerAndTeam && input.team ? { team_id: input.team } : {}),
+                  tags: { acme_profile: input.profileId },
+                })
+                .then(withAlternateChains),
+            () =>
+              this.logger.warn(
+                { owner: input.owner, team: input.team, profile: input.profileId },
+                'ACME certificate recorded without its owner and team: the inventory no longer knows them',
+              ),
+          ),
         certificateProfile: (id) => certificateProfiles.get(id),
         revoke: async ({ issuerId, serialHex, reason }) => {
           await bus.request('issuance.v1.revoke-certificate', {
@@ -270,15 +245,6 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
 /** A stored challenge of a type this server does not validate (none is offered). */
 function unsupported(type: string): AcmeProblem {
   return new AcmeProblem('serverInternal', `${type} validation is not available`);
-}
-
-/** issuance refused the owner or team of a record (ReferenceInvalid on owner_id or team_id). */
-function unknownOwnerOrTeam(error: unknown): boolean {
-  return (
-    error instanceof CertlaneError &&
-    error.code === ErrorCode.ReferenceInvalid &&
-    ['owner_id', 'team_id'].includes(String((error.details as { field?: unknown } | undefined)?.field))
-  );
 }
 
 /** RFC 8555 7.4.2: the leaf with each chain issuance found to another trust anchor. */

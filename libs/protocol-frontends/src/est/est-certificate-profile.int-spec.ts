@@ -181,6 +181,29 @@ describe("EST under the certificate profile's settings", () => {
     expect(lifetimeDays(certificateOf(unprofiled.body))).toBeGreaterThan(31);
   });
 
+  it("a profile's owner deleted from the inventory after it was named: the enrollment still succeeds, and the certificate is recorded without it (ADR 0071)", async () => {
+    expect((await api('POST', '/api/v1/owners', { id: 'owner-gone', name: 'Gone soon' })).status).toBe(201);
+    const created = await api('POST', '/api/v1/admin/est/profiles', {
+      path_id: 'gone-owner',
+      auth_methods: ['basic'],
+      basic_username: 'router',
+      basic_password: PASSWORD,
+      owner: 'owner-gone',
+    });
+    expect(created.status).toBe(201);
+    expect((await api('DELETE', '/api/v1/owners/owner-gone')).status).toBe(204);
+    const answer = enroll('gone-owner', 'simpleenroll', csr('gone-owner').file);
+    expect(answer.status).toBe(200);
+    const serial = certificateOf(answer.body).serialNumber.toLowerCase().replace(/^0+/, '');
+    const inventory = await db.query(
+      `SELECT c.source, c.owner_id FROM issuance.certificates c
+         JOIN issuance.certificate_versions v ON v.certificate_id = c.id
+        WHERE ltrim(lower(v.serial_number), '0') = $1`,
+      [serial],
+    );
+    expect(inventory.rows).toEqual([{ source: 'EST', owner_id: null }]);
+  });
+
   it('RFC 7030 4.2.3: simpleenroll is 202 with Retry-After and opens one approval; the same request again is 202 with no second approval; each 202 is audited est_enrollment_pending with the approval', async () => {
     const request = csr('held-one');
     const pendingBefore = await heldCounter('est_enrollment_pending');

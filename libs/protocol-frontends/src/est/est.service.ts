@@ -5,7 +5,9 @@ import { AuditRecord, EstHttpForwardAnswer, EstHttpForwardRequest } from '@certl
 import {
   CERTLANE_CONFIG,
   CertlaneConfig,
+  CertlaneLogger,
   GroupCommit,
+  LOGGER,
   MESSAGE_BUS,
   MessageBus,
   outboxToken,
@@ -39,6 +41,7 @@ export class EstService implements OnApplicationBootstrap {
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
     revocation: ClientCertificateStatusService,
+    @Inject(LOGGER) private readonly logger: CertlaneLogger,
   ) {
     const store = new EstProfileStore(dataSource);
     this.certificateProfiles = new CertificateProfiles(bus);
@@ -58,7 +61,7 @@ export class EstService implements OnApplicationBootstrap {
         await Promise.all([audits.write(records), this.ticks.add(`${tick.profileId} ${tick.outcome}`, tick)]);
       },
       issue: ({ csrPem, profile, mustStaple, validityDays }) =>
-        issueAndRecord(bus, {
+        issueAndRecord(bus, this.logger, {
           csrPem,
           mustStaple,
           ...(validityDays ? { validityDays } : {}),

@@ -6,7 +6,9 @@ import { DEFAULT_ISSUER_ID, ScepHttpForwardAnswer, ScepHttpForwardRequest } from
 import {
   CERTLANE_CONFIG,
   CertlaneConfig,
+  CertlaneLogger,
   GroupCommit,
+  LOGGER,
   MESSAGE_BUS,
   MessageBus,
   outboxToken,
@@ -37,6 +39,7 @@ export class ScepService implements OnApplicationBootstrap {
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
     revocation: ClientCertificateStatusService,
+    @Inject(LOGGER) private readonly logger: CertlaneLogger,
   ) {
     const certificateProfiles = new CertificateProfiles(bus);
     // The outcomes of concurrent requests in one transaction: their issued transactions, one
@@ -62,7 +65,7 @@ export class ScepService implements OnApplicationBootstrap {
       clientRevocation: (fingerprint, leaf, issuers) => revocation.status.check(fingerprint, leaf, issuers),
       record: (outcome) => outcomes.write(outcome),
       issue: ({ csrPem, profile, transactionId, issuance }) =>
-        issueAndRecord(bus, {
+        issueAndRecord(bus, this.logger, {
           csrPem,
           ...issuance,
           issuerId: profile.issuer_id,
