@@ -4,6 +4,8 @@ import { DataSource } from 'typeorm';
 import {
   CERTLANE_CONFIG,
   CertlaneConfig,
+  CertlaneLogger,
+  LOGGER,
   MESSAGE_BUS,
   MessageBus,
   outboxToken,
@@ -11,6 +13,7 @@ import {
 } from '@certlane/platform';
 import { AcmeAdmin } from './acme-admin';
 import { EabKeyBox } from './eab-key-box';
+import { approvalWithdrawal } from './account-deactivation';
 import { inventoryReferenceCheck } from '../inventory-references';
 
 /** The protocol-frontends.v1.acme-* subjects behind /api/v1/admin/acme/* (ADR 0060). */
@@ -23,6 +26,7 @@ export class AcmeAdminHandlers implements OnApplicationBootstrap {
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
+    @Inject(LOGGER) logger: CertlaneLogger,
   ) {
     this.admin = new AcmeAdmin({
       executor: dataSource,
@@ -37,6 +41,7 @@ export class AcmeAdminHandlers implements OnApplicationBootstrap {
         newOrdersPerHour: config.acme.newOrdersPerHour,
       },
       references: inventoryReferenceCheck(bus),
+      withdrawApprovals: approvalWithdrawal(bus, logger),
     });
   }
 

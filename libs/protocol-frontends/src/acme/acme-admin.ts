@@ -38,6 +38,7 @@ import {
 } from './acme-profiles';
 import { DEFAULT_ACME_PROFILE } from './acme-urls';
 import { EabKeyBox } from './eab-key-box';
+import { ApprovalWithdrawal, approvalsOf, endOrdersOfDeactivatedAccount } from './account-deactivation';
 import { InventoryReferenceCheck, refuseUnknownReferences } from '../inventory-references';
 
 export interface AcmeAdminDeps {
@@ -49,6 +50,8 @@ export interface AcmeAdminDeps {
   defaults: DefaultProfileSettings;
   /** Which owner, team and certificate profile named issuance does not know (refused at once). */
   references: InventoryReferenceCheck;
+  /** Withdraws the approvals of orders a deactivation ended (RFC 8555 7.3.6). */
+  withdrawApprovals: ApprovalWithdrawal;
 }
 
 const iso = (value: Date | null): string | null => (value ? new Date(value).toISOString() : null);
@@ -124,18 +127,22 @@ export class AcmeAdmin {
 
   /** RFC 8555 7.3.6 done by an operator: the account's key can no longer sign requests. */
   async deactivateAccount(id: string, context?: RequestContext): Promise<AcmeAccountDto> {
-    return this.deps.transaction(async (executor) => {
+    const { account, ended } = await this.deps.transaction(async (executor) => {
       const store = new AccountStore(executor);
       const outcome = await store.transition(id, { kind: 'deactivate' });
       if (!outcome) throw accountNotFound(id);
       if (!outcome.ok)
         throw new CertlaneError(ErrorCode.AcmeAccountNotValid, `the ACME account ${id} is not valid`);
+      const ended = await endOrdersOfDeactivatedAccount(executor, id);
       await this.audit(executor, AuditAction.AcmeAccountDeactivated, 'auth', 'acme_account', id, context, {
         by: 'operator',
+        ended_orders: ended.length,
       });
       const row = (await store.byId(id))!;
-      return acmeAccountDto(row, await store.orderCount(id));
+      return { account: acmeAccountDto(row, await store.orderCount(id)), ended };
     });
+    await this.deps.withdrawApprovals(approvalsOf(ended), id);
+    return account;
   }
 
   async createEabKey(request: CreateAcmeEabKeyRequest, context?: RequestContext): Promise<AcmeEabKeyCreated> {

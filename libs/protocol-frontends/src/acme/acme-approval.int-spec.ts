@@ -276,6 +276,32 @@ describe('ACME finalize waiting for an enrollment approval', () => {
     expect(polled.headers['retry-after']).toBeUndefined();
   });
 
+  it('RFC 8555 7.3.6: an account deactivating itself ends its order waiting for an approval, and the approval is withdrawn: nothing can be issued for it', async () => {
+    const { c, orderUrl, accountUrl } = await heldOrder('held-gone.localhost');
+    const [approval] = await approvalsOf(orderUrl);
+    expect(approval.status).toBe('pending');
+    expect((await c.post(accountUrl as string, { status: 'deactivated' })).status).toBe(200);
+    const order = (await api('GET', `/api/v1/admin/acme/orders/${orderUrl.split('/').pop()}`)).json() as {
+      status: string;
+      error: { type: string; detail: string };
+    };
+    expect(order.status).toBe('invalid');
+    expect(order.error).toMatchObject({
+      type: urn('unauthorized'),
+      detail: expect.stringContaining('deactivated'),
+    });
+    const [withdrawn] = await approvalsOf(orderUrl);
+    expect(withdrawn).toMatchObject({
+      status: 'rejected',
+      decided_by: expect.stringMatching(/^acme-account:/),
+    });
+    const approve = await api('POST', `/api/v1/approvals/${approval.id}/approve`);
+    expect([approve.status, (approve.json() as { code: string }).code]).toEqual([
+      409,
+      'approval_not_pending',
+    ]);
+  });
+
   it('RFC 8555 7.1.6: an approval nobody decided before its deadline makes the order invalid', async () => {
     const { c, orderUrl } = await heldOrder('held-late.localhost');
     const [approval] = await approvalsOf(orderUrl);

@@ -229,9 +229,19 @@ describe('ACME operator routes and external account binding', () => {
     });
     c.kid = created.headers.location as string;
     const id = c.kid.split('/').pop()!;
+    const pending = await c.post((await c.directory()).newOrder, {
+      identifiers: [{ type: 'dns', value: 'before-deactivation.localhost' }],
+    });
+    expect(pending.status).toBe(201);
     const deactivated = await api('POST', `/api/v1/admin/acme/accounts/${id}/deactivate`);
     expect(deactivated.status).toBe(200);
     expect((deactivated.json() as AcmeAccountDto).status).toBe('deactivated');
+    // Its unfinished orders end with it (7.3.6: "SHOULD cancel any pending operations").
+    const ended = await api(
+      'GET',
+      `/api/v1/admin/acme/orders/${(pending.headers.location as string).split('/').pop()}`,
+    );
+    expect(ended.json()).toMatchObject({ status: 'invalid', error: { type: urn('unauthorized') } });
     const refused = await c.post((await c.directory()).newOrder, {
       identifiers: [{ type: 'dns', value: 'after-deactivation.localhost' }],
     });

@@ -80,6 +80,7 @@ import {
 } from '@certlane/protocol-frontends-domain';
 import { AcmeHttpRequest, AcmeHttpResponse, json, PEM_CHAIN_CONTENT_TYPE, problem } from './acme-http';
 import { renewalInfoAnswer } from './acme-operations';
+import { ApprovalWithdrawal, approvalsOf, endOrdersOfDeactivatedAccount } from './account-deactivation';
 import { AcmeProfiles, PROFILE_CACHE_MS } from './acme-profiles';
 import { CaaCheck } from './caa-checker';
 import { AcmeUrls, locate } from './acme-urls';
@@ -142,6 +143,8 @@ export type AcmeApprovalOutcome =
  * approval. Issuance issues the certificate on approval and records it in the inventory.
  */
 export interface AcmeApprovals {
+  /** Withdraws the approvals of orders its account's deactivation ended (RFC 8555 7.3.6). */
+  withdraw: ApprovalWithdrawal;
   /** Opens the approval of an order's CSR, or answers the one already opened for the order. */
   request(input: {
     orderId: string;
@@ -562,18 +565,20 @@ export class AcmeServer {
       if (payload.json.status === 'deactivated') {
         const result = await this.deps.transaction(async (executor) => {
           const outcome = await new AccountStore(executor).transition(account.id, { kind: 'deactivate' });
-          if (outcome?.ok)
-            await this.audit(
-              executor,
-              AuditAction.AcmeAccountDeactivated,
-              'acme_account',
-              account.id,
-              account.id,
-              {},
-            );
-          return outcome;
+          if (!outcome?.ok) return { outcome, ended: [] };
+          const ended = await endOrdersOfDeactivatedAccount(executor, account.id);
+          await this.audit(
+            executor,
+            AuditAction.AcmeAccountDeactivated,
+            'acme_account',
+            account.id,
+            account.id,
+            { ended_orders: ended.length },
+          );
+          return { outcome, ended };
         });
-        if (!result?.ok) throw result?.problem ?? acmeNotFound('account');
+        if (!result.outcome?.ok) throw result.outcome?.problem ?? acmeNotFound('account');
+        await this.deps.approvals?.withdraw(approvalsOf(result.ended), account.id);
       }
       if (payload.json.contact !== undefined) {
         const contact = checkContacts(payload.json.contact);

@@ -28,6 +28,7 @@ import { answerOnTheWire } from './acme-http';
 import { activeCaCertificates, recordedWithoutUnknownOwner } from '../enrollment-issuance';
 import { CertificateProfiles } from '../certificate-profiles';
 import { EabKeyBox } from './eab-key-box';
+import { approvalWithdrawal } from './account-deactivation';
 import { validateDns01, validateDnsPersist01 } from './dns01-validator';
 import { validateHttp01 } from './http01-validator';
 import { validateTlsAlpn01 } from './tls-alpn01-validator';
@@ -128,6 +129,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       // waits in an enrollment approval of issuance, one per order; issuance issues it on
       // approval and records it in the inventory, and the order's poll picks it up.
       approvals: {
+        withdraw: approvalWithdrawal(bus, this.logger),
         request: async (input) => {
           const approval = await bus.request('issuance.v1.request-enrollment-approval', {
             source: 'ACME',

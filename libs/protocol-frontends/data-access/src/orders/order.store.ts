@@ -6,6 +6,7 @@ import {
   ChallengeStatus,
   ChallengeType,
   OrderStatus,
+  statusesMovedBy,
 } from '@certlane/protocol-frontends-domain';
 import { CompositeStatement, guardedBy, StatementGate, unnestInsert } from '../sql/composite-statement';
 import { randomId, readRow, RowRead, rowsOf } from '../sql/rows';
@@ -583,6 +584,23 @@ export class OrderStore {
       [id, delayMs, JSON.stringify(error)],
     );
     return rows.length === 1;
+  }
+
+  /**
+   * Ends every unfinished order of a deactivated account (RFC 8555 7.3.6, the domain's
+   * `account-deactivated`) with `problem` as its error, in the caller's transaction. Answers each
+   * order ended with the enrollment approval it was waiting for, if any, for the caller to withdraw.
+   */
+  async endOrdersOfAccount(
+    accountId: string,
+    problem: unknown,
+  ): Promise<{ id: string; approval_id: string | null }[]> {
+    return rowsOf<{ id: string; approval_id: string | null }>(
+      this.executor,
+      `UPDATE acme_orders SET status = 'invalid', error = $3::jsonb, updated_at = now()
+       WHERE account_id = $1 AND status = ANY($2::text[]) RETURNING id, approval_id`,
+      [accountId, statusesMovedBy({ kind: 'account-deactivated' }), JSON.stringify(problem)],
+    );
   }
 
   /**

@@ -1,4 +1,5 @@
 import {
+  accountDeactivatedProblem,
   approvalEndedProblem,
   nextOrderStatus,
   orderEventFromApproval,
@@ -6,6 +7,7 @@ import {
   OrderEvent,
   orderEventFromAuthorizations,
   OrderStatus,
+  statusesMovedBy,
 } from './order-status';
 
 const R = 'refused';
@@ -27,6 +29,7 @@ const cases: [OrderEvent, Record<OrderStatus, string>][] = [
   [{ kind: 'approval-rejected' }, table([R, R, 'invalid', R, R])],
   [{ kind: 'approval-expired' }, table([R, R, 'invalid', R, R])],
   [{ kind: 'expire' }, table(['invalid', 'invalid', R, R, R])],
+  [{ kind: 'account-deactivated' }, table(['invalid', 'invalid', 'invalid', R, R])],
 ];
 
 describe('nextOrderStatus', () => {
@@ -107,5 +110,23 @@ describe('approvalEndedProblem', () => {
     expect(approvalEndedProblem('rejected', null).detail).toBe(
       'the certificate request was rejected by an approver',
     );
+  });
+});
+
+describe('statusesMovedBy', () => {
+  it.each(cases.map(([event, expected]) => [event.kind, event, expected] as const))(
+    '%s: the statuses its table moves',
+    (_kind, event, expected) => {
+      expect(statusesMovedBy(event)).toEqual(ORDER_STATUSES.filter((s) => expected[s] !== R));
+    },
+  );
+});
+
+describe('accountDeactivatedProblem', () => {
+  it('RFC 8555 7.3.6: an order its account deactivation ended is unauthorized, saying why', () => {
+    expect(accountDeactivatedProblem().toDocument()).toMatchObject({
+      type: 'urn:ietf:params:acme:error:unauthorized',
+      detail: expect.stringContaining('deactivated'),
+    });
   });
 });

@@ -23,7 +23,9 @@ export type OrderEvent =
   /** Nobody decided the enrollment approval before its deadline. */
   | { kind: 'approval-expired' }
   /** The order's `expires` passed before it was finalized. */
-  | { kind: 'expire' };
+  | { kind: 'expire' }
+  /** Its account was deactivated (RFC 8555 7.3.6: the server SHOULD cancel its pending operations). */
+  | { kind: 'account-deactivated' };
 
 export type OrderTransition = { ok: true; to: OrderStatus } | { ok: false; problem: AcmeProblem };
 
@@ -61,7 +63,20 @@ export function nextOrderStatus(from: OrderStatus, event: OrderEvent): OrderTran
       return from === 'pending' || from === 'ready'
         ? { ok: true, to: 'invalid' }
         : refuse('it is past the point where it can expire');
+    case 'account-deactivated':
+      // A processing order may still wait for an approval: it ends too, and its approval with it.
+      return from === 'valid' || from === 'invalid' ? refuse('it has ended') : { ok: true, to: 'invalid' };
   }
+}
+
+/** The statuses `event` moves an order from: what a statement applying it to many orders selects. */
+export function statusesMovedBy(event: OrderEvent): OrderStatus[] {
+  return ORDER_STATUSES.filter((status) => nextOrderStatus(status, event).ok);
+}
+
+/** The error of an order its account's deactivation ended (RFC 8555 7.3.6). */
+export function accountDeactivatedProblem(): AcmeProblem {
+  return new AcmeProblem('unauthorized', 'the account was deactivated, and its unfinished orders with it');
 }
 
 /**
