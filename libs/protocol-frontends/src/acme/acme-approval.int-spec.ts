@@ -284,8 +284,10 @@ describe('ACME finalize waiting for an enrollment approval', () => {
     const order = (await api('GET', `/api/v1/admin/acme/orders/${orderUrl.split('/').pop()}`)).json() as {
       status: string;
       error: { type: string; detail: string };
+      authorizations: { status: string }[];
     };
     expect(order.status).toBe('invalid');
+    expect(order.authorizations.map((a) => a.status)).toEqual(['deactivated']);
     expect(order.error).toMatchObject({
       type: urn('unauthorized'),
       detail: expect.stringContaining('deactivated'),

@@ -241,7 +241,11 @@ describe('ACME operator routes and external account binding', () => {
       'GET',
       `/api/v1/admin/acme/orders/${(pending.headers.location as string).split('/').pop()}`,
     );
-    expect(ended.json()).toMatchObject({ status: 'invalid', error: { type: urn('unauthorized') } });
+    expect(ended.json()).toMatchObject({
+      status: 'invalid',
+      error: { type: urn('unauthorized') },
+      authorizations: [{ status: 'deactivated' }],
+    });
     const refused = await c.post((await c.directory()).newOrder, {
       identifiers: [{ type: 'dns', value: 'after-deactivation.localhost' }],
     });

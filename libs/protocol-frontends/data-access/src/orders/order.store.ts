@@ -5,6 +5,8 @@ import {
   authorizationIdentifier,
   ChallengeStatus,
   ChallengeType,
+  AUTHORIZATION_STATUSES,
+  nextAuthorizationStatus,
   OrderStatus,
   statusesMovedBy,
 } from '@certlane/protocol-frontends-domain';
@@ -588,13 +590,23 @@ export class OrderStore {
 
   /**
    * Ends every unfinished order of a deactivated account (RFC 8555 7.3.6, the domain's
-   * `account-deactivated`) with `problem` as its error, in the caller's transaction. Answers each
-   * order ended with the enrollment approval it was waiting for, if any, for the caller to withdraw.
+   * `account-deactivated`) with `problem` as its error, and deactivates its pending and valid
+   * authorizations, in the caller's transaction. Answers each order ended with the enrollment
+   * approval it was waiting for, if any, for the caller to withdraw.
    */
   async endOrdersOfAccount(
     accountId: string,
     problem: unknown,
   ): Promise<{ id: string; approval_id: string | null }[]> {
+    await rowsOf(
+      this.executor,
+      `UPDATE acme_authorizations SET status = 'deactivated', updated_at = now()
+       WHERE account_id = $1 AND status = ANY($2::text[]) RETURNING id`,
+      [
+        accountId,
+        AUTHORIZATION_STATUSES.filter((status) => nextAuthorizationStatus(status, { kind: 'deactivate' }).ok),
+      ],
+    );
     return rowsOf<{ id: string; approval_id: string | null }>(
       this.executor,
       `UPDATE acme_orders SET status = 'invalid', error = $3::jsonb, updated_at = now()
