@@ -6,8 +6,9 @@ import { accountDeactivatedProblem } from '@certlane/protocol-frontends-domain';
 /**
  * RFC 8555 7.3.6 ("the server SHOULD cancel any pending operations authorized by the account's
  * key"), in the deactivation's transaction, whoever deactivates (the account itself, an
- * operator): its pending, ready and processing orders end, invalid with `unauthorized`. Answers
- * them with the approvals they waited for.
+ * operator): its pending, ready and processing orders end, invalid with `unauthorized`, and its
+ * pending and valid authorizations are deactivated. Answers the orders ended with the approvals
+ * they waited for.
  */
 export function endOrdersOfDeactivatedAccount(
   executor: SqlExecutor,
