@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { X509Certificate } from 'node:crypto';
 import { createServer as createTlsServer } from 'node:tls';
-import { freePort, httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
+import { adminApiRequest, freePort, startTestSystem, TestSystem } from '@certlane/testing';
 import { parseCertificates } from '@certlane/pki';
 import { Client } from 'pg';
 import { BindServer, startBind } from './testing/bind-server';
@@ -418,15 +418,7 @@ describe('ACME server with real clients', () => {
 
   it('RFC 8555 7.4.2: certbot --preferred-chain takes the alternate chain through a cross-certificate of the issuing CA', async () => {
     const api = async (method: string, path: string, body?: unknown) => {
-      const answer = await httpsRequest(`${system.services['api-gateway'].url}${path}`, {
-        method,
-        ca: system.ca,
-        headers: {
-          authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
+      const answer = await adminApiRequest(system, method, path, body);
       expect(answer.status).toBeLessThan(300);
       return answer.json() as Record<string, string>;
     };
