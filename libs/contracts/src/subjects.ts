@@ -55,6 +55,7 @@ import {
   IssuerCaRequest,
   OcspResponderCertificate,
   RevokeCertificateRequest,
+  SerialRevoked,
   SignDigestRequest,
   SignDigestResponse,
 } from './pki/revocation.dto';
@@ -338,7 +339,7 @@ export const requestContracts = {
   },
   'issuance.v1.revoke-certificate': {
     request: RevokeCertificateRequest,
-    response: shape<CertificateRevoked>(),
+    response: shape<SerialRevoked>(),
   },
   'issuance.v1.issue-certificate': {
     request: IssueCertificateRequest,

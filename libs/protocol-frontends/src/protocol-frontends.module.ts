@@ -4,6 +4,7 @@ import { AcmeAdminHandlers } from './acme/acme-admin.handlers';
 import { AcmeController } from './acme/acme.controller';
 import { AcmeService } from './acme/acme.service';
 import { AcmeOperationsHandlers } from './acme/acme-operations.handlers';
+import { AcmeRevocationFollower } from './acme/acme-revocation-follower';
 import { ClientCertificateStatusService } from './client-certificate-status.service';
 import { ProtocolLanesInstaller } from './protocol-lanes.installer';
 import { EstAdminHandlers } from './est/est-admin.handlers';
@@ -32,6 +33,7 @@ export class ProtocolFrontendsModule {
         AcmeService,
         AcmeAdminHandlers,
         AcmeOperationsHandlers,
+        AcmeRevocationFollower,
         EstService,
         EstAdminHandlers,
         ScepService,

@@ -163,6 +163,15 @@ export interface CertificateRevoked {
 }
 
 /**
+ * issuance.v1.revoke-certificate's answer: the serial's revocation (for `removeFromCRL`, the hold's
+ * release), and whether the issuer had recorded it before this request (RFC 8555 7.6
+ * `alreadyRevoked`; false for a release).
+ */
+export interface SerialRevoked extends CertificateRevoked {
+  already_revoked: boolean;
+}
+
+/**
  * Event issuance.v1.certificate.issued: the local CA issued a certificate (published through the
  * outbox in the transaction that records it). The revocation service keeps the serials, so OCSP
  * answers `good` only for certificates that exist (ADR 0023).

@@ -11,7 +11,6 @@ import { CaRepository } from './local-ca/ca.repository';
 import { IssuerHandlers, LocalCaSeeder } from './local-ca/local-ca.handlers';
 import { LocalCaService } from './local-ca/local-ca.service';
 import { IssuerRevocation } from './revocations/issuer-revocation';
-import { IssuerRevocationHandlers } from './revocations/issuer-revocation.handlers';
 
 /** The issuers, the local CA and revocation at the issuer (ADR 0046). */
 export const CA_PROVIDERS: Provider[] = [
@@ -25,7 +24,6 @@ export const CA_PROVIDERS: Provider[] = [
   CrossCertificateService,
   IssuerService,
   IssuerRevocation,
-  IssuerRevocationHandlers,
   LocalCaSeeder,
   IssuerHandlers,
   IssuedCertificateLookupHandler,

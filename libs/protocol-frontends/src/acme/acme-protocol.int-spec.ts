@@ -1,12 +1,15 @@
 import { KeyObject, X509Certificate } from 'node:crypto';
 import {
+  eventually,
   freePort,
   ServiceProcess,
   startServiceProcess,
   startTestSystem,
+  testNatsUrl,
   TestSystem,
 } from '@certlane/testing';
 import { parseCertificates } from '@certlane/pki';
+import { NatsBus } from '@certlane/platform';
 import { Client } from 'pg';
 import { csrFor, exchange, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
 
@@ -24,6 +27,7 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
   let directoryUrl: string;
   let secondDirectoryUrl: string;
   let db: Client;
+  let bus: NatsBus;
 
   beforeAll(async () => {
     const http01Port = await freePort();
@@ -40,9 +44,16 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     secondDirectoryUrl = `${second.url}/acme/directory`;
     db = new Client({ connectionString: system.database.url });
     await db.connect();
+    bus = await NatsBus.connect({
+      servers: [testNatsUrl()],
+      name: 'acmeproto-test',
+      requestTimeoutMs: 30_000,
+      namespace: system.env.SERVICE_NATS_NAMESPACE,
+    });
   }, 120_000);
 
   afterAll(async () => {
+    await bus?.close();
     await db?.end();
     await responder?.stop();
     await second?.stop();
@@ -823,12 +834,106 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
       [created.headers.location!.toString().split('/').pop()],
     );
     expect(rows).toEqual([{ reason: 'superseded' }]);
+    // The inventory too: the certificate the order recorded is Revoked, with the reason.
+    const inventory = await db.query(
+      `SELECT i.status, i.revocation_reason FROM issuance.certificates i
+        JOIN protocol_frontends.acme_certificates c ON c.certificate_id = i.id WHERE c.order_id = $1`,
+      [created.headers.location!.toString().split('/').pop()],
+    );
+    expect(inventory.rows).toEqual([{ status: 'Revoked', revocation_reason: 'superseded' }]);
 
     // RFC 9773 4.2: a revoked certificate's renewal window has already passed.
     const leaf = parseCertificates(pem)[0];
     const certId = `${leaf.decoded.authorityKeyIdentifier!.toString('base64url')}.${leaf.serialBytes.toString('base64url')}`;
     const info = await exchange('GET', `${(await owner.directory()).renewalInfo}/${certId}`, system.ca);
     expect(new Date(info.json.suggestedWindow.end).getTime()).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('RFC 9773 4.2 and RFC 8555 7.6: a revocation in the inventory moves the renewal window to the past; a hold released moves it back; revokeCert is then alreadyRevoked', async () => {
+    const owner = await client();
+    await owner.register();
+    const created = await order(owner, [{ type: 'dns', value: 'operator-revoked.localhost' }]);
+    await validateAll(owner, created.json);
+    await pollUntil(owner, created.headers.location as string, (json) => json.status === 'ready');
+    const finalized = await owner.post(created.json.finalize, {
+      csr: csrFor({ dns: ['operator-revoked.localhost'] }),
+    });
+    const pem = (await owner.post(finalized.json.certificate, '')).text;
+    const leaf = parseCertificates(pem)[0];
+    const certId = `${leaf.decoded.authorityKeyIdentifier!.toString('base64url')}.${leaf.serialBytes.toString('base64url')}`;
+    const renewalInfoUrl = `${(await owner.directory()).renewalInfo}/${certId}`;
+    const windowEnd = async () =>
+      new Date((await exchange('GET', renewalInfoUrl, system.ca)).json.suggestedWindow.end).getTime();
+    expect(await windowEnd()).toBeGreaterThan(Date.now());
+    const {
+      rows: [{ certificate_id: inventoryId }],
+    } = await db.query(
+      `SELECT certificate_id FROM protocol_frontends.acme_certificates WHERE order_id = $1`,
+      [created.headers.location!.toString().split('/').pop()],
+    );
+    const operatorRevokes = (reason: 'certificateHold' | 'removeFromCRL' | 'keyCompromise') =>
+      bus.request('issuance.v1.revoke-managed-certificate', { id: inventoryId, reason });
+
+    // An operator's hold: renew now. Its release (RFC 5280 5.3.1): the usual window again.
+    await operatorRevokes('certificateHold');
+    await eventually(async () => (await windowEnd()) <= Date.now(), 'the window after the hold');
+    await operatorRevokes('removeFromCRL');
+    await eventually(async () => (await windowEnd()) > Date.now(), 'the window after the release');
+
+    await operatorRevokes('keyCompromise');
+    await eventually(async () => (await windowEnd()) <= Date.now(), 'the window after the revocation');
+    const der = Buffer.from(pem.split('-----')[2].replace(/\s+/g, ''), 'base64').toString('base64url');
+    const again = await owner.post((await owner.directory()).revokeCert, { certificate: der, reason: 4 });
+    expect(again.json.type).toBe(urn('alreadyRevoked'));
+    const { rows } = await db.query(
+      `SELECT revocation_reason FROM protocol_frontends.acme_certificates WHERE certificate_id = $1`,
+      [inventoryId],
+    );
+    expect(rows).toEqual([{ revocation_reason: 'keyCompromise' }]);
+  });
+
+  it('RFC 8555 7.6: a revocation an operator made before the service heard of it is alreadyRevoked, not revoked again', async () => {
+    const owner = await client();
+    await owner.register();
+    const created = await order(owner, [{ type: 'dns', value: 'raced-revoke.localhost' }]);
+    await validateAll(owner, created.json);
+    await pollUntil(owner, created.headers.location as string, (json) => json.status === 'ready');
+    const finalized = await owner.post(created.json.finalize, {
+      csr: csrFor({ dns: ['raced-revoke.localhost'] }),
+    });
+    const pem = (await owner.post(finalized.json.certificate, '')).text;
+    const leaf = new X509Certificate(pem);
+    // Revoked at the issuer directly and, before its event can arrive, the ACME record unmarked:
+    // what protocol-frontends sees while the event is still on its way.
+    const serial = leaf.serialNumber.toLowerCase().replace(/^0+(?=.)/, '');
+    await bus.request('issuance.v1.revoke-certificate', {
+      issuer_id: 'iss-local',
+      serial_hex: serial,
+      reason: 'cessationOfOperation',
+    });
+    await eventually(
+      async () =>
+        (
+          await db.query(
+            `SELECT 1 FROM protocol_frontends.acme_certificates WHERE serial_hex = $1 AND revoked_at IS NOT NULL`,
+            [serial],
+          )
+        ).rows.length === 1,
+      'the revocation event',
+    );
+    await db.query(
+      `UPDATE protocol_frontends.acme_certificates SET revoked_at = NULL, revocation_reason = NULL WHERE serial_hex = $1`,
+      [serial],
+    );
+    const der = leaf.raw.toString('base64url');
+    const answer = await owner.post((await owner.directory()).revokeCert, { certificate: der, reason: 1 });
+    expect(answer.json.type).toBe(urn('alreadyRevoked'));
+    const { rows } = await db.query(
+      `SELECT revocation_reason FROM protocol_frontends.acme_certificates WHERE serial_hex = $1`,
+      [serial],
+    );
+    // The issuer's first reason, not the request's.
+    expect(rows).toEqual([{ revocation_reason: 'cessationOfOperation' }]);
   });
 
   it("RFC 8555 7.6: an account holding valid authorizations for every identifier may revoke another account's certificate; one holding some may not", async () => {

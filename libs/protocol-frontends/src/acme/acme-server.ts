@@ -127,7 +127,12 @@ export interface AcmeIssuer {
     team: string | null;
     versionOf?: string;
   }): Promise<AcmeIssuedCertificate & { certificate_id: string }>;
-  revoke(input: { issuerId: string; serialHex: string; reason: string }): Promise<void>;
+  /** Revokes the serial at its issuer (and in the inventory); whether it was revoked before. */
+  revoke(input: {
+    issuerId: string;
+    serialHex: string;
+    reason: string;
+  }): Promise<{ alreadyRevoked: boolean; reason: string; revokedAt: Date }>;
   /** The rules and validity of a certificate profile an ACME profile names (ADR 0068). */
   certificateProfile?(id: string): Promise<AcmeCertificateProfile>;
 }
@@ -1513,13 +1518,19 @@ export class AcmeServer {
       );
     }
     if (certificate.revoked_at) throw new AcmeProblem('alreadyRevoked', 'the certificate is already revoked');
-    await this.deps.issuer.revoke({
+    const revoked = await this.deps.issuer.revoke({
       issuerId: certificate.issuer_id,
       serialHex: certificate.serial_hex,
       reason,
     });
-    const marked = await this.deps.transaction(async (executor) => {
-      if (!(await new CertificateStore(executor).markRevoked(certificate.id, reason))) return false;
+    // Revoked before by an operator, or by a concurrent request: what the issuer recorded is kept
+    // here too (its revocation event may not have reached this service yet).
+    if (revoked.alreadyRevoked) {
+      await this.certificates.markRevoked(certificate.id, revoked.reason, revoked.revokedAt);
+      throw new AcmeProblem('alreadyRevoked', 'the certificate is already revoked');
+    }
+    await this.deps.transaction(async (executor) => {
+      await new CertificateStore(executor).markRevoked(certificate.id, revoked.reason, revoked.revokedAt);
       await this.audit(
         executor,
         AuditAction.AcmeCertificateRevoked,
@@ -1537,9 +1548,7 @@ export class AcmeServer {
               : 'authorized_account',
         },
       );
-      return true;
     });
-    if (!marked) throw new AcmeProblem('alreadyRevoked', 'the certificate is already revoked');
     return { status: 200, headers: {} };
   };
 

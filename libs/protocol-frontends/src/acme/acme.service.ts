@@ -118,11 +118,16 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
           ),
         certificateProfile: (id) => certificateProfiles.get(id),
         revoke: async ({ issuerId, serialHex, reason }) => {
-          await bus.request('issuance.v1.revoke-certificate', {
+          const revoked = await bus.request('issuance.v1.revoke-certificate', {
             issuer_id: issuerId,
             serial_hex: serialHex,
             reason: reason as never,
           });
+          return {
+            alreadyRevoked: revoked.already_revoked,
+            reason: revoked.reason,
+            revokedAt: new Date(revoked.revoked_at),
+          };
         },
       },
       // A certificate profile requiring approval (ADR 0065, 0068 amendment): the finalize's CSR

@@ -336,19 +336,22 @@ describe('issuers and the local CA', () => {
       issuer_id: 'iss-local',
       serial_hex: issued.serial_hex,
       reason: 'keyCompromise',
+      already_revoked: false,
     });
     const again = await bus.request('issuance.v1.revoke-certificate', {
       issuer_id: 'iss-local',
       serial_hex: issued.serial_hex,
       reason: 'superseded',
     });
-    expect(again).toEqual(first);
+    // The first reason and date stay; the answer says the serial was revoked before.
+    expect(again).toEqual({ ...first, already_revoked: true });
     const events = await db.query(
       `SELECT envelope FROM issuance.outbox WHERE subject = 'issuance.v1.certificate.revoked'
          AND envelope->'data'->>'serial_hex' = $1`,
       [issued.serial_hex],
     );
-    expect(events.rows.map((r) => r.envelope.data)).toEqual([first]);
+    const { already_revoked: _answerOnly, ...event } = first;
+    expect(events.rows.map((r) => r.envelope.data)).toEqual([event]);
     // The audit record commits in the same transaction as the revocation.
     {
       const audits = await db.query(

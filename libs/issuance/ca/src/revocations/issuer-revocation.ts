@@ -7,6 +7,7 @@ import {
   RequestContext,
   RevocationReason,
   RevokeCertificateRequest,
+  SerialRevoked,
 } from '@certlane/contracts';
 import { releasesHold } from '@certlane/issuance-domain';
 import { IssuerConnector, RevokeRequest } from '@certlane/pki';
@@ -76,10 +77,15 @@ export class IssuerRevocation {
 
   /**
    * The bus `revoke-certificate`: one serial, with its audit record when the revocation is new.
-   * With reason removeFromCRL it releases the serial's certificateHold instead (ADR 0037), and
-   * refuses a serial that is not on hold.
+   * `alongside` runs in the same transaction once the serial is revoked (the inventory moves the
+   * certificate it is the current version of). With reason removeFromCRL it releases the serial's
+   * certificateHold instead (ADR 0037), and refuses a serial that is not on hold.
    */
-  async revoke(request: RevokeCertificateRequest, context?: RequestContext): Promise<CertificateRevoked> {
+  async revoke(
+    request: RevokeCertificateRequest,
+    context?: RequestContext,
+    alongside?: (manager: EntityManager, revoked: SerialRevoked) => Promise<void>,
+  ): Promise<SerialRevoked> {
     const issuer = await this.issuers.find(request.issuer_id);
     if (!issuer) throw issuerNotFound(request.issuer_id);
     if (request.reason && releasesHold(request.reason)) return this.releaseSerialHold(request, context);
@@ -104,7 +110,9 @@ export class IssuerRevocation {
           ),
         );
       }
-      return result.event;
+      const revoked = { ...result.event, already_revoked: !result.created };
+      await alongside?.(manager, revoked);
+      return revoked;
     });
   }
 
@@ -182,7 +190,7 @@ export class IssuerRevocation {
   private async releaseSerialHold(
     request: RevokeCertificateRequest,
     context?: RequestContext,
-  ): Promise<CertificateRevoked> {
+  ): Promise<SerialRevoked> {
     return this.unitOfWork.run(async (manager) => {
       const [released] = await this.releaseHoldsWithin(
         manager,
@@ -206,7 +214,7 @@ export class IssuerRevocation {
           { issuer_id: request.issuer_id, released_at: released.revoked_at },
         ),
       );
-      return released;
+      return { ...released, already_revoked: false };
     });
   }
 

@@ -7,7 +7,9 @@ import {
   RenewCertificateRequest,
   RequestContext,
   RevocationReason,
+  RevokeCertificateRequest,
   RevokeManagedCertificateRequest,
+  SerialRevoked,
   StatusResponse,
 } from '@certlane/contracts';
 import { deploymentAgent, deployRefusal, DeployTargetFacts, releasesHold } from '@certlane/issuance-domain';
@@ -167,6 +169,37 @@ export class CertificateLifecycleService {
         ? { message: `the issuer was not notified for ${failed} serial(s); see the audit log` }
         : {}),
     };
+  }
+
+  /**
+   * The bus `revoke-certificate` (ACME's revokeCert): one serial revoked at its issuer and, in the
+   * same transaction, the managed certificate it is the current version of moved to Revoked (reason,
+   * date, one audit record), so the inventory never calls Active what CRL and OCSP call revoked. The
+   * serial of an older version leaves its certificate as it is: only that certificate was revoked.
+   */
+  revokeSerial(request: RevokeCertificateRequest, context?: RequestContext): Promise<SerialRevoked> {
+    return this.issuerRevocation.revoke(request, context, async (manager, revoked) => {
+      const holder = await this.certificates.currentVersionHolder(
+        manager,
+        revoked.issuer_id,
+        revoked.serial_hex,
+      );
+      if (!holder) return;
+      const current = await this.transitions.lockCertificate(manager, holder);
+      if (current.status === 'Revoked') return;
+      await this.transitions.applyCertificateEvent(manager, current, { kind: 'revoke' }, context, {
+        reason: revoked.reason,
+      });
+      await this.outbox.audit(
+        manager,
+        lifecycleAudit(AuditAction.CertificateRevoked, 'certificate', holder, context, {
+          reason: revoked.reason,
+          from: current.status,
+          issuer_id: revoked.issuer_id,
+          serial_number: revoked.serial_hex,
+        }),
+      );
+    });
   }
 
   /**

@@ -39,6 +39,9 @@ export class CertificateHandlers implements OnApplicationBootstrap {
       this.bus.handle('issuance.v1.deploy-certificate', (request, context) =>
         this.lifecycle.deploy(request, context),
       ),
+      this.bus.handle('issuance.v1.revoke-certificate', (request, context) =>
+        this.lifecycle.revokeSerial(request, context),
+      ),
       this.bus.handle('issuance.v1.revoke-managed-certificate', (request, context) =>
         this.lifecycle.revoke(request, context),
       ),

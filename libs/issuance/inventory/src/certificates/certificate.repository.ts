@@ -555,6 +555,21 @@ export class CertificateRepository {
   }
 
   /** Versions still inside their validity: what a revocation must reach at the issuer. */
+  /** The managed certificate whose current version is this serial of this issuer; null when none is. */
+  async currentVersionHolder(
+    manager: EntityManager,
+    issuerId: string,
+    serialHex: string,
+  ): Promise<string | null> {
+    const rows: { id: string }[] = await manager.query(
+      `SELECT c.id FROM certificate_versions v
+         JOIN certificates c ON c.id = v.certificate_id AND c.current_version_id = v.id
+        WHERE v.serial_number = $1 AND v.issuer_id = $2`,
+      [serialHex, issuerId],
+    );
+    return rows[0]?.id ?? null;
+  }
+
   async unexpiredVersions(manager: EntityManager, certificateId: string): Promise<VersionRow[]> {
     return manager.query(
       // A version with no issuer (an import, ADR 0043) has nobody to tell of its revocation.

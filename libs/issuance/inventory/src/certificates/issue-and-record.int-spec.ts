@@ -145,6 +145,56 @@ describe('issue and record (group commit)', () => {
     expect(await issuedSerials()).toEqual(expect.arrayContaining([first.serial_hex, renewal.serial_hex]));
   });
 
+  it('revoke-certificate of a current version revokes its certificate in the inventory; of an older version, not', async () => {
+    const first = await bus.request('issuance.v1.issue-and-record', {
+      csr_pem: await csrFor('revoked.example.com'),
+      source: 'ACME',
+    });
+    const renewal = await bus.request('issuance.v1.issue-and-record', {
+      csr_pem: await csrFor('revoked.example.com'),
+      source: 'ACME',
+      version_of: first.certificate_id,
+    });
+    const inventory = async () =>
+      (
+        await db.query(
+          `SELECT status, revocation_reason, revoked_at IS NOT NULL AS revoked FROM issuance.certificates WHERE id = $1`,
+          [first.certificate_id],
+        )
+      ).rows[0];
+    const revoke = (serial: string, reason: 'superseded' | 'keyCompromise') =>
+      bus.request('issuance.v1.revoke-certificate', { issuer_id: 'iss-local', serial_hex: serial, reason });
+
+    // The replaced version's serial: revoked at the issuer, the certificate (its renewal) untouched.
+    expect(await revoke(first.serial_hex, 'superseded')).toMatchObject({ already_revoked: false });
+    expect(await inventory()).toEqual({ status: 'Active', revocation_reason: null, revoked: false });
+
+    expect(await revoke(renewal.serial_hex, 'keyCompromise')).toMatchObject({ already_revoked: false });
+    expect(await inventory()).toEqual({
+      status: 'Revoked',
+      revocation_reason: 'keyCompromise',
+      revoked: true,
+    });
+    const audits = await db.query(
+      `SELECT envelope->'data'->'details'->>'from' AS "from", envelope->'data'->'details'->>'serial_number' AS serial
+         FROM issuance.outbox
+        WHERE envelope->'data'->>'action' = 'certificate.revoked' AND envelope->'data'->>'resource_id' = $1`,
+      [first.certificate_id],
+    );
+    expect(audits.rows).toEqual([{ from: 'Active', serial: renewal.serial_hex }]);
+
+    // Again: already revoked, the first reason kept, nothing recorded twice.
+    expect(await revoke(renewal.serial_hex, 'superseded')).toMatchObject({
+      reason: 'keyCompromise',
+      already_revoked: true,
+    });
+    expect(await inventory()).toEqual({
+      status: 'Revoked',
+      revocation_reason: 'keyCompromise',
+      revoked: true,
+    });
+  });
+
   it('records a renewal of a certificate no longer in the inventory as a new certificate', async () => {
     const answer = await bus.request('issuance.v1.issue-and-record', {
       csr_pem: await csrFor('orphan.example.com'),

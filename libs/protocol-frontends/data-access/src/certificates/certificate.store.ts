@@ -140,14 +140,42 @@ export class CertificateStore {
     return (await rowsOf(this.executor, sql, statement.values)).length === 1;
   }
 
-  /** Marks it revoked once; false when it already was (RFC 8555 7.6: alreadyRevoked). */
-  async markRevoked(id: string, reason: string): Promise<boolean> {
-    const rows = await rowsOf<{ id: string }>(
+  /** Marks it revoked as its issuer recorded it; a revocation already marked stays as it is. */
+  async markRevoked(id: string, reason: string, revokedAt: Date): Promise<void> {
+    await rowsOf(
       this.executor,
-      `UPDATE acme_certificates SET revoked_at = now(), revocation_reason = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id`,
-      [id, reason],
+      `UPDATE acme_certificates SET revoked_at = $3, revocation_reason = $2 WHERE id = $1 AND revoked_at IS NULL`,
+      [id, reason, revokedAt],
     );
-    return rows.length === 1;
+  }
+
+  /**
+   * A revocation issuance recorded for a serial, however it came (ACME, an operator's revoke, a
+   * bulk revoke): the ACME certificate with that serial is marked as the issuer recorded it, so
+   * renewal-info suggests renewing now (RFC 9773 4.2) and revokeCert answers alreadyRevoked.
+   * removeFromCRL lifts a certificateHold (RFC 5280 5.3.1) and nothing else. How many it changed.
+   */
+  async followIssuerRevocation(event: {
+    issuer_id: string;
+    serial_hex: string;
+    reason: string;
+    revoked_at: string;
+  }): Promise<number> {
+    const rows =
+      event.reason === 'removeFromCRL'
+        ? await rowsOf(
+            this.executor,
+            `UPDATE acme_certificates SET revoked_at = NULL, revocation_reason = NULL
+              WHERE issuer_id = $1 AND serial_hex = $2 AND revocation_reason = 'certificateHold' RETURNING id`,
+            [event.issuer_id, event.serial_hex],
+          )
+        : await rowsOf(
+            this.executor,
+            `UPDATE acme_certificates SET revoked_at = $3, revocation_reason = $4
+              WHERE issuer_id = $1 AND serial_hex = $2 AND revoked_at IS NULL RETURNING id`,
+            [event.issuer_id, event.serial_hex, new Date(event.revoked_at), event.reason],
+          );
+    return rows.length;
   }
 }
 
