@@ -1,7 +1,9 @@
+import { CERTIFICATE_SOURCES } from '@certlane/contracts';
 import {
   initialJobStatus,
   keyGenerationRefusal,
   producesVersion,
+  renewedByTheLoop,
   statusByDates,
   versionJobRefusal,
 } from './lifecycle';
@@ -80,5 +82,26 @@ describe('versionJobRefusal', () => {
       field: 'issuer_id',
       message: expect.stringMatching(/"mc-1" has no issuer.*set its issuer_id/),
     });
+  });
+});
+
+describe('renewedByTheLoop', () => {
+  it.each([
+    ['', '', true],
+    ['API', '', true],
+    ['Agent', 'edge-1', true],
+    ['ACME', '', false],
+    ['EST', '', false],
+    ['SCEP', '', false],
+    ['ACME', 'edge-1', true],
+    ['EST', 'edge-1', true],
+    ['SCEP', 'edge-1', true],
+  ] as const)('a certificate from source %j with agent %j: %s', (source, agent_id, renewed) => {
+    expect(renewedByTheLoop({ source, agent_id })).toBe(renewed);
+  });
+
+  it('leaves every enrollment protocol to its client, and no other source', () => {
+    const leftToClients = CERTIFICATE_SOURCES.filter((source) => !renewedByTheLoop({ source, agent_id: '' }));
+    expect([...leftToClients].sort()).toEqual(['ACME', 'EST', 'SCEP']);
   });
 });

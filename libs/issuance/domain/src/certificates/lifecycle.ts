@@ -1,4 +1,4 @@
-import { CertificateStatus, JobStatus, JobType } from '@certlane/contracts';
+import { CertificateSource, CertificateStatus, JobStatus, JobType } from '@certlane/contracts';
 import { statusByValidity } from './certificate-status';
 
 /** Who generates a managed certificate's private key (SERVICE_KEYGEN_MODE, ADR 0024). */
@@ -74,4 +74,21 @@ export function versionJobRefusal(
   }
   const noAgent = keyGenerationRefusal(type, mode, certificate.agent_id);
   return noAgent ? { code: 'keygen_agent_missing', field: 'agent_id', message: noAgent } : null;
+}
+
+/** Sources whose certificates their enrollment client renews over its protocol (ACME, EST, SCEP). */
+export const CLIENT_RENEWED_SOURCES: readonly CertificateSource[] = ['ACME', 'EST', 'SCEP'];
+
+/**
+ * Whether the renewal loop renews this certificate when it is due. Not one an ACME, EST or SCEP
+ * client enrolled: that client holds the key and renews it over its protocol, and a version
+ * Certlane made would reach nobody (in server key generation, a key nobody asked for). Unless an
+ * operator gave it to an agent, which then makes the key and deploys the certificate. The loop's
+ * SQL is `loopRenewsCondition` (RenewalRepository). A renew request (single or bulk) is an
+ * operator's explicit choice and is not refused.
+ */
+export function renewedByTheLoop(certificate: { source: string; agent_id: string }): boolean {
+  return (
+    !(CLIENT_RENEWED_SOURCES as readonly string[]).includes(certificate.source) || certificate.agent_id !== ''
+  );
 }

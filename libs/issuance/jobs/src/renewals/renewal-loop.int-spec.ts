@@ -387,11 +387,19 @@ describe('renewal loop in server key-generation mode', () => {
 
   it('issues the renewal at once, like a renew request: a new version, the job Completed, the certificate Active', async () => {
     // srv-noissuer was imported from a CA Certlane does not hold: no issuer to renew it (ADR 0043).
+    // srv-acme and srv-est are their enrollment clients' to renew; srv-scep-agent was given to an agent.
     await db.query(
-      `INSERT INTO issuance.certificates (id, name, common_name, status, issuer_id, renewal_policy_id, expires_at)
-       VALUES ('srv-1', 'srv-1', 'srv-1.example.com', 'Expiring', 'iss-local', 'rp-default', now() + interval '3 days'),
+      `INSERT INTO issuance.certificates (id, name, common_name, status, issuer_id, renewal_policy_id, expires_at,
+         source, agent_id)
+       VALUES ('srv-1', 'srv-1', 'srv-1.example.com', 'Expiring', 'iss-local', 'rp-default', now() + interval '3 days', '', ''),
          ('srv-noissuer', 'srv-noissuer', 'srv-noissuer.example.com', 'Expiring', NULL, 'rp-default',
-          now() + interval '3 days')`,
+          now() + interval '3 days', '', ''),
+         ('srv-acme', 'srv-acme', 'srv-acme.example.com', 'Expiring', 'iss-local', 'rp-default',
+          now() + interval '3 days', 'ACME', ''),
+         ('srv-est', 'srv-est', 'srv-est.example.com', 'Expiring', 'iss-local', 'rp-default',
+          now() + interval '3 days', 'EST', ''),
+         ('srv-scep-agent', 'srv-scep-agent', 'srv-scep-agent.example.com', 'Expiring', 'iss-local', 'rp-default',
+          now() + interval '3 days', 'SCEP', 'edge-1')`,
     );
     const state = async () =>
       (
@@ -418,10 +426,32 @@ describe('renewal loop in server key-generation mode', () => {
         job_status: 'Completed',
       },
     ]);
-    const left = await db.query(
-      `SELECT c.status, (SELECT count(*)::int FROM issuance.jobs j WHERE j.certificate_id = c.id) AS jobs
-       FROM issuance.certificates c WHERE c.id = 'srv-noissuer'`,
+    await eventually(
+      async () =>
+        (
+          await db.query(
+            `SELECT 1 FROM issuance.jobs WHERE certificate_id = 'srv-scep-agent' AND status = 'Completed'`,
+          )
+        ).rows.length === 1,
+      'the renewal of the SCEP certificate given to an agent',
+      20_000,
     );
-    expect(left.rows).toEqual([{ status: 'Expiring', jobs: 0 }]);
+    const left = await db.query(
+      `SELECT c.id, c.status, c.current_version_id,
+              (SELECT count(*)::int FROM issuance.jobs j WHERE j.certificate_id = c.id) AS jobs
+       FROM issuance.certificates c WHERE c.id IN ('srv-noissuer', 'srv-acme', 'srv-est') ORDER BY c.id`,
+    );
+    expect(left.rows).toEqual([
+      { id: 'srv-acme', status: 'Expiring', current_version_id: null, jobs: 0 },
+      { id: 'srv-est', status: 'Expiring', current_version_id: null, jobs: 0 },
+      { id: 'srv-noissuer', status: 'Expiring', current_version_id: null, jobs: 0 },
+    ]);
+    // Not the loop's to renew, so not named among the due certificates it could not renew.
+    const warnings = system.services.issuance
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('due certificates not renewed'));
+    expect(warnings.join('\n')).toContain('srv-noissuer');
+    expect(warnings.join('\n')).not.toMatch(/srv-acme|srv-est/);
   }, 60_000);
 });

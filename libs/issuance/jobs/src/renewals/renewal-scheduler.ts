@@ -65,7 +65,9 @@ const NOT_RENEWABLE_REPEAT_MS = 3_600_000;
  *    `issuance.v1.certificate.expiry-warning` per expiry date and threshold.
  * Steps 1 and 2 pass by certificates no job can renew (`versionJobRefusal`: no issuer, or no
  * agent in agent key generation): they stay due, get their expiry warnings, and a warning log
- * names them (`warnNotRenewable`; their count is `not_renewable` in the result).
+ * names them (`warnNotRenewable`; their count is `not_renewable` in the result). Certificates an
+ * ACME, EST or SCEP client enrolled are its client's to renew (`renewedByTheLoop`): no job and no
+ * such warning unless they have an agent; their expiry warnings still come.
  * Replicas share the work: candidate rows are locked FOR UPDATE SKIP LOCKED and leave the
  * candidate set in the transaction that handles them, so each certificate is renewed once.
  */

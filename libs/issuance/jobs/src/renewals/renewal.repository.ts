@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CertificateStatus, JobStatus, JobType } from '@certlane/contracts';
-import { ALERT_CURSOR_TIME_FORMAT, AlertCursor } from '@certlane/issuance-domain';
+import { ALERT_CURSOR_TIME_FORMAT, AlertCursor, CLIENT_RENEWED_SOURCES } from '@certlane/issuance-domain';
 import { DataSource, EntityManager } from 'typeorm';
 
 type Executor = Pick<EntityManager, 'query'>;
@@ -67,6 +67,15 @@ export function renewableCondition(agentRequired: boolean, alias = ''): string {
   return `${column('issuer_id')} IS NOT NULL${agentRequired ? ` AND ${column('agent_id')} <> ''` : ''}`;
 }
 
+/**
+ * `renewedByTheLoop` (libs/issuance/domain) as a row condition: not a certificate an ACME, EST or
+ * SCEP client renews itself, unless it has an agent.
+ */
+export function loopRenewsCondition(alias = ''): string {
+  const sources = CLIENT_RENEWED_SOURCES.map((source) => `'${source}'`).join(', ');
+  return `(${alias}source NOT IN (${sources}) OR ${alias}agent_id <> '')`;
+}
+
 /** How long after expiry a certificate still gets its last warnings (threshold 0 included). */
 const ALERT_GRACE = "interval '30 days'";
 
@@ -101,7 +110,7 @@ export class RenewalRepository {
       `SELECT id, status, expires_at, now() AS db_now FROM certificates
        WHERE renewal_policy_id = $1 AND status IN ('Active', 'Expiring') AND expires_at IS NOT NULL
          AND expires_at <= now() + make_interval(days => $2)
-         AND ${renewableCondition(agentRequired)}
+         AND ${renewableCondition(agentRequired)} AND ${loopRenewsCondition()}
        ORDER BY expires_at LIMIT $3
        FOR UPDATE SKIP LOCKED`,
       [policy.id, policy.renewal_window_days, limit],
@@ -126,7 +135,7 @@ export class RenewalRepository {
        FROM certificates
        WHERE renewal_policy_id = $1 AND status IN ('Active', 'Expiring') AND expires_at IS NOT NULL
          AND expires_at <= now() + make_interval(days => $2)
-         AND NOT (${renewableCondition(agentRequired)})`,
+         AND ${loopRenewsCondition()} AND NOT (${renewableCondition(agentRequired)})`,
       [policy.id, policy.renewal_window_days, sample],
     );
     return { total: row.total, no_issuer: row.no_issuer ?? [], no_agent: row.no_agent ?? [] };
@@ -148,7 +157,7 @@ export class RenewalRepository {
          WHERE certificate_id = c.id AND type IN ('Issuance', 'Renewal')
          ORDER BY created_at DESC, id DESC LIMIT 1) j ON true
        WHERE c.status = 'Failed' AND j.status = 'Failed' AND ${renewableCondition(agentRequired, 'c.')}
-         AND GREATEST(j.attempts, j.retries + 1) < rp.max_retries + 1
+         AND ${loopRenewsCondition('c.')} AND GREATEST(j.attempts, j.retries + 1) < rp.max_retries + 1
          AND (j.completed_at IS NULL OR j.completed_at <= now() - make_interval(secs => rp.retry_interval_seconds))
        ORDER BY c.id LIMIT $1
        FOR UPDATE OF c SKIP LOCKED`,
