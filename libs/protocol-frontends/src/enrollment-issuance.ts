@@ -13,6 +13,8 @@ export interface EnrollmentIssue {
   mustStaple?: boolean;
   /** The certificate profile's validity in days; the issuer's default when absent. */
   validityDays?: number;
+  /** The certificate a renewal renews (PEM): issuance stores the new one as its next version. */
+  renewsCertificatePem?: string;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function issueAndRecord(
         tags: request.tags,
         ...(request.mustStaple ? { must_staple: true } : {}),
         ...(request.validityDays ? { validity_days: request.validityDays } : {}),
+        ...(request.renewsCertificatePem ? { renews_certificate_pem: request.renewsCertificatePem } : {}),
       }),
     () =>
       logger.warn(

@@ -165,6 +165,12 @@ export class RequestEnrollmentApprovalRequest extends CertifiedNamesOverride {
   @MaxLength(128)
   version_of?: string;
 
+  /** As issue-and-record's: the certificate an EST or SCEP renewal renews, found in the inventory. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(16384)
+  renews_certificate_pem?: string;
+
   /** How long the request may wait for a decision (default 7 days); an ACME order's remaining life may be short. */
   @IsOptional()
   @IsInt()

@@ -330,6 +330,17 @@ export class IssueAndRecordRequest extends IssueCertificateRequest {
   @MaxLength(128)
   version_of?: string;
 
+  /**
+   * The certificate (PEM) this one renews when the protocol names it by the certificate itself (EST
+   * simplereenroll's client certificate, SCEP RenewalReq's signer): when it is the current version
+   * of an inventory certificate, the new one is stored as that certificate's next version, as with
+   * `version_of` (which wins when both are given); otherwise a new certificate.
+   */
+  @IsOptional()
+  @IsString()
+  @MaxLength(16384)
+  renews_certificate_pem?: string;
+
   @IsOptional()
   @IsString()
   @MaxLength(128)

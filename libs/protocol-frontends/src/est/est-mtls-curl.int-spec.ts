@@ -211,6 +211,78 @@ describe('EST over mutual TLS with curl and openssl', () => {
     });
   });
 
+  it("RFC 7030 4.2.2: a reenroll with a certificate Certlane issued is that certificate's next version in the inventory", async () => {
+    // A profile trusting Certlane's own CA, as a fleet renewing what it enrolled does.
+    const cas = await db.query<{ certificate_pem: string }>(
+      `SELECT certificate_pem FROM issuance.ca_certificates WHERE issuer_id = 'iss-local' AND certificate_pem IS NOT NULL`,
+    );
+    const created = await admin('POST', '/api/v1/admin/est/profiles', {
+      path_id: 'own',
+      auth_methods: ['mtls'],
+      trust_bundle_pem: [
+        readFileSync(path('Fleet Root.pem'), 'utf8'),
+        ...cas.rows.map((r) => r.certificate_pem),
+      ].join(''),
+    });
+    expect(created.status).toBe(201);
+    const first = enroll(
+      `${gateway}/.well-known/est-mtls/own/simpleenroll`,
+      csr('own1', 'own1.fleet.test'),
+      'dev1',
+    );
+    expect(first.status).toBe(200);
+    // The device now presents the certificate it got, with Certlane's CAs as its chain.
+    printCerts(first.body);
+    const leaf = execFileSync(
+      'openssl',
+      ['pkcs7', '-inform', 'DER', '-in', path('answer.p7'), '-print_certs'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    writeFileSync(path('own1.chain.pem'), leaf + cas.rows.map((r) => r.certificate_pem).join(''));
+    writeFileSync(path('own1.key'), readFileSync(path('own1.csrkey')));
+    const renewed = enroll(
+      `${gateway}/.well-known/est-mtls/own/simplereenroll`,
+      csr('own1-renewal', 'own1.fleet.test'),
+      'own1',
+    );
+    expect(renewed.status).toBe(200);
+    printCerts(renewed.body);
+    openssl([
+      'pkcs7',
+      '-inform',
+      'DER',
+      '-in',
+      path('answer.p7'),
+      '-print_certs',
+      '-out',
+      path('renewed.pem'),
+    ]);
+    const renewedSerial = execFileSync('openssl', ['x509', '-in', path('renewed.pem'), '-noout', '-serial'], {
+      encoding: 'utf8',
+    });
+    const { rows } = await db.query(
+      `SELECT c.source, c.status, v.version, v.serial_number,
+              (SELECT count(*)::int FROM issuance.certificate_versions w WHERE w.certificate_id = c.id) AS versions
+         FROM issuance.certificates c JOIN issuance.certificate_versions v ON v.id = c.current_version_id
+        WHERE c.common_name = 'own1.fleet.test'`,
+    );
+    expect(rows).toEqual([
+      {
+        source: 'EST',
+        status: 'Active',
+        version: 2,
+        serial_number: renewedSerial
+          .trim()
+          .replace(/^serial=/, '')
+          .toLowerCase()
+          .replace(/^0+(?=.)/, ''),
+        versions: 2,
+      },
+    ]);
+  });
+
   /** POSTs a CSR made for the tls-exporter of its own connection (or of `foreign`) over that connection. */
   async function boundEnroll(foreign?: string): Promise<{ status: number; body: string }> {
     const url = new URL(`${gateway}/.well-known/est-mtls/bound/simpleenroll`);

@@ -98,6 +98,8 @@ export interface EstServerDeps {
     mustStaple: boolean;
     /** The certificate profile's validity in days; the issuer's default when absent. */
     validityDays?: number;
+    /** The certificate a renewal renews (PEM): issuance stores the new one as its next version. */
+    renewsCertificatePem?: string;
   }): Promise<{ certificatePem: string }>;
   /**
    * Issuance's enrollment approvals (ADR 0065), for a certificate profile with
@@ -112,6 +114,8 @@ export interface EstServerDeps {
     principal: string;
     mustStaple: boolean;
     validityDays?: number;
+    /** The certificate a renewal renews (PEM): issuance stores the new one as its next version. */
+    renewsCertificatePem?: string;
   }): Promise<EstApprovalOutcome>;
   /** The CA certificates of the profile's issuer, issuing CA first (cacerts, RFC 7030 4.1). */
   caCertificates(profile: EstProfileRow): Promise<string[]>;
@@ -314,6 +318,8 @@ export class EstServer {
     }
     const validityDays = rules?.validity_days ?? undefined;
     const mustStaple = rules?.must_staple === true;
+    // RFC 7030 4.2.2: reenroll renews the client certificate, so the inventory gets its next version.
+    const renewsCertificatePem = operation === 'simplereenroll' ? presented?.toString() : undefined;
     if (rules?.requires_approval) {
       if (operation === 'serverkeygen') {
         await this.outcome(profile, failed, principal, operation, 'failure', {
@@ -321,7 +327,11 @@ export class EstServer {
         });
         return answer(400, `${EST_SERVERKEYGEN_APPROVAL_REFUSAL}\n`);
       }
-      return this.heldForApproval(profile, operation, principal, decoded.der, { validityDays, mustStaple });
+      return this.heldForApproval(profile, operation, principal, decoded.der, {
+        validityDays,
+        mustStaple,
+        renewsCertificatePem,
+      });
     }
     let delivery: KeyDelivery | undefined;
     let signer: KeygenSigner | undefined;
@@ -367,6 +377,7 @@ export class EstServer {
         profile,
         mustStaple,
         ...(validityDays ? { validityDays } : {}),
+        ...(renewsCertificatePem ? { renewsCertificatePem } : {}),
       }));
     } catch (error) {
       generated?.privateKeyPkcs8.fill(0);
@@ -419,7 +430,7 @@ export class EstServer {
     operation: string,
     principal: string,
     csrDer: Uint8Array,
-    rules: { validityDays: number | undefined; mustStaple: boolean },
+    rules: { validityDays: number | undefined; mustStaple: boolean; renewsCertificatePem?: string },
   ): Promise<EstHttpResponse> {
     const failed = failedOf(operation);
     if (!this.deps.approval) {
@@ -438,6 +449,7 @@ export class EstServer {
         principal,
         mustStaple: rules.mustStaple,
         ...(rules.validityDays ? { validityDays: rules.validityDays } : {}),
+        ...(rules.renewsCertificatePem ? { renewsCertificatePem: rules.renewsCertificatePem } : {}),
       });
     } catch (error) {
       await this.outcome(profile, failed, principal, operation, 'failure', {

@@ -60,11 +60,12 @@ export class EstService implements OnApplicationBootstrap {
       audit: async (records, tick) => {
         await Promise.all([audits.write(records), this.ticks.add(`${tick.profileId} ${tick.outcome}`, tick)]);
       },
-      issue: ({ csrPem, profile, mustStaple, validityDays }) =>
+      issue: ({ csrPem, profile, mustStaple, validityDays, renewsCertificatePem }) =>
         issueAndRecord(bus, this.logger, {
           csrPem,
           mustStaple,
           ...(validityDays ? { validityDays } : {}),
+          ...(renewsCertificatePem ? { renewsCertificatePem } : {}),
           issuerId: profile.issuer_id,
           source: 'EST',
           owner: profile.owner,
@@ -73,7 +74,16 @@ export class EstService implements OnApplicationBootstrap {
         }),
       // requires_approval (RFC 7030 4.2.3, ADR 0065): the CSR waits in a cert_issuance approval of
       // issuance, one per request (reference key); issuance issues it on approval and keeps it for pickup.
-      approval: async ({ csrPem, profile, referenceKey, reference, principal, mustStaple, validityDays }) => {
+      approval: async ({
+        csrPem,
+        profile,
+        referenceKey,
+        reference,
+        principal,
+        mustStaple,
+        validityDays,
+        renewsCertificatePem,
+      }) => {
         const approval = await bus.request('issuance.v1.request-enrollment-approval', {
           source: 'EST',
           csr_pem: csrPem,
@@ -89,6 +99,7 @@ export class EstService implements OnApplicationBootstrap {
           tags: { est_profile: profile.path_id },
           ...(validityDays ? { validity_days: validityDays } : {}),
           ...(mustStaple ? { must_staple: true } : {}),
+          ...(renewsCertificatePem ? { renews_certificate_pem: renewsCertificatePem } : {}),
         });
         // Undecided: no second round trip; decided, the outcome (issuing an approved one not yet issued).
         if (approval.status === 'pending' && approval.enrollment?.state === 'pending')

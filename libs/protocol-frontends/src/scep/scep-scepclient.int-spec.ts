@@ -135,6 +135,15 @@ describe('SCEP with micromdm scepclient', () => {
     const renewed = new X509Certificate(readFileSync(join(run.dir, 'cert.pem')));
     expect(renewed.serialNumber).not.toBe(first.serialNumber);
     expect(renewed.subject).toBe(first.subject);
+    // The inventory holds one certificate for the device, the renewal its current (second) version.
+    const inventory = await db.query(
+      `SELECT v.version, v.serial_number FROM issuance.certificates c
+         JOIN issuance.certificate_versions v ON v.id = c.current_version_id
+        WHERE c.common_name = 'device-one'`,
+    );
+    expect(inventory.rows).toEqual([
+      { version: 2, serial_number: renewed.serialNumber.toLowerCase().replace(/^0+(?=.)/, '') },
+    ]);
   });
 
   it('RFC 8894 3.3.2: a wrong challenge password is a CertRep FAILURE with failInfo badRequest', () => {

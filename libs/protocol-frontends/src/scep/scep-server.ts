@@ -123,6 +123,8 @@ export interface ScepServerDeps {
     profile: ScepProfileRow;
     transactionId: string;
     issuance: CertificateProfileIssuance;
+    /** The certificate a renewal renews (PEM): issuance stores the new one as its next version. */
+    renewsCertificatePem?: string;
   }): Promise<{ certificatePem: string }>;
   /**
    * The rules of the SCEP profile's certificate profile (the CSR policy, validity, must-staple,
@@ -142,6 +144,8 @@ export interface ScepServerDeps {
       messageType: 'pkcsreq' | 'renewalreq';
       principal: string;
       issuance: CertificateProfileIssuance;
+      /** The certificate a RenewalReq renews (PEM): issuance stores the new one as its next version. */
+      renewsCertificatePem?: string;
     }): Promise<{ approvalId: string }>;
     outcome(approvalId: string): Promise<EnrollmentApprovalOutcome>;
   };
@@ -504,6 +508,7 @@ export class ScepServer {
         profile,
         transactionId: message.transactionId,
         issuance,
+        ...(kind === 'RenewalReq' ? { renewsCertificatePem: renewedCertificatePem(message) } : {}),
       }));
     } catch (error) {
       return fail('badRequest', `issuance failed: ${(error as Error).message?.slice(0, 300) ?? 'error'}`);
@@ -626,6 +631,7 @@ export class ScepServer {
         messageType: kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq',
         principal: principalOf(message),
         issuance,
+        ...(kind === 'RenewalReq' ? { renewsCertificatePem: renewedCertificatePem(message) } : {}),
       }));
     } catch (error) {
       return fail('badRequest', `the approval request failed: ${(error as Error).message?.slice(0, 300)}`);
@@ -868,4 +874,9 @@ export class ScepServer {
 function principalOf(message: PkiMessage): string {
   const spki = message.signerKey.export({ type: 'spki', format: 'der' });
   return `scep:${createHash('sha256').update(spki).digest('hex').slice(0, 32)}`;
+}
+
+/** RFC 8894 3.3.1.2: a RenewalReq is signed by the certificate it renews. */
+function renewedCertificatePem(message: PkiMessage): string {
+  return new X509Certificate(message.signerDer).toString();
 }

@@ -64,10 +64,11 @@ export class ScepService implements OnApplicationBootstrap {
       verifyClientCertificate,
       clientRevocation: (fingerprint, leaf, issuers) => revocation.status.check(fingerprint, leaf, issuers),
       record: (outcome) => outcomes.write(outcome),
-      issue: ({ csrPem, profile, transactionId, issuance }) =>
+      issue: ({ csrPem, profile, transactionId, issuance, renewsCertificatePem }) =>
         issueAndRecord(bus, this.logger, {
           csrPem,
           ...issuance,
+          ...(renewsCertificatePem ? { renewsCertificatePem } : {}),
           issuerId: profile.issuer_id,
           source: 'SCEP',
           owner: profile.owner,
@@ -77,7 +78,15 @@ export class ScepService implements OnApplicationBootstrap {
       // approval_required (ADR 0065): the CSR waits in a cert_issuance approval of issuance, one
       // per profile and transactionID; issuance issues it on approval and keeps it for pickup.
       approvals: {
-        request: async ({ csrPem, profile, transactionId, messageType, principal, issuance }) => {
+        request: async ({
+          csrPem,
+          profile,
+          transactionId,
+          messageType,
+          principal,
+          issuance,
+          renewsCertificatePem,
+        }) => {
           const approval = await bus.request('issuance.v1.request-enrollment-approval', {
             source: 'SCEP',
             csr_pem: csrPem,
@@ -94,6 +103,7 @@ export class ScepService implements OnApplicationBootstrap {
             ...(profile.team ? { team_id: profile.team } : {}),
             ...(issuance.validityDays ? { validity_days: issuance.validityDays } : {}),
             ...(issuance.mustStaple ? { must_staple: true } : {}),
+            ...(renewsCertificatePem ? { renews_certificate_pem: renewsCertificatePem } : {}),
             tags: { scep_profile: profile.path_id, scep_transaction: transactionId.slice(0, 128) },
           });
           return { approvalId: approval.id };

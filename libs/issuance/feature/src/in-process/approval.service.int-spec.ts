@@ -259,6 +259,40 @@ describe('approval service: external enrollments', () => {
     ).rejects.toMatchObject({ code: 'approval_not_pending' });
   });
 
+  it('records an approved renewal (renews_certificate_pem of an inventory certificate) as its next version; a bad PEM is refused', async () => {
+    const first = await hold('scep:p:renew-1', opensslCsr('enrolled-renew'));
+    const firstApproved = await service.bus.request(
+      'issuance.v1.approve-approval',
+      { id: first.id },
+      { context: reviewer },
+    );
+    const firstPem = (await outcome(first.id)).certificate_pem!;
+    const renewal = await hold('scep:p:renew-2', opensslCsr('enrolled-renew'), {
+      renews_certificate_pem: firstPem,
+    });
+    const renewalApproved = await service.bus.request(
+      'issuance.v1.approve-approval',
+      { id: renewal.id },
+      { context: reviewer },
+    );
+    expect(renewalApproved.certificate_id).toBe(firstApproved.certificate_id);
+    const certificate = await service.bus.request('issuance.v1.get-certificate', {
+      id: firstApproved.certificate_id!,
+    });
+    const versions = await service.bus.request('issuance.v1.list-certificate-versions', {
+      id: firstApproved.certificate_id!,
+    });
+    expect(versions.data.map((v) => v.serial_number).sort()).toEqual(
+      [firstApproved.enrollment!.serial_hex, renewalApproved.enrollment!.serial_hex].sort(),
+    );
+    expect(certificate.current_version_id).toBe(
+      versions.data.find((v) => v.serial_number === renewalApproved.enrollment!.serial_hex)!.id,
+    );
+    await expect(
+      hold('scep:p:renew-bad', opensslCsr('enrolled-renew'), { renews_certificate_pem: 'not a certificate' }),
+    ).rejects.toMatchObject({ code: 'validation_failed', details: { field: 'renews_certificate_pem' } });
+  });
+
   it('issues an approved ACME enrollment with the validity and must-staple it asked for, which approvers are not shown', async () => {
     const approval = await hold('acme:order-staple', opensslCsr('enrolled-staple'), {
       source: 'ACME',

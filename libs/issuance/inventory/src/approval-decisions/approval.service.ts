@@ -24,7 +24,9 @@ import {
 import { CertificationRequest, parseCsr } from '@certlane/pki';
 import { LocalCaService } from '@certlane/issuance-ca';
 import { CertlaneLogger, LOGGER, outboxToken, ServiceOutbox } from '@certlane/platform';
+import { CertificateRepository } from '../certificates/certificate.repository';
 import { CertificateService } from '../certificates/certificate.service';
+import { renewedCertificate } from '../certificates/renewed-certificate';
 import { StatusTransitions } from '../certificates/status-transitions';
 import { ServerIssuanceRunner } from '../certificates/server-issuance.runner';
 import {
@@ -59,6 +61,7 @@ export class ApprovalService {
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     private readonly localCa: LocalCaService,
     private readonly certificates: CertificateService,
+    private readonly repository: CertificateRepository,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
   ) {}
 
@@ -80,8 +83,14 @@ export class ApprovalService {
         field: 'csr_pem',
       });
     }
-    const row = await this.unitOfWork.run((manager) =>
-      this.gate.openEnrollment(
+    const renewed =
+      request.renews_certificate_pem === undefined
+        ? null
+        : renewedCertificate(request.renews_certificate_pem);
+    const row = await this.unitOfWork.run(async (manager) => {
+      const versionOf =
+        request.version_of ?? (renewed && (await this.repository.currentVersionHolderOf(manager, renewed)));
+      return this.gate.openEnrollment(
         manager,
         {
           key: request.reference_key,
@@ -115,12 +124,12 @@ export class ApprovalService {
             ...(request.subject_common_name === undefined
               ? {}
               : { subject_common_name: request.subject_common_name }),
-            ...(request.version_of ? { version_of: request.version_of } : {}),
+            ...(versionOf ? { version_of: versionOf } : {}),
           },
         },
         context,
-      ),
-    );
+      );
+    });
     return approvalDto(row);
   }
 

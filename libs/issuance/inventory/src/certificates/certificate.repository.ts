@@ -555,6 +555,20 @@ export class CertificateRepository {
   }
 
   /** Versions still inside their validity: what a revocation must reach at the issuer. */
+  /** The managed certificate whose current version is this exact certificate; null when none is. */
+  async currentVersionHolderOf(
+    manager: EntityManager,
+    leaf: { serialNumber: string; fingerprintSha256: string },
+  ): Promise<string | null> {
+    const rows: { id: string }[] = await manager.query(
+      `SELECT c.id FROM certificate_versions v
+         JOIN certificates c ON c.id = v.certificate_id AND c.current_version_id = v.id
+        WHERE v.serial_number = $1 AND v.fingerprint_sha256 = $2`,
+      [leaf.serialNumber, leaf.fingerprintSha256],
+    );
+    return rows[0]?.id ?? null;
+  }
+
   /** The managed certificate whose current version is this serial of this issuer; null when none is. */
   async currentVersionHolder(
     manager: EntityManager,

@@ -195,6 +195,44 @@ describe('issue and record (group commit)', () => {
     });
   });
 
+  it('records an EST or SCEP renewal (renews_certificate_pem) as the next version of the certificate renewed, when it is current', async () => {
+    const first = await enroll('reenrolled.example.com');
+    const renewal = await bus.request('issuance.v1.issue-and-record', {
+      csr_pem: await csrFor('reenrolled.example.com'),
+      source: 'EST',
+      renews_certificate_pem: first.certificate_pem,
+      tags: { est_profile: 'test' },
+    });
+    expect(renewal.certificate_id).toBe(first.certificate_id);
+    // Renewing the replaced version again is no renewal of the inventory certificate: a new one.
+    const stale = await bus.request('issuance.v1.issue-and-record', {
+      csr_pem: await csrFor('reenrolled.example.com'),
+      source: 'EST',
+      renews_certificate_pem: first.certificate_pem,
+      tags: { est_profile: 'test' },
+    });
+    expect(stale.certificate_id).not.toBe(first.certificate_id);
+    const { rows } = await db.query(
+      `SELECT c.id, v.version FROM issuance.certificates c
+         JOIN issuance.certificate_versions v ON v.id = c.current_version_id WHERE c.id IN ($1, $2) ORDER BY v.version`,
+      [first.certificate_id, stale.certificate_id],
+    );
+    expect(rows).toEqual([
+      { id: stale.certificate_id, version: 1 },
+      { id: first.certificate_id, version: 2 },
+    ]);
+    // Not a certificate: refused before anything is signed.
+    const before = (await issuedSerials()).length;
+    await expect(
+      bus.request('issuance.v1.issue-and-record', {
+        csr_pem: await csrFor('reenrolled.example.com'),
+        source: 'EST',
+        renews_certificate_pem: 'not a certificate',
+      }),
+    ).rejects.toMatchObject({ code: 'validation_failed', details: { field: 'renews_certificate_pem' } });
+    expect((await issuedSerials()).length).toBe(before);
+  });
+
   it('records a renewal of a certificate no longer in the inventory as a new certificate', async () => {
     const answer = await bus.request('issuance.v1.issue-and-record', {
       csr_pem: await csrFor('orphan.example.com'),

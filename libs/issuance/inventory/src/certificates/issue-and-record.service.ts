@@ -21,6 +21,7 @@ import { CertificateRepository, CertificateWritable, certificateDto } from './ce
 import { CertificateService, checkTags } from './certificate.service';
 import { importedCommonName, importedSans } from './imported-certificate';
 import { lifecycleAudit } from './status-transitions';
+import { RenewedCertificate, renewedCertificate } from './renewed-certificate';
 
 /** A signed certificate waiting for the group commit that records it. */
 interface PendingRecord {
@@ -75,11 +76,14 @@ export class IssueAndRecordService {
     context?: RequestContext,
   ): Promise<IssuedAndRecordedDto> {
     checkTags(request.tags);
-    const { source, owner_id, team_id, tags, version_of, ...issue } = request;
+    const { source, owner_id, team_id, tags, version_of, renews_certificate_pem, ...issue } = request;
+    const renews =
+      version_of ??
+      (renews_certificate_pem === undefined ? undefined : renewedCertificate(renews_certificate_pem));
     const signed = await this.localCa.sign(issue, context);
     const issued = signed.certificate;
-    if (version_of !== undefined) {
-      const renewal = await this.recordRenewal(signed, version_of, source, context);
+    if (renews !== undefined) {
+      const renewal = await this.recordRenewal(signed, renews, source, context);
       if (renewal) return renewal;
     }
     const leaf = signed.leaf ?? parseCertificate(issued.certificate_pem);
@@ -122,19 +126,24 @@ export class IssueAndRecordService {
   }
 
   /**
-   * A renewal (`version_of`): the serial and the certificate's next version in one transaction of
-   * its own, as `create-certificate` with `version_of` stores it (renewals are a small share, so
-   * they are not group-committed). Null when that certificate is no longer in the inventory (an
-   * operator deleted it): the caller then records a new certificate, since this one is signed.
+   * A renewal (`version_of`, or the certificate an EST or SCEP renewal renews when it is an
+   * inventory certificate's current version): the serial and the certificate's next version in one
+   * transaction of its own, as `create-certificate` with `version_of` stores it (renewals are a
+   * small share, so they are not group-committed). Null when there is no such certificate (an
+   * operator deleted it; a renewed certificate the inventory does not hold as current): the caller
+   * then records a new certificate, since this one is signed.
    */
   private async recordRenewal(
     signed: SignedCertificate,
-    certificateId: string,
+    renews: string | RenewedCertificate,
     source: IssueAndRecordRequest['source'],
     context?: RequestContext,
   ): Promise<IssuedAndRecordedDto | null> {
     try {
       const dto = await this.unitOfWork.run(async (manager) => {
+        const certificateId =
+          typeof renews === 'string' ? renews : await this.repository.currentVersionHolderOf(manager, renews);
+        if (certificateId === null) return null;
         await this.localCa.recordIssuedMany(manager, [signed]);
         return this.certificates.importVersionIn(
           manager,
@@ -144,6 +153,7 @@ export class IssueAndRecordService {
           context,
         );
       });
+      if (dto === null) return null;
       return { ...signed.certificate, certificate_id: dto.id, version_id: dto.current_version_id ?? '' };
     } catch (error) {
       if (error instanceof CertlaneError && error.code === ErrorCode.CertificateNotFound) return null;
