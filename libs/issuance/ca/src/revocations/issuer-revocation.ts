@@ -77,42 +77,48 @@ export class IssuerRevocation {
 
   /**
    * The bus `revoke-certificate`: one serial, with its audit record when the revocation is new.
-   * `alongside` runs in the same transaction once the serial is revoked (the inventory moves the
-   * certificate it is the current version of). With reason removeFromCRL it releases the serial's
-   * certificateHold instead (ADR 0037), and refuses a serial that is not on hold.
+   * `within`, when given, runs in the transaction and calls `revokeSerial` itself, so it can lock
+   * what it changes alongside first (the inventory locks the certificate the serial is the current
+   * version of before the serial's row, the order of a managed certificate's revoke). With reason
+   * removeFromCRL it releases the serial's certificateHold instead (ADR 0037), and refuses a
+   * serial that is not on hold.
    */
   async revoke(
     request: RevokeCertificateRequest,
     context?: RequestContext,
-    alongside?: (manager: EntityManager, revoked: SerialRevoked) => Promise<void>,
+    within?: (manager: EntityManager, revokeSerial: () => Promise<SerialRevoked>) => Promise<void>,
   ): Promise<SerialRevoked> {
     const issuer = await this.issuers.find(request.issuer_id);
     if (!issuer) throw issuerNotFound(request.issuer_id);
     if (request.reason && releasesHold(request.reason)) return this.releaseSerialHold(request, context);
     return this.unitOfWork.run(async (manager) => {
-      const [result] = await this.revokeSerials(
-        manager,
-        [{ issuer_id: issuer.id, serial_hex: request.serial_hex }],
-        request.reason ?? 'unspecified',
-        context,
-      );
-      if (!result.ok) throw result.error;
-      if (result.created) {
-        await this.outbox.audit(
+      let revoked: SerialRevoked | undefined;
+      const revokeSerial = async (): Promise<SerialRevoked> => {
+        const [result] = await this.revokeSerials(
           manager,
-          auditRecord(
-            'cert_lifecycle',
-            'certificate',
-            AuditAction.CertificateRevoked,
-            request.serial_hex,
-            context,
-            { issuer_id: issuer.id, reason: result.event.reason, revoked_at: result.event.revoked_at },
-          ),
+          [{ issuer_id: issuer.id, serial_hex: request.serial_hex }],
+          request.reason ?? 'unspecified',
+          context,
         );
-      }
-      const revoked = { ...result.event, already_revoked: !result.created };
-      await alongside?.(manager, revoked);
-      return revoked;
+        if (!result.ok) throw result.error;
+        if (result.created) {
+          await this.outbox.audit(
+            manager,
+            auditRecord(
+              'cert_lifecycle',
+              'certificate',
+              AuditAction.CertificateRevoked,
+              request.serial_hex,
+              context,
+              { issuer_id: issuer.id, reason: result.event.reason, revoked_at: result.event.revoked_at },
+            ),
+          );
+        }
+        revoked = { ...result.event, already_revoked: !result.created };
+        return revoked;
+      };
+      if (within) await within(manager, revokeSerial);
+      return revoked ?? (await revokeSerial());
     });
   }
 

@@ -176,23 +176,26 @@ export class CertificateLifecycleService {
    * same transaction, the managed certificate it is the current version of moved to Revoked (reason,
    * date, one audit record), so the inventory never calls Active what CRL and OCSP call revoked. The
    * serial of an older version leaves its certificate as it is: only that certificate was revoked.
+   * The certificate row is locked before the serial's, as a managed certificate's revoke does.
    */
   revokeSerial(request: RevokeCertificateRequest, context?: RequestContext): Promise<SerialRevoked> {
-    return this.issuerRevocation.revoke(request, context, async (manager, revoked) => {
+    return this.issuerRevocation.revoke(request, context, async (manager, revokeSerial) => {
       const holder = await this.certificates.currentVersionHolder(
         manager,
-        revoked.issuer_id,
-        revoked.serial_hex,
+        request.issuer_id,
+        request.serial_hex,
       );
-      if (!holder) return;
-      const current = await this.transitions.lockCertificate(manager, holder);
-      if (current.status === 'Revoked') return;
+      const current = holder && (await this.transitions.lockCertificate(manager, holder.id));
+      const revoked = await revokeSerial();
+      // Renewed between the read and the lock: that serial is no longer the certificate's.
+      if (!current || current.current_version_id !== holder.version_id || current.status === 'Revoked')
+        return;
       await this.transitions.applyCertificateEvent(manager, current, { kind: 'revoke' }, context, {
         reason: revoked.reason,
       });
       await this.outbox.audit(
         manager,
-        lifecycleAudit(AuditAction.CertificateRevoked, 'certificate', holder, context, {
+        lifecycleAudit(AuditAction.CertificateRevoked, 'certificate', current.id, context, {
           reason: revoked.reason,
           from: current.status,
           issuer_id: revoked.issuer_id,

@@ -574,14 +574,14 @@ export class CertificateRepository {
     manager: EntityManager,
     issuerId: string,
     serialHex: string,
-  ): Promise<string | null> {
-    const rows: { id: string }[] = await manager.query(
-      `SELECT c.id FROM certificate_versions v
+  ): Promise<{ id: string; version_id: string } | null> {
+    const rows: { id: string; version_id: string }[] = await manager.query(
+      `SELECT c.id, v.id AS version_id FROM certificate_versions v
          JOIN certificates c ON c.id = v.certificate_id AND c.current_version_id = v.id
         WHERE v.serial_number = $1 AND v.issuer_id = $2`,
       [serialHex, issuerId],
     );
-    return rows[0]?.id ?? null;
+    return rows[0] ?? null;
   }
 
   async unexpiredVersions(manager: EntityManager, certificateId: string): Promise<VersionRow[]> {
