@@ -93,6 +93,20 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     }
   }
 
+  /** A registered client's certificate for `names`: ordered, validated, finalized and downloaded. */
+  async function certificateFor(c: TestAcmeClient, names: string[]) {
+    const created = await order(
+      c,
+      names.map((value) => ({ type: 'dns', value })),
+    );
+    await validateAll(c, created.json);
+    await pollUntil(c, created.headers.location as string, (json) => json.status === 'ready');
+    const finalized = await c.post(created.json.finalize, { csr: csrFor({ dns: names }) });
+    const pem = (await c.post(finalized.json.certificate, '')).text;
+    const der = Buffer.from(pem.split('-----')[2].replace(/\s+/g, ''), 'base64').toString('base64url');
+    return { pem, der, orderId: created.headers.location!.toString().split('/').pop()! };
+  }
+
   it('serves the directory with meta and profiles', async () => {
     const answer = await exchange('GET', directoryUrl, system.ca);
     expect(answer.status).toBe(200);
@@ -808,12 +822,7 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
   it('RFC 8555 7.6: revokeCert by the certificate key or the account; a stranger is unauthorized; twice is alreadyRevoked', async () => {
     const owner = await client();
     await owner.register();
-    const created = await order(owner, [{ type: 'dns', value: 'revoke.localhost' }]);
-    await validateAll(owner, created.json);
-    await pollUntil(owner, created.headers.location as string, (json) => json.status === 'ready');
-    const finalized = await owner.post(created.json.finalize, { csr: csrFor({ dns: ['revoke.localhost'] }) });
-    const pem = (await owner.post(finalized.json.certificate, '')).text;
-    const der = Buffer.from(pem.split('-----')[2].replace(/\s+/g, ''), 'base64').toString('base64url');
+    const { pem, der, orderId } = await certificateFor(owner, ['revoke.localhost']);
 
     const stranger = await client();
     await stranger.register();
@@ -831,14 +840,14 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
       `SELECT r.reason FROM issuance.revocations r
        JOIN protocol_frontends.acme_certificates c ON c.issuer_id = r.issuer_id AND c.serial_hex = r.serial_hex
        WHERE c.order_id = $1`,
-      [created.headers.location!.toString().split('/').pop()],
+      [orderId],
     );
     expect(rows).toEqual([{ reason: 'superseded' }]);
     // The inventory too: the certificate the order recorded is Revoked, with the reason.
     const inventory = await db.query(
       `SELECT i.status, i.revocation_reason FROM issuance.certificates i
         JOIN protocol_frontends.acme_certificates c ON c.certificate_id = i.id WHERE c.order_id = $1`,
-      [created.headers.location!.toString().split('/').pop()],
+      [orderId],
     );
     expect(inventory.rows).toEqual([{ status: 'Revoked', revocation_reason: 'superseded' }]);
 
@@ -852,13 +861,7 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
   it('RFC 9773 4.2 and RFC 8555 7.6: a revocation in the inventory moves the renewal window to the past; a hold released moves it back; revokeCert is then alreadyRevoked', async () => {
     const owner = await client();
     await owner.register();
-    const created = await order(owner, [{ type: 'dns', value: 'operator-revoked.localhost' }]);
-    await validateAll(owner, created.json);
-    await pollUntil(owner, created.headers.location as string, (json) => json.status === 'ready');
-    const finalized = await owner.post(created.json.finalize, {
-      csr: csrFor({ dns: ['operator-revoked.localhost'] }),
-    });
-    const pem = (await owner.post(finalized.json.certificate, '')).text;
+    const { pem, der, orderId } = await certificateFor(owner, ['operator-revoked.localhost']);
     const leaf = parseCertificates(pem)[0];
     const certId = `${leaf.decoded.authorityKeyIdentifier!.toString('base64url')}.${leaf.serialBytes.toString('base64url')}`;
     const renewalInfoUrl = `${(await owner.directory()).renewalInfo}/${certId}`;
@@ -869,7 +872,7 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
       rows: [{ certificate_id: inventoryId }],
     } = await db.query(
       `SELECT certificate_id FROM protocol_frontends.acme_certificates WHERE order_id = $1`,
-      [created.headers.location!.toString().split('/').pop()],
+      [orderId],
     );
     const operatorRevokes = (reason: 'certificateHold' | 'removeFromCRL' | 'keyCompromise') =>
       bus.request('issuance.v1.revoke-managed-certificate', { id: inventoryId, reason });
@@ -882,7 +885,6 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
 
     await operatorRevokes('keyCompromise');
     await eventually(async () => (await windowEnd()) <= Date.now(), 'the window after the revocation');
-    const der = Buffer.from(pem.split('-----')[2].replace(/\s+/g, ''), 'base64').toString('base64url');
     const again = await owner.post((await owner.directory()).revokeCert, { certificate: der, reason: 4 });
     expect(again.json.type).toBe(urn('alreadyRevoked'));
     const { rows } = await db.query(
@@ -895,13 +897,7 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
   it('RFC 8555 7.6: a revocation an operator made before the service heard of it is alreadyRevoked, not revoked again', async () => {
     const owner = await client();
     await owner.register();
-    const created = await order(owner, [{ type: 'dns', value: 'raced-revoke.localhost' }]);
-    await validateAll(owner, created.json);
-    await pollUntil(owner, created.headers.location as string, (json) => json.status === 'ready');
-    const finalized = await owner.post(created.json.finalize, {
-      csr: csrFor({ dns: ['raced-revoke.localhost'] }),
-    });
-    const pem = (await owner.post(finalized.json.certificate, '')).text;
+    const { pem, der } = await certificateFor(owner, ['raced-revoke.localhost']);
     const leaf = new X509Certificate(pem);
     // Revoked at the issuer directly and, before its event can arrive, the ACME record unmarked:
     // what protocol-frontends sees while the event is still on its way.
@@ -925,7 +921,6 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
       `UPDATE protocol_frontends.acme_certificates SET revoked_at = NULL, revocation_reason = NULL WHERE serial_hex = $1`,
       [serial],
     );
-    const der = leaf.raw.toString('base64url');
     const answer = await owner.post((await owner.directory()).revokeCert, { certificate: der, reason: 1 });
     expect(answer.json.type).toBe(urn('alreadyRevoked'));
     const { rows } = await db.query(
@@ -940,15 +935,7 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     const names = ['rv-a.localhost', 'rv-b.localhost'];
     const owner = await client();
     await owner.register();
-    const created = await order(
-      owner,
-      names.map((value) => ({ type: 'dns', value })),
-    );
-    await validateAll(owner, created.json);
-    await pollUntil(owner, created.headers.location as string, (json) => json.status === 'ready');
-    const finalized = await owner.post(created.json.finalize, { csr: csrFor({ dns: names }) });
-    const pem = (await owner.post(finalized.json.certificate, '')).text;
-    const der = Buffer.from(pem.split('-----')[2].replace(/\s+/g, ''), 'base64').toString('base64url');
+    const { der } = await certificateFor(owner, names);
 
     // Control proven over one of the two names only: not enough.
     const partial = await client();
