@@ -70,7 +70,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Moves an ACME certificate's suggested renewal window to now (RFC 9773 4.2), with an optional explanation_url
+         * Moves an ACME certificate's suggested renewal window to now (RFC 9773 4.2), with an optional explanation_url; the id is the certificate_id of an ACME order or the inventory id of a certificate an ACME order issued
          * @description Requires the permission `certificate.renew`.
          */
         post: operations["acmeRenewCertificateEarly"];

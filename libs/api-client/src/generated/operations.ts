@@ -269,7 +269,7 @@ export const OPERATIONS = {
     "method": "POST",
     "path": "/api/v1/admin/acme/certificates/{id}/renew-early",
     "tag": "admin",
-    "summary": "Moves an ACME certificate's suggested renewal window to now (RFC 9773 4.2), with an optional explanation_url",
+    "summary": "Moves an ACME certificate's suggested renewal window to now (RFC 9773 4.2), with an optional explanation_url; the id is the certificate_id of an ACME order or the inventory id of a certificate an ACME order issued",
     "access": [
       "certificate.renew"
     ],

@@ -64,7 +64,7 @@ export const ACME_OPERATIONS_ROUTES = [
     errors: [400, 401, 403, 404, 409],
     subject: 'protocol-frontends.v1.acme-renew-certificate-early',
     summary:
-      "Moves an ACME certificate's suggested renewal window to now (RFC 9773 4.2), with an optional explanation_url",
+      "Moves an ACME certificate's suggested renewal window to now (RFC 9773 4.2), with an optional explanation_url; the id is the certificate_id of an ACME order or the inventory id of a certificate an ACME order issued",
     optionalBody: true,
     body: RenewAcmeCertificateEarlyRequest,
     response: 'AcmeRenewalInfoDto',

@@ -175,8 +175,9 @@ export class RenewAcmeCertificateEarlyRequest {
 
 /** The bus request: the certificate from the path, the rest from the body. */
 export class RenewAcmeCertificateEarlyCommand extends RenewAcmeCertificateEarlyRequest {
-  @IsString({ message: 'id must be an ACME certificate id' })
-  @Matches(ACME_ID, { message: 'id must be an ACME certificate id' })
+  /** The certificate_id of an ACME order, or the inventory id of a certificate an ACME order issued. */
+  @IsString({ message: 'id must be an ACME or inventory certificate id' })
+  @Matches(/^[A-Za-z0-9._-]{1,128}$/, { message: 'id must be an ACME or inventory certificate id' })
   id!: string;
 }
 

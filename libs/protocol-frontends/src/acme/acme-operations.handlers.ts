@@ -9,6 +9,7 @@ import {
   outboxToken,
   ServiceOutbox,
 } from '@certlane/platform';
+import { CertlaneError, ErrorCode } from '@certlane/contracts';
 import { AcmeOperations } from './acme-operations';
 
 /**
@@ -35,6 +36,16 @@ export class AcmeOperationsHandlers implements OnApplicationBootstrap {
       ...(config.acme.revocationExplanationUrl
         ? { revocationExplanationUrl: config.acme.revocationExplanationUrl }
         : {}),
+      inventoryCertificate: async (id) => {
+        const versions = await bus
+          .request('issuance.v1.list-certificate-versions', { id, per_page: 1 })
+          .catch((error: unknown) => {
+            if (error instanceof CertlaneError && error.code === ErrorCode.CertificateNotFound) return null;
+            throw error;
+          });
+        const latest = versions?.data[0];
+        return latest ? { issuer_id: latest.issuer_id, serial_hex: latest.serial_number } : null;
+      },
     });
   }
 

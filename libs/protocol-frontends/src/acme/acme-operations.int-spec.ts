@@ -272,6 +272,41 @@ describe('ACME orders, validation attempts and early renewal for operators', () 
     expect((refused.json() as { code: string }).code).toBe('acme_certificate_revoked');
   }, 60_000);
 
+  it('RFC 9773 4.2: renew-early also takes the inventory id of a certificate an ACME order issued; other inventory ids are 404', async () => {
+    const c = await TestAcmeClient.create(directoryUrl, system.ca);
+    await c.register();
+    const { orderUrl, orderJson } = await orderAndValidate(c, 'ops-inventory-id.localhost');
+    await pollUntil(c, orderUrl, (json) => json.status === 'ready');
+    const finalized = await c.post(orderJson.finalize, {
+      csr: csrFor({ dns: ['ops-inventory-id.localhost'] }),
+    });
+    expect(finalized.json.status).toBe('valid');
+    const {
+      rows: [{ id, certificate_id: inventoryId }],
+    } = await db.query(
+      `SELECT id, certificate_id FROM protocol_frontends.acme_certificates WHERE order_id = $1`,
+      [orderIdOf(orderUrl)],
+    );
+    expect(inventoryId).toMatch(/^mc-/);
+    const renewed = await api(
+      'POST',
+      `/api/v1/admin/acme/certificates/${inventoryId}/renew-early`,
+      {},
+      operatorKey,
+    );
+    expect(renewed.status).toBe(200);
+    expect((renewed.json() as AcmeRenewalInfoDto).certificate_id).toBe(id);
+    const unknown = await api(
+      'POST',
+      '/api/v1/admin/acme/certificates/mc-not-in-the-inventory/renew-early',
+      {},
+    );
+    expect([unknown.status, (unknown.json() as { code: string }).code]).toEqual([
+      404,
+      'acme_certificate_not_found',
+    ]);
+  }, 60_000);
+
   // ---- Early renewal of every certificate of an account or profile (RFC 9773 4.2, in bulk) ----
 
   const BULK = '/api/v1/admin/acme/certificates/bulk-renew-early';

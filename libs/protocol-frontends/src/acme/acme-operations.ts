@@ -40,6 +40,8 @@ export interface AcmeOperationsDeps {
   audit(executor: SqlExecutor, record: AuditRecord): Promise<void>;
   /** SERVICE_ACME_REVOCATION_EXPLANATION_URL: the explanationURL of revoked certificates. */
   revocationExplanationUrl?: string;
+  /** The issuer and serial of an inventory certificate's latest version; null when it has none. */
+  inventoryCertificate?(id: string): Promise<{ issuer_id: string; serial_hex: string } | null>;
   now?: () => Date;
 }
 
@@ -180,18 +182,19 @@ export class AcmeOperations {
     context?: RequestContext,
   ): Promise<AcmeRenewalInfoDto> {
     const actor = context?.actor_id ?? 'unknown';
+    const id = await this.acmeCertificateId(request.id);
     return this.deps.transaction(async (executor) => {
       const store = new AcmeOperationsStore(executor);
-      const certificate = await store.certificate(request.id);
+      const certificate = await store.certificate(id);
       if (!certificate)
         throw new CertlaneError(
           ErrorCode.AcmeCertificateNotFound,
-          `no ACME certificate ${request.id} (the certificate_id of an ACME order, /api/v1/admin/acme/orders; not the inventory's certificate id)`,
+          `no ACME certificate ${request.id}: neither the certificate_id of an ACME order (/api/v1/admin/acme/orders) nor an inventory certificate whose latest version an ACME order issued`,
         );
       if (certificate.revoked_at)
         throw new CertlaneError(
           ErrorCode.AcmeCertificateRevoked,
-          `the ACME certificate ${request.id} is revoked: renewal-info already tells its clients to renew`,
+          `the ACME certificate ${id} is revoked: renewal-info already tells its clients to renew`,
         );
       const window = earlyRenewalWindow(
         this.now(),
@@ -199,24 +202,18 @@ export class AcmeOperations {
         (request.spread_minutes ?? 60) * 60_000,
       );
       if (!window)
-        throw new CertlaneError(
-          ErrorCode.AcmeCertificateExpired,
-          `the ACME certificate ${request.id} has expired`,
-        );
+        throw new CertlaneError(ErrorCode.AcmeCertificateExpired, `the ACME certificate ${id} has expired`);
       const explanation = request.explanation_url ?? null;
-      const updated = await store.renewEarly(request.id, window, explanation, actor);
+      const updated = await store.renewEarly(id, window, explanation, actor);
       // Revoked meanwhile (the UPDATE keeps revoked rows as they are).
       if (!updated)
-        throw new CertlaneError(
-          ErrorCode.AcmeCertificateRevoked,
-          `the ACME certificate ${request.id} is revoked`,
-        );
+        throw new CertlaneError(ErrorCode.AcmeCertificateRevoked, `the ACME certificate ${id} is revoked`);
       await this.deps.audit(executor, {
         action: AuditAction.AcmeCertificateRenewEarly,
         event_category: 'cert_lifecycle',
         actor_id: actor,
         resource_type: 'acme_certificate',
-        resource_id: request.id,
+        resource_id: id,
         outcome: 'success',
         ...(context?.request_id ? { request_id: context.request_id } : {}),
         details: {
@@ -238,6 +235,18 @@ export class AcmeOperations {
         renew_early_by: actor,
       };
     });
+  }
+
+  /**
+   * The ACME certificate an operator names: its own id, or the inventory id of the certificate
+   * whose latest version an ACME order issued (what the inventory pages show). The id as given
+   * when neither finds one (the caller answers 404).
+   */
+  private async acmeCertificateId(id: string): Promise<string> {
+    const store = new AcmeOperationsStore(this.deps.executor);
+    if ((await store.certificate(id)) || !this.deps.inventoryCertificate) return id;
+    const latest = await this.deps.inventoryCertificate(id);
+    return (latest && (await store.certificateIdBySerial(latest.issuer_id, latest.serial_hex))) ?? id;
   }
 
   /**
