@@ -6,7 +6,8 @@ import { axeProblems, launchChromium, openContext, signInWithKey, callApi } from
 /**
  * Early renewal of every certificate of an ACME account or profile (RFC 9773 4.2, ADR 0060
  * "Operations") in Debian's chromium: a row action of the ACME accounts and ACME profiles pages,
- * asked first, that sends the row's id as the criterion and says how many certificates moved.
+ * asked first, that sends the row's id as the criterion and says how many certificates moved; and
+ * of one certificate from its inventory page.
  */
 jest.setTimeout(120_000);
 
@@ -109,6 +110,45 @@ describe('early renewal of an ACME account or profile in Chromium', () => {
     expect(sent).toEqual([{ account_id: first.account }, { acme_profile_id: profile }]);
     await expect(movedIds([first.live, second.live])).resolves.toEqual([first.live, second.live].sort());
 
+    expect(problems).toEqual([]);
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
+  it('asks the ACME client of an inventory certificate to renew, from the certificate page', async () => {
+    // An inventory certificate (source ACME) whose current version an ACME order issued.
+    const { live } = await accountWithCertificates('default');
+    const inventoryId = `mc-${randomBytes(8).toString('hex')}`;
+    const { rows } = await db.query<{ serial_hex: string }>(
+      `UPDATE protocol_frontends.acme_certificates SET issuer_id = 'iss-local', certificate_id = $2
+        WHERE id = $1 RETURNING serial_hex`,
+      [live, inventoryId],
+    );
+    await db.query(
+      `INSERT INTO issuance.certificates (id, name, common_name, issuer_id, renewal_policy_id, source, status, expires_at)
+       VALUES ($1, 'gui.localhost', 'gui.localhost', 'iss-local', 'rp-default', 'ACME', 'Active', now() + interval '89 days')`,
+      [inventoryId],
+    );
+    await db.query(
+      `INSERT INTO issuance.certificate_versions (id, certificate_id, version, serial_number, fingerprint_sha256,
+         key_algorithm, key_size, issued_at, not_before, not_after, cert_pem, issuer_id)
+       VALUES ($1, $2, 1, $3, $3, 'ECDSA-P256', 256, now(), now(), now() + interval '89 days', 'pem', 'iss-local')`,
+      [`ver-${inventoryId}`, inventoryId, rows[0].serial_hex],
+    );
+    await db.query(`UPDATE issuance.certificates SET current_version_id = $2 WHERE id = $1`, [
+      inventoryId,
+      `ver-${inventoryId}`,
+    ]);
+    const { context, page, violations } = await openContext(browser, gateway, { bypassCSP: true });
+    await signInWithKey(page, adminKey);
+    await page.goto(`/certificates/${inventoryId}`);
+    await page.getByRole('button', { name: 'Ask the ACME client to renew' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^The ACME client is told to renew between /)
+      .waitFor();
+    await expect(movedIds([live])).resolves.toEqual([live]);
+    const problems = await axeProblems(page, 'certificate page of an ACME certificate');
     expect(problems).toEqual([]);
     expect(violations).toEqual([]);
     await context.close();

@@ -64,6 +64,20 @@ export function CertificateDetailPage() {
       refresh();
     },
   });
+  // RFC 9773 4.2: an ACME certificate is renewed by its client; its renewal information tells it when.
+  const renewEarly = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/admin/acme/certificates/{id}/renew-early', {
+          params: { path: { id } },
+          body: {},
+        }),
+      ),
+    onSuccess: (result) =>
+      setNotice(
+        `The ACME client is told to renew between ${new Date(result.suggested_window.start).toLocaleString()} and ${new Date(result.suggested_window.end).toLocaleString()}.`,
+      ),
+  });
   const revoke = useMutation({
     mutationFn: (reason: string) =>
       unwrap(
@@ -146,6 +160,16 @@ export function CertificateDetailPage() {
             <button type="button" onClick={() => renew.mutate(true)} disabled={renew.isPending}>
               Force renew
             </button>
+            {c.source === 'ACME' && (
+              <button
+                type="button"
+                onClick={() => renewEarly.mutate()}
+                disabled={renewEarly.isPending || !!c.revoked_at}
+                title="Moves its renewal information (RFC 9773) to now, so the ACME client renews within the hour"
+              >
+                Ask the ACME client to renew
+              </button>
+            )}
             <button type="button" onClick={() => exportFile.mutate('pem')}>
               Download PEM
             </button>
@@ -191,7 +215,7 @@ export function CertificateDetailPage() {
               {notice}
             </p>
           )}
-          <ErrorNotice error={renew.error ?? exportFile.error ?? deploy.error} />
+          <ErrorNotice error={renew.error ?? renewEarly.error ?? exportFile.error ?? deploy.error} />
           <h2>Versions</h2>
           <ErrorNotice error={versions.error} />
           {versions.data && versions.data.data.length === 0 && <p className="empty">Not issued yet.</p>}
