@@ -426,6 +426,12 @@ export class ScepServer {
       return fail('badRequest', 'the requester certificate has no RSA key to encrypt the answer to');
 
     const challenge = csr.challenge;
+    // A PKCSReq without a challenge password, signed by an issued certificate rather than a
+    // self-signed one, is the renewal of draft-nourse-scep that sscep, Cisco IOS and Windows
+    // send: authorised as a RenewalReq is, by the certificate it renews (ADR 0059 amendment).
+    const renewal =
+      kind === 'RenewalReq' ||
+      (kind === 'PKCSReq' && !mtls && challenge === undefined && !selfIssued(message.signerDer));
     let mdm: Outcome['mdmStatus'];
     if (profile.mdm_enabled && challenge !== undefined && looksLikeMdmChallenge(challenge)) {
       const checked = await this.mdmChallenge(profile, challenge, csr);
@@ -439,9 +445,14 @@ export class ScepServer {
         };
       }
     }
-    if (kind === 'RenewalReq') {
-      const renewal = await this.renewalProblem(profile, message, csrDer);
-      if (renewal) return fail(renewal.failInfo, renewal.reason, true);
+    if (renewal) {
+      const problem = await this.renewalProblem(profile, message, csrDer);
+      if (problem)
+        return fail(
+          problem.failInfo,
+          kind === 'RenewalReq' ? problem.reason : `no challenge password, and no renewal: ${problem.reason}`,
+          true,
+        );
     } else if (mdm) {
       // Authorised by the MDM challenge.
     } else if (mtls) {
@@ -495,7 +506,7 @@ export class ScepServer {
         profile,
         message,
         kind as 'PKCSReq' | 'RenewalReq',
-        { csrPem, issuance },
+        { csrPem, issuance, renewal },
         fail,
         code,
         mdm,
@@ -508,7 +519,7 @@ export class ScepServer {
         profile,
         transactionId: message.transactionId,
         issuance,
-        ...(kind === 'RenewalReq' ? { renewsCertificatePem: renewedCertificatePem(message) } : {}),
+        ...(renewal ? { renewsCertificatePem: renewedCertificatePem(message) } : {}),
       }));
     } catch (error) {
       return fail('badRequest', `issuance failed: ${(error as Error).message?.slice(0, 300) ?? 'error'}`);
@@ -616,7 +627,7 @@ export class ScepServer {
     profile: ScepProfileRow,
     message: PkiMessage,
     kind: 'PKCSReq' | 'RenewalReq',
-    { csrPem, issuance }: { csrPem: string; issuance: CertificateProfileIssuance },
+    { csrPem, issuance, renewal }: { csrPem: string; issuance: CertificateProfileIssuance; renewal: boolean },
     fail: FailFn,
     code: Outcome['code'],
     mdm: Outcome['mdmStatus'],
@@ -631,7 +642,7 @@ export class ScepServer {
         messageType: kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq',
         principal: principalOf(message),
         issuance,
-        ...(kind === 'RenewalReq' ? { renewsCertificatePem: renewedCertificatePem(message) } : {}),
+        ...(renewal ? { renewsCertificatePem: renewedCertificatePem(message) } : {}),
       }));
     } catch (error) {
       return fail('badRequest', `the approval request failed: ${(error as Error).message?.slice(0, 300)}`);
@@ -813,7 +824,7 @@ export class ScepServer {
       )
         issuedHere = true;
     if (!issuedHere)
-      return { failInfo: 'badCertId', reason: 'the RenewalReq is not signed by a certificate of this CA' };
+      return { failInfo: 'badCertId', reason: 'the request is not signed by a certificate of this CA' };
     const now = (this.deps.now ?? (() => new Date()))();
     if (signer.notAfter.getTime() < now.getTime() || signer.notBefore.getTime() > now.getTime())
       return { failInfo: 'badTime', reason: 'the certificate being renewed is not valid now' };
@@ -879,4 +890,10 @@ function principalOf(message: PkiMessage): string {
 /** RFC 8894 3.3.1.2: a RenewalReq is signed by the certificate it renews. */
 function renewedCertificatePem(message: PkiMessage): string {
   return new X509Certificate(message.signerDer).toString();
+}
+
+/** A signer certificate naming itself as issuer: a requester's self-signed one, not an issued one. */
+function selfIssued(der: Buffer): boolean {
+  const certificate = new X509Certificate(der);
+  return certificate.issuer === certificate.subject;
 }

@@ -75,6 +75,8 @@ describe('SCEP server (wire)', () => {
   /** Certificate profiles by id, and how each issue was asked for (spec 2.9). */
   const certificateProfiles = new Map<string, ScepCertificateProfile>();
   const issuances: CertificateProfileIssuance[] = [];
+  /** What each issue said it renews (the certificate a renewal is signed by). */
+  const renewed: (string | undefined)[] = [];
   const server = (executor: Client = db, now?: () => Date) =>
     new ScepServer({
       executor,
@@ -91,8 +93,9 @@ describe('SCEP server (wire)', () => {
         await new ScepProfileStore(executor).tickMany(outcome.ticks);
         if (outcome.audit) audit.push(outcome.audit);
       },
-      issue: async ({ csrPem, issuance }) => {
+      issue: async ({ csrPem, issuance, renewsCertificatePem }) => {
         issuances.push(issuance);
+        renewed.push(renewsCertificatePem);
         writeFileSync(path('issue.csr'), csrPem);
         openssl([
           'x509',
@@ -294,6 +297,7 @@ describe('SCEP server (wire)', () => {
     expect(caps.body!.toString().trim().split('\n')).toEqual([
       'POSTPKIOperation',
       'SHA-256',
+      'SHA-384',
       'SHA-512',
       'AES',
       'SCEPStandard',
@@ -426,6 +430,20 @@ describe('SCEP server (wire)', () => {
     expect(legacy.pkiStatus).toBe('0');
   });
 
+  it('GetCACaps SHA-384: a SHA-384 signed pkiMessage is answered SUCCESS', async () => {
+    const requester = new ScepRequester(dir, 'device-sha384');
+    const rep = certRep(
+      await post(
+        requester.pkiMessage({
+          messageType: '19',
+          digest: 'sha384',
+          envelope: requester.envelope(requester.csr(CHALLENGE), raPem),
+        }),
+      ),
+    );
+    expect(rep.pkiStatus).toBe('0');
+  });
+
   it('RFC 8894 3.5.2 (SHA-256): a SHA-1 signed pkiMessage is FAILURE badAlg unless the profile enables legacy algorithms', async () => {
     const requester = new ScepRequester(dir, 'device-sha1');
     const message = (pathId: string) =>
@@ -451,6 +469,76 @@ describe('SCEP server (wire)', () => {
     expect([rep.pkiStatus, rep.failInfo]).toEqual(['2', '2']);
   });
 
+  /** The certificate a SUCCESS CertRep carries, decrypted by its requester, written as `file` (PEM). */
+  function issuedCertificate(rep: { content: Buffer }, requester: ScepRequester, file: string): string {
+    writeFileSync(path(`${file}.env.der`), rep.content);
+    openssl([
+      'cms',
+      '-decrypt',
+      '-inform',
+      'DER',
+      '-in',
+      path(`${file}.env.der`),
+      '-inkey',
+      requester.keyPath,
+      '-recip',
+      requester.certPath,
+      '-binary',
+      '-out',
+      path(`${file}.p7`),
+    ]);
+    const pem = openssl(['pkcs7', '-inform', 'DER', '-in', path(`${file}.p7`), '-print_certs']);
+    writeFileSync(path(file), pem);
+    return pem;
+  }
+
+  it('draft-nourse-scep renewal: a PKCSReq without a challenge password signed by a certificate of this CA renews it; signed by a self-signed one it is refused', async () => {
+    const requester = new ScepRequester(dir, 'device-nourse');
+    const enrolled = certRep(await post(pkcsReq(requester)));
+    expect(enrolled.pkiStatus).toBe('0');
+    const issuedPem = issuedCertificate(enrolled, requester, 'nourse-current.crt');
+    // sscep's renewal: messageType PKCSReq, no challenge, signed by the certificate it holds.
+    const renewal = certRep(
+      await post(
+        requester.pkiMessage({
+          messageType: '19',
+          transactionId: 'nourse-renewal-1',
+          signerCertPath: path('nourse-current.crt'),
+          envelope: requester.envelope(requester.csr(), raPem),
+        }),
+      ),
+    );
+    expect(renewal.pkiStatus).toBe('0');
+    expect(renewed.at(-1)).toBe(new X509Certificate(issuedPem).toString());
+    // The same without a challenge, signed by the requester's self-signed certificate: no authority.
+    const unauthorised = certRep(
+      await post(
+        requester.pkiMessage({
+          messageType: '19',
+          transactionId: 'nourse-renewal-2',
+          envelope: requester.envelope(requester.csr(), raPem),
+        }),
+      ),
+    );
+    expect([unauthorised.pkiStatus, unauthorised.failInfo]).toEqual(['2', '2']);
+    expect(audit.at(-1)?.details).toMatchObject({ reason: 'no challenge password' });
+    // A challenge-less PKCSReq is a renewal only of the names the signer holds.
+    const widened = certRep(
+      await post(
+        requester.pkiMessage({
+          messageType: '19',
+          transactionId: 'nourse-renewal-3',
+          signerCertPath: path('nourse-current.crt'),
+          envelope: requester.envelope(requester.csr(undefined, 'admin.corp.example'), raPem),
+        }),
+      ),
+    );
+    expect([widened.pkiStatus, widened.failInfo]).toEqual(['2', '2']);
+    expect(audit.at(-1)?.details).toMatchObject({
+      reason: expect.stringMatching(/^no challenge password, and no renewal: .*is not the subject/),
+    });
+  });
+
   it('RFC 8894 3.3.1.2: a RenewalReq must be signed by a certificate of this CA (badCertId otherwise)', async () => {
     const requester = new ScepRequester(dir, 'device-renew');
     // Signed by its self-signed certificate: not one this CA issued.
@@ -462,24 +550,7 @@ describe('SCEP server (wire)', () => {
     expect([refused.pkiStatus, refused.failInfo]).toEqual(['2', '4']);
     // Enrolled first, then renewing with the certificate it got.
     const enrolled = certRep(await post(pkcsReq(requester)));
-    writeFileSync(path('renew-env.der'), enrolled.content);
-    openssl([
-      'cms',
-      '-decrypt',
-      '-inform',
-      'DER',
-      '-in',
-      path('renew-env.der'),
-      '-inkey',
-      requester.keyPath,
-      '-recip',
-      requester.certPath,
-      '-binary',
-      '-out',
-      path('renew.p7'),
-    ]);
-    const issuedPem = openssl(['pkcs7', '-inform', 'DER', '-in', path('renew.p7'), '-print_certs']);
-    writeFileSync(path('renew-current.crt'), issuedPem);
+    const issuedPem = issuedCertificate(enrolled, requester, 'renew-current.crt');
     const renewal = requester.pkiMessage({
       messageType: '17',
       signerCertPath: path('renew-current.crt'),
@@ -943,9 +1014,10 @@ describe('SCEP server (wire)', () => {
     // The renewal and its resend, each answered SUCCESS.
     expect(counters.get('scep_renewalreq')).toBe(2);
     expect(counters.get('scep_getcert')).toBe(2); // the renewal test's and the GetCert test's
-    // The wrong challenge password, a RenewalReq signed by a certificate of no CA of ours, and one
-    // asking for names the certificate being renewed does not hold.
-    expect(counters.get('scep_auth_failed')).toBe(3);
+    // The wrong challenge password, a RenewalReq signed by a certificate of no CA of ours, one
+    // asking for names the certificate being renewed does not hold, and the draft-nourse test's
+    // challenge-less PKCSReq signed by a self-signed certificate and its one asking for other names.
+    expect(counters.get('scep_auth_failed')).toBe(5);
     expect(counters.get('scep_failure')).toBeGreaterThanOrEqual(5);
     expect(legacyProfile.legacy_algorithms).toBe(true);
   });

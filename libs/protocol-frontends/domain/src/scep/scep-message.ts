@@ -32,12 +32,16 @@ export function messageTypeName(value: string): ScepMessageTypeName | undefined 
 /**
  * RFC 8894 3.5.2 GetCACaps: exactly what this server implements, one per line. DES3 is named
  * only on a profile that enables legacy algorithms, which does not claim SCEPStandard: that
- * implies 2.9, which forbids the single DES and MD5 such a profile accepts.
+ * implies 2.9, which forbids the single DES and MD5 such a profile accepts. SHA-384, which RFC
+ * 8894 does not list but requests may use, is named too: strongSwan 5.9.8's `pki --scep` (Debian
+ * 12) reads the capabilities through mismatched bit masks and accepts AES and SHA-256 only when it
+ * sees SHA-384 (strongswan/strongswan#1607); clients ignore keywords they do not know (3.5.2).
  */
 export function scepCapabilities(legacy: boolean): string[] {
   return [
     'POSTPKIOperation',
     'SHA-256',
+    'SHA-384',
     'SHA-512',
     'AES',
     ...(legacy ? [] : ['SCEPStandard']),

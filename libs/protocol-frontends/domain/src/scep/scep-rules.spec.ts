@@ -50,6 +50,7 @@ describe('SCEP profile rules (ADR 0059)', () => {
     expect(scepCapabilities(false)).toEqual([
       'POSTPKIOperation',
       'SHA-256',
+      'SHA-384',
       'SHA-512',
       'AES',
       'SCEPStandard',

@@ -73,7 +73,7 @@ export class ScepRequester {
     envelope: Buffer;
     transactionId?: string;
     senderNonce?: Buffer;
-    digest?: 'sha256' | 'sha1';
+    digest?: 'sha256' | 'sha384' | 'sha1';
     signerCertPath?: string;
     signerKeyPath?: string;
     tamper?: boolean;
@@ -83,7 +83,11 @@ export class ScepRequester {
     const certDer = openssl(['x509', '-in', input.signerCertPath ?? this.certPath, '-outform', 'DER']);
     const key = createPrivateKey(readFileSync(input.signerKeyPath ?? this.keyPath));
     const digest = input.digest ?? 'sha256';
-    const digestOid = digest === 'sha256' ? '2.16.840.1.101.3.4.2.1' : '1.3.14.3.2.26';
+    const digestOid = {
+      sha256: '2.16.840.1.101.3.4.2.1',
+      sha384: '2.16.840.1.101.3.4.2.2',
+      sha1: '1.3.14.3.2.26',
+    }[digest];
     const attr = (type: string, value: Buffer) => sequence(oid(type), setOf(value));
     const signedAttrs = setOf(
       attr('1.2.840.113549.1.9.3', oid('1.2.840.113549.1.7.1')),
