@@ -497,42 +497,27 @@ describe('SCEP server (wire)', () => {
     const enrolled = certRep(await post(pkcsReq(requester)));
     expect(enrolled.pkiStatus).toBe('0');
     const issuedPem = issuedCertificate(enrolled, requester, 'nourse-current.crt');
+    /** A PKCSReq without a challenge password, signed by `signer` (default: its self-signed certificate). */
+    const challengeless = async (transactionId: string, signer?: string, otherName?: string) =>
+      certRep(
+        await post(
+          requester.pkiMessage({
+            messageType: '19',
+            transactionId,
+            ...(signer ? { signerCertPath: path(signer) } : {}),
+            envelope: requester.envelope(requester.csr(undefined, otherName), raPem),
+          }),
+        ),
+      );
     // sscep's renewal: messageType PKCSReq, no challenge, signed by the certificate it holds.
-    const renewal = certRep(
-      await post(
-        requester.pkiMessage({
-          messageType: '19',
-          transactionId: 'nourse-renewal-1',
-          signerCertPath: path('nourse-current.crt'),
-          envelope: requester.envelope(requester.csr(), raPem),
-        }),
-      ),
-    );
-    expect(renewal.pkiStatus).toBe('0');
+    expect((await challengeless('nourse-renewal-1', 'nourse-current.crt')).pkiStatus).toBe('0');
     expect(renewed.at(-1)).toBe(new X509Certificate(issuedPem).toString());
-    // The same without a challenge, signed by the requester's self-signed certificate: no authority.
-    const unauthorised = certRep(
-      await post(
-        requester.pkiMessage({
-          messageType: '19',
-          transactionId: 'nourse-renewal-2',
-          envelope: requester.envelope(requester.csr(), raPem),
-        }),
-      ),
-    );
+    // The same signed by the requester's self-signed certificate: no authority.
+    const unauthorised = await challengeless('nourse-renewal-2');
     expect([unauthorised.pkiStatus, unauthorised.failInfo]).toEqual(['2', '2']);
     expect(audit.at(-1)?.details).toMatchObject({ reason: 'no challenge password' });
     // A challenge-less PKCSReq is a renewal only of the names the signer holds.
-    const widened = certRep(
-      await post(
-        requester.pkiMessage({
-          messageType: '19',
-          transactionId: 'nourse-renewal-3',
-          signerCertPath: path('nourse-current.crt'),
-          envelope: requester.envelope(requester.csr(undefined, 'admin.corp.example'), raPem),
-        }),
-      ),
-    );
+    const widened = await challengeless('nourse-renewal-3', 'nourse-current.crt', 'admin.corp.example');
     expect([widened.pkiStatus, widened.failInfo]).toEqual(['2', '2']);
     expect(audit.at(-1)?.details).toMatchObject({
       reason: expect.stringMatching(/^no challenge password, and no renewal: .*is not the subject/),
