@@ -281,6 +281,25 @@ describe('EST over mutual TLS with curl and openssl', () => {
         versions: 2,
       },
     ]);
+
+    // RFC 7030 3.3.2 on the standard path: the same certificate, presented to /.well-known/est/,
+    // authenticates its reenroll there too (what RFC clients use).
+    writeFileSync(
+      path('own2.chain.pem'),
+      readFileSync(path('renewed.pem'), 'utf8') + cas.rows.map((r) => r.certificate_pem).join(''),
+    );
+    writeFileSync(path('own2.key'), readFileSync(path('own1-renewal.csrkey')));
+    const standard = enroll(
+      `${gateway}/.well-known/est/own/simplereenroll`,
+      csr('own1-third', 'own1.fleet.test'),
+      'own2',
+    );
+    expect([standard.status, standard.body.slice(0, 80)]).toEqual([200, expect.any(String)]);
+    const versions = await db.query(
+      `SELECT v.version FROM issuance.certificates c JOIN issuance.certificate_versions v ON v.id = c.current_version_id
+        WHERE c.common_name = 'own1.fleet.test'`,
+    );
+    expect(versions.rows).toEqual([{ version: 3 }]);
   });
 
   /** POSTs a CSR made for the tls-exporter of its own connection (or of `foreign`) over that connection. */

@@ -212,14 +212,21 @@ export class EstServer {
     );
     if (!route || !OPERATIONS.has(route[3])) return answer(404, 'unknown EST path\n');
     const [, base, pathId = DEFAULT_PATH_ID, operation] = route;
-    const mtls = base === 'est-mtls';
+    const mtlsPath = base === 'est-mtls';
     const expected = operation === 'cacerts' || operation === 'csrattrs' ? 'GET' : 'POST';
     if (request.method !== expected && !(expected === 'GET' && request.method === 'HEAD'))
       return answer(405, `use ${expected}\n`, { Allow: expected === 'GET' ? 'GET, HEAD' : 'POST' });
     const profile = await this.profiles.write(pathId);
     if (!profile) return answer(404, 'unknown EST profile\n');
-    if (mtls && !profile.auth_methods.includes('mtls'))
+    if (mtlsPath && !profile.auth_methods.includes('mtls'))
       return answer(404, 'this profile has no mutual-TLS path\n');
+    // RFC 7030 3.3.2: on `/.well-known/est/` too, a client certificate authenticates a request
+    // without Basic credentials when the profile takes certificates (RFC clients reenroll there).
+    const mtls =
+      mtlsPath ||
+      (profile.auth_methods.includes('mtls') &&
+        (request.client_certificates ?? []).length > 0 &&
+        !request.authorization);
     // RFC 7030 4.1.1: cacerts is answered without client authentication.
     if (operation === 'cacerts') {
       const pems = await this.deps.caCertificates(profile);
@@ -301,7 +308,7 @@ export class EstServer {
       const problems = presented
         ? reenrollProblems(csr.holderNames(), holderNames(new x509.X509Certificate(presented.raw)))
         : [
-            `simplereenroll renews the client certificate of the request: use /.well-known/est-mtls/${profile.path_id}/simplereenroll`,
+            `simplereenroll renews the client certificate of the request: present it (and no Basic credentials), or use /.well-known/est-mtls/${profile.path_id}/simplereenroll`,
           ];
       if (problems.length > 0) {
         await this.outcome(profile, failed, principal, operation, 'failure', { problems });
@@ -511,7 +518,7 @@ export class EstServer {
     if (!profile.auth_methods.includes('basic'))
       return answer(
         403,
-        `this profile authenticates by client certificate: use /.well-known/est-mtls/${profile.path_id}/\n`,
+        `this profile authenticates by client certificate: present one (the listener must ask for it), here or under /.well-known/est-mtls/${profile.path_id}/\n`,
       );
     const credentials = parseBasicAuthorization(request.authorization);
     if (!credentials)
