@@ -25,6 +25,7 @@ import {
   AcmeProfileStore,
   AcmeRenewalInfoRow,
   AcmeValidationAttemptRow,
+  CertificateStore,
 } from '@certlane/protocol-frontends-data-access';
 import {
   bulkEarlyRenewalWindow,
@@ -246,7 +247,9 @@ export class AcmeOperations {
     const store = new AcmeOperationsStore(this.deps.executor);
     if ((await store.certificate(id)) || !this.deps.inventoryCertificate) return id;
     const latest = await this.deps.inventoryCertificate(id);
-    return (latest && (await store.certificateIdBySerial(latest.issuer_id, latest.serial_hex))) ?? id;
+    if (!latest) return id;
+    const issued = await new CertificateStore(this.deps.executor).bySerial(latest.serial_hex);
+    return issued.find((certificate) => certificate.issuer_id === latest.issuer_id)?.id ?? id;
   }
 
   /**

@@ -89,7 +89,7 @@ export class ApprovalService {
         : renewedCertificate(request.renews_certificate_pem);
     const row = await this.unitOfWork.run(async (manager) => {
       const versionOf =
-        request.version_of ?? (renewed && (await this.repository.currentVersionHolderOf(manager, renewed)));
+        request.version_of ?? (renewed && (await this.repository.currentVersionHolder(manager, renewed))?.id);
       return this.gate.openEnrollment(
         manager,
         {

@@ -180,11 +180,10 @@ export class CertificateLifecycleService {
    */
   revokeSerial(request: RevokeCertificateRequest, context?: RequestContext): Promise<SerialRevoked> {
     return this.issuerRevocation.revoke(request, context, async (manager, revokeSerial) => {
-      const holder = await this.certificates.currentVersionHolder(
-        manager,
-        request.issuer_id,
-        request.serial_hex,
-      );
+      const holder = await this.certificates.currentVersionHolder(manager, {
+        serialNumber: request.serial_hex,
+        issuerId: request.issuer_id,
+      });
       const current = holder && (await this.transitions.lockCertificate(manager, holder.id));
       const revoked = await revokeSerial();
       // Renewed between the read and the lock: that serial is no longer the certificate's.

@@ -555,31 +555,21 @@ export class CertificateRepository {
   }
 
   /** Versions still inside their validity: what a revocation must reach at the issuer. */
-  /** The managed certificate whose current version is this exact certificate; null when none is. */
-  async currentVersionHolderOf(
-    manager: EntityManager,
-    leaf: { serialNumber: string; fingerprintSha256: string },
-  ): Promise<string | null> {
-    const rows: { id: string }[] = await manager.query(
-      `SELECT c.id FROM certificate_versions v
-         JOIN certificates c ON c.id = v.certificate_id AND c.current_version_id = v.id
-        WHERE v.serial_number = $1 AND v.fingerprint_sha256 = $2`,
-      [leaf.serialNumber, leaf.fingerprintSha256],
-    );
-    return rows[0]?.id ?? null;
-  }
-
-  /** The managed certificate whose current version is this serial of this issuer; null when none is. */
+  /**
+   * The managed certificate whose current version has this serial (and, when given, this issuer
+   * and SHA-256: a revoked serial names its issuer, a renewed certificate is known by its hash);
+   * null when none has. By the serial index.
+   */
   async currentVersionHolder(
     manager: EntityManager,
-    issuerId: string,
-    serialHex: string,
+    version: { serialNumber: string; issuerId?: string; fingerprintSha256?: string },
   ): Promise<{ id: string; version_id: string } | null> {
     const rows: { id: string; version_id: string }[] = await manager.query(
       `SELECT c.id, v.id AS version_id FROM certificate_versions v
          JOIN certificates c ON c.id = v.certificate_id AND c.current_version_id = v.id
-        WHERE v.serial_number = $1 AND v.issuer_id = $2`,
-      [serialHex, issuerId],
+        WHERE v.serial_number = $1 AND ($2::text IS NULL OR v.issuer_id = $2)
+          AND ($3::text IS NULL OR v.fingerprint_sha256 = $3)`,
+      [version.serialNumber, version.issuerId ?? null, version.fingerprintSha256 ?? null],
     );
     return rows[0] ?? null;
   }

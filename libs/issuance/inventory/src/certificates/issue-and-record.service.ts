@@ -142,7 +142,9 @@ export class IssueAndRecordService {
     try {
       const dto = await this.unitOfWork.run(async (manager) => {
         const certificateId =
-          typeof renews === 'string' ? renews : await this.repository.currentVersionHolderOf(manager, renews);
+          typeof renews === 'string'
+            ? renews
+            : ((await this.repository.currentVersionHolder(manager, renews))?.id ?? null);
         if (certificateId === null) return null;
         await this.localCa.recordIssuedMany(manager, [signed]);
         return this.certificates.importVersionIn(

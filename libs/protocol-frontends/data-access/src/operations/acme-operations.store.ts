@@ -192,16 +192,6 @@ export class AcmeOperationsStore {
     return rows[0] ?? null;
   }
 
-  /** The ACME certificate with this issuer and serial, if an order issued it. */
-  async certificateIdBySerial(issuerId: string, serialHex: string): Promise<string | null> {
-    const rows = await rowsOf<{ id: string }>(
-      this.executor,
-      `SELECT id FROM acme_certificates WHERE serial_hex = $1 AND issuer_id = $2`,
-      [serialHex, issuerId],
-    );
-    return rows[0]?.id ?? null;
-  }
-
   /** Moves the suggested window (RFC 9773 4.2); null when the certificate is unknown or revoked. */
   async renewEarly(
     id: string,
