@@ -10,7 +10,8 @@
 //
 // Environment switches (all optional):
 //   BENCH_DURATION_SECONDS=15  BENCH_WARMUP_SECONDS=3  BENCH_CONCURRENCY=32
-//   BENCH_SKIP_PEBBLE=1            only the Certlane server
+//   BENCH_SKIP_PEBBLE=1            no pebble phase
+//   BENCH_SKIP_FLOOR=1             no floor phase (bench/acme/floor-server.mjs)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres  BENCH_NATS_URL=nats://127.0.0.1:4222
 //   BENCH_ENFORCE_TARGETS=1        exit 2 when a target is missed (default: report only)
 //   BENCH_CPU_PROF=1               --cpu-prof on protocol-frontends and issuance (bench/results/profiles-*)
@@ -33,6 +34,7 @@ import {
   runBench,
   sleep,
 } from '../lib/harness.mjs';
+import { fetchOnce, startProcess } from '../lib/harness.mjs';
 import { benchSystem, RESULTS_DIR, startService } from '../lib/services.mjs';
 import { pki } from '../pki/common.mjs';
 
@@ -45,6 +47,7 @@ const settings = {
   warmupSeconds: num('BENCH_WARMUP_SECONDS', 3),
   concurrency: Math.round(num('BENCH_CONCURRENCY', 32)),
   skipPebble: /^(1|true|yes|on)$/i.test(process.env.BENCH_SKIP_PEBBLE ?? ''),
+  skipFloor: /^(1|true|yes|on)$/i.test(process.env.BENCH_SKIP_FLOOR ?? ''),
   enforceTargets: /^(1|true|yes|on)$/i.test(process.env.BENCH_ENFORCE_TARGETS ?? ''),
   databaseServerUrl: process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
   natsUrl: process.env.BENCH_NATS_URL || 'nats://127.0.0.1:4222',
@@ -320,7 +323,7 @@ async function measurePebble(system, responder, signer) {
     } catch (error) {
       if (!(error instanceof RequestTimeout)) throw error;
       log(
-        `pebble stopped answering (${error.message}): attempt ${attempt} of ${PEBBLE_ATTEMPTS} thrown away`,
+        `pebble stopped answering (${error.message}): attempt ${attempt} of ${PEBBLE_ATTEMPTS} thrown away; its goroutines: ${await pebble.dumpGoroutines()}`,
       );
     } finally {
       pebble.stop();
@@ -328,6 +331,54 @@ async function measurePebble(system, responder, signer) {
   }
   log(`pebble stopped answering in each of ${PEBBLE_ATTEMPTS} attempts: no ratio`);
   return null;
+}
+
+async function countRows(system, table) {
+  const { Client: PgClient } = (await import('pg')).default;
+  const db = new PgClient({ connectionString: system.databaseUrl });
+  await db.connect();
+  try {
+    return (await db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n;
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * The floor: bench/acme/floor-server.mjs, the least a Node.js server persisting to Postgres does per
+ * order (no framework, audit, rate limits, policy or issuance service), in its own schema of the
+ * bench database.
+ */
+async function measureFloor(system, responder, signer) {
+  const port = await freePort();
+  const floor = await startProcess(
+    'floor',
+    join(import.meta.dirname, 'floor-server.mjs'),
+    {
+      FLOOR_PORT: String(port),
+      FLOOR_DATABASE_URL: system.databaseUrl,
+      FLOOR_TLS_CERT_PATH: system.certPath,
+      FLOOR_TLS_KEY_PATH: system.keyPath,
+      FLOOR_HTTP01_PORT: String(responder.port),
+    },
+    async () => (await fetchOnce(`https://127.0.0.1:${port}/directory`, { ca: system.ca })).status === 200,
+  );
+  try {
+    const result = await measureTarget(
+      'floor',
+      `https://127.0.0.1:${port}/directory`,
+      system.ca,
+      responder,
+      signer,
+      () => ({
+        floor: [floor.pid],
+      }),
+    );
+    result.certificates_rows = await countRows(system, 'acme_floor.certificates');
+    return result;
+  } finally {
+    await floor.stop();
+  }
 }
 
 /** Debian's pebble on free ports, its http-01 port the driver's responder, no validation sleep. */
@@ -357,7 +408,20 @@ async function startPebble(system, responderPort) {
   cleanups.push(['pebble', () => child.kill('SIGTERM')]);
   for (let i = 0; i < 100 && !output.includes('Listening on'); i++) await sleep(100);
   if (!output.includes('Listening on')) throw new Error(`pebble did not start:\n${output}`);
-  return { pid: child.pid, directoryUrl: `https://127.0.0.1:${port}/dir`, stop: () => child.kill('SIGTERM') };
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    pid: child.pid,
+    directoryUrl: `https://127.0.0.1:${port}/dir`,
+    stop: () => child.kill('SIGTERM'),
+    /** SIGQUIT makes a Go program print every goroutine's stack and exit: where a hung pebble waits. */
+    async dumpGoroutines() {
+      child.kill('SIGQUIT');
+      await Promise.race([exited, sleep(5000)]);
+      const file = join(dir, 'goroutines.txt');
+      writeFileSync(file, output);
+      return file;
+    },
+  };
 }
 
 async function main() {
@@ -388,16 +452,11 @@ async function main() {
     () => ({ 'protocol-frontends': [frontends.pid], issuance: [issuance.pid] }),
   );
   // Every order answered valid is a row of acme_certificates and of issuance's issued certificates.
-  const { Client: PgClient } = (await import('pg')).default;
-  const db = new PgClient({ connectionString: system.databaseUrl });
-  await db.connect();
-  results.certlane.acme_certificates_rows = (
-    await db.query('SELECT count(*)::int AS n FROM protocol_frontends.acme_certificates')
-  ).rows[0].n;
-  await db.end();
+  results.certlane.acme_certificates_rows = await countRows(system, 'protocol_frontends.acme_certificates');
   await frontends.stop();
   await issuance.stop();
 
+  if (!settings.skipFloor) results.floor = await measureFloor(system, responder, signer);
   if (!settings.skipPebble) results.pebble = await measurePebble(system, responder, signer);
 
   const summary = {
@@ -407,6 +466,10 @@ async function main() {
     duration_seconds: settings.durationSeconds,
     certlane_orders_per_second: results.certlane.orders_per_second,
     pebble_orders_per_second: results.pebble?.orders_per_second ?? null,
+    floor_orders_per_second: results.floor?.orders_per_second ?? null,
+    ratio_to_floor: results.floor
+      ? round(results.certlane.orders_per_second / results.floor.orders_per_second, 2)
+      : null,
     ratio_to_pebble: results.pebble
       ? round(results.certlane.orders_per_second / results.pebble.orders_per_second, 2)
       : null,
@@ -429,6 +492,9 @@ async function main() {
       `  Certlane (Postgres, issuance over the bus): ${summary.certlane_orders_per_second} orders/s (target >= ${TARGET_ORDERS_PER_SECOND}); ${results.certlane.acme_certificates_rows} certificates stored`,
       `    order p50/p99 ${results.certlane.order_ms.p50}/${results.certlane.order_ms.p99} ms; steps p50/p99 ms: ${steps(results.certlane.step_ms)}`,
       `    ${results.certlane.requests_per_order} requests/order; CPU ms/order ${JSON.stringify(results.certlane.cpu_ms_per_order)}; other processes ${results.certlane.cpu.other_processes_percent}%`,
+      results.floor
+        ? `  floor (one Node.js process, node:https + node-postgres, no framework, audit or rate limits): ${results.floor.orders_per_second} orders/s; ratio Certlane/floor ${summary.ratio_to_floor}; ${results.floor.certificates_rows} certificates stored\n    order p50/p99 ${results.floor.order_ms.p50}/${results.floor.order_ms.p99} ms; steps p50/p99 ms: ${steps(results.floor.step_ms)}\n    ${results.floor.requests_per_order} requests/order; CPU ms/order ${JSON.stringify(results.floor.cpu_ms_per_order)}; other processes ${results.floor.cpu.other_processes_percent}%`
+        : '  floor: skipped',
       results.pebble
         ? `  pebble (in memory, no validation sleep): ${summary.pebble_orders_per_second} orders/s; ratio Certlane/pebble ${summary.ratio_to_pebble}\n    order p50/p99 ${results.pebble.order_ms.p50}/${results.pebble.order_ms.p99} ms; steps p50/p99 ms: ${steps(results.pebble.step_ms)}\n    ${results.pebble.requests_per_order} requests/order, ${results.pebble.requests_timed_out} sent again after ${REQUEST_TIMEOUT_MS / 1000} s without an answer, measured in attempt ${results.pebble.attempts}; CPU ms/order ${JSON.stringify(results.pebble.cpu_ms_per_order)}; other processes ${results.pebble.cpu.other_processes_percent}%`
         : `  pebble: ${settings.skipPebble ? 'skipped' : 'no ratio (it stopped answering in every attempt)'}`,
