@@ -110,6 +110,9 @@ export function CertificateDetailPage() {
     },
   });
   const c = certificate.data;
+  // A certificate an ACME, EST or SCEP client enrolled and no agent holds is renewed by that client;
+  // the API refuses to renew it (versionJobRefusal, ADR 0028 amendment).
+  const renewedByClient = !!c && ['ACME', 'EST', 'SCEP'].includes(c.source) && !c.agent_id;
   return (
     <section aria-labelledby="page-title">
       <p>
@@ -154,12 +157,22 @@ export function CertificateDetailPage() {
             )}
           </dl>
           <div className="actions">
-            <button type="button" onClick={() => renew.mutate(false)} disabled={renew.isPending}>
-              Renew
-            </button>
-            <button type="button" onClick={() => renew.mutate(true)} disabled={renew.isPending}>
-              Force renew
-            </button>
+            {renewedByClient ? (
+              c.source !== 'ACME' && (
+                <span className="hint">
+                  Renewed by its {c.source} client ({c.source === 'EST' ? 'simplereenroll' : 'RenewalReq'})
+                </span>
+              )
+            ) : (
+              <>
+                <button type="button" onClick={() => renew.mutate(false)} disabled={renew.isPending}>
+                  Renew
+                </button>
+                <button type="button" onClick={() => renew.mutate(true)} disabled={renew.isPending}>
+                  Force renew
+                </button>
+              </>
+            )}
             {c.source === 'ACME' && (
               <button
                 type="button"

@@ -59,7 +59,12 @@ describe('keyGenerationRefusal', () => {
 });
 
 describe('versionJobRefusal', () => {
-  const certificate = (issuer_id: string | null, agent_id: string) => ({ id: 'mc-1', issuer_id, agent_id });
+  const certificate = (issuer_id: string | null, agent_id: string, source = 'API') => ({
+    id: 'mc-1',
+    issuer_id,
+    agent_id,
+    source,
+  });
 
   it.each([
     ['Renewal', 'server', null, 'edge-1', 'certificate_not_renewable'],
@@ -81,6 +86,35 @@ describe('versionJobRefusal', () => {
       code: 'certificate_not_renewable',
       field: 'issuer_id',
       message: expect.stringMatching(/"mc-1" has no issuer.*set its issuer_id/),
+    });
+  });
+
+  it.each([
+    ['Renewal', 'server', 'ACME', '', 'certificate_not_renewable'],
+    ['Renewal', 'agent', 'ACME', '', 'certificate_not_renewable'],
+    ['Renewal', 'server', 'EST', '', 'certificate_not_renewable'],
+    ['Issuance', 'server', 'EST', '', null],
+    ['Renewal', 'server', 'SCEP', '', 'certificate_not_renewable'],
+    ['Renewal', 'server', 'ACME', 'edge-1', null],
+    ['Renewal', 'agent', 'EST', 'edge-1', null],
+    ['Renewal', 'server', 'Agent', '', null],
+    ['Deployment', 'server', 'ACME', '', null],
+  ] as const)(
+    'a %s job in %s key generation of a certificate from %s with agent %j: %s',
+    (type, mode, source, agent, code) => {
+      expect(versionJobRefusal(type, mode, certificate('iss-local', agent, source))?.code ?? null).toBe(code);
+    },
+  );
+
+  it.each([
+    ['ACME', /issued to an ACME client.*renew-early.*agent_id/],
+    ['EST', /enrolled over EST.*simplereenroll.*next version.*agent_id/],
+    ['SCEP', /enrolled over SCEP.*RenewalReq.*next version.*agent_id/],
+  ] as const)('tells how a certificate its %s client renews is renewed', (source, message) => {
+    expect(versionJobRefusal('Renewal', 'server', certificate('iss-local', '', source))).toEqual({
+      code: 'certificate_not_renewable',
+      field: 'agent_id',
+      message: expect.stringMatching(message),
     });
   });
 });

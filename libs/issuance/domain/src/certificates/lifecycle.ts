@@ -53,14 +53,16 @@ export interface VersionJobRefusal {
 /**
  * Why an issuance or renewal job cannot be created for this certificate, or null. A certificate
  * without an issuer (imported from a CA Certlane does not hold, ADR 0043) has nobody to sign its
- * next version; in agent key generation one without an agent has nobody to make its key (ADR
- * 0042). The one rule for single and bulk renewals and, as SQL, for the renewal loop
- * (RenewalRepository: `renewableCondition`).
+ * next version; a renewal of one an ACME, EST or SCEP client enrolled and no agent holds is its
+ * client's (`renewedByTheLoop`, ADR 0028 amendment, eighth stop): a version Certlane made would
+ * reach nobody; in agent key generation one without an agent has nobody to make its key (ADR 0042).
+ * The one rule for single and bulk renewals and, as SQL, for the renewal loop
+ * (RenewalRepository: `renewableCondition` and `loopRenewsCondition`).
  */
 export function versionJobRefusal(
   type: JobType,
   mode: KeyGeneration,
-  certificate: { id: string; issuer_id: string | null; agent_id: string },
+  certificate: { id: string; issuer_id: string | null; agent_id: string; source: string },
 ): VersionJobRefusal | null {
   if (!producesVersion(type)) return null;
   if (certificate.issuer_id === null || certificate.issuer_id === '') {
@@ -72,6 +74,9 @@ export function versionJobRefusal(
         'does not hold): set its issuer_id (PUT /api/v1/certificates/{id}) to renew it',
     };
   }
+  if (type === 'Renewal' && !renewedByTheLoop(certificate)) {
+    return { code: 'certificate_not_renewable', field: 'agent_id', message: clientRenewalHint(certificate) };
+  }
   const noAgent = keyGenerationRefusal(type, mode, certificate.agent_id);
   return noAgent ? { code: 'keygen_agent_missing', field: 'agent_id', message: noAgent } : null;
 }
@@ -79,13 +84,31 @@ export function versionJobRefusal(
 /** Sources whose certificates their enrollment client renews over its protocol (ACME, EST, SCEP). */
 export const CLIENT_RENEWED_SOURCES: readonly CertificateSource[] = ['ACME', 'EST', 'SCEP'];
 
+/** How a certificate its enrollment client renews is renewed, for the refusal of a renew request. */
+function clientRenewalHint(certificate: { id: string; source: string }): string {
+  const name = JSON.stringify(certificate.id);
+  const agent =
+    'or give it an agent_id (PUT /api/v1/certificates/{id}) to have Certlane renew it and deploy it';
+  if (certificate.source === 'ACME')
+    return (
+      `certificate ${name} was issued to an ACME client, which holds its key and renews it: ask that client ` +
+      'to renew now (POST /api/v1/admin/acme/certificates/{id}/renew-early, RFC 9773 renewal information), ' +
+      agent
+    );
+  return (
+    `certificate ${name} was enrolled over ${certificate.source} by a client that holds its key and renews ` +
+    `it over ${certificate.source} (${certificate.source === 'EST' ? 'simplereenroll' : 'RenewalReq'}); ` +
+    `its next certificate becomes this one's next version: renew it on that device, ${agent}`
+  );
+}
+
 /**
  * Whether the renewal loop renews this certificate when it is due. Not one an ACME, EST or SCEP
  * client enrolled: that client holds the key and renews it over its protocol, and a version
  * Certlane made would reach nobody (in server key generation, a key nobody asked for). Unless an
  * operator gave it to an agent, which then makes the key and deploys the certificate. The loop's
- * SQL is `loopRenewsCondition` (RenewalRepository). A renew request (single or bulk) is an
- * operator's explicit choice and is not refused.
+ * SQL is `loopRenewsCondition` (RenewalRepository). A renew request (single or bulk) of such a
+ * certificate is refused with the way to renew it (`versionJobRefusal`).
  */
 export function renewedByTheLoop(certificate: { source: string; agent_id: string }): boolean {
   return (

@@ -442,6 +442,44 @@ describe('bulk certificate operations', () => {
       });
       expect((await certificateRow(db, `${tag}-2`)).status).toBe('Active');
     });
+
+    it('refuses to renew what an ACME, EST or SCEP client renews (single and bulk) unless an agent holds it', async () => {
+      const tag = unique('rnc');
+      await insertCertificates(db, [
+        { id: `${tag}-acme`, source: 'ACME' },
+        { id: `${tag}-est`, source: 'EST' },
+        { id: `${tag}-scep`, source: 'SCEP' },
+        { id: `${tag}-acme-agent`, source: 'ACME', agent_id: 'bulk-agent' },
+      ]);
+      const single = await api(`/api/v1/certificates/${tag}-acme/renew`, { force: true });
+      expect(single.status).toBe(400);
+      expect(single.json()).toMatchObject({
+        code: 'certificate_not_renewable',
+        message: expect.stringMatching(/issued to an ACME client.*renew-early/),
+      });
+      const response = await api('/api/v1/certificates/bulk-renew', {
+        certificate_ids: [`${tag}-acme`, `${tag}-est`, `${tag}-scep`, `${tag}-acme-agent`],
+      });
+      const result = response.json() as BulkRenewResult;
+      expect(result).toMatchObject({
+        total_matched: 4,
+        total_enqueued: 1,
+        total_failed: 3,
+        enqueued_jobs: [{ certificate_id: `${tag}-acme-agent` }],
+      });
+      expect(Object.fromEntries(result.errors.map((e) => [e.certificate_id, e.message]))).toEqual({
+        [`${tag}-acme`]: expect.stringContaining('renew-early'),
+        [`${tag}-est`]: expect.stringContaining('over EST (simplereenroll)'),
+        [`${tag}-scep`]: expect.stringContaining('over SCEP (RenewalReq)'),
+      });
+      for (const source of ['acme', 'est', 'scep'])
+        expect((await certificateRow(db, `${tag}-${source}`)).status).toBe('Active');
+      const { rows } = await db.query(
+        'SELECT count(*)::int AS n FROM issuance.jobs WHERE certificate_id = ANY($1)',
+        [[`${tag}-acme`, `${tag}-est`, `${tag}-scep`]],
+      );
+      expect(rows[0].n).toBe(0);
+    });
   });
 
   describe('batches', () => {
