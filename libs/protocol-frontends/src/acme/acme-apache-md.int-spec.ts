@@ -1,0 +1,245 @@
+import { execFile, spawn } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'node:tls';
+import { promisify } from 'node:util';
+import { AcmeEabKeyCreated } from '@certlane/contracts';
+import { adminApiRequest, eventually, freePort, startTestSystem, TestSystem } from '@certlane/testing';
+import { Client } from 'pg';
+import { acmeCertificateOf, boundAccountOf } from './testing/client-checks';
+
+const run = promisify(execFile);
+const MODULES = '/usr/lib/apache2/modules';
+
+/**
+ * Apache httpd's own ACME client, mod_md (Debian's apache2; .ci/run installs it for the target
+ * tests), unmodified: it registers with external account binding, names an ACME profile in
+ * newOrder (MDProfile, draft-ietf-acme-profiles), answers http-01 from its own server, activates the
+ * certificate on a graceful restart and serves it, and follows renewal information (MDRenewViaARI,
+ * RFC 9773) when an operator asks for an early renewal, naming what it replaces.
+ */
+describe('ACME server with Apache mod_md', () => {
+  let system: TestSystem;
+  let db: Client;
+  let work: string;
+  let httpPort: number;
+  let httpsPort: number;
+  let apache: ReturnType<typeof spawn> | undefined;
+  let conf: string;
+
+  beforeAll(async () => {
+    httpPort = await freePort();
+    httpsPort = await freePort();
+    system = await startTestSystem('acmemd', ['api-gateway', 'issuance', 'protocol-frontends'], {
+      SERVICE_ACME_HTTP01_PORT: String(httpPort),
+    });
+    db = new Client({ connectionString: system.database.url });
+    await db.connect();
+    const profile = await adminApiRequest(system, 'POST', '/api/v1/admin/acme/profiles', {
+      id: 'web',
+      description: 'web servers, EAB required',
+      external_account_required: true,
+    });
+    expect(profile.status).toBe(201);
+    const short = await adminApiRequest(system, 'POST', '/api/v1/admin/acme/profiles', {
+      id: 'short',
+      description: 'ten-day certificates',
+      validity_days: 10,
+    });
+    expect(short.status).toBe(201);
+    // Apache's children (www-data) read mod_md's store and the challenge files under it.
+    work = mkdtempSync(join(tmpdir(), 'certlane-acme-md-'));
+    chmodSync(work, 0o755);
+  }, 120_000);
+
+  afterAll(async () => {
+    // SIGTERM stops Apache's children with it (a SIGKILL would leave them holding its output).
+    if (apache && apache.exitCode === null) {
+      const exited = new Promise((resolve) => apache!.once('exit', resolve));
+      apache.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      apache.kill('SIGKILL');
+    }
+    await db?.end();
+    await system?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  let output = '';
+  // Apache's output and its error log, without mod_md's watchdog ticks.
+  const errorLog = () =>
+    (output + (existsSync(join(work, 'error.log')) ? readFileSync(join(work, 'error.log'), 'utf8') : ''))
+      .split('\n')
+      .filter((line) => !/AH10055|AH10107/.test(line))
+      .join('\n');
+
+  /** The certificate Apache serves for `name` on its TLS port, if any. */
+  const served = (name: string) =>
+    new Promise<X509Certificate | undefined>((resolve) => {
+      const socket = connect(
+        { host: '127.0.0.1', port: httpsPort, servername: name, rejectUnauthorized: false },
+        () => {
+          const certificate = socket.getPeerX509Certificate();
+          socket.end();
+          resolve(certificate);
+        },
+      );
+      socket.on('error', () => resolve(undefined));
+    });
+
+  const graceful = () => run('apache2', ['-f', conf, '-k', 'graceful']);
+
+  it('registers with EAB at a profile directory, names another profile in newOrder (MDProfile), answers http-01, and serves both certificates', async () => {
+    const created = await adminApiRequest(system, 'POST', '/api/v1/admin/acme/eab-keys', {
+      description: 'apache mod_md',
+      profile_id: 'web',
+    });
+    expect(created.status).toBe(201);
+    const key = created.json() as AcmeEabKeyCreated;
+    const caFile = join(work, 'ca.pem');
+    writeFileSync(caFile, system.ca);
+    const acme = system.services['protocol-frontends'].url;
+    conf = join(work, 'httpd.conf');
+    writeFileSync(
+      conf,
+      `ServerRoot ${work}
+ServerName localhost
+DefaultRuntimeDir ${work}
+PidFile ${work}/httpd.pid
+ErrorLog ${work}/error.log
+LogLevel warn md:debug
+LoadModule mpm_event_module ${MODULES}/mod_mpm_event.so
+LoadModule authz_core_module ${MODULES}/mod_authz_core.so
+LoadModule socache_shmcb_module ${MODULES}/mod_socache_shmcb.so
+LoadModule ssl_module ${MODULES}/mod_ssl.so
+LoadModule md_module ${MODULES}/mod_md.so
+User www-data
+Group www-data
+Listen 127.0.0.1:${httpPort}
+Listen 127.0.0.1:${httpsPort}
+SSLSessionCache none
+MDPortMap 80:${httpPort} 443:${httpsPort}
+MDCACertificateFile ${caFile}
+MDContactEmail ops@example.com
+MDCertificateAgreement accepted
+MDStoreDir ${work}/md
+MDCAChallenges http-01
+MDRenewViaARI on
+MDCheckInterval 1s
+MDRetryDelay 1s
+<MDomain md-eab.localhost>
+  MDCertificateAuthority ${acme}/acme/profile/web/directory
+  MDExternalAccountBinding ${key.id} ${key.hmac_key}
+</MDomain>
+<MDomain md-short.localhost>
+  MDCertificateAuthority ${acme}/acme/directory
+  MDProfile short
+</MDomain>
+<VirtualHost 127.0.0.1:${httpPort}>
+  ServerName md-eab.localhost
+  ServerAlias md-short.localhost
+</VirtualHost>
+<VirtualHost 127.0.0.1:${httpsPort}>
+  ServerName md-eab.localhost
+  SSLEngine on
+</VirtualHost>
+<VirtualHost 127.0.0.1:${httpsPort}>
+  ServerName md-short.localhost
+  SSLEngine on
+</VirtualHost>
+`,
+    );
+    apache = spawn('apache2', ['-f', conf, '-DFOREGROUND'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    apache.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    apache.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const eab = await activated('md-eab.localhost');
+    const short = await activated('md-short.localhost');
+
+    const eabRecord = await acmeCertificateOf(db, eab.toString());
+    expect(eabRecord).toMatchObject({ profile_id: 'web', revoked_at: null });
+    expect(await boundAccountOf(db, key.id)).toBe(eabRecord!.account_id);
+    // Asked at the default directory, ordered under the profile MDProfile named: its validity.
+    expect(await acmeCertificateOf(db, short.toString())).toMatchObject({
+      profile_id: 'short',
+      revoked_at: null,
+    });
+    const days = (Date.parse(short.validTo) - Date.parse(short.validFrom)) / 86_400_000;
+    expect(Math.round(days)).toBe(10);
+    expect(await inventoryVersions(short)).toBe(1);
+  }, 240_000);
+
+  it('RFC 9773: renews when an operator moves the renewal window (MDRenewViaARI), naming the certificate it replaces', async () => {
+    const before = await served('md-short.localhost');
+    const record = await acmeCertificateOf(db, before!.toString());
+    const { rows } = await db.query(
+      'SELECT id FROM protocol_frontends.acme_certificates WHERE serial_hex = $1',
+      [record!.serial_hex],
+    );
+    const early = await adminApiRequest(
+      system,
+      'POST',
+      `/api/v1/admin/acme/certificates/${rows[0].id}/renew-early`,
+      { spread_minutes: 1 },
+    );
+    expect(early.status).toBe(200);
+    const renewed = await activated('md-short.localhost', before!.serialNumber);
+    expect(errorLog()).toMatch(/CA advises renew via ARI now/);
+    const renewal = await acmeCertificateOf(db, renewed.toString());
+    const { rows: orders } = await db.query(
+      'SELECT replaces FROM protocol_frontends.acme_orders WHERE id = $1',
+      [renewal!.order_id],
+    );
+    const { rows: replaced } = await db.query(
+      'SELECT renewal_id FROM protocol_frontends.acme_certificates WHERE id = $1',
+      [rows[0].id],
+    );
+    expect(orders[0].replaces).toBe(replaced[0].renewal_id);
+    // The renewal is the next version of the same inventory certificate.
+    expect(await inventoryVersions(renewed)).toBe(2);
+  }, 240_000);
+
+  /**
+   * Waits for mod_md to stage a certificate for `name` other than the one whose serial is given,
+   * activates it with a graceful restart, and answers the certificate Apache then serves.
+   */
+  async function activated(name: string, replacing?: string): Promise<X509Certificate> {
+    // Staged, or already moved to domains/ by a graceful restart made for another domain.
+    const files = ['staging', 'domains'].map((dir) => join(work, 'md', dir, name, 'pubcert.pem'));
+    await eventually(
+      () => {
+        if (apache?.exitCode !== null) throw new Error(`apache2 exited: ${errorLog()}`);
+        return files.some(
+          (file) => existsSync(file) && new X509Certificate(readFileSync(file)).serialNumber !== replacing,
+        );
+      },
+      `mod_md staging a certificate for ${name}`,
+      150_000,
+    ).catch((error) => {
+      throw new Error(`${error.message}\n${errorLog().slice(-6000)}`);
+    });
+    await graceful();
+    let certificate: X509Certificate | undefined;
+    await eventually(
+      async () =>
+        (certificate = await served(name))?.subjectAltName === `DNS:${name}` &&
+        certificate?.serialNumber !== replacing,
+      `Apache serving the certificate mod_md obtained for ${name}`,
+      30_000,
+    ).catch((error) => {
+      throw new Error(`${error.message}\n${errorLog().slice(-6000)}`);
+    });
+    return certificate!;
+  }
+
+  /** How many versions the inventory certificate holding this certificate has. */
+  async function inventoryVersions(certificate: X509Certificate): Promise<number> {
+    const serial = BigInt(`0x${certificate.serialNumber}`);
+    const { rows } = await db.query<{ certificate_id: string; serial_number: string }>(
+      'SELECT certificate_id, serial_number FROM issuance.certificate_versions',
+    );
+    const holder = rows.find((row) => BigInt(`0x${row.serial_number.replace(/:/g, '')}`) === serial);
+    return rows.filter((row) => row.certificate_id === holder?.certificate_id).length;
+  }
+});
