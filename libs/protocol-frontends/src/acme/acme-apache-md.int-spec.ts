@@ -3,12 +3,11 @@ import { X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'node:tls';
 import { promisify } from 'node:util';
 import { AcmeEabKeyCreated } from '@certlane/contracts';
 import { adminApiRequest, eventually, freePort, startTestSystem, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
-import { acmeCertificateOf, boundAccountOf } from './testing/client-checks';
+import { acmeCertificateOf, boundAccountOf, servedCertificate } from './testing/client-checks';
 
 const run = promisify(execFile);
 const MODULES = '/usr/lib/apache2/modules';
@@ -76,18 +75,7 @@ describe('ACME server with Apache mod_md', () => {
       .join('\n');
 
   /** The certificate Apache serves for `name` on its TLS port, if any. */
-  const served = (name: string) =>
-    new Promise<X509Certificate | undefined>((resolve) => {
-      const socket = connect(
-        { host: '127.0.0.1', port: httpsPort, servername: name, rejectUnauthorized: false },
-        () => {
-          const certificate = socket.getPeerX509Certificate();
-          socket.end();
-          resolve(certificate);
-        },
-      );
-      socket.on('error', () => resolve(undefined));
-    });
+  const served = (name: string) => servedCertificate(httpsPort, name);
 
   const graceful = () => run('apache2', ['-f', conf, '-k', 'graceful']);
 

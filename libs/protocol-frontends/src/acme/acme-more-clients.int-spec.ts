@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { X509Certificate } from 'node:crypto';
-import { connect } from 'node:tls';
 import { AcmeEabKeyCreated } from '@certlane/contracts';
 import {
   eventually,
@@ -20,6 +19,7 @@ import {
   boundAccountOf,
   certificateSans,
   issuedByNextInChain,
+  servedCertificate,
   withWebroot,
 } from './testing/client-checks';
 
@@ -381,17 +381,7 @@ describe('ACME server with more real clients', () => {
     caddy.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
     // The certificate Caddy serves for a name, if it is one the server issued and recorded.
     const served = (name: string) =>
-      new Promise<X509Certificate | undefined>((resolve) => {
-        const socket = connect(
-          { host: '127.0.0.1', port: tlsAlpn01Port, servername: name, rejectUnauthorized: false },
-          () => {
-            const certificate = socket.getPeerX509Certificate();
-            socket.end();
-            resolve(certificate);
-          },
-        );
-        socket.on('error', () => resolve(undefined));
-      }).then(async (certificate) =>
+      servedCertificate(tlsAlpn01Port, name).then(async (certificate) =>
         certificate && (await acmeCertificate(certificate.toString()))
           ? certificate.subjectAltName
           : undefined,

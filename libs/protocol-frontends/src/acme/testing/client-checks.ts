@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { join } from 'node:path';
+import { connect } from 'node:tls';
 import { Client } from 'pg';
 
 /** What the specs of real ACME clients check of a run, against the server and its database. */
@@ -26,6 +27,18 @@ export async function withWebroot<T>(root: string, port: number, body: () => Pro
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }
+}
+
+/** The certificate a TLS server on loopback `port` presents for `servername`, if it answers. */
+export function servedCertificate(port: number, servername: string): Promise<X509Certificate | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false }, () => {
+      const certificate = socket.getPeerX509Certificate();
+      socket.end();
+      resolve(certificate);
+    });
+    socket.on('error', () => resolve(undefined));
+  });
 }
 
 /** The subject alternative names of a PEM's first certificate, sorted (`DNS:a`, `IP Address:b`). */
