@@ -1,6 +1,14 @@
 import { execFile, spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -125,9 +133,13 @@ MDRetryDelay 1s
   MDCertificateAuthority ${acme}/acme/directory
   MDProfile short
 </MDomain>
+<MDomain md-dual.localhost>
+  MDCertificateAuthority ${acme}/acme/directory
+  MDPrivateKeys secp256r1 rsa2048
+</MDomain>
 <VirtualHost 127.0.0.1:${httpPort}>
   ServerName md-eab.localhost
-  ServerAlias md-short.localhost
+  ServerAlias md-short.localhost md-dual.localhost
 </VirtualHost>
 <VirtualHost 127.0.0.1:${httpsPort}>
   ServerName md-eab.localhost
@@ -135,6 +147,10 @@ MDRetryDelay 1s
 </VirtualHost>
 <VirtualHost 127.0.0.1:${httpsPort}>
   ServerName md-short.localhost
+  SSLEngine on
+</VirtualHost>
+<VirtualHost 127.0.0.1:${httpsPort}>
+  ServerName md-dual.localhost
   SSLEngine on
 </VirtualHost>
 `,
@@ -156,6 +172,32 @@ MDRetryDelay 1s
     const days = (Date.parse(short.validTo) - Date.parse(short.validFrom)) / 86_400_000;
     expect(Math.round(days)).toBe(10);
     expect(await inventoryVersions(short)).toBe(1);
+
+    // An ECDSA and an RSA certificate for the same name (MDPrivateKeys): two certificates, each
+    // its own inventory entry, neither recorded as the other's renewal.
+    const dual: X509Certificate[] = [];
+    await eventually(
+      () => {
+        dual.splice(0, dual.length, ...stagedOrActive('md-dual.localhost'));
+        return dual.length === 2;
+      },
+      'mod_md holding an ECDSA and an RSA certificate for md-dual.localhost',
+      150_000,
+    ).catch((error) => {
+      throw new Error(`${error.message}\n${errorLog().slice(-6000)}`);
+    });
+    expect(dual.map((certificate) => certificate.publicKey.asymmetricKeyType).sort()).toEqual(['ec', 'rsa']);
+    const holders = new Set<string>();
+    for (const certificate of dual) {
+      const { rows } = await db.query(
+        'SELECT certificate_id, replaced_by_id FROM protocol_frontends.acme_certificates WHERE serial_hex = $1',
+        [(await acmeCertificateOf(db, certificate.toString()))!.serial_hex],
+      );
+      expect(rows).toEqual([{ certificate_id: expect.any(String), replaced_by_id: null }]);
+      holders.add(rows[0].certificate_id);
+      expect(await inventoryVersions(certificate)).toBe(1);
+    }
+    expect(holders.size).toBe(2);
   }, 240_000);
 
   it('RFC 9773: renews when an operator moves the renewal window (MDRenewViaARI), naming the certificate it replaces', async () => {
@@ -219,6 +261,17 @@ MDRetryDelay 1s
       throw new Error(`${error.message}\n${errorLog().slice(-6000)}`);
     });
     return certificate!;
+  }
+
+  /** The certificates mod_md holds for `name` (one per key type), staged or active. */
+  function stagedOrActive(name: string): X509Certificate[] {
+    for (const dir of ['staging', 'domains']) {
+      const path = join(work, 'md', dir, name);
+      if (!existsSync(path)) continue;
+      const files = readdirSync(path).filter((file) => /^pubcert.*\.pem$/.test(file));
+      if (files.length > 0) return files.map((file) => new X509Certificate(readFileSync(join(path, file))));
+    }
+    return [];
   }
 
   /** How many versions the inventory certificate holding this certificate has. */

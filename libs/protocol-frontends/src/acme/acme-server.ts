@@ -1196,8 +1196,10 @@ export class AcmeServer {
     let csrPem: string;
     let certified: CertifiedNames;
     let stapleRequested: boolean;
+    let keyType: string;
     try {
       const csr = parseCsr(der);
+      keyType = csr.publicKey.description;
       certified = checkCsrAgainstOrder(
         { commonName: csr.subject.commonName, subjectAltNames: csr.subjectAltNames },
         order.identifiers,
@@ -1236,6 +1238,7 @@ export class AcmeServer {
         validity,
         mustStaple,
         certified,
+        keyType,
       });
     // The compare-and-set makes one finalize of a ready order win; a second sees processing.
     if (!(await this.orders.setOrderStatus(order.id, 'ready', 'processing')))
@@ -1244,7 +1247,7 @@ export class AcmeServer {
     try {
       const { owner, team } = ownerOf(accountRow, profile);
       // A renewal is recorded as the next inventory version of the certificate it replaces.
-      const predecessor = await this.predecessorOf(order);
+      const predecessor = await this.predecessorOf(order, keyType);
       const issued = await this.deps.issuer.issueAndRecord({
         csrPem,
         certified,
@@ -1296,7 +1299,9 @@ export class AcmeServer {
   ): Promise<{ id: string; renews: { serial_hex: string; certificate_id: string | null } | null } | null> {
     const leaf = parseCertificates(issued.full_pem)[0];
     const predecessor =
-      recorded.predecessor === undefined ? await this.predecessorOf(order) : recorded.predecessor;
+      recorded.predecessor === undefined
+        ? await this.predecessorOf(order, leaf.publicKey.description)
+        : recorded.predecessor;
     const details = {
       issuer_id: issued.issuer_id,
       order_id: order.id,
@@ -1347,12 +1352,15 @@ export class AcmeServer {
 
   /**
    * What an order renews: the certificate `replaces` named (RFC 9773 5), else the account's newest
-   * certificate for exactly these identifiers that nothing replaced yet.
+   * certificate for exactly these identifiers, with a key of the same type (`keyType`, as
+   * `PublicKeyInfo.description`: RSA-2048, ECDSA-P-256...), that nothing replaced yet. A client
+   * keeping an RSA and an ECDSA certificate for the same names (Apache's `MDPrivateKeys`, certbot's
+   * two lineages, acme.sh `--ecc`) renews each on its own; neither is the other's next version.
    */
-  private predecessorOf(order: AcmeOrderView) {
-    return order.replaces
-      ? this.certificates.byRenewalId(order.replaces)
-      : this.certificates.latestForIdentifiers(order.account_id, order.identifiers);
+  private async predecessorOf(order: AcmeOrderView, keyType: string): Promise<AcmeCertificateRow | null> {
+    if (order.replaces) return this.certificates.byRenewalId(order.replaces);
+    const candidates = await this.certificates.unreplacedForIdentifiers(order.account_id, order.identifiers);
+    return candidates.find((candidate) => leafKeyType(candidate.pem_chain) === keyType) ?? null;
   }
 
   /**
@@ -1371,11 +1379,12 @@ export class AcmeServer {
       validity: RequestedValidity;
       mustStaple: boolean;
       certified: CertifiedNames;
+      keyType: string;
     },
   ): Promise<AcmeHttpResponse> {
     if (!this.deps.approvals)
       throw new AcmeProblem('serverInternal', 'approvals are not reachable from this server');
-    const renews = (await this.predecessorOf(order))?.certificate_id;
+    const renews = (await this.predecessorOf(order, rules.keyType))?.certificate_id;
     const { approvalId } = await this.deps.approvals.request({
       orderId: order.id,
       accountId: order.account_id,
@@ -1674,6 +1683,15 @@ function ownerOf(
   profile: AcmeProfileSettings | null,
 ): { owner: string | null; team: string | null } {
   return { owner: account?.owner ?? profile?.owner ?? null, team: account?.team ?? profile?.team ?? null };
+}
+
+/** The key type of a stored chain's leaf, as `PublicKeyInfo.description`; '' when unreadable. */
+function leafKeyType(pemChain: string): string {
+  try {
+    return parseCertificates(pemChain)[0]?.publicKey.description ?? '';
+  } catch {
+    return '';
+  }
 }
 
 function failedValidationKey(accountId: string, identifier: { type: string; value: string }): string {

@@ -53,20 +53,19 @@ describe('ACME certificate renewal links', () => {
     });
   }
 
-  it('finds the newest certificate of the same account and identifier set, in any order', async () => {
+  it("finds the account's certificates of the same identifier set, in any order, newest first", async () => {
     const a = { type: 'dns', value: 'a.example' };
     const b = { type: 'dns', value: 'b.example' };
-    await issued(accountId, [a, b]);
+    const older = await issued(accountId, [a, b]);
     const newest = await issued(accountId, [b, a]);
     await issued(otherAccountId, [a, b]);
     await issued(accountId, [a]);
     const store = new CertificateStore(pg);
-    expect((await store.latestForIdentifiers(accountId, [b, { type: 'dns', value: 'A.example' }]))?.id).toBe(
-      newest.id,
-    );
+    const found = await store.unreplacedForIdentifiers(accountId, [b, { type: 'dns', value: 'A.example' }]);
+    expect(found.map((row) => row.id)).toEqual([newest.id, older.id]);
     expect(
-      await store.latestForIdentifiers(accountId, [a, b, { type: 'ip', value: '127.0.0.1' }]),
-    ).toBeNull();
+      await store.unreplacedForIdentifiers(accountId, [a, b, { type: 'ip', value: '127.0.0.1' }]),
+    ).toEqual([]);
   });
 
   it('links a renewal once; a replaced certificate is no longer what the set renews', async () => {
@@ -77,9 +76,9 @@ describe('ACME certificate renewal links', () => {
     expect(await store.markReplaced(first.id, second.id)).toBe(true);
     expect(await store.markReplaced(first.id, second.id)).toBe(false);
     expect((await store.byId(first.id))?.replaced_by_id).toBe(second.id);
-    expect((await store.latestForIdentifiers(accountId, [c]))?.id).toBe(second.id);
+    expect((await store.unreplacedForIdentifiers(accountId, [c])).map((row) => row.id)).toEqual([second.id]);
     expect(await store.markReplaced(second.id, first.id)).toBe(true);
-    expect(await store.latestForIdentifiers(accountId, [c])).toBeNull();
+    expect(await store.unreplacedForIdentifiers(accountId, [c])).toEqual([]);
   });
 
   it("stores an order's certificate in one statement: once per order, linked to what it renews once", async () => {

@@ -116,21 +116,20 @@ export class CertificateStore {
   }
 
   /**
-   * The certificate an order renews when it names none (RFC 9773 `replaces`): the newest of the
-   * account's certificates for exactly the same identifiers that nothing has replaced yet.
+   * The account's certificates for exactly these identifiers (in any order and case) that nothing
+   * replaced yet, newest first (at most 16): what an order without `replaces` may renew.
    */
-  async latestForIdentifiers(
+  async unreplacedForIdentifiers(
     accountId: string,
     identifiers: { type: string; value: string }[],
-  ): Promise<AcmeCertificateRow | null> {
-    const rows = await rowsOf<AcmeCertificateRow>(
+  ): Promise<AcmeCertificateRow[]> {
+    return rowsOf<AcmeCertificateRow>(
       this.executor,
       `SELECT ${COLUMNS} FROM acme_certificates
        WHERE account_id = $1 AND identifier_set = $2 AND replaced_by_id IS NULL
-       ORDER BY created_at DESC LIMIT 1`,
+       ORDER BY created_at DESC LIMIT 16`,
       [accountId, identifierSet(identifiers)],
     );
-    return rows[0] ?? null;
   }
 
   /** Links a renewal to the certificate it replaces, once; false when something replaced it first. */
