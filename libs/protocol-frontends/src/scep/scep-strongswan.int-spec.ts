@@ -6,7 +6,7 @@ import { request as httpsRequestRaw } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
+import { adminApiRequest, startTestSystem, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
 
 const CHALLENGE = 'strongswan-challenge-0123456';
@@ -76,14 +76,9 @@ describe('SCEP with strongSwan pki', () => {
     gateway = system.services['api-gateway'].url;
     db = new Client({ connectionString: system.database.url });
     await db.connect();
-    const created = await httpsRequest(`${gateway}/api/v1/admin/scep/profiles`, {
-      method: 'POST',
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ path_id: 'vpn', challenge_password: CHALLENGE }),
+    const created = await adminApiRequest(system, 'POST', '/api/v1/admin/scep/profiles', {
+      path_id: 'vpn',
+      challenge_password: CHALLENGE,
     });
     expect(created.status).toBe(201);
     front = await startFront();

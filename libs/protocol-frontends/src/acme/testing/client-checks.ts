@@ -29,7 +29,10 @@ export async function withWebroot<T>(root: string, port: number, body: () => Pro
   }
 }
 
-/** The certificate a TLS server on loopback `port` presents for `servername`, if it answers. */
+/**
+ * The certificate a TLS server on loopback `port` presents for `servername`, if it answers. Read,
+ * not trusted (the handshake does not verify it): callers check it against the server's records.
+ */
 export function servedCertificate(port: number, servername: string): Promise<X509Certificate | undefined> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false }, () => {
