@@ -52,6 +52,10 @@ export interface AcmeConfig {
   failedValidationsPerHour: number;
   /** SERVICE_ACME_CHALLENGE_ANSWER_WAIT_MS: how long a challenge response waits for the first validation attempt. */
   challengeAnswerWaitMs: number;
+  /** SERVICE_ACME_RETENTION_DAYS: days ACME records are kept after they end; 0 keeps everything. */
+  retentionDays: number;
+  /** SERVICE_ACME_RETENTION_INTERVAL: how often the retention purge runs, in milliseconds. */
+  retentionIntervalMs: number;
   /** SERVICE_ACME_ISSUER_ID: the issuer the default ACME profile issues with; undefined: issuance's default. */
   issuerId?: string;
   /** SERVICE_ACME_EAB_REQUIRED: newAccount needs an external account binding (RFC 8555 7.3.4). */

@@ -587,6 +587,13 @@ describe(isPlaceholderSecret.name, () => {
     ])('refuses %s=%s', (name, value) => {
       expect(refusal(validServiceEnv({ [name]: value })).message).toContain(name);
     });
+
+    it('keeps ACME records at least 8 days (an order lives 7), or for ever with 0', () => {
+      expect(loadConfig(validServiceEnv({ SERVICE_ACME_RETENTION_DAYS: '8' })).acme.retentionDays).toBe(8);
+      expect(refusal(validServiceEnv({ SERVICE_ACME_RETENTION_DAYS: '7' })).message).toContain(
+        'must be 0 (keep everything) or at least 8',
+      );
+    });
   });
 
   describe('ACME settings', () => {
@@ -602,6 +609,8 @@ describe(isPlaceholderSecret.name, () => {
         newOrdersPerIpPerHour: 30_000,
         failedValidationsPerHour: 5,
         challengeAnswerWaitMs: 2000,
+        retentionDays: 90,
+        retentionIntervalMs: 3_600_000,
         externalAccountRequired: false,
         revocationExplanationUrl: undefined,
       });
@@ -621,6 +630,8 @@ describe(isPlaceholderSecret.name, () => {
           SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR: '8',
           SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR: '9',
           SERVICE_ACME_CHALLENGE_ANSWER_WAIT_MS: '0',
+          SERVICE_ACME_RETENTION_DAYS: '0',
+          SERVICE_ACME_RETENTION_INTERVAL: '10s',
           SERVICE_ACME_REVOCATION_EXPLANATION_URL: 'https://ca.example/revoked/',
         }),
       ).acme;
@@ -635,6 +646,8 @@ describe(isPlaceholderSecret.name, () => {
         newOrdersPerIpPerHour: 8,
         failedValidationsPerHour: 9,
         challengeAnswerWaitMs: 0,
+        retentionDays: 0,
+        retentionIntervalMs: 10_000,
         externalAccountRequired: true,
         revocationExplanationUrl: 'https://ca.example/revoked',
       });
@@ -652,6 +665,11 @@ describe(isPlaceholderSecret.name, () => {
       ['SERVICE_ACME_NEW_ORDERS_PER_IP_PER_HOUR', 'many'],
       ['SERVICE_ACME_FAILED_VALIDATIONS_PER_HOUR', '-1'],
       ['SERVICE_ACME_CHALLENGE_ANSWER_WAIT_MS', '30001'],
+      ['SERVICE_ACME_RETENTION_DAYS', '7'],
+      ['SERVICE_ACME_RETENTION_DAYS', '-1'],
+      ['SERVICE_ACME_RETENTION_DAYS', '36501'],
+      ['SERVICE_ACME_RETENTION_INTERVAL', '9s'],
+      ['SERVICE_ACME_RETENTION_INTERVAL', '25h'],
       ['SERVICE_ACME_CAA_IDENTITIES', 'ca.example.com;x'],
       ['SERVICE_ACME_REVOCATION_EXPLANATION_URL', 'ftp://ca.example/revoked'],
     ])('refuses %s=%s', (name, value) => {

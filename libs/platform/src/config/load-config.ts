@@ -57,6 +57,19 @@ export function parseNetworks(variable: string, raw: string, names: readonly str
   return entries;
 }
 
+/**
+ * SERVICE_ACME_RETENTION_DAYS: 0 (keep everything) or 8 to 36500 days. Eight is an ACME order's
+ * life (7 days) and one more, the protocol-frontends domain's MIN_ACME_RETENTION_DAYS.
+ */
+function parseAcmeRetentionDays(raw: string): number {
+  const days = parseInteger('SERVICE_ACME_RETENTION_DAYS', raw, 0, 36_500);
+  if (days > 0 && days < 8)
+    throw new ConfigError(
+      `SERVICE_ACME_RETENTION_DAYS=${JSON.stringify(raw)} must be 0 (keep everything) or at least 8: an order lives 7 days`,
+    );
+  return days;
+}
+
 /** SERVICE_ACME_DNS_RESOLVERS: comma-separated IPv4 `a.b.c.d[:port]` or `[v6][:port]` resolvers. */
 function parseResolvers(raw: string): string[] {
   const entries = raw
@@ -386,6 +399,14 @@ export function loadConfig(env: Env): CertlaneConfig {
         get('SERVICE_ACME_CHALLENGE_ANSWER_WAIT_MS') ?? '',
         0,
         30_000,
+      ),
+      retentionDays: parseAcmeRetentionDays(get('SERVICE_ACME_RETENTION_DAYS') ?? ''),
+      retentionIntervalMs: durationWithin(
+        'SERVICE_ACME_RETENTION_INTERVAL',
+        get('SERVICE_ACME_RETENTION_INTERVAL') ?? '',
+        10_000,
+        24 * HOUR_MS,
+        '10s and 24h',
       ),
       dnsResolvers: parseResolvers(get('SERVICE_ACME_DNS_RESOLVERS') ?? ''),
       caaIdentities: parseCaaIdentities(get('SERVICE_ACME_CAA_IDENTITIES') ?? ''),

@@ -243,6 +243,18 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       "ACME server (protocol-frontends): how long a client's challenge response (RFC 8555 7.5.1) waits for the validation's first attempt, so that it answers with the outcome and the next poll finds the authorization and order moved; a slower attempt goes on in the background and the answer says processing. While another authorization of the order is still pending the answer comes at once, so a client answering challenges one by one keeps its validations side by side. 0 answers processing at once. At most 30000.",
   },
   {
+    name: 'SERVICE_ACME_RETENTION_DAYS',
+    default: '90',
+    description:
+      'ACME server (protocol-frontends): how long records are kept after they end. An hourly purge on every replica removes orders that ended without a certificate once created this long ago, certificates (with their orders) this long after they expired, authorizations with their challenges this long after they expired once no kept order names them, and validation attempts this old. Open and processing orders and valid authorizations are never purged; the inventory, the audit trail and accounts are not touched. 0 keeps everything; otherwise at least 8 (an order lives 7 days), at most 36500.',
+  },
+  {
+    name: 'SERVICE_ACME_RETENTION_INTERVAL',
+    default: '1h',
+    description:
+      'ACME server (protocol-frontends): how often each replica runs the retention purge of SERVICE_ACME_RETENTION_DAYS (10s..24h); while a pass removes a whole batch (1000 records of a kind) the next runs at the following sweep, 10 s later.',
+  },
+  {
     name: 'SERVICE_ACME_ISSUER_ID',
     default: '',
     description:

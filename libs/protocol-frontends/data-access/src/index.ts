@@ -16,3 +16,4 @@ export * from './eab-keys/eab-key.store';
 export * from './profiles/acme-profile.store';
 export * from './orders/authorization-profile.store';
 export * from './operations/acme-operations.store';
+export * from './retention/acme-retention.store';

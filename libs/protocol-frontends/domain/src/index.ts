@@ -22,6 +22,7 @@ export * from './challenges/tls-alpn-01';
 export * from './challenges/dns-persist-01';
 export * from './profiles/acme-profile';
 export * from './caa/caa';
+export * from './retention/retention';
 // EST (issue 20; ADR 0058).
 export * from './est/est-profile-rules';
 export * from './est/est-password';

@@ -67,6 +67,8 @@ describe('ACME orders, validation attempts and early renewal for operators', () 
       SERVICE_ACME_HTTP01_PORT: String(http01Port),
       SERVICE_ACME_TLSALPN01_PORT: String(tlsAlpn01Port),
       SERVICE_ACME_REVOCATION_EXPLANATION_URL: REVOKED_EXPLANATION,
+      // The retention purge (ADR 0073) at every sweep, for the test of it below.
+      SERVICE_ACME_RETENTION_INTERVAL: '10s',
     });
     responder = await Http01Responder.start(http01Port);
     directoryUrl = `${system.services['protocol-frontends'].url}/acme/directory`;
@@ -597,5 +599,67 @@ describe('ACME orders, validation attempts and early renewal for operators', () 
       await new Promise((resolve) => server.close(resolve));
       rmSync(dir, { recursive: true, force: true });
     }
+  }, 60_000);
+  // ---- Retention (ADR 0073) ----
+
+  it('purges what ended before the retention (90 days): an old failed order with its authorization, challenge and attempt; a recent one stays', async () => {
+    const account = await insertAccount();
+    /** A failed order created `days` ago, with its authorization (7 days pending), challenge and attempt. */
+    const failedOrder = async (days: number, identifier: string) => {
+      const [order, authorization, challenge] = [id64(), id64(), id64()];
+      const created = `now() - ${days} * interval '1 day'`;
+      await db.query(
+        `INSERT INTO protocol_frontends.acme_authorizations (id, account_id, identifier_type, identifier_value, status, expires_at, created_at)
+         VALUES ($1, $2, 'dns', $3, 'invalid', ${created} + interval '7 days', ${created})`,
+        [authorization, account, identifier],
+      );
+      await db.query(
+        `INSERT INTO protocol_frontends.acme_challenges (id, authorization_id, type, token, status)
+         VALUES ($1, $2, 'http-01', $3, 'invalid')`,
+        [challenge, authorization, randomBytes(32).toString('base64url')],
+      );
+      await db.query(
+        `INSERT INTO protocol_frontends.acme_orders (id, account_id, profile_id, status, identifiers, expires_at, created_at)
+         VALUES ($1, $2, 'default', 'invalid', $3::jsonb, ${created} + interval '7 days', ${created})`,
+        [order, account, JSON.stringify([{ type: 'dns', value: identifier }])],
+      );
+      await db.query(
+        `INSERT INTO protocol_frontends.acme_order_authorizations (order_id, authorization_id) VALUES ($1, $2)`,
+        [order, authorization],
+      );
+      await db.query(
+        `INSERT INTO protocol_frontends.acme_validation_attempts
+           (challenge_id, authorization_id, account_id, type, identifier_type, identifier_value, result, attempted_at)
+         VALUES ($1, $2, $3, 'http-01', 'dns', $4, 'invalid', ${created} + interval '1 hour')`,
+        [challenge, authorization, account, identifier],
+      );
+      return { order, authorization, challenge };
+    };
+    const old = await failedOrder(120, 'retention-old.localhost');
+    const recent = await failedOrder(20, 'retention-recent.localhost');
+    const left = async (table: string, column: string, value: string) =>
+      (await db.query(`SELECT 1 FROM protocol_frontends.${table} WHERE ${column} = $1`, [value])).rowCount;
+    await eventually(
+      async () => (await left('acme_orders', 'id', old.order)) === 0,
+      'the sweep to purge the old order',
+    );
+    await eventually(
+      async () => (await left('acme_authorizations', 'id', old.authorization)) === 0,
+      'the sweep to purge its authorization',
+    );
+    expect(await left('acme_challenges', 'id', old.challenge)).toBe(0);
+    expect(await left('acme_validation_attempts', 'challenge_id', old.challenge)).toBe(0);
+    for (const [table, column, value] of [
+      ['acme_orders', 'id', recent.order],
+      ['acme_authorizations', 'id', recent.authorization],
+      ['acme_challenges', 'id', recent.challenge],
+      ['acme_validation_attempts', 'challenge_id', recent.challenge],
+    ])
+      expect(await left(table, column, value)).toBe(1);
+    // What operators see follows: the old order is gone from the API, the recent one is listed.
+    const listed = (
+      await api('GET', `/api/v1/admin/acme/orders?account_id=${account}`)
+    ).json() as Page<AcmeOrderDto>;
+    expect(listed.data.map((o) => o.id)).toEqual([recent.order]);
   }, 60_000);
 });

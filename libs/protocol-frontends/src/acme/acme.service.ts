@@ -14,6 +14,7 @@ import {
   ServiceOutbox,
 } from '@certlane/platform';
 import {
+  AcmeRetentionStore,
   NonceStore,
   OrderStore,
   poolExecutor,
@@ -21,7 +22,7 @@ import {
   transactionExecutor,
 } from '@certlane/protocol-frontends-data-access';
 import { withTrailingNewline } from '@certlane/pki';
-import { AcmeProblem } from '@certlane/protocol-frontends-domain';
+import { AcmeProblem, acmeRetentionCutoff, nextAcmeRetentionPass } from '@certlane/protocol-frontends-domain';
 import { AcmeServer } from './acme-server';
 import { parseAcmeBody } from './acme-body';
 import { answerOnTheWire } from './acme-http';
@@ -39,12 +40,15 @@ const SWEEP_INTERVAL_MS = 10_000;
 /**
  * The ACME server of this process: its stores on the service's DataSource, issuance over the bus,
  * http-01 validation on SERVICE_ACME_HTTP01_PORT, dns-01 through SERVICE_ACME_DNS_RESOLVERS, and one sweep (expiry, spent nonces, validations
- * a lost replica left) that every replica may run: each step is a conditional statement.
+ * a lost replica left, the retention purge of ADR 0073) that every replica may run: each step is a
+ * conditional statement.
  */
 @Injectable()
 export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   readonly server: AcmeServer;
   private timer?: NodeJS.Timeout;
+  private readonly retention: { days: number; intervalMs: number };
+  private retentionDueAt = new Date(0);
 
   constructor(
     @InjectDataSource('protocol-frontends') private readonly dataSource: DataSource,
@@ -53,6 +57,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
   ) {
+    this.retention = { days: config.acme.retentionDays, intervalMs: config.acme.retentionIntervalMs };
     const certificateProfiles = new CertificateProfiles(bus);
     this.server = new AcmeServer({
       executor: poolExecutor(dataSource),
@@ -243,9 +248,23 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       await new NonceStore(this.dataSource).prune();
       await new RateLimitStore(this.dataSource).prune(3600_000);
       await this.server.retryLostValidations();
+      await this.purgeWhenDue(new Date());
     } catch (error) {
       this.logger.warn({ err: error }, 'ACME sweep failed; the next one retries');
     }
+  }
+
+  /** The retention purge (ADR 0073): each interval, or at the next sweep while a backlog is left. */
+  private async purgeWhenDue(now: Date): Promise<void> {
+    const cutoff = acmeRetentionCutoff(now, this.retention.days);
+    if (!cutoff || now < this.retentionDueAt) return;
+    const purged = await new AcmeRetentionStore(this.dataSource).purge(cutoff);
+    this.retentionDueAt = nextAcmeRetentionPass(now, purged, this.retention.intervalMs);
+    if (purged.orders + purged.certificates + purged.authorizations + purged.attempts > 0)
+      this.logger.info(
+        { ...purged, cutoff: cutoff.toISOString() },
+        'ACME records past their retention purged',
+      );
   }
 }
 
