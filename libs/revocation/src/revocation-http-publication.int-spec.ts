@@ -1,10 +1,18 @@
 import { spawnSync } from 'node:child_process';
+import { createPrivateKey } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IssuedCertificateDto } from '@certlane/contracts';
-import { freePort, ServerProcess, startServer } from '@certlane/connectors/testing';
+import {
+  freePort,
+  ServerProcess,
+  ServerSite,
+  startServer,
+  writeApacheSite,
+  writeNginxSite,
+} from '@certlane/connectors/testing';
 import { NatsBus } from '@certlane/platform';
 import { createCsr, encodeOcspGetPath, SoftwareKeyProvider } from '@certlane/pki';
 import { eventually, startTestSystem, testNatsUrl, TestSystem } from '@certlane/testing';
@@ -27,8 +35,17 @@ function httpGet(url: string): Promise<{ status: number; body: Buffer; type?: st
   });
 }
 
-/** A static nginx serving the publication directory over plain http, as an operator would run it. */
-function writeNginxConfig(dir: string, root: string, port: number): string {
+/**
+ * nginx serving the publication directory over plain http, as an operator would run it: files for
+ * CRLs and RFC 5019 OCSP GETs, and OCSP POSTs (which no file can answer) passed to the https
+ * responder (`upstream`, trusted through `upstreamCa`).
+ */
+function writeNginxConfig(
+  dir: string,
+  root: string,
+  port: number,
+  upstream: { url: string; ca: string },
+): string {
   const conf = join(dir, 'nginx.conf');
   writeFileSync(
     conf,
@@ -44,8 +61,15 @@ http {
   server {
     listen 127.0.0.1:${port};
     root ${root};
+    proxy_ssl_protocols TLSv1.3;
+    proxy_ssl_verify on;
+    proxy_ssl_trusted_certificate ${upstream.ca};
+    proxy_ssl_name localhost;
     location /crl/ { types { } default_type application/pkix-crl; }
-    location /ocsp/ { types { } default_type application/ocsp-response; }
+    location /ocsp/ {
+      types { } default_type application/ocsp-response;
+      if ($request_method = POST) { proxy_pass ${upstream.url}; }
+    }
   }
 }
 `,
@@ -69,6 +93,7 @@ describe('revocation files published for a static http server', () => {
   let nginx: ServerProcess;
   let httpBase: string;
   let leaf: IssuedCertificateDto;
+  let leafKeyPem: string;
 
   const openssl = (args: string[]) => {
     const result = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8', timeout: 30_000 });
@@ -113,19 +138,23 @@ describe('revocation files published for a static http server', () => {
     chmodSync(dir, 0o755);
     www = join(dir, 'www');
     mkdirSync(www);
+    system = await startTestSystem('revpublish', ['auth', 'issuance', 'revocation'], {
+      SERVICE_REVOCATION_PUBLISH_DIR: www,
+    });
+    writeFileSync(join(dir, 'service-ca.pem'), system.ca);
     const port = await freePort();
     httpBase = `http://127.0.0.1:${port}`;
     nginx = startServer('/usr/sbin/nginx', [
       '-p',
       `${dir}/`,
       '-c',
-      writeNginxConfig(dir, www, port),
+      writeNginxConfig(dir, www, port, {
+        url: system.services.revocation.url,
+        ca: join(dir, 'service-ca.pem'),
+      }),
       '-e',
       `${dir}/error.log`,
     ]);
-    system = await startTestSystem('revpublish', ['auth', 'issuance', 'revocation'], {
-      SERVICE_REVOCATION_PUBLISH_DIR: www,
-    });
     bus = await NatsBus.connect({
       servers: [testNatsUrl()],
       name: 'revocation-publication-test',
@@ -137,6 +166,9 @@ describe('revocation files published for a static http server', () => {
       config: { publication_base_url: `${httpBase}/` },
     });
     const { signer } = await provider.generate({ algorithm: 'ECDSA', curve: 'P-256' });
+    leafKeyPem = createPrivateKey({ key: signer.exportPkcs8(), format: 'der', type: 'pkcs8' })
+      .export({ type: 'pkcs8', format: 'pem' })
+      .toString();
     const csr = await createCsr({ subject: [['CN', 'plain.example.com']], signer });
     // About one serial in 64 has a GET path ending in '/', which no file can answer (ADR 0038).
     do {
@@ -185,6 +217,75 @@ describe('revocation files published for a static http server', () => {
     expect(good.type).toBe('application/ocsp-response');
     expect(good.output).toContain('Response verify OK');
     expect(good.output).toMatch(/leaf\.pem: good/);
+  });
+
+  /**
+   * What a TLS client is stapled by the server at `port`: openssl s_client -status, until the
+   * server has fetched a response (servers fetch on their first handshakes, in the background).
+   */
+  async function stapledStatus(port: number): Promise<string> {
+    const handshake = () =>
+      spawnSync('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, '-status', '-CAfile', 'root.pem'], {
+        cwd: dir,
+        input: '',
+        encoding: 'utf8',
+        timeout: 30_000,
+      }).stdout;
+    await eventually(
+      () => handshake().includes('OCSP Response Status: successful'),
+      'a stapled OCSP response',
+    );
+    return handshake();
+  }
+
+  /** A TLS site of a real server serving the leaf, started, stopped after `check`. */
+  async function withSite(
+    name: string,
+    write: (siteDir: string, port: number) => ServerSite,
+    check: (port: number) => Promise<void>,
+  ) {
+    const siteDir = join(dir, name);
+    const port = await freePort();
+    const site = write(siteDir, port);
+    const [issuing] = leaf.chain_pem.match(
+      /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n?/g,
+    )!;
+    writeFileSync(
+      site.certPath,
+      site.certPath.endsWith('fullchain.pem') ? leaf.certificate_pem + issuing : leaf.certificate_pem,
+    );
+    writeFileSync(join(siteDir, 'certs', 'chain.pem'), issuing);
+    writeFileSync(site.keyPath, leafKeyPem);
+    const server = site.start();
+    try {
+      await check(port);
+    } finally {
+      await server.stop();
+    }
+  }
+
+  it('nginx staples the published response, which it verifies (ssl_stapling_verify): the RFC 5019 GET answered by a file', async () => {
+    await withSite(
+      'nginx-site',
+      (siteDir, port) => writeNginxSite(siteDir, port, { staplingTrust: join(dir, 'chain.pem') }),
+      async (port) => {
+        const status = await stapledStatus(port);
+        expect(status).toContain('Cert Status: good');
+        expect(status).toContain(`Serial Number: ${leaf.serial_hex.toUpperCase()}`);
+      },
+    );
+  });
+
+  it("Apache httpd's mod_ssl staples through the same http origin: its OCSP POST is passed to the https responder", async () => {
+    await withSite(
+      'apache-site',
+      (siteDir, port) => writeApacheSite(siteDir, port, 'localhost', { stapling: true }),
+      async (port) => {
+        const status = await stapledStatus(port);
+        expect(status).toContain('Cert Status: good');
+        expect(status).toContain(`Serial Number: ${leaf.serial_hex.toUpperCase()}`);
+      },
+    );
   });
 
   it('replaces both files after a revocation', async () => {

@@ -26,11 +26,14 @@ export const siteTargetConfig = (site: ServerSite) => ({
   reload_command: site.reloadCommand,
 });
 
-/** nginx with its own prefix, pid file, temp paths and logs; `binary` names nginx in the commands. */
+/**
+ * nginx with its own prefix, pid file, temp paths and logs; `binary` names nginx in the commands.
+ * With `staplingTrust` (the issuer chain's PEM file) it staples OCSP responses it verified.
+ */
 export function writeNginxSite(
   dir: string,
   port: number,
-  options: { serverName?: string; binary?: string } = {},
+  options: { serverName?: string; binary?: string; staplingTrust?: string } = {},
 ): ServerSite {
   mkdirSync(join(dir, 'certs'), { recursive: true });
   mkdirSync(join(dir, 'logs'), { recursive: true });
@@ -52,7 +55,14 @@ http {
     listen 127.0.0.1:${port} ssl;
     server_name ${options.serverName ?? 'localhost'};
     ssl_certificate ${certPath};
-    ssl_certificate_key ${keyPath};
+    ssl_certificate_key ${keyPath};${
+      options.staplingTrust
+        ? `
+    ssl_stapling on;
+    ssl_stapling_verify on;
+    ssl_trusted_certificate ${options.staplingTrust};`
+        : ''
+    }
     return 200 "ok\\n";
   }
 }
@@ -70,11 +80,15 @@ http {
   };
 }
 
-/** Apache httpd (mpm_event, mod_ssl) with one TLS virtual host; reload is `-k graceful`. */
+/**
+ * Apache httpd (mpm_event, mod_ssl) with one TLS virtual host; reload is `-k graceful`. With
+ * `stapling`, mod_ssl staples OCSP responses (it asks the responder with POST).
+ */
 export function writeApacheSite(
   dir: string,
   port: number,
   serverName = 'localhost',
+  options: { stapling?: boolean } = {},
 ): ServerSite & { chainPath: string } {
   mkdirSync(join(dir, 'certs'), { recursive: true });
   const conf = join(dir, 'httpd.conf');
@@ -94,13 +108,19 @@ LoadModule ssl_module ${modules}/mod_ssl.so
 User www-data
 Group www-data
 Listen 127.0.0.1:${port}
-SSLSessionCache none
+SSLSessionCache none${
+      options.stapling
+        ? `
+SSLStaplingCache shmcb:${dir}/stapling(65536)
+SSLStaplingStandardCacheTimeout 60`
+        : ''
+    }
 <VirtualHost 127.0.0.1:${port}>
   ServerName ${serverName}
   SSLEngine on
   SSLCertificateFile ${dir}/certs/cert.pem
   SSLCertificateChainFile ${dir}/certs/chain.pem
-  SSLCertificateKeyFile ${dir}/certs/server.key
+  SSLCertificateKeyFile ${dir}/certs/server.key${options.stapling ? '\n  SSLUseStapling on' : ''}
 </VirtualHost>
 `,
   );
