@@ -4,6 +4,7 @@ import { AcmeAdminHandlers } from './acme/acme-admin.handlers';
 import { AcmeController } from './acme/acme.controller';
 import { AcmeService } from './acme/acme.service';
 import { AcmeOperationsHandlers } from './acme/acme-operations.handlers';
+import { AcmeApprovalFollower } from './acme/acme-approval-follower';
 import { AcmeRevocationFollower } from './acme/acme-revocation-follower';
 import { ClientCertificateStatusService } from './client-certificate-status.service';
 import { ProtocolLanesInstaller } from './protocol-lanes.installer';
@@ -34,6 +35,7 @@ export class ProtocolFrontendsModule {
         AcmeAdminHandlers,
         AcmeOperationsHandlers,
         AcmeRevocationFollower,
+        AcmeApprovalFollower,
         EstService,
         EstAdminHandlers,
         ScepService,

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { ApprovalDto, Page } from '@certlane/contracts';
 import { parseCertificates } from '@certlane/pki';
 import {
+  eventually,
   freePort,
   httpsRequest,
   HttpsResult,
@@ -274,6 +275,43 @@ describe('ACME finalize waiting for an enrollment approval', () => {
     expect(polled.json.error.detail).toContain('rejected by an approver: unknown host');
     expect(polled.json.certificate).toBeUndefined();
     expect(polled.headers['retry-after']).toBeUndefined();
+  });
+
+  it('RFC 8555 7.1.6: an approval decided while the client is away moves its order without a poll: approved -> valid with its certificate stored, rejected -> invalid', async () => {
+    const kept = await heldOrder('held-away.localhost');
+    const refused = await heldOrder('held-away-no.localhost');
+    const [toApprove] = await approvalsOf(kept.orderUrl);
+    const [toReject] = await approvalsOf(refused.orderUrl);
+    const approved = await api('POST', `/api/v1/approvals/${toApprove.id}/approve`);
+    expect(approved.status).toBe(200);
+    expect(
+      (await api('POST', `/api/v1/approvals/${toReject.id}/reject`, { reason: 'gone away' })).status,
+    ).toBe(200);
+    const stored = async (orderUrl: string) =>
+      (
+        await db.query(
+          `SELECT o.status, o.error, c.serial_hex FROM protocol_frontends.acme_orders o
+             LEFT JOIN protocol_frontends.acme_certificates c ON c.order_id = o.id WHERE o.id = $1`,
+          [orderUrl.split('/').pop()],
+        )
+      ).rows[0] as { status: string; error: { detail: string } | null; serial_hex: string | null };
+    await eventually(
+      async () => (await stored(kept.orderUrl)).status === 'valid',
+      'the approved order valid',
+    );
+    await eventually(
+      async () => (await stored(refused.orderUrl)).status === 'invalid',
+      'the rejected order invalid',
+    );
+    expect((await stored(kept.orderUrl)).serial_hex).toBe(
+      (approved.json() as ApprovalDto).enrollment!.serial_hex,
+    );
+    expect((await stored(refused.orderUrl)).error?.detail).toContain('rejected by an approver: gone away');
+    // The client coming back finds them as they were left, the certificate ready to download.
+    const polled = await kept.c.post(kept.orderUrl, '');
+    expect([polled.status, polled.json.status]).toEqual([200, 'valid']);
+    expect((await kept.c.post(polled.json.certificate, '')).status).toBe(200);
+    expect((await refused.c.post(refused.orderUrl, '')).json.status).toBe('invalid');
   });
 
   it('RFC 8555 7.3.6: an account deactivating itself ends its order waiting for an approval, and the approval is withdrawn: nothing can be issued for it', async () => {

@@ -69,6 +69,7 @@ import {
   nextAuthorizationStatus,
   nextChallengeStatus,
   nextOrderStatus,
+  OrderStatus,
   orderEventFromApproval,
   orderEventFromAuthorizations,
   orderExpiry,
@@ -831,6 +832,18 @@ export class AcmeServer {
       order = await this.pickUpApproval(order, accountRow);
     return this.orderAnswer(order, urls);
   };
+
+  /**
+   * An approval decided while the client was away (ADR 0068 amendment, ninth stop): the order
+   * waiting for it moves as a poll would move it (valid with its certificate, or invalid). The
+   * order's status afterwards, or null when no processing order waits for that approval.
+   */
+  async followApprovalDecision(approvalId: string, orderId: string): Promise<OrderStatus | null> {
+    const order = await this.orders.orderView(orderId);
+    if (order?.status !== 'processing' || order.approval_id !== approvalId) return null;
+    const accountRow = await this.accounts.byId(order.account_id);
+    return (await this.pickUpApproval(order, accountRow)).status;
+  }
 
   /** An order's object; while processing with `Retry-After` (RFC 8555 7.4). */
   private orderAnswer(order: AcmeOrderView, urls: AcmeUrls, headers: Record<string, string> = {}) {
