@@ -503,6 +503,35 @@ describe('EST server (Basic)', () => {
     expect(opened).not.toBe(clientKey);
   });
 
+  it("RFC 7030 4.4.1: serverkeygen ignores the CSR's signature (the server MUST ignore it); simpleenroll refuses the same CSR", async () => {
+    await new EstProfileStore(replicaA).create('keygen-unsigned', {
+      ...profile,
+      serverkeygen_enabled: true,
+      serverkeygen_unencrypted_allowed: true,
+      rate_limit_per_minute: 100,
+    });
+    const der = Buffer.from(csr('kgunsigned').der);
+    der[der.length - 1] ^= 0xff; // the last byte of the RSA signature
+    const body = der.toString('base64');
+    const ask = (operation: string) =>
+      server(replicaA).handle({
+        method: 'POST',
+        path: `/.well-known/est/keygen-unsigned/${operation}`,
+        body,
+        authorization: AUTH(),
+      });
+    const enrolled = await ask('simpleenroll');
+    expect([enrolled.status, enrolled.body]).toEqual([400, 'the CSR signature does not verify\n']);
+    const generated = await ask('serverkeygen');
+    expect(generated.status).toBe(200);
+    const [keyPart, certPart] = keygenParts(generated);
+    expect(keyPart.type).toBe('application/pkcs8');
+    writeFileSync(path('kgunsigned.p8'), keyPart.der);
+    expect(openssl(['pkey', '-inform', 'DER', '-in', path('kgunsigned.p8'), '-pubout'])).toBe(
+      issuedKey(certPart.der).export({ format: 'pem', type: 'spki' }),
+    );
+  });
+
   describe('RFC 7030 4.4.1.1: DecryptKeyIdentifier, a key-encryption key of the profile', () => {
     let symmetric: EstProfileRow;
     let other: EstProfileRow;

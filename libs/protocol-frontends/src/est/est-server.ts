@@ -286,8 +286,9 @@ export class EstServer {
       });
       return answer(400, 'the body is not a PKCS#10 request\n');
     }
-    // RFC 7030 4.2.1 / RFC 2986: the request must be signed by the key it carries.
-    if (!(await csr.signatureValid())) {
+    // RFC 7030 4.2.1 / RFC 2986: the request must be signed by the key it carries. serverkeygen
+    // replaces that key, and 4.4.1 says the server "MUST ignore the public key values and signature".
+    if (operation !== 'serverkeygen' && !(await csr.signatureValid())) {
       await this.outcome(profile, failed, principal, operation, 'failure', {
         reason: 'bad CSR signature',
       });
