@@ -2,6 +2,7 @@ import { KeyObject, X509Certificate } from 'node:crypto';
 import {
   eventually,
   freePort,
+  httpsRequest,
   ServiceProcess,
   startServiceProcess,
   startTestSystem,
@@ -966,5 +967,38 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(rows).toEqual([
       { details: expect.objectContaining({ by: 'authorized_account', reason: 'keyCompromise' }) },
     ]);
+  });
+  it('counts orders, validations, certificates and problems on /metrics (Prometheus)', async () => {
+    const scrape = async () =>
+      (await httpsRequest(`${system.services['protocol-frontends'].url}/metrics`, { ca: system.ca })).text;
+    /** A series' value: the line of `name` whose labels include every one of `labels`. */
+    const value = (text: string, [name, ...labels]: string[]) => {
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith(`${name}{`) && labels.every((label) => l.includes(label)));
+      return Number(line?.split(' ').pop() ?? 0);
+    };
+    const series = {
+      orders: ['certlane_acme_orders_created_total', 'profile="default"'],
+      valid: ['certlane_acme_validations_total', 'type="http-01"', 'result="valid"'],
+      timed: ['certlane_acme_validation_duration_seconds_count', 'type="http-01"'],
+      issued: ['certlane_acme_certificates_issued_total', 'profile="default"'],
+      badNonce: ['certlane_acme_problems_total', 'type="badNonce"'],
+    };
+    const before = await scrape();
+    const c = await client();
+    await c.register();
+    await certificateFor(c, ['metrics.localhost']);
+    const nonce = await c.nonce();
+    const url = (await c.directory()).newOrder;
+    const identifiers = [{ type: 'dns', value: 'metrics-two.localhost' }];
+    expect((await c.post(url, { identifiers }, { nonce })).status).toBe(201);
+    expect((await c.post(url, { identifiers }, { nonce })).json.type).toBe(urn('badNonce'));
+    const after = await scrape();
+    expect(value(after, series.orders) - value(before, series.orders)).toBe(2);
+    expect(value(after, series.valid) - value(before, series.valid)).toBe(1);
+    expect(value(after, series.timed) - value(before, series.timed)).toBe(1);
+    expect(value(after, series.issued) - value(before, series.issued)).toBe(1);
+    expect(value(after, series.badNonce) - value(before, series.badNonce)).toBe(1);
   });
 });

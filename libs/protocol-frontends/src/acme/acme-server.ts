@@ -87,6 +87,7 @@ import { CaaCheck } from './caa-checker';
 import { AcmeUrls, locate } from './acme-urls';
 import { EstCsr } from '../est/est-csr';
 import { EabKeyBox } from './eab-key-box';
+import { AcmeObserver } from './acme-metrics';
 
 /** A certificate as issuance issued it. */
 export interface AcmeIssuedCertificate {
@@ -234,6 +235,8 @@ export interface AcmeServerDependencies {
   caa?: { check: CaaCheck; identities: readonly string[] };
   /** Reports a failure the client only sees as serverInternal (or not at all: background validation). */
   onBackgroundError?: (error: unknown) => void;
+  /** Problems answered, orders, validations and certificates, for the metrics. */
+  observe?: AcmeObserver;
   /** renewal-info's explanationURL of revoked certificates (RFC 9773 4.2). */
   revocationExplanationUrl?: string;
 }
@@ -313,11 +316,12 @@ export class AcmeServer {
       response = await this.route(request, new AcmeUrls(location), location.resource, profile);
     } catch (error) {
       if (!(error instanceof AcmeProblem)) this.deps.onBackgroundError?.(error);
-      response = problem(
+      const answered =
         error instanceof AcmeProblem
           ? error
-          : new AcmeProblem('serverInternal', 'the server failed to answer'),
-      );
+          : new AcmeProblem('serverInternal', 'the server failed to answer');
+      this.deps.observe?.problem(answered.type);
+      response = problem(answered);
     }
     const urls = location ? new AcmeUrls(location) : null;
     // RFC 8555 7.2 asks for nonces on POST answers; newNonce hands them out. The directory and
@@ -694,6 +698,7 @@ export class AcmeServer {
     const limit = rateSlotOutcome(slot.key, slot.rule, gate as Date | null, now);
     if (!limit.ok) throw limit.problem;
     this.deps.committed?.();
+    this.deps.observe?.orderCreated(profile.id);
     // Reused authorizations may already make the order ready; new ones are pending.
     let view = order!; // the gate let the statement write: the order is stored
     if (reused > 0) {
@@ -1002,6 +1007,9 @@ export class AcmeServer {
     expectedKeyAuthorization: string,
   ): Promise<AcmeChallengeRow | null> {
     const { authorization } = challenge;
+    const started = performance.now();
+    const observed = (result: 'valid' | 'invalid' | 'retry') =>
+      this.deps.observe?.validation(challenge.type, result, (performance.now() - started) / 1000);
     // The profile's identities are read only where they matter: dns-persist-01, or CAA of a name
     // while some profile (or the server) names identities.
     const identities =
@@ -1038,6 +1046,7 @@ export class AcmeServer {
           if (await new OrderStore(executor).retryLater(challenge.id, delay, outcome.problem.toDocument()))
             await new AcmeOperationsStore(executor).recordAttempt(attempt('retry'));
         });
+        observed('retry');
         return {
           ...challenge,
           status: 'processing',
@@ -1100,7 +1109,10 @@ export class AcmeServer {
         this.deps.auditPart?.(statement, condition, record);
       },
     });
-    if (concluded) this.deps.committed?.();
+    if (concluded) {
+      this.deps.committed?.();
+      observed(outcome.ok ? 'valid' : 'invalid');
+    }
     await this.advanceOrders({ authorizationId: authorization.id });
     // Not concluded: another replica ended this validation (this one's lease had run out).
     if (!concluded) return null;
@@ -1360,6 +1372,7 @@ export class AcmeServer {
     );
     if (!stored) return null;
     this.deps.committed?.();
+    this.deps.observe?.certificateIssued(audited.profileId);
     return { id: stored.id, renews: stored.renewed ? predecessor! : null };
   }
 

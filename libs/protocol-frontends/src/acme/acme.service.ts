@@ -10,6 +10,8 @@ import {
   LOGGER,
   MESSAGE_BUS,
   MessageBus,
+  Metrics,
+  METRICS,
   outboxToken,
   ServiceOutbox,
 } from '@certlane/platform';
@@ -34,6 +36,7 @@ import { validateDns01, validateDnsPersist01 } from './dns01-validator';
 import { validateHttp01 } from './http01-validator';
 import { validateTlsAlpn01 } from './tls-alpn01-validator';
 import { caaChecker } from './caa-checker';
+import { acmeMetrics } from './acme-metrics';
 
 const SWEEP_INTERVAL_MS = 10_000;
 
@@ -56,6 +59,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
+    @Inject(METRICS) metrics: Metrics,
   ) {
     this.retention = { days: config.acme.retentionDays, intervalMs: config.acme.retentionIntervalMs };
     const certificateProfiles = new CertificateProfiles(bus);
@@ -213,6 +217,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
         return { ok: false, problem: unsupported(challenge.type) };
       },
       onBackgroundError: (error) => this.logger.error({ err: error }, 'ACME request failed'),
+      observe: acmeMetrics(metrics.registry),
     });
   }
 
