@@ -25,15 +25,14 @@ export class AcmeRetentionStore {
   constructor(private readonly executor: SqlExecutor) {}
 
   async purge(cutoff: Date, batch = 1000): Promise<AcmePurged> {
-    const orders = await this.count(
-      `WITH doomed AS (
-         SELECT o.id FROM acme_orders o
-          WHERE o.status = 'invalid' AND o.created_at < $1
-            AND NOT EXISTS (SELECT 1 FROM acme_certificates c WHERE c.order_id = o.id)
-          ORDER BY o.created_at LIMIT $2 FOR UPDATE SKIP LOCKED),
-       gone AS (DELETE FROM acme_orders o USING doomed WHERE o.id = doomed.id RETURNING 1)
-       SELECT count(*)::int AS n FROM gone`,
-      [cutoff, batch],
+    const orders = await this.deleteEach(
+      'acme_orders',
+      `SELECT o.id FROM acme_orders o
+        WHERE o.status = 'invalid' AND o.created_at < $1
+          AND NOT EXISTS (SELECT 1 FROM acme_certificates c WHERE c.order_id = o.id)
+        ORDER BY o.created_at`,
+      cutoff,
+      batch,
     );
     // A certificate and its order in one statement: the foreign key is checked at its end. One
     // that a kept certificate names as its replacement stays until that one has gone.
@@ -49,23 +48,20 @@ export class AcmeRetentionStore {
       [cutoff, batch],
     );
     // Challenges go with their authorization (ON DELETE CASCADE).
-    const authorizations = await this.count(
-      `WITH doomed AS (
-         SELECT a.id FROM acme_authorizations a
-          WHERE a.expires_at < $1
-            AND NOT EXISTS (SELECT 1 FROM acme_order_authorizations oa WHERE oa.authorization_id = a.id)
-          ORDER BY a.expires_at LIMIT $2 FOR UPDATE SKIP LOCKED),
-       gone AS (DELETE FROM acme_authorizations a USING doomed WHERE a.id = doomed.id RETURNING 1)
-       SELECT count(*)::int AS n FROM gone`,
-      [cutoff, batch],
+    const authorizations = await this.deleteEach(
+      'acme_authorizations',
+      `SELECT a.id FROM acme_authorizations a
+        WHERE a.expires_at < $1
+          AND NOT EXISTS (SELECT 1 FROM acme_order_authorizations oa WHERE oa.authorization_id = a.id)
+        ORDER BY a.expires_at`,
+      cutoff,
+      batch,
     );
-    const attempts = await this.count(
-      `WITH doomed AS (
-         SELECT id FROM acme_validation_attempts WHERE attempted_at < $1
-          ORDER BY attempted_at, id LIMIT $2 FOR UPDATE SKIP LOCKED),
-       gone AS (DELETE FROM acme_validation_attempts v USING doomed WHERE v.id = doomed.id RETURNING 1)
-       SELECT count(*)::int AS n FROM gone`,
-      [cutoff, batch],
+    const attempts = await this.deleteEach(
+      'acme_validation_attempts',
+      'SELECT id FROM acme_validation_attempts WHERE attempted_at < $1 ORDER BY attempted_at, id',
+      cutoff,
+      batch,
     );
     return {
       orders,
@@ -74,6 +70,16 @@ export class AcmeRetentionStore {
       attempts,
       filledABatch: [orders, certificates, authorizations, attempts].some((n) => n >= batch),
     };
+  }
+
+  /** Deletes the first `batch` rows of `table` whose ids `select` (with `$1` the cutoff) lists. */
+  private deleteEach(table: string, select: string, cutoff: Date, batch: number): Promise<number> {
+    return this.count(
+      `WITH doomed AS (${select} LIMIT $2 FOR UPDATE SKIP LOCKED),
+       gone AS (DELETE FROM ${table} t USING doomed WHERE t.id = doomed.id RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      [cutoff, batch],
+    );
   }
 
   private async count(sql: string, values: unknown[]): Promise<number> {
