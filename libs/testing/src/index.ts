@@ -12,3 +12,4 @@ export * from './private-servers';
 export * from './migrations-before';
 export * from './fast-lane-harness';
 export * from './service-schema-database';
+export * from './prometheus';

@@ -2,7 +2,8 @@ import { KeyObject, X509Certificate } from 'node:crypto';
 import {
   eventually,
   freePort,
-  httpsRequest,
+  metricValue,
+  scrapeMetrics,
   ServiceProcess,
   startServiceProcess,
   startTestSystem,
@@ -969,15 +970,8 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     ]);
   });
   it('counts orders, validations, certificates and problems on /metrics (Prometheus)', async () => {
-    const scrape = async () =>
-      (await httpsRequest(`${system.services['protocol-frontends'].url}/metrics`, { ca: system.ca })).text;
-    /** A series' value: the line of `name` whose labels include every one of `labels`. */
-    const value = (text: string, [name, ...labels]: string[]) => {
-      const line = text
-        .split('\n')
-        .find((l) => l.startsWith(`${name}{`) && labels.every((label) => l.includes(label)));
-      return Number(line?.split(' ').pop() ?? 0);
-    };
+    const scrape = () => scrapeMetrics(system.services['protocol-frontends'].url, system.ca);
+    const value = (text: string, [name, ...labels]: string[]) => metricValue(text, name, ...labels);
     const series = {
       orders: ['certlane_acme_orders_created_total', 'profile="default"'],
       valid: ['certlane_acme_validations_total', 'type="http-01"', 'result="valid"'],

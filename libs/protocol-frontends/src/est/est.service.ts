@@ -10,6 +10,8 @@ import {
   LOGGER,
   MESSAGE_BUS,
   MessageBus,
+  METRICS,
+  Metrics,
   outboxToken,
   readTlsMaterial,
   ServiceOutbox,
@@ -17,6 +19,7 @@ import {
 import { EstProfileStore } from '@certlane/protocol-frontends-data-access';
 import { CoalescedCounter } from './coalesced-counter';
 import { CertificateProfiles } from '../certificate-profiles';
+import { profileOutcomeMetrics } from '../profile-outcome-metrics';
 import { activeCaCertificates, issueAndRecord } from '../enrollment-issuance';
 import { ClientCertificateStatusService } from '../client-certificate-status.service';
 import { EstKekBox } from './est-kek-box';
@@ -42,8 +45,10 @@ export class EstService implements OnApplicationBootstrap {
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
     revocation: ClientCertificateStatusService,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
+    @Inject(METRICS) metrics: Metrics,
   ) {
     const store = new EstProfileStore(dataSource);
+    const countOutcome = profileOutcomeMetrics(metrics.registry, 'est');
     this.certificateProfiles = new CertificateProfiles(bus);
     this.ticks = new CoalescedCounter((batch) =>
       store.tickMany(batch.map(({ fields, count }) => ({ ...fields, count }))),
@@ -59,6 +64,7 @@ export class EstService implements OnApplicationBootstrap {
       executor: dataSource,
       audit: async (records, tick) => {
         await Promise.all([audits.write(records), this.ticks.add(`${tick.profileId} ${tick.outcome}`, tick)]);
+        countOutcome(tick);
       },
       issue: ({ csrPem, profile, mustStaple, validityDays, renewsCertificatePem }) =>
         issueAndRecord(bus, this.logger, {

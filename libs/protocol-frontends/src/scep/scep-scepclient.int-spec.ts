@@ -4,7 +4,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApprovalDto, Page, ScepProfileDto, ScepProfileList } from '@certlane/contracts';
-import { eventually, httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
+import {
+  eventually,
+  httpsRequest,
+  metricValue,
+  scrapeMetrics,
+  startTestSystem,
+  TestSystem,
+} from '@certlane/testing';
 import { Client } from 'pg';
 
 const CHALLENGE = 'scepclient-challenge-0123456';
@@ -193,12 +200,19 @@ describe('SCEP with micromdm scepclient', () => {
     expect(existsSync(join(rejected.dir, 'cert.pem'))).toBe(false);
   }, 100_000);
 
-  it('spec 6.4: the profile counters tick per outcome', async () => {
+  it("spec 6.4: the profile counters tick per outcome, and protocol-frontends' /metrics counts them alike", async () => {
     const list = (await api('GET', '/api/v1/admin/scep/profiles')).json() as ScepProfileList;
-    expect(list.profiles.find((p) => p.path_id === 'default')!.counters).toMatchObject({
+    const profile = list.profiles.find((p) => p.path_id === 'default')!;
+    expect(profile.counters).toMatchObject({
       scep_pkcsreq: 1,
       scep_renewalreq: 1,
       scep_auth_failed: 1,
     });
+    const text = await scrapeMetrics(system.services['protocol-frontends'].url, system.ca);
+    for (const outcome of ['scep_pkcsreq', 'scep_renewalreq', 'scep_auth_failed'])
+      expect([
+        outcome,
+        metricValue(text, 'certlane_scep_outcomes_total', `profile="${profile.id}"`, `outcome="${outcome}"`),
+      ]).toEqual([outcome, 1]);
   });
 });

@@ -11,11 +11,14 @@ import {
   LOGGER,
   MESSAGE_BUS,
   MessageBus,
+  METRICS,
+  Metrics,
   outboxToken,
   ServiceOutbox,
   verifyClientCertificate,
 } from '@certlane/platform';
 import { CertificateProfiles } from '../certificate-profiles';
+import { profileOutcomeMetrics } from '../profile-outcome-metrics';
 import { ClientCertificateStatusService } from '../client-certificate-status.service';
 import { activeCaCertificates, issueAndRecord } from '../enrollment-issuance';
 import { ScepProfileStore, ScepTransactionStore } from '@certlane/protocol-frontends-data-access';
@@ -40,8 +43,10 @@ export class ScepService implements OnApplicationBootstrap {
     @Inject(CERTLANE_CONFIG) config: CertlaneConfig,
     revocation: ClientCertificateStatusService,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
+    @Inject(METRICS) metrics: Metrics,
   ) {
     const certificateProfiles = new CertificateProfiles(bus);
+    const countOutcome = profileOutcomeMetrics(metrics.registry, 'scep');
     // The outcomes of concurrent requests in one transaction: their issued transactions, one
     // statement of counter ticks and one of audit records (ADR 0066), so requests no longer queue
     // on the counter rows each transaction held until its commit.
@@ -63,7 +68,10 @@ export class ScepService implements OnApplicationBootstrap {
       // `/scep-mtls`: the platform's mutual-TLS check against the profile's trust bundle (ADR 0061).
       verifyClientCertificate,
       clientRevocation: (fingerprint, leaf, issuers) => revocation.status.check(fingerprint, leaf, issuers),
-      record: (outcome) => outcomes.write(outcome),
+      record: async (outcome) => {
+        await outcomes.write(outcome);
+        outcome.ticks.forEach(countOutcome);
+      },
       issue: ({ csrPem, profile, transactionId, issuance, renewsCertificatePem }) =>
         issueAndRecord(bus, this.logger, {
           csrPem,
