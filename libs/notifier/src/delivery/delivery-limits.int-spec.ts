@@ -108,10 +108,11 @@ describe('notifier: per-notifier rate and concurrency limits', () => {
     const times = mine().map((a) => a.at);
     const gaps = times.slice(1).map((at, i) => at - times[i]);
     // Sends start at slots 1000 ms apart; what the receiver sees also carries each request's own
-    // connect and write time, which jitters by tens of ms on a loaded machine: the span over the
-    // five holds the rate, each gap stays near it.
+    // connect and write time, which jitters by tens of ms, and by a quarter second on a machine
+    // running other suites (743 ms was seen): the span over the five holds the rate, and no gap
+    // comes near the 0 ms of two sends sharing a slot.
     expect(times[times.length - 1] - times[0]).toBeGreaterThanOrEqual(4 * 1000 - 150);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(800);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(500);
     expect(Math.max(...mine().map((a) => a.inFlight))).toBe(1);
     await eventually(
       async () =>
