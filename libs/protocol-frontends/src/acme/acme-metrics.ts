@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
+import { counterSeries, histogramSeries } from '../metric-series';
 
 /** What the ACME server reports as it works (ADR 0053 amendment, ninth stop). */
 export interface AcmeObserver {
@@ -10,96 +11,41 @@ export interface AcmeObserver {
   certificateIssued(profileId: string): void;
 }
 
-/** `metric` from `registry`, made once: two servers of one process share its series. */
-function once<T>(registry: Registry, name: string, make: () => T): T {
-  return (registry.getSingleMetric(name) as T | undefined) ?? make();
-}
-
-/**
- * The ACME series on a process's Prometheus registry. Label-bound children are cached, so the
- * request path pays a map lookup and an increment.
- */
+/** The ACME series on a process's Prometheus registry. */
 export function acmeMetrics(registry: Registry): AcmeObserver {
-  const registers = [registry];
-  const problems = once(
-    registry,
-    'certlane_acme_problems_total',
-    () =>
-      new Counter({
-        name: 'certlane_acme_problems_total',
-        help: 'ACME problem documents answered, by problem type (badNonce, rateLimited, ...)',
-        labelNames: ['type'],
-        registers,
-      }),
-  );
-  const orders = once(
-    registry,
-    'certlane_acme_orders_created_total',
-    () =>
-      new Counter({
-        name: 'certlane_acme_orders_created_total',
-        help: 'ACME orders created, by ACME profile',
-        labelNames: ['profile'],
-        registers,
-      }),
-  );
-  const validations = once(
-    registry,
-    'certlane_acme_validations_total',
-    () =>
-      new Counter({
-        name: 'certlane_acme_validations_total',
-        help: 'ACME validation attempts, by challenge type and result (valid, invalid, retry)',
-        labelNames: ['type', 'result'],
-        registers,
-      }),
-  );
-  const validationSeconds = once(
-    registry,
-    'certlane_acme_validation_duration_seconds',
-    () =>
-      new Histogram({
-        name: 'certlane_acme_validation_duration_seconds',
-        help: 'ACME validation attempt duration (the fetch or lookup and the CAA check), by challenge type',
-        labelNames: ['type'],
-        buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-        registers,
-      }),
-  );
-  const issued = once(
-    registry,
-    'certlane_acme_certificates_issued_total',
-    () =>
-      new Counter({
-        name: 'certlane_acme_certificates_issued_total',
-        help: 'Certificates stored for ACME orders, by ACME profile',
-        labelNames: ['profile'],
-        registers,
-      }),
-  );
-  const cached = <T>(make: (key: string) => T) => {
-    const children = new Map<string, T>();
-    return (key: string): T => {
-      let child = children.get(key);
-      if (!child) children.set(key, (child = make(key)));
-      return child;
-    };
-  };
-  const problemOf = cached((type) => problems.labels({ type }));
-  const ordersOf = cached((profile) => orders.labels({ profile }));
-  const issuedOf = cached((profile) => issued.labels({ profile }));
-  const validationOf = cached((key) => {
-    const [type, result] = key.split(' ');
-    return { count: validations.labels({ type, result }), seconds: validationSeconds.labels({ type }) };
+  const problems = counterSeries(registry, {
+    name: 'certlane_acme_problems_total',
+    help: 'ACME problem documents answered, by problem type (badNonce, rateLimited, ...)',
+    labelNames: ['type'],
+  });
+  const orders = counterSeries(registry, {
+    name: 'certlane_acme_orders_created_total',
+    help: 'ACME orders created, by ACME profile',
+    labelNames: ['profile'],
+  });
+  const validations = counterSeries(registry, {
+    name: 'certlane_acme_validations_total',
+    help: 'ACME validation attempts, by challenge type and result (valid, invalid, retry)',
+    labelNames: ['type', 'result'],
+  });
+  const validationSeconds = histogramSeries(registry, {
+    name: 'certlane_acme_validation_duration_seconds',
+    help: 'ACME validation attempt duration (the fetch or lookup and the CAA check), by challenge type',
+    labelNames: ['type'],
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  });
+  const issued = counterSeries(registry, {
+    name: 'certlane_acme_certificates_issued_total',
+    help: 'Certificates stored for ACME orders, by ACME profile',
+    labelNames: ['profile'],
   });
   return {
-    problem: (type) => problemOf(type).inc(),
-    orderCreated: (profile) => ordersOf(profile).inc(),
-    certificateIssued: (profile) => issuedOf(profile).inc(),
+    problem: (type) => problems({ type }).inc(),
+    orderCreated: (profile) => orders({ profile }).inc(),
+    certificateIssued: (profile) => issued({ profile }).inc(),
     validation: (type, result, seconds) => {
-      const child = validationOf(`${type} ${result}`);
-      child.count.inc();
-      child.seconds.observe(seconds);
+      validations({ type, result }).inc();
+      validationSeconds({ type }).observe(seconds);
     },
   };
 }
