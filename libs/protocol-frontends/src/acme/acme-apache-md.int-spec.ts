@@ -240,9 +240,13 @@ MDRetryDelay 1s
     await eventually(
       () => {
         if (apache?.exitCode !== null) throw new Error(`apache2 exited: ${errorLog()}`);
-        return files.some(
-          (file) => existsSync(file) && new X509Certificate(readFileSync(file)).serialNumber !== replacing,
-        );
+        return files.some((file) => {
+          // mod_md may be writing the file: one that does not parse yet is not staged yet.
+          const pem = existsSync(file) ? readFileSync(file, 'utf8') : '';
+          return (
+            pem.includes('-----END CERTIFICATE-----') && new X509Certificate(pem).serialNumber !== replacing
+          );
+        });
       },
       `mod_md staging a certificate for ${name}`,
       150_000,
