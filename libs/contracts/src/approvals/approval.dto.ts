@@ -171,12 +171,23 @@ export class RequestEnrollmentApprovalRequest extends CertifiedNamesOverride {
   @MaxLength(16384)
   renews_certificate_pem?: string;
 
-  /** How long the request may wait for a decision (default 7 days); an ACME order's remaining life may be short. */
+  /**
+   * How long the request may wait for a decision (default 7 days). Protocol-frontends before the
+   * tenth stop sent it; kept so a rolling upgrade does not refuse their requests.
+   */
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(90 * 24 * 3600)
   expires_in_seconds?: number;
+
+  /**
+   * The latest the request may wait for a decision, whatever the TTL: an ACME order's expiry.
+   * Absolute, so the time the request spends on the bus cannot stretch it past that.
+   */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  expires_at?: string;
 }
 
 /** `issuance.v1.get-enrollment-approval`: where an enrollment stands, with the certificate once issued. */

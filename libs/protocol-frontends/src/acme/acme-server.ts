@@ -73,7 +73,7 @@ import {
   orderEventFromApproval,
   orderEventFromAuthorizations,
   orderExpiry,
-  approvalLifetimeSeconds,
+  approvalDeadline,
   isRenewalCertId,
   validationRetryDelay,
   RENEWAL_INFO_RETRY_AFTER_SECONDS,
@@ -169,8 +169,8 @@ export interface AcmeApprovals {
     mustStaple?: boolean;
     /** The inventory certificate the order renews (ADR 0068): the issued one is its next version. */
     versionOf?: string;
-    /** How long the approval may wait: the order's remaining life, and a CAA check's. */
-    expiresInSeconds: number;
+    /** The latest the approval may wait: the order's expiry, and a CAA check's end. */
+    expiresAt: Date;
   }): Promise<{ approvalId: string }>;
   outcome(approvalId: string): Promise<AcmeApprovalOutcome>;
 }
@@ -1425,7 +1425,7 @@ export class AcmeServer {
       ...(rules.validity.notAfter ? { notAfter: rules.validity.notAfter } : {}),
       ...(rules.mustStaple ? { mustStaple: true } : {}),
       ...(renews ? { versionOf: renews } : {}),
-      expiresInSeconds: approvalLifetimeSeconds(
+      expiresAt: approvalDeadline(
         order.expires_at,
         new Date(),
         this.checksCaa(profile) ? CAA_RECHECK_AFTER_MS : null,

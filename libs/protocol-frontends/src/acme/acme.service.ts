@@ -163,7 +163,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
             ...(input.notAfter ? { not_after: input.notAfter.toISOString() } : {}),
             ...(input.mustStaple ? { must_staple: true } : {}),
             ...(input.versionOf ? { version_of: input.versionOf } : {}),
-            expires_in_seconds: input.expiresInSeconds,
+            expires_at: input.expiresAt.toISOString(),
           });
           return { approvalId: approval.id };
         },

@@ -2,6 +2,8 @@ import { ApprovalStatus } from '@certlane/contracts';
 import {
   approvedJobStatus,
   decideApproval,
+  ENROLLMENT_DEFAULT_TTL_SECONDS,
+  enrollmentExpiry,
   ENROLLMENT_EXPIRY_REJECTION,
   enrollmentExpired,
   enrollmentState,
@@ -128,5 +130,26 @@ describe('external enrollments (ADR 0065)', () => {
     ['rejected after the deadline', row('rejected', earlier), false],
   ] as const)('the expiry sweep: %s is swept: %s', (_name, approvalRow, swept) => {
     expect(enrollmentExpired(approvalRow, now)).toBe(swept);
+  });
+});
+
+describe('enrollmentExpiry', () => {
+  const at = Date.parse('2026-11-30T00:00:00.000Z');
+
+  it('lasts the default TTL when the protocol gives nothing', () => {
+    expect(enrollmentExpiry({}, at).getTime()).toBe(at + ENROLLMENT_DEFAULT_TTL_SECONDS * 1000);
+  });
+  it("lasts the protocol's TTL", () => {
+    expect(enrollmentExpiry({ expires_in_seconds: 60 }, at).getTime()).toBe(at + 60_000);
+  });
+  it('ends at the absolute deadline to the millisecond when that comes first', () => {
+    expect(enrollmentExpiry({ expires_at: '2026-11-30T01:00:00.002Z' }, at).toISOString()).toBe(
+      '2026-11-30T01:00:00.002Z',
+    );
+  });
+  it('keeps the TTL when the deadline is later', () => {
+    expect(
+      enrollmentExpiry({ expires_in_seconds: 60, expires_at: '2026-12-30T00:00:00Z' }, at).getTime(),
+    ).toBe(at + 60_000);
   });
 });

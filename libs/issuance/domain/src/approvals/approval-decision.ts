@@ -114,3 +114,19 @@ export function enrollmentState(
   }
   return enrollmentExpired(approval, now) ? 'expired' : 'pending';
 }
+
+/** A pending external enrollment waits this long for a decision unless its protocol says otherwise. */
+export const ENROLLMENT_DEFAULT_TTL_SECONDS = 7 * 24 * 3600;
+
+/**
+ * When an external enrollment's approval expires (ADR 0065, ADR 0068): its TTL from `now` (7 days
+ * unless the protocol gives one), never past the protocol's absolute deadline (an ACME order's
+ * expiry).
+ */
+export function enrollmentExpiry(
+  request: { expires_in_seconds?: number; expires_at?: string },
+  now: number,
+): Date {
+  const byTtl = now + (request.expires_in_seconds ?? ENROLLMENT_DEFAULT_TTL_SECONDS) * 1000;
+  return new Date(request.expires_at === undefined ? byTtl : Math.min(byTtl, Date.parse(request.expires_at)));
+}

@@ -18,6 +18,7 @@ import {
   applyProfileChanges,
   approvedJobStatus,
   csrKeyAlgorithm,
+  enrollmentExpiry,
   enrollmentState,
   producesVersion,
 } from '@certlane/issuance-domain';
@@ -43,9 +44,6 @@ import {
 import { UnitOfWork } from '@certlane/issuance-data-access';
 import { approvalAudit } from './approval-audit';
 import { CERTLANE_CONFIG, CertlaneConfig } from '@certlane/platform';
-
-/** A pending external enrollment waits this long for a decision unless its protocol says otherwise. */
-const ENROLLMENT_DEFAULT_TTL_SECONDS = 7 * 24 * 3600;
 
 /** Approval requests (spec 2.10, section 3; ADR 0025): list, read, approve, reject. */
 @Injectable()
@@ -96,9 +94,7 @@ export class ApprovalService {
           key: request.reference_key,
           profile_id: request.certificate_profile_id ?? null,
           requested_by: request.requested_by,
-          expires_at: new Date(
-            Date.now() + (request.expires_in_seconds ?? ENROLLMENT_DEFAULT_TTL_SECONDS) * 1000,
-          ),
+          expires_at: enrollmentExpiry(request, Date.now()),
           request: {
             source: request.source,
             // What will be certified: the CSR's names, or the protocol's replacements of them.

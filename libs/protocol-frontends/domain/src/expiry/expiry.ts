@@ -62,13 +62,13 @@ export function isReusableAuthorization(
 }
 
 /**
- * How long, in whole seconds, the enrollment approval a finalize opens may wait for its decision:
- * never past the order's expiry (which the order's authorizations bound, and a dns-persist-01
- * record's `persistUntil`), so nothing is issued on a validation past its life, nor, when CAA was
- * checked, past that check's useful life (`caaRecheckMs`). At least one second.
+ * The latest the enrollment approval a finalize opens may wait for its decision: never past the
+ * order's expiry (which the order's authorizations bound, and a dns-persist-01 record's
+ * `persistUntil`), so nothing is issued on a validation past its life, nor, when CAA was checked
+ * at `now`, past that check's useful life (`caaRecheckMs`). An absolute time, so the hop to
+ * issuance cannot stretch it.
  */
-export function approvalLifetimeSeconds(orderExpires: Date, now: Date, caaRecheckMs: number | null): number {
-  const untilExpiry = orderExpires.getTime() - now.getTime();
-  const lifetime = caaRecheckMs === null ? untilExpiry : Math.min(untilExpiry, caaRecheckMs);
-  return Math.max(1, Math.floor(lifetime / 1000));
+export function approvalDeadline(orderExpires: Date, now: Date, caaRecheckMs: number | null): Date {
+  if (caaRecheckMs === null) return orderExpires;
+  return new Date(Math.min(orderExpires.getTime(), now.getTime() + caaRecheckMs));
 }
