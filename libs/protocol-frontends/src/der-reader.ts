@@ -80,6 +80,27 @@ export function oidOf(buf: Buffer, node: Node): string {
   return parts.join('.');
 }
 
+/**
+ * A certificate's notAfter (RFC 5280 4.1.2.5: UTCTime before 2050, GeneralizedTime after, both
+ * in UTC with seconds).
+ */
+export function certificateNotAfter(certificate: Buffer): Date {
+  const tbs = children(certificate, children(certificate, readNode(certificate, 0))[0]);
+  const at = tbs[0].tag === 0xa0 ? 1 : 0;
+  const time = children(certificate, tbs[at + 3])[1];
+  const text = contentOf(certificate, time).toString('latin1');
+  const match =
+    time.tag === 0x17
+      ? /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/.exec(text)
+      : time.tag === 0x18
+        ? /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/.exec(text)
+        : null;
+  if (!match) throw new Error('not a certificate validity time');
+  const [year, month, day, hour, minute, second] = match.slice(1).map(Number);
+  const fullYear = time.tag === 0x18 ? year : year < 50 ? 2000 + year : 1900 + year;
+  return new Date(Date.UTC(fullYear, month - 1, day, hour, minute, second));
+}
+
 /** The DER of a certificate's issuer Name and serialNumber as a SEQUENCE (IssuerAndSerialNumber). */
 export function issuerAndSerialParts(certificate: Buffer): { issuer: Buffer; serial: Buffer } {
   const tbs = children(certificate, children(certificate, readNode(certificate, 0))[0]);

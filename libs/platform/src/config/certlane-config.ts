@@ -64,6 +64,14 @@ export interface AcmeConfig {
   revocationExplanationUrl?: string;
 }
 
+/** The SCEP server's records (ADR 0074). */
+export interface ScepConfig {
+  /** SERVICE_SCEP_RETENTION_DAYS: days SCEP transactions and expired certificates are kept; 0 keeps everything. */
+  retentionDays: number;
+  /** SERVICE_SCEP_RETENTION_INTERVAL: how often the retention purge runs, in milliseconds. */
+  retentionIntervalMs: number;
+}
+
 export interface RevocationTimingConfig {
   crlSweepIntervalMs: number;
   /** A CRL is rebuilt once its nextUpdate is this close. */
@@ -119,6 +127,7 @@ export interface CertlaneConfig {
   revocationBaseUrl: string;
   revocation: RevocationTimingConfig;
   acme: AcmeConfig;
+  scep: ScepConfig;
   corsOrigins: string[];
   bootstrapToken?: string;
   logLevel: LogLevel;

@@ -588,6 +588,27 @@ describe(isPlaceholderSecret.name, () => {
       expect(refusal(validServiceEnv({ [name]: value })).message).toContain(name);
     });
 
+    it('keeps SCEP records 90 days by default, at least 8 (an approval waits 7), or for ever with 0', () => {
+      expect(loadConfig(validServiceEnv()).scep).toEqual({
+        retentionDays: 90,
+        retentionIntervalMs: 3_600_000,
+      });
+      expect(
+        loadConfig(
+          validServiceEnv({ SERVICE_SCEP_RETENTION_DAYS: '0', SERVICE_SCEP_RETENTION_INTERVAL: '10s' }),
+        ).scep,
+      ).toEqual({ retentionDays: 0, retentionIntervalMs: 10_000 });
+      expect(loadConfig(validServiceEnv({ SERVICE_SCEP_RETENTION_DAYS: '8' })).scep.retentionDays).toBe(8);
+      for (const [name, value] of [
+        ['SERVICE_SCEP_RETENTION_DAYS', '7'],
+        ['SERVICE_SCEP_RETENTION_DAYS', '36501'],
+        ['SERVICE_SCEP_RETENTION_DAYS', 'forever'],
+        ['SERVICE_SCEP_RETENTION_INTERVAL', '9s'],
+        ['SERVICE_SCEP_RETENTION_INTERVAL', '25h'],
+      ])
+        expect(refusal(validServiceEnv({ [name]: value })).message).toContain(name);
+    });
+
     it('keeps ACME records at least 8 days (an order lives 7), or for ever with 0', () => {
       expect(loadConfig(validServiceEnv({ SERVICE_ACME_RETENTION_DAYS: '8' })).acme.retentionDays).toBe(8);
       expect(refusal(validServiceEnv({ SERVICE_ACME_RETENTION_DAYS: '7' })).message).toContain(

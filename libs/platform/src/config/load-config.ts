@@ -58,16 +58,22 @@ export function parseNetworks(variable: string, raw: string, names: readonly str
 }
 
 /**
- * SERVICE_ACME_RETENTION_DAYS: 0 (keep everything) or 8 to 36500 days. Eight is an ACME order's
- * life (7 days) and one more, the protocol-frontends domain's MIN_ACME_RETENTION_DAYS.
+ * SERVICE_ACME_RETENTION_DAYS and SERVICE_SCEP_RETENTION_DAYS: 0 (keep everything) or 8 to 36500
+ * days. Eight is an ACME order's life (7 days), or a SCEP request's wait for its approval, and one
+ * more: the protocol-frontends domain's MIN_RETENTION_DAYS.
  */
-function parseAcmeRetentionDays(raw: string): number {
-  const days = parseInteger('SERVICE_ACME_RETENTION_DAYS', raw, 0, 36_500);
+function parseRetentionDays(name: string, raw: string): number {
+  const days = parseInteger(name, raw, 0, 36_500);
   if (days > 0 && days < 8)
     throw new ConfigError(
-      `SERVICE_ACME_RETENTION_DAYS=${JSON.stringify(raw)} must be 0 (keep everything) or at least 8: an order lives 7 days`,
+      `${name}=${JSON.stringify(raw)} must be 0 (keep everything) or at least 8: an order or an approval lives 7 days`,
     );
   return days;
+}
+
+/** SERVICE_ACME_RETENTION_INTERVAL and SERVICE_SCEP_RETENTION_INTERVAL: 10s to 24h. */
+function parseRetentionInterval(name: string, raw: string): number {
+  return durationWithin(name, raw, 10_000, 24 * HOUR_MS, '10s and 24h');
 }
 
 /** SERVICE_ACME_DNS_RESOLVERS: comma-separated IPv4 `a.b.c.d[:port]` or `[v6][:port]` resolvers. */
@@ -400,13 +406,13 @@ export function loadConfig(env: Env): CertlaneConfig {
         0,
         30_000,
       ),
-      retentionDays: parseAcmeRetentionDays(get('SERVICE_ACME_RETENTION_DAYS') ?? ''),
-      retentionIntervalMs: durationWithin(
+      retentionDays: parseRetentionDays(
+        'SERVICE_ACME_RETENTION_DAYS',
+        get('SERVICE_ACME_RETENTION_DAYS') ?? '',
+      ),
+      retentionIntervalMs: parseRetentionInterval(
         'SERVICE_ACME_RETENTION_INTERVAL',
         get('SERVICE_ACME_RETENTION_INTERVAL') ?? '',
-        10_000,
-        24 * HOUR_MS,
-        '10s and 24h',
       ),
       dnsResolvers: parseResolvers(get('SERVICE_ACME_DNS_RESOLVERS') ?? ''),
       caaIdentities: parseCaaIdentities(get('SERVICE_ACME_CAA_IDENTITIES') ?? ''),
@@ -420,6 +426,16 @@ export function loadConfig(env: Env): CertlaneConfig {
             get('SERVICE_ACME_REVOCATION_EXPLANATION_URL')!,
           )
         : undefined,
+    },
+    scep: {
+      retentionDays: parseRetentionDays(
+        'SERVICE_SCEP_RETENTION_DAYS',
+        get('SERVICE_SCEP_RETENTION_DAYS') ?? '',
+      ),
+      retentionIntervalMs: parseRetentionInterval(
+        'SERVICE_SCEP_RETENTION_INTERVAL',
+        get('SERVICE_SCEP_RETENTION_INTERVAL') ?? '',
+      ),
     },
     revocation: {
       publishDir: get('SERVICE_REVOCATION_PUBLISH_DIR') || undefined,

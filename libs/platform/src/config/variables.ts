@@ -255,6 +255,18 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'ACME server (protocol-frontends): how often each replica runs the retention purge of SERVICE_ACME_RETENTION_DAYS (10s..24h); while a pass removes a whole batch (1000 records of a kind) the next runs at the following sweep, 10 s later.',
   },
   {
+    name: 'SERVICE_SCEP_RETENTION_DAYS',
+    default: '90',
+    description:
+      'SCEP server (protocol-frontends): how long records are kept. An hourly purge on every replica removes SCEP transactions that have not moved for this long (issued, rejected, or pending long after their approval expired; a resend of an older transactionID is then a new request) and forgets for GetCert the certificates that expired this long ago. The inventory and the audit trail are not touched. 0 keeps everything; otherwise at least 8 (an approval waits 7 days), at most 36500.',
+  },
+  {
+    name: 'SERVICE_SCEP_RETENTION_INTERVAL',
+    default: '1h',
+    description:
+      'SCEP server (protocol-frontends): how often each replica runs the retention purge of SERVICE_SCEP_RETENTION_DAYS (10s..24h); while a pass handles a whole batch (1000 records of a kind) the next runs 10 s later.',
+  },
+  {
     name: 'SERVICE_ACME_ISSUER_ID',
     default: '',
     description:

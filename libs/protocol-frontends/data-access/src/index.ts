@@ -17,3 +17,4 @@ export * from './profiles/acme-profile.store';
 export * from './orders/authorization-profile.store';
 export * from './operations/acme-operations.store';
 export * from './retention/acme-retention.store';
+export * from './retention/scep-retention.store';

@@ -16,6 +16,7 @@ import {
   ServiceOutbox,
 } from '@certlane/platform';
 import {
+  AcmePurged,
   AcmeRetentionStore,
   NonceStore,
   OrderStore,
@@ -24,7 +25,7 @@ import {
   transactionExecutor,
 } from '@certlane/protocol-frontends-data-access';
 import { withTrailingNewline } from '@certlane/pki';
-import { AcmeProblem, acmeRetentionCutoff, nextAcmeRetentionPass } from '@certlane/protocol-frontends-domain';
+import { AcmeProblem } from '@certlane/protocol-frontends-domain';
 import { AcmeServer } from './acme-server';
 import { parseAcmeBody } from './acme-body';
 import { answerOnTheWire } from './acme-http';
@@ -37,6 +38,7 @@ import { validateHttp01 } from './http01-validator';
 import { validateTlsAlpn01 } from './tls-alpn01-validator';
 import { caaChecker } from './caa-checker';
 import { acmeMetrics } from './acme-metrics';
+import { RetentionSchedule } from '../retention-schedule';
 
 const SWEEP_INTERVAL_MS = 10_000;
 
@@ -50,8 +52,7 @@ const SWEEP_INTERVAL_MS = 10_000;
 export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   readonly server: AcmeServer;
   private timer?: NodeJS.Timeout;
-  private readonly retention: { days: number; intervalMs: number };
-  private retentionDueAt = new Date(0);
+  private readonly retention: RetentionSchedule<AcmePurged>;
 
   constructor(
     @InjectDataSource('protocol-frontends') private readonly dataSource: DataSource,
@@ -61,7 +62,17 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
     @Inject(METRICS) metrics: Metrics,
   ) {
-    this.retention = { days: config.acme.retentionDays, intervalMs: config.acme.retentionIntervalMs };
+    this.retention = new RetentionSchedule(
+      { days: config.acme.retentionDays, intervalMs: config.acme.retentionIntervalMs },
+      (cutoff) => new AcmeRetentionStore(dataSource).purge(cutoff),
+      (purged, cutoff) => {
+        if (purged.orders + purged.certificates + purged.authorizations + purged.attempts > 0)
+          this.logger.info(
+            { ...purged, cutoff: cutoff.toISOString() },
+            'ACME records past their retention purged',
+          );
+      },
+    );
     const certificateProfiles = new CertificateProfiles(bus);
     this.server = new AcmeServer({
       executor: poolExecutor(dataSource),
@@ -253,23 +264,10 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       await new NonceStore(this.dataSource).prune();
       await new RateLimitStore(this.dataSource).prune(3600_000);
       await this.server.retryLostValidations();
-      await this.purgeWhenDue(new Date());
+      await this.retention.runWhenDue(new Date());
     } catch (error) {
       this.logger.warn({ err: error }, 'ACME sweep failed; the next one retries');
     }
-  }
-
-  /** The retention purge (ADR 0073): each interval, or at the next sweep while a backlog is left. */
-  private async purgeWhenDue(now: Date): Promise<void> {
-    const cutoff = acmeRetentionCutoff(now, this.retention.days);
-    if (!cutoff || now < this.retentionDueAt) return;
-    const purged = await new AcmeRetentionStore(this.dataSource).purge(cutoff);
-    this.retentionDueAt = nextAcmeRetentionPass(now, purged, this.retention.intervalMs);
-    if (purged.orders + purged.certificates + purged.authorizations + purged.attempts > 0)
-      this.logger.info(
-        { ...purged, cutoff: cutoff.toISOString() },
-        'ACME records past their retention purged',
-      );
   }
 }
 

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { sequence } from './der';
-import { issuerAndSerialParts, readIssuerAndSerialNumber } from '../der-reader';
+import { certificateNotAfter, issuerAndSerialParts, readIssuerAndSerialNumber } from '../der-reader';
 
 describe('readIssuerAndSerialNumber (RFC 5652 10.2.4, what GetCert carries)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'der-reader-'));
@@ -48,5 +49,51 @@ describe('readIssuerAndSerialNumber (RFC 5652 10.2.4, what GetCert carries)', ()
     expect(() => readIssuerAndSerialNumber(sequence(issuer, serial, serial))).toThrow();
     expect(() => readIssuerAndSerialNumber(sequence(serial, issuer))).toThrow();
     expect(() => readIssuerAndSerialNumber(Buffer.from('not asn.1'))).toThrow();
+  });
+});
+
+describe('certificateNotAfter (RFC 5280 4.1.2.5, what the SCEP retention purges by)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'der-not-after-'));
+  const selfSigned = (days: number): Buffer => {
+    const out = join(dir, `${days}.der`);
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-days',
+        `${days}`,
+      ].concat([
+        '-keyout',
+        join(dir, `${days}.key`),
+        '-out',
+        out,
+        '-outform',
+        'DER',
+        '-subj',
+        '/CN=not after',
+      ]),
+      { stdio: 'ignore' },
+    );
+    return readFileSync(out);
+  };
+
+  it.each([
+    ['a UTCTime (before 2050)', 30],
+    ['a GeneralizedTime (2050 and after)', 36_500],
+  ])('reads %s as OpenSSL does', (_kind, days) => {
+    const certificate = selfSigned(days);
+    expect(certificateNotAfter(certificate).getTime()).toBe(
+      Date.parse(new X509Certificate(certificate).validTo),
+    );
+  });
+
+  it('refuses what is not a certificate', () => {
+    expect(() => certificateNotAfter(Buffer.from('not asn.1'))).toThrow();
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { ScepMdmStats, ScepProfileDto, ScepProfileList } from '@certlane/contracts';
-import { HttpsResult, httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
+import { eventually, HttpsResult, httpsRequest, startTestSystem, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
 
 /** A self-signed MDM signing certificate made by the openssl CLI. */
@@ -52,7 +52,10 @@ describe('SCEP admin routes', () => {
     });
 
   beforeAll(async () => {
-    system = await startTestSystem('scepadmin', ['auth', 'issuance', 'protocol-frontends', 'api-gateway']);
+    system = await startTestSystem('scepadmin', ['auth', 'issuance', 'protocol-frontends', 'api-gateway'], {
+      // The retention purge (ADR 0074) at every sweep, for the test of it below.
+      SERVICE_SCEP_RETENTION_INTERVAL: '10s',
+    });
     db = new Client({ connectionString: system.database.url });
     await db.connect();
     dir = mkdtempSync(join(tmpdir(), 'scep-admin-'));
@@ -267,4 +270,48 @@ describe('SCEP admin routes', () => {
     expect((await call('DELETE', '/api/v1/admin/scep/profiles')).status).toBe(405);
     expect((await call('PUT', '/api/v1/admin/scep/mdm/reload-trust', {})).status).toBe(405);
   });
+
+  it('ADR 0074: each replica purges SCEP transactions that have not moved for 90 days and certificates expired that long; recent ones stay', async () => {
+    const created = await call('POST', '/api/v1/admin/scep/profiles', {
+      path_id: 'retained',
+      challenge_password: CHALLENGE,
+    });
+    expect(created.status).toBe(201);
+    const profileId = (created.json() as ScepProfileDto).id;
+    const transaction = (transactionId: string, daysAgo: number) =>
+      db.query(
+        `INSERT INTO protocol_frontends.scep_transactions
+           (profile_id, transaction_id, message_type, status, csr_pem, principal, created_at, updated_at)
+         VALUES ($1, $2, 'pkcsreq', 'rejected', 'csr', 'challenge', now() - $3 * interval '1 day', now() - $3 * interval '1 day')`,
+        [profileId, transactionId, daysAgo],
+      );
+    const certificate = (transactionId: string, expiredDaysAgo: number) =>
+      db.query(
+        `INSERT INTO protocol_frontends.scep_issued_certificates
+           (profile_id, certificate_issuer, certificate_serial, certificate_pem, transaction_id, not_after)
+         VALUES ($1, '\\x3000', $2, 'pem', $3, now() - $4 * interval '1 day')`,
+        [profileId, Buffer.from([0x02, 0x01, expiredDaysAgo]), transactionId, expiredDaysAgo],
+      );
+    await transaction('old', 120);
+    await transaction('recent', 20);
+    await certificate('old', 100);
+    await certificate('recent', 20);
+    const left = async (table: string, transactionId: string) =>
+      (
+        await db.query(
+          `SELECT 1 FROM protocol_frontends.${table} WHERE profile_id = $1 AND transaction_id = $2`,
+          [profileId, transactionId],
+        )
+      ).rowCount;
+    await eventually(
+      async () => (await left('scep_transactions', 'old')) === 0,
+      'the sweep to purge the old transaction',
+    );
+    await eventually(
+      async () => (await left('scep_issued_certificates', 'old')) === 0,
+      'the sweep to purge the long expired certificate',
+    );
+    expect(await left('scep_transactions', 'recent')).toBe(1);
+    expect(await left('scep_issued_certificates', 'recent')).toBe(1);
+  }, 60_000);
 });

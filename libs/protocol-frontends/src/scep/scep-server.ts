@@ -47,6 +47,7 @@ import {
   ScepFailure,
 } from './scep-cms';
 import {
+  certificateNotAfter,
   csrSubject,
   issuerAndSerialParts,
   readIssuerAndSerialNumber,
@@ -59,12 +60,19 @@ import { mdmCounter } from './scep-profile-admin';
 /** An issued certificate as an answer and its audit record need it: DER, serial, subject. */
 type IssuedCertificate = ReturnType<typeof issuedCertificateFacts>;
 
-/** The issuer Name and serialNumber (DER) a GetCert names a certificate by (RFC 5652 10.2.4). */
+/**
+ * The issuer Name and serialNumber (DER) a GetCert names a certificate by (RFC 5652 10.2.4), and
+ * its notAfter, past which the retention purge forgets it (ADR 0074).
+ */
 const issuedName = (
   certificate: IssuedCertificate,
-): { certificate_issuer: Buffer; certificate_serial: Buffer } => {
+): { certificate_issuer: Buffer; certificate_serial: Buffer; certificate_not_after: Date } => {
   const { issuer, serial } = issuerAndSerialParts(certificate.der);
-  return { certificate_issuer: Buffer.from(issuer), certificate_serial: Buffer.from(serial) };
+  return {
+    certificate_issuer: Buffer.from(issuer),
+    certificate_serial: Buffer.from(serial),
+    certificate_not_after: certificateNotAfter(certificate.der),
+  };
 };
 
 /** How long a profile read serves requests of its path on this process (ADR 0059, amended). */

@@ -19,6 +19,7 @@ import {
   ScepProfileRow,
   ScepProfileSettingsRow,
   ScepProfileStore,
+  ScepRetentionStore,
   ScepTransactionStore,
 } from '@certlane/protocol-frontends-data-access';
 import { hashChallengePassword } from '@certlane/protocol-frontends-domain';
@@ -864,6 +865,34 @@ describe('SCEP server (wire)', () => {
     expect([malformed.pkiStatus, malformed.failInfo]).toEqual(['2', '2']);
   });
 
+  it('ADR 0074: GetCert finds a certificate until it expired the retention ago, then answers FAILURE badCertId', async () => {
+    const device = new ScepRequester(dir, 'device-getcert-retention');
+    const issuedPem = openedCertificate(certRep(await post(pkcsReq(device))).content, device, 'retained');
+    const asker = new ScepRequester(dir, 'getcert-asker-retention');
+    const getCert = () =>
+      post(
+        asker.pkiMessage({ messageType: '21', envelope: asker.envelope(issuerAndSerial(issuedPem), raPem) }),
+      ).then(certRep);
+    const serial = new X509Certificate(issuedPem).serialNumber;
+    // The issued certificate's notAfter was stored with it.
+    const stored = await db.query<{ not_after: Date; transaction_id: string }>(
+      `SELECT not_after, transaction_id FROM scep_issued_certificates
+        WHERE profile_id = $1 AND encode(certificate_serial, 'hex') LIKE '%' || lower($2)`,
+      [profile.id, serial],
+    );
+    expect(stored.rows[0].not_after.getTime()).toBe(Date.parse(new X509Certificate(issuedPem).validTo));
+    const cutoff = new Date(Date.now() - 90 * 86_400_000);
+    await new ScepRetentionStore(db).purge(cutoff);
+    expect((await getCert()).pkiStatus).toBe('0');
+    await db.query(
+      `UPDATE scep_issued_certificates SET not_after = now() - interval '91 days' WHERE transaction_id = $1`,
+      [stored.rows[0].transaction_id],
+    );
+    expect((await new ScepRetentionStore(db).purge(cutoff)).certificates).toBe(1);
+    const forgotten = await getCert();
+    expect([forgotten.pkiStatus, forgotten.failInfo]).toEqual(['2', '4']);
+  });
+
   it("RFC 8894 3.3.5: GetCRL answers the issuer's CRL in a degenerate SignedData enveloped to the requester", async () => {
     const requester = new ScepRequester(dir, 'device-crl');
     const message = requester.pkiMessage({
@@ -998,7 +1027,8 @@ describe('SCEP server (wire)', () => {
     expect(counters.get('scep_pkcsreq')).toBeGreaterThanOrEqual(4);
     // The renewal and its resend, each answered SUCCESS.
     expect(counters.get('scep_renewalreq')).toBe(2);
-    expect(counters.get('scep_getcert')).toBe(2); // the renewal test's and the GetCert test's
+    // The renewal test's, the GetCert test's and the retention test's before the purge.
+    expect(counters.get('scep_getcert')).toBe(3);
     // The wrong challenge password, a RenewalReq signed by a certificate of no CA of ours, one
     // asking for names the certificate being renewed does not hold, and the draft-nourse test's
     // challenge-less PKCSReq signed by a self-signed certificate and its one asking for other names.

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DEFAULT_ISSUER_ID, ScepHttpForwardAnswer, ScepHttpForwardRequest } from '@certlane/contracts';
@@ -21,20 +21,32 @@ import { CertificateProfiles } from '../certificate-profiles';
 import { profileOutcomeMetrics } from '../profile-outcome-metrics';
 import { ClientCertificateStatusService } from '../client-certificate-status.service';
 import { activeCaCertificates, issueAndRecord } from '../enrollment-issuance';
-import { ScepProfileStore, ScepTransactionStore } from '@certlane/protocol-frontends-data-access';
+import {
+  ScepProfileStore,
+  ScepPurged,
+  ScepRetentionStore,
+  ScepTransactionStore,
+} from '@certlane/protocol-frontends-data-access';
 import { ScepOutcomeRecord, ScepServer } from './scep-server';
 import { RaKeyBox } from './scep-ra';
+import { RetentionSchedule } from '../retention-schedule';
+
+/** How often each replica looks whether the retention purge is due. */
+const SWEEP_INTERVAL_MS = 10_000;
 
 /**
  * The SCEP server of this process (ADR 0059): its stores on the service's DataSource, issuance
  * and the CA certificates over the bus (`issuance.v1.issue-and-record`, which also records the
  * certificate in the inventory with source SCEP and the profile's owner and team, ADR 0066, and
- * `issuance.v1.list-cas` of the profile's issuer), audit through the outbox; and the gateway's
- * forwarded requests.
+ * `issuance.v1.list-cas` of the profile's issuer), audit through the outbox; the gateway's
+ * forwarded requests; and the retention purge of its transactions and GetCert's certificates
+ * (ADR 0074), which every replica may run.
  */
 @Injectable()
-export class ScepService implements OnApplicationBootstrap {
+export class ScepService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   readonly server: ScepServer;
+  private readonly retention: RetentionSchedule<ScepPurged>;
+  private timer?: NodeJS.Timeout;
 
   constructor(
     @InjectDataSource('protocol-frontends') dataSource: DataSource,
@@ -45,6 +57,17 @@ export class ScepService implements OnApplicationBootstrap {
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
     @Inject(METRICS) metrics: Metrics,
   ) {
+    this.retention = new RetentionSchedule(
+      { days: config.scep.retentionDays, intervalMs: config.scep.retentionIntervalMs },
+      (cutoff) => new ScepRetentionStore(dataSource).purge(cutoff),
+      (purged, cutoff) => {
+        if (purged.transactions + purged.certificates + purged.notAfterRead > 0)
+          this.logger.info(
+            { ...purged, cutoff: cutoff.toISOString() },
+            'SCEP records past their retention purged',
+          );
+      },
+    );
     const certificateProfiles = new CertificateProfiles(bus);
     const countOutcome = profileOutcomeMetrics(metrics.registry, 'scep');
     // The outcomes of concurrent requests in one transaction: their issued transactions, one
@@ -147,6 +170,23 @@ export class ScepService implements OnApplicationBootstrap {
         return ((await response.json()) as { compliant?: unknown }).compliant === true;
       },
     });
+  }
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  async sweep(): Promise<void> {
+    try {
+      await this.retention.runWhenDue(new Date());
+    } catch (error) {
+      this.logger.warn({ err: error }, 'SCEP retention purge failed; the next sweep retries');
+    }
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -1,5 +1,5 @@
 import { SqlExecutor } from '@certlane/platform';
-import { rowsOf } from '../sql/rows';
+import { countOf } from '../sql/rows';
 
 /** What one purge pass removed, per kind of record. */
 export interface AcmePurged {
@@ -36,7 +36,8 @@ export class AcmeRetentionStore {
     );
     // A certificate and its order in one statement: the foreign key is checked at its end. One
     // that a kept certificate names as its replacement stays until that one has gone.
-    const certificates = await this.count(
+    const certificates = await countOf(
+      this.executor,
       `WITH doomed AS (
          SELECT c.id, c.order_id FROM acme_certificates c
           WHERE c.not_after < $1
@@ -74,16 +75,12 @@ export class AcmeRetentionStore {
 
   /** Deletes the first `batch` rows of `table` whose ids `select` (with `$1` the cutoff) lists. */
   private deleteEach(table: string, select: string, cutoff: Date, batch: number): Promise<number> {
-    return this.count(
+    return countOf(
+      this.executor,
       `WITH doomed AS (${select} LIMIT $2 FOR UPDATE SKIP LOCKED),
        gone AS (DELETE FROM ${table} t USING doomed WHERE t.id = doomed.id RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
       [cutoff, batch],
     );
-  }
-
-  private async count(sql: string, values: unknown[]): Promise<number> {
-    const [row] = await rowsOf<{ n: number }>(this.executor, sql, values);
-    return row.n;
   }
 }

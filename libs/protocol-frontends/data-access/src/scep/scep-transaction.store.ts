@@ -22,6 +22,8 @@ export type ScepIssuedTransaction = Pick<
   /** The certificate's issuer Name and serialNumber, DER (what GetCert names it by). */
   certificate_issuer: Buffer;
   certificate_serial: Buffer;
+  /** Its notAfter: the retention purge (ADR 0074) forgets it for GetCert that long after. */
+  certificate_not_after: Date;
 };
 
 const COLUMNS =
@@ -31,11 +33,12 @@ const COLUMNS =
  * Adds the certificates of `transactions` (a data-modifying WITH part returning issued rows) to
  * what GetCert finds: the transaction row keeps only its latest certificate.
  */
-const REMEMBER_ISSUED = `INSERT INTO scep_issued_certificates (profile_id, certificate_issuer, certificate_serial, certificate_pem, transaction_id)
-  SELECT profile_id, certificate_issuer, certificate_serial, certificate_pem, transaction_id
+const REMEMBER_ISSUED = `INSERT INTO scep_issued_certificates (profile_id, certificate_issuer, certificate_serial, certificate_pem, transaction_id, not_after)
+  SELECT profile_id, certificate_issuer, certificate_serial, certificate_pem, transaction_id, certificate_not_after
     FROM transactions WHERE certificate_serial IS NOT NULL
   ON CONFLICT DO NOTHING`;
-const ISSUED_COLUMNS = 'profile_id, certificate_issuer, certificate_serial, certificate_pem, transaction_id';
+const ISSUED_COLUMNS =
+  'profile_id, certificate_issuer, certificate_serial, certificate_pem, transaction_id, certificate_not_after';
 
 /**
  * SCEP transactions (RFC 8894 3.2.1.1, ADR 0059): what a transactionID asked for and how it
@@ -92,7 +95,7 @@ export class ScepTransactionStore {
        ON CONFLICT (profile_id, transaction_id) DO UPDATE SET status = 'pending', message_type = EXCLUDED.message_type,
          csr_pem = EXCLUDED.csr_pem, principal = EXCLUDED.principal, approval_id = EXCLUDED.approval_id,
          certificate_pem = NULL, reject_reason = NULL, certificate_issuer = NULL, certificate_serial = NULL,
-         updated_at = now()
+         certificate_not_after = NULL, updated_at = now()
          WHERE scep_transactions.status <> 'pending'
        RETURNING transaction_id`,
       [row.profile_id, row.transaction_id, row.message_type, row.csr_pem, row.principal, row.approval_id],
@@ -117,17 +120,18 @@ export class ScepTransactionStore {
     if (rows.length === 0) return;
     const values = rows
       .map((_, r) => {
-        const p = (column: number) => `$${r * 8 + column}`;
-        return `(${p(1)}, ${p(2)}, ${p(3)}, 'issued', ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)})`;
+        const p = (column: number) => `$${r * 9 + column}`;
+        return `(${p(1)}, ${p(2)}, ${p(3)}, 'issued', ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)})`;
       })
       .join(', ');
     await this.executor.query(
       `WITH transactions AS (
-         INSERT INTO scep_transactions (profile_id, transaction_id, message_type, status, csr_pem, principal, certificate_pem, certificate_issuer, certificate_serial)
+         INSERT INTO scep_transactions (profile_id, transaction_id, message_type, status, csr_pem, principal, certificate_pem, certificate_issuer, certificate_serial, certificate_not_after)
          VALUES ${values}
          ON CONFLICT (profile_id, transaction_id) DO UPDATE SET status = 'issued', message_type = EXCLUDED.message_type,
            csr_pem = EXCLUDED.csr_pem, principal = EXCLUDED.principal, certificate_pem = EXCLUDED.certificate_pem,
-           certificate_issuer = EXCLUDED.certificate_issuer, certificate_serial = EXCLUDED.certificate_serial, updated_at = now()
+           certificate_issuer = EXCLUDED.certificate_issuer, certificate_serial = EXCLUDED.certificate_serial,
+           certificate_not_after = EXCLUDED.certificate_not_after, updated_at = now()
          RETURNING ${ISSUED_COLUMNS})
        ${REMEMBER_ISSUED}`,
       rows.flatMap((row) => [
@@ -139,6 +143,7 @@ export class ScepTransactionStore {
         row.certificate_pem,
         row.certificate_issuer,
         row.certificate_serial,
+        row.certificate_not_after,
       ]),
     );
   }
@@ -167,6 +172,7 @@ export class ScepTransactionStore {
           certificate_pem: string;
           certificate_issuer: Buffer;
           certificate_serial: Buffer;
+          certificate_not_after: Date;
         }
       | { status: 'rejected'; reject_reason: string },
   ): Promise<void> {
@@ -174,7 +180,7 @@ export class ScepTransactionStore {
     await this.executor.query(
       `WITH transactions AS (
          UPDATE scep_transactions SET status = $3, certificate_pem = $4, reject_reason = $5,
-           certificate_issuer = $6, certificate_serial = $7, updated_at = now()
+           certificate_issuer = $6, certificate_serial = $7, certificate_not_after = $8, updated_at = now()
          WHERE profile_id = $1 AND transaction_id = $2 AND status = 'pending'
          RETURNING ${ISSUED_COLUMNS})
        ${REMEMBER_ISSUED}`,
@@ -186,6 +192,7 @@ export class ScepTransactionStore {
         issued ? null : outcome.reject_reason,
         issued ? outcome.certificate_issuer : null,
         issued ? outcome.certificate_serial : null,
+        issued ? outcome.certificate_not_after : null,
       ],
     );
   }

@@ -17,6 +17,12 @@ export async function rowsOf<T>(
   return [];
 }
 
+/** The `n` a statement ending in `SELECT count(*)::int AS n` answers. */
+export async function countOf(executor: SqlExecutor, sql: string, parameters: unknown[]): Promise<number> {
+  const [row] = await rowsOf<{ n: number }>(executor, sql, parameters);
+  return row.n;
+}
+
 /** An unguessable identifier for URLs and tokens: 16 random bytes (128 bits), base64url. */
 export function randomId(bytes = 16): string {
   return randomBytes(bytes).toString('base64url');
