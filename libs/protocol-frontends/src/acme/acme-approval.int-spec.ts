@@ -15,8 +15,12 @@ import {
   startServiceProcess,
   startTestSystem,
   TestSystem,
+  testNatsUrl,
 } from '@certlane/testing';
+import { connect } from 'nats';
 import { Client } from 'pg';
+import { streamFor } from '@certlane/platform';
+import { ACME_APPROVAL_CONSUMER } from './acme-approval-follower';
 import { BindServer, startBind } from './testing/bind-server';
 import { csrFor, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
 
@@ -313,6 +317,81 @@ describe('ACME finalize waiting for an enrollment approval', () => {
     expect((await kept.c.post(polled.json.certificate, '')).status).toBe(200);
     expect((await refused.c.post(refused.orderUrl, '')).json.status).toBe('invalid');
   });
+
+  it('RFC 8555 7.1.6: an approval decided while its event was missed moves the order once the order expires (the sweep asks issuance)', async () => {
+    const missed = await heldOrder('held-missed.localhost');
+    const orderId = missed.orderUrl.split('/').pop();
+    const [approval] = await approvalsOf(missed.orderUrl);
+    let serial = '';
+    const row = async () =>
+      (
+        await db.query(
+          `SELECT o.status, c.serial_hex FROM protocol_frontends.acme_orders o
+             LEFT JOIN protocol_frontends.acme_certificates c ON c.order_id = o.id WHERE o.id = $1`,
+          [orderId],
+        )
+      ).rows[0] as { status: string; serial_hex: string | null };
+    // The order names no approval while the decision's event is handled, so the event moves nothing.
+    await db.query(`UPDATE protocol_frontends.acme_orders SET approval_id = 'elsewhere' WHERE id = $1`, [
+      orderId,
+    ]);
+    const nats = await connect({ servers: testNatsUrl() });
+    try {
+      const jsm = await nats.jetstreamManager();
+      const consumer = () =>
+        jsm.consumers.info(
+          streamFor('issuance.v1.approval.decided', system.env.SERVICE_NATS_NAMESPACE).name,
+          ACME_APPROVAL_CONSUMER,
+        );
+      const before = (await consumer()).delivered.stream_seq;
+      const approved = await api('POST', `/api/v1/approvals/${approval.id}/approve`);
+      expect(approved.status).toBe(200);
+      serial = (approved.json() as ApprovalDto).enrollment!.serial_hex!;
+      await eventually(async () => {
+        const state = await consumer();
+        return state.delivered.stream_seq > before && state.num_pending + state.num_ack_pending === 0;
+      }, 'the followers to have handled the decision');
+    } finally {
+      await nats.close();
+    }
+    expect((await row()).status).toBe('processing');
+    await db.query(
+      `UPDATE protocol_frontends.acme_orders SET approval_id = $2, expires_at = now() - interval '1 minute' WHERE id = $1`,
+      [orderId, approval.id],
+    );
+    await eventually(async () => (await row()).status === 'valid', 'the sweep to move the order', 30_000);
+    expect((await row()).serial_hex).toBe(serial);
+    const polled = await missed.c.post(missed.orderUrl, '');
+    expect([polled.status, polled.json.status]).toEqual([200, 'valid']);
+  }, 60_000);
+
+  it('RFC 8555 7.1.6: an order a finalize left processing (its replica stopped) ends invalid with serverInternal once no finalize can still be running', async () => {
+    const { c, orderUrl } = await heldOrder('held-stopped.localhost');
+    const orderId = orderUrl.split('/').pop();
+    // As a finalize leaves it when its replica stops before storing the certificate: processing,
+    // no approval, taken 11 minutes ago (beyond four bus timeouts and ten minutes).
+    await db.query(
+      `UPDATE protocol_frontends.acme_orders SET approval_id = NULL, updated_at = now() - interval '11 minutes' WHERE id = $1`,
+      [orderId],
+    );
+    const recent = await heldOrder('held-running.localhost');
+    await db.query(`UPDATE protocol_frontends.acme_orders SET approval_id = NULL WHERE id = $1`, [
+      recent.orderUrl.split('/').pop(),
+    ]);
+    let polled = await c.post(orderUrl, '');
+    const deadline = Date.now() + 30_000;
+    while (polled.json.status === 'processing' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      polled = await c.post(orderUrl, '');
+    }
+    expect(polled.json.status).toBe('invalid');
+    expect(polled.json.error).toMatchObject({
+      type: urn('serverInternal'),
+      detail: expect.stringContaining('interrupted'),
+    });
+    // One a finalize took just now is left to it.
+    expect((await recent.c.post(recent.orderUrl, '')).json.status).toBe('processing');
+  }, 60_000);
 
   it('RFC 8555 7.3.6: an account deactivating itself ends its order waiting for an approval, and the approval is withdrawn: nothing can be issued for it', async () => {
     const { c, orderUrl, accountUrl } = await heldOrder('held-gone.localhost');

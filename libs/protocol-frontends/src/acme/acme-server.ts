@@ -49,6 +49,7 @@ import {
   DEFAULT_ACME_VALIDITY_DAYS,
   RequestedValidity,
   requestedValidity,
+  abandonedOrderProblem,
   approvalEndedProblem,
   CertificateProfileRules,
   certificateProfileProblems,
@@ -848,6 +849,25 @@ export class AcmeServer {
     if (order?.status !== 'processing' || order.approval_id !== approvalId) return null;
     const accountRow = await this.accounts.byId(order.account_id);
     return (await this.pickUpApproval(order, accountRow)).status;
+  }
+
+  /**
+   * The sweep's safety net for processing orders (ADR 0053 amendment, tenth stop): an order waiting
+   * for an approval past its expiry is moved as its decision says (the event may have been missed);
+   * one still processing `abandonAfterMs` after a finalize took it (its replica stopped), or after
+   * its expiry while the decision could not be read, ends invalid so its client orders again. The
+   * ids of the orders that ended so.
+   */
+  async settleProcessingOrders(now: Date, abandonAfterMs: number): Promise<string[]> {
+    for (const order of await this.orders.awaitingEndedApprovals(now))
+      await this.followApprovalDecision(order.approval_id, order.id);
+    const before = new Date(now.getTime() - abandonAfterMs);
+    return this.orders.abandon({
+      finalizeTakenBefore: before,
+      approvalExpiredBefore: before,
+      finalizeError: abandonedOrderProblem(false).toDocument(),
+      approvalError: abandonedOrderProblem(true).toDocument(),
+    });
   }
 
   /** An order's object; while processing with `Retry-After` (RFC 8555 7.4). */

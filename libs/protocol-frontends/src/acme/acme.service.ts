@@ -25,7 +25,7 @@ import {
   transactionExecutor,
 } from '@certlane/protocol-frontends-data-access';
 import { withTrailingNewline } from '@certlane/pki';
-import { AcmeProblem } from '@certlane/protocol-frontends-domain';
+import { AcmeProblem, finalizeAbandonedAfterMs } from '@certlane/protocol-frontends-domain';
 import { AcmeServer } from './acme-server';
 import { parseAcmeBody } from './acme-body';
 import { answerOnTheWire } from './acme-http';
@@ -53,6 +53,8 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
   readonly server: AcmeServer;
   private timer?: NodeJS.Timeout;
   private readonly retention: RetentionSchedule<AcmePurged>;
+  /** How long an order may stay processing (ADR 0053 amendment, tenth stop). */
+  private readonly abandonAfterMs: number;
 
   constructor(
     @InjectDataSource('protocol-frontends') private readonly dataSource: DataSource,
@@ -62,6 +64,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
     @Inject(outboxToken('protocol-frontends')) outbox: ServiceOutbox,
     @Inject(METRICS) metrics: Metrics,
   ) {
+    this.abandonAfterMs = finalizeAbandonedAfterMs(config.nats.requestTimeoutMs);
     this.retention = new RetentionSchedule(
       { days: config.acme.retentionDays, intervalMs: config.acme.retentionIntervalMs },
       (cutoff) => new AcmeRetentionStore(dataSource).purge(cutoff),
@@ -264,6 +267,9 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       await new NonceStore(this.dataSource).prune();
       await new RateLimitStore(this.dataSource).prune(3600_000);
       await this.server.retryLostValidations();
+      const abandoned = await this.server.settleProcessingOrders(new Date(), this.abandonAfterMs);
+      if (abandoned.length > 0)
+        this.logger.warn({ order_ids: abandoned }, 'ACME orders left processing ended invalid');
       await this.retention.runWhenDue(new Date());
     } catch (error) {
       this.logger.warn({ err: error }, 'ACME sweep failed; the next one retries');

@@ -616,6 +616,48 @@ export class OrderStore {
   }
 
   /**
+   * Processing orders waiting for an approval whose expiry has passed (the approval ended by then,
+   * ADR 0068): the sweep asks issuance how it ended, in case the decision's event was missed.
+   */
+  async awaitingEndedApprovals(now: Date, limit = 100): Promise<{ id: string; approval_id: string }[]> {
+    return rowsOf<{ id: string; approval_id: string }>(
+      this.executor,
+      `SELECT id, approval_id FROM acme_orders
+        WHERE status = 'processing' AND approval_id IS NOT NULL AND expires_at <= $1
+        ORDER BY expires_at LIMIT $2`,
+      [now, limit],
+    );
+  }
+
+  /**
+   * Ends abandoned processing orders (the order event `abandoned`) in one conditional UPDATE:
+   * without an approval, those a finalize took before `finalizeTakenBefore`; with one, those that
+   * expired before `approvalExpiredBefore` and whose decision the sweep could still not read.
+   */
+  async abandon(input: {
+    finalizeTakenBefore: Date;
+    approvalExpiredBefore: Date;
+    finalizeError: unknown;
+    approvalError: unknown;
+  }): Promise<string[]> {
+    const rows = await rowsOf<{ id: string }>(
+      this.executor,
+      `UPDATE acme_orders SET status = 'invalid', updated_at = now(),
+         error = CASE WHEN approval_id IS NULL THEN $3::jsonb ELSE $4::jsonb END
+       WHERE status = 'processing'
+         AND ((approval_id IS NULL AND updated_at <= $1) OR (approval_id IS NOT NULL AND expires_at <= $2))
+       RETURNING id`,
+      [
+        input.finalizeTakenBefore,
+        input.approvalExpiredBefore,
+        JSON.stringify(input.finalizeError),
+        JSON.stringify(input.approvalError),
+      ],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
    * The expiry sweep: pending/valid authorizations and pending/ready orders past their time.
    * Each is one conditional UPDATE, so replicas sweeping together never apply a change twice.
    */

@@ -1,5 +1,7 @@
 import {
+  abandonedOrderProblem,
   accountDeactivatedProblem,
+  finalizeAbandonedAfterMs,
   approvalEndedProblem,
   nextOrderStatus,
   orderEventFromApproval,
@@ -30,6 +32,7 @@ const cases: [OrderEvent, Record<OrderStatus, string>][] = [
   [{ kind: 'approval-expired' }, table([R, R, 'invalid', R, R])],
   [{ kind: 'expire' }, table(['invalid', 'invalid', R, R, R])],
   [{ kind: 'account-deactivated' }, table(['invalid', 'invalid', 'invalid', R, R])],
+  [{ kind: 'abandoned' }, table([R, R, 'invalid', R, R])],
 ];
 
 describe('nextOrderStatus', () => {
@@ -128,5 +131,22 @@ describe('accountDeactivatedProblem', () => {
       type: 'urn:ietf:params:acme:error:unauthorized',
       detail: expect.stringContaining('deactivated'),
     });
+  });
+});
+
+describe('abandoned orders', () => {
+  it('waits at least ten minutes, and four bus timeouts when those are longer', () => {
+    expect(finalizeAbandonedAfterMs(5_000)).toBe(600_000);
+    expect(finalizeAbandonedAfterMs(300_000)).toBe(1_200_000);
+  });
+
+  it('tells the client to order again, with or without an approval', () => {
+    for (const awaited of [true, false]) {
+      const problem = abandonedOrderProblem(awaited).toDocument();
+      expect(problem.type).toBe('urn:ietf:params:acme:error:serverInternal');
+      expect(problem.detail).toContain('create a new order');
+    }
+    expect(abandonedOrderProblem(true).detail).toContain('not decided');
+    expect(abandonedOrderProblem(false).detail).toContain('interrupted');
   });
 });

@@ -25,7 +25,12 @@ export type OrderEvent =
   /** The order's `expires` passed before it was finalized. */
   | { kind: 'expire' }
   /** Its account was deactivated (RFC 8555 7.3.6: the server SHOULD cancel its pending operations). */
-  | { kind: 'account-deactivated' };
+  | { kind: 'account-deactivated' }
+  /**
+   * It outlived the longest a finalize can take (the replica finalizing it stopped), or, waiting
+   * for an approval, its expiry while issuance could not say how the approval ended.
+   */
+  | { kind: 'abandoned' };
 
 export type OrderTransition = { ok: true; to: OrderStatus } | { ok: false; problem: AcmeProblem };
 
@@ -57,6 +62,7 @@ export function nextOrderStatus(from: OrderStatus, event: OrderEvent): OrderTran
       return from === 'processing' ? { ok: true, to: 'processing' } : refuse('it is not being issued');
     case 'approval-rejected':
     case 'approval-expired':
+    case 'abandoned':
       return from === 'processing' ? { ok: true, to: 'invalid' } : refuse('it is not being issued');
     case 'expire':
       // A processing order has been handed to the issuer; its outcome, not the clock, ends it.
@@ -130,4 +136,27 @@ export function approvalEndedProblem(
         `the approved certificate could not be issued${reason ? `: ${reason}` : ''}`,
       );
   }
+}
+
+/**
+ * How long a processing order without an approval may stay so before the sweep ends it: longer
+ * than any finalize can take. A finalize waits for issue-and-record (a bus request, sent a second
+ * time when issuance refuses only the owner) and a few statements; past that its replica stopped
+ * between taking the order and storing the certificate, and the client would poll for ever.
+ */
+export function finalizeAbandonedAfterMs(busRequestTimeoutMs: number): number {
+  return Math.max(10 * 60_000, 4 * busRequestTimeoutMs);
+}
+
+/** The error of an order the sweep ended (`abandoned`): the client orders again. */
+export function abandonedOrderProblem(awaitedApproval: boolean): AcmeProblem {
+  return awaitedApproval
+    ? new AcmeProblem(
+        'serverInternal',
+        'the certificate request was not decided before the order expired, or its decision could not be read; create a new order',
+      )
+    : new AcmeProblem(
+        'serverInternal',
+        'the finalization was interrupted before the certificate was stored; create a new order',
+      );
 }
