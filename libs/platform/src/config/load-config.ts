@@ -58,22 +58,33 @@ export function parseNetworks(variable: string, raw: string, names: readonly str
 }
 
 /**
- * SERVICE_ACME_RETENTION_DAYS and SERVICE_SCEP_RETENTION_DAYS: 0 (keep everything) or 8 to 36500
- * days. Eight is an ACME order's life (7 days), or a SCEP request's wait for its approval, and one
- * more: the protocol-frontends domain's MIN_RETENTION_DAYS.
+ * `<prefix>_RETENTION_DAYS` (0 to keep everything, or 8 to 36500 days: an ACME order's life, or a
+ * SCEP request's wait for its approval, 7 days, and one more, the protocol-frontends domain's
+ * MIN_RETENTION_DAYS) and `<prefix>_RETENTION_INTERVAL` (10s to 24h), for SERVICE_ACME and
+ * SERVICE_SCEP.
  */
-function parseRetentionDays(name: string, raw: string): number {
-  const days = parseInteger(name, raw, 0, 36_500);
+function parseRetention(
+  prefix: 'SERVICE_ACME' | 'SERVICE_SCEP',
+  get: (name: string) => string | undefined,
+): { retentionDays: number; retentionIntervalMs: number } {
+  const daysName = `${prefix}_RETENTION_DAYS`;
+  const raw = get(daysName) ?? '';
+  const days = parseInteger(daysName, raw, 0, 36_500);
   if (days > 0 && days < 8)
     throw new ConfigError(
-      `${name}=${JSON.stringify(raw)} must be 0 (keep everything) or at least 8: an order or an approval lives 7 days`,
+      `${daysName}=${JSON.stringify(raw)} must be 0 (keep everything) or at least 8: an order or an approval lives 7 days`,
     );
-  return days;
-}
-
-/** SERVICE_ACME_RETENTION_INTERVAL and SERVICE_SCEP_RETENTION_INTERVAL: 10s to 24h. */
-function parseRetentionInterval(name: string, raw: string): number {
-  return durationWithin(name, raw, 10_000, 24 * HOUR_MS, '10s and 24h');
+  const intervalName = `${prefix}_RETENTION_INTERVAL`;
+  return {
+    retentionDays: days,
+    retentionIntervalMs: durationWithin(
+      intervalName,
+      get(intervalName) ?? '',
+      10_000,
+      24 * HOUR_MS,
+      '10s and 24h',
+    ),
+  };
 }
 
 /** SERVICE_ACME_DNS_RESOLVERS: comma-separated IPv4 `a.b.c.d[:port]` or `[v6][:port]` resolvers. */
@@ -406,14 +417,7 @@ export function loadConfig(env: Env): CertlaneConfig {
         0,
         30_000,
       ),
-      retentionDays: parseRetentionDays(
-        'SERVICE_ACME_RETENTION_DAYS',
-        get('SERVICE_ACME_RETENTION_DAYS') ?? '',
-      ),
-      retentionIntervalMs: parseRetentionInterval(
-        'SERVICE_ACME_RETENTION_INTERVAL',
-        get('SERVICE_ACME_RETENTION_INTERVAL') ?? '',
-      ),
+      ...parseRetention('SERVICE_ACME', get),
       dnsResolvers: parseResolvers(get('SERVICE_ACME_DNS_RESOLVERS') ?? ''),
       caaIdentities: parseCaaIdentities(get('SERVICE_ACME_CAA_IDENTITIES') ?? ''),
       externalAccountRequired: parseBoolean(
@@ -427,16 +431,7 @@ export function loadConfig(env: Env): CertlaneConfig {
           )
         : undefined,
     },
-    scep: {
-      retentionDays: parseRetentionDays(
-        'SERVICE_SCEP_RETENTION_DAYS',
-        get('SERVICE_SCEP_RETENTION_DAYS') ?? '',
-      ),
-      retentionIntervalMs: parseRetentionInterval(
-        'SERVICE_SCEP_RETENTION_INTERVAL',
-        get('SERVICE_SCEP_RETENTION_INTERVAL') ?? '',
-      ),
-    },
+    scep: parseRetention('SERVICE_SCEP', get),
     revocation: {
       publishDir: get('SERVICE_REVOCATION_PUBLISH_DIR') || undefined,
       crlSweepIntervalMs: durationWithin(

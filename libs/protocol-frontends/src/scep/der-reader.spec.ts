@@ -6,34 +6,23 @@ import { join } from 'node:path';
 import { sequence } from './der';
 import { certificateNotAfter, issuerAndSerialParts, readIssuerAndSerialNumber } from '../der-reader';
 
-describe('readIssuerAndSerialNumber (RFC 5652 10.2.4, what GetCert carries)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'der-reader-'));
+const dir = mkdtempSync(join(tmpdir(), 'der-reader-'));
+
+/** A self-signed P-256 certificate (DER) made by the openssl CLI. */
+function selfSigned(name: string, days: number, extra: string[] = []): Buffer {
+  const out = join(dir, `${name}.der`);
   execFileSync(
     'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '1',
-      '-keyout',
-      join(dir, 'k.pem'),
-      '-out',
-      join(dir, 'c.der'),
-      '-outform',
-      'DER',
-      '-subj',
-      '/CN=der reader/O=Test',
-      '-set_serial',
-      '0x00ff0102',
-    ],
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', `${days}`]
+      .concat(['-keyout', join(dir, `${name}.key`), '-out', out, '-outform', 'DER', '-subj', `/CN=${name}`])
+      .concat(extra),
     { stdio: 'ignore' },
   );
-  const certificate = readFileSync(join(dir, 'c.der'));
+  return readFileSync(out);
+}
+
+describe('readIssuerAndSerialNumber (RFC 5652 10.2.4, what GetCert carries)', () => {
+  const certificate = selfSigned('der-reader', 1, ['-set_serial', '0x00ff0102']);
 
   it("reads back a certificate's issuer Name and serialNumber as their DER", () => {
     const { issuer, serial } = issuerAndSerialParts(certificate);
@@ -53,41 +42,11 @@ describe('readIssuerAndSerialNumber (RFC 5652 10.2.4, what GetCert carries)', ()
 });
 
 describe('certificateNotAfter (RFC 5280 4.1.2.5, what the SCEP retention purges by)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'der-not-after-'));
-  const selfSigned = (days: number): Buffer => {
-    const out = join(dir, `${days}.der`);
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-days',
-        `${days}`,
-      ].concat([
-        '-keyout',
-        join(dir, `${days}.key`),
-        '-out',
-        out,
-        '-outform',
-        'DER',
-        '-subj',
-        '/CN=not after',
-      ]),
-      { stdio: 'ignore' },
-    );
-    return readFileSync(out);
-  };
-
   it.each([
     ['a UTCTime (before 2050)', 30],
     ['a GeneralizedTime (2050 and after)', 36_500],
   ])('reads %s as OpenSSL does', (_kind, days) => {
-    const certificate = selfSigned(days);
+    const certificate = selfSigned(`not-after-${days}`, days);
     expect(certificateNotAfter(certificate).getTime()).toBe(
       Date.parse(new X509Certificate(certificate).validTo),
     );
