@@ -1,5 +1,8 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { createServer } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { AddressInfo } from 'node:net';
 import {
   chmodSync,
   existsSync,
@@ -13,7 +16,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AcmeEabKeyCreated } from '@certlane/contracts';
-import { adminApiRequest, eventually, freePort, startTestSystem, TestSystem } from '@certlane/testing';
+import { NatsBus } from '@certlane/platform';
+import {
+  adminApiRequest,
+  eventually,
+  freePort,
+  startTestSystem,
+  testNatsUrl,
+  TestSystem,
+} from '@certlane/testing';
 import { Client } from 'pg';
 import { acmeCertificateOf, boundAccountOf, servedCertificate } from './testing/client-checks';
 
@@ -35,13 +46,36 @@ describe('ACME server with Apache mod_md', () => {
   let httpsPort: number;
   let apache: ReturnType<typeof spawn> | undefined;
   let conf: string;
+  let ocspOrigin: { url: string; close: () => Promise<void> };
 
   beforeAll(async () => {
     httpPort = await freePort();
     httpsPort = await freePort();
-    system = await startTestSystem('acmemd', ['api-gateway', 'issuance', 'protocol-frontends'], {
-      SERVICE_ACME_HTTP01_PORT: String(httpPort),
+    system = await startTestSystem(
+      'acmemd',
+      ['api-gateway', 'issuance', 'protocol-frontends', 'revocation'],
+      {
+        SERVICE_ACME_HTTP01_PORT: String(httpPort),
+      },
+    );
+    // The certificates name an http origin in front of the revocation service first (the
+    // issuer's publication base, ADR 0038, as README's nginx recipe sets it up), so mod_md can
+    // fetch OCSP responses to staple (MDStapling).
+    ocspOrigin = await forwardOverHttp(system.services.revocation.url, system.ca);
+    const bus = await NatsBus.connect({
+      servers: [testNatsUrl()],
+      name: 'acme-md-test',
+      requestTimeoutMs: 10_000,
+      namespace: system.env.SERVICE_NATS_NAMESPACE,
     });
+    try {
+      await bus.request('issuance.v1.update-issuer', {
+        id: 'iss-local',
+        config: { publication_base_url: ocspOrigin.url },
+      });
+    } finally {
+      await bus.close();
+    }
     db = new Client({ connectionString: system.database.url });
     await db.connect();
     const profile = await adminApiRequest(system, 'POST', '/api/v1/admin/acme/profiles', {
@@ -70,6 +104,7 @@ describe('ACME server with Apache mod_md', () => {
       apache.kill('SIGKILL');
     }
     await db?.end();
+    await ocspOrigin?.close();
     await system?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
@@ -123,6 +158,7 @@ MDCertificateAgreement accepted
 MDStoreDir ${work}/md
 MDCAChallenges http-01
 MDRenewViaARI on
+MDStapling on
 MDCheckInterval 1s
 MDRetryDelay 1s
 <MDomain md-eab.localhost>
@@ -199,6 +235,33 @@ MDRetryDelay 1s
     }
     expect(holders.size).toBe(2);
   }, 240_000);
+
+  it('RFC 6066 8: mod_md staples the OCSP response it fetched from the revocation service (MDStapling): good', async () => {
+    const certificate = await served('md-eab.localhost');
+    writeFileSync(join(work, 'ca.pem'), system.ca);
+    const handshake = () =>
+      spawnSync(
+        'openssl',
+        ['s_client', '-connect', `127.0.0.1:${httpsPort}`, '-servername', 'md-eab.localhost', '-status'],
+        { input: '', encoding: 'utf8', timeout: 30_000 },
+      ).stdout;
+    await eventually(
+      () => handshake().includes('OCSP Response Status: successful'),
+      'Apache stapling an OCSP response',
+      60_000,
+    ).catch((error) => {
+      throw new Error(
+        `${error.message}\n${errorLog()
+          .split('\n')
+          .filter((line) => /ocsp|stapl/i.test(line))
+          .join('\n')
+          .slice(-6000)}`,
+      );
+    });
+    const stapled = handshake();
+    expect(stapled).toContain('Cert Status: good');
+    expect(stapled.toLowerCase()).toContain(`serial number: ${certificate!.serialNumber.toLowerCase()}`);
+  }, 120_000);
 
   it('RFC 9773: renews when an operator moves the renewal window (MDRenewViaARI), naming the certificate it replaces', async () => {
     const before = await served('md-short.localhost');
@@ -288,3 +351,34 @@ MDRetryDelay 1s
     return rows.filter((row) => row.certificate_id === holder?.certificate_id).length;
   }
 });
+
+/**
+ * A plain-http origin passing every request to `target` (an https service trusting `ca`), as an
+ * operator's reverse proxy in front of the revocation service does for http-only relying parties.
+ */
+async function forwardOverHttp(
+  target: string,
+  ca: string,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((incoming, answer) => {
+    const outgoing = httpsRequest(
+      `${target}${incoming.url}`,
+      {
+        method: incoming.method,
+        headers: { ...incoming.headers, host: new URL(target).host },
+        ca,
+      },
+      (response) => {
+        answer.writeHead(response.statusCode ?? 502, response.headers);
+        response.pipe(answer);
+      },
+    );
+    outgoing.on('error', () => answer.writeHead(502).end());
+    incoming.pipe(outgoing);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
