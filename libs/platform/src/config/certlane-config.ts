@@ -62,6 +62,10 @@ export interface AcmeConfig {
   externalAccountRequired: boolean;
   /** SERVICE_ACME_REVOCATION_EXPLANATION_URL: renewal-info's explanationURL of revoked certificates (RFC 9773 4.2). */
   revocationExplanationUrl?: string;
+  /** SERVICE_ACME_TERMS_OF_SERVICE_URL: the directory's meta.termsOfService; new accounts must agree. */
+  termsOfServiceUrl?: string;
+  /** SERVICE_ACME_WEBSITE_URL: the directory's meta.website. */
+  websiteUrl?: string;
 }
 
 /** The SCEP server's records (ADR 0074). */

@@ -654,6 +654,8 @@ describe(isPlaceholderSecret.name, () => {
           SERVICE_ACME_RETENTION_DAYS: '0',
           SERVICE_ACME_RETENTION_INTERVAL: '10s',
           SERVICE_ACME_REVOCATION_EXPLANATION_URL: 'https://ca.example/revoked/',
+          SERVICE_ACME_TERMS_OF_SERVICE_URL: 'https://ca.example/terms/',
+          SERVICE_ACME_WEBSITE_URL: 'https://ca.example',
         }),
       ).acme;
       expect(acme).toEqual({
@@ -671,6 +673,8 @@ describe(isPlaceholderSecret.name, () => {
         retentionIntervalMs: 10_000,
         externalAccountRequired: true,
         revocationExplanationUrl: 'https://ca.example/revoked',
+        termsOfServiceUrl: 'https://ca.example/terms/',
+        websiteUrl: 'https://ca.example/',
       });
     });
 
@@ -693,6 +697,9 @@ describe(isPlaceholderSecret.name, () => {
       ['SERVICE_ACME_RETENTION_INTERVAL', '25h'],
       ['SERVICE_ACME_CAA_IDENTITIES', 'ca.example.com;x'],
       ['SERVICE_ACME_REVOCATION_EXPLANATION_URL', 'ftp://ca.example/revoked'],
+      ['SERVICE_ACME_TERMS_OF_SERVICE_URL', 'terms.pdf'],
+      ['SERVICE_ACME_TERMS_OF_SERVICE_URL', 'https://ca.example/terms?v=1'],
+      ['SERVICE_ACME_WEBSITE_URL', 'mailto:ca@example.com'],
     ])('refuses %s=%s', (name, value) => {
       expect(refusal(validServiceEnv({ [name]: value })).message).toContain(name);
     });

@@ -116,6 +116,11 @@ function parseCaaIdentities(raw: string): string[] {
 
 /** An absolute http(s) base URL without credentials, query or fragment; trailing slashes dropped. */
 export function parseHttpBaseUrl(name: string, raw: string): string {
+  return parseHttpUrl(name, raw).replace(/\/+$/, '');
+}
+
+/** An absolute http(s) URL without credentials, query or fragment, as written. */
+function parseHttpUrl(name: string, raw: string): string {
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -127,7 +132,13 @@ export function parseHttpBaseUrl(name: string, raw: string): string {
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username) {
     throw new ConfigError(`${name} must be an http(s) URL without credentials, query or fragment`);
   }
-  return url.toString().replace(/\/+$/, '');
+  return url.toString();
+}
+
+/** An optional URL variable: undefined when empty. */
+function optionalHttpUrl(name: string, get: (name: string) => string | undefined): string | undefined {
+  const raw = get(name);
+  return raw ? parseHttpUrl(name, raw) : undefined;
 }
 
 const HOUR_MS = 3_600_000;
@@ -424,6 +435,8 @@ export function loadConfig(env: Env): CertlaneConfig {
         'SERVICE_ACME_EAB_REQUIRED',
         get('SERVICE_ACME_EAB_REQUIRED') ?? 'false',
       ),
+      termsOfServiceUrl: optionalHttpUrl('SERVICE_ACME_TERMS_OF_SERVICE_URL', get),
+      websiteUrl: optionalHttpUrl('SERVICE_ACME_WEBSITE_URL', get),
       revocationExplanationUrl: get('SERVICE_ACME_REVOCATION_EXPLANATION_URL')
         ? parseHttpBaseUrl(
             'SERVICE_ACME_REVOCATION_EXPLANATION_URL',

@@ -267,6 +267,18 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'SCEP server (protocol-frontends): how often each replica runs the retention purge of SERVICE_SCEP_RETENTION_DAYS (10s..24h); while a pass handles a whole batch (1000 records of a kind) the next runs 10 s later.',
   },
   {
+    name: 'SERVICE_ACME_TERMS_OF_SERVICE_URL',
+    default: '',
+    description:
+      'ACME server (protocol-frontends): the URL of the CA\'s terms of service, listed as meta.termsOfService in every directory (RFC 8555 7.1.1); a new account must then send termsOfServiceAgreed true, else newAccount answers 403 userActionRequired with Link rel="terms-of-service". Empty: no terms, no agreement asked.',
+  },
+  {
+    name: 'SERVICE_ACME_WEBSITE_URL',
+    default: '',
+    description:
+      'ACME server (protocol-frontends): a URL of a page about the CA, listed as meta.website in every directory (RFC 8555 7.1.1). Empty: not listed.',
+  },
+  {
     name: 'SERVICE_ACME_ISSUER_ID',
     default: '',
     description:

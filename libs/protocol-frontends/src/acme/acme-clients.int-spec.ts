@@ -12,6 +12,7 @@ import { BindServer, startBind } from './testing/bind-server';
 import { exchange, TestAcmeClient } from './testing/acme-test-client';
 
 const run = promisify(execFile);
+const TERMS = 'https://ca.test/terms/v1.pdf';
 
 /**
  * The ACME server against real, unmodified clients from Debian (lego and certbot): account,
@@ -36,6 +37,9 @@ describe('ACME server with real clients', () => {
       SERVICE_ACME_HTTP01_PORT: String(http01Port),
       SERVICE_ACME_TLSALPN01_PORT: String(tlsAlpn01Port),
       SERVICE_ACME_DNS_RESOLVERS: bind.address,
+      // Every client here must agree to the terms (lego --accept-tos, certbot --agree-tos).
+      SERVICE_ACME_TERMS_OF_SERVICE_URL: TERMS,
+      SERVICE_ACME_WEBSITE_URL: 'https://ca.test/',
     });
     // lego goes through the gateway (the one origin of the split deployment, forwarded over the
     // bus), certbot to the protocol-frontends listener itself (as in the quick start).
@@ -297,6 +301,49 @@ describe('ACME server with real clients', () => {
     // RFC 7633: the TLS feature certbot asked for in its CSR.
     expect(parseCertificates(pem)[0].decoded.mustStaple).toBe(true);
   }, 120_000);
+
+  it('RFC 8555 7.1.1: every directory lists the terms of service and the website, through the gateway too', async () => {
+    for (const url of [directory, gatewayDirectory]) {
+      const meta = (await exchange('GET', url, system.ca)).json.meta;
+      expect(meta).toMatchObject({ termsOfService: TERMS, website: 'https://ca.test/' });
+    }
+  });
+
+  it('RFC 8555 7.3, 7.3.3: a newAccount that does not agree to the terms is userActionRequired linking them; agreeing creates the account', async () => {
+    const c = await TestAcmeClient.create(gatewayDirectory, system.ca);
+    const newAccount = (await c.directory()).newAccount;
+    for (const payload of [{ contact: ['mailto:ops@example.com'] }, { termsOfServiceAgreed: false }]) {
+      const refused = await c.post(newAccount, payload, { useJwk: true });
+      expect([refused.status, refused.json.type]).toEqual([
+        403,
+        'urn:ietf:params:acme:error:userActionRequired',
+      ]);
+      expect(refused.headers.link).toContain(`<${TERMS}>;rel="terms-of-service"`);
+    }
+    expect((await c.register()).status).toBe(201);
+    // An account that exists is found without agreeing again (RFC 8555 7.3.1: the fields are ignored).
+    expect((await c.post(newAccount, { onlyReturnExisting: true }, { useJwk: true })).status).toBe(200);
+  });
+
+  it('certbot, told nothing of the terms in a non-interactive run, does not agree to them on its own', async () => {
+    const dirs = ['config', 'work', 'logs'].map((d) => join(work, `certbot-noterms-${d}`));
+    const refused = await run(
+      'certbot',
+      ['register', '--non-interactive', '--server', directory, '-m', 'ops@example.com'].concat([
+        '--config-dir',
+        dirs[0],
+        '--work-dir',
+        dirs[1],
+        '--logs-dir',
+        dirs[2],
+      ]),
+      { env: { ...process.env, REQUESTS_CA_BUNDLE: caFile }, timeout: 60_000 },
+    ).then(
+      () => null,
+      (error: { stderr: string }) => error.stderr,
+    );
+    expect(refused).toMatch(/terms of service/i);
+  });
 
   it('RFC 8555 6.7: through the gateway too, a body that is not JSON is a malformed problem document', async () => {
     const newAccount = gatewayDirectory.replace('directory', 'new-account');

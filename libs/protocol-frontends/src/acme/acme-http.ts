@@ -51,5 +51,6 @@ export function problem(error: AcmeProblem): AcmeHttpResponse {
   const headers: Record<string, string> = { 'Content-Type': PROBLEM_CONTENT_TYPE };
   if (error.extra.retryAfterSeconds !== undefined)
     headers['Retry-After'] = String(error.extra.retryAfterSeconds);
+  if (error.extra.termsOfService) headers['Link'] = `<${error.extra.termsOfService}>;rel="terms-of-service"`;
   return { status: error.status, headers, body: error.toDocument() };
 }

@@ -240,6 +240,12 @@ export interface AcmeServerDependencies {
   observe?: AcmeObserver;
   /** renewal-info's explanationURL of revoked certificates (RFC 9773 4.2). */
   revocationExplanationUrl?: string;
+  /**
+   * RFC 8555 7.1.1: the directory's `meta.termsOfService` (a new account must agree to them) and
+   * `meta.website`.
+   */
+  termsOfService?: string;
+  website?: string;
 }
 
 /** RFC 5280 reason codes revokeCert accepts (RFC 8555 7.6), as issuance spells them (spec 2.16). */
@@ -400,6 +406,8 @@ export class AcmeServer {
       keyChange: urls.url('key-change'),
       renewalInfo: urls.url('renewal-info'),
       meta: {
+        ...(this.deps.termsOfService ? { termsOfService: this.deps.termsOfService } : {}),
+        ...(this.deps.website ? { website: this.deps.website } : {}),
         externalAccountRequired: profile.externalAccountRequired,
         ...(this.caaIdentitiesOf(profile).length
           ? { caaIdentities: [...this.caaIdentitiesOf(profile)] }
@@ -475,7 +483,7 @@ export class AcmeServer {
       // object MUST be ignored", so they are not even checked.
       return this.accountAnswer(existing, urls, 200);
     }
-    const input = checkNewAccountPayload(payload.json, { termsOfServiceRequired: false });
+    const input = checkNewAccountPayload(payload.json, { termsOfService: this.deps.termsOfService });
     // RFC 8555 7.3.1: onlyReturnExisting for an unknown key is accountDoesNotExist.
     if (input.onlyReturnExisting)
       throw new AcmeProblem('accountDoesNotExist', 'no account exists for this key');

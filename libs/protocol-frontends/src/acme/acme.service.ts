@@ -102,6 +102,8 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       challengeAnswerWaitMs: config.acme.challengeAnswerWaitMs,
       eabKeys: new EabKeyBox(config.configEncryptionKey),
       externalAccountRequired: config.acme.externalAccountRequired,
+      ...(config.acme.termsOfServiceUrl ? { termsOfService: config.acme.termsOfServiceUrl } : {}),
+      ...(config.acme.websiteUrl ? { website: config.acme.websiteUrl } : {}),
       ...(config.acme.revocationExplanationUrl
         ? { revocationExplanationUrl: config.acme.revocationExplanationUrl }
         : {}),

@@ -46,29 +46,29 @@ describe('checkContacts', () => {
 });
 
 describe('checkNewAccountPayload', () => {
+  const TOS = 'https://ca.example/terms';
+
   it('reads contact, ToS agreement and onlyReturnExisting', () => {
     expect(
       checkNewAccountPayload(
         { contact: ['mailto:a@b.co'], termsOfServiceAgreed: true },
-        { termsOfServiceRequired: true },
+        { termsOfService: TOS },
       ),
     ).toEqual({ contact: ['mailto:a@b.co'], termsOfServiceAgreed: true, onlyReturnExisting: false });
     expect(
-      checkNewAccountPayload({ onlyReturnExisting: true }, { termsOfServiceRequired: true })
-        .onlyReturnExisting,
+      checkNewAccountPayload({ onlyReturnExisting: true }, { termsOfService: TOS }).onlyReturnExisting,
     ).toBe(true);
   });
   it('RFC 8555 7.3.3: without agreeing to required terms the answer is userActionRequired', () => {
-    expect(problemOf(() => checkNewAccountPayload({}, { termsOfServiceRequired: true })).type).toBe(
-      'userActionRequired',
-    );
-    expect(checkNewAccountPayload({}, { termsOfServiceRequired: false }).termsOfServiceAgreed).toBe(false);
+    const refused = problemOf(() => checkNewAccountPayload({}, { termsOfService: TOS }));
+    expect(refused.type).toBe('userActionRequired');
+    expect(refused.extra.termsOfService).toBe(TOS);
+    expect(
+      problemOf(() => checkNewAccountPayload({ termsOfServiceAgreed: false }, { termsOfService: TOS })).type,
+    ).toBe('userActionRequired');
+    expect(checkNewAccountPayload({}, {}).termsOfServiceAgreed).toBe(false);
   });
   it('answers non-boolean flags as malformed', () => {
-    expect(
-      problemOf(() =>
-        checkNewAccountPayload({ onlyReturnExisting: 'yes' }, { termsOfServiceRequired: false }),
-      ).type,
-    ).toBe('malformed');
+    expect(problemOf(() => checkNewAccountPayload({ onlyReturnExisting: 'yes' }, {})).type).toBe('malformed');
   });
 });

@@ -40,10 +40,14 @@ export interface NewAccountRequest {
   onlyReturnExisting: boolean;
 }
 
-/** The payload of newAccount (RFC 8555 7.3), checked; the ToS agreement is required when the directory lists terms. */
+/**
+ * The payload of newAccount (RFC 8555 7.3), checked. When the directory lists terms of service
+ * (`rules.termsOfService`, their URL), a new account must agree to them: refused with
+ * userActionRequired linking them (RFC 8555 7.3.3's answer to terms not agreed to).
+ */
 export function checkNewAccountPayload(
   json: Record<string, unknown>,
-  rules: { termsOfServiceRequired: boolean },
+  rules: { termsOfService?: string },
 ): NewAccountRequest {
   const { termsOfServiceAgreed, onlyReturnExisting } = json;
   if (termsOfServiceAgreed !== undefined && typeof termsOfServiceAgreed !== 'boolean')
@@ -55,7 +59,11 @@ export function checkNewAccountPayload(
     termsOfServiceAgreed: termsOfServiceAgreed === true,
     onlyReturnExisting: onlyReturnExisting === true,
   };
-  if (!request.onlyReturnExisting && rules.termsOfServiceRequired && !request.termsOfServiceAgreed)
-    throw new AcmeProblem('userActionRequired', 'the terms of service must be agreed to');
+  if (!request.onlyReturnExisting && rules.termsOfService && !request.termsOfServiceAgreed)
+    throw new AcmeProblem(
+      'userActionRequired',
+      `the terms of service (${rules.termsOfService}) must be agreed to: termsOfServiceAgreed true`,
+      { termsOfService: rules.termsOfService },
+    );
   return request;
 }

@@ -99,6 +99,8 @@ export class AcmeProblem extends Error {
       algorithms?: string[];
       /** RFC 8555 6.6: rateLimited answers say when to retry (the Retry-After header). */
       retryAfterSeconds?: number;
+      /** RFC 8555 7.3.3: userActionRequired links the terms of service (`Link` header). */
+      termsOfService?: string;
     } = {},
   ) {
     super(`${type}: ${detail}`);
