@@ -322,4 +322,18 @@ describe('ACME server with real client libraries', () => {
       client.createOrder({ identifiers: [{ type: 'dns', value: 'np-step.localhost' }] }),
     ).rejects.toThrow('the account is deactivated');
   }, 240_000);
+
+  it('npm acme-client (5.4.0) with a P-521 account key signs ES512 (RFC 7518 3.4): an account and an order under it', async () => {
+    const accountKey = await acme.crypto.createPrivateEcdsaKey('P-521');
+    const client = new acme.Client({ directoryUrl: directory, accountKey, ...polling });
+    expect(await client.createAccount({ termsOfServiceAgreed: true })).toMatchObject({ status: 'valid' });
+    // The account holds that key: RFC 7638's thumbprint of the client's JWK (members in order).
+    const jwk = acme.crypto.getJwk(accountKey);
+    expect(jwk).toMatchObject({ kty: 'EC', crv: 'P-521' });
+    expect((await accountRow(lastSegment(client.getAccountUrl())!)).jwk_thumbprint).toBe(
+      createHash('sha256').update(JSON.stringify(jwk)).digest('base64url'),
+    );
+    const order = await client.createOrder({ identifiers: [{ type: 'dns', value: 'np-p521.localhost' }] });
+    expect(order.status).toBe('pending');
+  }, 60_000);
 });

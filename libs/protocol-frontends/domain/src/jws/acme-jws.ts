@@ -1,8 +1,23 @@
 import { calculateJwkThumbprint, errors, flattenedVerify, FlattenedJWSInput, importJWK, JWK } from 'jose';
 import { AcmeProblem } from '../problems/acme-problem';
 
-/** The signature algorithms accepted on ACME requests (RFC 8555 6.2: asymmetric only, never `none` or MACs). */
-export const ACME_JWS_ALGORITHMS = ['ES256', 'ES384', 'RS256', 'PS256', 'EdDSA'] as const;
+/**
+ * The signature algorithms accepted on ACME requests (RFC 8555 6.2: asymmetric only, never `none`
+ * or MACs; ES256 MUST, EdDSA SHOULD). The other ECDSA curves and RSA hashes are there for clients
+ * that make P-521 (acme.sh `ec-521`, Posh-ACME) or RSA-SHA-384/512 account keys.
+ */
+export const ACME_JWS_ALGORITHMS = [
+  'ES256',
+  'ES384',
+  'ES512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'EdDSA',
+] as const;
 
 /**
  * Which key a resource is signed with (RFC 8555 6.2): newAccount carries the new key as `jwk`;
@@ -95,12 +110,18 @@ export function checkProtectedHeader(
 function keyFitsAlgorithm(jwk: JWK, alg: AcmeProtectedHeader['alg']): boolean {
   switch (alg) {
     case 'RS256':
+    case 'RS384':
+    case 'RS512':
     case 'PS256':
+    case 'PS384':
+    case 'PS512':
       return jwk.kty === 'RSA';
     case 'ES256':
       return jwk.kty === 'EC' && jwk.crv === 'P-256';
     case 'ES384':
       return jwk.kty === 'EC' && jwk.crv === 'P-384';
+    case 'ES512':
+      return jwk.kty === 'EC' && jwk.crv === 'P-521';
     case 'EdDSA':
       return jwk.kty === 'OKP' && (jwk.crv === 'Ed25519' || jwk.crv === 'Ed448');
   }

@@ -222,6 +222,14 @@ describe('authenticateAcmeRequest', () => {
     );
   });
 
+  it('an ES512 header over a P-256 key is badPublicKey (RFC 7518 3.4: ES512 is P-521)', async () => {
+    const p521 = await signer('ES512');
+    const body = await sign(p521, {}, { jwk: es256.jwk, nonce: 'n1', url: URL_ });
+    expect((await problemOf(authenticateAcmeRequest(body, { url: URL_, key: 'jwk' }, ports()))).type).toBe(
+      'badPublicKey',
+    );
+  });
+
   it('RFC 8555 7.3.1: an unknown account gets accountDoesNotExist', async () => {
     const body = await sign(es256, '', { kid: KID, nonce: 'n1', url: URL_ });
     expect((await problemOf(authenticateAcmeRequest(body, { url: URL_, key: 'kid' }, ports()))).type).toBe(
