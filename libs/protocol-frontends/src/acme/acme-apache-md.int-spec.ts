@@ -300,16 +300,18 @@ MDRetryDelay 1s
   async function activated(name: string, replacing?: string): Promise<X509Certificate> {
     // Staged, or already moved to domains/ by a graceful restart made for another domain.
     const files = ['staging', 'domains'].map((dir) => join(work, 'md', dir, name, 'pubcert.pem'));
+    let staged: X509Certificate | undefined;
     await eventually(
       () => {
         if (apache?.exitCode !== null) throw new Error(`apache2 exited: ${errorLog()}`);
-        return files.some((file) => {
+        for (const file of files) {
           // mod_md may be writing the file: one that does not parse yet is not staged yet.
           const pem = existsSync(file) ? readFileSync(file, 'utf8') : '';
-          return (
-            pem.includes('-----END CERTIFICATE-----') && new X509Certificate(pem).serialNumber !== replacing
-          );
-        });
+          if (!pem.includes('-----END CERTIFICATE-----')) continue;
+          const certificate = new X509Certificate(pem);
+          if (certificate.serialNumber !== replacing) staged = certificate;
+        }
+        return staged !== undefined;
       },
       `mod_md staging a certificate for ${name}`,
       150_000,
@@ -317,11 +319,11 @@ MDRetryDelay 1s
       throw new Error(`${error.message}\n${errorLog().slice(-6000)}`);
     });
     await graceful();
+    // Until the restart has taken, Apache may still serve mod_md's fallback certificate for the
+    // name (self-signed, the same subjectAltName): wait for the staged one itself.
     let certificate: X509Certificate | undefined;
     await eventually(
-      async () =>
-        (certificate = await served(name))?.subjectAltName === `DNS:${name}` &&
-        certificate?.serialNumber !== replacing,
+      async () => (certificate = await served(name))?.serialNumber === staged!.serialNumber,
       `Apache serving the certificate mod_md obtained for ${name}`,
       30_000,
     ).catch((error) => {
