@@ -135,10 +135,14 @@ function parseHttpUrl(name: string, raw: string): string {
   return url.toString();
 }
 
-/** An optional URL variable: undefined when empty. */
-function optionalHttpUrl(name: string, get: (name: string) => string | undefined): string | undefined {
+/** An optional URL variable read with `parse` (an http URL as written, or a base URL): undefined when empty. */
+function optionalUrl(
+  name: string,
+  get: (name: string) => string | undefined,
+  parse: (name: string, raw: string) => string = parseHttpUrl,
+): string | undefined {
   const raw = get(name);
-  return raw ? parseHttpUrl(name, raw) : undefined;
+  return raw ? parse(name, raw) : undefined;
 }
 
 const HOUR_MS = 3_600_000;
@@ -435,14 +439,9 @@ export function loadConfig(env: Env): CertlaneConfig {
         'SERVICE_ACME_EAB_REQUIRED',
         get('SERVICE_ACME_EAB_REQUIRED') ?? 'false',
       ),
-      termsOfServiceUrl: optionalHttpUrl('SERVICE_ACME_TERMS_OF_SERVICE_URL', get),
-      websiteUrl: optionalHttpUrl('SERVICE_ACME_WEBSITE_URL', get),
-      revocationExplanationUrl: get('SERVICE_ACME_REVOCATION_EXPLANATION_URL')
-        ? parseHttpBaseUrl(
-            'SERVICE_ACME_REVOCATION_EXPLANATION_URL',
-            get('SERVICE_ACME_REVOCATION_EXPLANATION_URL')!,
-          )
-        : undefined,
+      termsOfServiceUrl: optionalUrl('SERVICE_ACME_TERMS_OF_SERVICE_URL', get),
+      websiteUrl: optionalUrl('SERVICE_ACME_WEBSITE_URL', get),
+      revocationExplanationUrl: optionalUrl('SERVICE_ACME_REVOCATION_EXPLANATION_URL', get, parseHttpBaseUrl),
     },
     scep: parseRetention('SERVICE_SCEP', get),
     revocation: {
