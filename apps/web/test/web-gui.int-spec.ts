@@ -464,6 +464,36 @@ describe('the web GUI in Chromium', () => {
       .getByText('No cross-certificate')
       .waitFor();
     await page.getByText('Cross-sign a CA', { exact: false }).first().waitFor();
+
+    // Revoking a child CA (ADR 0075): the reason is a choice of the CA reasons, the row says revoked.
+    const child = (
+      await api('POST', '/api/v1/intermediate-cas', {
+        issuer_id: 'iss-local',
+        parent_id: 'ca-local-root',
+        common_name: 'GUI Revoked CA',
+      })
+    ).json() as { id: string };
+    await page.reload();
+    await page.getByText('Revoke a child CA', { exact: false }).click();
+    const revoke = page.getByRole('form', {
+      name: "Revoke a child CA (listed on its parent's CRL and OCSP; final)",
+    });
+    const reasons = await revoke.getByLabel('reason').locator('option').allTextContents();
+    expect(reasons).toContain('caCompromise');
+    expect(reasons).not.toContain('certificateHold');
+    await revoke.getByLabel('id (required)').fill(child.id);
+    await revoke.getByLabel('reason').selectOption('cessationOfOperation');
+    await revoke.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('status').getByText('Revoked:', { exact: false }).waitFor();
+    const after = (await api('GET', `/api/v1/intermediate-cas/${child.id}`)).json() as Record<
+      string,
+      unknown
+    >;
+    expect(after).toMatchObject({ status: 'revoked', revocation_reason: 'cessationOfOperation' });
+    await page
+      .getByRole('row', { name: /GUI Revoked CA/ })
+      .getByText('revoked', { exact: true })
+      .waitFor();
     await context.close();
   });
 

@@ -101,6 +101,7 @@ import {
   CaCrossCertificateDto,
   CaCrossCertificateIdRequest,
   CaIdRequest,
+  RevokeCaRequest,
   CreateCaCrossCertificateRequest,
   CreateCaRequest,
   CreateIssuerRequest,
@@ -355,6 +356,7 @@ export const requestContracts = {
   'issuance.v1.get-ca': { request: CaIdRequest, response: shape<CaCertificateDto>() },
   'issuance.v1.create-ca': { request: CreateCaRequest, response: shape<CaCertificateDto>() },
   'issuance.v1.retire-ca': { request: CaIdRequest, response: shape<CaCertificateDto>() },
+  'issuance.v1.revoke-ca': { request: RevokeCaRequest, response: shape<CaCertificateDto>() },
   'issuance.v1.install-ca-certificate': {
     request: UploadCaCertificateRequest,
     response: shape<CaCertificateDto>(),

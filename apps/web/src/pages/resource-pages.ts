@@ -381,6 +381,12 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
         submitLabel: 'Retire',
         doneLabel: 'Retired:',
       },
+      {
+        path: '/api/v1/intermediate-cas/{id}/revoke',
+        label: "Revoke a child CA (listed on its parent's CRL and OCSP; final)",
+        submitLabel: 'Revoke',
+        doneLabel: 'Revoked:',
+      },
     ],
     actions: [
       {

@@ -2108,6 +2108,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/intermediate-cas/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/intermediate-cas/:id/revoke
+         * @description Admins only.
+         */
+        post: operations["revokeCa"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/issuers": {
         parameters: {
             query?: never;
@@ -4001,9 +4021,12 @@ export interface components {
             not_before: string | null;
             parent_id: string | null;
             retired_at: string | null;
+            revocation_reason: components["schemas"]["RevocationReason"] | null;
+            /** @description When its parent revoked it (ADR 0075); null otherwise. */
+            revoked_at: string | null;
             serial_hex: string | null;
             /** @enum {string} */
-            status: "active" | "retired" | "pending";
+            status: "active" | "retired" | "pending" | "revoked";
             subject: string;
         };
         CaCertificateUpload: {
@@ -5378,6 +5401,10 @@ export interface components {
         };
         /** @enum {string} */
         RevocationReason: "unspecified" | "keyCompromise" | "caCompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "certificateHold" | "removeFromCRL" | "privilegeWithdrawn" | "aaCompromise";
+        RevokeCaBody: {
+            /** @enum {string} */
+            reason?: "unspecified" | "keyCompromise" | "caCompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "privilegeWithdrawn" | "aaCompromise";
+        };
         RevokeCertificateBody: {
             /** @enum {string} */
             reason?: "unspecified" | "keyCompromise" | "caCompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "certificateHold" | "removeFromCRL" | "privilegeWithdrawn" | "aaCompromise";
@@ -10275,6 +10302,42 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    revokeCa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RevokeCaBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaCertificateDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];

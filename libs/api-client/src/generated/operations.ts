@@ -3419,6 +3419,26 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "revokeCa": {
+    "method": "POST",
+    "path": "/api/v1/intermediate-cas/{id}/revoke",
+    "tag": "intermediate-cas",
+    "summary": "POST /api/v1/intermediate-cas/:id/revoke",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "revokeManagedCertificate": {
     "method": "POST",
     "path": "/api/v1/certificates/{id}/revoke",

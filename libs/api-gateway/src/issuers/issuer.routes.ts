@@ -6,6 +6,7 @@ import {
   IssuerChanges,
   ListCaCertificatesRequest,
   PageQuery,
+  RevokeCaBody,
 } from '@certlane/contracts';
 import { declareRoute } from '../routes/route-declaration';
 
@@ -133,6 +134,18 @@ export const INTERMEDIATE_CA_ROUTES = [
     response: 'CaCertificateDto',
     audit: 'ca.retired',
     payload: ({ params }) => ({ id: params.id }),
+  }),
+  declareRoute({
+    method: 'POST',
+    path: `${CAS}/:id/revoke`,
+    adminOnly: true,
+    status: 200,
+    errors: [400, 401, 403, 404, 409],
+    subject: 'issuance.v1.revoke-ca',
+    body: RevokeCaBody,
+    response: 'CaCertificateDto',
+    audit: 'ca.revoked',
+    payload: ({ params, body }) => ({ ...body, id: params.id }),
   }),
   declareRoute({
     method: 'POST',

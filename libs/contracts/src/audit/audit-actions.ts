@@ -45,6 +45,8 @@ export const AuditAction = {
   CaCreated: 'ca.created',
   CaCertificateInstalled: 'ca.certificate_installed',
   CaRetired: 'ca.retired',
+  /** A CA's certificate revoked by its parent (ADR 0075). */
+  CaRevoked: 'ca.revoked',
   CaCrossCertificateCreated: 'ca.cross_certificate_created',
   CaCrossCertificateRetired: 'ca.cross_certificate_retired',
   CertificateIssued: 'certificate.issued',

@@ -17,6 +17,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PageQuery } from '../pagination/page';
+import { OptionalRevocationReason, REVOCATION_REASONS, RevocationReason } from './revocation.dto';
 
 /**
  * The twelve issuer connector kinds (spec section 1), as type ids on the wire (ADR 0022). Only
@@ -224,7 +225,7 @@ export interface CaCertificateDto {
   issuer_id: string | null;
   parent_id: string | null;
   subject: string;
-  status: 'active' | 'retired' | 'pending';
+  status: 'active' | 'retired' | 'pending' | 'revoked';
   /** Whether its issuer issues under it now. */
   issuing: boolean;
   certificate_pem: string | null;
@@ -235,6 +236,9 @@ export interface CaCertificateDto {
   not_after: string | null;
   created_at: string;
   retired_at: string | null;
+  /** When its parent revoked it (ADR 0075); null otherwise. */
+  revoked_at: string | null;
+  revocation_reason: RevocationReason | null;
 }
 
 export class ListCaCertificatesRequest extends PageQuery {
@@ -320,6 +324,28 @@ export class CaCertificateUpload {
 }
 
 export class UploadCaCertificateRequest extends CaCertificateUpload {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  id!: string;
+}
+
+/**
+ * The reasons a CA certificate is revoked with (ADR 0075): a CA's revocation here is final, so
+ * certificateHold and removeFromCRL are not among them.
+ */
+export const CA_REVOCATION_REASONS: readonly RevocationReason[] = REVOCATION_REASONS.filter(
+  (reason) => reason !== 'certificateHold' && reason !== 'removeFromCRL',
+);
+
+/** Body of POST /api/v1/intermediate-cas/{id}/revoke. */
+export class RevokeCaBody {
+  /** RFC 5280 reason for the parent's CRL and OCSP (default unspecified). */
+  @OptionalRevocationReason(CA_REVOCATION_REASONS)
+  reason?: RevocationReason;
+}
+
+export class RevokeCaRequest extends RevokeCaBody {
   @IsString()
   @IsNotEmpty()
   @MaxLength(128)

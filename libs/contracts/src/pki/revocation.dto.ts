@@ -38,14 +38,16 @@ export function isRevocationReason(value: unknown): value is RevocationReason {
 
 /**
  * An optional `reason` field of a request (single, bulk and EST bulk revoke, the bus revoke): one
- * of spec 2.16's reasons, the old spelling read as the new one, anything else 400.
+ * of spec 2.16's reasons (or of `allowed`), the old spelling read as the new one, anything else 400.
  */
-export function OptionalRevocationReason(): PropertyDecorator {
+export function OptionalRevocationReason(
+  allowed: readonly RevocationReason[] = REVOCATION_REASONS,
+): PropertyDecorator {
   const decorators: PropertyDecorator[] = [
     IsOptional(),
     Transform(({ value }) => revocationReasonFromWire(value)),
-    IsIn(REVOCATION_REASONS as unknown as string[], {
-      message: `reason must be one of ${REVOCATION_REASONS.join(', ')}`,
+    IsIn(allowed as unknown as string[], {
+      message: `reason must be one of ${allowed.join(', ')}`,
     }),
   ];
   return (target, property) => decorators.forEach((decorate) => decorate(target, property));
@@ -79,7 +81,7 @@ export class IssuerCaRequest extends IssuerIdRequest {
 export interface IssuerCaSummary {
   ca_id: string;
   certificate_pem: string;
-  status: 'active' | 'retired';
+  status: 'active' | 'retired' | 'revoked';
   /** The issuer's current issuing CA. */
   issuing: boolean;
 }

@@ -2,6 +2,7 @@ export * from './renewal-policy-id';
 export * from './renewal-policy';
 export * from './issuers/issuer-config';
 export * from './issuers/issuer-id';
+export * from './issuers/ca-revocation';
 export * from './certificates/certificate-status';
 export * from './jobs/job-status';
 export * from './jobs/running-lease';

@@ -39,6 +39,7 @@ export interface NewCa {
   serialHex?: string;
   notBefore?: Date;
   notAfter?: Date;
+  fingerprintSha256?: string;
 }
 
 export interface NewCaOptions {
@@ -64,6 +65,7 @@ function describe(pkcs8: Buffer, der: Buffer): NewCa {
     serialHex: certificate.serialNumber,
     notBefore: certificate.notBefore,
     notAfter: certificate.notAfter,
+    fingerprintSha256: certificate.fingerprintSha256,
   };
 }
 
@@ -81,15 +83,27 @@ export async function createRoot(provider: KeyProvider, options: NewCaOptions): 
   return describe(pkcs8, issued.der);
 }
 
-/** A CA signed by `parent` (its notAfter is clamped to the parent's). */
+/**
+ * A CA signed by `parent` (its notAfter is clamped to the parent's), carrying the CRL distribution
+ * points and OCSP responders of the parent (`revocation`, ADR 0075), where its revocation shows.
+ */
 export async function createChild(
   provider: KeyProvider,
-  parent: { certificatePem: string; signer: Signer },
+  parent: {
+    certificatePem: string;
+    signer: Signer;
+    revocation?: { crl: readonly string[]; ocsp: readonly string[] };
+  },
   options: NewCaOptions,
 ): Promise<NewCa> {
   const { pkcs8, signer } = await generate(provider, options.keyAlgorithm);
   const now = options.now ?? new Date();
-  const authority = new CertificateAuthority({ certificate: parent.certificatePem, signer: parent.signer });
+  const authority = new CertificateAuthority({
+    certificate: parent.certificatePem,
+    signer: parent.signer,
+    crlDistributionPoints: parent.revocation?.crl,
+    ocspUrls: parent.revocation?.ocsp,
+  });
   const pathLength = childCaPathLength(parseCertificate(parent.certificatePem), options.pathLength);
   const issued = await authority.issue(
     intermediateCaTemplate({

@@ -15,19 +15,21 @@ export interface CaRow {
   external_chain_pem: string | null;
   key_provider: string;
   private_key_sealed: string;
-  status: 'active' | 'retired' | 'pending';
+  status: 'active' | 'retired' | 'pending' | 'revoked';
   serial_hex: string | null;
   not_before: Date | null;
   not_after: Date | null;
   created_at: Date;
   retired_at: Date | null;
+  revoked_at: Date | null;
+  revocation_reason: RevocationReason | null;
   /** Joined: whether the issuer issues under it. */
   issuing?: boolean;
 }
 
 const COLUMNS = `c.id, c.issuer_id, c.parent_id, c.subject, c.certificate_pem, c.csr_pem, c.external_chain_pem,
   c.key_provider, c.private_key_sealed, c.status, c.serial_hex, c.not_before, c.not_after, c.created_at,
-  c.retired_at, (i.issuing_ca_id IS NOT NULL AND i.issuing_ca_id = c.id) AS issuing`;
+  c.retired_at, c.revoked_at, c.revocation_reason, (i.issuing_ca_id IS NOT NULL AND i.issuing_ca_id = c.id) AS issuing`;
 const FROM = 'ca_certificates c LEFT JOIN issuers i ON i.id = c.issuer_id';
 
 /** The columns of CaRow, prefixed `ca_`, for reading a CA next to another row. */
@@ -47,6 +49,8 @@ const CA_PREFIXED = [
   'not_after',
   'created_at',
   'retired_at',
+  'revoked_at',
+  'revocation_reason',
 ] as const;
 
 /**
@@ -109,6 +113,8 @@ export function caDto(row: CaRow): CaCertificateDto {
     not_after: iso(row.not_after),
     created_at: row.created_at.toISOString(),
     retired_at: iso(row.retired_at),
+    revoked_at: iso(row.revoked_at),
+    revocation_reason: row.revocation_reason,
   };
 }
 
@@ -135,7 +141,8 @@ export interface IssuedRow {
   subject: string;
   not_before: Date;
   not_after: Date;
-  purpose: 'leaf' | 'ocsp_responder';
+  /** 'ca': a child CA's certificate, recorded under its parent (ADR 0075). */
+  purpose: 'leaf' | 'ocsp_responder' | 'ca';
 }
 
 /** Storage of local CA certificates, what they issued and what was revoked (raw SQL). */
@@ -281,6 +288,23 @@ export class CaRepository {
     ]);
   }
 
+  /**
+   * Marks a CA revoked (also stops its issuing, as retiring does); the caller records the serial's
+   * revocation in the same transaction.
+   */
+  async markRevoked(
+    manager: EntityManager,
+    id: string,
+    reason: RevocationReason,
+    revokedAt: Date,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE ca_certificates SET status = 'revoked', revoked_at = $3, revocation_reason = $2,
+         retired_at = COALESCE(retired_at, $3) WHERE id = $1`,
+      [id, reason, revokedAt],
+    );
+  }
+
   async recordIssued(manager: EntityManager, row: IssuedRow): Promise<void> {
     await manager.query(
       `INSERT INTO issued_certificates (issuer_id, serial_hex, ca_id, fingerprint_sha256, subject, not_before, not_after, purpose)
@@ -333,10 +357,15 @@ export class CaRepository {
   }
 
   /** Which of the serials the issuer issued (one statement). */
+  /**
+   * Which of `serials` the issuer issued as leaves or OCSP responders: a CA's serial is revoked
+   * only through its CA (`LocalCaService.revokeCa`, ADR 0075), never as a certificate.
+   */
   async issuedSerials(manager: EntityManager, issuerId: string, serials: string[]): Promise<Set<string>> {
     if (serials.length === 0) return new Set();
     const rows: { serial_hex: string }[] = await manager.query(
-      'SELECT serial_hex FROM issued_certificates WHERE issuer_id = $1 AND serial_hex = ANY($2::text[])',
+      `SELECT serial_hex FROM issued_certificates
+        WHERE issuer_id = $1 AND serial_hex = ANY($2::text[]) AND purpose <> 'ca'`,
       [issuerId, serials],
     );
     return new Set(rows.map((row) => row.serial_hex));

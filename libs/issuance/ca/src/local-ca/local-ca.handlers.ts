@@ -46,6 +46,7 @@ export class IssuerHandlers implements OnApplicationBootstrap {
       this.bus.handle('issuance.v1.retire-ca', (request, context) =>
         this.localCa.retireCa(request.id, context),
       ),
+      this.bus.handle('issuance.v1.revoke-ca', (request, context) => this.localCa.revokeCa(request, context)),
       this.bus.handle('issuance.v1.install-ca-certificate', (request, context) =>
         this.localCa.installCertificate(request, context),
       ),

@@ -4,6 +4,7 @@ import {
   AuditAction,
   AuditRecord,
   CaCertificateDto,
+  RevokeCaRequest,
   CertificateIssued,
   CertlaneError,
   CreateCaRequest,
@@ -48,6 +49,7 @@ import {
   outboxToken,
   ServiceOutbox,
 } from '@certlane/platform';
+import { caRevocationRefusal } from '@certlane/issuance-domain';
 import { EntityManager } from 'typeorm';
 import { issuerAudit, issuerNotFound, LocalCaHooks } from '../issuers/issuer.service';
 import { IssuerRepository, IssuerRow } from '../issuers/issuer.repository';
@@ -57,8 +59,9 @@ import { CaRepository, caDto, CaRow, CrossCertificateOnChain, IssuedRow } from '
 import { signDigest } from './digest-signer';
 import { IssuanceSecrets } from '../issuers/issuance-secrets';
 import { ISSUER_CONNECTORS, IssuerConnectors } from '../issuers/issuer-connectors';
-import { IssuerDependencies, IssuingCa } from '../issuers/issuer-dependencies';
+import { IssuerDependencies, IssuingCa, RevocationUrls } from '../issuers/issuer-dependencies';
 import { asInputError } from './pki-errors';
+import { LocalCaConfig, localCaConnectorFactory, revocationUrls } from './local-ca-connector';
 import { ReadCoalescer } from './read-coalescer';
 import { auditRecord, notFound, pageOf, UnitOfWork } from '@certlane/issuance-data-access';
 import { alternateChains } from './alternate-chains';
@@ -175,6 +178,7 @@ export class LocalCaService implements LocalCaHooks {
       {
         certificatePem: root.certificatePem as string,
         signer: await this.keys.load({ provider: 'software', reference: root.pkcs8 }),
+        revocation: this.childCaRevocationUrls(issuer, rootId),
       },
       {
         subject: caSubject(`${issuer.name} Issuing CA 1`.slice(0, 64), organization),
@@ -188,7 +192,42 @@ export class LocalCaService implements LocalCaHooks {
     return intermediateId;
   }
 
-  private storeCa(manager: EntityManager, id: string, issuerId: string, parentId: string | null, ca: NewCa) {
+  /**
+   * Stores a new CA; a child signed here is also recorded among what its issuer issued (purpose
+   * 'ca', under its parent, ADR 0075), so the parent's OCSP answers for it and it can be revoked.
+   */
+  private async storeCa(
+    manager: EntityManager,
+    id: string,
+    issuerId: string,
+    parentId: string | null,
+    ca: NewCa,
+  ): Promise<void> {
+    await this.insertCa(manager, id, issuerId, parentId, ca);
+    if (!parentId || !ca.certificatePem) return;
+    const row: IssuedRow = {
+      issuer_id: issuerId,
+      serial_hex: ca.serialHex as string,
+      ca_id: parentId,
+      fingerprint_sha256: ca.fingerprintSha256 as string,
+      subject: ca.subject,
+      not_before: ca.notBefore as Date,
+      not_after: ca.notAfter as Date,
+      purpose: 'ca',
+    };
+    await this.cas.recordIssued(manager, row);
+    await this.outbox.add(manager, 'issuance.v1.certificate.issued', {
+      issuer_id: issuerId,
+      ca_id: parentId,
+      serial_hex: row.serial_hex,
+      not_before: row.not_before.toISOString(),
+      not_after: row.not_after.toISOString(),
+      fingerprint_sha256: row.fingerprint_sha256,
+      issued_at: new Date().toISOString(),
+    });
+  }
+
+  private insertCa(manager: EntityManager, id: string, issuerId: string, parentId: string | null, ca: NewCa) {
     return this.cas.insert(manager, {
       id,
       issuer_id: issuerId,
@@ -285,7 +324,11 @@ export class LocalCaService implements LocalCaHooks {
       try {
         made = await createChild(
           this.keys,
-          { certificatePem: parent.certificate_pem as string, signer: await this.signer(parent) },
+          {
+            certificatePem: parent.certificate_pem as string,
+            signer: await this.signer(parent),
+            revocation: this.childCaRevocationUrls(issuer, parent.id),
+          },
           options,
         );
       } catch (error) {
@@ -399,6 +442,53 @@ export class LocalCaService implements LocalCaHooks {
     });
     this.caKeys.drop(id);
     return dto;
+  }
+
+  /**
+   * Revokes a CA the local CA signed under one of its issuer's CAs (ADR 0075): its serial is
+   * recorded revoked under its issuer, so its parent's CRL lists it and the parent's OCSP responder
+   * answers revoked, and the CA is marked revoked and issues nothing more. Final: a root, a sub-CA
+   * of an external root, a pending CA or one already revoked is refused (409).
+   */
+  async revokeCa(request: RevokeCaRequest, context?: RequestContext): Promise<CaCertificateDto> {
+    const reason = request.reason ?? 'unspecified';
+    const dto = await this.unitOfWork.run(async (manager) => {
+      const ca = await this.cas.find(request.id, manager, true);
+      if (!ca) throw caNotFound(request.id);
+      const refusal = caRevocationRefusal(ca);
+      if (refusal)
+        throw new CertlaneError(ErrorCode.CaNotActive, refusal, { ca_id: ca.id, status: ca.status });
+      const issuerId = ca.issuer_id as string;
+      const serial = ca.serial_hex as string;
+      const [created] = await this.cas.revokeMany(manager, issuerId, [serial], reason);
+      const revokedAt = created?.revoked_at ?? new Date();
+      await this.cas.markRevoked(manager, ca.id, reason, revokedAt);
+      await this.outbox.add(
+        manager,
+        'issuance.v1.certificate.revoked',
+        { issuer_id: issuerId, serial_hex: serial, reason, revoked_at: revokedAt.toISOString() },
+        context?.actor_id,
+      );
+      await this.outbox.audit(
+        manager,
+        issuerAudit(
+          AuditAction.CaRevoked,
+          ca.id,
+          context,
+          { issuer_id: issuerId, parent_id: ca.parent_id, subject: ca.subject, serial_hex: serial, reason },
+          'ca_certificate',
+        ),
+      );
+      return caDto((await this.cas.find(ca.id, manager)) as CaRow);
+    });
+    this.caKeys.drop(request.id);
+    return dto;
+  }
+
+  /** Where a child of `parentId` shows its revocation: the parent's CRL and the issuer's OCSP. */
+  private childCaRevocationUrls(issuer: IssuerRow, parentId: string): RevocationUrls {
+    const config = this.connectorConfig(issuer, localCaConnectorFactory.validateConfig) as LocalCaConfig;
+    return revocationUrls(this.config.revocationBaseUrl, issuer.id, parentId, config.publicationBaseUrl);
   }
 
   // ---- issuance ----

@@ -1,0 +1,289 @@
+import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CaCertificateDto, IssuedCertificateDto } from '@certlane/contracts';
+import { NatsBus } from '@certlane/platform';
+import { createCsr, parseCertificate, parseCrl, SoftwareKeyProvider, toPem } from '@certlane/pki';
+import { eventually, httpsRequest, startTestSystem, testNatsUrl, TestSystem } from '@certlane/testing';
+import { Client } from 'pg';
+
+const provider = new SoftwareKeyProvider();
+
+/**
+ * ADR 0075 against the real gateway, issuance and revocation services, NATS and Postgres, checked
+ * with the `openssl` binary: a child CA carries its parent's CRL distribution point and OCSP
+ * responder, the parent's OCSP answers good for it; once revoked through the API its serial is on
+ * the parent's CRL and answered revoked, openssl's chain check with CRLs fails on it, and the CA
+ * issues nothing more. Roots, CAs already revoked, hold reasons and the certificate route are refused.
+ */
+describe('revocation of intermediate CAs', () => {
+  let system: TestSystem;
+  let bus: NatsBus;
+  let db: Client;
+  let dir: string;
+  let admin: string;
+  let operator: string;
+  let root: CaCertificateDto;
+  let team: CaCertificateDto;
+  let leaf: IssuedCertificateDto;
+  const revocationUrl = () => system.services.revocation.url;
+
+  const api = (method: string, path: string, body?: unknown, key = admin) =>
+    httpsRequest(`${system.services['api-gateway'].url}${path}`, {
+      method,
+      ca: system.ca,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  const openssl = (args: string[]) => {
+    const result = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
+  };
+
+  /** The parent's OCSP responder, through the URL the child carries, about the child's serial. */
+  const ocspOfTeam = () =>
+    openssl([
+      'ocsp',
+      '-issuer',
+      'root.pem',
+      '-cert',
+      'team.pem',
+      '-url',
+      `${revocationUrl()}/ocsp/iss-local`,
+      '-CAfile',
+      'root.pem',
+    ]);
+
+  /** A CA's CRL from the revocation service, written as PEM for openssl. */
+  async function fetchCrl(caId: string): Promise<Buffer> {
+    const der = await new Promise<Buffer>((resolve, reject) => {
+      const url = `${revocationUrl()}/crl/iss-local/${caId}.crl`;
+      httpsGet(url, { ca: system.ca, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(Buffer.concat(chunks))
+            : reject(new Error(`${url}: ${res.statusCode}`)),
+        );
+      }).once('error', reject);
+    });
+    writeFileSync(join(dir, `${caId}.crl.pem`), toPem('X509 CRL', der));
+    return der;
+  }
+
+  const verifyLeafWithCrls = () =>
+    openssl([
+      'verify',
+      '-crl_check_all',
+      '-CAfile',
+      'root.pem',
+      '-untrusted',
+      'team.pem',
+      '-CRLfile',
+      'ca-local-root.crl.pem',
+      '-CRLfile',
+      `${team.id}.crl.pem`,
+      'leaf.pem',
+    ]);
+
+  async function issueLeaf(name: string): Promise<IssuedCertificateDto> {
+    const { signer } = await provider.generate({ algorithm: 'ECDSA', curve: 'P-256' });
+    const csr = await createCsr({
+      subject: [['CN', name]],
+      signer,
+      subjectAltNames: [{ type: 'dns', value: name }],
+    });
+    return bus.request('issuance.v1.issue-certificate', { csr_pem: csr.pem });
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'certlane-ca-revocation-'));
+    system = await startTestSystem('carevoke', ['auth', 'issuance', 'revocation', 'api-gateway']);
+    admin = system.env.SERVICE_AUTH_SECRET!;
+    operator = (
+      (await api('POST', '/api/v1/auth/api-keys', { name: 'operator', role_ids: ['r-operator'] })).json() as {
+        key: string;
+      }
+    ).key;
+    bus = await NatsBus.connect({
+      servers: [testNatsUrl()],
+      name: 'ca-revocation-test',
+      requestTimeoutMs: 10_000,
+      namespace: system.env.SERVICE_NATS_NAMESPACE,
+    });
+    db = new Client({ connectionString: system.database.url });
+    await db.connect();
+    root = (await api('GET', '/api/v1/intermediate-cas/ca-local-root')).json() as CaCertificateDto;
+    writeFileSync(join(dir, 'root.pem'), root.certificate_pem!);
+  }, 90_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await bus?.close();
+    await system?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gives a child CA its parent CRL distribution point and OCSP responder, and records it under the parent', async () => {
+    const created = await api('POST', '/api/v1/intermediate-cas', {
+      issuer_id: 'iss-local',
+      parent_id: 'ca-local-root',
+      common_name: 'Team Issuing CA',
+      path_length: 0,
+      issuing: true,
+    });
+    expect(created.status).toBe(201);
+    team = created.json() as CaCertificateDto;
+    writeFileSync(join(dir, 'team.pem'), team.certificate_pem!);
+    const text = openssl([
+      'x509',
+      '-in',
+      'team.pem',
+      '-noout',
+      '-ext',
+      'crlDistributionPoints,authorityInfoAccess',
+    ]);
+    expect(text.output).toMatch(/URI:https:\/\/[^\s]+\/crl\/iss-local\/ca-local-root\.crl/);
+    expect(text.output).toMatch(/OCSP - URI:https:\/\/[^\s]+\/ocsp\/iss-local/);
+    // The seeded issuing CA was made the same way.
+    const seeded = (
+      await api('GET', '/api/v1/intermediate-cas/ca-local-issuing-1')
+    ).json() as CaCertificateDto;
+    writeFileSync(join(dir, 'seeded.pem'), seeded.certificate_pem!);
+    expect(openssl(['x509', '-in', 'seeded.pem', '-noout', '-ext', 'crlDistributionPoints']).output).toMatch(
+      /\/crl\/iss-local\/ca-local-root\.crl/,
+    );
+    const { rows } = await db.query(
+      `SELECT ca_id, purpose, fingerprint_sha256 FROM issuance.issued_certificates WHERE serial_hex = $1`,
+      [team.serial_hex],
+    );
+    expect(rows).toEqual([
+      {
+        ca_id: 'ca-local-root',
+        purpose: 'ca',
+        fingerprint_sha256: parseCertificate(team.certificate_pem!).fingerprintSha256,
+      },
+    ]);
+  });
+
+  it('answers good for the child CA from the parent OCSP responder, and the chain verifies with CRLs', async () => {
+    leaf = await issueLeaf('before.team.example');
+    expect(leaf.ca_id).toBe(team.id);
+    writeFileSync(join(dir, 'leaf.pem'), leaf.certificate_pem);
+    const answer = ocspOfTeam();
+    expect(answer.output).toContain('Response verify OK');
+    expect(answer.output).toMatch(/team\.pem: good/);
+    await fetchCrl('ca-local-root');
+    await fetchCrl(team.id);
+    const verified = verifyLeafWithCrls();
+    expect(verified.output).toMatch(/leaf\.pem: OK/);
+    expect(verified.status).toBe(0);
+  });
+
+  it('refuses a revocation the CA route does not allow: hold reasons 400, roots and unknown CAs, non-admins', async () => {
+    const hold = await api('POST', `/api/v1/intermediate-cas/${team.id}/revoke`, {
+      reason: 'certificateHold',
+    });
+    expect(hold.status).toBe(400);
+    expect(hold.text).toMatch(/reason must be one of/);
+    const rootRevoke = await api('POST', '/api/v1/intermediate-cas/ca-local-root/revoke', {});
+    expect(rootRevoke.status).toBe(409);
+    expect(rootRevoke.text).toMatch(/no parent here/);
+    expect((await api('POST', '/api/v1/intermediate-cas/ca-nope-0000/revoke', {})).status).toBe(404);
+    expect((await api('POST', `/api/v1/intermediate-cas/${team.id}/revoke`, {}, operator)).status).toBe(403);
+    // A CA's serial is not a certificate's: the certificate revocation path refuses it.
+    await expect(
+      bus.request('issuance.v1.revoke-certificate', { issuer_id: 'iss-local', serial_hex: team.serial_hex! }),
+    ).rejects.toMatchObject({ code: 'certificate_not_found' });
+    const { rows } = await db.query('SELECT 1 FROM issuance.revocations WHERE serial_hex = $1', [
+      team.serial_hex,
+    ]);
+    expect(rows).toEqual([]);
+  });
+
+  it('revokes the child CA: on the parent CRL with its reason, OCSP revoked, the chain fails, no more issuance', async () => {
+    const revoked = await api('POST', `/api/v1/intermediate-cas/${team.id}/revoke`, {
+      reason: 'caCompromise',
+    });
+    expect(revoked.status).toBe(200);
+    expect(revoked.json()).toMatchObject({
+      id: team.id,
+      status: 'revoked',
+      revocation_reason: 'caCompromise',
+      revoked_at: expect.any(String),
+    });
+
+    let entry: { serialNumber: string; reason?: string } | undefined;
+    await eventually(async () => {
+      entry = parseCrl(await fetchCrl('ca-local-root')).entries.find(
+        (e) => e.serialNumber === team.serial_hex,
+      );
+      return entry !== undefined;
+    }, "the child CA's serial on the root's CRL");
+    expect(entry?.reason).toBe('caCompromise');
+    await eventually(() => /team\.pem: revoked/.test(ocspOfTeam().output), 'OCSP revoked for the child CA');
+    const answer = ocspOfTeam();
+    expect(answer.output).toContain('Response verify OK');
+    expect(answer.output).toMatch(/Reason: cACompromise/);
+
+    await fetchCrl(team.id);
+    const verified = verifyLeafWithCrls();
+    expect(verified.status).not.toBe(0);
+    expect(verified.output).toMatch(/certificate revoked/);
+
+    await expect(issueLeaf('after.team.example')).rejects.toMatchObject({ code: 'ca_not_active' });
+    const again = await api('POST', `/api/v1/intermediate-cas/${team.id}/revoke`, { reason: 'superseded' });
+    expect(again.status).toBe(409);
+    expect(again.text).toMatch(/already revoked/);
+    let events: { resource_id: string; details?: Record<string, unknown> }[] = [];
+    await eventually(async () => {
+      events = (
+        (await api('GET', '/api/v1/audit?action=ca.revoked&per_page=50')).json() as { data: typeof events }
+      ).data;
+      return events.length > 0;
+    }, 'the ca.revoked audit event stored');
+    expect(events.map((event) => event.resource_id)).toEqual([team.id]);
+  });
+
+  it('records child CAs made before this change with the fingerprint of their DER (migration 0022)', async () => {
+    const seeded = (
+      await api('GET', '/api/v1/intermediate-cas/ca-local-issuing-1')
+    ).json() as CaCertificateDto;
+    const recorded = async (serial: string | null) =>
+      (
+        await db.query(
+          'SELECT ca_id, purpose, fingerprint_sha256 FROM issuance.issued_certificates WHERE serial_hex = $1',
+          [serial],
+        )
+      ).rows;
+    const atCreation = await recorded(seeded.serial_hex);
+    expect(atCreation).toHaveLength(1);
+    await db.query(`DELETE FROM issuance.issued_certificates WHERE purpose = 'ca'`);
+    const migration = readFileSync(
+      join(__dirname, '../../../migrations/issuance/0022_ca_revocation.sql'),
+      'utf8',
+    );
+    await db.query(`SET search_path TO issuance; ${migration}; RESET search_path`);
+    const der = (pem: string) => Buffer.from(pem.replace(/-----[A-Z ]+-----|\s/g, ''), 'base64');
+    for (const ca of [seeded, team]) {
+      expect(await recorded(ca.serial_hex)).toEqual([
+        {
+          ca_id: 'ca-local-root',
+          purpose: 'ca',
+          fingerprint_sha256: createHash('sha256').update(der(ca.certificate_pem!)).digest('hex'),
+        },
+      ]);
+    }
+    expect((await recorded(seeded.serial_hex))[0].fingerprint_sha256).toBe(atCreation[0].fingerprint_sha256);
+    // The root has no parent: it is not among what the issuer issued.
+    expect(await recorded(root.serial_hex)).toEqual([]);
+  });
+});
