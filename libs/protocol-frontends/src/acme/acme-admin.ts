@@ -27,7 +27,7 @@ import {
   EabKeyStore,
   randomId,
 } from '@certlane/protocol-frontends-data-access';
-import { acmeProfileProblems } from '@certlane/protocol-frontends-domain';
+import { acmeProfileProblems, allowIpAfterChange } from '@certlane/protocol-frontends-domain';
 import {
   acmeProfileDto,
   AcmeProfiles,
@@ -306,7 +306,12 @@ export class AcmeAdmin {
       issuer_id: pick('issuer_id'),
       certificate_profile_id: pick('certificate_profile_id'),
       validity_days: pick('validity_days'),
-      allow_ip: pick('allow_ip'),
+      allow_ip: allowIpAfterChange({
+        requested: request.allow_ip,
+        current: base.allow_ip,
+        allowedBefore: base.allowed_domains,
+        allowedAfter: pick('allowed_domains'),
+      }),
       allowed_domains: [...new Set(pick('allowed_domains'))],
       denied_domains: [...new Set(pick('denied_domains'))],
       external_account_required: pick('external_account_required'),

@@ -428,6 +428,29 @@ describe('ACME operator routes and external account binding', () => {
       expect([bad.status, (bad.json() as { code: string }).code]).toEqual([400, 'acme_profile_invalid']);
     });
 
+    it('a profile given allowed domains without allow_ip issues for no IP address; allow_ip set keeps it', async () => {
+      const domainsOnly = await api('POST', '/api/v1/admin/acme/profiles', {
+        id: 'domains-only',
+        allowed_domains: ['only.localhost'],
+      });
+      expect(domainsOnly.status).toBe(201);
+      expect(domainsOnly.json()).toMatchObject({ allow_ip: false });
+      const open = await api('POST', '/api/v1/admin/acme/profiles', { id: 'open' });
+      expect(open.json()).toMatchObject({ allow_ip: true });
+      const restricted = await api('PUT', '/api/v1/admin/acme/profiles/open', {
+        allowed_domains: ['a.localhost'],
+      });
+      expect(restricted.json()).toMatchObject({ allow_ip: false, allowed_domains: ['a.localhost'] });
+      const explicit = await api('POST', '/api/v1/admin/acme/profiles', {
+        id: 'domains-and-ip',
+        allowed_domains: ['only.localhost'],
+        allow_ip: true,
+      });
+      expect(explicit.json()).toMatchObject({ allow_ip: true });
+      for (const id of ['domains-only', 'open', 'domains-and-ip'])
+        expect((await api('DELETE', `/api/v1/admin/acme/profiles/${id}`)).status).toBe(204);
+    });
+
     it('draft-ietf-acme-profiles: the directory lists the profiles; each profile has its own directory', async () => {
       const meta = (await exchange('GET', directory, system.ca)).json.meta;
       expect(meta.profiles).toEqual({ default: expect.any(String), web: 'Web servers, a week' });

@@ -1,5 +1,5 @@
 import { problemOf } from '../testing/problem-of';
-import { acmeProfileProblems, checkIdentifiersForProfile } from './acme-profile';
+import { acmeProfileProblems, allowIpAfterChange, checkIdentifiersForProfile } from './acme-profile';
 
 const profile = (rules: { allowIp?: boolean; allowedDomains?: string[]; deniedDomains?: string[] }) => ({
   id: 'web',
@@ -65,5 +65,29 @@ describe('ACME profile identifier rules', () => {
     expect(acmeProfileProblems({ ...lists, caaIdentities: ['not a name', 'ca.example'] })).toEqual([
       'caa_identities: "not a name" is not a lower-case DNS name',
     ]);
+  });
+});
+
+describe('allowIpAfterChange', () => {
+  const change = (over: Partial<Parameters<typeof allowIpAfterChange>[0]>) =>
+    allowIpAfterChange({ requested: undefined, current: true, allowedBefore: [], allowedAfter: [], ...over });
+
+  it('takes allow_ip as asked, whatever the domain lists', () => {
+    expect(change({ requested: true, allowedAfter: ['example.com'] })).toBe(true);
+    expect(change({ requested: false })).toBe(false);
+    expect(change({ requested: true, current: false })).toBe(true);
+  });
+
+  it('turns IP addresses off when a change gives the profile its first allowed domains', () => {
+    expect(change({ allowedAfter: ['example.com'] })).toBe(false);
+  });
+
+  it('keeps the stored value otherwise: no allowed domains, or domains already allowed before', () => {
+    expect(change({})).toBe(true);
+    expect(change({ current: false })).toBe(false);
+    expect(change({ allowedBefore: ['example.com'], allowedAfter: ['example.com', 'example.net'] })).toBe(
+      true,
+    );
+    expect(change({ allowedBefore: ['example.com'], allowedAfter: [] })).toBe(true);
   });
 });

@@ -55,6 +55,22 @@ export function acmeValidityDays(
   return certificateProfileDays == null ? validityDays : Math.min(validityDays, certificateProfileDays);
 }
 
+/**
+ * `allow_ip` of a profile being created or updated: as asked when the request names it; otherwise
+ * off when this change gives the profile its first allowed domains (a profile restricted to some
+ * domains issues for no IP address unless told so), else unchanged (ADR 0053 amendment).
+ */
+export function allowIpAfterChange(change: {
+  requested: boolean | undefined;
+  current: boolean;
+  allowedBefore: readonly string[];
+  allowedAfter: readonly string[];
+}): boolean {
+  if (change.requested !== undefined) return change.requested;
+  if (change.allowedBefore.length === 0 && change.allowedAfter.length > 0) return false;
+  return change.current;
+}
+
 /** The problems of a profile's domain lists (each entry a lower-case DNS name, no wildcard). */
 export function acmeProfileProblems(
   settings: Pick<AcmeProfileSettings, 'allowedDomains' | 'deniedDomains'> &
