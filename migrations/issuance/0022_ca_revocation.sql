@@ -22,3 +22,20 @@ SELECT c.issuer_id, c.serial_hex, c.parent_id,
  WHERE c.certificate_pem IS NOT NULL AND c.serial_hex IS NOT NULL
    AND c.not_before IS NOT NULL AND c.not_after IS NOT NULL
 ON CONFLICT DO NOTHING;
+
+-- Cross-certificates signed by a CA held here are recorded the same way, under the signing CA's
+-- issuer, and can be revoked: the cross-certificate is then out of alternate chains (retired_at)
+-- and marked with the date and reason.
+ALTER TABLE ca_cross_certificates ADD COLUMN IF NOT EXISTS revoked_at timestamptz;
+ALTER TABLE ca_cross_certificates ADD COLUMN IF NOT EXISTS revocation_reason text;
+ALTER TABLE ca_cross_certificates DROP CONSTRAINT IF EXISTS ca_cross_certificates_revoked_check;
+ALTER TABLE ca_cross_certificates ADD CONSTRAINT ca_cross_certificates_revoked_check
+  CHECK ((revoked_at IS NULL) = (revocation_reason IS NULL) AND (revoked_at IS NULL OR retired_at IS NOT NULL));
+
+INSERT INTO issued_certificates (issuer_id, serial_hex, ca_id, fingerprint_sha256, subject, not_before, not_after, purpose)
+SELECT p.issuer_id, x.serial_hex, x.parent_id, x.fingerprint_sha256, c.subject, x.not_before, x.not_after, 'ca'
+  FROM ca_cross_certificates x
+  JOIN ca_certificates p ON p.id = x.parent_id
+  JOIN ca_certificates c ON c.id = x.ca_id
+ WHERE p.issuer_id IS NOT NULL
+ON CONFLICT DO NOTHING;

@@ -76,6 +76,34 @@ describe('the certlane CLI against a running system', () => {
     expect((await cli(['renewal-policies', 'get', id])).code).toBe(4);
   });
 
+  it('revokes a child CA with its reason (ADR 0075), and a root is refused with the API error', async () => {
+    const child = await json([
+      'intermediate-cas',
+      'create',
+      '--issuer-id',
+      'iss-local',
+      '--parent-id',
+      'ca-local-root',
+      '--common-name',
+      'CLI child CA',
+    ]);
+    const revoked = await json([
+      'intermediate-cas',
+      'revoke',
+      String(child.id),
+      '--reason',
+      'cessationOfOperation',
+    ]);
+    expect(revoked).toMatchObject({
+      id: child.id,
+      status: 'revoked',
+      revocation_reason: 'cessationOfOperation',
+    });
+    const root = await cli(['intermediate-cas', 'revoke', 'ca-local-root']);
+    expect(root.code).not.toBe(0);
+    expect(root.stderr).toMatch(/ca_not_active/);
+  });
+
   it('reads a body from a YAML file, flags overriding its fields', async () => {
     writeFileSync(join(dir, 'policy.yaml'), 'name: from-file\nmax_retries: 1\nrenewal_window_days: 20\n');
     const created = await json([

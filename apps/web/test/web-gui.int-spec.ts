@@ -490,6 +490,13 @@ describe('the web GUI in Chromium', () => {
       unknown
     >;
     expect(after).toMatchObject({ status: 'revoked', revocation_reason: 'cessationOfOperation' });
+    // A cross-certificate's revocation has its own form: CA, cross-certificate and reason.
+    await page.getByText('Revoke a cross-certificate signed here', { exact: false }).click();
+    const revokeCross = page.getByRole('form', { name: /^Revoke a cross-certificate signed here/ });
+    await revokeCross.getByLabel('cross_id (required)').waitFor();
+    expect(await revokeCross.getByLabel('reason').locator('option').allTextContents()).toContain(
+      'superseded',
+    );
     await page
       .getByRole('row', { name: /GUI Revoked CA/ })
       .getByText('revoked', { exact: true })

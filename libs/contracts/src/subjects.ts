@@ -102,6 +102,7 @@ import {
   CaCrossCertificateIdRequest,
   CaIdRequest,
   RevokeCaRequest,
+  RevokeCaCrossCertificateRequest,
   CreateCaCrossCertificateRequest,
   CreateCaRequest,
   CreateIssuerRequest,
@@ -371,6 +372,10 @@ export const requestContracts = {
   },
   'issuance.v1.retire-ca-cross-certificate': {
     request: CaCrossCertificateIdRequest,
+    response: shape<CaCrossCertificateDto>(),
+  },
+  'issuance.v1.revoke-ca-cross-certificate': {
+    request: RevokeCaCrossCertificateRequest,
     response: shape<CaCrossCertificateDto>(),
   },
   'issuance.v1.ping': { request: PingRequest, response: shape<PingResponse>() },

@@ -4,9 +4,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CaCertificateDto, IssuedCertificateDto } from '@certlane/contracts';
+import { CaCertificateDto, CaCrossCertificateDto, IssuedCertificateDto } from '@certlane/contracts';
 import { NatsBus } from '@certlane/platform';
-import { createCsr, parseCertificate, parseCrl, SoftwareKeyProvider, toPem } from '@certlane/pki';
+import {
+  CertificateAuthority,
+  createCsr,
+  createSelfSignedCa,
+  intermediateCaTemplate,
+  parseCertificate,
+  parseCrl,
+  SoftwareKeyProvider,
+  toPem,
+} from '@certlane/pki';
 import { eventually, httpsRequest, startTestSystem, testNatsUrl, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
 
@@ -253,6 +262,103 @@ describe('revocation of intermediate CAs', () => {
     expect(events.map((event) => event.resource_id)).toEqual([team.id]);
   });
 
+  it('revokes a cross-certificate signed here onto its signer CRL; one an external CA signed is refused', async () => {
+    const secondRoot = (
+      await api('POST', '/api/v1/intermediate-cas', { issuer_id: 'iss-local', common_name: 'Second Root' })
+    ).json() as CaCertificateDto;
+    const target = (
+      await api('POST', '/api/v1/intermediate-cas', {
+        issuer_id: 'iss-local',
+        parent_id: 'ca-local-root',
+        common_name: 'Cross-certified CA',
+        path_length: 0,
+      })
+    ).json() as CaCertificateDto;
+    const made = await api('POST', `/api/v1/intermediate-cas/${target.id}/cross-certificates`, {
+      parent_id: secondRoot.id,
+    });
+    expect(made.status).toBe(201);
+    const cross = made.json() as CaCrossCertificateDto;
+    writeFileSync(join(dir, 'second-root.pem'), secondRoot.certificate_pem!);
+    writeFileSync(join(dir, 'cross.pem'), cross.certificate_pem);
+    expect(openssl(['x509', '-in', 'cross.pem', '-noout', '-ext', 'crlDistributionPoints']).output).toContain(
+      `/crl/iss-local/${secondRoot.id}.crl`,
+    );
+    const ocspOfCross = () =>
+      openssl([
+        'ocsp',
+        '-issuer',
+        'second-root.pem',
+        '-cert',
+        'cross.pem',
+        '-url',
+        `${revocationUrl()}/ocsp/iss-local`,
+        '-CAfile',
+        'second-root.pem',
+      ]);
+    expect(ocspOfCross().output).toMatch(/cross\.pem: good/);
+
+    const path = `/api/v1/intermediate-cas/${target.id}/cross-certificates/${cross.id}/revoke`;
+    const revoked = await api('POST', path, { reason: 'superseded' });
+    expect(revoked.status).toBe(200);
+    expect(revoked.json()).toMatchObject({
+      status: 'revoked',
+      revocation_reason: 'superseded',
+      retired_at: expect.any(String),
+    });
+    await eventually(
+      async () =>
+        parseCrl(await fetchCrl(secondRoot.id)).entries.some(
+          (e) => e.serialNumber === cross.serial_hex && e.reason === 'superseded',
+        ),
+      "the cross-certificate's serial on its signer's CRL",
+    );
+    await eventually(
+      () => /cross\.pem: revoked/.test(ocspOfCross().output),
+      'OCSP revoked for the cross-certificate',
+    );
+    expect((await api('POST', path, {})).status).toBe(409);
+    expect(
+      (await api('POST', `/api/v1/intermediate-cas/${target.id}/cross-certificates/${cross.id}/retire`))
+        .status,
+    ).toBe(409);
+
+    // A cross-certificate an external CA signed (imported): that CA revokes it, not this system.
+    const external = await provider.generate({ algorithm: 'ECDSA', curve: 'P-256' });
+    const now = new Date();
+    const externalRoot = await createSelfSignedCa({
+      subject: [['CN', 'External Root']],
+      signer: external.signer,
+      notBefore: now,
+      notAfter: new Date(now.getTime() + 86_400_000),
+    });
+    const own = parseCertificate(target.certificate_pem!);
+    const externalCross = await new CertificateAuthority({
+      certificate: externalRoot.der,
+      signer: external.signer,
+    }).issue(
+      intermediateCaTemplate({
+        subject: own.subject.der,
+        publicKey: own.publicKey,
+        notBefore: now,
+        notAfter: new Date(now.getTime() + 3_600_000),
+      }),
+    );
+    const imported = (
+      await api('POST', `/api/v1/intermediate-cas/${target.id}/cross-certificates`, {
+        certificate_pem: toPem('CERTIFICATE', externalCross.der),
+      })
+    ).json() as CaCrossCertificateDto;
+    expect(imported.parent_id).toBeNull();
+    const refused = await api(
+      'POST',
+      `/api/v1/intermediate-cas/${target.id}/cross-certificates/${imported.id}/revoke`,
+      {},
+    );
+    expect(refused.status).toBe(409);
+    expect(refused.text).toMatch(/external CA/);
+  });
+
   it('records child CAs made before this change with the fingerprint of their DER (migration 0022)', async () => {
     const seeded = (
       await api('GET', '/api/v1/intermediate-cas/ca-local-issuing-1')
@@ -266,6 +372,13 @@ describe('revocation of intermediate CAs', () => {
       ).rows;
     const atCreation = await recorded(seeded.serial_hex);
     expect(atCreation).toHaveLength(1);
+    const crossRecorded = (
+      await db.query(
+        `SELECT i.serial_hex, i.ca_id, i.fingerprint_sha256 FROM issuance.issued_certificates i
+           JOIN issuance.ca_cross_certificates x ON x.serial_hex = i.serial_hex ORDER BY 1`,
+      )
+    ).rows;
+    expect(crossRecorded).toHaveLength(1);
     await db.query(`DELETE FROM issuance.issued_certificates WHERE purpose = 'ca'`);
     const migration = readFileSync(
       join(__dirname, '../../../migrations/issuance/0022_ca_revocation.sql'),
@@ -283,6 +396,14 @@ describe('revocation of intermediate CAs', () => {
       ]);
     }
     expect((await recorded(seeded.serial_hex))[0].fingerprint_sha256).toBe(atCreation[0].fingerprint_sha256);
+    expect(
+      (
+        await db.query(
+          `SELECT i.serial_hex, i.ca_id, i.fingerprint_sha256 FROM issuance.issued_certificates i
+             JOIN issuance.ca_cross_certificates x ON x.serial_hex = i.serial_hex ORDER BY 1`,
+        )
+      ).rows,
+    ).toEqual(crossRecorded);
     // The root has no parent: it is not among what the issuer issued.
     expect(await recorded(root.serial_hex)).toEqual([]);
   });

@@ -382,6 +382,12 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
         doneLabel: 'Retired:',
       },
       {
+        path: '/api/v1/intermediate-cas/{id}/cross-certificates/{cross_id}/revoke',
+        label: "Revoke a cross-certificate signed here (listed on its signer's CRL and OCSP; final)",
+        submitLabel: 'Revoke',
+        doneLabel: 'Revoked:',
+      },
+      {
         path: '/api/v1/intermediate-cas/{id}/revoke',
         label: "Revoke a child CA (listed on its parent's CRL and OCSP; final)",
         submitLabel: 'Revoke',

@@ -2088,6 +2088,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/intermediate-cas/{id}/cross-certificates/{cross_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/intermediate-cas/:id/cross-certificates/:cross_id/revoke
+         * @description Admins only.
+         */
+        post: operations["revokeCaCrossCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/intermediate-cas/{id}/retire": {
         parameters: {
             query?: never;
@@ -4052,12 +4072,14 @@ export interface components {
             /** @description The CA held here that signed it, or null (an external CA). */
             parent_id: string | null;
             retired_at: string | null;
+            revocation_reason: components["schemas"]["RevocationReason"] | null;
+            revoked_at: string | null;
             serial_hex: string;
             /**
-             * @description `retired`: no longer put in alternate chains.
+             * @description `retired`: no longer put in alternate chains; `revoked`: retired and revoked by its parent (ADR 0075).
              * @enum {string}
              */
-            status: "active" | "retired";
+            status: "active" | "retired" | "revoked";
         };
         CertificateChanges: {
             agent_id?: string;
@@ -10277,6 +10299,43 @@ export interface operations {
             504: components["responses"]["Error504"];
         };
     };
+    revokeCaCrossCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cross_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RevokeCaBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaCrossCertificateDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
     retireCa: {
         parameters: {
             query?: never;
@@ -10316,7 +10375,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RevokeCaBody"];
             };

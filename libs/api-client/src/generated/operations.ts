@@ -3431,7 +3431,28 @@ export const OPERATIONS = {
       "id"
     ],
     "queryParams": [],
-    "body": "required",
+    "body": "optional",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "revokeCaCrossCertificate": {
+    "method": "POST",
+    "path": "/api/v1/intermediate-cas/{id}/cross-certificates/{cross_id}/revoke",
+    "tag": "intermediate-cas",
+    "summary": "POST /api/v1/intermediate-cas/:id/cross-certificates/:cross_id/revoke",
+    "access": [
+      "admin"
+    ],
+    "pathParams": [
+      "id",
+      "cross_id"
+    ],
+    "queryParams": [],
+    "body": "optional",
     "success": [
       200
     ],

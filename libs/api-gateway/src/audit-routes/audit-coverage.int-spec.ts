@@ -1299,6 +1299,14 @@ const ROUTE_CASES: Record<string, RouteCase> = {
     const response = await call('POST', `/api/v1/intermediate-cas/${id}/retire`, { requestId });
     return { response, expected: issuerEvent('ca.retired', id, 'ca_certificate') };
   },
+  'POST /api/v1/intermediate-cas/:id/revoke': async (call, requestId) => {
+    const { id } = await createCa(call, { parent_id: 'ca-local-root' });
+    const response = await call('POST', `/api/v1/intermediate-cas/${id}/revoke`, {
+      requestId,
+      body: { reason: 'cessationOfOperation' },
+    });
+    return { response, expected: issuerEvent('ca.revoked', id, 'ca_certificate') };
+  },
   'POST /api/v1/intermediate-cas/:id/certificate': async (call, requestId) => {
     const pending = await createCa(call, { external: true });
     const signed = signSubCaWithExternalRoot(pending.csr_pem as string);
@@ -1340,6 +1348,26 @@ const ROUTE_CASES: Record<string, RouteCase> = {
     return {
       response,
       expected: issuerEvent('ca.cross_certificate_retired', crossId, 'ca_cross_certificate'),
+    };
+  },
+  'POST /api/v1/intermediate-cas/:id/cross-certificates/:cross_id/revoke': async (call, requestId) => {
+    const { id } = await createCa(call);
+    const created = await call('POST', `/api/v1/intermediate-cas/${id}/cross-certificates`, {
+      body: { parent_id: 'ca-local-root' },
+    });
+    expect(created.status).toBe(201);
+    const crossId = json<{ id: string }>(created).id;
+    const response = await call(
+      'POST',
+      `/api/v1/intermediate-cas/${id}/cross-certificates/${crossId}/revoke`,
+      {
+        requestId,
+        body: { reason: 'superseded' },
+      },
+    );
+    return {
+      response,
+      expected: issuerEvent('ca.cross_certificate_revoked', crossId, 'ca_cross_certificate'),
     };
   },
   // Inventory: owners and teams (ADR 0024).

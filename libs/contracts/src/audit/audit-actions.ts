@@ -49,6 +49,8 @@ export const AuditAction = {
   CaRevoked: 'ca.revoked',
   CaCrossCertificateCreated: 'ca.cross_certificate_created',
   CaCrossCertificateRetired: 'ca.cross_certificate_retired',
+  /** A cross-certificate revoked by the CA held here that signed it (ADR 0075). */
+  CaCrossCertificateRevoked: 'ca.cross_certificate_revoked',
   CertificateIssued: 'certificate.issued',
   CertificateRevoked: 'certificate.revoked',
   /** removeFromCRL released a certificateHold (ADR 0037). */

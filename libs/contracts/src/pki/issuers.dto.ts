@@ -371,10 +371,12 @@ export interface CaCrossCertificateDto {
   not_before: string;
   not_after: string;
   certificate_pem: string;
-  /** `retired`: no longer put in alternate chains. */
-  status: 'active' | 'retired';
+  /** `retired`: no longer put in alternate chains; `revoked`: retired and revoked by its parent (ADR 0075). */
+  status: 'active' | 'retired' | 'revoked';
   created_at: string;
   retired_at: string | null;
+  revoked_at: string | null;
+  revocation_reason: RevocationReason | null;
 }
 
 /**
@@ -406,6 +408,19 @@ export class CaCrossCertificateBody {
   @Min(1)
   @Max(36500)
   validity_days?: number;
+}
+
+/** POST /api/v1/intermediate-cas/{id}/cross-certificates/{cross_id}/revoke over the bus. */
+export class RevokeCaCrossCertificateRequest extends RevokeCaBody {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  id!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  cross_id!: string;
 }
 
 export class CreateCaCrossCertificateRequest extends CaCrossCertificateBody {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { CaCrossCertificateDto, ResolvedPage } from '@certlane/contracts';
+import { CaCrossCertificateDto, ResolvedPage, RevocationReason } from '@certlane/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 
 export interface CrossCertificateRow {
@@ -15,12 +15,17 @@ export interface CrossCertificateRow {
   not_after: Date;
   created_at: Date;
   retired_at: Date | null;
+  revoked_at: Date | null;
+  revocation_reason: RevocationReason | null;
 }
 
-export type NewCrossCertificateRow = Omit<CrossCertificateRow, 'created_at' | 'retired_at'>;
+export type NewCrossCertificateRow = Omit<
+  CrossCertificateRow,
+  'created_at' | 'retired_at' | 'revoked_at' | 'revocation_reason'
+>;
 
 const COLUMNS = `id, ca_id, parent_id, issuer, serial_hex, fingerprint_sha256, certificate_pem, not_before,
-  not_after, created_at, retired_at`;
+  not_after, created_at, retired_at, revoked_at, revocation_reason`;
 
 export function crossCertificateDto(row: CrossCertificateRow): CaCrossCertificateDto {
   return {
@@ -32,9 +37,11 @@ export function crossCertificateDto(row: CrossCertificateRow): CaCrossCertificat
     not_before: row.not_before.toISOString(),
     not_after: row.not_after.toISOString(),
     certificate_pem: row.certificate_pem,
-    status: row.retired_at ? 'retired' : 'active',
+    status: row.revoked_at ? 'revoked' : row.retired_at ? 'retired' : 'active',
     created_at: row.created_at.toISOString(),
     retired_at: row.retired_at ? row.retired_at.toISOString() : null,
+    revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
+    revocation_reason: row.revocation_reason,
   };
 }
 
@@ -88,6 +95,20 @@ export class CrossCertificateRepository {
 
   async retire(manager: EntityManager, id: string): Promise<void> {
     await manager.query('UPDATE ca_cross_certificates SET retired_at = now() WHERE id = $1', [id]);
+  }
+
+  /** Revoked (ADR 0075): also out of alternate chains from now on, as when retired. */
+  async markRevoked(
+    manager: EntityManager,
+    id: string,
+    reason: RevocationReason,
+    revokedAt: Date,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE ca_cross_certificates SET revoked_at = $3, revocation_reason = $2,
+         retired_at = COALESCE(retired_at, $3) WHERE id = $1`,
+      [id, reason, revokedAt],
+    );
   }
 
   /** Whether `id` is `ancestorId` itself or one of the CAs below it (a cross-signing loop). */

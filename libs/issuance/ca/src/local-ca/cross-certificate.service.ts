@@ -11,6 +11,7 @@ import {
   Page,
   RequestContext,
   resolvePage,
+  RevokeCaCrossCertificateRequest,
 } from '@certlane/contracts';
 import { Certificate, isPkiError, parseCertificate, toPem } from '@certlane/pki';
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
@@ -99,6 +100,18 @@ export class CrossCertificateService {
           ? await this.signed(manager, ca, request.parent_id, request.validity_days)
           : await this.imported(manager, ca, request.certificate_pem as string);
       await this.crossCertificates.insert(manager, row);
+      const parentIssuer = await this.signingIssuerOf(manager, row);
+      if (parentIssuer) {
+        await this.localCa.recordCaCertificate(manager, {
+          issuer_id: parentIssuer,
+          serial_hex: row.serial_hex,
+          ca_id: row.parent_id as string,
+          fingerprint_sha256: row.fingerprint_sha256,
+          subject: ca.subject,
+          not_before: row.not_before,
+          not_after: row.not_after,
+        });
+      }
       await this.outbox.audit(
         manager,
         issuerAudit(
@@ -120,6 +133,63 @@ export class CrossCertificateService {
     });
   }
 
+  /** The issuer of the CA held here that signed a cross-certificate, if any (it lists its revocation). */
+  private async signingIssuerOf(
+    manager: EntityManager,
+    cross: { parent_id: string | null },
+  ): Promise<string | null> {
+    if (!cross.parent_id) return null;
+    return (await this.cas.find(cross.parent_id, manager))?.issuer_id ?? null;
+  }
+
+  /**
+   * Revokes a cross-certificate a CA held here signed (ADR 0075): its serial is recorded revoked
+   * under that CA's issuer (on its CRL, OCSP revoked) and it leaves the alternate chains. One
+   * imported from an external CA is revoked by that CA (409); a revocation is final (409 again).
+   */
+  async revoke(
+    request: RevokeCaCrossCertificateRequest,
+    context?: RequestContext,
+  ): Promise<CaCrossCertificateDto> {
+    const reason = request.reason ?? 'unspecified';
+    return this.unitOfWork.run(async (manager) => {
+      if (!(await this.cas.find(request.id, manager))) throw caNotFound(request.id);
+      const cross = await this.crossCertificates.find(request.cross_id, manager, true);
+      if (!cross || cross.ca_id !== request.id) throw crossNotFound(request.id, request.cross_id);
+      if (cross.revoked_at) {
+        throw new CertlaneError(ErrorCode.CaNotActive, `cross-certificate ${cross.id} is already revoked`);
+      }
+      const issuerId = await this.signingIssuerOf(manager, cross);
+      if (!issuerId) {
+        throw new CertlaneError(
+          ErrorCode.CaNotActive,
+          `cross-certificate ${cross.id} was signed by an external CA (${cross.issuer}): that CA revokes it`,
+        );
+      }
+      const revokedAt = await this.localCa.revokeCaSerial(
+        manager,
+        issuerId,
+        cross.serial_hex,
+        reason,
+        context?.actor_id,
+      );
+      await this.crossCertificates.markRevoked(manager, cross.id, reason, revokedAt);
+      await this.outbox.audit(
+        manager,
+        issuerAudit(
+          AuditAction.CaCrossCertificateRevoked,
+          cross.id,
+          context,
+          { ca_id: cross.ca_id, parent_id: cross.parent_id, serial_hex: cross.serial_hex, reason },
+          'ca_cross_certificate',
+        ),
+      );
+      return crossCertificateDto(
+        (await this.crossCertificates.find(cross.id, manager)) as CrossCertificateRow,
+      );
+    });
+  }
+
   /** A cross-certificate that CA `parentId`, held here, signs for `ca`. */
   private async signed(
     manager: EntityManager,
@@ -134,7 +204,12 @@ export class CrossCertificateService {
     const signer = await this.localCa.caSigner(parent);
     const certificate = await crossSign(
       { certificatePem: ca.certificate_pem as string },
-      { id: parent.id, certificatePem: parent.certificate_pem as string, signer },
+      {
+        id: parent.id,
+        certificatePem: parent.certificate_pem as string,
+        signer,
+        revocation: await this.localCa.caRevocationUrls(parent, manager),
+      },
       validityDays,
     );
     return rowOf(newCrossCertificateId(), ca, parent.id, certificate);

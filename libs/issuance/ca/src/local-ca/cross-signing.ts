@@ -15,18 +15,29 @@ const DAY_MS = 86_400_000;
  * A cross-certificate of a CA signed by `parent` (ADR 0070): the CA's exact subject DER and
  * SubjectPublicKeyInfo, a CA certificate with the CA's own pathLength (clamped below the parent's,
  * as for any child CA), from now until the CA's own certificate ends or `validityDays` pass, never
- * beyond the parent's notAfter. A pki refusal (the parent cannot sign CAs) is a 400.
+ * beyond the parent's notAfter, carrying the parent's CRL distribution point and OCSP responder
+ * when given (`revocation`, ADR 0075). A pki refusal (the parent cannot sign CAs) is a 400.
  */
 export async function crossSign(
   ca: { certificatePem: string },
-  parent: { id: string; certificatePem: string; signer: Signer },
+  parent: {
+    id: string;
+    certificatePem: string;
+    signer: Signer;
+    revocation?: { crl: readonly string[]; ocsp: readonly string[] };
+  },
   validityDays?: number,
   now = new Date(),
 ): Promise<Certificate> {
   const own = parseCertificate(ca.certificatePem);
   try {
     const parentCertificate = parseCertificate(parent.certificatePem);
-    const authority = new CertificateAuthority({ certificate: parentCertificate, signer: parent.signer });
+    const authority = new CertificateAuthority({
+      certificate: parentCertificate,
+      signer: parent.signer,
+      crlDistributionPoints: parent.revocation?.crl,
+      ocspUrls: parent.revocation?.ocsp,
+    });
     const issued = await authority.issue(
       intermediateCaTemplate({
         subject: own.subject.der,

@@ -59,6 +59,9 @@ export class IssuerHandlers implements OnApplicationBootstrap {
       this.bus.handle('issuance.v1.retire-ca-cross-certificate', (request, context) =>
         this.crossCertificates.retire(request, context),
       ),
+      this.bus.handle('issuance.v1.revoke-ca-cross-certificate', (request, context) =>
+        this.crossCertificates.revoke(request, context),
+      ),
       this.bus.handle('issuance.v1.issue-certificate', (request, context) =>
         this.localCa.issue(request, context),
       ),

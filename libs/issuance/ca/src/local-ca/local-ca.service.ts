@@ -5,6 +5,7 @@ import {
   AuditRecord,
   CaCertificateDto,
   RevokeCaRequest,
+  RevocationReason,
   CertificateIssued,
   CertlaneError,
   CreateCaRequest,
@@ -205,7 +206,7 @@ export class LocalCaService implements LocalCaHooks {
   ): Promise<void> {
     await this.insertCa(manager, id, issuerId, parentId, ca);
     if (!parentId || !ca.certificatePem) return;
-    const row: IssuedRow = {
+    await this.recordCaCertificate(manager, {
       issuer_id: issuerId,
       serial_hex: ca.serialHex as string,
       ca_id: parentId,
@@ -213,18 +214,46 @@ export class LocalCaService implements LocalCaHooks {
       subject: ca.subject,
       not_before: ca.notBefore as Date,
       not_after: ca.notAfter as Date,
-      purpose: 'ca',
-    };
-    await this.cas.recordIssued(manager, row);
+    });
+  }
+
+  /**
+   * A CA certificate (a child CA or a cross-certificate) signed by the CA `row.ca_id` of issuer
+   * `row.issuer_id`, recorded among what the issuer issued with its `issued` event (ADR 0075).
+   */
+  async recordCaCertificate(manager: EntityManager, row: Omit<IssuedRow, 'purpose'>): Promise<void> {
+    await this.cas.recordIssued(manager, { ...row, purpose: 'ca' });
     await this.outbox.add(manager, 'issuance.v1.certificate.issued', {
-      issuer_id: issuerId,
-      ca_id: parentId,
+      issuer_id: row.issuer_id,
+      ca_id: row.ca_id,
       serial_hex: row.serial_hex,
       not_before: row.not_before.toISOString(),
       not_after: row.not_after.toISOString(),
       fingerprint_sha256: row.fingerprint_sha256,
       issued_at: new Date().toISOString(),
     });
+  }
+
+  /**
+   * Records a CA certificate's serial revoked under its issuer and publishes the `revoked` event
+   * (in the caller's transaction); returns when it was revoked (ADR 0075).
+   */
+  async revokeCaSerial(
+    manager: EntityManager,
+    issuerId: string,
+    serial: string,
+    reason: RevocationReason,
+    actorId?: string,
+  ): Promise<Date> {
+    const [created] = await this.cas.revokeMany(manager, issuerId, [serial], reason);
+    const revokedAt = created?.revoked_at ?? new Date();
+    await this.outbox.add(
+      manager,
+      'issuance.v1.certificate.revoked',
+      { issuer_id: issuerId, serial_hex: serial, reason, revoked_at: revokedAt.toISOString() },
+      actorId,
+    );
+    return revokedAt;
   }
 
   private insertCa(manager: EntityManager, id: string, issuerId: string, parentId: string | null, ca: NewCa) {
@@ -460,15 +489,8 @@ export class LocalCaService implements LocalCaHooks {
         throw new CertlaneError(ErrorCode.CaNotActive, refusal, { ca_id: ca.id, status: ca.status });
       const issuerId = ca.issuer_id as string;
       const serial = ca.serial_hex as string;
-      const [created] = await this.cas.revokeMany(manager, issuerId, [serial], reason);
-      const revokedAt = created?.revoked_at ?? new Date();
+      const revokedAt = await this.revokeCaSerial(manager, issuerId, serial, reason, context?.actor_id);
       await this.cas.markRevoked(manager, ca.id, reason, revokedAt);
-      await this.outbox.add(
-        manager,
-        'issuance.v1.certificate.revoked',
-        { issuer_id: issuerId, serial_hex: serial, reason, revoked_at: revokedAt.toISOString() },
-        context?.actor_id,
-      );
       await this.outbox.audit(
         manager,
         issuerAudit(
@@ -483,6 +505,12 @@ export class LocalCaService implements LocalCaHooks {
     });
     this.caKeys.drop(request.id);
     return dto;
+  }
+
+  /** Where a CA certificate `parent` signs shows its revocation (none for a CA of no issuer). */
+  async caRevocationUrls(parent: CaRow, manager?: EntityManager): Promise<RevocationUrls | undefined> {
+    const issuer = parent.issuer_id ? await this.issuers.find(parent.issuer_id, manager) : null;
+    return issuer ? this.childCaRevocationUrls(issuer, parent.id) : undefined;
   }
 
   /** Where a child of `parentId` shows its revocation: the parent's CRL and the issuer's OCSP. */
