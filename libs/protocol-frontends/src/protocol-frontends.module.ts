@@ -6,6 +6,7 @@ import { AcmeService } from './acme/acme.service';
 import { AcmeOperationsHandlers } from './acme/acme-operations.handlers';
 import { AcmeApprovalFollower } from './acme/acme-approval-follower';
 import { AcmeRevocationFollower } from './acme/acme-revocation-follower';
+import { AcmeCaRevocationFollower } from './acme/acme-ca-revocation-follower';
 import { ClientCertificateStatusService } from './client-certificate-status.service';
 import { ProtocolLanesInstaller } from './protocol-lanes.installer';
 import { EstAdminHandlers } from './est/est-admin.handlers';
@@ -35,6 +36,7 @@ export class ProtocolFrontendsModule {
         AcmeAdminHandlers,
         AcmeOperationsHandlers,
         AcmeRevocationFollower,
+        AcmeCaRevocationFollower,
         AcmeApprovalFollower,
         EstService,
         EstAdminHandlers,

@@ -338,6 +338,20 @@ export const CA_REVOCATION_REASONS: readonly RevocationReason[] = REVOCATION_REA
   (reason) => reason !== 'certificateHold' && reason !== 'removeFromCRL',
 );
 
+/**
+ * Event issuance.v1.ca.revoked (ADR 0075): a CA of the local CA was revoked. `key_identifier` is
+ * its subjectKeyIdentifier (hex), the authorityKeyIdentifier of what it issued, so followers find
+ * those certificates (the ACME server moves their renewal windows to now, RFC 9773).
+ */
+export interface CaRevoked {
+  issuer_id: string;
+  ca_id: string;
+  serial_hex: string;
+  key_identifier: string;
+  reason: RevocationReason;
+  revoked_at: string;
+}
+
 /** Body of POST /api/v1/intermediate-cas/{id}/revoke. */
 export class RevokeCaBody {
   /** RFC 5280 reason for the parent's CRL and OCSP (default unspecified). */

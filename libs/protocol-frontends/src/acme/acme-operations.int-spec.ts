@@ -662,4 +662,60 @@ describe('ACME orders, validation attempts and early renewal for operators', () 
     ).json() as Page<AcmeOrderDto>;
     expect(listed.data.map((o) => o.id)).toEqual([recent.order]);
   }, 60_000);
+
+  it('ADR 0075: revoking the CA that issued ACME certificates moves their renewal windows to now (RFC 9773 4.2)', async () => {
+    const issuing = async (name: string) => {
+      const created = await api('POST', '/api/v1/intermediate-cas', {
+        issuer_id: 'iss-local',
+        parent_id: 'ca-local-root',
+        common_name: name,
+        path_length: 0,
+        issuing: true,
+      });
+      expect(created.status).toBe(201);
+      return (created.json() as { id: string }).id;
+    };
+    const teamCa = await issuing('ACME Team CA');
+    const c = await TestAcmeClient.create(directoryUrl, system.ca);
+    await c.register();
+    const { orderUrl, orderJson } = await orderAndValidate(c, 'ca-revoked.localhost');
+    await pollUntil(c, orderUrl, (json) => json.status === 'ready');
+    const finalized = await c.post(orderJson.finalize, { csr: csrFor({ dns: ['ca-revoked.localhost'] }) });
+    expect(finalized.json.status).toBe('valid');
+    const leaf = parseCertificates((await c.post(finalized.json.certificate, '')).text)[0];
+    const certId = `${leaf.decoded.authorityKeyIdentifier!.toString('base64url')}.${leaf.serialBytes.toString('base64url')}`;
+    const other = await insertCertificate(c.kid!.split('/').pop()!);
+    const otherBefore = (await renewalInfoOf(other.renewalId)).json;
+    const before = (await renewalInfoOf(certId)).json;
+    expect(Date.parse(before.suggestedWindow.start)).toBeGreaterThan(Date.now() + 86_400_000);
+
+    const revoked = await api('POST', `/api/v1/intermediate-cas/${teamCa}/revoke`, {
+      reason: 'keyCompromise',
+    });
+    expect(revoked.status).toBe(200);
+    await eventually(
+      async () => Date.parse((await renewalInfoOf(certId)).json.suggestedWindow.start) <= Date.now(),
+      'the renewal window of the revoked CA certificate moved to now',
+    );
+    const after = (await renewalInfoOf(certId)).json;
+    expect(after.explanationURL).toBe(REVOKED_EXPLANATION);
+    expect(Date.parse(after.suggestedWindow.end)).toBeLessThanOrEqual(Date.now() + 3_600_000);
+    // A certificate of another CA keeps its window.
+    expect((await renewalInfoOf(other.renewalId)).json).toEqual(otherBefore);
+    const byCaRevocation = async () =>
+      (
+        (
+          await api('GET', '/api/v1/audit?action=acme.certificate_bulk_renew_early&per_page=100')
+        ).json() as Page<AuditEventDto>
+      ).data
+        .map((event) => event.details as { criteria?: { ca_id?: string }; total_moved?: number })
+        .filter((details) => details.criteria?.ca_id === teamCa);
+    await eventually(
+      async () => (await byCaRevocation()).length > 0,
+      'the audit record of the CA revocation',
+    );
+    expect(await byCaRevocation()).toEqual([expect.objectContaining({ total_moved: 1 })]);
+    // Issuance goes on under a new issuing CA.
+    await issuing('ACME Team CA 2');
+  }, 60_000);
 });

@@ -93,10 +93,13 @@ export class IssuerRepository {
     ]);
   }
 
-  /** Counts what keeps an issuer from being deleted: issued certificates and CA certificates. */
+  /**
+   * Counts what keeps an issuer from being deleted: issued certificates (its CAs' own certificates,
+   * recorded among them since ADR 0075, count as CAs) and CA certificates.
+   */
   async usage(manager: EntityManager, id: string): Promise<{ certificates: number; cas: number }> {
     const [row] = await manager.query(
-      `SELECT (SELECT count(*)::int FROM issued_certificates WHERE issuer_id = $1) AS certificates,
+      `SELECT (SELECT count(*)::int FROM issued_certificates WHERE issuer_id = $1 AND purpose <> 'ca') AS certificates,
               (SELECT count(*)::int FROM ca_certificates WHERE issuer_id = $1) AS cas`,
       [id],
     );

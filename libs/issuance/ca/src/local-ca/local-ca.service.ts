@@ -491,6 +491,22 @@ export class LocalCaService implements LocalCaHooks {
       const serial = ca.serial_hex as string;
       const revokedAt = await this.revokeCaSerial(manager, issuerId, serial, reason, context?.actor_id);
       await this.cas.markRevoked(manager, ca.id, reason, revokedAt);
+      const keyIdentifier = parseCertificate(ca.certificate_pem as string).decoded.subjectKeyIdentifier;
+      if (keyIdentifier) {
+        await this.outbox.add(
+          manager,
+          'issuance.v1.ca.revoked',
+          {
+            issuer_id: issuerId,
+            ca_id: ca.id,
+            serial_hex: serial,
+            key_identifier: keyIdentifier.toString('hex'),
+            reason,
+            revoked_at: revokedAt.toISOString(),
+          },
+          context?.actor_id,
+        );
+      }
       await this.outbox.audit(
         manager,
         issuerAudit(

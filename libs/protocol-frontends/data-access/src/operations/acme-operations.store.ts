@@ -217,17 +217,28 @@ export class AcmeOperationsStore {
    * moved; the rows stay in the database (100,000 of them need not cross the wire).
    */
   async renewEarlyAll(
-    criteria: { accountId: string } | { profileId: string },
+    criteria:
+      { accountId: string } | { profileId: string } | { issuerId: string; authorityKeyId: Uint8Array },
     window: { start: Date; end: Date },
     explanationUrl: string | null,
     by: string,
   ): Promise<number> {
     // The account's certificates through acme_certificates_renewable_idx (account_id, ... WHERE
-    // replaced_by_id IS NULL); a profile's through their orders.
+    // replaced_by_id IS NULL); a profile's through their orders; a CA's by the authority key
+    // identifier that starts their renewal ids (RFC 9773 4.1), compared as a prefix, not LIKE
+    // (base64url has `_`).
     const selected =
       'accountId' in criteria
         ? 'c.account_id = $1'
-        : 'c.order_id IN (SELECT o.id FROM acme_orders o WHERE o.profile_id = $1)';
+        : 'profileId' in criteria
+          ? 'c.order_id IN (SELECT o.id FROM acme_orders o WHERE o.profile_id = $1)'
+          : `c.issuer_id = $6 AND left(c.renewal_id, char_length($1) + 1) = $1 || '.'`;
+    const key =
+      'accountId' in criteria
+        ? criteria.accountId
+        : 'profileId' in criteria
+          ? criteria.profileId
+          : Buffer.from(criteria.authorityKeyId).toString('base64url');
     const rows = await rowsOf<{ n: number }>(
       this.executor,
       `WITH moved AS (
@@ -237,11 +248,12 @@ export class AcmeOperationsStore {
          RETURNING 1)
        SELECT count(*)::int AS n FROM moved`,
       [
-        'accountId' in criteria ? criteria.accountId : criteria.profileId,
+        key,
         window.start,
         window.end,
         explanationUrl,
         by,
+        ...('issuerId' in criteria ? [criteria.issuerId] : []),
       ],
     );
     return rows[0]?.n ?? 0;
