@@ -1,6 +1,12 @@
 import { caRevocationRefusal, RevocableCa } from './ca-revocation';
 
-const child: RevocableCa = { id: 'ca-child', status: 'active', parent_id: 'ca-root', serial_hex: '0a1b' };
+const child: RevocableCa = {
+  id: 'ca-child',
+  status: 'active',
+  issuer_id: 'iss-local',
+  parent_id: 'ca-root',
+  serial_hex: '0a1b',
+};
 
 describe('caRevocationRefusal', () => {
   it('lets an active child CA be revoked', () => {
@@ -25,5 +31,9 @@ describe('caRevocationRefusal', () => {
 
   it('refuses a CA without a serial', () => {
     expect(caRevocationRefusal({ ...child, serial_hex: null })).toMatch(/no serial/);
+  });
+
+  it('refuses a CA of no issuer: its serial is in no register', () => {
+    expect(caRevocationRefusal({ ...child, issuer_id: null })).toMatch(/no issuer/);
   });
 });

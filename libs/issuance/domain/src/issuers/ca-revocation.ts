@@ -2,6 +2,8 @@
 export interface RevocableCa {
   id: string;
   status: 'active' | 'retired' | 'pending' | 'revoked';
+  /** The issuer whose register records its serial; null only for CAs stored before issuers had one. */
+  issuer_id: string | null;
   /** The CA held here that signed it; null for a root or a sub-CA of an external root. */
   parent_id: string | null;
   serial_hex: string | null;
@@ -18,5 +20,6 @@ export function caRevocationRefusal(ca: RevocableCa): string | null {
     return `CA ${ca.id} has no parent here: a root is retired, not revoked, and a sub-CA of an external root is revoked by that root`;
   }
   if (!ca.serial_hex) return `CA ${ca.id} has no serial to revoke`;
+  if (!ca.issuer_id) return `CA ${ca.id} belongs to no issuer: no CRL of one can list it`;
   return null;
 }
