@@ -1331,45 +1331,30 @@ const ROUTE_CASES: Record<string, RouteCase> = {
       ),
     };
   },
-  'POST /api/v1/intermediate-cas/:id/cross-certificates/:cross_id/retire': async (call, requestId) => {
-    const { id } = await createCa(call);
-    const created = await call('POST', `/api/v1/intermediate-cas/${id}/cross-certificates`, {
-      body: { parent_id: 'ca-local-root' },
-    });
-    expect(created.status).toBe(201);
-    const crossId = json<{ id: string }>(created).id;
-    const response = await call(
-      'POST',
-      `/api/v1/intermediate-cas/${id}/cross-certificates/${crossId}/retire`,
-      {
-        requestId,
+  ...Object.fromEntries(
+    (
+      [
+        ['retire', 'ca.cross_certificate_retired', undefined],
+        ['revoke', 'ca.cross_certificate_revoked', { reason: 'superseded' }],
+      ] as const
+    ).map(([verb, action, body]): [string, RouteCase] => [
+      `POST /api/v1/intermediate-cas/:id/cross-certificates/:cross_id/${verb}`,
+      async (call, requestId) => {
+        const { id } = await createCa(call);
+        const created = await call('POST', `/api/v1/intermediate-cas/${id}/cross-certificates`, {
+          body: { parent_id: 'ca-local-root' },
+        });
+        expect(created.status).toBe(201);
+        const crossId = json<{ id: string }>(created).id;
+        const response = await call(
+          'POST',
+          `/api/v1/intermediate-cas/${id}/cross-certificates/${crossId}/${verb}`,
+          { requestId, ...(body ? { body } : {}) },
+        );
+        return { response, expected: issuerEvent(action, crossId, 'ca_cross_certificate') };
       },
-    );
-    return {
-      response,
-      expected: issuerEvent('ca.cross_certificate_retired', crossId, 'ca_cross_certificate'),
-    };
-  },
-  'POST /api/v1/intermediate-cas/:id/cross-certificates/:cross_id/revoke': async (call, requestId) => {
-    const { id } = await createCa(call);
-    const created = await call('POST', `/api/v1/intermediate-cas/${id}/cross-certificates`, {
-      body: { parent_id: 'ca-local-root' },
-    });
-    expect(created.status).toBe(201);
-    const crossId = json<{ id: string }>(created).id;
-    const response = await call(
-      'POST',
-      `/api/v1/intermediate-cas/${id}/cross-certificates/${crossId}/revoke`,
-      {
-        requestId,
-        body: { reason: 'superseded' },
-      },
-    );
-    return {
-      response,
-      expected: issuerEvent('ca.cross_certificate_revoked', crossId, 'ca_cross_certificate'),
-    };
-  },
+    ]),
+  ),
   // Inventory: owners and teams (ADR 0024).
   ...Object.fromEntries(
     (['owner', 'team'] as const).flatMap((kind) => {

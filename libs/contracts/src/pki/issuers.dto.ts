@@ -424,19 +424,6 @@ export class CaCrossCertificateBody {
   validity_days?: number;
 }
 
-/** POST /api/v1/intermediate-cas/{id}/cross-certificates/{cross_id}/revoke over the bus. */
-export class RevokeCaCrossCertificateRequest extends RevokeCaBody {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(128)
-  id!: string;
-
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(128)
-  cross_id!: string;
-}
-
 export class CreateCaCrossCertificateRequest extends CaCrossCertificateBody {
   @IsString()
   @IsNotEmpty()
@@ -462,4 +449,10 @@ export class CaCrossCertificateIdRequest {
   @IsNotEmpty()
   @MaxLength(128)
   cross_id!: string;
+}
+
+/** POST /api/v1/intermediate-cas/{id}/cross-certificates/{cross_id}/revoke over the bus. */
+export class RevokeCaCrossCertificateRequest extends CaCrossCertificateIdRequest {
+  @OptionalRevocationReason(CA_REVOCATION_REASONS)
+  reason?: RevocationReason;
 }
