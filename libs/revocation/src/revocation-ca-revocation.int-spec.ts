@@ -262,6 +262,38 @@ describe('revocation of intermediate CAs', () => {
     expect(events.map((event) => event.resource_id)).toEqual([team.id]);
   });
 
+  it('retires the CAs below a revoked CA, and names their key identifiers for the renewal of what they issued', async () => {
+    const create = async (body: Record<string, unknown>) => {
+      const created = await api('POST', '/api/v1/intermediate-cas', { issuer_id: 'iss-local', ...body });
+      expect(created.status).toBe(201);
+      return created.json() as CaCertificateDto;
+    };
+    const middle = await create({ parent_id: 'ca-local-root', common_name: 'Middle CA', path_length: 1 });
+    const below = await create({ parent_id: middle.id, common_name: 'Below CA', path_length: 0 });
+    const beside = await create({ parent_id: 'ca-local-root', common_name: 'Beside CA', path_length: 0 });
+    expect((await api('POST', `/api/v1/intermediate-cas/${middle.id}/revoke`, {})).status).toBe(200);
+    const statusOf = async (id: string) =>
+      ((await api('GET', `/api/v1/intermediate-cas/${id}`)).json() as CaCertificateDto).status;
+    expect(await statusOf(middle.id)).toBe('revoked');
+    expect(await statusOf(below.id)).toBe('retired');
+    expect(await statusOf(beside.id)).toBe('active');
+    const { rows } = await db.query(
+      `SELECT envelope->'data' AS data FROM issuance.outbox
+        WHERE subject = 'issuance.v1.ca.revoked' AND envelope->'data'->>'ca_id' = $1`,
+      [middle.id],
+    );
+    const keyIdOf = (ca: CaCertificateDto) =>
+      parseCertificate(ca.certificate_pem!).decoded.subjectKeyIdentifier!.toString('hex');
+    expect(rows).toEqual([
+      {
+        data: expect.objectContaining({
+          key_identifiers: [keyIdOf(middle), keyIdOf(below)],
+          retired_ca_ids: [below.id],
+        }),
+      },
+    ]);
+  });
+
   it('revokes a cross-certificate signed here onto its signer CRL; one an external CA signed is refused', async () => {
     const secondRoot = (
       await api('POST', '/api/v1/intermediate-cas', { issuer_id: 'iss-local', common_name: 'Second Root' })

@@ -339,15 +339,18 @@ export const CA_REVOCATION_REASONS: readonly RevocationReason[] = REVOCATION_REA
 );
 
 /**
- * Event issuance.v1.ca.revoked (ADR 0075): a CA of the local CA was revoked. `key_identifier` is
- * its subjectKeyIdentifier (hex), the authorityKeyIdentifier of what it issued, so followers find
+ * Event issuance.v1.ca.revoked (ADR 0075): a CA of the local CA was revoked. `key_identifiers` are
+ * the subjectKeyIdentifiers (hex) of it and of every CA below it (retired with it): the
+ * authorityKeyIdentifiers of what they issued, none of which validates any more, so followers find
  * those certificates (the ACME server moves their renewal windows to now, RFC 9773).
  */
 export interface CaRevoked {
   issuer_id: string;
   ca_id: string;
   serial_hex: string;
-  key_identifier: string;
+  key_identifiers: string[];
+  /** The CAs below it that were active and are now retired. */
+  retired_ca_ids: string[];
   reason: RevocationReason;
   revoked_at: string;
 }

@@ -23,8 +23,9 @@ export const ACME_CA_REVOCATION_CONSUMER = 'protocol-frontends-acme-ca-revocatio
 const CA_REVOKED_RENEWAL_SPREAD_MS = 60 * 60_000;
 
 /**
- * Follows `issuance.v1.ca.revoked` (ADR 0075): every live ACME certificate the revoked CA issued
- * (its renewal id starts with the CA's key identifier, RFC 9773 4.1) gets a renewal window from
+ * Follows `issuance.v1.ca.revoked` (ADR 0075): every live ACME certificate the revoked CA or a CA
+ * below it issued (its renewal id starts with one of their key identifiers, RFC 9773 4.1) gets a
+ * renewal window from
  * now over the next hour, with the configured revocation explanation, so ARI clients (certbot,
  * lego, Caddy...) renew at their next check instead of at two thirds of their lifetime. One audit
  * record with the count, in the same transaction; idempotent through the inbox.
@@ -58,7 +59,10 @@ export class AcmeCaRevocationFollower implements OnApplicationBootstrap {
         async (manager) => {
           const executor = transactionExecutor(manager);
           moved = await new AcmeOperationsStore(executor).renewEarlyAll(
-            { issuerId: event.issuer_id, authorityKeyId: Buffer.from(event.key_identifier, 'hex') },
+            {
+              issuerId: event.issuer_id,
+              authorityKeyIds: event.key_identifiers.map((keyId) => Buffer.from(keyId, 'hex')),
+            },
             window,
             explanation,
             by,
@@ -71,7 +75,12 @@ export class AcmeCaRevocationFollower implements OnApplicationBootstrap {
             resource_id: 'bulk',
             outcome: 'success',
             details: {
-              criteria: { issuer_id: event.issuer_id, ca_id: event.ca_id, reason: event.reason },
+              criteria: {
+                issuer_id: event.issuer_id,
+                ca_id: event.ca_id,
+                retired_ca_ids: event.retired_ca_ids ?? [],
+                reason: event.reason,
+              },
               total_moved: moved,
               window: { start: window.start.toISOString(), end: window.end.toISOString() },
               explanation_url: explanation,
@@ -94,8 +103,10 @@ function isCaRevocation(data: unknown): data is CaRevoked {
     typeof event?.issuer_id === 'string' &&
     typeof event.ca_id === 'string' &&
     typeof event.serial_hex === 'string' &&
-    typeof event.key_identifier === 'string' &&
-    /^(?:[0-9a-f]{2}){1,64}$/.test(event.key_identifier) &&
+    Array.isArray(event.key_identifiers) &&
+    event.key_identifiers.every(
+      (keyId) => typeof keyId === 'string' && /^(?:[0-9a-f]{2}){1,64}$/.test(keyId),
+    ) &&
     typeof event.reason === 'string' &&
     typeof event.revoked_at === 'string'
   );

@@ -305,6 +305,29 @@ export class CaRepository {
     );
   }
 
+  /**
+   * The CAs below `id` (children, their children...), and those of them that were active now
+   * retired: a CA whose parent is revoked issues nothing any relying party accepts (ADR 0075).
+   */
+  async retireDescendants(
+    manager: EntityManager,
+    id: string,
+  ): Promise<{ id: string; certificate_pem: string | null; retired: boolean }[]> {
+    return manager.query(
+      `WITH RECURSIVE below (id) AS (
+         SELECT id FROM ca_certificates WHERE parent_id = $1
+         UNION
+         SELECT c.id FROM ca_certificates c JOIN below b ON c.parent_id = b.id),
+       retired AS (
+         UPDATE ca_certificates SET status = 'retired', retired_at = now()
+          WHERE id IN (SELECT id FROM below) AND status = 'active' RETURNING id)
+       SELECT c.id, c.certificate_pem, (r.id IS NOT NULL) AS retired
+         FROM ca_certificates c JOIN below b ON b.id = c.id LEFT JOIN retired r ON r.id = c.id
+        ORDER BY c.id`,
+      [id],
+    );
+  }
+
   async recordIssued(manager: EntityManager, row: IssuedRow): Promise<void> {
     await manager.query(
       `INSERT INTO issued_certificates (issuer_id, serial_hex, ca_id, fingerprint_sha256, subject, not_before, not_after, purpose)

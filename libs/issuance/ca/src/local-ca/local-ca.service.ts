@@ -476,11 +476,13 @@ export class LocalCaService implements LocalCaHooks {
   /**
    * Revokes a CA the local CA signed under one of its issuer's CAs (ADR 0075): its serial is
    * recorded revoked under its issuer, so its parent's CRL lists it and the parent's OCSP responder
-   * answers revoked, and the CA is marked revoked and issues nothing more. Final: a root, a sub-CA
-   * of an external root, a pending CA or one already revoked is refused (409).
+   * answers revoked, and the CA is marked revoked and issues nothing more, nor do the CAs below it
+   * (retired: what they would issue chains to a revoked CA). Final: a root, a sub-CA of an external
+   * root, a pending CA or one already revoked is refused (409).
    */
   async revokeCa(request: RevokeCaRequest, context?: RequestContext): Promise<CaCertificateDto> {
     const reason = request.reason ?? 'unspecified';
+    let retired: string[] = [];
     const dto = await this.unitOfWork.run(async (manager) => {
       const ca = await this.cas.find(request.id, manager, true);
       if (!ca) throw caNotFound(request.id);
@@ -491,35 +493,48 @@ export class LocalCaService implements LocalCaHooks {
       const serial = ca.serial_hex as string;
       const revokedAt = await this.revokeCaSerial(manager, issuerId, serial, reason, context?.actor_id);
       await this.cas.markRevoked(manager, ca.id, reason, revokedAt);
-      const keyIdentifier = parseCertificate(ca.certificate_pem as string).decoded.subjectKeyIdentifier;
-      if (keyIdentifier) {
-        await this.outbox.add(
-          manager,
-          'issuance.v1.ca.revoked',
-          {
-            issuer_id: issuerId,
-            ca_id: ca.id,
-            serial_hex: serial,
-            key_identifier: keyIdentifier.toString('hex'),
-            reason,
-            revoked_at: revokedAt.toISOString(),
-          },
-          context?.actor_id,
-        );
-      }
+      const below = await this.cas.retireDescendants(manager, ca.id);
+      retired = below.filter((row) => row.retired).map((row) => row.id);
+      const keyIdentifiers = [ca.certificate_pem, ...below.map((row) => row.certificate_pem)].flatMap(
+        (pem) => {
+          const keyId = pem ? parseCertificate(pem).decoded.subjectKeyIdentifier : undefined;
+          return keyId ? [keyId.toString('hex')] : [];
+        },
+      );
+      await this.outbox.add(
+        manager,
+        'issuance.v1.ca.revoked',
+        {
+          issuer_id: issuerId,
+          ca_id: ca.id,
+          serial_hex: serial,
+          key_identifiers: keyIdentifiers,
+          retired_ca_ids: retired,
+          reason,
+          revoked_at: revokedAt.toISOString(),
+        },
+        context?.actor_id,
+      );
       await this.outbox.audit(
         manager,
         issuerAudit(
           AuditAction.CaRevoked,
           ca.id,
           context,
-          { issuer_id: issuerId, parent_id: ca.parent_id, subject: ca.subject, serial_hex: serial, reason },
+          {
+            issuer_id: issuerId,
+            parent_id: ca.parent_id,
+            subject: ca.subject,
+            serial_hex: serial,
+            reason,
+            retired_ca_ids: retired,
+          },
           'ca_certificate',
         ),
       );
       return caDto((await this.cas.find(ca.id, manager)) as CaRow);
     });
-    this.caKeys.drop(request.id);
+    for (const id of [request.id, ...retired]) this.caKeys.drop(id);
     return dto;
   }
 

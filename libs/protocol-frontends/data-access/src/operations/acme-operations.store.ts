@@ -218,27 +218,28 @@ export class AcmeOperationsStore {
    */
   async renewEarlyAll(
     criteria:
-      { accountId: string } | { profileId: string } | { issuerId: string; authorityKeyId: Uint8Array },
+      | { accountId: string }
+      | { profileId: string }
+      | { issuerId: string; authorityKeyIds: readonly Uint8Array[] },
     window: { start: Date; end: Date },
     explanationUrl: string | null,
     by: string,
   ): Promise<number> {
     // The account's certificates through acme_certificates_renewable_idx (account_id, ... WHERE
-    // replaced_by_id IS NULL); a profile's through their orders; a CA's by the authority key
-    // identifier that starts their renewal ids (RFC 9773 4.1), compared as a prefix, not LIKE
-    // (base64url has `_`).
+    // replaced_by_id IS NULL); a profile's through their orders; CAs' by the authority key
+    // identifier that starts their renewal ids (RFC 9773 4.1: `<base64url(AKI)>.<serial>`).
     const selected =
       'accountId' in criteria
         ? 'c.account_id = $1'
         : 'profileId' in criteria
           ? 'c.order_id IN (SELECT o.id FROM acme_orders o WHERE o.profile_id = $1)'
-          : `c.issuer_id = $6 AND left(c.renewal_id, char_length($1) + 1) = $1 || '.'`;
+          : `c.issuer_id = $6 AND split_part(c.renewal_id, '.', 1) = ANY($1::text[])`;
     const key =
       'accountId' in criteria
         ? criteria.accountId
         : 'profileId' in criteria
           ? criteria.profileId
-          : Buffer.from(criteria.authorityKeyId).toString('base64url');
+          : criteria.authorityKeyIds.map((keyId) => Buffer.from(keyId).toString('base64url'));
     const rows = await rowsOf<{ n: number }>(
       this.executor,
       `WITH moved AS (
