@@ -104,6 +104,27 @@ describe('the certlane CLI against a running system', () => {
     expect(root.stderr).toMatch(/ca_not_active/);
   });
 
+  it('lists and renews the certificates under a CA (ADR 0076)', async () => {
+    const under = await json([
+      'intermediate-cas',
+      'create',
+      '--issuer-id',
+      'iss-local',
+      '--parent-id',
+      'ca-local-root',
+      '--common-name',
+      'CLI under CA',
+      '--issuing',
+    ]);
+    await json(['certs', 'create', '--id', 'cli-under', '--common-name', 'under.cli.example']);
+    const listed = await json(['certs', 'list', '--ca-id', String(under.id)]);
+    expect(listed.total).toBe(1);
+    expect((listed.data as { id: string }[]).map((certificate) => certificate.id)).toEqual(['cli-under']);
+    const renewed = await json(['bulk', 'renew', '--ca-id', String(under.id)]);
+    expect(renewed).toMatchObject({ total_matched: 1, total_enqueued: 1, total_failed: 0 });
+    expect((await json(['certs', 'list', '--ca-id', 'ca-nope-0000'])).total).toBe(0);
+  });
+
   it('reads a body from a YAML file, flags overriding its fields', async () => {
     writeFileSync(join(dir, 'policy.yaml'), 'name: from-file\nmax_retries: 1\nrenewal_window_days: 20\n');
     const created = await json([

@@ -504,6 +504,60 @@ describe('the web GUI in Chromium', () => {
     await context.close();
   });
 
+  it('lists the certificates under a CA from its details, and renews them with a row action', async () => {
+    // ADR 0076: a CA that issued a certificate, then another CA made issuing (so renewals move).
+    const under = (
+      await api('POST', '/api/v1/intermediate-cas', {
+        issuer_id: 'iss-local',
+        parent_id: 'ca-local-root',
+        common_name: 'GUI Under CA',
+        issuing: true,
+      })
+    ).json() as { id: string; subject: string };
+    expect(
+      (await api('POST', '/api/v1/certificates', { id: 'gui-under-1', common_name: 'under.gui.example' }))
+        .status,
+    ).toBe(201);
+    await api('POST', '/api/v1/intermediate-cas', {
+      issuer_id: 'iss-local',
+      parent_id: 'ca-local-root',
+      common_name: 'GUI Next CA',
+      issuing: true,
+    });
+    const { context, page } = await open();
+    await signInWithKey(page, adminKey);
+    await page.goto('/intermediate-cas');
+    await page.getByRole('button', { name: `Details of ${under.subject}` }).click();
+    await page
+      .getByRole('region', { name: 'Certificates under this CA' })
+      .getByRole('link', { name: '1 certificate' })
+      .click();
+    await page.waitForURL(new RegExp(`/certificates\\?ca_id=${under.id}`));
+    await expect(page.getByLabel('Under CA id').inputValue()).resolves.toBe(under.id);
+    await page.getByLabel('Select under.gui.example').waitFor();
+    await page.getByTestId('page-status').getByText('(1 in all)').waitFor();
+
+    await page.goto('/intermediate-cas');
+    await page.getByRole('button', { name: `Renew its certificates ${under.subject}` }).click();
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: 'Renew its certificates', exact: true })
+      .click();
+    await page
+      .getByRole('status')
+      .getByText(/renewal queued for 1 of 1 certificates; 0 failed/)
+      .waitFor();
+    await eventually(
+      async () =>
+        ((await api('GET', '/api/v1/certificates/gui-under-1/versions')).json() as { total: number })
+          .total === 2,
+      'the certificate under the CA renewed',
+    );
+    const left = (await api('GET', `/api/v1/certificates?ca_id=${under.id}`)).json() as { total: number };
+    expect(left.total).toBe(0);
+    await context.close();
+  });
+
   it("edits a record sending only what changed, shows a rule's violations, and dry-runs the rules", async () => {
     const { context, page } = await open();
     await signInWithKey(page, adminKey);

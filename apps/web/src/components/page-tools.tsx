@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { buildTree, TreeNode } from '../lib/redact';
 import { Row } from '../pages/resource-pages';
@@ -31,6 +32,29 @@ export function CaTree({ rows }: { rows: Row[] }) {
           <CaBranch key={String(node.row.id)} node={node} />
         ))}
       </ul>
+    </section>
+  );
+}
+
+/** How many certificates chain through one CA (ADR 0076), linked to the inventory filtered so. */
+export function CaCertificatesUnder({ caId }: { caId: string }) {
+  const under = useQuery({
+    queryKey: ['certificates', 'under-ca', caId],
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/certificates', { params: { query: { ca_id: caId, per_page: 1 } } })),
+  });
+  return (
+    <section aria-label="Certificates under this CA" className="record">
+      <h3>Certificates under this CA</h3>
+      <ErrorNotice error={under.error} />
+      {under.data && (
+        <p>
+          <Link to={`/certificates?ca_id=${encodeURIComponent(caId)}`}>
+            {under.data.total} certificate{under.data.total === 1 ? '' : 's'}
+          </Link>{' '}
+          signed by it or by a CA below it (current versions).
+        </p>
+      )}
     </section>
   );
 }

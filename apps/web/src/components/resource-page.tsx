@@ -10,6 +10,7 @@ import { AuditTools } from './audit-tools';
 import { SchemaForm } from './schema-form';
 import { RecordView } from './record-view';
 import {
+  CaCertificatesUnder,
   CaCrossCertificates,
   CaTree,
   IssuerCrlStatus,
@@ -278,7 +279,12 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
         <>
           <RecordView row={selected} title={`Details: ${rowName(selected)}`} />
           {page.detail === 'issuer-crl' && <IssuerCrlStatus issuerId={String(selected.id)} />}
-          {page.detail === 'ca-cross-certificates' && <CaCrossCertificates caId={String(selected.id)} />}
+          {page.detail === 'ca-cross-certificates' && (
+            <>
+              <CaCertificatesUnder caId={String(selected.id)} />
+              <CaCrossCertificates caId={String(selected.id)} />
+            </>
+          )}
           {page.detail === 'policy-violations' && <PolicyViolations ruleId={String(selected.id)} />}
           {page.detail === 'job-verification' && <JobVerification jobId={String(selected.id)} />}
           {page.detail === 'health-history' && <HealthHistory checkId={String(selected.id)} />}

@@ -19,6 +19,10 @@ export function describeAnswer(answer: unknown): string {
   if (typeof body.delivered === 'boolean') {
     return body.delivered ? 'delivered.' : `not delivered: ${String(body.error)}`;
   }
+  // A bulk renewal over what the row names (the certificates under a CA).
+  if (typeof body.total_enqueued === 'number') {
+    return `renewal queued for ${body.total_enqueued} of ${String(body.total_matched)} certificates; ${String(body.total_failed)} failed.`;
+  }
   // A rotated or new API key: its only showing.
   if (typeof body.key === 'string') return `new key (shown only now, copy it): ${body.key}`;
   // A new ACME external account binding key: its HMAC key's only showing.

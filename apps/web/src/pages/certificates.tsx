@@ -36,6 +36,7 @@ const FILTERS: ResourceFilter[] = [
   { name: 'issuer_id', label: 'Issuer id' },
   { name: 'owner_id', label: 'Owner id' },
   { name: 'team_id', label: 'Team id' },
+  { name: 'ca_id', label: 'Under CA id' },
 ];
 
 const VERBS = { renew: 'Renew', revoke: 'Revoke', reassign: 'Reassign' } as const;

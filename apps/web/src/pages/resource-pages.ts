@@ -403,6 +403,15 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
         confirm: true,
         destructive: true,
       },
+      {
+        // ADR 0076: what chains through a revoked or retired CA, renewed under the issuing CA.
+        label: 'Renew its certificates',
+        method: 'POST',
+        path: '/api/v1/certificates/bulk-renew',
+        bodyFields: { ca_id: 'id' },
+        when: is('status', 'active', 'retired', 'revoked'),
+        confirm: true,
+      },
     ],
     empty: 'No CAs yet. Create a root, then children under it.',
   }),

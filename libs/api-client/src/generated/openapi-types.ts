@@ -3957,6 +3957,7 @@ export interface components {
         };
         BulkCriteria: {
             agent_id?: string;
+            ca_id?: string;
             certificate_ids?: string[];
             issuer_id?: string;
             owner_id?: string;
@@ -4009,6 +4010,7 @@ export interface components {
         };
         BulkRevokeRequest: {
             agent_id?: string;
+            ca_id?: string;
             certificate_ids?: string[];
             issuer_id?: string;
             owner_id?: string;
@@ -8861,6 +8863,7 @@ export interface operations {
     listCertificates: {
         parameters: {
             query?: {
+                ca_id?: string;
                 environment?: string;
                 issuer_id?: string;
                 owner_id?: string;

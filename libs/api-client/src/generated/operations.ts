@@ -2532,6 +2532,7 @@ export const OPERATIONS = {
       "owner_id",
       "team_id",
       "issuer_id",
+      "ca_id",
       "page",
       "per_page"
     ],

@@ -39,6 +39,12 @@ export class BulkCriteria {
   @MaxLength(128)
   team_id?: string;
 
+  /** Certificates whose current version was signed by this CA or by a CA below it (ADR 0076). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  ca_id?: string;
+
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(BULK_IDS_MAX)

@@ -225,6 +225,12 @@ export class ListCertificatesRequest extends PageQuery {
   @IsString()
   @MaxLength(128)
   issuer_id?: string;
+
+  /** Certificates whose current version was signed by this CA or by a CA below it (ADR 0076). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  ca_id?: string;
 }
 
 /** A certificate version (spec 2.3). csr_pem is empty when none was stored. */

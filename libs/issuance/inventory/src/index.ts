@@ -6,5 +6,6 @@ export * from './certificates/server-issuance.runner';
 export * from './certificates/subject-alt-names';
 export * from './certificates/version-issuance';
 export * from './inventory/list-anchors';
+export { caTreeQuery, underCaCondition } from './inventory/certificate-list.query';
 export * from './jobs/job.repository';
 export * from './approval-decisions/approval-audit';

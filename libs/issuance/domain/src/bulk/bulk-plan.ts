@@ -7,8 +7,18 @@ import {
 } from '@certlane/contracts';
 import { nextCertificateStatus, skippedByBulkRenew } from '../certificates/certificate-status';
 
-/** The reference filters of criteria mode, ANDed (spec 4.2). */
-export const BULK_FILTER_FIELDS = ['profile_id', 'owner_id', 'agent_id', 'issuer_id', 'team_id'] as const;
+/**
+ * The reference filters of criteria mode, ANDed (spec 4.2). `ca_id` is not a column: it selects
+ * the certificates whose current version a CA or a CA below it signed (ADR 0076).
+ */
+export const BULK_FILTER_FIELDS = [
+  'profile_id',
+  'owner_id',
+  'agent_id',
+  'issuer_id',
+  'team_id',
+  'ca_id',
+] as const;
 export type BulkFilterField = (typeof BULK_FILTER_FIELDS)[number];
 
 /**
@@ -37,11 +47,10 @@ export function bulkSelection(criteria: BulkCriteria, forcedSource?: Certificate
   const ids = [...new Set(criteria.certificate_ids ?? [])].sort();
   if (ids.length > 0) return { ok: true, selection: { mode: 'ids', ids, source } };
   if (Object.keys(filters).length > 0) return { ok: true, selection: { mode: 'criteria', filters, source } };
+  const wanted = `name certificate_ids or at least one of ${BULK_FILTER_FIELDS.join(', ')}`;
   return {
     ok: false,
-    message: criteria.source
-      ? 'source alone is too broad: name certificate_ids or at least one of profile_id, owner_id, agent_id, issuer_id, team_id'
-      : 'empty bulk criteria: name certificate_ids or at least one of profile_id, owner_id, agent_id, issuer_id, team_id',
+    message: criteria.source ? `source alone is too broad: ${wanted}` : `empty bulk criteria: ${wanted}`,
   };
 }
 

@@ -19,6 +19,7 @@ import {
   certificateListCountedPageQuery,
   certificateListCountQuery,
   certificateListTextPageQuery,
+  caTreeQuery,
   SeekPage,
 } from '../inventory/certificate-list.query';
 import { certificatePageJson, CertificateTextRow } from '../inventory/certificate-page-json';
@@ -204,6 +205,12 @@ export class CertificateRepository {
     return rows[0] ?? null;
   }
 
+  /** A CA's id and the ids of every CA below it (ADR 0076). */
+  async caTree(caId: string): Promise<string[]> {
+    const [row] = await queryRows<{ ids: string[] }>(this.dataSource, caTreeQuery(caId));
+    return row.ids;
+  }
+
   /**
    * One page in id order and its exact total, as the envelope's JSON text written from text columns
    * (SQL and plans: inventory/certificate-list.query.ts; ADR 0034). A shallow page reads its rows
@@ -217,6 +224,7 @@ export class CertificateRepository {
       owner_id: request.owner_id,
       team_id: request.team_id,
       issuer_id: request.issuer_id,
+      ca_tree: request.ca_id === undefined ? undefined : await this.caTree(request.ca_id),
     };
     const count = async () =>
       (await queryRows<{ total: number }>(this.dataSource, certificateListCountQuery(filter)))[0].total;

@@ -24,6 +24,9 @@ import { JobRepository } from '../jobs/job.repository';
 /** How often (at most) a replica looks for server-mode work left Pending (a stopped replica, an outage). */
 export const SERVER_ISSUANCE_SWEEP_MS = 30_000;
 
+/** Pending jobs a sweep reads at a time; it reads again while it claims work (a bulk renewal's queue). */
+const SWEEP_BATCH = 20;
+
 /**
  * Server key generation (SERVICE_KEYGEN_MODE=server, ADR 0024): runs a Pending issuance or
  * renewal job. The request that created the job commits it first, then calls `run` and waits, so
@@ -36,6 +39,7 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
   private readonly keys = new SoftwareKeyProvider();
   private timer?: NodeJS.Timeout;
   private sweeping = false;
+  private sweepAgain = false;
 
   constructor(
     private readonly jobs: JobRepository,
@@ -66,11 +70,29 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
     if (this.timer) clearInterval(this.timer);
   }
 
+  /**
+   * Runs the Pending jobs until none is left to claim: batch after batch while a batch claimed
+   * one (jobs other replicas hold are theirs). A call while a sweep runs makes that sweep read once
+   * more at its end, so jobs committed meanwhile (a bulk renewal) are not left to the next interval.
+   */
   async sweep(): Promise<void> {
-    if (this.sweeping) return;
+    if (!this.enabled) return;
+    if (this.sweeping) {
+      this.sweepAgain = true;
+      return;
+    }
     this.sweeping = true;
     try {
-      for (const id of await this.jobs.pendingIssuanceIds(20)) await this.run(id);
+      do {
+        this.sweepAgain = false;
+        let claimed = true;
+        while (claimed) {
+          const ids = await this.jobs.pendingIssuanceIds(SWEEP_BATCH);
+          claimed = false;
+          for (const id of ids) if (await this.run(id)) claimed = true;
+          if (ids.length < SWEEP_BATCH) break;
+        }
+      } while (this.sweepAgain);
     } catch (error) {
       this.logger.warn({ err: error }, 'server issuance sweep failed; will retry');
     } finally {
@@ -81,25 +103,26 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
   /**
    * Runs the job if it is Pending server-mode work nobody else holds. Never throws: the caller's
    * own change is committed already; what fails here is logged, and work left Pending is picked
-   * up by the sweep.
+   * up by the sweep. Answers whether this run claimed the job.
    */
-  async run(jobId: string): Promise<void> {
-    if (!this.enabled) return;
+  async run(jobId: string): Promise<boolean> {
+    if (!this.enabled) return false;
     try {
-      await this.claimAndIssue(jobId);
+      return await this.claimAndIssue(jobId);
     } catch (error) {
       this.logger.error(
         { job_id: jobId, err: error },
         'server issuance could not run; the sweep retries Pending jobs',
       );
+      return false;
     }
   }
 
-  private async claimAndIssue(jobId: string): Promise<void> {
+  private async claimAndIssue(jobId: string): Promise<boolean> {
     // A database outage does not strand the job: each step runs again once the database answers
     // (bounded by the server lease, after which the stale-job reaper re-queues it; ADR 0045).
     const claimed = await this.retrying(jobId, 'claim', () => this.claim(jobId));
-    if (!claimed) return;
+    if (!claimed) return false;
     const { job, certificate } = claimed;
     const context: RequestContext = { actor_id: job.requested_by, request_id: job.id };
     try {
@@ -122,6 +145,7 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
         this.finish(job, async (_manager, locked) => ({ to: 'fail', certificate: locked, error: message })),
       );
     }
+    return true;
   }
 
   /** Pending -> Running under `FOR UPDATE SKIP LOCKED`, committed; null when not ours to run. */

@@ -7,6 +7,8 @@ import {
   certificateListTextPageQuery,
   certificateListPageQuery,
   certificateListWhere,
+  underCaCondition,
+  caTreeQuery,
 } from './certificate-list.query';
 
 describe('certificate list SQL', () => {
@@ -45,6 +47,42 @@ describe('certificate list SQL', () => {
       clause: 'WHERE status = $1 AND team_id = $2 AND issuer_id = $3',
       values: ['Active', 't1', 'iss-a'],
     });
+  });
+
+  it('selects the certificates under a CA tree as one array parameter after the equalities', () => {
+    const tree = ['ca-a', 'ca-b'];
+    const where = certificateListWhere({ ca_tree: tree, team_id: 't1' }, 3, 'n.');
+    expect(where.values).toEqual(['t1', tree]);
+    expect(where.clause).toBe(
+      `WHERE n.team_id = $3 AND ${underCaCondition('$4', 'n.')} AND n.status <> 'Archived'`,
+    );
+    expect(underCaCondition('$4', 'n.')).toContain(
+      'under_version.certificate_id = n.id AND under_version.id = n.current_version_id',
+    );
+    expect(underCaCondition('$4', 'n.')).toContain(
+      "under_issued.purpose = 'leaf' AND under_issued.ca_id = ANY($4::text[])",
+    );
+    // Without an alias the certificate's columns are still qualified: a bare id would be the version's.
+    expect(underCaCondition('$1')).toContain('under_version.certificate_id = certificates.id');
+  });
+
+  it('reads a CA tree by its id, in one named statement', () => {
+    expect(caTreeQuery('ca-a')).toMatchObject({ values: ['ca-a'], name: 'ca-tree' });
+    expect(caTreeQuery('ca-a').text).toContain('JOIN tree ON child.parent_id = tree.id');
+  });
+
+  it('counts and pages a CA tree with unnamed statements: its plan depends on the tree', () => {
+    const filter = { ca_tree: ['ca-a'] };
+    const count = certificateListCountQuery(filter);
+    expect(count.text).toBe(
+      `SELECT count(*)::int AS total FROM certificates ${certificateListWhere(filter).clause}`,
+    );
+    expect(count.values).toEqual([['ca-a']]);
+    expect(count.name).toBeUndefined();
+    const page = certificateListTextPageQuery(filter, { per_page: 50, offset: 0 });
+    expect(page.name).toBeUndefined();
+    expect(page.values).toEqual([50, 0, ['ca-a']]);
+    expect(certificateListCountedPageQuery(filter, { per_page: 50, offset: 0 }).name).toBeUndefined();
   });
 
   it('never puts a value into the text', () => {

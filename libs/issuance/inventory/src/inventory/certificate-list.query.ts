@@ -30,6 +30,11 @@ export interface CertificateListFilter {
   owner_id?: string;
   team_id?: string;
   issuer_id?: string;
+  /**
+   * The certificates under a CA (underCaCondition): the CA and every CA below it, as caTreeQuery
+   * reads them. Never a named statement, always counted.
+   */
+  ca_tree?: readonly string[];
 }
 
 export interface SqlStatement {
@@ -73,6 +78,46 @@ export const CERTIFICATE_COLUMNS = [
 const FILTER_COLUMNS = ['status', 'environment', 'owner_id', 'team_id', 'issuer_id'] as const;
 
 /**
+ * The ids of a CA and of every CA below it (its children, their children...): the tree
+ * underCaCondition takes, read first so the planner sees the ids themselves (a recursive CTE in
+ * the same statement is estimated at a hundred rows whatever it holds, and the plan with it).
+ */
+export function caTreeQuery(caId: string): SqlStatement {
+  return {
+    text: `WITH RECURSIVE tree(id) AS (
+  SELECT $1::text
+  UNION
+  SELECT child.id FROM ca_certificates child JOIN tree ON child.parent_id = tree.id)
+SELECT array_agg(id ORDER BY id) AS ids FROM tree`,
+    values: [caId],
+    name: 'ca-tree',
+  };
+}
+
+/**
+ * The certificates whose current version was signed by one of the CAs `param` lists (a CA tree,
+ * caTreeQuery; ADR 0076): what chains through that CA, so what a revocation or retirement of it
+ * leaves to be renewed. A certificate renewed under another CA since is no longer under this one;
+ * an imported certificate (no issued record here) is under none. Written as a correlated EXISTS
+ * so the planner can go either way: from the tree's leaves (migration 0023's index on
+ * issued_certificates) to their certificates by primary key when the tree signed few, or along
+ * the certificates probing each one's version and issued record when it signed most of them.
+ */
+export function underCaCondition(param: string, alias = ''): string {
+  // Qualified even without an alias: a bare `id` in the subquery would be the version's.
+  const certificate = alias || 'certificates.';
+  return `EXISTS (
+  SELECT 1 FROM certificate_versions under_version
+    JOIN issued_certificates under_issued
+      ON under_issued.issuer_id = under_version.issuer_id AND under_issued.serial_hex = under_version.serial_number
+   WHERE under_version.certificate_id = ${certificate}id AND under_version.id = ${certificate}current_version_id
+     AND under_issued.purpose = 'leaf' AND under_issued.ca_id = ANY(${param}::text[]))`;
+}
+
+/** Whether a filter can be answered by a named statement and counted from the per-filter counts. */
+const equalitiesOnly = (filter: CertificateListFilter): boolean => filter.ca_tree === undefined;
+
+/**
  * `WHERE a = $k AND b = $k+1 ...` for the filters present, numbering from `first`; columns
  * prefixed with `alias` (like 'n.') when given. Without a status filter, Archived certificates are
  * left out (ADR 0043): a constant condition, so `values` (and which statements are named) depend
@@ -82,14 +127,18 @@ export function certificateListWhere(
   filter: CertificateListFilter,
   first = 1,
   alias = '',
-): { clause: string; values: string[] } {
+): { clause: string; values: unknown[] } {
   const conditions: string[] = [];
-  const values: string[] = [];
+  const values: unknown[] = [];
   for (const column of FILTER_COLUMNS) {
     const value = filter[column];
     if (value === undefined) continue;
     values.push(value);
     conditions.push(`${alias}${column} = $${first + values.length - 1}`);
+  }
+  if (filter.ca_tree !== undefined) {
+    values.push(filter.ca_tree);
+    conditions.push(underCaCondition(`$${first + values.length - 1}`, alias));
   }
   if (filter.status === undefined) conditions.push(`${alias}status <> 'Archived'`);
   return { clause: `WHERE ${conditions.join(' AND ')}`, values };
@@ -142,7 +191,7 @@ export function certificateListAfterQuery(
  */
 export function certificateListCountQuery(filter: CertificateListFilter, first = 1): SqlStatement {
   const { clause, values } = certificateListWhere(filter, first);
-  if (values.length <= 1) {
+  if (values.length <= 1 && equalitiesOnly(filter)) {
     const dimension = FILTER_COLUMNS.find((column) => filter[column] !== undefined) ?? '';
     return {
       text: `SELECT coalesce(sum(delta), 0)::int AS total FROM certificate_count_deltas WHERE dimension = $${first} AND value = $${first + 1}`,
@@ -230,7 +279,7 @@ ORDER BY c.id`,
     values: after
       ? [page.per_page, page.offset, page.afterId, ...values]
       : [page.per_page, page.offset, ...values],
-    name: filtered.length <= 1 ? `certificate-list-page${shape}` : undefined,
+    name: filtered.length <= 1 && equalitiesOnly(filter) ? `certificate-list-page${shape}` : undefined,
   };
 }
 

@@ -47,6 +47,7 @@ export function anchorKey(filter: CertificateListFilter): string {
     filter.owner_id,
     filter.team_id,
     filter.issuer_id,
+    filter.ca_tree,
   ]);
 }
 

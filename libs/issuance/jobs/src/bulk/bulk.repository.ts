@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ListAnchorCache } from '@certlane/issuance-inventory';
+import { caTreeQuery, ListAnchorCache, underCaCondition } from '@certlane/issuance-inventory';
 import { CertificateSource, CertificateStatus, JobStatus, RevocationReason } from '@certlane/contracts';
 import { BulkSelection, renewalMaxAttempts } from '@certlane/issuance-domain';
 import { DataSource, EntityManager } from 'typeorm';
@@ -65,6 +65,13 @@ export class BulkRepository {
     const params: unknown[] = [after, limit];
     const where = ['id > $1'];
     for (const [field, value] of Object.entries(selection.filters)) {
+      if (field === 'ca_id') {
+        const tree = caTreeQuery(value);
+        const [{ ids }]: { ids: string[] }[] = await executor.query(tree.text, tree.values);
+        params.push(ids);
+        where.push(underCaCondition(`$${params.length}`));
+        continue;
+      }
       params.push(value);
       // Field names come from BULK_FILTER_FIELDS, never from the request.
       where.push(`${field} = $${params.length}`);

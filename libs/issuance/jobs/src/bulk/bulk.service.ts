@@ -41,6 +41,7 @@ import { CERTLANE_CONFIG, CertlaneConfig, outboxToken, ServiceOutbox } from '@ce
 import { EntityManager } from 'typeorm';
 import { approvalDto, ApprovalRepository } from '@certlane/issuance-governance';
 import { IssuerRevocation } from '@certlane/issuance-ca';
+import { ServerIssuanceRunner } from '@certlane/issuance-inventory';
 import { BulkCertificateRow, BulkRepository } from './bulk.repository';
 import { auditRecord, UnitOfWork } from '@certlane/issuance-data-access';
 
@@ -118,6 +119,7 @@ export class BulkService {
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     private readonly approvals: ApprovalRepository,
+    private readonly serverIssuance: ServerIssuanceRunner,
   ) {}
 
   // ---- the three operations ----
@@ -242,6 +244,8 @@ export class BulkService {
       };
     });
     const { total_changed, ...counts } = totals.counts();
+    // Server key generation: the queued renewals start now, not at the sweep's next interval.
+    if (total_changed > 0) void this.serverIssuance.sweep();
     const result: BulkRenewResult = {
       total_matched: counts.total_matched,
       enqueued_jobs: totals.jobs.items,
