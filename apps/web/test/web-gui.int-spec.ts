@@ -555,6 +555,9 @@ describe('the web GUI in Chromium', () => {
     );
     const left = (await api('GET', `/api/v1/certificates?ca_id=${under.id}`)).json() as { total: number };
     expect(left.total).toBe(0);
+    // The certificate's versions name the CA that signed each.
+    await page.goto('/certificates/gui-under-1');
+    await page.getByRole('link', { name: under.id, exact: true }).waitFor();
     await context.close();
   });
 

@@ -240,6 +240,7 @@ export function CertificateDetailPage() {
                   <th scope="col">Issued</th>
                   <th scope="col">Not after</th>
                   <th scope="col">Key</th>
+                  <th scope="col">Signed by CA</th>
                   <th scope="col">SHA-256</th>
                 </tr>
               </thead>
@@ -255,6 +256,15 @@ export function CertificateDetailPage() {
                     </td>
                     <td>
                       {version.key_algorithm} {version.key_size}
+                    </td>
+                    <td>
+                      {version.ca_id ? (
+                        <Link to={`/certificates?ca_id=${encodeURIComponent(version.ca_id)}`}>
+                          {version.ca_id}
+                        </Link>
+                      ) : (
+                        <span className="muted">elsewhere</span>
+                      )}
                     </td>
                     <td className="mono">{version.fingerprint_sha256}</td>
                   </tr>

@@ -4135,6 +4135,8 @@ export interface components {
         CertificateStatus: "Pending" | "Active" | "Expiring" | "Expired" | "RenewalInProgress" | "Failed" | "Revoked" | "Archived";
         /** @description A certificate version (spec 2.3). csr_pem is empty when none was stored. */
         CertificateVersionDto: {
+            /** @description The CA held here that signed this version (ADR 0076); null when a CA elsewhere did. */
+            ca_id: string | null;
             cert_pem: string;
             certificate_id: string;
             chain_pem: string;

@@ -4,6 +4,7 @@ import {
   BulkRevokeResult,
   CaCertificateDto,
   CertificateDto,
+  CertificateVersionDto,
   JobDto,
 } from '@certlane/contracts';
 import { eventually, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
@@ -173,6 +174,14 @@ describe('certificates under a CA', () => {
       return jobs.every((status) => status === 'Completed');
     }, 'the renewals under the revoked CA complete');
     for (const id of ['u-dept', 'u-team-1', 'u-team-2']) expect(await signerOf(id)).toBe(nextCa.id);
+    // The versions name the CA that signed each one, the new under the issuing CA.
+    const versions = (await api('GET', '/api/v1/certificates/u-dept/versions')).json() as {
+      data: CertificateVersionDto[];
+    };
+    expect(versions.data.map((version) => [version.version, version.ca_id])).toEqual([
+      [2, nextCa.id],
+      [1, deptCa.id],
+    ]);
     // Their current versions are no longer under the revoked CA; the one outside it never was.
     expect(await listIds(`ca_id=${teamCa.id}`)).toEqual({ ids: [], total: 0 });
     expect(await listIds(`ca_id=${nextCa.id}`)).toEqual({

@@ -249,6 +249,8 @@ export interface CertificateVersionDto {
   chain_pem: string;
   csr_pem: string;
   issuer_id: string;
+  /** The CA held here that signed this version (ADR 0076); null when a CA elsewhere did. */
+  ca_id: string | null;
   job_id: string | null;
   created_at: string;
 }

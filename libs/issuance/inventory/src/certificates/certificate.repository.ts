@@ -98,6 +98,9 @@ export interface VersionRow {
 
 export type NewVersion = Omit<VersionRow, 'version' | 'created_at'>;
 
+/** A version as the versions list reads it: with the CA held here that signed it, when one did. */
+export type ListedVersionRow = VersionRow & { ca_id: string | null };
+
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 export function certificateDto(row: CertificateRow): CertificateDto {
@@ -128,7 +131,7 @@ export function certificateDto(row: CertificateRow): CertificateDto {
   };
 }
 
-export function versionDto(row: VersionRow): CertificateVersionDto {
+export function versionDto(row: ListedVersionRow): CertificateVersionDto {
   return {
     id: row.id,
     certificate_id: row.certificate_id,
@@ -145,6 +148,7 @@ export function versionDto(row: VersionRow): CertificateVersionDto {
     // Spec 2.3: null in storage, read as empty.
     csr_pem: row.csr_pem ?? '',
     issuer_id: row.issuer_id,
+    ca_id: row.ca_id,
     job_id: row.job_id,
     created_at: row.created_at.toISOString(),
   };
@@ -547,13 +551,16 @@ export class CertificateRepository {
   async listVersions(
     certificateId: string,
     page: ResolvedPage,
-  ): Promise<{ rows: VersionRow[]; total: number }> {
+  ): Promise<{ rows: ListedVersionRow[]; total: number }> {
     const [rows, [{ total }]] = await Promise.all([
       this.dataSource.query(
-        `SELECT ${VERSION_COLUMNS} FROM certificate_versions WHERE certificate_id = $1
+        `SELECT ${VERSION_COLUMNS},
+           (SELECT ic.ca_id FROM issued_certificates ic
+             WHERE ic.issuer_id = v.issuer_id AND ic.serial_hex = v.serial_number AND ic.purpose = 'leaf') AS ca_id
+         FROM certificate_versions v WHERE certificate_id = $1
          ORDER BY version DESC LIMIT $2 OFFSET $3`,
         [certificateId, page.per_page, page.offset],
-      ) as Promise<VersionRow[]>,
+      ) as Promise<ListedVersionRow[]>,
       this.dataSource.query(
         'SELECT count(*)::int AS total FROM certificate_versions WHERE certificate_id = $1',
         [certificateId],
