@@ -36,6 +36,20 @@ describe('the certlane CLI against a running system', () => {
     return JSON.parse(run.stdout) as Record<string, unknown>;
   };
 
+  /** A CA under the local root, made through the CLI. */
+  const childCa = (commonName: string, ...flags: string[]) =>
+    json([
+      'intermediate-cas',
+      'create',
+      '--issuer-id',
+      'iss-local',
+      '--parent-id',
+      'ca-local-root',
+      '--common-name',
+      commonName,
+      ...flags,
+    ]);
+
   beforeAll(async () => {
     system = await startTestSystem('cli', ['auth', 'issuance', 'revocation', 'api-gateway'], {
       SERVICE_KEYGEN_MODE: 'server',
@@ -77,16 +91,7 @@ describe('the certlane CLI against a running system', () => {
   });
 
   it('revokes a child CA with its reason (ADR 0075), and a root is refused with the API error', async () => {
-    const child = await json([
-      'intermediate-cas',
-      'create',
-      '--issuer-id',
-      'iss-local',
-      '--parent-id',
-      'ca-local-root',
-      '--common-name',
-      'CLI child CA',
-    ]);
+    const child = await childCa('CLI child CA');
     const revoked = await json([
       'intermediate-cas',
       'revoke',
@@ -105,17 +110,7 @@ describe('the certlane CLI against a running system', () => {
   });
 
   it('lists and renews the certificates under a CA (ADR 0076)', async () => {
-    const under = await json([
-      'intermediate-cas',
-      'create',
-      '--issuer-id',
-      'iss-local',
-      '--parent-id',
-      'ca-local-root',
-      '--common-name',
-      'CLI under CA',
-      '--issuing',
-    ]);
+    const under = await childCa('CLI under CA', '--issuing');
     await json(['certs', 'create', '--id', 'cli-under', '--common-name', 'under.cli.example']);
     const listed = await json(['certs', 'list', '--ca-id', String(under.id)]);
     expect(listed.total).toBe(1);

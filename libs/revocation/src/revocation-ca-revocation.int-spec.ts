@@ -16,7 +16,7 @@ import {
   SoftwareKeyProvider,
   toPem,
 } from '@certlane/pki';
-import { eventually, httpsRequest, startTestSystem, testNatsUrl, TestSystem } from '@certlane/testing';
+import { apiRequestAs, eventually, startTestSystem, testNatsUrl, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
 
 const provider = new SoftwareKeyProvider();
@@ -41,15 +41,7 @@ describe('revocation of intermediate CAs', () => {
   const revocationUrl = () => system.services.revocation.url;
 
   const api = (method: string, path: string, body?: unknown, key = admin) =>
-    httpsRequest(`${system.services['api-gateway'].url}${path}`, {
-      method,
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    apiRequestAs(system, key, method, path, body);
 
   const openssl = (args: string[]) => {
     const result = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8', timeout: 30_000 });

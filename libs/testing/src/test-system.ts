@@ -76,11 +76,22 @@ export function adminApiRequest(
   path: string,
   body?: unknown,
 ): Promise<HttpsResult> {
+  return apiRequestAs(system, system.env.SERVICE_AUTH_SECRET!, method, path, body);
+}
+
+/** A request to the system's API gateway with an API key, with a JSON body if given. */
+export function apiRequestAs(
+  system: Pick<TestSystem, 'ca' | 'services'>,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<HttpsResult> {
   return httpsRequest(`${system.services['api-gateway'].url}${path}`, {
     method,
     ca: system.ca,
     headers: {
-      authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
+      authorization: `Bearer ${key}`,
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),

@@ -7,7 +7,7 @@ import {
   CertificateVersionDto,
   JobDto,
 } from '@certlane/contracts';
-import { eventually, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
+import { apiRequestAs, eventually, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
 import { Client } from 'pg';
 
 /**
@@ -27,15 +27,7 @@ describe('certificates under a CA', () => {
   let nextCa: CaCertificateDto;
 
   const api = (method: string, path: string, body?: unknown, key = admin): Promise<HttpsResult> =>
-    httpsRequest(`${system.services['api-gateway'].url}${path}`, {
-      method,
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    apiRequestAs(system, key, method, path, body);
 
   const listIds = async (query: string): Promise<{ ids: string[]; total: number }> => {
     const response = await api('GET', `/api/v1/certificates?${query}`);
