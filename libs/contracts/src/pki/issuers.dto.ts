@@ -355,6 +355,25 @@ export interface CaRevoked {
   revoked_at: string;
 }
 
+/**
+ * Event issuance.v1.ca.expiry-warning (ADR 0077): a CA held here (active, or retired and still
+ * the signer of what it issued) has crossed one of the CA alert thresholds before its end. Sent
+ * once per CA, end date and threshold, by whichever replica records it first.
+ */
+export interface CaExpiryWarning {
+  ca_id: string;
+  issuer_id: string;
+  subject: string;
+  status: 'active' | 'retired';
+  /** The issuer's issuing CA: new certificates are signed by it. */
+  issuing: boolean;
+  /** A root (no parent here). */
+  root: boolean;
+  not_after: string;
+  threshold_days: number;
+  days_remaining: number;
+}
+
 /** Body of POST /api/v1/intermediate-cas/{id}/revoke. */
 export class RevokeCaBody {
   /** RFC 5280 reason for the parent's CRL and OCSP (default unspecified). */

@@ -251,6 +251,8 @@ export interface RenewalSweepResult {
   jobs_created: number;
   jobs_retried: number;
   expiry_warnings: number;
+  /** `issuance.v1.ca.expiry-warning` events sent (ADR 0077). */
+  ca_expiry_warnings: number;
   /** Due certificates left without a job: no issuer, or no agent in agent key generation (ADR 0042, 0043). */
   not_renewable: number;
   duration_ms: number;

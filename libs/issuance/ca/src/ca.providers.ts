@@ -8,6 +8,7 @@ import { ISSUER_CONNECTORS } from './issuers/issuer-connectors';
 import { IssuerRepository } from './issuers/issuer.repository';
 import { IssuerService, LOCAL_CA_HOOKS } from './issuers/issuer.service';
 import { CaRepository } from './local-ca/ca.repository';
+import { CaExpiryWarnings } from './local-ca/ca-expiry-warnings';
 import { IssuerHandlers, LocalCaSeeder } from './local-ca/local-ca.handlers';
 import { LocalCaService } from './local-ca/local-ca.service';
 import { IssuerRevocation } from './revocations/issuer-revocation';
@@ -27,4 +28,5 @@ export const CA_PROVIDERS: Provider[] = [
   LocalCaSeeder,
   IssuerHandlers,
   IssuedCertificateLookupHandler,
+  CaExpiryWarnings,
 ];

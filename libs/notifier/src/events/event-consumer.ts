@@ -1,6 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEnvelope } from '@certlane/contracts';
 import {
+  fromCaExpiryWarning,
+  fromCaRevoked,
   fromDiscoveryFound,
   fromExpiryWarning,
   fromHealthStatusChange,
@@ -16,6 +18,8 @@ import { DeliverySweep } from '../delivery/delivery-sweep';
 import { NotificationRepository } from '../notifications/notification.repository';
 import { CertificateLookup } from './certificate-lookup';
 import {
+  parseCaExpiryWarning,
+  parseCaRevoked,
   parseDiscoveryFound,
   parseExpiryWarning,
   parseHealthStatusChanged,
@@ -30,6 +34,8 @@ export const NOTIFIER_CONSUMERS = {
   jobs: 'notifier-job-status',
   health: 'notifier-health-status',
   discovery: 'notifier-discovery-found',
+  caExpiry: 'notifier-ca-expiry-warning',
+  caRevoked: 'notifier-ca-revoked',
 } as const;
 
 type Mapped = NotificationEvent | null | { invalid: string };
@@ -96,6 +102,18 @@ export class NotificationEventConsumer implements OnApplicationBootstrap {
           const event = parseDiscoveryFound(envelope.data);
           return 'invalid' in event ? event : fromDiscoveryFound(event);
         }),
+    );
+    await this.bus.consume('issuance.v1.ca.expiry-warning', NOTIFIER_CONSUMERS.caExpiry, (envelope) =>
+      this.handle(NOTIFIER_CONSUMERS.caExpiry, envelope, () => {
+        const event = parseCaExpiryWarning(envelope.data);
+        return 'invalid' in event ? event : fromCaExpiryWarning(event, new Date(envelope.occurred_at));
+      }),
+    );
+    await this.bus.consume('issuance.v1.ca.revoked', NOTIFIER_CONSUMERS.caRevoked, (envelope) =>
+      this.handle(NOTIFIER_CONSUMERS.caRevoked, envelope, () => {
+        const event = parseCaRevoked(envelope.data);
+        return 'invalid' in event ? event : fromCaRevoked(event);
+      }),
     );
   }
 

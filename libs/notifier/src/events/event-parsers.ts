@@ -1,4 +1,7 @@
 import {
+  CA_REVOCATION_REASONS,
+  CaExpiryWarning,
+  CaRevoked,
   CertificateExpiryWarning,
   CertificateRevoked,
   DISCOVERY_SOURCES,
@@ -52,6 +55,48 @@ export function parseRevoked(data: unknown): Parsed<CertificateRevoked> {
     reason: reason as CertificateRevoked['reason'],
     revoked_at,
     ...(isText(certificate_id) ? { certificate_id } : {}),
+  };
+}
+
+export function parseCaExpiryWarning(data: unknown): Parsed<CaExpiryWarning> {
+  if (!isObject(data)) return { invalid: 'payload is not an object' };
+  const { ca_id, issuer_id, subject, status, issuing, root, not_after, threshold_days, days_remaining } =
+    data;
+  if (!isText(ca_id) || ca_id.length === 0) return { invalid: 'ca_id is missing' };
+  if (!isText(subject)) return { invalid: 'subject is missing' };
+  if (status !== 'active' && status !== 'retired') return { invalid: 'status must be active or retired' };
+  if (!isDate(not_after)) return { invalid: 'not_after must be a date' };
+  if (!Number.isInteger(threshold_days) || !Number.isInteger(days_remaining))
+    return { invalid: 'threshold_days and days_remaining must be integers' };
+  return {
+    ca_id,
+    issuer_id: isText(issuer_id) ? issuer_id : '',
+    subject,
+    status,
+    issuing: issuing === true,
+    root: root === true,
+    not_after,
+    threshold_days: threshold_days as number,
+    days_remaining: days_remaining as number,
+  };
+}
+
+export function parseCaRevoked(data: unknown): Parsed<CaRevoked> {
+  if (!isObject(data)) return { invalid: 'payload is not an object' };
+  const { issuer_id, ca_id, serial_hex, key_identifiers, retired_ca_ids, reason, revoked_at } = data;
+  if (!isText(issuer_id) || !isText(ca_id) || !isText(serial_hex) || !isDate(revoked_at))
+    return { invalid: 'issuer_id, ca_id, serial_hex and revoked_at are required' };
+  if (!CA_REVOCATION_REASONS.includes(reason as CaRevoked['reason']))
+    return { invalid: 'reason is not a CA revocation reason' };
+  const texts = (value: unknown) => (Array.isArray(value) ? value.filter(isText) : []);
+  return {
+    issuer_id,
+    ca_id,
+    serial_hex,
+    key_identifiers: texts(key_identifiers),
+    retired_ca_ids: texts(retired_ca_ids),
+    reason: reason as CaRevoked['reason'],
+    revoked_at,
   };
 }
 

@@ -46,4 +46,15 @@ describe('alertIdentity', () => {
       action: 'open',
     });
   });
+
+  it('keys a CA problem by CA: every expiry threshold updates one alert, a revocation opens another', () => {
+    const thirty = alertIdentity(notification('ca.expiring', { ca_id: 'ca-team', threshold_days: 30 }));
+    const seven = alertIdentity(notification('ca.expiring', { ca_id: 'ca-team', threshold_days: 7 }));
+    expect(thirty).toEqual({ key: 'certlane/ca/ca-team/expiry', action: 'open' });
+    expect(seven).toEqual(thirty);
+    expect(alertIdentity(notification('ca.revoked', { ca_id: 'ca-team' }))).toEqual({
+      key: 'certlane/ca/ca-team/revoked',
+      action: 'open',
+    });
+  });
 });

@@ -12,6 +12,8 @@ const PROBLEMS: Record<string, { problem: string; action: 'open' | 'close' }> = 
   'deployment.succeeded': { problem: 'deployment', action: 'close' },
 };
 
+const CA_PROBLEMS: Record<string, string> = { 'ca.expiring': 'expiry', 'ca.revoked': 'revoked' };
+
 export function alertIdentity(notification: OutboundNotification): { key: string; action: 'open' | 'close' } {
   // An endpoint's health: one alert per health check, opened when it goes bad, closed on recovery.
   if (notification.event_type === 'endpoint.health_changed' && notification.details.health_check_id)
@@ -19,6 +21,11 @@ export function alertIdentity(notification: OutboundNotification): { key: string
       key: `certlane/health/${notification.details.health_check_id}`,
       action: notification.details.to === 'healthy' ? 'close' : 'open',
     };
+  // A CA's expiry and its revocation (ADR 0077): one alert per CA and problem, every threshold
+  // updating the same alert.
+  const caProblem = CA_PROBLEMS[notification.event_type];
+  if (caProblem && notification.details.ca_id)
+    return { key: `certlane/ca/${notification.details.ca_id}/${caProblem}`, action: 'open' };
   const known = PROBLEMS[notification.event_type];
   if (known && notification.certificate_id)
     return { key: `certlane/${notification.certificate_id}/${known.problem}`, action: known.action };

@@ -35,6 +35,7 @@ import { EntityManager } from 'typeorm';
 import { BulkRepository } from '../bulk/bulk.repository';
 import { approvalDto, ApprovalRepository } from '@certlane/issuance-governance';
 import { ServerIssuanceRunner } from '@certlane/issuance-inventory';
+import { CaExpiryWarnings } from '@certlane/issuance-ca';
 import { RenewalRepository, ScheduledPolicy } from './renewal.repository';
 import { UnitOfWork } from '@certlane/issuance-data-access';
 
@@ -83,6 +84,7 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
     private readonly bulk: BulkRepository,
     private readonly runner: ServerIssuanceRunner,
     private readonly approvals: ApprovalRepository,
+    private readonly caExpiry: CaExpiryWarnings,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
@@ -100,7 +102,10 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
   private async tick(): Promise<void> {
     try {
       const result = await this.sweep();
-      if (result.jobs_created + result.jobs_retried + result.expiry_warnings > 0) {
+      if (
+        result.jobs_created + result.jobs_retried + result.expiry_warnings + result.ca_expiry_warnings >
+        0
+      ) {
         this.logger.info(result, 'renewal sweep done');
       }
     } catch (error) {
@@ -122,6 +127,7 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
       jobs_created: 0,
       jobs_retried: 0,
       expiry_warnings: 0,
+      ca_expiry_warnings: 0,
       not_renewable: 0,
       duration_ms: 0,
     };
@@ -153,6 +159,7 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
       if (retried.length < RENEWAL_BATCH) break;
     }
     result.expiry_warnings = await this.sendWarnings(policies);
+    result.ca_expiry_warnings = await this.caExpiry.send();
     if (result.jobs_created + result.jobs_retried > 0) {
       await this.unitOfWork.run((manager) =>
         this.outbox.audit(manager, {

@@ -1,5 +1,8 @@
 import {
+  caExpirySeverity,
   expirySeverity,
+  fromCaExpiryWarning,
+  fromCaRevoked,
   fromExpiryWarning,
   fromDiscoveryFound,
   fromHealthStatusChange,
@@ -272,5 +275,79 @@ describe('fromDiscoveryFound', () => {
     expect(fromDiscoveryFound({ ...found('2027-06-01T00:00:00.000Z'), subject: '' }).title).toBe(
       `New certificate discovered: ${'ab'.repeat(32)} at network:10.0.0.5:443`,
     );
+  });
+});
+
+describe('CA notifications (ADR 0077)', () => {
+  const caWarning = {
+    ca_id: 'ca-team',
+    issuer_id: 'iss-local',
+    subject: 'CN=Team CA',
+    status: 'active' as const,
+    issuing: true,
+    root: false,
+    not_after: '2026-12-20T00:00:00Z',
+    threshold_days: 30,
+    days_remaining: 19,
+  };
+  const at = new Date('2026-12-01T00:00:00Z');
+
+  it('is critical within a month, a warning within three, info before', () => {
+    expect([1, 30, 31, 90, 91, 180].map(caExpirySeverity)).toEqual([
+      'critical',
+      'critical',
+      'warning',
+      'warning',
+      'info',
+      'info',
+    ]);
+  });
+
+  it('keys a CA expiry warning by CA, end and threshold, routed by its issuer, with no certificate', () => {
+    const event = fromCaExpiryWarning(caWarning, at);
+    expect(event).toMatchObject({
+      type: 'ca.expiring',
+      severity: 'critical',
+      dedup_key: 'ca.expiring:ca-team:2026-12-20T00:00:00.000Z:30',
+      certificate_id: null,
+      owner_id: null,
+      issuer_id: 'iss-local',
+      title: 'Issuing CA CN=Team CA expires in 19 days',
+      details: { ca_id: 'ca-team', issuing: 'yes', threshold_days: 30, days_remaining: 19 },
+      occurred_at: at.toISOString(),
+    });
+    expect(needsCertificateLookup(event)).toBe(false);
+  });
+
+  it('names a root, a retired CA and an expired one as such', () => {
+    expect(fromCaExpiryWarning({ ...caWarning, root: true, issuing: false }, at).title).toBe(
+      'Root CA CN=Team CA expires in 19 days',
+    );
+    expect(fromCaExpiryWarning({ ...caWarning, status: 'retired', issuing: false }, at).title).toBe(
+      'CA CN=Team CA expires in 19 days (retired: what it signed stops validating)',
+    );
+    expect(fromCaExpiryWarning({ ...caWarning, days_remaining: -2 }, at).title).toBe(
+      'Issuing CA CN=Team CA has expired',
+    );
+  });
+
+  it('maps a CA revocation to one critical ca.revoked naming the CAs retired with it', () => {
+    const event = fromCaRevoked({
+      issuer_id: 'iss-local',
+      ca_id: 'ca-team',
+      serial_hex: '0abc',
+      key_identifiers: ['aa', 'bb'],
+      retired_ca_ids: ['ca-dept'],
+      reason: 'keyCompromise',
+      revoked_at: '2026-12-01T10:00:00.000Z',
+    });
+    expect(event).toMatchObject({
+      type: 'ca.revoked',
+      severity: 'critical',
+      dedup_key: 'ca.revoked:ca-team',
+      issuer_id: 'iss-local',
+      details: { retired_ca_ids: 'ca-dept', certificates: '/api/v1/certificates?ca_id=ca-team' },
+      occurred_at: '2026-12-01T10:00:00.000Z',
+    });
   });
 });

@@ -1,4 +1,6 @@
 import {
+  CaExpiryWarning,
+  CaRevoked,
   CertificateExpiryWarning,
   CertificateRevoked,
   DiscoveredCertificateFound,
@@ -20,6 +22,8 @@ export const NOTIFICATION_EVENT_TYPES = [
   'policy.violated',
   'endpoint.health_changed',
   'discovery.found',
+  'ca.expiring',
+  'ca.revoked',
   'digest.daily',
 ] as const;
 export type NotificationEventType = (typeof NOTIFICATION_EVENT_TYPES)[number];
@@ -100,6 +104,77 @@ export function fromRevocation(event: CertificateRevoked): NotificationEvent | n
     issuer_id: event.issuer_id,
     title: `Certificate ${event.serial_hex} was revoked (${event.reason})`,
     details: { serial_hex: event.serial_hex, reason: event.reason },
+    occurred_at: event.revoked_at,
+  };
+}
+
+/**
+ * Severity of a CA's expiry warning by days left (ADR 0077): a month or less is critical (what
+ * the CA signed stops validating with it, so its replacement must be in place and used), three
+ * months a warning.
+ */
+export function caExpirySeverity(daysRemaining: number): Severity {
+  if (daysRemaining <= 30) return 'critical';
+  if (daysRemaining <= 90) return 'warning';
+  return 'info';
+}
+
+/**
+ * `issuance.v1.ca.expiry-warning` -> ca.expiring (ADR 0077), routed by the CA's issuer. The key is
+ * the CA, its end and the threshold: each threshold once per CA certificate.
+ */
+export function fromCaExpiryWarning(event: CaExpiryWarning, receivedAt: Date): NotificationEvent {
+  const notAfter = new Date(event.not_after).toISOString();
+  const role = event.root ? 'Root CA' : event.issuing ? 'Issuing CA' : 'CA';
+  const retired = event.status === 'retired' ? ' (retired: what it signed stops validating)' : '';
+  return {
+    type: 'ca.expiring',
+    severity: caExpirySeverity(event.days_remaining),
+    dedup_key: `ca.expiring:${event.ca_id}:${notAfter}:${event.threshold_days}`,
+    certificate_id: null,
+    owner_id: null,
+    team_id: null,
+    environment: null,
+    issuer_id: event.issuer_id || null,
+    title:
+      event.days_remaining <= 0
+        ? `${role} ${event.subject} has expired${retired}`
+        : `${role} ${event.subject} expires in ${event.days_remaining} days${retired}`,
+    details: {
+      ca_id: event.ca_id,
+      subject: event.subject,
+      status: event.status,
+      issuing: event.issuing ? 'yes' : 'no',
+      not_after: notAfter,
+      threshold_days: event.threshold_days,
+      days_remaining: event.days_remaining,
+    },
+    occurred_at: receivedAt.toISOString(),
+  };
+}
+
+/**
+ * `issuance.v1.ca.revoked` -> ca.revoked (ADR 0077): always critical, everything the CA and the CAs
+ * below it signed no longer validates. One per CA.
+ */
+export function fromCaRevoked(event: CaRevoked): NotificationEvent {
+  return {
+    type: 'ca.revoked',
+    severity: 'critical',
+    dedup_key: `ca.revoked:${event.ca_id}`,
+    certificate_id: null,
+    owner_id: null,
+    team_id: null,
+    environment: null,
+    issuer_id: event.issuer_id,
+    title: `CA ${event.ca_id} was revoked (${event.reason}); renew what it signed`,
+    details: {
+      ca_id: event.ca_id,
+      serial_hex: event.serial_hex,
+      reason: event.reason,
+      retired_ca_ids: event.retired_ca_ids.join(', ') || null,
+      certificates: `/api/v1/certificates?ca_id=${event.ca_id}`,
+    },
     occurred_at: event.revoked_at,
   };
 }
