@@ -134,6 +134,16 @@ describe('the ACME orders page', () => {
   });
 });
 
+describe('renewal of the certificates under a CA (ADR 0076)', () => {
+  it('is a row action of the CAs page sending the CA id as the ca_id criterion, after a confirmation', () => {
+    const cas = RESOURCE_PAGES.find((page) => page.apiPath === '/api/v1/intermediate-cas')!;
+    const action = cas.actions!.find((a) => a.path === OPERATIONS.bulkRenewCertificates.path)!;
+    expect(action).toMatchObject({ method: 'POST', bodyFields: { ca_id: 'id' }, confirm: true });
+    expect(action.when!({ status: 'revoked' })).toBe(true);
+    expect(action.when!({ status: 'pending' })).toBe(false);
+  });
+});
+
 describe('early renewal of every certificate of an ACME account or profile (RFC 9773 4.2)', () => {
   const bulkPath = '/api/v1/admin/acme/certificates/bulk-renew-early';
   const actionOf = (apiPath: string) =>
@@ -171,6 +181,7 @@ describe('early renewal of every certificate of an ACME account or profile (RFC 
     const ROW_SCHEMAS: Record<string, string> = {
       '/api/v1/admin/acme/accounts': 'AcmeAccountDto',
       '/api/v1/admin/acme/profiles': 'AcmeProfileDto',
+      '/api/v1/intermediate-cas': 'CaCertificateDto',
     };
     expect(withFields.map(({ page }) => page.apiPath).sort()).toEqual(Object.keys(ROW_SCHEMAS).sort());
     for (const { page, action } of withFields) {
