@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { httpsRequest, HttpsResult } from './https-client';
 import { collectDatabaseSecrets, recordSecrets } from './response-audit';
 import { createTestDatabase, TestDatabase } from './test-database';
-import { testNatsUrl, uniqueNamespace } from './test-nats';
+import { deleteNamespaceStreams, testNatsUrl, uniqueNamespace } from './test-nats';
 import { createTlsFixture } from './tls-fixture';
 import { validServiceEnv } from './test-env';
 import { ServiceProcess, startServiceProcess } from './service-process';
@@ -60,6 +60,8 @@ export async function startTestSystem(
     ]);
     recordSecrets(`${label} database`, await collectDatabaseSecrets(database.url));
     await database.drop();
+    // Best effort: a test's own NATS server may be gone by now, and its streams with it.
+    await deleteNamespaceStreams(env.SERVICE_NATS_URL!, env.SERVICE_NATS_NAMESPACE!).catch(() => 0);
   };
   const failure = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
   if (failure) {
