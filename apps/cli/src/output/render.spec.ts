@@ -31,6 +31,25 @@ describe(render.name, () => {
     expect(render(page.data[0], 'wide')).toContain('tags:');
   });
 
+  it("prints an answer's lists of objects as tables of their own (a bulk call's jobs), not as an empty field", () => {
+    const result = {
+      total_matched: 2,
+      enqueued_jobs: [
+        { certificate_id: 'web-1', job_id: 'j-1' },
+        { certificate_id: 'web-22', job_id: 'j-2' },
+      ],
+      errors: [],
+      total_enqueued: 2,
+    };
+    const lines = render(result, 'table').trimEnd().split('\n');
+    expect(lines.slice(0, 3)).toEqual(['total_matched:   2', 'errors:', 'total_enqueued:  2']);
+    expect(lines[4]).toBe('ENQUEUED_JOBS (2)');
+    expect(lines[5]).toMatch(/^CERTIFICATE_ID\s+JOB_ID$/);
+    expect(lines[7]).toMatch(/^web-22\s+j-2$/);
+    expect(lines[6].indexOf('j-1')).toBe(lines[7].indexOf('j-2'));
+    expect(render(result, 'wide')).not.toContain('{"certificate_id"');
+  });
+
   it('says so when a list is empty', () => {
     expect(render({ data: [], total: 0 }, 'table')).toBe('No resources found.\n');
   });

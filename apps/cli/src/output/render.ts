@@ -83,22 +83,38 @@ export function pageOf(value: unknown): { data: Row[]; total: number } | undefin
     : undefined;
 }
 
+/** A non-empty list of objects (a bulk call's jobs or errors): printed as its own table. */
+const isItemList = (value: unknown): value is Row[] =>
+  Array.isArray(value) &&
+  value.length > 0 &&
+  value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item));
+
+function table(items: readonly Row[], wide: boolean): string[] {
+  const layout = new TableLayout(columnsOf(items, wide), items);
+  return [layout.header(), ...items.map((item) => layout.row(item))];
+}
+
 /** One answer as text in a format: JSON and YAML as the API sent it, tables for people. */
 export function render(value: unknown, format: OutputFormat): string {
   if (value === undefined) return '';
   if (format === 'json') return `${JSON.stringify(value, null, 2)}\n`;
   if (format === 'yaml') return toYaml(value);
+  const wide = format === 'wide';
   const items = pageOf(value)?.data ?? (Array.isArray(value) ? (value as Row[]) : undefined);
   if (items) {
     if (items.length === 0) return 'No resources found.\n';
     const objects = items.map((item) => (typeof item === 'object' && item !== null ? item : { value: item }));
-    const layout = new TableLayout(columnsOf(objects, format === 'wide'), objects);
-    return `${[layout.header(), ...objects.map((item) => layout.row(item))].join('\n')}\n`;
+    return `${table(objects, wide).join('\n')}\n`;
   }
   if (typeof value !== 'object' || value === null) return `${cellOf(value)}\n`;
-  const entries = Object.entries(value as Row).filter(
-    ([, field]) => format === 'wide' || isScalar(field) || isScalarList(field),
+  const fields = Object.entries(value as Row);
+  const itemLists = fields.filter(([, field]) => isItemList(field)) as [string, Row[]][];
+  const entries = fields.filter(
+    ([, field]) => !isItemList(field) && (wide || isScalar(field) || isScalarList(field)),
   );
   const width = Math.max(...entries.map(([key]) => key.length), 0);
-  return `${entries.map(([key, field]) => `${`${key}:`.padEnd(width + 1)}  ${cellOf(field)}`.trimEnd()).join('\n')}\n`;
+  const lines = entries.map(([key, field]) => `${`${key}:`.padEnd(width + 1)}  ${cellOf(field)}`.trimEnd());
+  for (const [key, list] of itemLists)
+    lines.push('', `${key.toUpperCase()} (${list.length})`, ...table(list, wide));
+  return `${lines.join('\n')}\n`;
 }
