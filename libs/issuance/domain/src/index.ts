@@ -3,7 +3,6 @@ export * from './renewal-policy';
 export * from './issuers/issuer-config';
 export * from './issuers/issuer-id';
 export * from './issuers/ca-revocation';
-export * from './issuers/ca-expiry';
 export * from './certificates/certificate-status';
 export * from './jobs/job-status';
 export * from './jobs/running-lease';

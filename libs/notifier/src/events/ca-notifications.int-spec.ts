@@ -49,7 +49,12 @@ describe('CA expiry and revocation notifications', () => {
     system = await startTestSystem(
       'ca-notifications',
       ['auth', 'issuance', 'revocation', 'api-gateway', 'notifier'],
-      { SERVICE_NOTIFICATION_RETRY_INTERVAL: '1s', SERVICE_NOTIFIER_ALLOWED_NETWORKS: '127.0.0.1' },
+      {
+        SERVICE_NOTIFICATION_RETRY_INTERVAL: '1s',
+        SERVICE_NOTIFIER_ALLOWED_NETWORKS: '127.0.0.1',
+        // Not the default (180, 90, 30, 7, 1): the thresholds recorded below come from the setting.
+        SERVICE_CA_EXPIRY_ALERT_DAYS: '120,45,30,7',
+      },
     );
     bus = await NatsBus.connect({
       servers: [testNatsUrl()],
@@ -114,7 +119,7 @@ describe('CA expiry and revocation notifications', () => {
       'SELECT threshold_days FROM issuance.ca_expiry_alerts WHERE ca_id = $1 ORDER BY threshold_days',
       [shortLived.id],
     );
-    expect(rows.map((row) => row.threshold_days)).toEqual([30, 90, 180]);
+    expect(rows.map((row) => row.threshold_days)).toEqual([30, 45, 120]);
 
     await eventually(
       async () => received.some((r) => r.path === '/hook/pki-team' && r.body.type === 'ca.expiring'),

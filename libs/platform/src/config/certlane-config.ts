@@ -114,6 +114,8 @@ export interface CertlaneConfig {
   policySweepIntervalMs: number;
   /** SERVICE_RENEWAL_SWEEP_INTERVAL: how often issuance looks for certificates due for renewal (ADR 0028). */
   renewalSweepIntervalMs: number;
+  /** SERVICE_CA_EXPIRY_ALERT_DAYS: the CA expiry warning thresholds, farthest first (ADR 0077). */
+  caExpiryAlertDays: number[];
   /** SERVICE_NETWORK_ALLOW_CIDRS: reserved ranges the health monitor may still reach (ADR 0057); parsed by it. */
   networkAllowCidrs: string[];
   /** SERVICE_NOTIFICATION_RETRY_INTERVAL: the notifier's delivery sweep (spec 1, ADR 0056). */

@@ -526,6 +526,21 @@ describe(isPlaceholderSecret.name, () => {
     });
   });
 
+  describe('SERVICE_CA_EXPIRY_ALERT_DAYS', () => {
+    it('defaults to half a year, 90, 30, 7 days and the last day', () => {
+      expect(loadConfig(validServiceEnv()).caExpiryAlertDays).toEqual([180, 90, 30, 7, 1]);
+    });
+
+    it('takes another list, farthest first, and refuses a malformed one', () => {
+      expect(
+        loadConfig(validServiceEnv({ SERVICE_CA_EXPIRY_ALERT_DAYS: '14,365,60' })).caExpiryAlertDays,
+      ).toEqual([365, 60, 14]);
+      expect(refusal(validServiceEnv({ SERVICE_CA_EXPIRY_ALERT_DAYS: '90,0' })).message).toContain(
+        'SERVICE_CA_EXPIRY_ALERT_DAYS',
+      );
+    });
+  });
+
   describe('SERVICE_KEYGEN_MODE', () => {
     it('defaults to agent and accepts server', () => {
       expect(loadConfig(validServiceEnv()).keygenMode).toBe('agent');

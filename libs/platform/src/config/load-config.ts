@@ -10,7 +10,14 @@ import {
   SameSite,
 } from './certlane-config';
 import { ConfigError } from './config-error';
-import { parseBoolean, parseDuration, parseEnum, parseInteger, parseList } from './parsers';
+import {
+  parseBoolean,
+  parseDayThresholds,
+  parseDuration,
+  parseEnum,
+  parseInteger,
+  parseList,
+} from './parsers';
 import { parseNamedApiKeys } from './named-keys';
 import { CONFIG_VARIABLES, KNOWN_VARIABLE_NAMES } from './variables';
 
@@ -366,6 +373,11 @@ export function loadConfig(env: Env): CertlaneConfig {
       1000,
       HOUR_MS,
       '1s and 1h',
+    ),
+    caExpiryAlertDays: parseDayThresholds(
+      'SERVICE_CA_EXPIRY_ALERT_DAYS',
+      get('SERVICE_CA_EXPIRY_ALERT_DAYS') ?? '',
+      3650,
     ),
     networkAllowCidrs: (get('SERVICE_NETWORK_ALLOW_CIDRS') ?? '')
       .split(',')

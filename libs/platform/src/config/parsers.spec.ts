@@ -1,5 +1,12 @@
 import { ConfigError } from './config-error';
-import { parseBoolean, parseDuration, parseEnum, parseInteger, parseList } from './parsers';
+import {
+  parseBoolean,
+  parseDayThresholds,
+  parseDuration,
+  parseEnum,
+  parseInteger,
+  parseList,
+} from './parsers';
 
 describe(parseDuration.name, () => {
   it.each([
@@ -86,6 +93,21 @@ describe(parseList.name, () => {
   it('splits on commas, trims and drops empty entries', () => {
     expect(parseList(' a , b,,c , ')).toEqual(['a', 'b', 'c']);
     expect(parseList('')).toEqual([]);
+  });
+});
+
+describe(parseDayThresholds.name, () => {
+  const parse = (raw: string) => parseDayThresholds('SERVICE_CA_EXPIRY_ALERT_DAYS', raw, 3650);
+
+  it('returns distinct whole days from the farthest to the nearest', () => {
+    expect(parse(' 7, 180 ,30,1,90')).toEqual([180, 90, 30, 7, 1]);
+    expect(parse('3650')).toEqual([3650]);
+  });
+
+  it.each(['', ',', '30,30', '0,30', '3651', '30.5', '-7', '30d', '1e2'])('refuses %j', (raw) => {
+    expect(() => parse(raw)).toThrow(
+      `SERVICE_CA_EXPIRY_ALERT_DAYS=${JSON.stringify(raw)} must be a comma-separated list of distinct whole days between 1 and 3650`,
+    );
   });
 });
 

@@ -36,6 +36,26 @@ export function parseList(raw: string): string[] {
     .filter((item) => item.length > 0);
 }
 
+/**
+ * Alert thresholds in days (`180,90,30,7,1`): distinct integers between 1 and `max`, at least one;
+ * returned from the farthest to the nearest.
+ */
+export function parseDayThresholds(name: string, raw: string, max: number): number[] {
+  const entries = parseList(raw);
+  const days = entries.map(Number);
+  if (
+    entries.length === 0 ||
+    entries.some((entry) => !/^\d+$/.test(entry)) ||
+    days.some((day) => day < 1 || day > max) ||
+    new Set(days).size !== days.length
+  ) {
+    throw new ConfigError(
+      `${name}=${JSON.stringify(raw)} must be a comma-separated list of distinct whole days between 1 and ${max}, such as 180,90,30,7,1`,
+    );
+  }
+  return days.sort((a, b) => b - a);
+}
+
 export function parseEnum<T extends string>(name: string, raw: string, allowed: readonly T[]): T {
   const value = raw.trim().toLowerCase() as T;
   if (!allowed.includes(value)) {

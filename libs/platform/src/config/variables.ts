@@ -177,6 +177,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'Issuance: how often the renewal loop creates renewal jobs for certificates inside their renewal window, retries failed ones and sends expiry warnings (1s..1h).',
   },
   {
+    name: 'SERVICE_CA_EXPIRY_ALERT_DAYS',
+    default: '180,90,30,7,1',
+    description:
+      'Issuance: days before the end of a CA held here (active, or retired and still the signer of what it issued) at which the renewal loop announces `issuance.v1.ca.expiry-warning`, the `ca.expiring` notification; comma-separated distinct whole days, 1..3650 (ADR 0077).',
+  },
+  {
     name: 'SERVICE_CONFIG_ENCRYPTION_KEY',
     secret: true,
     description:

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CaExpiryWarning } from '@certlane/contracts';
-import { CA_EXPIRY_ALERT_DAYS, caExpiryWarningsDue, daysRemaining } from '@certlane/issuance-domain';
-import { outboxToken, ServiceOutbox } from '@certlane/platform';
+import { daysRemaining, expiryWarningsDue } from '@certlane/issuance-domain';
+import { CERTLANE_CONFIG, CertlaneConfig, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** Days after its end a CA is still looked at (an outage hid it, or the service was down). */
@@ -24,13 +24,14 @@ interface CaAlertRow {
  * signer of what they issued, whose end is within the first CA alert threshold; each threshold
  * crossed is recorded once (ca_expiry_alerts' primary key) and the nearest to the end announced as
  * `issuance.v1.ca.expiry-warning`, in one transaction, by whichever replica records it first.
- * Run by the renewal loop's sweep (SERVICE_RENEWAL_SWEEP_INTERVAL).
+ * The thresholds are SERVICE_CA_EXPIRY_ALERT_DAYS. Run by the renewal loop's sweep (SERVICE_RENEWAL_SWEEP_INTERVAL).
  */
 @Injectable()
 export class CaExpiryWarnings {
   constructor(
     private readonly unitOfWork: UnitOfWork,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
+    @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
   ) {}
 
   /** Sends the warnings due now; returns how many. */
@@ -46,12 +47,12 @@ export class CaExpiryWarnings {
             AND c.not_after <= now() + make_interval(days => $1)
             AND c.not_after > now() - make_interval(days => $2)
           ORDER BY c.id`,
-        [Math.max(...CA_EXPIRY_ALERT_DAYS), EXPIRED_LOOKBACK_DAYS],
+        [this.config.caExpiryAlertDays[0], EXPIRED_LOOKBACK_DAYS],
       );
       const records: { ca_id: string; threshold_days: number }[] = [];
       const announce = new Map<string, number>();
       for (const row of rows) {
-        const due = caExpiryWarningsDue(row.not_after, row.db_now, row.sent);
+        const due = expiryWarningsDue(row.not_after, row.db_now, this.config.caExpiryAlertDays, row.sent);
         for (const days of due.record) records.push({ ca_id: row.id, threshold_days: days });
         if (due.announce !== null) announce.set(row.id, due.announce);
       }
