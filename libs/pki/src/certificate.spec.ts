@@ -53,6 +53,19 @@ describe(parseCertificate.name, () => {
     expect(cert.decoded.basicConstraints?.ca).toBe(true);
   });
 
+  it('keeps the leading 0 digit of a serial whose first octet is below 0x10 (as serialHex stores it)', () => {
+    const pem = opensslCert('low-serial', [
+      ...KEY_ARGS['P-256'],
+      '-subj',
+      '/CN=low',
+      '-set_serial',
+      '0x0a1b2c',
+    ]);
+    expect(parseCertificate(pem).serialNumber).toBe('0a1b2c');
+    // Node prints the same octets; ACME's revokeCert once stripped that 0 and found nothing.
+    expect(new X509Certificate(pem).serialNumber).toBe('0A1B2C');
+  });
+
   it('reads a v1 certificate (no extensions)', () => {
     ws.ok([
       'req',

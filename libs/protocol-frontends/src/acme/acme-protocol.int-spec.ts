@@ -148,6 +148,35 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(head.headers['replay-nonce']).not.toBe(get.headers['replay-nonce']);
   });
 
+  it('RFC 8555 6.3: the directory and newNonce also answer POST-as-GET, authenticated as any POST', async () => {
+    const c = await client();
+    const { newNonce } = await c.directory();
+    // Before an account exists (signed with the jwk), and after (signed by the account).
+    const byKey = await c.post(directoryUrl, '', { useJwk: true });
+    expect(byKey.status).toBe(200);
+    expect(byKey.json.newOrder).toBe((await c.directory()).newOrder);
+    await c.register();
+    const nonce = await c.post(newNonce, '');
+    expect(nonce.status).toBe(200);
+    expect(nonce.headers['replay-nonce']).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(nonce.headers['cache-control']).toBe('no-store');
+    expect((await c.post(directoryUrl, '')).json.meta).toMatchObject({ externalAccountRequired: false });
+    // Still a JWS: its nonce is spent once, its url checked, its payload empty.
+    const signed = await c.sign(directoryUrl, '');
+    expect((await exchange('POST', directoryUrl, system.ca, signed)).status).toBe(200);
+    const replayed = await exchange('POST', directoryUrl, system.ca, signed);
+    expect([replayed.status, replayed.json.type]).toEqual([400, 'urn:ietf:params:acme:error:badNonce']);
+    const elsewhere = await c.post(newNonce, '', { url: directoryUrl });
+    expect(elsewhere.json.type).toBe('urn:ietf:params:acme:error:unauthorized');
+    const withPayload = await c.post(directoryUrl, {});
+    expect([withPayload.status, withPayload.json.type]).toEqual([
+      400,
+      'urn:ietf:params:acme:error:malformed',
+    ]);
+    const put = await exchange('PUT', directoryUrl, system.ca);
+    expect([put.status, put.headers.allow]).toEqual([405, 'GET, POST']);
+  });
+
   it('RFC 8555 6.5: a request with a used nonce gets badNonce, with a fresh nonce that works', async () => {
     const c = await client();
     const url = (await c.directory()).newAccount;
@@ -424,6 +453,49 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect((await c.post(c.kid!, '')).status).toBe(200);
   });
 
+  it('RFC 4343 and RFC 3986 3.1: an upper-case DNS name is ordered in lower case, a MAILTO: contact is mailto:', async () => {
+    const c = await client();
+    const registered = await c.post(
+      (await c.directory()).newAccount,
+      { termsOfServiceAgreed: true, contact: ['MAILTO:Ops@Example.com'] },
+      { useJwk: true },
+    );
+    expect([registered.status, registered.json.contact]).toEqual([201, ['mailto:Ops@Example.com']]);
+    c.kid = registered.headers.location as string;
+    const created = await order(c, [
+      { type: 'dns', value: 'Upper.Localhost' },
+      { type: 'dns', value: 'upper.localhost' },
+    ]);
+    expect(created.json.identifiers).toEqual([{ type: 'dns', value: 'upper.localhost' }]);
+    const authz = (await c.post(created.json.authorizations[0], '')).json;
+    expect(authz.identifier).toEqual({ type: 'dns', value: 'upper.localhost' });
+  });
+
+  it('RFC 8555 6.7.1: each refused identifier is a subproblem naming it, an unsupported type too', async () => {
+    const c = await client();
+    await c.register();
+    const refused = await c.post((await c.directory()).newOrder, {
+      identifiers: [
+        { type: 'dns', value: 'a_b.localhost' },
+        { type: 'email', value: 'ops@example.com' },
+      ],
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({
+      type: 'urn:ietf:params:acme:error:compound',
+      subproblems: [
+        {
+          type: 'urn:ietf:params:acme:error:rejectedIdentifier',
+          identifier: { type: 'dns', value: 'a_b.localhost' },
+        },
+        {
+          type: 'urn:ietf:params:acme:error:unsupportedIdentifier',
+          identifier: { type: 'email', value: 'ops@example.com' },
+        },
+      ],
+    });
+  });
+
   it('RFC 8555 7.1.3: a wildcard is never offered http-01', async () => {
     const c = await client();
     await c.register();
@@ -542,10 +614,14 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     await validateAll(c, created.json, true);
     const authz = (await c.post(created.json.authorizations[0], '')).json;
     expect(authz.status).toBe('invalid');
-    expect(authz.challenges.find((ch: { type: string }) => ch.type === 'http-01')).toMatchObject({
-      status: 'invalid',
-      error: { type: urn('incorrectResponse') },
-    });
+    // RFC 8555 7.1.4: an invalid authorization lists "the challenge that was attempted and failed".
+    expect(authz.challenges).toEqual([
+      expect.objectContaining({
+        type: 'http-01',
+        status: 'invalid',
+        error: expect.objectContaining({ type: urn('incorrectResponse') }),
+      }),
+    ]);
     expect((await c.post(created.headers.location as string, '')).json.status).toBe('invalid');
     // The attempt is audited with its problem.
     const { rows } = await db.query(
@@ -674,11 +750,19 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
   it('RFC 8555 7.5.1: a first attempt that ends in time is the answer; the authorization and order have moved', async () => {
     const c = await client();
     const { orderUrl, authzUrl, challenge } = await http01Challenge(c, 'answered.localhost');
+    const offered = (await c.post(authzUrl, '')).json.challenges.map((x: { type: string }) => x.type);
+    expect(offered).toEqual(expect.arrayContaining(['http-01', 'dns-01']));
     const answer = await c.post(challenge.url, {});
     expect(answer.status).toBe(200);
     expect(answer.json).toMatchObject({ status: 'valid', url: challenge.url, token: challenge.token });
     expect(Date.parse(answer.json.validated)).toBeGreaterThan(Date.now() - 60_000);
-    expect((await c.post(authzUrl, '')).json.status).toBe('valid');
+    const authz = (await c.post(authzUrl, '')).json;
+    expect(authz.status).toBe('valid');
+    // RFC 8555 7.1.4: a valid authorization lists "the challenge that was validated", no longer
+    // every one offered.
+    expect(authz.challenges).toEqual([
+      expect.objectContaining({ type: 'http-01', status: 'valid', url: challenge.url }),
+    ]);
     expect((await c.post(orderUrl, '')).json.status).toBe('ready');
   });
 

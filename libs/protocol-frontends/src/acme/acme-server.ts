@@ -2,7 +2,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { JWK } from 'jose';
 import { AuditAction, AuditRecord } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
-import { parseCertificates, parseCsr, PkiError, publicKeyObject } from '@certlane/pki';
+import { parseCertificate, parseCertificates, parseCsr, PkiError, publicKeyObject } from '@certlane/pki';
 import {
   AccountStore,
   AcmeAccountRow,
@@ -334,8 +334,15 @@ export class AcmeServer {
     // RFC 8555 7.2 asks for nonces on POST answers; newNonce hands them out. The directory and
     // renewal-info GETs carry none, as Boulder's (Ruby's acme-client before 2.0.16, Debian's 2.0.9,
     // fails on a directory answer with one), and do not spend a stored nonce nobody uses.
-    if (request.method.toUpperCase() === 'POST' || location?.resource === 'new-nonce')
-      response.headers['Replay-Nonce'] = await this.noncePool.issue();
+    if (request.method.toUpperCase() === 'POST' || location?.resource === 'new-nonce') {
+      try {
+        response.headers['Replay-Nonce'] = await this.noncePool.issue();
+      } catch (error) {
+        this.deps.onBackgroundError?.(error);
+        this.deps.observe?.problem('serverInternal');
+        response = problem(new AcmeProblem('serverInternal', 'the server could not issue a nonce'));
+      }
+    }
     response.headers['Cache-Control'] = 'no-store';
     if (urls)
       response.headers['Link'] = appendLink(response.headers['Link'], `<${urls.directory()}>;rel="index"`);
@@ -352,13 +359,19 @@ export class AcmeServer {
     if (rest.length || (page !== undefined && !(name === 'account' && sub === 'orders')))
       throw acmeNotFound('resource');
     const method = request.method.toUpperCase();
+    // RFC 8555 6.3: "The server MUST allow GET requests for the directory and newNonce resources
+    // ..., in addition to POST-as-GET requests for these resources." A POST is authenticated as
+    // any POST-as-GET (its nonce spent, signed by an account or by the key in its header).
     if (name === 'directory' && id === undefined)
-      return this.onlyFor(method, ['GET'], () => this.directory(urls, profile));
+      return this.onlyFor(method, ['GET', 'POST'], async () => {
+        if (method === 'POST') await this.postAsGet(request, urls);
+        return this.directory(urls, profile);
+      });
     if (name === 'new-nonce' && id === undefined) {
-      return this.onlyFor(method, ['GET', 'HEAD'], async () => ({
-        status: method === 'HEAD' ? 200 : 204,
-        headers: {},
-      }));
+      return this.onlyFor(method, ['GET', 'HEAD', 'POST'], async () => {
+        if (method === 'POST') await this.postAsGet(request, urls);
+        return { status: method === 'GET' ? 204 : 200, headers: {} };
+      });
     }
     if (name === 'renewal-info' && id !== undefined && sub === undefined)
       return this.onlyFor(method, ['GET'], () => this.renewalInfo(id));
@@ -394,6 +407,12 @@ export class AcmeServer {
       return refused;
     }
     return answer();
+  }
+
+  private async postAsGet(request: AcmeHttpRequest, urls: AcmeUrls): Promise<void> {
+    const { payload } = await this.authenticate(request, urls, 'either');
+    if (!payload.postAsGet)
+      throw new AcmeProblem('malformed', 'this resource takes a POST-as-GET (empty payload)');
   }
 
   private async directory(urls: AcmeUrls, profile: AcmeProfileSettings): Promise<AcmeHttpResponse> {
@@ -940,11 +959,16 @@ export class AcmeServer {
     const issuerDomainNames = challenges.some((c) => c.type === 'dns-persist-01')
       ? await this.issuerDomainNamesOf(authorization.id)
       : [];
+    const status = effectiveAuthorizationStatus(timed(authorization), new Date());
+    // RFC 8555 7.1.4: a valid authorization lists "the challenge that was validated", an invalid
+    // one "the challenge that was attempted and failed"; a pending one every challenge offered.
+    const decided =
+      status === 'valid' || status === 'invalid' ? challenges.filter((c) => c.status === status) : [];
     return {
       identifier: { type: authorization.identifier_type, value: authorization.identifier_value },
-      status: effectiveAuthorizationStatus(timed(authorization), new Date()),
+      status,
       expires: authorization.expires_at.toISOString(),
-      challenges: challenges.map((c) =>
+      challenges: (decided.length ? decided : challenges).map((c) =>
         challengeObject(c, urls, issuerDomainNames, authorization.account_id),
       ),
       ...(authorization.wildcard ? { wildcard: true } : {}),
@@ -1557,12 +1581,14 @@ export class AcmeServer {
     const reason = typeof reasonCode === 'number' ? REVOCATION_REASONS[reasonCode] : undefined;
     if (!reason) throw new AcmeProblem('badRevocationReason', `reason ${String(reasonCode)} is not accepted`);
     let x509: X509Certificate;
+    let serial: string;
     try {
       x509 = new X509Certificate(Buffer.from(payload.json.certificate, 'base64url'));
+      // The serial as every store keeps it (pki's serialHex: a leading 0 digit kept, as in 0a...).
+      serial = parseCertificate(x509.raw).serialNumber;
     } catch {
       throw new AcmeProblem('malformed', 'certificate is not a DER X.509 certificate');
     }
-    const serial = x509.serialNumber.toLowerCase().replace(/^0+(?=.)/, '');
     const der = x509.raw;
     const certificate = (await this.certificates.bySerial(serial)).find((c) =>
       new X509Certificate(c.pem_chain).raw.equals(der),

@@ -31,6 +31,12 @@ describe('checkContacts', () => {
     expect(checkContacts(['mailto:ops@example.com'])).toEqual(['mailto:ops@example.com']);
     expect(checkContacts(undefined)).toEqual([]);
   });
+  it('RFC 3986 3.1: takes the scheme in any case, and keeps it as mailto:', () => {
+    expect(checkContacts(['MAILTO:ops@example.com', 'Mailto:b@example.com'])).toEqual([
+      'mailto:ops@example.com',
+      'mailto:b@example.com',
+    ]);
+  });
   it('answers another scheme with unsupportedContact', () => {
     expect(problemOf(() => checkContacts(['tel:+123'])).type).toBe('unsupportedContact');
   });

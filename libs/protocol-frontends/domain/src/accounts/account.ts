@@ -24,13 +24,14 @@ export function checkContacts(raw: unknown): string[] {
     throw new AcmeProblem('malformed', 'contact must be an array of URLs');
   if (raw.length > MAX_CONTACTS) throw new AcmeProblem('malformed', `at most ${MAX_CONTACTS} contacts`);
   return (raw as string[]).map((contact) => {
-    if (!contact.startsWith('mailto:'))
+    // URI schemes compare without case (RFC 3986 3.1); the contact is kept as "mailto:".
+    if (!/^mailto:/i.test(contact))
       throw new AcmeProblem('unsupportedContact', `only mailto: contacts are supported, not ${contact}`);
     const address = contact.slice('mailto:'.length);
     // RFC 8555 7.3: a mailto with hfields (?subject=...) or several addresses is invalid.
     if (!/^[^@\s,?]+@[^@\s,?]+\.[^@\s,?]+$/.test(address))
       throw new AcmeProblem('invalidContact', `${contact} is not a single e-mail address`);
-    return contact;
+    return `mailto:${address}`;
   });
 }
 

@@ -28,8 +28,20 @@ describe('checkOrderIdentifiers', () => {
     expect(problemOf(() => checkOrderIdentifiers(raw)).type).toBe('malformed');
   });
 
+  it('RFC 4343: DNS names compare without case, so an upper-case name is ordered in lower case', () => {
+    expect(
+      checkOrderIdentifiers([
+        { type: 'dns', value: 'WWW.Example.com' },
+        { type: 'dns', value: 'www.example.COM' },
+        { type: 'dns', value: '*.Example.com' },
+      ]),
+    ).toEqual([
+      { type: 'dns', value: '*.example.com' },
+      { type: 'dns', value: 'www.example.com' },
+    ]);
+  });
+
   it.each([
-    'Upper.example',
     'localhost',
     'a..example',
     '-a.example',
@@ -78,12 +90,19 @@ describe('checkOrderIdentifiers', () => {
   it('RFC 8555 6.7.1: several refused identifiers are one compound problem with a subproblem each', () => {
     const problem = problemOf(() =>
       checkOrderIdentifiers([
-        { type: 'dns', value: 'UP.example' },
+        { type: 'dns', value: 'a_b.example' },
         { type: 'email', value: 'x' },
       ]),
     );
     expect(problem.type).toBe('compound');
-    expect(problem.toDocument().subproblems).toHaveLength(2);
+    // Each names its identifier, so a client can tell which to drop.
+    expect(problem.toDocument().subproblems).toEqual([
+      expect.objectContaining({ identifier: { type: 'dns', value: 'a_b.example' } }),
+      expect.objectContaining({
+        type: 'urn:ietf:params:acme:error:unsupportedIdentifier',
+        identifier: { type: 'email', value: 'x' },
+      }),
+    ]);
   });
 });
 

@@ -1,14 +1,13 @@
 import { isIP } from 'node:net';
 import { domainToASCII, domainToUnicode } from 'node:url';
-import { AcmeIdentifier, AcmeProblem } from '../problems/acme-problem';
+import { AcmeIdentifier, AcmeProblem, SubproblemIdentifier } from '../problems/acme-problem';
 import { ChallengeType } from '../challenges/challenge-status';
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
-/** Whether `name` is a DNS name a certificate may carry (lower case, LDH labels, optional `*.`). */
+/** Whether `name` (lower-cased) is a DNS name a certificate may carry (LDH labels, optional `*.`). */
 function dnsProblem(name: string): string | null {
   if (name.length > 253) return 'is longer than 253 characters';
-  if (name !== name.toLowerCase()) return 'is not in lower case';
   if (name.endsWith('.')) return 'ends with a dot';
   const labels = name.split('.');
   const [first, ...rest] = labels;
@@ -65,7 +64,7 @@ export function checkOrderIdentifiers(
   const problems: {
     type: 'malformed' | 'rejectedIdentifier' | 'unsupportedIdentifier';
     detail: string;
-    identifier?: AcmeIdentifier;
+    identifier?: SubproblemIdentifier;
   }[] = [];
   const out = new Map<string, AcmeIdentifier>();
   for (const item of raw) {
@@ -75,10 +74,13 @@ export function checkOrderIdentifiers(
       continue;
     }
     if (type === 'dns') {
-      const why = dnsProblem(value);
+      // DNS names compare without case (RFC 4343): the order, its authorizations and the
+      // certificate carry the lower-case form, as the CSR check compares it.
+      const name = value.toLowerCase();
+      const why = dnsProblem(name);
       if (why)
         problems.push({ type: 'rejectedIdentifier', detail: `${value} ${why}`, identifier: { type, value } });
-      else out.set(`dns:${value}`, { type, value });
+      else out.set(`dns:${name}`, { type, value: name });
     } else if (type === 'ip') {
       const ip = canonicalIp(value);
       if (!rules.allowIp)
@@ -95,7 +97,11 @@ export function checkOrderIdentifiers(
         });
       else out.set(`ip:${ip}`, { type, value: ip });
     } else {
-      problems.push({ type: 'unsupportedIdentifier', detail: `identifier type "${type}" is not supported` });
+      problems.push({
+        type: 'unsupportedIdentifier',
+        detail: `identifier type "${type}" is not supported`,
+        identifier: { type, value },
+      });
     }
   }
   if (problems.length === 1)

@@ -59,6 +59,13 @@ export function parseAcmeJws(body: unknown): { jws: FlattenedJWSInput; header: R
   }
   if (typeof header !== 'object' || header === null || Array.isArray(header))
     throw new AcmeProblem('malformed', 'the JWS protected header must be a JSON object');
+  // RFC 8555 6.2: "The JWS Unencoded Payload Option [RFC7797] MUST NOT be used"; jose would honour
+  // it (b64 is a crit parameter it knows), and ACME defines no other critical header parameter.
+  if ('b64' in header || 'crit' in header)
+    throw new AcmeProblem(
+      'malformed',
+      'the JWS must not use the unencoded payload option (b64) or critical header parameters (crit)',
+    );
   return { jws: { protected: protectedPart, payload, signature }, header: header as Record<string, unknown> };
 }
 

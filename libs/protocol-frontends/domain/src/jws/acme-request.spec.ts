@@ -189,6 +189,19 @@ describe('authenticateAcmeRequest', () => {
     );
   });
 
+  it('RFC 8555 6.2: a JWS using the unencoded payload option (RFC 7797 b64) is malformed', async () => {
+    const unencoded = await sign(
+      es256,
+      {},
+      { jwk: es256.jwk, nonce: 'n1', url: URL_, b64: false, crit: ['b64'] },
+    );
+    // RFC 7797 5: the payload travels as is; jose would verify it (b64 is a crit parameter it knows).
+    unencoded.payload = '{}';
+    const refused = await problemOf(authenticateAcmeRequest(unencoded, { url: URL_, key: 'jwk' }, ports()));
+    expect(refused.type).toBe('malformed');
+    expect(refused.message).toContain('b64');
+  });
+
   it('a private key in the jwk header is badPublicKey', async () => {
     const { privateKey } = await generateKeyPair('ES256', { extractable: true });
     const privateJwk = await exportJWK(privateKey);

@@ -75,13 +75,19 @@ export interface AcmeIdentifier {
   value: string;
 }
 
+/** The identifier a subproblem is about, as the client sent it (an unsupported type included). */
+export interface SubproblemIdentifier {
+  type: string;
+  value: string;
+}
+
 /** The JSON body of an ACME problem document. */
 export interface AcmeProblemDocument {
   type: string;
   detail: string;
   status: number;
   /** RFC 8555 6.7.1: per-identifier problems of a compound error. */
-  subproblems?: { type: string; detail: string; identifier?: AcmeIdentifier }[];
+  subproblems?: { type: string; detail: string; identifier?: SubproblemIdentifier }[];
   /** RFC 8555 6.2: a badSignatureAlgorithm answer lists the accepted algorithms. */
   algorithms?: string[];
 }
@@ -95,7 +101,7 @@ export class AcmeProblem extends Error {
     readonly detail: string,
     readonly extra: {
       status?: number;
-      subproblems?: { type: AcmeProblemType; detail: string; identifier?: AcmeIdentifier }[];
+      subproblems?: { type: AcmeProblemType; detail: string; identifier?: SubproblemIdentifier }[];
       algorithms?: string[];
       /** RFC 8555 6.6: rateLimited answers say when to retry (the Retry-After header). */
       retryAfterSeconds?: number;
