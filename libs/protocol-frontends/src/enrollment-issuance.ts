@@ -1,5 +1,6 @@
-import { CertificateSource, CertlaneError, ErrorCode } from '@certlane/contracts';
+import { CertificateSource, CertlaneError, DEFAULT_ISSUER_ID, ErrorCode } from '@certlane/contracts';
 import { CertlaneLogger, MessageBus } from '@certlane/platform';
+import { pemCertificateBlocks } from '@certlane/pki';
 
 /** What an enrollment protocol (EST, SCEP) issues for and records in the inventory. */
 export interface EnrollmentIssue {
@@ -79,15 +80,21 @@ function unknownOwnerOrTeam(error: unknown): boolean {
 }
 
 /**
- * The active CA certificates of an issuer (the default issuer when none is named), the issuing CA
- * first: the chain an EST `cacerts` (RFC 7030 4.1.3) or SCEP `GetCACert` answer hands clients.
+ * The active CA certificates of an issuer (the default issuer when none is named, as issuance
+ * issues), the issuing CA first, then the certificates above a sub-CA an external root signed, up
+ * to that root: the chain an EST `cacerts` (RFC 7030 4.1.3: "MUST include the current root CA
+ * certificate") or SCEP `GetCACert` answer hands clients.
  */
 export async function activeCaCertificates(bus: MessageBus, issuerId: string | null): Promise<string[]> {
   const page = await bus.request('issuance.v1.list-cas', {
-    ...(issuerId ? { issuer_id: issuerId } : {}),
+    issuer_id: issuerId ?? DEFAULT_ISSUER_ID,
     per_page: 100,
   });
   const active = page.data.filter((ca) => ca.status === 'active' && ca.certificate_pem);
   active.sort((a, b) => Number(b.issuing) - Number(a.issuing));
-  return active.map((ca) => ca.certificate_pem!);
+  const pems = active.flatMap((ca) => pemCertificateBlocks(ca.certificate_pem!));
+  for (const ca of active)
+    for (const pem of pemCertificateBlocks(ca.external_chain_pem ?? ''))
+      if (!pems.includes(pem)) pems.push(pem);
+  return pems;
 }

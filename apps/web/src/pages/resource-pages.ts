@@ -370,6 +370,13 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     detail: 'ca-cross-certificates',
     forms: [
       {
+        path: '/api/v1/intermediate-cas/{id}/certificate',
+        label:
+          "Install a pending sub-CA's certificate, signed by an external root from its CSR (chain_pem: the certificates up to that root; issuing: issue under it from now on)",
+        submitLabel: 'Install',
+        doneLabel: 'Installed:',
+      },
+      {
         path: '/api/v1/intermediate-cas/{id}/cross-certificates',
         label: 'Cross-sign a CA: by another CA held here (parent_id), or import one (certificate_pem)',
         submitLabel: 'Cross-sign',

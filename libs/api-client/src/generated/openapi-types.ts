@@ -4035,6 +4035,8 @@ export interface components {
             created_at: string;
             /** @description Only while pending: the CSR for the external root to sign. */
             csr_pem: string | null;
+            /** @description A sub-CA an external root signed: the certificates above it, as it was activated with them (up to the external root); null otherwise. */
+            external_chain_pem: string | null;
             id: string;
             issuer_id: string | null;
             /** @description Whether its issuer issues under it now. */
@@ -4054,6 +4056,7 @@ export interface components {
         CaCertificateUpload: {
             certificate_pem: string;
             chain_pem?: string;
+            issuing?: boolean;
         };
         CaCrossCertificateBody: {
             certificate_pem?: string;

@@ -231,6 +231,11 @@ export interface CaCertificateDto {
   certificate_pem: string | null;
   /** Only while pending: the CSR for the external root to sign. */
   csr_pem: string | null;
+  /**
+   * A sub-CA an external root signed: the certificates above it, as it was activated with them
+   * (up to the external root); null otherwise.
+   */
+  external_chain_pem: string | null;
   serial_hex: string | null;
   not_before: string | null;
   not_after: string | null;
@@ -303,7 +308,7 @@ export class CreateCaRequest {
   @Max(10)
   path_length?: number;
 
-  /** Make it the issuer's issuing CA once it is active. */
+  /** Make it the issuer's issuing CA (not with `external`: send `issuing` with its certificate). */
   @IsOptional()
   @IsBoolean()
   issuing?: boolean;
@@ -321,6 +326,11 @@ export class CaCertificateUpload {
   @IsString()
   @MaxLength(262144)
   chain_pem?: string;
+
+  /** Make it the issuer's issuing CA now (it is anyway when the issuer has none). */
+  @IsOptional()
+  @IsBoolean()
+  issuing?: boolean;
 }
 
 export class UploadCaCertificateRequest extends CaCertificateUpload {

@@ -6,7 +6,16 @@ import { createPrivateKey, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { httpsRequest, metricValue, scrapeMetrics, startTestSystem, TestSystem } from '@certlane/testing';
+import { CaCertificateDto, IssuerDto } from '@certlane/contracts';
+import {
+  adminApiRequest,
+  httpsRequest,
+  metricValue,
+  scrapeMetrics,
+  signSubCaWithExternalRoot,
+  startTestSystem,
+  TestSystem,
+} from '@certlane/testing';
 import { Client } from 'pg';
 import {
   keyIdentifierOf,
@@ -620,5 +629,53 @@ describe('EST with curl and openssl', () => {
           `outcome="${row.outcome}"`,
         ),
       ]).toEqual([row.outcome, Number(row.count)]);
+  });
+
+  it("RFC 7030 4.1.3: cacerts holds the profile's issuer's CAs up to the current root, an external root above a sub-CA included, and no other issuer's", async () => {
+    // The routers profile names no issuer: issuance issues it with the default one.
+    const other = await adminApiRequest(system, 'POST', '/api/v1/issuers', {
+      name: 'Other team',
+      type: 'local_ca',
+    });
+    expect(other.status).toBe(201);
+    const otherCas = await adminApiRequest(
+      system,
+      'GET',
+      `/api/v1/intermediate-cas?issuer_id=${(other.json() as IssuerDto).id}`,
+    );
+    const otherRoot = (otherCas.json() as { data: CaCertificateDto[] }).data[0];
+    expect(otherRoot.status).toBe('active');
+    const pending = await adminApiRequest(system, 'POST', '/api/v1/intermediate-cas', {
+      issuer_id: 'iss-local',
+      common_name: 'EST Sub CA',
+      external: true,
+    });
+    expect(pending.status).toBe(201);
+    const sub = pending.json() as CaCertificateDto;
+    const signed = signSubCaWithExternalRoot(sub.csr_pem!);
+    const installed = await adminApiRequest(
+      system,
+      'POST',
+      `/api/v1/intermediate-cas/${sub.id}/certificate`,
+      {
+        certificate_pem: signed.certificatePem,
+        chain_pem: signed.rootPem,
+        issuing: true,
+      },
+    );
+    expect(installed.status).toBe(200);
+    expect(installed.json()).toMatchObject({
+      status: 'active',
+      issuing: true,
+      external_chain_pem: expect.stringContaining('BEGIN CERTIFICATE'),
+    });
+
+    const answer = curl([`${gateway}/.well-known/est/routers/cacerts`]);
+    expect(answer.status).toBe(200);
+    const subjects = printCerts(answer.body);
+    expect(subjects).toEqual(
+      expect.arrayContaining(['subject=CN = EST Sub CA', 'subject=O = External, CN = External Root']),
+    );
+    expect(subjects.join('\n')).not.toContain(otherRoot.subject.replace(/^CN=/, ''));
   });
 });

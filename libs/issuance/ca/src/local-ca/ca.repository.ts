@@ -108,6 +108,7 @@ export function caDto(row: CaRow): CaCertificateDto {
     issuing: row.issuing === true,
     certificate_pem: row.certificate_pem,
     csr_pem: row.status === 'pending' ? row.csr_pem : null,
+    external_chain_pem: row.external_chain_pem,
     serial_hex: row.serial_hex,
     not_before: iso(row.not_before),
     not_after: iso(row.not_after),

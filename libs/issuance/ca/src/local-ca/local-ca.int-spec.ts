@@ -418,6 +418,15 @@ describe('issuers and the local CA', () => {
     const ca = pending.json() as CaCertificateDto;
     expect(ca).toMatchObject({ status: 'pending', certificate_pem: null });
     expect(ca.csr_pem).toContain('BEGIN CERTIFICATE REQUEST');
+    // A pending CA cannot issue: `issuing` goes with its certificate, not with the request for one.
+    const issuingAtOnce = await api('POST', '/api/v1/intermediate-cas', {
+      issuer_id: 'iss-local',
+      common_name: 'Sub CA too',
+      external: true,
+      issuing: true,
+    });
+    expect(issuingAtOnce.status).toBe(400);
+    expect(issuingAtOnce.text).toContain('send issuing with POST /api/v1/intermediate-cas/{id}/certificate');
     const wrong = await api('POST', `/api/v1/intermediate-cas/${ca.id}/certificate`, {
       certificate_pem: (
         (await api('GET', '/api/v1/intermediate-cas/ca-local-root')).json() as CaCertificateDto

@@ -331,6 +331,16 @@ export class LocalCaService implements LocalCaHooks {
         { field: 'parent_id', message: 'a CA is either external (CSR out) or under parent_id, not both' },
       ]);
     }
+    // It was accepted and then dropped: a pending CA cannot issue, and nothing kept the wish.
+    if (request.external && request.issuing) {
+      throw CertlaneError.validation([
+        {
+          field: 'issuing',
+          message:
+            'an external CA becomes issuing when its certificate is installed: send issuing with POST /api/v1/intermediate-cas/{id}/certificate',
+        },
+      ]);
+    }
     const options = {
       subject: caSubject(request.common_name, request.organization),
       keyAlgorithm: request.key_algorithm,
@@ -428,7 +438,8 @@ export class LocalCaService implements LocalCaHooks {
         not_after: certificate.notAfter,
       });
       const issuer = ca.issuer_id ? await this.issuers.find(ca.issuer_id, manager) : null;
-      if (issuer && !issuer.issuing_ca_id) await this.issuers.setIssuingCa(manager, issuer.id, ca.id);
+      if (issuer && (request.issuing || !issuer.issuing_ca_id))
+        await this.issuers.setIssuingCa(manager, issuer.id, ca.id);
       const row = (await this.cas.find(ca.id, manager)) as CaRow;
       await this.outbox.audit(
         manager,
