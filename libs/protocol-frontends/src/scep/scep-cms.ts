@@ -94,7 +94,8 @@ export interface PkiMessage {
   /** The signer's certificate (the requester's self-signed one, or the one being renewed), DER. */
   signerDer: Buffer;
   signerKey: KeyObject;
-  digest: { name: string; legacy: boolean } | undefined;
+  /** `refused`: what makes it legacy when the digest algorithm itself is not. */
+  digest: { name: string; legacy: boolean; refused?: string } | undefined;
   /** Whether the signature and messageDigest verify. */
   signatureValid: boolean;
   /** The encapsulated content: DER of the pkcsPKIEnvelope (EnvelopedData ContentInfo). */
@@ -156,7 +157,15 @@ export function parsePkiMessage(der: Uint8Array): PkiMessage {
       return Buffer.concat([issuer, serial]).equals(contentOf(buf, sid));
     });
   if (!signer) throw new Error('the signer certificate is not in the message');
-  const digest = DIGESTS[oidOf(buf, children(buf, digestAlgorithm)[0])];
+  const digestNamed = DIGESTS[oidOf(buf, children(buf, digestAlgorithm)[0])];
+  const signatureOid = oidOf(buf, children(buf, signatureAlgorithm)[0]);
+  // A signature algorithm with its own hash (sha1WithRSAEncryption over a SHA-256 digest) is as
+  // legacy as that hash: what GetCACaps does not advertise is refused whichever field names it.
+  const signatureHash = SIGNATURES[signatureOid];
+  const digest =
+    digestNamed && !digestNamed.legacy && signatureHash === 'sha1'
+      ? { ...digestNamed, legacy: true, refused: 'the signature algorithm with sha1' }
+      : digestNamed;
   const signerKey = publicKeyOf(signer);
   // RFC 5652 5.4: the signature is over the DER of the attributes as a SET OF (tag 0x31).
   const signed = Buffer.concat([Buffer.from([0x31]), bytesOf(buf, signedAttrs).subarray(1)]);

@@ -300,12 +300,15 @@ export class ScepServer {
     if (!route || route[2] === 'pkiclient') return text(404, 'unknown SCEP path\n');
     if (request.method !== 'GET' && request.method !== 'POST' && request.method !== 'HEAD')
       return text(405, 'use GET or POST\n', { Allow: 'GET, POST' });
+    const operation = new URLSearchParams(request.query ?? '').get('operation');
+    // RFC 8894 4.1 defines GET and POST; HEAD reads what GET reads, never a PKIOperation.
+    if (request.method === 'HEAD' && operation === 'PKIOperation')
+      return text(405, 'PKIOperation takes GET or POST\n', { Allow: 'GET, POST' });
     const [, mtls, pathId = SCEP_DEFAULT_PATH_ID] = route;
     const profile = await this.profile(pathId);
     if (!profile) return text(404, 'unknown SCEP profile\n');
     if (mtls && !profile.mtls_enabled) return text(404, 'mutual TLS is not enabled for this SCEP profile\n');
     const query = new URLSearchParams(request.query ?? '');
-    const operation = query.get('operation');
     switch (operation) {
       case 'GetCACaps':
         // RFC 8894 3.5.2: one capability per line.
@@ -398,8 +401,15 @@ export class ScepServer {
     // RFC 8894 3.2 / RFC 5652 5.4: the signature over the signed attributes must verify.
     if (!message.digest) return fail('badAlg', 'unknown digest algorithm');
     if (message.digest.legacy && !profile.legacy_algorithms)
-      return fail('badAlg', `digest ${message.digest.name} is refused on this profile`);
+      return fail(
+        'badAlg',
+        `${message.digest.refused ?? `digest ${message.digest.name}`} is refused on this profile`,
+      );
     if (!message.signatureValid) return fail('badMessageCheck', 'the pkiMessage signature does not verify');
+    // RFC 8894 3.3.2: a SUCCESS is enveloped to the requester's certificate, by RSA key transport
+    // here; every message type is refused alike rather than failing once its answer is made.
+    if (message.signerKey.asymmetricKeyType !== 'rsa')
+      return fail('badRequest', 'the requester certificate has no RSA key to encrypt the answer to');
     let csrDer: Buffer;
     try {
       csrDer = openEnvelope(message.content, ra, raKey, profile.legacy_algorithms);
@@ -430,10 +440,23 @@ export class ScepServer {
       ...(rules?.validity_days ? { validityDays: rules.validity_days } : {}),
       ...(rules?.must_staple ? { mustStaple: true } : {}),
     };
-    if (message.signerKey.asymmetricKeyType !== 'rsa')
-      return fail('badRequest', 'the requester certificate has no RSA key to encrypt the answer to');
-
+    const csrPem = csr.pem;
+    const previous = await this.transactionReads.write({
+      profileId: profile.id,
+      transactionId: message.transactionId,
+    });
+    // RFC 8894 3.2.1.1: a request sent again (same transactionID, type and signer) gets the same
+    // answer, once authorised (below). scepclient derives the transactionID from the key, so a
+    // later RenewalReq with the same key, signed by the certificate it got, is a new request.
+    const sameRequest =
+      previous &&
+      previous.message_type === (kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq') &&
+      previous.principal === principalOf(message);
     const challenge = csr.challenge;
+    const byMdm = profile.mdm_enabled && challenge !== undefined && looksLikeMdmChallenge(challenge);
+    // A one-time MDM challenge is spent by its first sending: the same request sent again (its
+    // answer lost) is authorised by that sending, not refused as a replay.
+    const mdmResent = byMdm && sameRequest && previous.csr_pem === csrPem;
     // A PKCSReq without a challenge password, signed by an issued certificate rather than a
     // self-signed one, is the renewal of draft-nourse-scep that sscep, Cisco IOS and Windows
     // send: authorised as a RenewalReq is, by the certificate it renews (ADR 0059 amendment).
@@ -441,8 +464,8 @@ export class ScepServer {
       kind === 'RenewalReq' ||
       (kind === 'PKCSReq' && !mtls && challenge === undefined && !selfIssued(message.signerDer));
     let mdm: Outcome['mdmStatus'];
-    if (profile.mdm_enabled && challenge !== undefined && looksLikeMdmChallenge(challenge)) {
-      const checked = await this.mdmChallenge(profile, challenge, csr);
+    if (byMdm && !mdmResent) {
+      const checked = await this.mdmChallenge(profile, challenge!, csr);
       mdm = checked.status;
       if (checked.status !== 'success') {
         const mdmCode = kind === 'RenewalReq' ? 'scep_renewalreq_mdm' : 'scep_pkcsreq_mdm';
@@ -461,8 +484,8 @@ export class ScepServer {
           kind === 'RenewalReq' ? problem.reason : `no challenge password, and no renewal: ${problem.reason}`,
           true,
         );
-    } else if (mdm) {
-      // Authorised by the MDM challenge.
+    } else if (mdm || mdmResent) {
+      // Authorised by the MDM challenge (at its first sending).
     } else if (mtls) {
       const checked = this.clientCertificate(profile, clientCertificates);
       if (!checked.ok) return fail('badRequest', `client certificate: ${checked.reason}`, true);
@@ -481,18 +504,6 @@ export class ScepServer {
         );
     }
 
-    const csrPem = csr.pem;
-    const previous = await this.transactionReads.write({
-      profileId: profile.id,
-      transactionId: message.transactionId,
-    });
-    // RFC 8894 3.2.1.1: a request sent again (same transactionID, type and signer) gets the same
-    // answer. scepclient derives the transactionID from the key, so a later RenewalReq with the
-    // same key, signed by the certificate it got, is a new request.
-    const sameRequest =
-      previous &&
-      previous.message_type === (kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq') &&
-      previous.principal === principalOf(message);
     if (previous && sameRequest) {
       if (previous.csr_pem !== csrPem)
         return fail('badRequest', 'the transactionID was used for another request');

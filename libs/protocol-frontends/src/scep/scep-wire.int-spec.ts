@@ -689,7 +689,20 @@ describe('SCEP server (wire)', () => {
 
   it('issue 21 (MDM): a challenge replayed on another replica is refused (replay), and a device over its rate is rate_limited', async () => {
     const challenge = mdmChallenge({ sub: 'device-replay' });
-    expect(certRep(await post(mdmRequest('mdm-first', challenge), 'managed', db)).pkiStatus).toBe('0');
+    const device = new ScepRequester(dir, 'mdm-first');
+    const first = device.pkiMessage({
+      messageType: '19',
+      envelope: device.envelope(device.csr(challenge), raPem),
+    });
+    const issued = certRep(await post(first, 'managed', db));
+    expect(issued.pkiStatus).toBe('0');
+    // RFC 8894 3.2.1.1: the same request sent again (its answer was lost) gets the same answer, on
+    // either replica: its spent challenge is not a replay.
+    const resent = certRep(await post(first, 'managed', replicaB));
+    expect([resent.pkiStatus, resent.transactionId]).toEqual(['0', issued.transactionId]);
+    expect(openedCertificate(resent.content, device, 'mdm-resent')).toBe(
+      openedCertificate(issued.content, device, 'mdm-first'),
+    );
     const replayed = certRep(await post(mdmRequest('mdm-replayed', challenge), 'managed', replicaB));
     expect([replayed.pkiStatus, replayed.failInfo]).toEqual(['2', '2']);
     expect(audit.at(-1)).toMatchObject({ details: { mdm_status: 'replay' } });
@@ -920,6 +933,49 @@ describe('SCEP server (wire)', () => {
     expect(openssl(['pkcs7', '-inform', 'DER', '-in', path('crl.p7'), '-print'])).toContain(
       'serialNumber: 2748',
     );
+  });
+
+  it('RFC 8894 3.3.2: a requester whose certificate has no RSA key is FAILURE badRequest for every message type (its answer cannot be enveloped to it)', async () => {
+    const requester = new ScepRequester(dir, 'device-ec', 'ec');
+    for (const [messageType, content] of [
+      ['22', issuerAndSubject(path('ra.crt'))],
+      ['19', requester.csr(CHALLENGE)],
+    ] as const) {
+      const rep = certRep(
+        await post(requester.pkiMessage({ messageType, envelope: requester.envelope(content, raPem) })),
+      );
+      expect([messageType, rep.pkiStatus, rep.failInfo]).toEqual([messageType, '2', '2']);
+    }
+    expect(audit.at(-1)?.details).toMatchObject({ reason: expect.stringContaining('no RSA key') });
+  });
+
+  it('RFC 8894 3.5.2: a signature algorithm hashing with SHA-1 is badAlg on a profile without legacy algorithms, whatever the digest algorithm says', async () => {
+    const requester = new ScepRequester(dir, 'device-sha1-signature');
+    const message = requester.pkiMessage({
+      messageType: '19',
+      envelope: requester.envelope(requester.csr(CHALLENGE), raPem),
+      signature: { algorithm: '1.2.840.113549.1.1.5', hash: 'sha1' },
+    });
+    const rep = certRep(await post(message));
+    expect([rep.pkiStatus, rep.failInfo]).toEqual(['2', '0']);
+    expect(audit.at(-1)?.details).toMatchObject({ reason: expect.stringContaining('sha1') });
+  });
+
+  it('RFC 8894 4.1: HEAD serves GetCACaps and GetCACert, never a PKIOperation', async () => {
+    const requester = new ScepRequester(dir, 'device-head');
+    const message = requester.pkiMessage({
+      messageType: '19',
+      envelope: requester.envelope(requester.csr(CHALLENGE), raPem),
+    });
+    const head = await server(db).handle({
+      method: 'HEAD',
+      path: '/scep',
+      query: `operation=PKIOperation&message=${encodeURIComponent(message.toString('base64'))}`,
+    });
+    expect([head.status, head.headers.Allow]).toEqual([405, 'GET, POST']);
+    expect(
+      (await server(db).handle({ method: 'HEAD', path: '/scep', query: 'operation=GetCACaps' })).status,
+    ).toBe(200);
   });
 
   it('issue 21 (mTLS): /scep-mtls enrolls a client whose certificate chains to the trust bundle, without a challenge; one from elsewhere is refused', async () => {

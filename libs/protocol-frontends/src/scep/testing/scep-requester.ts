@@ -22,10 +22,15 @@ export class ScepRequester {
   constructor(
     private readonly dir: string,
     readonly name: string,
+    readonly keyType: 'rsa' | 'ec' = 'rsa',
   ) {
     this.keyPath = join(dir, `${name}.key`);
     this.certPath = join(dir, `${name}.crt`);
-    openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', this.keyPath]);
+    openssl(
+      keyType === 'rsa'
+        ? ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', this.keyPath]
+        : ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', this.keyPath],
+    );
     this.remakeCertificate();
   }
 
@@ -74,6 +79,8 @@ export class ScepRequester {
     transactionId?: string;
     senderNonce?: Buffer;
     digest?: 'sha256' | 'sha384' | 'sha1';
+    /** The signature's own algorithm (default rsaEncryption, or ecdsa-with-SHA256 for an EC key) and hash. */
+    signature?: { algorithm: string; hash: 'sha1' | 'sha256' };
     signerCertPath?: string;
     signerKeyPath?: string;
     tamper?: boolean;
@@ -96,7 +103,7 @@ export class ScepRequester {
       attr('2.16.840.1.113733.1.9.7', printableString(input.transactionId ?? this.transactionId())),
       attr('2.16.840.1.113733.1.9.5', octetString(input.senderNonce ?? randomBytes(16))),
     );
-    const signature = sign(digest, signedAttrs, key);
+    const signature = sign(input.signature?.hash ?? digest, signedAttrs, key);
     if (input.tamper) signature[signature.length - 1] ^= 0xff;
     const certificate = asn1js.fromBER(certDer).result as asn1js.Sequence;
     const tbs = (certificate.valueBlock.value[0] as asn1js.Sequence).valueBlock.value;
@@ -110,7 +117,10 @@ export class ScepRequester {
       issuerAndSerial,
       algorithm(digestOid),
       Buffer.concat([Buffer.from([0xa0]), signedAttrs.subarray(1)]),
-      algorithm('1.2.840.113549.1.1.1'),
+      algorithm(
+        input.signature?.algorithm ??
+          (this.keyType === 'ec' ? '1.2.840.10045.4.3.2' : '1.2.840.113549.1.1.1'),
+      ),
       octetString(signature),
     );
     return sequence(
