@@ -2,6 +2,7 @@ import { createPublicKey, KeyObject, verify as verifySignature, X509Certificate 
 import * as x509 from '@peculiar/x509';
 import { spkiKeyObject } from '@certlane/pki';
 import { CsrFacts, CSR_ATTRIBUTE_OIDS, HolderNames } from '@certlane/protocol-frontends-domain';
+import { signatureFitsKey } from '../csr-signature';
 import { bytesOf, children, contentOf, Node, oidOf, readNode } from '../der-reader';
 
 const OID_CN = '2.5.4.3';
@@ -33,6 +34,7 @@ const CURVES: Readonly<Record<string, string>> = {
 interface DirectReading {
   tbs: Buffer;
   signature: Buffer;
+  algorithm: string;
   hash: string | null;
   subject: { oid: string; value: string }[];
   attributeOids: string[];
@@ -70,6 +72,7 @@ function readDirect(der: Buffer): DirectReading | null {
       tbs: bytesOf(der, info),
       // BIT STRING: the first content byte counts unused bits (0 for signatures).
       signature: contentOf(der, signature).subarray(1),
+      algorithm,
       hash: NODE_SIGNATURES[algorithm],
       subject,
       attributeOids: [],
@@ -168,6 +171,7 @@ export class EstCsr {
   async signatureValid(): Promise<boolean> {
     const key = this.publicKey();
     if (this.direct && key) {
+      if (!signatureFitsKey(this.direct.algorithm, key)) return false;
       try {
         return verifySignature(this.direct.hash, this.direct.tbs, key, this.direct.signature);
       } catch {

@@ -1,6 +1,7 @@
 import { KeyObject, verify } from 'node:crypto';
 import { spkiKeyObject } from '@certlane/pki';
 import { CsrFacts } from '@certlane/protocol-frontends-domain';
+import { signatureFitsKey } from '../csr-signature';
 import { bytesOf, children, contentOf, Node, oidOf, readNode } from '../der-reader';
 
 const OID_CN = '2.5.4.3';
@@ -82,7 +83,7 @@ export function parseCsr(der: Buffer): ScepCsr {
     }
   const algorithm = oidOf(der, children(der, signatureAlgorithm)[0]);
   let signatureValid = false;
-  if (algorithm in SIGNATURES) {
+  if (algorithm in SIGNATURES && signatureFitsKey(algorithm, publicKey)) {
     try {
       // BIT STRING: the first content byte counts unused bits (0 for signatures).
       signatureValid = verify(
