@@ -274,6 +274,31 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
     expect(await counter(mtlsProfile, 'est_simple_reenroll_success')).toBe(1);
   });
 
+  it('RFC 7030 3.2.3: a verified client certificate sent with Basic credentials too (curl --cert -u) still authenticates, so simplereenroll renews it', async () => {
+    const presented = device('both', 'Device Trust', '/CN=both.example', 'DNS:both.example');
+    const response = await post({
+      path: '/.well-known/est/devices/simplereenroll',
+      body: csr('both-req', '/CN=both.example', 'DNS:both.example'),
+      client_certificates: presented,
+      authorization: `Basic ${Buffer.from('someone:anything').toString('base64')}`,
+    });
+    expect([response.status, response.body?.slice(0, 100)]).toEqual([200, expect.any(String)]);
+    const fingerprint = new X509Certificate(Buffer.from(presented[0], 'base64')).fingerprint256;
+    expect(audit.at(-1)).toMatchObject({
+      action: 'est_simple_reenroll_success',
+      actor_id: `mtls:${fingerprint.replace(/:/g, '').toLowerCase()}`,
+    });
+    // One from an untrusted CA does not: Basic decides, and this profile takes none.
+    const stranger = device('both-stranger', 'Stranger CA', '/CN=both.example', 'DNS:both.example');
+    const refused = await post({
+      path: '/.well-known/est/devices/simplereenroll',
+      body: csr('both-stranger-req', '/CN=both.example', 'DNS:both.example'),
+      client_certificates: stranger,
+      authorization: `Basic ${Buffer.from('someone:anything').toString('base64')}`,
+    });
+    expect(refused.status).not.toBe(200);
+  });
+
   it('RFC 7030 4.2.3: simplereenroll under requires_approval is checked (4.2.2 names) first, then held: 202 (est_enrollment_pending), its own reference key per operation', async () => {
     const asked: Parameters<NonNullable<EstServerDeps['approval']>>[0][] = [];
     const held = newServer({

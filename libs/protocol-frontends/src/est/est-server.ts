@@ -220,13 +220,17 @@ export class EstServer {
     if (!profile) return answer(404, 'unknown EST profile\n');
     if (mtlsPath && !profile.auth_methods.includes('mtls'))
       return answer(404, 'this profile has no mutual-TLS path\n');
-    // RFC 7030 3.3.2: on `/.well-known/est/` too, a client certificate authenticates a request
-    // without Basic credentials when the profile takes certificates (RFC clients reenroll there).
+    const now = (this.deps.now ?? (() => new Date()))();
+    // RFC 7030 3.3.2: on `/.well-known/est/` too, a client certificate authenticates a request when
+    // the profile takes certificates (RFC clients reenroll there). Sent with Basic credentials as
+    // well (curl --cert -u, estclient -c -u; 3.2.3: HTTP authentication "in addition to" TLS), the
+    // certificate still counts when it verifies, so reenroll can renew it; else Basic decides.
+    const certificates = request.client_certificates ?? [];
     const mtls =
       mtlsPath ||
       (profile.auth_methods.includes('mtls') &&
-        (request.client_certificates ?? []).length > 0 &&
-        !request.authorization);
+        certificates.length > 0 &&
+        (!request.authorization || verifiedChain(profile, certificates, now).ok));
     // RFC 7030 4.1.1: cacerts is answered without client authentication.
     if (operation === 'cacerts') {
       const pems = await this.deps.caCertificates(profile);
@@ -239,7 +243,6 @@ export class EstServer {
       return answer(404, 'server key generation is not available for this profile\n');
 
     const failed = failedOf(operation);
-    const now = (this.deps.now ?? (() => new Date()))();
     const client = mtls
       ? await this.clientCertificate(profile, request, operation, now)
       : await this.basic(profile, request, operation);
