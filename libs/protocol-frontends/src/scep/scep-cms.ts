@@ -339,23 +339,47 @@ export function degenerateCrl(crl: Buffer): Buffer {
 }
 
 /**
+ * The content cipher of a pkcsPKIEnvelope the RA opened: the one to answer with, since the
+ * requester showed it has it (GetCACaps' "AES" promises only AES-128, and a legacy device may
+ * have 3DES or DES only). AES-256-CBC when it cannot be read.
+ */
+export function contentCipherOf(envelopeDer: Buffer): string {
+  try {
+    const explicit = children(envelopeDer, readNode(envelopeDer, 0))[1];
+    const fields = children(envelopeDer, children(envelopeDer, explicit)[0]).filter(
+      (f) => f.tag !== 0xa0 && f.tag !== 0xa1,
+    );
+    const algorithmOid = oidOf(envelopeDer, children(envelopeDer, children(envelopeDer, fields[2])[1])[0]);
+    return algorithmOid in CIPHERS ? algorithmOid : OID_AES256_CBC;
+  } catch {
+    return OID_AES256_CBC;
+  }
+}
+
+/**
  * EnvelopedData to the requester's certificate (RFC 8894 3.3.2: the CertRep's content is
  * encrypted to the signer of the request, named by issuer and serial): RSA key transport
- * (PKCS#1 v1.5) to its key, AES-256-CBC content under a fresh key and IV.
+ * (PKCS#1 v1.5) to its key, the content under a fresh key and IV with `cipherOid` (one of
+ * CIPHERS: the request's, see contentCipherOf), AES-256-CBC by default.
  */
 export function envelopeTo(
   recipientDer: Buffer,
   content: Buffer,
   publicKey: KeyObject = publicKeyOf(recipientDer),
+  cipherOid: string = OID_AES256_CBC,
 ): Buffer {
   if (publicKey.asymmetricKeyType !== 'rsa')
     throw new ScepFailure('badRequest', 'the requester certificate has no RSA key to encrypt the answer to');
-  const cek = randomBytes(32);
-  const iv = randomBytes(16);
-  const cipher = createCipheriv('aes-256-cbc', cek, iv);
+  const chosenOid = cipherOid in CIPHERS ? cipherOid : OID_AES256_CBC;
+  const chosen = CIPHERS[chosenOid];
+  const cek = randomBytes(chosen.keyBytes);
+  const iv = randomBytes(chosen.cipher.startsWith('aes') ? 16 : 8);
+  const key = chosen.cipher === 'des-ede-cbc' ? Buffer.concat([cek, cek]) : cek;
+  const cipher = createCipheriv(chosen.cipher, key, iv);
   const encrypted = Buffer.concat([cipher.update(content), cipher.final()]);
   const encryptedKey = publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_PADDING }, cek);
   cek.fill(0);
+  key.fill(0);
   const recipientInfo = sequence(
     integer(0),
     issuerAndSerialOf(recipientDer),
@@ -364,7 +388,7 @@ export function envelopeTo(
   );
   const encryptedContentInfo = sequence(
     oid(OID.data),
-    algorithm(OID_AES256_CBC, octetString(iv)),
+    algorithm(chosenOid, octetString(iv)),
     tlv(0x80, encrypted), // [0] IMPLICIT OCTET STRING, primitive
   );
   return sequence(

@@ -36,6 +36,7 @@ import { EstCsr, holderNames, issuedCertificateFacts } from '../est/est-csr';
 import { parseCsr, ScepCsr, scepCsrFacts } from './csr';
 import {
   certRep,
+  contentCipherOf,
   degenerateCertificates,
   degenerateCrl,
   envelopeTo,
@@ -362,7 +363,7 @@ export class ScepServer {
     let envelope: Buffer | undefined;
     if (outcome.status === 'SUCCESS') {
       const content = outcome.content ?? degenerateCertificates([outcome.certificate!.der]);
-      envelope = envelopeTo(message.signerDer, content, message.signerKey);
+      envelope = envelopeTo(message.signerDer, content, message.signerKey, contentCipherOf(message.content));
     }
     const body = certRep({
       status: SCEP_PKI_STATUS[outcome.status],

@@ -429,7 +429,33 @@ describe('SCEP server (wire)', () => {
     expect([refused.pkiStatus, refused.failInfo]).toEqual(['2', '0']);
     const legacy = certRep(await post(pkcsReq(requester, { cipher: '-des3' }), 'legacy'));
     expect(legacy.pkiStatus).toBe('0');
+    // Answered in the cipher the device showed it has, and readable with its key.
+    expect(replyCipher(legacy.content, 'des3-reply')).toBe('des-ede3-cbc');
+    expect(openedCertificate(legacy.content, requester, 'des3-reply')).toContain('subject=CN = device-des3');
   });
+
+  it('RFC 8894 3.5.2: the answer is encrypted with the content cipher of the request (AES-128 here; "AES" promises only AES-128)', async () => {
+    const requester = new ScepRequester(dir, 'device-aes128');
+    const rep = certRep(await post(pkcsReq(requester, { cipher: '-aes128' })));
+    expect(rep.pkiStatus).toBe('0');
+    expect(replyCipher(rep.content, 'aes128-reply')).toBe('aes-128-cbc');
+    expect(openedCertificate(rep.content, requester, 'aes128-reply')).toContain('subject=CN = device-aes128');
+  });
+
+  /** The content cipher of an answer's EnvelopedData, as openssl names it. */
+  const replyCipher = (envelope: Buffer, name: string): string => {
+    writeFileSync(path(`${name}-cipher.der`), envelope);
+    const printed = openssl([
+      'cms',
+      '-inform',
+      'DER',
+      '-in',
+      path(`${name}-cipher.der`),
+      '-cmsout',
+      '-print',
+    ]).toString();
+    return /contentEncryptionAlgorithm:\s*\n?\s*algorithm: (\S+)/.exec(printed)?.[1] ?? printed;
+  };
 
   it('GetCACaps SHA-384: a SHA-384 signed pkiMessage is answered SUCCESS', async () => {
     const requester = new ScepRequester(dir, 'device-sha384');
