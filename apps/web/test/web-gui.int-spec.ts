@@ -1,6 +1,12 @@
 import { Browser } from 'playwright-core';
 import { CertificateDto, StatsSummaryDto } from '@certlane/contracts';
-import { eventually, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
+import {
+  eventually,
+  HttpsResult,
+  signSubCaWithExternalRoot,
+  startTestSystem,
+  TestSystem,
+} from '@certlane/testing';
 import {
   checkPages,
   launchChromium,
@@ -501,6 +507,37 @@ describe('the web GUI in Chromium', () => {
       .getByRole('row', { name: /GUI Revoked CA/ })
       .getByText('revoked', { exact: true })
       .waitFor();
+
+    // A sub-CA under an external root (ADR 0022 amendment): its signed certificate, the chain up to
+    // that root, and `issuing`, installed from the page; under an issuer of its own, so the other
+    // tests keep issuing under the seeded CAs.
+    const issuer = (
+      await api('POST', '/api/v1/issuers', { name: 'GUI external', type: 'local_ca' })
+    ).json() as {
+      id: string;
+    };
+    const pending = (
+      await api('POST', '/api/v1/intermediate-cas', {
+        issuer_id: issuer.id,
+        common_name: 'GUI External Sub CA',
+        external: true,
+      })
+    ).json() as { id: string; csr_pem: string };
+    const signed = signSubCaWithExternalRoot(pending.csr_pem);
+    await page.reload();
+    await page.getByText("Install a pending sub-CA's certificate", { exact: false }).click();
+    const install = page.getByRole('form', { name: /^Install a pending sub-CA's certificate/ });
+    await install.getByLabel('id (required)').fill(pending.id);
+    await install.getByLabel('certificate_pem (required)').fill(signed.certificatePem);
+    await install.getByLabel('chain_pem').fill(signed.rootPem);
+    await install.getByLabel('issuing').check();
+    await install.getByRole('button', { name: 'Install' }).click();
+    await page.getByRole('status').getByText('Installed:', { exact: false }).waitFor();
+    expect((await api('GET', `/api/v1/intermediate-cas/${pending.id}`)).json()).toMatchObject({
+      status: 'active',
+      issuing: true,
+      external_chain_pem: expect.stringContaining('BEGIN CERTIFICATE'),
+    });
     await context.close();
   });
 

@@ -103,6 +103,20 @@ export function Field({
         ))}
       </fieldset>
     );
+  } else if (field.kind === 'multiline') {
+    control = (
+      <textarea
+        id={id}
+        rows={6}
+        spellCheck={false}
+        required={required}
+        minLength={field.minLength}
+        maxLength={field.maxLength}
+        value={typeof value === 'string' ? value : ''}
+        aria-describedby={described}
+        onChange={(event) => onChange(event.target.value)}
+      />
+    );
   } else if (field.kind === 'json') {
     control = (
       <textarea

@@ -47,6 +47,26 @@ describe('formFields', () => {
     expect(fields[1].options).toEqual(['nginx', 'ssh']);
   });
 
+  it('draws PEM fields as multi-line text, which a text input would flatten into one refused line', () => {
+    const pem = formFields({
+      type: 'object',
+      properties: {
+        certificate_pem: { type: 'string' },
+        trust_bundle_pem: { type: 'string' },
+        csr: { type: 'string' },
+        pem_path: { type: 'string' },
+      },
+    });
+    expect(pem.map((f) => [f.name, f.kind])).toEqual([
+      ['certificate_pem', 'multiline'],
+      ['trust_bundle_pem', 'multiline'],
+      ['csr', 'multiline'],
+      ['pem_path', 'text'],
+    ]);
+    const pemText = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    expect(requestBody(pem, { certificate_pem: pemText }).body).toEqual({ certificate_pem: pemText.trim() });
+  });
+
   it('follows references', () => {
     const doc = { components: { schemas: { A: { $ref: '#/components/schemas/B' }, B: target } } };
     expect(resolveRef({ $ref: '#/components/schemas/A' }, doc)).toBe(target);

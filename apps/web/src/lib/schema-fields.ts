@@ -25,7 +25,11 @@ export interface JsonSchema {
   writeOnly?: boolean;
 }
 
-export type FieldKind = 'text' | 'secret' | 'number' | 'boolean' | 'select' | 'multi' | 'list' | 'json';
+export type FieldKind =
+  'text' | 'multiline' | 'secret' | 'number' | 'boolean' | 'select' | 'multi' | 'list' | 'json';
+
+/** PEM fields (`certificate_pem`, `trust_bundle_pem`, `csr_pem`...): a text input would drop their line breaks. */
+const isPemName = (name: string) => /(^|_)(pem|csr)$/.test(name);
 
 export interface FormField {
   name: string;
@@ -97,7 +101,7 @@ export function formFields(schema: JsonSchema): FormField[] {
     }
     return {
       ...base,
-      kind: isSecretName(name) || property.writeOnly ? 'secret' : 'text',
+      kind: isSecretName(name) || property.writeOnly ? 'secret' : isPemName(name) ? 'multiline' : 'text',
       pattern: property.pattern,
       minLength: property.minLength,
       maxLength: property.maxLength,
