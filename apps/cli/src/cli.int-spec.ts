@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { REVOCATION_REASONS } from '@certlane/contracts';
-import { eventually, startTestSystem, TestSystem } from '@certlane/testing';
+import { eventually, signSubCaWithExternalRoot, startTestSystem, TestSystem } from '@certlane/testing';
 
 const MAIN = join(__dirname, '../../../dist/apps/cli/src/main.js');
 
@@ -118,6 +118,44 @@ describe('the certlane CLI against a running system', () => {
     const renewed = await json(['bulk', 'renew', '--ca-id', String(under.id)]);
     expect(renewed).toMatchObject({ total_matched: 1, total_enqueued: 1, total_failed: 0 });
     expect((await json(['certs', 'list', '--ca-id', 'ca-nope-0000'])).total).toBe(0);
+  });
+
+  it('installs an external sub-CA from PEM files named @FILE, issuing from then on (ADR 0022 amendment)', async () => {
+    const issuer = await json(['issuers', 'create', '--name', 'CLI external', '--type', 'local_ca']);
+    const pending = await json([
+      'intermediate-cas',
+      'create',
+      '--issuer-id',
+      String(issuer.id),
+      '--common-name',
+      'CLI Sub CA',
+      '--external',
+    ]);
+    const signed = signSubCaWithExternalRoot(String(pending.csr_pem));
+    writeFileSync(join(dir, 'sub.crt'), signed.certificatePem);
+    writeFileSync(join(dir, 'root.crt'), signed.rootPem);
+    const installed = await json([
+      'intermediate-cas',
+      'install-certificate',
+      String(pending.id),
+      '--certificate-pem',
+      `@${join(dir, 'sub.crt')}`,
+      '--chain-pem',
+      `@${join(dir, 'root.crt')}`,
+      '--issuing',
+    ]);
+    expect(installed).toMatchObject({ status: 'active', issuing: true, external_chain_pem: signed.rootPem });
+    const missing = await cli([
+      'intermediate-cas',
+      'install-certificate',
+      'ca-x',
+      '--certificate-pem',
+      '@/nonexistent.pem',
+    ]);
+    expect([missing.code, missing.stderr]).toEqual([
+      2,
+      expect.stringContaining('--certificate-pem @/nonexistent.pem'),
+    ]);
   });
 
   it('reads a body from a YAML file, flags overriding its fields', async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { ApiDescription, JsonSchema, OperationObject } from './api-description';
 import { resolveSchema } from './api-description';
 import { UsageError } from './exit-codes';
@@ -15,7 +16,11 @@ export interface OperationFlag {
   kind: FlagKind;
   choices?: readonly string[];
   description: string;
+  /** A PEM field (`certificate_pem`, `csr`...): `@FILE` sends the file's text, as curl's `-d @FILE`. */
+  fromFile?: boolean;
 }
+
+const isPemName = (name: string) => /(^|_)(pem|csr)$/.test(name);
 
 /** Flags the CLI itself owns; a field of the same name is set through `--filename` only. */
 export const RESERVED_FLAGS = new Set([
@@ -85,6 +90,7 @@ export function operationFlags(document: ApiDescription, operation: OperationObj
     if (taken.has(flag) || RESERVED_FLAGS.has(flag)) continue;
     const schema = resolveSchema(document, raw);
     const kind = kindOf(schema);
+    const fromFile = kind === 'string' && isPemName(key);
     flags.push({
       flag,
       key,
@@ -93,7 +99,14 @@ export function operationFlags(document: ApiDescription, operation: OperationObj
       choices: choicesOf(schema),
       description:
         (schema.description ?? `body field ${key}`) +
-        (kind === 'list' ? ' (repeat the flag for more)' : kind === 'json' ? ' (JSON)' : ''),
+        (kind === 'list'
+          ? ' (repeat the flag for more)'
+          : kind === 'json'
+            ? ' (JSON)'
+            : fromFile
+              ? ' (or @FILE: the PEM file)'
+              : ''),
+      ...(fromFile ? { fromFile } : {}),
     });
   }
   return flags;
@@ -130,12 +143,21 @@ export function inputFromFlags(
   flags: readonly OperationFlag[],
   given: Readonly<Record<string, unknown>>,
   bodyFile: Record<string, unknown> | undefined,
+  readText: (path: string) => string = (path) => readFileSync(path, 'utf8'),
 ): { query: Record<string, unknown>; body: Record<string, unknown> | undefined } {
   const query: Record<string, unknown> = {};
   let body = bodyFile ? { ...bodyFile } : undefined;
   for (const flag of flags) {
-    const raw = given[camel(flag.flag)];
+    let raw = given[camel(flag.flag)];
     if (raw === undefined) continue;
+    if (flag.fromFile && typeof raw === 'string' && raw.startsWith('@')) {
+      const path = raw.slice(1);
+      try {
+        raw = readText(path);
+      } catch (error) {
+        throw new UsageError(`--${flag.flag} @${path}: ${(error as Error).message}`);
+      }
+    }
     const value = Array.isArray(raw)
       ? raw.map((item) => parseFlagValue({ ...flag, kind: 'string' }, item as string))
       : parseFlagValue(flag, raw as string | boolean);
