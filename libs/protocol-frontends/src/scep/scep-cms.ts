@@ -90,6 +90,8 @@ export class ScepFailure extends Error {
 export interface PkiMessage {
   messageType: string;
   transactionId: string;
+  /** Its string type: 0x13 PrintableString or 0x0c UTF8String (RFC 8894 3.2.1.1 allows either). */
+  transactionIdTag: number;
   senderNonce: Buffer;
   /** The signer's certificate (the requester's self-signed one, or the one being renewed), DER. */
   signerDer: Buffer;
@@ -144,6 +146,7 @@ export function parsePkiMessage(der: Uint8Array): PkiMessage {
   };
   const messageType = text(OID.messageType);
   const transactionId = text(OID.transactionId);
+  const transactionIdTag = attributes.get(OID.transactionId)?.tag ?? 0x13;
   const nonce = attributes.get(OID.senderNonce);
   if (!messageType || !transactionId || nonce?.tag !== 0x04)
     throw new Error('transactionID, messageType or senderNonce missing');
@@ -173,6 +176,7 @@ export function parsePkiMessage(der: Uint8Array): PkiMessage {
   return {
     messageType,
     transactionId,
+    transactionIdTag,
     senderNonce: Buffer.from(contentOf(buf, nonce)),
     signerDer: signer,
     signerKey,
@@ -409,6 +413,8 @@ export interface CertRepInput {
   status: '0' | '2' | '3';
   failInfo?: string;
   transactionId: string;
+  /** The string type the request's transactionID came in (UTF8String or PrintableString): echoed. */
+  transactionIdTag?: number;
   recipientNonce: Buffer;
   /** The pkcsPKIEnvelope (SUCCESS only). */
   envelope?: Buffer;
@@ -432,7 +438,7 @@ export function certRep(input: CertRepInput): Buffer {
     attr(OID.messageType, printableString('3')),
     attr(OID.pkiStatus, printableString(input.status)),
     ...(input.failInfo !== undefined ? [attr(OID.failInfo, printableString(input.failInfo))] : []),
-    attr(OID.transactionId, printableString(input.transactionId)),
+    attr(OID.transactionId, tlv(input.transactionIdTag ?? 0x13, Buffer.from(input.transactionId, 'latin1'))),
     attr(OID.senderNonce, octetString(randomBytes(16))),
     attr(OID.recipientNonce, octetString(input.recipientNonce)),
   ];

@@ -369,6 +369,7 @@ export class ScepServer {
       status: SCEP_PKI_STATUS[outcome.status],
       ...(outcome.failInfo ? { failInfo: SCEP_FAIL_INFO[outcome.failInfo] } : {}),
       transactionId: message.transactionId,
+      transactionIdTag: message.transactionIdTag,
       recipientNonce: message.senderNonce,
       ...(envelope ? { envelope } : {}),
       raDer,

@@ -987,6 +987,21 @@ describe('SCEP server (wire)', () => {
     expect(audit.at(-1)?.details).toMatchObject({ reason: expect.stringContaining('sha1') });
   });
 
+  it('RFC 8894 3.2.1.1: the transactionID is echoed in the string type it came in (a UTF8String with "_" is no PrintableString)', async () => {
+    const requester = new ScepRequester(dir, 'device-utf8-id');
+    const rep = certRep(
+      await post(
+        requester.pkiMessage({
+          messageType: '19',
+          envelope: requester.envelope(requester.csr(CHALLENGE), raPem),
+          transactionId: 'device_utf8_42',
+          transactionIdUtf8: true,
+        }),
+      ),
+    );
+    expect([rep.pkiStatus, rep.transactionId, rep.transactionIdTag]).toEqual(['0', 'device_utf8_42', 12]);
+  });
+
   it('RFC 8894 4.1: HEAD serves GetCACaps and GetCACert, never a PKIOperation', async () => {
     const requester = new ScepRequester(dir, 'device-head');
     const message = requester.pkiMessage({

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { algorithm, context, integer, octetString, oid, printableString, sequence, setOf } from '../der';
+import { algorithm, context, integer, octetString, oid, printableString, sequence, setOf, tlv } from '../der';
 
 const openssl = (args: string[], input?: Buffer): Buffer =>
   execFileSync('openssl', args, { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'], input });
@@ -77,6 +77,8 @@ export class ScepRequester {
     messageType: string;
     envelope: Buffer;
     transactionId?: string;
+    /** Send the transactionID as a UTF8String (RFC 8894 3.2.1.1 allows it) rather than a PrintableString. */
+    transactionIdUtf8?: boolean;
     senderNonce?: Buffer;
     digest?: 'sha256' | 'sha384' | 'sha1';
     /** The signature's own algorithm (default rsaEncryption, or ecdsa-with-SHA256 for an EC key) and hash. */
@@ -100,7 +102,12 @@ export class ScepRequester {
       attr('1.2.840.113549.1.9.3', oid('1.2.840.113549.1.7.1')),
       attr('1.2.840.113549.1.9.4', octetString(createHash(digest).update(input.envelope).digest())),
       attr('2.16.840.1.113733.1.9.2', printableString(input.messageType)),
-      attr('2.16.840.1.113733.1.9.7', printableString(input.transactionId ?? this.transactionId())),
+      attr(
+        '2.16.840.1.113733.1.9.7',
+        input.transactionIdUtf8
+          ? tlv(0x0c, Buffer.from(input.transactionId ?? this.transactionId(), 'utf8'))
+          : printableString(input.transactionId ?? this.transactionId()),
+      ),
       attr('2.16.840.1.113733.1.9.5', octetString(input.senderNonce ?? randomBytes(16))),
     );
     const signature = sign(input.signature?.hash ?? digest, signedAttrs, key);
@@ -155,6 +162,7 @@ export function readCertRep(
   pkiStatus?: string;
   failInfo?: string;
   transactionId?: string;
+  transactionIdTag?: number;
   recipientNonce?: Buffer;
   content: Buffer;
 } {
@@ -174,6 +182,8 @@ export function readCertRep(
     pkiStatus: text('3'),
     failInfo: text('4'),
     transactionId: text('7'),
+    /** The ASN.1 universal tag of the transactionID: 19 PrintableString, 12 UTF8String. */
+    transactionIdTag: (value('7') as asn1js.BaseBlock | undefined)?.idBlock.tagNumber,
     ...(nonce ? { recipientNonce: Buffer.from(nonce.getValue()) } : {}),
     content,
   };
