@@ -310,6 +310,27 @@ describe('the monitoring and notification pages in Chromium', () => {
     await context.close();
   });
 
+  it('creates a scan target from its form: ports as numbers, hosts pasted one a line', async () => {
+    const { context, page, violations } = await signedIn();
+    await page.goto('/network-scan/targets');
+    await page.getByText('New scan target').click();
+    const form = page.getByRole('form', { name: 'New scan target' });
+    await form.getByLabel('name', { exact: false }).first().fill('gui-form-target');
+    await form.getByLabel('hosts', { exact: false }).fill('127.0.0.1\n127.0.0.2');
+    await form.getByLabel('ports', { exact: false }).fill(`${tlsPort}, 8443`);
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('status').getByText('Created.', { exact: false }).waitFor();
+    const targets = (await api('GET', '/api/v1/network-scan/targets')).json() as {
+      data: { name: string; hosts: string[]; ports: number[] }[];
+    };
+    expect(targets.data.find((t) => t.name === 'gui-form-target')).toMatchObject({
+      hosts: ['127.0.0.1', '127.0.0.2'],
+      ports: [tlsPort, 8443],
+    });
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
   it('runs a SCEP probe from the form and lists its result', async () => {
     const { context, page, violations } = await signedIn();
     await page.goto('/network-scan/scep-probes');

@@ -8,6 +8,7 @@ import {
   formFields,
   FormValues,
   htmlPattern,
+  createValues,
   initialValues,
   changedOnly,
   JsonSchema,
@@ -117,6 +118,26 @@ export function Field({
         onChange={(event) => onChange(event.target.value)}
       />
     );
+  } else if (field.kind === 'list' || (field.kind === 'secret' && field.multiline)) {
+    // Lists take a pasted column (one item a line); a private key keeps its lines, masked as typed.
+    const secret = field.kind === 'secret';
+    control = (
+      <textarea
+        id={id}
+        rows={secret ? 4 : 2}
+        spellCheck={false}
+        autoComplete="off"
+        required={required}
+        placeholder={
+          secret ? (secretKept ? 'set (leave empty to keep)' : undefined) : 'comma or line separated'
+        }
+        style={secret ? ({ WebkitTextSecurity: 'disc' } as React.CSSProperties) : undefined}
+        value={typeof value === 'string' ? value : ''}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={described}
+        onChange={(event) => onChange(event.target.value)}
+      />
+    );
   } else if (field.kind === 'json') {
     control = (
       <textarea
@@ -142,9 +163,7 @@ export function Field({
         min={field.minimum}
         max={field.maximum}
         step={field.integer ? 1 : undefined}
-        placeholder={
-          field.kind === 'list' ? 'comma, separated' : secretKept ? 'set (leave empty to keep)' : undefined
-        }
+        placeholder={secretKept ? 'set (leave empty to keep)' : undefined}
         value={typeof value === 'string' ? value : ''}
         aria-invalid={error ? true : undefined}
         aria-describedby={described}
@@ -227,7 +246,7 @@ export function SchemaForm({
   const root = schema && document.data ? resolveRef(schema, document.data) : undefined;
   const fields = root ? formFields(root) : [];
   const pathFields = operation ? pathParameterFields(path, operation, id !== undefined, pathOptions) : [];
-  const initial = record && fields.length > 0 ? initialValues(fields, record) : {};
+  const initial = record && fields.length > 0 ? initialValues(fields, record) : createValues(fields);
   const current = values ?? initial;
   const [pathValues, setPathValues] = useState<FormValues>({});
   // A config typed per kind (a target's or issuer's `type`): its own fields, from the record's kind when editing.

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import {
   changedOnly,
   conditionalProperty,
+  createValues,
   fieldErrors,
   formFields,
   htmlPattern,
@@ -75,6 +76,50 @@ describe('formFields', () => {
   it('treats password, secret, token and key names as secrets, not key_algorithm', () => {
     expect(['password', 'client_secret', 'api_token', 'private_key'].every(isSecretName)).toBe(true);
     expect(['key_algorithm', 'name', 'endpoint'].some(isSecretName)).toBe(false);
+  });
+});
+
+describe('what the generic form must not mangle', () => {
+  const scan = formFields({
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      ports: { type: 'array', items: { type: 'integer' } },
+      hosts: { type: 'array', items: { type: 'string' } },
+      enabled: { type: 'boolean' },
+      description: { type: 'string' },
+    },
+  });
+
+  it("sends a list of integers as numbers (a scan target's ports), and refuses an item that is not one", () => {
+    expect(requestBody(scan, { ports: '443, 8443' }).body).toEqual({ ports: [443, 8443], enabled: false });
+    expect(requestBody(scan, { ports: '443, https' }).errors).toEqual({ ports: 'must be whole numbers' });
+    expect(requestBody(scan, { ports: '44.3' }).errors).toEqual({ ports: 'must be whole numbers' });
+  });
+
+  it('takes a pasted column as a list, one item a line', () => {
+    expect(
+      requestBody(scan, { hosts: 'a.example.test\nb.example.test\n\nc.example.test, d.example.test' }).body
+        .hosts,
+    ).toEqual(['a.example.test', 'b.example.test', 'c.example.test', 'd.example.test']);
+  });
+
+  it('starts `enabled` ticked on create, as the API does when it is left out, and sends it unticked as false', () => {
+    expect(createValues(scan)).toEqual({ enabled: true });
+    expect(requestBody(scan, { ...createValues(scan), name: 'x' }).body).toEqual({
+      name: 'x',
+      enabled: true,
+    });
+    expect(requestBody(scan, { name: 'x', enabled: false }).body).toEqual({ name: 'x', enabled: false });
+  });
+
+  it('draws descriptions as multi-line text, and an SSH private key as a masked multi-line secret', () => {
+    expect(scan.find((f) => f.name === 'description')?.kind).toBe('multiline');
+    const [key] = formFields({ type: 'object', properties: { private_key: { type: 'string' } } });
+    expect(key).toMatchObject({ kind: 'secret', multiline: true });
+    const keyText = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----\n';
+    // Secrets are sent as typed, line breaks included.
+    expect(requestBody([key], { private_key: keyText }).body).toEqual({ private_key: keyText });
   });
 });
 

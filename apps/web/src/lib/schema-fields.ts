@@ -28,8 +28,15 @@ export interface JsonSchema {
 export type FieldKind =
   'text' | 'multiline' | 'secret' | 'number' | 'boolean' | 'select' | 'multi' | 'list' | 'json';
 
-/** PEM fields (`certificate_pem`, `trust_bundle_pem`, `csr_pem`...): a text input would drop their line breaks. */
-const isPemName = (name: string) => /(^|_)(pem|csr)$/.test(name);
+/**
+ * Text of several lines, which a text input would flatten: PEM (`certificate_pem`,
+ * `trust_bundle_pem`, `csr`...) and descriptions.
+ */
+const isMultilineName = (name: string) => /(^|_)(pem|csr)$/.test(name) || name === 'description';
+/** Secrets of several lines: private keys (an SSH target's `private_key`). */
+const isMultilineSecretName = (name: string) => /(^|_)private_key(_pem)?$/.test(name);
+/** Every `enabled` of the API is on when a create leaves it out. */
+const DEFAULT_ON = new Set(['enabled']);
 
 export interface FormField {
   name: string;
@@ -45,6 +52,12 @@ export interface FormField {
   description?: string;
   /** A secret whose value is a JSON object (a notifier's secrets): masked, parsed as JSON. */
   json?: boolean;
+  /** A secret of several lines (an SSH private key): a masked text area. */
+  multiline?: boolean;
+  /** A list of numbers: each item is sent as one. */
+  itemType?: 'integer' | 'number';
+  /** A box the API ticks when the field is left out (`enabled`): shown ticked, and sent unticked as false. */
+  defaultOn?: boolean;
 }
 
 /** Spec 2.12: config keys whose names say they hold a secret are write-only and never shown. */
@@ -75,7 +88,8 @@ export function formFields(schema: JsonSchema): FormField[] {
     const type = typeOf(property);
     const base = { name, required: required.has(name), description: property.description };
     if (property.enum) return { ...base, kind: 'select', options: property.enum.map(String) };
-    if (type === 'boolean') return { ...base, kind: 'boolean' };
+    if (type === 'boolean')
+      return { ...base, kind: 'boolean', ...(DEFAULT_ON.has(name) ? { defaultOn: true } : {}) };
     if (type === 'integer' || type === 'number') {
       return {
         ...base,
@@ -88,9 +102,9 @@ export function formFields(schema: JsonSchema): FormField[] {
     if (type === 'array') {
       const items = property.items ?? {};
       if (items.enum) return { ...base, kind: 'multi', options: items.enum.map(String) };
-      if (typeOf(items) === 'string' || typeOf(items) === 'integer' || typeOf(items) === 'number') {
-        return { ...base, kind: 'list' };
-      }
+      const itemType = typeOf(items);
+      if (itemType === 'integer' || itemType === 'number') return { ...base, kind: 'list', itemType };
+      if (itemType === 'string') return { ...base, kind: 'list' };
       return { ...base, kind: 'json' };
     }
     const textAlternatives =
@@ -101,7 +115,9 @@ export function formFields(schema: JsonSchema): FormField[] {
     }
     return {
       ...base,
-      kind: isSecretName(name) || property.writeOnly ? 'secret' : isPemName(name) ? 'multiline' : 'text',
+      kind:
+        isSecretName(name) || property.writeOnly ? 'secret' : isMultilineName(name) ? 'multiline' : 'text',
+      ...(isSecretName(name) && isMultilineSecretName(name) ? { multiline: true } : {}),
       pattern: property.pattern,
       minLength: property.minLength,
       maxLength: property.maxLength,
@@ -151,6 +167,7 @@ export function requestBody(
     const value = values[field.name];
     if (field.kind === 'boolean') {
       if (value === true) body[field.name] = true;
+      else if (field.defaultOn) body[field.name] = false;
       continue;
     }
     if (field.kind === 'multi') {
@@ -164,10 +181,18 @@ export function requestBody(
       if (Number.isNaN(number)) errors[field.name] = 'must be a number';
       else body[field.name] = number;
     } else if (field.kind === 'list') {
-      body[field.name] = text
-        .split(',')
+      // Commas or lines: a column pasted from elsewhere is a list too.
+      const items = text
+        .split(/[,\n]/)
         .map((item) => item.trim())
         .filter(Boolean);
+      if (field.itemType) {
+        const numbers = items.map(Number);
+        const integer = field.itemType === 'integer';
+        if (numbers.some((n) => !Number.isFinite(n) || (integer && !Number.isInteger(n))))
+          errors[field.name] = integer ? 'must be whole numbers' : 'must be numbers';
+        else body[field.name] = numbers;
+      } else body[field.name] = items;
     } else if (field.kind === 'json' || field.json) {
       try {
         body[field.name] = JSON.parse(text);
@@ -239,6 +264,11 @@ export function htmlPattern(pattern: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The form values a create form starts from: the boxes the API ticks when left out. */
+export function createValues(fields: readonly FormField[]): FormValues {
+  return Object.fromEntries(fields.filter((field) => field.defaultOn).map((field) => [field.name, true]));
 }
 
 /**

@@ -4281,7 +4281,7 @@ export interface components {
             id: string;
             /** @enum {string} */
             kind: "email" | "webhook" | "slack" | "teams" | "pagerduty" | "opsgenie";
-            name?: string;
+            name: string;
             secrets?: Record<string, never>;
             settings?: Record<string, never>;
         };
@@ -4336,7 +4336,7 @@ export interface components {
             issuer_ids?: string[];
             /** @enum {string} */
             min_severity?: "info" | "warning" | "critical";
-            name?: string;
+            name: string;
             notifier_ids?: string[];
             owner_ids?: string[];
             team_ids?: string[];

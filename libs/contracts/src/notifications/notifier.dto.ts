@@ -13,14 +13,11 @@ import {
 export const NOTIFIER_KIND_VALUES = ['email', 'webhook', 'slack', 'teams', 'pagerduty', 'opsgenie'] as const;
 export type NotifierKindValue = (typeof NOTIFIER_KIND_VALUES)[number];
 
-/** What PUT /api/v1/notifiers/{id} may change; omitted fields are kept, `secrets` replaces them all. */
-export class NotifierChanges {
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty({ message: 'name must not be empty' })
-  @MaxLength(255)
-  name?: string;
-
+/**
+ * The fields of a notifier but its name, shared by create and update: a name is required on
+ * create, and class-validator keeps a parent's @IsOptional on a redeclared property.
+ */
+export class NotifierFields {
   /** Non-secret settings of the kind, stored and answered in clear. */
   @IsOptional()
   @IsObject({ message: 'settings must be an object' })
@@ -36,18 +33,27 @@ export class NotifierChanges {
   enabled?: boolean;
 }
 
+/** What PUT /api/v1/notifiers/{id} may change; omitted fields are kept, `secrets` replaces them all. */
+export class NotifierChanges extends NotifierFields {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty({ message: 'name must not be empty' })
+  @MaxLength(255)
+  name?: string;
+}
+
 /** The body of POST /api/v1/notifiers. */
-export class CreateNotifierRequest extends NotifierChanges {
+export class CreateNotifierRequest extends NotifierFields {
   @IsString()
   @Matches(/^[a-z0-9][a-z0-9-]{0,62}$/, {
     message: 'id must be 1 to 63 lowercase letters, digits or hyphens, not starting with a hyphen',
   })
   id!: string;
 
-  @IsString()
+  @IsString({ message: 'name is required' })
   @IsNotEmpty({ message: 'name is required' })
   @MaxLength(255)
-  declare name: string;
+  name!: string;
 
   @IsIn(NOTIFIER_KIND_VALUES as unknown as string[], {
     message: `kind must be one of ${NOTIFIER_KIND_VALUES.join(', ')}`,

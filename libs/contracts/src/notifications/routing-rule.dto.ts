@@ -13,14 +13,11 @@ import {
 
 export const ROUTING_SEVERITY_VALUES = ['info', 'warning', 'critical'] as const;
 
-/** What PUT /api/v1/routing-rules/{id} may change; omitted fields are kept, a list replaces the old one. */
-export class RoutingRuleChanges {
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty({ message: 'name must not be empty' })
-  @MaxLength(255)
-  name?: string;
-
+/**
+ * The fields of a routing rule but its name, shared by create and update: a name is required on
+ * create, and class-validator keeps a parent's @IsOptional on a redeclared property.
+ */
+export class RoutingRuleFields {
   @IsOptional()
   @IsBoolean()
   enabled?: boolean;
@@ -80,17 +77,26 @@ export class RoutingRuleChanges {
 }
 
 /** The body of POST /api/v1/routing-rules. */
-export class CreateRoutingRuleRequest extends RoutingRuleChanges {
+/** What PUT /api/v1/routing-rules/{id} may change; omitted fields are kept, a list replaces the old one. */
+export class RoutingRuleChanges extends RoutingRuleFields {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty({ message: 'name must not be empty' })
+  @MaxLength(255)
+  name?: string;
+}
+
+export class CreateRoutingRuleRequest extends RoutingRuleFields {
   @IsString()
   @Matches(/^[a-z0-9][a-z0-9-]{0,62}$/, {
     message: 'id must be 1 to 63 lowercase letters, digits or hyphens, not starting with a hyphen',
   })
   id!: string;
 
-  @IsString()
+  @IsString({ message: 'name is required' })
   @IsNotEmpty({ message: 'name is required' })
   @MaxLength(255)
-  declare name: string;
+  name!: string;
 }
 
 export class RoutingRuleIdRequest {

@@ -153,7 +153,7 @@ export class ScanTargetService implements OnApplicationBootstrap {
       `${TARGET_SELECT} ORDER BY t.created_at, t.id LIMIT $1 OFFSET $2`,
       [page.per_page, (page.page - 1) * page.per_page],
     );
-    return { data: rows.map(targetDto), total, ...page };
+    return { data: rows.map(targetDto), total, page: page.page, per_page: page.per_page };
   }
 
   async get(id: string, executor: Executor = this.dataSource, lock = false): Promise<ScanTargetDto> {

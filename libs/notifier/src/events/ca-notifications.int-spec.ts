@@ -96,6 +96,19 @@ describe('CA expiry and revocation notifications', () => {
     const refused = await rule('ca-typo', ['ca.expired']);
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('ca.expiring');
+    // A name is required on create (it was optional in the schema, and the store refused it).
+    for (const path of ['/api/v1/routing-rules', '/api/v1/notifiers']) {
+      const unnamed = await adminApiRequest(system, 'POST', path, {
+        id: 'unnamed',
+        kind: 'webhook',
+        notifier_ids: ['pki-team'],
+      });
+      expect([path, unnamed.status, unnamed.text]).toEqual([
+        path,
+        400,
+        expect.stringContaining('name is required'),
+      ]);
+    }
     const accepted = await rule('ca-api', ['ca.expiring', 'ca.revoked']);
     expect(accepted.status).toBe(201);
     expect(accepted.json()).toMatchObject({ event_types: ['ca.expiring', 'ca.revoked'] });
