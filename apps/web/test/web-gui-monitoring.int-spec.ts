@@ -358,7 +358,7 @@ describe('the monitoring and notification pages in Chromium', () => {
     await page.getByText('New notifier').click();
     const form = page.getByRole('form', { name: 'New notifier' });
     await form.getByLabel('id (required)').fill('gui-hook-2');
-    await form.getByLabel('name', { exact: true }).fill('Second hook');
+    await form.getByLabel('name (required)').fill('Second hook');
     await form.getByLabel('kind (required)').selectOption('webhook');
     const secrets = form.getByLabel('secrets', { exact: true });
     await expect(secrets.getAttribute('type')).resolves.toBe('password');

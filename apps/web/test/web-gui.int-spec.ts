@@ -613,6 +613,14 @@ describe('the web GUI in Chromium', () => {
       name: 'Team GUI',
       description: 'renamed by the GUI test',
     });
+    // An emptied field is sent emptied, not left out (which the API reads as "keep").
+    await edit.getByLabel('description', { exact: true }).fill('');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    expect((await api('GET', '/api/v1/teams/team-gui')).json()).toMatchObject({
+      name: 'Team GUI',
+      description: '',
+    });
 
     const rule = await api('POST', '/api/v1/policies', {
       name: 'No example.com',

@@ -297,7 +297,7 @@ export function SchemaForm({
     for (const [name, message] of Object.entries(config.errors)) parseErrors[`config.${name}`] = message;
     setErrors(parseErrors);
     if (Object.keys(parseErrors).length > 0) return;
-    const changes = editing ? changedOnly(body, requestBody(plainFields, initial).body) : body;
+    const changes = editing ? changedOnly(body, requestBody(plainFields, initial).body, plainFields) : body;
     if (configFields.length > 0) {
       // An edit sends the whole config: the stored one (secrets as the API's redaction marker,
       // which keeps them) with what was typed over it; nothing when nothing changed.

@@ -215,6 +215,13 @@ describe('edit forms', () => {
     expect(changedOnly(before, before)).toEqual({});
   });
 
+  it('send an emptied field as emptied (text "", a number null, a list []), since a field left out keeps the stored value', () => {
+    const fields = formFields(target);
+    const before = requestBody(fields, { name: 'web', port: '443', sans: 'a, b', ekus: ['serverAuth'] }).body;
+    const after = requestBody(fields, { name: '', port: '', sans: '', ekus: [] }).body;
+    expect(changedOnly(after, before, fields)).toEqual({ name: '', port: null, sans: [], ekus: [] });
+  });
+
   it('know a stored secret by its value or by a `<name>_set` flag, and only for secret fields', () => {
     const [secret] = formFields({ properties: { challenge_password: { type: 'string' } } });
     expect(secretStored(secret, { challenge_password_set: true })).toBe(true);

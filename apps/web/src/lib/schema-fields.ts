@@ -291,17 +291,26 @@ export function initialValues(fields: readonly FormField[], record: Record<strin
 }
 
 /**
- * Only what changed from the initial values: an edit sends no field it did not touch. A box
- * cleared is sent as `false`: the body leaves unticked boxes out, which an update reads as
- * "keep".
+ * Only what changed from the initial values: an edit sends no field it did not touch. The body
+ * leaves empty fields and unticked boxes out, which an update reads as "keep", so what was
+ * emptied is sent as emptied: a box as `false`, a list as `[]`, a number as `null`, text as `""`
+ * (which an update that reads `null` as "keep" still applies; the API refuses, naming the field,
+ * what may not be empty).
  */
 export function changedOnly(
   body: Record<string, unknown>,
   initialBody: Record<string, unknown>,
+  fields: readonly FormField[] = [],
 ): Record<string, unknown> {
+  const kinds = new Map(fields.map((field) => [field.name, field.kind]));
   const cleared = Object.keys(initialBody)
-    .filter((key) => initialBody[key] === true && !(key in body))
-    .map((key) => [key, false]);
+    .filter((key) => !(key in body))
+    .map((key) => {
+      if (typeof initialBody[key] === 'boolean') return [key, false];
+      const kind = kinds.get(key);
+      if (kind === 'list' || kind === 'multi' || Array.isArray(initialBody[key])) return [key, []];
+      return [key, typeof initialBody[key] === 'number' ? null : ''];
+    });
   return Object.fromEntries([
     ...Object.entries(body).filter(
       ([key, value]) => JSON.stringify(value) !== JSON.stringify(initialBody[key]),
