@@ -369,6 +369,21 @@ describe('the monitoring and notification pages in Chromium', () => {
     await page.getByRole('status').getByText('Send a test Second hook: delivered.').waitFor();
     expect(hooks.some((body) => body.includes('notifier.test'))).toBe(true);
     expect(await page.content()).not.toContain(HOOK_SECRET);
+    // Its edit form says the secrets are stored (never shows them) and starts from its settings.
+    expect(
+      (await api('PUT', '/api/v1/notifiers/gui-hook-2', { settings: { max_concurrent: 2 } })).status,
+    ).toBe(200);
+    await page.reload();
+    await page.getByRole('button', { name: 'Details of Second hook' }).click();
+    await page.getByText('Edit Second hook').click();
+    const edit = page.getByRole('form', { name: 'Edit Second hook' });
+    await expect(edit.getByLabel('secrets', { exact: true }).getAttribute('placeholder')).resolves.toBe(
+      'set (leave empty to keep)',
+    );
+    await expect(edit.getByLabel('settings', { exact: true }).inputValue()).resolves.toContain(
+      '"max_concurrent": 2',
+    );
+    expect(await page.content()).not.toContain(HOOK_SECRET);
 
     await page.goto('/contacts');
     await page.getByText('Set the addresses of an owner or team').click();

@@ -163,7 +163,13 @@ export function Field({
         min={field.minimum}
         max={field.maximum}
         step={field.integer ? 1 : undefined}
-        placeholder={secretKept ? 'set (leave empty to keep)' : undefined}
+        placeholder={
+          secretKept
+            ? 'set (leave empty to keep)'
+            : field.dateTime
+              ? '2027-01-31, or 2027-01-31T09:00:00+01:00 (UTC without an offset)'
+              : undefined
+        }
         value={typeof value === 'string' ? value : ''}
         aria-invalid={error ? true : undefined}
         aria-describedby={described}

@@ -113,6 +113,21 @@ describe('what the generic form must not mangle', () => {
     expect(requestBody(scan, { name: 'x', enabled: false }).body).toEqual({ name: 'x', enabled: false });
   });
 
+  it('says how a date-time is read (UTC unless it carries an offset)', () => {
+    const [expires] = formFields({
+      type: 'object',
+      properties: {
+        expires_at: {
+          oneOf: [
+            { type: 'string', format: 'date' },
+            { type: 'string', format: 'date-time' },
+          ],
+        },
+      },
+    });
+    expect(expires).toMatchObject({ kind: 'text', dateTime: true });
+  });
+
   it('draws descriptions as multi-line text, and an SSH private key as a masked multi-line secret', () => {
     expect(scan.find((f) => f.name === 'description')?.kind).toBe('multiline');
     const [key] = formFields({ type: 'object', properties: { private_key: { type: 'string' } } });
@@ -189,7 +204,7 @@ describe('htmlPattern', () => {
 });
 
 describe('edit forms', () => {
-  it('start from the record without its secrets or JSON, and send only what changed', () => {
+  it('start from the record without its secrets, JSON as indented JSON, and send only what changed', () => {
     const fields = formFields(target);
     const record = {
       name: 'web',
@@ -201,7 +216,16 @@ describe('edit forms', () => {
       api_token: '•',
     };
     const initial = initialValues(fields, record);
-    expect(initial).toEqual({ name: 'web', type: 'nginx', port: '443', enabled: true, sans: 'a, b' });
+    expect(initial).toEqual({
+      name: 'web',
+      type: 'nginx',
+      port: '443',
+      enabled: true,
+      sans: 'a, b',
+      config: '{\n  "x": 1\n}',
+    });
+    // An object holding a redacted secret is never offered back: sent, it would overwrite it.
+    expect(initialValues(fields, { ...record, config: { token: '********' } })).not.toHaveProperty('config');
     const before = requestBody(fields, initial).body;
     const after = requestBody(fields, { ...initial, port: '8443' }).body;
     expect(changedOnly(after, before)).toEqual({ port: 8443 });
@@ -220,6 +244,10 @@ describe('edit forms', () => {
     const before = requestBody(fields, { name: 'web', port: '443', sans: 'a, b', ekus: ['serverAuth'] }).body;
     const after = requestBody(fields, { name: '', port: '', sans: '', ekus: [] }).body;
     expect(changedOnly(after, before, fields)).toEqual({ name: '', port: null, sans: [], ekus: [] });
+    const withConfig = requestBody(fields, { name: 'web', config: '{"x": 1}' }).body;
+    expect(changedOnly(requestBody(fields, { name: 'web', config: '' }).body, withConfig, fields)).toEqual({
+      config: {},
+    });
   });
 
   it('know a stored secret by its value or by a `<name>_set` flag, and only for secret fields', () => {
@@ -264,7 +292,15 @@ describe('an object of secrets', () => {
   });
 
   it('never starts an edit form with the stored (redacted) secrets', () => {
-    expect(initialValues(fields, { secrets: { url: '[redacted]' }, settings: { a: 1 } })).toEqual({});
+    expect(initialValues(fields, { secrets: { url: '[redacted]' }, settings: { a: 1 } })).toEqual({
+      settings: '{\n  "a": 1\n}',
+    });
+  });
+
+  it('says secrets are stored when the record names them (a notifier answers secret_fields)', () => {
+    const secrets = fields.find((field) => field.name === 'secrets')!;
+    expect(secretStored(secrets, { secret_fields: ['url', 'secret'] })).toBe(true);
+    expect(secretStored(secrets, { secret_fields: [] })).toBe(false);
   });
 });
 

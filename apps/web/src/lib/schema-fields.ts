@@ -58,6 +58,8 @@ export interface FormField {
   itemType?: 'integer' | 'number';
   /** A box the API ticks when the field is left out (`enabled`): shown ticked, and sent unticked as false. */
   defaultOn?: boolean;
+  /** A date or date-time (RFC 3339): typed as text, read as UTC without an offset, which the form says. */
+  dateTime?: boolean;
 }
 
 /** Spec 2.12: config keys whose names say they hold a secret are write-only and never shown. */
@@ -118,6 +120,9 @@ export function formFields(schema: JsonSchema): FormField[] {
       kind:
         isSecretName(name) || property.writeOnly ? 'secret' : isMultilineName(name) ? 'multiline' : 'text',
       ...(isSecretName(name) && isMultilineSecretName(name) ? { multiline: true } : {}),
+      ...([property, ...(property.oneOf ?? [])].some((p) => p.format === 'date-time')
+        ? { dateTime: true }
+        : {}),
       pattern: property.pattern,
       minLength: property.minLength,
       maxLength: property.maxLength,
@@ -271,16 +276,25 @@ export function createValues(fields: readonly FormField[]): FormValues {
   return Object.fromEntries(fields.filter((field) => field.defaultOn).map((field) => [field.name, true]));
 }
 
+/** The API's redaction of a stored secret inside an answered object (spec 2.12). */
+const API_REDACTION = '********';
+
 /**
- * The form values of an existing record, for an edit form: scalars and lists as typed text,
- * never a secret-named field or a JSON object (a redacted config sent back would overwrite the
- * stored secret; an empty field is left out, so the stored value stays).
+ * The form values of an existing record, for an edit form: scalars and lists as typed text, a
+ * JSON object as indented JSON (so one setting can be changed without retyping the others), never
+ * a secret-named field or an object holding a redacted value (sent back, it would overwrite the
+ * stored secret).
  */
 export function initialValues(fields: readonly FormField[], record: Record<string, unknown>): FormValues {
   const values: FormValues = {};
   for (const field of fields) {
     const value = record[field.name];
-    if (value === null || value === undefined || field.kind === 'secret' || field.kind === 'json') continue;
+    if (value === null || value === undefined || field.kind === 'secret') continue;
+    if (field.kind === 'json') {
+      const text = JSON.stringify(value, null, 2);
+      if (!text.includes(API_REDACTION)) values[field.name] = text;
+      continue;
+    }
     if (field.kind === 'boolean') values[field.name] = value === true;
     else if (field.kind === 'multi') values[field.name] = Array.isArray(value) ? value.map(String) : [];
     else if (field.kind === 'list')
@@ -293,7 +307,8 @@ export function initialValues(fields: readonly FormField[], record: Record<strin
 /**
  * Only what changed from the initial values: an edit sends no field it did not touch. The body
  * leaves empty fields and unticked boxes out, which an update reads as "keep", so what was
- * emptied is sent as emptied: a box as `false`, a list as `[]`, a number as `null`, text as `""`
+ * emptied is sent as emptied: a box as `false`, a list as `[]`, an object as `{}`, a number as
+ * `null`, text as `""`
  * (which an update that reads `null` as "keep" still applies; the API refuses, naming the field,
  * what may not be empty).
  */
@@ -309,6 +324,7 @@ export function changedOnly(
       if (typeof initialBody[key] === 'boolean') return [key, false];
       const kind = kinds.get(key);
       if (kind === 'list' || kind === 'multi' || Array.isArray(initialBody[key])) return [key, []];
+      if (typeof initialBody[key] === 'object') return [key, {}];
       return [key, typeof initialBody[key] === 'number' ? null : ''];
     });
   return Object.fromEntries([
@@ -324,7 +340,12 @@ export function changedOnly(
  * or a `<name>_set` flag where the API answers only that (a SCEP challenge password).
  */
 export function secretStored(field: FormField, record: Record<string, unknown>): boolean {
+  if (field.kind !== 'secret') return false;
+  // A notifier answers the names of its stored secrets (`secret_fields`), never their values.
+  const storedNames = field.name === 'secrets' ? record.secret_fields : undefined;
   return (
-    field.kind === 'secret' && (record[field.name] !== undefined || record[`${field.name}_set`] === true)
+    record[field.name] !== undefined ||
+    record[`${field.name}_set`] === true ||
+    (Array.isArray(storedNames) && storedNames.length > 0)
   );
 }
