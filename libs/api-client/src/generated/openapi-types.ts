@@ -3327,6 +3327,8 @@ export interface components {
             status: components["schemas"]["AcmeAccountStatus"];
             team: string | null;
             terms_of_service_agreed: boolean;
+            /** @description The URL of the terms the account agreed to (RFC 8555 7.3.3); null when it agreed to none, or before the URL agreed to was recorded. */
+            terms_of_service_url: string | null;
             updated_at: string;
         };
         /** @enum {string} */

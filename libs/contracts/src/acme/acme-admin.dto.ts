@@ -29,6 +29,11 @@ export interface AcmeAccountDto {
   status: AcmeAccountStatus;
   contact: string[];
   terms_of_service_agreed: boolean;
+  /**
+   * The URL of the terms the account agreed to (RFC 8555 7.3.3); null when it agreed to none, or
+   * before the URL agreed to was recorded.
+   */
+  terms_of_service_url: string | null;
   /** RFC 7638 SHA-256 thumbprint of the account key. */
   jwk_thumbprint: string;
   /** The external account binding key the account was created with, if any. */

@@ -64,6 +64,8 @@ export interface AcmeConfig {
   revocationExplanationUrl?: string;
   /** SERVICE_ACME_TERMS_OF_SERVICE_URL: the directory's meta.termsOfService; new accounts must agree. */
   termsOfServiceUrl?: string;
+  /** SERVICE_ACME_TERMS_OF_SERVICE_REAGREEMENT: accounts must agree to the current terms (RFC 8555 7.3.3). */
+  termsOfServiceReagreement: boolean;
   /** SERVICE_ACME_WEBSITE_URL: the directory's meta.website. */
   websiteUrl?: string;
 }

@@ -648,6 +648,7 @@ describe(isPlaceholderSecret.name, () => {
         retentionDays: 90,
         retentionIntervalMs: 3_600_000,
         externalAccountRequired: false,
+        termsOfServiceReagreement: false,
         revocationExplanationUrl: undefined,
       });
     });
@@ -670,6 +671,7 @@ describe(isPlaceholderSecret.name, () => {
           SERVICE_ACME_RETENTION_INTERVAL: '10s',
           SERVICE_ACME_REVOCATION_EXPLANATION_URL: 'https://ca.example/revoked/',
           SERVICE_ACME_TERMS_OF_SERVICE_URL: 'https://ca.example/terms/',
+          SERVICE_ACME_TERMS_OF_SERVICE_REAGREEMENT: 'true',
           SERVICE_ACME_WEBSITE_URL: 'https://ca.example',
         }),
       ).acme;
@@ -689,6 +691,7 @@ describe(isPlaceholderSecret.name, () => {
         externalAccountRequired: true,
         revocationExplanationUrl: 'https://ca.example/revoked',
         termsOfServiceUrl: 'https://ca.example/terms/',
+        termsOfServiceReagreement: true,
         websiteUrl: 'https://ca.example/',
       });
     });
@@ -715,6 +718,9 @@ describe(isPlaceholderSecret.name, () => {
       ['SERVICE_ACME_TERMS_OF_SERVICE_URL', 'terms.pdf'],
       ['SERVICE_ACME_TERMS_OF_SERVICE_URL', 'https://ca.example/terms?v=1'],
       ['SERVICE_ACME_WEBSITE_URL', 'mailto:ca@example.com'],
+      ['SERVICE_ACME_TERMS_OF_SERVICE_REAGREEMENT', 'sometimes'],
+      // Re-agreement without terms: nothing to agree to.
+      ['SERVICE_ACME_TERMS_OF_SERVICE_REAGREEMENT', 'true'],
     ])('refuses %s=%s', (name, value) => {
       expect(refusal(validServiceEnv({ [name]: value })).message).toContain(name);
     });

@@ -452,6 +452,7 @@ export function loadConfig(env: Env): CertlaneConfig {
         get('SERVICE_ACME_EAB_REQUIRED') ?? 'false',
       ),
       termsOfServiceUrl: optionalUrl('SERVICE_ACME_TERMS_OF_SERVICE_URL', get),
+      termsOfServiceReagreement: parseReagreement(get),
       websiteUrl: optionalUrl('SERVICE_ACME_WEBSITE_URL', get),
       revocationExplanationUrl: optionalUrl('SERVICE_ACME_REVOCATION_EXPLANATION_URL', get, parseHttpBaseUrl),
     },
@@ -572,4 +573,17 @@ export function loadConfig(env: Env): CertlaneConfig {
       (name) => name.startsWith('SERVICE_') && !KNOWN_VARIABLE_NAMES.has(name),
     ),
   };
+}
+
+/** SERVICE_ACME_TERMS_OF_SERVICE_REAGREEMENT, which asks agreement to terms there must be. */
+function parseReagreement(get: (name: string) => string | undefined): boolean {
+  const on = parseBoolean(
+    'SERVICE_ACME_TERMS_OF_SERVICE_REAGREEMENT',
+    get('SERVICE_ACME_TERMS_OF_SERVICE_REAGREEMENT') ?? 'false',
+  );
+  if (on && !get('SERVICE_ACME_TERMS_OF_SERVICE_URL'))
+    throw new ConfigError(
+      'SERVICE_ACME_TERMS_OF_SERVICE_REAGREEMENT=true needs SERVICE_ACME_TERMS_OF_SERVICE_URL: there are no terms to agree to',
+    );
+  return on;
 }

@@ -279,6 +279,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'ACME server (protocol-frontends): the URL of the CA\'s terms of service, listed as meta.termsOfService in every directory (RFC 8555 7.1.1); a new account must then send termsOfServiceAgreed true, else newAccount answers 403 userActionRequired with Link rel="terms-of-service". Empty: no terms, no agreement asked.',
   },
   {
+    name: 'SERVICE_ACME_TERMS_OF_SERVICE_REAGREEMENT',
+    default: 'false',
+    description:
+      'ACME server (protocol-frontends): when true, an account that agreed to other terms than SERVICE_ACME_TERMS_OF_SERVICE_URL (or before the URL it agreed to was recorded) gets 403 userActionRequired on newOrder and finalize, with Link rel="terms-of-service" and the terms as instance (RFC 8555 7.3.3), until it posts termsOfServiceAgreed true to its account URL; its account object says termsOfServiceAgreed false meanwhile. False: one agreement, to any terms, stands.',
+  },
+  {
     name: 'SERVICE_ACME_WEBSITE_URL',
     default: '',
     description:

@@ -62,6 +62,7 @@ export function acmeAccountDto(row: AcmeAccountRow, orderCount: number): AcmeAcc
     status: row.status,
     contact: row.contact,
     terms_of_service_agreed: row.terms_of_service_agreed,
+    terms_of_service_url: row.terms_of_service_url,
     jwk_thumbprint: row.jwk_thumbprint,
     eab_key_id: row.eab_key_id,
     owner: row.owner,

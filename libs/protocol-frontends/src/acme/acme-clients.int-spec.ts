@@ -1,11 +1,18 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { X509Certificate } from 'node:crypto';
 import { createServer as createTlsServer } from 'node:tls';
-import { adminApiRequest, freePort, startTestSystem, TestSystem } from '@certlane/testing';
+import {
+  adminApiRequest,
+  freePort,
+  ServiceProcess,
+  startServiceProcess,
+  startTestSystem,
+  TestSystem,
+} from '@certlane/testing';
 import { parseCertificates } from '@certlane/pki';
 import { Client } from 'pg';
 import { BindServer, startBind } from './testing/bind-server';
@@ -324,6 +331,161 @@ describe('ACME server with real clients', () => {
     // An account that exists is found without agreeing again (RFC 8555 7.3.1: the fields are ignored).
     expect((await c.post(newAccount, { onlyReturnExisting: true }, { useJwk: true })).status).toBe(200);
   });
+
+  it('RFC 8555 7.3.3: after the terms change, a replica asking re-agreement refuses newOrder and finalize with userActionRequired until the account agrees', async () => {
+    const TERMS_V2 = 'https://ca.test/terms/v2.pdf';
+    let renewed: ServiceProcess | undefined;
+    try {
+      const c = await TestAcmeClient.create(directory, system.ca);
+      expect((await c.register()).status).toBe(201);
+      const accountId = new URL(c.kid!).pathname.split('/').pop()!;
+      const pending = await c.post((await c.directory()).newOrder, {
+        identifiers: [{ type: 'dns', value: 'terms-before.localhost' }],
+      });
+      expect(pending.status).toBe(201);
+      renewed = await startServiceProcess(
+        'protocol-frontends',
+        {
+          ...system.env,
+          SERVICE_ACME_TERMS_OF_SERVICE_URL: TERMS_V2,
+          SERVICE_ACME_TERMS_OF_SERVICE_REAGREEMENT: 'true',
+        },
+        { ca: system.ca },
+      );
+      const there = c.at(`${renewed.url}/acme/directory`);
+      const dir = await there.directory();
+      expect((dir.meta as unknown as { termsOfService: string }).termsOfService).toBe(TERMS_V2);
+      const expectRefused = (answer: {
+        status: number;
+        json: Record<string, unknown>;
+        headers: Record<string, unknown>;
+      }) => {
+        expect([answer.status, answer.json.type, answer.json.instance]).toEqual([
+          403,
+          'urn:ietf:params:acme:error:userActionRequired',
+          TERMS_V2,
+        ]);
+        expect(answer.headers.link).toContain(`<${TERMS_V2}>;rel="terms-of-service"`);
+      };
+      const order = { identifiers: [{ type: 'dns', value: 'terms-after.localhost' }] };
+      expectRefused(await there.post(dir.newOrder, order));
+      // An order made before is not finalized either (refused before its state is even looked at).
+      const finalizeUrl = new URL(new URL(pending.json.finalize as string).pathname, renewed.url).href;
+      expectRefused(await there.post(finalizeUrl, { csr: 'AA' }));
+      // The account still reads, says it has not agreed to these terms, and updates its contact.
+      expect((await there.post(there.kid!, '')).json.termsOfServiceAgreed).toBe(false);
+      const contact = await there.post(there.kid!, { contact: ['mailto:new@example.com'] });
+      expect([contact.status, contact.json.termsOfServiceAgreed]).toEqual([200, false]);
+      expectRefused(await there.post(dir.newOrder, order));
+      // Posting back termsOfServiceAgreed false changes nothing; true agrees to the current terms.
+      expect((await there.post(there.kid!, { termsOfServiceAgreed: false })).json.termsOfServiceAgreed).toBe(
+        false,
+      );
+      const agreed = await there.post(there.kid!, { termsOfServiceAgreed: true });
+      expect([agreed.status, agreed.json.termsOfServiceAgreed]).toEqual([200, true]);
+      expect((await there.post(dir.newOrder, order)).status).toBe(201);
+      const operatorView = (
+        await adminApiRequest(system, 'GET', `/api/v1/admin/acme/accounts/${accountId}`)
+      ).json() as {
+        terms_of_service_agreed: boolean;
+        terms_of_service_url: string;
+      };
+      expect(operatorView).toMatchObject({ terms_of_service_agreed: true, terms_of_service_url: TERMS_V2 });
+      const db = new Client({ connectionString: system.database.url });
+      await db.connect();
+      try {
+        const { rows } = await db.query(
+          `SELECT envelope->'data'->'details' AS details FROM protocol_frontends.outbox
+           WHERE envelope->'data'->>'action' = 'acme.account_updated' AND envelope->'data'->>'resource_id' = $1
+           ORDER BY seq`,
+          [accountId],
+        );
+        // The contact update, then the agreement (the false one recorded nothing).
+        expect(rows.map((r: { details: unknown }) => r.details)).toEqual([
+          { contact: ['mailto:new@example.com'] },
+          { terms_of_service_agreed: TERMS_V2 },
+        ]);
+      } finally {
+        await db.end();
+      }
+    } finally {
+      await renewed?.stop();
+    }
+  });
+
+  it('RFC 8555 7.3.3: certbot, its account made under the old terms, is told to agree to the new ones, and orders from a new account that agreed', async () => {
+    const TERMS_V3 = 'https://ca.test/terms/v3.pdf';
+    const dirs = ['config', 'work', 'logs'].map((d) => join(work, `certbot-terms-${d}`));
+    const env = { ...process.env, REQUESTS_CA_BUNDLE: caFile };
+    const certbot = (server: string, args: string[]) =>
+      run(
+        'certbot',
+        [...args, '--non-interactive', '--server', server].concat([
+          '--config-dir',
+          dirs[0],
+          '--work-dir',
+          dirs[1],
+          '--logs-dir',
+          dirs[2],
+        ]),
+        { env, timeout: 90_000 },
+      );
+    await certbot(directory, ['register', '--agree-tos', '-m', 'ops@example.com']);
+    const renewed = await startServiceProcess(
+      'protocol-frontends',
+      {
+        ...system.env,
+        SERVICE_ACME_TERMS_OF_SERVICE_URL: TERMS_V3,
+        SERVICE_ACME_TERMS_OF_SERVICE_REAGREEMENT: 'true',
+      },
+      { ca: system.ca },
+    );
+    try {
+      // certbot keeps accounts per server URL: the same account, now used at the replica.
+      const accounts = join(dirs[0], 'accounts');
+      const host = (url: string) => new URL(url).host;
+      const moved = join(accounts, host(renewed.url));
+      cpSync(join(accounts, host(directory)), moved, { recursive: true });
+      // ...whose URL is on the replica, as it would be on the one server whose settings changed.
+      for (const regr of readdirSync(moved, { recursive: true, encoding: 'utf8' }).filter((f) =>
+        f.endsWith('regr.json'),
+      ))
+        writeFileSync(
+          join(moved, regr),
+          readFileSync(join(moved, regr), 'utf8').replaceAll(host(directory), host(renewed.url)),
+        );
+      const renewedDirectory = `${renewed.url}/acme/directory`;
+      const obtain = () =>
+        certbot(renewedDirectory, [
+          'certonly',
+          '--standalone',
+          '--http-01-port',
+          String(http01Port),
+          '--http-01-address',
+          '127.0.0.1',
+          '-d',
+          'certbot-terms.localhost',
+        ]);
+      const refused = await obtain().then(
+        () => 'obtained',
+        () => readFileSync(join(dirs[2], 'letsencrypt.log'), 'utf8'),
+      );
+      // certbot 2.1 read the problem document (its log says so), then fails to show it: re-raising
+      // it trips josepy's immutable objects on Python 3.11 ("AttributeError: can't set attribute").
+      expect(refused).toContain(
+        `acme.messages.Error: urn:ietf:params:acme:error:userActionRequired :: the terms of service changed: read ${TERMS_V3}`,
+      );
+      // certbot cannot agree again (update_account sends only the contacts): its user deactivates the
+      // account and registers anew, agreeing to the new terms.
+      await certbot(renewedDirectory, ['unregister']);
+      await certbot(renewedDirectory, ['register', '--agree-tos', '-m', 'ops@example.com']);
+      await obtain();
+      const live = join(dirs[0], 'live', 'certbot-terms.localhost', 'cert.pem');
+      expect(sans(readFileSync(live, 'utf8'))).toBe('DNS:certbot-terms.localhost');
+    } finally {
+      await renewed.stop();
+    }
+  }, 180_000);
 
   it('certbot, told nothing of the terms in a non-interactive run, does not agree to them on its own', async () => {
     const dirs = ['config', 'work', 'logs'].map((d) => join(work, `certbot-noterms-${d}`));

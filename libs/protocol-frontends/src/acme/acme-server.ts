@@ -79,6 +79,10 @@ import {
   validationRetryDelay,
   RENEWAL_INFO_RETRY_AFTER_SECONDS,
   renewalCertId,
+  agreedToCurrentTerms,
+  termsAgreedInUpdate,
+  termsAgreementProblem,
+  TermsRules,
 } from '@certlane/protocol-frontends-domain';
 import { AcmeHttpRequest, AcmeHttpResponse, json, PEM_CHAIN_CONTENT_TYPE, problem } from './acme-http';
 import { renewalInfoAnswer } from './acme-operations';
@@ -245,6 +249,11 @@ export interface AcmeServerDependencies {
    * `meta.website`.
    */
   termsOfService?: string;
+  /**
+   * RFC 8555 7.3.3: accounts that agreed to other terms than `termsOfService` (or before the URL
+   * agreed to was kept) must agree again before newOrder and finalize.
+   */
+  termsOfServiceReagreement?: boolean;
   website?: string;
 }
 
@@ -502,7 +511,7 @@ export class AcmeServer {
       // object MUST be ignored", so they are not even checked.
       return this.accountAnswer(existing, urls, 200);
     }
-    const input = checkNewAccountPayload(payload.json, { termsOfService: this.deps.termsOfService });
+    const input = checkNewAccountPayload(payload.json, this.termsRules());
     // RFC 8555 7.3.1: onlyReturnExisting for an unknown key is accountDoesNotExist.
     if (input.onlyReturnExisting)
       throw new AcmeProblem('accountDoesNotExist', 'no account exists for this key');
@@ -519,6 +528,7 @@ export class AcmeServer {
         thumbprint,
         contact: input.contact,
         termsOfServiceAgreed: input.termsOfServiceAgreed,
+        termsOfServiceUrl: input.termsOfServiceAgreed ? (this.deps.termsOfService ?? null) : null,
         ...(binding ? { binding: { eabKeyId: binding.id, owner: binding.owner, team: binding.team } } : {}),
       });
       if (!outcome.created) return outcome;
@@ -582,7 +592,19 @@ export class AcmeServer {
   }
 
   private accountAnswer(account: AcmeAccountRow, urls: AcmeUrls, status: number): AcmeHttpResponse {
-    return json(status, accountObject(account, urls), { Location: urls.account(account.id) });
+    return json(status, accountObject(account, urls, this.termsRules()), {
+      Location: urls.account(account.id),
+    });
+  }
+
+  private termsRules(): TermsRules {
+    return { termsOfService: this.deps.termsOfService, reagreement: this.deps.termsOfServiceReagreement };
+  }
+
+  /** RFC 8555 7.3.3: an account that must agree to changed terms orders and issues nothing. */
+  private requireCurrentTerms(account: AcmeAccountRow | null): void {
+    const refused = account && termsAgreementProblem(account, this.termsRules());
+    if (refused) throw refused;
   }
 
   /** The signing account must be the one the URL names (RFC 8555 7.3.2: else unauthorized). */
@@ -598,6 +620,9 @@ export class AcmeServer {
     const { payload } = authenticated;
     let account = authenticated.accountRow!;
     if (!payload.postAsGet) {
+      // Checked before any change, so a malformed field changes nothing.
+      const contact = payload.json.contact === undefined ? null : checkContacts(payload.json.contact);
+      const agreedTo = termsAgreedInUpdate(payload.json, this.termsRules());
       // RFC 8555 7.3.2: a status other than 7.3.6's "deactivated" is ignored (clients post back the
       // account object they were given, "status": "valid" included).
       if (payload.json.status === 'deactivated') {
@@ -618,27 +643,41 @@ export class AcmeServer {
         if (!result.outcome?.ok) throw result.outcome?.problem ?? acmeNotFound('account');
         await this.deps.approvals?.withdraw(approvalsOf(result.ended), account.id);
       }
-      if (payload.json.contact !== undefined) {
-        const contact = checkContacts(payload.json.contact);
-        const updated = await this.deps.transaction(async (executor) => {
-          const row = await new AccountStore(executor).updateContact(account.id, contact);
-          if (row)
-            await this.audit(
-              executor,
-              AuditAction.AcmeAccountUpdated,
-              'acme_account',
-              account.id,
-              account.id,
-              { contact },
-            );
-          return row;
-        });
-        if (updated) account = updated;
-      }
+      if (contact)
+        account =
+          (await this.updateAccount(account.id, (store) => store.updateContact(account.id, contact), {
+            contact,
+          })) ?? account;
+      if (agreedTo && !agreedToCurrentTerms(account, this.termsRules()))
+        account =
+          (await this.updateAccount(account.id, (store) => store.agreeToTerms(account.id, agreedTo), {
+            terms_of_service_agreed: agreedTo,
+          })) ?? account;
       account = (await this.accounts.byId(account.id)) ?? account;
     }
     return this.accountAnswer(account, urls, 200);
   };
+
+  /** Changes a valid account and audits it in one transaction; null when it is no longer valid. */
+  private updateAccount(
+    accountId: string,
+    change: (store: AccountStore) => Promise<AcmeAccountRow | null>,
+    details: Record<string, unknown>,
+  ): Promise<AcmeAccountRow | null> {
+    return this.deps.transaction(async (executor) => {
+      const row = await change(new AccountStore(executor));
+      if (row)
+        await this.audit(
+          executor,
+          AuditAction.AcmeAccountUpdated,
+          'acme_account',
+          accountId,
+          accountId,
+          details,
+        );
+      return row;
+    });
+  }
 
   /**
    * RFC 8555 7.1.2.1: the account's orders a page at a time; a full page links the next one
@@ -662,6 +701,7 @@ export class AcmeServer {
   private readonly newOrder: Handler = async (request, urls, _id, urlProfile) => {
     const { payload, account, accountRow } = await this.authenticate(request, urls, 'kid');
     if (payload.postAsGet) throw new AcmeProblem('malformed', 'newOrder needs a payload');
+    this.requireCurrentTerms(accountRow);
     const profile = await this.orderProfile(payload.json.profile, urlProfile);
     const validity = await this.requestedValidityOf(payload.json, profile);
     // An account made without a binding does not reach a profile that requires one.
@@ -1258,6 +1298,7 @@ export class AcmeServer {
     const authenticated = await this.authenticate(request, urls, 'kid', OrderStore.orderViewRead(id!));
     const { account, accountRow, payload } = authenticated;
     const order = this.ownOrder(account!.id, authenticated.resource);
+    this.requireCurrentTerms(accountRow);
     const profile = await this.profiles.get(order.profile_id);
     if (!profile)
       throw new AcmeProblem('invalidProfile', `the profile ${order.profile_id} of this order is gone`);
@@ -1784,11 +1825,12 @@ function timed<S>(row: { status: S; expires_at: Date }): { status: S; expires: D
   return { status: row.status, expires: row.expires_at };
 }
 
-function accountObject(account: AcmeAccountRow, urls: AcmeUrls): Record<string, unknown> {
+function accountObject(account: AcmeAccountRow, urls: AcmeUrls, terms: TermsRules): Record<string, unknown> {
   return {
     status: account.status,
     contact: account.contact,
-    termsOfServiceAgreed: account.terms_of_service_agreed,
+    // RFC 8555 7.3.3: false while changed terms wait for the account's agreement.
+    termsOfServiceAgreed: agreedToCurrentTerms(account, terms),
     orders: urls.accountOrders(account.id),
     createdAt: account.created_at.toISOString(),
   };

@@ -103,6 +103,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       eabKeys: new EabKeyBox(config.configEncryptionKey),
       externalAccountRequired: config.acme.externalAccountRequired,
       ...(config.acme.termsOfServiceUrl ? { termsOfService: config.acme.termsOfServiceUrl } : {}),
+      termsOfServiceReagreement: config.acme.termsOfServiceReagreement,
       ...(config.acme.websiteUrl ? { website: config.acme.websiteUrl } : {}),
       ...(config.acme.revocationExplanationUrl
         ? { revocationExplanationUrl: config.acme.revocationExplanationUrl }

@@ -10,6 +10,8 @@ export interface AcmeAccountRow {
   status: AccountStatus;
   contact: string[];
   terms_of_service_agreed: boolean;
+  /** The URL of the terms agreed to (RFC 8555 7.3.3); null when none, or agreed before it was kept. */
+  terms_of_service_url: string | null;
   /** The EAB key the account was created with (RFC 8555 7.3.4), and the owner and team it gave. */
   eab_key_id: string | null;
   owner: string | null;
@@ -25,6 +27,7 @@ const COLUMN_NAMES = [
   'status',
   'contact',
   'terms_of_service_agreed',
+  'terms_of_service_url',
   'eab_key_id',
   'owner',
   'team',
@@ -48,12 +51,14 @@ export class AccountStore {
     thumbprint: string;
     contact: string[];
     termsOfServiceAgreed: boolean;
+    /** The URL of the terms agreed to, when the server has terms and the account agreed. */
+    termsOfServiceUrl?: string | null;
     binding?: { eabKeyId: string; owner: string | null; team: string | null };
   }): Promise<{ account: AcmeAccountRow; created: boolean }> {
     const inserted = await rowsOf<AcmeAccountRow>(
       this.executor,
-      `INSERT INTO acme_accounts (id, jwk, jwk_thumbprint, contact, terms_of_service_agreed, eab_key_id, owner, team)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (jwk_thumbprint) DO NOTHING RETURNING ${COLUMNS}`,
+      `INSERT INTO acme_accounts (id, jwk, jwk_thumbprint, contact, terms_of_service_agreed, eab_key_id, owner, team, terms_of_service_url)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (jwk_thumbprint) DO NOTHING RETURNING ${COLUMNS}`,
       [
         randomId(),
         JSON.stringify(input.jwk),
@@ -63,6 +68,7 @@ export class AccountStore {
         input.binding?.eabKeyId ?? null,
         input.binding?.owner ?? null,
         input.binding?.team ?? null,
+        input.termsOfServiceUrl ?? null,
       ],
     );
     if (inserted.length) return { account: inserted[0], created: true };
@@ -172,6 +178,17 @@ export class AccountStore {
       this.executor,
       `UPDATE acme_accounts SET contact = $2, updated_at = now() WHERE id = $1 AND status = 'valid' RETURNING ${COLUMNS}`,
       [id, JSON.stringify(contact)],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Records agreement to the terms at `url` (RFC 8555 7.3.3); null when the account is not valid. */
+  async agreeToTerms(id: string, url: string): Promise<AcmeAccountRow | null> {
+    const rows = await rowsOf<AcmeAccountRow>(
+      this.executor,
+      `UPDATE acme_accounts SET terms_of_service_agreed = true, terms_of_service_url = $2, updated_at = now()
+       WHERE id = $1 AND status = 'valid' RETURNING ${COLUMNS}`,
+      [id, url],
     );
     return rows[0] ?? null;
   }

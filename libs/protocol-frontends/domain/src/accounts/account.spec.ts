@@ -3,9 +3,14 @@ import {
   ACCOUNT_STATUSES,
   AccountEvent,
   AccountStatus,
+  agreedToCurrentTerms,
   checkContacts,
   checkNewAccountPayload,
   nextAccountStatus,
+  termsAgreedInUpdate,
+  termsAgreementProblem,
+  TermsAgreement,
+  TermsRules,
 } from './account';
 
 describe('nextAccountStatus', () => {
@@ -76,5 +81,55 @@ describe('checkNewAccountPayload', () => {
   });
   it('answers non-boolean flags as malformed', () => {
     expect(problemOf(() => checkNewAccountPayload({ onlyReturnExisting: 'yes' }, {})).type).toBe('malformed');
+  });
+});
+
+describe('terms of service agreement (RFC 8555 7.3.3)', () => {
+  const V1 = 'https://ca.example/terms/v1';
+  const V2 = 'https://ca.example/terms/v2';
+  const agreed = (url: string | null): TermsAgreement => ({
+    terms_of_service_agreed: true,
+    terms_of_service_url: url,
+  });
+  const notAgreed: TermsAgreement = { terms_of_service_agreed: false, terms_of_service_url: null };
+  // Every account state against every rule set: [account, rules, agreed to current terms].
+  const cases: [string, TermsAgreement, TermsRules, boolean][] = [
+    ['no terms, agreed once', agreed(null), {}, true],
+    ['no terms, never agreed', notAgreed, {}, false],
+    ['no terms but re-agreement on', notAgreed, { reagreement: true }, false],
+    ['terms, re-agreement off, agreed to older terms', agreed(V1), { termsOfService: V2 }, true],
+    ['terms, re-agreement off, agreement without a URL', agreed(null), { termsOfService: V2 }, true],
+    ['terms, re-agreement off, never agreed', notAgreed, { termsOfService: V2 }, false],
+    ['re-agreement, agreed to these terms', agreed(V2), { termsOfService: V2, reagreement: true }, true],
+    ['re-agreement, agreed to older terms', agreed(V1), { termsOfService: V2, reagreement: true }, false],
+    ['re-agreement, agreement without a URL', agreed(null), { termsOfService: V2, reagreement: true }, false],
+    ['re-agreement, never agreed', notAgreed, { termsOfService: V2, reagreement: true }, false],
+  ];
+  it.each(cases)('%s: agreed to the current terms = %s', (_name, account, rules, want) => {
+    expect(agreedToCurrentTerms(account, rules)).toBe(want);
+  });
+
+  it.each(cases)('%s: refused only when re-agreement is asked and missing', (_name, account, rules, want) => {
+    const refused = termsAgreementProblem(account, rules);
+    const asked = Boolean(rules.termsOfService && rules.reagreement);
+    expect(refused === null).toBe(!asked || want);
+  });
+
+  it('RFC 8555 7.3.3: the refusal is userActionRequired (403) linking the new terms, with an instance', () => {
+    const refused = termsAgreementProblem(agreed(V1), { termsOfService: V2, reagreement: true })!;
+    expect([refused.type, refused.status]).toEqual(['userActionRequired', 403]);
+    expect(refused.extra.termsOfService).toBe(V2);
+    expect(refused.toDocument().instance).toBe(V2);
+    expect(refused.detail).toContain('termsOfServiceAgreed');
+  });
+
+  it('an account update agrees to the current terms only with termsOfServiceAgreed true', () => {
+    expect(termsAgreedInUpdate({ termsOfServiceAgreed: true }, { termsOfService: V2 })).toBe(V2);
+    expect(termsAgreedInUpdate({ termsOfServiceAgreed: false }, { termsOfService: V2 })).toBeNull();
+    expect(termsAgreedInUpdate({ contact: [] }, { termsOfService: V2 })).toBeNull();
+    expect(termsAgreedInUpdate({ termsOfServiceAgreed: true }, {})).toBeNull();
+    expect(
+      problemOf(() => termsAgreedInUpdate({ termsOfServiceAgreed: 'yes' }, { termsOfService: V2 })).type,
+    ).toBe('malformed');
   });
 });

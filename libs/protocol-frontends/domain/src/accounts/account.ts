@@ -68,3 +68,55 @@ export function checkNewAccountPayload(
     );
   return request;
 }
+
+/** The server's terms of service as the account rules read them. */
+export interface TermsRules {
+  /** The current terms' URL (the directory's meta.termsOfService); none: no terms. */
+  termsOfService?: string;
+  /** Accounts must have agreed to these very terms, not to earlier ones (RFC 8555 7.3.3). */
+  reagreement?: boolean;
+}
+
+/** What an account row records of its agreement: that it agreed, and to which terms' URL. */
+export interface TermsAgreement {
+  terms_of_service_agreed: boolean;
+  /** The terms' URL agreed to; null for an agreement recorded before URLs were kept. */
+  terms_of_service_url: string | null;
+}
+
+/**
+ * Whether the account has agreed to the terms in force: any agreement counts unless
+ * re-agreement is asked, and then only one to the current URL. With no terms, it is what the
+ * account once said.
+ */
+export function agreedToCurrentTerms(account: TermsAgreement, rules: TermsRules): boolean {
+  if (!rules.termsOfService || !rules.reagreement) return account.terms_of_service_agreed;
+  return account.terms_of_service_agreed && account.terms_of_service_url === rules.termsOfService;
+}
+
+/**
+ * RFC 8555 7.3.3: when the terms changed since the account agreed and the server asks for
+ * agreement again, a request that would order or issue is refused with userActionRequired,
+ * linking the new terms (`Link: rel="terms-of-service"`) and naming in `instance` where a person
+ * reads them. Null when the request may go on.
+ */
+export function termsAgreementProblem(account: TermsAgreement, rules: TermsRules): AcmeProblem | null {
+  if (!rules.termsOfService || !rules.reagreement || agreedToCurrentTerms(account, rules)) return null;
+  return new AcmeProblem(
+    'userActionRequired',
+    `the terms of service changed: read ${rules.termsOfService} and agree by updating the account with termsOfServiceAgreed true`,
+    { termsOfService: rules.termsOfService, instance: rules.termsOfService },
+  );
+}
+
+/**
+ * The agreement of an account update (RFC 8555 7.3.2): the URL of the terms agreed to when the
+ * payload says `termsOfServiceAgreed: true` and the server has terms; null otherwise. `false`
+ * is ignored, as the account object a client posts back may carry it; agreement is not withdrawn.
+ */
+export function termsAgreedInUpdate(json: Record<string, unknown>, rules: TermsRules): string | null {
+  const { termsOfServiceAgreed } = json;
+  if (termsOfServiceAgreed !== undefined && typeof termsOfServiceAgreed !== 'boolean')
+    throw new AcmeProblem('malformed', 'termsOfServiceAgreed must be a boolean');
+  return termsOfServiceAgreed === true && rules.termsOfService ? rules.termsOfService : null;
+}

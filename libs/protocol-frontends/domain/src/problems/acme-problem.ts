@@ -90,6 +90,8 @@ export interface AcmeProblemDocument {
   subproblems?: { type: string; detail: string; identifier?: SubproblemIdentifier }[];
   /** RFC 8555 6.2: a badSignatureAlgorithm answer lists the accepted algorithms. */
   algorithms?: string[];
+  /** RFC 8555 7.3.3: where a person reads how to agree to changed terms (RFC 7807 `instance`). */
+  instance?: string;
 }
 
 /** An ACME error: thrown by the domain rules, answered by the HTTP layer as a problem document. */
@@ -107,6 +109,8 @@ export class AcmeProblem extends Error {
       retryAfterSeconds?: number;
       /** RFC 8555 7.3.3: userActionRequired links the terms of service (`Link` header). */
       termsOfService?: string;
+      /** RFC 8555 7.3.3: the document's `instance`, for a person to visit. */
+      instance?: string;
     } = {},
   ) {
     super(`${type}: ${detail}`);
@@ -127,6 +131,7 @@ export class AcmeProblem extends Error {
         ...(p.identifier ? { identifier: p.identifier } : {}),
       }));
     if (this.extra.algorithms) document.algorithms = [...this.extra.algorithms];
+    if (this.extra.instance) document.instance = this.extra.instance;
     return document;
   }
 }

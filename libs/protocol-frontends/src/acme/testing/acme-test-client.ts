@@ -73,6 +73,13 @@ export class TestAcmeClient {
     return new TestAcmeClient(directoryUrl, ca, alg, privateKey, await exportJWK(publicKey));
   }
 
+  /** This client's key and account at another server (a replica): the account URL on its origin. */
+  at(directoryUrl: string): TestAcmeClient {
+    const moved = new TestAcmeClient(directoryUrl, this.ca, this.alg, this.privateKey, this.jwk);
+    if (this.kid) moved.kid = new URL(new URL(this.kid).pathname, directoryUrl).href;
+    return moved;
+  }
+
   async directory(): Promise<Record<string, string>> {
     return (await exchange('GET', this.directoryUrl, this.ca, undefined, undefined, this.headers())).json;
   }
