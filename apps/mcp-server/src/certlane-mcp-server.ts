@@ -1,20 +1,39 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ApiClient, ApiError, expandPath, OPERATIONS, OperationId, queryString } from '@certlane/api-client';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  ApiClient,
+  ApiError,
+  ApiNetworkError,
+  expandPath,
+  OPERATIONS,
+  OperationId,
+  queryString,
+} from '@certlane/api-client';
 import { CompiledTools } from './compiled-tools';
 import { fileResult, MAX_FILE_BYTES, textResult, ToolResult } from './tool-results';
 
 /**
  * One MCP server session (issue 17): lists the tools of the chosen sets and calls the API for
  * each with the typed client, as the API key `api` holds. Input is checked against the tool's
- * schema before any request; API errors come back as tool errors with the API's code and message.
+ * schema before any request; API errors come back as tool errors with the API's code and message,
+ * and so does an API that could not be reached, so that the model sees it (MCP tools, "Error
+ * Handling"). An unknown tool or a cursor are protocol errors (-32602): the list is one page.
  */
 export function createCertlaneMcpServer(api: ApiClient, tools: CompiledTools, version: string): Server {
   const server = new Server({ name: 'certlane', version }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.listing }));
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    if (request.params?.cursor !== undefined)
+      throw new McpError(ErrorCode.InvalidParams, 'invalid cursor: the tool list is a single page');
+    return { tools: tools.listing };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const entry = tools.get(request.params.name);
-    if (!entry) return textResult(`no tool ${request.params.name}`, true);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = request.params.arguments ?? {};
     if (!entry.validate(args)) {
       const problems = (entry.validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
@@ -50,6 +69,11 @@ async function callOperation(
   } catch (error) {
     if (error instanceof ApiError)
       return textResult({ status: error.status, code: error.code, message: error.message }, true);
+    if (error instanceof ApiNetworkError)
+      return textResult(
+        { code: 'api_unreachable', message: `the Certlane API gave no answer: ${error.message}` },
+        true,
+      );
     throw error;
   }
 }

@@ -47,6 +47,11 @@ export async function serveMcpOverHttps(
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (new URL(req.url ?? '/', 'https://mcp').pathname !== '/mcp')
       return refuse(res, 404, 'not found: the MCP endpoint is /mcp');
+    // MCP Streamable HTTP: "Servers MUST validate the Origin header ... to prevent DNS rebinding
+    // attacks"; a page's own Host cannot vouch for it, so only listed origins pass.
+    const origin = req.headers.origin;
+    if (origin !== undefined && !config.allowedOrigins.includes(origin))
+      return refuse(res, 403, `the Origin ${origin} is not allowed (SERVICE_MCP_ALLOWED_ORIGINS)`);
     const key = bearerKey(req.headers.authorization);
     if (!key) return refuse(res, 401, 'send Authorization: Bearer <Certlane API key>');
     const sessionId = req.headers['mcp-session-id'];

@@ -37,6 +37,8 @@ async function main(): Promise<void> {
   };
   if (config.transport === 'stdio') {
     const server = createCertlaneMcpServer(connect(config.apiKey!).api, tools, VERSION);
+    // A line that is not a JSON-RPC message is dropped by the SDK; say so where the user looks.
+    server.onerror = (error) => log(`ignored input: ${error.message}`);
     await server.connect(new StdioServerTransport());
     return;
   }

@@ -34,6 +34,7 @@ describe('the MCP server configuration', () => {
         keyPath: '/tls/mcp.key',
         maxSessions: 64,
         idleTimeoutMs: 1_800_000,
+        allowedOrigins: [],
       },
     });
     expect(mcpConfig(http).apiKey).toBeUndefined();
@@ -41,5 +42,21 @@ describe('the MCP server configuration', () => {
     expect(() => mcpConfig({ ...http, SERVICE_MCP_MAX_SESSIONS: '0' })).toThrow(/SERVICE_MCP_MAX_SESSIONS/);
     expect(() => mcpConfig({ ...http, SERVICE_MCP_PORT: '70000' })).toThrow(/SERVICE_MCP_PORT/);
     expect(() => mcpConfig({ ...http, SERVICE_MCP_TRANSPORT: 'sse' })).toThrow(/SERVICE_MCP_TRANSPORT/);
+  });
+
+  it('reads the browser origins allowed over HTTP, each exactly as an Origin header carries it', () => {
+    expect(
+      mcpConfig({ ...http, SERVICE_MCP_ALLOWED_ORIGINS: 'https://console.example, http://localhost:6274' })
+        .http?.allowedOrigins,
+    ).toEqual(['https://console.example', 'http://localhost:6274']);
+    for (const wrong of [
+      'https://console.example/',
+      'https://console.example/mcp',
+      'console.example',
+      'ftp://x.example',
+    ])
+      expect(() => mcpConfig({ ...http, SERVICE_MCP_ALLOWED_ORIGINS: wrong })).toThrow(
+        /SERVICE_MCP_ALLOWED_ORIGINS/,
+      );
   });
 });

@@ -9,6 +9,11 @@ export interface HttpTransportConfig {
   keyPath: string;
   maxSessions: number;
   idleTimeoutMs: number;
+  /**
+   * Browser origins allowed to call the endpoint (SERVICE_MCP_ALLOWED_ORIGINS). A request with any
+   * other Origin header is refused (DNS rebinding defense); one without Origin (not a browser) is not.
+   */
+  allowedOrigins: string[];
 }
 
 export interface McpConfig {
@@ -69,8 +74,30 @@ export function mcpConfig(env: NodeJS.ProcessEnv): McpConfig {
       keyPath: required(env, 'SERVICE_MCP_TLS_KEY_PATH', 'PEM private key of the MCP HTTP listener'),
       maxSessions: positive(env, 'SERVICE_MCP_MAX_SESSIONS', 64),
       idleTimeoutMs: positive(env, 'SERVICE_MCP_SESSION_IDLE_TIMEOUT_SECONDS', 1800) * 1000,
+      allowedOrigins: origins(env, 'SERVICE_MCP_ALLOWED_ORIGINS'),
     },
   };
+}
+
+/** Comma-separated origins (`https://host[:port]`), each exactly as a browser sends it. */
+function origins(env: NodeJS.ProcessEnv, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      let origin: string | undefined;
+      try {
+        origin = new URL(entry).origin;
+      } catch {
+        origin = undefined;
+      }
+      if (origin !== entry || !/^https?:/.test(entry))
+        throw new Error(
+          `${name}: ${entry} is not an origin (scheme://host[:port], no path or trailing slash)`,
+        );
+      return entry;
+    });
 }
 
 /** The key from SERVICE_API_KEY_FILE or SERVICE_API_KEY: never from the command line. */

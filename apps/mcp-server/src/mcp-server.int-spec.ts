@@ -13,6 +13,7 @@ import { ApiClient, HttpsJsonClient, OPERATIONS } from '@certlane/api-client';
 import {
   createTlsFixture,
   eventually,
+  freePort,
   runToExit,
   startTestSystem,
   TestSystem,
@@ -228,6 +229,13 @@ describe('the MCP server', () => {
         expect(tools.find((tool) => tool.name === 'listRenewalPolicies')?.annotations?.readOnlyHint).toBe(
           true,
         );
+        // A read whose name holds "Retired" is not destructive, and needs no confirm.
+        const retired = tools.find((tool) => tool.name === 'listRetiredAgents');
+        expect([retired?.annotations?.readOnlyHint, retired?.annotations?.destructiveHint]).toEqual([
+          true,
+          false,
+        ]);
+        expect(retired?.inputSchema.required ?? []).not.toContain('confirm');
         expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['estBulkRevokeCertificates']));
       });
 
@@ -267,6 +275,15 @@ describe('the MCP server', () => {
         expect(textOf(unconfirmed)).toMatch(/confirm/);
       });
 
+      it('MCP tools "Error Handling": an unknown tool and a list cursor are protocol errors (-32602)', async () => {
+        await expect(client().callTool({ name: 'noSuchTool', arguments: {} })).rejects.toMatchObject({
+          code: -32602,
+          message: expect.stringContaining('Unknown tool: noSuchTool'),
+        });
+        // MCP pagination: "Invalid cursors SHOULD result in an error with code -32602"; there is one page.
+        await expect(client().listTools({ cursor: 'garbage' })).rejects.toMatchObject({ code: -32602 });
+      });
+
       it('answers file tools: the PEM export as text, the PKCS#12 export as a base64 blob', async () => {
         const id = `mcp-${transport}`;
         const created = await client().callTool({
@@ -297,7 +314,66 @@ describe('the MCP server', () => {
       });
     });
 
+    it('MCP tools "Error Handling": an API that gives no answer is a tool error the model sees, not a protocol error', async () => {
+      const unreachable = new Client({ name: 'certlane-test', version: '1.0.0' });
+      await unreachable.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [MAIN],
+          env: {
+            PATH: process.env.PATH ?? '',
+            SERVICE_SERVER_URL: `https://127.0.0.1:${await freePort()}`,
+            SERVICE_API_KEY: mcpKey,
+          },
+        }),
+      );
+      try {
+        const answer = result(await unreachable.callTool({ name: 'listRenewalPolicies', arguments: {} }));
+        expect(answer.isError).toBe(true);
+        expect(JSON.parse(answer.content[0].text!)).toMatchObject({ code: 'api_unreachable' });
+      } finally {
+        await unreachable.close();
+      }
+    });
+
     describe('the HTTP transport', () => {
+      it('Streamable HTTP: "Servers MUST validate the Origin header": an Origin not listed is 403, a listed one is served', async () => {
+        const withOrigins = await startHttpServer({
+          SERVICE_SERVER_URL: system.services['api-gateway'].url,
+          SERVICE_SERVER_CA_BUNDLE_PATH: join(dir, 'ca.pem'),
+          SERVICE_MCP_TLS_CERT_PATH: tls.certPath,
+          SERVICE_MCP_TLS_KEY_PATH: tls.keyPath,
+          SERVICE_MCP_ALLOWED_ORIGINS: 'https://console.example',
+        });
+        try {
+          const initialize = (origin: string) =>
+            rawRequest(withOrigins.url, tls.certPem, {
+              headers: { ...JSON_HEADERS, authorization: `Bearer ${mcpKey}`, origin },
+              body: INITIALIZE,
+            });
+          const refused = await initialize('https://evil.example');
+          expect([refused.status, JSON.parse(refused.text).error.message]).toEqual([
+            403,
+            expect.stringContaining('https://evil.example'),
+          ]);
+          const served = await initialize('https://console.example');
+          expect(served.status).toBe(200);
+          expect(served.headers['mcp-session-id']).toEqual(expect.any(String));
+          // The server started without the setting (the other tests) takes no browser origin at all.
+          const { status } = await rawRequest(httpServer.url, tls.certPem, {
+            headers: {
+              ...JSON_HEADERS,
+              authorization: `Bearer ${mcpKey}`,
+              origin: 'https://console.example',
+            },
+            body: INITIALIZE,
+          });
+          expect(status).toBe(403);
+        } finally {
+          await stopProcess(withOrigins.child);
+        }
+      });
+
       it('refuses a TLS 1.2 client', async () => {
         expect(await handshake(httpServer.url, [tls.certPem], 'TLSv1.3')).toMatch(/^TLSv1\.3 /);
         expect(await handshake(httpServer.url, [tls.certPem], 'TLSv1.2')).toMatch(

@@ -44,9 +44,15 @@ export interface CatalogueTool {
   readOnly: boolean;
 }
 
-/** Operations whose effect cannot be undone: they need `confirm: true` (issue 17). */
+const DESTRUCTIVE_VERBS = new Set(['revoke', 'retire', 'bulk', 'delete']);
+
+/**
+ * Operations whose effect cannot be undone: they need `confirm: true` (issue 17). The verbs are
+ * whole words of the camelCase id, so `listRetiredAgents` (a read) is not one.
+ */
 export function isDestructive(operationId: string, method: string): boolean {
-  return method === 'DELETE' || /revoke|retire|bulk|delete/i.test(operationId);
+  const words = operationId.split(/(?=[A-Z])/).map((word) => word.toLowerCase());
+  return method === 'DELETE' || words.some((word) => DESTRUCTIVE_VERBS.has(word));
 }
 
 const REF = '#/components/schemas/';

@@ -527,6 +527,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     default: '1800',
     description: 'MCP server, http transport: a session without a request for this long is closed.',
   },
+  {
+    name: 'SERVICE_MCP_ALLOWED_ORIGINS',
+    default: '',
+    description:
+      'MCP server, http transport: comma-separated browser origins (scheme://host[:port]) allowed to call /mcp; a request carrying any other Origin header gets 403 (DNS rebinding defense). Requests without Origin (assistants that are not browsers) are not affected.',
+  },
   { name: 'SERVICE_AGENT_ID', description: 'Agent only: the id the agent was registered with. Required.' },
   {
     name: 'SERVICE_AGENT_API_KEY',
