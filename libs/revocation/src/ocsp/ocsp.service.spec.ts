@@ -48,7 +48,10 @@ describe(OcspService.name, () => {
     };
   });
 
-  function service(ocspCacheMaxBytes = 32 * 1024 * 1024) {
+  function service(
+    ocspCacheMaxBytes = 32 * 1024 * 1024,
+    table: Partial<Pick<RevocationRepository, 'find' | 'findMany' | 'consumed'>> = {},
+  ) {
     const metrics = new Metrics('revocation');
     const info = {
       kind: 'local_ca',
@@ -64,7 +67,10 @@ describe(OcspService.name, () => {
     } as unknown as IssuerCaDirectory;
     const revocations = {
       find: async () => undefined,
+      findMany: async () => [],
+      consumed: async () => false,
       listForCa: async () => [],
+      ...table,
     } as unknown as RevocationRepository;
     const serials = {
       caOf: async (_issuer: string, serial: string) => (issued.has(serial) ? CA : null),
@@ -145,5 +151,83 @@ describe(OcspService.name, () => {
     }
     expect(ocsp.cached(ISSUER, keys[0])).toBeUndefined();
     expect(ocsp.cached(ISSUER, keys[keys.length - 1])).toBeDefined();
+  });
+
+  /** The certStatus a response gives the CertID (RFC 6960 4.2.1), or the responseStatus of an error. */
+  const statusIn = (der: Buffer, serial: string): string => {
+    if (der.length === 5) return ['successful', 'malformedRequest', 'internalError', 'tryLater'][der[4]];
+    const certId = hashes.certId(serial).der;
+    const tag = der[der.indexOf(certId) + certId.length];
+    return ({ 0x80: 'good', 0xa1: 'revoked', 0x82: 'unknown' } as Record<number, string>)[tag] ?? 'none';
+  };
+  /** A request with a nonce: answered from a fresh status, never from the cache. */
+  const fresh = (serial: string) =>
+    createOcspRequest([hashes.certId(serial)], { nonce: Buffer.alloc(16, 7) });
+  const revokedEvent = (serial: string) => ({
+    issuer_id: ISSUER,
+    serial_hex: serial,
+    reason: 'keyCompromise' as const,
+    revoked_at: new Date().toISOString(),
+  });
+
+  describe('a revocation heard on the bus while the revocations table lags (RFC 6960 2.2)', () => {
+    afterEach(() => jest.restoreAllMocks());
+
+    it('stays revoked however long the table lacks it (it was good again after 10 minutes)', async () => {
+      const serial = serialOf(0x5001);
+      issued.add(serial);
+      const { ocsp } = service();
+      ocsp.heardOnBus(revokedEvent(serial) as never, 'event-1');
+      expect(statusIn((await ocsp.answer(ISSUER, fresh(serial))).der, serial)).toBe('revoked');
+      const later = Date.now() + 3_600_000;
+      jest.spyOn(Date, 'now').mockReturnValue(later);
+      expect(statusIn((await ocsp.answer(ISSUER, fresh(serial))).der, serial)).toBe('revoked');
+    });
+
+    it('leaves memory once the table holds it, and the table answers from then on', async () => {
+      const serial = serialOf(0x5002);
+      issued.add(serial);
+      let stored = false;
+      const { ocsp } = service(undefined, {
+        find: async () =>
+          stored
+            ? { issuer_id: ISSUER, serial_hex: serial, reason: 'superseded', revoked_at: new Date() }
+            : undefined,
+      });
+      ocsp.heardOnBus(revokedEvent(serial) as never, 'event-2');
+      stored = true;
+      jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 61_000);
+      // The table's row (its reason) now answers: the heard entry was confirmed and let go.
+      const answer = (await ocsp.answer(ISSUER, fresh(serial))).der;
+      expect(statusIn(answer, serial)).toBe('revoked');
+      stored = false;
+      expect(statusIn((await ocsp.answer(ISSUER, fresh(serial))).der, serial)).toBe('good');
+    });
+
+    it('past its memory bound, answers tryLater (never good) about serials the table lacks until the consumer caught up', async () => {
+      const serial = serialOf(0x5003);
+      const other = serialOf(0x5004);
+      issued.add(serial);
+      issued.add(other);
+      let consumedUpTo = false;
+      const { ocsp } = service(undefined, {
+        consumed: async () => consumedUpTo,
+        find: async (_issuer: string, asked: string) =>
+          consumedUpTo && asked === serial
+            ? { issuer_id: ISSUER, serial_hex: serial, reason: 'keyCompromise', revoked_at: new Date() }
+            : undefined,
+      });
+      ocsp.heardOnBus(revokedEvent(serial) as never, 'event-first');
+      for (let i = 0; i < 25_000; i++)
+        ocsp.heardOnBus(revokedEvent(serialOf(0x100000 + i)) as never, `event-${i}`);
+      expect(statusIn((await ocsp.answer(ISSUER, fresh(serial))).der, serial)).toBe('tryLater');
+      expect(statusIn((await ocsp.answer(ISSUER, fresh(other))).der, other)).toBe('tryLater');
+      // A revocation still held in memory is answered all along.
+      const kept = serialOf(0x100000 + 24_999);
+      expect(statusIn((await ocsp.answer(ISSUER, fresh(kept))).der, kept)).toBe('revoked');
+      consumedUpTo = true;
+      expect(statusIn((await ocsp.answer(ISSUER, fresh(serial))).der, serial)).toBe('revoked');
+      expect(statusIn((await ocsp.answer(ISSUER, fresh(other))).der, other)).toBe('good');
+    });
   });
 });

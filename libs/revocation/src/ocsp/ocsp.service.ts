@@ -25,28 +25,29 @@ import { IssuerCaDirectory } from '../issuer-ca.directory';
 import { IssuanceListener } from '../issued/issued-consumer';
 import { IssuedSerials } from '../issued/issued-serials';
 import { RevocationFiles } from '../publication/revocation-files';
-import { RevocationListener } from '../revocations/revocation-consumer';
+import { REVOCATION_CONSUMER, RevocationListener } from '../revocations/revocation-consumer';
 import { RevocationRepository } from '../revocations/revocation.repository';
 import { parseRevokedEvent } from '../revocations/revoked-event';
 import { canonicalSerial } from '../serials/canonical-serial';
-import { certStatusFor, IssuedByCa, KnownRevocation, plausibleSerial } from './cert-status';
+import { certStatusFor, IssuedByCa, plausibleSerial } from './cert-status';
 import { LoadedResponder, ResponderKeys } from './responder-keys';
-import { ByteBoundedLru } from './byte-bounded-lru';
 import { CachedResponse, ResponseCache, responseTimes } from './response-cache';
+import { HeardRevocations } from './heard-revocations';
 
-/** Revocations seen on the bus are trusted from memory this long (until every replica's table has them). */
-const RECENT_REVOCATION_MS = 10 * 60_000;
+/** How often the table is asked whether it holds a revocation heard on the bus. */
+const HEARD_RECHECK_MS = 60_000;
+/** Heard revocations the sweep asks the table about at once. */
+const HEARD_SETTLE_BATCH = 1000;
 /** Revoked serials pre-signed when a responder is loaded (the rest are signed on first request). */
 const PRESIGN_MAX = 50_000;
 /** Pre-signing stops once the response cache is this full: requested answers must not be evicted for it. */
 const PRESIGN_CACHE_SHARE = 0.5;
 /**
- * Bound of the recent revocations: some 20,000 events. The oldest go first, which only sends a
- * lookup to the table, committed long before that many later revocations arrived.
+ * Bound of the revocations heard on the bus and not yet seen in the table: some 16,000 events.
+ * One dropped before the table held it makes would-be `good` answers wait (tryLater) until the
+ * consumer has caught up (HeardRevocations).
  */
-const RECENT_REVOCATIONS_MAX_BYTES = 4 * 1024 * 1024;
-/** What one recent revocation costs beyond its key (the record, its Date, the map slot). */
-const RECENT_REVOCATION_OVERHEAD_BYTES = 160;
+const HEARD_REVOCATIONS_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Why a response was signed (metric label). */
 export type SigningTrigger = 'request' | 'sweep' | 'revocation' | 'issuance' | 'presign';
@@ -81,9 +82,8 @@ export class OcspService
 {
   private readonly cache: ResponseCache;
   private readonly responders = new Map<string, ResponderSlot>();
-  private readonly recent = new ByteBoundedLru<string, KnownRevocation & { until: number }>(
-    RECENT_REVOCATIONS_MAX_BYTES,
-  );
+  private readonly heard = new HeardRevocations(HEARD_REVOCATIONS_MAX_BYTES, HEARD_RECHECK_MS);
+  private warnedLost?: string;
   private readonly signed: Counter<'trigger'>;
   private readonly refreshBeforeMs: number;
   private readonly sweepIntervalMs: number;
@@ -119,7 +119,7 @@ export class OcspService
   async onApplicationBootstrap(): Promise<void> {
     await this.bus.subscribe('issuance.v1.certificate.revoked', async (envelope) => {
       const event = parseRevokedEvent(envelope.data);
-      if (!('invalid' in event)) this.revoked(event);
+      if (!('invalid' in event)) this.heardOnBus(event, envelope.id);
     });
     this.sweepTimer = setInterval(() => void this.sweep(), this.sweepIntervalMs);
     this.sweepTimer.unref();
@@ -200,19 +200,24 @@ export class OcspService
     return this.single(issuerId, loaded, loaded.responder.certId(serial, 'sha1'), 'request');
   }
 
-  /** Told by the consumer (after its commit) and by the bus fan-out (every replica). */
+  /**
+   * The bus fan-out (every replica, at once): the revocation counts from now, kept in memory until
+   * the table is seen to hold it, whatever the consumer's lag.
+   */
+  heardOnBus(event: CertificateRevoked, eventId: string): void {
+    const key = `${event.issuer_id} ${canonicalSerial(event.serial_hex)}`;
+    this.heard.heard(
+      key,
+      { reason: event.reason, revoked_at: new Date(event.revoked_at) },
+      eventId,
+      Date.now(),
+    );
+    this.revoked(event);
+  }
+
+  /** Told by the consumer after its commit (the table holds it) and by heardOnBus: re-sign. */
   revoked(event: CertificateRevoked): void {
     const serial = canonicalSerial(event.serial_hex);
-    const key = `${event.issuer_id} ${serial}`;
-    this.recent.set(
-      key,
-      {
-        reason: event.reason,
-        revoked_at: new Date(event.revoked_at),
-        until: Date.now() + RECENT_REVOCATION_MS,
-      },
-      RECENT_REVOCATION_OVERHEAD_BYTES + key.length,
-    );
     this.generation++;
     void this.resign(event.issuer_id, serial, 'revocation', true).catch((error: unknown) =>
       this.logger.warn({ err: error, issuer_id: event.issuer_id }, 'OCSP re-sign after revocation failed'),
@@ -301,21 +306,68 @@ export class OcspService
   }
 
   /**
-   * revoked (memory of recent events, then the table), else good only when the CA the CertID
-   * names issued the serial (the issued table, then issuance itself on a miss); throws when
-   * issuance cannot be asked (the caller answers tryLater).
+   * revoked (heard on the bus and not yet confirmed by the table, else the table), else good only
+   * when the CA the CertID names issued the serial (the issued table, then issuance itself on a
+   * miss); throws when issuance cannot be asked, or when this replica dropped a heard revocation
+   * the table may still lack (the caller answers tryLater).
    */
   private async status(issuerId: string, caId: string, kind: string, serialHex: string): Promise<CertStatus> {
     const serial = canonicalSerial(serialHex);
-    const recent = this.recent.peek(`${issuerId} ${serial}`);
+    const key = `${issuerId} ${serial}`;
+    const now = Date.now();
+    const heard = this.heard.get(key);
     const revocation =
-      recent && recent.until > Date.now() ? recent : await this.revocations.find(issuerId, serial);
+      heard && !this.heard.due(key, now)
+        ? heard
+        : this.heard.settle(key, await this.revocations.find(issuerId, serial), now);
     let issuedByCa: IssuedByCa;
     const revoked = revocation !== undefined && revocation.reason !== 'removeFromCRL';
+    if (!revoked) await this.requireNoLostRevocation();
     if (kind === 'local_ca' && !revoked && plausibleSerial(kind, serial)) {
       issuedByCa = (await this.serials.caOf(issuerId, serial)) === caId;
     }
     return certStatusFor(kind, serial, revocation, issuedByCa);
+  }
+
+  /**
+   * Throws while a revocation this replica heard and dropped (its memory bound) may be missing from
+   * the table: the serial asked about could be it, so it is not answered `good` until the consumer
+   * has recorded the newest such event.
+   */
+  private async requireNoLostRevocation(): Promise<void> {
+    const lost = this.heard.lostEvent;
+    if (lost === undefined) return;
+    if (await this.revocations.consumed(REVOCATION_CONSUMER, lost)) {
+      this.heard.caughtUp(lost);
+      return;
+    }
+    if (this.warnedLost !== lost) {
+      this.warnedLost = lost;
+      this.logger.warn(
+        { event_id: lost, heard: this.heard.size },
+        'OCSP: more revocations heard than kept while the revocations table catches up; answering tryLater for serials it does not list yet',
+      );
+    }
+    throw new Error('the revocations table is catching up with revocations this replica could not keep');
+  }
+
+  /** Asks the table about the heard revocations due for a check, a batch per issuer. */
+  private async settleHeard(now: number): Promise<void> {
+    const byIssuer = new Map<string, string[]>();
+    for (const key of this.heard.dueKeys(now, HEARD_SETTLE_BATCH)) {
+      const [issuerId, serial] = key.split(' ');
+      byIssuer.set(issuerId, [...(byIssuer.get(issuerId) ?? []), serial]);
+    }
+    for (const [issuerId, serials] of byIssuer) {
+      const rows = new Map(
+        (await this.revocations.findMany(issuerId, serials)).map((row) => [
+          canonicalSerial(row.serial_hex),
+          row,
+        ]),
+      );
+      for (const serial of serials) this.heard.settle(`${issuerId} ${serial}`, rows.get(serial), now);
+    }
+    await this.requireNoLostRevocation().catch(() => undefined);
   }
 
   private responder(issuerId: string, caId: string): Promise<LoadedResponder> {
@@ -381,8 +433,7 @@ export class OcspService
     this.sweeping = true;
     const now = new Date();
     try {
-      for (const [key, recent] of [...this.recent])
-        if (recent.until <= now.getTime()) this.recent.delete(key);
+      await this.settleHeard(now.getTime());
       for (const slot of [...this.responders.values()]) {
         const loaded = slot.loaded;
         if (!loaded || loaded.renewAt.getTime() > now.getTime()) continue;

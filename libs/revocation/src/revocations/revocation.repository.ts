@@ -88,6 +88,23 @@ export class RevocationRepository {
     return rows[0];
   }
 
+  /** The revocations of these serials of one issuer (those the table holds). */
+  findMany(issuerId: string, serialHexes: string[]): Promise<RevocationRow[]> {
+    return this.dataSource.query(
+      'SELECT issuer_id, serial_hex, reason, revoked_at FROM revocations WHERE issuer_id = $1 AND serial_hex = ANY($2)',
+      [issuerId, serialHexes],
+    );
+  }
+
+  /** Whether `consumer` has recorded the event (its inbox holds the id). */
+  async consumed(consumer: string, eventId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      'SELECT 1 FROM inbox WHERE consumer = $1 AND event_id = $2',
+      [consumer, eventId],
+    );
+    return rows.length > 0;
+  }
+
   /** Every revocation of certificates one CA of an issuer issued, in serial order. */
   listForCa(issuerId: string, caId: string): Promise<RevocationRow[]> {
     return this.dataSource.query(
