@@ -328,5 +328,49 @@ describe('revocation reasons (spec 2.16) and removeFromCRL', () => {
       }
       expect(await certificateOf('rr-hold')).toMatchObject({ revocation_reason: 'certificateHold' });
     });
+
+    it('RFC 5280 5.3.1: a held certificate revoked for keyCompromise is revoked for good everywhere, keeping the hold date, and can no longer be released', async () => {
+      const before = await certificateOf('rr-hold');
+      const response = await api('POST', '/api/v1/certificates/rr-hold/revoke', { reason: 'keyCompromise' });
+      expect(response.status).toBe(200);
+      expect(await certificateOf('rr-hold')).toMatchObject({
+        status: 'Revoked',
+        revocation_reason: 'keyCompromise',
+        revoked_at: before.revoked_at,
+      });
+      await eventually(
+        async () => (await jsonCrlReason(held.serial_number)) === 'keyCompromise',
+        'the JSON CRL lists it as keyCompromise',
+      );
+      await eventually(
+        async () =>
+          new RegExp(
+            `Serial Number: ${held.serial_number.toUpperCase()}[\\s\\S]*?CRL Reason Code:\\s+Key Compromise`,
+          ).test((await signedCrlText()).stdout),
+        'the signed CRL gives Key Compromise',
+        10_000,
+      );
+      await eventually(
+        async () => /Reason: keyCompromise/.test(ocspStatus(held.serial_number)),
+        'OCSP revoked for keyCompromise',
+        10_000,
+      );
+      const { rows } = await db.query(
+        `SELECT (SELECT reason FROM issuance.revocations WHERE serial_hex = $1) AS issuance,
+                (SELECT reason FROM revocation.revocations WHERE serial_hex = $1) AS revocation`,
+        [held.serial_number],
+      );
+      expect(rows).toEqual([{ issuance: 'keyCompromise', revocation: 'keyCompromise' }]);
+      const release = await api('POST', '/api/v1/certificates/rr-hold/revoke', { reason: 'removeFromCRL' });
+      expect([release.status, (release.json() as { code: string }).code]).toEqual([
+        400,
+        'certificate_not_on_hold',
+      ]);
+      // A final reason is not replaced by another one.
+      expect(
+        (await api('POST', '/api/v1/certificates/rr-hold/revoke', { reason: 'superseded' })).status,
+      ).toBe(200);
+      expect(await certificateOf('rr-hold')).toMatchObject({ revocation_reason: 'keyCompromise' });
+    });
   });
 });

@@ -31,7 +31,7 @@ describe(HeardRevocations.name, () => {
   it.each([
     ['a revocation', keyCompromise, keyCompromise, true],
     ['a revocation', keyCompromise, undefined, false],
-    ['a revocation the table holds as an earlier hold', keyCompromise, hold, true],
+    ['a final revocation the table still holds as the earlier hold', keyCompromise, hold, false],
     ['a hold', hold, hold, true],
     ['a hold', hold, undefined, false],
     ['a released hold', release, undefined, true],

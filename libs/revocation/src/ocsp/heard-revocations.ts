@@ -76,15 +76,16 @@ export class HeardRevocations {
 
   /**
    * What the table says about `key` (its row, or undefined when it has none), against what was
-   * heard: the table confirms a revocation by holding a row, and a released hold (removeFromCRL)
-   * by holding none. Confirmed: the heard entry goes and the table's answer stands. Not yet: the
+   * heard: the table confirms a revocation by holding a row with its reason (a final reason
+   * replaces a hold there only once the consumer got to it), and a released hold (removeFromCRL)
+   * by holding no hold. Confirmed: the heard entry goes and the table's answer stands. Not yet: the
    * heard entry stays, is checked again later and is the answer.
    */
   settle(key: string, row: KnownRevocation | undefined, now: number): KnownRevocation | undefined {
     const entry = this.entries.peek(key);
     if (!entry) return row;
     const confirmed =
-      entry.reason === 'removeFromCRL' ? row?.reason !== 'certificateHold' : row !== undefined;
+      entry.reason === 'removeFromCRL' ? row?.reason !== 'certificateHold' : row?.reason === entry.reason;
     if (confirmed) {
       this.entries.delete(key);
       return row;

@@ -191,13 +191,13 @@ describe(OcspService.name, () => {
       const { ocsp } = service(undefined, {
         find: async () =>
           stored
-            ? { issuer_id: ISSUER, serial_hex: serial, reason: 'superseded', revoked_at: new Date() }
+            ? { issuer_id: ISSUER, serial_hex: serial, reason: 'keyCompromise', revoked_at: new Date() }
             : undefined,
       });
       ocsp.heardOnBus(revokedEvent(serial) as never, 'event-2');
       stored = true;
       jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 61_000);
-      // The table's row (its reason) now answers: the heard entry was confirmed and let go.
+      // The table holds it: the heard entry is confirmed and let go, and the table answers from now on.
       const answer = (await ocsp.answer(ISSUER, fresh(serial))).der;
       expect(statusIn(answer, serial)).toBe('revoked');
       stored = false;

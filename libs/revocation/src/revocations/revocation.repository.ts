@@ -19,7 +19,9 @@ export class RevocationRepository {
 
   /**
    * Inserts a revocation with the CA that issued the certificate (null: not known yet, '': never
-   * issued); a second event for the same issuer and serial changes nothing. True when stored.
+   * issued); a second event for the same issuer and serial changes nothing, except that a final
+   * reason replaces a certificateHold (RFC 5280 5.3.1; the hold's date is kept, and `recorded_at`
+   * moves so the CRL sweep rebuilds). True when stored.
    */
   async insert(
     executor: SqlExecutor,
@@ -28,8 +30,12 @@ export class RevocationRepository {
     caId: string | null,
   ): Promise<boolean> {
     const rows = (await executor.query(
-      `INSERT INTO revocations (issuer_id, serial_hex, reason, revoked_at, event_id, certificate_id, ca_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING serial_hex`,
+      `INSERT INTO revocations AS r (issuer_id, serial_hex, reason, revoked_at, event_id, certificate_id, ca_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (issuer_id, serial_hex) DO UPDATE
+         SET reason = EXCLUDED.reason, event_id = EXCLUDED.event_id, recorded_at = now()
+         WHERE r.reason = 'certificateHold' AND EXCLUDED.reason NOT IN ('certificateHold', 'removeFromCRL')
+       RETURNING serial_hex`,
       [
         event.issuer_id,
         event.serial_hex,

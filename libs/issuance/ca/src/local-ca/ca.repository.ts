@@ -396,8 +396,9 @@ export class CaRepository {
   }
 
   /**
-   * Many revocations of one issuer in one statement (bulk revoke). Returns those that are new;
-   * serials already revoked keep their first reason and date and are not returned.
+   * Many revocations of one issuer in one statement (bulk revoke). Returns those that are new, and
+   * held serials now revoked for a final reason (their reason replaced, their date kept); serials
+   * already revoked otherwise keep their first reason and date and are not returned.
    */
   async revokeMany(
     manager: EntityManager,
@@ -406,10 +407,14 @@ export class CaRepository {
     reason: RevocationReason,
   ): Promise<{ serial_hex: string; revoked_at: Date }[]> {
     if (serials.length === 0) return [];
+    // A certificateHold is the one revocation that can change (RFC 5280 5.3.1): a final reason
+    // replaces it, keeping its date (the certificate has not been valid since); any other is kept.
     return manager.query(
-      `INSERT INTO revocations (issuer_id, serial_hex, reason)
+      `INSERT INTO revocations AS r (issuer_id, serial_hex, reason)
        SELECT $1, s, $3 FROM unnest($2::text[]) AS s
-       ON CONFLICT DO NOTHING RETURNING serial_hex, revoked_at`,
+       ON CONFLICT (issuer_id, serial_hex) DO UPDATE SET reason = EXCLUDED.reason
+         WHERE r.reason = 'certificateHold' AND EXCLUDED.reason <> 'certificateHold'
+       RETURNING serial_hex, revoked_at`,
       [issuerId, serials, reason],
     );
   }

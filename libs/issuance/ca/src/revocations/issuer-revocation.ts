@@ -254,7 +254,10 @@ export class IssuerRevocation {
     return events;
   }
 
-  /** One statement per issuer; serials already revoked keep their first reason and date. */
+  /**
+   * One statement per issuer; serials already revoked keep their first reason and date, except a
+   * certificateHold, which a final reason replaces (recorded as new: its event is published).
+   */
   private async record(
     manager: EntityManager,
     issuerId: string,

@@ -186,8 +186,13 @@ export class CertificateLifecycleService {
       });
       const current = holder && (await this.transitions.lockCertificate(manager, holder.id));
       const revoked = await revokeSerial();
-      // Renewed between the read and the lock: that serial is no longer the certificate's.
-      if (!current || current.current_version_id !== holder.version_id || current.status === 'Revoked')
+      // Renewed between the read and the lock: that serial is no longer the certificate's. A
+      // revoked one is left as it is, unless a final reason just replaced its hold.
+      if (!current || current.current_version_id !== holder.version_id) return;
+      if (
+        current.status === 'Revoked' &&
+        (revoked.already_revoked || current.revocation_reason !== 'certificateHold')
+      )
         return;
       await this.transitions.applyCertificateEvent(manager, current, { kind: 'revoke' }, context, {
         reason: revoked.reason,

@@ -454,7 +454,8 @@ export class CertificateRepository {
 
   /**
    * Sets the status and, with `revocation`, records a revocation (the first one's date and reason
-   * are kept) or, with `reason: null`, clears it (a released certificateHold).
+   * are kept, but a final reason replaces a certificateHold) or, with `reason: null`, clears it (a
+   * released certificateHold).
    */
   async setStatus(
     manager: EntityManager,
@@ -469,7 +470,9 @@ export class CertificateRepository {
           ? `UPDATE certificates SET status = $2, revoked_at = NULL, revocation_reason = NULL, updated_at = now()
              WHERE id = $1 RETURNING ${CERTIFICATE_COLUMNS}`
           : `UPDATE certificates SET status = $2, revoked_at = COALESCE(revoked_at, now()),
-               revocation_reason = COALESCE(revocation_reason, $3), updated_at = now()
+               revocation_reason = CASE WHEN revocation_reason = 'certificateHold' THEN $3
+                                        ELSE COALESCE(revocation_reason, $3) END,
+               updated_at = now()
              WHERE id = $1 RETURNING ${CERTIFICATE_COLUMNS}`,
       revocation?.reason ? [id, status, revocation.reason] : [id, status],
     );
