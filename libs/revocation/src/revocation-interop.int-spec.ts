@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRaw } from 'node:https';
 import { tmpdir } from 'node:os';
+import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
 import { IssuedCertificateDto, RevocationList } from '@certlane/contracts';
 import { NatsBus } from '@certlane/platform';
@@ -192,6 +193,50 @@ describe('revocation service with the local CA: CRL and OCSP', () => {
     expect(unknown.output).toMatch(/0x1234: unknown/);
   });
 
+  it('RFC 9112 3.2.2: answers a GET whose request target is in absolute form as the origin form', async () => {
+    openssl([
+      'ocsp',
+      '-issuer',
+      'issuing.pem',
+      '-serial',
+      `0x${good.serial_hex}`,
+      '-no_nonce',
+      '-reqout',
+      'abs.req',
+    ]);
+    const target = `${revocationUrl()}/ocsp/iss-local/${encodeOcspGetPath(readFileSync(join(dir, 'abs.req')))}`;
+    const { hostname, port, host } = new URL(target);
+    const reply = await new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = tlsConnect(
+        { host: hostname, port: Number(port), ca: system.ca, servername: 'localhost' },
+        () => socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+      );
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('end', () => resolve(Buffer.concat(chunks)));
+      socket.on('error', reject);
+    });
+    const split = reply.indexOf('\r\n\r\n');
+    const head = reply.subarray(0, split).toString();
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head).toMatch(/content-type: application\/ocsp-response/i);
+    expect(head).toMatch(/content-length: \d+/i);
+    writeFileSync(join(dir, 'abs.resp'), reply.subarray(split + 4));
+    const checked = openssl([
+      'ocsp',
+      '-respin',
+      'abs.resp',
+      '-issuer',
+      'issuing.pem',
+      '-serial',
+      `0x${good.serial_hex}`,
+      '-CAfile',
+      'chain.pem',
+    ]);
+    expect(checked.output).toContain('Response verify OK');
+    expect(checked.output).toMatch(new RegExp(`0x${good.serial_hex}: good`));
+  });
+
   it('shows a revocation in the CRL and in OCSP (POST and GET) within a second of its commit', async () => {
     // Cache the good answers first: the revocation must replace them at once.
     expect((await ocspGet(revoked.serial_hex, 'before')).output).toMatch(/: good/);
@@ -370,6 +415,20 @@ describe('revocation service with the local CA: CRL and OCSP', () => {
     );
 
     await system.services.revocation.stop();
+    // RFC 6960 2.3: while no revocation service answers, the gateway's OCSP path says tryLater
+    // (HTTP 200, an OCSP response that clients retry), not a JSON 503 they cannot read.
+    const unanswered = openssl([
+      'ocsp',
+      '-issuer',
+      'issuing.pem',
+      '-serial',
+      `0x${good.serial_hex}`,
+      '-url',
+      `${system.services['api-gateway'].url}/ocsp/iss-local`,
+      '-CAfile',
+      'chain.pem',
+    ]);
+    expect(unanswered.output).toMatch(/Responder Error: trylater \(3\)/);
     system.services.revocation = await startServiceProcess('revocation', system.env, { ca: system.ca });
 
     const post = ocspPost(revoked.serial_hex);

@@ -2,13 +2,20 @@ import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { CertlaneError, ErrorCode, OcspResponseDocument } from '@certlane/contracts';
 import {
+  httpStatusFor,
   MESSAGE_BUS,
   MessageBus,
   ocspGetRequestPath,
   PublicRoute,
   readOcspPostBody,
 } from '@certlane/platform';
-import { CA_CRL_FILE, crlResponseHeaders, ISSUER_CRL_FILE, ocspResponseHeaders } from '@certlane/pki';
+import {
+  CA_CRL_FILE,
+  crlResponseHeaders,
+  ISSUER_CRL_FILE,
+  ocspErrorResponse,
+  ocspResponseHeaders,
+} from '@certlane/pki';
 import { busContext } from '../auth/actor';
 
 /**
@@ -52,11 +59,11 @@ export class RelyingPartyForwardingController {
     @Res() response: Response,
   ): Promise<void> {
     const body = await readOcspPostBody(request);
-    const answer = await this.bus.request(
-      'revocation.v1.answer-ocsp',
-      { issuer_id: issuerId, form: 'post', request: body.toString('base64') },
-      { context: busContext(request) },
-    );
+    const answer = await this.answerOcsp(request, {
+      issuer_id: issuerId,
+      form: 'post',
+      request: body.toString('base64'),
+    });
     sendOcsp(response, answer, false);
   }
 
@@ -67,12 +74,25 @@ export class RelyingPartyForwardingController {
     @Res() response: Response,
   ): Promise<void> {
     const encoded = ocspGetRequestPath(request, issuerId);
-    const answer = await this.bus.request(
-      'revocation.v1.answer-ocsp',
-      { issuer_id: issuerId, form: 'get', request: encoded },
-      { context: busContext(request) },
-    );
+    const answer = await this.answerOcsp(request, { issuer_id: issuerId, form: 'get', request: encoded });
     sendOcsp(response, answer, true);
+  }
+
+  /**
+   * The revocation service's answer; when it cannot be reached (no responder, a timeout), an
+   * unsigned tryLater (RFC 6960 2.3), which OCSP clients retry, instead of a JSON error they
+   * cannot read.
+   */
+  private async answerOcsp(
+    request: Request,
+    question: { issuer_id: string; form: 'get' | 'post'; request: string },
+  ): Promise<OcspResponseDocument> {
+    try {
+      return await this.bus.request('revocation.v1.answer-ocsp', question, { context: busContext(request) });
+    } catch (error) {
+      if (error instanceof CertlaneError && httpStatusFor(error.code) < 500) throw error;
+      return { response_base64: ocspErrorResponse('tryLater').toString('base64') };
+    }
   }
 
   private async sendCrl(request: Request, response: Response, issuerId: string, caId?: string) {
