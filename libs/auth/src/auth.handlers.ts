@@ -31,7 +31,9 @@ export class AuthHandlers implements OnApplicationBootstrap {
       this.bus.handle('auth.v1.bootstrap', (request, context) => this.bootstrap.consume(request, context)),
       this.bus.handle('auth.v1.list-api-keys', (request) => this.keys.list(request)),
       this.bus.handle('auth.v1.create-api-key', (request, context) => this.keys.create(request, context)),
-      this.bus.handle('auth.v1.rotate-api-key', (request, context) => this.keys.rotate(request.id, context)),
+      this.bus.handle('auth.v1.rotate-api-key', (request, context) =>
+        this.keys.rotate(request.id, context, request.manager),
+      ),
       this.bus.handle('auth.v1.list-roles', (request) => this.roleAdmin.list(request)),
       this.bus.handle('auth.v1.get-role', (request) => this.roleAdmin.get(request.id)),
       this.bus.handle('auth.v1.create-role', (request, context) => this.roleAdmin.create(request, context)),
@@ -45,7 +47,9 @@ export class AuthHandlers implements OnApplicationBootstrap {
       this.bus.handle('auth.v1.list-grants', (request) =>
         this.roles.listGrants(resolvePage(request), request),
       ),
-      this.bus.handle('auth.v1.delete-api-key', (request, context) => this.keys.delete(request.id, context)),
+      this.bus.handle('auth.v1.delete-api-key', (request, context) =>
+        this.keys.delete(request.id, context, request.manager),
+      ),
       this.bus.handle('auth.v1.authenticate-session', (request) => this.sessions.authenticate(request)),
       this.bus.handle('auth.v1.logout', (request, context) =>
         this.sessions.logout(request, context.request_id),

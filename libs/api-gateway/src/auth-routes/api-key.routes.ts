@@ -1,5 +1,14 @@
-import { CertlaneError, CreateApiKeyRequest, ErrorCode, PageQuery } from '@certlane/contracts';
+import { CertlaneError, CreateApiKeyRequest, ErrorCode, KeyManager, PageQuery } from '@certlane/contracts';
 import { declareRoute, RouteInput } from '../routes/route-declaration';
+
+/**
+ * The caller as the auth service's key rules see it (a non-admin handles only keys that can do
+ * nothing it cannot, ADR 0014 amendment); set after the body, so a client cannot supply it.
+ */
+const managerOf = (actor: RouteInput<unknown, object>['actor']): KeyManager => ({
+  admin: actor?.admin ?? false,
+  permissions: actor ? [...actor.permissions] : [],
+});
 
 const BASE = '/api/v1/auth/api-keys';
 
@@ -45,7 +54,11 @@ export const API_KEY_ROUTES = [
     response: 'ApiKeyWithSecret',
     audit: 'auth.api_key_created',
     check: assertMayCreate,
-    payload: ({ body, actor }) => ({ ...body, created_by: actor?.id ?? 'unknown' }),
+    payload: ({ body, actor }) => ({
+      ...body,
+      created_by: actor?.id ?? 'unknown',
+      manager: managerOf(actor),
+    }),
   }),
   declareRoute({
     method: 'POST',
@@ -57,7 +70,7 @@ export const API_KEY_ROUTES = [
     response: 'ApiKeyWithSecret',
     audit: 'auth.api_key_rotated',
     evicts: 'api-key',
-    payload: ({ params }) => ({ id: params.id }),
+    payload: ({ params, actor }) => ({ id: params.id, manager: managerOf(actor) }),
   }),
   declareRoute({
     method: 'DELETE',
@@ -69,7 +82,7 @@ export const API_KEY_ROUTES = [
     response: null,
     audit: 'auth.api_key_deleted',
     evicts: 'api-key',
-    payload: ({ params }) => ({ id: params.id }),
+    payload: ({ params, actor }) => ({ id: params.id, manager: managerOf(actor) }),
   }),
   declareRoute({
     method: 'GET',

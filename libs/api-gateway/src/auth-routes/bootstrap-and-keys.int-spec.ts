@@ -168,6 +168,42 @@ describe('bootstrap and API keys through gateway -> NATS -> auth', () => {
     expect((await api('GET', '/api/v1/auth/api-keys', { key: created.key })).status).toBe(401);
   });
 
+  it('ADR 0014: a key manager who is not an admin (r-cli) cannot rotate, delete or mint keys that could do more than it', async () => {
+    const cli = (
+      await api('POST', '/api/v1/auth/api-keys', {
+        key: adminKey,
+        body: { name: 'cli-mgr', role_ids: ['r-cli'] },
+      })
+    ).json() as { key: string };
+    const listed = (await api('GET', '/api/v1/auth/api-keys?per_page=500', { key: cli.key })).json() as {
+      data: { id: string; actor_id: string; admin: boolean; name: string }[];
+    };
+    const admin = listed.data.find((k) => k.admin && k.name.startsWith('bootstrap-'))!;
+    const refused = async (method: string, path: string, body?: unknown) => {
+      const response = await api(method, path, { key: cli.key, body });
+      return [response.status, (response.json() as { code: string }).code];
+    };
+    // The bootstrap admin's key: rotating it would hand over a working admin secret.
+    expect(await refused('POST', `/api/v1/auth/api-keys/${admin.id}/rotate`)).toEqual([403, 'forbidden']);
+    expect(await refused('DELETE', `/api/v1/auth/api-keys/${admin.id}`)).toEqual([403, 'forbidden']);
+    // A new key for the admin's actor would act with its r-admin grant; one for an agent as the agent.
+    expect(await refused('POST', '/api/v1/auth/api-keys', { name: 'x', actor_id: admin.actor_id })).toEqual([
+      403,
+      'forbidden',
+    ]);
+    expect(await refused('POST', '/api/v1/auth/api-keys', { name: 'y', actor_id: 'agent.a1' })).toEqual([
+      403,
+      'forbidden',
+    ]);
+    expect((await api('GET', '/api/v1/auth/api-keys', { key: adminKey })).status).toBe(200);
+    // A key for a new actor, holding nothing, it may make, rotate and delete.
+    const own = await api('POST', '/api/v1/auth/api-keys', { key: cli.key, body: { name: 'fresh-bot' } });
+    expect(own.status).toBe(201);
+    const ownId = (own.json() as { id: string }).id;
+    expect((await api('POST', `/api/v1/auth/api-keys/${ownId}/rotate`, { key: cli.key })).status).toBe(200);
+    expect((await api('DELETE', `/api/v1/auth/api-keys/${ownId}`, { key: cli.key })).status).toBe(204);
+  });
+
   it('never returns a key hash in any response', async () => {
     const client = new Client({ connectionString: database.url });
     await client.connect();

@@ -9,6 +9,7 @@ import {
   CertlaneError,
   CreateApiKeyCommand,
   ErrorCode,
+  KeyManager,
   ListApiKeysRequest,
   Page,
   ApiKeyDto,
@@ -20,6 +21,7 @@ import { RoleRepository } from '../roles/role.repository';
 import { UserRepository } from '../users/user.repository';
 import { ApiKeyRepository, toApiKeyDto } from './api-key.repository';
 import { generateApiKey, hashApiKey, newApiKeyId } from './api-key-secret';
+import { keyManagementRefusal } from './key-management';
 
 const notFound = (id: string) =>
   new CertlaneError(ErrorCode.ApiKeyNotFound, `API key ${JSON.stringify(id)} not found`);
@@ -69,6 +71,7 @@ export class ApiKeyService {
         .replace(/[^a-z0-9._-]+/g, '-')
         .slice(0, 64);
     const roleIds = [...new Set(command.role_ids ?? [])];
+    await this.assertMayManage(command.manager, { admin: command.admin ?? false, actor_id: actorId });
     const row = await this.repository.transaction(async (manager) => {
       const unknown = await this.roles.unknownRoles(manager, roleIds);
       if (unknown.length > 0) {
@@ -109,11 +112,12 @@ export class ApiKeyService {
   }
 
   /** A new secret for the same key record; the old secret stops working at once. */
-  async rotate(id: string, context?: RequestContext): Promise<ApiKeyWithSecret> {
+  async rotate(id: string, context?: RequestContext, keyManager?: KeyManager): Promise<ApiKeyWithSecret> {
     const key = generateApiKey();
     const row = await this.repository.transaction(async (manager) => {
       const current = await this.repository.find(manager, id);
       if (!current) throw notFound(id);
+      await this.assertMayManage(keyManager, current);
       const rotated = await this.repository.replaceHash(manager, id, hashApiKey(key));
       await this.outbox.add(
         manager,
@@ -136,10 +140,11 @@ export class ApiKeyService {
     return { ...toApiKeyDto(row), key };
   }
 
-  async delete(id: string, context?: RequestContext): Promise<ApiKeyRevoked> {
+  async delete(id: string, context?: RequestContext, keyManager?: KeyManager): Promise<ApiKeyRevoked> {
     const revoked = await this.repository.transaction(async (manager) => {
       const current = await this.repository.find(manager, id);
       if (!current) throw notFound(id);
+      await this.assertMayManage(keyManager, current);
       await this.repository.delete(manager, id);
       const event = { id, actor_id: current.actor_id };
       await this.outbox.add(manager, 'auth.v1.api-key.revoked', event, context?.actor_id);
@@ -156,5 +161,25 @@ export class ApiKeyService {
     });
     this.outbox.committed();
     return revoked;
+  }
+
+  /** 403 unless the manager may handle a key of this actor (keyManagementRefusal). */
+  private async assertMayManage(
+    manager: KeyManager | undefined,
+    key: { admin: boolean; actor_id: string },
+  ): Promise<void> {
+    if (!manager || manager.admin) return;
+    const grants = await this.roles.grantsOf(key.actor_id);
+    const refusal = keyManagementRefusal(manager, {
+      admin: key.admin,
+      actorId: key.actor_id,
+      actorPermissions: [
+        ...grants.permissions,
+        ...Object.entries(grants.scopedPermissions).flatMap(([scope, permissions]) =>
+          permissions.map((permission) => `${permission}@${scope}`),
+        ),
+      ],
+    });
+    if (refusal) throw new CertlaneError(ErrorCode.Forbidden, refusal);
   }
 }

@@ -9,7 +9,9 @@ import {
   IsString,
   Length,
   Matches,
+  ValidateNested,
 } from 'class-validator';
+import { Type } from 'class-transformer';
 import { PageQuery } from '../pagination/page';
 import { GRANT_SCOPE_PATTERN } from './grant-scope';
 import { PERMISSIONS } from './permissions';
@@ -156,16 +158,40 @@ export class CreateApiKeyRequest {
   expires_at?: string;
 }
 
+/**
+ * Who manages a key through the API, as the gateway authenticated them: an admin, or the
+ * permissions they hold (global). Absent on the bus requests of other services (agent
+ * registration), which the auth service trusts.
+ */
+export class KeyManager {
+  @IsBoolean()
+  admin!: boolean;
+
+  @IsArray()
+  @IsString({ each: true })
+  permissions!: string[];
+}
+
 export class CreateApiKeyCommand extends CreateApiKeyRequest {
   @IsString()
   @IsNotEmpty()
   created_by!: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => KeyManager)
+  manager?: KeyManager;
 }
 
 export class ApiKeyIdRequest {
   @IsString()
   @IsNotEmpty()
   id!: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => KeyManager)
+  manager?: KeyManager;
 }
 
 export class ListApiKeysRequest extends PageQuery {}
