@@ -160,6 +160,34 @@ describe('notifier routes', () => {
     expect(received).toHaveLength(3);
   });
 
+  it('an update that moves where the stored secrets go (OpsGenie api_url) must bring them again', async () => {
+    const origin = hookUrl.split('/hook')[0];
+    const created = await call('POST', '/api/v1/notifiers', {
+      id: 'genie',
+      name: 'Genie',
+      kind: 'opsgenie',
+      settings: { api_url: `${origin}/genie` },
+      secrets: { api_key: 'genie-key-0123456789' },
+    });
+    expect(created.status).toBe(201);
+    const moved = await call('PUT', '/api/v1/notifiers/genie', {
+      settings: { api_url: `${origin}/elsewhere` },
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.json()).toMatchObject({ code: 'notifier_config_invalid', details: { fields: ['api_url'] } });
+    expect((await call('GET', '/api/v1/notifiers/genie')).json()).toMatchObject({
+      settings: { api_url: `${origin}/genie` },
+    });
+    // Other changes go through as before, and the move does with the secrets sent again.
+    expect((await call('PUT', '/api/v1/notifiers/genie', { name: 'Genie EU' })).status).toBe(200);
+    const resent = await call('PUT', '/api/v1/notifiers/genie', {
+      settings: { api_url: `${origin}/elsewhere` },
+      secrets: { api_key: 'genie-key-0123456789' },
+    });
+    expect(resent.status).toBe(200);
+    expect((await call('DELETE', '/api/v1/notifiers/genie')).status).toBe(204);
+  });
+
   it('refuses a duplicate (409), an unknown kind and an invalid config (400)', async () => {
     const duplicate = await call('POST', '/api/v1/notifiers', {
       id: 'ops-hook',

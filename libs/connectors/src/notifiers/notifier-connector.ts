@@ -25,13 +25,21 @@ export interface OutboundNotification {
 
 /**
  * The result of one attempt. `retryAfterSeconds` carries a receiver's Retry-After (429 or 503),
- * which the delivery state machine honours when it is later than its own backoff.
+ * which the delivery state machine honours when it is later than its own backoff. `final`: the
+ * receiver refused the message itself (an HTTP 4xx other than 408, 425 and 429; an SMTP 5yz),
+ * so sending it again cannot succeed.
  */
-export type SendResult = { ok: true } | { ok: false; error: string; retryAfterSeconds?: number };
+export type SendResult =
+  { ok: true } | { ok: false; error: string; retryAfterSeconds?: number; final?: boolean };
 
 /** A notifier kind: settings and secrets already opened by the service, never logged. */
 export interface NotifierConnector<Config = unknown> {
   kind: NotifierKind;
+  /**
+   * The settings that decide where the secrets are sent (a host, an API URL). Changing one sends
+   * the stored secrets somewhere new, so an update that changes one must bring the secrets again.
+   */
+  secretDestinations?: readonly string[];
   /** Checks stored settings plus opened secrets; returns the config or the reason it is unusable. */
   parse(settings: Record<string, unknown>, secrets: Record<string, unknown>): Config | { invalid: string };
   send(

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { GuardedHttp, networkList, OutboundNotification } from '@certlane/connectors';
-import { DeliveryState, DeliveryTrigger, nextDeliveryState } from '@certlane/notifier-domain';
+import { DeliveryState, DeliveryTrigger, nextDeliveryState, retryAfterMs } from '@certlane/notifier-domain';
 import {
   CERTLANE_CONFIG,
   CertlaneConfig,
@@ -227,7 +227,7 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
         }
         const trigger = await this.attempt(row, notifier);
         if (trigger.kind === 'delivery_failed' && trigger.retryAfterSeconds !== undefined) {
-          heldUntil = new Date(this.now().getTime() + trigger.retryAfterSeconds * 1000);
+          heldUntil = new Date(this.now().getTime() + retryAfterMs(trigger.retryAfterSeconds));
           await this.throttle.holdUntil(notifierId, heldUntil);
         }
         record(row, trigger);
@@ -245,7 +245,12 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
       const sent = await notifier.connector.send(notifier.config, outbound(row), this.http, this.now());
       return sent.ok
         ? { kind: 'delivered' }
-        : { kind: 'delivery_failed', error: sent.error, retryAfterSeconds: sent.retryAfterSeconds };
+        : {
+            kind: 'delivery_failed',
+            error: sent.error,
+            retryAfterSeconds: sent.retryAfterSeconds,
+            ...(sent.final ? { final: true } : {}),
+          };
     } catch (error) {
       return { kind: 'delivery_failed', error: error instanceof Error ? error.message : String(error) };
     }

@@ -191,6 +191,15 @@ export class NotifierHandlers implements OnApplicationBootstrap {
       let secrets: Record<string, unknown>;
       if (request.secrets) secrets = request.secrets;
       else {
+        const moved = (CONNECTORS[row.kind].secretDestinations ?? []).filter(
+          (key) => JSON.stringify(settings[key]) !== JSON.stringify(row.settings[key]),
+        );
+        if (row.sealed_secrets && moved.length > 0)
+          throw new CertlaneError(
+            ErrorCode.NotifierConfigInvalid,
+            `changing ${moved.join(', ')} would send the stored secrets to a new destination: send the secrets again`,
+            { fields: moved },
+          );
         try {
           secrets = this.directory.open(row.id, row.sealed_secrets);
         } catch {

@@ -176,5 +176,12 @@ describe('email notifier against a real SMTP server (aiosmtpd)', () => {
     ).toEqual({
       invalid: 'security must be starttls, tls or none',
     });
+    // RFC 4616 6: no login with the password in clear.
+    expect(
+      emailConnector.parse(
+        { host: 'smtp.example.com', from: 'a@example.com', security: 'none', username: 'u' },
+        { password: 'p' },
+      ),
+    ).toEqual({ invalid: 'security none sends the password in clear: use starttls or tls to log in' });
   });
 });

@@ -2,6 +2,9 @@ import { createTransport } from 'nodemailer';
 import { NotifierConnector, OutboundNotification, SendResult } from '../notifier-connector';
 import { OutboundHttp } from '../outbound/outbound-http';
 
+/** One delivery's whole SMTP exchange, connect to the last reply. */
+const SMTP_DEADLINE_MS = 60_000;
+
 export const SMTP_SECURITY = ['starttls', 'tls', 'none'] as const;
 export type SmtpSecurity = (typeof SMTP_SECURITY)[number];
 
@@ -73,6 +76,7 @@ function addresses(value: unknown): string[] | undefined {
 /** Email over SMTP (nodemailer): STARTTLS or implicit TLS, optional auth, HTML and text parts. */
 export const emailConnector: NotifierConnector<EmailConfig> = {
   kind: 'email',
+  secretDestinations: ['host', 'port', 'security'],
   parse(settings, secrets) {
     const { host, from, username, ca } = settings;
     if (typeof host !== 'string' || !/^[A-Za-z0-9.:[\]-]{1,253}$/.test(host))
@@ -87,6 +91,9 @@ export const emailConnector: NotifierConnector<EmailConfig> = {
     const to = addresses(settings.to);
     if (!to) return { invalid: 'to must be a list of email addresses' };
     if (username !== undefined && typeof username !== 'string') return { invalid: 'username must be text' };
+    // RFC 4616 6: PLAIN and LOGIN carry the password as it is; without TLS anyone on the path reads it.
+    if (username !== undefined && security === 'none')
+      return { invalid: 'security none sends the password in clear: use starttls or tls to log in' };
     if (ca !== undefined && typeof ca !== 'string') return { invalid: 'ca must be PEM text' };
     const password = secrets.password;
     if (password !== undefined && typeof password !== 'string') return { invalid: 'password must be text' };
@@ -125,21 +132,36 @@ export const emailConnector: NotifierConnector<EmailConfig> = {
       greetingTimeout: 10_000,
       socketTimeout: 20_000,
     });
+    // The timeouts above are idle timers; a server that trickles bytes is cut off here.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(new Error(`no complete exchange with ${config.host} within ${SMTP_DEADLINE_MS / 1000} s`)),
+        SMTP_DEADLINE_MS,
+      );
+    });
     try {
-      await transport.sendMail({
-        from: config.from,
-        to,
-        messageId: `<${notification.id}@certlane>`,
-        ...(notification.body ?? emailContent(notification)),
-      });
+      await Promise.race([
+        transport.sendMail({
+          from: config.from,
+          to,
+          messageId: `<${notification.id}@certlane>`,
+          ...(notification.body ?? emailContent(notification)),
+        }),
+        deadline,
+      ]);
       return { ok: true };
     } catch (error) {
       const smtp = error as { responseCode?: number; message?: string };
       return {
         ok: false,
         error: `SMTP ${smtp.responseCode ?? 'error'}: ${smtp.message ?? String(error)}`.slice(0, 500),
+        // RFC 5321 4.2.1: after a 5yz reply "the SMTP client SHOULD NOT repeat the exact request".
+        ...(smtp.responseCode !== undefined && smtp.responseCode >= 500 ? { final: true } : {}),
       };
     } finally {
+      clearTimeout(timer);
       transport.close();
     }
   },

@@ -39,6 +39,7 @@ export function opsGenieRequest(notification: OutboundNotification): {
 
 export const opsGenieConnector: NotifierConnector<OpsGenieConfig> = {
   kind: 'opsgenie',
+  secretDestinations: ['api_url', 'region'],
   parse(settings, secrets) {
     const region = settings.region ?? 'us';
     if (region !== 'us' && region !== 'eu') return { invalid: 'region must be us or eu' };

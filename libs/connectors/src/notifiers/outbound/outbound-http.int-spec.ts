@@ -1,6 +1,6 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo, Socket } from 'node:net';
-import { GuardedHttp } from './outbound-http';
+import { GuardedHttp, httpOutcome } from './outbound-http';
 import { networkList } from './reserved-addresses';
 
 /**
@@ -75,5 +75,45 @@ describe('GuardedHttp connections', () => {
     await expect(post(http)).rejects.toThrow(/reserved address/);
     http.close();
     expect(connections.size).toBe(0);
+  });
+});
+
+describe('GuardedHttp deadline', () => {
+  it('ends an answer that trickles in, byte after byte within the idle timeout, at the deadline', async () => {
+    const drip = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => res.write('.'), 100);
+      res.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => drip.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(drip.address() as AddressInfo).port}/hook`;
+    const http = new GuardedHttp({ allowed: networkList(['127.0.0.1']), timeoutMs: 500 });
+    const started = Date.now();
+    try {
+      await expect(http.send({ method: 'POST', url, headers: {}, body: '{}' })).rejects.toThrow(
+        /no complete answer from 127\.0\.0\.1:\d+ within 500 ms/,
+      );
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      drip.closeAllConnections();
+      await new Promise((resolve) => drip.close(resolve));
+    }
+  });
+});
+
+describe('httpOutcome', () => {
+  const now = new Date('2026-11-30T12:00:00Z');
+  const answer = (status: number, headers: Record<string, string> = {}) => ({ status, headers, body: 'no' });
+
+  it('is final for a refusal of the request itself (4xx), to retry for 408, 425, 429 and 5xx', () => {
+    for (const status of [400, 401, 403, 404, 410, 413, 422])
+      expect(httpOutcome(answer(status), now)).toMatchObject({ ok: false, final: true });
+    for (const status of [408, 425, 429, 500, 502, 503])
+      expect(httpOutcome(answer(status), now)).not.toHaveProperty('final');
+    expect(httpOutcome(answer(202), now)).toEqual({ ok: true });
+  });
+
+  it('carries the Retry-After of a 429 or 503', () => {
+    expect(httpOutcome(answer(429, { 'retry-after': '120' }), now)).toMatchObject({ retryAfterSeconds: 120 });
   });
 });

@@ -111,18 +111,28 @@ export class GuardedHttp implements OutboundHttp {
     return pool;
   }
 
+  /**
+   * One request with its whole answer within the timeout: a deadline, not only an idle timer, so a
+   * receiver that trickles bytes cannot hold the sweep (and its row locks) for longer.
+   */
   async send(request: OutboundRequest): Promise<OutboundResponse> {
+    const deadline = AbortSignal.timeout(this.timeoutMs);
     try {
-      return await this.sendOnce(request, true);
+      return await this.sendOnce(request, true, deadline);
     } catch (error) {
       // A kept-alive connection the receiver closed while idle fails before any answer: once
       // more on a new connection (the Node.js documented pattern for reused sockets).
-      if (error instanceof StaleConnection) return this.sendOnce(request, false);
+      if (error instanceof StaleConnection && !deadline.aborted)
+        return this.sendOnce(request, false, deadline);
       throw error;
     }
   }
 
-  private async sendOnce(request: OutboundRequest, mayReuse: boolean): Promise<OutboundResponse> {
+  private async sendOnce(
+    request: OutboundRequest,
+    mayReuse: boolean,
+    deadline: AbortSignal,
+  ): Promise<OutboundResponse> {
     const url = new URL(request.url);
     if (url.protocol !== 'https:' && url.protocol !== 'http:')
       throw new OutboundRefused(`${url.protocol} URLs are not allowed`);
@@ -135,6 +145,7 @@ export class GuardedHttp implements OutboundHttp {
       else callback(null, address, family);
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const late = () => new Error(`no complete answer from ${url.host} within ${this.timeoutMs} ms`);
     return new Promise<OutboundResponse>((resolve, reject) => {
       const req = send(
         url,
@@ -144,6 +155,7 @@ export class GuardedHttp implements OutboundHttp {
           lookup: pinned,
           agent: mayReuse ? this.pool(url, address) : false,
           timeout: this.timeoutMs,
+          signal: deadline,
           ...(url.protocol === 'https:' ? { ca: this.options.ca, minVersion: 'TLSv1.2' as const } : {}),
         },
         (res) => {
@@ -156,22 +168,25 @@ export class GuardedHttp implements OutboundHttp {
             if (size >= this.maxResponseBytes) res.destroy();
           });
           const done = () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              body: Buffer.concat(chunks).toString('utf8'),
-            });
+            deadline.aborted
+              ? reject(late())
+              : resolve({
+                  status: res.statusCode ?? 0,
+                  headers: res.headers,
+                  body: Buffer.concat(chunks).toString('utf8'),
+                });
           res.on('end', done);
           res.on('close', done);
-          res.on('error', reject);
+          res.on('error', (error) => reject(deadline.aborted ? late() : error));
         },
       );
       req.on('timeout', () =>
         req.destroy(new Error(`no answer from ${url.host} within ${this.timeoutMs} ms`)),
       );
-      req.on('error', (error: NodeJS.ErrnoException) =>
-        reject(staleConnection(req, error) ? new StaleConnection(error.message) : error),
-      );
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (deadline.aborted) reject(late());
+        else reject(staleConnection(req, error) ? new StaleConnection(error.message) : error);
+      });
       req.end(request.body);
     });
   }
@@ -193,20 +208,30 @@ export function retryAfterSeconds(value: string | string[] | undefined, now: Dat
   return Math.max(0, Math.ceil((date - now.getTime()) / 1000));
 }
 
-/** The common reading of an HTTP answer: 2xx is delivered; anything else a failure to retry. */
+/** 4xx answers that say "later", not "never" (RFC 9110 15.5.9, RFC 8470 5.2, RFC 6585 4). */
+const RETRYABLE_CLIENT_ERRORS = new Set([408, 425, 429]);
+
+/**
+ * The common reading of an HTTP answer: 2xx is delivered; another 4xx a final failure (the
+ * receiver refused the request itself: PagerDuty's 400 "Retry? No"); anything else a failure to
+ * retry.
+ */
 export function httpOutcome(
   response: OutboundResponse,
   now: Date,
-): { ok: true } | { ok: false; error: string; retryAfterSeconds?: number } {
+): { ok: true } | { ok: false; error: string; retryAfterSeconds?: number; final?: boolean } {
   if (response.status >= 200 && response.status < 300) return { ok: true };
   const snippet = response.body.replace(/\s+/g, ' ').trim().slice(0, 200);
   const retryAfter =
     response.status === 429 || response.status === 503
       ? retryAfterSeconds(response.headers['retry-after'], now)
       : undefined;
+  const final =
+    response.status >= 400 && response.status < 500 && !RETRYABLE_CLIENT_ERRORS.has(response.status);
   return {
     ok: false,
     error: `HTTP ${response.status}${snippet ? `: ${snippet}` : ''}`,
     ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
+    ...(final ? { final } : {}),
   };
 }

@@ -35,6 +35,7 @@ export function pagerDutyEvent(
 
 export const pagerDutyConnector: NotifierConnector<PagerDutyConfig> = {
   kind: 'pagerduty',
+  secretDestinations: ['api_url'],
   parse(settings, secrets) {
     const apiUrl = baseUrl(settings.api_url, PAGERDUTY_EVENTS_URL);
     if (typeof apiUrl !== 'string') return apiUrl;

@@ -5,7 +5,7 @@ import {
   NotificationStatus,
   nextDeliveryState,
 } from './delivery-state';
-import { backoffMs } from './retry-backoff';
+import { backoffMs, retryAfterMs } from './retry-backoff';
 
 const NOW = new Date('2026-11-24T12:00:00.000Z');
 const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
@@ -149,6 +149,31 @@ describe('nextDeliveryState', () => {
     expect(shorter.ok && shorter.state.next_retry_at).toEqual(at(2));
   });
 
+  it("caps a receiver's Retry-After at the hour of spec 8 (a huge one made an Invalid Date that failed the whole batch)", () => {
+    for (const seconds of [7200, 9_999_999_999_999, Number.MAX_SAFE_INTEGER]) {
+      const result = nextDeliveryState(
+        state('pending'),
+        { kind: 'delivery_failed', error: 'HTTP 429', retryAfterSeconds: seconds },
+        NOW,
+      );
+      expect(result.ok && result.state.next_retry_at).toEqual(at(60));
+    }
+  });
+
+  it('a final refusal (the receiver refused the message itself) is dead at the first attempt', () => {
+    const result = nextDeliveryState(
+      state('pending'),
+      { kind: 'delivery_failed', error: 'HTTP 400: invalid routing key', final: true },
+      NOW,
+    );
+    expect(result.ok && result.state).toEqual({
+      status: 'dead',
+      retry_count: 0,
+      next_retry_at: null,
+      last_error: 'HTTP 400: invalid routing key',
+    });
+  });
+
   it('caps last_error at 1000 characters', () => {
     const result = nextDeliveryState(
       state('pending'),
@@ -156,6 +181,15 @@ describe('nextDeliveryState', () => {
       NOW,
     );
     expect(result.ok && result.state.last_error?.length).toBe(1000);
+  });
+});
+
+describe('retryAfterMs', () => {
+  it('is the seconds in ms, at most one hour, and nothing for a value that is not a positive number', () => {
+    expect([1, 600, 3600, 3601, 1e15].map(retryAfterMs)).toEqual([
+      1000, 600_000, 3_600_000, 3_600_000, 3_600_000,
+    ]);
+    expect([0, -5, Number.NaN, Number.POSITIVE_INFINITY].map(retryAfterMs)).toEqual([0, 0, 0, 0]);
   });
 });
 

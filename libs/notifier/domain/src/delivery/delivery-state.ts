@@ -1,4 +1,4 @@
-import { backoffMs, MAX_DELIVERY_ATTEMPTS } from './retry-backoff';
+import { backoffMs, MAX_DELIVERY_ATTEMPTS, retryAfterMs } from './retry-backoff';
 
 export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed', 'dead', 'read'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
@@ -18,7 +18,8 @@ export interface DeliveryState {
  */
 export type DeliveryTrigger =
   | { kind: 'delivered' }
-  | { kind: 'delivery_failed'; error: string; retryAfterSeconds?: number }
+  /** `final`: the receiver refused the message itself, so no retry can deliver it. */
+  | { kind: 'delivery_failed'; error: string; retryAfterSeconds?: number; final?: boolean }
   | { kind: 'notifier_missing' }
   | { kind: 'requeue' }
   | { kind: 'mark_read' };
@@ -36,16 +37,16 @@ const to = (state: DeliveryState): DeliveryOutcome => ({ ok: true, state });
 
 function failure(
   from: DeliveryState,
-  trigger: { error: string; retryAfterSeconds?: number },
+  trigger: { error: string; retryAfterSeconds?: number; final?: boolean },
   now: Date,
 ): DeliveryOutcome {
   const error = trigger.error.slice(0, MAX_LAST_ERROR_LENGTH);
   // The attempt that just failed is attempt retry_count + 1; the 5th one is the last (spec 3, 8).
-  if (from.retry_count + 1 >= MAX_DELIVERY_ATTEMPTS)
+  // A refusal of the message itself is the last at once: repeating it cannot deliver it.
+  if (trigger.final || from.retry_count + 1 >= MAX_DELIVERY_ATTEMPTS)
     return to({ status: 'dead', retry_count: from.retry_count, next_retry_at: null, last_error: error });
   const retryCount = from.retry_count + 1;
-  const retryAfterMs = Math.max(0, (trigger.retryAfterSeconds ?? 0) * 1000);
-  const wait = Math.max(backoffMs(retryCount), retryAfterMs);
+  const wait = Math.max(backoffMs(retryCount), retryAfterMs(trigger.retryAfterSeconds ?? 0));
   return to({
     status: 'failed',
     retry_count: retryCount,
@@ -58,8 +59,9 @@ function failure(
  * The notification state machine of spec 3 (ADR 0056):
  * - pending or failed, delivered -> sent (retry_count unchanged);
  * - pending or failed, delivery failure -> failed (retry_count + 1, next_retry_at = now + 2^n
- *   minutes capped at 1 hour, or the receiver's Retry-After when later, last_error), or dead when
- *   that was the 5th attempt (next_retry_at cleared, last_error kept);
+ *   minutes capped at 1 hour, or the receiver's Retry-After when later, up to that hour,
+ *   last_error), or dead when that was the 5th attempt or the receiver refused the message
+ *   itself (`final`; next_retry_at cleared, last_error kept);
  * - pending or failed, notifier missing -> sent, so a deleted notifier cannot wedge the sweep;
  * - dead, requeue -> pending with retry_count 0, next_retry_at and last_error null;
  * - sent (or read), mark read -> read.

@@ -16,3 +16,12 @@ export function backoffMs(retryCount: number): number {
   // 2^6 minutes already exceeds the cap; stop there so large counts cannot overflow.
   return Math.min(2 ** Math.min(retryCount, 6) * MINUTE_MS, MAX_BACKOFF_MS);
 }
+
+/**
+ * How long a receiver's Retry-After holds its notifier, in ms: at most the one-hour cap of spec 8,
+ * so a receiver cannot silence a notifier for longer, nor send a time no date can hold.
+ */
+export function retryAfterMs(seconds: number): number {
+  if (!Number.isFinite(seconds) || seconds <= 0) return 0;
+  return Math.min(seconds * 1000, MAX_BACKOFF_MS);
+}
