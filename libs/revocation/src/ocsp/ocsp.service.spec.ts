@@ -170,6 +170,25 @@ describe(OcspService.name, () => {
     revoked_at: new Date().toISOString(),
   });
 
+  it('RFC 6960 2.2: a serial revoked under another CA of the issuer is unknown here, not revoked without the extended revoked definition', async () => {
+    const serial = serialOf(0x6001);
+    const row = (caId: string | null) => ({
+      issuer_id: ISSUER,
+      serial_hex: serial,
+      reason: 'keyCompromise' as const,
+      revoked_at: new Date(),
+      ca_id: caId,
+    });
+    let stored = row('ca-other');
+    const { ocsp } = service(undefined, { find: async () => stored });
+    expect(statusIn((await ocsp.answer(ISSUER, fresh(serial))).der, serial)).toBe('unknown');
+    // The CA that issued it, or one not known yet, answers revoked.
+    for (const caId of [CA, null]) {
+      stored = row(caId);
+      expect(statusIn((await ocsp.answer(ISSUER, fresh(serial))).der, serial)).toBe('revoked');
+    }
+  });
+
   describe('a revocation heard on the bus while the revocations table lags (RFC 6960 2.2)', () => {
     afterEach(() => jest.restoreAllMocks());
 
@@ -191,7 +210,13 @@ describe(OcspService.name, () => {
       const { ocsp } = service(undefined, {
         find: async () =>
           stored
-            ? { issuer_id: ISSUER, serial_hex: serial, reason: 'keyCompromise', revoked_at: new Date() }
+            ? {
+                issuer_id: ISSUER,
+                serial_hex: serial,
+                reason: 'keyCompromise',
+                revoked_at: new Date(),
+                ca_id: CA,
+              }
             : undefined,
       });
       ocsp.heardOnBus(revokedEvent(serial) as never, 'event-2');
@@ -214,7 +239,13 @@ describe(OcspService.name, () => {
         consumed: async () => consumedUpTo,
         find: async (_issuer: string, asked: string) =>
           consumedUpTo && asked === serial
-            ? { issuer_id: ISSUER, serial_hex: serial, reason: 'keyCompromise', revoked_at: new Date() }
+            ? {
+                issuer_id: ISSUER,
+                serial_hex: serial,
+                reason: 'keyCompromise',
+                revoked_at: new Date(),
+                ca_id: CA,
+              }
             : undefined,
       });
       ocsp.heardOnBus(revokedEvent(serial) as never, 'event-first');

@@ -316,10 +316,20 @@ export class OcspService
     const key = `${issuerId} ${serial}`;
     const now = Date.now();
     const heard = this.heard.get(key);
-    const revocation =
+    let revocation =
       heard && !this.heard.due(key, now)
         ? heard
         : this.heard.settle(key, await this.revocations.find(issuerId, serial), now);
+    // RFC 6960 2.2: `revoked` about a serial this CA never issued needs the extended revoked
+    // definition; a local CA's serial revoked under another CA of the issuer is `unknown` here.
+    if (
+      kind === 'local_ca' &&
+      revocation &&
+      'ca_id' in revocation &&
+      revocation.ca_id &&
+      revocation.ca_id !== caId
+    )
+      revocation = undefined;
     let issuedByCa: IssuedByCa;
     const revoked = revocation !== undefined && revocation.reason !== 'removeFromCRL';
     if (!revoked) await this.requireNoLostRevocation();

@@ -86,9 +86,13 @@ export class RevocationRepository {
     );
   }
 
-  async find(issuerId: string, serialHex: string): Promise<RevocationRow | undefined> {
-    const rows: RevocationRow[] = await this.dataSource.query(
-      'SELECT issuer_id, serial_hex, reason, revoked_at FROM revocations WHERE issuer_id = $1 AND serial_hex = $2',
+  /** The revocation of a serial, with the CA that issued it (null: not known yet; '': none). */
+  async find(
+    issuerId: string,
+    serialHex: string,
+  ): Promise<(RevocationRow & { ca_id: string | null }) | undefined> {
+    const rows: (RevocationRow & { ca_id: string | null })[] = await this.dataSource.query(
+      'SELECT issuer_id, serial_hex, reason, revoked_at, ca_id FROM revocations WHERE issuer_id = $1 AND serial_hex = $2',
       [issuerId, serialHex],
     );
     return rows[0];
