@@ -97,8 +97,23 @@ describe('revocation service with the local CA: CRL and OCSP', () => {
     ]);
   }
 
-  /** The RFC 5019 GET form: the request made by openssl, sent as GET, the response checked by openssl. */
-  async function ocspGet(serial: string, name: string) {
+  /** `openssl ocsp` reading the response in `file` about `serial` and checking it against the chain. */
+  function ocspCheck(file: string, serial: string) {
+    return openssl([
+      'ocsp',
+      '-respin',
+      file,
+      '-issuer',
+      'issuing.pem',
+      '-serial',
+      `0x${serial}`,
+      '-CAfile',
+      'chain.pem',
+    ]);
+  }
+
+  /** An OCSP request without nonce about `serial`, made by openssl into `<name>.req`. */
+  function ocspRequest(serial: string, name: string): Buffer {
     openssl([
       'ocsp',
       '-issuer',
@@ -109,22 +124,17 @@ describe('revocation service with the local CA: CRL and OCSP', () => {
       '-reqout',
       `${name}.req`,
     ]);
-    const request = readFileSync(join(dir, `${name}.req`));
+    return readFileSync(join(dir, `${name}.req`));
+  }
+
+  /** The RFC 5019 GET form: the request made by openssl, sent as GET, the response checked by openssl. */
+  async function ocspGet(serial: string, name: string) {
+    const request = ocspRequest(serial, name);
     const response = await raw(`${revocationUrl()}/ocsp/iss-local/${encodeOcspGetPath(request)}`, system.ca);
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/ocsp-response');
     writeFileSync(join(dir, `${name}.resp`), response.body);
-    const checked = openssl([
-      'ocsp',
-      '-respin',
-      `${name}.resp`,
-      '-issuer',
-      'issuing.pem',
-      '-serial',
-      `0x${serial}`,
-      '-CAfile',
-      'chain.pem',
-    ]);
+    const checked = ocspCheck(`${name}.resp`, serial);
     return { ...checked, headers: response.headers };
   }
 
@@ -194,17 +204,7 @@ describe('revocation service with the local CA: CRL and OCSP', () => {
   });
 
   it('RFC 9112 3.2.2: answers a GET whose request target is in absolute form as the origin form', async () => {
-    openssl([
-      'ocsp',
-      '-issuer',
-      'issuing.pem',
-      '-serial',
-      `0x${good.serial_hex}`,
-      '-no_nonce',
-      '-reqout',
-      'abs.req',
-    ]);
-    const target = `${revocationUrl()}/ocsp/iss-local/${encodeOcspGetPath(readFileSync(join(dir, 'abs.req')))}`;
+    const target = `${revocationUrl()}/ocsp/iss-local/${encodeOcspGetPath(ocspRequest(good.serial_hex, 'abs'))}`;
     const { hostname, port, host } = new URL(target);
     const reply = await new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -222,17 +222,7 @@ describe('revocation service with the local CA: CRL and OCSP', () => {
     expect(head).toMatch(/content-type: application\/ocsp-response/i);
     expect(head).toMatch(/content-length: \d+/i);
     writeFileSync(join(dir, 'abs.resp'), reply.subarray(split + 4));
-    const checked = openssl([
-      'ocsp',
-      '-respin',
-      'abs.resp',
-      '-issuer',
-      'issuing.pem',
-      '-serial',
-      `0x${good.serial_hex}`,
-      '-CAfile',
-      'chain.pem',
-    ]);
+    const checked = ocspCheck('abs.resp', good.serial_hex);
     expect(checked.output).toContain('Response verify OK');
     expect(checked.output).toMatch(new RegExp(`0x${good.serial_hex}: good`));
   });
@@ -348,17 +338,7 @@ describe('revocation service with the local CA: CRL and OCSP', () => {
     expect((await raw(`${gateway}/crl/iss-local/nope.crl`, system.ca)).status).toBe(404);
     expect((await raw(`${gateway}/crl/iss-nope.crl`, system.ca)).status).toBe(404);
 
-    openssl([
-      'ocsp',
-      '-issuer',
-      'issuing.pem',
-      '-serial',
-      `0x${good.serial_hex}`,
-      '-no_nonce',
-      '-reqout',
-      'gw.req',
-    ]);
-    const request = readFileSync(join(dir, 'gw.req'));
+    const request = ocspRequest(good.serial_hex, 'gw');
     const get = await raw(`${gateway}/ocsp/iss-local/${encodeOcspGetPath(request)}`, system.ca);
     expect(get.status).toBe(200);
     expect(get.headers['content-type']).toBe('application/ocsp-response');
@@ -372,17 +352,7 @@ describe('revocation service with the local CA: CRL and OCSP', () => {
     expect(post.headers['cache-control']).toBe('no-cache');
     expect(post.body.equals(get.body)).toBe(true);
     writeFileSync(join(dir, 'gw.resp'), post.body);
-    const checked = openssl([
-      'ocsp',
-      '-respin',
-      'gw.resp',
-      '-issuer',
-      'issuing.pem',
-      '-serial',
-      `0x${good.serial_hex}`,
-      '-CAfile',
-      'chain.pem',
-    ]);
+    const checked = ocspCheck('gw.resp', good.serial_hex);
     expect(checked.output).toContain('Response verify OK');
     expect(checked.output).toMatch(/: good/);
 

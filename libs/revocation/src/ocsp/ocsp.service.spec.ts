@@ -153,6 +153,14 @@ describe(OcspService.name, () => {
     expect(ocsp.cached(ISSUER, keys[keys.length - 1])).toBeDefined();
   });
 
+  /** A row of the revocations table: `serial` revoked for keyCompromise under `caId`. */
+  const storedRow = (serial: string, caId: string | null = CA) => ({
+    issuer_id: ISSUER,
+    serial_hex: serial,
+    reason: 'keyCompromise' as const,
+    revoked_at: new Date(),
+    ca_id: caId,
+  });
   /** The certStatus a response gives the CertID (RFC 6960 4.2.1), or the responseStatus of an error. */
   const statusIn = (der: Buffer, serial: string): string => {
     if (der.length === 5) return ['successful', 'malformedRequest', 'internalError', 'tryLater'][der[4]];
@@ -172,19 +180,12 @@ describe(OcspService.name, () => {
 
   it('RFC 6960 2.2: a serial revoked under another CA of the issuer is unknown here, not revoked without the extended revoked definition', async () => {
     const serial = serialOf(0x6001);
-    const row = (caId: string | null) => ({
-      issuer_id: ISSUER,
-      serial_hex: serial,
-      reason: 'keyCompromise' as const,
-      revoked_at: new Date(),
-      ca_id: caId,
-    });
-    let stored = row('ca-other');
+    let stored = storedRow(serial, 'ca-other');
     const { ocsp } = service(undefined, { find: async () => stored });
     expect(statusIn((await ocsp.answer(ISSUER, fresh(serial))).der, serial)).toBe('unknown');
     // The CA that issued it, or one not known yet, answers revoked.
     for (const caId of [CA, null]) {
-      stored = row(caId);
+      stored = storedRow(serial, caId);
       expect(statusIn((await ocsp.answer(ISSUER, fresh(serial))).der, serial)).toBe('revoked');
     }
   });
@@ -208,16 +209,7 @@ describe(OcspService.name, () => {
       issued.add(serial);
       let stored = false;
       const { ocsp } = service(undefined, {
-        find: async () =>
-          stored
-            ? {
-                issuer_id: ISSUER,
-                serial_hex: serial,
-                reason: 'keyCompromise',
-                revoked_at: new Date(),
-                ca_id: CA,
-              }
-            : undefined,
+        find: async () => (stored ? storedRow(serial) : undefined),
       });
       ocsp.heardOnBus(revokedEvent(serial) as never, 'event-2');
       stored = true;
@@ -238,15 +230,7 @@ describe(OcspService.name, () => {
       const { ocsp } = service(undefined, {
         consumed: async () => consumedUpTo,
         find: async (_issuer: string, asked: string) =>
-          consumedUpTo && asked === serial
-            ? {
-                issuer_id: ISSUER,
-                serial_hex: serial,
-                reason: 'keyCompromise',
-                revoked_at: new Date(),
-                ca_id: CA,
-              }
-            : undefined,
+          consumedUpTo && asked === serial ? storedRow(serial) : undefined,
       });
       ocsp.heardOnBus(revokedEvent(serial) as never, 'event-first');
       for (let i = 0; i < 25_000; i++)
