@@ -980,6 +980,63 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(rows).toEqual([{ revocation_reason: 'keyCompromise' }]);
   });
 
+  it('RFC 5280 5.3.1 and RFC 8555 7.6: a certificate on hold is revoked for good by revokeCert and by an operator, not alreadyRevoked', async () => {
+    const owner = await client();
+    await owner.register();
+    const holdThenRevoke = async (name: string) => {
+      const issued = await certificateFor(owner, [name]);
+      const {
+        rows: [{ certificate_id: inventoryId }],
+      } = await db.query(
+        `SELECT certificate_id FROM protocol_frontends.acme_certificates WHERE order_id = $1`,
+        [issued.orderId],
+      );
+      await bus.request('issuance.v1.revoke-managed-certificate', {
+        id: inventoryId,
+        reason: 'certificateHold',
+      });
+      const acmeReason = async () =>
+        (
+          await db.query(
+            `SELECT revocation_reason FROM protocol_frontends.acme_certificates WHERE certificate_id = $1`,
+            [inventoryId],
+          )
+        ).rows[0].revocation_reason;
+      await eventually(async () => (await acmeReason()) === 'certificateHold', 'the hold heard');
+      return { ...issued, inventoryId, acmeReason };
+    };
+
+    // The subscriber revokes its held certificate for key compromise.
+    const byClient = await holdThenRevoke('held-then-revoked.localhost');
+    const revoked = await owner.post((await owner.directory()).revokeCert, {
+      certificate: byClient.der,
+      reason: 1,
+    });
+    expect(revoked.status).toBe(200);
+    expect(await byClient.acmeReason()).toBe('keyCompromise');
+    const inventory = await db.query(
+      `SELECT status, revocation_reason FROM issuance.certificates WHERE id = $1`,
+      [byClient.inventoryId],
+    );
+    expect(inventory.rows).toEqual([{ status: 'Revoked', revocation_reason: 'keyCompromise' }]);
+    const again = await owner.post((await owner.directory()).revokeCert, {
+      certificate: byClient.der,
+      reason: 4,
+    });
+    expect(again.json.type).toBe(urn('alreadyRevoked'));
+
+    // An operator's final reason replaces the hold in the ACME record too.
+    const byOperator = await holdThenRevoke('held-then-operator-revoked.localhost');
+    await bus.request('issuance.v1.revoke-managed-certificate', {
+      id: byOperator.inventoryId,
+      reason: 'keyCompromise',
+    });
+    await eventually(
+      async () => (await byOperator.acmeReason()) === 'keyCompromise',
+      'the final reason heard',
+    );
+  });
+
   it('RFC 8555 7.6: a revocation an operator made before the service heard of it is alreadyRevoked, not revoked again', async () => {
     const owner = await client();
     await owner.register();

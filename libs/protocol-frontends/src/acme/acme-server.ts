@@ -257,6 +257,8 @@ export interface AcmeServerDependencies {
   website?: string;
 }
 
+const HOLD = 'certificateHold';
+
 /** RFC 5280 reason codes revokeCert accepts (RFC 8555 7.6), as issuance spells them (spec 2.16). */
 const REVOCATION_REASONS: Record<number, string> = {
   0: 'unspecified',
@@ -1647,7 +1649,9 @@ export class AcmeServer {
         "the request is signed neither by the account nor by the certificate's key",
       );
     }
-    if (certificate.revoked_at) throw new AcmeProblem('alreadyRevoked', 'the certificate is already revoked');
+    // A certificateHold is not final (RFC 5280 5.3.1): a revokeCert replaces it with its reason.
+    if (certificate.revoked_at && certificate.revocation_reason !== HOLD)
+      throw new AcmeProblem('alreadyRevoked', 'the certificate is already revoked');
     const revoked = await this.deps.issuer.revoke({
       issuerId: certificate.issuer_id,
       serialHex: certificate.serial_hex,

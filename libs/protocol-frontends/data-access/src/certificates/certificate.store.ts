@@ -143,7 +143,8 @@ export class CertificateStore {
   async markRevoked(id: string, reason: string, revokedAt: Date): Promise<void> {
     await rowsOf(
       this.executor,
-      `UPDATE acme_certificates SET revoked_at = $3, revocation_reason = $2 WHERE id = $1 AND revoked_at IS NULL`,
+      `UPDATE acme_certificates SET revoked_at = $3, revocation_reason = $2
+        WHERE id = $1 AND ${REVOCABLE_BY('$2')}`,
       [id, reason, revokedAt],
     );
   }
@@ -171,12 +172,19 @@ export class CertificateStore {
         : await rowsOf(
             this.executor,
             `UPDATE acme_certificates SET revoked_at = $3, revocation_reason = $4
-              WHERE issuer_id = $1 AND serial_hex = $2 AND revoked_at IS NULL RETURNING id`,
+              WHERE issuer_id = $1 AND serial_hex = $2 AND ${REVOCABLE_BY('$4')} RETURNING id`,
             [event.issuer_id, event.serial_hex, new Date(event.revoked_at), event.reason],
           );
     return rows.length;
   }
 }
+
+/**
+ * Which rows a revocation with the reason in `reasonParameter` changes: one not revoked, or one on
+ * hold that a final reason replaces (RFC 5280 5.3.1; issuance keeps the hold's date, ADR 0037).
+ */
+const REVOCABLE_BY = (reasonParameter: string) =>
+  `(revoked_at IS NULL OR (revocation_reason = 'certificateHold' AND ${reasonParameter} <> 'certificateHold'))`;
 
 /** The key of an identifier set, whatever its order: SHA-256 of the sorted `type:value` lines. */
 function identifierSet(identifiers: { type: string; value: string }[]): string {
