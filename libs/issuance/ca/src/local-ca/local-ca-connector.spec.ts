@@ -163,6 +163,14 @@ describe(LocalCaConnector.name, () => {
     ).rejects.toThrow("validity_days 91 exceeds the issuer's max_validity_days 90");
   });
 
+  it('keeps a leaf asked for no validity within the issuer maximum, not the 90-day leaf default', async () => {
+    const { issuing } = await caPair();
+    const { instance } = connector(issuing, { maxValidityDays: 30 });
+    const issued = await instance.issue({ csrPem: await leafCsr(), profile: {}, idempotencyKey: 'k' });
+    const leaf = parseCertificate(issued.certificatePem);
+    expect((leaf.notAfter.getTime() - leaf.notBefore.getTime()) / 86_400_000).toBeCloseTo(30, 0);
+  });
+
   it('passes through the refusal of a CA that is not active', async () => {
     const { instance } = connector(() => {
       throw new CertlaneError(ErrorCode.CaNotActive, 'CA ca-x is retired');

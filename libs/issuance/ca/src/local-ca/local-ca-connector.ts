@@ -15,6 +15,7 @@ import {
   RenewRequest,
   RevokeRequest,
   templateFromCsr,
+  DEFAULT_LEAF_VALIDITY_DAYS,
   toPem,
 } from '@certlane/pki';
 import { IssuerDependencies, RevocationUrls } from '../issuers/issuer-dependencies';
@@ -106,8 +107,12 @@ export class LocalCaConnector implements IssuerConnector {
     } catch (error) {
       throw asInputError(error, 'CSR refused');
     }
-    const days = request.profile.validityDays ?? this.dependencies.defaultValidityDays;
     const max = this.dependencies.maxValidityDays;
+    // Nothing asked and no issuer default: the leaf default, within the issuer's maximum.
+    const days =
+      request.profile.validityDays ??
+      this.dependencies.defaultValidityDays ??
+      (max === undefined ? undefined : Math.min(DEFAULT_LEAF_VALIDITY_DAYS, max));
     if (days !== undefined && max !== undefined && days > max && !request.profile.notAfter) {
       throw CertlaneError.validation([
         {

@@ -71,6 +71,18 @@ describe(validateIssuerConfig.name, () => {
     );
   });
 
+  it('refuses a default validity above the maximum', () => {
+    expect(validateIssuerConfig('local_ca', { default_validity_days: 400, max_validity_days: 30 })).toEqual([
+      {
+        field: 'default_validity_days',
+        message: 'config.default_validity_days 400 exceeds config.max_validity_days 30',
+      },
+    ]);
+    expect(validateIssuerConfig('local_ca', { default_validity_days: 30, max_validity_days: 30 })).toEqual(
+      [],
+    );
+  });
+
   it('refuses shell metacharacters in commands', () => {
     expect(validateIssuerConfig('script', { issue_command: '/opt/issue.sh --csr in.pem' })).toEqual([]);
     for (const bad of ['/opt/issue.sh; rm -rf /', 'a && b', 'a | b', 'echo $(id)', 'a `id`']) {

@@ -170,6 +170,12 @@ export function validateIssuerConfig(type: IssuerType, config: Record<string, un
     const problem = checkValue(name, field, value);
     if (problem) problems.push({ field: name, message: problem });
   }
+  const { default_validity_days: byDefault, max_validity_days: max } = config;
+  if (typeof byDefault === 'number' && typeof max === 'number' && byDefault > max)
+    problems.push({
+      field: 'default_validity_days',
+      message: `config.default_validity_days ${byDefault} exceeds config.max_validity_days ${max}`,
+    });
   return problems;
 }
 
