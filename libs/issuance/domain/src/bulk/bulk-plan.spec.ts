@@ -7,6 +7,7 @@ import {
   planBulkReassign,
   planBulkRenew,
   planBulkRevoke,
+  matchesSelection,
   unmatchedIdErrors,
 } from './bulk-plan';
 
@@ -48,7 +49,14 @@ describe(bulkSelection.name, () => {
   it('uses ids mode when certificate_ids is given, de-duplicated and sorted', () => {
     expect(bulkSelection({ certificate_ids: ['b', 'a', 'b'] })).toEqual({
       ok: true,
-      selection: { mode: 'ids', ids: ['a', 'b'], source: '' },
+      selection: { mode: 'ids', ids: ['a', 'b'], filters: {}, source: '' },
+    });
+  });
+
+  it('keeps the filters given beside the ids, to narrow them', () => {
+    expect(bulkSelection({ certificate_ids: ['a'], owner_id: 'alice', team_id: '' })).toEqual({
+      ok: true,
+      selection: { mode: 'ids', ids: ['a'], filters: { owner_id: 'alice' }, source: '' },
     });
   });
 
@@ -110,6 +118,17 @@ describe(unmatchedIdErrors.name, () => {
       { certificate_id: 'x', message: 'not found' },
     ]);
     expect(unmatchedIdErrors(['a', 'b'], found, '')).toEqual([]);
+  });
+
+  it('reports ids that do not match the filters given beside them, and never changes them', () => {
+    const found = [
+      { id: 'a', status: 'Active' as const, source: '' as const, matches_filters: true },
+      { id: 'b', status: 'Active' as const, source: '' as const, matches_filters: false },
+    ];
+    expect(unmatchedIdErrors(['a', 'b'], found, '')).toEqual([
+      { certificate_id: 'b', message: 'does not match the filters' },
+    ]);
+    expect(found.filter((row) => matchesSelection(row, '')).map((row) => row.id)).toEqual(['a']);
   });
 });
 

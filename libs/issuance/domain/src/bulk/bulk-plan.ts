@@ -26,8 +26,10 @@ export type BulkFilterField = (typeof BULK_FILTER_FIELDS)[number];
  * given filter (criteria mode). `source` narrows either; `''` (Unspecified) matches any source.
  */
 export type BulkSelection =
-  | { mode: 'ids'; ids: string[]; source: CertificateSource }
-  | { mode: 'criteria'; filters: Partial<Record<BulkFilterField, string>>; source: CertificateSource };
+  | { mode: 'ids'; ids: string[]; filters: BulkFilters; source: CertificateSource }
+  | { mode: 'criteria'; filters: BulkFilters; source: CertificateSource };
+
+export type BulkFilters = Partial<Record<BulkFilterField, string>>;
 
 export type SelectionResult = { ok: true; selection: BulkSelection } | { ok: false; message: string };
 
@@ -39,13 +41,13 @@ export type SelectionResult = { ok: true; selection: BulkSelection } | { ok: fal
  */
 export function bulkSelection(criteria: BulkCriteria, forcedSource?: CertificateSource): SelectionResult {
   const source: CertificateSource = forcedSource ?? criteria.source ?? '';
-  const filters: Partial<Record<BulkFilterField, string>> = {};
+  const filters: BulkFilters = {};
   for (const field of BULK_FILTER_FIELDS) {
     const value = criteria[field];
     if (typeof value === 'string' && value !== '') filters[field] = value;
   }
   const ids = [...new Set(criteria.certificate_ids ?? [])].sort();
-  if (ids.length > 0) return { ok: true, selection: { mode: 'ids', ids, source } };
+  if (ids.length > 0) return { ok: true, selection: { mode: 'ids', ids, filters, source } };
   if (Object.keys(filters).length > 0) return { ok: true, selection: { mode: 'criteria', filters, source } };
   const wanted = `name certificate_ids or at least one of ${BULK_FILTER_FIELDS.join(', ')}`;
   return {
@@ -54,14 +56,18 @@ export function bulkSelection(criteria: BulkCriteria, forcedSource?: Certificate
   };
 }
 
-/** A certificate as a bulk batch reads it (locked for the batch's transaction). */
+/**
+ * A certificate as a bulk batch reads it (locked for the batch's transaction). In ids mode,
+ * `matches_filters` says whether it matches every filter given beside the ids.
+ */
 export interface BulkRow {
   id: string;
   status: CertificateStatus;
   source: CertificateSource;
+  matches_filters?: boolean;
 }
 
-/** An id of ids mode that did not become a matched row: absent, or excluded by `source`. */
+/** An id of ids mode that did not become a matched row: absent, excluded by a filter or by `source`. */
 export function unmatchedIdErrors(
   ids: readonly string[],
   rows: readonly BulkRow[],
@@ -71,6 +77,7 @@ export function unmatchedIdErrors(
   return ids.flatMap((id): BulkItemError[] => {
     const row = found.get(id);
     if (!row) return [{ certificate_id: id, message: 'not found' }];
+    if (row.matches_filters === false) return [{ certificate_id: id, message: 'does not match the filters' }];
     if (source !== '' && row.source !== source) {
       return [{ certificate_id: id, message: `source is ${row.source || 'Unspecified'}, not ${source}` }];
     }
@@ -78,9 +85,9 @@ export function unmatchedIdErrors(
   });
 }
 
-/** Rows of a selection's batch that match its source (ids mode reads ids regardless of source). */
-export function matchesSource(row: BulkRow, source: CertificateSource): boolean {
-  return source === '' || row.source === source;
+/** Whether an ids-mode row is one to change: it matches the filters and `source`. */
+export function matchesSelection(row: BulkRow, source: CertificateSource): boolean {
+  return row.matches_filters !== false && (source === '' || row.source === source);
 }
 
 export interface StatusChange {

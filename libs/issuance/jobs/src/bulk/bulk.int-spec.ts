@@ -291,6 +291,29 @@ describe('bulk certificate operations', () => {
         total_failed: 0,
       });
     });
+
+    it("narrows ids mode by the filters given beside the ids: another owner's certificate is listed, not revoked", async () => {
+      const owner = unique('own');
+      await insertOwner(db, owner);
+      await insertCertificates(db, [
+        { id: `${owner}-mine`, owner_id: owner, source: 'API' },
+        { id: `${owner}-theirs`, source: 'API' },
+      ]);
+      const result = await api('/api/v1/certificates/bulk-revoke', {
+        certificate_ids: [`${owner}-mine`, `${owner}-theirs`],
+        owner_id: owner,
+        reason: 'superseded',
+      });
+      expect(result.status).toBe(200);
+      expect(result.json()).toMatchObject({
+        total_matched: 1,
+        total_revoked: 1,
+        total_failed: 1,
+        errors: [{ certificate_id: `${owner}-theirs`, message: 'does not match the filters' }],
+      });
+      expect((await certificateRow(db, `${owner}-mine`)).status).toBe('Revoked');
+      expect((await certificateRow(db, `${owner}-theirs`)).status).toBe('Active');
+    });
   });
 
   describe('POST /api/v1/est/certificates/bulk-revoke', () => {

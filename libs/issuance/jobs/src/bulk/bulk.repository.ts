@@ -2,8 +2,30 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { caTreeQuery, ListAnchorCache, underCaCondition } from '@certlane/issuance-inventory';
 import { CertificateSource, CertificateStatus, JobStatus, RevocationReason } from '@certlane/contracts';
-import { BulkSelection, renewalMaxAttempts } from '@certlane/issuance-domain';
+import { BulkFilters, BulkSelection, renewalMaxAttempts } from '@certlane/issuance-domain';
 import { DataSource, EntityManager } from 'typeorm';
+
+/** SQL conditions for the filters, their values appended to `params`. */
+async function filterConditions(
+  executor: Executor,
+  filters: BulkFilters,
+  params: unknown[],
+): Promise<string[]> {
+  const conditions: string[] = [];
+  for (const [field, value] of Object.entries(filters)) {
+    if (field === 'ca_id') {
+      const tree = caTreeQuery(value);
+      const [{ ids }]: { ids: string[] }[] = await executor.query(tree.text, tree.values);
+      params.push(ids);
+      conditions.push(underCaCondition(`$${params.length}`));
+      continue;
+    }
+    params.push(value);
+    // Field names come from BULK_FILTER_FIELDS, never from the request.
+    conditions.push(`${field} = $${params.length}`);
+  }
+  return conditions;
+}
 
 /** A certificate as a bulk batch reads it. */
 export interface BulkCertificateRow {
@@ -14,6 +36,7 @@ export interface BulkCertificateRow {
   team_id: string | null;
   issuer_id: string | null;
   agent_id: string;
+  matches_filters?: boolean;
 }
 
 export interface UnexpiredVersion {
@@ -63,19 +86,7 @@ export class BulkRepository {
     lock: boolean,
   ): Promise<BulkCertificateRow[]> {
     const params: unknown[] = [after, limit];
-    const where = ['id > $1'];
-    for (const [field, value] of Object.entries(selection.filters)) {
-      if (field === 'ca_id') {
-        const tree = caTreeQuery(value);
-        const [{ ids }]: { ids: string[] }[] = await executor.query(tree.text, tree.values);
-        params.push(ids);
-        where.push(underCaCondition(`$${params.length}`));
-        continue;
-      }
-      params.push(value);
-      // Field names come from BULK_FILTER_FIELDS, never from the request.
-      where.push(`${field} = $${params.length}`);
-    }
+    const where = ['id > $1', ...(await filterConditions(executor, selection.filters, params))];
     if (selection.source !== '') {
       params.push(selection.source);
       where.push(`source = $${params.length}`);
@@ -88,11 +99,18 @@ export class BulkRepository {
     );
   }
 
-  /** The rows of the given ids (ids mode), locked, in id order. */
-  rowsByIds(executor: Executor, ids: string[]): Promise<BulkCertificateRow[]> {
+  /**
+   * The rows of the given ids (ids mode), locked, in id order, each saying whether it matches
+   * every filter given beside the ids.
+   */
+  async rowsByIds(executor: Executor, ids: string[], filters: BulkFilters): Promise<BulkCertificateRow[]> {
+    const params: unknown[] = [ids];
+    const conditions = await filterConditions(executor, filters, params);
+    const matches = conditions.length === 0 ? 'true' : conditions.join(' AND ');
     return executor.query(
-      `SELECT ${ROW_COLUMNS} FROM certificates WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
-      [ids],
+      `SELECT ${ROW_COLUMNS}, coalesce(${matches}, false) AS matches_filters FROM certificates
+        WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+      params,
     );
   }
 

@@ -28,7 +28,7 @@ import {
   CappedList,
   chunks,
   initialRenewalJobStatus,
-  matchesSource,
+  matchesSelection,
   planBulkReassign,
   planBulkRenew,
   planBulkRevoke,
@@ -61,6 +61,8 @@ interface BatchOutcome {
 }
 
 type BatchWork = (manager: EntityManager, rows: BulkCertificateRow[]) => Promise<BatchOutcome>;
+
+type Narrowing = Pick<BulkSelection, 'filters' | 'source'>;
 
 const empty = (): BatchOutcome => ({ matched: 0, changed: 0, skipped: 0, errors: [], jobs: [] });
 
@@ -286,7 +288,7 @@ export class BulkService {
         { field: 'team_id' },
       );
     }
-    const selection: BulkSelection = { mode: 'ids', ids, source: '' };
+    const selection: BulkSelection = { mode: 'ids', ids, filters: {}, source: '' };
     const totals = await this.walk(selection, async (manager, rows) => {
       const plan = planBulkReassign(rows, request.owner_id, request.team_id);
       if (plan.change.length > 0) {
@@ -336,13 +338,13 @@ export class BulkService {
 
   /**
    * Runs `work` over the selection batch by batch, each in its own transaction, and sums what the
-   * batches did. Ids mode reports ids that are absent (or excluded by `source`) as errors.
+   * batches did. Ids mode reports ids that are absent, or excluded by the filters or `source`, as errors.
    */
   private async walk(selection: BulkSelection, work: BatchWork): Promise<Totals> {
     const totals = new Totals();
     if (selection.mode === 'ids') {
       for (const batch of chunks(selection.ids, BULK_BATCH_SIZE)) {
-        totals.add(await this.batch(batch, work, selection.source));
+        totals.add(await this.batch(batch, work, selection));
       }
       return totals;
     }
@@ -370,7 +372,7 @@ export class BulkService {
             false,
           )
         ).map((row) => row.id);
-        outcome = await this.oneByOne(ids, work, selection.source);
+        outcome = await this.oneByOne(ids, work, selection);
       }
       if (ids.length === 0) return totals;
       totals.add(outcome);
@@ -380,36 +382,29 @@ export class BulkService {
   }
 
   /** One batch of ids in one transaction; retried one by one when it fails. */
-  private async batch(
-    ids: string[],
-    work: BatchWork,
-    source: BulkSelection['source'],
-  ): Promise<BatchOutcome> {
+  /** One transaction over these ids; `narrowing`: the filters and source given beside them. */
+  private async batch(ids: string[], work: BatchWork, narrowing: Narrowing): Promise<BatchOutcome> {
     try {
       // Awaited here, so a failed batch is caught below and retried one by one.
       return await this.unitOfWork.run(async (manager) => {
-        const rows = await this.repository.rowsByIds(manager, ids);
-        const matched = rows.filter((row) => matchesSource(row, source));
+        const rows = await this.repository.rowsByIds(manager, ids, narrowing.filters);
+        const matched = rows.filter((row) => matchesSelection(row, narrowing.source));
         const done = matched.length === 0 ? empty() : await work(manager, matched);
-        return { ...done, errors: [...unmatchedIdErrors(ids, rows, source), ...done.errors] };
+        return { ...done, errors: [...unmatchedIdErrors(ids, rows, narrowing.source), ...done.errors] };
       });
     } catch (error) {
       if (ids.length === 1) {
         return { ...empty(), errors: [{ certificate_id: ids[0], message: safeMessage(error) }] };
       }
       this.logger.warn(`bulk batch of ${ids.length} ids failed, retrying one by one: ${String(error)}`);
-      return this.oneByOne(ids, work, source);
+      return this.oneByOne(ids, work, narrowing);
     }
   }
 
-  private async oneByOne(
-    ids: string[],
-    work: BatchWork,
-    source: BulkSelection['source'],
-  ): Promise<BatchOutcome> {
+  private async oneByOne(ids: string[], work: BatchWork, narrowing: Narrowing): Promise<BatchOutcome> {
     const sum = empty();
     for (const id of ids) {
-      const outcome = await this.batch([id], work, source);
+      const outcome = await this.batch([id], work, narrowing);
       sum.matched += outcome.matched;
       sum.changed += outcome.changed;
       sum.skipped += outcome.skipped;
@@ -463,6 +458,7 @@ export class BulkService {
         ? {
             certificate_ids: selection.ids.slice(0, AUDITED_IDS_MAX),
             certificate_ids_count: selection.ids.length,
+            ...selection.filters,
             ...(selection.source ? { source: selection.source } : {}),
           }
         : { ...selection.filters, ...(selection.source ? { source: selection.source } : {}) };
