@@ -72,7 +72,7 @@ export class CertificateLifecycleService {
       );
       const job = await this.transitions.createJob(manager, row, 'Renewal', context);
       const superseded: string[] = [];
-      for (const older of await this.jobs.openVersionJobs(manager, row.id, job.id)) {
+      for (const older of await this.jobs.openVersionJobs(manager, [row.id], [job.id])) {
         row = (await this.transitions.cancelJob(manager, older, row, context, `superseded by ${job.id}`))
           .certificate;
         superseded.push(older.id);

@@ -188,14 +188,17 @@ export class JobRepository {
     return n;
   }
 
-  /** The certificate's open Issuance and Renewal jobs other than `exceptId`, locked (certificate locked first). */
-  openVersionJobs(manager: EntityManager, certificateId: string, exceptId: string): Promise<JobRow[]> {
+  /**
+   * The certificates' open Issuance and Renewal jobs other than `exceptIds`, locked (certificates
+   * locked first).
+   */
+  openVersionJobs(manager: EntityManager, certificateIds: string[], exceptIds: string[]): Promise<JobRow[]> {
     return manager.query(
       `SELECT ${JOB_COLUMNS} FROM jobs
-        WHERE certificate_id = $1 AND id <> $2 AND type IN ('Issuance', 'Renewal')
+        WHERE certificate_id = ANY($1::text[]) AND id <> ALL($2::text[]) AND type IN ('Issuance', 'Renewal')
           AND status NOT IN ('Completed', 'Failed', 'Cancelled')
-        ORDER BY created_at, id FOR UPDATE`,
-      [certificateId, exceptId],
+        ORDER BY certificate_id, created_at, id FOR UPDATE`,
+      [certificateIds, exceptIds],
     );
   }
 

@@ -436,6 +436,32 @@ describe('bulk certificate operations', () => {
       });
     });
 
+    it("supersedes a Pending certificate's open issuance job, as a single renew does, so one version is issued, not two", async () => {
+      const tag = unique('rns');
+      await insertCertificates(db, [{ id: `${tag}-1`, status: 'Pending', agent_id: 'bulk-agent' }]);
+      await db.query(
+        `INSERT INTO issuance.jobs (id, type, status, certificate_id, agent_id) VALUES ($1, 'Issuance', 'AwaitingCSR', $2, 'bulk-agent')`,
+        [`${tag}-issuance`, `${tag}-1`],
+      );
+      const response = await api('/api/v1/certificates/bulk-renew', { certificate_ids: [`${tag}-1`] });
+      const result = response.json() as BulkRenewResult;
+      expect(result).toMatchObject({ total_enqueued: 1, total_failed: 0 });
+      const { rows } = await db.query(
+        'SELECT id, type, status, last_error FROM issuance.jobs WHERE certificate_id = $1 ORDER BY type',
+        [`${tag}-1`],
+      );
+      expect(rows).toEqual([
+        {
+          id: `${tag}-issuance`,
+          type: 'Issuance',
+          status: 'Cancelled',
+          last_error: `superseded by ${result.enqueued_jobs[0].job_id}`,
+        },
+        { id: result.enqueued_jobs[0].job_id, type: 'Renewal', status: 'AwaitingCSR', last_error: '' },
+      ]);
+      expect((await certificateRow(db, `${tag}-1`)).status).toBe('RenewalInProgress');
+    });
+
     it('lists unknown ids of ids mode as failures and renews the others', async () => {
       const tag = unique('rni');
       await insertCertificates(db, [{ id: `${tag}-1`, agent_id: 'bulk-agent' }]);

@@ -41,7 +41,7 @@ import { CERTLANE_CONFIG, CertlaneConfig, outboxToken, ServiceOutbox } from '@ce
 import { EntityManager } from 'typeorm';
 import { approvalDto, ApprovalRepository } from '@certlane/issuance-governance';
 import { IssuerRevocation } from '@certlane/issuance-ca';
-import { ServerIssuanceRunner } from '@certlane/issuance-inventory';
+import { JobRepository, ServerIssuanceRunner, StatusTransitions } from '@certlane/issuance-inventory';
 import { BulkCertificateRow, BulkRepository } from './bulk.repository';
 import { auditRecord, UnitOfWork } from '@certlane/issuance-data-access';
 
@@ -122,6 +122,8 @@ export class BulkService {
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     private readonly approvals: ApprovalRepository,
     private readonly serverIssuance: ServerIssuanceRunner,
+    private readonly jobs: JobRepository,
+    private readonly transitions: StatusTransitions,
   ) {}
 
   // ---- the three operations ----
@@ -237,6 +239,7 @@ export class BulkService {
         })),
         context,
       );
+      await this.supersedeOlderJobs(manager, created, context);
       return {
         matched: rows.length,
         changed: created.length,
@@ -332,6 +335,34 @@ export class BulkService {
       if (!result.ok) failures.set(result.item.certificate_id as string, result.error.message);
     }
     return [...failures].map(([certificate_id, message]) => ({ certificate_id, message }));
+  }
+
+  /**
+   * A new renewal supersedes its certificate's older open issuance and renewal jobs, as a single
+   * renew does (ADR 0042): they are cancelled through the job machine, so a Pending certificate's
+   * issuance job does not issue a second version beside the renewal.
+   */
+  private async supersedeOlderJobs(
+    manager: EntityManager,
+    created: { id: string; certificate_id: string }[],
+    context?: RequestContext,
+  ): Promise<void> {
+    const newJobOf = new Map(created.map((job) => [job.certificate_id, job.id]));
+    const older = await this.jobs.openVersionJobs(
+      manager,
+      [...newJobOf.keys()],
+      created.map((job) => job.id),
+    );
+    for (const job of older) {
+      const certificate = await this.transitions.lockCertificate(manager, job.certificate_id);
+      await this.transitions.cancelJob(
+        manager,
+        job,
+        certificate,
+        context,
+        `superseded by ${newJobOf.get(job.certificate_id)}`,
+      );
+    }
   }
 
   // ---- the batch walk ----
