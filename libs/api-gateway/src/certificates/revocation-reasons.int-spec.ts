@@ -199,6 +199,36 @@ describe('revocation reasons (spec 2.16) and removeFromCRL', () => {
         });
       }
     });
+
+    it('refuses a body that is not JSON with 415 and leaves the certificate as it was (it was read as no body: revoked as unspecified)', async () => {
+      await issued('rr-not-json');
+      for (const [contentType, body] of [
+        ['text/plain', '{"reason":"certificateHold"}'],
+        ['application/x-www-form-urlencoded', 'reason=certificateHold'],
+      ]) {
+        const response = await httpsRequest(
+          `${system.services['api-gateway'].url}/api/v1/certificates/rr-not-json/revoke`,
+          {
+            method: 'POST',
+            ca: system.ca,
+            headers: { authorization: `Bearer ${admin}`, 'content-type': contentType },
+            body,
+          },
+        );
+        expect([contentType, response.status, (response.json() as { code: string }).code]).toEqual([
+          contentType,
+          415,
+          'unsupported_media_type',
+        ]);
+      }
+      expect((await certificateOf('rr-not-json')).status).toBe('Active');
+      // No body at all still reads as {}: revoked with the default reason.
+      expect((await api('POST', '/api/v1/certificates/rr-not-json/revoke')).status).toBe(200);
+      expect(await certificateOf('rr-not-json')).toMatchObject({
+        status: 'Revoked',
+        revocation_reason: 'unspecified',
+      });
+    });
   });
 
   describe('removeFromCRL (RFC 5280 5.3.1)', () => {

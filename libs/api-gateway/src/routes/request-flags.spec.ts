@@ -1,4 +1,4 @@
-import { attachmentName, queryFlag, renewForce } from './request-flags';
+import { assertBodyWasJson, attachmentName, queryFlag, renewForce } from './request-flags';
 
 describe('renewForce', () => {
   it.each([
@@ -31,5 +31,21 @@ describe('attachmentName', () => {
   it('keeps ids and replaces anything a header could misread', () => {
     expect(attachmentName('web-1.example', 'pem')).toBe('web-1.example.pem');
     expect(attachmentName('a"b\r\n', 'p12')).toBe('a_b__.p12');
+  });
+});
+
+describe('assertBodyWasJson', () => {
+  it('refuses a body the JSON parser left unread, whatever its framing', () => {
+    for (const headers of [{ 'content-length': '12' }, { 'transfer-encoding': 'chunked' }]) {
+      expect(() => assertBodyWasJson(headers, undefined)).toThrow(
+        expect.objectContaining({ code: 'unsupported_media_type' }),
+      );
+    }
+  });
+
+  it('lets a parsed body, an empty one and none through', () => {
+    expect(() => assertBodyWasJson({ 'content-length': '12' }, { reason: 'superseded' })).not.toThrow();
+    expect(() => assertBodyWasJson({ 'content-length': '0' }, undefined)).not.toThrow();
+    expect(() => assertBodyWasJson({}, undefined)).not.toThrow();
   });
 });

@@ -1,5 +1,22 @@
-import { DtoClass } from '@certlane/contracts';
+import { IncomingHttpHeaders } from 'node:http';
+import { CertlaneError, DtoClass, ErrorCode } from '@certlane/contracts';
 import { validateDto } from '@certlane/platform';
+
+/**
+ * A body the JSON parser left unread: it came with another Content-Type, or none (spec 4: "All
+ * bodies are JSON unless stated"). Read as no body, it would run the action with its defaults (a
+ * revoke meant as removeFromCRL would revoke for good as `unspecified`), so it is refused with 415.
+ */
+export function assertBodyWasJson(headers: IncomingHttpHeaders, parsed: unknown): void {
+  const length = headers['content-length'];
+  const sent = headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (parsed === undefined && sent) {
+    throw new CertlaneError(
+      ErrorCode.UnsupportedMediaType,
+      'request bodies are JSON: send them with Content-Type: application/json',
+    );
+  }
+}
 
 /**
  * A body that may be absent altogether (spec 4.2: renew, deploy, revoke, export; 4.5: reject,

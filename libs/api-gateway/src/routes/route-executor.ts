@@ -21,7 +21,7 @@ import { Authenticator, WWW_AUTHENTICATE } from '../auth/authenticator';
 import { assertOwnWorkOf } from '../auth/own-work';
 import { PrincipalCache } from '../auth/principal-cache';
 import { RetiredAgentKeys } from '../auth/retired-agent-keys';
-import { optionalBody } from './request-flags';
+import { assertBodyWasJson, optionalBody } from './request-flags';
 import { idempotentResourceId } from '../idempotency/idempotency-key';
 import { IdempotencyKeys } from '../idempotency/idempotency-keys';
 import { GatewayFacts, RouteDeclaration, RouteInput } from './route-declaration';
@@ -158,6 +158,7 @@ export class RouteExecutor {
     actor: Actor | undefined,
   ): Promise<RouteInput<object, object>> {
     const query = route.query ? await validateDto(route.query, request.query()) : {};
+    if (route.body) assertBodyWasJson(request.headers, rawBody);
     const body = route.body
       ? await (route.optionalBody
           ? optionalBody(route.body, { body: rawBody })
