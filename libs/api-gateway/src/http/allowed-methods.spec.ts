@@ -7,6 +7,7 @@ const routes = [
   { method: 'PUT', path: '/api/v1/renewal-policies/:id' },
   { method: 'DELETE', path: '/api/v1/renewal-policies/:id' },
   { method: 'GET', path: '/api/v1/admin/est/profiles' },
+  { method: 'POST', path: '/api/v1/admin/est/reload' },
 ];
 
 describe('AllowedMethods', () => {
@@ -34,8 +35,15 @@ describe('AllowedMethods', () => {
   });
 
   it('refuses every method but GET and POST under /api/v1/admin/, known path or not', () => {
-    expect(allowed.refuse('PUT', '/api/v1/admin/est/profiles')).toEqual(['GET', 'HEAD', 'POST']);
+    expect(allowed.refuse('PUT', '/api/v1/admin/est/profiles')).toEqual(['GET', 'HEAD']);
+    expect(allowed.refuse('PUT', '/api/v1/admin/nothing-here')).toEqual(['GET', 'HEAD', 'POST']);
     expect(allowed.refuse('DELETE', '/api/v1/admin/scep/profiles')).toEqual(['GET', 'HEAD', 'POST']);
     expect(allowed.refuse('POST', '/api/v1/admin/est/reload-trust')).toBeNull();
+  });
+
+  it('refuses GET on a POST-only admin path (and POST on a GET-only one) with what the path serves', () => {
+    expect(allowed.refuse('GET', '/api/v1/admin/est/reload')).toEqual(['POST']);
+    expect(allowed.refuse('POST', '/api/v1/admin/est/profiles')).toEqual(['GET', 'HEAD']);
+    expect(allowed.refuse('PUT', '/api/v1/admin/est/reload')).toEqual(['POST']);
   });
 });

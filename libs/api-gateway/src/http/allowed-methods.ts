@@ -1,6 +1,9 @@
 import { RouteEntry } from '../routes/route-table';
 
-/** Spec 4.9: admin routes accept GET and POST only; any other method is 405 there. */
+/**
+ * Spec 4.9: admin routes accept GET and POST only; any other method is 405 there, on a path no
+ * route serves too. A known admin path answers 405 to the one of GET and POST it does not serve.
+ */
 export const ADMIN_PREFIX = '/api/v1/admin/';
 export const ADMIN_METHODS: readonly string[] = ['GET', 'HEAD', 'POST'];
 
@@ -45,7 +48,7 @@ export class AllowedMethods {
     for (const pattern of this.patterns) {
       if (matches(pattern.segments, segments)) pattern.methods.forEach((m) => allowed.add(m));
     }
-    if (path.startsWith(ADMIN_PREFIX)) {
+    if (path.startsWith(ADMIN_PREFIX) && allowed.size === 0) {
       return ADMIN_METHODS.includes(method) ? null : [...ADMIN_METHODS];
     }
     if (allowed.size === 0 || allowed.has(method)) return null;

@@ -311,6 +311,8 @@ describe('renewal policies through gateway -> NATS -> issuance -> Postgres', () 
     const admin = await api('PUT', '/api/v1/admin/est/profiles', {});
     expect(admin.status).toBe(405);
     expect(admin.headers.allow).toBe('GET, HEAD, POST');
+    const postOnly = await api('GET', '/api/v1/admin/est/reload-trust');
+    expect([postOnly.status, postOnly.headers.allow]).toEqual([405, 'POST']);
     expect((await api('PATCH', '/api/v1/no-such-route')).status).toBe(404);
   });
 
