@@ -5,6 +5,7 @@ import {
   ClaimDiscoveredCertificateFields,
   ListDiscoveredCertificatesRequest,
 } from '@certlane/contracts';
+import { BULK_REQUEST_TIMEOUT_MS } from '../bulk/bulk.routes';
 import { declareRoute } from '../routes/route-declaration';
 
 const BASE = '/api/v1/discovered-certificates';
@@ -58,6 +59,8 @@ export const DISCOVERED_CERTIFICATE_ROUTES = [
     body: BulkClaimDiscoveredCertificatesRequest,
     response: 'DiscoveryBulkResult',
     audit: 'discovered_certificate.bulk_claimed',
+    // Up to 100 imports, each a request to issuance in turn: far beyond an ordinary request's wait.
+    timeoutMs: BULK_REQUEST_TIMEOUT_MS,
     payload: ({ body }) => body,
   }),
   declareRoute({

@@ -1,5 +1,11 @@
-import { ListScepProbesRequest, ScepProbeRequest } from '@certlane/contracts';
+import { ListScepProbesRequest, SCEP_PROBE_TIMEOUT_MS, ScepProbeRequest } from '@certlane/contracts';
 import { declareRoute } from '../routes/route-declaration';
+
+/**
+ * The gateway waits out the whole probe (spec 8: 30 s) and then some for the result to be stored,
+ * so a slow endpoint is answered 200 with the probe's error (spec 4.9), not 504.
+ */
+export const SCEP_PROBE_REQUEST_TIMEOUT_MS = SCEP_PROBE_TIMEOUT_MS + 5_000;
 
 /**
  * The SCEP probe (spec 2.17, 4.9; ADR 0057): served by the health-monitor service. Probing an
@@ -16,6 +22,7 @@ export const SCEP_PROBE_ROUTES = [
     body: ScepProbeRequest,
     response: 'ScepProbeResultDto',
     audit: 'scep_probe.run',
+    timeoutMs: SCEP_PROBE_REQUEST_TIMEOUT_MS,
     payload: ({ body }) => body,
   }),
   declareRoute({

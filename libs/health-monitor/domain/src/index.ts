@@ -8,3 +8,4 @@ export * from './network-safety/reserved-addresses';
 export * from './scep-probe/scep-capabilities';
 export * from './network-scan/scan-targets';
 export * from './network-scan/scan-schedule';
+export * from './network-scan/scan-liveness';

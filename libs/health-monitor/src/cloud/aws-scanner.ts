@@ -1,4 +1,5 @@
 import { CloudDiscoveryConfig } from '@certlane/platform';
+import { MonitorClock } from '../health-checks/monitor-clock';
 import { signAwsJsonRequest } from './aws-sigv4';
 import { certificateBlocks, cloudJson } from './cloud-http';
 import { CLOUD_OBJECTS_MAX, CloudFinding, CloudScanner } from './cloud-scanner';
@@ -21,7 +22,16 @@ export class AwsScanner implements CloudScanner {
     return new URL(this.config.endpoint ?? `https://${service}.${this.config.region}.amazonaws.com`);
   }
 
-  private call<T>(service: 'secretsmanager' | 'acm', target: string, payload: object, now: Date): Promise<T> {
+  /**
+   * One signed call. It is signed with the clock at send time: AWS refuses a signature more than
+   * 15 minutes off its own clock, and a large account's run takes longer than that.
+   */
+  private call<T>(
+    service: 'secretsmanager' | 'acm',
+    target: string,
+    payload: object,
+    clock: MonitorClock,
+  ): Promise<T> {
     const url = this.endpoint(service);
     const body = JSON.stringify(payload);
     const headers = signAwsJsonRequest({
@@ -31,12 +41,12 @@ export class AwsScanner implements CloudScanner {
       region: this.config.region,
       service,
       credentials: this.config,
-      now,
+      now: clock.now(),
     });
     return cloudJson<T>(url.toString(), { method: 'POST', headers, body }, `AWS ${target}`);
   }
 
-  async scan(now: Date): Promise<CloudFinding[]> {
+  async scan(clock: MonitorClock): Promise<CloudFinding[]> {
     const findings: CloudFinding[] = [];
     let token: string | undefined;
     do {
@@ -44,7 +54,7 @@ export class AwsScanner implements CloudScanner {
         'secretsmanager',
         'secretsmanager.ListSecrets',
         { MaxResults: 100, ...(token ? { NextToken: token } : {}) },
-        now,
+        clock,
       );
       for (const secret of page.SecretList ?? []) {
         if (findings.length >= CLOUD_OBJECTS_MAX) break;
@@ -52,7 +62,7 @@ export class AwsScanner implements CloudScanner {
           'secretsmanager',
           'secretsmanager.GetSecretValue',
           { SecretId: secret.ARN },
-          now,
+          clock,
         );
         const certificates = certificateBlocks(value.SecretString ?? '');
         if (certificates.length) findings.push({ name: secret.ARN, certificates });
@@ -65,7 +75,7 @@ export class AwsScanner implements CloudScanner {
         'acm',
         'CertificateManager.ListCertificates',
         { MaxItems: 100, ...(token ? { NextToken: token } : {}) },
-        now,
+        clock,
       );
       for (const summary of page.CertificateSummaryList ?? []) {
         if (findings.length >= CLOUD_OBJECTS_MAX) break;
@@ -73,7 +83,7 @@ export class AwsScanner implements CloudScanner {
           'acm',
           'CertificateManager.GetCertificate',
           { CertificateArn: summary.CertificateArn },
-          now,
+          clock,
         );
         // The leaf first; the chain's certificates are found (and deduplicated) too.
         const certificates = certificateBlocks(

@@ -119,7 +119,7 @@ export class CloudDiscoveryLoop implements OnApplicationBootstrap, OnApplication
     const sentinel = scanner.sentinel;
     let result: CloudDiscoveryRun;
     try {
-      const findings = await scanner.scan(this.clock.now());
+      const findings = await scanner.scan(this.clock);
       const runId = `cloud-run-${randomBytes(8).toString('hex')}`;
       const fingerprints = new Set<string>();
       await this.dataSource.transaction(async (manager) => {

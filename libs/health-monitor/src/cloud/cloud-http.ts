@@ -14,6 +14,28 @@ export class CloudApiError extends Error {
   }
 }
 
+/**
+ * The body of an answer as text, read as it streams in: past `maxBytes` the read stops and the
+ * connection is dropped, so an endless or huge answer is never held in memory.
+ */
+export async function boundedText(response: Response, maxBytes: number, what: string): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new Error(`${what}: the answer is larger than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** One JSON call; `what` names it in errors (never a secret). Answers the parsed JSON. */
 export async function cloudJson<T>(url: string, init: RequestInit, what: string): Promise<T> {
   const response = await fetch(url, {
@@ -21,8 +43,7 @@ export async function cloudJson<T>(url: string, init: RequestInit, what: string)
     redirect: 'error',
     signal: AbortSignal.timeout(CLOUD_CALL_TIMEOUT_MS),
   });
-  const text = await response.text();
-  if (text.length > CLOUD_ANSWER_MAX_BYTES) throw new Error(`${what}: the answer is larger than 4 MiB`);
+  const text = await boundedText(response, CLOUD_ANSWER_MAX_BYTES, what);
   let body: unknown = null;
   try {
     body = text ? JSON.parse(text) : null;

@@ -1,3 +1,5 @@
+import { MonitorClock } from '../health-checks/monitor-clock';
+
 /** The sentinel agents that own cloud discovery (spec 2.4). */
 export type CloudSentinel = 'cloud-aws-sm' | 'cloud-azure-sm' | 'cloud-gcp-sm';
 
@@ -9,10 +11,13 @@ export interface CloudFinding {
   certificates: string[];
 }
 
-/** One provider's scanner: lists every object it may read and answers the certificates in them. */
+/**
+ * One provider's scanner: lists every object it may read and answers the certificates in them. It
+ * reads the clock when it signs each request: a run can outlast a signature's validity.
+ */
 export interface CloudScanner {
   readonly sentinel: CloudSentinel;
-  scan(now: Date): Promise<CloudFinding[]>;
+  scan(clock: MonitorClock): Promise<CloudFinding[]>;
 }
 
 /** At most this many objects are read per provider per run (pages are followed up to it). */

@@ -1,6 +1,7 @@
 import { createPrivateKey, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { CloudDiscoveryConfig } from '@certlane/platform';
+import { MonitorClock } from '../health-checks/monitor-clock';
 import { certificateBlocks, CloudApiError, cloudJson } from './cloud-http';
 import { CLOUD_OBJECTS_MAX, CloudFinding, CloudScanner } from './cloud-scanner';
 
@@ -50,11 +51,11 @@ export class GcpScanner implements CloudScanner {
     return parsed as ServiceAccount;
   }
 
-  async scan(now: Date): Promise<CloudFinding[]> {
+  async scan(clock: MonitorClock): Promise<CloudFinding[]> {
     const account = this.account();
     const form = new URLSearchParams({
       grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-      assertion: serviceAccountAssertion(account, now),
+      assertion: serviceAccountAssertion(account, clock.now()),
     });
     const { access_token: token } = await cloudJson<{ access_token?: string }>(
       account.token_uri,

@@ -2,6 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { HealthCheckStatusChanged } from '@certlane/contracts';
 import {
   CLAIM_STEP_MS,
+  claimBatchLimit,
   claimHorizon,
   claimSlots,
   delayUntilDue,
@@ -17,7 +18,10 @@ import { ProbeOutcome, TlsProber } from './tls-prober';
 /** Whether the claim timer runs (false in tests that call runDue themselves). */
 export const MONITOR_TIMER = Symbol('MONITOR_TIMER');
 
-/** Checks claimed per transaction (a pass claims batches until one comes back short). */
+/**
+ * Checks claimed per transaction (a pass claims batches until one comes back short or the
+ * replica holds MAX_WAITING claimed probes).
+ */
 const CLAIM_BATCH = 500;
 /**
  * Probes in flight at once on one replica: a slot is held for the handshake only, which is
@@ -26,10 +30,11 @@ const CLAIM_BATCH = 500;
  */
 const PROBE_CONCURRENCY = 256;
 /**
- * A replica stops claiming while this many claimed probes wait for a free slot: what it cannot
- * run stays due in the table for another replica (or for this one once it has caught up).
+ * A replica stops claiming once this many claimed probes wait (for their due time or a free
+ * slot): what it cannot run stays due in the table for another replica (or for this one once it
+ * has caught up).
  */
-const MAX_WAITING = PROBE_CONCURRENCY * 2;
+export const MAX_WAITING = PROBE_CONCURRENCY * 2;
 /** Probe results written per transaction at most (the recorder batches what arrives meanwhile). */
 const RECORD_BATCH = 250;
 /** A check's history is trimmed every this many probes (reads show the newest 500 meanwhile). */
@@ -58,6 +63,8 @@ export class HealthMonitorLoop implements OnApplicationBootstrap, OnApplicationS
   private claiming = false;
   /** Claimed checks whose due time has come, waiting for a probe slot. */
   private readonly ready: (() => Promise<void>)[] = [];
+  /** Claimed checks whose due time has not come yet. */
+  private scheduled = 0;
   private inFlight = 0;
   private readonly toRecord: Probed[] = [];
   private recording?: Promise<void>;
@@ -87,7 +94,7 @@ export class HealthMonitorLoop implements OnApplicationBootstrap, OnApplicationS
   /** One claim pass on the timer: claims what falls due in the next two seconds, schedules it. */
   private async step(): Promise<void> {
     // A pass still claiming (a slow database) or a backlog of due probes: leave the rest due.
-    if (this.stopped || this.claiming || this.ready.length >= MAX_WAITING) return;
+    if (this.stopped || this.claiming || this.waiting() >= MAX_WAITING) return;
     this.claiming = true;
     try {
       const now = this.clock.now();
@@ -99,13 +106,23 @@ export class HealthMonitorLoop implements OnApplicationBootstrap, OnApplicationS
           const outcome = await this.probe(row);
           this.submit(row.id, outcome).catch((error: unknown) => this.warn(error));
         };
-        setTimeout(() => this.enqueue(probe), delayUntilDue(row.next_check_at, this.clock.now())).unref();
+        this.scheduled++;
+        const due = () => {
+          this.scheduled--;
+          this.enqueue(probe);
+        };
+        setTimeout(due, delayUntilDue(row.next_check_at, this.clock.now())).unref();
       }
     } catch (error) {
       this.warn(error);
     } finally {
       this.claiming = false;
     }
+  }
+
+  /** Claimed probes not started yet. */
+  private waiting(): number {
+    return this.scheduled + this.ready.length;
   }
 
   private warn(error: unknown): void {
@@ -131,17 +148,27 @@ export class HealthMonitorLoop implements OnApplicationBootstrap, OnApplicationS
     return claimed.map((row) => row.id);
   }
 
-  /** Everything due before `horizon`, batch after batch (one transaction, two statements each). */
+  /**
+   * What is due before `horizon`, batch after batch (one transaction, two statements each), until
+   * this replica holds MAX_WAITING probes not started.
+   */
   private async claim(horizon: Date): Promise<HealthCheckRow[]> {
     const claimed: HealthCheckRow[] = [];
     for (;;) {
+      const limit = claimBatchLimit({
+        waiting: this.waiting(),
+        claimedThisPass: claimed.length,
+        batch: CLAIM_BATCH,
+        maxWaiting: MAX_WAITING,
+      });
+      if (limit === 0) return claimed;
       const batch = await this.repository.transaction(async (manager) => {
-        const rows = await this.repository.claimDue(manager, horizon, CLAIM_BATCH);
+        const rows = await this.repository.claimDue(manager, horizon, limit);
         await this.repository.reschedule(manager, claimSlots(rows, horizon));
         return rows;
       });
       claimed.push(...batch);
-      if (batch.length < CLAIM_BATCH || this.stopped) return claimed;
+      if (batch.length < limit || this.stopped) return claimed;
     }
   }
 

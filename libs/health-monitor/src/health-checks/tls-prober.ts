@@ -1,14 +1,13 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { connect, createSecureContext, DetailedPeerCertificate, PeerCertificate } from 'node:tls';
+import { connect, createSecureContext } from 'node:tls';
 import { Inject, Injectable } from '@nestjs/common';
 import { ServedCertificate } from '@certlane/contracts';
 import { checkDestination, Cidr, parseAllowList, ProbeObservation } from '@certlane/health-monitor-domain';
 import { CERTLANE_CONFIG, CertlaneConfig } from '@certlane/platform';
+import { describePeer } from './peer-certificate';
 
 export const PROBE_TIMEOUT_MS = 10_000;
-/** A served chain longer than this is cut: a probe records, it does not walk arbitrary input. */
-const MAX_CHAIN = 10;
 
 export interface ProbeTarget {
   host: string;
@@ -23,35 +22,6 @@ export interface ProbeOutcome {
   chain: ServedCertificate[];
   /** The served leaf as PEM (a certificate is public); null when none was served. */
   leaf_pem?: string | null;
-}
-
-const colonless = (fingerprint: string) => fingerprint.replace(/:/g, '').toLowerCase();
-
-function servedChain(leaf: DetailedPeerCertificate): ServedCertificate[] {
-  const chain: ServedCertificate[] = [];
-  let current: DetailedPeerCertificate | undefined = leaf;
-  while (current && current.raw && chain.length < MAX_CHAIN) {
-    chain.push(served(current));
-    const next: DetailedPeerCertificate | undefined = current.issuerCertificate;
-    if (!next || next === current || next.fingerprint256 === current.fingerprint256) break;
-    current = next;
-  }
-  return chain;
-}
-
-const dn = (name: PeerCertificate['subject']) =>
-  Object.entries(name ?? {})
-    .map(([key, value]) => `${key}=${Array.isArray(value) ? value.join('+') : value}`)
-    .join(', ');
-
-function served(cert: PeerCertificate): ServedCertificate {
-  return {
-    subject: dn(cert.subject),
-    issuer: dn(cert.issuer),
-    fingerprint_sha256: colonless(cert.fingerprint256),
-    not_before: new Date(cert.valid_from).toISOString(),
-    not_after: new Date(cert.valid_to).toISOString(),
-  };
 }
 
 /**
@@ -104,28 +74,33 @@ export class TlsProber {
         socket.destroy();
         resolve(failed(`no TLS handshake within ${timeoutMs} ms`));
       }, timeoutMs);
+      // A throw in this listener would be uncaught and end the process: every outcome resolves.
       socket.once('secureConnect', () => {
         clearTimeout(timer);
         const handshake_ms = Math.round(performance.now() - started);
-        const peer = socket.getPeerCertificate(true);
-        const tls_version = socket.getProtocol();
-        socket.end();
-        if (!peer || !peer.raw) {
-          resolve({ ...failed('the server presented no certificate'), handshake_ms, tls_version });
-          return;
+        let outcome: ProbeOutcome;
+        try {
+          const tls_version = socket.getProtocol();
+          const peer = describePeer(socket.getPeerCertificate(true));
+          outcome = peer.ok
+            ? {
+                observation: {
+                  kind: 'handshake',
+                  fingerprint: peer.fingerprint,
+                  notBefore: peer.notBefore,
+                  notAfter: peer.notAfter,
+                },
+                handshake_ms,
+                tls_version,
+                chain: peer.chain,
+                leaf_pem: peer.leafPem,
+              }
+            : { ...failed(peer.error), handshake_ms, tls_version };
+        } catch (error) {
+          outcome = { ...failed((error as Error).message), handshake_ms };
         }
-        resolve({
-          observation: {
-            kind: 'handshake',
-            fingerprint: colonless(peer.fingerprint256),
-            notBefore: new Date(peer.valid_from),
-            notAfter: new Date(peer.valid_to),
-          },
-          handshake_ms,
-          tls_version,
-          chain: servedChain(peer),
-          leaf_pem: `-----BEGIN CERTIFICATE-----\n${peer.raw.toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END CERTIFICATE-----\n`,
-        });
+        socket.end();
+        resolve(outcome);
       });
       socket.once('error', (error) => {
         clearTimeout(timer);

@@ -5,6 +5,7 @@ import { createServer, Server } from 'node:tls';
 import { createTlsFixture, TlsFixture } from '@certlane/testing';
 import { InProcessService, startInProcessService } from '@certlane/testing-in-process';
 import { HealthMonitorModule } from '../health-monitor.module';
+import { TlsProber } from '../health-checks/tls-prober';
 import { NetworkScanner } from './network-scanner';
 
 async function tlsServer(host: string, port: number, fixture: TlsFixture): Promise<Server> {
@@ -143,6 +144,42 @@ describe('network scan over a loopback range', () => {
     const started = Date.now();
     await scan({ ratePerSecond: 20, concurrency: 16 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(750);
+  });
+
+  // Regression: when one worker threw, the scan was marked failed while the other workers went on
+  // probing (and writing progress) behind it.
+  it('stops every worker when one fails, and records the failure only once all have stopped', async () => {
+    const prober = service.module.get(TlsProber);
+    let calls = 0;
+    let inFlight = 0;
+    const spy = jest.spyOn(prober, 'probe').mockImplementation(async () => {
+      if (++calls === 1) throw new Error('the prober broke');
+      inFlight++;
+      await new Promise((resolve) => setImmediate(resolve));
+      inFlight--;
+      return {
+        observation: { kind: 'error', error: 'refused' },
+        handshake_ms: null,
+        tls_version: null,
+        chain: [],
+      };
+    });
+    try {
+      const result = await scan({ cidrs: ['127.0.0.64/26'], concurrency: 4, ratePerSecond: 10_000 });
+      expect(result.status).toBe('failed');
+      // The other three workers each finished the probe in hand and took no further endpoint.
+      expect(inFlight).toBe(0);
+      expect(calls).toBeLessThanOrEqual(4);
+      const row = await service.sql.query(
+        'SELECT status, error, endpoints_done FROM network_scans WHERE id = $1',
+        [result.id],
+      );
+      expect(row.rows).toEqual([
+        { status: 'failed', error: 'the prober broke', endpoints_done: result.endpoints_done },
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('never reaches reserved addresses outside the allow-list, and refuses oversized targets', async () => {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { expandScanTargets, ScanEndpoint } from '@certlane/health-monitor-domain';
+import { expandScanTargets, progressWriteDue, ScanEndpoint } from '@certlane/health-monitor-domain';
+import { CertlaneLogger, LOGGER } from '@certlane/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { MONITOR_CLOCK, MonitorClock } from '../health-checks/monitor-clock';
 import { DiscoveryRecorder } from '../discovery/discovery-recorder';
@@ -38,9 +39,6 @@ export interface NetworkScanResult {
   status: 'completed' | 'failed';
 }
 
-/** Progress is written every this many endpoints (and at the end). */
-const PROGRESS_EVERY = 256;
-
 /**
  * A network TLS scan (issue 23 point 2; ADR 0057): expands the target, probes every endpoint with
  * TlsProber (so reserved addresses are refused unless allow-listed) under a concurrency bound and
@@ -54,6 +52,7 @@ export class NetworkScanner implements BeforeApplicationShutdown {
     private readonly prober: TlsProber,
     private readonly recorder: DiscoveryRecorder,
     @Inject(MONITOR_CLOCK) private readonly clock: MonitorClock,
+    @Inject(LOGGER) private readonly logger: CertlaneLogger,
   ) {}
 
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -77,8 +76,8 @@ export class NetworkScanner implements BeforeApplicationShutdown {
     if (!expansion.ok) throw new Error(expansion.message);
     const id = `scan-${randomBytes(8).toString('hex')}`;
     await manager.query(
-      `INSERT INTO network_scans (id, target_id, cidrs, hosts, ports, status, endpoints_total, started_by, scheduled, started_at)
-       VALUES ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, 'running', $6, $7, $8, $9)`,
+      `INSERT INTO network_scans (id, target_id, cidrs, hosts, ports, status, endpoints_total, started_by, scheduled, started_at, progress_at)
+       VALUES ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, 'running', $6, $7, $8, $9, $9)`,
       [
         id,
         targetId,
@@ -94,9 +93,17 @@ export class NetworkScanner implements BeforeApplicationShutdown {
     return { id, targetId, count: expansion.count, endpoints: expansion.endpoints };
   }
 
-  /** Runs a recorded scan in the background; the service waits for it (stopping it early) on shutdown. */
+  /**
+   * Runs a recorded scan in the background; the service waits for it (stopping it early) on
+   * shutdown. A scan that cannot even record its end is logged, not left to reject unhandled
+   * (which would end the process); the scheduler's sweep marks it failed later.
+   */
   launch(started: StartedScan, request: NetworkScanRequest): void {
-    const running = this.execute(started, request).finally(() => this.inFlight.delete(running));
+    const running = this.execute(started, request)
+      .catch((error: unknown) =>
+        this.logger.error({ err: error, scan_id: started.id }, 'network scan could not record its end'),
+      )
+      .finally(() => this.inFlight.delete(running));
     this.inFlight.add(running);
   }
 
@@ -113,12 +120,16 @@ export class NetworkScanner implements BeforeApplicationShutdown {
     let done = 0;
     const found = new Set<string>();
     let nextSlot = performance.now();
+    let lastProgressAt = this.clock.now();
+    // Set when a worker fails: the others finish the probe in hand and take no more endpoints.
+    let aborted = false;
     const take = (): ScanEndpoint | undefined => {
       if (this.stopping) throw new Error('the service stopped during the scan');
+      if (aborted) return undefined;
       const next = iterator.next();
       return next.done ? undefined : next.value;
     };
-    const worker = async () => {
+    const work = async () => {
       for (let endpoint = take(); endpoint; endpoint = take()) {
         // The rate bound: each connection takes the next free slot of 1/rate seconds.
         const slot = nextSlot;
@@ -131,9 +142,18 @@ export class NetworkScanner implements BeforeApplicationShutdown {
           found.add(outcome.observation.fingerprint);
         }
         done++;
-        if (done % PROGRESS_EVERY === 0) await this.progress(id, done, found.size);
+        const now = this.clock.now();
+        if (progressWriteDue(done, lastProgressAt, now)) {
+          lastProgressAt = now;
+          await this.progress(id, done, found.size, now);
+        }
       }
     };
+    const worker = () =>
+      work().catch((error: unknown) => {
+        aborted = true;
+        throw error;
+      });
     const result = (status: NetworkScanResult['status']): NetworkScanResult => ({
       id,
       endpoints_total: started.count,
@@ -142,7 +162,12 @@ export class NetworkScanner implements BeforeApplicationShutdown {
       status,
     });
     try {
-      await Promise.all(Array.from({ length: concurrency }, worker));
+      // Every worker has stopped before the scan's end is written: none writes after it.
+      const workers = await Promise.allSettled(Array.from({ length: concurrency }, worker));
+      const failure = workers.find(
+        (outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected',
+      );
+      if (failure) throw failure.reason;
       await this.dataSource.transaction(async (manager) => {
         await this.finish(id, 'completed', done, found.size, null, manager);
         // A completed scan covered the whole target: what earlier scans of it saw and this one
@@ -178,10 +203,11 @@ export class NetworkScanner implements BeforeApplicationShutdown {
     );
   }
 
-  private async progress(id: string, done: number, found: number): Promise<void> {
+  private async progress(id: string, done: number, found: number, at: Date): Promise<void> {
     await this.dataSource.query(
-      'UPDATE network_scans SET endpoints_done = $2, certificates_found = $3 WHERE id = $1',
-      [id, done, found],
+      `UPDATE network_scans SET endpoints_done = $2, certificates_found = $3, progress_at = $4
+       WHERE id = $1 AND status = 'running'`,
+      [id, done, found, at],
     );
   }
 

@@ -5,6 +5,8 @@ import { createServer, Server } from 'node:tls';
 import { RequestContext } from '@certlane/contracts';
 import { createTlsFixture, eventually, TlsFixture } from '@certlane/testing';
 import { InProcessService, startInProcessService } from '@certlane/testing-in-process';
+import { scanLostAfterMs } from '@certlane/health-monitor-domain';
+import { PROBE_TIMEOUT_MS } from '../health-checks/tls-prober';
 import { HealthMonitorModule } from '../health-monitor.module';
 import { ScanScheduler } from './scan-scheduler';
 
@@ -130,16 +132,51 @@ describe('scheduled network scans', () => {
       { hosts: ['127.0.0.51'], ports: [port], schedule_seconds: 900 },
       { context: admin },
     );
-    await service.sql.query(
-      `INSERT INTO network_scans (id, target_id, ports, status, endpoints_total, started_by, started_at)
-       VALUES ('scan-still-running', $1, '[1]'::jsonb, 'running', 1, 'someone', now())`,
-      [target.id],
-    );
     clock.current = new Date(clock.current.getTime() + 900_000);
+    // Still running: its progress moved a moment ago.
+    await service.sql.query(
+      `INSERT INTO network_scans (id, target_id, ports, status, endpoints_total, started_by, started_at, progress_at)
+       VALUES ('scan-still-running', $1, '[1]'::jsonb, 'running', 1, 'someone', $2, $2)`,
+      [target.id, new Date(clock.current.getTime() - 1000)],
+    );
     const runs = (await scheduler.runDue()).filter((run) => run.target_id === target.id);
     expect(runs).toEqual([{ target_id: target.id, scan_id: null, skipped: 'previous_scan_running' }]);
     expect((await scansOf(target.id)).map((scan) => scan.id)).toEqual(['scan-still-running']);
     const after = await service.bus.request('health-monitor.v1.get-scan-target', { id: target.id });
     expect(new Date(after.next_scan_at!).getTime()).toBeGreaterThan(clock.current.getTime());
+  });
+
+  // Regression: a replica killed mid-scan left its scan `running` forever, so every later slot
+  // of the target was skipped as `previous_scan_running`.
+  it('marks a running scan whose progress stood still too long failed (its replica was lost) and scans the target', async () => {
+    const target = await service.bus.request(
+      'health-monitor.v1.create-scan-target',
+      { hosts: ['127.0.0.51'], ports: [port], schedule_seconds: 900 },
+      { context: admin },
+    );
+    clock.current = new Date(clock.current.getTime() + 900_000);
+    const stalled = new Date(clock.current.getTime() - scanLostAfterMs(PROBE_TIMEOUT_MS) - 1000);
+    await service.sql.query(
+      `INSERT INTO network_scans (id, target_id, ports, status, endpoints_total, started_by, started_at, progress_at)
+       VALUES ('scan-replica-lost', $1, '[1]'::jsonb, 'running', 1, 'someone', $2, $2)`,
+      [target.id, stalled],
+    );
+    const runs = (await scheduler.runDue()).filter((run) => run.target_id === target.id);
+    expect(runs).toEqual([{ target_id: target.id, scan_id: expect.any(String), skipped: null }]);
+    const lost = await service.sql.query(
+      `SELECT status, error, finished_at FROM network_scans WHERE id = 'scan-replica-lost'`,
+    );
+    expect(lost.rows).toEqual([
+      {
+        status: 'failed',
+        error: expect.stringContaining('the replica running this scan was lost'),
+        finished_at: clock.current,
+      },
+    ]);
+    await eventually(
+      async () =>
+        (await scansOf(target.id)).some((scan) => scan.id === runs[0].scan_id && scan.status === 'completed'),
+      'the new scan to complete',
+    );
   });
 });

@@ -1,10 +1,16 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { MONITOR_TICK_SECONDS, scheduledScanDecision } from '@certlane/health-monitor-domain';
+import {
+  lostScanCutoff,
+  MONITOR_TICK_SECONDS,
+  scanLostAfterMs,
+  scheduledScanDecision,
+} from '@certlane/health-monitor-domain';
 import { CertlaneLogger, LOGGER, outboxToken, ServiceOutbox } from '@certlane/platform';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { MONITOR_TIMER } from '../health-checks/health-monitor.loop';
 import { MONITOR_CLOCK, MonitorClock } from '../health-checks/monitor-clock';
+import { PROBE_TIMEOUT_MS } from '../health-checks/tls-prober';
 import { ScanTargetService } from './scan-target.service';
 
 /** Targets one tick of one replica takes at most (each scan runs in the background). */
@@ -21,6 +27,8 @@ export interface ScheduledScanRun {
  * whose next_scan_at has passed with FOR UPDATE SKIP LOCKED, moves their due time on and records
  * each scan (as `system`, audited) in the same transaction, so N replicas never start one slot
  * twice; the scans then run in the background. A slot whose previous scan still runs is skipped.
+ * First, a running scan whose progress has stood still too long is marked failed: the replica
+ * running it was lost (killed mid-scan), and its target would otherwise be skipped forever.
  */
 @Injectable()
 export class ScanScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -57,6 +65,7 @@ export class ScanScheduler implements OnApplicationBootstrap, OnApplicationShutd
   async runDue(): Promise<ScheduledScanRun[]> {
     const now = this.clock.now();
     const { runs, launches } = await this.dataSource.transaction(async (manager) => {
+      await this.failLostScans(manager, now);
       const due: { id: string; next_scan_at: Date; schedule_seconds: number; running: boolean }[] =
         await manager.query(
           `SELECT t.id, t.next_scan_at, t.schedule_seconds,
@@ -93,5 +102,20 @@ export class ScanScheduler implements OnApplicationBootstrap, OnApplicationShutd
     if (launches.length) this.outbox.committed();
     for (const launch of launches) launch();
     return runs;
+  }
+
+  private async failLostScans(manager: EntityManager, now: Date): Promise<void> {
+    const seconds = Math.round(scanLostAfterMs(PROBE_TIMEOUT_MS) / 1000);
+    const [lost]: [{ id: string }[], number] = await manager.query(
+      `UPDATE network_scans SET status = 'failed', finished_at = $1, error = $3
+       WHERE status = 'running' AND COALESCE(progress_at, started_at) < $2 RETURNING id`,
+      [
+        now,
+        lostScanCutoff(now, PROBE_TIMEOUT_MS),
+        `the replica running this scan was lost: no progress for more than ${seconds} s`,
+      ],
+    );
+    if (lost.length)
+      this.logger.warn({ scan_ids: lost.map((scan) => scan.id) }, 'marked lost network scans failed');
   }
 }

@@ -15,6 +15,7 @@ import {
   ScepCapabilities,
 } from '@certlane/health-monitor-domain';
 import { CERTLANE_CONFIG, CertlaneConfig } from '@certlane/platform';
+import { certificateTime } from '../health-checks/peer-certificate';
 
 /** What one probe found, before it is stored. */
 export interface ScepProbeFindings extends ScepCapabilities {
@@ -175,12 +176,16 @@ export function describeCaCertificates(body: Buffer): Partial<ScepProbeFindings>
   }
   if (certificates.length === 0) throw new Error('GetCACert answer holds no certificate');
   const ca = certificates.find((cert) => cert.ca) ?? certificates[0];
+  const notBefore = certificateTime(ca.validFrom);
+  const notAfter = certificateTime(ca.validTo);
+  if (!notBefore || !notAfter)
+    throw new Error('GetCACert answer holds a CA certificate whose validity time cannot be read');
   const key = ca.publicKey;
   return {
     ca_subject: firstLine(ca.subject),
     ca_issuer: firstLine(ca.issuer),
-    ca_not_before: new Date(ca.validFrom),
-    ca_not_after: new Date(ca.validTo),
+    ca_not_before: notBefore,
+    ca_not_after: notAfter,
     key_algorithm: keyAlgorithmText(key.asymmetricKeyType, key.asymmetricKeyDetails ?? {}),
     chain_length: certificates.length,
   };

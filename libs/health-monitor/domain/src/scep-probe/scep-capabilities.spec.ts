@@ -1,4 +1,9 @@
-import { daysToExpiry, keyAlgorithmText, parseScepCapabilities } from './scep-capabilities';
+import {
+  daysToExpiry,
+  keyAlgorithmText,
+  parseScepCapabilities,
+  SCEP_CAPABILITIES_MAX,
+} from './scep-capabilities';
 
 describe('parseScepCapabilities', () => {
   it('RFC 8894 3.5.2: accepts keywords in any case', () => {
@@ -23,6 +28,28 @@ describe('parseScepCapabilities', () => {
       supports_renewal: false,
       supports_sha512: false,
     });
+  });
+
+  it('keeps only keyword-shaped lines, so a page that is not a SCEP server is not stored', () => {
+    const page = [
+      '<html><body>',
+      'Internal admin: password=hunter2',
+      'AES',
+      `${'A'.repeat(65)}`,
+      'SHA-256 ',
+      '{"token": "abc"}',
+      '</body></html>',
+    ].join('\n');
+    const caps = parseScepCapabilities(page);
+    expect(caps.capabilities).toEqual(['AES', 'SHA-256']);
+    expect(caps).toMatchObject({ supports_aes: true, supports_sha256: true });
+  });
+
+  it('keeps at most SCEP_CAPABILITIES_MAX keywords of a long answer', () => {
+    const body = Array.from({ length: 10_000 }, (_, i) => `Keyword${i}`).join('\n');
+    const caps = parseScepCapabilities(body);
+    expect(caps.capabilities).toHaveLength(SCEP_CAPABILITIES_MAX);
+    expect(caps.capabilities[0]).toBe('Keyword0');
   });
 
   it('reports nothing for an empty answer', () => {

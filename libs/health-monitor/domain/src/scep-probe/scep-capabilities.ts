@@ -1,6 +1,15 @@
+/**
+ * A GetCACaps line kept as a capability: a keyword-shaped token (RFC 8894 3.5.2 keywords are
+ * short words such as `SHA-256` or `POSTPKIOperation`). Anything else is not stored, so probing
+ * a URL that is not a SCEP server does not copy that server's page into the probe history.
+ */
+const CAPABILITY_KEYWORD = /^[A-Za-z0-9.-]{1,64}$/;
+/** At most this many keywords are kept (RFC 8894 defines about a dozen). */
+export const SCEP_CAPABILITIES_MAX = 32;
+
 /** What a GetCACaps answer says the server supports (RFC 8894 3.5.2). */
 export interface ScepCapabilities {
-  /** The advertised keywords, as sent, one per line, empty lines dropped. */
+  /** The advertised keywords, as sent, one per line; lines that are not keyword-shaped are dropped. */
   capabilities: string[];
   supports_rfc8894: boolean;
   supports_aes: boolean;
@@ -19,7 +28,8 @@ export function parseScepCapabilities(body: string): ScepCapabilities {
   const capabilities = body
     .split(/\r?\n/)
     .map((line) => line.trim())
-    .filter((line) => line.length > 0);
+    .filter((line) => CAPABILITY_KEYWORD.test(line))
+    .slice(0, SCEP_CAPABILITIES_MAX);
   const has = (keyword: string) => capabilities.some((c) => c.toLowerCase() === keyword.toLowerCase());
   const standard = has('SCEPStandard');
   return {

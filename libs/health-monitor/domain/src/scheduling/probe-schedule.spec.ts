@@ -1,8 +1,9 @@
 import {
   CLAIM_LOOKAHEAD_MS,
   CLAIM_STEP_MS,
-  claimHorizon,
+  claimBatchLimit,
   ClaimedSlot,
+  claimHorizon,
   claimSlots,
   delayUntilDue,
   firstDueAt,
@@ -169,5 +170,21 @@ describe('probe scheduling', () => {
       false,
       false,
     ]);
+  });
+});
+
+describe('claimBatchLimit', () => {
+  const limit = (waiting: number, claimedThisPass: number) =>
+    claimBatchLimit({ waiting, claimedThisPass, batch: 500, maxWaiting: 512 });
+
+  it('takes a full batch while far from the bound', () => {
+    expect(limit(0, 0)).toBe(500);
+  });
+
+  it('takes only what brings waiting plus claimed up to the bound, then nothing', () => {
+    expect(limit(0, 500)).toBe(12);
+    expect(limit(100, 400)).toBe(12);
+    expect(limit(12, 500)).toBe(0);
+    expect(limit(600, 0)).toBe(0);
   });
 });

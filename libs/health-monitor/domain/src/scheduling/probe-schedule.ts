@@ -58,6 +58,20 @@ export function claimHorizon(now: Date, lookaheadMs = CLAIM_LOOKAHEAD_MS): Date 
   return new Date(now.getTime() + lookaheadMs);
 }
 
+/**
+ * How many checks the next claim batch may take: a replica holds at most `maxWaiting` claimed
+ * probes that have not started (waiting for their due time or a slot), so after downtime one
+ * replica does not claim the whole overdue backlog; the rest stays due for the others. 0: stop.
+ */
+export function claimBatchLimit(input: {
+  waiting: number;
+  claimedThisPass: number;
+  batch: number;
+  maxWaiting: number;
+}): number {
+  return Math.max(0, Math.min(input.batch, input.maxWaiting - input.waiting - input.claimedThisPass));
+}
+
 export interface DueCheck {
   id: string;
   next_check_at: Date;
