@@ -246,6 +246,15 @@ describe('renewal policies through gateway -> NATS -> issuance -> Postgres', () 
       expect((await api('DELETE', '/api/v1/renewal-policies/rp-short-lived')).status).toBe(404);
       expect((await api('GET', '/api/v1/renewal-policies/rp-short-lived')).status).toBe(404);
     });
+
+    it('refuses to delete the default policy with 409, even when no certificate uses it yet (every enrollment would fail)', async () => {
+      const response = await api('DELETE', '/api/v1/renewal-policies/rp-default');
+      expect([response.status, (response.json() as { code: string }).code]).toEqual([
+        409,
+        'renewal_policy_in_use',
+      ]);
+      expect((await api('GET', '/api/v1/renewal-policies/rp-default')).status).toBe(200);
+    });
   });
 
   describe('list and pagination', () => {

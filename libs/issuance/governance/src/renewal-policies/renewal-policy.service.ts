@@ -20,7 +20,7 @@ import {
   renewalPolicyId,
 } from '@certlane/issuance-domain';
 import { isStillReferenced, outboxToken, ServiceOutbox } from '@certlane/platform';
-import { RenewalPolicyRepository, toDto } from './renewal-policy.repository';
+import { DEFAULT_RENEWAL_POLICY_ID, RenewalPolicyRepository, toDto } from './renewal-policy.repository';
 import { auditRecord, notFound, UnitOfWork } from '@certlane/issuance-data-access';
 
 /** Renewal-policy changes are configuration (spec 6.1 category `config`). */
@@ -87,8 +87,18 @@ export class RenewalPolicyService {
     });
   }
 
-  /** Refused (409 renewal_policy_in_use) while a certificate references the policy (foreign key). */
+  /**
+   * Refused (409 renewal_policy_in_use) while a certificate references the policy (foreign key),
+   * and always for the default policy: every certificate made without one (API creates, EST,
+   * SCEP and ACME enrollments) references it, so without it every enrollment would fail.
+   */
   async delete(id: string, context?: RequestContext): Promise<RenewalPolicyDeleted> {
+    if (id === DEFAULT_RENEWAL_POLICY_ID) {
+      throw new CertlaneError(
+        ErrorCode.RenewalPolicyInUse,
+        `renewal policy ${JSON.stringify(id)} is the default of every certificate created without one; edit it instead`,
+      );
+    }
     try {
       await this.unitOfWork.run(async (manager) => {
         if (!(await this.repository.delete(manager, id))) throw policyNotFound(id);
