@@ -17,6 +17,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PageQuery } from '../pagination/page';
+import { PROFILE_EKU_NAMES, ProfileEkuName } from './eku-names';
 import { OptionalRevocationReason, REVOCATION_REASONS, RevocationReason } from './revocation.dto';
 
 /**
@@ -181,6 +182,12 @@ export class IssueCertificateRequest extends CertifiedNamesOverride {
   @IsOptional()
   @IsBoolean()
   must_staple?: boolean;
+
+  /** The leaf's extended key usages (the issuer's default, serverAuth and clientAuth, when absent). */
+  @IsOptional()
+  @IsArray()
+  @IsIn(PROFILE_EKU_NAMES, { each: true })
+  extended_key_usage?: ProfileEkuName[];
 
   @IsOptional()
   @IsString()

@@ -16,20 +16,9 @@ import {
 } from 'class-validator';
 import { KEY_ALGORITHMS, KeyAlgorithmName, RESOURCE_ID_PATTERN } from '../certificates/certificate.dto';
 import { PageQuery } from '../pagination/page';
+import { PROFILE_EKU_NAMES, ProfileEkuName } from '../pki/eku-names';
 
-/**
- * Extended key usage names a profile can allow (RFC 5280 4.2.1.12). The `id-kp-` spellings are
- * accepted on input and stored in the short form.
- */
-export const PROFILE_EKU_NAMES = [
-  'serverAuth',
-  'clientAuth',
-  'codeSigning',
-  'emailProtection',
-  'timeStamping',
-  'OCSPSigning',
-] as const;
-export type ProfileEkuName = (typeof PROFILE_EKU_NAMES)[number];
+export { PROFILE_EKU_NAMES, ProfileEkuName };
 const EKU_INPUTS = [...PROFILE_EKU_NAMES, ...PROFILE_EKU_NAMES.map((n) => `id-kp-${n}`)];
 
 /** A certificate profile (spec 2.9; docs/decisions/0025-profiles-and-approvals.md). */

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,6 +162,21 @@ describe(LocalCaConnector.name, () => {
     await expect(
       instance.issue({ csrPem: await leafCsr(), profile: { validityDays: 91 }, idempotencyKey: 'k' }),
     ).rejects.toThrow("validity_days 91 exceeds the issuer's max_validity_days 90");
+  });
+
+  it('puts exactly the extended key usages it is given in the leaf, else serverAuth and clientAuth', async () => {
+    const { issuing } = await caPair();
+    const { instance } = connector(issuing);
+    const ekus = async (extendedKeyUsage?: string[]) => {
+      const issued = await instance.issue({
+        csrPem: await leafCsr(),
+        profile: extendedKeyUsage ? { extendedKeyUsage } : {},
+        idempotencyKey: 'k',
+      });
+      return new X509Certificate(issued.certificatePem).keyUsage;
+    };
+    expect(await ekus(['clientAuth'])).toEqual(['1.3.6.1.5.5.7.3.2']);
+    expect((await ekus())?.sort()).toEqual(['1.3.6.1.5.5.7.3.1', '1.3.6.1.5.5.7.3.2']);
   });
 
   it('keeps a leaf asked for no validity within the issuer maximum, not the 90-day leaf default', async () => {

@@ -766,6 +766,7 @@ export class LocalCaService implements LocalCaHooks {
         subjectAltNames: request.sans,
         ...(request.subject_common_name === undefined ? {} : { commonName: request.subject_common_name }),
         mustStaple: request.must_staple,
+        ...(request.extended_key_usage ? { extendedKeyUsage: request.extended_key_usage } : {}),
       },
       idempotencyKey: request.idempotency_key ?? '',
     });

@@ -1,5 +1,5 @@
 import { IssueCertificateRequest, IssuedCertificateDto } from '@certlane/contracts';
-import { parseCertificate, SoftwareKeyProvider } from '@certlane/pki';
+import { createCsr, parseCertificate, SoftwareKeyProvider } from '@certlane/pki';
 import { EntityManager } from 'typeorm';
 import { JobRow } from '../jobs/job.repository';
 import { caSubject, createRoot, LocalCaService, SignedCertificate } from '@certlane/issuance-ca';
@@ -77,7 +77,7 @@ describe('VersionIssuance', () => {
       certificate,
       {
         csrPem: 'CSR',
-        profile: { validity_days: 90, must_staple: true },
+        profile: { validity_days: 90, must_staple: true, allowed_ekus: [] },
         sans: [{ type: 'dns', value: 'app.example.com' }],
       },
       { actor_id: 'usr-1', request_id: 'job-1' },
@@ -96,6 +96,40 @@ describe('VersionIssuance', () => {
         must_staple: true,
       },
       { issuer_id: 'iss-local', csr_pem: 'CSR' },
+    ]);
+  });
+
+  it("never lets the issuer's default EKUs past a profile's allowed_ekus: the CSR's request, else the default narrowed", async () => {
+    const { issuance, signRequests } = useCase(await signedCertificate());
+    const { signer } = await new SoftwareKeyProvider().generate({ algorithm: 'ECDSA', curve: 'P-256' });
+    const csr = async (extendedKeyUsage?: string[]) =>
+      (
+        await createCsr({
+          subject: [['CN', 'a.example.com']],
+          signer,
+          ...(extendedKeyUsage ? { extendedKeyUsage } : {}),
+        })
+      ).pem;
+    const context = { actor_id: 'usr-1', request_id: 'job-1' };
+    const clientOnly = { validity_days: null, must_staple: false, allowed_ekus: ['clientAuth' as const] };
+    await issuance.sign(certificate, { csrPem: await csr(), profile: clientOnly }, context);
+    await issuance.sign(
+      certificate,
+      {
+        csrPem: await csr(['codeSigning']),
+        profile: { ...clientOnly, allowed_ekus: ['serverAuth', 'codeSigning'] },
+      },
+      context,
+    );
+    await issuance.sign(
+      certificate,
+      { csrPem: await csr(), profile: { ...clientOnly, allowed_ekus: ['emailProtection'] } },
+      context,
+    );
+    expect(signRequests.map((request) => request.extended_key_usage)).toEqual([
+      ['clientAuth'],
+      ['codeSigning'],
+      ['emailProtection'],
     ]);
   });
 

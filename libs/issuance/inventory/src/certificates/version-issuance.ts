@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { RequestContext, SanInput } from '@certlane/contracts';
-import { Certificate, parseCertificate } from '@certlane/pki';
+import { Certificate, parseCertificate, parseCsr } from '@certlane/pki';
+import { issuedEkus } from '@certlane/issuance-domain';
 import { EntityManager } from 'typeorm';
 import { JobRow } from '../jobs/job.repository';
 import { LocalCaService, SignedCertificate } from '@certlane/issuance-ca';
@@ -11,10 +12,19 @@ import { CertificateRow, issuerToIssueFrom } from './certificate.repository';
 import { StatusTransitions } from './status-transitions';
 import { CertificateRepository } from './certificate.repository';
 
+/** The EKUs a CSR asks for; none when it cannot be read (the issuer refuses it then). */
+function requestedEkus(csrPem: string): readonly string[] | undefined {
+  try {
+    return parseCsr(csrPem).requested.extendedKeyUsage;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What `sign` needs besides the certificate: its CSR and the choices of its profile. */
 export interface VersionRequest {
   csrPem: string;
-  profile: Pick<ProfileRow, 'validity_days' | 'must_staple'> | null;
+  profile: Pick<ProfileRow, 'validity_days' | 'must_staple' | 'allowed_ekus'> | null;
   /** The names to certify instead of the CSR's (the agent flow passes the certificate's). */
   sans?: SanInput[];
 }
@@ -58,6 +68,7 @@ export class VersionIssuance {
     context: RequestContext,
   ): Promise<SignedCertificate> {
     const { profile } = request;
+    const ekus = issuedEkus(profile, requestedEkus(request.csrPem));
     return this.localCa.sign(
       {
         issuer_id: issuerToIssueFrom(certificate),
@@ -65,6 +76,7 @@ export class VersionIssuance {
         ...(request.sans ? { sans: request.sans } : {}),
         ...(profile?.validity_days ? { validity_days: profile.validity_days } : {}),
         ...(profile?.must_staple ? { must_staple: true } : {}),
+        ...(ekus ? { extended_key_usage: ekus } : {}),
       },
       context,
     );
