@@ -206,6 +206,35 @@ describe('agent key release (server key generation)', () => {
     expect(json<ErrorBody>(hidden).code).toBe('certificate_not_found');
   });
 
+  it('releases a key to another agent only while it holds an open job on the certificate (a finished one gives no key)', async () => {
+    const { Client } = await import('pg');
+    const db = new Client({ connectionString: system.database.url });
+    await db.connect();
+    const asB = async () => {
+      const { publicJwk } = await generateRecipientKey();
+      return api(keys[AGENT_B], 'POST', `/api/v1/agents/${AGENT_B}/certificates/kr-web/key`, {
+        recipient_public_jwk: publicJwk,
+      });
+    };
+    try {
+      // A deployment of kr-web to a target of agent B (ADR 0042: the job is the target's agent's).
+      await db.query(
+        `INSERT INTO issuance.jobs (id, type, status, certificate_id, agent_id) VALUES ('kr-job-b', 'Deployment', 'Running', 'kr-web', $1)`,
+        [AGENT_B],
+      );
+      const during = await asB();
+      expect(during.status).toBe(200);
+      await db.query(`UPDATE issuance.jobs SET status = 'Completed' WHERE id = 'kr-job-b'`);
+      const after = await asB();
+      expect([after.status, json<ErrorBody>(after).code]).toEqual([404, 'certificate_not_found']);
+      // The certificate itself (public) stays readable through the finished job.
+      const leaf = await api(keys[AGENT_B], 'GET', `/api/v1/agents/${AGENT_B}/certificates/kr-web`);
+      expect(leaf.status).toBe(200);
+    } finally {
+      await db.end();
+    }
+  });
+
   it('answers 404 certificate_key_not_found for a version whose key the service does not hold', async () => {
     // An imported certificate: its key was never on the server (as in agent key generation).
     const made = spawnSync(

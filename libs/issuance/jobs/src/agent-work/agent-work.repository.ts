@@ -151,12 +151,22 @@ export class AgentWorkRepository {
     );
   }
 
-  /** Is the certificate the agent's: its `agent_id`, or a job of the agent on it. */
-  async certificateIsAgents(agentId: string, certificateId: string): Promise<boolean> {
+  /**
+   * Is the certificate the agent's: its `agent_id`, or a job of the agent on it. With
+   * `openJobsOnly` (releasing a private key) only a job not yet finished counts: an agent that
+   * once deployed the certificate to a target since moved elsewhere reads no more of its keys.
+   */
+  async certificateIsAgents(
+    agentId: string,
+    certificateId: string,
+    options: { openJobsOnly?: boolean } = {},
+  ): Promise<boolean> {
+    const open = options.openJobsOnly ? `AND j.status NOT IN ('Completed', 'Failed', 'Cancelled')` : '';
     const rows: unknown[] = await this.dataSource.query(
       `SELECT 1 FROM certificates c
         WHERE c.id = $2
-          AND (c.agent_id = $1 OR EXISTS (SELECT 1 FROM jobs j WHERE j.certificate_id = c.id AND j.agent_id = $1))`,
+          AND (c.agent_id = $1
+               OR EXISTS (SELECT 1 FROM jobs j WHERE j.certificate_id = c.id AND j.agent_id = $1 ${open}))`,
       [agentId, certificateId],
     );
     return rows.length > 0;

@@ -325,11 +325,17 @@ export class AgentWorkService {
 
   /**
    * The version of the agent's certificate: the one named, or the current one. 404
-   * certificate_not_found when the certificate is unknown or not the agent's, and
+   * certificate_not_found when the certificate is unknown or not the agent's (`ownership`, see
+   * certificateIsAgents), and
    * certificate_version_not_found when there is no such version (or none yet).
    */
-  private async agentsVersion(agentId: string, id: string, requested?: string): Promise<VersionRow> {
-    if (!(await this.repository.certificateIsAgents(agentId, id))) throw certificateNotFound(id);
+  private async agentsVersion(
+    agentId: string,
+    id: string,
+    requested?: string,
+    ownership: { openJobsOnly?: boolean } = {},
+  ): Promise<VersionRow> {
+    if (!(await this.repository.certificateIsAgents(agentId, id, ownership))) throw certificateNotFound(id);
     const certificate = (await this.certificates.find(id)) as CertificateRow;
     const versionId = requested ?? certificate.current_version_id;
     const version = versionId ? await this.certificates.version(versionId) : null;
@@ -354,7 +360,9 @@ export class AgentWorkService {
    */
   async releaseKey(request: AgentKeyRequest, context?: RequestContext): Promise<AgentKeyDto> {
     const id = request.certificate_id;
-    const version = await this.agentsVersion(request.agent_id, id, request.version_id);
+    const version = await this.agentsVersion(request.agent_id, id, request.version_id, {
+      openJobsOnly: true,
+    });
     const sealed = await this.certificates.sealedKey(version.id);
     if (!sealed) {
       throw new CertlaneError(
