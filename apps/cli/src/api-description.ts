@@ -5,6 +5,9 @@ export type JsonSchema = {
   type?: string | string[];
   enum?: readonly unknown[];
   items?: JsonSchema;
+  maxItems?: number;
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
   properties?: Record<string, JsonSchema>;
   required?: string[];
   description?: string;

@@ -1,4 +1,7 @@
-import { CliConfig, resolveConnection } from './cli-config';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { anchorContextPaths, CliConfig, readConfig, resolveConnection } from './cli-config';
 import { UsageError } from './exit-codes';
 
 const config: CliConfig = {
@@ -58,5 +61,38 @@ describe(resolveConnection.name, () => {
 
   it('refuses a context that does not exist', () => {
     expect(() => resolve({ context: 'nope' })).toThrow(UsageError);
+  });
+});
+
+describe(anchorContextPaths.name, () => {
+  it("makes a context's relative file paths absolute against the config file's directory", () => {
+    const anchored = anchorContextPaths(
+      {
+        contexts: {
+          old: { server: 'https://s', 'api-key-file': 'keys/admin.key', 'ca-bundle': '../ca.pem' },
+          new: { 'api-key-file': '/keys/prod', 'ca-bundle': '/ca/prod.pem' },
+        },
+      },
+      '/home/me/.config/certlane',
+    );
+    expect(anchored.contexts).toEqual({
+      old: {
+        server: 'https://s',
+        'api-key-file': '/home/me/.config/certlane/keys/admin.key',
+        'ca-bundle': '/home/me/.config/ca.pem',
+      },
+      new: { 'api-key-file': '/keys/prod', 'ca-bundle': '/ca/prod.pem' },
+    });
+  });
+
+  it('applies when a config file is read, whatever the working directory', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'certlane-config-'));
+    try {
+      const path = join(dir, 'config.yaml');
+      writeFileSync(path, 'contexts:\n  old:\n    ca-bundle: ca.pem\n');
+      expect(readConfig(path).contexts.old['ca-bundle']).toBe(join(dir, 'ca.pem'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

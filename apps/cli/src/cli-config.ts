@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { UsageError } from './exit-codes';
 
@@ -22,6 +22,28 @@ export function configPath(flag: string | undefined, env: NodeJS.ProcessEnv): st
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'certlane', 'config.yaml');
 }
 
+/** The context keys that name files. */
+const PATH_KEYS = ['api-key-file', 'ca-bundle'] as const;
+
+/**
+ * Relative file paths of the contexts made absolute against `dir` (the config file's directory),
+ * never against wherever the user stands: a CA bundle planted in the working directory would be
+ * trusted. `set-context` stores absolute paths; older files may hold relative ones.
+ */
+export function anchorContextPaths(config: CliConfig, dir: string): CliConfig {
+  const contexts = Object.fromEntries(
+    Object.entries(config.contexts).map(([name, context]) => {
+      const anchored: Context = { ...context };
+      for (const key of PATH_KEYS) {
+        const path = anchored[key];
+        if (path && !isAbsolute(path)) anchored[key] = resolve(dir, path);
+      }
+      return [name, anchored];
+    }),
+  );
+  return { ...config, contexts };
+}
+
 export function readConfig(path: string): CliConfig {
   if (!existsSync(path)) return { contexts: {} };
   let parsed: unknown;
@@ -31,7 +53,7 @@ export function readConfig(path: string): CliConfig {
     throw new UsageError(`the config file ${path} is not YAML: ${(error as Error).message}`);
   }
   const config = (parsed ?? {}) as Partial<CliConfig>;
-  return { ...config, contexts: config.contexts ?? {} };
+  return anchorContextPaths({ ...config, contexts: config.contexts ?? {} }, dirname(resolve(path)));
 }
 
 /** Written whole to a temporary file and renamed, readable by its owner only. */

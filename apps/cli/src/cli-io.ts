@@ -13,19 +13,30 @@ export function interactive(io: CliIo): boolean {
   return Boolean(io.stdin.isTTY && io.stderr.isTTY);
 }
 
-/** Asks a yes/no question on stderr and reads one line from stdin. */
+/** Asks a yes/no question on stderr and reads one line from stdin; end of input (Ctrl-D) is no. */
 export function confirm(io: CliIo, question: string): Promise<boolean> {
   io.stderr.write(`${question} [y/N] `);
   return new Promise((resolve) => {
     let answer = '';
+    const settle = (yes: boolean) => {
+      io.stdin.off('data', onData);
+      io.stdin.off('end', onEnd);
+      io.stdin.off('close', onEnd);
+      io.stdin.pause();
+      resolve(yes);
+    };
     const onData = (chunk: Buffer | string) => {
       answer += chunk.toString();
       if (!answer.includes('\n') && !answer.includes('\r')) return;
-      io.stdin.off('data', onData);
-      io.stdin.pause();
-      resolve(/^\s*y(es)?\s*$/i.test(answer.split(/[\r\n]/)[0]));
+      settle(/^\s*y(es)?\s*$/i.test(answer.split(/[\r\n]/)[0]));
+    };
+    const onEnd = () => {
+      io.stderr.write('\n');
+      settle(false);
     };
     io.stdin.on('data', onData);
+    io.stdin.once('end', onEnd);
+    io.stdin.once('close', onEnd);
     io.stdin.resume();
   });
 }

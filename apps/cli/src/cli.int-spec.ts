@@ -231,6 +231,67 @@ describe('the certlane CLI against a running system', () => {
     expect((await json(['certs', 'versions', 'cli-renew'])).total).toBe(2);
   });
 
+  it('exits non-zero when a waited-for job does not complete: 9 while held at --timeout, 8 once Cancelled', async () => {
+    await json(['profiles', 'create', '--id', 'cli-gated', '--name', 'CLI gated', '--requires-approval']);
+    await json([
+      'certs',
+      'create',
+      '--id',
+      'cli-gated',
+      '--common-name',
+      'gated.cli.example',
+      '--profile-id',
+      'cli-gated',
+    ]);
+    const jobs = await json(['jobs', 'list', '--certificate-id', 'cli-gated']);
+    const jobId = String((jobs.data as { id: string }[])[0].id);
+    const held = await cli(['jobs', 'get', jobId, '--wait', '--timeout', '0']);
+    expect([held.code, held.stderr]).toEqual([
+      9,
+      expect.stringContaining(`job ${jobId} is still AwaitingApproval`),
+    ]);
+    expect((await cli(['jobs', 'cancel', jobId])).code).toBe(0);
+    const cancelled = await cli(['jobs', 'get', jobId, '--wait']);
+    expect([cancelled.code, cancelled.stderr]).toEqual([
+      8,
+      expect.stringContaining(`job ${jobId} ended Cancelled`),
+    ]);
+  });
+
+  it('exits 8 when a bulk answer counts failed items, after printing it', async () => {
+    const run = await cli([
+      'bulk',
+      'revoke',
+      '--certificate-ids',
+      'cli-ghost',
+      '--reason',
+      'superseded',
+      '-o',
+      'json',
+    ]);
+    expect(run.code).toBe(8);
+    expect(JSON.parse(run.stdout)).toMatchObject({ total_failed: 1, total_revoked: 0 });
+  });
+
+  it('prints what the sent batches did and the ids not sent when a later batch of a bulk call fails', async () => {
+    const ghosts = Array.from({ length: 500 }, (_, i) => `cli-batch-ghost-${i}`);
+    const tooLong = 'x'.repeat(129);
+    writeFileSync(join(dir, 'ids.txt'), [...ghosts, tooLong].join('\n'));
+    const run = await cli([
+      'bulk',
+      'revoke',
+      '--ids-file',
+      join(dir, 'ids.txt'),
+      '--reason',
+      'superseded',
+      '-o',
+      'json',
+    ]);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({ total_failed: 500, ids_not_sent: [tooLong] });
+    expect(run.stderr).toContain('500 of 501 ids were sent');
+  });
+
   it('exports PEM and PKCS#12 to files only its owner can read', async () => {
     await json(['certs', 'create', '--id', 'cli-export', '--common-name', 'export.example.com']);
     const pem = join(dir, 'out.pem');
@@ -268,11 +329,17 @@ describe('the certlane CLI against a running system', () => {
     const lines = readFileSync(file, 'utf8').trim().split('\n');
     expect(lines.length).toBeGreaterThan(3);
     expect(JSON.parse(lines[0])).toHaveProperty('action');
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const since = await cli(['audit', 'export', '--from', yesterday, '-f', join(dir, 'since.ndjson')]);
+    expect([since.code, since.stderr]).toEqual([0, expect.not.stringContaining('error')]);
+    expect(readFileSync(join(dir, 'since.ndjson'), 'utf8').trim().split('\n').length).toBeGreaterThan(3);
   });
 
   it('connects through named contexts, flags and environment above them', async () => {
     const bare = { SERVICE_SERVER_URL: '', SERVICE_API_KEY_FILE: '', SERVICE_SERVER_CA_BUNDLE_PATH: '' };
     expect((await cli(['version'], bare)).code).toBe(2);
+    const noServer = await cli(['certs', 'revoke', 'cli-revoke'], bare);
+    expect([noServer.code, noServer.stderr]).toEqual([2, expect.stringContaining('keyCompromise')]);
     const set = await cli(
       [
         'config',
@@ -369,9 +436,12 @@ describe('the certlane CLI against a running system', () => {
         script,
         `${exports}\n"${process.execPath}" "${MAIN}" ${args.join(' ')}; echo "EXIT=$?"; sleep 60\n`,
       );
-      if (session) tmux('kill-session', '-t', session);
+      // The next session starts before the last one is killed: a server left with no session
+      // exits, and a new-session racing that exit fails with "server exited unexpectedly".
+      const previous = session;
       session = `cli-${++runs}`;
       const started = tmux('new-session', '-d', '-x', '160', '-y', '40', '-s', session, `sh ${script}`);
+      if (previous) tmux('kill-session', '-t', previous);
       expect(started.stderr).toBe('');
       expect(started.status).toBe(0);
     };
@@ -383,6 +453,15 @@ describe('the certlane CLI against a running system', () => {
       runInTerminal(['renewal-policies', 'delete', String(policy.id)]);
       await eventually(() => screen().includes('Go ahead? [y/N]'), 'the confirmation prompt', 15_000);
       tmux('send-keys', '-t', session, 'n', 'Enter');
+      await eventually(() => /EXIT=\d/.test(screen()), 'the command to end', 15_000);
+      expect(screen()).toContain('error: aborted');
+      expect(screen()).toContain('EXIT=2');
+      expect((await cli(['renewal-policies', 'get', String(policy.id)])).code).toBe(0);
+
+      // End of input (Ctrl-D) at the prompt is no, not a silent exit 0.
+      runInTerminal(['renewal-policies', 'delete', String(policy.id)]);
+      await eventually(() => screen().includes('Go ahead? [y/N]'), 'the confirmation prompt', 15_000);
+      tmux('send-keys', '-t', session, 'C-d');
       await eventually(() => /EXIT=\d/.test(screen()), 'the command to end', 15_000);
       expect(screen()).toContain('error: aborted');
       expect(screen()).toContain('EXIT=2');

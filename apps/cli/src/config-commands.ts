@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { CliConfig, configPath, Context, readConfig, writeConfig } from './cli-config';
 import { CliIo } from './cli-io';
@@ -24,8 +25,9 @@ export function addConfigCommands(program: Command, io: CliIo): void {
       change(command, (current) => {
         const context: Context = { ...current.contexts[name] };
         if (options.server) context.server = options.server;
-        if (options.apiKeyFile) context['api-key-file'] = options.apiKeyFile;
-        if (options.caBundle) context['ca-bundle'] = options.caBundle;
+        // Absolute: the context is used from any directory, and must not trust a file found there.
+        if (options.apiKeyFile) context['api-key-file'] = resolve(options.apiKeyFile);
+        if (options.caBundle) context['ca-bundle'] = resolve(options.caBundle);
         current.contexts[name] = context;
         current['current-context'] ??= name;
       });

@@ -1,5 +1,5 @@
 import { ApiClientConfigError, ApiError, ApiNetworkError } from '@certlane/api-client';
-import { errorLine, EXIT, exitCodeOf, UsageError } from './exit-codes';
+import { errorLine, EXIT, exitCodeOf, OutcomeError, UsageError } from './exit-codes';
 
 const api = (status: number) => new ApiError({ status, code: null, reason: 'r' });
 
@@ -16,8 +16,17 @@ describe(exitCodeOf.name, () => {
     [api(500), EXIT.server],
     [api(503), EXIT.server],
     [new Error('bug'), EXIT.failure],
+    [new OutcomeError('job ended Failed', EXIT.unsuccessful), EXIT.unsuccessful],
+    [new OutcomeError('still Running', EXIT.timedOut), EXIT.timedOut],
   ])('%p exits %p', (error, code) => {
     expect(exitCodeOf(error)).toBe(code);
+  });
+
+  it('escapes control characters in the messages it prints', () => {
+    const error = new ApiError({ status: 500, code: null, reason: 'job failed: \x1b[31mred\x9b' });
+    expect(errorLine(error)).toBe('error: http_500: job failed: \\x1b[31mred\\x9b');
+    expect(errorLine(new Error('no\x07'))).toBe('error: no\\x07');
+    expect(errorLine(new UsageError('needs --reason:\n  a\n  b'))).toBe('error: needs --reason:\n  a\n  b');
   });
 
   it("prints the API's code, message and request id", () => {

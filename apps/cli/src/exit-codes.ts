@@ -1,4 +1,5 @@
 import { ApiClientConfigError, ApiError, ApiNetworkError } from '@certlane/api-client';
+import { visible } from './output/visible';
 
 /** The CLI's exit codes (docs/cli.md): scripts branch on these. */
 export const EXIT = {
@@ -10,6 +11,8 @@ export const EXIT = {
   conflict: 5,
   server: 6,
   network: 7,
+  unsuccessful: 8,
+  timedOut: 9,
 } as const;
 
 /** Wrong use of the CLI, found before anything was sent (a missing `--reason`, a bad flag value). */
@@ -20,9 +23,25 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * The request was answered but its work did not succeed: a waited-for job ended Failed or
+ * Cancelled (`unsuccessful`) or had not finished in time (`timedOut`), a bulk call counted failed
+ * items (`unsuccessful`). The answer has been printed; this only sets the exit code.
+ */
+export class OutcomeError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: typeof EXIT.unsuccessful | typeof EXIT.timedOut,
+  ) {
+    super(message);
+    this.name = 'OutcomeError';
+  }
+}
+
 /** The exit code for an error the CLI stops on. */
 export function exitCodeOf(error: unknown): number {
   if (error instanceof UsageError || error instanceof ApiClientConfigError) return EXIT.usage;
+  if (error instanceof OutcomeError) return error.exitCode;
   if (error instanceof ApiNetworkError) return EXIT.network;
   if (!(error instanceof ApiError)) return EXIT.failure;
   const { status } = error;
@@ -38,7 +57,9 @@ export function exitCodeOf(error: unknown): number {
 export function errorLine(error: unknown): string {
   if (error instanceof ApiError) {
     const id = error.requestId ? ` (request ${error.requestId})` : '';
-    return `error: ${error.code ?? `http_${error.status}`}: ${error.reason}${id}`;
+    return visible(`error: ${error.code ?? `http_${error.status}`}: ${error.reason}${id}`);
   }
-  return `error: ${error instanceof Error ? error.message : String(error)}`;
+  // Line breaks stay: a usage error's reason menu is several lines.
+  const message = error instanceof Error ? error.message : String(error);
+  return `error: ${message.split('\n').map(visible).join('\n')}`;
 }

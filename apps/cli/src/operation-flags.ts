@@ -36,6 +36,7 @@ export const RESERVED_FLAGS = new Set([
   'all',
   'yes',
   'wait',
+  'timeout',
   'help',
   'version',
 ]);
@@ -47,7 +48,12 @@ const QUERY_FLAG_RENAMES: Readonly<Record<string, string>> = { all: 'all-actors'
 
 const BOOLEAN_WORDS = new Set(['true', 'false', '1', '0']);
 
-function kindOf(schema: JsonSchema): FlagKind {
+/** How a flag of this schema is read; exported for its tests. */
+export function kindOf(schema: JsonSchema): FlagKind {
+  // `oneOf: [date, date-time]` (the audit's `from`): text whichever it is; the server tells them apart.
+  const branches = schema.oneOf ?? schema.anyOf;
+  if (branches && branches.length > 0 && branches.every((branch) => kindOf(branch) === 'string'))
+    return 'string';
   if (schema.enum && schema.enum.length > 0 && schema.enum.every((value) => BOOLEAN_WORDS.has(String(value))))
     return 'boolean';
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;

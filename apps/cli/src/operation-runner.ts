@@ -1,11 +1,12 @@
 import { ApiClient, OPERATIONS, OperationId } from '@certlane/api-client';
+import { BulkInterrupted, IdsField, sendInBatches } from './bulk-batches';
 import { confirm, CliIo, interactive } from './cli-io';
-import { UsageError } from './exit-codes';
-import { checkBeforeSending, isDestructive } from './guards';
+import { EXIT, OutcomeError, UsageError } from './exit-codes';
+import { isDestructive } from './guards';
 import { OutputFormat, pageOf, render } from './output/render';
 import { PageWriter } from './output/page-writer';
 import { bar, Progress } from './progress';
-import { waitForJob } from './wait-for-job';
+import { DEFAULT_WAIT_TIMEOUT_MS, waitForJob, waitOutcome } from './wait-for-job';
 
 /** What one command line asks of one operation. */
 export interface OperationRequest {
@@ -18,39 +19,59 @@ export interface OperationRequest {
   all: boolean;
   yes: boolean;
   wait: boolean;
+  /** How long `--wait` waits for the job (`--timeout`). */
+  waitTimeoutMs?: number;
+  /** A bulk operation's id-list field: more ids than one call takes are sent in batches. */
+  idsField?: IdsField;
 }
 
 /** Largest page the API serves (spec 8). */
 const MAX_PER_PAGE = 500;
-/** Ids per call when a bulk command names many, so progress can be shown between calls. */
-export const BULK_BATCH = 500;
 
 type Call = (operationId: OperationId, input: unknown) => Promise<unknown>;
 
-/** Runs a JSON operation: local checks, confirmation, the call (or every page), the output. */
-export async function runOperation(client: ApiClient, io: CliIo, request: OperationRequest): Promise<void> {
+/**
+ * Runs a JSON operation: confirmation, the call (or every page), the output. The local checks
+ * (`checkBeforeSending`) come before, while no connection is needed yet.
+ */
+export async function runOperation(
+  client: Pick<ApiClient, 'call'>,
+  io: CliIo,
+  request: OperationRequest,
+): Promise<void> {
   const { operationId, query, body } = request;
   const operation = OPERATIONS[operationId];
-  checkBeforeSending(operationId, request.commandLine, query, body);
   if (isDestructive(operationId, operation.method) && !request.yes && interactive(io)) {
     const what = [request.commandLine, ...Object.values(request.path)].join(' ');
     if (!(await confirm(io, `${what}: this cannot be undone. Go ahead?`))) throw new UsageError('aborted');
   }
   const call: Call = (id, input) => client.call(id, input as never);
   if (request.all) return allPages(call, io, request);
-  const ids = body?.certificate_ids;
+  const ids = request.idsField ? body?.[request.idsField.key] : undefined;
   const reply =
-    Array.isArray(ids) && ids.length > BULK_BATCH && operationId.startsWith('bulk')
-      ? await inBatches(call, io, request, ids as string[])
+    request.idsField && Array.isArray(ids) && ids.length > request.idsField.batch
+      ? await inBatches(call, io, request, request.idsField, ids as string[])
       : await call(operationId, { path: request.path, query, body });
   io.stdout.write(render(reply, request.output));
+  const failed = failedItems(reply);
+  if (failed) throw failed;
+  if (!request.wait) return;
   const jobId = (reply as { job_id?: unknown } | undefined)?.job_id;
-  if (request.wait) {
-    const id = operationId === 'getJob' ? request.path.id : typeof jobId === 'string' ? jobId : undefined;
-    if (!id) throw new UsageError(`--wait: ${request.commandLine} started no job to wait for`);
-    const job = await waitForJob(client, io, id);
-    io.stdout.write(render(job, request.output));
-  }
+  const id = operationId === 'getJob' ? request.path.id : typeof jobId === 'string' ? jobId : undefined;
+  if (!id) throw new UsageError(`--wait: ${request.commandLine} started no job to wait for`);
+  const timeoutMs = request.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+  const result = await waitForJob(client, io, id, { timeoutMs });
+  io.stdout.write(render(result.job, request.output));
+  const outcome = waitOutcome(id, result, timeoutMs);
+  if (outcome) throw outcome;
+}
+
+/** A bulk answer that counts failed items (`total_failed`) exits non-zero once it is printed. */
+export function failedItems(reply: unknown): OutcomeError | undefined {
+  const failed = (reply as { total_failed?: unknown } | undefined)?.total_failed;
+  return typeof failed === 'number' && failed > 0
+    ? new OutcomeError(`${failed} of the items failed (see errors)`, EXIT.unsuccessful)
+    : undefined;
 }
 
 /** `--all`: every page in turn, written as it arrives; the next page is asked for while one is written. */
@@ -81,27 +102,38 @@ async function allPages(call: Call, io: CliIo, request: OperationRequest): Promi
   await writer.end(total);
 }
 
-const SUMMED = /^total_/;
-
-/** A bulk call over many ids, `BULK_BATCH` at a time with progress; the results added up. */
-async function inBatches(call: Call, io: CliIo, request: OperationRequest, ids: string[]): Promise<unknown> {
+/**
+ * A bulk call over more ids than one call takes, in batches with progress; the answers added up.
+ * When a later batch fails, the results of those already applied and the ids not sent are
+ * printed before the failure ends the command.
+ */
+async function inBatches(
+  call: Call,
+  io: CliIo,
+  request: OperationRequest,
+  field: IdsField,
+  ids: string[],
+): Promise<unknown> {
   const progress = new Progress(io.stderr);
-  const merged: Record<string, unknown> = {};
-  for (let start = 0; start < ids.length; start += BULK_BATCH) {
-    const batch = ids.slice(start, start + BULK_BATCH);
-    const reply = (await call(request.operationId, {
+  const send = (batch: string[]) =>
+    call(request.operationId, {
       path: request.path,
       query: request.query,
-      body: { ...request.body, certificate_ids: batch },
-    })) as Record<string, unknown>;
-    for (const [key, value] of Object.entries(reply)) {
-      if (typeof value === 'number' && SUMMED.test(key)) merged[key] = ((merged[key] as number) ?? 0) + value;
-      else if (Array.isArray(value)) merged[key] = [...((merged[key] as unknown[]) ?? []), ...value];
-      else if (typeof value === 'boolean') merged[key] = Boolean(merged[key]) || value;
-      else merged[key] = value;
-    }
-    progress.update(bar(Math.min(start + BULK_BATCH, ids.length), ids.length), true);
+      body: { ...request.body, [field.key]: batch },
+    }) as Promise<Record<string, unknown>>;
+  try {
+    const merged = await sendInBatches(ids, field, send, (sent) =>
+      progress.update(bar(sent, ids.length), true),
+    );
+    progress.done();
+    return merged;
+  } catch (error) {
+    progress.done();
+    if (!(error instanceof BulkInterrupted)) throw error;
+    io.stdout.write(render({ ...error.partial, ids_not_sent: error.notSent }, request.output));
+    io.stderr.write(
+      `${request.commandLine}: ${error.sent} of ${ids.length} ids were sent (results above) before a call failed; ids_not_sent lists the ${error.notSent.length} others\n`,
+    );
+    throw error.failure;
   }
-  progress.done();
-  return merged;
 }

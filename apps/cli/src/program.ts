@@ -8,9 +8,11 @@ import { CliIo, readAllStdin } from './cli-io';
 import { commandNames } from './command-names';
 import { addCompletionCommands, OPERATION_OF } from './completion';
 import { addConfigCommands } from './config-commands';
+import { idsFieldOf } from './bulk-batches';
+import { parseDuration } from './duration';
 import { UsageError } from './exit-codes';
-import { isDestructive } from './guards';
-import { BULK_BATCH, runOperation } from './operation-runner';
+import { checkBeforeSending, isDestructive } from './guards';
+import { runOperation } from './operation-runner';
 import { camel, inputFromFlags, OperationFlag, operationFlags } from './operation-flags';
 import { OUTPUT_FORMATS, OutputFormat } from './output/render';
 import { runFileOperation } from './file-operations';
@@ -47,6 +49,10 @@ export async function clientFor(
   if (!connection.server)
     throw new UsageError(
       'no server: pass --server https://host:8443, set SERVICE_SERVER_URL, or pick a context (certlane config use-context)',
+    );
+  if (connection.insecureSkipVerify)
+    io.stderr.write(
+      'warning: SERVICE_SERVER_TLS_INSECURE_SKIP_VERIFY=true: the server certificate is not verified (development only)\n',
     );
   const http = new HttpsJsonClient({
     baseUrl: connection.server,
@@ -193,13 +199,20 @@ function addOperationCommand(
   if ((operation.queryParams as readonly string[]).includes('page'))
     command.option('--all', 'every page, written as it arrives');
   if (isDestructive(operationId, operation.method)) command.option('-y, --yes', 'do not ask before doing it');
-  if (operationId.startsWith('bulk'))
+  const idsField = operationId.startsWith('bulk') && object ? idsFieldOf(document, object) : undefined;
+  if (idsField)
     command.option(
       '--ids-file <path>',
-      `certificate ids, one per line ("-" for stdin); sent ${BULK_BATCH} a call`,
+      `the ${idsField.key} to send, one per line ("-" for stdin); sent ${idsField.batch} a call`,
     );
-  if (operationId === 'getJob' || startsJob(document, object))
-    command.option('--wait', 'wait for the job to finish, showing its state');
+  const waits = operationId === 'getJob' || startsJob(document, object);
+  if (waits) {
+    command.option('--wait', 'wait for the job to finish, showing its state; non-zero unless it Completed');
+    command.option(
+      '--timeout <duration>',
+      'with --wait: give up after this long (90s, 10m, 1h; default 10m)',
+    );
+  }
   const fileOperation = !(operation.produces as readonly string[]).every(
     (media) => media === 'application/json',
   );
@@ -213,9 +226,10 @@ function addOperationCommand(
     const path = Object.fromEntries(operation.pathParams.map((name, index) => [name, String(args[index])]));
     const bodyFile = options.bodyFile ? await readBodyFile(String(options.bodyFile), io) : undefined;
     const input = inputFromFlags(flags, options, bodyFile);
-    const body = options.idsFile
-      ? { ...input.body, certificate_ids: await readIds(String(options.idsFile), io) }
-      : input.body;
+    const body =
+      idsField && options.idsFile
+        ? { ...input.body, [idsField.key]: await readIds(String(options.idsFile), io) }
+        : input.body;
     const request = {
       operationId,
       commandLine: `certlane ${commandPath(self)}`,
@@ -226,7 +240,11 @@ function addOperationCommand(
       all: Boolean(options.all),
       yes: Boolean(options.yes),
       wait: Boolean(options.wait),
+      ...(options.timeout !== undefined ? { waitTimeoutMs: timeoutOf(String(options.timeout)) } : {}),
+      ...(idsField ? { idsField } : {}),
     };
+    // Refusals need no server: `certs revoke X` without --reason prints the menu anywhere (spec 7).
+    checkBeforeSending(operationId, request.commandLine, request.query, request.body);
     const { client, close } = await clientFor(options, io);
     try {
       if (fileOperation)
@@ -311,6 +329,13 @@ async function readBodyFile(path: string, io: CliIo): Promise<Record<string, unk
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new UsageError(`--body-file ${path} must hold one object`);
   return parsed as Record<string, unknown>;
+}
+
+function timeoutOf(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined)
+    throw new UsageError(`--timeout takes a duration such as 90s, 10m or 1h, not "${text}"`);
+  return ms;
 }
 
 async function readIds(path: string, io: CliIo): Promise<string[]> {

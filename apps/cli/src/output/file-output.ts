@@ -21,7 +21,7 @@ export function writePrivateFile(path: string, content: Buffer | string, overwri
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
   try {
-    writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content);
+    writeAll(fd, typeof content === 'string' ? Buffer.from(content) : content);
     fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
@@ -30,6 +30,19 @@ export function writePrivateFile(path: string, content: Buffer | string, overwri
   }
   closeSync(fd);
   renameSync(temporary, path);
+}
+
+/** `write(2)` may write less than asked; what is left is written until nothing is. */
+export function writeAll(
+  fd: number,
+  bytes: Uint8Array,
+  write: (fd: number, bytes: Uint8Array, offset: number, length: number) => number = writeSync,
+): void {
+  for (let offset = 0; offset < bytes.length;) {
+    const written = write(fd, bytes, offset, bytes.length - offset);
+    if (written <= 0) throw new Error(`could not write to the file (${bytes.length - offset} bytes left)`);
+    offset += written;
+  }
 }
 
 const TEXT_TYPES = /^(text\/|application\/(json|x-pem-file|yaml|x-ndjson|pem-certificate-chain))/;

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { parse as parseYaml } from 'yaml';
 import { PageWriter } from './page-writer';
-import { columnsOf, render } from './render';
+import { cellOf, columnsOf, render } from './render';
 
 const page = {
   data: [
@@ -93,5 +93,14 @@ describe(PageWriter.name, () => {
   it('writes one table header for all pages', async () => {
     const text = await collect('table', [[{ id: 'a' }], [{ id: 'b' }]], 2);
     expect(text).toBe('ID\na\nb\n');
+  });
+});
+
+describe(cellOf.name, () => {
+  it('shows control characters from the server as escapes, never to the terminal', () => {
+    expect(cellOf('host\x1b]0;pwned\x07')).toBe('host\\x1b]0;pwned\\x07');
+    expect(cellOf('v1\u009b31m')).toBe('v1\\x9b31m');
+    expect(render([{ id: 'a', hostname: 'x\x1b[2J' }], 'table')).not.toMatch(/\x1b/);
+    expect(render({ last_error: 'bad\x7f' }, 'table')).toContain('bad\\x7f');
   });
 });

@@ -1,4 +1,5 @@
 import { stringify as toYaml } from 'yaml';
+import { visible } from './visible';
 
 export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'wide', 'json', 'yaml'];
@@ -37,12 +38,12 @@ export function columnsOf(items: readonly Row[], wide: boolean): string[] {
   return wide ? all : all.slice(0, Math.max(NARROW_COLUMNS, preferred.length));
 }
 
-/** A cell's text: lists comma-joined, null and absent as empty. */
+/** A cell's text: lists comma-joined, null and absent as empty, control characters escaped. */
 export function cellOf(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (Array.isArray(value)) return value.map(cellOf).join(',');
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value).replace(/\s+/g, ' ');
+  if (typeof value === 'object') return visible(JSON.stringify(value));
+  return visible(String(value).replace(/\s+/g, ' '));
 }
 
 /** Fixed-width table rows (header first) without trailing spaces, kubectl style. */
@@ -59,7 +60,7 @@ export class TableLayout {
   }
 
   header(): string {
-    return this.line(this.columns.map((column) => column.toUpperCase()));
+    return this.line(this.columns.map((column) => visible(column.toUpperCase())));
   }
 
   row(item: Row): string {
@@ -113,8 +114,10 @@ export function render(value: unknown, format: OutputFormat): string {
     ([, field]) => !isItemList(field) && (wide || isScalar(field) || isScalarList(field)),
   );
   const width = Math.max(...entries.map(([key]) => key.length), 0);
-  const lines = entries.map(([key, field]) => `${`${key}:`.padEnd(width + 1)}  ${cellOf(field)}`.trimEnd());
+  const lines = entries.map(([key, field]) =>
+    `${`${visible(key)}:`.padEnd(width + 1)}  ${cellOf(field)}`.trimEnd(),
+  );
   for (const [key, list] of itemLists)
-    lines.push('', `${key.toUpperCase()} (${list.length})`, ...table(list, wide));
+    lines.push('', `${visible(key.toUpperCase())} (${list.length})`, ...table(list, wide));
   return `${lines.join('\n')}\n`;
 }
