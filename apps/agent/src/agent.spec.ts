@@ -23,9 +23,10 @@ import type {
 } from '@certlane/connectors';
 import { parseCsr, wrapPrivateKey } from '@certlane/pki';
 import { CertlaneAgent, subjectAltNamesFor } from './agent';
+import { UnsentReports } from './final-reports';
 import { KeyStore } from './key-store';
 import type { Logger } from './logger';
-import { ApiError, DiscoveryWalk } from '@certlane/api-client';
+import { ApiError, ApiNetworkError, DiscoveryWalk } from '@certlane/api-client';
 import { AgentGoneError, AgentServerClient, HostFacts } from './server-client';
 import type { TargetConfigSource, TargetSpec } from './targets';
 import { connectorRegistry } from './targets';
@@ -50,6 +51,12 @@ class FakeServer implements AgentServerClient {
   queue: AgentWorkItem[] = [];
   versions = new Map<string, AgentCertificateDto>();
   fail: Partial<Record<'work' | 'heartbeat' | 'csr', Error>> = {};
+  /** The answer to a CSR of the certificate, instead of issuing it. */
+  refuseCsrOf = new Map<string, Error>();
+  /** Issue the CSR, then lose the 202 on the way back. */
+  loseCsrAnswer = false;
+  /** Errors thrown, one per attempt, at reports of `<job>:<status>` before one goes through. */
+  failReports = new Map<string, Error[]>();
 
   discoveries: AgentDiscoveryFinding[][] = [];
 
@@ -86,7 +93,10 @@ class FakeServer implements AgentServerClient {
   async submitCsr(certificateId: string, csrPem: string): Promise<AgentCsrAccepted> {
     this.sent.push(JSON.stringify({ csr_pem: csrPem, certificate_id: certificateId }));
     if (this.fail.csr) throw this.fail.csr;
+    const refusal = this.refuseCsrOf.get(certificateId);
+    if (refusal) throw refusal;
     const versionId = this.sign(certificateId, csrPem, `ver-${this.versions.size + 1}`);
+    if (this.loseCsrAnswer) throw new ApiNetworkError('POST /csr: socket hang up');
     const dto = this.versions.get(versionId)!;
     return {
       status: 'accepted',
@@ -209,6 +219,8 @@ class FakeServer implements AgentServerClient {
     verification?: AgentVerificationReport,
   ) {
     this.sent.push(JSON.stringify({ status, error, verification }));
+    const failure = this.failReports.get(`${job}:${status}`)?.shift();
+    if (failure) throw failure;
     this.reports.push({
       job,
       status,
@@ -264,6 +276,7 @@ describe('CertlaneAgent job handling', () => {
   let connector: FileConnector;
   let targets: Record<string, TargetSpec>;
   let agent: CertlaneAgent;
+  let reportsState: string;
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'certlane-agent-spec-'));
@@ -296,9 +309,11 @@ describe('CertlaneAgent job handling', () => {
     connector = new FileConnector();
     targets = {};
     const source: TargetConfigSource = { get: async (id) => targets[id] ?? null };
+    reportsState = mkdtempSync(join(dir, 'reports-state-'));
     agent = new CertlaneAgent({
       server,
       keys: new KeyStore(join(dir, 'state')),
+      unsentReports: new UnsentReports(reportsState),
       targets: source,
       connectors: connectorRegistry([connector]),
       host: {
@@ -371,11 +386,58 @@ describe('CertlaneAgent job handling', () => {
     expect(readdirSync(join(dir, 'state', 'keys', 'bad'))).toEqual([]);
   });
 
-  it('leaves the job for the next poll on a transient CSR error', async () => {
-    server.fail.csr = new ApiError({ status: 503, code: 'service_unavailable', reason: 'down' });
-    server.queue = [item({ job_id: 'job-503', certificate_id: 'later' })];
-    await expect(agent.pollOnce()).rejects.toThrow('down');
+  it('fails a job whose CSR any final 4xx refuses (a profile rule) and handles the next item of the poll', async () => {
+    server.refuseCsrOf.set(
+      'staple',
+      new ApiError({
+        status: 400,
+        code: 'profile_violation',
+        reason: 'the profile requires must-staple (TLS feature status_request)',
+        request: 'POST /csr',
+      }),
+    );
+    server.queue = [
+      item({ job_id: 'job-staple', certificate_id: 'staple' }),
+      item({ job_id: 'job-fine', certificate_id: 'fine' }),
+    ];
+    expect(await agent.pollOnce()).toEqual(['failed', 'csr-submitted']);
+    expect(server.reports).toEqual([
+      {
+        job: 'job-staple',
+        status: 'Failed',
+        error:
+          'POST /csr: 400 profile_violation: the profile requires must-staple (TLS feature status_request)',
+      },
+    ]);
+    expect(readdirSync(join(dir, 'state', 'keys', 'staple'))).toEqual([]);
+    expect(readdirSync(join(dir, 'state', 'keys', 'fine'))).toEqual(['ver-1.key.pem']);
+  });
+
+  it.each([
+    ['a 503', new ApiError({ status: 503, code: 'service_unavailable', reason: 'down' })],
+    ['a 429', new ApiError({ status: 429, code: 'rate_limited', reason: 'slow down' })],
+    ['a 408', new ApiError({ status: 408, code: null, reason: 'too slow' })],
+    ['no answer', new ApiNetworkError('POST /csr: ECONNRESET')],
+  ])('leaves a job for the next poll on %s, and still handles the next item', async (_, error) => {
+    server.refuseCsrOf.set('later', error);
+    server.queue = [
+      item({ job_id: 'job-later', certificate_id: 'later' }),
+      item({ job_id: 'job-now', certificate_id: 'now' }),
+    ];
+    expect(await agent.pollOnce()).toEqual(['deferred', 'csr-submitted']);
     expect(server.reports).toEqual([]);
+  });
+
+  it('moves on when the server refuses a report for an item it settled meanwhile', async () => {
+    server.failReports.set('job-gone:Running', [
+      new ApiError({ status: 400, code: 'job_invalid_transition', reason: 'cancelled', details: {} }),
+    ]);
+    server.queue = [
+      item({ job_id: 'job-gone', type: 'Deployment', status: 'Pending', target_id: 'tgt-x' }),
+      item({ job_id: 'job-next', certificate_id: 'next' }),
+    ];
+    expect(await agent.pollOnce()).toEqual(['refused', 'csr-submitted']);
+    expect(connector.deployed).toEqual([]);
   });
 
   it('deploys a version through the target connector: Running then Completed', async () => {
@@ -590,6 +652,148 @@ describe('CertlaneAgent job handling', () => {
     expect(connector.deployed).toEqual([]);
   });
 
+  describe('the final report of a deployment', () => {
+    const lost = () => new ApiNetworkError('POST /jobs/job-d/status: socket hang up');
+    let sleeps: number[];
+    let reporting: CertlaneAgent;
+    const withDeps = (over: Partial<ConstructorParameters<typeof CertlaneAgent>[0]>) =>
+      new CertlaneAgent({
+        ...(agent as unknown as { deps: ConstructorParameters<typeof CertlaneAgent>[0] }).deps,
+        random: () => 0.5,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+        },
+        ...over,
+      });
+    const deploymentOfVer1 = () =>
+      item({
+        job_id: 'job-d',
+        type: 'Deployment',
+        status: 'Pending',
+        target_id: 'tgt-1',
+        version_id: 'ver-1',
+      });
+
+    beforeEach(async () => {
+      sleeps = [];
+      reporting = withDeps({});
+      server.queue = [item({})];
+      await reporting.pollOnce();
+      targets['tgt-1'] = {
+        type: 'nginx',
+        config: { cert_path: join(dir, 'served.crt'), key_path: join(dir, 'served.key') },
+      };
+    });
+
+    it('is retried after bounded, growing waits while the network loses it, then sent', async () => {
+      server.failReports.set('job-d:Completed', [lost(), lost()]);
+      server.queue = [deploymentOfVer1()];
+      expect(await reporting.pollOnce()).toEqual(['completed']);
+      // base 1 s doubled, upper half (random 0.5): 0.75 s, then 1.5 s
+      expect(sleeps).toEqual([750, 1500]);
+      expect(server.reports.map((r) => [r.job, r.status])).toEqual([
+        ['job-d', 'Running'],
+        ['job-d', 'Completed'],
+      ]);
+      expect(new UnsentReports(reportsState).all()).toEqual([]);
+    });
+
+    it('is kept in the state directory when it still fails, and sent before the next poll, even after a restart', async () => {
+      server.failReports.set('job-d:Failed', [lost(), lost(), lost(), lost()]);
+      connector.result = { ok: false, error: 'validate failed' };
+      server.queue = [deploymentOfVer1()];
+      expect(await reporting.pollOnce()).toEqual(['failed']);
+      expect(sleeps).toEqual([750, 1500, 3000]);
+      expect(server.reports.map((r) => r.status)).toEqual(['Running']);
+      const kept = new UnsentReports(reportsState).all();
+      expect(kept).toEqual([
+        { job_id: 'job-d', status: 'Failed', error: expect.stringContaining('validate failed') },
+      ]);
+      const file = readdirSync(join(reportsState, 'reports'));
+      expect(file).toHaveLength(1);
+      expect(statSync(join(reportsState, 'reports', file[0])).mode & 0o777).toBe(0o600);
+
+      // A new process over the same state directory.
+      const restarted = withDeps({ unsentReports: new UnsentReports(reportsState) });
+      expect(await restarted.pollOnce()).toEqual([]);
+      expect(server.reports.map((r) => [r.job, r.status])).toEqual([
+        ['job-d', 'Running'],
+        ['job-d', 'Failed'],
+      ]);
+      expect(server.reports[1].error).toContain('validate failed');
+      expect(readdirSync(join(reportsState, 'reports'))).toEqual([]);
+    });
+
+    it('stays kept while the server cannot take it, without holding up the poll', async () => {
+      server.failReports.set('job-d:Completed', [lost(), lost(), lost(), lost(), lost()]);
+      server.queue = [deploymentOfVer1()];
+      expect(await reporting.pollOnce()).toEqual(['completed']);
+      server.queue = [item({ job_id: 'job-after', certificate_id: 'after' })];
+      expect(await reporting.pollOnce()).toEqual(['csr-submitted']);
+      expect(new UnsentReports(reportsState).all()).toHaveLength(1);
+      await reporting.pollOnce();
+      expect(new UnsentReports(reportsState).all()).toEqual([]);
+      expect(server.reports.filter((r) => r.status === 'Completed')).toHaveLength(1);
+    });
+
+    it('is dropped when the server says it already took it (a repeat of a report whose answer was lost)', async () => {
+      const alreadyCompleted = new ApiError({
+        status: 400,
+        code: 'job_invalid_transition',
+        reason: 'job job-d cannot take report Completed: it is not in progress',
+        details: { status: 'Completed' },
+      });
+      server.failReports.set('job-d:Completed', [lost(), lost(), lost(), lost(), alreadyCompleted]);
+      server.queue = [deploymentOfVer1()];
+      expect(await reporting.pollOnce()).toEqual(['completed']);
+      expect(new UnsentReports(reportsState).all()).toHaveLength(1);
+      expect(await reporting.pollOnce()).toEqual([]);
+      expect(new UnsentReports(reportsState).all()).toEqual([]);
+      expect(server.reports.filter((r) => r.status === 'Completed')).toEqual([]);
+    });
+
+    it('is kept at once when the agent is stopped, with no waiting', async () => {
+      server.failReports.set('job-d:Completed', [lost()]);
+      server.queue = [deploymentOfVer1()];
+      const deploy = connector.deploy.bind(connector);
+      connector.deploy = (...args) => {
+        reporting.stop(); // SIGTERM while the connector runs
+        return deploy(...args);
+      };
+      expect(await reporting.pollOnce()).toEqual(['completed']);
+      expect(sleeps).toEqual([]);
+      expect(new UnsentReports(reportsState).all()).toHaveLength(1);
+    });
+  });
+
+  it('deploys with the key of a CSR whose 202 was lost, filed under the version it was issued as', async () => {
+    server.loseCsrAnswer = true;
+    server.queue = [item({ job_id: 'job-lost', certificate_id: 'lost' })];
+    expect(await agent.pollOnce()).toEqual(['deferred']);
+    server.loseCsrAnswer = false;
+    expect(readdirSync(join(dir, 'state', 'keys', 'lost'))).toEqual(['job-job-lost.key.pem']);
+    const jobKey = readFileSync(join(dir, 'state', 'keys', 'lost', 'job-job-lost.key.pem'), 'utf8');
+    // The server completed the job and issued ver-1; the job never comes back. Its deployment does.
+    targets['tgt-1'] = {
+      type: 'nginx',
+      config: { cert_path: join(dir, 'lost.crt'), key_path: join(dir, 'lost.key') },
+    };
+    server.queue = [
+      item({
+        job_id: 'job-lost-d',
+        type: 'Deployment',
+        status: 'Pending',
+        certificate_id: 'lost',
+        target_id: 'tgt-1',
+        version_id: 'ver-1',
+      }),
+    ];
+    expect(await agent.pollOnce()).toEqual(['completed']);
+    expect(readdirSync(join(dir, 'state', 'keys', 'lost'))).toEqual(['ver-1.key.pem']);
+    expect(readFileSync(join(dir, 'lost.key'), 'utf8')).toBe(jobKey);
+    expect(server.sent.filter((s) => s.includes('recipient_public_jwk'))).toEqual([]);
+  });
+
   it('stops on 410 and on 401 from any call, and backs off on errors', async () => {
     const sleeps: number[] = [];
     let now = 0;
@@ -613,6 +817,32 @@ describe('CertlaneAgent job handling', () => {
     // 1 s polls failing: 0.75, 1.5, 3, 6 s of backoff (base 1 s doubled, upper half, cap 8 s)
     expect(sleeps).toEqual([750, 1500, 3000, 6000]);
     expect(server.heartbeats).toHaveLength(1);
+  });
+
+  it('backs the poll off while items are left for the next poll, and not once they are not', async () => {
+    const sleeps: number[] = [];
+    let now = 0;
+    server.refuseCsrOf.set(
+      'later',
+      new ApiError({ status: 503, code: 'service_unavailable', reason: 'down' }),
+    );
+    const looping = new CertlaneAgent({
+      ...(agent as unknown as { deps: ConstructorParameters<typeof CertlaneAgent>[0] }).deps,
+      heartbeatIntervalMs: 60_000,
+      random: () => 0.5,
+      now: () => now,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        now += ms;
+        if (sleeps.length === 2) server.refuseCsrOf.clear();
+        if (sleeps.length === 4) looping.stop();
+        server.queue = [item({ job_id: 'job-later', certificate_id: 'later' })];
+      },
+    });
+    server.queue = [item({ job_id: 'job-later', certificate_id: 'later' })];
+    expect(await looping.run()).toEqual({ reason: 'stopped' });
+    // 1 s polls: deferred twice (0.75 s, 1.5 s of backoff), then handled (the jittered 1 s).
+    expect(sleeps).toEqual([750, 1500, 1000, 1000]);
   });
 
   it('discovers certificate files and pushes them in batches of 200, never a key (ADR 0063)', async () => {

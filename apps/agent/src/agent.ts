@@ -4,12 +4,14 @@ import { AGENT_DISCOVERY_FINDINGS_MAX } from '@certlane/contracts';
 import type { AgentVerificationReport, AgentWorkItem } from '@certlane/contracts';
 import type { DeploymentHost, DeploymentResult } from '@certlane/connectors';
 import { createCsr, generateRecipientKey, SubjectAltNameInput, unwrapPrivateKey } from '@certlane/pki';
-import { backoffDelay, jittered } from './backoff';
+import { backoffDelay, jittered, retryDelays } from './backoff';
 import { scanFilesystem } from './discovery/filesystem-scan';
+import { FinalReport, FinalReportSender, UnsentReports } from './final-reports';
 import { KeyStore } from './key-store';
 import type { Logger } from './logger';
 import { ApiError } from '@certlane/api-client';
 import { AgentGoneError, AgentServerClient, HostFacts } from './server-client';
+import { classifyServerError } from './server-errors';
 import type { ConnectorResolver, TargetConfigSource } from './targets';
 import { verificationOf } from './verification';
 
@@ -50,6 +52,8 @@ export function describeFailure(result: DeploymentResult): string {
 export interface AgentDependencies {
   server: AgentServerClient;
   keys: KeyStore;
+  /** Final job reports not yet taken by the server, replayed before each poll. */
+  unsentReports: UnsentReports;
   targets: TargetConfigSource;
   connectors: ConnectorResolver;
   host: DeploymentHost;
@@ -80,7 +84,16 @@ export interface DiscoveryOutcome {
   pushes: number;
 }
 
-export type JobOutcome = 'csr-submitted' | 'completed' | 'failed' | 'skipped';
+/**
+ * What became of a work item: `deferred` when a transient error left it for the next poll,
+ * `refused` when the server refused a call for it for good (and it could not be reported Failed).
+ */
+export type JobOutcome = 'csr-submitted' | 'completed' | 'failed' | 'skipped' | 'deferred' | 'refused';
+
+/** Attempts of a final report within one deployment: the first, then these many after waits. */
+const FINAL_REPORT_RETRIES = 3;
+const FINAL_REPORT_RETRY_BASE_MS = 1_000;
+const FINAL_REPORT_RETRY_CAP_MS = 10_000;
 
 /** What a deployment observed besides its outcome, for the status report. */
 interface DeploymentSeen {
@@ -109,11 +122,26 @@ export class CertlaneAgent {
   private readonly now: () => number;
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   private readonly stopper = new AbortController();
+  private readonly finalReports: FinalReportSender;
 
   constructor(private readonly deps: AgentDependencies) {
     this.random = deps.random ?? Math.random;
     this.now = deps.now ?? Date.now;
     this.sleep = deps.sleep ?? abortableSleep;
+    this.finalReports = new FinalReportSender({
+      server: deps.server,
+      unsent: deps.unsentReports,
+      logger: deps.logger,
+      retryDelays: () =>
+        retryDelays(
+          FINAL_REPORT_RETRIES,
+          FINAL_REPORT_RETRY_BASE_MS,
+          Math.min(FINAL_REPORT_RETRY_CAP_MS, deps.backoffMaxMs),
+          this.random,
+        ),
+      sleep: (ms) => this.sleep(ms, this.stopper.signal),
+      stopped: () => this.stopper.signal.aborted,
+    });
   }
 
   stop(): void {
@@ -131,6 +159,8 @@ export class CertlaneAgent {
     let pollFailures = 0;
     let discoveryFailures = 0;
     const retryBase = (interval: number) => Math.min(interval, 5_000);
+    const backOff = (failures: number, interval: number) =>
+      backoffDelay(failures, retryBase(interval), this.deps.backoffMaxMs, this.random);
     try {
       while (!this.stopper.signal.aborted) {
         if (this.now() >= nextHeartbeat) {
@@ -141,12 +171,7 @@ export class CertlaneAgent {
           } catch (error) {
             if (error instanceof AgentGoneError) throw error;
             heartbeatFailures++;
-            const delay = backoffDelay(
-              heartbeatFailures,
-              retryBase(this.deps.heartbeatIntervalMs),
-              this.deps.backoffMaxMs,
-              this.random,
-            );
+            const delay = backOff(heartbeatFailures, this.deps.heartbeatIntervalMs);
             logger.warn('heartbeat failed', { error: (error as Error).message, retry_in_ms: delay });
             nextHeartbeat = this.now() + delay;
           }
@@ -154,18 +179,22 @@ export class CertlaneAgent {
         if (this.stopper.signal.aborted) break;
         if (this.now() >= nextPoll) {
           try {
-            await this.pollOnce();
-            pollFailures = 0;
-            nextPoll = this.now() + jittered(this.deps.pollIntervalMs, this.random);
+            const deferred = (await this.pollOnce()).filter((o) => o === 'deferred').length;
+            if (deferred === 0) {
+              pollFailures = 0;
+              nextPoll = this.now() + jittered(this.deps.pollIntervalMs, this.random);
+            } else {
+              // The other items were handled; the deferred ones come back sooner or later, and
+              // an ailing server (5xx, 429) is not asked again at full pace.
+              pollFailures++;
+              const delay = backOff(pollFailures, this.deps.pollIntervalMs);
+              logger.warn('work items left for the next poll', { count: deferred, retry_in_ms: delay });
+              nextPoll = this.now() + delay;
+            }
           } catch (error) {
             if (error instanceof AgentGoneError) throw error;
             pollFailures++;
-            const delay = backoffDelay(
-              pollFailures,
-              retryBase(this.deps.pollIntervalMs),
-              this.deps.backoffMaxMs,
-              this.random,
-            );
+            const delay = backOff(pollFailures, this.deps.pollIntervalMs);
             logger.warn('work poll failed', { error: (error as Error).message, retry_in_ms: delay });
             nextPoll = this.now() + delay;
           }
@@ -179,12 +208,7 @@ export class CertlaneAgent {
           } catch (error) {
             if (error instanceof AgentGoneError) throw error;
             discoveryFailures++;
-            const delay = backoffDelay(
-              discoveryFailures,
-              retryBase(discovery.intervalMs),
-              this.deps.backoffMaxMs,
-              this.random,
-            );
+            const delay = backOff(discoveryFailures, discovery.intervalMs);
             logger.warn('discovery push failed', { error: (error as Error).message, retry_in_ms: delay });
             nextDiscovery = this.now() + delay;
           }
@@ -238,16 +262,39 @@ export class CertlaneAgent {
     return outcome;
   }
 
-  /** One poll: every work item in order. Throws on a failed poll (the loop backs off). */
+  /**
+   * One poll: first the final reports an earlier loop could not send, then every work item in
+   * order, each on its own: an item's error never keeps the others from being handled. Throws
+   * when the poll itself fails (the loop backs off) or the agent is gone.
+   */
   async pollOnce(): Promise<JobOutcome[]> {
+    await this.finalReports.replay();
     const work = await this.deps.server.work();
     if (work.count > 0) this.deps.logger.info('work received', { count: work.count });
     const outcomes: JobOutcome[] = [];
     for (const item of work.jobs) {
       if (this.stopper.signal.aborted) break;
-      outcomes.push(await this.handle(item));
+      outcomes.push(await this.handleOnItsOwn(item));
     }
     return outcomes;
+  }
+
+  /** `handle`, with its error kept to the item: deferred when transient, refused when final. */
+  private async handleOnItsOwn(item: AgentWorkItem): Promise<JobOutcome> {
+    try {
+      return await this.handle(item);
+    } catch (error) {
+      const kind = classifyServerError(error);
+      if (kind === 'gone') throw error;
+      const fields = { job_id: item.job_id, type: item.type, error: (error as Error).message };
+      if (kind === 'transient') {
+        this.deps.logger.warn('work item left for the next poll', fields);
+        return 'deferred';
+      }
+      // e.g. the job was cancelled or failed meanwhile: it is no longer this agent's to report.
+      this.deps.logger.error('work item refused by the server', fields);
+      return 'refused';
+    }
   }
 
   /** One work item. Transient server errors are thrown (the item comes back on the next poll). */
@@ -303,14 +350,14 @@ export class CertlaneAgent {
       });
       return 'csr-submitted';
     } catch (error) {
-      if (error instanceof ApiError && error.status === 400 && error.code === 'csr_invalid') {
-        // The server will not take this CSR however often it is sent: fail the job with its reason.
-        keys.discard(item.certificate_id, item.job_id);
-        logger.error('CSR refused', { ...fields, error: error.message });
-        await server.reportStatus(item.job_id, 'Failed', error.message);
-        return 'failed';
-      }
-      throw error;
+      if (classifyServerError(error) !== 'refused') throw error;
+      // The server will not take this CSR however often it is sent (csr_invalid, a profile's
+      // profile_violation, ...): fail the job with its reason, or it blocks the poll forever.
+      const message = (error as Error).message;
+      keys.discard(item.certificate_id, item.job_id);
+      logger.error('CSR refused', { ...fields, error: message });
+      await server.reportStatus(item.job_id, 'Failed', message);
+      return 'failed';
     }
   }
 
@@ -329,14 +376,36 @@ export class CertlaneAgent {
     }
     const { verification } = seen;
     const verified = verification ? { verification: verification.result } : {};
-    if (error === undefined) {
-      await server.reportStatus(item.job_id, 'Completed', undefined, verification);
-      logger.info('deployment completed', { ...fields, ...verified });
-      return 'completed';
-    }
-    logger.error('deployment failed', { ...fields, ...verified, error });
-    await server.reportStatus(item.job_id, 'Failed', error, verification);
-    return 'failed';
+    const report: FinalReport = {
+      job_id: item.job_id,
+      status: error === undefined ? 'Completed' : 'Failed',
+      ...(error !== undefined ? { error } : {}),
+      ...(verification ? { verification } : {}),
+    };
+    if (error === undefined) logger.info('deployment completed', { ...fields, ...verified });
+    else logger.error('deployment failed', { ...fields, ...verified, error });
+    await this.finalReports.send(report);
+    return error === undefined ? 'completed' : 'failed';
+  }
+
+  /**
+   * The key of a CSR whose 202 was lost: the server issued the version and completed the job, so
+   * the job never comes back and its key is still filed under the job. It is the version's key
+   * when the version's certificate carries its public key; it is filed under the version.
+   */
+  private adoptKeyOfLostCsrAnswer(
+    certificateId: string,
+    certificate: { version_id: string; leaf_pem: string },
+  ): string | null {
+    const { keys, logger } = this.deps;
+    const jobId = keys.adoptJobKey(certificateId, certificate.version_id, certificate.leaf_pem);
+    if (jobId === null) return null;
+    logger.warn('key of a CSR whose answer was lost filed under the version it was issued as', {
+      certificate_id: certificateId,
+      version_id: certificate.version_id,
+      job_id: jobId,
+    });
+    return keys.keyFor(certificateId, certificate.version_id, certificate.leaf_pem);
   }
 
   /**
@@ -383,6 +452,7 @@ export class CertlaneAgent {
     const certificate = await this.deps.server.certificate(item.certificate_id, item.version_id);
     const privateKeyPem =
       this.deps.keys.keyFor(item.certificate_id, certificate.version_id, certificate.leaf_pem) ??
+      this.adoptKeyOfLostCsrAnswer(item.certificate_id, certificate) ??
       (await this.fetchServerKey(item.certificate_id, certificate));
     if (!privateKeyPem) {
       return `neither this agent nor the server holds a private key for ${item.certificate_id} version ${certificate.version_id}`;

@@ -1,4 +1,4 @@
-import { backoffDelay, jittered } from './backoff';
+import { backoffDelay, jittered, retryDelays } from './backoff';
 
 describe('jittered', () => {
   it('spreads an interval over +-20%', () => {
@@ -31,5 +31,18 @@ describe('backoffDelay', () => {
 
   it('falls back to the jittered interval without failures', () => {
     expect(backoffDelay(0, 30_000, 300_000, () => 0.5)).toBe(30_000);
+  });
+});
+
+describe('retryDelays', () => {
+  it('gives one wait per retry, doubling from the base within the upper half, capped', () => {
+    expect(retryDelays(3, 1_000, 10_000, () => 0.999999)).toEqual([1_000, 2_000, 4_000]);
+    expect(retryDelays(3, 1_000, 10_000, () => 0)).toEqual([500, 1_000, 2_000]);
+    expect(retryDelays(6, 1_000, 3_000, () => 0.999999)).toEqual([1_000, 2_000, 3_000, 3_000, 3_000, 3_000]);
+  });
+
+  it('gives no wait without retries', () => {
+    expect(retryDelays(0, 1_000, 10_000, Math.random)).toEqual([]);
+    expect(retryDelays(-1, 1_000, 10_000, Math.random)).toEqual([]);
   });
 });

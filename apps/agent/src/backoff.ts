@@ -20,3 +20,11 @@ export function backoffDelay(failures: number, baseMs: number, capMs: number, ra
   const ceiling = Math.min(capMs, baseMs * 2 ** exponent);
   return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
+
+/**
+ * The waits between the attempts of one call worth repeating at once (a job's final status
+ * report): `retries` waits, the nth as `backoffDelay` after n failures. Bounded by construction.
+ */
+export function retryDelays(retries: number, baseMs: number, capMs: number, random: () => number): number[] {
+  return Array.from({ length: Math.max(0, retries) }, (_, i) => backoffDelay(i + 1, baseMs, capMs, random));
+}

@@ -1,4 +1,4 @@
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import {
   chmodSync,
   closeSync,
@@ -29,7 +29,7 @@ function safe(name: string, what: string): string {
  * written to a temporary name, synced and renamed. A key generated for a CSR is kept under the
  * job (`keys/<certificate>/job-<job>.key.pem`) until the CSR is accepted, then renamed to the
  * version the server issued for it (`keys/<certificate>/<version>.key.pem`), which is what a
- * deployment of that version loads.
+ * deployment of that version loads (or, when the 202 was lost, adopts: `adoptJobKey`).
  */
 export class KeyStore {
   private readonly provider = new SoftwareKeyProvider();
@@ -105,6 +105,25 @@ export class KeyStore {
     });
   }
 
+  /**
+   * A CSR's key left under its job name because the 202 never arrived (the server issued the
+   * version, the answer was lost) becomes the key of the version whose certificate carries its
+   * public key. Returns the job id of the key adopted, or null when no job key matches.
+   */
+  adoptJobKey(certificateId: string, versionId: string, leafPem: string): string | null {
+    const to = this.path(certificateId, versionId);
+    const dir = dirname(to);
+    if (!existsSync(dir)) return null;
+    for (const name of readdirSync(dir).sort()) {
+      if (!name.startsWith('job-') || !name.endsWith('.key.pem')) continue;
+      const from = join(dir, name);
+      if (!carriesPublicKeyOf(readFileSync(from, 'utf8'), leafPem)) continue;
+      renameSync(from, to);
+      return name.slice('job-'.length, -'.key.pem'.length);
+    }
+    return null;
+  }
+
   /** The PEM key of a version, checked against its certificate; null when this agent has none. */
   keyFor(certificateId: string, versionId: string, leafPem: string): string | null {
     const path = this.path(certificateId, versionId);
@@ -117,6 +136,18 @@ export class KeyStore {
     }
     return pem;
   }
+}
+
+/** Does the certificate carry the private key's public key (their SubjectPublicKeyInfo, byte for byte)? */
+export function carriesPublicKeyOf(privateKeyPem: string, leafPem: string): boolean {
+  let keySpki: Buffer;
+  try {
+    keySpki = createPublicKey(createPrivateKey(privateKeyPem)).export({ type: 'spki', format: 'der' });
+  } catch {
+    return false; // not a key (a damaged file): it is no version's key
+  }
+  const leafSpki = new X509Certificate(leafPem).publicKey.export({ type: 'spki', format: 'der' });
+  return keySpki.equals(leafSpki);
 }
 
 /** Writes `content` with mode 0600 (directories 0700) atomically: temp file, fsync, rename. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { NodeDeploymentHost, type TargetConnector } from '@certlane/connectors';
 import { CertlaneAgent } from './agent';
 import { AGENT_CONFIG_ERROR_EXIT_CODE, AgentConfig, AgentConfigError, loadAgentConfig } from './config';
+import { UnsentReports } from './final-reports';
 import { KeyStore } from './key-store';
 import { jsonLogger } from './logger';
 import { HostFacts, HttpsAgentServerClient } from './server-client';
@@ -80,6 +81,7 @@ export async function runAgent(options: RunAgentOptions = {}): Promise<number> {
   const agent = new CertlaneAgent({
     server,
     keys: new KeyStore(config.stateDir),
+    unsentReports: new UnsentReports(config.stateDir),
     targets: new FileTargetConfigSource(config.targetsFile),
     connectors: connectorRegistry(connectors),
     host: new NodeDeploymentHost({ log: (message, fields) => logger.info(message, fields) }),
