@@ -425,6 +425,31 @@ describe('agent work protocol (agent key generation)', () => {
     expect((await certificate()).status).toBe('Active');
   });
 
+  it('lets only the agent that started a deployment two agents can see report on it while it runs', async () => {
+    // A deployment of A's certificate to a target of B (ADR 0042): both polls return it.
+    await db.query(
+      `INSERT INTO issuance.jobs (id, type, status, certificate_id, agent_id) VALUES ('aw-shared', 'Deployment', 'Pending', 'aw-web', $1)`,
+      [AGENT_B],
+    );
+    const reportAs = (agent: string, status: string) =>
+      api(keys[agent], 'POST', `/api/v1/agents/${agent}/jobs/aw-shared/status`, { status });
+    expect((await reportAs(AGENT_A, 'Running')).status).toBe(200);
+    for (const status of ['Running', 'Completed', 'Failed']) {
+      const refused = await reportAs(AGENT_B, status);
+      expect([status, refused.status, json<{ code: string; message: string }>(refused)]).toEqual([
+        status,
+        400,
+        expect.objectContaining({
+          code: 'job_invalid_transition',
+          message: expect.stringContaining(`being run by ${AGENT_A}`),
+        }),
+      ]);
+    }
+    expect(json<JobDto>(await reportAs(AGENT_A, 'Completed')).status).toBe('Completed');
+    // B has no other business with A's certificate (the tests below rely on it).
+    await db.query(`DELETE FROM issuance.jobs WHERE id = 'aw-shared'`);
+  });
+
   it("keeps the agent's verification with its report, checked against the job's version (ADR 0032)", async () => {
     const deployment = json<{ job_id: string }>(
       await asAdmin('POST', '/api/v1/certificates/aw-web/deploy', { target_id: 'tgt-aw-3' }),

@@ -1,5 +1,7 @@
 import { AGENT_REPORT_STATUSES, JOB_STATUSES, JOB_TYPES } from '@certlane/contracts';
 import {
+  agentClaimant,
+  agentClaimRefusal,
   agentReportRefusal,
   canonicalName,
   CertificateFacts,
@@ -158,5 +160,28 @@ describe(isAgentWork.name, () => {
       JOB_STATUSES.filter((status) => isAgentWork(type, status)).map((status) => `${type}:${status}`),
     );
     expect(work).toEqual(['Issuance:AwaitingCSR', 'Renewal:AwaitingCSR', 'Deployment:Pending']);
+  });
+});
+
+describe(agentClaimRefusal.name, () => {
+  it('lets the agent that started a job, or any while nobody claimed it, report on it', () => {
+    for (const status of JOB_STATUSES) {
+      expect(agentClaimRefusal('', status, 'a1')).toBeNull();
+      expect(agentClaimRefusal(agentClaimant('a1'), status, 'a1')).toBeNull();
+    }
+  });
+
+  it('refuses another agent while the job runs, and no longer once it has stopped running', () => {
+    for (const status of JOB_STATUSES) {
+      expect(agentClaimRefusal(agentClaimant('a2'), status, 'a1')).toBe(
+        status === 'Running' ? 'the job is being run by a2' : null,
+      );
+    }
+  });
+
+  it('refuses every agent on a job a service runs (agentless deployment)', () => {
+    for (const status of JOB_STATUSES) {
+      expect(agentClaimRefusal('deployment-dispatch', status, 'a1')).toMatch(/run by deployment-dispatch/);
+    }
   });
 });

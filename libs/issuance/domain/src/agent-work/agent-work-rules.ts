@@ -150,6 +150,24 @@ export function agentReportRefusal(type: JobType, from: JobStatus, to: AgentRepo
   return null;
 }
 
+/** The `claimed_by` of a job an agent started (reported Running from Pending). */
+export function agentClaimant(agentId: string): string {
+  return `agent:${agentId}`;
+}
+
+/**
+ * Whether a job's claim keeps this agent from reporting on it, and why. A job two agents can see
+ * (its own agent_id and its certificate's) is run by the one that started it while it runs; one
+ * a service claimed (an agentless deployment) is never an agent's. Null when the report may go on.
+ */
+export function agentClaimRefusal(claimedBy: string, status: JobStatus, agentId: string): string | null {
+  if (claimedBy === '' || claimedBy === agentClaimant(agentId)) return null;
+  if (claimedBy.startsWith('agent:')) {
+    return status === 'Running' ? `the job is being run by ${claimedBy.slice('agent:'.length)}` : null;
+  }
+  return `the job is run by ${claimedBy} (agentless target); agents do not report it`;
+}
+
 /** Is the job agent work a poll returns: a pending deployment, or an issuance/renewal awaiting a CSR. */
 export function isAgentWork(type: JobType, status: JobStatus): boolean {
   return (

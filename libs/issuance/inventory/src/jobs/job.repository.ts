@@ -241,12 +241,15 @@ export class JobRepository {
     return rows.map((row) => row.id);
   }
 
-  /** Marks a job as run by a service rather than an agent (ADR 0031); row locked by the caller. */
+  /**
+   * Marks who runs a job: a service rather than an agent (ADR 0031), or the agent that started it;
+   * row locked by the caller.
+   */
   async markClaimed(manager: EntityManager, id: string, by: string): Promise<void> {
     await manager.query('UPDATE jobs SET claimed_by = $2 WHERE id = $1', [id, by]);
   }
 
-  /** Who claimed the job besides agents ('' when nobody did). */
+  /** Who claimed the job ('' when nobody did). */
   async claimedBy(manager: EntityManager, id: string): Promise<string> {
     const rows: { claimed_by: string }[] = await manager.query('SELECT claimed_by FROM jobs WHERE id = $1', [
       id,

@@ -23,6 +23,8 @@ import {
   SubmitAgentCsrRequest,
 } from '@certlane/contracts';
 import {
+  agentClaimant,
+  agentClaimRefusal,
   agentReportRefusal,
   AgentVerificationRecord,
   agentVerificationRecord,
@@ -410,14 +412,17 @@ export class AgentWorkService {
     const row = await this.unitOfWork.run(async (manager) => {
       const { job, certificate } = await this.transitions.lockJob(manager, request.job_id);
       if (!belongsTo(request.agent_id, job, certificate)) throw jobNotFound(request.job_id);
-      // A deployment deployment-dispatch runs agentless (ADR 0031) is not the agent's to report.
-      const claimant = await this.jobs.claimedBy(manager, job.id);
-      if (claimant) {
-        throw new CertlaneError(
-          ErrorCode.JobInvalidTransition,
-          `job ${job.id} is run by ${claimant} (agentless target); agents do not report it`,
-          { status: job.status },
-        );
+      // A deployment deployment-dispatch runs agentless (ADR 0031), or that another agent started,
+      // is not this agent's to report.
+      const claimRefusal = agentClaimRefusal(
+        await this.jobs.claimedBy(manager, job.id),
+        job.status,
+        request.agent_id,
+      );
+      if (claimRefusal) {
+        throw new CertlaneError(ErrorCode.JobInvalidTransition, `job ${job.id}: ${claimRefusal}`, {
+          status: job.status,
+        });
       }
       const refusal = agentReportRefusal(job.type, job.status, request.status);
       if (refusal) throw new CertlaneError(ErrorCode.JobInvalidTransition, refusal, { status: job.status });
@@ -438,6 +443,9 @@ export class AgentWorkService {
         context,
         { error, versionId },
       );
+      if (job.status === 'Pending' && changed.job.status === 'Running') {
+        await this.jobs.markClaimed(manager, job.id, agentClaimant(request.agent_id));
+      }
       if (verification) {
         await this.jobs.addVerification(manager, {
           job_id: job.id,
