@@ -503,5 +503,33 @@ describe('issuance approval (agent key generation)', () => {
     expect(
       ((await call(admin, 'GET', '/api/v1/certificates/pa-agent')).json() as CertificateDto).status,
     ).toBe('Pending');
+
+    // What was approved is what is issued: the names, key and profile cannot change under the
+    // approved job (ADR 0025 amendment); other fields can.
+    for (const change of [
+      { common_name: 'login.bank.example' },
+      { sans: ['login.bank.example'] },
+      { key_algorithm: 'RSA-2048' },
+      { profile_id: '' },
+    ]) {
+      const refused = await call(admin, 'PUT', '/api/v1/certificates/pa-agent', change);
+      expect([change, refused.status, (refused.json() as { code: string }).code]).toEqual([
+        change,
+        409,
+        'renewal_in_progress',
+      ]);
+    }
+    expect((await call(admin, 'PUT', '/api/v1/certificates/pa-agent', { environment: 'prod' })).status).toBe(
+      200,
+    );
+    expect(
+      ((await call(admin, 'GET', '/api/v1/certificates/pa-agent')).json() as CertificateDto).common_name,
+    ).toBe('agent.example.com');
+    // Once the job is cancelled, the names may change (a new job asks for approval again).
+    expect((await call(admin, 'POST', `/api/v1/jobs/${job.id}/cancel`)).status).toBe(200);
+    expect(
+      (await call(admin, 'PUT', '/api/v1/certificates/pa-agent', { common_name: 'login.bank.example' }))
+        .status,
+    ).toBe(200);
   });
 });

@@ -435,6 +435,23 @@ export class CertificateRepository {
     }
   }
 
+  /**
+   * The certificate's open Issuance or Renewal job that is held for approval or was approved (ADR
+   * 0025), if any: what it issues is what the approver saw, so the names must not change under it.
+   */
+  async approvedOpenVersionJob(manager: EntityManager, certificateId: string): Promise<string | null> {
+    const rows: { id: string }[] = await manager.query(
+      `SELECT j.id FROM jobs j
+        WHERE j.certificate_id = $1 AND j.type IN ('Issuance', 'Renewal')
+          AND j.status NOT IN ('Completed', 'Failed', 'Cancelled')
+          AND (j.status = 'AwaitingApproval'
+               OR EXISTS (SELECT 1 FROM approvals a WHERE a.job_id = j.id AND a.status = 'approved'))
+        ORDER BY j.created_at LIMIT 1`,
+      [certificateId],
+    );
+    return rows[0]?.id ?? null;
+  }
+
   async update(manager: EntityManager, id: string, fields: CertificateWritable): Promise<CertificateRow> {
     try {
       // TypeORM answers an UPDATE with [rows, affected].

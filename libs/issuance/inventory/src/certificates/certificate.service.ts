@@ -284,6 +284,16 @@ export class CertificateService {
         key_algorithm: changes.key_algorithm ?? current.key_algorithm,
         tags: changes.tags ?? current.tags,
       };
+      if (changesWhatIsCertified(current, merged)) {
+        const held = await this.repository.approvedOpenVersionJob(manager, id);
+        if (held) {
+          throw new CertlaneError(
+            ErrorCode.RenewalInProgress,
+            `job ${held} of certificate ${id} was held for approval and is still open: cancel it before changing the names, key algorithm or profile, so that what is issued is what was approved`,
+            { job_id: held },
+          );
+        }
+      }
       const dto = certificateDto(await this.repository.update(manager, id, merged));
       await this.policies.evaluateCertificates(manager, [id]);
       await this.outbox.add(manager, 'issuance.v1.certificate.updated', dto, context?.actor_id);
@@ -398,4 +408,14 @@ function parsedCaCertificate(pem: string): Certificate {
     parsedCaCertificates.set(pem, certificate);
   }
   return certificate;
+}
+
+/** Whether an update changes what a new version certifies or how it is made (ADR 0025 approvals). */
+function changesWhatIsCertified(current: CertificateWritable, next: CertificateWritable): boolean {
+  return (
+    current.common_name !== next.common_name ||
+    current.profile_id !== next.profile_id ||
+    current.key_algorithm !== next.key_algorithm ||
+    JSON.stringify(current.sans) !== JSON.stringify(next.sans)
+  );
 }
