@@ -33,6 +33,11 @@ const cases: [string, JobEvent, Record<JobStatus, string>][] = [
   ['report Failed', { kind: 'report', status: 'Failed' }, table(['Failed', 'Failed', R, 'Failed', R, R, R])],
   ['retry to Pending', { kind: 'retry', next: 'Pending' }, table([R, R, R, R, R, 'Pending', R])],
   ['retry to AwaitingCSR', { kind: 'retry', next: 'AwaitingCSR' }, table([R, R, R, R, R, 'AwaitingCSR', R])],
+  [
+    'retry to AwaitingApproval',
+    { kind: 'retry', next: 'AwaitingApproval' },
+    table([R, R, R, R, R, 'AwaitingApproval', R]),
+  ],
   ['release', { kind: 'release' }, table([R, R, R, 'Pending', R, R, R])],
 ];
 

@@ -18,8 +18,11 @@ export type JobEvent =
   | { kind: 'fail' }
   /** An agent's status report; unknown strings never reach here (validated as DTO). */
   | { kind: 'report'; status: 'Running' | 'Completed' | 'Failed' }
-  /** The renewal loop retrying a failed job while attempts remain. */
-  | { kind: 'retry'; next: 'Pending' | 'AwaitingCSR' }
+  /**
+   * The renewal loop retrying a failed job while attempts remain; AwaitingApproval when the
+   * certificate's profile requires an approval the job never had.
+   */
+  | { kind: 'retry'; next: 'Pending' | 'AwaitingCSR' | 'AwaitingApproval' }
   /** The Running lease of server-run work ran out (its worker was lost): queue it again. */
   | { kind: 'release' };
 

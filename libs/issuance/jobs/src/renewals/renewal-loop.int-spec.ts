@@ -304,6 +304,48 @@ describe('renewal loop with two issuance replicas', () => {
     ]);
   }, 60_000);
 
+  it('holds the retry of a failed job for approval when the profile came to require one the job never had (ADR 0025)', async () => {
+    await db.query(
+      `INSERT INTO issuance.profiles (id, name, requires_approval) VALUES ('prof-gated-later', 'Gated later', true)`,
+    );
+    await db.query('BEGIN');
+    for (const id of ['retry-gated', 'retry-approved']) {
+      await db.query(
+        `INSERT INTO issuance.certificates (id, name, common_name, status, issuer_id, renewal_policy_id,
+           agent_id, expires_at, profile_id)
+         VALUES ($1, $1, $1 || '.example.com', 'Failed', 'iss-local', 'rp-retry', 'agt-edge',
+                 now() + interval '5 days', 'prof-gated-later')`,
+        [id],
+      );
+      await db.query(
+        `INSERT INTO issuance.jobs (id, type, status, certificate_id, attempts, max_attempts, last_error, completed_at)
+         VALUES ('job-' || $1, 'Renewal', 'Failed', $1, 1, 2, 'issuer down', now() - interval '120 seconds')`,
+        [id],
+      );
+    }
+    // This one was approved before it failed: its retry needs no second approval.
+    await db.query(
+      `INSERT INTO issuance.approvals (id, approval_kind, status, certificate_id, job_id, profile_id, requested_by,
+         decided_by, decided_at)
+       VALUES ('apr-retry-approved', 'cert_issuance', 'approved', 'retry-approved', 'job-retry-approved',
+               'prof-gated-later', 'system', 'usr-approver', now())`,
+    );
+    await db.query('COMMIT');
+    const statusOf = async (id: string) =>
+      (await db.query<{ status: string }>(`SELECT status FROM issuance.jobs WHERE id = 'job-' || $1`, [id]))
+        .rows[0].status;
+    await eventually(async () => (await statusOf('retry-gated')) === 'AwaitingApproval', 'the held retry');
+    await eventually(async () => (await statusOf('retry-approved')) === 'AwaitingCSR', 'the approved retry');
+    const approvals = await db.query<{ job_id: string; status: string }>(
+      `SELECT job_id, status FROM issuance.approvals WHERE certificate_id IN ('retry-gated', 'retry-approved')
+        ORDER BY job_id, status`,
+    );
+    expect(approvals.rows).toEqual([
+      { job_id: 'job-retry-approved', status: 'approved' },
+      { job_id: 'job-retry-gated', status: 'pending' },
+    ]);
+  }, 60_000);
+
   it('gives no job to a due certificate without an agent or without an issuer, stays due, and names them in a warning', async () => {
     // One transaction: the sweep that renews the one with an agent sees the others too.
     await db.query('BEGIN');

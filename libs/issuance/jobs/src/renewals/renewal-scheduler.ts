@@ -272,21 +272,32 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
         manager,
         due.map((row) => row.job_id),
       );
-      const next = this.jobStatus;
       const changes = due.flatMap((row) => {
         if (!stillFailed.has(row.job_id)) return [];
+        // A profile that came to require approval since the job was made holds its retry (ADR 0025).
+        const next: 'Pending' | 'AwaitingCSR' | 'AwaitingApproval' = row.needs_approval
+          ? 'AwaitingApproval'
+          : this.jobStatus;
         const job = nextJobStatus(row.job_status, { kind: 'retry', next });
         const certificate = nextCertificateStatus(row.status, { kind: 'renew', force: false });
         return job.ok && certificate.ok ? [{ row, jobTo: job.to, certificateTo: certificate.to }] : [];
       });
       if (changes.length === 0) return [];
-      const at = (
-        await this.repository.retryJobs(
-          manager,
-          changes.map((c) => c.row.job_id),
-          next,
-        )
-      ).toISOString();
+      let retriedAt = new Date(0);
+      for (const status of new Set(changes.map((c) => c.jobTo))) {
+        const ids = changes.filter((c) => c.jobTo === status).map((c) => c.row.job_id);
+        retriedAt = await this.repository.retryJobs(manager, ids, status);
+      }
+      const at = retriedAt.toISOString();
+      const held = changes
+        .filter((c) => c.jobTo === 'AwaitingApproval')
+        .map((c) => ({
+          id: c.row.job_id,
+          certificate_id: c.row.certificate_id,
+          profile_id: c.row.profile_id,
+        }));
+      const opened = await this.approvals.insertIssuanceMany(manager, held, SYSTEM_ACTOR);
+      await this.events(manager, 'issuance.v1.approval.requested', opened.map(approvalDto));
       await this.repository.setStatus(
         manager,
         changes.map((c) => c.row.certificate_id),

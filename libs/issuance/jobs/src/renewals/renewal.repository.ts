@@ -33,6 +33,9 @@ export interface RetryCandidate {
   max_retries: number;
   retry_interval_seconds: number;
   db_now: Date;
+  profile_id: string;
+  /** The certificate's profile requires approval now and this job was never approved (ADR 0025). */
+  needs_approval: boolean;
 }
 
 export interface AlertCandidate {
@@ -149,9 +152,14 @@ export class RenewalRepository {
   retryBatch(executor: Executor, agentRequired: boolean, limit: number): Promise<RetryCandidate[]> {
     return executor.query(
       `SELECT c.id AS certificate_id, c.status, j.id AS job_id, j.type AS job_type, j.status AS job_status,
-         j.attempts, j.retries, j.completed_at, rp.max_retries, rp.retry_interval_seconds, now() AS db_now
+         j.attempts, j.retries, j.completed_at, rp.max_retries, rp.retry_interval_seconds, now() AS db_now,
+         c.profile_id,
+         (COALESCE(p.requires_approval, false)
+           AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.job_id = j.id AND a.status = 'approved'))
+           AS needs_approval
        FROM certificates c
        JOIN renewal_policies rp ON rp.id = c.renewal_policy_id
+       LEFT JOIN profiles p ON p.id = c.profile_ref
        JOIN LATERAL (
          SELECT id, type, status, attempts, retries, completed_at FROM jobs
          WHERE certificate_id = c.id AND type IN ('Issuance', 'Renewal')
