@@ -36,6 +36,8 @@ import { nextSteps } from './next-steps';
 import { localPublicOrigin } from './public-origin';
 
 const PROGRAM = 'certlane';
+/** How long a stop waits for the in-process consumers to handle what was published. */
+const SHUTDOWN_DRAIN_MS = 15_000;
 
 /**
  * `npm start`: the whole system in one process on embedded defaults: embedded Postgres, the
@@ -130,6 +132,14 @@ async function main(): Promise<void> {
   reloadTlsOnSighup(app.getHttpServer() as HttpsServer, config.tls, logger);
 
   const shutdown = async () => {
+    // The in-process bus keeps its events in memory: what its consumers have not handled yet
+    // is handled before the services (and their database connections) stop.
+    if (bus instanceof InProcessBus && !(await bus.drain(SHUTDOWN_DRAIN_MS))) {
+      logger.warn(
+        { waited_ms: SHUTDOWN_DRAIN_MS },
+        'stopping with events the in-process consumers have not handled; they are lost',
+      );
+    }
     await app.close();
     await bus.close();
     await embedded?.stop();

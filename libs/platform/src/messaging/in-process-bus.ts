@@ -48,6 +48,8 @@ export class InProcessBus implements MessageBus {
   private readonly seenEventIds = new Set<string>();
   private readonly consumers = new Map<string, Consumer>();
   private readonly listeners = new Map<string, EventHandler<EventSubject>[]>();
+  /** Callers of `drain`, woken whenever a consumer stops pumping. */
+  private readonly drainWaiters = new Set<() => void>();
   private closed = false;
 
   constructor(private readonly options: { requestTimeoutMs: number; retryDelayMs?: number } & BusHooks) {}
@@ -210,7 +212,39 @@ export class InProcessBus implements MessageBus {
       }
     } finally {
       consumer.running = false;
+      for (const wake of [...this.drainWaiters]) wake();
     }
+  }
+
+  /** Whether every durable consumer has handled every event of its subject. */
+  private caughtUp(): boolean {
+    return [...this.consumers.values()].every(
+      (consumer) =>
+        consumer.retired ||
+        (!consumer.running && consumer.position >= (this.log.get(consumer.subject)?.length ?? 0)),
+    );
+  }
+
+  /**
+   * Waits until every durable consumer has handled every event published to it, or `timeoutMs`
+   * has passed; true when they have. The log lives in this process only, and the outbox rows of
+   * its events are already marked published: a stop that does not drain first loses what the
+   * consumers had not handled yet (a revocation the revocation service never records).
+   */
+  async drain(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.caughtUp()) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      let wake!: () => void;
+      const woken = new Promise<void>((resolve) => (wake = resolve));
+      this.drainWaiters.add(wake);
+      const timer = setTimeout(wake, left);
+      await woken;
+      clearTimeout(timer);
+      this.drainWaiters.delete(wake);
+    }
+    return true;
   }
 
   async subscribe<E extends EventSubject>(subject: E, handler: EventHandler<E>): Promise<void> {
