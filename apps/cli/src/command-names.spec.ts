@@ -84,6 +84,25 @@ describe('the CLI command tree (issue 17: every API operation is reachable)', ()
     },
   );
 
+  // Spec 4.9: admin routes take only GET and POST, so update, delete and revoke are POSTs on the resource.
+  it.each([
+    ['estUpdateProfile', 'est profiles update'],
+    ['estDeleteProfile', 'est profiles delete'],
+    ['estRevokeKeyEncryptionKey', 'est key-encryption-keys revoke'],
+    ['acmeUpdateProfile', 'acme profiles update'],
+    ['acmeDeleteProfile', 'acme profiles delete'],
+    ['acmeRevokeEabKey', 'acme eab-keys revoke'],
+    ['scepUpdateProfile', 'scep profiles update'],
+    ['scepDeleteProfile', 'scep profiles delete'],
+  ] as const)('names the admin operation %s "%s"', (id, line) => {
+    expect(OPERATIONS[id].method).toBe('POST');
+    expect(
+      commandNames()
+        .find((name) => name.operationId === id)
+        ?.words.join(' '),
+    ).toBe(line);
+  });
+
   it.each([
     ['listThings', 'GET', '/api/v1/things', ['things'], 'list'],
     ['getThing', 'GET', '/api/v1/things/{id}', ['things'], 'get'],
@@ -95,7 +114,16 @@ describe('the CLI command tree (issue 17: every API operation is reachable)', ()
     ['rotateApiKey', 'POST', '/api/v1/auth/api-keys/{id}/rotate', ['auth', 'api-keys'], 'rotate'],
     ['deletePolicy', 'DELETE', '/api/v1/policies/{id}', ['policies'], 'delete'],
     ['estListProfiles', 'GET', '/api/v1/admin/est/profiles', ['est', 'profiles'], 'list'],
-    ['estUpdateProfile', 'PUT', '/api/v1/admin/est/profiles/{id}', ['est', 'profiles'], 'update'],
+    ['estUpdateProfile', 'POST', '/api/v1/admin/est/profiles/{id}', ['est', 'profiles'], 'update'],
+    ['estDeleteProfile', 'POST', '/api/v1/admin/est/profiles/{id}/delete', ['est', 'profiles'], 'delete'],
+    [
+      'estRevokeKeyEncryptionKey',
+      'POST',
+      '/api/v1/admin/est/key-encryption-keys/{id}/revoke',
+      ['est', 'key-encryption-keys'],
+      'revoke',
+    ],
+    ['acmeRevokeEabKey', 'POST', '/api/v1/admin/acme/eab-keys/{id}/revoke', ['acme', 'eab-keys'], 'revoke'],
     ['estReloadTrust', 'POST', '/api/v1/admin/est/reload-trust', ['est'], 'reload-trust'],
   ])('derives a new operation %s (%s %s) as "%s %s"', (id, method, path, place, verb) => {
     expect(verbOf(id, method, path, place)).toBe(verb);

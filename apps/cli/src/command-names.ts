@@ -37,8 +37,6 @@ export const OVERRIDES: Partial<Record<OperationId, readonly string[]>> = {
   bulkRevokeCertificates: ['bulk', 'revoke'],
   bulkReassignCertificates: ['bulk', 'reassign'],
   estBulkRevokeCertificates: ['est', 'bulk-revoke'],
-  // Spec 4.9 allows only GET and POST on admin routes: the SCEP profile update is a POST on the profile.
-  scepUpdateProfile: ['scep', 'profiles', 'update'],
   getAgentCertificate: ['agents', 'certificate'],
   getApiDescription: ['api-description', 'json'],
   getApiDescriptionYaml: ['api-description', 'yaml'],
@@ -105,9 +103,11 @@ function nounsOf(place: readonly string[]): Set<string> {
 
 /**
  * The verb by rule. Plain CRUD by method and path shape (`GET /x` list, `GET /x/{id}` get,
- * `POST /x` create, `PUT` update); a GET below the resource by its path (`GET
- * /jobs/{id}/verification` -> `verification`); anything else by the operationId without the
- * resource's nouns (`retireAgent` -> `retire`, `rotateApiKey` -> `rotate`).
+ * `POST /x` create, `PUT` update, and `POST /x/{id}` update: spec 4.9 allows only GET and POST
+ * on admin routes, so an admin resource is updated by a POST on it); a GET below the resource by
+ * its path (`GET /jobs/{id}/verification` -> `verification`); anything else by the operationId
+ * without the resource's nouns (`retireAgent` -> `retire`, `rotateApiKey` -> `rotate`;
+ * `POST /x/{id}/delete` -> `delete`).
  */
 export function verbOf(operationId: string, method: string, path: string, place: readonly string[]): string {
   const segments = path.split('/').filter(Boolean);
@@ -120,7 +120,7 @@ export function verbOf(operationId: string, method: string, path: string, place:
     if (literalTail.length > 0) return literalTail.join('-');
     return afterPlace.some(isParam) ? 'get' : 'list';
   }
-  if (literalTail.length === 0 && method === 'POST') return 'create';
+  if (literalTail.length === 0 && method === 'POST') return afterPlace.some(isParam) ? 'update' : 'create';
   if (literalTail.length === 0 && method === 'PUT') return 'update';
   return wordsOf(operationId)
     .filter((word) => !nouns.has(word))

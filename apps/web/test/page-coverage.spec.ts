@@ -101,6 +101,33 @@ describe('the edit forms of the pages', () => {
     expect(editOperation(scep)?.values).toBe(scepProfileEditValues);
   });
 
+  it('sends the edits, deletes and revokes of admin resources as POSTs (spec 4.9: no PUT or DELETE there)', () => {
+    const admin = RESOURCE_PAGES.filter((page) => page.apiPath.startsWith('/api/v1/admin/'));
+    const sent = admin.flatMap((page) => [
+      ...(editOperation(page) ? [editOperation(page)!] : []),
+      ...(page.actions ?? []),
+    ]);
+    expect(
+      sent.filter((operation) => operation.method !== 'POST').map((o) => `${o.method} ${o.path}`),
+    ).toEqual([]);
+    const byPath = Object.fromEntries(admin.map((page) => [page.path, page]));
+    expect(editOperation(byPath['admin/est-profiles'])).toEqual({
+      method: 'POST',
+      path: '/api/v1/admin/est/profiles/{id}',
+    });
+    expect(editOperation(byPath['admin/acme-profiles'])).toEqual({
+      method: 'POST',
+      path: '/api/v1/admin/acme/profiles/{id}',
+    });
+    const actionPaths = (path: string) => (byPath[path].actions ?? []).map((action) => action.path);
+    expect(actionPaths('admin/est-profiles')).toContain('/api/v1/admin/est/profiles/{id}/delete');
+    expect(actionPaths('admin/acme-profiles')).toContain('/api/v1/admin/acme/profiles/{id}/delete');
+    expect(actionPaths('admin/est-key-encryption-keys')).toContain(
+      '/api/v1/admin/est/key-encryption-keys/{id}/revoke',
+    );
+    expect(actionPaths('admin/acme-eab-keys')).toContain('/api/v1/admin/acme/eab-keys/{id}/revoke');
+  });
+
   it("starts a SCEP profile's edit from its mdm block (spec 4.9: present only while MDM is enabled)", () => {
     const mdm = {
       audience: 'https://scep.example.test/scep/managed',

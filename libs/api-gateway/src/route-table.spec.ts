@@ -1,6 +1,6 @@
 import { gatewayRouteTable } from './api-gateway.module';
 import { routeTable } from './routes/route-table';
-import { accessRuleProblems } from './routes/route-checks';
+import { accessRuleProblems, routeName } from './routes/route-checks';
 import { RelyingPartyForwardingController } from './revocation-routes/relying-party-forwarding.controller';
 import { AcmeForwardingController } from './acme-routes/acme-forwarding.controller';
 
@@ -75,6 +75,17 @@ describe('gateway route table', () => {
     expect(routeTable([AcmeForwardingController])).toEqual([
       { method: 'ALL', path: '/acme/*path', access: ['public'] },
     ]);
+  });
+
+  // Spec 4.9 and 7: admin routes accept only GET and POST (405 otherwise), so no route under
+  // /api/v1/admin/ is declared with another method: update and delete are POSTs on the resource.
+  it('declares every admin route as a GET or a POST (spec 4.9)', () => {
+    const admin = routes.filter((route) => route.path.startsWith('/api/v1/admin/'));
+    expect(admin.length).toBeGreaterThan(0);
+    // The declared routes and the controllers' alike (gatewayRouteTable lists both).
+    expect(admin.filter((route) => route.method !== 'GET' && route.method !== 'POST').map(routeName)).toEqual(
+      [],
+    );
   });
 
   it.each(routes.map((route) => [`${route.method} ${route.path}`, route]))(

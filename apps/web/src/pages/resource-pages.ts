@@ -128,7 +128,7 @@ export interface ResourcePageSpec {
   detail?: DetailKind;
   /**
    * An edit form in the record's details: `true` is `PUT apiPath/{id}`; an operation names
-   * another method and path (SCEP's admin routes take only GET and POST, spec 4.9).
+   * another method and path (admin routes take only GET and POST, spec 4.9).
    */
   edit?: true | EditOperation;
   /** Forms for other operations of the page (e.g. the policy dry run). */
@@ -646,7 +646,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
   page('AcmeProfileDto', {
     path: 'admin/acme-profiles',
     create: 'New ACME profile',
-    edit: true,
+    edit: { method: 'POST', path: '/api/v1/admin/acme/profiles/{id}' },
     title: 'ACME profiles',
     group: 'admin',
     apiPath: '/api/v1/admin/acme/profiles',
@@ -675,8 +675,8 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
       },
       {
         label: 'Delete',
-        method: 'DELETE',
-        path: '/api/v1/admin/acme/profiles/{id}',
+        method: 'POST',
+        path: '/api/v1/admin/acme/profiles/{id}/delete',
         when: (row) => row.stored === true,
         confirm: true,
         destructive: true,
@@ -741,8 +741,8 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     actions: [
       {
         label: 'Revoke',
-        method: 'DELETE',
-        path: '/api/v1/admin/acme/eab-keys/{id}',
+        method: 'POST',
+        path: '/api/v1/admin/acme/eab-keys/{id}/revoke',
         when: (row) => row.status !== 'revoked',
         confirm: true,
         destructive: true,
@@ -1246,7 +1246,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     path: 'admin/est-profiles',
     group: 'admin',
     create: 'New EST profile',
-    edit: true,
+    edit: { method: 'POST', path: '/api/v1/admin/est/profiles/{id}' },
     title: 'EST profiles',
     apiPath: '/api/v1/admin/est/profiles',
     paging: 'none',
@@ -1262,8 +1262,8 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     actions: [
       {
         label: 'Delete',
-        method: 'DELETE',
-        path: '/api/v1/admin/est/profiles/{id}',
+        method: 'POST',
+        path: '/api/v1/admin/est/profiles/{id}/delete',
         confirm: true,
         destructive: true,
       },
@@ -1288,8 +1288,8 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     actions: [
       {
         label: 'Revoke',
-        method: 'DELETE',
-        path: '/api/v1/admin/est/key-encryption-keys/{id}',
+        method: 'POST',
+        path: '/api/v1/admin/est/key-encryption-keys/{id}/revoke',
         when: (row) => row.status !== 'revoked',
         confirm: true,
         destructive: true,

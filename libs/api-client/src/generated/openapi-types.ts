@@ -124,7 +124,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/admin/acme/eab-keys/{id}": {
+    "/api/v1/admin/acme/eab-keys/{id}/revoke": {
         parameters: {
             query?: never;
             header?: never;
@@ -133,12 +133,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
         /**
          * Revokes an external account binding key: it binds no further account
          * @description Admins only.
          */
-        delete: operations["acmeRevokeEabKey"];
+        post: operations["acmeRevokeEabKey"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -216,17 +216,33 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        put?: never;
         /**
-         * PUT /api/v1/admin/acme/profiles/:id
+         * Updates an ACME profile (the fields given replace the stored ones)
          * @description Admins only.
          */
-        put: operations["acmeUpdateProfile"];
-        post?: never;
+        post: operations["acmeUpdateProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/acme/profiles/{id}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
         /**
-         * DELETE /api/v1/admin/acme/profiles/:id
+         * Deletes an ACME profile: its directory is 404 from then on
          * @description Admins only.
          */
-        delete: operations["acmeDeleteProfile"];
+        post: operations["acmeDeleteProfile"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -276,7 +292,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/admin/est/key-encryption-keys/{id}": {
+    "/api/v1/admin/est/key-encryption-keys/{id}/revoke": {
         parameters: {
             query?: never;
             header?: never;
@@ -285,12 +301,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
         /**
          * Revokes a key-encryption key: serverkeygen refuses its id from then on
          * @description Admins only.
          */
-        delete: operations["estRevokeKeyEncryptionKey"];
+        post: operations["estRevokeKeyEncryptionKey"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -328,17 +344,33 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        put?: never;
         /**
-         * PUT /api/v1/admin/est/profiles/:id
+         * Updates an EST profile (the fields given replace the stored ones; path_id is fixed)
          * @description Admins only.
          */
-        put: operations["estUpdateProfile"];
-        post?: never;
+        post: operations["estUpdateProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/est/profiles/{id}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
         /**
-         * DELETE /api/v1/admin/est/profiles/:id
+         * Deletes an EST profile and its counters
          * @description Admins only.
          */
-        delete: operations["estDeleteProfile"];
+        post: operations["estDeleteProfile"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

@@ -96,10 +96,10 @@ export const OPERATIONS = {
     ]
   },
   "acmeDeleteProfile": {
-    "method": "DELETE",
-    "path": "/api/v1/admin/acme/profiles/{id}",
+    "method": "POST",
+    "path": "/api/v1/admin/acme/profiles/{id}/delete",
     "tag": "admin",
-    "summary": "DELETE /api/v1/admin/acme/profiles/:id",
+    "summary": "Deletes an ACME profile: its directory is 404 from then on",
     "access": [
       "admin"
     ],
@@ -286,8 +286,8 @@ export const OPERATIONS = {
     ]
   },
   "acmeRevokeEabKey": {
-    "method": "DELETE",
-    "path": "/api/v1/admin/acme/eab-keys/{id}",
+    "method": "POST",
+    "path": "/api/v1/admin/acme/eab-keys/{id}/revoke",
     "tag": "admin",
     "summary": "Revokes an external account binding key: it binds no further account",
     "access": [
@@ -304,10 +304,10 @@ export const OPERATIONS = {
     "produces": []
   },
   "acmeUpdateProfile": {
-    "method": "PUT",
+    "method": "POST",
     "path": "/api/v1/admin/acme/profiles/{id}",
     "tag": "admin",
-    "summary": "PUT /api/v1/admin/acme/profiles/:id",
+    "summary": "Updates an ACME profile (the fields given replace the stored ones)",
     "access": [
       "admin"
     ],
@@ -1261,10 +1261,10 @@ export const OPERATIONS = {
     ]
   },
   "estDeleteProfile": {
-    "method": "DELETE",
-    "path": "/api/v1/admin/est/profiles/{id}",
+    "method": "POST",
+    "path": "/api/v1/admin/est/profiles/{id}/delete",
     "tag": "admin",
-    "summary": "DELETE /api/v1/admin/est/profiles/:id",
+    "summary": "Deletes an EST profile and its counters",
     "access": [
       "admin"
     ],
@@ -1338,8 +1338,8 @@ export const OPERATIONS = {
     ]
   },
   "estRevokeKeyEncryptionKey": {
-    "method": "DELETE",
-    "path": "/api/v1/admin/est/key-encryption-keys/{id}",
+    "method": "POST",
+    "path": "/api/v1/admin/est/key-encryption-keys/{id}/revoke",
     "tag": "admin",
     "summary": "Revokes a key-encryption key: serverkeygen refuses its id from then on",
     "access": [
@@ -1356,10 +1356,10 @@ export const OPERATIONS = {
     "produces": []
   },
   "estUpdateProfile": {
-    "method": "PUT",
+    "method": "POST",
     "path": "/api/v1/admin/est/profiles/{id}",
     "tag": "admin",
-    "summary": "PUT /api/v1/admin/est/profiles/:id",
+    "summary": "Updates an EST profile (the fields given replace the stored ones; path_id is fixed)",
     "access": [
       "admin"
     ],

@@ -12,6 +12,8 @@ const BASE = '/api/v1/admin/acme';
 /**
  * /api/v1/admin/acme/* (issue 19, ADR 0060): ACME accounts and external account binding keys,
  * admins only, served by protocol-frontends. An EAB key's HMAC key is answered once, at creation.
+ * Spec 4.9 admits only GET and POST on admin routes, so revoke, update and delete are POSTs on the
+ * resource, as for the SCEP profiles.
  */
 export const ACME_ADMIN_ROUTES = [
   declareRoute({
@@ -81,13 +83,14 @@ export const ACME_ADMIN_ROUTES = [
     payload: ({ body }) => body,
   }),
   declareRoute({
-    method: 'DELETE',
-    path: `${BASE}/eab-keys/:id`,
+    method: 'POST',
+    path: `${BASE}/eab-keys/:id/revoke`,
     adminOnly: true,
     status: 204,
     errors: [400, 401, 403, 404],
     subject: 'protocol-frontends.v1.acme-revoke-eab-key',
     summary: 'Revokes an external account binding key: it binds no further account',
+    optionalBody: true,
     response: null,
     audit: 'acme.eab_key_revoked',
     payload: ({ params }) => ({ id: params.id }),
@@ -117,24 +120,27 @@ export const ACME_ADMIN_ROUTES = [
     payload: ({ body }) => body,
   }),
   declareRoute({
-    method: 'PUT',
+    method: 'POST',
     path: `${BASE}/profiles/:id`,
     adminOnly: true,
     status: 200,
     errors: [400, 401, 403, 404],
     subject: 'protocol-frontends.v1.acme-update-profile',
+    summary: 'Updates an ACME profile (the fields given replace the stored ones)',
     body: UpdateAcmeProfileRequest,
     response: 'AcmeProfileDto',
     audit: 'acme_profile.updated',
     payload: ({ params, body }) => ({ ...body, id: params.id }),
   }),
   declareRoute({
-    method: 'DELETE',
-    path: `${BASE}/profiles/:id`,
+    method: 'POST',
+    path: `${BASE}/profiles/:id/delete`,
     adminOnly: true,
     status: 204,
     errors: [400, 401, 403, 404],
     subject: 'protocol-frontends.v1.acme-delete-profile',
+    summary: 'Deletes an ACME profile: its directory is 404 from then on',
+    optionalBody: true,
     response: null,
     audit: 'acme_profile.deleted',
     payload: ({ params }) => ({ id: params.id }),

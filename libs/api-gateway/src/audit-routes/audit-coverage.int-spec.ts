@@ -508,17 +508,17 @@ const EST_ROUTE_CASES: Record<string, RouteCase> = {
       expected: estEvent('est_profile.created', 'est_profile', json<{ id: string }>(response).id),
     };
   },
-  'PUT /api/v1/admin/est/profiles/:id': async (call, requestId) => {
+  'POST /api/v1/admin/est/profiles/:id': async (call, requestId) => {
     const id = await createEstProfile(call);
-    const response = await call('PUT', `/api/v1/admin/est/profiles/${id}`, {
+    const response = await call('POST', `/api/v1/admin/est/profiles/${id}`, {
       requestId,
       body: { serverkeygen_enabled: true },
     });
     return { response, expected: estEvent('est_profile.updated', 'est_profile', id) };
   },
-  'DELETE /api/v1/admin/est/profiles/:id': async (call, requestId) => {
+  'POST /api/v1/admin/est/profiles/:id/delete': async (call, requestId) => {
     const id = await createEstProfile(call);
-    const response = await call('DELETE', `/api/v1/admin/est/profiles/${id}`, { requestId });
+    const response = await call('POST', `/api/v1/admin/est/profiles/${id}/delete`, { requestId });
     return { response, expected: estEvent('est_profile.deleted', 'est_profile', id) };
   },
   'POST /api/v1/admin/est/reload-trust': async (call, requestId) => {
@@ -539,13 +539,13 @@ const EST_ROUTE_CASES: Record<string, RouteCase> = {
       ),
     };
   },
-  'DELETE /api/v1/admin/est/key-encryption-keys/:id': async (call, requestId) => {
+  'POST /api/v1/admin/est/key-encryption-keys/:id/revoke': async (call, requestId) => {
     const created = await call('POST', '/api/v1/admin/est/key-encryption-keys', {
       body: { profile_id: await createEstProfile(call) },
     });
     expect(created.status).toBe(201);
     const id = json<{ id: string }>(created).id;
-    const response = await call('DELETE', `/api/v1/admin/est/key-encryption-keys/${id}`, { requestId });
+    const response = await call('POST', `/api/v1/admin/est/key-encryption-keys/${id}/revoke`, { requestId });
     return { response, expected: estEvent('est_key_encryption_key.revoked', 'est_key_encryption_key', id) };
   },
 };
@@ -663,17 +663,17 @@ const ACME_ROUTE_CASES: Record<string, RouteCase> = {
     const response = await call('POST', '/api/v1/admin/acme/profiles', { requestId, body: { id } });
     return { response, expected: acmeEvent('acme_profile.created', 'config', 'acme_profile', id) };
   },
-  'PUT /api/v1/admin/acme/profiles/:id': async (call, requestId) => {
+  'POST /api/v1/admin/acme/profiles/:id': async (call, requestId) => {
     const id = await createAcmeProfile(call);
-    const response = await call('PUT', `/api/v1/admin/acme/profiles/${id}`, {
+    const response = await call('POST', `/api/v1/admin/acme/profiles/${id}`, {
       requestId,
       body: { allow_ip: false },
     });
     return { response, expected: acmeEvent('acme_profile.updated', 'config', 'acme_profile', id) };
   },
-  'DELETE /api/v1/admin/acme/profiles/:id': async (call, requestId) => {
+  'POST /api/v1/admin/acme/profiles/:id/delete': async (call, requestId) => {
     const id = await createAcmeProfile(call);
-    const response = await call('DELETE', `/api/v1/admin/acme/profiles/${id}`, { requestId });
+    const response = await call('POST', `/api/v1/admin/acme/profiles/${id}/delete`, { requestId });
     return { response, expected: acmeEvent('acme_profile.deleted', 'config', 'acme_profile', id) };
   },
   'POST /api/v1/admin/acme/accounts/:id/deactivate': async (call, requestId) => {
@@ -698,9 +698,9 @@ const ACME_ROUTE_CASES: Record<string, RouteCase> = {
       ),
     };
   },
-  'DELETE /api/v1/admin/acme/eab-keys/:id': async (call, requestId) => {
+  'POST /api/v1/admin/acme/eab-keys/:id/revoke': async (call, requestId) => {
     const id = await createEabKey(call);
-    const response = await call('DELETE', `/api/v1/admin/acme/eab-keys/${id}`, { requestId });
+    const response = await call('POST', `/api/v1/admin/acme/eab-keys/${id}/revoke`, { requestId });
     return { response, expected: acmeEvent('acme.eab_key_revoked', 'config', 'acme_eab_key', id) };
   },
 };
@@ -1618,6 +1618,25 @@ describe('audit coverage of every mutating gateway route', () => {
     expect({ 'audit cases for routes that do not exist': stale }).toEqual({
       'audit cases for routes that do not exist': [],
     });
+  });
+
+  // Spec 4.9: admin routes take no PUT or DELETE; the methods these routes once had are 405,
+  // refused before they reach a service, so nothing is changed and nothing is audited.
+  it.each([
+    ['PUT', '/api/v1/admin/est/profiles/:id', 'POST'],
+    ['DELETE', '/api/v1/admin/est/profiles/:id', 'POST'],
+    ['DELETE', '/api/v1/admin/est/key-encryption-keys/:id', 'GET, HEAD, POST'],
+    ['PUT', '/api/v1/admin/acme/profiles/:id', 'POST'],
+    ['DELETE', '/api/v1/admin/acme/profiles/:id', 'POST'],
+    ['DELETE', '/api/v1/admin/acme/eab-keys/:id', 'GET, HEAD, POST'],
+  ])('%s %s is 405 (Allow: %s) and writes no audit event', async (method, path, allow) => {
+    const requestId = unique('audit-405');
+    const response = await call(method, path.replace(':id', 'x-1'), {
+      requestId,
+      ...(method === 'PUT' ? { body: {} } : {}),
+    });
+    expect([response.status, response.headers.allow]).toEqual([405, allow]);
+    expect(await emitted(requestId)).toEqual([]);
   });
 
   it.each(mutating.map((route) => [route]))('%s writes exactly one audit event', async (route) => {

@@ -11,6 +11,8 @@ const BASE = '/api/v1/admin/est';
 /**
  * /api/v1/admin/est/* (spec 4.9; ADR 0058): EST profiles, trust and serverkeygen key-encryption
  * keys, admins only, served by protocol-frontends. A key-encryption key is answered once, at creation.
+ * Spec 4.9 admits only GET and POST on admin routes, so update, delete and revoke are POSTs on the
+ * resource, as for the SCEP profiles.
  */
 export const EST_ADMIN_ROUTES = [
   declareRoute({
@@ -38,24 +40,27 @@ export const EST_ADMIN_ROUTES = [
     payload: ({ body }) => body,
   }),
   declareRoute({
-    method: 'PUT',
+    method: 'POST',
     path: `${BASE}/profiles/:id`,
     adminOnly: true,
     status: 200,
     errors: [400, 401, 403, 404],
     subject: 'protocol-frontends.v1.est-update-profile',
+    summary: 'Updates an EST profile (the fields given replace the stored ones; path_id is fixed)',
     body: UpdateEstProfileRequest,
     response: 'EstProfileDto',
     audit: 'est_profile.updated',
     payload: ({ params, body }) => ({ ...body, id: params.id }),
   }),
   declareRoute({
-    method: 'DELETE',
-    path: `${BASE}/profiles/:id`,
+    method: 'POST',
+    path: `${BASE}/profiles/:id/delete`,
     adminOnly: true,
     status: 204,
     errors: [400, 401, 403, 404],
     subject: 'protocol-frontends.v1.est-delete-profile',
+    summary: 'Deletes an EST profile and its counters',
+    optionalBody: true,
     response: null,
     audit: 'est_profile.deleted',
     payload: ({ params }) => ({ id: params.id }),
@@ -103,13 +108,14 @@ export const EST_ADMIN_ROUTES = [
     payload: ({ body }) => body,
   }),
   declareRoute({
-    method: 'DELETE',
-    path: `${BASE}/key-encryption-keys/:id`,
+    method: 'POST',
+    path: `${BASE}/key-encryption-keys/:id/revoke`,
     adminOnly: true,
     status: 204,
     errors: [400, 401, 403, 404],
     subject: 'protocol-frontends.v1.est-revoke-key-encryption-key',
     summary: 'Revokes a key-encryption key: serverkeygen refuses its id from then on',
+    optionalBody: true,
     response: null,
     audit: 'est_key_encryption_key.revoked',
     payload: ({ params }) => ({ id: params.id }),

@@ -261,7 +261,7 @@ export class CreateAcmeProfileRequest extends AcmeProfileFields {
   id!: string;
 }
 
-/** PUT /api/v1/admin/acme/profiles/{id}: the fields given replace the stored ones. */
+/** POST /api/v1/admin/acme/profiles/{id}: the fields given replace the stored ones. */
 export class UpdateAcmeProfileRequest extends AcmeProfileFields {}
 
 export class AcmeProfileIdRequest {

@@ -211,7 +211,7 @@ export class CreateEstProfileRequest extends EstProfileFields {
   auth_methods!: EstAuthMethod[];
 }
 
-/** PUT /api/v1/admin/est/profiles/{id}: the fields given replace the stored ones; path_id is fixed. */
+/** POST /api/v1/admin/est/profiles/{id}: the fields given replace the stored ones; path_id is fixed. */
 export class UpdateEstProfileRequest extends EstProfileFields {
   @IsOptional()
   @ValidateIf((_, value) => value !== undefined)

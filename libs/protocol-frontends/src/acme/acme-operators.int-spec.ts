@@ -210,8 +210,15 @@ describe('ACME operator routes and external account binding', () => {
 
   it('a revoked EAB key binds no account', async () => {
     const key = await eabKey();
-    expect((await api('DELETE', `/api/v1/admin/acme/eab-keys/${key.id}`)).status).toBe(204);
-    expect((await api('DELETE', `/api/v1/admin/acme/eab-keys/${key.id}`)).status).toBe(404);
+    // Spec 4.9: revoked by a POST; the DELETE it once was is 405 and revokes nothing.
+    const deleted = await api('DELETE', `/api/v1/admin/acme/eab-keys/${key.id}`);
+    expect([deleted.status, deleted.headers.allow]).toEqual([405, 'GET, HEAD, POST']);
+    const listed = (
+      await api('GET', '/api/v1/admin/acme/eab-keys?per_page=500')
+    ).json() as Page<AcmeEabKeyDto>;
+    expect(listed.data.find((k) => k.id === key.id)?.status).not.toBe('revoked');
+    expect((await api('POST', `/api/v1/admin/acme/eab-keys/${key.id}/revoke`)).status).toBe(204);
+    expect((await api('POST', `/api/v1/admin/acme/eab-keys/${key.id}/revoke`)).status).toBe(404);
     const c = await client();
     const url = (await c.directory()).newAccount;
     const answer = await newAccount(c, {
@@ -437,7 +444,7 @@ describe('ACME operator routes and external account binding', () => {
       expect(domainsOnly.json()).toMatchObject({ allow_ip: false });
       const open = await api('POST', '/api/v1/admin/acme/profiles', { id: 'open' });
       expect(open.json()).toMatchObject({ allow_ip: true });
-      const restricted = await api('PUT', '/api/v1/admin/acme/profiles/open', {
+      const restricted = await api('POST', '/api/v1/admin/acme/profiles/open', {
         allowed_domains: ['a.localhost'],
       });
       expect(restricted.json()).toMatchObject({ allow_ip: false, allowed_domains: ['a.localhost'] });
@@ -448,7 +455,7 @@ describe('ACME operator routes and external account binding', () => {
       });
       expect(explicit.json()).toMatchObject({ allow_ip: true });
       for (const id of ['domains-only', 'open', 'domains-and-ip'])
-        expect((await api('DELETE', `/api/v1/admin/acme/profiles/${id}`)).status).toBe(204);
+        expect((await api('POST', `/api/v1/admin/acme/profiles/${id}/delete`)).status).toBe(204);
     });
 
     it('draft-ietf-acme-profiles: the directory lists the profiles; each profile has its own directory', async () => {
@@ -543,8 +550,16 @@ describe('ACME operator routes and external account binding', () => {
       ]);
     }, 120_000);
 
-    it('PUT stores default from its settings; DELETE removes a profile, whose directory is then 404', async () => {
-      const updated = await api('PUT', '/api/v1/admin/acme/profiles/default', {
+    it('an update stores default from its settings; a delete removes a profile, whose directory is then 404', async () => {
+      // Spec 4.9: update and delete are POSTs; PUT and DELETE are 405 and change nothing.
+      const put = await api('PUT', '/api/v1/admin/acme/profiles/default', { description: 'Not stored' });
+      expect([put.status, put.headers.allow]).toEqual([405, 'POST']);
+      const removed = await api('DELETE', '/api/v1/admin/acme/profiles/web');
+      expect([removed.status, removed.headers.allow]).toEqual([405, 'POST']);
+      expect((await exchange('GET', profileDirectory(), system.ca)).status).toBe(200);
+      const listed = (await api('GET', '/api/v1/admin/acme/profiles')).json() as AcmeProfileList;
+      expect(listed.data.find((p) => p.id === 'default')).toMatchObject({ stored: false });
+      const updated = await api('POST', '/api/v1/admin/acme/profiles/default', {
         description: 'Everything else',
       });
       expect(updated.status).toBe(200);
@@ -554,10 +569,10 @@ describe('ACME operator routes and external account binding', () => {
         external_account_required: true,
         description: 'Everything else',
       });
-      expect((await api('PUT', '/api/v1/admin/acme/profiles/absent', { allow_ip: true })).status).toBe(404);
-      expect((await api('DELETE', '/api/v1/admin/acme/profiles/web')).status).toBe(204);
+      expect((await api('POST', '/api/v1/admin/acme/profiles/absent', { allow_ip: true })).status).toBe(404);
+      expect((await api('POST', '/api/v1/admin/acme/profiles/web/delete')).status).toBe(204);
       expect((await exchange('GET', profileDirectory(), system.ca)).status).toBe(404);
-      expect((await api('DELETE', '/api/v1/admin/acme/profiles/web')).status).toBe(404);
+      expect((await api('POST', '/api/v1/admin/acme/profiles/web/delete')).status).toBe(404);
     });
   });
 });

@@ -185,7 +185,7 @@ describe('EST admin routes', () => {
     });
     expect(created.status).toBe(201);
     const unknownTeam = await call(
-      'PUT',
+      'POST',
       `/api/v1/admin/est/profiles/${(created.json() as EstProfileDto).id}`,
       {
         team: 'no-such-team',
@@ -211,9 +211,38 @@ describe('EST admin routes', () => {
     expect((await call('POST', '/api/v1/admin/est/reload-trust', undefined, plain)).status).toBe(403);
     const unknown = '00000000-0000-4000-8000-000000000000';
     expect(
-      (await call('PUT', `/api/v1/admin/est/profiles/${unknown}`, { serverkeygen_enabled: false })).status,
+      (await call('POST', `/api/v1/admin/est/profiles/${unknown}`, { serverkeygen_enabled: false })).status,
     ).toBe(404);
-    expect((await call('DELETE', `/api/v1/admin/est/profiles/${unknown}`)).status).toBe(404);
+    expect((await call('POST', `/api/v1/admin/est/profiles/${unknown}/delete`)).status).toBe(404);
+    expect((await call('POST', `/api/v1/admin/est/profiles/${unknown}`, undefined, plain)).status).toBe(403);
+    expect(
+      (await call('POST', `/api/v1/admin/est/profiles/${unknown}/delete`, undefined, plain)).status,
+    ).toBe(403);
+  });
+
+  it('spec 4.9: takes no PUT or DELETE (405), updating and deleting by POST', async () => {
+    const created = (
+      await call('POST', '/api/v1/admin/est/profiles', {
+        path_id: 'no-put',
+        auth_methods: ['basic'],
+        basic_username: 'no-put',
+        basic_password: PASSWORD,
+      })
+    ).json() as EstProfileDto;
+    const put = await call('PUT', `/api/v1/admin/est/profiles/${created.id}`, { serverkeygen_enabled: true });
+    expect([put.status, put.headers.allow, (put.json() as { code: string }).code]).toEqual([
+      405,
+      'POST',
+      'method_not_allowed',
+    ]);
+    const remove = await call('DELETE', `/api/v1/admin/est/profiles/${created.id}`);
+    expect([remove.status, remove.headers.allow]).toEqual([405, 'POST']);
+    const kek = await call('DELETE', `/api/v1/admin/est/key-encryption-keys/${created.id}`);
+    expect([kek.status, kek.headers.allow]).toEqual([405, 'GET, HEAD, POST']);
+    // Nothing changed: the profile is still there, as it was.
+    const listed = (await call('GET', '/api/v1/admin/est/profiles')).json() as EstProfileList;
+    expect(listed.data.find((p) => p.id === created.id)).toMatchObject({ serverkeygen_enabled: false });
+    expect((await call('POST', `/api/v1/admin/est/profiles/${created.id}/delete`)).status).toBe(204);
   });
 
   it('updates and deletes a profile', async () => {
@@ -225,7 +254,7 @@ describe('EST admin routes', () => {
         basic_password: PASSWORD,
       })
     ).json() as EstProfileDto;
-    const updated = await call('PUT', `/api/v1/admin/est/profiles/${created.id}`, {
+    const updated = await call('POST', `/api/v1/admin/est/profiles/${created.id}`, {
       serverkeygen_enabled: true,
       channel_binding_required: true,
     });
@@ -238,12 +267,12 @@ describe('EST admin routes', () => {
     });
     // Dropping basic while its credentials stay is refused; with them cleared, it is fine.
     const trust = caPem(dir, 'update-ca');
-    const mtlsOnly = await call('PUT', `/api/v1/admin/est/profiles/${created.id}`, {
+    const mtlsOnly = await call('POST', `/api/v1/admin/est/profiles/${created.id}`, {
       auth_methods: ['mtls'],
       trust_bundle_pem: trust,
     });
     expect(mtlsOnly.status).toBe(400);
-    const cleared = await call('PUT', `/api/v1/admin/est/profiles/${created.id}`, {
+    const cleared = await call('POST', `/api/v1/admin/est/profiles/${created.id}`, {
       auth_methods: ['mtls'],
       trust_bundle_pem: trust,
       basic_username: null,
@@ -255,8 +284,8 @@ describe('EST admin routes', () => {
       trust_anchor_count: 1,
     });
 
-    expect((await call('DELETE', `/api/v1/admin/est/profiles/${created.id}`)).status).toBe(204);
-    expect((await call('DELETE', `/api/v1/admin/est/profiles/${created.id}`)).status).toBe(404);
+    expect((await call('POST', `/api/v1/admin/est/profiles/${created.id}/delete`)).status).toBe(204);
+    expect((await call('POST', `/api/v1/admin/est/profiles/${created.id}/delete`)).status).toBe(404);
   });
 
   it('reload-trust re-reads bundle files; a bad file keeps the previous anchors and is audited', async () => {

@@ -562,7 +562,16 @@ describe('EST with curl and openssl', () => {
       expect(issuedPub).toBe(keyPub);
 
       // RFC 7030 4.4.1.1: once revoked, the key id ends the request in an error.
-      expect((await admin('DELETE', `/api/v1/admin/est/key-encryption-keys/${kek.id}`)).status).toBe(204);
+      // Spec 4.9: revoked by a POST; the DELETE it once was is 405 and revokes nothing.
+      expect((await admin('DELETE', `/api/v1/admin/est/key-encryption-keys/${kek.id}`)).status).toBe(405);
+      const stillActive = post(kekUrl, await kekCsr('kek-still-active', kek.id));
+      expect(stillActive.status).toBe(200);
+      expect((await admin('POST', `/api/v1/admin/est/key-encryption-keys/${kek.id}/revoke`)).status).toBe(
+        204,
+      );
+      expect((await admin('POST', `/api/v1/admin/est/key-encryption-keys/${kek.id}/revoke`)).status).toBe(
+        404,
+      );
       const refused = post(kekUrl, await kekCsr('kek-revoked', kek.id));
       expect([refused.status, refused.body]).toEqual([400, expect.stringMatching(/is revoked/)]);
       const unknown = post(kekUrl, await kekCsr('kek-unknown', 'ffeeddccbbaa99887766554433221100'));
