@@ -110,6 +110,29 @@ describe(loadConfig.name, () => {
       );
     });
 
+    it('holds a secret set in oidc mode to the same 16 characters: it is an admin bearer key there too', () => {
+      const error = refusal(
+        validServiceEnv({ SERVICE_AUTH_TYPE: 'oidc', SERVICE_AUTH_SECRET: realSecret(15) }),
+      );
+      expect(error.message).toContain('SERVICE_AUTH_SECRET must be at least 16 characters');
+      expect(
+        loadConfig(validServiceEnv({ SERVICE_AUTH_TYPE: 'oidc', SERVICE_AUTH_SECRET: realSecret(16) })).auth
+          .type,
+      ).toBe('oidc');
+    });
+
+    it('refuses a bootstrap token shorter than 16 characters or a placeholder, without echoing it', () => {
+      const short = realSecret(15);
+      const error = refusal(validServiceEnv({ SERVICE_BOOTSTRAP_TOKEN: short }));
+      expect(error.message).toBe('SERVICE_BOOTSTRAP_TOKEN must be at least 16 characters');
+      const placeholder = refusal(validServiceEnv({ SERVICE_BOOTSTRAP_TOKEN: 'changeme-changeme-changeme' }));
+      expect(placeholder.message).toMatch(/^SERVICE_BOOTSTRAP_TOKEN is a placeholder value/);
+      expect(placeholder.message).not.toContain('changeme-changeme-changeme');
+      expect(loadConfig(validServiceEnv({ SERVICE_BOOTSTRAP_TOKEN: realSecret(16) })).bootstrapToken).toBe(
+        realSecret(16),
+      );
+    });
+
     it('refuses a placeholder secret without echoing it', () => {
       const error = refusal(validServiceEnv({ SERVICE_AUTH_SECRET: 'change-me-please-now' }));
       expect(error.message).toMatch(/^SERVICE_AUTH_SECRET is a placeholder value/);

@@ -223,15 +223,26 @@ export function loadConfig(env: Env): CertlaneConfig {
   );
 
   const authSecret = get('SERVICE_AUTH_SECRET');
-  if (authType === 'api-key') {
-    if (!authSecret) throw new ConfigError('SERVICE_AUTH_SECRET is required when SERVICE_AUTH_TYPE=api-key');
-    if (authSecret.length < AUTH_SECRET_MIN_LENGTH) {
-      throw new ConfigError(`SERVICE_AUTH_SECRET must be at least ${AUTH_SECRET_MIN_LENGTH} characters`);
-    }
+  if (authType === 'api-key' && !authSecret) {
+    throw new ConfigError('SERVICE_AUTH_SECRET is required when SERVICE_AUTH_TYPE=api-key');
+  }
+  // In oidc mode too the secret is a bearer key with every permission: as long as in api-key mode.
+  if (authSecret && authType !== 'none' && authSecret.length < AUTH_SECRET_MIN_LENGTH) {
+    throw new ConfigError(`SERVICE_AUTH_SECRET must be at least ${AUTH_SECRET_MIN_LENGTH} characters`);
   }
   if (authSecret && isPlaceholderSecret(authSecret) && !demoModeAck) {
     throw new ConfigError(
       'SERVICE_AUTH_SECRET is a placeholder value: generate a real secret (for example `openssl rand -hex 32`) or set SERVICE_DEMO_MODE_ACK=true for demo use',
+    );
+  }
+  // The bootstrap token mints an admin key: held to the same rules as the secret.
+  const bootstrapToken = get('SERVICE_BOOTSTRAP_TOKEN');
+  if (bootstrapToken && bootstrapToken.length < AUTH_SECRET_MIN_LENGTH) {
+    throw new ConfigError(`SERVICE_BOOTSTRAP_TOKEN must be at least ${AUTH_SECRET_MIN_LENGTH} characters`);
+  }
+  if (bootstrapToken && isPlaceholderSecret(bootstrapToken) && !demoModeAck) {
+    throw new ConfigError(
+      'SERVICE_BOOTSTRAP_TOKEN is a placeholder value: generate a real token (for example `openssl rand -hex 32`) or set SERVICE_DEMO_MODE_ACK=true for demo use',
     );
   }
 
@@ -502,7 +513,7 @@ export function loadConfig(env: Env): CertlaneConfig {
       ),
     },
     corsOrigins,
-    bootstrapToken: get('SERVICE_BOOTSTRAP_TOKEN'),
+    bootstrapToken,
     logLevel: parseEnum('SERVICE_LOG_LEVEL', get('SERVICE_LOG_LEVEL') ?? 'info', LOG_LEVELS),
     maxRequestBodyBytes: parseInteger(
       'SERVICE_MAX_REQUEST_BODY_BYTES',
