@@ -312,9 +312,9 @@ describe('gateway fast lane: the same answers as Express', () => {
       ['no body', {}, 200],
       ['an empty object', { body: '{}' }, 200],
       [
-        'a body of another media type (not parsed, as by Express)',
+        'a body of another media type (refused, as by Express)',
         { body: 'os=bsd', headers: { 'content-type': 'text/plain' } },
-        200,
+        415,
       ],
       ['an unknown field', { body: JSON.stringify({ api_key_hash: 'x' }) }, 400],
       ['a field of the wrong type', { body: JSON.stringify({ hostname: 7 }) }, 400],

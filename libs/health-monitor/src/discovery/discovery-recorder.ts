@@ -134,7 +134,10 @@ export class DiscoveryRecorder {
     const now = this.clock.now();
     const where =
       scope.kind === 'scan-target'
-        ? `source = 'network' AND scan_id IN (SELECT id FROM network_scans WHERE target_id = $3)`
+        ? // A sighting another scan of the target recorded after this one started (scans may
+          // overlap, ADR 0057) was seen since: not gone.
+          `source = 'network' AND scan_id IN (SELECT id FROM network_scans WHERE target_id = $3)
+           AND last_seen_at < (SELECT started_at FROM network_scans WHERE id = $2)`
         : `source = '${scope.kind}' AND starts_with(location, $3)`;
     const missed = returning<{ fingerprint: string }>(
       await executor.query(

@@ -6,6 +6,7 @@ import { createTlsFixture, TlsFixture } from '@certlane/testing';
 import { InProcessService, startInProcessService } from '@certlane/testing-in-process';
 import { HealthMonitorModule } from '../health-monitor.module';
 import { TlsProber } from '../health-checks/tls-prober';
+import { DiscoveryRecorder } from '../discovery/discovery-recorder';
 import { NetworkScanner } from './network-scanner';
 
 async function tlsServer(host: string, port: number, fixture: TlsFixture): Promise<Server> {
@@ -294,5 +295,37 @@ describe('network scan over a loopback range', () => {
       presence: 'present',
     });
     expect(present.data.map((c) => c.id)).toContain(fixture.fingerprint);
+  });
+
+  it('leaves a sighting an overlapping scan of the target recorded after this one started present (ADR 0057 amendment)', async () => {
+    const fingerprint = 'ab'.repeat(32);
+    await service.sql.query(
+      `INSERT INTO network_scans (id, target_id, ports, status, endpoints_total, started_by, started_at)
+       VALUES ('scan-overlap-a', 'tgt-overlap', '[443]', 'running', 1, 'test', now() - interval '1 minute'),
+              ('scan-overlap-b', 'tgt-overlap', '[443]', 'completed', 1, 'test', now() - interval '30 seconds')`,
+    );
+    await service.sql.query(
+      `INSERT INTO discovered_certificates (fingerprint, subject, issuer, not_before, not_after, first_seen_at, last_seen_at)
+       VALUES ($1, 'CN=overlap', 'CN=overlap', now(), now() + interval '1 day', now(), now())`,
+      [fingerprint],
+    );
+    // Scan B saw the endpoint after scan A started; A (which missed it) then completes.
+    await service.sql.query(
+      `INSERT INTO discovered_certificate_sightings (fingerprint, location, source, scan_id, first_seen_at, last_seen_at)
+       VALUES ($1, 'network:10.9.9.9:443', 'network', 'scan-overlap-b', now(), now())`,
+      [fingerprint],
+    );
+    const executor = {
+      query: async (text: string, values?: unknown[]) => (await service.sql.query(text, values)).rows,
+    } as unknown as Parameters<DiscoveryRecorder['markGone']>[0];
+    const recorder = service.module.get(DiscoveryRecorder);
+    expect(
+      await recorder.markGone(executor, { kind: 'scan-target', targetId: 'tgt-overlap' }, 'scan-overlap-a'),
+    ).toBe(0);
+    const sighting = await service.sql.query(
+      'SELECT gone_at FROM discovered_certificate_sightings WHERE fingerprint = $1',
+      [fingerprint],
+    );
+    expect(sighting.rows).toEqual([{ gone_at: null }]);
   });
 });

@@ -174,7 +174,7 @@ describe(agentClaimRefusal.name, () => {
   it('refuses another agent while the job runs, and no longer once it has stopped running', () => {
     for (const status of JOB_STATUSES) {
       expect(agentClaimRefusal(agentClaimant('a2'), status, 'a1')).toBe(
-        status === 'Running' ? 'the job is being run by a2' : null,
+        status === 'Running' ? 'is being run by a2' : null,
       );
     }
   });

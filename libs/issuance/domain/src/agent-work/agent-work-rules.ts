@@ -156,16 +156,17 @@ export function agentClaimant(agentId: string): string {
 }
 
 /**
- * Whether a job's claim keeps this agent from reporting on it, and why. A job two agents can see
- * (its own agent_id and its certificate's) is run by the one that started it while it runs; one
- * a service claimed (an agentless deployment) is never an agent's. Null when the report may go on.
+ * Whether a job's claim keeps this agent from reporting on it, and why (to follow "job <id>"). A
+ * job two agents can see (its own agent_id and its certificate's) is run by the one that started
+ * it while it runs; one a service claimed (an agentless deployment) is never an agent's. Null
+ * when the report may go on.
  */
 export function agentClaimRefusal(claimedBy: string, status: JobStatus, agentId: string): string | null {
   if (claimedBy === '' || claimedBy === agentClaimant(agentId)) return null;
   if (claimedBy.startsWith('agent:')) {
-    return status === 'Running' ? `the job is being run by ${claimedBy.slice('agent:'.length)}` : null;
+    return status === 'Running' ? `is being run by ${claimedBy.slice('agent:'.length)}` : null;
   }
-  return `the job is run by ${claimedBy} (agentless target); agents do not report it`;
+  return `is run by ${claimedBy} (agentless target); agents do not report it`;
 }
 
 /** Is the job agent work a poll returns: a pending deployment, or an issuance/renewal awaiting a CSR. */

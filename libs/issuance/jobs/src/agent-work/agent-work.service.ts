@@ -420,7 +420,7 @@ export class AgentWorkService {
         request.agent_id,
       );
       if (claimRefusal) {
-        throw new CertlaneError(ErrorCode.JobInvalidTransition, `job ${job.id}: ${claimRefusal}`, {
+        throw new CertlaneError(ErrorCode.JobInvalidTransition, `job ${job.id} ${claimRefusal}`, {
           status: job.status,
         });
       }
