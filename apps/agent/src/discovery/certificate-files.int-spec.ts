@@ -3,9 +3,48 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import forge from 'node-forge';
 import { readCertificateFile } from './certificate-files';
 
 const run = (command: string, args: string[]) => execFileSync(command, args, { stdio: 'pipe' });
+
+const { asn1 } = forge;
+const der = (node: forge.asn1.Asn1) => asn1.toDer(node).getBytes();
+const contentInfo = (oid: string, content: forge.asn1.Asn1) =>
+  asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OID, false, asn1.oidToDer(oid).getBytes()),
+    asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, [content]),
+  ]);
+
+/** A version-3 PFX whose one ContentInfo is `info` (no MAC: the reader does not check it). */
+const pfxOf = (info: forge.asn1.Asn1) => {
+  const authSafe = asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [info]);
+  const pfx = asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.INTEGER, false, asn1.integerToDer(3).getBytes()),
+    contentInfo(
+      forge.pki.oids.data,
+      asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OCTETSTRING, false, der(authSafe)),
+    ),
+  ]);
+  return Buffer.from(der(pfx), 'binary');
+};
+
+/**
+ * An EncryptedData whose content, opened with `password`, is `plaintext`: what a wrong password
+ * looks like when its decryption happens to end in valid padding and parse as DER.
+ */
+const encryptedDataOf = (plaintext: forge.asn1.Asn1, password: string) => {
+  const sealed = forge.pki.encryptPrivateKeyInfo(plaintext, password, { algorithm: 'aes256' });
+  const [algorithm, octets] = sealed.value as forge.asn1.Asn1[];
+  return asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.INTEGER, false, asn1.integerToDer(0).getBytes()),
+    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+      asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OID, false, asn1.oidToDer(forge.pki.oids.data).getBytes()),
+      algorithm,
+      asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, false, octets.value as string),
+    ]),
+  ]);
+};
 
 /**
  * Certificate files written by the real tools (openssl, keytool), read without any private key
@@ -153,6 +192,30 @@ describe('readCertificateFile', () => {
       format: 'pkcs12',
       certificates: [],
       locked: 'no configured password opens the certificates of this PKCS#12 file',
+    });
+  });
+
+  it('treats a decryption that parses as DER but is no SafeContents as a wrong password, not a crash', () => {
+    const integer = asn1.create(
+      asn1.Class.UNIVERSAL,
+      asn1.Type.INTEGER,
+      false,
+      asn1.integerToDer(5).getBytes(),
+    );
+    const bytes = pfxOf(contentInfo(forge.pki.oids.encryptedData, encryptedDataOf(integer, 'wrong')));
+    expect(readCertificateFile(bytes, ['wrong'])).toEqual({
+      format: 'pkcs12',
+      certificates: [],
+      locked: 'no configured password opens the certificates of this PKCS#12 file',
+    });
+  });
+
+  it('reports a PKCS#12 file whose inner structure is damaged as unreadable instead of throwing', () => {
+    const notDer = asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OCTETSTRING, false, '\x30\x05\x02');
+    expect(readCertificateFile(pfxOf(contentInfo(forge.pki.oids.data, notDer)), [])).toEqual({
+      format: 'pkcs12',
+      certificates: [],
+      locked: 'the PKCS#12 structure could not be read',
     });
   });
 

@@ -123,8 +123,20 @@ const bytesOf = (node: Asn1): string =>
 const oidOf = (node: Asn1 | undefined): string | null =>
   node && node.type === asn1.Type.OID ? asn1.derToOid(node.value as string) : null;
 
+/**
+ * SafeContents ::= SEQUENCE OF SafeBag, each a SEQUENCE opening with its bag OID. A wrong password
+ * can decrypt to bytes with valid padding that still parse as DER; this shape check tells them apart.
+ */
+function isSafeContents(node: Asn1): boolean {
+  if (node.type !== asn1.Type.SEQUENCE || !Array.isArray(node.value)) return false;
+  return node.value.every(
+    (bag) => bag.type === asn1.Type.SEQUENCE && Array.isArray(bag.value) && oidOf(bag.value[0]) !== null,
+  );
+}
+
 /** Certificates of one SafeContents; key bags (plain or shrouded) are skipped undecoded. */
 function safeBagCertificates(safeContents: Asn1, into: Buffer[]): void {
+  if (!isSafeContents(safeContents)) return;
   for (const bag of safeContents.value as Asn1[]) {
     const parts = bag.value as Asn1[];
     const bagId = oidOf(parts[0]);
@@ -154,7 +166,8 @@ function decryptSafeContents(encryptedData: Asn1, password: string): Asn1 | null
     const cipher = forgeInternals.pki.pbe.getCipher(algorithm, capture.encParameter, password);
     cipher.update(forge.util.createBuffer(bytesOf(capture.encryptedContentAsn1)));
     if (!cipher.finish()) return null;
-    return asn1.fromDer(cipher.output.getBytes(), false);
+    const opened = asn1.fromDer(cipher.output.getBytes(), false);
+    return isSafeContents(opened) ? opened : null;
   } catch {
     return null;
   }
@@ -182,7 +195,11 @@ function pkcs12Certificates(pfx: Asn1, passwords: readonly string[]): Certificat
     if (type === OID.data) {
       safeBagCertificates(asn1.fromDer(bytesOf(body), false), found);
     } else if (type === OID.encryptedData) {
-      const opened = ['', ...passwords].map((password) => decryptSafeContents(body, password)).find(Boolean);
+      let opened: Asn1 | null = null;
+      for (const password of ['', ...passwords]) {
+        opened = decryptSafeContents(body, password);
+        if (opened) break;
+      }
       if (opened) safeBagCertificates(opened, found);
       else locked = 'no configured password opens the certificates of this PKCS#12 file';
     }
@@ -222,6 +239,11 @@ export function readCertificateFile(bytes: Buffer, passwords: readonly string[])
   }
   if (isCertificate(bytes)) return { format: 'der', certificates: [bytes] };
   const pfx = asPfx(bytes);
-  if (pfx) return pkcs12Certificates(pfx, passwords);
-  return null;
+  if (!pfx) return null;
+  try {
+    return pkcs12Certificates(pfx, passwords);
+  } catch {
+    // A PFX whose inner structure is damaged: one unreadable file must not end the scan.
+    return { format: 'pkcs12', certificates: [], locked: 'the PKCS#12 structure could not be read' };
+  }
 }
