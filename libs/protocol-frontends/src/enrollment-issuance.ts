@@ -1,4 +1,10 @@
-import { CertificateSource, CertlaneError, DEFAULT_ISSUER_ID, ErrorCode } from '@certlane/contracts';
+import {
+  CertificateSource,
+  CertlaneError,
+  DEFAULT_ISSUER_ID,
+  ErrorCode,
+  ProfileEkuName,
+} from '@certlane/contracts';
 import { CertlaneLogger, MessageBus } from '@certlane/platform';
 import { pemCertificateBlocks } from '@certlane/pki';
 
@@ -14,6 +20,8 @@ export interface EnrollmentIssue {
   mustStaple?: boolean;
   /** The certificate profile's validity in days; the issuer's default when absent. */
   validityDays?: number;
+  /** The leaf's extended key usages under the certificate profile; the issuer's default when absent. */
+  extendedKeyUsage?: ProfileEkuName[];
   /** The certificate a renewal renews (PEM): issuance stores the new one as its next version. */
   renewsCertificatePem?: string;
 }
@@ -40,6 +48,7 @@ export async function issueAndRecord(
         tags: request.tags,
         ...(request.mustStaple ? { must_staple: true } : {}),
         ...(request.validityDays ? { validity_days: request.validityDays } : {}),
+        ...(request.extendedKeyUsage ? { extended_key_usage: request.extendedKeyUsage } : {}),
         ...(request.renewsCertificatePem ? { renews_certificate_pem: request.renewsCertificatePem } : {}),
       }),
     () =>

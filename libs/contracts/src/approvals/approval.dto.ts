@@ -1,4 +1,5 @@
 import {
+  IsArray,
   IsBoolean,
   IsIn,
   IsISO8601,
@@ -12,6 +13,7 @@ import {
   Min,
 } from 'class-validator';
 import { PageQuery } from '../pagination/page';
+import { PROFILE_EKU_NAMES, ProfileEkuName } from '../pki/eku-names';
 import { CertifiedNamesOverride } from '../pki/issuers.dto';
 
 /** Spec 2.10: what an approval request gates. */
@@ -157,6 +159,12 @@ export class RequestEnrollmentApprovalRequest extends CertifiedNamesOverride {
   @IsOptional()
   @IsBoolean()
   must_staple?: boolean;
+
+  /** The leaf's extended key usages under the certificate profile (the issuer's default when absent). */
+  @IsOptional()
+  @IsArray()
+  @IsIn(PROFILE_EKU_NAMES, { each: true })
+  extended_key_usage?: ProfileEkuName[];
 
   /** The inventory certificate the issued one is the next version of (an ACME renewal, ADR 0068). */
   @IsOptional()

@@ -18,7 +18,6 @@ import { KEY_ALGORITHMS, KeyAlgorithmName, RESOURCE_ID_PATTERN } from '../certif
 import { PageQuery } from '../pagination/page';
 import { PROFILE_EKU_NAMES, ProfileEkuName } from '../pki/eku-names';
 
-export { PROFILE_EKU_NAMES, ProfileEkuName };
 const EKU_INPUTS = [...PROFILE_EKU_NAMES, ...PROFILE_EKU_NAMES.map((n) => `id-kp-${n}`)];
 
 /** A certificate profile (spec 2.9; docs/decisions/0025-profiles-and-approvals.md). */

@@ -156,6 +156,8 @@ describe('ACME profiles mapped to a certificate profile', () => {
     const lifetime = Date.parse(leaf.validTo) - Date.parse(leaf.validFrom);
     expect(lifetime).toBeLessThanOrEqual(30 * DAY_MS + 3_600_000);
     expect(lifetime).toBeGreaterThan(29 * DAY_MS);
+    // allowed_ekus [serverAuth]: not the issuer's default serverAuth and clientAuth.
+    expect(leaf.keyUsage).toEqual(['1.3.6.1.5.5.7.3.1']);
   });
 
   it("RFC 7633: a certificate profile's must_staple puts the TLS feature status_request in what ACME issues", async () => {

@@ -1,6 +1,6 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { JWK } from 'jose';
-import { AuditAction, AuditRecord } from '@certlane/contracts';
+import { AuditAction, AuditRecord, ProfileEkuName } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
 import { parseCertificate, parseCertificates, parseCsr, PkiError, publicKeyObject } from '@certlane/pki';
 import {
@@ -53,6 +53,7 @@ import {
   approvalEndedProblem,
   CertificateProfileRules,
   certificateProfileProblems,
+  enrolledEkus,
   checkCsrAgainstOrder,
   CertifiedNames,
   checkIdentifiersForProfile,
@@ -129,6 +130,8 @@ export interface AcmeIssuer {
     notBefore?: Date;
     notAfter?: Date;
     mustStaple?: boolean;
+    /** The leaf's extended key usages under the certificate profile; the issuer's default when absent. */
+    extendedKeyUsage?: ProfileEkuName[];
     profileId: string;
     owner: string | null;
     team: string | null;
@@ -172,6 +175,7 @@ export interface AcmeApprovals {
     notBefore?: Date;
     notAfter?: Date;
     mustStaple?: boolean;
+    extendedKeyUsage?: ProfileEkuName[];
     /** The inventory certificate the order renews (ADR 0068): the issued one is its next version. */
     versionOf?: string;
     /** The latest the approval may wait: the order's expiry, and a CAA check's end. */
@@ -1316,6 +1320,7 @@ export class AcmeServer {
     let csrPem: string;
     let certified: CertifiedNames;
     let stapleRequested: boolean;
+    let extendedKeyUsage: ProfileEkuName[] | undefined;
     let keyType: string;
     try {
       const csr = parseCsr(der);
@@ -1331,7 +1336,9 @@ export class AcmeServer {
       stapleRequested = csr.requested.mustStaple === true;
       // RFC 8555 7.4: badCSR with every reason; the order stays ready for an amended CSR.
       if (certificateProfile) {
-        const problems = certificateProfileProblems(EstCsr.parse(der).facts(), certificateProfile);
+        const facts = EstCsr.parse(der).facts();
+        const problems = certificateProfileProblems(facts, certificateProfile);
+        extendedKeyUsage = enrolledEkus(certificateProfile, facts);
         if (problems.length > 0)
           throw new AcmeProblem(
             'badCSR',
@@ -1357,6 +1364,7 @@ export class AcmeServer {
         validityDays,
         validity,
         mustStaple,
+        extendedKeyUsage,
         certified,
         keyType,
       });
@@ -1376,6 +1384,7 @@ export class AcmeServer {
         ...(validity.notBefore ? { notBefore: validity.notBefore } : {}),
         ...(validity.notAfter ? { notAfter: validity.notAfter } : {}),
         ...(mustStaple ? { mustStaple: true } : {}),
+        ...(extendedKeyUsage ? { extendedKeyUsage } : {}),
         profileId: profile.id,
         owner,
         team,
@@ -1499,6 +1508,7 @@ export class AcmeServer {
       validityDays: number | null;
       validity: RequestedValidity;
       mustStaple: boolean;
+      extendedKeyUsage: ProfileEkuName[] | undefined;
       certified: CertifiedNames;
       keyType: string;
     },
@@ -1519,6 +1529,7 @@ export class AcmeServer {
       ...(rules.validity.notBefore ? { notBefore: rules.validity.notBefore } : {}),
       ...(rules.validity.notAfter ? { notAfter: rules.validity.notAfter } : {}),
       ...(rules.mustStaple ? { mustStaple: true } : {}),
+      ...(rules.extendedKeyUsage ? { extendedKeyUsage: rules.extendedKeyUsage } : {}),
       ...(renews ? { versionOf: renews } : {}),
       expiresAt: approvalDeadline(
         order.expires_at,

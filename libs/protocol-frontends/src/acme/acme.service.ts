@@ -129,6 +129,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
                   ...(input.notBefore ? { not_before: input.notBefore.toISOString() } : {}),
                   ...(input.notAfter ? { not_after: input.notAfter.toISOString() } : {}),
                   ...(input.mustStaple ? { must_staple: true } : {}),
+                  ...(input.extendedKeyUsage ? { extended_key_usage: input.extendedKeyUsage } : {}),
                   source: 'ACME',
                   ...(input.versionOf ? { version_of: input.versionOf } : {}),
                   ...(withOwnerAndTeam && input.owner ? { owner_id: input.owner } : {}),
@@ -179,6 +180,7 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
             ...(input.notBefore ? { not_before: input.notBefore.toISOString() } : {}),
             ...(input.notAfter ? { not_after: input.notAfter.toISOString() } : {}),
             ...(input.mustStaple ? { must_staple: true } : {}),
+            ...(input.extendedKeyUsage ? { extended_key_usage: input.extendedKeyUsage } : {}),
             ...(input.versionOf ? { version_of: input.versionOf } : {}),
             expires_at: input.expiresAt.toISOString(),
           });

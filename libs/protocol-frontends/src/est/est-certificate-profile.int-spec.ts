@@ -19,6 +19,9 @@ const DAY_MS = 86_400_000;
  * approved the same request gets the certificate (issued by issuance, in the inventory as EST),
  * rejected or expired it is refused.
  */
+const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
+const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
+
 describe("EST under the certificate profile's settings", () => {
   let system: TestSystem;
   let gateway: string;
@@ -139,13 +142,21 @@ describe("EST under the certificate profile's settings", () => {
     writeFileSync(path('ca.pem'), system.ca);
     expect((await api('POST', '/api/v1/owners', { id: 'owner-est', name: 'EST devices' })).status).toBe(201);
     for (const profile of [
-      { id: 'est-held', name: 'EST held for approval', requires_approval: true, validity_days: 30 },
+      {
+        id: 'est-held',
+        name: 'EST held for approval',
+        requires_approval: true,
+        validity_days: 30,
+        allowed_ekus: ['clientAuth'],
+      },
       { id: 'est-thirty', name: 'EST 30 days', validity_days: 30 },
+      { id: 'est-client', name: 'EST client certificates', allowed_ekus: ['clientAuth'] },
     ])
       expect((await api('POST', '/api/v1/profiles', profile)).status).toBe(201);
     for (const [pathId, certificateProfile] of [
       ['held', 'est-held'],
       ['thirty', 'est-thirty'],
+      ['client', 'est-client'],
       ['issuer-default', null],
     ]) {
       const created = await api('POST', '/api/v1/admin/est/profiles', {
@@ -179,6 +190,15 @@ describe("EST under the certificate profile's settings", () => {
     const unprofiled = enroll('issuer-default', 'simpleenroll', csr('unprofiled').file);
     expect(unprofiled.status).toBe(200);
     expect(lifetimeDays(certificateOf(unprofiled.body))).toBeGreaterThan(31);
+  });
+
+  it("spec 2.9: a certificate profile allowing only clientAuth issues clientAuth only, though the CSR asks for no EKU (the issuer's default is serverAuth and clientAuth)", () => {
+    const answer = enroll('client', 'simpleenroll', csr('client-only').file);
+    expect(answer.status).toBe(200);
+    expect(certificateOf(answer.body).keyUsage).toEqual([CLIENT_AUTH]);
+    const unprofiled = enroll('issuer-default', 'simpleenroll', csr('any-eku').file);
+    expect(unprofiled.status).toBe(200);
+    expect(certificateOf(unprofiled.body).keyUsage?.sort()).toEqual([SERVER_AUTH, CLIENT_AUTH].sort());
   });
 
   it("a profile's owner deleted from the inventory after it was named: the enrollment still succeeds, and the certificate is recorded without it (ADR 0071)", async () => {
@@ -275,6 +295,8 @@ describe("EST under the certificate profile's settings", () => {
     expect(issued.serialNumber.toLowerCase()).toBe(decided.enrollment!.serial_hex!.toLowerCase());
     expect(lifetimeDays(issued)).toBeGreaterThan(29);
     expect(lifetimeDays(issued)).toBeLessThanOrEqual(30 + 1 / 24);
+    // The held request keeps the certificate profile's EKUs until it is issued.
+    expect(issued.keyUsage).toEqual([CLIENT_AUTH]);
     const inventory = await db.query(
       `SELECT id, source, owner_id FROM issuance.certificates WHERE common_name = 'held-approved.example.test'`,
     );

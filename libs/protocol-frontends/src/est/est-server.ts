@@ -1,6 +1,12 @@
 import { createHash, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { AuditRecord, EST_OPERATION_SEGMENTS, EstProfileOutcome, legacyEstCode } from '@certlane/contracts';
+import {
+  AuditRecord,
+  EST_OPERATION_SEGMENTS,
+  EstProfileOutcome,
+  legacyEstCode,
+  ProfileEkuName,
+} from '@certlane/contracts';
 import {
   ClientCertificateCheck,
   GroupCommit,
@@ -22,6 +28,7 @@ import {
   channelBindingProblem,
   csrAttrs,
   csrPolicyProblems,
+  enrolledEkus,
   decodeCsrBody,
   EST_SERVERKEYGEN_APPROVAL_REFUSAL,
   estApprovalAnswer,
@@ -98,6 +105,8 @@ export interface EstServerDeps {
     mustStaple: boolean;
     /** The certificate profile's validity in days; the issuer's default when absent. */
     validityDays?: number;
+    /** The leaf's extended key usages under the certificate profile; the issuer's default when absent. */
+    extendedKeyUsage?: ProfileEkuName[];
     /** The certificate a renewal renews (PEM): issuance stores the new one as its next version. */
     renewsCertificatePem?: string;
   }): Promise<{ certificatePem: string }>;
@@ -114,6 +123,7 @@ export interface EstServerDeps {
     principal: string;
     mustStaple: boolean;
     validityDays?: number;
+    extendedKeyUsage?: ProfileEkuName[];
     /** The certificate a renewal renews (PEM): issuance stores the new one as its next version. */
     renewsCertificatePem?: string;
   }): Promise<EstApprovalOutcome>;
@@ -329,6 +339,7 @@ export class EstServer {
     }
     const validityDays = rules?.validity_days ?? undefined;
     const mustStaple = rules?.must_staple === true;
+    const extendedKeyUsage = enrolledEkus(rules, facts);
     // RFC 7030 4.2.2: reenroll renews the client certificate, so the inventory gets its next version.
     const renewsCertificatePem = operation === 'simplereenroll' ? presented?.toString() : undefined;
     if (rules?.requires_approval) {
@@ -341,6 +352,7 @@ export class EstServer {
       return this.heldForApproval(profile, operation, principal, decoded.der, {
         validityDays,
         mustStaple,
+        extendedKeyUsage,
         renewsCertificatePem,
       });
     }
@@ -388,6 +400,7 @@ export class EstServer {
         profile,
         mustStaple,
         ...(validityDays ? { validityDays } : {}),
+        ...(extendedKeyUsage ? { extendedKeyUsage } : {}),
         ...(renewsCertificatePem ? { renewsCertificatePem } : {}),
       }));
     } catch (error) {
@@ -441,7 +454,12 @@ export class EstServer {
     operation: string,
     principal: string,
     csrDer: Uint8Array,
-    rules: { validityDays: number | undefined; mustStaple: boolean; renewsCertificatePem?: string },
+    rules: {
+      validityDays: number | undefined;
+      mustStaple: boolean;
+      extendedKeyUsage: ProfileEkuName[] | undefined;
+      renewsCertificatePem?: string;
+    },
   ): Promise<EstHttpResponse> {
     const failed = failedOf(operation);
     if (!this.deps.approval) {
@@ -460,6 +478,7 @@ export class EstServer {
         principal,
         mustStaple: rules.mustStaple,
         ...(rules.validityDays ? { validityDays: rules.validityDays } : {}),
+        ...(rules.extendedKeyUsage ? { extendedKeyUsage: rules.extendedKeyUsage } : {}),
         ...(rules.renewsCertificatePem ? { renewsCertificatePem: rules.renewsCertificatePem } : {}),
       });
     } catch (error) {

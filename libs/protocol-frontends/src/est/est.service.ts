@@ -66,11 +66,12 @@ export class EstService implements OnApplicationBootstrap {
         await Promise.all([audits.write(records), this.ticks.add(`${tick.profileId} ${tick.outcome}`, tick)]);
         countOutcome(tick);
       },
-      issue: ({ csrPem, profile, mustStaple, validityDays, renewsCertificatePem }) =>
+      issue: ({ csrPem, profile, mustStaple, validityDays, extendedKeyUsage, renewsCertificatePem }) =>
         issueAndRecord(bus, this.logger, {
           csrPem,
           mustStaple,
           ...(validityDays ? { validityDays } : {}),
+          ...(extendedKeyUsage ? { extendedKeyUsage } : {}),
           ...(renewsCertificatePem ? { renewsCertificatePem } : {}),
           issuerId: profile.issuer_id,
           source: 'EST',
@@ -88,6 +89,7 @@ export class EstService implements OnApplicationBootstrap {
         principal,
         mustStaple,
         validityDays,
+        extendedKeyUsage,
         renewsCertificatePem,
       }) => {
         const approval = await bus.request('issuance.v1.request-enrollment-approval', {
@@ -105,6 +107,7 @@ export class EstService implements OnApplicationBootstrap {
           tags: { est_profile: profile.path_id },
           ...(validityDays ? { validity_days: validityDays } : {}),
           ...(mustStaple ? { must_staple: true } : {}),
+          ...(extendedKeyUsage ? { extended_key_usage: extendedKeyUsage } : {}),
           ...(renewsCertificatePem ? { renews_certificate_pem: renewsCertificatePem } : {}),
         });
         // Undecided: no second round trip; decided, the outcome (issuing an approved one not yet issued).

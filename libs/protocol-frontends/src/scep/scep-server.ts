@@ -4,6 +4,7 @@ import {
   AuditRecord,
   EnrollmentApprovalOutcome,
   SCEP_DEFAULT_PATH_ID,
+  ProfileEkuName,
   ScepMdmStatus,
   ScepProfileOutcome,
 } from '@certlane/contracts';
@@ -19,6 +20,7 @@ import {
 import {
   CertificateProfileRules,
   csrPolicyProblems,
+  enrolledEkus,
   looksLikeMdmChallenge,
   MdmChallengeClaims,
   messageTypeName,
@@ -108,10 +110,11 @@ export type ScepCertificateProfile = CertificateProfileRules & {
   requires_approval?: boolean;
 };
 
-/** How the certificate profile has a certificate issued: validity (days) and must-staple. */
+/** How the certificate profile has a certificate issued: validity (days), must-staple and EKUs. */
 export interface CertificateProfileIssuance {
   validityDays?: number;
   mustStaple?: boolean;
+  extendedKeyUsage?: ProfileEkuName[];
 }
 
 export interface ScepServerDeps {
@@ -438,9 +441,11 @@ export class ScepServer {
     const facts = rules ? EstCsr.parse(csrDer).facts() : scepCsrFacts(csr);
     const problems = csrPolicyProblems(facts, rules);
     if (problems.length > 0) return fail('badRequest', `the CSR violates the policy: ${problems.join('; ')}`);
+    const extendedKeyUsage = enrolledEkus(rules, facts);
     const issuance: CertificateProfileIssuance = {
       ...(rules?.validity_days ? { validityDays: rules.validity_days } : {}),
       ...(rules?.must_staple ? { mustStaple: true } : {}),
+      ...(extendedKeyUsage ? { extendedKeyUsage } : {}),
     };
     const csrPem = csr.pem;
     const previous = await this.transactionReads.write({

@@ -367,10 +367,14 @@ describe('SCEP server (wire)', () => {
     expect(audit.at(-1)).toMatchObject({ action: 'scep_pkcsreq', outcome: 'success' });
   });
 
-  it("spec 2.9: the SCEP profile's certificate profile: its CSR policy refuses, its validity and must-staple issue", async () => {
+  it("spec 2.9: the SCEP profile's certificate profile: its CSR policy refuses, its validity, must-staple and EKUs issue", async () => {
     const rules = { allowed_ekus: [], required_csr_attributes: [], validity_days: 30, must_staple: true };
     certificateProfiles.set('cp-ec-only', { ...rules, allowed_key_algorithms: ['ECDSA-P256'] });
-    certificateProfiles.set('cp-rsa', { ...rules, allowed_key_algorithms: ['RSA-2048'] });
+    certificateProfiles.set('cp-rsa', {
+      ...rules,
+      allowed_key_algorithms: ['RSA-2048'],
+      allowed_ekus: ['clientAuth'],
+    });
     await createProfile('ec-only', { certificate_profile_id: 'cp-ec-only' });
     await createProfile('rsa', { certificate_profile_id: 'cp-rsa' });
     const refused = certRep(await post(pkcsReq(new ScepRequester(dir, 'device-cp-ec')), 'ec-only'));
@@ -379,7 +383,9 @@ describe('SCEP server (wire)', () => {
     const before = issuances.length;
     const issued = certRep(await post(pkcsReq(new ScepRequester(dir, 'device-cp-rsa')), 'rsa'));
     expect(issued.pkiStatus).toBe('0');
-    expect(issuances.slice(before)).toEqual([{ validityDays: 30, mustStaple: true }]);
+    expect(issuances.slice(before)).toEqual([
+      { validityDays: 30, mustStaple: true, extendedKeyUsage: ['clientAuth'] },
+    ]);
   });
 
   it('RFC 8894 4.3: PKIOperation over GET carries the message base64 and URL-encoded', async () => {

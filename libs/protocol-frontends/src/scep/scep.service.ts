@@ -134,6 +134,7 @@ export class ScepService implements OnModuleInit, OnApplicationBootstrap, OnModu
             ...(profile.team ? { team_id: profile.team } : {}),
             ...(issuance.validityDays ? { validity_days: issuance.validityDays } : {}),
             ...(issuance.mustStaple ? { must_staple: true } : {}),
+            ...(issuance.extendedKeyUsage ? { extended_key_usage: issuance.extendedKeyUsage } : {}),
             ...(renewsCertificatePem ? { renews_certificate_pem: renewsCertificatePem } : {}),
             tags: { scep_profile: profile.path_id, scep_transaction: transactionId.slice(0, 128) },
           });

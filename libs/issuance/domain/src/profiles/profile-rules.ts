@@ -274,27 +274,6 @@ export function checkCsrAgainstProfile(csr: ProfileCsrFacts, profile: ProfileRul
   return { ok: true };
 }
 
-/** What an issuer puts in a leaf when nothing narrows it. */
-const DEFAULT_LEAF_EKUS: readonly ProfileEkuName[] = ['serverAuth', 'clientAuth'];
-
-/**
- * The extended key usages of a leaf issued under the profile: undefined (the issuer's default)
- * when the profile allows any; else what the CSR asked for (the profile check has held it to
- * the allowed ones), or the default narrowed to the allowed ones, or the allowed ones when none
- * of the default is allowed. Never one the profile does not allow.
- */
-export function issuedEkus(
-  profile: Pick<ProfileRules, 'allowed_ekus'> | null,
-  requested: readonly string[] | undefined,
-): ProfileEkuName[] | undefined {
-  const allowed = (profile?.allowed_ekus ?? []) as readonly ProfileEkuName[];
-  if (allowed.length === 0) return undefined;
-  const asked = allowed.filter((eku) => requested?.includes(eku));
-  if (asked.length > 0) return asked;
-  const narrowed = DEFAULT_LEAF_EKUS.filter((eku) => allowed.includes(eku));
-  return narrowed.length > 0 ? narrowed : [...allowed];
-}
-
 /** The EKU names among a profile's required attributes: what a server-built CSR requests. */
 export function requiredEkus(profile: Pick<ProfileRules, 'required_csr_attributes'>): ProfileEkuName[] {
   return profile.required_csr_attributes.filter((name) =>

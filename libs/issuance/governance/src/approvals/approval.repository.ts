@@ -8,6 +8,7 @@ import {
   ApprovalStatus,
   ListApprovalsRequest,
   Page,
+  ProfileEkuName,
   ResolvedPage,
   SanInput,
 } from '@certlane/contracts';
@@ -59,6 +60,7 @@ export type EnrollmentRequest = Pick<
   not_before?: string;
   not_after?: string;
   must_staple?: boolean;
+  extended_key_usage?: ProfileEkuName[];
   /** Certified instead of the CSR's names (ACME: the order's identifiers, the common name only). */
   sans?: SanInput[];
   subject_common_name?: string;
@@ -92,6 +94,7 @@ function enrollmentDto(row: ApprovalRow, now: Date): ApprovalEnrollmentDto | nul
     not_before: _notBefore,
     not_after: _notAfter,
     must_staple: _staple,
+    extended_key_usage: _ekus,
     sans: _sans,
     subject_common_name: _commonName,
     version_of: _versionOf,

@@ -116,6 +116,7 @@ export class ApprovalService {
             ...(request.not_before ? { not_before: request.not_before } : {}),
             ...(request.not_after ? { not_after: request.not_after } : {}),
             ...(request.must_staple ? { must_staple: true } : {}),
+            ...(request.extended_key_usage ? { extended_key_usage: request.extended_key_usage } : {}),
             ...(request.sans ? { sans: request.sans } : {}),
             ...(request.subject_common_name === undefined
               ? {}
@@ -181,6 +182,7 @@ export class ApprovalService {
             ...(enrollment.not_before ? { not_before: enrollment.not_before } : {}),
             ...(enrollment.not_after ? { not_after: enrollment.not_after } : {}),
             ...(enrollment.must_staple ? { must_staple: true } : {}),
+            ...(enrollment.extended_key_usage ? { extended_key_usage: enrollment.extended_key_usage } : {}),
             ...(enrollment.sans ? { sans: enrollment.sans } : {}),
             ...(enrollment.subject_common_name === undefined
               ? {}

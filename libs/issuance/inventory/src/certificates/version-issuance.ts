@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { RequestContext, SanInput } from '@certlane/contracts';
+import { issuedEkus, RequestContext, SanInput } from '@certlane/contracts';
 import { Certificate, parseCertificate, parseCsr } from '@certlane/pki';
-import { issuedEkus } from '@certlane/issuance-domain';
 import { EntityManager } from 'typeorm';
 import { JobRow } from '../jobs/job.repository';
 import { LocalCaService, SignedCertificate } from '@certlane/issuance-ca';

@@ -1,4 +1,4 @@
-import { CertificateProfileRules, CsrFacts, csrPolicyProblems } from './csr-policy';
+import { CertificateProfileRules, CsrFacts, csrPolicyProblems, enrolledEkus } from './csr-policy';
 
 describe('EST CSR policy (est_csr_policy_violation)', () => {
   const named: Pick<CsrFacts, 'commonName' | 'sanCount'> = { commonName: 'device.example', sanCount: 0 };
@@ -108,5 +108,26 @@ describe("the certificate profile's rules over EST (ADR 0061)", () => {
   });
   it('asks nothing more without a certificate profile', () => {
     expect(csrPolicyProblems({ ...facts, ekus: ['9.9.9'] }, null)).toEqual([]);
+  });
+});
+
+describe('enrolledEkus: the EKUs of a certificate enrolled under a certificate profile', () => {
+  const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
+  const CODE_SIGNING = '1.3.6.1.5.5.7.3.3';
+
+  it("leaves the issuer's default without a profile or when the profile allows any", () => {
+    expect(enrolledEkus(null, { ekus: [CODE_SIGNING] })).toBeUndefined();
+    expect(enrolledEkus({ allowed_ekus: [] }, { ekus: [SERVER_AUTH] })).toBeUndefined();
+  });
+
+  it('issues the allowed EKUs the CSR asks for, read from their OIDs', () => {
+    expect(enrolledEkus({ allowed_ekus: ['serverAuth', 'codeSigning'] }, { ekus: [CODE_SIGNING] })).toEqual([
+      'codeSigning',
+    ]);
+  });
+
+  it("narrows the issuer's default to the allowed ones when the CSR asks for none", () => {
+    expect(enrolledEkus({ allowed_ekus: ['clientAuth'] }, {})).toEqual(['clientAuth']);
+    expect(enrolledEkus({ allowed_ekus: ['codeSigning'] }, { ekus: [] })).toEqual(['codeSigning']);
   });
 });

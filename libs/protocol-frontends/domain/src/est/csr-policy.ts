@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { issuedEkus, PROFILE_EKU_NAMES, ProfileEkuName } from '@certlane/contracts';
 import { CSR_ATTRIBUTE_OIDS } from './est-wire';
 
 /** What the CSR policy reads of a request (the server extracts it from the parsed PKCS#10). */
@@ -35,10 +36,8 @@ export interface CertificateProfileRules {
 export const EST_ALLOWED_CURVES = ['P-256', 'P-384', 'P-521'] as const;
 export const EST_MIN_RSA_BITS = 2048;
 export const EST_MAX_SANS = 100;
-const EKU_OIDS = new Set(
-  ['serverAuth', 'clientAuth', 'codeSigning', 'emailProtection', 'timeStamping', 'OCSPSigning'].map(
-    (name) => CSR_ATTRIBUTE_OIDS[name],
-  ),
+const EKU_NAME_BY_OID = new Map<string, ProfileEkuName>(
+  PROFILE_EKU_NAMES.map((name) => [CSR_ATTRIBUTE_OIDS[name], name]),
 );
 const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/i;
 
@@ -131,8 +130,23 @@ export function certificateProfileProblems(facts: CsrFacts, profile: Certificate
   const missing = profile.required_csr_attributes.filter((name) => {
     const oid = oidOf(name);
     if (!oid) return false;
-    return EKU_OIDS.has(oid) ? !(facts.ekus ?? []).includes(oid) : !(facts.attributeOids ?? []).includes(oid);
+    return EKU_NAME_BY_OID.has(oid)
+      ? !(facts.ekus ?? []).includes(oid)
+      : !(facts.attributeOids ?? []).includes(oid);
   });
   if (missing.length > 0) problems.push(`the certificate profile requires ${missing.join(', ')} in the CSR`);
   return problems;
+}
+
+/**
+ * The extended key usages of a leaf enrolled under the certificate profile (`issuedEkus`): the
+ * allowed ones the CSR asks for, else the issuer's default narrowed to the allowed ones; undefined
+ * (the issuer's default) when the profile allows any or there is no profile.
+ */
+export function enrolledEkus(
+  profile: Pick<CertificateProfileRules, 'allowed_ekus'> | null,
+  facts: Pick<CsrFacts, 'ekus'>,
+): ProfileEkuName[] | undefined {
+  const requested = (facts.ekus ?? []).flatMap((oid) => EKU_NAME_BY_OID.get(oid) ?? []);
+  return issuedEkus(profile, requested);
 }
