@@ -50,6 +50,20 @@ describe(resolveConnection.name, () => {
     );
   });
 
+  it('puts a context named by --context above the environment, which fills only what it leaves out', () => {
+    const env = {
+      SERVICE_SERVER_URL: 'https://env',
+      SERVICE_API_KEY: 'env-key',
+      SERVICE_SERVER_CA_BUNDLE_PATH: '/e',
+    };
+    expect(resolve({ context: 'lab' }, env)).toMatchObject({
+      server: 'https://lab:8443',
+      apiKey: 'lab-key',
+      caBundlePath: '/e',
+    });
+    expect(resolve({ context: 'lab' }, { SERVICE_API_KEY_FILE: '/keys/flag' }).apiKey).toBe('lab-key');
+  });
+
   it('puts flags above the environment', () => {
     const env = { SERVICE_SERVER_URL: 'https://env', SERVICE_API_KEY: 'env-key' };
     expect(resolve({ server: 'https://flag', apiKeyFile: '/keys/flag' }, env)).toMatchObject({

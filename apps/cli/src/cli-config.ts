@@ -82,9 +82,10 @@ export interface ConnectionFlags {
 }
 
 /**
- * Flags beat the environment (`SERVICE_SERVER_URL`, `SERVICE_API_KEY_FILE`, `SERVICE_API_KEY`,
- * `SERVICE_SERVER_CA_BUNDLE_PATH`), which beats the context (`--context`, else the current one).
- * The key never comes from argv: a file, stdin or the environment.
+ * Flags beat everything. A context named by `--context` beats the environment
+ * (`SERVICE_SERVER_URL`, `SERVICE_API_KEY_FILE`, `SERVICE_API_KEY`, `SERVICE_SERVER_CA_BUNDLE_PATH`),
+ * which fills only what it leaves out; the environment beats the current context. The key never
+ * comes from argv: a file, stdin or the environment.
  */
 export function resolveConnection(
   flags: ConnectionFlags,
@@ -99,16 +100,24 @@ export function resolveConnection(
     throw new UsageError(`no context "${flags.context}" (certlane config get-contexts lists them)`);
   // An empty variable is an unset one (`SERVICE_SERVER_URL= certlane ...`).
   const fromEnv = (name: string) => env[name] || undefined;
-  const keyFile = flags.apiKeyFile ?? fromEnv('SERVICE_API_KEY_FILE');
+  const chosen = <T>(flag: T | undefined, fromContext: T | undefined, environment: T | undefined) =>
+    flag ?? (flags.context ? (fromContext ?? environment) : (environment ?? fromContext));
+  const envKey = () => {
+    const file = fromEnv('SERVICE_API_KEY_FILE');
+    return file ? readText(file) : fromEnv('SERVICE_API_KEY');
+  };
+  const contextKey = () => {
+    const file = context?.['api-key-file'];
+    return file ? readText(file) : undefined;
+  };
   let apiKey: string | undefined;
   if (flags.apiKeyStdin) apiKey = stdinKey();
-  else if (keyFile) apiKey = readText(keyFile);
-  else if (fromEnv('SERVICE_API_KEY')) apiKey = fromEnv('SERVICE_API_KEY');
-  else if (context?.['api-key-file']) apiKey = readText(context['api-key-file']);
+  else if (flags.apiKeyFile) apiKey = readText(flags.apiKeyFile);
+  else apiKey = flags.context ? (contextKey() ?? envKey()) : (envKey() ?? contextKey());
   return {
-    server: flags.server ?? fromEnv('SERVICE_SERVER_URL') ?? context?.server,
+    server: chosen(flags.server, context?.server, fromEnv('SERVICE_SERVER_URL')),
     apiKey: apiKey?.trim() || undefined,
-    caBundlePath: flags.caBundle ?? fromEnv('SERVICE_SERVER_CA_BUNDLE_PATH') ?? context?.['ca-bundle'],
+    caBundlePath: chosen(flags.caBundle, context?.['ca-bundle'], fromEnv('SERVICE_SERVER_CA_BUNDLE_PATH')),
     insecureSkipVerify: env.SERVICE_SERVER_TLS_INSECURE_SKIP_VERIFY === 'true',
   };
 }
