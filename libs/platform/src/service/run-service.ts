@@ -80,6 +80,15 @@ export async function runService(service: ServiceName, modules: (Type | DynamicM
   const buildInfo = readBuildInfo();
   const logger = createLogger({ service, version: buildInfo.version, level: config.logLevel });
   warnAboutRiskySettings(config, logger);
+  // As PID 1 in a container a process has no default SIGTERM handling: without this, a stop while
+  // it waits for Postgres or NATS is ignored until the kill. Each migration runs in a transaction,
+  // so one cut short is rolled back.
+  const stopWhileStarting = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'stopped while starting');
+    process.exit(0);
+  };
+  process.once('SIGTERM', stopWhileStarting);
+  process.once('SIGINT', stopWhileStarting);
   try {
     const outbound = outboundTlsOptions(config.outboundTls, logger);
     await migrateService(service, config, logger);
@@ -106,6 +115,8 @@ export async function runService(service: ServiceName, modules: (Type | DynamicM
       await bus.close();
       process.exit(0);
     };
+    process.off('SIGTERM', stopWhileStarting);
+    process.off('SIGINT', stopWhileStarting);
     process.once('SIGTERM', () => void shutdown('SIGTERM'));
     process.once('SIGINT', () => void shutdown('SIGINT'));
   } catch (error) {
