@@ -1,4 +1,10 @@
-import { Pkcs10CertificateRequest } from '@peculiar/x509';
+import { webcrypto } from 'node:crypto';
+import {
+  ExtensionsAttribute,
+  Pkcs10CertificateRequest,
+  Pkcs10CertificateRequestGenerator,
+  SubjectAlternativeNameExtension,
+} from '@peculiar/x509';
 import { createCsr, parseCsr, parseCsrAsync } from './csr';
 import { PkiError } from './errors';
 import { SoftwareKeyProvider } from './keys/key-provider';
@@ -153,6 +159,23 @@ describe(parseCsr.name, () => {
       'sha1.csr',
     ]);
     expect(code(() => parseCsr(ws.readText('sha1.csr')))).toBe('signature_algorithm_weak');
+  });
+
+  it('refuses a CSR carrying an attribute type twice (der_invalid): readers disagree on which one counts', async () => {
+    const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+    const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
+    const extensionRequest = (value: string) =>
+      new ExtensionsAttribute([new SubjectAlternativeNameExtension([{ type: 'dns', value }])]);
+    const csr = await Pkcs10CertificateRequestGenerator.create(
+      {
+        name: 'CN=device-1',
+        keys: keys as unknown as Parameters<typeof Pkcs10CertificateRequestGenerator.create>[0]['keys'],
+        signingAlgorithm: algorithm,
+        attributes: [extensionRequest('device-1.example'), extensionRequest('*.corp.example')],
+      },
+      webcrypto as unknown as Parameters<typeof Pkcs10CertificateRequestGenerator.create>[1],
+    );
+    expect(code(() => parseCsr(Buffer.from(csr.rawData)))).toBe('der_invalid');
   });
 
   it('refuses a CSR whose signature or signed content was altered (csr_signature_invalid)', () => {

@@ -144,7 +144,15 @@ function readCsr(input: string | Uint8Array, options: ParseCsrOptions): CsrParts
   const attributes = attributesTlv ? readAttributes(der, attributesTlv) : [];
   let requestedExtensions: Extension[] = [];
   let challengePassword: string | undefined;
+  const attributeTypes = new Set<string>();
   for (const attribute of attributes) {
+    // An attribute type given twice is read as the first by some readers and the last by others:
+    // a check could pass on one while the certificate is issued from the other.
+    if (attributeTypes.has(attribute.oid))
+      throw new PkiError('der_invalid', `${WHAT}: attribute ${attribute.oid} appears more than once`, {
+        object: WHAT,
+      });
+    attributeTypes.add(attribute.oid);
     if (attribute.oid === Oid.extensionRequest) {
       if (attribute.values.length !== 1) {
         throw new PkiError('extension_invalid', `${WHAT}: extensionRequest must have exactly one value`, {

@@ -157,3 +157,35 @@ export function subjectPublicKeyBits(certificate: Buffer): Buffer {
   const spki = children(certificate, subjectPublicKeyInfo(certificate));
   return contentOf(certificate, spki[1]).subarray(1);
 }
+
+const OID_EXTENSION_REQUEST_ATTRIBUTE = '1.2.840.113549.1.9.14';
+
+/**
+ * Why a PKCS#10 request is ambiguous, or null: an attribute type given twice, an attribute with
+ * several values, or an extension requested twice. Readers disagree on which one counts (the
+ * first, the last), so a check could pass on one while the certificate is issued from the other;
+ * RFC 2985 makes extensionRequest and challengePassword single-valued, and RFC 5280 4.2 allows
+ * one instance of an extension. Throws when the bytes are not a request.
+ */
+export function csrAmbiguity(csrDer: Buffer): string | null {
+  const [info] = children(csrDer, readNode(csrDer, 0));
+  const attributes = children(csrDer, info)[3];
+  if (attributes?.tag !== 0xa0) return null;
+  const types = new Set<string>();
+  for (const attribute of children(csrDer, attributes)) {
+    const [type, values] = children(csrDer, attribute);
+    const oid = oidOf(csrDer, type);
+    if (types.has(oid)) return `the request carries attribute ${oid} more than once`;
+    types.add(oid);
+    const valueNodes = values ? children(csrDer, values) : [];
+    if (valueNodes.length > 1) return `attribute ${oid} has more than one value`;
+    if (oid !== OID_EXTENSION_REQUEST_ATTRIBUTE || valueNodes.length === 0) continue;
+    const extensions = new Set<string>();
+    for (const extension of children(csrDer, valueNodes[0])) {
+      const extensionOid = oidOf(csrDer, children(csrDer, extension)[0]);
+      if (extensions.has(extensionOid)) return `extension ${extensionOid} is requested more than once`;
+      extensions.add(extensionOid);
+    }
+  }
+  return null;
+}

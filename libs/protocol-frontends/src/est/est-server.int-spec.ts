@@ -12,6 +12,7 @@ import { EstProfileRow, EstProfileStore } from '@certlane/protocol-frontends-dat
 import { CertificateProfileRules, hashEstPassword } from '@certlane/protocol-frontends-domain';
 import { createServiceSchemaDatabase, ServiceSchemaDatabase } from '@certlane/testing';
 import { Client } from 'pg';
+import { csrWithDnsNames } from '../testing/csr-with-dns-names';
 import { EstHttpResponse, EstServer, EstServerDeps } from './est-server';
 import { EstKekAdmin } from './est-kek-admin';
 import { EstKekBox } from './est-kek-box';
@@ -282,6 +283,26 @@ describe('EST server (Basic)', () => {
     expect(response.status).toBe(400);
     expect(response.body).toContain('signature');
     expect((await counters()).get('est_simple_enroll_failed')).toBe(2);
+  });
+
+  it('RFC 2985 5.4.2: a CSR with two extensionRequest attributes is 400 (the policy would read one, the issuer the other); a wildcard hidden in the second is never issued', async () => {
+    csr('two-requests');
+    const der = await csrWithDnsNames(path('two-requests.key'), 'two-requests.example', [
+      ['two-requests.example'],
+      ['*.corp.example'],
+    ]);
+    // A rate window of its own: the other requests of this spec share the routers profile's.
+    const laterMinute = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 10 * 60_000);
+    const response = await server(replicaA, () => laterMinute).handle({
+      method: 'POST',
+      path: '/.well-known/est/routers/simpleenroll',
+      body: der.toString('base64'),
+      authorization: AUTH(),
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toBe(
+      'the CSR is ambiguous: the request carries attribute 1.2.840.113549.1.9.14 more than once\n',
+    );
   });
 
   it('a CSR against the policy (RSA 1024, no name) is 400 and est_csr_policy_violation', async () => {

@@ -43,6 +43,7 @@ import {
   verifyEstPassword,
 } from '@certlane/protocol-frontends-domain';
 import { RevocationVerdict, revocationRefusal } from '../client-certificate-status';
+import { csrAmbiguity } from '../der-reader';
 import { CoalescedCounter } from './coalesced-counter';
 import { EstCsr, holderNames, issuedCertificateFacts } from './est-csr';
 import { EstKekBox } from './est-kek-box';
@@ -298,6 +299,11 @@ export class EstServer {
         reason: 'unparseable CSR',
       });
       return answer(400, 'the body is not a PKCS#10 request\n');
+    }
+    const ambiguity = csrAmbiguity(csr.der);
+    if (ambiguity) {
+      await this.outcome(profile, failed, principal, operation, 'failure', { reason: ambiguity });
+      return answer(400, `the CSR is ambiguous: ${ambiguity}\n`);
     }
     // RFC 7030 4.2.1 / RFC 2986: the request must be signed by the key it carries. serverkeygen
     // replaces that key, and 4.4.1 says the server "MUST ignore the public key values and signature".

@@ -1,6 +1,5 @@
 import { KeyObject, verify } from 'node:crypto';
 import { spkiKeyObject } from '@certlane/pki';
-import { CsrFacts } from '@certlane/protocol-frontends-domain';
 import { signatureFitsKey } from '../csr-signature';
 import { bytesOf, children, contentOf, Node, oidOf, readNode } from '../der-reader';
 
@@ -18,11 +17,6 @@ const SIGNATURES: Readonly<Record<string, string | null>> = {
   '1.2.840.10045.4.3.3': 'sha384',
   '1.2.840.10045.4.3.4': 'sha512',
   '1.3.101.112': null,
-};
-const CURVES: Readonly<Record<string, string>> = {
-  prime256v1: 'P-256',
-  secp384r1: 'P-384',
-  secp521r1: 'P-521',
 };
 
 /** What the SCEP server reads from a PKCS#10 request (RFC 2986), parsed with the DER reader. */
@@ -105,25 +99,5 @@ export function parseCsr(der: Buffer): ScepCsr {
     dnsNames,
     sanCount,
     ...(challenge !== undefined ? { challenge } : {}),
-  };
-}
-
-/** The facts the CSR policy judges (the EST policy: key type and size, a CN or a SAN). */
-export function scepCsrFacts(csr: ScepCsr): CsrFacts {
-  const type = csr.publicKey.asymmetricKeyType;
-  const details = csr.publicKey.asymmetricKeyDetails ?? {};
-  return {
-    keyAlgorithm:
-      type === 'rsa' || type === 'rsa-pss'
-        ? 'RSA'
-        : type === 'ec'
-          ? 'EC'
-          : type === 'ed25519'
-            ? 'Ed25519'
-            : String(type),
-    ...(details.modulusLength ? { rsaBits: details.modulusLength } : {}),
-    ...(details.namedCurve ? { curve: CURVES[details.namedCurve] ?? details.namedCurve } : {}),
-    ...(csr.commonName ? { commonName: csr.commonName } : {}),
-    sanCount: csr.sanCount,
   };
 }

@@ -35,7 +35,7 @@ import {
   verifyMdmChallenge,
 } from '@certlane/protocol-frontends-domain';
 import { EstCsr, holderNames, issuedCertificateFacts } from '../est/est-csr';
-import { parseCsr, ScepCsr, scepCsrFacts } from './csr';
+import { parseCsr, ScepCsr } from './csr';
 import {
   certRep,
   contentCipherOf,
@@ -51,6 +51,7 @@ import {
 } from './scep-cms';
 import {
   certificateNotAfter,
+  csrAmbiguity,
   csrSubject,
   issuerAndSerialParts,
   readIssuerAndSerialNumber,
@@ -432,13 +433,16 @@ export class ScepServer {
       return fail('badRequest', 'the envelope does not hold a PKCS#10 request');
     }
     if (!csr.signatureValid) return fail('badRequest', 'the CSR signature does not verify');
+    const ambiguity = csrAmbiguity(csrDer);
+    if (ambiguity) return fail('badRequest', `the CSR is ambiguous: ${ambiguity}`);
     const rules =
       profile.certificate_profile_id && this.deps.certificateProfile
         ? await this.deps.certificateProfile(profile)
         : null;
-    // A certificate profile's rules read what the EST reader gives (key name, EKUs, attributes),
-    // as ACME's finalize does; without one the base policy needs only SCEP's own reading.
-    const facts = rules ? EstCsr.parse(csrDer).facts() : scepCsrFacts(csr);
+    // EST's reading and policy (key, SAN rules; the certificate profile's key names, EKUs and
+    // attributes), with or without a certificate profile: a fleet's shared challenge password
+    // must not buy wildcards or hundreds of names.
+    const facts = EstCsr.parse(csrDer).facts();
     const problems = csrPolicyProblems(facts, rules);
     if (problems.length > 0) return fail('badRequest', `the CSR violates the policy: ${problems.join('; ')}`);
     const extendedKeyUsage = enrolledEkus(rules, facts);

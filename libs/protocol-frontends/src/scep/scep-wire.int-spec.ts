@@ -34,6 +34,7 @@ import {
   ScepHttpResponse,
   ScepServer,
 } from './scep-server';
+import { csrWithDnsNames } from '../testing/csr-with-dns-names';
 import { readCertRep, ScepRequester } from './testing/scep-requester';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
@@ -386,6 +387,45 @@ describe('SCEP server (wire)', () => {
     expect(issuances.slice(before)).toEqual([
       { validityDays: 30, mustStaple: true, extendedKeyUsage: ['clientAuth'] },
     ]);
+  });
+
+  it('RFC 2985 5.4.2: a CSR with two extensionRequest attributes (the checks would read one, the issuer the other) is FAILURE badRequest, nothing issued', async () => {
+    const requester = new ScepRequester(dir, 'device-two-requests');
+    const csr = await csrWithDnsNames(
+      requester.keyPath,
+      'device-two-requests',
+      [['device-two-requests.example'], ['*.corp.example']],
+      CHALLENGE,
+    );
+    const before = issuances.length;
+    const refused = certRep(
+      await post(requester.pkiMessage({ messageType: '19', envelope: requester.envelope(csr, raPem) })),
+    );
+    expect([refused.pkiStatus, refused.failInfo]).toEqual(['2', '2']);
+    expect(audit.at(-1)?.details).toMatchObject({
+      reason: expect.stringMatching(
+        /^the CSR is ambiguous: the request carries attribute 1\.2\.840\.113549\.1\.9\.14 more than once/,
+      ),
+    });
+    expect(issuances.length).toBe(before);
+  });
+
+  it('without a certificate profile, the enrollment SAN rules still hold: a wildcard or over 100 names is FAILURE badRequest, nothing issued', async () => {
+    const requester = new ScepRequester(dir, 'device-wildcard');
+    const before = issuances.length;
+    const many = Array.from({ length: 101 }, (_, i) => `h${i}.example`);
+    for (const [names, reason] of [
+      [['*.corp.example'], 'wildcard SAN *.corp.example is not issued over EST or SCEP'],
+      [many, 'at most 100 SANs (got 101)'],
+    ] as const) {
+      const csr = await csrWithDnsNames(requester.keyPath, 'device-wildcard', [[...names]], CHALLENGE);
+      const refused = certRep(
+        await post(requester.pkiMessage({ messageType: '19', envelope: requester.envelope(csr, raPem) })),
+      );
+      expect([refused.pkiStatus, refused.failInfo]).toEqual(['2', '2']);
+      expect(audit.at(-1)?.details).toMatchObject({ reason: expect.stringContaining(reason) });
+    }
+    expect(issuances.length).toBe(before);
   });
 
   it('RFC 8894 4.3: PKIOperation over GET carries the message base64 and URL-encoded', async () => {

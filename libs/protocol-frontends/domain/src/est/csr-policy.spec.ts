@@ -39,7 +39,7 @@ describe('EST SAN rules', () => {
     ['an IPv6 address', 'ip', '2001:db8::1', []],
     ['an e-mail address', 'email', 'ops@fleet.example', []],
     ['a URI', 'url', 'urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66', []],
-    ['a wildcard', 'dns', '*.fleet.example', ['wildcard SAN *.fleet.example is not issued over EST']],
+    ['a wildcard', 'dns', '*.fleet.example', ['wildcard SAN *.fleet.example is not issued over EST or SCEP']],
     ['an underscore name', 'dns', 'bad_host.example', ['SAN bad_host.example is not a host name']],
     ['an empty label', 'dns', 'a..example', ['SAN a..example is not a host name']],
     [
@@ -51,7 +51,7 @@ describe('EST SAN rules', () => {
     ['a bad address', 'ip', '300.1.1.1', ['SAN 300.1.1.1 is not an IP address']],
     ['an e-mail without domain', 'email', 'ops@', ['SAN ops@ is not an e-mail address']],
     ['a URI without scheme', 'url', 'no-scheme', ['SAN no-scheme is not a URI']],
-    ['another SAN type', 'dn', 'CN=x', ['SAN type dn is not issued over EST']],
+    ['another SAN type', 'dn', 'CN=x', ['SAN type dn is not issued over EST or SCEP']],
   ])('%s', (_, type, value, problems) => {
     expect(csrPolicyProblems({ ...base, sans: [{ type, value }] })).toEqual(problems);
   });

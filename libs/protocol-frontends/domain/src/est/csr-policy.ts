@@ -82,7 +82,7 @@ export function csrPolicyProblems(facts: CsrFacts, profile?: CertificateProfileR
 const SAN_CHECKS: Readonly<Record<string, (value: string) => string | null>> = {
   dns: (value) =>
     value.startsWith('*.')
-      ? `wildcard SAN ${value} is not issued over EST`
+      ? `wildcard SAN ${value} is not issued over EST or SCEP`
       : isHostName(value)
         ? null
         : `SAN ${value} is not a host name`,
@@ -100,7 +100,7 @@ function sanProblems(sans: readonly { type: string; value: string }[]): string[]
   if (sans.length > EST_MAX_SANS) return [`at most ${EST_MAX_SANS} SANs (got ${sans.length})`];
   return sans.flatMap(({ type, value }) => {
     const check = SAN_CHECKS[type];
-    const problem = check ? check(value) : `SAN type ${type} is not issued over EST`;
+    const problem = check ? check(value) : `SAN type ${type} is not issued over EST or SCEP`;
     return problem ? [problem] : [];
   });
 }
