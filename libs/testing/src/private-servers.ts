@@ -25,8 +25,11 @@ export interface PrivateServer {
 
 const START_TIMEOUT_MS = 30_000;
 
-/** A JetStream-enabled nats-server (NATS_SERVER_BIN, /usr/sbin/nats-server or PATH). */
-export async function startPrivateNats(): Promise<PrivateServer> {
+/**
+ * A JetStream-enabled nats-server (NATS_SERVER_BIN, /usr/sbin/nats-server or PATH); `args` adds
+ * command-line options (authentication: `--user`/`--pass`, `--auth`).
+ */
+export async function startPrivateNats(args: readonly string[] = []): Promise<PrivateServer> {
   const binary = natsServerBinary();
   const storeDir = mkdtempSync(join(tmpdir(), 'certlane-private-nats-'));
   const port = await freePort();
@@ -41,9 +44,13 @@ export async function startPrivateNats(): Promise<PrivateServer> {
     },
     async start() {
       if (child) return;
-      const started = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const started = spawn(
+        binary,
+        ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir, ...args],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
       started.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child = started;

@@ -1,4 +1,5 @@
 import { NamedApiKey } from './named-keys';
+import type { NatsCredentials } from './nats-servers';
 import type { CloudDiscoveryConfig } from './cloud-discovery-config';
 
 export const AUTH_TYPES = ['api-key', 'oidc', 'none'] as const;
@@ -100,7 +101,7 @@ export interface CertlaneConfig {
   tls: { certPath: string; keyPath: string; requestClientCert: boolean };
   outboundTls: { caBundlePath?: string; insecureSkipVerify: boolean };
   database: { url: string; poolSize: number };
-  nats: { servers: string[]; namespace?: string; requestTimeoutMs: number };
+  nats: { servers: string[]; credentials?: NatsCredentials; namespace?: string; requestTimeoutMs: number };
   auth: {
     type: AuthType;
     secret?: string;

@@ -19,6 +19,7 @@ import {
   parseList,
 } from './parsers';
 import { parseNamedApiKeys } from './named-keys';
+import { parseNatsServers } from './nats-servers';
 import { CONFIG_VARIABLES, KNOWN_VARIABLE_NAMES } from './variables';
 
 export type Env = Record<string, string | undefined>;
@@ -283,17 +284,7 @@ export function loadConfig(env: Env): CertlaneConfig {
     }
   }
 
-  const natsServers = parseList(get('SERVICE_NATS_URL') ?? '');
-  if (natsServers.length === 0) {
-    throw new ConfigError('SERVICE_NATS_URL must name at least one nats:// or tls:// server');
-  }
-  for (const server of natsServers) {
-    if (!/^(nats|tls):\/\//.test(server)) {
-      throw new ConfigError(
-        `SERVICE_NATS_URL entry ${JSON.stringify(server)} must start with nats:// or tls://`,
-      );
-    }
-  }
+  const nats = parseNatsServers(parseList(get('SERVICE_NATS_URL') ?? ''));
   if (parseDuration('SERVICE_BUS_REQUEST_TIMEOUT', get('SERVICE_BUS_REQUEST_TIMEOUT') ?? '') < 100) {
     throw new ConfigError('SERVICE_BUS_REQUEST_TIMEOUT must be at least 100ms');
   }
@@ -348,7 +339,7 @@ export function loadConfig(env: Env): CertlaneConfig {
       poolSize: parseInteger('SERVICE_DATABASE_POOL_SIZE', get('SERVICE_DATABASE_POOL_SIZE') ?? '', 1, 200),
     },
     nats: {
-      servers: natsServers,
+      ...nats,
       namespace: get('SERVICE_NATS_NAMESPACE') || undefined,
       requestTimeoutMs: parseDuration(
         'SERVICE_BUS_REQUEST_TIMEOUT',

@@ -52,13 +52,13 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     name: 'SERVICE_NATS_URL',
     default: 'nats://127.0.0.1:4222',
     description:
-      'NATS server(s), comma-separated; JetStream must be enabled. `tls://` URLs use the outbound TLS settings.',
+      'NATS server(s), comma-separated; JetStream must be enabled. `tls://` URLs use the outbound TLS settings. Credentials in the URL (`user:password@` or `token@`, the same on every entry) are passed as connect options.',
   },
   {
     name: 'SERVICE_NATS_NAMESPACE',
     default: '',
     description:
-      'Optional prefix for every NATS subject and JetStream stream, so several Certlane environments can share one NATS cluster.',
+      'Optional prefix for every NATS subject and JetStream stream, so the subjects of several Certlane environments on one NATS cluster do not collide (a naming convention, not isolation).',
   },
   {
     name: 'SERVICE_BUS_REQUEST_TIMEOUT',
@@ -441,7 +441,7 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     name: 'SERVICE_TRUSTED_PROXIES',
     default: '',
     description:
-      'Comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For the gateway believes. Default: none (the client IP is the TCP peer).',
+      'Comma-separated IPs or CIDRs of reverse proxies (an ingress controller) whose X-Forwarded-For api-gateway and protocol-frontends believe. Default: none (the client IP is the TCP peer).',
   },
   {
     name: 'SERVICE_BREAKGLASS_ENABLED',

@@ -116,6 +116,10 @@ const RETRY_DELAY_MS = 1000;
 
 export interface NatsBusOptions extends BusHooks {
   servers: string[];
+  /** User authentication (`user`, `pass`) or token authentication (`token`). */
+  user?: string;
+  pass?: string;
+  token?: string;
   name: string;
   requestTimeoutMs: number;
   tls?: ConnectionOptions['tls'];
@@ -169,6 +173,8 @@ export class NatsBus implements MessageBus {
     }
     const nc = await connect({
       servers: options.servers,
+      ...(options.user !== undefined ? { user: options.user, pass: options.pass } : {}),
+      ...(options.token !== undefined ? { token: options.token } : {}),
       name: options.name,
       tls: options.tls,
       maxReconnectAttempts: -1,

@@ -23,6 +23,7 @@ export function connectNatsBus(
   const useTls = config.nats.servers.some((server) => server.startsWith('tls://'));
   return NatsBus.connect({
     servers: config.nats.servers,
+    ...config.nats.credentials,
     namespace: config.nats.namespace,
     name: program,
     requestTimeoutMs: config.nats.requestTimeoutMs,
