@@ -89,6 +89,53 @@ postgres.url is set.
 {{- end }}
 
 {{/*
+Secret holding SERVICE_NATS_URL: nats.existingSecret, or the chart's own when nats.url is set.
+*/}}
+{{- define "certlane.natsSecretName" -}}
+{{- if .Values.nats.existingSecret -}}
+{{- .Values.nats.existingSecret -}}
+{{- else -}}
+{{- include "certlane.componentName" (dict "root" . "name" "nats") -}}
+{{- end -}}
+{{- end }}
+
+{{/*
+The public origin: publicOrigin, else https://<ingress.host> when the chart's ingress has a
+host, else empty.
+*/}}
+{{- define "certlane.publicOrigin" -}}
+{{- if .Values.publicOrigin -}}
+{{- .Values.publicOrigin | trimSuffix "/" -}}
+{{- else if and .Values.ingress.enabled .Values.ingress.host -}}
+{{- printf "https://%s" .Values.ingress.host -}}
+{{- end -}}
+{{- end }}
+
+{{/*
+One public base URL: (dict "root" $ "value" <explicit value> "name" <value name>). Fails when it
+is empty (no explicit value, no origin) or not an absolute http(s) URL without credentials,
+query or fragment.
+*/}}
+{{- define "certlane.publicUrl" -}}
+{{- $url := .value | default (include "certlane.publicOrigin" .root) | trimSuffix "/" -}}
+{{- if not $url -}}
+{{- fail (printf "publicOrigin is required (or ingress.enabled with ingress.host, or %s): the public origin where relying parties and users reach Certlane, e.g. https://pki.example.com. Every certificate the local CA issues embeds <origin>/crl/... and <origin>/ocsp/... (SERVICE_REVOCATION_BASE_URL) for good: a wrong value means re-issuing those certificates" .name) -}}
+{{- end -}}
+{{- if not (regexMatch `^https?://[^/?#@*\s]+(/[^?#\s]*)?$` $url) -}}
+{{- fail (printf "%s: %q is not an absolute http(s) URL without credentials, query or fragment, like https://pki.example.com" (empty .value | ternary "publicOrigin" .name) $url) -}}
+{{- end -}}
+{{- $url -}}
+{{- end }}
+
+{{- define "certlane.revocationBaseUrl" -}}
+{{- include "certlane.publicUrl" (dict "root" . "value" .Values.revocationBaseUrl "name" "revocationBaseUrl") -}}
+{{- end }}
+
+{{- define "certlane.guiUrl" -}}
+{{- include "certlane.publicUrl" (dict "root" . "value" .Values.guiUrl "name" "guiUrl") -}}
+{{- end }}
+
+{{/*
 Checks that span several values; renders nothing, fails templating on an error.
 */}}
 {{- define "certlane.validate" -}}
@@ -114,5 +161,18 @@ Checks that span several values; renders nothing, fails templating on an error.
 {{- end -}}
 {{- if not (or .Values.postgres.url .Values.postgres.existingSecret) -}}
 {{- fail "postgres.existingSecret (a Secret holding the postgres:// URL under postgres.existingSecretKey) or postgres.url is required" -}}
+{{- end -}}
+{{- if and .Values.nats.url .Values.nats.existingSecret -}}
+{{- fail "set only one of nats.existingSecret and nats.url" -}}
+{{- end -}}
+{{- if not (or .Values.nats.url .Values.nats.existingSecret) -}}
+{{- fail "nats.existingSecret (a Secret holding the nats:// or tls:// URL of a JetStream-enabled NATS server under nats.existingSecretKey) or nats.url is required" -}}
+{{- end -}}
+{{- $sleep := .Values.preStopSleepSeconds | default 0 | int -}}
+{{- if lt $sleep 0 -}}
+{{- fail "preStopSleepSeconds must be 0 (no preStop hook) or more" -}}
+{{- end -}}
+{{- if and (gt $sleep 0) (lt (.Values.terminationGracePeriodSeconds | int) (add $sleep 10 | int)) -}}
+{{- fail (printf "terminationGracePeriodSeconds (%d) must be at least preStopSleepSeconds + 10 (%d): the grace period includes the preStop sleep, and requests in flight need time to finish after SIGTERM" (.Values.terminationGracePeriodSeconds | int) (add $sleep 10 | int)) -}}
 {{- end -}}
 {{- end }}
