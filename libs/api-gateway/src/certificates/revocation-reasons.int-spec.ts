@@ -403,4 +403,70 @@ describe('revocation reasons (spec 2.16) and removeFromCRL', () => {
       expect(await certificateOf('rr-hold')).toMatchObject({ revocation_reason: 'keyCompromise' });
     });
   });
+
+  describe('spec 3: revoking an Expired certificate', () => {
+    /** Issues a certificate and leaves it as the expiry loop does once its only version has run out. */
+    const expired = async (id: string): Promise<CertificateVersionDto> => {
+      const version = await issued(id);
+      await db.query(
+        `UPDATE issuance.certificate_versions SET not_before = now() - interval '2 days',
+                not_after = now() - interval '1 day' WHERE id = $1`,
+        [version.id],
+      );
+      await db.query(
+        `UPDATE issuance.certificates SET status = 'Expired', expires_at = now() - interval '1 day' WHERE id = $1`,
+        [id],
+      );
+      expect((await certificateOf(id)).status).toBe('Expired');
+      return version;
+    };
+
+    it('bulk revoke reaches the issuer for an Expired certificate too', async () => {
+      const version = await expired('rr-expired-bulk');
+      const response = await api('POST', '/api/v1/certificates/bulk-revoke', {
+        certificate_ids: ['rr-expired-bulk'],
+        reason: 'keyCompromise',
+      });
+      expect(response.json()).toMatchObject({ total_revoked: 1, total_failed: 0 });
+      await eventually(
+        async () => (await jsonCrlReason(version.serial_number)) === 'keyCompromise',
+        'the expired serial in the JSON CRL',
+        10_000,
+      );
+    });
+
+    it('reaches the issuer: keyCompromise of an Expired certificate is in the JSON CRL, the signed CRL and OCSP', async () => {
+      const version = await expired('rr-expired');
+      const revoked = await api('POST', '/api/v1/certificates/rr-expired/revoke', {
+        reason: 'keyCompromise',
+      });
+      expect(revoked.status).toBe(200);
+      expect(await certificateOf('rr-expired')).toMatchObject({
+        status: 'Revoked',
+        revocation_reason: 'keyCompromise',
+      });
+      await eventually(
+        async () => (await jsonCrlReason(version.serial_number)) === 'keyCompromise',
+        'the expired serial in the JSON CRL',
+        10_000,
+      );
+      const [issuing] =
+        version.chain_pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n?/g) ?? [];
+      writeFileSync(join(dir, 'issuing.pem'), issuing ?? '');
+      writeFileSync(join(dir, 'chain.pem'), version.chain_pem);
+      await eventually(
+        async () =>
+          new RegExp(
+            `Serial Number: ${version.serial_number.toUpperCase()}[\\s\\S]*?CRL Reason Code:\\s+Key Compromise`,
+          ).test((await signedCrlText()).stdout),
+        'the expired serial in the signed CRL with keyCompromise',
+        10_000,
+      );
+      await eventually(
+        async () => ocspStatus(version.serial_number).includes(`0x${version.serial_number}: revoked`),
+        'OCSP revoked',
+        10_000,
+      );
+    });
+  });
 });

@@ -233,7 +233,7 @@ export class CertificateLifecycleService {
         context,
         { reason: null },
       );
-      const versions = await this.certificates.unexpiredVersions(manager, id);
+      const versions = await this.certificates.versionsToRevoke(manager, id);
       const released = await this.issuerRevocation.releaseHoldsWithin(
         manager,
         versions.map((version) => ({
@@ -266,7 +266,7 @@ export class CertificateLifecycleService {
   /**
    * Revokes certificates inside the caller's transaction, for this route:
    * each certificate is locked, moved to Revoked (revoked_at, reason; status-changed event), and
-   * every unexpired version's serial is revoked at its issuer (IssuerRevocation: recorded,
+   * every unexpired version's serial, and the current one's even when it has expired, is revoked at its issuer (IssuerRevocation: recorded,
    * issuance.v1.certificate.revoked published, so the revocation service's CRL and OCSP show it).
    * The issuer step is best effort: it runs under a savepoint, and a failure is logged and
    * reported in the outcome without undoing the inventory change. No audit record is
@@ -291,7 +291,7 @@ export class CertificateLifecycleService {
         throw error;
       }
       await this.transitions.applyCertificateEvent(manager, current, { kind: 'revoke' }, context, { reason });
-      const versions = await this.certificates.unexpiredVersions(manager, id);
+      const versions = await this.certificates.versionsToRevoke(manager, id);
       const issuer = await this.revokeAtIssuers(manager, id, versions, reason, context);
       outcomes.push({ certificate_id: id, ok: true, from: current.status, issuer });
     }

@@ -589,7 +589,6 @@ export class CertificateRepository {
     return { rows, total };
   }
 
-  /** Versions still inside their validity: what a revocation must reach at the issuer. */
   /**
    * The managed certificate whose current version has this serial (and, when given, this issuer
    * and SHA-256: a revoked serial names its issuer, a renewed certificate is known by its hash);
@@ -609,11 +608,19 @@ export class CertificateRepository {
     return rows[0] ?? null;
   }
 
-  async unexpiredVersions(manager: EntityManager, certificateId: string): Promise<VersionRow[]> {
+  /**
+   * What a revocation (or a hold's release) must reach at the issuers: the versions still inside
+   * their validity and the current version even when it has expired (an Expired certificate
+   * revoked for keyCompromise must show as revoked in the CRL and OCSP, RFC 5280 3.3; ADR 0024).
+   * Older expired versions, already replaced, are left alone.
+   */
+  async versionsToRevoke(manager: EntityManager, certificateId: string): Promise<VersionRow[]> {
     return manager.query(
       // A version with no issuer (an import, ADR 0043) has nobody to tell of its revocation.
       `SELECT ${VERSION_COLUMNS} FROM certificate_versions
-        WHERE certificate_id = $1 AND not_after > now() AND issuer_id <> '' ORDER BY version`,
+        WHERE certificate_id = $1 AND issuer_id <> ''
+          AND (not_after > now() OR id = (SELECT current_version_id FROM certificates WHERE id = $1))
+        ORDER BY version`,
       [certificateId],
     );
   }

@@ -39,7 +39,7 @@ export interface BulkCertificateRow {
   matches_filters?: boolean;
 }
 
-export interface UnexpiredVersion {
+export interface VersionToRevoke {
   certificate_id: string;
   issuer_id: string;
   serial_hex: string;
@@ -114,12 +114,17 @@ export class BulkRepository {
     );
   }
 
-  /** Serials of the certificates' versions that have not expired yet, to revoke at their issuer. */
-  unexpiredVersions(executor: Executor, certificateIds: string[]): Promise<UnexpiredVersion[]> {
+  /**
+   * Serials to revoke at their issuer: the certificates' versions that have not expired yet, and
+   * each current version even when it has (as `CertificateRepository.versionsToRevoke`).
+   */
+  versionsToRevoke(executor: Executor, certificateIds: string[]): Promise<VersionToRevoke[]> {
     if (certificateIds.length === 0) return Promise.resolve([]);
     return executor.query(
-      `SELECT certificate_id, issuer_id, lower(serial_number) AS serial_hex FROM certificate_versions
-       WHERE certificate_id = ANY($1::text[]) AND not_after > now() AND issuer_id <> ''`,
+      `SELECT v.certificate_id, v.issuer_id, lower(v.serial_number) AS serial_hex
+         FROM certificate_versions v JOIN certificates c ON c.id = v.certificate_id
+        WHERE v.certificate_id = ANY($1::text[]) AND v.issuer_id <> ''
+          AND (v.not_after > now() OR v.id = c.current_version_id)`,
       [certificateIds],
     );
   }

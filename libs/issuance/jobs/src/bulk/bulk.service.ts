@@ -158,7 +158,7 @@ export class BulkService {
     const totals = await this.walk(selection, async (manager, rows) => {
       const plan = planBulkRevoke(rows);
       const candidates = plan.change.map((change) => change.id);
-      const versions = await this.repository.unexpiredVersions(manager, candidates);
+      const versions = await this.repository.versionsToRevoke(manager, candidates);
       const failures = await this.revokeAtIssuers(manager, versions, reason, context);
       const failed = new Set(failures.map((failure) => failure.certificate_id));
       const changes = plan.change.filter((change) => !failed.has(change.id));
