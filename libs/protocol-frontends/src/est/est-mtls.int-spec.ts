@@ -12,6 +12,7 @@ import {
   EstProfileSettingsRow,
   EstProfileStore,
 } from '@certlane/protocol-frontends-data-access';
+import { hashEstPassword } from '@certlane/protocol-frontends-domain';
 import { createServiceSchemaDatabase, ServiceSchemaDatabase } from '@certlane/testing';
 import { Client } from 'pg';
 import { ClientCertificateStatus } from '../client-certificate-status';
@@ -559,5 +560,136 @@ describe('EST server (mutual TLS, reenroll, channel binding)', () => {
       client_certificates: device('ecdev', 'Device Trust', '/CN=ecdev.example', 'DNS:ecdev.example'),
     });
     expect([basic.status, basic.body]).toEqual([400, expect.stringContaining('no key this server holds')]);
+  });
+  describe('review finding 4: on /.well-known/est/ of a profile taking Basic and certificates, a certificate that does not authenticate leaves the request to Basic (RFC 7030 3.2.3)', () => {
+    const PASSWORD = 'either-password-0123';
+    const basicAuth = (password = PASSWORD) => `Basic ${Buffer.from(`fleet:${password}`).toString('base64')}`;
+    /** Fingerprints (SHA-256 hex) the revocation check answers revoked; every other certificate is good. */
+    const revoked = new Set<string>();
+    let either: EstServer;
+    let eitherProfile: EstProfileRow;
+    const fingerprintOf = (presented: string[]) =>
+      new X509Certificate(Buffer.from(presented[0], 'base64')).fingerprint256.replace(/:/g, '').toLowerCase();
+
+    beforeAll(async () => {
+      const store = new EstProfileStore(db);
+      eitherProfile = (await store.create('either', {
+        ...(await store.byPathId('devices'))!,
+        auth_methods: ['basic', 'mtls'],
+        basic_username: 'fleet',
+        basic_password_hash: hashEstPassword(PASSWORD),
+      }))!;
+      either = newServer({
+        clientRevocation: async (fingerprint) =>
+          revoked.has(fingerprint) ? { status: 'revoked' } : { status: 'good' },
+      });
+    });
+    const ask = (request: Omit<EstHttpRequest, 'method'>) => either.handle({ method: 'POST', ...request });
+
+    it('an untrusted certificate without credentials gets the 401 Basic challenge, not a 403 it cannot answer', async () => {
+      const response = await ask({
+        path: '/.well-known/est/either/simpleenroll',
+        body: csr('either-u1', '/CN=either-u1.example'),
+        client_certificates: device(
+          'either-stranger',
+          'Stranger CA',
+          '/CN=either-u1.example',
+          'DNS:u1.example',
+        ),
+      });
+      expect([response.status, response.headers['WWW-Authenticate']]).toEqual([
+        401,
+        'Basic realm="certlane EST either", charset="UTF-8"',
+      ]);
+    });
+
+    it('an untrusted certificate with valid Basic credentials enrolls, as Basic', async () => {
+      const response = await ask({
+        path: '/.well-known/est/either/simpleenroll',
+        body: csr('either-u2', '/CN=either-u2.example'),
+        client_certificates: device(
+          'either-stranger2',
+          'Stranger CA',
+          '/CN=either-u2.example',
+          'DNS:u2.example',
+        ),
+        authorization: basicAuth(),
+      });
+      expect([response.status, response.status === 200 ? '' : response.body]).toEqual([200, '']);
+      expect(audit.at(-1)).toMatchObject({ action: 'est_simple_enroll_success', actor_id: 'basic:fleet' });
+      // Wrong credentials stay a 401.
+      const wrong = await ask({
+        path: '/.well-known/est/either/simpleenroll',
+        body: csr('either-u3', '/CN=either-u3.example'),
+        client_certificates: device(
+          'either-stranger3',
+          'Stranger CA',
+          '/CN=either-u3.example',
+          'DNS:u3.example',
+        ),
+        authorization: basicAuth('not-the-password'),
+      });
+      expect(wrong.status).toBe(401);
+    });
+
+    it('a revoked certificate: the Basic challenge without credentials, enrollment with valid Basic ones; simplereenroll still refused (403, naming the revocation)', async () => {
+      const presented = device(
+        'either-revoked',
+        'Device Trust',
+        '/CN=either-r.example',
+        'DNS:either-r.example',
+      );
+      revoked.add(fingerprintOf(presented));
+      const challenged = await ask({
+        path: '/.well-known/est/either/simpleenroll',
+        body: csr('either-r1', '/CN=either-r1.example'),
+        client_certificates: presented,
+      });
+      expect(challenged.status).toBe(401);
+      const enrolled = await ask({
+        path: '/.well-known/est/either/simpleenroll',
+        body: csr('either-r2', '/CN=either-r2.example'),
+        client_certificates: presented,
+        authorization: basicAuth(),
+      });
+      expect([enrolled.status, enrolled.status === 200 ? '' : enrolled.body]).toEqual([200, '']);
+      expect(audit.at(-1)).toMatchObject({ actor_id: 'basic:fleet' });
+      const renewal = await ask({
+        path: '/.well-known/est/either/simplereenroll',
+        body: csr('either-r3', '/CN=either-r.example', 'DNS:either-r.example'),
+        client_certificates: presented,
+        authorization: basicAuth(),
+      });
+      expect([renewal.status, renewal.body]).toEqual([403, expect.stringContaining('revoked')]);
+      // A good certificate of the bundle still authenticates on this path, Basic or not.
+      const good = device('either-good', 'Device Trust', '/CN=either-g.example', 'DNS:either-g.example');
+      const renewed = await ask({
+        path: '/.well-known/est/either/simplereenroll',
+        body: csr('either-g1', '/CN=either-g.example', 'DNS:either-g.example'),
+        client_certificates: good,
+      });
+      expect([renewed.status, renewed.status === 200 ? '' : renewed.body]).toEqual([200, '']);
+      expect(audit.at(-1)).toMatchObject({ actor_id: `mtls:${fingerprintOf(good)}` });
+    });
+
+    it('/.well-known/est-mtls/ is unchanged: an untrusted or revoked certificate is 403 and est_auth_failed_mtls', async () => {
+      const before = await counter(eitherProfile, 'est_auth_failed_mtls');
+      const untrusted = await ask({
+        path: '/.well-known/est-mtls/either/simpleenroll',
+        body: csr('either-m1', '/CN=either-m1.example'),
+        client_certificates: device('either-stranger4', 'Stranger CA', '/CN=m1.example', 'DNS:m1.example'),
+        authorization: basicAuth(),
+      });
+      expect([untrusted.status, untrusted.body]).toEqual([403, expect.stringContaining('does not chain')]);
+      const presented = device('either-revoked2', 'Device Trust', '/CN=m2.example', 'DNS:m2.example');
+      revoked.add(fingerprintOf(presented));
+      const refused = await ask({
+        path: '/.well-known/est-mtls/either/simpleenroll',
+        body: csr('either-m2', '/CN=either-m2.example'),
+        client_certificates: presented,
+      });
+      expect([refused.status, refused.body]).toEqual([403, expect.stringContaining('revoked')]);
+      expect(await counter(eitherProfile, 'est_auth_failed_mtls')).toBe(before + 2);
+    });
   });
 });

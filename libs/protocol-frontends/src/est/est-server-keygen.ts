@@ -230,6 +230,17 @@ const SIGNATURE_ALGORITHMS: Readonly<Record<string, Buffer>> = {
 };
 
 /**
+ * Why `signer` cannot sign a key package (`signKeyPackage`), or null: its key must be RSA or EC.
+ * Asked before issuance, so a signer that cannot sign refuses the request rather than leaving an
+ * issued certificate whose key no one receives.
+ */
+export function keygenSignerProblem(signer: KeygenSigner): string | null {
+  const type = signer.key.asymmetricKeyType ?? 'unknown';
+  if (signer.key.type !== 'private') return 'the keygen signing key is not a private key';
+  return SIGNATURE_ALGORITHMS[type] ? null : `the keygen signing key must be RSA or EC, not ${type}`;
+}
+
+/**
  * RFC 7030 4.4.2 with RFC 5958 4: the private key as an asymmetric key package (`SEQUENCE OF
  * OneAsymmetricKey`, the PKCS#8 PrivateKeyInfo being version 1 of it) in a CMS SignedData
  * (version 3, eContentType id-ct-KP-aKeyPackage) signed by the party that generated it, with

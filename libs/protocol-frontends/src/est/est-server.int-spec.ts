@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createPrivateKey, createPublicKey, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import * as asn1js from 'asn1js';
@@ -9,7 +10,11 @@ import * as pkijs from 'pkijs';
 import { AuditRecord } from '@certlane/contracts';
 import { runMigrations } from '@certlane/platform';
 import { EstProfileRow, EstProfileStore } from '@certlane/protocol-frontends-data-access';
-import { CertificateProfileRules, hashEstPassword } from '@certlane/protocol-frontends-domain';
+import {
+  CertificateProfileRules,
+  hashEstPassword,
+  scryptOnThreadpool,
+} from '@certlane/protocol-frontends-domain';
 import { createServiceSchemaDatabase, ServiceSchemaDatabase } from '@certlane/testing';
 import { Client } from 'pg';
 import { csrWithDnsNames } from '../testing/csr-with-dns-names';
@@ -54,7 +59,7 @@ describe('EST server (Basic)', () => {
   /** What each issue call was asked. */
   const issueCalls: Parameters<EstServerDeps['issue']>[0][] = [];
 
-  const server = (executor: Client, now?: () => Date) =>
+  const server = (executor: Client, now?: () => Date, extra: Partial<EstServerDeps> = {}) =>
     new EstServer({
       executor,
       ...(now ? { now } : {}),
@@ -86,6 +91,7 @@ describe('EST server (Basic)', () => {
         key: createPrivateKey(readFileSync(path('signer.key'))),
       }),
       keyEncryptionKeys: kekBox,
+      ...extra,
     });
   const basic = (user: string, password: string) =>
     `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -239,7 +245,9 @@ describe('EST server (Basic)', () => {
   });
 
   it('RFC 7030 3.2.3: a wrong password is 401, est_auth_failed_basic, counted', async () => {
-    const response = await server(replicaA).handle({
+    // A rate window of its own: a failed attempt counts in the profile's window (ADR 0058 amendment).
+    const laterMinute = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 12 * 60_000);
+    const response = await server(replicaA, () => laterMinute).handle({
       method: 'POST',
       path: '/.well-known/est/routers/simpleenroll',
       body: csr('wrongpw').pem,
@@ -249,6 +257,73 @@ describe('EST server (Basic)', () => {
     expect(response.headers['WWW-Authenticate']).toMatch(/^Basic realm=/);
     expect((await counters()).get('est_auth_failed_basic')).toBe(1);
     expect(audit.at(-1)).toMatchObject({ action: 'est_auth_failed_basic', outcome: 'denied' });
+  });
+
+  it('RFC 7617 4, spec 7 (review finding 2): failed Basic attempts count in the rate window before the KDF runs; past rate_limit_per_minute they are 429 with Retry-After and run no KDF, whatever the username', async () => {
+    const guarded = (await new EstProfileStore(replicaA).create('guarded', {
+      ...profile,
+      rate_limit_per_minute: 3,
+    }))!;
+    const minute = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 7 * 60_000);
+    let kdfRuns = 0;
+    const passwordKdf: EstServerDeps['passwordKdf'] = (...args) => {
+      kdfRuns++;
+      return scryptOnThreadpool(...args);
+    };
+    const { pem } = csr('guarded');
+    const attempt = (executor: Client, authorization: string, seconds: number) =>
+      server(executor, () => new Date(minute.getTime() + seconds * 1000), { passwordKdf }).handle({
+        method: 'POST',
+        path: '/.well-known/est/guarded/simpleenroll',
+        body: pem,
+        authorization,
+      });
+    const statuses: number[] = [];
+    // The right username, a wrong one, another wrong one: each one KDF, each counted, on either replica.
+    statuses.push((await attempt(replicaA, basic('router', 'guess-1'), 10)).status);
+    statuses.push((await attempt(replicaB, basic('nobody', 'guess-2'), 11)).status);
+    statuses.push((await attempt(replicaA, basic('someone-else', 'guess-3'), 12)).status);
+    expect(statuses).toEqual([401, 401, 401]);
+    expect(kdfRuns).toBe(3);
+    const limited = await attempt(replicaB, basic('router', 'guess-4'), 30);
+    expect([limited.status, limited.headers['Retry-After']]).toEqual([429, '30']);
+    expect(audit.at(-1)).toMatchObject({
+      action: 'est_rate_limited',
+      outcome: 'denied',
+      resource_id: guarded.id,
+    });
+    // The right password as well, until the window ends: the credential is what is guessed.
+    expect((await attempt(replicaA, AUTH(), 45)).status).toBe(429);
+    expect(kdfRuns).toBe(3);
+    const next = await attempt(replicaA, AUTH(), 61);
+    expect(next.status).toBe(200);
+    expect(kdfRuns).toBe(4);
+    const ticks = (await new EstProfileStore(replicaA).counters()).get(guarded.id);
+    expect([ticks?.get('est_auth_failed_basic'), ticks?.get('est_rate_limited')]).toEqual([3, 2]);
+  });
+
+  it('review finding 2: while 20 Basic requests check their passwords, the event loop stays free and cacerts answers at once', async () => {
+    await new EstProfileStore(replicaA).create('busy', { ...profile, rate_limit_per_minute: 1000 });
+    const busy = server(replicaA);
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    const guesses = Array.from({ length: 20 }, (_, i) =>
+      busy.handle({
+        method: 'GET',
+        path: '/.well-known/est/busy/csrattrs',
+        authorization: basic('router', `guess-${i}`),
+      }),
+    );
+    const started = performance.now();
+    const cacerts = await busy.handle({ method: 'GET', path: '/.well-known/est/busy/cacerts' });
+    const cacertsMs = performance.now() - started;
+    const answers = await Promise.all(guesses);
+    delay.disable();
+    expect(cacerts.status).toBe(200);
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(401));
+    // A synchronous scrypt blocked the loop about 40 ms per request, 800 ms for these twenty.
+    expect(cacertsMs).toBeLessThan(150);
+    expect(delay.max / 1e6).toBeLessThan(200);
   });
 
   it('RFC 7030 4.2.1: malformed base64 is 400 and est_simple_enroll_failed', async () => {
@@ -551,6 +626,53 @@ describe('EST server (Basic)', () => {
     expect(openssl(['pkey', '-inform', 'DER', '-in', path('kgunsigned.p8'), '-pubout'])).toBe(
       issuedKey(certPart.der).export({ format: 'pem', type: 'spki' }),
     );
+  });
+
+  it('RFC 7030 4.4.2 (review finding 5): a keygen signer that cannot sign the key package (Ed25519), or none at all, refuses serverkeygen before anything is issued: 500, est_server_keygen_failed', async () => {
+    openssl(
+      ['req', '-x509', '-newkey', 'ed25519', '-nodes', '-days', '1', '-subj', '/CN=ed.example.test'].concat([
+        '-keyout',
+        path('ed-signer.key'),
+        '-out',
+        path('ed-signer.pem'),
+      ]),
+    );
+    const keygen = (await new EstProfileStore(replicaA).create('keygen-ed', {
+      ...profile,
+      serverkeygen_enabled: true,
+      rate_limit_per_minute: 100,
+    }))!;
+    const issuedBefore = issueCalls.length;
+    const request = async (extra: Partial<EstServerDeps>) =>
+      server(replicaA, undefined, extra).handle({
+        method: 'POST',
+        path: '/.well-known/est/keygen-ed/serverkeygen',
+        body: await keyIdCsr('kg-ed'),
+        authorization: AUTH(),
+      });
+    const ed25519 = await request({
+      keygenSigner: async () => ({
+        certificateDer: new Uint8Array(new X509Certificate(readFileSync(path('ed-signer.pem'))).raw),
+        key: createPrivateKey(readFileSync(path('ed-signer.key'))),
+      }),
+    });
+    expect([ed25519.status, ed25519.body]).toEqual([500, expect.stringContaining('RSA or EC')]);
+    expect(audit.at(-1)).toMatchObject({
+      action: 'est_server_keygen_failed',
+      outcome: 'failure',
+      resource_id: keygen.id,
+      details: { reason: expect.stringContaining('ed25519') },
+    });
+    const unreadable = await request({
+      keygenSigner: async () => {
+        throw new Error('ENOENT: no such file or directory, open /etc/certlane/tls.key');
+      },
+    });
+    expect(unreadable.status).toBe(500);
+    expect(audit.at(-1)).toMatchObject({ action: 'est_server_keygen_failed', outcome: 'failure' });
+    expect(issueCalls.length).toBe(issuedBefore);
+    const ticks = (await new EstProfileStore(replicaA).counters()).get(keygen.id);
+    expect(ticks?.get('est_server_keygen_failed')).toBe(2);
   });
 
   describe('RFC 7030 4.4.1.1: DecryptKeyIdentifier, a key-encryption key of the profile', () => {

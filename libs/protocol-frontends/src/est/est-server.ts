@@ -39,8 +39,10 @@ import {
   parseBasicAuthorization,
   parseTrustBundle,
   reenrollProblems,
+  EstPasswordKdf,
+  scryptOnThreadpool,
   TrustBundle,
-  verifyEstPassword,
+  verifyEstBasicCredentials,
 } from '@certlane/protocol-frontends-domain';
 import { RevocationVerdict, revocationRefusal } from '../client-certificate-status';
 import { csrAmbiguity } from '../der-reader';
@@ -53,6 +55,7 @@ import {
   envelopeToRsaKey,
   generateServerKey,
   KeygenSigner,
+  keygenSignerProblem,
   KeyPart,
   OID_SIGNED_DATA,
   PKCS8_PART,
@@ -80,7 +83,14 @@ export interface EstHttpRequest extends Partial<PresentedTls> {
 interface EstClient {
   principal: string;
   certificate?: X509Certificate;
+  /** Its request is already counted in the rate window (Basic counts before the KDF runs). */
+  counted?: boolean;
+  /** Why the client certificate it presented on `/.well-known/est/` did not authenticate it (Basic did). */
+  certificateRefusal?: string;
 }
+
+/** A presented client certificate judged: the client it authenticates, or why not (with whom to blame). */
+type CertificateVerdict = { ok: true; client: EstClient } | { ok: false; principal: string; reason: string };
 
 export interface EstHttpResponse {
   status: number;
@@ -155,6 +165,8 @@ export interface EstServerDeps {
     leaf: X509Certificate,
     issuers: () => readonly X509Certificate[],
   ): Promise<RevocationVerdict>;
+  /** The KDF Basic passwords are checked with (scrypt on the threadpool); tests count its runs. */
+  passwordKdf?: EstPasswordKdf;
   now?: () => Date;
 }
 
@@ -232,16 +244,6 @@ export class EstServer {
     if (mtlsPath && !profile.auth_methods.includes('mtls'))
       return answer(404, 'this profile has no mutual-TLS path\n');
     const now = (this.deps.now ?? (() => new Date()))();
-    // RFC 7030 3.3.2: on `/.well-known/est/` too, a client certificate authenticates a request when
-    // the profile takes certificates (RFC clients reenroll there). Sent with Basic credentials as
-    // well (curl --cert -u, estclient -c -u; 3.2.3: HTTP authentication "in addition to" TLS), the
-    // certificate still counts when it verifies, so reenroll can renew it; else Basic decides.
-    const certificates = request.client_certificates ?? [];
-    const mtls =
-      mtlsPath ||
-      (profile.auth_methods.includes('mtls') &&
-        certificates.length > 0 &&
-        (!request.authorization || verifiedChain(profile, certificates, now).ok));
     // RFC 7030 4.1.1: cacerts is answered without client authentication.
     if (operation === 'cacerts') {
       const pems = await this.deps.caCertificates(profile);
@@ -254,26 +256,21 @@ export class EstServer {
       return answer(404, 'server key generation is not available for this profile\n');
 
     const failed = failedOf(operation);
-    const client = mtls
-      ? await this.clientCertificate(profile, request, operation, now)
-      : await this.basic(profile, request, operation);
+    const client = await this.authenticate(profile, request, operation, mtlsPath, now);
     if ('status' in client) return client;
     const { principal, certificate: presented } = client;
 
-    const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-    // The rate window and the certificate profile's rules are independent round trips: both at once.
-    const [requests, rules] = await Promise.all([
-      this.rateWindows.add(`${profile.id} ${principal} ${windowStart.toISOString()}`, {
-        profileId: profile.id,
-        principal,
-        windowStart,
-      }),
-      this.deps.certificateProfile(profile),
-    ]);
-    if (requests > profile.rate_limit_per_minute) {
-      await this.outcome(profile, 'est_rate_limited', principal, operation, 'denied');
-      const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + 60_000 - now.getTime()) / 1000));
-      return answer(429, 'too many requests\n', { 'Retry-After': String(retryAfter) });
+    let rules: CertificateProfileRules | null;
+    if (client.counted) rules = await this.deps.certificateProfile(profile);
+    else {
+      // The rate window and the certificate profile's rules are independent round trips: both at once.
+      let requests: number;
+      [requests, rules] = await Promise.all([
+        this.countRequest(profile, principal, now),
+        this.deps.certificateProfile(profile),
+      ]);
+      if (requests > profile.rate_limit_per_minute)
+        return this.rateLimited(profile, principal, operation, now);
     }
 
     if (operation === 'csrattrs') {
@@ -327,9 +324,13 @@ export class EstServer {
     if (operation === 'simplereenroll') {
       const problems = presented
         ? reenrollProblems(csr.holderNames(), holderNames(new x509.X509Certificate(presented.raw)))
-        : [
-            `simplereenroll renews the client certificate of the request: present it (and no Basic credentials), or use /.well-known/est-mtls/${profile.path_id}/simplereenroll`,
-          ];
+        : client.certificateRefusal
+          ? [
+              `simplereenroll renews the client certificate of the request, and it was refused: ${client.certificateRefusal}`,
+            ]
+          : [
+              `simplereenroll renews the client certificate of the request: present it, here or under /.well-known/est-mtls/${profile.path_id}/simplereenroll`,
+            ];
       if (problems.length > 0) {
         await this.outcome(profile, failed, principal, operation, 'failure', { problems });
         return answer(presented ? 400 : 403, `${problems.join('; ')}\n`);
@@ -393,8 +394,21 @@ export class EstServer {
         kekRow = row!;
       }
       if (delivery.kind !== 'unencrypted') {
-        if (!this.deps.keygenSigner) throw new Error('serverkeygen has no signing key configured');
-        signer = await this.deps.keygenSigner();
+        // RFC 7030 4.4.2: the key package is signed by this server. A signer that cannot sign it
+        // (none configured, unreadable, an Ed25519 TLS key) refuses the request before anything is
+        // issued: a certificate issued and recorded for a key nobody receives would be an orphan.
+        let problem: string | null;
+        try {
+          if (!this.deps.keygenSigner) throw new Error('no signing key is configured');
+          signer = await this.deps.keygenSigner();
+          problem = keygenSignerProblem(signer);
+        } catch (error) {
+          problem = `the keygen signing key could not be read: ${(error as Error).message?.slice(0, 300)}`;
+        }
+        if (problem) {
+          await this.outcome(profile, failed, principal, operation, 'failure', { reason: problem });
+          return answer(500, `server key generation cannot sign the key package: ${problem}\n`);
+        }
       }
     }
     // Held only in this call: never stored, logged or audited.
@@ -421,26 +435,40 @@ export class EstServer {
     const issuedDetails = { serial_hex: issued.serialHex, subject: issued.subject };
     const success = successOf(operation);
     if (generated && delivery) {
-      let keyPart: KeyPart;
-      if (delivery.kind !== 'unencrypted') {
-        // RFC 7030 4.4.2: signed by the server that generated it, then enveloped to the named key.
-        const signed = signKeyPackage(generated.privateKeyPkcs8, signer!);
-        keyPart = {
-          contentType: SERVER_GENERATED_KEY_PART,
-          der:
-            delivery.kind === 'symmetric'
-              ? this.envelopeToKek(signed, kekRow!, delivery.keyId)
-              : envelopeToRsaKey(signed, delivery.recipientSpki, {
-                  contentType: OID_SIGNED_DATA,
-                  recipientKeyId: delivery.keyId,
-                }),
-        };
-        signed.fill(0);
-      } else {
-        keyPart = { contentType: PKCS8_PART, der: generated.privateKeyPkcs8 };
+      let multipart: ReturnType<typeof serverKeygenMultipart>;
+      try {
+        let keyPart: KeyPart;
+        if (delivery.kind !== 'unencrypted') {
+          // RFC 7030 4.4.2: signed by the server that generated it, then enveloped to the named key.
+          const signed = signKeyPackage(generated.privateKeyPkcs8, signer!);
+          try {
+            keyPart = {
+              contentType: SERVER_GENERATED_KEY_PART,
+              der:
+                delivery.kind === 'symmetric'
+                  ? this.envelopeToKek(signed, kekRow!, delivery.keyId)
+                  : envelopeToRsaKey(signed, delivery.recipientSpki, {
+                      contentType: OID_SIGNED_DATA,
+                      recipientKeyId: delivery.keyId,
+                    }),
+            };
+          } finally {
+            signed.fill(0);
+          }
+        } else {
+          keyPart = { contentType: PKCS8_PART, der: generated.privateKeyPkcs8 };
+        }
+        multipart = serverKeygenMultipart(keyPart, certificate);
+      } catch (error) {
+        // Issued and recorded already, but the key cannot be delivered: audited with the serial.
+        await this.outcome(profile, failed, principal, operation, 'failure', {
+          ...issuedDetails,
+          reason: `the key package could not be built: ${(error as Error).message?.slice(0, 300)}`,
+        });
+        return answer(500, 'server key generation failed\n');
+      } finally {
+        generated.privateKeyPkcs8.fill(0);
       }
-      const multipart = serverKeygenMultipart(keyPart, certificate);
-      generated.privateKeyPkcs8.fill(0);
       await this.outcome(profile, success, principal, operation, 'success', issuedDetails);
       return { status: 200, headers: { 'Content-Type': multipart.contentType }, body: multipart.body };
     }
@@ -537,11 +565,49 @@ export class EstServer {
     }
   }
 
-  /** RFC 7030 3.2.3: Basic over the TLS channel; the first request without credentials gets the challenge. */
+  /**
+   * Who the request is (ADR 0061): on `/.well-known/est-mtls/` the client certificate alone. On
+   * `/.well-known/est/` a client certificate authenticates when the profile takes certificates and
+   * it verifies, chain and revocation (RFC 7030 3.3.2; RFC clients reenroll there), sent alone or
+   * with Basic credentials (curl --cert -u, estclient -c -u; 3.2.3: HTTP authentication "in
+   * addition to" TLS). One that does not verify leaves the request to Basic, which challenges
+   * (401) or checks the credentials; only a profile without Basic refuses it (403).
+   */
+  private async authenticate(
+    profile: EstProfileRow,
+    request: EstHttpRequest,
+    operation: string,
+    mtlsPath: boolean,
+    now: Date,
+  ): Promise<EstClient | EstHttpResponse> {
+    const certificateCounts =
+      mtlsPath || (profile.auth_methods.includes('mtls') && (request.client_certificates ?? []).length > 0);
+    if (!certificateCounts) return this.basic(profile, request, operation, now);
+    const verdict = await this.certificateVerdict(profile, request, now);
+    if (verdict.ok) return verdict.client;
+    if (!mtlsPath && profile.auth_methods.includes('basic')) {
+      const client = await this.basic(profile, request, operation, now);
+      return 'status' in client ? client : { ...client, certificateRefusal: verdict.reason };
+    }
+    // RFC 7030 3.3.2: refused, 403: there is no HTTP challenge a client could answer.
+    await this.outcome(profile, 'est_auth_failed_mtls', verdict.principal, operation, 'denied', {
+      reason: verdict.reason,
+    });
+    return answer(403, `client certificate refused: ${verdict.reason}\n`);
+  }
+
+  /**
+   * RFC 7030 3.2.3: Basic over the TLS channel; the first request without credentials gets the
+   * challenge. RFC 7617 4 (ADR 0058 amendment): every attempt counts in the rate window of the
+   * profile's Basic credential before its password is checked, whatever username it names, so
+   * guesses past `rate_limit_per_minute` are 429 without running the KDF. The check itself runs
+   * scrypt off the event loop, once whether the username matches or not.
+   */
   private async basic(
     profile: EstProfileRow,
     request: EstHttpRequest,
     operation: string,
+    now: Date,
   ): Promise<EstClient | EstHttpResponse> {
     const realm = `certlane EST ${profile.path_id}`;
     if (!profile.auth_methods.includes('basic'))
@@ -552,37 +618,42 @@ export class EstServer {
     const credentials = parseBasicAuthorization(request.authorization);
     if (!credentials)
       return answer(401, 'authentication required\n', { 'WWW-Authenticate': basicChallenge(realm) });
-    const principal = `basic:${credentials.username}`;
-    const valid =
-      credentials.username === profile.basic_username &&
-      profile.basic_password_hash !== null &&
-      verifyEstPassword(credentials.password, profile.basic_password_hash);
+    // The credential guessed is the profile's (it has one username): a guess under any username
+    // counts against it, so neither random usernames nor the count tell which username is right.
+    const credential = `basic:${profile.basic_username ?? ''}`;
+    const claimed = `basic:${credentials.username}`;
+    if ((await this.countRequest(profile, credential, now)) > profile.rate_limit_per_minute)
+      return this.rateLimited(profile, claimed, operation, now);
+    const valid = await verifyEstBasicCredentials(
+      credentials,
+      { username: profile.basic_username, passwordHash: profile.basic_password_hash },
+      this.deps.passwordKdf ?? scryptOnThreadpool,
+    );
     if (!valid) {
-      await this.outcome(profile, 'est_auth_failed_basic', principal, operation, 'denied');
+      await this.outcome(profile, 'est_auth_failed_basic', claimed, operation, 'denied');
       return answer(401, 'authentication failed\n', { 'WWW-Authenticate': basicChallenge(realm) });
     }
-    return { principal };
+    return { principal: credential, counted: true };
   }
 
   /**
    * RFC 7030 3.3.2: the client certificate of the TLS connection, checked against the profile's
-   * trust bundle (the listener requests one and verifies nothing, ADR 0061). Refused: 403, there
-   * is no HTTP challenge that would help.
+   * trust bundle (the listener requests one and verifies nothing, ADR 0061), then its revocation
+   * status. Not audited here: the caller refuses it or leaves the request to Basic.
    */
-  private async clientCertificate(
+  private async certificateVerdict(
     profile: EstProfileRow,
     request: EstHttpRequest,
-    operation: string,
     now: Date,
-  ): Promise<EstClient | EstHttpResponse> {
+  ): Promise<CertificateVerdict> {
     const check = verifiedChain(profile, request.client_certificates ?? [], now);
     if (!check.ok) {
       const leaf = request.client_certificates?.[0];
-      const principal = leaf ? `mtls:${fingerprintOf(leaf)}` : 'mtls:anonymous';
-      await this.outcome(profile, 'est_auth_failed_mtls', principal, operation, 'denied', {
+      return {
+        ok: false,
+        principal: leaf ? `mtls:${fingerprintOf(leaf)}` : 'mtls:anonymous',
         reason: check.reason,
-      });
-      return answer(403, `client certificate refused: ${check.reason}\n`);
+      };
     }
     const principal = `mtls:${check.fingerprint}`;
     // RFC 5280 6.3: a revocation must refuse the next request, so it is asked on every request
@@ -597,14 +668,32 @@ export class EstServer {
         ...anchors,
       ]);
       const refusal = revocationRefusal(verdict, profile.client_revocation_unknown);
-      if (refusal) {
-        await this.outcome(profile, 'est_auth_failed_mtls', principal, operation, 'denied', {
-          reason: refusal,
-        });
-        return answer(403, `client certificate refused: ${refusal}\n`);
-      }
+      if (refusal) return { ok: false, principal, reason: refusal };
     }
-    return { principal, certificate: check.leaf };
+    return { ok: true, client: { principal, certificate: check.leaf } };
+  }
+
+  /** Counts a request of `principal` in the current one-minute window: its running count there. */
+  private countRequest(profile: EstProfileRow, principal: string, now: Date): Promise<number> {
+    const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+    return this.rateWindows.add(`${profile.id} ${principal} ${windowStart.toISOString()}`, {
+      profileId: profile.id,
+      principal,
+      windowStart,
+    });
+  }
+
+  /** Spec 7: over the per-principal rate limit, 429 with Retry-After (seconds to the window's end). */
+  private async rateLimited(
+    profile: EstProfileRow,
+    principal: string,
+    operation: string,
+    now: Date,
+  ): Promise<EstHttpResponse> {
+    await this.outcome(profile, 'est_rate_limited', principal, operation, 'denied');
+    const windowEnd = Math.floor(now.getTime() / 60_000) * 60_000 + 60_000;
+    const retryAfter = Math.max(1, Math.ceil((windowEnd - now.getTime()) / 1000));
+    return answer(429, 'too many requests\n', { 'Retry-After': String(retryAfter) });
   }
 
   /** The typed audit record and the profile's counter of one outcome (spec 6.1, 6.4). */

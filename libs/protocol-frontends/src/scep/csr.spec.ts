@@ -40,7 +40,7 @@ describe('SCEP CSR reading (RFC 2986)', () => {
     const parsed = parseCsr(der);
     expect(parsed).toMatchObject({
       signatureValid: true,
-      commonName: 'device.example.test',
+      commonNames: ['device.example.test'],
       challenge: 'secret-challenge-1',
       dnsNames: ['a.example.test', 'b.example.test'],
       sanCount: 3,

@@ -25,7 +25,8 @@ export interface ScepCsr {
   publicKey: KeyObject;
   /** Whether the request is signed by the key it carries. */
   signatureValid: boolean;
-  commonName?: string;
+  /** Every CN of the subject, in order (an MDM `cn` claim must be the only one). */
+  commonNames: string[];
   dnsNames: string[];
   sanCount: number;
   /** The challengePassword attribute (RFC 2985 5.4.1), if any. */
@@ -40,7 +41,7 @@ const text = (buf: Buffer, node: Node | undefined): string | undefined =>
     : undefined;
 
 /**
- * Parses a CSR (throws when it is not one): subject CN, the challengePassword and the SAN of the
+ * Parses a CSR (throws when it is not one): subject CNs, the challengePassword and the SAN of the
  * extensionRequest, and checks its signature with node's crypto. @peculiar/x509 did the same at
  * several times the cost of the enrollment's own signatures.
  */
@@ -48,11 +49,12 @@ export function parseCsr(der: Buffer): ScepCsr {
   const [info, signatureAlgorithm, signature] = children(der, readNode(der, 0));
   const [, subject, spki, attributes] = children(der, info);
   const publicKey = spkiKeyObject(Buffer.from(bytesOf(der, spki)));
-  let commonName: string | undefined;
+  const commonNames: string[] = [];
   for (const rdn of children(der, subject))
     for (const pair of children(der, rdn)) {
       const [type, value] = children(der, pair);
-      if (oidOf(der, type) === OID_CN && commonName === undefined) commonName = text(der, value);
+      // A CN in a string type this reader does not decode still counts, as an unreadable name.
+      if (oidOf(der, type) === OID_CN) commonNames.push(text(der, value) ?? '');
     }
   let challenge: string | undefined;
   let dnsNames: string[] = [];
@@ -95,7 +97,7 @@ export function parseCsr(der: Buffer): ScepCsr {
     pem: `-----BEGIN CERTIFICATE REQUEST-----\n${base64}${base64.endsWith('\n') ? '' : '\n'}-----END CERTIFICATE REQUEST-----\n`,
     publicKey,
     signatureValid,
-    ...(commonName !== undefined ? { commonName } : {}),
+    commonNames,
     dnsNames,
     sanCount,
     ...(challenge !== undefined ? { challenge } : {}),

@@ -23,6 +23,7 @@ import {
   enrolledEkus,
   looksLikeMdmChallenge,
   MdmChallengeClaims,
+  MdmCsrFacts,
   messageTypeName,
   parseCertificateBundle,
   parseTrustBundle,
@@ -161,6 +162,12 @@ export interface ScepServerDeps {
       renewsCertificatePem?: string;
     }): Promise<{ approvalId: string }>;
     outcome(approvalId: string): Promise<EnrollmentApprovalOutcome>;
+    /**
+     * Withdraws an approval `request` opened that no transaction holds (its transactionID was
+     * taken by a racing request): rejected as its requester, `principal`, so no approver issues a
+     * certificate no one can pick up. Best effort.
+     */
+    withdraw(approvalId: string, principal: string, reason: string): Promise<void>;
   };
   /** The CA certificates of the profile's issuer, issuing CA first. */
   caCertificates(profile: ScepProfileRow): Promise<string[]>;
@@ -476,7 +483,10 @@ export class ScepServer {
       (kind === 'PKCSReq' && !mtls && challenge === undefined && !selfIssued(message.signerDer));
     let mdm: Outcome['mdmStatus'];
     if (byMdm && !mdmResent) {
-      const checked = await this.mdmChallenge(profile, challenge!, csr);
+      const checked = await this.mdmChallenge(profile, challenge!, {
+        commonNames: csr.commonNames,
+        sans: facts.sans ?? [],
+      });
       mdm = checked.status;
       if (checked.status !== 'success') {
         const mdmCode = kind === 'RenewalReq' ? 'scep_renewalreq_mdm' : 'scep_pkcsreq_mdm';
@@ -677,14 +687,39 @@ export class ScepServer {
     } catch (error) {
       return fail('badRequest', `the approval request failed: ${(error as Error).message?.slice(0, 300)}`);
     }
-    await new ScepTransactionStore(this.deps.executor).createPending({
+    const transactions = new ScepTransactionStore(this.deps.executor);
+    const messageType = kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq';
+    const principal = principalOf(message);
+    const recorded = await transactions.createPending({
       profile_id: profile.id,
       transaction_id: message.transactionId,
-      message_type: kind === 'RenewalReq' ? 'renewalreq' : 'pkcsreq',
+      message_type: messageType,
       csr_pem: csrPem,
-      principal: principalOf(message),
+      principal,
       approval_id: approvalId,
     });
+    if (!recorded) {
+      // Another request waiting for approval took the transactionID between this one's read and
+      // its write (two requests under one id at once, on one replica or two). The same request
+      // sent twice at once found the same approval and waits on it; any other is refused, and
+      // the approval it opened is withdrawn: no transaction holds it, so no one could pick up
+      // what it would issue.
+      const holder = await transactions.get(profile.id, message.transactionId);
+      const same =
+        holder?.status === 'pending' &&
+        holder.approval_id === approvalId &&
+        holder.principal === principal &&
+        holder.message_type === messageType &&
+        holder.csr_pem === csrPem;
+      if (!same) {
+        const reason = 'the transactionID is used by another request waiting for approval';
+        if (holder?.approval_id !== approvalId)
+          await this.deps.approvals
+            .withdraw(approvalId, principal, `withdrawn: ${reason}`)
+            .catch(() => undefined);
+        return { ...fail('badRequest', reason), approvalId };
+      }
+    }
     return {
       status: 'PENDING',
       code,
@@ -791,7 +826,7 @@ export class ScepServer {
   private async mdmChallenge(
     profile: ScepProfileRow,
     token: string,
-    csr: ScepCsr,
+    csr: MdmCsrFacts,
   ): Promise<{ status: ScepMdmStatus; reason: string }> {
     const anchors = profile.mdm_trust_pem ? parseCertificateBundle(profile.mdm_trust_pem) : undefined;
     const now = (this.deps.now ?? (() => new Date()))();
@@ -799,10 +834,7 @@ export class ScepServer {
       anchors: anchors?.ok ? anchors.certificates : [],
       audience: profile.mdm_audience ?? '',
       now,
-      csr: {
-        ...(csr.commonName !== undefined ? { commonName: csr.commonName } : {}),
-        dnsNames: csr.dnsNames,
-      },
+      csr,
     });
     if (!verified.ok) return { status: verified.status, reason: verified.reason };
     const { claims } = verified;

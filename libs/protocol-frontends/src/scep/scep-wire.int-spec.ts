@@ -33,6 +33,7 @@ import {
   ScepCertificateProfile,
   ScepHttpResponse,
   ScepServer,
+  ScepServerDeps,
 } from './scep-server';
 import { csrWithDnsNames } from '../testing/csr-with-dns-names';
 import { readCertRep, ScepRequester } from './testing/scep-requester';
@@ -79,7 +80,7 @@ describe('SCEP server (wire)', () => {
   const issuances: CertificateProfileIssuance[] = [];
   /** What each issue said it renews (the certificate a renewal is signed by). */
   const renewed: (string | undefined)[] = [];
-  const server = (executor: Client = db, now?: () => Date) =>
+  const server = (executor: Client = db, now?: () => Date, extra: Partial<ScepServerDeps> = {}) =>
     new ScepServer({
       executor,
       certificateProfile: async (profile) => certificateProfiles.get(profile.certificate_profile_id!) ?? null,
@@ -118,6 +119,7 @@ describe('SCEP server (wire)', () => {
         return { certificatePem: readFileSync(path('issued.crt'), 'utf8') };
       },
       caCertificates: async () => [caPem],
+      ...extra,
     });
 
   const post = (body: Buffer, pathId = '', executor: Client = db, now?: () => Date) =>
@@ -794,6 +796,198 @@ describe('SCEP server (wire)', () => {
       );
     expect(statuses).toEqual(['0', '0', '0', '2']);
     expect(await mdmCounters()).toMatchObject({ mdm_replay: 1, mdm_rate_limited: 1 });
+  });
+
+  it('issue 21 (MDM, review finding 6): the cn and dns claims name every name: with dns, a SAN of another type is claim_mismatch (dns: [] allows no SAN); with cn, a second CN is', async () => {
+    const pinned = await createProfile('managed-names', {
+      challenge_password_hash: null,
+      mdm_enabled: true,
+      mdm_audience: AUDIENCE,
+      mdm_trust_pem: readFileSync(path('mdm.crt'), 'utf8'),
+      rate_limit_per_minute: 100,
+    });
+    /** A PKCSReq whose CSR has the subject lines (openssl's `1.CN=` form for a second CN) and SAN given. */
+    const named = (name: string, subject: string[], san: string | undefined, challenge: string) => {
+      const requester = new ScepRequester(dir, name);
+      const config = path(`${name}-names.cnf`);
+      writeFileSync(
+        config,
+        [
+          '[req]',
+          'distinguished_name=dn',
+          'attributes=attrs',
+          'prompt=no',
+          ...(san ? ['req_extensions=ext'] : []),
+          '[dn]',
+          ...subject,
+          '[attrs]',
+          `challengePassword=${challenge}`,
+          ...(san ? ['[ext]', `subjectAltName=${san}`] : []),
+        ].join('\n') + '\n',
+      );
+      const csrDer = execFileSync('openssl', [
+        'req',
+        '-new',
+        '-key',
+        requester.keyPath,
+        '-config',
+        config,
+        '-outform',
+        'DER',
+      ]);
+      return requester.pkiMessage({ messageType: '19', envelope: requester.envelope(csrDer, raPem) });
+    };
+    const answer = async (message: Buffer) => {
+      const rep = certRep(await post(message, 'managed-names'));
+      return [rep.pkiStatus, rep.failInfo, (audit.at(-1)?.details as Record<string, unknown>)?.mdm_status];
+    };
+    const claims = (sub: string, cn: string, dns?: string[]) =>
+      mdmChallenge({ sub, cn, ...(dns ? { dns } : {}) });
+    expect(
+      await answer(
+        named(
+          'mdm-names-ok',
+          ['CN=mdm-names-ok'],
+          'DNS:ok.example.test',
+          claims('names-1', 'mdm-names-ok', ['ok.example.test']),
+        ),
+      ),
+    ).toEqual(['0', undefined, 'success']);
+    const refused = ['2', '2', 'claim_mismatch'];
+    expect(
+      await answer(
+        named(
+          'mdm-names-ip',
+          ['CN=mdm-names-ip'],
+          'DNS:ip.example.test,IP:10.0.0.9',
+          claims('names-2', 'mdm-names-ip', ['ip.example.test']),
+        ),
+      ),
+    ).toEqual(refused);
+    expect(
+      await answer(
+        named(
+          'mdm-names-mail',
+          ['CN=mdm-names-mail'],
+          'DNS:mail.example.test,email:ceo@corp.example',
+          claims('names-3', 'mdm-names-mail', ['mail.example.test']),
+        ),
+      ),
+    ).toEqual(refused);
+    expect(
+      await answer(
+        named(
+          'mdm-names-none',
+          ['CN=mdm-names-none'],
+          'IP:10.0.0.10',
+          claims('names-4', 'mdm-names-none', []),
+        ),
+      ),
+    ).toEqual(refused);
+    expect(
+      await answer(
+        named(
+          'mdm-names-cn',
+          ['1.CN=mdm-names-cn', '2.CN=vpn.corp.example'],
+          undefined,
+          claims('names-5', 'mdm-names-cn'),
+        ),
+      ),
+    ).toEqual(refused);
+    // Without a dns claim the SANs are the CSR policy's to judge, as documented.
+    expect(
+      await answer(
+        named(
+          'mdm-names-free',
+          ['CN=mdm-names-free'],
+          'DNS:free.example.test,IP:10.0.0.11',
+          claims('names-6', 'mdm-names-free'),
+        ),
+      ),
+    ).toEqual(['0', undefined, 'success']);
+    const counters = (await new ScepProfileStore(db).counters()).get(pinned.id);
+    expect([counters?.get('mdm_success'), counters?.get('mdm_claim_mismatch')]).toEqual([2, 4]);
+  });
+
+  it('RFC 8894 3.2.1.1 (review finding 7): two requests racing under one transactionID on an approval profile: one is PENDING, the other FAILURE badRequest with its approval withdrawn', async () => {
+    const held = await createProfile('held-race', { approval_required: true });
+    const opened: string[] = [];
+    const withdrawn: { approvalId: string; principal: string; reason: string }[] = [];
+    let bothAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (bothAsked = resolve));
+    const approvals: ScepServerDeps['approvals'] = {
+      // Each request reads no transaction, then both open their approval before either records it.
+      request: async () => {
+        const approvalId = `race-approval-${opened.length + 1}`;
+        opened.push(approvalId);
+        if (opened.length === 2) bothAsked();
+        await asked;
+        return { approvalId };
+      },
+      outcome: async (approvalId) => ({
+        approval_id: approvalId,
+        state: 'pending',
+        certificate_pem: null,
+        chain_pem: null,
+        alternate_chains_pem: [],
+        issuer_id: null,
+        serial_hex: null,
+        certificate_id: null,
+        reason: null,
+      }),
+      withdraw: async (approvalId, principal, reason) => {
+        withdrawn.push({ approvalId, principal, reason });
+      },
+    };
+    const racing = server(db, undefined, { approvals });
+    const transactionId = `race-${randomBytes(6).toString('hex')}`;
+    const messages = ['race-a', 'race-b'].map((name) => {
+      const requester = new ScepRequester(dir, name);
+      return requester.pkiMessage({
+        messageType: '19',
+        transactionId,
+        envelope: requester.envelope(requester.csr(CHALLENGE), raPem),
+      });
+    });
+    const answers = await Promise.all(
+      messages.map((body) =>
+        racing.handle({ method: 'POST', path: '/scep/held-race', query: 'operation=PKIOperation', body }),
+      ),
+    );
+    const reps = answers.map(certRep);
+    expect(reps.map((rep) => rep.pkiStatus).sort()).toEqual(['2', '3']);
+    expect(reps.find((rep) => rep.pkiStatus === '2')?.failInfo).toBe('2');
+    const row = await new ScepTransactionStore(db).get(held.id, transactionId);
+    expect(row).toMatchObject({ status: 'pending' });
+    expect(opened).toHaveLength(2);
+    expect(withdrawn).toEqual([
+      {
+        approvalId: opened.find((id) => id !== row!.approval_id),
+        principal: expect.stringMatching(/^scep:[0-9a-f]{32}$/),
+        reason: expect.stringContaining('transactionID'),
+      },
+    ]);
+    expect(withdrawn[0].principal).not.toBe(row!.principal);
+    // The loser's resend is refused as well; the winner's is a poll of its approval.
+    const [loser, winner] = reps[0].pkiStatus === '2' ? messages : [...messages].reverse();
+    const resent = certRep(
+      await racing.handle({
+        method: 'POST',
+        path: '/scep/held-race',
+        query: 'operation=PKIOperation',
+        body: loser,
+      }),
+    );
+    expect([resent.pkiStatus, resent.failInfo]).toEqual(['2', '2']);
+    const polled = certRep(
+      await racing.handle({
+        method: 'POST',
+        path: '/scep/held-race',
+        query: 'operation=PKIOperation',
+        body: winner,
+      }),
+    );
+    expect(polled.pkiStatus).toBe('3');
   });
 
   /** The DER of a certificate's issuer and subject Names (IssuerAndSubject, RFC 8894 3.3.3). */

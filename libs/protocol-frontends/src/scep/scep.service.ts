@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DEFAULT_ISSUER_ID, ScepHttpForwardAnswer, ScepHttpForwardRequest } from '@certlane/contracts';
+import {
+  CertlaneError,
+  DEFAULT_ISSUER_ID,
+  ErrorCode,
+  ScepHttpForwardAnswer,
+  ScepHttpForwardRequest,
+} from '@certlane/contracts';
 import {
   CERTLANE_CONFIG,
   CertlaneConfig,
@@ -141,6 +147,23 @@ export class ScepService implements OnModuleInit, OnApplicationBootstrap, OnModu
           return { approvalId: approval.id };
         },
         outcome: (approvalId) => bus.request('issuance.v1.get-enrollment-approval', { id: approvalId }),
+        // Rejected as its requester, which issuance lets withdraw its own request (as ACME does
+        // for a deactivated account's orders); one already decided is left as it is.
+        withdraw: async (approvalId, principal, reason) => {
+          await bus
+            .request(
+              'issuance.v1.reject-approval',
+              { id: approvalId, reason },
+              { context: { actor_id: principal } },
+            )
+            .catch((error: unknown) => {
+              if (error instanceof CertlaneError && error.code === ErrorCode.ApprovalNotPending) return;
+              this.logger.warn(
+                { approval_id: approvalId, err: error },
+                'the approval of a SCEP request refused for its transactionID could not be withdrawn',
+              );
+            });
+        },
       },
       // The CSR policy, validity, must-staple and approval of the certificate profile (spec 2.9).
       certificateProfile: async (profile) =>

@@ -68,21 +68,23 @@ describe('EST profile rules (ADR 0058)', () => {
 });
 
 describe('EST Basic passwords', () => {
-  it('stores a salted scrypt hash that verifies the password and nothing else', () => {
+  it('stores a salted scrypt hash that verifies the password and nothing else', async () => {
     const stored = hashEstPassword('correct horse battery');
     expect(stored).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
     expect(stored).not.toContain('correct horse battery');
-    expect(verifyEstPassword('correct horse battery', stored)).toBe(true);
-    expect(verifyEstPassword('correct horse batterY', stored)).toBe(false);
+    expect(await verifyEstPassword('correct horse battery', stored)).toBe(true);
+    expect(await verifyEstPassword('correct horse batterY', stored)).toBe(false);
     expect(hashEstPassword('correct horse battery')).not.toBe(stored);
   });
 
-  it('matches nothing against a malformed or tampered hash', () => {
+  it('matches nothing against a malformed or tampered hash', async () => {
     const stored = hashEstPassword('correct horse battery');
-    expect(verifyEstPassword('correct horse battery', 'plain')).toBe(false);
-    expect(verifyEstPassword('correct horse battery', stored.replace('scrypt', 'bcrypt'))).toBe(false);
-    expect(verifyEstPassword('correct horse battery', stored.replace('$16384$', '$99999999$'))).toBe(false);
-    expect(verifyEstPassword('correct horse battery', stored.slice(0, -4))).toBe(false);
+    expect(await verifyEstPassword('correct horse battery', 'plain')).toBe(false);
+    expect(await verifyEstPassword('correct horse battery', stored.replace('scrypt', 'bcrypt'))).toBe(false);
+    expect(await verifyEstPassword('correct horse battery', stored.replace('$16384$', '$99999999$'))).toBe(
+      false,
+    );
+    expect(await verifyEstPassword('correct horse battery', stored.slice(0, -4))).toBe(false);
   });
 });
 

@@ -3,7 +3,7 @@ import { createHash, createPrivateKey, KeyObject, sign, X509Certificate } from '
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MDM_CHALLENGE_TYP, MdmChallengeClaims, verifyMdmChallenge } from './mdm-challenge';
+import { MDM_CHALLENGE_TYP, MdmChallengeClaims, MdmCsrFacts, verifyMdmChallenge } from './mdm-challenge';
 
 const dir = mkdtempSync(join(tmpdir(), 'mdm-challenge-'));
 function signer(name: string): { key: KeyObject; cert: X509Certificate } {
@@ -32,7 +32,10 @@ const stranger = signer('stranger');
 const NOW = new Date('2026-11-25T12:00:00Z');
 const T = Math.floor(NOW.getTime() / 1000);
 const AUDIENCE = 'https://scep.example.test/scep/managed';
-const CSR = { commonName: 'device-1', dnsNames: ['device-1.example.test'] };
+const CSR: MdmCsrFacts = {
+  commonNames: ['device-1'],
+  sans: [{ type: 'dns', value: 'device-1.example.test' }],
+};
 
 function token(
   claims: Partial<MdmChallengeClaims> & Record<string, unknown> = {},
@@ -94,6 +97,35 @@ describe('MDM-signed SCEP challenge (ADR 0059)', () => {
     ['claim_mismatch', token({ dns: ['other.example.test'] })],
   ])('answers %s', (status, challenge) => {
     expect(check(challenge)).toMatchObject({ ok: false, status });
+  });
+
+  it.each<[string, Partial<MdmChallengeClaims>, MdmCsrFacts]>([
+    [
+      'an IP SAN beside the claimed DNS names',
+      { dns: ['device-1.example.test'] },
+      { ...CSR, sans: [...CSR.sans, { type: 'ip', value: '10.0.0.9' }] },
+    ],
+    [
+      'an e-mail SAN beside the claimed DNS names',
+      { dns: ['device-1.example.test'] },
+      { ...CSR, sans: [...CSR.sans, { type: 'email', value: 'ceo@corp.example' }] },
+    ],
+    [
+      'a URI SAN under dns: [] (no SAN at all)',
+      { dns: [] },
+      { ...CSR, sans: [{ type: 'url', value: 'https://x' }] },
+    ],
+    ['a second CN', {}, { ...CSR, commonNames: ['device-1', 'vpn.corp.example'] }],
+    ['a second CN first', {}, { ...CSR, commonNames: ['vpn.corp.example', 'device-1'] }],
+    ['no CN under a cn claim', {}, { ...CSR, commonNames: [] }],
+  ])('review finding 6: a claim names all of its part of the CSR: %s is claim_mismatch', (_, claims, csr) => {
+    expect(check(token(claims), csr)).toMatchObject({ ok: false, status: 'claim_mismatch' });
+  });
+
+  it('leaves the SANs to the CSR policy without a dns claim, and the CN without a cn claim', () => {
+    const free = { commonNames: ['a', 'b'], sans: [{ type: 'ip', value: '10.0.0.9' }] };
+    expect(check(token({ cn: undefined }), free)).toMatchObject({ ok: true });
+    expect(check(token({ dns: [] }), { ...CSR, sans: [] })).toMatchObject({ ok: true });
   });
 
   it('tolerates 60 seconds of clock skew on exp and nbf', () => {

@@ -27,15 +27,21 @@ export interface MdmChallengeClaims {
   jti: string;
   /** The device the MDM vouches for (the device-state hook's key). */
   sub: string;
-  /** What the CSR must carry: its subject CN, and exactly these DNS SANs when given. */
+  /**
+   * What the CSR may name. `cn`: the subject's one CN, exactly this. `dns`: the whole
+   * SubjectAltName, exactly these DNS names and nothing of another type (`[]`: no SAN at all).
+   * A claim left out leaves its part of the CSR to the profile's CSR policy.
+   */
   cn?: string;
   dns?: string[];
 }
 
 /** The facts of the CSR the claims are matched against. */
 export interface MdmCsrFacts {
-  commonName?: string;
-  dnsNames: string[];
+  /** Every CN of the subject, in order. */
+  commonNames: readonly string[];
+  /** Every SubjectAltName entry (`dns`, `ip`, `email`, `url` or another type name, as EST reads them). */
+  sans: readonly { type: string; value: string }[];
 }
 
 export type MdmStatusBeforeState =
@@ -150,13 +156,29 @@ export function verifyMdmChallenge(
   const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
   if (!audiences.includes(context.audience))
     return { ok: false, status: 'wrong_audience', reason: 'aud does not name this profile' };
-  if (claims.cn !== undefined && claims.cn !== context.csr.commonName)
-    return { ok: false, status: 'claim_mismatch', reason: 'the CSR subject CN is not the cn claim' };
-  if (claims.dns !== undefined) {
-    const want = [...new Set(claims.dns.map((d) => d.toLowerCase()))].sort();
-    const got = [...new Set(context.csr.dnsNames.map((d) => d.toLowerCase()))].sort();
-    if (want.join(',') !== got.join(','))
-      return { ok: false, status: 'claim_mismatch', reason: 'the CSR DNS names are not the dns claim' };
-  }
+  const mismatch = claimMismatch(claims, context.csr);
+  if (mismatch) return { ok: false, status: 'claim_mismatch', reason: mismatch };
   return { ok: true, claims: claims as MdmChallengeClaims };
+}
+
+/**
+ * Why the CSR names something the `cn` and `dns` claims do not, or null. A claim pins all of its
+ * part of the request (review finding 6): a second CN, or a SAN of a type the claims cannot
+ * express (IP, e-mail, URI, otherName...), would otherwise ride along unchecked.
+ */
+function claimMismatch(claims: Partial<MdmChallengeClaims>, csr: MdmCsrFacts): string | null {
+  if (claims.cn !== undefined) {
+    if (csr.commonNames.length !== 1)
+      return `the CSR subject has ${csr.commonNames.length} CNs; the cn claim names one`;
+    if (csr.commonNames[0] !== claims.cn) return 'the CSR subject CN is not the cn claim';
+  }
+  if (claims.dns !== undefined) {
+    const others = csr.sans.filter((san) => san.type !== 'dns');
+    if (others.length > 0)
+      return `the dns claim names every SAN, and the CSR has ${others.map((san) => san.type).join(', ')} SANs too`;
+    const want = [...new Set(claims.dns.map((d) => d.toLowerCase()))].sort();
+    const got = [...new Set(csr.sans.map((san) => san.value.toLowerCase()))].sort();
+    if (want.join(',') !== got.join(',')) return 'the CSR DNS names are not the dns claim';
+  }
+  return null;
 }
