@@ -6,6 +6,7 @@ import { auth } from './api/auth-store';
 import { restoreSignIn } from './auth/sign-in-actions';
 import { SignInPage } from './auth/sign-in-page';
 import { Layout } from './components/layout';
+import { RouteError } from './components/route-error';
 import { DashboardPage } from './pages/dashboard';
 import { CertificatesPage } from './pages/certificates';
 import { CertificateDetailPage } from './pages/certificate-detail';
@@ -25,9 +26,10 @@ const queryClient = new QueryClient({
 });
 
 const router = createBrowserRouter([
-  { path: '/login', element: <SignInPage /> },
+  { path: '/login', element: <SignInPage />, errorElement: <RouteError /> },
   {
     element: <Layout />,
+    errorElement: <RouteError />,
     children: [
       { index: true, element: <DashboardPage /> },
       { path: 'certificates', element: <CertificatesPage /> },

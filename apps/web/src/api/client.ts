@@ -1,6 +1,7 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from '@certlane/api-client/types';
 import { isStateChanging, readCookie } from '../lib/cookies';
+import { activity, BACKGROUND_HEADER } from '../lib/user-activity';
 import { auth } from './auth-store';
 
 export type Schemas = components['schemas'];
@@ -20,10 +21,13 @@ export class ApiError extends Error {
 /**
  * Every call: the API key as a bearer token when signed in with one; otherwise the session
  * cookie goes by itself and state-changing calls echo the CSRF cookie in X-CSRF-Token (spec 5.4).
- * A 401 anywhere signs out, so the app returns to sign-in instead of breaking.
+ * A call made with no user input lately is marked as background work, which does not keep a
+ * session from ending when idle (lib/user-activity.ts). A 401 anywhere signs out, so the app
+ * returns to sign-in instead of breaking.
  */
 const credentials: Middleware = {
   onRequest({ request }) {
+    if (activity.idle()) request.headers.set(BACKGROUND_HEADER, '1');
     const key = auth.apiKey();
     if (key) request.headers.set('Authorization', `Bearer ${key}`);
     else if (isStateChanging(request.method)) {

@@ -12,9 +12,13 @@ export function oidcFailure(search: string): string | undefined {
 /**
  * Single sign-on, shown when the API reports `auth_type: oidc` (GET /api/v1/auth/info): a plain
  * GET form to the gateway's `/auth/oidc/login?provider=<id>` (spec 5.5), which redirects to the
- * identity provider; no script is needed and the CSP's `form-action 'self'` allows it. The
- * provider comes from the link an administrator shares (`/login?provider=<id>`), since the list
- * of providers is not public.
+ * identity provider. The provider comes from the link an administrator shares
+ * (`/login?provider=<id>`), since the list of providers is not public.
+ *
+ * Not ready for that redirect: the CSP's `form-action 'self'` allows the submission, but Chromium
+ * applies it to the submission's redirects too, so the 302 to an identity provider on another
+ * origin is blocked. When the OIDC routes are built this must become a link built from the
+ * provider field (ADR 0064, amendment of the sixteenth stop).
  */
 export function OidcSection({ provider, failure }: { provider: string; failure?: string }) {
   return (

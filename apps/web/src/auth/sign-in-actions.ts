@@ -48,10 +48,33 @@ export async function signInBreakGlass(actorId: string, password: string): Promi
   auth.signedIn('session', result.actor_id);
 }
 
+/**
+ * Signs out. A session ends only when `POST /auth/logout` says so (204; a 401 says it had already
+ * ended): on any other answer, or none, the session and its cookies are still there and a reload
+ * would sign back in, so the app stays signed in and this rejects with why, for the user to try
+ * again.
+ */
 export async function signOut(): Promise<void> {
   const state = auth.get();
   if (state.status === 'signed-in' && state.method === 'session') {
-    await api.POST('/auth/logout').catch(() => undefined);
+    const answer = await api.POST('/auth/logout').catch(() => ({ error: undefined, response: undefined }));
+    const response = answer.response;
+    if (!response) {
+      throw new ApiError(
+        0,
+        'network_error',
+        'Sign-out did not reach the server: your session is still active. Try again.',
+      );
+    }
+    if (!response.ok && response.status !== 401) {
+      const body = (answer.error ?? {}) as { code?: string; message?: string };
+      const why = body.message ? `: ${body.message}` : '';
+      throw new ApiError(
+        response.status,
+        body.code ?? 'http_' + response.status,
+        `Sign-out failed (${response.status}${why}): your session is still active. Try again.`,
+      );
+    }
   }
   auth.signedOut();
 }

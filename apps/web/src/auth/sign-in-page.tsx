@@ -1,6 +1,7 @@
 import { FormEvent, useState, useSyncExternalStore } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { ApiError } from '../api/client';
+import { returnPath } from '../lib/return-path';
 import { auth } from '../api/auth-store';
 import { signInBreakGlass, signInWithKey } from './sign-in-actions';
 import { OidcSection, oidcFailure } from './oidc-section';
@@ -24,8 +25,8 @@ export function SignInPage() {
   const [busy, setBusy] = useState(false);
 
   if (state.status === 'signed-in') {
-    const from = (location.state as { from?: string } | null)?.from;
-    return <Navigate to={from && from.startsWith('/') ? from : '/'} replace />;
+    const from = (location.state as { from?: unknown } | null)?.from;
+    return <Navigate to={returnPath(from, window.location.origin)} replace />;
   }
 
   const submitKey = async (event: FormEvent) => {

@@ -1,4 +1,4 @@
-import { useSyncExternalStore } from 'react';
+import { useState, useSyncExternalStore } from 'react';
 import { Navigate, NavLink, Outlet, useLocation } from 'react-router';
 import { auth } from '../api/auth-store';
 import { signOut } from '../auth/sign-in-actions';
@@ -11,6 +11,8 @@ import { NAV_GROUPS, NavGroup } from '../pages/resource-pages';
 export function Layout() {
   const state = useSyncExternalStore(auth.subscribe, auth.get);
   const location = useLocation();
+  const [signOutError, setSignOutError] = useState<string>();
+  const [signingOut, setSigningOut] = useState(false);
   if (state.status !== 'signed-in') {
     return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
   }
@@ -27,7 +29,19 @@ export function Layout() {
           {state.actorId}
         </span>
         {state.method !== 'open' && (
-          <button type="button" onClick={() => void signOut()}>
+          <button
+            type="button"
+            disabled={signingOut}
+            onClick={() => {
+              setSigningOut(true);
+              setSignOutError(undefined);
+              signOut()
+                .catch((error: unknown) =>
+                  setSignOutError(error instanceof Error ? error.message : 'Sign-out failed.'),
+                )
+                .finally(() => setSigningOut(false));
+            }}
+          >
             Sign out
           </button>
         )}
@@ -38,6 +52,11 @@ export function Layout() {
         ))}
       </nav>
       <main id="main" className="content" tabIndex={-1}>
+        {signOutError && (
+          <p role="alert" className="notice error">
+            {signOutError}
+          </p>
+        )}
         <Outlet />
       </main>
     </div>

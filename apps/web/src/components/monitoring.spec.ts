@@ -4,6 +4,7 @@ import { sparklineSegments } from '../lib/sparkline';
 import { RESOURCE_PAGES, Row, rowName } from '../pages/resource-pages';
 import { Cell, pageOf } from './resource-page';
 import { actionBody, actionPathParams, describeAnswer } from './row-actions';
+import { onceSecret } from './shown-once';
 import { Sparkline } from './monitoring-tools';
 
 describe('sparklineSegments', () => {
@@ -89,10 +90,15 @@ describe('row actions', () => {
     expect(describeAnswer({ delivered: false, error: 'HTTP 503' })).toBe('not delivered: HTTP 503');
   });
 
-  it("shows a new EST key-encryption key's id and key, its only showing", () => {
-    expect(describeAnswer({ id: 'ab12', status: 'active', secret_key: '00ff' })).toBe(
-      'key-encryption key id ab12, AES-256 key (shown only now, copy it): 00ff',
+  it("names a new EST key-encryption key's id but leaves its key to the shown-once box", () => {
+    const answer = { id: 'ab12', status: 'active', secret_key: '00ff' };
+    expect(describeAnswer(answer)).toBe(
+      'key-encryption key id ab12 created: copy its AES-256 key now from the box below.',
     );
+    expect(onceSecret(answer)).toEqual({
+      label: 'The AES-256 key of key-encryption key ab12',
+      value: '00ff',
+    });
   });
 });
 

@@ -6,6 +6,7 @@ import { api, unwrap } from '../api/client';
 import { apiQuery, ListParams } from '../lib/list-params';
 import { editOperation, ResourceColumn, ResourcePageSpec, Row, rowName } from '../pages/resource-pages';
 import { RowActions } from './row-actions';
+import { ShownOnce, useOnceSecret } from './shown-once';
 import { AuditTools } from './audit-tools';
 import { SchemaForm } from './schema-form';
 import { RecordView } from './record-view';
@@ -137,7 +138,8 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
   const state = useSyncExternalStore(auth.subscribe, auth.get);
   const actorId = state.status === 'signed-in' ? state.actorId : '';
   const [notice, setNotice] = useState<string>();
-  const [selected, setSelected] = useState<Row>();
+  const [secret, setSecret] = useOnceSecret();
+  const [picked, setSelected] = useState<Row>();
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
   const actions = page.actions ?? [];
   const edit = editOperation(page);
@@ -158,6 +160,10 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
   });
   // Only rows on the page shown stay selected: a row that left it (dismissed, filtered) drops out.
   const rows = list.data?.data ?? [];
+  // The record whose details are open, as listed now: after an edit is saved the list is asked
+  // again, and the details and the edit form show (and start from) what was stored.
+  const selected =
+    picked && picked.id !== undefined ? (rows.find((row) => row.id === picked.id) ?? picked) : picked;
   const selectedRows = page.bulk ? rows.filter((row) => chosen.has(rowId(row))) : [];
   const toggle = (ids: readonly string[], on: boolean) =>
     setChosen((before) => {
@@ -173,7 +179,7 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
       {filters.length > 0 && (
         <FilterBar filters={filters} values={params.filters} onChange={setFilter} onApply={setFilters} />
       )}
-      {page.tool === 'audit' && <AuditTools category={params.filters.category} />}
+      {page.tool === 'audit' && <AuditTools filters={params.filters} />}
       {page.tool === 'health-summary' && <HealthSummary />}
       {page.tool === 'discovery-summary' && <DiscoverySummary />}
       {page.create && <SchemaForm path={page.apiPath} title={page.create} invalidate={page.apiPath} />}
@@ -194,6 +200,7 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
           {notice}
         </p>
       )}
+      {secret && <ShownOnce secret={secret} onDismiss={() => setSecret(undefined)} />}
       <ErrorNotice error={list.error} />
       {page.bulk && rows.length > 0 && (
         <BulkActions
@@ -264,7 +271,10 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
                         row={row}
                         actorId={actorId}
                         invalidate={page.apiPath}
-                        onDone={setNotice}
+                        onDone={(message, shown) => {
+                          setNotice(message);
+                          setSecret(shown);
+                        }}
                       />
                     )}
                   </div>

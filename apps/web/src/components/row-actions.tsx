@@ -3,6 +3,13 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Row, RowAction, rowName } from '../pages/resource-pages';
 import { ConfirmDialog, ErrorNotice } from './widgets';
+import { OnceSecret, onceSecret } from './shown-once';
+
+/** The approval an answer says the change waits for (202 `{pending_approval_id}`), or undefined. */
+export function pendingApprovalId(answer: unknown): string | undefined {
+  const id = (answer as { pending_approval_id?: unknown } | null | undefined)?.pending_approval_id;
+  return typeof id === 'string' ? id : undefined;
+}
 
 /** What an action's answer says, in one line: a status and message, or counts. */
 export function describeAnswer(answer: unknown): string {
@@ -23,14 +30,17 @@ export function describeAnswer(answer: unknown): string {
   if (typeof body.total_enqueued === 'number') {
     return `renewal queued for ${body.total_enqueued} of ${String(body.total_matched)} certificates; ${String(body.total_failed)} failed.`;
   }
-  // A rotated or new API key: its only showing.
-  if (typeof body.key === 'string') return `new key (shown only now, copy it): ${body.key}`;
-  // A new ACME external account binding key: its HMAC key's only showing.
+  // A change that waits for another person's approval (a profile, spec 4.5): nothing applied yet.
+  const approvalId = pendingApprovalId(body);
+  if (approvalId)
+    return `not applied yet: it waits for approval ${approvalId} by another person (Approvals page).`;
+  // A secret's only showing (a new or rotated API key, an EAB HMAC key, an EST key-encryption
+  // key): never in this text, which stays on screen; the ShownOnce box holds it until dismissed.
+  if (typeof body.key === 'string') return 'new key created: copy it now from the box below.';
   if (typeof body.hmac_key === 'string')
-    return `EAB key id ${String(body.id)}, HMAC key (shown only now, copy it): ${body.hmac_key}`;
-  // A new EST key-encryption key: its key's only showing.
+    return `EAB key id ${String(body.id)} created: copy its HMAC key now from the box below.`;
   if (typeof body.secret_key === 'string')
-    return `key-encryption key id ${String(body.id)}, AES-256 key (shown only now, copy it): ${body.secret_key}`;
+    return `key-encryption key id ${String(body.id)} created: copy its AES-256 key now from the box below.`;
   // RFC 9773 early renewal: the window renewal-info answers now, and how many certificates moved.
   const window = body.suggested_window as { start?: unknown; end?: unknown } | undefined;
   if (window && typeof window.start === 'string' && typeof window.end === 'string') {
@@ -72,12 +82,15 @@ export function RowActions(props: {
   row: Row;
   actorId: string;
   invalidate: string;
-  onDone: (message: string) => void;
+  /** The answer in words, and a secret it carried for its only showing. */
+  onDone: (message: string, secret?: OnceSecret) => void;
 }) {
   const queryClient = useQueryClient();
   const [pending, setPending] = useState<RowAction>();
   const [reason, setReason] = useState('');
   const run = useMutation({
+    // An answer may hold a shown-once secret: the cache forgets it as soon as nothing shows it.
+    gcTime: 0,
     mutationFn: async (action: RowAction) => {
       // The page spec names the operation; its one path parameter comes from the row.
       const path = action.path as '/api/v1/jobs/{id}/cancel';
@@ -94,7 +107,8 @@ export function RowActions(props: {
       return unwrap(api.POST(path, { params: { path: pathParams }, body: body as never }));
     },
     onSuccess: (answer, action) => {
-      props.onDone(`${action.label} ${rowName(props.row)}: ${describeAnswer(answer)}`);
+      props.onDone(`${action.label} ${rowName(props.row)}: ${describeAnswer(answer)}`, onceSecret(answer));
+      run.reset();
       setPending(undefined);
       setReason('');
       void queryClient.invalidateQueries({ queryKey: [props.invalidate] });

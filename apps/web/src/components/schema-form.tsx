@@ -1,5 +1,6 @@
 import { FormEvent, useId, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
 import { api, ApiError, unwrap } from '../api/client';
 import {
   conditionalProperty,
@@ -16,7 +17,8 @@ import {
   resolveRef,
   secretStored,
 } from '../lib/schema-fields';
-import { describeAnswer } from './row-actions';
+import { describeAnswer, pendingApprovalId } from './row-actions';
+import { onceSecret, ShownOnce, useOnceSecret } from './shown-once';
 import { ErrorNotice } from './widgets';
 
 interface ApiOperation {
@@ -245,7 +247,8 @@ export function SchemaForm({
   const prefix = useId();
   const [values, setValues] = useState<FormValues | undefined>();
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [done, setDone] = useState<string>();
+  const [done, setDone] = useState<{ text: string; approvalId?: string }>();
+  const [secret, setSecret] = useOnceSecret();
   const editing = record !== undefined;
   const operation = document.data?.paths[path]?.[method.toLowerCase()];
   const schema = operation?.requestBody?.content?.['application/json']?.schema;
@@ -266,6 +269,8 @@ export function SchemaForm({
   const currentConfig = configValues ?? (record ? initialValues(configFields, storedConfig) : {});
   const plainFields = configFields.length > 0 ? fields.filter((field) => field.name !== 'config') : fields;
   const send = useMutation({
+    // What was sent (typed secrets) and answered (a key shown once) leave the cache with the form.
+    gcTime: 0,
     mutationFn: (body: Record<string, unknown>) => {
       const params = { ...pathValues, ...(id !== undefined ? { id } : {}) } as { id: string };
       return method === 'PUT'
@@ -278,10 +283,24 @@ export function SchemaForm({
           );
     },
     onSuccess: (answer) => {
+      const approvalId = pendingApprovalId(answer);
       setDone(
-        `${doneLabel ?? (editing || method === 'PUT' ? 'Saved.' : 'Created.')} ${describeAnswer(answer)}`,
+        approvalId
+          ? {
+              text: `Not saved yet: the change waits for approval ${approvalId}, which another person must decide. Nothing changes until it is approved.`,
+              approvalId,
+            }
+          : {
+              text: `${doneLabel ?? (editing || method === 'PUT' ? 'Saved.' : 'Created.')} ${describeAnswer(answer)}`,
+            },
       );
+      setSecret(onceSecret(answer));
+      // Nothing typed stays for the next record: a previous target's config (its password too)
+      // would otherwise fill the next one of the same kind.
       setValues(undefined);
+      setConfigValues(undefined);
+      setPathValues({});
+      send.reset();
       void queryClient.invalidateQueries({ queryKey: [invalidate] });
     },
     onError: (error) =>
@@ -298,6 +317,7 @@ export function SchemaForm({
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setDone(undefined);
+    setSecret(undefined);
     const { body, errors: parseErrors } = requestBody(plainFields, current);
     const config = requestBody(configFields, currentConfig);
     for (const [name, message] of Object.entries(config.errors)) parseErrors[`config.${name}`] = message;
@@ -363,9 +383,16 @@ export function SchemaForm({
       )}
       {done && (
         <p role="status" className="notice">
-          {done}
+          {done.text}
+          {done.approvalId && (
+            <>
+              {' '}
+              <Link to="/approvals?status=pending">See the pending approvals</Link>
+            </>
+          )}
         </p>
       )}
+      {secret && <ShownOnce secret={secret} onDismiss={() => setSecret(undefined)} />}
     </details>
   );
 }

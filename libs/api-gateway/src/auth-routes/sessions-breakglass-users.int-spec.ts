@@ -335,6 +335,45 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
       expect((await call('GET', `${gw1}/api/v1/auth/me`, { cookie: idle.cookie })).status).toBe(401);
     });
 
+    it('checks a request marked X-Certlane-Background: 1 but does not count it as use, so the session still goes idle', async () => {
+      const session = await login('alice');
+      const background = { cookie: session.cookie, headers: { 'x-certlane-background': '1' } };
+      // Three seconds of its 60 idle minutes left.
+      await db.query(
+        `UPDATE auth.sessions SET last_seen_at = now() - interval '59 minutes 57 seconds' WHERE id = $1`,
+        [session.sessionId],
+      );
+      expect((await call('GET', `${gw1}/api/v1/auth/me`, background)).status).toBe(200);
+      // The other gateway asks auth afresh once its own cached answer lapses: idle by then.
+      await eventually(
+        async () => (await call('GET', `${gw2}/api/v1/auth/me`, background)).status === 401,
+        'the polled session to end at its idle timeout',
+        15_000,
+      );
+      expect((await call('GET', `${gw1}/api/v1/auth/me`, { cookie: session.cookie })).status).toBe(401);
+    });
+
+    it("counts a user's request as use even right after a background one was answered from the same session", async () => {
+      const session = await login('alice');
+      await db.query(`UPDATE auth.sessions SET last_seen_at = now() - interval '30 minutes' WHERE id = $1`, [
+        session.sessionId,
+      ]);
+      const polled = await call('GET', `${gw1}/api/v1/auth/me`, {
+        cookie: session.cookie,
+        headers: { 'x-certlane-background': '1' },
+      });
+      expect(polled.status).toBe(200);
+      // Within the gateway's cache TTL of the poll's answer: not served from it, so auth records the use.
+      expect((await call('GET', `${gw1}/api/v1/auth/me`, { cookie: session.cookie })).status).toBe(200);
+      await eventually(async () => {
+        const { rows } = await db.query<{ recent: boolean }>(
+          `SELECT last_seen_at > now() - interval '1 minute' AS recent FROM auth.sessions WHERE id = $1`,
+          [session.sessionId],
+        );
+        return rows[0].recent;
+      }, 'the request to count as use');
+    });
+
     it('logs out: 401 without a cookie, 403 without the CSRF token, 204 clearing both cookies, then 401', async () => {
       const session = await login('alice');
       expect((await call('POST', `${gw1}/auth/logout`)).status).toBe(401);

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { CertlaneError, CSRF_HEADER, ErrorCode } from '@certlane/contracts';
+import { BACKGROUND_HEADER, CertlaneError, CSRF_HEADER, ErrorCode } from '@certlane/contracts';
 import { CERTLANE_CONFIG, CertlaneConfig, PUBLIC_ROUTE, requestIdOf } from '@certlane/platform';
 import { Actor, setActor } from './actor';
 import { ADMIN_ONLY } from './admin-only';
@@ -99,5 +99,6 @@ export function credentialsOf(
     cookie: headers.cookie,
     userAgent: headers['user-agent'],
     csrfToken: single(headers[CSRF_HEADER.toLowerCase()]),
+    background: single(headers[BACKGROUND_HEADER]) === '1',
   };
 }

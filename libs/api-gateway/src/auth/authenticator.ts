@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import {
+  AuthenticateSessionRequest,
+  AuthenticateSessionResponse,
   CertlaneError,
   DEFAULT_ROLES,
   ErrorCode,
@@ -37,6 +39,11 @@ export interface Credentials {
   userAgent?: string;
   /** X-CSRF-Token. */
   csrfToken?: string;
+  /**
+   * `X-Certlane-Background: 1`: the client made this request on its own (a poll), so it does not
+   * count as use of a session (the idle timeout). Only ever shortens a session.
+   */
+  background?: boolean;
 }
 
 /**
@@ -155,22 +162,25 @@ export class Authenticator implements OnApplicationBootstrap {
   /**
    * The actor of a session cookie, or undefined when the auth service does not know it. The
    * cache key covers the user agent when sessions are bound to it, so another agent is asked
-   * about (and refused) rather than served from the cache.
+   * about (and refused) rather than served from the cache. It also covers the background flag:
+   * a user's request within the TTL of a poll's answer still reaches the auth service, which
+   * records the use (a poll's answer recorded none).
    */
   private async sessionActor(request: Credentials, cookie: string): Promise<Actor | undefined> {
     if (cookie.startsWith('pl-')) return undefined;
     const userAgent = request.userAgent ?? '';
+    const background = request.background === true;
     const cacheKey = PrincipalCache.keyOf(
-      `session\0${cookie}\0${this.config.session.bindUserAgent ? userAgent : ''}`,
+      `session\0${cookie}\0${this.config.session.bindUserAgent ? userAgent : ''}\0${background ? 'bg' : ''}`,
     );
     let cached = this.principals.lookup(cacheKey);
     if (!cached) {
       const epoch = this.principals.epoch;
-      const answer = await this.bus.request(
-        'auth.v1.authenticate-session',
-        { cookie, user_agent: userAgent.slice(0, 2048) },
-        { context: { request_id: request.requestId } },
-      );
+      const answer = await this.askSession(request, {
+        cookie,
+        user_agent: userAgent.slice(0, 2048),
+        ...(background ? { background } : {}),
+      });
       if (!answer.session) return undefined;
       cached = { principal: answer.session.principal, csrfTokenHash: answer.session.csrf_token_hash };
       if (!this.principals.set(cacheKey, cached.principal, Date.now(), cached.csrfTokenHash, epoch))
@@ -184,6 +194,33 @@ export class Authenticator implements OnApplicationBootstrap {
     }
     return toActor(cached.principal);
   }
+
+  /**
+   * `auth.v1.authenticate-session`. An auth service older than the background flag refuses the
+   * field (its contract forbids unknown ones) while a rolling upgrade runs: asked again without
+   * it, the poll counts as use there, as it always did, rather than failing.
+   */
+  private async askSession(
+    request: Credentials,
+    payload: AuthenticateSessionRequest,
+  ): Promise<AuthenticateSessionResponse> {
+    const ask = (body: AuthenticateSessionRequest) =>
+      this.bus.request('auth.v1.authenticate-session', body, {
+        context: { request_id: request.requestId },
+      });
+    if (!payload.background) return ask(payload);
+    return ask(payload).catch((error: unknown) => {
+      if (!refusesField(error, 'background')) throw error;
+      return ask({ cookie: payload.cookie, user_agent: payload.user_agent });
+    });
+  }
+}
+
+/** A validation_failed answer that names `field` as one it does not know. */
+function refusesField(error: unknown, field: string): boolean {
+  if (!(error instanceof CertlaneError) || error.code !== ErrorCode.ValidationFailed) return false;
+  const fields = (error.details as { fields?: { field?: string }[] } | undefined)?.fields ?? [];
+  return fields.some((entry) => entry.field === field);
 }
 
 /** Actors built from cached principals: built once per principal, not once per request. */

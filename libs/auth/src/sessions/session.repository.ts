@@ -89,11 +89,15 @@ export class SessionRepository {
     return (await FIND_FOR_AUTH.rows(this.dataSource, [id]))[0];
   }
 
-  /** Records use at most once a minute per session, so authentication does not write every time. */
-  async touch(id: string): Promise<void> {
+  /**
+   * Records use at most once every `minGapSeconds` per session, so authentication does not write
+   * every time.
+   */
+  async touch(id: string, minGapSeconds: number): Promise<void> {
     await this.dataSource.query(
-      `UPDATE sessions SET last_seen_at = now() WHERE id = $1 AND last_seen_at < now() - interval '1 minute'`,
-      [id],
+      `UPDATE sessions SET last_seen_at = now()
+        WHERE id = $1 AND last_seen_at < now() - make_interval(secs => $2)`,
+      [id, minGapSeconds],
     );
   }
 

@@ -34,6 +34,15 @@ export interface OpenedSession {
   expiresAt: string;
 }
 
+/**
+ * How often a session's `last_seen_at` is written at most: once a minute, or a quarter of the
+ * idle timeout when that is shorter. A gap as long as the timeout itself (1m) would never write
+ * while the session is valid, so every session would end a timeout after its login, used or not.
+ */
+export function touchGapSeconds(idleTimeoutMs: number): number {
+  return Math.min(60, idleTimeoutMs / 4000);
+}
+
 const invalidSession = () => new CertlaneError(ErrorCode.Unauthenticated, 'the session is not valid');
 const sessionNotFound = (id: string) =>
   new CertlaneError(ErrorCode.SessionNotFound, `session ${JSON.stringify(id)} not found`);
@@ -47,6 +56,7 @@ const sessionNotFound = (id: string) =>
 export class SessionService {
   private readonly keyring: SessionKeyring;
   private readonly idleSeconds: number;
+  private readonly touchGapSeconds: number;
 
   constructor(
     private readonly sessions: SessionRepository,
@@ -57,6 +67,7 @@ export class SessionService {
   ) {
     this.keyring = new SessionKeyring(config.session.secrets);
     this.idleSeconds = config.session.idleTimeoutMs / 1000;
+    this.touchGapSeconds = touchGapSeconds(config.session.idleTimeoutMs);
   }
 
   /** Opens a session inside the caller's transaction (the login that justifies it). */
@@ -89,11 +100,17 @@ export class SessionService {
     };
   }
 
-  /** Who a cookie belongs to, or `session: null` for anything not valid right now. */
+  /**
+   * Who a cookie belongs to, or `session: null` for anything not valid right now. The session
+   * counts as used (`last_seen_at`, which the idle timeout reads) unless the request is marked
+   * `background`: a client's poll is checked like any request but does not keep it alive.
+   */
   async authenticate(request: AuthenticateSessionRequest): Promise<AuthenticateSessionResponse> {
     const row = await this.validSession(request);
     if (!row) return { session: null };
-    void this.sessions.touch(row.id).catch(() => undefined);
+    if (request.background !== true) {
+      void this.sessions.touch(row.id, this.touchGapSeconds).catch(() => undefined);
+    }
     return {
       session: {
         principal: await this.principalOf(row),

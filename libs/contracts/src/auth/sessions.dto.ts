@@ -7,6 +7,11 @@ import { Principal } from './auth.dto';
 export const SESSION_COOKIE = 'service_session';
 export const CSRF_COOKIE = 'service_csrf';
 export const CSRF_HEADER = 'x-csrf-token';
+/**
+ * Sent (value `1`) by a client on requests its user did not make (a poll): they do not keep a
+ * session from ending when idle (ADR 0017 amendment).
+ */
+export const BACKGROUND_HEADER = 'x-certlane-background';
 export const SESSION_LIFETIME_SECONDS = 8 * 3600;
 
 /** Session ids: 128 random bits as 32 hex characters. */
@@ -26,6 +31,15 @@ export class AuthenticateSessionRequest {
   @IsString()
   @MaxLength(2048)
   user_agent?: string;
+
+  /**
+   * True when the client marked the request as its own background work (a poll), not something
+   * its user did: the session is checked as always but not counted as used, so it still ends when
+   * idle. A client can only shorten its session this way, never extend it (ADR 0017 amendment).
+   */
+  @IsOptional()
+  @IsBoolean()
+  background?: boolean;
 }
 
 /**
