@@ -300,6 +300,12 @@ describe('revocation service with the local CA: CRL and OCSP', () => {
     expect(checked.output).toMatch(/Cert Status: revoked/);
 
     expect((await api('/api/v1/ocsp/iss-local/not-hex')).status).toBe(400);
+    // Hex the route's pattern lets through that is no serial (zero, 21 octets): 400, not 500.
+    for (const serial of ['0', '00', 'f'.repeat(40)]) {
+      const refused = await api(`/api/v1/ocsp/iss-local/${serial}`);
+      expect([serial, refused.status]).toEqual([serial, 400]);
+      expect(JSON.parse(refused.body.toString()).code).toBe('validation_failed');
+    }
     expect((await api('/api/v1/crl/iss-nope')).status).toBe(404);
     expect((await api('/api/v1/ocsp/iss-nope/4a11')).status).toBe(404);
     const vault = await httpsRequest(`${system.services['api-gateway'].url}/api/v1/issuers`, {

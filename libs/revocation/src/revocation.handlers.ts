@@ -4,6 +4,7 @@ import {
   CertlaneError,
   CrlDocument,
   ErrorCode,
+  GetCrlRequest,
   ListRevocationsRequest,
   OcspResponseDocument,
   RevocationList,
@@ -11,7 +12,8 @@ import {
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { MAX_OCSP_REQUEST_BYTES } from '@certlane/pki';
 import { CrlPublisher } from './crl/crl-publisher';
-import { CrlRepository } from './crl/crl.repository';
+import { entriesWithinBytes } from './crl/crl-parts';
+import { CrlRepository, CrlState } from './crl/crl.repository';
 import { RelyingPartyOcsp } from './http/relying-party-ocsp';
 import { OcspAnswer, OcspService } from './ocsp/ocsp.service';
 import { RevocationRepository } from './revocations/revocation.repository';
@@ -36,7 +38,7 @@ export class RevocationHandlers implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     await Promise.all([
       this.bus.handle('revocation.v1.list-revocations', (request) => this.list(request)),
-      this.bus.handle('revocation.v1.get-crl', (request) => this.crl(request.issuer_id, request.ca_id)),
+      this.bus.handle('revocation.v1.get-crl', (request) => this.crl(request)),
       this.bus.handle('revocation.v1.get-ocsp-response', (request) =>
         this.ocspResponse(request.issuer_id, request.serial_hex, request.ca_id),
       ),
@@ -51,29 +53,31 @@ export class RevocationHandlers implements OnApplicationBootstrap {
       request.limit ?? 1000,
       request.offset ?? 0,
     );
-    return {
-      version: Number(await this.crlStates.highestNumber(request.issuer_id)),
-      entries: rows.map((row) => ({
+    // One bus message holds the reply: the entries stop before LIST_ENTRIES_MAX_BYTES (review H2).
+    const page = entriesWithinBytes(
+      rows.map((row) => ({
         issuer_id: row.issuer_id,
         serial_number: row.serial_hex,
         revocation_date: row.revoked_at.toISOString(),
         revocation_reason: row.reason,
       })),
+    );
+    return {
+      version: Number(await this.crlStates.highestNumber(request.issuer_id)),
+      entries: page,
       total,
       generated_at: new Date().toISOString(),
     };
   }
 
-  private async crl(issuerId: string, caId?: string): Promise<CrlDocument> {
+  private async crl({ issuer_id: issuerId, ca_id: caId, part }: GetCrlRequest): Promise<CrlDocument> {
+    if (part !== undefined) {
+      // In parts of at most CRL_PART_BYTES, so a CRL of any size crosses the bus (review H2).
+      const answer = await this.crls.currentPart(issuerId, caId, part);
+      return { ...crlDocument(issuerId, answer.state, answer.bytes), part, parts: answer.parts };
+    }
     const state = await this.crls.current(issuerId, caId);
-    return {
-      issuer_id: issuerId,
-      ca_id: state.ca_id,
-      crl_number: state.crl_number.toString(),
-      this_update: state.this_update.toISOString(),
-      next_update: state.next_update.toISOString(),
-      crl_base64: state.der.toString('base64'),
-    };
+    return crlDocument(issuerId, state, state.der);
   }
 
   private async answerOcsp(request: AnswerOcspRequest): Promise<OcspResponseDocument> {
@@ -97,6 +101,17 @@ export class RevocationHandlers implements OnApplicationBootstrap {
   ): Promise<OcspResponseDocument> {
     return ocspDocument(await this.ocsp.forSerial(issuerId, serialHex.toLowerCase(), caId));
   }
+}
+
+function crlDocument(issuerId: string, state: Omit<CrlState, 'der'>, der: Buffer): CrlDocument {
+  return {
+    issuer_id: issuerId,
+    ca_id: state.ca_id,
+    crl_number: state.crl_number.toString(),
+    this_update: state.this_update.toISOString(),
+    next_update: state.next_update.toISOString(),
+    crl_base64: der.toString('base64'),
+  };
 }
 
 function ocspDocument(answer: OcspAnswer): OcspResponseDocument {

@@ -17,6 +17,7 @@ import {
   ocspResponseHeaders,
 } from '@certlane/pki';
 import { busContext } from '../auth/actor';
+import { requestCrl } from './crl-request';
 
 /**
  * The relying-party paths issued certificates point to (CRL DP `/crl/...`, OCSP AIA `/ocsp/...`),
@@ -96,12 +97,12 @@ export class RelyingPartyForwardingController {
   }
 
   private async sendCrl(request: Request, response: Response, issuerId: string, caId?: string) {
-    const crl = await this.bus.request(
-      'revocation.v1.get-crl',
+    // In parts: a CRL may be larger than one bus message (review H2).
+    const { document: crl, der } = await requestCrl(
+      this.bus,
       { issuer_id: issuerId, ...(caId === undefined ? {} : { ca_id: caId }) },
       { context: busContext(request) },
     );
-    const der = Buffer.from(crl.crl_base64, 'base64');
     const times = { thisUpdate: new Date(crl.this_update), nextUpdate: new Date(crl.next_update) };
     response.set(crlResponseHeaders(der, times)).status(200).end(der);
   }

@@ -4,12 +4,14 @@ import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { busContext } from '../auth/actor';
 import { RequirePermission } from '../auth/route-access';
 import { Documented } from '../operation-facts/operation-facts';
+import { requestCrl } from './crl-request';
 
 /**
  * /api/v1/crl/{issuer} and /api/v1/ocsp (spec 4.4), served by the revocation service: DER CRL and
- * DER OCSP response per issuer, files (binary bodies cross the bus as base64; the JSON revocation
- * list is declared, revocation.routes.ts). Reading revocation status needs `certificate.read`;
- * relying parties use the revocation service's own unauthenticated /crl and /ocsp endpoints instead.
+ * DER OCSP response per issuer, files (binary bodies cross the bus as base64, a CRL in parts of at
+ * most 512 KiB, crl-request.ts; the JSON revocation list is declared, revocation.routes.ts).
+ * Reading revocation status needs `certificate.read`; relying parties use the revocation service's
+ * own unauthenticated /crl and /ocsp endpoints instead.
  */
 @Controller('api/v1')
 export class RevocationController {
@@ -33,8 +35,9 @@ export class RevocationController {
   ): Promise<void> {
     // Without ca_id: the CRL of the issuer's issuing CA (spec 4.4); with it, of that CA of the
     // issuer, a retired one too (ADR 0023). The revocation service validates the id.
-    const crl = await this.bus.request(
-      'revocation.v1.get-crl',
+    // In parts: a CRL may be larger than one bus message (review H2).
+    const { document: crl, der } = await requestCrl(
+      this.bus,
       { issuer_id: issuerId, ...(caId === undefined ? {} : { ca_id: caId as string }) },
       { context: busContext(request) },
     );
@@ -46,7 +49,7 @@ export class RevocationController {
         'cache-control': 'no-store',
       })
       .status(200)
-      .end(Buffer.from(crl.crl_base64, 'base64'));
+      .end(der);
   }
 
   @Get('ocsp/:issuerId/:serial')

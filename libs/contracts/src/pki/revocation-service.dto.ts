@@ -9,8 +9,20 @@ export const SERIAL_HEX_INPUT_PATTERN = /^[0-9a-fA-F]{1,40}$/;
 /**
  * revocation.v1.get-crl: the current CRL of an issuer's issuing CA, or of one of its CAs with
  * `ca_id` (a retired one too), DER, base64 on the bus.
+ *
+ * With `part`, the answer carries only that part of the DER (at most 512 KiB, so a CRL of any size
+ * crosses NATS, whose messages are limited to max_payload, 1 MiB by default) and says how many
+ * parts there are: ask for part 0, then for parts 1..parts-1 with the `ca_id` part 0 named, and
+ * start again from part 0 when a part names another `crl_number` (a new CRL was stored meanwhile).
+ * Without `part`, the whole CRL in one answer, which fails for a CRL larger than one message.
  */
-export class GetCrlRequest extends IssuerCaRequest {}
+export class GetCrlRequest extends IssuerCaRequest {
+  @IsOptional()
+  @IsInt({ message: 'part must be an integer' })
+  @Min(0, { message: 'part must be at least 0' })
+  @Max(4095, { message: 'part must be at most 4095' })
+  part?: number;
+}
 
 export interface CrlDocument {
   issuer_id: string;
@@ -20,7 +32,12 @@ export interface CrlDocument {
   crl_number: string;
   this_update: string;
   next_update: string;
+  /** The DER CRL, or with `part` in the request, that part of it. */
   crl_base64: string;
+  /** When asked for a part: which one (0-based). */
+  part?: number;
+  /** When asked for a part: how many parts the CRL numbered `crl_number` has. */
+  parts?: number;
 }
 
 /** revocation.v1.get-ocsp-response: the signed OCSP response about one serial (SHA-1 CertID). */

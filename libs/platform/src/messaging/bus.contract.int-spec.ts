@@ -512,6 +512,35 @@ function describeBusContract(name: string, makeBus: () => Promise<MessageBus>, p
         expect(ids(before)).toEqual(ids(old));
       });
 
+      it('reports how far a durable consumer has acknowledged the events of its subject', async () => {
+        const bus = await newBus();
+        expect(await bus.consumerProgress(CREATED, 'progress')).toEqual({ published: 0, acknowledged: 0 });
+        const held = gate();
+        const completed: string[] = [];
+        await bus.consume(CREATED, 'progress', async (event) => {
+          if (event.data.id === 'rp-progress-2') await held.wait;
+          completed.push(event.id);
+        });
+        for (let i = 1; i <= 3; i++)
+          await bus.publish(CREATED, buildEnvelope(CREATED, policy(`rp-progress-${i}`)));
+        await eventually(() => completed.length === 1, 'the first event');
+
+        const busy = await bus.consumerProgress(CREATED, 'progress');
+        expect(busy.published).toBeGreaterThan(0);
+        expect(busy.acknowledged).toBeLessThan(busy.published);
+        held.open();
+        await eventually(async () => {
+          const progress = await bus.consumerProgress(CREATED, 'progress');
+          return progress.acknowledged >= busy.published;
+        }, 'every event acknowledged');
+        expect(completed).toHaveLength(3);
+        // A consumer that does not exist has acknowledged nothing.
+        expect(await bus.consumerProgress(CREATED, 'nobody')).toEqual({
+          published: busy.published,
+          acknowledged: 0,
+        });
+      });
+
       it('refuses to publish once closed with service_unavailable', async () => {
         const bus = await newBus();
         await bus.close();

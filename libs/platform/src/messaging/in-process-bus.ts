@@ -15,6 +15,7 @@ import {
   BatchedRequest,
   BatchOutcome,
   BusHooks,
+  ConsumerProgress,
   EventBatchHandler,
   EventHandler,
   PublishedPrefix,
@@ -245,6 +246,15 @@ export class InProcessBus implements MessageBus {
       this.drainWaiters.delete(wake);
     }
     return true;
+  }
+
+  /** Positions in the subject's log: its length, and how many events the consumer completed. */
+  async consumerProgress(subject: EventSubject, consumer: string): Promise<ConsumerProgress> {
+    const state = this.consumers.get(consumer);
+    return {
+      published: this.log.get(subject)?.length ?? 0,
+      acknowledged: state?.subject === subject ? state.position : 0,
+    };
   }
 
   async subscribe<E extends EventSubject>(subject: E, handler: EventHandler<E>): Promise<void> {

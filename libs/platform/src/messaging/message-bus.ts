@@ -41,6 +41,17 @@ export type EventBatchHandler<E extends EventSubject> = (
   events: EventEnvelope<EventOf<E>>[],
 ) => Promise<void>;
 
+/**
+ * How far a durable consumer is along its subject, as positions in the subject's stream (they
+ * only grow, and are comparable between calls): `published`, the position of the newest event of
+ * the subject (0: none); `acknowledged`, a position up to which the consumer has acknowledged
+ * every event of the subject (its handler completed for each).
+ */
+export interface ConsumerProgress {
+  published: number;
+  acknowledged: number;
+}
+
 /** Observation points shared by both bus implementations. */
 export interface BusHooks {
   /** A handler threw something other than a CertlaneError (logged; the caller sees internal_error). */
@@ -143,6 +154,11 @@ export interface MessageBus {
     handler: EventBatchHandler<E>,
     maxBatch: number,
   ): Promise<void>;
+  /**
+   * Where the durable consumer `consumer` of `subject` stands (see ConsumerProgress); one that
+   * does not exist yet has acknowledged nothing. Reads the broker's state: not for a hot path.
+   */
+  consumerProgress(subject: EventSubject, consumer: string): Promise<ConsumerProgress>;
   /**
    * Non-durable fan-out: every subscribed process sees each event published from now on (cache
    * invalidation and the like). Nothing is replayed and nothing is acknowledged.

@@ -40,6 +40,7 @@ import {
   BatchedRequest,
   BatchOutcome,
   BusHooks,
+  ConsumerProgress,
   EventBatchHandler,
   EventHandler,
   PublishedPrefix,
@@ -430,7 +431,7 @@ export class NatsBus implements MessageBus {
   /** Creates (or updates) the durable pull consumer and starts receiving, `maxAckPending` at a time. */
   private async durable(subject: string, consumer: string, maxAckPending: number): Promise<ConsumerMessages> {
     const stream = streamFor(subject, this.options.namespace);
-    const durable = consumer.replace(/[^A-Za-z0-9_-]/g, '_');
+    const durable = durableName(consumer);
     let messages: ConsumerMessages;
     try {
       await this.ensureStream(subject);
@@ -453,6 +454,37 @@ export class NatsBus implements MessageBus {
     }
     this.consumers.push(messages);
     return messages;
+  }
+
+  /**
+   * Two JetStream API calls: the newest message of the subject, then the consumer's state. A
+   * stream or consumer that does not exist yet counts as position 0 (nothing is created here).
+   */
+  async consumerProgress(subject: EventSubject, consumer: string): Promise<ConsumerProgress> {
+    const stream = streamFor(subject, this.options.namespace).name;
+    const absent =
+      <T>(value: T) =>
+      (error: unknown) => {
+        if (error instanceof NatsError && error.api_error?.code === 404) return value;
+        throw error;
+      };
+    try {
+      if (!this.connection.connected) throw new BusDisconnectedError('disconnected');
+      // The newest event first: the consumer's state read after it is at least as recent.
+      const published = await this.jsm.streams
+        .getMessage(stream, { last_by_subj: this.wire(subject) })
+        .then((message) => message.seq, absent(0));
+      const info = await this.jsm.consumers.info(stream, durableName(consumer)).catch(absent(undefined));
+      if (!info) return { published, acknowledged: 0 };
+      // Nothing left to deliver and nothing unacknowledged: every event read above was handled.
+      const idle = info.num_pending === 0 && info.num_ack_pending === 0;
+      return {
+        published,
+        acknowledged: idle ? Math.max(published, info.ack_floor.stream_seq) : info.ack_floor.stream_seq,
+      };
+    } catch (error) {
+      throw translateNatsError(error, subject, this.options.requestTimeoutMs);
+    }
   }
 
   async subscribe<E extends EventSubject>(subject: E, handler: EventHandler<E>): Promise<void> {
@@ -514,6 +546,9 @@ export class NatsBus implements MessageBus {
     if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
   }
 }
+
+/** The JetStream durable name of a consumer (names allow letters, digits, - and _). */
+const durableName = (consumer: string) => consumer.replace(/[^A-Za-z0-9_-]/g, '_');
 
 /** A JetStream publish the server refused (its PubAck carried an error). */
 export class PublishRefusedError extends Error {}

@@ -1,4 +1,4 @@
-import { crlRefreshAt, KeyedDebouncer, nextCrlNumber, Timers } from './crl-schedule';
+import { crlIsValid, crlRefreshAt, crlTimes, KeyedDebouncer, nextCrlNumber, Timers } from './crl-schedule';
 
 /** Timers driven by the test: nothing fires until `fire` is called. */
 class ManualTimers implements Timers {
@@ -45,6 +45,26 @@ describe('CRL schedule', () => {
     expect(nextCrlNumber(undefined)).toBe(1n);
     expect(nextCrlNumber(1n)).toBe(2n);
     expect(nextCrlNumber(2n ** 60n)).toBe(2n ** 60n + 1n);
+  });
+
+  it("numbers a CRL above the issuer's last reserved number and every stored one (one sequence per issuer)", () => {
+    expect(nextCrlNumber(undefined, undefined)).toBe(1n);
+    expect(nextCrlNumber(undefined, 5n)).toBe(6n);
+    expect(nextCrlNumber(7n, 5n)).toBe(8n);
+    expect(nextCrlNumber(5n, 9n)).toBe(10n);
+  });
+
+  it('starts a CRL at the whole second and ends it 24 hours later', () => {
+    const { thisUpdate, nextUpdate } = crlTimes(Date.parse('2026-01-01T10:00:00.999Z'));
+    expect(thisUpdate.toISOString()).toBe('2026-01-01T10:00:00.000Z');
+    expect(nextUpdate.toISOString()).toBe('2026-01-02T10:00:00.000Z');
+  });
+
+  it('serves a stored CRL until its nextUpdate', () => {
+    const next_update = new Date('2026-01-02T00:00:00Z');
+    expect(crlIsValid(undefined, 0)).toBe(false);
+    expect(crlIsValid({ next_update }, next_update.getTime() - 1)).toBe(true);
+    expect(crlIsValid({ next_update }, next_update.getTime())).toBe(false);
   });
 });
 

@@ -22,9 +22,27 @@ export function crlRefreshAt(
   return new Date(Math.max(thisUpdate.getTime(), nextUpdate.getTime() - refreshBeforeMs));
 }
 
-/** The CRL number after `previous` (1 for the first CRL): strictly increasing (RFC 5280 5.2.3). */
-export function nextCrlNumber(previous: bigint | undefined): bigint {
-  return previous === undefined ? 1n : previous + 1n;
+/**
+ * The CRL number after every number in `previous` (1 for the first CRL): strictly increasing (RFC
+ * 5280 5.2.3). The build passes the issuer's last reserved number and the highest stored for any
+ * of its CAs (the row from before per-CA CRLs included): one sequence per issuer, so a new CA with
+ * the name of an earlier one never restarts at 1 for that CRL issuer name (ADR 0023 amendment).
+ */
+export function nextCrlNumber(...previous: (bigint | undefined)[]): bigint {
+  let highest = 0n;
+  for (const n of previous) if (n !== undefined && n > highest) highest = n;
+  return highest + 1n;
+}
+
+/** thisUpdate (now, whole seconds: DER times carry no fraction) and nextUpdate (+24 h) of a CRL. */
+export function crlTimes(now: number): { thisUpdate: Date; nextUpdate: Date } {
+  const thisUpdate = new Date(Math.floor(now / 1000) * 1000);
+  return { thisUpdate, nextUpdate: new Date(thisUpdate.getTime() + CRL_VALIDITY) };
+}
+
+/** Whether a stored CRL can still be served at `now` (before its nextUpdate). */
+export function crlIsValid(state: { next_update: Date } | undefined, now: number): boolean {
+  return state !== undefined && state.next_update.getTime() > now;
 }
 
 export interface Timers {

@@ -4,7 +4,7 @@ import { KnownRevocation } from './cert-status';
 /** A revocation heard on the bus, with the event that carried it. */
 export interface HeardRevocation extends KnownRevocation {
   eventId: string;
-  /** When the table is next asked whether it holds this revocation (epoch ms). */
+  /** When the table is next asked whether the consumer recorded this event (epoch ms). */
   checkAfter: number;
 }
 
@@ -14,11 +14,11 @@ const HEARD_OVERHEAD_BYTES = 200;
 /**
  * The revocations a replica heard on the bus (every replica hears every one) that the revocations
  * table may not hold yet: one replica's consumer commits them one at a time, and under a bulk
- * revocation it can be far behind. Each is kept until the table is seen to hold it (`settle`), so
- * no clock can make a revocation answer `good` again (ADR 0039 amendment).
+ * revocation it can be far behind. Each is kept until the consumer is seen to have recorded its
+ * event (`settle`), so no clock can make a revocation answer `good` again (ADR 0039 amendments).
  *
- * Memory is bounded: past `maxBytes` the oldest go first. When one goes before the table was seen
- * to hold it, the replica no longer knows every revocation the table may lack, so `lostEvent`
+ * Memory is bounded: past `maxBytes` the oldest go first. When one goes before the consumer was
+ * seen to record it, the replica no longer knows every revocation the table may lack, so `lostEvent`
  * names the newest event that went so: until the consumer has recorded it (and, as it consumes in
  * order, every event before it), a serial the table does not list must not be answered `good`.
  */
@@ -58,7 +58,7 @@ export class HeardRevocations {
     return this.entries.peek(key);
   }
 
-  /** Whether the table should be asked about `key` now (its check time passed). */
+  /** Whether the consumer's inbox should be asked about `key`'s event now (its check time passed). */
   due(key: string, now: number): boolean {
     const entry = this.entries.peek(key);
     return entry !== undefined && entry.checkAfter <= now;
@@ -75,18 +75,25 @@ export class HeardRevocations {
   }
 
   /**
-   * What the table says about `key` (its row, or undefined when it has none), against what was
-   * heard: the table confirms a revocation by holding a row with its reason (a final reason
-   * replaces a hold there only once the consumer got to it), and a released hold (removeFromCRL)
-   * by holding no hold. Confirmed: the heard entry goes and the table's answer stands. Not yet: the
-   * heard entry stays, is checked again later and is the answer.
+   * Whether the consumer has recorded the event of `key`'s entry (`consumed`: its inbox holds
+   * `eventId`), against what was heard. The consumer applies the events in stream order, so once
+   * it holds that event the table reflects it and every event before it, whatever the reason (a
+   * hold heard after a release is not confirmed by the row of an earlier hold, nor a release by
+   * the absence of a hold it was yet to record). Confirmed: the entry goes, and `row` (the table's
+   * answer, read after `consumed`) stands. Not yet: the entry stays, is checked again later and is
+   * the answer. An entry replaced meanwhile by a newer event stays and is the answer.
    */
-  settle(key: string, row: KnownRevocation | undefined, now: number): KnownRevocation | undefined {
+  settle(
+    key: string,
+    eventId: string,
+    consumed: boolean,
+    row: KnownRevocation | undefined,
+    now: number,
+  ): KnownRevocation | undefined {
     const entry = this.entries.peek(key);
     if (!entry) return row;
-    const confirmed =
-      entry.reason === 'removeFromCRL' ? row?.reason !== 'certificateHold' : row?.reason === entry.reason;
-    if (confirmed) {
+    if (entry.eventId !== eventId) return entry;
+    if (consumed) {
       this.entries.delete(key);
       return row;
     }

@@ -19,6 +19,7 @@ import {
   OcspErrorStatus,
   OcspRequest,
   parseOcspRequest,
+  parseSerialHex,
   PkiError,
 } from '@certlane/pki';
 import { IssuerCaDirectory } from '../issuer-ca.directory';
@@ -29,22 +30,31 @@ import { REVOCATION_CONSUMER, RevocationListener } from '../revocations/revocati
 import { RevocationRepository } from '../revocations/revocation.repository';
 import { parseRevokedEvent } from '../revocations/revoked-event';
 import { canonicalSerial } from '../serials/canonical-serial';
-import { certStatusFor, IssuedByCa, plausibleSerial } from './cert-status';
+import { certStatusFor, IssuedByCa, KnownRevocation, plausibleSerial } from './cert-status';
 import { LoadedResponder, ResponderKeys } from './responder-keys';
 import { CachedResponse, ResponseCache, responseTimes } from './response-cache';
-import { HeardRevocations } from './heard-revocations';
+import { HeardRevocation, HeardRevocations } from './heard-revocations';
+import { BacklogGate } from './backlog-gate';
+import { SigningRaces } from './signing-races';
+import { staleAnswerUntil } from './stale-answers';
 
-/** How often the table is asked whether it holds a revocation heard on the bus. */
+/** How often the consumer's inbox is asked whether it recorded a revocation heard on the bus. */
 const HEARD_RECHECK_MS = 60_000;
-/** Heard revocations the sweep asks the table about at once. */
+/**
+ * How often the revocations consumer's progress is read while it has a backlog this replica did
+ * not hear (after a start or a reconnect; never otherwise): one JetStream call, off the request path.
+ */
+export const OCSP_BACKLOG_POLL_MS = 1000;
+const REVOKED_SUBJECT = 'issuance.v1.certificate.revoked' as const;
+/** Heard revocations the sweep asks the consumer's inbox about at once. */
 const HEARD_SETTLE_BATCH = 1000;
 /** Revoked serials pre-signed when a responder is loaded (the rest are signed on first request). */
 const PRESIGN_MAX = 50_000;
 /** Pre-signing stops once the response cache is this full: requested answers must not be evicted for it. */
 const PRESIGN_CACHE_SHARE = 0.5;
 /**
- * Bound of the revocations heard on the bus and not yet seen in the table: some 16,000 events.
- * One dropped before the table held it makes would-be `good` answers wait (tryLater) until the
+ * Bound of the revocations heard on the bus and not yet seen recorded: some 16,000 events.
+ * One dropped before it was recorded makes would-be `good` answers wait (tryLater) until the
  * consumer has caught up (HeardRevocations).
  */
 const HEARD_REVOCATIONS_MAX_BYTES = 4 * 1024 * 1024;
@@ -65,6 +75,15 @@ interface ResponderSlot {
 }
 
 const slotKey = (issuerId: string, caId: string) => `${issuerId} ${caId}`;
+/** The key of a serial in the heard revocations and the signing races. */
+const serialKey = (issuerId: string, serialHex: string) => `${issuerId} ${canonicalSerial(serialHex)}`;
+
+/**
+ * This replica cannot tell whether the table lacks a revocation of the serial: it did not hear
+ * every revocation event (a backlog after a start or reconnect, or heard ones it had to drop).
+ * Answered `tryLater`; logged once per episode, not per request.
+ */
+class RevocationsCatchingUp extends Error {}
 
 /**
  * The OCSP responder of every CA of every issuer (ADR 0021, ADR 0023). A request is routed to the
@@ -72,9 +91,12 @@ const slotKey = (issuerId: string, caId: string) => `${issuerId} ${caId}`;
  * CA's delegated responder. Responses about one certificate without a nonce (every GET and most
  * POSTs) are pre-signed and cached per CertID, re-signed before they expire (the sweep) and at
  * once when the certificate is revoked; every replica hears revocations on the bus (fan-out), so
- * none keeps serving `good` for a revoked certificate. `good` only for a serial the CA issued.
+ * none keeps serving `good` for a revoked certificate. `good` only for a serial the CA issued, and
+ * only while this replica knows every revocation the table may lack: after a start or a reconnect,
+ * not before the consumer of revocation events has recorded those it did not hear (BacklogGate).
  * Answers `unknown` (serials never issued) are signed on demand and never cached, and every
  * cache here is bounded in bytes (ADR 0039): requests nobody authenticates cannot grow memory.
+ * While signing fails for an outage, a cached answer still valid is served (staleAnswerUntil).
  */
 @Injectable()
 export class OcspService
@@ -84,12 +106,19 @@ export class OcspService
   private readonly responders = new Map<string, ResponderSlot>();
   private readonly heard = new HeardRevocations(HEARD_REVOCATIONS_MAX_BYTES, HEARD_RECHECK_MS);
   private warnedLost?: string;
+  /** Whether every revocation event this replica did not hear is in the table. */
+  private readonly backlog = new BacklogGate();
+  /** Since when this replica hears every revocation on the fan-out (epoch ms). */
+  private listeningSince = Number.POSITIVE_INFINITY;
+  private backlogTimer?: NodeJS.Timeout;
+  private warnedBacklog?: number;
+  private readonly races = new SigningRaces();
   private readonly signed: Counter<'trigger'>;
   private readonly refreshBeforeMs: number;
   private readonly sweepIntervalMs: number;
-  private generation = 0;
   private sweepTimer?: NodeJS.Timeout;
   private sweeping = false;
+  private stopped = false;
 
   constructor(
     @Inject(MESSAGE_BUS) private readonly bus: MessageBus,
@@ -116,17 +145,70 @@ export class OcspService
       });
   }
 
+  /**
+   * Subscribes to the fan-out, then reads the consumer's progress: events published before are
+   * not heard, so `good` waits until the consumer has recorded them (at once when it has).
+   */
   async onApplicationBootstrap(): Promise<void> {
-    await this.bus.subscribe('issuance.v1.certificate.revoked', async (envelope) => {
+    await this.bus.subscribe(REVOKED_SUBJECT, async (envelope) => {
       const event = parseRevokedEvent(envelope.data);
       if (!('invalid' in event)) this.heardOnBus(event, envelope.id);
     });
+    this.listeningSince = Date.now();
+    this.bus.onReconnect(() => this.missedFanOut());
+    await this.readBacklog();
     this.sweepTimer = setInterval(() => void this.sweep(), this.sweepIntervalMs);
     this.sweepTimer.unref();
   }
 
   onApplicationShutdown(): void {
+    this.stopped = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    clearTimeout(this.backlogTimer);
+  }
+
+  /**
+   * The bus connection came back: revocations published while it was down were not heard. Until
+   * the consumer has recorded them, `good` is not signed, and no answer cached before is served
+   * (each is signed again, on request or by the sweep).
+   */
+  private missedFanOut(): void {
+    this.backlog.close();
+    this.listeningSince = Date.now();
+    this.cache.expireAll(new Date());
+    void this.readBacklog();
+  }
+
+  /** While the gate is closed: reads the consumer's progress, and again every OCSP_BACKLOG_POLL_MS. */
+  private async readBacklog(): Promise<void> {
+    clearTimeout(this.backlogTimer);
+    this.backlogTimer = undefined;
+    if (this.backlog.open || this.stopped) return;
+    const epoch = this.backlog.epoch;
+    let failure: unknown;
+    try {
+      const progress = await this.bus.consumerProgress(REVOKED_SUBJECT, REVOCATION_CONSUMER);
+      if (epoch !== this.backlog.epoch) return; // closed again meanwhile: that closing reads on its own
+      if (this.backlog.observe(progress, epoch)) {
+        if (this.warnedBacklog === epoch) {
+          this.logger.info({ position: progress.acknowledged }, 'OCSP: the revocations table has caught up');
+        }
+        return;
+      }
+    } catch (error) {
+      if (epoch !== this.backlog.epoch) return;
+      failure = error;
+    }
+    if (this.warnedBacklog !== epoch) {
+      this.warnedBacklog = epoch;
+      this.logger.warn(
+        { err: failure, waiting_for: this.backlog.waitingFor },
+        'OCSP: revocation events this replica did not hear may be missing from the revocations table; answering tryLater for serials it does not list until the consumer has recorded them',
+      );
+    }
+    if (this.stopped) return;
+    this.backlogTimer = setTimeout(() => void this.readBacklog(), OCSP_BACKLOG_POLL_MS);
+    this.backlogTimer.unref();
   }
 
   /**
@@ -150,6 +232,7 @@ export class OcspService
       if (error instanceof PkiError) return { der: ocspErrorResponse('malformedRequest') };
       throw error;
     }
+    const cacheable = request.certIds.length === 1 && !request.nonceExtension;
     try {
       const info = await this.directory.require(issuerId, 'ocsp');
       // One responder signs a response: every CertID must name the same CA of the issuer.
@@ -159,7 +242,7 @@ export class OcspService
       if (!request.certIds.every((id) => loaded.responder.serves(id))) {
         return { der: ocspErrorResponse('unauthorized') };
       }
-      if (request.certIds.length === 1 && !request.nonceExtension) {
+      if (cacheable) {
         const certId = request.certIds[0];
         const answer = await this.single(issuerId, loaded, certId, 'request');
         if (requestKey !== undefined && this.cache.has(issuerId, certId.der)) {
@@ -180,7 +263,8 @@ export class OcspService
       this.signed.inc({ trigger: 'request' });
       return { der: responseDer, times };
     } catch (error) {
-      return { der: ocspErrorResponse(this.errorStatus(issuerId, error)) };
+      const stale = cacheable ? this.staleAnswer(issuerId, request.certIds[0], error, requestKey) : undefined;
+      return stale ?? { der: ocspErrorResponse(this.errorStatus(issuerId, error)) };
     }
   }
 
@@ -190,6 +274,17 @@ export class OcspService
    */
   async forSerial(issuerId: string, serialHex: string, caId?: string): Promise<OcspAnswer> {
     const serial = canonicalSerial(serialHex);
+    try {
+      parseSerialHex(serial);
+    } catch (error) {
+      if (!(error instanceof PkiError)) throw error;
+      // The route's pattern lets 0 and 21-octet values through: a client error, not ours.
+      throw new CertlaneError(
+        ErrorCode.ValidationFailed,
+        'serial must be a positive serial number of at most 20 octets',
+        { serial_hex: serialHex },
+      );
+    }
     const info = await this.directory.require(issuerId, 'ocsp', caId);
     let ca = caId ?? info.ca_id;
     if (caId === undefined && plausibleSerial(info.kind, serial)) {
@@ -197,15 +292,22 @@ export class OcspService
       if (!info.cas.some((known) => known.ca_id === ca)) ca = info.ca_id;
     }
     const loaded = await this.responder(issuerId, ca);
-    return this.single(issuerId, loaded, loaded.responder.certId(serial, 'sha1'), 'request');
+    const certId = loaded.responder.certId(serial, 'sha1');
+    try {
+      return await this.single(issuerId, loaded, certId, 'request');
+    } catch (error) {
+      const stale = this.staleAnswer(issuerId, certId, error);
+      if (stale) return stale;
+      throw error;
+    }
   }
 
   /**
    * The bus fan-out (every replica, at once): the revocation counts from now, kept in memory until
-   * the table is seen to hold it, whatever the consumer's lag.
+   * the consumer is seen to have recorded its event, whatever the consumer's lag.
    */
   heardOnBus(event: CertificateRevoked, eventId: string): void {
-    const key = `${event.issuer_id} ${canonicalSerial(event.serial_hex)}`;
+    const key = serialKey(event.issuer_id, event.serial_hex);
     this.heard.heard(
       key,
       { reason: event.reason, revoked_at: new Date(event.revoked_at) },
@@ -215,13 +317,20 @@ export class OcspService
     this.revoked(event);
   }
 
-  /** Told by the consumer after its commit (the table holds it) and by heardOnBus: re-sign. */
+  /**
+   * Told by the consumer after its commit (the table holds it) and by heardOnBus: signatures about
+   * the serial under way are not cached, and its cached answers are signed again, or dropped when
+   * that fails (none may keep saying what the revocation changed).
+   */
   revoked(event: CertificateRevoked): void {
     const serial = canonicalSerial(event.serial_hex);
-    this.generation++;
-    void this.resign(event.issuer_id, serial, 'revocation', true).catch((error: unknown) =>
-      this.logger.warn({ err: error, issuer_id: event.issuer_id }, 'OCSP re-sign after revocation failed'),
-    );
+    this.races.revoked(serialKey(event.issuer_id, serial));
+    void this.resign(event.issuer_id, serial, 'revocation', true).catch((error: unknown) => {
+      this.cache.dropSerial(event.issuer_id, serial);
+      if (!(error instanceof RevocationsCatchingUp)) {
+        this.logger.warn({ err: error, issuer_id: event.issuer_id }, 'OCSP re-sign after revocation failed');
+      }
+    });
   }
 
   /**
@@ -232,11 +341,11 @@ export class OcspService
    */
   issued(event: CertificateIssued): void {
     this.directory.noteCa(event.issuer_id, event.ca_id);
-    this.generation++;
     const serial = canonicalSerial(event.serial_hex);
-    void this.resign(event.issuer_id, serial, 'issuance', this.files.enabled).catch((error: unknown) =>
-      this.logger.warn({ err: error, issuer_id: event.issuer_id }, 'OCSP re-sign after issuance failed'),
-    );
+    void this.resign(event.issuer_id, serial, 'issuance', this.files.enabled).catch((error: unknown) => {
+      if (error instanceof RevocationsCatchingUp) return; // signed on request once caught up
+      this.logger.warn({ err: error, issuer_id: event.issuer_id }, 'OCSP re-sign after issuance failed');
+    });
   }
 
   private async resign(
@@ -277,8 +386,8 @@ export class OcspService
 
   /**
    * Signs, and caches unless the answer is `unknown` (a serial never issued: anyone can ask about
-   * endless many, ADR 0039); signs again if a revocation arrived meanwhile (it may be about this
-   * serial).
+   * endless many, ADR 0039); signs again if this serial was revoked (or released) meanwhile, since
+   * the status may have been read before. Revocations of other serials and issuances void nothing.
    */
   private async sign(
     issuerId: string,
@@ -287,14 +396,23 @@ export class OcspService
     trigger: SigningTrigger,
   ): Promise<CachedResponse> {
     const kind = (await this.directory.get(issuerId)).kind;
+    const key = serialKey(issuerId, certId.serialNumber);
     for (let attempt = 0; ; attempt++) {
-      const generation = this.generation;
-      const status = await this.status(issuerId, loaded.caId, kind, certId.serialNumber);
-      const times = responseTimes(new Date(), this.refreshBeforeMs);
-      const der = await loaded.responder.respond([{ certId, status }], times);
+      const ended = this.races.start(key);
+      let status: CertStatus;
+      let entry: CachedResponse;
+      try {
+        status = await this.status(issuerId, loaded.caId, kind, certId.serialNumber);
+        const times = responseTimes(new Date(), this.refreshBeforeMs);
+        const der = await loaded.responder.respond([{ certId, status }], times);
+        entry = { issuerId, caId: loaded.caId, certId, der, ...times };
+      } catch (error) {
+        ended();
+        throw error;
+      }
+      const raced = ended();
       this.signed.inc({ trigger });
-      const entry: CachedResponse = { issuerId, caId: loaded.caId, certId, der, ...times };
-      if (generation === this.generation) {
+      if (!raced) {
         // Answers about serials never issued are neither cached nor published (ADR 0039).
         if (status.status === 'unknown') return entry;
         const stored = this.cache.put(entry);
@@ -306,20 +424,14 @@ export class OcspService
   }
 
   /**
-   * revoked (heard on the bus and not yet confirmed by the table, else the table), else good only
+   * revoked (heard on the bus and not yet recorded by the consumer, else the table), else good only
    * when the CA the CertID names issued the serial (the issued table, then issuance itself on a
-   * miss); throws when issuance cannot be asked, or when this replica dropped a heard revocation
-   * the table may still lack (the caller answers tryLater).
+   * miss); throws when issuance cannot be asked, or when the table may lack a revocation this
+   * replica did not hear or dropped (RevocationsCatchingUp: the caller answers tryLater).
    */
   private async status(issuerId: string, caId: string, kind: string, serialHex: string): Promise<CertStatus> {
     const serial = canonicalSerial(serialHex);
-    const key = `${issuerId} ${serial}`;
-    const now = Date.now();
-    const heard = this.heard.get(key);
-    let revocation =
-      heard && !this.heard.due(key, now)
-        ? heard
-        : this.heard.settle(key, await this.revocations.find(issuerId, serial), now);
+    let revocation = await this.knownRevocation(issuerId, serial);
     // RFC 6960 2.2: `revoked` about a serial this CA never issued needs the extended revoked
     // definition; a local CA's serial revoked under another CA of the issuer is `unknown` here.
     if (
@@ -332,7 +444,7 @@ export class OcspService
       revocation = undefined;
     let issuedByCa: IssuedByCa;
     const revoked = revocation !== undefined && revocation.reason !== 'removeFromCRL';
-    if (!revoked) await this.requireNoLostRevocation();
+    if (!revoked) await this.requireEveryRevocationKnown();
     if (kind === 'local_ca' && !revoked && plausibleSerial(kind, serial)) {
       issuedByCa = (await this.serials.caOf(issuerId, serial)) === caId;
     }
@@ -340,10 +452,39 @@ export class OcspService
   }
 
   /**
-   * Throws while a revocation this replica heard and dropped (its memory bound) may be missing from
-   * the table: the serial asked about could be it, so it is not answered `good` until the consumer
-   * has recorded the newest such event.
+   * The revocation heard on the bus until the consumer has recorded that event (its inbox holds
+   * the id, asked at most every HEARD_RECHECK_MS per serial), else the table's row.
    */
+  private async knownRevocation(
+    issuerId: string,
+    serial: string,
+  ): Promise<(KnownRevocation & { ca_id?: string | null }) | undefined> {
+    const key = serialKey(issuerId, serial);
+    const now = Date.now();
+    const heard = this.heard.get(key);
+    if (!heard) return this.revocations.find(issuerId, serial);
+    if (!this.heard.due(key, now)) return heard;
+    // The inbox first: a row read after the event was recorded reflects it.
+    const consumed = await this.revocations.consumed(REVOCATION_CONSUMER, heard.eventId);
+    const row = consumed ? await this.revocations.find(issuerId, serial) : undefined;
+    return this.heard.settle(key, heard.eventId, consumed, row, now);
+  }
+
+  /**
+   * Throws while the table may lack a revocation this replica did not hear (after a start or a
+   * reconnect, until the consumer has recorded what was published before) or heard and dropped
+   * (its memory bound, until the consumer has recorded the newest such event): the serial asked
+   * about could be it, so it is not answered `good`.
+   */
+  private async requireEveryRevocationKnown(): Promise<void> {
+    if (!this.backlog.open) {
+      throw new RevocationsCatchingUp(
+        'the revocations table may lack revocation events this replica did not hear',
+      );
+    }
+    await this.requireNoLostRevocation();
+  }
+
   private async requireNoLostRevocation(): Promise<void> {
     const lost = this.heard.lostEvent;
     if (lost === undefined) return;
@@ -358,24 +499,25 @@ export class OcspService
         'OCSP: more revocations heard than kept while the revocations table catches up; answering tryLater for serials it does not list yet',
       );
     }
-    throw new Error('the revocations table is catching up with revocations this replica could not keep');
+    throw new RevocationsCatchingUp(
+      'the revocations table is catching up with revocations this replica could not keep',
+    );
   }
 
-  /** Asks the table about the heard revocations due for a check, a batch per issuer. */
+  /** Asks the consumer's inbox about the heard revocations due for a check, in one statement. */
   private async settleHeard(now: number): Promise<void> {
-    const byIssuer = new Map<string, string[]>();
-    for (const key of this.heard.dueKeys(now, HEARD_SETTLE_BATCH)) {
-      const [issuerId, serial] = key.split(' ');
-      byIssuer.set(issuerId, [...(byIssuer.get(issuerId) ?? []), serial]);
-    }
-    for (const [issuerId, serials] of byIssuer) {
-      const rows = new Map(
-        (await this.revocations.findMany(issuerId, serials)).map((row) => [
-          canonicalSerial(row.serial_hex),
-          row,
-        ]),
+    const due = this.heard
+      .dueKeys(now, HEARD_SETTLE_BATCH)
+      .map((key) => ({ key, eventId: (this.heard.get(key) as HeardRevocation).eventId }));
+    if (due.length > 0) {
+      const recorded = new Set(
+        await this.revocations.consumedMany(
+          REVOCATION_CONSUMER,
+          due.map((entry) => entry.eventId),
+        ),
       );
-      for (const serial of serials) this.heard.settle(`${issuerId} ${serial}`, rows.get(serial), now);
+      for (const { key, eventId } of due)
+        this.heard.settle(key, eventId, recorded.has(eventId), undefined, now);
     }
     await this.requireNoLostRevocation().catch(() => undefined);
   }
@@ -430,8 +572,55 @@ export class OcspService
     if (error instanceof CertlaneError) {
       if (error.code === ErrorCode.NotImplemented || httpStatusFor(error.code) === 404) return 'unauthorized';
     }
-    this.logger.warn({ err: error, issuer_id: issuerId }, 'OCSP responder unavailable');
+    // Catching up is logged once per episode (readBacklog, requireNoLostRevocation).
+    if (!(error instanceof RevocationsCatchingUp)) {
+      this.logger.warn({ err: error, issuer_id: issuerId }, 'OCSP responder unavailable');
+    }
     return 'tryLater';
+  }
+
+  /** Whether a failure is an outage (Postgres, issuance or the bus), not a refusal or a gap in what is known. */
+  private isOutage(error: unknown): boolean {
+    if (error instanceof RevocationsCatchingUp) return false;
+    if (error instanceof CertlaneError) {
+      return error.code !== ErrorCode.NotImplemented && httpStatusFor(error.code) >= 500;
+    }
+    return true;
+  }
+
+  /**
+   * Keeps serving a cached response past its refresh time that could not be signed again, when
+   * staleAnswerUntil allows it: by `get` and the fast lane until the next attempt. False otherwise.
+   */
+  private keepServing(entry: CachedResponse, error: unknown, now: number): boolean {
+    const until = staleAnswerUntil({
+      now,
+      signedAt: entry.thisUpdate.getTime(),
+      nextUpdate: entry.nextUpdate.getTime(),
+      outage: this.isOutage(error),
+      listeningSince: this.listeningSince,
+      backlog: !this.backlog.open,
+      heardUnrecorded: this.heard.get(serialKey(entry.issuerId, entry.certId.serialNumber)) !== undefined,
+    });
+    if (until === undefined) return false;
+    this.cache.postpone(entry, new Date(until));
+    return true;
+  }
+
+  /** The cached response about `certId` served instead of tryLater after `error` (keepServing), if any. */
+  private staleAnswer(
+    issuerId: string,
+    certId: CertId,
+    error: unknown,
+    requestKey?: string,
+  ): OcspAnswer | undefined {
+    const entry = this.cache.peek(issuerId, certId.der);
+    if (!entry || !this.keepServing(entry, error, Date.now())) return undefined;
+    if (requestKey !== undefined) this.cache.remember(issuerId, requestKey, certId.der);
+    return {
+      der: entry.der,
+      times: { producedAt: entry.producedAt, thisUpdate: entry.thisUpdate, nextUpdate: entry.nextUpdate },
+    };
   }
 
   /**
@@ -443,7 +632,12 @@ export class OcspService
     this.sweeping = true;
     const now = new Date();
     try {
-      await this.settleHeard(now.getTime());
+      await this.settleHeard(now.getTime()).catch((error: unknown) =>
+        this.logger.warn(
+          { err: error },
+          'OCSP: checking heard revocations against the inbox failed; will retry',
+        ),
+      );
       for (const slot of [...this.responders.values()]) {
         const loaded = slot.loaded;
         if (!loaded || loaded.renewAt.getTime() > now.getTime()) continue;
@@ -454,14 +648,36 @@ export class OcspService
           ),
         );
       }
-      for (const entry of this.cache.due(now)) {
-        const loaded = await this.responder(entry.issuerId, entry.caId);
-        await this.sign(entry.issuerId, loaded, entry.certId, 'sweep');
-      }
+      await this.refreshDue(now);
     } catch (error) {
       this.logger.warn({ err: error }, 'OCSP refresh failed; will retry');
     } finally {
       this.sweeping = false;
+    }
+  }
+
+  /**
+   * Re-signs the cached responses due for refresh. What stops one stops the rest (Postgres or
+   * issuance unreachable, a backlog): those still valid are served on while it is an outage
+   * (keepServing), and the next sweep tries again.
+   */
+  private async refreshDue(now: Date): Promise<void> {
+    const due = this.cache.due(now);
+    for (const [index, entry] of due.entries()) {
+      try {
+        const loaded = await this.responder(entry.issuerId, entry.caId);
+        await this.sign(entry.issuerId, loaded, entry.certId, 'sweep');
+      } catch (error) {
+        let kept = 0;
+        for (const rest of due.slice(index)) if (this.keepServing(rest, error, now.getTime())) kept++;
+        if (!(error instanceof RevocationsCatchingUp)) {
+          this.logger.warn(
+            { err: error, due: due.length - index, kept },
+            'OCSP refresh failed; cached responses still valid are served until they can be signed again',
+          );
+        }
+        return;
+      }
     }
   }
 }

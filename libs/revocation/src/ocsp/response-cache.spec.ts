@@ -67,6 +67,34 @@ describe(ResponseCache.name, () => {
     expect(responseTimes(now, 2 * 3_600_000).refreshAt.toISOString()).toBe('2026-03-01T10:00:00.000Z');
   });
 
+  it('serves a response past its refresh time again until a postponed time, by CertID and by request (re-signing failed)', () => {
+    const cache = new ResponseCache();
+    const e = cache.put(entry('iss-a', '4a11', now));
+    cache.remember('iss-a', 'Gpath', e.certId.der);
+    const late = new Date('2026-03-01T10:31:00Z');
+    expect(cache.get('iss-a', e.certId.der, late)).toBeUndefined();
+    expect(cache.peek('iss-a', e.certId.der)).toBe(e);
+    cache.postpone(e, new Date('2026-03-01T10:31:30Z'));
+    expect(cache.get('iss-a', e.certId.der, late)).toBe(e);
+    expect(cache.lookup('iss-a', 'Gpath', late)).toBe(e);
+    expect(cache.due(late)).toEqual([]);
+    expect(cache.due(new Date('2026-03-01T10:31:30Z'))).toEqual([e]);
+  });
+
+  it('makes every response due at once (the replica missed revocations), and drops those of one serial', () => {
+    const cache = new ResponseCache();
+    const a = cache.put(entry('iss-a', '4a11', now));
+    const b = cache.put(entry('iss-a', '4a11', now, 'sha256'));
+    const c = cache.put(entry('iss-a', '4b22', now));
+    cache.expireAll(now);
+    expect(cache.get('iss-a', a.certId.der, now)).toBeUndefined();
+    expect(new Set(cache.due(now))).toEqual(new Set([a, b, c]));
+    cache.dropSerial('iss-a', '004A11');
+    expect(cache.forSerial('iss-a', '4a11')).toEqual([]);
+    expect(cache.peek('iss-a', b.certId.der)).toBeUndefined();
+    expect(cache.peek('iss-a', c.certId.der)).toBe(c);
+  });
+
   it('returns a response until its refresh time, per issuer and CertID', () => {
     const cache = new ResponseCache();
     const e = cache.put(entry('iss-a', '4a11', now));

@@ -13,7 +13,10 @@ export interface CachedResponse {
   producedAt: Date;
   thisUpdate: Date;
   nextUpdate: Date;
-  /** After this instant the response is re-signed (well before nextUpdate). */
+  /**
+   * After this instant the response is re-signed (well before nextUpdate); when that fails for an
+   * outage, it is served a little longer and tried again (`postpone`).
+   */
   refreshAt: Date;
 }
 
@@ -93,7 +96,7 @@ const serialKey = (issuerId: string, serial: string) => `${issuerId} ${canonical
  * Pre-signed OCSP responses, one per (issuer, CertID as sent: hash algorithm and serial), bounded
  * in bytes (SERVICE_OCSP_CACHE_MAX_BYTES, ADR 0039): the least recently used go first. A lookup
  * returns only a response that is not due for refresh; `forSerial` finds every cached variant of
- * a serial to re-sign it at once when it is revoked. Stored responses and CertIDs are copied out
+ * a serial to re-sign it at once when it is revoked (or to drop them when that fails). Stored responses and CertIDs are copied out
  * of Node's Buffer pool, so what the bound counts is what they hold.
  */
 export class ResponseCache {
@@ -125,6 +128,20 @@ export class ResponseCache {
   /** Whether a response about this CertID is held (due for refresh or not). */
   has(issuerId: string, certIdDer: Buffer): boolean {
     return this.entries.peek(keyOf(issuerId, certIdDer)) !== undefined;
+  }
+
+  /** The response held about this CertID, due for refresh or not (not counted as a use). */
+  peek(issuerId: string, certIdDer: Buffer): CachedResponse | undefined {
+    return this.entries.peek(keyOf(issuerId, certIdDer));
+  }
+
+  /**
+   * Serves a held response (by `get` and `lookup`) until `until`, when it is due for refresh again:
+   * re-signing it failed, and it is still valid (see staleAnswerUntil).
+   */
+  postpone(response: CachedResponse, until: Date): void {
+    const entry = this.entries.peek(keyOf(response.issuerId, response.certId.der));
+    if (entry) entry.refreshAt = until;
   }
 
   /** Stores a copy of the entry (see ownedCopy) and returns it. */
@@ -181,6 +198,17 @@ export class ResponseCache {
     const due: CachedResponse[] = [];
     for (const [, entry] of this.entries) if (entry.refreshAt.getTime() <= now.getTime()) due.push(entry);
     return due;
+  }
+
+  /** Makes every held response due for refresh (`get` and `lookup` no longer return it) at `now`. */
+  expireAll(now: Date): void {
+    for (const [, entry] of this.entries)
+      if (entry.refreshAt.getTime() > now.getTime()) entry.refreshAt = now;
+  }
+
+  /** Drops every response about one serial of one issuer. */
+  dropSerial(issuerId: string, serial: string): void {
+    for (const key of [...(this.bySerial.get(serialKey(issuerId, serial)) ?? [])]) this.remove(key);
   }
 
   /** Drops everything about an issuer, or about one of its CAs (its responder changed). */

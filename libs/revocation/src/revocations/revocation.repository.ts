@@ -4,6 +4,8 @@ import { CertificateRevoked, RevocationReason } from '@certlane/contracts';
 import { DataSource } from 'typeorm';
 import { SqlExecutor } from '@certlane/platform';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** One stored revocation. */
 export interface RevocationRow {
   issuer_id: string;
@@ -98,21 +100,25 @@ export class RevocationRepository {
     return rows[0];
   }
 
-  /** The revocations of these serials of one issuer (those the table holds). */
-  findMany(issuerId: string, serialHexes: string[]): Promise<RevocationRow[]> {
-    return this.dataSource.query(
-      'SELECT issuer_id, serial_hex, reason, revoked_at FROM revocations WHERE issuer_id = $1 AND serial_hex = ANY($2)',
-      [issuerId, serialHexes],
-    );
-  }
-
-  /** Whether `consumer` has recorded the event (its inbox holds the id). */
+  /** Whether `consumer` has recorded the event (its inbox holds the id; one that is not a UUID never is). */
   async consumed(consumer: string, eventId: string): Promise<boolean> {
+    if (!UUID.test(eventId)) return false;
     const rows: unknown[] = await this.dataSource.query(
       'SELECT 1 FROM inbox WHERE consumer = $1 AND event_id = $2',
       [consumer, eventId],
     );
     return rows.length > 0;
+  }
+
+  /** Those of `eventIds` that `consumer` has recorded (ids that are not UUIDs never are). */
+  async consumedMany(consumer: string, eventIds: string[]): Promise<string[]> {
+    const uuids = eventIds.filter((id) => UUID.test(id));
+    if (uuids.length === 0) return [];
+    const rows: { event_id: string }[] = await this.dataSource.query(
+      'SELECT event_id::text FROM inbox WHERE consumer = $1 AND event_id = ANY($2::uuid[])',
+      [consumer, uuids],
+    );
+    return rows.map((row) => row.event_id);
   }
 
   /** Every revocation of certificates one CA of an issuer issued, in serial order. */
