@@ -32,6 +32,7 @@ export * from './est/est-key-encryption-key.dto';
 export * from './scep/scep-profile.dto';
 export * from './scep/scep-forward.dto';
 export * from './pki/revocation-service.dto';
+export * from './pki/crl-in-parts';
 export * from './acme/acme-forward.dto';
 export * from './acme/acme-admin.dto';
 export * from './acme/acme-operations.dto';

@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { CertlaneError, ErrorCode, OcspResponseDocument } from '@certlane/contracts';
+import { CertlaneError, ErrorCode, OcspResponseDocument, readCrlInParts } from '@certlane/contracts';
 import {
   httpStatusFor,
   MESSAGE_BUS,
@@ -17,7 +17,6 @@ import {
   ocspResponseHeaders,
 } from '@certlane/pki';
 import { busContext } from '../auth/actor';
-import { requestCrl } from './crl-request';
 
 /**
  * The relying-party paths issued certificates point to (CRL DP `/crl/...`, OCSP AIA `/ocsp/...`),
@@ -98,10 +97,9 @@ export class RelyingPartyForwardingController {
 
   private async sendCrl(request: Request, response: Response, issuerId: string, caId?: string) {
     // In parts: a CRL may be larger than one bus message (review H2).
-    const { document: crl, der } = await requestCrl(
-      this.bus,
+    const { document: crl, der } = await readCrlInParts(
+      (payload) => this.bus.request('revocation.v1.get-crl', payload, { context: busContext(request) }),
       { issuer_id: issuerId, ...(caId === undefined ? {} : { ca_id: caId }) },
-      { context: busContext(request) },
     );
     const times = { thisUpdate: new Date(crl.this_update), nextUpdate: new Date(crl.next_update) };
     response.set(crlResponseHeaders(der, times)).status(200).end(der);

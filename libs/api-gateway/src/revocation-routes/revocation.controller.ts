@@ -1,15 +1,15 @@
 import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { readCrlInParts } from '@certlane/contracts';
 import { MESSAGE_BUS, MessageBus } from '@certlane/platform';
 import { busContext } from '../auth/actor';
 import { RequirePermission } from '../auth/route-access';
 import { Documented } from '../operation-facts/operation-facts';
-import { requestCrl } from './crl-request';
 
 /**
  * /api/v1/crl/{issuer} and /api/v1/ocsp (spec 4.4), served by the revocation service: DER CRL and
  * DER OCSP response per issuer, files (binary bodies cross the bus as base64, a CRL in parts of at
- * most 512 KiB, crl-request.ts; the JSON revocation list is declared, revocation.routes.ts).
+ * most 512 KiB, readCrlInParts; the JSON revocation list is declared, revocation.routes.ts).
  * Reading revocation status needs `certificate.read`; relying parties use the revocation service's
  * own unauthenticated /crl and /ocsp endpoints instead.
  */
@@ -36,10 +36,9 @@ export class RevocationController {
     // Without ca_id: the CRL of the issuer's issuing CA (spec 4.4); with it, of that CA of the
     // issuer, a retired one too (ADR 0023). The revocation service validates the id.
     // In parts: a CRL may be larger than one bus message (review H2).
-    const { document: crl, der } = await requestCrl(
-      this.bus,
+    const { document: crl, der } = await readCrlInParts(
+      (payload) => this.bus.request('revocation.v1.get-crl', payload, { context: busContext(request) }),
       { issuer_id: issuerId, ...(caId === undefined ? {} : { ca_id: caId as string }) },
-      { context: busContext(request) },
     );
     response
       .set({

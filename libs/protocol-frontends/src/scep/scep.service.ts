@@ -6,6 +6,7 @@ import {
   CertlaneError,
   DEFAULT_ISSUER_ID,
   ErrorCode,
+  readCrlInParts,
   ScepHttpForwardAnswer,
   ScepHttpForwardRequest,
 } from '@certlane/contracts';
@@ -169,13 +170,14 @@ export class ScepService implements OnModuleInit, OnApplicationBootstrap, OnModu
       certificateProfile: async (profile) =>
         profile.certificate_profile_id ? certificateProfiles.get(profile.certificate_profile_id) : null,
       caCertificates: (profile) => activeCaCertificates(bus, profile.issuer_id),
-      // GetCRL: the CRL of the profile's issuer's issuing CA, from the revocation service.
+      // GetCRL: the CRL of the profile's issuer's issuing CA, from the revocation service, in
+      // parts (a CRL may be larger than one bus message).
       crl: async (profile) =>
-        Buffer.from(
-          (await bus.request('revocation.v1.get-crl', { issuer_id: profile.issuer_id ?? DEFAULT_ISSUER_ID }))
-            .crl_base64,
-          'base64',
-        ),
+        (
+          await readCrlInParts((payload) => bus.request('revocation.v1.get-crl', payload), {
+            issuer_id: profile.issuer_id ?? DEFAULT_ISSUER_ID,
+          })
+        ).der,
       // The device-state hook (ADR 0059): POST of who enrolls, `{"compliant": true}` lets it.
       deviceState: async (profile, claims) => {
         const response = await fetch(profile.device_state_url!, {

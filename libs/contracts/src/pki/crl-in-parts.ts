@@ -1,5 +1,9 @@
-import { CertlaneError, CrlDocument, ErrorCode, GetCrlRequest } from '@certlane/contracts';
-import { MessageBus, RequestOptions } from '@certlane/platform';
+import { CertlaneError } from '../errors/certlane-error';
+import { ErrorCode } from '../errors/error-codes';
+import { CrlDocument, GetCrlRequest } from './revocation-service.dto';
+
+/** One `revocation.v1.get-crl` request over the caller's bus. */
+export type AskForCrl = (request: GetCrlRequest) => Promise<CrlDocument>;
 
 /** How many times a CRL read in parts starts again when a new CRL was stored between its parts. */
 export const CRL_READ_ATTEMPTS = 5;
@@ -31,27 +35,22 @@ function whole(document: CrlDocument): FetchedCrl {
  * takes a few round trips); then 500. A revocation service that does not know `part` yet answers
  * the whole CRL as before.
  */
-export async function requestCrl(
-  bus: Pick<MessageBus, 'request'>,
+export async function readCrlInParts(
+  ask: AskForCrl,
   request: Omit<GetCrlRequest, 'part'>,
-  options?: RequestOptions,
 ): Promise<FetchedCrl> {
   for (let attempt = 1; ; attempt++) {
     let first: CrlDocument;
     try {
-      first = await bus.request('revocation.v1.get-crl', { ...request, part: 0 }, options);
+      first = await ask({ ...request, part: 0 });
     } catch (error) {
-      if (refusesParts(error)) return whole(await bus.request('revocation.v1.get-crl', request, options));
+      if (refusesParts(error)) return whole(await ask(request));
       throw error;
     }
     if (first.parts === undefined) return whole(first);
     const parts = [Buffer.from(first.crl_base64, 'base64')];
     for (let part = 1; part < first.parts; part++) {
-      const next = await bus.request(
-        'revocation.v1.get-crl',
-        { issuer_id: request.issuer_id, ca_id: first.ca_id, part },
-        options,
-      );
+      const next = await ask({ issuer_id: request.issuer_id, ca_id: first.ca_id, part });
       if (next.crl_number !== first.crl_number || next.parts !== first.parts) break;
       parts.push(Buffer.from(next.crl_base64, 'base64'));
     }
