@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRaw } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -467,6 +467,52 @@ describe('revocation reasons (spec 2.16) and removeFromCRL', () => {
         'OCSP revoked',
         10_000,
       );
+    });
+  });
+
+  describe('ADR 0046: a certificate of a CA Certlane has no connector for', () => {
+    it('is revoked here, and the answer and the audit record say its CA was not told', async () => {
+      const created = await api('POST', '/api/v1/issuers', {
+        name: 'Remote Vault',
+        type: 'vault_pki',
+        config: {
+          address: 'https://vault.example.com',
+          mount: 'pki',
+          role: 'web',
+          token: 's.vault-token-0123456789',
+        },
+      });
+      expect(created.status).toBe(201);
+      const issuerId = (created.json() as { id: string }).id;
+      openssl(
+        ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'].concat([
+          '-keyout',
+          'remote.key',
+          '-out',
+          'remote.pem',
+          '-subj',
+          '/CN=remote.example.com',
+          '-days',
+          '30',
+        ]),
+      );
+      const imported = await api('POST', '/api/v1/certificates', {
+        id: 'rr-remote',
+        certificate_pem: readFileSync(join(dir, 'remote.pem'), 'utf8'),
+        issuer_id: issuerId,
+      });
+      expect(`${imported.status} ${imported.text}`).toMatch(/^201 /);
+      const revoked = await api('POST', '/api/v1/certificates/rr-remote/revoke', { reason: 'keyCompromise' });
+      expect(revoked.status).toBe(200);
+      expect(revoked.json()).toEqual({
+        status: 'revoked',
+        message: expect.stringContaining(
+          `no connector for the CA of issuer ${issuerId}, so that CA was not told`,
+        ),
+      });
+      expect(await auditDetails('certificate.revoked', 'rr-remote')).toMatchObject({
+        issuer: [expect.objectContaining({ issuer_id: issuerId, outcome: 'recorded_only' })],
+      });
     });
   });
 });

@@ -75,6 +75,7 @@ describe(IssuerRevocation.name, () => {
     );
     expect(connectorCalls).toEqual(['revokeMany ab01,ab02old']);
     expect(revoked).toEqual([{ issuer: 'iss-local', serials: ['ab01', 'ab02old'] }]);
+    expect(results.map((r) => r.ok && r.caNotified)).toEqual([true, true]);
     expect(results.map((r) => (r.ok ? [r.item.serial_hex, r.created, r.event.reason] : r))).toEqual([
       ['ab01', true, 'keyCompromise'],
       ['ab02old', false, 'superseded'],
@@ -92,7 +93,7 @@ describe(IssuerRevocation.name, () => {
     ]);
   });
 
-  it('records locally the serials of a kind without a connector', async () => {
+  it('records locally the serials of a kind without a connector, saying its CA was not told', async () => {
     const { revocation, revoked, connectorCalls } = setUp();
     const [result] = await revocation.revokeSerials(
       manager,
@@ -101,7 +102,7 @@ describe(IssuerRevocation.name, () => {
     );
     expect(connectorCalls).toEqual([]);
     expect(revoked).toEqual([{ issuer: 'iss-acme', serials: ['ff01'] }]);
-    expect(result).toMatchObject({ ok: true, created: true });
+    expect(result).toMatchObject({ ok: true, created: true, caNotified: false });
   });
 
   it('refuses an unknown issuer and a serial the local CA never issued, before revoking anything', async () => {

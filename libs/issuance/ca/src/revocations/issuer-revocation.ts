@@ -28,7 +28,17 @@ export interface SerialToRevoke {
 
 /** What the issuer step did with one serial. */
 export type SerialRevocation =
-  | { item: SerialToRevoke; ok: true; created: boolean; event: CertificateRevoked }
+  | {
+      item: SerialToRevoke;
+      ok: true;
+      created: boolean;
+      event: CertificateRevoked;
+      /**
+       * False when the issuer's kind has no connector (an imported certificate of a remote CA):
+       * the revocation is recorded here only and its CA was not told.
+       */
+      caNotified: boolean;
+    }
   | { item: SerialToRevoke; ok: false; error: CertlaneError };
 
 export interface RevokeSerialsOptions {
@@ -169,6 +179,7 @@ export class IssuerRevocation {
     }
 
     const stored = new Map(batches.map((batch) => [batch.issuer.id, batch.recorded]));
+    const notified = new Map(batches.map((batch) => [batch.issuer.id, batch.connector !== null]));
     const results: SerialRevocation[] = [];
     const events: CertificateRevoked[] = [];
     for (const item of items) {
@@ -187,7 +198,13 @@ export class IssuerRevocation {
         ...(item.certificate_id === undefined ? {} : { certificate_id: item.certificate_id }),
       };
       if (revocation.created) events.push(event);
-      results.push({ item, ok: true, created: revocation.created, event });
+      results.push({
+        item,
+        ok: true,
+        created: revocation.created,
+        event,
+        caNotified: notified.get(item.issuer_id) === true,
+      });
     }
     await this.outbox.addMany(manager, 'issuance.v1.certificate.revoked', events, context?.actor_id);
     return results;

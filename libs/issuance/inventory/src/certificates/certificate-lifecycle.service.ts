@@ -29,7 +29,8 @@ export interface IssuerRevocationOutcome {
   issuer_id: string;
   serial_number: string;
   version_id: string;
-  outcome: 'revoked' | 'already_revoked' | 'failed';
+  /** `recorded_only`: the issuer's kind has no connector, so its CA was not told (ADR 0046). */
+  outcome: 'revoked' | 'already_revoked' | 'recorded_only' | 'failed';
   error?: string;
 }
 
@@ -162,13 +163,18 @@ export class CertificateLifecycleService {
       );
       return outcomes;
     });
-    const failed = outcome.ok ? outcome.issuer.filter((i) => i.outcome === 'failed').length : 0;
-    return {
-      status: 'revoked',
-      ...(failed > 0
-        ? { message: `the issuer was not notified for ${failed} serial(s); see the audit log` }
-        : {}),
-    };
+    const issuers = outcome.ok ? outcome.issuer : [];
+    const failed = issuers.filter((i) => i.outcome === 'failed').length;
+    const untold = [...new Set(issuers.filter((i) => i.outcome === 'recorded_only').map((i) => i.issuer_id))];
+    const notes = [
+      ...(failed > 0 ? [`the issuer was not notified for ${failed} serial(s); see the audit log`] : []),
+      ...(untold.length > 0
+        ? [
+            `recorded here only: Certlane has no connector for the CA of issuer ${untold.join(', ')}, so that CA was not told; revoke the certificate there too`,
+          ]
+        : []),
+    ];
+    return { status: 'revoked', ...(notes.length > 0 ? { message: notes.join('; ') } : {}) };
   }
 
   /**
@@ -335,6 +341,7 @@ export class CertificateLifecycleService {
       return versions.map((version, index) => {
         const result = results[index];
         if (!result.ok) return failed(version, result.error);
+        if (!result.caNotified) return { ...base(version), outcome: 'recorded_only' };
         return { ...base(version), outcome: result.created ? 'revoked' : 'already_revoked' };
       });
     } catch (error) {
