@@ -9526,7 +9526,9 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
         };
@@ -9556,6 +9558,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
         };
@@ -10173,6 +10176,7 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
         };
@@ -11481,6 +11485,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
         };

@@ -106,7 +106,7 @@ export const INTERMEDIATE_CA_ROUTES = [
     path: CAS,
     adminOnly: true,
     status: 201,
-    errors: [400, 401, 403, 404, 409, 413],
+    errors: [400, 401, 403, 404, 409, 413, 501],
     subject: 'issuance.v1.create-ca',
     body: CreateCaRequest,
     response: 'CaCertificateDto',

@@ -23,7 +23,7 @@ export class RevocationController {
     operationId: 'getIssuerCrl',
     summary: "The DER CRL of an issuer's issuing CA (or of `ca_id`)",
     status: 200,
-    errors: [403, 404],
+    errors: [403, 404, 501],
     response: null,
     produces: 'application/pkix-crl',
   })
@@ -57,7 +57,7 @@ export class RevocationController {
     operationId: 'getOcspResponse',
     summary: 'A DER OCSP response for one serial of an issuer',
     status: 200,
-    errors: [403, 404],
+    errors: [403, 404, 501],
     response: null,
     produces: 'application/ocsp-response',
   })

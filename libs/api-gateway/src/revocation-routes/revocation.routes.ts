@@ -11,7 +11,7 @@ export const REVOCATION_ROUTES = [
     path: '/api/v1/crl',
     permission: 'certificate.read',
     status: 200,
-    errors: [400, 401, 403],
+    errors: [400, 401, 403, 404, 501],
     subject: 'revocation.v1.list-revocations',
     query: ListRevocationsRequest,
     response: 'RevocationList',
