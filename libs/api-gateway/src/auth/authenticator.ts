@@ -210,17 +210,10 @@ export class Authenticator implements OnApplicationBootstrap {
       });
     if (!payload.background) return ask(payload);
     return ask(payload).catch((error: unknown) => {
-      if (!refusesField(error, 'background')) throw error;
+      if (!CertlaneError.refusesField(error, 'background')) throw error;
       return ask({ cookie: payload.cookie, user_agent: payload.user_agent });
     });
   }
-}
-
-/** A validation_failed answer that names `field` as one it does not know. */
-function refusesField(error: unknown, field: string): boolean {
-  if (!(error instanceof CertlaneError) || error.code !== ErrorCode.ValidationFailed) return false;
-  const fields = (error.details as { fields?: { field?: string }[] } | undefined)?.fields ?? [];
-  return fields.some((entry) => entry.field === field);
 }
 
 /** Actors built from cached principals: built once per principal, not once per request. */

@@ -33,6 +33,16 @@ export class CertlaneError extends Error {
     });
   }
 
+  /**
+   * Whether `error` is a validation_failed naming `field` (as `validation` builds it): a service
+   * older than a new optional field refuses it so during a rolling upgrade.
+   */
+  static refusesField(error: unknown, field: string): boolean {
+    if (!(error instanceof CertlaneError) || error.code !== ErrorCode.ValidationFailed) return false;
+    const fields = (error.details as { fields?: { field?: string }[] } | undefined)?.fields ?? [];
+    return fields.some((entry) => entry.field === field);
+  }
+
   static notFound(what: string, id: string): CertlaneError {
     return new CertlaneError(ErrorCode.NotFound, `${what} ${JSON.stringify(id)} not found`);
   }

@@ -14,13 +14,6 @@ export interface FetchedCrl {
   der: Buffer;
 }
 
-/** Whether a service refused `part` as an unknown field (one from before parts, in a rolling upgrade). */
-function refusesParts(error: unknown): boolean {
-  if (!(error instanceof CertlaneError) || error.code !== ErrorCode.ValidationFailed) return false;
-  const fields = (error.details as { fields?: { field?: string }[] } | undefined)?.fields;
-  return fields?.some((f) => f.field === 'part') ?? false;
-}
-
 function whole(document: CrlDocument): FetchedCrl {
   const { crl_base64, part: _part, parts: _parts, ...rest } = document;
   return { document: rest, der: Buffer.from(crl_base64, 'base64') };
@@ -44,7 +37,7 @@ export async function readCrlInParts(
     try {
       first = await ask({ ...request, part: 0 });
     } catch (error) {
-      if (refusesParts(error)) return whole(await ask(request));
+      if (CertlaneError.refusesField(error, 'part')) return whole(await ask(request));
       throw error;
     }
     if (first.parts === undefined) return whole(first);
