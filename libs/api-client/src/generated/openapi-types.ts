@@ -8965,6 +8965,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
         };
@@ -9204,6 +9205,7 @@ export interface operations {
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
         };

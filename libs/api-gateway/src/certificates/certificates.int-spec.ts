@@ -584,6 +584,58 @@ describe('certificates and jobs (agent key generation)', () => {
       expect((await api('POST', `/api/v1/certificates/${certificate.id}/renew`)).status).toBe(202);
     });
 
+    it('refuses with 501 not_implemented to issue or renew, singly or in bulk, under an issuer whose type cannot issue yet (ADR 0046)', async () => {
+      const issuer = await api('POST', '/api/v1/issuers', {
+        name: uniqueId('Remote Vault'),
+        type: 'vault_pki',
+        config: { address: 'https://vault.example.com', mount: 'pki', role: 'web', token: 's.remote-token' },
+      });
+      expect(issuer.status).toBe(201);
+      const issuerId = json<{ id: string }>(issuer).id;
+      // A new certificate to issue there: refused before anything is stored.
+      const id = uniqueId('remote-new');
+      const refusedCreate = await api('POST', '/api/v1/certificates', {
+        id,
+        common_name: 'remote-new.example.com',
+        issuer_id: issuerId,
+        agent_id: 'cert-agent',
+      });
+      expect(refusedCreate.status).toBe(501);
+      expect(refusedCreate.json()).toMatchObject({
+        code: 'not_implemented',
+        message: expect.stringContaining('of type vault_pki, which cannot issue yet'),
+        details: { field: 'issuer_id' },
+      });
+      expect((await api('GET', `/api/v1/certificates/${id}`)).status).toBe(404);
+      // An import of that CA's certificate is kept; renewing it cannot reach the CA.
+      const { pem } = await foreignCertificate();
+      const certificate = await create({
+        id: uniqueId('remote-import'),
+        certificate_pem: pem,
+        issuer_id: issuerId,
+      });
+      expect(certificate.issuer_id).toBe(issuerId);
+      const refused = await api('POST', `/api/v1/certificates/${certificate.id}/renew?force=true`);
+      expect(refused.status).toBe(501);
+      expect(refused.json()).toMatchObject({ code: 'not_implemented', details: { field: 'issuer_id' } });
+      const bulk = json<BulkRenewResult>(
+        await api('POST', '/api/v1/certificates/bulk-renew', { certificate_ids: [certificate.id] }),
+      );
+      expect(bulk).toMatchObject({
+        total_enqueued: 0,
+        total_failed: 1,
+        errors: [{ certificate_id: certificate.id, message: expect.stringContaining('cannot issue yet') }],
+      });
+      expect(await jobsOf(certificate.id)).toEqual([]);
+      expect(json<CertificateDto>(await api('GET', `/api/v1/certificates/${certificate.id}`)).status).toBe(
+        'Active',
+      );
+      // Under a local CA issuer it renews.
+      const given = await api('PUT', `/api/v1/certificates/${certificate.id}`, { issuer_id: 'iss-local' });
+      expect(json<CertificateDto>(given).issuer_id).toBe('iss-local');
+      expect((await api('POST', `/api/v1/certificates/${certificate.id}/renew`)).status).toBe(202);
+    });
+
     it('refuses an archived certificate with 400 certificate_not_renewable, even forced; 404 unknown', async () => {
       const created = await create();
       await api('DELETE', `/api/v1/certificates/${created.id}`);

@@ -4,6 +4,7 @@ import { CrossCertificateService } from './local-ca/cross-certificate.service';
 import { IssuedCertificateLookupHandler } from './issued-certificates/issued-certificate-lookup';
 import { issuerConnectors } from './issuer-kinds';
 import { IssuanceSecrets } from './issuers/issuance-secrets';
+import { IssuerCapabilities } from './issuers/issuer-capabilities';
 import { ISSUER_CONNECTORS } from './issuers/issuer-connectors';
 import { IssuerRepository } from './issuers/issuer.repository';
 import { IssuerService, LOCAL_CA_HOOKS } from './issuers/issuer.service';
@@ -20,6 +21,7 @@ export const CA_PROVIDERS: Provider[] = [
   CaRepository,
   CrossCertificateRepository,
   { provide: ISSUER_CONNECTORS, useFactory: issuerConnectors },
+  IssuerCapabilities,
   LocalCaService,
   { provide: LOCAL_CA_HOOKS, useExisting: LocalCaService },
   CrossCertificateService,

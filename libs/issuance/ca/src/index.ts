@@ -1,4 +1,5 @@
 export * from './ca.providers';
+export * from './issuers/issuer-capabilities';
 export * from './local-ca/ca-factory';
 export * from './local-ca/ca.repository';
 export * from './local-ca/ca-expiry-warnings';

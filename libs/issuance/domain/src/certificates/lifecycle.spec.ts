@@ -90,6 +90,32 @@ describe('versionJobRefusal', () => {
   });
 
   it.each([
+    ['Issuance', 'server', 'edge-1', 'not_implemented'],
+    ['Renewal', 'agent', 'edge-1', 'not_implemented'],
+    ['Renewal', 'agent', '', 'not_implemented'],
+    ['Deployment', 'server', '', null],
+  ] as const)(
+    'refuses a %s job in %s key generation (agent %j) under an issuer whose kind has no connector: %s',
+    (type, mode, agent, code) => {
+      expect(versionJobRefusal(type, mode, certificate('iss-vault', agent), 'vault_pki')?.code ?? null).toBe(
+        code,
+      );
+    },
+  );
+
+  it('names the issuer, its kind and how to renew a certificate of an issuer that cannot issue', () => {
+    expect(versionJobRefusal('Renewal', 'server', certificate('iss-vault', ''), 'vault_pki')).toEqual({
+      code: 'not_implemented',
+      field: 'issuer_id',
+      message: expect.stringMatching(/"mc-1" names issuer "iss-vault" of type vault_pki.*import.*local_ca/),
+    });
+    // No issuer at all says so first.
+    expect(versionJobRefusal('Renewal', 'server', certificate(null, ''), 'vault_pki')?.code).toBe(
+      'certificate_not_renewable',
+    );
+  });
+
+  it.each([
     ['Renewal', 'server', 'ACME', '', 'certificate_not_renewable'],
     ['Renewal', 'agent', 'ACME', '', 'certificate_not_renewable'],
     ['Renewal', 'server', 'EST', '', 'certificate_not_renewable'],

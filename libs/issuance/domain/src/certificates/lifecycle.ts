@@ -45,7 +45,7 @@ export function keyGenerationRefusal(type: JobType, mode: KeyGeneration, agentId
 
 /** Why a new version cannot be made for a certificate: the error code, the field and a message. */
 export interface VersionJobRefusal {
-  code: 'certificate_not_renewable' | 'keygen_agent_missing';
+  code: 'certificate_not_renewable' | 'keygen_agent_missing' | 'not_implemented';
   field: 'issuer_id' | 'agent_id';
   message: string;
 }
@@ -56,6 +56,9 @@ export interface VersionJobRefusal {
  * next version; a renewal of one an ACME, EST or SCEP client enrolled and no agent holds is its
  * client's (`renewedByTheLoop`, ADR 0028 amendment, eighth stop): a version Certlane made would
  * reach nobody; in agent key generation one without an agent has nobody to make its key (ADR 0042).
+ * An issuer of a kind this build has no connector for (`issuerKindWithoutConnector`: its kind, or
+ * null when it has one) cannot sign it: 501 up front rather than a job that can only fail
+ * (ADR 0022, 0046).
  * The one rule for single and bulk renewals and, as SQL, for the renewal loop
  * (RenewalRepository: `renewableCondition` and `loopRenewsCondition`).
  */
@@ -63,6 +66,7 @@ export function versionJobRefusal(
   type: JobType,
   mode: KeyGeneration,
   certificate: { id: string; issuer_id: string | null; agent_id: string; source: string },
+  issuerKindWithoutConnector: string | null = null,
 ): VersionJobRefusal | null {
   if (!producesVersion(type)) return null;
   if (certificate.issuer_id === null || certificate.issuer_id === '') {
@@ -72,6 +76,16 @@ export function versionJobRefusal(
       message:
         `certificate ${JSON.stringify(certificate.id)} has no issuer (it was imported from a CA Certlane ` +
         'does not hold): set its issuer_id (PUT /api/v1/certificates/{id}) to renew it',
+    };
+  }
+  if (issuerKindWithoutConnector !== null) {
+    return {
+      code: 'not_implemented',
+      field: 'issuer_id',
+      message:
+        `certificate ${JSON.stringify(certificate.id)} names issuer ${JSON.stringify(certificate.issuer_id)} ` +
+        `of type ${issuerKindWithoutConnector}, which cannot issue yet: renew it at that CA and import the ` +
+        'new certificate (POST /api/v1/certificates with version_of), or set an issuer_id of type local_ca',
     };
   }
   if (type === 'Renewal' && !renewedByTheLoop(certificate)) {

@@ -22,6 +22,7 @@ import {
 import { CERTLANE_CONFIG, CertlaneConfig, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { ApprovalGate, PolicyEnforcer } from '@certlane/issuance-governance';
+import { IssuerCapabilities } from '@certlane/issuance-ca';
 import { JobRepository, JobRow } from '../jobs/job.repository';
 import { CertificateRepository, CertificateRow, NewVersion, VersionRow } from './certificate.repository';
 import { auditRecord, notFound } from '@certlane/issuance-data-access';
@@ -61,6 +62,7 @@ export class StatusTransitions {
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     private readonly approvals: ApprovalGate,
     private readonly policies: PolicyEnforcer,
+    private readonly issuers: IssuerCapabilities,
   ) {}
 
   async lockCertificate(manager: EntityManager, id: string): Promise<CertificateRow> {
@@ -124,8 +126,9 @@ export class StatusTransitions {
    * A new job on a certificate, in the initial status of the key-generation mode; an issuance or
    * renewal whose profile requires approval waits in AwaitingApproval with a cert_issuance
    * approval opened in the same transaction (ADR 0025). An issuance or renewal of a certificate
-   * without an issuer is 400 certificate_not_renewable (ADR 0043), in agent key generation one
-   * without an agent 400 keygen_agent_missing (ADR 0042): `versionJobRefusal`.
+   * without an issuer is 400 certificate_not_renewable (ADR 0043), one whose issuer's kind has no
+   * connector 501 not_implemented (ADR 0046), in agent key generation one without an agent 400
+   * keygen_agent_missing (ADR 0042): `versionJobRefusal`.
    */
   async createJob(
     manager: EntityManager,
@@ -134,7 +137,10 @@ export class StatusTransitions {
     context: RequestContext | undefined,
     extra: { target_id?: string; version_id?: string | null; agent_id?: string } = {},
   ): Promise<JobRow> {
-    const refused = versionJobRefusal(type, this.config.keygenMode, certificate);
+    const unconnected = producesVersion(type)
+      ? await this.issuers.kindWithoutConnector(manager, certificate.issuer_id)
+      : null;
+    const refused = versionJobRefusal(type, this.config.keygenMode, certificate, unconnected);
     if (refused) throw new CertlaneError(refused.code, refused.message, { field: refused.field });
     const held = await this.approvals.holdsJob(manager, type, certificate.profile_id);
     const maxAttempts = producesVersion(type)

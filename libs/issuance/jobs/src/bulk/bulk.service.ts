@@ -40,7 +40,7 @@ import {
 import { CERTLANE_CONFIG, CertlaneConfig, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { approvalDto, ApprovalRepository } from '@certlane/issuance-governance';
-import { IssuerRevocation } from '@certlane/issuance-ca';
+import { IssuerCapabilities, IssuerRevocation } from '@certlane/issuance-ca';
 import { JobRepository, ServerIssuanceRunner, StatusTransitions } from '@certlane/issuance-inventory';
 import { BulkCertificateRow, BulkRepository } from './bulk.repository';
 import { auditRecord, UnitOfWork } from '@certlane/issuance-data-access';
@@ -124,6 +124,7 @@ export class BulkService {
     private readonly serverIssuance: ServerIssuanceRunner,
     private readonly jobs: JobRepository,
     private readonly transitions: StatusTransitions,
+    private readonly issuers: IssuerCapabilities,
   ) {}
 
   // ---- the three operations ----
@@ -200,13 +201,24 @@ export class BulkService {
     const requestedBy = context?.actor_id || SYSTEM_ACTOR;
     const totals = await this.walk(selection, async (manager, rows) => {
       const plan = planBulkRenew(rows);
-      // A certificate without an issuer, or in agent key generation without an agent, fails as a
-      // single renew would (ADR 0042, 0043).
+      // A certificate without an issuer, of an issuer whose kind has no connector, or in agent key
+      // generation without an agent, fails as a single renew would (ADR 0042, 0043, 0046).
       const byId = new Map(rows.map((row) => [row.id, row]));
+      const unconnected = await this.issuers.withoutConnector(
+        manager,
+        plan.change.map((change) => byId.get(change.id)?.issuer_id ?? null),
+      );
       const errors: BulkItemError[] = [];
       const changes = plan.change.filter((change) => {
         const row = byId.get(change.id);
-        const refusal = row ? versionJobRefusal('Renewal', this.config.keygenMode, row) : null;
+        const refusal = row
+          ? versionJobRefusal(
+              'Renewal',
+              this.config.keygenMode,
+              row,
+              (row.issuer_id && unconnected.get(row.issuer_id)) || null,
+            )
+          : null;
         if (refusal) errors.push({ certificate_id: change.id, message: refusal.message });
         return !refusal;
       });

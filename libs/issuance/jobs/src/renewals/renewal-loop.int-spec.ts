@@ -346,12 +346,30 @@ describe('renewal loop with two issuance replicas', () => {
     ]);
   }, 60_000);
 
-  it('gives no job to a due certificate without an agent or without an issuer, stays due, and names them in a warning', async () => {
+  it('gives no job to a due certificate without an agent, without an issuer or of an issuer that cannot issue, stays due, and names them in a warning', async () => {
     // One transaction: the sweep that renews the one with an agent sees the others too.
     await db.query('BEGIN');
+    // An issuer of a kind without a connector (ADR 0046): its imported certificates cannot be
+    // renewed here; before, the loop gave them jobs that failed and turned them Failed.
+    await db.query(
+      `INSERT INTO issuance.issuers (id, name, kind, config_sealed) VALUES ('iss-vault', 'Vault', 'vault_pki', 'v1.x')`,
+    );
     await seed('agentless', 2, 10, 'rp-default', 'Active', { agent: '' });
     await seed('issuerless', 1, 10, 'rp-default', 'Expiring', { issuer: null });
+    await seed('remote', 1, 10, 'rp-default', 'Active', { issuer: 'iss-vault' });
     await seed('agented', 1, 10);
+    // Nor is a failed renewal of a certificate of that issuer retried.
+    await db.query(
+      `INSERT INTO issuance.certificates (id, name, common_name, status, issuer_id, renewal_policy_id, agent_id,
+         expires_at)
+       VALUES ('remote-failed', 'remote-failed', 'remote-failed.example.com', 'Failed', 'iss-vault', 'rp-retry',
+         'agt-edge', now() + interval '5 days')`,
+    );
+    await db.query(
+      `INSERT INTO issuance.jobs (id, type, status, certificate_id, attempts, max_attempts, last_error, completed_at)
+       VALUES ('job-remote-failed', 'Renewal', 'Failed', 'remote-failed', 1, 2, 'not_implemented',
+         now() - interval '120 seconds')`,
+    );
     // A failed renewal of an agentless certificate is not retried either (interval passed).
     await db.query(
       `INSERT INTO issuance.certificates (id, name, common_name, status, issuer_id, renewal_policy_id, expires_at)
@@ -378,7 +396,8 @@ describe('renewal loop with two issuance replicas', () => {
               line.includes('due certificates not renewed') &&
               line.includes('"agentless-1"') &&
               line.includes('"agentless-2"') &&
-              line.includes('"issuerless-1"'),
+              line.includes('"issuerless-1"') &&
+              /"no_connector":\["remote-1"\]/.test(line),
           ),
       );
     await eventually(async () => warned(), 'a warning naming the certificates left due', 20_000);
@@ -387,8 +406,19 @@ describe('renewal loop with two issuance replicas', () => {
     await eventually(async () => (await jobsOf('marker2')).length === 1, 'a later sweep');
     expect(await jobsOf('agentless')).toEqual([]);
     expect(await jobsOf('issuerless')).toEqual([]);
+    expect(await jobsOf('remote')).toEqual([{ certificate_id: 'remote-failed', n: 1 }]);
     expect(await statusesOf('agentless')).toEqual([{ status: 'Active', n: 2 }]);
     expect(await statusesOf('issuerless')).toEqual([{ status: 'Expiring', n: 1 }]);
+    expect(
+      (await db.query(`SELECT id, status FROM issuance.certificates WHERE id LIKE 'remote-%' ORDER BY id`))
+        .rows,
+    ).toEqual([
+      { id: 'remote-1', status: 'Active' },
+      { id: 'remote-failed', status: 'Failed' },
+    ]);
+    expect(
+      (await db.query(`SELECT status, retries FROM issuance.jobs WHERE id = 'job-remote-failed'`)).rows,
+    ).toEqual([{ status: 'Failed', retries: 0 }]);
     const stuck = await db.query(
       `SELECT c.status, j.status AS job_status, j.retries FROM issuance.certificates c
        JOIN issuance.jobs j ON j.certificate_id = c.id WHERE c.id = 'stuck-1'`,

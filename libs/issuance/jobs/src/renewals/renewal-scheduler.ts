@@ -35,8 +35,8 @@ import { EntityManager } from 'typeorm';
 import { BulkRepository } from '../bulk/bulk.repository';
 import { approvalDto, ApprovalRepository } from '@certlane/issuance-governance';
 import { ServerIssuanceRunner } from '@certlane/issuance-inventory';
-import { CaExpiryWarnings } from '@certlane/issuance-ca';
-import { RenewalRepository, ScheduledPolicy } from './renewal.repository';
+import { CaExpiryWarnings, IssuerCapabilities } from '@certlane/issuance-ca';
+import { RenewableRule, RenewalRepository, ScheduledPolicy } from './renewal.repository';
 import { UnitOfWork } from '@certlane/issuance-data-access';
 
 /** Certificates per renewal-loop transaction. */
@@ -64,8 +64,8 @@ const NOT_RENEWABLE_REPEAT_MS = 3_600_000;
  *    retry) and move to RenewalInProgress;
  * 3. certificates that crossed an alert threshold of their policy get one
  *    `issuance.v1.certificate.expiry-warning` per expiry date and threshold.
- * Steps 1 and 2 pass by certificates no job can renew (`versionJobRefusal`: no issuer, or no
- * agent in agent key generation): they stay due, get their expiry warnings, and a warning log
+ * Steps 1 and 2 pass by certificates no job can renew (`versionJobRefusal`: no issuer, an issuer
+ * whose kind has no connector, or no agent in agent key generation): they stay due, get their expiry warnings, and a warning log
  * names them (`warnNotRenewable`; their count is `not_renewable` in the result). Certificates an
  * ACME, EST or SCEP client enrolled are its client's to renew (`renewedByTheLoop`): no job and no
  * such warning unless they have an agent; their expiry warnings still come.
@@ -88,6 +88,7 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     @Inject(LOGGER) private readonly logger: CertlaneLogger,
+    private readonly issuers: IssuerCapabilities,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -132,7 +133,11 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
       duration_ms: 0,
     };
     const serverJobs: string[] = [];
-    const notRenewable = { no_issuer: [] as string[], no_agent: [] as string[] };
+    const notRenewable = {
+      no_issuer: [] as string[],
+      no_connector: [] as string[],
+      no_agent: [] as string[],
+    };
     const policies = await this.repository.policies();
     for (const policy of policies) {
       for (;;) {
@@ -144,11 +149,12 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
       const left = await this.repository.notRenewableDue(
         this.repository.dataSource.manager,
         policy,
-        this.agentRequired,
+        this.renewable,
         NOT_RENEWABLE_SAMPLE,
       );
       result.not_renewable += left.total;
       notRenewable.no_issuer.push(...left.no_issuer);
+      notRenewable.no_connector.push(...left.no_connector);
       notRenewable.no_agent.push(...left.no_agent);
     }
     this.warnNotRenewable(result.not_renewable, notRenewable);
@@ -187,7 +193,10 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
    * A warning naming due certificates the loop passes by, when their count changes and otherwise
    * once an hour (the sweep runs every minute by default).
    */
-  private warnNotRenewable(total: number, ids: { no_issuer: string[]; no_agent: string[] }): void {
+  private warnNotRenewable(
+    total: number,
+    ids: { no_issuer: string[]; no_connector: string[]; no_agent: string[] },
+  ): void {
     if (total === 0) {
       this.notRenewableWarned = undefined;
       return;
@@ -200,21 +209,30 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
       {
         not_renewable: total,
         no_issuer: ids.no_issuer.slice(0, NOT_RENEWABLE_SAMPLE),
+        no_connector: ids.no_connector.slice(0, NOT_RENEWABLE_SAMPLE),
         no_agent: ids.no_agent.slice(0, NOT_RENEWABLE_SAMPLE),
       },
-      'due certificates not renewed: no issuer (set issuer_id), or no agent in agent key generation (set agent_id)',
+      'due certificates not renewed: no issuer (set issuer_id), an issuer whose type cannot issue yet (renew at ' +
+        'that CA and import the new version, or set a local_ca issuer_id), or no agent in agent key generation ' +
+        '(set agent_id)',
     );
   }
 
-  /** Whether a renewal needs the certificate's agent (keyGenerationRefusal of an agentless one). */
-  private get agentRequired(): boolean {
-    return keyGenerationRefusal('Renewal', this.config.keygenMode, '') !== null;
+  /**
+   * What the loop's renewals need: an issuer whose kind issues, and the certificate's agent when
+   * keyGenerationRefusal refuses an agentless one.
+   */
+  private get renewable(): RenewableRule {
+    return {
+      agentRequired: keyGenerationRefusal('Renewal', this.config.keygenMode, '') !== null,
+      issuingKinds: this.issuers.issuingKinds(),
+    };
   }
 
   /** One batch of due certificates -> RenewalInProgress with a Renewal job each; returns the job ids. */
   private async renewBatch(policy: ScheduledPolicy): Promise<string[]> {
     return this.unitOfWork.run(async (manager) => {
-      const rows = await this.repository.dueBatch(manager, policy, this.agentRequired, RENEWAL_BATCH);
+      const rows = await this.repository.dueBatch(manager, policy, this.renewable, RENEWAL_BATCH);
       const changes = rows.flatMap((row) => {
         if (!renewalDue(row.expires_at, row.db_now, policy.renewal_window_days)) return [];
         const transition = nextCertificateStatus(row.status, { kind: 'renew', force: false });
@@ -259,7 +277,7 @@ export class RenewalScheduler implements OnApplicationBootstrap, OnApplicationSh
   /** One batch of failed certificates whose last job is retried; returns the job ids. */
   private async retryBatch(): Promise<string[]> {
     return this.unitOfWork.run(async (manager) => {
-      const rows = await this.repository.retryBatch(manager, this.agentRequired, RENEWAL_BATCH);
+      const rows = await this.repository.retryBatch(manager, this.renewable, RENEWAL_BATCH);
       const due = rows.filter((row) =>
         retryDue(
           { attempts: row.attempts, retries: row.retries, failed_at: row.completed_at },

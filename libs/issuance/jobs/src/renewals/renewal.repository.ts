@@ -58,16 +58,37 @@ export interface AlertCandidate {
 export interface NotRenewableDue {
   total: number;
   no_issuer: string[];
+  /** Their issuer's kind has no connector (ADR 0046): it cannot sign a new version. */
+  no_connector: string[];
   no_agent: string[];
 }
 
+/** What a job needs to renew a certificate: an agent (agent key generation), an issuer of these kinds. */
+export interface RenewableRule {
+  agentRequired: boolean;
+  /** The issuer kinds with a connector (IssuerCapabilities.issuingKinds). */
+  issuingKinds: readonly string[];
+}
+
+/** The issuer ids of `column` whose kind issues, as SQL; kinds are registry names, checked here. */
+function issuingIssuer(column: string, kinds: readonly string[]): string {
+  for (const kind of kinds)
+    if (!/^[a-z][a-z0-9_]*$/.test(kind)) throw new Error(`issuer kind ${kind} is not a name`);
+  const list = kinds.length > 0 ? kinds.map((kind) => `'${kind}'`).join(', ') : 'NULL';
+  return `${column} IN (SELECT id FROM issuers WHERE kind IN (${list}))`;
+}
+
 /**
- * `versionJobRefusal` (libs/issuance/domain) as a row condition: an issuer, and in agent key
- * generation an agent. Checked on the rows an index scan reads, so the plans stay the same.
+ * `versionJobRefusal` (libs/issuance/domain) as a row condition: an issuer whose kind has a
+ * connector, and in agent key generation an agent. Checked on the rows an index scan reads (the
+ * issuers are few), so the plans stay the same.
  */
-export function renewableCondition(agentRequired: boolean, alias = ''): string {
+export function renewableCondition(rule: RenewableRule, alias = ''): string {
   const column = (name: string) => `${alias}${name}`;
-  return `${column('issuer_id')} IS NOT NULL${agentRequired ? ` AND ${column('agent_id')} <> ''` : ''}`;
+  return (
+    `${column('issuer_id')} IS NOT NULL AND ${issuingIssuer(column('issuer_id'), rule.issuingKinds)}` +
+    (rule.agentRequired ? ` AND ${column('agent_id')} <> ''` : '')
+  );
 }
 
 /**
@@ -106,14 +127,14 @@ export class RenewalRepository {
   dueBatch(
     executor: Executor,
     policy: ScheduledPolicy,
-    agentRequired: boolean,
+    rule: RenewableRule,
     limit: number,
   ): Promise<DueCertificate[]> {
     return executor.query(
       `SELECT id, status, expires_at, now() AS db_now FROM certificates
        WHERE renewal_policy_id = $1 AND status IN ('Active', 'Expiring') AND expires_at IS NOT NULL
          AND expires_at <= now() + make_interval(days => $2)
-         AND ${renewableCondition(agentRequired)} AND ${loopRenewsCondition()}
+         AND ${renewableCondition(rule)} AND ${loopRenewsCondition()}
        ORDER BY expires_at LIMIT $3
        FOR UPDATE SKIP LOCKED`,
       [policy.id, policy.renewal_window_days, limit],
@@ -121,27 +142,35 @@ export class RenewalRepository {
   }
 
   /**
-   * The due certificates of one policy that `dueBatch` passes by (no issuer, or no agent in
-   * agent key generation), read after the policy's renewals: the same index range, which then
-   * holds only these (and rows another replica is renewing).
+   * The due certificates of one policy that `dueBatch` passes by (no issuer, an issuer whose kind
+   * has no connector, or no agent in agent key generation), read after the policy's renewals: the
+   * same index range, which then holds only these (and rows another replica is renewing).
    */
   async notRenewableDue(
     executor: Executor,
     policy: ScheduledPolicy,
-    agentRequired: boolean,
+    rule: RenewableRule,
     sample: number,
   ): Promise<NotRenewableDue> {
+    const issues = issuingIssuer('issuer_id', rule.issuingKinds);
     const [row]: NotRenewableDue[] = await executor.query(
       `SELECT count(*)::int AS total,
          (array_agg(id ORDER BY expires_at, id) FILTER (WHERE issuer_id IS NULL))[1:$3] AS no_issuer,
-         (array_agg(id ORDER BY expires_at, id) FILTER (WHERE issuer_id IS NOT NULL))[1:$3] AS no_agent
+         (array_agg(id ORDER BY expires_at, id)
+           FILTER (WHERE issuer_id IS NOT NULL AND NOT ${issues}))[1:$3] AS no_connector,
+         (array_agg(id ORDER BY expires_at, id) FILTER (WHERE ${issues}))[1:$3] AS no_agent
        FROM certificates
        WHERE renewal_policy_id = $1 AND status IN ('Active', 'Expiring') AND expires_at IS NOT NULL
          AND expires_at <= now() + make_interval(days => $2)
-         AND ${loopRenewsCondition()} AND NOT (${renewableCondition(agentRequired)})`,
+         AND ${loopRenewsCondition()} AND NOT (${renewableCondition(rule)})`,
       [policy.id, policy.renewal_window_days, sample],
     );
-    return { total: row.total, no_issuer: row.no_issuer ?? [], no_agent: row.no_agent ?? [] };
+    return {
+      total: row.total,
+      no_issuer: row.no_issuer ?? [],
+      no_connector: row.no_connector ?? [],
+      no_agent: row.no_agent ?? [],
+    };
   }
 
   /**
@@ -149,7 +178,7 @@ export class RenewalRepository {
    * waited its retry interval, and that a job can renew (`renewableCondition`). Failed
    * certificates are few (index certificates_status); the latest job comes from jobs_certificate.
    */
-  retryBatch(executor: Executor, agentRequired: boolean, limit: number): Promise<RetryCandidate[]> {
+  retryBatch(executor: Executor, rule: RenewableRule, limit: number): Promise<RetryCandidate[]> {
     return executor.query(
       `SELECT c.id AS certificate_id, c.status, j.id AS job_id, j.type AS job_type, j.status AS job_status,
          j.attempts, j.retries, j.completed_at, rp.max_retries, rp.retry_interval_seconds, now() AS db_now,
@@ -164,7 +193,7 @@ export class RenewalRepository {
          SELECT id, type, status, attempts, retries, completed_at FROM jobs
          WHERE certificate_id = c.id AND type IN ('Issuance', 'Renewal')
          ORDER BY created_at DESC, id DESC LIMIT 1) j ON true
-       WHERE c.status = 'Failed' AND j.status = 'Failed' AND ${renewableCondition(agentRequired, 'c.')}
+       WHERE c.status = 'Failed' AND j.status = 'Failed' AND ${renewableCondition(rule, 'c.')}
          AND ${loopRenewsCondition('c.')} AND GREATEST(j.attempts, j.retries + 1) < rp.max_retries + 1
          AND (j.completed_at IS NULL OR j.completed_at <= now() - make_interval(secs => rp.retry_interval_seconds))
        ORDER BY c.id LIMIT $1
