@@ -37,6 +37,7 @@ export * from './acme/acme-forward.dto';
 export * from './acme/acme-admin.dto';
 export * from './acme/acme-operations.dto';
 export * from './pki/issuers.dto';
+export * from './pki/url-credentials';
 export * from './pki/eku-names';
 export * from './certificates/certificate.dto';
 export * from './certificates/owners-teams.dto';

@@ -127,8 +127,21 @@ describe(validateTargetConfig.name, () => {
 
   it('checks the API kinds', () => {
     expect(validateTargetConfig('azure_key_vault', { vault_url: 'http://v', certificate_name: 'c' })).toEqual(
-      [{ field: 'vault_url', message: 'config.vault_url must be an https:// URL' }],
+      [
+        {
+          field: 'vault_url',
+          message:
+            'config.vault_url must be an https:// URL without credentials (they go in the credential settings)',
+        },
+      ],
     );
+    // Credentials in the URL would be shown and logged with it: refused, not echoed.
+    const [refused] = validateTargetConfig('azure_key_vault', {
+      vault_url: 'https://app:s3cret@v.vault.azure.net',
+      certificate_name: 'c',
+    });
+    expect(refused.field).toBe('vault_url');
+    expect(refused.message).not.toContain('s3cret');
     expect(validateTargetConfig('aws_acm', { region: 'eu-west-1' })).toEqual([]);
     expect(
       validateTargetConfig('java_keystore', {})
@@ -173,6 +186,12 @@ describe('redaction', () => {
       client_secret: '',
       token: null,
     });
+  });
+
+  it('hides the credentials of a URL stored before they were refused', () => {
+    expect(
+      redactTargetConfig({ management_url: 'https://admin:p@ss@f5.example.com/mgmt', host: 'root@h' }),
+    ).toEqual({ management_url: `https://${REDACTED_VALUE}@f5.example.com/mgmt`, host: 'root@h' });
   });
 
   it('keeps a stored secret sent back redacted, takes a new one, drops keys not sent', () => {

@@ -1,4 +1,4 @@
-import { TARGET_TYPES, TargetType } from '@certlane/contracts';
+import { hasUrlCredentials, hideUrlCredentials, TARGET_TYPES, TargetType } from '@certlane/contracts';
 import { commandProblem } from './command';
 
 /** What a redacted secret-bearing config value reads as in responses (as for issuers). */
@@ -155,7 +155,9 @@ function fieldProblem(name: string, spec: TargetFieldSpec, value: unknown): stri
       }
       return null;
     case 'https_url':
-      return /^https:\/\/[^\s/]+/.test(value) ? null : `${label} must be an https:// URL`;
+      return /^https:\/\/[^\s/]+/.test(value) && !hasUrlCredentials(value)
+        ? null
+        : `${label} must be an https:// URL without credentials (they go in the credential settings)`;
     case 'fingerprint':
       return /^SHA256:[A-Za-z0-9+/]{43}=?$/.test(value)
         ? null
@@ -223,14 +225,19 @@ export function isSecretConfigKey(name: string): boolean {
   return /password|secret|token|key/i.test(name);
 }
 
-/** The config as shown: every secret-bearing value (present and not empty) replaced by `********`. */
+/**
+ * The config as shown: every secret-bearing value (present and not empty) replaced by `********`,
+ * and the credentials of a URL stored before they were refused.
+ */
 export function redactTargetConfig(config: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(config).map(([name, value]) => [
       name,
       isSecretConfigKey(name) && value !== null && value !== undefined && value !== ''
         ? REDACTED_VALUE
-        : value,
+        : typeof value === 'string'
+          ? hideUrlCredentials(value)
+          : value,
     ]),
   );
 }

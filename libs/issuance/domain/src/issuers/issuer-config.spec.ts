@@ -37,9 +37,27 @@ describe(validateIssuerConfig.name, () => {
     const problems = validateIssuerConfig('vault_pki', { address: 'http://vault', mount: 3, extra: 1 });
     expect(problems.map((p) => p.field).sort()).toEqual(['address', 'extra', 'mount', 'role', 'token']);
     expect(problems.find((p) => p.field === 'address')?.message).toBe(
-      'config.address must be an https:// URL',
+      'config.address must be an https:// URL without credentials (they go in the credential settings)',
     );
     expect(problems.find((p) => p.field === 'token')?.message).toBe('config.token is required for vault_pki');
+  });
+
+  it('refuses credentials in an https URL setting and never echoes them', () => {
+    for (const address of ['https://admin:hunter2@vault.example.com', 'https://s.tok@vault.example.com/v1']) {
+      const [problem] = validateIssuerConfig('vault_pki', { address, mount: 'pki', role: 'web', token: 't' });
+      expect(problem).toEqual({
+        field: 'address',
+        message:
+          'config.address must be an https:// URL without credentials (they go in the credential settings)',
+      });
+    }
+    // An @ in the path is not userinfo.
+    expect(
+      validateIssuerConfig('acme', {
+        directory_url: 'https://ca.example.com/acme/@team/directory',
+        email: 'a@b.c',
+      }),
+    ).toEqual([]);
   });
 
   it('takes an http or https publication_base_url for a local CA, without credentials, query or fragment', () => {
@@ -118,6 +136,22 @@ describe(redactConfig.name, () => {
       api_key: REDACTED,
       eab_hmac_key: REDACTED,
       base_url: 'https://x',
+    });
+  });
+});
+
+describe(`${redactConfig.name} of URLs`, () => {
+  it('hides the credentials of a URL stored before they were refused, keeping the rest', () => {
+    expect(
+      redactConfig({
+        address: 'https://admin:hun@ter2@vault.example.com:8200/v1',
+        directory_url: 'https://ca.example.com/acme/@team/directory',
+        host: 'user@dc1.example.com',
+      }),
+    ).toEqual({
+      address: `https://${REDACTED}@vault.example.com:8200/v1`,
+      directory_url: 'https://ca.example.com/acme/@team/directory',
+      host: 'user@dc1.example.com',
     });
   });
 });

@@ -1,4 +1,10 @@
-import { CA_KEY_ALGORITHMS, IssuerType, REDACTED } from '@certlane/contracts';
+import {
+  CA_KEY_ALGORITHMS,
+  hasUrlCredentials,
+  hideUrlCredentials,
+  IssuerType,
+  REDACTED,
+} from '@certlane/contracts';
 
 /** One config key of an issuer type. */
 interface FieldSpec {
@@ -134,10 +140,16 @@ export function isSecretKey(name: string): boolean {
   return /password|secret|token|key/i.test(name);
 }
 
-/** The config as shown to users: every secret-bearing value replaced by `********`. */
+/**
+ * The config as shown to users: every secret-bearing value replaced by `********`, and the
+ * credentials of a URL stored before validation refused them (`https://********@host/...`).
+ */
 export function redactConfig(config: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(config).map(([name, value]) => [name, isSecretKey(name) ? REDACTED : value]),
+    Object.entries(config).map(([name, value]) => [
+      name,
+      isSecretKey(name) ? REDACTED : typeof value === 'string' ? hideUrlCredentials(value) : value,
+    ]),
   );
 }
 
@@ -195,8 +207,11 @@ function checkValue(name: string, field: FieldSpec, value: unknown): string | nu
     default:
       if (typeof value !== 'string') return `config.${name} must be a string`;
       if (value.length > MAX_STRING) return `config.${name} must be at most ${MAX_STRING} characters`;
-      if (field.type === 'https_url' && !/^https:\/\/[^\s/?#]+(\/[^\s]*)?$/.test(value))
-        return `config.${name} must be an https:// URL`;
+      if (
+        field.type === 'https_url' &&
+        (!/^https:\/\/[^\s/?#]+(\/[^\s]*)?$/.test(value) || hasUrlCredentials(value))
+      )
+        return `config.${name} must be an https:// URL without credentials (they go in the credential settings)`;
       if (field.type === 'http_url' && !/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/.test(value))
         return `config.${name} must be an http:// or https:// URL without credentials, query or fragment`;
       if (field.type === 'command' && SHELL_METACHARACTERS.test(value))
