@@ -201,7 +201,12 @@ describe('gateway fast lane: the same answers as Express', () => {
       ['an encoded id (left to Express)', '/api/v1/renewal-policies/rp%2Dfast-lane', 'admin', 200],
       ['a query string (left to Express)', '/api/v1/renewal-policies/rp-fast-lane?x=1', 'admin', 200],
       ['a trailing slash (left to Express)', '/api/v1/renewal-policies/rp-fast-lane/', 'admin', 200],
-      ['upper case (left to Express)', '/API/v1/renewal-policies/rp-fast-lane', 'admin', 200],
+      [
+        'upper case (no route: paths are case-sensitive)',
+        '/API/v1/renewal-policies/rp-fast-lane',
+        'admin',
+        404,
+      ],
     ])('%s', async (_case, path, who, status) => {
       const response = await both('GET', path, { key: keyOf(who) });
       expect(response.status).toBe(status);
@@ -278,7 +283,12 @@ describe('gateway fast lane: the same answers as Express', () => {
       ['no credentials', '/api/v1/certificates?status=Active', 'none', 401],
       ['an agent key (no certificate.read)', '/api/v1/certificates', 'fl-a', 403],
       ['a trailing slash (left to Express)', '/api/v1/certificates/?environment=prod', 'admin', 200],
-      ['upper case (left to Express)', '/API/v1/certificates?environment=prod', 'admin', 200],
+      [
+        'upper case (no route: paths are case-sensitive)',
+        '/API/v1/certificates?environment=prod',
+        'admin',
+        404,
+      ],
     ])('%s', async (_case, path, who, status) => {
       const response = await both('GET', path, { key: keyOf(who) });
       expect(response.status).toBe(status);

@@ -1,6 +1,7 @@
 import { Server as HttpsServer } from 'node:https';
 import { DynamicModule, INestApplication, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { Express } from 'express';
 import { httpsServerOptions, TlsMaterial } from '../tls/server-tls';
 import { configureHttp } from '../http/configure-http';
 import { IndexedExpressAdapter } from '../http/indexed-express-adapter';
@@ -19,7 +20,11 @@ export async function createCertlaneApp(
   @Module({ imports: [PlatformModule.forRoot(deps), ...modules] })
   class CertlaneRootModule {}
 
-  const app = await NestFactory.create(CertlaneRootModule, new IndexedExpressAdapter(), {
+  const adapter = new IndexedExpressAdapter();
+  // Paths are case-sensitive (RFC 3986 6.2.2.1), as an ingress's rules are: `/METRICS` must not
+  // reach the `/metrics` an ingress keeps from the public.
+  adapter.getInstance<Express>().set('case sensitive routing', true);
+  const app = await NestFactory.create(CertlaneRootModule, adapter, {
     httpsOptions: httpsServerOptions(deps.tls, deps.config.tls.requestClientCert),
     bodyParser: false,
     logger: new NestPinoLogger(deps.logger),

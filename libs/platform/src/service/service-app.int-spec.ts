@@ -132,6 +132,17 @@ describe(createCertlaneApp.name, () => {
     expect(response.text).toContain('certlane_process_cpu_user_seconds_total');
   });
 
+  it('routes paths case-sensitively, so /METRICS does not pass an ingress rule meant for /metrics', async () => {
+    for (const path of ['/METRICS', '/Metrics', '/HEALTH']) {
+      const response = await httpsRequest(`${base}${path}`, { ca });
+      expect([path, response.status, response.json()]).toMatchObject([
+        path,
+        404,
+        { code: 'route_not_found' },
+      ]);
+    }
+  });
+
   it('refuses a body above SERVICE_MAX_REQUEST_BODY_BYTES with 413 payload_too_large', async () => {
     const response = await post('/test/echo', JSON.stringify({ text: 'x'.repeat(4096) }));
     expect(response.status).toBe(413);
