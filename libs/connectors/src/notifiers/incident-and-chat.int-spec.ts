@@ -114,12 +114,13 @@ describe('chat and incident notifiers against local servers speaking their forma
     );
     expect(await teamsConnector.send(config, expiring, http, NOW)).toEqual({ ok: true });
     const card = (
-      teams.seen[0].json.attachments as { content: { body: { type: string; facts?: unknown[] }[] } }[]
+      teams.seen[0].json.attachments as {
+        content: { body: { type: string; inlines?: { type: string; text: string }[] }[] };
+      }[]
     )[0].content;
-    expect(card.body.find((b) => b.type === 'FactSet')?.facts).toEqual([
-      { title: 'common_name', value: 'api.example.com' },
-      { title: 'days_remaining', value: '6' },
-    ]);
+    const lines = card.body.map((block) => (block.inlines ?? []).map((run) => run.text).join(''));
+    expect(lines).toContain('common_name: api.example.com');
+    expect(lines).toContain('days_remaining: 6');
   });
 
   it('PagerDuty Events API v2: trigger then resolve under one stable dedup_key; 400 and 429 answers', async () => {

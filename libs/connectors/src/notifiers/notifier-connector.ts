@@ -21,6 +21,19 @@ export interface OutboundNotification {
    * `recipients` (one owner's or team's contacts), not to the notifier's own `to`.
    */
   body?: { subject: string; text: string; html: string };
+  /**
+   * Per-recipient memory of earlier attempts (email): addresses that accepted the message, and
+   * addresses whose server refused them for good (5yz). Neither is sent to again; a requeue
+   * forgets the refused ones (ADR 0056, amendment "one message, several recipients").
+   */
+  delivered_to?: readonly string[];
+  refused_to?: readonly string[];
+}
+
+/** What one attempt did per recipient (email): accepted, and refused for good (5yz). */
+export interface RecipientOutcome {
+  delivered: string[];
+  refused: string[];
 }
 
 /**
@@ -30,7 +43,8 @@ export interface OutboundNotification {
  * so sending it again cannot succeed.
  */
 export type SendResult =
-  { ok: true } | { ok: false; error: string; retryAfterSeconds?: number; final?: boolean };
+  | { ok: true; recipients?: RecipientOutcome }
+  | { ok: false; error: string; retryAfterSeconds?: number; final?: boolean; recipients?: RecipientOutcome };
 
 /** A notifier kind: settings and secrets already opened by the service, never logged. */
 export interface NotifierConnector<Config = unknown> {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { GuardedHttp, networkList, OutboundNotification } from '@certlane/connectors';
+import { GuardedHttp, networkList, OutboundNotification, RecipientOutcome } from '@certlane/connectors';
 import { DeliveryState, DeliveryTrigger, nextDeliveryState, retryAfterMs } from '@certlane/notifier-domain';
 import {
   CERTLANE_CONFIG,
@@ -182,11 +182,16 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
         },
         deferred: true,
       });
-    const record = (row: NotificationRow, trigger: DeliveryTrigger) => {
+    const record = (row: NotificationRow, { trigger, recipients }: Attempt) => {
       const outcome = nextDeliveryState(row, trigger, this.now());
       // Claimed rows are pending or failed, which every delivery trigger accepts.
       if (!outcome.ok) throw new Error(`notification ${row.id}: ${outcome.refusal}`);
-      outcomes.push({ id: row.id, state: outcome.state, deferred: false });
+      outcomes.push({
+        id: row.id,
+        state: outcome.state,
+        deferred: false,
+        ...(recipients ? { delivered_to: recipients.delivered, refused_to: recipients.refused } : {}),
+      });
     };
     if (!notifier.found || 'unusable' in notifier || !notifier.enabled) {
       for (const row of rows) record(row, await this.attempt(row, notifier));
@@ -225,36 +230,47 @@ export class DeliverySweep implements OnApplicationBootstrap, OnApplicationShutd
           }
           if (slot.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, slot.waitMs));
         }
-        const trigger = await this.attempt(row, notifier);
+        const attempt = await this.attempt(row, notifier);
+        const { trigger } = attempt;
         if (trigger.kind === 'delivery_failed' && trigger.retryAfterSeconds !== undefined) {
           heldUntil = new Date(this.now().getTime() + retryAfterMs(trigger.retryAfterSeconds));
           await this.throttle.holdUntil(notifierId, heldUntil);
         }
-        record(row, trigger);
+        record(row, attempt);
       }
     };
     await Promise.all(Array.from({ length: Math.min(permits, rows.length) }, sender));
     return outcomes;
   }
 
-  private async attempt(row: NotificationRow, notifier: LoadedNotifier): Promise<DeliveryTrigger> {
-    if (!notifier.found) return { kind: 'notifier_missing' };
-    if ('unusable' in notifier) return { kind: 'delivery_failed', error: notifier.unusable };
-    if (!notifier.enabled) return { kind: 'delivery_failed', error: 'the notifier is disabled' };
+  private async attempt(row: NotificationRow, notifier: LoadedNotifier): Promise<Attempt> {
+    const failed = (error: string): Attempt => ({ trigger: { kind: 'delivery_failed', error } });
+    if (!notifier.found) return { trigger: { kind: 'notifier_missing' } };
+    if ('unusable' in notifier) return failed(notifier.unusable);
+    if (!notifier.enabled) return failed('the notifier is disabled');
     try {
       const sent = await notifier.connector.send(notifier.config, outbound(row), this.http, this.now());
-      return sent.ok
-        ? { kind: 'delivered' }
-        : {
-            kind: 'delivery_failed',
-            error: sent.error,
-            retryAfterSeconds: sent.retryAfterSeconds,
-            ...(sent.final ? { final: true } : {}),
-          };
+      return {
+        trigger: sent.ok
+          ? { kind: 'delivered' }
+          : {
+              kind: 'delivery_failed',
+              error: sent.error,
+              retryAfterSeconds: sent.retryAfterSeconds,
+              ...(sent.final ? { final: true } : {}),
+            },
+        ...(sent.recipients ? { recipients: sent.recipients } : {}),
+      };
     } catch (error) {
-      return { kind: 'delivery_failed', error: error instanceof Error ? error.message : String(error) };
+      return failed(error instanceof Error ? error.message : String(error));
     }
   }
+}
+
+/** One attempt: what happened, and (email) which recipients it reached or saw refused for good. */
+interface Attempt {
+  trigger: DeliveryTrigger;
+  recipients?: RecipientOutcome;
 }
 
 /** A claimed notification's new state; `deferred` when it was given back without an attempt. */
@@ -262,6 +278,8 @@ interface Outcome {
   id: string;
   state: DeliveryState;
   deferred: boolean;
+  delivered_to?: string[];
+  refused_to?: string[];
 }
 
 function outbound(row: NotificationRow): OutboundNotification {
@@ -276,5 +294,7 @@ function outbound(row: NotificationRow): OutboundNotification {
     details: row.event.details,
     occurred_at: row.event.occurred_at,
     ...(row.event.body ? { body: row.event.body } : {}),
+    delivered_to: row.delivered_to ?? [],
+    refused_to: row.refused_to ?? [],
   };
 }

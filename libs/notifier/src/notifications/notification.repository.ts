@@ -26,6 +26,17 @@ export interface NotificationRow extends DeliveryState {
   event: NotificationEvent;
   created_at: Date;
   sent_at?: Date | null;
+  /** Email recipients that accepted it in an earlier attempt, and those refused for good (5yz). */
+  delivered_to?: string[];
+  refused_to?: string[];
+}
+
+/** A notification's new state, with the recipients an attempt added (migrations/notifier/0004). */
+export interface StateUpdate {
+  id: string;
+  state: DeliveryState;
+  delivered_to?: string[];
+  refused_to?: string[];
 }
 
 /** notifications, routing_rules and contacts (migrations/notifier/0001). */
@@ -150,7 +161,7 @@ export class NotificationRepository {
   async claimDue(executor: SqlExecutor, now: Date, limit: number): Promise<NotificationRow[]> {
     return (await executor.query(
       `SELECT id, dedup_key, event_type, severity, certificate_id, notifier_id, recipients, title, event,
-              status, retry_count, next_retry_at, last_error, created_at
+              status, retry_count, next_retry_at, last_error, created_at, delivered_to, refused_to
          FROM notifications
         WHERE status IN ('pending', 'failed') AND coalesce(next_retry_at, created_at) <= $1
         ORDER BY coalesce(next_retry_at, created_at)
@@ -163,23 +174,34 @@ export class NotificationRepository {
   /**
    * Records many claimed notifications' new states in one statement: `sent_at` becomes `now` for
    * those now sent. A notification given back without an attempt (its notifier's rate slot or
-   * send permit was not free) keeps its state with next_retry_at moved.
+   * send permit was not free) keeps its state with next_retry_at moved. Recipients an attempt
+   * reached or saw refused for good are added to delivered_to and refused_to; a requeue (dead to
+   * pending) empties refused_to.
    */
-  async saveStates(
-    executor: SqlExecutor,
-    states: readonly { id: string; state: DeliveryState }[],
-    now: Date,
-  ): Promise<void> {
+  async saveStates(executor: SqlExecutor, states: readonly StateUpdate[], now: Date): Promise<void> {
     if (states.length === 0) return;
     await executor.query(
       `UPDATE notifications n
           SET status = s.status, retry_count = s.retry_count, next_retry_at = s.next_retry_at,
               last_error = s.last_error,
-              sent_at = CASE WHEN s.status = 'sent' THEN $2::timestamptz ELSE n.sent_at END
+              sent_at = CASE WHEN s.status = 'sent' THEN $2::timestamptz ELSE n.sent_at END,
+              delivered_to = n.delivered_to || coalesce(s.delivered_to, '{}'),
+              refused_to = CASE WHEN n.status = 'dead' AND s.status = 'pending' THEN '{}'
+                                ELSE n.refused_to || coalesce(s.refused_to, '{}') END
          FROM jsonb_to_recordset($1::jsonb) AS s(id uuid, status text, retry_count int,
-              next_retry_at timestamptz, last_error text)
+              next_retry_at timestamptz, last_error text, delivered_to text[], refused_to text[])
         WHERE n.id = s.id`,
-      [JSON.stringify(states.map(({ id, state }) => ({ id, ...state }))), now],
+      [
+        JSON.stringify(
+          states.map(({ id, state, delivered_to, refused_to }) => ({
+            id,
+            ...state,
+            delivered_to,
+            refused_to,
+          })),
+        ),
+        now,
+      ],
     );
   }
 

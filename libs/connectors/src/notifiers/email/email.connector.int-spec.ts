@@ -35,26 +35,38 @@ const notification: OutboundNotification = {
   occurred_at: '2026-11-24T00:00:00.000Z',
 };
 
+/**
+ * A Mailbox that refuses some recipients at RCPT TO: `gone-*` for good (550), `busy-*` always
+ * for now (450), `later-*` for now on the first try only (450, greylisting).
+ */
+const PICKY_HANDLER = `
+from aiosmtpd.handlers import Mailbox
+
+class Picky(Mailbox):
+    seen = set()
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        if address.startswith('gone-'):
+            return '550 5.1.1 <' + address + '>: user unknown'
+        if address.startswith('busy-') or (address.startswith('later-') and address not in Picky.seen):
+            Picky.seen.add(address)
+            return '450 4.2.0 <' + address + '>: greylisted, try again later'
+        envelope.rcpt_tos.append(address)
+        return '250 OK'
+`;
+
 /** A real SMTP server (aiosmtpd) on loopback writing what it accepts to a maildir. */
 async function smtpServer(
   extra: string[] = [],
+  handler = 'aiosmtpd.handlers.Mailbox',
 ): Promise<{ port: number; maildir: string; child: ChildProcess }> {
   const port = await freePort();
   const maildir = mkdtempSync(join(tmpdir(), 'certlane-smtp-'));
+  writeFileSync(join(maildir, 'picky.py'), PICKY_HANDLER);
   const child = spawn(
     '/usr/bin/python3',
-    [
-      '-m',
-      'aiosmtpd',
-      '-n',
-      '-l',
-      `127.0.0.1:${port}`,
-      ...extra,
-      '-c',
-      'aiosmtpd.handlers.Mailbox',
-      join(maildir, 'box'),
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    ['-m', 'aiosmtpd', '-n', '-l', `127.0.0.1:${port}`, ...extra, '-c', handler, join(maildir, 'box')],
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PYTHONPATH: maildir } },
   );
   await eventually(
     () =>
@@ -166,6 +178,84 @@ describe('email notifier against a real SMTP server (aiosmtpd)', () => {
       /reserved address/,
     );
   });
+
+  it('per recipient: a partly refused message is not delivered; the retry goes only to those without it', async () => {
+    const server = await smtpServer([], 'picky.Picky');
+    started.push(server);
+    const config = emailConnector.parse(
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        security: 'none',
+        from: 'certlane@example.com',
+        to: ['pki@example.com', 'gone-bob@example.com'],
+      },
+      {},
+    );
+    if ('invalid' in config) throw new Error(config.invalid);
+    const partly = { ...notification, recipients: ['later-carol@example.com'] };
+    const first = await emailConnector.send(config, partly, http, new Date());
+    expect(first).toMatchObject({
+      ok: false,
+      recipients: { delivered: ['pki@example.com'], refused: ['gone-bob@example.com'] },
+    });
+    expect(first).not.toHaveProperty('final');
+    if (first.ok) throw new Error('unreachable');
+    expect(first.error).toMatch(/^SMTP refused 2 of 3 recipients: gone-bob@example\.com \(550/);
+    expect(first.error).toContain('later-carol@example.com (450');
+    await eventually(() => messages(server.maildir).length === 1, 'one message in the maildir', 10_000);
+
+    // The next attempt remembers both: only carol is sent to, and since bob was refused for good
+    // the notification is not delivered to everyone: a final failure.
+    const second = await emailConnector.send(
+      config,
+      { ...partly, delivered_to: ['pki@example.com'], refused_to: ['gone-bob@example.com'] },
+      http,
+      new Date(),
+    );
+    expect(second).toMatchObject({
+      ok: false,
+      final: true,
+      recipients: { delivered: ['later-carol@example.com'], refused: [] },
+    });
+    await eventually(() => messages(server.maildir).length === 2, 'a second message', 10_000);
+    const envelopes = messages(server.maildir).map((m) =>
+      /^X-RcptTo: (.*)$/m.exec(m.toString('utf8'))?.[1].trim(),
+    );
+    expect(envelopes.sort()).toEqual(['later-carol@example.com', 'pki@example.com']);
+    // Every copy's header names all recipients, whichever attempt carried it.
+    const mail = await simpleParser(messages(server.maildir)[0]);
+    expect(mail.to?.text).toBe('pki@example.com, gone-bob@example.com, later-carol@example.com');
+  }, 30_000);
+
+  it('per recipient: all refused, a temporary refusal keeps it retried whatever the last reply was', async () => {
+    const server = await smtpServer([], 'picky.Picky');
+    started.push(server);
+    const config = emailConnector.parse(
+      { host: '127.0.0.1', port: server.port, security: 'none', from: 'certlane@example.com' },
+      {},
+    );
+    if ('invalid' in config) throw new Error(config.invalid);
+    const mixed = await emailConnector.send(
+      config,
+      { ...notification, recipients: ['busy-dan@example.com', 'gone-erin@example.com'] },
+      http,
+      new Date(),
+    );
+    expect(mixed).toMatchObject({
+      ok: false,
+      recipients: { delivered: [], refused: ['gone-erin@example.com'] },
+    });
+    expect(mixed).not.toHaveProperty('final');
+    const permanent = await emailConnector.send(
+      config,
+      { ...notification, recipients: ['gone-erin@example.com'] },
+      http,
+      new Date(),
+    );
+    expect(permanent).toMatchObject({ ok: false, final: true });
+    expect(messages(server.maildir)).toHaveLength(0);
+  }, 30_000);
 
   it('refuses an unusable config', () => {
     expect(emailConnector.parse({ host: 'smtp.example.com', from: 'nobody' }, {})).toEqual({

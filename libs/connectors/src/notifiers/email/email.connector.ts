@@ -66,6 +66,50 @@ export function emailContent(notification: OutboundNotification): {
   return { subject, text, html };
 }
 
+/** What nodemailer reports per recipient (accepted ones; RCPT TO refusals with their replies). */
+interface SmtpEnvelopeInfo {
+  accepted?: unknown[];
+  rejectedErrors?: { recipient?: string; responseCode?: number; response?: string; message?: string }[];
+}
+
+/** Addresses once each, compared and kept lowercased. */
+function uniqueAddresses(list: readonly string[]): string[] {
+  return [...new Set(list.map((a) => a.toLowerCase()))];
+}
+
+/**
+ * One attempt's result per recipient (ADR 0056, "one message, several recipients"): delivered
+ * when every recipient has the message; a retried failure while some server refusal was
+ * temporary (4yz), sent next time only to those still without it; a final failure once the
+ * only ones left were refused for good (5yz), now or in an earlier attempt.
+ */
+function recipientOutcome(
+  accepted: string[],
+  rejected: NonNullable<SmtpEnvelopeInfo['rejectedErrors']>,
+  refusedBefore: readonly string[],
+): SendResult {
+  const refusals = rejected.map((r) => ({
+    address: String(r.recipient ?? '').toLowerCase(),
+    code: r.responseCode,
+    reply: (r.response ?? r.message ?? '').replace(/\s+/g, ' ').slice(0, 120),
+  }));
+  const refused = refusals.filter((r) => r.code !== undefined && r.code >= 500).map((r) => r.address);
+  const temporary = refusals.filter((r) => !(r.code !== undefined && r.code >= 500));
+  const recipients = { delivered: accepted, refused };
+  if (refusals.length === 0 && refusedBefore.length === 0) return { ok: true };
+  const described = [
+    ...refusals.map((r) => `${r.address} (${r.reply || `SMTP ${r.code ?? 'error'}`})`),
+    ...refusedBefore.map((a) => `${a} (refused earlier)`),
+  ];
+  const total = accepted.length + refusals.length + refusedBefore.length;
+  return {
+    ok: false,
+    error: `SMTP refused ${described.length} of ${total} recipients: ${described.join(', ')}`.slice(0, 1000),
+    ...(temporary.length === 0 ? { final: true } : {}),
+    recipients,
+  };
+}
+
 function addresses(value: unknown): string[] | undefined {
   if (value === undefined) return [];
   if (!Array.isArray(value) || !value.every((a) => typeof a === 'string' && ADDRESS.test(a)))
@@ -113,11 +157,17 @@ export const emailConnector: NotifierConnector<EmailConfig> = {
     notification: OutboundNotification,
     http: OutboundHttp,
   ): Promise<SendResult> {
-    const to = notification.body
-      ? [...new Set(notification.recipients)]
-      : [...new Set([...config.to, ...notification.recipients])];
-    if (to.length === 0)
+    const all = uniqueAddresses(
+      notification.body ? notification.recipients : [...config.to, ...notification.recipients],
+    );
+    if (all.length === 0)
       return { ok: false, error: 'no recipients: the notifier lists none and the event has no contacts' };
+    // Earlier attempts' accepted and refused recipients are not sent to again (no duplicates for
+    // those who have it, no repeat of a 5yz, RFC 5321 4.2.1).
+    const delivered = new Set((notification.delivered_to ?? []).map((a) => a.toLowerCase()));
+    const refusedBefore = (notification.refused_to ?? []).map((a) => a.toLowerCase());
+    const to = all.filter((a) => !delivered.has(a) && !refusedBefore.includes(a));
+    if (to.length === 0) return recipientOutcome([], [], refusedBefore);
     // Dial the checked address; TLS still verifies the certificate for the host name.
     const address = await http.checkedAddress(config.host);
     const transport = createTransport({
@@ -142,18 +192,26 @@ export const emailConnector: NotifierConnector<EmailConfig> = {
       );
     });
     try {
-      await Promise.race([
+      const info = (await Promise.race([
         transport.sendMail({
           from: config.from,
-          to,
+          // The header names every recipient; the envelope only those still without it.
+          to: all,
+          envelope: { from: config.from, to },
           messageId: `<${notification.id}@certlane>`,
           ...(notification.body ?? emailContent(notification)),
         }),
         deadline,
-      ]);
-      return { ok: true };
+      ])) as SmtpEnvelopeInfo;
+      return recipientOutcome(
+        (info.accepted ?? to).map((a) => String(a).toLowerCase()),
+        info.rejectedErrors ?? [],
+        refusedBefore,
+      );
     } catch (error) {
-      const smtp = error as { responseCode?: number; message?: string };
+      const smtp = error as { responseCode?: number; message?: string } & SmtpEnvelopeInfo;
+      // Every recipient refused at RCPT TO: nodemailer fails with each recipient's reply.
+      if (smtp.rejectedErrors?.length) return recipientOutcome([], smtp.rejectedErrors, refusedBefore);
       return {
         ok: false,
         error: `SMTP ${smtp.responseCode ?? 'error'}: ${smtp.message ?? String(error)}`.slice(0, 500),
