@@ -87,7 +87,11 @@ export function CertificatesPage() {
           body: { certificate_ids, reason: action.reason as RevocationReason },
         }),
       );
-      return `Revoked ${result.total_revoked} of ${result.total_matched}; ${result.total_skipped} skipped, ${result.total_failed} failed.`;
+      const caNotTold =
+        result.total_recorded_only > 0
+          ? ` ${result.total_recorded_only} recorded in Certlane only (their issuer cannot revoke at its CA yet: revoke them there too).`
+          : '';
+      return `Revoked ${result.total_revoked} of ${result.total_matched}; ${result.total_skipped} skipped, ${result.total_failed} failed.${caNotTold}`;
     },
     onSuccess: (message) => {
       setOutcome(message);

@@ -4059,8 +4059,12 @@ export interface components {
             errors: components["schemas"]["BulkItemError"][];
             /** @description True when more than BULK_ERRORS_MAX certificates failed (total_failed counts them all). */
             errors_truncated: boolean;
+            recorded_only: components["schemas"]["BulkItemError"][];
+            recorded_only_truncated: boolean;
             total_failed: number;
             total_matched: number;
+            /** @description Of the revoked, those whose issuer's kind has no connector (an imported certificate of a remote CA): revoked in Certlane only, their CA not told (ADR 0046). `recorded_only` lists the first BULK_ERRORS_MAX, each with what to do. */
+            total_recorded_only: number;
             total_revoked: number;
             total_skipped: number;
         };

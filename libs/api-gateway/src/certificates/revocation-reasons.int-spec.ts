@@ -513,6 +513,56 @@ describe('revocation reasons (spec 2.16) and removeFromCRL', () => {
       expect(await auditDetails('certificate.revoked', 'rr-remote')).toMatchObject({
         issuer: [expect.objectContaining({ issuer_id: issuerId, outcome: 'recorded_only' })],
       });
+
+      // In bulk too: revoked, and named as revoked here only, in the answer and the audit record.
+      openssl(
+        ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'].concat([
+          '-keyout',
+          'remote-bulk.key',
+          '-out',
+          'remote-bulk.pem',
+          '-subj',
+          '/CN=remote-bulk.example.com',
+          '-days',
+          '30',
+        ]),
+      );
+      const second = await api('POST', '/api/v1/certificates', {
+        id: 'rr-remote-bulk',
+        certificate_pem: readFileSync(join(dir, 'remote-bulk.pem'), 'utf8'),
+        issuer_id: issuerId,
+      });
+      expect(second.status).toBe(201);
+      const bulk = await api('POST', '/api/v1/certificates/bulk-revoke', {
+        certificate_ids: ['rr-remote-bulk'],
+        reason: 'superseded',
+      });
+      expect(bulk.status).toBe(200);
+      expect(bulk.json()).toMatchObject({
+        total_revoked: 1,
+        total_failed: 0,
+        total_recorded_only: 1,
+        recorded_only: [
+          {
+            certificate_id: 'rr-remote-bulk',
+            message: expect.stringContaining(`issuer ${issuerId} cannot revoke at its CA yet`),
+          },
+        ],
+        recorded_only_truncated: false,
+      });
+      // Earlier bulk calls of this file audit under the same resource id: wait for this call's record.
+      await eventually(async () => {
+        const { rows } = await db.query(
+          `SELECT details FROM auth.audit_events WHERE action = 'certificate.bulk_revoked'
+             AND details->'recorded_only_ids' ? 'rr-remote-bulk'`,
+        );
+        return rows.length === 1;
+      }, 'the bulk revoke audit record naming rr-remote-bulk as recorded only');
+      const { rows } = await db.query(
+        `SELECT details FROM auth.audit_events WHERE action = 'certificate.bulk_revoked'
+           AND details->'recorded_only_ids' ? 'rr-remote-bulk'`,
+      );
+      expect(rows[0].details).toMatchObject({ total_revoked: 1, total_recorded_only: 1 });
     });
   });
 });

@@ -111,6 +111,14 @@ export interface BulkRevokeResult extends BulkErrorList {
   total_matched: number;
   total_revoked: number;
   total_skipped: number;
+  /**
+   * Of the revoked, those whose issuer's kind has no connector (an imported certificate of a
+   * remote CA): revoked in Certlane only, their CA not told (ADR 0046). `recorded_only` lists
+   * the first BULK_ERRORS_MAX, each with what to do.
+   */
+  total_recorded_only: number;
+  recorded_only: BulkItemError[];
+  recorded_only_truncated: boolean;
 }
 
 export interface BulkRenewResult extends BulkErrorList {

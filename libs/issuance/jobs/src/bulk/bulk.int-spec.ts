@@ -202,6 +202,10 @@ describe('bulk certificate operations', () => {
           },
         ]),
         errors_truncated: false,
+        // Every serial here is the local CA's: its CA was told of each revocation.
+        total_recorded_only: 0,
+        recorded_only: [],
+        recorded_only_truncated: false,
       });
       expect(result.errors).toHaveLength(2);
       for (const id of [`${tag}-a`, `${tag}-b`, `${tag}-noversion`]) {

@@ -58,13 +58,22 @@ interface BatchOutcome {
   skipped: number;
   errors: BulkItemError[];
   jobs: { certificate_id: string; job_id: string }[];
+  /** Revoked here only: their issuer's kind has no connector, so no CA was told (ADR 0046). */
+  recordedOnly: BulkItemError[];
 }
 
 type BatchWork = (manager: EntityManager, rows: BulkCertificateRow[]) => Promise<BatchOutcome>;
 
 type Narrowing = Pick<BulkSelection, 'filters' | 'source'>;
 
-const empty = (): BatchOutcome => ({ matched: 0, changed: 0, skipped: 0, errors: [], jobs: [] });
+const empty = (): BatchOutcome => ({
+  matched: 0,
+  changed: 0,
+  skipped: 0,
+  errors: [],
+  jobs: [],
+  recordedOnly: [],
+});
 
 /** The running totals of one call, in bounded memory (lists capped, totals exact). */
 class Totals {
@@ -73,6 +82,7 @@ class Totals {
   skipped = 0;
   readonly errors = new CappedList<BulkItemError>(BULK_ERRORS_MAX);
   readonly jobs = new CappedList<{ certificate_id: string; job_id: string }>(BULK_ENQUEUED_JOBS_MAX);
+  readonly recordedOnly = new CappedList<BulkItemError>(BULK_ERRORS_MAX);
 
   add(outcome: BatchOutcome): void {
     this.matched += outcome.matched;
@@ -80,6 +90,7 @@ class Totals {
     this.skipped += outcome.skipped;
     this.errors.push(...outcome.errors);
     this.jobs.push(...outcome.jobs);
+    this.recordedOnly.push(...outcome.recordedOnly);
   }
 
   errorFields() {
@@ -160,7 +171,7 @@ export class BulkService {
       const plan = planBulkRevoke(rows);
       const candidates = plan.change.map((change) => change.id);
       const versions = await this.repository.versionsToRevoke(manager, candidates);
-      const failures = await this.revokeAtIssuers(manager, versions, reason, context);
+      const { failures, recordedOnly } = await this.revokeAtIssuers(manager, versions, reason, context);
       const failed = new Set(failures.map((failure) => failure.certificate_id));
       const changes = plan.change.filter((change) => !failed.has(change.id));
       if (changes.length > 0) {
@@ -177,6 +188,7 @@ export class BulkService {
         skipped: plan.skipped.length,
         errors: failures,
         jobs: [],
+        recordedOnly: recordedOnly.filter((item) => !failed.has(item.certificate_id)),
       };
     });
     const { total_changed, ...counts } = totals.counts();
@@ -184,6 +196,9 @@ export class BulkService {
       total_matched: counts.total_matched,
       total_revoked: total_changed,
       total_skipped: counts.total_skipped,
+      total_recorded_only: totals.recordedOnly.total,
+      recorded_only: totals.recordedOnly.items,
+      recorded_only_truncated: totals.recordedOnly.truncated,
       ...totals.errorFields(),
     };
     await this.auditCall(action, selection, context, {
@@ -191,6 +206,8 @@ export class BulkService {
       ...counts,
       total_revoked: total_changed,
       errors_truncated: result.errors_truncated,
+      total_recorded_only: result.total_recorded_only,
+      recorded_only_ids: result.recorded_only.slice(0, AUDITED_IDS_MAX).map((item) => item.certificate_id),
     });
     return result;
   }
@@ -258,6 +275,7 @@ export class BulkService {
         skipped: plan.skipped.length,
         errors,
         jobs: created.map((job) => ({ certificate_id: job.certificate_id, job_id: job.id })),
+        recordedOnly: [],
       };
     });
     const { total_changed, ...counts } = totals.counts();
@@ -333,20 +351,34 @@ export class BulkService {
    * none, with no audit record per serial (the call writes one). Returns the certificates that
    * could not be revoked, with why: an unknown issuer, or a serial the local CA never issued.
    */
+  /**
+   * Revokes the versions' serials at their issuers: the certificates refused there, and those whose
+   * revocation no CA was told of (their issuer's kind has no connector: recorded here only).
+   */
   private async revokeAtIssuers(
     manager: EntityManager,
     versions: { issuer_id: string; serial_hex: string; certificate_id: string }[],
     reason: RevocationReason,
     context?: RequestContext,
-  ): Promise<BulkItemError[]> {
+  ): Promise<{ failures: BulkItemError[]; recordedOnly: BulkItemError[] }> {
     const results = await this.issuerRevocation.revokeSerials(manager, versions, reason, context, {
       group: (item) => item.certificate_id as string,
     });
     const failures = new Map<string, string>();
+    const recordedOnly = new Map<string, string>();
     for (const result of results) {
-      if (!result.ok) failures.set(result.item.certificate_id as string, result.error.message);
+      const id = result.item.certificate_id as string;
+      if (!result.ok) failures.set(id, result.error.message);
+      else if (!result.caNotified)
+        recordedOnly.set(
+          id,
+          `issuer ${result.item.issuer_id} cannot revoke at its CA yet: recorded in Certlane only; revoke ` +
+            'the certificate at that CA too',
+        );
     }
-    return [...failures].map(([certificate_id, message]) => ({ certificate_id, message }));
+    const list = (map: Map<string, string>) =>
+      [...map].map(([certificate_id, message]) => ({ certificate_id, message }));
+    return { failures: list(failures), recordedOnly: list(recordedOnly) };
   }
 
   /**
@@ -453,6 +485,7 @@ export class BulkService {
       sum.skipped += outcome.skipped;
       sum.errors.push(...outcome.errors);
       sum.jobs.push(...outcome.jobs);
+      sum.recordedOnly.push(...outcome.recordedOnly);
     }
     return sum;
   }
