@@ -160,6 +160,61 @@ describe('notifier routes', () => {
     expect(received).toHaveLength(3);
   });
 
+  it('refuses settings keys the kind does not read: 400 validation_failed naming the key, never the value', async () => {
+    const misplaced = 'tok-misplaced-7c1d9e';
+    const webhook = await call('POST', '/api/v1/notifiers', {
+      id: 'leaky-hook',
+      name: 'Leaky hook',
+      kind: 'webhook',
+      settings: { max_concurrent: 2, api_token: misplaced },
+      secrets: { url: hookUrl, secret: SECRET },
+    });
+    expect(webhook.status).toBe(400);
+    expect(webhook.json()).toMatchObject({
+      code: 'validation_failed',
+      details: { fields: [{ field: 'settings.api_token' }] },
+    });
+    expect(webhook.text).not.toContain(misplaced);
+    // Per kind: OpsGenie reads region and api_url, not a password.
+    const genie = await call('POST', '/api/v1/notifiers', {
+      id: 'leaky-genie',
+      name: 'Leaky genie',
+      kind: 'opsgenie',
+      settings: { region: 'eu', password: misplaced },
+      secrets: { api_key: 'genie-key-0123456789' },
+    });
+    expect(genie.status).toBe(400);
+    expect((genie.json() as { details: { fields: { field: string }[] } }).details.fields).toEqual([
+      expect.objectContaining({ field: 'settings.password' }),
+    ]);
+    expect(genie.text).not.toContain(misplaced);
+    const update = await call('PUT', '/api/v1/notifiers/ops-hook', { settings: { url: misplaced } });
+    expect(update.status).toBe(400);
+    expect(update.json()).toMatchObject({ code: 'validation_failed' });
+    expect(update.text).not.toContain(misplaced);
+    expect((await db.query(`SELECT 1 FROM notifier.notifiers WHERE id LIKE 'leaky-%'`)).rowCount).toBe(0);
+  });
+
+  it('a row stored with an unknown setting still reads and sends; the key is not answered and goes on update', async () => {
+    const legacy = 'tok-legacy-51ab0f';
+    await db.query(`UPDATE notifier.notifiers SET settings = $1 WHERE id = 'ops-hook'`, [
+      JSON.stringify({ max_concurrent: 2, api_token: legacy }),
+    ]);
+    const one = await call('GET', '/api/v1/notifiers/ops-hook');
+    expect(one.status).toBe(200);
+    expect((one.json() as NotifierDto).settings).toEqual({ max_concurrent: 2 });
+    expect((await call('GET', '/api/v1/notifiers')).text).not.toContain(legacy);
+    expect(one.text).not.toContain(legacy);
+    const tested = (await call('POST', '/api/v1/notifiers/ops-hook/test')).json() as NotifierTestResult;
+    expect(tested).toEqual({ delivered: true, error: null });
+    const renamed = await call('PUT', '/api/v1/notifiers/ops-hook', { name: 'Ops webhook' });
+    expect(renamed.status).toBe(200);
+    const [row] = (await db.query(`SELECT settings FROM notifier.notifiers WHERE id = 'ops-hook'`)).rows as {
+      settings: Record<string, unknown>;
+    }[];
+    expect(row.settings).toEqual({ max_concurrent: 2 });
+  });
+
   it('an update that moves where the stored secrets go (OpsGenie api_url) must bring them again', async () => {
     const origin = hookUrl.split('/hook')[0];
     const created = await call('POST', '/api/v1/notifiers', {

@@ -17,6 +17,7 @@ export function chatWebhookConnector(
 ): NotifierConnector<ChatWebhookConfig> {
   return {
     kind,
+    settingKeys: [],
     parse(_settings, secrets) {
       const url = secrets[urlSecret];
       if (typeof url !== 'string' || !/^https?:\/\/[^\s]+$/.test(url))

@@ -50,6 +50,12 @@ export type SendResult =
 export interface NotifierConnector<Config = unknown> {
   kind: NotifierKind;
   /**
+   * The settings keys the kind reads (besides the delivery limits every kind has). Any other key
+   * is refused when a notifier is written: a secret put in `settings` by mistake would be stored
+   * and answered in clear (ADR 0056, amendment "sizes the receivers accept").
+   */
+  settingKeys: readonly string[];
+  /**
    * The settings that decide where the secrets are sent (a host, an API URL). Changing one sends
    * the stored secrets somewhere new, so an update that changes one must bring the secrets again.
    */

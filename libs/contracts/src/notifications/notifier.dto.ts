@@ -18,7 +18,7 @@ export type NotifierKindValue = (typeof NOTIFIER_KIND_VALUES)[number];
  * create, and class-validator keeps a parent's @IsOptional on a redeclared property.
  */
 export class NotifierFields {
-  /** Non-secret settings of the kind, stored and answered in clear. */
+  /** Non-secret settings: only the keys the kind declares (and the delivery limits), stored and answered in clear. */
   @IsOptional()
   @IsObject({ message: 'settings must be an object' })
   settings?: Record<string, unknown>;

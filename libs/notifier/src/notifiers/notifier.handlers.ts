@@ -25,7 +25,7 @@ import {
   ServiceOutbox,
   SqlExecutor,
 } from '@certlane/platform';
-import { deliveryLimits } from '@certlane/notifier-domain';
+import { DELIVERY_LIMIT_SETTINGS, deliveryLimits } from '@certlane/notifier-domain';
 import { DataSource } from 'typeorm';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CONNECTORS, NotifierDirectory } from './notifier.directory';
@@ -43,6 +43,38 @@ interface NotifierRow {
 }
 
 const COLUMNS = 'id, name, kind, settings, sealed_secrets, enabled, created_at, updated_at';
+
+/** The settings keys a kind accepts: its connector's own and the delivery limits. */
+function settingKeys(kind: NotifierKindValue): ReadonlySet<string> {
+  return new Set([...CONNECTORS[kind].settingKeys, ...DELIVERY_LIMIT_SETTINGS]);
+}
+
+/**
+ * Refuses settings keys the kind does not read, naming each key (never its value): a secret put
+ * in `settings` by mistake would otherwise be stored and answered in clear.
+ */
+function refuseUnknownSettings(kind: NotifierKindValue, settings: Record<string, unknown>): void {
+  const known = settingKeys(kind);
+  const unknown = Object.keys(settings).filter((key) => !known.has(key));
+  if (unknown.length === 0) return;
+  const accepted = [...known].join(', ');
+  throw CertlaneError.validation(
+    unknown.map((key) => ({
+      field: `settings.${key.slice(0, 100)}`,
+      message: `settings.${key.slice(0, 100)} is not a setting of a ${kind} notifier (it takes ${accepted}); secrets go in secrets`,
+    })),
+  );
+}
+
+/**
+ * The stored settings the kind reads. A row written before unknown keys were refused may hold
+ * others; they never had an effect, are not answered (one may be a misplaced secret) and are
+ * dropped by the next update.
+ */
+function knownSettings(kind: NotifierKindValue, settings: Record<string, unknown>): Record<string, unknown> {
+  const known = settingKeys(kind);
+  return Object.fromEntries(Object.entries(settings ?? {}).filter(([key]) => known.has(key)));
+}
 
 /**
  * The notifier.v1.*-notifier subjects behind /api/v1/notifiers (ADR 0056): CRUD with the secrets
@@ -92,7 +124,7 @@ export class NotifierHandlers implements OnApplicationBootstrap {
       id: row.id,
       name: row.name,
       kind: row.kind,
-      settings: row.settings,
+      settings: knownSettings(row.kind, row.settings),
       secret_fields: fields,
       enabled: row.enabled,
       created_at: new Date(row.created_at).toISOString(),
@@ -149,6 +181,7 @@ export class NotifierHandlers implements OnApplicationBootstrap {
   ): Promise<NotifierDto> {
     const settings = request.settings ?? {};
     const secrets = request.secrets ?? {};
+    refuseUnknownSettings(request.kind, settings);
     this.check(request.kind, settings, secrets);
     const dto = await this.dataSource.transaction(async (manager) => {
       const rows = (await manager.query(
@@ -187,7 +220,8 @@ export class NotifierHandlers implements OnApplicationBootstrap {
   ): Promise<NotifierDto> {
     const dto = await this.dataSource.transaction(async (manager) => {
       const row = await this.find(manager, request.id, true);
-      const settings = request.settings ?? row.settings;
+      if (request.settings) refuseUnknownSettings(row.kind, request.settings);
+      const settings = request.settings ?? knownSettings(row.kind, row.settings);
       let secrets: Record<string, unknown>;
       if (request.secrets) secrets = request.secrets;
       else {

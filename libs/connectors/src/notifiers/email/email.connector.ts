@@ -120,6 +120,7 @@ function addresses(value: unknown): string[] | undefined {
 /** Email over SMTP (nodemailer): STARTTLS or implicit TLS, optional auth, HTML and text parts. */
 export const emailConnector: NotifierConnector<EmailConfig> = {
   kind: 'email',
+  settingKeys: ['host', 'port', 'security', 'from', 'to', 'username', 'ca'],
   secretDestinations: ['host', 'port', 'security'],
   parse(settings, secrets) {
     const { host, from, username, ca } = settings;

@@ -74,18 +74,32 @@ export class GuardedHttp implements OutboundHttp {
     this.resolve = options.resolve ?? ((host) => lookup(host, { verbatim: true }));
   }
 
+  /** Resolution within the client's timeout too: a resolver that never answers cannot hold a send. */
   async checkedAddress(hostname: string): Promise<string> {
-    return (await this.checked(hostname)).address;
+    return (await this.checked(hostname, AbortSignal.timeout(this.timeoutMs))).address;
   }
 
-  private async checked(hostname: string): Promise<{ address: string; family: number }> {
+  /**
+   * The host's checked address, resolved within `deadline`. The lookup itself cannot be cancelled
+   * (getaddrinfo runs on libuv's thread pool), but the send stops waiting for it.
+   */
+  private async checked(
+    hostname: string,
+    deadline: AbortSignal,
+  ): Promise<{ address: string; family: number }> {
     const host = hostname.replace(/^\[|\]$/g, '');
-    const { address, family } = isIP(host) ? { address: host, family: isIP(host) } : await this.resolve(host);
+    const { address, family } = isIP(host)
+      ? { address: host, family: isIP(host) }
+      : await untilAborted(this.resolve(host), deadline, () => this.unresolved(hostname));
     if (refusedAddress(address, this.options.allowed))
       throw new OutboundRefused(
         `${hostname} resolves to ${address}, a reserved address that is not allow-listed`,
       );
     return { address, family };
+  }
+
+  private unresolved(hostname: string): Error {
+    return new Error(`${hostname} was not resolved within ${this.timeoutMs} ms`);
   }
 
   /** Closes the pooled connections. */
@@ -113,7 +127,8 @@ export class GuardedHttp implements OutboundHttp {
 
   /**
    * One request with its whole answer within the timeout: a deadline, not only an idle timer, so a
-   * receiver that trickles bytes cannot hold the sweep (and its row locks) for longer.
+   * receiver that trickles bytes cannot hold the sweep (and its row locks) for longer. The
+   * deadline starts before the host is resolved: resolution, connection and answer share it.
    */
   async send(request: OutboundRequest): Promise<OutboundResponse> {
     const deadline = AbortSignal.timeout(this.timeoutMs);
@@ -136,7 +151,7 @@ export class GuardedHttp implements OutboundHttp {
     const url = new URL(request.url);
     if (url.protocol !== 'https:' && url.protocol !== 'http:')
       throw new OutboundRefused(`${url.protocol} URLs are not allowed`);
-    const { address, family } = await this.checked(url.hostname);
+    const { address, family } = await this.checked(url.hostname, deadline);
     const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
       if ((lookupOptions as { all?: boolean }).all)
         (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
@@ -193,6 +208,25 @@ export class GuardedHttp implements OutboundHttp {
 }
 
 class StaleConnection extends Error {}
+
+/** `work`'s result, or `failure()` as soon as `signal` aborts (whichever comes first). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal, failure: () => Error): Promise<T> {
+  if (signal.aborted) return Promise.reject(failure());
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(failure());
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', abort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', abort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
 
 function staleConnection(req: ClientRequest, error: NodeJS.ErrnoException): boolean {
   return req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');

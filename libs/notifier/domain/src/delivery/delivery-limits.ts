@@ -20,6 +20,9 @@ export const KIND_LIMITS: Readonly<Record<string, DeliveryLimits>> = {
   email: { per_second: null, concurrency: 4 },
 };
 
+/** The settings every notifier kind accepts, besides its own (`NotifierConnector.settingKeys`). */
+export const DELIVERY_LIMIT_SETTINGS = ['max_per_second', 'max_concurrent'] as const;
+
 export const MAX_CONCURRENCY = 16;
 export const MAX_PER_SECOND = 1000;
 
