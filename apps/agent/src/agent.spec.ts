@@ -22,7 +22,8 @@ import type {
   TargetConnector,
 } from '@certlane/connectors';
 import { parseCsr, wrapPrivateKey } from '@certlane/pki';
-import { CertlaneAgent, subjectAltNamesFor } from './agent';
+import { CertlaneAgent, MAX_DEPLOYMENT_RUNS, subjectAltNamesFor } from './agent';
+import { DeploymentJournal } from './deployment-journal';
 import { UnsentReports } from './final-reports';
 import { KeyStore } from './key-store';
 import type { Logger } from './logger';
@@ -314,6 +315,7 @@ describe('CertlaneAgent job handling', () => {
       server,
       keys: new KeyStore(join(dir, 'state')),
       unsentReports: new UnsentReports(reportsState),
+      journal: new DeploymentJournal(reportsState),
       targets: source,
       connectors: connectorRegistry([connector]),
       host: {
@@ -792,6 +794,182 @@ describe('CertlaneAgent job handling', () => {
     expect(readdirSync(join(dir, 'state', 'keys', 'lost'))).toEqual(['ver-1.key.pem']);
     expect(readFileSync(join(dir, 'lost.key'), 'utf8')).toBe(jobKey);
     expect(server.sent.filter((s) => s.includes('recipient_public_jwk'))).toEqual([]);
+  });
+
+  describe('a deployment the agent was killed in', () => {
+    const depsOf = (a: CertlaneAgent) =>
+      (a as unknown as { deps: ConstructorParameters<typeof CertlaneAgent>[0] }).deps;
+    const deployment = () =>
+      item({
+        job_id: 'job-k',
+        type: 'Deployment',
+        status: 'Pending',
+        target_id: 'tgt-1',
+        version_id: 'ver-1',
+      });
+
+    beforeEach(async () => {
+      server.queue = [item({})];
+      await agent.pollOnce();
+      targets['tgt-1'] = {
+        type: 'nginx',
+        config: { cert_path: join(dir, 'killed.crt'), key_path: join(dir, 'killed.key') },
+      };
+    });
+
+    /** Starts the deployment and "kills" the agent inside the connector (it never returns). */
+    const killedInDeploy = async () => {
+      const deploy = connector.deploy.bind(connector);
+      let entered!: () => void;
+      const inConnector = new Promise<void>((resolve) => (entered = resolve));
+      connector.deploy = () => {
+        entered();
+        return new Promise<DeploymentResult>(() => undefined);
+      };
+      server.queue = [deployment()];
+      void agent.pollOnce();
+      await inConnector;
+      connector.deploy = deploy;
+    };
+
+    it('is run again whole at the next start, and its final report sent', async () => {
+      await killedInDeploy();
+      // The restarted agent: same state directory; the job is Running, so no poll returns it.
+      const restarted = new CertlaneAgent({ ...depsOf(agent) });
+      expect(await restarted.pollOnce()).toEqual([]);
+      expect(connector.deployed).toHaveLength(1);
+      expect(readFileSync(join(dir, 'killed.key'), 'utf8')).toBe(
+        readFileSync(join(dir, 'state', 'keys', 'web', 'ver-1.key.pem'), 'utf8'),
+      );
+      expect(server.reports.map((r) => [r.job, r.status])).toEqual([
+        ['job-k', 'Running'],
+        ['job-k', 'Running'],
+        ['job-k', 'Completed'],
+      ]);
+      expect(new DeploymentJournal(reportsState).all()).toEqual([]);
+      // Run once: the next poll does nothing more.
+      expect(await restarted.pollOnce()).toEqual([]);
+      expect(connector.deployed).toHaveLength(1);
+    });
+
+    it('is still run when the server refuses its Running report (already Running, or reaped)', async () => {
+      await killedInDeploy();
+      server.failReports.set('job-k:Running', [
+        new ApiError({
+          status: 400,
+          code: 'job_invalid_transition',
+          reason: 'Running -> Running',
+          details: { status: 'Running' },
+        }),
+      ]);
+      const restarted = new CertlaneAgent({ ...depsOf(agent) });
+      await restarted.pollOnce();
+      expect(connector.deployed).toHaveLength(1);
+      expect(server.reports.map((r) => r.status)).toEqual(['Running', 'Completed']);
+    });
+
+    it(`is reported Failed, not run, after ${MAX_DEPLOYMENT_RUNS} runs that never ended`, async () => {
+      await killedInDeploy();
+      for (let run = 2; run <= MAX_DEPLOYMENT_RUNS; run++) {
+        connector.deploy = () => new Promise<DeploymentResult>(() => undefined);
+        void new CertlaneAgent({ ...depsOf(agent) }).pollOnce();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      connector.deploy = async () => {
+        throw new Error('must not run');
+      };
+      await new CertlaneAgent({ ...depsOf(agent) }).pollOnce();
+      expect(server.reports.at(-1)).toMatchObject({ job: 'job-k', status: 'Failed' });
+      expect(server.reports.at(-1)!.error).toContain(
+        `stopped in this deployment ${MAX_DEPLOYMENT_RUNS} times`,
+      );
+      expect(new DeploymentJournal(reportsState).all()).toEqual([]);
+    });
+
+    it("is forgotten when the server refuses the first Running report (the job is no longer this agent's)", async () => {
+      server.failReports.set('job-k:Running', [
+        new ApiError({ status: 400, code: 'job_invalid_transition', reason: 'cancelled' }),
+      ]);
+      server.queue = [deployment()];
+      expect(await agent.pollOnce()).toEqual(['refused']);
+      expect(new DeploymentJournal(reportsState).all()).toEqual([]);
+      expect(await agent.pollOnce()).toEqual([]);
+      expect(connector.deployed).toEqual([]);
+    });
+
+    it('is run at the next poll when the answer to its Running report was lost', async () => {
+      server.failReports.set('job-k:Running', [new ApiNetworkError('POST /status: socket hang up')]);
+      server.queue = [deployment()];
+      expect(await agent.pollOnce()).toEqual(['deferred']);
+      // The server committed Running: the job is not in the next poll's work, the journal has it.
+      expect(await agent.pollOnce()).toEqual([]);
+      expect(connector.deployed).toHaveLength(1);
+      expect(server.reports.map((r) => r.status)).toEqual(['Running', 'Completed']);
+    });
+  });
+
+  it('keeps its schedule when the wall clock steps back (a monotonic clock)', async () => {
+    const sleeps: number[] = [];
+    const realNow = Date.now;
+    let wall = realNow();
+    const spy = jest.spyOn(Date, 'now').mockImplementation(() => wall);
+    try {
+      const looping = new CertlaneAgent({
+        ...(agent as unknown as { deps: ConstructorParameters<typeof CertlaneAgent>[0] }).deps,
+        random: () => 0.5,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          wall -= 3_600_000; // NTP steps the clock back an hour
+          if (sleeps.length === 2) looping.stop();
+        },
+      });
+      await looping.run();
+    } finally {
+      spy.mockRestore();
+    }
+    // 1 s polls and heartbeats: never a wait of an hour and more.
+    expect(sleeps).toHaveLength(2);
+    for (const ms of sleeps) expect(ms).toBeLessThanOrEqual(1000);
+  });
+
+  it("waits at least the server's Retry-After (429, 503) before asking again, with jitter on top", async () => {
+    const sleeps: number[] = [];
+    let now = 0;
+    server.fail = {
+      work: new ApiError({
+        status: 429,
+        code: 'rate_limited',
+        reason: 'slow down',
+        details: { retry_after_seconds: 120 },
+      }),
+    };
+    const looping = new CertlaneAgent({
+      ...(agent as unknown as { deps: ConstructorParameters<typeof CertlaneAgent>[0] }).deps,
+      heartbeatIntervalMs: 600_000,
+      random: () => 0.5,
+      now: () => now,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        now += ms;
+        if (sleeps.length === 1) {
+          server.fail = {};
+          server.refuseCsrOf.set(
+            'later',
+            new ApiError({
+              status: 503,
+              code: 'service_unavailable',
+              reason: 'down',
+              details: { retry_after_seconds: 30 },
+            }),
+          );
+          server.queue = [item({ job_id: 'job-later', certificate_id: 'later' })];
+        }
+        if (sleeps.length === 2) looping.stop();
+      },
+    });
+    await looping.run();
+    // 120 s asked, +10% (random 0.5 of 20%); then a deferred item whose 503 asked 30 s.
+    expect(sleeps).toEqual([132_000, 33_000]);
   });
 
   it('stops on 410 and on 401 from any call, and backs off on errors', async () => {

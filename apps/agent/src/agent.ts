@@ -4,14 +4,15 @@ import { AGENT_DISCOVERY_FINDINGS_MAX } from '@certlane/contracts';
 import type { AgentVerificationReport, AgentWorkItem } from '@certlane/contracts';
 import type { DeploymentHost, DeploymentResult } from '@certlane/connectors';
 import { createCsr, generateRecipientKey, SubjectAltNameInput, unwrapPrivateKey } from '@certlane/pki';
-import { backoffDelay, jittered, retryDelays } from './backoff';
+import { backoffDelay, JITTER_FRACTION, jittered, retryDelays } from './backoff';
+import { DeploymentJournal, InterruptedDeployment, journalEntryOf } from './deployment-journal';
 import { scanFilesystem } from './discovery/filesystem-scan';
 import { FinalReport, FinalReportSender, UnsentReports } from './final-reports';
 import { KeyStore } from './key-store';
 import type { Logger } from './logger';
 import { ApiError } from '@certlane/api-client';
 import { AgentGoneError, AgentServerClient, HostFacts } from './server-client';
-import { classifyServerError } from './server-errors';
+import { classifyServerError, serverRetryAfterMs } from './server-errors';
 import type { ConnectorResolver, TargetConfigSource } from './targets';
 import { verificationOf } from './verification';
 
@@ -54,6 +55,8 @@ export interface AgentDependencies {
   keys: KeyStore;
   /** Final job reports not yet taken by the server, replayed before each poll. */
   unsentReports: UnsentReports;
+  /** Deployments started and not settled, run again after the agent was killed in one. */
+  journal: DeploymentJournal;
   targets: TargetConfigSource;
   connectors: ConnectorResolver;
   host: DeploymentHost;
@@ -65,6 +68,7 @@ export interface AgentDependencies {
   /** Filesystem discovery (ADR 0063): off when absent. */
   discovery?: AgentDiscoverySettings;
   random?: () => number;
+  /** A monotonic clock in ms (default `performance.now`): a step of the wall clock moves no schedule. */
   now?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
@@ -95,6 +99,12 @@ const FINAL_REPORT_RETRIES = 3;
 const FINAL_REPORT_RETRY_BASE_MS = 1_000;
 const FINAL_REPORT_RETRY_CAP_MS = 10_000;
 
+/** Runs of one deployment the agent was killed in before it reports it Failed instead. */
+export const MAX_DEPLOYMENT_RUNS = 3;
+
+/** The longest Retry-After the agent honours (a longer one is read as this). */
+const RETRY_AFTER_CAP_MS = 3_600_000;
+
 /** What a deployment observed besides its outcome, for the status report. */
 interface DeploymentSeen {
   verification?: AgentVerificationReport;
@@ -123,10 +133,12 @@ export class CertlaneAgent {
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   private readonly stopper = new AbortController();
   private readonly finalReports: FinalReportSender;
+  /** The error of a deferred item of the last poll that carried the server's Retry-After. */
+  private deferredBy: unknown;
 
   constructor(private readonly deps: AgentDependencies) {
     this.random = deps.random ?? Math.random;
-    this.now = deps.now ?? Date.now;
+    this.now = deps.now ?? (() => performance.now());
     this.sleep = deps.sleep ?? abortableSleep;
     this.finalReports = new FinalReportSender({
       server: deps.server,
@@ -159,8 +171,14 @@ export class CertlaneAgent {
     let pollFailures = 0;
     let discoveryFailures = 0;
     const retryBase = (interval: number) => Math.min(interval, 5_000);
-    const backOff = (failures: number, interval: number) =>
-      backoffDelay(failures, retryBase(interval), this.deps.backoffMaxMs, this.random);
+    // The server's Retry-After (429, 503) is a floor, spread by the jitter so a fleet told the
+    // same wait does not come back in step.
+    const backOff = (failures: number, interval: number, error?: unknown) => {
+      const delay = backoffDelay(failures, retryBase(interval), this.deps.backoffMaxMs, this.random);
+      const asked = error === undefined ? undefined : serverRetryAfterMs(error);
+      if (asked === undefined) return delay;
+      return Math.max(delay, jitteredUp(Math.min(asked, RETRY_AFTER_CAP_MS), this.random));
+    };
     try {
       while (!this.stopper.signal.aborted) {
         if (this.now() >= nextHeartbeat) {
@@ -171,7 +189,7 @@ export class CertlaneAgent {
           } catch (error) {
             if (error instanceof AgentGoneError) throw error;
             heartbeatFailures++;
-            const delay = backOff(heartbeatFailures, this.deps.heartbeatIntervalMs);
+            const delay = backOff(heartbeatFailures, this.deps.heartbeatIntervalMs, error);
             logger.warn('heartbeat failed', { error: (error as Error).message, retry_in_ms: delay });
             nextHeartbeat = this.now() + delay;
           }
@@ -187,14 +205,14 @@ export class CertlaneAgent {
               // The other items were handled; the deferred ones come back sooner or later, and
               // an ailing server (5xx, 429) is not asked again at full pace.
               pollFailures++;
-              const delay = backOff(pollFailures, this.deps.pollIntervalMs);
+              const delay = backOff(pollFailures, this.deps.pollIntervalMs, this.deferredBy);
               logger.warn('work items left for the next poll', { count: deferred, retry_in_ms: delay });
               nextPoll = this.now() + delay;
             }
           } catch (error) {
             if (error instanceof AgentGoneError) throw error;
             pollFailures++;
-            const delay = backOff(pollFailures, this.deps.pollIntervalMs);
+            const delay = backOff(pollFailures, this.deps.pollIntervalMs, error);
             logger.warn('work poll failed', { error: (error as Error).message, retry_in_ms: delay });
             nextPoll = this.now() + delay;
           }
@@ -208,7 +226,7 @@ export class CertlaneAgent {
           } catch (error) {
             if (error instanceof AgentGoneError) throw error;
             discoveryFailures++;
-            const delay = backOff(discoveryFailures, discovery.intervalMs);
+            const delay = backOff(discoveryFailures, discovery.intervalMs, error);
             logger.warn('discovery push failed', { error: (error as Error).message, retry_in_ms: delay });
             nextDiscovery = this.now() + delay;
           }
@@ -235,6 +253,12 @@ export class CertlaneAgent {
     const scan = await scanFilesystem(settings.roots, settings.pkcs12Passwords);
     for (const root of scan.unreadableRoots) {
       this.deps.logger.warn('discovery directory cannot be read', { path: root });
+    }
+    if (scan.unreadableCount > 0) {
+      this.deps.logger.warn('discovery could not read some directories or files: the walk is incomplete', {
+        count: scan.unreadableCount,
+        paths: scan.unreadable,
+      });
     }
     for (const path of scan.locked) {
       this.deps.logger.info('PKCS#12 certificates not read: no configured password opens them', { path });
@@ -268,7 +292,9 @@ export class CertlaneAgent {
    * when the poll itself fails (the loop backs off) or the agent is gone.
    */
   async pollOnce(): Promise<JobOutcome[]> {
+    this.deferredBy = undefined;
     await this.finalReports.replay();
+    await this.resumeInterrupted();
     const work = await this.deps.server.work();
     if (work.count > 0) this.deps.logger.info('work received', { count: work.count });
     const outcomes: JobOutcome[] = [];
@@ -288,6 +314,7 @@ export class CertlaneAgent {
       if (kind === 'gone') throw error;
       const fields = { job_id: item.job_id, type: item.type, error: (error as Error).message };
       if (kind === 'transient') {
+        if (serverRetryAfterMs(error) !== undefined) this.deferredBy = error;
         this.deps.logger.warn('work item left for the next poll', fields);
         return 'deferred';
       }
@@ -362,9 +389,65 @@ export class CertlaneAgent {
   }
 
   private async deploy(item: AgentWorkItem): Promise<JobOutcome> {
-    const { server, logger } = this.deps;
+    const { server, journal } = this.deps;
+    // Journalled before the job is Running: a kill from here on is found and run again.
+    journal.begin(journalEntryOf(item));
+    try {
+      await server.reportStatus(item.job_id, 'Running');
+    } catch (error) {
+      // Refused: the job is not this agent's to run (cancelled meanwhile); nothing was touched.
+      // Transient: the Running may have been committed with its answer lost, and then the job
+      // never comes back in a poll: the journal runs it at the next one.
+      if (classifyServerError(error) === 'refused') journal.end(item.job_id);
+      throw error;
+    }
+    return this.runDeployment(item);
+  }
+
+  /**
+   * The deployments the agent was killed in (ADR 0079): each is run again, whole, before the new
+   * work: a deployment is idempotent, and running it to its end (or its rollback) is what leaves
+   * the target's certificate and key matching. Its Running report is sent again (refused when the
+   * job is already Running; a job the server settled meanwhile, e.g. failed by its reaper, is
+   * still deployed, since the target may hold half of it, and its report is then refused). After
+   * MAX_DEPLOYMENT_RUNS runs that never ended it is reported Failed without another run.
+   */
+  private async resumeInterrupted(): Promise<void> {
+    const { journal, logger, server } = this.deps;
+    for (const entry of journal.all()) {
+      if (this.stopper.signal.aborted) return;
+      const fields = {
+        job_id: entry.job_id,
+        certificate_id: entry.certificate_id,
+        target_id: entry.target_id,
+        runs: entry.runs,
+      };
+      if (entry.runs >= MAX_DEPLOYMENT_RUNS) {
+        const error = `the agent was stopped in this deployment ${entry.runs} times; not run again (check the target's files)`;
+        logger.error('interrupted deployment given up', { ...fields, error });
+        await this.finalReports.send({ job_id: entry.job_id, status: 'Failed', error });
+        journal.end(entry.job_id);
+        continue;
+      }
+      logger.warn('deployment interrupted by a stop of the agent: running it again', fields);
+      journal.begin({ ...entry, runs: entry.runs + 1 });
+      try {
+        await server.reportStatus(entry.job_id, 'Running');
+      } catch (error) {
+        if (classifyServerError(error) !== 'refused') throw error; // gone, or try at the next poll
+        logger.info('interrupted deployment: the server did not take its Running report', {
+          ...fields,
+          error: (error as Error).message,
+        });
+      }
+      await this.runDeployment(workItemOf(entry));
+    }
+  }
+
+  /** A deployment reported Running: runs it, sends (or keeps) its final report, ends its journal. */
+  private async runDeployment(item: AgentWorkItem): Promise<JobOutcome> {
+    const { logger } = this.deps;
     const fields = { job_id: item.job_id, certificate_id: item.certificate_id, target_id: item.target_id };
-    await server.reportStatus(item.job_id, 'Running');
     logger.info('deployment started', fields);
     let error: string | undefined;
     const seen: DeploymentSeen = {};
@@ -385,6 +468,7 @@ export class CertlaneAgent {
     if (error === undefined) logger.info('deployment completed', { ...fields, ...verified });
     else logger.error('deployment failed', { ...fields, ...verified, error });
     await this.finalReports.send(report);
+    this.deps.journal.end(item.job_id);
     return error === undefined ? 'completed' : 'failed';
   }
 
@@ -482,4 +566,27 @@ export class CertlaneAgent {
     }
     return undefined;
   }
+}
+
+/** The work item a journalled deployment was started from (what deploying it reads). */
+function workItemOf(entry: InterruptedDeployment): AgentWorkItem {
+  return {
+    job_id: entry.job_id,
+    type: 'Deployment',
+    status: 'Running',
+    certificate_id: entry.certificate_id,
+    common_name: entry.common_name,
+    sans: [],
+    key_algorithm: 'ECDSA-P256',
+    target_id: entry.target_id,
+    version_id: entry.version_id,
+    attempts: 0,
+    max_attempts: 1,
+    created_at: new Date(0).toISOString(),
+  };
+}
+
+/** `ms` lengthened by up to the jitter fraction: never shorter than what the server asked. */
+function jitteredUp(ms: number, random: () => number): number {
+  return Math.round(ms * (1 + JITTER_FRACTION * random()));
 }

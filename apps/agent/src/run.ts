@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { arch, hostname, networkInterfaces, platform, release } from 'node:os';
 import { join } from 'node:path';
 import { NodeDeploymentHost, type TargetConnector } from '@certlane/connectors';
 import { CertlaneAgent } from './agent';
 import { AGENT_CONFIG_ERROR_EXIT_CODE, AgentConfig, AgentConfigError, loadAgentConfig } from './config';
+import { DeploymentJournal } from './deployment-journal';
 import { UnsentReports } from './final-reports';
 import { KeyStore } from './key-store';
 import { jsonLogger } from './logger';
@@ -39,6 +40,31 @@ export function hostFacts(version: string): HostFacts {
   };
 }
 
+/**
+ * Creates the state directory 0700, or takes an existing one: it must be a directory of the
+ * agent's own user (another account able to rename or link in it could swap the key directories
+ * the agent writes to), and group or other access is removed. Returns why it cannot be used.
+ */
+export function prepareStateDir(stateDir: string): string | null {
+  try {
+    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  } catch {
+    return `SERVICE_AGENT_STATE_DIR ${stateDir} cannot be created`;
+  }
+  try {
+    const info = statSync(stateDir);
+    if (!info.isDirectory()) return `SERVICE_AGENT_STATE_DIR ${stateDir} is not a directory`;
+    const uid = process.getuid?.();
+    if (uid !== undefined && info.uid !== uid) {
+      return `SERVICE_AGENT_STATE_DIR ${stateDir} belongs to uid ${info.uid}, not to the agent's uid ${uid}`;
+    }
+    if ((info.mode & 0o077) !== 0) chmodSync(stateDir, 0o700);
+  } catch {
+    return `SERVICE_AGENT_STATE_DIR ${stateDir} cannot be made private (0700)`;
+  }
+  return null;
+}
+
 export interface RunAgentOptions {
   env?: Record<string, string | undefined>;
   argv?: readonly string[];
@@ -61,13 +87,13 @@ export async function runAgent(options: RunAgentOptions = {}): Promise<number> {
     }
     throw error;
   }
+  // The key must not reach the reload and validate commands the agent runs (they inherit the
+  // environment): it is in `config` now, and nowhere else in the process.
+  delete process.env.SERVICE_AGENT_API_KEY;
   const logger = jsonLogger(config.logLevel);
-  try {
-    mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
-  } catch {
-    process.stderr.write(
-      `certlane-agent: configuration error: SERVICE_AGENT_STATE_DIR ${config.stateDir} cannot be created\n`,
-    );
+  const stateProblem = prepareStateDir(config.stateDir);
+  if (stateProblem) {
+    process.stderr.write(`certlane-agent: configuration error: ${stateProblem}\n`);
     return AGENT_CONFIG_ERROR_EXIT_CODE;
   }
   if (config.insecureSkipVerify) {
@@ -82,6 +108,7 @@ export async function runAgent(options: RunAgentOptions = {}): Promise<number> {
     server,
     keys: new KeyStore(config.stateDir),
     unsentReports: new UnsentReports(config.stateDir),
+    journal: new DeploymentJournal(config.stateDir),
     targets: new FileTargetConfigSource(config.targetsFile),
     connectors: connectorRegistry(connectors),
     host: new NodeDeploymentHost({ log: (message, fields) => logger.info(message, fields) }),
@@ -96,8 +123,13 @@ export async function runAgent(options: RunAgentOptions = {}): Promise<number> {
     logger.info('stopping', { signal });
     agent.stop();
   };
+  // SIGHUP would end the process (Node's default), mid-deployment too: nothing needs reloading
+  // (the targets file is read at each deployment), so it is logged and ignored.
+  const onHangup = () =>
+    logger.info('SIGHUP ignored: the targets file is read at each deployment; restart for other settings');
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  process.on('SIGHUP', onHangup);
   logger.info('agent started', {
     agent_id: config.agentId,
     server_url: config.serverUrl,
@@ -121,6 +153,7 @@ export async function runAgent(options: RunAgentOptions = {}): Promise<number> {
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
+    process.off('SIGHUP', onHangup);
     server.close();
   }
 }

@@ -22,3 +22,15 @@ export function classifyServerError(error: unknown): ServerErrorKind {
   }
   return 'transient';
 }
+
+/**
+ * How long the server asked to be left alone, in ms: the `details.retry_after_seconds` of a 429
+ * or 503 answer (what its Retry-After header says, ADR 0041); undefined when it asked nothing.
+ */
+export function serverRetryAfterMs(error: unknown): number | undefined {
+  if (!(error instanceof ApiError) || (error.status !== 429 && error.status !== 503)) return undefined;
+  const seconds = error.details?.retry_after_seconds;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0
+    ? Math.ceil(seconds * 1000)
+    : undefined;
+}

@@ -48,11 +48,24 @@ export interface FilesystemScanResult {
   /** Roots that could not be read (missing, not a directory, no permission). */
   unreadableRoots: string[];
   /**
-   * Whether the walk read every root to the end (no unreadable root, the file cap not reached):
-   * only then may the server mark what it no longer found as gone (ADR 0063).
+   * Directories below a root and certificate files that exist but could not be read (no
+   * permission, an I/O error), at most UNREADABLE_LISTED of them; `unreadableCount` counts all.
+   */
+  unreadable: string[];
+  unreadableCount: number;
+  /**
+   * Whether the walk read every root to the end (no unreadable root, directory or certificate
+   * file, the file cap not reached): only then may the server mark what it no longer found as
+   * gone (ADR 0063). What vanished during the walk (ENOENT) was not missed: it is gone.
    */
   complete: boolean;
 }
+
+/** How many unreadable paths a result lists (the count goes on). */
+export const UNREADABLE_LISTED = 20;
+
+/** Errors that say the path is not there (any more): what the walk did not read is gone indeed. */
+const VANISHED = new Set(['ENOENT', 'ENOTDIR', 'ELOOP']);
 
 const toPem = (der: Buffer) =>
   `-----BEGIN CERTIFICATE-----\n${der
@@ -75,7 +88,8 @@ async function readSmallFile(path: string, maxBytes: number): Promise<Buffer | n
  * Walks `roots` for certificate files (PEM, DER, PKCS#12, JKS; ADR 0063) and answers every
  * certificate found with its path. Symbolic links to files are followed (certificate stores are
  * often links); links to directories are not (no loops, no escaping the configured roots).
- * Unreadable files are skipped silently: discovery reports what it can see.
+ * Unreadable directories and files are skipped, and make the walk incomplete (what was there
+ * before is not marked gone): discovery reports what it can see.
  */
 export async function scanFilesystem(
   roots: readonly string[],
@@ -87,17 +101,27 @@ export async function scanFilesystem(
     filesRead: 0,
     locked: [],
     unreadableRoots: [],
+    unreadable: [],
+    unreadableCount: 0,
     complete: true,
+  };
+  const missed = (path: string, error: unknown) => {
+    if (VANISHED.has((error as NodeJS.ErrnoException)?.code ?? '')) return;
+    result.complete = false;
+    result.unreadableCount++;
+    if (result.unreadable.length < UNREADABLE_LISTED) result.unreadable.push(path);
   };
   const seen = new Set<string>();
   const visit = async (path: string, depth: number): Promise<void> => {
     let entries: Dirent[];
     try {
       entries = await readdir(path, { withFileTypes: true });
-    } catch {
+    } catch (error) {
       if (depth === 0) {
         result.unreadableRoots.push(path);
         result.complete = false;
+      } else {
+        missed(path, error);
       }
       return;
     }
@@ -118,7 +142,10 @@ export async function scanFilesystem(
         const target = await stat(child).catch(() => null);
         if (!target?.isFile()) continue;
       }
-      const bytes = await readSmallFile(child, limits.maxFileBytes).catch(() => null);
+      const bytes = await readSmallFile(child, limits.maxFileBytes).catch((error: unknown) => {
+        missed(child, error);
+        return null;
+      });
       if (!bytes) continue;
       result.filesRead++;
       const read = readCertificateFile(bytes, passwords);
