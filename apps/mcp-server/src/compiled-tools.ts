@@ -13,7 +13,7 @@ export interface ListedTool {
   name: string;
   description: string;
   inputSchema: { type: 'object' } & Record<string, unknown>;
-  annotations: { destructiveHint: boolean; readOnlyHint: boolean };
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
 }
 
 /**
@@ -35,7 +35,11 @@ export class CompiledTools {
       name: tool.name,
       description: tool.description,
       inputSchema: tool.inputSchema as ListedTool['inputSchema'],
-      annotations: { destructiveHint: tool.destructive, readOnlyHint: tool.readOnly },
+      annotations: {
+        readOnlyHint: tool.readOnly,
+        destructiveHint: tool.destructive,
+        idempotentHint: tool.idempotent,
+      },
     }));
   }
 

@@ -13,8 +13,11 @@ import type { HttpTransportConfig } from './mcp-config';
 export interface HttpTransportDeps {
   /** An API client acting as `apiKey`, and how to close its connections. */
   connect(apiKey: string): { api: ApiClient; close(): void };
-  /** A new MCP server session calling the API with `api`. */
-  serverFor(api: ApiClient): Server;
+  /**
+   * A new MCP server session calling the API with `api`; `refused` is called when the API
+   * answers it 401 (the key was revoked, rotated or expired since the session opened).
+   */
+  serverFor(api: ApiClient, refused: () => void): Server;
   log(line: string): void;
 }
 
@@ -39,10 +42,11 @@ export async function serveMcpOverHttps(
   tls: { cert: Buffer; key: Buffer },
   deps: HttpTransportDeps,
 ): Promise<RunningHttpTransport> {
-  const sessions = new HttpSessions<{ close(): Promise<void>; transport: StreamableHTTPServerTransport }>(
-    config.maxSessions,
-    config.idleTimeoutMs,
-  );
+  const sessions = new HttpSessions<{
+    close(): Promise<void>;
+    transport: StreamableHTTPServerTransport;
+    readonly keyRefused: boolean;
+  }>(config.maxSessions, config.idleTimeoutMs);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (new URL(req.url ?? '/', 'https://mcp').pathname !== '/mcp')
@@ -59,7 +63,14 @@ export async function serveMcpOverHttps(
       const session = sessions.find(sessionId, key);
       if (session === 'forbidden') return refuse(res, 403, 'this session was opened with another API key');
       if (!session) return refuse(res, 404, 'no such session: initialize a new one');
-      return session.transport.handleRequest(req, res);
+      await session.transport.handleRequest(req, res);
+      // The API no longer takes the key: the answer said so, and the session ends with it, so the
+      // next request gets 404 and a new initialize is checked (401) instead of running on.
+      if (session.keyRefused) {
+        deps.log('session closed: the API refused its key');
+        await session.close();
+      }
+      return;
     }
     if (req.method !== 'POST') return refuse(res, 400, 'no Mcp-Session-Id: POST an initialize request first');
     const body = await readJson(req);
@@ -85,12 +96,22 @@ export async function serveMcpOverHttps(
       );
       return refuse(res, 502, 'the Certlane API could not check the key');
     }
-    const server = deps.serverFor(connection.api);
+    let keyRefused = false;
+    const server = deps.serverFor(connection.api, () => {
+      keyRefused = true;
+    });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
-        sessions.add(id, { transport, close: () => server.close() }, key);
+        const session = {
+          transport,
+          close: () => server.close(),
+          get keyRefused() {
+            return keyRefused;
+          },
+        };
+        sessions.add(id, session, key);
         deps.log(`session opened (${sessions.size} open)`);
       },
     });

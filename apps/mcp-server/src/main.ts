@@ -6,7 +6,7 @@ import { ApiClient, HttpsJsonClient } from '@certlane/api-client';
 import { createCertlaneMcpServer } from './certlane-mcp-server';
 import { CompiledTools } from './compiled-tools';
 import { serveMcpOverHttps } from './http-transport';
-import { mcpConfig } from './mcp-config';
+import { mcpConfig, rereadApiKey } from './mcp-config';
 import { toolCatalogue } from './tool-catalogue';
 
 const VERSION = '2.0.0';
@@ -36,7 +36,22 @@ async function main(): Promise<void> {
     return { api: new ApiClient(http), close: () => http.close() };
   };
   if (config.transport === 'stdio') {
-    const server = createCertlaneMcpServer(connect(config.apiKey!).api, tools, VERSION);
+    let key = config.apiKey!;
+    let connection = connect(key);
+    // A key rotated since the start is read again from SERVICE_API_KEY_FILE when the API refuses
+    // the one in use, so the assistant need not be restarted.
+    const onUnauthorized = () => {
+      const next = rereadApiKey(process.env);
+      if (next === undefined || next === key) return undefined;
+      // Calls still in flight on the old key finish (with their 401) before its sockets close.
+      const old = connection;
+      setTimeout(() => old.close(), 60_000).unref();
+      key = next;
+      connection = connect(key);
+      log('the API refused the key: using the one now in SERVICE_API_KEY_FILE');
+      return connection.api;
+    };
+    const server = createCertlaneMcpServer(connection.api, tools, VERSION, { onUnauthorized });
     // A line that is not a JSON-RPC message is dropped by the SDK; say so where the user looks.
     server.onerror = (error) => log(`ignored input: ${error.message}`);
     await server.connect(new StdioServerTransport());
@@ -46,7 +61,13 @@ async function main(): Promise<void> {
   const readTls = () => ({ cert: readFileSync(http.certPath), key: readFileSync(http.keyPath) });
   const running = await serveMcpOverHttps(http, readTls(), {
     connect,
-    serverFor: (api) => createCertlaneMcpServer(api, tools, VERSION),
+    serverFor: (api, refused) =>
+      createCertlaneMcpServer(api, tools, VERSION, {
+        onUnauthorized: () => {
+          refused();
+          return undefined;
+        },
+      }),
     log,
   });
   log(`listening on https://${http.host}:${running.port}/mcp (${tools.listing.length} tools)`);

@@ -1,4 +1,7 @@
-import { mcpConfig } from './mcp-config';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mcpConfig, rereadApiKey } from './mcp-config';
 
 const base = { SERVICE_SERVER_URL: 'https://gw.example:8443', SERVICE_API_KEY: 'k'.repeat(40) };
 const http = {
@@ -58,5 +61,20 @@ describe('the MCP server configuration', () => {
       expect(() => mcpConfig({ ...http, SERVICE_MCP_ALLOWED_ORIGINS: wrong })).toThrow(
         /SERVICE_MCP_ALLOWED_ORIGINS/,
       );
+  });
+
+  it('reads the key file again (a rotated key), and nothing without one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-key-'));
+    try {
+      const file = join(dir, 'key');
+      writeFileSync(file, 'first-key\n');
+      expect(rereadApiKey({ SERVICE_API_KEY_FILE: file })).toBe('first-key');
+      writeFileSync(file, 'rotated-key\n');
+      expect(rereadApiKey({ SERVICE_API_KEY_FILE: file })).toBe('rotated-key');
+      expect(rereadApiKey({ SERVICE_API_KEY_FILE: join(dir, 'missing') })).toBeUndefined();
+      expect(rereadApiKey({ SERVICE_API_KEY: 'k'.repeat(40) })).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

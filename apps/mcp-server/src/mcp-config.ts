@@ -107,3 +107,14 @@ function apiKey(env: NodeJS.ProcessEnv): string {
   if (!key) throw new Error('set SERVICE_API_KEY_FILE or SERVICE_API_KEY (an API key with the r-mcp role)');
   return key;
 }
+
+/** The key now in SERVICE_API_KEY_FILE (stdio), or undefined without a file or when it cannot be read. */
+export function rereadApiKey(env: NodeJS.ProcessEnv): string | undefined {
+  const file = env.SERVICE_API_KEY_FILE;
+  if (!file) return undefined;
+  try {
+    return readFileSync(file, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -40,19 +40,87 @@ export interface CatalogueTool {
   answer: AnswerKind;
   description: string;
   inputSchema: JsonSchema;
+  /** Cannot be undone: the call needs `confirm: true` (issue 17). */
+  confirm: boolean;
+  /** MCP `destructiveHint`: it may change or remove what exists (not only add). */
   destructive: boolean;
   readOnly: boolean;
+  /** MCP `idempotentHint`: PUT and DELETE, repeated with the same arguments, change nothing more. */
+  idempotent: boolean;
+  /** Fields of the answer holding a secret the API shows once (see secretResult). */
+  secrets: readonly string[];
 }
 
-const DESTRUCTIVE_VERBS = new Set(['revoke', 'retire', 'bulk', 'delete']);
+/** The answers that carry a secret shown this once, and its fields. */
+export const SECRETS_SHOWN_ONCE: Partial<Record<OperationId, readonly string[]>> = {
+  bootstrap: ['key'],
+  createApiKey: ['key'],
+  rotateApiKey: ['key'],
+  registerAgent: ['api_key'],
+  acmeCreateEabKey: ['hmac_key'],
+  estCreateKeyEncryptionKey: ['secret_key'],
+};
+
+const SECRET_NOTE =
+  ' The secret in its answer is shown once: it is given to the user (content for audience "user") and replaced by a placeholder in what the model reads.';
+
+const IRREVERSIBLE_VERBS = new Set(['revoke', 'retire', 'bulk', 'delete', 'deactivate', 'rotate', 'cleanup']);
+
+/** Verbs of operations that only add (a record, a test run, an export, a renewal as a new version). */
+const ADDITIVE_VERBS = new Set([
+  'create',
+  'register',
+  'grant',
+  'install',
+  'bootstrap',
+  'breakglass',
+  'heartbeat',
+  'push',
+  'submit',
+  'report',
+  'renew',
+  'claim',
+  'requeue',
+  'acknowledge',
+  'mark',
+  'send',
+  'test',
+  'run',
+  'trigger',
+  'evaluate',
+  'export',
+  'release',
+]);
+
+const words = (operationId: string) => operationId.split(/(?=[A-Z])/).map((word) => word.toLowerCase());
 
 /**
  * Operations whose effect cannot be undone: they need `confirm: true` (issue 17). The verbs are
  * whole words of the camelCase id, so `listRetiredAgents` (a read) is not one.
  */
 export function isDestructive(operationId: string, method: string): boolean {
-  const words = operationId.split(/(?=[A-Z])/).map((word) => word.toLowerCase());
-  return method === 'DELETE' || words.some((word) => DESTRUCTIVE_VERBS.has(word));
+  return method === 'DELETE' || words(operationId).some((word) => IRREVERSIBLE_VERBS.has(word));
+}
+
+/**
+ * The MCP tool annotations of an operation. The specification's `destructiveHint` is true for a
+ * tool that "may perform destructive updates" and false only when it "performs only additive
+ * updates" (its default is true), so an update (PUT, a state change such as approve or cancel)
+ * is destructive even when it needs no `confirm`.
+ */
+export function toolHints(
+  operationId: string,
+  method: string,
+): { readOnly: boolean; destructive: boolean; idempotent: boolean; confirm: boolean } {
+  const readOnly = method === 'GET';
+  const confirm = isDestructive(operationId, method);
+  const additive = method === 'POST' && words(operationId).some((word) => ADDITIVE_VERBS.has(word));
+  return {
+    readOnly,
+    confirm,
+    destructive: !readOnly && (confirm || !additive),
+    idempotent: method === 'PUT' || method === 'DELETE',
+  };
 }
 
 const REF = '#/components/schemas/';
@@ -60,7 +128,7 @@ const REF = '#/components/schemas/';
 /**
  * The tools of the MCP server, one per operation of the API description, in its set (main or
  * EST): the input schema holds the path parameters, the query parameters and `body`,
- * self-contained (`$defs` with every schema it reaches). File and stream operations answer text
+ * self-contained (every component it reaches inlined, no `$ref`). File and stream operations answer text
  * or a base64 blob (see answerKindOf).
  */
 export function toolCatalogue(document: OpenApiDocument): CatalogueTool[] {
@@ -73,7 +141,7 @@ export function toolCatalogue(document: OpenApiDocument): CatalogueTool[] {
     if (!found) throw new Error(`the operation ${id} is not in the API description`);
     const { method, operation } = found;
     const answer = answerKindOf(OPERATIONS[id].produces);
-    const destructive = isDestructive(id, method);
+    const hints = toolHints(id, method);
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
     for (const parameter of operation.parameters ?? []) {
@@ -85,7 +153,7 @@ export function toolCatalogue(document: OpenApiDocument): CatalogueTool[] {
       properties.body = body;
       if (operation.requestBody?.required) required.push('body');
     }
-    if (destructive) {
+    if (hints.confirm) {
       properties.confirm = { const: true, description: 'Must be true: this operation cannot be undone.' };
       required.push('confirm');
     }
@@ -94,32 +162,38 @@ export function toolCatalogue(document: OpenApiDocument): CatalogueTool[] {
       name: id,
       set: toolSetOf(OPERATIONS[id]),
       answer,
-      description: `${operation.summary ?? id}. ${operation.description ?? ''}`.trim() + ANSWER_NOTE[answer],
-      inputSchema: withDefinitions(schema, document.components.schemas),
-      destructive,
-      readOnly: method === 'GET',
+      description:
+        `${operation.summary ?? id}. ${operation.description ?? ''}`.trim() +
+        ANSWER_NOTE[answer] +
+        (SECRETS_SHOWN_ONCE[id] ? SECRET_NOTE : ''),
+      inputSchema: inlined(schema, document.components.schemas),
+      ...hints,
+      secrets: SECRETS_SHOWN_ONCE[id] ?? [],
     };
   });
 }
 
-/** The schema with `$defs` holding every component it reaches, its references pointing there. */
-function withDefinitions(schema: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
-  const reached = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
-    if (!node || typeof node !== 'object') return;
-    for (const [key, value] of Object.entries(node)) {
-      if (key === '$ref' && typeof value === 'string' && value.startsWith(REF)) {
-        const name = value.slice(REF.length);
-        if (!reached.has(name)) {
-          reached.add(name);
-          visit(components[name]);
-        }
-      } else visit(value);
+/**
+ * The schema with every component reference replaced by the component itself, so that no `$ref`
+ * or `$defs` is left: several MCP clients (and the model APIs behind them) take a tool's input
+ * schema as it is and cannot resolve references. The components hold no cycle (a cycle throws).
+ */
+function inlined(schema: JsonSchema, components: Record<string, JsonSchema>): JsonSchema {
+  const expand = (node: unknown, path: readonly string[]): unknown => {
+    if (Array.isArray(node)) return node.map((item) => expand(item, path));
+    if (!node || typeof node !== 'object') return node;
+    const { $ref, ...rest } = node as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    if (typeof $ref === 'string') {
+      if (!$ref.startsWith(REF)) throw new Error(`the reference ${$ref} is not to a component`);
+      const name = $ref.slice(REF.length);
+      if (path.includes(name)) throw new Error(`the component ${name} refers to itself`);
+      const component = components[name];
+      if (!component) throw new Error(`the component ${name} is not in the API description`);
+      Object.assign(out, expand(component, [...path, name]));
     }
+    for (const [key, value] of Object.entries(rest)) out[key] = expand(value, path);
+    return out;
   };
-  visit(schema);
-  const defs = Object.fromEntries([...reached].sort().map((name) => [name, components[name]]));
-  const text = JSON.stringify(reached.size > 0 ? { ...schema, $defs: defs } : schema);
-  return JSON.parse(text.replaceAll(`"${REF}`, '"#/$defs/')) as JsonSchema;
+  return expand(schema, []) as JsonSchema;
 }

@@ -1,7 +1,7 @@
 import type { FileAnswer } from '@certlane/api-client';
 
 type Content =
-  | { type: 'text'; text: string }
+  | { type: 'text'; text: string; annotations?: { audience: ('user' | 'assistant')[]; priority?: number } }
   | { type: 'resource'; resource: { uri: string; mimeType: string; blob: string } };
 export type ToolResult = { content: Content[]; isError?: boolean };
 
@@ -12,6 +12,34 @@ export const textResult = (value: unknown, isError = false): ToolResult => ({
   content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
   ...(isError ? { isError: true } : {}),
 });
+
+/** Put in the model's copy of an answer in place of a secret the API shows once. */
+export const SECRET_PLACEHOLDER = '(secret shown once: given to the user only, not to the model)';
+
+/**
+ * An answer holding a secret the API shows once (an API key, an EAB HMAC key, an agent key, a
+ * key-encryption key). The model gets the answer with each secret replaced by a placeholder; the
+ * secrets come in a second block annotated `audience: ["user"]` (MCP content annotations), which
+ * a client shows to its user and need not give the model. The secret is still in the result, as
+ * it cannot be asked for again.
+ */
+export function secretResult(reply: unknown, fields: readonly string[]): ToolResult {
+  if (!reply || typeof reply !== 'object' || Array.isArray(reply)) return textResult(reply);
+  const record = reply as Record<string, unknown>;
+  const shown = fields.filter((field) => typeof record[field] === 'string');
+  if (shown.length === 0) return textResult(reply);
+  const redacted = { ...record, ...Object.fromEntries(shown.map((field) => [field, SECRET_PLACEHOLDER])) };
+  return {
+    content: [
+      { type: 'text', text: JSON.stringify(redacted, null, 2) },
+      {
+        type: 'text',
+        text: `Store now, it is shown only this once:\n${shown.map((field) => `${field}: ${String(record[field])}`).join('\n')}`,
+        annotations: { audience: ['user'], priority: 1 },
+      },
+    ],
+  };
+}
 
 /**
  * A file answer as tool content: JSON and text files as text, binary files (DER, PKCS#12) as a
