@@ -1,6 +1,6 @@
-import { ApiError, ApiNetworkError } from '@certlane/api-client';
+import { ApiError, apiErrorFrom, ApiNetworkError } from '@certlane/api-client';
 import { AgentGoneError } from './server-client';
-import { classifyServerError } from './server-errors';
+import { classifyServerError, serverRetryAfterMs } from './server-errors';
 
 const answered = (status: number, code: ConstructorParameters<typeof ApiError>[0]['code'] = null) =>
   new ApiError({ status, code, reason: `HTTP ${status}` });
@@ -43,5 +43,20 @@ describe(classifyServerError.name, () => {
     expect(classifyServerError(new ApiNetworkError('POST /csr: ECONNRESET'))).toBe('transient');
     expect(classifyServerError(new Error('EACCES: permission denied, rename'))).toBe('transient');
     expect(classifyServerError('a string')).toBe('transient');
+  });
+});
+
+describe(serverRetryAfterMs.name, () => {
+  it("takes the body's retry_after_seconds, else the Retry-After header (a proxy's 503)", () => {
+    const withDetails = apiErrorFrom(
+      429,
+      JSON.stringify({ code: 'rate_limited', message: 'slow down', details: { retry_after_seconds: 7 } }),
+      'GET /work',
+      '30',
+    );
+    expect(serverRetryAfterMs(withDetails)).toBe(7_000);
+    expect(serverRetryAfterMs(apiErrorFrom(503, '<html>busy</html>', 'GET /work', '30'))).toBe(30_000);
+    expect(serverRetryAfterMs(apiErrorFrom(503, '<html>busy</html>', 'GET /work'))).toBeUndefined();
+    expect(serverRetryAfterMs(apiErrorFrom(500, '{}', 'GET /work', '30'))).toBeUndefined();
   });
 });

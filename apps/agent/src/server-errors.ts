@@ -29,7 +29,8 @@ export function classifyServerError(error: unknown): ServerErrorKind {
  */
 export function serverRetryAfterMs(error: unknown): number | undefined {
   if (!(error instanceof ApiError) || (error.status !== 429 && error.status !== 503)) return undefined;
-  const seconds = error.details?.retry_after_seconds;
+  // The API's own figure, else the header (a proxy's 503, the gateway's outage answer).
+  const seconds = error.details?.retry_after_seconds ?? error.retryAfterSeconds;
   return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0
     ? Math.ceil(seconds * 1000)
     : undefined;

@@ -47,6 +47,10 @@ describe(checkBeforeSending.name, () => {
     ['revokeManagedCertificate', 'POST', true],
     ['listCertificates', 'GET', false],
     ['renewCertificate', 'POST', false],
+    // The old secret stops working; what the demo left is gone.
+    ['rotateApiKey', 'POST', true],
+    ['scepRotateRa', 'POST', true],
+    ['cleanupDemoResidual', 'POST', true],
   ])('%s is destructive: %s', (id, method, expected) => {
     expect(isDestructive(id, method)).toBe(expected);
   });

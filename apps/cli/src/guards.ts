@@ -48,5 +48,5 @@ const isTrue = (value: unknown) => value === true || value === 'true' || value =
 
 /** Operations that cannot be undone: they ask first on a terminal (unless `--yes`). */
 export function isDestructive(operationId: string, method: string): boolean {
-  return method === 'DELETE' || /revoke|retire|bulk|deactivate/i.test(operationId);
+  return method === 'DELETE' || /revoke|retire|bulk|deactivate|rotate|cleanup/i.test(operationId);
 }

@@ -54,6 +54,10 @@ describe('ApiClient (generated from docs/openapi.json)', () => {
     expect(fileOperation).toBeDefined();
     expect(() => api.call(fileOperation![0] as never, {} as never)).toThrow(ApiClientConfigError);
     expect(() => expandPath('/api/v1/x/{id}', {})).toThrow(ApiClientConfigError);
+    // `.` and `..` would be resolved away by the URL, reaching another route.
+    expect(() => expandPath('/api/v1/teams/{id}', { id: '..' })).toThrow(ApiClientConfigError);
+    expect(() => expandPath('/api/v1/teams/{id}', { id: '.' })).toThrow(ApiClientConfigError);
+    expect(expandPath('/api/v1/teams/{id}', { id: '...' })).toBe('/api/v1/teams/...');
     expect(expandPath('/api/v1/x/{id}', { id: 'a/b c' })).toBe('/api/v1/x/a%2Fb%20c');
     expect(queryString({ page: 2, tag: ['a', 'b'], skip: undefined })).toBe('?page=2&tag=a&tag=b');
   });

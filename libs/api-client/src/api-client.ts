@@ -101,6 +101,9 @@ export function expandPath(template: string, params: Readonly<Record<string, str
     const value = params[name];
     if (value === undefined || value === '')
       throw new ApiClientConfigError(`the path parameter ${name} is missing`);
+    // A URL resolves `.` and `..` away (`/api/v1/teams/..` is `/api/v1/`): another route.
+    if (value === '.' || value === '..')
+      throw new ApiClientConfigError(`the path parameter ${name} cannot be ${JSON.stringify(value)}`);
     return encodeURIComponent(value);
   });
 }

@@ -1,4 +1,4 @@
-import { ApiError, apiErrorFrom } from './api-errors';
+import { ApiError, apiErrorFrom, retryAfterSeconds } from './api-errors';
 
 describe(apiErrorFrom.name, () => {
   it('carries the status, code, message, details and request id of the spec 7 error body', () => {
@@ -39,5 +39,23 @@ describe(apiErrorFrom.name, () => {
     expect(
       apiErrorFrom(404, JSON.stringify({ code: 'not_found', message: 'x', details: ['a'] })).details,
     ).toBeUndefined();
+  });
+});
+
+describe(retryAfterSeconds.name, () => {
+  it('reads delta-seconds and an HTTP-date (RFC 9110 10.2.3), nothing else', () => {
+    const now = Date.parse('2026-11-30T12:00:00Z');
+    expect(retryAfterSeconds('120', now)).toBe(120);
+    expect(retryAfterSeconds(' 5 ', now)).toBe(5);
+    expect(retryAfterSeconds('Mon, 30 Nov 2026 12:01:30 GMT', now)).toBe(90);
+    expect(retryAfterSeconds('Mon, 30 Nov 2026 11:00:00 GMT', now)).toBe(0);
+    expect(retryAfterSeconds(undefined, now)).toBeUndefined();
+    expect(retryAfterSeconds('soon', now)).toBeUndefined();
+    expect(retryAfterSeconds('-3', now)).toBeUndefined();
+  });
+
+  it('is kept on the ApiError of an answer that had it', () => {
+    expect(apiErrorFrom(503, '<html>busy</html>', 'GET /x', '30').retryAfterSeconds).toBe(30);
+    expect(apiErrorFrom(503, '<html>busy</html>').retryAfterSeconds).toBeUndefined();
   });
 });

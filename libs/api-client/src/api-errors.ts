@@ -11,6 +11,8 @@ export interface ApiErrorInit {
   requestId?: string;
   /** What was asked, e.g. "POST /api/v1/agents/web-1/csr", for the message. */
   request?: string;
+  /** The answer's Retry-After (RFC 9110 10.2.3) in seconds, when it had one. */
+  retryAfterSeconds?: number;
 }
 
 /** The API answered, with a status other than 2xx (the error body of spec 7). */
@@ -20,6 +22,8 @@ export class ApiError extends Error {
   readonly reason: string;
   readonly details?: ErrorDetails;
   readonly requestId?: string;
+  /** The answer's Retry-After in seconds (a 429 or 503, from the API or a proxy before it). */
+  readonly retryAfterSeconds?: number;
 
   constructor(init: ApiErrorInit) {
     super(
@@ -31,6 +35,7 @@ export class ApiError extends Error {
     this.reason = init.reason;
     if (init.details) this.details = init.details;
     if (init.requestId) this.requestId = init.requestId;
+    if (init.retryAfterSeconds !== undefined) this.retryAfterSeconds = init.retryAfterSeconds;
   }
 }
 
@@ -51,7 +56,22 @@ export class ApiClientConfigError extends Error {
 }
 
 /** The ApiError for a non-2xx answer, from its status and raw body (the spec 7 error body when JSON). */
-export function apiErrorFrom(status: number, body: string, request = ''): ApiError {
+/**
+ * A Retry-After header in seconds: delta-seconds, or an HTTP-date counted from `now` (RFC 9110
+ * 10.2.3); undefined when absent or unreadable.
+ */
+export function retryAfterSeconds(header: string | undefined, now = Date.now()): number | undefined {
+  const value = header?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  // An HTTP-date names its zone (IMF-fixdate, and the obsolete forms, say GMT); Date.parse would
+  // also read "-3" as a year.
+  if (!/GMT$/.test(value)) return undefined;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+export function apiErrorFrom(status: number, body: string, request = '', retryAfter?: string): ApiError {
   let parsed: unknown;
   try {
     parsed = body ? JSON.parse(body) : undefined;
@@ -66,5 +86,13 @@ export function apiErrorFrom(status: number, body: string, request = ''): ApiErr
       ? (error.details as ErrorDetails)
       : undefined;
   const requestId = typeof error.request_id === 'string' ? error.request_id : undefined;
-  return new ApiError({ status, code, reason, details, requestId, request });
+  return new ApiError({
+    status,
+    code,
+    reason,
+    details,
+    requestId,
+    request,
+    retryAfterSeconds: retryAfterSeconds(retryAfter),
+  });
 }

@@ -135,7 +135,12 @@ export class HttpsJsonClient {
       chunks.push(chunk);
     }
     req.destroy();
-    throw apiErrorFrom(status, Buffer.concat(chunks).toString('utf8'), `${method} ${path}`);
+    throw apiErrorFrom(
+      status,
+      Buffer.concat(chunks).toString('utf8'),
+      `${method} ${path}`,
+      headerValue(res.headers['retry-after']),
+    );
   }
 
   private async exchange(
@@ -161,7 +166,10 @@ export class HttpsJsonClient {
         if (done) return;
         done = true;
         const bytes = Buffer.concat(chunks);
-        if (!ok) return reject(apiErrorFrom(status, bytes.toString('utf8'), what));
+        if (!ok)
+          return reject(
+            apiErrorFrom(status, bytes.toString('utf8'), what, headerValue(res.headers['retry-after'])),
+          );
         resolve({ status, mediaType, bytes, truncated });
       };
       res.on('data', (chunk: Buffer) => {
@@ -231,3 +239,6 @@ export class HttpsJsonClient {
     });
   }
 }
+
+const headerValue = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;
