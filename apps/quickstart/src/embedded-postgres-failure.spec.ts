@@ -22,6 +22,18 @@ describe('explainEmbeddedPostgresFailure', () => {
     expect(line).not.toContain('\n');
   });
 
+  it('says another Postgres (a quick start still running) holds the data directory, not to move it', () => {
+    // Started twice on one data directory: the first still runs (and holds the port too).
+    const log =
+      '2026-11-30 18:45:27.420 UTC [20123] FATAL:  lock file "postmaster.pid" already exists\n' +
+      '2026-11-30 18:45:27.420 UTC [20123] HINT:  Is another postmaster (PID 18491) running in data directory "/srv/certlane/postgres"?\n';
+    expect(explainEmbeddedPostgresFailure(failure({ log }))).toBe(
+      'the embedded Postgres data directory /srv/certlane/postgres is in use by another Postgres ' +
+        '(PID 18491), most likely another Certlane quick start on the same SERVICE_DATA_DIR: stop it ' +
+        '(Ctrl-C or kill -TERM its node process) and start again',
+    );
+  });
+
   it('names the directory, the user and SERVICE_DATA_DIR when initdb is denied access', () => {
     const error = new Error(
       'Postgres init script failed (code: 1, signal: null). ERROR OUTPUT: initdb: error: could not access directory "/srv/certlane/postgres": Permission denied\n',

@@ -12,6 +12,8 @@ export interface EmbeddedPostgresFailure {
   runsAs: string;
 }
 
+const LOCKED = /lock file "postmaster\.pid" already exists/i;
+const LOCK_HOLDER = /another postmaster \(PID (\d+)\)/i;
 const PORT_IN_USE = /address already in use|could not create any TCP\/IP sockets/i;
 const NO_ACCESS = /permission denied|read-only file system|operation not permitted/i;
 
@@ -21,6 +23,14 @@ const NO_ACCESS = /permission denied|read-only file system|operation not permitt
  */
 export function explainEmbeddedPostgresFailure(failure: EmbeddedPostgresFailure): string {
   const detail = [errorText(failure.error), failure.log].join('\n');
+  if (LOCKED.test(detail)) {
+    const holder = LOCK_HOLDER.exec(detail)?.[1];
+    return (
+      `the embedded Postgres data directory ${failure.databaseDir} is in use by another Postgres` +
+      `${holder ? ` (PID ${holder})` : ''}, most likely another Certlane quick start on the same ` +
+      `SERVICE_DATA_DIR: stop it (Ctrl-C or kill -TERM its node process) and start again`
+    );
+  }
   if (PORT_IN_USE.test(detail)) {
     return (
       `the embedded Postgres cannot listen on 127.0.0.1:${failure.port}: the port is already in use ` +

@@ -10,6 +10,7 @@ import { IssuanceModule } from '@certlane/issuance';
 import { NotifierModule } from '@certlane/notifier';
 import {
   busHooks,
+  ConfigError,
   connectNatsBus,
   createCertlaneApp,
   createLogger,
@@ -32,12 +33,18 @@ import { ProtocolFrontendsModule } from '@certlane/protocol-frontends';
 import { RevocationModule } from '@certlane/revocation';
 import { ensureDatabase, startEmbeddedPostgres } from './database';
 import { applyDefaults, openDataDir } from './data-dir';
+import { explainListenFailure } from './listen-failure';
 import { nextSteps } from './next-steps';
 import { localPublicOrigin } from './public-origin';
+import { stopListening } from './stop-listening';
 
 const PROGRAM = 'certlane';
 /** How long a stop waits for the in-process consumers to handle what was published. */
 const SHUTDOWN_DRAIN_MS = 15_000;
+/** How long a stop waits for the requests in flight to be answered. */
+const LISTENER_CLOSE_MS = 10_000;
+/** A pause for the outbox relays' last pass before the bus is drained again. */
+const RELAY_SETTLE_MS = 250;
 
 /**
  * `npm start`: the whole system in one process on embedded defaults: embedded Postgres, the
@@ -91,6 +98,24 @@ async function main(): Promise<void> {
   } catch (error) {
     exitOnConfigError(PROGRAM, error);
   }
+  // The quick start owns SIGINT and SIGTERM from here on (ADR 0080): while it starts, a stop exits
+  // at once (an embedded Postgres already running gets a fast shutdown from its exit hook); once it
+  // listens, a stop drains, closes and stops Postgres last. A second signal does not wait.
+  let shutdown: (() => Promise<void>) | undefined = undefined;
+  let stopping = false;
+  const onStopSignal = (signal: NodeJS.Signals) => {
+    if (stopping || !shutdown) {
+      process.stderr.write(
+        `${PROGRAM}: ${stopping ? 'stopped before the shutdown finished' : 'stopped while starting'} (${signal})\n`,
+      );
+      process.exit(stopping ? 1 : 0);
+    }
+    stopping = true;
+    void shutdown();
+  };
+  process.on('SIGINT', onStopSignal);
+  process.on('SIGTERM', onStopSignal);
+
   const embedded = useEmbeddedPostgres
     ? await startEmbeddedPostgres(dataDir.root, embeddedPort, dataDir.secrets.postgres_password).catch(
         (error: unknown) => exitOnConfigError(PROGRAM, error),
@@ -128,25 +153,39 @@ async function main(): Promise<void> {
       HealthMonitorModule.forRoot(),
     ],
   );
-  await app.listen(config.port, config.listenAddress);
+  await app.listen(config.port, config.listenAddress).catch((error: unknown) => {
+    const reason = explainListenFailure(error, config.listenAddress, config.port);
+    if (reason) exitOnConfigError(PROGRAM, new ConfigError(reason));
+    throw error;
+  });
   reloadTlsOnSighup(app.getHttpServer() as HttpsServer, config.tls, logger);
 
-  const shutdown = async () => {
+  shutdown = async () => {
+    // In order (ADR 0080): no new requests, and the ones in flight answered; then the events they
+    // published handled; then the services closed; the embedded Postgres last.
+    await stopListening(app.getHttpServer() as HttpsServer, LISTENER_CLOSE_MS);
     // The in-process bus keeps its events in memory: what its consumers have not handled yet
-    // is handled before the services (and their database connections) stop.
-    if (bus instanceof InProcessBus && !(await bus.drain(SHUTDOWN_DRAIN_MS))) {
-      logger.warn(
-        { waited_ms: SHUTDOWN_DRAIN_MS },
-        'stopping with events the in-process consumers have not handled; they are lost',
-      );
+    // is handled before the services (and their database connections) stop. The outbox relay
+    // may still publish what the last requests committed, hence a second look after a pause.
+    if (bus instanceof InProcessBus) {
+      const deadline = Date.now() + SHUTDOWN_DRAIN_MS;
+      let drained = await bus.drain(SHUTDOWN_DRAIN_MS);
+      if (drained) {
+        await new Promise((done) => setTimeout(done, RELAY_SETTLE_MS));
+        drained = await bus.drain(Math.max(0, deadline - Date.now()));
+      }
+      if (!drained) {
+        logger.warn(
+          { waited_ms: SHUTDOWN_DRAIN_MS },
+          'stopping with events the in-process consumers have not handled; they are lost',
+        );
+      }
     }
     await app.close();
     await bus.close();
     await embedded?.stop();
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown());
-  process.once('SIGTERM', () => void shutdown());
 
   const secrets = shownPath(dataDir.secretsFile);
   const cert = shownPath(config.tls.certPath);

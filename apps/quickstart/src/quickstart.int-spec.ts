@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -67,6 +67,12 @@ function getOnNewConnection(url: string, ca: string[]): Promise<Served> {
   });
 }
 
+/** Processes whose command line names the directory (the postmaster is started with -D <dir>). */
+async function processesUsing(dir: string): Promise<string[]> {
+  const ps = await runCommand('ps', ['-eo', 'pid,args'], { timeoutMs: 10_000 });
+  return ps.stdout.split('\n').filter((line) => line.includes(dir));
+}
+
 describe('npm start (the quick start in one process, embedded Postgres)', () => {
   let parent: string;
   let child: ChildProcess;
@@ -76,30 +82,44 @@ describe('npm start (the quick start in one process, embedded Postgres)', () => 
   let keyPath: string;
   let originalCert: string;
 
-  beforeAll(async () => {
-    parent = reachableParent();
-    const dataDir = join(parent, 'data');
-    const port = await freePort();
+  let port: number;
+  let postgresPort: number;
+
+  /** Starts the quick start on the data directory and waits until it is ready. */
+  async function start(): Promise<void> {
+    output = '';
+    // Its own process group, as a terminal's foreground job: Ctrl-C is SIGINT to the group.
     child = spawn(process.execPath, [QUICKSTART], {
-      env: quickstartEnv(dataDir, port, await freePort()),
+      env: { ...quickstartEnv(join(parent, 'data'), port, postgresPort), SERVICE_KEYGEN_MODE: 'server' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    base = `https://127.0.0.1:${port}`;
-    certPath = join(dataDir, 'tls', 'server.crt');
-    keyPath = join(dataDir, 'tls', 'server.key');
     await eventually(
       async () => {
         if (child.exitCode !== null) throw new Error(`the quick start exited ${child.exitCode}:\n${output}`);
         if (!output.includes('is running at')) return false;
-        originalCert = readFileSync(certPath, 'utf8');
-        const ready = await httpsRequest(`${base}/ready`, { ca: originalCert }).catch(() => undefined);
+        const ready = await httpsRequest(`${base}/ready`, { ca: readFileSync(certPath, 'utf8') }).catch(
+          () => undefined,
+        );
         return ready?.status === 200;
       },
       'the quick start to be ready',
       BOOT_TIMEOUT_MS,
     );
+  }
+
+  beforeAll(async () => {
+    parent = reachableParent();
+    const dataDir = join(parent, 'data');
+    port = await freePort();
+    postgresPort = await freePort();
+    base = `https://127.0.0.1:${port}`;
+    certPath = join(dataDir, 'tls', 'server.crt');
+    keyPath = join(dataDir, 'tls', 'server.key');
+    await start();
+    originalCert = readFileSync(certPath, 'utf8');
   }, BOOT_TIMEOUT_MS + 10_000);
 
   afterAll(async () => {
@@ -108,6 +128,9 @@ describe('npm start (the quick start in one process, embedded Postgres)', () => 
       child.kill('SIGTERM');
       await exited;
     }
+    // Whatever a failed test left running on its data directory.
+    for (const line of await processesUsing(parent))
+      process.kill(Number(line.trim().split(' ')[0]), 'SIGKILL');
     if (parent) rmSync(parent, { recursive: true, force: true });
   }, 30_000);
 
@@ -175,6 +198,68 @@ describe('npm start (the quick start in one process, embedded Postgres)', () => 
     });
     rmSync(replacement.dir, { recursive: true, force: true });
   }, 90_000);
+
+  it(
+    'stops on Ctrl-C: answers the revocations in flight, records each in the CRL, stops Postgres last, exits 0',
+    async () => {
+      const dataDir = join(parent, 'data');
+      const secrets = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
+      const call = (method: string, path: string, body?: object) =>
+        httpsRequest(`${base}${path}`, {
+          method,
+          ca: readFileSync(certPath, 'utf8'),
+          headers: { authorization: `Bearer ${secrets.auth_secret}`, 'content-type': 'application/json' },
+          body: body && JSON.stringify(body),
+        });
+      const ids = Array.from({ length: 8 }, (_, i) => `stop-${i}`);
+      for (const id of ids) {
+        expect(
+          (await call('POST', '/api/v1/certificates', { id, common_name: `${id}.example.test` })).status,
+        ).toBe(201);
+      }
+      const exited = new Promise<{ code: number | null; signal: string | null }>((done) =>
+        child.once('exit', (code, signal) => done({ code, signal })),
+      );
+      // Revocations in flight when the signal comes: each is answered, or never reached the listener.
+      const answers = ids.map((id) =>
+        call('POST', `/api/v1/certificates/${id}/revoke`, { reason: 'superseded' }).then(
+          (response) => response.status,
+          (error: NodeJS.ErrnoException) => error.code ?? error.message,
+        ),
+      );
+      await new Promise((done) => setTimeout(done, 30));
+      process.kill(-child.pid!, 'SIGINT');
+
+      const statuses = await Promise.all(answers);
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(statuses.filter((status) => status !== 200 && status !== 'ECONNREFUSED')).toEqual([]);
+      expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+      expect(await processesUsing(dataDir)).toEqual([]);
+
+      // Started again on the same data: every revocation that was answered is in the CRL.
+      await start();
+      const revoked = ids.filter((_, i) => statuses[i] === 200);
+      const serials: string[] = [];
+      for (const id of revoked) {
+        const versions = (await call('GET', `/api/v1/certificates/${id}/versions`)).json() as {
+          data: { serial_number: string }[];
+        };
+        serials.push(versions.data[0].serial_number);
+      }
+      await eventually(
+        async () => {
+          const crl = (await call('GET', '/api/v1/crl?limit=1000')).json() as {
+            entries: { serial_number: string }[];
+          };
+          const listed = new Set(crl.entries.map((entry) => entry.serial_number));
+          return serials.every((serial) => listed.has(serial));
+        },
+        'every answered revocation in the CRL',
+        10_000,
+      );
+    },
+    BOOT_TIMEOUT_MS + 60_000,
+  );
 });
 
 describe('npm start when the embedded Postgres cannot start', () => {
@@ -202,6 +287,35 @@ describe('npm start when the embedded Postgres cannot start', () => {
         expect(line).toContain(`127.0.0.1:${busyPort}`);
         expect(line).toContain('already in use');
         expect(line).toContain('set SERVICE_EMBEDDED_POSTGRES_PORT');
+      } finally {
+        holder.close();
+        rmSync(parent, { recursive: true, force: true });
+      }
+    },
+    BOOT_TIMEOUT_MS + 10_000,
+  );
+
+  it(
+    'names a busy SERVICE_PORT in one line, exits 78 and stops its embedded Postgres',
+    async () => {
+      const parent = reachableParent();
+      const holder: Server = createServer();
+      await new Promise<void>((done) => holder.listen(0, '127.0.0.1', done));
+      const busyPort = (holder.address() as { port: number }).port;
+      try {
+        const run = await runCommand(process.execPath, [QUICKSTART], {
+          env: quickstartEnv(join(parent, 'data'), busyPort, await freePort()),
+          timeoutMs: BOOT_TIMEOUT_MS,
+        });
+        expect(run.code).toBe(CONFIG_ERROR_EXIT_CODE);
+        const line = oneClearLine(run);
+        expect(line).toContain(`cannot listen on 127.0.0.1:${busyPort}: the port is already in use`);
+        expect(line).toContain('set SERVICE_PORT');
+        await eventually(
+          async () => (await processesUsing(parent)).length === 0,
+          'the embedded Postgres to stop',
+          30_000,
+        );
       } finally {
         holder.close();
         rmSync(parent, { recursive: true, force: true });
