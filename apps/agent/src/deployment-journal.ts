@@ -1,8 +1,5 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
 import type { AgentWorkItem } from '@certlane/contracts';
-import { writePrivateFile } from './key-store';
+import { JobFiles } from './job-files';
 
 /** What a deployment needs to be run again after the agent was stopped in the middle of it. */
 export interface InterruptedDeployment {
@@ -35,43 +32,29 @@ export function journalEntryOf(item: AgentWorkItem, runs = 1): InterruptedDeploy
  * Running, which no poll returns. The agent runs it again (ADR 0079).
  */
 export class DeploymentJournal {
-  private readonly dir: string;
+  private readonly files: JobFiles<InterruptedDeployment>;
 
   constructor(stateDir: string) {
-    this.dir = join(stateDir, 'deployments');
-  }
-
-  /** Job ids come from the server: the file is named by their hash, never by the id itself. */
-  private path(jobId: string): string {
-    return join(this.dir, `${createHash('sha256').update(jobId).digest('hex')}.json`);
+    this.files = new JobFiles(stateDir, 'deployments', (value) => {
+      const entry = value as Partial<InterruptedDeployment> | null;
+      return typeof entry?.job_id === 'string' &&
+        typeof entry.certificate_id === 'string' &&
+        typeof entry.target_id === 'string'
+        ? ({ ...entry, runs: typeof entry.runs === 'number' ? entry.runs : 1 } as InterruptedDeployment)
+        : null;
+    });
   }
 
   begin(entry: InterruptedDeployment): void {
-    writePrivateFile(this.path(entry.job_id), JSON.stringify(entry));
+    this.files.write(entry);
   }
 
   end(jobId: string): void {
-    const path = this.path(jobId);
-    if (existsSync(path)) unlinkSync(path);
+    this.files.remove(jobId);
   }
 
-  /** The deployments left unsettled; a file that does not read as one is left alone. */
+  /** The deployments left unsettled. */
   all(): InterruptedDeployment[] {
-    if (!existsSync(this.dir)) return [];
-    return readdirSync(this.dir)
-      .filter((name) => name.endsWith('.json'))
-      .sort()
-      .flatMap((name) => {
-        try {
-          const entry = JSON.parse(readFileSync(join(this.dir, name), 'utf8')) as InterruptedDeployment;
-          return typeof entry?.job_id === 'string' &&
-            typeof entry.certificate_id === 'string' &&
-            typeof entry.target_id === 'string'
-            ? [{ ...entry, runs: typeof entry.runs === 'number' ? entry.runs : 1 }]
-            : [];
-        } catch {
-          return [];
-        }
-      });
+    return this.files.all();
   }
 }

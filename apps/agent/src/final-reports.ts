@@ -1,9 +1,6 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
 import { ApiError } from '@certlane/api-client';
 import type { AgentVerificationReport } from '@certlane/contracts';
-import { writePrivateFile } from './key-store';
+import { JobFiles } from './job-files';
 import type { Logger } from './logger';
 import type { AgentServerClient } from './server-client';
 import { classifyServerError } from './server-errors';
@@ -21,40 +18,25 @@ export interface FinalReport {
  * (0600, written like the keys), so an outcome survives a network failure and a restart.
  */
 export class UnsentReports {
-  private readonly dir: string;
+  private readonly files: JobFiles<FinalReport>;
 
   constructor(stateDir: string) {
-    this.dir = join(stateDir, 'reports');
-  }
-
-  /** Job ids come from the server: the file is named by their hash, never by the id itself. */
-  private path(jobId: string): string {
-    return join(this.dir, `${createHash('sha256').update(jobId).digest('hex')}.json`);
+    this.files = new JobFiles(stateDir, 'reports', (value) =>
+      typeof (value as Partial<FinalReport> | null)?.job_id === 'string' ? (value as FinalReport) : null,
+    );
   }
 
   keep(report: FinalReport): void {
-    writePrivateFile(this.path(report.job_id), JSON.stringify(report));
+    this.files.write(report);
   }
 
-  /** The kept reports; a file that does not read as one is left alone, never a reason to stall. */
+  /** The kept reports. */
   all(): FinalReport[] {
-    if (!existsSync(this.dir)) return [];
-    return readdirSync(this.dir)
-      .filter((name) => name.endsWith('.json'))
-      .sort()
-      .flatMap((name) => {
-        try {
-          const report = JSON.parse(readFileSync(join(this.dir, name), 'utf8')) as FinalReport;
-          return typeof report?.job_id === 'string' ? [report] : [];
-        } catch {
-          return [];
-        }
-      });
+    return this.files.all();
   }
 
   drop(jobId: string): void {
-    const path = this.path(jobId);
-    if (existsSync(path)) unlinkSync(path);
+    this.files.remove(jobId);
   }
 }
 
