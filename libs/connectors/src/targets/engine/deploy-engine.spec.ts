@@ -1,15 +1,25 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeHost } from '../testing/fake-host';
 import { createTestCa, TestCa } from '../testing/test-certificates';
 import type { DeploymentMaterial } from '../target-connector';
-import { deployFiles, DeploymentEngineOptions, DeploymentPlan } from './deploy-engine';
+import { deployFiles, DeploymentEngineOptions, DeploymentPlan, swapJournalPath } from './deploy-engine';
 import { FileOps, nodeFileOps } from './file-ops';
 
 let ca: TestCa;
 let oldMaterial: DeploymentMaterial;
 let material: DeploymentMaterial;
+let nextMaterial: DeploymentMaterial;
 let dir: string;
 let certPath: string;
 let keyPath: string;
@@ -20,6 +30,7 @@ beforeAll(() => {
   ca = createTestCa();
   oldMaterial = ca.issue();
   material = ca.issue();
+  nextMaterial = ca.issue();
 });
 afterAll(() => ca.cleanup());
 
@@ -294,9 +305,9 @@ describe('deployFiles', () => {
     const ops: FileOps = {
       ...nodeFileOps,
       async rename(from, to) {
-        // 1: cert's prev copy, 2: cert, 3: key's prev copy, 4: key -> fails.
+        // 1: cert's prev copy, 2: key's prev copy, 3: the swap journal, 4: cert, 5: key -> fails.
         renames += 1;
-        if (renames === 4)
+        if (renames === 5)
           throw Object.assign(new Error('EXDEV: cross-device link not permitted'), { code: 'EXDEV' });
         return nodeFileOps.rename(from, to);
       },
@@ -363,6 +374,215 @@ describe('deployFiles', () => {
     expect(first.error).toBe('write failed: the private key does not match the certificate');
     expect(second.error).toBe('write failed: the certificate does not have the expected fingerprint');
     expect(JSON.stringify([first, second, host.logs])).not.toContain('PRIVATE KEY');
+    expectOldFilesBack();
+    expectNoTemporaryFiles();
+  });
+});
+
+/** Thrown by `CrashingFileOps`: the process died here; nothing after it reaches the disk. */
+class Killed extends Error {}
+
+/**
+ * File operations that die at the `crashAt`-th change to the disk (create, rename or remove),
+ * before making it, and refuse everything after: the disk stays as a killed process left it.
+ */
+class CrashingFileOps implements FileOps {
+  changes = 0;
+  private dead = false;
+  constructor(private readonly crashAt = Infinity) {}
+
+  private async change<T>(work: () => Promise<T>): Promise<T> {
+    if (this.dead) throw new Killed('the process is gone');
+    this.changes += 1;
+    if (this.changes === this.crashAt) {
+      this.dead = true;
+      throw new Killed(`killed before change ${this.changes}`);
+    }
+    return work();
+  }
+  read(path: string) {
+    if (this.dead) return Promise.reject(new Killed('the process is gone'));
+    return nodeFileOps.read(path);
+  }
+  create(path: string, data: Buffer, fileMode: number) {
+    return this.change(() => nodeFileOps.create(path, data, fileMode));
+  }
+  rename(from: string, to: string) {
+    return this.change(() => nodeFileOps.rename(from, to));
+  }
+  remove(path: string) {
+    return this.change(() => nodeFileOps.remove(path));
+  }
+}
+
+describe('deployFiles killed at any point (ADR 0029 amendment: the swap journal)', () => {
+  let chainPath: string;
+  beforeEach(() => {
+    chainPath = join(dir, 'chain.pem'); // a file the target did not have before
+  });
+
+  const planWithChain = (deployed: DeploymentMaterial, overrides: Partial<DeploymentPlan> = {}) =>
+    plan({
+      files: [
+        { path: certPath, data: deployed.certificatePem, mode: 0o644 },
+        { path: keyPath, data: deployed.privateKeyPem, mode: 0o600 },
+        { path: chainPath, data: deployed.chainPem, mode: 0o644 },
+      ],
+      ...overrides,
+    });
+
+  /** Which deployment the certificate, key and chain on disk come from: all from one, or "mixed". */
+  function deployedSet(): string {
+    const cert = readFileSync(certPath, 'utf8');
+    const key = readFileSync(keyPath, 'utf8');
+    const chain = existsSync(chainPath) ? readFileSync(chainPath, 'utf8') : null;
+    if (cert === OLD_CERT.toString() && key === OLD_KEY.toString() && chain === null) return 'old';
+    for (const [name, deployed] of [
+      ['first', material],
+      ['second', nextMaterial],
+    ] as const) {
+      if (cert === deployed.certificatePem && key === deployed.privateKeyPem && chain === deployed.chainPem)
+        return name;
+    }
+    return `mixed (certificate ${cert.slice(0, 40)}..., key ${key.slice(0, 40)}...)`;
+  }
+
+  const validateFails = () => {
+    const host = new FakeHost();
+    host.results.set('nginx', [{ exitCode: 1, stderr: 'test failed' }]);
+    return host;
+  };
+
+  /** The first deployment is killed at change `crashAt`; the files are then checked as the next deployment leaves them. */
+  async function killedThenRolledBack(crashAt: number, first: () => FakeHost): Promise<string> {
+    const crashing = new CrashingFileOps(crashAt);
+    await deployFiles(planWithChain(material), material, first(), { ...clock(), fileOps: crashing });
+    // The next deployment (the agent's re-run, or the next renewal) fails validation and rolls
+    // back to what it found: what it found must already be one deployment's set.
+    const next = await deployFiles(planWithChain(nextMaterial), nextMaterial, validateFails(), clock());
+    expect(next.rolledBack).toBe(true);
+    expect(existsSync(swapJournalPath(certPath))).toBe(false);
+    return deployedSet();
+  }
+
+  function changesOf(first: () => FakeHost): Promise<number> {
+    const counting = new CrashingFileOps();
+    return deployFiles(planWithChain(material), material, first(), { ...clock(), fileOps: counting }).then(
+      () => counting.changes,
+    );
+  }
+
+  it.each([
+    ['a deployment that succeeds', hostServingAfterReload],
+    ['a deployment that rolls back (validate fails)', validateFails],
+  ])(
+    '%s, killed at each of its changes to the disk: certificate, key and chain stay one set',
+    async (_, first) => {
+      const changes = await changesOf(first);
+      rmSync(dir, { recursive: true, force: true });
+      expect(changes).toBeGreaterThan(6);
+      const seen: string[] = [];
+      for (let crashAt = 1; crashAt <= changes + 1; crashAt += 1) {
+        dir = mkdtempSync(join(tmpdir(), 'certlane-engine-'));
+        certPath = join(dir, 'server.crt');
+        keyPath = join(dir, 'server.key');
+        chainPath = join(dir, 'chain.pem');
+        writeFileSync(certPath, OLD_CERT);
+        writeFileSync(keyPath, OLD_KEY);
+        const set = await killedThenRolledBack(crashAt, first);
+        seen.push(`${crashAt}: ${set}`);
+        rmSync(dir, { recursive: true, force: true });
+      }
+      expect(seen.filter((line) => line.includes('mixed'))).toEqual([]);
+      dir = mkdtempSync(join(tmpdir(), 'certlane-engine-'));
+    },
+  );
+
+  it('a deployment killed again while it recovers the first one still ends with one set', async () => {
+    const first = () => hostServingAfterReload();
+    // Changes 10-12 rename the three files in, 13 removes the journal: killed after the journal
+    // is in place; then killed at each change of the recovery (6) and just after it.
+    for (let crashAt = 10; crashAt <= 13; crashAt += 1) {
+      for (let recoveryCrashAt = 1; recoveryCrashAt <= 7; recoveryCrashAt += 1) {
+        writeFileSync(certPath, OLD_CERT);
+        writeFileSync(keyPath, OLD_KEY);
+        rmSync(chainPath, { force: true });
+        rmSync(swapJournalPath(certPath), { force: true });
+        await deployFiles(planWithChain(material), material, first(), {
+          ...clock(),
+          fileOps: new CrashingFileOps(crashAt),
+        });
+        await deployFiles(planWithChain(nextMaterial), nextMaterial, first(), {
+          ...clock(),
+          fileOps: new CrashingFileOps(recoveryCrashAt),
+        });
+        const next = await deployFiles(planWithChain(nextMaterial), nextMaterial, validateFails(), clock());
+        expect(next.rolledBack).toBe(true);
+        expect([crashAt, recoveryCrashAt, deployedSet()]).toEqual([crashAt, recoveryCrashAt, 'old']);
+      }
+    }
+  });
+
+  it('the next deployment reports the interrupted one it rolled back, then deploys', async () => {
+    await deployFiles(planWithChain(material), material, hostServingAfterReload(), {
+      ...clock(),
+      // Changes 1-3 the new files, 4-7 the two .certlane-prev copies, 8-9 the journal, 10 the
+      // certificate renamed in; killed before 11, the key.
+      fileOps: new CrashingFileOps(11),
+    });
+    expect(readFileSync(certPath, 'utf8')).toBe(material.certificatePem);
+    expect(readFileSync(keyPath)).toEqual(OLD_KEY);
+
+    const host = new FakeHost();
+    host.served = [nextMaterial.fingerprintSha256];
+    const result = await deployFiles(planWithChain(nextMaterial), nextMaterial, host, clock());
+    expect(result.ok).toBe(true);
+    expect(result.steps.map((s) => [s.step, s.ok])).toEqual([
+      ['rollback', true],
+      ['write', true],
+      ['swap', true],
+      ['validate', true],
+      ['reload', true],
+      ['verify', true],
+    ]);
+    expect(result.steps[0].detail).toContain('interrupted deployment');
+    expect(deployedSet()).toBe('second');
+    // The operator's way back is the set before the interrupted deployment, not a mix.
+    expect(readFileSync(`${certPath}.certlane-prev`)).toEqual(OLD_CERT);
+    expect(readFileSync(`${keyPath}.certlane-prev`)).toEqual(OLD_KEY);
+    expect(existsSync(swapJournalPath(certPath))).toBe(false);
+  });
+
+  it('a journal naming a file outside the target is refused and nothing is touched', async () => {
+    const outside = join(dir, 'not-the-target');
+    writeFileSync(outside, 'keep me');
+    writeFileSync(
+      swapJournalPath(certPath),
+      JSON.stringify({ certlane_swap_journal: 1, files: [{ path: outside, existed: false }] }),
+    );
+    const result = await deployFiles(plan(), material, new FakeHost(), clock());
+    expect(result).toMatchObject({ ok: false, rolledBack: false });
+    expect(result.error).toContain(`lists ${outside}, not a file of this target`);
+    expect(readFileSync(outside, 'utf8')).toBe('keep me');
+    expectOldFilesBack();
+  });
+
+  it('a rename that replaced the file and then failed (the directory fsync) is rolled back too', async () => {
+    let failed = false;
+    const ops: FileOps = {
+      ...nodeFileOps,
+      async rename(from, to) {
+        await nodeFileOps.rename(from, to);
+        if (to === keyPath && !failed && (failed = true))
+          throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+      },
+    };
+    const result = await deployFiles(plan(), material, new FakeHost(), { ...clock(), fileOps: ops });
+    expect(result).toMatchObject({
+      ok: false,
+      rolledBack: true,
+      error: 'swap failed: EIO: i/o error, fsync',
+    });
     expectOldFilesBack();
     expectNoTemporaryFiles();
   });

@@ -66,17 +66,94 @@ function message(error: unknown): string {
   return code && !text.includes(code) ? `${code}: ${text}` : text;
 }
 
-interface Swapped {
-  path: string;
-  previous: { data: Buffer; mode: number } | null;
+/**
+ * The swap journal (ADR 0029 amendment): written beside the plan's first file once every
+ * `.certlane-prev` copy is in place and before the first new file is renamed in; removed when
+ * the deployment ends with its set complete (done, or rolled back). Found at the start of a
+ * deployment, it means a process died between the renames: every file it lists is put back from
+ * its `.certlane-prev` copy (or removed, when it did not exist), so certificate, chain and key
+ * are again those of one deployment.
+ */
+export function swapJournalPath(path: string): string {
+  return `${path}.certlane-journal`;
+}
+
+interface SwapJournal {
+  certlane_swap_journal: 1;
+  files: { path: string; existed: boolean }[];
+}
+
+function parseJournal(data: Buffer): SwapJournal | null {
+  try {
+    const value = JSON.parse(data.toString('utf8')) as SwapJournal;
+    const files = value?.files;
+    if (value?.certlane_swap_journal !== 1 || !Array.isArray(files)) return null;
+    const wellFormed = files.every(
+      (file) => typeof file?.path === 'string' && typeof file?.existed === 'boolean',
+    );
+    return wellFormed ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes `data` to `path` through a temporary sibling and a rename (never half a file). */
+async function replaceFile(ops: FileOps, path: string, data: Buffer, mode: number, purpose: string) {
+  const temp = siblingTempPath(path, purpose);
+  try {
+    await ops.create(temp, data, mode);
+    await ops.rename(temp, path);
+  } catch (error) {
+    await ops.remove(temp).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Finishes a swap a process was killed in, for the files of `paths`: each journal found beside
+ * one of them is rolled back (every listed file from its `.certlane-prev` copy, in reverse order)
+ * and then removed. Idempotent, so a crash during the recovery is recovered the next time. A
+ * journal that cannot be read, or that lists a path outside `paths`, is refused, touching
+ * nothing: the paths come from the target's own config, never from a file in its directory.
+ * Returns what was restored, or throws with the reason.
+ */
+export async function recoverInterruptedSwap(
+  paths: readonly string[],
+  ops: FileOps = nodeFileOps,
+): Promise<{ journal: string; restored: number }[]> {
+  const recovered: { journal: string; restored: number }[] = [];
+  for (const path of paths) {
+    const journalPath = swapJournalPath(path);
+    const stored = await ops.read(journalPath);
+    if (!stored) continue;
+    const journal = parseJournal(stored.data);
+    if (!journal) throw new Error(`${journalPath} cannot be read; restore the files by hand`);
+    const outside = journal.files.find((file) => !paths.includes(file.path));
+    if (outside) throw new Error(`${journalPath} lists ${outside.path}, not a file of this target`);
+    for (const file of [...journal.files].reverse()) {
+      if (!file.existed) {
+        await ops.remove(file.path);
+        continue;
+      }
+      const copy = await ops.read(previousCopyPath(file.path));
+      if (!copy) throw new Error(`${previousCopyPath(file.path)} is missing; restore the files by hand`);
+      await replaceFile(ops, file.path, copy.data, copy.mode, 'restore');
+    }
+    await ops.remove(journalPath);
+    recovered.push({ journal: journalPath, restored: journal.files.length });
+  }
+  return recovered;
 }
 
 /**
  * The atomic file deployment every file-based target kind shares (ADR 0029):
  *
+ * 0. recover: a swap journal left beside these paths by a process killed mid-swap is rolled back
+ *    first (`recoverInterruptedSwap`), reported as a `rollback` step;
  * 1. write: check the material (leaf parses, has the expected fingerprint, matches the key),
  *    then write every new file beside its destination under a temporary name, with its mode;
- * 2. swap: keep a `.certlane-prev` copy of each existing file and rename the new one over it;
+ * 2. swap: keep a `.certlane-prev` copy of every existing file, write the swap journal, then
+ *    rename each new file over its destination;
  * 3. validate: run `validate_command` (argv, no shell) against the files in place; the running
  *    server has not loaded them yet;
  * 4. reload: run `reload_command`, or `restart_command` without one;
@@ -85,7 +162,10 @@ interface Swapped {
  *
  * A failure of swap, validate, reload or verify restores the previous files byte for byte (with
  * their modes; a file that did not exist is removed) and, once the server may have loaded the
- * new files (reload or verify failed), reloads it again. Every step is reported.
+ * new files (reload or verify failed), reloads it again. Every step is reported. The journal is
+ * removed when the deployment ends with a complete set (done, or fully rolled back), so after a
+ * crash at any point certificate, chain and key on disk are those of one deployment again at
+ * the next deployment to the same paths.
  */
 export async function deployFiles(
   plan: DeploymentPlan,
@@ -103,12 +183,29 @@ export async function deployFiles(
     return { ok: false, rolledBack, steps, error };
   };
 
-  // 1. write
   const problem = materialProblem(material);
   if (problem) {
     steps.push({ step: 'write', ok: false, detail: problem });
     return fail(`write failed: ${problem}`, false);
   }
+
+  // 0. an interrupted earlier deployment to these paths is rolled back first (the journal)
+  const paths = plan.files.map((file) => file.path);
+  try {
+    const recovered = await recoverInterruptedSwap(paths, ops);
+    for (const { journal, restored } of recovered) {
+      steps.push({
+        step: 'rollback',
+        ok: true,
+        detail: `interrupted deployment (${journal}): ${restored} file(s) restored from .certlane-prev`,
+      });
+    }
+  } catch (error) {
+    steps.push({ step: 'rollback', ok: false, detail: `interrupted deployment: ${message(error)}` });
+    return fail(`rollback failed: interrupted deployment: ${message(error)}`, false);
+  }
+
+  // 1. write
   const temps: string[] = [];
   try {
     for (const file of plan.files) {
@@ -123,47 +220,68 @@ export async function deployFiles(
   }
   steps.push({ step: 'write', ok: true, detail: `${plan.files.length} file(s) written beside the old` });
 
-  // 2. swap
-  const swapped: Swapped[] = [];
+  // 2. swap: every .certlane-prev copy first, then the journal, then the renames
+  const journalPath = swapJournalPath(paths[0]);
+  const previous: ({ data: Buffer; mode: number } | null)[] = [];
+  let journaled = false;
+  /** Files whose rename was attempted (a rename may fail after replacing the file). */
+  let begun = 0;
   const restore = async (): Promise<boolean> => {
     const problems: string[] = [];
-    for (const { path, previous } of [...swapped].reverse()) {
+    for (let index = begun - 1; index >= 0; index -= 1) {
+      const path = paths[index];
+      const old = previous[index];
       try {
-        if (previous) {
-          const temp = siblingTempPath(path, 'restore');
-          await ops.create(temp, previous.data, previous.mode);
-          await ops.rename(temp, path);
-        } else {
-          await ops.remove(path);
-        }
+        if (old) await replaceFile(ops, path, old.data, old.mode, 'restore');
+        else await ops.remove(path);
       } catch (error) {
         problems.push(`${path}: ${message(error)}`);
       }
     }
+    // The journal goes only with the set complete again; otherwise the next deployment finishes this.
+    if (problems.length === 0 && journaled) {
+      await ops
+        .remove(journalPath)
+        .catch((error: unknown) => problems.push(`${journalPath}: ${message(error)}`));
+    }
     steps.push({
       step: 'rollback',
       ok: problems.length === 0,
-      detail: problems.length === 0 ? `${swapped.length} file(s) restored` : problems.join('; '),
+      detail: problems.length === 0 ? `${begun} file(s) restored` : problems.join('; '),
     });
     return problems.length === 0;
   };
+  /** The set is complete and staying: the journal is no longer needed. */
+  const finish = async (): Promise<void> => {
+    await ops
+      .remove(journalPath)
+      .catch((error: unknown) =>
+        host.log('swap journal not removed', { journal: journalPath, error: message(error) }),
+      );
+  };
   try {
+    for (const file of plan.files) {
+      const old = await ops.read(file.path);
+      if (old) await replaceFile(ops, previousCopyPath(file.path), old.data, old.mode, 'copy');
+      previous.push(old);
+    }
+    const journal: SwapJournal = {
+      certlane_swap_journal: 1,
+      files: plan.files.map((file, index) => ({ path: file.path, existed: previous[index] !== null })),
+    };
+    journaled = true;
+    await replaceFile(ops, journalPath, Buffer.from(`${JSON.stringify(journal)}\n`), 0o600, 'journal');
     for (const [index, file] of plan.files.entries()) {
-      const previous = await ops.read(file.path);
-      if (previous) {
-        const copy = siblingTempPath(previousCopyPath(file.path), 'copy');
-        await ops.create(copy, previous.data, previous.mode);
-        await ops.rename(copy, previousCopyPath(file.path));
-      }
+      begun = index + 1;
       await ops.rename(temps[index], file.path);
-      swapped.push({ path: file.path, previous });
     }
   } catch (error) {
-    await Promise.all(temps.slice(swapped.length).map((temp) => ops.remove(temp).catch(() => undefined)));
+    // A temporary file already renamed is gone: removing it again does nothing.
+    await Promise.all(temps.map((temp) => ops.remove(temp).catch(() => undefined)));
     steps.push({ step: 'swap', ok: false, detail: message(error) });
     return fail(`swap failed: ${message(error)}`, await restore());
   }
-  steps.push({ step: 'swap', ok: true, detail: `${swapped.length} file(s) replaced` });
+  steps.push({ step: 'swap', ok: true, detail: `${begun} file(s) replaced` });
 
   const run = async (command: string): Promise<{ ok: boolean; detail: string }> => {
     let argv: string[];
@@ -211,6 +329,7 @@ export async function deployFiles(
   // 5. verify
   if (!plan.endpoint) {
     steps.push({ step: 'verify', ok: true, detail: 'not verified: the target has no endpoint' });
+    await finish();
     host.log('deployment done', { verified: false });
     return { ok: true, rolledBack: false, steps };
   }
@@ -246,6 +365,7 @@ export async function deployFiles(
           ok: true,
           detail: `${plan.endpoint} serves ${served} (attempt ${attempt}, ${confirmations + 1} connections in a row)`,
         });
+        await finish();
         host.log('deployment done', { verified: true });
         return { ok: true, rolledBack: false, steps, servedFingerprintSha256: served };
       }

@@ -11,7 +11,11 @@ export interface FileOps {
   read(path: string): Promise<{ data: Buffer; mode: number } | null>;
   /** Creates `path` (which must not exist) with exactly `mode` (umask does not apply). */
   create(path: string, data: Buffer, mode: number): Promise<void>;
-  /** Atomic replace within one directory (rename(2)). */
+  /**
+   * Atomic replace within one directory (rename(2)), durable once it resolves: the directory is
+   * fsynced, so a power loss cannot undo it. It may reject after the rename took place (the
+   * directory's fsync failed): callers treat the destination as possibly replaced.
+   */
   rename(from: string, to: string): Promise<void>;
   /** Removes the file; a missing file is not an error. */
   remove(path: string): Promise<void>;
@@ -37,11 +41,43 @@ export const nodeFileOps: FileOps = {
       await handle.close();
     }
   },
-  rename: (from, to) => fs.rename(from, to),
+  async rename(from, to) {
+    await fs.rename(from, to);
+    await syncDirectory(dirname(to));
+    if (dirname(from) !== dirname(to)) await syncDirectory(dirname(from));
+  },
   async remove(path) {
     await fs.rm(path, { force: true });
   },
 };
+
+/**
+ * Where fsync(2) on a directory is refused rather than done: EISDIR (Windows cannot open or
+ * flush a directory), EINVAL (file systems without directory fsync), EPERM (some FUSE and
+ * network file systems). The rename itself is done; only its durability is the platform's.
+ */
+const DIRECTORY_SYNC_UNSUPPORTED = new Set(['EISDIR', 'EINVAL', 'EPERM']);
+
+const unsupported = (error: unknown) =>
+  DIRECTORY_SYNC_UNSUPPORTED.has((error as NodeJS.ErrnoException)?.code ?? '');
+
+/** Makes the entries of `dir` (a rename into it) durable: open it read-only, fsync, close. */
+export async function syncDirectory(dir: string): Promise<void> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(dir, 'r');
+  } catch (error) {
+    if (unsupported(error)) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    if (!unsupported(error)) throw error;
+  } finally {
+    await handle.close();
+  }
+}
 
 /** A temporary name beside `path` (same directory, so the final rename is atomic). */
 export function siblingTempPath(path: string, purpose = 'new'): string {

@@ -2,7 +2,12 @@ import { createServer, Server, Socket } from 'node:net';
 import { createSecureContext, TLSSocket } from 'node:tls';
 import { createServer as createTlsServer } from 'node:tls';
 import { createTestCa, TestCa } from '../testing/test-certificates';
-import { NodeDeploymentHost, parseEndpoint } from './node-deployment-host';
+import {
+  commandEnvironment,
+  DEFAULT_COMMAND_PATH,
+  NodeDeploymentHost,
+  parseEndpoint,
+} from './node-deployment-host';
 
 let ca: TestCa;
 const servers: Server[] = [];
@@ -43,10 +48,50 @@ describe('NodeDeploymentHost.run', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it('a command does not see the process environment (SERVICE_* secrets), only PATH and the locale', async () => {
+    const saved = { ...process.env };
+    process.env.SERVICE_DATABASE_URL = 'postgres://certlane:secret@db/certlane';
+    process.env.SERVICE_CONFIG_ENCRYPTION_KEY = 'c2VjcmV0';
+    process.env.SERVICE_AGENT_API_KEY = 'clk_secret';
+    process.env.LANG = 'C.UTF-8';
+    try {
+      // `env` is found through PATH and prints the environment it was given.
+      const result = await host.run(['env']);
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).not.toMatch(/SERVICE_|secret/);
+      const names = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split('=')[0])
+        .sort();
+      expect(names).toEqual(process.env.LC_ALL ? ['LANG', 'LC_ALL', 'PATH'] : ['LANG', 'PATH']);
+    } finally {
+      process.env = saved;
+    }
+  });
+
   it('a missing program: no exit code, the reason in stderr', async () => {
     const result = await host.run(['/nonexistent/reload-tool']);
     expect(result).toMatchObject({ exitCode: null, timedOut: false });
     expect(result.stderr).toMatch(/ENOENT/);
+  });
+});
+
+describe(commandEnvironment.name, () => {
+  it('keeps the absolute PATH entries and the locale, nothing else', () => {
+    expect(
+      commandEnvironment({
+        PATH: '/opt/nginx/sbin::.:bin:/usr/bin',
+        LC_ALL: 'C',
+        HOME: '/root',
+        SERVICE_X: 'y',
+      }),
+    ).toEqual({ PATH: '/opt/nginx/sbin:/usr/bin', LC_ALL: 'C' });
+  });
+
+  it('gives a safe default PATH when the process has none', () => {
+    expect(commandEnvironment({})).toEqual({ PATH: DEFAULT_COMMAND_PATH });
+    expect(commandEnvironment({ PATH: '.' })).toEqual({ PATH: DEFAULT_COMMAND_PATH });
   });
 });
 

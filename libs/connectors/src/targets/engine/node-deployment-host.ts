@@ -15,6 +15,27 @@ export interface NodeDeploymentHostOptions {
 
 const MAX_OUTPUT = 1024 * 1024;
 
+/** The PATH a command gets when the process has none (systemd's default). */
+export const DEFAULT_COMMAND_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/**
+ * The whole environment of a command (ADR 0029 amendment): PATH (the process's absolute entries,
+ * else `DEFAULT_COMMAND_PATH`), and LANG / LC_ALL when set. Nothing else is inherited: the
+ * agent's API key, deployment-dispatch's database URL and config encryption key (SERVICE_*)
+ * and anything else in the process environment stay out of reload and validate commands and
+ * of whatever they start. No target config key sets variables.
+ */
+export function commandEnvironment(parent: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  // An empty or relative entry would look commands up in the working directory.
+  const path = (parent.PATH ?? '')
+    .split(':')
+    .filter((entry) => entry.startsWith('/'))
+    .join(':');
+  const env: NodeJS.ProcessEnv = { PATH: path || DEFAULT_COMMAND_PATH };
+  for (const name of ['LANG', 'LC_ALL']) if (parent[name]) env[name] = parent[name];
+  return env;
+}
+
 /** `host:port`, `[v6]:port`; throws otherwise. */
 export function parseEndpoint(endpoint: string): { host: string; port: number } {
   const parsed = readEndpoint(endpoint);
@@ -23,7 +44,8 @@ export function parseEndpoint(endpoint: string): { host: string; port: number } 
 }
 
 /**
- * The real side effects: commands through execFile (never a shell) with a timeout, and the
+ * The real side effects: commands through execFile (never a shell) with a timeout and only
+ * `commandEnvironment()`, and the
  * served leaf read over TLS (SNI = the server name, or the endpoint's host when it is a name;
  * the chain is not validated: we compare fingerprints), directly or after SMTP / IMAP STARTTLS.
  */
@@ -40,7 +62,14 @@ export class NodeDeploymentHost implements DeploymentHost {
       execFile(
         argv[0],
         argv.slice(1),
-        { shell: false, timeout, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT, windowsHide: true },
+        {
+          shell: false,
+          env: commandEnvironment(),
+          timeout,
+          killSignal: 'SIGKILL',
+          maxBuffer: MAX_OUTPUT,
+          windowsHide: true,
+        },
         (error, stdout, stderr) => {
           if (!error) {
             resolve({ exitCode: 0, stdout: String(stdout), stderr: String(stderr), timedOut: false });
