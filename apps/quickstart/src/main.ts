@@ -21,12 +21,14 @@ import {
   Metrics,
   migrateService,
   outboundTlsOptions,
+  outboxToken,
   parseInteger,
   postgresConnection,
   readBuildInfo,
   ReadinessRegistry,
   readTlsMaterial,
   reloadTlsOnSighup,
+  ServiceOutbox,
   warnAboutRiskySettings,
 } from '@certlane/platform';
 import { ProtocolFrontendsModule } from '@certlane/protocol-frontends';
@@ -43,8 +45,6 @@ const PROGRAM = 'certlane';
 const SHUTDOWN_DRAIN_MS = 15_000;
 /** How long a stop waits for the requests in flight to be answered. */
 const LISTENER_CLOSE_MS = 10_000;
-/** A pause for the outbox relays' last pass before the bus is drained again. */
-const RELAY_SETTLE_MS = 250;
 
 /**
  * `npm start`: the whole system in one process on embedded defaults: embedded Postgres, the
@@ -165,15 +165,15 @@ async function main(): Promise<void> {
     // published handled; then the services closed; the embedded Postgres last.
     await stopListening(app.getHttpServer() as HttpsServer, LISTENER_CLOSE_MS);
     // The in-process bus keeps its events in memory: what its consumers have not handled yet
-    // is handled before the services (and their database connections) stop. The outbox relay
-    // may still publish what the last requests committed, hence a second look after a pause.
+    // is handled before the services (and their database connections) stop. Then the outbox
+    // relays stop (each ends its pass in flight), and what they published last is handled too:
+    // nothing is published after the last drain, and rows written meanwhile stay in the outbox
+    // for the next start to relay.
     if (bus instanceof InProcessBus) {
       const deadline = Date.now() + SHUTDOWN_DRAIN_MS;
       let drained = await bus.drain(SHUTDOWN_DRAIN_MS);
-      if (drained) {
-        await new Promise((done) => setTimeout(done, RELAY_SETTLE_MS));
-        drained = await bus.drain(Math.max(0, deadline - Date.now()));
-      }
+      await stopOutboxRelays(app);
+      if (drained) drained = await bus.drain(Math.max(0, deadline - Date.now()));
       if (!drained) {
         logger.warn(
           { waited_ms: SHUTDOWN_DRAIN_MS },
@@ -221,4 +221,19 @@ main().catch((error: unknown) => {
 function shownPath(path: string): string {
   const inside = relative(process.cwd(), path);
   return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : resolve(path);
+}
+
+/** Stops every service's outbox relay, each after its pass in flight (a service without one is skipped). */
+async function stopOutboxRelays(app: {
+  get(token: string, options: { strict: false }): unknown;
+}): Promise<void> {
+  for (const service of SERVICE_NAMES) {
+    let outbox: ServiceOutbox | undefined;
+    try {
+      outbox = app.get(outboxToken(service), { strict: false }) as ServiceOutbox;
+    } catch {
+      continue;
+    }
+    await outbox.relay.stop();
+  }
 }
