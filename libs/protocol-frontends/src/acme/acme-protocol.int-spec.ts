@@ -174,7 +174,21 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
       'urn:ietf:params:acme:error:malformed',
     ]);
     const put = await exchange('PUT', directoryUrl, system.ca);
-    expect([put.status, put.headers.allow]).toEqual([405, 'GET, POST']);
+    expect([put.status, put.headers.allow]).toEqual([405, 'GET, HEAD, POST']);
+  });
+
+  it('RFC 9110 9.1 and 9.3.2: the directory and renewalInfo, which answer GET, answer HEAD as GET without a body', async () => {
+    const get = await exchange('GET', directoryUrl, system.ca);
+    const head = await exchange('HEAD', directoryUrl, system.ca);
+    expect([head.status, head.text]).toEqual([200, '']);
+    expect(head.headers['content-type']).toBe(get.headers['content-type']);
+    expect(head.headers.link).toEqual(get.headers.link);
+    // An unknown certificate: the same 404 problem as a GET gets, not 405.
+    const renewalInfo = `${(await (await client()).directory()).renewalInfo}/AAAA.AAAA`;
+    const info = await exchange('GET', renewalInfo, system.ca);
+    const infoHead = await exchange('HEAD', renewalInfo, system.ca);
+    expect([info.status, infoHead.status, infoHead.text]).toEqual([404, 404, '']);
+    expect(infoHead.headers['content-type']).toBe(PROBLEM);
   });
 
   it('RFC 8555 6.5: a request with a used nonce gets badNonce, with a fresh nonce that works', async () => {

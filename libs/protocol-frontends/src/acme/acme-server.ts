@@ -377,8 +377,10 @@ export class AcmeServer {
     // RFC 8555 6.3: "The server MUST allow GET requests for the directory and newNonce resources
     // ..., in addition to POST-as-GET requests for these resources." A POST is authenticated as
     // any POST-as-GET (its nonce spent, signed by an account or by the key in its header).
+    // RFC 9110 9.1: a resource that answers GET answers HEAD (the same headers, no body; the
+    // listener leaves the body out). Uptime checks probe the directory so.
     if (name === 'directory' && id === undefined)
-      return this.onlyFor(method, ['GET', 'POST'], async () => {
+      return this.onlyFor(method, ['GET', 'HEAD', 'POST'], async () => {
         if (method === 'POST') await this.postAsGet(request, urls);
         return this.directory(urls, profile);
       });
@@ -389,7 +391,7 @@ export class AcmeServer {
       });
     }
     if (name === 'renewal-info' && id !== undefined && sub === undefined)
-      return this.onlyFor(method, ['GET'], () => this.renewalInfo(id));
+      return this.onlyFor(method, ['GET', 'HEAD'], () => this.renewalInfo(id));
     const post = (handler: Handler, identifier?: string, part = page) =>
       this.onlyFor(method, ['POST'], () => handler(request, urls, identifier, profile, part));
     if (id === undefined) {

@@ -260,7 +260,7 @@ export class OrderStore {
       select: (idParameter) =>
         `SELECT ${ORDER_COLUMNS},
            ARRAY(SELECT a.id FROM acme_authorizations a JOIN acme_order_authorizations oa ON oa.authorization_id = a.id
-                 WHERE oa.order_id = o.id ORDER BY a.identifier_type, a.identifier_value) AS authorization_ids,
+                 WHERE oa.order_id = o.id ORDER BY a.identifier_type, a.identifier_value, a.id) AS authorization_ids,
            (SELECT c.id FROM acme_certificates c WHERE c.order_id = o.id LIMIT 1) AS certificate_id
          FROM acme_orders o WHERE o.id = ${idParameter}`,
       read: (row) => row as unknown as AcmeOrderView,
@@ -454,7 +454,7 @@ export class OrderStore {
       this.executor,
       `SELECT a.id, a.account_id, a.identifier_type, a.identifier_value, a.wildcard, a.status, a.expires_at
        FROM acme_authorizations a JOIN acme_order_authorizations oa ON oa.authorization_id = a.id
-       WHERE oa.order_id = $1 ORDER BY a.identifier_type, a.identifier_value`,
+       WHERE oa.order_id = $1 ORDER BY a.identifier_type, a.identifier_value, a.id`,
       [orderId],
     );
   }

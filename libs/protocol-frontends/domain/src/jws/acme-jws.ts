@@ -134,6 +134,19 @@ function keyFitsAlgorithm(jwk: JWK, alg: AcmeProtectedHeader['alg']): boolean {
   }
 }
 
+/** RSA account keys accepted (RFC 8555 6.7 badPublicKey outside): as CA/B Forum keys, at most 8192. */
+const MIN_RSA_BITS = 2048;
+const MAX_RSA_BITS = 8192;
+
+/** The size in bits of a JWK's base64url modulus `n` (leading zero bytes not counted). */
+function modulusBits(n: string): number {
+  const bytes = Buffer.from(n, 'base64url');
+  let start = 0;
+  while (start < bytes.length && bytes[start] === 0) start++;
+  if (start === bytes.length) return 0;
+  return (bytes.length - start - 1) * 8 + (32 - Math.clz32(bytes[start]));
+}
+
 type ImportedKey = Awaited<ReturnType<typeof importJWK>>;
 
 /** Imported public keys by algorithm and key members: an account signs many requests. */
@@ -161,6 +174,13 @@ export async function verifyAcmeSignature(
 ): Promise<Uint8Array> {
   if (!keyFitsAlgorithm(jwk, header.alg))
     throw new AcmeProblem('badPublicKey', `a ${jwk.kty} ${jwk.crv ?? ''} key cannot sign ${header.alg}`);
+  const rsaBits = jwk.kty === 'RSA' && typeof jwk.n === 'string' ? modulusBits(jwk.n) : null;
+  // jose refuses an RSA key under 2048 bits with the error of any bad signature: named here.
+  if (rsaBits !== null && (rsaBits < MIN_RSA_BITS || rsaBits > MAX_RSA_BITS))
+    throw new AcmeProblem(
+      'badPublicKey',
+      `an RSA account key must have ${MIN_RSA_BITS} to ${MAX_RSA_BITS} bits; this one has ${rsaBits}`,
+    );
   let key: ImportedKey;
   try {
     key = await importedKey(jwk, header.alg);

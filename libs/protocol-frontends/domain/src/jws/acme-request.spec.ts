@@ -1,3 +1,4 @@
+import { generateKeyPairSync, sign as cryptoSign } from 'node:crypto';
 import { exportJWK, FlattenedSign, generateKeyPair, JWK, KeyLike } from 'jose';
 import { AcmeProblem } from '../problems/acme-problem';
 import { ACME_JWS_ALGORITHMS, jwkThumbprint, parseAcmePayload } from './acme-jws';
@@ -233,6 +234,30 @@ describe('authenticateAcmeRequest', () => {
     expect((await problemOf(authenticateAcmeRequest(body, { url: URL_, key: 'jwk' }, ports()))).type).toBe(
       'badPublicKey',
     );
+  });
+
+  it('RFC 8555 6.7 badPublicKey: an RSA account key under 2048 bits is named as such, not as a bad signature', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const jwk = publicKey.export({ format: 'jwk' }) as JWK;
+    // jose will not sign with it either: the JWS is made by hand.
+    const protectedHeader = Buffer.from(
+      JSON.stringify({ alg: 'RS256', jwk, nonce: 'n1', url: URL_ }),
+    ).toString('base64url');
+    const payload = Buffer.from('{}').toString('base64url');
+    const signature = cryptoSign('sha256', Buffer.from(`${protectedHeader}.${payload}`), privateKey).toString(
+      'base64url',
+    );
+    const refused = await problemOf(
+      authenticateAcmeRequest(
+        { protected: protectedHeader, payload, signature },
+        { url: URL_, key: 'jwk' },
+        ports(),
+      ),
+    );
+    expect([refused.type, refused.detail]).toEqual([
+      'badPublicKey',
+      'an RSA account key must have 2048 to 8192 bits; this one has 1024',
+    ]);
   });
 
   it('an ES512 header over a P-256 key is badPublicKey (RFC 7518 3.4: ES512 is P-521)', async () => {
