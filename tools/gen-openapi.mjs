@@ -14,6 +14,7 @@ import { resolve } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { stringify } from 'yaml';
 import { kindConfigSchemas, withConfigByKind } from './openapi-config-schemas.mjs';
+import { reachable, withNullableBodies } from './openapi-nullable.mjs';
 
 const require = createRequire(import.meta.url);
 const check = process.argv.includes('--check');
@@ -24,7 +25,7 @@ if (!process.argv.includes('--no-build'))
 
 require('reflect-metadata');
 const { gatewayRouteTable } = require(`${root}/dist/libs/api-gateway/src/api-gateway.module.js`);
-const { buildOpenApiDocument, replyComponentName } = require(
+const { buildOpenApiDocument, dtoSchemaName, replyComponentName } = require(
   `${root}/dist/libs/api-gateway/src/openapi/openapi-document.js`,
 );
 const {
@@ -34,7 +35,8 @@ const {
   POLICY_CONFIG_JSON_SCHEMA,
   RECIPIENT_PUBLIC_JWK_JSON_SCHEMA,
 } = require(`${root}/dist/libs/contracts/src/index.js`);
-const { getMetadataStorage, ValidationTypes } = require('class-validator');
+const { getMetadataStorage, ValidationTypes, validateSync } = require('class-validator');
+const { plainToInstance } = require('class-transformer');
 const { httpStatusFor } = require(`${root}/dist/libs/platform/src/http/error-status.js`);
 const { validationMetadatasToSchemas } = require('class-validator-jsonschema');
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage');
@@ -67,6 +69,29 @@ const requestSchemas = JSON.parse(
     }),
   ).replaceAll(`{"$ref":"${SCHEMA_REF}Object"}`, '{"type":"object","additionalProperties":true}'),
 );
+
+// Body properties that accept null (an update's "clear", @IsOptional's null) say so (ADR 0049).
+{
+  const bodyRoots = routes.flatMap((route) =>
+    route.operation?.body ? [dtoSchemaName(route.operation.body, requestSchemas)] : [],
+  );
+  const queryRoots = new Set(
+    routes.flatMap((route) =>
+      route.operation?.query ? [dtoSchemaName(route.operation.query, requestSchemas)] : [],
+    ),
+  );
+  const classes = new Map();
+  for (const target of getMetadataStorage().validationMetadatas.keys())
+    if (typeof target === 'function') classes.set(target.name, target);
+  // A schema that is also a query (DigestPreviewRequest) stays as it is: a query string has no null.
+  const bodies = [...reachable(bodyRoots, requestSchemas, SCHEMA_REF)].filter(
+    (name) => !queryRoots.has(name),
+  );
+  Object.assign(
+    requestSchemas,
+    withNullableBodies(requestSchemas, bodies, classes, { validateSync, plainToInstance }),
+  );
+}
 
 function responseSchemas(typeNames) {
   mkdirSync('tmp', { recursive: true });

@@ -74,3 +74,31 @@ export function resolveSchema(document: ApiDescription, schema: JsonSchema | und
   }
   return schema;
 }
+
+const isNullSchema = (schema: JsonSchema) => schema.type === 'null';
+
+/** Whether the schema takes `null`: `type: [T, 'null']` or a `null` branch of `anyOf`/`oneOf`. */
+export function isNullable(schema: JsonSchema): boolean {
+  if (Array.isArray(schema.type) && schema.type.includes('null')) return true;
+  return [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(isNullSchema);
+}
+
+/** The schema with its `null` branch taken out: the one other branch itself, when one remains. */
+export function withoutNull(schema: JsonSchema): JsonSchema {
+  const key = schema.anyOf?.some(isNullSchema)
+    ? 'anyOf'
+    : schema.oneOf?.some(isNullSchema)
+      ? 'oneOf'
+      : undefined;
+  if (!key) return schema;
+  const rest = schema[key]!.filter((branch) => !isNullSchema(branch));
+  if (rest.length === 1)
+    return { ...(schema.description ? { description: schema.description } : {}), ...rest[0] };
+  return { ...schema, [key]: rest };
+}
+
+/** The schema's one type other than `null` (`type: ['string', 'null']` is a string). */
+export function typeOf(schema: JsonSchema | undefined): string | undefined {
+  if (!schema) return undefined;
+  return Array.isArray(schema.type) ? schema.type.find((type) => type !== 'null') : schema.type;
+}

@@ -1,5 +1,5 @@
 import type { ApiDescription, OperationObject } from './api-description';
-import { resolveSchema } from './api-description';
+import { resolveSchema, typeOf, withoutNull } from './api-description';
 
 /** Ids per call when a bulk command names many, so progress can be shown between calls. */
 export const BULK_BATCH = 500;
@@ -17,9 +17,10 @@ const ID_LIST_KEYS = ['certificate_ids', 'ids'];
 export function idsFieldOf(document: ApiDescription, operation: OperationObject): IdsField | undefined {
   const body = resolveSchema(document, operation.requestBody?.content['application/json']?.schema);
   for (const key of ID_LIST_KEYS) {
-    const schema = body.properties?.[key];
-    if (schema?.type !== 'array' || schema.items?.type !== 'string') continue;
-    return { key, batch: Math.min(BULK_BATCH, schema.maxItems ?? BULK_BATCH) };
+    const raw = body.properties?.[key];
+    const schema = raw && withoutNull(raw);
+    if (typeOf(schema) !== 'array' || typeOf(schema?.items) !== 'string') continue;
+    return { key, batch: Math.min(BULK_BATCH, schema!.maxItems ?? BULK_BATCH) };
   }
   return undefined;
 }

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import { UsageError } from './exit-codes';
 
 /** The process's streams and environment, passed in so tests can run the CLI in-process. */
 export interface CliIo {
@@ -46,4 +48,25 @@ export async function readAllStdin(io: CliIo): Promise<string> {
   let text = '';
   for await (const chunk of io.stdin) text += chunk.toString();
   return text;
+}
+
+/**
+ * A file the command line or the config names (key, CA bundle, body, ids, password): one that
+ * cannot be read is a usage error (exit 2) naming what it was for, never an unexpected failure.
+ */
+export function readNamedFile(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'a directory, not a file'
+            : (error as Error).message;
+    throw new UsageError(`cannot read the ${what} ${path}: ${reason}`);
+  }
 }

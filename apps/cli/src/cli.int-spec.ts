@@ -373,6 +373,24 @@ describe('the certlane CLI against a running system', () => {
     expect(run.stderr).toContain('http://');
   });
 
+  it('exits 7 when the server certificate does not verify, saying to trust its CA; nothing on stdout', async () => {
+    // No context either (an earlier test made one that names the CA bundle).
+    const run = await cli(['version', '--config', join(dir, 'none.yaml')], {
+      SERVICE_SERVER_CA_BUNDLE_PATH: '',
+    });
+    expect(run.code).toBe(7);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('--ca-bundle');
+    expect(run.stderr).not.toContain('warning');
+  });
+
+  it('sends null with --null FIELD: a profile update clears its validity_days (ADR 0049)', async () => {
+    const id = `cli-null-${Date.now()}`;
+    await json(['profiles', 'create', '--id', id, '--name', 'cli null', '--validity-days', '90']);
+    const cleared = await json(['profiles', 'update', id, '--null', 'validity-days']);
+    expect(cleared.validity_days).toBeNull();
+  });
+
   it('reads the key from stdin when asked, never from argv', async () => {
     const run = await cli(
       ['auth', 'me', '-o', 'json', '--api-key-stdin'],

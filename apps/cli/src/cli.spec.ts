@@ -89,6 +89,38 @@ describe('certlane before it connects', () => {
     ]);
   });
 
+  it.each([
+    ['--api-key-file', 'API key file'],
+    ['--ca-bundle', 'CA bundle'],
+  ])('exits 2 naming the file when %s cannot be read, not 1 (docs/cli.md)', async (flag, what) => {
+    const missing = join(dir, 'missing.pem');
+    const run1 = await run(['version', '--server', 'https://127.0.0.1:1', flag, missing], {
+      SERVICE_API_KEY: 'k',
+    });
+    expect([run1.code, run1.stderr]).toEqual([
+      2,
+      `error: cannot read the ${what} ${missing}: no such file\n`,
+    ]);
+  });
+
+  it('exits 2 when a body file or ids file cannot be read', async () => {
+    const missing = join(dir, 'missing.yaml');
+    const body = await run(['renewal-policies', 'create', '--body-file', missing]);
+    expect([body.code, body.stderr]).toEqual([2, expect.stringContaining('cannot read the body file')]);
+    const ids = await run(['bulk', 'renew', '--ids-file', missing]);
+    expect([ids.code, ids.stderr]).toEqual([2, expect.stringContaining('cannot read the ids file')]);
+  });
+
+  it('offers --null for the fields that take null, and refuses one that does not', async () => {
+    const help = await run(['health-checks', 'update', '--help']);
+    expect(help.stdout).toMatch(/--null <field>/);
+    const refused = await run(['health-checks', 'update', 'hc-1', '--null', 'colour']);
+    expect([refused.code, refused.stderr]).toEqual([
+      2,
+      expect.stringContaining('--null colour: takes one of'),
+    ]);
+  });
+
   it('offers --ids-file for the id list the body has (ids for discovered certificates)', async () => {
     const help = await run(['discovered-certificates', 'bulk-claim', '--help']);
     expect(help.stdout).toMatch(/--ids-file <path>\s+the ids to send/);

@@ -39,3 +39,22 @@ describe(exitCodeOf.name, () => {
     expect(errorLine(error)).toBe('error: certificate_not_found: gone (request r-1)');
   });
 });
+
+describe('errorLine for a server certificate that did not verify', () => {
+  const failed = (code: string) =>
+    new ApiNetworkError('GET /api/v1/version: self-signed certificate', {
+      cause: Object.assign(new Error('self-signed certificate'), { code }),
+    });
+
+  it('says how to trust the server (--ca-bundle), never to switch verification off', () => {
+    const line = errorLine(failed('DEPTH_ZERO_SELF_SIGNED_CERT'));
+    expect(line).toContain('--ca-bundle');
+    expect(line).not.toContain('INSECURE');
+    expect(exitCodeOf(failed('DEPTH_ZERO_SELF_SIGNED_CERT'))).toBe(EXIT.network);
+    expect(errorLine(failed('ERR_TLS_CERT_ALTNAME_INVALID'))).toContain('not for this host name');
+  });
+
+  it('adds nothing to a refused connection', () => {
+    expect(errorLine(failed('ECONNREFUSED'))).toBe('error: GET /api/v1/version: self-signed certificate');
+  });
+});

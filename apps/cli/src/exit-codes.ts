@@ -60,6 +60,34 @@ export function errorLine(error: unknown): string {
     return visible(`error: ${error.code ?? `http_${error.status}`}: ${error.reason}${id}`);
   }
   // Line breaks stay: a usage error's reason menu is several lines.
-  const message = error instanceof Error ? error.message : String(error);
+  const message = (error instanceof Error ? error.message : String(error)) + tlsHint(error);
   return `error: ${message.split('\n').map(visible).join('\n')}`;
+}
+
+/** Node's codes for a server certificate that did not verify (not a refused or broken connection). */
+const CERTIFICATE_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * What to do when the server's certificate did not verify: trust its CA, or use the name it was
+ * issued for. Verification is never turned off for the user (that is the development-only
+ * SERVICE_SERVER_TLS_INSECURE_SKIP_VERIFY, not suggested here).
+ */
+function tlsHint(error: unknown): string {
+  if (!(error instanceof ApiNetworkError)) return '';
+  const code = (error.cause as NodeJS.ErrnoException | undefined)?.code;
+  if (!code || !CERTIFICATE_CODES.has(code)) return '';
+  return code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+    ? ' (the server certificate is not for this host name: use the name it was issued for in --server)'
+    : ` (the server certificate did not verify, ${code}: give the CA that issued it with --ca-bundle, SERVICE_SERVER_CA_BUNDLE_PATH or the context's ca-bundle)`;
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ApiDescription, JsonSchema, OperationObject } from './api-description';
-import { resolveSchema } from './api-description';
+import { isNullable, resolveSchema, typeOf, withoutNull } from './api-description';
 import { UsageError } from './exit-codes';
 
 /** How a flag's text becomes a value. */
@@ -18,6 +18,8 @@ export interface OperationFlag {
   description: string;
   /** A PEM field (`certificate_pem`, `csr`...): `@FILE` sends the file's text, as curl's `-d @FILE`. */
   fromFile?: boolean;
+  /** A body field that takes `null` (`anyOf`/`type` with `null`): `--null FLAG` sends it. */
+  nullable?: boolean;
 }
 
 const isPemName = (name: string) => /(^|_)(pem|csr)$/.test(name);
@@ -39,6 +41,7 @@ export const RESERVED_FLAGS = new Set([
   'timeout',
   'help',
   'version',
+  'null',
 ]);
 
 const kebab = (name: string) => name.replace(/_/g, '-');
@@ -50,17 +53,25 @@ const BOOLEAN_WORDS = new Set(['true', 'false', '1', '0']);
 
 /** How a flag of this schema is read; exported for its tests. */
 export function kindOf(schema: JsonSchema): FlagKind {
+  // `anyOf: [T, {type: 'null'}]` (a field that takes null, ADR 0049): a flag's text is a T.
+  const value = withoutNull(schema);
+  if (value !== schema) return kindOf(value);
   // `oneOf: [date, date-time]` (the audit's `from`): text whichever it is; the server tells them apart.
   const branches = schema.oneOf ?? schema.anyOf;
   if (branches && branches.length > 0 && branches.every((branch) => kindOf(branch) === 'string'))
     return 'string';
-  if (schema.enum && schema.enum.length > 0 && schema.enum.every((value) => BOOLEAN_WORDS.has(String(value))))
+  const values = schema.enum?.filter((value) => value !== null);
+  if (values && values.length > 0 && values.every((value) => BOOLEAN_WORDS.has(String(value))))
     return 'boolean';
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  const type = typeOf(schema);
   if (type === 'integer' || type === 'number') return 'number';
   if (type === 'boolean') return 'boolean';
   if (type === 'string') return 'string';
-  if (type === 'array' && schema.items && ['string', 'number', 'integer'].includes(String(schema.items.type)))
+  if (
+    type === 'array' &&
+    schema.items &&
+    ['string', 'number', 'integer'].includes(String(typeOf(schema.items)))
+  )
     return 'list';
   return 'json';
 }
@@ -94,7 +105,8 @@ export function operationFlags(document: ApiDescription, operation: OperationObj
   for (const [key, raw] of Object.entries(body.properties ?? {})) {
     const flag = kebab(key);
     if (taken.has(flag) || RESERVED_FLAGS.has(flag)) continue;
-    const schema = resolveSchema(document, raw);
+    const nullable = isNullable(raw);
+    const schema = resolveSchema(document, withoutNull(raw));
     const kind = kindOf(schema);
     const fromFile = kind === 'string' && isPemName(key);
     flags.push({
@@ -113,6 +125,7 @@ export function operationFlags(document: ApiDescription, operation: OperationObj
               ? ' (or @FILE: the PEM file)'
               : ''),
       ...(fromFile ? { fromFile } : {}),
+      ...(nullable ? { nullable } : {}),
     });
   }
   return flags;
@@ -169,6 +182,19 @@ export function inputFromFlags(
       : parseFlagValue(flag, raw as string | boolean);
     if (flag.source === 'query') query[flag.key] = value;
     else (body ??= {})[flag.key] = value;
+  }
+  const nulls = given.null;
+  for (const name of Array.isArray(nulls) ? (nulls as string[]) : []) {
+    const flag = flags.find((candidate) => candidate.source === 'body' && candidate.flag === name);
+    if (!flag?.nullable) {
+      const known = flags.filter((candidate) => candidate.nullable).map((candidate) => candidate.flag);
+      throw new UsageError(
+        `--null ${name}: ${known.length > 0 ? `takes one of ${known.join(', ')}` : 'no field of this command takes null'}`,
+      );
+    }
+    if (given[camel(flag.flag)] !== undefined)
+      throw new UsageError(`--${flag.flag} and --null ${flag.flag} contradict each other`);
+    (body ??= {})[flag.key] = null;
   }
   return { query, body };
 }

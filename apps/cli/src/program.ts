@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { ApiClient, HttpsJsonClient, OPERATIONS, OperationId } from '@certlane/api-client';
 import { ApiDescription, OperationObject, operationsById, resolveSchema } from './api-description';
 import { configPath, readConfig, resolveConnection } from './cli-config';
-import { CliIo, readAllStdin } from './cli-io';
+import { CliIo, readAllStdin, readNamedFile } from './cli-io';
 import { commandNames } from './command-names';
 import { addCompletionCommands, OPERATION_OF } from './completion';
 import { addConfigCommands } from './config-commands';
@@ -43,7 +42,7 @@ export async function clientFor(
     options,
     io.env,
     readConfig(configPath(options.config, io.env)),
-    (path) => readFileSync(path, 'utf8'),
+    (path) => readNamedFile(path, 'API key file'),
     () => stdinKey,
   );
   if (!connection.server)
@@ -57,7 +56,7 @@ export async function clientFor(
   const http = new HttpsJsonClient({
     baseUrl: connection.server,
     apiKey: connection.apiKey ?? '',
-    ...(connection.caBundlePath ? { caBundle: readFileSync(connection.caBundlePath, 'utf8') } : {}),
+    ...(connection.caBundlePath ? { caBundle: readNamedFile(connection.caBundlePath, 'CA bundle') } : {}),
     insecureSkipVerify: connection.insecureSkipVerify,
     userAgent: USER_AGENT,
     ...(timeoutMs ? { timeoutMs } : {}),
@@ -196,6 +195,16 @@ function addOperationCommand(
   for (const flag of flags) addFlag(command, flag);
   if (operation.body !== 'none')
     command.option('--body-file <path>', 'the JSON or YAML body ("-" for stdin); flags override its fields');
+  const nullable = flags.filter((flag) => flag.nullable).map((flag) => flag.flag);
+  if (nullable.length > 0) {
+    const option = new Option(
+      '--null <field>',
+      'send this field as null (an update clears or keeps it, as the API documents); repeat for more',
+    ).argParser((value: string, previous?: string[]) => [...(previous ?? []), value]);
+    // For help and completion; inputFromFlags checks the value.
+    option.argChoices = nullable;
+    command.addOption(option);
+  }
   if ((operation.queryParams as readonly string[]).includes('page'))
     command.option('--all', 'every page, written as it arrives');
   if (isDestructive(operationId, operation.method)) command.option('-y, --yes', 'do not ask before doing it');
@@ -285,7 +294,7 @@ function addVariantCommand(parent: Command, verb: string, operationIds: Operatio
     const operationId = chosen[0];
     const path = Object.fromEntries(first.pathParams.map((name, index) => [name, String(args[index])]));
     const password = options.passwordFile
-      ? readFileSync(String(options.passwordFile), 'utf8').trim()
+      ? readNamedFile(String(options.passwordFile), 'password file').trim()
       : undefined;
     const { client, close } = await clientFor(options, io);
     try {
@@ -319,7 +328,7 @@ export function commandPath(command: Command): string {
 }
 
 async function readBodyFile(path: string, io: CliIo): Promise<Record<string, unknown>> {
-  const text = path === '-' ? await readAllStdin(io) : readFileSync(path, 'utf8');
+  const text = path === '-' ? await readAllStdin(io) : readNamedFile(path, 'body file');
   let parsed: unknown;
   try {
     parsed = parseYaml(text);
@@ -339,7 +348,7 @@ function timeoutOf(text: string): number {
 }
 
 async function readIds(path: string, io: CliIo): Promise<string[]> {
-  const text = path === '-' ? await readAllStdin(io) : readFileSync(path, 'utf8');
+  const text = path === '-' ? await readAllStdin(io) : readNamedFile(path, 'ids file');
   return text
     .split(/\r?\n/)
     .map((line) => line.trim())

@@ -38,7 +38,7 @@ describe('the MCP server as a client sees it', () => {
     const update = listed.find((tool) => tool.name === 'updateCertificate')!;
     expect(update.inputSchema.properties?.body).toMatchObject({
       type: 'object',
-      properties: { owner_id: { type: 'string' } },
+      properties: { owner_id: { type: ['string', 'null'] } },
     });
     await client.close();
   });

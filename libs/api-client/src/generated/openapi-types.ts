@@ -3530,20 +3530,20 @@ export interface components {
             validity_days: number | null;
         };
         AcmeProfileFields: {
-            allow_ip?: boolean;
-            allow_requested_validity?: boolean;
-            allowed_domains?: string[];
-            caa_identities?: string[];
-            certificate_profile_id?: string;
-            denied_domains?: string[];
-            description?: string;
-            dns_persist_01?: boolean;
-            external_account_required?: boolean;
-            issuer_id?: string;
-            new_orders_per_hour?: number;
-            owner?: string;
-            team?: string;
-            validity_days?: number;
+            allow_ip?: boolean | null;
+            allow_requested_validity?: boolean | null;
+            allowed_domains?: string[] | null;
+            caa_identities?: string[] | null;
+            certificate_profile_id?: string | null;
+            denied_domains?: string[] | null;
+            description?: string | null;
+            dns_persist_01?: boolean | null;
+            external_account_required?: boolean | null;
+            issuer_id?: string | null;
+            new_orders_per_hour?: number | null;
+            owner?: string | null;
+            team?: string | null;
+            validity_days?: number | null;
         };
         /** @description GET /api/v1/admin/acme/profiles. */
         AcmeProfileList: {
@@ -3647,8 +3647,8 @@ export interface components {
         };
         AgentDiscoveryBody: {
             findings: components["schemas"]["AgentDiscoveryFinding"][];
-            walk_complete?: boolean;
-            walk_id?: string;
+            walk_complete?: boolean | null;
+            walk_id?: string | null;
         };
         AgentDiscoveryFinding: {
             certificate_pem: string;
@@ -3674,11 +3674,11 @@ export interface components {
             version: string;
         };
         AgentHeartbeatBody: {
-            architecture?: string;
-            hostname?: string;
-            ip_address?: string;
-            os?: string;
-            version?: string;
+            architecture?: string | null;
+            hostname?: string | null;
+            ip_address?: string | null;
+            os?: string | null;
+            version?: string | null;
         };
         AgentKeyBody: {
             /** @description An ephemeral EC P-256 public JWK (RFC 7517/7518); private members are refused. */
@@ -3695,7 +3695,7 @@ export interface components {
                 x: string;
                 y: string;
             };
-            version_id?: string;
+            version_id?: string | null;
         };
         /** @description A server-generated private key, released to the agent wrapped: `private_key_jwe` is a compact JWE (alg ECDH-ES+A256KW, enc A256GCM) to `recipient_public_jwk` whose plaintext is the PKCS#8 PEM; its protected header names the certificate and version (`kid` `<certificate>/<version>`, `certificate_id`, `version_id`). Never the plaintext key. */
         AgentKeyDto: {
@@ -3744,10 +3744,10 @@ export interface components {
         };
         AgentVerificationReport: {
             endpoint: string;
-            error?: string;
+            error?: string | null;
             /** @enum {string} */
             result: "verified" | "mismatch" | "unreachable";
-            served_fingerprint_sha256?: string;
+            served_fingerprint_sha256?: string | null;
         };
         /** @description One unit of work for an agent: a Deployment job (status Pending) or an Issuance/Renewal job waiting for the agent's CSR (status AwaitingCSR). Nothing secret: no key, no target config. */
         AgentWorkItem: {
@@ -3984,21 +3984,21 @@ export interface components {
             session_id: string;
         };
         BulkClaimDiscoveredCertificatesRequest: {
-            environment?: string;
+            environment?: string | null;
             ids: string[];
-            owner_id?: string;
-            team_id?: string;
+            owner_id?: string | null;
+            team_id?: string | null;
         };
         BulkCriteria: {
-            agent_id?: string;
-            ca_id?: string;
-            certificate_ids?: string[];
-            issuer_id?: string;
-            owner_id?: string;
-            profile_id?: string;
-            /** @enum {string} */
-            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME";
-            team_id?: string;
+            agent_id?: string | null;
+            ca_id?: string | null;
+            certificate_ids?: string[] | null;
+            issuer_id?: string | null;
+            owner_id?: string | null;
+            profile_id?: string | null;
+            /** @enum {string|null} */
+            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME" | null;
+            team_id?: string | null;
         };
         BulkDismissDiscoveredCertificatesRequest: {
             ids: string[];
@@ -4010,7 +4010,7 @@ export interface components {
         BulkReassignRequest: {
             certificate_ids: string[];
             owner_id: string;
-            team_id?: string;
+            team_id?: string | null;
         };
         BulkReassignResult: {
             errors: components["schemas"]["BulkItemError"][];
@@ -4022,10 +4022,10 @@ export interface components {
             total_skipped: number;
         };
         BulkRenewAcmeCertificatesEarlyRequest: {
-            account_id?: string;
-            acme_profile_id?: string;
-            explanation_url?: string;
-            spread_minutes?: number;
+            account_id?: string | null;
+            acme_profile_id?: string | null;
+            explanation_url?: string | null;
+            spread_minutes?: number | null;
         };
         BulkRenewResult: {
             enqueued_jobs: {
@@ -4043,17 +4043,17 @@ export interface components {
             total_skipped: number;
         };
         BulkRevokeRequest: {
-            agent_id?: string;
-            ca_id?: string;
-            certificate_ids?: string[];
-            issuer_id?: string;
-            owner_id?: string;
-            profile_id?: string;
-            /** @enum {string} */
-            reason?: "unspecified" | "keyCompromise" | "caCompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "certificateHold" | "removeFromCRL" | "privilegeWithdrawn" | "aaCompromise";
-            /** @enum {string} */
-            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME";
-            team_id?: string;
+            agent_id?: string | null;
+            ca_id?: string | null;
+            certificate_ids?: string[] | null;
+            issuer_id?: string | null;
+            owner_id?: string | null;
+            profile_id?: string | null;
+            /** @enum {string|null} */
+            reason?: "unspecified" | "keyCompromise" | "caCompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "certificateHold" | "removeFromCRL" | "privilegeWithdrawn" | "aaCompromise" | null;
+            /** @enum {string|null} */
+            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME" | null;
+            team_id?: string | null;
         };
         BulkRevokeResult: {
             errors: components["schemas"]["BulkItemError"][];
@@ -4093,13 +4093,13 @@ export interface components {
         };
         CaCertificateUpload: {
             certificate_pem: string;
-            chain_pem?: string;
-            issuing?: boolean;
+            chain_pem?: string | null;
+            issuing?: boolean | null;
         };
         CaCrossCertificateBody: {
             certificate_pem?: string;
             parent_id?: string;
-            validity_days?: number;
+            validity_days?: number | null;
         };
         /** @description Another certificate of a CA's subject and key, signed by another CA: by a CA held here (`parent_id`) or by an external CA (imported, `parent_id` null unless its issuer is held here). Active ones give the certificates issued under the CA alternate chains (`alternate_chains_pem`). */
         CaCrossCertificateDto: {
@@ -4125,21 +4125,21 @@ export interface components {
             status: "active" | "retired" | "revoked";
         };
         CertificateChanges: {
-            agent_id?: string;
-            common_name?: string;
-            environment?: string;
-            issuer_id?: string;
-            /** @enum {string} */
-            key_algorithm?: "ECDSA-P256" | "ECDSA-P384" | "RSA-2048" | "RSA-3072" | "RSA-4096" | "Ed25519";
-            name?: string;
-            owner_id?: string;
-            profile_id?: string;
-            renewal_policy_id?: string;
-            sans?: string[];
-            /** @enum {string} */
-            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME";
+            agent_id?: string | null;
+            common_name?: string | null;
+            environment?: string | null;
+            issuer_id?: string | null;
+            /** @enum {string|null} */
+            key_algorithm?: "ECDSA-P256" | "ECDSA-P384" | "RSA-2048" | "RSA-3072" | "RSA-4096" | "Ed25519" | null;
+            name?: string | null;
+            owner_id?: string | null;
+            profile_id?: string | null;
+            renewal_policy_id?: string | null;
+            sans?: string[] | null;
+            /** @enum {string|null} */
+            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME" | null;
             tags?: Record<string, never>;
-            team_id?: string;
+            team_id?: string | null;
         };
         /** @description A managed certificate as the API returns it. Serial, fingerprint and key data live on versions. */
         CertificateDto: {
@@ -4196,10 +4196,10 @@ export interface components {
             version: number;
         };
         ClaimDiscoveredCertificateFields: {
-            environment?: string;
-            name?: string;
-            owner_id?: string;
-            team_id?: string;
+            environment?: string | null;
+            name?: string | null;
+            owner_id?: string | null;
+            team_id?: string | null;
         };
         /** @enum {string} */
         ClientRevocationUnknown: "soft-fail" | "hard-fail";
@@ -4215,203 +4215,202 @@ export interface components {
         /** @enum {string} */
         ContactKindValue: "owner" | "team";
         CreateAcmeEabKeyRequest: {
-            description?: string;
-            owner?: string;
-            profile_id?: string;
-            team?: string;
+            description?: string | null;
+            owner?: string | null;
+            profile_id?: string | null;
+            team?: string | null;
         };
         CreateAcmeProfileRequest: {
-            allow_ip?: boolean;
-            allow_requested_validity?: boolean;
-            allowed_domains?: string[];
-            caa_identities?: string[];
-            certificate_profile_id?: string;
-            denied_domains?: string[];
-            description?: string;
-            dns_persist_01?: boolean;
-            external_account_required?: boolean;
+            allow_ip?: boolean | null;
+            allow_requested_validity?: boolean | null;
+            allowed_domains?: string[] | null;
+            caa_identities?: string[] | null;
+            certificate_profile_id?: string | null;
+            denied_domains?: string[] | null;
+            description?: string | null;
+            dns_persist_01?: boolean | null;
+            external_account_required?: boolean | null;
             id: string;
-            issuer_id?: string;
-            new_orders_per_hour?: number;
-            owner?: string;
-            team?: string;
-            validity_days?: number;
+            issuer_id?: string | null;
+            new_orders_per_hour?: number | null;
+            owner?: string | null;
+            team?: string | null;
+            validity_days?: number | null;
         };
         CreateApiKeyRequest: {
-            actor_id?: string;
-            admin?: boolean;
-            expires_at?: string;
+            actor_id?: string | null;
+            admin?: boolean | null;
+            expires_at?: (string) | null;
             name: string;
-            role_ids?: string[];
+            role_ids?: string[] | null;
         };
         CreateCaRequest: {
             common_name: string;
-            external?: boolean;
+            external?: boolean | null;
             issuer_id: string;
-            issuing?: boolean;
-            /** @enum {string} */
-            key_algorithm?: "ECDSA-P256" | "ECDSA-P384" | "RSA-2048" | "RSA-3072" | "RSA-4096";
-            organization?: string;
-            parent_id?: string;
-            path_length?: number;
-            validity_days?: number;
+            issuing?: boolean | null;
+            /** @enum {string|null} */
+            key_algorithm?: "ECDSA-P256" | "ECDSA-P384" | "RSA-2048" | "RSA-3072" | "RSA-4096" | null;
+            organization?: string | null;
+            parent_id?: string | null;
+            path_length?: number | null;
+            validity_days?: number | null;
         };
         CreateCertificateRequest: {
-            agent_id?: string;
-            certificate_pem?: string;
+            agent_id?: string | null;
+            certificate_pem?: string | null;
             common_name?: string;
-            environment?: string;
-            id?: string;
-            issuer_id?: string;
-            /** @enum {string} */
-            key_algorithm?: "ECDSA-P256" | "ECDSA-P384" | "RSA-2048" | "RSA-3072" | "RSA-4096" | "Ed25519";
-            name?: string;
-            owner_id?: string;
-            profile_id?: string;
-            renewal_policy_id?: string;
-            sans?: string[];
-            /** @enum {string} */
-            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME";
+            environment?: string | null;
+            id?: string | null;
+            issuer_id?: string | null;
+            /** @enum {string|null} */
+            key_algorithm?: "ECDSA-P256" | "ECDSA-P384" | "RSA-2048" | "RSA-3072" | "RSA-4096" | "Ed25519" | null;
+            name?: string | null;
+            owner_id?: string | null;
+            profile_id?: string | null;
+            renewal_policy_id?: string | null;
+            sans?: string[] | null;
+            /** @enum {string|null} */
+            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME" | null;
             tags?: Record<string, never>;
-            team_id?: string;
-            version_of?: string;
+            team_id?: string | null;
+            version_of?: string | null;
         };
         CreateEstKeyEncryptionKeyRequest: {
-            description?: string;
+            description?: string | null;
             /** Format: uuid */
             profile_id: string;
         };
         CreateEstProfileRequest: {
             auth_methods: ("basic" | "mtls")[];
             basic_password?: string;
-            basic_username?: string;
-            certificate_profile_id?: string;
+            basic_username?: string | null;
+            certificate_profile_id?: string | null;
             channel_binding_required?: boolean;
             /** @enum {string} */
             client_revocation_unknown?: "soft-fail" | "hard-fail";
-            issuer_id?: string;
-            owner?: string;
+            issuer_id?: string | null;
+            owner?: string | null;
             path_id: string;
             rate_limit_per_minute?: number;
             serverkeygen_enabled?: boolean;
             serverkeygen_unencrypted_allowed?: boolean;
-            team?: string;
-            trust_bundle_path?: string;
-            trust_bundle_pem?: string;
+            team?: string | null;
+            trust_bundle_path?: string | null;
+            trust_bundle_pem?: string | null;
         };
         CreateHealthCheckRequest: {
-            enabled?: boolean;
-            expected_fingerprint?: string;
+            enabled?: boolean | null;
+            expected_fingerprint?: string | null;
             host?: string;
-            interval_seconds?: number;
-            name?: string;
-            port?: number;
-            sni?: string;
+            interval_seconds?: number | null;
+            name?: string | null;
+            port?: number | null;
+            sni?: string | null;
         };
         CreateIssuerRequest: {
-            config?: Record<string, never>;
+            config?: Record<string, never> | null;
             name: string;
             /** @enum {string} */
             type: "local_ca" | "acme" | "vault_pki" | "aws_private_ca" | "google_cas" | "azure_key_vault" | "digicert" | "sectigo" | "globalsign" | "entrust" | "adcs" | "script";
         } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         CreateNotifierRequest: {
-            enabled?: boolean;
+            enabled?: boolean | null;
             id: string;
             /** @enum {string} */
             kind: "email" | "webhook" | "slack" | "teams" | "pagerduty" | "opsgenie";
             name: string;
-            secrets?: Record<string, never>;
-            settings?: Record<string, never>;
+            secrets?: Record<string, never> | null;
+            settings?: Record<string, never> | null;
         };
         CreateOwnerRequest: {
             /** Format: email */
-            email?: string;
-            id?: string;
+            email?: string | null;
+            id?: string | null;
             name: string;
-            team_id?: string;
+            team_id?: string | null;
         };
         CreatePolicyRuleRequest: {
-            /** @description A JSON object, or its JSON text (at most 65536 characters), or null. */
-            config?: {
+            config?: ({
                 [key: string]: unknown;
-            } | string | null;
-            description?: string;
-            enabled?: boolean;
+            } | string | null) | null;
+            description?: string | null;
+            enabled?: boolean | null;
             name: string;
-            /** @enum {string} */
-            severity?: "Warning" | "Error" | "Critical";
+            /** @enum {string|null} */
+            severity?: "Warning" | "Error" | "Critical" | null;
             /** @enum {string} */
             type: "AllowedIssuers" | "AllowedDomains" | "RequiredMetadata" | "AllowedEnvironments" | "RenewalLeadTime" | "CertificateLifetime";
         };
         CreateProfileRequest: {
-            allowed_ekus?: ("serverAuth" | "clientAuth" | "codeSigning" | "emailProtection" | "timeStamping" | "OCSPSigning" | "id-kp-serverAuth" | "id-kp-clientAuth" | "id-kp-codeSigning" | "id-kp-emailProtection" | "id-kp-timeStamping" | "id-kp-OCSPSigning")[];
-            allowed_key_algorithms?: ("ECDSA-P256" | "ECDSA-P384" | "RSA-2048" | "RSA-3072" | "RSA-4096" | "Ed25519")[];
-            description?: string;
-            id?: string;
-            must_staple?: boolean;
+            allowed_ekus?: ("serverAuth" | "clientAuth" | "codeSigning" | "emailProtection" | "timeStamping" | "OCSPSigning" | "id-kp-serverAuth" | "id-kp-clientAuth" | "id-kp-codeSigning" | "id-kp-emailProtection" | "id-kp-timeStamping" | "id-kp-OCSPSigning")[] | null;
+            allowed_key_algorithms?: ("ECDSA-P256" | "ECDSA-P384" | "RSA-2048" | "RSA-3072" | "RSA-4096" | "Ed25519")[] | null;
+            description?: string | null;
+            id?: string | null;
+            must_staple?: boolean | null;
             name: string;
-            required_csr_attributes?: string[];
-            requires_approval?: boolean;
-            validity_days?: number;
+            required_csr_attributes?: string[] | null;
+            requires_approval?: boolean | null;
+            validity_days?: number | null;
         };
         CreateRenewalPolicyRequest: {
-            alert_thresholds_days?: number[];
+            alert_thresholds_days?: number[] | null;
             max_retries: number;
             name: string;
-            renewal_window_days?: number;
-            retry_interval_seconds?: number;
+            renewal_window_days?: number | null;
+            retry_interval_seconds?: number | null;
         };
         CreateRoleRequest: {
-            description?: string;
+            description?: string | null;
             id: string;
             permissions: ("certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "notifier.read" | "notifier.edit" | "notifier.test" | "routing_rule.read" | "routing_rule.edit" | "contact.read" | "contact.edit" | "digest.read" | "digest.send" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete")[];
         };
         CreateRoutingRuleRequest: {
-            enabled?: boolean;
-            environments?: string[];
-            event_types?: string[];
+            enabled?: boolean | null;
+            environments?: string[] | null;
+            event_types?: string[] | null;
             id: string;
-            issuer_ids?: string[];
-            /** @enum {string} */
-            min_severity?: "info" | "warning" | "critical";
+            issuer_ids?: string[] | null;
+            /** @enum {string|null} */
+            min_severity?: "info" | "warning" | "critical" | null;
             name: string;
-            notifier_ids?: string[];
-            owner_ids?: string[];
-            team_ids?: string[];
+            notifier_ids?: string[] | null;
+            owner_ids?: string[] | null;
+            team_ids?: string[] | null;
         };
         CreateScepProfileRequest: {
-            approval_required?: boolean;
-            certificate_profile_id?: string;
-            challenge_password?: string;
-            /** @enum {string} */
-            client_revocation_unknown?: "soft-fail" | "hard-fail";
-            device_state_url?: string;
-            issuer_id?: string;
-            legacy_algorithms?: boolean;
-            mdm_audience?: string;
-            mdm_enabled?: boolean;
-            mdm_trust_path?: string;
-            mdm_trust_pem?: string;
-            mtls_enabled?: boolean;
-            owner?: string;
+            approval_required?: boolean | null;
+            certificate_profile_id?: string | null;
+            challenge_password?: string | null;
+            /** @enum {string|null} */
+            client_revocation_unknown?: "soft-fail" | "hard-fail" | null;
+            device_state_url?: string | null;
+            issuer_id?: string | null;
+            legacy_algorithms?: boolean | null;
+            mdm_audience?: string | null;
+            mdm_enabled?: boolean | null;
+            mdm_trust_path?: string | null;
+            mdm_trust_pem?: string | null;
+            mtls_enabled?: boolean | null;
+            owner?: string | null;
             path_id: string;
-            ra_validity_days?: number;
-            rate_limit_per_minute?: number;
-            team?: string;
-            trust_bundle_path?: string;
+            ra_validity_days?: number | null;
+            rate_limit_per_minute?: number | null;
+            team?: string | null;
+            trust_bundle_path?: string | null;
         };
         CreateTargetRequest: {
-            agent_id?: string;
-            config?: Record<string, never>;
-            endpoint?: string;
-            id?: string;
+            agent_id?: string | null;
+            config?: Record<string, never> | null;
+            endpoint?: string | null;
+            id?: string | null;
             name: string;
             /** @enum {string} */
             type: "nginx" | "apache" | "haproxy" | "caddy" | "traefik" | "envoy" | "postfix" | "dovecot" | "java_keystore" | "iis" | "ssh" | "f5" | "kubernetes_secret" | "aws_acm" | "azure_key_vault";
         } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         CreateTeamRequest: {
-            description?: string;
-            id?: string;
+            description?: string | null;
+            id?: string | null;
             name: string;
         };
         DailyCount: {
@@ -4419,14 +4418,14 @@ export interface components {
             date: string;
         };
         DecideApprovalBody: {
-            reason?: string;
+            reason?: string | null;
         };
         /** @description POST /api/v1/auth/demo-residual/cleanup (spec 4.10). */
         DemoResidualRemoved: {
             removed: number;
         };
         DeployCertificateBody: {
-            target_id?: string;
+            target_id?: string | null;
         };
         /** @description One owner's or team's digest, rendered (docs/notifications.md "Digest"). */
         DigestDto: {
@@ -4633,24 +4632,24 @@ export interface components {
             reloaded: string[];
         };
         EvaluatePoliciesRequest: {
-            agent_id?: string;
+            agent_id?: string | null;
             common_name: string;
-            environment?: string;
-            issuer_id?: string;
-            /** @enum {string} */
-            key_algorithm?: "ECDSA-P256" | "ECDSA-P384" | "RSA-2048" | "RSA-3072" | "RSA-4096" | "Ed25519";
-            name?: string;
-            not_after?: string;
-            not_before?: string;
-            owner_id?: string;
-            profile_id?: string;
-            renewal_policy_id?: string;
-            sans?: string[];
-            /** @enum {string} */
-            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME";
+            environment?: string | null;
+            issuer_id?: string | null;
+            /** @enum {string|null} */
+            key_algorithm?: "ECDSA-P256" | "ECDSA-P384" | "RSA-2048" | "RSA-3072" | "RSA-4096" | "Ed25519" | null;
+            name?: string | null;
+            not_after?: (string) | null;
+            not_before?: (string) | null;
+            owner_id?: string | null;
+            profile_id?: string | null;
+            renewal_policy_id?: string | null;
+            sans?: string[] | null;
+            /** @enum {string|null} */
+            source?: "" | "EST" | "SCEP" | "API" | "Agent" | "ACME" | null;
             tags?: Record<string, never>;
-            team_id?: string;
-            validity_days?: number;
+            team_id?: string | null;
+            validity_days?: number | null;
         };
         /** @description Certificates whose current version expires on each day of the window ahead. */
         ExpirationTimelineDto: {
@@ -4658,7 +4657,7 @@ export interface components {
             days: number;
         };
         ExportPkcs12Body: {
-            password?: string;
+            password?: string | null;
         };
         GrantDto: {
             actor_id: string;
@@ -4670,16 +4669,16 @@ export interface components {
         GrantRequest: {
             actor_id: string;
             role_id: string;
-            scope?: string;
+            scope?: string | null;
         };
         HealthCheckChanges: {
-            enabled?: boolean;
-            expected_fingerprint?: string;
-            host?: string;
-            interval_seconds?: number;
-            name?: string;
-            port?: number;
-            sni?: string;
+            enabled?: boolean | null;
+            expected_fingerprint?: string | null;
+            host?: string | null;
+            interval_seconds?: number | null;
+            name?: string | null;
+            port?: number | null;
+            sni?: string | null;
         };
         /** @description An endpoint health check (spec 2.13; ADR 0057). */
         HealthCheckDto: {
@@ -4743,10 +4742,10 @@ export interface components {
             days: number;
         };
         IssuerChanges: {
-            config?: Record<string, never>;
-            name?: string;
-            /** @enum {string} */
-            type?: "local_ca" | "acme" | "vault_pki" | "aws_private_ca" | "google_cas" | "azure_key_vault" | "digicert" | "sectigo" | "globalsign" | "entrust" | "adcs" | "script";
+            config?: Record<string, never> | null;
+            name?: string | null;
+            /** @enum {string|null} */
+            type?: "local_ca" | "acme" | "vault_pki" | "aws_private_ca" | "google_cas" | "azure_key_vault" | "digicert" | "sectigo" | "globalsign" | "entrust" | "adcs" | "script" | null;
         } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /** @description The config of an issuer of type acme; secret-bearing keys are write-only. */
         IssuerConfig_acme: {
@@ -4980,10 +4979,10 @@ export interface components {
         /** @enum {string} */
         NotificationStatusValue: "pending" | "sent" | "failed" | "dead" | "read";
         NotifierChanges: {
-            enabled?: boolean;
-            name?: string;
-            secrets?: Record<string, never>;
-            settings?: Record<string, never>;
+            enabled?: boolean | null;
+            name?: string | null;
+            secrets?: Record<string, never> | null;
+            settings?: Record<string, never> | null;
         };
         /** @description A notifier as the API shows it: secrets only by name, never their values. */
         NotifierDto: {
@@ -5018,9 +5017,9 @@ export interface components {
         };
         OwnerFields: {
             /** Format: email */
-            email?: string;
-            name?: string;
-            team_id?: string;
+            email?: string | null;
+            name?: string | null;
+            team_id?: string | null;
         };
         /** @description The pagination envelope of every list (spec 2.1). */
         PageOfAcmeAccountDto: {
@@ -5320,17 +5319,16 @@ export interface components {
             severity: components["schemas"]["PolicySeverity"];
         };
         PolicyRuleChanges: {
-            /** @description A JSON object, or its JSON text (at most 65536 characters), or null. */
-            config?: {
+            config?: ({
                 [key: string]: unknown;
-            } | string | null;
-            description?: string;
-            enabled?: boolean;
-            name?: string;
-            /** @enum {string} */
-            severity?: "Warning" | "Error" | "Critical";
-            /** @enum {string} */
-            type?: "AllowedIssuers" | "AllowedDomains" | "RequiredMetadata" | "AllowedEnvironments" | "RenewalLeadTime" | "CertificateLifetime";
+            } | string | null) | null;
+            description?: string | null;
+            enabled?: boolean | null;
+            name?: string | null;
+            /** @enum {string|null} */
+            severity?: "Warning" | "Error" | "Critical" | null;
+            /** @enum {string|null} */
+            type?: "AllowedIssuers" | "AllowedDomains" | "RequiredMetadata" | "AllowedEnvironments" | "RenewalLeadTime" | "CertificateLifetime" | null;
         };
         /** @description A policy rule as the API returns it (docs/decisions/0028-policy-rules-and-renewal-scheduling.md). */
         PolicyRuleDto: {
@@ -5378,14 +5376,14 @@ export interface components {
             rules: number;
         };
         ProfileChanges: {
-            allowed_ekus?: ("serverAuth" | "clientAuth" | "codeSigning" | "emailProtection" | "timeStamping" | "OCSPSigning" | "id-kp-serverAuth" | "id-kp-clientAuth" | "id-kp-codeSigning" | "id-kp-emailProtection" | "id-kp-timeStamping" | "id-kp-OCSPSigning")[];
-            allowed_key_algorithms?: ("ECDSA-P256" | "ECDSA-P384" | "RSA-2048" | "RSA-3072" | "RSA-4096" | "Ed25519")[];
-            description?: string;
-            must_staple?: boolean;
-            name?: string;
-            required_csr_attributes?: string[];
-            requires_approval?: boolean;
-            validity_days?: number;
+            allowed_ekus?: ("serverAuth" | "clientAuth" | "codeSigning" | "emailProtection" | "timeStamping" | "OCSPSigning" | "id-kp-serverAuth" | "id-kp-clientAuth" | "id-kp-codeSigning" | "id-kp-emailProtection" | "id-kp-timeStamping" | "id-kp-OCSPSigning")[] | null;
+            allowed_key_algorithms?: ("ECDSA-P256" | "ECDSA-P384" | "RSA-2048" | "RSA-3072" | "RSA-4096" | "Ed25519")[] | null;
+            description?: string | null;
+            must_staple?: boolean | null;
+            name?: string | null;
+            required_csr_attributes?: string[] | null;
+            requires_approval?: boolean | null;
+            validity_days?: number | null;
         };
         /** @description A certificate profile (spec 2.9; docs/decisions/0025-profiles-and-approvals.md). */
         ProfileDto: {
@@ -5413,25 +5411,25 @@ export interface components {
         };
         RegisterAgentRequest: {
             hostname: string;
-            id?: string;
+            id?: string | null;
             name: string;
         };
         RejectJobBody: {
-            reason?: string;
+            reason?: string | null;
         };
         ReloadScepMdmTrustRequest: {
             path_id: string;
         };
         RenewAcmeCertificateEarlyRequest: {
-            explanation_url?: string;
-            spread_minutes?: number;
+            explanation_url?: string | null;
+            spread_minutes?: number | null;
         };
         RenewalPolicyChanges: {
-            alert_thresholds_days?: number[];
-            max_retries?: number;
-            name?: string;
-            renewal_window_days?: number;
-            retry_interval_seconds?: number;
+            alert_thresholds_days?: number[] | null;
+            max_retries?: number | null;
+            name?: string | null;
+            renewal_window_days?: number | null;
+            retry_interval_seconds?: number | null;
         };
         /** @description A renewal policy as the API returns it. */
         RenewalPolicyDto: {
@@ -5445,13 +5443,13 @@ export interface components {
             updated_at: string;
         };
         RenewCertificateBody: {
-            force?: boolean;
+            force?: boolean | null;
         };
         ReportAgentJobStatusBody: {
-            error?: string;
+            error?: string | null;
             /** @enum {string} */
             status: "Running" | "Completed" | "Failed";
-            verification?: components["schemas"]["AgentVerificationReport"];
+            verification?: components["schemas"]["AgentVerificationReport"] | null;
         };
         RevocationList: {
             entries: components["schemas"]["RevocationListEntry"][];
@@ -5469,16 +5467,16 @@ export interface components {
         /** @enum {string} */
         RevocationReason: "unspecified" | "keyCompromise" | "caCompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "certificateHold" | "removeFromCRL" | "privilegeWithdrawn" | "aaCompromise";
         RevokeCaBody: {
-            /** @enum {string} */
-            reason?: "unspecified" | "keyCompromise" | "caCompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "privilegeWithdrawn" | "aaCompromise";
+            /** @enum {string|null} */
+            reason?: "unspecified" | "keyCompromise" | "caCompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "privilegeWithdrawn" | "aaCompromise" | null;
         };
         RevokeCertificateBody: {
-            /** @enum {string} */
-            reason?: "unspecified" | "keyCompromise" | "caCompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "certificateHold" | "removeFromCRL" | "privilegeWithdrawn" | "aaCompromise";
+            /** @enum {string|null} */
+            reason?: "unspecified" | "keyCompromise" | "caCompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "certificateHold" | "removeFromCRL" | "privilegeWithdrawn" | "aaCompromise" | null;
         };
         RoleChanges: {
-            description?: string;
-            permissions?: ("certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "notifier.read" | "notifier.edit" | "notifier.test" | "routing_rule.read" | "routing_rule.edit" | "contact.read" | "contact.edit" | "digest.read" | "digest.send" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete")[];
+            description?: string | null;
+            permissions?: ("certificate.read" | "certificate.create" | "certificate.edit" | "certificate.delete" | "certificate.renew" | "certificate.deploy" | "certificate.revoke" | "certificate.export" | "owner.read" | "owner.create" | "owner.edit" | "owner.delete" | "team.read" | "team.create" | "team.edit" | "team.delete" | "renewal_policy.read" | "renewal_policy.create" | "renewal_policy.edit" | "renewal_policy.delete" | "policy.read" | "policy.create" | "policy.edit" | "policy.delete" | "profile.read" | "profile.create" | "profile.edit" | "profile.delete" | "issuer.read" | "issuer.create" | "issuer.edit" | "issuer.delete" | "target.read" | "target.create" | "target.edit" | "target.delete" | "agent.read" | "agent.create" | "agent.retire" | "agent.heartbeat" | "agent.work.poll" | "agent.job.report" | "agent.csr.submit" | "agent.key.fetch" | "discovery.push" | "discovery.read" | "discovery.claim" | "discovery.dismiss" | "job.read" | "job.cancel" | "job.approve" | "job.reject" | "job.verify" | "approval.read" | "approval.decide" | "notification.read" | "notification.requeue" | "notifier.read" | "notifier.edit" | "notifier.test" | "routing_rule.read" | "routing_rule.edit" | "contact.read" | "contact.edit" | "digest.read" | "digest.send" | "health_check.read" | "health_check.edit" | "audit.read" | "audit.export" | "auth.role.list" | "auth.role.create" | "auth.role.edit" | "auth.role.delete" | "auth.role.assign" | "auth.session.list" | "auth.session.list.all" | "auth.session.revoke" | "auth.oidc.list" | "auth.oidc.create" | "auth.oidc.edit" | "auth.oidc.delete" | "auth.user.read" | "auth.user.deactivate" | "auth.breakglass.admin" | "auth.key.list" | "auth.key.create" | "auth.key.rotate" | "auth.key.delete")[] | null;
         };
         RoleDto: {
             builtin: boolean;
@@ -5488,16 +5486,16 @@ export interface components {
             permissions: string[];
         };
         RoutingRuleChanges: {
-            enabled?: boolean;
-            environments?: string[];
-            event_types?: string[];
-            issuer_ids?: string[];
-            /** @enum {string} */
-            min_severity?: "info" | "warning" | "critical";
-            name?: string;
-            notifier_ids?: string[];
-            owner_ids?: string[];
-            team_ids?: string[];
+            enabled?: boolean | null;
+            environments?: string[] | null;
+            event_types?: string[] | null;
+            issuer_ids?: string[] | null;
+            /** @enum {string|null} */
+            min_severity?: "info" | "warning" | "critical" | null;
+            name?: string | null;
+            notifier_ids?: string[] | null;
+            owner_ids?: string[] | null;
+            team_ids?: string[] | null;
         };
         /** @description A routing rule (docs/notifications.md, Routing). */
         RoutingRuleDto: {
@@ -5516,13 +5514,13 @@ export interface components {
             updated_at: string;
         };
         ScanTargetChanges: {
-            cidrs?: string[];
-            concurrency?: number;
-            hosts?: string[];
-            name?: string;
-            ports?: number[];
-            rate_per_second?: number;
-            schedule_seconds?: number;
+            cidrs?: string[] | null;
+            concurrency?: number | null;
+            hosts?: string[] | null;
+            name?: string | null;
+            ports?: number[] | null;
+            rate_per_second?: number | null;
+            schedule_seconds?: number | null;
         };
         /** @description A network scan target (spec 2.14, 4.12; ADR 0057): what a scan of it probes, and how fast. */
         ScanTargetDto: {
@@ -5661,24 +5659,24 @@ export interface components {
             url_path: string;
         };
         ScepProfileFields: {
-            approval_required?: boolean;
-            certificate_profile_id?: string;
-            challenge_password?: string;
-            /** @enum {string} */
-            client_revocation_unknown?: "soft-fail" | "hard-fail";
-            device_state_url?: string;
-            issuer_id?: string;
-            legacy_algorithms?: boolean;
-            mdm_audience?: string;
-            mdm_enabled?: boolean;
-            mdm_trust_path?: string;
-            mdm_trust_pem?: string;
-            mtls_enabled?: boolean;
-            owner?: string;
-            ra_validity_days?: number;
-            rate_limit_per_minute?: number;
-            team?: string;
-            trust_bundle_path?: string;
+            approval_required?: boolean | null;
+            certificate_profile_id?: string | null;
+            challenge_password?: string | null;
+            /** @enum {string|null} */
+            client_revocation_unknown?: "soft-fail" | "hard-fail" | null;
+            device_state_url?: string | null;
+            issuer_id?: string | null;
+            legacy_algorithms?: boolean | null;
+            mdm_audience?: string | null;
+            mdm_enabled?: boolean | null;
+            mdm_trust_path?: string | null;
+            mdm_trust_pem?: string | null;
+            mtls_enabled?: boolean | null;
+            owner?: string | null;
+            ra_validity_days?: number | null;
+            rate_limit_per_minute?: number | null;
+            team?: string | null;
+            trust_bundle_path?: string | null;
         };
         /** @description GET /api/v1/admin/scep/profiles. */
         ScepProfileList: {
@@ -5759,16 +5757,16 @@ export interface components {
             status: string;
         };
         SubmitAgentCsrBody: {
-            certificate_id?: string;
+            certificate_id?: string | null;
             csr_pem: string;
         };
         TargetChanges: {
-            agent_id?: string;
-            config?: Record<string, never>;
-            endpoint?: string;
-            name?: string;
-            /** @enum {string} */
-            type?: "nginx" | "apache" | "haproxy" | "caddy" | "traefik" | "envoy" | "postfix" | "dovecot" | "java_keystore" | "iis" | "ssh" | "f5" | "kubernetes_secret" | "aws_acm" | "azure_key_vault";
+            agent_id?: string | null;
+            config?: Record<string, never> | null;
+            endpoint?: string | null;
+            name?: string | null;
+            /** @enum {string|null} */
+            type?: "nginx" | "apache" | "haproxy" | "caddy" | "traefik" | "envoy" | "postfix" | "dovecot" | "java_keystore" | "iis" | "ssh" | "f5" | "kubernetes_secret" | "aws_acm" | "azure_key_vault" | null;
         } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /** @description One check of a connection test. */
         TargetCheck: {
@@ -6063,25 +6061,25 @@ export interface components {
             updated_at: string;
         };
         TeamFields: {
-            description?: string;
-            name?: string;
+            description?: string | null;
+            name?: string | null;
         };
         UpdateEstProfileRequest: {
             auth_methods?: ("basic" | "mtls")[];
             basic_password?: string;
-            basic_username?: string;
-            certificate_profile_id?: string;
+            basic_username?: string | null;
+            certificate_profile_id?: string | null;
             channel_binding_required?: boolean;
             /** @enum {string} */
             client_revocation_unknown?: "soft-fail" | "hard-fail";
-            issuer_id?: string;
-            owner?: string;
+            issuer_id?: string | null;
+            owner?: string | null;
             rate_limit_per_minute?: number;
             serverkeygen_enabled?: boolean;
             serverkeygen_unencrypted_allowed?: boolean;
-            team?: string;
-            trust_bundle_path?: string;
-            trust_bundle_pem?: string;
+            team?: string | null;
+            trust_bundle_path?: string | null;
+            trust_bundle_pem?: string | null;
         };
         /** @description DELETE /api/v1/auth/users/{id}: the user, and what its deactivation revoked at once. */
         UserDeactivated: {
@@ -6106,8 +6104,8 @@ export interface components {
         /** @enum {string} */
         VerificationResult: "verified" | "mismatch" | "unreachable";
         VerifyJobBody: {
-            endpoint?: string;
-            server_name?: string;
+            endpoint?: string | null;
+            server_name?: string | null;
         };
         /** @description GET /api/v1/version (no credentials needed): the build that answers. */
         VersionResponse: {

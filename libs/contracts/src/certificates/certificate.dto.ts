@@ -142,7 +142,7 @@ export class CertificateFields {
   })
   key_algorithm?: KeyAlgorithmName;
 
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined)
   @IsObject()
   tags?: Record<string, string>;
 }

@@ -1,8 +1,11 @@
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
 import {
   EST_OPERATION_SEGMENTS,
   EST_PATH_ID_PATTERN,
   EST_PROFILE_OUTCOMES,
   legacyEstCode,
+  UpdateEstProfileRequest,
 } from './est-profile.dto';
 
 describe('the legacy bare EST enrollment codes (spec 6.1, ADR 0061)', () => {
@@ -32,5 +35,27 @@ describe('EST_PATH_ID_PATTERN (RFC 7030 3.2.2)', () => {
       true,
     );
     for (const segment of EST_OPERATION_SEGMENTS) expect(EST_PATH_ID_PATTERN.test(segment)).toBe(false);
+  });
+});
+
+describe('null in an EST profile body (ADR 0049 amendment: null only where it clears)', () => {
+  const refusedFields = async (body: Record<string, unknown>) =>
+    (await validate(plainToInstance(UpdateEstProfileRequest, body))).map((error) => error.property);
+
+  it.each([
+    'basic_password',
+    'serverkeygen_enabled',
+    'serverkeygen_unencrypted_allowed',
+    'channel_binding_required',
+    'client_revocation_unknown',
+    'rate_limit_per_minute',
+    'auth_methods',
+  ])('refuses %s: null, naming the field (it was a 500 or a store error)', async (field) => {
+    expect(await refusedFields({ [field]: null })).toEqual([field]);
+  });
+
+  it('takes null where it clears, and leaves absent fields alone', async () => {
+    expect(await refusedFields({ basic_username: null, certificate_profile_id: null })).toEqual([]);
+    expect(await refusedFields({})).toEqual([]);
   });
 });

@@ -139,7 +139,7 @@ class EstProfileFields {
   })
   basic_username?: string | null;
 
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined)
   @IsString({ message: 'basic_password must be a string' })
   @Length(12, 256, { message: 'basic_password must be 12 to 256 characters' })
   basic_password?: string;
@@ -154,25 +154,25 @@ class EstProfileFields {
   @Matches(/^\/[^\0]{1,4095}$/, { message: 'trust_bundle_path must be an absolute path' })
   trust_bundle_path?: string | null;
 
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined)
   @IsBoolean({ message: 'serverkeygen_enabled must be a boolean' })
   serverkeygen_enabled?: boolean;
 
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined)
   @IsBoolean({ message: 'serverkeygen_unencrypted_allowed must be a boolean' })
   serverkeygen_unencrypted_allowed?: boolean;
 
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined)
   @IsBoolean({ message: 'channel_binding_required must be a boolean' })
   channel_binding_required?: boolean;
 
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined)
   @IsIn(CLIENT_REVOCATION_UNKNOWN as unknown as string[], {
     message: `client_revocation_unknown must be one of ${CLIENT_REVOCATION_UNKNOWN.join(', ')}`,
   })
   client_revocation_unknown?: ClientRevocationUnknown;
 
-  @IsOptional()
+  @ValidateIf((_, value) => value !== undefined)
   @IsInt({ message: 'rate_limit_per_minute must be an integer' })
   @Min(EST_RATE_LIMIT.min, {
     message: `rate_limit_per_minute must be between ${EST_RATE_LIMIT.min} and ${EST_RATE_LIMIT.max}`,
@@ -213,7 +213,6 @@ export class CreateEstProfileRequest extends EstProfileFields {
 
 /** POST /api/v1/admin/est/profiles/{id}: the fields given replace the stored ones; path_id is fixed. */
 export class UpdateEstProfileRequest extends EstProfileFields {
-  @IsOptional()
   @ValidateIf((_, value) => value !== undefined)
   @IsArray({ message: AUTH_MESSAGE })
   @ArrayMinSize(1, { message: AUTH_MESSAGE })
