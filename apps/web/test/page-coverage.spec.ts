@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OPERATIONS } from '@certlane/api-client';
 import {
   DETAIL_LISTS,
   editOperation,
   LISTS_WITHOUT_A_PAGE,
+  OPERATIONS_WITHOUT_A_CONTROL,
   RESOURCE_PAGES,
   scepProfileEditValues,
 } from '../src/pages/resource-pages';
@@ -208,6 +209,7 @@ describe('early renewal of every certificate of an ACME account or profile (RFC 
     const ROW_SCHEMAS: Record<string, string> = {
       '/api/v1/admin/acme/accounts': 'AcmeAccountDto',
       '/api/v1/admin/acme/profiles': 'AcmeProfileDto',
+      '/api/v1/admin/scep/profiles': 'ScepProfileDto',
       '/api/v1/intermediate-cas': 'CaCertificateDto',
     };
     expect(withFields.map(({ page }) => page.apiPath).sort()).toEqual(Object.keys(ROW_SCHEMAS).sort());
@@ -222,5 +224,73 @@ describe('early renewal of every certificate of an ACME account or profile (RFC 
         expect(Object.keys(document.components.schemas[rowSchema].properties ?? {})).toContain(rowField);
       }
     }
+  });
+});
+
+/**
+ * "A capability is done when a user can reach it everywhere": every operation the GUI sends, from
+ * the page specs (list, create, edit, forms, row, bulk and page actions, detail lists) and from
+ * the calls and schema forms written in its source.
+ */
+function operationsTheGuiSends(): Set<string> {
+  const sent = new Set<string>();
+  const add = (method: string, path: string) => sent.add(`${method} ${path}`);
+  for (const page of RESOURCE_PAGES) {
+    add('GET', page.apiPath);
+    if (page.create) add('POST', page.apiPath);
+    const edit = editOperation(page);
+    if (edit) add(edit.method, edit.path);
+    for (const form of page.forms ?? []) add(form.method ?? 'POST', form.path);
+    for (const action of [...(page.actions ?? []), ...(page.pageActions ?? [])])
+      add(action.method, action.path);
+    for (const action of page.bulk?.actions ?? []) add('POST', action.path);
+    const detail = page.detail ? DETAIL_LISTS[page.detail] : undefined;
+    if (detail) add('GET', detail);
+  }
+  const sources = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? sources(join(dir, entry.name))
+        : /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.spec.ts')
+          ? [join(dir, entry.name)]
+          : [],
+    );
+  for (const file of sources(join(__dirname, '../src'))) {
+    const text = readFileSync(file, 'utf8');
+    for (const [, method, path] of text.matchAll(/api\.(GET|POST|PUT|DELETE)\(\s*'([^']+)'/g))
+      add(method, path);
+    for (const [tag] of text.matchAll(/<SchemaForm[^>]*>/g)) {
+      const path = /path="([^"]+)"/.exec(tag)?.[1];
+      if (path) add(/method="PUT"/.test(tag) ? 'PUT' : 'POST', path);
+    }
+  }
+  return sent;
+}
+
+describe('every operation of the API is in the GUI (or named as machine-only or a known gap)', () => {
+  const sent = operationsTheGuiSends();
+  const operations = Object.entries(OPERATIONS) as [string, { method: string; path: string }][];
+  const reached = (op: { method: string; path: string }) => sent.has(`${op.method} ${op.path}`);
+
+  it('lists the operations no control sends and that are not named (there must be none)', () => {
+    const missing = operations
+      .filter(([id, op]) => !reached(op) && !(id in OPERATIONS_WITHOUT_A_CONTROL))
+      .map(([id, op]) => `${id} ${op.method} ${op.path}`);
+    expect(missing).toEqual([]);
+  });
+
+  it('keeps the named ones honest: each an operation the GUI does not send, machine-only or a gap', () => {
+    for (const [id, why] of Object.entries(OPERATIONS_WITHOUT_A_CONTROL)) {
+      const op = (OPERATIONS as Record<string, { method: string; path: string }>)[id];
+      expect([id, op && reached(op)]).toEqual([id, false]);
+      expect(why).toMatch(/^(machine|gap): /);
+    }
+  });
+
+  it('sends every operation it names to the API with the method the API takes', () => {
+    const unknown = [...sent].filter(
+      (key) => !operations.some(([, op]) => `${op.method} ${op.path}` === key),
+    );
+    expect(unknown).toEqual([]);
   });
 });

@@ -192,4 +192,28 @@ describe('the SCEP profiles page in Chromium', () => {
     expect(violations).toEqual([]);
     await context.close();
   });
+
+  it("reloads an MDM profile's trust file from its row, and the EST trust bundles from the EST page, after a confirmation", async () => {
+    const { context, page, violations } = await openContext(browser, gateway);
+    await signInWithKey(page, adminKey);
+    await page.goto('/admin/scep-profiles');
+    // Only a profile with MDM validation has a trust file to reload.
+    await expect(page.getByRole('button', { name: 'Reload MDM trust gui-devices' }).count()).resolves.toBe(0);
+    await page.getByRole('button', { name: 'Reload MDM trust gui-managed' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Reload MDM trust', exact: true }).click();
+    await page
+      .getByRole('status')
+      .getByText('Reload MDM trust gui-managed: 1 trust anchor loaded.')
+      .waitFor();
+
+    await page.goto('/admin/est-profiles');
+    await page.getByRole('button', { name: 'Reload trust bundles' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Reload trust bundles', exact: true }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^Reload trust bundles: reloaded /)
+      .waitFor();
+    expect(violations).toEqual([]);
+    await context.close();
+  });
 });

@@ -3,7 +3,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { sparklineSegments } from '../lib/sparkline';
 import { RESOURCE_PAGES, Row, rowName } from '../pages/resource-pages';
 import { Cell, pageOf } from './resource-page';
-import { actionBody, actionPathParams, describeAnswer } from './row-actions';
+import { actionBody, actionPathParams, actionQuery, describeAnswer } from './row-actions';
 import { onceSecret } from './shown-once';
 import { Sparkline } from './monitoring-tools';
 
@@ -56,6 +56,32 @@ describe('row actions', () => {
         actor_id: 'ops',
       }),
     ).toEqual({ actorId: 'ops' });
+  });
+
+  it('fills camelCase parameters from their snake_case fields, and the query from the row', () => {
+    const revoke = {
+      ...action('/api/v1/auth/grants/{actorId}/{roleId}'),
+      queryFields: { scope: 'scope' },
+    };
+    const grant = { actor_id: 'ops', role_id: 'r-viewer', scope: 'team:payments' };
+    expect(actionPathParams(revoke, grant)).toEqual({ actorId: 'ops', roleId: 'r-viewer' });
+    expect(actionQuery(revoke, grant, '')).toEqual({ scope: 'team:payments' });
+    expect(actionQuery(action('/api/v1/x/{id}'), { id: 'a' }, '')).toBeUndefined();
+    const force = { ...action('/api/v1/x/{id}'), reason: { required: true, in: 'force-query' as const } };
+    expect(actionQuery(force, { id: 'a' }, 'gone')).toEqual({ force: 'true', reason: 'gone' });
+  });
+
+  it('describes sessions signed out, trust reloaded and a deployment verified', () => {
+    expect(describeAnswer({ revoked: 2 })).toBe('2 sessions signed out.');
+    expect(describeAnswer({ reloaded: ['a'], kept_previous: [{ path_id: 'b', reason: 'no PEM' }] })).toBe(
+      'reloaded a; kept the previous trust of b: no PEM.',
+    );
+    expect(describeAnswer({ path_id: 'm', trust_anchor_count: 1, trust_loaded_at: 'x' })).toBe(
+      '1 trust anchor loaded.',
+    );
+    expect(describeAnswer({ endpoint: 'h:443', result: 'unreachable', error: 'refused' })).toBe(
+      'h:443: unreachable (refused).',
+    );
   });
 
   it('sends the fields an action takes from the row, a reason in the body, or {} when a body is needed', () => {
@@ -131,8 +157,11 @@ describe('the page table', () => {
       for (const action of page.actions ?? []) {
         const params = [...action.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
         expect(params.length === 1 || !action.field).toBe(true);
+        const snake = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
         if (params.length > 1)
-          for (const param of params) expect(page.columns.map((c) => c.key)).toContain(param);
+          for (const param of params) expect(page.columns.map((c) => c.key)).toContain(snake(param));
+        for (const field of Object.values(action.queryFields ?? {}))
+          expect(page.columns.map((c) => c.key)).toContain(field);
       }
     }
   });

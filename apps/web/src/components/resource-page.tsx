@@ -6,6 +6,7 @@ import { api, unwrap } from '../api/client';
 import { apiQuery, ListParams } from '../lib/list-params';
 import { editOperation, ResourceColumn, ResourcePageSpec, Row, rowName } from '../pages/resource-pages';
 import { RowActions } from './row-actions';
+import { PageActions } from './page-actions';
 import { ShownOnce, useOnceSecret } from './shown-once';
 import { AuditTools } from './audit-tools';
 import { SchemaForm } from './schema-form';
@@ -195,6 +196,9 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
           pathOptions={form.pathOptions}
         />
       ))}
+      {page.pageActions && (
+        <PageActions actions={page.pageActions} invalidate={page.apiPath} onDone={setNotice} />
+      )}
       {notice && (
         <p role="status" className="notice">
           {notice}

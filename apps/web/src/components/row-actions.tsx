@@ -49,18 +49,50 @@ export function describeAnswer(answer: unknown): string {
     const count = `${body.total_moved} certificate${body.total_moved === 1 ? '' : 's'}`;
     return `${count} told to ${between}.`;
   }
+  // Sessions signed out (every other session of the caller).
+  if (typeof body.revoked === 'number')
+    return `${body.revoked} session${body.revoked === 1 ? '' : 's'} signed out.`;
+  // Trust files re-read (EST bundles: a file that does not parse keeps the previous anchors).
+  if (Array.isArray(body.reloaded) && Array.isArray(body.kept_previous)) {
+    const kept = (body.kept_previous as { path_id: string; reason: string }[]).map(
+      (profile) => `; kept the previous trust of ${profile.path_id}: ${profile.reason}`,
+    );
+    return `reloaded ${body.reloaded.length === 0 ? 'none' : body.reloaded.join(', ')}${kept.join('')}.`;
+  }
+  if (typeof body.trust_anchor_count === 'number')
+    return `${body.trust_anchor_count} trust anchor${body.trust_anchor_count === 1 ? '' : 's'} loaded.`;
+  // A deployment's verification: what the endpoint serves against what was deployed.
+  if (typeof body.result === 'string' && typeof body.endpoint === 'string')
+    return `${body.endpoint}: ${body.result}${body.error ? ` (${String(body.error)})` : ''}.`;
   const parts = ['status', 'message', 'latency_ms']
     .filter((key) => body[key] !== undefined)
     .map((key) => `${key}: ${String(body[key])}`);
   return parts.length > 0 ? parts.join(', ') : 'Done.';
 }
 
-/** An action's path parameters from the row: each from the field of its name, or the one `field`. */
+/**
+ * An action's path parameters from the row: each from the field of its name (a camelCase name
+ * from its snake_case field when the row has no other: `{actorId}` from `actor_id`), or the one `field`.
+ */
 export function actionPathParams(action: RowAction, row: Row): Record<string, string> {
   const names = [...action.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+  const fieldOf = (name: string) =>
+    name in row ? name : name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
   return Object.fromEntries(
-    names.map((name) => [name, String(row[names.length === 1 && action.field ? action.field : name])]),
+    names.map((name) => [
+      name,
+      String(row[names.length === 1 && action.field ? action.field : fieldOf(name)]),
+    ]),
   );
+}
+
+/** The query an action sends for a row: its `queryFields` from the row, and a forced reason. */
+export function actionQuery(action: RowAction, row: Row, reason: string): Record<string, string> | undefined {
+  const fromRow = Object.fromEntries(
+    Object.entries(action.queryFields ?? {}).map(([parameter, field]) => [parameter, String(row[field])]),
+  );
+  const query = action.reason?.in === 'force-query' ? { ...fromRow, force: 'true', reason } : fromRow;
+  return Object.keys(query).length > 0 ? query : undefined;
 }
 
 /**
@@ -96,7 +128,7 @@ export function RowActions(props: {
       const path = action.path as '/api/v1/jobs/{id}/cancel';
       const pathParams = actionPathParams(action, props.row) as { id: string };
       if (action.method === 'DELETE') {
-        const query = action.reason?.in === 'force-query' ? { force: 'true', reason } : undefined;
+        const query = actionQuery(action, props.row, reason);
         return unwrap(
           api.DELETE(path as unknown as '/api/v1/agents/{id}', {
             params: { path: pathParams, query: query as never },

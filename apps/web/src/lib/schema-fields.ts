@@ -89,7 +89,9 @@ export function formFields(schema: JsonSchema): FormField[] {
   return Object.entries(schema.properties ?? {}).map(([name, property]) => {
     const type = typeOf(property);
     const base = { name, required: required.has(name), description: property.description };
-    if (property.enum) return { ...base, kind: 'select', options: property.enum.map(String) };
+    // A nullable enum lists `null`, which the select's empty choice already sends as nothing.
+    if (property.enum)
+      return { ...base, kind: 'select', options: property.enum.filter((v) => v !== null).map(String) };
     if (type === 'boolean')
       return { ...base, kind: 'boolean', ...(DEFAULT_ON.has(name) ? { defaultOn: true } : {}) };
     if (type === 'integer' || type === 'number') {

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { describeAnswer } from '../components/row-actions';
+import { SchemaForm } from '../components/schema-form';
 import { api, unwrap } from '../api/client';
 import {
   ConfirmDialog,
@@ -22,11 +23,15 @@ function download(name: string, blob: Blob): void {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-/** One certificate: its fields, versions, downloads, renew (force) and revoke with a reason. */
+/**
+ * One certificate: its fields, versions, downloads, renew (force), revoke with a reason, its edit
+ * form and archive.
+ */
 export function CertificateDetailPage() {
   const { id = '' } = useParams();
   const queryClient = useQueryClient();
   const [revoking, setRevoking] = useState<string>();
+  const [archiving, setArchiving] = useState(false);
   const [notice, setNotice] = useState<string>();
   const [targetId, setTargetId] = useState('');
   const targets = useQuery({
@@ -89,6 +94,14 @@ export function CertificateDetailPage() {
     onSuccess: () => {
       setRevoking(undefined);
       setNotice('Revoked.');
+      refresh();
+    },
+  });
+  const archive = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/api/v1/certificates/{id}', { params: { path: { id } } })),
+    onSuccess: () => {
+      setArchiving(false);
+      setNotice('Archived.');
       refresh();
     },
   });
@@ -197,7 +210,25 @@ export function CertificateDetailPage() {
             >
               Revoke…
             </button>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => setArchiving(true)}
+              disabled={c.status === 'Archived'}
+            >
+              Archive…
+            </button>
           </div>
+          <SchemaForm
+            key={c.id}
+            path="/api/v1/certificates/{id}"
+            method="PUT"
+            id={c.id}
+            record={c}
+            title={`Edit ${c.name}`}
+            invalidate="certificate"
+            submitLabel="Save"
+          />
           <form
             className="deploy"
             onSubmit={(event) => {
@@ -273,6 +304,20 @@ export function CertificateDetailPage() {
             </table>
           )}
         </>
+      )}
+      {archiving && (
+        <ConfirmDialog
+          title={`Archive ${c?.name ?? 'this certificate'}?`}
+          confirmLabel="Archive"
+          confirmDisabled={archive.isPending}
+          onCancel={() => setArchiving(false)}
+          onConfirm={() => archive.mutate()}
+        >
+          <p>
+            It leaves the default certificate list (the Archived status filter shows it); it is not revoked.
+          </p>
+          <ErrorNotice error={archive.error} />
+        </ConfirmDialog>
       )}
       {revoking !== undefined && (
         <ConfirmDialog
