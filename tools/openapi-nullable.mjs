@@ -9,16 +9,6 @@
 /** Validation options of validateDto (libs/platform/src/validation/validate-dto.ts). */
 const VALIDATE_OPTIONS = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true };
 
-/**
- * Properties the validator lets through as null but the service cannot take: documented as not
- * nullable until the DTO refuses null itself (each names the defect).
- */
-export const NOT_NULLABLE = {
-  // host inherits @IsOptional from HealthCheckChanges: null (or no host) reaches the NOT NULL
-  // column and is refused as "a value is outside what the store accepts".
-  CreateHealthCheckRequest: ['host'],
-};
-
 /** Whether `cls` accepts `{ [property]: null }` as far as `property` goes. */
 export function acceptsNull(cls, property, { validateSync, plainToInstance }) {
   const instance = plainToInstance(cls, { [property]: null }, { exposeDefaultValues: false });
@@ -75,9 +65,7 @@ export function withNullableBodies(schemas, bodyNames, classes, validator) {
     const properties = Object.fromEntries(
       Object.entries(schema.properties).map(([property, propertySchema]) => [
         property,
-        !(NOT_NULLABLE[name] ?? []).includes(property) && acceptsNull(cls, property, validator)
-          ? nullable(propertySchema)
-          : propertySchema,
+        acceptsNull(cls, property, validator) ? nullable(propertySchema) : propertySchema,
       ]),
     );
     result[name] = { ...schema, properties };

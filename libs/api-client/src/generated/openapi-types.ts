@@ -4302,7 +4302,7 @@ export interface components {
         CreateHealthCheckRequest: {
             enabled?: boolean | null;
             expected_fingerprint?: string | null;
-            host?: string;
+            host: string;
             interval_seconds?: number | null;
             name?: string | null;
             port?: number | null;

@@ -103,18 +103,15 @@ export interface HealthCheckDeleted {
   id: string;
 }
 
-/** Fields of PUT /api/v1/health-checks/{id}: those left out keep their value. */
-export class HealthCheckChanges {
+/**
+ * The fields of a health check but its host, shared by create and update: a host is required on
+ * create, and class-validator keeps a parent's @IsOptional on a redeclared property.
+ */
+class HealthCheckFields {
   @IsOptional()
   @IsString()
   @MaxLength(255)
   name?: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(253)
-  @Matches(HOST_PATTERN, { message: HOST_MESSAGE('host') })
-  host?: string;
 
   @IsOptional()
   @IsInt({ message: 'port must be an integer' })
@@ -152,13 +149,22 @@ export class HealthCheckChanges {
   enabled?: boolean;
 }
 
-/** The body of POST /api/v1/health-checks. */
-export class CreateHealthCheckRequest extends HealthCheckChanges {
+/** Fields of PUT /api/v1/health-checks/{id}: those left out keep their value. */
+export class HealthCheckChanges extends HealthCheckFields {
+  @IsOptional()
   @IsString()
+  @MaxLength(253)
+  @Matches(HOST_PATTERN, { message: HOST_MESSAGE('host') })
+  host?: string;
+}
+
+/** The body of POST /api/v1/health-checks. */
+export class CreateHealthCheckRequest extends HealthCheckFields {
+  @IsString({ message: 'host is required' })
   @IsNotEmpty({ message: 'host is required' })
   @MaxLength(253)
   @Matches(HOST_PATTERN, { message: HOST_MESSAGE('host') })
-  declare host: string;
+  host!: string;
 }
 
 export class HealthCheckIdRequest {
