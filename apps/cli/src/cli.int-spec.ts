@@ -222,12 +222,10 @@ describe('the certlane CLI against a running system', () => {
     await json(['certs', 'create', '--id', 'cli-renew', '--common-name', 'renew.example.com']);
     const renewed = await cli(['certs', 'renew', 'cli-renew', '--force', '--wait', '-o', 'json']);
     expect(renewed.code).toBe(0);
-    const documents = renewed.stdout
-      .trim()
-      .split(/\n(?=\{)/)
-      .map((text) => JSON.parse(text) as Record<string, unknown>);
-    expect(documents[0].job_id).toEqual(expect.any(String));
-    expect(documents[1]).toMatchObject({ id: documents[0].job_id, status: 'Completed' });
+    // One JSON document for a script: the reply and the job it waited for.
+    const { reply, job } = JSON.parse(renewed.stdout) as { reply: { job_id: string }; job: unknown };
+    expect(reply.job_id).toEqual(expect.any(String));
+    expect(job).toMatchObject({ id: reply.job_id, status: 'Completed' });
     expect((await json(['certs', 'versions', 'cli-renew'])).total).toBe(2);
   });
 

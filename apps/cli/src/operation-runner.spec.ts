@@ -109,6 +109,25 @@ describe(runOperation.name, () => {
     expect(error === undefined ? undefined : exitCodeOf(error)).toBe(code);
   });
 
+  it('--wait -o json prints one document, the reply and the job it waited for', async () => {
+    const out = io();
+    const client = {
+      call: async (id: string) =>
+        id === 'renewCertificate'
+          ? { status: 'accepted', job_id: 'job-7' }
+          : { id: 'job-7', status: 'Completed' },
+    };
+    await runOperation(
+      client as never,
+      out.io,
+      request('renewCertificate', { path: { id: 'web-1' }, wait: true }),
+    );
+    expect(JSON.parse(out.stdout())).toEqual({
+      reply: { status: 'accepted', job_id: 'job-7' },
+      job: { id: 'job-7', status: 'Completed' },
+    });
+  });
+
   it('--wait gives up at --timeout on a job still held, exiting timed out with its status', async () => {
     const client = { call: async () => ({ id: 'job-1', status: 'AwaitingApproval' }) };
     const error = await failureOf(

@@ -52,16 +52,18 @@ export async function runOperation(
     request.idsField && Array.isArray(ids) && ids.length > request.idsField.batch
       ? await inBatches(call, io, request, request.idsField, ids as string[])
       : await call(operationId, { path: request.path, query, body });
-  io.stdout.write(render(reply, request.output));
-  const failed = failedItems(reply);
-  if (failed) throw failed;
-  if (!request.wait) return;
+  // A script reading `-o json|yaml` gets one document: with --wait, `{reply, job}` at the end.
+  const oneDocument = request.wait && (request.output === 'json' || request.output === 'yaml');
   const jobId = (reply as { job_id?: unknown } | undefined)?.job_id;
   const id = operationId === 'getJob' ? request.path.id : typeof jobId === 'string' ? jobId : undefined;
+  const failed = failedItems(reply);
+  if (!oneDocument || failed || !id) io.stdout.write(render(reply, request.output));
+  if (failed) throw failed;
+  if (!request.wait) return;
   if (!id) throw new UsageError(`--wait: ${request.commandLine} started no job to wait for`);
   const timeoutMs = request.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
   const result = await waitForJob(client, io, id, { timeoutMs });
-  io.stdout.write(render(result.job, request.output));
+  io.stdout.write(render(oneDocument ? { reply, job: result.job } : result.job, request.output));
   const outcome = waitOutcome(id, result, timeoutMs);
   if (outcome) throw outcome;
 }
