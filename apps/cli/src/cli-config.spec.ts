@@ -76,6 +76,13 @@ describe(resolveConnection.name, () => {
   it('refuses a context that does not exist', () => {
     expect(() => resolve({ context: 'nope' })).toThrow(UsageError);
   });
+
+  it('refuses a current context that names no context (as kubectl), unless --context picks one', () => {
+    const stale: CliConfig = { ...config, 'current-context': 'deleted' };
+    const resolveStale = (flags: object) => resolveConnection(flags, {}, stale, read, () => '');
+    expect(() => resolveStale({})).toThrow(/current context "deleted" is not defined/);
+    expect(resolveStale({ context: 'lab' })).toMatchObject({ server: 'https://lab:8443' });
+  });
 });
 
 describe(anchorContextPaths.name, () => {

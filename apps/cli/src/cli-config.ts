@@ -98,6 +98,11 @@ export function resolveConnection(
   const context = contextName ? config.contexts[contextName] : undefined;
   if (flags.context && !context)
     throw new UsageError(`no context "${flags.context}" (certlane config get-contexts lists them)`);
+  // As kubectl: a current context that names nothing is an error, not a silent fallback.
+  if (!flags.context && contextName && !context)
+    throw new UsageError(
+      `the current context "${contextName}" is not defined: certlane config use-context <name> (config get-contexts lists them)`,
+    );
   // An empty variable is an unset one (`SERVICE_SERVER_URL= certlane ...`).
   const fromEnv = (name: string) => env[name] || undefined;
   const chosen = <T>(flag: T | undefined, fromContext: T | undefined, environment: T | undefined) =>

@@ -111,6 +111,13 @@ describe('certlane before it connects', () => {
     expect([ids.code, ids.stderr]).toEqual([2, expect.stringContaining('cannot read the ids file')]);
   });
 
+  it('refuses --api-key-stdin with a body or ids file read from standard input too', async () => {
+    const body = await run(['renewal-policies', 'create', '--api-key-stdin', '--body-file', '-']);
+    expect([body.code, body.stderr]).toEqual([2, expect.stringContaining('both read standard input')]);
+    const ids = await run(['bulk', 'renew', '--api-key-stdin', '--ids-file', '-']);
+    expect([ids.code, ids.stderr]).toEqual([2, expect.stringContaining('--ids-file - both read')]);
+  });
+
   it('offers --null for the fields that take null, and refuses one that does not', async () => {
     const help = await run(['health-checks', 'update', '--help']);
     expect(help.stdout).toMatch(/--null <field>/);

@@ -233,6 +233,10 @@ function addOperationCommand(
     const self = args[args.length - 1] as Command;
     const options = self.optsWithGlobals<GlobalOptions & Record<string, unknown>>();
     const path = Object.fromEntries(operation.pathParams.map((name, index) => [name, String(args[index])]));
+    if (options.apiKeyStdin && (options.bodyFile === '-' || options.idsFile === '-'))
+      throw new UsageError(
+        `--api-key-stdin and --${options.bodyFile === '-' ? 'body' : 'ids'}-file - both read standard input: give the key with --api-key-file`,
+      );
     const bodyFile = options.bodyFile ? await readBodyFile(String(options.bodyFile), io) : undefined;
     const input = inputFromFlags(flags, options, bodyFile);
     const body =
