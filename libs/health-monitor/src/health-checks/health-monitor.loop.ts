@@ -42,12 +42,19 @@ export const HEALTH_CHECK_TRIM_EVERY = 50;
 
 interface Probed {
   id: string;
+  /** Where the probe went: the claimed check's endpoint. */
+  endpoint: Pick<HealthCheckRow, 'host' | 'port' | 'sni'>;
   outcome: ProbeOutcome;
   /** When the handshake ended: the result's checked_at and the time the verdict is judged at. */
   at: Date;
   done: () => void;
   failed: (error: unknown) => void;
 }
+
+const sameEndpoint = (
+  a: Pick<HealthCheckRow, 'host' | 'port' | 'sni'>,
+  b: Pick<HealthCheckRow, 'host' | 'port' | 'sni'>,
+) => a.host === b.host && a.port === b.port && a.sni === b.sni;
 
 /**
  * The monitor loop (spec 1, 3, 8; ADR 0057). Every second it claims the checks due in the next
@@ -104,7 +111,7 @@ export class HealthMonitorLoop implements OnApplicationBootstrap, OnApplicationS
         // batch, so a slow database delays results, not the probes due after them.
         const probe = async () => {
           const outcome = await this.probe(row);
-          this.submit(row.id, outcome).catch((error: unknown) => this.warn(error));
+          this.submit(row, outcome).catch((error: unknown) => this.warn(error));
         };
         this.scheduled++;
         const due = () => {
@@ -140,7 +147,7 @@ export class HealthMonitorLoop implements OnApplicationBootstrap, OnApplicationS
         (row) =>
           new Promise<void>((resolve, reject) => {
             this.enqueue(() =>
-              this.probe(row).then((outcome) => this.submit(row.id, outcome).then(resolve, reject)),
+              this.probe(row).then((outcome) => this.submit(row, outcome).then(resolve, reject)),
             );
           }),
       ),
@@ -206,9 +213,10 @@ export class HealthMonitorLoop implements OnApplicationBootstrap, OnApplicationS
   }
 
   /** Queues a probe's outcome for the recorder; resolves once it is written. */
-  private submit(id: string, probed: { outcome: ProbeOutcome; at: Date }): Promise<void> {
+  private submit(claimed: HealthCheckRow, probed: { outcome: ProbeOutcome; at: Date }): Promise<void> {
+    const { id, host, port, sni } = claimed;
     return new Promise<void>((done, failed) => {
-      this.toRecord.push({ id, ...probed, done, failed });
+      this.toRecord.push({ id, endpoint: { host, port, sni }, ...probed, done, failed });
       this.recording ??= this.drain();
     });
   }
@@ -240,9 +248,12 @@ export class HealthMonitorLoop implements OnApplicationBootstrap, OnApplicationS
       const events: HealthCheckStatusChanged[] = [];
       const results: (HealthCheckResultWrite & { health_check_id: string })[] = [];
       const trim: string[] = [];
-      for (const { id, outcome, at } of batch) {
+      for (const { id, endpoint, outcome, at } of batch) {
         const row = current.get(id);
         if (!row) continue; // deleted while probing
+        // Disabled while probing, or pointed at another endpoint: this outcome is not the check's
+        // any more (no result, no status change, no notification about the old endpoint).
+        if (!row.enabled || !sameEndpoint(row, endpoint)) continue;
         const verdict = judgeProbe(outcome.observation, at);
         const transition = nextHealthState(stateOf(row), {
           kind: 'probe',

@@ -9,6 +9,20 @@ import { describePeer } from './peer-certificate';
 
 export const PROBE_TIMEOUT_MS = 10_000;
 
+/** The host's addresses (`dns.lookup`, so /etc/hosts and the system resolver apply). */
+export type HostLookup = (host: string) => Promise<{ address: string }[]>;
+
+const systemLookup: HostLookup = (host) => lookup(host, { all: true, verbatim: true });
+
+/**
+ * The probe's TLS floor and cipher level: the oldest a server may still speak. A monitor reports
+ * what is served, and the endpoints a discovery scan exists to find are the forgotten ones, which
+ * speak TLS 1.0 with legacy ciphers; Node's defaults (TLS 1.2, OpenSSL security level 1) turned
+ * such a server into a "protocol version" error with no certificate recorded. The protocol spoken
+ * is recorded as the result's `tls_version`.
+ */
+export const PROBE_TLS_OPTIONS = { minVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' } as const;
+
 export interface ProbeTarget {
   host: string;
   port: number;
@@ -32,15 +46,22 @@ export interface ProbeOutcome {
 @Injectable()
 export class TlsProber {
   private readonly allowList: Cidr[];
-  /** How long a probe waits for the handshake (tests shorten it for the slow server). */
+  /**
+   * How long a whole probe may take, name resolution included (tests shorten it for the slow
+   * server): a resolver that does not answer must not hold a probe slot or a scan worker longer.
+   */
   timeoutMs = PROBE_TIMEOUT_MS;
+  /** Name resolution (tests replace it with a resolver that never answers). */
+  lookupHost: HostLookup = systemLookup;
+  /** The TLS dial (tests wrap it to watch the probe's socket). */
+  dial: typeof connect = connect;
 
   /**
    * One TLS context for every probe: `tls.connect` would otherwise build a new one per
    * connection, which dominated a network scan's CPU (bench/discovery). Nothing is verified, so
    * the context holds no trust store choice that could differ between probes.
    */
-  private readonly secureContext = createSecureContext();
+  private readonly secureContext = createSecureContext(PROBE_TLS_OPTIONS);
 
   constructor(@Inject(CERTLANE_CONFIG) config: CertlaneConfig) {
     this.allowList = parseAllowList(config.networkAllowCidrs.join(','));
@@ -54,16 +75,19 @@ export class TlsProber {
       tls_version: null,
       chain: [],
     });
+    const deadline = performance.now() + timeoutMs;
     let address: string;
     try {
-      address = await this.resolve(target.host);
+      address = await this.resolve(target.host, timeoutMs);
     } catch (error) {
       return failed((error as Error).message);
     }
     const servername = target.sni ?? (isIP(target.host) ? undefined : target.host);
     const started = performance.now();
+    // The handshake gets what resolution left of the probe's deadline.
+    const remainingMs = Math.max(0, Math.round(deadline - started));
     return new Promise<ProbeOutcome>((resolve) => {
-      const socket = connect({
+      const socket = this.dial({
         host: address,
         port: target.port,
         servername,
@@ -73,7 +97,7 @@ export class TlsProber {
       const timer = setTimeout(() => {
         socket.destroy();
         resolve(failed(`no TLS handshake within ${timeoutMs} ms`));
-      }, timeoutMs);
+      }, remainingMs);
       // A throw in this listener would be uncaught and end the process: every outcome resolves.
       socket.once('secureConnect', () => {
         clearTimeout(timer);
@@ -99,7 +123,9 @@ export class TlsProber {
         } catch (error) {
           outcome = { ...failed((error as Error).message), handshake_ms };
         }
-        socket.end();
+        // Closed, not just ended: end() alone waits for the server's side to close, and a server
+        // that never closes it kept the probe's socket (a file descriptor) open for good.
+        socket.destroySoon();
         resolve(outcome);
       });
       socket.once('error', (error) => {
@@ -110,9 +136,13 @@ export class TlsProber {
     });
   }
 
-  /** The one address dialled: every resolved answer must pass, so a mixed answer cannot sneak in. */
-  private async resolve(host: string): Promise<string> {
-    const answers = isIP(host) ? [{ address: host }] : await lookup(host, { all: true, verbatim: true });
+  /**
+   * The one address dialled: every resolved answer must pass, so a mixed answer cannot sneak in.
+   * Resolution is bounded by the probe's timeout (a getaddrinfo call cannot be cancelled; the
+   * probe stops waiting for it).
+   */
+  private async resolve(host: string, timeoutMs: number): Promise<string> {
+    const answers = isIP(host) ? [{ address: host }] : await this.lookupWithin(host, timeoutMs);
     if (answers.length === 0) throw new Error(`${host} did not resolve`);
     for (const { address } of answers) {
       const verdict = checkDestination(address, this.allowList);
@@ -120,5 +150,16 @@ export class TlsProber {
         throw new Error(`refused to connect to ${address}: reserved address (${verdict.reason})`);
     }
     return answers[0].address;
+  }
+
+  private lookupWithin(host: string, timeoutMs: number): Promise<{ address: string }[]> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`${host} did not resolve within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    return Promise.race([this.lookupHost(host), expired]).finally(() => clearTimeout(timer));
   }
 }
