@@ -1,4 +1,5 @@
 import { CertlaneError, CreateApiKeyRequest, ErrorCode, KeyManager, PageQuery } from '@certlane/contracts';
+import { assertNoEscalation, defaultRolePermissions } from '../auth/escalation';
 import { declareRoute, RouteInput } from '../routes/route-declaration';
 
 /**
@@ -23,6 +24,7 @@ function assertMayCreate({ body, actor }: RouteInput<CreateApiKeyRequest, object
       permission: 'auth.role.assign',
     });
   }
+  assertNoEscalation(actor, roleIds.flatMap(defaultRolePermissions), 'a key with these roles');
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   PermissionCatalogue,
   RoleChanges,
 } from '@certlane/contracts';
+import { assertNoEscalation, defaultRolePermissions } from '../auth/escalation';
 import { declareAnsweredRoute, declareRoute } from '../routes/route-declaration';
 
 const ROLES = '/api/v1/auth/roles';
@@ -55,6 +56,7 @@ export const ROLE_ROUTES = [
     body: CreateRoleRequest,
     response: 'RoleDto',
     audit: 'auth.role_created',
+    check: ({ body, actor }) => assertNoEscalation(actor, body.permissions, 'this role'),
     payload: ({ body }) => body,
   }),
   declareRoute({
@@ -78,6 +80,7 @@ export const ROLE_ROUTES = [
     body: RoleChanges,
     response: 'RoleDto',
     audit: 'auth.role_updated',
+    check: ({ body, actor }) => assertNoEscalation(actor, body.permissions ?? [], 'this role change'),
     payload: ({ params, body }) => ({ ...body, id: params.id }),
   }),
   declareRoute({
@@ -117,6 +120,7 @@ export const ROLE_ROUTES = [
       if (body.role_id === 'r-admin' && !actor?.admin) {
         throw new CertlaneError(ErrorCode.Forbidden, 'only an admin can grant r-admin');
       }
+      assertNoEscalation(actor, defaultRolePermissions(body.role_id), `granting ${body.role_id}`);
     },
     payload: ({ body, actor }) => ({ ...body, granted_by: actor?.id ?? 'unknown' }),
   }),

@@ -51,6 +51,13 @@ export class UserService {
     }
     const result = await this.users.transaction(async (manager) => {
       if (!(await this.users.find(manager, id))) throw notFound(id);
+      // The last active admin stays: without one nobody could manage roles or users any more.
+      if ((await this.users.isAdmin(manager, id)) && !(await this.users.anotherActiveAdmin(manager, id))) {
+        throw new CertlaneError(
+          ErrorCode.Conflict,
+          `${id} is the last active admin: grant r-admin to another actor before deactivating it`,
+        );
+      }
       const user = await this.users.setActive(manager, id, false);
       const keys = await this.deleteKeys(manager, id, false);
       const sessions = await this.sessions.revokeAllOf(manager, id);

@@ -84,4 +84,32 @@ export class UserRepository {
     const [, count]: [unknown, number] = await manager.query('DELETE FROM users WHERE id = $1', [id]);
     return count;
   }
+
+  /**
+   * Whether an admin other than `id` can still act: an actor holding r-admin or a live admin key
+   * whose user is active (an actor without a user row counts as active). Serialized with every
+   * deactivation by an advisory lock, so two concurrent calls cannot remove the last two admins.
+   */
+  async anotherActiveAdmin(manager: EntityManager, id: string): Promise<boolean> {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['certlane:auth:active-admins']);
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM (
+         SELECT actor_id FROM actor_roles WHERE role_id = 'r-admin'
+         UNION SELECT actor_id FROM api_keys WHERE admin AND (expires_at IS NULL OR expires_at > now())
+       ) a LEFT JOIN users u ON u.id = a.actor_id
+       WHERE a.actor_id <> $1 AND COALESCE(u.active, true) LIMIT 1`,
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  /** Whether `id` is an admin: it holds r-admin or an admin key. */
+  async isAdmin(manager: EntityManager, id: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM actor_roles WHERE actor_id = $1 AND role_id = 'r-admin'
+       UNION ALL SELECT 1 FROM api_keys WHERE actor_id = $1 AND admin LIMIT 1`,
+      [id],
+    );
+    return rows.length > 0;
+  }
 }
