@@ -36,7 +36,14 @@ export interface IssuerRevocationOutcome {
 
 /** One certificate of a `revokeMany` call. */
 export type RevokeOutcome =
-  | { certificate_id: string; ok: true; from: string; issuer: IssuerRevocationOutcome[] }
+  | {
+      certificate_id: string;
+      ok: true;
+      from: string;
+      issuer: IssuerRevocationOutcome[];
+      /** The certificate's open issuance and renewal jobs the revocation cancelled. */
+      cancelled_job_ids: string[];
+    }
   | { certificate_id: string; ok: false; error: CertlaneError };
 
 /** Renew, deploy and revoke a managed certificate (spec 4.2, section 3). */
@@ -159,6 +166,7 @@ export class CertificateLifecycleService {
           reason,
           from: first.from,
           issuer: first.issuer,
+          cancelled_job_ids: first.cancelled_job_ids,
         }),
       );
       return outcomes;
@@ -200,9 +208,16 @@ export class CertificateLifecycleService {
         (revoked.already_revoked || current.revocation_reason !== 'certificateHold')
       )
         return;
-      await this.transitions.applyCertificateEvent(manager, current, { kind: 'revoke' }, context, {
-        reason: revoked.reason,
-      });
+      const row = await this.transitions.applyCertificateEvent(
+        manager,
+        current,
+        { kind: 'revoke' },
+        context,
+        {
+          reason: revoked.reason,
+        },
+      );
+      const cancelled = await this.withdrawVersionJobs(manager, row, context);
       await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateRevoked, 'certificate', current.id, context, {
@@ -210,6 +225,7 @@ export class CertificateLifecycleService {
           from: current.status,
           issuer_id: revoked.issuer_id,
           serial_number: revoked.serial_hex,
+          cancelled_job_ids: cancelled,
         }),
       );
     });
@@ -296,12 +312,47 @@ export class CertificateLifecycleService {
         }
         throw error;
       }
-      await this.transitions.applyCertificateEvent(manager, current, { kind: 'revoke' }, context, { reason });
+      const revoked = await this.transitions.applyCertificateEvent(
+        manager,
+        current,
+        { kind: 'revoke' },
+        context,
+        { reason },
+      );
+      const cancelled = await this.withdrawVersionJobs(manager, revoked, context);
       const versions = await this.certificates.versionsToRevoke(manager, id);
       const issuer = await this.revokeAtIssuers(manager, id, versions, reason, context);
-      outcomes.push({ certificate_id: id, ok: true, from: current.status, issuer });
+      outcomes.push({
+        certificate_id: id,
+        ok: true,
+        from: current.status,
+        issuer,
+        cancelled_job_ids: cancelled,
+      });
     }
     return outcomes;
+  }
+
+  /**
+   * A revoked certificate's open issuance and renewal jobs are cancelled (ADR 0024 amendment): a
+   * renewal requested before the revocation would otherwise, once an agent sent its CSR or the
+   * approval came, store a new version and move the certificate from Revoked back to Active,
+   * silently undoing a revocation (keyCompromise included). The certificate is locked and already
+   * Revoked, so the machine's renewal-abandoned leaves it Revoked; held approvals are rejected
+   * with their jobs. Renewing it afterwards (one by one) stays allowed. Returns the cancelled ids.
+   */
+  private async withdrawVersionJobs(
+    manager: EntityManager,
+    certificate: CertificateRow,
+    context?: RequestContext,
+  ): Promise<string[]> {
+    const cancelled: string[] = [];
+    let row = certificate;
+    for (const job of await this.jobs.openVersionJobs(manager, [certificate.id], [])) {
+      row = (await this.transitions.cancelJob(manager, job, row, context, 'certificate revoked')).certificate;
+      cancelled.push(job.id);
+    }
+    return cancelled;
   }
 
   /**

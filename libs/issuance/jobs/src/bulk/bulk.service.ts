@@ -181,6 +181,11 @@ export class BulkService {
           reason,
         );
         await this.statusEvents(manager, changes, at, context);
+        await this.withdrawVersionJobs(
+          manager,
+          changes.map((change) => change.id),
+          context,
+        );
       }
       return {
         matched: rows.length,
@@ -210,6 +215,23 @@ export class BulkService {
       recorded_only_ids: result.recorded_only.slice(0, AUDITED_IDS_MAX).map((item) => item.certificate_id),
     });
     return result;
+  }
+
+  /**
+   * The open issuance and renewal jobs of certificates this batch revoked are cancelled, as a
+   * single revoke does (ADR 0024 amendment): a late CSR or approval would otherwise store a new
+   * version and move a Revoked certificate back to Active. The certificates are locked (the
+   * batch's lock), their jobs are locked after them; the machine leaves them Revoked.
+   */
+  private async withdrawVersionJobs(
+    manager: EntityManager,
+    certificateIds: string[],
+    context?: RequestContext,
+  ): Promise<void> {
+    for (const job of await this.jobs.openVersionJobs(manager, certificateIds, [])) {
+      const certificate = await this.transitions.lockCertificate(manager, job.certificate_id);
+      await this.transitions.cancelJob(manager, job, certificate, context, 'certificate revoked');
+    }
   }
 
   async renew(request: BulkRenewRequest, context?: RequestContext): Promise<BulkRenewResult> {
