@@ -217,7 +217,12 @@ export class CertificateLifecycleService {
           reason: revoked.reason,
         },
       );
-      const cancelled = await this.withdrawVersionJobs(manager, row, context);
+      const { cancelled } = await this.transitions.withdrawVersionJobs(
+        manager,
+        row,
+        context,
+        'certificate revoked',
+      );
       await this.outbox.audit(
         manager,
         lifecycleAudit(AuditAction.CertificateRevoked, 'certificate', current.id, context, {
@@ -319,7 +324,12 @@ export class CertificateLifecycleService {
         context,
         { reason },
       );
-      const cancelled = await this.withdrawVersionJobs(manager, revoked, context);
+      const { cancelled } = await this.transitions.withdrawVersionJobs(
+        manager,
+        revoked,
+        context,
+        'certificate revoked',
+      );
       const versions = await this.certificates.versionsToRevoke(manager, id);
       const issuer = await this.revokeAtIssuers(manager, id, versions, reason, context);
       outcomes.push({
@@ -331,28 +341,6 @@ export class CertificateLifecycleService {
       });
     }
     return outcomes;
-  }
-
-  /**
-   * A revoked certificate's open issuance and renewal jobs are cancelled (ADR 0024 amendment): a
-   * renewal requested before the revocation would otherwise, once an agent sent its CSR or the
-   * approval came, store a new version and move the certificate from Revoked back to Active,
-   * silently undoing a revocation (keyCompromise included). The certificate is locked and already
-   * Revoked, so the machine's renewal-abandoned leaves it Revoked; held approvals are rejected
-   * with their jobs. Renewing it afterwards (one by one) stays allowed. Returns the cancelled ids.
-   */
-  private async withdrawVersionJobs(
-    manager: EntityManager,
-    certificate: CertificateRow,
-    context?: RequestContext,
-  ): Promise<string[]> {
-    const cancelled: string[] = [];
-    let row = certificate;
-    for (const job of await this.jobs.openVersionJobs(manager, [certificate.id], [])) {
-      row = (await this.transitions.cancelJob(manager, job, row, context, 'certificate revoked')).certificate;
-      cancelled.push(job.id);
-    }
-    return cancelled;
   }
 
   /**

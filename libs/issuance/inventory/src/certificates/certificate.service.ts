@@ -312,11 +312,17 @@ export class CertificateService {
   async archive(id: string, context?: RequestContext): Promise<CertificateDto> {
     return this.unitOfWork.run(async (manager) => {
       const current = await this.transitions.lockCertificate(manager, id);
-      const row = await this.transitions.applyCertificateEvent(
+      const archived = await this.transitions.applyCertificateEvent(
         manager,
         current,
         { kind: 'archive' },
         context,
+      );
+      const { certificate: row, cancelled } = await this.transitions.withdrawVersionJobs(
+        manager,
+        archived,
+        context,
+        'certificate archived',
       );
       // Its open policy violations are resolved (the sweep passes archived certificates by).
       await this.policies.evaluateCertificates(manager, [id]);
@@ -324,7 +330,10 @@ export class CertificateService {
       await this.outbox.add(manager, 'issuance.v1.certificate.archived', dto, context?.actor_id);
       await this.outbox.audit(
         manager,
-        lifecycleAudit(AuditAction.CertificateArchived, 'certificate', id, context, { from: current.status }),
+        lifecycleAudit(AuditAction.CertificateArchived, 'certificate', id, context, {
+          from: current.status,
+          cancelled_job_ids: cancelled,
+        }),
       );
       return dto;
     });

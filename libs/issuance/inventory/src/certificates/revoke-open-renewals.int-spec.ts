@@ -6,7 +6,8 @@ import { Client } from 'pg';
 /**
  * Revoking a certificate cancels its open issuance and renewal jobs (ADR 0024 amendment): a
  * renewal requested before the revocation must not, once its agent sends the CSR, store a new
- * version and move the certificate from Revoked back to Active. One revoke and bulk revoke alike.
+ * version and move the certificate from Revoked back to Active. One revoke and bulk revoke alike,
+ * and archiving, whose late CSR would get a certificate signed for an archived record.
  */
 describe('revoking a certificate with a renewal in progress', () => {
   let system: TestSystem;
@@ -81,5 +82,14 @@ describe('revoking a certificate with a renewal in progress', () => {
     expect(result.total_revoked).toBe(1);
     expect(await statusOf(id)).toBe('Revoked');
     expect(await jobsOf(id)).toEqual([{ status: 'Cancelled', last_error: 'certificate revoked' }]);
+  });
+
+  it('archiving cancels the open renewal too: no late CSR signs a certificate for an archived record', async () => {
+    const id = await seed();
+    await bus.request('issuance.v1.renew-certificate', { id }, { context: context() });
+    const archived = await bus.request('issuance.v1.archive-certificate', { id }, { context: context() });
+    expect(archived.status).toBe('Archived');
+    expect(await statusOf(id)).toBe('Archived');
+    expect(await jobsOf(id)).toEqual([{ status: 'Cancelled', last_error: 'certificate archived' }]);
   });
 });

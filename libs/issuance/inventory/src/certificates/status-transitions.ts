@@ -241,6 +241,28 @@ export class StatusTransitions {
     return this.transitionJob(manager, job, certificate, { kind: 'cancel' }, context, { error: reason });
   }
 
+  /**
+   * Cancels the open issuance and renewal jobs of a certificate just revoked or archived (locked,
+   * ADR 0024 amendment): a late CSR or approval would otherwise store a new version, moving a
+   * revoked certificate back to Active or signing one for an archived record. The machine's
+   * renewal-abandoned leaves either status as it is; approvals held for the jobs are withdrawn with
+   * them. Returns the certificate as it ends and the cancelled job ids.
+   */
+  async withdrawVersionJobs(
+    manager: EntityManager,
+    certificate: CertificateRow,
+    context: RequestContext | undefined,
+    reason: string,
+  ): Promise<{ certificate: CertificateRow; cancelled: string[] }> {
+    const cancelled: string[] = [];
+    let row = certificate;
+    for (const job of await this.jobs.openVersionJobs(manager, [certificate.id], [])) {
+      row = (await this.cancelJob(manager, job, row, context, reason)).certificate;
+      cancelled.push(job.id);
+    }
+    return { certificate: row, cancelled };
+  }
+
   /** Stores a version, makes it current, and sets the status its dates give (certificate locked). */
   async storeVersion(
     manager: EntityManager,
