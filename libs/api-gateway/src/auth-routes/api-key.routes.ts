@@ -1,5 +1,5 @@
 import { CertlaneError, CreateApiKeyRequest, ErrorCode, KeyManager, PageQuery } from '@certlane/contracts';
-import { assertNoEscalation, defaultRolePermissions } from '../auth/escalation';
+import { assertNoEscalation, defaultRolePermissions } from './escalation';
 import { declareRoute, RouteInput } from '../routes/route-declaration';
 
 /**

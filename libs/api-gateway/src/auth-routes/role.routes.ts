@@ -11,7 +11,7 @@ import {
   PermissionCatalogue,
   RoleChanges,
 } from '@certlane/contracts';
-import { assertNoEscalation, defaultRolePermissions } from '../auth/escalation';
+import { assertNoEscalation, defaultRolePermissions } from './escalation';
 import { declareAnsweredRoute, declareRoute } from '../routes/route-declaration';
 
 const ROLES = '/api/v1/auth/roles';

@@ -1,7 +1,7 @@
 import { CertlaneError, DEFAULT_ROLES } from '@certlane/contracts';
-import { API_KEY_ROUTES } from '../auth-routes/api-key.routes';
-import { ROLE_ROUTES } from '../auth-routes/role.routes';
-import { Actor, NO_SCOPED_PERMISSIONS } from './actor';
+import { API_KEY_ROUTES } from './api-key.routes';
+import { ROLE_ROUTES } from './role.routes';
+import { Actor, NO_SCOPED_PERMISSIONS } from '../auth/actor';
 import { permissionsBeyond } from './escalation';
 
 const actor = (permissions: string[], admin = false): Actor => ({

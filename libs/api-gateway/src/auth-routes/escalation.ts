@@ -1,5 +1,5 @@
 import { CertlaneError, DEFAULT_ROLES, ErrorCode } from '@certlane/contracts';
-import { Actor } from './actor';
+import { Actor } from '../auth/actor';
 
 /**
  * No privilege escalation through role administration (ADR 0014 amendment, 2026-11): a caller
