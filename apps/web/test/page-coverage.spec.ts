@@ -9,6 +9,7 @@ import {
   RESOURCE_PAGES,
   scepProfileEditValues,
 } from '../src/pages/resource-pages';
+import { formFields, initialValues, JsonSchema, requestBody, secretStored } from '../src/lib/schema-fields';
 
 /** The paths of every JSON list operation of the API description. */
 const listPaths = Object.entries(OPERATIONS)
@@ -292,5 +293,60 @@ describe('every operation of the API is in the GUI (or named as machine-only or 
       (key) => !operations.some(([, op]) => `${op.method} ${op.path}` === key),
     );
     expect(unknown).toEqual([]);
+  });
+});
+
+describe('OIDC sign-in administration (spec 4.10)', () => {
+  const document = JSON.parse(readFileSync(join(__dirname, '../../../docs/openapi.json'), 'utf8')) as {
+    components: { schemas: Record<string, JsonSchema> };
+  };
+  const byPath = (path: string) => RESOURCE_PAGES.find((page) => page.path === path)!;
+
+  it('has a providers page with create, edit, key refresh, key set, delete and an issuer test', () => {
+    const providers = byPath('admin/oidc-providers');
+    expect(providers).toMatchObject({ apiPath: OPERATIONS.listOidcProviders.path, group: 'admin' });
+    expect(providers.create).toBeDefined();
+    expect(editOperation(providers)).toEqual({ method: 'PUT', path: OPERATIONS.updateOidcProvider.path });
+    expect(providers.detail).toBe('oidc-key-set');
+    expect(providers.forms?.map((form) => form.path)).toEqual([OPERATIONS.testOidcProvider.path]);
+    expect(providers.actions?.map((action) => `${action.method} ${action.path}`)).toEqual([
+      `POST ${OPERATIONS.refreshOidcProvider.path}`,
+      `DELETE ${OPERATIONS.deleteOidcProvider.path}`,
+    ]);
+    const remove = providers.actions![1];
+    expect(remove).toMatchObject({ confirm: true, destructive: true });
+    expect(remove.refusal!({ user_count: 2 }, 'a')).toContain('disable it instead');
+    expect(remove.refusal!({ user_count: 0 }, 'a')).toBeUndefined();
+  });
+
+  it('has a group mappings page filtered by provider, with create and delete', () => {
+    const mappings = byPath('admin/oidc-group-mappings');
+    expect(mappings.apiPath).toBe(OPERATIONS.listOidcGroupMappings.path);
+    expect(mappings.create).toBeDefined();
+    expect(mappings.filters?.map((filter) => filter.name)).toEqual(['provider_id']);
+    expect(mappings.actions?.map((action) => `${action.method} ${action.path}`)).toEqual([
+      `DELETE ${OPERATIONS.deleteOidcGroupMapping.path}`,
+    ]);
+  });
+
+  it('types the client secret into a password field and never shows it back (write-only)', () => {
+    for (const name of ['CreateOidcProviderRequest', 'UpdateOidcProviderRequest']) {
+      const fields = formFields(document.components.schemas[name]);
+      const secret = fields.find((field) => field.name === 'client_secret')!;
+      expect(secret.kind).toBe('secret');
+      const provider = { name: 'corp', client_id: 'c', has_client_secret: true, client_secret: 'x' };
+      expect(initialValues(fields, provider)).not.toHaveProperty('client_secret');
+      expect(secretStored(secret, provider)).toBe(true);
+      expect(secretStored(secret, { has_client_secret: false })).toBe(false);
+      // Left empty, the stored secret is kept: nothing is sent.
+      expect(requestBody(fields, { name: 'corp', client_secret: '' }).body).not.toHaveProperty(
+        'client_secret',
+      );
+    }
+  });
+
+  it('names the browser handshake as machine-only: links and redirects, not API calls', () => {
+    for (const id of ['oidcLogin', 'oidcCallback', 'oidcBackChannelLogout'])
+      expect(OPERATIONS_WITHOUT_A_CONTROL[id]).toMatch(/^machine: /);
   });
 });

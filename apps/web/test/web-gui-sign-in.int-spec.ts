@@ -39,7 +39,8 @@ describe('the sign-in page when the API reports OIDC', () => {
     // API keys keep working beside it (spec 5.3).
     await page.getByRole('heading', { name: 'API key' }).waitFor();
     const login = page.waitForRequest((request) => new URL(request.url()).pathname === '/auth/oidc/login');
-    await section.getByRole('button', { name: 'Sign in with single sign-on' }).click();
+    // A link, not a form: the redirect to the identity provider is not a form submission's.
+    await section.getByRole('link', { name: 'Sign in with single sign-on' }).click();
     expect(new URL((await login).url()).searchParams.get('provider')).toBe('corp');
     expect(violations).toEqual([]);
     await context.close();

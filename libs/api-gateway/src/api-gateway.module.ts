@@ -16,6 +16,7 @@ import { RouteDeclaration } from './routes/route-declaration';
 import { RouteExecutor } from './routes/route-executor';
 import { GATEWAY_ROUTES, MethodNotAllowedFallback } from './http/method-not-allowed';
 import { BreakGlassLoginController } from './auth-routes/breakglass.controller';
+import { OidcHandshakeController } from './auth-routes/oidc-handshake.controller';
 import { LogoutController, SessionsController } from './auth-routes/sessions.controller';
 import { CertificateExportsController } from './certificates/certificate-exports.controller';
 import { RelyingPartyForwardingController } from './revocation-routes/relying-party-forwarding.controller';
@@ -34,6 +35,7 @@ export const GATEWAY_CONTROLLERS = [
   SessionsController,
   LogoutController,
   BreakGlassLoginController,
+  OidcHandshakeController,
   AuditController,
   RevocationController,
   CertificateExportsController,

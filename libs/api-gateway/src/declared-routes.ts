@@ -8,6 +8,7 @@ import { API_KEY_ROUTES } from './auth-routes/api-key.routes';
 import { BOOTSTRAP_ROUTES } from './auth-routes/bootstrap.routes';
 import { BREAKGLASS_CREDENTIAL_ROUTES } from './auth-routes/breakglass.routes';
 import { ME_ROUTES } from './auth-routes/me.routes';
+import { OIDC_ROUTES } from './auth-routes/oidc.routes';
 import { ROLE_ROUTES } from './auth-routes/role.routes';
 import { USER_ROUTES } from './auth-routes/user.routes';
 import { BULK_ROUTES } from './bulk/bulk.routes';
@@ -64,6 +65,7 @@ export const DECLARED_ROUTES: readonly RouteDeclaration[] = [
   ...ROLE_ROUTES,
   ...USER_ROUTES,
   ...BREAKGLASS_CREDENTIAL_ROUTES,
+  ...OIDC_ROUTES,
   ...AUDIT_ROUTES,
   ...REVOCATION_ROUTES,
   ...HEALTH_CHECK_ROUTES,

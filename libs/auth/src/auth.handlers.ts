@@ -9,6 +9,8 @@ import { callerOf } from './audit/auth-audit';
 import { BreakGlassService } from './breakglass/breakglass.service';
 import { SessionService } from './sessions/session.service';
 import { UserService } from './user-admin/user.service';
+import { OidcAdminService } from './oidc/oidc-admin.service';
+import { OidcLoginService } from './oidc/oidc-login.service';
 
 /** Serves the auth subjects of libs/contracts on the bus. */
 @Injectable()
@@ -22,6 +24,8 @@ export class AuthHandlers implements OnApplicationBootstrap {
     private readonly sessions: SessionService,
     private readonly breakGlass: BreakGlassService,
     private readonly users: UserService,
+    private readonly oidc: OidcAdminService,
+    private readonly oidcLogin: OidcLoginService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -73,6 +77,37 @@ export class AuthHandlers implements OnApplicationBootstrap {
       ),
       this.bus.handle('auth.v1.unlock-breakglass-credential', (request, context) =>
         this.breakGlass.unlock(request.actor_id, callerOf(context)),
+      ),
+      this.bus.handle('auth.v1.list-oidc-providers', (request) => this.oidc.list(request)),
+      this.bus.handle('auth.v1.create-oidc-provider', (request, context) =>
+        this.oidc.create(request, callerOf(context)),
+      ),
+      this.bus.handle('auth.v1.update-oidc-provider', (request, context) =>
+        this.oidc.update(request, callerOf(context)),
+      ),
+      this.bus.handle('auth.v1.delete-oidc-provider', (request, context) =>
+        this.oidc.delete(request.id, callerOf(context)),
+      ),
+      this.bus.handle('auth.v1.refresh-oidc-provider', (request, context) =>
+        this.oidc.refresh(request.id, callerOf(context)),
+      ),
+      this.bus.handle('auth.v1.get-oidc-jwks-status', (request) => this.oidc.jwksStatus(request.id)),
+      this.bus.handle('auth.v1.test-oidc-provider', (request) => this.oidc.test(request)),
+      this.bus.handle('auth.v1.list-oidc-group-mappings', (request) => this.oidc.listMappings(request)),
+      this.bus.handle('auth.v1.create-oidc-group-mapping', (request, context) =>
+        this.oidc.createMapping(request, callerOf(context)),
+      ),
+      this.bus.handle('auth.v1.delete-oidc-group-mapping', (request, context) =>
+        this.oidc.deleteMapping(request.id, callerOf(context)),
+      ),
+      this.bus.handle('auth.v1.oidc-begin-login', (request, context) =>
+        this.oidcLogin.begin(request, context.request_id),
+      ),
+      this.bus.handle('auth.v1.oidc-complete-login', (request, context) =>
+        this.oidcLogin.complete(request, context.request_id),
+      ),
+      this.bus.handle('auth.v1.oidc-back-channel-logout', (request) =>
+        this.oidcLogin.backChannelLogout(request),
       ),
       this.bus.handle('auth.v1.list-users', (request) => this.users.list(request)),
       this.bus.handle('auth.v1.deactivate-user', (request, context) =>

@@ -18,10 +18,14 @@ import { SessionRepository } from './sessions/session.repository';
 import { SessionService } from './sessions/session.service';
 import { UserRepository } from './users/user.repository';
 import { UserService } from './user-admin/user.service';
+import { OidcAdminService } from './oidc/oidc-admin.service';
+import { OidcClients } from './oidc/oidc-clients';
+import { OidcLoginService } from './oidc/oidc-login.service';
+import { OidcRepository } from './oidc/oidc.repository';
 
 /**
  * The auth service: owns schema `auth` (API keys, roles and grants, the bootstrap state, users,
- * sessions and break-glass credentials, the audit store).
+ * sessions and break-glass credentials, OIDC providers and group mappings, the audit store).
  */
 @Module({})
 export class AuthModule {
@@ -43,6 +47,10 @@ export class AuthModule {
         BreakGlassRepository,
         BreakGlassService,
         UserService,
+        OidcRepository,
+        OidcClients,
+        OidcAdminService,
+        OidcLoginService,
         AuthHandlers,
         AuditEventRepository,
         AuditStore,

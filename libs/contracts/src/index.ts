@@ -15,6 +15,7 @@ export * from './auth/roles.dto';
 export * from './auth/sessions.dto';
 export * from './auth/breakglass.dto';
 export * from './auth/users.dto';
+export * from './auth/oidc.dto';
 export * from './audit/audit-record';
 export * from './auth/grant-scope';
 export * from './audit/audit-actions';

@@ -190,6 +190,28 @@ import {
   SetBreakGlassCredentialRequest,
 } from './auth/breakglass.dto';
 import {
+  BeginOidcLoginCommand,
+  CompleteOidcLoginCommand,
+  CreateOidcGroupMappingCommand,
+  CreateOidcProviderRequest,
+  ListOidcGroupMappingsRequest,
+  ListOidcProvidersRequest,
+  OidcBackChannelLogoutCommand,
+  OidcBackChannelLogoutResult,
+  OidcGroupMappingDeleted,
+  OidcGroupMappingDto,
+  OidcGroupMappingIdRequest,
+  OidcJwksStatus,
+  OidcLoginBegun,
+  OidcLoginCompleted,
+  OidcProviderDeleted,
+  OidcProviderDto,
+  OidcProviderIdRequest,
+  OidcTestResult,
+  TestOidcProviderRequest,
+  UpdateOidcProviderCommand,
+} from './auth/oidc.dto';
+import {
   CleanupDemoResidualRequest,
   DemoResidualRemoved,
   ListUsersRequest,
@@ -317,6 +339,34 @@ export const requestContracts = {
   'auth.v1.unlock-breakglass-credential': {
     request: ActorIdRequest,
     response: shape<BreakGlassCredentialDto>(),
+  },
+  'auth.v1.list-oidc-providers': {
+    request: ListOidcProvidersRequest,
+    response: shape<Page<OidcProviderDto>>(),
+  },
+  'auth.v1.create-oidc-provider': { request: CreateOidcProviderRequest, response: shape<OidcProviderDto>() },
+  'auth.v1.update-oidc-provider': { request: UpdateOidcProviderCommand, response: shape<OidcProviderDto>() },
+  'auth.v1.delete-oidc-provider': { request: OidcProviderIdRequest, response: shape<OidcProviderDeleted>() },
+  'auth.v1.refresh-oidc-provider': { request: OidcProviderIdRequest, response: shape<OidcJwksStatus>() },
+  'auth.v1.get-oidc-jwks-status': { request: OidcProviderIdRequest, response: shape<OidcJwksStatus>() },
+  'auth.v1.test-oidc-provider': { request: TestOidcProviderRequest, response: shape<OidcTestResult>() },
+  'auth.v1.list-oidc-group-mappings': {
+    request: ListOidcGroupMappingsRequest,
+    response: shape<Page<OidcGroupMappingDto>>(),
+  },
+  'auth.v1.create-oidc-group-mapping': {
+    request: CreateOidcGroupMappingCommand,
+    response: shape<OidcGroupMappingDto>(),
+  },
+  'auth.v1.delete-oidc-group-mapping': {
+    request: OidcGroupMappingIdRequest,
+    response: shape<OidcGroupMappingDeleted>(),
+  },
+  'auth.v1.oidc-begin-login': { request: BeginOidcLoginCommand, response: shape<OidcLoginBegun>() },
+  'auth.v1.oidc-complete-login': { request: CompleteOidcLoginCommand, response: shape<OidcLoginCompleted>() },
+  'auth.v1.oidc-back-channel-logout': {
+    request: OidcBackChannelLogoutCommand,
+    response: shape<OidcBackChannelLogoutResult>(),
   },
   'auth.v1.list-users': { request: ListUsersRequest, response: shape<Page<UserDto>>() },
   'auth.v1.deactivate-user': { request: ActorIdRequest, response: shape<UserDeactivated>() },

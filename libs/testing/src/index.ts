@@ -13,3 +13,4 @@ export * from './migrations-before';
 export * from './fast-lane-harness';
 export * from './service-schema-database';
 export * from './prometheus';
+export * from './oidc/identity-provider';

@@ -6,7 +6,8 @@ import { Pagination } from './pagination';
 import { Field } from './schema-form';
 import { ApiError } from '../api/client';
 import { ErrorNotice, Expiry, ReasonSelect, Time } from './widgets';
-import { OidcSection, oidcFailure } from '../auth/oidc-section';
+import { describeAnswer } from './row-actions';
+import { OidcSection, oidcFailure, oidcLoginHref } from '../auth/oidc-section';
 import { MemoryRouter } from 'react-router';
 import { ApprovalSubject } from './resource-page';
 
@@ -135,12 +136,23 @@ describe('Field for a stored secret', () => {
 });
 
 describe('the single sign-on section', () => {
-  it('is a plain GET form to the OIDC login with the provider of the link', () => {
+  it('is a link to the OIDC login built from the provider field, not a form submission', () => {
     const html = renderToStaticMarkup(createElement(OidcSection, { provider: 'corp' }));
-    expect(html).toContain('<form action="/auth/oidc/login" method="get">');
+    // A form's redirect to the identity provider is blocked by `form-action 'self'` in Chromium.
+    expect(html).not.toContain('action=');
+    expect(html).not.toContain('method="get"');
     expect(html).toMatch(/<input id="oidc-provider" required=""[^>]* name="provider" value="corp"\/>/);
-    expect(html).toContain('>Sign in with single sign-on</button>');
+    expect(html).toContain(
+      '<a class="button" href="/auth/oidc/login?provider=corp">Sign in with single sign-on</a>',
+    );
     expect(html).not.toContain('role="alert"');
+  });
+
+  it('encodes the provider into the link, and offers no link without one', () => {
+    expect(oidcLoginHref(' corp & co/x ')).toBe('/auth/oidc/login?provider=corp%20%26%20co%2Fx');
+    const html = renderToStaticMarkup(createElement(OidcSection, { provider: '' }));
+    expect(html).not.toContain('href=');
+    expect(html).toContain('aria-disabled="true"');
   });
 
   it("says when the callback came back failed, with the reason's category only", () => {
@@ -194,5 +206,22 @@ describe('ApprovalSubject', () => {
     expect(issued).toContain('href="/certificates/mc-1"');
     const managed = render({ certificate_id: 'mc-2', enrollment: null });
     expect(managed).toMatch(/^<a href="\/certificates\/mc-2"[^>]*>mc-2<\/a>$/);
+  });
+});
+
+describe('OIDC answers', () => {
+  it('says what an issuer test and a key refresh found', () => {
+    const tested = { issuer: 'https://idp.test', key_count: 2, usable_key_count: 1 };
+    expect(describeAnswer({ ...tested, ok: true, problems: [] })).toBe(
+      'https://idp.test works: 1 usable of 2 signing keys.',
+    );
+    expect(describeAnswer({ ...tested, ok: false, problems: ['no S256'] })).toBe(
+      'https://idp.test would not work: no S256 (1 usable of 2 signing keys).',
+    );
+    const jwks = { provider_id: 'p', key_count: 3, usable_key_count: 2, keys: [], jwks_uri: null };
+    expect(describeAnswer({ ...jwks, status: 'ok', error: null })).toBe('key set ok: 2 usable of 3 keys.');
+    expect(describeAnswer({ ...jwks, status: 'error', error: 'timeout' })).toBe(
+      'key set error: timeout (2 usable of 3 keys).',
+    );
   });
 });

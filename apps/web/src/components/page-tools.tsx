@@ -199,3 +199,70 @@ export function JobVerification({ jobId }: { jobId: string }) {
     </section>
   );
 }
+
+/**
+ * An OIDC provider's key set as the auth service last fetched it (spec 4.10): whether sign-in can
+ * check ID tokens, and the public keys it holds. Under the page's list key, so the row's Refresh
+ * keys asks for it again.
+ */
+export function OidcKeySet({ providerId }: { providerId: string }) {
+  const status = useQuery({
+    queryKey: ['/api/v1/auth/oidc/providers', 'jwks-status', providerId],
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/auth/oidc/providers/{id}/jwks-status', { params: { path: { id: providerId } } }),
+      ),
+  });
+  const keys = status.data?.keys ?? [];
+  return (
+    <section aria-label="Key set" className="record">
+      <h3>Key set</h3>
+      <ErrorNotice error={status.error} />
+      {status.data && (
+        <>
+          <p>
+            <StatusBadge status={status.data.status} /> {status.data.usable_key_count} usable of{' '}
+            {status.data.key_count} key{status.data.key_count === 1 ? '' : 's'}
+            {status.data.fetched_at ? (
+              <>
+                , fetched <Time value={status.data.fetched_at} />
+              </>
+            ) : (
+              ', never fetched'
+            )}
+            {status.data.jwks_uri ? (
+              <>
+                {' '}
+                from <span className="long-text">{status.data.jwks_uri}</span>
+              </>
+            ) : null}
+            .
+          </p>
+          {status.data.error && <p className="field-error">{status.data.error}</p>}
+          {keys.length > 0 && (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Key id</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Algorithm</th>
+                  <th scope="col">Use</th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((key, index) => (
+                  <tr key={`${key.kid ?? ''}-${index}`}>
+                    <td>{key.kid ?? '—'}</td>
+                    <td>{key.kty}</td>
+                    <td>{key.alg ?? '—'}</td>
+                    <td>{key.use ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

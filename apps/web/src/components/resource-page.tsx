@@ -17,6 +17,7 @@ import {
   CaTree,
   IssuerCrlStatus,
   JobVerification,
+  OidcKeySet,
   PolicyViolations,
 } from './page-tools';
 import { DiscoverySummary, HealthHistory, HealthSummary } from './monitoring-tools';
@@ -302,6 +303,7 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
           {page.detail === 'policy-violations' && <PolicyViolations ruleId={String(selected.id)} />}
           {page.detail === 'job-verification' && <JobVerification jobId={String(selected.id)} />}
           {page.detail === 'health-history' && <HealthHistory checkId={String(selected.id)} />}
+          {page.detail === 'oidc-key-set' && <OidcKeySet providerId={String(selected.id)} />}
           {edit && (
             <SchemaForm
               key={String(selected.id)}

@@ -64,6 +64,20 @@ export function describeAnswer(answer: unknown): string {
   // A deployment's verification: what the endpoint serves against what was deployed.
   if (typeof body.result === 'string' && typeof body.endpoint === 'string')
     return `${body.endpoint}: ${body.result}${body.error ? ` (${String(body.error)})` : ''}.`;
+  // An OIDC issuer tested (discovery and key set, nothing stored): whether sign-in would work.
+  if (typeof body.ok === 'boolean' && Array.isArray(body.problems)) {
+    const keys = `${String(body.usable_key_count)} usable of ${String(body.key_count)} signing keys`;
+    return body.ok
+      ? `${String(body.issuer)} works: ${keys}.`
+      : `${String(body.issuer)} would not work: ${(body.problems as unknown[]).map(String).join('; ')} (${keys}).`;
+  }
+  // An OIDC provider's key set, fetched again.
+  if (typeof body.provider_id === 'string' && typeof body.usable_key_count === 'number') {
+    const keys = `${body.usable_key_count} usable of ${String(body.key_count)} keys`;
+    return body.status === 'ok'
+      ? `key set ${String(body.status)}: ${keys}.`
+      : `key set ${String(body.status)}${body.error ? `: ${String(body.error)}` : ''} (${keys}).`;
+  }
   const parts = ['status', 'message', 'latency_ms']
     .filter((key) => body[key] !== undefined)
     .map((key) => `${key}: ${String(body[key])}`);

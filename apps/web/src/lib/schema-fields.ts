@@ -339,7 +339,8 @@ export function changedOnly(
 
 /**
  * Whether a record holds a value for a secret field, never shown: the (redacted) value itself,
- * or a `<name>_set` flag where the API answers only that (a SCEP challenge password).
+ * or a `<name>_set` or `has_<name>` flag where the API answers only that (a SCEP challenge
+ * password, an OIDC provider's client secret).
  */
 export function secretStored(field: FormField, record: Record<string, unknown>): boolean {
   if (field.kind !== 'secret') return false;
@@ -348,6 +349,7 @@ export function secretStored(field: FormField, record: Record<string, unknown>):
   return (
     record[field.name] !== undefined ||
     record[`${field.name}_set`] === true ||
+    record[`has_${field.name}`] === true ||
     (Array.isArray(storedNames) && storedNames.length > 0)
   );
 }

@@ -129,6 +129,8 @@ export const DETAIL_LISTS = {
   'job-verification': undefined,
   'health-history': '/api/v1/health-checks/{id}/history',
   'ca-cross-certificates': '/api/v1/intermediate-cas/{id}/cross-certificates',
+  /** An OIDC provider's key-set health (GET .../jwks-status): one record, not a list. */
+  'oidc-key-set': undefined,
 } as const;
 export type DetailKind = keyof typeof DETAIL_LISTS;
 
@@ -1081,6 +1083,74 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     ],
     empty: 'No break-glass credentials (or break-glass is disabled: SERVICE_BREAKGLASS_ENABLED).',
   }),
+  page('OidcProviderDto', {
+    path: 'admin/oidc-providers',
+    create: 'Add a provider (redirect_uri: https://<this host>/auth/oidc/callback)',
+    edit: true,
+    title: 'OIDC providers',
+    group: 'admin',
+    apiPath: '/api/v1/auth/oidc/providers',
+    detail: 'oidc-key-set',
+    columns: [
+      { key: 'name', label: 'Name' },
+      { key: 'issuer', label: 'Issuer' },
+      { key: 'client_id', label: 'Client id' },
+      { key: 'has_client_secret', label: 'Client secret set (write-only)', kind: 'bool' },
+      { key: 'enabled', label: 'Enabled', kind: 'bool' },
+      { key: 'user_count', label: 'Users', kind: 'count' },
+    ],
+    forms: [
+      {
+        path: '/api/v1/auth/oidc/test',
+        label: 'Test an issuer: its discovery document and key set (nothing is stored)',
+        submitLabel: 'Test',
+        doneLabel: 'Tested:',
+      },
+    ],
+    actions: [
+      { label: 'Refresh keys', method: 'POST', path: '/api/v1/auth/oidc/providers/{id}/refresh' },
+      {
+        label: 'Delete',
+        method: 'DELETE',
+        path: '/api/v1/auth/oidc/providers/{id}',
+        // The API refuses (409) while users signed in through it: disable it instead.
+        refusal: (row) =>
+          Number(row.user_count) > 0
+            ? `${String(row.user_count)} user(s) signed in through it: disable it instead`
+            : undefined,
+        confirm: true,
+        destructive: true,
+      },
+    ],
+    empty:
+      'No OIDC providers. Add one, map its groups to roles (OIDC group mappings) and share the sign-in link /login?provider=<id>.',
+  }),
+  page('OidcGroupMappingDto', {
+    path: 'admin/oidc-group-mappings',
+    create: 'Map a group to a role',
+    title: 'OIDC group mappings',
+    group: 'admin',
+    apiPath: '/api/v1/auth/oidc/group-mappings',
+    columns: [
+      { key: 'provider_id', label: 'Provider' },
+      { key: 'group', label: 'Group' },
+      { key: 'role_id', label: 'Role' },
+      { key: 'created_by', label: 'Created by' },
+      { key: 'created_at', label: 'Created', kind: 'time' },
+    ],
+    filters: [{ name: 'provider_id', label: 'Provider id' }],
+    actions: [
+      {
+        label: 'Delete',
+        method: 'DELETE',
+        path: '/api/v1/auth/oidc/group-mappings/{id}',
+        confirm: true,
+        destructive: true,
+      },
+    ],
+    empty:
+      "No group mappings match. A user signing in with OIDC gets the roles their group claim's values map to, and none without one.",
+  }),
   page('HealthCheckDto', {
     path: 'health-checks',
     group: 'monitoring',
@@ -1500,4 +1570,10 @@ export const OPERATIONS_WITHOUT_A_CONTROL: Record<string, string> = {
   previewDigest: 'gap: the expiry digest of an owner or team, previewed',
   sendDigest: 'gap: the expiry digest sent now (with its preview)',
   estBulkRevokeCertificates: 'gap: bulk revocation of EST certificates, which needs a form that asks first',
+  oidcLogin:
+    'machine: the OIDC sign-in handshake (spec 5.5); the sign-in page links the browser to it, and it redirects to the identity provider',
+  oidcCallback:
+    'machine: the OIDC handshake; the identity provider redirects the browser here, never a control',
+  oidcBackChannelLogout:
+    'machine: OpenID Connect Back-Channel Logout, called by the identity provider, not by people',
 };

@@ -1184,6 +1184,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/oidc/group-mappings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/auth/oidc/group-mappings
+         * @description Requires the permission `auth.oidc.list`.
+         */
+        get: operations["listOidcGroupMappings"];
+        put?: never;
+        /**
+         * POST /api/v1/auth/oidc/group-mappings
+         * @description Requires the permission `auth.oidc.edit`.
+         */
+        post: operations["createOidcGroupMapping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/group-mappings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * DELETE /api/v1/auth/oidc/group-mappings/:id
+         * @description Requires the permission `auth.oidc.edit`.
+         */
+        delete: operations["deleteOidcGroupMapping"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/auth/oidc/providers
+         * @description Requires the permission `auth.oidc.list`.
+         */
+        get: operations["listOidcProviders"];
+        put?: never;
+        /**
+         * POST /api/v1/auth/oidc/providers
+         * @description Requires the permission `auth.oidc.create`.
+         */
+        post: operations["createOidcProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/providers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * PUT /api/v1/auth/oidc/providers/:id
+         * @description Requires the permission `auth.oidc.edit`.
+         */
+        put: operations["updateOidcProvider"];
+        post?: never;
+        /**
+         * DELETE /api/v1/auth/oidc/providers/:id
+         * @description Requires the permission `auth.oidc.delete`.
+         */
+        delete: operations["deleteOidcProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/providers/{id}/jwks-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/auth/oidc/providers/:id/jwks-status
+         * @description Requires the permission `auth.oidc.list`.
+         */
+        get: operations["getOidcJwksStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/providers/{id}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/auth/oidc/providers/:id/refresh
+         * @description Requires the permission `auth.oidc.edit`.
+         */
+        post: operations["refreshOidcProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/auth/oidc/test
+         * @description Requires the permission `auth.oidc.create`.
+         */
+        post: operations["testOidcProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/permissions": {
         parameters: {
             query?: never;
@@ -3340,6 +3492,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/oidc/back-channel-logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Back-channel logout from an identity provider (form field logout_token)
+         * @description Public: no credentials needed.
+         */
+        post: operations["oidcBackChannelLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The identity provider returns here: 302 to the GUI with the session and CSRF cookies, or to /login?error=oidc_failed&reason=<category>
+         * @description Public: no credentials needed.
+         */
+        get: operations["oidcCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start an OIDC sign-in: 302 to the identity provider with the pending cookie set
+         * @description Public: no credentials needed.
+         */
+        get: operations["oidcLogin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4323,6 +4535,25 @@ export interface components {
             secrets?: Record<string, never> | null;
             settings?: Record<string, never> | null;
         };
+        CreateOidcGroupMappingRequest: {
+            group: string;
+            /** Format: uuid */
+            provider_id: string;
+            role_id: string;
+        };
+        CreateOidcProviderRequest: {
+            allowed_email_domains?: string[] | null;
+            client_id: string;
+            client_secret?: string | null;
+            enabled?: boolean | null;
+            group_claim?: string | null;
+            /** @enum {string|null} */
+            id_token_signing_alg?: "RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512" | "EdDSA" | null;
+            issuer: string;
+            name: string;
+            redirect_uri: string;
+            scopes?: string[] | null;
+        };
         CreateOwnerRequest: {
             /** Format: email */
             email?: string | null;
@@ -4544,7 +4775,7 @@ export interface components {
          * @description Every machine-readable error code the system emits. Codes are stable: scripts, the CLI and the MCP server rely on them. HTTP status is derived from the code in one place (libs/platform/src/http/error-status.ts), never chosen ad hoc by a handler.
          * @enum {string}
          */
-        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "cross_certificate_not_found" | "cross_certificate_invalid" | "cross_certificate_loop" | "cross_certificate_retired" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "notifier_not_found" | "notifier_exists" | "notifier_config_invalid" | "routing_rule_not_found" | "routing_rule_exists" | "contact_not_found" | "discovered_certificate_not_found" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "scan_target_not_found" | "scan_target_invalid" | "network_scan_not_found" | "est_profile_not_found" | "est_profile_exists" | "est_profile_invalid" | "est_key_encryption_key_not_found" | "scep_profile_not_found" | "scep_profile_exists" | "scep_profile_invalid" | "scep_mdm_disabled" | "scep_trust_file_error" | "acme_account_not_found" | "acme_account_not_valid" | "acme_eab_key_not_found" | "acme_profile_not_found" | "acme_profile_exists" | "acme_profile_invalid" | "acme_order_not_found" | "acme_certificate_not_found" | "acme_certificate_revoked" | "acme_certificate_expired";
+        ErrorCode: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "unauthenticated" | "forbidden" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "unprocessable" | "idempotency_key_invalid" | "idempotency_key_in_use" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable" | "upstream_timeout" | "renewal_policy_not_found" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "bootstrap_unavailable" | "bootstrap_token_invalid" | "api_key_not_found" | "api_key_name_taken" | "role_not_found" | "role_exists" | "role_builtin" | "grant_not_found" | "csrf_token_invalid" | "session_not_found" | "breakglass_locked" | "breakglass_credential_not_found" | "oidc_provider_not_found" | "oidc_provider_exists" | "oidc_provider_in_use" | "oidc_provider_invalid" | "oidc_group_mapping_not_found" | "oidc_group_mapping_exists" | "user_not_found" | "user_self_deactivation" | "demo_mode_active" | "issuer_not_found" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "issuer_config_invalid" | "ca_not_found" | "ca_not_active" | "csr_invalid" | "cross_certificate_not_found" | "cross_certificate_invalid" | "cross_certificate_loop" | "cross_certificate_retired" | "certificate_not_found" | "certificate_exists" | "certificate_version_not_found" | "certificate_key_not_found" | "certificate_not_renewable" | "renewal_in_progress" | "certificate_not_issued" | "certificate_not_on_hold" | "stored_pem_unparseable" | "reference_invalid" | "owner_not_found" | "owner_exists" | "owner_in_use" | "team_not_found" | "team_exists" | "team_in_use" | "bulk_criteria_empty" | "job_not_found" | "job_invalid_transition" | "verification_not_found" | "agent_not_found" | "agent_exists" | "agent_retired" | "agent_sentinel" | "agent_has_dependencies" | "target_not_found" | "target_exists" | "target_config_invalid" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "keygen_agent_missing" | "profile_not_found" | "profile_exists" | "profile_in_use" | "profile_violation" | "approval_not_found" | "approval_not_pending" | "approval_self_decision" | "policy_rule_not_found" | "health_check_not_found" | "health_check_not_alerting" | "notification_not_found" | "notification_not_dead" | "notification_not_readable" | "notifier_not_found" | "notifier_exists" | "notifier_config_invalid" | "routing_rule_not_found" | "routing_rule_exists" | "contact_not_found" | "discovered_certificate_not_found" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "scan_target_not_found" | "scan_target_invalid" | "network_scan_not_found" | "est_profile_not_found" | "est_profile_exists" | "est_profile_invalid" | "est_key_encryption_key_not_found" | "scep_profile_not_found" | "scep_profile_exists" | "scep_profile_invalid" | "scep_mdm_disabled" | "scep_trust_file_error" | "acme_account_not_found" | "acme_account_not_valid" | "acme_eab_key_not_found" | "acme_profile_not_found" | "acme_profile_exists" | "acme_profile_invalid" | "acme_order_not_found" | "acme_certificate_not_found" | "acme_certificate_revoked" | "acme_certificate_expired";
         /** @description Extra, code-specific context (for validation: the offending fields). Never holds secrets. */
         ErrorDetails: {
             [key: string]: unknown;
@@ -5006,6 +5237,70 @@ export interface components {
             /** @description The delivery failure (receiver status, refused address, timeout); null when delivered. */
             error: string | null;
         };
+        OidcGroupMappingDto: {
+            created_at: string;
+            created_by: string;
+            group: string;
+            id: string;
+            provider_id: string;
+            role_id: string;
+        };
+        /** @description GET /api/v1/auth/oidc/providers/{id}/jwks-status, POST .../refresh. */
+        OidcJwksStatus: {
+            error: string | null;
+            fetched_at: string | null;
+            jwks_uri: string | null;
+            key_count: number;
+            keys: components["schemas"]["OidcKeyInfo"][];
+            provider_id: string;
+            /** @enum {string} */
+            status: "ok" | "error" | "unknown";
+            /** @description Keys usable with the provider's id_token_signing_alg. */
+            usable_key_count: number;
+        };
+        /** @description One key of a provider's key set, as the key-set health snapshot names it (public parts only). */
+        OidcKeyInfo: {
+            alg: string | null;
+            kid: string | null;
+            kty: string;
+            use: string | null;
+        };
+        /** @description An OIDC provider as the API shows it: the client secret never, only whether one is stored. */
+        OidcProviderDto: {
+            allowed_email_domains: string[];
+            client_id: string;
+            created_at: string;
+            enabled: boolean;
+            group_claim: string;
+            has_client_secret: boolean;
+            id: string;
+            id_token_signing_alg: components["schemas"]["OidcSigningAlgorithm"];
+            issuer: string;
+            name: string;
+            redirect_uri: string;
+            scopes: string[];
+            updated_at: string;
+            /** @description Users who have signed in through it (a provider with users cannot be deleted). */
+            user_count: number;
+        };
+        /** @enum {string} */
+        OidcSigningAlgorithm: "RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512" | "EdDSA";
+        OidcTestResult: {
+            authorization_endpoint: string | null;
+            authorization_response_iss_parameter_supported: boolean;
+            backchannel_logout_supported: boolean;
+            code_challenge_methods_supported: string[];
+            end_session_endpoint: string | null;
+            id_token_signing_alg_values_supported: string[];
+            issuer: string;
+            jwks_uri: string | null;
+            key_count: number;
+            ok: boolean;
+            /** @description What would keep sign-in from working (empty when `ok`). */
+            problems: string[];
+            token_endpoint: string | null;
+            usable_key_count: number;
+        };
         /** @description A person or service accountable for certificates; notified about them. */
         OwnerDto: {
             created_at: string;
@@ -5192,6 +5487,20 @@ export interface components {
         /** @description The pagination envelope of every list (spec 2.1). */
         PageOfNotifierDto: {
             data: components["schemas"]["NotifierDto"][];
+            page: number;
+            per_page: number;
+            total: number;
+        };
+        /** @description The pagination envelope of every list (spec 2.1). */
+        PageOfOidcGroupMappingDto: {
+            data: components["schemas"]["OidcGroupMappingDto"][];
+            page: number;
+            per_page: number;
+            total: number;
+        };
+        /** @description The pagination envelope of every list (spec 2.1). */
+        PageOfOidcProviderDto: {
+            data: components["schemas"]["OidcProviderDto"][];
             page: number;
             per_page: number;
             total: number;
@@ -6064,6 +6373,12 @@ export interface components {
             description?: string | null;
             name?: string | null;
         };
+        TestOidcProviderRequest: {
+            client_id?: string | null;
+            /** @enum {string|null} */
+            id_token_signing_alg?: "RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512" | "EdDSA" | null;
+            issuer: string;
+        };
         UpdateEstProfileRequest: {
             auth_methods?: ("basic" | "mtls")[];
             basic_password?: string;
@@ -6080,6 +6395,19 @@ export interface components {
             team?: string | null;
             trust_bundle_path?: string | null;
             trust_bundle_pem?: string | null;
+        };
+        UpdateOidcProviderRequest: {
+            allowed_email_domains?: string[] | null;
+            client_id?: string | null;
+            client_secret?: string | null;
+            enabled?: boolean | null;
+            group_claim?: string | null;
+            /** @enum {string|null} */
+            id_token_signing_alg?: "RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512" | "EdDSA" | null;
+            issuer?: string | null;
+            name?: string | null;
+            redirect_uri?: string | null;
+            scopes?: string[] | null;
         };
         /** @description DELETE /api/v1/auth/users/{id}: the user, and what its deactivation revoked at once. */
         UserDeactivated: {
@@ -6118,7 +6446,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad Request: one of the codes `validation_failed`, `malformed_json`, `input_nul_byte`, `input_too_deep`, `input_too_wide`, `input_string_too_long`, `input_key_forbidden`, `body_encoding_invalid`, `idempotency_key_invalid`, `issuer_config_invalid`, `csr_invalid`, `cross_certificate_invalid`, `certificate_not_renewable`, `certificate_not_issued`, `certificate_not_on_hold`, `reference_invalid`, `bulk_criteria_empty`, `job_invalid_transition`, `target_config_invalid`, `keygen_agent_missing`, `profile_violation`, `notifier_config_invalid`, `scan_target_invalid`, `est_profile_invalid`, `scep_profile_invalid`, `acme_profile_invalid`. */
+        /** @description Bad Request: one of the codes `validation_failed`, `malformed_json`, `input_nul_byte`, `input_too_deep`, `input_too_wide`, `input_string_too_long`, `input_key_forbidden`, `body_encoding_invalid`, `idempotency_key_invalid`, `oidc_provider_invalid`, `issuer_config_invalid`, `csr_invalid`, `cross_certificate_invalid`, `certificate_not_renewable`, `certificate_not_issued`, `certificate_not_on_hold`, `reference_invalid`, `bulk_criteria_empty`, `job_invalid_transition`, `target_config_invalid`, `keygen_agent_missing`, `profile_violation`, `notifier_config_invalid`, `scan_target_invalid`, `est_profile_invalid`, `scep_profile_invalid`, `acme_profile_invalid`. */
         Error400: {
             headers: {
                 [name: string]: unknown;
@@ -6133,7 +6461,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "idempotency_key_invalid" | "issuer_config_invalid" | "csr_invalid" | "cross_certificate_invalid" | "certificate_not_renewable" | "certificate_not_issued" | "certificate_not_on_hold" | "reference_invalid" | "bulk_criteria_empty" | "job_invalid_transition" | "target_config_invalid" | "keygen_agent_missing" | "profile_violation" | "notifier_config_invalid" | "scan_target_invalid" | "est_profile_invalid" | "scep_profile_invalid" | "acme_profile_invalid";
+                    code?: "validation_failed" | "malformed_json" | "input_nul_byte" | "input_too_deep" | "input_too_wide" | "input_string_too_long" | "input_key_forbidden" | "body_encoding_invalid" | "idempotency_key_invalid" | "oidc_provider_invalid" | "issuer_config_invalid" | "csr_invalid" | "cross_certificate_invalid" | "certificate_not_renewable" | "certificate_not_issued" | "certificate_not_on_hold" | "reference_invalid" | "bulk_criteria_empty" | "job_invalid_transition" | "target_config_invalid" | "keygen_agent_missing" | "profile_violation" | "notifier_config_invalid" | "scan_target_invalid" | "est_profile_invalid" | "scep_profile_invalid" | "acme_profile_invalid";
                 };
             };
         };
@@ -6175,7 +6503,7 @@ export interface components {
                 };
             };
         };
-        /** @description Not Found: one of the codes `not_found`, `route_not_found`, `renewal_policy_not_found`, `api_key_not_found`, `role_not_found`, `grant_not_found`, `session_not_found`, `breakglass_credential_not_found`, `user_not_found`, `issuer_not_found`, `ca_not_found`, `cross_certificate_not_found`, `certificate_not_found`, `certificate_version_not_found`, `certificate_key_not_found`, `owner_not_found`, `team_not_found`, `job_not_found`, `verification_not_found`, `agent_not_found`, `target_not_found`, `profile_not_found`, `approval_not_found`, `policy_rule_not_found`, `health_check_not_found`, `notification_not_found`, `notifier_not_found`, `routing_rule_not_found`, `contact_not_found`, `discovered_certificate_not_found`, `scan_target_not_found`, `network_scan_not_found`, `est_profile_not_found`, `est_key_encryption_key_not_found`, `scep_profile_not_found`, `acme_account_not_found`, `acme_eab_key_not_found`, `acme_profile_not_found`, `acme_order_not_found`, `acme_certificate_not_found`. */
+        /** @description Not Found: one of the codes `not_found`, `route_not_found`, `renewal_policy_not_found`, `api_key_not_found`, `role_not_found`, `grant_not_found`, `session_not_found`, `breakglass_credential_not_found`, `oidc_provider_not_found`, `oidc_group_mapping_not_found`, `user_not_found`, `issuer_not_found`, `ca_not_found`, `cross_certificate_not_found`, `certificate_not_found`, `certificate_version_not_found`, `certificate_key_not_found`, `owner_not_found`, `team_not_found`, `job_not_found`, `verification_not_found`, `agent_not_found`, `target_not_found`, `profile_not_found`, `approval_not_found`, `policy_rule_not_found`, `health_check_not_found`, `notification_not_found`, `notifier_not_found`, `routing_rule_not_found`, `contact_not_found`, `discovered_certificate_not_found`, `scan_target_not_found`, `network_scan_not_found`, `est_profile_not_found`, `est_key_encryption_key_not_found`, `scep_profile_not_found`, `acme_account_not_found`, `acme_eab_key_not_found`, `acme_profile_not_found`, `acme_order_not_found`, `acme_certificate_not_found`. */
         Error404: {
             headers: {
                 [name: string]: unknown;
@@ -6190,7 +6518,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "not_found" | "route_not_found" | "renewal_policy_not_found" | "api_key_not_found" | "role_not_found" | "grant_not_found" | "session_not_found" | "breakglass_credential_not_found" | "user_not_found" | "issuer_not_found" | "ca_not_found" | "cross_certificate_not_found" | "certificate_not_found" | "certificate_version_not_found" | "certificate_key_not_found" | "owner_not_found" | "team_not_found" | "job_not_found" | "verification_not_found" | "agent_not_found" | "target_not_found" | "profile_not_found" | "approval_not_found" | "policy_rule_not_found" | "health_check_not_found" | "notification_not_found" | "notifier_not_found" | "routing_rule_not_found" | "contact_not_found" | "discovered_certificate_not_found" | "scan_target_not_found" | "network_scan_not_found" | "est_profile_not_found" | "est_key_encryption_key_not_found" | "scep_profile_not_found" | "acme_account_not_found" | "acme_eab_key_not_found" | "acme_profile_not_found" | "acme_order_not_found" | "acme_certificate_not_found";
+                    code?: "not_found" | "route_not_found" | "renewal_policy_not_found" | "api_key_not_found" | "role_not_found" | "grant_not_found" | "session_not_found" | "breakglass_credential_not_found" | "oidc_provider_not_found" | "oidc_group_mapping_not_found" | "user_not_found" | "issuer_not_found" | "ca_not_found" | "cross_certificate_not_found" | "certificate_not_found" | "certificate_version_not_found" | "certificate_key_not_found" | "owner_not_found" | "team_not_found" | "job_not_found" | "verification_not_found" | "agent_not_found" | "target_not_found" | "profile_not_found" | "approval_not_found" | "policy_rule_not_found" | "health_check_not_found" | "notification_not_found" | "notifier_not_found" | "routing_rule_not_found" | "contact_not_found" | "discovered_certificate_not_found" | "scan_target_not_found" | "network_scan_not_found" | "est_profile_not_found" | "est_key_encryption_key_not_found" | "scep_profile_not_found" | "acme_account_not_found" | "acme_eab_key_not_found" | "acme_profile_not_found" | "acme_order_not_found" | "acme_certificate_not_found";
                 };
             };
         };
@@ -6213,7 +6541,7 @@ export interface components {
                 };
             };
         };
-        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `cross_certificate_loop`, `cross_certificate_retired`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `notifier_exists`, `routing_rule_exists`, `discovered_certificate_claimed`, `discovered_certificate_not_importable`, `est_profile_exists`, `scep_profile_exists`, `scep_mdm_disabled`, `acme_account_not_valid`, `acme_profile_exists`, `acme_certificate_revoked`, `acme_certificate_expired`. */
+        /** @description Conflict: one of the codes `conflict`, `idempotency_key_in_use`, `renewal_policy_duplicate_name`, `renewal_policy_in_use`, `api_key_name_taken`, `role_exists`, `role_builtin`, `oidc_provider_exists`, `oidc_provider_in_use`, `oidc_group_mapping_exists`, `user_self_deactivation`, `issuer_duplicate_name`, `issuer_in_use`, `issuer_type_immutable`, `ca_not_active`, `cross_certificate_loop`, `cross_certificate_retired`, `certificate_exists`, `renewal_in_progress`, `owner_exists`, `owner_in_use`, `team_exists`, `team_in_use`, `agent_exists`, `agent_has_dependencies`, `target_exists`, `target_retired`, `target_agent_mismatch`, `certificate_not_deployable`, `profile_exists`, `profile_in_use`, `approval_not_pending`, `health_check_not_alerting`, `notification_not_dead`, `notification_not_readable`, `notifier_exists`, `routing_rule_exists`, `discovered_certificate_claimed`, `discovered_certificate_not_importable`, `est_profile_exists`, `scep_profile_exists`, `scep_mdm_disabled`, `acme_account_not_valid`, `acme_profile_exists`, `acme_certificate_revoked`, `acme_certificate_expired`. */
         Error409: {
             headers: {
                 [name: string]: unknown;
@@ -6228,7 +6556,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
-                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "cross_certificate_loop" | "cross_certificate_retired" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "notifier_exists" | "routing_rule_exists" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "est_profile_exists" | "scep_profile_exists" | "scep_mdm_disabled" | "acme_account_not_valid" | "acme_profile_exists" | "acme_certificate_revoked" | "acme_certificate_expired";
+                    code?: "conflict" | "idempotency_key_in_use" | "renewal_policy_duplicate_name" | "renewal_policy_in_use" | "api_key_name_taken" | "role_exists" | "role_builtin" | "oidc_provider_exists" | "oidc_provider_in_use" | "oidc_group_mapping_exists" | "user_self_deactivation" | "issuer_duplicate_name" | "issuer_in_use" | "issuer_type_immutable" | "ca_not_active" | "cross_certificate_loop" | "cross_certificate_retired" | "certificate_exists" | "renewal_in_progress" | "owner_exists" | "owner_in_use" | "team_exists" | "team_in_use" | "agent_exists" | "agent_has_dependencies" | "target_exists" | "target_retired" | "target_agent_mismatch" | "certificate_not_deployable" | "profile_exists" | "profile_in_use" | "approval_not_pending" | "health_check_not_alerting" | "notification_not_dead" | "notification_not_readable" | "notifier_exists" | "routing_rule_exists" | "discovered_certificate_claimed" | "discovered_certificate_not_importable" | "est_profile_exists" | "scep_profile_exists" | "scep_mdm_disabled" | "acme_account_not_valid" | "acme_profile_exists" | "acme_certificate_revoked" | "acme_certificate_expired";
                 };
             };
         };
@@ -8518,6 +8846,313 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listOidcGroupMappings: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                provider_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageOfOidcGroupMappingDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    createOidcGroupMapping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOidcGroupMappingRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcGroupMappingDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    deleteOidcGroupMapping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listOidcProviders: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageOfOidcProviderDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    createOidcProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOidcProviderRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcProviderDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    updateOidcProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOidcProviderRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcProviderDto"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    deleteOidcProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    getOidcJwksStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcJwksStatus"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    refreshOidcProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcJwksStatus"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    testOidcProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestOidcProviderRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcTestResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
@@ -12943,6 +13578,77 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    oidcBackChannelLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    oidcCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    oidcLogin: {
+        parameters: {
+            query: {
+                provider: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];

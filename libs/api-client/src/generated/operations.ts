@@ -713,6 +713,42 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "createOidcGroupMapping": {
+    "method": "POST",
+    "path": "/api/v1/auth/oidc/group-mappings",
+    "tag": "auth",
+    "summary": "POST /api/v1/auth/oidc/group-mappings",
+    "access": [
+      "auth.oidc.edit"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "createOidcProvider": {
+    "method": "POST",
+    "path": "/api/v1/auth/oidc/providers",
+    "tag": "auth",
+    "summary": "POST /api/v1/auth/oidc/providers",
+    "access": [
+      "auth.oidc.create"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      201
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "createOwner": {
     "method": "POST",
     "path": "/api/v1/owners",
@@ -993,6 +1029,42 @@ export const OPERATIONS = {
     "summary": "DELETE /api/v1/notifiers/:id",
     "access": [
       "notifier.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "deleteOidcGroupMapping": {
+    "method": "DELETE",
+    "path": "/api/v1/auth/oidc/group-mappings/{id}",
+    "tag": "auth",
+    "summary": "DELETE /api/v1/auth/oidc/group-mappings/:id",
+    "access": [
+      "auth.oidc.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      204
+    ],
+    "produces": []
+  },
+  "deleteOidcProvider": {
+    "method": "DELETE",
+    "path": "/api/v1/auth/oidc/providers/{id}",
+    "tag": "auth",
+    "summary": "DELETE /api/v1/auth/oidc/providers/:id",
+    "access": [
+      "auth.oidc.delete"
     ],
     "pathParams": [
       "id"
@@ -2029,6 +2101,26 @@ export const OPERATIONS = {
       "application/ocsp-response"
     ]
   },
+  "getOidcJwksStatus": {
+    "method": "GET",
+    "path": "/api/v1/auth/oidc/providers/{id}/jwks-status",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/oidc/providers/:id/jwks-status",
+    "access": [
+      "auth.oidc.list"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "getOwner": {
     "method": "GET",
     "path": "/api/v1/owners/{id}",
@@ -2794,6 +2886,49 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "listOidcGroupMappings": {
+    "method": "GET",
+    "path": "/api/v1/auth/oidc/group-mappings",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/oidc/group-mappings",
+    "access": [
+      "auth.oidc.list"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "provider_id",
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "listOidcProviders": {
+    "method": "GET",
+    "path": "/api/v1/auth/oidc/providers",
+    "tag": "auth",
+    "summary": "GET /api/v1/auth/oidc/providers",
+    "access": [
+      "auth.oidc.list"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "page",
+      "per_page"
+    ],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "listOwners": {
     "method": "GET",
     "path": "/api/v1/owners",
@@ -3152,6 +3287,52 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "oidcBackChannelLogout": {
+    "method": "POST",
+    "path": "/auth/oidc/back-channel-logout",
+    "tag": "auth",
+    "summary": "Back-channel logout from an identity provider (form field logout_token)",
+    "access": [
+      "public"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": []
+  },
+  "oidcCallback": {
+    "method": "GET",
+    "path": "/auth/oidc/callback",
+    "tag": "auth",
+    "summary": "The identity provider returns here: 302 to the GUI with the session and CSRF cookies, or to /login?error=oidc_failed&reason=<category>",
+    "access": [
+      "public"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "none",
+    "success": [],
+    "produces": []
+  },
+  "oidcLogin": {
+    "method": "GET",
+    "path": "/auth/oidc/login",
+    "tag": "auth",
+    "summary": "Start an OIDC sign-in: 302 to the identity provider with the pending cookie set",
+    "access": [
+      "public"
+    ],
+    "pathParams": [],
+    "queryParams": [
+      "provider"
+    ],
+    "body": "none",
+    "success": [],
+    "produces": []
+  },
   "previewDigest": {
     "method": "GET",
     "path": "/api/v1/digest/preview",
@@ -3200,6 +3381,26 @@ export const OPERATIONS = {
     "summary": "POST /api/v1/auth/users/:id/reactivate",
     "access": [
       "auth.user.deactivate"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "none",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "refreshOidcProvider": {
+    "method": "POST",
+    "path": "/api/v1/auth/oidc/providers/{id}/refresh",
+    "tag": "auth",
+    "summary": "POST /api/v1/auth/oidc/providers/:id/refresh",
+    "access": [
+      "auth.oidc.edit"
     ],
     "pathParams": [
       "id"
@@ -3824,6 +4025,24 @@ export const OPERATIONS = {
       "application/json"
     ]
   },
+  "testOidcProvider": {
+    "method": "POST",
+    "path": "/api/v1/auth/oidc/test",
+    "tag": "auth",
+    "summary": "POST /api/v1/auth/oidc/test",
+    "access": [
+      "auth.oidc.create"
+    ],
+    "pathParams": [],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
   "testTarget": {
     "method": "POST",
     "path": "/api/v1/targets/{id}/test",
@@ -3951,6 +4170,26 @@ export const OPERATIONS = {
     "summary": "PUT /api/v1/notifiers/:id",
     "access": [
       "notifier.edit"
+    ],
+    "pathParams": [
+      "id"
+    ],
+    "queryParams": [],
+    "body": "required",
+    "success": [
+      200
+    ],
+    "produces": [
+      "application/json"
+    ]
+  },
+  "updateOidcProvider": {
+    "method": "PUT",
+    "path": "/api/v1/auth/oidc/providers/{id}",
+    "tag": "auth",
+    "summary": "PUT /api/v1/auth/oidc/providers/:id",
+    "access": [
+      "auth.oidc.edit"
     ],
     "pathParams": [
       "id"

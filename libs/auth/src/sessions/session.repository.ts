@@ -27,6 +27,8 @@ export interface NewSession {
   userAgentHash: string;
   clientIp: string;
   lifetimeSeconds: number;
+  /** An OIDC session's provider, subject and the IdP's session id: what back-channel logout names. */
+  oidc?: { providerId: string; subject: string; sid: string | null };
 }
 
 const COLUMNS =
@@ -69,8 +71,9 @@ export class SessionRepository {
 
   async insert(manager: EntityManager, session: NewSession): Promise<SessionRow> {
     const rows: SessionRow[] = await manager.query(
-      `INSERT INTO sessions (id, actor_id, method, signing_key_id, csrf_token_hash, user_agent_hash, client_ip, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8)) RETURNING ${COLUMNS}`,
+      `INSERT INTO sessions (id, actor_id, method, signing_key_id, csrf_token_hash, user_agent_hash, client_ip,
+                             expires_at, oidc_provider_id, oidc_subject, oidc_sid)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8), $9, $10, $11) RETURNING ${COLUMNS}`,
       [
         session.id,
         session.actorId,
@@ -80,6 +83,9 @@ export class SessionRepository {
         session.userAgentHash,
         session.clientIp,
         session.lifetimeSeconds,
+        session.oidc?.providerId ?? null,
+        session.oidc?.subject ?? null,
+        session.oidc?.sid ?? null,
       ],
     );
     return rows[0];
@@ -135,6 +141,27 @@ export class SessionRepository {
 
   async revoke(manager: EntityManager, id: string): Promise<void> {
     await manager.query('UPDATE sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id]);
+  }
+
+  /**
+   * Revokes the unrevoked sessions opened through an OIDC provider: of one subject or one IdP
+   * session id (a back-channel logout), or all of them (the provider disabled). Returns their
+   * ids and actors.
+   */
+  async revokeOidc(
+    manager: EntityManager,
+    providerId: string,
+    by: { subject: string } | { sid: string } | 'all',
+  ): Promise<{ id: string; actor_id: string }[]> {
+    const [column, value] =
+      by === 'all' ? ['NULL', null] : 'sid' in by ? ['oidc_sid', by.sid] : ['oidc_subject', by.subject];
+    const [rows]: [{ id: string; actor_id: string }[], number] = await manager.query(
+      `UPDATE sessions SET revoked_at = now()
+        WHERE oidc_provider_id = $1 AND ($2::text IS NULL OR ${column} = $2) AND revoked_at IS NULL
+        RETURNING id, actor_id`,
+      [providerId, value],
+    );
+    return rows;
   }
 
   /** Revokes every unrevoked session of an actor (except one, or of one method only); returns their ids. */

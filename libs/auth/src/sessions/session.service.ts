@@ -73,7 +73,13 @@ export class SessionService {
   /** Opens a session inside the caller's transaction (the login that justifies it). */
   async open(
     manager: EntityManager,
-    login: { actorId: string; method: SessionMethod; clientIp: string; userAgent?: string },
+    login: {
+      actorId: string;
+      method: SessionMethod;
+      clientIp: string;
+      userAgent?: string;
+      oidc?: { providerId: string; subject: string; sid: string | null };
+    },
   ): Promise<OpenedSession> {
     const sessionId = newSessionId();
     const csrfToken = newCsrfToken();
@@ -86,6 +92,7 @@ export class SessionService {
       userAgentHash: sha256Hex(login.userAgent ?? ''),
       clientIp: login.clientIp,
       lifetimeSeconds: SESSION_LIFETIME_SECONDS,
+      oidc: login.oidc,
     });
     await this.users.recordLogin(
       manager,
@@ -205,6 +212,17 @@ export class SessionService {
     return ids.length;
   }
 
+  /** Revokes OIDC sessions (a back-channel logout, a provider disabled), with their events. */
+  async revokeOidc(
+    manager: EntityManager,
+    providerId: string,
+    by: { subject: string } | { sid: string } | 'all',
+  ): Promise<number> {
+    const rows = await this.sessions.revokeOidc(manager, providerId, by);
+    for (const row of rows) await this.revoked(manager, [row.id], row.actor_id);
+    return rows.length;
+  }
+
   /** Deletes every session of an actor (demo-residual cleanup), with their revocation events. */
   async deleteAllOf(manager: EntityManager, actorId: string): Promise<number> {
     const ids = await this.sessions.deleteAllOf(manager, actorId);
@@ -236,10 +254,13 @@ export class SessionService {
     return row;
   }
 
-  /** A break-glass session is the emergency door: it acts as an admin (ADR 0018). */
+  /**
+   * A break-glass session is the emergency door: it acts as an admin (ADR 0018). An OIDC session
+   * is an admin when its actor holds r-admin (through a group mapping or a grant).
+   */
   private async principalOf(row: SessionRow): Promise<Principal> {
     const grants = await this.roles.grantsOf(row.actor_id);
-    const admin = row.method === 'breakglass';
+    const admin = row.method === 'breakglass' || grants.roleIds.includes('r-admin');
     return {
       actor_id: row.actor_id,
       actor_type: 'session',

@@ -46,6 +46,13 @@ export const ErrorCode = {
   SessionNotFound: 'session_not_found',
   BreakGlassLocked: 'breakglass_locked',
   BreakGlassCredentialNotFound: 'breakglass_credential_not_found',
+  // OIDC providers and group mappings (ADR 0081).
+  OidcProviderNotFound: 'oidc_provider_not_found',
+  OidcProviderExists: 'oidc_provider_exists',
+  OidcProviderInUse: 'oidc_provider_in_use',
+  OidcProviderInvalid: 'oidc_provider_invalid',
+  OidcGroupMappingNotFound: 'oidc_group_mapping_not_found',
+  OidcGroupMappingExists: 'oidc_group_mapping_exists',
   UserNotFound: 'user_not_found',
   UserSelfDeactivation: 'user_self_deactivation',
   DemoModeActive: 'demo_mode_active',

@@ -26,6 +26,16 @@ export interface SessionConfig {
   gcIntervalMs: number;
 }
 
+/** OIDC sign-in (spec 5.4, 5.5; ADR 0081). */
+export interface OidcConfig {
+  /** SERVICE_OIDC_PRELOGIN_REQUIRE_UA: the callback must come with the User-Agent the login started with. */
+  preloginRequireUa: boolean;
+  /** SERVICE_OIDC_PRELOGIN_REQUIRE_IP: the callback must come from the client IP the login started from. */
+  preloginRequireIp: boolean;
+  /** SERVICE_OIDC_BCL_MAX_AGE_SECONDS: the oldest back-channel logout token (by its iat) accepted. */
+  bclMaxAgeSeconds: number;
+}
+
 /** Break-glass password login (spec 5.7, docs/decisions/0018-break-glass-and-users.md). */
 export interface BreakGlassConfig {
   enabled: boolean;
@@ -145,6 +155,7 @@ export interface CertlaneConfig {
   gatewayFastLane: boolean;
   migrationsDir?: string;
   session: SessionConfig;
+  oidc: OidcConfig;
   /** IPs/CIDRs of proxies whose X-Forwarded-For is believed; empty trusts none. */
   trustedProxies: string[];
   breakGlass: BreakGlassConfig;

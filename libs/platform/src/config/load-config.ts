@@ -537,6 +537,22 @@ export function loadConfig(env: Env): CertlaneConfig {
       ),
     },
     trustedProxies,
+    oidc: {
+      preloginRequireUa: parseBoolean(
+        'SERVICE_OIDC_PRELOGIN_REQUIRE_UA',
+        get('SERVICE_OIDC_PRELOGIN_REQUIRE_UA') ?? 'true',
+      ),
+      preloginRequireIp: parseBoolean(
+        'SERVICE_OIDC_PRELOGIN_REQUIRE_IP',
+        get('SERVICE_OIDC_PRELOGIN_REQUIRE_IP') ?? 'false',
+      ),
+      bclMaxAgeSeconds: parseInteger(
+        'SERVICE_OIDC_BCL_MAX_AGE_SECONDS',
+        get('SERVICE_OIDC_BCL_MAX_AGE_SECONDS') ?? '300',
+        10,
+        86_400,
+      ),
+    },
     breakGlass: {
       enabled: parseBoolean('SERVICE_BREAKGLASS_ENABLED', get('SERVICE_BREAKGLASS_ENABLED') ?? 'false'),
       lockoutThreshold: parseInteger(

@@ -443,6 +443,25 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
     description:
       'Comma-separated IPs or CIDRs of reverse proxies (an ingress controller) whose X-Forwarded-For api-gateway and protocol-frontends believe. Default: none (the client IP is the TCP peer).',
   },
+  // OIDC sign-in (ADR 0081).
+  {
+    name: 'SERVICE_OIDC_PRELOGIN_REQUIRE_UA',
+    default: 'true',
+    description:
+      'OIDC: the callback must come with the User-Agent its login started with, else the sign-in fails (prelogin_invalid).',
+  },
+  {
+    name: 'SERVICE_OIDC_PRELOGIN_REQUIRE_IP',
+    default: 'false',
+    description:
+      'OIDC: the callback must come from the client IP its login started from (off by default: mobile clients change address).',
+  },
+  {
+    name: 'SERVICE_OIDC_BCL_MAX_AGE_SECONDS',
+    default: '300',
+    description:
+      'OIDC back-channel logout: the oldest logout token (by its iat) accepted, in seconds (10..86400); older ones are refused.',
+  },
   {
     name: 'SERVICE_BREAKGLASS_ENABLED',
     default: 'false',

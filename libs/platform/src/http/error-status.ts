@@ -29,6 +29,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'acme_profile_invalid':
     case 'scan_target_invalid':
     case 'notifier_config_invalid':
+    case 'oidc_provider_invalid':
       return 400;
     case 'unauthenticated':
     case 'bootstrap_token_invalid':
@@ -51,6 +52,8 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'session_not_found':
     case 'breakglass_credential_not_found':
     case 'user_not_found':
+    case 'oidc_provider_not_found':
+    case 'oidc_group_mapping_not_found':
     case 'issuer_not_found':
     case 'ca_not_found':
     case 'cross_certificate_not_found':
@@ -96,6 +99,9 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'api_key_name_taken':
     case 'role_exists':
     case 'role_builtin':
+    case 'oidc_provider_exists':
+    case 'oidc_provider_in_use':
+    case 'oidc_group_mapping_exists':
     case 'user_self_deactivation':
     case 'issuer_duplicate_name':
     case 'issuer_in_use':
