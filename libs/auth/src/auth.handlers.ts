@@ -111,7 +111,7 @@ export class AuthHandlers implements OnApplicationBootstrap {
       ),
       this.bus.handle('auth.v1.list-users', (request) => this.users.list(request)),
       this.bus.handle('auth.v1.deactivate-user', (request, context) =>
-        this.users.deactivate(request.actor_id, callerOf(context)),
+        this.users.deactivate(request.actor_id, callerOf(context), request.caller_admin),
       ),
       this.bus.handle('auth.v1.reactivate-user', (request, context) =>
         this.users.reactivate(request.actor_id, callerOf(context)),

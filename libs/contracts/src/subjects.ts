@@ -213,6 +213,7 @@ import {
 } from './auth/oidc.dto';
 import {
   CleanupDemoResidualRequest,
+  DeactivateUserCommand,
   DemoResidualRemoved,
   ListUsersRequest,
   UserDeactivated,
@@ -369,7 +370,7 @@ export const requestContracts = {
     response: shape<OidcBackChannelLogoutResult>(),
   },
   'auth.v1.list-users': { request: ListUsersRequest, response: shape<Page<UserDto>>() },
-  'auth.v1.deactivate-user': { request: ActorIdRequest, response: shape<UserDeactivated>() },
+  'auth.v1.deactivate-user': { request: DeactivateUserCommand, response: shape<UserDeactivated>() },
   'auth.v1.reactivate-user': { request: ActorIdRequest, response: shape<UserDto>() },
   'auth.v1.cleanup-demo-residual': {
     request: CleanupDemoResidualRequest,

@@ -49,10 +49,7 @@ describe('no privilege escalation through role administration', () => {
     expect(refusal(() => create({ body, actor: admin, params: {}, query: {} }))).toBeUndefined();
   });
 
-  it('refuses granting a default role, or a key with one, holding permissions the caller lacks', () => {
-    const grant = route(ROLE_ROUTES, 'POST', '/api/v1/auth/grants');
-    const body = { actor_id: 'mallory', role_id: 'r-cli' };
-    expect(refusal(() => grant({ body, actor: manager, params: {}, query: {} }))).toBe('forbidden');
+  it('refuses a key with a default role holding permissions the caller lacks', () => {
     const createKey = route(API_KEY_ROUTES, 'POST', '/api/v1/auth/api-keys');
     const key = { name: 'sidekick', role_ids: ['r-auditor'] };
     expect(refusal(() => createKey({ body: key, actor: manager, params: {}, query: {} }))).toBe('forbidden');
@@ -60,11 +57,17 @@ describe('no privilege escalation through role administration', () => {
     expect(
       refusal(() => createKey({ body: key, actor: auditorManager, params: {}, query: {} })),
     ).toBeUndefined();
-    expect(
-      refusal(() =>
-        grant({ body: { ...body, role_id: 'r-auditor' }, actor: auditorManager, params: {}, query: {} }),
-      ),
-    ).toBeUndefined();
+  });
+
+  it("sends the caller's rights with a grant, for the auth service to check any role", () => {
+    const grant = ROLE_ROUTES.find((r) => r.method === 'POST' && r.path === '/api/v1/auth/grants')!;
+    const payload = (grant as unknown as { payload: (input: unknown) => Record<string, unknown> }).payload({
+      body: { actor_id: 'mallory', role_id: 'r-cli' },
+      actor: manager,
+      params: {},
+      query: {},
+    });
+    expect(payload).toMatchObject({ caller_admin: false, caller_permissions: [...manager.permissions] });
   });
 
   it('lets an admin hand out anything', () => {

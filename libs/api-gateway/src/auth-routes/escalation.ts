@@ -6,8 +6,9 @@ import { Actor } from '../auth/actor';
  * who is not an admin may put into a role, or hand out with a grant or a new key, only
  * permissions it holds globally itself. Without this rule, auth.role.create or auth.role.edit
  * plus auth.role.assign would let a caller give itself (or an actor it controls) any
- * permission but the admin flag. The permissions of a default role are known here; those of a
- * custom role are not (the auth service holds them), see the ADR.
+ * permission but the admin flag. Roles and new keys are checked here (the permissions of a default
+ * role are known here); grants and group mappings, of custom roles too, by the auth service,
+ * which gets the caller's rights with the command (callerRights).
  */
 export function permissionsBeyond(actor: Actor | undefined, permissions: readonly string[]): string[] {
   if (actor?.admin) return [];
@@ -36,4 +37,15 @@ export function assertNoEscalation(
 /** The permissions of a default role, or none for a custom one (checked by the auth service). */
 export function defaultRolePermissions(roleId: string): readonly string[] {
   return DEFAULT_ROLES[roleId]?.permissions ?? [];
+}
+
+/**
+ * The caller's rights, sent with a command that hands out a role, so the auth service (which
+ * knows the permissions of custom roles too) checks it: grants and OIDC group mappings.
+ */
+export function callerRights(actor: Actor | undefined): {
+  caller_admin: boolean;
+  caller_permissions: string[];
+} {
+  return { caller_admin: actor?.admin ?? false, caller_permissions: [...(actor?.permissions ?? [])] };
 }

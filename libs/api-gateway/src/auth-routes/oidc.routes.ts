@@ -7,6 +7,7 @@ import {
   UpdateOidcProviderRequest,
 } from '@certlane/contracts';
 import { declareRoute } from '../routes/route-declaration';
+import { callerRights } from './escalation';
 
 const PROVIDERS = '/api/v1/auth/oidc/providers';
 const MAPPINGS = '/api/v1/auth/oidc/group-mappings';
@@ -122,11 +123,7 @@ export const OIDC_ROUTES = [
     body: CreateOidcGroupMappingRequest,
     response: 'OidcGroupMappingDto',
     audit: 'auth.group_mapping_added',
-    payload: ({ body, actor }) => ({
-      ...body,
-      caller_admin: actor?.admin ?? false,
-      caller_permissions: [...(actor?.permissions ?? [])],
-    }),
+    payload: ({ body, actor }) => ({ ...body, ...callerRights(actor) }),
   }),
   declareRoute({
     method: 'DELETE',

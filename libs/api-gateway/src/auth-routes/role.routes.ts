@@ -1,8 +1,6 @@
 import {
-  CertlaneError,
   CreateRoleRequest,
   DEFAULT_ROLES,
-  ErrorCode,
   GrantRequest,
   GrantScopeQuery,
   ListGrantsRequest,
@@ -11,7 +9,7 @@ import {
   PermissionCatalogue,
   RoleChanges,
 } from '@certlane/contracts';
-import { assertNoEscalation, defaultRolePermissions } from './escalation';
+import { assertNoEscalation, callerRights } from './escalation';
 import { declareAnsweredRoute, declareRoute } from '../routes/route-declaration';
 
 const ROLES = '/api/v1/auth/roles';
@@ -116,13 +114,7 @@ export const ROLE_ROUTES = [
     body: GrantRequest,
     response: 'GrantDto',
     audit: 'auth.role_granted',
-    check: ({ body, actor }) => {
-      if (body.role_id === 'r-admin' && !actor?.admin) {
-        throw new CertlaneError(ErrorCode.Forbidden, 'only an admin can grant r-admin');
-      }
-      assertNoEscalation(actor, defaultRolePermissions(body.role_id), `granting ${body.role_id}`);
-    },
-    payload: ({ body, actor }) => ({ ...body, granted_by: actor?.id ?? 'unknown' }),
+    payload: ({ body, actor }) => ({ ...body, granted_by: actor?.id ?? 'unknown', ...callerRights(actor) }),
   }),
   declareRoute({
     method: 'DELETE',

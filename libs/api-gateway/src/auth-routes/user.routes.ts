@@ -54,7 +54,10 @@ export const USER_ROUTES = [
     audit: null,
     payload: ({ query }) => query,
   }),
-  /** Deactivates a user and revokes its sessions and API keys at once; 409 on oneself. */
+  /**
+   * Deactivates a user and revokes its sessions and API keys at once; 409 on oneself, 403 for a
+   * non-admin deactivating an admin.
+   */
   declareRoute({
     method: 'DELETE',
     path: `${USERS}/:id`,
@@ -65,7 +68,7 @@ export const USER_ROUTES = [
     response: 'UserDeactivated',
     audit: 'auth.user_deactivated',
     evicts: 'actor',
-    payload: ({ params }) => ({ actor_id: params.id }),
+    payload: ({ params, actor }) => ({ actor_id: params.id, caller_admin: actor?.admin ?? false }),
   }),
   declareRoute({
     method: 'POST',

@@ -22,6 +22,7 @@ import { CERTLANE_CONFIG, CertlaneConfig, outboxToken, SecretBox, ServiceOutbox 
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { authAudit, AuthCaller } from '../audit/auth-audit';
+import { assertMayHandOut } from '../roles/hand-out';
 import { SessionService } from '../sessions/session.service';
 import { describeKeys, discover, fetchKeySet, OidcClients, usableKeyCount } from './oidc-clients';
 import { OidcProviderRow, OidcProviderSettings, OidcRepository, toProviderDto } from './oidc.repository';
@@ -262,10 +263,7 @@ export class OidcAdminService {
     return this.repository.listMappings(resolvePage(request), request.provider_id);
   }
 
-  /**
-   * A mapping hands its role to everyone in the group: a caller who is not an admin may map only
-   * roles whose permissions it holds globally itself, and never r-admin (ADR 0014).
-   */
+  /** A mapping hands its role to everyone in the group: checked like a grant (ADR 0014). */
   async createMapping(
     command: CreateOidcGroupMappingCommand,
     caller: AuthCaller,
@@ -275,20 +273,11 @@ export class OidcAdminService {
         throw providerNotFound(command.provider_id);
       }
       const permissions = await this.rolePermissions(manager, command.role_id);
-      if (!command.caller_admin) {
-        if (command.role_id === 'r-admin') {
-          throw new CertlaneError(ErrorCode.Forbidden, 'only an admin can map a group to r-admin');
-        }
-        const held = new Set(command.caller_permissions);
-        const beyond = permissions.filter((permission) => !held.has(permission));
-        if (beyond.length > 0) {
-          throw new CertlaneError(
-            ErrorCode.Forbidden,
-            `mapping a group to ${command.role_id} would hand out permissions you do not hold: ${beyond.slice(0, 5).join(', ')}`,
-            { permission: beyond[0] },
-          );
-        }
-      }
+      assertMayHandOut(
+        command,
+        { id: command.role_id, permissions },
+        `mapping a group to ${command.role_id}`,
+      );
       const mapping = await this.repository.insertMapping(manager, {
         id: randomUUID(),
         providerId: command.provider_id,

@@ -22,6 +22,7 @@ import {
 import { isUniqueViolation, outboxToken, ServiceOutbox } from '@certlane/platform';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { assertMayHandOut } from './hand-out';
 
 interface RoleRow {
   id: string;
@@ -158,7 +159,8 @@ export class RoleService {
   async grant(command: GrantCommand, context?: RequestContext): Promise<GrantDto> {
     return this.change(
       async (manager) => {
-        await this.get(command.role_id, manager);
+        const role = await this.get(command.role_id, manager);
+        assertMayHandOut(command, { id: role.id, permissions: role.permissions }, `granting ${role.id}`);
         const scope = command.scope ?? GLOBAL_SCOPE;
         if (command.role_id === 'r-admin' && scope !== GLOBAL_SCOPE) {
           throw CertlaneError.validation([

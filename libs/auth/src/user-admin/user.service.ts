@@ -45,14 +45,19 @@ export class UserService {
     return this.users.list(resolvePage(request));
   }
 
-  async deactivate(id: string, caller: AuthCaller): Promise<UserDeactivated> {
+  /** `callerAdmin`: only an admin may deactivate an admin (ADR 0018). */
+  async deactivate(id: string, caller: AuthCaller, callerAdmin: boolean): Promise<UserDeactivated> {
     if (id === caller.actorId) {
       throw new CertlaneError(ErrorCode.UserSelfDeactivation, 'you cannot deactivate yourself');
     }
     const result = await this.users.transaction(async (manager) => {
       if (!(await this.users.find(manager, id))) throw notFound(id);
+      const admin = await this.users.isAdmin(manager, id);
+      if (admin && !callerAdmin) {
+        throw new CertlaneError(ErrorCode.Forbidden, `${id} is an admin: only an admin can deactivate it`);
+      }
       // The last active admin stays: without one nobody could manage roles or users any more.
-      if ((await this.users.isAdmin(manager, id)) && !(await this.users.anotherActiveAdmin(manager, id))) {
+      if (admin && !(await this.users.anotherActiveAdmin(manager, id))) {
         throw new CertlaneError(
           ErrorCode.Conflict,
           `${id} is the last active admin: grant r-admin to another actor before deactivating it`,

@@ -1,4 +1,5 @@
 import {
+  IsBoolean,
   ArrayMaxSize,
   IsArray,
   IsIn,
@@ -134,6 +135,14 @@ export class GrantCommand extends GrantRequest {
   @IsString()
   @IsNotEmpty()
   granted_by!: string;
+
+  /** The caller's own rights: a grant may not hand out more (ADR 0014). */
+  @IsBoolean()
+  caller_admin!: boolean;
+
+  @IsArray()
+  @IsString({ each: true })
+  caller_permissions!: string[];
 }
 
 export interface GrantDto {

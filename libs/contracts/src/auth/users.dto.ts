@@ -1,4 +1,6 @@
+import { IsBoolean } from 'class-validator';
 import { PageQuery } from '../pagination/page';
+import { ActorIdRequest } from './breakglass.dto';
 
 /** How a user first came to exist: a stored API key (or bootstrap), a break-glass credential, OIDC. */
 export type UserKind = 'api-key' | 'breakglass' | 'oidc';
@@ -27,4 +29,10 @@ export class CleanupDemoResidualRequest {}
 /** POST /api/v1/auth/demo-residual/cleanup (spec 4.10). */
 export interface DemoResidualRemoved {
   removed: number;
+}
+
+/** DELETE /api/v1/auth/users/{id}: only an admin may deactivate an admin (ADR 0018). */
+export class DeactivateUserCommand extends ActorIdRequest {
+  @IsBoolean()
+  caller_admin!: boolean;
 }
