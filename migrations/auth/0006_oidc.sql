@@ -61,6 +61,7 @@ CREATE TABLE IF NOT EXISTS oidc_prelogins (
   expires_at      timestamptz NOT NULL
 );
 CREATE INDEX IF NOT EXISTS oidc_prelogins_expires_idx ON oidc_prelogins (expires_at);
+CREATE INDEX IF NOT EXISTS oidc_prelogins_client_ip_idx ON oidc_prelogins (client_ip);
 
 -- Logout tokens seen (their jti), so a replayed one revokes nothing; kept past their max age.
 CREATE TABLE IF NOT EXISTS oidc_logout_tokens_seen (

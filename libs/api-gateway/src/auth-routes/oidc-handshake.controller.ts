@@ -55,7 +55,7 @@ export class OidcHandshakeController {
     operationId: 'oidcLogin',
     summary: 'Start an OIDC sign-in: 302 to the identity provider with the pending cookie set',
     status: 302,
-    errors: [400, 404],
+    errors: [400, 404, 429],
     response: null,
   })
   async login(

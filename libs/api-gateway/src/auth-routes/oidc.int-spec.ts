@@ -139,6 +139,7 @@ describe('OIDC sign-in through gateway -> NATS -> auth against a real OpenID Pro
   beforeAll(async () => {
     system = await startTestSystem('oidc', ['auth', 'api-gateway'], {
       SERVICE_AUTH_TYPE: 'oidc',
+      SERVICE_TRUSTED_PROXIES: '127.0.0.1',
       SERVICE_SESSION_GC_INTERVAL: '1s',
     });
     gw = system.services['api-gateway'].url;
@@ -468,6 +469,25 @@ describe('OIDC sign-in through gateway -> NATS -> auth against a real OpenID Pro
       expect(failureReason(await call('GET', `/auth/oidc/login?provider=${randomUUID()}`))).toBe(
         'provider_unknown',
       );
+    });
+
+    it('limits the sign-ins pending from one address (429 with Retry-After)', async () => {
+      const from = { 'x-forwarded-for': '203.0.113.9' };
+      let started = 0;
+      let limited: HttpsResult | undefined;
+      while (!limited && started <= 100) {
+        const login = await call('GET', `/auth/oidc/login?provider=${providerId}`, { headers: from });
+        if (login.status === 302) started += 1;
+        else limited = login;
+      }
+      expect(started).toBe(100);
+      expect(limited?.status).toBe(429);
+      expect(limited?.headers['retry-after']).toBe('60');
+      expect(limited?.json()).toMatchObject({ code: 'rate_limited' });
+      const elsewhere = await call('GET', `/auth/oidc/login?provider=${providerId}`, {
+        headers: { 'x-forwarded-for': '203.0.113.10' },
+      });
+      expect(elsewhere.status).toBe(302);
     });
 
     it('a provider with users cannot be deleted (409)', async () => {

@@ -1,7 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   BeginOidcLoginCommand,
+  CertlaneError,
+  ErrorCode,
   CompleteOidcLoginCommand,
+  OIDC_PENDING_LOGINS_PER_IP,
   OIDC_PRELOGIN_SECONDS,
   OidcBackChannelLogoutCommand,
   OidcBackChannelLogoutResult,
@@ -56,6 +59,13 @@ export class OidcLoginService {
   ) {}
 
   async begin(command: BeginOidcLoginCommand, requestId?: string): Promise<OidcLoginBegun> {
+    if ((await this.repository.pendingLoginsFrom(command.client_ip)) >= OIDC_PENDING_LOGINS_PER_IP) {
+      throw new CertlaneError(
+        ErrorCode.RateLimited,
+        `too many sign-ins pending from this address: at most ${OIDC_PENDING_LOGINS_PER_IP} in ${OIDC_PRELOGIN_SECONDS} s`,
+        { retry_after_seconds: 60 },
+      );
+    }
     try {
       const provider = await this.enabledProvider(command.provider);
       const config = await this.configOf(provider);

@@ -259,6 +259,14 @@ export class OidcRepository {
     );
   }
 
+  async pendingLoginsFrom(clientIp: string): Promise<number> {
+    const [row] = await this.dataSource.query(
+      'SELECT count(*)::int AS n FROM oidc_prelogins WHERE client_ip = $1 AND expires_at > now()',
+      [clientIp],
+    );
+    return row.n;
+  }
+
   /** Consumes a pre-login (single use): its row, if it existed and had not expired. */
   async takePrelogin(cookieHash: string): Promise<PreloginRow | undefined> {
     const [rows]: [(PreloginRow & { live: boolean })[], number] = await this.dataSource.query(

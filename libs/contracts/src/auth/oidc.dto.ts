@@ -41,6 +41,12 @@ export const OIDC_CALLBACK_PATH = '/auth/oidc/callback';
 /** Spec 5.4: the pre-login cookie lives 600 seconds. */
 export const OIDC_PRELOGIN_SECONDS = 600;
 export const OIDC_PENDING_COOKIE = 'service_oidc_pending';
+/**
+ * Sign-ins one client address may have pending at once (each holds a pre-login row for 600 s);
+ * past it /auth/oidc/login answers 429. Generous for many browsers behind one NAT, a bound for a
+ * script filling the table.
+ */
+export const OIDC_PENDING_LOGINS_PER_IP = 100;
 
 /**
  * Why a sign-in did not complete: the `reason` of `/login?error=oidc_failed&reason=<category>`.
