@@ -106,8 +106,8 @@ export class AuthHandlers implements OnApplicationBootstrap {
       this.bus.handle('auth.v1.oidc-complete-login', (request, context) =>
         this.oidcLogin.complete(request, context.request_id),
       ),
-      this.bus.handle('auth.v1.oidc-back-channel-logout', (request) =>
-        this.oidcLogin.backChannelLogout(request),
+      this.bus.handle('auth.v1.oidc-back-channel-logout', (request, context) =>
+        this.oidcLogin.backChannelLogout(request, context.request_id),
       ),
       this.bus.handle('auth.v1.list-users', (request) => this.users.list(request)),
       this.bus.handle('auth.v1.deactivate-user', (request, context) =>

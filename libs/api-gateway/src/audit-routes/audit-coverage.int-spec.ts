@@ -10,7 +10,9 @@ import {
   httpsRequest,
   HttpsResult,
   signSubCaWithExternalRoot,
+  startTestIdentityProvider,
   startTestSystem,
+  TestIdentityProvider,
   TestSystem,
 } from '@certlane/testing';
 import { createCsr, generateRecipientKey, SoftwareKeyProvider } from '@certlane/pki';
@@ -334,6 +336,102 @@ async function createAgentCertificate(call: Call, issued: boolean): Promise<stri
 }
 
 /** SERVICE_CONFIG_ENCRYPTION_KEY of the system, to seal a server-held key as the issuance service does. */
+// ---- OIDC (ADR 0081): a real OpenID Provider, started in beforeAll ----
+const oidcFixture: { idp?: TestIdentityProvider; gateway: string; ca: string } = { gateway: '', ca: '' };
+const OIDC_CLIENT_ID = 'audit-coverage';
+
+async function oidcProvider(call: Call, clientId = OIDC_CLIENT_ID): Promise<string> {
+  const created = await call('POST', '/api/v1/auth/oidc/providers', {
+    body: {
+      name: unique('idp'),
+      issuer: oidcFixture.idp!.issuer,
+      client_id: clientId,
+      redirect_uri: `${oidcFixture.gateway}/auth/oidc/callback`,
+    },
+  });
+  expect(created.status).toBe(201);
+  return json<{ id: string }>(created).id;
+}
+
+const OIDC_ROUTE_CASES: Record<string, RouteCase> = {
+  'POST /api/v1/auth/oidc/providers': async (call, requestId) => {
+    const response = await call('POST', '/api/v1/auth/oidc/providers', {
+      requestId,
+      body: {
+        name: unique('idp'),
+        issuer: oidcFixture.idp!.issuer,
+        client_id: OIDC_CLIENT_ID,
+        client_secret: 'audited-client-secret-0001',
+        redirect_uri: `${oidcFixture.gateway}/auth/oidc/callback`,
+      },
+    });
+    const id = response.status === 201 ? json<{ id: string }>(response).id : 'none';
+    return { response, expected: authEvent('auth.oidc_provider_created', 'oidc_provider', id) };
+  },
+  'PUT /api/v1/auth/oidc/providers/:id': async (call, requestId) => {
+    const id = await oidcProvider(call);
+    const response = await call('PUT', `/api/v1/auth/oidc/providers/${id}`, {
+      requestId,
+      body: { group_claim: 'roles' },
+    });
+    return { response, expected: authEvent('auth.oidc_provider_updated', 'oidc_provider', id) };
+  },
+  'DELETE /api/v1/auth/oidc/providers/:id': async (call, requestId) => {
+    const id = await oidcProvider(call);
+    const response = await call('DELETE', `/api/v1/auth/oidc/providers/${id}`, { requestId });
+    return { response, expected: authEvent('auth.oidc_provider_deleted', 'oidc_provider', id) };
+  },
+  'POST /api/v1/auth/oidc/providers/:id/refresh': async (call, requestId) => {
+    const id = await oidcProvider(call);
+    const response = await call('POST', `/api/v1/auth/oidc/providers/${id}/refresh`, { requestId });
+    return { response, expected: authEvent('auth.oidc_provider_refreshed', 'oidc_provider', id) };
+  },
+  'POST /api/v1/auth/oidc/group-mappings': async (call, requestId) => {
+    const providerId = await oidcProvider(call);
+    const response = await call('POST', '/api/v1/auth/oidc/group-mappings', {
+      requestId,
+      body: { provider_id: providerId, group: 'auditors', role_id: 'r-auditor' },
+    });
+    const id = response.status === 201 ? json<{ id: string }>(response).id : 'none';
+    return { response, expected: authEvent('auth.group_mapping_added', 'oidc_group_mapping', id) };
+  },
+  'DELETE /api/v1/auth/oidc/group-mappings/:id': async (call, requestId) => {
+    const providerId = await oidcProvider(call);
+    const created = await call('POST', '/api/v1/auth/oidc/group-mappings', {
+      body: { provider_id: providerId, group: 'auditors', role_id: 'r-auditor' },
+    });
+    const id = json<{ id: string }>(created).id;
+    const response = await call('DELETE', `/api/v1/auth/oidc/group-mappings/${id}`, { requestId });
+    return { response, expected: authEvent('auth.group_mapping_removed', 'oidc_group_mapping', id) };
+  },
+  'POST /auth/oidc/back-channel-logout': async (call, requestId) => {
+    // Its own client id: the token's audience then names this provider alone.
+    const clientId = unique('bcl');
+    const providerId = await oidcProvider(call, clientId);
+    const token = await oidcFixture.idp!.sign({
+      iss: oidcFixture.idp!.issuer,
+      aud: clientId,
+      iat: Math.floor(Date.now() / 1000),
+      jti: randomUUID(),
+      sub: unique('someone'),
+      events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
+    });
+    const response = await httpsRequest(`${oidcFixture.gateway}/auth/oidc/back-channel-logout`, {
+      method: 'POST',
+      ca: oidcFixture.ca,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': requestId },
+      body: new URLSearchParams({ logout_token: token }).toString(),
+    });
+    return {
+      response,
+      expected: {
+        ...authEvent('auth.oidc_back_channel_logout', 'oidc_provider', providerId),
+        actor_id: 'system',
+      },
+    };
+  },
+};
+
 const keySealing = { secret: '' };
 
 const AGENT_WORK_ROUTE_CASES: Record<string, RouteCase> = {
@@ -1526,6 +1624,7 @@ const ROUTE_CASES: Record<string, RouteCase> = {
     return { response, expected: policyRuleEvent('policy.evaluated', 'dry-run') };
   },
   ...LIFECYCLE_ROUTE_CASES,
+  ...OIDC_ROUTE_CASES,
   ...AGENT_WORK_ROUTE_CASES,
   ...AGENT_TARGET_ROUTE_CASES,
   ...PROFILE_ROUTE_CASES,
@@ -1587,8 +1686,15 @@ describe('audit coverage of every mutating gateway route', () => {
       {
         SERVICE_BOOTSTRAP_TOKEN: BOOTSTRAP_TOKEN,
         SERVICE_BREAKGLASS_ENABLED: 'true',
+        // API keys work as in api-key mode; the OIDC handshake routes answer only in this mode.
+        SERVICE_AUTH_TYPE: 'oidc',
       },
     );
+    oidcFixture.gateway = system.services['api-gateway'].url;
+    oidcFixture.ca = system.ca;
+    oidcFixture.idp = await startTestIdentityProvider({
+      clients: [{ client_id: OIDC_CLIENT_ID, redirect_uris: [`${oidcFixture.gateway}/auth/oidc/callback`] }],
+    });
     db = new Client({ connectionString: system.database.url });
     await db.connect();
     sqlForCases.db = db;
@@ -1603,6 +1709,7 @@ describe('audit coverage of every mutating gateway route', () => {
 
   afterAll(async () => {
     await db?.end();
+    await oidcFixture.idp?.stop();
     await system?.stop();
   });
 

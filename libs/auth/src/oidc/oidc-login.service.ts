@@ -224,7 +224,11 @@ export class OidcLoginService {
    * issuer with the provider's algorithm, for its client, fresh, unseen, the logout event, exactly
    * one of sub and sid, no nonce. The sessions it names are revoked.
    */
-  async backChannelLogout(command: OidcBackChannelLogoutCommand): Promise<OidcBackChannelLogoutResult> {
+  async backChannelLogout(
+    command: OidcBackChannelLogoutCommand,
+    requestId?: string,
+  ): Promise<OidcBackChannelLogoutResult> {
+    const caller: AuthCaller = { ...SYSTEM, requestId };
     let providerId: string | undefined;
     try {
       const { payload, provider } = await this.verifiedLogoutToken(command.logout_token);
@@ -250,7 +254,7 @@ export class OidcLoginService {
           manager,
           authAudit(
             'auth.oidc_back_channel_logout',
-            SYSTEM,
+            caller,
             { type: 'oidc_provider', id: provider.id },
             'success',
             {
@@ -269,7 +273,7 @@ export class OidcLoginService {
           manager,
           authAudit(
             'auth.oidc_back_channel_logout_failed',
-            SYSTEM,
+            caller,
             { type: 'oidc_provider', id: providerId ?? 'unknown' },
             'failure',
             { reason: describeFailure(error), client_ip: command.client_ip },
