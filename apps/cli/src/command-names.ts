@@ -56,6 +56,20 @@ export const OVERRIDES: Partial<Record<OperationId, readonly string[]>> = {
   getNetworkScan: ['network-scan', 'scans', 'get'],
   // Attempts are listed, never fetched one by one: a resource without {id} routes.
   acmeListValidationAttempts: ['acme', 'validation-attempts', 'list'],
+  // OIDC (ADR 0081): two resources under /auth/oidc, a subgroup each; the browser handshake apart.
+  listOidcProviders: ['auth', 'oidc-providers', 'list'],
+  createOidcProvider: ['auth', 'oidc-providers', 'create'],
+  updateOidcProvider: ['auth', 'oidc-providers', 'update'],
+  deleteOidcProvider: ['auth', 'oidc-providers', 'delete'],
+  refreshOidcProvider: ['auth', 'oidc-providers', 'refresh'],
+  getOidcJwksStatus: ['auth', 'oidc-providers', 'jwks-status'],
+  testOidcProvider: ['auth', 'oidc-providers', 'test'],
+  listOidcGroupMappings: ['auth', 'oidc-group-mappings', 'list'],
+  createOidcGroupMapping: ['auth', 'oidc-group-mappings', 'create'],
+  deleteOidcGroupMapping: ['auth', 'oidc-group-mappings', 'delete'],
+  oidcLogin: ['auth', 'oidc', 'login'],
+  oidcCallback: ['auth', 'oidc', 'callback'],
+  oidcBackChannelLogout: ['auth', 'oidc', 'back-channel-logout'],
 };
 
 /** Words that name the resource itself, dropped from a verb (`rotateApiKey` in `auth api-keys` -> `rotate`). */
