@@ -4149,6 +4149,14 @@ export interface components {
                 };
             };
             demo_mode: boolean;
+            /** @description OIDC sign-in (ADR 0081); the providers themselves are at /api/v1/auth/oidc/providers. */
+            oidc: {
+                back_channel_logout_max_age_seconds: number;
+                pending_logins_per_ip: number;
+                prelogin_lifetime_seconds: number;
+                prelogin_require_ip: boolean;
+                prelogin_require_user_agent: boolean;
+            };
             session: {
                 bind_user_agent: boolean;
                 gc_interval_seconds: number;

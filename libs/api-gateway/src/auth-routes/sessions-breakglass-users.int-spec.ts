@@ -714,6 +714,13 @@ describe('sessions, break-glass and users through gateway -> NATS -> auth', () =
           lockout_threshold: LOCKOUT_THRESHOLD,
           rate_limit: { attempts: 5, window_seconds: 60 },
         },
+        oidc: {
+          prelogin_require_user_agent: true,
+          prelogin_require_ip: false,
+          prelogin_lifetime_seconds: 600,
+          pending_logins_per_ip: 100,
+          back_channel_logout_max_age_seconds: 300,
+        },
         trusted_proxies: ['127.0.0.1'],
       });
     });

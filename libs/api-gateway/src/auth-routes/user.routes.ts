@@ -1,6 +1,8 @@
 import {
   AuthRuntimeConfig,
   BREAKGLASS_RATE_LIMIT,
+  OIDC_PENDING_LOGINS_PER_IP,
+  OIDC_PRELOGIN_SECONDS,
   PageQuery,
   SESSION_LIFETIME_SECONDS,
 } from '@certlane/contracts';
@@ -10,7 +12,7 @@ const USERS = '/api/v1/auth/users';
 
 /** The non-secret auth settings this gateway runs with (every process reads the same variables). */
 function runtimeConfig(_input: unknown, { config }: GatewayFacts): AuthRuntimeConfig {
-  const { auth, session, breakGlass, trustedProxies } = config;
+  const { auth, session, breakGlass, oidc, trustedProxies } = config;
   return {
     auth_type: auth.type,
     demo_mode: auth.type === 'none',
@@ -31,6 +33,13 @@ function runtimeConfig(_input: unknown, { config }: GatewayFacts): AuthRuntimeCo
         attempts: BREAKGLASS_RATE_LIMIT.attempts,
         window_seconds: BREAKGLASS_RATE_LIMIT.windowSeconds,
       },
+    },
+    oidc: {
+      prelogin_require_user_agent: oidc.preloginRequireUa,
+      prelogin_require_ip: oidc.preloginRequireIp,
+      prelogin_lifetime_seconds: OIDC_PRELOGIN_SECONDS,
+      pending_logins_per_ip: OIDC_PENDING_LOGINS_PER_IP,
+      back_channel_logout_max_age_seconds: oidc.bclMaxAgeSeconds,
     },
     trusted_proxies: [...trustedProxies],
   };

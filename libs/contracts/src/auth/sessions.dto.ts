@@ -160,5 +160,13 @@ export interface AuthRuntimeConfig {
     lockout_threshold: number;
     rate_limit: { attempts: number; window_seconds: number };
   };
+  /** OIDC sign-in (ADR 0081); the providers themselves are at /api/v1/auth/oidc/providers. */
+  oidc: {
+    prelogin_require_user_agent: boolean;
+    prelogin_require_ip: boolean;
+    prelogin_lifetime_seconds: number;
+    pending_logins_per_ip: number;
+    back_channel_logout_max_age_seconds: number;
+  };
   trusted_proxies: string[];
 }
