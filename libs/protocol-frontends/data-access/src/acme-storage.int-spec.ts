@@ -324,6 +324,38 @@ describe('ACME storage', () => {
       expect(after.validated_at).toBeInstanceOf(Date);
     });
 
+    it('RFC 8555 8.2: a repeated response takes a waiting retry at once, a second after the failure, and never a running attempt', async () => {
+      const store = new OrderStore(pg);
+      const { authorizationIds } = await create(store, ['retry-now.example.com']);
+      const [challenge] = await store.challengesOf(authorizationIds[0]);
+      const claimed = await store.claimForValidation(challenge.id, 60_000, 'pending');
+      expect(claimed).toMatchObject({ id: challenge.id, attempts: 1 });
+      // While the first attempt runs, asking for a retry takes nothing.
+      expect(await store.claimForValidation(challenge.id, 60_000, 'retry-now')).toBeNull();
+      // It failed and waits 10 s for the next attempt; asked at once, the retry is not taken (the
+      // spacing that rate-limits client-asked retries).
+      expect(await store.retryLater(challenge.id, 10_000, { type: 'connection' })).toBe(true);
+      expect(await store.claimForValidation(challenge.id, 60_000, 'retry-now')).toBeNull();
+      expect(await store.claimForValidation(challenge.id, 60_000)).toBeNull(); // the sweep waits too
+      await pg.query(
+        `UPDATE acme_challenges SET awaiting_retry_since = now() - interval '2 seconds' WHERE id = $1`,
+        [challenge.id],
+      );
+      const [early, racing] = await Promise.all([
+        new OrderStore(pg).claimForValidation(challenge.id, 60_000, 'retry-now'),
+        new OrderStore(typeorm).claimForValidation(challenge.id, 60_000, 'retry-now'),
+      ]);
+      expect([early, racing].filter(Boolean)).toEqual([expect.objectContaining({ attempts: 2 })]);
+      // The attempt it started holds the challenge: neither another request nor the sweep takes it.
+      expect(await store.claimForValidation(challenge.id, 60_000, 'retry-now')).toBeNull();
+      expect(await store.claimForValidation(challenge.id, 60_000)).toBeNull();
+      // A pending challenge is not started by a retry request.
+      const [other] = await store.challengesOf(
+        (await create(store, ['retry-pending.example.com'])).authorizationIds[0],
+      );
+      expect(await store.claimForValidation(other.id, 60_000, 'retry-now')).toBeNull();
+    });
+
     it('a validation ends in one statement: its other writes happen only when the challenge moved', async () => {
       const store = new OrderStore(pg);
       const { authorizationIds } = await create(store, ['conclude.example.com']);

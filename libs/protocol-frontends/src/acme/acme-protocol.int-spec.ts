@@ -749,6 +749,34 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect((await c.post(authzUrl, '')).headers['retry-after']).toBeUndefined();
   }, 60_000);
 
+  it('RFC 8555 8.2: the client re-sends its response to a challenge waiting for a retry, and the retry runs at once', async () => {
+    const c = await client();
+    await c.register();
+    const created = await order(c, [{ type: 'dns', value: 'retry-now.localhost' }]);
+    const authzUrl = created.json.authorizations[0];
+    const challenge = (await c.post(authzUrl, '')).json.challenges.find(
+      (x: { type: string }) => x.type === 'http-01',
+    );
+    responder.answers.set(challenge.token, await c.keyAuthorization(challenge.token));
+    responder.dropOnce.add(challenge.token);
+    const failed = await c.post(challenge.url, {});
+    const failedAt = Date.now();
+    expect(failed.json).toMatchObject({ status: 'processing', error: { type: urn('connection') } });
+    expect(responder.fetches.get(challenge.token)).toBe(1);
+    // The next attempt is due 2 s after the failure; asked for a second after it (the spacing that
+    // rate-limits such requests), it runs at once, and the answer is its outcome.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, failedAt + 1_100 - Date.now())));
+    const retried = await c.post(challenge.url, {});
+    expect(retried.status).toBe(200);
+    expect(retried.json).toMatchObject({ status: 'valid' });
+    expect(retried.json.error).toBeUndefined();
+    expect(responder.fetches.get(challenge.token)).toBe(2);
+    expect((await c.post(authzUrl, '')).json.status).toBe('valid');
+    // Once valid, another response changes nothing and fetches nothing.
+    expect((await c.post(challenge.url, {})).json.status).toBe('valid');
+    expect(responder.fetches.get(challenge.token)).toBe(2);
+  }, 60_000);
+
   /** A new order for `name` and its authorization's http-01 challenge, answered by the responder. */
   async function http01Challenge(c: TestAcmeClient, name: string, keyAuthorization?: string) {
     await c.register();

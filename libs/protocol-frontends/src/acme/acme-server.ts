@@ -1044,10 +1044,18 @@ export class AcmeServer {
         throw new AcmeProblem('malformed', 'the authorization of this challenge is no longer pending');
       const result = nextChallengeStatus(challenge.status, { kind: 'respond' });
       if (!result.ok) throw result.problem;
-      if (result.changed) {
+      // RFC 8555 8.2: a repeated response to a challenge waiting for its next attempt asks for that
+      // attempt now. Each one counts toward the challenge's few attempts, which bounds how many
+      // retries a client can ask for (the rate limit the clause asks for).
+      const retryNow = !result.changed && challenge.status === 'processing';
+      if (result.changed || retryNow) {
         // pending -> processing and this replica's claim in one compare-and-set: validated at once,
         // not at the sweep's next tick, and answered with the status just set.
-        const claimed = await this.orders.claimForValidation(challenge.id, this.leaseMs(), 'pending');
+        const claimed = await this.orders.claimForValidation(
+          challenge.id,
+          this.leaseMs(),
+          retryNow ? 'retry-now' : 'pending',
+        );
         if (claimed) {
           const thumbprint = await jwkThumbprint(jwk);
           const validation = this.validateClaimed(
@@ -1066,7 +1074,7 @@ export class AcmeServer {
             ...challenge,
             status: result.to,
           };
-        } else challenge = (await this.orders.challenge(id!))!;
+        } else if (!retryNow) challenge = (await this.orders.challenge(id!))!;
       }
     }
     const issuerDomainNames =
@@ -1220,7 +1228,8 @@ export class AcmeServer {
       ...challenge,
       status: next.to,
       validated_at: concluded.validatedAt,
-      error: error ?? challenge.error,
+      // As stored: a valid challenge drops the problem of an earlier attempt that was retried.
+      error: next.to === 'valid' ? null : (error ?? challenge.error),
     };
   }
 

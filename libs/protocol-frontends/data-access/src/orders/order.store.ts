@@ -6,6 +6,7 @@ import {
   ChallengeStatus,
   ChallengeType,
   AUTHORIZATION_STATUSES,
+  EARLY_RETRY_SPACING_MS,
   nextAuthorizationStatus,
   OrderStatus,
   statusesMovedBy,
@@ -550,38 +551,44 @@ export class OrderStore {
    * Takes a processing challenge for one validation attempt, for `leaseMs`: no other replica takes
    * it until the lease runs out (a replica lost mid-validation is replaced then). With `from`
    * `'pending'`, it is the client's response (RFC 8555 7.5.1) and the claim in one compare-and-set
-   * (pending -> processing, claimed). The claimed challenge with its attempts and authorization,
-   * or null when not taken.
+   * (pending -> processing, claimed). With `'retry-now'`, it is the client's repeated response
+   * (RFC 8555 8.2): a processing challenge waiting for its next attempt is taken at once (at least
+   * `EARLY_RETRY_SPACING_MS` after the failure), one that an attempt holds is not. The claimed challenge with its attempts and authorization, or null
+   * when not taken.
    */
   async claimForValidation(
     id: string,
     leaseMs: number,
-    from: 'pending' | 'processing' = 'processing',
+    from: 'pending' | 'processing' | 'retry-now' = 'processing',
   ): Promise<AcmeClaimedChallenge | null> {
     const [row] = await rowsOf<Record<string, unknown>>(
       this.executor,
       `UPDATE acme_challenges c
-       SET status = 'processing', claimed_until = now() + $2 * interval '1 millisecond', attempts = c.attempts + 1
+       SET status = 'processing', claimed_until = now() + $2 * interval '1 millisecond', attempts = c.attempts + 1,
+         awaiting_retry_since = NULL
        FROM acme_authorizations a
-       WHERE c.id = $1 AND a.id = c.authorization_id AND c.status = $3
-         AND (c.claimed_until IS NULL OR c.claimed_until <= now())
+       WHERE c.id = $1 AND a.id = c.authorization_id
+         AND c.status = CASE WHEN $3::text = 'pending' THEN 'pending' ELSE 'processing' END
+         AND (c.claimed_until IS NULL OR c.claimed_until <= now() OR ($3::text = 'retry-now'
+           AND c.awaiting_retry_since <= now() - $4 * interval '1 millisecond'))
        RETURNING c.id, c.authorization_id, c.type, c.token, c.status, c.validated_at, c.error, c.attempts,
          ${AUTHORIZATION_AS_A}`,
-      [id, leaseMs, from],
+      [id, leaseMs, from, EARLY_RETRY_SPACING_MS],
     );
     if (!row) return null;
     return { ...challengeOf(row), attempts: row.attempts as number, authorization: authorizationFromA(row) };
   }
 
   /**
-   * Hands a processing challenge back for another attempt after `delayMs` (its lease is moved to
-   * then, so the sweep of any replica takes it up). False when it is no longer processing.
+   * RFC 8555 8.2: hands a processing challenge back for another attempt after `delayMs`, its
+   * problem shown meanwhile (its lease is moved to then, so the sweep of any replica takes it up,
+   * or the client's repeated response sooner). False when it is no longer processing.
    */
-  /** RFC 8555 8.2: a failed attempt to be retried, its problem shown on the challenge meanwhile. */
   async retryLater(id: string, delayMs: number, error: unknown): Promise<boolean> {
     const rows = await rowsOf<{ id: string }>(
       this.executor,
-      `UPDATE acme_challenges SET claimed_until = now() + $2 * interval '1 millisecond', error = $3
+      `UPDATE acme_challenges SET claimed_until = now() + $2 * interval '1 millisecond', error = $3,
+         awaiting_retry_since = now()
        WHERE id = $1 AND status = 'processing' RETURNING id`,
       [id, delayMs, JSON.stringify(error)],
     );
