@@ -183,6 +183,55 @@ describe('network scan over a loopback range', () => {
     }
   });
 
+  describe('a scan the scheduler marked failed as lost while it still ran (ADR 0063 amendment)', () => {
+    const LOST = 'the replica running this scan was lost: no progress for more than 213 s';
+    /** A prober whose first probe marks the running scan failed, as the scheduler's sweep does. */
+    const proberThatLosesTheScan = () => {
+      let calls = 0;
+      const spy = jest.spyOn(service.module.get(TlsProber), 'probe').mockImplementation(async () => {
+        if (++calls === 1)
+          await service.sql.query(
+            `UPDATE network_scans SET status = 'failed', error = $1 WHERE status = 'running'`,
+            [LOST],
+          );
+        return {
+          observation: { kind: 'error', error: 'refused' },
+          handshake_ms: null,
+          tls_version: null,
+          chain: [],
+        };
+      });
+      return { spy, calls: () => calls };
+    };
+    const row = async (id: string) =>
+      (await service.sql.query('SELECT status, error FROM network_scans WHERE id = $1', [id])).rows[0];
+
+    it('is not overwritten completed when it finishes', async () => {
+      const prober = proberThatLosesTheScan();
+      try {
+        const result = await scan({ cidrs: ['127.0.0.64/28'], concurrency: 1, ratePerSecond: 10_000 });
+        expect(prober.calls()).toBe(16);
+        expect(result.status).toBe('failed');
+        expect(await row(result.id)).toEqual({ status: 'failed', error: LOST });
+      } finally {
+        prober.spy.mockRestore();
+      }
+    });
+
+    it('stops at its next progress write instead of probing the rest', async () => {
+      const prober = proberThatLosesTheScan();
+      try {
+        // Progress is written every 256 endpoints: the scan stops there, not after all 1,024.
+        const result = await scan({ cidrs: ['127.0.4.0/22'], concurrency: 1, ratePerSecond: 10_000 });
+        expect(prober.calls()).toBe(256);
+        expect(result.status).toBe('failed');
+        expect(await row(result.id)).toEqual({ status: 'failed', error: LOST });
+      } finally {
+        prober.spy.mockRestore();
+      }
+    });
+  });
+
   it('never reaches reserved addresses outside the allow-list, and refuses oversized targets', async () => {
     const result = await scan({ cidrs: ['169.254.169.254/32'], ports: [80] });
     expect(result).toMatchObject({ status: 'completed', endpoints_done: 1, certificates_found: 0 });

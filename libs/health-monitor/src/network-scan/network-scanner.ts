@@ -7,6 +7,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { MONITOR_CLOCK, MonitorClock } from '../health-checks/monitor-clock';
 import { DiscoveryRecorder } from '../discovery/discovery-recorder';
 import { ProbeOutcome, TlsProber } from '../health-checks/tls-prober';
+import { returning } from '../health-checks/health-check.repository';
 
 export interface NetworkScanRequest {
   cidrs: string[];
@@ -145,7 +146,9 @@ export class NetworkScanner implements BeforeApplicationShutdown {
         const now = this.clock.now();
         if (progressWriteDue(done, lastProgressAt, now)) {
           lastProgressAt = now;
-          await this.progress(id, done, found.size, now);
+          // Not running any more: the scheduler took this replica for lost and failed the scan.
+          if (!(await this.progress(id, done, found.size, now)))
+            throw new Error('the scan was marked failed while it ran');
         }
       }
     };
@@ -168,14 +171,16 @@ export class NetworkScanner implements BeforeApplicationShutdown {
         (outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected',
       );
       if (failure) throw failure.reason;
-      await this.dataSource.transaction(async (manager) => {
-        await this.finish(id, 'completed', done, found.size, null, manager);
+      const completed = await this.dataSource.transaction(async (manager) => {
+        // A scan the scheduler marked failed meanwhile (lost) stays failed, and marks nothing.
+        if (!(await this.finish(id, 'completed', done, found.size, null, manager))) return false;
         // A completed scan covered the whole target: what earlier scans of it saw and this one
         // did not is gone (ADR 0063). A failed scan marks nothing.
         if (started.targetId)
           await this.recorder.markGone(manager, { kind: 'scan-target', targetId: started.targetId }, id);
+        return true;
       });
-      return result('completed');
+      return result(completed ? 'completed' : 'failed');
     } catch (error) {
       await this.finish(id, 'failed', done, found.size, (error as Error).message);
       return result('failed');
@@ -203,12 +208,16 @@ export class NetworkScanner implements BeforeApplicationShutdown {
     );
   }
 
-  private async progress(id: string, done: number, found: number, at: Date): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE network_scans SET endpoints_done = $2, certificates_found = $3, progress_at = $4
-       WHERE id = $1 AND status = 'running'`,
-      [id, done, found, at],
+  /** Writes a running scan's progress; false when the scan is no longer running. */
+  private async progress(id: string, done: number, found: number, at: Date): Promise<boolean> {
+    const updated = returning(
+      await this.dataSource.query(
+        `UPDATE network_scans SET endpoints_done = $2, certificates_found = $3, progress_at = $4
+         WHERE id = $1 AND status = 'running' RETURNING id`,
+        [id, done, found, at],
+      ),
     );
+    return updated.length === 1;
   }
 
   private async finish(
@@ -218,10 +227,15 @@ export class NetworkScanner implements BeforeApplicationShutdown {
     found: number,
     error: string | null,
     executor: Executor = this.dataSource,
-  ): Promise<void> {
-    await executor.query(
-      `UPDATE network_scans SET status = $2, endpoints_done = $3, certificates_found = $4, error = $5, finished_at = $6 WHERE id = $1`,
-      [id, status, done, found, error, this.clock.now()],
+  ): Promise<boolean> {
+    // Only a running scan ends here: one the scheduler already failed keeps its status and error.
+    const updated = returning(
+      await executor.query(
+        `UPDATE network_scans SET status = $2, endpoints_done = $3, certificates_found = $4, error = $5, finished_at = $6
+         WHERE id = $1 AND status = 'running' RETURNING id`,
+        [id, status, done, found, error, this.clock.now()],
+      ),
     );
+    return updated.length === 1;
   }
 }
