@@ -267,6 +267,40 @@ describe('OIDC sign-in through gateway -> NATS -> auth against a real OpenID Pro
         },
       });
       expect(duplicate.status).toBe(409);
+      expect(duplicate.json()).toMatchObject({ code: 'oidc_provider_exists', details: { field: 'name' } });
+    });
+
+    it('refuses a second provider for the same client of the same issuer (409): a logout token could not tell them apart', async () => {
+      const body = { issuer: idp.issuer, client_id: CLIENT_ID, redirect_uri: `${gw}/auth/oidc/callback` };
+      const again = await call('POST', '/api/v1/auth/oidc/providers', {
+        key: adminKey,
+        body: { ...body, name: 'Same client' },
+      });
+      expect(again.status).toBe(409);
+      expect(again.json()).toMatchObject({ code: 'oidc_provider_exists', details: { field: 'client_id' } });
+      expect((again.json() as { message: string }).message).toContain('"Test IdP"');
+      // Another client of the issuer is a provider of its own, but cannot be moved onto the first's.
+      const other = await call('POST', '/api/v1/auth/oidc/providers', {
+        key: adminKey,
+        body: { ...body, name: 'Other client', client_id: 'another-client', enabled: false },
+      });
+      expect(other.status).toBe(201);
+      const otherId = (other.json() as { id: string }).id;
+      const moved = await call('PUT', `/api/v1/auth/oidc/providers/${otherId}`, {
+        key: adminKey,
+        body: { client_id: CLIENT_ID },
+      });
+      expect(moved.status).toBe(409);
+      expect(moved.json()).toMatchObject({ details: { field: 'client_id' } });
+      // Its other settings still change.
+      const renamed = await call('PUT', `/api/v1/auth/oidc/providers/${otherId}`, {
+        key: adminKey,
+        body: { name: 'Other client, renamed' },
+      });
+      expect(renamed.status).toBe(200);
+      expect((await call('DELETE', `/api/v1/auth/oidc/providers/${otherId}`, { key: adminKey })).status).toBe(
+        204,
+      );
     });
 
     it('reports the key set before and after a refresh', async () => {

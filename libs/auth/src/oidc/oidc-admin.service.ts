@@ -83,7 +83,9 @@ export class OidcAdminService {
       enabled: true,
     });
     await this.repository.transaction(async (manager) => {
+      await this.repository.lockProviderWrites(manager);
       await this.assertNameFree(manager, settings.name);
+      await this.assertClientFree(manager, settings);
       await this.repository.insertProvider(manager, id, settings);
       await this.outbox.audit(
         manager,
@@ -101,10 +103,13 @@ export class OidcAdminService {
   async update(command: UpdateOidcProviderCommand, caller: AuthCaller): Promise<OidcProviderDto> {
     const { id, ...changes } = command;
     await this.repository.transaction(async (manager) => {
+      await this.repository.lockProviderWrites(manager);
       const current = await this.repository.lockProvider(manager, id);
       if (!current) throw providerNotFound(id);
       const settings = this.settings(id, changes, current);
       if (settings.name !== current.name) await this.assertNameFree(manager, settings.name, id);
+      if (settings.issuer !== current.issuer || settings.client_id !== current.client_id)
+        await this.assertClientFree(manager, settings, id);
       await this.repository.updateProvider(manager, id, settings);
       // Disabling a provider ends the sessions opened through it: it is how an operator cuts off an IdP.
       const sessionsRevoked =
@@ -363,6 +368,25 @@ export class OidcAdminService {
     const redirect = redirectUriProblem(next.redirect_uri);
     if (redirect) throw invalid(redirect, 'redirect_uri');
     return next;
+  }
+
+  /**
+   * One provider per client of an issuer: a back-channel logout token names only its issuer and
+   * audience (the client id), so it could not tell two such providers apart (ADR 0081 amendment).
+   */
+  private async assertClientFree(
+    manager: EntityManager,
+    settings: Pick<OidcProviderSettings, 'issuer' | 'client_id'>,
+    exceptId?: string,
+  ): Promise<void> {
+    const other = await this.repository.clientTakenBy(manager, settings.issuer, settings.client_id, exceptId);
+    if (other !== null) {
+      throw new CertlaneError(
+        ErrorCode.OidcProviderExists,
+        `OIDC provider ${JSON.stringify(other)} is already client ${JSON.stringify(settings.client_id)} of ${settings.issuer}`,
+        { field: 'client_id' },
+      );
+    }
   }
 
   private async assertNameFree(manager: EntityManager, name: string, exceptId?: string): Promise<void> {

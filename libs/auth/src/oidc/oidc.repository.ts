@@ -179,6 +179,28 @@ export class OidcRepository {
     await manager.query('DELETE FROM oidc_providers WHERE id = $1', [id]);
   }
 
+  /**
+   * Serializes provider writes for the rest of the transaction (they are rare), so the name and
+   * client checks below cannot race another writer; sign-ins only read and are not held up.
+   */
+  async lockProviderWrites(manager: EntityManager): Promise<void> {
+    await manager.query('LOCK TABLE oidc_providers IN SHARE ROW EXCLUSIVE MODE');
+  }
+
+  /** The name of another provider registered as the same client of the same issuer, if any. */
+  async clientTakenBy(
+    manager: EntityManager,
+    issuer: string,
+    clientId: string,
+    exceptId?: string,
+  ): Promise<string | null> {
+    const rows: { name: string }[] = await manager.query(
+      'SELECT name FROM oidc_providers WHERE issuer = $1 AND client_id = $2 AND id IS DISTINCT FROM $3 LIMIT 1',
+      [issuer, clientId, exceptId ?? null],
+    );
+    return rows[0]?.name ?? null;
+  }
+
   async nameTaken(manager: EntityManager, name: string, exceptId?: string): Promise<boolean> {
     const rows = await manager.query(
       'SELECT 1 FROM oidc_providers WHERE name = $1 AND id IS DISTINCT FROM $2',
