@@ -5,6 +5,7 @@ import { RoleRepository } from './roles/role.repository';
 import { RoleService } from './roles/role.service';
 import { ApiKeyService } from './api-keys/api-key.service';
 import { BootstrapService } from './bootstrap/bootstrap.service';
+import { presentedKeyHash } from './api-keys/api-key-secret';
 import { callerOf } from './audit/auth-audit';
 import { BreakGlassService } from './breakglass/breakglass.service';
 import { SessionService } from './sessions/session.service';
@@ -30,7 +31,9 @@ export class AuthHandlers implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     await Promise.all([
-      this.bus.handle('auth.v1.authenticate-api-key', (request) => this.keys.authenticate(request.key)),
+      this.bus.handle('auth.v1.authenticate-api-key', (request) =>
+        this.keys.authenticate(presentedKeyHash(request)),
+      ),
       this.bus.handle('auth.v1.get-bootstrap-status', () => this.bootstrap.status()),
       this.bus.handle('auth.v1.bootstrap', (request, context) => this.bootstrap.consume(request, context)),
       this.bus.handle('auth.v1.list-api-keys', (request) => this.keys.list(request)),

@@ -1,4 +1,5 @@
-import { CertlaneError, Principal } from '@certlane/contracts';
+import { createHash } from 'node:crypto';
+import { CertlaneError, ErrorCode, Principal } from '@certlane/contracts';
 import { CertlaneConfig, MessageBus } from '@certlane/platform';
 import { Authenticator, Credentials } from './authenticator';
 import { PrincipalCache } from './principal-cache';
@@ -80,6 +81,49 @@ describe('Authenticator: session cookies and background requests', () => {
       CertlaneError.validation([{ field: 'cookie', message: 'cookie is too long' }]),
     );
     await expect(authenticator.authenticate(credentials(true))).rejects.toThrow('cookie is too long');
+    expect(request).toHaveBeenCalledTimes(1);
+  });
+});
+
+/** How the gateway asks the auth service about an API key (ADR 0013 amendment). */
+describe('Authenticator: API keys', () => {
+  const KEY = 'ab'.repeat(32);
+  const HASH = createHash('sha256').update(KEY, 'utf8').digest('hex');
+  let request: jest.Mock;
+  let authenticator: Authenticator;
+  const credentials = (): Credentials => ({
+    method: 'GET',
+    requestId: 'req-1',
+    authorization: `Bearer ${KEY}`,
+  });
+
+  beforeEach(() => {
+    request = jest.fn().mockResolvedValue({ principal: { ...principal, actor_type: 'api-key' } });
+    const config = {
+      auth: { type: 'api-key', secret: 'an-auth-secret-of-at-least-32-characters', namedKeys: [] },
+      session: { bindUserAgent: false },
+    } as unknown as CertlaneConfig;
+    authenticator = new Authenticator(config, { request } as unknown as MessageBus, new PrincipalCache());
+  });
+
+  it("sends the key's SHA-256, never the key", async () => {
+    await expect(authenticator.authenticate(credentials())).resolves.toMatchObject({ id: 'alice' });
+    expect(request.mock.calls.map((call) => [call[0], call[1]])).toEqual([
+      ['auth.v1.authenticate-api-key', { key_hash: HASH }],
+    ]);
+  });
+
+  it('asks with the key an auth service that does not know key_hash yet (a rolling upgrade)', async () => {
+    request.mockRejectedValueOnce(
+      CertlaneError.validation([{ field: 'key_hash', message: 'property key_hash should not exist' }]),
+    );
+    await expect(authenticator.authenticate(credentials())).resolves.toMatchObject({ id: 'alice' });
+    expect(request.mock.calls.map((call) => call[1])).toEqual([{ key_hash: HASH }, { key: KEY }]);
+  });
+
+  it('does not send the key for any other failure', async () => {
+    request.mockRejectedValueOnce(new CertlaneError(ErrorCode.ServiceUnavailable, 'auth is down'));
+    await expect(authenticator.authenticate(credentials())).rejects.toThrow('auth is down');
     expect(request).toHaveBeenCalledTimes(1);
   });
 });

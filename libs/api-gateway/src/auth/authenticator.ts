@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import {
+  AuthenticateApiKeyRequest,
+  AuthenticateApiKeyResponse,
   AuthenticateSessionRequest,
   AuthenticateSessionResponse,
   CertlaneError,
@@ -134,11 +136,7 @@ export class Authenticator implements OnApplicationBootstrap {
       let principal = this.principals.get(keyHash);
       if (!principal) {
         const epoch = this.principals.epoch;
-        const answer = await this.bus.request(
-          'auth.v1.authenticate-api-key',
-          { key: token },
-          { context: { request_id: request.requestId } },
-        );
+        const answer = await this.askApiKey(request, token, keyHash);
         if (answer.principal && this.principals.set(keyHash, answer.principal, Date.now(), undefined, epoch))
           principal = answer.principal;
       }
@@ -193,6 +191,24 @@ export class Authenticator implements OnApplicationBootstrap {
       );
     }
     return toActor(cached.principal);
+  }
+
+  /**
+   * `auth.v1.authenticate-api-key` with the key's SHA-256, which is what the auth service looks
+   * up: no usable key crosses the bus (ADR 0013 amendment). An auth service older than `key_hash`
+   * refuses the field while a rolling upgrade runs; it is asked with the key then.
+   */
+  private askApiKey(
+    request: Credentials,
+    token: string,
+    keyHash: string,
+  ): Promise<AuthenticateApiKeyResponse> {
+    const ask = (body: AuthenticateApiKeyRequest) =>
+      this.bus.request('auth.v1.authenticate-api-key', body, { context: { request_id: request.requestId } });
+    return ask({ key_hash: keyHash }).catch((error: unknown) => {
+      if (!CertlaneError.refusesField(error, 'key_hash')) throw error;
+      return ask({ key: token });
+    });
   }
 
   /**

@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
+import { connect } from 'nats';
 import {
   eventually,
   httpsRequest,
   startServiceProcess,
   startTestSystem,
+  testNatsUrl,
   TestSystem,
 } from '@certlane/testing';
 
@@ -55,5 +58,38 @@ describe('an expiring API key across two gateway replicas', () => {
     for (const gateway of replicas) expect(await statusOf(gateway, key)).toBe(401);
     // Well before a TTL-bound cache entry would have lapsed.
     expect(checkedAt - expiresAt).toBeLessThan(1000);
+  });
+
+  it('authenticating a key sends the auth service its SHA-256, never the key (ADR 0013 amendment)', async () => {
+    const created = await httpsRequest(`${replicas[0]}/api/v1/auth/api-keys`, {
+      method: 'POST',
+      ca: system.ca,
+      headers: {
+        authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ name: 'on-the-bus' }),
+    });
+    expect(created.status).toBe(201);
+    const { key } = created.json() as { key: string };
+    const nc = await connect({ servers: testNatsUrl().split(','), name: 'keyexpiry-listener' });
+    try {
+      const seen: string[] = [];
+      const subscription = nc.subscribe(`${system.env.SERVICE_NATS_NAMESPACE}.>`, {
+        callback: (_error, message) => seen.push(Buffer.from(message.data).toString('latin1')),
+      });
+      await nc.flush();
+      // Asked by the replica that has not cached it yet, and by a wrong key.
+      expect(await statusOf(replicas[1], key)).toBe(200);
+      const wrong = key.slice(0, -1) + (key.endsWith('0') ? '1' : '0');
+      expect(await statusOf(replicas[1], wrong)).toBe(401);
+      await nc.flush();
+      subscription.unsubscribe();
+      const hash = createHash('sha256').update(key, 'utf8').digest('hex');
+      expect(seen.some((payload) => payload.includes(hash))).toBe(true);
+      expect(seen.filter((payload) => payload.includes(key) || payload.includes(wrong))).toEqual([]);
+    } finally {
+      await nc.close();
+    }
   });
 });

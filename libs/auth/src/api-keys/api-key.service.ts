@@ -36,8 +36,9 @@ export class ApiKeyService {
     @Inject(outboxToken('auth')) private readonly outbox: ServiceOutbox,
   ) {}
 
-  async authenticate(key: string, now = new Date()): Promise<AuthenticateApiKeyResponse> {
-    const row = await this.repository.findByHash(hashApiKey(key));
+  /** The principal of the key whose SHA-256 is `keyHash` (hex), or null. */
+  async authenticate(keyHash: string, now = new Date()): Promise<AuthenticateApiKeyResponse> {
+    const row = await this.repository.findByHash(keyHash);
     if (!row || (row.expires_at && row.expires_at <= now)) return { principal: null };
     void this.repository.touch(row.id).catch(() => undefined);
     const grants = await this.roles.grantsOf(row.actor_id);

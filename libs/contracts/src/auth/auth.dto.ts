@@ -9,6 +9,7 @@ import {
   IsString,
   Length,
   Matches,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { Type } from 'class-transformer';
@@ -78,10 +79,24 @@ export interface AuthInfo {
   required: boolean;
 }
 
+/**
+ * `auth.v1.authenticate-api-key`: exactly one of the key's SHA-256 (what the gateway sends, so no
+ * usable key crosses the bus; ADR 0013 amendment) and the key itself (gateways before that).
+ */
 export class AuthenticateApiKeyRequest {
+  @ValidateIf(
+    (request: AuthenticateApiKeyRequest) => request.key_hash === undefined || request.key !== undefined,
+  )
   @IsString()
   @IsNotEmpty()
-  key!: string;
+  key?: string;
+
+  /** The SHA-256 of the key, lowercase hex: what the auth service stores and looks up. */
+  @ValidateIf(
+    (request: AuthenticateApiKeyRequest) => request.key === undefined || request.key_hash !== undefined,
+  )
+  @Matches(/^[0-9a-f]{64}$/, { message: 'key_hash must be a SHA-256 in lowercase hex' })
+  key_hash?: string;
 }
 
 export interface AuthenticateApiKeyResponse {
