@@ -6,6 +6,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import { FakeHost } from '../testing/fake-host';
 import { createTestCa, TestCa } from '../testing/test-certificates';
 import type { DeploymentMaterial } from '../target-connector';
 import { deployFiles, DeploymentEngineOptions, DeploymentPlan, swapJournalPath } from './deploy-engine';
-import { FileOps, nodeFileOps } from './file-ops';
+import { FileOps, LEFTOVER_TEMP_AGE_MS, nodeFileOps } from './file-ops';
 
 let ca: TestCa;
 let oldMaterial: DeploymentMaterial;
@@ -413,6 +414,10 @@ class CrashingFileOps implements FileOps {
   remove(path: string) {
     return this.change(() => nodeFileOps.remove(path));
   }
+  list(directory: string) {
+    if (this.dead) return Promise.reject(new Killed('the process is gone'));
+    return nodeFileOps.list(directory);
+  }
 }
 
 describe('deployFiles killed at any point (ADR 0029 amendment: the swap journal)', () => {
@@ -551,6 +556,44 @@ describe('deployFiles killed at any point (ADR 0029 amendment: the swap journal)
     expect(readFileSync(`${certPath}.certlane-prev`)).toEqual(OLD_CERT);
     expect(readFileSync(`${keyPath}.certlane-prev`)).toEqual(OLD_KEY);
     expect(existsSync(swapJournalPath(certPath))).toBe(false);
+  });
+
+  it('the temporary files of a deployment killed before its swap are removed by a deployment 15 minutes later, and only those', async () => {
+    // Changes 1-3 create the new certificate, key and chain beside the old; killed before 4.
+    await deployFiles(planWithChain(material), material, hostServingAfterReload(), {
+      ...clock(),
+      fileOps: new CrashingFileOps(4),
+    });
+    const hidden = () =>
+      readdirSync(dir)
+        .filter((name) => name.startsWith('.'))
+        .sort();
+    const left = hidden();
+    expect(left).toHaveLength(3);
+    // The new key was among them, in a hidden file beside the live one.
+    expect(left.map((name) => readFileSync(join(dir, name), 'utf8'))).toContain(material.privateKeyPem);
+    const later = Date.now() + LEFTOVER_TEMP_AGE_MS + 60_000;
+    // Not the engine's, or too young to be a leftover then (a deployment running now may own it).
+    const kept = ['.server.crt.certlane-new-nothex', '.unrelated.certlane-new-0123456789ab'];
+    for (const name of kept) writeFileSync(join(dir, name), 'keep');
+    const young = '.server.key.certlane-new-0123456789ab';
+    writeFileSync(join(dir, young), 'young');
+    utimesSync(join(dir, young), new Date(later - 60_000), new Date(later - 60_000));
+
+    const host = new FakeHost();
+    host.served = [nextMaterial.fingerprintSha256];
+    let now = later;
+    const result = await deployFiles(planWithChain(nextMaterial), nextMaterial, host, {
+      ...clock(),
+      now: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    });
+    expect(result.ok).toBe(true);
+    expect(hidden()).toEqual([...kept, young].sort());
+    expect(host.logs).toContain('removed leftover temporary files');
+    expect(deployedSet()).toBe('second');
   });
 
   it('a journal naming a file outside the target is refused and nothing is touched', async () => {

@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import type {
   CommandResult,
   DeploymentHost,
@@ -6,7 +7,7 @@ import type {
   DeploymentStep,
 } from '../target-connector';
 import { commandArgv } from './command';
-import { FileOps, nodeFileOps, previousCopyPath, siblingTempPath } from './file-ops';
+import { FileOps, isLeftoverTempOf, nodeFileOps, previousCopyPath, siblingTempPath } from './file-ops';
 import { materialProblem } from './material';
 
 /** One file a deployment puts in place. */
@@ -146,10 +147,35 @@ export async function recoverInterruptedSwap(
 }
 
 /**
+ * Removes the temporary files a process killed mid-deployment left beside `paths` (a new key or
+ * certificate never renamed into place, a copy of an old one): only those old enough that no
+ * running deployment can still own them. Returns the files removed.
+ */
+export async function removeLeftoverTemps(
+  paths: readonly string[],
+  ops: FileOps,
+  now: number,
+): Promise<string[]> {
+  const removed: string[] = [];
+  const byDirectory = new Map<string, string[]>();
+  for (const path of paths) byDirectory.set(dirname(path), [...(byDirectory.get(dirname(path)) ?? []), path]);
+  for (const [directory, inIt] of byDirectory) {
+    for (const entry of await ops.list(directory)) {
+      if (!inIt.some((path) => isLeftoverTempOf(path, entry, now))) continue;
+      const leftover = join(directory, entry.name);
+      await ops.remove(leftover);
+      removed.push(leftover);
+    }
+  }
+  return removed;
+}
+
+/**
  * The atomic file deployment every file-based target kind shares (ADR 0029):
  *
  * 0. recover: a swap journal left beside these paths by a process killed mid-swap is rolled back
- *    first (`recoverInterruptedSwap`), reported as a `rollback` step;
+ *    first (`recoverInterruptedSwap`), reported as a `rollback` step, and the temporary files such
+ *    a process left are removed (`removeLeftoverTemps`, logged);
  * 1. write: check the material (leaf parses, has the expected fingerprint, matches the key),
  *    then write every new file beside its destination under a temporary name, with its mode;
  * 2. swap: keep a `.certlane-prev` copy of every existing file, write the swap journal, then
@@ -203,6 +229,14 @@ export async function deployFiles(
   } catch (error) {
     steps.push({ step: 'rollback', ok: false, detail: `interrupted deployment: ${message(error)}` });
     return fail(`rollback failed: interrupted deployment: ${message(error)}`, false);
+  }
+
+  try {
+    const leftovers = await removeLeftoverTemps(paths, ops, now());
+    if (leftovers.length) host.log('removed leftover temporary files', { files: leftovers });
+  } catch (error) {
+    // Clutter, not a reason to refuse the deployment: the next one tries again.
+    host.log('leftover temporary files not removed', { error: message(error) });
   }
 
   // 1. write

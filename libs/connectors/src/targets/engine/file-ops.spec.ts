@@ -1,7 +1,7 @@
 import { mkdtempSync, promises as fsPromises, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nodeFileOps } from './file-ops';
+import { isLeftoverTempOf, LEFTOVER_TEMP_AGE_MS, nodeFileOps, siblingTempPath } from './file-ops';
 
 let dir: string;
 beforeEach(() => {
@@ -72,5 +72,44 @@ describe('nodeFileOps.rename', () => {
       close: async () => undefined,
     }));
     await expect(nodeFileOps.rename(join(dir, 'new'), join(dir, 'server.crt'))).rejects.toThrow('EIO');
+  });
+});
+
+describe('isLeftoverTempOf (ADR 0029 amendment: what a killed deployment left)', () => {
+  const path = '/etc/ssl/server.crt';
+  const now = 10 * LEFTOVER_TEMP_AGE_MS;
+  const old = now - LEFTOVER_TEMP_AGE_MS;
+
+  it("takes the engine's temporary names of that file once they are old enough", () => {
+    for (const purpose of ['new', 'restore', 'copy', 'journal']) {
+      const name = siblingTempPath(path, purpose).split('/').pop()!;
+      expect(isLeftoverTempOf(path, { name, mtimeMs: old }, now)).toBe(true);
+      // A deployment running now may still own a young one.
+      expect(isLeftoverTempOf(path, { name, mtimeMs: old + 1 }, now)).toBe(false);
+    }
+  });
+
+  it('leaves every other name alone', () => {
+    for (const name of [
+      'server.crt',
+      'server.crt.certlane-prev',
+      'server.crt.certlane-journal',
+      '.server.crt.certlane-new-0123456789a', // 11 hex digits
+      '.server.crt.certlane-new-0123456789ab.bak',
+      '.server.crt.certlane-new-0123456789AB',
+      '.server.crt.certlane--0123456789ab',
+      '.server.key.certlane-new-0123456789ab', // another file's
+      '.other.server.crt.certlane-new-0123456789ab',
+    ])
+      expect([name, isLeftoverTempOf(path, { name, mtimeMs: 0 }, now)]).toEqual([name, false]);
+  });
+});
+
+describe('nodeFileOps.list', () => {
+  it("lists a directory's entries with their modification times, and nothing for a missing one", async () => {
+    const listed = await nodeFileOps.list(dir);
+    expect(listed.map((entry) => entry.name).sort()).toEqual(['new', 'server.crt']);
+    expect(listed.every((entry) => Math.abs(entry.mtimeMs - Date.now()) < 60_000)).toBe(true);
+    expect(await nodeFileOps.list(join(dir, 'missing'))).toEqual([]);
   });
 });

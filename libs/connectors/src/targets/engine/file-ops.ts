@@ -19,6 +19,8 @@ export interface FileOps {
   rename(from: string, to: string): Promise<void>;
   /** Removes the file; a missing file is not an error. */
   remove(path: string): Promise<void>;
+  /** The entries of a directory with their modification times (none when it does not exist). */
+  list(dir: string): Promise<{ name: string; mtimeMs: number }[]>;
 }
 
 export const nodeFileOps: FileOps = {
@@ -48,6 +50,22 @@ export const nodeFileOps: FileOps = {
   },
   async remove(path) {
     await fs.rm(path, { force: true });
+  },
+  async list(dir) {
+    let names: string[];
+    try {
+      names = await fs.readdir(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const entries = await Promise.all(
+      names.map(async (name) => {
+        const stat = await fs.lstat(join(dir, name)).catch(() => null);
+        return stat && { name, mtimeMs: stat.mtimeMs };
+      }),
+    );
+    return entries.filter((entry): entry is { name: string; mtimeMs: number } => entry !== null);
   },
 };
 
@@ -82,6 +100,31 @@ export async function syncDirectory(dir: string): Promise<void> {
 /** A temporary name beside `path` (same directory, so the final rename is atomic). */
 export function siblingTempPath(path: string, purpose = 'new'): string {
   return join(dirname(path), `.${basename(path)}.certlane-${purpose}-${randomBytes(6).toString('hex')}`);
+}
+
+/**
+ * How old a temporary file beside a deployed file must be before a later deployment removes it:
+ * far longer than a deployment keeps one (written, then renamed within seconds), so only what a
+ * process killed mid-deployment left is taken, never the file of a deployment still running.
+ */
+export const LEFTOVER_TEMP_AGE_MS = 15 * 60_000;
+
+/**
+ * Whether `name`, in the directory of `path`, is a temporary file `siblingTempPath` made for
+ * `path` and left at least `LEFTOVER_TEMP_AGE_MS` before `now` (a new certificate or key that
+ * was never renamed into place, or a copy of an old one).
+ */
+export function isLeftoverTempOf(
+  path: string,
+  entry: { name: string; mtimeMs: number },
+  now: number,
+): boolean {
+  const prefix = `.${basename(path)}.certlane-`;
+  return (
+    entry.name.startsWith(prefix) &&
+    /^[a-z]+-[0-9a-f]{12}$/.test(entry.name.slice(prefix.length)) &&
+    now - entry.mtimeMs >= LEFTOVER_TEMP_AGE_MS
+  );
 }
 
 /** Where the previous version of a deployed file is kept. */

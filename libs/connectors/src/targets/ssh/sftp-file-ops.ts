@@ -67,5 +67,16 @@ export function sftpFileOps(sftp: SFTPWrapper): FileOps {
     async remove(path) {
       await call<void>((done) => sftp.unlink(path, (error) => done(missing(error) ? null : error)));
     },
+    async list(dir) {
+      let entries: { filename: string; attrs: { mtime: number } }[];
+      try {
+        entries = await call((done) => sftp.readdir(dir, done));
+      } catch (error) {
+        if (missing(error)) return [];
+        throw error;
+      }
+      // SFTP gives modification times in whole seconds.
+      return entries.map((entry) => ({ name: entry.filename, mtimeMs: entry.attrs.mtime * 1000 }));
+    },
   };
 }

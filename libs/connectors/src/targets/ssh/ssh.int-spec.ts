@@ -1,4 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NodeDeploymentHost } from '../engine/node-deployment-host';
@@ -107,6 +116,25 @@ describe('ssh connector against a real sshd and nginx', () => {
     const everything = JSON.stringify([first, result, logged]);
     expect(everything).not.toContain(sshd.clientPrivateKey.split('\n')[1]);
     expect(everything).not.toContain(renewed.privateKeyPem.split('\n')[1]);
+  });
+
+  it('over SFTP, the temporary files a killed deployment left (an old key) are removed by the next one; a young one stays', async () => {
+    const stale = join(dir, 'certs', '.server.key.certlane-new-0123456789ab');
+    const young = join(dir, 'certs', '.fullchain.pem.certlane-new-abcdefabcdef');
+    writeFileSync(stale, 'a key that was never renamed into place', { mode: 0o600 });
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(stale, hourAgo, hourAgo);
+    writeFileSync(young, 'a deployment running now may own this');
+    try {
+      const result = await deploy(ca.issue());
+      expect(result.error).toBeUndefined();
+      expect(result.ok).toBe(true);
+      expect(existsSync(stale)).toBe(false);
+      expect(existsSync(young)).toBe(true);
+      expect(logged.join('\n')).toContain(stale);
+    } finally {
+      rmSync(young, { force: true });
+    }
   });
 
   it('a host key that is not the pinned one is refused before anything is uploaded', async () => {
