@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scanFilesystem } from './filesystem-scan';
+import { pseudoFilesystemMounts, readPseudoFilesystemMounts } from './pseudo-filesystems';
 
 /** Paths whose read fails with the given code (as root, chmod 000 stops nothing: the call fails). */
 const failing = new Map<string, string>();
@@ -79,5 +80,71 @@ describe('scanFilesystem: what it could not read', () => {
     const scan = await scanFilesystem([root], []);
     expect(scan.findings).toEqual([]);
     expect(scan.complete).toBe(true);
+  });
+});
+
+describe('the kernel pseudo file systems a walk does not enter (ADR 0079 amendment)', () => {
+  const MOUNTINFO = [
+    '22 27 0:21 / /proc rw,relatime - proc proc rw',
+    '23 27 0:22 / /sys rw,relatime - sysfs sysfs rw',
+    '24 27 0:6 / /dev rw,relatime - devtmpfs devtmpfs rw,size=123k,mode=755',
+    '25 24 0:23 / /dev/shm rw,relatime - tmpfs tmpfs rw',
+    '26 24 0:24 / /dev/pts rw,relatime - devpts devpts rw,mode=600',
+    '30 23 0:26 / /sys/fs/cgroup ro,nosuid shared:9 master:1 - cgroup2 cgroup2 rw',
+    '31 27 8:1 / /run/secrets rw,relatime - tmpfs tmpfs rw',
+    '32 27 0:40 / /host/my\\040proc rw - proc proc rw',
+    '33 27 8:1 / / rw,relatime - ext4 /dev/sda1 rw',
+    '',
+  ].join('\n');
+
+  it('reads the pseudo mounts from mountinfo, optional fields and escaped paths included; tmpfs is read', () => {
+    expect([...pseudoFilesystemMounts(MOUNTINFO)].sort()).toEqual([
+      '/dev/pts',
+      '/host/my proc',
+      '/proc',
+      '/sys',
+      '/sys/fs/cgroup',
+    ]);
+  });
+
+  it("this machine's /proc and /sys are among them", () => {
+    const mounts = readPseudoFilesystemMounts();
+    expect(mounts.has('/proc')).toBe(true);
+    expect(mounts.has('/sys')).toBe(true);
+  });
+
+  it('a walk does not enter them, and stays complete', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'certlane-scan-pseudo-'));
+    try {
+      mkdirSync(join(root, 'proc'));
+      mkdirSync(join(root, 'etc'));
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-keyout',
+          '/dev/null',
+        ].concat(['-out', join(root, 'etc', 'c.pem'), '-subj', '/CN=c', '-days', '1']),
+        { stdio: 'ignore' },
+      );
+      writeFileSync(join(root, 'proc', 'c.pem'), readFileSync(join(root, 'etc', 'c.pem')));
+      // A directory below that cannot be read would make the walk incomplete, were it entered.
+      failing.set(join(root, 'proc'), 'EACCES');
+      const scan = await scanFilesystem([root], [], undefined, new Set([join(root, 'proc')]));
+      expect(scan.findings.map((f) => f.path)).toEqual([join(root, 'etc', 'c.pem')]);
+      expect(scan.complete).toBe(true);
+      // Without the pseudo mount, the same walk enters it and is incomplete.
+      const entered = await scanFilesystem([root], [], undefined, new Set());
+      expect(entered.complete).toBe(false);
+    } finally {
+      failing.clear();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

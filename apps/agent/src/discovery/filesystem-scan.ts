@@ -4,6 +4,7 @@ import { open, readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { AgentDiscoveryFinding } from '@certlane/contracts';
 import { readCertificateFile } from './certificate-files';
+import { readPseudoFilesystemMounts } from './pseudo-filesystems';
 
 /**
  * The file names read (ADR 0063): certificate and keystore extensions only. A file named as a
@@ -89,12 +90,15 @@ async function readSmallFile(path: string, maxBytes: number): Promise<Buffer | n
  * certificate found with its path. Symbolic links to files are followed (certificate stores are
  * often links); links to directories are not (no loops, no escaping the configured roots).
  * Unreadable directories and files are skipped, and make the walk incomplete (what was there
- * before is not marked gone): discovery reports what it can see.
+ * before is not marked gone): discovery reports what it can see. The kernel's pseudo file systems
+ * below a root are not entered (a root of `/` walks neither `/proc` nor `/sys`).
  */
 export async function scanFilesystem(
   roots: readonly string[],
   passwords: readonly string[],
   limits: FilesystemScanLimits = DEFAULT_SCAN_LIMITS,
+  /** Directories below a root that are not entered: the kernel's own file systems (`/proc`, `/sys`). */
+  pseudoMounts: ReadonlySet<string> = readPseudoFilesystemMounts(),
 ): Promise<FilesystemScanResult> {
   const result: FilesystemScanResult = {
     findings: [],
@@ -133,7 +137,7 @@ export async function scanFilesystem(
       }
       const child = join(path, entry.name);
       if (entry.isDirectory()) {
-        if (depth < limits.maxDepth) await visit(child, depth + 1);
+        if (depth < limits.maxDepth && !pseudoMounts.has(child)) await visit(child, depth + 1);
         continue;
       }
       if (!entry.isFile() && !entry.isSymbolicLink()) continue;
