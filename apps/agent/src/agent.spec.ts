@@ -1064,6 +1064,21 @@ describe('CertlaneAgent job handling', () => {
     });
   });
 
+  it('pushes full batches while it walks: 200 findings are one full push, then an empty last one saying complete', async () => {
+    const tree = join(dir, 'discovery-200');
+    mkdirSync(tree, { recursive: true });
+    const certificate = readFileSync(join(dir, 'ca.crt'), 'utf8');
+    for (let i = 0; i < 200; i++) writeFileSync(join(tree, `site-${i}.pem`), certificate);
+    const discovering = new CertlaneAgent({
+      ...(agent as unknown as { deps: ConstructorParameters<typeof CertlaneAgent>[0] }).deps,
+      discovery: { roots: [tree], pkcs12Passwords: [], intervalMs: 3_600_000 },
+    });
+    const before = server.discoveries.length;
+    expect(await discovering.discoverOnce()).toMatchObject({ findings: 200, pushes: 2 });
+    expect(server.discoveries.slice(before).map((batch) => batch.length)).toEqual([200, 0]);
+    expect(server.walks.slice(-2).map((walk) => walk.complete)).toEqual([false, true]);
+  });
+
   it('pushes an empty complete walk when nothing is found, so what was there is marked gone', async () => {
     const empty = join(dir, 'empty-tree');
     mkdirSync(empty, { recursive: true });

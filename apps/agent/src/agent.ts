@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { AGENT_DISCOVERY_FINDINGS_MAX } from '@certlane/contracts';
-import type { AgentVerificationReport, AgentWorkItem } from '@certlane/contracts';
+import type { AgentDiscoveryFinding, AgentVerificationReport, AgentWorkItem } from '@certlane/contracts';
 import type { DeploymentHost, DeploymentResult } from '@certlane/connectors';
 import { createCsr, generateRecipientKey, SubjectAltNameInput, unwrapPrivateKey } from '@certlane/pki';
 import { backoffDelay, JITTER_FRACTION, jittered, retryDelays } from './backoff';
@@ -250,7 +250,19 @@ export class CertlaneAgent {
   async discoverOnce(): Promise<DiscoveryOutcome> {
     const settings = this.deps.discovery;
     if (!settings) return { findings: 0, files_read: 0, locked_files: 0, pushes: 0 };
-    const scan = await scanFilesystem(settings.roots, settings.pkcs12Passwords);
+    // Every push of this walk carries its id; the last says whether the walk was complete, so
+    // the server can mark what this agent no longer has as gone (an empty walk still pushes once).
+    // Full pushes go out during the walk, so the agent never holds all of a large host's findings.
+    const walkId = randomBytes(12).toString('hex');
+    let pushes = 0;
+    const push = async (findings: AgentDiscoveryFinding[], complete: boolean) => {
+      await this.deps.server.pushDiscovery(findings, { id: walkId, complete });
+      pushes++;
+    };
+    const scan = await scanFilesystem(settings.roots, settings.pkcs12Passwords, {
+      batches: { size: AGENT_DISCOVERY_FINDINGS_MAX, send: (findings) => push(findings, false) },
+      signal: this.stopper.signal,
+    });
     for (const root of scan.unreadableRoots) {
       this.deps.logger.warn('discovery directory cannot be read', { path: root });
     }
@@ -263,21 +275,10 @@ export class CertlaneAgent {
     for (const path of scan.locked) {
       this.deps.logger.info('PKCS#12 certificates not read: no configured password opens them', { path });
     }
-    // Every push of this walk carries its id; the last says whether the walk was complete, so
-    // the server can mark what this agent no longer has as gone (an empty walk still pushes once).
-    const walkId = randomBytes(12).toString('hex');
-    let pushes = 0;
-    for (let i = 0; i === 0 || i < scan.findings.length; i += AGENT_DISCOVERY_FINDINGS_MAX) {
-      if (this.stopper.signal.aborted) break;
-      const last = i + AGENT_DISCOVERY_FINDINGS_MAX >= scan.findings.length;
-      await this.deps.server.pushDiscovery(scan.findings.slice(i, i + AGENT_DISCOVERY_FINDINGS_MAX), {
-        id: walkId,
-        complete: last && scan.complete,
-      });
-      pushes++;
-    }
+    // What is left, at most one push's worth, goes last, with whether the walk read everything.
+    if (!this.stopper.signal.aborted) await push(scan.findings, scan.complete);
     const outcome = {
-      findings: scan.findings.length,
+      findings: scan.found,
       files_read: scan.filesRead,
       locked_files: scan.locked.length,
       pushes,

@@ -136,15 +136,71 @@ describe('the kernel pseudo file systems a walk does not enter (ADR 0079 amendme
       writeFileSync(join(root, 'proc', 'c.pem'), readFileSync(join(root, 'etc', 'c.pem')));
       // A directory below that cannot be read would make the walk incomplete, were it entered.
       failing.set(join(root, 'proc'), 'EACCES');
-      const scan = await scanFilesystem([root], [], undefined, new Set([join(root, 'proc')]));
+      const scan = await scanFilesystem([root], [], { pseudoMounts: new Set([join(root, 'proc')]) });
       expect(scan.findings.map((f) => f.path)).toEqual([join(root, 'etc', 'c.pem')]);
       expect(scan.complete).toBe(true);
       // Without the pseudo mount, the same walk enters it and is incomplete.
-      const entered = await scanFilesystem([root], [], undefined, new Set());
+      const entered = await scanFilesystem([root], [], { pseudoMounts: new Set() });
       expect(entered.complete).toBe(false);
     } finally {
       failing.clear();
       rmSync(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe('scanFilesystem: findings handed on during the walk (ADR 0079 amendment)', () => {
+  let root: string;
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'certlane-scan-batches-'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        '/dev/null',
+      ].concat(['-out', join(root, 'c0.pem'), '-subj', '/CN=c', '-days', '1']),
+      { stdio: 'ignore' },
+    );
+    for (let i = 1; i < 5; i++) writeFileSync(join(root, `c${i}.pem`), readFileSync(join(root, 'c0.pem')));
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('sends full batches as it goes and keeps only the rest', async () => {
+    const sent: string[][] = [];
+    const scan = await scanFilesystem([root], [], {
+      batches: { size: 2, send: async (findings) => void sent.push(findings.map((f) => f.path)) },
+    });
+    expect(sent).toEqual([
+      [join(root, 'c0.pem'), join(root, 'c1.pem')],
+      [join(root, 'c2.pem'), join(root, 'c3.pem')],
+    ]);
+    expect(scan.findings.map((f) => f.path)).toEqual([join(root, 'c4.pem')]);
+    expect(scan.found).toBe(5);
+    expect(scan.complete).toBe(true);
+  });
+
+  it('ends with the error of a send that fails', async () => {
+    const send = jest.fn().mockRejectedValue(new Error('the server is away'));
+    await expect(scanFilesystem([root], [], { batches: { size: 2, send } })).rejects.toThrow(
+      'the server is away',
+    );
+    expect(send).toHaveBeenCalledTimes(1);
+  });
+
+  it('stops when asked, incomplete', async () => {
+    const stopping = new AbortController();
+    const scan = await scanFilesystem([root], [], {
+      batches: { size: 1, send: async () => stopping.abort() },
+      signal: stopping.signal,
+    });
+    expect(scan.found).toBe(1);
+    expect(scan.complete).toBe(false);
   });
 });

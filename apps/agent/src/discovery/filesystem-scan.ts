@@ -40,9 +40,31 @@ export const DEFAULT_SCAN_LIMITS: FilesystemScanLimits = {
   maxDepth: 32,
 };
 
+export interface FilesystemScanOptions {
+  limits?: FilesystemScanLimits;
+  /**
+   * Directories below a root that are not entered: the kernel's own file systems (`/proc`,
+   * `/sys`); read from this process's mountinfo when absent.
+   */
+  pseudoMounts?: ReadonlySet<string>;
+  /**
+   * Findings handed on during the walk, `size` at a time, instead of all kept until its end (a
+   * host with many certificates): `findings` then holds only those not sent yet. A send that
+   * throws ends the walk with its error.
+   */
+  batches?: { size: number; send(findings: AgentDiscoveryFinding[]): Promise<void> };
+  /** Ends the walk early (the agent is stopping); it is then incomplete. */
+  signal?: AbortSignal;
+}
+
 export interface FilesystemScanResult {
-  /** One per certificate per file, as pushed to the server (public certificates only). */
+  /**
+   * One per certificate per file, as pushed to the server (public certificates only); with
+   * `batches`, those not handed on yet.
+   */
   findings: AgentDiscoveryFinding[];
+  /** How many findings the walk made in all. */
+  found: number;
   filesRead: number;
   /** PKCS#12 files whose certificates no configured password opens. */
   locked: string[];
@@ -96,12 +118,14 @@ async function readSmallFile(path: string, maxBytes: number): Promise<Buffer | n
 export async function scanFilesystem(
   roots: readonly string[],
   passwords: readonly string[],
-  limits: FilesystemScanLimits = DEFAULT_SCAN_LIMITS,
-  /** Directories below a root that are not entered: the kernel's own file systems (`/proc`, `/sys`). */
-  pseudoMounts: ReadonlySet<string> = readPseudoFilesystemMounts(),
+  options: FilesystemScanOptions = {},
 ): Promise<FilesystemScanResult> {
+  const limits = options.limits ?? DEFAULT_SCAN_LIMITS;
+  const pseudoMounts = options.pseudoMounts ?? readPseudoFilesystemMounts();
+  const batches = options.batches;
   const result: FilesystemScanResult = {
     findings: [],
+    found: 0,
     filesRead: 0,
     locked: [],
     unreadableRoots: [],
@@ -131,7 +155,7 @@ export async function scanFilesystem(
     }
     entries.sort((a, b) => a.name.localeCompare(b.name));
     for (const entry of entries) {
-      if (result.filesRead >= limits.maxFiles) {
+      if (result.filesRead >= limits.maxFiles || options.signal?.aborted) {
         result.complete = false;
         return;
       }
@@ -160,6 +184,10 @@ export async function scanFilesystem(
         if (seen.has(key)) continue;
         seen.add(key);
         result.findings.push({ path: child, format: read.format, certificate_pem: toPem(der) });
+        result.found++;
+      }
+      if (batches && result.findings.length >= batches.size) {
+        await batches.send(result.findings.splice(0, batches.size));
       }
     }
   };
