@@ -6,6 +6,7 @@ export * from './targets/engine/material';
 export * from './targets/engine/deploy-engine';
 export * from './targets/engine/node-deployment-host';
 export * from './targets/engine/endpoint';
+export * from './targets/engine/starttls';
 export * from './targets/pem-files';
 export * from './targets/nginx/nginx.connector';
 export * from './targets/apache/apache.connector';

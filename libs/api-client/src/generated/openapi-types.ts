@@ -4527,6 +4527,8 @@ export interface components {
             name?: string | null;
             port?: number | null;
             sni?: string | null;
+            /** @enum {string|null} */
+            starttls?: "smtp" | "imap" | null;
         };
         CreateIssuerRequest: {
             config?: Record<string, never> | null;
@@ -4918,6 +4920,8 @@ export interface components {
             name?: string | null;
             port?: number | null;
             sni?: string | null;
+            /** @enum {string|null} */
+            starttls?: "smtp" | "imap" | null;
         };
         /** @description An endpoint health check (spec 2.13; ADR 0057). */
         HealthCheckDto: {
@@ -4941,6 +4945,8 @@ export interface components {
             port: number;
             /** @description The TLS server name sent; null = the host when it is a DNS name, none for an IP. */
             sni: string | null;
+            /** @description The protocol spoken before the handshake (STARTTLS); null = TLS from the first byte. */
+            starttls: components["schemas"]["HealthCheckStartTls"] | null;
             status: components["schemas"]["HealthCheckStatus"];
             status_changed_at: string;
             updated_at: string;
@@ -4961,6 +4967,8 @@ export interface components {
             success: boolean;
             tls_version: string | null;
         };
+        /** @enum {string} */
+        HealthCheckStartTls: "smtp" | "imap";
         /** @enum {string} */
         HealthCheckStatus: "healthy" | "degraded" | "down" | "cert_mismatch";
         HealthCheckSummary: {

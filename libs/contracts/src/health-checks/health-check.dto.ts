@@ -20,6 +20,13 @@ export type HealthCheckStatus = (typeof HEALTH_CHECK_STATUSES)[number];
 export const HEALTH_CHECK_INTERVAL_MIN = 60;
 export const HEALTH_CHECK_INTERVAL_MAX = 86_400;
 export const HEALTH_CHECK_INTERVAL_DEFAULT = 300;
+/**
+ * Plain-text protocols a check can upgrade with STARTTLS before the handshake (a mail server's
+ * certificate on 25/587 or 143): SMTP (RFC 3207) and IMAP (RFC 3501 6.2.1).
+ */
+export const HEALTH_CHECK_STARTTLS = ['smtp', 'imap'] as const;
+export type HealthCheckStartTls = (typeof HEALTH_CHECK_STARTTLS)[number];
+
 /** Results kept per check; older ones are dropped as new ones arrive. */
 export const HEALTH_CHECK_HISTORY_MAX = 500;
 
@@ -50,6 +57,8 @@ export interface HealthCheckDto {
   port: number;
   /** The TLS server name sent; null = the host when it is a DNS name, none for an IP. */
   sni: string | null;
+  /** The protocol spoken before the handshake (STARTTLS); null = TLS from the first byte. */
+  starttls: HealthCheckStartTls | null;
   /** SHA-256 of the certificate the endpoint should serve, lowercase hex; null = any valid one. */
   expected_fingerprint: string | null;
   interval_seconds: number;
@@ -126,6 +135,14 @@ class HealthCheckFields {
   @MaxLength(253)
   @Matches(HOST_PATTERN, { message: HOST_MESSAGE('sni') })
   sni?: string | null;
+
+  /** null: TLS from the first byte (the default). */
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsIn(HEALTH_CHECK_STARTTLS, {
+    message: `starttls must be one of ${HEALTH_CHECK_STARTTLS.join(', ')}, or null`,
+  })
+  starttls?: HealthCheckStartTls | null;
 
   /** null clears it. */
   @IsOptional()

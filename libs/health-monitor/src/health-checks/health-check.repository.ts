@@ -4,6 +4,7 @@ import {
   HEALTH_CHECK_HISTORY_MAX,
   HealthCheckDto,
   HealthCheckResultDto,
+  HealthCheckStartTls,
   HealthCheckStatus,
   HealthCheckSummary,
   Page,
@@ -20,6 +21,7 @@ export interface HealthCheckRow {
   host: string;
   port: number;
   sni: string | null;
+  starttls: HealthCheckStartTls | null;
   expected_fingerprint: string | null;
   interval_seconds: number;
   enabled: boolean;
@@ -40,7 +42,7 @@ export interface HealthCheckRow {
 /** The fields an operator sets. */
 export type HealthCheckSettings = Pick<
   HealthCheckRow,
-  'name' | 'host' | 'port' | 'sni' | 'expected_fingerprint' | 'interval_seconds' | 'enabled'
+  'name' | 'host' | 'port' | 'sni' | 'starttls' | 'expected_fingerprint' | 'interval_seconds' | 'enabled'
 >;
 
 /** The fields a probe (or an acknowledgement) moves. */
@@ -83,7 +85,7 @@ interface ResultRow extends Omit<HealthCheckResultWrite, 'checked_at' | 'not_aft
 }
 
 const COLUMNS =
-  'id, name, host, port, sni, expected_fingerprint, interval_seconds, enabled, status, consecutive_failures, ' +
+  'id, name, host, port, sni, starttls, expected_fingerprint, interval_seconds, enabled, status, consecutive_failures, ' +
   'acknowledged_at, acknowledged_by, status_changed_at, last_checked_at, next_check_at, last_error, ' +
   'last_fingerprint, last_not_after, created_at, updated_at';
 
@@ -96,6 +98,7 @@ export function healthCheckDto(row: HealthCheckRow): HealthCheckDto {
     host: row.host,
     port: row.port,
     sni: row.sni,
+    starttls: row.starttls,
     expected_fingerprint: row.expected_fingerprint,
     interval_seconds: row.interval_seconds,
     enabled: row.enabled,
@@ -189,8 +192,8 @@ export class HealthCheckRepository {
     nextCheckAt: Date,
   ): Promise<HealthCheckRow> {
     const rows: HealthCheckRow[] = await manager.query(
-      `INSERT INTO health_checks (id, name, host, port, sni, expected_fingerprint, interval_seconds, enabled, next_check_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+      `INSERT INTO health_checks (id, name, host, port, sni, expected_fingerprint, interval_seconds, enabled, next_check_at, starttls)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
       [
         id,
         settings.name,
@@ -201,6 +204,7 @@ export class HealthCheckRepository {
         settings.interval_seconds,
         settings.enabled,
         nextCheckAt,
+        settings.starttls,
       ],
     );
     return rows[0];
@@ -215,7 +219,7 @@ export class HealthCheckRepository {
     const rows = returning<HealthCheckRow>(
       await manager.query(
         `UPDATE health_checks SET name = $2, host = $3, port = $4, sni = $5, expected_fingerprint = $6,
-           interval_seconds = $7, enabled = $8, next_check_at = $9, updated_at = now()
+           interval_seconds = $7, enabled = $8, next_check_at = $9, starttls = $10, updated_at = now()
          WHERE id = $1 RETURNING ${COLUMNS}`,
         [
           id,
@@ -227,6 +231,7 @@ export class HealthCheckRepository {
           settings.interval_seconds,
           settings.enabled,
           nextCheckAt,
+          settings.starttls,
         ],
       ),
     );

@@ -8,6 +8,7 @@ import {
   CreateHealthCheckRequest,
   ErrorCode,
   HEALTH_CHECK_INTERVAL_DEFAULT,
+  HealthCheckStartTls,
   HealthCheckDeleted,
   HealthCheckDto,
   HealthCheckResultDto,
@@ -81,11 +82,14 @@ export class HealthCheckService {
 
   async create(request: CreateHealthCheckRequest, context?: RequestContext): Promise<HealthCheckDto> {
     const id = `hc-${randomBytes(8).toString('hex')}`;
+    const starttls = request.starttls ?? null;
+    const port = request.port ?? defaultPort(starttls);
     const settings: HealthCheckSettings = {
-      name: request.name ?? `${request.host}:${request.port ?? 443}`,
+      name: request.name ?? `${request.host}:${port}`,
       host: request.host,
-      port: request.port ?? 443,
+      port,
       sni: request.sni ?? null,
+      starttls,
       expected_fingerprint: fingerprintOrNull(request.expected_fingerprint),
       interval_seconds: request.interval_seconds ?? HEALTH_CHECK_INTERVAL_DEFAULT,
       enabled: request.enabled ?? true,
@@ -114,6 +118,7 @@ export class HealthCheckService {
         host: changes.host ?? current.host,
         port: changes.port ?? current.port,
         sni: changes.sni !== undefined ? changes.sni : current.sni,
+        starttls: changes.starttls !== undefined ? changes.starttls : current.starttls,
         expected_fingerprint:
           changes.expected_fingerprint !== undefined
             ? fingerprintOrNull(changes.expected_fingerprint)
@@ -190,4 +195,9 @@ export function stateOf(row: HealthCheckRow) {
     consecutiveFailures: row.consecutive_failures,
     acknowledged: row.acknowledged_at !== null,
   };
+}
+
+/** The port a check is made on when none is given: the protocol's own (SMTP 25, IMAP 143), else 443. */
+function defaultPort(starttls: HealthCheckStartTls | null): number {
+  return starttls === 'smtp' ? 25 : starttls === 'imap' ? 143 : 443;
 }

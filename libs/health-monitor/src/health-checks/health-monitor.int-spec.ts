@@ -161,6 +161,24 @@ describe('health monitor loop against real TLS servers', () => {
     ]);
   });
 
+  it("stores the STARTTLS protocol of a check, with that protocol's port by default, and refuses another one", async () => {
+    const smtp = await create({ host: 'mail.example.com', starttls: 'smtp', enabled: false });
+    expect(smtp).toMatchObject({ starttls: 'smtp', port: 25, name: 'mail.example.com:25' });
+    expect(await create({ host: 'imap.example.com', starttls: 'imap', enabled: false })).toMatchObject({
+      starttls: 'imap',
+      port: 143,
+    });
+    expect(await create({ host: 'web.example.com', enabled: false })).toMatchObject({
+      starttls: null,
+      port: 443,
+    });
+    expect(await update(smtp.id, { port: 587 })).toMatchObject({ starttls: 'smtp', port: 587 });
+    expect(await update(smtp.id, { starttls: null })).toMatchObject({ starttls: null, port: 587 });
+    await expect(create({ host: 'pop.example.com', starttls: 'pop3' })).rejects.toMatchObject({
+      code: 'validation_failed',
+    });
+  });
+
   it('goes degraded after 2 refused connections, down after 5, and back to healthy, emitting each change (spec 3)', async () => {
     const check = await create({ host: '127.0.0.5', port: refusing });
     const seen: string[] = [];

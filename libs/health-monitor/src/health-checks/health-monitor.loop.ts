@@ -43,7 +43,7 @@ export const HEALTH_CHECK_TRIM_EVERY = 50;
 interface Probed {
   id: string;
   /** Where the probe went: the claimed check's endpoint. */
-  endpoint: Pick<HealthCheckRow, 'host' | 'port' | 'sni'>;
+  endpoint: Pick<HealthCheckRow, 'host' | 'port' | 'sni' | 'starttls'>;
   outcome: ProbeOutcome;
   /** When the handshake ended: the result's checked_at and the time the verdict is judged at. */
   at: Date;
@@ -52,9 +52,9 @@ interface Probed {
 }
 
 const sameEndpoint = (
-  a: Pick<HealthCheckRow, 'host' | 'port' | 'sni'>,
-  b: Pick<HealthCheckRow, 'host' | 'port' | 'sni'>,
-) => a.host === b.host && a.port === b.port && a.sni === b.sni;
+  a: Pick<HealthCheckRow, 'host' | 'port' | 'sni' | 'starttls'>,
+  b: Pick<HealthCheckRow, 'host' | 'port' | 'sni' | 'starttls'>,
+) => a.host === b.host && a.port === b.port && a.sni === b.sni && a.starttls === b.starttls;
 
 /**
  * The monitor loop (spec 1, 3, 8; ADR 0057). Every second it claims the checks due in the next
@@ -214,9 +214,9 @@ export class HealthMonitorLoop implements OnApplicationBootstrap, OnApplicationS
 
   /** Queues a probe's outcome for the recorder; resolves once it is written. */
   private submit(claimed: HealthCheckRow, probed: { outcome: ProbeOutcome; at: Date }): Promise<void> {
-    const { id, host, port, sni } = claimed;
+    const { id, host, port, sni, starttls } = claimed;
     return new Promise<void>((done, failed) => {
-      this.toRecord.push({ id, endpoint: { host, port, sni }, ...probed, done, failed });
+      this.toRecord.push({ id, endpoint: { host, port, sni, starttls }, ...probed, done, failed });
       this.recording ??= this.drain();
     });
   }

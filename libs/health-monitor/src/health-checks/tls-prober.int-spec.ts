@@ -1,12 +1,20 @@
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AddressInfo } from 'node:net';
 import * as tls from 'node:tls';
 import { createServer, Server, TLSSocket } from 'node:tls';
+import {
+  freePort,
+  ServerProcess,
+  waitUntil,
+  writeDovecotSite,
+  writePostfixSite,
+} from '@certlane/connectors/testing';
 import { CertlaneConfig } from '@certlane/platform';
+import { createTlsFixture, TlsFixture } from '@certlane/testing';
 import { badTimeCertificate } from './testing/bad-time-certificate';
 import { TlsProber } from './tls-prober';
 
@@ -150,6 +158,104 @@ describe(`${TlsProber.name} against legacy servers and resolvers`, () => {
     } finally {
       accepted.forEach((socket) => socket.destroy());
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+// A real Postfix (SMTP, RFC 3207) and a real Dovecot (IMAP, RFC 3501 6.2.1) on loopback high ports,
+// each serving the fixture's certificate only after STARTTLS (ADR 0057 amendment).
+describe(`${TlsProber.name} with STARTTLS against a real Postfix and Dovecot`, () => {
+  const prober = () => new TlsProber({ networkAllowCidrs: ['127.0.0.0/8'] } as CertlaneConfig);
+  let fixture: TlsFixture;
+  let dir: string;
+  let smtpPort: number;
+  let imapPort: number;
+  const servers: ServerProcess[] = [];
+
+  /** Puts the fixture's certificate and key where the site reads them. */
+  const install = (site: { certPath: string; keyPath: string }) => {
+    copyFileSync(fixture.certPath, site.certPath);
+    copyFileSync(fixture.keyPath, site.keyPath);
+    chmodSync(site.keyPath, 0o600);
+  };
+  const answersSmtp = async () =>
+    (await prober().probe({ host: '127.0.0.1', port: smtpPort, sni: null, starttls: 'smtp' })).observation
+      .kind === 'handshake';
+
+  beforeAll(async () => {
+    fixture = await createTlsFixture('mail.certlane.test');
+    dir = mkdtempSync(join(tmpdir(), 'prober-starttls-'));
+    // Postfix's daemons traverse the site's directory as the postfix user.
+    chmodSync(dir, 0o755);
+    [smtpPort, imapPort] = [await freePort(), await freePort()];
+    const postfix = writePostfixSite(join(dir, 'postfix'), smtpPort, 'mail.certlane.test');
+    const dovecot = writeDovecotSite(join(dir, 'dovecot'), imapPort);
+    install(postfix);
+    install(dovecot);
+    servers.push(postfix.start(), dovecot.start());
+    await waitUntil(answersSmtp, 'Postfix answering SMTP STARTTLS');
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const server of servers) await server.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads the certificate a mail server presents after SMTP STARTTLS', async () => {
+    const outcome = await prober().probe({ host: '127.0.0.1', port: smtpPort, sni: null, starttls: 'smtp' });
+    expect(outcome.observation).toMatchObject({ kind: 'handshake', fingerprint: fixture.fingerprint });
+    expect(outcome.chain[0].subject).toContain('CN=mail.certlane.test');
+    expect(outcome.tls_version).toMatch(/^TLSv1\.[23]$/);
+  });
+
+  it('reads the certificate an IMAP server presents after STARTTLS', async () => {
+    let outcome = await prober().probe({ host: '127.0.0.1', port: imapPort, sni: null, starttls: 'imap' });
+    await waitUntil(async () => {
+      outcome = await prober().probe({ host: '127.0.0.1', port: imapPort, sni: null, starttls: 'imap' });
+      return outcome.observation.kind === 'handshake';
+    }, 'Dovecot answering IMAP STARTTLS');
+    expect(outcome.observation).toMatchObject({ kind: 'handshake', fingerprint: fixture.fingerprint });
+  });
+
+  it('fails, naming the protocol, where the server does not speak it or TLS is tried at once', async () => {
+    const imapToSmtp = await prober().probe({
+      host: '127.0.0.1',
+      port: smtpPort,
+      sni: null,
+      starttls: 'imap',
+    });
+    expect(imapToSmtp.observation).toEqual({ kind: 'error', error: 'IMAP greeting was not OK' });
+    const smtpToImap = await prober().probe({
+      host: '127.0.0.1',
+      port: imapPort,
+      sni: null,
+      starttls: 'smtp',
+    });
+    expect(smtpToImap.observation).toEqual({ kind: 'error', error: 'SMTP greeting was not 220' });
+    // Without STARTTLS the plain-text greeting is no TLS handshake.
+    const direct = await prober().probe({ host: '127.0.0.1', port: smtpPort, sni: null });
+    expect(direct.observation.kind).toBe('error');
+  });
+
+  it('gives up on a server that greets and then says nothing, within the probe timeout', async () => {
+    const silent = await import('node:net').then(({ createServer }) =>
+      // It reads (so it sees the probe close) but never answers the EHLO.
+      createServer((socket) => socket.resume().write('220 mail.certlane.test ESMTP\r\n')),
+    );
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const quick = prober();
+    quick.timeoutMs = 300;
+    try {
+      const outcome = await quick.probe({
+        host: '127.0.0.1',
+        port: (silent.address() as AddressInfo).port,
+        sni: null,
+        starttls: 'smtp',
+      });
+      expect(outcome.observation).toEqual({ kind: 'error', error: 'no SMTP STARTTLS within 300 ms' });
+    } finally {
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 });

@@ -1,7 +1,9 @@
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { once } from 'node:events';
+import { isIP, connect as netConnect, Socket } from 'node:net';
 import { connect, createSecureContext } from 'node:tls';
 import { Inject, Injectable } from '@nestjs/common';
+import { startTls, StartTlsProtocol } from '@certlane/connectors';
 import { ServedCertificate } from '@certlane/contracts';
 import { checkDestination, Cidr, parseAllowList, ProbeObservation } from '@certlane/health-monitor-domain';
 import { CERTLANE_CONFIG, CertlaneConfig } from '@certlane/platform';
@@ -27,6 +29,8 @@ export interface ProbeTarget {
   host: string;
   port: number;
   sni: string | null;
+  /** The plain-text protocol upgraded with STARTTLS before the handshake; absent: TLS at once. */
+  starttls?: StartTlsProtocol | null;
 }
 
 export interface ProbeOutcome {
@@ -86,18 +90,28 @@ export class TlsProber {
     const started = performance.now();
     // The handshake gets what resolution left of the probe's deadline.
     const remainingMs = Math.max(0, Math.round(deadline - started));
+    let plain: Socket | undefined;
+    if (target.starttls) {
+      try {
+        plain = await this.upgradable(address, target.port, target.starttls, remainingMs);
+      } catch (error) {
+        return failed((error as Error).message);
+      }
+    }
     return new Promise<ProbeOutcome>((resolve) => {
       const socket = this.dial({
-        host: address,
-        port: target.port,
+        ...(plain ? { socket: plain } : { host: address, port: target.port }),
         servername,
         rejectUnauthorized: false,
         secureContext: this.secureContext,
       });
-      const timer = setTimeout(() => {
-        socket.destroy();
-        resolve(failed(`no TLS handshake within ${timeoutMs} ms`));
-      }, remainingMs);
+      const timer = setTimeout(
+        () => {
+          socket.destroy();
+          resolve(failed(`no TLS handshake within ${timeoutMs} ms`));
+        },
+        Math.max(0, Math.round(deadline - performance.now())),
+      );
       // A throw in this listener would be uncaught and end the process: every outcome resolves.
       socket.once('secureConnect', () => {
         clearTimeout(timer);
@@ -134,6 +148,37 @@ export class TlsProber {
         resolve(failed(error.message));
       });
     });
+  }
+
+  /**
+   * A plain connection to the judged address that has been through the protocol's STARTTLS
+   * exchange, ready for the handshake; throws (the socket closed) when the server refuses, or
+   * when it takes longer than `withinMs`.
+   */
+  private async upgradable(
+    address: string,
+    port: number,
+    protocol: StartTlsProtocol,
+    withinMs: number,
+  ): Promise<Socket> {
+    const socket = netConnect({ host: address, port });
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no ${protocol.toUpperCase()} STARTTLS within ${this.timeoutMs} ms`)),
+        withinMs,
+      );
+    });
+    try {
+      await Promise.race([once(socket, 'connect'), expired]);
+      await Promise.race([startTls(socket, protocol), expired]);
+      return socket;
+    } catch (error) {
+      socket.destroy();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**

@@ -4,6 +4,7 @@ import { isIP, Socket, connect as netConnect } from 'node:net';
 import { connect as tlsConnect, TLSSocket } from 'node:tls';
 import type { CommandResult, DeploymentHost } from '../target-connector';
 import { readEndpoint } from './endpoint';
+import { startTls } from './starttls';
 
 export interface NodeDeploymentHostOptions {
   /** Default command timeout when the caller gives none (60 s). */
@@ -103,7 +104,7 @@ export class NodeDeploymentHost implements DeploymentHost {
       let plain: Socket | undefined;
       if (options.starttls) {
         plain = track(await connectPlain(host, port));
-        await (options.starttls === 'smtp' ? smtpStartTls(plain) : imapStartTls(plain));
+        await startTls(plain, options.starttls);
       }
       const tls = track(await handshake({ host, port, socket: plain, servername: sni }));
       const certificate = tls.getPeerX509Certificate();
@@ -173,64 +174,4 @@ function handshake(options: {
     });
     tls.once('error', reject);
   });
-}
-
-/** Reads lines until `done` accepts one; returns all lines read. */
-function readUntil(socket: Socket, done: (line: string) => boolean): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    const lines: string[] = [];
-    const onData = (chunk: Buffer) => {
-      buffer += chunk.toString('latin1');
-      let index: number;
-      while ((index = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, index).replace(/\r$/, '');
-        buffer = buffer.slice(index + 1);
-        lines.push(line);
-        if (done(line)) {
-          cleanup();
-          resolve(lines);
-          return;
-        }
-      }
-      if (buffer.length > 64 * 1024) fail(new Error('protocol line too long'));
-    };
-    const fail = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    const onEnd = () => fail(new Error('connection closed during STARTTLS'));
-    const cleanup = () => {
-      socket.off('data', onData);
-      socket.off('error', fail);
-      socket.off('end', onEnd);
-    };
-    socket.on('data', onData);
-    socket.once('error', fail);
-    socket.once('end', onEnd);
-  });
-}
-
-/** SMTP (RFC 3207): greeting 220, EHLO, STARTTLS -> 220, then the TLS handshake. */
-async function smtpStartTls(socket: Socket): Promise<void> {
-  const finalReply = (line: string) => /^\d{3} /.test(line) || /^\d{3}$/.test(line);
-  const greeting = await readUntil(socket, finalReply);
-  if (!greeting.at(-1)?.startsWith('220')) throw new Error('SMTP greeting was not 220');
-  socket.write('EHLO certlane-verify\r\n');
-  const ehlo = await readUntil(socket, finalReply);
-  if (!ehlo.at(-1)?.startsWith('250')) throw new Error('SMTP EHLO was refused');
-  if (!ehlo.some((line) => /^250[- ]STARTTLS/i.test(line)))
-    throw new Error('SMTP server does not offer STARTTLS');
-  socket.write('STARTTLS\r\n');
-  const reply = await readUntil(socket, finalReply);
-  if (!reply.at(-1)?.startsWith('220')) throw new Error('SMTP STARTTLS was refused');
-}
-
-/** IMAP (RFC 3501 6.2.1): untagged OK greeting, `a1 STARTTLS` -> `a1 OK`, then TLS. */
-async function imapStartTls(socket: Socket): Promise<void> {
-  const greeting = await readUntil(socket, (line) => line.startsWith('* '));
-  if (!/^\* (OK|PREAUTH)/i.test(greeting.at(-1) ?? '')) throw new Error('IMAP greeting was not OK');
-  socket.write('a1 STARTTLS\r\n');
-  const reply = await readUntil(socket, (line) => line.startsWith('a1 '));
-  if (!/^a1 OK/i.test(reply.at(-1) ?? '')) throw new Error('IMAP STARTTLS was refused');
 }
