@@ -3,6 +3,7 @@ import { CertificateDto, StatsSummaryDto } from '@certlane/contracts';
 import {
   eventually,
   HttpsResult,
+  openSqlSession,
   signSubCaWithExternalRoot,
   startTestSystem,
   TestSystem,
@@ -234,6 +235,46 @@ describe('the web GUI in Chromium', () => {
         'Revoked',
       );
     }
+    await context.close();
+  });
+
+  it('bulk-revokes only the EST-enrolled certificates of the selection, after a confirmation', async () => {
+    for (const id of ['gui-est', 'gui-not-est']) {
+      const created = await api('POST', '/api/v1/certificates', { id, common_name: `${id}.example.com` });
+      expect(`${created.status} ${created.text}`).toMatch(/^201 /);
+    }
+    const status = async (id: string) =>
+      ((await api('GET', `/api/v1/certificates/${id}`)).json() as CertificateDto).status;
+    await eventually(
+      async () => (await status('gui-est')) === 'Active' && (await status('gui-not-est')) === 'Active',
+      'both certificates issued',
+    );
+    // As an EST enrollment leaves it (the API creates certificates of source API).
+    const db = await openSqlSession(system.database.url);
+    await db.query(`UPDATE issuance.certificates SET source = 'EST' WHERE id = 'gui-est'`);
+    await db.end();
+    const sent: string[] = [];
+    const { context, page } = await open();
+    page.on('request', (request) => {
+      if (request.method() === 'POST') sent.push(new URL(request.url()).pathname);
+    });
+    await signInWithKey(page, adminKey);
+    await page.goto('/certificates?status=Active');
+    await page.getByLabel('Select gui-est').check();
+    await page.getByLabel('Select gui-not-est').check();
+    await page.getByRole('button', { name: 'Revoke the selected EST certificates' }).click();
+    await page.getByRole('heading', { name: 'Revoke 2 certificates (EST only)?' }).waitFor();
+    await page.getByRole('dialog').getByText('Only those enrolled over EST are revoked').waitFor();
+    expect(sent).toEqual([]);
+    await page.getByLabel('Reason').selectOption('cessationOfOperation');
+    await page.getByRole('button', { name: 'Revoke 2 certificates (EST only)' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^Revoked 1 of 1;/)
+      .waitFor();
+    expect(sent).toEqual(['/api/v1/est/certificates/bulk-revoke']);
+    await expect(status('gui-est')).resolves.toBe('Revoked');
+    await expect(status('gui-not-est')).resolves.toBe('Active');
     await context.close();
   });
 

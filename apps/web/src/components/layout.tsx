@@ -5,9 +5,10 @@ import { signOut } from '../auth/sign-in-actions';
 import { NAV_ITEMS } from './nav-items';
 import { CommandPalette } from './command-palette';
 import { NotificationBell } from './notification-bell';
+import { VersionLine } from './version-line';
 import { NAV_GROUPS, NavGroup } from '../pages/resource-pages';
 
-/** The signed-in frame: navigation, the command palette (Ctrl/Cmd+K), sign-out. */
+/** The signed-in frame: navigation, the command palette (Ctrl/Cmd+K), sign-out, the running version. */
 export function Layout() {
   const state = useSyncExternalStore(auth.subscribe, auth.get);
   const location = useLocation();
@@ -59,6 +60,9 @@ export function Layout() {
         )}
         <Outlet />
       </main>
+      <footer className="about">
+        <VersionLine />
+      </footer>
     </div>
   );
 }

@@ -21,6 +21,9 @@ import {
   PolicyViolations,
 } from './page-tools';
 import { DiscoverySummary, HealthHistory, HealthSummary } from './monitoring-tools';
+import { AcmeOrderAuthorizations, ScepMdmStats } from './protocol-tools';
+import { ExpiryDigest } from './digest-tools';
+import { PermissionCatalogue } from './role-tools';
 import { ErrorNotice, Expiry, StatusBadge, Time } from './widgets';
 import { Pagination } from './pagination';
 import { useListParams } from './use-list-params';
@@ -184,6 +187,7 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
       {page.tool === 'audit' && <AuditTools filters={params.filters} />}
       {page.tool === 'health-summary' && <HealthSummary />}
       {page.tool === 'discovery-summary' && <DiscoverySummary />}
+      {page.tool === 'permission-catalogue' && <PermissionCatalogue />}
       {page.create && <SchemaForm path={page.apiPath} title={page.create} invalidate={page.apiPath} />}
       {page.forms?.map((form) => (
         <SchemaForm
@@ -304,6 +308,10 @@ export function ResourcePage({ page }: { page: ResourcePageSpec }) {
           {page.detail === 'job-verification' && <JobVerification jobId={String(selected.id)} />}
           {page.detail === 'health-history' && <HealthHistory checkId={String(selected.id)} />}
           {page.detail === 'oidc-key-set' && <OidcKeySet providerId={String(selected.id)} />}
+          {page.detail === 'acme-order' && <AcmeOrderAuthorizations orderId={String(selected.id)} />}
+          {page.detail === 'scep-mdm-stats' && <ScepMdmStats pathId={String(selected.path_id)} />}
+          {page.detail === 'owner-digest' && <ExpiryDigest kind="owner" subjectId={String(selected.id)} />}
+          {page.detail === 'team-digest' && <ExpiryDigest kind="team" subjectId={String(selected.id)} />}
           {edit && (
             <SchemaForm
               key={String(selected.id)}

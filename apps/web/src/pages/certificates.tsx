@@ -43,7 +43,8 @@ const VERBS = { renew: 'Renew', revoke: 'Revoke', reassign: 'Reassign' } as cons
 
 type Bulk =
   | { kind: 'renew' }
-  | { kind: 'revoke'; reason: string }
+  /** `estOnly`: the EST variant, which revokes only the selected certificates enrolled over EST. */
+  | { kind: 'revoke'; reason: string; estOnly: boolean }
   | { kind: 'reassign'; ownerId: string; teamId: string };
 
 /** The inventory: server-paginated, filters in the URL, selection with bulk renew and revoke. */
@@ -82,10 +83,11 @@ export function CertificatesPage() {
         );
         return `Reassigned ${result.total_reassigned} of ${result.total_matched}; ${result.total_skipped} skipped, ${result.total_failed} failed.`;
       }
+      const body = { certificate_ids, reason: action.reason as RevocationReason };
       const result = await unwrap(
-        api.POST('/api/v1/certificates/bulk-revoke', {
-          body: { certificate_ids, reason: action.reason as RevocationReason },
-        }),
+        action.estOnly
+          ? api.POST('/api/v1/est/certificates/bulk-revoke', { body })
+          : api.POST('/api/v1/certificates/bulk-revoke', { body }),
       );
       const caNotTold =
         result.total_recorded_only > 0
@@ -112,6 +114,7 @@ export function CertificatesPage() {
   const allOnPage = rows.length > 0 && rows.every((row) => selected.has(row.id));
   const count = selected.size;
   const noun = `${count} certificate${count === 1 ? '' : 's'}`;
+  const estOnly = bulk?.kind === 'revoke' && bulk.estOnly;
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title">Certificates</h1>
@@ -133,9 +136,17 @@ export function CertificatesPage() {
           type="button"
           className="danger"
           disabled={count === 0}
-          onClick={() => setBulk({ kind: 'revoke', reason: '' })}
+          onClick={() => setBulk({ kind: 'revoke', reason: '', estOnly: false })}
         >
           Revoke selected
+        </button>
+        <button
+          type="button"
+          className="danger"
+          disabled={count === 0}
+          onClick={() => setBulk({ kind: 'revoke', reason: '', estOnly: true })}
+        >
+          Revoke the selected EST certificates
         </button>
       </div>
       {outcome && (
@@ -215,8 +226,8 @@ export function CertificatesPage() {
       )}
       {bulk && (
         <ConfirmDialog
-          title={`${VERBS[bulk.kind]} ${noun}?`}
-          confirmLabel={`${VERBS[bulk.kind]} ${noun}`}
+          title={`${VERBS[bulk.kind]} ${noun}${estOnly ? ' (EST only)' : ''}?`}
+          confirmLabel={`${VERBS[bulk.kind]} ${noun}${estOnly ? ' (EST only)' : ''}`}
           confirmDisabled={
             run.isPending ||
             (bulk.kind === 'revoke' && !bulk.reason) ||
@@ -227,8 +238,11 @@ export function CertificatesPage() {
         >
           {bulk.kind === 'revoke' && (
             <>
+              {bulk.estOnly && (
+                <p>Only those enrolled over EST are revoked; the others selected are left as they are.</p>
+              )}
               <p>Revocation cannot be undone (except certificateHold).</p>
-              <ReasonSelect value={bulk.reason} onChange={(reason) => setBulk({ kind: 'revoke', reason })} />
+              <ReasonSelect value={bulk.reason} onChange={(reason) => setBulk({ ...bulk, reason })} />
             </>
           )}
           {bulk.kind === 'reassign' && (

@@ -131,6 +131,13 @@ export const DETAIL_LISTS = {
   'ca-cross-certificates': '/api/v1/intermediate-cas/{id}/cross-certificates',
   /** An OIDC provider's key-set health (GET .../jwks-status): one record, not a list. */
   'oidc-key-set': undefined,
+  /** An ACME order with its authorizations and challenges (GET .../orders/{id}): one record. */
+  'acme-order': undefined,
+  /** A SCEP profile's MDM counters and trust expiry, its entry of GET .../mdm/stats. */
+  'scep-mdm-stats': undefined,
+  /** The expiry digest of an owner or team (GET /api/v1/digest/preview), and its send. */
+  'owner-digest': undefined,
+  'team-digest': undefined,
 } as const;
 export type DetailKind = keyof typeof DETAIL_LISTS;
 
@@ -142,7 +149,7 @@ export interface ResourcePageSpec {
   filters?: ResourceFilter[];
   actions?: RowAction[];
   /** A page-level tool beside the table. */
-  tool?: 'audit' | 'ca-tree' | 'health-summary' | 'discovery-summary';
+  tool?: 'audit' | 'ca-tree' | 'health-summary' | 'discovery-summary' | 'permission-catalogue';
   /** More about the record shown in its details. */
   detail?: DetailKind;
   /**
@@ -597,6 +604,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     create: 'New owner',
     title: 'Owners',
     apiPath: '/api/v1/owners',
+    detail: 'owner-digest',
     columns: [
       { key: 'name', label: 'Name' },
       { key: 'id', label: 'Id' },
@@ -620,6 +628,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     create: 'New team',
     title: 'Teams',
     apiPath: '/api/v1/teams',
+    detail: 'team-digest',
     columns: [
       { key: 'name', label: 'Name' },
       { key: 'id', label: 'Id' },
@@ -783,6 +792,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     title: 'SCEP profiles',
     group: 'admin',
     apiPath: '/api/v1/admin/scep/profiles',
+    detail: 'scep-mdm-stats',
     rowsKey: 'profiles',
     paging: 'none',
     columns: [
@@ -856,6 +866,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     title: 'ACME orders',
     group: 'admin',
     apiPath: '/api/v1/admin/acme/orders',
+    detail: 'acme-order',
     columns: [
       { key: 'id', label: 'Order' },
       { key: 'status', label: 'Status', kind: 'status' },
@@ -942,6 +953,7 @@ export const RESOURCE_PAGES: ResourcePageSpec[] = [
     title: 'Roles',
     group: 'admin',
     apiPath: '/api/v1/auth/roles',
+    tool: 'permission-catalogue',
     columns: [
       { key: 'id', label: 'Role' },
       { key: 'description', label: 'Description' },
@@ -1562,14 +1574,6 @@ export const OPERATIONS_WITHOUT_A_CONTROL: Record<string, string> = {
   getCheck: 'machine: a credential check for scripts and proxies; the GUI signs in with /auth/me',
   getRuntimeConfig: 'machine: the auth runtime settings for diagnostics (CLI)',
   cleanupDemoResidual: 'machine: a one-off cleanup after leaving demo mode (CLI)',
-  getVersion: 'gap: the running version, for an about box',
-  getPermissions: "gap: the permission catalogue, to pick a role's permissions from",
-  acmeGetOrder:
-    "gap: an ACME order's authorizations and challenges (the validation attempts page shows the tries)",
-  scepMdmStats: 'gap: MDM challenge counters and trust expiry per SCEP profile',
-  previewDigest: 'gap: the expiry digest of an owner or team, previewed',
-  sendDigest: 'gap: the expiry digest sent now (with its preview)',
-  estBulkRevokeCertificates: 'gap: bulk revocation of EST certificates, which needs a form that asks first',
   oidcLogin:
     'machine: the OIDC sign-in handshake (spec 5.5); the sign-in page links the browser to it, and it redirects to the identity provider',
   oidcCallback:
