@@ -58,9 +58,14 @@ export class AuthHandlers implements OnApplicationBootstrap {
         this.keys.delete(request.id, context, request.manager),
       ),
       this.bus.handle('auth.v1.authenticate-session', (request) => this.sessions.authenticate(request)),
-      this.bus.handle('auth.v1.logout', (request, context) =>
-        this.sessions.logout(request, context.request_id),
-      ),
+      this.bus.handle('auth.v1.logout', async (request, context) => {
+        const { oidc_provider_id: providerId, ...loggedOut } = await this.sessions.logout(
+          request,
+          context.request_id,
+        );
+        const endSessionUrl = providerId ? await this.oidcLogin.endSessionUrl(providerId) : null;
+        return endSessionUrl ? { ...loggedOut, end_session_url: endSessionUrl } : loggedOut;
+      }),
       this.bus.handle('auth.v1.list-sessions', (request) => this.sessions.list(request)),
       this.bus.handle('auth.v1.revoke-session', (request, context) =>
         this.sessions.revoke(request, context.request_id),

@@ -55,6 +55,18 @@ describe('signOut of a session (POST /auth/logout)', () => {
     expect(auth.get()).toMatchObject({ status: 'signed-in' });
   });
 
+  it('goes on to the identity provider when the session came through OIDC (200 with end_session_url)', async () => {
+    const url = 'https://idp.example.test/session/end?client_id=certlane';
+    post.mockResolvedValue({
+      response: new Response(null, { status: 200 }),
+      error: undefined,
+      data: { end_session_url: url },
+    } as unknown as Answer);
+    const left: string[] = [];
+    await signOut((to) => left.push(to));
+    expect(left).toEqual([url]);
+  });
+
   it('signs out when the session had already ended (401)', async () => {
     post.mockResolvedValue(answered(401, { code: 'unauthenticated', message: 'the session is not valid' }));
     await signOut();

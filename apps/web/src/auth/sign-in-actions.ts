@@ -49,12 +49,16 @@ export async function signInBreakGlass(actorId: string, password: string): Promi
 }
 
 /**
- * Signs out. A session ends only when `POST /auth/logout` says so (204; a 401 says it had already
- * ended): on any other answer, or none, the session and its cookies are still there and a reload
- * would sign back in, so the app stays signed in and this rejects with why, for the user to try
- * again.
+ * Signs out. A session ends only when `POST /auth/logout` says so (204, or 200 for a session
+ * opened through OIDC; a 401 says it had already ended): on any other answer, or none, the session
+ * and its cookies are still there and a reload would sign back in, so the app stays signed in and
+ * this rejects with why, for the user to try again. After an OIDC session the browser goes on to
+ * the identity provider's end-session URL the answer names (RP-initiated logout), which sends it
+ * back to the sign-in page.
  */
-export async function signOut(): Promise<void> {
+export async function signOut(
+  leaveFor: (url: string) => void = (url) => window.location.assign(url),
+): Promise<void> {
   const state = auth.get();
   if (state.status === 'signed-in' && state.method === 'session') {
     const answer = await api.POST('/auth/logout').catch(() => ({ error: undefined, response: undefined }));
@@ -75,6 +79,10 @@ export async function signOut(): Promise<void> {
         `Sign-out failed (${response.status}${why}): your session is still active. Try again.`,
       );
     }
+    const endSessionUrl = response.status === 200 ? answer.data?.end_session_url : undefined;
+    // The page is left as it is while the browser goes: the app's own sign-in page must not take
+    // over (a route change) before the identity provider's page loads.
+    if (endSessionUrl) return leaveFor(endSessionUrl);
   }
   auth.signedOut();
 }

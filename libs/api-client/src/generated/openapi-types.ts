@@ -3482,7 +3482,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * End the session of the cookie and clear both cookies
+         * End the session of the cookie and clear both cookies; 200 with the identity provider's end-session URL for a session opened through OIDC
          * @description Authenticated by the session cookie itself.
          */
         post: operations["logout"];
@@ -5252,6 +5252,10 @@ export interface components {
             delivered: boolean;
             /** @description The delivery failure (receiver status, refused address, timeout); null when delivered. */
             error: string | null;
+        };
+        /** @description POST /auth/logout's 200 body: the session ended here; the identity provider's is next. */
+        OidcEndSession: {
+            end_session_url: string;
         };
         OidcGroupMappingDto: {
             created_at: string;
@@ -13584,6 +13588,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcEndSession"];
+                };
+            };
             /** @description No Content */
             204: {
                 headers: {

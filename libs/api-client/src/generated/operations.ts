@@ -3255,7 +3255,7 @@ export const OPERATIONS = {
     "method": "POST",
     "path": "/auth/logout",
     "tag": "auth",
-    "summary": "End the session of the cookie and clear both cookies",
+    "summary": "End the session of the cookie and clear both cookies; 200 with the identity provider's end-session URL for a session opened through OIDC",
     "access": [
       "session"
     ],
@@ -3263,9 +3263,12 @@ export const OPERATIONS = {
     "queryParams": [],
     "body": "none",
     "success": [
+      200,
       204
     ],
-    "produces": []
+    "produces": [
+      "application/json"
+    ]
   },
   "markNotificationRead": {
     "method": "POST",

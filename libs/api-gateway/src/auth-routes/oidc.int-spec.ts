@@ -159,6 +159,8 @@ describe('OIDC sign-in through gateway -> NATS -> auth against a real OpenID Pro
           // Spec 5.5 accepts a logout token with exactly one of sub and sid; an IdP that must name
           // the session (session_required) sends both, and that token is refused (ADR 0081).
           backchannel_logout_session_required: false,
+          // Where RP-initiated logout sends the browser back (the GUI's sign-in page).
+          post_logout_redirect_uris: [`${gw}/login`],
         },
       ],
     });
@@ -623,6 +625,86 @@ describe('OIDC sign-in through gateway -> NATS -> auth against a real OpenID Pro
       expect(json.json()).toMatchObject(uniformRefusal);
     });
   });
+  describe('RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0)', () => {
+    /** GETs and POSTs at the IdP with one cookie jar, without following redirects. */
+    const idpBrowser = () => {
+      const jar = new Map<string, string>();
+      return async (url: string, init: { method?: string; form?: Record<string, string> } = {}) => {
+        const response = await fetch(url, {
+          method: init.method ?? 'GET',
+          redirect: 'manual',
+          headers: {
+            cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+            'user-agent': UA,
+            ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+          },
+          body: init.form ? new URLSearchParams(init.form).toString() : undefined,
+        });
+        for (const cookie of response.headers.getSetCookie()) {
+          const [pair] = cookie.split(';');
+          const at = pair.indexOf('=');
+          jar.set(pair.slice(0, at), pair.slice(at + 1));
+        }
+        return response;
+      };
+    };
+
+    it('signing out of an OIDC session answers the IdP end-session URL, which the IdP accepts and sends back to /login', async () => {
+      const done = await signIn({ sub: 'olga', email: 'olga@example.test', groups: ['pki-operators'] });
+      const cookie = sessionCookie(done);
+      const csrf = cookieOf(done, 'service_csrf')!.split(';')[0];
+      const out = await call('POST', '/auth/logout', {
+        cookie: `${cookie}; ${csrf}`,
+        headers: { 'x-csrf-token': csrf.slice(csrf.indexOf('=') + 1) },
+      });
+      expect(out.status).toBe(200);
+      const url = new URL((out.json() as { end_session_url: string }).end_session_url);
+      const discovery = (await (await fetch(`${idp.issuer}/.well-known/openid-configuration`)).json()) as {
+        end_session_endpoint: string;
+      };
+      expect(`${url.origin}${url.pathname}`).toBe(discovery.end_session_endpoint);
+      expect(Object.fromEntries(url.searchParams)).toEqual({
+        client_id: CLIENT_ID,
+        post_logout_redirect_uri: `${gw}/login`,
+      });
+      expect(cookieOf(out, 'service_session')).toMatch(/^service_session=; /);
+      expect((await call('GET', '/api/v1/auth/me', { cookie })).status).toBe(401);
+
+      // The IdP takes it: its confirmation, confirmed, sends the browser back to the sign-in page.
+      const browser = idpBrowser();
+      const confirm = await browser(url.href);
+      expect(confirm.status).toBe(200);
+      const page = await confirm.text();
+      const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];
+      const xsrf = /name="xsrf" value="([^"]+)"/.exec(page)?.[1];
+      expect(action && xsrf).toBeTruthy();
+      const confirmed = await browser(new URL(action!.replace(/&amp;/g, '&'), url).href, {
+        method: 'POST',
+        form: { xsrf: xsrf!, logout: 'yes' },
+      });
+      expect(confirmed.status).toBe(303);
+      expect(confirmed.headers.get('location')).toBe(`${gw}/login`);
+
+      // What the IdP refuses: a redirect it was not given for this client.
+      const foreign = new URL(url);
+      foreign.searchParams.set('post_logout_redirect_uri', 'https://elsewhere.example/login');
+      expect((await idpBrowser()(foreign.href)).status).toBe(400);
+    });
+
+    it('a session opened without OIDC (as break-glass opens them) signs out with 204 and no URL', async () => {
+      // A session row without a provider, as break-glass opens them, ended through the same route.
+      const done = await signIn({ sub: 'pavel', email: 'pavel@example.test', groups: ['pki-operators'] });
+      await db.query(`UPDATE auth.sessions SET oidc_provider_id = NULL WHERE oidc_subject = 'pavel'`);
+      const csrf = cookieOf(done, 'service_csrf')!.split(';')[0];
+      const out = await call('POST', '/auth/logout', {
+        cookie: `${sessionCookie(done)}; ${csrf}`,
+        headers: { 'x-csrf-token': csrf.slice(csrf.indexOf('=') + 1) },
+      });
+      expect(out.status).toBe(204);
+      expect(out.text).toBe('');
+    });
+  });
+
   describe('disabling the provider', () => {
     it('ends the sessions opened through it and refuses new sign-ins (provider_unknown)', async () => {
       const done = await signIn({ sub: 'heidi', email: 'heidi@example.test', groups: ['pki-operators'] });

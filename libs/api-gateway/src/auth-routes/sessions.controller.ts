@@ -6,6 +6,7 @@ import {
   CSRF_HEADER,
   ErrorCode,
   ListSessionsQuery,
+  OidcEndSession,
   Page,
   SESSION_COOKIE,
   SessionDto,
@@ -117,12 +118,17 @@ export class LogoutController {
   @SessionRoute()
   @Documented({
     operationId: 'logout',
-    summary: 'End the session of the cookie and clear both cookies',
+    summary:
+      "End the session of the cookie and clear both cookies; 200 with the identity provider's end-session URL for a session opened through OIDC",
     status: 204,
+    alsoStatus: { 200: 'OidcEndSession' },
     errors: [401, 403],
     response: null,
   })
-  async logout(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<void> {
+  async logout(
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<OidcEndSession | undefined> {
     const cookie = readCookie(request.header('cookie'), SESSION_COOKIE);
     if (!cookie || cookie.length > 512) {
       throw new CertlaneError(ErrorCode.Unauthenticated, 'logout needs a valid service_session cookie');
@@ -138,5 +144,9 @@ export class LogoutController {
     );
     this.principals.dropSession(loggedOut.session_id);
     response.setHeader('Set-Cookie', clearedSessionCookies(this.config.session.sameSite));
+    if (!loggedOut.end_session_url) return undefined;
+    // OpenID Connect RP-Initiated Logout 1.0: the browser goes on to the identity provider.
+    response.status(200);
+    return { end_session_url: loggedOut.end_session_url };
   }
 }

@@ -12,7 +12,14 @@ import {
   OidcLoginBegun,
   OidcLoginCompleted,
 } from '@certlane/contracts';
-import { CERTLANE_CONFIG, CertlaneConfig, outboxToken, ServiceOutbox } from '@certlane/platform';
+import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  CertlaneLogger,
+  LOGGER,
+  outboxToken,
+  ServiceOutbox,
+} from '@certlane/platform';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, JWTPayload, jwtVerify } from 'jose';
 import { randomBytes } from 'node:crypto';
 import * as client from 'openid-client';
@@ -23,7 +30,14 @@ import { UserRepository } from '../users/user.repository';
 import { describeFailure, OidcAdminService } from './oidc-admin.service';
 import { OidcClients } from './oidc-clients';
 import { OidcProviderRow, OidcRepository } from './oidc.repository';
-import { emailAdmitted, groupsOf, logoutTokenProblem, oidcActorId, rolesForGroups } from './oidc-rules';
+import {
+  emailAdmitted,
+  groupsOf,
+  logoutTokenProblem,
+  oidcActorId,
+  postLogoutRedirectUri,
+  rolesForGroups,
+} from './oidc-rules';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SYSTEM: AuthCaller = { actorId: 'system' };
@@ -56,6 +70,7 @@ export class OidcLoginService {
     private readonly users: UserRepository,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     @Inject(outboxToken('auth')) private readonly outbox: ServiceOutbox,
+    @Inject(LOGGER) private readonly logger: CertlaneLogger,
   ) {}
 
   async begin(command: BeginOidcLoginCommand, requestId?: string): Promise<OidcLoginBegun> {
@@ -317,6 +332,32 @@ export class OidcLoginService {
       }
     }
     throw lastError;
+  }
+
+  /**
+   * OpenID Connect RP-Initiated Logout 1.0 (ADR 0081 amendment): where a browser signing out of a
+   * session opened through `providerId` goes next, the identity provider's end_session_endpoint
+   * with `client_id` and `post_logout_redirect_uri` (the GUI's sign-in page beside the callback,
+   * which the operator registers there). No id_token_hint: ID tokens are not kept, and the
+   * specification takes `client_id` instead. Null when the provider is gone or disabled, or its
+   * identity provider announces no such endpoint or cannot be reached (the sign-out here stands).
+   */
+  async endSessionUrl(providerId: string): Promise<string | null> {
+    const provider = await this.repository.findProvider(providerId);
+    if (!provider?.enabled) return null;
+    try {
+      const config = await this.clients.configFor(provider, this.admin.clientSecretOf(provider));
+      if (!config.serverMetadata().end_session_endpoint) return null;
+      return client.buildEndSessionUrl(config, {
+        post_logout_redirect_uri: postLogoutRedirectUri(provider.redirect_uri),
+      }).href;
+    } catch (error) {
+      this.logger.warn(
+        { provider_id: provider.id, error: describeFailure(error) },
+        'OIDC provider unreachable: signed out here only',
+      );
+      return null;
+    }
   }
 
   private async enabledProvider(id: string): Promise<OidcProviderRow> {

@@ -6,6 +6,7 @@ import {
   logoutTokenProblem,
   normalizeScopes,
   oidcActorId,
+  postLogoutRedirectUri,
   redirectUriProblem,
   rolesForGroups,
 } from './oidc-rules';
@@ -107,5 +108,16 @@ describe('OIDC rules', () => {
     ])('refuses %s', (_name, payload, problem) => {
       expect(logoutTokenProblem(payload as Record<string, unknown>, now, 300)).toBe(problem);
     });
+  });
+});
+
+describe('postLogoutRedirectUri (RP-initiated logout, ADR 0081 amendment)', () => {
+  it('is the sign-in page beside the callback, behind a path prefix too, with no query', () => {
+    expect(postLogoutRedirectUri('https://certlane.example/auth/oidc/callback')).toBe(
+      'https://certlane.example/login',
+    );
+    expect(postLogoutRedirectUri('https://example.org:8443/pki/auth/oidc/callback?x=1')).toBe(
+      'https://example.org:8443/pki/login',
+    );
   });
 });

@@ -127,3 +127,15 @@ export function logoutTokenProblem(
   if (hasSub === hasSid) return 'exactly one of sub and sid required';
   return undefined;
 }
+
+/**
+ * Where the identity provider sends the browser after RP-initiated logout: the GUI's sign-in page
+ * at the same place as the callback (`.../auth/oidc/callback` -> `.../login`, behind a path prefix
+ * too).
+ */
+export function postLogoutRedirectUri(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  url.pathname = url.pathname.replace(/\/auth\/oidc\/callback$/, '/login');
+  url.search = '';
+  return url.href;
+}

@@ -16,6 +16,8 @@ export interface SessionRow {
   last_seen_at: Date;
   expires_at: Date;
   revoked_at: Date | null;
+  /** The OIDC provider a session was opened through (read where logout needs it). */
+  oidc_provider_id?: string | null;
 }
 
 export interface NewSession {
@@ -38,7 +40,7 @@ const COLUMNS =
 const FIND_FOR_AUTH = new PreparedQuery<SessionRow & { user_active: boolean; now: Date }>(
   'auth_session_for_auth',
   `SELECT s.id, s.actor_id, s.method, s.signing_key_id, s.csrf_token_hash, s.user_agent_hash, s.client_ip,
-          s.created_at, s.last_seen_at, s.expires_at, s.revoked_at,
+          s.created_at, s.last_seen_at, s.expires_at, s.revoked_at, s.oidc_provider_id,
           COALESCE(u.active, true) AS user_active, now() AS now
      FROM sessions s LEFT JOIN users u ON u.id = s.actor_id
     WHERE s.id = $1`,

@@ -129,7 +129,11 @@ export class SessionService {
   }
 
   /** POST /auth/logout: the cookie itself is the credential; the CSRF token must be echoed. */
-  async logout(command: LogoutCommand, requestId?: string): Promise<LoggedOut> {
+  /** Also answers the OIDC provider the session came through, for RP-initiated logout. */
+  async logout(
+    command: LogoutCommand,
+    requestId?: string,
+  ): Promise<LoggedOut & { oidc_provider_id: string | null }> {
     const row = await this.validSession(command);
     if (!row) throw invalidSession();
     if (!csrfMatches(command.csrf_token, row.csrf_token_hash)) {
@@ -142,7 +146,7 @@ export class SessionService {
       await this.outbox.audit(manager, authAudit('auth.logout', caller, { type: 'session', id: row.id }));
     });
     this.outbox.committed();
-    return { session_id: row.id, actor_id: row.actor_id };
+    return { session_id: row.id, actor_id: row.actor_id, oidc_provider_id: row.oidc_provider_id ?? null };
   }
 
   list(command: ListSessionsCommand): Promise<Page<SessionDto>> {

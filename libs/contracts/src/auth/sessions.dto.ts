@@ -133,6 +133,17 @@ export class LogoutCommand extends AuthenticateSessionRequest {
 export interface LoggedOut {
   session_id: string;
   actor_id: string;
+  /**
+   * For a session opened through an OIDC provider whose identity provider announces an
+   * `end_session_endpoint`: where the browser goes next to end its session there too (OpenID
+   * Connect RP-Initiated Logout 1.0; ADR 0081 amendment).
+   */
+  end_session_url?: string;
+}
+
+/** POST /auth/logout's 200 body: the session ended here; the identity provider's is next. */
+export interface OidcEndSession {
+  end_session_url: string;
 }
 
 /** Event: a session ended before its time; gateways drop it from their caches. */
