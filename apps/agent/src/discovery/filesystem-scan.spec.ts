@@ -9,6 +9,25 @@ import { pseudoFilesystemMounts, readPseudoFilesystemMounts } from './pseudo-fil
 const failing = new Map<string, string>();
 const errno = (code: string, path: string) => Object.assign(new Error(`${code}: ${path}`), { code });
 
+/** A self-signed P-256 certificate as PEM at `path` (its key thrown away). */
+function writeCertificate(path: string, commonName: string): void {
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      '/dev/null',
+    ].concat(['-out', path, '-subj', `/CN=${commonName}`, '-days', '1']),
+    { stdio: 'ignore' },
+  );
+}
+
 jest.mock('node:fs/promises', () => {
   const actual = jest.requireActual<typeof import('node:fs/promises')>('node:fs/promises');
   return {
@@ -29,21 +48,7 @@ describe('scanFilesystem: what it could not read', () => {
 
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'certlane-scan-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        '/dev/null',
-      ].concat(['-out', join(root, 'a.pem'), '-subj', '/CN=a', '-days', '1']),
-      { stdio: 'ignore' },
-    );
+    writeCertificate(join(root, 'a.pem'), 'a');
     mkdirSync(join(root, 'sub'));
     writeFileSync(join(root, 'sub', 'b.pem'), readFileSync(join(root, 'a.pem')));
   });
@@ -118,21 +123,7 @@ describe('the kernel pseudo file systems a walk does not enter (ADR 0079 amendme
     try {
       mkdirSync(join(root, 'proc'));
       mkdirSync(join(root, 'etc'));
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:P-256',
-          '-nodes',
-          '-keyout',
-          '/dev/null',
-        ].concat(['-out', join(root, 'etc', 'c.pem'), '-subj', '/CN=c', '-days', '1']),
-        { stdio: 'ignore' },
-      );
+      writeCertificate(join(root, 'etc', 'c.pem'), 'c');
       writeFileSync(join(root, 'proc', 'c.pem'), readFileSync(join(root, 'etc', 'c.pem')));
       // A directory below that cannot be read would make the walk incomplete, were it entered.
       failing.set(join(root, 'proc'), 'EACCES');
@@ -153,21 +144,7 @@ describe('scanFilesystem: findings handed on during the walk (ADR 0079 amendment
   let root: string;
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'certlane-scan-batches-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        '/dev/null',
-      ].concat(['-out', join(root, 'c0.pem'), '-subj', '/CN=c', '-days', '1']),
-      { stdio: 'ignore' },
-    );
+    writeCertificate(join(root, 'c0.pem'), 'c');
     for (let i = 1; i < 5; i++) writeFileSync(join(root, `c${i}.pem`), readFileSync(join(root, 'c0.pem')));
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));

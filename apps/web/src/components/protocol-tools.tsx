@@ -81,20 +81,6 @@ export function AcmeOrderAuthorizations({ orderId }: { orderId: string }) {
   );
 }
 
-const MDM_OUTCOMES: readonly (keyof Schemas['ScepMdmProfileStats']['counters'])[] = [
-  'success',
-  'signature_invalid',
-  'expired',
-  'not_yet_valid',
-  'wrong_audience',
-  'replay',
-  'rate_limited',
-  'claim_mismatch',
-  'device_state_failed',
-  'malformed',
-  'unknown_version',
-];
-
 /**
  * A SCEP profile's MDM challenge validation: how many challenges ended in each outcome, and when
  * its trust anchors expire. Under the page's list key, so Reload MDM trust asks for it again.
@@ -120,10 +106,10 @@ export function ScepMdmStats({ pathId }: { pathId: string }) {
             <Expiry value={profile.trust_expires_at} />.
           </p>
           <dl className="fields">
-            {MDM_OUTCOMES.map((outcome) => (
+            {Object.entries(profile.counters).map(([outcome, count]) => (
               <div key={outcome} className="field-row">
                 <dt>{outcome.replace(/_/g, ' ')}</dt>
-                <dd>{profile.counters[outcome]}</dd>
+                <dd>{count}</dd>
               </div>
             ))}
           </dl>
