@@ -340,7 +340,8 @@ async function createAgentCertificate(call: Call, issued: boolean): Promise<stri
 const oidcFixture: { idp?: TestIdentityProvider; gateway: string; ca: string } = { gateway: '', ca: '' };
 const OIDC_CLIENT_ID = 'audit-coverage';
 
-async function oidcProvider(call: Call, clientId = OIDC_CLIENT_ID): Promise<string> {
+/** A provider of its own client id: one provider per client of an issuer (ADR 0081 amendment). */
+async function oidcProvider(call: Call, clientId = unique('client')): Promise<string> {
   const created = await call('POST', '/api/v1/auth/oidc/providers', {
     body: {
       name: unique('idp'),
@@ -360,7 +361,7 @@ const OIDC_ROUTE_CASES: Record<string, RouteCase> = {
       body: {
         name: unique('idp'),
         issuer: oidcFixture.idp!.issuer,
-        client_id: OIDC_CLIENT_ID,
+        client_id: unique('client'),
         client_secret: 'audited-client-secret-0001',
         redirect_uri: `${oidcFixture.gateway}/auth/oidc/callback`,
       },

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer as createTlsServer } from 'node:tls';
+import { createServer as createTlsServer, Server as TlsServer } from 'node:tls';
 import { promisify } from 'node:util';
 import { parseCertificates } from '@certlane/pki';
 import {
@@ -42,6 +42,7 @@ describe('ACME orders, validation attempts and early renewal for operators', () 
   let operatorKey: string;
   let viewerKey: string;
   let tlsAlpn01Port: number;
+  let alpnResponder: { server: TlsServer; dir: string } | undefined;
 
   const api = (method: string, path: string, body?: unknown, key?: string): Promise<HttpsResult> =>
     httpsRequest(`${system.services['api-gateway'].url}${path}`, {
@@ -63,6 +64,9 @@ describe('ACME orders, validation attempts and early renewal for operators', () 
   beforeAll(async () => {
     const http01Port = await freePort();
     tlsAlpn01Port = await freePort();
+    // Listening from the start: a port chosen now and bound only when its test runs, a minute or
+    // more later, may meanwhile be taken as the ephemeral port of some other connection.
+    alpnResponder = await startAlpnResponder(tlsAlpn01Port);
     system = await startTestSystem('acmeops2', ['auth', 'api-gateway', 'issuance', 'protocol-frontends'], {
       SERVICE_ACME_HTTP01_PORT: String(http01Port),
       SERVICE_ACME_TLSALPN01_PORT: String(tlsAlpn01Port),
@@ -81,6 +85,10 @@ describe('ACME orders, validation attempts and early renewal for operators', () 
   afterAll(async () => {
     await db?.end();
     await responder?.stop();
+    await new Promise((resolve) =>
+      alpnResponder ? alpnResponder.server.close(resolve) : resolve(undefined),
+    );
+    if (alpnResponder) rmSync(alpnResponder.dir, { recursive: true, force: true });
     await system?.stop();
   });
 
@@ -541,64 +549,32 @@ describe('ACME orders, validation attempts and early renewal for operators', () 
   }, 60_000);
 
   it('records the address a tls-alpn-01 handshake reached, with the problem it found', async () => {
-    // A responder that negotiates acme-tls/1 but shows an ordinary certificate (RFC 8737 3: unauthorized).
-    const dir = mkdtempSync(join(tmpdir(), 'certlane-acmeops-alpn-'));
-    await promisify(execFile)('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-      '-days',
-      '1',
-      '-subj',
-      '/CN=ops-alpn.localhost',
-      '-addext',
-      'subjectAltName=DNS:ops-alpn.localhost',
-    ]);
-    const server = createTlsServer({
-      key: readFileSync(join(dir, 'key.pem')),
-      cert: readFileSync(join(dir, 'cert.pem')),
-      ALPNProtocols: ['acme-tls/1'],
+    // The responder negotiates acme-tls/1 but shows an ordinary certificate (RFC 8737 3: unauthorized).
+    const c = await TestAcmeClient.create(directoryUrl, system.ca);
+    await c.register();
+    const created = await c.post((await c.directory()).newOrder, {
+      identifiers: [{ type: 'dns', value: 'ops-alpn.localhost' }],
     });
-    server.on('secureConnection', (socket) => socket.end());
-    await new Promise<void>((resolve) => server.listen(tlsAlpn01Port, '127.0.0.1', resolve));
-    try {
-      const c = await TestAcmeClient.create(directoryUrl, system.ca);
-      await c.register();
-      const created = await c.post((await c.directory()).newOrder, {
-        identifiers: [{ type: 'dns', value: 'ops-alpn.localhost' }],
-      });
-      const authzUrl = created.json.authorizations[0];
-      const challenge = (await c.post(authzUrl, '')).json.challenges.find(
-        (ch: { type: string }) => ch.type === 'tls-alpn-01',
-      );
-      await c.post(challenge.url, {});
-      await pollUntil(c, authzUrl, (json) => json.status !== 'pending');
-      const attempts = (
-        await api(
-          'GET',
-          `/api/v1/admin/acme/validation-attempts?order_id=${orderIdOf(created.headers.location as string)}`,
-        )
-      ).json() as Page<AcmeValidationAttemptDto>;
-      expect(attempts.data).toHaveLength(1);
-      expect(attempts.data[0]).toMatchObject({
-        type: 'tls-alpn-01',
-        result: 'invalid',
-        identifier_value: 'ops-alpn.localhost',
-        remote_address: '127.0.0.1',
-        error: { type: 'urn:ietf:params:acme:error:unauthorized' },
-      });
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const authzUrl = created.json.authorizations[0];
+    const challenge = (await c.post(authzUrl, '')).json.challenges.find(
+      (ch: { type: string }) => ch.type === 'tls-alpn-01',
+    );
+    await c.post(challenge.url, {});
+    await pollUntil(c, authzUrl, (json) => json.status !== 'pending');
+    const attempts = (
+      await api(
+        'GET',
+        `/api/v1/admin/acme/validation-attempts?order_id=${orderIdOf(created.headers.location as string)}`,
+      )
+    ).json() as Page<AcmeValidationAttemptDto>;
+    expect(attempts.data).toHaveLength(1);
+    expect(attempts.data[0]).toMatchObject({
+      type: 'tls-alpn-01',
+      result: 'invalid',
+      identifier_value: 'ops-alpn.localhost',
+      remote_address: '127.0.0.1',
+      error: { type: 'urn:ietf:params:acme:error:unauthorized' },
+    });
   }, 60_000);
   // ---- Retention (ADR 0073) ----
 
@@ -724,3 +700,41 @@ describe('ACME orders, validation attempts and early renewal for operators', () 
     await issuing('ACME Team CA 2');
   }, 60_000);
 });
+
+/**
+ * A TLS server on `port` that negotiates acme-tls/1 but shows an ordinary certificate for
+ * ops-alpn.localhost, not the RFC 8737 validation certificate.
+ */
+async function startAlpnResponder(port: number): Promise<{ server: TlsServer; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'certlane-acmeops-alpn-'));
+  await promisify(execFile)('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    join(dir, 'key.pem'),
+    '-out',
+    join(dir, 'cert.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=ops-alpn.localhost',
+    '-addext',
+    'subjectAltName=DNS:ops-alpn.localhost',
+  ]);
+  const server = createTlsServer({
+    key: readFileSync(join(dir, 'key.pem')),
+    cert: readFileSync(join(dir, 'cert.pem')),
+    ALPNProtocols: ['acme-tls/1'],
+  });
+  server.on('secureConnection', (socket) => socket.end());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  return { server, dir };
+}
