@@ -1,5 +1,6 @@
 import { All, Controller, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { AcmeHttpForwardRequest, CertlaneError } from '@certlane/contracts';
 import { clientIp, MESSAGE_BUS, MessageBus, PublicRoute, readRawBody } from '@certlane/platform';
 import { busContext } from '../auth/actor';
 
@@ -23,21 +24,29 @@ export class AcmeForwardingController {
       request.method === 'POST'
         ? await readRawBody(request, 64 * 1024).then(String, () => undefined)
         : undefined;
-    const answer = await this.bus.request(
-      'protocol-frontends.v1.acme-http',
-      {
-        method: request.method,
-        path: request.path,
-        origin: `https://${request.headers.host ?? 'localhost'}`,
-        client_ip: clientIp(request),
-        ...(request.headers['content-type'] ? { content_type: request.headers['content-type'] } : {}),
-        ...(body ? { body_json: body } : {}),
-      },
-      { context: busContext(request) },
-    );
+    const forwarded: AcmeHttpForwardRequest = {
+      method: request.method,
+      path: request.path,
+      origin: `https://${request.headers.host ?? 'localhost'}`,
+      client_ip: clientIp(request),
+      ...(request.headers['content-type'] ? { content_type: request.headers['content-type'] } : {}),
+      ...(request.headers.accept ? { accept: request.headers.accept.slice(0, 1024) } : {}),
+      ...(body ? { body_json: body } : {}),
+    };
+    const ask = (payload: AcmeHttpForwardRequest) =>
+      this.bus.request('protocol-frontends.v1.acme-http', payload, { context: busContext(request) });
+    // A protocol-frontends older than `accept` refuses the field while a rolling upgrade runs:
+    // asked again without it, it answers as it always did (the PEM chain).
+    const answer = await ask(forwarded).catch((error: unknown) => {
+      if (!CertlaneError.refusesField(error, 'accept')) throw error;
+      const { accept: _accept, ...withoutAccept } = forwarded;
+      return ask(withoutAccept);
+    });
     response.status(answer.status);
     for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
-    if (answer.body === undefined || request.method === 'HEAD') response.end();
-    else response.end(answer.body);
+    const payload =
+      answer.body_base64 !== undefined ? Buffer.from(answer.body_base64, 'base64') : answer.body;
+    if (payload === undefined || request.method === 'HEAD') response.end();
+    else response.end(payload);
   }
 }

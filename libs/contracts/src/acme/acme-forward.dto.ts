@@ -24,6 +24,12 @@ export class AcmeHttpForwardRequest {
   @MaxLength(256)
   content_type?: string;
 
+  /** The `Accept` header: the certificate download's format (RFC 8555 7.4.2). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  accept?: string;
+
   /** The client's address as the gateway saw it (per-IP rate limits, ADR 0060). */
   @IsOptional()
   @IsIP()
@@ -38,6 +44,8 @@ export class AcmeHttpForwardRequest {
 export interface AcmeHttpForwardAnswer {
   status: number;
   headers: Record<string, string | string[]>;
-  /** The body as text (JSON or PEM); absent when there is none. */
+  /** The body as text (JSON or PEM); absent when there is none or it is binary. */
   body?: string;
+  /** A binary body (a DER certificate, a PKCS#7), base64. */
+  body_base64?: string;
 }

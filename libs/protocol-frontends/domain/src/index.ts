@@ -3,6 +3,7 @@ export * from './problems/acme-problem';
 export * from './accounts/account';
 export * from './orders/order-status';
 export * from './orders/requested-validity';
+export * from './orders/certificate-format';
 export * from './authorizations/authorization-status';
 export * from './challenges/challenge-status';
 export * from './challenges/key-authorization';

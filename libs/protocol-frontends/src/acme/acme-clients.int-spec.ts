@@ -7,6 +7,7 @@ import { X509Certificate } from 'node:crypto';
 import { createServer as createTlsServer } from 'node:tls';
 import {
   adminApiRequest,
+  eventually,
   freePort,
   ServiceProcess,
   startServiceProcess,
@@ -16,7 +17,7 @@ import {
 import { parseCertificates } from '@certlane/pki';
 import { Client } from 'pg';
 import { BindServer, startBind } from './testing/bind-server';
-import { exchange, TestAcmeClient } from './testing/acme-test-client';
+import { csrFor, exchange, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
 
 const run = promisify(execFile);
 const TERMS = 'https://ca.test/terms/v1.pdf';
@@ -513,6 +514,43 @@ describe('ACME server with real clients', () => {
     expect(answer.status).toBe(400);
     expect(answer.headers['content-type']).toContain('application/problem+json');
     expect(answer.json.type).toBe('urn:ietf:params:acme:error:malformed');
+  });
+
+  it('RFC 8555 7.4.2: through the gateway, a certificate asked for as application/pkix-cert comes as its DER bytes', async () => {
+    const responder = await Http01Responder.start(http01Port);
+    try {
+      const c = await TestAcmeClient.create(gatewayDirectory, system.ca);
+      await c.register();
+      const name = 'der-through-gateway.localhost';
+      const created = await c.post((await c.directory()).newOrder, {
+        identifiers: [{ type: 'dns', value: name }],
+      });
+      expect(created.status).toBe(201);
+      const authzUrl = created.json.authorizations[0];
+      const challenge = (await c.post(authzUrl, '')).json.challenges.find(
+        (x: { type: string }) => x.type === 'http-01',
+      );
+      responder.answers.set(challenge.token, await c.keyAuthorization(challenge.token));
+      await c.post(challenge.url, {});
+      const orderUrl = created.headers.location as string;
+      await eventually(
+        async () => (await c.post(orderUrl, '')).json.status === 'ready',
+        'the order is ready',
+      );
+      const finalized = await c.post(created.json.finalize, { csr: csrFor({ dns: [name] }) });
+      await eventually(
+        async () => (await c.post(orderUrl, '')).json.status === 'valid',
+        'the order is valid',
+      );
+      const certificateUrl = (await c.post(orderUrl, '')).json.certificate as string;
+      expect(certificateUrl).toBe(finalized.json.certificate);
+      const pem = await c.post(certificateUrl, '');
+      const der = await c.post(certificateUrl, '', {}, { accept: 'application/pkix-cert' });
+      expect([der.status, der.headers['content-type']]).toEqual([200, 'application/pkix-cert']);
+      expect(der.bytes.equals(new X509Certificate(pem.text).raw)).toBe(true);
+    } finally {
+      await responder.stop();
+    }
   });
 
   it('RFC 8555 8.4: without the TXT record a dns-01 challenge, its authorization and order are invalid', async () => {

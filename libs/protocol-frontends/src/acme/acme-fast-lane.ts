@@ -27,6 +27,7 @@ export function acmeLane(
       origin: `https://${request.headers.host ?? 'localhost'}`,
       ...(request.method === 'POST' ? { body: parseAcmeBody(body) } : {}),
       ...(request.headers['content-type'] ? { contentType: request.headers['content-type'] } : {}),
+      ...(request.headers.accept ? { accept: request.headers.accept } : {}),
       clientIp: clientIpOf(request),
     }),
     handle: async (request) => answerOnTheWire(await handle(request)),

@@ -10,6 +10,8 @@ export interface AcmeHttpRequest {
   /** The parsed JSON body of a POST (undefined otherwise). */
   body?: unknown;
   contentType?: string;
+  /** The `Accept` header (the certificate download's format, RFC 8555 7.4.2). */
+  accept?: string;
   /** The client's address (per-IP rate limits); absent when unknown. */
   clientIp?: string;
 }
@@ -17,22 +19,23 @@ export interface AcmeHttpRequest {
 export interface AcmeHttpResponse {
   status: number;
   headers: Record<string, string | string[]>;
-  /** JSON (objects), PEM (strings) or nothing. */
+  /** JSON (objects), PEM (strings), DER (bytes) or nothing. */
   body?: unknown;
 }
 
-/** An answer as it goes on the wire: JSON bodies as text, PEM as is. */
+/** An answer as it goes on the wire: JSON bodies as text, PEM and DER as they are. */
 export function answerOnTheWire(answer: AcmeHttpResponse): {
   status: number;
   headers: Record<string, string | string[]>;
-  body?: string;
+  body?: string | Buffer;
 } {
+  const { body } = answer;
   return {
     status: answer.status,
     headers: answer.headers,
-    ...(answer.body === undefined
+    ...(body === undefined
       ? {}
-      : { body: typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body) }),
+      : { body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body) }),
   };
 }
 

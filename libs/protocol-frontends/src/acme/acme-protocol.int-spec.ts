@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { KeyObject, X509Certificate } from 'node:crypto';
 import {
   eventually,
@@ -106,7 +107,12 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     const finalized = await c.post(created.json.finalize, { csr: csrFor({ dns: names }) });
     const pem = (await c.post(finalized.json.certificate, '')).text;
     const der = Buffer.from(pem.split('-----')[2].replace(/\s+/g, ''), 'base64').toString('base64url');
-    return { pem, der, orderId: created.headers.location!.toString().split('/').pop()! };
+    return {
+      pem,
+      der,
+      orderId: created.headers.location!.toString().split('/').pop()!,
+      certificateUrl: finalized.json.certificate as string,
+    };
   }
 
   it('serves the directory with meta and profiles', async () => {
@@ -945,6 +951,48 @@ describe('ACME protocol rules (RFC 8555) over HTTP', () => {
     expect(first.headers.link).toContain(`<${certificateUrl}>;rel="alternate"`);
     const beyond = await c.post(`${certificateUrl}/2`, '');
     expect([beyond.status, beyond.json.type]).toEqual([404, urn('malformed')]);
+  });
+
+  it('RFC 8555 7.4.2: Accept asks for the leaf in DER or the chain as PKCS#7; anything else, JSON or */* included, gets the PEM chain', async () => {
+    const c = await client();
+    await c.register();
+    const { pem, certificateUrl } = await certificateFor(c, ['formats.localhost']);
+    const chain = parseCertificates(pem).map((certificate) => certificate.der);
+    expect(chain.length).toBeGreaterThan(1);
+
+    const der = await c.post(certificateUrl, '', {}, { accept: 'application/pkix-cert' });
+    expect([der.status, der.headers['content-type'], der.headers.vary]).toEqual([
+      200,
+      'application/pkix-cert',
+      'Accept',
+    ]);
+    expect(der.bytes.equals(chain[0])).toBe(true);
+
+    // The certs-only PKCS#7 as OpenSSL reads it: the whole chain, leaf first.
+    const pkcs7 = await c.post(certificateUrl, '', {}, { accept: 'application/pkcs7-mime' });
+    expect(pkcs7.headers['content-type']).toBe('application/pkcs7-mime');
+    const printed = execFileSync('openssl', ['pkcs7', '-inform', 'DER', '-print_certs'], {
+      input: pkcs7.bytes,
+    })
+      .toString()
+      .match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!;
+    expect(printed.map((block) => new X509Certificate(block).raw.toString('hex'))).toEqual(
+      chain.map((certificate) => certificate.toString('hex')),
+    );
+
+    for (const accept of [
+      'application/json, application/jose+json',
+      '*/*',
+      'application/pkix-cert;q=0.5, application/pem-certificate-chain',
+    ]) {
+      const answer = await c.post(certificateUrl, '', {}, { accept });
+      expect([accept, answer.status, answer.headers['content-type'], answer.text]).toEqual([
+        accept,
+        200,
+        'application/pem-certificate-chain',
+        pem,
+      ]);
+    }
   });
 
   it('RFC 8555 7.6: revokeCert by the certificate key or the account; a stranger is unauthorized; twice is alreadyRevoked', async () => {

@@ -2,7 +2,15 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { JWK } from 'jose';
 import { AuditAction, AuditRecord, ProfileEkuName } from '@certlane/contracts';
 import { SqlExecutor } from '@certlane/platform';
-import { parseCertificate, parseCertificates, parseCsr, PkiError, publicKeyObject } from '@certlane/pki';
+import {
+  decodeAll,
+  parseCertificate,
+  parseCertificates,
+  parseCsr,
+  PemLabel,
+  PkiError,
+  publicKeyObject,
+} from '@certlane/pki';
 import {
   AccountStore,
   AcmeAccountRow,
@@ -84,8 +92,12 @@ import {
   termsAgreedInUpdate,
   termsAgreementProblem,
   TermsRules,
+  CERTIFICATE_FORMATS,
+  CertificateFormat,
+  certificateFormatFor,
+  certsOnly,
 } from '@certlane/protocol-frontends-domain';
-import { AcmeHttpRequest, AcmeHttpResponse, json, PEM_CHAIN_CONTENT_TYPE, problem } from './acme-http';
+import { AcmeHttpRequest, AcmeHttpResponse, json, problem } from './acme-http';
 import { renewalInfoAnswer } from './acme-operations';
 import { ApprovalWithdrawal, approvalsOf, endOrdersOfDeactivatedAccount } from './account-deactivation';
 import { AcmeProfiles, PROFILE_CACHE_MS } from './acme-profiles';
@@ -1631,10 +1643,15 @@ export class AcmeServer {
     if (index >= chains.length) throw acmeNotFound('certificate chain');
     const chainUrl = (n: number) => (n === 0 ? urls.certificate(id!) : `${urls.certificate(id!)}/${n}`);
     const links = chains.flatMap((_, n) => (n === index ? [] : [`<${chainUrl(n)}>;rel="alternate"`]));
+    const format = certificateFormatFor(request.accept);
     return {
       status: 200,
-      headers: { 'Content-Type': PEM_CHAIN_CONTENT_TYPE, ...(links.length ? { Link: links } : {}) },
-      body: chains[index],
+      headers: {
+        'Content-Type': CERTIFICATE_FORMATS[format],
+        Vary: 'Accept',
+        ...(links.length ? { Link: links } : {}),
+      },
+      body: certificateIn(format, chains[index]),
     };
   };
 
@@ -1914,4 +1931,11 @@ async function settledWithin<T>(work: Promise<T>, ms: number): Promise<T | undef
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A PEM chain in a download format of RFC 8555 7.4.2: as it is, its leaf in DER, or certs-only PKCS#7. */
+function certificateIn(format: CertificateFormat, pemChain: string): string | Buffer {
+  if (format === 'pem-chain') return pemChain;
+  const ders = decodeAll(pemChain, [PemLabel.certificate], { what: 'certificate chain' });
+  return format === 'pkix-cert' ? ders[0] : certsOnly(ders.map((der) => new Uint8Array(der)));
 }

@@ -22,6 +22,7 @@ export class AcmeController {
       origin: `https://${request.headers.host ?? 'localhost'}`,
       body: await readAcmeBody(request),
       contentType: request.headers['content-type'],
+      ...(request.headers.accept ? { accept: request.headers.accept } : {}),
       clientIp: clientIp(request),
     });
     const { status, headers, body } = answerOnTheWire(answer);

@@ -257,9 +257,12 @@ export class AcmeService implements OnModuleInit, OnApplicationBootstrap, OnModu
       origin: request.origin,
       body: parseAcmeBody(request.body_json),
       contentType: request.content_type,
+      ...(request.accept ? { accept: request.accept } : {}),
       ...(request.client_ip ? { clientIp: request.client_ip } : {}),
     });
-    return answerOnTheWire(answer);
+    const { body, ...wire } = answerOnTheWire(answer);
+    if (body === undefined) return wire;
+    return Buffer.isBuffer(body) ? { ...wire, body_base64: body.toString('base64') } : { ...wire, body };
   }
 
   onModuleDestroy(): void {

@@ -10,6 +10,8 @@ export interface AcmeAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body as it came (a DER certificate is no text). */
+  bytes: Buffer;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
 }
@@ -36,14 +38,15 @@ export function exchange(
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const bytes = Buffer.concat(chunks);
+          const text = bytes.toString('utf8');
           let json: unknown;
           try {
             json = text ? JSON.parse(text) : undefined;
           } catch {
             json = undefined;
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, json });
         });
       },
     );
@@ -124,8 +127,12 @@ export class TestAcmeClient {
     url: string,
     payload: unknown,
     header: { nonce?: string | null; url?: string; useJwk?: boolean; kid?: string } = {},
+    http: { accept?: string } = {},
   ): Promise<AcmeAnswer> {
-    return exchange('POST', url, this.ca, await this.sign(url, payload, header), undefined, this.headers());
+    return exchange('POST', url, this.ca, await this.sign(url, payload, header), undefined, {
+      ...this.headers(),
+      ...(http.accept ? { accept: http.accept } : {}),
+    });
   }
 
   private headers(): Record<string, string> {
