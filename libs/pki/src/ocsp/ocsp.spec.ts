@@ -210,7 +210,7 @@ describe(OcspResponder.name, () => {
       .toUTCString()
       .replace(
         /^\w+, (\d+) (\w+) (\d+) ([\d:]+) GMT$/,
-        (_m, d, mo, y, t) => `${mo} ${d.padStart(2, ' ')} ${t} ${y} GMT`,
+        (_m, d, mo, y, t) => `${mo} ${String(Number(d)).padStart(2, ' ')} ${t} ${y} GMT`,
       );
     expect(result.stdout).toContain(`Revocation Time: ${expected}`);
     expect(result.stdout).toContain('Revocation Reason: keyCompromise (0x1)');
