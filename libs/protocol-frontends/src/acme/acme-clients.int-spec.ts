@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { X509Certificate } from 'node:crypto';
-import { createServer as createTlsServer } from 'node:tls';
 import {
   adminApiRequest,
   eventually,
@@ -18,6 +17,7 @@ import { parseCertificates } from '@certlane/pki';
 import { Client } from 'pg';
 import { BindServer, startBind } from './testing/bind-server';
 import { csrFor, exchange, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
+import { OrdinaryAlpnResponder } from './testing/alpn-responder';
 
 const run = promisify(execFile);
 const TERMS = 'https://ca.test/terms/v1.pdf';
@@ -604,33 +604,7 @@ describe('ACME server with real clients', () => {
 
   it('RFC 8737 3: a certificate without the acmeIdentifier extension fails tls-alpn-01 as unauthorized', async () => {
     // A responder that negotiates acme-tls/1 but shows an ordinary certificate for the name.
-    const dir = mkdtempSync(join(tmpdir(), 'certlane-alpn-'));
-    await run('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-      '-days',
-      '1',
-      '-subj',
-      '/CN=no-ext.localhost',
-      '-addext',
-      'subjectAltName=DNS:no-ext.localhost',
-    ]);
-    const server = createTlsServer({
-      key: readFileSync(join(dir, 'key.pem')),
-      cert: readFileSync(join(dir, 'cert.pem')),
-      ALPNProtocols: ['acme-tls/1'],
-    });
-    server.on('secureConnection', (socket) => socket.end());
-    await new Promise<void>((resolve) => server.listen(tlsAlpn01Port, '127.0.0.1', resolve));
+    const responder = await OrdinaryAlpnResponder.start(tlsAlpn01Port, 'no-ext.localhost');
     try {
       const c = await TestAcmeClient.create(directory, system.ca);
       await c.register();
@@ -658,8 +632,7 @@ describe('ACME server with real clients', () => {
       expect(failed.error.type).toBe('urn:ietf:params:acme:error:unauthorized');
       expect(failed.error.detail).toMatch(/acmeIdentifier/);
     } finally {
-      await new Promise((resolve) => server.close(resolve));
-      rmSync(dir, { recursive: true, force: true });
+      await responder.stop();
     }
   }, 60_000);
 

@@ -7,13 +7,7 @@ import {
   AuditEventDto,
   Page,
 } from '@certlane/contracts';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createServer as createTlsServer, Server as TlsServer } from 'node:tls';
-import { promisify } from 'node:util';
 import { parseCertificates } from '@certlane/pki';
 import {
   eventually,
@@ -25,6 +19,7 @@ import {
 } from '@certlane/testing';
 import { Client } from 'pg';
 import { csrFor, exchange, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
+import { OrdinaryAlpnResponder } from './testing/alpn-responder';
 
 const REVOKED_EXPLANATION = 'https://ca.example/revoked';
 
@@ -42,7 +37,7 @@ describe('ACME orders, validation attempts and early renewal for operators', () 
   let operatorKey: string;
   let viewerKey: string;
   let tlsAlpn01Port: number;
-  let alpnResponder: { server: TlsServer; dir: string } | undefined;
+  let alpnResponder: OrdinaryAlpnResponder | undefined;
 
   const api = (method: string, path: string, body?: unknown, key?: string): Promise<HttpsResult> =>
     httpsRequest(`${system.services['api-gateway'].url}${path}`, {
@@ -66,7 +61,7 @@ describe('ACME orders, validation attempts and early renewal for operators', () 
     tlsAlpn01Port = await freePort();
     // Listening from the start: a port chosen now and bound only when its test runs, a minute or
     // more later, may meanwhile be taken as the ephemeral port of some other connection.
-    alpnResponder = await startAlpnResponder(tlsAlpn01Port);
+    alpnResponder = await OrdinaryAlpnResponder.start(tlsAlpn01Port, 'ops-alpn.localhost');
     system = await startTestSystem('acmeops2', ['auth', 'api-gateway', 'issuance', 'protocol-frontends'], {
       SERVICE_ACME_HTTP01_PORT: String(http01Port),
       SERVICE_ACME_TLSALPN01_PORT: String(tlsAlpn01Port),
@@ -85,10 +80,7 @@ describe('ACME orders, validation attempts and early renewal for operators', () 
   afterAll(async () => {
     await db?.end();
     await responder?.stop();
-    await new Promise((resolve) =>
-      alpnResponder ? alpnResponder.server.close(resolve) : resolve(undefined),
-    );
-    if (alpnResponder) rmSync(alpnResponder.dir, { recursive: true, force: true });
+    await alpnResponder?.stop();
     await system?.stop();
   });
 
@@ -700,41 +692,3 @@ describe('ACME orders, validation attempts and early renewal for operators', () 
     await issuing('ACME Team CA 2');
   }, 60_000);
 });
-
-/**
- * A TLS server on `port` that negotiates acme-tls/1 but shows an ordinary certificate for
- * ops-alpn.localhost, not the RFC 8737 validation certificate.
- */
-async function startAlpnResponder(port: number): Promise<{ server: TlsServer; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'certlane-acmeops-alpn-'));
-  await promisify(execFile)('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    join(dir, 'key.pem'),
-    '-out',
-    join(dir, 'cert.pem'),
-    '-days',
-    '1',
-    '-subj',
-    '/CN=ops-alpn.localhost',
-    '-addext',
-    'subjectAltName=DNS:ops-alpn.localhost',
-  ]);
-  const server = createTlsServer({
-    key: readFileSync(join(dir, 'key.pem')),
-    cert: readFileSync(join(dir, 'cert.pem')),
-    ALPNProtocols: ['acme-tls/1'],
-  });
-  server.on('secureConnection', (socket) => socket.end());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
-  return { server, dir };
-}
