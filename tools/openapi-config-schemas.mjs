@@ -56,6 +56,8 @@ function fieldSchema(name, field) {
     default:
       schema = string;
   }
+  if (field.description)
+    schema = { ...schema, description: [schema.description, field.description].filter(Boolean).join(' ') };
   if (isSecretConfigKey(name)) schema = { ...schema, format: 'password', writeOnly: true };
   return JSON.parse(JSON.stringify(schema));
 }

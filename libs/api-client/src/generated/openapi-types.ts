@@ -4283,7 +4283,7 @@ export interface components {
             recorded_only_truncated: boolean;
             total_failed: number;
             total_matched: number;
-            /** @description Of the revoked, those whose issuer's kind has no connector (an imported certificate of a remote CA): revoked in Certlane only, their CA not told (ADR 0046). `recorded_only` lists the first BULK_ERRORS_MAX, each with what to do. */
+            /** @description Of the revoked, those whose issuer cannot revoke at its CA (a kind without a connector, an imported certificate of a remote CA; a script issuer without a revoke command) or whose CA failed to: revoked in Certlane only, their CA not told (ADR 0046, ADR 0082). `recorded_only` lists the first BULK_ERRORS_MAX, each with what to do. */
             total_recorded_only: number;
             total_revoked: number;
             total_skipped: number;
@@ -5083,10 +5083,11 @@ export interface components {
         };
         /** @description The config of an issuer of type script; secret-bearing keys are write-only. */
         IssuerConfig_script: {
-            /** @description Run as argv, without a shell: no shell metacharacters. */
+            /** @description Run as argv, without a shell: no shell metacharacters. The absolute path of a program in SERVICE_ISSUER_SCRIPTS_DIR, then its arguments. It reads the CSR (PEM) on standard input, sees the request as CERTLANE_* variables, and prints the certificate, then its chain, in PEM; exit 75 when the CA is unavailable (ADR 0082). */
             issue_command: string;
-            /** @description Run as argv, without a shell: no shell metacharacters. */
+            /** @description Run as argv, without a shell: no shell metacharacters. Like issue_command; told CERTLANE_SERIAL and CERTLANE_REASON. Without it, revocations are recorded in Certlane only. */
             revoke_command?: string;
+            /** @description Default 60. The command and what it started are killed at this time. */
             timeout_seconds?: number;
         };
         /** @description The config of an issuer of type sectigo; secret-bearing keys are write-only. */

@@ -507,7 +507,7 @@ describe('revocation reasons (spec 2.16) and removeFromCRL', () => {
       expect(revoked.json()).toEqual({
         status: 'revoked',
         message: expect.stringContaining(
-          `no connector for the CA of issuer ${issuerId}, so that CA was not told`,
+          `cannot revoke at the CA of issuer ${issuerId}, so that CA was not told`,
         ),
       });
       expect(await auditDetails('certificate.revoked', 'rr-remote')).toMatchObject({
@@ -545,7 +545,7 @@ describe('revocation reasons (spec 2.16) and removeFromCRL', () => {
         recorded_only: [
           {
             certificate_id: 'rr-remote-bulk',
-            message: expect.stringContaining(`issuer ${issuerId} cannot revoke at its CA yet`),
+            message: expect.stringContaining(`issuer ${issuerId} cannot revoke at its CA`),
           },
         ],
         recorded_only_truncated: false,

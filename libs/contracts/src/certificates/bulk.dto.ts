@@ -112,9 +112,10 @@ export interface BulkRevokeResult extends BulkErrorList {
   total_revoked: number;
   total_skipped: number;
   /**
-   * Of the revoked, those whose issuer's kind has no connector (an imported certificate of a
-   * remote CA): revoked in Certlane only, their CA not told (ADR 0046). `recorded_only` lists
-   * the first BULK_ERRORS_MAX, each with what to do.
+   * Of the revoked, those whose issuer cannot revoke at its CA (a kind without a connector, an
+   * imported certificate of a remote CA; a script issuer without a revoke command) or whose CA
+   * failed to: revoked in Certlane only, their CA not told (ADR 0046, ADR 0082). `recorded_only`
+   * lists the first BULK_ERRORS_MAX, each with what to do.
    */
   total_recorded_only: number;
   recorded_only: BulkItemError[];

@@ -8,6 +8,7 @@ import { issuerConnectors } from './issuer-kinds';
 const dependencies: IssuerDependencies = {
   issuerId: 'iss-test',
   revocationBaseUrl: 'https://pki.example.com',
+  issuerScriptsDirectory: '/etc/certlane/issuer-scripts',
   issuingCa: () => Promise.reject(new Error('not needed')),
   recordRevocations: () => Promise.reject(new Error('not needed')),
   issuedSerials: () => Promise.reject(new Error('not needed')),
@@ -20,7 +21,7 @@ function fakeFactory(kind: string): IssuerConnectorFactory<unknown, IssuerDepend
 describe('IssuerConnectorRegistry', () => {
   it('finds the local CA as the factory of kind local_ca', () => {
     const registry = issuerConnectors();
-    expect(registry.kinds()).toEqual(['local_ca']);
+    expect(registry.kinds()).toEqual(['local_ca', 'script']);
     const factory = registry.factoryFor({ id: 'iss-local', kind: 'local_ca' }, 'issue');
     expect(factory.kind).toBe('local_ca');
     expect(factory.create(factory.validateConfig({}), dependencies)).toBeInstanceOf(LocalCaConnector);

@@ -2,8 +2,11 @@ import { IssuerConnectorRegistry } from './issuers/issuer-connector-registry';
 import { IssuerConnectors } from './issuers/issuer-connectors';
 import { IssuerDependencies } from './issuers/issuer-dependencies';
 import { localCaConnectorFactory } from './local-ca/local-ca-connector';
+import { scriptIssuerConnectorFactory } from './script-issuer/script-issuer-connector';
 
-/** The kinds this build issues from: the local CA today; each new kind registers here. */
+/** The kinds this build issues from: the local CA and the script adapter; each new kind registers here. */
 export function issuerConnectors(): IssuerConnectors {
-  return new IssuerConnectorRegistry<IssuerDependencies>().register(localCaConnectorFactory);
+  return new IssuerConnectorRegistry<IssuerDependencies>()
+    .register(localCaConnectorFactory)
+    .register(scriptIssuerConnectorFactory);
 }

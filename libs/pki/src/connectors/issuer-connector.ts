@@ -115,6 +115,25 @@ export type IssuerErrorKind =
   /** The operation is not supported by this kind (see capabilities). */
   | 'unsupported';
 
+/**
+ * A failure a connector reports about the CA (never about the caller's database): the issuance
+ * service answers it by kind (a refused request, a CA that is down, an issuer to fix) and records
+ * a revocation the CA did not take here only, naming why.
+ */
+export class IssuerError extends Error {
+  constructor(
+    readonly kind: IssuerErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'IssuerError';
+  }
+}
+
+export function isIssuerError(error: unknown): error is IssuerError {
+  return error instanceof IssuerError;
+}
+
 export interface IssuerConnector {
   /** The issuer kind, e.g. `local_ca`, `acme`. */
   readonly kind: string;

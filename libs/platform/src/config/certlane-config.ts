@@ -144,6 +144,8 @@ export interface CertlaneConfig {
   configEncryptionKey: string;
   /** Public base URL of the revocation service (CRL DP and OCSP AIA of issued certificates), no trailing slash. */
   revocationBaseUrl: string;
+  /** SERVICE_ISSUER_SCRIPTS_DIR: where a `script` issuer's commands must be (ADR 0082), no trailing slash. */
+  issuerScriptsDirectory: string;
   revocation: RevocationTimingConfig;
   acme: AcmeConfig;
   scep: ScepConfig;

@@ -311,6 +311,11 @@ export function loadConfig(env: Env): CertlaneConfig {
     get('SERVICE_REVOCATION_BASE_URL') ?? '',
   );
 
+  const issuerScriptsDirectory = (get('SERVICE_ISSUER_SCRIPTS_DIR') ?? '').replace(/\/+$/, '');
+  if (!issuerScriptsDirectory.startsWith('/')) {
+    throw new ConfigError('SERVICE_ISSUER_SCRIPTS_DIR must be an absolute directory');
+  }
+
   const databaseUrl = get('SERVICE_DATABASE_URL') ?? '';
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('SERVICE_DATABASE_URL must be a postgres:// URL');
@@ -407,6 +412,7 @@ export function loadConfig(env: Env): CertlaneConfig {
     cloudDiscovery: loadCloudDiscoveryConfig(get),
     configEncryptionKey: encryptionKey,
     revocationBaseUrl,
+    issuerScriptsDirectory,
     acme: {
       http01Port: parseInteger('SERVICE_ACME_HTTP01_PORT', get('SERVICE_ACME_HTTP01_PORT') ?? '', 1, 65535),
       tlsAlpn01Port: parseInteger(

@@ -195,6 +195,12 @@ export const CONFIG_VARIABLES: readonly VariableSpec[] = [
       'Public https base URL of the revocation service that issued certificates embed: CRL at <base>/crl/<issuer_id>/<ca_id>.crl (the signing CA), OCSP at <base>/ocsp/<issuer_id>. The quick start and start:services default it to https://localhost:<SERVICE_PORT>, where the gateway answers these paths.',
   },
   {
+    name: 'SERVICE_ISSUER_SCRIPTS_DIR',
+    default: '/etc/certlane/issuer-scripts',
+    description:
+      "Issuance: the directory a `script` issuer's `issue_command` and `revoke_command` must run from (an absolute path to a file in it, ADR 0082). Issuers are written through the API; what they may run is the operator's choice of files here.",
+  },
+  {
     name: 'SERVICE_REVOCATION_PUBLISH_DIR',
     default: '',
     description:

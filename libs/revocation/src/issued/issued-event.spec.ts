@@ -1,4 +1,4 @@
-import { parseIssuedEvent } from './issued-event';
+import { isRemoteCaIssued, parseIssuedEvent } from './issued-event';
 
 const valid = {
   issuer_id: 'iss-local',
@@ -33,5 +33,15 @@ describe(parseIssuedEvent.name, () => {
   ])('refuses %j', (event, problem) => {
     const parsed = parseIssuedEvent(event);
     expect('invalid' in parsed && parsed.invalid).toMatch(problem);
+  });
+});
+
+describe(isRemoteCaIssued.name, () => {
+  it("is true only for a payload whose ca_id is empty (a remote CA's certificate)", () => {
+    expect(isRemoteCaIssued({ issuer_id: 'iss-script', ca_id: '' })).toBe(true);
+    expect(isRemoteCaIssued({ issuer_id: 'iss-local', ca_id: 'ca-1' })).toBe(false);
+    expect(isRemoteCaIssued({ issuer_id: 'iss-local' })).toBe(false);
+    expect(isRemoteCaIssued(null)).toBe(false);
+    expect(isRemoteCaIssued('')).toBe(false);
   });
 });

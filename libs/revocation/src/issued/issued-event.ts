@@ -39,3 +39,11 @@ export function parseIssuedEvent(data: unknown): CertificateIssued | { invalid: 
     issued_at: issuedAt,
   };
 }
+
+/**
+ * Whether an `issuance.v1.certificate.issued` payload names no CA (`ca_id` ''): a certificate of a
+ * remote CA (a script issuer's, ADR 0082), whose own CA answers for its status, not this service.
+ */
+export function isRemoteCaIssued(data: unknown): boolean {
+  return typeof data === 'object' && data !== null && (data as Record<string, unknown>).ca_id === '';
+}

@@ -11,7 +11,7 @@ import { ISSUER_CONNECTORS, IssuerConnectors } from './issuer-connectors';
 export class IssuerCapabilities {
   constructor(@Inject(ISSUER_CONNECTORS) private readonly connectors: IssuerConnectors) {}
 
-  /** The kinds that issue, in registry order (`local_ca` today). */
+  /** The kinds that issue, in registry order (`local_ca`, `script`). */
   issuingKinds(): string[] {
     return this.connectors.kinds();
   }

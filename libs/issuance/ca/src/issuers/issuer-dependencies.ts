@@ -11,7 +11,7 @@ export interface IssuingCa {
   authority?(urls: RevocationUrls): Promise<CertificateAuthority>;
 }
 
-/** What the issuance service gives every issuer's connector (the local CA is the first kind). */
+/** What the issuance service gives every issuer's connector (the local CA, the script adapter). */
 export interface IssuerDependencies {
   /** The active issuing CA; throws `ca_not_active` when it is retired or pending. */
   issuingCa(): Promise<IssuingCa>;
@@ -21,6 +21,8 @@ export interface IssuerDependencies {
   issuedSerials(serialNumbers: string[]): Promise<Set<string>>;
   /** Public base URL of the revocation service (SERVICE_REVOCATION_BASE_URL). */
   revocationBaseUrl: string;
+  /** SERVICE_ISSUER_SCRIPTS_DIR: where a `script` issuer's commands must be (ADR 0082). */
+  issuerScriptsDirectory: string;
   issuerId: string;
 }
 

@@ -16,14 +16,20 @@ import {
   UpdateIssuerRequest,
 } from '@certlane/contracts';
 import {
-  ISSUER_TYPE_SPECS,
+  issuerCapabilities,
   issuerId,
   mergeRedactedSecrets,
   nextFreeId,
   redactConfig,
   validateIssuerConfig,
 } from '@certlane/issuance-domain';
-import { isStillReferenced, outboxToken, ServiceOutbox } from '@certlane/platform';
+import {
+  CERTLANE_CONFIG,
+  CertlaneConfig,
+  isStillReferenced,
+  outboxToken,
+  ServiceOutbox,
+} from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { IssuanceSecrets } from './issuance-secrets';
 import { IssuerRepository, IssuerRow } from './issuer.repository';
@@ -36,12 +42,7 @@ export function issuerDto(row: IssuerRow): IssuerDto {
     type: row.kind,
     // The stored public shadow is already redacted; redact again so a bug there cannot leak.
     config: redactConfig(row.config_public ?? {}),
-    capabilities: ISSUER_TYPE_SPECS[row.kind]?.capabilities ?? {
-      crl: false,
-      ocsp: false,
-      revoke: false,
-      issue: false,
-    },
+    capabilities: issuerCapabilities(row.kind, row.config_public ?? {}),
     issuing_ca_id: row.issuing_ca_id,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -59,8 +60,8 @@ export const issuerAudit = (
   resourceType = 'issuer',
 ): AuditRecord => auditRecord('config', resourceType, action, id, context, details);
 
-function checkConfig(type: IssuerType, config: Record<string, unknown>): void {
-  const problems = validateIssuerConfig(type, config);
+function checkConfig(type: IssuerType, config: Record<string, unknown>, scriptsDirectory: string): void {
+  const problems = validateIssuerConfig(type, config, { scriptsDirectory });
   if (problems.length > 0) {
     throw new CertlaneError(ErrorCode.IssuerConfigInvalid, problems.map((p) => p.message).join('; '), {
       fields: problems.map(({ field, message }) => ({ field, message })),
@@ -68,9 +69,10 @@ function checkConfig(type: IssuerType, config: Record<string, unknown>): void {
   }
 }
 
-/** Hooks the local CA adds to issuer creation (its CA tree) and testing. */
+/** Hooks the local CA adds to issuer creation (its CA tree) and testing (through the connectors). */
 export interface LocalCaHooks {
   provisionCas(manager: EntityManager, issuer: IssuerRow, config: Record<string, unknown>): Promise<string>;
+  hasConnector(kind: string): boolean;
   test(issuer: IssuerRow): Promise<IssuerTestResult>;
 }
 export const LOCAL_CA_HOOKS = Symbol('LOCAL_CA_HOOKS');
@@ -84,6 +86,7 @@ export class IssuerService {
     private readonly secrets: IssuanceSecrets,
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     @Inject(LOCAL_CA_HOOKS) private readonly localCa: LocalCaHooks,
+    @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
   ) {}
 
   async list(request: ListIssuersRequest): Promise<Page<IssuerDto>> {
@@ -101,7 +104,7 @@ export class IssuerService {
   /** Creates the issuer; a `local_ca` issuer gets its own root and issuing intermediate. */
   async create(request: CreateIssuerRequest, context?: RequestContext): Promise<IssuerDto> {
     const config = request.config ?? {};
-    checkConfig(request.type, config);
+    checkConfig(request.type, config, this.config.issuerScriptsDirectory);
     return this.unitOfWork.run(async (manager) => {
       const baseId = issuerId(request.name);
       const id = nextFreeId(baseId, await this.repository.idsWithPrefix(manager, baseId));
@@ -146,7 +149,7 @@ export class IssuerService {
       }
       const stored = this.secrets.openConfig(current.id, current.config_sealed);
       const config = request.config ? mergeRedactedSecrets(stored, request.config) : stored;
-      checkConfig(current.kind, config);
+      checkConfig(current.kind, config, this.config.issuerScriptsDirectory);
       const row = await this.repository.update(manager, current.id, {
         name: request.name ?? current.name,
         config_sealed: this.secrets.sealConfig(current.id, config),
@@ -205,13 +208,12 @@ export class IssuerService {
   async test(id: string, context?: RequestContext): Promise<IssuerTestResult> {
     const row = await this.repository.find(id);
     if (!row) throw issuerNotFound(id);
-    const result: IssuerTestResult =
-      row.kind === 'local_ca'
-        ? await this.localCa.test(row)
-        : {
-            status: 'not_implemented',
-            message: `the ${row.kind} connector is not implemented yet: its configuration is stored and validated, but it cannot be tested or issue`,
-          };
+    const result: IssuerTestResult = this.localCa.hasConnector(row.kind)
+      ? await this.localCa.test(row)
+      : {
+          status: 'not_implemented',
+          message: `the ${row.kind} connector is not implemented yet: its configuration is stored and validated, but it cannot be tested or issue`,
+        };
     await this.unitOfWork.run((manager) =>
       this.outbox.audit(
         manager,

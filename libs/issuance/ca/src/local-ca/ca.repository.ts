@@ -356,7 +356,8 @@ export class CaRepository {
       [
         column('issuer_id'),
         column('serial_hex'),
-        column('ca_id'),
+        // A remote CA's certificates (a script issuer's) have no CA of this service's tree.
+        column('ca_id').map((caId) => caId || null),
         column('fingerprint_sha256'),
         column('subject'),
         column('not_before'),

@@ -44,6 +44,7 @@ function connector(issuing: IssuingCa | (() => never), extra: Partial<LocalCaDep
   const instance = new LocalCaConnector({
     issuerId: 'iss-test',
     revocationBaseUrl: 'http://pki.example.com/',
+    issuerScriptsDirectory: '/etc/certlane/issuer-scripts',
     issuingCa: async () => (typeof issuing === 'function' ? issuing() : issuing),
     recordRevocations: async (requests) => {
       revoked.push(...requests);

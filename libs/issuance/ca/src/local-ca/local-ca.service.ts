@@ -31,13 +31,16 @@ import {
   Certificate,
   CertificateAuthority,
   exportPem,
+  IssuedCertificateResult,
   IssuerConnector,
+  IssueRequest,
   isPendingIssuance,
   ocspResponderTemplate,
   parseCertificate,
   parseCertificates,
   parseCsr,
   pemCertificateBlocks,
+  PendingIssuance,
   SoftwareKeyProvider,
   Signer,
   toPem,
@@ -62,6 +65,7 @@ import { IssuanceSecrets } from '../issuers/issuance-secrets';
 import { ISSUER_CONNECTORS, IssuerConnectors } from '../issuers/issuer-connectors';
 import { IssuerDependencies, IssuingCa, RevocationUrls } from '../issuers/issuer-dependencies';
 import { asInputError } from './pki-errors';
+import { asCertlaneError } from '../issuers/issuer-errors';
 import { LocalCaConfig, localCaConnectorFactory, revocationUrls } from './local-ca-connector';
 import { ReadCoalescer } from './read-coalescer';
 import { auditRecord, notFound, pageOf, UnitOfWork } from '@certlane/issuance-data-access';
@@ -674,6 +678,7 @@ export class LocalCaService implements LocalCaHooks {
     return factory.create(this.connectorConfig(issuer, factory.validateConfig), {
       issuerId: issuer.id,
       revocationBaseUrl: this.config.revocationBaseUrl,
+      issuerScriptsDirectory: this.config.issuerScriptsDirectory,
       issuingCa: async (): Promise<IssuingCa> => {
         const ca =
           issuingCaRow !== undefined
@@ -702,7 +707,8 @@ export class LocalCaService implements LocalCaHooks {
 
   /**
    * The issuer's connector for revoking in the caller's transaction (IssuerRevocation), recording
-   * through `recordRevocations`; null when its kind has none (its revocations are recorded locally).
+   * through `recordRevocations`; null when its kind has none or it cannot revoke (a script issuer
+   * without a revoke command): its revocations are recorded locally.
    */
   revocationConnector(
     manager: EntityManager,
@@ -710,7 +716,8 @@ export class LocalCaService implements LocalCaHooks {
     recordRevocations: IssuerDependencies['recordRevocations'],
   ): IssuerConnector | null {
     if (!this.connectors.has(issuer.kind)) return null;
-    return this.connector(issuer, 'revoke', { revocation: { manager, recordRevocations } });
+    const connector = this.connector(issuer, 'revoke', { revocation: { manager, recordRevocations } });
+    return connector.capabilities.revoke ? connector : null;
   }
 
   /**
@@ -729,8 +736,31 @@ export class LocalCaService implements LocalCaHooks {
     return config;
   }
 
+  /** The issuer's connector issues; a CA's own failure (IssuerError) becomes the API's answer. */
+  private async connectorIssue(
+    issuer: IssuerRow,
+    issuingCaRow: CaRow | null,
+    request: IssueRequest,
+  ): Promise<IssuedCertificateResult | PendingIssuance> {
+    try {
+      return await this.connector(issuer, 'issue', { issuingCaRow }).issue(request);
+    } catch (error) {
+      throw asCertlaneError(error);
+    }
+  }
+
+  /** Whether the issuer's kind has a connector to test (the others answer `not_implemented`). */
+  hasConnector(kind: string): boolean {
+    return this.connectors.has(kind);
+  }
+
   async test(issuer: IssuerRow): Promise<IssuerTestResult> {
-    const result = await this.connector(issuer, 'be tested').testConnection();
+    let result;
+    try {
+      result = await this.connector(issuer, 'be tested').testConnection();
+    } catch (error) {
+      throw asCertlaneError(error);
+    }
     return { status: result.ok ? 'ok' : 'failed', message: result.message, latency_ms: result.latencyMs };
   }
 
@@ -757,7 +787,7 @@ export class LocalCaService implements LocalCaHooks {
     const found = await this.issuerReads.get(issuerId);
     if (!found) throw issuerNotFound(issuerId);
     const { issuer } = found;
-    const answer = await this.connector(issuer, 'issue', { issuingCaRow: found.ca }).issue({
+    const answer = await this.connectorIssue(issuer, found.ca, {
       csrPem: request.csr_pem,
       profile: {
         validityDays: request.validity_days,

@@ -10,7 +10,7 @@ import {
   SerialRevoked,
 } from '@certlane/contracts';
 import { releasesHold } from '@certlane/issuance-domain';
-import { IssuerConnector, RevokeRequest } from '@certlane/pki';
+import { IssuerConnector, isIssuerError, RevokeRequest } from '@certlane/pki';
 import { outboxToken, ServiceOutbox } from '@certlane/platform';
 import { EntityManager } from 'typeorm';
 import { issuerNotFound } from '../issuers/issuer.service';
@@ -34,10 +34,13 @@ export type SerialRevocation =
       created: boolean;
       event: CertificateRevoked;
       /**
-       * False when the issuer's kind has no connector (an imported certificate of a remote CA):
-       * the revocation is recorded here only and its CA was not told.
+       * False when the issuer's kind has no connector (an imported certificate of a remote CA), or
+       * its connector cannot revoke or failed to: the revocation is recorded here only and its CA
+       * was not told.
        */
       caNotified: boolean;
+      /** Why the CA was not told, when its connector tried and failed (ADR 0082). */
+      caFailure?: string;
     }
   | { item: SerialToRevoke; ok: false; error: CertlaneError };
 
@@ -62,6 +65,8 @@ interface IssuerBatch {
   items: SerialToRevoke[];
   /** What was recorded for the issuer's serials, by serial. */
   recorded: Map<string, StoredRevocation>;
+  /** The CA's own failure to revoke (IssuerError): the serials are then recorded here only. */
+  caFailure?: string;
 }
 
 /**
@@ -172,14 +177,24 @@ export class IssuerRevocation {
         idempotencyKey: `${batch.issuer.id}/${item.serial_hex}`,
       }));
       if (requests.length === 0) continue;
-      await revokeThrough(batch.connector, requests);
+      try {
+        await revokeThrough(batch.connector, requests);
+      } catch (error) {
+        // A CA that refuses or cannot be reached does not stop the revocation here: it is
+        // recorded, and the caller says the CA was not told and why.
+        if (!isIssuerError(error)) throw error;
+        batch.caFailure = error.message;
+      }
       // A kind without a connector, or a remote CA that keeps no record here: recorded locally.
       const missing = requests.filter((request) => !batch.recorded.has(request.serialNumber));
       if (missing.length > 0) await this.record(manager, batch.issuer.id, missing, reason, batch.recorded);
     }
 
     const stored = new Map(batches.map((batch) => [batch.issuer.id, batch.recorded]));
-    const notified = new Map(batches.map((batch) => [batch.issuer.id, batch.connector !== null]));
+    const notified = new Map(
+      batches.map((batch) => [batch.issuer.id, batch.connector !== null && batch.caFailure === undefined]),
+    );
+    const failures = new Map(batches.map((batch) => [batch.issuer.id, batch.caFailure]));
     const results: SerialRevocation[] = [];
     const events: CertificateRevoked[] = [];
     for (const item of items) {
@@ -204,6 +219,7 @@ export class IssuerRevocation {
         created: revocation.created,
         event,
         caNotified: notified.get(item.issuer_id) === true,
+        ...(failures.get(item.issuer_id) === undefined ? {} : { caFailure: failures.get(item.issuer_id) }),
       });
     }
     await this.outbox.addMany(manager, 'issuance.v1.certificate.revoked', events, context?.actor_id);

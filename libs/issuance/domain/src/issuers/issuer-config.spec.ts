@@ -1,5 +1,7 @@
 import { ISSUER_TYPES, REDACTED } from '@certlane/contracts';
 import {
+  commandOutsideDirectory,
+  issuerCapabilities,
   ISSUER_TYPE_SPECS,
   isSecretKey,
   mergeRedactedSecrets,
@@ -9,10 +11,14 @@ import {
 import { issuerId } from './issuer-id';
 
 describe('issuer types', () => {
-  it('defines the twelve types of spec section 1, only local_ca implemented', () => {
+  it('defines the twelve types of spec section 1, local_ca and script implemented', () => {
     expect(ISSUER_TYPES).toHaveLength(12);
     expect(Object.keys(ISSUER_TYPE_SPECS).sort()).toEqual([...ISSUER_TYPES].sort());
-    expect(ISSUER_TYPES.filter((t) => ISSUER_TYPE_SPECS[t].implemented)).toEqual(['local_ca']);
+    expect(ISSUER_TYPES.filter((t) => ISSUER_TYPE_SPECS[t].implemented)).toEqual(['local_ca', 'script']);
+  });
+
+  it('names no local_ca or script setting so that it would be redacted', () => {
+    expect(Object.keys(ISSUER_TYPE_SPECS.script.fields).filter(isSecretKey)).toEqual([]);
   });
 
   it('names no local_ca setting so that it would be redacted', () => {
@@ -110,6 +116,36 @@ describe(validateIssuerConfig.name, () => {
     }
   });
 
+  it('refuses a command whose program is not a file in the scripts directory, when one is given (ADR 0082)', () => {
+    const options = { scriptsDirectory: '/etc/certlane/issuer-scripts' };
+    expect(
+      validateIssuerConfig(
+        'script',
+        {
+          issue_command: '/etc/certlane/issuer-scripts/issue.sh --ca prod',
+          revoke_command: '/etc/certlane/issuer-scripts/sub/revoke',
+        },
+        options,
+      ),
+    ).toEqual([]);
+    for (const bad of [
+      'issue.sh',
+      '/usr/bin/curl -T /etc/passwd',
+      '/etc/certlane/issuer-scripts/../../../bin/sh',
+      '/etc/certlane/issuer-scripts-2/x',
+    ]) {
+      expect(validateIssuerConfig('script', { issue_command: bad }, options)).toEqual([
+        {
+          field: 'issue_command',
+          message: expect.stringMatching(
+            /^config\.issue_command: its program must be a file in \/etc\/certlane\/issuer-scripts\//,
+          ),
+        },
+      ]);
+    }
+    expect(validateIssuerConfig('script', { issue_command: '/usr/bin/curl' })).toEqual([]);
+  });
+
   it('never echoes a value in its messages', () => {
     const problems = validateIssuerConfig('vault_pki', { address: 'not a url SECRETVALUE', token: 42 });
     expect(JSON.stringify(problems)).not.toContain('SECRETVALUE');
@@ -173,5 +209,66 @@ describe(issuerId.name, () => {
     expect(issuerId('Local CA')).toBe('iss-local-ca');
     expect(issuerId('!!!')).toBe('iss-issuer');
     expect(issuerId('x'.repeat(200))).toMatch(/^iss-x{56}$/);
+  });
+});
+
+describe(commandOutsideDirectory.name, () => {
+  it('accepts files below the directory, with or without a trailing slash on it', () => {
+    expect(commandOutsideDirectory('/srv/scripts/issue', '/srv/scripts')).toBeNull();
+    expect(commandOutsideDirectory('/srv/scripts/ca/issue', '/srv/scripts/')).toBeNull();
+  });
+
+  it('refuses relative programs, siblings of the directory and dot segments', () => {
+    for (const program of [
+      'issue',
+      './issue',
+      '/srv/scripts',
+      '/srv/scripts/',
+      '/srv/scriptsx/issue',
+      '/srv/scripts/./issue',
+      '/srv/scripts/a/../issue',
+      '/srv/scripts//issue',
+    ]) {
+      expect(commandOutsideDirectory(program, '/srv/scripts')).not.toBeNull();
+    }
+  });
+
+  it('refuses everything when the directory is not absolute', () => {
+    expect(commandOutsideDirectory('scripts/issue', 'scripts')).toBe(
+      'SERVICE_ISSUER_SCRIPTS_DIR is not an absolute directory',
+    );
+  });
+});
+
+describe(issuerCapabilities.name, () => {
+  it('gives a script issuer revoke only with a revoke_command', () => {
+    expect(issuerCapabilities('script', { issue_command: '/s/i' })).toEqual({
+      crl: false,
+      ocsp: false,
+      revoke: false,
+      issue: true,
+    });
+    expect(issuerCapabilities('script', { issue_command: '/s/i', revoke_command: '/s/r' })).toEqual({
+      crl: false,
+      ocsp: false,
+      revoke: true,
+      issue: true,
+    });
+  });
+
+  it('gives the local CA everything and a kind without a connector nothing', () => {
+    expect(issuerCapabilities('local_ca', {})).toEqual({ crl: true, ocsp: true, revoke: true, issue: true });
+    expect(issuerCapabilities('vault_pki', { address: 'https://v' })).toEqual({
+      crl: false,
+      ocsp: false,
+      revoke: false,
+      issue: false,
+    });
+    expect(issuerCapabilities('unknown', {})).toEqual({
+      crl: false,
+      ocsp: false,
+      revoke: false,
+      issue: false,
+    });
   });
 });

@@ -13,9 +13,11 @@ interface FieldSpec {
   values?: readonly string[];
   min?: number;
   max?: number;
+  /** What the setting means, for the API description (its forms, the CLI's and MCP's help). */
+  description?: string;
 }
 
-/** What an issuer type can do; only `local_ca` issues today (ADR 0022). */
+/** What an issuer type can do; `local_ca` and `script` issue today (ADR 0022, ADR 0082). */
 export interface IssuerTypeSpec {
   fields: Record<string, FieldSpec>;
   implemented: boolean;
@@ -125,12 +127,27 @@ export const ISSUER_TYPE_SPECS: Record<IssuerType, IssuerTypeSpec> = {
     },
   },
   script: {
-    implemented: false,
-    capabilities: NONE,
+    implemented: true,
+    // revoke: only with a revoke_command (issuerCapabilities).
+    capabilities: { crl: false, ocsp: false, revoke: true, issue: true },
     fields: {
-      issue_command: { type: 'command', required: true },
-      revoke_command: { type: 'command' },
-      timeout_seconds: { type: 'integer', min: 1, max: 3600 },
+      issue_command: {
+        type: 'command',
+        required: true,
+        description:
+          'The absolute path of a program in SERVICE_ISSUER_SCRIPTS_DIR, then its arguments. It reads the CSR (PEM) on standard input, sees the request as CERTLANE_* variables, and prints the certificate, then its chain, in PEM; exit 75 when the CA is unavailable (ADR 0082).',
+      },
+      revoke_command: {
+        type: 'command',
+        description:
+          'Like issue_command; told CERTLANE_SERIAL and CERTLANE_REASON. Without it, revocations are recorded in Certlane only.',
+      },
+      timeout_seconds: {
+        type: 'integer',
+        min: 1,
+        max: 3600,
+        description: 'Default 60. The command and what it started are killed at this time.',
+      },
     },
   },
 };
@@ -162,11 +179,47 @@ export interface ConfigProblem {
   message: string;
 }
 
+/** What an issuer can do, as its DTO shows it: a `script` issuer revokes only with a revoke_command. */
+export function issuerCapabilities(
+  type: string,
+  config: Record<string, unknown>,
+): IssuerTypeSpec['capabilities'] {
+  const spec = ISSUER_TYPE_SPECS[type as IssuerType];
+  if (!spec) return NONE;
+  if (type === 'script') return { ...spec.capabilities, revoke: !!config.revoke_command };
+  return spec.capabilities;
+}
+
+/**
+ * Why a command's program may not run from the scripts directory, or null: it must be an absolute
+ * path inside `directory`, written without empty, `.` or `..` segments (an issuer is written
+ * through the API; what it may run is the operator's choice of files, ADR 0082).
+ */
+export function commandOutsideDirectory(program: string, directory: string): string | null {
+  const base = directory.replace(/\/+$/, '');
+  if (!base.startsWith('/')) return 'SERVICE_ISSUER_SCRIPTS_DIR is not an absolute directory';
+  if (!program.startsWith(`${base}/`)) return `its program must be a file in ${base}/`;
+  const segments = program.slice(base.length + 1).split('/');
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..'))
+    return `its program must be a file in ${base}/, named without empty, "." or ".." segments`;
+  return null;
+}
+
+export interface IssuerConfigOptions {
+  /** SERVICE_ISSUER_SCRIPTS_DIR: when given, command settings must run a program from it. */
+  scriptsDirectory?: string;
+}
+
 /**
  * Checks `config` against its type: unknown keys, missing required keys, value types, https URLs,
- * shell metacharacters. Returns the problems (empty when valid). Secrets are never echoed.
+ * shell metacharacters, commands outside the scripts directory. Returns the problems (empty when
+ * valid). Secrets are never echoed.
  */
-export function validateIssuerConfig(type: IssuerType, config: Record<string, unknown>): ConfigProblem[] {
+export function validateIssuerConfig(
+  type: IssuerType,
+  config: Record<string, unknown>,
+  options: IssuerConfigOptions = {},
+): ConfigProblem[] {
   const spec = ISSUER_TYPE_SPECS[type];
   const problems: ConfigProblem[] = [];
   for (const name of Object.keys(config)) {
@@ -179,7 +232,11 @@ export function validateIssuerConfig(type: IssuerType, config: Record<string, un
       if (field.required) problems.push({ field: name, message: `config.${name} is required for ${type}` });
       continue;
     }
-    const problem = checkValue(name, field, value);
+    const problem =
+      checkValue(name, field, value) ??
+      (field.type === 'command' && options.scriptsDirectory !== undefined
+        ? commandProblem(name, value as string, options.scriptsDirectory)
+        : null);
     if (problem) problems.push({ field: name, message: problem });
   }
   const { default_validity_days: byDefault, max_validity_days: max } = config;
@@ -189,6 +246,12 @@ export function validateIssuerConfig(type: IssuerType, config: Record<string, un
       message: `config.default_validity_days ${byDefault} exceeds config.max_validity_days ${max}`,
     });
   return problems;
+}
+
+function commandProblem(name: string, command: string, scriptsDirectory: string): string | null {
+  const [program = ''] = command.split(' ').filter((part) => part !== '');
+  const outside = commandOutsideDirectory(program, scriptsDirectory);
+  return outside ? `config.${name}: ${outside}` : null;
 }
 
 function checkValue(name: string, field: FieldSpec, value: unknown): string | null {

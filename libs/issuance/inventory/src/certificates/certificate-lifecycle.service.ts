@@ -29,7 +29,10 @@ export interface IssuerRevocationOutcome {
   issuer_id: string;
   serial_number: string;
   version_id: string;
-  /** `recorded_only`: the issuer's kind has no connector, so its CA was not told (ADR 0046). */
+  /**
+   * `recorded_only`: its CA was not told: the issuer's kind has no connector (ADR 0046), or its
+   * connector cannot revoke or failed to (`error` says why, ADR 0082).
+   */
   outcome: 'revoked' | 'already_revoked' | 'recorded_only' | 'failed';
   error?: string;
 }
@@ -173,14 +176,19 @@ export class CertificateLifecycleService {
     });
     const issuers = outcome.ok ? outcome.issuer : [];
     const failed = issuers.filter((i) => i.outcome === 'failed').length;
-    const untold = [...new Set(issuers.filter((i) => i.outcome === 'recorded_only').map((i) => i.issuer_id))];
+    const recordedOnly = issuers.filter((i) => i.outcome === 'recorded_only');
+    const untold = [...new Set(recordedOnly.filter((i) => i.error === undefined).map((i) => i.issuer_id))];
+    const refusals = [...new Set(recordedOnly.flatMap((i) => (i.error === undefined ? [] : [i.error])))];
     const notes = [
       ...(failed > 0 ? [`the issuer was not notified for ${failed} serial(s); see the audit log`] : []),
       ...(untold.length > 0
         ? [
-            `recorded here only: Certlane has no connector for the CA of issuer ${untold.join(', ')}, so that CA was not told; revoke the certificate there too`,
+            `recorded here only: Certlane cannot revoke at the CA of issuer ${untold.join(', ')}, so that CA was not told; revoke the certificate there too`,
           ]
         : []),
+      ...refusals.map(
+        (refusal) => `recorded here only, the CA was not told (${refusal}); revoke the certificate there too`,
+      ),
     ];
     return { status: 'revoked', ...(notes.length > 0 ? { message: notes.join('; ') } : {}) };
   }
@@ -380,7 +388,12 @@ export class CertificateLifecycleService {
       return versions.map((version, index) => {
         const result = results[index];
         if (!result.ok) return failed(version, result.error);
-        if (!result.caNotified) return { ...base(version), outcome: 'recorded_only' };
+        if (!result.caNotified)
+          return {
+            ...base(version),
+            outcome: 'recorded_only',
+            ...(result.caFailure === undefined ? {} : { error: result.caFailure }),
+          };
         return { ...base(version), outcome: result.created ? 'revoked' : 'already_revoked' };
       });
     } catch (error) {

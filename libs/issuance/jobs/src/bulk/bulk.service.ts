@@ -394,8 +394,11 @@ export class BulkService {
       else if (!result.caNotified)
         recordedOnly.set(
           id,
-          `issuer ${result.item.issuer_id} cannot revoke at its CA yet: recorded in Certlane only; revoke ` +
-            'the certificate at that CA too',
+          result.caFailure === undefined
+            ? `issuer ${result.item.issuer_id} cannot revoke at its CA: recorded in Certlane only; revoke ` +
+                'the certificate at that CA too'
+            : `the CA was not told (${result.caFailure}): recorded in Certlane only; revoke the certificate ` +
+                'at that CA too',
         );
     }
     const list = (map: Map<string, string>) =>
