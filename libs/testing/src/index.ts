@@ -14,3 +14,4 @@ export * from './fast-lane-harness';
 export * from './service-schema-database';
 export * from './prometheus';
 export * from './oidc/identity-provider';
+export * from './openssl-ca-scripts';

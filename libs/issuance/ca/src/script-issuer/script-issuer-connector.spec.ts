@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createCsr, IssuerError, parseCertificate, SoftwareKeyProvider } from '@certlane/pki';
 import { ScriptIssuerConnector, scriptIssuerConnectorFactory } from './script-issuer-connector';
 import { readIssuedCertificate } from './script-protocol';
-import { OpensslCaScripts, writeOpensslCaScripts } from './testing/openssl-ca-scripts';
+import { OpensslCaScripts, writeOpensslCaScripts } from '@certlane/testing';
 
 const keys = new SoftwareKeyProvider();
 

@@ -3,8 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CertificateDto, CertificateVersionDto, IssuerDto, JobDto } from '@certlane/contracts';
 import { parseCertificate } from '@certlane/pki';
-import { eventually, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
-import { OpensslCaScripts, writeOpensslCaScripts } from './testing/openssl-ca-scripts';
+import {
+  eventually,
+  httpsRequest,
+  HttpsResult,
+  OpensslCaScripts,
+  startTestSystem,
+  TestSystem,
+  writeOpensslCaScripts,
+} from '@certlane/testing';
 
 /**
  * The `script` issuer end to end (ADR 0082): the real auth, issuance, revocation and gateway
