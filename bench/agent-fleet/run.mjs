@@ -131,7 +131,7 @@ async function seedFleet(databaseUrl, count, keySeed) {
     // Pending, no version); odd: a Pending deployment job of the certificate's current version.
     await timed(
       'issuer',
-      `INSERT INTO issuance.issuers (id, name, kind, config_sealed) VALUES ('iss-fleet', 'Fleet bench issuer', 'vault_pki', 'v1.bench-placeholder')`,
+      `INSERT INTO issuance.issuers (id, name, kind, config_sealed) VALUES ('iss-fleet', 'Fleet bench issuer', 'digicert', 'v1.bench-placeholder')`,
     );
     await timed(
       'certificates',

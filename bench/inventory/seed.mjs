@@ -60,7 +60,7 @@ export async function seedInventory(db, { count, pemBytes = 700 }) {
        FROM generate_series(1, $2::int) n
      )
      INSERT INTO issuers (id, name, kind, config_sealed)
-     SELECT 'iss-bench-' || n, 'Bench issuer ' || n, 'vault_pki', 'v1.bench-placeholder' FROM generate_series(1, $3::int) n`,
+     SELECT 'iss-bench-' || n, 'Bench issuer ' || n, 'digicert', 'v1.bench-placeholder' FROM generate_series(1, $3::int) n`,
     [TEAMS, OWNERS, EXTRA_ISSUERS],
   );
   // h1..h4: independent 0..99 buckets of the row number (multiplicative hashing).

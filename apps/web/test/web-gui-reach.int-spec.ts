@@ -9,7 +9,6 @@ import { axeProblems, callApi, launchChromium, openContext, signInWithKey } from
  * with credentials, an issuer kind that cannot issue) shown as the API words them.
  */
 const PASSWORD = 'gui-reach-break-glass-password-1';
-const VAULT = { address: 'https://vault.example.test', mount: 'pki', role: 'web', token: 'vault-token-1' };
 
 jest.setTimeout(120_000);
 
@@ -128,7 +127,11 @@ describe('the operations an operator reaches in Chromium', () => {
   });
 
   it('shows the 501 of an issuer kind that cannot issue as the API words it, on create and on renew', async () => {
-    const vault = await created('/api/v1/issuers', { name: 'Vault', type: 'vault_pki', config: VAULT });
+    const remote = await created('/api/v1/issuers', {
+      name: 'DigiCert',
+      type: 'digicert',
+      config: { api_key: 'dc-key-0123456789', product_name_id: 'ssl_plus' },
+    });
     await created('/api/v1/certificates', {
       id: 'reach-moved',
       name: 'reach-moved',
@@ -138,25 +141,25 @@ describe('the operations an operator reaches in Chromium', () => {
     await page.goto('/certificates');
     await page.getByText('New certificate').click();
     const form = page.getByRole('form', { name: 'New certificate' });
-    await form.getByLabel('common_name', { exact: true }).fill('vault.example.com');
-    await form.getByLabel('issuer_id', { exact: true }).fill(vault.id);
+    await form.getByLabel('common_name', { exact: true }).fill('remote.example.com');
+    await form.getByLabel('issuer_id', { exact: true }).fill(remote.id);
     await form.getByRole('button', { name: 'Create' }).click();
     await form
       .getByRole('alert')
-      .getByText(/of type vault_pki, which cannot issue yet: .* \(not_implemented\)\.$/)
+      .getByText(/of type digicert, which cannot issue yet: .* \(not_implemented\)\.$/)
       .waitFor();
 
     // A certificate moved under that issuer (from its edit form) is refused the same on renewal.
     await page.goto('/certificates/reach-moved');
     await page.getByText('Edit reach-moved').click();
     const edit = page.getByRole('form', { name: 'Edit reach-moved' });
-    await edit.getByLabel('issuer_id', { exact: true }).fill(vault.id);
+    await edit.getByLabel('issuer_id', { exact: true }).fill(remote.id);
     await edit.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').getByText('Saved.').waitFor();
     await page.getByRole('button', { name: 'Renew', exact: true }).click();
     await page
       .getByRole('alert')
-      .getByText(/names issuer .* of type vault_pki, which cannot issue yet: .* \(not_implemented\)\.$/)
+      .getByText(/names issuer .* of type digicert, which cannot issue yet: .* \(not_implemented\)\.$/)
       .waitFor();
     await context.close();
   });

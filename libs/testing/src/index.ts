@@ -15,3 +15,4 @@ export * from './service-schema-database';
 export * from './prometheus';
 export * from './oidc/identity-provider';
 export * from './openssl-ca-scripts';
+export * from './vault-pki-server';

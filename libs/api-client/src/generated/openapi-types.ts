@@ -5102,12 +5102,21 @@ export interface components {
         };
         /** @description The config of an issuer of type vault_pki; secret-bearing keys are write-only. */
         IssuerConfig_vault_pki: {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Vault's (or OpenBao's) address, e.g. https://vault.example.com:8200; its TLS certificate is checked against the system roots and SERVICE_SERVER_CA_BUNDLE_PATH (ADR 0083).
+             */
             address: string;
+            /** @description The path of the PKI secrets engine, e.g. pki or pki_int. */
             mount: string;
+            /** @description Vault Enterprise or HCP namespace (X-Vault-Namespace). */
             namespace?: string;
+            /** @description The role CSRs are signed with (POST /v1/<mount>/sign/<role>). */
             role: string;
-            /** Format: password */
+            /**
+             * Format: password
+             * @description A token whose policy allows update on <mount>/sign/<role> and <mount>/revoke; sent only to address, in X-Vault-Token.
+             */
             token: string;
         };
         /** @description An issuer as the API returns it: secret-bearing config values redacted, ciphertext never. */

@@ -586,9 +586,9 @@ describe('certificates and jobs (agent key generation)', () => {
 
     it('refuses with 501 not_implemented to issue or renew, singly or in bulk, under an issuer whose type cannot issue yet (ADR 0046)', async () => {
       const issuer = await api('POST', '/api/v1/issuers', {
-        name: uniqueId('Remote Vault'),
-        type: 'vault_pki',
-        config: { address: 'https://vault.example.com', mount: 'pki', role: 'web', token: 's.remote-token' },
+        name: uniqueId('Remote DigiCert'),
+        type: 'digicert',
+        config: { api_key: 'dc-remote-key-0123', product_name_id: 'ssl_plus' },
       });
       expect(issuer.status).toBe(201);
       const issuerId = json<{ id: string }>(issuer).id;
@@ -603,7 +603,7 @@ describe('certificates and jobs (agent key generation)', () => {
       expect(refusedCreate.status).toBe(501);
       expect(refusedCreate.json()).toMatchObject({
         code: 'not_implemented',
-        message: expect.stringContaining('of type vault_pki, which cannot issue yet'),
+        message: expect.stringContaining('of type digicert, which cannot issue yet'),
         details: { field: 'issuer_id' },
       });
       expect((await api('GET', `/api/v1/certificates/${id}`)).status).toBe(404);

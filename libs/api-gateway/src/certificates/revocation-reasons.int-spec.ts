@@ -473,14 +473,9 @@ describe('revocation reasons (spec 2.16) and removeFromCRL', () => {
   describe('ADR 0046: a certificate of a CA Certlane has no connector for', () => {
     it('is revoked here, and the answer and the audit record say its CA was not told', async () => {
       const created = await api('POST', '/api/v1/issuers', {
-        name: 'Remote Vault',
-        type: 'vault_pki',
-        config: {
-          address: 'https://vault.example.com',
-          mount: 'pki',
-          role: 'web',
-          token: 's.vault-token-0123456789',
-        },
+        name: 'Remote DigiCert',
+        type: 'digicert',
+        config: { api_key: 'dc-remote-key-0123456789', product_name_id: 'ssl_plus' },
       });
       expect(created.status).toBe(201);
       const issuerId = (created.json() as { id: string }).id;

@@ -9,6 +9,7 @@ const dependencies: IssuerDependencies = {
   issuerId: 'iss-test',
   revocationBaseUrl: 'https://pki.example.com',
   issuerScriptsDirectory: '/etc/certlane/issuer-scripts',
+  outboundTls: { ca: [], rejectUnauthorized: true },
   issuingCa: () => Promise.reject(new Error('not needed')),
   recordRevocations: () => Promise.reject(new Error('not needed')),
   issuedSerials: () => Promise.reject(new Error('not needed')),
@@ -21,7 +22,7 @@ function fakeFactory(kind: string): IssuerConnectorFactory<unknown, IssuerDepend
 describe('IssuerConnectorRegistry', () => {
   it('finds the local CA as the factory of kind local_ca', () => {
     const registry = issuerConnectors();
-    expect(registry.kinds()).toEqual(['local_ca', 'script']);
+    expect(registry.kinds()).toEqual(['local_ca', 'script', 'vault_pki']);
     const factory = registry.factoryFor({ id: 'iss-local', kind: 'local_ca' }, 'issue');
     expect(factory.kind).toBe('local_ca');
     expect(factory.create(factory.validateConfig({}), dependencies)).toBeInstanceOf(LocalCaConnector);
@@ -42,9 +43,11 @@ describe('IssuerConnectorRegistry', () => {
   });
 
   it('lets a further kind plug in beside the local CA', () => {
-    const registry = issuerConnectors().register(fakeFactory('vault_pki'));
-    expect(registry.has('vault_pki')).toBe(true);
-    expect(registry.factoryFor({ id: 'iss-vault', kind: 'vault_pki' }, 'issue').kind).toBe('vault_pki');
+    const registry = issuerConnectors().register(fakeFactory('aws_private_ca'));
+    expect(registry.has('aws_private_ca')).toBe(true);
+    expect(registry.factoryFor({ id: 'iss-aws', kind: 'aws_private_ca' }, 'issue').kind).toBe(
+      'aws_private_ca',
+    );
   });
 
   it('refuses a kind registered twice', () => {

@@ -3,10 +3,12 @@ import { IssuerConnectors } from './issuers/issuer-connectors';
 import { IssuerDependencies } from './issuers/issuer-dependencies';
 import { localCaConnectorFactory } from './local-ca/local-ca-connector';
 import { scriptIssuerConnectorFactory } from './script-issuer/script-issuer-connector';
+import { vaultPkiConnectorFactory } from './vault-pki/vault-pki-connector';
 
-/** The kinds this build issues from: the local CA and the script adapter; each new kind registers here. */
+/** The kinds this build issues from: the local CA, the script adapter and Vault PKI; each new kind registers here. */
 export function issuerConnectors(): IssuerConnectors {
   return new IssuerConnectorRegistry<IssuerDependencies>()
     .register(localCaConnectorFactory)
-    .register(scriptIssuerConnectorFactory);
+    .register(scriptIssuerConnectorFactory)
+    .register(vaultPkiConnectorFactory);
 }

@@ -11,7 +11,7 @@ export interface IssuingCa {
   authority?(urls: RevocationUrls): Promise<CertificateAuthority>;
 }
 
-/** What the issuance service gives every issuer's connector (the local CA, the script adapter). */
+/** What the issuance service gives every issuer's connector (the local CA, the script adapter, Vault PKI). */
 export interface IssuerDependencies {
   /** The active issuing CA; throws `ca_not_active` when it is retired or pending. */
   issuingCa(): Promise<IssuingCa>;
@@ -23,6 +23,8 @@ export interface IssuerDependencies {
   revocationBaseUrl: string;
   /** SERVICE_ISSUER_SCRIPTS_DIR: where a `script` issuer's commands must be (ADR 0082). */
   issuerScriptsDirectory: string;
+  /** Trust for connectors that call a remote CA over TLS (system roots, SERVICE_SERVER_CA_BUNDLE_PATH). */
+  outboundTls: { ca: string[]; rejectUnauthorized: boolean };
   issuerId: string;
 }
 

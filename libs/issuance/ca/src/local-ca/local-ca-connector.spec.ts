@@ -45,6 +45,7 @@ function connector(issuing: IssuingCa | (() => never), extra: Partial<LocalCaDep
     issuerId: 'iss-test',
     revocationBaseUrl: 'http://pki.example.com/',
     issuerScriptsDirectory: '/etc/certlane/issuer-scripts',
+    outboundTls: { ca: [], rejectUnauthorized: true },
     issuingCa: async () => (typeof issuing === 'function' ? issuing() : issuing),
     recordRevocations: async (requests) => {
       revoked.push(...requests);

@@ -86,7 +86,7 @@ describe('issuers and the local CA', () => {
       id: 'iss-vault-prod',
       type: 'vault_pki',
       config: { ...config, token: '********' },
-      capabilities: { crl: false, ocsp: false, issue: false },
+      capabilities: { crl: false, ocsp: false, revoke: true, issue: true },
     });
     expect(created.text).not.toContain(token);
     expect(created.text).not.toContain('config_sealed');
@@ -139,7 +139,15 @@ describe('issuers and the local CA', () => {
     // Its own code: the issuer is not "in use", its type is fixed at creation.
     expect(typeChange.json()).toMatchObject({ code: 'issuer_type_immutable' });
 
-    const test = await api('POST', '/api/v1/issuers/iss-vault-prod/test');
+    const digicert = await api('POST', '/api/v1/issuers', {
+      name: 'DigiCert',
+      type: 'digicert',
+      config: { api_key: 'dc-0123456789', product_name_id: 'ssl_plus' },
+    });
+    expect(digicert.json()).toMatchObject({
+      capabilities: { crl: false, ocsp: false, revoke: false, issue: false },
+    });
+    const test = await api('POST', `/api/v1/issuers/${(digicert.json() as IssuerDto).id}/test`);
     expect(test.status).toBe(200);
     expect(test.json()).toMatchObject({ status: 'not_implemented' });
 

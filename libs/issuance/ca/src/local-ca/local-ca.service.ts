@@ -49,6 +49,8 @@ import {
   CERTLANE_CONFIG,
   CertlaneConfig,
   GroupCommit,
+  OutboundTlsOptions,
+  outboundTlsOptions,
   OutboxItem,
   outboxToken,
   ServiceOutbox,
@@ -137,6 +139,14 @@ export class LocalCaService implements LocalCaHooks {
    * parent's chain), per cross-certificate id: neither ever changes once stored (ADR 0070).
    */
   private readonly crossChainTails = new Map<string, Promise<string>>();
+
+  /** Trust of the connectors that call a remote CA over TLS (read once: the bundle file is not reloaded). */
+  private outboundTlsOptions?: OutboundTlsOptions;
+
+  private get outboundTls(): OutboundTlsOptions {
+    this.outboundTlsOptions ??= outboundTlsOptions(this.config.outboundTls);
+    return this.outboundTlsOptions;
+  }
 
   /** What the connectors read of issuer configs, per sealed config (see connectorConfig). */
   private readonly connectorConfigs = new Map<string, unknown>();
@@ -679,6 +689,7 @@ export class LocalCaService implements LocalCaHooks {
       issuerId: issuer.id,
       revocationBaseUrl: this.config.revocationBaseUrl,
       issuerScriptsDirectory: this.config.issuerScriptsDirectory,
+      outboundTls: this.outboundTls,
       issuingCa: async (): Promise<IssuingCa> => {
         const ca =
           issuingCaRow !== undefined

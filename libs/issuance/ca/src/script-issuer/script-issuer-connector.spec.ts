@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCsr, IssuerError, parseCertificate, SoftwareKeyProvider } from '@certlane/pki';
 import { ScriptIssuerConnector, scriptIssuerConnectorFactory } from './script-issuer-connector';
-import { readIssuedCertificate } from './script-protocol';
+import { readIssuedCertificate } from '../issuers/issued-answer';
 import { OpensslCaScripts, writeOpensslCaScripts } from '@certlane/testing';
 
 const keys = new SoftwareKeyProvider();
@@ -74,7 +74,7 @@ describe('ScriptIssuerConnector', () => {
     const spki = parseCertificate(issued.certificatePem).publicKey.spki;
     expect(() =>
       readIssuedCertificate(issued.certificatePem, spki, 'cmd', new Date(Date.now() + 2 * 86_400_000)),
-    ).toThrow(/^cmd printed a certificate that expired at /);
+    ).toThrow(/^cmd gave a certificate that expired at /);
   });
 
   it("gives the command its own environment: the request's values, PATH, and none of the service's settings", async () => {
@@ -146,7 +146,7 @@ describe('ScriptIssuerConnector', () => {
       }),
     );
     expect(error.kind).toBe('misconfigured');
-    expect(error.message).toMatch(/printed a certificate for another key than the CSR's/);
+    expect(error.message).toMatch(/gave a certificate for another key than the CSR's/);
   });
 
   it('runs nothing outside the scripts directory', async () => {

@@ -14,6 +14,7 @@ import {
   RenewRequest,
   RevokeRequest,
 } from '@certlane/pki';
+import { readIssuedCertificate } from '../issuers/issued-answer';
 import { asInputError } from '../local-ca/pki-errors';
 import { commandOutsideDirectory } from '@certlane/issuance-domain';
 import {
@@ -21,7 +22,6 @@ import {
   DEFAULT_SCRIPT_TIMEOUT_SECONDS,
   issueEnvironment,
   MAX_SCRIPT_OUTPUT_BYTES,
-  readIssuedCertificate,
   revokeEnvironment,
   ScriptIssuerConfig,
 } from './script-protocol';

@@ -1,11 +1,5 @@
 import { IssuerError } from '@certlane/pki';
-import {
-  commandFailure,
-  issueEnvironment,
-  readIssuedCertificate,
-  revokeEnvironment,
-  stderrReason,
-} from './script-protocol';
+import { commandFailure, issueEnvironment, revokeEnvironment, stderrReason } from './script-protocol';
 
 describe(issueEnvironment.name, () => {
   it('names every choice of the request, and leaves out what was not asked', () => {
@@ -102,20 +96,5 @@ describe(commandFailure.name, () => {
     expect(commandFailure(result(1), 'cmd', 5)).toEqual(
       new IssuerError('rejected', 'cmd refused the request (exit 1)'),
     );
-  });
-});
-
-describe(readIssuedCertificate.name, () => {
-  it('refuses output without a certificate, and a certificate that cannot be read', () => {
-    expect(() => readIssuedCertificate('nothing here', Buffer.alloc(0), 'cmd')).toThrow(
-      new IssuerError('misconfigured', 'cmd printed no PEM certificate on its standard output'),
-    );
-    expect(() =>
-      readIssuedCertificate(
-        '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n',
-        Buffer.alloc(0),
-        'cmd',
-      ),
-    ).toThrow(/^cmd printed a certificate that cannot be read: /);
   });
 });

@@ -1,15 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandResult } from '@certlane/connectors';
-import {
-  IssuedCertificateResult,
-  IssuerError,
-  IssueRequest,
-  parseCertificate,
-  PemLabel,
-  pemCertificateBlocks,
-  RevokeRequest,
-  toPem,
-} from '@certlane/pki';
+import { IssuerError, IssueRequest, RevokeRequest } from '@certlane/pki';
 
 /**
  * What a `script` issuer's commands get and give (ADR 0082). Pure: the connector runs the
@@ -108,51 +99,4 @@ export function commandFailure(
   if (result.exitCode === EXIT_TEMPORARY_FAILURE)
     return new IssuerError('unavailable', `${what} reported the CA unavailable (exit 75)${because}`);
   return new IssuerError('rejected', `${what} refused the request (exit ${result.exitCode})${because}`);
-}
-
-/**
- * The certificate an issue command printed: PEM CERTIFICATE blocks on standard output, the leaf
- * first and then its chain (issuer first); text around them is ignored. The leaf must certify the
- * CSR's key and not be expired, or the script is broken (misconfigured): a certificate for another
- * key is never handed out.
- */
-export function readIssuedCertificate(
-  stdout: string,
-  csrSpki: Buffer,
-  what: string,
-  now = new Date(),
-): IssuedCertificateResult {
-  const blocks = pemCertificateBlocks(stdout);
-  if (blocks.length === 0)
-    throw new IssuerError('misconfigured', `${what} printed no PEM certificate on its standard output`);
-  let certificates;
-  try {
-    certificates = blocks.map((block) => parseCertificate(block));
-  } catch (error) {
-    throw new IssuerError(
-      'misconfigured',
-      `${what} printed a certificate that cannot be read: ${(error as Error).message}`,
-    );
-  }
-  const [leaf, ...chain] = certificates;
-  if (!leaf.publicKey.spki.equals(csrSpki))
-    throw new IssuerError(
-      'misconfigured',
-      `${what} printed a certificate for another key than the CSR's (serial ${leaf.serialNumber})`,
-    );
-  if (leaf.notAfter.getTime() <= now.getTime())
-    throw new IssuerError(
-      'misconfigured',
-      `${what} printed a certificate that expired at ${leaf.notAfter.toISOString()}`,
-    );
-  return {
-    certificate: leaf,
-    certificatePem: toPem(PemLabel.certificate, leaf.der),
-    chainPem: chain.map((certificate) => toPem(PemLabel.certificate, certificate.der)).join(''),
-    serialNumber: leaf.serialNumber,
-    subject: leaf.subject.text,
-    notBefore: leaf.notBefore,
-    notAfter: leaf.notAfter,
-    fingerprintSha256: leaf.fingerprintSha256,
-  };
 }

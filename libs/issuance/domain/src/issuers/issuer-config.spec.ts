@@ -11,10 +11,14 @@ import {
 import { issuerId } from './issuer-id';
 
 describe('issuer types', () => {
-  it('defines the twelve types of spec section 1, local_ca and script implemented', () => {
+  it('defines the twelve types of spec section 1, local_ca, vault_pki and script implemented', () => {
     expect(ISSUER_TYPES).toHaveLength(12);
     expect(Object.keys(ISSUER_TYPE_SPECS).sort()).toEqual([...ISSUER_TYPES].sort());
-    expect(ISSUER_TYPES.filter((t) => ISSUER_TYPE_SPECS[t].implemented)).toEqual(['local_ca', 'script']);
+    expect(ISSUER_TYPES.filter((t) => ISSUER_TYPE_SPECS[t].implemented)).toEqual([
+      'local_ca',
+      'vault_pki',
+      'script',
+    ]);
   });
 
   it('names no local_ca or script setting so that it would be redacted', () => {
@@ -258,11 +262,17 @@ describe(issuerCapabilities.name, () => {
 
   it('gives the local CA everything and a kind without a connector nothing', () => {
     expect(issuerCapabilities('local_ca', {})).toEqual({ crl: true, ocsp: true, revoke: true, issue: true });
-    expect(issuerCapabilities('vault_pki', { address: 'https://v' })).toEqual({
+    expect(issuerCapabilities('digicert', { api_key: 'k' })).toEqual({
       crl: false,
       ocsp: false,
       revoke: false,
       issue: false,
+    });
+    expect(issuerCapabilities('vault_pki', {})).toEqual({
+      crl: false,
+      ocsp: false,
+      revoke: true,
+      issue: true,
     });
     expect(issuerCapabilities('unknown', {})).toEqual({
       crl: false,

@@ -17,7 +17,7 @@ interface FieldSpec {
   description?: string;
 }
 
-/** What an issuer type can do; `local_ca` and `script` issue today (ADR 0022, ADR 0082). */
+/** What an issuer type can do; `local_ca`, `script` and `vault_pki` issue today (ADR 0022, 0082, 0083). */
 export interface IssuerTypeSpec {
   fields: Record<string, FieldSpec>;
   implemented: boolean;
@@ -58,9 +58,24 @@ export const ISSUER_TYPE_SPECS: Record<IssuerType, IssuerTypeSpec> = {
     },
   },
   vault_pki: {
-    implemented: false,
-    capabilities: NONE,
-    fields: { address: url(true), mount: s(true), role: s(true), token: s(true), namespace: s() },
+    implemented: true,
+    // Vault publishes the CRL and OCSP of what it signs itself.
+    capabilities: { crl: false, ocsp: false, revoke: true, issue: true },
+    fields: {
+      address: {
+        ...url(true),
+        description:
+          "Vault's (or OpenBao's) address, e.g. https://vault.example.com:8200; its TLS certificate is checked against the system roots and SERVICE_SERVER_CA_BUNDLE_PATH (ADR 0083).",
+      },
+      mount: { ...s(true), description: 'The path of the PKI secrets engine, e.g. pki or pki_int.' },
+      role: { ...s(true), description: 'The role CSRs are signed with (POST /v1/<mount>/sign/<role>).' },
+      token: {
+        ...s(true),
+        description:
+          'A token whose policy allows update on <mount>/sign/<role> and <mount>/revoke; sent only to address, in X-Vault-Token.',
+      },
+      namespace: { ...s(), description: 'Vault Enterprise or HCP namespace (X-Vault-Namespace).' },
+    },
   },
   aws_private_ca: {
     implemented: false,

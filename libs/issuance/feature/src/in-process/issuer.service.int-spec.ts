@@ -96,7 +96,10 @@ describe('issuer service', () => {
   });
 
   it('tests a connector that is not implemented yet as not_implemented and audits the test', async () => {
-    const issuer = await create('Vault Tested', 'vault_pki', vaultConfig);
+    const issuer = await create('DigiCert Tested', 'digicert', {
+      api_key: 'dc-0123456789',
+      product_name_id: 'ssl_plus',
+    });
     expect(
       await service.bus.request('issuance.v1.test-issuer', { id: issuer.id }, { context: admin }),
     ).toMatchObject({ status: 'not_implemented' });

@@ -352,7 +352,7 @@ describe('renewal loop with two issuance replicas', () => {
     // An issuer of a kind without a connector (ADR 0046): its imported certificates cannot be
     // renewed here; before, the loop gave them jobs that failed and turned them Failed.
     await db.query(
-      `INSERT INTO issuance.issuers (id, name, kind, config_sealed) VALUES ('iss-vault', 'Vault', 'vault_pki', 'v1.x')`,
+      `INSERT INTO issuance.issuers (id, name, kind, config_sealed) VALUES ('iss-vault', 'Vault', 'digicert', 'v1.x')`,
     );
     await seed('agentless', 2, 10, 'rp-default', 'Active', { agent: '' });
     await seed('issuerless', 1, 10, 'rp-default', 'Expiring', { issuer: null });
