@@ -35,3 +35,5 @@ export * from './notifiers/teams/teams.connector';
 export * from './notifiers/pagerduty/pagerduty.connector';
 export * from './notifiers/opsgenie/opsgenie.connector';
 export * from './notifiers/email/email.connector';
+export * from './dns/dns-update';
+export * from './dns/dns-update-client';

@@ -16,3 +16,4 @@ export * from './prometheus';
 export * from './oidc/identity-provider';
 export * from './openssl-ca-scripts';
 export * from './vault-pki-server';
+export * from './bind-server';

@@ -13,7 +13,7 @@ export interface OpensslCaScripts {
   /** The CA's files: ca.pem, ca.key, and what the scripts log (revoked.log, last-issue.env). */
   caDir: string;
   caPem: string;
-  /** The command of script `name` (issue, revoke, refuse, tempfail, revoke-fail, slow, wrong-key). */
+  /** The command of script `name` (issue, revoke, refuse, tempfail, revoke-fail, delayed, slow, wrong-key). */
   command(name: string): string;
 }
 
@@ -47,6 +47,10 @@ exit 75
 `,
   'revoke-fail': `echo "serial $CERTLANE_SERIAL is unknown at the CA" >&2
 exit 3
+`,
+  // A CA that takes longer than a request may wait on the bus, then issues.
+  delayed: `sleep 6
+exec "$(dirname "$0")/issue" "$1"
 `,
   // Starts a child that would outlive a timeout that killed only the script.
   slow: `sleep 300 &

@@ -4996,15 +4996,43 @@ export interface components {
         } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
         /** @description The config of an issuer of type acme; secret-bearing keys are write-only. */
         IssuerConfig_acme: {
-            /** @enum {string} */
+            /**
+             * @description dns-persist-01 (default): a standing _validation-persist record naming the CA and the account (the issuer test shows the account URL); dns-01: TXT records written with RFC 2136 (needs dns_update_server and dns_zone); http-01 is not supported yet (501).
+             * @enum {string}
+             */
             challenge_type?: "http-01" | "dns-01" | "dns-persist-01";
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The CA's ACME directory (RFC 8555 7.1.1).
+             */
             directory_url: string;
-            /** Format: password */
+            /** @description dns-01: the primary DNS server that takes RFC 2136 updates, host[:port] (port 53 by default). */
+            dns_update_server?: string;
+            /** @description dns-01: the zone the _acme-challenge records are written to. */
+            dns_zone?: string;
+            /**
+             * Format: password
+             * @description External account binding MAC key, base64url, as the CA gave it.
+             */
             eab_hmac_key?: string;
+            /** @description External account binding key id (RFC 8555 7.3.4), when the CA requires one. */
             eab_kid?: string;
+            /** @description The account's contact (mailto:). */
             email: string;
+            /** @description The CA's certificate profile (draft-ietf-acme-profiles) every order names. */
             profile?: string;
+            /**
+             * @description Default hmac-sha256.
+             * @enum {string}
+             */
+            tsig_algorithm?: "hmac-sha256" | "hmac-sha512";
+            /** @description dns-01: the TSIG key name updates are signed with (RFC 8945). */
+            tsig_name?: string;
+            /**
+             * Format: password
+             * @description dns-01: the TSIG secret, base64 (as tsig-keygen prints it).
+             */
+            tsig_secret?: string;
         };
         /** @description The config of an issuer of type adcs; secret-bearing keys are write-only. */
         IssuerConfig_adcs: {

@@ -8,6 +8,8 @@ import { IssuerCapabilities } from './issuers/issuer-capabilities';
 import { ISSUER_CONNECTORS } from './issuers/issuer-connectors';
 import { IssuerRepository } from './issuers/issuer.repository';
 import { IssuerService, LOCAL_CA_HOOKS } from './issuers/issuer.service';
+import { AcmeAccountStore } from './acme-issuer/acme-account.store';
+import { ACME_ACCOUNTS } from './issuers/acme-accounts';
 import { CaRepository } from './local-ca/ca.repository';
 import { CaExpiryWarnings } from './local-ca/ca-expiry-warnings';
 import { IssuerHandlers, LocalCaSeeder } from './local-ca/local-ca.handlers';
@@ -19,6 +21,8 @@ export const CA_PROVIDERS: Provider[] = [
   IssuanceSecrets,
   IssuerRepository,
   CaRepository,
+  AcmeAccountStore,
+  { provide: ACME_ACCOUNTS, useExisting: AcmeAccountStore },
   CrossCertificateRepository,
   { provide: ISSUER_CONNECTORS, useFactory: issuerConnectors },
   IssuerCapabilities,

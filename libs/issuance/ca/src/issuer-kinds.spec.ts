@@ -10,6 +10,10 @@ const dependencies: IssuerDependencies = {
   revocationBaseUrl: 'https://pki.example.com',
   issuerScriptsDirectory: '/etc/certlane/issuer-scripts',
   outboundTls: { ca: [], rejectUnauthorized: true },
+  acmeAccounts: {
+    accountFor: () => Promise.reject(new Error('not needed')),
+    registered: () => Promise.resolve(),
+  },
   issuingCa: () => Promise.reject(new Error('not needed')),
   recordRevocations: () => Promise.reject(new Error('not needed')),
   issuedSerials: () => Promise.reject(new Error('not needed')),
@@ -22,7 +26,7 @@ function fakeFactory(kind: string): IssuerConnectorFactory<unknown, IssuerDepend
 describe('IssuerConnectorRegistry', () => {
   it('finds the local CA as the factory of kind local_ca', () => {
     const registry = issuerConnectors();
-    expect(registry.kinds()).toEqual(['local_ca', 'script', 'vault_pki']);
+    expect(registry.kinds()).toEqual(['local_ca', 'script', 'vault_pki', 'acme']);
     const factory = registry.factoryFor({ id: 'iss-local', kind: 'local_ca' }, 'issue');
     expect(factory.kind).toBe('local_ca');
     expect(factory.create(factory.validateConfig({}), dependencies)).toBeInstanceOf(LocalCaConnector);
@@ -30,16 +34,18 @@ describe('IssuerConnectorRegistry', () => {
 
   it('answers 501 not_implemented naming the issuer, its kind and the operation for a kind without a connector', () => {
     const registry = issuerConnectors();
-    expect(registry.has('acme')).toBe(false);
+    expect(registry.has('google_cas')).toBe(false);
     let thrown: unknown;
     try {
-      registry.factoryFor({ id: 'iss-acme', kind: 'acme' }, 'issue');
+      registry.factoryFor({ id: 'iss-gcp', kind: 'google_cas' }, 'issue');
     } catch (error) {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(CertlaneError);
     expect((thrown as CertlaneError).code).toBe(ErrorCode.NotImplemented);
-    expect((thrown as CertlaneError).message).toBe('issuer iss-acme is of type acme, which cannot issue yet');
+    expect((thrown as CertlaneError).message).toBe(
+      'issuer iss-gcp is of type google_cas, which cannot issue yet',
+    );
   });
 
   it('lets a further kind plug in beside the local CA', () => {

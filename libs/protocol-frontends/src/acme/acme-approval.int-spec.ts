@@ -7,21 +7,22 @@ import { promisify } from 'node:util';
 import { ApprovalDto, Page } from '@certlane/contracts';
 import { parseCertificates } from '@certlane/pki';
 import {
+  BindServer,
   eventually,
   freePort,
   httpsRequest,
   HttpsResult,
   ServiceProcess,
+  startBind,
   startServiceProcess,
   startTestSystem,
-  TestSystem,
   testNatsUrl,
+  TestSystem,
 } from '@certlane/testing';
 import { connect } from 'nats';
 import { Client } from 'pg';
 import { streamFor } from '@certlane/platform';
 import { ACME_APPROVAL_CONSUMER } from './acme-approval-follower';
-import { BindServer, startBind } from './testing/bind-server';
 import { csrFor, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
 
 const urn = (type: string) => `urn:ietf:params:acme:error:${type}`;

@@ -4,8 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, startTestSystem, TestSystem } from '@certlane/testing';
-import { BindServer, startBind } from './testing/bind-server';
+import { BindServer, freePort, startBind, startTestSystem, TestSystem } from '@certlane/testing';
 import { exchange } from './testing/acme-test-client';
 
 const run = promisify(execFile);

@@ -6,16 +6,17 @@ import { promisify } from 'node:util';
 import { X509Certificate } from 'node:crypto';
 import {
   adminApiRequest,
+  BindServer,
   eventually,
   freePort,
   ServiceProcess,
+  startBind,
   startServiceProcess,
   startTestSystem,
   TestSystem,
 } from '@certlane/testing';
 import { parseCertificates } from '@certlane/pki';
 import { Client } from 'pg';
-import { BindServer, startBind } from './testing/bind-server';
 import { csrFor, exchange, Http01Responder, TestAcmeClient } from './testing/acme-test-client';
 import { OrdinaryAlpnResponder } from './testing/alpn-responder';
 

@@ -8,9 +8,16 @@ import { FlattenedSign, JWK } from 'jose';
 import { AcmeEabKeyCreated, AcmeProfileDto } from '@certlane/contracts';
 import { parseCertificates } from '@certlane/pki';
 import { renewalCertId } from '@certlane/protocol-frontends-domain';
-import { freePort, httpsRequest, HttpsResult, startTestSystem, TestSystem } from '@certlane/testing';
+import {
+  BindServer,
+  freePort,
+  httpsRequest,
+  HttpsResult,
+  startBind,
+  startTestSystem,
+  TestSystem,
+} from '@certlane/testing';
 import { Client } from 'pg';
-import { BindServer, startBind } from './testing/bind-server';
 import { setTxtRecords } from './testing/rfc2136';
 import { csrFor, exchange, TestAcmeClient } from './testing/acme-test-client';
 

@@ -1,4 +1,5 @@
 import { CertificateAuthority, RevokeRequest, Signer } from '@certlane/pki';
+import { AcmeAccounts } from './acme-accounts';
 
 /** The CA a local CA issuer issues under, loaded (key unsealed) by the issuance service. */
 export interface IssuingCa {
@@ -11,7 +12,7 @@ export interface IssuingCa {
   authority?(urls: RevocationUrls): Promise<CertificateAuthority>;
 }
 
-/** What the issuance service gives every issuer's connector (the local CA, the script adapter, Vault PKI). */
+/** What the issuance service gives every issuer's connector (the local CA, the script adapter, Vault PKI, ACME). */
 export interface IssuerDependencies {
   /** The active issuing CA; throws `ca_not_active` when it is retired or pending. */
   issuingCa(): Promise<IssuingCa>;
@@ -25,6 +26,8 @@ export interface IssuerDependencies {
   issuerScriptsDirectory: string;
   /** Trust for connectors that call a remote CA over TLS (system roots, SERVICE_SERVER_CA_BUNDLE_PATH). */
   outboundTls: { ca: string[]; rejectUnauthorized: boolean };
+  /** The accounts of `acme` issuers at their CAs (ADR 0084). */
+  acmeAccounts: AcmeAccounts;
   issuerId: string;
 }
 

@@ -46,6 +46,10 @@ function connector(issuing: IssuingCa | (() => never), extra: Partial<LocalCaDep
     revocationBaseUrl: 'http://pki.example.com/',
     issuerScriptsDirectory: '/etc/certlane/issuer-scripts',
     outboundTls: { ca: [], rejectUnauthorized: true },
+    acmeAccounts: {
+      accountFor: () => Promise.reject(new Error('not needed')),
+      registered: () => Promise.resolve(),
+    },
     issuingCa: async () => (typeof issuing === 'function' ? issuing() : issuing),
     recordRevocations: async (requests) => {
       revoked.push(...requests);

@@ -10,7 +10,6 @@ import {
   IssuerConnectorFactory,
   IssueRequest,
   parseCertificate,
-  parseCsrAsync,
   PemLabel,
   RenewRequest,
   RevokeRequest,
@@ -19,7 +18,7 @@ import {
   toPem,
 } from '@certlane/pki';
 import { IssuerDependencies, RevocationUrls } from '../issuers/issuer-dependencies';
-import { asInputError } from './pki-errors';
+import { asInputError, requestedCsr } from './pki-errors';
 
 export const LOCAL_CA_CAPABILITIES: IssuerCapabilities = Object.freeze({
   crl: true,
@@ -101,12 +100,7 @@ export class LocalCaConnector implements IssuerConnector {
   constructor(private readonly dependencies: LocalCaDependencies) {}
 
   async issue(request: IssueRequest, now = new Date()): Promise<LocalCaIssued> {
-    let csr;
-    try {
-      csr = await parseCsrAsync(request.csrPem);
-    } catch (error) {
-      throw asInputError(error, 'CSR refused');
-    }
+    const csr = await requestedCsr(request.csrPem);
     const max = this.dependencies.maxValidityDays;
     // Nothing asked and no issuer default: the leaf default, within the issuer's maximum.
     const days =

@@ -68,6 +68,7 @@ import { ISSUER_CONNECTORS, IssuerConnectors } from '../issuers/issuer-connector
 import { IssuerDependencies, IssuingCa, RevocationUrls } from '../issuers/issuer-dependencies';
 import { asInputError } from './pki-errors';
 import { asCertlaneError } from '../issuers/issuer-errors';
+import { ACME_ACCOUNTS, AcmeAccounts } from '../issuers/acme-accounts';
 import { LocalCaConfig, localCaConnectorFactory, revocationUrls } from './local-ca-connector';
 import { ReadCoalescer } from './read-coalescer';
 import { auditRecord, notFound, pageOf, UnitOfWork } from '@certlane/issuance-data-access';
@@ -168,6 +169,7 @@ export class LocalCaService implements LocalCaHooks {
     @Inject(outboxToken('issuance')) private readonly outbox: ServiceOutbox,
     @Inject(CERTLANE_CONFIG) private readonly config: CertlaneConfig,
     @Inject(ISSUER_CONNECTORS) private readonly connectors: IssuerConnectors,
+    @Inject(ACME_ACCOUNTS) private readonly acmeAccounts: AcmeAccounts,
   ) {}
 
   // ---- CA trees ----
@@ -690,6 +692,7 @@ export class LocalCaService implements LocalCaHooks {
       revocationBaseUrl: this.config.revocationBaseUrl,
       issuerScriptsDirectory: this.config.issuerScriptsDirectory,
       outboundTls: this.outboundTls,
+      acmeAccounts: this.acmeAccounts,
       issuingCa: async (): Promise<IssuingCa> => {
         const ca =
           issuingCaRow !== undefined

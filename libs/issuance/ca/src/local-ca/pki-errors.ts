@@ -1,5 +1,5 @@
 import { CertlaneError, ErrorCode } from '@certlane/contracts';
-import { isPkiError } from '@certlane/pki';
+import { CertificationRequest, isPkiError, parseCsrAsync } from '@certlane/pki';
 
 /**
  * A PkiError raised by input the caller sent (a CSR, a certificate to install) becomes a 400 that
@@ -10,4 +10,13 @@ export function asInputError(error: unknown, what: string): unknown {
     return new CertlaneError(ErrorCode.CsrInvalid, `${what}: ${error.message}`, { rule: error.code });
   }
   return error;
+}
+
+/** The CSR an issuance request carries, its signature checked: a 400 `csr_invalid` when it fails. */
+export async function requestedCsr(csrPem: string): Promise<CertificationRequest> {
+  try {
+    return await parseCsrAsync(csrPem);
+  } catch (error) {
+    throw asInputError(error, 'CSR refused');
+  }
 }

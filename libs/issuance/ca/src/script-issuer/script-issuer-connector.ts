@@ -10,12 +10,11 @@ import {
   IssuerConnectorFactory,
   IssuerError,
   IssueRequest,
-  parseCsrAsync,
   RenewRequest,
   RevokeRequest,
 } from '@certlane/pki';
 import { readIssuedCertificate } from '../issuers/issued-answer';
-import { asInputError } from '../local-ca/pki-errors';
+import { requestedCsr } from '../local-ca/pki-errors';
 import { commandOutsideDirectory } from '@certlane/issuance-domain';
 import {
   commandFailure,
@@ -64,12 +63,7 @@ export class ScriptIssuerConnector implements IssuerConnector {
   }
 
   async issue(request: IssueRequest): Promise<IssuedCertificateResult> {
-    let csr;
-    try {
-      csr = await parseCsrAsync(request.csrPem);
-    } catch (error) {
-      throw asInputError(error, 'CSR refused');
-    }
+    const csr = await requestedCsr(request.csrPem);
     const what = `issuer ${this.dependencies.issuerId}: issue_command`;
     const result = await this.runChecked(this.config.issueCommand, what, {
       input: request.csrPem,

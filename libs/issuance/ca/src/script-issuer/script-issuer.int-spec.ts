@@ -167,6 +167,25 @@ describe('script issuer through the API', () => {
     expect(await versionsOf('script-down')).toEqual([]);
   });
 
+  it('answers a certificate creation in time while a slow CA issues in the background', async () => {
+    const slow = await createIssuer('Slow CA', { issue_command: ca.command('delayed'), timeout_seconds: 60 });
+    const created = await api('POST', '/api/v1/certificates', {
+      id: 'script-slow',
+      common_name: 'slow.script.test',
+      issuer_id: slow.id,
+    });
+    // Not a 504 after the bus timeout (5 s): the request answers with the job under way.
+    expect(created.status).toBe(201);
+    expect((created.json() as CertificateDto).status).toBe('Pending');
+    await eventually(
+      async () =>
+        ((await api('GET', '/api/v1/jobs?certificate_id=script-slow')).json() as { data: JobDto[] }).data[0]
+          ?.status === 'Completed',
+      'the slow CA issued',
+    );
+    expect(await versionsOf('script-slow')).toHaveLength(1);
+  });
+
   it('records a revocation the CA refused, or that no revoke command can tell it, here only, and says so', async () => {
     const failing = await createIssuer('Revoke Fails', {
       issue_command: ca.command('issue'),

@@ -7,13 +7,12 @@ import {
   IssuerConnectorFactory,
   IssuerError,
   IssueRequest,
-  parseCsrAsync,
   pemCertificateBlocks,
   RenewRequest,
   RevokeRequest,
 } from '@certlane/pki';
 import { readIssuedCertificate } from '../issuers/issued-answer';
-import { asInputError } from '../local-ca/pki-errors';
+import { requestedCsr } from '../local-ca/pki-errors';
 import { VaultAnswer, vaultRequest } from './vault-http';
 import {
   mountUrl,
@@ -65,12 +64,7 @@ export class VaultPkiConnector implements IssuerConnector {
   }
 
   async issue(request: IssueRequest): Promise<IssuedCertificateResult> {
-    let csr;
-    try {
-      csr = await parseCsrAsync(request.csrPem);
-    } catch (error) {
-      throw asInputError(error, 'CSR refused');
-    }
+    const csr = await requestedCsr(request.csrPem);
     const role = roleOf(this.config, request);
     const what = `${this.what} (Vault role ${role})`;
     const answer = await this.call(

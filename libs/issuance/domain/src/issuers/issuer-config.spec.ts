@@ -11,11 +11,12 @@ import {
 import { issuerId } from './issuer-id';
 
 describe('issuer types', () => {
-  it('defines the twelve types of spec section 1, local_ca, vault_pki and script implemented', () => {
+  it('defines the twelve types of spec section 1, local_ca, acme, vault_pki and script implemented', () => {
     expect(ISSUER_TYPES).toHaveLength(12);
     expect(Object.keys(ISSUER_TYPE_SPECS).sort()).toEqual([...ISSUER_TYPES].sort());
     expect(ISSUER_TYPES.filter((t) => ISSUER_TYPE_SPECS[t].implemented)).toEqual([
       'local_ca',
+      'acme',
       'vault_pki',
       'script',
     ]);
@@ -148,6 +149,33 @@ describe(validateIssuerConfig.name, () => {
       ]);
     }
     expect(validateIssuerConfig('script', { issue_command: '/usr/bin/curl' })).toEqual([]);
+  });
+
+  it('asks an acme issuer for what its challenge needs (ADR 0084)', () => {
+    const base = { directory_url: 'https://acme.example.com/directory', email: 'pki@example.com' };
+    expect(validateIssuerConfig('acme', base)).toEqual([]);
+    expect(validateIssuerConfig('acme', { ...base, challenge_type: 'dns-01' }).map((p) => p.field)).toEqual([
+      'dns_update_server',
+      'dns_zone',
+    ]);
+    expect(
+      validateIssuerConfig('acme', {
+        ...base,
+        challenge_type: 'dns-01',
+        dns_update_server: '[::1]:5353',
+        dns_zone: 'example.com',
+        tsig_name: 'k',
+        tsig_secret: 'c2VjcmV0',
+      }),
+    ).toEqual([]);
+    expect(
+      validateIssuerConfig('acme', {
+        ...base,
+        dns_update_server: 'ns1.example.com:53:1',
+        tsig_name: 'k',
+        eab_hmac_key: 'x',
+      }).map((p) => p.field),
+    ).toEqual(['dns_update_server', 'tsig_secret', 'eab_kid']);
   });
 
   it('never echoes a value in its messages', () => {

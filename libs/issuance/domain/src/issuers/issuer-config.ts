@@ -46,15 +46,43 @@ export const ISSUER_TYPE_SPECS: Record<IssuerType, IssuerTypeSpec> = {
     },
   },
   acme: {
-    implemented: false,
-    capabilities: NONE,
+    implemented: true,
+    // The CA publishes the CRL and OCSP; revocation at the CA is not wired yet (ADR 0084).
+    capabilities: { crl: false, ocsp: false, revoke: false, issue: true },
     fields: {
-      directory_url: url(true),
-      email: s(true),
-      eab_kid: s(),
-      eab_hmac_key: s(),
-      challenge_type: { type: 'enum', values: ['http-01', 'dns-01', 'dns-persist-01'] },
-      profile: s(),
+      directory_url: { ...url(true), description: "The CA's ACME directory (RFC 8555 7.1.1)." },
+      email: { ...s(true), description: "The account's contact (mailto:)." },
+      eab_kid: {
+        ...s(),
+        description: 'External account binding key id (RFC 8555 7.3.4), when the CA requires one.',
+      },
+      eab_hmac_key: {
+        ...s(),
+        description: 'External account binding MAC key, base64url, as the CA gave it.',
+      },
+      challenge_type: {
+        type: 'enum',
+        values: ['http-01', 'dns-01', 'dns-persist-01'],
+        description:
+          'dns-persist-01 (default): a standing _validation-persist record naming the CA and the account (the issuer test shows the account URL); dns-01: TXT records written with RFC 2136 (needs dns_update_server and dns_zone); http-01 is not supported yet (501).',
+      },
+      profile: {
+        ...s(),
+        description: "The CA's certificate profile (draft-ietf-acme-profiles) every order names.",
+      },
+      dns_update_server: {
+        ...s(),
+        description:
+          'dns-01: the primary DNS server that takes RFC 2136 updates, host[:port] (port 53 by default).',
+      },
+      dns_zone: { ...s(), description: 'dns-01: the zone the _acme-challenge records are written to.' },
+      tsig_name: { ...s(), description: 'dns-01: the TSIG key name updates are signed with (RFC 8945).' },
+      tsig_algorithm: {
+        type: 'enum',
+        values: ['hmac-sha256', 'hmac-sha512'],
+        description: 'Default hmac-sha256.',
+      },
+      tsig_secret: { ...s(), description: 'dns-01: the TSIG secret, base64 (as tsig-keygen prints it).' },
     },
   },
   vault_pki: {
@@ -259,6 +287,34 @@ export function validateIssuerConfig(
     problems.push({
       field: 'default_validity_days',
       message: `config.default_validity_days ${byDefault} exceeds config.max_validity_days ${max}`,
+    });
+  if (type === 'acme') problems.push(...acmeProblems(config));
+  return problems;
+}
+
+/** What an `acme` issuer's challenge needs beside the fields' own rules (ADR 0084). */
+function acmeProblems(config: Record<string, unknown>): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const given = (name: string) => typeof config[name] === 'string' && config[name] !== '';
+  if (config.challenge_type === 'dns-01') {
+    for (const name of ['dns_update_server', 'dns_zone'])
+      if (!given(name))
+        problems.push({ field: name, message: `config.${name} is required for the dns-01 challenge` });
+  }
+  if (
+    given('dns_update_server') &&
+    !/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+)(:\d{1,5})?$/.test(config.dns_update_server as string)
+  )
+    problems.push({ field: 'dns_update_server', message: 'config.dns_update_server must be host[:port]' });
+  if (given('tsig_name') !== given('tsig_secret'))
+    problems.push({
+      field: given('tsig_name') ? 'tsig_secret' : 'tsig_name',
+      message: 'config.tsig_name and config.tsig_secret go together',
+    });
+  if (given('eab_kid') !== given('eab_hmac_key'))
+    problems.push({
+      field: given('eab_kid') ? 'eab_hmac_key' : 'eab_kid',
+      message: 'config.eab_kid and config.eab_hmac_key go together',
     });
   return problems;
 }

@@ -295,7 +295,7 @@ export class ApprovalService {
       );
       return { decided, job: changed.job };
     });
-    if (this.runner.enabled && producesVersion(job.type)) await this.runner.run(job.id);
+    if (this.runner.enabled && producesVersion(job.type)) await this.runner.runInline(job.id);
     return approvalDto(decided);
   }
 

@@ -100,7 +100,7 @@ export class CertificateLifecycleService {
       );
       return job;
     });
-    if (this.runner.enabled) await this.runner.run(job.id);
+    if (this.runner.enabled) await this.runner.runInline(job.id);
     return { status: 'accepted', message: `renewal job ${job.id} created`, job_id: job.id };
   }
 

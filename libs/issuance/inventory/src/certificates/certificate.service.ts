@@ -163,7 +163,7 @@ export class CertificateService {
       return { dto, jobId };
     });
     if (jobId && this.runner.enabled) {
-      await this.runner.run(jobId);
+      await this.runner.runInline(jobId);
       return this.get(id);
     }
     return dto;

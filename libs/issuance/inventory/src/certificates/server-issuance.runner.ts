@@ -71,6 +71,20 @@ export class ServerIssuanceRunner implements OnApplicationBootstrap, OnApplicati
   }
 
   /**
+   * `run` for a request that waits on the bus: waited for at most 80 % of the bus's request
+   * timeout, so the caller answers in time with the job as it stands while a slow CA (ACME, a
+   * script) finishes it in the background (ADR 0084).
+   */
+  async runInline(jobId: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.floor(this.config.nats.requestTimeoutMs * 0.8));
+    });
+    await Promise.race([this.run(jobId), bound]);
+    clearTimeout(timer);
+  }
+
+  /**
    * Runs the Pending jobs until none is left to claim: batch after batch while a batch claimed
    * one (jobs other replicas hold are theirs). A call while a sweep runs makes that sweep read once
    * more at its end, so jobs committed meanwhile (a bulk renewal) are not left to the next interval.

@@ -138,7 +138,7 @@ export class JobService {
       return changed.job;
     });
     if (this.runner.enabled && producesVersion(job.type)) {
-      await this.runner.run(job.id);
+      await this.runner.runInline(job.id);
       return this.get(id);
     }
     return jobDto(job);

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -10,13 +11,24 @@ export interface BindServer {
   stop(): Promise<void>;
 }
 
+export interface BindOptions {
+  /** When given, updates must be signed with this TSIG key (RFC 8945); else any from 127.0.0.1. */
+  tsigKey?: { name: string; algorithm: string; secret: string };
+}
+
 /**
  * A real authoritative DNS server (BIND 9, Debian's `bind9`) on loopback for one zone that
- * accepts RFC 2136 dynamic updates from 127.0.0.1: ACME clients write their `_acme-challenge`
- * TXT records into it, and the server's dns-01 validation reads them back. `records` are zone
- * file lines added at the start (CAA records, say).
+ * accepts RFC 2136 dynamic updates from 127.0.0.1 (or only those signed with `tsigKey`): ACME
+ * clients write their `_acme-challenge` TXT records into it, and dns-01 validation reads them
+ * back. `records` are zone file lines added at the start (CAA records, say).
  */
-export async function startBind(zone: string, port: number, records: string[] = []): Promise<BindServer> {
+export async function startBind(
+  zone: string,
+  port: number,
+  records: string[] = [],
+  options: BindOptions = {},
+): Promise<BindServer> {
+  const key = options.tsigKey;
   const dir = mkdtempSync(join(tmpdir(), 'certlane-bind-'));
   writeFileSync(
     join(dir, `${zone}.zone`),
@@ -43,7 +55,7 @@ export async function startBind(zone: string, port: number, records: string[] = 
   dnssec-validation no;
 };
 controls { };
-zone "${zone}" { type master; file "${dir}/${zone}.zone"; allow-update { 127.0.0.1; }; };
+${key ? `key "${key.name}" { algorithm ${key.algorithm}; secret "${key.secret}"; };\n` : ''}zone "${zone}" { type master; file "${dir}/${zone}.zone"; allow-update { ${key ? `key "${key.name}"` : '127.0.0.1'}; }; };
 `,
   );
   const child: ChildProcess = spawn('/usr/sbin/named', ['-g', '-c', join(dir, 'named.conf')], {
@@ -64,6 +76,8 @@ zone "${zone}" { type master; file "${dir}/${zone}.zone"; allow-update { 127.0.0
       reject(new Error(`named exited with ${code}:\n${log}`));
     });
   });
+  // "running" can come before the TCP listener accepts (RFC 2136 clients that use TCP).
+  await tcpAccepts(port, 10_000, () => log);
   return {
     port,
     address: `127.0.0.1:${port}`,
@@ -76,4 +90,21 @@ zone "${zone}" { type master; file "${dir}/${zone}.zone"; allow-update { 127.0.0
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+async function tcpAccepts(port: number, timeoutMs: number, log: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const accepted = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (accepted) return;
+    if (Date.now() > deadline) throw new Error(`named does not accept TCP on ${port}:\n${log()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
