@@ -18,6 +18,7 @@ import {
   IssuerError,
   IssueRequest,
   RenewRequest,
+  revocationReasonCode,
   RevokeRequest,
 } from '@certlane/pki';
 import { readIssuedCertificate } from '../issuers/issued-answer';
@@ -48,8 +49,8 @@ const CAPABILITIES: IssuerCapabilities = Object.freeze({
   // The CA publishes the CRL and OCSP of what it issues.
   crl: false,
   ocsp: false,
-  // Revocation at the CA needs the certificate (RFC 8555 7.6), which revocation here does not carry yet.
-  revoke: false,
+  // By the account that ordered it (RFC 8555 7.6), given the certificate.
+  revoke: true,
   renew: false,
   caChain: false,
   synchronous: true,
@@ -154,10 +155,17 @@ export class AcmeIssuerConnector implements IssuerConnector {
     return this.issue(request);
   }
 
+  /** RFC 8555 7.6, signed by the account that ordered it; the CA needs the certificate itself. */
   async revoke(request: RevokeRequest): Promise<void> {
-    throw new IssuerError(
-      'unsupported',
-      `${this.what} cannot revoke serial ${request.serialNumber} at its CA yet`,
+    if (!request.certificatePem)
+      throw new IssuerError(
+        'unsupported',
+        `${this.what}: revoking serial ${request.serialNumber} at an ACME CA needs the certificate, which this revocation does not carry`,
+      );
+    const client = await this.client();
+    const pem = request.certificatePem;
+    await this.step('revoke', () =>
+      client.revokeCertificate(pem, { reason: revocationReasonCode(request.reason) }),
     );
   }
 

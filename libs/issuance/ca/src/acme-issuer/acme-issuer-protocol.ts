@@ -39,7 +39,8 @@ export function inZone(name: string, zone: string): boolean {
 }
 
 /** What the issuer was doing when the CA answered with a failure. */
-export type AcmeStep = 'directory' | 'account' | 'order' | 'validation' | 'finalize' | 'download' | 'dns';
+export type AcmeStep =
+  'directory' | 'account' | 'order' | 'validation' | 'finalize' | 'download' | 'dns' | 'revoke';
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',

@@ -23,19 +23,24 @@ const EAB_KID = 'kid-certlane';
 const EAB_KEY = randomBytes(32).toString('base64url');
 const TSIG = { name: 'certlane-acme', algorithm: 'hmac-sha256', secret: randomBytes(32).toString('base64') };
 
+interface Pebble {
+  directoryUrl: string;
+  /** Its management API (`/cert-status-by-serial/<serial>`). */
+  managementUrl: string;
+  stop(): void;
+}
+
 /** Debian's pebble (the ACME test CA) requiring EAB, validating dns-01 against `dnsServer`. */
-async function startPebble(
-  tls: TlsFixture,
-  dnsServer: string,
-): Promise<{ directoryUrl: string; stop(): void }> {
+async function startPebble(tls: TlsFixture, dnsServer: string): Promise<Pebble> {
   const dir = mkdtempSync(join(tmpdir(), 'certlane-acme-issuer-pebble-'));
   const port = await freePort();
+  const managementPort = await freePort();
   writeFileSync(
     join(dir, 'pebble.json'),
     JSON.stringify({
       pebble: {
         listenAddress: `127.0.0.1:${port}`,
-        managementListenAddress: `127.0.0.1:${await freePort()}`,
+        managementListenAddress: `127.0.0.1:${managementPort}`,
         certificate: tls.certPath,
         privateKey: tls.keyPath,
         httpPort: await freePort(),
@@ -70,6 +75,7 @@ async function startPebble(
   });
   return {
     directoryUrl: `https://127.0.0.1:${port}/dir`,
+    managementUrl: `https://127.0.0.1:${managementPort}`,
     stop: () => {
       child.kill('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
@@ -85,7 +91,7 @@ async function startPebble(
 describe('acme issuer through the API', () => {
   let bind: BindServer;
   let pebbleTls: TlsFixture;
-  let pebble: { directoryUrl: string; stop(): void };
+  let pebble: Pebble;
   let system: TestSystem;
 
   const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
@@ -156,7 +162,7 @@ describe('acme issuer through the API', () => {
     expect(issuer).toMatchObject({
       type: 'acme',
       config: { eab_hmac_key: '********', tsig_secret: '********', tsig_name: TSIG.name },
-      capabilities: { crl: false, ocsp: false, revoke: false, issue: true },
+      capabilities: { crl: false, ocsp: false, revoke: true, issue: true },
     });
     const tested = await api('POST', `/api/v1/issuers/${issuer.id}/test`);
     expect(tested.json()).toMatchObject({
@@ -204,6 +210,15 @@ describe('acme issuer through the API', () => {
     // The challenge records are gone once the order is done.
     expect(txt(`_acme-challenge.www.${ZONE}`)).toBe('');
     expect(txt(`_acme-challenge.api.${ZONE}`)).toBe('');
+
+    // RFC 8555 7.6: revoked at the CA by the account that ordered it, with the reason.
+    const revoked = await api('POST', '/api/v1/certificates/acme-issued/revoke', { reason: 'keyCompromise' });
+    expect(revoked.json()).toEqual({ status: 'revoked' });
+    const status = await httpsRequest(`${pebble.managementUrl}/cert-status-by-serial/${leaf.serialNumber}`, {
+      method: 'GET',
+      ca: pebbleTls.certPem,
+    });
+    expect(status.json()).toMatchObject({ Status: 'Revoked', Reason: 1 });
   });
 
   it('fails the job naming why for a name outside the zone it updates, and for a TSIG key the server refuses', async () => {

@@ -24,6 +24,8 @@ export interface SerialToRevoke {
   issuer_id: string;
   serial_hex: string;
   certificate_id?: string;
+  /** The certificate, when the caller holds it: CAs that revoke by certificate need it (ACME, RFC 8555 7.6). */
+  certificate_pem?: string;
 }
 
 /** What the issuer step did with one serial. */
@@ -175,6 +177,7 @@ export class IssuerRevocation {
         serialNumber: item.serial_hex,
         reason,
         idempotencyKey: `${batch.issuer.id}/${item.serial_hex}`,
+        ...(item.certificate_pem ? { certificatePem: item.certificate_pem } : {}),
       }));
       if (requests.length === 0) continue;
       try {

@@ -47,8 +47,8 @@ export const ISSUER_TYPE_SPECS: Record<IssuerType, IssuerTypeSpec> = {
   },
   acme: {
     implemented: true,
-    // The CA publishes the CRL and OCSP; revocation at the CA is not wired yet (ADR 0084).
-    capabilities: { crl: false, ocsp: false, revoke: false, issue: true },
+    // The CA publishes the CRL and OCSP of what it issues (ADR 0084).
+    capabilities: { crl: false, ocsp: false, revoke: true, issue: true },
     fields: {
       directory_url: { ...url(true), description: "The CA's ACME directory (RFC 8555 7.1.1)." },
       email: { ...s(true), description: "The account's contact (mailto:)." },

@@ -358,7 +358,7 @@ export class CertificateLifecycleService {
   private async revokeAtIssuers(
     manager: EntityManager,
     certificateId: string,
-    versions: readonly { id: string; issuer_id: string; serial_number: string }[],
+    versions: readonly { id: string; issuer_id: string; serial_number: string; cert_pem?: string | null }[],
     reason: RevocationReason,
     context?: RequestContext,
   ): Promise<IssuerRevocationOutcome[]> {
@@ -380,7 +380,11 @@ export class CertificateLifecycleService {
     try {
       const results = await this.issuerRevocation.revokeSerials(
         manager,
-        versions.map((version) => ({ issuer_id: version.issuer_id, serial_hex: version.serial_number })),
+        versions.map((version) => ({
+          issuer_id: version.issuer_id,
+          serial_hex: version.serial_number,
+          ...(version.cert_pem ? { certificate_pem: version.cert_pem } : {}),
+        })),
         reason,
         context,
       );

@@ -43,6 +43,8 @@ export interface VersionToRevoke {
   certificate_id: string;
   issuer_id: string;
   serial_hex: string;
+  /** For CAs that revoke by certificate (ACME). */
+  certificate_pem: string;
 }
 
 export interface CreatedJob {
@@ -121,7 +123,7 @@ export class BulkRepository {
   versionsToRevoke(executor: Executor, certificateIds: string[]): Promise<VersionToRevoke[]> {
     if (certificateIds.length === 0) return Promise.resolve([]);
     return executor.query(
-      `SELECT v.certificate_id, v.issuer_id, lower(v.serial_number) AS serial_hex
+      `SELECT v.certificate_id, v.issuer_id, lower(v.serial_number) AS serial_hex, v.cert_pem AS certificate_pem
          FROM certificate_versions v JOIN certificates c ON c.id = v.certificate_id
         WHERE v.certificate_id = ANY($1::text[]) AND v.issuer_id <> ''
           AND (v.not_after > now() OR v.id = c.current_version_id)`,

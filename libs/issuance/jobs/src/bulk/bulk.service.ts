@@ -379,7 +379,7 @@ export class BulkService {
    */
   private async revokeAtIssuers(
     manager: EntityManager,
-    versions: { issuer_id: string; serial_hex: string; certificate_id: string }[],
+    versions: { issuer_id: string; serial_hex: string; certificate_id: string; certificate_pem?: string }[],
     reason: RevocationReason,
     context?: RequestContext,
   ): Promise<{ failures: BulkItemError[]; recordedOnly: BulkItemError[] }> {
