@@ -4,6 +4,7 @@ import { collectDatabaseSecrets, recordSecrets } from './response-audit';
 import { createTestDatabase, TestDatabase } from './test-database';
 import { deleteNamespaceStreams, testNatsUrl, uniqueNamespace } from './test-nats';
 import { createTlsFixture } from './tls-fixture';
+import { eventually } from './eventually';
 import { validServiceEnv } from './test-env';
 import { ServiceProcess, startServiceProcess } from './service-process';
 
@@ -79,6 +80,32 @@ export function adminApiRequest(
   body?: unknown,
 ): Promise<HttpsResult> {
   return apiRequestAs(system, system.env.SERVICE_AUTH_SECRET!, method, path, body);
+}
+
+/**
+ * The newest job of a certificate once it ended (Completed or Failed), read through the API: a
+ * remote CA's issuance may outlast the request that started it.
+ */
+export async function endedJobOf(
+  system: Pick<TestSystem, 'env' | 'ca' | 'services'>,
+  certificateId: string,
+  timeoutMs = 60_000,
+): Promise<{ status: string; last_error: string }> {
+  let job: { status: string; last_error: string } | undefined;
+  await eventually(
+    async () => {
+      const page = (
+        await adminApiRequest(system, 'GET', `/api/v1/jobs?certificate_id=${certificateId}`)
+      ).json() as {
+        data: { status: string; last_error: string }[];
+      };
+      job = page.data[0];
+      return job?.status === 'Completed' || job?.status === 'Failed';
+    },
+    `a job of certificate ${certificateId} ended`,
+    timeoutMs,
+  );
+  return job as { status: string; last_error: string };
 }
 
 /** A request to the system's API gateway with an API key, with a JSON body if given. */

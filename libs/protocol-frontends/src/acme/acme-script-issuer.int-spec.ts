@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { IssuerDto } from '@certlane/contracts';
 import { parseCertificates } from '@certlane/pki';
 import {
+  adminApiRequest,
   freePort,
-  httpsRequest,
-  HttpsResult,
   OpensslCaScripts,
   startTestSystem,
   TestSystem,
@@ -26,16 +25,7 @@ describe('ACME profiles on a script issuer', () => {
   let system: TestSystem;
   let responder: Http01Responder;
 
-  const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
-    httpsRequest(`${system.services['api-gateway'].url}${path}`, {
-      method,
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+  const api = (method: string, path: string, body?: unknown) => adminApiRequest(system, method, path, body);
 
   /** An ACME profile `id` on a new script issuer running `script`. */
   async function profileOn(id: string, script: string): Promise<void> {

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sendDnsUpdate } from '@certlane/connectors';
-import { CertificateDto, CertificateVersionDto, IssuerDto, JobDto } from '@certlane/contracts';
+import { CertificateDto, CertificateVersionDto, IssuerDto } from '@certlane/contracts';
 import { parseCertificate } from '@certlane/pki';
 import {
   adminApiRequest,
   BindServer,
-  eventually,
+  endedJobOf,
   freePort,
   startBind,
   startServiceProcess,
@@ -33,19 +33,7 @@ describe('acme issuer with dns-persist-01 against the Certlane ACME server', () 
   let work: string;
   let directoryUrl: string;
   const api = (method: string, path: string, body?: unknown) => adminApiRequest(system, method, path, body);
-  /** The certificate's issuance job once it ended (an ACME order may outlast the request that made it). */
-  const endedJob = async (id: string): Promise<JobDto> => {
-    let job: JobDto | undefined;
-    await eventually(
-      async () => {
-        job = ((await api('GET', `/api/v1/jobs?certificate_id=${id}`)).json() as { data: JobDto[] }).data[0];
-        return job?.status === 'Completed' || job?.status === 'Failed';
-      },
-      `the issuance job of ${id} ended`,
-      60_000,
-    );
-    return job as JobDto;
-  };
+  const endedJob = (id: string) => endedJobOf(system, id);
 
   beforeAll(async () => {
     bind = await startBind(BIND_ZONE, await freePort());

@@ -3,15 +3,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CertificateDto, CertificateVersionDto, IssuerDto, JobDto } from '@certlane/contracts';
+import { CertificateDto, CertificateVersionDto, IssuerDto } from '@certlane/contracts';
 import { parseCertificate, parseCertificates } from '@certlane/pki';
 import {
+  adminApiRequest,
   BindServer,
   createTlsFixture,
-  eventually,
+  endedJobOf,
   freePort,
   httpsRequest,
-  HttpsResult,
   startBind,
   startTestSystem,
   TestSystem,
@@ -94,16 +94,7 @@ describe('acme issuer through the API', () => {
   let pebble: Pebble;
   let system: TestSystem;
 
-  const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
-    httpsRequest(`${system.services['api-gateway'].url}${path}`, {
-      method,
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+  const api = (method: string, path: string, body?: unknown) => adminApiRequest(system, method, path, body);
   const config = (extra: Record<string, unknown> = {}) => ({
     directory_url: pebble.directoryUrl,
     email: 'pki@example.com',
@@ -122,19 +113,7 @@ describe('acme issuer through the API', () => {
     expect(`${created.status} ${created.text}`).toMatch(/^201 /);
     return created.json() as IssuerDto;
   };
-  /** The certificate's issuance job once it ended (an ACME order may outlast the request that made it). */
-  const endedJob = async (id: string): Promise<JobDto> => {
-    let job: JobDto | undefined;
-    await eventually(
-      async () => {
-        job = ((await api('GET', `/api/v1/jobs?certificate_id=${id}`)).json() as { data: JobDto[] }).data[0];
-        return job?.status === 'Completed' || job?.status === 'Failed';
-      },
-      `the issuance job of ${id} ended`,
-      60_000,
-    );
-    return job as JobDto;
-  };
+  const endedJob = (id: string) => endedJobOf(system, id);
   const lastError = async (id: string) => (await endedJob(id)).last_error;
   const txt = (name: string) =>
     execFileSync('dig', ['+short', '+norecurse', '-p', String(bind.port), '@127.0.0.1', name, 'TXT'], {

@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { CertificateDto, CertificateVersionDto, IssuerDto, JobDto } from '@certlane/contracts';
 import { parseCertificate } from '@certlane/pki';
 import {
+  adminApiRequest,
   eventually,
-  httpsRequest,
-  HttpsResult,
   OpensslCaScripts,
   startTestSystem,
   TestSystem,
@@ -22,18 +21,8 @@ describe('script issuer through the API', () => {
   let dir: string;
   let ca: OpensslCaScripts;
   let system: TestSystem;
-  let admin: string;
 
-  const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
-    httpsRequest(`${system.services['api-gateway'].url}${path}`, {
-      method,
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${admin}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+  const api = (method: string, path: string, body?: unknown) => adminApiRequest(system, method, path, body);
   const createIssuer = async (name: string, config: Record<string, unknown>): Promise<IssuerDto> => {
     const created = await api('POST', '/api/v1/issuers', { name, type: 'script', config });
     expect(`${created.status} ${created.text}`).toMatch(/^201 /);
@@ -50,7 +39,6 @@ describe('script issuer through the API', () => {
       SERVICE_KEYGEN_MODE: 'server',
       SERVICE_ISSUER_SCRIPTS_DIR: ca.scriptsDir,
     });
-    admin = system.env.SERVICE_AUTH_SECRET!;
   });
 
   afterAll(async () => {

@@ -1,13 +1,6 @@
 import { CertificateDto, CertificateVersionDto, IssuerDto, JobDto } from '@certlane/contracts';
 import { parseCertificate, parseCertificates } from '@certlane/pki';
-import {
-  eventually,
-  httpsRequest,
-  HttpsResult,
-  startTestSystem,
-  TestSystem,
-  VaultPkiServer,
-} from '@certlane/testing';
+import { adminApiRequest, eventually, startTestSystem, TestSystem, VaultPkiServer } from '@certlane/testing';
 
 const TOKEN = 's.vault-int-test-token-0123456789';
 
@@ -21,16 +14,7 @@ describe('vault_pki issuer through the API', () => {
   let system: TestSystem;
   let issuer: IssuerDto;
 
-  const api = (method: string, path: string, body?: unknown): Promise<HttpsResult> =>
-    httpsRequest(`${system.services['api-gateway'].url}${path}`, {
-      method,
-      ca: system.ca,
-      headers: {
-        authorization: `Bearer ${system.env.SERVICE_AUTH_SECRET}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+  const api = (method: string, path: string, body?: unknown) => adminApiRequest(system, method, path, body);
   const versionsOf = async (id: string) =>
     ((await api('GET', `/api/v1/certificates/${id}/versions`)).json() as { data: CertificateVersionDto[] })
       .data;
