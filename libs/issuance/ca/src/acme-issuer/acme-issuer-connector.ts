@@ -21,6 +21,7 @@ import {
   revocationReasonCode,
   RevokeRequest,
 } from '@certlane/pki';
+import { dnsServerAddress } from '@certlane/issuance-domain';
 import { readIssuedCertificate } from '../issuers/issued-answer';
 import { requestedCsr } from '../local-ca/pki-errors';
 import { AcmeAccounts } from '../issuers/acme-accounts';
@@ -248,11 +249,10 @@ function text(config: Record<string, unknown>, name: string): string {
   return typeof config[name] === 'string' ? (config[name] as string) : '';
 }
 
-/** `host:port` (port 53 by default), `[v6]:port`. */
 function hostPort(value: string): { host: string; port: number } {
-  const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(value) ?? /^([^:]+)(?::(\d+))?$/.exec(value);
-  if (!match) throw new IssuerError('misconfigured', `dns_update_server ${value} is not host[:port]`);
-  return { host: match[1], port: match[2] ? Number(match[2]) : 53 };
+  const address = dnsServerAddress(value);
+  if (!address) throw new IssuerError('misconfigured', `dns_update_server ${value} is not host[:port]`);
+  return address;
 }
 
 /** The `acme` kind's entry in the issuer connector registry; eab_hmac_key and tsig_secret are redacted. */

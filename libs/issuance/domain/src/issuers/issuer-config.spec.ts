@@ -176,6 +176,13 @@ describe(validateIssuerConfig.name, () => {
         eab_hmac_key: 'x',
       }).map((p) => p.field),
     ).toEqual(['dns_update_server', 'tsig_secret', 'eab_kid']);
+    for (const server of ['ns1.example.com:0', 'ns1.example.com:65536', '[::1]:99999'])
+      expect(validateIssuerConfig('acme', { ...base, dns_update_server: server })).toEqual([
+        {
+          field: 'dns_update_server',
+          message: 'config.dns_update_server must be host[:port], the port 1..65535',
+        },
+      ]);
   });
 
   it('never echoes a value in its messages', () => {

@@ -292,6 +292,14 @@ export function validateIssuerConfig(
   return problems;
 }
 
+/** `host`, `host:port` or `[v6]:port` (port 53 when none), or null when not that or the port is not 1..65535. */
+export function dnsServerAddress(value: string): { host: string; port: number } | null {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]]+))(?::(\d{1,5}))?$/.exec(value);
+  if (!match) return null;
+  const port = match[3] === undefined ? 53 : Number(match[3]);
+  return port >= 1 && port <= 65535 ? { host: match[1] ?? match[2], port } : null;
+}
+
 /** What an `acme` issuer's challenge needs beside the fields' own rules (ADR 0084). */
 function acmeProblems(config: Record<string, unknown>): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
@@ -301,11 +309,11 @@ function acmeProblems(config: Record<string, unknown>): ConfigProblem[] {
       if (!given(name))
         problems.push({ field: name, message: `config.${name} is required for the dns-01 challenge` });
   }
-  if (
-    given('dns_update_server') &&
-    !/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+)(:\d{1,5})?$/.test(config.dns_update_server as string)
-  )
-    problems.push({ field: 'dns_update_server', message: 'config.dns_update_server must be host[:port]' });
+  if (given('dns_update_server') && !dnsServerAddress(config.dns_update_server as string))
+    problems.push({
+      field: 'dns_update_server',
+      message: 'config.dns_update_server must be host[:port], the port 1..65535',
+    });
   if (given('tsig_name') !== given('tsig_secret'))
     problems.push({
       field: given('tsig_name') ? 'tsig_secret' : 'tsig_name',
