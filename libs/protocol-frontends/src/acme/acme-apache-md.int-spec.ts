@@ -338,7 +338,11 @@ MDRetryDelay 1s
       const path = join(work, 'md', dir, name);
       if (!existsSync(path)) continue;
       const files = readdirSync(path).filter((file) => /^pubcert.*\.pem$/.test(file));
-      if (files.length > 0) return files.map((file) => new X509Certificate(readFileSync(join(path, file))));
+      // mod_md may be writing a file: one that is not a whole certificate yet is not held yet.
+      const pems = files
+        .map((file) => readFileSync(join(path, file), 'utf8'))
+        .filter((pem) => pem.includes('-----END CERTIFICATE-----'));
+      if (pems.length > 0) return pems.map((pem) => new X509Certificate(pem));
     }
     return [];
   }
